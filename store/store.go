@@ -1,0 +1,272 @@
+package store
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/google/btree"
+)
+
+// DefaultHistoryLimit is the history window when Options.HistoryLimit is 0.
+// kube-apiserver's watch cache keeps between 100 and 102,400 events; 10,000
+// is enough for a relist-free demo and small enough to show 410s in tests.
+const DefaultHistoryLimit = 10_000
+
+// btreeDegree is the node width of the state tree; 32 is etcd's choice.
+const btreeDegree = 32
+
+// Options configure a Store. The zero value is ready to use.
+type Options struct {
+	// HistoryLimit is the most write events kept for watches and reads at past
+	// revisions. When a write would exceed it, the oldest events are compacted
+	// away. 0 means DefaultHistoryLimit.
+	HistoryLimit int
+}
+
+// Record is one stored value with its revisions. Value is shared with the
+// store and every other reader: treat it as immutable.
+type Record[V any] struct {
+	Key       string
+	Value     V
+	CreateRev int64 // revision of the write that created the key
+	ModRev    int64 // revision of the key's last write: its resourceVersion
+	Version   int64 // writes since creation: 1 after create, +1 per update
+}
+
+// rec is the immutable form of a Record held in the tree and in history.
+// Once stored it is never changed; a write stores a new rec.
+type rec[V any] struct {
+	key       string
+	value     V
+	createRev int64
+	modRev    int64
+	version   int64
+}
+
+func (r *rec[V]) record() Record[V] {
+	return Record[V]{Key: r.key, Value: r.value, CreateRev: r.createRev, ModRev: r.modRev, Version: r.version}
+}
+
+// stateTree is the current state: one item per live key, ordered by key.
+type stateTree[V any] = btree.BTreeG[item[V]]
+
+// item is what the tree holds: the key inline, so lookups need no allocation.
+type item[V any] struct {
+	key string
+	r   *rec[V]
+}
+
+func itemLess[V any](a, b item[V]) bool { return a.key < b.key }
+
+// Store is a versioned key-value store. Create one with New.
+type Store[V any] struct {
+	limit int // history window; fixed at New
+
+	// mu guards every field below. Writers and Clone take it exclusively;
+	// Get and history scans share it.
+	mu sync.RWMutex
+	// tree holds the current state, one item per live key.
+	tree *stateTree[V]
+	// rev is the current revision: that of the last write, 1 when empty.
+	rev int64
+	// compactRev is the oldest revision still readable (0 before any
+	// compaction). Invariant: hist holds exactly the events of revisions
+	// histBase()..rev, where histBase() = max(compactRev, 2).
+	compactRev int64
+	hist       []event[V]
+	// changed, when not nil, is closed by the next write; watchers waiting
+	// for news hold it (see Watcher.Ready).
+	changed chan struct{}
+
+	// watchers counts the live (not ended) watchers, for Stats. It is
+	// atomic, not guarded by mu: a Poll ends a watcher while reading.
+	watchers atomic.Int64
+}
+
+// New returns an empty store at revision 1.
+func New[V any](opts Options) *Store[V] {
+	limit := opts.HistoryLimit
+	if limit <= 0 {
+		limit = DefaultHistoryLimit
+	}
+	return &Store[V]{
+		limit: limit,
+		tree:  btree.NewG(btreeDegree, itemLess[V]),
+		rev:   1,
+	}
+}
+
+// Rev returns the current revision.
+func (s *Store[V]) Rev() int64 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.rev
+}
+
+// Stats is a snapshot of a store's counters.
+type Stats struct {
+	Rev        int64 // current revision
+	CompactRev int64 // oldest readable revision; 0 before any compaction
+	Keys       int   // live keys
+	History    int   // events in the history window
+	Watchers   int   // watchers not yet ended
+}
+
+// Stats returns the store's counters.
+func (s *Store[V]) Stats() Stats {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return Stats{Rev: s.rev, CompactRev: s.compactRev, Keys: s.tree.Len(), History: len(s.hist), Watchers: int(s.watchers.Load())}
+}
+
+// Create stores value under key at a new revision. It fails with ErrExists if
+// the key is present.
+func (s *Store[V]) Create(key string, value V) (Record[V], error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := &rec[V]{key: key, value: value, createRev: s.rev + 1, modRev: s.rev + 1, version: 1}
+	// Insert first and undo on the rare collision: one tree walk, not two.
+	if old, found := s.tree.ReplaceOrInsert(item[V]{key, r}); found {
+		s.tree.ReplaceOrInsert(old)
+		return Record[V]{}, fmt.Errorf("%w: %q", ErrExists, key)
+	}
+	s.commitLocked(event[V]{cur: r})
+	return r.record(), nil
+}
+
+// Update replaces the value under key at a new revision. If expectedRev is not
+// 0 the key's ModRev must equal it, or the update fails with a *ConflictError;
+// 0 makes the update unconditional. A missing key fails with ErrNotFound.
+func (s *Store[V]) Update(key string, value V, expectedRev int64) (Record[V], error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old, found := s.tree.Get(item[V]{key: key})
+	if !found {
+		return Record[V]{}, fmt.Errorf("%w: %q", ErrNotFound, key)
+	}
+	if expectedRev != 0 && old.r.modRev != expectedRev {
+		return Record[V]{}, &ConflictError{Key: key, Expected: expectedRev, Actual: old.r.modRev}
+	}
+	r := &rec[V]{key: key, value: value, createRev: old.r.createRev, modRev: s.rev + 1, version: old.r.version + 1}
+	s.tree.ReplaceOrInsert(item[V]{key, r})
+	s.commitLocked(event[V]{cur: r, prev: old.r})
+	return r.record(), nil
+}
+
+// Delete removes key at a new revision and returns the record it held. If
+// expectedRev is not 0 the key's ModRev must equal it, or the delete fails with
+// a *ConflictError. A missing key fails with ErrNotFound and, as in etcd,
+// does not advance the revision.
+func (s *Store[V]) Delete(key string, expectedRev int64) (Record[V], error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old, found := s.tree.Delete(item[V]{key: key})
+	if !found {
+		return Record[V]{}, fmt.Errorf("%w: %q", ErrNotFound, key)
+	}
+	if expectedRev != 0 && old.r.modRev != expectedRev {
+		s.tree.ReplaceOrInsert(old)
+		return Record[V]{}, &ConflictError{Key: key, Expected: expectedRev, Actual: old.r.modRev}
+	}
+	s.commitLocked(event[V]{prev: old.r})
+	return old.r.record(), nil
+}
+
+// commitLocked appends ev as the next revision, trims history to the window
+// and wakes waiting watchers. The caller holds s.mu exclusively and has
+// already applied ev to the tree.
+func (s *Store[V]) commitLocked(ev event[V]) {
+	s.rev++
+	s.hist = append(s.hist, ev)
+	if len(s.hist) > s.limit {
+		s.compactLocked(s.rev - int64(s.limit) + 1)
+	}
+	if s.changed != nil {
+		close(s.changed)
+		s.changed = nil
+	}
+}
+
+// Get returns the record under key at revision rev, or at the current
+// revision when rev is 0.
+func (s *Store[V]) Get(key string, rev int64) (Record[V], error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := s.checkRevLocked(rev); err != nil {
+		return Record[V]{}, err
+	}
+	if rev != 0 && rev < s.rev {
+		// The first write to key after rev holds, as prev, the state at rev.
+		for i := s.histIndexLocked(rev + 1); i < len(s.hist); i++ {
+			if ev := s.hist[i]; ev.key() == key {
+				if ev.prev == nil {
+					return Record[V]{}, fmt.Errorf("%w: %q at revision %d", ErrNotFound, key, rev)
+				}
+				return ev.prev.record(), nil
+			}
+		}
+	}
+	it, found := s.tree.Get(item[V]{key: key})
+	if !found {
+		return Record[V]{}, fmt.Errorf("%w: %q", ErrNotFound, key)
+	}
+	return it.r.record(), nil
+}
+
+// checkRevLocked reports whether a read at rev (0 meaning current) is
+// possible. The caller holds s.mu.
+func (s *Store[V]) checkRevLocked(rev int64) error {
+	switch {
+	case rev == 0:
+		return nil
+	case rev > s.rev:
+		return futureRev(rev, s.rev)
+	case rev < s.compactRev:
+		return &CompactedError{Rev: rev, CompactRev: s.compactRev}
+	}
+	return nil
+}
+
+// Compact drops the history before rev: afterwards reads and watches at
+// revisions from rev on still work, and older ones fail with ErrCompacted, as
+// do watchers whose next event was dropped. Compacting at or below the
+// current compaction revision fails with ErrCompacted, beyond the current
+// revision with ErrFutureRev.
+func (s *Store[V]) Compact(rev int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if rev <= s.compactRev {
+		return &CompactedError{Rev: rev, CompactRev: s.compactRev}
+	}
+	if rev > s.rev {
+		return futureRev(rev, s.rev)
+	}
+	s.compactLocked(rev)
+	// Watchers behind the new window learn it on their next Poll; wake them.
+	if s.changed != nil {
+		close(s.changed)
+		s.changed = nil
+	}
+	return nil
+}
+
+// compactLocked makes rev the oldest readable revision. rev must be in
+// (s.compactRev, s.rev].
+func (s *Store[V]) compactLocked(rev int64) {
+	drop := s.histIndexLocked(rev)
+	clear(s.hist[:drop]) // let the dropped records be collected
+	s.hist = s.hist[drop:]
+	s.compactRev = rev
+}
+
+// histBaseLocked returns the revision of s.hist[0] (or of the next write, when
+// history is empty). Revision 1 is the empty store and has no event.
+func (s *Store[V]) histBaseLocked() int64 { return max(s.compactRev, 2) }
+
+// histIndexLocked returns the index in s.hist of the event at revision rev,
+// clamped to [0, len(s.hist)].
+func (s *Store[V]) histIndexLocked(rev int64) int {
+	i := rev - s.histBaseLocked()
+	return int(min(max(i, 0), int64(len(s.hist))))
+}

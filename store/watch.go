@@ -1,0 +1,135 @@
+package store
+
+import (
+	"strings"
+	"sync"
+)
+
+// closed is a channel that is always ready.
+var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// Watcher delivers the events under one key prefix, from its start revision
+// on, exactly once and in revision order, until it ends with an error. Create
+// one with Store.Watch; stop it with Stop.
+type Watcher[V any] struct {
+	s      *Store[V]
+	prefix string
+	done   chan struct{} // closed when the watcher ends
+
+	// mu guards next and err, and is held for a whole Poll so that two polls
+	// never hand out the same event.
+	mu sync.Mutex
+	// next is the revision of the next event to examine: every event under
+	// prefix with a revision in [start, next) has been returned by Poll.
+	next int64
+	// err is why the watcher ended; nil while it is live. Once set it never
+	// changes.
+	err error
+}
+
+// Watch starts a watcher on the keys under prefix whose first event is the
+// first write at or after revision fromRev (inclusive, as etcd's
+// start_revision). fromRev 0 means "from now on": only writes after the
+// current revision. A fromRev before the history window fails with
+// ErrCompacted; one in the future is accepted and waits for that revision.
+func (s *Store[V]) Watch(prefix string, fromRev int64) (*Watcher[V], error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if fromRev == 0 {
+		fromRev = s.rev + 1
+	}
+	if fromRev < s.compactRev {
+		return nil, &CompactedError{Rev: fromRev, CompactRev: s.compactRev}
+	}
+	s.watchers.Add(1)
+	return &Watcher[V]{s: s, prefix: prefix, next: fromRev, done: make(chan struct{})}, nil
+}
+
+// Poll is the delivery step. It appends to dst, in revision order, the
+// pending events under the watcher's prefix — at most limit of them, or all
+// when limit <= 0 — and returns at once, never waiting for more. progress is the
+// revision through which the watcher has now seen every event (a bookmark:
+// nothing at or below it is still to come).
+//
+// When the watcher has ended Poll returns the reason: ErrStopped after Stop,
+// or an error matching ErrTooSlow and ErrCompacted when the history window
+// moved past events it had not yet delivered. Events returned before the
+// error are all there were: an error is never preceded by a gap.
+func (w *Watcher[V]) Poll(dst []Event[V], limit int) (events []Event[V], progress int64, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return dst, w.next - 1, w.err
+	}
+	s := w.s
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if w.next < s.compactRev {
+		w.endLocked(&CompactedError{Rev: w.next, CompactRev: s.compactRev, Watching: true})
+		return dst, w.next - 1, w.err
+	}
+	base := s.histBaseLocked()
+	i := s.histIndexLocked(w.next)
+	n := 0
+	for ; i < len(s.hist) && (limit <= 0 || n < limit); i++ {
+		ev := s.hist[i]
+		if strings.HasPrefix(ev.key(), w.prefix) {
+			dst = append(dst, ev.toEvent(base+int64(i)))
+			n++
+		}
+	}
+	w.next = max(w.next, base+int64(i))
+	return dst, min(w.next-1, s.rev), nil
+}
+
+// Ready returns a channel that is closed once Poll may have something to say:
+// events at or after the watcher's next revision exist, or the watcher has
+// ended. A live loop waits on it, then polls; the channel is shared by all
+// waiting watchers, so a wake-up may find nothing under this prefix.
+func (w *Watcher[V]) Ready() <-chan struct{} {
+	w.mu.Lock()
+	next, ended := w.next, w.err != nil
+	w.mu.Unlock()
+	if ended {
+		return closed
+	}
+	s := w.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if next <= s.rev || next < s.compactRev {
+		return closed
+	}
+	if s.changed == nil {
+		s.changed = make(chan struct{})
+	}
+	return s.changed
+}
+
+// Done returns a channel that is closed when the watcher ends: it was stopped,
+// or a Poll found it had fallen behind the history window.
+func (w *Watcher[V]) Done() <-chan struct{} { return w.done }
+
+// Err returns why the watcher ended, or nil while it is live.
+func (w *Watcher[V]) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// Stop ends the watcher; later polls return ErrStopped. It is safe to call
+// more than once and from any goroutine.
+func (w *Watcher[V]) Stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err == nil {
+		w.endLocked(ErrStopped)
+	}
+}
+
+// endLocked records why the watcher ended. The caller holds w.mu and the
+// watcher is live.
+func (w *Watcher[V]) endLocked(err error) {
+	w.err = err
+	close(w.done)
+	w.s.watchers.Add(-1)
+}
