@@ -1,0 +1,105 @@
+// Command miniplane is the Kubernetes control plane in miniature, in one
+// binary. main only parses the command line; run does the work so tests can
+// call it.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+)
+
+func main() {
+	err := run(os.Args[1:], os.Stdout, os.Stderr)
+	var ue usageError
+	switch {
+	case err == nil:
+	case errors.As(err, &ue):
+		fmt.Fprintln(os.Stderr, "miniplane:", err)
+		os.Exit(2)
+	default:
+		fmt.Fprintln(os.Stderr, "miniplane:", err)
+		os.Exit(1)
+	}
+}
+
+// usageError is a mistake on the command line; main exits 2 for it.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+const usage = `miniplane is the Kubernetes control plane in miniature.
+
+Usage:
+  miniplane <command> [flags]
+
+Commands:
+  demo    walk through the versioned store: revisions, watch, conflicts,
+          reads at past revisions and compaction, narrated step by step
+  help    print this text
+
+Not built yet (see README.md, "Roadmap"): serve (an API server that kubectl
+talks to) and sim (the deterministic simulator).
+
+Run 'miniplane <command> -h' for a command's flags.
+`
+
+// run executes one miniplane command line.
+func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return usageError{"no command given"}
+	}
+	switch cmd, rest := args[0], args[1:]; cmd {
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	case "demo":
+		return runDemo(rest, stdout, stderr)
+	case "serve", "sim":
+		return usageError{fmt.Sprintf("%q is not built yet; 'miniplane help' lists what is", cmd)}
+	default:
+		fmt.Fprint(stderr, usage)
+		return usageError{fmt.Sprintf("unknown command %q", cmd)}
+	}
+}
+
+// newFlagSet returns a flag set that reports errors to stderr and never
+// exits the process.
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("miniplane "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// parseFlags parses args into fs; -h prints the flags and is not an error.
+func parseFlags(fs *flag.FlagSet, args []string) (help bool, err error) {
+	err = fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		return true, nil
+	}
+	if err != nil {
+		return false, usageError{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return false, usageError{fmt.Sprintf("unexpected arguments: %v", fs.Args())}
+	}
+	return false, nil
+}
+
+// newLogger returns a console logger on w: warnings and errors only unless
+// verbose, then debug.
+func newLogger(w io.Writer, verbose bool) *zap.Logger {
+	level := zapcore.WarnLevel
+	if verbose {
+		level = zapcore.DebugLevel
+	}
+	enc := zap.NewDevelopmentEncoderConfig()
+	core := zapcore.NewCore(zapcore.NewConsoleEncoder(enc), zapcore.AddSync(w), level)
+	return zap.New(core)
+}

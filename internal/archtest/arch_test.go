@@ -1,0 +1,186 @@
+// Package archtest holds the test that keeps miniplane's imports pointing one
+// way, as the package table in DESIGN.md draws them. It has no other code.
+package archtest
+
+import (
+	"fmt"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const module = "github.com/miniplane/miniplane"
+
+// Third-party modules, by import path prefix.
+const (
+	btree   = "github.com/google/btree"
+	zap     = "go.uber.org/zap"
+	testify = "github.com/stretchr/testify"
+)
+
+// rule says what the packages under one top-level directory may import,
+// besides the standard library: other miniplane packages (by directory,
+// relative to the module root; a package may always import its own subtree)
+// and third-party modules.
+type rule struct {
+	local      []string
+	thirdParty []string
+}
+
+// rules is DESIGN.md's package table. internal/ (the clock and other small
+// helpers) is open to everyone; it imports the standard library only.
+var rules = map[string]rule{
+	"api":         {},
+	"store":       {thirdParty: []string{btree}},
+	"apiserver":   {local: []string{"api", "store"}, thirdParty: []string{zap}},
+	"informer":    {local: []string{"api", "apiserver"}, thirdParty: []string{zap}},
+	"election":    {local: []string{"api", "apiserver"}, thirdParty: []string{zap}},
+	"controllers": {local: []string{"api", "apiserver", "informer", "election"}, thirdParty: []string{zap}},
+	"sim":         {local: []string{"api", "store", "apiserver", "informer", "election", "controllers"}, thirdParty: []string{zap}},
+	"cmd":         {local: []string{"api", "store", "apiserver", "informer", "election", "controllers", "sim"}, thirdParty: []string{zap}},
+	"internal":    {},
+}
+
+// testOnly are what any package's tests may import on top of its rule.
+var testOnly = []string{testify, zap + "/zaptest"}
+
+// check returns why pkg (a directory relative to the module root) may not
+// import path, or "" if it may. test says the import is in a _test.go file.
+func check(pkg, path string, test bool) string {
+	top, _, _ := strings.Cut(pkg, "/")
+	r, ok := rules[top]
+	if !ok {
+		return fmt.Sprintf("package %s is not in DESIGN.md's table; add it to archtest's rules", pkg)
+	}
+	if local, ok := strings.CutPrefix(path, module+"/"); ok {
+		switch {
+		case local == top || strings.HasPrefix(local, top+"/"):
+			return ""
+		case local == "internal" || strings.HasPrefix(local, "internal/"):
+			return ""
+		}
+		ltop, _, _ := strings.Cut(local, "/")
+		if slices.Contains(r.local, ltop) {
+			return ""
+		}
+		return fmt.Sprintf("%s may not import %s: DESIGN.md lets it import %v", pkg, local, r.local)
+	}
+	first, _, _ := strings.Cut(path, "/")
+	if !strings.Contains(first, ".") {
+		return "" // the standard library
+	}
+	allowed := r.thirdParty
+	if test {
+		allowed = append(slices.Clone(allowed), testOnly...)
+	}
+	for _, p := range allowed {
+		if path == p || strings.HasPrefix(path, p+"/") {
+			return ""
+		}
+	}
+	return fmt.Sprintf("%s may not import %s: its third-party imports are %v", pkg, path, allowed)
+}
+
+func TestCheckerCatchesViolations(t *testing.T) {
+	tests := []struct {
+		pkg, path string
+		test      bool
+		allowed   bool
+	}{
+		{pkg: "store", path: "github.com/google/btree", allowed: true},
+		{pkg: "store", path: "sync", allowed: true},
+		{pkg: "store", path: module + "/internal/clock", allowed: true},
+		{pkg: "store", path: module + "/api", allowed: false},
+		{pkg: "store", path: module + "/apiserver", allowed: false},
+		{pkg: "api", path: "github.com/google/btree", allowed: false},
+		{pkg: "api", path: "github.com/stretchr/testify/require", allowed: false},
+		{pkg: "api", path: "github.com/stretchr/testify/require", test: true, allowed: true},
+		{pkg: "apiserver", path: module + "/store", allowed: true},
+		{pkg: "apiserver", path: module + "/informer", allowed: false},
+		{pkg: "informer", path: module + "/store", allowed: false},
+		{pkg: "controllers/replication", path: module + "/controllers/workqueue", allowed: true},
+		{pkg: "controllers/replication", path: module + "/sim", allowed: false},
+		{pkg: "election", path: module + "/controllers", allowed: false},
+		{pkg: "cmd/miniplane", path: module + "/sim", allowed: true},
+		{pkg: "cmd/miniplane", path: "k8s.io/client-go/kubernetes", allowed: false},
+		{pkg: "internal/clock", path: module + "/store", allowed: false},
+		{pkg: "newtop", path: "fmt", allowed: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pkg+" imports "+tt.path, func(t *testing.T) {
+			why := check(tt.pkg, tt.path, tt.test)
+			if tt.allowed {
+				assert.Empty(t, why)
+			} else {
+				assert.NotEmpty(t, why)
+			}
+		})
+	}
+}
+
+// TestImportsFollowDesign parses every Go file of the main module (the nested
+// interop module has its own rules) and checks each import against rules.
+func TestImportsFollowDesign(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	require.NoError(t, err)
+	_, err = os.Stat(filepath.Join(root, "go.mod"))
+	require.NoError(t, err, "module root not found")
+
+	fset := token.NewFileSet()
+	files := 0
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if path != root && (strings.HasPrefix(name, ".") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			if path != root {
+				if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
+					return filepath.SkipDir // a nested module
+				}
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		rel, err := filepath.Rel(root, filepath.Dir(path))
+		if err != nil {
+			return err
+		}
+		pkg := filepath.ToSlash(rel)
+		if pkg == "." {
+			t.Errorf("%s: no Go files belong at the module root", path)
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		files++
+		for _, imp := range f.Imports {
+			p, err := strconv.Unquote(imp.Path.Value)
+			if err != nil {
+				return err
+			}
+			if why := check(pkg, p, strings.HasSuffix(path, "_test.go")); why != "" {
+				t.Errorf("%s: %s", fset.Position(imp.Pos()), why)
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Positive(t, files, "no Go files found: is the walk rooted right?")
+}
