@@ -1,0 +1,40 @@
+// Package api holds miniplane's object types, in the same JSON shape as Kubernetes' API, so
+// that the real kubectl and client-go can read and write them.
+//
+// # What it owns
+//
+//   - The object metadata every kind carries: [TypeMeta], [ObjectMeta], [ListMeta],
+//     [OwnerReference], [ObjectReference], and the [Time] and [MicroTime] timestamps.
+//   - The kinds miniplane serves: [Pod], [ReplicationController], [Service], [Endpoints],
+//     [Node], [Lease], [Event] and [Namespace], each with its XxxList, plus the [Scale]
+//     subresource, [Status] (the shape of every API error), [DeleteOptions] and [WatchEvent].
+//   - The [Object] interface that the store, informers and controllers handle kinds through.
+//   - Hand-written deep copies: DeepCopy and DeepCopyInto on every kind, list and nested type
+//     that holds a map, slice or pointer.
+//   - Label selectors ([ParseSelector], [SelectorFromSet]) and field selectors
+//     ([ParseFieldSelector]), with Kubernetes' syntax, canonical form and matching rules.
+//   - A few helpers every controller needs: [KeyOf], [SplitKey], [GetControllerOf],
+//     [IsPodReady] and [IsPodActive].
+//
+// # What it mirrors
+//
+// The types follow k8s.io/api (core/v1, coordination/v1 and autoscaling/v1) and
+// k8s.io/apimachinery (meta/v1, labels, fields): JSON field names and omitempty behaviour
+// match, so JSON produced by kubectl or the kube-apiserver decodes into these types and
+// encodes back unchanged, for every field the types model. Fields miniplane does not model
+// (managedFields, volumes, affinity, ...) are dropped on decode without error. Each type
+// names its Kubernetes counterpart in its doc comment, so the two can be read side by side.
+//
+// # Imports
+//
+// The standard library only. Every other miniplane package imports api; api imports none
+// of them.
+//
+// # Sharing and concurrency
+//
+// Objects are plain values with no locks and no hidden state. The store, the informer caches
+// and the controllers hand the same object to many readers, so an object you did not create
+// yourself is shared: treat it as immutable, and DeepCopy it before you change anything.
+// A copy shares no map, slice or pointer with its original. Selectors are immutable once
+// built and safe for concurrent use.
+package api

@@ -1,0 +1,43 @@
+package api
+
+import (
+	"fmt"
+	"strings"
+)
+
+// KeyOf returns the key caches and workqueues use for an object: "namespace/name", or just
+// "name" for a cluster-scoped object. Kubernetes: client-go's
+// cache.MetaNamespaceKeyFunc.
+func KeyOf(meta *ObjectMeta) string {
+	if meta.Namespace == "" {
+		return meta.Name
+	}
+	return meta.Namespace + "/" + meta.Name
+}
+
+// SplitKey is the inverse of [KeyOf]: it splits "namespace/name" or "name" into its parts.
+// A key with more than one '/', or an empty name, is an error. Kubernetes: client-go's
+// cache.SplitMetaNamespaceKey.
+func SplitKey(key string) (namespace, name string, err error) {
+	namespace, name, found := strings.Cut(key, "/")
+	if !found {
+		namespace, name = "", key
+	}
+	if name == "" || strings.Contains(name, "/") {
+		return "", "", fmt.Errorf("api: unexpected key format %q: want \"namespace/name\" or \"name\"", key)
+	}
+	return namespace, name, nil
+}
+
+// GetControllerOf returns a copy of the owner reference that names the object's managing
+// controller (the one with controller: true), or nil if it has none. Kubernetes:
+// metav1.GetControllerOf.
+func GetControllerOf(meta *ObjectMeta) *OwnerReference {
+	for i := range meta.OwnerReferences {
+		ref := &meta.OwnerReferences[i]
+		if ref.Controller != nil && *ref.Controller {
+			return ref.DeepCopy()
+		}
+	}
+	return nil
+}

@@ -1,0 +1,81 @@
+package api
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestKeyOfAndSplitKey(t *testing.T) {
+	tests := []struct {
+		name      string
+		meta      ObjectMeta
+		key       string
+		namespace string
+	}{
+		{"namespaced", ObjectMeta{Namespace: "default", Name: "web"}, "default/web", "default"},
+		{"cluster-scoped", ObjectMeta{Name: "node-1"}, "node-1", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.key, KeyOf(&tt.meta))
+			ns, name, err := SplitKey(tt.key)
+			require.NoError(t, err)
+			assert.Equal(t, tt.namespace, ns)
+			assert.Equal(t, tt.meta.Name, name)
+		})
+	}
+}
+
+func TestSplitKeyErrors(t *testing.T) {
+	for _, key := range []string{"", "a/b/c", "ns/", "/"} {
+		t.Run(key, func(t *testing.T) {
+			_, _, err := SplitKey(key)
+			assert.EqualError(t, err, `api: unexpected key format "`+key+`": want "namespace/name" or "name"`)
+		})
+	}
+}
+
+func TestSplitKeyEmptyNamespace(t *testing.T) {
+	// As in client-go, "/name" is accepted as a cluster-scoped key.
+	ns, name, err := SplitKey("/node-1")
+	require.NoError(t, err)
+	assert.Equal(t, "", ns)
+	assert.Equal(t, "node-1", name)
+}
+
+func TestGetControllerOf(t *testing.T) {
+	yes, no := true, false
+	owner := func(name string, controller *bool) OwnerReference {
+		return OwnerReference{APIVersion: "v1", Kind: "ReplicationController", Name: name, UID: UID(name + "-uid"), Controller: controller}
+	}
+	tests := []struct {
+		name string
+		refs []OwnerReference
+		want *OwnerReference
+	}{
+		{"no owners", nil, nil},
+		{"owners but no controller", []OwnerReference{owner("a", nil), owner("b", &no)}, nil},
+		{"the controller among others", []OwnerReference{owner("a", &no), owner("b", &yes)}, &OwnerReference{
+			APIVersion: "v1", Kind: "ReplicationController", Name: "b", UID: "b-uid", Controller: &yes}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			meta := ObjectMeta{OwnerReferences: tt.refs}
+			got := GetControllerOf(&meta)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestGetControllerOfReturnsACopy(t *testing.T) {
+	yes := true
+	meta := ObjectMeta{OwnerReferences: []OwnerReference{{Name: "rc", Controller: &yes}}}
+	got := GetControllerOf(&meta)
+	require.NotNil(t, got)
+	got.Name = "changed"
+	*got.Controller = false
+	assert.Equal(t, "rc", meta.OwnerReferences[0].Name)
+	assert.True(t, *meta.OwnerReferences[0].Controller)
+}

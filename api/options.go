@@ -1,0 +1,45 @@
+package api
+
+// DeleteOptions is the optional body of a DELETE request. Kubernetes: metav1.DeleteOptions.
+type DeleteOptions struct {
+	TypeMeta `json:",inline"`
+	// GracePeriodSeconds overrides the object's default grace period; 0 deletes at once.
+	GracePeriodSeconds *int64 `json:"gracePeriodSeconds,omitempty"`
+	// Preconditions must hold or the delete fails with Conflict.
+	Preconditions *Preconditions `json:"preconditions,omitempty"`
+	// OrphanDependents is the deprecated form of PropagationPolicy: true means Orphan.
+	OrphanDependents *bool `json:"orphanDependents,omitempty"`
+	// PropagationPolicy says what happens to the object's dependents.
+	PropagationPolicy *DeletionPropagation `json:"propagationPolicy,omitempty"`
+	// DryRun, when it holds "All", validates the delete without doing it.
+	DryRun []string `json:"dryRun,omitempty"`
+}
+
+// Preconditions guard a delete: the object must still be the one the client saw.
+// Kubernetes: metav1.Preconditions.
+type Preconditions struct {
+	// UID the object must have.
+	UID *UID `json:"uid,omitempty"`
+	// ResourceVersion the object must have.
+	ResourceVersion *string `json:"resourceVersion,omitempty"`
+}
+
+// DeletionPropagation says what deleting an owner does to its dependents (the objects whose
+// ownerReferences name it). Kubernetes: metav1.DeletionPropagation.
+type DeletionPropagation string
+
+// Deletion propagation policies.
+const (
+	// DeletePropagationOrphan removes the owner and strips its reference from the
+	// dependents, which live on.
+	DeletePropagationOrphan DeletionPropagation = "Orphan"
+	// DeletePropagationBackground removes the owner at once; the garbage collector then
+	// deletes the dependents.
+	DeletePropagationBackground DeletionPropagation = "Background"
+	// DeletePropagationForeground keeps the owner, with a deletionTimestamp and the
+	// "foregroundDeletion" finalizer, until every dependent with blockOwnerDeletion is gone.
+	DeletePropagationForeground DeletionPropagation = "Foreground"
+)
+
+// DryRunAll is the value of DeleteOptions.DryRun that asks for a dry run.
+const DryRunAll = "All"

@@ -1,0 +1,57 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// Well-known resource names, the keys of a [ResourceList]. Kubernetes: corev1.ResourceName.
+const (
+	// ResourceCPU is CPU in cores: "2", "500m".
+	ResourceCPU = "cpu"
+	// ResourceMemory is memory in bytes: "128Mi", "1G".
+	ResourceMemory = "memory"
+	// ResourcePods is the number of pods a node can run.
+	ResourcePods = "pods"
+)
+
+// ResourceList maps a resource name ("cpu", "memory", "pods", ...) to a quantity in
+// Kubernetes' quantity syntax ("500m", "128Mi", "110"). miniplane keeps quantities as the
+// text the client sent and does not do arithmetic on them. Kubernetes: corev1.ResourceList,
+// whose values are resource.Quantity.
+type ResourceList map[string]string
+
+// UnmarshalJSON decodes an object whose values are strings or numbers: YAML such as
+// "cpu: 1" reaches the apiserver as the JSON number 1, which Kubernetes accepts as a
+// quantity. A number is kept as its literal text, so it encodes back as the string "1",
+// which is what Kubernetes does too.
+func (l *ResourceList) UnmarshalJSON(data []byte) error {
+	if string(data) == "null" {
+		*l = nil
+		return nil
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return fmt.Errorf("api.ResourceList: %w", err)
+	}
+	out := make(ResourceList, len(raw))
+	for name, value := range raw {
+		value = bytes.TrimSpace(value)
+		if len(value) > 0 && value[0] == '"' {
+			var s string
+			if err := json.Unmarshal(value, &s); err != nil {
+				return fmt.Errorf("api.ResourceList: %s: %w", name, err)
+			}
+			out[name] = s
+			continue
+		}
+		var n json.Number
+		if err := json.Unmarshal(value, &n); err != nil {
+			return fmt.Errorf("api.ResourceList: %s: expected a quantity string or number, got %s", name, value)
+		}
+		out[name] = n.String()
+	}
+	*l = out
+	return nil
+}

@@ -1,0 +1,79 @@
+package api
+
+// Event reports something that happened to an object (the involved object): a pod was
+// scheduled, an image pulled, a replica could not be created. Events are what `kubectl
+// describe` shows at the bottom. This is the core/v1 Event, with both the older fields
+// (source, firstTimestamp, lastTimestamp, count) and the newer ones (eventTime, series,
+// reportingComponent). Kubernetes: corev1.Event.
+type Event struct {
+	TypeMeta `json:",inline"`
+	// Metadata is the event's identity; by convention its name is
+	// "<involved object name>.<unique suffix>".
+	Metadata ObjectMeta `json:"metadata,omitempty"`
+	// InvolvedObject is the object the event is about.
+	InvolvedObject ObjectReference `json:"involvedObject"`
+	// Reason is a short CamelCase reason, e.g. "SuccessfulCreate".
+	Reason string `json:"reason,omitempty"`
+	// Message is a human-readable description.
+	Message string `json:"message,omitempty"`
+	// Source is the component and host that reported the event (older API).
+	Source EventSource `json:"source,omitempty"`
+	// FirstTimestamp is when the event was first recorded (older API).
+	FirstTimestamp Time `json:"firstTimestamp,omitempty"`
+	// LastTimestamp is when the event most recently occurred (older API).
+	LastTimestamp Time `json:"lastTimestamp,omitempty"`
+	// Count is how many times the event occurred (older API).
+	Count int32 `json:"count,omitempty"`
+	// Type is EventTypeNormal or EventTypeWarning.
+	Type string `json:"type,omitempty"`
+	// EventTime is when the event was first observed (newer API).
+	EventTime MicroTime `json:"eventTime,omitempty"`
+	// Series is set when the event repeats (newer API).
+	Series *EventSeries `json:"series,omitempty"`
+	// Action is what was done, or failed, e.g. "Binding".
+	Action string `json:"action,omitempty"`
+	// Related is a second object involved, e.g. the node a pod was bound to.
+	Related *ObjectReference `json:"related,omitempty"`
+	// ReportingController names the component that reported the event, e.g. "kubelet".
+	// Its JSON name is reportingComponent, and it is always encoded, as in Kubernetes.
+	ReportingController string `json:"reportingComponent"`
+	// ReportingInstance names the instance of that component, e.g. the node name. Always
+	// encoded, as in Kubernetes.
+	ReportingInstance string `json:"reportingInstance"`
+}
+
+// GetObjectMeta returns the event's metadata.
+func (e *Event) GetObjectMeta() *ObjectMeta { return &e.Metadata }
+
+// EventList is a list of events. Kubernetes: corev1.EventList.
+type EventList struct {
+	TypeMeta `json:",inline"`
+	// Metadata holds the revision the list was read at.
+	Metadata ListMeta `json:"metadata,omitempty"`
+	// Items are the events.
+	Items []Event `json:"items"`
+}
+
+// EventSource is the component that reported an event. Kubernetes: corev1.EventSource.
+type EventSource struct {
+	// Component that reported the event, e.g. "kubelet".
+	Component string `json:"component,omitempty"`
+	// Host the component runs on.
+	Host string `json:"host,omitempty"`
+}
+
+// EventSeries summarizes a repeating event. Kubernetes: corev1.EventSeries.
+type EventSeries struct {
+	// Count of occurrences so far.
+	Count int32 `json:"count,omitempty"`
+	// LastObservedTime is when the last occurrence was seen.
+	LastObservedTime MicroTime `json:"lastObservedTime,omitempty"`
+}
+
+// Event types, the values of Event.Type.
+const (
+	// EventTypeNormal reports something expected.
+	EventTypeNormal = "Normal"
+	// EventTypeWarning reports something that may need attention.
+	EventTypeWarning = "Warning"
+)

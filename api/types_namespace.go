@@ -1,0 +1,54 @@
+package api
+
+// Namespace scopes the names of namespaced objects; deleting it deletes everything in it.
+// Namespaces are cluster-scoped. Kubernetes: corev1.Namespace.
+type Namespace struct {
+	TypeMeta `json:",inline"`
+	// Metadata is the namespace's identity.
+	Metadata ObjectMeta `json:"metadata,omitempty"`
+	// Spec is the desired state.
+	Spec NamespaceSpec `json:"spec,omitempty"`
+	// Status is the observed state.
+	Status NamespaceStatus `json:"status,omitempty"`
+}
+
+// GetObjectMeta returns the namespace's metadata.
+func (n *Namespace) GetObjectMeta() *ObjectMeta { return &n.Metadata }
+
+// NamespaceList is a list of namespaces. Kubernetes: corev1.NamespaceList.
+type NamespaceList struct {
+	TypeMeta `json:",inline"`
+	// Metadata holds the revision the list was read at.
+	Metadata ListMeta `json:"metadata,omitempty"`
+	// Items are the namespaces.
+	Items []Namespace `json:"items"`
+}
+
+// NamespaceSpec is the desired state of a namespace. Kubernetes: corev1.NamespaceSpec.
+type NamespaceSpec struct {
+	// Finalizers must all be removed, after the namespace's contents are deleted, before
+	// the namespace itself goes away. Unlike metadata.finalizers, they are only changed
+	// through the finalize subresource.
+	Finalizers []string `json:"finalizers,omitempty"`
+}
+
+// FinalizerKubernetes is the namespace finalizer the apiserver adds to every namespace; the
+// namespace controller removes it once the namespace is empty.
+const FinalizerKubernetes = "kubernetes"
+
+// NamespaceStatus is the observed state of a namespace. Kubernetes: corev1.NamespaceStatus.
+type NamespaceStatus struct {
+	// Phase is Active or Terminating.
+	Phase NamespacePhase `json:"phase,omitempty"`
+}
+
+// NamespacePhase is a namespace's lifecycle phase. Kubernetes: corev1.NamespacePhase.
+type NamespacePhase string
+
+// Namespace phases.
+const (
+	// NamespaceActive: objects can be created in the namespace.
+	NamespaceActive NamespacePhase = "Active"
+	// NamespaceTerminating: the namespace is being deleted; no new objects are accepted.
+	NamespaceTerminating NamespacePhase = "Terminating"
+)

@@ -1,0 +1,32 @@
+package api
+
+// Scale is the scale subresource of a replicated kind (".../replicationcontrollers/web/
+// scale"): just the replica count, so that `kubectl scale` and autoscalers can change it
+// without knowing the kind. Its metadata is the parent object's. Kubernetes:
+// autoscalingv1.Scale (apiVersion autoscaling/v1).
+type Scale struct {
+	TypeMeta `json:",inline"`
+	// Metadata is the parent object's metadata.
+	Metadata ObjectMeta `json:"metadata,omitempty"`
+	// Spec is the desired scale.
+	Spec ScaleSpec `json:"spec,omitempty"`
+	// Status is the observed scale.
+	Status ScaleStatus `json:"status,omitempty"`
+}
+
+// GetObjectMeta returns the scale's metadata.
+func (s *Scale) GetObjectMeta() *ObjectMeta { return &s.Metadata }
+
+// ScaleSpec is the desired scale. Kubernetes: autoscalingv1.ScaleSpec.
+type ScaleSpec struct {
+	// Replicas is the desired number of replicas.
+	Replicas int32 `json:"replicas,omitempty"`
+}
+
+// ScaleStatus is the observed scale. Kubernetes: autoscalingv1.ScaleStatus.
+type ScaleStatus struct {
+	// Replicas is the observed number of replicas.
+	Replicas int32 `json:"replicas"`
+	// Selector is the parent's label selector in string form, e.g. "app=web".
+	Selector string `json:"selector,omitempty"`
+}
