@@ -61,7 +61,8 @@ func itemLess[V any](a, b item[V]) bool { return a.key < b.key }
 
 // Store is a versioned key-value store. Create one with New.
 type Store[V any] struct {
-	limit int // history window; fixed at New
+	limit int            // history window; fixed at New
+	stamp func(V, int64) // see NewStamped; may be nil
 
 	// mu guards every field below. Writers and Clone take it exclusively;
 	// Get and history scans share it.
@@ -85,13 +86,22 @@ type Store[V any] struct {
 }
 
 // New returns an empty store at revision 1.
-func New[V any](opts Options) *Store[V] {
+func New[V any](opts Options) *Store[V] { return NewStamped[V](opts, nil) }
+
+// NewStamped returns an empty store that calls stamp with every value a Create
+// or Update is about to store and the revision it will have. stamp runs under
+// the store's lock, before any reader can see the value, so it may write the
+// revision into a value the caller still owns (the API server writes
+// metadata.resourceVersion this way). It must be quick and must not call the
+// store. A nil stamp does nothing.
+func NewStamped[V any](opts Options, stamp func(value V, rev int64)) *Store[V] {
 	limit := opts.HistoryLimit
 	if limit <= 0 {
 		limit = DefaultHistoryLimit
 	}
 	return &Store[V]{
 		limit: limit,
+		stamp: stamp,
 		tree:  btree.NewG(btreeDegree, itemLess[V]),
 		rev:   1,
 	}
@@ -131,6 +141,9 @@ func (s *Store[V]) Create(key string, value V) (Record[V], error) {
 		s.tree.ReplaceOrInsert(old)
 		return Record[V]{}, fmt.Errorf("%w: %q", ErrExists, key)
 	}
+	if s.stamp != nil {
+		s.stamp(value, r.modRev)
+	}
 	s.commitLocked(event[V]{cur: r})
 	return r.record(), nil
 }
@@ -149,6 +162,9 @@ func (s *Store[V]) Update(key string, value V, expectedRev int64) (Record[V], er
 		return Record[V]{}, &ConflictError{Key: key, Expected: expectedRev, Actual: old.r.modRev}
 	}
 	r := &rec[V]{key: key, value: value, createRev: old.r.createRev, modRev: s.rev + 1, version: old.r.version + 1}
+	if s.stamp != nil {
+		s.stamp(value, r.modRev)
+	}
 	s.tree.ReplaceOrInsert(item[V]{key, r})
 	s.commitLocked(event[V]{cur: r, prev: old.r})
 	return r.record(), nil

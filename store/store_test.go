@@ -546,3 +546,38 @@ func TestCompactedErrorMessages(t *testing.T) {
 		})
 	}
 }
+
+// TestStampSeesTheRevisionBeforeReaders checks that a stamped store hands each
+// created or updated value its revision before the write is visible, and not
+// for failed writes or deletes.
+func TestStampSeesTheRevisionBeforeReaders(t *testing.T) {
+	type obj struct{ rv int64 }
+	var stamped []int64
+	s := store.NewStamped(store.Options{}, func(o *obj, rev int64) {
+		o.rv = rev
+		stamped = append(stamped, rev)
+	})
+	w, err := s.Watch("", 0)
+	require.NoError(t, err)
+
+	created, err := s.Create("k", &obj{})
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), created.Value.rv)
+	_, err = s.Create("k", &obj{})
+	require.ErrorIs(t, err, store.ErrExists)
+	updated, err := s.Update("k", &obj{}, 2)
+	require.NoError(t, err)
+	assert.Equal(t, int64(3), updated.Value.rv)
+	_, err = s.Update("k", &obj{}, 2)
+	require.ErrorIs(t, err, store.ErrConflict)
+	_, err = s.Delete("k", 0)
+	require.NoError(t, err)
+
+	assert.Equal(t, []int64{2, 3}, stamped, "only successful creates and updates are stamped")
+	evs, _, err := w.Poll(nil, 0)
+	require.NoError(t, err)
+	require.Len(t, evs, 3)
+	assert.Equal(t, int64(2), evs[0].Record.Value.rv)
+	assert.Equal(t, int64(3), evs[1].Record.Value.rv)
+	assert.Equal(t, int64(3), evs[2].Prev.Value.rv, "a delete's previous state keeps its last revision")
+}

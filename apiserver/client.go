@@ -1,0 +1,111 @@
+package apiserver
+
+import (
+	"context"
+
+	"github.com/miniplane/miniplane/api"
+)
+
+// The resources a Server serves, by the names Client methods take.
+const (
+	Namespaces             = "namespaces"
+	Pods                   = "pods"
+	ReplicationControllers = "replicationcontrollers"
+	Services               = "services"
+	Endpoints              = "endpoints"
+	Nodes                  = "nodes"
+	Leases                 = "leases"
+	Events                 = "events"
+)
+
+// Client is how the rest of miniplane talks to the API server. *Server
+// implements it; the simulator wraps it to inject faults; consumers declare
+// the smaller interfaces they need. Objects it returns are shared: treat them
+// as immutable. namespace is "" for cluster-scoped resources and, in List and
+// Watch, for all namespaces.
+type Client interface {
+	// Create stores a new object of obj's kind; the kind says the resource.
+	Create(ctx context.Context, obj api.Object) (api.Object, error)
+	// Get returns one object.
+	Get(ctx context.Context, resource, namespace, name string, opts GetOptions) (api.Object, error)
+	// List returns the objects that match opts' selectors, in key order.
+	List(ctx context.Context, resource, namespace string, opts ListOptions) (*List, error)
+	// Watch streams changes to the objects that match opts' selectors.
+	Watch(ctx context.Context, resource, namespace string, opts ListOptions) (Watcher, error)
+	// Update replaces an object's spec and metadata; its status is kept.
+	Update(ctx context.Context, obj api.Object) (api.Object, error)
+	// UpdateStatus replaces an object's status; nothing else changes.
+	UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error)
+	// Delete deletes an object, or marks it for deletion when a grace period
+	// or finalizers hold it; it returns the object's last state.
+	Delete(ctx context.Context, resource, namespace, name string, opts api.DeleteOptions) (api.Object, error)
+}
+
+var _ Client = (*Server)(nil)
+
+// GetOptions qualify a Get. Kubernetes: metav1.GetOptions.
+type GetOptions struct {
+	// ResourceVersion "" or "0" reads the latest state; "N" asks for a state
+	// no older than N, which is the latest too, or fails with a Timeout when
+	// the store has not reached N.
+	ResourceVersion string
+}
+
+// Values of ListOptions.ResourceVersionMatch.
+const (
+	MatchNotOlderThan = "NotOlderThan"
+	MatchExact        = "Exact"
+)
+
+// ListOptions qualify a List or a Watch, with Kubernetes' meanings.
+// Kubernetes: metav1.ListOptions.
+type ListOptions struct {
+	// LabelSelector and FieldSelector filter the objects; "" matches all.
+	LabelSelector string
+	FieldSelector string
+	// ResourceVersion and ResourceVersionMatch say which state to read or
+	// where a watch starts: "" is the latest (a watch first lists it as ADDED
+	// events), "0" is any (here: the latest), "N" is not older than N, or
+	// exactly N with ResourceVersionMatch Exact (or, for a list with Limit,
+	// by the legacy rule). A watch from N starts strictly after N.
+	ResourceVersion      string
+	ResourceVersionMatch string
+	// Limit and Continue page a list: at most Limit items, and a Continue
+	// token for the rest, read at the first page's revision.
+	Limit    int64
+	Continue string
+
+	// AllowWatchBookmarks lets a watch send BOOKMARK events.
+	AllowWatchBookmarks bool
+	// SendInitialEvents makes a watch start with the current state as ADDED
+	// events followed by a BOOKMARK annotated k8s.io/initial-events-end
+	// (the streaming list); it needs ResourceVersionMatch NotOlderThan.
+	SendInitialEvents *bool
+}
+
+// List is one page of a list. Kubernetes: the XxxList types' metadata+items.
+type List struct {
+	Metadata api.ListMeta
+	Items    []api.Object
+}
+
+// WatchEvent is one event of a watch: Type is api.WatchAdded, ...Modified,
+// ...Deleted or ...Bookmark with the Object, or api.WatchError with the
+// Status saying why the watch ended (Object is then nil).
+type WatchEvent struct {
+	Type   string
+	Object api.Object
+	Status *api.Status
+}
+
+// Watcher is a watch in progress. Delivery is a step: Poll returns what is
+// pending at once; Ready is closed when Poll may have more. After an ERROR
+// event, or Stop, Poll returns ErrWatchClosed.
+type Watcher interface {
+	// Poll appends up to limit pending events (all when limit <= 0) to dst.
+	Poll(dst []WatchEvent, limit int) ([]WatchEvent, error)
+	// Ready returns a channel closed when Poll may return something new.
+	Ready() <-chan struct{}
+	// Stop ends the watch; it is safe to call more than once.
+	Stop()
+}

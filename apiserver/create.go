@@ -1,0 +1,123 @@
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.uber.org/zap"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/store"
+)
+
+// maxNameAttempts is how many generated names a create tries before it gives
+// up with AlreadyExists, as Kubernetes does.
+const maxNameAttempts = 8
+
+// Create stores a new object. The server copies obj once and owns the copy;
+// it sets uid, creationTimestamp, generation 1 and resourceVersion, fills a
+// name from generateName, defaults and validates the object per its kind,
+// and returns the stored object.
+func (s *Server) Create(_ context.Context, obj api.Object) (api.Object, error) {
+	return s.create(obj)
+}
+
+func (s *Server) create(obj api.Object) (api.Object, error) {
+	k, err := s.kindOf(obj)
+	if err != nil {
+		return nil, err
+	}
+	in := obj.DeepCopyObject()
+	m := in.GetObjectMeta()
+	if m.ResourceVersion != "" {
+		return nil, NewBadRequest("resourceVersion should not be set on objects to be created")
+	}
+	if !k.namespaced {
+		m.Namespace = "" // cluster-scoped: Kubernetes ignores a namespace
+	} else if m.Namespace != "" {
+		if err := s.checkNamespaceOpen(k, m.Namespace); err != nil {
+			return nil, err
+		}
+	}
+
+	// Fields the server owns start afresh, whatever the client sent.
+	*in.GetTypeMeta() = api.TypeMeta{APIVersion: k.apiVersion, Kind: k.kind}
+	m.UID, m.CreationTimestamp = "", api.Time{}
+	m.DeletionTimestamp, m.DeletionGracePeriodSeconds = nil, nil
+	m.Generation = 1
+	if k.resetStatusOnCreate {
+		resetStatus(in)
+	}
+	if ns, ok := in.(*api.Namespace); ok {
+		ns.Status.Phase = api.NamespaceActive
+	}
+
+	generated := m.Name == "" && m.GenerateName != ""
+	if generated {
+		m.Name = s.generateName(m.GenerateName)
+	}
+	k.defaults(in)
+	if errs := k.validate(in); len(errs) > 0 {
+		return nil, NewInvalid(k.gr.Group, k.kind, m.Name, errs)
+	}
+	release, err := s.allocate(k, in)
+	if err != nil {
+		return nil, err
+	}
+
+	for attempt := 1; ; attempt++ {
+		m.UID = s.newUID()
+		m.CreationTimestamp = s.now()
+		rec, err := s.store.Create(k.key(m.Namespace, m.Name), in)
+		if err == nil {
+			s.log.Debug("created", zap.String("resource", k.gr.String()), zap.String("key", api.KeyOf(m)), zap.Int64("rev", rec.ModRev))
+			return rec.Value, nil
+		}
+		if !errors.Is(err, store.ErrExists) {
+			release()
+			return nil, NewInternalError(err)
+		}
+		if !generated || attempt == maxNameAttempts {
+			release()
+			return nil, NewAlreadyExists(k.gr, m.Name)
+		}
+		m.Name = s.generateName(m.GenerateName)
+	}
+}
+
+// checkNamespaceOpen refuses a create in a namespace that does not exist or
+// is being deleted (Kubernetes' NamespaceLifecycle admission).
+func (s *Server) checkNamespaceOpen(k *kind, namespace string) error {
+	nsKind := s.kinds[Namespaces]
+	rec, err := s.store.Get(nsKind.key("", namespace), 0)
+	if err != nil {
+		return NewNotFound(nsKind.gr, namespace)
+	}
+	if rec.Value.(*api.Namespace).Status.Phase == api.NamespaceTerminating {
+		return NewForbidden(k.gr, "", fmt.Sprintf("unable to create new content in namespace %s because it is being terminated", namespace))
+	}
+	return nil
+}
+
+// allocate takes the resources a new object holds outside the store: a
+// service's cluster IP. It returns the undo for a create that then fails.
+func (s *Server) allocate(k *kind, obj api.Object) (release func(), err error) {
+	svc, ok := obj.(*api.Service)
+	if !ok || svc.Spec.Type == api.ServiceTypeExternalName || svc.Spec.ClusterIP == api.ClusterIPNone {
+		return func() {}, nil
+	}
+	if svc.Spec.ClusterIP == "" {
+		ip, err := s.ips.allocate()
+		if err != nil {
+			return nil, NewInternalError(fmt.Errorf("allocating a cluster IP: %w", err))
+		}
+		svc.Spec.ClusterIP = ip
+	} else if err := s.ips.reserve(svc.Spec.ClusterIP); err != nil {
+		return nil, NewInvalid(k.gr.Group, k.kind, svc.Metadata.Name,
+			FieldErrors{Invalid(NewPath("spec", "clusterIPs").Index(0), svc.Spec.ClusterIP, err.Error())})
+	}
+	svc.Spec.ClusterIPs = []string{svc.Spec.ClusterIP}
+	ip := svc.Spec.ClusterIP
+	return func() { s.ips.release(ip) }, nil
+}

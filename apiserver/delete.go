@@ -1,0 +1,247 @@
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/store"
+)
+
+// Finalizers the server adds for a delete's propagation policy; the garbage
+// collector acts on them and removes them.
+const (
+	FinalizerOrphan     = "orphan"
+	FinalizerForeground = "foregroundDeletion"
+)
+
+// Delete deletes an object, or marks it for deletion and returns it:
+//   - a pod bound to a node gets a grace period (opts.GracePeriodSeconds, else
+//     its spec's, else 30 s): it is marked with a deletionTimestamp that far
+//     ahead and removed when the period ends (Sweep) or when its kubelet
+//     deletes it again with grace 0; a later delete may shorten the period;
+//   - an object with finalizers is only marked, and is removed by the update
+//     that removes its last finalizer;
+//   - the propagation policy (opts, else the kind's default: Orphan for
+//     replication controllers as in Kubernetes' v1 API, Background for the
+//     rest) is recorded for the garbage collector: Orphan adds the "orphan"
+//     finalizer, Foreground "foregroundDeletion".
+//
+// Preconditions on uid and resourceVersion that do not hold get Conflict.
+func (s *Server) Delete(_ context.Context, resource, namespace, name string, opts api.DeleteOptions) (api.Object, error) {
+	k, err := s.kindFor(resource)
+	if err != nil {
+		return nil, err
+	}
+	if !k.namespaced {
+		namespace = ""
+	}
+	policy, err := propagation(k, opts)
+	if err != nil {
+		return nil, err
+	}
+	if k.gr.Resource == Namespaces {
+		if err := checkNamespaceDeletable(k, name); err != nil {
+			return nil, err
+		}
+	}
+	key := k.key(namespace, name)
+	for {
+		cur, err := s.store.Get(key, 0)
+		if err != nil {
+			return nil, NewNotFound(k.gr, name)
+		}
+		old := cur.Value
+		if err := checkPreconditions(k, name, old.GetObjectMeta(), opts.Preconditions); err != nil {
+			return nil, err
+		}
+		if slices.Contains(opts.DryRun, api.DryRunAll) {
+			return old, nil
+		}
+		next, remove := s.planDelete(k, old, policy, opts.GracePeriodSeconds)
+		if remove {
+			_, err = s.store.Delete(key, cur.ModRev)
+			if err == nil {
+				s.dropGrace(key)
+				s.release(old)
+				s.log.Debug("deleted", zap.String("resource", k.gr.String()), zap.String("key", api.KeyOf(old.GetObjectMeta())))
+				return old, nil
+			}
+		} else {
+			if next == nil {
+				return old, nil // already marked as asked: nothing to write
+			}
+			var rec store.Record[api.Object]
+			rec, err = s.store.Update(key, next, cur.ModRev)
+			if err == nil {
+				s.noteGrace(key, next)
+				s.log.Debug("marked for deletion", zap.String("resource", k.gr.String()), zap.String("key", api.KeyOf(next.GetObjectMeta())))
+				return rec.Value, nil
+			}
+		}
+		if !errors.Is(err, store.ErrConflict) {
+			return nil, NewInternalError(err)
+		}
+		// Another write came first; decide again on the new state.
+	}
+}
+
+// planDelete decides what a delete does to old: remove it now, or store next
+// (old marked for deletion); next is nil when old is already marked as
+// asked.
+func (s *Server) planDelete(k *kind, old api.Object, policy api.DeletionPropagation, requested *int64) (next api.Object, remove bool) {
+	om := old.GetObjectMeta()
+	finalizers := gcFinalizers(om.Finalizers, policy)
+
+	var grace int64
+	if k.graceSeconds != nil {
+		grace = k.graceSeconds(old)
+		if requested != nil && grace > 0 {
+			grace = max(*requested, 0)
+		}
+	}
+	if ns, ok := old.(*api.Namespace); ok && len(ns.Spec.Finalizers) > 0 {
+		// A namespace first empties out (Sweep deletes its content), then goes.
+		if om.DeletionTimestamp != nil && slices.Equal(finalizers, om.Finalizers) {
+			return nil, false
+		}
+		next = shallowCopy(old)
+		nm := next.GetObjectMeta()
+		next.(*api.Namespace).Status.Phase = api.NamespaceTerminating
+		if om.DeletionTimestamp == nil {
+			ts := s.now()
+			nm.DeletionTimestamp, nm.DeletionGracePeriodSeconds = &ts, ptr(int64(0))
+		}
+		nm.Finalizers = finalizers
+		return next, false
+	}
+
+	if om.DeletionTimestamp != nil {
+		// Already being deleted: the policy may change the finalizers, and
+		// a shorter grace period may bring the deadline forward.
+		started := om.DeletionTimestamp.Add(-time.Duration(deref(om.DeletionGracePeriodSeconds)) * time.Second)
+		shorter := om.DeletionGracePeriodSeconds != nil && grace < *om.DeletionGracePeriodSeconds
+		if shorter && grace == 0 && len(finalizers) == 0 {
+			return nil, true
+		}
+		if !shorter && slices.Equal(finalizers, om.Finalizers) {
+			return nil, false
+		}
+		next = shallowCopy(old)
+		nm := next.GetObjectMeta()
+		nm.Finalizers = finalizers
+		if shorter {
+			ts := api.NewTime(started.Add(time.Duration(grace) * time.Second))
+			nm.DeletionTimestamp, nm.DeletionGracePeriodSeconds = &ts, &grace
+		}
+		return next, false
+	}
+
+	if grace == 0 && len(finalizers) == 0 {
+		return nil, true
+	}
+	next = shallowCopy(old)
+	nm := next.GetObjectMeta()
+	ts := api.NewTime(s.clock.Now().Add(time.Duration(grace) * time.Second))
+	nm.DeletionTimestamp, nm.DeletionGracePeriodSeconds = &ts, &grace
+	nm.Finalizers = finalizers
+	nm.Generation++
+	return next, false
+}
+
+// gcFinalizers returns finalizers with the garbage collector's two set as
+// policy asks: "orphan" for Orphan, "foregroundDeletion" for Foreground,
+// neither for Background. It returns a new slice when it changes anything.
+func gcFinalizers(finalizers []string, policy api.DeletionPropagation) []string {
+	want := map[string]bool{
+		FinalizerOrphan:     policy == api.DeletePropagationOrphan,
+		FinalizerForeground: policy == api.DeletePropagationForeground,
+	}
+	out := slices.DeleteFunc(slices.Clone(finalizers), func(f string) bool {
+		w, managed := want[f]
+		return managed && !w
+	})
+	for _, f := range []string{FinalizerOrphan, FinalizerForeground} {
+		if want[f] && !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	if slices.Equal(out, finalizers) {
+		return finalizers
+	}
+	return out
+}
+
+// propagation resolves a delete's policy: opts.PropagationPolicy, or the
+// deprecated opts.OrphanDependents, or the kind's default.
+func propagation(k *kind, opts api.DeleteOptions) (api.DeletionPropagation, error) {
+	if opts.PropagationPolicy != nil && opts.OrphanDependents != nil {
+		return "", NewInvalid("meta.k8s.io", "DeleteOptions", "", FieldErrors{
+			Invalid(NewPath("propagationPolicy"), string(*opts.PropagationPolicy), "orphanDependents and deletionPropagation cannot be both set"),
+		})
+	}
+	switch {
+	case opts.PropagationPolicy != nil:
+		p := *opts.PropagationPolicy
+		switch p {
+		case api.DeletePropagationOrphan, api.DeletePropagationBackground, api.DeletePropagationForeground:
+			return p, nil
+		}
+		return "", NewInvalid("meta.k8s.io", "DeleteOptions", "", FieldErrors{
+			NotSupported(NewPath("propagationPolicy"), string(p), string(api.DeletePropagationForeground), string(api.DeletePropagationBackground), string(api.DeletePropagationOrphan)),
+		})
+	case opts.OrphanDependents != nil && *opts.OrphanDependents:
+		return api.DeletePropagationOrphan, nil
+	case opts.OrphanDependents != nil:
+		return api.DeletePropagationBackground, nil
+	case k.defaultPropagation != "":
+		return k.defaultPropagation, nil
+	}
+	return api.DeletePropagationBackground, nil
+}
+
+// checkPreconditions enforces a delete's uid and resourceVersion
+// preconditions.
+func checkPreconditions(k *kind, name string, m *api.ObjectMeta, p *api.Preconditions) error {
+	if p == nil {
+		return nil
+	}
+	if p.UID != nil && *p.UID != m.UID {
+		return NewConflict(k.gr, name, "Precondition failed: UID in precondition: "+string(*p.UID)+", UID in object meta: "+string(m.UID))
+	}
+	if p.ResourceVersion != nil && *p.ResourceVersion != m.ResourceVersion {
+		return NewConflict(k.gr, name, "Precondition failed: ResourceVersion in precondition: "+*p.ResourceVersion+", ResourceVersion in object meta: "+m.ResourceVersion)
+	}
+	return nil
+}
+
+// undeletableNamespaces are the namespaces Kubernetes refuses to delete.
+var undeletableNamespaces = []string{"default", "kube-system", "kube-public"}
+
+func checkNamespaceDeletable(k *kind, name string) error {
+	if slices.Contains(undeletableNamespaces, name) {
+		return NewForbidden(k.gr, name, "this namespace may not be deleted")
+	}
+	return nil
+}
+
+// release gives back what a deleted object held outside the store.
+func (s *Server) release(obj api.Object) {
+	if svc, ok := obj.(*api.Service); ok && svc.Spec.ClusterIP != "" && svc.Spec.ClusterIP != api.ClusterIPNone {
+		s.ips.release(svc.Spec.ClusterIP)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}

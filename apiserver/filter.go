@@ -1,0 +1,57 @@
+package apiserver
+
+import (
+	"slices"
+
+	"github.com/miniplane/miniplane/api"
+)
+
+// filter is a list's or watch's label and field selectors, parsed.
+type filter struct {
+	k      *kind
+	labels api.Selector
+	fields api.FieldSelector
+}
+
+// newFilter parses the selectors; a bad one, or a field the kind does not
+// support, is a BadRequest.
+func newFilter(k *kind, labelSelector, fieldSelector string) (filter, error) {
+	f := filter{k: k}
+	var err error
+	if f.labels, err = api.ParseSelector(labelSelector); err != nil {
+		return f, NewBadRequest(err.Error())
+	}
+	if f.fields, err = api.ParseFieldSelector(fieldSelector); err != nil {
+		return f, NewBadRequest(err.Error())
+	}
+	for _, r := range f.fields.Requirements() {
+		if r.Field != "metadata.name" && r.Field != "metadata.namespace" && !slices.Contains(k.fieldNames, r.Field) {
+			return f, NewBadRequest("field label not supported: " + r.Field)
+		}
+	}
+	return f, nil
+}
+
+// everything reports whether the filter lets every object through.
+func (f filter) everything() bool { return f.labels.Empty() && f.fields.Empty() }
+
+// matches reports whether obj passes both selectors.
+func (f filter) matches(obj api.Object) bool {
+	if f.everything() {
+		return true
+	}
+	m := obj.GetObjectMeta()
+	if !f.labels.Matches(m.Labels) {
+		return false
+	}
+	if f.fields.Empty() {
+		return true
+	}
+	fields := map[string]string{}
+	if f.k.fields != nil {
+		fields = f.k.fields(obj)
+	}
+	fields["metadata.name"] = m.Name
+	fields["metadata.namespace"] = m.Namespace
+	return f.fields.Matches(fields)
+}

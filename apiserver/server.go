@@ -1,0 +1,199 @@
+package apiserver
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strconv"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/internal/clock"
+	"github.com/miniplane/miniplane/store"
+)
+
+// ErrWatchClosed is what Watcher.Poll returns once the watch has ended.
+var ErrWatchClosed = errors.New("apiserver: watch closed")
+
+// DefaultBookmarkInterval is how often a watch that allows bookmarks gets one
+// when it has progressed, as kube-apiserver's watch cache does (about once a
+// minute).
+const DefaultBookmarkInterval = time.Minute
+
+// Config configures a Server. Clock and Rand are required.
+type Config struct {
+	// Clock gives creation and deletion timestamps and bookmark timing.
+	Clock clock.Clock
+	// Rand draws uids and generated-name suffixes; seed it for a
+	// reproducible run. The server guards it: do not share it.
+	Rand *rand.Rand
+	// Logger receives structured logs; nil means none.
+	Logger *zap.Logger
+	// HistoryLimit is the store's history window (store.Options).
+	HistoryLimit int
+	// BookmarkInterval overrides DefaultBookmarkInterval.
+	BookmarkInterval time.Duration
+}
+
+// Server serves the resources of miniplane over a store. Create it with New.
+type Server struct {
+	clock         clock.Clock
+	log           *zap.Logger
+	store         *store.Store[api.Object]
+	kinds         map[string]*kind       // by resource name
+	byType        map[reflect.Type]*kind // by Go type of the object
+	bookmarkEvery time.Duration
+
+	// randMu guards rand.
+	randMu sync.Mutex
+	rand   *rand.Rand
+
+	ips ipAllocator // service cluster IPs
+
+	// graceMu guards grace and sweepWake. grace holds the store keys of
+	// objects marked for deletion (pods in their grace period, terminating
+	// namespaces) and when Sweep should next look at each.
+	graceMu   sync.Mutex
+	grace     map[string]time.Time
+	sweepWake chan struct{} // closed when grace gains an earlier deadline
+}
+
+// New returns a server holding the namespaces "default" and "kube-system",
+// as a fresh cluster does.
+func New(cfg Config) (*Server, error) {
+	if cfg.Clock == nil || cfg.Rand == nil {
+		return nil, errors.New("apiserver: Config needs a Clock and a Rand")
+	}
+	s := &Server{
+		clock:         cfg.Clock,
+		log:           cfg.Logger,
+		rand:          cfg.Rand,
+		kinds:         make(map[string]*kind),
+		byType:        make(map[reflect.Type]*kind),
+		bookmarkEvery: cfg.BookmarkInterval,
+		grace:         make(map[string]time.Time),
+		sweepWake:     make(chan struct{}),
+	}
+	if s.log == nil {
+		s.log = zap.NewNop()
+	}
+	if s.bookmarkEvery <= 0 {
+		s.bookmarkEvery = DefaultBookmarkInterval
+	}
+	s.store = store.NewStamped(store.Options{HistoryLimit: cfg.HistoryLimit}, stampResourceVersion)
+	for _, k := range newKinds() {
+		s.kinds[k.gr.Resource] = k
+		s.byType[reflect.TypeOf(k.newObj())] = k
+	}
+	for _, name := range []string{"default", "kube-system"} {
+		ns := &api.Namespace{Metadata: api.ObjectMeta{Name: name}}
+		if _, err := s.create(ns); err != nil {
+			return nil, fmt.Errorf("apiserver: creating namespace %s: %w", name, err)
+		}
+	}
+	return s, nil
+}
+
+// stampResourceVersion writes the store revision of a write into the object
+// being stored, which the server still owns at that moment.
+func stampResourceVersion(obj api.Object, rev int64) {
+	obj.GetObjectMeta().ResourceVersion = strconv.FormatInt(rev, 10)
+}
+
+// Store returns the store under the server, for tests and invariant checks
+// that compare caches with it. Do not write to it.
+func (s *Server) Store() *store.Store[api.Object] { return s.store }
+
+// Compact drops the store's history before rev: later reads and watches
+// from older resource versions get 410 Gone. kube-apiserver compacts etcd
+// every five minutes.
+func (s *Server) Compact(rev int64) error { return s.store.Compact(rev) }
+
+// kindFor returns the kind of a resource name.
+func (s *Server) kindFor(resource string) (*kind, error) {
+	k, ok := s.kinds[resource]
+	if !ok {
+		return nil, newStatusError(api.StatusReasonNotFound,
+			fmt.Sprintf("the server could not find the requested resource (%s)", resource), nil)
+	}
+	return k, nil
+}
+
+// kindOf returns the kind of an object by its Go type, and checks that any
+// apiVersion and kind it names agree.
+func (s *Server) kindOf(obj api.Object) (*kind, error) {
+	if obj == nil || reflect.ValueOf(obj).IsNil() {
+		return nil, NewBadRequest("no object given")
+	}
+	k, ok := s.byType[reflect.TypeOf(obj)]
+	if !ok {
+		return nil, NewBadRequest(fmt.Sprintf("the server does not serve objects of type %T", obj))
+	}
+	tm := obj.GetTypeMeta()
+	if (tm.Kind != "" && tm.Kind != k.kind) || (tm.APIVersion != "" && tm.APIVersion != k.apiVersion) {
+		return nil, NewBadRequest(fmt.Sprintf("the object's apiVersion %q and kind %q do not match the resource %s (%s, %s)",
+			tm.APIVersion, tm.Kind, k.gr, k.apiVersion, k.kind))
+	}
+	return k, nil
+}
+
+// key returns the store key of an object: /registry/<resource>/<ns>/<name>,
+// or /registry/<resource>/<name> when cluster-scoped.
+func (k *kind) key(namespace, name string) string {
+	if !k.namespaced {
+		return "/registry/" + k.gr.String() + "/" + name
+	}
+	return "/registry/" + k.gr.String() + "/" + namespace + "/" + name
+}
+
+// prefix returns the store prefix of a namespace's objects of this kind, or
+// of all of them when namespace is "" (or the kind is cluster-scoped).
+func (k *kind) prefix(namespace string) string {
+	if !k.namespaced || namespace == "" {
+		return "/registry/" + k.gr.String() + "/"
+	}
+	return "/registry/" + k.gr.String() + "/" + namespace + "/"
+}
+
+// newUID returns a random (version 4) UUID drawn from the server's source.
+func (s *Server) newUID() api.UID {
+	s.randMu.Lock()
+	hi, lo := s.rand.Uint64(), s.rand.Uint64()
+	s.randMu.Unlock()
+	hi = hi&^(0xf<<12) | 0x4<<12 // version 4
+	lo = lo&^(0x3<<62) | 0x2<<62 // RFC 4122 variant
+	return api.UID(fmt.Sprintf("%08x-%04x-%04x-%04x-%012x",
+		hi>>32, (hi>>16)&0xffff, hi&0xffff, lo>>48, lo&0xffffffffffff))
+}
+
+// nameSuffixAlphabet is Kubernetes' alphabet for generated names: no vowels
+// (no words by accident) and no easily confused characters.
+const nameSuffixAlphabet = "bcdfghjklmnpqrstvwxz2456789"
+
+// Generated names are a prefix of at most maxGeneratedPrefix bytes and a
+// random suffix of generatedSuffixLen characters, so they fit in 63.
+const (
+	generatedSuffixLen = 5
+	maxGeneratedPrefix = 63 - generatedSuffixLen
+)
+
+// generateName returns base, truncated, with a random suffix.
+func (s *Server) generateName(base string) string {
+	if len(base) > maxGeneratedPrefix {
+		base = base[:maxGeneratedPrefix]
+	}
+	b := []byte(base)
+	s.randMu.Lock()
+	for range generatedSuffixLen {
+		b = append(b, nameSuffixAlphabet[s.rand.IntN(len(nameSuffixAlphabet))])
+	}
+	s.randMu.Unlock()
+	return string(b)
+}
+
+// now is the server's time at Kubernetes' precision for timestamps.
+func (s *Server) now() api.Time { return api.NewTime(s.clock.Now()) }

@@ -1,0 +1,138 @@
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/store"
+)
+
+var scaleGR = GroupResource{Group: "autoscaling", Resource: "scale"}
+
+// GetScale returns the scale subresource of a replication controller
+// (autoscaling/v1 Scale): desired replicas, observed replicas, and the
+// selector as a string.
+func (s *Server) GetScale(_ context.Context, namespace, name string) (*api.Scale, error) {
+	k := s.kinds[ReplicationControllers]
+	rec, err := s.store.Get(k.key(namespace, name), 0)
+	if err != nil {
+		return nil, NewNotFound(k.gr, name)
+	}
+	return scaleOf(rec.Value.(*api.ReplicationController)), nil
+}
+
+func scaleOf(rc *api.ReplicationController) *api.Scale {
+	return &api.Scale{
+		TypeMeta: api.TypeMeta{APIVersion: "autoscaling/v1", Kind: "Scale"},
+		Metadata: api.ObjectMeta{
+			Name: rc.Metadata.Name, Namespace: rc.Metadata.Namespace, UID: rc.Metadata.UID,
+			ResourceVersion: rc.Metadata.ResourceVersion, CreationTimestamp: rc.Metadata.CreationTimestamp,
+		},
+		Spec:   api.ScaleSpec{Replicas: deref(rc.Spec.Replicas)},
+		Status: api.ScaleStatus{Replicas: rc.Status.Replicas, Selector: api.SelectorFromSet(rc.Spec.Selector).String()},
+	}
+}
+
+// UpdateScale sets a replication controller's spec.replicas from a Scale,
+// conditionally on the Scale's resourceVersion when it has one, and returns
+// the new Scale. Nothing else of the controller changes.
+func (s *Server) UpdateScale(_ context.Context, namespace string, scale *api.Scale) (*api.Scale, error) {
+	k := s.kinds[ReplicationControllers]
+	name := scale.Metadata.Name
+	if scale.Spec.Replicas < 0 {
+		return nil, NewInvalid(scaleGR.Group, "Scale", name, FieldErrors{
+			Invalid(NewPath("spec", "replicas"), scale.Spec.Replicas, "must be greater than or equal to 0"),
+		})
+	}
+	key := k.key(namespace, name)
+	for {
+		rec, err := s.store.Get(key, 0)
+		if err != nil {
+			return nil, NewNotFound(k.gr, name)
+		}
+		rc := rec.Value.(*api.ReplicationController)
+		if rv := scale.Metadata.ResourceVersion; rv != "" && rv != rc.Metadata.ResourceVersion {
+			return nil, NewConflict(k.gr, name, ConflictModified)
+		}
+		if deref(rc.Spec.Replicas) == scale.Spec.Replicas {
+			return scaleOf(rc), nil
+		}
+		next := shallowCopy(rc).(*api.ReplicationController)
+		next.Spec.Replicas = ptr(scale.Spec.Replicas)
+		next.Metadata.Generation++
+		rec, err = s.store.Update(key, next, rec.ModRev)
+		switch {
+		case err == nil:
+			return scaleOf(rec.Value.(*api.ReplicationController)), nil
+		case !errors.Is(err, store.ErrConflict):
+			return nil, NewInternalError(err)
+		case scale.Metadata.ResourceVersion != "":
+			return nil, NewConflict(k.gr, name, ConflictModified)
+		}
+	}
+}
+
+// Bind assigns a pending pod to a node, as the scheduler does through the
+// pods/binding subresource: it sets spec.nodeName (which an update may not
+// change) and the PodScheduled condition. A pod already bound gets
+// Conflict; one being deleted, Forbidden.
+func (s *Server) Bind(_ context.Context, namespace, name, node string) (*api.Pod, error) {
+	k := s.kinds[Pods]
+	if node == "" {
+		return nil, NewInvalid("", "Binding", name, FieldErrors{Required(NewPath("target", "name"), "")})
+	}
+	key := k.key(namespace, name)
+	for {
+		rec, err := s.store.Get(key, 0)
+		if err != nil {
+			return nil, NewNotFound(k.gr, name)
+		}
+		pod := rec.Value.(*api.Pod)
+		if pod.Spec.NodeName != "" {
+			return nil, NewConflict(k.gr, name, fmt.Sprintf("pod %s is already assigned to node %q", name, pod.Spec.NodeName))
+		}
+		if pod.Metadata.DeletionTimestamp != nil {
+			return nil, NewForbidden(k.gr, name, "pod is being deleted")
+		}
+		next := shallowCopy(pod).(*api.Pod)
+		next.Spec.NodeName = node
+		next.Status.Conditions = slices.DeleteFunc(slices.Clone(pod.Status.Conditions), func(c api.PodCondition) bool {
+			return c.Type == api.PodScheduled
+		})
+		next.Status.Conditions = append(next.Status.Conditions, api.PodCondition{
+			Type: api.PodScheduled, Status: api.ConditionTrue, LastTransitionTime: s.now(),
+		})
+		rec, err = s.store.Update(key, next, rec.ModRev)
+		if err == nil {
+			return rec.Value.(*api.Pod), nil
+		}
+		if !errors.Is(err, store.ErrConflict) {
+			return nil, NewInternalError(err)
+		}
+	}
+}
+
+// DeleteCollection deletes (or marks, as Delete does) every object the list
+// options select, and returns them as they were left.
+func (s *Server) DeleteCollection(ctx context.Context, resource, namespace string, listOpts ListOptions, opts api.DeleteOptions) (*List, error) {
+	l, err := s.List(ctx, resource, namespace, listOpts)
+	if err != nil {
+		return nil, err
+	}
+	out := &List{Metadata: l.Metadata}
+	for _, obj := range l.Items {
+		m := obj.GetObjectMeta()
+		got, err := s.Delete(ctx, resource, m.Namespace, m.Name, opts)
+		if IsNotFound(err) {
+			continue // deleted by someone else meanwhile
+		}
+		if err != nil {
+			return out, err
+		}
+		out.Items = append(out.Items, got)
+	}
+	return out, nil
+}

@@ -1,0 +1,198 @@
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"slices"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/store"
+)
+
+// namespaceRecheck is how long Sweep waits before looking again at a
+// terminating namespace whose content is not all gone yet (pods in their
+// grace period, objects held by finalizers).
+const namespaceRecheck = 5 * time.Second
+
+// noteGrace records that the object stored under key, just marked for
+// deletion, needs Sweep: a pod when its grace period ends, a terminating
+// namespace at once.
+func (s *Server) noteGrace(key string, obj api.Object) {
+	m := obj.GetObjectMeta()
+	var at time.Time
+	switch o := obj.(type) {
+	case *api.Namespace:
+		if o.Status.Phase != api.NamespaceTerminating {
+			return
+		}
+		at = s.clock.Now()
+	default:
+		if m.DeletionTimestamp == nil || deref(m.DeletionGracePeriodSeconds) == 0 {
+			return
+		}
+		at = m.DeletionTimestamp.Time
+	}
+	s.graceMu.Lock()
+	defer s.graceMu.Unlock()
+	if cur, ok := s.grace[key]; ok && !at.Before(cur) {
+		s.grace[key] = at
+		return
+	}
+	s.grace[key] = at
+	close(s.sweepWake)
+	s.sweepWake = make(chan struct{})
+}
+
+// dropGrace forgets key: it was removed.
+func (s *Server) dropGrace(key string) {
+	s.graceMu.Lock()
+	delete(s.grace, key)
+	s.graceMu.Unlock()
+}
+
+// NextSweep returns when Sweep next has work: the earliest end of a grace
+// period or namespace check. The simulator and Run use it to set a timer.
+func (s *Server) NextSweep() (time.Time, bool) {
+	s.graceMu.Lock()
+	defer s.graceMu.Unlock()
+	var next time.Time
+	for _, at := range s.grace {
+		if next.IsZero() || at.Before(next) {
+			next = at
+		}
+	}
+	return next, !next.IsZero()
+}
+
+// Sweep is the server's step for deletions that wait on time: it removes the
+// pods whose grace period has ended (and no finalizer holds), and for each
+// terminating namespace deletes its content and then, once it is empty, the
+// namespace itself — the job Kubernetes gives the kubelet and the namespace
+// controller. It returns how many objects it removed or deleted.
+func (s *Server) Sweep() int {
+	now := s.clock.Now()
+	s.graceMu.Lock()
+	var due []string
+	for key, at := range s.grace {
+		if !now.Before(at) {
+			due = append(due, key)
+		}
+	}
+	s.graceMu.Unlock()
+	slices.Sort(due) // map order must not leak into what happens
+
+	done := 0
+	for _, key := range due {
+		rec, err := s.store.Get(key, 0)
+		if err != nil {
+			s.dropGrace(key)
+			continue
+		}
+		switch obj := rec.Value.(type) {
+		case *api.Namespace:
+			done += s.sweepNamespace(key, obj, now)
+		default:
+			s.dropGrace(key)
+			m := obj.GetObjectMeta()
+			if len(m.Finalizers) > 0 || m.DeletionTimestamp == nil || now.Before(m.DeletionTimestamp.Time) {
+				continue // the finalizers' owner finishes it; or it changed
+			}
+			if _, err := s.store.Delete(key, rec.ModRev); err == nil {
+				s.release(obj)
+				s.log.Debug("grace period over: removed", zap.String("key", key))
+				done++
+			} else if errors.Is(err, store.ErrConflict) {
+				s.noteGrace(key, obj) // changed under us: look again later
+			}
+		}
+	}
+	return done
+}
+
+// sweepNamespace deletes what is left in a terminating namespace, and the
+// namespace once nothing is left.
+func (s *Server) sweepNamespace(key string, ns *api.Namespace, now time.Time) int {
+	done := 0
+	for _, resource := range slices.Sorted(maps.Keys(s.kinds)) {
+		k := s.kinds[resource]
+		if !k.namespaced {
+			continue
+		}
+		res, err := s.store.List(k.prefix(ns.Metadata.Name), store.ListOptions{})
+		if err != nil {
+			continue
+		}
+		for _, r := range res.Records {
+			m := r.Value.GetObjectMeta()
+			if m.DeletionTimestamp != nil {
+				continue // already on its way out
+			}
+			bg := api.DeletePropagationBackground
+			if _, err := s.Delete(context.Background(), resource, m.Namespace, m.Name, api.DeleteOptions{PropagationPolicy: &bg}); err == nil {
+				done++
+			}
+		}
+	}
+	s.dropGrace(key)
+	if s.anyLeft(ns.Metadata.Name) {
+		s.graceMu.Lock()
+		s.grace[key] = now.Add(namespaceRecheck)
+		s.graceMu.Unlock()
+		return done
+	}
+	rec, err := s.store.Get(key, 0)
+	if err != nil {
+		return done
+	}
+	if _, err := s.store.Delete(key, rec.ModRev); err == nil {
+		s.log.Debug("namespace empty: removed", zap.String("namespace", ns.Metadata.Name))
+		done++
+	}
+	return done
+}
+
+// anyLeft reports whether any object is still stored in the namespace.
+func (s *Server) anyLeft(namespace string) bool {
+	for _, k := range s.kinds {
+		if !k.namespaced {
+			continue
+		}
+		res, err := s.store.List(k.prefix(namespace), store.ListOptions{Limit: 1})
+		if err == nil && len(res.Records) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Run sweeps whenever a grace period or namespace check comes due, on the
+// server's clock, until ctx is done. The simulator calls Sweep itself.
+func (s *Server) Run(ctx context.Context) {
+	for {
+		s.graceMu.Lock()
+		wake := s.sweepWake
+		s.graceMu.Unlock()
+		var due <-chan time.Time
+		var timer interface{ Stop() bool }
+		if next, ok := s.NextSweep(); ok {
+			t := s.clock.NewTimer(next.Sub(s.clock.Now()))
+			timer, due = t, t.C()
+		}
+		select {
+		case <-ctx.Done():
+		case <-wake:
+		case <-due:
+			s.Sweep()
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+		if ctx.Err() != nil {
+			return
+		}
+	}
+}

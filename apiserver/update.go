@@ -1,0 +1,155 @@
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"slices"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/store"
+)
+
+// Update replaces an object's metadata and spec. A resourceVersion in obj
+// makes the update conditional on it (a stale one gets Conflict); none makes
+// it unconditional. Status is kept as stored; fields the server owns are
+// kept; generation rises when the spec changes; an update that changes
+// nothing writes nothing and returns the stored object. Removing the last
+// finalizer of an object being deleted deletes it.
+func (s *Server) Update(_ context.Context, obj api.Object) (api.Object, error) {
+	return s.update(obj, false)
+}
+
+// UpdateStatus replaces an object's status and nothing else, with Update's
+// concurrency rules. Kinds without a status subresource get MethodNotAllowed.
+func (s *Server) UpdateStatus(_ context.Context, obj api.Object) (api.Object, error) {
+	return s.update(obj, true)
+}
+
+func (s *Server) update(obj api.Object, status bool) (api.Object, error) {
+	k, err := s.kindOf(obj)
+	if err != nil {
+		return nil, err
+	}
+	if status && !k.hasStatus {
+		return nil, NewMethodNotSupported(k.gr, "update status")
+	}
+	in := obj.DeepCopyObject()
+	m := in.GetObjectMeta()
+	if !k.namespaced {
+		m.Namespace = ""
+	}
+	key := k.key(m.Namespace, m.Name)
+	// wantRV is the client's precondition; the loop reuses in, so keep it.
+	wantRV, wantUID := m.ResourceVersion, m.UID
+	for {
+		cur, err := s.store.Get(key, 0)
+		if err != nil {
+			return nil, NewNotFound(k.gr, m.Name)
+		}
+		old := cur.Value
+		om := old.GetObjectMeta()
+		if wantRV != "" && wantRV != om.ResourceVersion {
+			return nil, NewConflict(k.gr, m.Name, ConflictModified)
+		}
+		if wantUID != "" && wantUID != om.UID {
+			return nil, NewConflict(k.gr, m.Name, "Precondition failed: UID in precondition: "+string(wantUID)+", UID in object meta: "+string(om.UID))
+		}
+
+		var next api.Object
+		if status {
+			next = shallowCopy(old)
+			copyStatus(next, in)
+		} else {
+			next, err = s.prepareUpdate(k, in, old)
+			if err != nil {
+				return nil, err
+			}
+		}
+		nm := next.GetObjectMeta()
+		nm.ResourceVersion = om.ResourceVersion
+		if reflect.DeepEqual(next, old) {
+			return old, nil // no change: no write, no event
+		}
+
+		if nm.DeletionTimestamp != nil && len(nm.Finalizers) == 0 && graceOver(nm, s.clock.Now()) {
+			if _, err := s.store.Delete(key, cur.ModRev); err == nil {
+				s.dropGrace(key)
+				s.release(old)
+				s.log.Debug("deleted after its last finalizer", zap.String("resource", k.gr.String()), zap.String("key", api.KeyOf(nm)))
+				return next, nil
+			} else if !errors.Is(err, store.ErrConflict) {
+				return nil, NewInternalError(err)
+			}
+			continue // raced with another write: look again
+		}
+
+		rec, err := s.store.Update(key, next, cur.ModRev)
+		switch {
+		case err == nil:
+			return rec.Value, nil
+		case !errors.Is(err, store.ErrConflict):
+			return nil, NewInternalError(err)
+		case wantRV != "":
+			return nil, NewConflict(k.gr, m.Name, ConflictModified)
+		}
+		// An unconditional update lost a race: apply it to the new state.
+	}
+}
+
+// prepareUpdate turns the client's object into the one to store over old:
+// status and the server's metadata fields come from old, the per-kind
+// defaults and update validation run, and generation follows the spec.
+func (s *Server) prepareUpdate(k *kind, in, old api.Object) (api.Object, error) {
+	m, om := in.GetObjectMeta(), old.GetObjectMeta()
+	*in.GetTypeMeta() = *old.GetTypeMeta()
+	if k.hasStatus {
+		copyStatus(in, old)
+	}
+	m.UID = om.UID
+	m.CreationTimestamp = om.CreationTimestamp
+	m.DeletionTimestamp = om.DeletionTimestamp
+	m.DeletionGracePeriodSeconds = om.DeletionGracePeriodSeconds
+	if svc, ok := in.(*api.Service); ok {
+		keepClusterIP(svc, old.(*api.Service))
+	}
+	k.defaults(in)
+	errs := k.validateUpdate(in, old)
+	if om.DeletionTimestamp != nil {
+		for _, f := range m.Finalizers {
+			if !slices.Contains(om.Finalizers, f) {
+				errs = append(errs, Forbidden(NewPath("metadata", "finalizers"), "no new finalizers can be added if the object is being deleted, found new finalizers "+f))
+				break
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return nil, NewInvalid(k.gr.Group, k.kind, m.Name, errs)
+	}
+	m.Generation = om.Generation
+	if !reflect.DeepEqual(specOf(in), specOf(old)) {
+		m.Generation++
+	}
+	return in, nil
+}
+
+// keepClusterIP carries a service's allocated cluster IP into an update that
+// leaves it empty, as Kubernetes does, so that clients that never saw the IP
+// can still update the service.
+func keepClusterIP(svc, old *api.Service) {
+	if svc.Spec.ClusterIP == "" {
+		svc.Spec.ClusterIP = old.Spec.ClusterIP
+	}
+	if len(svc.Spec.ClusterIPs) == 0 {
+		svc.Spec.ClusterIPs = old.Spec.ClusterIPs
+	}
+}
+
+// graceOver reports whether an object marked for deletion has no grace
+// period left to wait for: none was given, it was zero, or it has ended.
+func graceOver(m *api.ObjectMeta, now time.Time) bool {
+	return m.DeletionGracePeriodSeconds == nil || *m.DeletionGracePeriodSeconds == 0 || !now.Before(m.DeletionTimestamp.Time)
+}
