@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"go.uber.org/zap"
 
@@ -50,7 +51,12 @@ func (s *Server) create(obj api.Object) (api.Object, error) {
 		resetStatus(in)
 	}
 	if ns, ok := in.(*api.Namespace); ok {
+		// Every namespace is born Active and held by the "kubernetes"
+		// finalizer, which Sweep removes once the namespace is empty.
 		ns.Status.Phase = api.NamespaceActive
+		if !slices.Contains(ns.Spec.Finalizers, api.FinalizerKubernetes) {
+			ns.Spec.Finalizers = append(ns.Spec.Finalizers, api.FinalizerKubernetes)
+		}
 	}
 
 	generated := m.Name == "" && m.GenerateName != ""

@@ -3,6 +3,7 @@ package apiserver_test
 import (
 	"context"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 	"time"
 
@@ -52,3 +53,5 @@ func rc(ns, name string, replicas int32) *api.ReplicationController {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func formatRev(rev int64) string { return strconv.FormatInt(rev, 10) }

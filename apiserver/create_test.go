@@ -1,0 +1,239 @@
+package apiserver_test
+
+import (
+	"math/rand/v2"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/internal/clock"
+	"github.com/miniplane/miniplane/store"
+)
+
+func TestNewServerHasDefaultNamespaces(t *testing.T) {
+	s, _ := newServer(t)
+	nss, _, err := apiserver.For[*api.Namespace](s).List(ctx, "", apiserver.ListOptions{})
+	require.NoError(t, err)
+	var names []string
+	for _, ns := range nss {
+		names = append(names, ns.Metadata.Name)
+		assert.Equal(t, api.NamespaceActive, ns.Status.Phase)
+	}
+	assert.Equal(t, []string{"default", "kube-system"}, names)
+}
+
+// TestCreateSetsServerOwnedMetadata sends every field the server owns with
+// junk in it: the server ignores what the client sent and sets its own.
+func TestCreateSetsServerOwnedMetadata(t *testing.T) {
+	s, clk := newServer(t)
+	clk.Step(1500) // nanoseconds: creationTimestamp keeps whole seconds only
+	in := pod("default", "web-1", nil)
+	in.Metadata.UID = "client-chosen"
+	in.Metadata.Generation = 7
+	in.Metadata.CreationTimestamp = api.NewTime(epoch.AddDate(-1, 0, 0))
+	ts := api.NewTime(epoch)
+	in.Metadata.DeletionTimestamp = &ts
+	in.Metadata.DeletionGracePeriodSeconds = ptr(int64(5))
+	in.Status.Phase = api.PodRunning // pods' status is reset on create
+	before := s.Store().Rev()
+
+	out, err := s.Create(ctx, in)
+	require.NoError(t, err)
+	p := out.(*api.Pod)
+	assert.Equal(t, api.TypeMeta{APIVersion: "v1", Kind: "Pod"}, p.TypeMeta)
+	assert.NotEqual(t, api.UID("client-chosen"), p.Metadata.UID)
+	assert.Len(t, p.Metadata.UID, 36)
+	assert.Equal(t, int64(1), p.Metadata.Generation)
+	assert.Equal(t, epoch, p.Metadata.CreationTimestamp.Time)
+	assert.Nil(t, p.Metadata.DeletionTimestamp)
+	assert.Nil(t, p.Metadata.DeletionGracePeriodSeconds)
+	assert.Equal(t, api.PodPhase(""), p.Status.Phase)
+	assert.Equal(t, formatRev(before+1), p.Metadata.ResourceVersion)
+
+	assert.Equal(t, api.UID("client-chosen"), in.Metadata.UID, "the caller's object is not changed")
+}
+
+func TestCreateIsReproducibleFromTheSeed(t *testing.T) {
+	run := func() []string {
+		clk := clock.NewFake(epoch)
+		s, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(7, 7))})
+		require.NoError(t, err)
+		var out []string
+		for range 3 {
+			in := pod("default", "", nil)
+			in.Metadata.GenerateName = "web-"
+			p, err := s.Create(ctx, in)
+			require.NoError(t, err)
+			out = append(out, p.GetObjectMeta().Name, string(p.GetObjectMeta().UID))
+		}
+		return out
+	}
+	assert.Equal(t, run(), run())
+}
+
+func TestCreateErrors(t *testing.T) {
+	tests := []struct {
+		name       string
+		obj        api.Object
+		wantReason api.StatusReason
+		wantCode   int32
+		wantMsg    string
+	}{
+		{
+			name:       "name taken",
+			obj:        pod("default", "taken", nil),
+			wantReason: api.StatusReasonAlreadyExists, wantCode: http.StatusConflict,
+			wantMsg: `pods "taken" already exists`,
+		},
+		{
+			name: "resourceVersion set",
+			obj: func() api.Object {
+				p := pod("default", "rv", nil)
+				p.Metadata.ResourceVersion = "5"
+				return p
+			}(),
+			wantReason: api.StatusReasonBadRequest, wantCode: http.StatusBadRequest,
+			wantMsg: "resourceVersion should not be set on objects to be created",
+		},
+		{
+			name:       "namespace missing",
+			obj:        pod("nowhere", "p", nil),
+			wantReason: api.StatusReasonNotFound, wantCode: http.StatusNotFound,
+			wantMsg: `namespaces "nowhere" not found`,
+		},
+		{
+			name: "kind disagrees with the type",
+			obj: func() api.Object {
+				p := pod("default", "p", nil)
+				p.Kind = "Service"
+				return p
+			}(),
+			wantReason: api.StatusReasonBadRequest, wantCode: http.StatusBadRequest,
+			wantMsg: `the object's apiVersion "" and kind "Service" do not match the resource pods (v1, Pod)`,
+		},
+		{
+			name:       "invalid object",
+			obj:        rc("default", "web", -1),
+			wantReason: api.StatusReasonInvalid, wantCode: http.StatusUnprocessableEntity,
+			wantMsg: `ReplicationController "web" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := newServer(t)
+			_, err := s.Create(ctx, pod("default", "taken", nil))
+			require.NoError(t, err)
+			before, err := s.Store().List("", store.ListOptions{})
+			require.NoError(t, err)
+
+			_, err = s.Create(ctx, tt.obj)
+			require.Error(t, err)
+			st := apiserver.StatusOf(err)
+			assert.Equal(t, tt.wantReason, st.Reason)
+			assert.Equal(t, tt.wantCode, st.Code)
+			assert.Equal(t, tt.wantMsg, st.Message)
+			assert.Equal(t, "Failure", st.Status)
+
+			after, err := s.Store().List("", store.ListOptions{})
+			require.NoError(t, err)
+			assert.Equal(t, before, after, "a rejected create changes nothing")
+		})
+	}
+}
+
+func TestCreateInTerminatingNamespaceIsForbidden(t *testing.T) {
+	s, _ := newServer(t)
+	_, err := s.Create(ctx, &api.Namespace{Metadata: api.ObjectMeta{Name: "doomed"}})
+	require.NoError(t, err)
+	_, err = s.Create(ctx, pod("doomed", "bound", nil))
+	require.NoError(t, err)
+	_, err = s.Bind(ctx, "doomed", "bound", "node-1") // keeps it in its grace period
+	require.NoError(t, err)
+	_, err = s.Delete(ctx, apiserver.Namespaces, "", "doomed", api.DeleteOptions{})
+	require.NoError(t, err)
+
+	_, err = s.Create(ctx, pod("doomed", "late", nil))
+	require.True(t, apiserver.IsForbidden(err), "got %v", err)
+	assert.Equal(t, "pods is forbidden: unable to create new content in namespace doomed because it is being terminated", err.Error())
+}
+
+func TestGenerateName(t *testing.T) {
+	s, _ := newServer(t)
+	seen := map[string]bool{}
+	for range 20 {
+		in := pod("default", "", nil)
+		in.Metadata.GenerateName = "web-"
+		out, err := s.Create(ctx, in)
+		require.NoError(t, err)
+		name := out.GetObjectMeta().Name
+		assert.Regexp(t, `^web-[bcdfghjklmnpqrstvwxz2456789]{5}$`, name)
+		assert.False(t, seen[name], "name %s given twice", name)
+		seen[name] = true
+	}
+
+	long := pod("default", "", nil)
+	long.Metadata.GenerateName = "a-very-long-prefix-that-goes-on-and-on-past-fifty-eight-bytes-"
+	out, err := s.Create(ctx, long)
+	require.NoError(t, err)
+	assert.Len(t, out.GetObjectMeta().Name, 63, "prefix truncated to 58 bytes, plus 5")
+}
+
+func TestServicesGetClusterIPs(t *testing.T) {
+	s, _ := newServer(t)
+	svc := func(name, clusterIP string) *api.Service {
+		return &api.Service{
+			Metadata: api.ObjectMeta{Namespace: "default", Name: name},
+			Spec: api.ServiceSpec{
+				Selector:  map[string]string{"app": name},
+				ClusterIP: clusterIP,
+				Ports:     []api.ServicePort{{Port: 80}},
+			},
+		}
+	}
+	a, err := apiserver.For[*api.Service](s).Create(ctx, svc("a", ""))
+	require.NoError(t, err)
+	b, err := apiserver.For[*api.Service](s).Create(ctx, svc("b", ""))
+	require.NoError(t, err)
+	assert.Equal(t, "10.96.0.1", a.Spec.ClusterIP)
+	assert.Equal(t, []string{"10.96.0.1"}, a.Spec.ClusterIPs)
+	assert.Equal(t, "10.96.0.2", b.Spec.ClusterIP)
+
+	headless, err := apiserver.For[*api.Service](s).Create(ctx, svc("h", api.ClusterIPNone))
+	require.NoError(t, err)
+	assert.Equal(t, api.ClusterIPNone, headless.Spec.ClusterIP)
+
+	_, err = apiserver.For[*api.Service](s).Create(ctx, svc("c", "10.96.0.2"))
+	require.True(t, apiserver.IsInvalid(err), "got %v", err)
+	assert.Contains(t, err.Error(), "provided IP is already allocated")
+	_, err = apiserver.For[*api.Service](s).Create(ctx, svc("d", "192.168.1.1"))
+	assert.Contains(t, err.Error(), "provided IP is not in the valid range. The range of valid IPs is 10.96.0.0/12")
+
+	// An update that leaves clusterIP empty keeps the allocated one.
+	upd := a.DeepCopy()
+	upd.Spec.ClusterIP, upd.Spec.ClusterIPs = "", nil
+	upd.Metadata.Labels = map[string]string{"x": "y"}
+	got, err := apiserver.For[*api.Service](s).Update(ctx, upd)
+	require.NoError(t, err)
+	assert.Equal(t, "10.96.0.1", got.Spec.ClusterIP)
+
+	// Deleting a service frees its address for the next one.
+	_, err = s.Delete(ctx, apiserver.Services, "default", "a", api.DeleteOptions{})
+	require.NoError(t, err)
+	again, err := apiserver.For[*api.Service](s).Create(ctx, svc("again", "10.96.0.1"))
+	require.NoError(t, err)
+	assert.Equal(t, "10.96.0.1", again.Spec.ClusterIP)
+}
+
+func TestClusterScopedObjectsIgnoreNamespace(t *testing.T) {
+	s, _ := newServer(t)
+	n, err := apiserver.For[*api.Node](s).Create(ctx, &api.Node{Metadata: api.ObjectMeta{Name: "node-1", Namespace: "default"}})
+	require.NoError(t, err)
+	assert.Empty(t, n.Metadata.Namespace)
+	got, err := apiserver.For[*api.Node](s).Get(ctx, "", "node-1")
+	require.NoError(t, err)
+	assert.Equal(t, n, got)
+}

@@ -1,0 +1,229 @@
+package apiserver_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
+)
+
+// createRC stores rc default/web with 3 replicas and returns it.
+func createRC(t *testing.T, s *apiserver.Server) *api.ReplicationController {
+	t.Helper()
+	out, err := apiserver.For[*api.ReplicationController](s).Create(ctx, rc("default", "web", 3))
+	require.NoError(t, err)
+	return out
+}
+
+func TestUpdateConcurrency(t *testing.T) {
+	tests := []struct {
+		name         string
+		rv           func(stored string) string
+		wantConflict bool
+	}{
+		{name: "current resourceVersion", rv: func(stored string) string { return stored }},
+		{name: "stale resourceVersion", rv: func(string) string { return "2" }, wantConflict: true},
+		{name: "no resourceVersion is unconditional", rv: func(string) string { return "" }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := newServer(t)
+			cur := createRC(t, s)
+			upd := cur.DeepCopy()
+			upd.Metadata.ResourceVersion = tt.rv(cur.Metadata.ResourceVersion)
+			upd.Metadata.Labels = map[string]string{"tier": "front"}
+			before := s.Store().Rev()
+
+			got, err := apiserver.For[*api.ReplicationController](s).Update(ctx, upd)
+			if tt.wantConflict {
+				require.True(t, apiserver.IsConflict(err), "got %v", err)
+				assert.Equal(t, `Operation cannot be fulfilled on replicationcontrollers "web": the object has been modified; please apply your changes to the latest version and try again`, err.Error())
+				assert.Equal(t, int32(409), apiserver.StatusOf(err).Code)
+				assert.Equal(t, before, s.Store().Rev(), "nothing written")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, map[string]string{"tier": "front"}, got.Metadata.Labels)
+			assert.Equal(t, formatRev(before+1), got.Metadata.ResourceVersion)
+		})
+	}
+}
+
+func TestUpdateMissingObjectIsNotFound(t *testing.T) {
+	s, _ := newServer(t)
+	_, err := s.Update(ctx, rc("default", "ghost", 1))
+	require.True(t, apiserver.IsNotFound(err), "got %v", err)
+	assert.Equal(t, `replicationcontrollers "ghost" not found`, err.Error())
+}
+
+func TestUpdateWithChangedUIDIsAConflict(t *testing.T) {
+	s, _ := newServer(t)
+	cur := createRC(t, s)
+	upd := cur.DeepCopy()
+	upd.Metadata.UID = "someone-else"
+	_, err := s.Update(ctx, upd)
+	require.True(t, apiserver.IsConflict(err), "got %v", err)
+	assert.Contains(t, err.Error(), "Precondition failed: UID in precondition: someone-else")
+}
+
+// TestGeneration checks that generation rises with spec changes only.
+func TestGeneration(t *testing.T) {
+	tests := []struct {
+		name    string
+		change  func(rc *api.ReplicationController)
+		status  bool
+		wantGen int64
+	}{
+		{name: "spec change", change: func(rc *api.ReplicationController) { rc.Spec.Replicas = ptr(int32(5)) }, wantGen: 2},
+		{name: "template change", change: func(rc *api.ReplicationController) { rc.Spec.Template.Spec.Containers[0].Image = "nginx:1.28" }, wantGen: 2},
+		{name: "label change", change: func(rc *api.ReplicationController) { rc.Metadata.Labels = map[string]string{"a": "b"} }, wantGen: 1},
+		{name: "annotation change", change: func(rc *api.ReplicationController) { rc.Metadata.Annotations = map[string]string{"a": "b"} }, wantGen: 1},
+		{name: "status change", change: func(rc *api.ReplicationController) { rc.Status.Replicas = 3 }, status: true, wantGen: 1},
+		{name: "generation sent by the client is ignored", change: func(rc *api.ReplicationController) { rc.Metadata.Generation = 99 }, wantGen: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := newServer(t)
+			rcs := apiserver.For[*api.ReplicationController](s)
+			upd := createRC(t, s).DeepCopy()
+			tt.change(upd)
+			var got *api.ReplicationController
+			var err error
+			if tt.status {
+				got, err = rcs.UpdateStatus(ctx, upd)
+			} else {
+				got, err = rcs.Update(ctx, upd)
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.wantGen, got.Metadata.Generation)
+		})
+	}
+}
+
+// TestNoOpUpdateWritesNothing: an update that changes nothing keeps the
+// resourceVersion and makes no watch event.
+func TestNoOpUpdateWritesNothing(t *testing.T) {
+	s, _ := newServer(t)
+	cur := createRC(t, s)
+	w, err := s.Watch(ctx, apiserver.ReplicationControllers, "default", apiserver.ListOptions{ResourceVersion: cur.Metadata.ResourceVersion})
+	require.NoError(t, err)
+	defer w.Stop()
+	before := s.Store().Rev()
+
+	for _, status := range []bool{false, true} {
+		var got api.Object
+		if status {
+			got, err = s.UpdateStatus(ctx, cur.DeepCopy())
+		} else {
+			got, err = s.Update(ctx, cur.DeepCopy())
+		}
+		require.NoError(t, err)
+		assert.Equal(t, cur.Metadata.ResourceVersion, got.GetObjectMeta().ResourceVersion)
+	}
+	assert.Equal(t, before, s.Store().Rev())
+	evs, err := w.Poll(nil, 0)
+	require.NoError(t, err)
+	assert.Empty(t, evs)
+}
+
+// TestStatusSubresourceIsolation: a main update never changes status, a
+// status update changes nothing but status.
+func TestStatusSubresourceIsolation(t *testing.T) {
+	s, _ := newServer(t)
+	rcs := apiserver.For[*api.ReplicationController](s)
+	cur := createRC(t, s)
+
+	main := cur.DeepCopy()
+	main.Spec.Replicas = ptr(int32(4))
+	main.Status.Replicas = 42 // ignored
+	afterMain, err := rcs.Update(ctx, main)
+	require.NoError(t, err)
+	assert.Equal(t, int32(4), *afterMain.Spec.Replicas)
+	assert.Zero(t, afterMain.Status.Replicas, "main update kept the stored status")
+
+	st := afterMain.DeepCopy()
+	st.Status.Replicas = 4
+	st.Status.ObservedGeneration = afterMain.Metadata.Generation
+	st.Spec.Replicas = ptr(int32(9))                // ignored
+	st.Metadata.Labels = map[string]string{"x": "y"} // ignored
+	afterStatus, err := rcs.UpdateStatus(ctx, st)
+	require.NoError(t, err)
+	assert.Equal(t, int32(4), afterStatus.Status.Replicas)
+	assert.Equal(t, int64(2), afterStatus.Status.ObservedGeneration)
+	assert.Equal(t, int32(4), *afterStatus.Spec.Replicas, "status update kept the spec")
+	assert.Nil(t, afterStatus.Metadata.Labels, "status update kept the metadata")
+	assert.Equal(t, afterMain.Metadata.Generation, afterStatus.Metadata.Generation)
+}
+
+func TestUpdateStatusOfKindWithoutStatusIsNotAllowed(t *testing.T) {
+	s, _ := newServer(t)
+	lease := &api.Lease{Metadata: api.ObjectMeta{Namespace: "kube-system", Name: "l"}}
+	_, err := s.Create(ctx, lease)
+	require.NoError(t, err)
+	_, err = s.UpdateStatus(ctx, lease)
+	require.True(t, apiserver.IsMethodNotSupported(err), "got %v", err)
+	assert.Equal(t, int32(405), apiserver.StatusOf(err).Code)
+}
+
+// TestUpdateKeepsServerOwnedFields: uid, creationTimestamp and the deletion
+// fields come from the stored object, whatever the client sends.
+func TestUpdateKeepsServerOwnedFields(t *testing.T) {
+	s, clk := newServer(t)
+	cur := createRC(t, s)
+	clk.Step(3600e9)
+	upd := cur.DeepCopy()
+	upd.Metadata.UID = ""
+	upd.Metadata.CreationTimestamp = api.Time{}
+	ts := api.NewTime(epoch)
+	upd.Metadata.DeletionTimestamp = &ts
+	upd.Metadata.Labels = map[string]string{"changed": "yes"}
+	got, err := apiserver.For[*api.ReplicationController](s).Update(ctx, upd)
+	require.NoError(t, err)
+	assert.Equal(t, cur.Metadata.UID, got.Metadata.UID)
+	assert.Equal(t, cur.Metadata.CreationTimestamp, got.Metadata.CreationTimestamp)
+	assert.Nil(t, got.Metadata.DeletionTimestamp)
+}
+
+// TestFinalizersHoldDeletion: an object with finalizers is only marked by a
+// delete; no new finalizer may be added while it is deleting; removing the
+// last one removes the object.
+func TestFinalizersHoldDeletion(t *testing.T) {
+	s, clk := newServer(t)
+	rcs := apiserver.For[*api.ReplicationController](s)
+	in := rc("default", "held", 1)
+	in.Metadata.Finalizers = []string{"example.com/a", "example.com/b"}
+	_, err := rcs.Create(ctx, in)
+	require.NoError(t, err)
+
+	clk.Step(10e9)
+	marked, err := rcs.Delete(ctx, "default", "held", api.DeleteOptions{PropagationPolicy: ptr(api.DeletePropagationBackground)})
+	require.NoError(t, err)
+	require.NotNil(t, marked.Metadata.DeletionTimestamp)
+	assert.Equal(t, epoch.Add(10e9), marked.Metadata.DeletionTimestamp.Time)
+	assert.Equal(t, int64(0), *marked.Metadata.DeletionGracePeriodSeconds)
+	assert.Equal(t, int64(2), marked.Metadata.Generation, "marking bumps generation")
+
+	add := marked.DeepCopy()
+	add.Metadata.Finalizers = append(add.Metadata.Finalizers, "example.com/c")
+	_, err = rcs.Update(ctx, add)
+	require.True(t, apiserver.IsInvalid(err), "got %v", err)
+	assert.Contains(t, err.Error(), "metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted")
+
+	one := marked.DeepCopy()
+	one.Metadata.Finalizers = []string{"example.com/b"}
+	left, err := rcs.Update(ctx, one)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"example.com/b"}, left.Metadata.Finalizers)
+	_, err = rcs.Get(ctx, "default", "held")
+	require.NoError(t, err, "still there with one finalizer")
+
+	none := left.DeepCopy()
+	none.Metadata.Finalizers = nil
+	_, err = rcs.Update(ctx, none)
+	require.NoError(t, err)
+	_, err = rcs.Get(ctx, "default", "held")
+	assert.True(t, apiserver.IsNotFound(err), "removing the last finalizer removed it, got %v", err)
+}
