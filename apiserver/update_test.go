@@ -147,7 +147,7 @@ func TestStatusSubresourceIsolation(t *testing.T) {
 	st := afterMain.DeepCopy()
 	st.Status.Replicas = 4
 	st.Status.ObservedGeneration = afterMain.Metadata.Generation
-	st.Spec.Replicas = ptr(int32(9))                // ignored
+	st.Spec.Replicas = ptr(int32(9))                 // ignored
 	st.Metadata.Labels = map[string]string{"x": "y"} // ignored
 	afterStatus, err := rcs.UpdateStatus(ctx, st)
 	require.NoError(t, err)
