@@ -1,0 +1,179 @@
+package informer
+
+import (
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/miniplane/miniplane/api"
+)
+
+// Handler receives an informer's notifications. Calls to one handler are
+// sequential and, per object, in order. OnDelete's obj is an api.Object, or a
+// DeletedFinalStateUnknown when the deletion was missed (see DeletedObject).
+// Kubernetes: cache.ResourceEventHandler.
+type Handler interface {
+	OnAdd(obj api.Object, isInInitialList bool)
+	OnUpdate(oldObj, newObj api.Object)
+	OnDelete(obj any)
+}
+
+// HandlerFuncs adapts functions to a Handler; nil ones are skipped.
+type HandlerFuncs struct {
+	AddFunc    func(obj api.Object, isInInitialList bool)
+	UpdateFunc func(oldObj, newObj api.Object)
+	DeleteFunc func(obj any)
+}
+
+// OnAdd implements Handler.
+func (h HandlerFuncs) OnAdd(obj api.Object, isInInitialList bool) {
+	if h.AddFunc != nil {
+		h.AddFunc(obj, isInInitialList)
+	}
+}
+
+// OnUpdate implements Handler.
+func (h HandlerFuncs) OnUpdate(oldObj, newObj api.Object) {
+	if h.UpdateFunc != nil {
+		h.UpdateFunc(oldObj, newObj)
+	}
+}
+
+// OnDelete implements Handler.
+func (h HandlerFuncs) OnDelete(obj any) {
+	if h.DeleteFunc != nil {
+		h.DeleteFunc(obj)
+	}
+}
+
+type notificationKind uint8
+
+const (
+	notifyAdd notificationKind = iota
+	notifyUpdate
+	notifyDelete
+)
+
+type notification struct {
+	kind     notificationKind
+	old, obj api.Object
+	deleted  any
+	initial  bool // an add from the initial list (or the synthetic adds of a late handler)
+}
+
+// backlogWarnAt is the first backlog size at which a registration warns; it
+// warns again each time its backlog doubles past the last warning.
+const backlogWarnAt = 1024
+
+// Registration is one handler on an informer, with its own queue of
+// notifications: a slow handler delays only itself. Kubernetes:
+// ResourceEventHandlerRegistration and the processorListener behind it.
+type Registration struct {
+	handler  Handler
+	resync   time.Duration
+	informer *Informer
+	log      *zap.Logger
+	// syncing marks the handlers a resync in progress is for; guarded by
+	// informer.processMu.
+	syncing bool
+
+	// mu guards the fields below.
+	mu sync.Mutex
+	// pending holds notifications not yet handed to the handler, oldest
+	// first; head is the index of the oldest.
+	pending []notification
+	head    int
+	// initialLeft counts the initial-list adds still pending: the
+	// registration has synced when the informer has and it is 0.
+	initialLeft int
+	warnAt      int
+	// nextResync is when the handler is next due a resync (zero: never).
+	nextResync time.Time
+	// ready is closed while pending is non-empty.
+	ready   chan struct{}
+	removed bool
+}
+
+func (r *Registration) enqueue(n notification) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.removed {
+		return
+	}
+	r.pending = append(r.pending, n)
+	if n.initial {
+		r.initialLeft++
+	}
+	if size := len(r.pending) - r.head; size >= r.warnAt {
+		r.log.Warn("slow event handler: backlog growing", zap.Int("pending", size))
+		r.warnAt *= 2
+	}
+	select {
+	case <-r.ready:
+	default:
+		close(r.ready)
+	}
+}
+
+// DispatchOne hands the oldest pending notification to the handler and
+// reports whether there was one. It is the registration's step.
+func (r *Registration) DispatchOne() bool {
+	r.mu.Lock()
+	if r.head == len(r.pending) {
+		r.mu.Unlock()
+		return false
+	}
+	n := r.pending[r.head]
+	r.pending[r.head] = notification{}
+	r.head++
+	if r.head == len(r.pending) {
+		r.pending, r.head = r.pending[:0], 0
+		r.ready = make(chan struct{})
+	} else if r.head > 1024 && r.head*2 > len(r.pending) {
+		r.pending = append(r.pending[:0], r.pending[r.head:]...)
+		r.head = 0
+	}
+	r.mu.Unlock()
+
+	switch n.kind {
+	case notifyAdd:
+		r.handler.OnAdd(n.obj, n.initial)
+	case notifyUpdate:
+		r.handler.OnUpdate(n.old, n.obj)
+	case notifyDelete:
+		r.handler.OnDelete(n.deleted)
+	}
+	if n.initial {
+		r.mu.Lock()
+		r.initialLeft--
+		r.mu.Unlock()
+		r.informer.noteHandlerProgress()
+	}
+	return true
+}
+
+// Pending returns how many notifications wait for the handler.
+func (r *Registration) Pending() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.pending) - r.head
+}
+
+// Ready returns a channel closed while notifications are pending.
+func (r *Registration) Ready() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ready
+}
+
+// HasSynced reports whether the informer has synced and this handler has
+// been handed every object of the initial list.
+func (r *Registration) HasSynced() bool {
+	if !r.informer.HasSynced() {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.initialLeft == 0
+}

@@ -1,0 +1,225 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/internal/clock"
+)
+
+// Backoff between failed lists, as client-go's reflector: 800 ms doubling to
+// 30 s, back to the start after two minutes without a failure. There is no
+// jitter: every instance has its own clock and cache, and a reproducible run
+// matters more here than spreading a thundering herd.
+const (
+	backoffInitial = 800 * time.Millisecond
+	backoffMax     = 30 * time.Second
+	backoffReset   = 2 * time.Minute
+)
+
+// reflectorSink is what a Reflector feeds: a DeltaFIFO.
+type reflectorSink interface {
+	Add(obj api.Object)
+	Update(obj api.Object)
+	Delete(obj api.Object)
+	Replace(list []api.Object)
+}
+
+// Reflector keeps a sink in step with a ListerWatcher: it lists, replaces
+// the sink's contents with the list, then watches from the list's
+// resourceVersion, turning each event into a delta. A watch that closes is
+// reopened from the last resourceVersion seen, without a relist; a 410
+// Gone (the history moved past it) or any other failure leads to a relist
+// after a backoff. Kubernetes: cache.Reflector.
+//
+// Step does one unit of that and returns; Run loops it. Step must not be
+// called concurrently with itself.
+type Reflector struct {
+	lw    ListerWatcher
+	sink  reflectorSink
+	clock clock.Clock
+	log   *zap.Logger
+
+	// State owned by the goroutine that steps the reflector.
+	watch       apiserver.Watcher // nil: list (or re-watch) next
+	needList    bool              // the next step lists, rather than re-watches
+	lastRV      string            // resourceVersion of the newest event applied
+	notBefore   time.Time         // no list or watch before this (backoff)
+	backoff     time.Duration
+	lastFailure time.Time
+	buf         []apiserver.WatchEvent
+
+	// Counters, for tests and the simulator's trace.
+	Lists, Watches int
+}
+
+// NewReflector returns a reflector that will list lw into sink. It starts
+// nothing.
+func NewReflector(lw ListerWatcher, sink reflectorSink, clk clock.Clock, log *zap.Logger) *Reflector {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	return &Reflector{lw: lw, sink: sink, clock: clk, log: log, needList: true}
+}
+
+// LastSyncResourceVersion returns the resourceVersion the reflector has
+// applied everything up to.
+func (r *Reflector) LastSyncResourceVersion() string { return r.lastRV }
+
+// maxEventsPerStep bounds one Step's work, so one busy watch cannot starve
+// the steps of others in a simulation.
+const maxEventsPerStep = 256
+
+// Step does one unit of the reflector's work: a list and the start of a
+// watch, a re-watch, or the delivery of the watch's pending events. It
+// returns whether it did anything; false means wait on Wait's channels.
+func (r *Reflector) Step(ctx context.Context) bool {
+	if r.clock.Now().Before(r.notBefore) {
+		return false
+	}
+	if r.watch == nil {
+		if r.needList {
+			return r.list(ctx)
+		}
+		return r.startWatch(ctx)
+	}
+	evs, err := r.watch.Poll(r.buf[:0], maxEventsPerStep)
+	defer func() { clear(evs); r.buf = evs[:0] }()
+	for _, ev := range evs {
+		if ev.Type == api.WatchError {
+			r.stopWatch()
+			status := ev.Status
+			if status != nil && status.Code == 410 {
+				r.log.Info("watch expired; relisting", zap.String("resourceVersion", r.lastRV), zap.String("reason", status.Message))
+			} else {
+				r.log.Warn("watch failed; relisting", zap.Any("status", status))
+			}
+			r.fail()
+			return true
+		}
+		r.apply(ev)
+	}
+	if errors.Is(err, apiserver.ErrWatchClosed) {
+		r.log.Debug("watch closed; watching again", zap.String("resourceVersion", r.lastRV))
+		r.stopWatch()
+		return true
+	}
+	return len(evs) > 0
+}
+
+// apply turns one watch event into a delta and advances lastRV.
+func (r *Reflector) apply(ev apiserver.WatchEvent) {
+	switch ev.Type {
+	case api.WatchAdded:
+		r.sink.Add(ev.Object)
+	case api.WatchModified:
+		r.sink.Update(ev.Object)
+	case api.WatchDeleted:
+		r.sink.Delete(ev.Object)
+	case api.WatchBookmark:
+	}
+	r.lastRV = ev.Object.GetObjectMeta().ResourceVersion
+}
+
+// list lists the resource, replaces the sink's contents, and starts the
+// watch from the list's revision.
+func (r *Reflector) list(ctx context.Context) bool {
+	r.Lists++
+	l, err := r.lw.List(ctx, apiserver.ListOptions{ResourceVersion: r.lastRV})
+	if apiserver.IsGone(err) || apiserver.IsTimeout(err) {
+		// The last revision seen is no longer (or not yet) servable: a
+		// consistent list of the latest state does.
+		l, err = r.lw.List(ctx, apiserver.ListOptions{})
+	}
+	if err != nil {
+		r.log.Warn("list failed", zap.Error(err))
+		r.fail()
+		return true
+	}
+	r.sink.Replace(l.Items)
+	r.lastRV = l.Metadata.ResourceVersion
+	r.needList = false
+	r.log.Debug("listed", zap.Int("items", len(l.Items)), zap.String("resourceVersion", r.lastRV))
+	r.startWatch(ctx)
+	return true
+}
+
+// startWatch watches from lastRV: strictly after it, so nothing applied is
+// applied twice and, because the store replays its history, nothing written
+// since is missed.
+func (r *Reflector) startWatch(ctx context.Context) bool {
+	r.Watches++
+	w, err := r.lw.Watch(ctx, apiserver.ListOptions{ResourceVersion: r.lastRV, AllowWatchBookmarks: true})
+	if err != nil {
+		if !apiserver.IsGone(err) {
+			r.log.Warn("watch failed", zap.Error(err))
+		}
+		r.fail()
+		return true
+	}
+	r.watch = w
+	return true
+}
+
+// fail schedules a relist after the backoff.
+func (r *Reflector) fail() {
+	now := r.clock.Now()
+	switch {
+	case r.backoff == 0 || now.Sub(r.lastFailure) > backoffReset:
+		r.backoff = backoffInitial
+	default:
+		r.backoff = min(2*r.backoff, backoffMax)
+	}
+	r.lastFailure = now
+	r.notBefore = now.Add(r.backoff)
+	r.needList = true
+}
+
+func (r *Reflector) stopWatch() {
+	if r.watch != nil {
+		r.watch.Stop()
+		r.watch = nil
+	}
+}
+
+// NextWake returns when a backing-off reflector may step again.
+func (r *Reflector) NextWake() (time.Time, bool) {
+	if r.clock.Now().Before(r.notBefore) {
+		return r.notBefore, true
+	}
+	return time.Time{}, false
+}
+
+// Run steps the reflector until ctx is done, waiting on its watch or its
+// backoff timer between steps, and stops the watch on the way out.
+func (r *Reflector) Run(ctx context.Context) {
+	defer r.stopWatch()
+	for ctx.Err() == nil {
+		if r.Step(ctx) {
+			continue
+		}
+		var ready <-chan struct{}
+		if r.watch != nil {
+			ready = r.watch.Ready()
+		}
+		var due <-chan time.Time
+		var timer clock.Timer
+		if at, ok := r.NextWake(); ok {
+			timer = r.clock.NewTimer(at.Sub(r.clock.Now()))
+			due = timer.C()
+		}
+		select {
+		case <-ctx.Done():
+		case <-ready:
+		case <-due:
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+	}
+}
