@@ -237,3 +237,37 @@ func TestClusterScopedObjectsIgnoreNamespace(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, n, got)
 }
+
+// TestServiceTypeChangeMovesItsClusterIP: a service that becomes
+// ExternalName gives its address back; one that stops being ExternalName
+// gets a new one.
+func TestServiceTypeChangeMovesItsClusterIP(t *testing.T) {
+	s, _ := newServer(t)
+	svcs := apiserver.For[*api.Service](s)
+	svc, err := svcs.Create(ctx, &api.Service{
+		Metadata: api.ObjectMeta{Namespace: "default", Name: "web"},
+		Spec:     api.ServiceSpec{Selector: map[string]string{"app": "web"}, Ports: []api.ServicePort{{Port: 80}}},
+	})
+	require.NoError(t, err)
+	require.Equal(t, "10.96.0.1", svc.Spec.ClusterIP)
+
+	ext := svc.DeepCopy()
+	ext.Spec = api.ServiceSpec{Type: api.ServiceTypeExternalName, ExternalName: "example.com"}
+	ext, err = svcs.Update(ctx, ext)
+	require.NoError(t, err)
+	assert.Empty(t, ext.Spec.ClusterIP)
+
+	other, err := svcs.Create(ctx, &api.Service{
+		Metadata: api.ObjectMeta{Namespace: "default", Name: "other"},
+		Spec:     api.ServiceSpec{ClusterIP: "10.96.0.1", Ports: []api.ServicePort{{Port: 80}}},
+	})
+	require.NoError(t, err, "the freed address can be taken")
+	assert.Equal(t, "10.96.0.1", other.Spec.ClusterIP)
+
+	back := ext.DeepCopy()
+	back.Spec = api.ServiceSpec{Selector: map[string]string{"app": "web"}, Ports: []api.ServicePort{{Port: 80}}}
+	back, err = svcs.Update(ctx, back)
+	require.NoError(t, err)
+	assert.Equal(t, "10.96.0.2", back.Spec.ClusterIP)
+	assert.Equal(t, []string{"10.96.0.2"}, back.Spec.ClusterIPs)
+}

@@ -94,30 +94,18 @@ func (s *Server) List(_ context.Context, resource, namespace string, opts ListOp
 func (s *Server) listStart(prefix string, opts ListOptions) (rev int64, after string, limit int64, err error) {
 	limit = max(opts.Limit, 0)
 	rv, match := opts.ResourceVersion, opts.ResourceVersionMatch
+	if errs := validateListOptions(opts); len(errs) > 0 {
+		return 0, "", 0, NewInvalid("meta.k8s.io", "ListOptions", "", errs)
+	}
 	if opts.Continue != "" {
-		if rv != "" {
+		if rv != "" && rv != "0" {
 			return 0, "", 0, NewBadRequest("specifying resource version is not allowed when using continue")
-		}
-		if match != "" {
-			return 0, "", 0, NewBadRequest("resourceVersionMatch is forbidden when continue is provided")
 		}
 		rev, start, err := decodeContinue(opts.Continue)
 		if err != nil {
 			return 0, "", 0, err
 		}
 		return rev, prefix + start, limit, nil
-	}
-	switch match {
-	case "":
-	case MatchExact, MatchNotOlderThan:
-		if rv == "" {
-			return 0, "", 0, NewBadRequest(fmt.Sprintf("resourceVersionMatch %q is forbidden unless resourceVersion is provided", match))
-		}
-		if match == MatchExact && rv == "0" {
-			return 0, "", 0, NewBadRequest(`resourceVersionMatch "Exact" is forbidden for resourceVersion "0"`)
-		}
-	default:
-		return 0, "", 0, NewBadRequest(fmt.Sprintf("unsupported resourceVersionMatch %q: supported values: %q, %q", match, MatchExact, MatchNotOlderThan))
 	}
 	switch rv {
 	case "":
@@ -136,6 +124,25 @@ func (s *Server) listStart(prefix string, opts ListOptions) (rev int64, after st
 		return 0, "", 0, NewTooLargeResourceVersion(n, cur)
 	}
 	return 0, "", limit, nil // not older than N: the latest is
+}
+
+// validateListOptions applies Kubernetes' rules for resourceVersionMatch on
+// a list (apimachinery's ValidateListOptions).
+func validateListOptions(opts ListOptions) FieldErrors {
+	p := NewPath("resourceVersionMatch")
+	switch match := opts.ResourceVersionMatch; {
+	case match == "":
+		return nil
+	case match != MatchExact && match != MatchNotOlderThan:
+		return FieldErrors{NotSupported(p, match, MatchExact, MatchNotOlderThan, "")}
+	case opts.Continue != "":
+		return FieldErrors{Forbidden(p, "resourceVersionMatch is forbidden when continue is provided")}
+	case opts.ResourceVersion == "":
+		return FieldErrors{Forbidden(p, "resourceVersionMatch is forbidden unless resourceVersion is provided")}
+	case match == MatchExact && opts.ResourceVersion == "0":
+		return FieldErrors{Forbidden(p, `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`)}
+	}
+	return nil
 }
 
 // readError maps a store read error to the API's.

@@ -60,6 +60,7 @@ func (s *Server) update(obj api.Object, status bool) (api.Object, error) {
 		}
 
 		var next api.Object
+		undo := func() {}
 		if status {
 			next = shallowCopy(old)
 			copyStatus(next, in)
@@ -68,10 +69,17 @@ func (s *Server) update(obj api.Object, status bool) (api.Object, error) {
 			if err != nil {
 				return nil, err
 			}
+			if svc, ok := next.(*api.Service); ok && svc.Spec.ClusterIP == "" {
+				// It newly needs an address (it was ExternalName).
+				if undo, err = s.allocate(k, svc); err != nil {
+					return nil, err
+				}
+			}
 		}
 		nm := next.GetObjectMeta()
 		nm.ResourceVersion = om.ResourceVersion
 		if reflect.DeepEqual(next, old) {
+			undo()
 			return old, nil // no change: no write, no event
 		}
 
@@ -88,9 +96,12 @@ func (s *Server) update(obj api.Object, status bool) (api.Object, error) {
 		}
 
 		rec, err := s.store.Update(key, next, cur.ModRev)
-		switch {
-		case err == nil:
+		if err == nil {
+			s.releaseReplaced(old, next)
 			return rec.Value, nil
+		}
+		undo()
+		switch {
 		case !errors.Is(err, store.ErrConflict):
 			return nil, NewInternalError(err)
 		case wantRV != "":
@@ -136,10 +147,23 @@ func (s *Server) prepareUpdate(k *kind, in, old api.Object) (api.Object, error) 
 	return in, nil
 }
 
+// releaseReplaced gives back what an update took away from an object: the
+// cluster IP of a service that became ExternalName.
+func (s *Server) releaseReplaced(old, next api.Object) {
+	o, ok := old.(*api.Service)
+	if !ok || next.(*api.Service).Spec.ClusterIP == o.Spec.ClusterIP {
+		return
+	}
+	s.release(old)
+}
+
 // keepClusterIP carries a service's allocated cluster IP into an update that
 // leaves it empty, as Kubernetes does, so that clients that never saw the IP
 // can still update the service.
 func keepClusterIP(svc, old *api.Service) {
+	if svc.Spec.Type == api.ServiceTypeExternalName {
+		return // an ExternalName service has no cluster IP
+	}
 	if svc.Spec.ClusterIP == "" {
 		svc.Spec.ClusterIP = old.Spec.ClusterIP
 	}

@@ -154,7 +154,7 @@ func TestStatusSubresourceIsolation(t *testing.T) {
 	assert.Equal(t, int32(4), afterStatus.Status.Replicas)
 	assert.Equal(t, int64(2), afterStatus.Status.ObservedGeneration)
 	assert.Equal(t, int32(4), *afterStatus.Spec.Replicas, "status update kept the spec")
-	assert.Nil(t, afterStatus.Metadata.Labels, "status update kept the metadata")
+	assert.Equal(t, afterMain.Metadata.Labels, afterStatus.Metadata.Labels, "status update kept the metadata")
 	assert.Equal(t, afterMain.Metadata.Generation, afterStatus.Metadata.Generation)
 }
 

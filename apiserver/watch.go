@@ -69,8 +69,8 @@ func (s *Server) Watch(_ context.Context, resource, namespace string, opts ListO
 		if opts.SendInitialEvents != nil {
 			w.initial = append(w.initial, WatchEvent{Type: api.WatchBookmark, Object: w.bookmark(from, true)})
 		}
-	case rv == "":
-		from = s.store.Rev()
+	case rv == "" || rv == "0":
+		from = s.store.Rev() // no initial events: start now
 	default:
 		if from, err = parseRV(rv); err != nil {
 			return nil, err
@@ -83,7 +83,7 @@ func (s *Server) Watch(_ context.Context, resource, namespace string, opts ListO
 	} else if err != nil {
 		return nil, NewInternalError(err)
 	}
-	w.lastRV = from
+	w.lastRV, w.bookmarkRV = from, from
 	return w, nil
 }
 
@@ -116,8 +116,9 @@ type watch struct {
 	mu           sync.Mutex
 	initial      []WatchEvent // synthetic events not yet handed out
 	lastRV       int64        // every event at or below it has been handed out
-	lastBookmark time.Time
-	closed       bool // Stop was called, or the ERROR event was handed out
+	lastBookmark time.Time    // when the last BOOKMARK was handed out
+	bookmarkRV   int64        // and the resourceVersion it carried
+	closed       bool         // Stop was called, or the ERROR event was handed out
 	buf          []store.Event[api.Object]
 }
 
@@ -146,12 +147,10 @@ func (w *watch) Poll(dst []WatchEvent, limit int) ([]WatchEvent, error) {
 	}
 	clear(evs)
 	w.buf = evs[:0]
-	if progress > w.lastRV {
-		w.lastRV = progress
-		if w.bookmarks && w.s.clock.Since(w.lastBookmark) >= w.s.bookmarkEvery {
-			dst = append(dst, WatchEvent{Type: api.WatchBookmark, Object: w.bookmark(progress, false)})
-			w.lastBookmark = w.s.clock.Now()
-		}
+	w.lastRV = max(w.lastRV, progress)
+	if w.bookmarks && w.lastRV > w.bookmarkRV && w.s.clock.Since(w.lastBookmark) >= w.s.bookmarkEvery {
+		dst = append(dst, WatchEvent{Type: api.WatchBookmark, Object: w.bookmark(w.lastRV, false)})
+		w.lastBookmark, w.bookmarkRV = w.s.clock.Now(), w.lastRV
 	}
 	switch {
 	case err == nil:

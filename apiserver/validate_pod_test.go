@@ -1,0 +1,303 @@
+package apiserver
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/miniplane/miniplane/api"
+)
+
+func ptrTo[T any](v T) *T { return &v }
+
+// validPod uses most of what a pod spec models, all of it valid.
+func validPod() *api.Pod {
+	return &api.Pod{
+		Metadata: api.ObjectMeta{Name: "web-1", Namespace: "default", Labels: map[string]string{"app": "web"}},
+		Spec: api.PodSpec{
+			InitContainers: []api.Container{{Name: "init", Image: "busybox:1.36", Command: []string{"true"}}},
+			Containers: []api.Container{{
+				Name:  "web",
+				Image: "nginx:1.25",
+				Ports: []api.ContainerPort{{Name: "http", ContainerPort: 80}, {ContainerPort: 443, HostPort: 8443}},
+				Env:   []api.EnvVar{{Name: "MODE", Value: "prod"}, {Name: "1weird.name-ok"}},
+				Resources: api.ResourceRequirements{
+					Limits:   api.ResourceList{"cpu": "500m", "memory": "128Mi", "example.com/gpu": "1"},
+					Requests: api.ResourceList{"cpu": "250m", "memory": "64Mi"},
+				},
+				LivenessProbe:  &api.Probe{ProbeHandler: api.ProbeHandler{HTTPGet: &api.HTTPGetAction{Port: api.FromString("http")}}},
+				ReadinessProbe: &api.Probe{ProbeHandler: api.ProbeHandler{TCPSocket: &api.TCPSocketAction{Port: api.FromInt(80)}}},
+			}, {Name: "sidecar", Image: "envoyproxy/envoy@sha256:abc"}},
+			NodeSelector:       map[string]string{"kubernetes.io/os": "linux"},
+			ServiceAccountName: "default",
+			Hostname:           "web-1",
+			Subdomain:          "web",
+			Tolerations: []api.Toleration{
+				{Key: "node.kubernetes.io/not-ready", Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute, TolerationSeconds: ptrTo(int64(300))},
+				{Key: "dedicated", Value: "web", Effect: api.TaintEffectNoSchedule},
+			},
+		},
+	}
+}
+
+func TestDefaultPod(t *testing.T) {
+	pod := validPod()
+	pod.Spec.Containers = append(pod.Spec.Containers,
+		api.Container{Name: "latest", Image: "nginx:latest"},
+		api.Container{Name: "untagged", Image: "localhost:5000/web"},
+		api.Container{Name: "pinned", Image: "web", ImagePullPolicy: api.PullNever})
+	defaultPod(pod)
+	s := pod.Spec
+	assert.Equal(t, api.RestartPolicyAlways, s.RestartPolicy)
+	assert.Equal(t, api.DNSClusterFirst, s.DNSPolicy)
+	assert.Equal(t, "default-scheduler", s.SchedulerName)
+	require.NotNil(t, s.TerminationGracePeriodSeconds)
+	assert.Equal(t, int64(30), *s.TerminationGracePeriodSeconds)
+
+	policies := map[string]api.PullPolicy{}
+	for _, c := range append(s.InitContainers, s.Containers...) {
+		policies[c.Name] = c.ImagePullPolicy
+	}
+	assert.Equal(t, map[string]api.PullPolicy{
+		"init":     api.PullIfNotPresent, // tagged
+		"web":      api.PullIfNotPresent,
+		"sidecar":  api.PullIfNotPresent, // pinned by digest
+		"latest":   api.PullAlways,
+		"untagged": api.PullAlways, // the ':' is the registry's port
+		"pinned":   api.PullNever,  // set by the client
+	}, policies)
+
+	web := s.Containers[0]
+	assert.Equal(t, api.ProtocolTCP, web.Ports[0].Protocol)
+	assert.Equal(t, api.ProtocolTCP, web.Ports[1].Protocol)
+	// Requests default to limits where missing; set ones stay.
+	assert.Equal(t, api.ResourceList{"cpu": "250m", "memory": "64Mi", "example.com/gpu": "1"}, web.Resources.Requests)
+	assert.Equal(t, &api.Probe{
+		ProbeHandler:   api.ProbeHandler{HTTPGet: &api.HTTPGetAction{Path: "/", Port: api.FromString("http"), Scheme: "HTTP"}},
+		TimeoutSeconds: 1, PeriodSeconds: 10, SuccessThreshold: 1, FailureThreshold: 3,
+	}, web.LivenessProbe)
+	assert.Nil(t, s.Containers[1].Resources.Requests, "no limits, no requests")
+
+	// Defaulting twice changes nothing more; what the client set is kept.
+	again := pod.DeepCopy()
+	defaultPod(again)
+	assert.Equal(t, pod, again)
+	kept := &api.Pod{Spec: api.PodSpec{RestartPolicy: api.RestartPolicyNever, DNSPolicy: api.DNSDefault,
+		SchedulerName: "mine", TerminationGracePeriodSeconds: ptrTo(int64(5))}}
+	defaultPod(kept)
+	assert.Equal(t, api.PodSpec{RestartPolicy: api.RestartPolicyNever, DNSPolicy: api.DNSDefault,
+		SchedulerName: "mine", TerminationGracePeriodSeconds: ptrTo(int64(5))}, kept.Spec)
+}
+
+func TestValidatePod(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(*api.Pod)
+		want   string
+		causes []cause
+	}{
+		{name: "valid", change: func(*api.Pod) {}},
+		{name: "no containers", change: func(p *api.Pod) { p.Spec.Containers = nil },
+			want: "spec.containers: Required value", causes: []cause{{required, "spec.containers"}}},
+		{name: "no image", change: func(p *api.Pod) { p.Spec.Containers[0].Image = "" },
+			want: "spec.containers[0].image: Required value", causes: []cause{{required, "spec.containers[0].image"}}},
+		{name: "image with spaces", change: func(p *api.Pod) { p.Spec.Containers[1].Image = " envoy" },
+			want:   `spec.containers[1].image: Invalid value: " envoy": must not have leading or trailing whitespace`,
+			causes: []cause{{invalid, "spec.containers[1].image"}}},
+		{name: "no container name", change: func(p *api.Pod) { p.Spec.Containers[1].Name = "" },
+			want: "spec.containers[1].name: Required value", causes: []cause{{required, "spec.containers[1].name"}}},
+		{name: "bad container name", change: func(p *api.Pod) { p.Spec.Containers[1].Name = "Side_car" },
+			want:   `spec.containers[1].name: Invalid value: "Side_car": ` + msgDNS1123Label,
+			causes: []cause{{invalid, "spec.containers[1].name"}}},
+		{name: "duplicate container", change: func(p *api.Pod) { p.Spec.Containers[1].Name = "web" },
+			want: `spec.containers[1].name: Duplicate value: "web"`, causes: []cause{{duplicate, "spec.containers[1].name"}}},
+		{name: "init container named like a container", change: func(p *api.Pod) { p.Spec.InitContainers[0].Name = "sidecar" },
+			want: `spec.initContainers[0].name: Duplicate value: "sidecar"`, causes: []cause{{duplicate, "spec.initContainers[0].name"}}},
+		{name: "init container with probe", change: func(p *api.Pod) {
+			p.Spec.InitContainers[0].ReadinessProbe = p.Spec.Containers[0].ReadinessProbe
+		},
+			want:   "spec.initContainers[0].readinessProbe: Forbidden: may not be set for init containers without restartPolicy=Always",
+			causes: []cause{{forbidden, "spec.initContainers[0].readinessProbe"}}},
+		{name: "container port out of range", change: func(p *api.Pod) { p.Spec.Containers[0].Ports[0].ContainerPort = 70000 },
+			want:   "spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive",
+			causes: []cause{{invalid, "spec.containers[0].ports[0].containerPort"}}},
+		{name: "container port missing", change: func(p *api.Pod) { p.Spec.Containers[0].Ports[1].ContainerPort = 0 },
+			want:   "spec.containers[0].ports[1].containerPort: Required value",
+			causes: []cause{{required, "spec.containers[0].ports[1].containerPort"}}},
+		{name: "host port out of range", change: func(p *api.Pod) { p.Spec.Containers[0].Ports[1].HostPort = -1 },
+			want:   "spec.containers[0].ports[1].hostPort: Invalid value: -1: must be between 1 and 65535, inclusive",
+			causes: []cause{{invalid, "spec.containers[0].ports[1].hostPort"}}},
+		{name: "host port taken twice", change: func(p *api.Pod) {
+			p.Spec.Containers[1].Ports = []api.ContainerPort{{ContainerPort: 9443, HostPort: 8443, Protocol: api.ProtocolTCP}}
+		},
+			want:   `spec.containers[1].ports[0].hostPort: Duplicate value: "TCP//8443"`,
+			causes: []cause{{duplicate, "spec.containers[1].ports[0].hostPort"}}},
+		{name: "bad protocol", change: func(p *api.Pod) { p.Spec.Containers[0].Ports[0].Protocol = "FOO" },
+			want:   `spec.containers[0].ports[0].protocol: Unsupported value: "FOO": supported values: "SCTP", "TCP", "UDP"`,
+			causes: []cause{{notSupported, "spec.containers[0].ports[0].protocol"}}},
+		{name: "port name not IANA", change: func(p *api.Pod) { p.Spec.Containers[0].Ports[0].Name = "8080" },
+			want:   `spec.containers[0].ports[0].name: Invalid value: "8080": must contain at least one letter (a-z)`,
+			causes: []cause{{invalid, "spec.containers[0].ports[0].name"}}},
+		{name: "port name twice", change: func(p *api.Pod) { p.Spec.Containers[0].Ports[1].Name = "http" },
+			want: `spec.containers[0].ports[1].name: Duplicate value: "http"`, causes: []cause{{duplicate, "spec.containers[0].ports[1].name"}}},
+		{name: "bad restartPolicy", change: func(p *api.Pod) { p.Spec.RestartPolicy = "Sometimes" },
+			want:   `spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"`,
+			causes: []cause{{notSupported, "spec.restartPolicy"}}},
+		{name: "bad dnsPolicy", change: func(p *api.Pod) { p.Spec.DNSPolicy = "Google" },
+			want:   `spec.dnsPolicy: Unsupported value: "Google": supported values: "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"`,
+			causes: []cause{{notSupported, "spec.dnsPolicy"}}},
+		{name: "env name empty", change: func(p *api.Pod) { p.Spec.Containers[0].Env[1].Name = "" },
+			want: "spec.containers[0].env[1].name: Required value", causes: []cause{{required, "spec.containers[0].env[1].name"}}},
+		{name: "env name with =", change: func(p *api.Pod) { p.Spec.Containers[0].Env[0].Name = "A=B" },
+			want:   `spec.containers[0].env[0].name: Invalid value: "A=B": a valid environment variable name must consist only of printable ASCII characters other than '='`,
+			causes: []cause{{invalid, "spec.containers[0].env[0].name"}}},
+		{name: "negative grace period", change: func(p *api.Pod) { p.Spec.TerminationGracePeriodSeconds = ptrTo(int64(-1)) },
+			want:   "spec.terminationGracePeriodSeconds: Invalid value: -1: must be greater than or equal to 0",
+			causes: []cause{{invalid, "spec.terminationGracePeriodSeconds"}}},
+		{name: "bad node selector", change: func(p *api.Pod) { p.Spec.NodeSelector = map[string]string{"zone": "us east"} },
+			want:   `spec.nodeSelector: Invalid value: "us east": ` + msgLabelValue,
+			causes: []cause{{invalid, "spec.nodeSelector"}}},
+		{name: "bad node name", change: func(p *api.Pod) { p.Spec.NodeName = "Node_1" },
+			want:   `spec.nodeName: Invalid value: "Node_1": ` + msgDNS1123Subdomain,
+			causes: []cause{{invalid, "spec.nodeName"}}},
+		{name: "bad hostname", change: func(p *api.Pod) { p.Spec.Hostname = "web.1" },
+			want: `spec.hostname: Invalid value: "web.1": must not contain dots`, causes: []cause{{invalid, "spec.hostname"}}},
+		{name: "empty quantity", change: func(p *api.Pod) { p.Spec.Containers[0].Resources.Limits["memory"] = "" },
+			want:   `spec.containers[0].resources.limits[memory]: Invalid value: "": ` + msgQuantityFormat,
+			causes: []cause{{invalid, "spec.containers[0].resources.limits[memory]"}}},
+		{name: "bad quantity", change: func(p *api.Pod) { p.Spec.Containers[0].Resources.Requests["cpu"] = "lots" },
+			want:   `spec.containers[0].resources.requests[cpu]: Invalid value: "lots": ` + msgQuantityFormat,
+			causes: []cause{{invalid, "spec.containers[0].resources.requests[cpu]"}}},
+		{name: "negative quantity", change: func(p *api.Pod) { p.Spec.Containers[0].Resources.Requests["cpu"] = "-1" },
+			want:   `spec.containers[0].resources.requests[cpu]: Invalid value: "-1": must be greater than or equal to 0`,
+			causes: []cause{{invalid, "spec.containers[0].resources.requests[cpu]"}}},
+		{name: "request above limit", change: func(p *api.Pod) { p.Spec.Containers[0].Resources.Requests["cpu"] = "1" },
+			want:   `spec.containers[0].resources.requests: Invalid value: "1": must be less than or equal to cpu limit of 500m`,
+			causes: []cause{{invalid, "spec.containers[0].resources.requests"}}},
+		{name: "extended resource request below limit", change: func(p *api.Pod) {
+			p.Spec.Containers[0].Resources.Limits["example.com/gpu"] = "2"
+			p.Spec.Containers[0].Resources.Requests["example.com/gpu"] = "1"
+		},
+			want:   `spec.containers[0].resources.requests: Invalid value: "1": must be equal to example.com/gpu limit of 2`,
+			causes: []cause{{invalid, "spec.containers[0].resources.requests"}}},
+		{name: "extended resource without limit", change: func(p *api.Pod) {
+			delete(p.Spec.Containers[0].Resources.Limits, "example.com/gpu")
+			p.Spec.Containers[0].Resources.Requests["example.com/gpu"] = "1"
+		},
+			want:   "spec.containers[0].resources.limits: Required value: Limit must be set for non overcommitable resources",
+			causes: []cause{{required, "spec.containers[0].resources.limits"}}},
+		{name: "fractional extended resource", change: func(p *api.Pod) {
+			p.Spec.Containers[0].Resources.Limits["example.com/gpu"] = "500m"
+			p.Spec.Containers[0].Resources.Requests["example.com/gpu"] = "500m"
+		},
+			want: `[spec.containers[0].resources.limits[example.com/gpu]: Invalid value: "500m": must be an integer, ` +
+				`spec.containers[0].resources.requests[example.com/gpu]: Invalid value: "500m": must be an integer]`,
+			causes: []cause{{invalid, "spec.containers[0].resources.limits[example.com/gpu]"}, {invalid, "spec.containers[0].resources.requests[example.com/gpu]"}}},
+		{name: "unknown resource", change: func(p *api.Pod) { p.Spec.Containers[0].Resources.Limits["gpus"] = "1" },
+			want:   `spec.containers[0].resources.limits[gpus]: Invalid value: "gpus": must be a standard resource type or fully qualified`,
+			causes: []cause{{invalid, "spec.containers[0].resources.limits[gpus]"}}},
+		{name: "resource not for containers", change: func(p *api.Pod) { p.Spec.Containers[0].Resources.Limits["pods"] = "1" },
+			want:   `spec.containers[0].resources.limits[pods]: Invalid value: "pods": must be a standard resource for containers`,
+			causes: []cause{{invalid, "spec.containers[0].resources.limits[pods]"}}},
+		{name: "probe without handler", change: func(p *api.Pod) { p.Spec.Containers[0].ReadinessProbe.TCPSocket = nil },
+			want:   "spec.containers[0].readinessProbe: Required value: must specify a handler type",
+			causes: []cause{{required, "spec.containers[0].readinessProbe"}}},
+		{name: "probe with two handlers", change: func(p *api.Pod) {
+			p.Spec.Containers[0].ReadinessProbe.Exec = &api.ExecAction{Command: []string{"true"}}
+		},
+			want:   "spec.containers[0].readinessProbe.tcpSocket: Forbidden: may not specify more than 1 handler type",
+			causes: []cause{{forbidden, "spec.containers[0].readinessProbe.tcpSocket"}}},
+		{name: "probe port", change: func(p *api.Pod) { p.Spec.Containers[0].LivenessProbe.HTTPGet.Port = api.FromInt(0) },
+			want:   "spec.containers[0].livenessProbe.httpGet.port: Invalid value: 0: must be between 1 and 65535, inclusive",
+			causes: []cause{{invalid, "spec.containers[0].livenessProbe.httpGet.port"}}},
+		{name: "liveness success threshold", change: func(p *api.Pod) { p.Spec.Containers[0].LivenessProbe.SuccessThreshold = 2 },
+			want:   "spec.containers[0].livenessProbe.successThreshold: Invalid value: 2: must be 1",
+			causes: []cause{{invalid, "spec.containers[0].livenessProbe.successThreshold"}}},
+		{name: "toleration without key must be Exists", change: func(p *api.Pod) { p.Spec.Tolerations[1].Key = "" },
+			want:   "spec.tolerations[1].operator: Invalid value: \"\": operator must be Exists when `key` is empty, which means \"match all values and all keys\"",
+			causes: []cause{{invalid, "spec.tolerations[1].operator"}}},
+		{name: "toleration seconds need NoExecute", change: func(p *api.Pod) { p.Spec.Tolerations[1].TolerationSeconds = ptrTo(int64(1)) },
+			want:   "spec.tolerations[1].effect: Invalid value: \"NoSchedule\": effect must be 'NoExecute' when `tolerationSeconds` is set",
+			causes: []cause{{invalid, "spec.tolerations[1].effect"}}},
+		{name: "toleration bad effect", change: func(p *api.Pod) { p.Spec.Tolerations[1].Effect = "Never" },
+			want:   `spec.tolerations[1].effect: Unsupported value: "Never": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"`,
+			causes: []cause{{notSupported, "spec.tolerations[1].effect"}}},
+		{name: "toleration Exists with value", change: func(p *api.Pod) { p.Spec.Tolerations[0].Value = "x" },
+			want:   "spec.tolerations[0].operator: Invalid value: \"x\": value must be empty when `operator` is 'Exists'",
+			causes: []cause{{invalid, "spec.tolerations[0].operator"}}},
+		{name: "several problems, in Kubernetes' order", change: func(p *api.Pod) {
+			p.Metadata.Name = ""
+			p.Spec.Containers[0].Image = ""
+			p.Spec.RestartPolicy = "Sometimes"
+		},
+			want: `[metadata.name: Required value: name or generateName is required, spec.containers[0].image: Required value, ` +
+				`spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"]`,
+			causes: []cause{{required, "metadata.name"}, {required, "spec.containers[0].image"}, {notSupported, "spec.restartPolicy"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := validPod()
+			defaultPod(pod)
+			tc.change(pod)
+			assertErrors(t, validatePod(pod), tc.want, tc.causes)
+		})
+	}
+}
+
+func TestValidatePodUpdate(t *testing.T) {
+	const forbiddenSpec = "spec: Forbidden: pod updates may not change fields other than " +
+		"`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`," +
+		"`spec.tolerations` (only additions to existing tolerations)," +
+		"`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"
+	for _, tc := range []struct {
+		name   string
+		change func(*api.Pod)
+		want   string
+		causes []cause
+	}{
+		{name: "labels and status", change: func(p *api.Pod) {
+			p.Metadata.Labels["version"] = "2"
+			p.Status.Phase = api.PodRunning
+		}},
+		{name: "images", change: func(p *api.Pod) {
+			p.Spec.Containers[0].Image = "nginx:1.26"
+			p.Spec.InitContainers[0].Image = "busybox:1.37"
+		}},
+		{name: "added toleration and new tolerationSeconds", change: func(p *api.Pod) {
+			p.Spec.Tolerations[0].TolerationSeconds = ptrTo(int64(60))
+			p.Spec.Tolerations = append(p.Spec.Tolerations, api.Toleration{Operator: api.TolerationOpExists})
+		}},
+		{name: "nil and empty are the same", change: func(p *api.Pod) { p.Spec.Containers[1].Env = []api.EnvVar{} }},
+		{name: "removed toleration", change: func(p *api.Pod) { p.Spec.Tolerations = p.Spec.Tolerations[:1] },
+			want:   "spec.tolerations: Forbidden: existing toleration can not be modified except its tolerationSeconds",
+			causes: []cause{{forbidden, "spec.tolerations"}}},
+		{name: "ports", change: func(p *api.Pod) { p.Spec.Containers[0].Ports[0].ContainerPort = 8080 },
+			want: forbiddenSpec, causes: []cause{{forbidden, "spec"}}},
+		{name: "node name", change: func(p *api.Pod) { p.Spec.NodeName = "node-1" },
+			want: forbiddenSpec, causes: []cause{{forbidden, "spec"}}},
+		{name: "restart policy", change: func(p *api.Pod) { p.Spec.RestartPolicy = api.RestartPolicyNever },
+			want: forbiddenSpec, causes: []cause{{forbidden, "spec"}}},
+		{name: "added container", change: func(p *api.Pod) {
+			p.Spec.Containers = append(p.Spec.Containers, api.Container{Name: "more", Image: "x", ImagePullPolicy: api.PullAlways})
+		},
+			want:   "spec.containers: Forbidden: pod updates may not add or remove containers",
+			causes: []cause{{forbidden, "spec.containers"}}},
+		{name: "renamed", change: func(p *api.Pod) { p.Metadata.Name = "web-2" },
+			want: `metadata.name: Invalid value: "web-2": field is immutable`, causes: []cause{{invalid, "metadata.name"}}},
+		{name: "invalid and immutable", change: func(p *api.Pod) {
+			p.Spec.Containers[0].Image = ""
+			p.Spec.Containers[0].Args = []string{"-v"}
+		},
+			want:   "[spec.containers[0].image: Required value, " + forbiddenSpec + "]",
+			causes: []cause{{required, "spec.containers[0].image"}, {forbidden, "spec"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			old := validPod()
+			defaultPod(old)
+			pod := old.DeepCopy()
+			tc.change(pod)
+			defaultPod(pod)
+			assertErrors(t, validatePodUpdate(pod, old), tc.want, tc.causes)
+		})
+	}
+}
