@@ -77,7 +77,9 @@ func (s *Server) create(obj api.Object) (api.Object, error) {
 		m.CreationTimestamp = s.now()
 		rec, err := s.store.Create(k.key(m.Namespace, m.Name), in)
 		if err == nil {
-			s.log.Debug("created", zap.String("resource", k.gr.String()), zap.String("key", api.KeyOf(m)), zap.Int64("rev", rec.ModRev))
+			if ce := s.log.Check(zap.DebugLevel, "created"); ce != nil {
+				ce.Write(zap.String("resource", k.gr.String()), zap.String("key", api.KeyOf(m)), zap.Int64("rev", rec.ModRev))
+			}
 			return rec.Value, nil
 		}
 		if !errors.Is(err, store.ErrExists) {

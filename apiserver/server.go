@@ -1,6 +1,8 @@
 package apiserver
 
 import (
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -166,8 +168,20 @@ func (s *Server) newUID() api.UID {
 	s.randMu.Unlock()
 	hi = hi&^(0xf<<12) | 0x4<<12 // version 4
 	lo = lo&^(0x3<<62) | 0x2<<62 // RFC 4122 variant
-	return api.UID(fmt.Sprintf("%08x-%04x-%04x-%04x-%012x",
-		hi>>32, (hi>>16)&0xffff, hi&0xffff, lo>>48, lo&0xffffffffffff))
+	var raw [16]byte
+	binary.BigEndian.PutUint64(raw[:8], hi)
+	binary.BigEndian.PutUint64(raw[8:], lo)
+	var b [36]byte
+	hex.Encode(b[0:8], raw[0:4])
+	b[8] = '-'
+	hex.Encode(b[9:13], raw[4:6])
+	b[13] = '-'
+	hex.Encode(b[14:18], raw[6:8])
+	b[18] = '-'
+	hex.Encode(b[19:23], raw[8:10])
+	b[23] = '-'
+	hex.Encode(b[24:36], raw[10:16])
+	return api.UID(b[:])
 }
 
 // nameSuffixAlphabet is Kubernetes' alphabet for generated names: no vowels

@@ -66,7 +66,7 @@ func (s *Server) Watch(_ context.Context, resource, namespace string, opts ListO
 			}
 		}
 		from = res.Rev
-		if opts.SendInitialEvents != nil {
+		if opts.SendInitialEvents != nil && opts.AllowWatchBookmarks {
 			w.initial = append(w.initial, WatchEvent{Type: api.WatchBookmark, Object: w.bookmark(from, true)})
 		}
 	case rv == "" || rv == "0":
@@ -88,14 +88,13 @@ func (s *Server) Watch(_ context.Context, resource, namespace string, opts ListO
 }
 
 // validateWatchOptions applies Kubernetes' rules for the streaming list.
+// (Without allowWatchBookmarks a streaming list is accepted, as Kubernetes
+// does, but gets no BOOKMARK to say where the initial events end.)
 func validateWatchOptions(opts ListOptions) FieldErrors {
 	var errs FieldErrors
 	if opts.SendInitialEvents != nil {
 		if opts.ResourceVersionMatch != MatchNotOlderThan {
 			errs = append(errs, Forbidden(NewPath("resourceVersionMatch"), "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
-		}
-		if !opts.AllowWatchBookmarks {
-			errs = append(errs, Forbidden(NewPath("allowWatchBookmarks"), "sendInitialEvents requires setting allowWatchBookmarks to true"))
 		}
 	} else if opts.ResourceVersionMatch != "" {
 		errs = append(errs, Forbidden(NewPath("resourceVersionMatch"), "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
