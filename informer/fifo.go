@@ -23,6 +23,9 @@ const (
 type Delta struct {
 	Type   DeltaType
 	Object any
+	// targets, for a Sync delta, are the handlers the resync is for; nil
+	// means all of them.
+	targets []*Registration
 }
 
 // DeletedFinalStateUnknown stands for an object that a relist showed gone
@@ -103,13 +106,13 @@ func (f *DeltaFIFO) Delete(obj api.Object) {
 			return
 		}
 	}
-	f.pushLocked(key, Delta{Deleted, obj})
+	f.pushLocked(key, Delta{Type: Deleted, Object: obj})
 }
 
 func (f *DeltaFIFO) push(t DeltaType, obj api.Object) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.pushLocked(KeyOf(obj), Delta{t, obj})
+	f.pushLocked(KeyOf(obj), Delta{Type: t, Object: obj})
 }
 
 // pushLocked appends d to key's deltas, queueing the key if it was not.
@@ -147,7 +150,7 @@ func (f *DeltaFIFO) Replace(list []api.Object) {
 	for _, obj := range list {
 		key := KeyOf(obj)
 		listed[key] = true
-		f.pushLocked(key, Delta{Replaced, obj})
+		f.pushLocked(key, Delta{Type: Replaced, Object: obj})
 	}
 	// Queued but not listed: the newest queued state is the best guess.
 	for _, key := range f.queue {
@@ -157,7 +160,7 @@ func (f *DeltaFIFO) Replace(list []api.Object) {
 		ds := f.items[key]
 		if last := ds[len(ds)-1]; last.Type != Deleted {
 			listed[key] = true
-			f.pushLocked(key, Delta{Deleted, DeletedFinalStateUnknown{Key: key, Obj: last.Object.(api.Object)}})
+			f.pushLocked(key, Delta{Type: Deleted, Object: DeletedFinalStateUnknown{Key: key, Obj: last.Object.(api.Object)}})
 		}
 	}
 	for _, key := range f.known.ListKeys() {
@@ -165,17 +168,21 @@ func (f *DeltaFIFO) Replace(list []api.Object) {
 			continue
 		}
 		if obj, ok := f.known.Get(key); ok {
-			f.pushLocked(key, Delta{Deleted, DeletedFinalStateUnknown{Key: key, Obj: obj}})
+			f.pushLocked(key, Delta{Type: Deleted, Object: DeletedFinalStateUnknown{Key: key, Obj: obj}})
 		}
 	}
 	if !f.replaced {
 		f.replaced, f.initialLeft = true, len(f.queue)
+		f.signalLocked() // even an empty first list is news: the cache has synced
 	}
 }
 
 // Resync queues a Sync delta for every cached object that has no pending
 // delta (a pending one would resync a stale copy).
-func (f *DeltaFIFO) Resync() {
+func (f *DeltaFIFO) Resync() { f.resync(nil) }
+
+// resync is Resync for the given handlers only (nil: all).
+func (f *DeltaFIFO) resync(targets []*Registration) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, key := range f.known.ListKeys() {
@@ -183,7 +190,7 @@ func (f *DeltaFIFO) Resync() {
 			continue
 		}
 		if obj, ok := f.known.Get(key); ok {
-			f.pushLocked(key, Delta{Sync, obj})
+			f.pushLocked(key, Delta{Type: Sync, Object: obj, targets: targets})
 		}
 	}
 }
@@ -195,6 +202,7 @@ func (f *DeltaFIFO) Pop() (deltas []Delta, isInInitialList, ok bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if len(f.queue) == 0 {
+		f.resetReadyLocked()
 		return nil, false, false
 	}
 	key := f.queue[0]
@@ -206,14 +214,26 @@ func (f *DeltaFIFO) Pop() (deltas []Delta, isInInitialList, ok bool) {
 		f.initialLeft--
 		isInInitialList = true
 	}
-	if len(f.queue) == 0 && !f.closed {
-		f.ready = make(chan struct{})
+	if len(f.queue) == 0 {
+		f.resetReadyLocked()
 	}
 	return deltas, isInInitialList, true
 }
 
-// Ready returns a channel closed while the FIFO holds something to pop, or
-// once it is closed.
+// resetReadyLocked re-arms Ready once the queue is empty (unless closed).
+func (f *DeltaFIFO) resetReadyLocked() {
+	select {
+	case <-f.ready:
+		if !f.closed {
+			f.ready = make(chan struct{})
+		}
+	default:
+	}
+}
+
+// Ready returns a channel closed when the FIFO may hold something to pop (or
+// its first list has arrived, even empty), or once it is closed. An empty
+// Pop re-arms it.
 func (f *DeltaFIFO) Ready() <-chan struct{} {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -74,9 +74,6 @@ type Registration struct {
 	resync   time.Duration
 	informer *Informer
 	log      *zap.Logger
-	// syncing marks the handlers a resync in progress is for; guarded by
-	// informer.processMu.
-	syncing bool
 
 	// mu guards the fields below.
 	mu sync.Mutex
@@ -88,7 +85,8 @@ type Registration struct {
 	// registration has synced when the informer has and it is 0.
 	initialLeft int
 	warnAt      int
-	// nextResync is when the handler is next due a resync (zero: never).
+	// nextResync is when the handler is next due a resync (zero: never);
+	// guarded by informer.processMu, not mu.
 	nextResync time.Time
 	// ready is closed while pending is non-empty.
 	ready   chan struct{}
@@ -129,7 +127,9 @@ func (r *Registration) DispatchOne() bool {
 	r.head++
 	if r.head == len(r.pending) {
 		r.pending, r.head = r.pending[:0], 0
-		r.ready = make(chan struct{})
+		if !r.removed {
+			r.ready = make(chan struct{})
+		}
 	} else if r.head > 1024 && r.head*2 > len(r.pending) {
 		r.pending = append(r.pending[:0], r.pending[r.head:]...)
 		r.head = 0

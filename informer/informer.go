@@ -2,6 +2,7 @@ package informer
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -132,6 +133,11 @@ func (i *Informer) RemoveEventHandler(r *Registration) {
 	}
 	r.mu.Lock()
 	r.removed, r.pending, r.head, r.initialLeft = true, nil, 0, 0
+	select {
+	case <-r.ready:
+	default:
+		close(r.ready) // wake its dispatcher so it can see it is removed
+	}
 	r.mu.Unlock()
 }
 
@@ -150,6 +156,7 @@ func (i *Informer) ProcessOne() bool {
 	defer i.processMu.Unlock()
 	deltas, initial, ok := i.fifo.Pop()
 	if !ok {
+		i.checkSyncedLocked() // an empty first list syncs with nothing to pop
 		return false
 	}
 	regs := i.snapshotRegistrations()
@@ -168,7 +175,7 @@ func (i *Informer) ProcessOne() bool {
 				switch {
 				case !existed:
 					r.enqueue(notification{kind: notifyAdd, obj: obj, initial: initial})
-				case d.Type == Sync && !r.syncing:
+				case d.Type == Sync && d.targets != nil && !slices.Contains(d.targets, r):
 					// A resync goes only to the handlers it is for; a real
 					// update, even with an unchanged resourceVersion, goes
 					// to all of them.
@@ -178,11 +185,17 @@ func (i *Informer) ProcessOne() bool {
 			}
 		}
 	}
+	i.checkSyncedLocked()
+	return true
+}
+
+// checkSyncedLocked marks the informer synced once the FIFO has handed out
+// the whole first list. The caller holds processMu.
+func (i *Informer) checkSyncedLocked() {
 	if !i.HasSynced() && i.fifo.HasSynced() {
 		close(i.synced)
 		i.noteHandlerProgress()
 	}
-	return true
 }
 
 // noteHandlerProgress wakes WaitForHandlers.
@@ -199,24 +212,23 @@ func (i *Informer) noteHandlerProgress() {
 func (i *Informer) Resync() time.Time {
 	now := i.clock.Now()
 	var next time.Time
-	due := false
+	var due []*Registration
 	i.processMu.Lock()
 	defer i.processMu.Unlock()
 	for _, r := range i.snapshotRegistrations() {
-		r.syncing = false
 		if r.resync == 0 {
 			continue
 		}
 		if !now.Before(r.nextResync) {
-			r.syncing, due = true, true
+			due = append(due, r)
 			r.nextResync = now.Add(r.resync)
 		}
 		if next.IsZero() || r.nextResync.Before(next) {
 			next = r.nextResync
 		}
 	}
-	if due {
-		i.fifo.Resync()
+	if len(due) > 0 {
+		i.fifo.resync(due)
 	}
 	return next
 }

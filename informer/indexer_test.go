@@ -1,0 +1,290 @@
+package informer
+
+// The indexer's writes (set, remove) are the informer's alone, so these tests
+// are inside the package.
+
+import (
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/miniplane/miniplane/api"
+)
+
+func ixPod(ns, name string, labels map[string]string) *api.Pod {
+	return &api.Pod{Metadata: api.ObjectMeta{Namespace: ns, Name: name, Labels: labels}}
+}
+
+// byApp indexes by the "app" label; objects without one are not indexed.
+func byApp(obj api.Object) []string {
+	if v, ok := obj.GetObjectMeta().Labels["app"]; ok {
+		return []string{v}
+	}
+	return nil
+}
+
+// byLabelKey indexes by every label key: several values per object.
+func byLabelKey(obj api.Object) []string {
+	return slices.Sorted(maps.Keys(obj.GetObjectMeta().Labels))
+}
+
+// checkIndexInvariant recomputes every index from the items and compares:
+// indices[name][v] holds exactly the keys whose object has v, and no value
+// maps to an empty set.
+func checkIndexInvariant(t *testing.T, x *Indexer) {
+	t.Helper()
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	want := map[string]map[string]map[string]struct{}{}
+	for name, f := range x.indexers {
+		idx := map[string]map[string]struct{}{}
+		for key, obj := range x.items {
+			for _, v := range f(obj) {
+				if idx[v] == nil {
+					idx[v] = map[string]struct{}{}
+				}
+				idx[v][key] = struct{}{}
+			}
+		}
+		want[name] = idx
+	}
+	assert.Equal(t, want, x.indices, "indices match the items")
+}
+
+// keysOf returns the objects' keys; nil for none.
+func keysOf(objs []api.Object) []string {
+	var out []string
+	for _, o := range objs {
+		out = append(out, KeyOf(o))
+	}
+	return out
+}
+
+func TestIndexerGetAndListInKeyOrder(t *testing.T) {
+	x := NewIndexer(nil)
+	objs := []api.Object{
+		ixPod("ns-b", "x", nil),
+		ixPod("ns-a", "z", nil),
+		&api.Node{Metadata: api.ObjectMeta{Name: "n1"}}, // cluster-scoped: key is the name
+		ixPod("ns-a", "b", nil),
+	}
+	for _, o := range objs {
+		x.set(o)
+	}
+
+	wantKeys := []string{"n1", "ns-a/b", "ns-a/z", "ns-b/x"}
+	assert.Equal(t, wantKeys, x.ListKeys())
+	assert.Equal(t, wantKeys, keysOf(x.List()))
+	assert.Equal(t, 4, x.Len())
+
+	got, ok := x.Get("ns-a/z")
+	require.True(t, ok)
+	assert.Same(t, objs[1], got, "Get returns the stored object itself")
+	_, ok = x.Get("ns-a/missing")
+	assert.False(t, ok)
+	checkIndexInvariant(t, x)
+}
+
+func TestIndexerSetAndRemoveReturnWhatTheyReplaced(t *testing.T) {
+	x := NewIndexer(nil)
+	v1, v2 := ixPod("ns", "a", nil), ixPod("ns", "a", map[string]string{"v": "2"})
+
+	old, existed := x.set(v1)
+	assert.False(t, existed, "first set")
+	assert.Nil(t, old)
+
+	old, existed = x.set(v2)
+	assert.True(t, existed, "second set")
+	assert.Same(t, v1, old)
+	got, _ := x.Get("ns/a")
+	assert.Same(t, v2, got)
+
+	old, existed = x.remove("ns/a")
+	assert.True(t, existed, "remove")
+	assert.Same(t, v2, old)
+	assert.Equal(t, 0, x.Len())
+
+	old, existed = x.remove("ns/a")
+	assert.False(t, existed, "remove of a missing key")
+	assert.Nil(t, old)
+	checkIndexInvariant(t, x)
+}
+
+func TestIndexerIndexesStayConsistent(t *testing.T) {
+	type query struct {
+		index, value string
+		want         []string
+	}
+	tests := []struct {
+		name    string
+		ops     func(x *Indexer)
+		queries []query
+	}{
+		{
+			name: "the namespace index groups keys by namespace, in key order",
+			ops: func(x *Indexer) {
+				x.set(ixPod("b", "2", nil))
+				x.set(ixPod("a", "9", nil))
+				x.set(ixPod("b", "1", nil))
+			},
+			queries: []query{
+				{NamespaceIndex, "a", []string{"a/9"}},
+				{NamespaceIndex, "b", []string{"b/1", "b/2"}},
+				{NamespaceIndex, "c", nil},
+			},
+		},
+		{
+			name: "a custom index groups keys by its values",
+			ops: func(x *Indexer) {
+				x.set(ixPod("a", "web-1", map[string]string{"app": "web"}))
+				x.set(ixPod("b", "web-2", map[string]string{"app": "web"}))
+				x.set(ixPod("a", "db-1", map[string]string{"app": "db"}))
+				x.set(ixPod("a", "bare", nil))
+			},
+			queries: []query{
+				{"app", "web", []string{"a/web-1", "b/web-2"}},
+				{"app", "db", []string{"a/db-1"}},
+				{"app", "", nil},
+			},
+		},
+		{
+			name: "an update that changes the value moves the key",
+			ops: func(x *Indexer) {
+				x.set(ixPod("a", "p", map[string]string{"app": "web"}))
+				x.set(ixPod("a", "q", map[string]string{"app": "web"}))
+				x.set(ixPod("a", "p", map[string]string{"app": "db"}))
+			},
+			queries: []query{
+				{"app", "web", []string{"a/q"}},
+				{"app", "db", []string{"a/p"}},
+			},
+		},
+		{
+			name: "an update that loses the value unindexes the key",
+			ops: func(x *Indexer) {
+				x.set(ixPod("a", "p", map[string]string{"app": "web"}))
+				x.set(ixPod("a", "p", nil))
+			},
+			queries: []query{
+				{"app", "web", nil},
+				{NamespaceIndex, "a", []string{"a/p"}},
+			},
+		},
+		{
+			name: "a remove drops the key from every index",
+			ops: func(x *Indexer) {
+				x.set(ixPod("a", "p", map[string]string{"app": "web", "tier": "front"}))
+				x.set(ixPod("a", "q", map[string]string{"app": "web"}))
+				x.remove("a/p")
+			},
+			queries: []query{
+				{"app", "web", []string{"a/q"}},
+				{"labelKey", "tier", nil},
+				{"labelKey", "app", []string{"a/q"}},
+				{NamespaceIndex, "a", []string{"a/q"}},
+			},
+		},
+		{
+			name: "a multi-valued index lists the key under each value",
+			ops: func(x *Indexer) {
+				x.set(ixPod("a", "p", map[string]string{"app": "web", "tier": "front"}))
+				x.set(ixPod("a", "q", map[string]string{"tier": "back"}))
+			},
+			queries: []query{
+				{"labelKey", "app", []string{"a/p"}},
+				{"labelKey", "tier", []string{"a/p", "a/q"}},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := NewIndexer(map[string]IndexFunc{"app": byApp, "labelKey": byLabelKey})
+			tt.ops(x)
+			for _, q := range tt.queries {
+				keys, err := x.IndexKeys(q.index, q.value)
+				require.NoError(t, err)
+				assert.Equal(t, q.want, keys, "IndexKeys(%q, %q)", q.index, q.value)
+				objs, err := x.ByIndex(q.index, q.value)
+				require.NoError(t, err)
+				assert.Equal(t, q.want, keysOf(objs), "ByIndex(%q, %q)", q.index, q.value)
+				for _, o := range objs {
+					stored, _ := x.Get(KeyOf(o))
+					assert.Same(t, stored, o, "ByIndex returns the stored objects")
+				}
+			}
+			checkIndexInvariant(t, x)
+		})
+	}
+}
+
+func TestIndexerUnknownIndexIsAnError(t *testing.T) {
+	x := NewIndexer(nil)
+	_, err := x.ByIndex("app", "web")
+	assert.ErrorContains(t, err, `no index named "app"`)
+	_, err = x.IndexKeys("app", "web")
+	assert.ErrorContains(t, err, `no index named "app"`)
+}
+
+func TestIndexerAddIndexersOnAPopulatedCache(t *testing.T) {
+	x := NewIndexer(nil)
+	x.set(ixPod("a", "web-1", map[string]string{"app": "web"}))
+	x.set(ixPod("b", "web-2", map[string]string{"app": "web"}))
+	x.set(ixPod("a", "db-1", map[string]string{"app": "db"}))
+
+	require.NoError(t, x.AddIndexers(map[string]IndexFunc{"app": byApp}))
+	keys, err := x.IndexKeys("app", "web")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a/web-1", "b/web-2"}, keys, "what was cached is indexed")
+	checkIndexInvariant(t, x)
+
+	x.set(ixPod("a", "web-1", map[string]string{"app": "db"}))
+	x.set(ixPod("c", "web-3", map[string]string{"app": "web"}))
+	keys, _ = x.IndexKeys("app", "web")
+	assert.Equal(t, []string{"b/web-2", "c/web-3"}, keys, "later writes keep the new index up to date")
+	keys, _ = x.IndexKeys("app", "db")
+	assert.Equal(t, []string{"a/db-1", "a/web-1"}, keys)
+	checkIndexInvariant(t, x)
+}
+
+func TestIndexerAddIndexersRejectsATakenName(t *testing.T) {
+	tests := []struct {
+		name  string
+		add   map[string]IndexFunc
+		error string
+	}{
+		{
+			name:  "the namespace index is always taken",
+			add:   map[string]IndexFunc{NamespaceIndex: byApp},
+			error: `index "namespace" already exists`,
+		},
+		{
+			name:  "an index given to NewIndexer is taken",
+			add:   map[string]IndexFunc{"app": byLabelKey},
+			error: `index "app" already exists`,
+		},
+		{
+			name:  "one taken name rejects them all",
+			add:   map[string]IndexFunc{"app": byLabelKey, "fresh": byLabelKey},
+			error: `index "app" already exists`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := NewIndexer(map[string]IndexFunc{"app": byApp})
+			x.set(ixPod("a", "p", map[string]string{"app": "web"}))
+
+			err := x.AddIndexers(tt.add)
+			assert.ErrorContains(t, err, tt.error)
+
+			_, err = x.IndexKeys("fresh", "app")
+			assert.Error(t, err, "nothing was added")
+			keys, err := x.IndexKeys("app", "web")
+			require.NoError(t, err)
+			assert.Equal(t, []string{"a/p"}, keys, "the existing index is unchanged")
+			checkIndexInvariant(t, x)
+		})
+	}
+}
