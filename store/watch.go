@@ -58,15 +58,17 @@ func (s *Store[V]) Watch(prefix string, fromRev int64) (*Watcher[V], error) {
 func (w *Watcher[V]) Poll(dst []Event[V], limit int) (events []Event[V], progress int64, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.err != nil {
-		return dst, w.next - 1, w.err
-	}
 	s := w.s
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	// A watcher that starts in the future has seen nothing beyond now.
+	seen := min(w.next-1, s.rev)
+	if w.err != nil {
+		return dst, seen, w.err
+	}
 	if w.next < s.compactRev {
 		w.endLocked(&CompactedError{Rev: w.next, CompactRev: s.compactRev, Watching: true})
-		return dst, w.next - 1, w.err
+		return dst, seen, w.err
 	}
 	base := s.histBaseLocked()
 	i := s.histIndexLocked(w.next)
