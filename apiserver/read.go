@@ -65,20 +65,22 @@ func (s *Server) List(_ context.Context, resource, namespace string, opts ListOp
 		if limit > 0 {
 			chunk = int(limit) - len(out.Items)
 		}
-		res, err := s.store.List(prefix, store.ListOptions{Rev: rev, Limit: chunk, After: after})
-		if err != nil {
-			return nil, s.readError(err, rev, opts.Continue != "", prefix, after)
-		}
-		rev = res.Rev // every chunk reads the first one's revision
-		for _, r := range res.Records {
+		var last string
+		read, more, err := s.store.Range(prefix, store.ListOptions{Rev: rev, Limit: chunk, After: after}, func(r store.Record[api.Object]) bool {
+			last = r.Key
 			if f.matches(r.Value) {
 				out.Items = append(out.Items, r.Value)
 			}
+			return true
+		})
+		if err != nil {
+			return nil, s.readError(err, rev, opts.Continue != "", prefix, after)
 		}
-		if !res.More {
+		rev = read // every later chunk reads the first one's revision
+		if !more {
 			break
 		}
-		after = res.Records[len(res.Records)-1].Key
+		after = last
 		if len(out.Items) == int(limit) {
 			out.Metadata.Continue = encodeContinue(rev, strings.TrimPrefix(after, prefix))
 			break

@@ -25,7 +25,7 @@ type Delta struct {
 	Object any
 	// targets, for a Sync delta, are the handlers the resync is for; nil
 	// means all of them.
-	targets []*Registration
+	targets *[]*Registration
 }
 
 // DeletedFinalStateUnknown stands for an object that a relist showed gone
@@ -46,13 +46,6 @@ func DeletedObject(obj any) (o api.Object, finalStateUnknown bool) {
 		return t.Obj, true
 	}
 	return nil, false
-}
-
-func deltaKey(obj any) string {
-	if t, ok := obj.(DeletedFinalStateUnknown); ok {
-		return t.Key
-	}
-	return KeyOf(obj.(api.Object))
 }
 
 // knownObjects is what a DeltaFIFO asks about the cache it feeds, to find the
@@ -182,7 +175,7 @@ func (f *DeltaFIFO) Replace(list []api.Object) {
 func (f *DeltaFIFO) Resync() { f.resync(nil) }
 
 // resync is Resync for the given handlers only (nil: all).
-func (f *DeltaFIFO) resync(targets []*Registration) {
+func (f *DeltaFIFO) resync(targets *[]*Registration) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, key := range f.known.ListKeys() {
@@ -195,17 +188,17 @@ func (f *DeltaFIFO) resync(targets []*Registration) {
 	}
 }
 
-// Pop removes the oldest queued key and returns its deltas, oldest first,
-// and whether they belong to the first list (isInInitialList). ok is false
-// when the queue is empty. Pop never blocks: wait on Ready.
-func (f *DeltaFIFO) Pop() (deltas []Delta, isInInitialList, ok bool) {
+// Pop removes the oldest queued key and returns it with its deltas, oldest
+// first, and whether they belong to the first list (isInInitialList). ok is
+// false when the queue is empty. Pop never blocks: wait on Ready.
+func (f *DeltaFIFO) Pop() (key string, deltas []Delta, isInInitialList, ok bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if len(f.queue) == 0 {
 		f.resetReadyLocked()
-		return nil, false, false
+		return "", nil, false, false
 	}
-	key := f.queue[0]
+	key = f.queue[0]
 	f.queue[0] = ""
 	f.queue = f.queue[1:]
 	deltas = f.items[key]
@@ -217,7 +210,7 @@ func (f *DeltaFIFO) Pop() (deltas []Delta, isInInitialList, ok bool) {
 	if len(f.queue) == 0 {
 		f.resetReadyLocked()
 	}
-	return deltas, isInInitialList, true
+	return key, deltas, isInInitialList, true
 }
 
 // resetReadyLocked re-arms Ready once the queue is empty (unless closed).

@@ -69,7 +69,7 @@ func describeDeltas(ds []informer.Delta) string {
 func popAll(f *informer.DeltaFIFO) []string {
 	var out []string
 	for {
-		ds, _, ok := f.Pop()
+		_, ds, _, ok := f.Pop()
 		if !ok {
 			return out
 		}
@@ -121,7 +121,7 @@ func TestDeltaFIFOQueuesPerKeyInOrderOfFirstChange(t *testing.T) {
 			ops: func(f *informer.DeltaFIFO) {
 				f.Add(obj("a", "1"))
 				f.Add(obj("b", "2"))
-				_, _, _ = f.Pop() // ns/a
+				_, _, _, _ = f.Pop() // ns/a
 				f.Update(obj("a", "3"))
 			},
 			want: []string{"ns/b: Added@2", "ns/a: Updated@3"},
@@ -312,7 +312,7 @@ func TestDeltaFIFOTombstoneHoldsTheLastKnownObject(t *testing.T) {
 
 	var got []informer.DeletedFinalStateUnknown
 	for {
-		ds, _, ok := f.Pop()
+		_, ds, _, ok := f.Pop()
 		if !ok {
 			break
 		}
@@ -408,7 +408,7 @@ func TestDeltaFIFOInitialListAndHasSynced(t *testing.T) {
 			name: "a second Replace is not initial and does not unsync",
 			ops: func(f *informer.DeltaFIFO) {
 				f.Replace([]api.Object{obj("a", "1")})
-				_, _, _ = f.Pop()
+				_, _, _, _ = f.Pop()
 				f.Replace([]api.Object{obj("a", "2")})
 			},
 			syncedBefore: true,
@@ -431,13 +431,13 @@ func TestDeltaFIFOInitialListAndHasSynced(t *testing.T) {
 			tt.ops(f)
 			assert.Equal(t, tt.syncedBefore, f.HasSynced(), "HasSynced before popping")
 			for _, want := range tt.pops {
-				ds, initial, ok := f.Pop()
+				_, ds, initial, ok := f.Pop()
 				require.True(t, ok)
 				assert.Equal(t, want.key, strings.SplitN(describeDeltas(ds), ":", 2)[0])
 				assert.Equal(t, want.initial, initial, "isInInitialList of %s", want.key)
 				assert.Equal(t, want.syncedAfter, f.HasSynced(), "HasSynced after popping %s", want.key)
 			}
-			_, _, ok := f.Pop()
+			_, _, _, ok := f.Pop()
 			assert.False(t, ok, "nothing else queued")
 		})
 	}
@@ -446,7 +446,7 @@ func TestDeltaFIFOInitialListAndHasSynced(t *testing.T) {
 func TestDeltaFIFOReadyIsClosedWhileSomethingIsQueued(t *testing.T) {
 	f := informer.NewDeltaFIFO(cache{})
 	assert.False(t, isClosed(f.Ready()), "empty")
-	_, _, ok := f.Pop()
+	_, _, _, ok := f.Pop()
 	assert.False(t, ok, "Pop on an empty FIFO returns at once with nothing")
 
 	f.Add(obj("a", "1"))
@@ -455,19 +455,19 @@ func TestDeltaFIFOReadyIsClosedWhileSomethingIsQueued(t *testing.T) {
 	f.Add(obj("b", "1"))
 	assert.True(t, isClosed(f.Ready()), "after a second add")
 
-	_, _, _ = f.Pop()
+	_, _, _, _ = f.Pop()
 	assert.True(t, isClosed(f.Ready()), "one key still queued")
-	_, _, _ = f.Pop()
+	_, _, _, _ = f.Pop()
 	assert.False(t, isClosed(f.Ready()), "emptied")
 
 	f.Update(obj("a", "2"))
 	assert.True(t, isClosed(f.Ready()), "queued again")
-	_, _, _ = f.Pop()
+	_, _, _, _ = f.Pop()
 
 	f.Close()
 	assert.True(t, isClosed(f.Ready()), "closed while empty")
 	f.Add(obj("c", "1"))
-	_, _, _ = f.Pop()
+	_, _, _, _ = f.Pop()
 	assert.True(t, isClosed(f.Ready()), "a closed FIFO stays ready after it empties")
 	assert.Equal(t, 0, f.Len())
 }

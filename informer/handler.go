@@ -55,11 +55,13 @@ const (
 	notifyDelete
 )
 
+// notification is one call to make on a handler: obj is the api.Object of
+// an add or update, or what OnDelete receives.
 type notification struct {
-	kind     notificationKind
-	old, obj api.Object
-	deleted  any
-	initial  bool // an add from the initial list (or the synthetic adds of a late handler)
+	kind    notificationKind
+	initial bool // an add from the initial list (or the synthetic adds of a late handler)
+	old     api.Object
+	obj     any
 }
 
 // backlogWarnAt is the first backlog size at which a registration warns; it
@@ -138,17 +140,20 @@ func (r *Registration) DispatchOne() bool {
 
 	switch n.kind {
 	case notifyAdd:
-		r.handler.OnAdd(n.obj, n.initial)
+		r.handler.OnAdd(n.obj.(api.Object), n.initial)
 	case notifyUpdate:
-		r.handler.OnUpdate(n.old, n.obj)
+		r.handler.OnUpdate(n.old, n.obj.(api.Object))
 	case notifyDelete:
-		r.handler.OnDelete(n.deleted)
+		r.handler.OnDelete(n.obj)
 	}
 	if n.initial {
 		r.mu.Lock()
 		r.initialLeft--
+		done := r.initialLeft == 0
 		r.mu.Unlock()
-		r.informer.noteHandlerProgress()
+		if done {
+			r.informer.noteHandlerProgress()
+		}
 	}
 	return true
 }

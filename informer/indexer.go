@@ -51,9 +51,8 @@ func NewIndexer(indexers map[string]IndexFunc) *Indexer {
 // KeyOf returns an object's cache key.
 func KeyOf(obj api.Object) string { return api.KeyOf(obj.GetObjectMeta()) }
 
-// set stores obj under its key and returns what it replaced.
-func (x *Indexer) set(obj api.Object) (old api.Object, existed bool) {
-	key := KeyOf(obj)
+// set stores obj under key (its KeyOf) and returns what it replaced.
+func (x *Indexer) set(key string, obj api.Object) (old api.Object, existed bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	old, existed = x.items[key]
@@ -80,26 +79,42 @@ func (x *Indexer) remove(key string) (old api.Object, existed bool) {
 func (x *Indexer) indexLocked(key string, obj api.Object) {
 	for name, f := range x.indexers {
 		idx := x.indices[name]
+		if name == NamespaceIndex {
+			addToIndex(idx, obj.GetObjectMeta().Namespace, key) // no slice to allocate
+			continue
+		}
 		for _, v := range f(obj) {
-			set := idx[v]
-			if set == nil {
-				set = make(map[string]struct{})
-				idx[v] = set
-			}
-			set[key] = struct{}{}
+			addToIndex(idx, v, key)
 		}
 	}
+}
+
+func addToIndex(idx map[string]map[string]struct{}, value, key string) {
+	set := idx[value]
+	if set == nil {
+		set = make(map[string]struct{})
+		idx[value] = set
+	}
+	set[key] = struct{}{}
 }
 
 func (x *Indexer) unindexLocked(key string, obj api.Object) {
 	for name, f := range x.indexers {
 		idx := x.indices[name]
-		for _, v := range f(obj) {
-			delete(idx[v], key)
-			if len(idx[v]) == 0 {
-				delete(idx, v)
-			}
+		if name == NamespaceIndex {
+			removeFromIndex(idx, obj.GetObjectMeta().Namespace, key)
+			continue
 		}
+		for _, v := range f(obj) {
+			removeFromIndex(idx, v, key)
+		}
+	}
+}
+
+func removeFromIndex(idx map[string]map[string]struct{}, value, key string) {
+	delete(idx[value], key)
+	if len(idx[value]) == 0 {
+		delete(idx, value)
 	}
 }
 

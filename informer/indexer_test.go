@@ -72,7 +72,7 @@ func TestIndexerGetAndListInKeyOrder(t *testing.T) {
 		ixPod("ns-a", "b", nil),
 	}
 	for _, o := range objs {
-		x.set(o)
+		set(x, o)
 	}
 
 	wantKeys := []string{"n1", "ns-a/b", "ns-a/z", "ns-b/x"}
@@ -92,11 +92,11 @@ func TestIndexerSetAndRemoveReturnWhatTheyReplaced(t *testing.T) {
 	x := NewIndexer(nil)
 	v1, v2 := ixPod("ns", "a", nil), ixPod("ns", "a", map[string]string{"v": "2"})
 
-	old, existed := x.set(v1)
+	old, existed := set(x, v1)
 	assert.False(t, existed, "first set")
 	assert.Nil(t, old)
 
-	old, existed = x.set(v2)
+	old, existed = set(x, v2)
 	assert.True(t, existed, "second set")
 	assert.Same(t, v1, old)
 	got, _ := x.Get("ns/a")
@@ -126,9 +126,9 @@ func TestIndexerIndexesStayConsistent(t *testing.T) {
 		{
 			name: "the namespace index groups keys by namespace, in key order",
 			ops: func(x *Indexer) {
-				x.set(ixPod("b", "2", nil))
-				x.set(ixPod("a", "9", nil))
-				x.set(ixPod("b", "1", nil))
+				set(x, ixPod("b", "2", nil))
+				set(x, ixPod("a", "9", nil))
+				set(x, ixPod("b", "1", nil))
 			},
 			queries: []query{
 				{NamespaceIndex, "a", []string{"a/9"}},
@@ -139,10 +139,10 @@ func TestIndexerIndexesStayConsistent(t *testing.T) {
 		{
 			name: "a custom index groups keys by its values",
 			ops: func(x *Indexer) {
-				x.set(ixPod("a", "web-1", map[string]string{"app": "web"}))
-				x.set(ixPod("b", "web-2", map[string]string{"app": "web"}))
-				x.set(ixPod("a", "db-1", map[string]string{"app": "db"}))
-				x.set(ixPod("a", "bare", nil))
+				set(x, ixPod("a", "web-1", map[string]string{"app": "web"}))
+				set(x, ixPod("b", "web-2", map[string]string{"app": "web"}))
+				set(x, ixPod("a", "db-1", map[string]string{"app": "db"}))
+				set(x, ixPod("a", "bare", nil))
 			},
 			queries: []query{
 				{"app", "web", []string{"a/web-1", "b/web-2"}},
@@ -153,9 +153,9 @@ func TestIndexerIndexesStayConsistent(t *testing.T) {
 		{
 			name: "an update that changes the value moves the key",
 			ops: func(x *Indexer) {
-				x.set(ixPod("a", "p", map[string]string{"app": "web"}))
-				x.set(ixPod("a", "q", map[string]string{"app": "web"}))
-				x.set(ixPod("a", "p", map[string]string{"app": "db"}))
+				set(x, ixPod("a", "p", map[string]string{"app": "web"}))
+				set(x, ixPod("a", "q", map[string]string{"app": "web"}))
+				set(x, ixPod("a", "p", map[string]string{"app": "db"}))
 			},
 			queries: []query{
 				{"app", "web", []string{"a/q"}},
@@ -165,8 +165,8 @@ func TestIndexerIndexesStayConsistent(t *testing.T) {
 		{
 			name: "an update that loses the value unindexes the key",
 			ops: func(x *Indexer) {
-				x.set(ixPod("a", "p", map[string]string{"app": "web"}))
-				x.set(ixPod("a", "p", nil))
+				set(x, ixPod("a", "p", map[string]string{"app": "web"}))
+				set(x, ixPod("a", "p", nil))
 			},
 			queries: []query{
 				{"app", "web", nil},
@@ -176,8 +176,8 @@ func TestIndexerIndexesStayConsistent(t *testing.T) {
 		{
 			name: "a remove drops the key from every index",
 			ops: func(x *Indexer) {
-				x.set(ixPod("a", "p", map[string]string{"app": "web", "tier": "front"}))
-				x.set(ixPod("a", "q", map[string]string{"app": "web"}))
+				set(x, ixPod("a", "p", map[string]string{"app": "web", "tier": "front"}))
+				set(x, ixPod("a", "q", map[string]string{"app": "web"}))
 				x.remove("a/p")
 			},
 			queries: []query{
@@ -190,8 +190,8 @@ func TestIndexerIndexesStayConsistent(t *testing.T) {
 		{
 			name: "a multi-valued index lists the key under each value",
 			ops: func(x *Indexer) {
-				x.set(ixPod("a", "p", map[string]string{"app": "web", "tier": "front"}))
-				x.set(ixPod("a", "q", map[string]string{"tier": "back"}))
+				set(x, ixPod("a", "p", map[string]string{"app": "web", "tier": "front"}))
+				set(x, ixPod("a", "q", map[string]string{"tier": "back"}))
 			},
 			queries: []query{
 				{"labelKey", "app", []string{"a/p"}},
@@ -230,9 +230,9 @@ func TestIndexerUnknownIndexIsAnError(t *testing.T) {
 
 func TestIndexerAddIndexersOnAPopulatedCache(t *testing.T) {
 	x := NewIndexer(nil)
-	x.set(ixPod("a", "web-1", map[string]string{"app": "web"}))
-	x.set(ixPod("b", "web-2", map[string]string{"app": "web"}))
-	x.set(ixPod("a", "db-1", map[string]string{"app": "db"}))
+	set(x, ixPod("a", "web-1", map[string]string{"app": "web"}))
+	set(x, ixPod("b", "web-2", map[string]string{"app": "web"}))
+	set(x, ixPod("a", "db-1", map[string]string{"app": "db"}))
 
 	require.NoError(t, x.AddIndexers(map[string]IndexFunc{"app": byApp}))
 	keys, err := x.IndexKeys("app", "web")
@@ -240,8 +240,8 @@ func TestIndexerAddIndexersOnAPopulatedCache(t *testing.T) {
 	assert.Equal(t, []string{"a/web-1", "b/web-2"}, keys, "what was cached is indexed")
 	checkIndexInvariant(t, x)
 
-	x.set(ixPod("a", "web-1", map[string]string{"app": "db"}))
-	x.set(ixPod("c", "web-3", map[string]string{"app": "web"}))
+	set(x, ixPod("a", "web-1", map[string]string{"app": "db"}))
+	set(x, ixPod("c", "web-3", map[string]string{"app": "web"}))
 	keys, _ = x.IndexKeys("app", "web")
 	assert.Equal(t, []string{"b/web-2", "c/web-3"}, keys, "later writes keep the new index up to date")
 	keys, _ = x.IndexKeys("app", "db")
@@ -274,7 +274,7 @@ func TestIndexerAddIndexersRejectsATakenName(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			x := NewIndexer(map[string]IndexFunc{"app": byApp})
-			x.set(ixPod("a", "p", map[string]string{"app": "web"}))
+			set(x, ixPod("a", "p", map[string]string{"app": "web"}))
 
 			err := x.AddIndexers(tt.add)
 			assert.ErrorContains(t, err, tt.error)
@@ -288,3 +288,6 @@ func TestIndexerAddIndexersRejectsATakenName(t *testing.T) {
 		})
 	}
 }
+
+// set stores o under its own key.
+func set(x *Indexer, o api.Object) (api.Object, bool) { return x.set(KeyOf(o), o) }

@@ -154,7 +154,7 @@ func (i *Informer) snapshotRegistrations() []*Registration {
 func (i *Informer) ProcessOne() bool {
 	i.processMu.Lock()
 	defer i.processMu.Unlock()
-	deltas, initial, ok := i.fifo.Pop()
+	key, deltas, initial, ok := i.fifo.Pop()
 	if !ok {
 		i.checkSyncedLocked() // an empty first list syncs with nothing to pop
 		return false
@@ -163,19 +163,19 @@ func (i *Informer) ProcessOne() bool {
 	for _, d := range deltas {
 		switch d.Type {
 		case Deleted:
-			if _, existed := i.indexer.remove(deltaKey(d.Object)); existed {
+			if _, existed := i.indexer.remove(key); existed {
 				for _, r := range regs {
-					r.enqueue(notification{kind: notifyDelete, deleted: d.Object})
+					r.enqueue(notification{kind: notifyDelete, obj: d.Object})
 				}
 			}
 		default:
 			obj := d.Object.(api.Object)
-			old, existed := i.indexer.set(obj)
+			old, existed := i.indexer.set(key, obj)
 			for _, r := range regs {
 				switch {
 				case !existed:
 					r.enqueue(notification{kind: notifyAdd, obj: obj, initial: initial})
-				case d.Type == Sync && d.targets != nil && !slices.Contains(d.targets, r):
+				case d.Type == Sync && d.targets != nil && !slices.Contains(*d.targets, r):
 					// A resync goes only to the handlers it is for; a real
 					// update, even with an unchanged resourceVersion, goes
 					// to all of them.
@@ -228,7 +228,7 @@ func (i *Informer) Resync() time.Time {
 		}
 	}
 	if len(due) > 0 {
-		i.fifo.resync(due)
+		i.fifo.resync(&due)
 	}
 	return next
 }

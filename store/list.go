@@ -32,20 +32,36 @@ type ListResult[V any] struct {
 // tree and the slice of history after the revision; it walks them unlocked, so
 // a long list never stalls writers.
 func (s *Store[V]) List(prefix string, opts ListOptions) (ListResult[V], error) {
-	snap, rev, later, err := s.snapshot(opts.Rev)
+	var res ListResult[V]
+	var err error
+	res.Rev, res.More, err = s.Range(prefix, opts, func(r Record[V]) bool {
+		res.Records = append(res.Records, r)
+		return true
+	})
 	if err != nil {
 		return ListResult[V]{}, err
 	}
-	res := ListResult[V]{Rev: rev}
+	return res, nil
+}
+
+// Range is List without the slice: it calls fn for each record of the page
+// in key order, and returns the revision read and whether Limit cut the
+// page short. fn returning false stops the walk early (more is then false).
+func (s *Store[V]) Range(prefix string, opts ListOptions, fn func(Record[V]) bool) (rev int64, more bool, err error) {
+	snap, rev, later, err := s.snapshot(opts.Rev)
+	if err != nil {
+		return 0, false, err
+	}
+	n := 0
 	walkAt(snap, later, prefix, opts.After, func(r *rec[V]) bool {
-		if opts.Limit > 0 && len(res.Records) == opts.Limit {
-			res.More = true
+		if opts.Limit > 0 && n == opts.Limit {
+			more = true
 			return false
 		}
-		res.Records = append(res.Records, r.record())
-		return true
+		n++
+		return fn(r.record())
 	})
-	return res, nil
+	return rev, more, nil
 }
 
 // snapshot returns a clone of the current tree, the revision to read at, and
