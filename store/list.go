@@ -85,9 +85,11 @@ func (s *Store[V]) snapshot(rev int64) (*stateTree[V], int64, []event[V], error)
 // snap. It stops when fn returns false.
 func walkAt[V any](snap *stateTree[V], later []event[V], prefix, after string, fn func(*rec[V]) bool) {
 	// past maps each key that later touched to its state before the first
-	// such touch (nil: it did not exist). revived lists those that existed
-	// then but are gone now, in key order, to be merged into the walk.
+	// such touch (nil: it did not exist). gone marks those whose last touch
+	// deleted them: they are not in snap. revived lists the keys that
+	// existed then but are gone now, to be merged into the walk in order.
 	var past map[string]*rec[V]
+	var gone map[string]bool
 	var revived []*rec[V]
 	for _, ev := range later {
 		k := ev.key()
@@ -95,17 +97,15 @@ func walkAt[V any](snap *stateTree[V], later []event[V], prefix, after string, f
 			continue
 		}
 		if past == nil {
-			past = make(map[string]*rec[V])
+			past, gone = make(map[string]*rec[V]), make(map[string]bool)
 		}
 		if _, seen := past[k]; !seen {
 			past[k] = ev.prev
 		}
+		gone[k] = ev.cur == nil
 	}
 	for k, r := range past {
-		if r == nil {
-			continue
-		}
-		if _, live := snap.Get(item[V]{key: k}); !live {
+		if r != nil && gone[k] {
 			revived = append(revived, r)
 		}
 	}

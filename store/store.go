@@ -77,7 +77,9 @@ type Store[V any] struct {
 	compactRev int64
 	hist       []event[V]
 	// changed, when not nil, is closed by the next write; watchers waiting
-	// for news hold it (see Watcher.Ready).
+	// for news hold it (see Watcher.Ready). It is read and set under chMu
+	// plus either mode of mu; only a holder of mu exclusively closes it.
+	chMu    sync.Mutex
 	changed chan struct{}
 
 	// watchers counts the live (not ended) watchers, for Stats. It is

@@ -25,6 +25,8 @@ type Watcher[V any] struct {
 	// err is why the watcher ended; nil while it is live. Once set it never
 	// changes.
 	err error
+	// scratch holds a Poll's history entries between lock and expansion.
+	scratch []revEvent[V]
 }
 
 // Watch starts a watcher on the keys under prefix whose first event is the
@@ -60,7 +62,12 @@ func (w *Watcher[V]) Poll(dst []Event[V], limit int) (events []Event[V], progres
 	defer w.mu.Unlock()
 	s := w.s
 	s.mu.RLock()
-	defer s.mu.RUnlock()
+	unlocked := false
+	defer func() {
+		if !unlocked {
+			s.mu.RUnlock()
+		}
+	}()
 	// A watcher that starts in the future has seen nothing beyond now.
 	seen := min(w.next-1, s.rev)
 	if w.err != nil {
@@ -70,18 +77,33 @@ func (w *Watcher[V]) Poll(dst []Event[V], limit int) (events []Event[V], progres
 		w.endLocked(&CompactedError{Rev: w.next, CompactRev: s.compactRev, Watching: true})
 		return dst, seen, w.err
 	}
+	// Only the matching history entries are copied under the lock (24
+	// bytes each); expanding them into Events waits until it is released,
+	// so a long catch-up does not stall writers.
 	base := s.histBaseLocked()
 	i := s.histIndexLocked(w.next)
-	n := 0
-	for ; i < len(s.hist) && (limit <= 0 || n < limit); i++ {
-		ev := s.hist[i]
-		if strings.HasPrefix(ev.key(), w.prefix) {
-			dst = append(dst, ev.toEvent(base+int64(i)))
-			n++
+	w.scratch = w.scratch[:0]
+	for ; i < len(s.hist) && (limit <= 0 || len(w.scratch) < limit); i++ {
+		if ev := s.hist[i]; strings.HasPrefix(ev.key(), w.prefix) {
+			w.scratch = append(w.scratch, revEvent[V]{rev: base + int64(i), ev: ev})
 		}
 	}
 	w.next = max(w.next, base+int64(i))
-	return dst, min(w.next-1, s.rev), nil
+	progress = min(w.next-1, s.rev)
+	s.mu.RUnlock()
+	unlocked = true
+
+	for _, e := range w.scratch {
+		dst = append(dst, e.ev.toEvent(e.rev))
+	}
+	clear(w.scratch)
+	return dst, progress, nil
+}
+
+// revEvent is a history entry with its revision, copied out for a Poll.
+type revEvent[V any] struct {
+	rev int64
+	ev  event[V]
 }
 
 // Ready returns a channel that is closed once Poll may have something to say:
@@ -96,11 +118,15 @@ func (w *Watcher[V]) Ready() <-chan struct{} {
 		return closed
 	}
 	s := w.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	if next <= s.rev || next < s.compactRev {
 		return closed
 	}
+	// Writers hold s.mu exclusively while they close changed, so under the
+	// shared lock it can only be created, by another waiter: chMu orders that.
+	s.chMu.Lock()
+	defer s.chMu.Unlock()
 	if s.changed == nil {
 		s.changed = make(chan struct{})
 	}
