@@ -1,0 +1,79 @@
+package workqueue
+
+import "time"
+
+// AddAfter adds item once d has passed on the queue's clock; d ≤ 0 adds it
+// now. An item already pending keeps the earlier of its two ready times.
+// When it comes due the item is added as by Add, so it collapses with a
+// waiting copy. After shutdown, AddAfter does nothing.
+//
+// The queue owns no goroutine for this: one clock timer is armed for the
+// earliest pending item. On a clock.Fake, delayed items come due inside the
+// Step (or SetTime) that reaches their ready time, in ready-time order.
+func (q *Queue[T]) AddAfter(item T, d time.Duration) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.shuttingDown {
+		return
+	}
+	if q.metricsOn {
+		q.m.retries++
+	}
+	if d <= 0 {
+		q.addLocked(item)
+		return
+	}
+	now := q.now()
+	q.seq++
+	if q.delayed.add(item, now+d, q.seq) {
+		q.armLocked(now)
+	}
+}
+
+// NextDelayed returns the ready time of the earliest pending delayed item, so
+// a simulator can move its fake clock straight there; ok is false when no
+// item is pending.
+func (q *Queue[T]) NextDelayed() (readyAt time.Time, ok bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.delayed.len() == 0 {
+		return time.Time{}, false
+	}
+	return q.epoch.Add(q.delayed.head().readyAt), true
+}
+
+// armLocked sets the timer to fire when the earliest pending item is due.
+// The heap must not be empty.
+func (q *Queue[T]) armLocked(now time.Duration) {
+	d := q.delayed.head().readyAt - now
+	if q.timer == nil {
+		q.timer = q.clock.AfterFunc(d, q.fireDelayed)
+		return
+	}
+	q.timer.Reset(d)
+}
+
+// fireDelayed is the timer's callback: it adds every item that is due and
+// arms the timer for the next one. A call with nothing due (a real timer
+// that fired just as it was reset) changes nothing but the timer.
+func (q *Queue[T]) fireDelayed() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.delayed.len() == 0 {
+		return // discarded by ShutDown
+	}
+	now := q.now()
+	for q.delayed.len() > 0 && q.delayed.head().readyAt <= now {
+		q.addLocked(q.delayed.pop()) // accepted before any shutdown, so not dropped
+	}
+	if q.delayed.len() > 0 {
+		q.armLocked(now)
+		return
+	}
+	if q.shuttingDown {
+		// A drain was waiting for the delayed items; with none left, idle
+		// workers in Get must learn that the queue is finished.
+		q.cond.Broadcast()
+		q.checkDrainedLocked()
+	}
+}

@@ -1,0 +1,270 @@
+package workqueue
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/miniplane/miniplane/internal/clock"
+)
+
+// checkInvariants checks what the comments on Queue's fields promise.
+func (q *Queue[T]) checkInvariants() error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	queued := map[T]bool{}
+	for i := range q.queue.len() {
+		e := q.queue.buf[(q.queue.head+i)&(len(q.queue.buf)-1)]
+		if queued[e.item] {
+			return fmt.Errorf("%v is queued twice", e.item)
+		}
+		queued[e.item] = true
+		if word := q.items[e.item]; word != dirty {
+			return fmt.Errorf("%v is queued with state %b, want dirty only", e.item, word)
+		}
+	}
+	processingN := 0
+	owners := map[uint64]T{}
+	for item, word := range q.items {
+		switch {
+		case word&flagMask == 0:
+			return fmt.Errorf("%v is in items with no flag", item)
+		case word&processing != 0:
+			processingN++
+			if queued[item] {
+				return fmt.Errorf("%v is both queued and processing", item)
+			}
+			if !q.metricsOn {
+				break
+			}
+			slot := word >> flagBits
+			if other, ok := owners[slot]; ok {
+				return fmt.Errorf("%v and %v own flight slot %d", item, other, slot)
+			}
+			owners[slot] = item
+			if slot >= uint64(len(q.flights)) || !q.flights[slot].inUse {
+				return fmt.Errorf("%v owns flight slot %d, which is not in use", item, slot)
+			}
+		case !queued[item]:
+			return fmt.Errorf("%v is dirty, not processing, and not queued", item)
+		case word>>flagBits != 0:
+			return fmt.Errorf("%v is not in flight but names flight slot %d", item, word>>flagBits)
+		}
+	}
+	if processingN != q.processing {
+		return fmt.Errorf("processing counts %d, items hold %d", q.processing, processingN)
+	}
+	if q.metricsOn {
+		inUse := 0
+		for _, f := range q.flights {
+			if f.inUse {
+				inUse++
+			}
+		}
+		if inUse != processingN || len(q.freeSlots) != len(q.flights)-inUse {
+			return fmt.Errorf("flights: %d in use, %d free of %d, for %d in flight",
+				inUse, len(q.freeSlots), len(q.flights), processingN)
+		}
+	}
+	if err := q.delayed.check(); err != nil {
+		return err
+	}
+	if q.shuttingDown && !q.drainedClosed && q.drained != nil &&
+		q.queue.len() == 0 && q.processing == 0 && q.delayed.len() == 0 {
+		return fmt.Errorf("drained but the drain channel is open")
+	}
+	return nil
+}
+
+// check checks what the comment on delayHeap promises.
+func (d *delayHeap[T]) check() error {
+	if len(d.index) != len(d.heap) {
+		return fmt.Errorf("delay index holds %d, heap %d", len(d.index), len(d.heap))
+	}
+	if len(d.heap)+len(d.free) != len(d.entries) {
+		return fmt.Errorf("delay heap %d + free %d != %d entries", len(d.heap), len(d.free), len(d.entries))
+	}
+	seen := map[int]bool{}
+	for i, slot := range d.heap {
+		e := d.entries[slot]
+		if seen[slot] {
+			return fmt.Errorf("slot %d is in the heap twice", slot)
+		}
+		seen[slot] = true
+		if d.index[e.item] != slot || e.pos != i {
+			return fmt.Errorf("entry of %v: slot %d at %d, index says %d, pos says %d", e.item, slot, i, d.index[e.item], e.pos)
+		}
+		if i > 0 && d.less(i, (i-1)/2) {
+			return fmt.Errorf("heap order broken at %d", i)
+		}
+	}
+	for _, slot := range d.free {
+		if seen[slot] {
+			return fmt.Errorf("slot %d is both free and in the heap", slot)
+		}
+		seen[slot] = true
+	}
+	return nil
+}
+
+// model is client-go's queue contract written as plainly as possible: a
+// slice for the queue, sets for dirty and processing, a list of delayed items.
+type model struct {
+	now          time.Duration
+	queue        []string
+	dirty        map[string]bool
+	processing   map[string]bool
+	delayed      []modelDelayed
+	seq          int
+	shuttingDown bool
+}
+
+type modelDelayed struct {
+	item    string
+	readyAt time.Duration
+	seq     int
+}
+
+func (m *model) add(item string) {
+	if m.dirty[item] {
+		return
+	}
+	m.dirty[item] = true
+	if !m.processing[item] {
+		m.queue = append(m.queue, item)
+	}
+}
+
+func (m *model) tryGet() (string, bool) {
+	if len(m.queue) == 0 {
+		return "", false
+	}
+	item := m.queue[0]
+	m.queue = m.queue[1:]
+	delete(m.dirty, item)
+	m.processing[item] = true
+	return item, true
+}
+
+func (m *model) done(item string) {
+	if !m.processing[item] {
+		return
+	}
+	delete(m.processing, item)
+	if m.dirty[item] {
+		m.queue = append(m.queue, item)
+	}
+}
+
+func (m *model) addAfter(item string, d time.Duration) {
+	if d <= 0 {
+		m.add(item)
+		return
+	}
+	m.seq++
+	for i, e := range m.delayed {
+		if e.item == item {
+			if m.now+d < e.readyAt {
+				m.delayed[i] = modelDelayed{item, m.now + d, m.seq}
+			}
+			return
+		}
+	}
+	m.delayed = append(m.delayed, modelDelayed{item, m.now + d, m.seq})
+}
+
+func (m *model) sortDelayed() {
+	slices.SortFunc(m.delayed, func(a, b modelDelayed) int {
+		return cmp.Or(cmp.Compare(a.readyAt, b.readyAt), cmp.Compare(a.seq, b.seq))
+	})
+}
+
+func (m *model) step(d time.Duration) {
+	m.now += d
+	m.sortDelayed()
+	for len(m.delayed) > 0 && m.delayed[0].readyAt <= m.now {
+		m.add(m.delayed[0].item)
+		m.delayed = m.delayed[1:]
+	}
+}
+
+// TestAgainstModel drives the queue and the model with the same random
+// operations, from fixed seeds, and checks that they agree and that the
+// queue's invariants hold after every operation.
+func TestAgainstModel(t *testing.T) {
+	keys := []string{"a", "b", "c", "d", "e", "f"}
+	for seed := range uint64(40) {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 0))
+			clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+			epoch := clk.Now()
+			q := New(Config[string]{Clock: clk, Metrics: seed%2 == 0})
+			m := &model{dirty: map[string]bool{}, processing: map[string]bool{}}
+			for op := range 2000 {
+				k := keys[rng.IntN(len(keys))]
+				var what string
+				switch r := rng.IntN(100); {
+				case r < 30:
+					what = "Add " + k
+					q.Add(k)
+					if !m.shuttingDown {
+						m.add(k)
+					}
+				case r < 55:
+					item, ok, _ := q.TryGet()
+					wantItem, wantOK := m.tryGet()
+					what = "TryGet"
+					require.Equal(t, wantOK, ok, "op %d TryGet ok", op)
+					require.Equal(t, wantItem, item, "op %d TryGet item", op)
+				case r < 80:
+					if len(m.processing) > 0 && rng.IntN(10) > 0 {
+						k = slices.Sorted(maps.Keys(m.processing))[rng.IntN(len(m.processing))]
+					}
+					what = "Done " + k
+					q.Done(k)
+					m.done(k)
+				case r < 90:
+					d := time.Duration(rng.IntN(5)) * time.Second
+					what = fmt.Sprintf("AddAfter %s %v", k, d)
+					q.AddAfter(k, d)
+					if !m.shuttingDown {
+						m.addAfter(k, d)
+					}
+				case r < 99:
+					d := time.Duration(rng.IntN(3000)) * time.Millisecond
+					what = fmt.Sprintf("Step %v", d)
+					clk.Step(d)
+					m.step(d)
+				default:
+					if op < 1500 {
+						continue
+					}
+					what = "ShutDown"
+					dropped := q.ShutDown()
+					m.shuttingDown = true
+					m.sortDelayed()
+					var want []string
+					for _, e := range m.delayed {
+						want = append(want, e.item)
+					}
+					m.delayed = nil
+					require.Equal(t, want, dropped, "op %d ShutDown dropped", op)
+				}
+				require.NoError(t, q.checkInvariants(), "after op %d: %s", op, what)
+				require.Equal(t, len(m.queue), q.Len(), "op %d (%s) Len", op, what)
+				next, ok := q.NextDelayed()
+				m.sortDelayed()
+				require.Equal(t, len(m.delayed) > 0, ok, "op %d NextDelayed ok", op)
+				if ok {
+					require.Equal(t, epoch.Add(m.delayed[0].readyAt), next, "op %d NextDelayed", op)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,365 @@
+package workqueue
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/miniplane/miniplane/internal/clock"
+)
+
+// Config configures a Queue.
+type Config[T comparable] struct {
+	// Name names the queue in its metrics.
+	Name string
+	// Clock is the queue's only source of time: delayed adds, and the
+	// durations its metrics record. Required.
+	Clock clock.Clock
+	// RateLimiter decides the delay of AddRateLimited. Nil means
+	// DefaultControllerRateLimiter on Clock.
+	RateLimiter RateLimiter[T]
+	// Metrics turns on the figures Metrics reports. Off, the queue never
+	// reads the clock outside AddAfter.
+	Metrics bool
+}
+
+// Queue is a work queue of keys: client-go's rate-limiting, delaying work
+// queue in one type. See the package documentation for its guarantees. Create
+// one with New; the zero value is not usable. All methods are safe for
+// concurrent use.
+type Queue[T comparable] struct {
+	name      string
+	clock     clock.Clock
+	limiter   RateLimiter[T]
+	metricsOn bool
+	// epoch is when the queue was made; the queue keeps its times as
+	// durations since epoch, read with clock.Since.
+	epoch time.Time
+
+	// mu guards everything below. cond (on mu) wakes Get when an item is
+	// queued or the queue is shutting down.
+	mu   sync.Mutex
+	cond sync.Cond
+
+	// items holds the state word of every item that is waiting or in
+	// flight, and nothing else: its flags, and with metrics the slot in
+	// flights of an in-flight item. An item is in queue exactly when it is
+	// dirty and not processing, and then exactly once.
+	items map[T]uint64
+	// queue is the order in which waiting items are handed out: by the add
+	// that made each one waiting.
+	queue fifo[queued[T]]
+	// processing counts the items with the processing flag.
+	processing int
+	// flights is, with metrics only, a slab of the in-flight items' times:
+	// each in-flight item owns the slot its state word names, and freeSlots
+	// lists the slots no item owns. It grows to the most items ever in
+	// flight at once, so the metrics cost no map operation and reading them
+	// walks only this.
+	flights   []flight
+	freeSlots []uint64
+
+	// delayed holds the items added with a delay that are not yet due.
+	// While it is not empty, timer will fire (or its callback is running)
+	// at or before the earliest ready time.
+	delayed delayHeap[T]
+	timer   clock.Timer // made on the first delayed add
+	seq     uint64      // last seq given to a delayed item
+
+	shuttingDown bool
+	// drained is made by the first ShutDownWithDrain and closed once the
+	// queue is shut down and holds nothing: nothing queued, in flight or
+	// delayed. drainedClosed says it was closed.
+	drained       chan struct{}
+	drainedClosed bool
+
+	m metrics // only with metricsOn
+}
+
+// The state word of an item: flags in the low bits, and above them, for an
+// in-flight item of a queue with metrics, its slot in Queue.flights. An item
+// with neither flag is not in Queue.items.
+const (
+	// dirty: the item needs processing. It is queued, or it is in flight
+	// and will be queued again by Done.
+	dirty uint64 = 1 << iota
+	// processing: a worker holds the item, between Get and Done.
+	processing
+
+	flagBits = iota
+	flagMask = 1<<flagBits - 1
+)
+
+// flight is what the metrics need of an in-flight item, as times since the
+// queue's epoch: when it was handed out, and when it was added again (if it
+// is dirty), for the queue duration of its next round. inUse tells an owned
+// slot from a free one.
+type flight struct {
+	started, added time.Duration
+	inUse          bool
+}
+
+// queued is one entry of the queue: an item and, with metrics, when it was
+// added. Keeping the add time here rather than in items spares Get a map
+// read.
+type queued[T comparable] struct {
+	item  T
+	added time.Duration
+}
+
+// New returns an empty queue. It starts no goroutine.
+func New[T comparable](cfg Config[T]) *Queue[T] {
+	if cfg.Clock == nil {
+		panic("workqueue.New: Config.Clock is required")
+	}
+	q := &Queue[T]{
+		name:      cfg.Name,
+		clock:     cfg.Clock,
+		limiter:   cfg.RateLimiter,
+		metricsOn: cfg.Metrics,
+		epoch:     cfg.Clock.Now(),
+		items:     make(map[T]uint64),
+	}
+	if q.limiter == nil {
+		q.limiter = DefaultControllerRateLimiter[T](cfg.Clock)
+	}
+	q.cond.L = &q.mu
+	return q
+}
+
+// now returns the clock's time as a duration since the queue's epoch.
+func (q *Queue[T]) now() time.Duration { return q.clock.Since(q.epoch) }
+
+// Add marks item as needing processing. If it is already waiting, nothing
+// changes (it keeps its place); if it is in flight, it is queued again when
+// its worker calls Done; otherwise it joins the back of the queue. After
+// shutdown, Add does nothing.
+func (q *Queue[T]) Add(item T) {
+	q.mu.Lock()
+	if !q.shuttingDown {
+		q.addLocked(item)
+	}
+	q.mu.Unlock()
+}
+
+// addLocked is Add without the shutdown check, for items the queue accepted
+// before shutdown (delayed ones coming due). With metrics it reads the clock
+// only for an item that was not waiting already, so that a duplicate add —
+// most adds, in a queue fed by an informer — costs no clock read.
+func (q *Queue[T]) addLocked(item T) {
+	word := q.items[item]
+	if word&dirty != 0 {
+		return
+	}
+	q.items[item] = word | dirty
+	var now time.Duration
+	if q.metricsOn {
+		now = q.now()
+		q.m.adds++
+		q.m.depth++
+	}
+	if word&processing != 0 {
+		// Done queues it.
+		if q.metricsOn {
+			q.flights[word>>flagBits].added = now
+		}
+		return
+	}
+	q.queue.push(queued[T]{item: item, added: now})
+	q.cond.Signal()
+}
+
+// Get blocks until an item is queued, then hands it to the caller, who must
+// call Done with it when finished. It returns shutdown true, and no item,
+// once the queue is shut down and nothing is left to hand out: nothing queued
+// and nothing delayed (delayed items remain only during ShutDownWithDrain).
+func (q *Queue[T]) Get() (item T, shutdown bool) {
+	// With metrics, the clock is read before taking the lock, so that the
+	// lock is held no longer, and again if Get had to wait.
+	var now time.Duration
+	if q.metricsOn {
+		now = q.now()
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for q.queue.len() == 0 {
+		if q.finishedLocked() {
+			return item, true
+		}
+		q.cond.Wait()
+		if q.metricsOn {
+			now = q.now()
+		}
+	}
+	return q.popLocked(now), false
+}
+
+// TryGet is Get without waiting, the step a simulator drives: it hands out
+// the next queued item if there is one (ok true). Otherwise it returns ok
+// false, and shutdown true if Get would have reported shutdown.
+func (q *Queue[T]) TryGet() (item T, ok, shutdown bool) {
+	var now time.Duration
+	if q.metricsOn {
+		now = q.now()
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.queue.len() == 0 {
+		return item, false, q.finishedLocked()
+	}
+	return q.popLocked(now), true, false
+}
+
+// finishedLocked reports whether Get must return shutdown: the queue is
+// shutting down and holds nothing to hand out, now or later.
+func (q *Queue[T]) finishedLocked() bool {
+	return q.shuttingDown && q.queue.len() == 0 && q.delayed.len() == 0
+}
+
+// popLocked moves the head of the queue to processing and returns it; the
+// queue must not be empty. now is the time of the Get, with metrics.
+func (q *Queue[T]) popLocked(now time.Duration) T {
+	e := q.queue.pop()
+	q.processing++
+	if !q.metricsOn {
+		q.items[e.item] = processing
+		return e.item
+	}
+	q.m.depth--
+	q.m.queueDuration.observe(now - e.added)
+	var slot uint64
+	if n := len(q.freeSlots); n > 0 {
+		slot = q.freeSlots[n-1]
+		q.freeSlots = q.freeSlots[:n-1]
+	} else {
+		slot = uint64(len(q.flights))
+		q.flights = append(q.flights, flight{})
+	}
+	q.flights[slot] = flight{started: now, inUse: true}
+	q.items[e.item] = slot<<flagBits | processing
+	return e.item
+}
+
+// Done tells the queue that the worker holding item has finished with it.
+// If item was added while in flight, it is queued again now, once. Done of
+// an item that is not in flight does nothing (client-go would queue a
+// duplicate).
+func (q *Queue[T]) Done(item T) {
+	var now time.Duration
+	if q.metricsOn {
+		now = q.now() // before the lock, as in Get
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	word, ok := q.items[item]
+	if !ok || word&processing == 0 {
+		return
+	}
+	q.processing--
+	var f flight
+	if q.metricsOn {
+		slot := word >> flagBits
+		f = q.flights[slot]
+		q.flights[slot] = flight{}
+		q.freeSlots = append(q.freeSlots, slot)
+		q.m.workDuration.observe(now - f.started)
+	}
+	if word&dirty == 0 {
+		delete(q.items, item)
+		if q.shuttingDown {
+			q.checkDrainedLocked()
+		}
+		return
+	}
+	q.items[item] = dirty
+	q.queue.push(queued[T]{item: item, added: f.added})
+	q.cond.Signal()
+}
+
+// Len returns the number of queued items: not those in flight (even if they
+// will be queued again on Done), and not delayed ones. Informational only:
+// it may change before the caller acts on it.
+func (q *Queue[T]) Len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.queue.len()
+}
+
+// ShuttingDown reports whether ShutDown or ShutDownWithDrain has been called.
+func (q *Queue[T]) ShuttingDown() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.shuttingDown
+}
+
+// ShutDown stops the queue taking items: later adds of any kind are dropped.
+// What is queued is still handed out, and an in-flight item that was added
+// again before the shutdown is still queued again on Done; once nothing is
+// queued, Get returns shutdown. It does not wait for workers.
+//
+// Delayed items that are not yet due are discarded, and returned, earliest
+// ready time first (ties in the order of the AddAfter calls that set them),
+// so the caller can log or persist what will not be retried. A second call
+// returns nil.
+func (q *Queue[T]) ShutDown() []T {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.shuttingDown = true
+	dropped := q.delayed.takeAll()
+	if q.timer != nil {
+		q.timer.Stop()
+	}
+	q.cond.Broadcast()
+	q.checkDrainedLocked()
+	return dropped
+}
+
+// ShutDownWithDrain stops the queue taking items, as ShutDown, and waits
+// until it has finished all the work it holds: every queued item handed out
+// and Done, every in-flight item Done (including the extra round of one
+// added again while in flight), and every delayed item come due on the clock,
+// handed out and Done. Meanwhile Get keeps handing out work and does not
+// report shutdown while delayed items are pending. Workers must keep calling
+// Get and Done, or the wait lasts until ctx ends.
+//
+// It returns nil once drained, or ctx.Err() if ctx ends first; the queue
+// then stays shut down, its workers keep draining it, and its delayed items
+// stay pending. To stop waiting for them, call ShutDown, which discards and
+// returns them. Only ctx ends the wait: ShutDown does not.
+func (q *Queue[T]) ShutDownWithDrain(ctx context.Context) error {
+	q.mu.Lock()
+	q.shuttingDown = true
+	if q.drained == nil {
+		q.drained = make(chan struct{})
+	}
+	q.checkDrainedLocked()
+	// Waiters in Get with nothing queued and nothing delayed must now
+	// return shutdown.
+	q.cond.Broadcast()
+	drained := q.drained
+	q.mu.Unlock()
+
+	select {
+	case <-drained:
+		return nil
+	case <-ctx.Done():
+		select {
+		case <-drained: // both happened: drained wins, so the answer does not depend on select's coin
+			return nil
+		default:
+			return ctx.Err()
+		}
+	}
+}
+
+// checkDrainedLocked closes drained if a drain is waiting and the queue is
+// shut down and empty: nothing queued, in flight or delayed.
+func (q *Queue[T]) checkDrainedLocked() {
+	if q.drained == nil || q.drainedClosed || !q.shuttingDown {
+		return
+	}
+	if q.queue.len() == 0 && q.processing == 0 && q.delayed.len() == 0 {
+		close(q.drained)
+		q.drainedClosed = true
+	}
+}
