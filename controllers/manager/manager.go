@@ -1,0 +1,194 @@
+package manager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/informer"
+	"github.com/miniplane/miniplane/internal/clock"
+)
+
+// Controller is what the manager runs: every controller package's
+// *Controller satisfies it.
+type Controller interface {
+	// Run works until ctx is done with the given number of workers, and
+	// returns once they have all stopped.
+	Run(ctx context.Context, workers int)
+	// HasSynced reports whether the controller's informers have been
+	// handed their initial lists.
+	HasSynced() bool
+}
+
+// InitContext is what an init function gets to build its controller.
+type InitContext struct {
+	Client  apiserver.Client
+	Factory *informer.Factory
+	Clock   clock.Clock
+	Logger  *zap.Logger
+	Options Options
+	// Instance names this manager (a host name in Kubernetes): events it
+	// records say so.
+	Instance string
+}
+
+// InitFunc builds one controller and says how many workers it runs with.
+// It must start nothing: the manager starts the informers and then calls
+// Run.
+type InitFunc func(ic InitContext) (c Controller, workers int, err error)
+
+// Descriptor registers a controller with the manager.
+type Descriptor struct {
+	Name              string
+	Init              InitFunc
+	DisabledByDefault bool
+}
+
+// Health is what the manager knows of one controller.
+type Health struct {
+	Name    string
+	Enabled bool
+	Running bool // Run was called and has not returned
+	Synced  bool
+}
+
+// Manager builds and runs the enabled controllers. Create it with New.
+type Manager struct {
+	ic          InitContext
+	descriptors []Descriptor
+
+	// mu guards built, workers, running and ran.
+	mu      sync.Mutex
+	built   map[string]Controller
+	workers map[string]int
+	running map[string]bool
+	ran     bool
+}
+
+// New returns a manager of the given controllers. It checks the options
+// (unknown controller names, worker counts) and starts nothing.
+func New(ic InitContext, descriptors []Descriptor) (*Manager, error) {
+	if ic.Logger == nil {
+		ic.Logger = zap.NewNop()
+	}
+	seen := map[string]bool{}
+	var names []string
+	for _, d := range descriptors {
+		if seen[d.Name] {
+			return nil, fmt.Errorf("manager: controller %q registered twice", d.Name)
+		}
+		seen[d.Name] = true
+		names = append(names, d.Name)
+	}
+	if err := ic.Options.Validate(names); err != nil {
+		return nil, err
+	}
+	return &Manager{ic: ic, descriptors: descriptors, built: map[string]Controller{}, workers: map[string]int{}, running: map[string]bool{}}, nil
+}
+
+// Build constructs every enabled controller, in registration order, so
+// that they register their informers. Run calls it; the simulator calls it
+// to step the controllers itself. It is idempotent.
+func (m *Manager) Build() (map[string]Controller, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, d := range m.descriptors {
+		if _, ok := m.built[d.Name]; ok || !Enabled(m.ic.Options.Controllers, d.Name, d.DisabledByDefault) {
+			continue
+		}
+		ic := m.ic
+		ic.Logger = m.ic.Logger.Named(d.Name)
+		c, workers, err := d.Init(ic)
+		if err != nil {
+			return nil, fmt.Errorf("manager: starting %s: %w", d.Name, err)
+		}
+		m.built[d.Name], m.workers[d.Name] = c, max(workers, 1)
+		m.ic.Logger.Debug("controller built", zap.String("controller", d.Name))
+	}
+	out := make(map[string]Controller, len(m.built))
+	for k, v := range m.built {
+		out[k] = v
+	}
+	return out, nil
+}
+
+// Run builds the enabled controllers, starts the shared informers they
+// asked for, waits for the caches, and runs every controller until ctx is
+// done. It returns after every controller and informer has stopped; the
+// error is from building a controller, or ctx's if it ended before the
+// caches synced.
+func (m *Manager) Run(ctx context.Context) error {
+	m.mu.Lock()
+	if m.ran {
+		m.mu.Unlock()
+		return errors.New("manager: Run called twice")
+	}
+	m.ran = true
+	m.mu.Unlock()
+
+	built, err := m.Build()
+	if err != nil {
+		return err
+	}
+	m.ic.Factory.Start(ctx) // after every controller asked for its informers
+	defer m.ic.Factory.Shutdown()
+	for resource, ok := range m.ic.Factory.WaitForCacheSync(ctx) {
+		if !ok {
+			return fmt.Errorf("manager: cache of %s did not sync: %w", resource, context.Cause(ctx))
+		}
+	}
+
+	var wg sync.WaitGroup
+	for _, d := range m.descriptors {
+		c, ok := built[d.Name]
+		if !ok {
+			continue
+		}
+		m.mu.Lock()
+		workers := m.workers[d.Name]
+		m.running[d.Name] = true
+		m.mu.Unlock()
+		wg.Go(func() {
+			defer m.setRunning(d.Name, false)
+			c.Run(ctx, workers)
+		})
+		m.ic.Logger.Info("controller started", zap.String("controller", d.Name), zap.Int("workers", workers))
+	}
+	wg.Wait()
+	return nil
+}
+
+func (m *Manager) setRunning(name string, on bool) {
+	m.mu.Lock()
+	m.running[name] = on
+	m.mu.Unlock()
+}
+
+// Health reports every registered controller, in registration order.
+func (m *Manager) Health() []Health {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]Health, 0, len(m.descriptors))
+	for _, d := range m.descriptors {
+		c, built := m.built[d.Name]
+		h := Health{Name: d.Name, Enabled: Enabled(m.ic.Options.Controllers, d.Name, d.DisabledByDefault), Running: m.running[d.Name]}
+		if built {
+			h.Synced = c.HasSynced()
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// The names of the controllers miniplane has, as kube-controller-manager
+// names them (nodesim is miniplane's own).
+const (
+	ReplicationController = "replicationcontroller"
+	Endpoint              = "endpoint"
+	GarbageCollector      = "garbagecollector"
+	NodeSim               = "nodesim"
+)

@@ -1,0 +1,169 @@
+package manager_test
+
+import (
+	"context"
+	"flag"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/controllers/manager"
+	"github.com/miniplane/miniplane/informer"
+	"github.com/miniplane/miniplane/internal/clock"
+)
+
+func TestEnabled(t *testing.T) {
+	tests := []struct {
+		controllers []string
+		name        string
+		offDefault  bool
+		want        bool
+	}{
+		{[]string{"*"}, "endpoint", false, true},
+		{[]string{"*"}, "nodesim", true, false},
+		{[]string{"*", "nodesim"}, "nodesim", true, false}, // "*" came first and decided
+		{[]string{"nodesim", "*"}, "nodesim", true, true},
+		{[]string{"-endpoint", "*"}, "endpoint", false, false},
+		{[]string{"*", "-endpoint"}, "endpoint", false, true},
+		{[]string{"endpoint"}, "garbagecollector", false, false},
+		{nil, "endpoint", false, false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, manager.Enabled(tt.controllers, tt.name, tt.offDefault), "%v %s", tt.controllers, tt.name)
+	}
+}
+
+func TestOptionsFlagsAndValidation(t *testing.T) {
+	known := []string{"a", "b"}
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string
+		want    func(o manager.Options) bool
+	}{
+		{name: "defaults", want: func(o manager.Options) bool {
+			return len(o.Controllers) == 1 && o.Controllers[0] == "*" && o.ConcurrentRCSyncs == 5 && o.ConcurrentEndpointSyncs == 5
+		}},
+		{name: "list", args: []string{"--controllers=a, -b"}, want: func(o manager.Options) bool {
+			return len(o.Controllers) == 2 && o.Controllers[0] == "a" && o.Controllers[1] == "-b"
+		}},
+		{name: "unknown", args: []string{"--controllers=a,c"}, wantErr: `--controllers: "c" is not a known controller; known: a, b`},
+		{name: "zero workers", args: []string{"--concurrent-rc-syncs=0"}, wantErr: "--concurrent-rc-syncs must be at least 1, got 0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := manager.DefaultOptions()
+			fs := flag.NewFlagSet("t", flag.ContinueOnError)
+			o.AddFlags(fs)
+			require.NoError(t, fs.Parse(tt.args))
+			err := o.Validate(known)
+			if tt.wantErr != "" {
+				assert.EqualError(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.True(t, tt.want(o), "%+v", o)
+		})
+	}
+}
+
+// fakeController records how it was built and run, and registers a pod
+// informer handler the way real controllers do.
+type fakeController struct {
+	reg     *informer.Registration
+	mu      sync.Mutex
+	workers int
+	ran     bool
+}
+
+func (f *fakeController) Run(ctx context.Context, workers int) {
+	f.mu.Lock()
+	f.workers, f.ran = workers, true
+	f.mu.Unlock()
+	<-ctx.Done()
+}
+
+func (f *fakeController) HasSynced() bool { return f.reg.HasSynced() }
+
+// TestRunBuildsStartsAndStops: enabled controllers are built in order and
+// register informers before the factory starts; Run waits for the caches,
+// runs each with its workers, reports health, and returns after cancel.
+func TestRunBuildsStartsAndStops(t *testing.T) {
+	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2))})
+	require.NoError(t, err)
+	_, err = srv.Create(context.Background(), &api.Pod{
+		Metadata: api.ObjectMeta{Namespace: "default", Name: "p"},
+		Spec:     api.PodSpec{Containers: []api.Container{{Name: "c", Image: "i"}}},
+	})
+	require.NoError(t, err)
+	factory := informer.NewFactory(srv, "", clk, nil)
+
+	var order []string
+	fakes := map[string]*fakeController{}
+	desc := func(name string, workers int, offByDefault bool) manager.Descriptor {
+		return manager.Descriptor{Name: name, DisabledByDefault: offByDefault, Init: func(ic manager.InitContext) (manager.Controller, int, error) {
+			order = append(order, name)
+			f := &fakeController{reg: ic.Factory.ForResource(apiserver.Pods).AddEventHandler(informer.HandlerFuncs{}, 0)}
+			fakes[name] = f
+			return f, workers, nil
+		}}
+	}
+	opts := manager.DefaultOptions()
+	opts.Controllers = []string{"-b", "*"}
+	m, err := manager.New(manager.InitContext{Client: srv, Factory: factory, Clock: clk, Options: opts},
+		[]manager.Descriptor{desc("a", 3, false), desc("b", 1, false), desc("c", 2, false), desc("off", 1, true)})
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- m.Run(ctx) }()
+	require.Eventually(t, func() bool {
+		for _, h := range m.Health() {
+			if h.Enabled && !(h.Running && h.Synced) {
+				return false
+			}
+		}
+		return true
+	}, 10*time.Second, time.Millisecond)
+
+	assert.Equal(t, []string{"a", "c"}, order, "enabled controllers, built in registration order")
+	assert.Equal(t, []manager.Health{
+		{Name: "a", Enabled: true, Running: true, Synced: true},
+		{Name: "b"},
+		{Name: "c", Enabled: true, Running: true, Synced: true},
+		{Name: "off"},
+	}, m.Health())
+	fakes["a"].mu.Lock()
+	assert.Equal(t, 3, fakes["a"].workers)
+	fakes["a"].mu.Unlock()
+
+	cancel()
+	select {
+	case err := <-done:
+		assert.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after cancel")
+	}
+	for _, h := range m.Health() {
+		assert.False(t, h.Running, "%s still running", h.Name)
+	}
+	assert.Error(t, m.Run(context.Background()), "Run may be called once")
+}
+
+func TestNewRejectsDuplicatesAndUnknownNames(t *testing.T) {
+	d := manager.Descriptor{Name: "a", Init: func(manager.InitContext) (manager.Controller, int, error) { return nil, 1, nil }}
+	_, err := manager.New(manager.InitContext{Options: manager.DefaultOptions()}, []manager.Descriptor{d, d})
+	assert.EqualError(t, err, `manager: controller "a" registered twice`)
+
+	opts := manager.DefaultOptions()
+	opts.Controllers = []string{"zzz"}
+	_, err = manager.New(manager.InitContext{Options: opts}, []manager.Descriptor{d})
+	assert.ErrorContains(t, err, `"zzz" is not a known controller`)
+}
