@@ -67,6 +67,7 @@ type DeltaFIFO struct {
 	mu    sync.Mutex
 	items map[string][]Delta
 	queue []string
+	peak  int // the most keys queued since items was made
 	// replaced: the first Replace has happened; initialLeft counts the
 	// keys queued by then that are not yet popped. The FIFO has synced
 	// when replaced and initialLeft is 0.
@@ -120,6 +121,7 @@ func (f *DeltaFIFO) pushLocked(key string, d Delta) {
 	}
 	if len(old) == 0 {
 		f.queue = append(f.queue, key)
+		f.peak = max(f.peak, len(f.queue))
 		f.signalLocked()
 	}
 	f.items[key] = append(old, d)
@@ -209,8 +211,24 @@ func (f *DeltaFIFO) Pop() (key string, deltas []Delta, isInInitialList, ok bool)
 	}
 	if len(f.queue) == 0 {
 		f.resetReadyLocked()
+		f.shrinkLocked()
 	}
 	return key, deltas, isInInitialList, true
+}
+
+// shrinkBelow is the size past which an emptied FIFO lets go of its storage:
+// after a big list the queue's array and the map's buckets would otherwise
+// stay allocated for as long as the informer lives (Go maps never shrink).
+const shrinkBelow = 1024
+
+// shrinkLocked drops the storage of an empty FIFO that once grew large.
+func (f *DeltaFIFO) shrinkLocked() {
+	if cap(f.queue) > shrinkBelow {
+		f.queue = nil
+	}
+	if f.peak > shrinkBelow {
+		f.items, f.peak = make(map[string][]Delta), 0
+	}
 }
 
 // resetReadyLocked re-arms Ready once the queue is empty (unless closed).

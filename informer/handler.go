@@ -128,6 +128,9 @@ func (r *Registration) DispatchOne() bool {
 	r.pending[r.head] = notification{}
 	r.head++
 	if r.head == len(r.pending) {
+		if cap(r.pending) > shrinkBelow {
+			r.pending = nil // let a big initial list's backlog go
+		}
 		r.pending, r.head = r.pending[:0], 0
 		if !r.removed {
 			r.ready = make(chan struct{})
