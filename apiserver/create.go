@@ -50,6 +50,9 @@ func (s *Server) create(obj api.Object) (api.Object, error) {
 	if k.resetStatusOnCreate {
 		resetStatus(in)
 	}
+	if p, ok := in.(*api.Pod); ok {
+		p.Status.Phase = api.PodPending // every pod starts Pending, as Kubernetes' pod strategy sets it
+	}
 	if ns, ok := in.(*api.Namespace); ok {
 		// Every namespace is born Active and held by the "kubernetes"
 		// finalizer, which Sweep removes once the namespace is empty.

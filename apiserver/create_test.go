@@ -51,7 +51,7 @@ func TestCreateSetsServerOwnedMetadata(t *testing.T) {
 	assert.Equal(t, epoch, p.Metadata.CreationTimestamp.Time)
 	assert.Nil(t, p.Metadata.DeletionTimestamp)
 	assert.Nil(t, p.Metadata.DeletionGracePeriodSeconds)
-	assert.Equal(t, api.PodPhase(""), p.Status.Phase)
+	assert.Equal(t, api.PodPending, p.Status.Phase, "the client's status is replaced: a new pod is Pending")
 	assert.Equal(t, formatRev(before+1), p.Metadata.ResourceVersion)
 
 	assert.Equal(t, api.UID("client-chosen"), in.Metadata.UID, "the caller's object is not changed")

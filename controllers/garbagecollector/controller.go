@@ -1,0 +1,246 @@
+package garbagecollector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/controllers/workqueue"
+	"github.com/miniplane/miniplane/informer"
+	"github.com/miniplane/miniplane/internal/clock"
+)
+
+// Client is what the collector needs of the API server: live reads of
+// owners and dependents, and the writes that delete or release them.
+// apiserver.Client and *apiserver.Server satisfy it.
+type Client interface {
+	Get(ctx context.Context, resource, namespace, name string, opts apiserver.GetOptions) (api.Object, error)
+	Update(ctx context.Context, obj api.Object) (api.Object, error)
+	Delete(ctx context.Context, resource, namespace, name string, opts api.DeleteOptions) (api.Object, error)
+}
+
+// Config configures a Controller.
+type Config struct {
+	// Client reads owners live and writes. Required.
+	Client Client
+	// Factory provides one shared informer per watched resource. Required.
+	Factory *informer.Factory
+	// Clock drives the queue's backoff. Required.
+	Clock clock.Clock
+	// Logger is named "garbagecollector" by New; nil logs nothing.
+	Logger *zap.Logger
+	// Recorder, when set, records a Warning event on a dependent whose
+	// ownerReference cannot be valid (a namespaced owner of a
+	// cluster-scoped object). Nil records nothing.
+	Recorder *apiserver.EventRecorder
+	// Resources are the resources whose objects are graphed, as owners and
+	// as dependents; nil means DefaultResources (all that the server serves
+	// but events, as Kubernetes' --enable-garbage-collector ignores them).
+	Resources []string
+}
+
+// Controller is the garbage collector. Kubernetes: GarbageCollector with
+// its GraphBuilder.
+type Controller struct {
+	client   Client
+	log      *zap.Logger
+	recorder *apiserver.EventRecorder
+	graph    *graph
+	queue    *workqueue.Queue[string]
+
+	informers     []*informer.Informer
+	registrations []*informer.Registration
+}
+
+// conflictRetries bounds how often a read-modify-write is retried in place
+// on a Conflict before the sync fails and is retried after a backoff.
+const conflictRetries = 5
+
+// New returns a collector that graphs the objects of cfg.Resources, with
+// its handlers registered on the factory's informers. It starts nothing.
+func New(cfg Config) (*Controller, error) {
+	switch {
+	case cfg.Client == nil:
+		return nil, errors.New("garbagecollector: Config.Client is required")
+	case cfg.Factory == nil:
+		return nil, errors.New("garbagecollector: Config.Factory is required")
+	case cfg.Clock == nil:
+		return nil, errors.New("garbagecollector: Config.Clock is required")
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = zap.NewNop()
+	}
+	resources := cfg.Resources
+	if resources == nil {
+		resources = DefaultResources()
+	}
+	c := &Controller{
+		client:   cfg.Client,
+		log:      log.Named("garbagecollector"),
+		recorder: cfg.Recorder,
+		graph:    newGraph(),
+		queue:    workqueue.New(workqueue.Config[string]{Name: "garbagecollector", Clock: cfg.Clock}),
+	}
+	for _, res := range resources {
+		k, ok := kindByResource(res)
+		if !ok {
+			return nil, fmt.Errorf("garbagecollector: resource %q is not served", res)
+		}
+		inf := cfg.Factory.ForResource(res)
+		reg := inf.AddEventHandler(informer.HandlerFuncs{
+			AddFunc:    func(obj api.Object, _ bool) { c.enqueue(c.graph.observe(k, obj)) },
+			UpdateFunc: func(_, obj api.Object) { c.enqueue(c.graph.observe(k, obj)) },
+			DeleteFunc: func(obj any) {
+				if o, _ := informer.DeletedObject(obj); o != nil {
+					c.enqueue(c.graph.remove(o))
+				}
+			},
+		}, 0)
+		c.informers = append(c.informers, inf)
+		c.registrations = append(c.registrations, reg)
+	}
+	return c, nil
+}
+
+func (c *Controller) enqueue(keys []string) {
+	for _, k := range keys {
+		c.queue.Add(k)
+	}
+}
+
+// Queue returns the collector's work queue, for the simulator and tests.
+func (c *Controller) Queue() *workqueue.Queue[string] { return c.queue }
+
+// HasSynced reports whether every handler of the collector has been handed
+// its informer's initial list.
+func (c *Controller) HasSynced() bool {
+	for _, r := range c.registrations {
+		if !r.HasSynced() {
+			return false
+		}
+	}
+	return true
+}
+
+// ProcessOne is the collector's step: it syncs one ready work item and
+// reports whether there was one.
+func (c *Controller) ProcessOne(ctx context.Context) bool {
+	key, ok, _ := c.queue.TryGet()
+	if !ok {
+		return false
+	}
+	c.process(ctx, key)
+	return true
+}
+
+// Run waits for the informers' handlers to sync, then runs workers
+// goroutines syncing work items until ctx is done; it shuts the queue down
+// and returns once they have all exited. Kubernetes runs 20
+// (--concurrent-gc-syncs).
+func (c *Controller) Run(ctx context.Context, workers int) {
+	defer c.queue.ShutDown()
+	for _, inf := range c.informers {
+		if !inf.WaitForHandlers(ctx) {
+			return
+		}
+	}
+	c.log.Info("starting", zap.Int("workers", workers))
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				key, shutdown := c.queue.Get()
+				if shutdown {
+					return
+				}
+				c.process(ctx, key)
+			}
+		})
+	}
+	<-ctx.Done()
+	c.queue.ShutDown()
+	wg.Wait()
+	c.log.Info("stopped")
+}
+
+// process syncs one key and reports the outcome to the queue.
+func (c *Controller) process(ctx context.Context, key string) {
+	defer c.queue.Done(key)
+	if err := c.sync(ctx, key); err != nil {
+		c.log.Info("sync failed; retrying", zap.String("key", key), zap.Error(err))
+		c.queue.AddRateLimited(key)
+		return
+	}
+	c.queue.Forget(key)
+}
+
+func (c *Controller) sync(ctx context.Context, key string) error {
+	if uid, ok := strings.CutPrefix(key, deletePrefix); ok {
+		return c.attemptToDelete(ctx, api.UID(uid))
+	}
+	if uid, ok := strings.CutPrefix(key, orphanPrefix); ok {
+		return c.attemptToOrphan(ctx, api.UID(uid))
+	}
+	c.log.Error("unknown work key", zap.String("key", key))
+	return nil
+}
+
+// get reads an object live; it returns nil, nil when the server says
+// NotFound or holds another object (another UID) under the name.
+func (c *Controller) get(ctx context.Context, id identity) (api.Object, error) {
+	obj, err := c.client.Get(ctx, id.kind.resource, id.namespace, id.name, apiserver.GetOptions{})
+	if apiserver.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if obj.GetObjectMeta().UID != id.uid {
+		return nil, nil
+	}
+	return obj, nil
+}
+
+// update applies change to a fresh copy of the object of id and writes it
+// with its resourceVersion, re-reading and retrying on a Conflict. change
+// reports whether it changed anything; a gone object is not an error.
+func (c *Controller) update(ctx context.Context, id identity, change func(api.Object) bool) error {
+	var err error
+	for range conflictRetries {
+		var cur api.Object
+		cur, err = c.get(ctx, id)
+		if err != nil || cur == nil {
+			return err
+		}
+		next := cur.DeepCopyObject()
+		if !change(next) {
+			return nil
+		}
+		_, err = c.client.Update(ctx, next)
+		if apiserver.IsNotFound(err) {
+			return nil
+		}
+		if !apiserver.IsConflict(err) {
+			return err
+		}
+	}
+	return err
+}
+
+func (id identity) String() string {
+	if id.namespace == "" {
+		return id.kind.kind + " " + id.name
+	}
+	return id.kind.kind + " " + id.namespace + "/" + id.name
+}
+
+func (id identity) fields() []zap.Field {
+	return []zap.Field{zap.String("object", id.String()), zap.String("uid", string(id.uid))}
+}

@@ -1,0 +1,256 @@
+package garbagecollector
+
+import (
+	"cmp"
+	"slices"
+	"sync"
+
+	"github.com/miniplane/miniplane/api"
+)
+
+// identity names one object: enough to read it live and to tell it from
+// another object that later took its name.
+type identity struct {
+	kind      kindInfo
+	namespace string
+	name      string
+	uid       api.UID
+}
+
+// node is one object in the ownership graph. Kubernetes: graph.go's node.
+type node struct {
+	id identity
+	// virtual: the object is referenced as an owner but no informer has shown
+	// it (yet), or it was shown and deleted while dependents still name it.
+	virtual bool
+	// owners are the observed object's ownerReferences (nil while virtual).
+	owners []api.OwnerReference
+	// dependents are the nodes whose owners reference this node's UID.
+	dependents map[api.UID]*node
+	// beingDeleted: the object has a deletionTimestamp.
+	beingDeleted bool
+	// deletingDependents: it is being deleted in the foreground.
+	deletingDependents bool
+}
+
+// graph is the owner→dependents graph built from informer notifications.
+// Kubernetes: GraphBuilder's uidToNode.
+//
+// Invariant, checked by tests: for every observed node n and every owner
+// reference r of n, nodes[r.UID] exists and its dependents hold n; every
+// node in a dependents set is in nodes; a virtual node has dependents.
+type graph struct {
+	// mu guards nodes and every node in it.
+	mu    sync.Mutex
+	nodes map[api.UID]*node
+}
+
+func newGraph() *graph { return &graph{nodes: make(map[api.UID]*node)} }
+
+// Work keys: the queue holds "delete/<uid>" and "orphan/<uid>".
+const (
+	deletePrefix = "delete/"
+	orphanPrefix = "orphan/"
+)
+
+func deleteKey(uid api.UID) string { return deletePrefix + string(uid) }
+func orphanKey(uid api.UID) string { return orphanPrefix + string(uid) }
+
+// observe records an added or updated object of kind k and returns the work
+// keys the change calls for, in a deterministic order.
+func (g *graph) observe(k kindInfo, obj api.Object) []string {
+	m := obj.GetObjectMeta()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+
+	n := g.nodes[m.UID]
+	var oldOwners []api.OwnerReference
+	wasDeletingDependents := false
+	if n == nil {
+		n = &node{dependents: make(map[api.UID]*node)}
+		g.nodes[m.UID] = n
+	} else {
+		oldOwners = n.owners
+		wasDeletingDependents = n.deletingDependents
+	}
+	n.id = identity{kind: k, namespace: m.Namespace, name: m.Name, uid: m.UID}
+	n.virtual = false
+	n.owners = slices.Clone(m.OwnerReferences)
+	n.beingDeleted = m.DeletionTimestamp != nil
+	n.deletingDependents = deletingDependents(m)
+
+	var keys []string
+	keys = append(keys, g.relinkLocked(n, oldOwners, n.owners)...)
+	if orphaning(m) {
+		keys = append(keys, orphanKey(m.UID))
+	}
+	if n.deletingDependents && !wasDeletingDependents {
+		// It starts waiting: its dependents are to go, and it may have none.
+		keys = append(keys, deleteKey(m.UID))
+		for _, d := range sortedNodes(n.dependents) {
+			keys = append(keys, deleteKey(d.id.uid))
+		}
+	}
+	return keys
+}
+
+// remove records an object's deletion and returns the work keys it calls
+// for: its dependents lost an owner, and owners waiting on it may be done.
+func (g *graph) remove(obj api.Object) []string {
+	m := obj.GetObjectMeta()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := g.nodes[m.UID]
+	if n == nil || n.virtual {
+		return nil
+	}
+	keys := g.relinkLocked(n, n.owners, nil)
+	n.owners = nil
+	if len(n.dependents) == 0 {
+		delete(g.nodes, m.UID)
+		return keys
+	}
+	// Dependents still name it: keep it as a virtual node until they drop
+	// the reference or go, and let each decide now.
+	n.virtual, n.beingDeleted, n.deletingDependents = true, false, false
+	for _, d := range sortedNodes(n.dependents) {
+		keys = append(keys, deleteKey(d.id.uid))
+	}
+	return keys
+}
+
+// relinkLocked moves n's edges from the old owner references to the new
+// ones and returns the work keys that calls for: a new owner never seen
+// becomes a virtual node to verify, and an owner waiting for its dependents
+// that n stops blocking is to look again.
+func (g *graph) relinkLocked(n *node, oldRefs, newRefs []api.OwnerReference) []string {
+	var keys []string
+	for _, old := range oldRefs {
+		i := slices.IndexFunc(newRefs, func(r api.OwnerReference) bool { return r.UID == old.UID })
+		o := g.nodes[old.UID]
+		if o == nil {
+			continue
+		}
+		if i < 0 {
+			delete(o.dependents, n.id.uid)
+			if o.virtual && len(o.dependents) == 0 {
+				delete(g.nodes, old.UID)
+				continue
+			}
+		}
+		if o.deletingDependents && blocks(old) && (i < 0 || !blocks(newRefs[i])) {
+			keys = append(keys, deleteKey(old.UID))
+		}
+	}
+	for _, ref := range newRefs {
+		if slices.ContainsFunc(oldRefs, func(r api.OwnerReference) bool { return r.UID == ref.UID }) {
+			continue
+		}
+		o := g.nodes[ref.UID]
+		if o == nil {
+			o = &node{virtual: true, dependents: make(map[api.UID]*node), id: virtualIdentity(n.id, ref)}
+			g.nodes[ref.UID] = o
+			keys = append(keys, deleteKey(ref.UID))
+		}
+		o.dependents[n.id.uid] = n
+	}
+	return keys
+}
+
+// virtualIdentity is the identity of an owner known only from a reference
+// of dependent: in the dependent's namespace when its kind is namespaced.
+func virtualIdentity(dependent identity, ref api.OwnerReference) identity {
+	k, ok := kindOfRef(ref.APIVersion, ref.Kind)
+	if !ok {
+		k = kindInfo{kind: ref.Kind}
+	}
+	id := identity{kind: k, name: ref.Name, uid: ref.UID}
+	if k.namespaced {
+		id.namespace = dependent.namespace
+	}
+	return id
+}
+
+// sortedNodes returns the nodes of set by namespace, name and UID.
+func sortedNodes(set map[api.UID]*node) []*node {
+	out := make([]*node, 0, len(set))
+	for _, n := range set {
+		out = append(out, n)
+	}
+	slices.SortFunc(out, func(a, b *node) int {
+		return cmp.Or(cmp.Compare(a.id.namespace, b.id.namespace), cmp.Compare(a.id.name, b.id.name), cmp.Compare(a.id.uid, b.id.uid))
+	})
+	return out
+}
+
+// snapshot is a copy of what a sync needs of a node, read under the lock.
+type snapshot struct {
+	id                 identity
+	virtual            bool
+	beingDeleted       bool
+	deletingDependents bool
+	// dependents are the node's dependents, sorted; blocking those whose
+	// reference to the node has blockOwnerDeletion, with whether each is
+	// itself deleting dependents.
+	dependents []identity
+	blocking   []blockingDependent
+	// dependentDeletingDependents: some dependent is being deleted in the
+	// foreground.
+	dependentDeletingDependents bool
+}
+
+type blockingDependent struct {
+	id                 identity
+	deletingDependents bool
+}
+
+// snapshot returns a copy of the node of uid, or false when there is none.
+func (g *graph) snapshot(uid api.UID) (snapshot, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := g.nodes[uid]
+	if n == nil {
+		return snapshot{}, false
+	}
+	s := snapshot{id: n.id, virtual: n.virtual, beingDeleted: n.beingDeleted, deletingDependents: n.deletingDependents}
+	for _, d := range sortedNodes(n.dependents) {
+		s.dependents = append(s.dependents, d.id)
+		s.dependentDeletingDependents = s.dependentDeletingDependents || d.deletingDependents
+		for _, ref := range d.owners {
+			if ref.UID == uid && blocks(ref) {
+				s.blocking = append(s.blocking, blockingDependent{id: d.id, deletingDependents: d.deletingDependents})
+				break
+			}
+		}
+	}
+	return s, true
+}
+
+// check returns the first violation of the graph's invariant, or "".
+func (g *graph) check() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for uid, n := range g.nodes {
+		if n.id.uid != uid {
+			return "node " + string(uid) + " has identity " + string(n.id.uid)
+		}
+		if n.virtual && len(n.dependents) == 0 {
+			return "virtual node " + string(uid) + " has no dependents"
+		}
+		for duid, d := range n.dependents {
+			if g.nodes[duid] != d {
+				return "dependent " + string(duid) + " of " + string(uid) + " is not in the graph"
+			}
+			if !slices.ContainsFunc(d.owners, func(r api.OwnerReference) bool { return r.UID == uid }) {
+				return "dependent " + string(duid) + " of " + string(uid) + " does not reference it"
+			}
+		}
+		for _, ref := range n.owners {
+			o := g.nodes[ref.UID]
+			if o == nil || o.dependents[uid] != n {
+				return "owner " + string(ref.UID) + " of " + string(uid) + " does not list it"
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,147 @@
+package garbagecollector
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
+)
+
+var (
+	rcKind, _  = kindByResource(apiserver.ReplicationControllers)
+	podKind, _ = kindByResource(apiserver.Pods)
+)
+
+func testRC(uid api.UID, finalizers ...string) *api.ReplicationController {
+	rc := &api.ReplicationController{
+		TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "ReplicationController"},
+		Metadata: api.ObjectMeta{Namespace: "default", Name: "rc-" + string(uid), UID: uid, Finalizers: finalizers},
+	}
+	if len(finalizers) > 0 {
+		ts := api.NewTime(epoch)
+		rc.Metadata.DeletionTimestamp = &ts
+	}
+	return rc
+}
+
+func testPod(uid api.UID, owners ...api.OwnerReference) *api.Pod {
+	return &api.Pod{Metadata: api.ObjectMeta{Namespace: "default", Name: "pod-" + string(uid), UID: uid, OwnerReferences: owners}}
+}
+
+// gstep is one notification to the graph: observe obj, or remove it.
+type gstep struct {
+	obj    api.Object
+	remove bool
+}
+
+func TestGraphNotifications(t *testing.T) {
+	rcA := testRC("a")
+	block, noBlock := ref(rcA), plainRef(rcA)
+	no := false
+	noBlock.BlockOwnerDeletion = &no
+	for _, tc := range []struct {
+		name     string
+		before   []gstep
+		step     gstep
+		wantKeys []string
+		// wantVirtual lists the UIDs that must be virtual nodes after the step;
+		// wantAbsent those with no node.
+		wantVirtual []api.UID
+		wantAbsent  []api.UID
+	}{
+		{name: "dependent before its owner makes a virtual owner to verify",
+			step: gstep{obj: testPod("p", block)}, wantKeys: []string{"delete/a"}, wantVirtual: []api.UID{"a"}},
+		{name: "owner seen after its dependent is no longer virtual",
+			before: []gstep{{obj: testPod("p", block)}}, step: gstep{obj: rcA}},
+		{name: "dependent of a known owner calls for no work",
+			before: []gstep{{obj: rcA}}, step: gstep{obj: testPod("p", block)}},
+		{name: "owner starting a foreground deletion: itself and every dependent",
+			before:   []gstep{{obj: rcA}, {obj: testPod("p2", block)}, {obj: testPod("p1", noBlock)}},
+			step:     gstep{obj: testRC("a", apiserver.FinalizerForeground)},
+			wantKeys: []string{"delete/a", "delete/p1", "delete/p2"}},
+		{name: "an owner still deleting in the foreground is not queued again",
+			before: []gstep{{obj: rcA}, {obj: testPod("p", block)}, {obj: testRC("a", apiserver.FinalizerForeground)}},
+			step:   gstep{obj: testRC("a", apiserver.FinalizerForeground)}},
+		{name: "owner with the orphan finalizer",
+			before: []gstep{{obj: rcA}}, step: gstep{obj: testRC("a", apiserver.FinalizerOrphan)}, wantKeys: []string{"orphan/a"}},
+		{name: "blocking dependent gone: the waiting owner looks again",
+			before:   []gstep{{obj: rcA}, {obj: testPod("p", block)}, {obj: testRC("a", apiserver.FinalizerForeground)}},
+			step:     gstep{obj: testPod("p", block), remove: true},
+			wantKeys: []string{"delete/a"}, wantAbsent: []api.UID{"p"}},
+		{name: "dependent no longer blocking: the waiting owner looks again",
+			before:   []gstep{{obj: rcA}, {obj: testPod("p", block)}, {obj: testRC("a", apiserver.FinalizerForeground)}},
+			step:     gstep{obj: testPod("p", noBlock)},
+			wantKeys: []string{"delete/a"}},
+		{name: "non-blocking dependent gone: the waiting owner has nothing new",
+			before: []gstep{{obj: rcA}, {obj: testPod("p", noBlock)}, {obj: testRC("a", apiserver.FinalizerForeground)}},
+			step:   gstep{obj: testPod("p", noBlock), remove: true}},
+		{name: "owner removed: it stays virtual while dependents name it, and they look",
+			before:   []gstep{{obj: rcA}, {obj: testPod("p", block)}},
+			step:     gstep{obj: rcA, remove: true},
+			wantKeys: []string{"delete/p"}, wantVirtual: []api.UID{"a"}},
+		{name: "last dependent of a virtual owner gone: the virtual node goes",
+			before: []gstep{{obj: testPod("p", block)}}, step: gstep{obj: testPod("p", block), remove: true},
+			wantAbsent: []api.UID{"a", "p"}},
+		{name: "reference dropped: the virtual owner goes",
+			before: []gstep{{obj: testPod("p", block)}}, step: gstep{obj: testPod("p")},
+			wantAbsent: []api.UID{"a"}},
+		{name: "removal of an object never seen is ignored",
+			step: gstep{obj: testPod("p", block), remove: true}, wantAbsent: []api.UID{"p"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newGraph()
+			apply := func(s gstep) []string {
+				if s.remove {
+					return g.remove(s.obj)
+				}
+				k := podKind
+				if _, ok := s.obj.(*api.ReplicationController); ok {
+					k = rcKind
+				}
+				return g.observe(k, s.obj)
+			}
+			for _, s := range tc.before {
+				apply(s)
+			}
+			assert.Equal(t, tc.wantKeys, apply(tc.step))
+			require.Empty(t, g.check(), "graph invariant")
+			for _, uid := range tc.wantVirtual {
+				n, ok := g.snapshot(uid)
+				if assert.True(t, ok, "node %s", uid) {
+					assert.True(t, n.virtual, "node %s is virtual", uid)
+				}
+			}
+			for _, uid := range tc.wantAbsent {
+				_, ok := g.snapshot(uid)
+				assert.False(t, ok, "no node %s", uid)
+			}
+		})
+	}
+}
+
+func TestGraphSnapshotBlockingDependents(t *testing.T) {
+	rcA := testRC("a")
+	no := false
+	nonBlocking := ref(rcA)
+	nonBlocking.BlockOwnerDeletion = &no
+	g := newGraph()
+	g.observe(rcKind, rcA)
+	g.observe(podKind, testPod("p2", ref(rcA)))
+	g.observe(podKind, testPod("p1", nonBlocking))
+	g.observe(podKind, testPod("p3", plainRef(rcA)))
+
+	n, ok := g.snapshot("a")
+	require.True(t, ok)
+	var deps, blocking []api.UID
+	for _, d := range n.dependents {
+		deps = append(deps, d.uid)
+	}
+	for _, d := range n.blocking {
+		blocking = append(blocking, d.id.uid)
+	}
+	assert.Equal(t, []api.UID{"p1", "p2", "p3"}, deps, "dependents sorted by name")
+	assert.Equal(t, []api.UID{"p2", "p3"}, blocking, "only references with blockOwnerDeletion block")
+}

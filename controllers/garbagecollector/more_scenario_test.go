@@ -1,0 +1,187 @@
+package garbagecollector
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/informer"
+)
+
+func TestForegroundDeletionCascadesThroughAMiddleOwner(t *testing.T) {
+	e := newEnv(t)
+	top := e.createRC("top")
+	// An rc owned by an rc: any kind may own any other.
+	mid := e.createRC("mid")
+	m := mid.DeepCopy()
+	m.Metadata.OwnerReferences = []api.OwnerReference{ref(top)}
+	_, err := e.srv.Update(e.ctx, m)
+	require.NoError(t, err)
+	for i := range 2 {
+		e.createPod(fmt.Sprintf("leaf-%d", i), "", ref(mid))
+	}
+	e.settle()
+
+	e.deleteRC("top", policy(api.DeletePropagationForeground))
+	// Step by hand: top must outlive mid, and mid its pods.
+	sawMidForeground := false
+	for e.gc.ProcessOne(e.ctx) || e.stepInformers() {
+		_, leaf0 := e.getPod("leaf-0")
+		_, leaf1 := e.getPod("leaf-1")
+		_, midOK := e.getRC("mid")
+		_, topOK := e.getRC("top")
+		if leaf0 || leaf1 {
+			require.True(t, midOK, "mid goes only after its pods")
+		}
+		if midOK {
+			require.True(t, topOK, "top goes only after mid")
+		}
+		if midOK && (leaf0 || leaf1) {
+			if rc, _ := e.getRC("mid"); rc.Metadata.DeletionTimestamp != nil {
+				assert.Contains(t, rc.Metadata.Finalizers, apiserver.FinalizerForeground, "mid is deleted in the foreground too")
+				sawMidForeground = true
+			}
+		}
+	}
+	e.settle()
+	assert.True(t, sawMidForeground, "mid was seen waiting for its pods")
+	_, ok := e.getRC("top")
+	assert.False(t, ok)
+	_, ok = e.getRC("mid")
+	assert.False(t, ok)
+	_, ok = e.getPod("leaf-0")
+	assert.False(t, ok)
+}
+
+func TestForegroundDeletionDoesNotWaitForNonBlockingDependents(t *testing.T) {
+	e := newEnv(t)
+	rc := e.createRC("web")
+	r := ref(rc)
+	r.BlockOwnerDeletion = nil
+	e.createPod("web-0", "node-1", r) // graceful: it lingers 30 s
+	e.settle()
+
+	e.deleteRC("web", policy(api.DeletePropagationForeground))
+	e.settle()
+
+	_, ok := e.getRC("web")
+	assert.False(t, ok, "a dependent without blockOwnerDeletion does not hold the owner")
+	p, ok := e.getPod("web-0")
+	require.True(t, ok, "still in its grace period")
+	assert.NotNil(t, p.Metadata.DeletionTimestamp, "but it is deleted all the same")
+}
+
+func TestOwnerOfAnUnservedKindIsNeverTreatedAsAbsent(t *testing.T) {
+	e := newEnv(t)
+	e.createPod("rs-pod", "", api.OwnerReference{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: "rs-uid"})
+	e.settle()
+
+	_, ok := e.getPod("rs-pod")
+	assert.True(t, ok, "an owner the server cannot show is not known to be absent")
+	assert.Empty(t, e.client.Writes())
+	_, delayed := e.gc.Queue().NextDelayed()
+	assert.False(t, delayed, "nothing is left to retry")
+}
+
+func TestClusterScopedDependentOfNamespacedOwnerIsLeftAndReported(t *testing.T) {
+	e := newEnvWith(t, true)
+	_, err := e.srv.Create(e.ctx, &api.Node{Metadata: api.ObjectMeta{Name: "node-1", OwnerReferences: []api.OwnerReference{
+		{APIVersion: "v1", Kind: "ReplicationController", Name: "web", UID: "rc-uid"},
+	}}})
+	require.NoError(t, err)
+	e.settle()
+
+	_, err = e.srv.Get(e.ctx, apiserver.Nodes, "", "node-1", apiserver.GetOptions{})
+	assert.NoError(t, err, "the node is not deleted")
+	events, _, err := apiserver.For[*api.Event](e.srv).List(e.ctx, "default", apiserver.ListOptions{})
+	require.NoError(t, err)
+	require.NotEmpty(t, events)
+	assert.Equal(t, "OwnerRefInvalidNamespace", events[0].Reason)
+	assert.Equal(t, api.EventTypeWarning, events[0].Type)
+	_, delayed := e.gc.Queue().NextDelayed()
+	assert.False(t, delayed, "nothing is left to retry")
+}
+
+func TestFailedDeleteIsRetriedAfterBackoff(t *testing.T) {
+	e := newEnv(t)
+	e.webWithPods("")
+	e.client.failNext("delete", apiserver.NewInternalError(errors.New("injected")))
+
+	e.deleteRC("web", policy(api.DeletePropagationBackground))
+	e.settle()
+	require.Len(t, e.podsLeft(), 1, "the failed delete left one pod")
+
+	at, ok := e.gc.Queue().NextDelayed()
+	require.True(t, ok, "the failed key waits for its backoff")
+	e.clk.SetTime(at)
+	e.settle()
+	assert.Empty(t, e.podsLeft(), "the retry deleted it")
+}
+
+func TestOrphaningRetriesConflicts(t *testing.T) {
+	e := newEnv(t)
+	e.webWithPods("")
+	conflict := apiserver.NewConflict(apiserver.GroupResource{Resource: "pods"}, "web-0", apiserver.ConflictModified)
+	e.client.failNext("update", conflict)
+	e.client.failNext("update", conflict)
+
+	e.deleteRC("web", nil)
+	e.settle()
+
+	for i := range 3 {
+		p, ok := e.getPod(fmt.Sprintf("web-%d", i))
+		require.True(t, ok)
+		assert.Empty(t, p.Metadata.OwnerReferences)
+	}
+	_, ok := e.getRC("web")
+	assert.False(t, ok)
+	_, delayed := e.gc.Queue().NextDelayed()
+	assert.False(t, delayed, "conflicts were retried in place, not after a backoff")
+}
+
+func TestNewRejectsBadConfig(t *testing.T) {
+	e := newEnv(t)
+	f := informer.NewFactory(e.srv, "", e.clk, nil)
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"no client", Config{Factory: f, Clock: e.clk}},
+		{"no factory", Config{Client: e.srv, Clock: e.clk}},
+		{"no clock", Config{Client: e.srv, Factory: f}},
+		{"unserved resource", Config{Client: e.srv, Factory: f, Clock: e.clk, Resources: []string{"replicasets"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := New(tc.cfg)
+			assert.Error(t, err)
+		})
+	}
+}
+
+func TestForegroundDeletionOfAnOwnershipCycleFinishes(t *testing.T) {
+	e := newEnv(t)
+	a, b := e.createRC("a"), e.createRC("b")
+	for _, x := range []struct {
+		obj   *api.ReplicationController
+		owner api.Object
+	}{{a, b}, {b, a}} {
+		c := x.obj.DeepCopy()
+		c.Metadata.OwnerReferences = []api.OwnerReference{ref(x.owner)}
+		_, err := e.srv.Update(e.ctx, c)
+		require.NoError(t, err)
+	}
+	e.settle()
+
+	e.deleteRC("a", policy(api.DeletePropagationForeground))
+	e.settle()
+
+	_, ok := e.getRC("a")
+	assert.False(t, ok, "a is not stuck waiting for b")
+	_, ok = e.getRC("b")
+	assert.False(t, ok, "b is not stuck waiting for a")
+}

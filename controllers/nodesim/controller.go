@@ -1,0 +1,388 @@
+package nodesim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/controllers/workqueue"
+	"github.com/miniplane/miniplane/informer"
+	"github.com/miniplane/miniplane/internal/clock"
+)
+
+// Client is what the simulator writes through: nodes are created and their
+// status updated, pods' status updated and their deletion confirmed.
+// apiserver.Client and *apiserver.Server satisfy it.
+type Client interface {
+	Create(ctx context.Context, obj api.Object) (api.Object, error)
+	Get(ctx context.Context, resource, namespace, name string, opts apiserver.GetOptions) (api.Object, error)
+	UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error)
+	Delete(ctx context.Context, resource, namespace, name string, opts api.DeleteOptions) (api.Object, error)
+}
+
+// Binder binds a pending pod to a node: the pods/binding subresource.
+// *apiserver.Server satisfies it.
+type Binder interface {
+	Bind(ctx context.Context, namespace, name, node string) (*api.Pod, error)
+}
+
+// Defaults of Config's knobs.
+const (
+	DefaultNodes           = 3
+	DefaultNodeNamePrefix  = "node-"
+	DefaultPodsPerNode     = 110
+	DefaultStartDelay      = time.Second
+	DefaultReadyDelay      = time.Second
+	DefaultEvictionTimeout = 30 * time.Second
+	// maxTerminationDelay caps the default TerminationDelay: a simulated
+	// container stops within a second of SIGTERM, or at once with grace 0.
+	maxTerminationDelay = time.Second
+	// KubeletVersion is what the simulated nodes report.
+	KubeletVersion = "v1.37.0-miniplane"
+)
+
+// Config configures a Controller. Zero durations and counts mean the
+// defaults; a negative duration means no delay at all.
+type Config struct {
+	// Client is where nodes and pod status are written. Required.
+	Client Client
+	// Binder binds pods; nil means Client, which must then implement it.
+	Binder Binder
+	// Factory gives the shared pod and node informers. Required.
+	Factory *informer.Factory
+	// Clock times every transition. Required.
+	Clock clock.Clock
+	// Logger receives structured logs; nil means none.
+	Logger *zap.Logger
+	// Recorder, if set, records Scheduled, FailedScheduling and kubelet events.
+	Recorder *apiserver.EventRecorder
+
+	// Nodes is how many nodes EnsureNodes creates: NodeNamePrefix0, 1, ...
+	// (default 3, at most 256: node i's pod range is 10.244.i.0/24).
+	Nodes          int
+	NodeNamePrefix string // default "node-"
+	// PodsPerNode is each node's pod capacity (status.allocatable.pods);
+	// default 110, Kubernetes' default max-pods.
+	PodsPerNode int
+	// StartDelay is how long a bound pod stays Pending before its
+	// containers run, and how long a crashed container takes to restart.
+	StartDelay time.Duration
+	// ReadyDelay is how long a running pod takes to become Ready.
+	ReadyDelay time.Duration
+	// TerminationDelay is how long the kubelet takes to stop a terminating
+	// pod's containers before it confirms the deletion with grace 0;
+	// default min(the pod's grace period, 1s).
+	TerminationDelay time.Duration
+	// EvictionTimeout is how long pods stay on a down node before they are
+	// marked Failed (NodeLost); default 30s.
+	EvictionTimeout time.Duration
+}
+
+// Controller is the simulated scheduler, kubelets and node lifecycle.
+type Controller struct {
+	cfg    Config
+	client Client
+	binder Binder
+	clock  clock.Clock
+	log    *zap.Logger
+	rec    *apiserver.EventRecorder
+	queue  *workqueue.Queue[string]
+
+	podInf, nodeInf *informer.Informer
+	podReg, nodeReg *informer.Registration
+	pods            informer.Lister[*api.Pod]
+	nodes           informer.Lister[*api.Node]
+
+	// mu guards the maps below.
+	mu sync.Mutex
+	// state is what the kubelet remembers of each bound pod, by pod key.
+	state map[string]*podState
+	// assumed holds pods bound by the scheduler whose binding the pod cache
+	// has not shown yet (pod key → node), so they count against capacity.
+	assumed map[string]string
+	// ips holds the pod addresses in use, node → address → pod key; an
+	// address is freed when its pod is gone.
+	ips map[string]map[string]string
+	// unschedulable holds the keys of pending pods no node could take; they
+	// are tried again when capacity may have freed up.
+	unschedulable map[string]bool
+	// down holds the nodes taken down by NodeDown, with when.
+	down map[string]time.Time
+	// up holds the nodes brought back by NodeUp whose Ready status the
+	// node cache has not shown yet: they count as up meanwhile.
+	up map[string]bool
+}
+
+// podState is the kubelet's memory of one pod.
+type podState struct {
+	seen  bool      // the kubelet has synced the pod once: stage is set
+	stage string    // stageOf the pod when last synced
+	since time.Time // when stage was first seen
+	node  string    // node and ip: the address handed out, if any
+	ip    string
+	crash bool  // CrashPod asked for a crash not yet written
+	want  *bool // SetPodReady's override; see podFacts.WantReady
+}
+
+// New returns a controller whose handlers are registered on the factory's
+// pod and node informers. It starts nothing.
+func New(cfg Config) (*Controller, error) {
+	if cfg.Client == nil || cfg.Factory == nil || cfg.Clock == nil {
+		return nil, errors.New("nodesim: Config needs a Client, a Factory and a Clock")
+	}
+	binder := cfg.Binder
+	if binder == nil {
+		b, ok := cfg.Client.(Binder)
+		if !ok {
+			return nil, errors.New("nodesim: Config.Client cannot bind pods; set Config.Binder")
+		}
+		binder = b
+	}
+	cfg = withDefaults(cfg)
+	if cfg.Nodes > 256 {
+		return nil, fmt.Errorf("nodesim: %d nodes: at most 256 fit in 10.244.0.0/16", cfg.Nodes)
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = zap.NewNop()
+	}
+	c := &Controller{
+		cfg: cfg, client: cfg.Client, binder: binder, clock: cfg.Clock, log: log.Named("nodesim"), rec: cfg.Recorder,
+		queue:         workqueue.New(workqueue.Config[string]{Name: "nodesim", Clock: cfg.Clock}),
+		podInf:        cfg.Factory.ForResource(apiserver.Pods),
+		nodeInf:       cfg.Factory.ForResource(apiserver.Nodes),
+		state:         make(map[string]*podState),
+		assumed:       make(map[string]string),
+		ips:           make(map[string]map[string]string),
+		unschedulable: make(map[string]bool),
+		down:          make(map[string]time.Time),
+		up:            make(map[string]bool),
+	}
+	c.pods = informer.NewLister[*api.Pod](c.podInf, apiserver.GroupResource{Resource: apiserver.Pods})
+	c.nodes = informer.NewLister[*api.Node](c.nodeInf, apiserver.GroupResource{Resource: apiserver.Nodes})
+	c.podReg = c.podInf.AddEventHandler(informer.HandlerFuncs{
+		AddFunc: func(obj api.Object, _ bool) { c.enqueue(obj) },
+		UpdateFunc: func(oldObj, newObj api.Object) {
+			c.enqueue(newObj)
+			if finished(newObj.(*api.Pod)) && !finished(oldObj.(*api.Pod)) {
+				c.retryUnschedulable() // a finished pod frees its slot
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if o, _ := informer.DeletedObject(obj); o != nil {
+				c.enqueue(o)
+			}
+			c.retryUnschedulable()
+		},
+	}, 0)
+	c.nodeReg = c.nodeInf.AddEventHandler(informer.HandlerFuncs{
+		AddFunc: func(obj api.Object, _ bool) {
+			c.enqueueNode(obj.GetObjectMeta().Name) // pods bound before the node was cached
+			c.retryUnschedulable()
+		},
+		UpdateFunc: func(oldObj, newObj api.Object) {
+			oldReady, _ := nodeReady(oldObj.(*api.Node))
+			newReady, _ := nodeReady(newObj.(*api.Node))
+			if oldReady != newReady {
+				c.enqueueNode(newObj.GetObjectMeta().Name) // its pods' fate depends on it
+			}
+			c.retryUnschedulable()
+		},
+		DeleteFunc: func(any) { c.retryUnschedulable() },
+	}, 0)
+	return c, nil
+}
+
+func withDefaults(cfg Config) Config {
+	if cfg.Nodes == 0 {
+		cfg.Nodes = DefaultNodes
+	}
+	if cfg.NodeNamePrefix == "" {
+		cfg.NodeNamePrefix = DefaultNodeNamePrefix
+	}
+	if cfg.PodsPerNode == 0 {
+		cfg.PodsPerNode = DefaultPodsPerNode
+	}
+	cfg.StartDelay = durationOr(cfg.StartDelay, DefaultStartDelay)
+	cfg.ReadyDelay = durationOr(cfg.ReadyDelay, DefaultReadyDelay)
+	cfg.EvictionTimeout = durationOr(cfg.EvictionTimeout, DefaultEvictionTimeout)
+	return cfg
+}
+
+// durationOr is d, or def when d is zero, or 0 when d is negative.
+func durationOr(d, def time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return def
+	case d < 0:
+		return 0
+	}
+	return d
+}
+
+// Queue returns the controller's workqueue of pod keys.
+func (c *Controller) Queue() *workqueue.Queue[string] { return c.queue }
+
+// HasSynced reports whether the pod and node handlers have been handed the
+// informers' initial lists.
+func (c *Controller) HasSynced() bool { return c.podReg.HasSynced() && c.nodeReg.HasSynced() }
+
+// ProcessOne is the controller's step: it syncs one ready pod key and
+// reports whether there was one.
+func (c *Controller) ProcessOne(ctx context.Context) bool {
+	key, ok, _ := c.queue.TryGet()
+	if !ok {
+		return false
+	}
+	c.process(ctx, key)
+	return true
+}
+
+// Run waits for the informers' handlers to sync, then runs workers
+// goroutines syncing pod keys until ctx is done; it shuts the queue down and
+// returns once they have all exited.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	defer c.queue.ShutDown()
+	if !c.podInf.WaitForHandlers(ctx) || !c.nodeInf.WaitForHandlers(ctx) {
+		return
+	}
+	c.log.Info("started", zap.Int("workers", workers))
+	var wg sync.WaitGroup
+	for range max(workers, 1) {
+		wg.Go(func() {
+			for {
+				key, shutdown := c.queue.Get()
+				if shutdown {
+					return
+				}
+				c.process(ctx, key)
+			}
+		})
+	}
+	<-ctx.Done()
+	c.queue.ShutDown()
+	wg.Wait()
+	c.log.Info("stopped")
+}
+
+func (c *Controller) process(ctx context.Context, key string) {
+	defer c.queue.Done(key)
+	if err := c.sync(ctx, key); err != nil {
+		c.log.Debug("sync failed; will retry", zap.String("pod", key), zap.Error(err))
+		c.queue.AddRateLimited(key)
+		return
+	}
+	c.queue.Forget(key)
+}
+
+func (c *Controller) enqueue(obj api.Object) { c.queue.Add(api.KeyOf(obj.GetObjectMeta())) }
+
+// retryUnschedulable queues every pod that found no node, in key order.
+func (c *Controller) retryUnschedulable() {
+	c.mu.Lock()
+	keys := sortedKeys(c.unschedulable)
+	c.mu.Unlock()
+	for _, k := range keys {
+		c.queue.Add(k)
+	}
+}
+
+// sync moves the pod under key one step: schedule it, or act as its kubelet.
+func (c *Controller) sync(ctx context.Context, key string) error {
+	ns, name, err := api.SplitKey(key)
+	if err != nil {
+		return nil // not a pod key: nothing will ever make it one
+	}
+	pod, err := c.pods.Namespace(ns).Get(name)
+	if apiserver.IsNotFound(err) {
+		c.forget(key)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if pod.Spec.NodeName == "" {
+		return c.schedule(ctx, key, pod)
+	}
+	c.mu.Lock()
+	delete(c.assumed, key)
+	delete(c.unschedulable, key)
+	c.mu.Unlock()
+	return c.runPod(ctx, key, pod)
+}
+
+// forget drops what is remembered of a pod that is gone, freeing its IP.
+func (c *Controller) forget(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st, ok := c.state[key]; ok && st.ip != "" && c.ips[st.node][st.ip] == key {
+		delete(c.ips[st.node], st.ip)
+	}
+	delete(c.state, key)
+	delete(c.assumed, key)
+	delete(c.unschedulable, key)
+}
+
+func finished(p *api.Pod) bool {
+	return p.Status.Phase == api.PodSucceeded || p.Status.Phase == api.PodFailed
+}
+
+// event records an event when there is a recorder; a failure to record is
+// logged, never fatal.
+func (c *Controller) event(ctx context.Context, obj api.Object, typ, reason, format string, args ...any) {
+	if c.rec == nil {
+		return
+	}
+	if err := c.rec.Eventf(ctx, obj, typ, reason, format, args...); err != nil {
+		c.log.Debug("event not recorded", zap.String("reason", reason), zap.Error(err))
+	}
+}
+
+// nodeCapacity is a node's pod capacity: allocatable, else capacity, else
+// the configured default.
+func (c *Controller) nodeCapacity(n *api.Node) int {
+	for _, l := range []api.ResourceList{n.Status.Allocatable, n.Status.Capacity} {
+		if v, err := strconv.Atoi(l[api.ResourcePods]); err == nil {
+			return v
+		}
+	}
+	return c.cfg.PodsPerNode
+}
+
+// nodeReady reports whether a node is ready: its Ready condition is True,
+// or it has none (a node registered by hand, say with kubectl). since is
+// when the condition last changed.
+func nodeReady(n *api.Node) (ready bool, since time.Time) {
+	for _, cond := range n.Status.Conditions {
+		if cond.Type == api.NodeReady {
+			return cond.Status == api.ConditionTrue, cond.LastTransitionTime.Time
+		}
+	}
+	return true, time.Time{}
+}
+
+// nodeDownLocked reports whether the node is down, and since when: taken
+// down by NodeDown (the exact time), or reported not ready by its status
+// (for example by an earlier run of the simulator; the condition's time,
+// to the second).
+func (c *Controller) nodeDownLocked(n *api.Node) (bool, time.Time) {
+	name := n.Metadata.Name
+	if t, ok := c.down[name]; ok {
+		return true, t
+	}
+	ready, since := nodeReady(n)
+	if c.up[name] {
+		if ready {
+			delete(c.up, name) // the cache has caught up
+		}
+		return false, time.Time{}
+	}
+	return !ready, since
+}

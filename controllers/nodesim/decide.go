@@ -1,0 +1,131 @@
+package nodesim
+
+import (
+	"time"
+
+	"github.com/miniplane/miniplane/api"
+)
+
+// action is one thing the simulated kubelet (or node lifecycle controller)
+// does to a bound pod.
+type action int
+
+const (
+	actNone          action = iota
+	actAccept               // the kubelet takes a bound pod: Pending, hostIP, containers creating
+	actStart                // Pending → Running: containers started, IP given, not ready
+	actReady                // Running → Ready
+	actProbeFail            // Ready → not ready: readiness checks fail (SetPodReady false)
+	actCrash                // containers exit with code 1 (CrashPod)
+	actRestart              // crashed containers start again
+	actNodeNotReady         // node down: Ready False
+	actNodeLost             // node down past the eviction timeout: Failed, NodeLost
+	actConfirmDelete        // terminating: containers stopped, delete with grace 0
+)
+
+var actionNames = [...]string{"none", "accept", "start", "ready", "probe-fail", "crash", "restart", "node-not-ready", "node-lost", "confirm-delete"}
+
+func (a action) String() string { return actionNames[a] }
+
+// podFacts are the inputs, besides the pod itself, of decide.
+type podFacts struct {
+	Now time.Time
+	// Since is when the kubelet first saw the pod in its current stage
+	// (stageOf): the delays count from it.
+	Since time.Time
+	// NodeDown says the pod's node is down, since DownSince.
+	NodeDown  bool
+	DownSince time.Time
+	// WantReady overrides readiness (SetPodReady): nil lets it follow the
+	// delays, false holds the pod not ready, true makes it ready at once.
+	WantReady *bool
+	// CrashRequested says CrashPod asked for a crash not yet written.
+	CrashRequested bool
+
+	StartDelay, ReadyDelay, TerminationDelay, EvictionTimeout time.Duration
+}
+
+// stageOf names the pod's place in its lifecycle as the kubelet sees it; a
+// change of stage restarts the clock of podFacts.Since.
+func stageOf(pod *api.Pod) string {
+	s := string(pod.Status.Phase)
+	if s == "" {
+		s = string(api.PodPending) // the phase a pod is created with, in Kubernetes
+	}
+	if pod.Metadata.DeletionTimestamp != nil {
+		s += "/terminating"
+	}
+	if crashed(pod) {
+		s += "/crashed"
+	}
+	if api.IsPodReady(pod) {
+		s += "/ready"
+	}
+	return s
+}
+
+// decide says what happens next to a pod bound to a simulated node: the
+// action due now (actNone if none) and, when something will be due later,
+// how long until then (0 when nothing is waiting on time).
+func decide(pod *api.Pod, f podFacts) (action, time.Duration) {
+	switch pod.Status.Phase {
+	case api.PodSucceeded, api.PodFailed:
+		return actNone, 0 // finished: nothing runs any more
+	}
+	// due reports whether d has passed since t, and otherwise how long is left.
+	due := func(t time.Time, d time.Duration) (bool, time.Duration) {
+		left := t.Add(d).Sub(f.Now)
+		return left <= 0, left
+	}
+	if f.NodeDown {
+		// The node's kubelet is gone: only the node lifecycle acts.
+		if ok, left := due(f.DownSince, f.EvictionTimeout); ok {
+			if pod.Metadata.DeletionTimestamp != nil {
+				return actNone, 0 // being deleted already; the grace period ends it
+			}
+			return actNodeLost, 0
+		} else if c, _ := conditionOf(pod, api.PodReady); c.Status != api.ConditionFalse && pod.Status.Phase == api.PodRunning {
+			return actNodeNotReady, left
+		} else {
+			return actNone, left
+		}
+	}
+	if pod.Metadata.DeletionTimestamp != nil {
+		if ok, left := due(f.Since, f.TerminationDelay); !ok {
+			return actNone, left
+		}
+		return actConfirmDelete, 0
+	}
+	if pod.Status.Phase != api.PodRunning {
+		ok, left := due(f.Since, f.StartDelay)
+		switch {
+		case ok:
+			return actStart, 0
+		case pod.Status.HostIP == "":
+			return actAccept, left
+		}
+		return actNone, left
+	}
+	switch {
+	case f.CrashRequested:
+		return actCrash, 0
+	case crashed(pod):
+		if ok, left := due(f.Since, f.StartDelay); !ok {
+			return actNone, left
+		}
+		return actRestart, 0
+	case f.WantReady != nil && !*f.WantReady:
+		if api.IsPodReady(pod) {
+			return actProbeFail, 0
+		}
+		return actNone, 0
+	case api.IsPodReady(pod):
+		return actNone, 0
+	case f.WantReady != nil && *f.WantReady:
+		return actReady, 0
+	}
+	if ok, left := due(f.Since, f.ReadyDelay); !ok {
+		return actNone, left
+	}
+	return actReady, 0
+}

@@ -1,0 +1,42 @@
+// Package nodesim is miniplane's simulated kubelet and scheduler, in the
+// spirit of kwok (kubernetes-sigs/kwok): it creates a configurable number of
+// Node objects, binds pending pods to them, gives each pod an IP from its
+// node's range, and moves pods Pending → Running → Ready after delays on the
+// injected clock. It honours graceful deletion the way a kubelet does, by
+// confirming a terminating pod's deletion (grace 0) once its containers have
+// "stopped", and it offers hooks to crash a pod, flip its readiness, or take
+// a node down.
+//
+// It mirrors three Kubernetes pieces, each reduced to its essentials:
+//   - kube-scheduler: a pending pod is bound (pods/binding) to the ready,
+//     schedulable node with the fewest pods that still has room and matches
+//     its nodeSelector, ties by name; when none fits the pod stays Pending
+//     with PodScheduled=False reason Unschedulable and a FailedScheduling
+//     event, and is tried again when a pod finishes or goes away or a node
+//     changes. Taints, tolerations, affinity and resource requests are not
+//     modelled: only the pod count limits a node.
+//   - the kubelet: it accepts a bound pod at once (phase Pending, hostIP,
+//     containers ContainerCreating), starts its containers after StartDelay
+//     (phase Running, pod IP), marks it Ready after ReadyDelay, restarts
+//     crashed containers, and deletes a terminating pod with grace 0 once
+//     TerminationDelay has passed.
+//   - the node lifecycle controller: pods on a node that is down (NodeDown)
+//     are marked not ready at once and, after EvictionTimeout, are marked
+//     Failed with reason NodeLost — the pre-taint-manager behaviour, chosen
+//     because it is observable and final without a kubelet to confirm a
+//     deletion: the replication controller counts a Failed pod as gone and
+//     replaces it, the endpoints controller drops it, and anyone may delete
+//     it at once. While down, a node takes no new pods and its kubelet does
+//     nothing (it confirms no deletions; the API server's Sweep removes
+//     terminating pods there when their grace period ends).
+//
+// Every timed transition is a delayed add of the pod's key to the
+// controller's workqueue, on the injected clock; the decisions are pure
+// functions (chooseNode, nextPodIP, decide and the status builders), so a
+// run on a fake clock is a pure function of the steps taken.
+//
+// The package imports api, apiserver, informer, controllers/workqueue,
+// internal/clock and zap. Controller is safe for concurrent use: one mutex
+// guards its in-memory state, and the workqueue guarantees that a pod's key
+// is synced by one worker at a time.
+package nodesim

@@ -1,0 +1,101 @@
+package nodesim
+
+import (
+	"context"
+	"fmt"
+
+	"go.uber.org/zap"
+
+	"github.com/miniplane/miniplane/api"
+)
+
+// The hooks below are how the simulator and the demo inject faults. Each
+// checks its target in the caches, records what was asked and queues the
+// pods concerned; the pods' status changes at their next sync, through the
+// same step as every other transition, so a run stays a function of the
+// steps taken. NodeDown and NodeUp write the node's status at once.
+
+// CrashPod makes a running pod's containers exit with code 1. With
+// restartPolicy Always or OnFailure the kubelet restarts them after
+// StartDelay (restartCount goes up by one) and the pod is Ready again
+// ReadyDelay later; with Never the pod ends Failed.
+func (c *Controller) CrashPod(ctx context.Context, namespace, name string) error {
+	pod, err := c.pods.Namespace(namespace).Get(name)
+	if err != nil {
+		return err
+	}
+	if pod.Spec.NodeName == "" || pod.Status.Phase != api.PodRunning || pod.Metadata.DeletionTimestamp != nil {
+		return fmt.Errorf("nodesim: pod %s/%s is not running", namespace, name)
+	}
+	key := api.KeyOf(&pod.Metadata)
+	c.mu.Lock()
+	c.stateLocked(key).crash = true
+	c.mu.Unlock()
+	c.log.Info("crash requested", zap.String("pod", key))
+	c.queue.Add(key)
+	return nil
+}
+
+// SetPodReady flips a bound pod's readiness, as a readiness probe would:
+// false makes it not ready (its containers keep running) until SetPodReady
+// true, which makes it ready as soon as its containers run.
+func (c *Controller) SetPodReady(ctx context.Context, namespace, name string, ready bool) error {
+	pod, err := c.pods.Namespace(namespace).Get(name)
+	if err != nil {
+		return err
+	}
+	if pod.Spec.NodeName == "" {
+		return fmt.Errorf("nodesim: pod %s/%s is not bound to a node", namespace, name)
+	}
+	key := api.KeyOf(&pod.Metadata)
+	c.mu.Lock()
+	c.stateLocked(key).want = ptr(ready)
+	c.mu.Unlock()
+	c.log.Info("readiness set", zap.String("pod", key), zap.Bool("ready", ready))
+	c.queue.Add(key)
+	return nil
+}
+
+// NodeDown takes a node down: its Ready condition becomes Unknown, it takes
+// no new pods, its kubelet stops acting, its pods are marked not ready at
+// once and, if it is still down EvictionTimeout later, Failed with reason
+// NodeLost.
+func (c *Controller) NodeDown(ctx context.Context, node string) error {
+	if err := c.setNodeReady(ctx, node, api.ConditionUnknown); err != nil {
+		return fmt.Errorf("nodesim: node %s down: %w", node, err)
+	}
+	c.mu.Lock()
+	if _, ok := c.down[node]; !ok {
+		c.down[node] = c.clock.Now()
+	}
+	delete(c.up, node)
+	c.mu.Unlock()
+	c.log.Info("node down", zap.String("node", node))
+	c.enqueueNode(node)
+	return nil
+}
+
+// NodeUp brings a node taken down back: Ready True, schedulable, and its
+// kubelet resumes; pods not yet failed become ready again after ReadyDelay.
+func (c *Controller) NodeUp(ctx context.Context, node string) error {
+	if err := c.setNodeReady(ctx, node, api.ConditionTrue); err != nil {
+		return fmt.Errorf("nodesim: node %s up: %w", node, err)
+	}
+	c.mu.Lock()
+	delete(c.down, node)
+	c.up[node] = true
+	c.mu.Unlock()
+	c.log.Info("node up", zap.String("node", node))
+	c.enqueueNode(node)
+	c.retryUnschedulable()
+	return nil
+}
+
+// enqueueNode queues every cached pod bound to node, in key order.
+func (c *Controller) enqueueNode(node string) {
+	for _, p := range c.pods.List(api.Selector{}) {
+		if p.Spec.NodeName == node {
+			c.enqueue(p)
+		}
+	}
+}

@@ -1,0 +1,205 @@
+package nodesim
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
+)
+
+// runPod is the kubelet (and the node lifecycle controller) for one pod
+// bound to a node: observe the pod and its node, decide, act.
+func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error {
+	node, err := c.nodes.Get(pod.Spec.NodeName)
+	if err != nil {
+		return nil // no such node: no kubelet runs this pod
+	}
+	now := c.clock.Now()
+
+	c.mu.Lock()
+	st := c.stateLocked(key)
+	if stage := stageOf(pod); !st.seen || st.stage != stage {
+		st.seen, st.stage, st.since = true, stage, now
+	}
+	if pod.Status.Phase != api.PodRunning {
+		st.crash = false // only a running pod can crash
+	}
+	if ip := pod.Status.PodIP; ip != "" && st.ip == "" {
+		c.claimIPLocked(key, pod.Spec.NodeName, ip) // e.g. after a restart of the simulator
+	}
+	down, downSince := c.nodeDownLocked(node)
+	facts := podFacts{
+		Now: now, Since: st.since, NodeDown: down, DownSince: downSince,
+		WantReady: st.want, CrashRequested: st.crash,
+		StartDelay: c.cfg.StartDelay, ReadyDelay: c.cfg.ReadyDelay,
+		TerminationDelay: c.terminationDelay(pod), EvictionTimeout: c.cfg.EvictionTimeout,
+	}
+	c.mu.Unlock()
+
+	act, wait := decide(pod, facts)
+	if wait > 0 {
+		c.queue.AddAfter(key, wait)
+	}
+	if act == actNone {
+		return nil
+	}
+	c.log.Debug("kubelet", zap.String("pod", key), zap.Stringer("action", act))
+
+	var status api.PodStatus
+	switch act {
+	case actAccept:
+		status = acceptedStatus(pod, hostIP(node), now)
+	case actStart:
+		ip, err := c.allocateIP(key, node)
+		if err != nil {
+			c.event(ctx, pod, api.EventTypeWarning, "FailedCreatePodSandBox", "no IP for the pod: %v", err)
+			return err
+		}
+		status = startedStatus(pod, hostIP(node), ip, now)
+	case actReady:
+		status = readyStatus(pod, now)
+	case actProbeFail:
+		status = probeFailedStatus(pod, now)
+	case actCrash:
+		status = crashedStatus(pod, now)
+	case actRestart:
+		status = restartedStatus(pod, now)
+	case actNodeNotReady:
+		status = nodeNotReadyStatus(pod, now)
+	case actNodeLost:
+		status = nodeLostStatus(pod, now)
+	case actConfirmDelete:
+		return c.confirmDelete(ctx, key, pod)
+	}
+	cp := pod.DeepCopy()
+	cp.Status = status
+	if _, err := c.client.UpdateStatus(ctx, cp); err != nil {
+		if apiserver.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("nodesim: %s %s: %w", act, key, err)
+	}
+	c.afterWrite(ctx, key, pod, act)
+	return nil
+}
+
+// afterWrite clears the requests a write has fulfilled, and tells the story.
+func (c *Controller) afterWrite(ctx context.Context, key string, pod *api.Pod, act action) {
+	c.mu.Lock()
+	if st, ok := c.state[key]; ok {
+		switch act {
+		case actCrash:
+			st.crash = false
+		case actReady:
+			if st.want != nil && *st.want {
+				st.want = nil // "ready now" is done; later readiness follows the delays
+			}
+		}
+	}
+	c.mu.Unlock()
+	switch act {
+	case actStart:
+		c.log.Info("pod running", zap.String("pod", key), zap.String("node", pod.Spec.NodeName))
+		c.event(ctx, pod, api.EventTypeNormal, "Started", "Started containers")
+	case actReady:
+		c.log.Info("pod ready", zap.String("pod", key))
+	case actCrash:
+		c.log.Info("pod crashed", zap.String("pod", key))
+		c.event(ctx, pod, api.EventTypeWarning, "BackOff", "Container exited with code 1")
+	case actRestart:
+		c.event(ctx, pod, api.EventTypeNormal, "Started", "Restarted containers")
+	case actProbeFail:
+		c.event(ctx, pod, api.EventTypeWarning, "Unhealthy", "Readiness probe failed")
+	case actNodeNotReady:
+		c.log.Info("pod not ready: node down", zap.String("pod", key), zap.String("node", pod.Spec.NodeName))
+	case actNodeLost:
+		c.log.Info("pod failed: node lost", zap.String("pod", key), zap.String("node", pod.Spec.NodeName))
+		c.event(ctx, pod, api.EventTypeWarning, reasonNodeLost, "Node %s is unresponsive", pod.Spec.NodeName)
+	}
+}
+
+// confirmDelete is the kubelet's last word on a terminating pod: its
+// containers have stopped, so it deletes the pod with grace 0, on condition
+// that it is still the same pod.
+func (c *Controller) confirmDelete(ctx context.Context, key string, pod *api.Pod) error {
+	uid := pod.Metadata.UID
+	_, err := c.client.Delete(ctx, apiserver.Pods, pod.Metadata.Namespace, pod.Metadata.Name, api.DeleteOptions{
+		GracePeriodSeconds: ptr(int64(0)),
+		Preconditions:      &api.Preconditions{UID: &uid},
+	})
+	if err != nil && !apiserver.IsNotFound(err) {
+		return fmt.Errorf("nodesim: confirm deletion of %s: %w", key, err)
+	}
+	c.log.Info("pod deletion confirmed", zap.String("pod", key))
+	return nil
+}
+
+// terminationDelay is how long the kubelet takes to stop pod's containers.
+func (c *Controller) terminationDelay(pod *api.Pod) time.Duration {
+	switch d := c.cfg.TerminationDelay; {
+	case d > 0:
+		return d
+	case d < 0:
+		return 0
+	}
+	var grace int64
+	if g := pod.Metadata.DeletionGracePeriodSeconds; g != nil {
+		grace = *g
+	}
+	return min(time.Duration(grace)*time.Second, maxTerminationDelay)
+}
+
+func (c *Controller) stateLocked(key string) *podState {
+	st, ok := c.state[key]
+	if !ok {
+		st = &podState{}
+		c.state[key] = st
+	}
+	return st
+}
+
+// allocateIP returns the pod's address on node, handing out the lowest free
+// one of the node's range the first time.
+func (c *Controller) allocateIP(key string, node *api.Node) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st := c.stateLocked(key)
+	name := node.Metadata.Name
+	if st.ip != "" && st.node == name {
+		return st.ip, nil
+	}
+	used := make(map[string]bool, len(c.ips[name]))
+	for ip := range c.ips[name] {
+		used[ip] = true
+	}
+	ip, err := nextPodIP(node.Spec.PodCIDR, used)
+	if err != nil {
+		return "", err
+	}
+	c.claimIPLocked(key, name, ip)
+	return ip, nil
+}
+
+// claimIPLocked records that the pod under key holds ip on node.
+func (c *Controller) claimIPLocked(key, node, ip string) {
+	if c.ips[node] == nil {
+		c.ips[node] = make(map[string]string)
+	}
+	c.ips[node][ip] = key
+	st := c.stateLocked(key)
+	st.node, st.ip = node, ip
+}
+
+// hostIP is the node's first InternalIP.
+func hostIP(n *api.Node) string {
+	for _, a := range n.Status.Addresses {
+		if a.Type == api.NodeInternalIP {
+			return a.Address
+		}
+	}
+	return ""
+}

@@ -1,0 +1,296 @@
+package nodesim
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/miniplane/miniplane/api"
+)
+
+var epoch = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func TestChooseNode(t *testing.T) {
+	tests := []struct {
+		name     string
+		nodes    []nodeSlot
+		want     string
+		wantOK   bool
+		whyMatch string
+	}{
+		{"fewest pods wins", []nodeSlot{{Name: "a", Pods: 3, Capacity: 10, Ready: true}, {Name: "b", Pods: 1, Capacity: 10, Ready: true}, {Name: "c", Pods: 2, Capacity: 10, Ready: true}}, "b", true, ""},
+		{"tie broken by name, whatever the input order", []nodeSlot{{Name: "c", Pods: 1, Capacity: 10, Ready: true}, {Name: "a", Pods: 1, Capacity: 10, Ready: true}, {Name: "b", Pods: 1, Capacity: 10, Ready: true}}, "a", true, ""},
+		{"full node skipped", []nodeSlot{{Name: "a", Pods: 2, Capacity: 2, Ready: true}, {Name: "b", Pods: 5, Capacity: 10, Ready: true}}, "b", true, ""},
+		{"down node skipped", []nodeSlot{{Name: "a", Pods: 0, Capacity: 10, Ready: false}, {Name: "b", Pods: 5, Capacity: 10, Ready: true}}, "b", true, ""},
+		{"all full", []nodeSlot{{Name: "a", Pods: 2, Capacity: 2, Ready: true}, {Name: "b", Pods: 2, Capacity: 2, Ready: true}}, "", false, "0/2 nodes are available: 2 Too many pods."},
+		{"full and down", []nodeSlot{{Name: "a", Pods: 2, Capacity: 2, Ready: true}, {Name: "b", Pods: 0, Capacity: 2, Ready: false}}, "", false, "0/2 nodes are available: 1 Too many pods, 1 node(s) were not ready."},
+		{"no nodes", nil, "", false, "no nodes available to schedule pods"},
+		{"nodeSelector mismatch skipped", []nodeSlot{{Name: "a", Pods: 0, Capacity: 10, Ready: true, Mismatch: true}, {Name: "b", Pods: 5, Capacity: 10, Ready: true}}, "b", true, ""},
+		{"nothing matches", []nodeSlot{{Name: "a", Pods: 0, Capacity: 10, Ready: true, Mismatch: true}, {Name: "b", Pods: 2, Capacity: 2, Ready: true}}, "", false,
+			"0/2 nodes are available: 1 Too many pods, 1 node(s) didn't match Pod's node affinity/selector."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok, why := chooseNode(tt.nodes)
+			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.wantOK, ok)
+			assert.Equal(t, tt.whyMatch, why)
+		})
+	}
+}
+
+func TestChooseNodeSpreads(t *testing.T) {
+	nodes := []nodeSlot{{Name: "node-0", Pods: 0, Capacity: 110, Ready: true}, {Name: "node-1", Pods: 0, Capacity: 110, Ready: true}, {Name: "node-2", Pods: 0, Capacity: 110, Ready: true}}
+	var order []string
+	for range 10 {
+		name, ok, _ := chooseNode(nodes)
+		require.True(t, ok)
+		order = append(order, name)
+		for i := range nodes {
+			if nodes[i].Name == name {
+				nodes[i].Pods++
+			}
+		}
+	}
+	assert.Equal(t, []string{"node-0", "node-1", "node-2", "node-0", "node-1", "node-2", "node-0", "node-1", "node-2", "node-0"}, order)
+}
+
+func TestNextPodIP(t *testing.T) {
+	full := map[string]bool{}
+	for i := 2; i <= 254; i++ {
+		full[fmt.Sprintf("10.244.1.%d", i)] = true
+	}
+	tests := []struct {
+		name    string
+		cidr    string
+		used    map[string]bool
+		want    string
+		wantErr bool
+	}{
+		{"first pod gets .2", nodeCIDR(0), nil, "10.244.0.2", false},
+		{"next after the used ones", nodeCIDR(1), map[string]bool{"10.244.1.2": true, "10.244.1.3": true}, "10.244.1.4", false},
+		{"freed address reused, lowest first", nodeCIDR(1), map[string]bool{"10.244.1.3": true}, "10.244.1.2", false},
+		{"per-node range", nodeCIDR(7), map[string]bool{"10.244.0.2": true}, "10.244.7.2", false},
+		{"exhausted: .255 is broadcast", nodeCIDR(1), full, "", true},
+		{"tiny range exhausted", "10.0.0.0/30", map[string]bool{"10.0.0.2": true}, "", true},
+		{"bad cidr", "nope", nil, "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := nextPodIP(tt.cidr, tt.used)
+			if tt.wantErr {
+				assert.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// testPod is a pod bound to node-0 in the given phase.
+func testPod(phase api.PodPhase, ready bool) *api.Pod {
+	p := &api.Pod{
+		Metadata: api.ObjectMeta{Namespace: "default", Name: "web", UID: "uid-1"},
+		Spec:     api.PodSpec{NodeName: "node-0", Containers: []api.Container{{Name: "app", Image: "nginx"}}},
+		Status:   api.PodStatus{Phase: phase},
+	}
+	if phase == api.PodRunning {
+		p.Status = startedStatus(p, "10.0.0.1", "10.244.0.2", epoch)
+		if ready {
+			p.Status = readyStatus(p, epoch)
+		}
+	}
+	return p
+}
+
+func TestDecide(t *testing.T) {
+	sec := time.Second
+	base := podFacts{Now: epoch, Since: epoch, StartDelay: sec, ReadyDelay: 2 * sec, TerminationDelay: sec, EvictionTimeout: 30 * sec}
+	at := func(f podFacts, d time.Duration) podFacts { f.Now = epoch.Add(d); return f }
+	terminating := func(p *api.Pod) *api.Pod {
+		ts := api.NewTime(epoch.Add(30 * sec))
+		p.Metadata.DeletionTimestamp = &ts
+		return p
+	}
+	crashedPod := testPod(api.PodRunning, true)
+	crashedPod.Status = crashedStatus(crashedPod, epoch)
+	accepted := testPod(api.PodPending, false)
+	accepted.Status = acceptedStatus(accepted, "10.0.0.1", epoch)
+	down := base
+	down.NodeDown, down.DownSince = true, epoch
+
+	tests := []struct {
+		name     string
+		pod      *api.Pod
+		facts    podFacts
+		want     action
+		wantWait time.Duration
+	}{
+		{"bound pod accepted at once", testPod(api.PodPending, false), at(base, 400*time.Millisecond), actAccept, 600 * time.Millisecond},
+		{"accepted pod waits for StartDelay", accepted, at(base, 400*time.Millisecond), actNone, 600 * time.Millisecond},
+		{"accepted pod starts at StartDelay", accepted, at(base, sec), actStart, 0},
+		{"pending starts at StartDelay", testPod(api.PodPending, false), at(base, sec), actStart, 0},
+		{"running waits for ReadyDelay", testPod(api.PodRunning, false), at(base, sec), actNone, sec},
+		{"running ready at ReadyDelay", testPod(api.PodRunning, false), at(base, 2*sec), actReady, 0},
+		{"ready: nothing to do", testPod(api.PodRunning, true), at(base, time.Hour), actNone, 0},
+		{"failed: nothing to do", testPod(api.PodFailed, false), at(base, time.Hour), actNone, 0},
+		{"crash requested", testPod(api.PodRunning, true), func() podFacts { f := base; f.CrashRequested = true; return f }(), actCrash, 0},
+		{"crashed waits for StartDelay", crashedPod, base, actNone, sec},
+		{"crashed restarts", crashedPod, at(base, sec), actRestart, 0},
+		{"held not ready: probe fails", testPod(api.PodRunning, true), func() podFacts { f := base; f.WantReady = ptr(false); return f }(), actProbeFail, 0},
+		{"held not ready stays so", testPod(api.PodRunning, false), func() podFacts { f := at(base, time.Hour); f.WantReady = ptr(false); return f }(), actNone, 0},
+		{"ready now ignores ReadyDelay", testPod(api.PodRunning, false), func() podFacts { f := base; f.WantReady = ptr(true); return f }(), actReady, 0},
+		{"terminating waits", terminating(testPod(api.PodRunning, true)), at(base, 300*time.Millisecond), actNone, 700 * time.Millisecond},
+		{"terminating confirmed", terminating(testPod(api.PodRunning, true)), at(base, sec), actConfirmDelete, 0},
+		{"node down: ready pod made not ready", testPod(api.PodRunning, true), at(down, sec), actNodeNotReady, 29 * sec},
+		{"node down: not ready pod waits for eviction", testPod(api.PodRunning, false), at(down, 10*sec), actNone, 20 * sec},
+		{"node down: pending pod is not started", testPod(api.PodPending, false), at(down, 10*sec), actNone, 20 * sec},
+		{"node down past timeout: node lost", testPod(api.PodRunning, false), at(down, 30*sec), actNodeLost, 0},
+		{"node down: terminating pod not confirmed", terminating(testPod(api.PodRunning, false)), at(down, 10*sec), actNone, 20 * sec},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, wait := decide(tt.pod, tt.facts)
+			assert.Equal(t, tt.want, got, "action")
+			assert.Equal(t, tt.wantWait, wait, "wait")
+		})
+	}
+}
+
+func TestStatusTransitions(t *testing.T) {
+	now := epoch.Add(5 * time.Second)
+	cond := func(st api.PodStatus, typ api.PodConditionType) api.PodCondition {
+		c, ok := conditionOf(&api.Pod{Status: st}, typ)
+		require.True(t, ok, "condition %s", typ)
+		return c
+	}
+	never := testPod(api.PodRunning, true)
+	never.Spec.RestartPolicy = api.RestartPolicyNever
+	tests := []struct {
+		name  string
+		pod   *api.Pod
+		build func(*api.Pod) api.PodStatus
+		check func(t *testing.T, st api.PodStatus)
+	}{
+		{"accepted: pending, hostIP, containers creating", testPod(api.PodPending, false),
+			func(p *api.Pod) api.PodStatus { return acceptedStatus(p, "10.0.0.1", now) },
+			func(t *testing.T, st api.PodStatus) {
+				assert.Equal(t, api.PodPending, st.Phase)
+				assert.Equal(t, "10.0.0.1", st.HostIP)
+				assert.Empty(t, st.PodIP)
+				require.Len(t, st.ContainerStatuses, 1)
+				require.NotNil(t, st.ContainerStatuses[0].State.Waiting)
+				assert.Equal(t, "ContainerCreating", st.ContainerStatuses[0].State.Waiting.Reason)
+				assert.Equal(t, api.ConditionFalse, cond(st, api.PodReady).Status)
+			}},
+		{"started: running, IPs, not ready", testPod(api.PodPending, false),
+			func(p *api.Pod) api.PodStatus { return startedStatus(p, "10.0.0.1", "10.244.0.2", now) },
+			func(t *testing.T, st api.PodStatus) {
+				assert.Equal(t, api.PodRunning, st.Phase)
+				assert.Equal(t, "10.244.0.2", st.PodIP)
+				assert.Equal(t, []api.PodIP{{IP: "10.244.0.2"}}, st.PodIPs)
+				assert.Equal(t, "10.0.0.1", st.HostIP)
+				assert.Equal(t, api.NewTime(now), *st.StartTime)
+				require.Len(t, st.ContainerStatuses, 1)
+				cs := st.ContainerStatuses[0]
+				assert.NotNil(t, cs.State.Running)
+				assert.False(t, cs.Ready)
+				assert.True(t, *cs.Started)
+				assert.Equal(t, "nginx", cs.Image)
+				assert.Equal(t, containerID("uid-1", "app", 0), cs.ContainerID)
+				assert.Equal(t, api.ConditionTrue, cond(st, api.PodInitialized).Status)
+				assert.Equal(t, api.ConditionTrue, cond(st, api.PodScheduled).Status)
+				assert.Equal(t, api.ConditionFalse, cond(st, api.ContainersReady).Status)
+				assert.Equal(t, api.ConditionFalse, cond(st, api.PodReady).Status)
+			}},
+		{"ready: conditions true, transition now", testPod(api.PodRunning, false),
+			func(p *api.Pod) api.PodStatus { return readyStatus(p, now) },
+			func(t *testing.T, st api.PodStatus) {
+				assert.True(t, st.ContainerStatuses[0].Ready)
+				assert.Equal(t, api.ConditionTrue, cond(st, api.PodReady).Status)
+				assert.Equal(t, api.NewTime(now), cond(st, api.PodReady).LastTransitionTime)
+				assert.Equal(t, api.ConditionTrue, cond(st, api.ContainersReady).Status)
+				assert.Equal(t, api.NewTime(epoch), cond(st, api.PodInitialized).LastTransitionTime, "unchanged condition keeps its time")
+			}},
+		{"crashed: exit 1, restartCount+1, not ready, still Running", testPod(api.PodRunning, true),
+			func(p *api.Pod) api.PodStatus { return crashedStatus(p, now) },
+			func(t *testing.T, st api.PodStatus) {
+				assert.Equal(t, api.PodRunning, st.Phase)
+				cs := st.ContainerStatuses[0]
+				require.NotNil(t, cs.State.Terminated)
+				assert.Equal(t, int32(1), cs.State.Terminated.ExitCode)
+				assert.Equal(t, int32(1), cs.RestartCount)
+				assert.False(t, cs.Ready)
+				assert.Equal(t, api.ConditionFalse, cond(st, api.PodReady).Status)
+			}},
+		{"crashed with restartPolicy Never: Failed", never,
+			func(p *api.Pod) api.PodStatus { return crashedStatus(p, now) },
+			func(t *testing.T, st api.PodStatus) {
+				assert.Equal(t, api.PodFailed, st.Phase)
+				assert.Equal(t, int32(0), st.ContainerStatuses[0].RestartCount)
+			}},
+		{"restarted: running again, last state terminated, new ID", func() *api.Pod {
+			p := testPod(api.PodRunning, true)
+			p.Status = crashedStatus(p, epoch)
+			return p
+		}(),
+			func(p *api.Pod) api.PodStatus { return restartedStatus(p, now) },
+			func(t *testing.T, st api.PodStatus) {
+				cs := st.ContainerStatuses[0]
+				assert.NotNil(t, cs.State.Running)
+				assert.NotNil(t, cs.LastTerminationState.Terminated)
+				assert.Equal(t, containerID("uid-1", "app", 1), cs.ContainerID)
+				assert.NotEqual(t, containerID("uid-1", "app", 0), cs.ContainerID)
+				assert.False(t, cs.Ready)
+			}},
+		{"probe failed: not ready, containers keep running", testPod(api.PodRunning, true),
+			func(p *api.Pod) api.PodStatus { return probeFailedStatus(p, now) },
+			func(t *testing.T, st api.PodStatus) {
+				assert.NotNil(t, st.ContainerStatuses[0].State.Running)
+				assert.False(t, st.ContainerStatuses[0].Ready)
+				assert.Equal(t, api.ConditionFalse, cond(st, api.PodReady).Status)
+			}},
+		{"node not ready: only Ready goes false", testPod(api.PodRunning, true),
+			func(p *api.Pod) api.PodStatus { return nodeNotReadyStatus(p, now) },
+			func(t *testing.T, st api.PodStatus) {
+				assert.Equal(t, api.ConditionFalse, cond(st, api.PodReady).Status)
+				assert.Equal(t, reasonNodeNotReady, cond(st, api.PodReady).Reason)
+				assert.Equal(t, api.ConditionTrue, cond(st, api.ContainersReady).Status)
+			}},
+		{"node lost: Failed, reason NodeLost", testPod(api.PodRunning, true),
+			func(p *api.Pod) api.PodStatus { return nodeLostStatus(p, now) },
+			func(t *testing.T, st api.PodStatus) {
+				assert.Equal(t, api.PodFailed, st.Phase)
+				assert.Equal(t, reasonNodeLost, st.Reason)
+				assert.Equal(t, api.ConditionFalse, cond(st, api.PodReady).Status)
+			}},
+		{"unschedulable: PodScheduled False", testPod(api.PodPending, false),
+			func(p *api.Pod) api.PodStatus { return unschedulableStatus(p, "full", now) },
+			func(t *testing.T, st api.PodStatus) {
+				c := cond(st, api.PodScheduled)
+				assert.Equal(t, api.ConditionFalse, c.Status)
+				assert.Equal(t, reasonUnschedulable, c.Reason)
+				assert.Equal(t, "full", c.Message)
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := tt.pod.DeepCopy()
+			tt.check(t, tt.build(tt.pod))
+			assert.Equal(t, before, tt.pod, "the input pod is not changed")
+		})
+	}
+}
+
+func TestStageOf(t *testing.T) {
+	assert.Equal(t, "Pending", stageOf(testPod(api.PodPending, false)))
+	assert.Equal(t, "Running", stageOf(testPod(api.PodRunning, false)))
+	assert.Equal(t, "Running/ready", stageOf(testPod(api.PodRunning, true)))
+	p := testPod(api.PodRunning, true)
+	p.Status = crashedStatus(p, epoch)
+	assert.Equal(t, "Running/crashed", stageOf(p))
+}

@@ -1,0 +1,423 @@
+package nodesim
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/informer"
+	"github.com/miniplane/miniplane/internal/clock"
+)
+
+// env is the controller over a real API server and real informers, on a
+// fake clock, driven step by step from the test's goroutine.
+type env struct {
+	t   *testing.T
+	ctx context.Context
+	clk *clock.Fake
+	srv *apiserver.Server
+	f   *informer.Factory
+	c   *Controller
+}
+
+func newEnv(t *testing.T, cfg Config) *env {
+	t.Helper()
+	clk := clock.NewFake(epoch)
+	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2))})
+	require.NoError(t, err)
+	log := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
+	f := informer.NewFactory(srv, "", clk, log)
+	cfg.Client, cfg.Factory, cfg.Clock, cfg.Logger = srv, f, clk, log
+	cfg.Recorder = apiserver.NewEventRecorder(srv, clk, "nodesim", "test")
+	c, err := New(cfg)
+	require.NoError(t, err)
+	e := &env{t: t, ctx: context.Background(), clk: clk, srv: srv, f: f, c: c}
+	require.NoError(t, c.EnsureNodes(e.ctx))
+	e.settle()
+	require.True(t, c.HasSynced())
+	return e
+}
+
+// settle runs every step until none has anything to do.
+func (e *env) settle() {
+	e.t.Helper()
+	for range 100000 {
+		progressed := false
+		for _, inf := range e.f.Informers() {
+			for inf.Reflector().Step(e.ctx) || inf.ProcessOne() {
+				progressed = true
+			}
+		}
+		for e.c.podReg.DispatchOne() || e.c.nodeReg.DispatchOne() {
+			progressed = true
+		}
+		if e.c.ProcessOne(e.ctx) {
+			progressed = true
+		}
+		if !progressed {
+			return
+		}
+	}
+	e.t.Fatal("never settled")
+}
+
+// advance moves the clock by d and settles.
+func (e *env) advance(d time.Duration) {
+	e.clk.Step(d)
+	e.settle()
+}
+
+func (e *env) createPod(name string, mutate ...func(*api.Pod)) {
+	e.t.Helper()
+	p := &api.Pod{
+		Metadata: api.ObjectMeta{Namespace: "default", Name: name, Labels: map[string]string{"app": "web"}},
+		Spec:     api.PodSpec{Containers: []api.Container{{Name: "app", Image: "nginx:1.27"}}},
+	}
+	for _, m := range mutate {
+		m(p)
+	}
+	_, err := apiserver.For[*api.Pod](e.srv).Create(e.ctx, p)
+	require.NoError(e.t, err)
+}
+
+func (e *env) pod(name string) *api.Pod {
+	e.t.Helper()
+	p, err := apiserver.For[*api.Pod](e.srv).Get(e.ctx, "default", name)
+	require.NoError(e.t, err)
+	return p
+}
+
+func (e *env) podGone(name string) bool {
+	_, err := apiserver.For[*api.Pod](e.srv).Get(e.ctx, "default", name)
+	return apiserver.IsNotFound(err)
+}
+
+func (e *env) deletePod(name string) {
+	e.t.Helper()
+	_, err := apiserver.For[*api.Pod](e.srv).Delete(e.ctx, "default", name, api.DeleteOptions{})
+	require.NoError(e.t, err)
+	e.settle() // the kubelet sees it terminating now
+}
+
+func (e *env) node(name string) *api.Node {
+	e.t.Helper()
+	n, err := apiserver.For[*api.Node](e.srv).Get(e.ctx, "", name)
+	require.NoError(e.t, err)
+	return n
+}
+
+// runReady creates pods and brings them to Ready.
+func (e *env) runReady(names ...string) {
+	e.t.Helper()
+	for _, n := range names {
+		e.createPod(n)
+	}
+	e.settle()
+	e.advance(time.Second)
+	e.advance(time.Second)
+	for _, n := range names {
+		require.True(e.t, api.IsPodReady(e.pod(n)), "%s ready", n)
+	}
+}
+
+func TestEnsureNodesCreatesNodes(t *testing.T) {
+	e := newEnv(t, Config{Nodes: 4})
+	nodes, _, err := apiserver.For[*api.Node](e.srv).List(e.ctx, "", apiserver.ListOptions{})
+	require.NoError(t, err)
+	require.Len(t, nodes, 4)
+	for i, n := range nodes {
+		assert.Equal(t, e.c.NodeName(i), n.Metadata.Name)
+		assert.Equal(t, nodeCIDR(i), n.Spec.PodCIDR)
+		assert.Equal(t, api.ResourceList{"cpu": "4", "memory": "16Gi", "pods": "110"}, n.Status.Capacity)
+		assert.Equal(t, n.Status.Capacity, n.Status.Allocatable)
+		ready, _ := nodeReady(n)
+		assert.True(t, ready)
+		assert.Equal(t, api.NodeAddress{Type: api.NodeInternalIP, Address: fmt.Sprintf("10.0.0.%d", i+1)}, n.Status.Addresses[0])
+		assert.Equal(t, KubeletVersion, n.Status.NodeInfo.KubeletVersion)
+	}
+	require.NoError(t, e.c.EnsureNodes(e.ctx), "a second call finds them and succeeds")
+}
+
+func TestPodLifecycleFollowsTheClock(t *testing.T) {
+	e := newEnv(t, Config{})
+	e.createPod("web-1")
+	e.settle()
+	p := e.pod("web-1")
+	require.Equal(t, "node-0", p.Spec.NodeName, "bound")
+	assert.Equal(t, api.PodPending, p.Status.Phase)
+
+	e.advance(999 * time.Millisecond)
+	assert.Equal(t, api.PodPending, e.pod("web-1").Status.Phase, "not before StartDelay")
+	e.advance(time.Millisecond)
+	p = e.pod("web-1")
+	require.Equal(t, api.PodRunning, p.Status.Phase)
+	assert.Equal(t, "10.244.0.2", p.Status.PodIP)
+	assert.Equal(t, "10.0.0.1", p.Status.HostIP)
+	assert.NotNil(t, p.Status.StartTime)
+	assert.False(t, api.IsPodReady(p))
+
+	e.advance(999 * time.Millisecond)
+	assert.False(t, api.IsPodReady(e.pod("web-1")), "not before ReadyDelay")
+	e.advance(time.Millisecond)
+	p = e.pod("web-1")
+	assert.True(t, api.IsPodReady(p))
+	assert.True(t, p.Status.ContainerStatuses[0].Ready)
+}
+
+func TestTenPodsSpreadFourThreeThree(t *testing.T) {
+	e := newEnv(t, Config{})
+	for i := range 10 {
+		e.createPod("web-" + string(rune('a'+i)))
+	}
+	e.settle()
+	count := map[string]int{}
+	pods, _, err := apiserver.For[*api.Pod](e.srv).List(e.ctx, "default", apiserver.ListOptions{})
+	require.NoError(t, err)
+	for _, p := range pods {
+		count[p.Spec.NodeName]++
+	}
+	assert.Equal(t, map[string]int{"node-0": 4, "node-1": 3, "node-2": 3}, count)
+}
+
+func TestCapacityRespected(t *testing.T) {
+	e := newEnv(t, Config{Nodes: 1, PodsPerNode: 2})
+	e.runReady("a", "b")
+	e.createPod("c")
+	e.settle()
+	c := e.pod("c")
+	require.Empty(t, c.Spec.NodeName, "no room")
+	cond, ok := conditionOf(c, api.PodScheduled)
+	require.True(t, ok)
+	assert.Equal(t, api.ConditionFalse, cond.Status)
+	assert.Equal(t, reasonUnschedulable, cond.Reason)
+	assert.Equal(t, "0/1 nodes are available: 1 Too many pods.", cond.Message)
+	events, _, err := apiserver.For[*api.Event](e.srv).List(e.ctx, "default", apiserver.ListOptions{})
+	require.NoError(t, err)
+	reasons := map[string]bool{}
+	for _, ev := range events {
+		reasons[ev.Reason] = true
+	}
+	assert.True(t, reasons["FailedScheduling"], "FailedScheduling event")
+
+	e.deletePod("a")
+	e.settle()
+	assert.Empty(t, e.pod("c").Spec.NodeName, "a terminating pod still holds its slot")
+	e.advance(time.Second)
+	require.True(t, e.podGone("a"))
+	assert.Equal(t, "node-0", e.pod("c").Spec.NodeName, "scheduled once a pod is gone")
+}
+
+func TestGracefulDeletionConfirmedByKubelet(t *testing.T) {
+	e := newEnv(t, Config{})
+	e.runReady("web")
+	e.deletePod("web")
+	e.settle()
+	p := e.pod("web")
+	require.NotNil(t, p.Metadata.DeletionTimestamp, "terminating, grace 30s")
+	e.advance(999 * time.Millisecond)
+	assert.False(t, e.podGone("web"), "not before TerminationDelay")
+	e.advance(time.Millisecond)
+	assert.True(t, e.podGone("web"), "confirmed with grace 0 at TerminationDelay, no Sweep")
+}
+
+func TestTerminationDelayConfigured(t *testing.T) {
+	e := newEnv(t, Config{TerminationDelay: 5 * time.Second})
+	e.runReady("web")
+	e.deletePod("web")
+	e.advance(4 * time.Second)
+	assert.False(t, e.podGone("web"))
+	e.advance(time.Second)
+	assert.True(t, e.podGone("web"))
+}
+
+func TestCrashPodRestarts(t *testing.T) {
+	e := newEnv(t, Config{})
+	e.runReady("web")
+	before := e.pod("web").Status.ContainerStatuses[0].ContainerID
+	require.NoError(t, e.c.CrashPod(e.ctx, "default", "web"))
+	e.settle()
+	p := e.pod("web")
+	assert.False(t, api.IsPodReady(p))
+	assert.Equal(t, api.PodRunning, p.Status.Phase)
+	cs := p.Status.ContainerStatuses[0]
+	assert.Equal(t, int32(1), cs.RestartCount)
+	require.NotNil(t, cs.State.Terminated)
+	assert.Equal(t, int32(1), cs.State.Terminated.ExitCode)
+
+	e.advance(time.Second)
+	p = e.pod("web")
+	require.NotNil(t, p.Status.ContainerStatuses[0].State.Running, "restarted after StartDelay")
+	assert.NotEqual(t, before, p.Status.ContainerStatuses[0].ContainerID)
+	assert.False(t, api.IsPodReady(p))
+	e.advance(time.Second)
+	assert.True(t, api.IsPodReady(e.pod("web")), "ready again after ReadyDelay")
+	assert.Equal(t, int32(1), e.pod("web").Status.ContainerStatuses[0].RestartCount)
+}
+
+func TestCrashPodNeverRestartFails(t *testing.T) {
+	e := newEnv(t, Config{})
+	e.createPod("job", func(p *api.Pod) { p.Spec.RestartPolicy = api.RestartPolicyNever })
+	e.settle()
+	e.advance(2 * time.Second)
+	require.NoError(t, e.c.CrashPod(e.ctx, "default", "job"))
+	e.settle()
+	assert.Equal(t, api.PodFailed, e.pod("job").Status.Phase)
+	e.advance(time.Minute)
+	assert.Equal(t, api.PodFailed, e.pod("job").Status.Phase, "stays failed")
+	assert.Error(t, e.c.CrashPod(e.ctx, "default", "job"), "a failed pod cannot crash")
+}
+
+func TestSetPodReadyFlips(t *testing.T) {
+	e := newEnv(t, Config{})
+	e.runReady("web")
+	require.NoError(t, e.c.SetPodReady(e.ctx, "default", "web", false))
+	e.settle()
+	assert.False(t, api.IsPodReady(e.pod("web")))
+	e.advance(time.Minute)
+	assert.False(t, api.IsPodReady(e.pod("web")), "held not ready")
+	require.NoError(t, e.c.SetPodReady(e.ctx, "default", "web", true))
+	e.settle()
+	assert.True(t, api.IsPodReady(e.pod("web")))
+	assert.Error(t, e.c.SetPodReady(e.ctx, "default", "nope", true))
+}
+
+func TestNodeDownPodsNotReadyThenFailed(t *testing.T) {
+	e := newEnv(t, Config{Nodes: 2})
+	e.runReady("a", "b", "c") // a, c on node-0; b on node-1
+	require.Equal(t, "node-0", e.pod("a").Spec.NodeName)
+	require.Equal(t, "node-1", e.pod("b").Spec.NodeName)
+
+	require.NoError(t, e.c.NodeDown(e.ctx, "node-0"))
+	e.settle()
+	ready, _ := nodeReady(e.node("node-0"))
+	assert.False(t, ready)
+	for _, n := range []string{"a", "c"} {
+		assert.False(t, api.IsPodReady(e.pod(n)), "%s on the down node", n)
+		assert.Equal(t, api.PodRunning, e.pod(n).Status.Phase)
+	}
+	assert.True(t, api.IsPodReady(e.pod("b")), "b on the healthy node")
+
+	e.createPod("d")
+	e.settle()
+	assert.Equal(t, "node-1", e.pod("d").Spec.NodeName, "a down node takes no pods")
+
+	e.advance(29 * time.Second)
+	assert.Equal(t, api.PodRunning, e.pod("a").Status.Phase, "not before the eviction timeout")
+	e.advance(time.Second)
+	for _, n := range []string{"a", "c"} {
+		p := e.pod(n)
+		assert.Equal(t, api.PodFailed, p.Status.Phase, n)
+		assert.Equal(t, reasonNodeLost, p.Status.Reason, n)
+	}
+	assert.Equal(t, api.PodRunning, e.pod("b").Status.Phase)
+}
+
+func TestNodeUpBeforeTimeoutRecovers(t *testing.T) {
+	e := newEnv(t, Config{Nodes: 1})
+	e.runReady("a")
+	require.NoError(t, e.c.NodeDown(e.ctx, "node-0"))
+	e.advance(10 * time.Second)
+	require.False(t, api.IsPodReady(e.pod("a")))
+	require.NoError(t, e.c.NodeUp(e.ctx, "node-0"))
+	e.settle()
+	e.advance(time.Second)
+	assert.True(t, api.IsPodReady(e.pod("a")))
+	e.advance(time.Minute)
+	assert.Equal(t, api.PodRunning, e.pod("a").Status.Phase, "never evicted")
+}
+
+func TestPodIPsUniquePerNodeAndReused(t *testing.T) {
+	e := newEnv(t, Config{Nodes: 2})
+	e.runReady("a", "b", "c", "d") // a, c on node-0; b, d on node-1
+	ips := map[string]string{}
+	for _, n := range []string{"a", "b", "c", "d"} {
+		ips[n] = e.pod(n).Status.PodIP
+	}
+	assert.Equal(t, map[string]string{"a": "10.244.0.2", "b": "10.244.1.2", "c": "10.244.0.3", "d": "10.244.1.3"}, ips)
+
+	e.deletePod("a")
+	e.advance(time.Second)
+	require.True(t, e.podGone("a"))
+	e.runReady("e") // node-0 now has the fewest pods
+	p := e.pod("e")
+	assert.Equal(t, "node-0", p.Spec.NodeName)
+	assert.Equal(t, "10.244.0.2", p.Status.PodIP, "a's address reused")
+}
+
+func TestRunBindsRunsAndStopsWithContext(t *testing.T) {
+	clk := clock.NewFake(epoch)
+	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2))})
+	require.NoError(t, err)
+	log := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
+	f := informer.NewFactory(srv, "", clk, log)
+	c, err := New(Config{Client: srv, Factory: f, Clock: clk, Logger: log})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	require.NoError(t, c.EnsureNodes(ctx))
+	f.Start(ctx)
+	done := make(chan struct{})
+	go func() { c.Run(ctx, 2); close(done) }()
+
+	_, err = apiserver.For[*api.Pod](srv).Create(ctx, &api.Pod{
+		Metadata: api.ObjectMeta{Namespace: "default", Name: "web"},
+		Spec:     api.PodSpec{Containers: []api.Container{{Name: "app", Image: "nginx"}}},
+	})
+	require.NoError(t, err)
+	get := func() *api.Pod {
+		p, err := apiserver.For[*api.Pod](srv).Get(ctx, "default", "web")
+		require.NoError(t, err)
+		return p
+	}
+	require.Eventually(t, func() bool { return get().Spec.NodeName != "" }, 5*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool {
+		clk.Step(100 * time.Millisecond) // the kubelet's timer is set once the bound pod is seen
+		return api.IsPodReady(get())
+	}, 5*time.Second, time.Millisecond)
+
+	cancel()
+	<-done
+	f.Shutdown()
+	assert.True(t, c.Queue().ShuttingDown())
+}
+
+func TestNodeSelectorRespected(t *testing.T) {
+	e := newEnv(t, Config{})
+	e.createPod("pinned", func(p *api.Pod) { p.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": "node-2"} })
+	e.createPod("nowhere", func(p *api.Pod) { p.Spec.NodeSelector = map[string]string{"disk": "ssd"} })
+	e.settle()
+	assert.Equal(t, "node-2", e.pod("pinned").Spec.NodeName)
+	assert.Empty(t, e.pod("nowhere").Spec.NodeName)
+	cond, ok := conditionOf(e.pod("nowhere"), api.PodScheduled)
+	require.True(t, ok)
+	assert.Equal(t, "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.", cond.Message)
+}
+
+func TestNewRejectsIncompleteConfig(t *testing.T) {
+	_, err := New(Config{})
+	assert.Error(t, err)
+}
+
+func TestSameStepsSameResult(t *testing.T) {
+	run := func() []*api.Pod {
+		e := newEnv(t, Config{Nodes: 2})
+		e.runReady("a", "b", "c")
+		require.NoError(t, e.c.CrashPod(e.ctx, "default", "b"))
+		require.NoError(t, e.c.NodeDown(e.ctx, "node-0"))
+		e.advance(31 * time.Second)
+		pods, _, err := apiserver.For[*api.Pod](e.srv).List(e.ctx, "default", apiserver.ListOptions{})
+		require.NoError(t, err)
+		return pods
+	}
+	first, second := run(), run()
+	require.Len(t, first, 3)
+	assert.Equal(t, first, second)
+}

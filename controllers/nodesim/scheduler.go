@@ -1,0 +1,91 @@
+package nodesim
+
+import (
+	"context"
+	"maps"
+	"slices"
+
+	"go.uber.org/zap"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
+)
+
+// schedule binds a pending pod to a node, or marks it Unschedulable.
+func (c *Controller) schedule(ctx context.Context, key string, pod *api.Pod) error {
+	if pod.Metadata.DeletionTimestamp != nil || finished(pod) {
+		return nil
+	}
+	c.mu.Lock()
+	node, ok, why := chooseNode(c.nodeSlotsLocked(pod))
+	if ok {
+		c.assumed[key] = node // counts against the node until the cache shows the binding
+		delete(c.unschedulable, key)
+	} else {
+		c.unschedulable[key] = true
+	}
+	c.mu.Unlock()
+
+	if !ok {
+		if cond, has := conditionOf(pod, api.PodScheduled); has && cond.Status == api.ConditionFalse &&
+			cond.Reason == reasonUnschedulable && cond.Message == why {
+			return nil // said so already
+		}
+		c.log.Info("unschedulable", zap.String("pod", key), zap.String("why", why))
+		c.event(ctx, pod, api.EventTypeWarning, "FailedScheduling", "%s", why)
+		cp := pod.DeepCopy()
+		cp.Status = unschedulableStatus(pod, why, c.clock.Now())
+		_, err := c.client.UpdateStatus(ctx, cp)
+		if apiserver.IsNotFound(err) {
+			return nil
+		}
+		return err
+	}
+
+	_, err := c.binder.Bind(ctx, pod.Metadata.Namespace, pod.Metadata.Name, node)
+	if err != nil {
+		c.mu.Lock()
+		delete(c.assumed, key)
+		c.mu.Unlock()
+		if apiserver.IsNotFound(err) || apiserver.IsConflict(err) {
+			return nil // gone, or bound by someone else: the cache will tell
+		}
+		return err
+	}
+	c.log.Info("bound", zap.String("pod", key), zap.String("node", node))
+	c.event(ctx, pod, api.EventTypeNormal, "Scheduled", "Successfully assigned %s to %s", key, node)
+	return nil
+}
+
+// nodeSlotsLocked is the scheduler's view of the nodes for pod, in name
+// order: how many unfinished pods each has (cached bindings plus assumed
+// ones), its capacity, whether it takes pods, and whether it fits the pod's
+// nodeSelector.
+func (c *Controller) nodeSlotsLocked(pod *api.Pod) []nodeSlot {
+	count := make(map[string]int)
+	for _, p := range c.pods.List(api.Selector{}) {
+		if p.Spec.NodeName != "" && !finished(p) {
+			count[p.Spec.NodeName]++
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(c.assumed)) {
+		ns, name, _ := api.SplitKey(key)
+		if p, err := c.pods.Namespace(ns).Get(name); err == nil && p.Spec.NodeName != "" {
+			continue // counted above
+		}
+		count[c.assumed[key]]++
+	}
+	nodes := c.nodes.List(api.Selector{})
+	slots := make([]nodeSlot, len(nodes))
+	for i, n := range nodes {
+		down, _ := c.nodeDownLocked(n)
+		slots[i] = nodeSlot{
+			Name: n.Metadata.Name, Pods: count[n.Metadata.Name], Capacity: c.nodeCapacity(n),
+			Ready:    !down && !n.Spec.Unschedulable,
+			Mismatch: !selectorFits(pod.Spec.NodeSelector, n.Metadata.Labels),
+		}
+	}
+	return slots
+}
+
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
