@@ -106,9 +106,30 @@ func (s *Server) checkNamespaceOpen(k *kind, namespace string) error {
 		return NewNotFound(nsKind.gr, namespace)
 	}
 	if rec.Value.(*api.Namespace).Status.Phase == api.NamespaceTerminating {
-		return NewForbidden(k.gr, "", fmt.Sprintf("unable to create new content in namespace %s because it is being terminated", namespace))
+		msg := fmt.Sprintf("unable to create new content in namespace %s because it is being terminated", namespace)
+		err := NewForbidden(k.gr, "", msg)
+		err.Status.Details.Causes = []api.StatusCause{{Type: CauseNamespaceTerminating, Message: msg, Field: "metadata.namespace"}}
+		return err
 	}
 	return nil
+}
+
+// CauseNamespaceTerminating is the cause of a create refused because its
+// namespace is being deleted; controllers drop such work quietly.
+const CauseNamespaceTerminating api.CauseType = "NamespaceTerminating"
+
+// HasCause reports whether err is a StatusError with a cause of type t.
+func HasCause(err error, t api.CauseType) bool {
+	st := StatusOf(err)
+	if st.Details == nil {
+		return false
+	}
+	for _, c := range st.Details.Causes {
+		if c.Type == t {
+			return true
+		}
+	}
+	return false
 }
 
 // allocate takes the resources a new object holds outside the store: a

@@ -159,6 +159,7 @@ func TestCreateInTerminatingNamespaceIsForbidden(t *testing.T) {
 	_, err = s.Create(ctx, pod("doomed", "late", nil))
 	require.True(t, apiserver.IsForbidden(err), "got %v", err)
 	assert.Equal(t, "pods is forbidden: unable to create new content in namespace doomed because it is being terminated", err.Error())
+	assert.True(t, apiserver.HasCause(err, apiserver.CauseNamespaceTerminating), "carries the NamespaceTerminating cause")
 }
 
 func TestGenerateName(t *testing.T) {

@@ -1,0 +1,339 @@
+package endpoints
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/controllers/workqueue"
+	"github.com/miniplane/miniplane/informer"
+	"github.com/miniplane/miniplane/internal/clock"
+)
+
+// Defaults, as in kube-controller-manager.
+const (
+	// DefaultWorkers is --concurrent-endpoint-syncs.
+	DefaultWorkers = 5
+	// DefaultBatchPeriod is --endpoint-updates-batch-period: pod changes
+	// are not batched.
+	DefaultBatchPeriod = time.Duration(0)
+	// MaxRetries is how many times a failing service key is retried, with
+	// backoff, before it is dropped until its next change.
+	MaxRetries = 15
+)
+
+// Client is what the controller writes through: Endpoints only.
+// apiserver.Client and *apiserver.Server satisfy it.
+type Client interface {
+	Create(ctx context.Context, obj api.Object) (api.Object, error)
+	Update(ctx context.Context, obj api.Object) (api.Object, error)
+	Delete(ctx context.Context, resource, namespace, name string, opts api.DeleteOptions) (api.Object, error)
+}
+
+// Config configures a Controller. Client, Factory and Clock are required.
+type Config struct {
+	// Client receives the controller's writes.
+	Client Client
+	// Factory provides the shared pod, service and endpoints informers.
+	Factory *informer.Factory
+	// Clock is the controller's only source of time (the queue's delays).
+	Clock clock.Clock
+	// Logger is named "endpoints" by New; nil means no logs.
+	Logger *zap.Logger
+	// Recorder, if set, records Warning events on a service whose
+	// Endpoints could not be written.
+	Recorder *apiserver.EventRecorder
+	// BatchPeriod delays the syncs a pod change triggers, so a burst of pod
+	// changes makes one write. Kubernetes: --endpoint-updates-batch-period,
+	// default 0.
+	BatchPeriod time.Duration
+}
+
+// Controller keeps one Endpoints object per selector service. See the
+// package documentation.
+type Controller struct {
+	client      Client
+	clock       clock.Clock
+	log         *zap.Logger
+	recorder    *apiserver.EventRecorder
+	batchPeriod time.Duration
+
+	pods      informer.Lister[*api.Pod]
+	services  informer.Lister[*api.Service]
+	endpoints informer.Lister[*api.Endpoints]
+	informers []*informer.Informer     // pods, services, endpoints
+	regs      []*informer.Registration // this controller's handlers, same order
+
+	queue    *workqueue.Queue[string]
+	stale    *staleTracker
+	triggers *triggerTracker
+}
+
+// New returns a controller whose handlers are registered on cfg.Factory's
+// pod, service and endpoints informers. It starts nothing.
+func New(cfg Config) (*Controller, error) {
+	switch {
+	case cfg.Client == nil:
+		return nil, errors.New("endpoints.New: Config.Client is required")
+	case cfg.Factory == nil:
+		return nil, errors.New("endpoints.New: Config.Factory is required")
+	case cfg.Clock == nil:
+		return nil, errors.New("endpoints.New: Config.Clock is required")
+	case cfg.BatchPeriod < 0:
+		return nil, fmt.Errorf("endpoints.New: Config.BatchPeriod %v is negative", cfg.BatchPeriod)
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = zap.NewNop()
+	}
+	podInf := cfg.Factory.ForResource(apiserver.Pods)
+	svcInf := cfg.Factory.ForResource(apiserver.Services)
+	epInf := cfg.Factory.ForResource(apiserver.Endpoints)
+	c := &Controller{
+		client:      cfg.Client,
+		clock:       cfg.Clock,
+		log:         log.Named("endpoints"),
+		recorder:    cfg.Recorder,
+		batchPeriod: cfg.BatchPeriod,
+		pods:        informer.NewLister[*api.Pod](podInf, apiserver.GroupResource{Resource: apiserver.Pods}),
+		services:    informer.NewLister[*api.Service](svcInf, apiserver.GroupResource{Resource: apiserver.Services}),
+		endpoints:   informer.NewLister[*api.Endpoints](epInf, apiserver.GroupResource{Resource: apiserver.Endpoints}),
+		informers:   []*informer.Informer{podInf, svcInf, epInf},
+		queue:       workqueue.New(workqueue.Config[string]{Name: "endpoint", Clock: cfg.Clock}),
+		stale:       &staleTracker{rv: map[string]string{}},
+		triggers:    &triggerTracker{states: map[string]triggerState{}},
+	}
+	c.regs = []*informer.Registration{
+		podInf.AddEventHandler(informer.HandlerFuncs{
+			AddFunc:    func(obj api.Object, _ bool) { c.onPodAdd(obj) },
+			UpdateFunc: c.onPodUpdate,
+			DeleteFunc: c.onPodDelete,
+		}, 0),
+		svcInf.AddEventHandler(informer.HandlerFuncs{
+			AddFunc:    func(obj api.Object, _ bool) { c.enqueueService(obj) },
+			UpdateFunc: func(_, obj api.Object) { c.enqueueService(obj) },
+			DeleteFunc: func(obj any) {
+				if o, _ := informer.DeletedObject(obj); o != nil {
+					c.enqueueService(o)
+				}
+			},
+		}, 0),
+		// A deleted Endpoints object is recreated if its service still
+		// wants one; adds and updates are the controller's own doing.
+		epInf.AddEventHandler(informer.HandlerFuncs{
+			DeleteFunc: func(obj any) {
+				if o, _ := informer.DeletedObject(obj); o != nil {
+					c.queue.Add(api.KeyOf(o.GetObjectMeta()))
+				}
+			},
+		}, 0),
+	}
+	return c, nil
+}
+
+// Queue returns the controller's work queue of service keys.
+func (c *Controller) Queue() *workqueue.Queue[string] { return c.queue }
+
+// HasSynced reports whether the controller's handlers have been handed the
+// initial lists of pods, services and endpoints.
+func (c *Controller) HasSynced() bool {
+	for _, r := range c.regs {
+		if !r.HasSynced() {
+			return false
+		}
+	}
+	return true
+}
+
+// Registrations returns the controller's handler registrations on the pod,
+// service and endpoints informers, in that order, for a simulator that
+// dispatches notifications itself.
+func (c *Controller) Registrations() []*informer.Registration { return slices.Clone(c.regs) }
+
+// EnqueueLeftovers queues the key of every cached Endpoints object, so that
+// Endpoints whose service is gone (deleted while no controller ran) are
+// deleted, except those used as leader-election locks. Run calls it once
+// the caches have synced; a simulator calls it as a step. Kubernetes:
+// checkLeftoverEndpoints.
+func (c *Controller) EnqueueLeftovers() {
+	for _, ep := range c.endpoints.List(api.Selector{}) {
+		if _, isLock := ep.Metadata.Annotations[AnnotationLeader]; isLock {
+			continue
+		}
+		c.queue.Add(api.KeyOf(&ep.Metadata))
+	}
+}
+
+// ProcessOne is the controller's step: if a service key is ready, it syncs
+// it and returns true; otherwise it returns false at once.
+func (c *Controller) ProcessOne(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	key, ok, _ := c.queue.TryGet()
+	if !ok {
+		return false
+	}
+	c.process(ctx, key)
+	return true
+}
+
+// Run waits until the controller's handlers have synced, queues the
+// leftover Endpoints, and runs workers goroutines that sync service keys
+// until ctx is done. It then shuts the queue down and returns once every
+// worker has exited; no sync starts after ctx is done, so a controller
+// whose leadership ended stops writing.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	defer c.queue.ShutDown()
+	c.log.Info("starting", zap.Int("workers", workers))
+	defer c.log.Info("stopped")
+	for _, inf := range c.informers {
+		if !inf.WaitForHandlers(ctx) {
+			return
+		}
+	}
+	c.EnqueueLeftovers()
+	var wg sync.WaitGroup
+	for range max(workers, 1) {
+		wg.Go(func() {
+			for {
+				key, shutdown := c.queue.Get()
+				if shutdown {
+					return
+				}
+				if ctx.Err() != nil {
+					// Stopped: hand back what is still queued without
+					// writing anything.
+					c.queue.Done(key)
+					continue
+				}
+				c.process(ctx, key)
+			}
+		})
+	}
+	<-ctx.Done()
+	c.queue.ShutDown()
+	wg.Wait()
+}
+
+// process syncs one key and settles it with the queue.
+func (c *Controller) process(ctx context.Context, key string) {
+	defer c.queue.Done(key)
+	err := c.sync(ctx, key)
+	switch {
+	case err == nil:
+		c.queue.Forget(key)
+	case c.queue.NumRequeues(key) < MaxRetries:
+		c.log.Info("sync failed; retrying", zap.String("service", key), zap.Error(err))
+		c.queue.AddRateLimited(key)
+	default:
+		c.log.Warn("sync failed too often; dropping", zap.String("service", key), zap.Error(err))
+		c.queue.Forget(key)
+	}
+}
+
+// enqueueService queues a service's key at once.
+func (c *Controller) enqueueService(obj api.Object) {
+	c.queue.Add(api.KeyOf(obj.GetObjectMeta()))
+}
+
+// enqueueAfterBatch queues service keys after the batch period.
+func (c *Controller) enqueueAfterBatch(keys []string) {
+	for _, key := range keys {
+		c.queue.AddAfter(key, c.batchPeriod)
+	}
+}
+
+func (c *Controller) onPodAdd(obj api.Object) {
+	c.enqueueAfterBatch(c.podServices(obj.(*api.Pod)))
+}
+
+func (c *Controller) onPodUpdate(oldObj, newObj api.Object) {
+	c.enqueueAfterBatch(servicesToUpdate(oldObj.(*api.Pod), newObj.(*api.Pod), c.podServices))
+}
+
+func (c *Controller) onPodDelete(obj any) {
+	if o, _ := informer.DeletedObject(obj); o != nil {
+		if pod, ok := o.(*api.Pod); ok {
+			c.enqueueAfterBatch(c.podServices(pod))
+		}
+	}
+}
+
+// podServices returns the keys of the services whose selector picks the
+// pod, sorted. Services without a selector pick nothing. Kubernetes:
+// GetPodServiceMemberships.
+func (c *Controller) podServices(pod *api.Pod) []string {
+	var keys []string
+	for _, svc := range c.services.Namespace(pod.Metadata.Namespace).List(api.Selector{}) {
+		if svc.Spec.Selector == nil {
+			continue
+		}
+		if api.SelectorFromSet(svc.Spec.Selector).Matches(pod.Metadata.Labels) {
+			keys = append(keys, api.KeyOf(&svc.Metadata))
+		}
+	}
+	return keys
+}
+
+// servicesToUpdate returns the services a pod update concerns, sorted:
+// none if nothing endpoint-relevant changed; the services of the new labels
+// if only the pod changed; if only the labels changed, the services that
+// gained or lost the pod; if both, the services of old and new labels.
+// Kubernetes: GetServicesToUpdateOnPodChange.
+func servicesToUpdate(oldPod, newPod *api.Pod, memberships func(*api.Pod) []string) []string {
+	if oldPod.Metadata.ResourceVersion == newPod.Metadata.ResourceVersion {
+		return nil // a resync: nothing changed
+	}
+	podChanged := podEndpointsChanged(oldPod, newPod)
+	labelsChanged := !maps.Equal(oldPod.Metadata.Labels, newPod.Metadata.Labels)
+	if !podChanged && !labelsChanged {
+		return nil
+	}
+	now := memberships(newPod)
+	if !labelsChanged {
+		return now
+	}
+	before := memberships(oldPod)
+	set := map[string]int{}
+	for _, k := range before {
+		set[k] |= 1
+	}
+	for _, k := range now {
+		set[k] |= 2
+	}
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(set)) {
+		if podChanged || set[k] != 3 {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// podEndpointsChanged reports whether a pod changed in a way that can
+// change its place in Endpoints: deletion started, readiness, IPs, phase
+// reaching an end, node, or hostname and subdomain. Kubernetes:
+// podEndpointsChanged, which misses a not-ready pod that finishes; this one
+// does not.
+func podEndpointsChanged(oldPod, newPod *api.Pod) bool {
+	terminal := func(p *api.Pod) bool {
+		return p.Status.Phase == api.PodSucceeded || p.Status.Phase == api.PodFailed
+	}
+	return (oldPod.Metadata.DeletionTimestamp == nil) != (newPod.Metadata.DeletionTimestamp == nil) ||
+		api.IsPodReady(oldPod) != api.IsPodReady(newPod) ||
+		oldPod.Status.PodIP != newPod.Status.PodIP ||
+		!slices.Equal(oldPod.Status.PodIPs, newPod.Status.PodIPs) ||
+		terminal(oldPod) != terminal(newPod) ||
+		oldPod.Spec.NodeName != newPod.Spec.NodeName ||
+		oldPod.Spec.Hostname != newPod.Spec.Hostname ||
+		oldPod.Spec.Subdomain != newPod.Spec.Subdomain
+}
