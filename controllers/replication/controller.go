@@ -1,0 +1,732 @@
+package replication
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/controllers/workqueue"
+	"github.com/miniplane/miniplane/informer"
+	"github.com/miniplane/miniplane/internal/clock"
+)
+
+// controllerKind is the kind a pod's controller reference names when this
+// controller owns it.
+const (
+	controllerKind       = "ReplicationController"
+	controllerAPIVersion = "v1"
+)
+
+// statusUpdateRetries is how many times a failed status write is retried,
+// each after a fresh GET, before the sync gives up and requeues.
+const statusUpdateRetries = 1
+
+// Client is what the controller writes through, and the uncached read it
+// makes before adopting. apiserver.Client and *apiserver.Server satisfy it.
+type Client interface {
+	Create(ctx context.Context, obj api.Object) (api.Object, error)
+	Get(ctx context.Context, resource, namespace, name string, opts apiserver.GetOptions) (api.Object, error)
+	Update(ctx context.Context, obj api.Object) (api.Object, error)
+	UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error)
+	Delete(ctx context.Context, resource, namespace, name string, opts api.DeleteOptions) (api.Object, error)
+}
+
+// Config configures a Controller. Client, Factory and Clock are required.
+type Config struct {
+	// Client carries every write and the uncached recheck before adoption.
+	Client Client
+	// Factory gives the shared pod and replication controller informers.
+	Factory *informer.Factory
+	// Clock times expectations, minReadySeconds and the queue.
+	Clock clock.Clock
+	// Logger is named "replication" by New; nil means no logs.
+	Logger *zap.Logger
+	// Recorder, if set, receives SuccessfulCreate, SuccessfulDelete,
+	// FailedCreate and FailedDelete events about the controllers.
+	Recorder *apiserver.EventRecorder
+	// BurstReplicas caps the creates or deletes of one sync; 0 means
+	// DefaultBurstReplicas.
+	BurstReplicas int
+	// RateLimiter is the queue's; nil means the default controller limiter.
+	RateLimiter workqueue.RateLimiter[string]
+}
+
+// Controller is the replication controller: it keeps, for every
+// ReplicationController, spec.replicas active pods matching its selector,
+// and reports what it sees in status. See the package documentation.
+type Controller struct {
+	client   Client
+	clock    clock.Clock
+	log      *zap.Logger
+	recorder *apiserver.EventRecorder
+	burst    int
+
+	rcs  informer.Lister[*api.ReplicationController]
+	pods informer.Lister[*api.Pod]
+
+	podInformer, rcInformer *informer.Informer
+	podReg, rcReg           *informer.Registration
+
+	// expectations guard against acting twice on one gap; they are keyed
+	// like the queue.
+	expectations *Expectations
+	// queue holds the keys ("namespace/name") of controllers to sync.
+	queue *workqueue.Queue[string]
+}
+
+// New returns a controller whose handlers are registered on cfg.Factory's
+// pod and replication controller informers. It starts nothing.
+func New(cfg Config) (*Controller, error) {
+	switch {
+	case cfg.Client == nil:
+		return nil, errors.New("replication: Config.Client is required")
+	case cfg.Factory == nil:
+		return nil, errors.New("replication: Config.Factory is required")
+	case cfg.Clock == nil:
+		return nil, errors.New("replication: Config.Clock is required")
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = zap.NewNop()
+	}
+	burst := cfg.BurstReplicas
+	if burst <= 0 {
+		burst = DefaultBurstReplicas
+	}
+	c := &Controller{
+		client:       cfg.Client,
+		clock:        cfg.Clock,
+		log:          log.Named("replication"),
+		recorder:     cfg.Recorder,
+		burst:        burst,
+		expectations: NewExpectations(cfg.Clock),
+		queue: workqueue.New(workqueue.Config[string]{
+			Name: "replicationmanager", Clock: cfg.Clock, RateLimiter: cfg.RateLimiter,
+		}),
+	}
+	c.podInformer = cfg.Factory.ForResource(apiserver.Pods)
+	c.rcInformer = cfg.Factory.ForResource(apiserver.ReplicationControllers)
+	c.pods = informer.NewLister[*api.Pod](c.podInformer, apiserver.GroupResource{Resource: apiserver.Pods})
+	c.rcs = informer.NewLister[*api.ReplicationController](c.rcInformer,
+		apiserver.GroupResource{Resource: apiserver.ReplicationControllers})
+	c.rcReg = c.rcInformer.AddEventHandler(informer.HandlerFuncs{
+		AddFunc:    func(obj api.Object, _ bool) { c.addRC(obj) },
+		UpdateFunc: c.updateRC,
+		DeleteFunc: c.deleteRC,
+	}, 0)
+	c.podReg = c.podInformer.AddEventHandler(informer.HandlerFuncs{
+		AddFunc:    func(obj api.Object, _ bool) { c.addPod(obj) },
+		UpdateFunc: c.updatePod,
+		DeleteFunc: c.deletePod,
+	}, 0)
+	return c, nil
+}
+
+// Queue returns the controller's work queue, for the simulator and tests.
+func (c *Controller) Queue() *workqueue.Queue[string] { return c.queue }
+
+// Expectations returns the controller's expectations, for the simulator
+// and tests.
+func (c *Controller) Expectations() *Expectations { return c.expectations }
+
+// HasSynced reports whether both of the controller's handlers have been
+// handed their informers' initial lists.
+func (c *Controller) HasSynced() bool { return c.rcReg.HasSynced() && c.podReg.HasSynced() }
+
+// ProcessOne is the controller's step: if a key is ready in the queue, it
+// syncs it and returns true; otherwise it returns false at once.
+func (c *Controller) ProcessOne(ctx context.Context) bool {
+	key, ok, _ := c.queue.TryGet()
+	if !ok {
+		return false
+	}
+	c.process(ctx, key)
+	return true
+}
+
+// Run waits for the informers' handlers to sync, then runs workers
+// goroutines that sync keys until ctx is done. It shuts the queue down and
+// returns once every goroutine it started has exited; keys still queued
+// then are dropped, not synced. Run does not start the informers: the
+// factory's owner does.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	defer c.queue.ShutDown()
+	c.log.Info("starting", zap.Int("workers", workers))
+	defer c.log.Info("stopped")
+	// WaitForHandlers waits for every handler on the informer, ours
+	// included; registrations offer no channel of their own.
+	if !c.rcInformer.WaitForHandlers(ctx) || !c.podInformer.WaitForHandlers(ctx) {
+		return
+	}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				key, shutdown := c.queue.Get()
+				if shutdown {
+					return
+				}
+				if ctx.Err() != nil {
+					// Stopping: hand back what is still queued without
+					// syncing it, so no write follows the stop signal.
+					c.queue.Done(key)
+					continue
+				}
+				c.process(ctx, key)
+			}
+		})
+	}
+	<-ctx.Done()
+	c.queue.ShutDown()
+	wg.Wait()
+}
+
+// process syncs one key and tells the queue how it went.
+func (c *Controller) process(ctx context.Context, key string) {
+	defer c.queue.Done(key)
+	if err := c.sync(ctx, key); err != nil {
+		c.log.Info("sync failed, requeued", zap.String("key", key), zap.Error(err))
+		c.queue.AddRateLimited(key)
+		return
+	}
+	c.queue.Forget(key)
+}
+
+// ---- event handlers ----
+
+func (c *Controller) enqueue(rc *api.ReplicationController) {
+	c.queue.Add(api.KeyOf(&rc.Metadata))
+}
+
+func (c *Controller) addRC(obj api.Object) {
+	rc := obj.(*api.ReplicationController)
+	c.enqueue(rc)
+}
+
+// updateRC enqueues on every update, status-only ones too: expectations,
+// not the handler, keep that from causing churn. A changed UID means the
+// controller was deleted and recreated under the same name while the watch
+// was away: the old one is handled as deleted first.
+func (c *Controller) updateRC(oldObj, newObj api.Object) {
+	old, cur := oldObj.(*api.ReplicationController), newObj.(*api.ReplicationController)
+	if old.Metadata.UID != cur.Metadata.UID {
+		c.deleteRC(informer.DeletedFinalStateUnknown{Key: api.KeyOf(&old.Metadata), Obj: old})
+	}
+	c.enqueue(cur)
+}
+
+func (c *Controller) deleteRC(obj any) {
+	o, _ := informer.DeletedObject(obj)
+	rc, ok := o.(*api.ReplicationController)
+	if !ok {
+		c.log.Warn("delete of an unexpected object", zap.Any("object", obj))
+		return
+	}
+	key := api.KeyOf(&rc.Metadata)
+	c.expectations.Delete(key)
+	c.queue.Add(key)
+}
+
+// addPod: a new pod with a controller reference to one of ours is a
+// creation observed; an orphan wakes every controller that could adopt it.
+func (c *Controller) addPod(obj api.Object) {
+	pod := obj.(*api.Pod)
+	if pod.Metadata.DeletionTimestamp != nil {
+		// Seen for the first time already being deleted (e.g. after a
+		// relist): it must not count as a creation.
+		c.deletePod(pod)
+		return
+	}
+	if ref := api.GetControllerOf(&pod.Metadata); ref != nil {
+		rc := c.resolveControllerRef(pod.Metadata.Namespace, ref)
+		if rc == nil {
+			return
+		}
+		key := api.KeyOf(&rc.Metadata)
+		c.expectations.CreationObserved(key)
+		c.queue.Add(key)
+		return
+	}
+	// An orphan: wake the controllers that may adopt it. Their
+	// expectations are not lowered: they did not create it.
+	for _, rc := range c.podControllers(pod) {
+		c.enqueue(rc)
+	}
+}
+
+// updatePod wakes the controllers a pod change concerns: its owner, its
+// former owner if the controller reference changed, and, for an orphan
+// whose labels or references changed, every controller that could adopt
+// it.
+func (c *Controller) updatePod(oldObj, newObj api.Object) {
+	old, cur := oldObj.(*api.Pod), newObj.(*api.Pod)
+	if old.Metadata.ResourceVersion == cur.Metadata.ResourceVersion {
+		return // a resync: nothing changed
+	}
+	labelsChanged := !reflect.DeepEqual(old.Metadata.Labels, cur.Metadata.Labels)
+	if cur.Metadata.DeletionTimestamp != nil {
+		// A graceful deletion began: the pod stops counting now, so
+		// treat it as deleted rather than wait for the final delete.
+		c.deletePod(cur)
+		if labelsChanged {
+			c.deletePod(old)
+		}
+		return
+	}
+	curRef, oldRef := api.GetControllerOf(&cur.Metadata), api.GetControllerOf(&old.Metadata)
+	refChanged := !reflect.DeepEqual(curRef, oldRef)
+	if refChanged && oldRef != nil {
+		if rc := c.resolveControllerRef(old.Metadata.Namespace, oldRef); rc != nil {
+			c.enqueue(rc)
+		}
+	}
+	if curRef != nil {
+		rc := c.resolveControllerRef(cur.Metadata.Namespace, curRef)
+		if rc == nil {
+			return
+		}
+		c.enqueue(rc)
+		// The pod may become available minReadySeconds from now; look
+		// again then (one second late, to be past the boundary).
+		if !api.IsPodReady(old) && api.IsPodReady(cur) && rc.Spec.MinReadySeconds > 0 {
+			c.queue.AddAfter(api.KeyOf(&rc.Metadata), time.Duration(rc.Spec.MinReadySeconds)*time.Second+time.Second)
+		}
+		return
+	}
+	if labelsChanged || refChanged {
+		for _, rc := range c.podControllers(cur) {
+			c.enqueue(rc)
+		}
+	}
+}
+
+// deletePod counts the deletion of an owned pod against its controller's
+// expectations and wakes the controller. Orphans are ignored: a controller
+// that wanted one would have adopted it.
+func (c *Controller) deletePod(obj any) {
+	o, _ := informer.DeletedObject(obj)
+	pod, ok := o.(*api.Pod)
+	if !ok {
+		c.log.Warn("delete of an unexpected object", zap.Any("object", obj))
+		return
+	}
+	ref := api.GetControllerOf(&pod.Metadata)
+	if ref == nil {
+		return
+	}
+	rc := c.resolveControllerRef(pod.Metadata.Namespace, ref)
+	if rc == nil {
+		return
+	}
+	key := api.KeyOf(&rc.Metadata)
+	c.expectations.DeletionObserved(key, api.KeyOf(&pod.Metadata))
+	c.queue.Add(key)
+}
+
+// resolveControllerRef returns the cached controller a controller
+// reference names, or nil if it names another kind, no such controller is
+// cached, or the cached one has another UID (a namesake, not the owner).
+func (c *Controller) resolveControllerRef(namespace string, ref *api.OwnerReference) *api.ReplicationController {
+	if ref.Kind != controllerKind {
+		return nil
+	}
+	rc, err := c.rcs.Namespace(namespace).Get(ref.Name)
+	if err != nil || rc.Metadata.UID != ref.UID {
+		return nil
+	}
+	return rc
+}
+
+// podControllers returns the cached controllers in the pod's namespace
+// whose selector matches its labels. A pod without labels, and a
+// controller with an empty selector, match nothing.
+func (c *Controller) podControllers(pod *api.Pod) []*api.ReplicationController {
+	if len(pod.Metadata.Labels) == 0 {
+		return nil
+	}
+	var out []*api.ReplicationController
+	for _, rc := range c.rcs.Namespace(pod.Metadata.Namespace).List(api.Selector{}) {
+		if sel := api.SelectorFromSet(rc.Spec.Selector); !sel.Empty() && sel.Matches(pod.Metadata.Labels) {
+			out = append(out, rc)
+		}
+	}
+	return out
+}
+
+// ---- sync ----
+
+// sync reconciles one controller: observe (cache, expectations), decide
+// (the pure functions of manage.go, rank.go and status.go), act (writes
+// through the Client). The order of its steps matters; see the package
+// documentation.
+func (c *Controller) sync(ctx context.Context, key string) error {
+	namespace, name, err := api.SplitKey(key)
+	if err != nil {
+		c.log.Error("bad key", zap.String("key", key), zap.Error(err))
+		return nil // retrying cannot fix it
+	}
+	rc, err := c.rcs.Namespace(namespace).Get(name)
+	if apiserver.IsNotFound(err) {
+		c.expectations.Delete(key)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	// Read the expectations before listing pods: a pod created after the
+	// list but before the check would otherwise make the sync see the
+	// expectations met and a pod missing, and create one too many.
+	needsSync := c.expectations.Satisfied(key)
+
+	sel := api.SelectorFromSet(rc.Spec.Selector)
+	if sel.Empty() {
+		// The apiserver defaults and requires a selector; one that
+		// selects everything would claim every pod of the namespace.
+		c.log.Error("controller has an empty selector; not syncing", zap.String("key", key))
+		return nil
+	}
+	var active []*api.Pod
+	for _, p := range c.pods.Namespace(namespace).List(api.Selector{}) {
+		if api.IsPodActive(p) {
+			active = append(active, p)
+		}
+	}
+	owned, err := c.claimPods(ctx, rc, sel, active)
+	if err != nil {
+		return err
+	}
+
+	var manageErr error
+	if needsSync && rc.Metadata.DeletionTimestamp == nil {
+		manageErr = c.manageReplicas(ctx, key, rc, owned)
+	}
+
+	now := c.clock.Now()
+	status := CalculateStatus(rc, owned, manageErr, now)
+	updated, err := c.updateStatus(ctx, rc, status)
+	if err != nil {
+		return err
+	}
+	// The last line of defence against a missed ready transition: while
+	// pods are ready but not yet available, look again when they may be.
+	if manageErr == nil && updated.Spec.MinReadySeconds > 0 &&
+		updated.Status.ReadyReplicas == replicasOf(updated) &&
+		updated.Status.AvailableReplicas != replicasOf(updated) {
+		c.queue.AddAfter(key, time.Duration(updated.Spec.MinReadySeconds)*time.Second)
+	}
+	return manageErr
+}
+
+// manageReplicas creates or deletes pods to close the gap between owned
+// (the active pods rc owns) and spec.replicas, at most the burst at a time,
+// recording expectations before it writes.
+func (c *Controller) manageReplicas(ctx context.Context, key string, rc *api.ReplicationController, owned []*api.Pod) error {
+	create, del := Diff(len(owned), replicasOf(rc), c.burst)
+	switch {
+	case create > 0:
+		c.log.Info("too few replicas, creating", zap.String("key", key),
+			zap.Int32("want", replicasOf(rc)), zap.Int("have", len(owned)), zap.Int("creating", create))
+		// Expect before writing: the creations may be observed before
+		// the create calls even return.
+		c.expectations.ExpectCreations(key, create)
+		successes, err := SlowStart(create, SlowStartInitialBatchSize, func() error {
+			return c.createPod(ctx, rc)
+		})
+		// Creates that failed or were never attempted will never be
+		// observed: stop waiting for them.
+		for range create - successes {
+			c.expectations.CreationObserved(key)
+		}
+		return err
+	case del > 0:
+		c.log.Info("too many replicas, deleting", zap.String("key", key),
+			zap.Int32("want", replicasOf(rc)), zap.Int("have", len(owned)), zap.Int("deleting", del))
+		victims := PodsToDelete(owned, c.relatedPods(rc, owned), del, c.clock.Now())
+		podKeys := make([]string, len(victims))
+		for i, p := range victims {
+			podKeys[i] = api.KeyOf(&p.Metadata)
+		}
+		c.expectations.ExpectDeletions(key, podKeys)
+		var first error
+		for i, p := range victims {
+			if err := c.deletePodFor(ctx, rc, p); err != nil {
+				// This deletion will not be observed (or already was).
+				c.expectations.DeletionObserved(key, podKeys[i])
+				if !apiserver.IsNotFound(err) && first == nil {
+					first = err
+				}
+			}
+		}
+		return first
+	}
+	return nil
+}
+
+// relatedPods returns the active pods of every controller that shares rc's
+// controller owner; for an rc without one (the usual case), its own pods.
+func (c *Controller) relatedPods(rc *api.ReplicationController, owned []*api.Pod) []*api.Pod {
+	owner := api.GetControllerOf(&rc.Metadata)
+	if owner == nil {
+		return owned
+	}
+	siblings := make(map[api.UID]bool)
+	for _, other := range c.rcs.Namespace(rc.Metadata.Namespace).List(api.Selector{}) {
+		if ref := api.GetControllerOf(&other.Metadata); ref != nil && ref.UID == owner.UID {
+			siblings[other.Metadata.UID] = true
+		}
+	}
+	var out []*api.Pod
+	for _, p := range c.pods.Namespace(rc.Metadata.Namespace).List(api.Selector{}) {
+		if ref := api.GetControllerOf(&p.Metadata); ref != nil && ref.Kind == controllerKind && siblings[ref.UID] && api.IsPodActive(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// createPod creates one pod from rc's template, owned by rc.
+func (c *Controller) createPod(ctx context.Context, rc *api.ReplicationController) error {
+	pod, err := PodFromTemplate(rc)
+	if err == nil {
+		var created api.Object
+		created, err = c.client.Create(ctx, pod)
+		if err == nil {
+			p := created.(*api.Pod)
+			c.log.Debug("created pod", zap.String("pod", api.KeyOf(&p.Metadata)))
+			c.event(ctx, rc, api.EventTypeNormal, ReasonSuccessfulCreate, "Created pod: %s", p.Metadata.Name)
+			return nil
+		}
+		if apiserver.HasCause(err, apiserver.CauseNamespaceTerminating) {
+			return nil // the namespace is going, and the controller with it: nothing to do
+		}
+	}
+	c.event(ctx, rc, api.EventTypeWarning, ReasonFailedCreate, "Error creating: %v", err)
+	return err
+}
+
+// deletePodFor deletes one of rc's pods. NotFound is returned as is (the
+// caller does not count it as a failure) and gets no event.
+func (c *Controller) deletePodFor(ctx context.Context, rc *api.ReplicationController, pod *api.Pod) error {
+	_, err := c.client.Delete(ctx, apiserver.Pods, pod.Metadata.Namespace, pod.Metadata.Name, api.DeleteOptions{})
+	switch {
+	case err == nil:
+		c.event(ctx, rc, api.EventTypeNormal, ReasonSuccessfulDelete, "Deleted pod: %s", pod.Metadata.Name)
+		return nil
+	case apiserver.IsNotFound(err):
+		return err
+	}
+	c.event(ctx, rc, api.EventTypeWarning, ReasonFailedDelete, "Error deleting: %v", err)
+	return fmt.Errorf("unable to delete pod %s: %w", pod.Metadata.Name, err)
+}
+
+// PodFromTemplate returns the pod rc creates: its template's labels,
+// annotations and spec, in rc's namespace, named "<rc name>-<random>" by
+// the server, with rc as its controller.
+func PodFromTemplate(rc *api.ReplicationController) (*api.Pod, error) {
+	if rc.Spec.Template == nil {
+		return nil, errors.New("replication: controller has no pod template")
+	}
+	t := rc.Spec.Template.DeepCopy()
+	if len(t.Metadata.Labels) == 0 {
+		return nil, errors.New("replication: unable to create pods, no labels")
+	}
+	return &api.Pod{
+		TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		Metadata: api.ObjectMeta{
+			GenerateName:    rc.Metadata.Name + "-",
+			Namespace:       rc.Metadata.Namespace,
+			Labels:          t.Metadata.Labels,
+			Annotations:     t.Metadata.Annotations,
+			OwnerReferences: []api.OwnerReference{controllerRef(rc)},
+		},
+		Spec: t.Spec,
+	}, nil
+}
+
+// controllerRef is the owner reference that makes rc a pod's controller.
+func controllerRef(rc *api.ReplicationController) api.OwnerReference {
+	yes := true
+	block := true
+	return api.OwnerReference{
+		APIVersion: controllerAPIVersion, Kind: controllerKind,
+		Name: rc.Metadata.Name, UID: rc.Metadata.UID,
+		Controller: &yes, BlockOwnerDeletion: &block,
+	}
+}
+
+// event records an event when the controller has a recorder. A failure to
+// record is logged, not returned: events are best effort.
+func (c *Controller) event(ctx context.Context, rc *api.ReplicationController, typ, reason, format string, args ...any) {
+	if c.recorder == nil {
+		return
+	}
+	obj := rc
+	if obj.Kind == "" {
+		obj = rc.DeepCopy()
+		obj.TypeMeta = api.TypeMeta{APIVersion: controllerAPIVersion, Kind: controllerKind}
+	}
+	if err := c.recorder.Eventf(ctx, obj, typ, reason, format, args...); err != nil {
+		c.log.Debug("recording event failed", zap.String("reason", reason), zap.Error(err))
+	}
+}
+
+// updateStatus writes status to rc unless nothing would change, retrying
+// once on a fresh copy of rc, and returns the controller as written.
+func (c *Controller) updateStatus(ctx context.Context, rc *api.ReplicationController, status api.ReplicationControllerStatus) (*api.ReplicationController, error) {
+	if !StatusNeedsUpdate(rc, status) {
+		return rc, nil
+	}
+	status.ObservedGeneration = rc.Metadata.Generation
+	cur := rc
+	for i := 0; ; i++ {
+		next := cur.DeepCopy()
+		next.Status = *status.DeepCopy()
+		written, err := c.client.UpdateStatus(ctx, next)
+		if err == nil {
+			return written.(*api.ReplicationController), nil
+		}
+		if i >= statusUpdateRetries {
+			return nil, err
+		}
+		fresh, getErr := c.client.Get(ctx, apiserver.ReplicationControllers, rc.Metadata.Namespace, rc.Metadata.Name, apiserver.GetOptions{})
+		if getErr != nil {
+			return nil, getErr
+		}
+		cur = fresh.(*api.ReplicationController)
+	}
+}
+
+// ---- claiming: adoption and release ----
+
+// claimPods returns the pods of active that rc owns after this sync's
+// adoptions and releases (Kubernetes: PodControllerRefManager.ClaimPods):
+//
+//   - a pod controlled by another object is left alone;
+//   - a pod controlled by rc is kept while the selector matches it, and
+//     released (its reference to rc removed) when it no longer does, unless
+//     rc is being deleted;
+//   - an orphan that the selector matches is adopted (a controller
+//     reference to rc added), unless rc or the pod is being deleted, and
+//     only after an uncached read has confirmed that rc still exists with
+//     the same UID and is not being deleted.
+//
+// Errors of adoptions and releases are joined and returned, so that the
+// sync is retried; a pod that has vanished is not an error.
+func (c *Controller) claimPods(ctx context.Context, rc *api.ReplicationController, sel api.Selector, active []*api.Pod) ([]*api.Pod, error) {
+	matches := func(p *api.Pod) bool { return sel.Matches(p.Metadata.Labels) }
+	var (
+		owned   []*api.Pod
+		errs    []error
+		checked bool
+		adoptOK error
+	)
+	canAdopt := func() error {
+		if !checked {
+			checked, adoptOK = true, c.recheck(ctx, rc)
+		}
+		return adoptOK
+	}
+	beingDeleted := rc.Metadata.DeletionTimestamp != nil
+	for _, p := range active {
+		ref := api.GetControllerOf(&p.Metadata)
+		switch {
+		case ref != nil && ref.UID != rc.Metadata.UID:
+			// Another controller's pod.
+		case ref != nil && matches(p):
+			owned = append(owned, p)
+		case ref != nil:
+			if beingDeleted {
+				continue
+			}
+			if err := c.release(ctx, rc, p); err != nil {
+				errs = append(errs, err)
+			}
+		case beingDeleted || !matches(p) || p.Metadata.DeletionTimestamp != nil:
+			// An orphan that is not ours to adopt, or not now.
+		default:
+			if err := canAdopt(); err != nil {
+				errs = append(errs, fmt.Errorf("can't adopt pod %s: %w", api.KeyOf(&p.Metadata), err))
+				continue
+			}
+			adopted, err := c.adopt(ctx, rc, p)
+			switch {
+			case err == nil:
+				owned = append(owned, adopted)
+			case !apiserver.IsNotFound(err):
+				errs = append(errs, err)
+			}
+		}
+	}
+	return owned, errors.Join(errs...)
+}
+
+// recheck reads rc from the server, not the cache, and refuses adoption if
+// it is gone, has been replaced (another UID) or is being deleted: a pod
+// adopted by a dying controller would be deleted with it.
+func (c *Controller) recheck(ctx context.Context, rc *api.ReplicationController) error {
+	obj, err := c.client.Get(ctx, apiserver.ReplicationControllers, rc.Metadata.Namespace, rc.Metadata.Name, apiserver.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("can't recheck deletionTimestamp: %w", err)
+	}
+	fresh := obj.(*api.ReplicationController)
+	if fresh.Metadata.UID != rc.Metadata.UID {
+		return fmt.Errorf("original %s is gone: got uid %s, wanted %s", api.KeyOf(&rc.Metadata), fresh.Metadata.UID, rc.Metadata.UID)
+	}
+	if fresh.Metadata.DeletionTimestamp != nil {
+		return fmt.Errorf("%s has just been deleted at %s", api.KeyOf(&rc.Metadata), fresh.Metadata.DeletionTimestamp.Time)
+	}
+	return nil
+}
+
+// adopt makes rc the controller of pod: a reference to rc that is already
+// there (as a plain owner) becomes the controller reference; otherwise one
+// is added next to the pod's other owners. The update is conditional on the
+// cached resourceVersion and the pod's UID.
+func (c *Controller) adopt(ctx context.Context, rc *api.ReplicationController, pod *api.Pod) (*api.Pod, error) {
+	next := pod.DeepCopy()
+	ref := controllerRef(rc)
+	replaced := false
+	for i := range next.Metadata.OwnerReferences {
+		if next.Metadata.OwnerReferences[i].UID == rc.Metadata.UID {
+			next.Metadata.OwnerReferences[i] = ref
+			replaced = true
+		}
+	}
+	if !replaced {
+		next.Metadata.OwnerReferences = append(next.Metadata.OwnerReferences, ref)
+	}
+	written, err := c.client.Update(ctx, next)
+	if err != nil {
+		return nil, fmt.Errorf("adopting pod %s: %w", api.KeyOf(&pod.Metadata), err)
+	}
+	c.log.Info("adopted pod", zap.String("rc", api.KeyOf(&rc.Metadata)), zap.String("pod", api.KeyOf(&pod.Metadata)))
+	return written.(*api.Pod), nil
+}
+
+// release removes rc's references from pod. A pod that vanished or can no
+// longer be updated (Invalid) needs no release.
+func (c *Controller) release(ctx context.Context, rc *api.ReplicationController, pod *api.Pod) error {
+	next := pod.DeepCopy()
+	next.Metadata.OwnerReferences = slices.DeleteFunc(next.Metadata.OwnerReferences, func(r api.OwnerReference) bool {
+		return r.UID == rc.Metadata.UID
+	})
+	if len(next.Metadata.OwnerReferences) == 0 {
+		next.Metadata.OwnerReferences = nil
+	}
+	_, err := c.client.Update(ctx, next)
+	if err != nil && !apiserver.IsNotFound(err) && !apiserver.IsInvalid(err) {
+		return fmt.Errorf("releasing pod %s: %w", api.KeyOf(&pod.Metadata), err)
+	}
+	if err == nil {
+		c.log.Info("released pod", zap.String("rc", api.KeyOf(&rc.Metadata)), zap.String("pod", api.KeyOf(&pod.Metadata)))
+	}
+	return nil
+}

@@ -1,0 +1,191 @@
+package replication
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/miniplane/miniplane/api"
+)
+
+// PodDeletionCostAnnotation lets a user say which pods of a controller
+// should go first on scale-down: lower cost first. Its value is an int32;
+// a missing or malformed value counts as 0. Kubernetes:
+// core/v1.PodDeletionCost.
+const PodDeletionCostAnnotation = "controller.kubernetes.io/pod-deletion-cost"
+
+// PodsToDelete returns the n pods of pods that should be deleted first on a
+// scale-down, in the order to delete them. related are the pods of every
+// controller that shares this one's owner (for a replication controller
+// with no owner, its own pods): a pod whose node runs more of them is
+// "doubled up" and goes earlier. now is the time the log-scale comparisons
+// of ready and creation times are relative to.
+//
+// When n covers all the pods nothing is sorted, as in Kubernetes
+// (getPodsToDelete in pkg/controller/replicaset).
+func PodsToDelete(pods, related []*api.Pod, n int, now time.Time) []*api.Pod {
+	if n <= 0 {
+		return nil
+	}
+	if n >= len(pods) {
+		return slices.Clone(pods)
+	}
+	onNode := make(map[string]int)
+	for _, p := range related {
+		if api.IsPodActive(p) {
+			onNode[p.Spec.NodeName]++
+		}
+	}
+	ranked := make([]rankedPod, len(pods))
+	for i, p := range pods {
+		ranked[i] = rankedPod{pod: p, rank: onNode[p.Spec.NodeName]}
+	}
+	slices.SortStableFunc(ranked, func(a, b rankedPod) int { return compareForDeletion(a, b, now) })
+	out := make([]*api.Pod, n)
+	for i := range out {
+		out[i] = ranked[i].pod
+	}
+	return out
+}
+
+// rankedPod is a pod with the number of active related pods on its node.
+type rankedPod struct {
+	pod  *api.Pod
+	rank int
+}
+
+// phaseOrder ranks phases for deletion: Pending (and any phase not
+// listed) first, then Unknown, then Running.
+func phaseOrder(p api.PodPhase) int {
+	switch p {
+	case api.PodUnknown:
+		return 1
+	case api.PodRunning:
+		return 2
+	}
+	return 0
+}
+
+// compareForDeletion orders two pods for deletion: negative when a should
+// go before b. The first rule that tells them apart decides (Kubernetes:
+// controller.ActivePodsWithRanks.Less, with PodDeletionCost and
+// LogarithmicScaleDown on):
+//
+//  1. not yet scheduled before scheduled;
+//  2. Pending before Unknown before Running;
+//  3. not ready before ready;
+//  4. lower pod-deletion-cost before higher;
+//  5. more related pods on the same node before fewer;
+//  6. if both are ready: ready more recently before ready longer, compared
+//     on a log2 scale of the time since now, equal buckets by UID;
+//  7. more container restarts before fewer;
+//  8. created more recently before older (a zero time first), on the same
+//     log2 scale, equal buckets by UID.
+//
+// Pods equal by every rule are ordered by UID, which the apiserver draws
+// from its seeded source: pseudo-random, and the same on every run.
+func compareForDeletion(a, b rankedPod, now time.Time) int {
+	pa, pb := a.pod, b.pod
+	if (pa.Spec.NodeName == "") != (pb.Spec.NodeName == "") {
+		return boolFirst(pa.Spec.NodeName == "")
+	}
+	if oa, ob := phaseOrder(pa.Status.Phase), phaseOrder(pb.Status.Phase); oa != ob {
+		return cmp.Compare(oa, ob)
+	}
+	readyA, readyB := api.IsPodReady(pa), api.IsPodReady(pb)
+	if readyA != readyB {
+		return boolFirst(!readyA)
+	}
+	if ca, cb := deletionCost(pa), deletionCost(pb); ca != cb {
+		return cmp.Compare(ca, cb)
+	}
+	if a.rank != b.rank {
+		return cmp.Compare(b.rank, a.rank)
+	}
+	if readyA && readyB {
+		ta, tb := readyTime(pa), readyTime(pb)
+		if !ta.Equal(tb) {
+			if c := compareTimes(ta, tb, now); c != 0 {
+				return c
+			}
+			return cmp.Compare(pa.Metadata.UID, pb.Metadata.UID)
+		}
+	}
+	if ra, rb := maxRestarts(pa), maxRestarts(pb); ra != rb {
+		return cmp.Compare(rb, ra)
+	}
+	ta, tb := pa.Metadata.CreationTimestamp.Time, pb.Metadata.CreationTimestamp.Time
+	if !ta.Equal(tb) {
+		if c := compareTimes(ta, tb, now); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(pa.Metadata.UID, pb.Metadata.UID)
+}
+
+// compareTimes orders two different times for deletion: a zero time first,
+// then the later time first. With a known now, times in the same power of
+// two of age are equal (0), so that pods of similar age are picked
+// pseudo-randomly rather than strictly youngest first.
+func compareTimes(ta, tb, now time.Time) int {
+	if ta.IsZero() || tb.IsZero() {
+		return boolFirst(ta.IsZero())
+	}
+	if now.IsZero() {
+		return tb.Compare(ta)
+	}
+	return cmp.Compare(ageBucket(ta, now), ageBucket(tb, now))
+}
+
+// ageBucket is floor(log2(now - t in nanoseconds)), or -1 for a time not
+// before now.
+func ageBucket(t, now time.Time) int64 {
+	d := now.Sub(t)
+	if d <= 0 {
+		return -1
+	}
+	return int64(math.Log2(float64(d)))
+}
+
+// boolFirst returns -1 when a's rule holds (a goes first), else 1.
+func boolFirst(aFirst bool) int {
+	if aFirst {
+		return -1
+	}
+	return 1
+}
+
+// deletionCost reads the pod-deletion-cost annotation; missing or invalid
+// is 0.
+func deletionCost(p *api.Pod) int32 {
+	v, ok := p.Metadata.Annotations[PodDeletionCostAnnotation]
+	if !ok {
+		return 0
+	}
+	n, err := strconv.ParseInt(v, 10, 32)
+	if err != nil {
+		return 0
+	}
+	return int32(n)
+}
+
+// readyTime is when a ready pod last became ready (zero when unknown).
+func readyTime(p *api.Pod) time.Time {
+	for _, c := range p.Status.Conditions {
+		if c.Type == api.PodReady && c.Status == api.ConditionTrue {
+			return c.LastTransitionTime.Time
+		}
+	}
+	return time.Time{}
+}
+
+// maxRestarts is the highest restart count among the pod's containers.
+func maxRestarts(p *api.Pod) int32 {
+	var n int32
+	for _, s := range p.Status.ContainerStatuses {
+		n = max(n, s.RestartCount)
+	}
+	return n
+}

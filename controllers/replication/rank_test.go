@@ -1,0 +1,218 @@
+package replication
+
+import (
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/miniplane/miniplane/api"
+)
+
+// podOpt shapes a test pod.
+type podOpt func(*api.Pod)
+
+func node(n string) podOpt { return func(p *api.Pod) { p.Spec.NodeName = n } }
+
+func phase(ph api.PodPhase) podOpt { return func(p *api.Pod) { p.Status.Phase = ph } }
+
+// readySince makes the pod Running and Ready since t.
+func readySince(t time.Time) podOpt {
+	return func(p *api.Pod) {
+		p.Status.Phase = api.PodRunning
+		p.Status.Conditions = []api.PodCondition{{Type: api.PodReady, Status: api.ConditionTrue, LastTransitionTime: api.NewTime(t)}}
+	}
+}
+
+func notReady() podOpt {
+	return func(p *api.Pod) {
+		p.Status.Conditions = []api.PodCondition{{Type: api.PodReady, Status: api.ConditionFalse}}
+	}
+}
+
+func cost(c int) podOpt {
+	return func(p *api.Pod) {
+		if p.Metadata.Annotations == nil {
+			p.Metadata.Annotations = map[string]string{}
+		}
+		p.Metadata.Annotations[PodDeletionCostAnnotation] = strconv.Itoa(c)
+	}
+}
+
+func restarts(n int32) podOpt {
+	return func(p *api.Pod) {
+		p.Status.ContainerStatuses = []api.ContainerStatus{{Name: "c", RestartCount: n}}
+	}
+}
+
+func created(t time.Time) podOpt {
+	return func(p *api.Pod) { p.Metadata.CreationTimestamp = api.NewTime(t) }
+}
+
+func uid(u string) podOpt { return func(p *api.Pod) { p.Metadata.UID = api.UID(u) } }
+
+func newTestPod(name string, opts ...podOpt) *api.Pod {
+	p := &api.Pod{Metadata: api.ObjectMeta{Namespace: "default", Name: name, UID: api.UID("uid-" + name)}}
+	p.Status.Phase = api.PodRunning
+	for _, o := range opts {
+		o(p)
+	}
+	return p
+}
+
+func names(pods []*api.Pod) []string {
+	out := make([]string, len(pods))
+	for i, p := range pods {
+		out[i] = p.Metadata.Name
+	}
+	return out
+}
+
+func TestPodsToDelete(t *testing.T) {
+	now := t0
+	tests := []struct {
+		name    string
+		pods    []*api.Pod
+		related []*api.Pod // nil: the pods themselves
+		n       int
+		want    []string
+	}{
+		{
+			name: "unscheduled before scheduled",
+			pods: []*api.Pod{newTestPod("a", node("n1"), phase(api.PodPending)), newTestPod("b", phase(api.PodPending))},
+			n:    1, want: []string{"b"},
+		},
+		{
+			name: "pending before unknown before running",
+			pods: []*api.Pod{
+				newTestPod("run", node("n1"), readySince(now.Add(-time.Hour))),
+				newTestPod("unk", node("n2"), phase(api.PodUnknown)),
+				newTestPod("pend", node("n3"), phase(api.PodPending)),
+			},
+			n: 2, want: []string{"pend", "unk"},
+		},
+		{
+			name: "not ready before ready",
+			pods: []*api.Pod{newTestPod("ready", node("n1"), readySince(now.Add(-time.Hour))), newTestPod("nr", node("n2"), notReady())},
+			n:    1, want: []string{"nr"},
+		},
+		{
+			name: "lower deletion cost first",
+			pods: []*api.Pod{
+				newTestPod("high", node("n1"), readySince(now.Add(-time.Hour)), cost(100)),
+				newTestPod("low", node("n2"), readySince(now.Add(-time.Hour)), cost(-5)),
+				newTestPod("none", node("n3"), readySince(now.Add(-time.Hour))),
+			},
+			n: 2, want: []string{"low", "none"},
+		},
+		{
+			name: "malformed deletion cost counts as zero",
+			pods: []*api.Pod{
+				newTestPod("neg", node("n1"), readySince(now.Add(-time.Hour)), cost(-1)),
+				newTestPod("bad", node("n2"), readySince(now.Add(-time.Hour)), func(p *api.Pod) {
+					p.Metadata.Annotations = map[string]string{PodDeletionCostAnnotation: "x"}
+				}),
+			},
+			n: 1, want: []string{"neg"},
+		},
+		{
+			name: "doubled up before alone",
+			pods: []*api.Pod{
+				newTestPod("alone", node("n1"), readySince(now.Add(-time.Hour))),
+				newTestPod("pair1", node("n2"), readySince(now.Add(-time.Hour))),
+				newTestPod("pair2", node("n2"), readySince(now.Add(-time.Hour))),
+			},
+			n: 2, want: []string{"pair1", "pair2"},
+		},
+		{
+			name: "related pods of siblings count for doubling up",
+			pods: []*api.Pod{
+				newTestPod("a", node("n1"), readySince(now.Add(-time.Hour))),
+				newTestPod("b", node("n2"), readySince(now.Add(-time.Hour))),
+			},
+			related: []*api.Pod{
+				newTestPod("a", node("n1")), newTestPod("b", node("n2")),
+				newTestPod("sibling", node("n2")),
+			},
+			n: 1, want: []string{"b"},
+		},
+		{
+			name: "ready more recently first, on a log scale",
+			pods: []*api.Pod{
+				newTestPod("old", node("n1"), readySince(now.Add(-10*time.Hour))),
+				newTestPod("new", node("n2"), readySince(now.Add(-10*time.Minute))),
+			},
+			n: 1, want: []string{"new"},
+		},
+		{
+			name: "ready times in the same log bucket: UID decides, not restarts",
+			pods: []*api.Pod{
+				newTestPod("x", node("n1"), readySince(now.Add(-100*time.Second)), uid("b"), restarts(9)),
+				newTestPod("y", node("n2"), readySince(now.Add(-101*time.Second)), uid("a")),
+			},
+			n: 1, want: []string{"y"},
+		},
+		{
+			name: "more restarts first",
+			pods: []*api.Pod{
+				newTestPod("calm", node("n1"), notReady(), restarts(1)),
+				newTestPod("crashy", node("n2"), notReady(), restarts(7)),
+			},
+			n: 1, want: []string{"crashy"},
+		},
+		{
+			name: "newer first, zero creation time first of all",
+			pods: []*api.Pod{
+				newTestPod("old", node("n1"), notReady(), created(now.Add(-48*time.Hour))),
+				newTestPod("new", node("n2"), notReady(), created(now.Add(-time.Minute))),
+				newTestPod("zero", node("n3"), notReady()),
+			},
+			n: 2, want: []string{"zero", "new"},
+		},
+		{
+			name: "creation times in the same log bucket: UID decides",
+			pods: []*api.Pod{
+				newTestPod("p", node("n1"), notReady(), created(now.Add(-70*time.Second)), uid("z")),
+				newTestPod("q", node("n2"), notReady(), created(now.Add(-80*time.Second)), uid("c")),
+			},
+			n: 1, want: []string{"q"},
+		},
+		{
+			name: "complete tie: UID decides",
+			pods: []*api.Pod{newTestPod("p", node("n1"), uid("9")), newTestPod("q", node("n2"), uid("1"))},
+			n:    1, want: []string{"q"},
+		},
+		{
+			name: "kubernetes order: unscheduled pending, scheduled pending, not ready, doubled up, alone",
+			pods: []*api.Pod{
+				newTestPod("ready-alone", node("n3"), readySince(now.Add(-time.Hour))),
+				newTestPod("ready-pair", node("n1"), readySince(now.Add(-time.Hour))),
+				newTestPod("not-ready", node("n1"), notReady()),
+				newTestPod("sched-pending", node("n2"), phase(api.PodPending)),
+				newTestPod("unsched-pending", phase(api.PodPending)),
+			},
+			n:    4,
+			want: []string{"unsched-pending", "sched-pending", "not-ready", "ready-pair"},
+		},
+		{
+			name: "deleting all: no sort, input order",
+			pods: []*api.Pod{newTestPod("ready", node("n1"), readySince(now)), newTestPod("pending", phase(api.PodPending))},
+			n:    5, want: []string{"ready", "pending"},
+		},
+		{
+			name: "nothing to delete",
+			pods: []*api.Pod{newTestPod("a")},
+			n:    0, want: []string{},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			related := tt.related
+			if related == nil {
+				related = tt.pods
+			}
+			assert.Equal(t, tt.want, names(PodsToDelete(tt.pods, related, tt.n, now)))
+		})
+	}
+}

@@ -1,0 +1,152 @@
+package replication
+
+import (
+	"reflect"
+	"slices"
+	"time"
+
+	"github.com/miniplane/miniplane/api"
+)
+
+// Reasons of the ReplicaFailure condition and of the events about pods.
+const (
+	// ReasonFailedCreate: creating a pod failed.
+	ReasonFailedCreate = "FailedCreate"
+	// ReasonFailedDelete: deleting a pod failed.
+	ReasonFailedDelete = "FailedDelete"
+	// ReasonSuccessfulCreate: a pod was created.
+	ReasonSuccessfulCreate = "SuccessfulCreate"
+	// ReasonSuccessfulDelete: a pod was deleted.
+	ReasonSuccessfulDelete = "SuccessfulDelete"
+)
+
+// CalculateStatus returns the status rc should have, given its active owned
+// pods (claimed before this sync created or deleted any), the error of
+// this sync's create or delete step (nil if none or if it did not run), and
+// the time now:
+//
+//   - replicas counts the pods; fullyLabeledReplicas those whose labels
+//     include all of the template's; readyReplicas the ready ones;
+//     availableReplicas those ready for longer than minReadySeconds;
+//   - a manage error sets the ReplicaFailure condition, FailedCreate when
+//     pods were missing and FailedDelete when there were too many, unless
+//     the condition is already there (its first message is kept); a sync
+//     whose manage step succeeded removes it.
+//
+// observedGeneration is left as it was: it is set when the status is
+// written. Kubernetes: calculateStatus in pkg/controller/replicaset.
+func CalculateStatus(rc *api.ReplicationController, pods []*api.Pod, manageErr error, now time.Time) api.ReplicationControllerStatus {
+	status := *rc.Status.DeepCopy()
+	var templateLabels map[string]string
+	if rc.Spec.Template != nil {
+		templateLabels = rc.Spec.Template.Metadata.Labels
+	}
+	full := api.SelectorFromSet(templateLabels)
+	var fully, ready, available int32
+	for _, p := range pods {
+		if full.Matches(p.Metadata.Labels) {
+			fully++
+		}
+		if api.IsPodReady(p) {
+			ready++
+			if IsPodAvailable(p, rc.Spec.MinReadySeconds, now) {
+				available++
+			}
+		}
+	}
+	status.Replicas = int32(len(pods))
+	status.FullyLabeledReplicas = fully
+	status.ReadyReplicas = ready
+	status.AvailableReplicas = available
+
+	failure := GetCondition(status, api.ReplicationControllerReplicaFailure)
+	switch {
+	case manageErr != nil && failure == nil:
+		reason := ""
+		if diff := len(pods) - int(replicasOf(rc)); diff < 0 {
+			reason = ReasonFailedCreate
+		} else if diff > 0 {
+			reason = ReasonFailedDelete
+		}
+		SetCondition(&status, api.ReplicationControllerCondition{
+			Type: api.ReplicationControllerReplicaFailure, Status: api.ConditionTrue,
+			LastTransitionTime: api.NewTime(now), Reason: reason, Message: manageErr.Error(),
+		})
+	case manageErr == nil && failure != nil:
+		RemoveCondition(&status, api.ReplicationControllerReplicaFailure)
+	}
+	return status
+}
+
+// IsPodAvailable reports whether pod has been ready for longer than
+// minReadySeconds at now; with minReadySeconds 0, ready is available.
+// Kubernetes: podutil.IsPodAvailable.
+func IsPodAvailable(pod *api.Pod, minReadySeconds int32, now time.Time) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type != api.PodReady {
+			continue
+		}
+		if c.Status != api.ConditionTrue {
+			return false
+		}
+		if minReadySeconds == 0 {
+			return true
+		}
+		t := c.LastTransitionTime.Time
+		return !t.IsZero() && t.Add(time.Duration(minReadySeconds)*time.Second).Before(now)
+	}
+	return false
+}
+
+// StatusNeedsUpdate reports whether writing status to rc would change
+// anything: a field differs, or rc's generation is not yet observed.
+// Kubernetes skips the write under the same test (updateReplicaSetStatus).
+func StatusNeedsUpdate(rc *api.ReplicationController, status api.ReplicationControllerStatus) bool {
+	cur := rc.Status
+	return cur.Replicas != status.Replicas ||
+		cur.FullyLabeledReplicas != status.FullyLabeledReplicas ||
+		cur.ReadyReplicas != status.ReadyReplicas ||
+		cur.AvailableReplicas != status.AvailableReplicas ||
+		cur.ObservedGeneration != rc.Metadata.Generation ||
+		!reflect.DeepEqual(cur.Conditions, status.Conditions)
+}
+
+// GetCondition returns the condition of type t, or nil.
+func GetCondition(status api.ReplicationControllerStatus, t api.ReplicationControllerConditionType) *api.ReplicationControllerCondition {
+	for i := range status.Conditions {
+		if status.Conditions[i].Type == t {
+			return &status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// SetCondition puts c in status, replacing a condition of its type; it
+// changes nothing when one with the same status and reason is there, so
+// the first transition time and message are kept.
+func SetCondition(status *api.ReplicationControllerStatus, c api.ReplicationControllerCondition) {
+	cur := GetCondition(*status, c.Type)
+	if cur != nil && cur.Status == c.Status && cur.Reason == c.Reason {
+		return
+	}
+	RemoveCondition(status, c.Type)
+	status.Conditions = append(status.Conditions, c)
+}
+
+// RemoveCondition removes the condition of type t, if any.
+func RemoveCondition(status *api.ReplicationControllerStatus, t api.ReplicationControllerConditionType) {
+	status.Conditions = slices.DeleteFunc(status.Conditions, func(c api.ReplicationControllerCondition) bool {
+		return c.Type == t
+	})
+	if len(status.Conditions) == 0 {
+		status.Conditions = nil
+	}
+}
+
+// replicasOf returns spec.replicas; nil means 1, the server's default.
+func replicasOf(rc *api.ReplicationController) int32 {
+	if rc.Spec.Replicas == nil {
+		return 1
+	}
+	return *rc.Spec.Replicas
+}

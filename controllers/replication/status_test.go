@@ -1,0 +1,224 @@
+package replication
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/miniplane/miniplane/api"
+)
+
+func testRC(replicas int32, minReady int32) *api.ReplicationController {
+	return &api.ReplicationController{
+		Metadata: api.ObjectMeta{Namespace: "default", Name: "web", UID: "rc-uid", Generation: 1},
+		Spec: api.ReplicationControllerSpec{
+			Replicas: &replicas, MinReadySeconds: minReady,
+			Selector: map[string]string{"app": "web"},
+			Template: &api.PodTemplateSpec{Metadata: api.ObjectMeta{Labels: map[string]string{"app": "web", "tier": "front"}}},
+		},
+	}
+}
+
+func labels(l map[string]string) podOpt { return func(p *api.Pod) { p.Metadata.Labels = l } }
+
+func TestCalculateStatus(t *testing.T) {
+	now := t0
+	full := map[string]string{"app": "web", "tier": "front"}
+	partial := map[string]string{"app": "web"}
+	tests := []struct {
+		name     string
+		replicas int32
+		minReady int32
+		pods     []*api.Pod
+		want     api.ReplicationControllerStatus
+	}{
+		{
+			name: "no pods", replicas: 1,
+			want: api.ReplicationControllerStatus{},
+		},
+		{
+			name: "fully and partly labelled", replicas: 2,
+			pods: []*api.Pod{newTestPod("a", labels(full)), newTestPod("b", labels(partial))},
+			want: api.ReplicationControllerStatus{Replicas: 2, FullyLabeledReplicas: 1},
+		},
+		{
+			name: "pending pod is neither ready nor available", replicas: 1,
+			pods: []*api.Pod{newTestPod("a", labels(full), phase(api.PodPending))},
+			want: api.ReplicationControllerStatus{Replicas: 1, FullyLabeledReplicas: 1},
+		},
+		{
+			name: "ready without minReadySeconds is available", replicas: 1,
+			pods: []*api.Pod{newTestPod("a", labels(full), readySince(now))},
+			want: api.ReplicationControllerStatus{Replicas: 1, FullyLabeledReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1},
+		},
+		{
+			name: "not ready, ready recently, ready long ago with minReadySeconds 3600", replicas: 3, minReady: 3600,
+			pods: []*api.Pod{
+				newTestPod("a", labels(full), notReady()),
+				newTestPod("b", labels(full), readySince(now.Add(-time.Minute))),
+				newTestPod("c", labels(full), readySince(now.Add(-2*time.Hour))),
+			},
+			want: api.ReplicationControllerStatus{Replicas: 3, FullyLabeledReplicas: 3, ReadyReplicas: 2, AvailableReplicas: 1},
+		},
+		{
+			name: "ready exactly minReadySeconds ago is not yet available", replicas: 1, minReady: 60,
+			pods: []*api.Pod{newTestPod("a", labels(full), readySince(now.Add(-time.Minute)))},
+			want: api.ReplicationControllerStatus{Replicas: 1, FullyLabeledReplicas: 1, ReadyReplicas: 1},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := CalculateStatus(testRC(tt.replicas, tt.minReady), tt.pods, nil, now)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestCalculateStatusConditions(t *testing.T) {
+	now := t0
+	earlier := api.NewTime(now.Add(-time.Hour))
+	existing := api.ReplicationControllerCondition{
+		Type: api.ReplicationControllerReplicaFailure, Status: api.ConditionTrue,
+		LastTransitionTime: earlier, Reason: ReasonFailedCreate, Message: "first error",
+	}
+	errQuota := errors.New("quota exceeded")
+	tests := []struct {
+		name      string
+		replicas  int32
+		pods      int
+		existing  []api.ReplicationControllerCondition
+		manageErr error
+		want      []api.ReplicationControllerCondition
+	}{
+		{
+			name: "create error sets FailedCreate", replicas: 2, pods: 0, manageErr: errQuota,
+			want: []api.ReplicationControllerCondition{{
+				Type: api.ReplicationControllerReplicaFailure, Status: api.ConditionTrue,
+				LastTransitionTime: api.NewTime(now), Reason: ReasonFailedCreate, Message: "quota exceeded",
+			}},
+		},
+		{
+			name: "delete error sets FailedDelete", replicas: 0, pods: 2, manageErr: errQuota,
+			want: []api.ReplicationControllerCondition{{
+				Type: api.ReplicationControllerReplicaFailure, Status: api.ConditionTrue,
+				LastTransitionTime: api.NewTime(now), Reason: ReasonFailedDelete, Message: "quota exceeded",
+			}},
+		},
+		{
+			name: "success removes the condition", replicas: 1, pods: 1,
+			existing: []api.ReplicationControllerCondition{existing},
+			want:     nil,
+		},
+		{
+			name: "an existing condition is kept on a new error", replicas: 0, pods: 2,
+			existing: []api.ReplicationControllerCondition{existing}, manageErr: errQuota,
+			want: []api.ReplicationControllerCondition{existing},
+		},
+		{
+			name: "success without a condition stays without", replicas: 1, pods: 1,
+			want: nil,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rc := testRC(tt.replicas, 0)
+			rc.Status.Conditions = tt.existing
+			var pods []*api.Pod
+			for i := range tt.pods {
+				pods = append(pods, newTestPod(string(rune('a'+i))))
+			}
+			got := CalculateStatus(rc, pods, tt.manageErr, now)
+			assert.Equal(t, tt.want, got.Conditions)
+			if len(tt.existing) > 0 {
+				assert.Equal(t, existing, rc.Status.Conditions[0], "the cached controller is not changed")
+			}
+		})
+	}
+}
+
+func TestConditionHelpers(t *testing.T) {
+	cond := func(typ api.ReplicationControllerConditionType, reason string) api.ReplicationControllerCondition {
+		return api.ReplicationControllerCondition{Type: typ, Status: api.ConditionTrue, Reason: reason}
+	}
+	const other api.ReplicationControllerConditionType = "Other"
+	fail := api.ReplicationControllerReplicaFailure
+	tests := []struct {
+		name  string
+		start []api.ReplicationControllerCondition
+		apply func(*api.ReplicationControllerStatus)
+		want  []api.ReplicationControllerCondition
+	}{
+		{
+			name:  "set the first",
+			apply: func(s *api.ReplicationControllerStatus) { SetCondition(s, cond(fail, "A")) },
+			want:  []api.ReplicationControllerCondition{cond(fail, "A")},
+		},
+		{
+			name:  "set appends another type",
+			start: []api.ReplicationControllerCondition{cond(other, "X")},
+			apply: func(s *api.ReplicationControllerStatus) { SetCondition(s, cond(fail, "A")) },
+			want:  []api.ReplicationControllerCondition{cond(other, "X"), cond(fail, "A")},
+		},
+		{
+			name:  "set overwrites the same type with another reason",
+			start: []api.ReplicationControllerCondition{cond(fail, "A")},
+			apply: func(s *api.ReplicationControllerStatus) { SetCondition(s, cond(fail, "B")) },
+			want:  []api.ReplicationControllerCondition{cond(fail, "B")},
+		},
+		{
+			name:  "set with the same status and reason changes nothing",
+			start: []api.ReplicationControllerCondition{{Type: fail, Status: api.ConditionTrue, Reason: "A", Message: "old"}},
+			apply: func(s *api.ReplicationControllerStatus) {
+				SetCondition(s, api.ReplicationControllerCondition{Type: fail, Status: api.ConditionTrue, Reason: "A", Message: "new"})
+			},
+			want: []api.ReplicationControllerCondition{{Type: fail, Status: api.ConditionTrue, Reason: "A", Message: "old"}},
+		},
+		{
+			name:  "remove",
+			start: []api.ReplicationControllerCondition{cond(other, "X"), cond(fail, "A")},
+			apply: func(s *api.ReplicationControllerStatus) { RemoveCondition(s, fail) },
+			want:  []api.ReplicationControllerCondition{cond(other, "X")},
+		},
+		{
+			name:  "remove the last leaves nil",
+			start: []api.ReplicationControllerCondition{cond(fail, "A")},
+			apply: func(s *api.ReplicationControllerStatus) { RemoveCondition(s, fail) },
+			want:  nil,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := api.ReplicationControllerStatus{Conditions: tt.start}
+			tt.apply(&s)
+			assert.Equal(t, tt.want, s.Conditions)
+		})
+	}
+}
+
+func TestStatusNeedsUpdate(t *testing.T) {
+	rc := testRC(2, 0)
+	rc.Status = api.ReplicationControllerStatus{Replicas: 2, ReadyReplicas: 1, ObservedGeneration: 1}
+	same := rc.Status
+	tests := []struct {
+		name       string
+		generation int64
+		status     api.ReplicationControllerStatus
+		want       bool
+	}{
+		{"identical and observed", 1, same, false},
+		{"new generation", 2, same, true},
+		{"replicas differ", 1, api.ReplicationControllerStatus{Replicas: 3, ReadyReplicas: 1, ObservedGeneration: 1}, true},
+		{"ready differs", 1, api.ReplicationControllerStatus{Replicas: 2, ObservedGeneration: 1}, true},
+		{"condition differs", 1, api.ReplicationControllerStatus{Replicas: 2, ReadyReplicas: 1, ObservedGeneration: 1,
+			Conditions: []api.ReplicationControllerCondition{{Type: api.ReplicationControllerReplicaFailure}}}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := rc.DeepCopy()
+			r.Metadata.Generation = tt.generation
+			assert.Equal(t, tt.want, StatusNeedsUpdate(r, tt.status))
+		})
+	}
+}
