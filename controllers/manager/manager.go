@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/informer"
 	"github.com/miniplane/miniplane/internal/clock"
@@ -34,6 +35,11 @@ type InitContext struct {
 	// Instance names this manager (a host name in Kubernetes): events it
 	// records say so.
 	Instance string
+	// Binder binds pods to nodes (the API server's pods/binding); nodesim
+	// needs it.
+	Binder interface {
+		Bind(ctx context.Context, namespace, name, node string) (*api.Pod, error)
+	}
 }
 
 // InitFunc builds one controller and says how many workers it runs with.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Options are the controller manager's settings, with kube-controller-
@@ -21,6 +22,11 @@ type Options struct {
 	ConcurrentRCSyncs       int
 	ConcurrentEndpointSyncs int
 	ConcurrentGCSyncs       int
+	// EndpointUpdatesBatchPeriod delays endpoint syncs after pod changes so
+	// bursts coalesce (kube's --endpoint-updates-batch-period); 0: none.
+	EndpointUpdatesBatchPeriod time.Duration
+	// Nodes is how many simulated nodes nodesim registers.
+	Nodes int
 }
 
 // DefaultOptions returns kube-controller-manager's defaults.
@@ -30,6 +36,7 @@ func DefaultOptions() Options {
 		ConcurrentRCSyncs:       5,
 		ConcurrentEndpointSyncs: 5,
 		ConcurrentGCSyncs:       20,
+		Nodes:                   3,
 	}
 }
 
@@ -42,6 +49,8 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.ConcurrentRCSyncs, "concurrent-rc-syncs", o.ConcurrentRCSyncs, "replication controllers synced at once")
 	fs.IntVar(&o.ConcurrentEndpointSyncs, "concurrent-endpoint-syncs", o.ConcurrentEndpointSyncs, "services whose endpoints are synced at once")
 	fs.IntVar(&o.ConcurrentGCSyncs, "concurrent-gc-syncs", o.ConcurrentGCSyncs, "garbage collector workers")
+	fs.DurationVar(&o.EndpointUpdatesBatchPeriod, "endpoint-updates-batch-period", o.EndpointUpdatesBatchPeriod, "how long the endpoints controller waits after a pod change so that bursts make one write")
+	fs.IntVar(&o.Nodes, "nodes", o.Nodes, "simulated nodes the nodesim controller registers")
 }
 
 func splitList(v string) []string {
@@ -69,6 +78,7 @@ func (o Options) Validate(known []string) error {
 		{"--concurrent-rc-syncs", o.ConcurrentRCSyncs},
 		{"--concurrent-endpoint-syncs", o.ConcurrentEndpointSyncs},
 		{"--concurrent-gc-syncs", o.ConcurrentGCSyncs},
+		{"--nodes", o.Nodes},
 	} {
 		if n.v < 1 {
 			return fmt.Errorf("%s must be at least 1, got %d", n.flag, n.v)

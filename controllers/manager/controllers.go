@@ -1,0 +1,86 @@
+package manager
+
+import (
+	"context"
+	"fmt"
+
+	"go.uber.org/zap"
+
+	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/controllers/endpoints"
+	"github.com/miniplane/miniplane/controllers/garbagecollector"
+	"github.com/miniplane/miniplane/controllers/nodesim"
+	"github.com/miniplane/miniplane/controllers/replication"
+)
+
+// DefaultDescriptors registers miniplane's controllers, in the order they
+// are built and started: the replication controller, the endpoints
+// controller, the garbage collector, and the simulated kubelet and
+// scheduler (which needs InitContext.Binder).
+func DefaultDescriptors() []Descriptor {
+	return []Descriptor{
+		{Name: ReplicationController, Init: initReplication},
+		{Name: Endpoint, Init: initEndpoints},
+		{Name: GarbageCollector, Init: initGarbageCollector},
+		{Name: NodeSim, Init: initNodeSim},
+	}
+}
+
+// recorder returns an event recorder for a controller, reporting as
+// Kubernetes' controllers do (component name, manager instance).
+func (ic InitContext) recorder(component string) *apiserver.EventRecorder {
+	return apiserver.NewEventRecorder(ic.Client, ic.Clock, component, ic.Instance)
+}
+
+func initReplication(ic InitContext) (Controller, int, error) {
+	c, err := replication.New(replication.Config{
+		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
+		Recorder: ic.recorder("replication-controller"),
+	})
+	return c, ic.Options.ConcurrentRCSyncs, err
+}
+
+func initEndpoints(ic InitContext) (Controller, int, error) {
+	c, err := endpoints.New(endpoints.Config{
+		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
+		Recorder: ic.recorder("endpoint-controller"), BatchPeriod: ic.Options.EndpointUpdatesBatchPeriod,
+	})
+	return c, ic.Options.ConcurrentEndpointSyncs, err
+}
+
+func initGarbageCollector(ic InitContext) (Controller, int, error) {
+	c, err := garbagecollector.New(garbagecollector.Config{
+		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
+		Recorder: ic.recorder("garbage-collector-controller"),
+	})
+	return c, ic.Options.ConcurrentGCSyncs, err
+}
+
+func initNodeSim(ic InitContext) (Controller, int, error) {
+	if ic.Binder == nil {
+		return nil, 0, fmt.Errorf("nodesim needs InitContext.Binder (the API server's pods/binding)")
+	}
+	c, err := nodesim.New(nodesim.Config{
+		Client: ic.Client, Binder: ic.Binder, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
+		Recorder: ic.recorder("kubelet"), Nodes: ic.Options.Nodes,
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return nodeSimRunner{c, ic.Logger}, 1, nil
+}
+
+// nodeSimRunner registers the simulated nodes before running their kubelet,
+// as real kubelets register their Node objects when they start.
+type nodeSimRunner struct {
+	*nodesim.Controller
+	log *zap.Logger
+}
+
+func (r nodeSimRunner) Run(ctx context.Context, workers int) {
+	if err := r.EnsureNodes(ctx); err != nil && ctx.Err() == nil {
+		// The kubelet keeps running: the nodes that exist still work.
+		r.log.Error("registering nodes", zap.Error(err))
+	}
+	r.Controller.Run(ctx, workers)
+}
