@@ -67,8 +67,12 @@ func initNodeSim(ic InitContext) (Controller, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	return nodeSimRunner{c, ic.Logger}, 1, nil
+	// Real kubelets work in parallel, one per node; five workers stand in.
+	return nodeSimRunner{c, ic.Logger}, nodeSimWorkers, nil
 }
+
+// nodeSimWorkers is how many pods the simulated kubelets handle at once.
+const nodeSimWorkers = 5
 
 // nodeSimRunner registers the simulated nodes before running their kubelet,
 // as real kubelets register their Node objects when they start.

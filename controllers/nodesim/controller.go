@@ -48,6 +48,10 @@ const (
 	KubeletVersion = "v1.37.0-miniplane"
 )
 
+// MaxNodes is the most nodes nodesim simulates: one /24 pod range each in
+// 10.244.0.0 through 10.255.255.0.
+const MaxNodes = 12 * 256
+
 // Config configures a Controller. Zero durations and counts mean the
 // defaults; a negative duration means no delay at all.
 type Config struct {
@@ -65,7 +69,8 @@ type Config struct {
 	Recorder *apiserver.EventRecorder
 
 	// Nodes is how many nodes EnsureNodes creates: NodeNamePrefix0, 1, ...
-	// (default 3, at most 256: node i's pod range is 10.244.i.0/24).
+	// (default 3, at most MaxNodes: node i's pod range is 10.244.i.0/24,
+	// continuing into 10.245.0.0/16 and up past the 256th).
 	Nodes          int
 	NodeNamePrefix string // default "node-"
 	// PodsPerNode is each node's pod capacity (status.allocatable.pods);
@@ -118,6 +123,18 @@ type Controller struct {
 	// up holds the nodes brought back by NodeUp whose Ready status the
 	// node cache has not shown yet: they count as up meanwhile.
 	up map[string]bool
+	// bound holds, by key, the pods bound to a node as the pod handler last
+	// delivered them. podsOn counts, by node, the pods in bound that have not
+	// finished plus the pods in assumed that are not in bound: the pods the
+	// scheduler counts against the node, kept so that it lists no pods.
+	bound  map[string]boundPod
+	podsOn map[string]int
+	// nodeList is the node cache's list as of the node handler's last
+	// delivery, nil when a node event has come since, and nodeCaps their
+	// capacities; slotBuf is the scheduler's scratch space. See nodesLocked.
+	nodeList []*api.Node
+	nodeCaps []int
+	slotBuf  []nodeSlot
 }
 
 // podState is the kubelet's memory of one pod.
@@ -146,8 +163,8 @@ func New(cfg Config) (*Controller, error) {
 		binder = b
 	}
 	cfg = withDefaults(cfg)
-	if cfg.Nodes > 256 {
-		return nil, fmt.Errorf("nodesim: %d nodes: at most 256 fit in 10.244.0.0/16", cfg.Nodes)
+	if cfg.Nodes > MaxNodes {
+		return nil, fmt.Errorf("nodesim: %d nodes: at most %d pod ranges fit in 10.244.0.0-10.255.255.0", cfg.Nodes, MaxNodes)
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -164,12 +181,21 @@ func New(cfg Config) (*Controller, error) {
 		unschedulable: make(map[string]bool),
 		down:          make(map[string]time.Time),
 		up:            make(map[string]bool),
+		bound:         make(map[string]boundPod),
+		podsOn:        make(map[string]int),
+	}
+	if err := addPodIndex(c.podInf); err != nil {
+		return nil, err
 	}
 	c.pods = informer.NewLister[*api.Pod](c.podInf, apiserver.GroupResource{Resource: apiserver.Pods})
 	c.nodes = informer.NewLister[*api.Node](c.nodeInf, apiserver.GroupResource{Resource: apiserver.Nodes})
 	c.podReg = c.podInf.AddEventHandler(informer.HandlerFuncs{
-		AddFunc: func(obj api.Object, _ bool) { c.enqueue(obj) },
+		AddFunc: func(obj api.Object, _ bool) {
+			c.observePod(obj, false)
+			c.enqueue(obj)
+		},
 		UpdateFunc: func(oldObj, newObj api.Object) {
+			c.observePod(newObj, false)
 			c.enqueue(newObj)
 			if finished(newObj.(*api.Pod)) && !finished(oldObj.(*api.Pod)) {
 				c.retryUnschedulable() // a finished pod frees its slot
@@ -177,17 +203,24 @@ func New(cfg Config) (*Controller, error) {
 		},
 		DeleteFunc: func(obj any) {
 			if o, _ := informer.DeletedObject(obj); o != nil {
+				c.observePod(o, true)
 				c.enqueue(o)
+			} else if t, ok := obj.(informer.DeletedFinalStateUnknown); ok {
+				c.mu.Lock()
+				c.observePodLocked(t.Key, nil)
+				c.mu.Unlock()
 			}
 			c.retryUnschedulable()
 		},
 	}, 0)
 	c.nodeReg = c.nodeInf.AddEventHandler(informer.HandlerFuncs{
 		AddFunc: func(obj api.Object, _ bool) {
+			c.nodesChanged()
 			c.enqueueNode(obj.GetObjectMeta().Name) // pods bound before the node was cached
 			c.retryUnschedulable()
 		},
 		UpdateFunc: func(oldObj, newObj api.Object) {
+			c.nodesChanged()
 			oldReady, _ := nodeReady(oldObj.(*api.Node))
 			newReady, _ := nodeReady(newObj.(*api.Node))
 			if oldReady != newReady {
@@ -195,7 +228,10 @@ func New(cfg Config) (*Controller, error) {
 			}
 			c.retryUnschedulable()
 		},
-		DeleteFunc: func(any) { c.retryUnschedulable() },
+		DeleteFunc: func(any) {
+			c.nodesChanged()
+			c.retryUnschedulable()
+		},
 	}, 0)
 	return c, nil
 }
@@ -282,6 +318,20 @@ func (c *Controller) process(ctx context.Context, key string) {
 	c.queue.Forget(key)
 }
 
+// observePod hands what the pod handler delivers to the scheduler's counts.
+func (c *Controller) observePod(obj api.Object, gone bool) {
+	p, ok := obj.(*api.Pod)
+	if !ok {
+		return
+	}
+	if gone {
+		p = nil
+	}
+	c.mu.Lock()
+	c.observePodLocked(api.KeyOf(obj.GetObjectMeta()), p)
+	c.mu.Unlock()
+}
+
 func (c *Controller) enqueue(obj api.Object) { c.queue.Add(api.KeyOf(obj.GetObjectMeta())) }
 
 // retryUnschedulable queues every pod that found no node, in key order.
@@ -312,8 +362,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		return c.schedule(ctx, key, pod)
 	}
 	c.mu.Lock()
-	delete(c.assumed, key)
-	delete(c.unschedulable, key)
+	delete(c.unschedulable, key) // assumed is cleared by the pod handler, which saw the binding too
 	c.mu.Unlock()
 	return c.runPod(ctx, key, pod)
 }
@@ -326,7 +375,7 @@ func (c *Controller) forget(key string) {
 		delete(c.ips[st.node], st.ip)
 	}
 	delete(c.state, key)
-	delete(c.assumed, key)
+	c.deleteAssumedLocked(key)
 	delete(c.unschedulable, key)
 }
 

@@ -33,7 +33,10 @@
 // Every timed transition is a delayed add of the pod's key to the
 // controller's workqueue, on the injected clock; the decisions are pure
 // functions (chooseNode, nextPodIP, decide and the status builders), so a
-// run on a fake clock is a pure function of the steps taken.
+// run on a fake clock is a pure function of the steps taken. The scheduler
+// lists no pods: the pod handler keeps each node's count (slots.go), so
+// placing a pod costs O(nodes), whatever the number of pods; the pod cache
+// has an index of pods by node, "nodesim/nodeName".
 //
 // The package imports api, apiserver, informer, controllers/workqueue,
 // internal/clock and zap. Controller is safe for concurrent use: one mutex

@@ -93,9 +93,8 @@ func (c *Controller) NodeUp(ctx context.Context, node string) error {
 
 // enqueueNode queues every cached pod bound to node, in key order.
 func (c *Controller) enqueueNode(node string) {
-	for _, p := range c.pods.List(api.Selector{}) {
-		if p.Spec.NodeName == node {
-			c.enqueue(p)
-		}
+	keys, _ := c.podInf.Indexer().IndexKeys(nodeNameIndex, node) // New added the index
+	for _, k := range keys {
+		c.queue.Add(k)
 	}
 }

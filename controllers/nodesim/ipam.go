@@ -9,9 +9,13 @@ import (
 // errRangeFull says a node's pod range has no address left.
 var errRangeFull = errors.New("nodesim: pod CIDR exhausted")
 
-// nodeCIDR is the pod range of the node with index i: 10.244.i.0/24, as
-// kubeadm's default cluster CIDR 10.244.0.0/16 splits it.
-func nodeCIDR(i int) string { return fmt.Sprintf("10.244.%d.0/24", i) }
+// nodeCIDR is the pod range of the node with index i: 10.244.i.0/24 for the
+// first 256 nodes, as kubeadm's default cluster CIDR 10.244.0.0/16 splits it,
+// then on through 10.245.0.0/16 and up (MaxNodes in all).
+func nodeCIDR(i int) string { return fmt.Sprintf("10.%d.%d.0/24", 244+i/256, i%256) }
+
+// nodeIP is the InternalIP of the node with index i: 10.0.0.1 upwards.
+func nodeIP(i int) string { return fmt.Sprintf("10.0.%d.%d", (i+1)/256, (i+1)%256) }
 
 // nextPodIP returns the lowest free pod address in cidr: the network address
 // and the first host address (the node's bridge, as with the bridge CNI

@@ -55,7 +55,7 @@ func newNode(name string, i, pods int, now time.Time) *api.Node {
 			Capacity: resources, Allocatable: alloc,
 			Conditions: []api.NodeCondition{readyCondition(api.ConditionTrue, now)},
 			Addresses: []api.NodeAddress{
-				{Type: api.NodeInternalIP, Address: fmt.Sprintf("10.0.0.%d", i+1)},
+				{Type: api.NodeInternalIP, Address: nodeIP(i)},
 				{Type: api.NodeHostName, Address: name},
 			},
 			DaemonEndpoints: api.NodeDaemonEndpoints{KubeletEndpoint: api.DaemonEndpoint{Port: 10250}},

@@ -294,3 +294,26 @@ func TestStageOf(t *testing.T) {
 	p.Status = crashedStatus(p, epoch)
 	assert.Equal(t, "Running/crashed", stageOf(p))
 }
+
+func TestNodeAddressesPastTheFirst256(t *testing.T) {
+	tests := []struct {
+		i          int
+		cidr, host string
+	}{
+		{0, "10.244.0.0/24", "10.0.0.1"},
+		{255, "10.244.255.0/24", "10.0.1.0"},
+		{256, "10.245.0.0/24", "10.0.1.1"},
+		{999, "10.247.231.0/24", "10.0.3.232"},
+		{MaxNodes - 1, "10.255.255.0/24", "10.0.12.0"},
+	}
+	seen := map[string]bool{}
+	for _, tt := range tests {
+		assert.Equal(t, tt.cidr, nodeCIDR(tt.i), "node %d", tt.i)
+		assert.Equal(t, tt.host, nodeIP(tt.i), "node %d", tt.i)
+	}
+	for i := range MaxNodes {
+		c := nodeCIDR(i)
+		assert.False(t, seen[c], "range %s given twice", c)
+		seen[c] = true
+	}
+}

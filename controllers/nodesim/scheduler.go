@@ -19,7 +19,7 @@ func (c *Controller) schedule(ctx context.Context, key string, pod *api.Pod) err
 	c.mu.Lock()
 	node, ok, why := chooseNode(c.nodeSlotsLocked(pod))
 	if ok {
-		c.assumed[key] = node // counts against the node until the cache shows the binding
+		c.setAssumedLocked(key, node) // counts against the node until the cache shows the binding
 		delete(c.unschedulable, key)
 	} else {
 		c.unschedulable[key] = true
@@ -45,7 +45,7 @@ func (c *Controller) schedule(ctx context.Context, key string, pod *api.Pod) err
 	_, err := c.binder.Bind(ctx, pod.Metadata.Namespace, pod.Metadata.Name, node)
 	if err != nil {
 		c.mu.Lock()
-		delete(c.assumed, key)
+		c.deleteAssumedLocked(key)
 		c.mu.Unlock()
 		if apiserver.IsNotFound(err) || apiserver.IsConflict(err) {
 			return nil // gone, or bound by someone else: the cache will tell
@@ -58,29 +58,18 @@ func (c *Controller) schedule(ctx context.Context, key string, pod *api.Pod) err
 }
 
 // nodeSlotsLocked is the scheduler's view of the nodes for pod, in name
-// order: how many unfinished pods each has (cached bindings plus assumed
-// ones), its capacity, whether it takes pods, and whether it fits the pod's
-// nodeSelector.
+// order: how many unfinished pods each has (bindings as the pod handler
+// delivered them, plus assumed ones), its capacity, whether it takes pods,
+// and whether it fits the pod's nodeSelector. The slice is reused by the
+// next call.
 func (c *Controller) nodeSlotsLocked(pod *api.Pod) []nodeSlot {
-	count := make(map[string]int)
-	for _, p := range c.pods.List(api.Selector{}) {
-		if p.Spec.NodeName != "" && !finished(p) {
-			count[p.Spec.NodeName]++
-		}
-	}
-	for _, key := range slices.Sorted(maps.Keys(c.assumed)) {
-		ns, name, _ := api.SplitKey(key)
-		if p, err := c.pods.Namespace(ns).Get(name); err == nil && p.Spec.NodeName != "" {
-			continue // counted above
-		}
-		count[c.assumed[key]]++
-	}
-	nodes := c.nodes.List(api.Selector{})
-	slots := make([]nodeSlot, len(nodes))
+	nodes, caps := c.nodesLocked()
+	slots := slices.Grow(c.slotBuf[:0], len(nodes))[:len(nodes)]
+	c.slotBuf = slots // chooseNode is done with it before mu is let go
 	for i, n := range nodes {
 		down, _ := c.nodeDownLocked(n)
 		slots[i] = nodeSlot{
-			Name: n.Metadata.Name, Pods: count[n.Metadata.Name], Capacity: c.nodeCapacity(n),
+			Name: n.Metadata.Name, Pods: c.podsOn[n.Metadata.Name], Capacity: caps[i],
 			Ready:    !down && !n.Spec.Unschedulable,
 			Mismatch: !selectorFits(pod.Spec.NodeSelector, n.Metadata.Labels),
 		}

@@ -1,0 +1,159 @@
+package manager_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"runtime/metrics"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/controllers/manager"
+	"github.com/miniplane/miniplane/informer"
+	"github.com/miniplane/miniplane/internal/clock"
+)
+
+// The figure is 1,000 replication controllers of 100 replicas on
+// 1,000 nodes; CI runs a tenth of a percent of that as a smoke test:
+//
+//	go test -run='^$' -bench=ControlPlaneScale -benchtime=1x -rcs=1000 ./controllers/manager/
+var benchRCs = flag.Int("rcs", 10, "replication controllers (and services, and nodes) in BenchmarkControlPlaneScale")
+
+// BenchmarkControlPlaneScale brings up -rcs replication controllers of 100
+// replicas, each behind a Service, on as many simulated nodes, from an
+// empty control plane: every pod created, bound, Running and Ready, every
+// Endpoints complete. Then it scales every controller to 50 and waits for
+// the control plane to settle again. It reports the wall time of each phase
+// and the peak heap in use.
+func BenchmarkControlPlaneScale(b *testing.B) {
+	const replicas = 100
+	n := *benchRCs
+	for b.Loop() {
+		ctx := context.Background()
+		clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 1)), HistoryLimit: 100_000})
+		require.NoError(b, err)
+		opts := manager.DefaultOptions()
+		opts.Nodes = n
+		factory := informer.NewFactory(srv, "", clk, nil)
+		m, err := manager.New(manager.InitContext{Client: srv, Binder: srv, Factory: factory, Clock: clk, Options: opts, Instance: "bench"}, manager.DefaultDescriptors())
+		require.NoError(b, err)
+		runCtx, cancel := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() { done <- m.Run(runCtx) }()
+		go srv.Run(runCtx)
+
+		peak := newPeakHeap()
+		activity, err := srv.Store().Watch("", 0)
+		require.NoError(b, err)
+		// quiet returns once no write has landed for a millisecond of real
+		// time: the controllers have done what they can at this virtual
+		// time, so moving the clock on does not outrun them.
+		quiet := func() {
+			for {
+				select {
+				case <-activity.Ready():
+					_, _, err := activity.Poll(nil, 0)
+					require.NoError(b, err)
+				case <-time.After(time.Millisecond): // wallclock: pacing virtual time against real work
+					return
+				}
+			}
+		}
+		settle := func(want int32) time.Duration {
+			start := time.Now() // wallclock: the figure is wall time
+			for quiet(); !settled(b, srv, n, want); quiet() {
+				peak.sample()
+				clk.Step(500 * time.Millisecond)
+			}
+			return time.Since(start) // wallclock: the figure is wall time
+		}
+
+		start := time.Now() // wallclock: the figure is wall time
+		for i := range n {
+			name := fmt.Sprintf("app-%04d", i)
+			labels := map[string]string{"app": name}
+			r := int32(replicas)
+			_, err := srv.Create(ctx, &api.Service{
+				Metadata: api.ObjectMeta{Namespace: "default", Name: name},
+				Spec:     api.ServiceSpec{Selector: labels, Ports: []api.ServicePort{{Port: 80}}},
+			})
+			require.NoError(b, err)
+			_, err = srv.Create(ctx, &api.ReplicationController{
+				Metadata: api.ObjectMeta{Namespace: "default", Name: name},
+				Spec: api.ReplicationControllerSpec{Replicas: &r, Selector: labels, Template: &api.PodTemplateSpec{
+					Metadata: api.ObjectMeta{Labels: labels},
+					Spec:     api.PodSpec{Containers: []api.Container{{Name: "app", Image: "nginx:1.27"}}},
+				}},
+			})
+			require.NoError(b, err)
+		}
+		up := time.Since(start) + settle(replicas) // wallclock
+		for i := range n {
+			_, err := srv.UpdateScale(ctx, "default", &api.Scale{Metadata: api.ObjectMeta{Name: fmt.Sprintf("app-%04d", i)}, Spec: api.ScaleSpec{Replicas: replicas / 2}})
+			require.NoError(b, err)
+		}
+		down := settle(replicas / 2)
+
+		cancel()
+		activity.Stop()
+		require.NoError(b, <-done)
+		b.ReportMetric(up.Seconds(), "s-up")
+		b.ReportMetric(down.Seconds(), "s-scale-to-50")
+		b.ReportMetric(float64(peak.max)/(1<<20), "MiB-peak-heap")
+		b.ReportMetric(float64(n*replicas), "pods")
+	}
+}
+
+// settled reports whether every controller has want Ready pods in its
+// status and every Service has want ready addresses, and no other pods exist.
+func settled(b *testing.B, srv *apiserver.Server, n int, want int32) bool {
+	ctx := context.Background()
+	rcs, _, err := apiserver.For[*api.ReplicationController](srv).List(ctx, "default", apiserver.ListOptions{})
+	require.NoError(b, err)
+	for _, rc := range rcs {
+		if rc.Status.ReadyReplicas != want || rc.Status.Replicas != want || rc.Status.ObservedGeneration != rc.Metadata.Generation {
+			return false
+		}
+	}
+	eps, _, err := apiserver.For[*api.Endpoints](srv).List(ctx, "default", apiserver.ListOptions{})
+	require.NoError(b, err)
+	if len(rcs) != n || len(eps) < n {
+		return false
+	}
+	for _, ep := range eps {
+		if ep.Metadata.Name == "kubernetes" {
+			continue
+		}
+		got := 0
+		for _, s := range ep.Subsets {
+			got += len(s.Addresses) + len(s.NotReadyAddresses)
+		}
+		if got != int(want) {
+			return false
+		}
+	}
+	pods, err := srv.List(ctx, apiserver.Pods, "default", apiserver.ListOptions{ResourceVersion: "0"})
+	require.NoError(b, err)
+	return len(pods.Items) == n*int(want)
+}
+
+// peakHeap samples the runtime's heap in use and keeps the highest seen.
+type peakHeap struct {
+	s   []metrics.Sample
+	max uint64
+}
+
+func newPeakHeap() *peakHeap {
+	return &peakHeap{s: []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}}
+}
+
+func (p *peakHeap) sample() {
+	metrics.Read(p.s)
+	p.max = max(p.max, p.s[0].Value.Uint64())
+}

@@ -1,0 +1,127 @@
+package nodesim
+
+import (
+	"fmt"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/informer"
+)
+
+// nodeNameIndex is this package's index on the shared pod informer: the
+// pods bound to a node, by spec.nodeName. The name is the package's own, so
+// an index of that name already there was added by another Controller of
+// this package on the same factory, with the same function.
+const nodeNameIndex = "nodesim/nodeName"
+
+// podNodeName indexes a pod by the node it is bound to, if any.
+func podNodeName(obj api.Object) []string {
+	if p, ok := obj.(*api.Pod); ok && p.Spec.NodeName != "" {
+		return []string{p.Spec.NodeName}
+	}
+	return nil
+}
+
+// addPodIndex adds nodeNameIndex to the pod informer's cache, unless an
+// earlier Controller did.
+func addPodIndex(inf *informer.Informer) error {
+	x := inf.Indexer()
+	err := x.AddIndexers(map[string]informer.IndexFunc{nodeNameIndex: podNodeName})
+	if err == nil {
+		return nil
+	}
+	if _, exists := x.IndexKeys(nodeNameIndex, ""); exists == nil {
+		return nil // ours, from another Controller on the same informer
+	}
+	return fmt.Errorf("nodesim: index pods by node: %w", err)
+}
+
+// boundPod is what the pod handler last saw of a pod bound to a node.
+type boundPod struct {
+	node  string
+	holds bool // not finished: it takes one of the node's slots
+}
+
+// The scheduler counts each node's pods without listing them. The pod
+// handler keeps bound (pods bound to a node, as last delivered); podsOn
+// counts, by node, the pods in bound that hold a slot plus the assumed pods
+// not in bound: what listing the pod cache and adding the assumed pods it
+// does not show bound would count. Both are guarded by mu.
+
+// observePodLocked records the pod under key as the handler delivers it; p
+// nil means it is gone.
+func (c *Controller) observePodLocked(key string, p *api.Pod) {
+	if p != nil && p.Spec.NodeName != "" {
+		c.deleteAssumedLocked(key) // the binding is seen: no longer assumed
+	}
+	old, had := c.bound[key]
+	if had && old.holds {
+		decr(c.podsOn, old.node)
+	}
+	if p == nil || p.Spec.NodeName == "" {
+		if had {
+			delete(c.bound, key)
+			if node, ok := c.assumed[key]; ok {
+				c.podsOn[node]++ // counted again, as the cache no longer shows it bound
+			}
+		}
+		return
+	}
+	b := boundPod{node: p.Spec.NodeName, holds: !finished(p)}
+	c.bound[key] = b
+	if b.holds {
+		c.podsOn[b.node]++
+	}
+}
+
+// setAssumedLocked records that the scheduler bound the pod under key to
+// node, ahead of the cache.
+func (c *Controller) setAssumedLocked(key, node string) {
+	c.deleteAssumedLocked(key)
+	c.assumed[key] = node
+	if _, ok := c.bound[key]; !ok {
+		c.podsOn[node]++
+	}
+}
+
+// deleteAssumedLocked forgets the scheduler's binding of the pod under key.
+func (c *Controller) deleteAssumedLocked(key string) {
+	node, ok := c.assumed[key]
+	if !ok {
+		return
+	}
+	delete(c.assumed, key)
+	if _, seen := c.bound[key]; !seen {
+		decr(c.podsOn, node)
+	}
+}
+
+// decr takes one from m[k], dropping the entry at zero.
+func decr(m map[string]int, k string) {
+	if m[k] <= 1 {
+		delete(m, k)
+		return
+	}
+	m[k]--
+}
+
+// nodesLocked is the node cache's list, in name order, and the nodes' pod
+// capacities, without sorting the cache for every pod: the list is kept
+// until the node handler delivers a change, or the cache's size shows one
+// the handler has not delivered yet.
+func (c *Controller) nodesLocked() ([]*api.Node, []int) {
+	if c.nodeList == nil || len(c.nodeList) != c.nodeInf.Indexer().Len() {
+		c.nodeList = c.nodes.List(api.Selector{})
+		c.nodeCaps = make([]int, len(c.nodeList))
+		for i, n := range c.nodeList {
+			c.nodeCaps[i] = c.nodeCapacity(n)
+		}
+	}
+	return c.nodeList, c.nodeCaps
+}
+
+// nodesChanged drops the scheduler's node list: a node came, changed or went.
+func (c *Controller) nodesChanged() {
+	c.mu.Lock()
+	c.nodeList = nil
+	c.mu.Unlock()
+}
