@@ -69,8 +69,7 @@ type Controller struct {
 	recorder *apiserver.EventRecorder
 	burst    int
 
-	rcs  informer.Lister[*api.ReplicationController]
-	pods informer.Lister[*api.Pod]
+	rcs informer.Lister[*api.ReplicationController]
 
 	podInformer, rcInformer *informer.Informer
 	podReg, rcReg           *informer.Registration
@@ -113,8 +112,10 @@ func New(cfg Config) (*Controller, error) {
 		}),
 	}
 	c.podInformer = cfg.Factory.ForResource(apiserver.Pods)
+	if err := addPodIndexes(c.podInformer.Indexer()); err != nil {
+		return nil, err
+	}
 	c.rcInformer = cfg.Factory.ForResource(apiserver.ReplicationControllers)
-	c.pods = informer.NewLister[*api.Pod](c.podInformer, apiserver.GroupResource{Resource: apiserver.Pods})
 	c.rcs = informer.NewLister[*api.ReplicationController](c.rcInformer,
 		apiserver.GroupResource{Resource: apiserver.ReplicationControllers})
 	c.rcReg = c.rcInformer.AddEventHandler(informer.HandlerFuncs{
@@ -393,11 +394,9 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		c.log.Error("controller has an empty selector; not syncing", zap.String("key", key))
 		return nil
 	}
-	var active []*api.Pod
-	for _, p := range c.pods.Namespace(namespace).List(api.Selector{}) {
-		if api.IsPodActive(p) {
-			active = append(active, p)
-		}
+	active, err := c.claimablePods(rc)
+	if err != nil {
+		return err
 	}
 	owned, err := c.claimPods(ctx, rc, sel, active)
 	if err != nil {
@@ -477,19 +476,13 @@ func (c *Controller) relatedPods(rc *api.ReplicationController, owned []*api.Pod
 	if owner == nil {
 		return owned
 	}
-	siblings := make(map[api.UID]bool)
+	var siblings []api.UID
 	for _, other := range c.rcs.Namespace(rc.Metadata.Namespace).List(api.Selector{}) {
-		if ref := api.GetControllerOf(&other.Metadata); ref != nil && ref.UID == owner.UID {
-			siblings[other.Metadata.UID] = true
+		if ref := controllerRefOf(&other.Metadata); ref != nil && ref.UID == owner.UID {
+			siblings = append(siblings, other.Metadata.UID)
 		}
 	}
-	var out []*api.Pod
-	for _, p := range c.pods.Namespace(rc.Metadata.Namespace).List(api.Selector{}) {
-		if ref := api.GetControllerOf(&p.Metadata); ref != nil && ref.Kind == controllerKind && siblings[ref.UID] && api.IsPodActive(p) {
-			out = append(out, p)
-		}
-	}
-	return out
+	return c.podsControlledBy(rc.Metadata.Namespace, siblings)
 }
 
 // createPod creates one pod from rc's template, owned by rc.
@@ -636,7 +629,7 @@ func (c *Controller) claimPods(ctx context.Context, rc *api.ReplicationControlle
 	}
 	beingDeleted := rc.Metadata.DeletionTimestamp != nil
 	for _, p := range active {
-		ref := api.GetControllerOf(&p.Metadata)
+		ref := controllerRefOf(&p.Metadata) // read only: no copy
 		switch {
 		case ref != nil && ref.UID != rc.Metadata.UID:
 			// Another controller's pod.

@@ -26,8 +26,10 @@
 //     expectations and stop.
 //  2. Read its expectations, before listing pods: a pod created between the
 //     list and the check would otherwise be missed and created again.
-//  3. List the namespace's pods from the cache and keep the active ones (not
-//     Succeeded, Failed or being deleted).
+//  3. List, from the cache's indexes, the pods it controls and the
+//     namespace's orphans (other controllers' pods are never its to claim),
+//     and keep the active ones (not Succeeded, Failed or being deleted).
+//     A sync costs O(own pods + orphans), not O(pods of the namespace).
 //  4. Claim them: keep the pods it controls that still match, release those
 //     that no longer match, adopt matching orphans (after an uncached GET
 //     confirms the controller still exists with the same UID and is not
