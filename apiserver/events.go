@@ -28,9 +28,11 @@ type EventRecorder struct {
 	component string // source.component and reportingComponent
 	instance  string // source.host and reportingInstance
 
-	// mu guards seen: the event name written for each repeat key.
-	mu   sync.Mutex
-	seen map[eventKey]string
+	// mu guards seen (the event name written for each repeat key) and
+	// lastNanos (the time suffix of the last name made).
+	mu        sync.Mutex
+	seen      map[eventKey]string
+	lastNanos int64
 }
 
 type eventKey struct {
@@ -77,12 +79,15 @@ func (r *EventRecorder) Eventf(ctx context.Context, obj api.Object, eventType, r
 		FirstTimestamp: api.NewTime(now), LastTimestamp: api.NewTime(now), Count: 1,
 		ReportingController: r.component, ReportingInstance: r.instance,
 	}
-	// Names are <object>.<time in hex>, as client-go makes them; on a fake
-	// clock two events can share a nanosecond, so step past a clash.
-	for nanos := now.UnixNano(); ; nanos++ {
+	// Names are <object>.<time in hex>, as client-go makes them. On a fake
+	// clock many events share a nanosecond, so the recorder never reuses a
+	// suffix; a clash with another recorder's event steps past it.
+	nanos := max(now.UnixNano(), r.lastNanos+1)
+	for attempt := 0; ; attempt, nanos = attempt+1, nanos+1 {
 		ev.Metadata.Name = m.Name + "." + strconv.FormatInt(nanos, 16)
+		r.lastNanos = nanos
 		_, err := r.c.Create(ctx, ev)
-		if IsAlreadyExists(err) && nanos-now.UnixNano() < 16 {
+		if IsAlreadyExists(err) && attempt < 16 {
 			continue
 		}
 		if err != nil {

@@ -137,3 +137,17 @@ func TestEventRecorderAggregatesRepeats(t *testing.T) {
 	assert.Equal(t, int32(1), byReason["FailedCreate"].Count)
 	assert.Equal(t, api.EventTypeWarning, byReason["FailedCreate"].Type)
 }
+
+// TestEventRecorderNamesNeverClashOnAFakeClock records many different events
+// about one object at one instant: each gets its own name, none is lost.
+func TestEventRecorderNamesNeverClashOnAFakeClock(t *testing.T) {
+	s, clk := newServer(t)
+	cur := createRC(t, s)
+	r := apiserver.NewEventRecorder(s, clk, "replication-controller", "cm-0")
+	for i := range 100 {
+		require.NoError(t, r.Eventf(ctx, cur, api.EventTypeNormal, "SuccessfulCreate", "Created pod: web-%d", i))
+	}
+	evs, _, err := apiserver.For[*api.Event](s).List(ctx, "default", apiserver.ListOptions{})
+	require.NoError(t, err)
+	assert.Len(t, evs, 100)
+}
