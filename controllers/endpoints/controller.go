@@ -69,8 +69,12 @@ type Controller struct {
 	pods      informer.Lister[*api.Pod]
 	services  informer.Lister[*api.Service]
 	endpoints informer.Lister[*api.Endpoints]
-	informers []*informer.Informer     // pods, services, endpoints
-	regs      []*informer.Registration // this controller's handlers, same order
+	// podIndexer and svcIndexer are the caches behind pods and services,
+	// with podLabelIndex and serviceSelectorIndex.
+	podIndexer *informer.Indexer
+	svcIndexer *informer.Indexer
+	informers  []*informer.Informer     // pods, services, endpoints
+	regs       []*informer.Registration // this controller's handlers, same order
 
 	queue    *workqueue.Queue[string]
 	stale    *staleTracker
@@ -97,6 +101,12 @@ func New(cfg Config) (*Controller, error) {
 	podInf := cfg.Factory.ForResource(apiserver.Pods)
 	svcInf := cfg.Factory.ForResource(apiserver.Services)
 	epInf := cfg.Factory.ForResource(apiserver.Endpoints)
+	if err := addIndex(podInf, podLabelIndex, podLabelIndexFunc); err != nil {
+		return nil, err
+	}
+	if err := addIndex(svcInf, serviceSelectorIndex, serviceSelectorIndexFunc); err != nil {
+		return nil, err
+	}
 	c := &Controller{
 		client:      cfg.Client,
 		clock:       cfg.Clock,
@@ -106,6 +116,8 @@ func New(cfg Config) (*Controller, error) {
 		pods:        informer.NewLister[*api.Pod](podInf, apiserver.GroupResource{Resource: apiserver.Pods}),
 		services:    informer.NewLister[*api.Service](svcInf, apiserver.GroupResource{Resource: apiserver.Services}),
 		endpoints:   informer.NewLister[*api.Endpoints](epInf, apiserver.GroupResource{Resource: apiserver.Endpoints}),
+		podIndexer:  podInf.Indexer(),
+		svcIndexer:  svcInf.Indexer(),
 		informers:   []*informer.Informer{podInf, svcInf, epInf},
 		queue:       workqueue.New(workqueue.Config[string]{Name: "endpoint", Clock: cfg.Clock}),
 		stale:       &staleTracker{rv: map[string]string{}},
@@ -266,22 +278,6 @@ func (c *Controller) onPodDelete(obj any) {
 			c.enqueueAfterBatch(c.podServices(pod))
 		}
 	}
-}
-
-// podServices returns the keys of the services whose selector picks the
-// pod, sorted. Services without a selector pick nothing. Kubernetes:
-// GetPodServiceMemberships.
-func (c *Controller) podServices(pod *api.Pod) []string {
-	var keys []string
-	for _, svc := range c.services.Namespace(pod.Metadata.Namespace).List(api.Selector{}) {
-		if svc.Spec.Selector == nil {
-			continue
-		}
-		if api.SelectorFromSet(svc.Spec.Selector).Matches(pod.Metadata.Labels) {
-			keys = append(keys, api.KeyOf(&svc.Metadata))
-		}
-	}
-	return keys
 }
 
 // servicesToUpdate returns the services a pod update concerns, sorted:

@@ -59,7 +59,18 @@
 // Reconcile is observe (listers), decide (desiredSubsets, a pure function),
 // act (writes through Config.Client). ProcessOne is the step: one queued
 // service key, synced; Run loops it from worker goroutines. EnqueueLeftovers
-// is the start-up scan as a step. The package imports api, apiserver,
+// is the start-up scan as a step.
+//
+// Neither a sync nor a pod event scans a namespace. New adds two indexes to
+// the shared informers: pods by each label pair, and selector services by
+// each pair of their selector (or as match-all when it is empty). A sync
+// reads the pods under its selector's rarest pair and filters them by the
+// whole selector; a pod event checks the services indexed under the pod's
+// labels and the match-all ones. Both return what a scan would, in key
+// order, so the cost is that of the matching objects rather than of the
+// namespace (Kubernetes lists the namespace in both places).
+//
+// The package imports api, apiserver,
 // informer, controllers/workqueue, internal/clock and zap. A Controller is
 // safe for concurrent use; the queue guarantees a key is synced by one
 // worker at a time.

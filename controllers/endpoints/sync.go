@@ -37,7 +37,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		return nil
 	}
 
-	pods := c.pods.Namespace(ns).List(api.SelectorFromSet(svc.Spec.Selector))
+	pods := c.selectedPods(ns, svc.Spec.Selector)
 	subsets := desiredSubsets(svc, pods)
 	// Computed even when nothing is written, so the next write reports
 	// only what changed after this sync.

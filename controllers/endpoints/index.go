@@ -1,0 +1,146 @@
+package endpoints
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/informer"
+)
+
+// The controller's indexes on the shared pod and service informers. Their
+// names carry the package's name, so that another controller sharing the
+// informers cannot have taken them; a name already present was added by an
+// earlier New on the same factory and indexes the same way.
+const (
+	// podLabelIndex indexes a pod under each of its labels, as labelValue.
+	podLabelIndex = "endpoints/podsByLabel"
+	// serviceSelectorIndex indexes a selector service under each pair of
+	// its selector, as labelValue, or under matchAllValue if the selector is
+	// empty. A service without a selector is not indexed: it picks nothing.
+	serviceSelectorIndex = "endpoints/servicesBySelectorLabel"
+)
+
+// labelValue is the index value of label key=value in namespace ns. Two
+// different triples could only share a value if a key held the separator;
+// that would add candidates, never lose one, and every candidate is checked
+// against the full selector.
+func labelValue(ns, key, value string) string { return ns + "\x00" + key + "=" + value }
+
+// matchAllValue is the index value of the services of namespace ns whose
+// empty selector picks every pod. It differs from every labelValue, which
+// holds a "=".
+func matchAllValue(ns string) string { return ns + "\x00" }
+
+func podLabelIndexFunc(obj api.Object) []string {
+	meta := obj.GetObjectMeta()
+	out := make([]string, 0, len(meta.Labels))
+	for k, v := range meta.Labels {
+		out = append(out, labelValue(meta.Namespace, k, v))
+	}
+	return out
+}
+
+func serviceSelectorIndexFunc(obj api.Object) []string {
+	svc, ok := obj.(*api.Service)
+	if !ok || svc.Spec.Selector == nil {
+		return nil
+	}
+	ns := svc.Metadata.Namespace
+	if len(svc.Spec.Selector) == 0 {
+		return []string{matchAllValue(ns)}
+	}
+	out := make([]string, 0, len(svc.Spec.Selector))
+	for k, v := range svc.Spec.Selector {
+		out = append(out, labelValue(ns, k, v))
+	}
+	return out
+}
+
+// addIndex adds the index name to an informer's cache, unless an earlier
+// New already did.
+func addIndex(inf *informer.Informer, name string, f informer.IndexFunc) error {
+	x := inf.Indexer()
+	err := x.AddIndexers(map[string]informer.IndexFunc{name: f})
+	if err == nil {
+		return nil
+	}
+	if _, lookupErr := x.IndexKeys(name, ""); lookupErr == nil {
+		return nil // ours, from an earlier New: the name is this package's
+	}
+	return fmt.Errorf("endpoints.New: add index %q: %w", name, err)
+}
+
+// selectedPods returns the pods of namespace ns the service selector picks,
+// in key order: what c.pods.Namespace(ns).List(SelectorFromSet(selector))
+// returns, found through the pods under the selector's rarest label rather
+// than by scanning the namespace. An empty selector picks every pod of ns.
+func (c *Controller) selectedPods(ns string, selector map[string]string) []*api.Pod {
+	sel := api.SelectorFromSet(selector)
+	if len(selector) == 0 {
+		return c.pods.Namespace(ns).List(sel)
+	}
+	var rarest []api.Object
+	for _, k := range slices.Sorted(maps.Keys(selector)) {
+		objs := byIndex(c.podIndexer, podLabelIndex, labelValue(ns, k, selector[k]))
+		if rarest == nil || len(objs) < len(rarest) {
+			rarest = objs
+		}
+		if len(rarest) == 0 {
+			break
+		}
+	}
+	out := make([]*api.Pod, 0, len(rarest))
+	for _, obj := range rarest {
+		meta := obj.GetObjectMeta()
+		if meta.Namespace == ns && sel.Matches(meta.Labels) {
+			out = append(out, obj.(*api.Pod))
+		}
+	}
+	return out
+}
+
+// podServices returns the keys of the services whose selector picks the
+// pod, sorted. Services without a selector pick nothing. The candidates
+// are the services indexed under one of the pod's labels or with an empty
+// selector; each is checked against its full selector. Kubernetes:
+// GetPodServiceMemberships.
+func (c *Controller) podServices(pod *api.Pod) []string {
+	ns := pod.Metadata.Namespace
+	values := make([]string, 0, len(pod.Metadata.Labels)+1)
+	values = append(values, matchAllValue(ns))
+	for k, v := range pod.Metadata.Labels {
+		values = append(values, labelValue(ns, k, v))
+	}
+	seen := map[string]bool{}
+	var keys []string
+	for _, value := range values {
+		for _, obj := range byIndex(c.svcIndexer, serviceSelectorIndex, value) {
+			svc, ok := obj.(*api.Service)
+			if !ok || svc.Metadata.Namespace != ns || svc.Spec.Selector == nil {
+				continue
+			}
+			key := api.KeyOf(&svc.Metadata)
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			if api.SelectorFromSet(svc.Spec.Selector).Matches(pod.Metadata.Labels) {
+				keys = append(keys, key)
+			}
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// byIndex is x.ByIndex for an index New added: its absence is a broken
+// invariant.
+func byIndex(x *informer.Indexer, name, value string) []api.Object {
+	objs, err := x.ByIndex(name, value)
+	if err != nil {
+		panic(err)
+	}
+	return objs
+}

@@ -1,0 +1,94 @@
+package endpoints
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
+)
+
+// scanPods and scanServices are what selectedPods and podServices replace:
+// a scan of the namespace.
+func scanPods(c *Controller, ns string, selector map[string]string) []*api.Pod {
+	return c.pods.Namespace(ns).List(api.SelectorFromSet(selector))
+}
+
+func scanServices(c *Controller, pod *api.Pod) []string {
+	var keys []string
+	for _, svc := range c.services.Namespace(pod.Metadata.Namespace).List(api.Selector{}) {
+		if svc.Spec.Selector != nil && api.SelectorFromSet(svc.Spec.Selector).Matches(pod.Metadata.Labels) {
+			keys = append(keys, api.KeyOf(&svc.Metadata))
+		}
+	}
+	return keys
+}
+
+// TestIndexedLookupsMatchTheScan checks that the indexed lookups return
+// exactly what a namespace scan returns, for indexes added to a populated
+// cache, kept up to date through label changes and deletions, and added
+// again by a second New on the same factory.
+func TestIndexedLookupsMatchTheScan(t *testing.T) {
+	e := newEnv(t)
+	labelSets := []map[string]string{
+		nil,
+		{},
+		{"app": "a"},
+		{"app": "b"},
+		{"app": "a", "tier": "web"},
+		{"app": "b", "tier": "web"},
+		{"tier": "web"},
+		{"example.com/app": "a"},
+		{"app": "a", "track": "canary"},
+	}
+	for _, ns := range []string{"ns1", "ns2"} {
+		e.create(&api.Namespace{Metadata: api.ObjectMeta{Name: ns}})
+		for i := range 30 {
+			e.createPod(ns, fmt.Sprintf("pod-%02d", i), fmt.Sprintf("10.0.%d.%d", len(ns), i), i%3 != 0, labelSets[i%len(labelSets)])
+		}
+		for i, sel := range labelSets {
+			e.create(service(ns, fmt.Sprintf("svc-%d", i), sel, api.ServicePort{Port: 80}))
+		}
+	}
+	e.settleInformers()
+	e.start() // New over populated caches
+	e.settleInformers()
+
+	check := func() {
+		t.Helper()
+		for _, ns := range []string{"ns1", "ns2", "ns3"} {
+			for _, sel := range labelSets {
+				want, got := scanPods(e.c, ns, sel), e.c.selectedPods(ns, sel)
+				assert.Equal(t, want, got, "pods of %s selected by %v", ns, sel)
+			}
+		}
+		for _, pod := range e.c.pods.List(api.Selector{}) {
+			assert.Equal(t, scanServices(e.c, pod), e.c.podServices(pod), "services of pod %s", api.KeyOf(&pod.Metadata))
+		}
+	}
+	check()
+
+	_, err := New(Config{Client: e.client, Factory: e.factory, Clock: e.clk})
+	require.NoError(t, err, "a second New on the same factory")
+
+	for i := range 30 {
+		if i%4 != 0 {
+			continue
+		}
+		obj, err := e.srv.Get(e.ctx, apiserver.Pods, "ns1", fmt.Sprintf("pod-%02d", i), apiserver.GetOptions{})
+		require.NoError(t, err)
+		pod := obj.(*api.Pod).DeepCopy()
+		pod.Metadata.Labels = labelSets[(i+1)%len(labelSets)]
+		_, err = e.srv.Update(e.ctx, pod)
+		require.NoError(t, err)
+	}
+	_, err = e.srv.Delete(e.ctx, apiserver.Pods, "ns2", "pod-02", api.DeleteOptions{})
+	require.NoError(t, err)
+	_, err = e.srv.Delete(e.ctx, apiserver.Services, "ns2", "svc-4", api.DeleteOptions{})
+	require.NoError(t, err)
+	e.settleInformers()
+	check()
+}
