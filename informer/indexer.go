@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/miniplane/miniplane/api"
@@ -80,13 +81,24 @@ func (x *Indexer) indexLocked(key string, obj api.Object) {
 	for name, f := range x.indexers {
 		idx := x.indices[name]
 		if name == NamespaceIndex {
-			addToIndex(idx, obj.GetObjectMeta().Namespace, key) // no slice to allocate
+			addToIndex(idx, namespaceOfKey(key), key) // no slice to allocate, no object to read
 			continue
 		}
 		for _, v := range f(obj) {
 			addToIndex(idx, v, key)
 		}
 	}
+}
+
+// namespaceOfKey returns the namespace part of a cache key ("" for a
+// cluster-scoped "name"). Reading it from the key rather than the object
+// spares a cache miss per object on a large list.
+func namespaceOfKey(key string) string {
+	ns, _, found := strings.Cut(key, "/")
+	if !found {
+		return ""
+	}
+	return ns
 }
 
 func addToIndex(idx map[string]map[string]struct{}, value, key string) {
@@ -102,7 +114,7 @@ func (x *Indexer) unindexLocked(key string, obj api.Object) {
 	for name, f := range x.indexers {
 		idx := x.indices[name]
 		if name == NamespaceIndex {
-			removeFromIndex(idx, obj.GetObjectMeta().Namespace, key)
+			removeFromIndex(idx, namespaceOfKey(key), key)
 			continue
 		}
 		for _, v := range f(obj) {
