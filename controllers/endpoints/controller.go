@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -213,27 +212,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 		}
 	}
 	c.EnqueueLeftovers()
-	var wg sync.WaitGroup
-	for range max(workers, 1) {
-		wg.Go(func() {
-			for {
-				key, shutdown := c.queue.Get()
-				if shutdown {
-					return
-				}
-				if ctx.Err() != nil {
-					// Stopped: hand back what is still queued without
-					// writing anything.
-					c.queue.Done(key)
-					continue
-				}
-				c.process(ctx, key)
-			}
-		})
-	}
-	<-ctx.Done()
-	c.queue.ShutDown()
-	wg.Wait()
+	c.queue.Work(ctx, workers, func(key string) { c.process(ctx, key) })
 }
 
 // process syncs one key and settles it with the queue.

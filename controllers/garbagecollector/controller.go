@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	"go.uber.org/zap"
 
@@ -152,21 +151,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 		}
 	}
 	c.log.Info("starting", zap.Int("workers", workers))
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				key, shutdown := c.queue.Get()
-				if shutdown {
-					return
-				}
-				c.process(ctx, key)
-			}
-		})
-	}
-	<-ctx.Done()
-	c.queue.ShutDown()
-	wg.Wait()
+	c.queue.Work(ctx, workers, func(key string) { c.process(ctx, key) })
 	c.log.Info("stopped")
 }
 

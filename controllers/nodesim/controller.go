@@ -290,21 +290,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 		return
 	}
 	c.log.Info("started", zap.Int("workers", workers))
-	var wg sync.WaitGroup
-	for range max(workers, 1) {
-		wg.Go(func() {
-			for {
-				key, shutdown := c.queue.Get()
-				if shutdown {
-					return
-				}
-				c.process(ctx, key)
-			}
-		})
-	}
-	<-ctx.Done()
-	c.queue.ShutDown()
-	wg.Wait()
+	c.queue.Work(ctx, workers, func(key string) { c.process(ctx, key) })
 	c.log.Info("stopped")
 }
 

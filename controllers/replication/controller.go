@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -167,27 +166,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	if !c.rcInformer.WaitForHandlers(ctx) || !c.podInformer.WaitForHandlers(ctx) {
 		return
 	}
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				key, shutdown := c.queue.Get()
-				if shutdown {
-					return
-				}
-				if ctx.Err() != nil {
-					// Stopping: hand back what is still queued without
-					// syncing it, so no write follows the stop signal.
-					c.queue.Done(key)
-					continue
-				}
-				c.process(ctx, key)
-			}
-		})
-	}
-	<-ctx.Done()
-	c.queue.ShutDown()
-	wg.Wait()
+	c.queue.Work(ctx, workers, func(key string) { c.process(ctx, key) })
 }
 
 // process syncs one key and tells the queue how it went.
