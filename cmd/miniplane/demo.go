@@ -55,7 +55,7 @@ const podPrefix = "/registry/pods/default/"
 
 func (d *demo) run(window int) error {
 	s := d.s
-	d.say("miniplane demo: the versioned store (the control-plane story arrives with the controllers)")
+	d.say("miniplane demo: the versioned store (the narrated control loop is not built into the demo yet)")
 	d.say("")
 	d.say("The store starts empty at revision %d. Every write moves the revision by exactly one,", s.Rev())
 	d.say("and each object keeps the revision of its last write: Kubernetes calls it resourceVersion.")
