@@ -43,7 +43,7 @@ Commands:
           reads at past revisions and compaction, narrated step by step
   help    print this text
 
-Not built yet (see README.md, "Roadmap"): serve (an API server that kubectl
+Not built yet (see README.md, "Where it stands"): serve (an API server that kubectl
 talks to) and sim (the deterministic simulator).
 
 Run 'miniplane <command> -h' for a command's flags.
