@@ -78,8 +78,9 @@ type ListOptions struct {
 	// AllowWatchBookmarks lets a watch send BOOKMARK events.
 	AllowWatchBookmarks bool
 	// SendInitialEvents makes a watch start with the current state as ADDED
-	// events followed by a BOOKMARK annotated k8s.io/initial-events-end
-	// (the streaming list); it needs ResourceVersionMatch NotOlderThan.
+	// events followed, when AllowWatchBookmarks is set, by a BOOKMARK
+	// annotated k8s.io/initial-events-end (the streaming list); it needs
+	// ResourceVersionMatch NotOlderThan.
 	SendInitialEvents *bool
 }
 

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/internal/clock"
 	"github.com/miniplane/miniplane/store"
 )
 
@@ -177,7 +178,7 @@ func (s *Server) Run(ctx context.Context) {
 		wake := s.sweepWake
 		s.graceMu.Unlock()
 		var due <-chan time.Time
-		var timer interface{ Stop() bool }
+		var timer clock.Timer
 		if next, ok := s.NextSweep(); ok {
 			t := s.clock.NewTimer(next.Sub(s.clock.Now()))
 			timer, due = t, t.C()

@@ -19,8 +19,8 @@ const InitialEventsEndAnnotation = "k8s.io/initial-events-end"
 // starts follows Kubernetes (see ListOptions): with resourceVersion "" or
 // "0" it first sends the current state as ADDED events; from "N" it sends
 // the changes after N, or fails with 410 Expired when N is compacted; with
-// SendInitialEvents it sends the current state, then a BOOKMARK annotated
-// k8s.io/initial-events-end, then the changes. With selectors, an update
+// SendInitialEvents it sends the current state, then (if bookmarks are
+// allowed) a BOOKMARK annotated k8s.io/initial-events-end, then the changes. With selectors, an update
 // that moves an object into the selection arrives as ADDED and one that
 // moves it out as DELETED. A watch that falls behind the store's history
 // ends with an ERROR event carrying 410 Expired: relist.
