@@ -141,6 +141,10 @@ func (i *Informer) RemoveEventHandler(r *Registration) {
 	r.mu.Unlock()
 }
 
+// Registrations returns the informer's handler registrations, in the order
+// they were added, for a simulator that dispatches notifications itself.
+func (i *Informer) Registrations() []*Registration { return i.snapshotRegistrations() }
+
 func (i *Informer) snapshotRegistrations() []*Registration {
 	i.mu.Lock()
 	defer i.mu.Unlock()

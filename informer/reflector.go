@@ -195,6 +195,26 @@ func (r *Reflector) NextWake() (time.Time, bool) {
 	return time.Time{}, false
 }
 
+// Pending reports whether Step may have work now: a list or a watch to
+// start with no backoff in force, or a watch whose Ready channel is closed.
+// A true answer may find nothing (a watch wakes for writes under any
+// prefix); a false one means Step would return false. Like Step, it must be
+// called from the goroutine that steps the reflector.
+func (r *Reflector) Pending() bool {
+	if r.clock.Now().Before(r.notBefore) {
+		return false
+	}
+	if r.watch == nil {
+		return true
+	}
+	select {
+	case <-r.watch.Ready():
+		return true
+	default:
+		return false
+	}
+}
+
 // Run steps the reflector until ctx is done, waiting on its watch or its
 // backoff timer between steps, and stops the watch on the way out.
 func (r *Reflector) Run(ctx context.Context) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/informer"
 )
 
 // errDown is what a failing API server answers.
@@ -355,4 +356,34 @@ func TestReflectorBookmarksAdvanceTheResourceVersion(t *testing.T) {
 			assert.Equal(t, 1, r.Lists)
 		})
 	}
+}
+
+// TestReflectorPendingSaysWhenStepHasWork: Pending is true before the first
+// list, false once the watch has delivered everything, true again after a
+// write, and false while a failed reflector backs off.
+func TestReflectorPendingSaysWhenStepHasWork(t *testing.T) {
+	const history = 2
+	e := newEnv(t, apiserver.Config{HistoryLimit: history})
+	reg := e.inf.AddEventHandler(&recorder{}, 0)
+	r := e.inf.Reflector()
+	assert.Equal(t, []*informer.Registration{reg}, e.inf.Registrations())
+
+	assert.True(t, r.Pending(), "the first list is due")
+	e.pump(reg)
+	assert.False(t, r.Pending(), "everything delivered")
+	assert.False(t, r.Step(ctx), "and Step agrees")
+
+	a := e.createPod("default", "a", nil)
+	assert.True(t, r.Pending(), "a write wakes the watch")
+	e.pump(reg)
+	assert.False(t, r.Pending())
+
+	for i := range 2 * history {
+		a = e.updatePod(a, "v", strconv.Itoa(i))
+	}
+	require.NoError(t, e.srv.Compact(e.srv.Store().Rev()))
+	require.True(t, r.Step(ctx), "the watch ends with 410")
+	assert.False(t, r.Pending(), "backing off")
+	e.clk.Step(800 * time.Millisecond)
+	assert.True(t, r.Pending(), "the relist is due")
 }
