@@ -1,0 +1,239 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/controllers/endpoints"
+	"github.com/miniplane/miniplane/controllers/garbagecollector"
+	"github.com/miniplane/miniplane/controllers/replication"
+	"github.com/miniplane/miniplane/controllers/workqueue"
+	"github.com/miniplane/miniplane/informer"
+	"github.com/miniplane/miniplane/internal/clock"
+)
+
+// instanceResources are the resources every instance watches, made up
+// front so each informer has a name in the trace: everything the server
+// serves.
+var instanceResources = []string{
+	apiserver.Endpoints, apiserver.Events, apiserver.Leases, apiserver.Namespaces,
+	apiserver.Nodes, apiserver.Pods, apiserver.ReplicationControllers, apiserver.Services,
+}
+
+// namedInformer is an informer with the name the trace gives it.
+type namedInformer struct {
+	name     string
+	inf      *informer.Informer
+	held     bool      // StaleCache: its reflector and FIFO are not stepped
+	resyncAt time.Time // when Resync is next due on the sim's clock; zero: never
+}
+
+// ctrlState is one controller built for one term.
+type ctrlState struct {
+	name    string
+	c       Controller
+	queue   *workqueue.Queue[string] // nil when the controller does not show its queue
+	started bool                     // synced, and its start-up work done
+	rc      *replication.Controller  // for ReplicationWithoutExpectations
+}
+
+// instance is one controller manager: its own clock view, informers,
+// caches, elector and — while it leads — controllers and queues.
+type instance struct {
+	name  string
+	skew  time.Duration
+	clock clock.Clock
+
+	up        bool
+	client    *faultClient
+	factory   *informer.Factory
+	informers []*namedInformer
+	lead      Leadership
+	electAt   time.Time // when its elector is next due, on the sim's clock
+	paused    bool
+
+	term     int64 // the term its controllers were built for; 0: none
+	ctrls    []*ctrlState
+	ctrlRegs []ctrlReg
+}
+
+type ctrlReg struct {
+	inf *informer.Informer
+	reg *informer.Registration
+}
+
+// informersOf names the informers of a factory made for the given
+// resources.
+func informersOf(f *informer.Factory, prefix string, resources []string) []*namedInformer {
+	out := make([]*namedInformer, 0, len(resources))
+	for _, r := range resources {
+		out = append(out, &namedInformer{name: prefix + "/" + r, inf: f.ForResource(r)})
+	}
+	return out
+}
+
+// startInstance brings an instance up with empty caches: a new factory,
+// informers and elector. Its controllers are built when it leads.
+func (s *Sim) startInstance(in *instance) error {
+	in.up, in.paused, in.term, in.ctrls, in.ctrlRegs = true, false, 0, nil, nil
+	in.client = &faultClient{s: s, actor: in.name, owner: in}
+	in.factory = informer.NewFactory(in.client, "", in.clock, s.cfg.Logger.Named(in.name))
+	in.informers = informersOf(in.factory, in.name, instanceResources)
+	leaseClient := &recordingClient{Client: in.client, s: s, actor: in.name + "/elector"}
+	if s.cfg.Elect == nil {
+		s.soloTerms++
+		in.lead = &solo{term: s.soloTerms}
+	} else {
+		l, err := s.cfg.Elect(in.name, leaseClient, in.clock)
+		if err != nil {
+			return fmt.Errorf("sim: elector of %s: %w", in.name, err)
+		}
+		in.lead = l
+	}
+	in.electAt = s.clock.Now()
+	return nil
+}
+
+// crashInstance loses everything an instance holds in memory.
+func (s *Sim) crashInstance(in *instance) {
+	s.teardown(in)
+	for _, w := range s.watches {
+		if w.owner == in && !w.stopped {
+			w.Stop()
+		}
+	}
+	in.up, in.factory, in.informers, in.lead, in.client = false, nil, nil, nil, nil
+}
+
+// stepElector runs one election round of in and builds or drops its
+// controllers as its leadership changed.
+func (s *Sim) stepElector(ctx context.Context, in *instance) string {
+	next := in.lead.Step(ctx)
+	if next.IsZero() {
+		in.electAt = time.Time{}
+	} else {
+		in.electAt = next.Add(-in.skew)
+	}
+	leading := in.lead.IsLeader()
+	switch {
+	case leading && in.term != in.lead.Term():
+		s.teardown(in)
+		s.build(in, in.lead.Term())
+		return fmt.Sprintf("leading term=%d", in.term)
+	case !leading && in.term != 0:
+		s.teardown(in)
+		return "lost the lease"
+	case leading:
+		return fmt.Sprintf("renewed term=%d", in.term)
+	}
+	return "following"
+}
+
+// build constructs the instance's controllers for a term.
+func (s *Sim) build(in *instance, term int64) {
+	before := map[*informer.Registration]bool{}
+	for _, ni := range in.informers {
+		for _, r := range ni.inf.Registrations() {
+			before[r] = true
+		}
+	}
+	in.term = term
+	client := func(name string) apiserver.Client {
+		return &recordingClient{Client: in.lead.Guard(in.client), s: s, actor: in.name + "/" + name, inst: in, term: term}
+	}
+	log := s.cfg.Logger.Named(in.name)
+	add := func(name string, c Controller, err error) {
+		if err != nil {
+			panic(fmt.Sprintf("sim: building %s: %v", name, err)) // the built-ins' configs are fixed and valid
+		}
+		st := &ctrlState{name: name, c: c}
+		if q, ok := c.(interface{ Queue() *workqueue.Queue[string] }); ok {
+			st.queue = q.Queue()
+		}
+		st.rc, _ = c.(*replication.Controller)
+		in.ctrls = append(in.ctrls, st)
+	}
+	rc, err := replication.New(replication.Config{Client: client("replication"), Factory: in.factory, Clock: in.clock, Logger: log})
+	add("replication", rc, err)
+	ep, err := endpoints.New(endpoints.Config{Client: client("endpoints"), Factory: in.factory, Clock: in.clock, Logger: log})
+	add("endpoints", ep, err)
+	gc, err := garbagecollector.New(garbagecollector.Config{Client: client("garbagecollector"), Factory: in.factory, Clock: in.clock, Logger: log})
+	add("garbagecollector", gc, err)
+	for _, cf := range s.cfg.Controllers {
+		c, err := cf.New(ControllerContext{Instance: in.name, Client: client(cf.Name), Factory: in.factory, Clock: in.clock, Logger: log})
+		if err != nil {
+			s.violate("controller-builds", fmt.Sprintf("%s: building %s: %v", in.name, cf.Name, err))
+			continue
+		}
+		add(cf.Name, c, nil)
+	}
+	for _, ni := range in.informers {
+		for _, r := range ni.inf.Registrations() {
+			if !before[r] {
+				in.ctrlRegs = append(in.ctrlRegs, ctrlReg{ni.inf, r})
+			}
+		}
+		s.noteResync(in, ni)
+	}
+}
+
+// teardown drops the instance's controllers: their handlers and queues go.
+func (s *Sim) teardown(in *instance) {
+	for _, cr := range in.ctrlRegs {
+		cr.inf.RemoveEventHandler(cr.reg)
+	}
+	for _, c := range in.ctrls {
+		if c.queue != nil {
+			c.queue.ShutDown()
+		}
+	}
+	in.ctrls, in.ctrlRegs, in.term = nil, nil, 0
+}
+
+// noteResync asks an informer when its next handler resync is due.
+func (s *Sim) noteResync(in *instance, ni *namedInformer) {
+	next := ni.inf.Resync()
+	if next.IsZero() {
+		ni.resyncAt = time.Time{}
+		return
+	}
+	skew := time.Duration(0)
+	if in != nil {
+		skew = in.skew
+	}
+	ni.resyncAt = next.Add(-skew)
+}
+
+// startController does what a controller's Run does once its caches have
+// synced, before its workers start.
+func (s *Sim) startController(c *ctrlState) {
+	c.started = true
+	if ep, ok := c.c.(interface{ EnqueueLeftovers() }); ok {
+		ep.EnqueueLeftovers()
+	}
+}
+
+// processOne steps one controller.
+func (s *Sim) processOne(ctx context.Context, c *ctrlState) bool {
+	if c.rc != nil && s.cfg.ReplicationWithoutExpectations {
+		s.forgetExpectations(ctx, c.rc)
+	}
+	return c.c.ProcessOne(ctx)
+}
+
+// forgetExpectations plants the missing-expectations bug: every
+// controller's expectations are dropped, as if never recorded.
+func (s *Sim) forgetExpectations(ctx context.Context, rc *replication.Controller) {
+	list, err := s.srv.List(ctx, apiserver.ReplicationControllers, "", apiserver.ListOptions{})
+	if err != nil {
+		s.cfg.Logger.Warn("listing controllers", zap.Error(err))
+		return
+	}
+	for _, obj := range list.Items {
+		rc.Expectations().Delete(informer.KeyOf(obj))
+	}
+}

@@ -1,0 +1,321 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
+)
+
+// The built-in invariants, by the names violations carry. Checked at every
+// step or write: revisions-rise, watch-exactly-once, single-writer,
+// rc-no-overshoot, progress. Checked when the system is quiet with no fault
+// in force: cache-matches-store, rc-replicas, rc-status, one-controller,
+// endpoints-match-pods, owners-exist, and the Config's own. At the end of
+// a run: converges.
+
+// checkTerm enforces that controller writes, in store order, never go
+// back to an older term, and that a term belongs to one instance.
+func (s *Sim) checkTerm(in *instance, term int64, key string, rev int64) {
+	if owner, ok := s.termOwner[term]; ok && owner != in {
+		s.violate("single-writer", fmt.Sprintf("%s and %s both wrote with term %d (%s at revision %d)", owner.name, in.name, term, key, rev))
+		return
+	}
+	s.termOwner[term] = in
+	if term < s.lastTerm {
+		s.violate("single-writer", fmt.Sprintf("%s wrote %s at revision %d with term %d after %s wrote with term %d",
+			in.name, key, rev, term, s.lastTermBy.name, s.lastTerm))
+		return
+	}
+	s.lastTerm, s.lastTermBy = term, in
+}
+
+// checkOvershoot enforces, after a controller creates a pod, that the pod's
+// replication controller does not own more active pods than the most
+// replicas it was ever asked for.
+func (s *Sim) checkOvershoot(pod *api.Pod) {
+	ref := api.GetControllerOf(&pod.Metadata)
+	if ref == nil || ref.Kind != "ReplicationController" {
+		return
+	}
+	most, known := s.maxReplicas[ref.UID]
+	if !known {
+		obj, err := s.srv.Get(context.Background(), apiserver.ReplicationControllers, pod.Metadata.Namespace, ref.Name, apiserver.GetOptions{})
+		if err != nil {
+			return
+		}
+		rc := obj.(*api.ReplicationController)
+		if rc.Metadata.UID != ref.UID || rc.Spec.Replicas == nil {
+			return
+		}
+		most = *rc.Spec.Replicas
+		s.maxReplicas[ref.UID] = most
+	}
+	owned := 0
+	for _, p := range s.pods(pod.Metadata.Namespace) {
+		if c := api.GetControllerOf(&p.Metadata); c != nil && c.UID == ref.UID && api.IsPodActive(p) {
+			owned++
+		}
+	}
+	if owned > int(most) {
+		s.violate("rc-no-overshoot", fmt.Sprintf("creating %s gave %s/%s %d active pods; it never asked for more than %d",
+			pod.Metadata.Name, pod.Metadata.Namespace, ref.Name, owned, most))
+	}
+}
+
+// pods lists the pods of a namespace ("" for all) from the store.
+func (s *Sim) pods(namespace string) []*api.Pod {
+	l, err := s.srv.List(context.Background(), apiserver.Pods, namespace, apiserver.ListOptions{})
+	if err != nil {
+		panic("sim: listing pods from the server failed: " + err.Error())
+	}
+	out := make([]*api.Pod, len(l.Items))
+	for i, o := range l.Items {
+		out[i] = o.(*api.Pod)
+	}
+	return out
+}
+
+// checkQuiet checks the quiet-time invariants, once per store revision.
+func (s *Sim) checkQuiet(ctx context.Context) error {
+	rev := s.srv.Store().Rev()
+	if rev == s.checkedRev {
+		return nil
+	}
+	if err := s.Check(ctx); err != nil {
+		var name, detail string
+		if ie, ok := err.(*invariantError); ok {
+			name, detail = ie.name, ie.detail
+		} else {
+			name, detail = "check", err.Error()
+		}
+		s.violate(name, detail)
+		return s.violation
+	}
+	s.checkedRev = rev
+	s.record(Event{Actor: "sim", Kind: "quiet", Detail: "invariants hold"})
+	return nil
+}
+
+type invariantError struct{ name, detail string }
+
+func (e *invariantError) Error() string { return e.name + ": " + e.detail }
+
+func failed(name, format string, args ...any) error {
+	return &invariantError{name: name, detail: fmt.Sprintf(format, args...)}
+}
+
+// Check checks the invariants that hold when the system is quiet: every
+// cache equals the store, every replication controller owns exactly
+// spec.replicas active pods and says so in its status, no pod has two
+// controllers or an owner that is gone, every service's Endpoints list the
+// addresses of its pods, and the Config's own invariants. It returns the
+// first that fails.
+func (s *Sim) Check(ctx context.Context) error {
+	checks := []func(context.Context) error{s.checkCaches, s.checkReplication, s.checkEndpoints, s.checkOwners}
+	for _, check := range checks {
+		if err := check(ctx); err != nil {
+			return err
+		}
+	}
+	for _, inv := range s.cfg.Invariants {
+		if err := inv.Check(ctx, s); err != nil {
+			return failed(inv.Name, "%v", err)
+		}
+	}
+	return nil
+}
+
+// checkCaches compares every running informer's cache with the store.
+func (s *Sim) checkCaches(ctx context.Context) error {
+	var err error
+	s.eachInformer(func(_ *instance, ni *namedInformer) {
+		if err != nil {
+			return
+		}
+		resource := ni.name[strings.LastIndexByte(ni.name, '/')+1:]
+		if !ni.inf.HasSynced() {
+			err = failed("cache-matches-store", "%s has not synced", ni.name)
+			return
+		}
+		l, lerr := s.srv.List(ctx, resource, "", apiserver.ListOptions{})
+		if lerr != nil {
+			err = lerr
+			return
+		}
+		want := make(map[string]string, len(l.Items))
+		for _, o := range l.Items {
+			want[api.KeyOf(o.GetObjectMeta())] = o.GetObjectMeta().ResourceVersion
+		}
+		got := make(map[string]string, len(want))
+		for _, o := range ni.inf.Indexer().List() {
+			got[api.KeyOf(o.GetObjectMeta())] = o.GetObjectMeta().ResourceVersion
+		}
+		if !maps.Equal(want, got) {
+			err = failed("cache-matches-store", "%s: %s", ni.name, mapDiff(want, got))
+		}
+	})
+	return err
+}
+
+// mapDiff describes how got differs from want, key by key, in key order.
+func mapDiff(want, got map[string]string) string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(want)) {
+		if g, ok := got[k]; !ok {
+			out = append(out, "missing "+k)
+		} else if g != want[k] {
+			out = append(out, fmt.Sprintf("%s at rv %s, store has %s", k, g, want[k]))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(got)) {
+		if _, ok := want[k]; !ok {
+			out = append(out, "extra "+k)
+		}
+	}
+	if len(out) > 5 {
+		out = append(out[:5], fmt.Sprintf("and %d more", len(out)-5))
+	}
+	return strings.Join(out, "; ")
+}
+
+// checkReplication: each controller owns spec.replicas active pods, its
+// status says so, and no pod has two controllers.
+func (s *Sim) checkReplication(ctx context.Context) error {
+	l, err := s.srv.List(ctx, apiserver.ReplicationControllers, "", apiserver.ListOptions{})
+	if err != nil {
+		return err
+	}
+	pods := s.pods("")
+	owned := map[api.UID][]*api.Pod{}
+	for _, p := range pods {
+		n := 0
+		for _, ref := range p.Metadata.OwnerReferences {
+			if ref.Controller != nil && *ref.Controller {
+				n++
+			}
+		}
+		if n > 1 {
+			return failed("one-controller", "pod %s has %d controllers", api.KeyOf(&p.Metadata), n)
+		}
+		if ref := api.GetControllerOf(&p.Metadata); ref != nil && api.IsPodActive(p) {
+			owned[ref.UID] = append(owned[ref.UID], p)
+		}
+	}
+	for _, o := range l.Items {
+		rc := o.(*api.ReplicationController)
+		if rc.Metadata.DeletionTimestamp != nil {
+			continue
+		}
+		key := api.KeyOf(&rc.Metadata)
+		want := int32(1)
+		if rc.Spec.Replicas != nil {
+			want = *rc.Spec.Replicas
+		}
+		have := owned[rc.Metadata.UID]
+		if int32(len(have)) != want {
+			return failed("rc-replicas", "%s wants %d replicas and owns %d active pods", key, want, len(have))
+		}
+		ready := int32(0)
+		for _, p := range have {
+			if api.IsPodReady(p) {
+				ready++
+			}
+		}
+		st := rc.Status
+		if st.Replicas != want || st.ReadyReplicas != ready || st.ObservedGeneration != rc.Metadata.Generation {
+			return failed("rc-status", "%s: status says replicas=%d ready=%d observedGeneration=%d; it owns %d, %d ready, generation %d",
+				key, st.Replicas, st.ReadyReplicas, st.ObservedGeneration, want, ready, rc.Metadata.Generation)
+		}
+	}
+	return nil
+}
+
+// checkEndpoints: every service with a selector and numeric target ports
+// has Endpoints whose ready and not-ready addresses are exactly the IPs of
+// its selected, running, undeleted pods, split by readiness.
+func (s *Sim) checkEndpoints(ctx context.Context) error {
+	l, err := s.srv.List(ctx, apiserver.Services, "", apiserver.ListOptions{})
+	if err != nil {
+		return err
+	}
+	for _, o := range l.Items {
+		svc := o.(*api.Service)
+		if len(svc.Spec.Selector) == 0 || hasNamedTargetPort(svc) || len(svc.Spec.Ports) == 0 {
+			continue
+		}
+		sel := api.SelectorFromSet(svc.Spec.Selector)
+		var wantReady, wantNotReady []string
+		for _, p := range s.pods(svc.Metadata.Namespace) {
+			if !sel.Matches(p.Metadata.Labels) || p.Status.PodIP == "" || p.Metadata.DeletionTimestamp != nil ||
+				p.Status.Phase == api.PodFailed || p.Status.Phase == api.PodSucceeded {
+				continue
+			}
+			if api.IsPodReady(p) || svc.Spec.PublishNotReadyAddresses {
+				wantReady = append(wantReady, p.Status.PodIP)
+			} else {
+				wantNotReady = append(wantNotReady, p.Status.PodIP)
+			}
+		}
+		key := api.KeyOf(&svc.Metadata)
+		obj, err := s.srv.Get(ctx, apiserver.Endpoints, svc.Metadata.Namespace, svc.Metadata.Name, apiserver.GetOptions{})
+		if apiserver.IsNotFound(err) {
+			return failed("endpoints-match-pods", "service %s has no Endpoints", key)
+		} else if err != nil {
+			return err
+		}
+		var gotReady, gotNotReady []string
+		for _, ss := range obj.(*api.Endpoints).Subsets {
+			for _, a := range ss.Addresses {
+				gotReady = append(gotReady, a.IP)
+			}
+			for _, a := range ss.NotReadyAddresses {
+				gotNotReady = append(gotNotReady, a.IP)
+			}
+		}
+		for _, x := range [][]string{wantReady, wantNotReady, gotReady, gotNotReady} {
+			slices.Sort(x)
+		}
+		gotReady, gotNotReady = slices.Compact(gotReady), slices.Compact(gotNotReady)
+		if !slices.Equal(wantReady, gotReady) || !slices.Equal(wantNotReady, gotNotReady) {
+			return failed("endpoints-match-pods", "service %s: Endpoints list ready %v, not ready %v; its pods are ready %v, not ready %v",
+				key, gotReady, gotNotReady, wantReady, wantNotReady)
+		}
+	}
+	return nil
+}
+
+func hasNamedTargetPort(svc *api.Service) bool {
+	for _, p := range svc.Spec.Ports {
+		if p.TargetPort.Type == api.String {
+			return true
+		}
+	}
+	return false
+}
+
+// checkOwners: no pod names a replication controller owner that is gone
+// (the garbage collector has caught up).
+func (s *Sim) checkOwners(ctx context.Context) error {
+	l, err := s.srv.List(ctx, apiserver.ReplicationControllers, "", apiserver.ListOptions{})
+	if err != nil {
+		return err
+	}
+	live := map[api.UID]bool{}
+	for _, o := range l.Items {
+		live[o.GetObjectMeta().UID] = true
+	}
+	for _, p := range s.pods("") {
+		for _, ref := range p.Metadata.OwnerReferences {
+			if ref.Kind == "ReplicationController" && !live[ref.UID] {
+				return failed("owners-exist", "pod %s is owned by %s %s (uid %s), which is gone",
+					api.KeyOf(&p.Metadata), ref.Kind, ref.Name, ref.UID)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,103 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
+)
+
+// recordingClient traces every successful write of one actor, with the
+// revision it made, and checks the invariants that concern writes: the
+// store's revision only rises, a controller-manager instance writes only
+// with a term no older than the last write's (and no two instances share
+// a term), and no replication controller creates a pod beyond the most
+// replicas it was ever asked for.
+type recordingClient struct {
+	apiserver.Client
+	s     *Sim
+	actor string
+	inst  *instance // nil for actors outside the controller managers
+	term  int64     // the term this client's controllers were built for
+}
+
+func (c *recordingClient) wrote(kind string, obj api.Object, key string) {
+	s := c.s
+	rev := s.srv.Store().Rev()
+	detail := ""
+	if c.inst != nil {
+		detail = fmt.Sprintf("term=%d", c.term)
+		if rev == s.lastWriteRev {
+			detail = "" // an unchanged write is no write: no term to check
+		}
+		s.checkTerm(c.inst, c.term, key, rev)
+	}
+	switch {
+	case rev < s.lastWriteRev:
+		s.violate("revisions-rise", fmt.Sprintf("%s %s made revision %d after revision %d", kind, key, rev, s.lastWriteRev))
+	case rev == s.lastWriteRev:
+		detail = strings.TrimSpace(detail + " unchanged") // the server stores no write that changes nothing
+	}
+	s.lastWriteRev = rev
+	s.record(Event{Actor: c.actor, Kind: kind, Key: key, Rev: rev, Detail: detail})
+	if kind == "create" {
+		if pod, ok := obj.(*api.Pod); ok {
+			s.checkOvershoot(pod)
+		}
+	}
+	if rc, ok := obj.(*api.ReplicationController); ok && rc.Spec.Replicas != nil {
+		s.maxReplicas[rc.Metadata.UID] = max(s.maxReplicas[rc.Metadata.UID], *rc.Spec.Replicas)
+	}
+}
+
+func (c *recordingClient) Create(ctx context.Context, obj api.Object) (api.Object, error) {
+	out, err := c.Client.Create(ctx, obj)
+	if err == nil {
+		c.wrote("create", out, api.KeyOf(out.GetObjectMeta()))
+	}
+	return out, err
+}
+
+func (c *recordingClient) Update(ctx context.Context, obj api.Object) (api.Object, error) {
+	out, err := c.Client.Update(ctx, obj)
+	if err == nil {
+		c.wrote("update", out, api.KeyOf(out.GetObjectMeta()))
+	}
+	return out, err
+}
+
+func (c *recordingClient) UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error) {
+	out, err := c.Client.UpdateStatus(ctx, obj)
+	if err == nil {
+		c.wrote("status", out, api.KeyOf(out.GetObjectMeta()))
+	}
+	return out, err
+}
+
+func (c *recordingClient) Delete(ctx context.Context, resource, namespace, name string, opts api.DeleteOptions) (api.Object, error) {
+	out, err := c.Client.Delete(ctx, resource, namespace, name, opts)
+	if err == nil {
+		key := name
+		if namespace != "" {
+			key = namespace + "/" + name
+		}
+		c.wrote("delete", out, key)
+	}
+	return out, err
+}
+
+// binder is nodesim's pods/binding writer, traced like the other writes.
+type binder struct {
+	c   *faultClient
+	rec *recordingClient
+}
+
+func (b binder) Bind(ctx context.Context, namespace, name, node string) (*api.Pod, error) {
+	pod, err := b.c.Bind(ctx, namespace, name, node)
+	if err == nil {
+		b.rec.wrote("bind", pod, api.KeyOf(&pod.Metadata))
+	}
+	return pod, err
+}
