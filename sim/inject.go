@@ -14,9 +14,10 @@ import (
 // every write, or from the start).
 var discreteFaults = []Fault{WatchClose, Compact, StaleCache, Crash, Pause, PodCrash, NodeDown}
 
-// between draws a duration in [lo, hi).
+// between draws a duration in [lo, hi), in whole milliseconds so the
+// trace's times stay readable.
 func between(r interface{ Int64N(int64) int64 }, lo, hi time.Duration) time.Duration {
-	return lo + time.Duration(r.Int64N(int64(hi-lo)))
+	return lo + time.Duration(r.Int64N(int64((hi-lo)/time.Millisecond)))*time.Millisecond
 }
 
 func (s *Sim) scheduleNextFault() {

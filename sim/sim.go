@@ -118,7 +118,7 @@ func New(ctx context.Context, cfg Config) (*Sim, error) {
 	for i := range cfg.Instances {
 		in := &instance{name: "m" + strconv.Itoa(i)}
 		if cfg.Faults.Has(Skew) {
-			in.skew = time.Duration(s.faultRand.Int64N(int64(6*time.Second))) - 3*time.Second
+			in.skew = between(s.faultRand, -3*time.Second, 3*time.Second)
 		}
 		in.clock = skewedClock{f: s.clock, skew: in.skew}
 		if err := s.startInstance(in); err != nil {

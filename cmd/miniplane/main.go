@@ -61,7 +61,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return nil
 	case "demo":
 		return runDemo(rest, stdout, stderr)
-	case "serve", "sim":
+	case "sim":
+		return runSim(rest, stdout, stderr)
+	case "serve":
 		return usageError{fmt.Sprintf("%q is not built yet; 'miniplane help' lists what is", cmd)}
 	default:
 		fmt.Fprint(stderr, usage)

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/miniplane/miniplane/sim"
+)
+
+// errViolated is what runSim returns when an invariant failed; the report
+// is printed already.
+var errViolated = errors.New("an invariant was violated")
+
+// simOptions are the flags of `miniplane sim`.
+type simOptions struct {
+	seed         uint64
+	first, last  uint64 // --seeds A..B; last == 0: one run of seed
+	duration     time.Duration
+	faults       sim.FaultSet
+	faultsText   string
+	scenario     sim.Scenario
+	tracePath    string
+	verbose      bool
+	convergeWait time.Duration
+}
+
+func parseSimFlags(args []string, stderr io.Writer) (opts simOptions, help bool, err error) {
+	fs := newFlagSet("sim", stderr)
+	seed := fs.Uint64("seed", 1, "the seed: one seed, one trace")
+	seeds := fs.String("seeds", "", "sweep the seeds `A..B` (inclusive) and report the violations")
+	fs.DurationVar(&opts.duration, "duration", 10*time.Minute, "virtual time to run with faults, before converging")
+	faults := fs.String("faults", "all", "faults to inject: all, none, or a comma-separated list of "+faultNames())
+	scenario := fs.String("scenario", "default", "the scenario to run: "+scenarioNames())
+	fs.StringVar(&opts.tracePath, "trace", "", "write the trace, one JSON line per step, to `FILE`")
+	fs.DurationVar(&opts.convergeWait, "converge-within", sim.DefaultConvergeWithin, "virtual time allowed to converge after the last fault")
+	fs.BoolVar(&opts.verbose, "v", false, "log the components' debug output to stderr")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `Usage: miniplane sim [flags]
+
+Runs the control plane in the deterministic simulator: one goroutine, a
+virtual clock, every step and fault drawn from the seed, invariants checked
+at every step. The last line is
+  seed=N steps=S virtual=D fingerprint=sha256:HEX invariants=ok
+and the exit status is 0 when every invariant held, 1 otherwise.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	if help, err = parseFlags(fs, args); help || err != nil {
+		return opts, help, err
+	}
+	opts.seed = *seed
+	if opts.duration <= 0 {
+		return opts, false, usageError{fmt.Sprintf("--duration must be positive, not %v", opts.duration)}
+	}
+	if opts.convergeWait <= 0 {
+		return opts, false, usageError{fmt.Sprintf("--converge-within must be positive, not %v", opts.convergeWait)}
+	}
+	if opts.faults, err = sim.ParseFaults(*faults); err != nil {
+		return opts, false, usageError{"--faults: " + err.Error()}
+	}
+	opts.faultsText = opts.faults.String()
+	if opts.scenario, err = sim.ScenarioByName(*scenario); err != nil {
+		return opts, false, usageError{"--scenario: " + err.Error()}
+	}
+	if *seeds != "" {
+		if opts.first, opts.last, err = parseSeedRange(*seeds); err != nil {
+			return opts, false, usageError{"--seeds: " + err.Error()}
+		}
+		if opts.tracePath != "" {
+			return opts, false, usageError{"--trace takes one run: use --seed with it, not --seeds"}
+		}
+	}
+	return opts, false, nil
+}
+
+func parseSeedRange(s string) (first, last uint64, err error) {
+	a, b, ok := strings.Cut(s, "..")
+	if !ok {
+		return 0, 0, fmt.Errorf("want A..B, got %q", s)
+	}
+	if first, err = strconv.ParseUint(a, 10, 64); err != nil {
+		return 0, 0, fmt.Errorf("bad first seed %q", a)
+	}
+	if last, err = strconv.ParseUint(b, 10, 64); err != nil {
+		return 0, 0, fmt.Errorf("bad last seed %q", b)
+	}
+	if last < first {
+		return 0, 0, fmt.Errorf("%d..%d is empty", first, last)
+	}
+	return first, last, nil
+}
+
+func faultNames() string {
+	var names []string
+	for _, f := range sim.AllFaults.List() {
+		names = append(names, f.String())
+	}
+	return strings.Join(names, ", ")
+}
+
+func scenarioNames() string {
+	var names []string
+	for _, sc := range sim.Scenarios() {
+		names = append(names, sc.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// replayCommand is the command line that replays one seed.
+func (o simOptions) replayCommand(seed uint64) string {
+	return fmt.Sprintf("miniplane sim --seed %d --duration %v --faults %s --scenario %s", seed, o.duration, o.faultsText, o.scenario.Name)
+}
+
+func (o simOptions) config(seed uint64, stderr io.Writer) sim.Config {
+	cfg := sim.Config{Seed: seed, Faults: o.faults, ConvergeWithin: o.convergeWait}
+	if o.verbose {
+		cfg.Logger = newLogger(stderr, true)
+	}
+	return cfg
+}
+
+// runSim is `miniplane sim`.
+func runSim(args []string, stdout, stderr io.Writer) error {
+	opts, help, err := parseSimFlags(args, stderr)
+	if help || err != nil {
+		return err
+	}
+	ctx := context.Background()
+	if opts.last != 0 || opts.first != 0 {
+		return sweepSeeds(ctx, opts, stdout, stderr)
+	}
+	cfg := opts.config(opts.seed, stderr)
+	var traceFile *os.File
+	if opts.tracePath != "" {
+		if traceFile, err = os.Create(opts.tracePath); err != nil {
+			return err
+		}
+		defer traceFile.Close()
+		cfg.Trace = traceFile
+	}
+	start := time.Now()
+	res, err := sim.RunScenario(ctx, cfg, opts.scenario, opts.duration)
+	if err != nil {
+		return err
+	}
+	wall := time.Since(start)
+	fmt.Fprintf(stdout, "scenario %s (%s)\nfaults %s; %d steps in %v of wall time for %v of virtual time\n",
+		opts.scenario.Name, opts.scenario.Description, opts.faultsText, res.Steps, wall.Round(time.Millisecond), res.Virtual)
+	if traceFile != nil {
+		if err := traceFile.Close(); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "trace written to %s\n", opts.tracePath)
+	}
+	if v := res.Violation; v != nil {
+		v.Replay = opts.replayCommand(opts.seed)
+		fmt.Fprint(stdout, v.Report())
+		fmt.Fprintln(stdout, res)
+		return errViolated
+	}
+	fmt.Fprintln(stdout, res)
+	return nil
+}
+
+// sweepSeeds runs every seed of the range and reports the violations.
+func sweepSeeds(ctx context.Context, opts simOptions, stdout, stderr io.Writer) error {
+	start := time.Now()
+	var runs, violations, steps int
+	var virtual time.Duration
+	for seed := opts.first; ; seed++ {
+		res, err := sim.RunScenario(ctx, opts.config(seed, stderr), opts.scenario, opts.duration)
+		if err != nil {
+			return fmt.Errorf("seed %d: %w", seed, err)
+		}
+		runs++
+		steps += res.Steps
+		virtual += res.Virtual
+		if v := res.Violation; v != nil {
+			violations++
+			v.Replay = opts.replayCommand(seed)
+			fmt.Fprint(stdout, v.Report())
+		}
+		if seed == opts.last {
+			break
+		}
+	}
+	wall := time.Since(start)
+	fmt.Fprintf(stdout, "seeds=%d..%d runs=%d violations=%d steps=%d virtual=%v wall=%v\n",
+		opts.first, opts.last, runs, violations, steps, virtual, wall.Round(time.Millisecond))
+	if violations > 0 {
+		return errViolated
+	}
+	return nil
+}

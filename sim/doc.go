@@ -1,0 +1,66 @@
+// Package sim is miniplane's deterministic simulator: it runs the whole
+// control plane — store and API server, the controller-manager instances
+// with their informers, workqueues and controllers, and the simulated
+// kubelet and scheduler — from one goroutine on a virtual clock, choosing
+// at each step, from a seeded source, which of the runnable steps goes
+// next. One seed gives one trace, byte for byte, on any machine.
+//
+// It has no single Kubernetes counterpart. It plays the part of the
+// goroutines, network and wall clock of a real cluster, in the way of
+// FoundationDB's simulation testing and of Sieve and Acto, which find
+// controller bugs by delaying a controller's view of the cluster.
+//
+// # Steps
+//
+// Every component already has a step form (DESIGN.md, rule 4); a step of
+// the simulator is one of them: a reflector's Step (list, watch, or hand
+// over the watch's pending events), an informer's ProcessOne (one key's
+// deltas into the cache), a Registration's DispatchOne (one notification
+// to one handler), a due resync, a controller's ProcessOne (one work
+// item), an elector's round, the server's Sweep of ended grace periods, a
+// scripted user action, or a fault. Steps take no virtual time: when
+// nothing is runnable the clock jumps to the next deadline (a delayed
+// queue item, a backoff, a grace period, a lease renewal, a fault), firing
+// the timers due then.
+//
+// # Faults
+//
+// Each is switchable (FaultSet, ParseFaults) and drawn from the seed: a
+// watch closed; the history compacted (410 Gone, relist); writes failing
+// with Conflict or a server error; an informer held back (a stale cache);
+// a controller-manager instance crashing and restarting with empty
+// caches; a leader's elector pausing; clock skew between instances; a pod
+// crashing; a node going down and coming back.
+//
+// # Invariants
+//
+// Checked at every step or write: the store's revisions only rise; a watch
+// delivers each event once, in order, or ends with an error; controller
+// writes, in store order, never go back to an older leadership term, and
+// no two instances share one; a replication controller never owns more
+// active pods than the most replicas it was asked for. Checked whenever
+// the system is quiet and no fault is in force: every cache equals the
+// store; every replication controller owns spec.replicas active pods and
+// says so in its status; no pod has two controllers or a vanished owner;
+// every service's Endpoints list exactly its pods' addresses; and the
+// invariants a test adds. After the last fault, the system must be quiet
+// within Config.ConvergeWithin. The first violation stops the run (see
+// Violation).
+//
+// # For controller authors
+//
+// Config.Controllers adds a controller, built like the built-in ones from
+// an informer factory, a clock and a Client, to every instance; New,
+// Step, RunFor, RunUntilQuiet, Inject, Check and Config.Invariants drive
+// and judge the run. See the package example.
+//
+// # Leader election
+//
+// Config.Elect is the seam to leader election: with it, N instances each
+// run an elector, build their controllers afresh each time they start
+// leading, and write through the elector's guard. Without it a lone
+// instance always leads, with a new term each time it starts.
+//
+// The package imports everything but cmd. A Sim is driven from one
+// goroutine and is not safe for concurrent use; it starts no goroutine.
+package sim
