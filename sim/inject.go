@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/miniplane/miniplane/api"
@@ -83,17 +84,18 @@ func (s *Sim) Inject(ctx context.Context, f Fault) error {
 		}
 		s.faultEvent(f, "", fmt.Sprintf("history compacted to revision %d", rev))
 	case StaleCache:
-		in := s.pickInstance(func(in *instance) bool { return in.up })
-		if in == nil {
-			return fmt.Errorf("no instance is up")
+		var targets []*namedInformer
+		s.eachInformer(func(_ *instance, ni *namedInformer) {
+			if !ni.held && staleTargets[ni.name[strings.LastIndexByte(ni.name, '/')+1:]] {
+				targets = append(targets, ni)
+			}
+		})
+		if len(targets) == 0 {
+			return fmt.Errorf("no informer to hold back")
 		}
-		ni := in.informers[s.faultRand.IntN(len(in.informers))]
-		if ni.held {
-			return fmt.Errorf("%s is held already", ni.name)
-		}
-		ni.held = true
-		d := s.healAfter(2*time.Second, 30*time.Second, ni.name, func(context.Context) { ni.held = false })
-		s.faultEvent(f, ni.name, "deliveries held for "+d.String())
+		ni := targets[s.faultRand.IntN(len(targets))]
+		d := between(s.faultRand, 2*time.Second, 30*time.Second)
+		s.Hold(ni.name, d)
 	case Crash:
 		in := s.pickInstance(func(in *instance) bool { return in.up })
 		if in == nil {
@@ -166,6 +168,38 @@ func nodeIsReady(n *api.Node) bool {
 		}
 	}
 	return false
+}
+
+// staleTargets are the resources whose informers StaleCache holds back:
+// those the controllers act on.
+var staleTargets = map[string]bool{
+	apiserver.Pods: true, apiserver.ReplicationControllers: true, apiserver.Services: true,
+	apiserver.Endpoints: true, apiserver.Nodes: true,
+}
+
+// Hold holds back the informer named name ("m0/pods", "nodesim/nodes") for
+// d: its reflector and FIFO are not stepped, so its cache falls behind the
+// store, and what is already queued for its handlers is still delivered.
+// It reports whether there was such an informer, not held already.
+func (s *Sim) Hold(name string, d time.Duration) bool {
+	var target *namedInformer
+	s.eachInformer(func(_ *instance, ni *namedInformer) {
+		if ni.name == name && !ni.held {
+			target = ni
+		}
+	})
+	if target == nil {
+		return false
+	}
+	target.held = true
+	s.unhealed++
+	s.schedule(s.clock.Now().Add(d), true, func(context.Context) {
+		s.unhealed--
+		target.held = false
+		s.record(Event{Actor: "fault", Kind: "heal", Key: name})
+	})
+	s.faultEvent(StaleCache, name, "deliveries held for "+d.String())
+	return true
 }
 
 // unfaulted runs fn, the fault injector's own write, with no write fault

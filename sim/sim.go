@@ -15,6 +15,10 @@ import (
 	"github.com/miniplane/miniplane/internal/clock"
 )
 
+// faultOdds is one in how many steps a due fault strikes before, while
+// other steps are runnable.
+const faultOdds = 8
+
 // maxStepsAtOneInstant bounds the steps taken without virtual time moving:
 // more means components keep each other busy forever (a livelock).
 const maxStepsAtOneInstant = 500_000
@@ -225,12 +229,19 @@ func (s *Sim) step(ctx context.Context) bool {
 		ev.fn(ctx)
 		return true
 	}
-	if s.injecting && !s.nextFault.IsZero() && !now.Before(s.nextFault) {
-		s.injectRandomFault(ctx)
-		s.scheduleNextFault()
-		return true
-	}
 	s.cands = s.collect(s.cands[:0], now)
+	if s.injecting && !s.nextFault.IsZero() && !now.Before(s.nextFault) {
+		// A due fault waits for something to be going on and strikes
+		// between two of its steps — mid-reconcile, between a write and
+		// its delivery — at a point drawn from the seed; if nothing goes
+		// on for FaultEvery, it strikes anyway.
+		overdue := now.Sub(s.nextFault) >= s.cfg.FaultEvery
+		if overdue || (len(s.cands) > 0 && s.faultRand.IntN(faultOdds) == 0) {
+			s.injectRandomFault(ctx)
+			s.scheduleNextFault()
+			return true
+		}
+	}
 	for len(s.cands) > 0 {
 		i := s.sched.IntN(len(s.cands))
 		if s.run(ctx, s.cands[i]) {
@@ -369,8 +380,12 @@ func (s *Sim) nextWake(periodic bool) (time.Time, bool) {
 				consider(in.electAt, !in.electAt.IsZero())
 			}
 		}
-		if s.injecting {
-			consider(s.nextFault, !s.nextFault.IsZero())
+		if s.injecting && !s.nextFault.IsZero() {
+			if now.Before(s.nextFault) {
+				consider(s.nextFault, true)
+			} else {
+				consider(s.nextFault.Add(s.cfg.FaultEvery), true) // when it is overdue
+			}
 		}
 		if t, ok := s.clock.NextDeadline(); ok {
 			if !t.After(now) {
