@@ -1,0 +1,222 @@
+package sim_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/miniplane/miniplane/sim"
+)
+
+var (
+	update = flag.Bool("update", false, "rewrite the golden traces under testdata")
+	sweep  = flag.Int("sweep", 0, "run the default scenario with all faults over this many seeds (README's figure)")
+)
+
+// helperEnv makes the test binary print one run's fingerprint and exit:
+// TestFingerprintSameAcrossProcesses runs itself with it.
+const helperEnv = "MINIPLANE_SIM_FINGERPRINT_SEED"
+
+func TestMain(m *testing.M) {
+	if seed := os.Getenv(helperEnv); seed != "" {
+		var n uint64
+		if _, err := fmt.Sscan(seed, &n); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		res := mustRun(nil, sim.Config{Seed: n, Faults: sim.AllFaults}, "default", 10*time.Minute)
+		fmt.Println(res.Fingerprint)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// mustRun runs a scenario; t may be nil in the helper process.
+func mustRun(t *testing.T, cfg sim.Config, scenario string, d time.Duration) sim.Result {
+	sc, err := sim.ScenarioByName(scenario)
+	if err == nil {
+		var res sim.Result
+		res, err = sim.RunScenario(context.Background(), cfg, sc, d)
+		if err == nil {
+			return res
+		}
+	}
+	if t == nil {
+		panic(err)
+	}
+	require.NoError(t, err)
+	return sim.Result{}
+}
+
+func TestSameSeedSameFingerprintInOneProcess(t *testing.T) {
+	tests := []struct {
+		name     string
+		scenario string
+		faults   sim.FaultSet
+	}{
+		{"default, no faults", "default", 0},
+		{"default, all faults", "default", sim.AllFaults},
+		{"small, stale caches and crashes", "small", sim.FaultSet(0).With(sim.StaleCache).With(sim.Crash)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var traces [2]bytes.Buffer
+			var res [2]sim.Result
+			for i := range 2 {
+				res[i] = mustRun(t, sim.Config{Seed: 7, Faults: tt.faults, Trace: &traces[i]}, tt.scenario, 10*time.Minute)
+				require.Nil(t, res[i].Violation)
+			}
+			assert.Equal(t, res[0], res[1])
+			assert.Equal(t, traces[0].String(), traces[1].String(), "byte for byte")
+			assert.Greater(t, res[0].Steps, 100)
+		})
+	}
+}
+
+func TestSameSeedSameFingerprintAcrossProcesses(t *testing.T) {
+	const seed = 3
+	want := mustRun(t, sim.Config{Seed: seed, Faults: sim.AllFaults}, "default", 10*time.Minute).Fingerprint
+	for i := range 2 {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", helperEnv, seed))
+		out, err := cmd.Output()
+		require.NoError(t, err, "helper process %d", i)
+		assert.Equal(t, want, strings.TrimSpace(string(out)), "process %d", i)
+	}
+}
+
+func TestDifferentSeedsGiveDifferentTraces(t *testing.T) {
+	seen := map[string]uint64{}
+	for seed := uint64(1); seed <= 10; seed++ {
+		res := mustRun(t, sim.Config{Seed: seed, Faults: sim.AllFaults}, "default", 10*time.Minute)
+		require.Nil(t, res.Violation, "seed %d", seed)
+		if other, dup := seen[res.Fingerprint]; dup {
+			t.Fatalf("seeds %d and %d have the same fingerprint %s", other, seed, res.Fingerprint)
+		}
+		seen[res.Fingerprint] = seed
+	}
+}
+
+// TestSweepAllFaults is the normal run's sweep: 200 seeds of the default
+// scenario with every fault on, and every invariant must hold.
+func TestSweepAllFaults(t *testing.T) {
+	seeds := uint64(200)
+	if testing.Short() {
+		seeds = 20
+	}
+	for seed := uint64(1); seed <= seeds; seed++ {
+		res := mustRun(t, sim.Config{Seed: seed, Faults: sim.AllFaults}, "default", 10*time.Minute)
+		if res.Violation != nil {
+			t.Fatalf("seed %d:\n%s", seed, res.Violation.Report())
+		}
+	}
+}
+
+// TestSweepMany is README's figure: go test ./sim -run SweepMany -sweep 10000.
+func TestSweepMany(t *testing.T) {
+	if *sweep == 0 {
+		t.Skip("set -sweep N to run N seeds")
+	}
+	start := time.Now()
+	var steps int
+	var virtual time.Duration
+	for seed := uint64(1); seed <= uint64(*sweep); seed++ {
+		res := mustRun(t, sim.Config{Seed: seed, Faults: sim.AllFaults}, "default", 10*time.Minute)
+		if res.Violation != nil {
+			t.Fatalf("seed %d:\n%s", seed, res.Violation.Report())
+		}
+		steps += res.Steps
+		virtual += res.Virtual
+	}
+	t.Logf("%d seeds, no violation: %d steps, %v virtual, %v wall", *sweep, steps, virtual, time.Since(start))
+}
+
+// TestPlantedBugIsFound: a replication controller without expectations
+// creates pods its cache has not caught up with; the simulator finds it
+// within a few seeds.
+func TestPlantedBugIsFound(t *testing.T) {
+	for _, faults := range []sim.FaultSet{0, sim.AllFaults} {
+		t.Run(faults.String(), func(t *testing.T) {
+			found := uint64(0)
+			var v *sim.Violation
+			for seed := uint64(1); seed <= 5 && found == 0; seed++ {
+				res := mustRun(t, sim.Config{Seed: seed, Faults: faults, ReplicationWithoutExpectations: true}, "default", 10*time.Minute)
+				if res.Violation != nil {
+					found, v = seed, res.Violation
+				}
+			}
+			require.NotZero(t, found, "no seed of 1..5 found the bug")
+			assert.Equal(t, "rc-no-overshoot", v.Invariant)
+			assert.Equal(t, found, v.Seed)
+			assert.NotEmpty(t, v.Trace)
+			assert.Contains(t, v.Trace[len(v.Trace)-1], `"kind":"violation"`)
+			assert.Contains(t, v.Trace[len(v.Trace)-2], `"actor":"m0/replication","kind":"create"`, "the offending write comes just before")
+		})
+	}
+}
+
+// TestGoldenTraces keeps short scenarios' traces under testdata; rewrite
+// them with -update and review the diff.
+func TestGoldenTraces(t *testing.T) {
+	tests := []struct {
+		file   string
+		seed   uint64
+		faults sim.FaultSet
+	}{
+		{"small-seed1-nofaults.jsonl", 1, 0},
+		{"small-seed2-allfaults.jsonl", 2, sim.AllFaults},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			var trace bytes.Buffer
+			res := mustRun(t, sim.Config{Seed: tt.seed, Faults: tt.faults, Trace: &trace, FaultEvery: 5 * time.Second}, "small", time.Minute)
+			require.Nil(t, res.Violation)
+			path := filepath.Join("testdata", tt.file)
+			if *update {
+				require.NoError(t, os.WriteFile(path, trace.Bytes(), 0o644))
+			}
+			want, err := os.ReadFile(path)
+			require.NoError(t, err, "run with -update to create it")
+			assert.Equal(t, string(want), trace.String())
+		})
+	}
+}
+
+func TestParseFaults(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    sim.FaultSet
+		wantErr string
+	}{
+		{"all", sim.AllFaults, ""},
+		{"none", 0, ""},
+		{"", 0, ""},
+		{"crash", sim.FaultSet(0).With(sim.Crash), ""},
+		{"stale, conflict", sim.FaultSet(0).With(sim.StaleCache).With(sim.Conflict), ""},
+		{"crash,bogus", 0, `unknown fault "bogus"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := sim.ParseFaults(tt.in)
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+			again, err := sim.ParseFaults(got.String())
+			require.NoError(t, err)
+			assert.Equal(t, got, again, "String parses back")
+		})
+	}
+}
