@@ -202,6 +202,24 @@ func (s *Sim) Hold(name string, d time.Duration) bool {
 	return true
 }
 
+// maybeHoldAfterWrite is the sharpest stale-cache fault, Sieve's: when a
+// fault is due, a controller's write may be followed at once by holding
+// back its own instance's informer of what it wrote, so its next sync
+// reads a cache that has not seen the write.
+func (s *Sim) maybeHoldAfterWrite(in *instance, obj api.Object) {
+	now := s.clock.Now()
+	if !s.injecting || !s.cfg.Faults.Has(StaleCache) || s.nextFault.IsZero() || now.Before(s.nextFault) || obj == nil {
+		return
+	}
+	if s.faultRand.IntN(2) != 0 {
+		return
+	}
+	resource, _, _ := objName(obj)
+	if s.Hold(in.name+"/"+resource, between(s.faultRand, 2*time.Second, 30*time.Second)) {
+		s.scheduleNextFault()
+	}
+}
+
 // unfaulted runs fn, the fault injector's own write, with no write fault
 // injected into it.
 func (s *Sim) unfaulted(fn func() error) error {

@@ -42,6 +42,9 @@ func (c *recordingClient) wrote(kind string, obj api.Object, key string) {
 	}
 	s.lastWriteRev = rev
 	s.record(Event{Actor: c.actor, Kind: kind, Key: key, Rev: rev, Detail: detail})
+	if c.inst != nil {
+		s.maybeHoldAfterWrite(c.inst, obj)
+	}
 	if kind == "create" {
 		if pod, ok := obj.(*api.Pod); ok {
 			s.checkOvershoot(pod)

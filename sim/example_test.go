@@ -1,0 +1,197 @@
+package sim_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/controllers/workqueue"
+	"github.com/miniplane/miniplane/informer"
+	"github.com/miniplane/miniplane/sim"
+)
+
+// agentLabel marks an agent pod with the node it is for.
+const agentLabel = "agent-for"
+
+// agentController keeps one agent pod per node, a DaemonSet in miniature,
+// written the way a first controller often is: it counts the agents in
+// its cache and creates one when it sees none. With checkLive it asks the
+// API server before creating, which is the fix.
+type agentController struct {
+	client    apiserver.Client
+	nodes     informer.Lister[*api.Node]
+	pods      informer.Lister[*api.Pod]
+	queue     *workqueue.Queue[string]
+	regs      []*informer.Registration
+	checkLive bool
+}
+
+func agentControllerFunc(checkLive bool) sim.ControllerFunc {
+	return sim.ControllerFunc{Name: "agents", New: func(cc sim.ControllerContext) (sim.Controller, error) {
+		nodeInf, podInf := cc.Factory.ForResource(apiserver.Nodes), cc.Factory.ForResource(apiserver.Pods)
+		c := &agentController{
+			client:    cc.Client,
+			nodes:     informer.NewLister[*api.Node](nodeInf, apiserver.GroupResource{Resource: apiserver.Nodes}),
+			pods:      informer.NewLister[*api.Pod](podInf, apiserver.GroupResource{Resource: apiserver.Pods}),
+			queue:     workqueue.New(workqueue.Config[string]{Name: "agents", Clock: cc.Clock}),
+			checkLive: checkLive,
+		}
+		node := func(obj api.Object) { c.queue.Add(obj.GetObjectMeta().Name) }
+		agent := func(obj api.Object) {
+			if n := obj.GetObjectMeta().Labels[agentLabel]; n != "" {
+				c.queue.Add(n)
+			}
+		}
+		c.regs = append(c.regs,
+			// Every 10s the controller looks at every node again.
+			nodeInf.AddEventHandler(informer.HandlerFuncs{
+				AddFunc:    func(obj api.Object, _ bool) { node(obj) },
+				UpdateFunc: func(_, obj api.Object) { node(obj) },
+			}, 10*time.Second),
+			podInf.AddEventHandler(informer.HandlerFuncs{
+				AddFunc:    func(obj api.Object, _ bool) { agent(obj) },
+				UpdateFunc: func(_, obj api.Object) { agent(obj) },
+				DeleteFunc: func(obj any) {
+					if o, _ := informer.DeletedObject(obj); o != nil {
+						agent(o)
+					}
+				},
+			}, 0))
+		return c, nil
+	}}
+}
+
+func (c *agentController) HasSynced() bool {
+	for _, r := range c.regs {
+		if !r.HasSynced() {
+			return false
+		}
+	}
+	return true
+}
+
+// Queue lets the simulator see whether the controller has work.
+func (c *agentController) Queue() *workqueue.Queue[string] { return c.queue }
+
+func (c *agentController) ProcessOne(ctx context.Context) bool {
+	node, ok, _ := c.queue.TryGet()
+	if !ok {
+		return false
+	}
+	defer c.queue.Done(node)
+	if err := c.sync(ctx, node); err != nil {
+		c.queue.AddRateLimited(node)
+		return true
+	}
+	c.queue.Forget(node)
+	return true
+}
+
+func (c *agentController) sync(ctx context.Context, node string) error {
+	if _, err := c.nodes.Get(node); apiserver.IsNotFound(err) {
+		return nil
+	}
+	sel := api.SelectorFromSet(map[string]string{agentLabel: node})
+	agents := c.pods.Namespace("kube-system").List(sel)
+	if c.checkLive {
+		live, _, err := apiserver.For[*api.Pod](c.client).List(ctx, "kube-system", apiserver.ListOptions{LabelSelector: sel.String()})
+		if err != nil {
+			return err
+		}
+		agents = live
+	}
+	for _, p := range agents {
+		if api.IsPodActive(p) {
+			return nil
+		}
+	}
+	_, err := c.client.Create(ctx, &api.Pod{
+		TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		Metadata: api.ObjectMeta{Namespace: "kube-system", GenerateName: "agent-" + node + "-", Labels: map[string]string{agentLabel: node}},
+		Spec:     api.PodSpec{Containers: []api.Container{{Name: "agent", Image: "registry.example/agent:1"}}},
+	})
+	return err
+}
+
+// oneAgentPerNode is the controller's promise, checked when the system is
+// quiet.
+var oneAgentPerNode = sim.Invariant{Name: "one-agent-per-node", Check: func(ctx context.Context, s *sim.Sim) error {
+	nodes, _, err := apiserver.For[*api.Node](s.Client()).List(ctx, "", apiserver.ListOptions{})
+	if err != nil {
+		return err
+	}
+	for _, n := range nodes {
+		sel := api.SelectorFromSet(map[string]string{agentLabel: n.Metadata.Name}).String()
+		pods, _, err := apiserver.For[*api.Pod](s.Client()).List(ctx, "kube-system", apiserver.ListOptions{LabelSelector: sel})
+		if err != nil {
+			return err
+		}
+		active := 0
+		for _, p := range pods {
+			if api.IsPodActive(p) {
+				active++
+			}
+		}
+		if active != 1 {
+			return fmt.Errorf("node %s has %d agents", n.Metadata.Name, active)
+		}
+	}
+	return nil
+}}
+
+// runAgents runs the agent controller for five virtual minutes with stale
+// caches, while a user deletes a random agent every 20 seconds, and then
+// until quiet.
+func runAgents(seed uint64, checkLive bool) error {
+	ctx := context.Background()
+	s, err := sim.New(ctx, sim.Config{
+		Seed:        seed,
+		Faults:      sim.FaultSet(0).With(sim.StaleCache),
+		FaultEvery:  10 * time.Second,
+		Controllers: []sim.ControllerFunc{agentControllerFunc(checkLive)},
+		Invariants:  []sim.Invariant{oneAgentPerNode},
+	})
+	if err != nil {
+		return err
+	}
+	for at := 20 * time.Second; at < 5*time.Minute; at += 20 * time.Second {
+		s.At(at, func(ctx context.Context) {
+			agents, _, err := apiserver.For[*api.Pod](s.Client()).List(ctx, "kube-system", apiserver.ListOptions{LabelSelector: agentLabel})
+			if err != nil || len(agents) == 0 {
+				return
+			}
+			p := agents[s.Rand().IntN(len(agents))]
+			_, _ = s.Client().Delete(ctx, apiserver.Pods, "kube-system", p.Metadata.Name, api.DeleteOptions{})
+		})
+	}
+	if err := s.RunFor(ctx, 5*time.Minute); err != nil {
+		return err
+	}
+	return s.RunUntilQuiet(ctx, 10*time.Minute)
+}
+
+// A controller author adds a tiny controller to the simulated control
+// plane and lets the stale-cache fault loose on it: a few seeds in, its
+// cache has not yet seen the agent it just created when it looks again,
+// and it creates a second. Reading the API server before creating fixes it.
+func Example_staleCacheFindsABug() {
+	for seed := uint64(1); seed <= 20; seed++ {
+		if err := runAgents(seed, false); err != nil {
+			v := err.(*sim.Violation)
+			fmt.Printf("seed %d: %s: %s\n", seed, v.Invariant, v.Detail)
+			break
+		}
+	}
+	failures := 0
+	for seed := uint64(1); seed <= 20; seed++ {
+		if runAgents(seed, true) != nil {
+			failures++
+		}
+	}
+	fmt.Printf("fixed: %d of 20 seeds fail\n", failures)
+	// Output:
+	// seed 4: one-agent-per-node: node node-1 has 2 agents
+	// fixed: 0 of 20 seeds fail
+}
