@@ -27,6 +27,7 @@ type simOptions struct {
 	scenario     sim.Scenario
 	tracePath    string
 	verbose      bool
+	plantBug     bool
 	convergeWait time.Duration
 }
 
@@ -40,6 +41,7 @@ func parseSimFlags(args []string, stderr io.Writer) (opts simOptions, help bool,
 	fs.StringVar(&opts.tracePath, "trace", "", "write the trace, one JSON line per step, to `FILE`")
 	fs.DurationVar(&opts.convergeWait, "converge-within", sim.DefaultConvergeWithin, "virtual time allowed to converge after the last fault")
 	fs.BoolVar(&opts.verbose, "v", false, "log the components' debug output to stderr")
+	fs.BoolVar(&opts.plantBug, "plant-bug", false, "run the replication controller without its expectations, a known bug, to see what a violation looks like")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: miniplane sim [flags]
 
@@ -116,11 +118,18 @@ func scenarioNames() string {
 
 // replayCommand is the command line that replays one seed.
 func (o simOptions) replayCommand(seed uint64) string {
-	return fmt.Sprintf("miniplane sim --seed %d --duration %v --faults %s --scenario %s", seed, o.duration, o.faultsText, o.scenario.Name)
+	cmd := fmt.Sprintf("miniplane sim --seed %d --duration %v --faults %s --scenario %s", seed, o.duration, o.faultsText, o.scenario.Name)
+	if o.convergeWait != sim.DefaultConvergeWithin {
+		cmd += fmt.Sprintf(" --converge-within %v", o.convergeWait)
+	}
+	if o.plantBug {
+		cmd += " --plant-bug"
+	}
+	return cmd
 }
 
 func (o simOptions) config(seed uint64, stderr io.Writer) sim.Config {
-	cfg := sim.Config{Seed: seed, Faults: o.faults, ConvergeWithin: o.convergeWait}
+	cfg := sim.Config{Seed: seed, Faults: o.faults, ConvergeWithin: o.convergeWait, ReplicationWithoutExpectations: o.plantBug}
 	if o.verbose {
 		cfg.Logger = newLogger(stderr, true)
 	}

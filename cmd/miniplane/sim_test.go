@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// lastLine is the summary line `miniplane sim` ends with.
+var lastLine = regexp.MustCompile(`^seed=\d+ steps=\d+ virtual=\S+ fingerprint=sha256:[0-9a-f]{64} invariants=ok$`)
+
+func lastLineOf(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+func TestSimCommand(t *testing.T) {
+	tests := []struct {
+		name      string
+		args      []string
+		wantUsage bool
+		wantErr   string
+		wantOut   []string
+		wantLast  *regexp.Regexp
+	}{
+		{name: "default flags", args: []string{"sim", "--duration", "3m"}, wantOut: []string{"scenario default", "faults all"}, wantLast: lastLine},
+		{name: "small, no faults", args: []string{"sim", "--scenario", "small", "--faults", "none", "--duration", "1m", "--seed", "9"}, wantLast: regexp.MustCompile(`^seed=9 steps=\d+ virtual=1m0s .* invariants=ok$`)},
+		{name: "a sweep", args: []string{"sim", "--seeds", "1..3", "--duration", "2m"}, wantLast: regexp.MustCompile(`^seeds=1..3 runs=3 violations=0 steps=\d+ `)},
+		{name: "a planted bug is a violation", args: []string{"sim", "--plant-bug", "--seed", "1"}, wantErr: "an invariant was violated",
+			wantOut:  []string{"VIOLATION seed=1 step=", "invariant=rc-no-overshoot", "last trace lines:", `"kind":"violation"`, "replay: miniplane sim --seed 1 --duration 10m0s --faults all --scenario default --plant-bug"},
+			wantLast: regexp.MustCompile(`invariants=violated:rc-no-overshoot$`)},
+		{name: "unknown fault", args: []string{"sim", "--faults", "crash,gremlins"}, wantUsage: true, wantErr: `--faults: unknown fault "gremlins"`},
+		{name: "unknown scenario", args: []string{"sim", "--scenario", "nope"}, wantUsage: true, wantErr: `--scenario: unknown scenario "nope" (known: default, small)`},
+		{name: "bad seed range", args: []string{"sim", "--seeds", "9..3"}, wantUsage: true, wantErr: "--seeds: 9..3 is empty"},
+		{name: "seed range without dots", args: []string{"sim", "--seeds", "12"}, wantUsage: true, wantErr: `--seeds: want A..B, got "12"`},
+		{name: "negative duration", args: []string{"sim", "--duration", "-1m"}, wantUsage: true, wantErr: "--duration must be positive"},
+		{name: "trace with a sweep", args: []string{"sim", "--seeds", "1..2", "--trace", "x"}, wantUsage: true, wantErr: "--trace takes one run"},
+		{name: "bad seed", args: []string{"sim", "--seed", "minus"}, wantUsage: true, wantErr: "invalid value"},
+		{name: "help", args: []string{"sim", "-h"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := run(tt.args, &stdout, &stderr)
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.wantErr)
+				var ue usageError
+				assert.Equal(t, tt.wantUsage, errors.As(err, &ue), "usage error (exit 2)")
+			} else {
+				require.NoError(t, err, stdout.String())
+			}
+			for _, s := range tt.wantOut {
+				assert.Contains(t, stdout.String(), s)
+			}
+			if tt.wantLast != nil {
+				assert.Regexp(t, tt.wantLast, lastLineOf(stdout.String()))
+			}
+		})
+	}
+}
+
+func TestSimHelpListsTheFlags(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	require.NoError(t, run([]string{"sim", "-h"}, &stdout, &stderr))
+	for _, flag := range []string{"-seed", "-seeds", "-duration", "-faults", "-scenario", "-trace", "invariants=ok", "watchclose, compact"} {
+		assert.Contains(t, stderr.String(), flag)
+	}
+}
+
+func TestSimTraceFileHashesToTheFingerprint(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trace.jsonl")
+	var stdout, stderr bytes.Buffer
+	require.NoError(t, run([]string{"sim", "--scenario", "small", "--duration", "1m", "--trace", path}, &stdout, &stderr))
+	trace, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Contains(t, lastLineOf(stdout.String()), "fingerprint="+sha256Hex(trace))
+	assert.Contains(t, string(trace), `{"t":"0s","actor":"user","kind":"action"`)
+
+	var again bytes.Buffer
+	require.NoError(t, run([]string{"sim", "--scenario", "small", "--duration", "1m"}, &again, &stderr))
+	assert.Equal(t, lastLineOf(stdout.String()), lastLineOf(again.String()), "the same run without a trace file")
+}
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
