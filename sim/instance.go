@@ -151,7 +151,9 @@ func (s *Sim) build(in *instance, term int64) {
 			panic(fmt.Sprintf("sim: building %s: %v", name, err)) // the built-ins' configs are fixed and valid
 		}
 		st := &ctrlState{name: name, c: c}
-		if q, ok := c.(interface{ Queue() *workqueue.Queue[string] }); ok {
+		if q, ok := c.(interface {
+			Queue() *workqueue.Queue[string]
+		}); ok {
 			st.queue = q.Queue()
 		}
 		st.rc, _ = c.(*replication.Controller)
