@@ -81,8 +81,9 @@ type Callbacks struct {
 	// OnStoppedLeading is called by Run once, when its loop ends, if the
 	// elector ever led.
 	OnStoppedLeading func()
-	// OnNewLeader is called, synchronously from Step, when the observed
-	// holder changes to a non-empty identity (including this one).
+	// OnNewLeader is called, synchronously from Step, when the holder Step
+	// observes changes to a non-empty identity (this one included); a
+	// holder seen again after the lease was free is reported again.
 	OnNewLeader func(identity string)
 }
 

@@ -34,7 +34,7 @@ type Elector struct {
 	// so an offset between clocks cannot shorten a lease.
 	observed   *api.Lease
 	observedAt time.Time
-	reported   string // the last holder given to OnNewLeader
+	reported   string // the holder last seen by Step; OnNewLeader hears of changes
 	// leading is true from a successful acquire until this elector steps
 	// down, releases, or its Run ends; while it is true, transitions is
 	// the lease's leaseTransitions for this term.
@@ -153,9 +153,10 @@ func (e *Elector) Step(ctx context.Context) (next time.Time) {
 		}
 	}
 	holder := holderOf(e.observed)
-	report := holder != "" && holder != e.reported
-	if report {
+	report := false
+	if holder != e.reported {
 		e.reported = holder
+		report = holder != ""
 	}
 	e.mu.Unlock()
 

@@ -505,3 +505,23 @@ func TestJitterSpreadsAttemptsToAcquire(t *testing.T) {
 	}
 	assert.Greater(t, len(distinct), 1, "waits vary")
 }
+
+// TestOnNewLeaderReportsChanges: each change of holder is reported once,
+// a free lease is not, and a holder that comes back is reported again.
+func TestOnNewLeaderReportsChanges(t *testing.T) {
+	e := newEnv(t)
+	var seen []string
+	a := e.elector(t, "a")
+	b := e.elector(t, "b", func(c *election.Config) {
+		c.Callbacks.OnNewLeader = func(id string) { seen = append(seen, id) }
+	})
+	a.Step(context.Background())
+	b.Step(context.Background())
+	b.Step(context.Background())
+	require.NoError(t, a.Release(context.Background()))
+	b.Step(context.Background()) // b takes the free lease
+	require.NoError(t, b.Release(context.Background()))
+	a.Step(context.Background())
+	b.Step(context.Background())
+	assert.Equal(t, []string{"a", "b", "a"}, seen)
+}

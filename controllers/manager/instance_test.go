@@ -351,3 +351,52 @@ func BenchmarkFailover(b *testing.B) {
 		})
 	}
 }
+
+// TestPausedLeaderStopsWritingBeforeTakeover hangs the leader's elector in
+// a lease request (as if its goroutine were never scheduled again) while
+// its controllers run on. Its guard closes by time at the renew deadline;
+// work that appears after that is refused to it and done by the instance
+// that takes over a lease duration after the last renewal. No write of the
+// paused leader lands after its guard closed.
+func TestPausedLeaderStopsWritingBeforeTakeover(t *testing.T) {
+	c := newCluster(t, 2, manager.DefaultOptions().LeaderElection, false)
+	c.createRC(t, "web", 1)
+	c.until(t, "a leader that created the pod", func() bool {
+		l := c.leader(t)
+		return l != nil && len(controllerWrites(l)) > 0
+	})
+	paused := c.leader(t)
+	hang := make(chan struct{})
+	t.Cleanup(func() { close(hang) }) // runs before the cluster's cleanup
+	paused.client.SetFault(func(op electiontest.Op) error {
+		if op.Resource == apiserver.Leases {
+			<-hang
+			return apiserver.NewInternalError(fmt.Errorf("hung"))
+		}
+		return nil
+	})
+	lastRenew := paused.Health().LastRenew
+	guardClosed := lastRenew.Add(election.DefaultRenewDeadline)
+
+	c.until(t, "the paused leader's guard closed", func() bool { return !c.clk.Now().Before(guardClosed) })
+	h := paused.Health()
+	assert.False(t, h.Leading, "the guard closed by time alone")
+	assert.NotNil(t, h.Controllers, "its controllers still run: its elector never got to stop them")
+	require.Nil(t, c.leader(t), "nobody leads yet")
+
+	c.scale(t, "web", 3) // work the paused leader's controllers see and may not do
+	var cur *instance
+	c.until(t, "the new leader scaled up", func() bool {
+		for _, w := range controllerWrites(paused) {
+			require.True(t, w.At.Before(guardClosed), "paused leader wrote %v at %s, after its guard closed at %s", w.Op, w.At, guardClosed)
+		}
+		cur = c.leader(t)
+		return cur != nil && len(controllerWrites(cur)) >= 2
+	})
+	require.NotEqual(t, paused.Identity(), cur.Identity())
+	first := controllerWrites(cur)[0].At
+	assert.False(t, first.Before(lastRenew.Add(election.DefaultLeaseDuration)))
+	pods, _, err := apiserver.For[*api.Pod](c.srv).List(context.Background(), "default", apiserver.ListOptions{})
+	require.NoError(t, err)
+	assert.Len(t, pods, 3, "exactly the new leader's pods were added: none twice")
+}
