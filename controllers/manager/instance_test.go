@@ -36,6 +36,8 @@ var fastElection = manager.LeaderElectionOptions{
 type cluster struct {
 	clk       *clock.Fake
 	srv       *apiserver.Server
+	ctx       context.Context // ends everything at cleanup
+	log       *zap.Logger
 	instances []*instance
 }
 
@@ -71,18 +73,9 @@ func newCluster(t testing.TB, n int, le manager.LeaderElectionOptions, withNodes
 		require.NoError(t, err)
 		goRun(func() { assert.NoError(t, nodes.Run(ctx)) })
 	}
-	for i := range n {
-		opts := manager.DefaultOptions()
-		opts.LeaderElection = le
-		client := electiontest.NewClient(srv, clk)
-		in, err := manager.NewInstance(manager.InstanceConfig{
-			Client: client, Clock: clk, Logger: log, Identity: fmt.Sprintf("cm-%d", i), Options: opts,
-		})
-		require.NoError(t, err)
-		ictx, icancel := context.WithCancel(ctx)
-		inst := &instance{Instance: in, client: client, cancel: icancel, done: make(chan error, 1)}
-		go func() { inst.done <- in.Run(ictx) }()
-		c.instances = append(c.instances, inst)
+	c.ctx, c.log = ctx, log
+	for range n {
+		c.addInstance(t, le)
 	}
 	t.Cleanup(func() {
 		cancel()
@@ -94,6 +87,23 @@ func newCluster(t testing.TB, n int, le manager.LeaderElectionOptions, withNodes
 		}
 	})
 	return c
+}
+
+// addInstance starts one more elected instance, named cm-<index>.
+func (c *cluster) addInstance(t testing.TB, le manager.LeaderElectionOptions) *instance {
+	t.Helper()
+	opts := manager.DefaultOptions()
+	opts.LeaderElection = le
+	client := electiontest.NewClient(c.srv, c.clk)
+	in, err := manager.NewInstance(manager.InstanceConfig{
+		Client: client, Clock: c.clk, Logger: c.log, Identity: fmt.Sprintf("cm-%d", len(c.instances)), Options: opts,
+	})
+	require.NoError(t, err)
+	ictx, icancel := context.WithCancel(c.ctx)
+	inst := &instance{Instance: in, client: client, cancel: icancel, done: make(chan error, 1)}
+	go func() { inst.done <- in.Run(ictx) }()
+	c.instances = append(c.instances, inst)
+	return inst
 }
 
 // quiet waits until the live goroutines have done what they can at this
@@ -130,6 +140,22 @@ func (c *cluster) until(t testing.TB, what string, cond func() bool) {
 		require.Less(t, c.clk.Since(epoch), 10*time.Minute, "virtual time ran out waiting for %s", what)
 		require.True(t, c.clk.StepToNext(), "nothing is scheduled and %s does not hold", what)
 	}
+}
+
+// advanceTo moves virtual time to at, stopping at every timer deadline on
+// the way to let the goroutines settle.
+func (c *cluster) advanceTo(t testing.TB, at time.Time) {
+	t.Helper()
+	for {
+		c.quiet(t)
+		next, ok := c.clk.NextDeadline()
+		if !ok || next.After(at) {
+			break
+		}
+		c.clk.StepToNext()
+	}
+	require.False(t, c.clk.Now().After(at), "already past %s", at)
+	c.clk.SetTime(at)
 }
 
 // leader returns the instance that leads, or nil; never more than one.
@@ -284,17 +310,22 @@ func TestCleanShutdownHandsOver(t *testing.T) {
 	assert.Equal(t, int64(2), ins[other].Elector().Term())
 }
 
-// measureFailover crashes the leader of two instances right after it
-// renewed, scales a controller at that moment, and returns the virtual
-// time until the new leader's first controller write.
+// measureFailover starts a leader and, half a retry period later, a
+// second instance, so that their attempts alternate; it crashes the leader
+// right after a renewal, scales a controller at that moment, and returns
+// the virtual time until the new leader's first controller write. With this
+// phase the answer is LeaseDuration plus half a retry period, rounded up
+// to the second instance's next attempt.
 func measureFailover(t testing.TB, le manager.LeaderElectionOptions) time.Duration {
-	c := newCluster(t, 2, le, false)
+	c := newCluster(t, 1, le, false)
 	c.createRC(t, "web", 1)
 	c.until(t, "a leader that created the pod", func() bool {
 		l := c.leader(t)
 		return l != nil && len(controllerWrites(l)) > 0
 	})
 	old := c.leader(t)
+	c.advanceTo(t, epoch.Add(le.RetryPeriod/2))
+	c.addInstance(t, le)
 	c.until(t, "a renewal", func() bool { return old.Health().LastRenew.Equal(c.clk.Now()) && old.Health().Term == 1 })
 	old.cancel()
 	require.NoError(t, <-old.done)
@@ -310,22 +341,21 @@ func measureFailover(t testing.TB, le manager.LeaderElectionOptions) time.Durati
 }
 
 // TestFailoverTime checks the failover from a crash right after a renewal
-// to the new leader's first write: at least a lease duration (nobody may
-// lead sooner), and less than a lease duration plus two retry periods (one
-// to observe the last renewal, one to notice the expiry).
+// to the new leader's first write, with the candidate polling half a retry
+// period out of phase with the leader (see measureFailover).
 func TestFailoverTime(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		le   manager.LeaderElectionOptions
+		want time.Duration
 	}{
-		{"defaults", manager.DefaultOptions().LeaderElection},
-		{"fast", fastElection},
+		// observed 1s after the renewal, free 16s after it, next attempt at 17s
+		{"defaults", manager.DefaultOptions().LeaderElection, 17 * time.Second},
+		// observed 0.25s after, free at 2.25s, an attempt falls exactly then
+		{"fast", fastElection, 2250 * time.Millisecond},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			d := measureFailover(t, tt.le)
-			assert.GreaterOrEqual(t, d, tt.le.LeaseDuration)
-			assert.Less(t, d, tt.le.LeaseDuration+2*tt.le.RetryPeriod)
-			t.Logf("failover %s", d)
+			assert.Equal(t, tt.want, measureFailover(t, tt.le))
 		})
 	}
 }
