@@ -64,16 +64,28 @@ func invalid(field, format string, args ...any) *Error {
 
 // ConflictCause is one field that an apply wanted to change while another manager owns
 // it. Field is the field's path in Kubernetes' dotted form (".spec.replicas",
-// ".spec.containers[name=\"web\"].image").
+// ".spec.containers[name=\"web\"].image"). Manager, Operation ("Apply" or "Update"),
+// APIVersion and Time are those of the owner's managedFields entry.
 type ConflictCause struct {
-	Manager string
-	Field   string
+	Manager    string
+	Operation  string
+	APIVersion string
+	Time       string
+	Field      string
 }
 
-// Message returns the cause's text as kube-apiserver words it:
-// `conflict with "kubectl-scale": .spec.replicas`.
+// Message returns the cause's text as kube-apiserver words it: `conflict with "kubectl":
+// .spec.replicas` for an owner that applied, and `conflict with "kubectl" using v1 at
+// 2026-11-21T21:00:00Z: .spec.replicas` for one that updated.
 func (c ConflictCause) Message() string {
-	return fmt.Sprintf("conflict with %q: %s", c.Manager, c.Field)
+	owner := fmt.Sprintf("%q", c.Manager)
+	if c.Operation == operationUpdate {
+		owner += " using " + c.APIVersion
+		if c.Time != "" {
+			owner += " at " + c.Time
+		}
+	}
+	return "conflict with " + owner + ": " + c.Field
 }
 
 // Conflict is a server-side apply refused because it would change fields that other
@@ -107,6 +119,9 @@ func sortCauses(causes []ConflictCause) {
 		if causes[i].Field != causes[j].Field {
 			return causes[i].Field < causes[j].Field
 		}
-		return causes[i].Manager < causes[j].Manager
+		if causes[i].Manager != causes[j].Manager {
+			return causes[i].Manager < causes[j].Manager
+		}
+		return causes[i].Operation < causes[j].Operation
 	})
 }

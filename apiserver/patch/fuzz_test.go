@@ -57,3 +57,45 @@ func FuzzApply(f *testing.F) {
 		}
 	})
 }
+
+func FuzzServerSideApply(f *testing.F) {
+	withManaged, err := ServerSideApply("ReplicationController", nil, []byte(rcApplied), "kubectl", false, t0)
+	if err != nil {
+		f.Fatal(err)
+	}
+	lives := [][]byte{nil, []byte(podWeb), []byte(rcFrontend), withManaged}
+	kinds := []string{"Pod", "Pod", "ReplicationController", "ReplicationController"}
+	seeds := []string{
+		rcApplied,
+		`{"metadata":{"labels":{"a":"b"},"finalizers":["x","x"]},"spec":{"replicas":5}}`,
+		`{"spec":{"template":{"spec":{"containers":[{"name":"php","image":"x","ports":[{"containerPort":1},{"containerPort":"1"}]}]}}}}`,
+		`{"spec":{"containers":[{"name":"web","image":"x"},{"name":"web","image":"y"}]}}`,
+		`{"metadata":{"managedFields":[]},"status":{"phase":"x"},"spec":null}`,
+		"kind: Pod",
+		`[]`,
+	}
+	for i, s := range seeds {
+		f.Add(uint8(i), []byte(s), "kubectl", i%2 == 0)
+		f.Add(uint8(i+1), []byte(s), "other", i%2 == 1)
+	}
+	f.Fuzz(func(t *testing.T, which uint8, applied []byte, manager string, force bool) {
+		i := int(which) % len(lives)
+		live, kind := lives[i], kinds[i]
+		got, err := ServerSideApply(kind, live, applied, manager, force, t1)
+		if err != nil {
+			var perr *Error
+			var conflict *Conflict
+			if !errors.As(err, &perr) && !errors.As(err, &conflict) {
+				t.Fatalf("error %v (%T) is neither *Error nor *Conflict", err, err)
+			}
+			return
+		}
+		var out map[string]any
+		if jerr := json.Unmarshal(got, &out); jerr != nil {
+			t.Fatalf("result %q is not a JSON object: %v", got, jerr)
+		}
+		if _, err := TrackUpdate(kind, live, got, "fuzz", t2); err != nil {
+			t.Fatalf("TrackUpdate of an apply's result: %v", err)
+		}
+	})
+}

@@ -1,0 +1,299 @@
+package patch
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"time"
+)
+
+// ServerSideApply carries out a server-side apply of one object. live is the stored
+// object as JSON, or nil when there is none (the result is then the object to create);
+// applied is the request body, a JSON object (YAML that is not JSON is refused with
+// ReasonUnsupportedMediaType); manager is the fieldManager, required; force takes fields
+// that other managers own instead of failing. now stamps this manager's managedFields
+// entry.
+//
+// The result is live with applied merged into it (objects recursively, keyed lists by
+// key, sets as sets, other lists and scalars replaced), minus the fields this manager
+// applied before, applies no longer, and nobody else owns; metadata.managedFields records
+// the new ownership, with this manager's entry (operation "Apply") owning exactly the
+// applied fields. The server's own metadata (uid, resourceVersion, generation, timestamps)
+// is kept from live; for kinds with a status subresource, status too.
+//
+// A field conflicts when applied gives it a value other than live's and another manager
+// owns it (another manager name, or the same name through an update: kube-apiserver tells
+// them apart by operation too). Without force, any conflict fails the whole apply with a *Conflict listing
+// each field and owner; with force, ownership moves to this manager. apiVersion, kind and
+// metadata name and namespace are identity, never owned nor in conflict. Other errors are
+// *Error.
+//
+// This is a smaller server-side apply than Kubernetes': the merge keys are the strategic
+// merge patch keys of schema.go (one key per list, where Kubernetes lists some with two,
+// such as a port's containerPort and protocol), and nulls in applied mean "not set".
+func ServerSideApply(kind string, live, applied []byte, manager string, force bool, now time.Time) ([]byte, error) {
+	if manager == "" {
+		return nil, badRequest("", "a server-side apply needs a fieldManager: PATCH requests of type %s must include one", ApplyPatchType)
+	}
+	s, ok := kindSchemas[kind]
+	if !ok {
+		return nil, badRequest("", "server-side apply is not supported for kind %s", quoteKind(kind))
+	}
+	cfg, perr := decodeApplied(applied)
+	if perr != nil {
+		return nil, perr
+	}
+	newSet := fieldsOf(cfg, s, kind, true)
+	if live == nil {
+		obj := deepCopy(cfg, nil).(map[string]any)
+		if statusKinds[kind] {
+			delete(obj, "status")
+		}
+		entry := &managedEntry{manager: manager, operation: operationApply, apiVersion: apiVersionOf(cfg), time: timestamp(now), fields: newSet}
+		writeManagedFields(obj, []*managedEntry{entry})
+		return encodeObject(obj)
+	}
+	obj, err := decodeObject(live)
+	if err != nil {
+		return nil, invalid("", "the stored object is not a JSON object: %v", err)
+	}
+	entries := readManagedFields(obj)
+	entries, mine := entryFor(entries, manager, operationApply)
+
+	// Conflicts: leaves applied with a value other than live's, owned by someone else.
+	var causes []ConflictCause
+	for _, path := range newSet.members() {
+		if !newSet.leaf(path) {
+			continue
+		}
+		want, _ := lookup(cfg, path)
+		if have, ok := lookup(obj, path); ok && equal(have, want) {
+			continue
+		}
+		for _, e := range entries {
+			if e != mine && e.fields.has(path) {
+				causes = append(causes, ConflictCause{Manager: e.manager, Operation: e.operation, APIVersion: e.apiVersion, Time: e.time, Field: formatPath(path)})
+				if force {
+					e.fields.remove(path)
+				}
+			}
+		}
+	}
+	if len(causes) > 0 && !force {
+		sortCauses(causes)
+		return nil, &Conflict{Causes: causes}
+	}
+
+	// Fields this manager dropped from its configuration go, unless someone else owns them
+	// (or something inside them). Parents come before children, so a list element goes
+	// whole; the key field of an element that stays, stays.
+	var removed [][]string
+	for _, path := range mine.fields.members() {
+		if newSet.has(path) || hasPrefixIn(removed, path) || isKeyOfElement(path) || ownedByOthers(entries, mine, path) {
+			continue
+		}
+		removePath(obj, path)
+		removed = append(removed, path)
+	}
+
+	patchObj := deepCopy(cfg, nil).(map[string]any)
+	if meta, ok := patchObj["metadata"].(map[string]any); ok {
+		for k := range serverFields {
+			delete(meta, k)
+		}
+	}
+	if statusKinds[kind] {
+		delete(patchObj, "status")
+	}
+	merged, perr := mergeMap(obj, patchObj, s, "")
+	if perr != nil {
+		return nil, perr
+	}
+	// An apply that leaves this manager's fields as they were keeps the entry's time, so
+	// that applying the same configuration again changes nothing at all.
+	if !mine.fields.equal(newSet) || mine.apiVersion != apiVersionOf(cfg) || mine.time == "" {
+		mine.time = timestamp(now)
+	}
+	mine.fields = newSet
+	mine.apiVersion = apiVersionOf(cfg)
+	for _, e := range entries {
+		e.fields.prune(merged)
+	}
+	writeManagedFields(merged, entries)
+	return encodeObject(merged)
+}
+
+// hasPrefixIn reports whether one of prefixes is a prefix of path.
+func hasPrefixIn(prefixes [][]string, path []string) bool {
+	for _, p := range prefixes {
+		if len(p) <= len(path) && slices.Equal(p, path[:len(p)]) {
+			return true
+		}
+	}
+	return false
+}
+
+// isKeyOfElement reports whether path names the merge key field of a keyed list element,
+// as in [..., k:{"name":"web"}, f:name].
+func isKeyOfElement(path []string) bool {
+	if len(path) < 2 {
+		return false
+	}
+	e, err := parseElement(path[len(path)-2])
+	if err != nil || e.kind != 'k' {
+		return false
+	}
+	f, err := parseElement(path[len(path)-1])
+	if err != nil || f.kind != 'f' {
+		return false
+	}
+	_, ok := e.key[f.name]
+	return ok
+}
+
+// ownedByOthers reports whether an entry other than mine owns path or a field under it.
+func ownedByOthers(entries []*managedEntry, mine *managedEntry, path []string) bool {
+	for _, e := range entries {
+		if e == mine {
+			continue
+		}
+		n := e.fields
+		for _, el := range path {
+			if n = n.children[el]; n == nil {
+				break
+			}
+		}
+		if n != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// TrackUpdate records a write that is not an apply (a create, an update, a patch of
+// another type) in newObj's metadata.managedFields, as kube-apiserver does for every
+// write: manager's entry with operation "Update" gains the fields the write set or
+// changed, and other managers lose them (an update always wins; only applies conflict).
+// oldObj is the stored object before the write, or nil for a create. Ownership of
+// fields newObj no longer has is dropped. managedFields are taken from oldObj; whatever
+// newObj carries there is replaced. It returns newObj with the new managedFields. An
+// empty manager leaves the write untracked and returns newObj re-encoded.
+func TrackUpdate(kind string, oldObj, newObj []byte, manager string, now time.Time) ([]byte, error) {
+	s := kindSchemas[kind]
+	obj, err := decodeObject(newObj)
+	if err != nil {
+		return nil, badRequest("", "the new object is not a JSON object: %v", err)
+	}
+	var old map[string]any
+	var entries []*managedEntry
+	if oldObj != nil {
+		if old, err = decodeObject(oldObj); err != nil {
+			return nil, invalid("", "the stored object is not a JSON object: %v", err)
+		}
+		entries = readManagedFields(old)
+	}
+	if manager != "" {
+		changed := newFieldSet()
+		set := fieldsOf(obj, s, kind, false)
+		for _, path := range set.members() {
+			if old != nil {
+				if have, ok := lookup(old, path); ok && (!set.leaf(path) || equal(have, mustLookup(obj, path))) {
+					continue
+				}
+			}
+			changed.insert(path)
+		}
+		if !changed.empty() {
+			var mine *managedEntry
+			entries, mine = entryFor(entries, manager, operationUpdate)
+			for _, path := range changed.members() {
+				for _, e := range entries {
+					if e != mine && changed.leaf(path) {
+						e.fields.remove(path)
+					}
+				}
+				mine.fields.insert(path)
+			}
+			mine.apiVersion = apiVersionOf(obj)
+			mine.time = timestamp(now)
+		}
+	}
+	for _, e := range entries {
+		e.fields.prune(obj)
+	}
+	writeManagedFields(obj, entries)
+	return encodeObject(obj)
+}
+
+func mustLookup(obj any, path []string) any {
+	v, _ := lookup(obj, path)
+	return v
+}
+
+// decodeApplied reads an apply body: a JSON object without patch directives or
+// managedFields, with nulls dropped.
+func decodeApplied(body []byte) (map[string]any, *Error) {
+	v, err := decode(body)
+	if err != nil {
+		trimmed := bytes.TrimSpace(body)
+		if len(trimmed) > 0 && trimmed[0] != '{' && trimmed[0] != '[' {
+			return nil, &Error{Reason: ReasonUnsupportedMediaType, Message: "the apply body is not JSON: only the JSON form of YAML is accepted (kubectl apply --server-side sends JSON)"}
+		}
+		return nil, badRequest("", "the apply body is not valid JSON: %v", err)
+	}
+	cfg, ok := v.(map[string]any)
+	if !ok {
+		return nil, badRequest("", "the apply body must be a JSON object, got %s", describe(v))
+	}
+	if meta, ok := cfg["metadata"].(map[string]any); ok {
+		if mf, ok := meta["managedFields"]; ok && mf != nil {
+			if l, ok := mf.([]any); !ok || len(l) > 0 {
+				return nil, badRequest(".metadata.managedFields", "must be empty in an apply: the server keeps managed fields")
+			}
+		}
+	}
+	if perr := checkApplied(cfg, ""); perr != nil {
+		return nil, perr
+	}
+	return cfg, nil
+}
+
+// checkApplied drops nulls from the objects in v and refuses patch directives: an apply
+// states the fields it wants, it does not patch.
+func checkApplied(v any, path string) *Error {
+	switch v := v.(type) {
+	case map[string]any:
+		for _, k := range sortedKeys(v) {
+			if strings.HasPrefix(k, "$") {
+				return badRequest(member(path, k), "server-side apply takes an object, not patch directives")
+			}
+			if v[k] == nil {
+				delete(v, k)
+				continue
+			}
+			if err := checkApplied(v[k], member(path, k)); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for i, e := range v {
+			if err := checkApplied(e, index(path, i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func apiVersionOf(obj map[string]any) string {
+	s, _ := obj["apiVersion"].(string)
+	return s
+}
+
+func encodeObject(obj map[string]any) ([]byte, error) {
+	out, err := encode(obj)
+	if err != nil {
+		return nil, invalid("", "the result cannot be encoded: %v", err)
+	}
+	return out, nil
+}
