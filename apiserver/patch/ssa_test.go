@@ -248,9 +248,9 @@ func TestTrackUpdate(t *testing.T) {
 			  "fieldsV1":{"f:metadata":{"f:labels":{"f:a":{}}}}}]`,
 		},
 		{
-			name: "a status write owns status fields, a new condition by type",
-			old:  `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"status":{"conditions":[{"type":"Ready","status":"False"}]}}`,
-			new:  `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}}`,
+			name:    "a status write owns status fields, a new condition by type",
+			old:     `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"status":{"conditions":[{"type":"Ready","status":"False"}]}}`,
+			new:     `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}}`,
 			manager: "nodesim",
 			want: `[{"manager":"nodesim","operation":"Update","apiVersion":"v1","time":"2026-11-21T21:00:00Z","fieldsType":"FieldsV1",
 			  "fieldsV1":{"f:status":{"f:phase":{},"f:conditions":{"k:{\"type\":\"Ready\"}":{"f:status":{}}}}}}]`,
