@@ -1,7 +1,9 @@
 package patch
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -212,9 +214,28 @@ func parseElement(s string) (element, error) {
 // Path elements in FieldsV1 spelling.
 func fieldElement(name string) string { return "f:" + name }
 
-func keyElement(key string, value any) string { return "k:" + show(map[string]any{key: value}) }
+func keyElement(key string, value any) string {
+	return "k:" + show(map[string]any{key: canonicalNumber(value)})
+}
 
-func valueElement(v any) string { return "v:" + show(v) }
+func valueElement(v any) string { return "v:" + show(canonicalNumber(v)) }
+
+// canonicalNumber spells a whole number as an integer ("80.0" and "8e1" become "80"), so
+// that one list element always gets one path element, however the client spelled its key.
+func canonicalNumber(v any) any {
+	n, ok := v.(json.Number)
+	if !ok {
+		return v
+	}
+	if _, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+		return n
+	}
+	f, err := strconv.ParseFloat(string(n), 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return n
+	}
+	return json.Number(strconv.FormatInt(int64(f), 10))
+}
 
 // lookup returns the value path names in obj, and whether it is there. For a keyed or
 // set element it returns the element itself.

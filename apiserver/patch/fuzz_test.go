@@ -94,6 +94,14 @@ func FuzzServerSideApply(f *testing.F) {
 		if jerr := json.Unmarshal(got, &out); jerr != nil {
 			t.Fatalf("result %q is not a JSON object: %v", got, jerr)
 		}
+		// Applying the same configuration again changes nothing and conflicts with no one.
+		again, err := ServerSideApply(kind, got, applied, manager, false, t2)
+		if err != nil {
+			t.Fatalf("second apply of the same configuration: %v", err)
+		}
+		if string(again) != string(got) {
+			t.Fatalf("second apply changed the object:\n%s\n%s", got, again)
+		}
 		if _, err := TrackUpdate(kind, live, got, "fuzz", t2); err != nil {
 			t.Fatalf("TrackUpdate of an apply's result: %v", err)
 		}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // ServerSideApply carries out a server-side apply of one object. live is the stored
@@ -35,11 +37,14 @@ func ServerSideApply(kind string, live, applied []byte, manager string, force bo
 	if manager == "" {
 		return nil, badRequest("", "a server-side apply needs a fieldManager: PATCH requests of type %s must include one", ApplyPatchType)
 	}
+	if err := validateManager(manager); err != nil {
+		return nil, err
+	}
 	s, ok := kindSchemas[kind]
 	if !ok {
 		return nil, badRequest("", "server-side apply is not supported for kind %s", quoteKind(kind))
 	}
-	cfg, perr := decodeApplied(applied)
+	cfg, perr := decodeApplied(applied, s)
 	if perr != nil {
 		return nil, perr
 	}
@@ -179,6 +184,9 @@ func ownedByOthers(entries []*managedEntry, mine *managedEntry, path []string) b
 // newObj carries there is replaced. It returns newObj with the new managedFields. An
 // empty manager leaves the write untracked and returns newObj re-encoded.
 func TrackUpdate(kind string, oldObj, newObj []byte, manager string, now time.Time) ([]byte, error) {
+	if err := validateManager(manager); err != nil {
+		return nil, err
+	}
 	s := kindSchemas[kind]
 	obj, err := decodeObject(newObj)
 	if err != nil {
@@ -225,14 +233,34 @@ func TrackUpdate(kind string, oldObj, newObj []byte, manager string, now time.Ti
 	return encodeObject(obj)
 }
 
+// maxManagerLength is kube-apiserver's bound on a fieldManager.
+const maxManagerLength = 128
+
+// validateManager checks a fieldManager as kube-apiserver does: at most 128 bytes of
+// printable characters.
+func validateManager(manager string) *Error {
+	if len(manager) > maxManagerLength {
+		return badRequest("fieldManager", "must be at most %d characters, not %d", maxManagerLength, len(manager))
+	}
+	if !utf8.ValidString(manager) {
+		return badRequest("fieldManager", "must be valid UTF-8")
+	}
+	for _, r := range manager {
+		if !unicode.IsPrint(r) {
+			return badRequest("fieldManager", "must hold only printable characters, not %q", r)
+		}
+	}
+	return nil
+}
+
 func mustLookup(obj any, path []string) any {
 	v, _ := lookup(obj, path)
 	return v
 }
 
-// decodeApplied reads an apply body: a JSON object without patch directives or
-// managedFields, with nulls dropped.
-func decodeApplied(body []byte) (map[string]any, *Error) {
+// decodeApplied reads an apply body for a kind s describes: a JSON object without patch
+// directives or managedFields, with nulls dropped (see checkApplied).
+func decodeApplied(body []byte, s *schema) (map[string]any, *Error) {
 	v, err := decode(body)
 	if err != nil {
 		trimmed := bytes.TrimSpace(body)
@@ -252,37 +280,78 @@ func decodeApplied(body []byte) (map[string]any, *Error) {
 			}
 		}
 	}
-	if perr := checkApplied(cfg, ""); perr != nil {
+	if perr := checkApplied(cfg, s, ""); perr != nil {
 		return nil, perr
 	}
 	return cfg, nil
 }
 
-// checkApplied drops nulls from the objects in v and refuses patch directives: an apply
-// states the fields it wants, it does not patch.
-func checkApplied(v any, path string) *Error {
+// checkApplied drops nulls from the objects in obj, an object s describes, and refuses
+// what an apply cannot mean: patch directives (an apply states the fields it wants, it
+// does not patch), elements of a keyed list without their key, and two elements of a
+// keyed list or set with the same identity.
+func checkApplied(obj map[string]any, s *schema, path string) *Error {
+	for _, k := range sortedKeys(obj) {
+		if strings.HasPrefix(k, "$") {
+			return badRequest(member(path, k), "server-side apply takes an object, not patch directives")
+		}
+		if obj[k] == nil {
+			delete(obj, k)
+			continue
+		}
+		if err := checkAppliedValue(obj[k], s.lookup(k), member(path, k)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkAppliedValue(v any, f *fieldMeta, path string) *Error {
+	var elem *schema
+	if f != nil {
+		elem = f.elem
+	}
 	switch v := v.(type) {
 	case map[string]any:
-		for _, k := range sortedKeys(v) {
-			if strings.HasPrefix(k, "$") {
-				return badRequest(member(path, k), "server-side apply takes an object, not patch directives")
-			}
-			if v[k] == nil {
-				delete(v, k)
-				continue
-			}
-			if err := checkApplied(v[k], member(path, k)); err != nil {
-				return err
-			}
-		}
+		return checkApplied(v, elem, path)
 	case []any:
-		for i, e := range v {
-			if err := checkApplied(e, index(path, i)); err != nil {
-				return err
+		seen := make([]any, 0, len(v))
+		for i, item := range v {
+			at := index(path, i)
+			if f != nil && f.merge {
+				id := item
+				if f.mergeKey != "" {
+					m, ok := item.(map[string]any)
+					if !ok {
+						return badRequest(at, "the list is keyed by %q, so its elements must be objects, not %s", f.mergeKey, describe(item))
+					}
+					if id, ok = m[f.mergeKey]; !ok || id == nil {
+						return badRequest(at, "the element has no merge key %q", f.mergeKey)
+					}
+				}
+				for _, s := range seen {
+					if equal(s, id) {
+						return badRequest(at, "duplicate entries for %s", formatPath([]string{identity(f, id)}))
+					}
+				}
+				seen = append(seen, id)
+			}
+			if m, ok := item.(map[string]any); ok {
+				if err := checkApplied(m, elem, at); err != nil {
+					return err
+				}
 			}
 		}
 	}
 	return nil
+}
+
+// identity is the path element of a keyed list or set element with identity id.
+func identity(f *fieldMeta, id any) string {
+	if f.mergeKey == "" {
+		return valueElement(id)
+	}
+	return keyElement(f.mergeKey, id)
 }
 
 func apiVersionOf(obj map[string]any) string {
