@@ -65,20 +65,25 @@ func invalid(field, format string, args ...any) *Error {
 // ConflictCause is one field that an apply wanted to change while another manager owns
 // it. Field is the field's path in Kubernetes' dotted form (".spec.replicas",
 // ".spec.containers[name=\"web\"].image"). Manager, Operation ("Apply" or "Update"),
-// APIVersion and Time are those of the owner's managedFields entry.
+// Subresource, APIVersion and Time are those of the owner's managedFields entry.
 type ConflictCause struct {
-	Manager    string
-	Operation  string
-	APIVersion string
-	Time       string
-	Field      string
+	Manager     string
+	Operation   string
+	Subresource string
+	APIVersion  string
+	Time        string
+	Field       string
 }
 
 // Message returns the cause's text as kube-apiserver words it: `conflict with "kubectl":
-// .spec.replicas` for an owner that applied, and `conflict with "kubectl" using v1 at
-// 2026-11-21T21:00:00Z: .spec.replicas` for one that updated.
+// .spec.replicas` for an owner that applied, and `conflict with "kubectl" with subresource
+// "scale" using v1 at 2026-11-21T21:00:00Z: .spec.replicas` for one that updated (through
+// a subresource).
 func (c ConflictCause) Message() string {
 	owner := fmt.Sprintf("%q", c.Manager)
+	if c.Subresource != "" {
+		owner += fmt.Sprintf(" with subresource %q", c.Subresource)
+	}
 	if c.Operation == operationUpdate {
 		owner += " using " + c.APIVersion
 		if c.Time != "" {

@@ -105,15 +105,15 @@ func writeManagedFields(obj map[string]any, entries []*managedEntry) {
 	meta["managedFields"] = list
 }
 
-// entryFor returns the entry of manager and operation, adding an empty one at the end
-// when there is none.
-func entryFor(entries []*managedEntry, manager, operation string) ([]*managedEntry, *managedEntry) {
+// entryFor returns the entry of manager, operation and subresource, adding an empty one
+// at the end when there is none.
+func entryFor(entries []*managedEntry, manager, operation, subresource string) ([]*managedEntry, *managedEntry) {
 	for _, e := range entries {
-		if e.manager == manager && e.operation == operation && e.subresource == "" {
+		if e.manager == manager && e.operation == operation && e.subresource == subresource {
 			return entries, e
 		}
 	}
-	e := &managedEntry{manager: manager, operation: operation, fields: newFieldSet()}
+	e := &managedEntry{manager: manager, operation: operation, subresource: subresource, fields: newFieldSet()}
 	return append(entries, e), e
 }
 

@@ -63,7 +63,7 @@ func ServerSideApply(kind string, live, applied []byte, manager string, force bo
 		return nil, invalid("", "the stored object is not a JSON object: %v", err)
 	}
 	entries := readManagedFields(obj)
-	entries, mine := entryFor(entries, manager, operationApply)
+	entries, mine := entryFor(entries, manager, operationApply, "")
 
 	// Conflicts: leaves applied with a value other than live's, owned by someone else.
 	var causes []ConflictCause
@@ -77,7 +77,7 @@ func ServerSideApply(kind string, live, applied []byte, manager string, force bo
 		}
 		for _, e := range entries {
 			if e != mine && e.fields.has(path) {
-				causes = append(causes, ConflictCause{Manager: e.manager, Operation: e.operation, APIVersion: e.apiVersion, Time: e.time, Field: formatPath(path)})
+				causes = append(causes, ConflictCause{Manager: e.manager, Operation: e.operation, Subresource: e.subresource, APIVersion: e.apiVersion, Time: e.time, Field: formatPath(path)})
 				if force {
 					e.fields.remove(path)
 				}
@@ -184,6 +184,14 @@ func ownedByOthers(entries []*managedEntry, mine *managedEntry, path []string) b
 // newObj carries there is replaced. It returns newObj with the new managedFields. An
 // empty manager leaves the write untracked and returns newObj re-encoded.
 func TrackUpdate(kind string, oldObj, newObj []byte, manager string, now time.Time) ([]byte, error) {
+	return TrackSubresourceUpdate(kind, "", oldObj, newObj, manager, now)
+}
+
+// TrackSubresourceUpdate is [TrackUpdate] for a write through a subresource ("status",
+// "scale"): oldObj and newObj are still the whole object, and the manager's entry is
+// recorded with the subresource, apart from its entry for writes to the object itself,
+// as kube-apiserver records them.
+func TrackSubresourceUpdate(kind, subresource string, oldObj, newObj []byte, manager string, now time.Time) ([]byte, error) {
 	if err := validateManager(manager); err != nil {
 		return nil, err
 	}
@@ -213,7 +221,7 @@ func TrackUpdate(kind string, oldObj, newObj []byte, manager string, now time.Ti
 		}
 		if !changed.empty() {
 			var mine *managedEntry
-			entries, mine = entryFor(entries, manager, operationUpdate)
+			entries, mine = entryFor(entries, manager, operationUpdate, subresource)
 			for _, path := range changed.members() {
 				for _, e := range entries {
 					if e != mine && changed.leaf(path) {
