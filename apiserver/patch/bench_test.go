@@ -35,3 +35,43 @@ func BenchmarkMergePatchScale(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkServerSideApplyRC re-applies kubectl's configuration of an RC that another
+// manager has scaled: field sets, the conflict check, the merge and managedFields.
+func BenchmarkServerSideApplyRC(b *testing.B) {
+	live, err := ServerSideApply("ReplicationController", nil, []byte(rcApplied), "kubectl", false, t0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	scaled, err := Apply(MergePatchType, "", live, []byte(`{"spec":{"replicas":5}}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if live, err = TrackUpdate("ReplicationController", live, scaled, "kubectl-scale", t1); err != nil {
+		b.Fatal(err)
+	}
+	applied := []byte(`{"apiVersion":"v1","kind":"ReplicationController",
+	 "metadata":{"name":"frontend","namespace":"default","labels":{"app":"frontend"}},
+	 "spec":{"selector":{"app":"frontend"},"template":{"metadata":{"labels":{"app":"frontend"}},
+	  "spec":{"containers":[{"name":"php","image":"php:8.4-apache","ports":[{"containerPort":80}]}]}}}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ServerSideApply("ReplicationController", live, applied, "kubectl", false, t2); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkTrackUpdatePod records a status write of a pod.
+func BenchmarkTrackUpdatePod(b *testing.B) {
+	newObj, err := Apply(MergePatchType, "", []byte(podWeb), []byte(`{"status":{"podIP":"10.0.0.7","conditions":[{"type":"PodScheduled","status":"True"},{"type":"Ready","status":"True"}]}}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := TrackSubresourceUpdate("Pod", "status", []byte(podWeb), newObj, "nodesim", t1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -17,6 +17,18 @@
 // another manager owns; 409). No input makes a function panic, and the input slices are
 // never modified.
 //
+// # How the HTTP front uses it
+//
+// A PATCH of type JSONPatchType, MergePatchType or StrategicMergePatchType: read the
+// stored object, Apply the patch to its JSON, decode the result as the kind, write it as
+// an update (so validation and resourceVersion conflicts are the usual ones), and record
+// the write with TrackUpdate (TrackSubresourceUpdate for status and scale). A PATCH of
+// type ApplyPatchType: ServerSideApply with the stored object (nil when missing: create
+// the result), the fieldManager and force query parameters; a *Conflict becomes 409. A
+// POST or PUT: TrackUpdate(old or nil, new, fieldManager). Unmodeled fields the api
+// types drop are dropped from managedFields by the next write, which prunes ownership of
+// fields that no longer exist.
+//
 // The functions are pure: no shared state, safe for concurrent use; time is passed in. The
 // package imports the standard library and api only.
 package patch
