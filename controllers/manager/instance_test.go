@@ -430,3 +430,52 @@ func TestPausedLeaderStopsWritingBeforeTakeover(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, pods, 3, "exactly the new leader's pods were added: none twice")
 }
+
+// TestInstanceEndsWhenControllersFailToStart: as kube-controller-manager
+// exits when a controller cannot start, an instance's Run returns the error,
+// with election on or off.
+func TestInstanceEndsWhenControllersFailToStart(t *testing.T) {
+	for _, elect := range []bool{true, false} {
+		t.Run(fmt.Sprintf("leader-elect=%v", elect), func(t *testing.T) {
+			clk := clock.NewFake(epoch)
+			srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 1))})
+			require.NoError(t, err)
+			opts := manager.DefaultOptions()
+			opts.LeaderElection.LeaderElect = elect
+			in, err := manager.NewInstance(manager.InstanceConfig{
+				Client: srv, Clock: clk, Identity: "cm-0", Options: opts,
+				// nodesim needs a Binder, which an instance does not give.
+				Descriptors: manager.NodeSimDescriptors(),
+			})
+			require.NoError(t, err)
+			err = in.Run(context.Background())
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "nodesim needs InitContext.Binder")
+			assert.Equal(t, elect, in.Elector() != nil)
+		})
+	}
+}
+
+func TestNewInstanceValidates(t *testing.T) {
+	clk := clock.NewFake(epoch)
+	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 1))})
+	require.NoError(t, err)
+	bad := manager.DefaultOptions()
+	bad.LeaderElection.RenewDeadline = 20 * time.Second
+	tests := []struct {
+		name    string
+		cfg     manager.InstanceConfig
+		wantErr string
+	}{
+		{"no client", manager.InstanceConfig{Clock: clk, Identity: "a", Options: manager.DefaultOptions()}, "needs a Client and a Clock"},
+		{"no identity", manager.InstanceConfig{Client: srv, Clock: clk, Options: manager.DefaultOptions()}, "Identity is required"},
+		{"bad election timings", manager.InstanceConfig{Client: srv, Clock: clk, Identity: "a", Options: bad},
+			"--leader-elect-lease-duration (15s) must be greater than --leader-elect-renew-deadline (20s)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := manager.NewInstance(tt.cfg)
+			assert.ErrorContains(t, err, tt.wantErr)
+		})
+	}
+}
