@@ -3,17 +3,20 @@ package sim
 import (
 	"context"
 	"io"
+	"math/rand/v2"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/election"
 	"github.com/miniplane/miniplane/informer"
 	"github.com/miniplane/miniplane/internal/clock"
 )
 
 // Defaults of Config.
 const (
+	DefaultInstances      = 3
 	DefaultNodes          = 3
 	DefaultWriteFaultRate = 0.05
 	DefaultFaultEvery     = 20 * time.Second
@@ -36,13 +39,12 @@ type Config struct {
 	Seed uint64
 	// Faults are the faults injected while RunFor runs.
 	Faults FaultSet
-	// Instances is how many controller-manager instances run (default 1).
-	// More than one needs Elect: without leader election they would all
-	// act at once.
+	// Instances is how many controller-manager instances run (default 3);
+	// they elect a leader, and only the leader's controllers run.
 	Instances int
-	// Elect makes an instance's leader elector; nil means a single
-	// instance that always leads, with a new term each time it starts.
-	// This is the seam to the election package.
+	// Elect makes an instance's leader elector; nil means the election
+	// package's, with client-go's timings (15s lease, 10s renew deadline,
+	// 2s retry period). A test may put its own here.
 	Elect NewLeadership
 	// Nodes is how many simulated nodes there are (default 3).
 	Nodes int
@@ -76,7 +78,7 @@ type Config struct {
 
 func (c Config) withDefaults() Config {
 	if c.Instances <= 0 {
-		c.Instances = 1
+		c.Instances = DefaultInstances
 	}
 	if c.Nodes <= 0 {
 		c.Nodes = DefaultNodes
@@ -133,8 +135,8 @@ type Invariant struct {
 	Check func(ctx context.Context, s *Sim) error
 }
 
-// Leadership is what the simulator needs of one instance's leader elector.
-// election.Elector fits it with its guard's Client.
+// Leadership is what the simulator needs of one instance's leader elector;
+// an election.Elector with its guard provides it.
 type Leadership interface {
 	// Step makes one acquire-or-renew attempt and returns when the next
 	// is due, on the instance's clock.
@@ -149,15 +151,27 @@ type Leadership interface {
 	Guard(c apiserver.Client) apiserver.Client
 }
 
-// NewLeadership makes the elector of instance name, writing its lease
-// through c and reading time from clk.
-type NewLeadership func(name string, c apiserver.Client, clk clock.Clock) (Leadership, error)
+// NewLeadership makes the elector of one incarnation of an instance:
+// identity is unique to the incarnation ("m0-2": instance m0, second
+// start), c reads and writes the lease, clk is the instance's clock, and
+// r, drawn from the seed, may jitter its retries.
+type NewLeadership func(identity string, c apiserver.Client, clk clock.Clock, r *rand.Rand) (Leadership, error)
 
-// solo is the leadership of a lone instance: it always leads, and each start
-// is a new term.
-type solo struct{ term int64 }
+// elected is the election package's elector as a Leadership.
+type elected struct{ e *election.Elector }
 
-func (l *solo) Step(context.Context) time.Time            { return time.Time{} }
-func (l *solo) IsLeader() bool                            { return true }
-func (l *solo) Term() int64                               { return l.term }
-func (l *solo) Guard(c apiserver.Client) apiserver.Client { return c }
+func (l elected) Step(ctx context.Context) time.Time        { return l.e.Step(ctx) }
+func (l elected) IsLeader() bool                            { return l.e.IsLeader() }
+func (l elected) Term() int64                               { return l.e.Term() }
+func (l elected) Guard(c apiserver.Client) apiserver.Client { return l.e.Guard().Client(c) }
+
+// newElected is the default NewLeadership.
+func newElected(log *zap.Logger) NewLeadership {
+	return func(identity string, c apiserver.Client, clk clock.Clock, r *rand.Rand) (Leadership, error) {
+		e, err := election.New(election.Config{Client: c, Clock: clk, Logger: log, Identity: identity, Rand: r})
+		if err != nil {
+			return nil, err
+		}
+		return elected{e}, nil
+	}
+}

@@ -34,7 +34,7 @@ func (s *Sim) scheduleNextFault() {
 func (s *Sim) injectRandomFault(ctx context.Context) {
 	var options []Fault
 	for _, f := range discreteFaults {
-		if s.cfg.Faults.Has(f) && (f != Pause || s.cfg.Elect != nil) {
+		if s.cfg.Faults.Has(f) {
 			options = append(options, f)
 		}
 	}
@@ -103,9 +103,6 @@ func (s *Sim) Inject(ctx context.Context, f Fault) error {
 		}
 		s.Crash(in.name, between(s.faultRand, 5*time.Second, 40*time.Second))
 	case Pause:
-		if s.cfg.Elect == nil {
-			return fmt.Errorf("a lone instance has no elector to pause")
-		}
 		in := s.pickInstance(func(in *instance) bool { return in.up && !in.paused && in.term != 0 })
 		if in == nil {
 			return fmt.Errorf("no leader to pause")

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"go.uber.org/zap"
@@ -24,6 +25,10 @@ var instanceResources = []string{
 	apiserver.Nodes, apiserver.Pods, apiserver.ReplicationControllers, apiserver.Services,
 }
 
+// electorStream is the first of the random streams the electors draw
+// their jitter from, one per incarnation.
+const electorStream = 1 << 32
+
 // namedInformer is an informer with the name the trace gives it.
 type namedInformer struct {
 	name     string
@@ -44,9 +49,11 @@ type ctrlState struct {
 // instance is one controller manager: its own clock view, informers,
 // caches, elector and — while it leads — controllers and queues.
 type instance struct {
-	name  string
-	skew  time.Duration
-	clock clock.Clock
+	id     int
+	starts int // incarnations so far
+	name   string
+	skew   time.Duration
+	clock  clock.Clock
 
 	up        bool
 	client    *faultClient
@@ -84,16 +91,14 @@ func (s *Sim) startInstance(in *instance) error {
 	in.factory = informer.NewFactory(in.client, "", in.clock, s.cfg.Logger.Named(in.name))
 	in.informers = informersOf(in.factory, in.name, instanceResources)
 	leaseClient := &recordingClient{Client: in.client, s: s, actor: in.name + "/elector"}
-	if s.cfg.Elect == nil {
-		s.soloTerms++
-		in.lead = &solo{term: s.soloTerms}
-	} else {
-		l, err := s.cfg.Elect(in.name, leaseClient, in.clock)
-		if err != nil {
-			return fmt.Errorf("sim: elector of %s: %w", in.name, err)
-		}
-		in.lead = l
+	in.starts++
+	identity := fmt.Sprintf("%s-%d", in.name, in.starts)
+	r := rand.New(rand.NewPCG(s.cfg.Seed, electorStream+uint64(in.id)<<16+uint64(in.starts)))
+	l, err := s.cfg.Elect(identity, leaseClient, in.clock, r)
+	if err != nil {
+		return fmt.Errorf("sim: elector of %s: %w", in.name, err)
 	}
+	in.lead = l
 	in.electAt = s.clock.Now()
 	return nil
 }
@@ -122,6 +127,7 @@ func (s *Sim) stepElector(ctx context.Context, in *instance) string {
 	switch {
 	case leading && in.term != in.lead.Term():
 		s.teardown(in)
+		s.noteTerm(in, in.lead.Term())
 		s.build(in, in.lead.Term())
 		return fmt.Sprintf("leading term=%d", in.term)
 	case !leading && in.term != 0:

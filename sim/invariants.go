@@ -18,20 +18,32 @@ import (
 // endpoints-match-pods, owners-exist, and the Config's own. At the end of
 // a run: converges.
 
-// checkTerm enforces that controller writes, in store order, never go
-// back to an older term, and that a term belongs to one instance.
-func (s *Sim) checkTerm(in *instance, term int64, key string, rev int64) {
+// noteTerm records that in started leading with term: a term belongs to
+// one instance, and it is the newest.
+func (s *Sim) noteTerm(in *instance, term int64) {
 	if owner, ok := s.termOwner[term]; ok && owner != in {
-		s.violate("single-writer", fmt.Sprintf("%s and %s both wrote with term %d (%s at revision %d)", owner.name, in.name, term, key, rev))
+		s.violate("single-writer", fmt.Sprintf("%s and %s both lead with term %d", owner.name, in.name, term))
 		return
 	}
 	s.termOwner[term] = in
-	if term < s.lastTerm {
-		s.violate("single-writer", fmt.Sprintf("%s wrote %s at revision %d with term %d after %s wrote with term %d",
-			in.name, key, rev, term, s.lastTermBy.name, s.lastTerm))
+	if term > s.lastTerm {
+		s.lastTerm, s.lastTermBy = term, in
+	}
+}
+
+// checkTerm enforces that a controller writes only in its instance's
+// newest term: no write with a term older than one another instance has
+// started leading with. In store order, the terms of the writes therefore
+// never go back, and two leaders' writes never interleave.
+func (s *Sim) checkTerm(in *instance, term int64, key string, rev int64) {
+	if owner := s.termOwner[term]; owner != in {
+		s.violate("single-writer", fmt.Sprintf("%s wrote %s at revision %d with term %d, which is not its own", in.name, key, rev, term))
 		return
 	}
-	s.lastTerm, s.lastTermBy = term, in
+	if term < s.lastTerm {
+		s.violate("single-writer", fmt.Sprintf("%s wrote %s at revision %d with term %d after %s started leading with term %d",
+			in.name, key, rev, term, s.lastTermBy.name, s.lastTerm))
+	}
 }
 
 // checkOvershoot enforces, after a controller creates a pod, that the pod's

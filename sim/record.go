@@ -2,11 +2,12 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/election"
 )
 
 // recordingClient traces every successful write of one actor, with the
@@ -26,39 +27,56 @@ type recordingClient struct {
 func (c *recordingClient) wrote(kind string, obj api.Object, key string) {
 	s := c.s
 	rev := s.srv.Store().Rev()
-	detail := ""
-	if c.inst != nil {
-		detail = fmt.Sprintf("term=%d", c.term)
-		if rev == s.lastWriteRev {
-			detail = "" // an unchanged write is no write: no term to check
-		}
-		s.checkTerm(c.inst, c.term, key, rev)
-	}
+	unchanged := rev == s.lastWriteRev // the server stores no write that changes nothing
+	var detail string
 	switch {
-	case rev < s.lastWriteRev:
+	case unchanged:
+		detail = "unchanged"
+	case c.inst != nil:
+		detail = fmt.Sprintf("term=%d", c.term)
+	}
+	s.record(Event{Actor: c.actor, Kind: kind, Key: key, Rev: rev, Detail: detail})
+	if rev < s.lastWriteRev {
 		s.violate("revisions-rise", fmt.Sprintf("%s %s made revision %d after revision %d", kind, key, rev, s.lastWriteRev))
-	case rev == s.lastWriteRev:
-		detail = strings.TrimSpace(detail + " unchanged") // the server stores no write that changes nothing
 	}
 	s.lastWriteRev = rev
-	s.record(Event{Actor: c.actor, Kind: kind, Key: key, Rev: rev, Detail: detail})
+	if unchanged {
+		return
+	}
 	if c.inst != nil {
+		s.checkTerm(c.inst, c.term, key, rev)
 		s.maybeHoldAfterWrite(c.inst, obj)
 	}
-	if kind == "create" {
-		if pod, ok := obj.(*api.Pod); ok {
-			s.checkOvershoot(pod)
-		}
+	if pod, ok := obj.(*api.Pod); ok && kind == "create" {
+		s.checkOvershoot(pod)
 	}
 	if rc, ok := obj.(*api.ReplicationController); ok && rc.Spec.Replicas != nil {
 		s.maxReplicas[rc.Metadata.UID] = max(s.maxReplicas[rc.Metadata.UID], *rc.Spec.Replicas)
 	}
 }
 
+// refused traces a write the leader's guard refused: the instance's
+// controllers acted after its leadership lapsed, and were stopped.
+func (c *recordingClient) refused(kind, key string, err error) {
+	if errors.Is(err, election.ErrNotLeader) {
+		c.s.record(Event{Actor: c.actor, Kind: "refused", Key: key, Detail: kind + ": " + err.Error()})
+	}
+}
+
+func objKey(obj api.Object) string {
+	_, ns, name := objName(obj)
+	if ns == "" {
+		return name
+	}
+	return ns + "/" + name
+}
+
 func (c *recordingClient) Create(ctx context.Context, obj api.Object) (api.Object, error) {
 	out, err := c.Client.Create(ctx, obj)
 	if err == nil {
 		c.wrote("create", out, api.KeyOf(out.GetObjectMeta()))
+	} else {
+		c.refused("create", objKey(obj), err)
 	}
 	return out, err
 }
@@ -67,6 +85,8 @@ func (c *recordingClient) Update(ctx context.Context, obj api.Object) (api.Objec
 	out, err := c.Client.Update(ctx, obj)
 	if err == nil {
 		c.wrote("update", out, api.KeyOf(out.GetObjectMeta()))
+	} else {
+		c.refused("update", objKey(obj), err)
 	}
 	return out, err
 }
@@ -75,18 +95,22 @@ func (c *recordingClient) UpdateStatus(ctx context.Context, obj api.Object) (api
 	out, err := c.Client.UpdateStatus(ctx, obj)
 	if err == nil {
 		c.wrote("status", out, api.KeyOf(out.GetObjectMeta()))
+	} else {
+		c.refused("status", objKey(obj), err)
 	}
 	return out, err
 }
 
 func (c *recordingClient) Delete(ctx context.Context, resource, namespace, name string, opts api.DeleteOptions) (api.Object, error) {
 	out, err := c.Client.Delete(ctx, resource, namespace, name, opts)
+	key := name
+	if namespace != "" {
+		key = namespace + "/" + name
+	}
 	if err == nil {
-		key := name
-		if namespace != "" {
-			key = namespace + "/" + name
-		}
 		c.wrote("delete", out, key)
+	} else {
+		c.refused("delete", key, err)
 	}
 	return out, err
 }

@@ -46,7 +46,6 @@ type Sim struct {
 	unhealed   int // faults in force that a timed event will heal
 	timed      []timedEvent
 	timedSeq   int
-	soloTerms  int64
 	instances  []*instance
 	nodes      *nodesim.Controller
 	nodeInfs   []*namedInformer
@@ -80,8 +79,8 @@ type timedEvent struct {
 // RunUntilQuiet drive it.
 func New(ctx context.Context, cfg Config) (*Sim, error) {
 	cfg = cfg.withDefaults()
-	if cfg.Instances > 1 && cfg.Elect == nil {
-		return nil, fmt.Errorf("sim: %d instances need Config.Elect: without leader election they would all act at once", cfg.Instances)
+	if cfg.Elect == nil {
+		cfg.Elect = newElected(cfg.Logger.Named("election"))
 	}
 	s := &Sim{
 		cfg:         cfg,
@@ -120,7 +119,7 @@ func New(ctx context.Context, cfg Config) (*Sim, error) {
 	}
 
 	for i := range cfg.Instances {
-		in := &instance{name: "m" + strconv.Itoa(i)}
+		in := &instance{id: i, name: "m" + strconv.Itoa(i)}
 		if cfg.Faults.Has(Skew) {
 			in.skew = between(s.faultRand, -3*time.Second, 3*time.Second)
 		}
