@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"go.uber.org/zap"
@@ -35,6 +36,27 @@ type namedInformer struct {
 	inf      *informer.Informer
 	held     bool      // StaleCache: its reflector and FIFO are not stepped
 	resyncAt time.Time // when Resync is next due on the sim's clock; zero: never
+	// regs are the informer's registrations, in the order they were
+	// added, kept here so collecting candidates allocates nothing.
+	regs []*informer.Registration
+	// idle is the state in which the reflector last had nothing to do;
+	// while the state is the same, it still has nothing (see collect).
+	idle idleState
+	// fifoMaybe and regsMaybe are false only when the FIFO, and every
+	// handler's queue, were found empty and no step has since added to
+	// them: only the reflector and Resync fill the FIFO, only a pop fills
+	// the handlers' queues (and a new handler arrives with its initial
+	// adds).
+	fifoMaybe, regsMaybe bool
+}
+
+// idleState is what a reflector's having work depends on: the store's
+// revision (new events), the time (backoffs) and the simulator's epoch
+// (watches closed, history compacted, informers held or released).
+type idleState struct {
+	rev   int64
+	at    time.Time
+	epoch int
 }
 
 // ctrlState is one controller built for one term.
@@ -69,16 +91,18 @@ type instance struct {
 }
 
 type ctrlReg struct {
-	inf *informer.Informer
+	ni  *namedInformer
 	reg *informer.Registration
 }
 
 // informersOf names the informers of a factory made for the given
-// resources.
+// resources, with the registrations they have already.
 func informersOf(f *informer.Factory, prefix string, resources []string) []*namedInformer {
 	out := make([]*namedInformer, 0, len(resources))
 	for _, r := range resources {
-		out = append(out, &namedInformer{name: prefix + "/" + r, inf: f.ForResource(r)})
+		inf := f.ForResource(r)
+		out = append(out, &namedInformer{name: prefix + "/" + r, inf: inf, regs: inf.Registrations(), idle: idleState{rev: -1},
+			fifoMaybe: true, regsMaybe: true})
 	}
 	return out
 }
@@ -182,7 +206,9 @@ func (s *Sim) build(in *instance, term int64) {
 	for _, ni := range in.informers {
 		for _, r := range ni.inf.Registrations() {
 			if !before[r] {
-				in.ctrlRegs = append(in.ctrlRegs, ctrlReg{ni.inf, r})
+				in.ctrlRegs = append(in.ctrlRegs, ctrlReg{ni, r})
+				ni.regs = append(ni.regs, r)
+				ni.regsMaybe = true
 			}
 		}
 		s.noteResync(in, ni)
@@ -192,7 +218,8 @@ func (s *Sim) build(in *instance, term int64) {
 // teardown drops the instance's controllers: their handlers and queues go.
 func (s *Sim) teardown(in *instance) {
 	for _, cr := range in.ctrlRegs {
-		cr.inf.RemoveEventHandler(cr.reg)
+		cr.ni.inf.RemoveEventHandler(cr.reg)
+		cr.ni.regs = slices.DeleteFunc(cr.ni.regs, func(r *informer.Registration) bool { return r == cr.reg })
 	}
 	for _, c := range in.ctrls {
 		if c.queue != nil {
@@ -205,6 +232,7 @@ func (s *Sim) teardown(in *instance) {
 // noteResync asks an informer when its next handler resync is due.
 func (s *Sim) noteResync(in *instance, ni *namedInformer) {
 	next := ni.inf.Resync()
+	ni.fifoMaybe = true // it may have queued resyncs
 	if next.IsZero() {
 		ni.resyncAt = time.Time{}
 		return

@@ -44,6 +44,7 @@ type Sim struct {
 	injecting  bool
 	nextFault  time.Time
 	unhealed   int // faults in force that a timed event will heal
+	epoch      int // bumped by whatever may wake a reflector besides a write or time: see idleState
 	timed      []timedEvent
 	timedSeq   int
 	instances  []*instance
@@ -226,6 +227,7 @@ func (s *Sim) step(ctx context.Context) bool {
 		ev := s.timed[0]
 		s.timed = slices.Delete(s.timed, 0, 1)
 		ev.fn(ctx)
+		s.epoch++
 		return true
 	}
 	s.cands = s.collect(s.cands[:0], now)
@@ -238,6 +240,7 @@ func (s *Sim) step(ctx context.Context) bool {
 		if overdue || (len(s.cands) > 0 && s.faultRand.IntN(faultOdds) == 0) {
 			s.injectRandomFault(ctx)
 			s.scheduleNextFault()
+			s.epoch++
 			return true
 		}
 	}

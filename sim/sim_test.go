@@ -258,3 +258,21 @@ func TestUnguardedLeaderIsCaught(t *testing.T) {
 	res := mustRun(t, sim.Config{Seed: found, Faults: pauses}, "default", 10*time.Minute)
 	assert.Nil(t, res.Violation, "the guarded elector, same seed")
 }
+
+// FuzzParseFaults: any --faults text parses to a set that prints back to
+// text parsing to the same set, or fails with a message naming the faults.
+func FuzzParseFaults(f *testing.F) {
+	for _, s := range []string{"all", "none", "", "crash,stale", " podcrash , nodedown ", "crash,,", "x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		set, err := sim.ParseFaults(s)
+		if err != nil {
+			assert.Contains(t, err.Error(), "known: watchclose")
+			return
+		}
+		again, err := sim.ParseFaults(set.String())
+		require.NoError(t, err)
+		assert.Equal(t, set, again)
+	})
+}

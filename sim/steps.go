@@ -2,8 +2,11 @@ package sim
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"time"
+
+	"github.com/miniplane/miniplane/informer"
 )
 
 // stepKind is what a candidate step does.
@@ -25,7 +28,7 @@ type candidate struct {
 	kind stepKind
 	in   *instance // nil for nodesim and the server
 	ni   *namedInformer
-	reg  int // the registration's index on ni, for stepDispatch
+	reg  *informer.Registration // for stepDispatch
 	c    *ctrlState
 }
 
@@ -34,19 +37,32 @@ func (s *Sim) collect(out []candidate, now time.Time) []candidate {
 	if at, ok := s.srv.NextSweep(); ok && !at.After(now) {
 		out = append(out, candidate{kind: stepSweep})
 	}
+	state := idleState{rev: s.srv.Store().Rev(), at: now, epoch: s.epoch}
 	s.eachInformer(func(in *instance, ni *namedInformer) {
 		if !ni.held {
-			if ni.inf.Reflector().Pending() {
-				out = append(out, candidate{kind: stepReflector, in: in, ni: ni})
+			if ni.idle != state {
+				if ni.inf.Reflector().Pending() {
+					out = append(out, candidate{kind: stepReflector, in: in, ni: ni})
+				} else {
+					ni.idle = state
+				}
 			}
-			if f := ni.inf.FIFO(); f.Len() > 0 || (!ni.inf.HasSynced() && f.HasSynced()) {
-				out = append(out, candidate{kind: stepPop, in: in, ni: ni})
+			if ni.fifoMaybe {
+				if f := ni.inf.FIFO(); f.Len() > 0 || (!ni.inf.HasSynced() && f.HasSynced()) {
+					out = append(out, candidate{kind: stepPop, in: in, ni: ni})
+				} else {
+					ni.fifoMaybe = false
+				}
 			}
 		}
-		for i, r := range ni.inf.Registrations() {
-			if r.Pending() > 0 {
-				out = append(out, candidate{kind: stepDispatch, in: in, ni: ni, reg: i})
+		if ni.regsMaybe {
+			n := len(out)
+			for _, r := range ni.regs {
+				if r.Pending() > 0 {
+					out = append(out, candidate{kind: stepDispatch, in: in, ni: ni, reg: r})
+				}
 			}
+			ni.regsMaybe = len(out) > n
 		}
 		if !ni.resyncAt.IsZero() && !now.Before(ni.resyncAt) {
 			out = append(out, candidate{kind: stepResync, in: in, ni: ni})
@@ -95,6 +111,7 @@ func (s *Sim) run(ctx context.Context, c candidate) bool {
 		if !r.Step(ctx) {
 			return false
 		}
+		c.ni.fifoMaybe = true
 		kind := "events"
 		switch {
 		case r.Lists != lists:
@@ -107,13 +124,13 @@ func (s *Sim) run(ctx context.Context, c candidate) bool {
 		if !c.ni.inf.ProcessOne() {
 			return false
 		}
+		c.ni.regsMaybe = true
 		s.record(Event{Actor: c.ni.name, Kind: "pop", Detail: "left=" + strconv.Itoa(c.ni.inf.FIFO().Len())})
 	case stepDispatch:
-		regs := c.ni.inf.Registrations()
-		if c.reg >= len(regs) || !regs[c.reg].DispatchOne() {
+		if !c.reg.DispatchOne() {
 			return false
 		}
-		s.record(Event{Actor: c.ni.name + "#" + strconv.Itoa(c.reg), Kind: "dispatch"})
+		s.record(Event{Actor: c.ni.name + "#" + strconv.Itoa(slices.Index(c.ni.regs, c.reg)), Kind: "dispatch"})
 	case stepResync:
 		s.noteResync(c.in, c.ni)
 		s.record(Event{Actor: c.ni.name, Kind: "resync"})

@@ -3,16 +3,17 @@ package sim
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"hash"
 	"io"
+	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // Event is one line of a trace: what one step did, or one write it made.
-// It is written as a JSON object with the fields in a fixed order and T as
-// a duration string ("1m2.5s"), so a trace is the same bytes on every run
-// of a seed.
+// It is written as a JSON object with the fields in a fixed order, T as a
+// duration string ("1m2.5s"), and Key and Detail left out when empty, so a
+// trace is the same bytes on every run of a seed.
 type Event struct {
 	// T is the virtual time since the start of the run.
 	T time.Duration
@@ -40,35 +41,62 @@ type Trace struct {
 	w     io.Writer
 	h     hash.Hash
 	lines int
-	tail  [traceTail]string
+	tail  [traceTail][]byte
 	err   error
 	buf   []byte
 }
 
 func newTrace(w io.Writer) *Trace { return &Trace{w: w, h: sha256.New()} }
 
-// line is an Event as written: the time as a duration string.
-type line struct {
-	T      string `json:"t"`
-	Actor  string `json:"actor"`
-	Kind   string `json:"kind"`
-	Key    string `json:"key,omitempty"`
-	Rev    int64  `json:"rev"`
-	Detail string `json:"detail,omitempty"`
+func (t *Trace) add(ev Event) {
+	b := append(t.buf[:0], `{"t":`...)
+	b = appendJSONString(b, ev.T.String())
+	b = append(b, `,"actor":`...)
+	b = appendJSONString(b, ev.Actor)
+	b = append(b, `,"kind":`...)
+	b = appendJSONString(b, ev.Kind)
+	if ev.Key != "" {
+		b = append(b, `,"key":`...)
+		b = appendJSONString(b, ev.Key)
+	}
+	b = append(b, `,"rev":`...)
+	b = strconv.AppendInt(b, ev.Rev, 10)
+	if ev.Detail != "" {
+		b = append(b, `,"detail":`...)
+		b = appendJSONString(b, ev.Detail)
+	}
+	b = append(b, "}\n"...)
+	t.buf = b
+	t.h.Write(b)
+	if t.w != nil && t.err == nil {
+		_, t.err = t.w.Write(b)
+	}
+	slot := &t.tail[t.lines%traceTail]
+	*slot = append((*slot)[:0], b[:len(b)-1]...)
+	t.lines++
 }
 
-func (t *Trace) add(ev Event) {
-	b, err := json.Marshal(line{T: ev.T.String(), Actor: ev.Actor, Kind: ev.Kind, Key: ev.Key, Rev: ev.Rev, Detail: ev.Detail})
-	if err != nil {
-		panic("sim: trace event does not marshal: " + err.Error()) // plain strings and ints cannot fail
+// appendJSONString appends s as a JSON string: quotes, backslashes and
+// control characters escaped, invalid UTF-8 replaced, everything else as
+// is.
+func appendJSONString(b []byte, s string) []byte {
+	const hexDigits = "0123456789abcdef"
+	b = append(b, '"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b = append(b, '\\', byte(r))
+		case r == '\n':
+			b = append(b, '\\', 'n')
+		case r == '\t':
+			b = append(b, '\\', 't')
+		case r < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hexDigits[r>>4], hexDigits[r&0xf])
+		default:
+			b = utf8.AppendRune(b, r) // an invalid byte comes as RuneError: U+FFFD
+		}
 	}
-	t.buf = append(append(t.buf[:0], b...), '\n')
-	t.h.Write(t.buf)
-	if t.w != nil && t.err == nil {
-		_, t.err = t.w.Write(t.buf)
-	}
-	t.tail[t.lines%traceTail] = string(b)
-	t.lines++
+	return append(b, '"')
 }
 
 // Lines returns how many events have been recorded.
@@ -84,7 +112,7 @@ func (t *Trace) Tail(n int) []string {
 	n = min(n, traceTail, t.lines)
 	out := make([]string, 0, n)
 	for i := t.lines - n; i < t.lines; i++ {
-		out = append(out, t.tail[i%traceTail])
+		out = append(out, string(t.tail[i%traceTail]))
 	}
 	return out
 }
