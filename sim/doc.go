@@ -30,15 +30,23 @@
 // with Conflict or a server error; an informer held back (a stale cache);
 // a controller-manager instance crashing and restarting with empty
 // caches; a leader's elector pausing; clock skew between instances; a pod
-// crashing; a node going down and coming back.
+// crashing; a node going down and coming back. A fault comes due at a
+// time drawn from the seed (Config.FaultEvery apart on average) and then
+// strikes between two steps of whatever is going on — mid-reconcile,
+// between a write and its delivery — rather than only when all is quiet;
+// a due stale-cache fault may also strike right after a controller's own
+// write, holding back the informer that would show it the write (Sieve's
+// stale-state fault). Each fault heals after a drawn delay.
 //
 // # Invariants
 //
 // Checked at every step or write: the store's revisions only rise; a watch
-// delivers each event once, in order, or ends with an error; controller
-// writes, in store order, never go back to an older leadership term, and
-// no two instances share one; a replication controller never owns more
-// active pods than the most replicas it was asked for. Checked whenever
+// delivers each event once, in order, or ends with an error; no controller
+// writes with a term older than one another instance has started leading
+// with (so, in store order, terms never go back, and two leaders' writes
+// never interleave), and no two instances share a term; a replication
+// controller never owns more active pods than the most replicas it was
+// asked for. Checked whenever
 // the system is quiet and no fault is in force: every cache equals the
 // store; every replication controller owns spec.replicas active pods and
 // says so in its status; no pod has two controllers or a vanished owner;
@@ -56,10 +64,15 @@
 //
 // # Leader election
 //
-// Config.Elect is the seam to leader election: with it, N instances each
-// run an elector, build their controllers afresh each time they start
-// leading, and write through the elector's guard. Without it a lone
-// instance always leads, with a new term each time it starts.
+// Config.Instances controller-manager instances (three by default) each
+// run an elector of the election package on a shared Lease, each on its
+// own view of the clock (Skew offsets it), with its own informers and
+// caches. An instance builds its controllers afresh each time it starts
+// leading, steps them only while it leads, and drops them when it loses
+// the lease; their writes go through the elector's guard, and each write
+// is recorded with the instance and the term. Config.Elect replaces the
+// elector (a test may leave the guard out, to see the simulator catch
+// it). The simulated kubelet runs once, outside the election.
 //
 // The package imports everything but cmd. A Sim is driven from one
 // goroutine and is not safe for concurrent use; it starts no goroutine.

@@ -28,6 +28,7 @@ type simOptions struct {
 	tracePath    string
 	verbose      bool
 	plantBug     bool
+	instances    int
 	convergeWait time.Duration
 }
 
@@ -39,6 +40,7 @@ func parseSimFlags(args []string, stderr io.Writer) (opts simOptions, help bool,
 	faults := fs.String("faults", "all", "faults to inject: all, none, or a comma-separated list of "+faultNames())
 	scenario := fs.String("scenario", "default", "the scenario to run: "+scenarioNames())
 	fs.StringVar(&opts.tracePath, "trace", "", "write the trace, one JSON line per step, to `FILE`")
+	fs.IntVar(&opts.instances, "instances", sim.DefaultInstances, "controller-manager instances electing a leader")
 	fs.DurationVar(&opts.convergeWait, "converge-within", sim.DefaultConvergeWithin, "virtual time allowed to converge after the last fault")
 	fs.BoolVar(&opts.verbose, "v", false, "log the components' debug output to stderr")
 	fs.BoolVar(&opts.plantBug, "plant-bug", false, "run the replication controller without its expectations, a known bug, to see what a violation looks like")
@@ -61,6 +63,9 @@ Flags:
 	opts.seed = *seed
 	if opts.duration <= 0 {
 		return opts, false, usageError{fmt.Sprintf("--duration must be positive, not %v", opts.duration)}
+	}
+	if opts.instances < 1 || opts.instances > 16 {
+		return opts, false, usageError{fmt.Sprintf("--instances must be between 1 and 16, not %d", opts.instances)}
 	}
 	if opts.convergeWait <= 0 {
 		return opts, false, usageError{fmt.Sprintf("--converge-within must be positive, not %v", opts.convergeWait)}
@@ -119,6 +124,9 @@ func scenarioNames() string {
 // replayCommand is the command line that replays one seed.
 func (o simOptions) replayCommand(seed uint64) string {
 	cmd := fmt.Sprintf("miniplane sim --seed %d --duration %v --faults %s --scenario %s", seed, o.duration, o.faultsText, o.scenario.Name)
+	if o.instances != sim.DefaultInstances {
+		cmd += fmt.Sprintf(" --instances %d", o.instances)
+	}
 	if o.convergeWait != sim.DefaultConvergeWithin {
 		cmd += fmt.Sprintf(" --converge-within %v", o.convergeWait)
 	}
@@ -129,7 +137,7 @@ func (o simOptions) replayCommand(seed uint64) string {
 }
 
 func (o simOptions) config(seed uint64, stderr io.Writer) sim.Config {
-	cfg := sim.Config{Seed: seed, Faults: o.faults, ConvergeWithin: o.convergeWait, ReplicationWithoutExpectations: o.plantBug}
+	cfg := sim.Config{Seed: seed, Faults: o.faults, Instances: o.instances, ConvergeWithin: o.convergeWait, ReplicationWithoutExpectations: o.plantBug}
 	if o.verbose {
 		cfg.Logger = newLogger(stderr, true)
 	}
@@ -161,8 +169,8 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	wall := time.Since(start)
-	fmt.Fprintf(stdout, "scenario %s (%s)\nfaults %s; %d steps in %v of wall time for %v of virtual time\n",
-		opts.scenario.Name, opts.scenario.Description, opts.faultsText, res.Steps, wall.Round(time.Millisecond), res.Virtual)
+	fmt.Fprintf(stdout, "scenario %s (%s)\ninstances %d, faults %s; %d steps in %v of wall time for %v of virtual time\n",
+		opts.scenario.Name, opts.scenario.Description, opts.instances, opts.faultsText, res.Steps, wall.Round(time.Millisecond), res.Virtual.Round(time.Millisecond))
 	if traceFile != nil {
 		if err := traceFile.Close(); err != nil {
 			return err

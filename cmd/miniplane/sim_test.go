@@ -32,7 +32,7 @@ func TestSimCommand(t *testing.T) {
 		wantOut   []string
 		wantLast  *regexp.Regexp
 	}{
-		{name: "default flags", args: []string{"sim", "--duration", "3m"}, wantOut: []string{"scenario default", "faults all"}, wantLast: lastLine},
+		{name: "default flags", args: []string{"sim", "--duration", "3m"}, wantOut: []string{"scenario default", "instances 3, faults all"}, wantLast: lastLine},
 		{name: "small, no faults", args: []string{"sim", "--scenario", "small", "--faults", "none", "--duration", "1m", "--seed", "9"}, wantLast: regexp.MustCompile(`^seed=9 steps=\d+ virtual=1m0s .* invariants=ok$`)},
 		{name: "a sweep", args: []string{"sim", "--seeds", "1..3", "--duration", "2m"}, wantLast: regexp.MustCompile(`^seeds=1..3 runs=3 violations=0 steps=\d+ `)},
 		{name: "a planted bug is a violation", args: []string{"sim", "--plant-bug", "--seed", "1"}, wantErr: "an invariant was violated",
@@ -42,6 +42,8 @@ func TestSimCommand(t *testing.T) {
 		{name: "unknown scenario", args: []string{"sim", "--scenario", "nope"}, wantUsage: true, wantErr: `--scenario: unknown scenario "nope" (known: default, small)`},
 		{name: "bad seed range", args: []string{"sim", "--seeds", "9..3"}, wantUsage: true, wantErr: "--seeds: 9..3 is empty"},
 		{name: "seed range without dots", args: []string{"sim", "--seeds", "12"}, wantUsage: true, wantErr: `--seeds: want A..B, got "12"`},
+		{name: "one instance", args: []string{"sim", "--instances", "1", "--duration", "2m"}, wantOut: []string{"instances 1, faults all"}, wantLast: lastLine},
+		{name: "no instances", args: []string{"sim", "--instances", "0"}, wantUsage: true, wantErr: "--instances must be between 1 and 16, not 0"},
 		{name: "negative duration", args: []string{"sim", "--duration", "-1m"}, wantUsage: true, wantErr: "--duration must be positive"},
 		{name: "trace with a sweep", args: []string{"sim", "--seeds", "1..2", "--trace", "x"}, wantUsage: true, wantErr: "--trace takes one run"},
 		{name: "bad seed", args: []string{"sim", "--seed", "minus"}, wantUsage: true, wantErr: "invalid value"},
