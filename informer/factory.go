@@ -64,6 +64,14 @@ func (f *Factory) Informers() []*Informer {
 	return out
 }
 
+// Resources returns the resources of the informers made so far, in name
+// order: the order of Informers.
+func (f *Factory) Resources() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Sorted(maps.Keys(f.informers))
+}
+
 // Start runs, until ctx is done, every informer asked for so far that is not
 // yet running; call it again to start informers asked for later. Shutdown
 // waits for them all to stop.

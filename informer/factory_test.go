@@ -75,6 +75,7 @@ func TestFactoryMakesOneInformerPerResource(t *testing.T) {
 	nss := f.ForResource(apiserver.Namespaces)
 	assert.NotSame(t, pods, nss)
 	assert.Equal(t, []*informer.Informer{nss, pods}, f.Informers(), "in resource name order")
+	assert.Equal(t, []string{apiserver.Namespaces, apiserver.Pods}, f.Resources(), "in the same order")
 }
 
 func TestFactoryStartStartsOnlyTheInformersAskedForSoFar(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -239,9 +240,16 @@ func (c *faultClient) Watch(ctx context.Context, resource, namespace string, opt
 	if rv, err := strconv.ParseInt(opts.ResourceVersion, 10, 64); err == nil && opts.SendInitialEvents == nil {
 		sw.checked, sw.last = true, rv
 	}
+	if len(c.s.watches) >= 2*pruneWatchesAt {
+		c.s.watches = slices.DeleteFunc(c.s.watches, func(w *simWatch) bool { return w.stopped })
+	}
 	c.s.watches = append(c.s.watches, sw)
 	return sw, nil
 }
+
+// pruneWatchesAt is half the length at which the list of watches is
+// cleared of the stopped ones.
+const pruneWatchesAt = 64
 
 // simWatch is a watch the simulator can close, and whose events it checks:
 // a watch from a resourceVersion must deliver each later event once, in

@@ -18,12 +18,15 @@ import (
 	"github.com/miniplane/miniplane/internal/clock"
 )
 
-// instanceResources are the resources every instance watches, made up
-// front so each informer has a name in the trace: everything the server
-// serves.
-var instanceResources = []string{
-	apiserver.Endpoints, apiserver.Events, apiserver.Leases, apiserver.Namespaces,
-	apiserver.Nodes, apiserver.Pods, apiserver.ReplicationControllers, apiserver.Services,
+// simulatedGCResources are the resources the simulated garbage collector
+// graphs: those it graphs in Kubernetes but Leases (no simulated object owns
+// or is owned by one, and the leader's renewal every two seconds would
+// otherwise be a third of all steps) and Events (which Kubernetes' leaves
+// out too). An instance runs informers for these, and for whatever else
+// its controllers ask for.
+var simulatedGCResources = []string{
+	apiserver.Endpoints, apiserver.Namespaces, apiserver.Nodes, apiserver.Pods,
+	apiserver.ReplicationControllers, apiserver.Services,
 }
 
 // electorStream is the first of the random streams the electors draw
@@ -113,7 +116,7 @@ func (s *Sim) startInstance(in *instance) error {
 	in.up, in.paused, in.term, in.ctrls, in.ctrlRegs = true, false, 0, nil, nil
 	in.client = &faultClient{s: s, actor: in.name, owner: in}
 	in.factory = informer.NewFactory(in.client, "", in.clock, s.cfg.Logger.Named(in.name))
-	in.informers = informersOf(in.factory, in.name, instanceResources)
+	in.informers = informersOf(in.factory, in.name, simulatedGCResources)
 	leaseClient := &recordingClient{Client: in.client, s: s, actor: in.name + "/elector"}
 	in.starts++
 	identity := fmt.Sprintf("%s-%d", in.name, in.starts)
@@ -193,7 +196,9 @@ func (s *Sim) build(in *instance, term int64) {
 	add("replication", rc, err)
 	ep, err := endpoints.New(endpoints.Config{Client: client("endpoints"), Factory: in.factory, Clock: in.clock, Logger: log})
 	add("endpoints", ep, err)
-	gc, err := garbagecollector.New(garbagecollector.Config{Client: client("garbagecollector"), Factory: in.factory, Clock: in.clock, Logger: log})
+	gc, err := garbagecollector.New(garbagecollector.Config{
+		Client: client("garbagecollector"), Factory: in.factory, Clock: in.clock, Logger: log, Resources: simulatedGCResources,
+	})
 	add("garbagecollector", gc, err)
 	for _, cf := range s.cfg.Controllers {
 		c, err := cf.New(ControllerContext{Instance: in.name, Client: client(cf.Name), Factory: in.factory, Clock: in.clock, Logger: log})
@@ -203,6 +208,7 @@ func (s *Sim) build(in *instance, term int64) {
 		}
 		add(cf.Name, c, nil)
 	}
+	s.adoptInformers(in)
 	for _, ni := range in.informers {
 		for _, r := range ni.inf.Registrations() {
 			if !before[r] {
@@ -212,6 +218,22 @@ func (s *Sim) build(in *instance, term int64) {
 			}
 		}
 		s.noteResync(in, ni)
+	}
+}
+
+// adoptInformers adds to the instance's informers those its controllers
+// asked the factory for that it did not have, so they are stepped too.
+func (s *Sim) adoptInformers(in *instance) {
+	have := make(map[string]bool, len(in.informers))
+	for _, ni := range in.informers {
+		have[ni.name] = true
+	}
+	for _, r := range in.factory.Resources() {
+		if name := in.name + "/" + r; !have[name] {
+			ni := informersOf(in.factory, in.name, []string{r})[0]
+			ni.regs = nil // the build adds its registrations
+			in.informers = append(in.informers, ni)
+		}
 	}
 }
 
