@@ -272,7 +272,7 @@ func (s *Sim) RunFor(ctx context.Context, d time.Duration) error {
 		if did {
 			continue
 		}
-		if s.quietNow() {
+		if s.quietNow(false) {
 			if err := s.checkQuiet(ctx); err != nil {
 				return err
 			}
@@ -301,7 +301,7 @@ func (s *Sim) RunUntilQuiet(ctx context.Context, within time.Duration) error {
 		if did {
 			continue
 		}
-		if s.quietNow() {
+		if s.quietNow(true) {
 			return s.checkQuiet(ctx)
 		}
 		next, ok := s.nextWake(true)
@@ -316,7 +316,8 @@ func (s *Sim) RunUntilQuiet(ctx context.Context, within time.Duration) error {
 
 // quietNow reports whether the system has nothing left to do but periodic
 // work, with every fault healed: the moment for the quiet-time invariants.
-func (s *Sim) quietNow() bool {
+// With scripted, a pending scripted action (At) counts as something to do.
+func (s *Sim) quietNow(scripted bool) bool {
 	if s.unhealed > 0 {
 		return false
 	}
@@ -325,7 +326,7 @@ func (s *Sim) quietNow() bool {
 			return false
 		}
 	}
-	_, busy := s.nextWake(false)
+	_, busy := s.nextWork(scripted)
 	return !busy && s.leader() != nil
 }
 
@@ -346,6 +347,17 @@ func (s *Sim) leader() *instance {
 // their steps were tried already, except due clock timers, which fire when
 // the clock is set.
 func (s *Sim) nextWake(periodic bool) (time.Time, bool) {
+	if !periodic {
+		return s.nextWork(true)
+	}
+	return s.next(true, true)
+}
+
+// nextWork is nextWake(false), counting pending timed events (scripted
+// actions, heals) as work only when timed is set.
+func (s *Sim) nextWork(timed bool) (time.Time, bool) { return s.next(false, timed) }
+
+func (s *Sim) next(periodic, timed bool) (time.Time, bool) {
 	now := s.clock.Now()
 	var best time.Time
 	consider := func(t time.Time, ok bool) {
@@ -354,7 +366,7 @@ func (s *Sim) nextWake(periodic bool) (time.Time, bool) {
 		}
 	}
 	for _, ev := range s.timed { // in time order: the first that counts is the earliest
-		if ev.work || periodic {
+		if (ev.work && timed) || periodic {
 			consider(ev.at, true)
 			break
 		}
@@ -440,6 +452,12 @@ func (s *Sim) busyWith() string {
 	var what []string
 	if s.unhealed > 0 {
 		what = append(what, fmt.Sprintf("%d faults unhealed", s.unhealed))
+	}
+	for _, ev := range s.timed {
+		if ev.work {
+			what = append(what, "a scripted event in "+ev.at.Sub(now).String())
+			break
+		}
 	}
 	if at, ok := s.srv.NextSweep(); ok {
 		what = append(what, "grace periods until "+at.Sub(now).String())

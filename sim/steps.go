@@ -121,8 +121,15 @@ func (s *Sim) run(ctx context.Context, c candidate) bool {
 		}
 		s.record(Event{Actor: c.ni.name, Kind: kind, Detail: "rv=" + r.LastSyncResourceVersion()})
 	case stepPop:
+		synced := c.ni.inf.HasSynced()
 		if !c.ni.inf.ProcessOne() {
-			return false
+			if synced || !c.ni.inf.HasSynced() {
+				return false
+			}
+			// An empty first list: nothing popped, but the informer has
+			// synced, and its handlers with it.
+			s.record(Event{Actor: c.ni.name, Kind: "synced"})
+			return true
 		}
 		c.ni.regsMaybe = true
 		s.record(Event{Actor: c.ni.name, Kind: "pop", Detail: "left=" + strconv.Itoa(c.ni.inf.FIFO().Len())})
