@@ -49,6 +49,7 @@ func (s *Sim) injectRandomFault(ctx context.Context) {
 
 func (s *Sim) faultEvent(f Fault, key, detail string) {
 	s.epoch++ // a watch may have closed, a history been compacted
+	s.dirty = true
 	s.record(Event{Actor: "fault", Kind: f.String(), Key: key, Detail: detail})
 }
 

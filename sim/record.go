@@ -43,6 +43,9 @@ func (c *recordingClient) wrote(kind string, obj api.Object, key string) {
 	if unchanged {
 		return
 	}
+	if _, lease := obj.(*api.Lease); !lease {
+		s.dirty = true
+	}
 	if c.inst != nil {
 		s.checkTerm(c.inst, c.term, key, rev)
 		s.maybeHoldAfterWrite(c.inst, obj)

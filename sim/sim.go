@@ -54,7 +54,10 @@ type Sim struct {
 	watches    []*simWatch
 	user       *recordingClient
 	lastRev    int64
-	checkedRev int64 // the revision at which the quiet-time invariants last held
+	// dirty says something the quiet-time invariants look at may have
+	// changed since they last held: a write other than a lease renewal, a
+	// grace period's end, a fault or a scripted action.
+	dirty bool
 
 	lastWriteRev int64
 	lastTerm     int64
@@ -228,6 +231,7 @@ func (s *Sim) step(ctx context.Context) bool {
 		s.timed = slices.Delete(s.timed, 0, 1)
 		ev.fn(ctx)
 		s.epoch++
+		s.dirty = true
 		return true
 	}
 	s.cands = s.collect(s.cands[:0], now)
@@ -241,6 +245,7 @@ func (s *Sim) step(ctx context.Context) bool {
 			s.injectRandomFault(ctx)
 			s.scheduleNextFault()
 			s.epoch++
+			s.dirty = true
 			return true
 		}
 	}

@@ -104,6 +104,7 @@ func (s *Sim) run(ctx context.Context, c candidate) bool {
 		if n == 0 {
 			return false
 		}
+		s.dirty = true
 		s.record(Event{Actor: "apiserver", Kind: "sweep", Detail: strconv.Itoa(n)})
 	case stepReflector:
 		r := c.ni.inf.Reflector()
