@@ -37,23 +37,23 @@ type Sim struct {
 	faultRand *rand.Rand // which faults strike, when and where
 	userRand  *rand.Rand // the scenario's numbers
 
-	steps      int
-	instantAt  time.Time
-	instantN   int
-	violation  *Violation
-	injecting  bool
-	nextFault  time.Time
-	unhealed   int // faults in force that a timed event will heal
-	epoch      int // bumped by whatever may wake a reflector besides a write or time: see idleState
-	timed      []timedEvent
-	timedSeq   int
-	instances  []*instance
-	nodes      *nodesim.Controller
-	nodeInfs   []*namedInformer
-	nodeCtrl   *ctrlState
-	watches    []*simWatch
-	user       *recordingClient
-	lastRev    int64
+	steps     int
+	instantAt time.Time
+	instantN  int
+	violation *Violation
+	injecting bool
+	nextFault time.Time
+	unhealed  int // faults in force that a timed event will heal
+	epoch     int // bumped by whatever may wake a reflector besides a write or time: see idleState
+	timed     []timedEvent
+	timedSeq  int
+	instances []*instance
+	nodes     *nodesim.Controller
+	nodeInfs  []*namedInformer
+	nodeCtrl  *ctrlState
+	watches   []*simWatch
+	user      *recordingClient
+	lastRev   int64
 	// dirty says something the quiet-time invariants look at may have
 	// changed since they last held: a write other than a lease renewal, a
 	// grace period's end, a fault or a scripted action.
