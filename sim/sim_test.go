@@ -174,17 +174,19 @@ func TestPlantedBugIsFound(t *testing.T) {
 // them with -update and review the diff.
 func TestGoldenTraces(t *testing.T) {
 	tests := []struct {
-		file   string
-		seed   uint64
-		faults sim.FaultSet
+		file      string
+		seed      uint64
+		instances int
+		faults    sim.FaultSet
 	}{
-		{"small-seed1-nofaults.jsonl", 1, 0},
-		{"small-seed2-allfaults.jsonl", 2, sim.AllFaults},
+		{"small-seed1-one-instance-nofaults.jsonl", 1, 1, 0},
+		{"small-seed2-allfaults.jsonl", 2, 3, sim.AllFaults},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			var trace bytes.Buffer
-			res := mustRun(t, sim.Config{Seed: tt.seed, Faults: tt.faults, Trace: &trace, FaultEvery: 5 * time.Second}, "small", time.Minute)
+			cfg := sim.Config{Seed: tt.seed, Instances: tt.instances, Faults: tt.faults, Trace: &trace, FaultEvery: 5 * time.Second}
+			res := mustRun(t, cfg, "small", time.Minute)
 			require.Nil(t, res.Violation)
 			path := filepath.Join("testdata", tt.file)
 			if *update {
