@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -119,11 +120,18 @@ func TestSweepAllFaults(t *testing.T) {
 	if testing.Short() {
 		seeds = 20
 	}
-	for seed := uint64(1); seed <= seeds; seed++ {
-		res := mustRun(t, sim.Config{Seed: seed, Faults: sim.AllFaults}, "default", 10*time.Minute)
-		if res.Violation != nil {
-			t.Fatalf("seed %d:\n%s", seed, res.Violation.Report())
-		}
+	// Runs share nothing: one group of seeds per processor.
+	groups := uint64(runtime.GOMAXPROCS(0))
+	for g := range groups {
+		t.Run(fmt.Sprintf("seeds %d mod %d", g+1, groups), func(t *testing.T) {
+			t.Parallel()
+			for seed := g + 1; seed <= seeds; seed += groups {
+				res := mustRun(t, sim.Config{Seed: seed, Faults: sim.AllFaults}, "default", 10*time.Minute)
+				if res.Violation != nil {
+					t.Fatalf("seed %d:\n%s", seed, res.Violation.Report())
+				}
+			}
+		})
 	}
 }
 
