@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/miniplane/miniplane/sim"
@@ -29,6 +31,7 @@ type simOptions struct {
 	verbose      bool
 	plantBug     bool
 	instances    int
+	parallel     int
 	convergeWait time.Duration
 }
 
@@ -40,6 +43,7 @@ func parseSimFlags(args []string, stderr io.Writer) (opts simOptions, help bool,
 	faults := fs.String("faults", "all", "faults to inject: all, none, or a comma-separated list of "+faultNames())
 	scenario := fs.String("scenario", "default", "the scenario to run: "+scenarioNames())
 	fs.StringVar(&opts.tracePath, "trace", "", "write the trace, one JSON line per step, to `FILE`")
+	fs.IntVar(&opts.parallel, "parallel", runtime.GOMAXPROCS(0), "with --seeds, how many runs at once")
 	fs.IntVar(&opts.instances, "instances", sim.DefaultInstances, "controller-manager instances electing a leader")
 	fs.DurationVar(&opts.convergeWait, "converge-within", sim.DefaultConvergeWithin, "virtual time allowed to converge after the last fault")
 	fs.BoolVar(&opts.verbose, "v", false, "log the components' debug output to stderr")
@@ -66,6 +70,9 @@ Flags:
 	}
 	if opts.instances < 1 || opts.instances > 16 {
 		return opts, false, usageError{fmt.Sprintf("--instances must be between 1 and 16, not %d", opts.instances)}
+	}
+	if opts.parallel < 1 {
+		return opts, false, usageError{fmt.Sprintf("--parallel must be at least 1, not %d", opts.parallel)}
 	}
 	if opts.convergeWait <= 0 {
 		return opts, false, usageError{fmt.Sprintf("--converge-within must be positive, not %v", opts.convergeWait)}
@@ -187,17 +194,36 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// sweepSeeds runs every seed of the range and reports the violations.
+// sweepSeeds runs every seed of the range, opts.parallel at a time (each
+// run is one goroutine and shares nothing), and reports the violations in
+// seed order.
 func sweepSeeds(ctx context.Context, opts simOptions, stdout, stderr io.Writer) error {
 	start := time.Now()
-	var runs, violations, steps int
+	n := opts.last - opts.first + 1
+	results := make([]sim.Result, n)
+	errs := make([]error, n)
+	next := make(chan uint64)
+	var wg sync.WaitGroup
+	for range min(uint64(opts.parallel), n) {
+		wg.Go(func() {
+			for i := range next {
+				results[i], errs[i] = sim.RunScenario(ctx, opts.config(opts.first+i, stderr), opts.scenario, opts.duration)
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+
+	var violations, steps int
 	var virtual time.Duration
-	for seed := opts.first; ; seed++ {
-		res, err := sim.RunScenario(ctx, opts.config(seed, stderr), opts.scenario, opts.duration)
-		if err != nil {
-			return fmt.Errorf("seed %d: %w", seed, err)
+	for i, res := range results {
+		seed := opts.first + uint64(i)
+		if errs[i] != nil {
+			return fmt.Errorf("seed %d: %w", seed, errs[i])
 		}
-		runs++
 		steps += res.Steps
 		virtual += res.Virtual
 		if v := res.Violation; v != nil {
@@ -205,13 +231,10 @@ func sweepSeeds(ctx context.Context, opts simOptions, stdout, stderr io.Writer) 
 			v.Replay = opts.replayCommand(seed)
 			fmt.Fprint(stdout, v.Report())
 		}
-		if seed == opts.last {
-			break
-		}
 	}
 	wall := time.Since(start)
 	fmt.Fprintf(stdout, "seeds=%d..%d runs=%d violations=%d steps=%d virtual=%v wall=%v\n",
-		opts.first, opts.last, runs, violations, steps, virtual, wall.Round(time.Millisecond))
+		opts.first, opts.last, n, violations, steps, virtual.Round(time.Second), wall.Round(time.Millisecond))
 	if violations > 0 {
 		return errViolated
 	}
