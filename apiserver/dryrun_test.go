@@ -23,8 +23,10 @@ func TestDryRunWritesStoreNothing(t *testing.T) {
 		check   func(t *testing.T, got api.Object)
 	}{
 		{
-			name:  "create returns the defaulted object with a uid",
-			write: func(s *apiserver.Server) (api.Object, error) { return s.CreateWith(ctx, pod("default", "new", nil), dry) },
+			name: "create returns the defaulted object with a uid",
+			write: func(s *apiserver.Server) (api.Object, error) {
+				return s.CreateWith(ctx, pod("default", "new", nil), dry)
+			},
 			check: func(t *testing.T, got api.Object) {
 				p := got.(*api.Pod)
 				assert.NotEmpty(t, p.Metadata.UID)
@@ -33,13 +35,17 @@ func TestDryRunWritesStoreNothing(t *testing.T) {
 			},
 		},
 		{
-			name:    "create of an existing name is AlreadyExists",
-			write:   func(s *apiserver.Server) (api.Object, error) { return s.CreateWith(ctx, pod("default", "web", nil), dry) },
+			name: "create of an existing name is AlreadyExists",
+			write: func(s *apiserver.Server) (api.Object, error) {
+				return s.CreateWith(ctx, pod("default", "web", nil), dry)
+			},
 			wantErr: apiserver.IsAlreadyExists,
 		},
 		{
-			name:    "invalid create is Invalid",
-			write:   func(s *apiserver.Server) (api.Object, error) { return s.CreateWith(ctx, &api.Pod{Metadata: api.ObjectMeta{Namespace: "default", Name: "bad"}}, dry) },
+			name: "invalid create is Invalid",
+			write: func(s *apiserver.Server) (api.Object, error) {
+				return s.CreateWith(ctx, &api.Pod{Metadata: api.ObjectMeta{Namespace: "default", Name: "bad"}}, dry)
+			},
 			wantErr: apiserver.IsInvalid,
 		},
 		{

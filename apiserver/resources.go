@@ -3,8 +3,10 @@ package apiserver
 import (
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/store"
 )
 
 // ResourceInfo describes one resource a Server serves, for clients that
@@ -116,3 +118,22 @@ func (k *kind) info() ResourceInfo {
 	}
 	return r
 }
+
+// Count returns how many objects of a resource are stored, in every
+// namespace; 0 for a resource the server does not serve.
+func (s *Server) Count(resource string) int {
+	k, ok := s.kinds[resource]
+	if !ok {
+		return 0
+	}
+	n := 0
+	_, _, _ = s.store.Range(k.prefix(""), store.ListOptions{}, func(store.Record[api.Object]) bool {
+		n++
+		return true
+	})
+	return n
+}
+
+// BookmarkInterval returns how often a watch that allows bookmarks gets one
+// when it has progressed; a watch served over a stream polls that often.
+func (s *Server) BookmarkInterval() time.Duration { return s.bookmarkEvery }
