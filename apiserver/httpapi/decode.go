@@ -80,10 +80,7 @@ func decodeInto(w http.ResponseWriter, q url.Values, body []byte, obj any, wantK
 	}
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.DisallowUnknownFields()
-	err := dec.Decode(obj)
-	if err == nil && dec.More() {
-		return apiserver.NewBadRequest("the request body holds more than one JSON value")
-	}
+	err := dec.Decode(obj) // trailing data was refused with the type meta above
 	if field, ok := unknownField(err); ok {
 		switch validation {
 		case "Strict":
