@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -21,10 +22,11 @@ var latencyBuckets = []float64{0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5}
 // with a latency histogram per verb and resource. Kubernetes:
 // apiserver_request_total and apiserver_request_duration_seconds.
 type metrics struct {
-	// mu guards requests and latency.
+	// mu guards requests, latency and watches.
 	mu       sync.Mutex
 	requests map[requestKey]int64
 	latency  map[latencyKey]*histogram
+	watches  map[string]int64 // open watches by resource
 }
 
 type requestKey struct {
@@ -43,7 +45,15 @@ type histogram struct {
 }
 
 func newMetrics() *metrics {
-	return &metrics{requests: make(map[requestKey]int64), latency: make(map[latencyKey]*histogram)}
+	return &metrics{requests: make(map[requestKey]int64), latency: make(map[latencyKey]*histogram), watches: make(map[string]int64)}
+}
+
+// watching counts a watch on resource as open (delta 1) or ended (-1).
+// Kubernetes: apiserver_longrunning_requests.
+func (m *metrics) watching(resource string, delta int64) {
+	m.mu.Lock()
+	m.watches[resource] += delta
+	m.mu.Unlock()
 }
 
 // observe records one request.
@@ -123,6 +133,11 @@ func (m *metrics) write(w io.Writer) {
 	fmt.Fprintln(w, "# TYPE apiserver_request_total counter")
 	for _, k := range reqs {
 		fmt.Fprintf(w, "apiserver_request_total{verb=%q,resource=%q,code=\"%d\"} %d\n", k.verb, k.resource, k.code, m.requests[k])
+	}
+	fmt.Fprintln(w, "# HELP apiserver_longrunning_requests Open watches, by resource.")
+	fmt.Fprintln(w, "# TYPE apiserver_longrunning_requests gauge")
+	for _, r := range slices.Sorted(maps.Keys(m.watches)) {
+		fmt.Fprintf(w, "apiserver_longrunning_requests{verb=\"watch\",resource=%q} %d\n", r, m.watches[r])
 	}
 	lat := make([]latencyKey, 0, len(m.latency))
 	for k := range m.latency {

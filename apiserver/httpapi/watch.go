@@ -54,6 +54,8 @@ func (h *Handler) serveWatch(w http.ResponseWriter, r *http.Request, req resourc
 		return apiserver.NewServiceUnavailable("the server is shutting down")
 	}
 	defer h.watches.Done()
+	h.metrics.watching(req.info.Resource, 1)
+	defer h.metrics.watching(req.info.Resource, -1)
 
 	s := &stream{h: h, w: w, info: req.info, out: out, first: true}
 	w.Header().Set("Content-Type", contentTypeJSON)

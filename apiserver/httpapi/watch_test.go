@@ -97,6 +97,13 @@ func TestWatch(t *testing.T) {
 		ev, m = w.next()
 		assert.Equal(t, "DELETED", ev.Type)
 		assert.Equal(t, "a", m.Name)
+
+		resp, err := http.Get(ts.url + "/metrics")
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		metrics, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		assert.Contains(t, string(metrics), `apiserver_longrunning_requests{verb="watch",resource="pods"} 1`+"\n")
 	})
 	t.Run("from 0: the current state first", func(t *testing.T) {
 		w := openWatch(t, base+"&resourceVersion=0&fieldSelector=metadata.name%3Dweb", nil)
