@@ -293,8 +293,13 @@ func testGetWatch(t *testing.T, k *kubectl, ts *testServer) {
 	}()
 	lines := bufio.NewScanner(stdout)
 	next := func() []string {
-		require.True(t, lines.Scan(), "kubectl get -w stopped: %s", stderr.String())
-		return strings.Fields(lines.Text())
+		if lines.Scan() {
+			return strings.Fields(lines.Text())
+		}
+		cancel()
+		_ = cmd.Wait() // stderr is complete only after Wait
+		require.FailNow(t, "kubectl get -w stopped", stderr.String())
+		return nil
 	}
 	assert.Equal(t, "NAME", next()[0])
 	assert.Equal(t, []string{"web", "0/1", "Pending"}, next()[:3])

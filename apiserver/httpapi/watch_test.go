@@ -171,13 +171,23 @@ func TestWatch(t *testing.T) {
 		assert.Equal(t, "BOOKMARK", ev.Type)
 		assert.Equal(t, p.Metadata.ResourceVersion, m.ResourceVersion)
 	})
-	t.Run("timeoutSeconds ends the stream", func(t *testing.T) {
-		waiters := clk.Waiters()
-		w := openWatch(t, base+"&timeoutSeconds=30&resourceVersion="+formatRev(ts.srv.Store().Rev()), nil)
-		require.Eventually(t, func() bool { return clk.Waiters() > waiters }, watchBound, time.Millisecond, "the watch set its timer")
-		clk.Step(30 * time.Second)
-		w.ended()
-	})
+}
+
+// TestWatchTimeout checks that timeoutSeconds ends the stream cleanly
+// when that much time has passed on the server's clock.
+func TestWatchTimeout(t *testing.T) {
+	clk := clock.NewFake(epoch)
+	ts := newTestServer(t, clk, nil)
+	w := openWatch(t, ts.url+"/api/v1/namespaces/default/pods?watch=true&timeoutSeconds=30", nil)
+	require.Eventually(t, func() bool { return clk.Waiters() == 1 }, watchBound, time.Millisecond, "the watch set its timer")
+	clk.Step(29 * time.Second)
+	_, err := ts.srv.Create(ctx, podOf("default", "late", nil))
+	require.NoError(t, err)
+	ev, m := w.next()
+	assert.Equal(t, "ADDED", ev.Type)
+	assert.Equal(t, "late", m.Name, "still open after 29s")
+	clk.Step(time.Second)
+	w.ended()
 }
 
 // TestWatchTooOld checks that a watch from a compacted resourceVersion is
