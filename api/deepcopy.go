@@ -47,6 +47,7 @@ func (in *ObjectMeta) DeepCopyInto(out *ObjectMeta) {
 	out.Annotations = maps.Clone(in.Annotations)
 	out.OwnerReferences = deepCopySlice(in.OwnerReferences, (*OwnerReference).DeepCopyInto)
 	out.Finalizers = slices.Clone(in.Finalizers)
+	out.ManagedFields = deepCopySlice(in.ManagedFields, (*ManagedFieldsEntry).DeepCopyInto)
 }
 
 // DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
@@ -55,6 +56,23 @@ func (in *ObjectMeta) DeepCopy() *ObjectMeta {
 		return nil
 	}
 	out := new(ObjectMeta)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ManagedFieldsEntry) DeepCopyInto(out *ManagedFieldsEntry) {
+	*out = *in
+	out.Time = clonePtr(in.Time)
+	out.FieldsV1 = slices.Clone(in.FieldsV1)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ManagedFieldsEntry) DeepCopy() *ManagedFieldsEntry {
+	if in == nil {
+		return nil
+	}
+	out := new(ManagedFieldsEntry)
 	in.DeepCopyInto(out)
 	return out
 }

@@ -22,7 +22,7 @@
 // k8s.io/apimachinery (meta/v1, labels, fields): JSON field names and omitempty behaviour
 // match, so JSON produced by kubectl or the kube-apiserver decodes into these types and
 // encodes back unchanged, for every field the types model. Fields miniplane does not model
-// (managedFields, volumes, affinity, ...) are dropped on decode without error. Each type
+// (volumes, affinity, securityContext, ...) are dropped on decode without error. Each type
 // names its Kubernetes counterpart in its doc comment, so the two can be read side by side.
 //
 // # Imports

@@ -158,14 +158,12 @@ func TestZeroValuesEncodeLikeKubernetes(t *testing.T) {
 }
 
 // TestUnknownFieldsAreIgnored decodes a pod carrying fields miniplane does not model
-// (managedFields, volumes, securityContext, ...) without error, keeping the modeled ones.
+// (selfLink, volumes, securityContext, ...) without error, keeping the modeled ones.
 func TestUnknownFieldsAreIgnored(t *testing.T) {
 	input := `{
 		"apiVersion": "v1", "kind": "Pod",
 		"metadata": {
-			"name": "web", "namespace": "default", "selfLink": "/api/v1/namespaces/default/pods/web",
-			"managedFields": [{"manager": "kubectl-client-side-apply", "operation": "Update",
-				"fieldsType": "FieldsV1", "fieldsV1": {"f:metadata": {}}}]
+			"name": "web", "namespace": "default", "selfLink": "/api/v1/namespaces/default/pods/web"
 		},
 		"spec": {
 			"containers": [{"name": "c", "image": "nginx", "terminationMessagePath": "/dev/termination-log",
@@ -183,7 +181,7 @@ func TestUnknownFieldsAreIgnored(t *testing.T) {
 
 	encoded, err := json.Marshal(&pod)
 	require.NoError(t, err)
-	assert.NotContains(t, string(encoded), "managedFields")
+	assert.NotContains(t, string(encoded), "selfLink")
 	assert.NotContains(t, string(encoded), "volumes")
 }
 
@@ -205,4 +203,21 @@ func decodeFixture(t *testing.T, file string, into any) {
 
 func readTestdata(file string) ([]byte, error) {
 	return os.ReadFile(filepath.Join("testdata", file))
+}
+
+// TestManagedFieldsRoundTrip keeps metadata.managedFields through decode and encode, with
+// fieldsV1 byte for byte, so server-side apply's ownership survives being stored.
+func TestManagedFieldsRoundTrip(t *testing.T) {
+	input := `{"metadata":{"name":"web","creationTimestamp":null,"managedFields":[{"manager":"kubectl","operation":"Apply","apiVersion":"v1",` +
+		`"time":"2026-11-21T21:00:00Z","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:replicas":{}}}},` +
+		`{"manager":"kubectl","operation":"Update","apiVersion":"autoscaling/v1","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:replicas":{}}},"subresource":"scale"}]},` +
+		`"spec":{},"status":{"replicas":0}}`
+	var rc ReplicationController
+	require.NoError(t, json.Unmarshal([]byte(input), &rc))
+	require.Len(t, rc.Metadata.ManagedFields, 2)
+	assert.Equal(t, `{"f:spec":{"f:replicas":{}}}`, string(rc.Metadata.ManagedFields[0].FieldsV1))
+	assert.Equal(t, "scale", rc.Metadata.ManagedFields[1].Subresource)
+	encoded, err := json.Marshal(&rc)
+	require.NoError(t, err)
+	assert.JSONEq(t, input, string(encoded))
 }

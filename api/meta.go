@@ -1,5 +1,7 @@
 package api
 
+import "encoding/json"
+
 // Object is what every top-level kind implements (*Pod, *ReplicationController, *Service,
 // *Endpoints, *Node, *Lease, *Event, *Namespace and *Scale). The store, informers and
 // controllers handle objects of any kind through it. It is the small cousin of
@@ -71,6 +73,33 @@ type ObjectMeta struct {
 	OwnerReferences []OwnerReference `json:"ownerReferences,omitempty"`
 	// Finalizers must all be removed before a deleted object is really removed.
 	Finalizers []string `json:"finalizers,omitempty"`
+	// ManagedFields records which field manager owns which fields, for server-side
+	// apply's conflict detection. The apiserver's HTTP front maintains it (package
+	// apiserver/patch); kubectl hides it unless asked (--show-managed-fields).
+	ManagedFields []ManagedFieldsEntry `json:"managedFields,omitempty"`
+}
+
+// ManagedFieldsEntry is the set of fields one field manager owns through one kind of
+// operation: "Apply" for server-side apply, "Update" for every other write.
+// Kubernetes: metav1.ManagedFieldsEntry.
+type ManagedFieldsEntry struct {
+	// Manager names the writer, from the request's fieldManager ("kubectl",
+	// "kubectl-client-side-apply", ...).
+	Manager string `json:"manager,omitempty"`
+	// Operation is "Apply" or "Update".
+	Operation string `json:"operation,omitempty"`
+	// APIVersion is the version of the object's schema the fields were written in.
+	APIVersion string `json:"apiVersion,omitempty"`
+	// Time is when the manager last changed its set of fields.
+	Time *Time `json:"time,omitempty"`
+	// FieldsType is the encoding of FieldsV1; the only one is "FieldsV1".
+	FieldsType string `json:"fieldsType,omitempty"`
+	// FieldsV1 is the field set as a JSON trie ({"f:spec":{"f:replicas":{}}}), kept
+	// as raw JSON: only apiserver/patch reads it.
+	FieldsV1 json.RawMessage `json:"fieldsV1,omitempty"`
+	// Subresource is the subresource the write went through ("status", "scale"), or
+	// empty for the object itself.
+	Subresource string `json:"subresource,omitempty"`
 }
 
 // OwnerReference points from a dependent object to an owner in the same namespace (or to a

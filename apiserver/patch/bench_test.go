@@ -1,0 +1,77 @@
+package patch
+
+import "testing"
+
+// BenchmarkStrategicMergePatchPod applies kubectl apply's image-change patch to a pod
+// with two containers, ports, env and status: decode, merge, encode.
+func BenchmarkStrategicMergePatchPod(b *testing.B) {
+	original := []byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","namespace":"default","uid":"u","resourceVersion":"42",
+	 "labels":{"app":"web","tier":"frontend"},"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"a\":1}\n"}},
+	 "spec":{"nodeName":"n1","restartPolicy":"Always","containers":[
+	  {"name":"web","image":"nginx:1.25","ports":[{"containerPort":80,"protocol":"TCP"},{"containerPort":443,"protocol":"TCP"}],
+	   "env":[{"name":"A","value":"1"},{"name":"B","value":"2"},{"name":"C","value":"3"}]},
+	  {"name":"log","image":"busybox","args":["tail","-f","/var/log/x"]}]},
+	 "status":{"phase":"Running","podIP":"10.244.0.5","conditions":[{"type":"PodScheduled","status":"True"},{"type":"Ready","status":"True"}]}}`)
+	patchBody := []byte(`{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"a\":2}\n"}},
+	 "spec":{"$setElementOrder/containers":[{"name":"web"},{"name":"log"}],
+	  "containers":[{"name":"web","image":"nginx:1.27","$setElementOrder/env":[{"name":"A"},{"name":"C"}],"env":[{"name":"B","$patch":"delete"}]}]}}`)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(original)))
+	for b.Loop() {
+		if _, err := Apply(StrategicMergePatchType, "Pod", original, patchBody); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkMergePatchScale is kubectl scale's patch of a Scale.
+func BenchmarkMergePatchScale(b *testing.B) {
+	original := []byte(`{"kind":"Scale","apiVersion":"autoscaling/v1","metadata":{"name":"frontend","namespace":"default","uid":"u","resourceVersion":"119"},"spec":{"replicas":3},"status":{"replicas":3,"selector":"app=frontend"}}`)
+	patchBody := []byte(`{"spec":{"replicas":5}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Apply(MergePatchType, "Scale", original, patchBody); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkServerSideApplyRC re-applies kubectl's configuration of an RC that another
+// manager has scaled: field sets, the conflict check, the merge and managedFields.
+func BenchmarkServerSideApplyRC(b *testing.B) {
+	live, err := ServerSideApply("ReplicationController", nil, []byte(rcApplied), "kubectl", false, t0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	scaled, err := Apply(MergePatchType, "", live, []byte(`{"spec":{"replicas":5}}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if live, err = TrackUpdate("ReplicationController", live, scaled, "kubectl-scale", t1); err != nil {
+		b.Fatal(err)
+	}
+	applied := []byte(`{"apiVersion":"v1","kind":"ReplicationController",
+	 "metadata":{"name":"frontend","namespace":"default","labels":{"app":"frontend"}},
+	 "spec":{"selector":{"app":"frontend"},"template":{"metadata":{"labels":{"app":"frontend"}},
+	  "spec":{"containers":[{"name":"php","image":"php:8.4-apache","ports":[{"containerPort":80}]}]}}}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ServerSideApply("ReplicationController", live, applied, "kubectl", false, t2); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkTrackUpdatePod records a status write of a pod.
+func BenchmarkTrackUpdatePod(b *testing.B) {
+	newObj, err := Apply(MergePatchType, "", []byte(podWeb), []byte(`{"status":{"podIP":"10.0.0.7","conditions":[{"type":"PodScheduled","status":"True"},{"type":"Ready","status":"True"}]}}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := TrackSubresourceUpdate("Pod", "status", []byte(podWeb), newObj, "nodesim", t1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

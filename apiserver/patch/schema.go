@@ -1,0 +1,126 @@
+package patch
+
+// This file holds the patch metadata of the kinds miniplane serves: for each list field,
+// whether a strategic merge patch merges it and by which key. It mirrors the
+// patchStrategy and patchMergeKey struct tags of k8s.io/api/core/v1,
+// k8s.io/api/coordination/v1 and k8s.io/apimachinery/pkg/apis/meta/v1 (the same
+// metadata server-side apply reads from +listType/+listMapKey markers). Fields that are
+// not listed have no strategy: maps merge, lists are replaced whole.
+
+// schema describes the fields of one JSON object: the ones that matter for merging. A nil
+// *schema is an object whose fields all have no strategy.
+type schema struct {
+	fields map[string]*fieldMeta
+}
+
+// fieldMeta is the patch metadata of one field. elem describes the field's value when it is
+// an object, or its elements when it is a list of objects.
+type fieldMeta struct {
+	// merge is patchStrategy "merge": a list whose elements are merged with the patch's
+	// instead of replaced. With mergeKey it is a list of objects identified by that key;
+	// without, a set of primitives (finalizers).
+	merge    bool
+	mergeKey string
+	elem     *schema
+}
+
+// lookup returns the metadata of field name, or nil when the field has no strategy.
+func (s *schema) lookup(name string) *fieldMeta {
+	if s == nil {
+		return nil
+	}
+	return s.fields[name]
+}
+
+// child returns the schema of field name's value (or elements).
+func (s *schema) child(name string) *schema {
+	if f := s.lookup(name); f != nil {
+		return f.elem
+	}
+	return nil
+}
+
+func object(fields map[string]*fieldMeta) *schema { return &schema{fields: fields} }
+
+// nested is a field without a strategy whose value is an object described by s.
+func nested(s *schema) *fieldMeta { return &fieldMeta{elem: s} }
+
+// mergeBy is a list of objects merged by key.
+func mergeBy(key string, elem *schema) *fieldMeta {
+	return &fieldMeta{merge: true, mergeKey: key, elem: elem}
+}
+
+// mergeAsSet is a list of primitives merged as a set.
+func mergeAsSet() *fieldMeta { return &fieldMeta{merge: true} }
+
+// schemas returns the root schema of every kind. It builds a fresh table on each call;
+// Apply and ServerSideApply call schemaFor, which keeps one.
+func schemas() map[string]*schema {
+	objectMeta := object(map[string]*fieldMeta{
+		"ownerReferences": mergeBy("uid", nil),
+		"finalizers":      mergeAsSet(),
+	})
+	container := object(map[string]*fieldMeta{
+		"ports":         mergeBy("containerPort", nil),
+		"env":           mergeBy("name", nil),
+		"volumeMounts":  mergeBy("mountPath", nil),
+		"volumeDevices": mergeBy("devicePath", nil),
+	})
+	podSpec := object(map[string]*fieldMeta{
+		"containers":                mergeBy("name", container),
+		"initContainers":            mergeBy("name", container),
+		"ephemeralContainers":       mergeBy("name", container),
+		"volumes":                   mergeBy("name", nil),
+		"imagePullSecrets":          mergeBy("name", nil),
+		"hostAliases":               mergeBy("ip", nil),
+		"topologySpreadConstraints": mergeBy("topologyKey", nil),
+		"schedulingGates":           mergeBy("name", nil),
+		"resourceClaims":            mergeBy("name", nil),
+	})
+	byType := func() *fieldMeta { return mergeBy("type", nil) }
+	podStatus := object(map[string]*fieldMeta{
+		"conditions": byType(),
+		"podIPs":     mergeBy("ip", nil),
+		"hostIPs":    mergeBy("ip", nil),
+	})
+	conditionsOnly := object(map[string]*fieldMeta{"conditions": byType()})
+	metaOnly := object(map[string]*fieldMeta{"metadata": nested(objectMeta)})
+	return map[string]*schema{
+		"Pod": object(map[string]*fieldMeta{
+			"metadata": nested(objectMeta),
+			"spec":     nested(podSpec),
+			"status":   nested(podStatus),
+		}),
+		"ReplicationController": object(map[string]*fieldMeta{
+			"metadata": nested(objectMeta),
+			"spec": nested(object(map[string]*fieldMeta{
+				"template": nested(object(map[string]*fieldMeta{
+					"metadata": nested(objectMeta),
+					"spec":     nested(podSpec),
+				})),
+			})),
+			"status": nested(conditionsOnly),
+		}),
+		"Service": object(map[string]*fieldMeta{
+			"metadata": nested(objectMeta),
+			"spec":     nested(object(map[string]*fieldMeta{"ports": mergeBy("port", nil)})),
+			"status":   nested(conditionsOnly),
+		}),
+		"Node": object(map[string]*fieldMeta{
+			"metadata": nested(objectMeta),
+			"spec":     nested(object(map[string]*fieldMeta{"podCIDRs": mergeAsSet()})),
+			"status": nested(object(map[string]*fieldMeta{
+				"conditions": byType(),
+				"addresses":  mergeBy("type", nil),
+			})),
+		}),
+		"Namespace": object(map[string]*fieldMeta{
+			"metadata": nested(objectMeta),
+			"status":   nested(conditionsOnly),
+		}),
+		"Endpoints": metaOnly,
+		"Lease":     metaOnly,
+		"Event":     metaOnly,
+		"Scale":     metaOnly,
+	}
+}
