@@ -53,6 +53,8 @@ type Handler struct {
 	extra   func(io.Writer)
 	ready   func() bool
 	metrics *metrics
+	// encodings is shared by the watch streams (see encodings).
+	encodings *encodings
 
 	// groups are the served group versions, core first; byPath finds a
 	// group version by its path prefix ("api/v1", "apis/coordination.k8s.io/v1").
@@ -90,9 +92,10 @@ func New(cfg Config) (*Handler, error) {
 	h := &Handler{
 		srv: cfg.Server, clock: cfg.Clock, log: cfg.Logger, token: cfg.Token,
 		extra: cfg.Metrics, ready: cfg.Ready,
-		metrics: newMetrics(),
-		byPath:  make(map[string]*groupVersion),
-		done:    make(chan struct{}),
+		metrics:   newMetrics(),
+		encodings: newEncodings(encodingCacheSize),
+		byPath:    make(map[string]*groupVersion),
+		done:      make(chan struct{}),
 	}
 	if h.log == nil {
 		h.log = zap.NewNop()

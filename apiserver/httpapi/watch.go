@@ -134,7 +134,12 @@ func (s *stream) write(evs []apiserver.WatchEvent) error {
 			st := apiserver.StatusOf(err)
 			ev, obj = apiserver.WatchEvent{Type: api.WatchError}, &st
 		}
-		b, err := json.Marshal(obj)
+		var b []byte
+		if o, ok := obj.(api.Object); ok && (ev.Type == api.WatchAdded || ev.Type == api.WatchModified) && o == ev.Object {
+			b, err = s.h.encodings.encode(o) // the stored object every watcher of it shares
+		} else {
+			b, err = json.Marshal(obj)
+		}
 		if err != nil {
 			return err
 		}
