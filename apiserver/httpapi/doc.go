@@ -10,8 +10,10 @@
 // with Kubernetes' codes, discovery (aggregated v2 and legacy), /version,
 // a minimal /openapi/v3, Table output with kubectl's columns, watches as
 // newline-delimited JSON events, the status, scale and binding
-// subresources, PATCH, dryRun, health and Prometheus metrics, an optional
-// bearer token and a request-body limit.
+// subresources, PATCH (JSON patch, merge patch, strategic merge patch and
+// server-side apply, through apiserver/patch, with writes recorded in
+// metadata.managedFields), dryRun, health and Prometheus metrics, an
+// optional bearer token and a request-body limit.
 //
 // Every rule about objects (validation, defaulting, conflicts, deletion)
 // stays in apiserver: this package only translates HTTP to Server calls and
@@ -23,5 +25,5 @@
 // its net/http goroutine, and each watch holds its request's goroutine until
 // the client goes away, its timeoutSeconds pass, or Shutdown is called.
 // Time (ages in tables, watch timeouts) comes from the injected clock. It
-// imports api, apiserver, internal/clock and zap.
+// imports api, apiserver, apiserver/patch, internal/clock and zap.
 package httpapi

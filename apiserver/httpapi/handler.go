@@ -232,7 +232,6 @@ func Serve(ctx context.Context, ln net.Listener, h *Handler) error {
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 		ErrorLog:          zap.NewStdLog(h.log),
 	}
 	errc := make(chan error, 1)

@@ -269,6 +269,11 @@ func TestKubectl(t *testing.T) {
 		assert.Equal(t, "service/frontend", rows[1][0])
 		assert.Equal(t, "ClusterIP", rows[1][1])
 		assert.Equal(t, []string{"<none>", "80/TCP"}, rows[1][3:5])
+
+		out = k.ok("", "get", "all")
+		for _, want := range []string{"pod/web", "pod/other", "replicationcontroller/frontend", "service/frontend"} {
+			assert.Contains(t, out, want)
+		}
 	})
 	t.Run("scale with a precondition", func(t *testing.T) {
 		// --current-replicas makes kubectl GET the scale and PUT it back.
