@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver/httpapi"
 )
 
@@ -60,4 +61,19 @@ func TestMetrics(t *testing.T) {
 	} {
 		assert.Contains(t, body, want)
 	}
+}
+
+// TestPanicIsAStatus checks the last resort: a panic while serving (here
+// in the caller's Ready func, the only code a request can reach that this
+// package does not control) is a 500 Status, not a dropped connection.
+// FuzzRequest checks that no request reaches it otherwise.
+func TestPanicIsAStatus(t *testing.T) {
+	f := newFixture(t, func(c *httpapi.Config) { c.Ready = func() bool { panic("broken readiness check") } })
+	rec := f.do(t, request{path: "/readyz"})
+	require.Equal(t, http.StatusInternalServerError, rec.Code)
+	assert.Equal(t, "application/json", rec.Header().Get("Content-Type"))
+	st := statusOf(t, rec)
+	assert.Equal(t, api.StatusReasonInternalError, st.Reason)
+	assert.Contains(t, st.Message, "the server panicked serving GET /readyz")
+	assert.Equal(t, http.StatusOK, f.do(t, request{path: "/healthz"}).Code, "the handler still serves")
 }
