@@ -148,7 +148,7 @@ func (h *Handler) startWatch() bool {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := h.clock.Now()
 	rw := &recorder{ResponseWriter: w}
-	info := requestInfo{verb: strings.ToLower(r.Method)}
+	info := requestInfo{verb: methodVerb(r.Method)}
 	defer func() {
 		if p := recover(); p != nil {
 			h.log.Error("panic serving a request", zap.String("method", r.Method), zap.String("url", r.URL.String()),
@@ -175,6 +175,17 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) authorized(r *http.Request) bool {
 	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(h.token)) == 1
+}
+
+// methodVerb names a request's method in metrics until routing knows the
+// Kubernetes verb; other methods share one name, so that clients cannot
+// grow the metrics without bound.
+func methodVerb(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+		return strings.ToLower(method)
+	}
+	return "other"
 }
 
 func isHealthPath(p string) bool {

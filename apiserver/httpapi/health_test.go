@@ -41,6 +41,7 @@ func TestMetrics(t *testing.T) {
 	f.do(t, request{path: "/api/v1/namespaces/default/pods/nope"})
 	f.do(t, request{method: "POST", path: "/api/v1/namespaces/default/pods", body: newPodJSON})
 	f.do(t, request{path: "/api/v1/namespaces/default/replicationcontrollers/frontend/scale"})
+	f.do(t, request{method: "BREW", path: "/coffee"})
 	rec := f.do(t, request{path: "/metrics"})
 	require.Equal(t, http.StatusOK, rec.Code)
 	assert.Equal(t, "text/plain; version=0.0.4; charset=utf-8", rec.Header().Get("Content-Type"))
@@ -57,6 +58,7 @@ func TestMetrics(t *testing.T) {
 		"apiserver_request_total{verb=\"get\",resource=\"replicationcontrollers/scale\",code=\"200\"} 1\n",
 		"apiserver_request_duration_seconds_count{verb=\"get\",resource=\"pods\"} 2\n",
 		"apiserver_request_duration_seconds_bucket{verb=\"get\",resource=\"pods\",le=\"+Inf\"} 2\n",
+		"apiserver_request_total{verb=\"other\",resource=\"\",code=\"404\"} 1\n", // any method: one name
 		"workqueue_depth{name=\"replication\"} 3\n",
 	} {
 		assert.Contains(t, body, want)
