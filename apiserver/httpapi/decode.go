@@ -57,7 +57,7 @@ type typeMeta struct {
 // kind and apiVersion it names (if any) are wantKind and wantAPIVersion.
 // Unknown fields follow fieldValidation: Strict refuses them (400), Warn
 // (the default) and Ignore drop them, Warn with a Warning header.
-func decodeInto(w http.ResponseWriter, q url.Values, body []byte, obj any, wantKind, wantAPIVersion string) error {
+func (h *Handler) decodeInto(w http.ResponseWriter, q url.Values, body []byte, obj any, wantKind, wantAPIVersion string) error {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 {
 		return apiserver.NewBadRequest("the request body is empty: send a JSON object")
@@ -69,7 +69,7 @@ func decodeInto(w http.ResponseWriter, q url.Values, body []byte, obj any, wantK
 	if err := json.Unmarshal(trimmed, &tm); err != nil {
 		return apiserver.NewBadRequest("the request body is not valid JSON: " + jsonErrorText(err))
 	}
-	if err := checkTypeMeta(tm, wantKind, wantAPIVersion); err != nil {
+	if err := h.checkTypeMeta(tm, wantKind, wantAPIVersion); err != nil {
 		return err
 	}
 	validation := q.Get("fieldValidation")
@@ -120,11 +120,11 @@ func jsonErrorText(err error) string {
 
 // checkTypeMeta refuses a body that names another kind or API version than
 // the path's resource holds. An empty kind or apiVersion takes the path's.
-func checkTypeMeta(tm typeMeta, wantKind, wantAPIVersion string) error {
+func (h *Handler) checkTypeMeta(tm typeMeta, wantKind, wantAPIVersion string) error {
 	if tm.Kind == "" && tm.APIVersion == "" {
 		return nil
 	}
-	if tm.Kind != "" && tm.APIVersion != "" && !servedKind(tm.Kind, tm.APIVersion) {
+	if tm.Kind != "" && tm.APIVersion != "" && !h.kinds[typeMeta{Kind: tm.Kind, APIVersion: tm.APIVersion}] {
 		return apiserver.NewBadRequest(fmt.Sprintf("no kind %q is registered for version %q", tm.Kind, tm.APIVersion))
 	}
 	if (tm.Kind != "" && tm.Kind != wantKind) || (tm.APIVersion != "" && tm.APIVersion != wantAPIVersion) {
@@ -134,16 +134,11 @@ func checkTypeMeta(tm typeMeta, wantKind, wantAPIVersion string) error {
 	return nil
 }
 
-// servedKinds are the kinds and versions a body may name anywhere.
-var servedKinds = map[string]string{
-	"Pod": "v1", "ReplicationController": "v1", "Service": "v1", "Endpoints": "v1", "Node": "v1",
-	"Namespace": "v1", "Event": "v1", "Lease": "coordination.k8s.io/v1", "Scale": "autoscaling/v1",
-	"Binding": "v1", "DeleteOptions": "v1",
-}
-
-func servedKind(kind, apiVersion string) bool {
-	v, ok := servedKinds[kind]
-	return ok && (v == apiVersion || (kind == "DeleteOptions" && apiVersion == "meta.k8s.io/v1"))
+// requestKinds are the kinds a request body may be besides the served
+// resources' own: the scale and binding subresources' and DeleteOptions.
+var requestKinds = []typeMeta{
+	{Kind: "Scale", APIVersion: scaleAPIVersion}, {Kind: "Binding", APIVersion: "v1"},
+	{Kind: "DeleteOptions", APIVersion: "v1"}, {Kind: "DeleteOptions", APIVersion: "meta.k8s.io/v1"},
 }
 
 // checkObjectPath fills an object's namespace and name from the path when
@@ -229,7 +224,7 @@ func boolParam(q url.Values, name string) (bool, error) {
 // deleteOptionsOf reads a delete's options from its body (a DeleteOptions,
 // possibly empty) and its query parameters, which kubectl's older forms
 // use; the query wins.
-func deleteOptionsOf(w http.ResponseWriter, r *http.Request) (api.DeleteOptions, error) {
+func (h *Handler) deleteOptionsOf(w http.ResponseWriter, r *http.Request) (api.DeleteOptions, error) {
 	var opts api.DeleteOptions
 	body, err := readBody(r)
 	if err != nil {
@@ -244,7 +239,7 @@ func deleteOptionsOf(w http.ResponseWriter, r *http.Request) (api.DeleteOptions,
 		if tm.Kind != "" && tm.Kind != "DeleteOptions" {
 			return opts, apiserver.NewBadRequest(fmt.Sprintf("the body of a delete must be DeleteOptions, not %q", tm.Kind))
 		}
-		if err := decodeInto(w, url.Values{}, body, &opts, "DeleteOptions", tm.APIVersion); err != nil {
+		if err := h.decodeInto(w, url.Values{}, body, &opts, "DeleteOptions", tm.APIVersion); err != nil {
 			return opts, err
 		}
 	}

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -120,7 +121,7 @@ func TestLegacyDiscovery(t *testing.T) {
 		}},
 		{"core v1", "/api/v1", func(t *testing.T, b []byte) {
 			var l resourceList
-			require.NoError(t, jsonUnmarshal(b, &l))
+			require.NoError(t, json.Unmarshal(b, &l))
 			assert.Equal(t, "APIResourceList", l.Kind)
 			assert.Equal(t, "v1", l.GroupVersion)
 			byName := map[string]resource{}
@@ -138,7 +139,7 @@ func TestLegacyDiscovery(t *testing.T) {
 		}},
 		{"coordination v1", "/apis/coordination.k8s.io/v1", func(t *testing.T, b []byte) {
 			var l resourceList
-			require.NoError(t, jsonUnmarshal(b, &l))
+			require.NoError(t, json.Unmarshal(b, &l))
 			assert.Equal(t, "coordination.k8s.io/v1", l.GroupVersion)
 			require.Len(t, l.Resources, 1)
 			assert.Equal(t, "leases", l.Resources[0].Name)
@@ -146,7 +147,7 @@ func TestLegacyDiscovery(t *testing.T) {
 		}},
 		{"version", "/version", func(t *testing.T, b []byte) {
 			var v struct{ Major, Minor, GitVersion string }
-			require.NoError(t, jsonUnmarshal(b, &v))
+			require.NoError(t, json.Unmarshal(b, &v))
 			assert.Equal(t, "1", v.Major)
 			assert.Equal(t, "32", v.Minor, "kubectl's dispatcher picks its client by the minor version")
 			assert.Equal(t, "v1.32.0-miniplane", v.GitVersion)
@@ -183,7 +184,7 @@ func TestOpenAPI(t *testing.T) {
 	}
 	rec = f.do(t, request{path: "/openapi/v3/api/v1"})
 	require.Equal(t, http.StatusOK, rec.Code)
-	require.NoError(t, jsonUnmarshal(rec.Body.Bytes(), &doc))
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &doc))
 	kinds := map[string]bool{}
 	for path, item := range doc.Paths {
 		kinds[item.Patch.GVK.Kind] = true

@@ -60,6 +60,9 @@ type Handler struct {
 	// group version by its path prefix ("api/v1", "apis/coordination.k8s.io/v1").
 	groups []*groupVersion
 	byPath map[string]*groupVersion
+	// kinds are the kinds a request body may name: the served resources'
+	// and requestKinds.
+	kinds map[typeMeta]bool
 
 	// mu guards closed and the Add side of watches: a watch starts only
 	// while the handler is open, so Shutdown's Wait sees every watch.
@@ -95,6 +98,7 @@ func New(cfg Config) (*Handler, error) {
 		metrics:   newMetrics(),
 		encodings: newEncodings(encodingCacheSize),
 		byPath:    make(map[string]*groupVersion),
+		kinds:     make(map[typeMeta]bool),
 		done:      make(chan struct{}),
 	}
 	if h.log == nil {
@@ -114,6 +118,10 @@ func New(cfg Config) (*Handler, error) {
 		}
 		gv.resources = append(gv.resources, r)
 		gv.byName[r.Resource] = r
+		h.kinds[typeMeta{Kind: r.Kind, APIVersion: r.APIVersion()}] = true
+	}
+	for _, tm := range requestKinds {
+		h.kinds[tm] = true
 	}
 	return h, nil
 }

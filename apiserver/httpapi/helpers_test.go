@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -96,9 +95,3 @@ const (
 )
 
 var ctx = context.Background()
-
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
-
-func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
-
-func bytesIndex(b []byte, s string) int { return bytes.Index(b, []byte(s)) }

@@ -168,7 +168,7 @@ func (p *patchRequest) applyCreate(r *http.Request) (int, any, error) {
 		return 0, nil, patchStatus(err, req.info, req.name)
 	}
 	obj := req.info.New()
-	if err := decodeInto(p.w, p.q, created, obj, req.info.Kind, req.info.APIVersion()); err != nil {
+	if err := p.h.decodeInto(p.w, p.q, created, obj, req.info.Kind, req.info.APIVersion()); err != nil {
 		return 0, nil, err
 	}
 	if err := checkObjectPath(obj.GetObjectMeta(), req.info, req.namespace, req.name); err != nil {
@@ -201,7 +201,7 @@ func (p *patchRequest) patchInto(cur any, kind string, into any, wantKind, wantA
 	if err != nil {
 		return patchStatus(err, p.req.info, p.req.name)
 	}
-	return decodeInto(p.w, p.q, patched, into, wantKind, wantAPIVersion)
+	return p.h.decodeInto(p.w, p.q, patched, into, wantKind, wantAPIVersion)
 }
 
 // patchStatus turns the patch package's errors into the Status a client

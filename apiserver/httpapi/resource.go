@@ -96,7 +96,7 @@ func (h *Handler) serveMain(w http.ResponseWriter, r *http.Request, req resource
 	case "patch":
 		return h.servePatch(w, r, req)
 	case "delete":
-		opts, err := deleteOptionsOf(w, r)
+		opts, err := h.deleteOptionsOf(w, r)
 		if err != nil {
 			return err
 		}
@@ -110,7 +110,7 @@ func (h *Handler) serveMain(w http.ResponseWriter, r *http.Request, req resource
 		}
 		return h.writeObject(w, code, jsonOutput, req.info, obj)
 	case "deletecollection":
-		opts, err := deleteOptionsOf(w, r)
+		opts, err := h.deleteOptionsOf(w, r)
 		if err != nil {
 			return err
 		}
@@ -145,7 +145,7 @@ func (h *Handler) decodeObject(w http.ResponseWriter, r *http.Request, req resou
 		return nil, opts, err
 	}
 	obj := req.info.New()
-	if err := decodeInto(w, q, body, obj, req.info.Kind, req.info.APIVersion()); err != nil {
+	if err := h.decodeInto(w, q, body, obj, req.info.Kind, req.info.APIVersion()); err != nil {
 		return nil, opts, err
 	}
 	if err := checkObjectPath(obj.GetObjectMeta(), req.info, req.namespace, req.name); err != nil {
@@ -211,7 +211,7 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, req resourc
 			return err
 		}
 		var sc api.Scale
-		if err := decodeInto(w, q, body, &sc, scaleKind, scaleAPIVersion); err != nil {
+		if err := h.decodeInto(w, q, body, &sc, scaleKind, scaleAPIVersion); err != nil {
 			return err
 		}
 		if err := checkObjectPath(&sc.Metadata, req.info, req.namespace, req.name); err != nil {
@@ -247,7 +247,7 @@ func (h *Handler) serveBinding(w http.ResponseWriter, r *http.Request, req resou
 		return err
 	}
 	var b binding
-	if err := decodeInto(w, q, body, &b, "Binding", "v1"); err != nil {
+	if err := h.decodeInto(w, q, body, &b, "Binding", "v1"); err != nil {
 		return err
 	}
 	if err := checkObjectPath(&b.Metadata, req.info, req.namespace, req.name); err != nil {

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -28,14 +29,14 @@ func TestCRUD(t *testing.T) {
 		{name: "get", req: request{path: "/api/v1/namespaces/default/pods/web"}, wantCode: 200, wantKind: "Pod",
 			check: func(t *testing.T, f *fixture, b []byte) {
 				var p api.Pod
-				require.NoError(t, jsonUnmarshal(b, &p))
+				require.NoError(t, json.Unmarshal(b, &p))
 				assert.Equal(t, "web", p.Metadata.Name)
 				assert.Equal(t, "v1", p.APIVersion)
 			}},
 		{name: "list in a namespace", req: request{path: "/api/v1/namespaces/default/pods"}, wantCode: 200, wantKind: "PodList",
 			check: func(t *testing.T, f *fixture, b []byte) {
 				var l api.PodList
-				require.NoError(t, jsonUnmarshal(b, &l))
+				require.NoError(t, json.Unmarshal(b, &l))
 				require.Len(t, l.Items, 1)
 				assert.Equal(t, "v1", l.APIVersion)
 				assert.NotEmpty(t, l.Metadata.ResourceVersion)
@@ -43,13 +44,13 @@ func TestCRUD(t *testing.T) {
 		{name: "list across namespaces with a selector", req: request{path: "/api/v1/pods?labelSelector=app%3Dweb&limit=500"}, wantCode: 200, wantKind: "PodList",
 			check: func(t *testing.T, f *fixture, b []byte) {
 				var l api.PodList
-				require.NoError(t, jsonUnmarshal(b, &l))
+				require.NoError(t, json.Unmarshal(b, &l))
 				require.Len(t, l.Items, 1)
 			}},
 		{name: "list cluster-scoped", req: request{path: "/api/v1/namespaces"}, wantCode: 200, wantKind: "NamespaceList",
 			check: func(t *testing.T, f *fixture, b []byte) {
 				var l api.NamespaceList
-				require.NoError(t, jsonUnmarshal(b, &l))
+				require.NoError(t, json.Unmarshal(b, &l))
 				assert.Len(t, l.Items, 2)
 			}},
 		{name: "get cluster-scoped", req: request{path: "/api/v1/namespaces/kube-system"}, wantCode: 200, wantKind: "Namespace"},
@@ -120,7 +121,7 @@ func TestCRUD(t *testing.T) {
 			assert.Equal(t, "application/json", rec.Header().Get("Content-Type"))
 			if tt.wantKind != "" {
 				var tm api.TypeMeta
-				require.NoError(t, jsonUnmarshal(rec.Body.Bytes(), &tm))
+				require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &tm))
 				assert.Equal(t, tt.wantKind, tm.Kind)
 			}
 			if tt.check != nil {
@@ -211,7 +212,7 @@ func TestAuth(t *testing.T) {
 
 func mustJSON(t testing.TB, v any) []byte {
 	t.Helper()
-	b, err := jsonMarshal(v)
+	b, err := json.Marshal(v)
 	require.NoError(t, err)
 	return b
 }
