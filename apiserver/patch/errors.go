@@ -58,6 +58,10 @@ func badRequest(field, format string, args ...any) *Error {
 	return &Error{Reason: ReasonBadRequest, Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
+func unsupported(format string, args ...any) *Error {
+	return &Error{Reason: ReasonUnsupportedMediaType, Message: fmt.Sprintf(format, args...)}
+}
+
 func invalid(field, format string, args ...any) *Error {
 	return &Error{Reason: ReasonInvalid, Field: field, Message: fmt.Sprintf(format, args...)}
 }
