@@ -41,7 +41,7 @@ func BenchmarkControlPlaneScale(b *testing.B) {
 		opts := manager.DefaultOptions()
 		opts.Nodes = n
 		factory := informer.NewFactory(srv, "", clk, nil)
-		m, err := manager.New(manager.InitContext{Client: srv, Binder: srv, Factory: factory, Clock: clk, Options: opts, Instance: "bench"}, manager.DefaultDescriptors())
+		m, err := manager.New(manager.InitContext{Client: srv, Binder: srv, Factory: factory, Clock: clk, Options: opts, Instance: "bench"}, append(manager.DefaultDescriptors(), manager.NodeSimDescriptors()...))
 		require.NoError(b, err)
 		runCtx, cancel := context.WithCancel(ctx)
 		done := make(chan error, 1)

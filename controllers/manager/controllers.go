@@ -13,17 +13,27 @@ import (
 	"github.com/miniplane/miniplane/controllers/replication"
 )
 
-// DefaultDescriptors registers miniplane's controllers, in the order they
-// are built and started: the replication controller, the endpoints
-// controller, the garbage collector, and the simulated kubelet and
-// scheduler (which needs InitContext.Binder).
+// DefaultDescriptors registers kube-controller-manager's controllers that
+// miniplane has, in the order they are built and started: the replication
+// controller, the endpoints controller and the garbage collector. These run
+// under leader election (Instance): in one instance at a time.
 func DefaultDescriptors() []Descriptor {
 	return []Descriptor{
 		{Name: ReplicationController, Init: initReplication},
 		{Name: Endpoint, Init: initEndpoints},
 		{Name: GarbageCollector, Init: initGarbageCollector},
-		{Name: NodeSim, Init: initNodeSim},
 	}
+}
+
+// NodeSimDescriptors registers the simulated kubelets and scheduler, which
+// need InitContext.Binder. They are not part of kube-controller-manager:
+// run them in a Manager of their own, exactly once per cluster and outside
+// leader election, as kubelets are processes of their own. A single
+// unelected Manager may run append(DefaultDescriptors(),
+// NodeSimDescriptors()...) to be the whole control plane at once, as tests
+// and benchmarks do.
+func NodeSimDescriptors() []Descriptor {
+	return []Descriptor{{Name: NodeSim, Init: initNodeSim}}
 }
 
 // recorder returns an event recorder for a controller, reporting as

@@ -6,10 +6,19 @@
 // It mirrors cmd/kube-controller-manager/app: a registry of named
 // controllers with init functions, the --controllers flag (`*`, `name`,
 // `-name`, first match wins), per-controller worker counts
-// (--concurrent-rc-syncs, --concurrent-endpoint-syncs), and a health check
-// per controller. Leader election wraps a Manager from the outside (the
-// election package): a Manager only runs.
+// (--concurrent-rc-syncs, --concurrent-endpoint-syncs), the --leader-elect
+// flags, and a health check per controller.
 //
-// The package imports api, apiserver, informer, the controllers, clock and
-// zap. A Manager's Run may be called once.
+// A Manager only runs the controllers it is given. An Instance is one
+// elected kube-controller-manager process: it campaigns for the lease
+// (the election package) and, for each term it wins, builds a fresh Manager
+// over a fresh informer factory, whose controllers and event recorders
+// write through the elector's guard, so that they stop writing before any
+// other instance can lead. Several instances may run in one process, each
+// with its own caches. The simulated kubelets and scheduler
+// (NodeSimDescriptors) are not part of kube-controller-manager: they run
+// once per cluster, in a Manager of their own, outside election.
+//
+// The package imports api, apiserver, informer, election, the controllers,
+// clock and zap. A Manager's Run, and an Instance's, may be called once.
 package manager

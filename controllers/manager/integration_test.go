@@ -32,7 +32,7 @@ func TestControlLoop(t *testing.T) {
 	m, err := manager.New(manager.InitContext{
 		Client: srv, Binder: srv, Factory: factory, Clock: clk, Logger: log,
 		Options: manager.DefaultOptions(), Instance: "cm-0",
-	}, manager.DefaultDescriptors())
+	}, append(manager.DefaultDescriptors(), manager.NodeSimDescriptors()...))
 	require.NoError(t, err)
 
 	runCtx, cancel := context.WithCancel(ctx)

@@ -55,6 +55,32 @@ func TestOptionsFlagsAndValidation(t *testing.T) {
 		}},
 		{name: "unknown", args: []string{"--controllers=a,c"}, wantErr: `--controllers: "c" is not a known controller; known: a, b`},
 		{name: "zero workers", args: []string{"--concurrent-rc-syncs=0"}, wantErr: "--concurrent-rc-syncs must be at least 1, got 0"},
+		{name: "leader election defaults", want: func(o manager.Options) bool {
+			le := o.LeaderElection
+			return le.LeaderElect && le.LeaseDuration == 15*time.Second && le.RenewDeadline == 10*time.Second &&
+				le.RetryPeriod == 2*time.Second && le.ResourceName == "kube-controller-manager" && le.ResourceNamespace == "kube-system"
+		}},
+		{name: "leader election flags", args: []string{"--leader-elect-lease-duration=4s", "--leader-elect-renew-deadline=3s",
+			"--leader-elect-retry-period=1s", "--leader-elect-resource-name=my-cm", "--leader-elect-resource-namespace=default"},
+			want: func(o manager.Options) bool {
+				le := o.LeaderElection
+				return le.LeaseDuration == 4*time.Second && le.RenewDeadline == 3*time.Second && le.RetryPeriod == time.Second &&
+					le.ResourceName == "my-cm" && le.ResourceNamespace == "default"
+			}},
+		{name: "election off skips its checks", args: []string{"--leader-elect=false", "--leader-elect-lease-duration=1s"},
+			want: func(o manager.Options) bool { return !o.LeaderElection.LeaderElect }},
+		{name: "lease not longer than renew deadline", args: []string{"--leader-elect-lease-duration=10s"},
+			wantErr: "--leader-elect-lease-duration (10s) must be greater than --leader-elect-renew-deadline (10s)"},
+		{name: "renew deadline too close to retry period", args: []string{"--leader-elect-retry-period=9s"},
+			wantErr: "--leader-elect-renew-deadline (10s) must be greater than 1.2 × --leader-elect-retry-period (9s)"},
+		{name: "zero retry period", args: []string{"--leader-elect-retry-period=0s"},
+			wantErr: "--leader-elect-retry-period must be greater than zero, got 0s"},
+		{name: "negative lease duration", args: []string{"--leader-elect-lease-duration=-1s"},
+			wantErr: "--leader-elect-lease-duration must be greater than zero, got -1s"},
+		{name: "empty resource name", args: []string{"--leader-elect-resource-name="},
+			wantErr: "--leader-elect-resource-name must not be empty"},
+		{name: "empty resource namespace", args: []string{"--leader-elect-resource-namespace="},
+			wantErr: "--leader-elect-resource-namespace must not be empty"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,11 +1,14 @@
 package manager
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/miniplane/miniplane/election"
 )
 
 // Options are the controller manager's settings, with kube-controller-
@@ -27,6 +30,61 @@ type Options struct {
 	EndpointUpdatesBatchPeriod time.Duration
 	// Nodes is how many simulated nodes nodesim registers.
 	Nodes int
+	// LeaderElection configures how an Instance is elected.
+	LeaderElection LeaderElectionOptions
+}
+
+// LeaderElectionOptions are kube-controller-manager's leader election
+// settings (componentbaseconfig.LeaderElectionConfiguration), with its flag
+// names. The lease is always a coordination.k8s.io Lease.
+type LeaderElectionOptions struct {
+	// LeaderElect makes an Instance run its controllers only while it
+	// holds the lease (--leader-elect, default true). Off, it runs them at
+	// once, unguarded: run one instance only.
+	LeaderElect bool
+	// LeaseDuration, RenewDeadline and RetryPeriod are election.Config's
+	// (--leader-elect-lease-duration, --leader-elect-renew-deadline,
+	// --leader-elect-retry-period; defaults 15s, 10s, 2s).
+	LeaseDuration time.Duration
+	RenewDeadline time.Duration
+	RetryPeriod   time.Duration
+	// ResourceName and ResourceNamespace locate the lease
+	// (--leader-elect-resource-name, --leader-elect-resource-namespace;
+	// defaults kube-controller-manager, kube-system).
+	ResourceName      string
+	ResourceNamespace string
+}
+
+// Validate checks the election settings as client-go does: when election is
+// on, LeaseDuration > RenewDeadline > 1.2 × RetryPeriod > 0 and the lease
+// is named.
+func (o LeaderElectionOptions) Validate() error {
+	if !o.LeaderElect {
+		return nil
+	}
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+	}{
+		{"--leader-elect-lease-duration", o.LeaseDuration},
+		{"--leader-elect-renew-deadline", o.RenewDeadline},
+		{"--leader-elect-retry-period", o.RetryPeriod},
+	} {
+		if d.v <= 0 {
+			return fmt.Errorf("%s must be greater than zero, got %s", d.flag, d.v)
+		}
+	}
+	switch {
+	case o.LeaseDuration <= o.RenewDeadline:
+		return fmt.Errorf("--leader-elect-lease-duration (%s) must be greater than --leader-elect-renew-deadline (%s)", o.LeaseDuration, o.RenewDeadline)
+	case float64(o.RenewDeadline) <= election.JitterFactor*float64(o.RetryPeriod):
+		return fmt.Errorf("--leader-elect-renew-deadline (%s) must be greater than %v × --leader-elect-retry-period (%s)", o.RenewDeadline, election.JitterFactor, o.RetryPeriod)
+	case o.ResourceName == "":
+		return errors.New("--leader-elect-resource-name must not be empty")
+	case o.ResourceNamespace == "":
+		return errors.New("--leader-elect-resource-namespace must not be empty")
+	}
+	return nil
 }
 
 // DefaultOptions returns kube-controller-manager's defaults.
@@ -37,6 +95,14 @@ func DefaultOptions() Options {
 		ConcurrentEndpointSyncs: 5,
 		ConcurrentGCSyncs:       20,
 		Nodes:                   3,
+		LeaderElection: LeaderElectionOptions{
+			LeaderElect:       true,
+			LeaseDuration:     election.DefaultLeaseDuration,
+			RenewDeadline:     election.DefaultRenewDeadline,
+			RetryPeriod:       election.DefaultRetryPeriod,
+			ResourceName:      election.DefaultName,
+			ResourceNamespace: election.DefaultNamespace,
+		},
 	}
 }
 
@@ -51,6 +117,13 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.ConcurrentGCSyncs, "concurrent-gc-syncs", o.ConcurrentGCSyncs, "garbage collector workers")
 	fs.DurationVar(&o.EndpointUpdatesBatchPeriod, "endpoint-updates-batch-period", o.EndpointUpdatesBatchPeriod, "how long the endpoints controller waits after a pod change so that bursts make one write")
 	fs.IntVar(&o.Nodes, "nodes", o.Nodes, "simulated nodes the nodesim controller registers")
+	le := &o.LeaderElection
+	fs.BoolVar(&le.LeaderElect, "leader-elect", le.LeaderElect, "run the controllers only while this instance holds the leader lease")
+	fs.DurationVar(&le.LeaseDuration, "leader-elect-lease-duration", le.LeaseDuration, "how long other instances wait, after they last saw the leader renew, before they may take the lease")
+	fs.DurationVar(&le.RenewDeadline, "leader-elect-renew-deadline", le.RenewDeadline, "how long the leader may go without renewing before it stops writing and steps down; less than the lease duration")
+	fs.DurationVar(&le.RetryPeriod, "leader-elect-retry-period", le.RetryPeriod, "how often instances try to acquire or renew the lease")
+	fs.StringVar(&le.ResourceName, "leader-elect-resource-name", le.ResourceName, "name of the Lease that leader election uses")
+	fs.StringVar(&le.ResourceNamespace, "leader-elect-resource-namespace", le.ResourceNamespace, "namespace of the Lease that leader election uses")
 }
 
 func splitList(v string) []string {
@@ -84,7 +157,7 @@ func (o Options) Validate(known []string) error {
 			return fmt.Errorf("%s must be at least 1, got %d", n.flag, n.v)
 		}
 	}
-	return nil
+	return o.LeaderElection.Validate()
 }
 
 // Enabled reports whether the controller name runs under the
