@@ -41,7 +41,10 @@ func TestExamplesWithKubectl(t *testing.T) {
 		require.NoError(t, err, out)
 		return out
 	}
-	eventually(t, "ready", func() bool { out, err := kubectlAt(t, url, "get", "--raw", "/readyz"); return err == nil && out == "ok" })
+	eventually(t, "ready", func() bool {
+		out, err := kubectlAt(t, url, "get", "--raw", "/readyz")
+		return err == nil && out == "ok"
+	})
 
 	out := k("apply", "-f", "../../examples/")
 	for _, want := range []string{"replicationcontroller/web created", "service/web created", "service/web-headless created", "service/web-peers created", "pod/exporter created", "service/exporter created"} {
