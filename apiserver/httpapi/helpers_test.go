@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -99,3 +100,5 @@ var ctx = context.Background()
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+func bytesIndex(b []byte, s string) int { return bytes.Index(b, []byte(s)) }

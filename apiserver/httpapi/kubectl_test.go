@@ -234,6 +234,27 @@ func TestKubectl(t *testing.T) {
 		assert.Contains(t, rc.Metadata.Annotations, "kubectl.kubernetes.io/last-applied-configuration")
 		assert.Equal(t, "replicationcontroller/frontend unchanged\n", k.ok(rcManifest, "apply", "-f", "-"))
 	})
+	t.Run("apply client-side with a change", func(t *testing.T) {
+		changed := strings.Replace(rcManifest, "image: php:8.3-apache", "image: php:8.4-apache", 1)
+		// kubectl diff asks the server for a dry run: nothing may change.
+		_, _, err := k.run(changed, "diff", "-f", "-")
+		var exit *exec.ExitError
+		require.ErrorAs(t, err, &exit)
+		assert.Equal(t, 1, exit.ExitCode(), "diff exits 1 when the object would change")
+		rc, err := rcs.Get(ctx, "default", "frontend")
+		require.NoError(t, err)
+		assert.Equal(t, "php:8.3-apache", rc.Spec.Template.Spec.Containers[0].Image, "diff's dry run stored nothing")
+
+		assert.Equal(t, "replicationcontroller/frontend configured\n", k.ok(changed, "apply", "-f", "-"))
+		rc, err = rcs.Get(ctx, "default", "frontend")
+		require.NoError(t, err)
+		c := rc.Spec.Template.Spec.Containers[0]
+		assert.Equal(t, "php:8.4-apache", c.Image)
+		assert.Equal(t, []api.ContainerPort{{ContainerPort: 80, Protocol: api.ProtocolTCP}}, c.Ports, "a strategic merge patch keeps the ports")
+
+		// Back to the first manifest, for the steps below.
+		assert.Equal(t, "replicationcontroller/frontend configured\n", k.ok(rcManifest, "apply", "-f", "-"))
+	})
 	t.Run("get several kinds -o wide", func(t *testing.T) {
 		k.ok(svcManifest, "create", "-f", "-")
 		out := k.ok("", "get", "rc,svc,endpoints", "-o", "wide")
@@ -257,10 +278,45 @@ func TestKubectl(t *testing.T) {
 		assert.Equal(t, int32(4), *rc.Spec.Replicas)
 		assert.Contains(t, k.fails("", "scale", "rc", "frontend", "--current-replicas=2", "--replicas=3"), "Expected replicas to be 2, was 4")
 	})
+	t.Run("scale", func(t *testing.T) {
+		// Without preconditions kubectl scale sends a merge patch to /scale.
+		assert.Equal(t, "replicationcontroller/frontend scaled\n", k.ok("", "scale", "rc", "frontend", "--replicas=5"))
+		rc, err := rcs.Get(ctx, "default", "frontend")
+		require.NoError(t, err)
+		assert.Equal(t, int32(5), *rc.Spec.Replicas)
+	})
+	t.Run("label", func(t *testing.T) {
+		assert.Equal(t, "pod/web labeled\n", k.ok("", "label", "pod", "web", "env=prod"))
+		p, err := pods.Get(ctx, "default", "web")
+		require.NoError(t, err)
+		assert.Equal(t, "prod", p.Metadata.Labels["env"])
+		assert.Contains(t, k.fails("", "label", "pod", "web", "env=dev"), "'env' already has a value (prod), and --overwrite is false")
+		assert.Equal(t, "pod/web unlabeled\n", k.ok("", "label", "pod", "web", "env-"))
+		p, err = pods.Get(ctx, "default", "web")
+		require.NoError(t, err)
+		assert.NotContains(t, p.Metadata.Labels, "env")
+	})
+	t.Run("apply server-side", func(t *testing.T) {
+		svc := strings.ReplaceAll(svcManifest, "frontend", "backend")
+		assert.Equal(t, "service/backend serverside-applied\n", k.ok(svc, "apply", "--server-side", "-f", "-"))
+		got, err := apiserver.For[*api.Service](ts.srv).Get(ctx, "default", "backend")
+		require.NoError(t, err)
+		assert.Equal(t, api.ServiceTypeClusterIP, got.Spec.Type)
+		require.NotEmpty(t, got.Metadata.ManagedFields)
+		assert.Equal(t, "kubectl", got.Metadata.ManagedFields[0].Manager)
+		assert.Equal(t, "Apply", got.Metadata.ManagedFields[0].Operation)
+
+		more := strings.Replace(svc, "  - port: 80\n", "  - port: 80\n    name: http\n  - port: 443\n    name: https\n", 1)
+		assert.Equal(t, "service/backend serverside-applied\n", k.ok(more, "apply", "--server-side", "-f", "-"))
+		got, err = apiserver.For[*api.Service](ts.srv).Get(ctx, "default", "backend")
+		require.NoError(t, err)
+		assert.Len(t, got.Spec.Ports, 2)
+	})
 	t.Run("describe", func(t *testing.T) {
 		out := k.ok("", "describe", "rc", "frontend")
 		assert.Regexp(t, `Name:\s+frontend`, out)
-		assert.Regexp(t, `Replicas:\s+0 current / 4 desired`, out)
+		assert.Regexp(t, `Replicas:\s+0 current / 5 desired`, out)
+		assert.Regexp(t, `Labels:\s+app=frontend`, out)
 		assert.Regexp(t, `Image:\s+php:8.3-apache`, out)
 		assert.Contains(t, out, "Events:")
 		out = k.ok("", "describe", "pod", "web")

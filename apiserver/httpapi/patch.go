@@ -2,22 +2,24 @@ package httpapi
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"mime"
 	"net/http"
 	"net/url"
-	"time"
+	"strings"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/apiserver/patch"
 )
 
 // The PATCH content types (Kubernetes' types.PatchType).
 const (
-	jsonPatchType           = "application/json-patch+json"
-	mergePatchType          = "application/merge-patch+json"
-	strategicMergePatchType = "application/strategic-merge-patch+json"
-	applyPatchType          = "application/apply-patch+yaml"
+	jsonPatchType           = patch.JSONPatchType
+	mergePatchType          = patch.MergePatchType
+	strategicMergePatchType = patch.StrategicMergePatchType
+	applyPatchType          = patch.ApplyPatchType
 )
 
 // maxPatchAttempts is how many times a PATCH without a resourceVersion
@@ -52,8 +54,8 @@ func (h *Handler) servePatch(w http.ResponseWriter, r *http.Request, req resourc
 	if err != nil {
 		return err
 	}
-	manager := q.Get("fieldManager")
-	if patchType == applyPatchType && manager == "" {
+	manager := managerOf(r)
+	if patchType == applyPatchType && q.Get("fieldManager") == "" {
 		return apiserver.NewInvalid("meta.k8s.io", "PatchOptions", "", apiserver.FieldErrors{
 			apiserver.Required(apiserver.NewPath("fieldManager"), "is required for apply requests"),
 		})
@@ -74,7 +76,8 @@ func (h *Handler) servePatch(w http.ResponseWriter, r *http.Request, req resourc
 			writeJSON(w, code, result)
 			return nil
 		}
-		if !apiserver.IsConflict(err) || p.precondition || attempt == maxPatchAttempts {
+		lostRace := apiserver.IsConflict(err) && !apiserver.HasCause(err, causeFieldManagerConflict)
+		if !lostRace || p.precondition || attempt == maxPatchAttempts {
 			return err
 		}
 	}
@@ -143,6 +146,11 @@ func (p *patchRequest) try(r *http.Request) (int, any, error) {
 	if req.sub == "status" {
 		out, err = p.h.srv.UpdateStatusWith(ctx, obj, p.opts)
 	} else {
+		if p.patchType != applyPatchType {
+			if obj, err = p.h.trackUpdate(req.info, cur, obj, p.manager); err != nil {
+				return 0, nil, err
+			}
+		}
 		out, err = p.h.srv.UpdateWith(ctx, obj, p.opts)
 	}
 	if err != nil {
@@ -155,9 +163,9 @@ func (p *patchRequest) try(r *http.Request) (int, any, error) {
 // applied configuration becomes a new object.
 func (p *patchRequest) applyCreate(r *http.Request) (int, any, error) {
 	req := p.req
-	created, err := serverSideApply(req.info.Kind, nil, p.body, p.manager, p.force, p.h.clock.Now())
+	created, err := patch.ServerSideApply(req.info.Kind, nil, p.body, p.manager, p.force, p.h.clock.Now())
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, patchStatus(err, req.info, req.name)
 	}
 	obj := req.info.New()
 	if err := decodeInto(p.w, p.q, created, obj, req.info.Kind, req.info.APIVersion()); err != nil {
@@ -186,24 +194,53 @@ func (p *patchRequest) patchInto(cur any, kind string, into any, wantKind, wantA
 	}
 	var patched []byte
 	if p.patchType == applyPatchType {
-		patched, err = serverSideApply(kind, orig, p.body, p.manager, p.force, p.h.clock.Now())
+		patched, err = patch.ServerSideApply(kind, orig, p.body, p.manager, p.force, p.h.clock.Now())
 	} else {
-		patched, err = applyPatch(p.patchType, kind, orig, p.body)
+		patched, err = patch.Apply(p.patchType, kind, orig, p.body)
 	}
 	if err != nil {
-		return err
+		return patchStatus(err, p.req.info, p.req.name)
 	}
 	return decodeInto(p.w, p.q, patched, into, wantKind, wantAPIVersion)
 }
 
-// applyPatch and serverSideApply are where the patch algorithms of package
-// apiserver/patch plug in (Apply and ServerSideApply). Until that package
-// is part of the build, every patch type is answered 415, which kubectl
-// reports as "not supported by the server".
-func applyPatch(patchType, kind string, original, patchBody []byte) ([]byte, error) {
-	return nil, apiserver.NewUnsupportedMediaType(fmt.Sprintf("%s is not supported by this server yet (patching a %s)", patchType, kind))
+// patchStatus turns the patch package's errors into the Status a client
+// gets: a malformed patch is 400, one that cannot apply to this object
+// 422 (with the field as the cause), an unknown type 415, and a
+// server-side apply that would take another manager's fields 409 with one
+// FieldManagerConflict cause per field, as kube-apiserver answers.
+func patchStatus(err error, info apiserver.ResourceInfo, name string) error {
+	var pe *patch.Error
+	var pc *patch.Conflict
+	switch {
+	case errors.As(err, &pe):
+		switch pe.Reason {
+		case patch.ReasonInvalid:
+			return statusError(http.StatusUnprocessableEntity, api.StatusReasonInvalid, pe.Error(), &api.StatusDetails{
+				Name: name, Group: info.Group, Kind: info.Kind,
+				Causes: []api.StatusCause{{Type: api.CauseTypeFieldValueInvalid, Field: strings.TrimPrefix(pe.Field, "."), Message: pe.Message}},
+			})
+		case patch.ReasonUnsupportedMediaType:
+			return apiserver.NewUnsupportedMediaType(pe.Error())
+		}
+		return apiserver.NewBadRequest(pe.Error())
+	case errors.As(err, &pc):
+		details := &api.StatusDetails{Name: name, Group: info.Group, Kind: info.Resource}
+		for _, c := range pc.Causes {
+			details.Causes = append(details.Causes, api.StatusCause{Type: causeFieldManagerConflict, Message: c.Message(), Field: c.Field})
+		}
+		return statusError(http.StatusConflict, api.StatusReasonConflict, pc.Error(), details)
+	}
+	return err
 }
 
-func serverSideApply(kind string, live, applied []byte, manager string, force bool, now time.Time) ([]byte, error) {
-	return nil, apiserver.NewUnsupportedMediaType(fmt.Sprintf("%s is not supported by this server yet (applying a %s)", applyPatchType, kind))
+// causeFieldManagerConflict is the cause of a server-side apply conflict.
+const causeFieldManagerConflict api.CauseType = "FieldManagerConflict"
+
+// statusError builds a failure Status the apiserver has no constructor for.
+func statusError(code int, reason api.StatusReason, message string, details *api.StatusDetails) *apiserver.StatusError {
+	return &apiserver.StatusError{Status: api.Status{
+		TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   api.StatusFailure, Message: message, Reason: reason, Details: details, Code: int32(code),
+	}}
 }

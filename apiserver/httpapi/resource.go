@@ -66,6 +66,9 @@ func (h *Handler) serveMain(w http.ResponseWriter, r *http.Request, req resource
 		if err != nil {
 			return err
 		}
+		if obj, err = h.trackUpdate(req.info, nil, obj, managerOf(r)); err != nil {
+			return err
+		}
 		created, err := h.srv.CreateWith(ctx, obj, opts)
 		if err != nil {
 			return err
@@ -75,6 +78,15 @@ func (h *Handler) serveMain(w http.ResponseWriter, r *http.Request, req resource
 		obj, opts, err := h.decodeObject(w, r, req)
 		if err != nil {
 			return err
+		}
+		if manager := managerOf(r); manager != "" {
+			old, err := h.srv.Get(ctx, req.info.Resource, req.namespace, req.name, apiserver.GetOptions{})
+			if err != nil {
+				return err
+			}
+			if obj, err = h.trackUpdate(req.info, old, obj, manager); err != nil {
+				return err
+			}
 		}
 		updated, err := h.srv.UpdateWith(ctx, obj, opts)
 		if err != nil {
