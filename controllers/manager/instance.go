@@ -170,6 +170,18 @@ func (in *Instance) runTerm(ctx context.Context, client apiserver.Client) {
 	}
 }
 
+// Controllers returns the running term's controllers by name; nil between
+// terms.
+func (in *Instance) Controllers() map[string]Controller {
+	in.mu.Lock()
+	m := in.current
+	in.mu.Unlock()
+	if m == nil {
+		return nil
+	}
+	return m.Controllers()
+}
+
 // InstanceHealth is what an instance reports about itself: its election
 // state and, while it leads, its controllers.
 type InstanceHealth struct {

@@ -168,6 +168,19 @@ func (m *Manager) Run(ctx context.Context) error {
 	return nil
 }
 
+// Controllers returns the controllers built so far, by name, for a caller
+// that wants to look inside one (the demo shows the replication
+// controller's expectations). It builds nothing.
+func (m *Manager) Controllers() map[string]Controller {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make(map[string]Controller, len(m.built))
+	for k, v := range m.built {
+		out[k] = v
+	}
+	return out
+}
+
 func (m *Manager) setRunning(name string, on bool) {
 	m.mu.Lock()
 	m.running[name] = on
