@@ -7,7 +7,6 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
@@ -76,7 +75,7 @@ func (h *Handler) servePatch(w http.ResponseWriter, r *http.Request, req resourc
 			writeJSON(w, code, result)
 			return nil
 		}
-		lostRace := apiserver.IsConflict(err) && !apiserver.HasCause(err, causeFieldManagerConflict)
+		lostRace := apiserver.IsConflict(err) && !apiserver.HasCause(err, patch.CauseTypeFieldManagerConflict)
 		if !lostRace || p.precondition || attempt == maxPatchAttempts {
 			return err
 		}
@@ -205,42 +204,25 @@ func (p *patchRequest) patchInto(cur any, kind string, into any, wantKind, wantA
 }
 
 // patchStatus turns the patch package's errors into the Status a client
-// gets: a malformed patch is 400, one that cannot apply to this object
-// 422 (with the field as the cause), an unknown type 415, and a
-// server-side apply that would take another manager's fields 409 with one
-// FieldManagerConflict cause per field, as kube-apiserver answers.
+// gets (each carries its own, in kube-apiserver's words: 400 for a
+// malformed patch, 422 for one that cannot apply, 415 for an unknown type,
+// 409 with a FieldManagerConflict cause per field for a conflicting
+// apply), naming the object.
 func patchStatus(err error, info apiserver.ResourceInfo, name string) error {
 	var pe *patch.Error
 	var pc *patch.Conflict
+	var st api.Status
 	switch {
 	case errors.As(err, &pe):
-		switch pe.Reason {
-		case patch.ReasonInvalid:
-			return statusError(http.StatusUnprocessableEntity, api.StatusReasonInvalid, pe.Error(), &api.StatusDetails{
-				Name: name, Group: info.Group, Kind: info.Kind,
-				Causes: []api.StatusCause{{Type: api.CauseTypeFieldValueInvalid, Field: strings.TrimPrefix(pe.Field, "."), Message: pe.Message}},
-			})
-		case patch.ReasonUnsupportedMediaType:
-			return apiserver.NewUnsupportedMediaType(pe.Error())
-		}
-		return apiserver.NewBadRequest(pe.Error())
+		st = pe.Status()
 	case errors.As(err, &pc):
-		details := &api.StatusDetails{Name: name, Group: info.Group, Kind: info.Resource}
-		for _, c := range pc.Causes {
-			details.Causes = append(details.Causes, api.StatusCause{Type: causeFieldManagerConflict, Message: c.Message(), Field: c.Field})
-		}
-		return statusError(http.StatusConflict, api.StatusReasonConflict, pc.Error(), details)
+		st = pc.Status()
+	default:
+		return err
 	}
-	return err
-}
-
-// causeFieldManagerConflict is the cause of a server-side apply conflict.
-const causeFieldManagerConflict api.CauseType = "FieldManagerConflict"
-
-// statusError builds a failure Status the apiserver has no constructor for.
-func statusError(code int, reason api.StatusReason, message string, details *api.StatusDetails) *apiserver.StatusError {
-	return &apiserver.StatusError{Status: api.Status{
-		TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
-		Status:   api.StatusFailure, Message: message, Reason: reason, Details: details, Code: int32(code),
-	}}
+	if st.Details == nil {
+		st.Details = &api.StatusDetails{}
+	}
+	st.Details.Name, st.Details.Group, st.Details.Kind = name, info.Group, info.Resource
+	return &apiserver.StatusError{Status: st}
 }
