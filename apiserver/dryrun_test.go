@@ -145,3 +145,35 @@ func TestResources(t *testing.T) {
 	_, ok := s.Resource("deployments")
 	assert.False(t, ok)
 }
+
+// TestSubresourceManagedFields checks WriteOptions.ManagedFields: a status
+// or scale update replaces managedFields with them, and without them keeps
+// the stored ones, as before.
+func TestSubresourceManagedFields(t *testing.T) {
+	mf := []api.ManagedFieldsEntry{{Manager: "kubectl", Operation: "Update", Subresource: "scale", FieldsType: "FieldsV1", FieldsV1: []byte(`{"f:spec":{"f:replicas":{}}}`)}}
+	s, _ := newServer(t)
+	created, err := s.Create(ctx, rc("default", "frontend", 2))
+	require.NoError(t, err)
+	_, err = s.UpdateScaleWith(ctx, "default", &api.Scale{Metadata: api.ObjectMeta{Name: "frontend"}, Spec: api.ScaleSpec{Replicas: 3}}, apiserver.WriteOptions{ManagedFields: mf})
+	require.NoError(t, err)
+	got, err := apiserver.For[*api.ReplicationController](s).Get(ctx, "default", "frontend")
+	require.NoError(t, err)
+	assert.Equal(t, mf, got.Metadata.ManagedFields)
+
+	_, err = s.UpdateScale(ctx, "default", &api.Scale{Metadata: api.ObjectMeta{Name: "frontend"}, Spec: api.ScaleSpec{Replicas: 4}})
+	require.NoError(t, err)
+	got, err = apiserver.For[*api.ReplicationController](s).Get(ctx, "default", "frontend")
+	require.NoError(t, err)
+	assert.Equal(t, mf, got.Metadata.ManagedFields, "kept without the option")
+
+	status := created.DeepCopyObject().(*api.ReplicationController)
+	status.Status.Replicas = 2
+	status.Metadata.ResourceVersion = "" // unconditional: the scale updates moved it
+	mf2 := []api.ManagedFieldsEntry{{Manager: "rc-controller", Operation: "Update", Subresource: "status"}}
+	_, err = s.UpdateStatusWith(ctx, status, apiserver.WriteOptions{ManagedFields: mf2})
+	require.NoError(t, err)
+	got, err = apiserver.For[*api.ReplicationController](s).Get(ctx, "default", "frontend")
+	require.NoError(t, err)
+	assert.Equal(t, int32(2), got.Status.Replicas)
+	assert.Equal(t, mf2, got.Metadata.ManagedFields)
+}

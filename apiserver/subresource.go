@@ -68,6 +68,9 @@ func (s *Server) UpdateScaleWith(_ context.Context, namespace string, scale *api
 		next := shallowCopy(rc).(*api.ReplicationController)
 		next.Spec.Replicas = ptr(scale.Spec.Replicas)
 		next.Metadata.Generation++
+		if opts.ManagedFields != nil {
+			next.Metadata.ManagedFields = opts.ManagedFields
+		}
 		if opts.DryRun {
 			return scaleOf(next), nil
 		}

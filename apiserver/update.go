@@ -30,6 +30,11 @@ type WriteOptions struct {
 	// preconditions) and returns the object as it would be stored, but
 	// stores nothing and sends no watch event.
 	DryRun bool
+	// ManagedFields, when not nil, replace the object's
+	// metadata.managedFields in a status or scale update, which otherwise
+	// keeps all of the metadata: the HTTP front records there who wrote
+	// through the subresource (Kubernetes' field manager does the same).
+	ManagedFields []api.ManagedFieldsEntry
 }
 
 // UpdateWith is Update with options (see WriteOptions).
@@ -83,6 +88,9 @@ func (s *Server) update(obj api.Object, status bool, opts WriteOptions) (api.Obj
 		if status {
 			next = shallowCopy(old)
 			copyStatus(next, in)
+			if opts.ManagedFields != nil {
+				next.GetObjectMeta().ManagedFields = opts.ManagedFields
+			}
 		} else {
 			next, err = s.prepareUpdate(k, in, old)
 			if err != nil {

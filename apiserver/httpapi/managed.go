@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -62,4 +63,54 @@ func (h *Handler) trackUpdate(info apiserver.ResourceInfo, old, obj api.Object, 
 		return nil, apiserver.NewInternalError(err)
 	}
 	return out, nil
+}
+
+// trackSubresource returns the managedFields of cur after manager wrote
+// changed (the whole object as the write leaves it) through the status or
+// scale subresource, for WriteOptions.ManagedFields; nil without a
+// manager, which leaves them as stored.
+func (h *Handler) trackSubresource(info apiserver.ResourceInfo, sub string, cur, changed api.Object, manager string) ([]api.ManagedFieldsEntry, error) {
+	if manager == "" {
+		return nil, nil
+	}
+	oldJSON, err := json.Marshal(cur)
+	if err != nil {
+		return nil, apiserver.NewInternalError(err)
+	}
+	newJSON, err := json.Marshal(changed)
+	if err != nil {
+		return nil, apiserver.NewInternalError(err)
+	}
+	tracked, err := patch.TrackSubresourceUpdate(info.Kind, sub, oldJSON, newJSON, manager, h.clock.Now())
+	if err != nil {
+		return nil, patchStatus(err, info, cur.GetObjectMeta().Name)
+	}
+	var out struct {
+		Metadata struct {
+			ManagedFields []api.ManagedFieldsEntry `json:"managedFields"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(tracked, &out); err != nil {
+		return nil, apiserver.NewInternalError(err)
+	}
+	if out.Metadata.ManagedFields == nil {
+		return []api.ManagedFieldsEntry{}, nil // none left: store none
+	}
+	return out.Metadata.ManagedFields, nil
+}
+
+// withStatusOf returns a copy of cur with obj's status: what a status
+// update leaves stored.
+func withStatusOf(cur, obj api.Object) api.Object {
+	c := cur.DeepCopyObject()
+	reflect.ValueOf(c).Elem().FieldByName("Status").Set(reflect.ValueOf(obj).Elem().FieldByName("Status"))
+	return c
+}
+
+// withReplicas returns a copy of a replication controller with its
+// desired replicas set: what a scale update leaves stored.
+func withReplicas(cur api.Object, replicas int32) api.Object {
+	c := cur.DeepCopyObject().(*api.ReplicationController)
+	c.Spec.Replicas = &replicas
+	return c
 }

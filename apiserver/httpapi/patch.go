@@ -117,7 +117,17 @@ func (p *patchRequest) try(r *http.Request) (int, any, error) {
 			return 0, nil, err
 		}
 		p.precondition = sc.Metadata.ResourceVersion != cur.Metadata.ResourceVersion
-		out, err := p.h.srv.UpdateScaleWith(ctx, req.namespace, &sc, p.opts)
+		opts := p.opts
+		if p.manager != "" {
+			rc, err := p.h.srv.Get(ctx, req.info.Resource, req.namespace, req.name, apiserver.GetOptions{})
+			if err != nil {
+				return 0, nil, err
+			}
+			if opts.ManagedFields, err = p.h.trackSubresource(req.info, "scale", rc, withReplicas(rc, sc.Spec.Replicas), p.manager); err != nil {
+				return 0, nil, err
+			}
+		}
+		out, err := p.h.srv.UpdateScaleWith(ctx, req.namespace, &sc, opts)
 		return http.StatusOK, out, err
 	}
 
@@ -143,7 +153,11 @@ func (p *patchRequest) try(r *http.Request) (int, any, error) {
 	p.precondition = m.ResourceVersion != curRV
 	var out api.Object
 	if req.sub == "status" {
-		out, err = p.h.srv.UpdateStatusWith(ctx, obj, p.opts)
+		opts := p.opts
+		if opts.ManagedFields, err = p.h.trackSubresource(req.info, "status", cur, withStatusOf(cur, obj), p.manager); err != nil {
+			return 0, nil, err
+		}
+		out, err = p.h.srv.UpdateStatusWith(ctx, obj, opts)
 	} else {
 		if p.patchType != applyPatchType {
 			if obj, err = p.h.trackUpdate(req.info, cur, obj, p.manager); err != nil {

@@ -191,3 +191,35 @@ func getPod(t *testing.T, f *fixture) *api.Pod {
 	require.NoError(t, err)
 	return p
 }
+
+// TestSubresourceWritesAreTracked checks that writes through status and
+// scale are recorded with their subresource, so that a later apply of the
+// field they changed conflicts, as kubectl apply --server-side after
+// kubectl scale does on a real cluster.
+func TestSubresourceWritesAreTracked(t *testing.T) {
+	f := newFixture(t, nil)
+	rc := "/api/v1/namespaces/default/replicationcontrollers/frontend"
+	body := `{"apiVersion":"v1","kind":"ReplicationController","metadata":{"name":"frontend"},"spec":{"replicas":3}}`
+	require.Equal(t, http.StatusOK, f.do(t, patchReq(rc+"?fieldManager=kubectl", applyPatch, body)).Code)
+
+	scale := patchReq(rc+"/scale", mergePatch, `{"spec":{"replicas":5}}`)
+	scale.header["User-Agent"] = "kubectl/v1.32.4 (linux/amd64) kubernetes/4cb5f07"
+	rec := f.do(t, scale)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+
+	rec = f.do(t, patchReq(rc+"?fieldManager=kubectl", applyPatch, body))
+	require.Equal(t, http.StatusConflict, rec.Code, rec.Body.String())
+	assert.Contains(t, statusOf(t, rec).Message, `conflict with "kubectl" with subresource "scale"`)
+
+	rec = f.do(t, patchReq(rc+"/status?fieldManager=rc-controller", mergePatch, `{"status":{"replicas":5}}`))
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	r, err := apiserver.For[*api.ReplicationController](f.srv).Get(ctx, "default", "frontend")
+	require.NoError(t, err)
+	var subs []string
+	for _, e := range r.Metadata.ManagedFields {
+		subs = append(subs, e.Manager+"/"+e.Subresource)
+	}
+	// The apply owned only .spec.replicas, which the scale took: its entry went.
+	assert.ElementsMatch(t, []string{"kubectl/scale", "rc-controller/status"}, subs)
+	assert.Equal(t, int32(5), r.Status.Replicas)
+}

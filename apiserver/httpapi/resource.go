@@ -169,6 +169,15 @@ func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request, req resour
 		if err != nil {
 			return err
 		}
+		if manager := managerOf(r); manager != "" {
+			cur, err := h.srv.Get(ctx, req.info.Resource, req.namespace, req.name, apiserver.GetOptions{})
+			if err != nil {
+				return err
+			}
+			if opts.ManagedFields, err = h.trackSubresource(req.info, "status", cur, withStatusOf(cur, obj), manager); err != nil {
+				return err
+			}
+		}
 		updated, err := h.srv.UpdateStatusWith(ctx, obj, opts)
 		if err != nil {
 			return err
@@ -217,7 +226,17 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, req resourc
 		if err := checkObjectPath(&sc.Metadata, req.info, req.namespace, req.name); err != nil {
 			return err
 		}
-		out, err := h.srv.UpdateScaleWith(ctx, req.namespace, &sc, apiserver.WriteOptions{DryRun: dry})
+		opts := apiserver.WriteOptions{DryRun: dry}
+		if manager := managerOf(r); manager != "" {
+			cur, err := h.srv.Get(ctx, req.info.Resource, req.namespace, req.name, apiserver.GetOptions{})
+			if err != nil {
+				return err
+			}
+			if opts.ManagedFields, err = h.trackSubresource(req.info, "scale", cur, withReplicas(cur, sc.Spec.Replicas), manager); err != nil {
+				return err
+			}
+		}
+		out, err := h.srv.UpdateScaleWith(ctx, req.namespace, &sc, opts)
 		if err != nil {
 			return err
 		}
