@@ -317,6 +317,18 @@ func TestKubectl(t *testing.T) {
 		require.NoError(t, err)
 		assert.Len(t, got.Spec.Ports, 2)
 	})
+	t.Run("apply server-side after scale conflicts", func(t *testing.T) {
+		manifest := strings.ReplaceAll(rcManifest, "frontend", "owned")
+		assert.Equal(t, "replicationcontroller/owned serverside-applied\n", k.ok(manifest, "apply", "--server-side", "-f", "-"))
+		k.ok("", "scale", "rc", "owned", "--replicas=4")
+		errOut := k.fails(manifest, "apply", "--server-side", "-f", "-")
+		assert.Contains(t, errOut, `Apply failed with 1 conflict: conflict with "kubectl" with subresource "scale" using v1`)
+		assert.Contains(t, errOut, ".spec.replicas")
+		assert.Equal(t, "replicationcontroller/owned serverside-applied\n", k.ok(manifest, "apply", "--server-side", "--force-conflicts", "-f", "-"))
+		rc, err := rcs.Get(ctx, "default", "owned")
+		require.NoError(t, err)
+		assert.Equal(t, int32(2), *rc.Spec.Replicas, "forced back to the manifest's")
+	})
 	t.Run("describe", func(t *testing.T) {
 		out := k.ok("", "describe", "rc", "frontend")
 		assert.Regexp(t, `Name:\s+frontend`, out)
