@@ -13,6 +13,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -209,4 +211,35 @@ func TestClientsetErrors(t *testing.T) {
 
 	scale, err := cs.CoreV1().ReplicationControllers("default").GetScale(ctx, "nope", metav1.GetOptions{})
 	assert.True(t, apierrors.IsNotFound(err), "%v %v", scale, err)
+}
+
+// TestClientsetPatchAndApply checks client-go's Patch (merge and
+// strategic) and server-side Apply with apply configurations.
+func TestClientsetPatchAndApply(t *testing.T) {
+	_, cs := serve(t)
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	pods := cs.CoreV1().Pods("default")
+	_, err := pods.Create(ctx, clientGoPod("web"), metav1.CreateOptions{})
+	require.NoError(t, err)
+
+	p, err := pods.Patch(ctx, "web", types.MergePatchType, []byte(`{"metadata":{"labels":{"env":"prod"}}}`), metav1.PatchOptions{FieldManager: "labeler"})
+	require.NoError(t, err)
+	assert.Equal(t, "prod", p.Labels["env"])
+
+	p, err = pods.Patch(ctx, "web", types.StrategicMergePatchType, []byte(`{"spec":{"containers":[{"name":"app","image":"nginx:1.28"}]}}`), metav1.PatchOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, "nginx:1.28", p.Spec.Containers[0].Image)
+
+	applied, err := pods.Apply(ctx,
+		corev1ac.Pod("applied", "default").WithLabels(map[string]string{"app": "applied"}).
+			WithSpec(corev1ac.PodSpec().WithContainers(corev1ac.Container().WithName("c").WithImage("busybox"))),
+		metav1.ApplyOptions{FieldManager: "my-controller"})
+	require.NoError(t, err)
+	assert.Equal(t, "busybox", applied.Spec.Containers[0].Image)
+	var managers []string
+	for _, e := range applied.ManagedFields {
+		managers = append(managers, e.Manager+":"+string(e.Operation))
+	}
+	assert.Equal(t, []string{"my-controller:Apply"}, managers)
 }
