@@ -128,15 +128,22 @@ func New(cfg Config) (*Handler, error) {
 
 // Shutdown ends every open watch cleanly (its stream ends after the events
 // already sent) and waits until their handlers have returned; watches
-// asked for afterwards get 503. It is safe to call more than once.
+// asked for afterwards get 503. A watch whose client stopped reading is
+// stuck in a write until its connection closes: Serve closes such
+// connections after ShutdownGrace. It is safe to call more than once.
 func (h *Handler) Shutdown() {
+	h.endWatches()
+	h.watches.Wait()
+}
+
+// endWatches tells every watch to end, without waiting.
+func (h *Handler) endWatches() {
 	h.mu.Lock()
+	defer h.mu.Unlock()
 	if !h.closed {
 		h.closed = true
 		close(h.done)
 	}
-	h.mu.Unlock()
-	h.watches.Wait()
 }
 
 // startWatch registers a watch; it fails once Shutdown has begun.
@@ -243,10 +250,16 @@ func (r *recorder) code() int {
 	return r.status
 }
 
-// Serve serves h on ln until ctx ends, then ends h's watches (Shutdown),
-// lets the requests in flight finish, and returns nil. Any other failure
-// to serve is returned. The caller chooses the address; bind 127.0.0.1
-// unless the API is meant to be reachable from other machines.
+// ShutdownGrace is how long Serve lets requests in flight finish after its
+// context ends before it closes their connections: long enough for any
+// request, and it ends watches whose clients stopped reading.
+const ShutdownGrace = 5 * time.Second
+
+// Serve serves h on ln until ctx ends, then ends h's watches, lets the
+// requests in flight finish (closing the connections of those still going
+// after ShutdownGrace on h's clock), and returns nil. Any other failure to
+// serve is returned. The caller chooses the address; bind 127.0.0.1 unless
+// the API is meant to be reachable from other machines.
 func Serve(ctx context.Context, ln net.Listener, h *Handler) error {
 	srv := &http.Server{
 		Handler:           h,
@@ -261,8 +274,16 @@ func Serve(ctx context.Context, ln net.Listener, h *Handler) error {
 		return fmt.Errorf("httpapi: serving: %w", err)
 	case <-ctx.Done():
 	}
-	h.Shutdown()
-	err := srv.Shutdown(context.Background())
+	h.endWatches()
+	graceCtx, cancel := context.WithCancel(context.Background())
+	grace := h.clock.AfterFunc(ShutdownGrace, cancel)
+	err := srv.Shutdown(graceCtx)
+	grace.Stop()
+	cancel()
+	if errors.Is(err, context.Canceled) {
+		err = srv.Close() // stuck requests: their writes fail and they return
+	}
+	h.watches.Wait()
 	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
 	}
