@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime/metrics"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,6 +52,7 @@ func BenchmarkControlPlaneScale(b *testing.B) {
 		peak := newPeakHeap()
 		activity, err := srv.Store().Watch("", 0)
 		require.NoError(b, err)
+		writes := map[string]int{} // by resource
 		// quiet returns once no write has landed for a millisecond of real
 		// time: the controllers have done what they can at this virtual
 		// time, so moving the clock on does not outrun them.
@@ -58,8 +60,11 @@ func BenchmarkControlPlaneScale(b *testing.B) {
 			for {
 				select {
 				case <-activity.Ready():
-					_, _, err := activity.Poll(nil, 0)
+					evs, _, err := activity.Poll(nil, 0)
 					require.NoError(b, err)
+					for _, ev := range evs {
+						writes[resourceOf(ev.Key)]++
+					}
 				case <-time.After(time.Millisecond): // wallclock: pacing virtual time against real work
 					return
 				}
@@ -107,7 +112,17 @@ func BenchmarkControlPlaneScale(b *testing.B) {
 		b.ReportMetric(down.Seconds(), "s-scale-to-50")
 		b.ReportMetric(float64(peak.max)/(1<<20), "MiB-peak-heap")
 		b.ReportMetric(float64(n*replicas), "pods")
+		for _, res := range []string{"pods", "events", "endpoints", "replicationcontrollers"} {
+			b.ReportMetric(float64(writes[res])/float64(n*replicas), res+"-writes/pod")
+		}
 	}
+}
+
+// resourceOf returns the resource of a store key, /registry/<resource>/...
+func resourceOf(key string) string {
+	rest := strings.TrimPrefix(key, "/registry/")
+	res, _, _ := strings.Cut(rest, "/")
+	return res
 }
 
 // settled reports whether every controller has want Ready pods in its
