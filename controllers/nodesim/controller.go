@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"strconv"
 	"sync"
 	"time"
@@ -79,7 +80,9 @@ type Config struct {
 	// StartDelay is how long a bound pod stays Pending before its
 	// containers run, and how long a crashed container takes to restart.
 	StartDelay time.Duration
-	// ReadyDelay is how long a running pod takes to become Ready.
+	// ReadyDelay is how long a running pod whose containers have readiness
+	// probes takes to become Ready; a pod without any is Ready as soon as
+	// it runs, as with a real kubelet.
 	ReadyDelay time.Duration
 	// TerminationDelay is how long the kubelet takes to stop a terminating
 	// pod's containers before it confirms the deletion with grace 0;
@@ -114,7 +117,7 @@ type Controller struct {
 	assumed map[string]string
 	// ips holds the pod addresses in use, node → address → pod key; an
 	// address is freed when its pod is gone.
-	ips map[string]map[string]string
+	ips map[string]map[netip.Addr]string
 	// unschedulable holds the keys of pending pods no node could take; they
 	// are tried again when capacity may have freed up.
 	unschedulable map[string]bool
@@ -142,8 +145,9 @@ type podState struct {
 	seen  bool      // the kubelet has synced the pod once: stage is set
 	stage string    // stageOf the pod when last synced
 	since time.Time // when stage was first seen
-	node  string    // node and ip: the address handed out, if any
+	node  string    // node, ip and addr: the address handed out, if any
 	ip    string
+	addr  netip.Addr
 	crash bool  // CrashPod asked for a crash not yet written
 	want  *bool // SetPodReady's override; see podFacts.WantReady
 }
@@ -177,7 +181,7 @@ func New(cfg Config) (*Controller, error) {
 		nodeInf:       cfg.Factory.ForResource(apiserver.Nodes),
 		state:         make(map[string]*podState),
 		assumed:       make(map[string]string),
-		ips:           make(map[string]map[string]string),
+		ips:           make(map[string]map[netip.Addr]string),
 		unschedulable: make(map[string]bool),
 		down:          make(map[string]time.Time),
 		up:            make(map[string]bool),
@@ -357,8 +361,8 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 func (c *Controller) forget(key string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if st, ok := c.state[key]; ok && st.ip != "" && c.ips[st.node][st.ip] == key {
-		delete(c.ips[st.node], st.ip)
+	if st, ok := c.state[key]; ok && st.ip != "" && c.ips[st.node][st.addr] == key {
+		delete(c.ips[st.node], st.addr)
 	}
 	delete(c.state, key)
 	c.deleteAssumedLocked(key)

@@ -3,6 +3,7 @@ package nodesim
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"time"
 
 	"go.uber.org/zap"
@@ -60,6 +61,9 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 			return err
 		}
 		status = startedStatus(pod, hostIP(node), ip, now)
+		if readyOnStart(pod, facts) {
+			status = readyStatus(withStatus(pod, status), now)
+		}
 	case actReady:
 		status = readyStatus(pod, now)
 	case actProbeFail:
@@ -68,6 +72,9 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 		status = crashedStatus(pod, now)
 	case actRestart:
 		status = restartedStatus(pod, now)
+		if readyOnStart(pod, facts) {
+			status = readyStatus(withStatus(pod, status), now)
+		}
 	case actNodeNotReady:
 		status = nodeNotReadyStatus(pod, now)
 	case actNodeLost:
@@ -83,21 +90,28 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 		}
 		return fmt.Errorf("nodesim: %s %s: %w", act, key, err)
 	}
-	c.afterWrite(ctx, key, pod, act)
+	c.afterWrite(ctx, key, cp, act)
 	return nil
 }
 
-// afterWrite clears the requests a write has fulfilled, and tells the story.
+// withStatus returns a shallow copy of pod with status: the input of a
+// status builder applied on top of another's result.
+func withStatus(pod *api.Pod, status api.PodStatus) *api.Pod {
+	p := *pod
+	p.Status = status
+	return &p
+}
+
+// afterWrite clears the requests a write has fulfilled, and tells the story;
+// pod is the pod as written.
 func (c *Controller) afterWrite(ctx context.Context, key string, pod *api.Pod, act action) {
 	c.mu.Lock()
 	if st, ok := c.state[key]; ok {
-		switch act {
-		case actCrash:
+		if act == actCrash {
 			st.crash = false
-		case actReady:
-			if st.want != nil && *st.want {
-				st.want = nil // "ready now" is done; later readiness follows the delays
-			}
+		}
+		if api.IsPodReady(pod) && st.want != nil && *st.want {
+			st.want = nil // "ready now" is done; later readiness follows the delays
 		}
 	}
 	c.mu.Unlock()
@@ -172,11 +186,8 @@ func (c *Controller) allocateIP(key string, node *api.Node) (string, error) {
 	if st.ip != "" && st.node == name {
 		return st.ip, nil
 	}
-	used := make(map[string]bool, len(c.ips[name]))
-	for ip := range c.ips[name] {
-		used[ip] = true
-	}
-	ip, err := nextPodIP(node.Spec.PodCIDR, used)
+	taken := c.ips[name]
+	ip, err := nextPodIP(node.Spec.PodCIDR, func(a netip.Addr) bool { _, ok := taken[a]; return ok })
 	if err != nil {
 		return "", err
 	}
@@ -186,12 +197,16 @@ func (c *Controller) allocateIP(key string, node *api.Node) (string, error) {
 
 // claimIPLocked records that the pod under key holds ip on node.
 func (c *Controller) claimIPLocked(key, node, ip string) {
-	if c.ips[node] == nil {
-		c.ips[node] = make(map[string]string)
+	addr, err := netip.ParseAddr(ip)
+	if err != nil {
+		return // not an address this simulator handed out: nothing to hold
 	}
-	c.ips[node][ip] = key
+	if c.ips[node] == nil {
+		c.ips[node] = make(map[netip.Addr]string)
+	}
+	c.ips[node][addr] = key
 	st := c.stateLocked(key)
-	st.node, st.ip = node, ip
+	st.node, st.ip, st.addr = node, ip, addr
 }
 
 // hostIP is the node's first InternalIP.
