@@ -45,21 +45,23 @@ const (
 //   - it writes at most 25 events about one object at once, then one more
 //     every five minutes, and drops the rest: a spam filter.
 //
-// Writes are synchronous, through the Client, one at a time, so a
-// simulated run records the same events every time. Time comes from the
-// injected clock. Kubernetes: client-go tools/record (EventCorrelator).
+// Writes are synchronous, through the Client. Correlation is decided under
+// one lock, but the writes are not made under it: writes about different
+// events proceed in parallel, and writes about one event (its create, then
+// its bumps) one at a time, in the order their callers were correlated. A
+// simulated run, which calls from one goroutine, records the same events
+// every time. Time comes from the injected clock. Kubernetes: client-go
+// tools/record (EventCorrelator).
 type EventRecorder struct {
 	c         Client
 	clock     clock.Clock
 	component string // source.component and reportingComponent
 	instance  string // source.host and reportingInstance
 
-	// mu guards the fields below, and is held across writes, so that the
-	// events of concurrent callers are decided and written in one order.
+	// mu guards the fields below; it is never held across a write.
 	mu sync.Mutex
-	// written holds the last written state of each event that a repeat
-	// bumps, by its repeat key.
-	written map[eventKey]*api.Event
+	// written holds, by repeat key, each event that a repeat bumps.
+	written map[eventKey]*writtenEvent
 	// groups holds the messages seen per object and reason, for
 	// aggregation.
 	groups map[groupKey]*eventGroup
@@ -67,6 +69,15 @@ type EventRecorder struct {
 	buckets map[objectKey]*spamBucket
 	// lastNanos is the time suffix of the last event name made.
 	lastNanos int64
+}
+
+// writtenEvent is one event the recorder writes and bumps.
+type writtenEvent struct {
+	// mu is held across each write of the event, so that its create and
+	// bumps do not race; it guards ev, the event as last written (nil
+	// before it is created, or after it was found deleted).
+	mu sync.Mutex
+	ev *api.Event
 }
 
 // objectKey names the object an event is about.
@@ -105,7 +116,7 @@ type spamBucket struct {
 func NewEventRecorder(c Client, clk clock.Clock, component, instance string) *EventRecorder {
 	return &EventRecorder{
 		c: c, clock: clk, component: component, instance: instance,
-		written: make(map[eventKey]*api.Event),
+		written: make(map[eventKey]*writtenEvent),
 		groups:  make(map[groupKey]*eventGroup),
 		buckets: make(map[objectKey]*spamBucket),
 	}
@@ -126,17 +137,30 @@ func (r *EventRecorder) Eventf(ctx context.Context, obj api.Object, eventType, r
 	now := r.clock.Now()
 
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	msg, key := r.aggregateLocked(group, msg, now)
 	if !r.allowLocked(object, now) {
+		r.mu.Unlock()
 		return nil
 	}
-	if prev, ok := r.written[key]; ok {
-		err := r.bump(ctx, key, prev, msg, now)
-		if err == nil || !IsNotFound(err) {
+	w := r.written[key]
+	if w == nil {
+		w = &writtenEvent{}
+		remember(r.written, key, w)
+	}
+	r.mu.Unlock()
+
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ev != nil {
+		written, err := r.bump(ctx, w.ev, msg, now)
+		if err == nil {
+			w.ev = written
+			return nil
+		}
+		if !IsNotFound(err) {
 			return err
 		}
-		delete(r.written, key) // someone deleted it: start a new one
+		w.ev = nil // someone deleted it: start a new one
 	}
 	ev := &api.Event{
 		Metadata: api.ObjectMeta{Namespace: ns},
@@ -152,23 +176,27 @@ func (r *EventRecorder) Eventf(ctx context.Context, obj api.Object, eventType, r
 	// Names are <object>.<time in hex>, as client-go makes them. On a fake
 	// clock many events share a nanosecond, so the recorder never reuses a
 	// suffix; a clash with another recorder's event steps past it.
-	nanos := max(now.UnixNano(), r.lastNanos+1)
-	var created api.Object
-	for attempt := 0; ; attempt, nanos = attempt+1, nanos+1 {
-		ev.Metadata.Name = m.Name + "." + strconv.FormatInt(nanos, 16)
-		r.lastNanos = nanos
-		var err error
-		created, err = r.c.Create(ctx, ev)
+	for attempt := 0; ; attempt++ {
+		ev.Metadata.Name = m.Name + "." + strconv.FormatInt(r.nextNanos(now), 16)
+		created, err := r.c.Create(ctx, ev)
 		if IsAlreadyExists(err) && attempt < 16 {
 			continue
 		}
 		if err != nil {
 			return err
 		}
-		break
+		w.ev = created.(*api.Event)
+		return nil
 	}
-	remember(r.written, key, created.(*api.Event))
-	return nil
+}
+
+// nextNanos returns the time suffix of a new event name: now, or one past
+// the last suffix made if that is not earlier.
+func (r *EventRecorder) nextNanos(now time.Time) int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lastNanos = max(now.UnixNano(), r.lastNanos+1)
+	return r.lastNanos
 }
 
 // aggregateLocked notes msg in its group and returns the message to record
@@ -213,9 +241,10 @@ func (r *EventRecorder) allowLocked(k objectKey, now time.Time) bool {
 	return true
 }
 
-// bump adds one to a written event's count, from the state the recorder
-// last wrote, re-reading it only when someone else changed it meanwhile.
-func (r *EventRecorder) bump(ctx context.Context, key eventKey, prev *api.Event, msg string, now time.Time) error {
+// bump adds one to a written event's count, from prev, the state the
+// recorder last wrote, re-reading it only when someone else changed it
+// meanwhile, and returns the event as written.
+func (r *EventRecorder) bump(ctx context.Context, prev *api.Event, msg string, now time.Time) (*api.Event, error) {
 	events := For[*api.Event](r.c)
 	cur := prev
 	for {
@@ -223,17 +252,15 @@ func (r *EventRecorder) bump(ctx context.Context, key eventKey, prev *api.Event,
 		next.Count++
 		next.LastTimestamp = api.NewTime(now)
 		next.Message = msg // a combined event shows the latest message
-
 		written, err := events.Update(ctx, next)
 		if err == nil {
-			r.written[key] = written
-			return nil
+			return written, nil
 		}
 		if !IsConflict(err) {
-			return err
+			return nil, err
 		}
 		if cur, err = events.Get(ctx, prev.Metadata.Namespace, prev.Metadata.Name); err != nil {
-			return err
+			return nil, err
 		}
 	}
 }

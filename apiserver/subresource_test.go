@@ -2,6 +2,7 @@ package apiserver_test
 
 import (
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -236,4 +237,23 @@ func TestEventRecorderCorrelates(t *testing.T) {
 			assert.Equal(t, tt.want, got)
 		})
 	}
+}
+
+// TestEventRecorderConcurrentRepeats records one event from many goroutines
+// at once: one event object comes of it, counting every call.
+func TestEventRecorderConcurrentRepeats(t *testing.T) {
+	s, clk := newServer(t)
+	rc := createRC(t, s)
+	r := apiserver.NewEventRecorder(s, clk, "replication-controller", "cm-0")
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Go(func() {
+			assert.NoError(t, r.Eventf(ctx, rc, api.EventTypeWarning, "FailedCreate", "quota exceeded"))
+		})
+	}
+	wg.Wait()
+	evs, _, err := apiserver.For[*api.Event](s).List(ctx, "default", apiserver.ListOptions{})
+	require.NoError(t, err)
+	require.Len(t, evs, 1)
+	assert.Equal(t, int32(20), evs[0].Count)
 }

@@ -70,11 +70,13 @@ func BenchmarkControlPlaneScale(b *testing.B) {
 				}
 			}
 		}
+		steps := 0 // of the fake clock
 		settle := func(want int32) time.Duration {
 			start := time.Now() // wallclock: the figure is wall time
 			for quiet(); !settled(b, srv, n, want); quiet() {
 				peak.sample()
 				clk.Step(500 * time.Millisecond)
+				steps++
 			}
 			return time.Since(start) // wallclock: the figure is wall time
 		}
@@ -112,6 +114,7 @@ func BenchmarkControlPlaneScale(b *testing.B) {
 		b.ReportMetric(down.Seconds(), "s-scale-to-50")
 		b.ReportMetric(float64(peak.max)/(1<<20), "MiB-peak-heap")
 		b.ReportMetric(float64(n*replicas), "pods")
+		b.ReportMetric(float64(steps), "clock-steps")
 		for _, res := range []string{"pods", "events", "endpoints", "replicationcontrollers"} {
 			b.ReportMetric(float64(writes[res])/float64(n*replicas), res+"-writes/pod")
 		}

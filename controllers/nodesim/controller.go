@@ -138,6 +138,11 @@ type Controller struct {
 	nodeList []*api.Node
 	nodeCaps []int
 	slotBuf  []nodeSlot
+	// load is a heap of the ready nodes by podsOn, then name, and
+	// loadByName its entries by node; loadByName nil means it is to be
+	// rebuilt. See leastloaded.go.
+	load       loadHeap
+	loadByName map[string]*loadEntry
 }
 
 // podState is the kubelet's memory of one pod.

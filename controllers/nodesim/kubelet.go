@@ -88,6 +88,14 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 		if apiserver.IsNotFound(err) {
 			return nil
 		}
+		if apiserver.IsConflict(err) {
+			// The cache is behind the pod: the newer version is on its way
+			// to the pod handler, which queues the pod again. Retrying now
+			// would fail the same way, and a rate-limited retry would make
+			// the pod wait on the queue's backoff for nothing.
+			c.log.Debug("stale pod; waiting for the newer version", zap.String("pod", key), zap.Stringer("action", act))
+			return nil
+		}
 		return fmt.Errorf("nodesim: %s %s: %w", act, key, err)
 	}
 	c.afterWrite(ctx, key, cp, act)

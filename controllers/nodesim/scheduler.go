@@ -17,7 +17,14 @@ func (c *Controller) schedule(ctx context.Context, key string, pod *api.Pod) err
 		return nil
 	}
 	c.mu.Lock()
-	node, ok, why := chooseNode(c.nodeSlotsLocked(pod))
+	node, ok := "", false
+	if len(pod.Spec.NodeSelector) == 0 {
+		node, ok = c.leastLoadedLocked()
+	}
+	why := ""
+	if !ok {
+		node, ok, why = chooseNode(c.nodeSlotsLocked(pod))
+	}
 	if ok {
 		c.setAssumedLocked(key, node) // counts against the node until the cache shows the binding
 		delete(c.unschedulable, key)
