@@ -82,8 +82,10 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 	case actConfirmDelete:
 		return c.confirmDelete(ctx, key, pod)
 	}
-	cp := pod.DeepCopy()
-	cp.Status = status
+	// A shallow copy: the status is new, and the Client neither changes
+	// nor keeps what it is given (the API server copies it, as a remote
+	// one would serialize it), so the cached pod stays untouched.
+	cp := withStatus(pod, status)
 	if _, err := c.client.UpdateStatus(ctx, cp); err != nil {
 		if apiserver.IsNotFound(err) {
 			return nil

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
+	"maps"
 	"slices"
 	"time"
 
@@ -225,7 +225,7 @@ func (c *Controller) addPod(obj api.Object) {
 		c.deletePod(pod)
 		return
 	}
-	if ref := api.GetControllerOf(&pod.Metadata); ref != nil {
+	if ref := controllerRefOf(&pod.Metadata); ref != nil {
 		rc := c.resolveControllerRef(pod.Metadata.Namespace, ref)
 		if rc == nil {
 			return
@@ -251,7 +251,7 @@ func (c *Controller) updatePod(oldObj, newObj api.Object) {
 	if old.Metadata.ResourceVersion == cur.Metadata.ResourceVersion {
 		return // a resync: nothing changed
 	}
-	labelsChanged := !reflect.DeepEqual(old.Metadata.Labels, cur.Metadata.Labels)
+	labelsChanged := !maps.Equal(old.Metadata.Labels, cur.Metadata.Labels)
 	if cur.Metadata.DeletionTimestamp != nil {
 		// A graceful deletion began: the pod stops counting now, so
 		// treat it as deleted rather than wait for the final delete.
@@ -261,8 +261,8 @@ func (c *Controller) updatePod(oldObj, newObj api.Object) {
 		}
 		return
 	}
-	curRef, oldRef := api.GetControllerOf(&cur.Metadata), api.GetControllerOf(&old.Metadata)
-	refChanged := !reflect.DeepEqual(curRef, oldRef)
+	curRef, oldRef := controllerRefOf(&cur.Metadata), controllerRefOf(&old.Metadata)
+	refChanged := !sameRef(curRef, oldRef)
 	if refChanged && oldRef != nil {
 		if rc := c.resolveControllerRef(old.Metadata.Namespace, oldRef); rc != nil {
 			c.enqueue(rc)
@@ -298,7 +298,7 @@ func (c *Controller) deletePod(obj any) {
 		c.log.Warn("delete of an unexpected object", zap.Any("object", obj))
 		return
 	}
-	ref := api.GetControllerOf(&pod.Metadata)
+	ref := controllerRefOf(&pod.Metadata)
 	if ref == nil {
 		return
 	}
@@ -309,6 +309,23 @@ func (c *Controller) deletePod(obj any) {
 	key := api.KeyOf(&rc.Metadata)
 	c.expectations.DeletionObserved(key, api.KeyOf(&pod.Metadata))
 	c.queue.Add(key)
+}
+
+// sameRef reports whether two controller references (nil for none) are
+// equal in every field.
+func sameRef(a, b *api.OwnerReference) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.APIVersion == b.APIVersion && a.Kind == b.Kind && a.Name == b.Name && a.UID == b.UID &&
+		equalBool(a.Controller, b.Controller) && equalBool(a.BlockOwnerDeletion, b.BlockOwnerDeletion)
+}
+
+func equalBool(a, b *bool) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 // resolveControllerRef returns the cached controller a controller
@@ -559,9 +576,11 @@ func (c *Controller) updateStatus(ctx context.Context, rc *api.ReplicationContro
 	status.ObservedGeneration = rc.Metadata.Generation
 	cur := rc
 	for i := 0; ; i++ {
-		next := cur.DeepCopy()
-		next.Status = *status.DeepCopy()
-		written, err := c.client.UpdateStatus(ctx, next)
+		// A shallow copy is enough: status is this sync's own, and the
+		// Client neither changes nor keeps what it is given.
+		next := *cur
+		next.Status = status
+		written, err := c.client.UpdateStatus(ctx, &next)
 		if err == nil {
 			return written.(*api.ReplicationController), nil
 		}

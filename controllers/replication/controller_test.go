@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -1175,4 +1176,28 @@ func TestPodFromTemplate(t *testing.T) {
 	noTemplate.Spec.Template = nil
 	_, err = PodFromTemplate(noTemplate)
 	assert.Error(t, err)
+}
+
+func TestSameRef(t *testing.T) {
+	yes, no := true, false
+	base := api.OwnerReference{APIVersion: "v1", Kind: "ReplicationController", Name: "web", UID: "u1", Controller: &yes, BlockOwnerDeletion: &yes}
+	change := []func(*api.OwnerReference){
+		func(r *api.OwnerReference) { r.APIVersion = "v2" },
+		func(r *api.OwnerReference) { r.Kind = "ReplicaSet" },
+		func(r *api.OwnerReference) { r.Name = "other" },
+		func(r *api.OwnerReference) { r.UID = "u2" },
+		func(r *api.OwnerReference) { r.Controller = &no },
+		func(r *api.OwnerReference) { r.BlockOwnerDeletion = nil },
+	}
+	require.Equal(t, len(change), reflect.TypeFor[api.OwnerReference]().NumField(), "a new field: teach sameRef")
+	same := base
+	same.Controller, same.BlockOwnerDeletion = &yes, &yes // other pointers, same values
+	assert.True(t, sameRef(&base, &same))
+	assert.True(t, sameRef(nil, nil))
+	assert.False(t, sameRef(&base, nil))
+	for i, f := range change {
+		other := base
+		f(&other)
+		assert.False(t, sameRef(&base, &other), "change %d", i)
+	}
 }
