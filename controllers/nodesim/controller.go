@@ -118,6 +118,10 @@ type Controller struct {
 	// ips holds the pod addresses in use, node → address → pod key; an
 	// address is freed when its pod is gone.
 	ips map[string]map[netip.Addr]string
+	// lowIP holds, by node, an address below which every address of the
+	// node's range that nodesim hands out is taken (invalid: none known),
+	// so that allocation need not scan the taken ones.
+	lowIP map[string]netip.Addr
 	// unschedulable holds the keys of pending pods no node could take; they
 	// are tried again when capacity may have freed up.
 	unschedulable map[string]bool
@@ -187,6 +191,7 @@ func New(cfg Config) (*Controller, error) {
 		state:         make(map[string]*podState),
 		assumed:       make(map[string]string),
 		ips:           make(map[string]map[netip.Addr]string),
+		lowIP:         make(map[string]netip.Addr),
 		unschedulable: make(map[string]bool),
 		down:          make(map[string]time.Time),
 		up:            make(map[string]bool),
@@ -368,6 +373,9 @@ func (c *Controller) forget(key string) {
 	defer c.mu.Unlock()
 	if st, ok := c.state[key]; ok && st.ip != "" && c.ips[st.node][st.addr] == key {
 		delete(c.ips[st.node], st.addr)
+		if low := c.lowIP[st.node]; low.IsValid() && st.addr.Less(low) {
+			c.lowIP[st.node] = st.addr // a hole below the mark: the lowest free now
+		}
 	}
 	delete(c.state, key)
 	c.deleteAssumedLocked(key)

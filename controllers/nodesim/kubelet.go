@@ -196,12 +196,23 @@ func (c *Controller) allocateIP(key string, node *api.Node) (string, error) {
 	if st.ip != "" && st.node == name {
 		return st.ip, nil
 	}
-	taken := c.ips[name]
-	ip, err := nextPodIP(node.Spec.PodCIDR, func(a netip.Addr) bool { _, ok := taken[a]; return ok })
+	// Addresses below the node's low-water mark are all taken, so the
+	// search for the lowest free one starts there.
+	taken, low := c.ips[name], c.lowIP[name]
+	ip, err := nextPodIP(node.Spec.PodCIDR, func(a netip.Addr) bool {
+		if low.IsValid() && a.Less(low) {
+			return true
+		}
+		_, ok := taken[a]
+		return ok
+	})
 	if err != nil {
 		return "", err
 	}
 	c.claimIPLocked(key, name, ip)
+	if a, err := netip.ParseAddr(ip); err == nil {
+		c.lowIP[name] = a.Next() // it was the lowest free: all below it are taken
+	}
 	return ip, nil
 }
 
@@ -215,6 +226,9 @@ func (c *Controller) claimIPLocked(key, node, ip string) {
 		c.ips[node] = make(map[netip.Addr]string)
 	}
 	c.ips[node][addr] = key
+	if c.lowIP[node] == addr {
+		c.lowIP[node] = addr.Next() // the mark's address is taken now
+	}
 	st := c.stateLocked(key)
 	st.node, st.ip, st.addr = node, ip, addr
 }
