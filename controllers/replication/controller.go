@@ -68,7 +68,8 @@ type Controller struct {
 	recorder *apiserver.EventRecorder
 	burst    int
 
-	rcs informer.Lister[*api.ReplicationController]
+	rcs  informer.Lister[*api.ReplicationController]
+	pods informer.Lister[*api.Pod]
 
 	podInformer, rcInformer *informer.Informer
 	podReg, rcReg           *informer.Registration
@@ -111,6 +112,7 @@ func New(cfg Config) (*Controller, error) {
 		}),
 	}
 	c.podInformer = cfg.Factory.ForResource(apiserver.Pods)
+	c.pods = informer.NewLister[*api.Pod](c.podInformer, apiserver.GroupResource{Resource: apiserver.Pods})
 	if err := addPodIndexes(c.podInformer.Indexer()); err != nil {
 		return nil, err
 	}
@@ -444,7 +446,7 @@ func (c *Controller) manageReplicas(ctx context.Context, key string, rc *api.Rep
 	case del > 0:
 		c.log.Info("too many replicas, deleting", zap.String("key", key),
 			zap.Int32("want", replicasOf(rc)), zap.Int("have", len(owned)), zap.Int("deleting", del))
-		victims := PodsToDelete(owned, c.relatedPods(rc, owned), del, c.clock.Now())
+		victims := PodsToDelete(owned, c.relatedPods(rc), del, c.clock.Now())
 		podKeys := make([]string, len(victims))
 		for i, p := range victims {
 			podKeys[i] = api.KeyOf(&p.Metadata)
@@ -465,20 +467,35 @@ func (c *Controller) manageReplicas(ctx context.Context, key string, rc *api.Rep
 	return nil
 }
 
-// relatedPods returns the active pods of every controller that shares rc's
-// controller owner; for an rc without one (the usual case), its own pods.
-func (c *Controller) relatedPods(rc *api.ReplicationController, owned []*api.Pod) []*api.Pod {
-	owner := api.GetControllerOf(&rc.Metadata)
+// relatedPods returns the pods of every controller that shares rc's
+// controller owner (rc included), found by their selectors, each pod once:
+// the pods whose nodes count for doubling up in the deletion ranking. An rc
+// without a controller owner (the usual case) has none, so co-location
+// does not rank its pods, as in Kubernetes (getIndirectlyRelatedPods).
+func (c *Controller) relatedPods(rc *api.ReplicationController) []*api.Pod {
+	owner := controllerRefOf(&rc.Metadata)
 	if owner == nil {
-		return owned
+		return nil
 	}
-	var siblings []api.UID
-	for _, other := range c.rcs.Namespace(rc.Metadata.Namespace).List(api.Selector{}) {
-		if ref := controllerRefOf(&other.Metadata); ref != nil && ref.UID == owner.UID {
-			siblings = append(siblings, other.Metadata.UID)
+	ns := rc.Metadata.Namespace
+	seen := map[api.UID]bool{}
+	var out []*api.Pod
+	for _, other := range c.rcs.Namespace(ns).List(api.Selector{}) {
+		if ref := controllerRefOf(&other.Metadata); ref == nil || ref.UID != owner.UID {
+			continue
+		}
+		sel := api.SelectorFromSet(other.Spec.Selector)
+		if sel.Empty() {
+			continue // selects nothing, as an invalid selector upstream
+		}
+		for _, p := range c.pods.Namespace(ns).List(sel) {
+			if !seen[p.Metadata.UID] {
+				seen[p.Metadata.UID] = true
+				out = append(out, p)
+			}
 		}
 	}
-	return c.podsControlledBy(rc.Metadata.Namespace, siblings)
+	return out
 }
 
 // createPod creates one pod from rc's template, owned by rc.

@@ -649,7 +649,13 @@ func TestAdoptionFailureRequeues(t *testing.T) {
 
 func TestScaleDownRanking(t *testing.T) {
 	h := newHarness(t, 0, false)
-	rc := h.createRC("web", 4)
+	// With a controller owner (a Deployment, say), the pods of the owner's
+	// controllers are related, and doubling up on a node counts.
+	yes := true
+	owner := api.OwnerReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "d", UID: "deploy-uid", Controller: &yes}
+	rc := h.createRC("web", 4, func(rc *api.ReplicationController) {
+		rc.Metadata.OwnerReferences = []api.OwnerReference{owner}
+	})
 	h.settle()
 	pods := h.ownedBy(rc)
 	require.Len(t, pods, 4)
@@ -667,6 +673,27 @@ func TestScaleDownRanking(t *testing.T) {
 	left := h.ownedBy(rc)
 	require.Len(t, left, 1)
 	assert.Equal(t, pods[0].Metadata.Name, left[0].Metadata.Name)
+}
+
+// TestScaleDownOfAStandaloneControllerIgnoresDoublingUp: as in Kubernetes,
+// a controller without a controller owner has no related pods, so which
+// pods share a node does not rank them; here the most recently ready pod
+// goes first though the other two share a node.
+func TestScaleDownOfAStandaloneControllerIgnoresDoublingUp(t *testing.T) {
+	h := newHarness(t, 0, false)
+	rc := h.createRC("web", 3)
+	h.settle()
+	pods := h.ownedBy(rc)
+	require.Len(t, pods, 3)
+	h.runPod(pods[1].Metadata.Name, "n2", true)
+	h.runPod(pods[2].Metadata.Name, "n2", true)
+	h.clk.Step(time.Hour)
+	h.runPod(pods[0].Metadata.Name, "n1", true) // ready an hour after the others
+	h.settle()
+
+	h.scale("web", 2)
+	h.settle()
+	assert.Equal(t, []string{pods[0].Metadata.Name}, h.client.deletes)
 }
 
 func TestReadyVersusAvailable(t *testing.T) {

@@ -3,7 +3,6 @@ package replication
 import (
 	"cmp"
 	"fmt"
-	"slices"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/informer"
@@ -124,24 +123,4 @@ func mergeActive(a, b []api.Object) []*api.Pod {
 		keep(b[j])
 	}
 	return out
-}
-
-// podsControlledBy returns, in key order, the active pods of namespace
-// whose controller is a ReplicationController with one of uids.
-func (c *Controller) podsControlledBy(namespace string, uids []api.UID) []*api.Pod {
-	x := c.podInformer.Indexer()
-	var out []*api.Pod
-	for _, uid := range uids {
-		objs, _ := x.ByIndex(podControllerIndex, controllerIndexValue(namespace, uid)) // New added it
-		for _, obj := range objs {
-			p := obj.(*api.Pod)
-			if ref := controllerRefOf(&p.Metadata); ref != nil && ref.Kind == controllerKind && api.IsPodActive(p) {
-				out = append(out, p)
-			}
-		}
-	}
-	byName := func(a, b *api.Pod) int { return cmp.Compare(a.Metadata.Name, b.Metadata.Name) }
-	slices.SortFunc(out, byName)
-	// A pod that changed owner between two reads is kept once.
-	return slices.CompactFunc(out, func(a, b *api.Pod) bool { return byName(a, b) == 0 })
 }
