@@ -1228,3 +1228,95 @@ func TestSameRef(t *testing.T) {
 		assert.False(t, sameRef(&base, &other), "change %d", i)
 	}
 }
+
+// TestDormantWhileExpectingStillWritesStatus is SyncReplicaSetDormancy: while
+// creations it issued are not yet observed, a sync creates nothing more
+// even though pods are missing, but still writes the status it sees; once
+// the expectations are met it acts on the gap again.
+func TestDormantWhileExpectingStillWritesStatus(t *testing.T) {
+	h := newHarness(t, 0, false)
+	rc := h.createRC("web", 2)
+	h.settle()
+	pods := h.ownedBy(rc)
+	require.Len(t, pods, 2)
+
+	// As if a creation were still in flight.
+	h.c.Expectations().ExpectCreations("default/web", 1)
+	_, err := h.pods.Delete(h.ctx, "default", pods[1].Metadata.Name, api.DeleteOptions{GracePeriodSeconds: new(int64)})
+	require.NoError(t, err)
+	h.runPod(pods[0].Metadata.Name, "n1", true)
+	before, _, _, _ := h.client.counts()
+	h.settle()
+	creates, _, _, _ := h.client.counts()
+	assert.Equal(t, before, creates, "dormant: nothing created")
+	st := h.getRC("web").Status
+	assert.Equal(t, int32(1), st.Replicas, "the status is still written")
+	assert.Equal(t, int32(1), st.ReadyReplicas)
+
+	h.c.Expectations().CreationObserved("default/web")
+	h.c.Queue().Add("default/web")
+	h.settle()
+	creates, _, _, _ = h.client.counts()
+	assert.Equal(t, before+1, creates, "awake: the missing pod is created")
+	assert.Len(t, h.ownedBy(rc), 2)
+}
+
+// TestSelectorChangeReleasesAndAdopts is UpdateSelectorToRemoveControllerRef
+// and UpdateSelectorToAdopt: when the selector (and template) move to new
+// labels, the pods the selector no longer picks are released and replaced,
+// and an orphan that the new selector picks is adopted.
+func TestSelectorChangeReleasesAndAdopts(t *testing.T) {
+	h := newHarness(t, 0, false)
+	rc := h.createRC("web", 2)
+	h.settle()
+	old := h.ownedBy(rc)
+	require.Len(t, old, 2)
+	stray := h.createPod("stray", map[string]string{"app": "web2"})
+
+	cur := h.getRC("web").DeepCopy()
+	cur.Spec.Selector = map[string]string{"app": "web2"}
+	cur.Spec.Template.Metadata.Labels = map[string]string{"app": "web2"}
+	_, err := h.rcs.Update(h.ctx, cur)
+	require.NoError(t, err)
+	h.settle()
+
+	for _, p := range old {
+		got, err := h.pods.Get(h.ctx, "default", p.Metadata.Name)
+		require.NoError(t, err)
+		assert.Nil(t, api.GetControllerOf(&got.Metadata), "%s released", p.Metadata.Name)
+	}
+	owned := h.ownedBy(rc)
+	require.Len(t, owned, 2)
+	names := []string{owned[0].Metadata.Name, owned[1].Metadata.Name}
+	assert.Contains(t, names, stray.Metadata.Name, "the orphan matching the new selector is adopted")
+	for _, p := range owned {
+		assert.Equal(t, "web2", p.Metadata.Labels["app"])
+	}
+	st := h.getRC("web").Status
+	assert.Equal(t, int32(2), st.Replicas)
+	assert.Equal(t, h.getRC("web").Metadata.Generation, st.ObservedGeneration)
+}
+
+// TestSpecReplicasChange is SpecReplicasChange: scaled 2 → 3 → 0 → 2 the pods
+// follow; a template change bumps the generation and observedGeneration
+// follows it.
+func TestSpecReplicasChange(t *testing.T) {
+	h := newHarness(t, 0, false)
+	rc := h.createRC("web", 2)
+	h.settle()
+	for _, n := range []int32{3, 0, 2} {
+		h.scale("web", n)
+		h.settle()
+		assert.Len(t, h.ownedBy(rc), int(n), "scaled to %d", n)
+		assert.Equal(t, n, h.getRC("web").Status.Replicas)
+	}
+	cur := h.getRC("web").DeepCopy()
+	gen := cur.Metadata.Generation
+	cur.Spec.Template.Spec.Containers[0].Image = "nginx:2"
+	_, err := h.rcs.Update(h.ctx, cur)
+	require.NoError(t, err)
+	h.settle()
+	got := h.getRC("web")
+	assert.Greater(t, got.Metadata.Generation, gen)
+	assert.Equal(t, got.Metadata.Generation, got.Status.ObservedGeneration)
+}
