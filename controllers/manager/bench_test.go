@@ -72,7 +72,7 @@ func BenchmarkControlPlaneScale(b *testing.B) {
 		peak := newPeakHeap()
 		activity, err := srv.Store().Watch("", 0)
 		require.NoError(b, err)
-		writes := map[string]int{} // by resource
+		writes := map[string]int{}           // by resource
 		buf, _, err := activity.Poll(nil, 0) // nothing yet: the buffer's type
 		require.NoError(b, err)
 		// quiet returns once no write has landed for a millisecond of real
