@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/controllers/nodesim"
 	"github.com/miniplane/miniplane/controllers/replication"
+	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/informer"
 	"github.com/miniplane/miniplane/internal/clock"
 )
@@ -101,7 +103,7 @@ func newPlane(cfg planeConfig) (*plane, error) {
 	}
 	p.http, err = httpapi.New(httpapi.Config{
 		Server: p.srv, Clock: cfg.Clock, Logger: cfg.Logger.Named("http"), Token: cfg.Token,
-		Ready: p.isReady,
+		Ready: p.isReady, Metrics: p.writeMetrics,
 	})
 	if err != nil {
 		return nil, err
@@ -257,6 +259,28 @@ func (p *plane) leader() string {
 		}
 	}
 	return ""
+}
+
+// writeMetrics adds to /metrics what the controller managers know: each
+// instance's election state and the workqueues of its running controllers,
+// and the simulated kubelets' queue.
+func (p *plane) writeMetrics(w io.Writer) {
+	fmt.Fprintf(w, "# HELP leader_election_master_status 1 if the instance leads the lease, else 0.\n# TYPE leader_election_master_status gauge\n")
+	var queues []workqueue.Labeled
+	for _, in := range p.insts {
+		leading := 0
+		if in.Health().Leading {
+			leading = 1
+		}
+		fmt.Fprintf(w, "leader_election_master_status{name=%q,instance=%q} %d\n", p.cfg.Options.LeaderElection.ResourceName, in.Identity(), leading)
+		for _, m := range in.QueueMetrics() {
+			queues = append(queues, workqueue.Labeled{Labels: fmt.Sprintf("instance=%q", in.Identity()), Metrics: m})
+		}
+	}
+	queues = append(queues, workqueue.Labeled{Labels: `instance="nodesim"`, Metrics: p.nodes.Queue().Metrics()})
+	if err := workqueue.WritePrometheus(w, queues); err != nil {
+		p.log.Debug("writing workqueue metrics", zap.Error(err))
+	}
 }
 
 // expectations reports the leading replication controller's outstanding

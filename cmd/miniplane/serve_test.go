@@ -121,6 +121,19 @@ func TestServeStartsAnswersAndStopsCleanly(t *testing.T) {
 	require.Equal(t, http.StatusOK, code, string(body))
 	assert.Contains(t, string(body), `"holderIdentity":"cm-`)
 
+	code, body = get("/metrics")
+	require.Equal(t, http.StatusOK, code)
+	for _, want := range []string{
+		`leader_election_master_status{name="kube-controller-manager",instance="cm-`,
+		`workqueue_adds_total{name="replicationmanager",instance="cm-`,
+		`workqueue_depth{name="nodesim",instance="nodesim"}`,
+		`workqueue_work_duration_seconds_bucket{name="nodesim",instance="nodesim",le="+Inf"}`,
+	} {
+		assert.Contains(t, string(body), want)
+	}
+	leaders := regexp.MustCompile(`(?m)^leader_election_master_status\{[^}]*\} 1$`).FindAllString(string(body), -1)
+	assert.Len(t, leaders, 1, "exactly one instance leads")
+
 	require.NoError(t, stop())
 	assert.Contains(t, stdout.String(), "stopped: watches closed, lease released")
 	http.DefaultClient.CloseIdleConnections()

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/election"
 	"github.com/miniplane/miniplane/informer"
 	"github.com/miniplane/miniplane/internal/clock"
@@ -180,6 +181,18 @@ func (in *Instance) Controllers() map[string]Controller {
 		return nil
 	}
 	return m.Controllers()
+}
+
+// QueueMetrics returns the running term's workqueue metrics; nil between
+// terms.
+func (in *Instance) QueueMetrics() []workqueue.MetricsSnapshot {
+	in.mu.Lock()
+	m := in.current
+	in.mu.Unlock()
+	if m == nil {
+		return nil
+	}
+	return m.QueueMetrics()
 }
 
 // InstanceHealth is what an instance reports about itself: its election

@@ -10,6 +10,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/informer"
 	"github.com/miniplane/miniplane/internal/clock"
 )
@@ -177,6 +178,22 @@ func (m *Manager) Controllers() map[string]Controller {
 	out := make(map[string]Controller, len(m.built))
 	for k, v := range m.built {
 		out[k] = v
+	}
+	return out
+}
+
+// QueueMetrics returns the workqueue metrics of every built controller
+// that has a queue, in registration order.
+func (m *Manager) QueueMetrics() []workqueue.MetricsSnapshot {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []workqueue.MetricsSnapshot
+	for _, d := range m.descriptors {
+		if q, ok := m.built[d.Name].(interface {
+			Queue() *workqueue.Queue[string]
+		}); ok {
+			out = append(out, q.Queue().Metrics())
+		}
 	}
 	return out
 }

@@ -185,7 +185,7 @@ func New(cfg Config) (*Controller, error) {
 	}
 	c := &Controller{
 		cfg: cfg, client: cfg.Client, binder: binder, clock: cfg.Clock, log: log.Named("nodesim"), rec: cfg.Recorder,
-		queue:         workqueue.New(workqueue.Config[string]{Name: "nodesim", Clock: cfg.Clock}),
+		queue:         workqueue.New(workqueue.Config[string]{Name: "nodesim", Clock: cfg.Clock, Metrics: true}),
 		podInf:        cfg.Factory.ForResource(apiserver.Pods),
 		nodeInf:       cfg.Factory.ForResource(apiserver.Nodes),
 		state:         make(map[string]*podState),

@@ -108,7 +108,7 @@ func New(cfg Config) (*Controller, error) {
 		burst:        burst,
 		expectations: NewExpectations(cfg.Clock),
 		queue: workqueue.New(workqueue.Config[string]{
-			Name: "replicationmanager", Clock: cfg.Clock, RateLimiter: cfg.RateLimiter,
+			Name: "replicationmanager", Clock: cfg.Clock, RateLimiter: cfg.RateLimiter, Metrics: true,
 		}),
 	}
 	c.podInformer = cfg.Factory.ForResource(apiserver.Pods)
