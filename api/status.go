@@ -73,6 +73,15 @@ const (
 	StatusReasonNotFound StatusReason = "NotFound"
 	// StatusReasonMethodNotAllowed (405): the verb is not supported on the resource.
 	StatusReasonMethodNotAllowed StatusReason = "MethodNotAllowed"
+	// StatusReasonNotAcceptable (406): none of the media types the client accepts can be
+	// served.
+	StatusReasonNotAcceptable StatusReason = "NotAcceptable"
+	// StatusReasonRequestEntityTooLarge (413): the request body is larger than the server
+	// takes.
+	StatusReasonRequestEntityTooLarge StatusReason = "RequestEntityTooLarge"
+	// StatusReasonUnsupportedMediaType (415): the request body's content type is not
+	// supported for the operation.
+	StatusReasonUnsupportedMediaType StatusReason = "UnsupportedMediaType"
 	// StatusReasonAlreadyExists (409): create found an object with the same name.
 	StatusReasonAlreadyExists StatusReason = "AlreadyExists"
 	// StatusReasonConflict (409): update carried a stale resourceVersion, or a precondition

@@ -21,10 +21,17 @@ const maxNameAttempts = 8
 // name from generateName, defaults and validates the object per its kind,
 // and returns the stored object.
 func (s *Server) Create(_ context.Context, obj api.Object) (api.Object, error) {
-	return s.create(obj)
+	return s.create(obj, WriteOptions{})
 }
 
-func (s *Server) create(obj api.Object) (api.Object, error) {
+// CreateWith is Create with options: with DryRun it runs every check and
+// returns the object as it would be stored (uid and creationTimestamp set,
+// no resourceVersion), storing nothing.
+func (s *Server) CreateWith(_ context.Context, obj api.Object, opts WriteOptions) (api.Object, error) {
+	return s.create(obj, opts)
+}
+
+func (s *Server) create(obj api.Object, opts WriteOptions) (api.Object, error) {
 	k, err := s.kindOf(obj)
 	if err != nil {
 		return nil, err
@@ -73,6 +80,14 @@ func (s *Server) create(obj api.Object) (api.Object, error) {
 	release, err := s.allocate(k, in)
 	if err != nil {
 		return nil, err
+	}
+	if opts.DryRun {
+		release()
+		if _, err := s.store.Get(k.key(m.Namespace, m.Name), 0); err == nil && !generated {
+			return nil, NewAlreadyExists(k.gr, m.Name)
+		}
+		m.UID, m.CreationTimestamp = s.newUID(), s.now()
+		return in, nil
 	}
 
 	for attempt := 1; ; attempt++ {

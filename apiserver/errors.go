@@ -19,21 +19,24 @@ func (e *StatusError) Error() string { return e.Status.Message }
 
 // statusCodes is the one table from reason to HTTP code.
 var statusCodes = map[api.StatusReason]int32{
-	api.StatusReasonBadRequest:         http.StatusBadRequest,
-	api.StatusReasonUnauthorized:       http.StatusUnauthorized,
-	api.StatusReasonForbidden:          http.StatusForbidden,
-	api.StatusReasonNotFound:           http.StatusNotFound,
-	api.StatusReasonMethodNotAllowed:   http.StatusMethodNotAllowed,
-	api.StatusReasonAlreadyExists:      http.StatusConflict,
-	api.StatusReasonConflict:           http.StatusConflict,
-	api.StatusReasonGone:               http.StatusGone,
-	api.StatusReasonExpired:            http.StatusGone,
-	api.StatusReasonInvalid:            http.StatusUnprocessableEntity,
-	api.StatusReasonTooManyRequests:    http.StatusTooManyRequests,
-	api.StatusReasonInternalError:      http.StatusInternalServerError,
-	api.StatusReasonServiceUnavailable: http.StatusServiceUnavailable,
-	api.StatusReasonTimeout:            http.StatusGatewayTimeout,
-	api.StatusReasonServerTimeout:      http.StatusInternalServerError,
+	api.StatusReasonBadRequest:            http.StatusBadRequest,
+	api.StatusReasonUnauthorized:          http.StatusUnauthorized,
+	api.StatusReasonForbidden:             http.StatusForbidden,
+	api.StatusReasonNotFound:              http.StatusNotFound,
+	api.StatusReasonMethodNotAllowed:      http.StatusMethodNotAllowed,
+	api.StatusReasonNotAcceptable:         http.StatusNotAcceptable,
+	api.StatusReasonRequestEntityTooLarge: http.StatusRequestEntityTooLarge,
+	api.StatusReasonUnsupportedMediaType:  http.StatusUnsupportedMediaType,
+	api.StatusReasonAlreadyExists:         http.StatusConflict,
+	api.StatusReasonConflict:              http.StatusConflict,
+	api.StatusReasonGone:                  http.StatusGone,
+	api.StatusReasonExpired:               http.StatusGone,
+	api.StatusReasonInvalid:               http.StatusUnprocessableEntity,
+	api.StatusReasonTooManyRequests:       http.StatusTooManyRequests,
+	api.StatusReasonInternalError:         http.StatusInternalServerError,
+	api.StatusReasonServiceUnavailable:    http.StatusServiceUnavailable,
+	api.StatusReasonTimeout:               http.StatusGatewayTimeout,
+	api.StatusReasonServerTimeout:         http.StatusInternalServerError,
 }
 
 // newStatusError builds a failure Status with the code that goes with reason.
@@ -179,6 +182,32 @@ func NewGone(message string) *StatusError {
 // NewBadRequest: the request is malformed (400).
 func NewBadRequest(message string) *StatusError {
 	return newStatusError(api.StatusReasonBadRequest, message, nil)
+}
+
+// NewUnauthorized: the request carries no valid credentials (401).
+func NewUnauthorized(message string) *StatusError {
+	return newStatusError(api.StatusReasonUnauthorized, message, nil)
+}
+
+// NewNotAcceptable: no media type the client accepts can be served (406).
+func NewNotAcceptable(message string) *StatusError {
+	return newStatusError(api.StatusReasonNotAcceptable, message, nil)
+}
+
+// NewRequestEntityTooLarge: the request body is over the server's limit (413).
+func NewRequestEntityTooLarge(message string) *StatusError {
+	return newStatusError(api.StatusReasonRequestEntityTooLarge, message, nil)
+}
+
+// NewUnsupportedMediaType: the body's content type is not supported for the
+// operation (415).
+func NewUnsupportedMediaType(message string) *StatusError {
+	return newStatusError(api.StatusReasonUnsupportedMediaType, message, nil)
+}
+
+// NewServiceUnavailable: the server cannot serve the request now (503).
+func NewServiceUnavailable(message string) *StatusError {
+	return newStatusError(api.StatusReasonServiceUnavailable, message, nil)
 }
 
 // NewMethodNotSupported: the verb does not apply to the resource (405).

@@ -11,44 +11,120 @@ import (
 	"github.com/miniplane/miniplane/internal/clock"
 )
 
-// maxRecordedEvents bounds the recorder's memory of events it may aggregate
-// into; past it, it forgets them all and starts new ones.
-const maxRecordedEvents = 4096
+// The recorder's correlation, with client-go's defaults (tools/record,
+// EventCorrelator).
+const (
+	// maxRecordedEvents bounds each of the recorder's memories (events it
+	// may bump, aggregation groups, spam buckets); past it, that memory is
+	// forgotten and starts again (client-go keeps an LRU of 4096).
+	maxRecordedEvents = 4096
+	// aggregateMaxEvents is how many different messages of one reason about
+	// one object, within aggregateInterval, are recorded as themselves; from
+	// then on they are combined into one event whose count goes up.
+	aggregateMaxEvents = 10
+	aggregateInterval  = 10 * time.Minute
+	// spamBurst events from this recorder about one object are let through
+	// at once; then one more every spamRefill. The rest are dropped.
+	spamBurst  = 25
+	spamRefill = 5 * time.Minute
+	// combinedPrefix starts the message of an aggregated event.
+	combinedPrefix = "(combined from similar events): "
+)
 
 // EventRecorder writes Kubernetes Events about objects, so that `kubectl
-// describe` can show what a controller did and why. An event that repeats
-// one already written (same object, type, reason and message) bumps that
-// event's count and lastTimestamp instead of creating another, as
-// client-go's recorder does. Writes are synchronous, through the Client, so
-// a simulated run records the same events every time. Kubernetes:
-// client-go tools/record.
+// describe` can show what a controller did and why. It correlates events
+// as client-go's recorder does by default:
+//
+//   - an event that repeats one already written (same object, type, reason
+//     and message) bumps that event's count and lastTimestamp instead of
+//     creating another;
+//   - from the tenth different message of one reason about one object
+//     within ten minutes, the messages are combined into a single event,
+//     "(combined from similar events): <latest message>", whose count goes
+//     up (a controller creating 100 pods writes 10 events, not 100);
+//   - it writes at most 25 events about one object at once, then one more
+//     every five minutes, and drops the rest: a spam filter.
+//
+// Writes are synchronous, through the Client. Correlation is decided under
+// one lock, but the writes are not made under it: writes about different
+// events proceed in parallel, and writes about one event (its create, then
+// its bumps) one at a time, in the order their callers were correlated. A
+// simulated run, which calls from one goroutine, records the same events
+// every time. Time comes from the injected clock. Kubernetes: client-go
+// tools/record (EventCorrelator).
 type EventRecorder struct {
 	c         Client
 	clock     clock.Clock
 	component string // source.component and reportingComponent
 	instance  string // source.host and reportingInstance
 
-	// mu guards seen (the event name written for each repeat key) and
-	// lastNanos (the time suffix of the last name made).
-	mu        sync.Mutex
-	seen      map[eventKey]string
+	// mu guards the fields below; it is never held across a write.
+	mu sync.Mutex
+	// written holds, by repeat key, each event that a repeat bumps.
+	written map[eventKey]*writtenEvent
+	// groups holds the messages seen per object and reason, for
+	// aggregation.
+	groups map[groupKey]*eventGroup
+	// buckets holds each object's spam-filter tokens.
+	buckets map[objectKey]*spamBucket
+	// lastNanos is the time suffix of the last event name made.
 	lastNanos int64
 }
 
-type eventKey struct {
+// writtenEvent is one event the recorder writes and bumps.
+type writtenEvent struct {
+	// mu is held across each write of the event, so that its create and
+	// bumps do not race; it guards ev, the event as last written (nil
+	// before it is created, or after it was found deleted).
+	mu sync.Mutex
+	ev *api.Event
+}
+
+// objectKey names the object an event is about.
+type objectKey struct {
 	namespace, kind, name string
 	uid                   api.UID
-	typ, reason, message  string
+}
+
+// groupKey names the events of one type and reason about one object.
+type groupKey struct {
+	object      objectKey
+	typ, reason string
+}
+
+// eventKey names an event that a repeat bumps: one message of a group, or
+// combinedPrefix for the group's combined event.
+type eventKey struct {
+	group   groupKey
+	message string
+}
+
+// eventGroup is the distinct messages of a group seen lately.
+type eventGroup struct {
+	messages map[string]struct{}
+	last     time.Time
+}
+
+// spamBucket is a token bucket: tokens left as of when.
+type spamBucket struct {
+	tokens float64
+	when   time.Time
 }
 
 // NewEventRecorder returns a recorder writing events as component (e.g.
 // "replication-controller") from instance (a host or instance name).
 func NewEventRecorder(c Client, clk clock.Clock, component, instance string) *EventRecorder {
-	return &EventRecorder{c: c, clock: clk, component: component, instance: instance, seen: make(map[eventKey]string)}
+	return &EventRecorder{
+		c: c, clock: clk, component: component, instance: instance,
+		written: make(map[eventKey]*writtenEvent),
+		groups:  make(map[groupKey]*eventGroup),
+		buckets: make(map[objectKey]*spamBucket),
+	}
 }
 
 // Eventf records an event of eventType (api.EventTypeNormal or
 // api.EventTypeWarning) about obj, with a message built like fmt.Sprintf.
+// An event the spam filter drops is not an error.
 func (r *EventRecorder) Eventf(ctx context.Context, obj api.Object, eventType, reason, format string, args ...any) error {
 	m, tm := obj.GetObjectMeta(), obj.GetTypeMeta()
 	msg := fmt.Sprintf(format, args...)
@@ -56,17 +132,35 @@ func (r *EventRecorder) Eventf(ctx context.Context, obj api.Object, eventType, r
 	if ns == "" {
 		ns = "default" // events about cluster-scoped objects live here
 	}
-	key := eventKey{ns, tm.Kind, m.Name, m.UID, eventType, reason, msg}
+	object := objectKey{ns, tm.Kind, m.Name, m.UID}
+	group := groupKey{object, eventType, reason}
 	now := r.clock.Now()
 
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if name, ok := r.seen[key]; ok {
-		err := r.bump(ctx, ns, name, now)
-		if err == nil || !IsNotFound(err) {
+	msg, key := r.aggregateLocked(group, msg, now)
+	if !r.allowLocked(object, now) {
+		r.mu.Unlock()
+		return nil
+	}
+	w := r.written[key]
+	if w == nil {
+		w = &writtenEvent{}
+		remember(r.written, key, w)
+	}
+	r.mu.Unlock()
+
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ev != nil {
+		written, err := r.bump(ctx, w.ev, msg, now)
+		if err == nil {
+			w.ev = written
+			return nil
+		}
+		if !IsNotFound(err) {
 			return err
 		}
-		delete(r.seen, key) // someone deleted it: start a new one
+		w.ev = nil // someone deleted it: start a new one
 	}
 	ev := &api.Event{
 		Metadata: api.ObjectMeta{Namespace: ns},
@@ -82,40 +176,99 @@ func (r *EventRecorder) Eventf(ctx context.Context, obj api.Object, eventType, r
 	// Names are <object>.<time in hex>, as client-go makes them. On a fake
 	// clock many events share a nanosecond, so the recorder never reuses a
 	// suffix; a clash with another recorder's event steps past it.
-	nanos := max(now.UnixNano(), r.lastNanos+1)
-	for attempt := 0; ; attempt, nanos = attempt+1, nanos+1 {
-		ev.Metadata.Name = m.Name + "." + strconv.FormatInt(nanos, 16)
-		r.lastNanos = nanos
-		_, err := r.c.Create(ctx, ev)
+	for attempt := 0; ; attempt++ {
+		ev.Metadata.Name = m.Name + "." + strconv.FormatInt(r.nextNanos(now), 16)
+		created, err := r.c.Create(ctx, ev)
 		if IsAlreadyExists(err) && attempt < 16 {
 			continue
 		}
 		if err != nil {
 			return err
 		}
-		break
+		w.ev = created.(*api.Event)
+		return nil
 	}
-	if len(r.seen) >= maxRecordedEvents {
-		clear(r.seen)
-	}
-	r.seen[key] = ev.Metadata.Name
-	return nil
 }
 
-// bump adds one to a recorded event's count.
-func (r *EventRecorder) bump(ctx context.Context, namespace, name string, now time.Time) error {
+// nextNanos returns the time suffix of a new event name: now, or one past
+// the last suffix made if that is not earlier.
+func (r *EventRecorder) nextNanos(now time.Time) int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lastNanos = max(now.UnixNano(), r.lastNanos+1)
+	return r.lastNanos
+}
+
+// aggregateLocked notes msg in its group and returns the message to record
+// and the key of the event a repeat bumps: msg and its own key, or, once
+// the group has seen aggregateMaxEvents different messages within
+// aggregateInterval of each other, the combined message and the group's
+// one combined key (so the combined event's count goes up and its message
+// follows the latest). The group keeps its first messages, so that their
+// repeats still bump their own events.
+func (r *EventRecorder) aggregateLocked(k groupKey, msg string, now time.Time) (string, eventKey) {
+	g := r.groups[k]
+	if g == nil || now.Sub(g.last) > aggregateInterval {
+		g = &eventGroup{messages: make(map[string]struct{})}
+		remember(r.groups, k, g)
+	}
+	g.last = now
+	if _, seen := g.messages[msg]; seen {
+		return msg, eventKey{k, msg}
+	}
+	if len(g.messages)+1 < aggregateMaxEvents {
+		g.messages[msg] = struct{}{}
+		return msg, eventKey{k, msg}
+	}
+	return combinedPrefix + msg, eventKey{k, combinedPrefix}
+}
+
+// allowLocked takes a token from the object's spam bucket, if it has one.
+func (r *EventRecorder) allowLocked(k objectKey, now time.Time) bool {
+	b := r.buckets[k]
+	if b == nil {
+		b = &spamBucket{tokens: spamBurst, when: now}
+		remember(r.buckets, k, b)
+	}
+	if elapsed := now.Sub(b.when); elapsed > 0 {
+		b.tokens = min(spamBurst, b.tokens+float64(elapsed)/float64(spamRefill))
+		b.when = now
+	}
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
+}
+
+// bump adds one to a written event's count, from prev, the state the
+// recorder last wrote, re-reading it only when someone else changed it
+// meanwhile, and returns the event as written.
+func (r *EventRecorder) bump(ctx context.Context, prev *api.Event, msg string, now time.Time) (*api.Event, error) {
 	events := For[*api.Event](r.c)
+	cur := prev
 	for {
-		cur, err := events.Get(ctx, namespace, name)
-		if err != nil {
-			return err
-		}
 		next := cur.DeepCopy()
 		next.Count++
 		next.LastTimestamp = api.NewTime(now)
-		_, err = events.Update(ctx, next)
+		next.Message = msg // a combined event shows the latest message
+		written, err := events.Update(ctx, next)
+		if err == nil {
+			return written, nil
+		}
 		if !IsConflict(err) {
-			return err
+			return nil, err
+		}
+		if cur, err = events.Get(ctx, prev.Metadata.Namespace, prev.Metadata.Name); err != nil {
+			return nil, err
 		}
 	}
+}
+
+// remember puts v in m under k, first forgetting all of m when it is full.
+func remember[K comparable, V any](m map[K]V, k K, v V) {
+	if _, ok := m[k]; !ok && len(m) >= maxRecordedEvents {
+		clear(m)
+	}
+	m[k] = v
 }

@@ -93,7 +93,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	for _, name := range []string{"default", "kube-system"} {
 		ns := &api.Namespace{Metadata: api.ObjectMeta{Name: name}}
-		if _, err := s.create(ns); err != nil {
+		if _, err := s.create(ns, WriteOptions{}); err != nil {
 			return nil, fmt.Errorf("apiserver: creating namespace %s: %w", name, err)
 		}
 	}

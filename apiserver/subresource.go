@@ -39,7 +39,12 @@ func scaleOf(rc *api.ReplicationController) *api.Scale {
 // UpdateScale sets a replication controller's spec.replicas from a Scale,
 // conditionally on the Scale's resourceVersion when it has one, and returns
 // the new Scale. Nothing else of the controller changes.
-func (s *Server) UpdateScale(_ context.Context, namespace string, scale *api.Scale) (*api.Scale, error) {
+func (s *Server) UpdateScale(ctx context.Context, namespace string, scale *api.Scale) (*api.Scale, error) {
+	return s.UpdateScaleWith(ctx, namespace, scale, WriteOptions{})
+}
+
+// UpdateScaleWith is UpdateScale with options (see WriteOptions).
+func (s *Server) UpdateScaleWith(_ context.Context, namespace string, scale *api.Scale, opts WriteOptions) (*api.Scale, error) {
 	k := s.kinds[ReplicationControllers]
 	name := scale.Metadata.Name
 	if scale.Spec.Replicas < 0 {
@@ -63,6 +68,12 @@ func (s *Server) UpdateScale(_ context.Context, namespace string, scale *api.Sca
 		next := shallowCopy(rc).(*api.ReplicationController)
 		next.Spec.Replicas = ptr(scale.Spec.Replicas)
 		next.Metadata.Generation++
+		if opts.ManagedFields != nil {
+			next.Metadata.ManagedFields = opts.ManagedFields
+		}
+		if opts.DryRun {
+			return scaleOf(next), nil
+		}
 		rec, err = s.store.Update(key, next, rec.ModRev)
 		switch {
 		case err == nil:

@@ -1,13 +1,17 @@
 package apiserver_test
 
 import (
+	"fmt"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/internal/clock"
 )
 
 func TestScaleSubresource(t *testing.T) {
@@ -138,16 +142,118 @@ func TestEventRecorderAggregatesRepeats(t *testing.T) {
 	assert.Equal(t, api.EventTypeWarning, byReason["FailedCreate"].Type)
 }
 
-// TestEventRecorderNamesNeverClashOnAFakeClock records many different events
-// about one object at one instant: each gets its own name, none is lost.
+// TestEventRecorderNamesNeverClashOnAFakeClock records events about many
+// objects of one name (different UIDs, as after deletes and recreates) at
+// one instant: each gets its own name, none is lost.
 func TestEventRecorderNamesNeverClashOnAFakeClock(t *testing.T) {
 	s, clk := newServer(t)
-	cur := createRC(t, s)
 	r := apiserver.NewEventRecorder(s, clk, "replication-controller", "cm-0")
 	for i := range 100 {
-		require.NoError(t, r.Eventf(ctx, cur, api.EventTypeNormal, "SuccessfulCreate", "Created pod: web-%d", i))
+		rc := &api.ReplicationController{
+			TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "ReplicationController"},
+			Metadata: api.ObjectMeta{Namespace: "default", Name: "web", UID: api.UID(fmt.Sprintf("uid-%d", i))},
+		}
+		require.NoError(t, r.Eventf(ctx, rc, api.EventTypeNormal, "SuccessfulCreate", "Created pod: web-%d", i))
 	}
 	evs, _, err := apiserver.For[*api.Event](s).List(ctx, "default", apiserver.ListOptions{})
 	require.NoError(t, err)
 	assert.Len(t, evs, 100)
+}
+
+// TestEventRecorderCorrelates is client-go's default correlation: similar
+// events (one reason, one object, different messages) are combined from
+// the tenth on, and at most 25 events about one object get through at
+// once, then one per five minutes.
+func TestEventRecorderCorrelates(t *testing.T) {
+	type want struct {
+		message string
+		count   int32
+	}
+	tests := []struct {
+		name   string
+		record func(r *apiserver.EventRecorder, rc *api.ReplicationController, clk *clock.Fake)
+		want   []want // by name, that is in order of creation
+	}{
+		{
+			name: "nine different messages are nine events",
+			record: func(r *apiserver.EventRecorder, rc *api.ReplicationController, _ *clock.Fake) {
+				for i := range 9 {
+					require.NoError(t, r.Eventf(ctx, rc, api.EventTypeNormal, "SuccessfulCreate", "Created pod: web-%d", i))
+				}
+			},
+			want: []want{{"Created pod: web-0", 1}, {"Created pod: web-1", 1}, {"Created pod: web-2", 1}, {"Created pod: web-3", 1},
+				{"Created pod: web-4", 1}, {"Created pod: web-5", 1}, {"Created pod: web-6", 1}, {"Created pod: web-7", 1}, {"Created pod: web-8", 1}},
+		},
+		{
+			name: "from the tenth, combined, showing the latest; a first message's repeat still bumps its own",
+			record: func(r *apiserver.EventRecorder, rc *api.ReplicationController, _ *clock.Fake) {
+				for i := range 12 {
+					require.NoError(t, r.Eventf(ctx, rc, api.EventTypeNormal, "SuccessfulCreate", "Created pod: web-%02d", i))
+				}
+				require.NoError(t, r.Eventf(ctx, rc, api.EventTypeNormal, "SuccessfulCreate", "Created pod: web-00"))
+			},
+			want: []want{{"Created pod: web-00", 2}, {"Created pod: web-01", 1}, {"Created pod: web-02", 1}, {"Created pod: web-03", 1},
+				{"Created pod: web-04", 1}, {"Created pod: web-05", 1}, {"Created pod: web-06", 1}, {"Created pod: web-07", 1},
+				{"Created pod: web-08", 1}, {"(combined from similar events): Created pod: web-11", 3}},
+		},
+		{
+			name: "past 25 writes about one object, the rest are dropped until the bucket refills",
+			record: func(r *apiserver.EventRecorder, rc *api.ReplicationController, clk *clock.Fake) {
+				for range 30 {
+					require.NoError(t, r.Eventf(ctx, rc, api.EventTypeWarning, "FailedCreate", "quota exceeded"))
+				}
+				clk.Step(5 * time.Minute)
+				require.NoError(t, r.Eventf(ctx, rc, api.EventTypeWarning, "FailedCreate", "quota exceeded"))
+				require.NoError(t, r.Eventf(ctx, rc, api.EventTypeWarning, "FailedCreate", "quota exceeded"))
+			},
+			want: []want{{"quota exceeded", 26}},
+		},
+		{
+			name: "a group quiet for ten minutes starts afresh",
+			record: func(r *apiserver.EventRecorder, rc *api.ReplicationController, clk *clock.Fake) {
+				for i := range 10 {
+					require.NoError(t, r.Eventf(ctx, rc, api.EventTypeNormal, "SuccessfulDelete", "Deleted pod: web-%d", i))
+				}
+				clk.Step(10*time.Minute + time.Second)
+				require.NoError(t, r.Eventf(ctx, rc, api.EventTypeNormal, "SuccessfulDelete", "Deleted pod: web-new"))
+			},
+			want: []want{{"Deleted pod: web-0", 1}, {"Deleted pod: web-1", 1}, {"Deleted pod: web-2", 1}, {"Deleted pod: web-3", 1},
+				{"Deleted pod: web-4", 1}, {"Deleted pod: web-5", 1}, {"Deleted pod: web-6", 1}, {"Deleted pod: web-7", 1},
+				{"Deleted pod: web-8", 1}, {"(combined from similar events): Deleted pod: web-9", 1}, {"Deleted pod: web-new", 1}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, clk := newServer(t)
+			rc := createRC(t, s)
+			r := apiserver.NewEventRecorder(s, clk, "replication-controller", "cm-0")
+			tt.record(r, rc, clk)
+			evs, _, err := apiserver.For[*api.Event](s).List(ctx, "default", apiserver.ListOptions{})
+			require.NoError(t, err)
+			var got []want
+			for _, e := range evs {
+				got = append(got, want{e.Message, e.Count})
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// TestEventRecorderConcurrentRepeats records one event from many goroutines
+// at once: one event object comes of it, counting every call.
+func TestEventRecorderConcurrentRepeats(t *testing.T) {
+	s, clk := newServer(t)
+	rc := createRC(t, s)
+	r := apiserver.NewEventRecorder(s, clk, "replication-controller", "cm-0")
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Go(func() {
+			assert.NoError(t, r.Eventf(ctx, rc, api.EventTypeWarning, "FailedCreate", "quota exceeded"))
+		})
+	}
+	wg.Wait()
+	evs, _, err := apiserver.For[*api.Event](s).List(ctx, "default", apiserver.ListOptions{})
+	require.NoError(t, err)
+	require.Len(t, evs, 1)
+	assert.Equal(t, int32(20), evs[0].Count)
 }

@@ -20,16 +20,40 @@ import (
 // nothing writes nothing and returns the stored object. Removing the last
 // finalizer of an object being deleted deletes it.
 func (s *Server) Update(_ context.Context, obj api.Object) (api.Object, error) {
-	return s.update(obj, false)
+	return s.update(obj, false, WriteOptions{})
+}
+
+// WriteOptions qualify a create or an update. Kubernetes: the dryRun of
+// metav1.CreateOptions, UpdateOptions and PatchOptions.
+type WriteOptions struct {
+	// DryRun runs every step of the write (defaulting, validation,
+	// preconditions) and returns the object as it would be stored, but
+	// stores nothing and sends no watch event.
+	DryRun bool
+	// ManagedFields, when not nil, replace the object's
+	// metadata.managedFields in a status or scale update, which otherwise
+	// keeps all of the metadata: the HTTP front records there who wrote
+	// through the subresource (Kubernetes' field manager does the same).
+	ManagedFields []api.ManagedFieldsEntry
+}
+
+// UpdateWith is Update with options (see WriteOptions).
+func (s *Server) UpdateWith(_ context.Context, obj api.Object, opts WriteOptions) (api.Object, error) {
+	return s.update(obj, false, opts)
+}
+
+// UpdateStatusWith is UpdateStatus with options (see WriteOptions).
+func (s *Server) UpdateStatusWith(_ context.Context, obj api.Object, opts WriteOptions) (api.Object, error) {
+	return s.update(obj, true, opts)
 }
 
 // UpdateStatus replaces an object's status and nothing else, with Update's
 // concurrency rules. Kinds without a status subresource get MethodNotAllowed.
 func (s *Server) UpdateStatus(_ context.Context, obj api.Object) (api.Object, error) {
-	return s.update(obj, true)
+	return s.update(obj, true, WriteOptions{})
 }
 
-func (s *Server) update(obj api.Object, status bool) (api.Object, error) {
+func (s *Server) update(obj api.Object, status bool, opts WriteOptions) (api.Object, error) {
 	k, err := s.kindOf(obj)
 	if err != nil {
 		return nil, err
@@ -64,6 +88,9 @@ func (s *Server) update(obj api.Object, status bool) (api.Object, error) {
 		if status {
 			next = shallowCopy(old)
 			copyStatus(next, in)
+			if opts.ManagedFields != nil {
+				next.GetObjectMeta().ManagedFields = opts.ManagedFields
+			}
 		} else {
 			next, err = s.prepareUpdate(k, in, old)
 			if err != nil {
@@ -81,6 +108,10 @@ func (s *Server) update(obj api.Object, status bool) (api.Object, error) {
 		if reflect.DeepEqual(next, old) {
 			undo()
 			return old, nil // no change: no write, no event
+		}
+		if opts.DryRun {
+			undo()
+			return next, nil
 		}
 
 		if nm.DeletionTimestamp != nil && len(nm.Finalizers) == 0 && graceOver(nm, s.clock.Now()) {

@@ -12,9 +12,10 @@
 // sorted keys, so equal objects give equal bytes. The patch metadata (which lists merge by
 // which key) of every kind miniplane serves is in schema.go.
 //
-// Errors are *Error (a patch that is malformed or cannot be applied, with a Reason the HTTP
-// layer maps to 400, 415 or 422) or *Conflict (a server-side apply that would take fields
-// another manager owns; 409). No input makes a function panic, and the input slices are
+// Errors are *Error (a patch that is malformed or cannot be applied, with a Reason that
+// maps to 400, 415 or 422) or *Conflict (a server-side apply that would take fields
+// another manager owns; 409). Each has a Status method giving the Kubernetes Status to
+// answer with, in kube-apiserver's words, so the HTTP layer need only wrap it. No input makes a function panic, and the input slices are
 // never modified.
 //
 // # How the HTTP front uses it

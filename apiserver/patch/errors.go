@@ -58,6 +58,10 @@ func badRequest(field, format string, args ...any) *Error {
 	return &Error{Reason: ReasonBadRequest, Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
+func unsupported(format string, args ...any) *Error {
+	return &Error{Reason: ReasonUnsupportedMediaType, Message: fmt.Sprintf(format, args...)}
+}
+
 func invalid(field, format string, args ...any) *Error {
 	return &Error{Reason: ReasonInvalid, Field: field, Message: fmt.Sprintf(format, args...)}
 }
@@ -75,11 +79,10 @@ type ConflictCause struct {
 	Field       string
 }
 
-// Message returns the cause's text as kube-apiserver words it: `conflict with "kubectl":
-// .spec.replicas` for an owner that applied, and `conflict with "kubectl" with subresource
-// "scale" using v1 at 2026-11-21T21:00:00Z: .spec.replicas` for one that updated (through
-// a subresource).
-func (c ConflictCause) Message() string {
+// Owner names the owner as kube-apiserver does in conflict messages: `"kubectl"` for an
+// owner that applied, `"kubectl" with subresource "scale" using v1 at
+// 2026-11-21T21:00:00Z` for one that updated (through a subresource).
+func (c ConflictCause) Owner() string {
 	owner := fmt.Sprintf("%q", c.Manager)
 	if c.Subresource != "" {
 		owner += fmt.Sprintf(" with subresource %q", c.Subresource)
@@ -90,33 +93,48 @@ func (c ConflictCause) Message() string {
 			owner += " at " + c.Time
 		}
 	}
-	return "conflict with " + owner + ": " + c.Field
+	return owner
+}
+
+// Message returns the cause as one line: `conflict with "kubectl-scale" using v1 at
+// 2026-11-21T21:00:00Z: .spec.replicas`.
+func (c ConflictCause) Message() string {
+	return "conflict with " + c.Owner() + ": " + c.Field
 }
 
 // Conflict is a server-side apply refused because it would change fields that other
 // managers own and force was not set. Causes lists every such field, sorted by field and
-// then manager. The HTTP layer answers 409 Conflict with one Status cause of type
-// "FieldManagerConflict" per entry.
+// then owner. The HTTP layer answers 409 Conflict with [Conflict.Status].
 type Conflict struct {
 	Causes []ConflictCause
 }
 
-// Error says how many conflicts there were and lists them, the way kube-apiserver's
-// message does: "Apply failed with 1 conflict: conflict with \"kubectl-scale\": .spec.replicas".
+// Error is kube-apiserver's message for the conflicts, which kubectl prints: with one,
+// `Apply failed with 1 conflict: conflict with "kubectl-scale": .spec.replicas`; with more,
+// "Apply failed with 2 conflicts: conflicts with \"a\":\n- .spec.replicas\n- ..." grouped
+// by owner, owners sorted.
 func (c *Conflict) Error() string {
-	var b strings.Builder
-	noun := "conflicts"
 	if len(c.Causes) == 1 {
-		noun = "conflict"
+		return "Apply failed with 1 conflict: " + c.Causes[0].Message()
 	}
-	fmt.Fprintf(&b, "Apply failed with %d %s: ", len(c.Causes), noun)
-	for i, cause := range c.Causes {
-		if i > 0 {
-			b.WriteString("\n")
+	byOwner := map[string][]string{}
+	var owners []string
+	for _, cause := range c.Causes {
+		o := cause.Owner()
+		if _, ok := byOwner[o]; !ok {
+			owners = append(owners, o)
 		}
-		b.WriteString(cause.Message())
+		byOwner[o] = append(byOwner[o], cause.Field)
 	}
-	return b.String()
+	sort.Strings(owners)
+	var lines []string
+	for _, o := range owners {
+		lines = append(lines, "conflicts with "+o+":")
+		for _, f := range byOwner[o] {
+			lines = append(lines, "- "+f)
+		}
+	}
+	return fmt.Sprintf("Apply failed with %d conflicts: %s", len(c.Causes), strings.Join(lines, "\n"))
 }
 
 func sortCauses(causes []ConflictCause) {
@@ -124,9 +142,6 @@ func sortCauses(causes []ConflictCause) {
 		if causes[i].Field != causes[j].Field {
 			return causes[i].Field < causes[j].Field
 		}
-		if causes[i].Manager != causes[j].Manager {
-			return causes[i].Manager < causes[j].Manager
-		}
-		return causes[i].Operation < causes[j].Operation
+		return causes[i].Owner() < causes[j].Owner()
 	})
 }

@@ -306,7 +306,8 @@ func findElement(list []any, e element) int {
 
 // removePath deletes the value path names from obj (an object member, or a list
 // element), then removes object members that the deletion left empty, up to but not
-// including obj itself (an emptied list element stays: it is removed by its own path). It reports whether something was deleted.
+// including obj itself (an emptied list element stays: it is removed by its own path).
+// It reports whether something was deleted.
 func removePath(obj map[string]any, path []string) bool {
 	if len(path) == 0 {
 		return false

@@ -55,7 +55,30 @@ func FuzzApply(f *testing.F) {
 		if jerr := json.Unmarshal(got, &out); jerr != nil {
 			t.Fatalf("result %q is not a JSON object: %v", got, jerr)
 		}
+		// Without lists and directives, a strategic merge patch is a JSON merge patch.
+		if patchType == StrategicMergePatchType {
+			if p, err := decode(body); err == nil && !hasListOrDirective(p) {
+				merged, err := Apply(MergePatchType, o.kind, original, body)
+				if err != nil || string(merged) != string(got) {
+					t.Fatalf("strategic %s and merge %s (%v) differ", got, merged, err)
+				}
+			}
+		}
 	})
+}
+
+func hasListOrDirective(v any) bool {
+	switch v := v.(type) {
+	case []any:
+		return true
+	case map[string]any:
+		for k, e := range v {
+			if len(k) > 0 && k[0] == '$' || hasListOrDirective(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func FuzzServerSideApply(f *testing.F) {

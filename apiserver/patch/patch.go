@@ -30,7 +30,7 @@ const (
 // changes original.
 func Apply(patchType, kind string, original, patchBody []byte) ([]byte, error) {
 	if patchType == ApplyPatchType {
-		return nil, &Error{Reason: ReasonUnsupportedMediaType, Message: "an apply patch is carried out by ServerSideApply, not Apply"}
+		return nil, unsupported("an apply patch is carried out by ServerSideApply, not Apply")
 	}
 	var s *schema
 	switch patchType {
@@ -38,11 +38,11 @@ func Apply(patchType, kind string, original, patchBody []byte) ([]byte, error) {
 	case StrategicMergePatchType:
 		var ok bool
 		if s, ok = kindSchemas[kind]; !ok {
-			return nil, &Error{Reason: ReasonUnsupportedMediaType, Message: "strategic merge patch is not supported for kind " + quoteKind(kind) + "; use a JSON merge patch or a JSON patch"}
+			return nil, unsupported("strategic merge patch is not supported for kind %s; use a JSON merge patch or a JSON patch", quoteKind(kind))
 		}
 	default:
-		return nil, &Error{Reason: ReasonUnsupportedMediaType, Message: "unsupported patch type " + quoteKind(patchType) + ": want " +
-			JSONPatchType + ", " + MergePatchType + ", " + StrategicMergePatchType + " or " + ApplyPatchType}
+		return nil, unsupported("unsupported patch type %s: want %s, %s, %s or %s",
+			quoteKind(patchType), JSONPatchType, MergePatchType, StrategicMergePatchType, ApplyPatchType)
 	}
 	body, err := decode(patchBody)
 	if err != nil {

@@ -25,17 +25,18 @@ import (
 //
 // A field conflicts when applied gives it a value other than live's and another manager
 // owns it (another manager name, or the same name through an update: kube-apiserver tells
-// them apart by operation too). Without force, any conflict fails the whole apply with a *Conflict listing
-// each field and owner; with force, ownership moves to this manager. apiVersion, kind and
-// metadata name and namespace are identity, never owned nor in conflict. Other errors are
-// *Error.
+// them apart by operation too). Without force, any conflict fails the whole apply with a
+// *Conflict listing each field and owner; with force, ownership moves to this manager.
+// apiVersion, kind and metadata name and namespace are identity, never owned nor in
+// conflict. Other errors are *Error.
 //
 // This is a smaller server-side apply than Kubernetes': the merge keys are the strategic
 // merge patch keys of schema.go (one key per list, where Kubernetes lists some with two,
 // such as a port's containerPort and protocol), and nulls in applied mean "not set".
 func ServerSideApply(kind string, live, applied []byte, manager string, force bool, now time.Time) ([]byte, error) {
 	if manager == "" {
-		return nil, badRequest("", "a server-side apply needs a fieldManager: PATCH requests of type %s must include one", ApplyPatchType)
+		return nil, badRequest("", "a server-side apply needs a fieldManager: "+
+			"PATCH requests of type %s must include one", ApplyPatchType)
 	}
 	if err := validateManager(manager); err != nil {
 		return nil, err
@@ -54,7 +55,10 @@ func ServerSideApply(kind string, live, applied []byte, manager string, force bo
 		if statusKinds[kind] {
 			delete(obj, "status")
 		}
-		entry := &managedEntry{manager: manager, operation: operationApply, apiVersion: apiVersionOf(cfg), time: timestamp(now), fields: newSet}
+		entry := &managedEntry{
+			manager: manager, operation: operationApply, apiVersion: apiVersionOf(cfg),
+			time: timestamp(now), fields: newSet,
+		}
 		writeManagedFields(obj, []*managedEntry{entry})
 		return encodeObject(obj)
 	}
@@ -77,7 +81,10 @@ func ServerSideApply(kind string, live, applied []byte, manager string, force bo
 		}
 		for _, e := range entries {
 			if e != mine && e.fields.has(path) {
-				causes = append(causes, ConflictCause{Manager: e.manager, Operation: e.operation, Subresource: e.subresource, APIVersion: e.apiVersion, Time: e.time, Field: formatPath(path)})
+				causes = append(causes, ConflictCause{
+					Manager: e.manager, Operation: e.operation, Subresource: e.subresource,
+					APIVersion: e.apiVersion, Time: e.time, Field: formatPath(path),
+				})
 				if force {
 					e.fields.remove(path)
 				}
@@ -273,7 +280,8 @@ func decodeApplied(body []byte, s *schema) (map[string]any, *Error) {
 	if err != nil {
 		trimmed := bytes.TrimSpace(body)
 		if len(trimmed) > 0 && trimmed[0] != '{' && trimmed[0] != '[' {
-			return nil, &Error{Reason: ReasonUnsupportedMediaType, Message: "the apply body is not JSON: only the JSON form of YAML is accepted (kubectl apply --server-side sends JSON)"}
+			return nil, unsupported("the apply body is not JSON: only the JSON form of YAML is accepted " +
+				"(kubectl apply --server-side sends JSON)")
 		}
 		return nil, badRequest("", "the apply body is not valid JSON: %v", err)
 	}

@@ -99,8 +99,8 @@ func TestServerSideApplyConflictsAndForce(t *testing.T) {
 	require.Len(t, c.Causes, 2)
 	assert.Equal(t, `conflict with "kubectl": .spec.replicas`, c.Causes[0].Message())
 	assert.Equal(t, `conflict with "kubectl": .spec.template.spec.containers[name="php"].image`, c.Causes[1].Message())
-	assert.Equal(t, "Apply failed with 2 conflicts: conflict with \"kubectl\": .spec.replicas\n"+
-		`conflict with "kubectl": .spec.template.spec.containers[name="php"].image`, c.Error())
+	assert.Equal(t, "Apply failed with 2 conflicts: conflicts with \"kubectl\":\n- .spec.replicas\n"+
+		`- .spec.template.spec.containers[name="php"].image`, c.Error())
 
 	forced, err := ServerSideApply("ReplicationController", live, []byte(other), "ci", true, t1)
 	require.NoError(t, err)

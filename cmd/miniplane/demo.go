@@ -1,127 +1,141 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
-	"strings"
+	"os"
+	"time"
 
-	"go.uber.org/zap"
-
-	"github.com/miniplane/miniplane/store"
+	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/controllers/manager"
+	"github.com/miniplane/miniplane/controllers/nodesim"
+	"github.com/miniplane/miniplane/election"
+	"github.com/miniplane/miniplane/internal/clock"
 )
 
-// runDemo tells the story of the versioned store, the piece of the control
-// plane that exists today: every line is an operation the store really did.
+// demoElection is fast leader election, so that the failover chapter takes
+// seconds: a lease of 2s, a renew deadline of 1s (the dead leader's guard
+// closes a full second before anyone may take over), a retry every 0.5s.
+var demoElection = manager.LeaderElectionOptions{
+	LeaderElect: true, LeaseDuration: 2 * time.Second, RenewDeadline: time.Second, RetryPeriod: 500 * time.Millisecond,
+	ResourceName: election.DefaultName, ResourceNamespace: election.DefaultNamespace,
+}
+
+// runDemo starts a whole control plane in this process and tells the story
+// of the control loop as it happens.
 func runDemo(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("demo", stderr)
-	verbose := fs.Bool("v", false, "log every store operation (structured, to stderr)")
-	window := fs.Int("history", 8, "history window of the demo store, in events")
+	pace := fs.Float64("pace", 1, "how slowly the story is told: 2 is twice as slow, 0.5 twice as fast, 0 as fast as the control plane goes")
+	seed := fs.Uint64("seed", 1, "seed for generated names and uids: the same seed names the same pods")
+	keep := fs.Bool("keep-running", false, "keep serving after the story, and print the kubectl command to connect (stop with Ctrl-C)")
+	verbose := fs.Bool("v", false, "log what every component does (structured, to stderr)")
+	colour := fs.String("color", "auto", "colour the narration: auto (only on a terminal), always or never")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
-	if *window < 4 {
-		return usageError{fmt.Sprintf("-history must be at least 4, got %d", *window)}
+	if *pace < 0 || *pace > 20 {
+		return usageError{fmt.Sprintf("--pace must be between 0 and 20, got %v", *pace)}
 	}
-	d := &demo{
-		out: stdout,
-		log: newLogger(stderr, *verbose).Named("demo"),
-		s:   store.New[string](store.Options{HistoryLimit: *window}),
+	useColour, err := wantColour(*colour, stdout)
+	if err != nil {
+		return err
 	}
-	defer func() { _ = d.log.Sync() }()
-	return d.run(*window)
+
+	opts := manager.DefaultOptions()
+	opts.Nodes = 5
+	opts.LeaderElection = demoElection
+	step := func(d time.Duration) time.Duration {
+		if *pace == 0 {
+			return -1 // nodesim: no delay at all
+		}
+		return time.Duration(float64(d) * *pace)
+	}
+	clk := clock.Real{}
+	p, err := newPlane(planeConfig{
+		Addr: "127.0.0.1:0", Instances: 3, Options: opts, Seed: *seed, Clock: clk,
+		Logger: newLogger(stderr, *verbose),
+		NodeSim: nodesim.Config{
+			StartDelay: step(500 * time.Millisecond), ReadyDelay: step(700 * time.Millisecond),
+			TerminationDelay: step(300 * time.Millisecond), EvictionTimeout: max(step(2*time.Second), time.Millisecond),
+		},
+	})
+	if err != nil {
+		return err
+	}
+	if err := p.listen(); err != nil {
+		return err
+	}
+
+	ctx, stop := signalContext()
+	defer stop()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	start := clk.Now()
+	n := newNarrator(stdout, useColour, start)
+	n.expectations = p.expectations
+	runErr := make(chan error, 1)
+	go func() { runErr <- p.Run(ctx) }()
+
+	n.chapter("miniplane demo: the Kubernetes control loop, narrated")
+	n.plain("One process: an API server on %s, 3 controller-manager instances,", p.URL())
+	n.plain("%d simulated nodes. Every line below is something one of them did.", opts.Nodes)
+	rv, err := p.currentRV(ctx)
+	if err != nil {
+		return err
+	}
+	narrated := make(chan error, 1)
+	go func() { narrated <- n.Run(ctx, p.srv, clk.Now, rv) }()
+
+	s := &story{p: p, n: n, c: p.srv, pace: *pace, wait: 30 * time.Second}
+	storyErr := s.run(ctx)
+	if storyErr == nil {
+		s.summary(clk.Since(start))
+		if *keep {
+			n.chapter("Still serving. Try:")
+			n.plain("kubectl --server %s get pods,rc,svc,endpoints -o wide", p.URL())
+			n.plain("kubectl --server %s get lease -n kube-system", p.URL())
+			n.plain("Stop with Ctrl-C.")
+			<-ctx.Done()
+		}
+	}
+	cancel()
+	err = errors.Join(storyErr, <-runErr)
+	if nerr := <-narrated; nerr != nil && storyErr == nil {
+		err = errors.Join(err, nerr)
+	}
+	return err
 }
 
-type demo struct {
-	out io.Writer
-	log *zap.Logger
-	s   *store.Store[string]
-	err error // the first failed step; later steps are skipped
+// currentRV is the store's revision now: the narrator watches from there.
+func (p *plane) currentRV(ctx context.Context) (string, error) {
+	l, err := p.srv.List(ctx, apiserver.Namespaces, "", apiserver.ListOptions{})
+	if err != nil {
+		return "", err
+	}
+	return l.Metadata.ResourceVersion, nil
 }
 
-func (d *demo) say(format string, a ...any) {
-	if d.err == nil {
-		fmt.Fprintf(d.out, format+"\n", a...)
+// wantColour decides whether to colour output: "auto" colours a terminal
+// only, and never when NO_COLOR is set or TERM is dumb.
+func wantColour(mode string, out io.Writer) (bool, error) {
+	switch mode {
+	case "always":
+		return true, nil
+	case "never":
+		return false, nil
+	case "auto":
+	default:
+		return false, usageError{fmt.Sprintf("--color must be auto, always or never, got %q", mode)}
 	}
-}
-
-// must records err as the demo's failure: a step the story relies on broke.
-func (d *demo) must(what string, err error) {
-	if err != nil && d.err == nil {
-		d.err = fmt.Errorf("demo: %s: %w", what, err)
+	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+		return false, nil
 	}
-}
-
-const podPrefix = "/registry/pods/default/"
-
-func (d *demo) run(window int) error {
-	s := d.s
-	d.say("miniplane demo: the versioned store (the narrated control loop is not built into the demo yet)")
-	d.say("")
-	d.say("The store starts empty at revision %d. Every write moves the revision by exactly one,", s.Rev())
-	d.say("and each object keeps the revision of its last write: Kubernetes calls it resourceVersion.")
-
-	w, err := s.Watch(podPrefix, 0)
-	d.must("watch", err)
-	d.say("A watcher on %s starts now, the way an informer would.", podPrefix)
-	d.say("")
-
-	for _, name := range []string{"web-1", "web-2", "web-3"} {
-		r, err := s.Create(podPrefix+name, "phase=Pending")
-		d.must("create "+name, err)
-		d.log.Debug("create", zap.String("key", r.Key), zap.Int64("rev", r.ModRev))
-		d.say("  create pod %-6s -> revision %d", name, r.ModRev)
+	f, ok := out.(*os.File)
+	if !ok {
+		return false, nil
 	}
-	r, err := s.Update(podPrefix+"web-1", "phase=Running", 2)
-	d.must("update web-1", err)
-	d.log.Debug("update", zap.String("key", r.Key), zap.Int64("rev", r.ModRev))
-	d.say("  update web-1 (expecting resourceVersion 2) -> revision %d, phase=Running", r.ModRev)
-
-	_, err = s.Update(podPrefix+"web-1", "phase=Failed", 2)
-	d.say("  update web-1 again, still expecting 2 -> refused: %v", err)
-	d.say("    (optimistic concurrency: the writer read an old copy; the API server answers 409 Conflict)")
-	if err == nil {
-		d.must("stale update", fmt.Errorf("a stale update was accepted"))
-	}
-
-	old, err := s.Delete(podPrefix+"web-2", 0)
-	d.must("delete web-2", err)
-	d.say("  delete web-2 (it was at revision %d) -> revision %d", old.ModRev, s.Rev())
-	d.say("")
-
-	evs, progress, err := w.Poll(nil, 0)
-	d.must("poll", err)
-	d.say("The watcher polls once and receives every event, once, in revision order:")
-	for _, ev := range evs {
-		d.say("  %-7s %-6s at revision %d", ev.Type, strings.TrimPrefix(ev.Key, podPrefix), ev.Rev)
-	}
-	d.say("It is now caught up through revision %d; the failed update made no event.", progress)
-	d.say("")
-
-	past, err := s.List(podPrefix, store.ListOptions{Rev: 4})
-	d.must("list at 4", err)
-	d.say("A list at revision 4 still sees the past, without copying the tree:")
-	for _, rec := range past.Records {
-		d.say("  %-6s %s (resourceVersion %d)", strings.TrimPrefix(rec.Key, podPrefix), rec.Value, rec.ModRev)
-	}
-	d.say("")
-
-	d.say("History is a window of %d events. Ten more writes push revision 4 out of it:", window)
-	for i := range 10 {
-		_, err := s.Update(podPrefix+"web-3", fmt.Sprintf("phase=Running restarts=%d", i+1), 0)
-		d.must("update web-3", err)
-	}
-	st := s.Stats()
-	d.say("  now at revision %d; the oldest readable revision is %d", st.Rev, st.CompactRev)
-	_, err = s.List(podPrefix, store.ListOptions{Rev: 4})
-	d.say("  list at revision 4 -> %v", err)
-	_, err = s.Watch(podPrefix, 4)
-	d.say("  watch from revision 4 -> %v", err)
-	d.say("    (the API server answers 410 Gone, and an informer relists: never a silent gap)")
-	if err == nil {
-		d.must("watch from a compacted revision", fmt.Errorf("it was accepted"))
-	}
-	d.say("")
-	d.say("That is the ground the rest of miniplane stands on; see README.md for what comes next.")
-	w.Stop()
-	return d.err
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0, nil
 }

@@ -4,11 +4,14 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -39,12 +42,14 @@ Usage:
   miniplane <command> [flags]
 
 Commands:
-  demo    walk through the versioned store: revisions, watch, conflicts,
-          reads at past revisions and compaction, narrated step by step
+  demo    start a whole control plane in this process and narrate the control
+          loop as it runs: an RC and a Service, scaling, a crash, a leader
+          failover, cascading deletion (about 15 seconds; --pace to change)
+  serve   run the control plane with a Kubernetes API that kubectl talks to,
+          until Ctrl-C
+  sim     run the control plane in the deterministic simulator: one seed,
+          one trace, faults injected, invariants checked
   help    print this text
-
-Not built yet (see README.md, "Where it stands"): serve (an API server that kubectl
-talks to) and sim (the deterministic simulator).
 
 Run 'miniplane <command> -h' for a command's flags.
 `
@@ -61,10 +66,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return nil
 	case "demo":
 		return runDemo(rest, stdout, stderr)
+	case "serve":
+		return runServe(rest, stdout, stderr)
 	case "sim":
 		return runSim(rest, stdout, stderr)
-	case "serve":
-		return usageError{fmt.Sprintf("%q is not built yet; 'miniplane help' lists what is", cmd)}
 	default:
 		fmt.Fprint(stderr, usage)
 		return usageError{fmt.Sprintf("unknown command %q", cmd)}
@@ -104,4 +109,9 @@ func newLogger(w io.Writer, verbose bool) *zap.Logger {
 	enc := zap.NewDevelopmentEncoderConfig()
 	core := zapcore.NewCore(zapcore.NewConsoleEncoder(enc), zapcore.AddSync(w), level)
 	return zap.New(core)
+}
+
+// signalContext returns a context cancelled on SIGINT or SIGTERM.
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }

@@ -9,7 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestRun(t *testing.T) {
+// TestRunCommandLine covers what each mistake on the command line gets:
+// a usage error (exit status 2) with a message that names the problem.
+func TestRunCommandLine(t *testing.T) {
 	tests := []struct {
 		name       string
 		args       []string
@@ -19,28 +21,21 @@ func TestRun(t *testing.T) {
 		wantStderr []string // substrings of stderr
 	}{
 		{name: "no command", args: nil, wantUsage: true, wantErr: "no command given", wantStderr: []string{"Usage:"}},
-		{name: "help", args: []string{"help"}, wantOut: []string{"Usage:", "demo", "Not built yet"}},
+		{name: "help", args: []string{"help"}, wantOut: []string{"Usage:", "demo", "serve", "sim"}},
 		{name: "unknown command", args: []string{"frobnicate"}, wantUsage: true, wantErr: `unknown command "frobnicate"`},
-		{name: "serve is not built yet", args: []string{"serve"}, wantUsage: true, wantErr: `"serve" is not built yet`},
 		{name: "demo bad flag", args: []string{"demo", "--nope"}, wantUsage: true, wantErr: "flag provided but not defined: -nope"},
-		{name: "demo window too small", args: []string{"demo", "-history=2"}, wantUsage: true, wantErr: "-history must be at least 4, got 2"},
+		{name: "demo pace out of range", args: []string{"demo", "--pace=-1"}, wantUsage: true, wantErr: "--pace must be between 0 and 20, got -1"},
+		{name: "demo bad colour", args: []string{"demo", "--color=pink"}, wantUsage: true, wantErr: `--color must be auto, always or never, got "pink"`},
 		{name: "demo stray argument", args: []string{"demo", "extra"}, wantUsage: true, wantErr: "unexpected arguments: [extra]"},
-		{name: "demo help", args: []string{"demo", "-h"}, wantStderr: []string{"-history", "-v"}},
-		{
-			name: "demo tells the whole store story",
-			args: []string{"demo"},
-			wantOut: []string{
-				"The store starts empty at revision 1.",
-				"create pod web-3  -> revision 4",
-				"update web-1 again, still expecting 2 -> refused: store: revision conflict",
-				"Deleted web-2  at revision 6",
-				"It is now caught up through revision 6",
-				"web-2  phase=Pending (resourceVersion 3)",
-				"now at revision 16; the oldest readable revision is 9",
-				"watch from revision 4 -> store: required revision 4 has been compacted",
-			},
-		},
-		{name: "demo -v logs operations", args: []string{"demo", "-v"}, wantStderr: []string{"demo\tcreate", `"rev": 2`}},
+		{name: "demo help", args: []string{"demo", "-h"}, wantStderr: []string{"-pace", "-seed", "-keep-running", "-color", "-v"}},
+		{name: "serve help", args: []string{"serve", "-h"}, wantStderr: []string{"-addr", "-instances", "-nodes", "-token", "-leader-elect-lease-duration", "-concurrent-rc-syncs", "-controllers"}},
+		{name: "serve bad flag", args: []string{"serve", "--port=1"}, wantUsage: true, wantErr: "flag provided but not defined: -port"},
+		{name: "serve unknown controller", args: []string{"serve", "--controllers=deployment"}, wantUsage: true, wantErr: `--controllers: "deployment" is not a known controller`},
+		{name: "serve renew deadline too long", args: []string{"serve", "--leader-elect-renew-deadline=20s"}, wantUsage: true, wantErr: "--leader-elect-lease-duration (15s) must be greater than --leader-elect-renew-deadline (20s)"},
+		{name: "serve no nodes", args: []string{"serve", "--nodes=0"}, wantUsage: true, wantErr: "--nodes must be at least 1, got 0"},
+		{name: "serve several unelected instances", args: []string{"serve", "--leader-elect=false", "--instances=2"}, wantUsage: true, wantErr: "use --instances=1"},
+		{name: "serve no instances", args: []string{"serve", "--instances=0"}, wantUsage: true, wantErr: "--instances must be at least 1, got 0"},
+		{name: "serve address in use or bad", args: []string{"serve", "--addr=127.0.0.1:notaport"}, wantErr: "listening on 127.0.0.1:notaport"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -62,10 +57,4 @@ func TestRun(t *testing.T) {
 			}
 		})
 	}
-}
-
-func TestDemoIsQuietWithoutVerbose(t *testing.T) {
-	var stdout, stderr bytes.Buffer
-	require.NoError(t, run([]string{"demo"}, &stdout, &stderr))
-	assert.Empty(t, stderr.String(), "no log lines unless -v")
 }

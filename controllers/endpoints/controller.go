@@ -118,7 +118,7 @@ func New(cfg Config) (*Controller, error) {
 		podIndexer:  podInf.Indexer(),
 		svcIndexer:  svcInf.Indexer(),
 		informers:   []*informer.Informer{podInf, svcInf, epInf},
-		queue:       workqueue.New(workqueue.Config[string]{Name: "endpoint", Clock: cfg.Clock}),
+		queue:       workqueue.New(workqueue.Config[string]{Name: "endpoint", Clock: cfg.Clock, Metrics: true}),
 		stale:       &staleTracker{rv: map[string]string{}},
 		triggers:    &triggerTracker{states: map[string]triggerState{}},
 	}

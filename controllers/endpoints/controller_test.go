@@ -852,3 +852,43 @@ func TestFailingSyncDroppedAfterMaxRetries(t *testing.T) {
 	assert.Len(t, e.client.Writes(), MaxRetries+1, "the first try and MaxRetries retries")
 	assert.Equal(t, 0, e.c.Queue().NumRequeues("default/web"), "forgotten when dropped")
 }
+
+// TestServiceRecreatedWhileEndpointsCacheLags is MultipleServiceChanges: a
+// service deleted and created again before the endpoints cache has seen its
+// Endpoints go still ends up with Endpoints, once the cache catches up.
+func TestServiceRecreatedWhileEndpointsCacheLags(t *testing.T) {
+	e := newEnv(t)
+	e.create(service("default", "web", webLabels, api.ServicePort{Port: 80}))
+	e.createPod("default", "a", "10.1.0.1", true, webLabels)
+	e.settle()
+	e.client.Writes()
+	svcInf := e.factory.ForResource(apiserver.Services)
+	epInf := e.factory.ForResource(apiserver.Endpoints)
+	stepServices := func() {
+		for svcInf.Reflector().Step(e.ctx) || svcInf.ProcessOne() || e.c.regs[1].DispatchOne() {
+		}
+	}
+
+	_, err := e.srv.Delete(e.ctx, apiserver.Services, "default", "web", api.DeleteOptions{})
+	require.NoError(t, err)
+	stepServices()
+	require.True(t, e.c.ProcessOne(e.ctx))
+	require.Equal(t, []string{"delete default/web"}, e.client.Writes())
+
+	// Recreated while the endpoints cache still shows the deleted object.
+	e.create(service("default", "web", webLabels, api.ServicePort{Port: 80}))
+	stepServices()
+	for e.c.ProcessOne(e.ctx) {
+	}
+	e.client.Writes() // whatever it did on the stale view
+
+	for epInf.Reflector().Step(e.ctx) || epInf.ProcessOne() || e.c.regs[2].DispatchOne() {
+	}
+	e.settle()
+	if next, ok := e.c.Queue().NextDelayed(); ok {
+		e.clk.SetTime(next)
+		e.settle()
+	}
+	assert.Equal(t, []subsetIPs{{Ready: []string{"10.1.0.1"}, Ports: []int32{80}}}, summary(e.endpoints("default", "web")),
+		"the Endpoints are back")
+}

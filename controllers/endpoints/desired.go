@@ -9,9 +9,7 @@ import (
 	"cmp"
 	"maps"
 	"net/netip"
-	"reflect"
 	"slices"
-	"strings"
 
 	"github.com/miniplane/miniplane/api"
 )
@@ -168,13 +166,19 @@ func endpointPort(sp *api.ServicePort, number int32) api.EndpointPort {
 // when it is ready or the service publishes not-ready addresses, else to
 // notReadyAddresses (the §2.3 table in the package documentation). A
 // headless service without ports lists the addresses with no ports; any
-// other service without ports lists nothing. The result is repacked and
-// sorted (repackSubsets), so equal inputs give identical subsets.
+// other service without ports lists nothing. The result is packed
+// canonically (see repackSubsets), so equal inputs give identical subsets.
 // Kubernetes: the loop over pods in syncService, then RepackSubsets.
 func desiredSubsets(svc *api.Service, pods []*api.Pod) []api.EndpointSubset {
 	publish := svc.Spec.PublishNotReadyAddresses
-	headless := svc.Spec.ClusterIP == api.ClusterIPNone
-	var pieces []api.EndpointSubset
+	portless := len(svc.Spec.Ports) == 0
+	if portless && svc.Spec.ClusterIP != api.ClusterIPNone {
+		return nil
+	}
+	p := packer{
+		addrs: make([]packedAddr, 0, len(pods)),
+		pairs: make([]servedPair, 0, len(pods)*max(1, len(svc.Spec.Ports))),
+	}
 	for _, pod := range pods {
 		if !shouldPodBeInEndpoints(pod, publish) {
 			continue
@@ -183,30 +187,51 @@ func desiredSubsets(svc *api.Service, pods []*api.Pod) []api.EndpointSubset {
 		if !ok {
 			continue
 		}
-		addr := podAddress(svc, pod, ip)
 		ready := publish || api.IsPodReady(pod)
-		piece := func(ports []api.EndpointPort) api.EndpointSubset {
-			if ready {
-				return api.EndpointSubset{Addresses: []api.EndpointAddress{addr}, Ports: ports}
-			}
-			return api.EndpointSubset{NotReadyAddresses: []api.EndpointAddress{addr}, Ports: ports}
-		}
-		if len(svc.Spec.Ports) == 0 {
-			if headless {
-				pieces = append(pieces, piece(nil))
-			}
+		if portless {
+			p.serve(p.address(podAddress(svc, pod, ip)), p.port(nil), ready)
 			continue
 		}
+		a := -1 // the pod's address, added once it serves a port
 		for i := range svc.Spec.Ports {
 			sp := &svc.Spec.Ports[i]
 			number, ok := findPort(pod, sp)
 			if !ok {
 				continue // this pod does not serve this port; it may serve others
 			}
-			pieces = append(pieces, piece([]api.EndpointPort{endpointPort(sp, number)}))
+			if a < 0 {
+				a = p.address(podAddress(svc, pod, ip))
+			}
+			ep := endpointPort(sp, number)
+			p.serve(a, p.port(&ep), ready)
 		}
 	}
-	return repackSubsets(pieces)
+	return p.pack()
+}
+
+// repackSubsets rewrites subsets into Kubernetes' canonical packing: each
+// port appears in exactly one subset, together with every address that
+// serves it, and ports served by exactly the same addresses (with the same
+// readiness) share a subset. An address listed more than once for a port is
+// listed once, ready if any listing was. Within a subset addresses are
+// sorted by IP then pod UID and ports by name, number and protocol; subsets
+// are sorted by their first port (the portless subset, if any, first). So
+// two packings of the same address-port pairs come out identical.
+// Kubernetes: endpoints.RepackSubsets, with a readable order in place of its
+// hash order.
+func repackSubsets(subsets []api.EndpointSubset) []api.EndpointSubset {
+	p := packer{index: map[addrKey]int{}}
+	for i := range subsets {
+		s := &subsets[i]
+		if len(s.Ports) == 0 {
+			p.serveAll(p.port(nil), s)
+			continue
+		}
+		for j := range s.Ports {
+			p.serveAll(p.port(&s.Ports[j]), s)
+		}
+	}
+	return p.pack()
 }
 
 // addrKey identifies an address across subsets: its IP and the pod behind
@@ -244,122 +269,189 @@ func keyOfPort(p *api.EndpointPort) portKey {
 	return k
 }
 
-// repackSubsets rewrites subsets into Kubernetes' canonical packing: each
-// port appears in exactly one subset, together with every address that
-// serves it, and ports served by exactly the same addresses (with the same
-// readiness) share a subset. Within a subset addresses are sorted by IP
-// then pod UID and ports by name, number and protocol; subsets are sorted
-// by their first port (the portless subset, if any, first). So two
-// packings of the same address-port pairs come out identical. Kubernetes:
-// endpoints.RepackSubsets, with a readable order in place of its hash
-// order.
-func repackSubsets(subsets []api.EndpointSubset) []api.EndpointSubset {
-	addrs := map[addrKey]api.EndpointAddress{}
-	ports := map[portKey]api.EndpointPort{}
-	// served maps each port to its addresses and whether each is ready there.
-	served := map[portKey]map[addrKey]bool{}
-	note := func(pk portKey, as []api.EndpointAddress, ready bool) {
-		set := served[pk]
-		if set == nil {
-			set = map[addrKey]bool{}
-			served[pk] = set
+// packer collects which address serves which port, and how, and packs the
+// pairs into canonical subsets. It costs O(pairs · log pairs) and a few
+// allocations per call, whatever the number of addresses: the endpoints
+// controller packs a service's subsets on every sync.
+type packer struct {
+	addrs []packedAddr
+	// ports and portKeys are the distinct ports seen, in the order first
+	// seen; a service has few, so they are searched in place.
+	ports    []api.EndpointPort
+	portKeys []portKey
+	pairs    []servedPair
+	// index, when set, merges repeated addresses into one (repackSubsets);
+	// desiredSubsets adds each pod's address once and needs none.
+	index map[addrKey]int
+}
+
+// packedAddr is an address with its key, and its IP parsed once for
+// sorting (valid false when it does not parse: it is then compared as a
+// string).
+type packedAddr struct {
+	addr  api.EndpointAddress
+	key   addrKey
+	ip    netip.Addr
+	valid bool
+}
+
+// servedPair says that address addr serves port port, ready or not (indexes
+// into packer.addrs and packer.ports).
+type servedPair struct {
+	addr, port int32
+	ready      bool
+}
+
+// member is one address of a port's set: its rank in the canonical address
+// order, and whether it is ready there.
+type member struct {
+	rank  int32
+	ready bool
+}
+
+// address adds a, or finds it when the packer merges repeats, and returns
+// its index.
+func (p *packer) address(a api.EndpointAddress) int {
+	k := keyOfAddr(&a)
+	if p.index != nil {
+		if i, ok := p.index[k]; ok {
+			return i // the first listing's details are kept
 		}
-		for i := range as {
-			ak := keyOfAddr(&as[i])
-			if _, seen := addrs[ak]; !seen {
-				addrs[ak] = as[i]
-			}
-			set[ak] = set[ak] || ready // ready on any copy counts as ready
-		}
+		p.index[k] = len(p.addrs)
 	}
-	for i := range subsets {
-		s := &subsets[i]
-		if len(s.Ports) == 0 {
-			note(noPort, s.Addresses, true)
-			note(noPort, s.NotReadyAddresses, false)
+	ip, err := netip.ParseAddr(a.IP)
+	p.addrs = append(p.addrs, packedAddr{addr: a, key: k, ip: ip, valid: err == nil})
+	return len(p.addrs) - 1
+}
+
+// port adds ep (nil for the portless sentinel), or finds it, and returns its
+// index.
+func (p *packer) port(ep *api.EndpointPort) int {
+	k := noPort
+	if ep != nil {
+		k = keyOfPort(ep)
+	}
+	if i := slices.Index(p.portKeys, k); i >= 0 {
+		return i
+	}
+	var v api.EndpointPort
+	if ep != nil {
+		v = *ep
+	}
+	p.portKeys = append(p.portKeys, k)
+	p.ports = append(p.ports, v)
+	return len(p.portKeys) - 1
+}
+
+func (p *packer) serve(addr, port int, ready bool) {
+	p.pairs = append(p.pairs, servedPair{addr: int32(addr), port: int32(port), ready: ready})
+}
+
+// serveAll records every address of s as serving port.
+func (p *packer) serveAll(port int, s *api.EndpointSubset) {
+	for i := range s.Addresses {
+		p.serve(p.address(s.Addresses[i]), port, true)
+	}
+	for i := range s.NotReadyAddresses {
+		p.serve(p.address(s.NotReadyAddresses[i]), port, false)
+	}
+}
+
+// pack returns the canonical subsets of the pairs collected, nil if none.
+func (p *packer) pack() []api.EndpointSubset {
+	if len(p.pairs) == 0 {
+		return nil
+	}
+	// Rank the addresses in canonical order.
+	order := make([]int32, len(p.addrs))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(x, y int32) int { return p.compareAddrs(&p.addrs[x], &p.addrs[y]) })
+	rank := make([]int32, len(p.addrs))
+	for r, i := range order {
+		rank[i] = int32(r)
+	}
+	// Each port's members, in rank order, a repeated address once.
+	slices.SortFunc(p.pairs, func(a, b servedPair) int {
+		return cmp.Or(cmp.Compare(rank[a.addr], rank[b.addr]), cmp.Compare(a.port, b.port))
+	})
+	members := make([][]member, len(p.portKeys))
+	for _, pr := range p.pairs {
+		m, r := members[pr.port], rank[pr.addr]
+		if n := len(m); n > 0 && m[n-1].rank == r {
+			m[n-1].ready = m[n-1].ready || pr.ready // ready on any listing counts as ready
 			continue
 		}
-		for j := range s.Ports {
-			pk := keyOfPort(&s.Ports[j])
-			ports[pk] = s.Ports[j]
-			note(pk, s.Addresses, true)
-			note(pk, s.NotReadyAddresses, false)
-		}
+		members[pr.port] = append(m, member{rank: r, ready: pr.ready})
 	}
-
-	// Group the ports by their address set, named by a canonical string.
+	// Ports in canonical order; ports with equal member lists share a
+	// subset. A service has few ports, so groups are searched in place.
+	portOrder := make([]int, len(p.portKeys))
+	for i := range portOrder {
+		portOrder[i] = i
+	}
+	slices.SortFunc(portOrder, func(a, b int) int { return comparePortKeys(p.portKeys[a], p.portKeys[b]) })
 	type group struct {
-		set   map[addrKey]bool
-		ports []api.EndpointPort
+		members []member
+		ports   []api.EndpointPort
 	}
-	groups := map[string]*group{}
-	for _, pk := range slices.SortedFunc(maps.Keys(served), comparePortKeys) {
-		set := served[pk]
-		if len(set) == 0 {
+	var groups []*group
+	for _, pi := range portOrder {
+		m := members[pi]
+		if len(m) == 0 {
 			continue
 		}
-		name := addrSetName(set)
-		g := groups[name]
-		if g == nil {
-			g = &group{set: set}
-			groups[name] = g
+		i := slices.IndexFunc(groups, func(g *group) bool { return slices.Equal(g.members, m) })
+		if i < 0 {
+			i = len(groups)
+			groups = append(groups, &group{members: m})
 		}
-		if pk != noPort {
-			g.ports = append(g.ports, ports[pk])
+		if p.portKeys[pi] != noPort {
+			groups[i].ports = append(groups[i].ports, p.ports[pi])
 		}
 	}
-
-	out := make([]api.EndpointSubset, 0, len(groups))
-	for _, name := range slices.Sorted(maps.Keys(groups)) {
-		g := groups[name]
-		var s api.EndpointSubset
-		for _, ak := range slices.SortedFunc(maps.Keys(g.set), compareAddrKeys) {
-			if g.set[ak] {
-				s.Addresses = append(s.Addresses, addrs[ak])
+	out := make([]api.EndpointSubset, len(groups))
+	for gi, g := range groups {
+		ready := 0
+		for _, m := range g.members {
+			if m.ready {
+				ready++
+			}
+		}
+		s := &out[gi]
+		if ready > 0 {
+			s.Addresses = make([]api.EndpointAddress, 0, ready)
+		}
+		if ready < len(g.members) {
+			s.NotReadyAddresses = make([]api.EndpointAddress, 0, len(g.members)-ready)
+		}
+		for _, m := range g.members {
+			a := p.addrs[order[m.rank]].addr
+			if m.ready {
+				s.Addresses = append(s.Addresses, a)
 			} else {
-				s.NotReadyAddresses = append(s.NotReadyAddresses, addrs[ak])
+				s.NotReadyAddresses = append(s.NotReadyAddresses, a)
 			}
 		}
 		s.Ports = g.ports
-		out = append(out, s)
 	}
+	// Groups came out in order of their first port, save one that holds
+	// the portless sentinel next to real ports: sort by what is written.
 	slices.SortFunc(out, compareSubsets)
-	if len(out) == 0 {
-		return nil
-	}
 	return out
 }
 
-// addrSetName names a set of addresses with their readiness, so equal sets
-// get equal names.
-func addrSetName(set map[addrKey]bool) string {
-	var b strings.Builder
-	for _, ak := range slices.SortedFunc(maps.Keys(set), compareAddrKeys) {
-		b.WriteString(ak.ip)
-		b.WriteByte('/')
-		b.WriteString(string(ak.uid))
-		if set[ak] {
-			b.WriteString("/r;")
-		} else {
-			b.WriteString("/n;")
-		}
+// compareAddrs orders addresses by IP (numerically when both parse), then
+// by pod UID.
+func (p *packer) compareAddrs(a, b *packedAddr) int {
+	c := 0
+	if a.valid && b.valid {
+		c = a.ip.Compare(b.ip)
+	} else {
+		c = cmp.Compare(a.key.ip, b.key.ip)
 	}
-	return b.String()
-}
-
-// compareAddrKeys orders addresses by IP (numerically when both parse),
-// then by pod UID.
-func compareAddrKeys(a, b addrKey) int {
-	return cmp.Or(compareIPs(a.ip, b.ip), cmp.Compare(a.uid, b.uid))
-}
-
-func compareIPs(a, b string) int {
-	x, errX := netip.ParseAddr(a)
-	y, errY := netip.ParseAddr(b)
-	if errX == nil && errY == nil {
-		return x.Compare(y)
-	}
-	return cmp.Compare(a, b)
+	return cmp.Or(c, cmp.Compare(a.key.uid, b.key.uid))
 }
 
 func comparePortKeys(a, b portKey) int {
@@ -379,8 +471,8 @@ func compareBool(a, b bool) int {
 	}
 }
 
-// compareSubsets orders repacked subsets by their first port; a portless
-// subset comes first. No two repacked subsets share a port, so this is a
+// compareSubsets orders packed subsets by their first port; a portless
+// subset comes first. No two packed subsets share a port, so this is a
 // total order on them.
 func compareSubsets(a, b api.EndpointSubset) int {
 	switch {
@@ -397,39 +489,38 @@ func compareSubsets(a, b api.EndpointSubset) int {
 // subsetsEqual reports whether two lists of subsets say the same thing,
 // ignoring the resourceVersion in target references (a pod update that
 // does not move the pod between lists must not cause a write) and the
-// difference between nil and empty lists. Kubernetes:
+// difference between nil and empty lists. It copies nothing: the
+// controller compares on every sync. Kubernetes:
 // endpointSubsetsEqualIgnoreResourceVersion.
 func subsetsEqual(a, b []api.EndpointSubset) bool {
-	return reflect.DeepEqual(normalizeSubsets(a), normalizeSubsets(b))
+	return slices.EqualFunc(a, b, func(x, y api.EndpointSubset) bool {
+		return slices.EqualFunc(x.Addresses, y.Addresses, addressesEqual) &&
+			slices.EqualFunc(x.NotReadyAddresses, y.NotReadyAddresses, addressesEqual) &&
+			slices.EqualFunc(x.Ports, y.Ports, func(p, q api.EndpointPort) bool { return keyOfPort(&p) == keyOfPort(&q) })
+	})
 }
 
-func normalizeSubsets(in []api.EndpointSubset) []api.EndpointSubset {
-	if len(in) == 0 {
-		return nil
+// addressesEqual compares two addresses field by field, but for the
+// resourceVersion of their target references.
+func addressesEqual(a, b api.EndpointAddress) bool {
+	if a.IP != b.IP || a.Hostname != b.Hostname || !equalPtr(a.NodeName, b.NodeName) {
+		return false
 	}
-	out := make([]api.EndpointSubset, len(in))
-	for i := range in {
-		s := in[i].DeepCopy()
-		s.Addresses = normalizeAddrs(s.Addresses)
-		s.NotReadyAddresses = normalizeAddrs(s.NotReadyAddresses)
-		if len(s.Ports) == 0 {
-			s.Ports = nil
-		}
-		out[i] = *s
+	if a.TargetRef == nil || b.TargetRef == nil {
+		return a.TargetRef == b.TargetRef
 	}
-	return out
+	ra, rb := *a.TargetRef, *b.TargetRef
+	ra.ResourceVersion, rb.ResourceVersion = "", ""
+	return ra == rb
 }
 
-func normalizeAddrs(as []api.EndpointAddress) []api.EndpointAddress {
-	if len(as) == 0 {
-		return nil
+// equalPtr reports whether two pointers are both nil or point at equal
+// values.
+func equalPtr[T comparable](a, b *T) bool {
+	if a == nil || b == nil {
+		return a == b
 	}
-	for i := range as {
-		if as[i].TargetRef != nil {
-			as[i].TargetRef.ResourceVersion = ""
-		}
-	}
-	return as
+	return *a == *b
 }
 
 // desiredLabels returns the labels of a service's Endpoints: the service's,

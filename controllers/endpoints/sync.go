@@ -127,7 +127,11 @@ func (c *Controller) warn(ctx context.Context, svc *api.Service, reason, format 
 func buildEndpoints(svc *api.Service, current *api.Endpoints, subsets []api.EndpointSubset, truncated bool, triggeredAt time.Time) *api.Endpoints {
 	var ep *api.Endpoints
 	if current != nil {
-		ep = current.DeepCopy()
+		// A shallow copy: every field changed below is replaced, not
+		// modified in place (annotations are cloned first), so the cached
+		// object is never touched, and the Client copies what it is given.
+		cp := *current
+		ep = &cp
 	} else {
 		ep = &api.Endpoints{Metadata: api.ObjectMeta{Namespace: svc.Metadata.Namespace, Name: svc.Metadata.Name}}
 	}

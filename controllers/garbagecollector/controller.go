@@ -85,7 +85,7 @@ func New(cfg Config) (*Controller, error) {
 		log:      log.Named("garbagecollector"),
 		recorder: cfg.Recorder,
 		graph:    newGraph(),
-		queue:    workqueue.New(workqueue.Config[string]{Name: "garbagecollector", Clock: cfg.Clock}),
+		queue:    workqueue.New(workqueue.Config[string]{Name: "garbagecollector", Clock: cfg.Clock, Metrics: true}),
 	}
 	for _, res := range resources {
 		k, ok := kindByResource(res)

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/election"
 	"github.com/miniplane/miniplane/informer"
 	"github.com/miniplane/miniplane/internal/clock"
@@ -168,6 +169,30 @@ func (in *Instance) runTerm(ctx context.Context, client apiserver.Client) {
 		in.log.Error("controllers failed to start", zap.Error(err))
 		fail(err)
 	}
+}
+
+// Controllers returns the running term's controllers by name; nil between
+// terms.
+func (in *Instance) Controllers() map[string]Controller {
+	in.mu.Lock()
+	m := in.current
+	in.mu.Unlock()
+	if m == nil {
+		return nil
+	}
+	return m.Controllers()
+}
+
+// QueueMetrics returns the running term's workqueue metrics; nil between
+// terms.
+func (in *Instance) QueueMetrics() []workqueue.MetricsSnapshot {
+	in.mu.Lock()
+	m := in.current
+	in.mu.Unlock()
+	if m == nil {
+		return nil
+	}
+	return m.QueueMetrics()
 }
 
 // InstanceHealth is what an instance reports about itself: its election

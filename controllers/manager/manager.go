@@ -10,6 +10,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/informer"
 	"github.com/miniplane/miniplane/internal/clock"
 )
@@ -166,6 +167,35 @@ func (m *Manager) Run(ctx context.Context) error {
 	}
 	wg.Wait()
 	return nil
+}
+
+// Controllers returns the controllers built so far, by name, for a caller
+// that wants to look inside one (the demo shows the replication
+// controller's expectations). It builds nothing.
+func (m *Manager) Controllers() map[string]Controller {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make(map[string]Controller, len(m.built))
+	for k, v := range m.built {
+		out[k] = v
+	}
+	return out
+}
+
+// QueueMetrics returns the workqueue metrics of every built controller
+// that has a queue, in registration order.
+func (m *Manager) QueueMetrics() []workqueue.MetricsSnapshot {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []workqueue.MetricsSnapshot
+	for _, d := range m.descriptors {
+		if q, ok := m.built[d.Name].(interface {
+			Queue() *workqueue.Queue[string]
+		}); ok {
+			out = append(out, q.Queue().Metrics())
+		}
+	}
+	return out
 }
 
 func (m *Manager) setRunning(name string, on bool) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"strconv"
 	"sync"
 	"time"
@@ -79,7 +80,9 @@ type Config struct {
 	// StartDelay is how long a bound pod stays Pending before its
 	// containers run, and how long a crashed container takes to restart.
 	StartDelay time.Duration
-	// ReadyDelay is how long a running pod takes to become Ready.
+	// ReadyDelay is how long a running pod whose containers have readiness
+	// probes takes to become Ready; a pod without any is Ready as soon as
+	// it runs, as with a real kubelet.
 	ReadyDelay time.Duration
 	// TerminationDelay is how long the kubelet takes to stop a terminating
 	// pod's containers before it confirms the deletion with grace 0;
@@ -114,7 +117,11 @@ type Controller struct {
 	assumed map[string]string
 	// ips holds the pod addresses in use, node → address → pod key; an
 	// address is freed when its pod is gone.
-	ips map[string]map[string]string
+	ips map[string]map[netip.Addr]string
+	// lowIP holds, by node, an address below which every address of the
+	// node's range that nodesim hands out is taken (invalid: none known),
+	// so that allocation need not scan the taken ones.
+	lowIP map[string]netip.Addr
 	// unschedulable holds the keys of pending pods no node could take; they
 	// are tried again when capacity may have freed up.
 	unschedulable map[string]bool
@@ -135,6 +142,11 @@ type Controller struct {
 	nodeList []*api.Node
 	nodeCaps []int
 	slotBuf  []nodeSlot
+	// load is a heap of the ready nodes by podsOn, then name, and
+	// loadByName its entries by node; loadByName nil means it is to be
+	// rebuilt. See leastloaded.go.
+	load       loadHeap
+	loadByName map[string]*loadEntry
 }
 
 // podState is the kubelet's memory of one pod.
@@ -142,8 +154,9 @@ type podState struct {
 	seen  bool      // the kubelet has synced the pod once: stage is set
 	stage string    // stageOf the pod when last synced
 	since time.Time // when stage was first seen
-	node  string    // node and ip: the address handed out, if any
+	node  string    // node, ip and addr: the address handed out, if any
 	ip    string
+	addr  netip.Addr
 	crash bool  // CrashPod asked for a crash not yet written
 	want  *bool // SetPodReady's override; see podFacts.WantReady
 }
@@ -172,12 +185,13 @@ func New(cfg Config) (*Controller, error) {
 	}
 	c := &Controller{
 		cfg: cfg, client: cfg.Client, binder: binder, clock: cfg.Clock, log: log.Named("nodesim"), rec: cfg.Recorder,
-		queue:         workqueue.New(workqueue.Config[string]{Name: "nodesim", Clock: cfg.Clock}),
+		queue:         workqueue.New(workqueue.Config[string]{Name: "nodesim", Clock: cfg.Clock, Metrics: true}),
 		podInf:        cfg.Factory.ForResource(apiserver.Pods),
 		nodeInf:       cfg.Factory.ForResource(apiserver.Nodes),
 		state:         make(map[string]*podState),
 		assumed:       make(map[string]string),
-		ips:           make(map[string]map[string]string),
+		ips:           make(map[string]map[netip.Addr]string),
+		lowIP:         make(map[string]netip.Addr),
 		unschedulable: make(map[string]bool),
 		down:          make(map[string]time.Time),
 		up:            make(map[string]bool),
@@ -357,8 +371,11 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 func (c *Controller) forget(key string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if st, ok := c.state[key]; ok && st.ip != "" && c.ips[st.node][st.ip] == key {
-		delete(c.ips[st.node], st.ip)
+	if st, ok := c.state[key]; ok && st.ip != "" && c.ips[st.node][st.addr] == key {
+		delete(c.ips[st.node], st.addr)
+		if low := c.lowIP[st.node]; low.IsValid() && st.addr.Less(low) {
+			c.lowIP[st.node] = st.addr // a hole below the mark: the lowest free now
+		}
 	}
 	delete(c.state, key)
 	c.deleteAssumedLocked(key)

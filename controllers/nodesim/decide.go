@@ -13,11 +13,11 @@ type action int
 const (
 	actNone          action = iota
 	actAccept               // the kubelet takes a bound pod: Pending, hostIP, containers creating
-	actStart                // Pending → Running: containers started, IP given, not ready
-	actReady                // Running → Ready
+	actStart                // Pending → Running: containers started, IP given; ready too without readiness probes
+	actReady                // Running → Ready: readiness probes passed (after ReadyDelay)
 	actProbeFail            // Ready → not ready: readiness checks fail (SetPodReady false)
 	actCrash                // containers exit with code 1 (CrashPod)
-	actRestart              // crashed containers start again
+	actRestart              // crashed containers start again; ready at once without readiness probes
 	actNodeNotReady         // node down: Ready False
 	actNodeLost             // node down past the eviction timeout: Failed, NodeLost
 	actConfirmDelete        // terminating: containers stopped, delete with grace 0
@@ -124,8 +124,33 @@ func decide(pod *api.Pod, f podFacts) (action, time.Duration) {
 	case f.WantReady != nil && *f.WantReady:
 		return actReady, 0
 	}
-	if ok, left := due(f.Since, f.ReadyDelay); !ok {
+	readyDelay := f.ReadyDelay
+	if !hasReadinessProbe(pod) {
+		readyDelay = 0 // a container without a readiness probe is ready once it runs
+	}
+	if ok, left := due(f.Since, readyDelay); !ok {
 		return actNone, left
 	}
 	return actReady, 0
+}
+
+// hasReadinessProbe reports whether any of the pod's containers has a
+// readiness probe. Without one, the kubelet counts a running container as
+// ready at once.
+func hasReadinessProbe(pod *api.Pod) bool {
+	for i := range pod.Spec.Containers {
+		if pod.Spec.Containers[i].ReadinessProbe != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// readyOnStart reports whether a pod whose containers start (or restart)
+// now is ready in the same status write: none of its containers has a
+// readiness probe to pass first, and SetPodReady does not hold it not
+// ready. As the kubelet does, and kwok's pod-ready stage, this makes a
+// probe-less pod Running and Ready in one write.
+func readyOnStart(pod *api.Pod, f podFacts) bool {
+	return !hasReadinessProbe(pod) && (f.WantReady == nil || *f.WantReady)
 }

@@ -17,9 +17,12 @@
 //     modelled: only the pod count limits a node.
 //   - the kubelet: it accepts a bound pod at once (phase Pending, hostIP,
 //     containers ContainerCreating), starts its containers after StartDelay
-//     (phase Running, pod IP), marks it Ready after ReadyDelay, restarts
-//     crashed containers, and deletes a terminating pod with grace 0 once
-//     TerminationDelay has passed.
+//     (phase Running, pod IP), restarts crashed containers, and deletes a
+//     terminating pod with grace 0 once TerminationDelay has passed. As a
+//     real kubelet does, it counts a container without a readiness probe as
+//     ready as soon as it runs, so such a pod goes Running and Ready in one
+//     status write; a pod with a readiness probe becomes Ready ReadyDelay
+//     after it starts (its probe is not run, only timed).
 //   - the node lifecycle controller: pods on a node that is down (NodeDown)
 //     are marked not ready at once and, after EvictionTimeout, are marked
 //     Failed with reason NodeLost — the pre-taint-manager behaviour, chosen

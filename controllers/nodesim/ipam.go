@@ -20,9 +20,10 @@ func nodeIP(i int) string { return fmt.Sprintf("10.0.%d.%d", (i+1)/256, (i+1)%25
 // nextPodIP returns the lowest free pod address in cidr: the network address
 // and the first host address (the node's bridge, as with the bridge CNI
 // plugin) are skipped, and so is the broadcast address of an IPv4 range.
-// used holds the addresses taken. An address freed by a pod that is gone is
-// free again, so the lowest-free rule reuses it: allocation is deterministic.
-func nextPodIP(cidr string, used map[string]bool) (string, error) {
+// used reports the addresses taken. An address freed by a pod that is gone
+// is free again, so the lowest-free rule reuses it: allocation is
+// deterministic.
+func nextPodIP(cidr string, used func(netip.Addr) bool) (string, error) {
 	prefix, err := netip.ParsePrefix(cidr)
 	if err != nil {
 		return "", fmt.Errorf("nodesim: pod CIDR %q: %w", cidr, err)
@@ -36,8 +37,8 @@ func nextPodIP(cidr string, used map[string]bool) (string, error) {
 		if addr.Is4() && !prefix.Contains(addr.Next()) {
 			break // broadcast
 		}
-		if s := addr.String(); !used[s] {
-			return s, nil
+		if !used(addr) {
+			return addr.String(), nil
 		}
 	}
 	return "", errRangeFull

@@ -3,6 +3,7 @@ package nodesim
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"time"
 
 	"go.uber.org/zap"
@@ -60,6 +61,9 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 			return err
 		}
 		status = startedStatus(pod, hostIP(node), ip, now)
+		if readyOnStart(pod, facts) {
+			status = readyStatus(withStatus(pod, status), now)
+		}
 	case actReady:
 		status = readyStatus(pod, now)
 	case actProbeFail:
@@ -68,6 +72,9 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 		status = crashedStatus(pod, now)
 	case actRestart:
 		status = restartedStatus(pod, now)
+		if readyOnStart(pod, facts) {
+			status = readyStatus(withStatus(pod, status), now)
+		}
 	case actNodeNotReady:
 		status = nodeNotReadyStatus(pod, now)
 	case actNodeLost:
@@ -75,29 +82,46 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 	case actConfirmDelete:
 		return c.confirmDelete(ctx, key, pod)
 	}
-	cp := pod.DeepCopy()
-	cp.Status = status
+	// A shallow copy: the status is new, and the Client neither changes
+	// nor keeps what it is given (the API server copies it, as a remote
+	// one would serialize it), so the cached pod stays untouched.
+	cp := withStatus(pod, status)
 	if _, err := c.client.UpdateStatus(ctx, cp); err != nil {
 		if apiserver.IsNotFound(err) {
 			return nil
 		}
+		if apiserver.IsConflict(err) {
+			// The cache is behind the pod: the newer version is on its way
+			// to the pod handler, which queues the pod again. Retrying now
+			// would fail the same way, and a rate-limited retry would make
+			// the pod wait on the queue's backoff for nothing.
+			c.log.Debug("stale pod; waiting for the newer version", zap.String("pod", key), zap.Stringer("action", act))
+			return nil
+		}
 		return fmt.Errorf("nodesim: %s %s: %w", act, key, err)
 	}
-	c.afterWrite(ctx, key, pod, act)
+	c.afterWrite(ctx, key, cp, act)
 	return nil
 }
 
-// afterWrite clears the requests a write has fulfilled, and tells the story.
+// withStatus returns a shallow copy of pod with status: the input of a
+// status builder applied on top of another's result.
+func withStatus(pod *api.Pod, status api.PodStatus) *api.Pod {
+	p := *pod
+	p.Status = status
+	return &p
+}
+
+// afterWrite clears the requests a write has fulfilled, and tells the story;
+// pod is the pod as written.
 func (c *Controller) afterWrite(ctx context.Context, key string, pod *api.Pod, act action) {
 	c.mu.Lock()
 	if st, ok := c.state[key]; ok {
-		switch act {
-		case actCrash:
+		if act == actCrash {
 			st.crash = false
-		case actReady:
-			if st.want != nil && *st.want {
-				st.want = nil // "ready now" is done; later readiness follows the delays
-			}
+		}
+		if api.IsPodReady(pod) && st.want != nil && *st.want {
+			st.want = nil // "ready now" is done; later readiness follows the delays
 		}
 	}
 	c.mu.Unlock()
@@ -172,26 +196,41 @@ func (c *Controller) allocateIP(key string, node *api.Node) (string, error) {
 	if st.ip != "" && st.node == name {
 		return st.ip, nil
 	}
-	used := make(map[string]bool, len(c.ips[name]))
-	for ip := range c.ips[name] {
-		used[ip] = true
-	}
-	ip, err := nextPodIP(node.Spec.PodCIDR, used)
+	// Addresses below the node's low-water mark are all taken, so the
+	// search for the lowest free one starts there.
+	taken, low := c.ips[name], c.lowIP[name]
+	ip, err := nextPodIP(node.Spec.PodCIDR, func(a netip.Addr) bool {
+		if low.IsValid() && a.Less(low) {
+			return true
+		}
+		_, ok := taken[a]
+		return ok
+	})
 	if err != nil {
 		return "", err
 	}
 	c.claimIPLocked(key, name, ip)
+	if a, err := netip.ParseAddr(ip); err == nil {
+		c.lowIP[name] = a.Next() // it was the lowest free: all below it are taken
+	}
 	return ip, nil
 }
 
 // claimIPLocked records that the pod under key holds ip on node.
 func (c *Controller) claimIPLocked(key, node, ip string) {
-	if c.ips[node] == nil {
-		c.ips[node] = make(map[string]string)
+	addr, err := netip.ParseAddr(ip)
+	if err != nil {
+		return // not an address this simulator handed out: nothing to hold
 	}
-	c.ips[node][ip] = key
+	if c.ips[node] == nil {
+		c.ips[node] = make(map[netip.Addr]string)
+	}
+	c.ips[node][addr] = key
+	if c.lowIP[node] == addr {
+		c.lowIP[node] = addr.Next() // the mark's address is taken now
+	}
 	st := c.stateLocked(key)
-	st.node, st.ip = node, ip
+	st.node, st.ip, st.addr = node, ip, addr
 }
 
 // hostIP is the node's first InternalIP.

@@ -2,6 +2,7 @@ package nodesim
 
 import (
 	"fmt"
+	"net/netip"
 	"testing"
 	"time"
 
@@ -80,7 +81,7 @@ func TestNextPodIP(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := nextPodIP(tt.cidr, tt.used)
+			got, err := nextPodIP(tt.cidr, func(a netip.Addr) bool { return tt.used[a.String()] })
 			if tt.wantErr {
 				assert.Error(t, err)
 				return
@@ -122,6 +123,10 @@ func TestDecide(t *testing.T) {
 	accepted.Status = acceptedStatus(accepted, "10.0.0.1", epoch)
 	down := base
 	down.NodeDown, down.DownSince = true, epoch
+	probed := func(p *api.Pod) *api.Pod {
+		p.Spec.Containers[0].ReadinessProbe = &api.Probe{PeriodSeconds: 1}
+		return p
+	}
 
 	tests := []struct {
 		name     string
@@ -134,8 +139,9 @@ func TestDecide(t *testing.T) {
 		{"accepted pod waits for StartDelay", accepted, at(base, 400*time.Millisecond), actNone, 600 * time.Millisecond},
 		{"accepted pod starts at StartDelay", accepted, at(base, sec), actStart, 0},
 		{"pending starts at StartDelay", testPod(api.PodPending, false), at(base, sec), actStart, 0},
-		{"running waits for ReadyDelay", testPod(api.PodRunning, false), at(base, sec), actNone, sec},
-		{"running ready at ReadyDelay", testPod(api.PodRunning, false), at(base, 2*sec), actReady, 0},
+		{"probed running waits for ReadyDelay", probed(testPod(api.PodRunning, false)), at(base, sec), actNone, sec},
+		{"probed running ready at ReadyDelay", probed(testPod(api.PodRunning, false)), at(base, 2*sec), actReady, 0},
+		{"running without a probe ready at once", testPod(api.PodRunning, false), base, actReady, 0},
 		{"ready: nothing to do", testPod(api.PodRunning, true), at(base, time.Hour), actNone, 0},
 		{"failed: nothing to do", testPod(api.PodFailed, false), at(base, time.Hour), actNone, 0},
 		{"crash requested", testPod(api.PodRunning, true), func() podFacts { f := base; f.CrashRequested = true; return f }(), actCrash, 0},
@@ -143,7 +149,7 @@ func TestDecide(t *testing.T) {
 		{"crashed restarts", crashedPod, at(base, sec), actRestart, 0},
 		{"held not ready: probe fails", testPod(api.PodRunning, true), func() podFacts { f := base; f.WantReady = ptr(false); return f }(), actProbeFail, 0},
 		{"held not ready stays so", testPod(api.PodRunning, false), func() podFacts { f := at(base, time.Hour); f.WantReady = ptr(false); return f }(), actNone, 0},
-		{"ready now ignores ReadyDelay", testPod(api.PodRunning, false), func() podFacts { f := base; f.WantReady = ptr(true); return f }(), actReady, 0},
+		{"ready now ignores ReadyDelay", probed(testPod(api.PodRunning, false)), func() podFacts { f := base; f.WantReady = ptr(true); return f }(), actReady, 0},
 		{"terminating waits", terminating(testPod(api.PodRunning, true)), at(base, 300*time.Millisecond), actNone, 700 * time.Millisecond},
 		{"terminating confirmed", terminating(testPod(api.PodRunning, true)), at(base, sec), actConfirmDelete, 0},
 		{"node down: ready pod made not ready", testPod(api.PodRunning, true), at(down, sec), actNodeNotReady, 29 * sec},

@@ -147,9 +147,15 @@ func TestEnsureNodesCreatesNodes(t *testing.T) {
 	require.NoError(t, e.c.EnsureNodes(e.ctx), "a second call finds them and succeeds")
 }
 
+// withReadinessProbe gives the pod's container a readiness probe, which it
+// passes ReadyDelay after it starts.
+func withReadinessProbe(p *api.Pod) {
+	p.Spec.Containers[0].ReadinessProbe = &api.Probe{ProbeHandler: api.ProbeHandler{HTTPGet: &api.HTTPGetAction{Path: "/healthz", Port: api.FromInt(8080)}}}
+}
+
 func TestPodLifecycleFollowsTheClock(t *testing.T) {
 	e := newEnv(t, Config{})
-	e.createPod("web-1")
+	e.createPod("web-1", withReadinessProbe)
 	e.settle()
 	p := e.pod("web-1")
 	require.Equal(t, "node-0", p.Spec.NodeName, "bound")
@@ -171,6 +177,41 @@ func TestPodLifecycleFollowsTheClock(t *testing.T) {
 	p = e.pod("web-1")
 	assert.True(t, api.IsPodReady(p))
 	assert.True(t, p.Status.ContainerStatuses[0].Ready)
+}
+
+// TestPodWithoutReadinessProbeReadyWhenItRuns: as with a real kubelet, a
+// container without a readiness probe is ready as soon as it runs, so the
+// pod goes Running and Ready in one status write.
+func TestPodWithoutReadinessProbeReadyWhenItRuns(t *testing.T) {
+	e := newEnv(t, Config{})
+	e.createPod("web-1")
+	e.settle()
+	w, err := e.srv.Store().Watch("/registry/pods/", 0) // from now on
+	require.NoError(t, err)
+	defer w.Stop()
+
+	e.advance(999 * time.Millisecond)
+	assert.Equal(t, api.PodPending, e.pod("web-1").Status.Phase, "not before StartDelay")
+	e.advance(time.Millisecond)
+	p := e.pod("web-1")
+	require.Equal(t, api.PodRunning, p.Status.Phase)
+	assert.Equal(t, "10.244.0.2", p.Status.PodIP)
+	assert.True(t, api.IsPodReady(p))
+	assert.True(t, p.Status.ContainerStatuses[0].Ready)
+	ready, _ := conditionOf(p, api.PodReady)
+	assert.Equal(t, epoch.Add(time.Second), ready.LastTransitionTime.Time)
+	writes, _, err := w.Poll(nil, 0)
+	require.NoError(t, err)
+	assert.Len(t, writes, 1, "one status write: Running and Ready together")
+
+	// Held not ready by SetPodReady before it starts, it starts not ready.
+	e.createPod("web-2")
+	e.settle()
+	require.NoError(t, e.c.SetPodReady(e.ctx, "default", "web-2", false))
+	e.advance(time.Second)
+	p = e.pod("web-2")
+	require.Equal(t, api.PodRunning, p.Status.Phase)
+	assert.False(t, api.IsPodReady(p))
 }
 
 func TestTenPodsSpreadFourThreeThree(t *testing.T) {
@@ -241,7 +282,11 @@ func TestTerminationDelayConfigured(t *testing.T) {
 
 func TestCrashPodRestarts(t *testing.T) {
 	e := newEnv(t, Config{})
-	e.runReady("web")
+	e.createPod("web", withReadinessProbe)
+	e.settle()
+	e.advance(time.Second)
+	e.advance(time.Second)
+	require.True(t, api.IsPodReady(e.pod("web")))
 	before := e.pod("web").Status.ContainerStatuses[0].ContainerID
 	require.NoError(t, e.c.CrashPod(e.ctx, "default", "web"))
 	e.settle()
@@ -261,6 +306,16 @@ func TestCrashPodRestarts(t *testing.T) {
 	e.advance(time.Second)
 	assert.True(t, api.IsPodReady(e.pod("web")), "ready again after ReadyDelay")
 	assert.Equal(t, int32(1), e.pod("web").Status.ContainerStatuses[0].RestartCount)
+
+	// Without a readiness probe, it is ready again as soon as it runs.
+	e.runReady("bare")
+	require.NoError(t, e.c.CrashPod(e.ctx, "default", "bare"))
+	e.settle()
+	assert.False(t, api.IsPodReady(e.pod("bare")))
+	e.advance(time.Second)
+	p = e.pod("bare")
+	require.NotNil(t, p.Status.ContainerStatuses[0].State.Running)
+	assert.True(t, api.IsPodReady(p), "restarted and ready in one write")
 }
 
 func TestCrashPodNeverRestartFails(t *testing.T) {

@@ -17,7 +17,14 @@ func (c *Controller) schedule(ctx context.Context, key string, pod *api.Pod) err
 		return nil
 	}
 	c.mu.Lock()
-	node, ok, why := chooseNode(c.nodeSlotsLocked(pod))
+	node, ok := "", false
+	if len(pod.Spec.NodeSelector) == 0 {
+		node, ok = c.leastLoadedLocked()
+	}
+	why := ""
+	if !ok {
+		node, ok, why = chooseNode(c.nodeSlotsLocked(pod))
+	}
 	if ok {
 		c.setAssumedLocked(key, node) // counts against the node until the cache shows the binding
 		delete(c.unschedulable, key)
@@ -33,9 +40,7 @@ func (c *Controller) schedule(ctx context.Context, key string, pod *api.Pod) err
 		}
 		c.log.Info("unschedulable", zap.String("pod", key), zap.String("why", why))
 		c.event(ctx, pod, api.EventTypeWarning, "FailedScheduling", "%s", why)
-		cp := pod.DeepCopy()
-		cp.Status = unschedulableStatus(pod, why, c.clock.Now())
-		_, err := c.client.UpdateStatus(ctx, cp)
+		_, err := c.client.UpdateStatus(ctx, withStatus(pod, unschedulableStatus(pod, why, c.clock.Now())))
 		if apiserver.IsNotFound(err) {
 			return nil
 		}

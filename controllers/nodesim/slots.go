@@ -55,13 +55,13 @@ func (c *Controller) observePodLocked(key string, p *api.Pod) {
 	}
 	old, had := c.bound[key]
 	if had && old.holds {
-		decr(c.podsOn, old.node)
+		c.addPodsOnLocked(old.node, -1)
 	}
 	if p == nil || p.Spec.NodeName == "" {
 		if had {
 			delete(c.bound, key)
 			if node, ok := c.assumed[key]; ok {
-				c.podsOn[node]++ // counted again, as the cache no longer shows it bound
+				c.addPodsOnLocked(node, 1) // counted again, as the cache no longer shows it bound
 			}
 		}
 		return
@@ -69,7 +69,7 @@ func (c *Controller) observePodLocked(key string, p *api.Pod) {
 	b := boundPod{node: p.Spec.NodeName, holds: !finished(p)}
 	c.bound[key] = b
 	if b.holds {
-		c.podsOn[b.node]++
+		c.addPodsOnLocked(b.node, 1)
 	}
 }
 
@@ -79,7 +79,7 @@ func (c *Controller) setAssumedLocked(key, node string) {
 	c.deleteAssumedLocked(key)
 	c.assumed[key] = node
 	if _, ok := c.bound[key]; !ok {
-		c.podsOn[node]++
+		c.addPodsOnLocked(node, 1)
 	}
 }
 
@@ -91,7 +91,7 @@ func (c *Controller) deleteAssumedLocked(key string) {
 	}
 	delete(c.assumed, key)
 	if _, seen := c.bound[key]; !seen {
-		decr(c.podsOn, node)
+		c.addPodsOnLocked(node, -1)
 	}
 }
 
@@ -110,6 +110,7 @@ func decr(m map[string]int, k string) {
 // the handler has not delivered yet.
 func (c *Controller) nodesLocked() ([]*api.Node, []int) {
 	if c.nodeList == nil || len(c.nodeList) != c.nodeInf.Indexer().Len() {
+		c.invalidateLoadLocked()
 		c.nodeList = c.nodes.List(api.Selector{})
 		c.nodeCaps = make([]int, len(c.nodeList))
 		for i, n := range c.nodeList {
@@ -123,5 +124,6 @@ func (c *Controller) nodesLocked() ([]*api.Node, []int) {
 func (c *Controller) nodesChanged() {
 	c.mu.Lock()
 	c.nodeList = nil
+	c.invalidateLoadLocked()
 	c.mu.Unlock()
 }

@@ -3,7 +3,6 @@ package nodesim
 import (
 	"fmt"
 	"hash/fnv"
-	"slices"
 	"strings"
 	"time"
 
@@ -22,9 +21,11 @@ const (
 
 // setCondition returns conds with the condition of typ set to status,
 // reason and message. Its lastTransitionTime moves to now only when its
-// status changes, as in Kubernetes.
+// status changes, as in Kubernetes. conds must be the caller's own (the
+// status builders work on a deep copy of the pod's status): it is changed
+// in place.
 func setCondition(conds []api.PodCondition, typ api.PodConditionType, status api.ConditionStatus, reason, message string, now time.Time) []api.PodCondition {
-	out := slices.Clone(conds)
+	out := conds
 	for i := range out {
 		if out[i].Type != typ {
 			continue

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
+	"maps"
 	"slices"
 	"time"
 
@@ -68,7 +68,8 @@ type Controller struct {
 	recorder *apiserver.EventRecorder
 	burst    int
 
-	rcs informer.Lister[*api.ReplicationController]
+	rcs  informer.Lister[*api.ReplicationController]
+	pods informer.Lister[*api.Pod]
 
 	podInformer, rcInformer *informer.Informer
 	podReg, rcReg           *informer.Registration
@@ -107,10 +108,11 @@ func New(cfg Config) (*Controller, error) {
 		burst:        burst,
 		expectations: NewExpectations(cfg.Clock),
 		queue: workqueue.New(workqueue.Config[string]{
-			Name: "replicationmanager", Clock: cfg.Clock, RateLimiter: cfg.RateLimiter,
+			Name: "replicationmanager", Clock: cfg.Clock, RateLimiter: cfg.RateLimiter, Metrics: true,
 		}),
 	}
 	c.podInformer = cfg.Factory.ForResource(apiserver.Pods)
+	c.pods = informer.NewLister[*api.Pod](c.podInformer, apiserver.GroupResource{Resource: apiserver.Pods})
 	if err := addPodIndexes(c.podInformer.Indexer()); err != nil {
 		return nil, err
 	}
@@ -225,7 +227,7 @@ func (c *Controller) addPod(obj api.Object) {
 		c.deletePod(pod)
 		return
 	}
-	if ref := api.GetControllerOf(&pod.Metadata); ref != nil {
+	if ref := controllerRefOf(&pod.Metadata); ref != nil {
 		rc := c.resolveControllerRef(pod.Metadata.Namespace, ref)
 		if rc == nil {
 			return
@@ -251,7 +253,7 @@ func (c *Controller) updatePod(oldObj, newObj api.Object) {
 	if old.Metadata.ResourceVersion == cur.Metadata.ResourceVersion {
 		return // a resync: nothing changed
 	}
-	labelsChanged := !reflect.DeepEqual(old.Metadata.Labels, cur.Metadata.Labels)
+	labelsChanged := !maps.Equal(old.Metadata.Labels, cur.Metadata.Labels)
 	if cur.Metadata.DeletionTimestamp != nil {
 		// A graceful deletion began: the pod stops counting now, so
 		// treat it as deleted rather than wait for the final delete.
@@ -261,8 +263,8 @@ func (c *Controller) updatePod(oldObj, newObj api.Object) {
 		}
 		return
 	}
-	curRef, oldRef := api.GetControllerOf(&cur.Metadata), api.GetControllerOf(&old.Metadata)
-	refChanged := !reflect.DeepEqual(curRef, oldRef)
+	curRef, oldRef := controllerRefOf(&cur.Metadata), controllerRefOf(&old.Metadata)
+	refChanged := !sameRef(curRef, oldRef)
 	if refChanged && oldRef != nil {
 		if rc := c.resolveControllerRef(old.Metadata.Namespace, oldRef); rc != nil {
 			c.enqueue(rc)
@@ -298,7 +300,7 @@ func (c *Controller) deletePod(obj any) {
 		c.log.Warn("delete of an unexpected object", zap.Any("object", obj))
 		return
 	}
-	ref := api.GetControllerOf(&pod.Metadata)
+	ref := controllerRefOf(&pod.Metadata)
 	if ref == nil {
 		return
 	}
@@ -309,6 +311,23 @@ func (c *Controller) deletePod(obj any) {
 	key := api.KeyOf(&rc.Metadata)
 	c.expectations.DeletionObserved(key, api.KeyOf(&pod.Metadata))
 	c.queue.Add(key)
+}
+
+// sameRef reports whether two controller references (nil for none) are
+// equal in every field.
+func sameRef(a, b *api.OwnerReference) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.APIVersion == b.APIVersion && a.Kind == b.Kind && a.Name == b.Name && a.UID == b.UID &&
+		equalBool(a.Controller, b.Controller) && equalBool(a.BlockOwnerDeletion, b.BlockOwnerDeletion)
+}
+
+func equalBool(a, b *bool) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 // resolveControllerRef returns the cached controller a controller
@@ -427,7 +446,7 @@ func (c *Controller) manageReplicas(ctx context.Context, key string, rc *api.Rep
 	case del > 0:
 		c.log.Info("too many replicas, deleting", zap.String("key", key),
 			zap.Int32("want", replicasOf(rc)), zap.Int("have", len(owned)), zap.Int("deleting", del))
-		victims := PodsToDelete(owned, c.relatedPods(rc, owned), del, c.clock.Now())
+		victims := PodsToDelete(owned, c.relatedPods(rc), del, c.clock.Now())
 		podKeys := make([]string, len(victims))
 		for i, p := range victims {
 			podKeys[i] = api.KeyOf(&p.Metadata)
@@ -448,20 +467,35 @@ func (c *Controller) manageReplicas(ctx context.Context, key string, rc *api.Rep
 	return nil
 }
 
-// relatedPods returns the active pods of every controller that shares rc's
-// controller owner; for an rc without one (the usual case), its own pods.
-func (c *Controller) relatedPods(rc *api.ReplicationController, owned []*api.Pod) []*api.Pod {
-	owner := api.GetControllerOf(&rc.Metadata)
+// relatedPods returns the pods of every controller that shares rc's
+// controller owner (rc included), found by their selectors, each pod once:
+// the pods whose nodes count for doubling up in the deletion ranking. An rc
+// without a controller owner (the usual case) has none, so co-location
+// does not rank its pods, as in Kubernetes (getIndirectlyRelatedPods).
+func (c *Controller) relatedPods(rc *api.ReplicationController) []*api.Pod {
+	owner := controllerRefOf(&rc.Metadata)
 	if owner == nil {
-		return owned
+		return nil
 	}
-	var siblings []api.UID
-	for _, other := range c.rcs.Namespace(rc.Metadata.Namespace).List(api.Selector{}) {
-		if ref := controllerRefOf(&other.Metadata); ref != nil && ref.UID == owner.UID {
-			siblings = append(siblings, other.Metadata.UID)
+	ns := rc.Metadata.Namespace
+	seen := map[api.UID]bool{}
+	var out []*api.Pod
+	for _, other := range c.rcs.Namespace(ns).List(api.Selector{}) {
+		if ref := controllerRefOf(&other.Metadata); ref == nil || ref.UID != owner.UID {
+			continue
+		}
+		sel := api.SelectorFromSet(other.Spec.Selector)
+		if sel.Empty() {
+			continue // selects nothing, as an invalid selector upstream
+		}
+		for _, p := range c.pods.Namespace(ns).List(sel) {
+			if !seen[p.Metadata.UID] {
+				seen[p.Metadata.UID] = true
+				out = append(out, p)
+			}
 		}
 	}
-	return c.podsControlledBy(rc.Metadata.Namespace, siblings)
+	return out
 }
 
 // createPod creates one pod from rc's template, owned by rc.
@@ -559,9 +593,11 @@ func (c *Controller) updateStatus(ctx context.Context, rc *api.ReplicationContro
 	status.ObservedGeneration = rc.Metadata.Generation
 	cur := rc
 	for i := 0; ; i++ {
-		next := cur.DeepCopy()
-		next.Status = *status.DeepCopy()
-		written, err := c.client.UpdateStatus(ctx, next)
+		// A shallow copy is enough: status is this sync's own, and the
+		// Client neither changes nor keeps what it is given.
+		next := *cur
+		next.Status = status
+		written, err := c.client.UpdateStatus(ctx, &next)
 		if err == nil {
 			return written.(*api.ReplicationController), nil
 		}

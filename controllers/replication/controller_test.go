@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -648,7 +649,13 @@ func TestAdoptionFailureRequeues(t *testing.T) {
 
 func TestScaleDownRanking(t *testing.T) {
 	h := newHarness(t, 0, false)
-	rc := h.createRC("web", 4)
+	// With a controller owner (a Deployment, say), the pods of the owner's
+	// controllers are related, and doubling up on a node counts.
+	yes := true
+	owner := api.OwnerReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "d", UID: "deploy-uid", Controller: &yes}
+	rc := h.createRC("web", 4, func(rc *api.ReplicationController) {
+		rc.Metadata.OwnerReferences = []api.OwnerReference{owner}
+	})
 	h.settle()
 	pods := h.ownedBy(rc)
 	require.Len(t, pods, 4)
@@ -666,6 +673,27 @@ func TestScaleDownRanking(t *testing.T) {
 	left := h.ownedBy(rc)
 	require.Len(t, left, 1)
 	assert.Equal(t, pods[0].Metadata.Name, left[0].Metadata.Name)
+}
+
+// TestScaleDownOfAStandaloneControllerIgnoresDoublingUp: as in Kubernetes,
+// a controller without a controller owner has no related pods, so which
+// pods share a node does not rank them; here the most recently ready pod
+// goes first though the other two share a node.
+func TestScaleDownOfAStandaloneControllerIgnoresDoublingUp(t *testing.T) {
+	h := newHarness(t, 0, false)
+	rc := h.createRC("web", 3)
+	h.settle()
+	pods := h.ownedBy(rc)
+	require.Len(t, pods, 3)
+	h.runPod(pods[1].Metadata.Name, "n2", true)
+	h.runPod(pods[2].Metadata.Name, "n2", true)
+	h.clk.Step(time.Hour)
+	h.runPod(pods[0].Metadata.Name, "n1", true) // ready an hour after the others
+	h.settle()
+
+	h.scale("web", 2)
+	h.settle()
+	assert.Equal(t, []string{pods[0].Metadata.Name}, h.client.deletes)
 }
 
 func TestReadyVersusAvailable(t *testing.T) {
@@ -1175,4 +1203,120 @@ func TestPodFromTemplate(t *testing.T) {
 	noTemplate.Spec.Template = nil
 	_, err = PodFromTemplate(noTemplate)
 	assert.Error(t, err)
+}
+
+func TestSameRef(t *testing.T) {
+	yes, no := true, false
+	base := api.OwnerReference{APIVersion: "v1", Kind: "ReplicationController", Name: "web", UID: "u1", Controller: &yes, BlockOwnerDeletion: &yes}
+	change := []func(*api.OwnerReference){
+		func(r *api.OwnerReference) { r.APIVersion = "v2" },
+		func(r *api.OwnerReference) { r.Kind = "ReplicaSet" },
+		func(r *api.OwnerReference) { r.Name = "other" },
+		func(r *api.OwnerReference) { r.UID = "u2" },
+		func(r *api.OwnerReference) { r.Controller = &no },
+		func(r *api.OwnerReference) { r.BlockOwnerDeletion = nil },
+	}
+	require.Equal(t, len(change), reflect.TypeFor[api.OwnerReference]().NumField(), "a new field: teach sameRef")
+	same := base
+	same.Controller, same.BlockOwnerDeletion = &yes, &yes // other pointers, same values
+	assert.True(t, sameRef(&base, &same))
+	assert.True(t, sameRef(nil, nil))
+	assert.False(t, sameRef(&base, nil))
+	for i, f := range change {
+		other := base
+		f(&other)
+		assert.False(t, sameRef(&base, &other), "change %d", i)
+	}
+}
+
+// TestDormantWhileExpectingStillWritesStatus is SyncReplicaSetDormancy: while
+// creations it issued are not yet observed, a sync creates nothing more
+// even though pods are missing, but still writes the status it sees; once
+// the expectations are met it acts on the gap again.
+func TestDormantWhileExpectingStillWritesStatus(t *testing.T) {
+	h := newHarness(t, 0, false)
+	rc := h.createRC("web", 2)
+	h.settle()
+	pods := h.ownedBy(rc)
+	require.Len(t, pods, 2)
+
+	// As if a creation were still in flight.
+	h.c.Expectations().ExpectCreations("default/web", 1)
+	_, err := h.pods.Delete(h.ctx, "default", pods[1].Metadata.Name, api.DeleteOptions{GracePeriodSeconds: new(int64)})
+	require.NoError(t, err)
+	h.runPod(pods[0].Metadata.Name, "n1", true)
+	before, _, _, _ := h.client.counts()
+	h.settle()
+	creates, _, _, _ := h.client.counts()
+	assert.Equal(t, before, creates, "dormant: nothing created")
+	st := h.getRC("web").Status
+	assert.Equal(t, int32(1), st.Replicas, "the status is still written")
+	assert.Equal(t, int32(1), st.ReadyReplicas)
+
+	h.c.Expectations().CreationObserved("default/web")
+	h.c.Queue().Add("default/web")
+	h.settle()
+	creates, _, _, _ = h.client.counts()
+	assert.Equal(t, before+1, creates, "awake: the missing pod is created")
+	assert.Len(t, h.ownedBy(rc), 2)
+}
+
+// TestSelectorChangeReleasesAndAdopts is UpdateSelectorToRemoveControllerRef
+// and UpdateSelectorToAdopt: when the selector (and template) move to new
+// labels, the pods the selector no longer picks are released and replaced,
+// and an orphan that the new selector picks is adopted.
+func TestSelectorChangeReleasesAndAdopts(t *testing.T) {
+	h := newHarness(t, 0, false)
+	rc := h.createRC("web", 2)
+	h.settle()
+	old := h.ownedBy(rc)
+	require.Len(t, old, 2)
+	stray := h.createPod("stray", map[string]string{"app": "web2"})
+
+	cur := h.getRC("web").DeepCopy()
+	cur.Spec.Selector = map[string]string{"app": "web2"}
+	cur.Spec.Template.Metadata.Labels = map[string]string{"app": "web2"}
+	_, err := h.rcs.Update(h.ctx, cur)
+	require.NoError(t, err)
+	h.settle()
+
+	for _, p := range old {
+		got, err := h.pods.Get(h.ctx, "default", p.Metadata.Name)
+		require.NoError(t, err)
+		assert.Nil(t, api.GetControllerOf(&got.Metadata), "%s released", p.Metadata.Name)
+	}
+	owned := h.ownedBy(rc)
+	require.Len(t, owned, 2)
+	names := []string{owned[0].Metadata.Name, owned[1].Metadata.Name}
+	assert.Contains(t, names, stray.Metadata.Name, "the orphan matching the new selector is adopted")
+	for _, p := range owned {
+		assert.Equal(t, "web2", p.Metadata.Labels["app"])
+	}
+	st := h.getRC("web").Status
+	assert.Equal(t, int32(2), st.Replicas)
+	assert.Equal(t, h.getRC("web").Metadata.Generation, st.ObservedGeneration)
+}
+
+// TestSpecReplicasChange is SpecReplicasChange: scaled 2 → 3 → 0 → 2 the pods
+// follow; a template change bumps the generation and observedGeneration
+// follows it.
+func TestSpecReplicasChange(t *testing.T) {
+	h := newHarness(t, 0, false)
+	rc := h.createRC("web", 2)
+	h.settle()
+	for _, n := range []int32{3, 0, 2} {
+		h.scale("web", n)
+		h.settle()
+		assert.Len(t, h.ownedBy(rc), int(n), "scaled to %d", n)
+		assert.Equal(t, n, h.getRC("web").Status.Replicas)
+	}
+	cur := h.getRC("web").DeepCopy()
+	gen := cur.Metadata.Generation
+	cur.Spec.Template.Spec.Containers[0].Image = "nginx:2"
+	_, err := h.rcs.Update(h.ctx, cur)
+	require.NoError(t, err)
+	h.settle()
+	got := h.getRC("web")
+	assert.Greater(t, got.Metadata.Generation, gen)
+	assert.Equal(t, got.Metadata.Generation, got.Status.ObservedGeneration)
 }

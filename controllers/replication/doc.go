@@ -15,7 +15,7 @@
 //	replica_set.go  add/update/deletePod, ...RS  controller.go  addPod, updatePod, deletePod, ...RC
 //	replica_set_utils.go  calculateStatus        status.go      CalculateStatus, StatusNeedsUpdate
 //	controller_utils.go  UIDTrackingControllerExpectations  expectations.go  Expectations
-//	controller_utils.go  ActivePodsWithRanks     rank.go        PodsToDelete
+//	controller_utils.go  ActivePodsWithRanks     rank.go        PodsToDelete, controller.go relatedPods
 //	controller_ref_manager.go  ClaimPods         controller.go  claimPods, adopt, release
 //
 // # One sync

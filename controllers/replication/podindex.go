@@ -3,27 +3,26 @@ package replication
 import (
 	"cmp"
 	"fmt"
-	"slices"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/informer"
 )
 
-// The indexes this package adds to the shared pod informer, so that a sync
+// The index this package adds to the shared pod informer, so that a sync
 // reads its own pods and the namespace's orphans instead of every pod of
 // the namespace (Kubernetes: the ReplicaSet controller's
-// controllerUIDIndex). The names carry the package's name because other
-// controllers add indexes to the same informer.
+// controllerUIDIndex, which also files orphans under an empty UID). The
+// name carries the package's name because other controllers add indexes
+// to the same informer. One index serves both lookups: every index adds to
+// the cost of each pod event in the informer.
 const (
 	// podControllerIndex holds pods by "namespace/UID" of their controller
-	// reference, whatever its kind: claiming compares UIDs only.
+	// reference, whatever its kind (claiming compares UIDs only), and pods
+	// without a controller reference by "namespace/" (orphanIndexValue).
 	podControllerIndex = "replication/controllerUID"
-	// podOrphanIndex holds pods without a controller reference by
-	// namespace.
-	podOrphanIndex = "replication/orphanNamespace"
 )
 
-// podIndexers returns the indexes New adds to the pod informer.
+// podIndexers returns the index New adds to the pod informer.
 func podIndexers() map[string]informer.IndexFunc {
 	return map[string]informer.IndexFunc{
 		podControllerIndex: func(obj api.Object) []string {
@@ -31,27 +30,19 @@ func podIndexers() map[string]informer.IndexFunc {
 			if ref := controllerRefOf(meta); ref != nil {
 				return []string{controllerIndexValue(meta.Namespace, ref.UID)}
 			}
-			return nil
-		},
-		podOrphanIndex: func(obj api.Object) []string {
-			meta := obj.GetObjectMeta()
-			if controllerRefOf(meta) == nil {
-				return []string{meta.Namespace}
-			}
-			return nil
+			return []string{orphanIndexValue(meta.Namespace)}
 		},
 	}
 }
 
-// addPodIndexes adds podIndexers to the pod cache. They are already there
-// when another replication Controller was built on the same factory: the
-// names are this package's, so the indexes are the same.
+// addPodIndexes adds podIndexers to the pod cache. The index is already
+// there when another replication Controller was built on the same factory:
+// the name is this package's, so the index is the same.
 func addPodIndexes(x *informer.Indexer) error {
 	err := x.AddIndexers(podIndexers())
 	if err == nil {
 		return nil
 	}
-	// AddIndexers adds all or nothing, and New always adds both.
 	if _, missing := x.IndexKeys(podControllerIndex, ""); missing != nil {
 		return fmt.Errorf("replication: adding pod indexes: %w", err)
 	}
@@ -61,6 +52,10 @@ func addPodIndexes(x *informer.Indexer) error {
 func controllerIndexValue(namespace string, uid api.UID) string {
 	return namespace + "/" + string(uid)
 }
+
+// orphanIndexValue is the index value of a namespace's pods without a
+// controller: a UID is never empty, so it is no controller's value.
+func orphanIndexValue(namespace string) string { return controllerIndexValue(namespace, "") }
 
 // controllerRefOf is api.GetControllerOf without the copy: index functions
 // run on every pod event.
@@ -85,7 +80,7 @@ func (c *Controller) claimablePods(rc *api.ReplicationController) ([]*api.Pod, e
 	if err != nil {
 		return nil, err
 	}
-	orphans, err := x.ByIndex(podOrphanIndex, ns)
+	orphans, err := x.ByIndex(podControllerIndex, orphanIndexValue(ns))
 	if err != nil {
 		return nil, err
 	}
@@ -124,24 +119,4 @@ func mergeActive(a, b []api.Object) []*api.Pod {
 		keep(b[j])
 	}
 	return out
-}
-
-// podsControlledBy returns, in key order, the active pods of namespace
-// whose controller is a ReplicationController with one of uids.
-func (c *Controller) podsControlledBy(namespace string, uids []api.UID) []*api.Pod {
-	x := c.podInformer.Indexer()
-	var out []*api.Pod
-	for _, uid := range uids {
-		objs, _ := x.ByIndex(podControllerIndex, controllerIndexValue(namespace, uid)) // New added it
-		for _, obj := range objs {
-			p := obj.(*api.Pod)
-			if ref := controllerRefOf(&p.Metadata); ref != nil && ref.Kind == controllerKind && api.IsPodActive(p) {
-				out = append(out, p)
-			}
-		}
-	}
-	byName := func(a, b *api.Pod) int { return cmp.Compare(a.Metadata.Name, b.Metadata.Name) }
-	slices.SortFunc(out, byName)
-	// A pod that changed owner between two reads is kept once.
-	return slices.CompactFunc(out, func(a, b *api.Pod) bool { return byName(a, b) == 0 })
 }

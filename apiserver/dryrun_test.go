@@ -1,0 +1,179 @@
+package apiserver_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
+)
+
+// TestDryRunWritesStoreNothing checks that every write with DryRun runs its
+// checks and returns what it would store, while the store's revision and
+// contents stay as they were.
+func TestDryRunWritesStoreNothing(t *testing.T) {
+	dry := apiserver.WriteOptions{DryRun: true}
+	tests := []struct {
+		name    string
+		write   func(s *apiserver.Server) (api.Object, error)
+		wantErr func(error) bool
+		check   func(t *testing.T, got api.Object)
+	}{
+		{
+			name: "create returns the defaulted object with a uid",
+			write: func(s *apiserver.Server) (api.Object, error) {
+				return s.CreateWith(ctx, pod("default", "new", nil), dry)
+			},
+			check: func(t *testing.T, got api.Object) {
+				p := got.(*api.Pod)
+				assert.NotEmpty(t, p.Metadata.UID)
+				assert.Empty(t, p.Metadata.ResourceVersion)
+				assert.Equal(t, api.RestartPolicyAlways, p.Spec.RestartPolicy)
+			},
+		},
+		{
+			name: "create of an existing name is AlreadyExists",
+			write: func(s *apiserver.Server) (api.Object, error) {
+				return s.CreateWith(ctx, pod("default", "web", nil), dry)
+			},
+			wantErr: apiserver.IsAlreadyExists,
+		},
+		{
+			name: "invalid create is Invalid",
+			write: func(s *apiserver.Server) (api.Object, error) {
+				return s.CreateWith(ctx, &api.Pod{Metadata: api.ObjectMeta{Namespace: "default", Name: "bad"}}, dry)
+			},
+			wantErr: apiserver.IsInvalid,
+		},
+		{
+			name: "update returns the changed object",
+			write: func(s *apiserver.Server) (api.Object, error) {
+				p := pod("default", "web", map[string]string{"env": "prod"})
+				return s.UpdateWith(ctx, p, dry)
+			},
+			check: func(t *testing.T, got api.Object) {
+				assert.Equal(t, "prod", got.GetObjectMeta().Labels["env"])
+			},
+		},
+		{
+			name: "update at a stale resourceVersion is Conflict",
+			write: func(s *apiserver.Server) (api.Object, error) {
+				p := pod("default", "web", nil)
+				p.Metadata.ResourceVersion = "1"
+				return s.UpdateWith(ctx, p, dry)
+			},
+			wantErr: apiserver.IsConflict,
+		},
+		{
+			name: "status update returns the new status",
+			write: func(s *apiserver.Server) (api.Object, error) {
+				p := pod("default", "web", nil)
+				p.Status.Phase = api.PodRunning
+				return s.UpdateStatusWith(ctx, p, dry)
+			},
+			check: func(t *testing.T, got api.Object) { assert.Equal(t, api.PodRunning, got.(*api.Pod).Status.Phase) },
+		},
+		{
+			name: "scale returns the new replicas",
+			write: func(s *apiserver.Server) (api.Object, error) {
+				return s.UpdateScaleWith(ctx, "default", &api.Scale{Metadata: api.ObjectMeta{Name: "frontend"}, Spec: api.ScaleSpec{Replicas: 7}}, dry)
+			},
+			check: func(t *testing.T, got api.Object) { assert.Equal(t, int32(7), got.(*api.Scale).Spec.Replicas) },
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := newServer(t)
+			_, err := s.Create(ctx, pod("default", "web", nil))
+			require.NoError(t, err)
+			_, err = s.Create(ctx, rc("default", "frontend", 2))
+			require.NoError(t, err)
+			rev := s.Store().Rev()
+			before, err := s.List(ctx, apiserver.Pods, "", apiserver.ListOptions{})
+			require.NoError(t, err)
+
+			got, err := tt.write(s)
+			if tt.wantErr != nil {
+				require.Error(t, err)
+				assert.True(t, tt.wantErr(err), "error %v", err)
+			} else {
+				require.NoError(t, err)
+				tt.check(t, got)
+			}
+			assert.Equal(t, rev, s.Store().Rev(), "a dry run wrote to the store")
+			after, err := s.List(ctx, apiserver.Pods, "", apiserver.ListOptions{})
+			require.NoError(t, err)
+			assert.Equal(t, before.Items, after.Items)
+		})
+	}
+}
+
+// TestResources checks the descriptions the HTTP front routes and
+// discovers by.
+func TestResources(t *testing.T) {
+	s, _ := newServer(t)
+	all := s.Resources()
+	require.Len(t, all, 8)
+	assert.Equal(t, "endpoints", all[0].Resource, "core group first, sorted by name")
+	assert.Equal(t, "leases", all[len(all)-1].Resource, "named groups after core")
+
+	tests := []struct {
+		resource   string
+		want       apiserver.ResourceInfo
+		apiVersion string
+	}{
+		{"pods", apiserver.ResourceInfo{Resource: "pods", Singular: "pod", Version: "v1", Kind: "Pod", Namespaced: true, HasStatus: true, HasBinding: true, ShortNames: []string{"po"}, Categories: []string{"all"}}, "v1"},
+		{"replicationcontrollers", apiserver.ResourceInfo{Resource: "replicationcontrollers", Singular: "replicationcontroller", Version: "v1", Kind: "ReplicationController", Namespaced: true, HasStatus: true, HasScale: true, ShortNames: []string{"rc"}, Categories: []string{"all"}}, "v1"},
+		{"endpoints", apiserver.ResourceInfo{Resource: "endpoints", Singular: "endpoints", Version: "v1", Kind: "Endpoints", Namespaced: true, ShortNames: []string{"ep"}}, "v1"},
+		{"nodes", apiserver.ResourceInfo{Resource: "nodes", Singular: "node", Version: "v1", Kind: "Node", HasStatus: true, ShortNames: []string{"no"}}, "v1"},
+		{"leases", apiserver.ResourceInfo{Resource: "leases", Singular: "lease", Group: "coordination.k8s.io", Version: "v1", Kind: "Lease", Namespaced: true}, "coordination.k8s.io/v1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.resource, func(t *testing.T) {
+			got, ok := s.Resource(tt.resource)
+			require.True(t, ok)
+			require.NotNil(t, got.New)
+			assert.Equal(t, "*api."+tt.want.Kind, fmt.Sprintf("%T", got.New()))
+			got.New = nil
+			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.apiVersion, got.APIVersion())
+		})
+	}
+	_, ok := s.Resource("deployments")
+	assert.False(t, ok)
+}
+
+// TestSubresourceManagedFields checks WriteOptions.ManagedFields: a status
+// or scale update replaces managedFields with them, and without them keeps
+// the stored ones, as before.
+func TestSubresourceManagedFields(t *testing.T) {
+	mf := []api.ManagedFieldsEntry{{Manager: "kubectl", Operation: "Update", Subresource: "scale", FieldsType: "FieldsV1", FieldsV1: []byte(`{"f:spec":{"f:replicas":{}}}`)}}
+	s, _ := newServer(t)
+	created, err := s.Create(ctx, rc("default", "frontend", 2))
+	require.NoError(t, err)
+	_, err = s.UpdateScaleWith(ctx, "default", &api.Scale{Metadata: api.ObjectMeta{Name: "frontend"}, Spec: api.ScaleSpec{Replicas: 3}}, apiserver.WriteOptions{ManagedFields: mf})
+	require.NoError(t, err)
+	got, err := apiserver.For[*api.ReplicationController](s).Get(ctx, "default", "frontend")
+	require.NoError(t, err)
+	assert.Equal(t, mf, got.Metadata.ManagedFields)
+
+	_, err = s.UpdateScale(ctx, "default", &api.Scale{Metadata: api.ObjectMeta{Name: "frontend"}, Spec: api.ScaleSpec{Replicas: 4}})
+	require.NoError(t, err)
+	got, err = apiserver.For[*api.ReplicationController](s).Get(ctx, "default", "frontend")
+	require.NoError(t, err)
+	assert.Equal(t, mf, got.Metadata.ManagedFields, "kept without the option")
+
+	status := created.DeepCopyObject().(*api.ReplicationController)
+	status.Status.Replicas = 2
+	status.Metadata.ResourceVersion = "" // unconditional: the scale updates moved it
+	mf2 := []api.ManagedFieldsEntry{{Manager: "rc-controller", Operation: "Update", Subresource: "status"}}
+	_, err = s.UpdateStatusWith(ctx, status, apiserver.WriteOptions{ManagedFields: mf2})
+	require.NoError(t, err)
+	got, err = apiserver.For[*api.ReplicationController](s).Get(ctx, "default", "frontend")
+	require.NoError(t, err)
+	assert.Equal(t, int32(2), got.Status.Replicas)
+	assert.Equal(t, mf2, got.Metadata.ManagedFields)
+}

@@ -1,0 +1,277 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
+)
+
+// readBody reads a request body whole; one over MaxBodyBytes gets 413.
+func readBody(r *http.Request) ([]byte, error) {
+	if r.Body == nil {
+		return nil, nil
+	}
+	b, err := io.ReadAll(r.Body)
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return nil, apiserver.NewRequestEntityTooLarge(fmt.Sprintf("the request body is too large: the limit is %d bytes", MaxBodyBytes))
+	case err != nil:
+		return nil, apiserver.NewBadRequest("reading the request body: " + err.Error())
+	}
+	return b, nil
+}
+
+// requireJSONBody refuses a body whose Content-Type is not JSON (an empty
+// one is taken as JSON).
+func requireJSONBody(r *http.Request) error {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return nil
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil || (mt != "application/json" && mt != "*/*") {
+		return apiserver.NewUnsupportedMediaType(fmt.Sprintf("the body of the request was in an unsupported format %q: this server takes application/json", ct))
+	}
+	return nil
+}
+
+// typeMeta is the kind and apiVersion a body names.
+type typeMeta struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+}
+
+// decodeInto decodes a JSON object body into obj after checking that the
+// kind and apiVersion it names (if any) are wantKind and wantAPIVersion.
+// Unknown fields follow fieldValidation: Strict refuses them (400), Warn
+// (the default) and Ignore drop them, Warn with a Warning header.
+func (h *Handler) decodeInto(w http.ResponseWriter, q url.Values, body []byte, obj any, wantKind, wantAPIVersion string) error {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 {
+		return apiserver.NewBadRequest("the request body is empty: send a JSON object")
+	}
+	if trimmed[0] != '{' {
+		return apiserver.NewBadRequest("the request body is not a JSON object")
+	}
+	var tm typeMeta
+	if err := json.Unmarshal(trimmed, &tm); err != nil {
+		return apiserver.NewBadRequest("the request body is not valid JSON: " + jsonErrorText(err))
+	}
+	if err := h.checkTypeMeta(tm, wantKind, wantAPIVersion); err != nil {
+		return err
+	}
+	validation := q.Get("fieldValidation")
+	switch validation {
+	case "", "Strict", "Warn", "Ignore":
+	default:
+		return apiserver.NewBadRequest(fmt.Sprintf("fieldValidation %q is not one of Strict, Warn or Ignore", validation))
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(obj) // trailing data was refused with the type meta above
+	if field, ok := unknownField(err); ok {
+		switch validation {
+		case "Strict":
+			return apiserver.NewBadRequest(fmt.Sprintf("strict decoding error: unknown field %q", field))
+		case "", "Warn":
+			addWarning(w, fmt.Sprintf("unknown field %q", field))
+		}
+		// Decode again from scratch, dropping the unknown fields.
+		reflect.ValueOf(obj).Elem().SetZero()
+		err = json.Unmarshal(trimmed, obj)
+	}
+	if err != nil {
+		return apiserver.NewBadRequest("the request body does not decode as " + wantKind + ": " + jsonErrorText(err))
+	}
+	return nil
+}
+
+// unknownField returns the field an "unknown field" decoding error names.
+func unknownField(err error) (string, bool) {
+	if err == nil {
+		return "", false
+	}
+	field, ok := strings.CutPrefix(err.Error(), "json: unknown field ")
+	if !ok {
+		return "", false
+	}
+	if unq, qerr := strconv.Unquote(field); qerr == nil {
+		field = unq
+	}
+	return field, true
+}
+
+// jsonErrorText drops the "json: " prefix of encoding/json's messages.
+func jsonErrorText(err error) string {
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// checkTypeMeta refuses a body that names another kind or API version than
+// the path's resource holds. An empty kind or apiVersion takes the path's.
+func (h *Handler) checkTypeMeta(tm typeMeta, wantKind, wantAPIVersion string) error {
+	if tm.Kind == "" && tm.APIVersion == "" {
+		return nil
+	}
+	if tm.Kind != "" && tm.APIVersion != "" && !h.kinds[typeMeta{Kind: tm.Kind, APIVersion: tm.APIVersion}] {
+		return apiserver.NewBadRequest(fmt.Sprintf("no kind %q is registered for version %q", tm.Kind, tm.APIVersion))
+	}
+	if (tm.Kind != "" && tm.Kind != wantKind) || (tm.APIVersion != "" && tm.APIVersion != wantAPIVersion) {
+		return apiserver.NewBadRequest(fmt.Sprintf("the object's kind %q and apiVersion %q do not match the path, which takes kind %q in apiVersion %q",
+			tm.Kind, tm.APIVersion, wantKind, wantAPIVersion))
+	}
+	return nil
+}
+
+// requestKinds are the kinds a request body may be besides the served
+// resources' own: the scale and binding subresources' and DeleteOptions.
+var requestKinds = []typeMeta{
+	{Kind: "Scale", APIVersion: scaleAPIVersion}, {Kind: "Binding", APIVersion: "v1"},
+	{Kind: "DeleteOptions", APIVersion: "v1"}, {Kind: "DeleteOptions", APIVersion: "meta.k8s.io/v1"},
+}
+
+// checkObjectPath fills an object's namespace and name from the path when
+// it has none, and refuses one whose namespace or name differ from it.
+// name is "" on a create.
+func checkObjectPath(m *api.ObjectMeta, info apiserver.ResourceInfo, namespace, name string) error {
+	if info.Namespaced {
+		switch m.Namespace {
+		case "":
+			m.Namespace = namespace
+		case namespace:
+		default:
+			return apiserver.NewBadRequest(fmt.Sprintf("the namespace of the provided object (%s) does not match the namespace sent on the request (%s)", m.Namespace, namespace))
+		}
+	}
+	if name == "" {
+		return nil
+	}
+	switch m.Name {
+	case "":
+		m.Name = name
+	case name:
+	default:
+		return apiserver.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.Name, name))
+	}
+	return nil
+}
+
+// dryRunOf reads the dryRun query parameter: "All" or nothing.
+func dryRunOf(q url.Values) (bool, error) {
+	values := q["dryRun"]
+	for _, v := range values {
+		if v != api.DryRunAll {
+			return false, apiserver.NewBadRequest(fmt.Sprintf("dryRun %q is not supported: the only value is %q", v, api.DryRunAll))
+		}
+	}
+	return len(values) > 0, nil
+}
+
+// listOptionsOf reads a list's or watch's query parameters.
+func listOptionsOf(q url.Values) (apiserver.ListOptions, error) {
+	opts := apiserver.ListOptions{
+		LabelSelector:        q.Get("labelSelector"),
+		FieldSelector:        q.Get("fieldSelector"),
+		ResourceVersion:      q.Get("resourceVersion"),
+		ResourceVersionMatch: q.Get("resourceVersionMatch"),
+		Continue:             q.Get("continue"),
+	}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return opts, apiserver.NewBadRequest(fmt.Sprintf("limit %q is not a non-negative integer", v))
+		}
+		opts.Limit = n
+	}
+	var err error
+	if opts.AllowWatchBookmarks, err = boolParam(q, "allowWatchBookmarks"); err != nil {
+		return opts, err
+	}
+	if q.Has("sendInitialEvents") {
+		b, err := boolParam(q, "sendInitialEvents")
+		if err != nil {
+			return opts, err
+		}
+		opts.SendInitialEvents = &b
+	}
+	return opts, nil
+}
+
+// boolParam reads a boolean query parameter; absent is false.
+func boolParam(q url.Values, name string) (bool, error) {
+	v := q.Get(name)
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, apiserver.NewBadRequest(fmt.Sprintf("%s %q is not a boolean", name, v))
+	}
+	return b, nil
+}
+
+// deleteOptionsOf reads a delete's options from its body (a DeleteOptions,
+// possibly empty) and its query parameters, which kubectl's older forms
+// use; the query wins.
+func (h *Handler) deleteOptionsOf(w http.ResponseWriter, r *http.Request) (api.DeleteOptions, error) {
+	var opts api.DeleteOptions
+	body, err := readBody(r)
+	if err != nil {
+		return opts, err
+	}
+	q := r.URL.Query()
+	if len(bytes.TrimSpace(body)) > 0 {
+		var tm typeMeta
+		if err := json.Unmarshal(body, &tm); err != nil {
+			return opts, apiserver.NewBadRequest("the request body is not valid JSON: " + jsonErrorText(err))
+		}
+		if tm.Kind != "" && tm.Kind != "DeleteOptions" {
+			return opts, apiserver.NewBadRequest(fmt.Sprintf("the body of a delete must be DeleteOptions, not %q", tm.Kind))
+		}
+		if err := h.decodeInto(w, url.Values{}, body, &opts, "DeleteOptions", tm.APIVersion); err != nil {
+			return opts, err
+		}
+	}
+	if v := q.Get("gracePeriodSeconds"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return opts, apiserver.NewBadRequest(fmt.Sprintf("gracePeriodSeconds %q is not an integer", v))
+		}
+		opts.GracePeriodSeconds = &n
+	}
+	if v := q.Get("propagationPolicy"); v != "" {
+		p := api.DeletionPropagation(v)
+		opts.PropagationPolicy = &p
+	}
+	if q.Has("orphanDependents") {
+		b, err := boolParam(q, "orphanDependents")
+		if err != nil {
+			return opts, err
+		}
+		opts.OrphanDependents = &b
+	}
+	dry, err := dryRunOf(q)
+	if err != nil {
+		return opts, err
+	}
+	if dry {
+		opts.DryRun = []string{api.DryRunAll}
+	}
+	for _, v := range opts.DryRun {
+		if v != api.DryRunAll {
+			return opts, apiserver.NewBadRequest(fmt.Sprintf("dryRun %q is not supported: the only value is %q", v, api.DryRunAll))
+		}
+	}
+	return opts, nil
+}

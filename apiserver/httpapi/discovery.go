@@ -1,0 +1,277 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/miniplane/miniplane/apiserver"
+)
+
+// The discovery documents, in Kubernetes' JSON shapes
+// (k8s.io/apimachinery/pkg/apis/meta/v1 and apidiscovery/v2).
+
+type apiVersions struct {
+	Kind                       string                      `json:"kind"`
+	Versions                   []string                    `json:"versions"`
+	ServerAddressByClientCIDRs []serverAddressByClientCIDR `json:"serverAddressByClientCIDRs"`
+}
+
+type serverAddressByClientCIDR struct {
+	ClientCIDR    string `json:"clientCIDR"`
+	ServerAddress string `json:"serverAddress"`
+}
+
+type apiGroupList struct {
+	Kind       string     `json:"kind"`
+	APIVersion string     `json:"apiVersion"`
+	Groups     []apiGroup `json:"groups"`
+}
+
+type apiGroup struct {
+	Kind             string                     `json:"kind,omitempty"`
+	APIVersion       string                     `json:"apiVersion,omitempty"`
+	Name             string                     `json:"name"`
+	Versions         []groupVersionForDiscovery `json:"versions"`
+	PreferredVersion groupVersionForDiscovery   `json:"preferredVersion"`
+}
+
+type groupVersionForDiscovery struct {
+	GroupVersion string `json:"groupVersion"`
+	Version      string `json:"version"`
+}
+
+type apiResourceList struct {
+	Kind         string        `json:"kind"`
+	APIVersion   string        `json:"apiVersion"`
+	GroupVersion string        `json:"groupVersion"`
+	Resources    []apiResource `json:"resources"`
+}
+
+type apiResource struct {
+	Name         string   `json:"name"`
+	SingularName string   `json:"singularName"`
+	Namespaced   bool     `json:"namespaced"`
+	Group        string   `json:"group,omitempty"`
+	Version      string   `json:"version,omitempty"`
+	Kind         string   `json:"kind"`
+	Verbs        []string `json:"verbs"`
+	ShortNames   []string `json:"shortNames,omitempty"`
+	Categories   []string `json:"categories,omitempty"`
+}
+
+type discoveryList struct {
+	Kind       string           `json:"kind"`
+	APIVersion string           `json:"apiVersion"`
+	Metadata   struct{}         `json:"metadata"`
+	Items      []discoveryGroup `json:"items"`
+}
+
+type discoveryGroup struct {
+	Metadata struct {
+		Name string `json:"name,omitempty"`
+	} `json:"metadata"`
+	Versions []discoveryVersion `json:"versions"`
+}
+
+type discoveryVersion struct {
+	Version   string              `json:"version"`
+	Resources []discoveryResource `json:"resources"`
+	Freshness string              `json:"freshness"`
+}
+
+type discoveryResource struct {
+	Resource         string                 `json:"resource"`
+	ResponseKind     groupVersionKind       `json:"responseKind"`
+	Scope            string                 `json:"scope"`
+	SingularResource string                 `json:"singularResource"`
+	Verbs            []string               `json:"verbs"`
+	ShortNames       []string               `json:"shortNames,omitempty"`
+	Categories       []string               `json:"categories,omitempty"`
+	Subresources     []discoverySubresource `json:"subresources,omitempty"`
+}
+
+type discoverySubresource struct {
+	Subresource  string           `json:"subresource"`
+	ResponseKind groupVersionKind `json:"responseKind"`
+	Verbs        []string         `json:"verbs"`
+}
+
+type groupVersionKind struct {
+	Group   string `json:"group"`
+	Version string `json:"version"`
+	Kind    string `json:"kind"`
+}
+
+// Verbs of the served resources and subresources.
+var (
+	resourceVerbs    = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
+	subresourceVerbs = []string{"get", "patch", "update"}
+	bindingVerbs     = []string{"create"}
+)
+
+// subresource is one subresource of a resource, as discovery lists it.
+type subresource struct {
+	name  string
+	kind  groupVersionKind
+	verbs []string
+}
+
+func subresourcesOf(r apiserver.ResourceInfo) []subresource {
+	self := groupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind}
+	var out []subresource
+	if r.HasBinding {
+		out = append(out, subresource{"binding", groupVersionKind{Version: "v1", Kind: "Binding"}, bindingVerbs})
+	}
+	if r.HasScale {
+		out = append(out, subresource{"scale", groupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}, subresourceVerbs})
+	}
+	if r.HasStatus {
+		out = append(out, subresource{"status", self, subresourceVerbs})
+	}
+	return out
+}
+
+// aggregatedMediaType returns the aggregated discovery media type the
+// Accept header asks for ("" when it asks for none): kubectl asks for v2,
+// then v2beta1, then plain JSON, and tells the answers apart only by
+// Content-Type.
+func aggregatedMediaType(accept string) (contentType, apiVersion string) {
+	for _, mt := range parseAccept(accept) {
+		if mt.typ != "application/json" || mt.params["as"] != "APIGroupDiscoveryList" || mt.params["g"] != "apidiscovery.k8s.io" {
+			continue
+		}
+		switch v := mt.params["v"]; v {
+		case "v2", "v2beta1":
+			return "application/json;g=apidiscovery.k8s.io;v=" + v + ";as=APIGroupDiscoveryList", "apidiscovery.k8s.io/" + v
+		}
+	}
+	return "", ""
+}
+
+// serveRootDiscovery answers /api (core) or /apis (named groups), in the
+// aggregated form when asked for, else the legacy one.
+func (h *Handler) serveRootDiscovery(w http.ResponseWriter, r *http.Request, core bool) {
+	if ct, apiVersion := aggregatedMediaType(r.Header.Get("Accept")); ct != "" {
+		list := discoveryList{Kind: "APIGroupDiscoveryList", APIVersion: apiVersion, Items: []discoveryGroup{}}
+		for _, gv := range h.groups {
+			if (gv.group == "") != core {
+				continue
+			}
+			var g discoveryGroup
+			g.Metadata.Name = gv.group
+			g.Versions = []discoveryVersion{{Version: gv.version, Freshness: "Current", Resources: discoveryResources(gv)}}
+			list.Items = append(list.Items, g)
+		}
+		writeJSONAs(w, ct, list)
+		return
+	}
+	if core {
+		writeJSON(w, http.StatusOK, apiVersions{
+			Kind: "APIVersions", Versions: []string{"v1"},
+			ServerAddressByClientCIDRs: []serverAddressByClientCIDR{{ClientCIDR: "0.0.0.0/0", ServerAddress: r.Host}},
+		})
+		return
+	}
+	list := apiGroupList{Kind: "APIGroupList", APIVersion: "v1", Groups: []apiGroup{}}
+	for _, gv := range h.groups {
+		if gv.group != "" {
+			list.Groups = append(list.Groups, groupOf(gv))
+		}
+	}
+	writeJSON(w, http.StatusOK, list)
+}
+
+func groupOf(gv *groupVersion) apiGroup {
+	v := groupVersionForDiscovery{GroupVersion: gv.groupVersion(), Version: gv.version}
+	return apiGroup{Name: gv.group, Versions: []groupVersionForDiscovery{v}, PreferredVersion: v}
+}
+
+// serveGroup answers /apis/{group}.
+func (h *Handler) serveGroup(w http.ResponseWriter, group string) {
+	for _, gv := range h.groups {
+		if gv.group == group && group != "" {
+			g := groupOf(gv)
+			g.Kind, g.APIVersion = "APIGroup", "v1"
+			writeJSON(w, http.StatusOK, g)
+			return
+		}
+	}
+	writeError(w, notFoundPath())
+}
+
+func discoveryResources(gv *groupVersion) []discoveryResource {
+	out := make([]discoveryResource, 0, len(gv.resources))
+	for _, r := range gv.resources {
+		d := discoveryResource{
+			Resource:         r.Resource,
+			ResponseKind:     groupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind},
+			Scope:            "Cluster",
+			SingularResource: r.Singular,
+			Verbs:            resourceVerbs,
+			ShortNames:       r.ShortNames,
+			Categories:       r.Categories,
+		}
+		if r.Namespaced {
+			d.Scope = "Namespaced"
+		}
+		for _, s := range subresourcesOf(r) {
+			d.Subresources = append(d.Subresources, discoverySubresource{Subresource: s.name, ResponseKind: s.kind, Verbs: s.verbs})
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// serveResourceList answers /api/v1 and /apis/{group}/{version} (legacy
+// discovery): the resources, then each subresource as "resource/sub".
+func (h *Handler) serveResourceList(w http.ResponseWriter, gv *groupVersion) {
+	list := apiResourceList{Kind: "APIResourceList", APIVersion: "v1", GroupVersion: gv.groupVersion()}
+	for _, r := range gv.resources {
+		list.Resources = append(list.Resources, apiResource{
+			Name: r.Resource, SingularName: r.Singular, Namespaced: r.Namespaced, Kind: r.Kind,
+			Verbs: resourceVerbs, ShortNames: r.ShortNames, Categories: r.Categories,
+		})
+		for _, s := range subresourcesOf(r) {
+			res := apiResource{Name: r.Resource + "/" + s.name, Namespaced: r.Namespaced, Kind: s.kind.Kind, Verbs: s.verbs}
+			if s.kind.Group != r.Group || s.kind.Version != r.Version {
+				res.Group, res.Version = s.kind.Group, s.kind.Version
+			}
+			list.Resources = append(list.Resources, res)
+		}
+	}
+	writeJSON(w, http.StatusOK, list)
+}
+
+// writeJSONAs writes v with a content type other than plain JSON.
+func writeJSONAs(w http.ResponseWriter, contentType string, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		writeError(w, apiserver.NewInternalError(err))
+		return
+	}
+	writeRaw(w, http.StatusOK, contentType, b)
+}
+
+// mediaType is one entry of an Accept header.
+type mediaType struct {
+	typ    string
+	params map[string]string
+}
+
+// parseAccept splits an Accept header into its media types, in order.
+func parseAccept(accept string) []mediaType {
+	var out []mediaType
+	for part := range strings.SplitSeq(accept, ",") {
+		fields := strings.Split(part, ";")
+		mt := mediaType{typ: strings.ToLower(strings.TrimSpace(fields[0])), params: map[string]string{}}
+		for _, f := range fields[1:] {
+			k, v, _ := strings.Cut(f, "=")
+			mt.params[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+		if mt.typ != "" {
+			out = append(out, mt)
+		}
+	}
+	return out
+}

@@ -1,0 +1,204 @@
+package httpapi_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+type discoveryResource struct {
+	Resource     string `json:"resource"`
+	ResponseKind struct {
+		Group, Version, Kind string
+	} `json:"responseKind"`
+	Scope        string   `json:"scope"`
+	Verbs        []string `json:"verbs"`
+	ShortNames   []string `json:"shortNames"`
+	Categories   []string `json:"categories"`
+	Subresources []struct {
+		Subresource  string `json:"subresource"`
+		ResponseKind struct{ Group, Version, Kind string }
+	} `json:"subresources"`
+}
+
+type discoveryList struct {
+	Kind, APIVersion string
+	Items            []struct {
+		Metadata struct{ Name string } `json:"metadata"`
+		Versions []struct {
+			Version   string              `json:"version"`
+			Resources []discoveryResource `json:"resources"`
+		} `json:"versions"`
+	} `json:"items"`
+}
+
+// TestAggregatedDiscovery checks the two aggregated documents kubectl
+// reads: the exact Content-Type it tells them apart by, and per resource
+// the kind, scope, verbs, short names, categories and subresources.
+func TestAggregatedDiscovery(t *testing.T) {
+	f := newFixture(t, nil)
+	tests := []struct {
+		path      string
+		wantGroup string
+		want      map[string]string // resource -> "Kind scope shortNames"
+	}{
+		{"/api", "", map[string]string{
+			"pods": "Pod Namespaced [po]", "replicationcontrollers": "ReplicationController Namespaced [rc]",
+			"services": "Service Namespaced [svc]", "endpoints": "Endpoints Namespaced [ep]", "nodes": "Node Cluster [no]",
+			"namespaces": "Namespace Cluster [ns]", "events": "Event Namespaced [ev]",
+		}},
+		{"/apis", "coordination.k8s.io", map[string]string{"leases": "Lease Namespaced []"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			rec := f.do(t, request{path: tt.path, header: map[string]string{"Accept": acceptDiscovery}})
+			require.Equal(t, http.StatusOK, rec.Code)
+			assert.Equal(t, "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList", rec.Header().Get("Content-Type"))
+			l := decode[discoveryList](t, rec)
+			assert.Equal(t, "APIGroupDiscoveryList", l.Kind)
+			assert.Equal(t, "apidiscovery.k8s.io/v2", l.APIVersion)
+			require.Len(t, l.Items, 1)
+			assert.Equal(t, tt.wantGroup, l.Items[0].Metadata.Name)
+			require.Len(t, l.Items[0].Versions, 1)
+			got := map[string]string{}
+			for _, r := range l.Items[0].Versions[0].Resources {
+				sn := "[" + strings.Join(r.ShortNames, ",") + "]"
+				got[r.Resource] = r.ResponseKind.Kind + " " + r.Scope + " " + sn
+				assert.Equal(t, []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}, r.Verbs)
+				switch r.Resource {
+				case "pods", "replicationcontrollers", "services":
+					assert.Equal(t, []string{"all"}, r.Categories, r.Resource)
+				default:
+					assert.Empty(t, r.Categories, r.Resource)
+				}
+				if r.Resource == "replicationcontrollers" {
+					require.Len(t, r.Subresources, 2)
+					assert.Equal(t, "scale", r.Subresources[0].Subresource)
+					assert.Equal(t, "autoscaling", r.Subresources[0].ResponseKind.Group)
+					assert.Equal(t, "Scale", r.Subresources[0].ResponseKind.Kind)
+					assert.Equal(t, "status", r.Subresources[1].Subresource)
+				}
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// TestLegacyDiscovery checks the plain JSON documents served when the
+// aggregated form is not asked for, which kubectl falls back to.
+func TestLegacyDiscovery(t *testing.T) {
+	f := newFixture(t, nil)
+	type resource struct {
+		Name, SingularName, Kind, Group, Version string
+		Namespaced                               bool
+		Verbs, ShortNames                        []string
+	}
+	type resourceList struct {
+		Kind, GroupVersion string
+		Resources          []resource
+	}
+	tests := []struct {
+		name  string
+		path  string
+		check func(t *testing.T, body []byte)
+	}{
+		{"api", "/api", func(t *testing.T, b []byte) {
+			assert.JSONEq(t, `{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":"example.com"}]}`, string(b))
+		}},
+		{"apis", "/apis", func(t *testing.T, b []byte) {
+			assert.JSONEq(t, `{"kind":"APIGroupList","apiVersion":"v1","groups":[{"name":"coordination.k8s.io",
+				"versions":[{"groupVersion":"coordination.k8s.io/v1","version":"v1"}],
+				"preferredVersion":{"groupVersion":"coordination.k8s.io/v1","version":"v1"}}]}`, string(b))
+		}},
+		{"group", "/apis/coordination.k8s.io", func(t *testing.T, b []byte) {
+			assert.JSONEq(t, `{"kind":"APIGroup","apiVersion":"v1","name":"coordination.k8s.io",
+				"versions":[{"groupVersion":"coordination.k8s.io/v1","version":"v1"}],
+				"preferredVersion":{"groupVersion":"coordination.k8s.io/v1","version":"v1"}}`, string(b))
+		}},
+		{"core v1", "/api/v1", func(t *testing.T, b []byte) {
+			var l resourceList
+			require.NoError(t, json.Unmarshal(b, &l))
+			assert.Equal(t, "APIResourceList", l.Kind)
+			assert.Equal(t, "v1", l.GroupVersion)
+			byName := map[string]resource{}
+			for _, r := range l.Resources {
+				byName[r.Name] = r
+			}
+			assert.Equal(t, resource{Name: "pods", SingularName: "pod", Kind: "Pod", Namespaced: true,
+				Verbs: []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}, ShortNames: []string{"po"}}, byName["pods"])
+			assert.Equal(t, resource{Name: "replicationcontrollers/scale", Kind: "Scale", Group: "autoscaling", Version: "v1", Namespaced: true,
+				Verbs: []string{"get", "patch", "update"}}, byName["replicationcontrollers/scale"])
+			assert.Equal(t, "Pod", byName["pods/status"].Kind)
+			assert.Equal(t, []string{"create"}, byName["pods/binding"].Verbs)
+			assert.False(t, byName["namespaces"].Namespaced)
+			assert.NotContains(t, byName, "leases")
+		}},
+		{"coordination v1", "/apis/coordination.k8s.io/v1", func(t *testing.T, b []byte) {
+			var l resourceList
+			require.NoError(t, json.Unmarshal(b, &l))
+			assert.Equal(t, "coordination.k8s.io/v1", l.GroupVersion)
+			require.Len(t, l.Resources, 1)
+			assert.Equal(t, "leases", l.Resources[0].Name)
+			assert.Equal(t, "Lease", l.Resources[0].Kind)
+		}},
+		{"version", "/version", func(t *testing.T, b []byte) {
+			var v struct{ Major, Minor, GitVersion string }
+			require.NoError(t, json.Unmarshal(b, &v))
+			assert.Equal(t, "1", v.Major)
+			assert.Equal(t, "32", v.Minor, "kubectl's dispatcher picks its client by the minor version")
+			assert.Equal(t, "v1.32.0-miniplane", v.GitVersion)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := f.do(t, request{path: tt.path, header: map[string]string{"Accept": "application/json"}})
+			require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+			assert.Equal(t, "application/json", rec.Header().Get("Content-Type"))
+			tt.check(t, rec.Body.Bytes())
+		})
+	}
+}
+
+// TestOpenAPI checks the schema-less OpenAPI v3 documents: an index of
+// the group versions, and per group version a PATCH operation per kind
+// declaring the fieldValidation parameter and no requestBody, which is
+// all kubectl's validation looks for.
+func TestOpenAPI(t *testing.T) {
+	f := newFixture(t, nil)
+	rec := f.do(t, request{path: "/openapi/v3"})
+	require.Equal(t, http.StatusOK, rec.Code)
+	assert.JSONEq(t, `{"paths":{"api/v1":{"serverRelativeURL":"/openapi/v3/api/v1"},
+		"apis/coordination.k8s.io/v1":{"serverRelativeURL":"/openapi/v3/apis/coordination.k8s.io/v1"}}}`, rec.Body.String())
+
+	type op struct {
+		GVK        struct{ Group, Version, Kind string } `json:"x-kubernetes-group-version-kind"`
+		Parameters []struct{ Name, In string }           `json:"parameters"`
+		Body       any                                   `json:"requestBody"`
+	}
+	var doc struct {
+		Paths map[string]struct{ Patch op } `json:"paths"`
+	}
+	rec = f.do(t, request{path: "/openapi/v3/api/v1"})
+	require.Equal(t, http.StatusOK, rec.Code)
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &doc))
+	kinds := map[string]bool{}
+	for path, item := range doc.Paths {
+		kinds[item.Patch.GVK.Kind] = true
+		assert.Nil(t, item.Patch.Body, path)
+		var names []string
+		for _, p := range item.Patch.Parameters {
+			names = append(names, p.In+":"+p.Name)
+		}
+		assert.Contains(t, names, "query:fieldValidation", path)
+	}
+	assert.Equal(t, map[string]bool{"Pod": true, "ReplicationController": true, "Service": true, "Endpoints": true, "Node": true, "Namespace": true, "Event": true}, kinds)
+	assert.Contains(t, doc.Paths, "/api/v1/namespaces/{namespace}/pods/{name}")
+	assert.Contains(t, doc.Paths, "/api/v1/namespaces/{name}")
+
+	rec = f.do(t, request{path: "/openapi/v3/apis/nope/v1"})
+	assert.Equal(t, http.StatusNotFound, rec.Code)
+}

@@ -1,0 +1,299 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/internal/clock"
+)
+
+// MaxBodyBytes is the largest request body accepted (3 MiB, as
+// kube-apiserver's limit on a JSON object); larger ones get 413.
+const MaxBodyBytes = 3 << 20
+
+// Config configures a Handler. Server and Clock are required.
+type Config struct {
+	// Server is the API server the requests go to.
+	Server *apiserver.Server
+	// Clock gives the ages in tables and the timing of watch timeouts and
+	// bookmarks.
+	Clock clock.Clock
+	// Logger receives structured logs; nil means none.
+	Logger *zap.Logger
+	// Token, when not empty, is the bearer token every request but the
+	// health checks must carry (Authorization: Bearer <token>); others get
+	// 401.
+	Token string
+	// Metrics, when set, writes extra Prometheus text (such as workqueue
+	// figures) at the end of /metrics.
+	Metrics func(w io.Writer)
+	// Ready says whether /readyz answers 200; nil means always ready.
+	Ready func() bool
+}
+
+// Handler serves the Kubernetes API over HTTP. Create it with New; it is
+// an http.Handler safe for concurrent use.
+type Handler struct {
+	srv     *apiserver.Server
+	clock   clock.Clock
+	log     *zap.Logger
+	token   string
+	extra   func(io.Writer)
+	ready   func() bool
+	metrics *metrics
+	// encodings is shared by the watch streams (see encodings).
+	encodings *encodings
+
+	// groups are the served group versions, core first; byPath finds a
+	// group version by its path prefix ("api/v1", "apis/coordination.k8s.io/v1").
+	groups []*groupVersion
+	byPath map[string]*groupVersion
+	// kinds are the kinds a request body may name: the served resources'
+	// and requestKinds.
+	kinds map[typeMeta]bool
+
+	// mu guards closed and the Add side of watches: a watch starts only
+	// while the handler is open, so Shutdown's Wait sees every watch.
+	mu      sync.Mutex
+	closed  bool
+	done    chan struct{} // closed by Shutdown
+	watches sync.WaitGroup
+}
+
+// groupVersion is one served API group version and its resources.
+type groupVersion struct {
+	group, version string
+	path           string // "api/v1" or "apis/<group>/<version>"
+	resources      []apiserver.ResourceInfo
+	byName         map[string]apiserver.ResourceInfo
+}
+
+func (gv *groupVersion) groupVersion() string {
+	if gv.group == "" {
+		return gv.version
+	}
+	return gv.group + "/" + gv.version
+}
+
+// New returns a Handler over cfg.Server. It starts nothing.
+func New(cfg Config) (*Handler, error) {
+	if cfg.Server == nil || cfg.Clock == nil {
+		return nil, errors.New("httpapi: Config needs a Server and a Clock")
+	}
+	h := &Handler{
+		srv: cfg.Server, clock: cfg.Clock, log: cfg.Logger, token: cfg.Token,
+		extra: cfg.Metrics, ready: cfg.Ready,
+		metrics:   newMetrics(),
+		encodings: newEncodings(encodingCacheSize),
+		byPath:    make(map[string]*groupVersion),
+		kinds:     make(map[typeMeta]bool),
+		done:      make(chan struct{}),
+	}
+	if h.log == nil {
+		h.log = zap.NewNop()
+	}
+	h.log = h.log.Named("httpapi")
+	for _, r := range cfg.Server.Resources() {
+		path := "api/" + r.Version
+		if r.Group != "" {
+			path = "apis/" + r.Group + "/" + r.Version
+		}
+		gv := h.byPath[path]
+		if gv == nil {
+			gv = &groupVersion{group: r.Group, version: r.Version, path: path, byName: make(map[string]apiserver.ResourceInfo)}
+			h.byPath[path] = gv
+			h.groups = append(h.groups, gv) // Resources is sorted by group: core comes first
+		}
+		gv.resources = append(gv.resources, r)
+		gv.byName[r.Resource] = r
+		h.kinds[typeMeta{Kind: r.Kind, APIVersion: r.APIVersion()}] = true
+	}
+	for _, tm := range requestKinds {
+		h.kinds[tm] = true
+	}
+	return h, nil
+}
+
+// Shutdown ends every open watch cleanly (its stream ends after the events
+// already sent) and waits until their handlers have returned; watches
+// asked for afterwards get 503. A watch whose client stopped reading is
+// stuck in a write until its connection closes: Serve closes such
+// connections after ShutdownGrace. It is safe to call more than once.
+func (h *Handler) Shutdown() {
+	h.endWatches()
+	h.watches.Wait()
+}
+
+// endWatches tells every watch to end, without waiting.
+func (h *Handler) endWatches() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.closed {
+		h.closed = true
+		close(h.done)
+	}
+}
+
+// startWatch registers a watch; it fails once Shutdown has begun.
+func (h *Handler) startWatch() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return false
+	}
+	h.watches.Add(1)
+	return true
+}
+
+// ServeHTTP implements http.Handler: it authenticates, limits the body,
+// routes, records metrics, and turns a panic into a 500 Status (a last
+// resort: no request is meant to reach it).
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := h.clock.Now()
+	rw := &recorder{ResponseWriter: w}
+	info := requestInfo{verb: methodVerb(r.Method)}
+	defer func() {
+		if p := recover(); p != nil {
+			h.log.Error("panic serving a request", zap.String("method", r.Method), zap.String("url", r.URL.String()),
+				zap.Any("panic", p), zap.ByteString("stack", debug.Stack()))
+			if !rw.wrote {
+				writeError(rw, apiserver.NewInternalError(fmt.Errorf("the server panicked serving %s %s", r.Method, r.URL.Path)))
+			}
+		}
+		h.metrics.observe(info, rw.code(), h.clock.Since(start))
+	}()
+
+	if h.token != "" && !isHealthPath(r.URL.Path) && !h.authorized(r) {
+		info.resource = "unauthorized"
+		writeError(rw, apiserver.NewUnauthorized("Unauthorized"))
+		return
+	}
+	if r.Body != nil {
+		r.Body = http.MaxBytesReader(rw, r.Body, MaxBodyBytes)
+	}
+	h.route(rw, r, &info)
+}
+
+// authorized checks the bearer token in constant time.
+func (h *Handler) authorized(r *http.Request) bool {
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(h.token)) == 1
+}
+
+// methodVerb names a request's method in metrics until routing knows the
+// Kubernetes verb; other methods share one name, so that clients cannot
+// grow the metrics without bound.
+func methodVerb(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+		return strings.ToLower(method)
+	}
+	return "other"
+}
+
+func isHealthPath(p string) bool {
+	switch p {
+	case "/healthz", "/livez", "/readyz":
+		return true
+	}
+	return false
+}
+
+// recorder remembers the status code written, and passes Flush through
+// for watch streams.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (r *recorder) WriteHeader(code int) {
+	if !r.wrote {
+		r.status, r.wrote = code, true
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	if !r.wrote {
+		r.status, r.wrote = http.StatusOK, true
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+// Flush sends what has been written to the client at once.
+func (r *recorder) Flush() {
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap gives http.ResponseController the underlying writer.
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+func (r *recorder) code() int {
+	if !r.wrote {
+		return http.StatusOK
+	}
+	return r.status
+}
+
+// ShutdownGrace is how long Serve lets requests in flight finish after its
+// context ends before it closes their connections: long enough for any
+// request, and it ends watches whose clients stopped reading.
+const ShutdownGrace = 5 * time.Second
+
+// Serve serves h on ln until ctx ends, then ends h's watches, lets the
+// requests in flight finish (closing the connections of those still going
+// after ShutdownGrace on h's clock), and returns nil. Any other failure to
+// serve is returned. The caller chooses the address; bind 127.0.0.1 unless
+// the API is meant to be reachable from other machines.
+func Serve(ctx context.Context, ln net.Listener, h *Handler) error {
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          zap.NewStdLog(h.log),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		h.Shutdown()
+		return fmt.Errorf("httpapi: serving: %w", err)
+	case <-ctx.Done():
+	}
+	h.endWatches()
+	graceCtx, cancel := context.WithCancel(context.Background())
+	grace := h.clock.AfterFunc(ShutdownGrace, cancel)
+	err := srv.Shutdown(graceCtx)
+	grace.Stop()
+	cancel()
+	if errors.Is(err, context.Canceled) {
+		err = srv.Close() // stuck requests: their writes fail and they return
+	}
+	h.watches.Wait()
+	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	return err
+}
+
+// requestInfo is what a request was, for metrics: the Kubernetes verb and
+// the resource (with its subresource), or a name for the non-resource
+// paths.
+type requestInfo struct {
+	verb     string
+	resource string
+}

@@ -1,0 +1,435 @@
+package httpapi_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/internal/clock"
+)
+
+// kubectlTimeout bounds every kubectl run, so a hang fails the test.
+const kubectlTimeout = 60 * time.Second
+
+// kubectl runs the real kubectl against one test server, with no
+// kubeconfig, a throwaway HOME and a fresh discovery cache.
+type kubectl struct {
+	t    *testing.T
+	bin  string
+	args []string
+	env  []string
+}
+
+func newKubectl(t *testing.T, url string) *kubectl {
+	bin, err := exec.LookPath("kubectl")
+	if err != nil {
+		t.Skip("kubectl is not installed")
+	}
+	home := t.TempDir()
+	return &kubectl{
+		t: t, bin: bin,
+		args: []string{"--server", url, "--cache-dir", t.TempDir()},
+		env:  []string{"HOME=" + home, "KUBECONFIG=" + home + "/none", "PATH=/usr/bin:/bin"},
+	}
+}
+
+// run runs kubectl with stdin and returns its stdout, stderr and error.
+func (k *kubectl) run(stdin string, args ...string) (string, string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), kubectlTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, k.bin, append(append([]string{}, k.args...), args...)...)
+	cmd.Env = k.env
+	cmd.Stdin = strings.NewReader(stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	return stdout.String(), stderr.String(), err
+}
+
+// ok runs kubectl and requires it to succeed.
+func (k *kubectl) ok(stdin string, args ...string) string {
+	k.t.Helper()
+	out, errOut, err := k.run(stdin, args...)
+	require.NoError(k.t, err, "kubectl %v\nstdout: %s\nstderr: %s", args, out, errOut)
+	return out
+}
+
+// fails runs kubectl and requires it to fail; it returns stderr.
+func (k *kubectl) fails(stdin string, args ...string) string {
+	k.t.Helper()
+	out, errOut, err := k.run(stdin, args...)
+	require.Error(k.t, err, "kubectl %v should fail\nstdout: %s", args, out)
+	return errOut
+}
+
+const podManifest = `apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+  labels:
+    app: web
+spec:
+  containers:
+  - name: nginx
+    image: nginx:1.27
+    ports:
+    - containerPort: 80
+`
+
+const rcManifest = `apiVersion: v1
+kind: ReplicationController
+metadata:
+  name: frontend
+spec:
+  replicas: 2
+  selector:
+    app: frontend
+  template:
+    metadata:
+      labels:
+        app: frontend
+    spec:
+      containers:
+      - name: php
+        image: php:8.3-apache
+        ports:
+        - containerPort: 80
+`
+
+const svcManifest = `apiVersion: v1
+kind: Service
+metadata:
+  name: frontend
+spec:
+  selector:
+    app: frontend
+  ports:
+  - port: 80
+`
+
+// columns splits kubectl's table output into rows of fields.
+func columns(out string) [][]string {
+	var rows [][]string
+	for line := range strings.SplitSeq(strings.TrimSpace(out), "\n") {
+		rows = append(rows, strings.Fields(line))
+	}
+	return rows
+}
+
+// TestKubectl drives the real kubectl through the commands a learner
+// types, against a server on a loopback port, and checks both what kubectl
+// prints and what the server stored. The steps build on each other.
+func TestKubectl(t *testing.T) {
+	ts := newTestServer(t, clock.Real{}, nil)
+	k := newKubectl(t, ts.url)
+	ctx := context.Background()
+	pods := apiserver.For[*api.Pod](ts.srv)
+	rcs := apiserver.For[*api.ReplicationController](ts.srv)
+
+	t.Run("version", func(t *testing.T) {
+		out := k.ok("", "version")
+		assert.Contains(t, out, "Client Version: v1.32")
+		assert.Contains(t, out, "Server Version: v1.32.0-miniplane")
+	})
+	t.Run("api-resources", func(t *testing.T) {
+		rows := columns(k.ok("", "api-resources"))
+		require.NotEmpty(t, rows)
+		assert.Equal(t, []string{"NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"}, rows[0])
+		assert.ElementsMatch(t, [][]string{
+			{"endpoints", "ep", "v1", "true", "Endpoints"},
+			{"events", "ev", "v1", "true", "Event"},
+			{"namespaces", "ns", "v1", "false", "Namespace"},
+			{"nodes", "no", "v1", "false", "Node"},
+			{"pods", "po", "v1", "true", "Pod"},
+			{"replicationcontrollers", "rc", "v1", "true", "ReplicationController"},
+			{"services", "svc", "v1", "true", "Service"},
+			{"leases", "coordination.k8s.io/v1", "true", "Lease"},
+		}, rows[1:])
+	})
+	t.Run("create", func(t *testing.T) {
+		assert.Equal(t, "pod/web created\n", k.ok(podManifest, "create", "-f", "-"))
+		p, err := pods.Get(ctx, "default", "web")
+		require.NoError(t, err)
+		assert.Equal(t, "nginx:1.27", p.Spec.Containers[0].Image)
+		assert.Equal(t, api.ProtocolTCP, p.Spec.Containers[0].Ports[0].Protocol, "defaulted by the server")
+	})
+	t.Run("create existing", func(t *testing.T) {
+		assert.Contains(t, k.fails(podManifest, "create", "-f", "-"),
+			`Error from server (AlreadyExists): error when creating "STDIN": pods "web" already exists`)
+	})
+	t.Run("create invalid", func(t *testing.T) {
+		bad := "apiVersion: v1\nkind: Pod\nmetadata:\n  name: bad\nspec:\n  containers: []\n"
+		errOut := k.fails(bad, "create", "-f", "-")
+		assert.Contains(t, errOut, `The Pod "bad" is invalid:`)
+		assert.Contains(t, errOut, "spec.containers: Required value")
+		_, err := pods.Get(ctx, "default", "bad")
+		assert.True(t, apiserver.IsNotFound(err), "nothing stored")
+	})
+	t.Run("get missing", func(t *testing.T) {
+		assert.Contains(t, k.fails("", "get", "pod", "nope"), `Error from server (NotFound): pods "nope" not found`)
+	})
+	t.Run("get", func(t *testing.T) {
+		rows := columns(k.ok("", "get", "pods"))
+		require.Len(t, rows, 2)
+		assert.Equal(t, []string{"NAME", "READY", "STATUS", "RESTARTS", "AGE"}, rows[0])
+		assert.Equal(t, []string{"web", "0/1", "Pending", "0"}, rows[1][:4])
+
+		rows = columns(k.ok("", "get", "po", "web"))
+		require.Len(t, rows, 2)
+		assert.Equal(t, "web", rows[1][0])
+	})
+	t.Run("get -o wide", func(t *testing.T) {
+		rows := columns(k.ok("", "get", "pods", "-o", "wide"))
+		require.Len(t, rows, 2)
+		assert.Equal(t, []string{"NAME", "READY", "STATUS", "RESTARTS", "AGE", "IP", "NODE", "NOMINATED", "NODE", "READINESS", "GATES"}, rows[0])
+		assert.Equal(t, []string{"<none>", "<none>", "<none>", "<none>"}, rows[1][5:])
+	})
+	t.Run("get -o yaml", func(t *testing.T) {
+		out := k.ok("", "get", "pod", "web", "-o", "yaml")
+		assert.Contains(t, out, "kind: Pod\n")
+		assert.Contains(t, out, "  name: web\n")
+		assert.Contains(t, out, "phase: Pending")
+	})
+	t.Run("get -o json", func(t *testing.T) {
+		var list struct {
+			Kind  string    `json:"kind"`
+			Items []api.Pod `json:"items"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(k.ok("", "get", "pods", "-o", "json")), &list))
+		assert.Equal(t, "List", list.Kind)
+		require.Len(t, list.Items, 1)
+		assert.Equal(t, "web", list.Items[0].Metadata.Name)
+	})
+	t.Run("get -l", func(t *testing.T) {
+		_, err := pods.Create(ctx, podOf("default", "other", map[string]string{"app": "other"}))
+		require.NoError(t, err)
+		rows := columns(k.ok("", "get", "pods", "-l", "app=web"))
+		require.Len(t, rows, 2)
+		assert.Equal(t, "web", rows[1][0])
+		out, errOut, err := k.run("", "get", "pods", "-l", "app=none")
+		require.NoError(t, err)
+		assert.Empty(t, out)
+		assert.Contains(t, errOut, "No resources found in default namespace.")
+		rows = columns(k.ok("", "get", "pods", "-A", "--show-labels"))
+		require.Len(t, rows, 3)
+		assert.Equal(t, []string{"NAMESPACE", "NAME", "READY", "STATUS", "RESTARTS", "AGE", "LABELS"}, rows[0])
+		assert.Equal(t, []string{"default", "other"}, rows[1][:2])
+		assert.Equal(t, "app=other", rows[1][6])
+	})
+	t.Run("get -w", func(t *testing.T) { testGetWatch(t, k, ts) })
+	t.Run("apply client-side", func(t *testing.T) {
+		assert.Equal(t, "replicationcontroller/frontend created\n", k.ok(rcManifest, "apply", "-f", "-"))
+		rc, err := rcs.Get(ctx, "default", "frontend")
+		require.NoError(t, err)
+		assert.Contains(t, rc.Metadata.Annotations, "kubectl.kubernetes.io/last-applied-configuration")
+		assert.Equal(t, "replicationcontroller/frontend unchanged\n", k.ok(rcManifest, "apply", "-f", "-"))
+	})
+	t.Run("apply client-side with a change", func(t *testing.T) {
+		changed := strings.Replace(rcManifest, "image: php:8.3-apache", "image: php:8.4-apache", 1)
+		// kubectl diff asks the server for a dry run: nothing may change.
+		_, _, err := k.run(changed, "diff", "-f", "-")
+		var exit *exec.ExitError
+		require.ErrorAs(t, err, &exit)
+		assert.Equal(t, 1, exit.ExitCode(), "diff exits 1 when the object would change")
+		rc, err := rcs.Get(ctx, "default", "frontend")
+		require.NoError(t, err)
+		assert.Equal(t, "php:8.3-apache", rc.Spec.Template.Spec.Containers[0].Image, "diff's dry run stored nothing")
+
+		assert.Equal(t, "replicationcontroller/frontend configured\n", k.ok(changed, "apply", "-f", "-"))
+		rc, err = rcs.Get(ctx, "default", "frontend")
+		require.NoError(t, err)
+		c := rc.Spec.Template.Spec.Containers[0]
+		assert.Equal(t, "php:8.4-apache", c.Image)
+		assert.Equal(t, []api.ContainerPort{{ContainerPort: 80, Protocol: api.ProtocolTCP}}, c.Ports, "a strategic merge patch keeps the ports")
+
+		// Back to the first manifest, for the steps below.
+		assert.Equal(t, "replicationcontroller/frontend configured\n", k.ok(rcManifest, "apply", "-f", "-"))
+	})
+	t.Run("get several kinds -o wide", func(t *testing.T) {
+		k.ok(svcManifest, "create", "-f", "-")
+		out := k.ok("", "get", "rc,svc,endpoints", "-o", "wide")
+		blocks := strings.Split(strings.TrimSpace(out), "\n\n")
+		require.Len(t, blocks, 2, out) // no endpoints yet: that kind prints nothing
+		rows := columns(blocks[0])
+		assert.Equal(t, []string{"NAME", "DESIRED", "CURRENT", "READY", "AGE", "CONTAINERS", "IMAGES", "SELECTOR"}, rows[0])
+		assert.Equal(t, []string{"replicationcontroller/frontend", "2", "0", "0"}, rows[1][:4])
+		assert.Equal(t, []string{"php", "php:8.3-apache", "app=frontend"}, rows[1][5:])
+		rows = columns(blocks[1])
+		assert.Equal(t, []string{"NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE", "SELECTOR"}, rows[0])
+		assert.Equal(t, "service/frontend", rows[1][0])
+		assert.Equal(t, "ClusterIP", rows[1][1])
+		assert.Equal(t, []string{"<none>", "80/TCP"}, rows[1][3:5])
+
+		out = k.ok("", "get", "all")
+		for _, want := range []string{"pod/web", "pod/other", "replicationcontroller/frontend", "service/frontend"} {
+			assert.Contains(t, out, want)
+		}
+	})
+	t.Run("scale with a precondition", func(t *testing.T) {
+		// --current-replicas makes kubectl GET the scale and PUT it back.
+		assert.Equal(t, "replicationcontroller/frontend scaled\n", k.ok("", "scale", "rc", "frontend", "--current-replicas=2", "--replicas=4"))
+		rc, err := rcs.Get(ctx, "default", "frontend")
+		require.NoError(t, err)
+		assert.Equal(t, int32(4), *rc.Spec.Replicas)
+		assert.Contains(t, k.fails("", "scale", "rc", "frontend", "--current-replicas=2", "--replicas=3"), "Expected replicas to be 2, was 4")
+	})
+	t.Run("scale", func(t *testing.T) {
+		// Without preconditions kubectl scale sends a merge patch to /scale.
+		assert.Equal(t, "replicationcontroller/frontend scaled\n", k.ok("", "scale", "rc", "frontend", "--replicas=5"))
+		rc, err := rcs.Get(ctx, "default", "frontend")
+		require.NoError(t, err)
+		assert.Equal(t, int32(5), *rc.Spec.Replicas)
+	})
+	t.Run("label", func(t *testing.T) {
+		assert.Equal(t, "pod/web labeled\n", k.ok("", "label", "pod", "web", "env=prod"))
+		p, err := pods.Get(ctx, "default", "web")
+		require.NoError(t, err)
+		assert.Equal(t, "prod", p.Metadata.Labels["env"])
+		assert.Contains(t, k.fails("", "label", "pod", "web", "env=dev"), "'env' already has a value (prod), and --overwrite is false")
+		assert.Equal(t, "pod/web unlabeled\n", k.ok("", "label", "pod", "web", "env-"))
+		p, err = pods.Get(ctx, "default", "web")
+		require.NoError(t, err)
+		assert.NotContains(t, p.Metadata.Labels, "env")
+	})
+	t.Run("apply server-side", func(t *testing.T) {
+		svc := strings.ReplaceAll(svcManifest, "frontend", "backend")
+		assert.Equal(t, "service/backend serverside-applied\n", k.ok(svc, "apply", "--server-side", "-f", "-"))
+		got, err := apiserver.For[*api.Service](ts.srv).Get(ctx, "default", "backend")
+		require.NoError(t, err)
+		assert.Equal(t, api.ServiceTypeClusterIP, got.Spec.Type)
+		require.NotEmpty(t, got.Metadata.ManagedFields)
+		assert.Equal(t, "kubectl", got.Metadata.ManagedFields[0].Manager)
+		assert.Equal(t, "Apply", got.Metadata.ManagedFields[0].Operation)
+
+		more := strings.Replace(svc, "  - port: 80\n", "  - port: 80\n    name: http\n  - port: 443\n    name: https\n", 1)
+		assert.Equal(t, "service/backend serverside-applied\n", k.ok(more, "apply", "--server-side", "-f", "-"))
+		got, err = apiserver.For[*api.Service](ts.srv).Get(ctx, "default", "backend")
+		require.NoError(t, err)
+		assert.Len(t, got.Spec.Ports, 2)
+	})
+	t.Run("apply server-side after scale conflicts", func(t *testing.T) {
+		manifest := strings.ReplaceAll(rcManifest, "frontend", "owned")
+		assert.Equal(t, "replicationcontroller/owned serverside-applied\n", k.ok(manifest, "apply", "--server-side", "-f", "-"))
+		k.ok("", "scale", "rc", "owned", "--replicas=4")
+		errOut := k.fails(manifest, "apply", "--server-side", "-f", "-")
+		assert.Contains(t, errOut, `Apply failed with 1 conflict: conflict with "kubectl" with subresource "scale" using v1`)
+		assert.Contains(t, errOut, ".spec.replicas")
+		assert.Equal(t, "replicationcontroller/owned serverside-applied\n", k.ok(manifest, "apply", "--server-side", "--force-conflicts", "-f", "-"))
+		rc, err := rcs.Get(ctx, "default", "owned")
+		require.NoError(t, err)
+		assert.Equal(t, int32(2), *rc.Spec.Replicas, "forced back to the manifest's")
+	})
+	t.Run("describe", func(t *testing.T) {
+		out := k.ok("", "describe", "rc", "frontend")
+		assert.Regexp(t, `Name:\s+frontend`, out)
+		assert.Regexp(t, `Replicas:\s+0 current / 5 desired`, out)
+		assert.Regexp(t, `Labels:\s+app=frontend`, out)
+		assert.Regexp(t, `Image:\s+php:8.3-apache`, out)
+		assert.Contains(t, out, "Events:")
+		out = k.ok("", "describe", "pod", "web")
+		assert.Regexp(t, `Status:\s+Running`, out, "as the watch step left it")
+	})
+	t.Run("delete", func(t *testing.T) {
+		assert.Equal(t, "pod \"web\" deleted\n", k.ok("", "delete", "pod", "web"))
+		_, err := pods.Get(ctx, "default", "web")
+		assert.True(t, apiserver.IsNotFound(err))
+		assert.Contains(t, k.fails("", "delete", "pod", "web"), `Error from server (NotFound): pods "web" not found`)
+	})
+	t.Run("delete cascade", func(t *testing.T) { testDeleteCascade(t, k, ts) })
+}
+
+// testGetWatch runs kubectl get pods -w, waits for it to print the
+// current pods, changes one, and waits for the change to be printed.
+func testGetWatch(t *testing.T, k *kubectl, ts *testServer) {
+	ctx, cancel := context.WithTimeout(context.Background(), kubectlTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, k.bin, append(append([]string{}, k.args...), "get", "pods", "-l", "app=web", "-w")...)
+	cmd.Env = k.env
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	defer func() {
+		cancel()
+		_ = cmd.Wait()
+	}()
+	lines := bufio.NewScanner(stdout)
+	next := func() []string {
+		if lines.Scan() {
+			return strings.Fields(lines.Text())
+		}
+		cancel()
+		_ = cmd.Wait() // stderr is complete only after Wait
+		require.FailNow(t, "kubectl get -w stopped", stderr.String())
+		return nil
+	}
+	assert.Equal(t, "NAME", next()[0])
+	assert.Equal(t, []string{"web", "0/1", "Pending"}, next()[:3])
+
+	p, err := apiserver.For[*api.Pod](ts.srv).Get(ctx, "default", "web")
+	require.NoError(t, err)
+	running := p.DeepCopyObject().(*api.Pod)
+	running.Status.Phase = api.PodRunning
+	running.Status.PodIP = "10.244.0.9"
+	running.Status.ContainerStatuses = []api.ContainerStatus{{Name: "nginx", Ready: true, State: api.ContainerState{Running: &api.ContainerStateRunning{}}}}
+	_, err = ts.srv.UpdateStatus(ctx, running)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"web", "1/1", "Running"}, next()[:3], "the change, once")
+}
+
+// testDeleteCascade deletes replication controllers with each cascade
+// policy and checks what the server did: with no garbage collector
+// running, Background removes the owner at once and leaves the dependents
+// for the collector; Foreground and Orphan leave the owner marked with the
+// finalizer the collector acts on.
+func testDeleteCascade(t *testing.T, k *kubectl, ts *testServer) {
+	ctx := context.Background()
+	rcs := apiserver.For[*api.ReplicationController](ts.srv)
+	pods := apiserver.For[*api.Pod](ts.srv)
+	tests := []struct {
+		cascade       string
+		wantRemoved   bool
+		wantFinalizer string
+	}{
+		{cascade: "background", wantRemoved: true},
+		{cascade: "foreground", wantFinalizer: apiserver.FinalizerForeground},
+		{cascade: "orphan", wantFinalizer: apiserver.FinalizerOrphan},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cascade, func(t *testing.T) {
+			name := "cascade-" + tt.cascade
+			rc, err := rcs.Create(ctx, rcOf("default", name, 1))
+			require.NoError(t, err)
+			dep := podOf("default", name+"-pod", map[string]string{"app": name})
+			dep.Metadata.OwnerReferences = []api.OwnerReference{{APIVersion: "v1", Kind: "ReplicationController", Name: name, UID: rc.Metadata.UID, Controller: ptr(true), BlockOwnerDeletion: ptr(true)}}
+			_, err = pods.Create(ctx, dep)
+			require.NoError(t, err)
+
+			out := k.ok("", "delete", "rc", name, "--cascade="+tt.cascade, "--wait=false")
+			assert.Equal(t, "replicationcontroller \""+name+"\" deleted\n", out)
+			got, err := rcs.Get(ctx, "default", name)
+			if tt.wantRemoved {
+				assert.True(t, apiserver.IsNotFound(err), "removed at once")
+			} else {
+				require.NoError(t, err)
+				assert.NotNil(t, got.Metadata.DeletionTimestamp)
+				assert.Equal(t, []string{tt.wantFinalizer}, got.Metadata.Finalizers)
+			}
+			_, err = pods.Get(ctx, "default", name+"-pod")
+			assert.NoError(t, err, "the dependent waits for the garbage collector")
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,116 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"reflect"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/apiserver/patch"
+)
+
+// maxManagerLength is the longest field manager name Kubernetes takes.
+const maxManagerLength = 128
+
+// managerOf returns the field manager a write is recorded under: the
+// fieldManager query parameter, or else, as kube-apiserver does, the
+// User-Agent up to its first "/" ("kubectl"), or "" when neither names a
+// usable manager. An explicit fieldManager is returned as given, so that
+// a bad one is refused rather than ignored.
+func managerOf(r *http.Request) string {
+	if m := r.URL.Query().Get("fieldManager"); m != "" {
+		return m
+	}
+	name, _, _ := strings.Cut(r.Header.Get("User-Agent"), "/")
+	for len(name) > maxManagerLength || !utf8.ValidString(name) {
+		name = name[:min(len(name), maxManagerLength)-1]
+	}
+	if strings.IndexFunc(name, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		return ""
+	}
+	return name
+}
+
+// trackUpdate records an update (or, with old nil, a create) of obj by
+// manager in obj's managedFields, as kube-apiserver's field manager does
+// for every write that is not an apply: the manager's "Update" entry gains
+// the fields it set or changed, and other managers lose them. Without a
+// manager obj is returned as it is.
+func (h *Handler) trackUpdate(info apiserver.ResourceInfo, old, obj api.Object, manager string) (api.Object, error) {
+	if manager == "" {
+		return obj, nil
+	}
+	newJSON, err := json.Marshal(obj)
+	if err != nil {
+		return nil, apiserver.NewInternalError(err)
+	}
+	var oldJSON []byte
+	if old != nil {
+		if oldJSON, err = json.Marshal(old); err != nil {
+			return nil, apiserver.NewInternalError(err)
+		}
+	}
+	tracked, err := patch.TrackUpdate(info.Kind, oldJSON, newJSON, manager, h.clock.Now())
+	if err != nil {
+		return nil, patchStatus(err, info, obj.GetObjectMeta().Name)
+	}
+	out := info.New()
+	if err := json.Unmarshal(tracked, out); err != nil {
+		return nil, apiserver.NewInternalError(err)
+	}
+	return out, nil
+}
+
+// trackSubresource returns the managedFields of cur after manager wrote
+// changed (the whole object as the write leaves it) through the status or
+// scale subresource, for WriteOptions.ManagedFields; nil without a
+// manager, which leaves them as stored.
+func (h *Handler) trackSubresource(info apiserver.ResourceInfo, sub string, cur, changed api.Object, manager string) ([]api.ManagedFieldsEntry, error) {
+	if manager == "" {
+		return nil, nil
+	}
+	oldJSON, err := json.Marshal(cur)
+	if err != nil {
+		return nil, apiserver.NewInternalError(err)
+	}
+	newJSON, err := json.Marshal(changed)
+	if err != nil {
+		return nil, apiserver.NewInternalError(err)
+	}
+	tracked, err := patch.TrackSubresourceUpdate(info.Kind, sub, oldJSON, newJSON, manager, h.clock.Now())
+	if err != nil {
+		return nil, patchStatus(err, info, cur.GetObjectMeta().Name)
+	}
+	var out struct {
+		Metadata struct {
+			ManagedFields []api.ManagedFieldsEntry `json:"managedFields"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(tracked, &out); err != nil {
+		return nil, apiserver.NewInternalError(err)
+	}
+	if out.Metadata.ManagedFields == nil {
+		return []api.ManagedFieldsEntry{}, nil // none left: store none
+	}
+	return out.Metadata.ManagedFields, nil
+}
+
+// withStatusOf returns a copy of cur with obj's status: what a status
+// update leaves stored.
+func withStatusOf(cur, obj api.Object) api.Object {
+	c := cur.DeepCopyObject()
+	reflect.ValueOf(c).Elem().FieldByName("Status").Set(reflect.ValueOf(obj).Elem().FieldByName("Status"))
+	return c
+}
+
+// withReplicas returns a copy of a replication controller with its
+// desired replicas set: what a scale update leaves stored.
+func withReplicas(cur api.Object, replicas int32) api.Object {
+	c := cur.DeepCopyObject().(*api.ReplicationController)
+	c.Spec.Replicas = &replicas
+	return c
+}

@@ -1,0 +1,242 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"net/url"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/apiserver/patch"
+)
+
+// The PATCH content types (Kubernetes' types.PatchType).
+const (
+	jsonPatchType           = patch.JSONPatchType
+	mergePatchType          = patch.MergePatchType
+	strategicMergePatchType = patch.StrategicMergePatchType
+	applyPatchType          = patch.ApplyPatchType
+)
+
+// maxPatchAttempts is how many times a PATCH without a resourceVersion
+// precondition re-reads and re-applies after losing a race, as
+// kube-apiserver retries its patches.
+const maxPatchAttempts = 5
+
+// servePatch answers a PATCH of an object, its status or its scale: read
+// the stored object, apply the patch to its JSON, decode the result as the
+// kind, and write it back through the Server's update (so validation,
+// defaulting and conflicts are the ones every update gets), conditionally
+// on the resourceVersion read. A patch that loses a race is applied again
+// to the new state, unless the patch itself named a resourceVersion.
+// Server-side apply (application/apply-patch+yaml) creates the object when
+// it is missing; every other patch of a missing object is NotFound.
+func (h *Handler) servePatch(w http.ResponseWriter, r *http.Request, req resourceRequest) error {
+	q := r.URL.Query()
+	ct := r.Header.Get("Content-Type")
+	patchType, _, _ := mime.ParseMediaType(ct)
+	switch patchType {
+	case jsonPatchType, mergePatchType, strategicMergePatchType, applyPatchType:
+	default:
+		return apiserver.NewUnsupportedMediaType(fmt.Sprintf("the patch content type %q is not supported: use %s, %s, %s or %s",
+			ct, jsonPatchType, mergePatchType, strategicMergePatchType, applyPatchType))
+	}
+	dry, err := dryRunOf(q)
+	if err != nil {
+		return err
+	}
+	opts := apiserver.WriteOptions{DryRun: dry}
+	force, err := boolParam(q, "force")
+	if err != nil {
+		return err
+	}
+	manager := managerOf(r)
+	if patchType == applyPatchType && q.Get("fieldManager") == "" {
+		return apiserver.NewInvalid("meta.k8s.io", "PatchOptions", "", apiserver.FieldErrors{
+			apiserver.Required(apiserver.NewPath("fieldManager"), "is required for apply requests"),
+		})
+	}
+	if patchType != applyPatchType && q.Has("force") {
+		return apiserver.NewInvalid("meta.k8s.io", "PatchOptions", "", apiserver.FieldErrors{
+			apiserver.Forbidden(apiserver.NewPath("force"), "may not be specified for non-apply patch"),
+		})
+	}
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	p := patchRequest{h: h, w: w, req: req, q: q, patchType: patchType, body: body, manager: manager, force: force, opts: opts}
+	for attempt := 1; ; attempt++ {
+		code, result, err := p.try(r)
+		if err == nil {
+			writeJSON(w, code, result)
+			return nil
+		}
+		lostRace := apiserver.IsConflict(err) && !apiserver.HasCause(err, patch.CauseTypeFieldManagerConflict)
+		if !lostRace || p.precondition || attempt == maxPatchAttempts {
+			return err
+		}
+	}
+}
+
+// patchRequest is one PATCH being served.
+type patchRequest struct {
+	h         *Handler
+	w         http.ResponseWriter
+	req       resourceRequest
+	q         url.Values
+	patchType string
+	body      []byte
+	manager   string
+	force     bool
+	opts      apiserver.WriteOptions
+
+	// precondition is set once a patch result carries a resourceVersion
+	// other than the one read: the client's own precondition, which a
+	// retry must not override.
+	precondition bool
+}
+
+// try reads, patches and writes once; a Conflict may be retried.
+func (p *patchRequest) try(r *http.Request) (int, any, error) {
+	ctx := r.Context()
+	req := p.req
+	if req.sub == "scale" {
+		cur, err := p.h.srv.GetScale(ctx, req.namespace, req.name)
+		if err != nil {
+			return 0, nil, err
+		}
+		var sc api.Scale
+		if err := p.patchInto(cur, scaleKind, &sc, scaleKind, scaleAPIVersion); err != nil {
+			return 0, nil, err
+		}
+		if err := checkObjectPath(&sc.Metadata, req.info, req.namespace, req.name); err != nil {
+			return 0, nil, err
+		}
+		p.precondition = sc.Metadata.ResourceVersion != cur.Metadata.ResourceVersion
+		opts := p.opts
+		if p.manager != "" {
+			rc, err := p.h.srv.Get(ctx, req.info.Resource, req.namespace, req.name, apiserver.GetOptions{})
+			if err != nil {
+				return 0, nil, err
+			}
+			if opts.ManagedFields, err = p.h.trackSubresource(req.info, "scale", rc, withReplicas(rc, sc.Spec.Replicas), p.manager); err != nil {
+				return 0, nil, err
+			}
+		}
+		out, err := p.h.srv.UpdateScaleWith(ctx, req.namespace, &sc, opts)
+		return http.StatusOK, out, err
+	}
+
+	cur, err := p.h.srv.Get(ctx, req.info.Resource, req.namespace, req.name, apiserver.GetOptions{})
+	if apiserver.IsNotFound(err) && p.patchType == applyPatchType && req.sub == "" {
+		return p.applyCreate(r)
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	obj := req.info.New()
+	if err := p.patchInto(withTypeMeta(req.info, cur), req.info.Kind, obj, req.info.Kind, req.info.APIVersion()); err != nil {
+		return 0, nil, err
+	}
+	m := obj.GetObjectMeta()
+	if err := checkObjectPath(m, req.info, req.namespace, req.name); err != nil {
+		return 0, nil, err
+	}
+	curRV := cur.GetObjectMeta().ResourceVersion
+	if m.ResourceVersion == "" {
+		m.ResourceVersion = curRV
+	}
+	p.precondition = m.ResourceVersion != curRV
+	var out api.Object
+	if req.sub == "status" {
+		opts := p.opts
+		if opts.ManagedFields, err = p.h.trackSubresource(req.info, "status", cur, withStatusOf(cur, obj), p.manager); err != nil {
+			return 0, nil, err
+		}
+		out, err = p.h.srv.UpdateStatusWith(ctx, obj, opts)
+	} else {
+		if p.patchType != applyPatchType {
+			if obj, err = p.h.trackUpdate(req.info, cur, obj, p.manager); err != nil {
+				return 0, nil, err
+			}
+		}
+		out, err = p.h.srv.UpdateWith(ctx, obj, p.opts)
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, withTypeMeta(req.info, out), nil
+}
+
+// applyCreate is server-side apply of an object that does not exist: the
+// applied configuration becomes a new object.
+func (p *patchRequest) applyCreate(r *http.Request) (int, any, error) {
+	req := p.req
+	created, err := patch.ServerSideApply(req.info.Kind, nil, p.body, p.manager, p.force, p.h.clock.Now())
+	if err != nil {
+		return 0, nil, patchStatus(err, req.info, req.name)
+	}
+	obj := req.info.New()
+	if err := p.h.decodeInto(p.w, p.q, created, obj, req.info.Kind, req.info.APIVersion()); err != nil {
+		return 0, nil, err
+	}
+	if err := checkObjectPath(obj.GetObjectMeta(), req.info, req.namespace, req.name); err != nil {
+		return 0, nil, err
+	}
+	out, err := p.h.srv.CreateWith(r.Context(), obj, p.opts)
+	if apiserver.IsAlreadyExists(err) {
+		// Created by someone else meanwhile: apply to it instead.
+		return 0, nil, apiserver.NewConflict(req.info.GroupResource(), req.name, apiserver.ConflictModified)
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, withTypeMeta(req.info, out), nil
+}
+
+// patchInto applies the request's patch to cur's JSON and decodes the
+// result into into, which must keep the kind and apiVersion.
+func (p *patchRequest) patchInto(cur any, kind string, into any, wantKind, wantAPIVersion string) error {
+	orig, err := json.Marshal(cur)
+	if err != nil {
+		return apiserver.NewInternalError(err)
+	}
+	var patched []byte
+	if p.patchType == applyPatchType {
+		patched, err = patch.ServerSideApply(kind, orig, p.body, p.manager, p.force, p.h.clock.Now())
+	} else {
+		patched, err = patch.Apply(p.patchType, kind, orig, p.body)
+	}
+	if err != nil {
+		return patchStatus(err, p.req.info, p.req.name)
+	}
+	return p.h.decodeInto(p.w, p.q, patched, into, wantKind, wantAPIVersion)
+}
+
+// patchStatus turns the patch package's errors into the Status a client
+// gets (each carries its own, in kube-apiserver's words: 400 for a
+// malformed patch, 422 for one that cannot apply, 415 for an unknown type,
+// 409 with a FieldManagerConflict cause per field for a conflicting
+// apply), naming the object.
+func patchStatus(err error, info apiserver.ResourceInfo, name string) error {
+	var pe *patch.Error
+	var pc *patch.Conflict
+	var st api.Status
+	switch {
+	case errors.As(err, &pe):
+		st = pe.Status()
+	case errors.As(err, &pc):
+		st = pc.Status()
+	default:
+		return err
+	}
+	if st.Details == nil {
+		st.Details = &api.StatusDetails{}
+	}
+	st.Details.Name, st.Details.Group, st.Details.Kind = name, info.Group, info.Resource
+	return &apiserver.StatusError{Status: st}
+}

@@ -1,0 +1,276 @@
+package httpapi
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
+)
+
+// route sends a request to the handler of its path.
+func (h *Handler) route(w http.ResponseWriter, r *http.Request, info *requestInfo) {
+	path := strings.Trim(r.URL.Path, "/")
+	switch path {
+	case "api", "apis":
+		info.resource = "discovery"
+		if h.onlyGet(w, r) {
+			h.serveRootDiscovery(w, r, path == "api")
+		}
+		return
+	case "version":
+		info.resource = "version"
+		if h.onlyGet(w, r) {
+			writeJSON(w, http.StatusOK, versionInfo)
+		}
+		return
+	case "healthz", "livez", "readyz":
+		info.resource = "health"
+		if h.onlyGet(w, r) {
+			h.serveHealth(w, path)
+		}
+		return
+	case "metrics":
+		info.resource = "metrics"
+		if h.onlyGet(w, r) {
+			h.serveMetrics(w)
+		}
+		return
+	}
+	if rest, ok := strings.CutPrefix(path, "openapi/v3"); ok {
+		info.resource = "openapi"
+		if h.onlyGet(w, r) {
+			h.serveOpenAPI(w, strings.Trim(rest, "/"))
+		}
+		return
+	}
+
+	segs := strings.Split(path, "/")
+	var gv *groupVersion
+	switch {
+	case len(segs) >= 2 && segs[0] == "api":
+		gv, segs = h.byPath["api/"+segs[1]], segs[2:]
+	case len(segs) == 2 && segs[0] == "apis":
+		info.resource = "discovery"
+		if h.onlyGet(w, r) {
+			h.serveGroup(w, segs[1])
+		}
+		return
+	case len(segs) >= 3 && segs[0] == "apis":
+		gv, segs = h.byPath["apis/"+segs[1]+"/"+segs[2]], segs[3:]
+	}
+	if gv == nil {
+		writeError(w, notFoundPath())
+		return
+	}
+	if len(segs) == 0 {
+		info.resource = "discovery"
+		if h.onlyGet(w, r) {
+			h.serveResourceList(w, gv)
+		}
+		return
+	}
+	req, err := parseResourcePath(gv, segs, r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	info.verb, info.resource = req.verb, req.info.Resource
+	if req.sub != "" {
+		info.resource += "/" + req.sub
+	}
+	h.serveResource(w, r, req)
+}
+
+// onlyGet answers 405 to anything but GET (and HEAD) on the read-only paths.
+func (h *Handler) onlyGet(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		return true
+	}
+	writeError(w, apiserver.NewMethodNotSupported(apiserver.GroupResource{Resource: r.URL.Path}, strings.ToLower(r.Method)))
+	return false
+}
+
+// notFoundPath is kube-apiserver's answer for a path it does not serve.
+func notFoundPath() error {
+	return &apiserver.StatusError{Status: api.Status{
+		TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   api.StatusFailure,
+		Message:  "the server could not find the requested resource",
+		Reason:   api.StatusReasonNotFound,
+		Details:  &api.StatusDetails{},
+		Code:     http.StatusNotFound,
+	}}
+}
+
+// resourceRequest is a request on a resource path, parsed.
+type resourceRequest struct {
+	verb      string // get, list, watch, create, update, patch, delete, deletecollection
+	info      apiserver.ResourceInfo
+	namespace string // "" across namespaces, or for cluster-scoped resources
+	name      string // "" on a collection
+	sub       string // "", "status", "scale", "binding"
+}
+
+// parseResourcePath reads the segments after a group version's prefix:
+//
+//	{resource}[/{name}[/{sub}]]                     cluster-scoped, or a namespaced list across namespaces
+//	namespaces/{ns}/{resource}[/{name}[/{sub}]]     namespaced
+//	watch/...                                       the legacy watch prefix
+func parseResourcePath(gv *groupVersion, segs []string, r *http.Request) (resourceRequest, error) {
+	watchPrefix := segs[0] == "watch"
+	if watchPrefix {
+		segs = segs[1:]
+	}
+	if len(segs) == 0 {
+		return resourceRequest{}, notFoundPath()
+	}
+	var req resourceRequest
+	if info, ok := namespacedPath(gv, segs); ok {
+		req.info, req.namespace, segs = info, segs[1], segs[3:]
+		if req.namespace == "" {
+			return req, apiserver.NewBadRequest("the namespace in the path is empty")
+		}
+	} else {
+		info, ok := gv.byName[segs[0]]
+		if !ok || (info.Namespaced && len(segs) > 1) {
+			return req, notFoundPath() // a namespaced object needs namespaces/{ns}/ first
+		}
+		req.info, segs = info, segs[1:]
+	}
+	switch len(segs) {
+	case 0:
+	case 1:
+		req.name = segs[0]
+	case 2:
+		req.name, req.sub = segs[0], segs[1]
+		if !hasSub(req.info, req.sub) {
+			return req, notFoundPath()
+		}
+	default:
+		return req, notFoundPath()
+	}
+	if req.name == "" && len(segs) > 0 {
+		return req, notFoundPath()
+	}
+
+	watch := watchPrefix || isTrue(r.URL.Query().Get("watch"))
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		switch {
+		case watch && req.sub == "":
+			req.verb = "watch"
+		case req.name == "":
+			req.verb = "list"
+		default:
+			req.verb = "get"
+		}
+	case http.MethodPost:
+		req.verb = "create"
+	case http.MethodPut:
+		req.verb = "update"
+	case http.MethodPatch:
+		req.verb = "patch"
+	case http.MethodDelete:
+		req.verb = "delete"
+		if req.name == "" {
+			req.verb = "deletecollection"
+		}
+	default:
+		return req, apiserver.NewMethodNotSupported(req.info.GroupResource(), strings.ToLower(r.Method))
+	}
+	if watchPrefix && req.verb != "watch" {
+		return req, notFoundPath()
+	}
+	if err := checkVerb(req); err != nil {
+		return req, err
+	}
+	return req, nil
+}
+
+// namespacedPath reports whether segs are namespaces/{ns}/{resource}/...
+// for a namespaced resource, and which.
+func namespacedPath(gv *groupVersion, segs []string) (apiserver.ResourceInfo, bool) {
+	if len(segs) < 3 || segs[0] != "namespaces" {
+		return apiserver.ResourceInfo{}, false
+	}
+	info, ok := gv.byName[segs[2]]
+	return info, ok && info.Namespaced
+}
+
+// hasSub says whether a resource has a subresource.
+func hasSub(info apiserver.ResourceInfo, sub string) bool {
+	switch sub {
+	case "status":
+		return info.HasStatus
+	case "scale":
+		return info.HasScale
+	case "binding":
+		return info.HasBinding
+	}
+	return false
+}
+
+// checkVerb refuses the verbs a path does not take, with 405.
+func checkVerb(req resourceRequest) error {
+	ok := true
+	switch req.sub {
+	case "":
+		switch req.verb {
+		case "create":
+			ok = req.name == ""
+		case "update", "patch":
+			ok = req.name != ""
+		}
+	case "status", "scale":
+		ok = req.verb == "get" || req.verb == "update" || req.verb == "patch"
+	case "binding":
+		ok = req.verb == "create"
+	}
+	if !ok {
+		action := req.verb
+		if req.sub != "" {
+			action += " " + req.sub
+		}
+		return apiserver.NewMethodNotSupported(req.info.GroupResource(), action)
+	}
+	return nil
+}
+
+func isTrue(v string) bool { return v == "true" || v == "1" }
+
+// versionInfo is the answer to /version. kubectl's dispatcher on this
+// machine runs the bundled kubectl of the server's minor version, so 1.32
+// keeps every run on the same client.
+var versionInfo = struct {
+	Major        string `json:"major"`
+	Minor        string `json:"minor"`
+	GitVersion   string `json:"gitVersion"`
+	GitCommit    string `json:"gitCommit"`
+	GitTreeState string `json:"gitTreeState"`
+	BuildDate    string `json:"buildDate"`
+	GoVersion    string `json:"goVersion"`
+	Compiler     string `json:"compiler"`
+	Platform     string `json:"platform"`
+}{
+	Major: "1", Minor: "32", GitVersion: "v1.32.0-miniplane", GitCommit: "miniplane",
+	GitTreeState: "clean", BuildDate: "2026-01-01T00:00:00Z", GoVersion: "go1.26", Compiler: "gc", Platform: "linux/amd64",
+}
+
+// serveHealth answers /healthz, /livez and /readyz in text, as
+// kube-apiserver does.
+func (h *Handler) serveHealth(w http.ResponseWriter, path string) {
+	if path == "readyz" && h.ready != nil && !h.ready() {
+		writeRaw(w, http.StatusServiceUnavailable, "text/plain; charset=utf-8", []byte("[-]miniplane not ready\nreadyz check failed\n"))
+		return
+	}
+	select {
+	case <-h.done:
+		if path != "livez" {
+			writeRaw(w, http.StatusServiceUnavailable, "text/plain; charset=utf-8", []byte("[-]shutdown: the server is shutting down\n"))
+			return
+		}
+	default:
+	}
+	writeRaw(w, http.StatusOK, "text/plain; charset=utf-8", []byte("ok"))
+}

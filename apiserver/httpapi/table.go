@@ -1,0 +1,246 @@
+package httpapi
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
+)
+
+// table is a meta.k8s.io Table: kubectl prints its columns and rows as
+// they are, so the server decides what `kubectl get` shows. Kubernetes:
+// metav1.Table, filled by pkg/printers/internalversion.
+type table struct {
+	Kind              string       `json:"kind"`
+	APIVersion        string       `json:"apiVersion"`
+	Metadata          api.ListMeta `json:"metadata"`
+	ColumnDefinitions []column     `json:"columnDefinitions"`
+	Rows              []row        `json:"rows"`
+}
+
+// column defines one column; Priority 1 columns show with -o wide only.
+type column struct {
+	Name        string `json:"name"`
+	Type        string `json:"type"`
+	Format      string `json:"format"`
+	Description string `json:"description"`
+	Priority    int    `json:"priority"`
+}
+
+// row is one object's cells, with the object (its metadata by default),
+// which kubectl needs for --show-labels, -A and --sort-by.
+type row struct {
+	Cells  []any `json:"cells"`
+	Object any   `json:"object,omitempty"`
+}
+
+// partialObjectMetadata is a row's object when only metadata is asked for.
+type partialObjectMetadata struct {
+	Kind       string          `json:"kind"`
+	APIVersion string          `json:"apiVersion"`
+	Metadata   *api.ObjectMeta `json:"metadata"`
+}
+
+// printer is how one resource is shown: its columns and a row's cells.
+type printer struct {
+	columns []column
+	cells   func(obj api.Object, now time.Time) []any
+}
+
+func col(name, typ, description string, priority int) column {
+	c := column{Name: name, Type: typ, Description: description, Priority: priority}
+	if name == "Name" {
+		c.Format = "name"
+	}
+	return c
+}
+
+var nameColumn = col("Name", "string", "Name must be unique within a namespace.", 0)
+var ageColumn = col("Age", "string", "The time since the object was created.", 0)
+
+// printers are kubectl's own columns per resource (Kubernetes'
+// pkg/printers/internalversion/printers.go).
+var printers = map[string]printer{
+	apiserver.Pods: {
+		columns: []column{nameColumn,
+			col("Ready", "string", "The aggregate readiness state of this pod for accepting traffic.", 0),
+			col("Status", "string", "The aggregate status of the containers in this pod.", 0),
+			col("Restarts", "string", "The number of times the containers in this pod have been restarted.", 0),
+			ageColumn,
+			col("IP", "string", "IP address allocated to the pod.", 1),
+			col("Node", "string", "Name of the node the pod is assigned to.", 1),
+			col("Nominated Node", "string", "Name of the node the pod is nominated to.", 1),
+			col("Readiness Gates", "string", "The readiness gates of the pod.", 1)},
+		cells: func(o api.Object, now time.Time) []any {
+			p := o.(*api.Pod)
+			ready, total, restarts := podReadiness(p)
+			return []any{p.Metadata.Name, fmt.Sprintf("%d/%d", ready, total), podStatusReason(p), restarts,
+				age(p.Metadata.CreationTimestamp, now), orNone(p.Status.PodIP), orNone(p.Spec.NodeName), "<none>", "<none>"}
+		},
+	},
+	apiserver.ReplicationControllers: {
+		columns: []column{nameColumn,
+			col("Desired", "integer", "Number of desired pods.", 0),
+			col("Current", "integer", "Number of actually running pods.", 0),
+			col("Ready", "integer", "Number of pods ready.", 0),
+			ageColumn,
+			col("Containers", "string", "Names of each container in the template.", 1),
+			col("Images", "string", "Images referenced by each container in the template.", 1),
+			col("Selector", "string", "Label selector for pods.", 1)},
+		cells: func(o api.Object, now time.Time) []any {
+			rc := o.(*api.ReplicationController)
+			desired := int32(1)
+			if rc.Spec.Replicas != nil {
+				desired = *rc.Spec.Replicas
+			}
+			var names, images []string
+			if rc.Spec.Template != nil {
+				for _, c := range rc.Spec.Template.Spec.Containers {
+					names, images = append(names, c.Name), append(images, c.Image)
+				}
+			}
+			return []any{rc.Metadata.Name, desired, rc.Status.Replicas, rc.Status.ReadyReplicas, age(rc.Metadata.CreationTimestamp, now),
+				strings.Join(names, ","), strings.Join(images, ","), selectorText(rc.Spec.Selector)}
+		},
+	},
+	apiserver.Services: {
+		columns: []column{nameColumn,
+			col("Type", "string", "The type of the service.", 0),
+			col("Cluster-IP", "string", "The cluster IP of the service.", 0),
+			col("External-IP", "string", "The external IPs of the service.", 0),
+			col("Port(s)", "string", "The ports the service exposes.", 0),
+			ageColumn,
+			col("Selector", "string", "Route traffic to pods with labels matching this selector.", 1)},
+		cells: func(o api.Object, now time.Time) []any {
+			s := o.(*api.Service)
+			typ := s.Spec.Type
+			if typ == "" {
+				typ = api.ServiceTypeClusterIP
+			}
+			return []any{s.Metadata.Name, string(typ), orNone(s.Spec.ClusterIP), externalIPs(s), servicePorts(s.Spec.Ports),
+				age(s.Metadata.CreationTimestamp, now), selectorText(s.Spec.Selector)}
+		},
+	},
+	apiserver.Endpoints: {
+		columns: []column{nameColumn, col("Endpoints", "string", "The addresses and ports of the endpoints.", 0), ageColumn},
+		cells: func(o api.Object, now time.Time) []any {
+			e := o.(*api.Endpoints)
+			return []any{e.Metadata.Name, endpointsText(e.Subsets, 3), age(e.Metadata.CreationTimestamp, now)}
+		},
+	},
+	apiserver.Leases: {
+		columns: []column{nameColumn, col("Holder", "string", "The holder of the lease.", 0), ageColumn},
+		cells: func(o api.Object, now time.Time) []any {
+			l := o.(*api.Lease)
+			holder := ""
+			if l.Spec.HolderIdentity != nil {
+				holder = *l.Spec.HolderIdentity
+			}
+			return []any{l.Metadata.Name, holder, age(l.Metadata.CreationTimestamp, now)}
+		},
+	},
+	apiserver.Nodes: {
+		columns: []column{nameColumn,
+			col("Status", "string", "The status of the node.", 0),
+			col("Roles", "string", "The roles of the node.", 0),
+			ageColumn,
+			col("Version", "string", "Kubelet version reported by the node.", 0),
+			col("Internal-IP", "string", "The node's internal IP.", 1),
+			col("External-IP", "string", "The node's external IP.", 1),
+			col("OS-Image", "string", "The node's OS image.", 1),
+			col("Kernel-Version", "string", "The node's kernel version.", 1),
+			col("Container-Runtime", "string", "The node's container runtime.", 1)},
+		cells: func(o api.Object, now time.Time) []any {
+			n := o.(*api.Node)
+			return []any{n.Metadata.Name, nodeStatus(n), nodeRoles(n), age(n.Metadata.CreationTimestamp, now), n.Status.NodeInfo.KubeletVersion,
+				nodeAddress(n, api.NodeInternalIP), nodeAddress(n, api.NodeExternalIP), orUnknown(n.Status.NodeInfo.OSImage),
+				orUnknown(n.Status.NodeInfo.KernelVersion), orUnknown(n.Status.NodeInfo.ContainerRuntimeVersion)}
+		},
+	},
+	apiserver.Namespaces: {
+		columns: []column{nameColumn, col("Status", "string", "The status of the namespace.", 0), ageColumn},
+		cells: func(o api.Object, now time.Time) []any {
+			ns := o.(*api.Namespace)
+			return []any{ns.Metadata.Name, string(ns.Status.Phase), age(ns.Metadata.CreationTimestamp, now)}
+		},
+	},
+	apiserver.Events: {
+		columns: []column{
+			col("Last Seen", "string", "Time since the event was last seen.", 0),
+			col("Type", "string", "Type of the event.", 0),
+			col("Reason", "string", "Why the event happened.", 0),
+			col("Object", "string", "The object the event is about.", 0),
+			col("Subobject", "string", "The part of the object the event is about.", 1),
+			col("Source", "string", "The component that reported the event.", 1),
+			col("Message", "string", "A description of the event.", 0),
+			col("First Seen", "string", "Time since the event was first seen.", 1),
+			col("Count", "string", "How many times the event happened.", 1),
+			col("Name", "string", "Name of the event.", 1)},
+		cells: func(o api.Object, now time.Time) []any {
+			e := o.(*api.Event)
+			last, first := e.LastTimestamp, e.FirstTimestamp
+			if last.IsZero() {
+				last = api.Time{Time: e.EventTime.Time}
+			}
+			if first.IsZero() {
+				first = last
+			}
+			object := strings.ToLower(e.InvolvedObject.Kind) + "/" + e.InvolvedObject.Name
+			count := max(e.Count, 1)
+			if e.Series != nil {
+				count = max(e.Series.Count, count)
+			}
+			source := e.Source.Component
+			if source == "" {
+				source = e.ReportingController
+			}
+			if e.Source.Host != "" {
+				source += ", " + e.Source.Host
+			}
+			return []any{age(last, now), e.Type, e.Reason, object, e.InvolvedObject.FieldPath, source, strings.TrimSpace(e.Message),
+				age(first, now), count, e.Metadata.Name}
+		},
+	},
+}
+
+// defaultPrinter is the fallback: name and age.
+var defaultPrinter = printer{
+	columns: []column{nameColumn, ageColumn},
+	cells: func(o api.Object, now time.Time) []any {
+		m := o.GetObjectMeta()
+		return []any{m.Name, age(m.CreationTimestamp, now)}
+	},
+}
+
+// tableOf prints objects as a Table; withColumns false leaves the column
+// definitions out (watch events after the first).
+func (h *Handler) tableOf(info apiserver.ResourceInfo, objs []api.Object, out output, meta api.ListMeta, withColumns bool) (*table, error) {
+	p, ok := printers[info.Resource]
+	if !ok {
+		p = defaultPrinter
+	}
+	t := &table{Kind: "Table", APIVersion: "meta.k8s.io/" + out.tableVersion, Metadata: meta, Rows: make([]row, 0, len(objs))}
+	if t.APIVersion == "meta.k8s.io/" {
+		t.APIVersion = "meta.k8s.io/v1"
+	}
+	if withColumns {
+		t.ColumnDefinitions = p.columns
+	} else {
+		t.ColumnDefinitions = []column{}
+	}
+	now := h.clock.Now()
+	for _, obj := range objs {
+		r := row{Cells: p.cells(obj, now)}
+		switch out.includeObject {
+		case "Object":
+			r.Object = withTypeMeta(info, obj)
+		case "None":
+		default:
+			r.Object = partialObjectMetadata{Kind: "PartialObjectMetadata", APIVersion: "meta.k8s.io/v1", Metadata: obj.GetObjectMeta()}
+		}
+		t.Rows = append(t.Rows, r)
+	}
+	return t, nil
+}

@@ -1,0 +1,190 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/internal/clock"
+)
+
+// watchBatch is the most events a watch takes from its Watcher at once;
+// they are written and then flushed together.
+const watchBatch = 256
+
+// serveWatch streams a watch: one JSON event per line,
+// {"type":"ADDED","object":{...}}, flushed as soon as the events pending
+// have been written. It ends when the client goes away, when
+// timeoutSeconds pass (kubectl get -w exits when the stream ends, so there
+// is no timeout by default), on Shutdown, or after an ERROR event. A
+// resourceVersion too old to watch from is an ERROR event carrying 410
+// Expired, as kube-apiserver sends it; other bad requests get a Status.
+func (h *Handler) serveWatch(w http.ResponseWriter, r *http.Request, req resourceRequest) error {
+	out, err := negotiate(r)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	opts, err := listOptionsOf(q)
+	if err != nil {
+		return err
+	}
+	var timeout time.Duration
+	if v := q.Get("timeoutSeconds"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return apiserver.NewBadRequest(fmt.Sprintf("timeoutSeconds %q is not a non-negative integer", v))
+		}
+		timeout = time.Duration(min(n, 1<<31)) * time.Second
+	}
+	watcher, err := h.srv.Watch(r.Context(), req.info.Resource, req.namespace, opts)
+	if err != nil && !apiserver.IsGone(err) {
+		return err
+	}
+	if !h.startWatch() {
+		if watcher != nil {
+			watcher.Stop()
+		}
+		return apiserver.NewServiceUnavailable("the server is shutting down")
+	}
+	defer h.watches.Done()
+	h.metrics.watching(req.info.Resource, 1)
+	defer h.metrics.watching(req.info.Resource, -1)
+
+	s := &stream{h: h, w: w, info: req.info, out: out, first: true}
+	w.Header().Set("Content-Type", contentTypeJSON)
+	w.Header().Set("Cache-Control", "no-cache, private")
+	w.WriteHeader(http.StatusOK)
+	if err != nil { // too old: the stream is one ERROR event
+		st := apiserver.StatusOf(err)
+		_ = s.write([]apiserver.WatchEvent{{Type: api.WatchError, Status: &st}})
+		return nil
+	}
+	defer watcher.Stop()
+	if err := s.flush(); err != nil {
+		return nil
+	}
+
+	var timeoutC, bookmarkC <-chan time.Time
+	if timeout > 0 {
+		t := h.clock.NewTimer(timeout)
+		defer t.Stop()
+		timeoutC = t.C()
+	}
+	var bookmarks clock.Timer
+	if opts.AllowWatchBookmarks {
+		bookmarks = h.clock.NewTimer(h.srv.BookmarkInterval())
+		defer bookmarks.Stop()
+		bookmarkC = bookmarks.C()
+	}
+	var buf []apiserver.WatchEvent
+	for {
+		evs, err := watcher.Poll(buf[:0], watchBatch)
+		if werr := s.write(evs); werr != nil {
+			return nil // the client went away
+		}
+		clear(evs)
+		buf = evs[:0]
+		if err != nil || s.ended {
+			return nil // the watch ended: after an ERROR event, or stopped
+		}
+		if len(evs) == watchBatch {
+			continue // more may be pending right away
+		}
+		select {
+		case <-watcher.Ready():
+		case <-bookmarkC:
+			bookmarks.Reset(h.srv.BookmarkInterval()) // Poll hands out a bookmark when one is due
+		case <-timeoutC:
+			return nil
+		case <-r.Context().Done():
+			return nil
+		case <-h.done:
+			return nil
+		}
+	}
+}
+
+// stream writes the events of one watch.
+type stream struct {
+	h     *Handler
+	w     http.ResponseWriter
+	info  apiserver.ResourceInfo
+	out   output
+	first bool // no Table has been sent yet: the next carries the columns
+	ended bool // an ERROR event was written
+	buf   bytes.Buffer
+}
+
+// write encodes events, one line each, and flushes them.
+func (s *stream) write(evs []apiserver.WatchEvent) error {
+	if len(evs) == 0 {
+		return nil
+	}
+	s.buf.Reset()
+	for _, ev := range evs {
+		obj, err := s.objectOf(ev)
+		if err != nil {
+			st := apiserver.StatusOf(err)
+			ev, obj = apiserver.WatchEvent{Type: api.WatchError}, &st
+		}
+		var b []byte
+		if o, ok := obj.(api.Object); ok && (ev.Type == api.WatchAdded || ev.Type == api.WatchModified) && o == ev.Object {
+			b, err = s.h.encodings.encode(o) // the stored object every watcher of it shares
+		} else {
+			b, err = json.Marshal(obj)
+		}
+		if err != nil {
+			return err
+		}
+		s.buf.WriteString(`{"type":"`)
+		s.buf.WriteString(ev.Type)
+		s.buf.WriteString(`","object":`)
+		s.buf.Write(b)
+		s.buf.WriteString("}\n")
+		if ev.Type == api.WatchError {
+			s.ended = true
+			break
+		}
+	}
+	if _, err := s.w.Write(s.buf.Bytes()); err != nil {
+		return err
+	}
+	return s.flush()
+}
+
+func (s *stream) flush() error {
+	err := http.NewResponseController(s.w).Flush()
+	if errors.Is(err, http.ErrNotSupported) {
+		return nil
+	}
+	return err
+}
+
+// objectOf returns what an event carries on the wire: the object, a
+// one-row Table of it, or the Status of an ERROR.
+func (s *stream) objectOf(ev apiserver.WatchEvent) (any, error) {
+	if ev.Type == api.WatchError {
+		if ev.Status == nil {
+			return nil, apiserver.NewInternalError(errors.New("watch ended without a status"))
+		}
+		return ev.Status, nil
+	}
+	if !s.out.table {
+		return withTypeMeta(s.info, ev.Object), nil
+	}
+	meta := api.ListMeta{ResourceVersion: ev.Object.GetObjectMeta().ResourceVersion}
+	var objs []api.Object
+	if ev.Type != api.WatchBookmark {
+		objs = []api.Object{ev.Object}
+	}
+	t, err := s.h.tableOf(s.info, objs, s.out, meta, s.first)
+	s.first = false
+	return t, err
+}

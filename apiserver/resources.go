@@ -1,0 +1,139 @@
+package apiserver
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/store"
+)
+
+// ResourceInfo describes one resource a Server serves, for clients that
+// route by name and need the kind behind it: the HTTP front's paths and its
+// discovery documents. Kubernetes: the APIResource of discovery.
+type ResourceInfo struct {
+	// Resource is the plural name in paths: "pods".
+	Resource string
+	// Singular is the singular name: "pod".
+	Singular string
+	// Group and Version form the API version; Group is "" for core.
+	Group, Version string
+	// Kind is the kind of the resource's objects: "Pod".
+	Kind string
+	// Namespaced is false for cluster-scoped resources (nodes, namespaces).
+	Namespaced bool
+	// HasStatus says the resource has the status subresource.
+	HasStatus bool
+	// HasScale says the resource has the scale subresource (autoscaling/v1 Scale).
+	HasScale bool
+	// HasBinding says the resource has the binding subresource (pods).
+	HasBinding bool
+	// ShortNames are kubectl's abbreviations: "po".
+	ShortNames []string
+	// Categories group resources for `kubectl get all`.
+	Categories []string
+	// New returns an empty object of the kind.
+	New func() api.Object
+}
+
+// APIVersion returns "group/version", or "version" in the core group.
+func (r ResourceInfo) APIVersion() string {
+	if r.Group == "" {
+		return r.Version
+	}
+	return r.Group + "/" + r.Version
+}
+
+// GroupResource returns the resource's name for messages.
+func (r ResourceInfo) GroupResource() GroupResource {
+	return GroupResource{Group: r.Group, Resource: r.Resource}
+}
+
+// Short names and categories of the served resources, as Kubernetes' REST
+// storage declares them (ShortNamesProvider, CategoriesProvider).
+var (
+	shortNames = map[string][]string{
+		Pods: {"po"}, ReplicationControllers: {"rc"}, Services: {"svc"}, Endpoints: {"ep"},
+		Nodes: {"no"}, Namespaces: {"ns"}, Events: {"ev"},
+	}
+	inCategoryAll = []string{Pods, ReplicationControllers, Services}
+)
+
+// Resources returns every resource the server serves, sorted by group and
+// then by resource name.
+func (s *Server) Resources() []ResourceInfo {
+	out := make([]ResourceInfo, 0, len(s.kinds))
+	for _, k := range s.kinds {
+		out = append(out, k.info())
+	}
+	slices.SortFunc(out, func(a, b ResourceInfo) int {
+		if a.Group != b.Group {
+			if a.Group < b.Group {
+				return -1
+			}
+			return 1
+		}
+		if a.Resource < b.Resource {
+			return -1
+		}
+		if a.Resource > b.Resource {
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// Resource returns the description of one served resource by its plural
+// name, and false when the server does not serve it.
+func (s *Server) Resource(resource string) (ResourceInfo, bool) {
+	k, ok := s.kinds[resource]
+	if !ok {
+		return ResourceInfo{}, false
+	}
+	return k.info(), true
+}
+
+func (k *kind) info() ResourceInfo {
+	version := k.apiVersion
+	if i := strings.LastIndexByte(version, '/'); i >= 0 {
+		version = version[i+1:]
+	}
+	r := ResourceInfo{
+		Resource: k.gr.Resource, Group: k.gr.Group, Version: version, Kind: k.kind,
+		Namespaced: k.namespaced, HasStatus: k.hasStatus,
+		HasScale:   k.gr.Resource == ReplicationControllers,
+		HasBinding: k.gr.Resource == Pods,
+		ShortNames: slices.Clone(shortNames[k.gr.Resource]),
+		New:        k.newObj,
+	}
+	if k.gr.Resource == Endpoints {
+		r.Singular = "endpoints"
+	} else {
+		r.Singular = k.gr.Resource[:len(k.gr.Resource)-1]
+	}
+	if slices.Contains(inCategoryAll, k.gr.Resource) {
+		r.Categories = []string{"all"}
+	}
+	return r
+}
+
+// Count returns how many objects of a resource are stored, in every
+// namespace; 0 for a resource the server does not serve.
+func (s *Server) Count(resource string) int {
+	k, ok := s.kinds[resource]
+	if !ok {
+		return 0
+	}
+	n := 0
+	_, _, _ = s.store.Range(k.prefix(""), store.ListOptions{}, func(store.Record[api.Object]) bool {
+		n++
+		return true
+	})
+	return n
+}
+
+// BookmarkInterval returns how often a watch that allows bookmarks gets one
+// when it has progressed; a watch served over a stream polls that often.
+func (s *Server) BookmarkInterval() time.Duration { return s.bookmarkEvery }

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"regexp"
+	"runtime"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// syncBuffer is a bytes.Buffer that one goroutine writes while another
+// reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// eventually polls cond every 10ms for up to 20s: the server runs on the
+// real clock, so its progress cannot be stepped.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	require.Eventually(t, cond, 20*time.Second, 10*time.Millisecond, what)
+}
+
+var urlLine = regexp.MustCompile(`serving the Kubernetes API on (http://127\.0\.0\.1:\d+)`)
+
+// startServe runs `miniplane serve` in-process on a free loopback port and
+// returns its URL and a function that stops it with SIGTERM and returns
+// run's error.
+func startServe(t *testing.T, args ...string) (url string, stdout *syncBuffer, stop func() error) {
+	t.Helper()
+	stdout = &syncBuffer{}
+	var stderr syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(append([]string{"serve", "--addr=127.0.0.1:0", "--nodes=2"}, args...), stdout, &stderr)
+	}()
+	eventually(t, "serve prints its address", func() bool { return urlLine.MatchString(stdout.String()) })
+	url = urlLine.FindStringSubmatch(stdout.String())[1]
+	stopped := false
+	stop = func() error {
+		if stopped {
+			return nil
+		}
+		stopped = true
+		require.NoError(t, syscall.Kill(syscall.Getpid(), syscall.SIGTERM))
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(20 * time.Second):
+			t.Fatal("serve did not stop within 20s of SIGTERM")
+			return nil
+		}
+	}
+	t.Cleanup(func() { _ = stop() })
+	return url, stdout, stop
+}
+
+// TestServeStartsAnswersAndStopsCleanly: serve prints a kubectl line,
+// becomes ready, answers a kubectl-style request, and on SIGTERM closes
+// its watches, releases its lease and leaves no goroutine behind.
+func TestServeStartsAnswersAndStopsCleanly(t *testing.T) {
+	// os/signal starts one goroutine of its own the first time it is used,
+	// and keeps it: start it before counting.
+	_, stopSignals := signalContext()
+	stopSignals()
+	before := runtime.NumGoroutine()
+	url, stdout, stop := startServe(t)
+	assert.Contains(t, stdout.String(), "kubectl --server "+url)
+
+	get := func(path string, hdr ...string) (int, []byte) {
+		req, err := http.NewRequest(http.MethodGet, url+path, nil)
+		require.NoError(t, err)
+		for i := 0; i+1 < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return resp.StatusCode, body
+	}
+	eventually(t, "/readyz answers 200", func() bool { code, _ := get("/readyz"); return code == http.StatusOK })
+	assert.Contains(t, stdout.String(), "ready: 2 nodes, 3 controller-manager instances, leader cm-")
+
+	code, body := get("/api/v1/nodes", "Accept", "application/json;as=Table;v=v1;g=meta.k8s.io,application/json")
+	require.Equal(t, http.StatusOK, code, string(body))
+	var table struct {
+		Kind string `json:"kind"`
+		Rows []struct {
+			Cells []any `json:"cells"`
+		} `json:"rows"`
+	}
+	require.NoError(t, json.Unmarshal(body, &table))
+	assert.Equal(t, "Table", table.Kind)
+	require.Len(t, table.Rows, 2, "the two simulated nodes, as kubectl get nodes lists them")
+	assert.Equal(t, "node-0", table.Rows[0].Cells[0])
+
+	code, body = get("/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager")
+	require.Equal(t, http.StatusOK, code, string(body))
+	assert.Contains(t, string(body), `"holderIdentity":"cm-`)
+
+	code, body = get("/metrics")
+	require.Equal(t, http.StatusOK, code)
+	for _, want := range []string{
+		`leader_election_master_status{name="kube-controller-manager",instance="cm-`,
+		`workqueue_adds_total{name="replicationmanager",instance="cm-`,
+		`workqueue_depth{name="nodesim",instance="nodesim"}`,
+		`workqueue_work_duration_seconds_bucket{name="nodesim",instance="nodesim",le="+Inf"}`,
+	} {
+		assert.Contains(t, string(body), want)
+	}
+	leaders := regexp.MustCompile(`(?m)^leader_election_master_status\{[^}]*\} 1$`).FindAllString(string(body), -1)
+	assert.Len(t, leaders, 1, "exactly one instance leads")
+
+	require.NoError(t, stop())
+	assert.Contains(t, stdout.String(), "stopped: watches closed, lease released")
+	http.DefaultClient.CloseIdleConnections()
+	// Poll by hand: assert.Eventually runs its condition on goroutines of
+	// its own, which would be counted.
+	left := runtime.NumGoroutine()
+	for deadline := time.Now().Add(20 * time.Second); left > before && time.Now().Before(deadline); left = runtime.NumGoroutine() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !assert.LessOrEqual(t, left, before, "every goroutine serve started has ended") {
+		buf := make([]byte, 1<<20)
+		t.Logf("goroutines left:\n%s", buf[:runtime.Stack(buf, true)])
+	}
+}

@@ -1,0 +1,386 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/controllers/replication"
+)
+
+// story is the demo's script: each chapter acts as a user would (through
+// the in-process Client, as kubectl would over HTTP) and waits, on the
+// narrator's view of the system, for the control loop to answer.
+type story struct {
+	p     *plane
+	n     *narrator
+	c     apiserver.Client
+	pace  float64
+	wait  time.Duration // how long any one wait may take before the demo fails
+	stats storyStats
+}
+
+// storyStats feed the closing summary.
+type storyStats struct {
+	failover     time.Duration // leader crash to the new leader's first write
+	oldLeader    string
+	newLeader    string
+	deletedFirst []string // the pods the scale-down removed, in the order predicted
+}
+
+const (
+	demoNS   = "default"
+	demoName = "web"
+)
+
+var demoLabels = map[string]string{"app": "web"}
+
+// pause lets the reader catch up: base times the pace.
+func (s *story) pause(ctx context.Context, base time.Duration) {
+	d := time.Duration(float64(base) * s.pace)
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// waitFor returns once cond holds, re-checking at each change the narrator
+// sees (and every 100ms, for conditions that only time changes), or fails
+// after s.wait.
+func (s *story) waitFor(ctx context.Context, what string, cond func() (bool, error)) error {
+	deadline := time.NewTimer(s.wait)
+	defer deadline.Stop()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		changed := s.n.Changed()
+		ok, err := cond()
+		if err != nil {
+			return fmt.Errorf("demo: waiting for %s: %w", what, err)
+		}
+		if ok {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-deadline.C:
+			return fmt.Errorf("demo: gave up after %s waiting for %s", s.wait, what)
+		case <-changed:
+		case <-tick.C:
+		}
+	}
+}
+
+// webPods returns the demo RC's pods that are not terminating, by name.
+func (s *story) webPods(ctx context.Context) ([]*api.Pod, error) {
+	pods, _, err := apiserver.For[*api.Pod](s.c).List(ctx, demoNS, apiserver.ListOptions{LabelSelector: "app=web"})
+	if err != nil {
+		return nil, err
+	}
+	pods = slices.DeleteFunc(pods, func(p *api.Pod) bool {
+		return p.Metadata.DeletionTimestamp != nil || !api.IsPodActive(p)
+	})
+	return pods, nil
+}
+
+// settled reports whether the RC has exactly n active pods, all ready, and
+// the Service's endpoints list exactly their IPs as ready.
+func (s *story) settled(ctx context.Context, n int) (bool, error) {
+	pods, err := s.webPods(ctx)
+	if err != nil || len(pods) != n {
+		return false, err
+	}
+	var ips []string
+	for _, p := range pods {
+		if !api.IsPodReady(p) {
+			return false, nil
+		}
+		ips = append(ips, p.Status.PodIP)
+	}
+	slices.Sort(ips)
+	ep, err := apiserver.For[*api.Endpoints](s.c).Get(ctx, demoNS, demoName)
+	if apiserver.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	ready, notReady := endpointIPs(ep)
+	return slices.Equal(ready, ips) && len(notReady) == 0, nil
+}
+
+func (s *story) you(format string, a ...any) {
+	s.n.say(s.p.now(), "you (kubectl)", format, a...)
+}
+
+// run tells the whole story.
+func (s *story) run(ctx context.Context) error {
+	steps := []struct {
+		title string
+		do    func(context.Context) error
+	}{
+		{"1. Who runs the controllers? Three controller managers elect a leader", s.election},
+		{"2. Declare what you want: a ReplicationController and a Service", s.create},
+		{"3. Scale up to 5, then down to 2: which pods go first, and why", s.scale},
+		{"4. Things break: a container crashes, then a node goes down", s.crash},
+		{"5. The leading controller manager dies; another takes the lease", s.failover},
+		{"6. Delete the ReplicationController; the garbage collector cleans up", s.cleanup},
+	}
+	for _, st := range steps {
+		s.n.chapter("%s", st.title)
+		if err := st.do(ctx); err != nil {
+			return err
+		}
+		s.pause(ctx, 1500*time.Millisecond)
+	}
+	return nil
+}
+
+func (s *story) election(ctx context.Context) error {
+	s.n.plain("Each instance runs the same controllers, but only the one holding the Lease")
+	s.n.plain("kube-system/kube-controller-manager may act; the others wait to take over.")
+	return s.waitFor(ctx, "a leader", func() (bool, error) { return s.p.leader() != "", nil })
+}
+
+func (s *story) create(ctx context.Context) error {
+	three := int32(3)
+	rc := &api.ReplicationController{
+		Metadata: api.ObjectMeta{Namespace: demoNS, Name: demoName},
+		Spec: api.ReplicationControllerSpec{Replicas: &three, Selector: demoLabels, Template: &api.PodTemplateSpec{
+			Metadata: api.ObjectMeta{Labels: demoLabels},
+			Spec: api.PodSpec{Containers: []api.Container{{Name: "web", Image: "nginx:1.27",
+				Ports: []api.ContainerPort{{Name: "http", ContainerPort: 80}}}}},
+		}},
+	}
+	if _, err := s.c.Create(ctx, rc); err != nil {
+		return fmt.Errorf("demo: creating the RC: %w", err)
+	}
+	s.you("created replicationcontroller web: 3 replicas of nginx, label app=web")
+	svc := &api.Service{
+		Metadata: api.ObjectMeta{Namespace: demoNS, Name: demoName},
+		Spec:     api.ServiceSpec{Selector: demoLabels, Ports: []api.ServicePort{{Port: 80, TargetPort: api.FromString("http")}}},
+	}
+	created, err := s.c.Create(ctx, svc)
+	if err != nil {
+		return fmt.Errorf("demo: creating the Service: %w", err)
+	}
+	s.you("created service web (cluster IP %s) selecting app=web, port 80 -> named port http", created.(*api.Service).Spec.ClusterIP)
+	s.n.plain("The replication controller sees 0 of 3 pods. It records an expectation of 3")
+	s.n.plain("creations, so that its next sync waits for the informer to see them instead of")
+	s.n.plain("creating 3 more, and creates them in slow-start batches of 1, then 2.")
+	if err := s.waitFor(ctx, "3 ready pods behind the service", func() (bool, error) { return s.settled(ctx, 3) }); err != nil {
+		return err
+	}
+	s.n.plain("Desired state reached: 3 pods ready, and the Service's Endpoints list all 3.")
+	return nil
+}
+
+func (s *story) scale(ctx context.Context) error {
+	if err := s.setReplicas(ctx, 5); err != nil {
+		return err
+	}
+	if err := s.waitFor(ctx, "5 ready pods", func() (bool, error) { return s.settled(ctx, 5) }); err != nil {
+		return err
+	}
+	s.pause(ctx, time.Second)
+	pods, err := s.webPods(ctx)
+	if err != nil {
+		return err
+	}
+	predicted := replication.PodsToDelete(pods, pods, 3, s.p.now())
+	var names, why []string
+	for _, p := range predicted {
+		names = append(names, p.Metadata.Name)
+		why = append(why, fmt.Sprintf("%s (%s)", p.Metadata.Name, podRankNote(p, s.p.now())))
+	}
+	s.stats.deletedFirst = names
+	s.n.plain("Scaling down, the controller ranks its pods: unscheduled before scheduled, pending")
+	s.n.plain("before running, not ready before ready, then ready for the shortest time first,")
+	s.n.plain("more restarts first, newest first. replication.PodsToDelete predicts:")
+	s.n.plain("  %s", strings.Join(why, ", "))
+	if err := s.setReplicas(ctx, 2); err != nil {
+		return err
+	}
+	return s.waitFor(ctx, "2 ready pods", func() (bool, error) {
+		ok, err := s.settled(ctx, 2)
+		if !ok || err != nil {
+			return ok, err
+		}
+		left, err := s.webPods(ctx)
+		for _, p := range left {
+			if slices.Contains(names, p.Metadata.Name) {
+				return false, fmt.Errorf("pod %s was predicted to go but stayed", p.Metadata.Name)
+			}
+		}
+		return true, err
+	})
+}
+
+func (s *story) setReplicas(ctx context.Context, n int32) error {
+	for range 5 { // a conflict means the RC moved under us; read and retry
+		scale, err := s.p.srv.GetScale(ctx, demoNS, demoName)
+		if err != nil {
+			return fmt.Errorf("demo: reading the scale: %w", err)
+		}
+		scale.Spec.Replicas = n
+		if _, err = s.p.srv.UpdateScale(ctx, demoNS, scale); err == nil {
+			s.you("scaled replicationcontroller web to %d", n)
+			return nil
+		}
+		if !apiserver.IsConflict(err) {
+			return fmt.Errorf("demo: scaling: %w", err)
+		}
+	}
+	return fmt.Errorf("demo: scaling web to %d kept conflicting", n)
+}
+
+func (s *story) crash(ctx context.Context) error {
+	pods, err := s.webPods(ctx)
+	if err != nil || len(pods) == 0 {
+		return fmt.Errorf("demo: no pod to crash: %w", err)
+	}
+	victim := pods[0]
+	s.n.plain("restartPolicy is Always, so the kubelet restarts a crashed container in place;")
+	s.n.plain("while it is down the pod is not ready and the endpoints controller moves it aside.")
+	if err := s.p.nodes.CrashPod(ctx, demoNS, victim.Metadata.Name); err != nil {
+		return fmt.Errorf("demo: crashing %s: %w", victim.Metadata.Name, err)
+	}
+	s.you("crashed the container of pod %s", victim.Metadata.Name)
+	if err := s.waitFor(ctx, "the crashed pod to restart", func() (bool, error) {
+		p, err := apiserver.For[*api.Pod](s.c).Get(ctx, demoNS, victim.Metadata.Name)
+		if err != nil {
+			return false, err
+		}
+		return restarts(p) > 0 && api.IsPodReady(p), nil
+	}); err != nil {
+		return err
+	}
+	if err := s.waitFor(ctx, "endpoints to settle", func() (bool, error) { return s.settled(ctx, 2) }); err != nil {
+		return err
+	}
+
+	pods, err = s.webPods(ctx)
+	if err != nil || len(pods) == 0 {
+		return fmt.Errorf("demo: no pod left to lose: %w", err)
+	}
+	node := pods[len(pods)-1].Spec.NodeName
+	s.n.plain("A whole node now: its pods are marked not ready at once, and Failed (NodeLost)")
+	s.n.plain("after the eviction timeout. A failed pod no longer counts, so the RC replaces it.")
+	if err := s.p.nodes.NodeDown(ctx, node); err != nil {
+		return fmt.Errorf("demo: taking %s down: %w", node, err)
+	}
+	s.you("pulled the plug on %s", node)
+	if err := s.waitFor(ctx, "the lost pods to be replaced", func() (bool, error) {
+		ok, err := s.settled(ctx, 2)
+		if !ok || err != nil {
+			return ok, err
+		}
+		now, err := s.webPods(ctx)
+		for _, p := range now {
+			if p.Spec.NodeName == node {
+				return false, err
+			}
+		}
+		return true, err
+	}); err != nil {
+		return err
+	}
+	if err := s.p.nodes.NodeUp(ctx, node); err != nil {
+		return fmt.Errorf("demo: bringing %s back: %w", node, err)
+	}
+	s.you("brought %s back", node)
+	return nil
+}
+
+func (s *story) failover(ctx context.Context) error {
+	old := s.p.leader()
+	lease := s.p.leaseSettings()
+	s.n.plain("The leader is killed without releasing its lease. The others must wait one lease")
+	s.n.plain("duration (%s) after the last renewal they saw; the dead leader's write guard", lease.LeaseDuration)
+	s.n.plain("closed %s after its last renewal, so two leaders never write at once.", lease.RenewDeadline)
+	killedAt := s.p.now()
+	if err := s.p.killLeader(); err != nil {
+		return err
+	}
+	s.you("killed controller manager %s (no clean shutdown)", old)
+	// Ask for work while nobody leads: the new leader's first reconcile does it.
+	if err := s.setReplicas(ctx, 3); err != nil {
+		return err
+	}
+	s.n.plain("Nobody acts on that yet: no instance holds the lease.")
+	if err := s.waitFor(ctx, "a new leader", func() (bool, error) {
+		l := s.p.leader()
+		return l != "" && l != old, nil
+	}); err != nil {
+		return err
+	}
+	s.stats.oldLeader, s.stats.newLeader = old, s.p.leader()
+	if err := s.waitFor(ctx, "3 ready pods under the new leader", func() (bool, error) { return s.settled(ctx, 3) }); err != nil {
+		return err
+	}
+	if first, ok := s.p.firstWriteAfter(killedAt); ok {
+		s.stats.failover = first.Sub(killedAt)
+		s.n.plain("From the crash to the new leader's first write: %.1fs (its caches were built from", s.stats.failover.Seconds())
+		s.n.plain("scratch and its expectations start empty, as in a restarted process).")
+	}
+	return nil
+}
+
+func (s *story) cleanup(ctx context.Context) error {
+	s.n.plain("Deleting with propagationPolicy=Background removes the RC at once; its pods carry")
+	s.n.plain("an ownerReference to it, so the garbage collector deletes them next.")
+	bg := api.DeletePropagationBackground
+	if _, err := s.c.Delete(ctx, apiserver.ReplicationControllers, demoNS, demoName, api.DeleteOptions{PropagationPolicy: &bg}); err != nil {
+		return fmt.Errorf("demo: deleting the RC: %w", err)
+	}
+	s.you("deleted replicationcontroller web (cascade: background)")
+	return s.waitFor(ctx, "the pods to be gone", func() (bool, error) {
+		pods, _, err := apiserver.For[*api.Pod](s.c).List(ctx, demoNS, apiserver.ListOptions{LabelSelector: "app=web"})
+		return len(pods) == 0, err
+	})
+}
+
+// summary is the closing screen.
+func (s *story) summary(elapsed time.Duration) {
+	s.n.chapter("Summary (%.1fs)", elapsed.Seconds())
+	s.n.plain("pods created by the replication controller: %d; deleted by it: %d; by the garbage collector: the rest",
+		s.n.count("SuccessfulCreate"), s.n.count("SuccessfulDelete"))
+	s.n.plain("scale-down removed first, as replication.PodsToDelete ranked them: %s", strings.Join(s.stats.deletedFirst, ", "))
+	if s.stats.newLeader != "" {
+		s.n.plain("leader %s crashed; %s took over, first write %.1fs after the crash (lease %s)",
+			s.stats.oldLeader, s.stats.newLeader, s.stats.failover.Seconds(), s.p.leaseSettings().LeaseDuration)
+	}
+	s.n.plain("store revision %d: every write, by anyone, moved it by exactly one", s.p.srv.Store().Rev())
+	s.n.plain("")
+	s.n.plain("Read next: controllers/replication (expectations, ranking), controllers/endpoints,")
+	s.n.plain("election (the write guard), and sim: replay any run, faults included, from a seed.")
+	s.n.plain("Run it again with --keep-running and point kubectl at it.")
+}
+
+// podRankNote says what the deletion ranking looks at for a pod.
+func podRankNote(p *api.Pod, now time.Time) string {
+	switch {
+	case p.Spec.NodeName == "":
+		return "not scheduled"
+	case p.Status.Phase != api.PodRunning:
+		return string(p.Status.Phase)
+	case !api.IsPodReady(p):
+		return "not ready"
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == api.PodReady && !c.LastTransitionTime.IsZero() {
+			return fmt.Sprintf("ready for %.1fs, %d restarts", now.Sub(c.LastTransitionTime.Time).Seconds(), restarts(p))
+		}
+	}
+	return "ready"
+}

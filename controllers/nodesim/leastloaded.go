@@ -1,0 +1,103 @@
+package nodesim
+
+import "container/heap"
+
+// The scheduler's fast path. chooseNode looks at every node, which for a
+// pod without a nodeSelector means O(nodes) work per pod under the
+// controller's mutex: at 1,000 nodes and 100,000 pods, the scheduler alone
+// would serialize the kubelets behind it. For such a pod the answer is the
+// ready node with the fewest pods, ties by name, provided it has room; a
+// heap of the ready nodes ordered that way gives it in O(1), and a change
+// of one node's count costs O(log nodes). When the least loaded node is
+// full (the cluster is full, or capacities differ) or the pod has a
+// nodeSelector, the scheduler falls back to chooseNode, which also says
+// why nothing fits. Both paths choose the same node.
+
+// loadEntry is one ready node in the heap.
+type loadEntry struct {
+	name     string
+	pods     int // the node's podsOn count
+	capacity int
+	index    int // its place in the heap
+}
+
+// loadHeap orders ready nodes by pod count, then name.
+type loadHeap []*loadEntry
+
+func (h loadHeap) Len() int { return len(h) }
+func (h loadHeap) Less(i, j int) bool {
+	if h[i].pods != h[j].pods {
+		return h[i].pods < h[j].pods
+	}
+	return h[i].name < h[j].name
+}
+func (h loadHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index, h[j].index = i, j
+}
+func (h *loadHeap) Push(x any) {
+	e := x.(*loadEntry)
+	e.index = len(*h)
+	*h = append(*h, e)
+}
+func (h *loadHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return e
+}
+
+// leastLoadedLocked returns the ready node with the fewest pods, ties by
+// name, if it has room; ok is false when there is no ready node or that one
+// is full, and the caller must look at every node.
+func (c *Controller) leastLoadedLocked() (name string, ok bool) {
+	c.ensureLoadLocked()
+	if len(c.load) == 0 {
+		return "", false
+	}
+	top := c.load[0]
+	if top.pods >= top.capacity {
+		return "", false
+	}
+	return top.name, true
+}
+
+// ensureLoadLocked rebuilds the heap if a node event or hook invalidated it.
+func (c *Controller) ensureLoadLocked() {
+	if c.loadByName != nil {
+		return
+	}
+	nodes, caps := c.nodesLocked()
+	c.load = c.load[:0]
+	c.loadByName = make(map[string]*loadEntry, len(nodes))
+	for i, n := range nodes {
+		if down, _ := c.nodeDownLocked(n); down || n.Spec.Unschedulable {
+			continue
+		}
+		e := &loadEntry{name: n.Metadata.Name, pods: c.podsOn[n.Metadata.Name], capacity: caps[i]}
+		c.loadByName[e.name] = e
+		c.load = append(c.load, e)
+	}
+	for i, e := range c.load {
+		e.index = i
+	}
+	heap.Init(&c.load)
+}
+
+// invalidateLoadLocked drops the heap: which nodes are ready, or their
+// capacities, may have changed.
+func (c *Controller) invalidateLoadLocked() { c.loadByName = nil }
+
+// addPodsOnLocked changes the pod count of node by delta (+1 or -1), keeping
+// the heap in order.
+func (c *Controller) addPodsOnLocked(node string, delta int) {
+	if delta < 0 {
+		decr(c.podsOn, node)
+	} else {
+		c.podsOn[node] += delta
+	}
+	if e := c.loadByName[node]; e != nil {
+		e.pods = c.podsOn[node]
+		heap.Fix(&c.load, e.index)
+	}
+}
