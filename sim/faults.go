@@ -171,17 +171,39 @@ func (c *faultClient) injectWriteFault(verb, resource, namespace, name string) e
 	return err
 }
 
+// objName returns the resource, namespace and name of an object a client
+// is about to write (name "<generateName>*" when the server is to choose it).
 func objName(obj api.Object) (resource, namespace, name string) {
 	m := obj.GetObjectMeta()
 	name = m.Name
 	if name == "" {
 		name = m.GenerateName + "*"
 	}
-	resource = strings.ToLower(obj.GetTypeMeta().Kind)
-	if !strings.HasSuffix(resource, "s") {
-		resource += "s"
+	return resourceOf(obj), m.Namespace, name
+}
+
+// resourceOf names the resource of an object by its Go type: controllers
+// do not always fill in its kind.
+func resourceOf(obj api.Object) string {
+	switch obj.(type) {
+	case *api.Pod:
+		return apiserver.Pods
+	case *api.ReplicationController:
+		return apiserver.ReplicationControllers
+	case *api.Service:
+		return apiserver.Services
+	case *api.Endpoints:
+		return apiserver.Endpoints
+	case *api.Node:
+		return apiserver.Nodes
+	case *api.Lease:
+		return apiserver.Leases
+	case *api.Event:
+		return apiserver.Events
+	case *api.Namespace:
+		return apiserver.Namespaces
 	}
-	return resource, m.Namespace, name
+	return strings.ToLower(obj.GetTypeMeta().Kind) + "s"
 }
 
 func (c *faultClient) Create(ctx context.Context, obj api.Object) (api.Object, error) {

@@ -202,7 +202,11 @@ func TestGoldenTraces(t *testing.T) {
 			}
 			want, err := os.ReadFile(path)
 			require.NoError(t, err, "run with -update to create it")
-			assert.Equal(t, string(want), trace.String())
+			wantLines, gotLines := strings.Split(string(want), "\n"), strings.Split(trace.String(), "\n")
+			for i := range min(len(wantLines), len(gotLines)) {
+				require.Equal(t, wantLines[i], gotLines[i], "line %d of %s differs (rewrite it with -update and review the diff)", i+1, path)
+			}
+			require.Equal(t, len(wantLines), len(gotLines), "lines in %s", path)
 		})
 	}
 }
