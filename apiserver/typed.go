@@ -18,28 +18,36 @@ type Typed[T api.Object] struct {
 // server does not serve: that is a programming error, not a runtime one.
 func For[T api.Object](c Client) Typed[T] {
 	var zero T
-	var resource string
-	switch any(zero).(type) {
-	case *api.Namespace:
-		resource = Namespaces
-	case *api.Pod:
-		resource = Pods
-	case *api.ReplicationController:
-		resource = ReplicationControllers
-	case *api.Service:
-		resource = Services
-	case *api.Endpoints:
-		resource = Endpoints
-	case *api.Node:
-		resource = Nodes
-	case *api.Lease:
-		resource = Leases
-	case *api.Event:
-		resource = Events
-	default:
+	resource := ResourceOf(zero)
+	if resource == "" {
 		panic(fmt.Sprintf("apiserver.For: %T is not a served kind", zero))
 	}
 	return Typed[T]{c: c, resource: resource}
+}
+
+// ResourceOf names the resource of an object by its Go type (objects that
+// controllers build often leave their kind empty), or "" for a type the
+// server does not serve. A nil pointer of a served type is named too.
+func ResourceOf(obj api.Object) string {
+	switch obj.(type) {
+	case *api.Namespace:
+		return Namespaces
+	case *api.Pod:
+		return Pods
+	case *api.ReplicationController:
+		return ReplicationControllers
+	case *api.Service:
+		return Services
+	case *api.Endpoints:
+		return Endpoints
+	case *api.Node:
+		return Nodes
+	case *api.Lease:
+		return Leases
+	case *api.Event:
+		return Events
+	}
+	return ""
 }
 
 // Resource returns the resource name the view reads and writes.

@@ -179,31 +179,7 @@ func objName(obj api.Object) (resource, namespace, name string) {
 	if name == "" {
 		name = m.GenerateName + "*"
 	}
-	return resourceOf(obj), m.Namespace, name
-}
-
-// resourceOf names the resource of an object by its Go type: controllers
-// do not always fill in its kind.
-func resourceOf(obj api.Object) string {
-	switch obj.(type) {
-	case *api.Pod:
-		return apiserver.Pods
-	case *api.ReplicationController:
-		return apiserver.ReplicationControllers
-	case *api.Service:
-		return apiserver.Services
-	case *api.Endpoints:
-		return apiserver.Endpoints
-	case *api.Node:
-		return apiserver.Nodes
-	case *api.Lease:
-		return apiserver.Leases
-	case *api.Event:
-		return apiserver.Events
-	case *api.Namespace:
-		return apiserver.Namespaces
-	}
-	return strings.ToLower(obj.GetTypeMeta().Kind) + "s"
+	return apiserver.ResourceOf(obj), m.Namespace, name
 }
 
 func (c *faultClient) Create(ctx context.Context, obj api.Object) (api.Object, error) {

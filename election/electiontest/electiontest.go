@@ -99,30 +99,7 @@ func (c *Client) do(op Op, call func() error) error {
 
 func objectOp(verb string, obj api.Object) Op {
 	m := obj.GetObjectMeta()
-	return Op{Verb: verb, Resource: resourceOf(obj), Namespace: m.Namespace, Name: m.Name}
-}
-
-// resourceOf names obj's resource, as apiserver.For does for types.
-func resourceOf(obj api.Object) string {
-	switch obj.(type) {
-	case *api.Namespace:
-		return apiserver.Namespaces
-	case *api.Pod:
-		return apiserver.Pods
-	case *api.ReplicationController:
-		return apiserver.ReplicationControllers
-	case *api.Service:
-		return apiserver.Services
-	case *api.Endpoints:
-		return apiserver.Endpoints
-	case *api.Node:
-		return apiserver.Nodes
-	case *api.Lease:
-		return apiserver.Leases
-	case *api.Event:
-		return apiserver.Events
-	}
-	return ""
+	return Op{Verb: verb, Resource: apiserver.ResourceOf(obj), Namespace: m.Namespace, Name: m.Name}
 }
 
 // Create passes to the server unless faulted.
