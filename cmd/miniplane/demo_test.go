@@ -2,8 +2,13 @@ package main
 
 import (
 	"bytes"
+	"io"
+	"net/http"
+	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -51,4 +56,31 @@ func TestDemoTellsEveryChapter(t *testing.T) {
 	assert.NotContains(t, out, "\x1b[", "no colour when stdout is not a terminal")
 	assert.Empty(t, stderr.String(), "no log lines unless -v")
 	assert.Equal(t, 2, strings.Count(out, "holds lease kube-controller-manager"), "one leader, then one after the failover")
+}
+
+// TestDemoKeepRunningServesUntilSignalled: with --keep-running the demo
+// prints a kubectl line after its story, answers on that address, and
+// stops cleanly on SIGTERM.
+func TestDemoKeepRunningServesUntilSignalled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the demo runs a live control plane for several seconds")
+	}
+	var stdout syncBuffer
+	done := make(chan error, 1)
+	go func() { done <- run([]string{"demo", "--pace=0", "--keep-running"}, &stdout, io.Discard) }()
+	serving := regexp.MustCompile(`kubectl --server (http://127\.0\.0\.1:\d+) get pods`)
+	eventually(t, "the demo says it is still serving", func() bool { return serving.MatchString(stdout.String()) })
+	url := serving.FindStringSubmatch(stdout.String())[1]
+	resp, err := http.Get(url + "/api/v1/namespaces/default/services")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+
+	require.NoError(t, syscall.Kill(syscall.Getpid(), syscall.SIGTERM))
+	select {
+	case err := <-done:
+		assert.NoError(t, err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the demo did not stop within 20s of SIGTERM")
+	}
 }
