@@ -267,3 +267,50 @@ func TestDependentSeenAfterOrphanDeletionOfItsOwnerIsDeleted(t *testing.T) {
 		})
 	}
 }
+
+// An owner the collector found present while no informer showed it yet,
+// and that goes before its informer lists, is never shown at all: the
+// collector checks it again (with backoff) until the informer shows it or
+// the server says it is absent. Kubernetes: issue 56121.
+func TestVirtualOwnerFoundPresentThenDeletedUnseenIsChecked(t *testing.T) {
+	e := newEnv(t)
+	rc := e.createRC("web")
+	e.createPod("web-0", "", ref(rc))
+	rcsHeld := func(r string) bool { return r == apiserver.ReplicationControllers }
+	e.settleHolding(rcsHeld)
+	_, ok := e.getPod("web-0")
+	require.True(t, ok, "its owner exists: the pod stays")
+	at, ok := e.gc.Queue().NextDelayed()
+	require.True(t, ok, "the owner, present but not yet shown, is to be checked again")
+
+	// The rc goes before its informer ever lists it.
+	e.deleteRC("web", policy(api.DeletePropagationBackground))
+	e.settle()
+	require.Empty(t, e.client.Writes(), "not before the backoff")
+	e.clk.SetTime(at)
+	e.settle()
+
+	_, ok = e.getPod("web-0")
+	assert.False(t, ok, "the pod of a gone owner is deleted")
+	_, delayed := e.gc.Queue().NextDelayed()
+	assert.False(t, delayed, "nothing is left to retry")
+}
+
+func TestVirtualOwnerFoundPresentIsCheckedUntilShown(t *testing.T) {
+	e := newEnv(t)
+	rc := e.createRC("web")
+	e.createPod("web-0", "", ref(rc))
+	e.settleHolding(func(r string) bool { return r == apiserver.ReplicationControllers })
+	at, ok := e.gc.Queue().NextDelayed()
+	require.True(t, ok, "the owner, present but not yet shown, is to be checked again")
+
+	e.settle() // the rcs informer shows it
+	e.clk.SetTime(at)
+	e.settle()
+
+	_, ok = e.getPod("web-0")
+	assert.True(t, ok)
+	assert.Empty(t, e.client.Writes())
+	_, delayed := e.gc.Queue().NextDelayed()
+	assert.False(t, delayed, "once shown, it is not checked again")
+}
