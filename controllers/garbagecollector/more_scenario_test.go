@@ -200,6 +200,9 @@ func TestDependentSeenAfterOrphanDeletionOfItsOwnerIsDeleted(t *testing.T) {
 		name string
 		// knownPods: the graph holds three pods of the rc before the delete.
 		knownPods bool
+		// createdAfter: web-late is created once the rc is gone, not before
+		// the delete.
+		createdAfter bool
 		// delete deletes the rc with the Orphan policy and runs the
 		// collector on a stale pods cache that does not show web-late.
 		delete func(e *env)
@@ -210,6 +213,13 @@ func TestDependentSeenAfterOrphanDeletionOfItsOwnerIsDeleted(t *testing.T) {
 				e.settleHolding(holding(apiserver.Pods))
 				_, ok := e.getRC("web")
 				require.False(t, ok, "the collector orphaned the pods it knew; the rc is gone")
+			}},
+		{name: "created after the rc is gone, while orphaned pods still name it in the stale cache", knownPods: true, createdAfter: true,
+			delete: func(e *env) {
+				e.deleteRC("web", nil)
+				e.settleHolding(holding(apiserver.Pods))
+				_, ok := e.getRC("web")
+				require.False(t, ok)
 			}},
 		{name: "seen after the rc is gone and forgotten",
 			delete: func(e *env) {
@@ -244,9 +254,13 @@ func TestDependentSeenAfterOrphanDeletionOfItsOwnerIsDeleted(t *testing.T) {
 			}
 			e.settle()
 			// The late pod: in the server, not yet in the collector's cache.
-			e.createPod("web-late", "", ref(rc))
-
+			if !tc.createdAfter {
+				e.createPod("web-late", "", ref(rc))
+			}
 			tc.delete(e)
+			if tc.createdAfter {
+				e.createPod("web-late", "", ref(rc))
+			}
 			_, ok := e.getPod("web-late")
 			require.True(t, ok, "the collector has not seen web-late yet")
 			e.settle()
