@@ -52,6 +52,8 @@ type Controller struct {
 	recorder *apiserver.EventRecorder
 	graph    *graph
 	queue    *workqueue.Queue[string]
+	// watched holds the resources whose objects the informers show.
+	watched map[string]bool
 
 	informers     []*informer.Informer
 	registrations []*informer.Registration
@@ -86,6 +88,7 @@ func New(cfg Config) (*Controller, error) {
 		recorder: cfg.Recorder,
 		graph:    newGraph(),
 		queue:    workqueue.New(workqueue.Config[string]{Name: "garbagecollector", Clock: cfg.Clock, Metrics: true}),
+		watched:  make(map[string]bool, len(resources)),
 	}
 	for _, res := range resources {
 		k, ok := kindByResource(res)
@@ -102,6 +105,7 @@ func New(cfg Config) (*Controller, error) {
 				}
 			},
 		}, 0)
+		c.watched[res] = true
 		c.informers = append(c.informers, inf)
 		c.registrations = append(c.registrations, reg)
 	}
@@ -158,7 +162,13 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 // process syncs one key and reports the outcome to the queue.
 func (c *Controller) process(ctx context.Context, key string) {
 	defer c.queue.Done(key)
-	if err := c.sync(ctx, key); err != nil {
+	err := c.sync(ctx, key)
+	if errors.Is(err, errNotShownYet) {
+		c.log.Debug("owner exists but is not shown yet; checking again later", zap.String("key", key))
+		c.queue.AddRateLimited(key)
+		return
+	}
+	if err != nil {
 		c.log.Info("sync failed; retrying", zap.String("key", key), zap.Error(err))
 		c.queue.AddRateLimited(key)
 		return

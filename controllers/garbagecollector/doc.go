@@ -22,9 +22,14 @@
 // # How it works
 //
 // A graph (graph.go) holds one node per object the informers have shown, by
-// UID, with its owners and dependents; an owner referenced but not yet seen
-// is a virtual node. Informer notifications update the graph under one
-// mutex and say which nodes need work. The work goes through one
+// UID, with its owners and dependents; an owner referenced but not yet seen,
+// or removed while dependents still name it, is a virtual node. A virtual
+// node is checked against the server whenever a dependent newly names it
+// (a dependent may reach the graph only after its owner went: made from a
+// stale cache during an orphaning deletion), and checked again with
+// backoff while the server has it but no informer shows it. Informer
+// notifications update the graph under one mutex and say which nodes need
+// work. The work goes through one
 // rate-limited workqueue of keys "delete/<uid>" (Kubernetes' attemptToDelete
 // queue) and "orphan/<uid>" (attemptToOrphan). A sync observes (the graph,
 // and live Gets through the Client — the collector acts on an absent owner

@@ -120,9 +120,11 @@ func (g *graph) remove(obj api.Object) []string {
 }
 
 // relinkLocked moves n's edges from the old owner references to the new
-// ones and returns the work keys that calls for: a new owner never seen
-// becomes a virtual node to verify, and an owner waiting for its dependents
-// that n stops blocking is to look again.
+// ones and returns the work keys that calls for: an owner newly referenced
+// that no informer shows — never seen, or removed while other dependents
+// still name it — is a virtual node to verify (again), so that a dependent
+// seen only after its owner went is collected too; an owner waiting for
+// its dependents that n stops blocking is to look again.
 func (g *graph) relinkLocked(n *node, oldRefs, newRefs []api.OwnerReference) []string {
 	var keys []string
 	for _, old := range oldRefs {
@@ -150,9 +152,13 @@ func (g *graph) relinkLocked(n *node, oldRefs, newRefs []api.OwnerReference) []s
 		if o == nil {
 			o = &node{virtual: true, dependents: make(map[api.UID]*node), id: virtualIdentity(n.id, ref)}
 			g.nodes[ref.UID] = o
-			keys = append(keys, deleteKey(ref.UID))
 		}
 		o.dependents[n.id.uid] = n
+		if o.virtual {
+			// An earlier check of it may have found it absent and queued
+			// only the dependents it had then.
+			keys = append(keys, deleteKey(ref.UID))
+		}
 	}
 	return keys
 }

@@ -3,6 +3,7 @@ package garbagecollector
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -184,4 +185,146 @@ func TestForegroundDeletionOfAnOwnershipCycleFinishes(t *testing.T) {
 	assert.False(t, ok, "a is not stuck waiting for b")
 	_, ok = e.getRC("b")
 	assert.False(t, ok, "b is not stuck waiting for a")
+}
+
+// A pod the replication controller made from a stale cache, while its rc
+// was being deleted with the Orphan policy, reaches the collector's graph
+// only after the orphaning: the collector never released it, and its rc
+// is gone. Like Kubernetes, the collector deletes it — every owner it
+// names is absent. (The simulator found this: seeds 6680 and 6765.)
+func TestDependentSeenAfterOrphanDeletionOfItsOwnerIsDeleted(t *testing.T) {
+	holding := func(resources ...string) func(string) bool {
+		return func(r string) bool { return slices.Contains(resources, r) }
+	}
+	for _, tc := range []struct {
+		name string
+		// knownPods: the graph holds three pods of the rc before the delete.
+		knownPods bool
+		// createdAfter: web-late is created once the rc is gone, not before
+		// the delete.
+		createdAfter bool
+		// delete deletes the rc with the Orphan policy and runs the
+		// collector on a stale pods cache that does not show web-late.
+		delete func(e *env)
+	}{
+		{name: "seen after the rc is gone, while orphaned pods still name it in the stale cache", knownPods: true,
+			delete: func(e *env) {
+				e.deleteRC("web", nil)
+				e.settleHolding(holding(apiserver.Pods))
+				_, ok := e.getRC("web")
+				require.False(t, ok, "the collector orphaned the pods it knew; the rc is gone")
+			}},
+		{name: "created after the rc is gone, while orphaned pods still name it in the stale cache", knownPods: true, createdAfter: true,
+			delete: func(e *env) {
+				e.deleteRC("web", nil)
+				e.settleHolding(holding(apiserver.Pods))
+				_, ok := e.getRC("web")
+				require.False(t, ok)
+			}},
+		{name: "seen after the rc is gone and forgotten",
+			delete: func(e *env) {
+				e.deleteRC("web", nil)
+				e.settleHolding(holding(apiserver.Pods))
+				_, ok := e.getRC("web")
+				require.False(t, ok, "the rc had no known dependent; it is gone")
+			}},
+		{name: "seen after the orphan finalizer is removed, before the rc's removal is", knownPods: true,
+			delete: func(e *env) {
+				e.deleteRC("web", nil)
+				// The rcs cache stops as soon as the server removes the rc.
+				e.settleHolding(func(r string) bool {
+					if r == apiserver.Pods {
+						return true
+					}
+					_, ok := e.getRC("web")
+					return r == apiserver.ReplicationControllers && !ok
+				})
+				_, ok := e.getRC("web")
+				require.False(t, ok)
+				e.settleHolding(holding(apiserver.ReplicationControllers))
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			rc := e.createRC("web")
+			if tc.knownPods {
+				for i := range 3 {
+					e.createPod(fmt.Sprintf("web-%d", i), "", ref(rc))
+				}
+			}
+			e.settle()
+			// The late pod: in the server, not yet in the collector's cache.
+			if !tc.createdAfter {
+				e.createPod("web-late", "", ref(rc))
+			}
+			tc.delete(e)
+			if tc.createdAfter {
+				e.createPod("web-late", "", ref(rc))
+			}
+			_, ok := e.getPod("web-late")
+			require.True(t, ok, "the collector has not seen web-late yet")
+			e.settle()
+
+			_, ok = e.getPod("web-late")
+			assert.False(t, ok, "a pod whose only owner is gone is deleted")
+			assert.Contains(t, e.client.Writes(), "delete pods default/web-late")
+			if tc.knownPods {
+				for i := range 3 {
+					p, ok := e.getPod(fmt.Sprintf("web-%d", i))
+					require.True(t, ok, "orphaned pods remain")
+					assert.Nil(t, p.Metadata.DeletionTimestamp)
+					assert.Empty(t, p.Metadata.OwnerReferences)
+				}
+			}
+			_, delayed := e.gc.Queue().NextDelayed()
+			assert.False(t, delayed, "nothing is left to retry")
+		})
+	}
+}
+
+// An owner the collector found present while no informer showed it yet,
+// and that goes before its informer lists, is never shown at all: the
+// collector checks it again (with backoff) until the informer shows it or
+// the server says it is absent. Kubernetes: issue 56121.
+func TestVirtualOwnerFoundPresentThenDeletedUnseenIsChecked(t *testing.T) {
+	e := newEnv(t)
+	rc := e.createRC("web")
+	e.createPod("web-0", "", ref(rc))
+	rcsHeld := func(r string) bool { return r == apiserver.ReplicationControllers }
+	e.settleHolding(rcsHeld)
+	_, ok := e.getPod("web-0")
+	require.True(t, ok, "its owner exists: the pod stays")
+	at, ok := e.gc.Queue().NextDelayed()
+	require.True(t, ok, "the owner, present but not yet shown, is to be checked again")
+
+	// The rc goes before its informer ever lists it.
+	e.deleteRC("web", policy(api.DeletePropagationBackground))
+	e.settle()
+	require.Empty(t, e.client.Writes(), "not before the backoff")
+	e.clk.SetTime(at)
+	e.settle()
+
+	_, ok = e.getPod("web-0")
+	assert.False(t, ok, "the pod of a gone owner is deleted")
+	_, delayed := e.gc.Queue().NextDelayed()
+	assert.False(t, delayed, "nothing is left to retry")
+}
+
+func TestVirtualOwnerFoundPresentIsCheckedUntilShown(t *testing.T) {
+	e := newEnv(t)
+	rc := e.createRC("web")
+	e.createPod("web-0", "", ref(rc))
+	e.settleHolding(func(r string) bool { return r == apiserver.ReplicationControllers })
+	at, ok := e.gc.Queue().NextDelayed()
+	require.True(t, ok, "the owner, present but not yet shown, is to be checked again")
+
+	e.settle() // the rcs informer shows it
+	e.clk.SetTime(at)
+	e.settle()
+
+	_, ok = e.getPod("web-0")
+	assert.True(t, ok)
+	assert.Empty(t, e.client.Writes())
+	_, delayed := e.gc.Queue().NextDelayed()
+	assert.False(t, delayed, "once shown, it is not checked again")
 }

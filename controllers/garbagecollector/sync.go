@@ -2,6 +2,7 @@ package garbagecollector
 
 import (
 	"context"
+	"errors"
 
 	"go.uber.org/zap"
 
@@ -109,13 +110,28 @@ func (c *Controller) ownerState(ctx context.Context, dependent api.Object, dep i
 	return StateOf(ref, owner), nil
 }
 
+// errNotShownYet is verifyVirtual's answer for an owner that exists but
+// that its informer has not shown: the key is to be checked again, after a
+// backoff, and is not a failure.
+var errNotShownYet = errors.New("owner exists but its informer has not shown it")
+
 // verifyVirtual asks the server about an owner the informers have not
 // shown: if it is absent, its dependents are to look at their owners now.
-// If it exists, the informer will show it.
+// If it exists and its kind is watched, it is checked again later
+// (errNotShownYet) until its informer shows it: the owner may go before the
+// informer lists it, and then no notification would ever come (Kubernetes
+// requeues such a node too, issue 56121). An existing owner of a kind not
+// watched is left alone: nothing would ever show it.
 func (c *Controller) verifyVirtual(ctx context.Context, n snapshot) error {
 	obj, err := c.get(ctx, n.id)
-	if err != nil || obj != nil {
+	if err != nil {
 		return err
+	}
+	if obj != nil {
+		if c.watched[n.id.kind.resource] {
+			return errNotShownYet
+		}
+		return nil
 	}
 	c.log.Debug("owner is absent", n.id.fields()...)
 	for _, d := range n.dependents {
