@@ -85,6 +85,9 @@ type env struct {
 	client  *recordingClient
 	factory *informer.Factory
 	c       *Controller
+	// held, if set, is an informer settle leaves alone: its watch events
+	// wait, so its cache lags the server (a stale cache).
+	held *informer.Informer
 }
 
 func newEnv(t *testing.T, mutate ...func(*Config)) *env {
@@ -120,6 +123,9 @@ func (e *env) settleInformers() bool {
 	for {
 		moved := false
 		for _, inf := range e.factory.Informers() {
+			if inf == e.held {
+				continue
+			}
 			for inf.Reflector().Step(e.ctx) {
 				moved = true
 			}
@@ -667,6 +673,71 @@ func TestStaleCacheNoWrite(t *testing.T) {
 	assert.Equal(t, []string{"update default/web"}, e.client.Writes())
 	assert.Equal(t, []subsetIPs{{Ready: []string{"10.1.0.1"}, Ports: []int32{80}}}, summary(e.endpoints("default", "web")))
 	assert.Equal(t, 0, e.c.Queue().NumRequeues("default/web"), "forgotten after success")
+}
+
+// TestStaleCacheRetriedWhenCacheCatchesUp: a sync that finds the
+// endpoints cache still holding the version the controller's own update
+// replaced waits for the cache however long it lags, past the whole retry
+// budget too, and writes once the cache has caught up. (The simulator's
+// seed 991: the key used to be dropped after MaxRetries stale retries, and
+// the Endpoints stayed wrong for good.)
+func TestStaleCacheRetriedWhenCacheCatchesUp(t *testing.T) {
+	tests := []struct {
+		name string
+		lag  time.Duration // how long the endpoints cache lags after the stale sync
+	}{
+		{name: "caught up at once", lag: 0},
+		{name: "caught up after a few backoffs", lag: 100 * time.Millisecond},
+		{name: "held past the retry budget", lag: time.Hour},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			e.create(service("default", "web", webLabels, api.ServicePort{Port: 80}))
+			e.createPod("default", "a", "10.1.0.1", true, webLabels)
+			e.settle()
+			e.client.Writes()
+
+			// The controller's update is not shown to its endpoints cache.
+			e.held = e.factory.ForResource(apiserver.Endpoints)
+			e.setReady("default", "a", false)
+			e.settle()
+			require.Equal(t, []string{"update default/web"}, e.client.Writes())
+			// Ready again: the sync finds the cache stale, and so does every
+			// retry while the cache lags.
+			e.setReady("default", "a", true)
+			e.settle()
+			end := e.clk.Now().Add(tt.lag)
+			for {
+				next, ok := e.c.Queue().NextDelayed()
+				if !ok || next.After(end) {
+					break
+				}
+				e.clk.SetTime(next)
+				e.settle()
+			}
+			e.clk.SetTime(end)
+			e.settle()
+			require.Empty(t, e.client.Writes(), "no write from a stale cache")
+
+			// The cache catches up: the service is synced again and written.
+			e.held = nil
+			e.settle()
+			for i := 0; ; i++ {
+				next, ok := e.c.Queue().NextDelayed()
+				if !ok {
+					break
+				}
+				require.Less(t, i, MaxRetries+1, "the queue never empties")
+				e.clk.SetTime(next)
+				e.settle()
+			}
+			assert.Equal(t, []string{"update default/web"}, e.client.Writes())
+			assert.Equal(t, []subsetIPs{{Ready: []string{"10.1.0.1"}, Ports: []int32{80}}},
+				summary(e.endpoints("default", "web")))
+			assert.Equal(t, 0, e.c.Queue().NumRequeues("default/web"), "no backoff left")
+		})
+	}
 }
 
 // TestFailedWriteRetriedWithEvent: a failed write records a Warning event
