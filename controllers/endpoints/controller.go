@@ -119,7 +119,7 @@ func New(cfg Config) (*Controller, error) {
 		svcIndexer:  svcInf.Indexer(),
 		informers:   []*informer.Informer{podInf, svcInf, epInf},
 		queue:       workqueue.New(workqueue.Config[string]{Name: "endpoint", Clock: cfg.Clock, Metrics: true}),
-		stale:       &staleTracker{rv: map[string]string{}},
+		stale:       &staleTracker{entries: map[string]*staleEntry{}},
 		triggers:    &triggerTracker{states: map[string]triggerState{}},
 	}
 	c.regs = []*informer.Registration{
@@ -138,8 +138,13 @@ func New(cfg Config) (*Controller, error) {
 			},
 		}, 0),
 		// A deleted Endpoints object is recreated if its service still
-		// wants one; adds and updates are the controller's own doing.
+		// wants one. Updates are mostly the controller's own doing; they
+		// matter only to a sync waiting for the cache to show its last
+		// write (staleTracker). Adds need no handler: the cache can only
+		// move off a version by an add after a delete, which queues the
+		// service already.
 		epInf.AddEventHandler(informer.HandlerFuncs{
+			UpdateFunc: c.onEndpointsUpdate,
 			DeleteFunc: func(obj any) {
 				if o, _ := informer.DeletedObject(obj); o != nil {
 					c.queue.Add(api.KeyOf(o.GetObjectMeta()))
@@ -222,12 +227,32 @@ func (c *Controller) process(ctx context.Context, key string) {
 	switch {
 	case err == nil:
 		c.queue.Forget(key)
+	case errors.Is(err, errStaleCache):
+		// Waiting for the cache is not a failure: no backoff, nothing
+		// counted against MaxRetries, no timer. The Endpoints handler
+		// queues the key when the cache catches up, however long it lags;
+		// a retry budget spent on the wait would drop the key and leave
+		// the Endpoints wrong for good.
+		c.log.Debug("endpoints cache is behind this controller's last write; waiting",
+			zap.String("service", key), zap.Error(err))
 	case c.queue.NumRequeues(key) < MaxRetries:
 		c.log.Info("sync failed; retrying", zap.String("service", key), zap.Error(err))
 		c.queue.AddRateLimited(key)
 	default:
 		c.log.Warn("sync failed too often; dropping", zap.String("service", key), zap.Error(err))
 		c.queue.Forget(key)
+	}
+}
+
+// onEndpointsUpdate queues the service of Endpoints the cache has just
+// changed, if a sync found the cache stale and waits for it to catch up.
+// Kubernetes' EndpointSlice controller queues the service from its slice
+// handlers in the same case.
+func (c *Controller) onEndpointsUpdate(oldObj, newObj api.Object) {
+	key := api.KeyOf(newObj.GetObjectMeta())
+	if c.stale.cacheMoved(key, oldObj.GetObjectMeta().ResourceVersion, newObj.GetObjectMeta().ResourceVersion) {
+		c.log.Debug("endpoints cache caught up; syncing again", zap.String("service", key))
+		c.queue.Add(key)
 	}
 }
 

@@ -85,6 +85,9 @@ type env struct {
 	client  *recordingClient
 	factory *informer.Factory
 	c       *Controller
+	// held, if set, is an informer settle leaves alone: its watch events
+	// wait, so its cache lags the server (a stale cache).
+	held *informer.Informer
 }
 
 func newEnv(t *testing.T, mutate ...func(*Config)) *env {
@@ -120,6 +123,9 @@ func (e *env) settleInformers() bool {
 	for {
 		moved := false
 		for _, inf := range e.factory.Informers() {
+			if inf == e.held {
+				continue
+			}
 			for inf.Reflector().Step(e.ctx) {
 				moved = true
 			}
@@ -630,8 +636,9 @@ func TestPodChangesBatched(t *testing.T) {
 }
 
 // TestStaleCacheNoWrite: after its own update, the controller does not act
-// on a cache that still holds the replaced Endpoints; it retries and writes
-// once the cache has caught up.
+// on a cache that still holds the replaced Endpoints; the wait is neither
+// a counted failure nor a timer, and the cache catching up queues the
+// service, which is then written.
 func TestStaleCacheNoWrite(t *testing.T) {
 	e := newEnv(t)
 	e.create(service("default", "web", webLabels, api.ServicePort{Port: 80}))
@@ -656,17 +663,83 @@ func TestStaleCacheNoWrite(t *testing.T) {
 	stepPods()
 	require.True(t, e.c.ProcessOne(e.ctx))
 	assert.Empty(t, e.client.Writes(), "no write from a stale cache")
-	assert.Equal(t, 1, e.c.Queue().NumRequeues("default/web"), "the key is retried")
+	assert.Equal(t, 0, e.c.Queue().NumRequeues("default/web"), "the wait is not counted as a failure")
+	_, parked := e.c.Queue().NextDelayed()
+	assert.False(t, parked, "no timer: the key waits for the cache")
+	assert.Equal(t, 0, e.c.Queue().Len())
 
-	for epInf.Reflector().Step(e.ctx) || epInf.ProcessOne() {
+	for epInf.Reflector().Step(e.ctx) || epInf.ProcessOne() || e.c.regs[2].DispatchOne() {
 	}
-	next, ok := e.c.Queue().NextDelayed()
-	require.True(t, ok)
-	e.clk.SetTime(next)
+	assert.Equal(t, 1, e.c.Queue().Len(), "the cache catching up queues the service")
 	e.settle()
 	assert.Equal(t, []string{"update default/web"}, e.client.Writes())
 	assert.Equal(t, []subsetIPs{{Ready: []string{"10.1.0.1"}, Ports: []int32{80}}}, summary(e.endpoints("default", "web")))
 	assert.Equal(t, 0, e.c.Queue().NumRequeues("default/web"), "forgotten after success")
+}
+
+// TestStaleCacheRetriedWhenCacheCatchesUp: a sync that finds the
+// endpoints cache still holding the version the controller's own update
+// replaced waits for the cache however long it lags, past the whole retry
+// budget too, and writes once the cache has caught up. (The simulator's
+// seed 991: the key used to be dropped after MaxRetries stale retries, and
+// the Endpoints stayed wrong for good.)
+func TestStaleCacheRetriedWhenCacheCatchesUp(t *testing.T) {
+	tests := []struct {
+		name string
+		lag  time.Duration // how long the endpoints cache lags after the stale sync
+	}{
+		{name: "caught up at once", lag: 0},
+		{name: "caught up after a few backoffs", lag: 100 * time.Millisecond},
+		{name: "held past the retry budget", lag: time.Hour},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			e.create(service("default", "web", webLabels, api.ServicePort{Port: 80}))
+			e.createPod("default", "a", "10.1.0.1", true, webLabels)
+			e.settle()
+			e.client.Writes()
+
+			// The controller's update is not shown to its endpoints cache.
+			e.held = e.factory.ForResource(apiserver.Endpoints)
+			e.setReady("default", "a", false)
+			e.settle()
+			require.Equal(t, []string{"update default/web"}, e.client.Writes())
+			// Ready again: the sync finds the cache stale, and so does every
+			// retry while the cache lags.
+			e.setReady("default", "a", true)
+			e.settle()
+			end := e.clk.Now().Add(tt.lag)
+			for {
+				next, ok := e.c.Queue().NextDelayed()
+				if !ok || next.After(end) {
+					break
+				}
+				e.clk.SetTime(next)
+				e.settle()
+			}
+			e.clk.SetTime(end)
+			e.settle()
+			require.Empty(t, e.client.Writes(), "no write from a stale cache")
+
+			// The cache catches up: the service is synced again and written.
+			e.held = nil
+			e.settle()
+			for i := 0; ; i++ {
+				next, ok := e.c.Queue().NextDelayed()
+				if !ok {
+					break
+				}
+				require.Less(t, i, MaxRetries+1, "the queue never empties")
+				e.clk.SetTime(next)
+				e.settle()
+			}
+			assert.Equal(t, []string{"update default/web"}, e.client.Writes())
+			assert.Equal(t, []subsetIPs{{Ready: []string{"10.1.0.1"}, Ports: []int32{80}}},
+				summary(e.endpoints("default", "web")))
+			assert.Equal(t, 0, e.c.Queue().NumRequeues("default/web"), "no backoff left")
+		})
+	}
 }
 
 // TestFailedWriteRetriedWithEvent: a failed write records a Warning event

@@ -42,9 +42,13 @@
 // selector picks the pod's old or new labels, if the change can move the pod
 // in or out of the Endpoints. A deleted Endpoints object queues its service,
 // which recreates it. After the controller updates an Endpoints object, a
-// sync that still sees the replaced version in the cache fails and is
-// retried rather than acting on stale data (kubernetes/kubernetes#127370).
-// Failed syncs are retried with the queue's backoff up to MaxRetries times.
+// sync that still sees the replaced version in the cache writes nothing
+// rather than act on stale data (kubernetes/kubernetes#127370); it waits,
+// and the Endpoints change that shows the cache has caught up queues the
+// service again, however long the cache lagged. That wait is not a
+// failure: it takes no backoff and no retry. Failed syncs are retried
+// with the queue's backoff up to MaxRetries times, then dropped until the
+// service's next trigger.
 //
 // Each write sets endpoints.kubernetes.io/last-change-trigger-time to the
 // earliest change it reflects: the service's creation on its first sync,

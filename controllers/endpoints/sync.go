@@ -2,6 +2,7 @@ package endpoints
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"sync"
@@ -47,9 +48,17 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if err != nil && !apiserver.IsNotFound(err) {
 		return err
 	}
-	if current != nil && c.stale.isStale(key, current.Metadata.ResourceVersion) {
-		return fmt.Errorf("endpoints %s: cache still holds resourceVersion %s, older than this controller's last write",
-			key, current.Metadata.ResourceVersion)
+	if current != nil {
+		if stale, caughtUp := c.stale.check(key, current.Metadata.ResourceVersion); stale {
+			if caughtUp {
+				// The cache moved on after the read above, and its handler
+				// found no sync waiting: queue the key again (it is in
+				// flight, so Done hands it out once more).
+				c.queue.Add(key)
+			}
+			return fmt.Errorf("%w: endpoints %s: cache still holds resourceVersion %s, which this controller's last write replaced",
+				errStaleCache, key, current.Metadata.ResourceVersion)
+		}
 	}
 	subsets, truncated := truncate(subsets, MaxEndpointsPerObject)
 	if current != nil && subsetsEqual(current.Subsets, subsets) &&
@@ -161,32 +170,85 @@ func overCapacityMarked(annotations map[string]string) bool {
 	return ok
 }
 
+// errStaleCache is what sync returns when the endpoints cache still holds
+// the version the controller's own last update replaced. It is a wait for
+// the cache, not a failure: process neither retries nor counts it, since
+// the cache catching up queues the service again (staleTracker).
+var errStaleCache = errors.New("endpoints cache is out of date")
+
 // staleTracker remembers, per service key, the resourceVersion an update
 // of the controller replaced. A sync that reads that version from the
-// cache acts on a view older than its own last write, so it fails and is
-// retried once the cache catches up, rather than writing from stale data
-// (kubernetes/kubernetes#127370).
+// cache acts on a view older than its own last write, so it writes nothing
+// and waits for the cache to catch up (kubernetes/kubernetes#127370), and
+// the Endpoints handler queues the service once it has.
+//
+// The wait is a handshake, so that it cannot miss the cache catching up
+// between a sync's read and its check: check marks a stale sync as
+// waiting, unless the cache has already moved on since, and cacheMoved,
+// called by the update handler after the cache has changed, marks the
+// move and reports whether a sync was waiting for it. The cache moves off
+// a version once, and the handler hears of it only after the cache has
+// changed, so a sync that checks the replaced version after cacheMoved
+// read it before the move: one requeue settles it, and check consumes
+// the move so that no mistake here can turn into a busy loop.
 type staleTracker struct {
-	// mu guards rv: service key → replaced resourceVersion.
-	mu sync.Mutex
-	rv map[string]string
+	// mu guards entries: service key → what the last update replaced.
+	mu      sync.Mutex
+	entries map[string]*staleEntry
 }
 
+type staleEntry struct {
+	replaced string // the resourceVersion the controller's update replaced
+	waiting  bool   // a sync found the cache at replaced and wants a wake-up
+	moved    bool   // the cache has since moved off replaced
+}
+
+// remember records that the controller's update replaced replacedRV,
+// dropping what was remembered of an earlier update.
 func (t *staleTracker) remember(key, replacedRV string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.rv[key] = replacedRV
+	t.entries[key] = &staleEntry{replaced: replacedRV}
 }
 
-func (t *staleTracker) isStale(key, rv string) bool {
+// check reports whether rv, read from the cache, is the version the
+// controller's last update replaced (stale). If it is, and the cache has
+// already moved off it (caughtUp), the caller must queue the key again
+// itself; otherwise the sync is marked waiting, for cacheMoved to wake.
+func (t *staleTracker) check(key, rv string) (stale, caughtUp bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	old, ok := t.rv[key]
-	return ok && old == rv
+	e, ok := t.entries[key]
+	if !ok || e.replaced != rv {
+		return false, false
+	}
+	if e.moved {
+		e.moved = false
+		return true, true
+	}
+	e.waiting = true
+	return true, false
+}
+
+// cacheMoved records that the cache's Endpoints for key changed from
+// fromRV to toRV, and reports whether a stale sync was waiting for that:
+// the cache held the replaced version and now holds another one. Only
+// the old version tells the catch-up from a late notification of an
+// earlier change. It wakes a waiting sync only once.
+func (t *staleTracker) cacheMoved(key, fromRV, toRV string) (wake bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e, ok := t.entries[key]
+	if !ok || fromRV != e.replaced || toRV == e.replaced {
+		return false
+	}
+	e.moved = true
+	wake, e.waiting = e.waiting, false
+	return wake
 }
 
 func (t *staleTracker) forget(key string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	delete(t.rv, key)
+	delete(t.entries, key)
 }
