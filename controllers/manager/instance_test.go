@@ -221,7 +221,18 @@ func (c *cluster) readyPods(t testing.TB) int {
 func TestInstancesFailOver(t *testing.T) {
 	c := newCluster(t, 3, manager.DefaultOptions().LeaderElection, true)
 	c.createRC(t, "web", 2)
-	c.until(t, "a leader with 2 ready pods", func() bool { return c.leader(t) != nil && c.readyPods(t) == 2 })
+	c.until(t, "a leader with 2 ready pods, seen by every follower", func() bool {
+		l := c.leader(t)
+		if l == nil || c.readyPods(t) != 2 {
+			return false
+		}
+		for _, in := range c.instances {
+			if in.Health().Holder != l.Identity() {
+				return false // a follower's first attempt may not have run yet
+			}
+		}
+		return true
+	})
 	old := c.leader(t)
 	assert.Equal(t, int64(1), old.Elector().Term())
 	h := old.Health()
