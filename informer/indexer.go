@@ -65,6 +65,17 @@ func (x *Indexer) set(key string, obj api.Object) (old api.Object, existed bool)
 	return old, existed
 }
 
+// reserve makes an empty cache ready to take n objects without growing its
+// map step by step (the DeltaFIFO calls it when a list arrives for an empty
+// cache). A cache that holds anything is left as it is.
+func (x *Indexer) reserve(n int) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if len(x.items) == 0 && n > 0 {
+		x.items = make(map[string]api.Object, n)
+	}
+}
+
 // remove deletes key and returns what it held.
 func (x *Indexer) remove(key string) (old api.Object, existed bool) {
 	x.mu.Lock()

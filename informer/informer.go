@@ -141,10 +141,13 @@ func (i *Informer) RemoveEventHandler(r *Registration) {
 	r.mu.Unlock()
 }
 
+// snapshotRegistrations returns the registrations. The slice is never
+// written in place — AddEventHandler appends past every snapshot's length
+// and RemoveEventHandler makes a new array — so it needs no copy.
 func (i *Informer) snapshotRegistrations() []*Registration {
 	i.mu.Lock()
 	defer i.mu.Unlock()
-	return append([]*Registration(nil), i.registrations...)
+	return i.registrations
 }
 
 // ProcessOne pops one key's deltas from the FIFO, applies them to the cache
@@ -154,7 +157,7 @@ func (i *Informer) snapshotRegistrations() []*Registration {
 func (i *Informer) ProcessOne() bool {
 	i.processMu.Lock()
 	defer i.processMu.Unlock()
-	key, deltas, initial, ok := i.fifo.Pop()
+	key, deltas, initial, ok := i.fifo.popReusing()
 	if !ok {
 		i.checkSyncedLocked() // an empty first list syncs with nothing to pop
 		return false

@@ -28,6 +28,9 @@ type reflectorSink interface {
 	Update(obj api.Object)
 	Delete(obj api.Object)
 	Replace(list []api.Object)
+	// Full reports whether the sink holds so much that Run should wait,
+	// and the channel closed once it does not.
+	Full() (<-chan struct{}, bool)
 }
 
 // Reflector keeps a sink in step with a ListerWatcher: it lists, replaces
@@ -196,10 +199,21 @@ func (r *Reflector) NextWake() (time.Time, bool) {
 }
 
 // Run steps the reflector until ctx is done, waiting on its watch or its
-// backoff timer between steps, and stops the watch on the way out.
+// backoff timer between steps, and stops the watch on the way out. While the
+// sink is Full it waits for room before stepping: the events stay in the
+// watch (the store keeps them) rather than piling up in the FIFO, whose
+// backlog would otherwise grow as fast as the watch delivers and go cold
+// in memory before it is processed.
 func (r *Reflector) Run(ctx context.Context) {
 	defer r.stopWatch()
 	for ctx.Err() == nil {
+		if room, full := r.sink.Full(); full {
+			select {
+			case <-ctx.Done():
+			case <-room:
+			}
+			continue
+		}
 		if r.Step(ctx) {
 			continue
 		}
