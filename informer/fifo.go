@@ -386,7 +386,10 @@ func (f *DeltaFIFO) openRoomLocked() {
 // shrinkBelow is the size past which an emptied FIFO lets go of its storage:
 // after a big list the queue's array and the map's buckets would otherwise
 // stay allocated for as long as the informer lives (Go maps never shrink).
-const shrinkBelow = 1024
+// It is well above the backlog Run keeps (roomBelow, plus one step's
+// events), so that a FIFO that often runs empty under a steady stream does
+// not rebuild its map each time.
+const shrinkBelow = 4 * roomBelow
 
 // shrinkLocked drops the storage of an empty FIFO that once grew large.
 func (f *DeltaFIFO) shrinkLocked() {
