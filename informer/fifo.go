@@ -289,8 +289,9 @@ func (f *DeltaFIFO) Pop() (key string, deltas []Delta, isInInitialList, ok bool)
 
 // popReusing is Pop for the informer, which is done with a key's deltas
 // once it has applied them: it takes back the slice it handed out last time
-// for reuse, so that deltas cost no allocation in steady state.
-func (f *DeltaFIFO) popReusing() (key string, deltas []Delta, isInInitialList, ok bool) {
+// for reuse, so that deltas cost no allocation in steady state. It also
+// reports HasSynced as of this pop, sparing the informer a second lock.
+func (f *DeltaFIFO) popReusing() (key string, deltas []Delta, isInInitialList, synced, ok bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.lent != nil {
@@ -305,7 +306,7 @@ func (f *DeltaFIFO) popReusing() (key string, deltas []Delta, isInInitialList, o
 	if ok && !fromBulk {
 		f.lent = deltas // a view of bulk is not the FIFO's to reuse
 	}
-	return key, deltas, isInInitialList, ok
+	return key, deltas, isInInitialList, f.replaced && f.initialLeft == 0, ok
 }
 
 // maxSpare bounds the emptied delta slices kept for reuse, and maxSpareCap

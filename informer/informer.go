@@ -157,7 +157,7 @@ func (i *Informer) snapshotRegistrations() []*Registration {
 func (i *Informer) ProcessOne() bool {
 	i.processMu.Lock()
 	defer i.processMu.Unlock()
-	key, deltas, initial, ok := i.fifo.popReusing()
+	key, deltas, initial, fifoSynced, ok := i.fifo.popReusing()
 	if !ok {
 		i.checkSyncedLocked() // an empty first list syncs with nothing to pop
 		return false
@@ -188,14 +188,24 @@ func (i *Informer) ProcessOne() bool {
 			}
 		}
 	}
-	i.checkSyncedLocked()
+	if fifoSynced {
+		i.markSyncedLocked()
+	}
 	return true
 }
 
 // checkSyncedLocked marks the informer synced once the FIFO has handed out
 // the whole first list. The caller holds processMu.
 func (i *Informer) checkSyncedLocked() {
-	if !i.HasSynced() && i.fifo.HasSynced() {
+	if i.fifo.HasSynced() {
+		i.markSyncedLocked()
+	}
+}
+
+// markSyncedLocked marks the informer synced, once: the FIFO has handed out
+// the whole first list. The caller holds processMu.
+func (i *Informer) markSyncedLocked() {
+	if !i.HasSynced() {
 		close(i.synced)
 		i.noteHandlerProgress()
 	}
