@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
 )
 
 // DeltaType says what happened to an object.
@@ -113,7 +114,11 @@ func (f *DeltaFIFO) Delete(obj api.Object) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.spillLocked()
-	key := KeyOf(obj)
+	f.deleteLocked(KeyOf(obj), obj)
+}
+
+// deleteLocked is Delete of obj, whose key is key.
+func (f *DeltaFIFO) deleteLocked(key string, obj api.Object) {
 	if _, queued := f.items[key]; !queued {
 		if _, cached := f.known.Get(key); !cached {
 			return
@@ -148,6 +153,33 @@ func (f *DeltaFIFO) pushLocked(key string, d Delta) {
 		}
 	}
 	f.items[key] = append(old, d)
+}
+
+// pushEventsChunk is how many events pushEvents queues per hold of the
+// lock: short enough that a Pop waiting for it spins rather than sleeps.
+const pushEventsChunk = 32
+
+// pushEvents queues watch events, in order — Added, Updated or Deleted
+// deltas; bookmarks are skipped — whose keys the caller computed (keys[i]
+// is evs[i]'s), as Add, Update and Delete would one by one.
+func (f *DeltaFIFO) pushEvents(evs []apiserver.WatchEvent, keys []string) {
+	for len(evs) > 0 {
+		n := min(len(evs), pushEventsChunk)
+		f.mu.Lock()
+		f.spillLocked()
+		for i, ev := range evs[:n] {
+			switch ev.Type {
+			case api.WatchAdded:
+				f.pushLocked(keys[i], Delta{Type: Added, Object: ev.Object})
+			case api.WatchModified:
+				f.pushLocked(keys[i], Delta{Type: Updated, Object: ev.Object})
+			case api.WatchDeleted:
+				f.deleteLocked(keys[i], ev.Object)
+			}
+		}
+		f.mu.Unlock()
+		evs, keys = evs[n:], keys[n:]
+	}
 }
 
 // spillLocked moves what is left of bulk into items and queue, in order,
