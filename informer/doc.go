@@ -23,6 +23,16 @@
 // one handler. Informer.Run is a thin loop around them for the live binary;
 // the simulator calls the steps itself, in an order drawn from its seed.
 //
+// Run keeps the pipeline's working set small, for speed on large caches: a
+// list that arrives while the FIFO is empty is held as the list it is and
+// keyed only as it is popped (a change to one of its keys meanwhile merges
+// with it as usual), and the reflector stops reading its watch while more
+// than 1024 keys are queued (DeltaFIFO.Full). The events it has not read
+// wait in the store's history; a watcher that falls behind by more than the
+// history window (10,000 events by default) gets 410 Gone and relists, so a
+// burst of writes that outruns processing by that much costs a relist — and
+// loses nothing — instead of an unbounded FIFO.
+//
 // Where client-go has known bugs, this package does better:
 //   - an update whose object has the same resourceVersion as before is
 //     delivered to every handler, not dropped for handlers without resync

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
 )
 
 // DeltaType says what happened to an object.
@@ -68,6 +69,21 @@ type DeltaFIFO struct {
 	items map[string][]Delta
 	queue []string
 	peak  int // the most keys queued since items was made
+	// bulk[bulkHead:] are the deltas of a (re)list that arrived while
+	// nothing was queued: one delta per key, each key once, handed out in
+	// order before anything in queue. Keeping a list here rather than in
+	// items spares every listed object a key, a map entry and a slice
+	// until it is popped, which is most of the cost of a large list.
+	// Invariant: while bulk holds deltas, items and queue are empty — a
+	// change to any key first moves what is left of bulk into them
+	// (spillLocked), so a key's deltas are never split in two places.
+	bulk     []Delta
+	bulkHead int
+	// spare holds emptied delta slices that pushLocked reuses, so that a
+	// steady stream of events allocates none; lent is the slice the last
+	// popReusing handed out, taken back at the next one.
+	spare [][]Delta
+	lent  []Delta
 	// replaced: the first Replace has happened; initialLeft counts the
 	// keys queued by then that are not yet popped. The FIFO has synced
 	// when replaced and initialLeft is 0.
@@ -76,6 +92,9 @@ type DeltaFIFO struct {
 	closed      bool
 	// ready is closed when the queue becomes non-empty or is closed.
 	ready chan struct{}
+	// room is made by Full when the FIFO is over its limit, and closed
+	// (and forgotten) once it is not.
+	room chan struct{}
 }
 
 // NewDeltaFIFO returns an empty FIFO feeding a cache described by known.
@@ -94,7 +113,12 @@ func (f *DeltaFIFO) Update(obj api.Object) { f.push(Updated, obj) }
 func (f *DeltaFIFO) Delete(obj api.Object) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	key := KeyOf(obj)
+	f.spillLocked()
+	f.deleteLocked(KeyOf(obj), obj)
+}
+
+// deleteLocked is Delete of obj, whose key is key.
+func (f *DeltaFIFO) deleteLocked(key string, obj api.Object) {
 	if _, queued := f.items[key]; !queued {
 		if _, cached := f.known.Get(key); !cached {
 			return
@@ -106,6 +130,7 @@ func (f *DeltaFIFO) Delete(obj api.Object) {
 func (f *DeltaFIFO) push(t DeltaType, obj api.Object) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.spillLocked()
 	f.pushLocked(KeyOf(obj), Delta{Type: t, Object: obj})
 }
 
@@ -123,8 +148,58 @@ func (f *DeltaFIFO) pushLocked(key string, d Delta) {
 		f.queue = append(f.queue, key)
 		f.peak = max(f.peak, len(f.queue))
 		f.signalLocked()
+		if n := len(f.spare); n > 0 {
+			old, f.spare = f.spare[n-1], f.spare[:n-1]
+		}
 	}
 	f.items[key] = append(old, d)
+}
+
+// pushEventsChunk is how many events pushEvents queues per hold of the
+// lock: short enough that a Pop waiting for it spins rather than sleeps.
+const pushEventsChunk = 32
+
+// pushEvents queues watch events, in order — Added, Updated or Deleted
+// deltas; bookmarks are skipped — whose keys the caller computed (keys[i]
+// is evs[i]'s), as Add, Update and Delete would one by one.
+func (f *DeltaFIFO) pushEvents(evs []apiserver.WatchEvent, keys []string) {
+	for len(evs) > 0 {
+		n := min(len(evs), pushEventsChunk)
+		f.mu.Lock()
+		f.spillLocked()
+		for i, ev := range evs[:n] {
+			switch ev.Type {
+			case api.WatchAdded:
+				f.pushLocked(keys[i], Delta{Type: Added, Object: ev.Object})
+			case api.WatchModified:
+				f.pushLocked(keys[i], Delta{Type: Updated, Object: ev.Object})
+			case api.WatchDeleted:
+				f.deleteLocked(keys[i], ev.Object)
+			}
+		}
+		f.mu.Unlock()
+		evs, keys = evs[n:], keys[n:]
+	}
+}
+
+// spillLocked moves what is left of bulk into items and queue, in order,
+// before anything else is queued.
+func (f *DeltaFIFO) spillLocked() {
+	if f.bulkHead == len(f.bulk) {
+		return
+	}
+	for _, d := range f.bulk[f.bulkHead:] {
+		f.pushLocked(deltaKey(d), d)
+	}
+	f.bulk, f.bulkHead = nil, 0
+}
+
+// deltaKey returns the key of the object a delta is about.
+func deltaKey(d Delta) string {
+	if t, ok := d.Object.(DeletedFinalStateUnknown); ok {
+		return t.Key
+	}
+	return KeyOf(d.Object.(api.Object))
 }
 
 func (f *DeltaFIFO) signalLocked() {
@@ -141,6 +216,53 @@ func (f *DeltaFIFO) signalLocked() {
 func (f *DeltaFIFO) Replace(list []api.Object) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.bulkHead == len(f.bulk) && len(f.queue) == 0 {
+		f.replaceIntoBulkLocked(list)
+	} else {
+		f.spillLocked()
+		f.replaceLocked(list)
+	}
+	if !f.replaced {
+		f.replaced, f.initialLeft = true, f.lenLocked()
+		f.signalLocked() // even an empty first list is news: the cache has synced
+	}
+}
+
+// replaceIntoBulkLocked is Replace on an empty FIFO: the list becomes bulk
+// as it is, and no key is computed unless something is cached, for there is
+// then nothing a listed key could tombstone or merge with.
+func (f *DeltaFIFO) replaceIntoBulkLocked(list []api.Object) {
+	known := f.known.ListKeys()
+	var listed map[string]bool
+	if len(known) > 0 {
+		listed = make(map[string]bool, len(list))
+		for _, obj := range list {
+			listed[KeyOf(obj)] = true
+		}
+	} else if r, ok := f.known.(interface{ reserve(n int) }); ok {
+		r.reserve(len(list)) // an empty cache about to take the whole list
+	}
+	bulk := make([]Delta, 0, len(list))
+	for _, obj := range list {
+		bulk = append(bulk, Delta{Type: Replaced, Object: obj})
+	}
+	for _, key := range known {
+		if listed[key] {
+			continue
+		}
+		if obj, ok := f.known.Get(key); ok {
+			bulk = append(bulk, Delta{Type: Deleted, Object: DeletedFinalStateUnknown{Key: key, Obj: obj}})
+		}
+	}
+	if len(bulk) > 0 {
+		f.bulk, f.bulkHead = bulk, 0
+		f.signalLocked()
+	}
+}
+
+// replaceLocked is Replace while keys are queued: the listed objects and
+// the tombstones merge with their keys' queued deltas.
+func (f *DeltaFIFO) replaceLocked(list []api.Object) {
 	listed := make(map[string]bool, len(list))
 	for _, obj := range list {
 		key := KeyOf(obj)
@@ -166,10 +288,6 @@ func (f *DeltaFIFO) Replace(list []api.Object) {
 			f.pushLocked(key, Delta{Type: Deleted, Object: DeletedFinalStateUnknown{Key: key, Obj: obj}})
 		}
 	}
-	if !f.replaced {
-		f.replaced, f.initialLeft = true, len(f.queue)
-		f.signalLocked() // even an empty first list is news: the cache has synced
-	}
 }
 
 // Resync queues a Sync delta for every cached object that has no pending
@@ -180,6 +298,7 @@ func (f *DeltaFIFO) Resync() { f.resync(nil) }
 func (f *DeltaFIFO) resync(targets *[]*Registration) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.spillLocked() // a key in bulk has a pending delta too
 	for _, key := range f.known.ListKeys() {
 		if len(f.items[key]) > 0 {
 			continue
@@ -196,30 +315,114 @@ func (f *DeltaFIFO) resync(targets *[]*Registration) {
 func (f *DeltaFIFO) Pop() (key string, deltas []Delta, isInInitialList, ok bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if len(f.queue) == 0 {
-		f.resetReadyLocked()
-		return "", nil, false, false
+	key, deltas, isInInitialList, _, ok = f.popLocked()
+	return key, deltas, isInInitialList, ok
+}
+
+// popReusing is Pop for the informer, which is done with a key's deltas
+// once it has applied them: it takes back the slice it handed out last time
+// for reuse, so that deltas cost no allocation in steady state. It also
+// reports HasSynced as of this pop, sparing the informer a second lock.
+func (f *DeltaFIFO) popReusing() (key string, deltas []Delta, isInInitialList, synced, ok bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.lent != nil {
+		if len(f.spare) < maxSpare && cap(f.lent) <= maxSpareCap {
+			clear(f.lent)
+			f.spare = append(f.spare, f.lent[:0])
+		}
+		f.lent = nil
 	}
-	key = f.queue[0]
-	f.queue[0] = ""
-	f.queue = f.queue[1:]
-	deltas = f.items[key]
-	delete(f.items, key)
+	var fromBulk bool
+	key, deltas, isInInitialList, fromBulk, ok = f.popLocked()
+	if ok && !fromBulk {
+		f.lent = deltas // a view of bulk is not the FIFO's to reuse
+	}
+	return key, deltas, isInInitialList, f.replaced && f.initialLeft == 0, ok
+}
+
+// maxSpare bounds the emptied delta slices kept for reuse, and maxSpareCap
+// their size: a key that gathered many deltas does not pin a large array.
+const (
+	maxSpare    = 64
+	maxSpareCap = 8
+)
+
+// popLocked is Pop; fromBulk says deltas is a view of bulk.
+func (f *DeltaFIFO) popLocked() (key string, deltas []Delta, isInInitialList, fromBulk, ok bool) {
+	switch {
+	case f.bulkHead < len(f.bulk):
+		fromBulk = true
+		i := f.bulkHead
+		f.bulkHead++
+		deltas = f.bulk[i : i+1 : i+1] // a view: appending to it copies
+		key = deltaKey(deltas[0])
+		if f.bulkHead == len(f.bulk) {
+			f.bulk, f.bulkHead = nil, 0
+		}
+	case len(f.queue) > 0:
+		key = f.queue[0]
+		f.queue[0] = ""
+		f.queue = f.queue[1:]
+		deltas = f.items[key]
+		delete(f.items, key)
+	default:
+		f.resetReadyLocked()
+		return "", nil, false, false, false
+	}
 	if f.initialLeft > 0 {
 		f.initialLeft--
 		isInInitialList = true
 	}
-	if len(f.queue) == 0 {
+	n := f.lenLocked()
+	if n == 0 {
 		f.resetReadyLocked()
 		f.shrinkLocked()
 	}
-	return key, deltas, isInInitialList, true
+	if n <= roomBelow {
+		f.openRoomLocked()
+	}
+	return key, deltas, isInInitialList, fromBulk, true
+}
+
+// lenLocked returns the number of queued keys.
+func (f *DeltaFIFO) lenLocked() int { return len(f.queue) + len(f.bulk) - f.bulkHead }
+
+// roomBelow is the backlog past which the FIFO reports itself Full.
+const roomBelow = 1024
+
+// Full reports whether more than 1024 keys are queued and, if so, returns a
+// channel closed once at most 1024 are (or the FIFO is closed). A producer
+// that feeds the FIFO much faster than it is drained — a reflector
+// replaying a long watch — waits on it, so that the backlog, and with it the
+// memory the FIFO touches per key, stays small and warm in the CPU's caches.
+func (f *DeltaFIFO) Full() (<-chan struct{}, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed || f.lenLocked() <= roomBelow {
+		return nil, false
+	}
+	if f.room == nil {
+		f.room = make(chan struct{})
+	}
+	return f.room, true
+}
+
+// openRoomLocked wakes whoever waits on Full's channel.
+func (f *DeltaFIFO) openRoomLocked() {
+	if f.room != nil {
+		close(f.room)
+		f.room = nil
+	}
 }
 
 // shrinkBelow is the size past which an emptied FIFO lets go of its storage:
 // after a big list the queue's array and the map's buckets would otherwise
 // stay allocated for as long as the informer lives (Go maps never shrink).
-const shrinkBelow = 1024
+// It is well above the backlog Run keeps (roomBelow, plus one step's
+// events), so that a FIFO that often runs empty under a steady stream does
+// not rebuild its map each time.
+const shrinkBelow = 4 * roomBelow
 
 // shrinkLocked drops the storage of an empty FIFO that once grew large.
 func (f *DeltaFIFO) shrinkLocked() {
@@ -255,7 +458,7 @@ func (f *DeltaFIFO) Ready() <-chan struct{} {
 func (f *DeltaFIFO) Len() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return len(f.queue)
+	return f.lenLocked()
 }
 
 // HasSynced reports whether everything queued by the first Replace has been
@@ -266,10 +469,11 @@ func (f *DeltaFIFO) HasSynced() bool {
 	return f.replaced && f.initialLeft == 0
 }
 
-// Close wakes anyone waiting on Ready; the FIFO keeps what it holds.
+// Close wakes anyone waiting on Ready or Room; the FIFO keeps what it holds.
 func (f *DeltaFIFO) Close() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.closed = true
 	f.signalLocked()
+	f.openRoomLocked()
 }

@@ -1,6 +1,7 @@
 package informer_test
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -470,4 +471,117 @@ func TestDeltaFIFOReadyIsClosedWhileSomethingIsQueued(t *testing.T) {
 	_, _, _, _ = f.Pop()
 	assert.True(t, isClosed(f.Ready()), "a closed FIFO stays ready after it empties")
 	assert.Equal(t, 0, f.Len())
+}
+
+// TestDeltaFIFOChangesWhileAListIsPending: a list that arrives while
+// nothing is queued is held as it came until popped; anything that happens
+// to its keys meanwhile merges with them, in order, as if every listed key
+// had been queued at once.
+func TestDeltaFIFOChangesWhileAListIsPending(t *testing.T) {
+	tests := []struct {
+		name  string
+		known cache
+		ops   func(f *informer.DeltaFIFO) // after Replace(a@1, b@1, c@1) and one Pop
+		want  []string
+	}{
+		{
+			name: "nothing else: the rest of the list in order",
+			ops:  func(*informer.DeltaFIFO) {},
+			want: []string{"ns/b: Replaced@1", "ns/c: Replaced@1"},
+		},
+		{
+			name: "an update of a listed key joins its deltas; a new key queues after the list",
+			ops: func(f *informer.DeltaFIFO) {
+				f.Update(obj("c", "2"))
+				f.Add(obj("d", "2"))
+			},
+			want: []string{"ns/b: Replaced@1", "ns/c: Replaced@1 Updated@2", "ns/d: Added@2"},
+		},
+		{
+			name: "a delete of a listed key joins its deltas",
+			ops:  func(f *informer.DeltaFIFO) { f.Delete(obj("b", "3")) },
+			want: []string{"ns/b: Replaced@1 Deleted@3", "ns/c: Replaced@1"},
+		},
+		{
+			name: "a second list: pending keys it lacks get a tombstone of their listed state",
+			ops:  func(f *informer.DeltaFIFO) { f.Replace([]api.Object{obj("c", "4")}) },
+			want: []string{"ns/b: Replaced@1 Deleted@1?", "ns/c: Replaced@1 Replaced@4"},
+		},
+		{
+			name:  "a resync skips the keys the list still holds",
+			known: cached(obj("b", "0"), obj("z", "0")),
+			ops:   func(f *informer.DeltaFIFO) { f.Resync() },
+			want:  []string{"ns/b: Replaced@1", "ns/c: Replaced@1", "ns/z: Deleted@0?"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			known := tt.known
+			if known == nil {
+				known = cache{}
+			}
+			f := informer.NewDeltaFIFO(known)
+			f.Replace([]api.Object{obj("a", "1"), obj("b", "1"), obj("c", "1")})
+			key, ds, initial, ok := f.Pop()
+			require.True(t, ok)
+			assert.Equal(t, "ns/a", key)
+			assert.True(t, initial)
+			assert.Equal(t, "ns/a: Replaced@1", describeDeltas(ds))
+			tt.ops(f)
+			assert.Equal(t, tt.want, popAll(f))
+			assert.True(t, f.HasSynced())
+		})
+	}
+}
+
+// TestDeltaFIFOIsFullPast1024Keys: Full reports a backlog of more than
+// 1024 keys, and its channel closes once popping brings it down to 1024 —
+// whether the keys came from a list or one by one — or the FIFO closes.
+func TestDeltaFIFOIsFullPast1024Keys(t *testing.T) {
+	const limit = 1024
+	many := func(n int) []api.Object {
+		objs := make([]api.Object, n)
+		for i := range objs {
+			objs[i] = obj(fmt.Sprintf("p%04d", i), "1")
+		}
+		return objs
+	}
+	tests := []struct {
+		name string
+		fill func(f *informer.DeltaFIFO, objs []api.Object)
+	}{
+		{"a list", func(f *informer.DeltaFIFO, objs []api.Object) { f.Replace(objs) }},
+		{"adds", func(f *informer.DeltaFIFO, objs []api.Object) {
+			for _, o := range objs {
+				f.Add(o)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := informer.NewDeltaFIFO(cache{})
+			tt.fill(f, many(limit))
+			_, full := f.Full()
+			require.False(t, full, "1024 keys")
+			f.Add(obj("extra", "1"))
+			room, full := f.Full()
+			require.True(t, full, "1025 keys")
+			assert.False(t, isClosed(room))
+			_, _, _, ok := f.Pop()
+			require.True(t, ok)
+			assert.True(t, isClosed(room), "back to 1024")
+			_, full = f.Full()
+			assert.False(t, full)
+		})
+	}
+	t.Run("closing ends the wait", func(t *testing.T) {
+		f := informer.NewDeltaFIFO(cache{})
+		f.Replace(many(limit + 1))
+		room, full := f.Full()
+		require.True(t, full)
+		f.Close()
+		assert.True(t, isClosed(room))
+		_, full = f.Full()
+		assert.False(t, full)
+	})
 }

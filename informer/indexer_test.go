@@ -33,16 +33,20 @@ func byLabelKey(obj api.Object) []string {
 
 // checkIndexInvariant recomputes every index from the items and compares:
 // indices[name][v] holds exactly the keys whose object has v, and no value
-// maps to an empty set.
+// maps to an empty set; byNamespace lists each namespace's keys once, at the
+// positions the entries record, and no namespace maps to an empty list.
 func checkIndexInvariant(t *testing.T, x *Indexer) {
 	t.Helper()
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	want := map[string]map[string]map[string]struct{}{}
 	for name, f := range x.indexers {
+		if name == NamespaceIndex {
+			continue
+		}
 		idx := map[string]map[string]struct{}{}
-		for key, obj := range x.items {
-			for _, v := range f(obj) {
+		for key, e := range x.items {
+			for _, v := range f(e.obj) {
 				if idx[v] == nil {
 					idx[v] = map[string]struct{}{}
 				}
@@ -52,6 +56,23 @@ func checkIndexInvariant(t *testing.T, x *Indexer) {
 		want[name] = idx
 	}
 	assert.Equal(t, want, x.indices, "indices match the items")
+
+	wantNS := map[string][]string{}
+	for key, e := range x.items {
+		ns := NamespaceIndexFunc(e.obj)[0]
+		wantNS[ns] = append(wantNS[ns], key)
+		if keys := x.byNamespace[ns]; assert.Less(t, e.nsPos, len(keys), "position of %s", key) {
+			assert.Equal(t, key, keys[e.nsPos], "position of %s", key)
+		}
+	}
+	gotNS := map[string][]string{}
+	for ns, keys := range x.byNamespace {
+		gotNS[ns] = slices.Sorted(slices.Values(keys))
+	}
+	for ns := range wantNS {
+		slices.Sort(wantNS[ns])
+	}
+	assert.Equal(t, wantNS, gotNS, "the namespace index matches the items")
 }
 
 // keysOf returns the objects' keys; nil for none.
@@ -185,6 +206,25 @@ func TestIndexerIndexesStayConsistent(t *testing.T) {
 				{"labelKey", "tier", nil},
 				{"labelKey", "app", []string{"a/q"}},
 				{NamespaceIndex, "a", []string{"a/q"}},
+			},
+		},
+		{
+			name: "removes from the middle, the end and the last of a namespace",
+			ops: func(x *Indexer) {
+				for _, name := range []string{"p", "q", "r", "s"} {
+					set(x, ixPod("a", name, nil))
+				}
+				set(x, ixPod("b", "only", nil))
+				set(x, ixPod("", "node-1", nil)) // cluster-scoped: namespace ""
+				x.remove("a/q")                  // the middle: the last key moves into its place
+				x.remove("a/s")                  // now the last
+				x.remove("b/only")               // the namespace empties
+				set(x, ixPod("a", "t", nil))
+			},
+			queries: []query{
+				{NamespaceIndex, "a", []string{"a/p", "a/r", "a/t"}},
+				{NamespaceIndex, "b", nil},
+				{NamespaceIndex, "", []string{"node-1"}},
 			},
 		},
 		{

@@ -143,12 +143,16 @@ func (i *Informer) RemoveEventHandler(r *Registration) {
 
 // Registrations returns the informer's handler registrations, in the order
 // they were added, for a simulator that dispatches notifications itself.
+// The slice is shared: do not modify it.
 func (i *Informer) Registrations() []*Registration { return i.snapshotRegistrations() }
 
+// snapshotRegistrations returns the registrations. The slice is never
+// written in place — AddEventHandler appends past every snapshot's length
+// and RemoveEventHandler makes a new array — so it needs no copy.
 func (i *Informer) snapshotRegistrations() []*Registration {
 	i.mu.Lock()
 	defer i.mu.Unlock()
-	return append([]*Registration(nil), i.registrations...)
+	return i.registrations
 }
 
 // ProcessOne pops one key's deltas from the FIFO, applies them to the cache
@@ -158,7 +162,7 @@ func (i *Informer) snapshotRegistrations() []*Registration {
 func (i *Informer) ProcessOne() bool {
 	i.processMu.Lock()
 	defer i.processMu.Unlock()
-	key, deltas, initial, ok := i.fifo.Pop()
+	key, deltas, initial, fifoSynced, ok := i.fifo.popReusing()
 	if !ok {
 		i.checkSyncedLocked() // an empty first list syncs with nothing to pop
 		return false
@@ -189,14 +193,24 @@ func (i *Informer) ProcessOne() bool {
 			}
 		}
 	}
-	i.checkSyncedLocked()
+	if fifoSynced {
+		i.markSyncedLocked()
+	}
 	return true
 }
 
 // checkSyncedLocked marks the informer synced once the FIFO has handed out
 // the whole first list. The caller holds processMu.
 func (i *Informer) checkSyncedLocked() {
-	if !i.HasSynced() && i.fifo.HasSynced() {
+	if i.fifo.HasSynced() {
+		i.markSyncedLocked()
+	}
+}
+
+// markSyncedLocked marks the informer synced, once: the FIFO has handed out
+// the whole first list. The caller holds processMu.
+func (i *Informer) markSyncedLocked() {
+	if !i.HasSynced() {
 		close(i.synced)
 		i.noteHandlerProgress()
 	}

@@ -28,6 +28,9 @@ type reflectorSink interface {
 	Update(obj api.Object)
 	Delete(obj api.Object)
 	Replace(list []api.Object)
+	// Full reports whether the sink holds so much that Run should wait,
+	// and the channel closed once it does not.
+	Full() (<-chan struct{}, bool)
 }
 
 // Reflector keeps a sink in step with a ListerWatcher: it lists, replaces
@@ -53,6 +56,7 @@ type Reflector struct {
 	backoff     time.Duration
 	lastFailure time.Time
 	buf         []apiserver.WatchEvent
+	keys        []string // applyAll's, reused
 
 	// Counters, for tests and the simulator's trace.
 	Lists, Watches int
@@ -90,19 +94,24 @@ func (r *Reflector) Step(ctx context.Context) bool {
 	}
 	evs, err := r.watch.Poll(r.buf[:0], maxEventsPerStep)
 	defer func() { clear(evs); r.buf = evs[:0] }()
-	for _, ev := range evs {
+	n := len(evs) // the events before the first error, if any
+	for i, ev := range evs {
 		if ev.Type == api.WatchError {
-			r.stopWatch()
-			status := ev.Status
-			if status != nil && status.Code == 410 {
-				r.log.Info("watch expired; relisting", zap.String("resourceVersion", r.lastRV), zap.String("reason", status.Message))
-			} else {
-				r.log.Warn("watch failed; relisting", zap.Any("status", status))
-			}
-			r.fail()
-			return true
+			n = i
+			break
 		}
-		r.apply(ev)
+	}
+	r.applyAll(evs[:n])
+	if n < len(evs) {
+		r.stopWatch()
+		status := evs[n].Status
+		if status != nil && status.Code == 410 {
+			r.log.Info("watch expired; relisting", zap.String("resourceVersion", r.lastRV), zap.String("reason", status.Message))
+		} else {
+			r.log.Warn("watch failed; relisting", zap.Any("status", status))
+		}
+		r.fail()
+		return true
 	}
 	if errors.Is(err, apiserver.ErrWatchClosed) {
 		r.log.Debug("watch closed; watching again", zap.String("resourceVersion", r.lastRV))
@@ -110,6 +119,42 @@ func (r *Reflector) Step(ctx context.Context) bool {
 		return true
 	}
 	return len(evs) > 0
+}
+
+// batchSink is a sink that takes a step's events at once, with their keys
+// computed by the reflector: a DeltaFIFO. Computing a key touches the
+// object, often for the first time, and allocates; doing it before taking
+// the FIFO's lock, and taking the lock once per batch rather than per event,
+// keeps the lock free for the goroutine popping the FIFO.
+type batchSink interface {
+	pushEvents(evs []apiserver.WatchEvent, keys []string)
+}
+
+// applyAll applies the events of one step, in order, and advances lastRV
+// to the last one's. None is an error.
+func (r *Reflector) applyAll(evs []apiserver.WatchEvent) {
+	if len(evs) == 0 {
+		return
+	}
+	b, ok := r.sink.(batchSink)
+	if !ok {
+		for _, ev := range evs {
+			r.apply(ev)
+		}
+		return
+	}
+	keys := r.keys[:0]
+	for _, ev := range evs {
+		key := ""
+		if ev.Type != api.WatchBookmark {
+			key = KeyOf(ev.Object)
+		}
+		keys = append(keys, key)
+	}
+	b.pushEvents(evs, keys)
+	clear(keys)
+	r.keys = keys[:0]
+	r.lastRV = evs[len(evs)-1].Object.GetObjectMeta().ResourceVersion
 }
 
 // apply turns one watch event into a delta and advances lastRV.
@@ -216,10 +261,21 @@ func (r *Reflector) Pending() bool {
 }
 
 // Run steps the reflector until ctx is done, waiting on its watch or its
-// backoff timer between steps, and stops the watch on the way out.
+// backoff timer between steps, and stops the watch on the way out. While the
+// sink is Full it waits for room before stepping: the events stay in the
+// watch (the store keeps them) rather than piling up in the FIFO, whose
+// backlog would otherwise grow as fast as the watch delivers and go cold
+// in memory before it is processed.
 func (r *Reflector) Run(ctx context.Context) {
 	defer r.stopWatch()
 	for ctx.Err() == nil {
+		if room, full := r.sink.Full(); full {
+			select {
+			case <-ctx.Done():
+			case <-room:
+			}
+			continue
+		}
 		if r.Step(ctx) {
 			continue
 		}

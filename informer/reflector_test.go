@@ -1,8 +1,11 @@
 package informer_test
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -386,4 +389,86 @@ func TestReflectorPendingSaysWhenStepHasWork(t *testing.T) {
 	assert.False(t, r.Pending(), "backing off")
 	e.clk.Step(800 * time.Millisecond)
 	assert.True(t, r.Pending(), "the relist is due")
+}
+
+// fullSink is a reflector's sink that counts adds and, once it has fullAt,
+// reports itself Full until the test opens room: it records how many adds
+// it had when a caller was told to wait (closing waiting).
+type fullSink struct {
+	mu       sync.Mutex
+	adds     int
+	fullAt   int
+	atWait   int
+	told     bool
+	waiting  chan struct{}
+	room     chan struct{}
+	roomOpen bool
+}
+
+func (s *fullSink) Add(api.Object)       { s.mu.Lock(); s.adds++; s.mu.Unlock() }
+func (s *fullSink) Update(api.Object)    { panic("unexpected update") }
+func (s *fullSink) Delete(api.Object)    { panic("unexpected delete") }
+func (s *fullSink) Replace([]api.Object) {}
+
+func (s *fullSink) Full() (<-chan struct{}, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.roomOpen || s.adds < s.fullAt {
+		return nil, false
+	}
+	if !s.told {
+		s.told, s.atWait = true, s.adds
+		close(s.waiting)
+	}
+	return s.room, true
+}
+
+func (s *fullSink) count() int { s.mu.Lock(); defer s.mu.Unlock(); return s.adds }
+
+// TestReflectorRunWaitsWhileTheSinkIsFull: Run does not step while its sink
+// reports itself Full — the events wait in the watch — and carries on,
+// losing nothing, once the sink has room.
+func TestReflectorRunWaitsWhileTheSinkIsFull(t *testing.T) {
+	const n = 1000
+	e := newEnv(t, apiserver.Config{})
+	before := e.rev()
+	for i := range n {
+		e.createPod("default", fmt.Sprintf("p%04d", i), nil)
+	}
+	// List nothing, at the revision before the creates: the watch replays
+	// all n of them, up to 256 per step.
+	lw := replayLW{ListerWatcher: e.lw, rv: before}
+	sink := &fullSink{fullAt: 300, waiting: make(chan struct{}), room: make(chan struct{})}
+	r := informer.NewReflector(lw, sink, e.clk, testLogger(t))
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan struct{})
+	go func() { defer close(done); r.Run(runCtx) }()
+
+	waitClosed(t, sink.waiting, "the reflector is told to wait")
+	atWait := sink.atWait
+	assert.GreaterOrEqual(t, atWait, 300)
+	assert.Less(t, atWait, n, "events are left in the watch")
+	// Run checks Full before every step, so nothing more arrives until
+	// the room channel closes.
+	assert.Equal(t, atWait, sink.count())
+
+	sink.mu.Lock()
+	sink.roomOpen = true
+	close(sink.room)
+	sink.mu.Unlock()
+	require.Eventually(t, func() bool { return sink.count() == n }, eventually, tick)
+	cancel()
+	<-done
+	assert.Equal(t, n, sink.count(), "every event once")
+}
+
+// replayLW lists nothing at rv, so that its watch replays everything after.
+type replayLW struct {
+	informer.ListerWatcher
+	rv string
+}
+
+func (l replayLW) List(context.Context, apiserver.ListOptions) (*apiserver.List, error) {
+	return &apiserver.List{Metadata: api.ListMeta{ResourceVersion: l.rv}}, nil
 }

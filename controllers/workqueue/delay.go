@@ -20,7 +20,7 @@ func (q *Queue[T]) AddAfter(item T, d time.Duration) {
 		q.m.retries++
 	}
 	if d <= 0 {
-		q.addLocked(item)
+		q.addLocked(item, readNow)
 		return
 	}
 	now := q.now()
@@ -64,7 +64,7 @@ func (q *Queue[T]) fireDelayed() {
 	}
 	now := q.now()
 	for q.delayed.len() > 0 && q.delayed.head().readyAt <= now {
-		q.addLocked(q.delayed.pop()) // accepted before any shutdown, so not dropped
+		q.addLocked(q.delayed.pop(), now) // accepted before any shutdown, so not dropped
 	}
 	if q.delayed.len() > 0 {
 		q.armLocked(now)

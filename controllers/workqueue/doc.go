@@ -64,8 +64,10 @@
 // depth, adds, retries, queue and work duration histograms, unfinished work
 // and the longest-running processor — and Metrics returns a copy. Durations
 // come from the queue's clock, so on a clock.Fake they are exact. Keeping
-// them costs three clock reads per item (add, Get, Done) and no map
-// operation; the unfinished-work figures are computed when read. Without
+// them costs three clock reads per item (add, Get, Done), none per
+// duplicate add while the lock is free, and no map operation; the
+// unfinished-work figures are computed when read. The clock is read outside
+// the lock except by an add of a new item that found the lock free. Without
 // Config.Metrics the queue never reads the clock except for delayed adds.
 //
 // # What it does better than client-go

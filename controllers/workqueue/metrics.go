@@ -31,17 +31,40 @@ type Histogram struct {
 	Buckets [NumBuckets]uint64
 }
 
-// observe records one duration.
-func (h *Histogram) observe(d time.Duration) {
-	h.Count++
-	h.Sum += d
+// histogram is what a queue records as it goes: like Histogram, but each
+// observation counts in its own bucket only (one increment, not up to ten),
+// and snapshot makes the counts cumulative when the metrics are read.
+type histogram struct {
+	count   uint64
+	sum     time.Duration
+	buckets [NumBuckets]uint64 // buckets[i]: observations in (bound i-1, bound i]
+}
+
+// observe records one duration: a few comparisons, as most durations fall
+// in the first buckets.
+func (h *histogram) observe(d time.Duration) {
+	h.count++
+	h.sum += d
 	bound := 10 * time.Nanosecond
-	for i := range h.Buckets {
+	for i := range h.buckets {
 		if d <= bound {
-			h.Buckets[i]++
+			h.buckets[i]++
+			return
 		}
 		bound *= 10
 	}
+	// Above the last bound: counted only in count (the +Inf bucket).
+}
+
+// snapshot returns h in Prometheus' cumulative form.
+func (h *histogram) snapshot() Histogram {
+	out := Histogram{Count: h.count, Sum: h.sum}
+	var total uint64
+	for i, n := range h.buckets {
+		total += n
+		out.Buckets[i] = total
+	}
+	return out
 }
 
 // MetricsSnapshot is a copy of a queue's metrics at one instant, with
@@ -81,8 +104,8 @@ type MetricsSnapshot struct {
 type metrics struct {
 	depth         int
 	adds, retries uint64
-	queueDuration Histogram
-	workDuration  Histogram
+	queueDuration histogram
+	workDuration  histogram
 }
 
 // Metrics returns a copy of the queue's metrics, read from the clock now. It
@@ -100,8 +123,8 @@ func (q *Queue[T]) Metrics() MetricsSnapshot {
 	s.Depth = q.m.depth
 	s.Adds = q.m.adds
 	s.Retries = q.m.retries
-	s.QueueDuration = q.m.queueDuration
-	s.WorkDuration = q.m.workDuration
+	s.QueueDuration = q.m.queueDuration.snapshot()
+	s.WorkDuration = q.m.workDuration.snapshot()
 	if q.processing > 0 {
 		now := q.now()
 		for _, f := range q.flights {

@@ -1,6 +1,7 @@
 package workqueue_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -123,4 +124,23 @@ func TestMetricsOff(t *testing.T) {
 	clk.Step(time.Second)
 	q.AddAfter("b", time.Second)
 	assert.Equal(t, workqueue.MetricsSnapshot{Name: "test"}, q.Metrics())
+}
+
+// TestHistogramIsCumulativeOverManyObservations: observations in different
+// buckets add up, each bucket counting everything at or below its bound.
+func TestHistogramIsCumulativeOverManyObservations(t *testing.T) {
+	q, clk := newQueue(true)
+	waits := []time.Duration{5 * time.Nanosecond, 50 * time.Nanosecond, time.Millisecond, 20 * time.Second}
+	for i, w := range waits {
+		item := fmt.Sprint(i)
+		q.Add(item)
+		clk.Step(w)
+		got := mustGet(t, q)
+		q.Done(got)
+	}
+	h := q.Metrics().QueueDuration
+	assert.Equal(t, uint64(len(waits)), h.Count)
+	assert.Equal(t, 5*time.Nanosecond+50*time.Nanosecond+time.Millisecond+20*time.Second, h.Sum)
+	assert.Equal(t, [workqueue.NumBuckets]uint64{1, 2, 2, 2, 2, 3, 3, 3, 3, 3}, h.Buckets,
+		"20 s is above the last bound: only in Count")
 }

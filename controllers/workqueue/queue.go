@@ -2,6 +2,7 @@ package workqueue
 
 import (
 	"context"
+	"math"
 	"sync"
 	"time"
 
@@ -134,27 +135,46 @@ func (q *Queue[T]) now() time.Duration { return q.clock.Since(q.epoch) }
 // changes (it keeps its place); if it is in flight, it is queued again when
 // its worker calls Done; otherwise it joins the back of the queue. After
 // shutdown, Add does nothing.
+//
+// With metrics, a new item needs the time of its add; a duplicate does not.
+// If the lock is free, Add takes it and reads the clock only for a new item,
+// so that duplicates — most adds, in a queue fed by an informer — cost no
+// clock read. If the lock is busy, Add reads the clock while it waits for
+// it rather than while holding it, so that it does not keep the workers
+// queued behind it waiting longer.
 func (q *Queue[T]) Add(item T) {
-	q.mu.Lock()
+	now := readNow
+	switch {
+	case !q.metricsOn:
+		q.mu.Lock()
+	case q.mu.TryLock():
+	default:
+		now = q.now()
+		q.mu.Lock()
+	}
 	if !q.shuttingDown {
-		q.addLocked(item)
+		q.addLocked(item, now)
 	}
 	q.mu.Unlock()
 }
 
+// readNow, passed to addLocked as the time of an add, asks it to read the
+// clock itself, if it needs the time.
+const readNow = time.Duration(math.MinInt64)
+
 // addLocked is Add without the shutdown check, for items the queue accepted
-// before shutdown (delayed ones coming due). With metrics it reads the clock
-// only for an item that was not waiting already, so that a duplicate add —
-// most adds, in a queue fed by an informer — costs no clock read.
-func (q *Queue[T]) addLocked(item T) {
+// before shutdown (delayed ones coming due). now is the time of the add, for
+// the metrics, or readNow.
+func (q *Queue[T]) addLocked(item T, now time.Duration) {
 	word := q.items[item]
 	if word&dirty != 0 {
 		return
 	}
 	q.items[item] = word | dirty
-	var now time.Duration
 	if q.metricsOn {
-		now = q.now()
+		if now == readNow {
+			now = q.now()
+		}
 		q.m.adds++
 		q.m.depth++
 	}
