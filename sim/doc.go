@@ -67,10 +67,12 @@
 // Config.Instances controller-manager instances (three by default) each
 // run an elector of the election package on a shared Lease, each on its
 // own view of the clock (Skew offsets it), with its own informers and
-// caches. An instance builds its controllers afresh each time it starts
-// leading, steps them only while it leads, and drops them when it loses
-// the lease; their writes go through the elector's guard, and each write
-// is recorded with the instance and the term. Config.Elect replaces the
+// caches. An instance builds its informers and controllers afresh each
+// time it starts leading (kube-controller-manager starts its informers
+// only once elected and exits when it loses the lease), steps them only
+// while it leads, and drops its controllers when it loses the lease;
+// their writes go through the elector's guard, and each write is recorded
+// with the instance and the term. Config.Elect replaces the
 // elector (a test may leave the guard out, to see the simulator catch
 // it). The simulated kubelet runs once, outside the election.
 //

@@ -130,14 +130,31 @@ func (s *Sim) startInstance(in *instance) error {
 	return nil
 }
 
-// crashInstance loses everything an instance holds in memory.
-func (s *Sim) crashInstance(in *instance) {
-	s.teardown(in)
+// freshInformers gives the instance new informers with empty caches for a
+// term it starts leading, as kube-controller-manager has: it starts its
+// informers only once elected, and exits when it loses the lease, so every
+// term begins with a fresh list. Informers kept from before the term could
+// be stale (held back by a fault) and let a new leader act on pods it has
+// not seen, which Kubernetes does not do.
+func (s *Sim) freshInformers(in *instance) {
+	s.stopWatches(in)
+	in.factory = informer.NewFactory(in.client, "", in.clock, s.cfg.Logger.Named(in.name))
+	in.informers = informersOf(in.factory, in.name, simulatedGCResources)
+}
+
+// stopWatches ends the watches the instance's informers hold.
+func (s *Sim) stopWatches(in *instance) {
 	for _, w := range s.watches {
 		if w.owner == in && !w.stopped {
 			w.Stop()
 		}
 	}
+}
+
+// crashInstance loses everything an instance holds in memory.
+func (s *Sim) crashInstance(in *instance) {
+	s.teardown(in)
+	s.stopWatches(in)
 	in.up, in.factory, in.informers, in.lead, in.client = false, nil, nil, nil, nil
 }
 
@@ -154,6 +171,7 @@ func (s *Sim) stepElector(ctx context.Context, in *instance) string {
 	switch {
 	case leading && in.term != in.lead.Term():
 		s.teardown(in)
+		s.freshInformers(in)
 		s.noteTerm(in, in.lead.Term())
 		s.build(in, in.lead.Term())
 		return fmt.Sprintf("leading term=%d", in.term)
