@@ -242,8 +242,9 @@ func (r *Reflector) NextWake() (time.Time, bool) {
 
 // Pending reports whether Step may have work now: a list or a watch to
 // start with no backoff in force, or a watch whose Ready channel is closed.
-// A true answer may find nothing (a watch wakes for writes under any
-// prefix); a false one means Step would return false. Like Step, it must be
+// A true answer may find nothing (a write under the watch's prefix that its
+// selectors filter out, or an error already read); a false one means Step
+// would return false. Like Step, it must be
 // called from the goroutine that steps the reflector.
 func (r *Reflector) Pending() bool {
 	if r.clock.Now().Before(r.notBefore) {

@@ -37,7 +37,10 @@
 // the new record and (for updates and deletes) the previous one. Delivery is a
 // step the caller drives: Watcher.Poll returns what is pending and returns at
 // once, so the simulator decides when each watcher sees its events;
-// Watcher.Ready is a channel for live loops that wait for more.
+// Watcher.Ready is a channel for live loops that wait for more. A caught-up
+// watcher parks on its own Ready channel, which only a write under its prefix
+// (or a compaction) closes: writes elsewhere move its cursor on without waking
+// it, so a busy store does not wake every watcher for every write.
 //
 // Watchers read the shared history log through their own cursor, so a slow
 // watcher holds no memory of its own and writers never wait for it. A watcher

@@ -384,10 +384,13 @@ type modelWatcher struct {
 	// the test believes it live.
 	err    error
 	future bool // it started from a revision not yet written
+	// skip is the last revision written outside the prefix while the
+	// watcher was parked on Ready: the store moves its cursor past it.
+	skip int64
 }
 
 // next is the revision of the next event the watcher owes.
-func (mw *modelWatcher) next() int64 { return max(mw.start, mw.progress+1) }
+func (mw *modelWatcher) next() int64 { return max(mw.start, mw.progress+1, mw.skip+1) }
 
 // lastRev is the revision of the last event delivered, 0 if none.
 func (mw *modelWatcher) lastRev() int64 {
@@ -426,9 +429,10 @@ type modelRun struct {
 	watchers       []*modelWatcher
 	resumed        int // watchers started by the resume operation
 	pagings        []*modelPaging
-	// wakeups are Ready channels of caught-up watchers, taken while no event
-	// was pending: the next write must close every one of them.
-	wakeups []<-chan struct{}
+	// wakeups are Ready channels of caught-up (parked) watchers, taken
+	// while no event was pending: the next write under a watcher's prefix
+	// must close its channel, and a write elsewhere must leave it open.
+	wakeups []modelWakeup
 
 	digest hash.Hash      // of every operation and its results
 	seen   map[string]int // how often each case happened
@@ -499,7 +503,7 @@ func (r *modelRun) run() {
 			}
 		}
 		if r.m.rev != rev {
-			r.checkWakeups()
+			r.checkWakeups(key)
 		}
 		r.checkAfterOp(key)
 	}
@@ -668,6 +672,13 @@ func (r *modelRun) opCompact() string {
 	err := r.s.Compact(rev)
 	r.logf("%s -> %v", r.desc, err)
 	r.requireErr(wantErr, err, "compact")
+	if wantErr == nil {
+		// A compaction wakes every parked watcher.
+		for _, wk := range r.wakeups {
+			require.True(r.t, isClosed(wk.ready), r.at("a compaction did not close watcher %d's Ready channel", wk.mw.id)...)
+		}
+		r.wakeups = r.wakeups[:0]
+	}
 	return ""
 }
 
@@ -999,20 +1010,47 @@ func (r *modelRun) checkChannels(mw *modelWatcher) {
 	require.Equal(t, pending, isClosed(ready),
 		r.at("Ready is closed iff revisions at or after next (%d) exist (rev %d)", mw.next(), r.m.rev)...)
 	if !pending {
-		r.wakeups = append(r.wakeups, ready)
+		r.park(mw, ready)
 	}
 	require.NoError(t, mw.w.Err(), r.at("Err of a live watcher")...)
 }
 
-// checkWakeups runs after every write: it must have woken every waiter.
-func (r *modelRun) checkWakeups() {
-	if len(r.wakeups) > 0 {
-		r.seen["wake-up checked"]++
+// modelWakeup is a parked watcher and the Ready channel it was handed.
+type modelWakeup struct {
+	mw    *modelWatcher
+	ready <-chan struct{}
+}
+
+// park records that mw is caught up and waits on ready; a watcher asking
+// again while parked must be handed the same channel.
+func (r *modelRun) park(mw *modelWatcher, ready <-chan struct{}) {
+	for _, wk := range r.wakeups {
+		if wk.mw == mw {
+			require.Equal(r.t, wk.ready, ready, r.at("a parked watcher got a new Ready channel")...)
+			return
+		}
 	}
-	for _, ready := range r.wakeups {
-		require.True(r.t, isClosed(ready), r.at("a write did not close a waiting watcher's Ready channel")...)
+	r.wakeups = append(r.wakeups, modelWakeup{mw, ready})
+}
+
+// checkWakeups runs after every write of key: it must have woken the
+// parked watchers whose prefix holds key, and those already ended, and
+// left the others parked with their cursor past the write.
+func (r *modelRun) checkWakeups(key string) {
+	kept := r.wakeups[:0]
+	for _, wk := range r.wakeups {
+		if wk.mw.err != nil || strings.HasPrefix(key, wk.mw.prefix) {
+			r.seen["wake-up checked"]++
+			require.True(r.t, isClosed(wk.ready), r.at("a write under %q did not close watcher %d's Ready channel", wk.mw.prefix, wk.mw.id)...)
+			continue
+		}
+		r.seen["no wake-up for another prefix"]++
+		require.False(r.t, isClosed(wk.ready), r.at("a write outside %q woke watcher %d", wk.mw.prefix, wk.mw.id)...)
+		wk.mw.skip = r.m.rev
+		kept = append(kept, wk)
 	}
-	r.wakeups = r.wakeups[:0]
+	clear(r.wakeups[len(kept):])
+	r.wakeups = kept
 }
 
 func isClosed(ch <-chan struct{}) bool {

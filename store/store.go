@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -76,11 +77,16 @@ type Store[V any] struct {
 	// histBase()..rev, where histBase() = max(compactRev, 2).
 	compactRev int64
 	hist       []event[V]
-	// changed, when not nil, is closed by the next write; watchers waiting
-	// for news hold it (see Watcher.Ready). It is read and set under chMu
-	// plus either mode of mu; only a holder of mu exclusively closes it.
-	chMu    sync.Mutex
-	changed chan struct{}
+	// parked are the watchers waiting for news (see Watcher.Ready), each
+	// with its own wake channel: a write closes the channels of those whose
+	// prefix holds its key and tells the others, through their skip, that
+	// it was not for them, so that an idle watcher is neither woken by
+	// nor left behind by writes elsewhere. parked, and the wake field of
+	// each watcher, are read and changed under chMu plus either mode of mu;
+	// only a holder of mu exclusively closes a wake channel or removes a
+	// watcher.
+	chMu   sync.Mutex
+	parked []*Watcher[V]
 
 	// watchers counts the live (not ended) watchers, for Stats. It is
 	// atomic, not guarded by mu: a Poll ends a watcher while reading.
@@ -200,10 +206,36 @@ func (s *Store[V]) commitLocked(ev event[V]) {
 	if len(s.hist) > s.limit {
 		s.compactLocked(s.rev - int64(s.limit) + 1)
 	}
-	if s.changed != nil {
-		close(s.changed)
-		s.changed = nil
+	if len(s.parked) == 0 {
+		return
 	}
+	key := ev.key()
+	kept := s.parked[:0]
+	for _, w := range s.parked {
+		if !w.ended.Load() && !strings.HasPrefix(key, w.prefix) {
+			// Every revision since w parked is outside its prefix: its
+			// cursor may move past them, and a compaction of them is no
+			// gap for it.
+			w.skip.Store(s.rev)
+			kept = append(kept, w)
+			continue
+		}
+		close(w.wake)
+		w.wake = nil
+	}
+	clear(s.parked[len(kept):])
+	s.parked = kept
+}
+
+// wakeAllLocked closes the wake channel of every parked watcher. The caller
+// holds s.mu exclusively.
+func (s *Store[V]) wakeAllLocked() {
+	for _, w := range s.parked {
+		close(w.wake)
+		w.wake = nil
+	}
+	clear(s.parked)
+	s.parked = s.parked[:0]
 }
 
 // Get returns the record under key at revision rev, or at the current
@@ -262,10 +294,7 @@ func (s *Store[V]) Compact(rev int64) error {
 	}
 	s.compactLocked(rev)
 	// Watchers behind the new window learn it on their next Poll; wake them.
-	if s.changed != nil {
-		close(s.changed)
-		s.changed = nil
-	}
+	s.wakeAllLocked()
 	return nil
 }
 

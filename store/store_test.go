@@ -493,21 +493,54 @@ func TestWatcherReady(t *testing.T) {
 	assert.False(t, isReady(w), "caught up")
 
 	ready := w.Ready()
-	_, err = s.Update("a", "x", 0) // not under the prefix, still a wake-up
+	_, err = s.Update("a", "x", 0) // not under the prefix: no wake-up
+	require.NoError(t, err)
+	select {
+	case <-ready:
+		t.Fatal("a write outside the prefix woke a parked watcher")
+	default:
+	}
+	assert.False(t, isReady(w), "the write outside the prefix is skipped, not pending")
+	assert.Equal(t, ready, w.Ready(), "a parked watcher keeps its channel")
+
+	_, err = s.Create("b1", "y")
 	require.NoError(t, err)
 	select {
 	case <-ready:
 	default:
-		t.Fatal("a write must close the channel a waiter holds")
+		t.Fatal("a write under the prefix must close the channel a waiter holds")
 	}
 	assert.True(t, isReady(w))
-	got, _, err := poll(t, w, 0)
+	got, progress, err := poll(t, w, 0)
 	require.NoError(t, err)
-	assert.Empty(t, got)
+	assert.Equal(t, []string{"Created b1@6=y"}, got)
+	assert.Equal(t, s.Rev(), progress)
 	assert.False(t, isReady(w), "caught up again after the poll")
 
+	// An idle watcher is not left behind by writes elsewhere: the window
+	// moves past them, and its cursor with it.
+	small := newStore(t, store.Options{HistoryLimit: 2})
+	idle, err := small.Watch("b", 0)
+	require.NoError(t, err)
+	ready = idle.Ready()
+	for i := range 5 {
+		_, err := small.Create(fmt.Sprintf("a%d", i), "x")
+		require.NoError(t, err)
+	}
+	assert.False(t, isReady(idle))
+	got, progress, err = poll(t, idle, 0)
+	require.NoError(t, err, "the compacted writes were none of its business")
+	assert.Empty(t, got)
+	assert.Equal(t, small.Rev(), progress)
+	_, err = small.Create("b2", "z")
+	require.NoError(t, err)
+	assert.True(t, isClosed(ready))
+	got, _, err = poll(t, idle, 0)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"Created b2@10=z"}, got)
+
 	ready = w.Ready()
-	require.NoError(t, s.Compact(5))
+	require.NoError(t, s.Compact(3))
 	select {
 	case <-ready:
 	default:

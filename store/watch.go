@@ -3,6 +3,7 @@ package store
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // closed is a channel that is always ready.
@@ -27,6 +28,17 @@ type Watcher[V any] struct {
 	err error
 	// scratch holds a Poll's history entries between lock and expansion.
 	scratch []revEvent[V]
+
+	// wake is the channel Ready handed out while the watcher is parked in
+	// s.parked, nil otherwise; see Store.parked for its guard.
+	wake chan struct{}
+	// skip is the last revision a writer found outside prefix while the
+	// watcher was parked: nothing at or below it is still to come, so Poll
+	// moves next past it. Writers set it without w.mu, hence atomic.
+	skip atomic.Int64
+	// ended mirrors err != nil for writers, which do not take w.mu: they
+	// drop an ended watcher from s.parked.
+	ended atomic.Bool
 }
 
 // Watch starts a watcher on the keys under prefix whose first event is the
@@ -68,6 +80,7 @@ func (w *Watcher[V]) Poll(dst []Event[V], limit int) (events []Event[V], progres
 			s.mu.RUnlock()
 		}
 	}()
+	w.next = max(w.next, w.skip.Load()+1)
 	// A watcher that starts in the future has seen nothing beyond now.
 	seen := min(w.next-1, s.rev)
 	if w.err != nil {
@@ -106,13 +119,17 @@ type revEvent[V any] struct {
 	ev  event[V]
 }
 
-// Ready returns a channel that is closed once Poll may have something to say:
-// events at or after the watcher's next revision exist, or the watcher has
-// ended. A live loop waits on it, then polls; the channel is shared by all
-// waiting watchers, so a wake-up may find nothing under this prefix.
+// Ready returns a channel that is closed once Poll may have something to say.
+// It is closed at once when the watcher has ended, or when revisions at or
+// after its next one exist (a wake-up that may find nothing under the
+// prefix). Otherwise the watcher is caught up and parks: the channel is
+// closed by the next write under its prefix, by a compaction, or by any
+// write after the watcher ended. Writes under other prefixes do not wake
+// it; they move its cursor past them instead, so an idle watcher never
+// falls behind the history window. A live loop waits on it, then polls.
 func (w *Watcher[V]) Ready() <-chan struct{} {
 	w.mu.Lock()
-	next, ended := w.next, w.err != nil
+	next, ended := max(w.next, w.skip.Load()+1), w.err != nil
 	w.mu.Unlock()
 	if ended {
 		return closed
@@ -123,14 +140,16 @@ func (w *Watcher[V]) Ready() <-chan struct{} {
 	if next <= s.rev || next < s.compactRev {
 		return closed
 	}
-	// Writers hold s.mu exclusively while they close changed, so under the
-	// shared lock it can only be created, by another waiter: chMu orders that.
+	// Writers hold s.mu exclusively while they close wake channels, so
+	// under the shared lock one can only be created, by another caller of
+	// Ready: chMu orders that.
 	s.chMu.Lock()
 	defer s.chMu.Unlock()
-	if s.changed == nil {
-		s.changed = make(chan struct{})
+	if w.wake == nil {
+		w.wake = make(chan struct{})
+		s.parked = append(s.parked, w)
 	}
-	return s.changed
+	return w.wake
 }
 
 // Done returns a channel that is closed when the watcher ends: it was stopped,
@@ -158,6 +177,7 @@ func (w *Watcher[V]) Stop() {
 // watcher is live.
 func (w *Watcher[V]) endLocked(err error) {
 	w.err = err
+	w.ended.Store(true)
 	close(w.done)
 	w.s.watchers.Add(-1)
 }
