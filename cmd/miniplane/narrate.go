@@ -29,7 +29,6 @@ type narrator struct {
 	ready   map[string]bool
 	eps     map[string]string
 	holder  map[string]string
-	lines   int
 	reasons map[string]int // events seen, by reason
 	failed  map[string]bool
 	node    map[string]string // pod key -> node, for the kubelet's lines
@@ -103,7 +102,6 @@ func (n *narrator) sayLocked(at time.Time, actor, format string, a ...any) {
 		n.paint(ansiDim, fmt.Sprintf("%5.1fs", elapsed)),
 		n.paint(actorColour(actor), fmt.Sprintf("%-22s", actor)),
 		fmt.Sprintf(format, a...))
-	n.lines++
 }
 
 func actorColour(actor string) string {

@@ -176,7 +176,7 @@ func (p *plane) Run(ctx context.Context) error {
 		if err := p.nodes.EnsureNodes(ctx); err != nil && ctx.Err() == nil {
 			p.log.Error("registering nodes", zap.Error(err))
 		}
-		p.nodes.Run(ctx, 5)
+		p.nodes.Run(ctx, manager.NodeSimWorkers)
 	})
 	var errMu sync.Mutex
 	var instErr []error
@@ -189,6 +189,7 @@ func (p *plane) Run(ctx context.Context) error {
 				errMu.Lock()
 				instErr = append(instErr, err)
 				errMu.Unlock()
+				cancel(err) // as kube-controller-manager exits when its controllers cannot start
 			}
 		})
 	}

@@ -78,11 +78,11 @@ func initNodeSim(ic InitContext) (Controller, int, error) {
 		return nil, 0, err
 	}
 	// Real kubelets work in parallel, one per node; five workers stand in.
-	return nodeSimRunner{c, ic.Logger}, nodeSimWorkers, nil
+	return nodeSimRunner{c, ic.Logger}, NodeSimWorkers, nil
 }
 
-// nodeSimWorkers is how many pods the simulated kubelets handle at once.
-const nodeSimWorkers = 5
+// NodeSimWorkers is how many pods the simulated kubelets handle at once.
+const NodeSimWorkers = 5
 
 // nodeSimRunner registers the simulated nodes before running their kubelet,
 // as real kubelets register their Node objects when they start.
