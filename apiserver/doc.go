@@ -27,5 +27,5 @@
 //
 // Time comes from the injected clock and uids and generated names from the
 // injected seeded source, so a run is reproducible. A Server is safe for
-// concurrent use. It imports api, store and internal/clock, and zap for logs.
+// concurrent use. It imports api, store and clock, and zap for logs.
 package apiserver

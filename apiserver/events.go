@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/internal/clock"
+	"github.com/miniplane/miniplane/clock"
 )
 
 // The recorder's correlation, with client-go's defaults (tools/record,

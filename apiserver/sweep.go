@@ -10,7 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/internal/clock"
+	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/store"
 )
 

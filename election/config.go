@@ -10,7 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/apiserver"
-	"github.com/miniplane/miniplane/internal/clock"
+	"github.com/miniplane/miniplane/clock"
 )
 
 // client-go's defaults, which kube-controller-manager and kube-scheduler use.

@@ -14,9 +14,9 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/election"
 	"github.com/miniplane/miniplane/election/electiontest"
-	"github.com/miniplane/miniplane/internal/clock"
 )
 
 func TestNewValidatesConfig(t *testing.T) {

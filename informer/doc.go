@@ -50,6 +50,6 @@
 // deep-copy before changing one.
 //
 // The package imports api, apiserver (for its Client and list/watch types),
-// internal/clock and zap. Indexer, DeltaFIFO and Informer are safe for
+// clock and zap. Indexer, DeltaFIFO and Informer are safe for
 // concurrent use; a Reflector's Step must not run concurrently with itself.
 package informer

@@ -15,8 +15,8 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/informer"
-	"github.com/miniplane/miniplane/internal/clock"
 )
 
 // epoch is the fake clock's start in every test.

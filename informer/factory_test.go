@@ -12,8 +12,8 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/informer"
-	"github.com/miniplane/miniplane/internal/clock"
 )
 
 // newFactory returns a factory over a server holding pods default/a and

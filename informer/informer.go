@@ -9,7 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/internal/clock"
+	"github.com/miniplane/miniplane/clock"
 )
 
 // minResync is the shortest resync period a handler can ask for, as in

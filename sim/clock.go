@@ -3,7 +3,7 @@ package sim
 import (
 	"time"
 
-	"github.com/miniplane/miniplane/internal/clock"
+	"github.com/miniplane/miniplane/clock"
 )
 
 // skewedClock is one instance's view of the simulation's fake clock: the

@@ -9,9 +9,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/election"
 	"github.com/miniplane/miniplane/informer"
-	"github.com/miniplane/miniplane/internal/clock"
 )
 
 // Defaults of Config.

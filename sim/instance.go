@@ -10,12 +10,12 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/endpoints"
 	"github.com/miniplane/miniplane/controllers/garbagecollector"
 	"github.com/miniplane/miniplane/controllers/replication"
 	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/informer"
-	"github.com/miniplane/miniplane/internal/clock"
 )
 
 // simulatedGCResources are the resources the simulated garbage collector

@@ -19,8 +19,8 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/election"
-	"github.com/miniplane/miniplane/internal/clock"
 	"github.com/miniplane/miniplane/sim"
 )
 

@@ -13,7 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/miniplane/miniplane/internal/clock"
+	"github.com/miniplane/miniplane/clock"
 )
 
 // benchClient is an HTTP client with enough idle connections for the

@@ -25,5 +25,5 @@
 // its net/http goroutine, and each watch holds its request's goroutine until
 // the client goes away, its timeoutSeconds pass, or Shutdown is called.
 // Time (ages in tables, watch timeouts) comes from the injected clock. It
-// imports api, apiserver, apiserver/patch, internal/clock and zap.
+// imports api, apiserver, apiserver/patch, clock and zap.
 package httpapi

@@ -16,7 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/apiserver"
-	"github.com/miniplane/miniplane/internal/clock"
+	"github.com/miniplane/miniplane/clock"
 )
 
 // MaxBodyBytes is the largest request body accepted (3 MiB, as

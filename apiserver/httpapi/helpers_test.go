@@ -15,7 +15,7 @@ import (
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/apiserver/httpapi"
-	"github.com/miniplane/miniplane/internal/clock"
+	"github.com/miniplane/miniplane/clock"
 )
 
 // fixture is a Handler over a fresh server on a fake clock, holding a pod

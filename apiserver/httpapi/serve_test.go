@@ -14,7 +14,7 @@ import (
 
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/apiserver/httpapi"
-	"github.com/miniplane/miniplane/internal/clock"
+	"github.com/miniplane/miniplane/clock"
 )
 
 // TestServeClosesStuckWatches checks that Serve returns when its context

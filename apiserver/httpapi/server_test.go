@@ -14,7 +14,7 @@ import (
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/apiserver/httpapi"
-	"github.com/miniplane/miniplane/internal/clock"
+	"github.com/miniplane/miniplane/clock"
 )
 
 // epoch is where the fake clock of the httptest tests starts.

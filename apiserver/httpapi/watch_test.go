@@ -15,7 +15,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
-	"github.com/miniplane/miniplane/internal/clock"
+	"github.com/miniplane/miniplane/clock"
 )
 
 // watchBound bounds every wait for a watch event, so a lost event fails

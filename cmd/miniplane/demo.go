@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/controllers/nodesim"
 	"github.com/miniplane/miniplane/election"
-	"github.com/miniplane/miniplane/internal/clock"
 )
 
 // demoElection is fast leader election, so that the failover chapter takes

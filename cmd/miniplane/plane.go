@@ -16,12 +16,12 @@ import (
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/apiserver/httpapi"
+	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/controllers/nodesim"
 	"github.com/miniplane/miniplane/controllers/replication"
 	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/informer"
-	"github.com/miniplane/miniplane/internal/clock"
 )
 
 // planeConfig says what control plane to start.

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/controllers/nodesim"
-	"github.com/miniplane/miniplane/internal/clock"
 )
 
 // runServe runs the control plane until SIGINT or SIGTERM, then shuts it

@@ -75,7 +75,7 @@
 // namespace (Kubernetes lists the namespace in both places).
 //
 // The package imports api, apiserver,
-// informer, controllers/workqueue, internal/clock and zap. A Controller is
+// informer, controllers/workqueue, clock and zap. A Controller is
 // safe for concurrent use; the queue guarantees a key is synced by one
 // worker at a time.
 package endpoints

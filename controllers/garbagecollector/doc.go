@@ -46,7 +46,7 @@
 // (Kubernetes drops it at once with a virtual delete event).
 //
 // The package imports api, apiserver, informer, controllers/workqueue,
-// internal/clock and zap. Event handlers run concurrently with workers; one
+// clock and zap. Event handlers run concurrently with workers; one
 // mutex guards the graph, and the queue guarantees a key is never synced by
 // two workers at once.
 package garbagecollector

@@ -11,10 +11,10 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/election"
 	"github.com/miniplane/miniplane/informer"
-	"github.com/miniplane/miniplane/internal/clock"
 )
 
 // InstanceConfig configures one controller-manager instance.

@@ -13,9 +13,9 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/informer"
-	"github.com/miniplane/miniplane/internal/clock"
 )
 
 // Client is what the simulator writes through: nodes are created and their

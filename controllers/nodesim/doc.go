@@ -42,7 +42,7 @@
 // has an index of pods by node, "nodesim/nodeName".
 //
 // The package imports api, apiserver, informer, controllers/workqueue,
-// internal/clock and zap. Controller is safe for concurrent use: one mutex
+// clock and zap. Controller is safe for concurrent use: one mutex
 // guards its in-memory state, and the workqueue guarantees that a pod's key
 // is synced by one worker at a time.
 package nodesim

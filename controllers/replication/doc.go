@@ -78,5 +78,5 @@
 // Expectations are safe for concurrent use.
 //
 // The package imports api, apiserver, informer, controllers/workqueue,
-// internal/clock and zap.
+// clock and zap.
 package replication

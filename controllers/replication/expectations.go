@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/miniplane/miniplane/internal/clock"
+	"github.com/miniplane/miniplane/clock"
 )
 
 // ExpectationsTimeout is how long a controller's expectations hold before a

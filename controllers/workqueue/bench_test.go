@@ -40,8 +40,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/workqueue"
-	"github.com/miniplane/miniplane/internal/clock"
 )
 
 // benchScenario is one row of the baseline table: producers adding b.N keys

@@ -8,7 +8,7 @@
 // The rate limiters (ItemExponentialFailureRateLimiter, BucketRateLimiter,
 // MaxOf, DefaultControllerRateLimiter) and the metrics (MetricsSnapshot) keep
 // client-go's figures and meanings. It imports the standard library and
-// internal/clock only.
+// clock only.
 //
 // # Guarantees
 //

@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/workqueue"
-	"github.com/miniplane/miniplane/internal/clock"
 )
 
 // TestWritePrometheus exports a queue that has done some work and checks

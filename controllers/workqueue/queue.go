@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/miniplane/miniplane/internal/clock"
+	"github.com/miniplane/miniplane/clock"
 )
 
 // Config configures a Queue.

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/miniplane/miniplane/internal/clock"
+	"github.com/miniplane/miniplane/clock"
 )
 
 // RateLimiter decides how long a failed item waits before it is retried. It

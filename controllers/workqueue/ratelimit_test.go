@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/workqueue"
-	"github.com/miniplane/miniplane/internal/clock"
 )
 
 // exponentialSequence is client-go's measured default backoff of one key:

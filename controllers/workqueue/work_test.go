@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/workqueue"
-	"github.com/miniplane/miniplane/internal/clock"
 )
 
 // TestWorkStopsProcessingAtTheStopSignal: Work processes items with its

@@ -28,8 +28,8 @@ import (
 
 	kworkqueue "k8s.io/client-go/util/workqueue"
 
+	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/workqueue"
-	"github.com/miniplane/miniplane/internal/clock"
 )
 
 // queue is what the Add/Get/Done rows use of a queue; client-go's

@@ -22,7 +22,7 @@ import (
 
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/apiserver/httpapi"
-	"github.com/miniplane/miniplane/internal/clock"
+	"github.com/miniplane/miniplane/clock"
 )
 
 // bound limits every wait, so a lost event fails the test instead of
