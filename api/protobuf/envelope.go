@@ -75,16 +75,7 @@ func (e *encoder) appendObject(b []byte, apiVersion, kind string, v any) ([]byte
 	if err != nil {
 		return b, err
 	}
-	out := append(b, magic...)
-	typeMetaSize := protowire.SizeTag(typeMetaAPIVersion) + protowire.SizeBytes(len(apiVersion)) +
-		protowire.SizeTag(typeMetaKind) + protowire.SizeBytes(len(kind))
-	out = protowire.AppendTag(out, unknownTypeMeta, protowire.BytesType)
-	out = protowire.AppendVarint(out, uint64(typeMetaSize))
-	out = protowire.AppendTag(out, typeMetaAPIVersion, protowire.BytesType)
-	out = protowire.AppendString(out, apiVersion)
-	out = protowire.AppendTag(out, typeMetaKind, protowire.BytesType)
-	out = protowire.AppendString(out, kind)
-
+	out := appendEnvelopeHead(b, apiVersion, kind)
 	out = protowire.AppendTag(out, unknownRaw, protowire.BytesType)
 	start := len(out)
 	out = append(out, 0)
@@ -98,6 +89,32 @@ func (e *encoder) appendObject(b []byte, apiVersion, kind string, v any) ([]byte
 	out = protowire.AppendString(out, "")
 	out = protowire.AppendTag(out, unknownContentType, protowire.BytesType)
 	return protowire.AppendString(out, ""), nil
+}
+
+// AppendUnknown appends u as a protobuf object body: the magic "k8s\x00", then u as
+// runtime.Unknown, exactly as [AppendObject] writes an object. It is for a message built
+// elsewhere, such as a list encoded item by item.
+func AppendUnknown(b []byte, u Unknown) []byte {
+	out := appendEnvelopeHead(b, u.APIVersion, u.Kind)
+	out = protowire.AppendTag(out, unknownRaw, protowire.BytesType)
+	out = protowire.AppendBytes(out, u.Raw)
+	out = protowire.AppendTag(out, unknownContentEncoding, protowire.BytesType)
+	out = protowire.AppendString(out, u.ContentEncoding)
+	out = protowire.AppendTag(out, unknownContentType, protowire.BytesType)
+	return protowire.AppendString(out, u.ContentType)
+}
+
+// appendEnvelopeHead appends the magic and the envelope's typeMeta field.
+func appendEnvelopeHead(b []byte, apiVersion, kind string) []byte {
+	out := append(b, magic...)
+	typeMetaSize := protowire.SizeTag(typeMetaAPIVersion) + protowire.SizeBytes(len(apiVersion)) +
+		protowire.SizeTag(typeMetaKind) + protowire.SizeBytes(len(kind))
+	out = protowire.AppendTag(out, unknownTypeMeta, protowire.BytesType)
+	out = protowire.AppendVarint(out, uint64(typeMetaSize))
+	out = protowire.AppendTag(out, typeMetaAPIVersion, protowire.BytesType)
+	out = protowire.AppendString(out, apiVersion)
+	out = protowire.AppendTag(out, typeMetaKind, protowire.BytesType)
+	return protowire.AppendString(out, kind)
 }
 
 // UnmarshalEnvelope checks that data starts with the magic "k8s\x00" and decodes the

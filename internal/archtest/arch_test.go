@@ -26,8 +26,8 @@ const (
 	zap     = "go.uber.org/zap"
 	testify = "github.com/stretchr/testify"
 	// protowire is the protobuf wire primitives (tags, varints, lengths) that api/protobuf,
-	// the Kubernetes protobuf codec, is built on; the rest of google.golang.org/protobuf is
-	// not needed.
+	// the Kubernetes protobuf codec, and apiserver/httpapi's list encoder are built on; the
+	// rest of google.golang.org/protobuf is not needed.
 	protowire = "google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -45,7 +45,7 @@ type rule struct {
 var rules = map[string]rule{
 	"api":         {thirdParty: []string{protowire}},
 	"store":       {thirdParty: []string{btree}},
-	"apiserver":   {local: []string{"api", "store"}, thirdParty: []string{zap}},
+	"apiserver":   {local: []string{"api", "store"}, thirdParty: []string{zap, protowire}},
 	"informer":    {local: []string{"api", "apiserver"}, thirdParty: []string{zap}},
 	"election":    {local: []string{"api", "apiserver"}, thirdParty: []string{zap}},
 	"controllers": {local: []string{"api", "apiserver", "informer", "election"}, thirdParty: []string{zap}},
