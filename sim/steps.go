@@ -146,7 +146,7 @@ func (s *Sim) run(ctx context.Context, c candidate) bool {
 		s.startController(c.c)
 		s.record(Event{Actor: actorOf(c.in, c.c.name), Kind: "start"})
 	case stepSync:
-		if !s.processOne(ctx, c.c) {
+		if !c.c.c.ProcessOne(ctx) {
 			return false
 		}
 		detail := ""
