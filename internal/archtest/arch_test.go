@@ -1,8 +1,8 @@
 // Package archtest holds the tests that keep miniplane's imports pointing one
 // way, as the table in DESIGN.md's "Packages and imports" section draws them,
-// and that keep DESIGN.md true to the code: its table equals rules, and every
-// citation of it in the Go files names a section (and rule) it has. It has no
-// other code.
+// and that keep the document true to the code: its table equals rules, and
+// every citation of it in the Go files names a section (and rule) it has. It
+// has no other code.
 package archtest
 
 import (
