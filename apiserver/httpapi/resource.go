@@ -247,14 +247,6 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, req resourc
 	}
 }
 
-// binding is the body of a POST to pods/{name}/binding. Kubernetes:
-// corev1.Binding.
-type binding struct {
-	api.TypeMeta `json:",inline"`
-	Metadata     api.ObjectMeta      `json:"metadata"`
-	Target       api.ObjectReference `json:"target"`
-}
-
 // serveBinding binds a pod to a node, as the scheduler does.
 func (h *Handler) serveBinding(w http.ResponseWriter, r *http.Request, req resourceRequest) error {
 	q := r.URL.Query()
@@ -265,7 +257,7 @@ func (h *Handler) serveBinding(w http.ResponseWriter, r *http.Request, req resou
 	if err != nil {
 		return err
 	}
-	var b binding
+	var b api.Binding
 	if err := h.decodeInto(w, q, body, &b, "Binding", "v1"); err != nil {
 		return err
 	}
