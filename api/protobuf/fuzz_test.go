@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,9 +29,16 @@ var fuzzTargets = []func() any{
 	func() any { return new(labelled) },
 	func() any { return new(testHTTPGet) },
 	func() any { return new(testResources) },
+	func() any { return new(api.Pod) },
+	func() any { return new(api.Node) },
+	func() any { return new(api.Event) },
+	func() any { return new(api.Service) },
+	func() any { return new(api.Status) },
+	func() any { return new(api.WatchEvent) },
 }
 
-// fuzzSeeds are valid messages of the fuzz targets, by corpus file name. The corpus in
+// fuzzSeeds are valid messages of the fuzz targets, by corpus file name: the test types'
+// and package api's fixtures. The corpus in
 // testdata/fuzz/FuzzUnmarshal holds their bytes; TestFuzzCorpus keeps the two in step.
 func fuzzSeeds(t testing.TB) map[string][]byte {
 	t.Helper()
@@ -52,6 +60,13 @@ func fuzzSeeds(t testing.TB) map[string][]byte {
 		b, err := Marshal(v)
 		require.NoError(t, err)
 		out[name] = b
+	}
+	for _, fx := range apiFixtures {
+		v := fx.new()
+		decodeFixture(t, fx.file, v)
+		b, err := Marshal(v)
+		require.NoError(t, err)
+		out["api-"+strings.TrimSuffix(fx.file, ".json")] = b
 	}
 	out["packed"] = h(t, "42 03 01 02 03 4a 02 01 00")
 	out["unknown-fields"] = h(t, "a0 01 05 a9 01 01 02 03 04 05 06 07 08 b2 01 02 ff ff bb 01 08 01 bc 01 c5 01 01 02 03 04")
