@@ -46,7 +46,8 @@
 // Decoding skips unknown fields, accepts invalid UTF-8 in strings (as Kubernetes does), and
 // returns an error wrapping [ErrMalformed] for anything else it cannot read: a wrong wire
 // type, a truncated or overlong value, nesting deeper than 100 messages, a timestamp outside
-// years 1 to 9999. It never panics on input.
+// years 0 to 9999 (what RFC 3339, and so the JSON form, can write), an IntOrString whose
+// type is neither int nor string. It never panics on input.
 //
 // # Imports
 //

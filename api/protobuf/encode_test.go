@@ -233,6 +233,7 @@ func TestMarshalErrors(t *testing.T) {
 		{name: "map value tag not field 2", in: &badMapVal{}, wantErr: "protobuf_val"},
 		{name: "slice of pointers", in: &sliceOfPointers{}, wantErr: "has no protobuf encoding"},
 		{name: "error names the outer type too", in: &nestedBad{}, wantErr: "nestedBad.Inner"},
+		{name: "IntOrString of no known type", in: &testHTTPGet{Port: api.IntOrString{Type: 2}}, wantErr: "IntOrString type 2 is neither 0 (int) nor 1 (string)"},
 		{name: "not a struct", in: "pod", wantErr: "not a struct"},
 		{name: "nil pointer", in: nilPod, wantErr: "nil *protobuf.testPod"},
 		{name: "nil", in: nil, wantErr: "not a struct"},
