@@ -168,7 +168,12 @@ func (e *encoder) appendValue(b, tag []byte, c *codec, v reflect.Value) ([]byte,
 		t := microTimeOf(v)
 		return appendTimestamp(b, t, time.Duration(t.Nanosecond()).Truncate(time.Microsecond)), nil
 	case kindIntOrString:
-		return appendIntOrString(b, intOrStringOf(v)), nil
+		ios := intOrStringOf(v)
+		if ios.Type != api.Int && ios.Type != api.String {
+			// As IntOrString.MarshalJSON refuses it, and the decoder would.
+			return b, fmt.Errorf("protobuf: IntOrString type %d is neither %d (int) nor %d (string)", ios.Type, api.Int, api.String)
+		}
+		return appendIntOrString(b, ios), nil
 	case kindQuantity:
 		return appendQuantity(b, v.String()), nil
 	case kindMessage:

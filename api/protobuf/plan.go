@@ -201,7 +201,7 @@ func (b *builder) message(t reflect.Type) (*messagePlan, error) {
 
 // field builds the plan of one struct field from its Go type and its protobuf tag.
 func (b *builder) field(sf reflect.StructField, tag string) (field, error) {
-	wire, num, name, err := parseTag(tag)
+	num, name, err := parseTag(tag)
 	if err != nil {
 		return field{}, err
 	}
@@ -233,11 +233,7 @@ func (b *builder) field(sf reflect.StructField, tag string) (field, error) {
 	if err != nil {
 		return field{}, err
 	}
-	if got := f.val.wireType(); got != wire {
-		return field{}, fmt.Errorf("tag %q says wire type %s, but %v is written as %s",
-			tag, wireName(wire), t, wireName(got))
-	}
-	f.tag = protowire.AppendTag(nil, num, wire)
+	f.tag = protowire.AppendTag(nil, num, f.val.wireType())
 	return f, nil
 }
 
@@ -294,48 +290,39 @@ func (b *builder) mapValue(sf reflect.StructField, t reflect.Type) (codec, error
 			return codec{}, fmt.Errorf("map values of type %v are not supported", t.Elem())
 		}
 	}
-	if tag, ok := sf.Tag.Lookup("protobuf_key"); ok {
-		wire, num, _, err := parseTag(tag)
-		if err != nil {
-			return codec{}, fmt.Errorf("protobuf_key: %w", err)
-		}
-		if wire != protowire.BytesType || num != 1 {
-			return codec{}, fmt.Errorf("protobuf_key %q: a map key is bytes, field 1", tag)
-		}
-	}
-	if tag, ok := sf.Tag.Lookup("protobuf_val"); ok {
-		wire, num, _, err := parseTag(tag)
-		if err != nil {
-			return codec{}, fmt.Errorf("protobuf_val: %w", err)
-		}
-		if wire != val.wireType() || num != 2 {
-			return codec{}, fmt.Errorf("protobuf_val %q: a map value of type %v is %s, field 2",
-				tag, t.Elem(), wireName(val.wireType()))
+	// The entry's key is field 1 and its value field 2; check the tags that say so.
+	for i, tagName := range []string{"protobuf_key", "protobuf_val"} {
+		if tag, ok := sf.Tag.Lookup(tagName); ok {
+			num, _, err := parseTag(tag)
+			if err != nil {
+				return codec{}, fmt.Errorf("%s: %w", tagName, err)
+			}
+			if num != protowire.Number(i+1) {
+				return codec{}, fmt.Errorf("%s %q: a map entry's key is field 1 and its value field 2", tagName, tag)
+			}
 		}
 	}
 	return val, nil
 }
 
 // parseTag reads a protobuf struct tag in k8s.io/api's form: wire type, field number,
-// opt/rep, then key=value options, e.g. "bytes,2,rep,name=containers". Whether a field
-// repeats is read from its Go type (upstream tags a ResourceList "opt" in places), so opt
-// and rep are not checked; the options other than name are not needed.
-func parseTag(tag string) (wire protowire.Type, num protowire.Number, name string, err error) {
+// opt/rep, then key=value options, e.g. "bytes,2,rep,name=containers". It returns the
+// field number and the name. The wire type and opt/rep are read from the field's Go type
+// instead, as go-to-protobuf generates the .proto from Go types: upstream's tags are wrong
+// in places (PodSpec.priority, an int32 written as a varint, is tagged "bytes"; a
+// ResourceList is tagged "opt"), and the generated code follows the Go type. The wire type
+// must still be one that k8s.io/api uses, to catch typos.
+func parseTag(tag string) (num protowire.Number, name string, err error) {
 	parts := strings.Split(tag, ",")
 	if len(parts) < 2 {
-		return 0, 0, "", fmt.Errorf("protobuf tag %q: want wire type and field number", tag)
+		return 0, "", fmt.Errorf("protobuf tag %q: want wire type and field number", tag)
 	}
-	switch parts[0] {
-	case "varint":
-		wire = protowire.VarintType
-	case "bytes":
-		wire = protowire.BytesType
-	default:
-		return 0, 0, "", fmt.Errorf("protobuf tag %q: wire type %q is not varint or bytes, the only two k8s.io/api uses", tag, parts[0])
+	if parts[0] != "varint" && parts[0] != "bytes" {
+		return 0, "", fmt.Errorf("protobuf tag %q: wire type %q is not varint or bytes, the only two k8s.io/api uses", tag, parts[0])
 	}
 	n, err := strconv.ParseInt(parts[1], 10, 32)
 	if err != nil || !protowire.Number(n).IsValid() {
-		return 0, 0, "", fmt.Errorf("protobuf tag %q: %q is not a valid field number", tag, parts[1])
+		return 0, "", fmt.Errorf("protobuf tag %q: %q is not a valid field number", tag, parts[1])
 	}
 	for _, opt := range parts[2:] {
 		if v, ok := strings.CutPrefix(opt, "name="); ok {
@@ -345,7 +332,7 @@ func parseTag(tag string) (wire protowire.Type, num protowire.Number, name strin
 	if name == "" {
 		name = parts[1]
 	}
-	return wire, protowire.Number(n), name, nil
+	return protowire.Number(n), name, nil
 }
 
 // jsonOmitEmpty reports whether sf's json tag has the omitempty option.
