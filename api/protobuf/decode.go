@@ -13,8 +13,8 @@ import (
 )
 
 // ErrMalformed is wrapped by every error about input that is not a valid message for the
-// type it is decoded into; the HTTP layer answers such errors with 400 Bad Request. Other
-// errors (a Go type the codec cannot handle) are the program's fault.
+// type it is decoded into: the client's fault, a 400 Bad Request. Other errors (a Go type
+// the codec cannot handle) are the program's fault.
 var ErrMalformed = errors.New("protobuf: malformed message")
 
 // Unmarshal decodes the bare message data into v, a non-nil pointer to a struct with
@@ -94,12 +94,7 @@ func (d *decoder) field(f *field, typ protowire.Type, b []byte, fv reflect.Value
 		if typ == protowire.BytesType && f.val.wireType() == protowire.VarintType {
 			return d.packed(&f.val, b, fv)
 		}
-		elem := appendZero(fv)
-		n, err := d.value(&f.val, typ, b, elem)
-		if err != nil {
-			fv.SetLen(fv.Len() - 1)
-		}
-		return n, err
+		return d.value(&f.val, typ, b, appendZero(fv))
 	case shapeMap:
 		return d.mapEntry(f, typ, b, fv)
 	}

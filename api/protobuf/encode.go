@@ -29,7 +29,15 @@ func Marshal(v any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return slices.Clone(buf), nil
+	return copyOut(buf), nil
+}
+
+// copyOut returns a copy of buf in a new slice of exactly its length, never nil: whether
+// the pooled buffer was nil must not show in the result.
+func copyOut(buf []byte) []byte {
+	out := make([]byte, len(buf))
+	copy(out, buf)
+	return out
 }
 
 // Append appends the bare protobuf message of v to b, as [Marshal] writes it. On error it

@@ -353,3 +353,18 @@ func TestMarshalLengthBoundary(t *testing.T) {
 		})
 	}
 }
+
+// TestMarshalEmptyMessage checks that an empty message is an empty, non-nil slice whether
+// or not the pool had a buffer to lend.
+func TestMarshalEmptyMessage(t *testing.T) {
+	type empty struct {
+		Untagged string
+	}
+	for range 3 {
+		got, err := Marshal(&empty{Untagged: "not on the wire"})
+		require.NoError(t, err)
+		assert.NotNil(t, got)
+		assert.Empty(t, got)
+		putEncoder(new(encoder)) // a pooled encoder with no buffer
+	}
+}
