@@ -5,11 +5,12 @@
 // It mirrors k8s.io/apiserver's endpoint handlers (pkg/endpoints/handlers)
 // and discovery (pkg/endpoints/discovery), and the server-side printing of
 // Kubernetes' pkg/printers: the Kubernetes paths (/api/v1/..., namespaced and
-// across namespaces, /apis/coordination.k8s.io/v1/...), JSON bodies with
+// across namespaces, /apis/coordination.k8s.io/v1/..., /apis/events.k8s.io/v1/...,
+// which the Server tells apart by group), JSON bodies with
 // Content-Type application/json on every answer, errors as Status bodies
 // with Kubernetes' codes, discovery (aggregated v2 and legacy), /version,
 // a minimal /openapi/v3, Table output with kubectl's columns, watches as
-// newline-delimited JSON events, the status, scale and binding
+// newline-delimited JSON events, the status, scale, binding and eviction
 // subresources, PATCH (JSON patch, merge patch, strategic merge patch and
 // server-side apply, through apiserver/patch, with writes recorded in
 // metadata.managedFields), dryRun, health and Prometheus metrics, an
