@@ -39,11 +39,7 @@ func serveForEvents(t *testing.T) (*apiserver.Server, kubernetes.Interface) {
 		cancel()
 		require.NoError(t, <-done)
 	})
-	cfg := &rest.Config{
-		Host: "http://" + ln.Addr().String(),
-		// TODO(protobuf): remove once the server speaks protobuf
-		ContentConfig: rest.ContentConfig{ContentType: "application/json"},
-	}
+	cfg := &rest.Config{Host: "http://" + ln.Addr().String()} // stock: protobuf bodies
 	cs, err := kubernetes.NewForConfig(cfg)
 	require.NoError(t, err)
 	return srv, cs
