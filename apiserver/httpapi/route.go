@@ -239,9 +239,8 @@ func checkVerb(req resourceRequest) error {
 
 func isTrue(v string) bool { return v == "true" || v == "1" }
 
-// versionInfo is the answer to /version. kubectl's dispatcher on this
-// machine runs the bundled kubectl of the server's minor version, so 1.32
-// keeps every run on the same client.
+// versionInfo is the answer to /version, from apiserver's version constants
+// (which the simulated nodes report too).
 var versionInfo = struct {
 	Major        string `json:"major"`
 	Minor        string `json:"minor"`
@@ -253,7 +252,7 @@ var versionInfo = struct {
 	Compiler     string `json:"compiler"`
 	Platform     string `json:"platform"`
 }{
-	Major: "1", Minor: "32", GitVersion: "v1.32.0-miniplane", GitCommit: "miniplane",
+	Major: apiserver.VersionMajor, Minor: apiserver.VersionMinor, GitVersion: apiserver.GitVersion, GitCommit: "miniplane",
 	GitTreeState: "clean", BuildDate: "2026-01-01T00:00:00Z", GoVersion: "go1.26", Compiler: "gc", Platform: "linux/amd64",
 }
 

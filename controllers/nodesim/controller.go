@@ -45,8 +45,9 @@ const (
 	// maxTerminationDelay caps the default TerminationDelay: a simulated
 	// container stops within a second of SIGTERM, or at once with grace 0.
 	maxTerminationDelay = time.Second
-	// KubeletVersion is what the simulated nodes report.
-	KubeletVersion = "v1.37.0-miniplane"
+	// KubeletVersion is what the simulated nodes report: the API server's
+	// version, as on a cluster whose kubelets match it.
+	KubeletVersion = apiserver.GitVersion
 )
 
 // MaxNodes is the most nodes nodesim simulates: one /24 pod range each in
