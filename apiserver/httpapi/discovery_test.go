@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -22,6 +23,7 @@ type discoveryResource struct {
 	Subresources []struct {
 		Subresource  string `json:"subresource"`
 		ResponseKind struct{ Group, Version, Kind string }
+		Verbs        []string `json:"verbs"`
 	} `json:"subresources"`
 }
 
@@ -41,17 +43,23 @@ type discoveryList struct {
 // the kind, scope, verbs, short names, categories and subresources.
 func TestAggregatedDiscovery(t *testing.T) {
 	f := newFixture(t, nil)
+	const all = " [create delete deletecollection get list patch update watch]"
 	tests := []struct {
-		path      string
-		wantGroup string
-		want      map[string]string // resource -> "Kind scope shortNames"
+		path       string
+		wantGroups []string
+		want       map[string]string // group/resource -> "Kind scope shortNames verbs"
 	}{
-		{"/api", "", map[string]string{
-			"pods": "Pod Namespaced [po]", "replicationcontrollers": "ReplicationController Namespaced [rc]",
-			"services": "Service Namespaced [svc]", "endpoints": "Endpoints Namespaced [ep]", "nodes": "Node Cluster [no]",
-			"namespaces": "Namespace Cluster [ns]", "events": "Event Namespaced [ev]",
+		{"/api", []string{""}, map[string]string{
+			"/pods": "Pod Namespaced [po]" + all, "/replicationcontrollers": "ReplicationController Namespaced [rc]" + all,
+			"/services": "Service Namespaced [svc]" + all, "/endpoints": "Endpoints Namespaced [ep]" + all, "/nodes": "Node Cluster [no]" + all,
+			"/namespaces": "Namespace Cluster [ns]" + all, "/events": "Event Namespaced [ev]" + all,
 		}},
-		{"/apis", "coordination.k8s.io", map[string]string{"leases": "Lease Namespaced []"}},
+		{"/apis", []string{"authentication.k8s.io", "authorization.k8s.io", "coordination.k8s.io"}, map[string]string{
+			"authentication.k8s.io/selfsubjectreviews":      "SelfSubjectReview Cluster [] [create]",
+			"authorization.k8s.io/selfsubjectaccessreviews": "SelfSubjectAccessReview Cluster [] [create]",
+			"authorization.k8s.io/selfsubjectrulesreviews":  "SelfSubjectRulesReview Cluster [] [create]",
+			"coordination.k8s.io/leases":                    "Lease Namespaced []" + all,
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
@@ -61,28 +69,37 @@ func TestAggregatedDiscovery(t *testing.T) {
 			l := decode[discoveryList](t, rec)
 			assert.Equal(t, "APIGroupDiscoveryList", l.Kind)
 			assert.Equal(t, "apidiscovery.k8s.io/v2", l.APIVersion)
-			require.Len(t, l.Items, 1)
-			assert.Equal(t, tt.wantGroup, l.Items[0].Metadata.Name)
-			require.Len(t, l.Items[0].Versions, 1)
+			var groups []string
 			got := map[string]string{}
-			for _, r := range l.Items[0].Versions[0].Resources {
-				sn := "[" + strings.Join(r.ShortNames, ",") + "]"
-				got[r.Resource] = r.ResponseKind.Kind + " " + r.Scope + " " + sn
-				assert.Equal(t, []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}, r.Verbs)
-				switch r.Resource {
-				case "pods", "replicationcontrollers", "services":
-					assert.Equal(t, []string{"all"}, r.Categories, r.Resource)
-				default:
-					assert.Empty(t, r.Categories, r.Resource)
-				}
-				if r.Resource == "replicationcontrollers" {
-					require.Len(t, r.Subresources, 2)
-					assert.Equal(t, "scale", r.Subresources[0].Subresource)
-					assert.Equal(t, "autoscaling", r.Subresources[0].ResponseKind.Group)
-					assert.Equal(t, "Scale", r.Subresources[0].ResponseKind.Kind)
-					assert.Equal(t, "status", r.Subresources[1].Subresource)
+			for _, g := range l.Items {
+				groups = append(groups, g.Metadata.Name)
+				require.Len(t, g.Versions, 1)
+				for _, r := range g.Versions[0].Resources {
+					sn := "[" + strings.Join(r.ShortNames, ",") + "]"
+					got[g.Metadata.Name+"/"+r.Resource] = r.ResponseKind.Kind + " " + r.Scope + " " + sn + " " + fmt.Sprint(r.Verbs)
+					switch r.Resource {
+					case "pods", "replicationcontrollers", "services":
+						assert.Equal(t, []string{"all"}, r.Categories, r.Resource)
+					default:
+						assert.Empty(t, r.Categories, r.Resource)
+					}
+					if r.Resource == "replicationcontrollers" {
+						require.Len(t, r.Subresources, 2)
+						assert.Equal(t, "scale", r.Subresources[0].Subresource)
+						assert.Equal(t, "autoscaling", r.Subresources[0].ResponseKind.Group)
+						assert.Equal(t, "Scale", r.Subresources[0].ResponseKind.Kind)
+						assert.Equal(t, "status", r.Subresources[1].Subresource)
+					}
+					if r.Resource == "pods" {
+						var subs []string
+						for _, s := range r.Subresources {
+							subs = append(subs, s.Subresource+" "+fmt.Sprint(s.Verbs))
+						}
+						assert.Equal(t, []string{"binding [create]", "log [get]", "status [get patch update]"}, subs)
+					}
 				}
 			}
+			assert.Equal(t, tt.wantGroups, groups, "in order, by group")
 			assert.Equal(t, tt.want, got)
 		})
 	}
@@ -110,9 +127,13 @@ func TestLegacyDiscovery(t *testing.T) {
 			assert.JSONEq(t, `{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":"example.com"}]}`, string(b))
 		}},
 		{"apis", "/apis", func(t *testing.T, b []byte) {
-			assert.JSONEq(t, `{"kind":"APIGroupList","apiVersion":"v1","groups":[{"name":"coordination.k8s.io",
-				"versions":[{"groupVersion":"coordination.k8s.io/v1","version":"v1"}],
-				"preferredVersion":{"groupVersion":"coordination.k8s.io/v1","version":"v1"}}]}`, string(b))
+			assert.JSONEq(t, `{"kind":"APIGroupList","apiVersion":"v1","groups":[
+				{"name":"authentication.k8s.io","versions":[{"groupVersion":"authentication.k8s.io/v1","version":"v1"}],
+				 "preferredVersion":{"groupVersion":"authentication.k8s.io/v1","version":"v1"}},
+				{"name":"authorization.k8s.io","versions":[{"groupVersion":"authorization.k8s.io/v1","version":"v1"}],
+				 "preferredVersion":{"groupVersion":"authorization.k8s.io/v1","version":"v1"}},
+				{"name":"coordination.k8s.io","versions":[{"groupVersion":"coordination.k8s.io/v1","version":"v1"}],
+				 "preferredVersion":{"groupVersion":"coordination.k8s.io/v1","version":"v1"}}]}`, string(b))
 		}},
 		{"group", "/apis/coordination.k8s.io", func(t *testing.T, b []byte) {
 			assert.JSONEq(t, `{"kind":"APIGroup","apiVersion":"v1","name":"coordination.k8s.io",

@@ -154,6 +154,9 @@ func TestKubectl(t *testing.T) {
 			{"replicationcontrollers", "rc", "v1", "true", "ReplicationController"},
 			{"services", "svc", "v1", "true", "Service"},
 			{"leases", "coordination.k8s.io/v1", "true", "Lease"},
+			{"selfsubjectreviews", "authentication.k8s.io/v1", "false", "SelfSubjectReview"},
+			{"selfsubjectaccessreviews", "authorization.k8s.io/v1", "false", "SelfSubjectAccessReview"},
+			{"selfsubjectrulesreviews", "authorization.k8s.io/v1", "false", "SelfSubjectRulesReview"},
 		}, rows[1:])
 	})
 	t.Run("create", func(t *testing.T) {

@@ -22,6 +22,10 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, req reso
 		err = h.serveScale(w, r, req)
 	case "binding":
 		err = h.serveBinding(w, r, req)
+	case "log":
+		err = h.serveLog(w, r, req)
+	case "exec", "attach", "portforward", "proxy":
+		err = h.serveConnect(w, r, req)
 	}
 	if err != nil {
 		writeError(w, err)
