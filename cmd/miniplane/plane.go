@@ -103,7 +103,7 @@ func newPlane(cfg planeConfig) (*plane, error) {
 	}
 	p.http, err = httpapi.New(httpapi.Config{
 		Server: p.srv, Clock: cfg.Clock, Logger: cfg.Logger.Named("http"), Token: cfg.Token,
-		Ready: p.isReady, Metrics: p.writeMetrics,
+		Ready: p.isReady, Metrics: p.writeMetrics, Logs: nodeLogs{p},
 	})
 	if err != nil {
 		return nil, err
