@@ -44,12 +44,12 @@ type ContainerLog struct {
 type logKind uint8
 
 const (
-	logStarted     logKind = iota // the container started
-	logReadyNoProbe               // ready as soon as it runs: no readiness probe
-	logReadyProbe                 // its readiness probe passed
-	logNotReady                   // its readiness probe failed
-	logCrashed                    // it exited with code 1
-	logStopped                    // SIGTERM: it stopped, code 0
+	logStarted      logKind = iota // the container started
+	logReadyNoProbe                // ready as soon as it runs: no readiness probe
+	logReadyProbe                  // its readiness probe passed
+	logNotReady                    // its readiness probe failed
+	logCrashed                     // it exited with code 1
+	logStopped                     // SIGTERM: it stopped, code 0
 )
 
 // logEntry is a stored line.
