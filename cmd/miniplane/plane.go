@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -29,6 +30,8 @@ type planeConfig struct {
 	// Addr is where the HTTP API listens; "127.0.0.1:0" picks a free port.
 	Addr  string
 	Token string
+	// TLS, when set, makes the HTTP API serve HTTPS with it (tls.go).
+	TLS *tls.Config
 	// Instances is how many controller-manager instances run; with
 	// leader election off there must be one.
 	Instances int
@@ -142,12 +145,20 @@ func (p *plane) listen() error {
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", p.cfg.Addr, err)
 	}
+	if p.cfg.TLS != nil {
+		ln = tls.NewListener(ln, p.cfg.TLS)
+	}
 	p.ln = ln
 	return nil
 }
 
 // URL is the HTTP API's address, once listen has run.
-func (p *plane) URL() string { return "http://" + p.ln.Addr().String() }
+func (p *plane) URL() string {
+	if p.cfg.TLS != nil {
+		return "https://" + p.ln.Addr().String()
+	}
+	return "http://" + p.ln.Addr().String()
+}
 
 func (p *plane) now() time.Time { return p.clock.Now() }
 
