@@ -97,16 +97,16 @@ type RankRule int
 
 // The rules, in the order they are tried.
 const (
-	RuleScheduled       RankRule = iota // not yet scheduled first
-	RulePhase                           // Pending, then Unknown, then Running
-	RuleReady                           // not ready first
-	RuleDeletionCost                    // lower pod-deletion-cost first
-	RuleDoubledUp                       // more related pods on its node first
-	RuleReadyTime                       // ready more recently first (log2 buckets of time since ready)
-	RuleReadyTimeUID                    // ready times differ, in one log2 bucket: by uid
-	RuleRestarts                        // more restarts first
-	RuleCreationTime                    // created more recently first (log2 buckets of age)
-	RuleUID                             // the same by every rule: by uid
+	RuleScheduled    RankRule = iota // not yet scheduled first
+	RulePhase                        // Pending, then Unknown, then Running
+	RuleReady                        // not ready first
+	RuleDeletionCost                 // lower pod-deletion-cost first
+	RuleDoubledUp                    // more related pods on its node first
+	RuleReadyTime                    // ready more recently first (log2 buckets of time since ready)
+	RuleReadyTimeUID                 // ready times differ, in one log2 bucket: by uid
+	RuleRestarts                     // more restarts first
+	RuleCreationTime                 // created more recently first (log2 buckets of age)
+	RuleUID                          // the same by every rule: by uid
 )
 
 var rankRuleText = [...]string{
