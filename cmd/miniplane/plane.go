@@ -20,7 +20,6 @@ import (
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/controllers/nodesim"
-	"github.com/miniplane/miniplane/controllers/replication"
 	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/informer"
 )
@@ -99,6 +98,7 @@ func newPlane(cfg planeConfig) (*plane, error) {
 	var err error
 	p.srv, err = apiserver.New(apiserver.Config{
 		Clock: cfg.Clock, Rand: rand.New(rand.NewPCG(cfg.Seed, 0x6d696e69)),
+		Names: apiserver.NewSeededNames(cfg.Seed), // the same pod names for one seed, whatever the goroutines' timing
 		Logger: cfg.Logger.Named("apiserver"),
 	})
 	if err != nil {
@@ -293,20 +293,6 @@ func (p *plane) writeMetrics(w io.Writer) {
 	if err := workqueue.WritePrometheus(w, queues); err != nil {
 		p.log.Debug("writing workqueue metrics", zap.Error(err))
 	}
-}
-
-// expectations reports the leading replication controller's outstanding
-// expectations for the RC with the key.
-func (p *plane) expectations(rcKey string) (add, del int, ok bool) {
-	for _, in := range p.insts {
-		if !in.Health().Leading {
-			continue
-		}
-		if rc, isRC := in.Controllers()[manager.ReplicationController].(*replication.Controller); isRC {
-			return rc.Expectations().Get(rcKey)
-		}
-	}
-	return 0, 0, false
 }
 
 // leaseSettings are the instances' election settings.
