@@ -98,7 +98,7 @@ func newPlane(cfg planeConfig) (*plane, error) {
 	var err error
 	p.srv, err = apiserver.New(apiserver.Config{
 		Clock: cfg.Clock, Rand: rand.New(rand.NewPCG(cfg.Seed, 0x6d696e69)),
-		Names: apiserver.NewSeededNames(cfg.Seed), // the same pod names for one seed, whatever the goroutines' timing
+		Names:  apiserver.NewSeededNames(cfg.Seed), // the same pod names for one seed, whatever the goroutines' timing
 		Logger: cfg.Logger.Named("apiserver"),
 	})
 	if err != nil {
