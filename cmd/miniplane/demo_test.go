@@ -205,6 +205,13 @@ func TestDemoNarratesWhatTheComponentsRecorded(t *testing.T) {
 				assert.NotEqual(t, "kubelet", actor, "line %d %q: a kubelet line names its node", i, text)
 			}
 			assert.Equal(t, len(r.events), told, "each event told once")
+			var deleted []string
+			for _, l := range lines {
+				if name, ok := strings.CutPrefix(l[1], "Deleted pod: "); ok {
+					deleted = append(deleted, strings.Fields(name)[0])
+				}
+			}
+			assert.Contains(t, r.out, "scale-down removed first, as the controller ranked them: "+strings.Join(deleted, ", ")+"\n")
 			createdBySeed[r.seed] = append(createdBySeed[r.seed], created)
 
 			for _, pod := range created {

@@ -29,7 +29,7 @@ type storyStats struct {
 	failover     time.Duration // leader crash to the new leader's first write
 	oldLeader    string
 	newLeader    string
-	deletedFirst []string // the pods the scale-down removed, in the order predicted
+	deletedFirst []string // the pods the scale-down removed, in the order the controller deleted them
 }
 
 const (
@@ -239,19 +239,15 @@ func (s *story) scale(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	now := s.p.now()
-	// The demo's RC has no owner, so no other pods are related to its own:
-	// the controller passes none (relatedPods), and so does the prediction.
-	ranked := replication.PodsToDelete(pods, nil, len(pods)-1, now)
-	if left := slices.DeleteFunc(slices.Clone(pods), func(p *api.Pod) bool { return slices.Contains(ranked, p) }); len(left) == 1 {
-		ranked = append(ranked, left[0]) // the last, which nothing outranks
+	ranked, now, err := s.stableRanking(ctx, pods)
+	if err != nil {
+		return err
 	}
 	const goes = 3
 	var names []string
 	for _, p := range ranked[:goes] {
 		names = append(names, p.Metadata.Name)
 	}
-	s.stats.deletedFirst = names
 	s.plain("Scaling down, the controller ranks its pods: unscheduled before scheduled, pending")
 	s.plain("before running, not ready before ready, then ready for the shortest time first,")
 	s.plain("more restarts first, newest first. It compares the pods as the API stores them:")
@@ -270,19 +266,101 @@ func (s *story) scale(ctx context.Context) error {
 	if err := s.setReplicas(ctx, 2); err != nil {
 		return err
 	}
-	return s.waitFor(ctx, "2 ready pods", func() (bool, error) {
-		ok, err := s.settled(ctx, 2)
-		if !ok || err != nil {
-			return ok, err
+	if err := s.waitFor(ctx, "2 ready pods", func() (bool, error) { return s.settled(ctx, 2) }); err != nil {
+		return err
+	}
+	return s.compareRanking(ctx, pods, names, now)
+}
+
+// compareRanking tells whether the controller deleted the pods predicted,
+// from what it recorded on its SuccessfulDelete events: which pods, and
+// the time it ranked them at. When it chose others, it says why, by
+// ranking the same pods at the controller's time: a moment later, two
+// pods' ages may fall in one log2 bucket and their uids decide.
+func (s *story) compareRanking(ctx context.Context, pods []*api.Pod, predicted []string, predictedAt time.Time) error {
+	evs, _, err := apiserver.For[*api.Event](s.c).List(ctx, demoNS, apiserver.ListOptions{FieldSelector: "involvedObject.name=" + demoName})
+	if err != nil {
+		return err
+	}
+	var deleted []string
+	var rankedAt time.Time
+	for _, e := range evs {
+		name, ok := strings.CutPrefix(e.Message, "Deleted pod: ")
+		if e.Reason != replication.ReasonSuccessfulDelete || !ok {
+			continue
 		}
-		left, err := s.webPods(ctx)
-		for _, p := range left {
-			if slices.Contains(names, p.Metadata.Name) {
-				return false, fmt.Errorf("pod %s was predicted to go but stayed", p.Metadata.Name)
+		deleted = append(deleted, name)
+		if t, err := time.Parse(time.RFC3339Nano, e.Metadata.Annotations[replication.AnnotationRankedAt]); err == nil {
+			rankedAt = t
+		}
+	}
+	s.stats.deletedFirst = deleted
+	at := rankedAt.UTC().Format("15:04:05.00")
+	if slices.Equal(slices.Sorted(slices.Values(deleted)), slices.Sorted(slices.Values(predicted))) {
+		s.plain("The controller ranked them at %s UTC (its SuccessfulDelete events say so) and deleted", at)
+		s.plain("the three predicted.")
+		return nil
+	}
+	s.plain("The controller ranked them at %s UTC, %.1fs after the prediction, and deleted %s.",
+		at, rankedAt.Sub(predictedAt).Seconds(), strings.Join(deleted, ", "))
+	var went, stayed *api.Pod
+	for _, p := range pods {
+		switch name := p.Metadata.Name; {
+		case slices.Contains(deleted, name) && !slices.Contains(predicted, name) && went == nil:
+			went = p
+		case slices.Contains(predicted, name) && !slices.Contains(deleted, name) && stayed == nil:
+			stayed = p
+		}
+	}
+	again := replication.PodsToDelete(pods, nil, len(deleted), rankedAt)
+	var againNames []string
+	for _, p := range again {
+		againNames = append(againNames, p.Metadata.Name)
+	}
+	if went != nil && stayed != nil && slices.Equal(slices.Sorted(slices.Values(againNames)), slices.Sorted(slices.Values(deleted))) {
+		s.plain("Ranked at that time, %s goes before %s: %s.", went.Metadata.Name, stayed.Metadata.Name,
+			replication.RankRuleOf(went, stayed, nil, rankedAt))
+		return nil
+	}
+	s.plain("Ranked at that time, the pods as the story saw them give %s: the controller's cache", strings.Join(againNames, ", "))
+	s.plain("held other versions of them.")
+	return nil
+}
+
+// rankingWindow is how far ahead a prediction of the scale-down must hold:
+// the controller ranks the pods with its own clock a moment after the
+// story does, and a pod's age may cross a log2 bucket's bound meanwhile.
+const rankingWindow = time.Second
+
+// stableRanking returns every pod in the order replication.PodsToDelete
+// ranks them, and the time it ranked them at, once that order is the same
+// at every point of the next rankingWindow (it waits, a tenth of a second
+// at a time, while a bucket bound is near).
+func (s *story) stableRanking(ctx context.Context, pods []*api.Pod) ([]*api.Pod, time.Time, error) {
+	// The demo's RC has no owner, so no other pods are related to its own:
+	// the controller passes none (relatedPods), and so does the prediction.
+	rank := func(now time.Time) []*api.Pod {
+		ranked := replication.PodsToDelete(pods, nil, len(pods)-1, now)
+		for _, p := range pods {
+			if !slices.Contains(ranked, p) {
+				ranked = append(ranked, p) // the last, which nothing outranks
 			}
 		}
-		return true, err
+		return ranked
+	}
+	var ranked []*api.Pod
+	var now time.Time
+	err := s.waitFor(ctx, "a scale-down ranking that holds for a second", func() (bool, error) {
+		now = s.p.now()
+		ranked = rank(now)
+		for d := rankingWindow / 10; d <= rankingWindow; d += rankingWindow / 10 {
+			if !slices.Equal(rank(now.Add(d)), ranked) {
+				return false, nil
+			}
+		}
+		return true, nil
 	})
+	return ranked, now, err
 }
 
 func (s *story) setReplicas(ctx context.Context, n int32) error {
@@ -436,7 +514,7 @@ func (s *story) summary(ctx context.Context, elapsed time.Duration) error {
 	s.chapter("Summary (%.1fs)", elapsed.Seconds())
 	s.plain("pods created by the replication controller: %d; deleted by it: %d; by the garbage collector: the rest",
 		s.n.count("SuccessfulCreate"), s.n.count("SuccessfulDelete"))
-	s.plain("scale-down removed first, as replication.PodsToDelete ranked them: %s", strings.Join(s.stats.deletedFirst, ", "))
+	s.plain("scale-down removed first, as the controller ranked them: %s", strings.Join(s.stats.deletedFirst, ", "))
 	if s.stats.newLeader != "" {
 		s.plain("leader %s crashed; %s took over, first write %.1fs after the crash (lease %s)",
 			s.stats.oldLeader, s.stats.newLeader, s.stats.failover.Seconds(), s.p.leaseSettings().LeaseDuration)

@@ -447,7 +447,8 @@ func (c *Controller) manageReplicas(ctx context.Context, key string, rc *api.Rep
 	case del > 0:
 		c.log.Info("too many replicas, deleting", zap.String("key", key),
 			zap.Int32("want", replicasOf(rc)), zap.Int("have", len(owned)), zap.Int("deleting", del))
-		victims := PodsToDelete(owned, c.relatedPods(rc), del, c.clock.Now())
+		rankedAt := c.clock.Now()
+		victims := PodsToDelete(owned, c.relatedPods(rc), del, rankedAt)
 		podKeys := make([]string, len(victims))
 		for i, p := range victims {
 			podKeys[i] = api.KeyOf(&p.Metadata)
@@ -455,7 +456,7 @@ func (c *Controller) manageReplicas(ctx context.Context, key string, rc *api.Rep
 		c.expectations.ExpectDeletions(key, podKeys)
 		var first error
 		for i, p := range victims {
-			if err := c.deletePodFor(ctx, key, rc, p); err != nil {
+			if err := c.deletePodFor(ctx, key, rc, p, rankedAt); err != nil {
 				// This deletion will not be observed (or already was).
 				c.expectations.DeletionObserved(key, podKeys[i])
 				if !apiserver.IsNotFound(err) && first == nil {
@@ -524,8 +525,11 @@ func (c *Controller) createPod(ctx context.Context, key string, rc *api.Replicat
 
 // deletePodFor deletes one of rc's pods. NotFound is returned as is (the
 // caller does not count it as a failure) and gets no event.
-func (c *Controller) deletePodFor(ctx context.Context, key string, rc *api.ReplicationController, pod *api.Pod) error {
+func (c *Controller) deletePodFor(ctx context.Context, key string, rc *api.ReplicationController, pod *api.Pod, rankedAt time.Time) error {
 	facts := c.expectationAnnotations(key)
+	if facts != nil {
+		facts[AnnotationRankedAt] = rankedAt.UTC().Format(time.RFC3339Nano)
+	}
 	_, err := c.client.Delete(ctx, apiserver.Pods, pod.Metadata.Namespace, pod.Metadata.Name, api.DeleteOptions{})
 	switch {
 	case err == nil:
@@ -578,9 +582,13 @@ func controllerRef(rc *api.ReplicationController) api.OwnerReference {
 // before it made that create or delete (so the pod it names counts among
 // them). A reader that asked the controller later would get a later answer:
 // the informer may have seen the pod meanwhile. The demo narrates these.
+// A SuccessfulDelete event also carries the time the controller ranked its
+// pods at (PodsToDelete's now): ages are compared in log2 buckets, so the
+// same pods can rank differently a moment later.
 const (
 	AnnotationExpectedCreations = "replication.miniplane.io/expected-creations"
 	AnnotationExpectedDeletions = "replication.miniplane.io/expected-deletions"
+	AnnotationRankedAt          = "replication.miniplane.io/ranked-at"
 )
 
 // expectationAnnotations reads the expectations of the RC with key now.

@@ -444,6 +444,9 @@ func TestEventsCarryTheExpectationsAtEachWrite(t *testing.T) {
 		"Deleted pod: " + deleted[0] + " creations=0 deletions=2",
 		"Deleted pod: " + deleted[1] + " creations=0 deletions=1",
 	}, sortedLike(facts(ReasonSuccessfulDelete), deleted))
+	for _, e := range events(t, h.srv, ReasonSuccessfulDelete) {
+		assert.Equal(t, h.clk.Now().UTC().Format(time.RFC3339Nano), e.Metadata.Annotations[AnnotationRankedAt], "the time PodsToDelete ranked at")
+	}
 }
 
 // traceLines returns the pod names of the trace's lines that start with
