@@ -24,6 +24,9 @@ func allTopLevelTypes() []reflect.Type {
 		Event{}, EventList{},
 		EventsV1Event{}, EventsV1EventList{}, Eviction{},
 		Namespace{}, NamespaceList{},
+		ConfigMap{}, ConfigMapList{},
+		Secret{}, SecretList{},
+		ServiceAccount{}, ServiceAccountList{},
 		Scale{}, Binding{}, Status{}, DeleteOptions{}, WatchEvent{},
 	}
 	types := make([]reflect.Type, len(values))
@@ -39,6 +42,7 @@ func allObjects() []Object {
 		&Pod{}, &ReplicationController{}, &Service{}, &Endpoints{}, &Node{},
 		&Lease{}, &Event{}, &Namespace{}, &Scale{},
 		&EventsV1Event{}, &Eviction{},
+		&ConfigMap{}, &Secret{}, &ServiceAccount{},
 	}
 }
 

@@ -6,7 +6,8 @@
 //   - The object metadata every kind carries: [TypeMeta], [ObjectMeta], [ListMeta],
 //     [OwnerReference], [ObjectReference], and the [Time] and [MicroTime] timestamps.
 //   - The kinds miniplane serves: [Pod], [ReplicationController], [Service], [Endpoints],
-//     [Node], [Lease], [Event] and [Namespace], each with its XxxList, plus the [Scale]
+//     [Node], [Lease], [Event], [Namespace], [ConfigMap], [Secret] and [ServiceAccount],
+//     each with its XxxList, plus the [Scale]
 //     and [Binding] subresource bodies, [Status] (the shape of every API error),
 //     [DeleteOptions] and [WatchEvent].
 //   - The [Object] interface that the store, informers and controllers handle kinds through.
