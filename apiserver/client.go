@@ -17,6 +17,9 @@ const (
 	Nodes                  = "nodes"
 	Leases                 = "leases"
 	Events                 = "events"
+	ConfigMaps             = "configmaps"
+	Secrets                = "secrets"
+	ServiceAccounts        = "serviceaccounts"
 	// EventsK8sIO is events.k8s.io/v1 Events: the objects of Events, stored
 	// once and shown in the newer version (api.EventsV1Event).
 	EventsK8sIO = "events.events.k8s.io"

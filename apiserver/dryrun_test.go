@@ -116,8 +116,8 @@ func TestDryRunWritesStoreNothing(t *testing.T) {
 func TestResources(t *testing.T) {
 	s, _ := newServer(t)
 	all := s.Resources()
-	require.Len(t, all, 9)
-	assert.Equal(t, "endpoints", all[0].Resource, "core group first, sorted by name")
+	require.Len(t, all, 12)
+	assert.Equal(t, "configmaps", all[0].Resource, "core group first, sorted by name")
 	assert.Equal(t, "leases", all[len(all)-2].Resource, "named groups after core")
 	assert.Equal(t, apiserver.GroupResource{Group: "events.k8s.io", Resource: "events"}, all[len(all)-1].GroupResource())
 
@@ -134,6 +134,9 @@ func TestResources(t *testing.T) {
 		{"leases", apiserver.ResourceInfo{Resource: "leases", Singular: "lease", Group: "coordination.k8s.io", Version: "v1", Kind: "Lease", Namespaced: true}, "coordination.k8s.io/v1", ""},
 		{"leases.coordination.k8s.io", apiserver.ResourceInfo{Resource: "leases", Singular: "lease", Group: "coordination.k8s.io", Version: "v1", Kind: "Lease", Namespaced: true}, "coordination.k8s.io/v1", ""},
 		{"events", apiserver.ResourceInfo{Resource: "events", Singular: "event", Version: "v1", Kind: "Event", Namespaced: true, ShortNames: []string{"ev"}}, "v1", ""},
+		{"configmaps", apiserver.ResourceInfo{Resource: "configmaps", Singular: "configmap", Version: "v1", Kind: "ConfigMap", Namespaced: true, ShortNames: []string{"cm"}}, "v1", ""},
+		{"secrets", apiserver.ResourceInfo{Resource: "secrets", Singular: "secret", Version: "v1", Kind: "Secret", Namespaced: true}, "v1", ""},
+		{"serviceaccounts", apiserver.ResourceInfo{Resource: "serviceaccounts", Singular: "serviceaccount", Version: "v1", Kind: "ServiceAccount", Namespaced: true, ShortNames: []string{"sa"}}, "v1", ""},
 		{"events.events.k8s.io", apiserver.ResourceInfo{Resource: "events", Singular: "event", Group: "events.k8s.io", Version: "v1", Kind: "Event", Namespaced: true, ShortNames: []string{"ev"}, StoredAs: "events"}, "events.k8s.io/v1", "*api.EventsV1Event"},
 	}
 	for _, tt := range tests {

@@ -17,6 +17,14 @@ type kind struct {
 	namespaced bool
 	newObj     func() api.Object
 
+	// singular is the singular name in discovery; empty means the plural
+	// without its final "s".
+	singular string
+	// shortNames are kubectl's abbreviations ("po"), and categories the
+	// groups `kubectl get` expands ("all"), as Kubernetes' REST storage
+	// declares them (ShortNamesProvider, CategoriesProvider).
+	shortNames, categories []string
+
 	// hasStatus: the kind has a status subresource, so a main update keeps
 	// the stored status and a status update changes only status.
 	hasStatus bool
@@ -109,14 +117,14 @@ func typed[T api.Object](k *kind, defaults func(T), validate func(T) FieldErrors
 // kinds that serve a stored one in another group or version.
 func newKinds() []*kind {
 	events := typed(&kind{
-		gr: GroupResource{Resource: "events"}, kind: "Event", apiVersion: "v1", namespaced: true,
+		gr: GroupResource{Resource: "events"}, kind: "Event", apiVersion: "v1", namespaced: true, shortNames: []string{"ev"},
 		newObj:     func() api.Object { return &api.Event{} },
 		fields:     eventFields,
 		fieldNames: []string{"involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"},
 	}, defaultEvent, validateEvent, validateEventUpdate)
 	return []*kind{
 		typed(&kind{
-			gr: GroupResource{Resource: "namespaces"}, kind: "Namespace", apiVersion: "v1",
+			gr: GroupResource{Resource: "namespaces"}, kind: "Namespace", apiVersion: "v1", shortNames: []string{"ns"},
 			newObj: func() api.Object { return &api.Namespace{} }, hasStatus: true,
 			fields: func(o api.Object) map[string]string {
 				return map[string]string{"status.phase": string(o.(*api.Namespace).Status.Phase)}
@@ -124,7 +132,7 @@ func newKinds() []*kind {
 			fieldNames: []string{"status.phase"},
 		}, defaultNamespace, validateNamespace, validateNamespaceUpdate),
 		typed(&kind{
-			gr: GroupResource{Resource: "pods"}, kind: "Pod", apiVersion: "v1", namespaced: true,
+			gr: GroupResource{Resource: "pods"}, kind: "Pod", apiVersion: "v1", namespaced: true, shortNames: []string{"po"}, categories: []string{"all"},
 			newObj: func() api.Object { return &api.Pod{} }, hasStatus: true, resetStatusOnCreate: true,
 			fields:       podFields,
 			fieldNames:   []string{"spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName", "status.phase", "status.podIP", "status.nominatedNodeName"},
@@ -132,6 +140,7 @@ func newKinds() []*kind {
 		}, defaultPod, validatePod, validatePodUpdate),
 		typed(&kind{
 			gr: GroupResource{Resource: "replicationcontrollers"}, kind: "ReplicationController", apiVersion: "v1", namespaced: true,
+			shortNames: []string{"rc"}, categories: []string{"all"},
 			newObj: func() api.Object { return &api.ReplicationController{} }, hasStatus: true, resetStatusOnCreate: true,
 			fields: func(o api.Object) map[string]string {
 				return map[string]string{"status.replicas": strconv.Itoa(int(o.(*api.ReplicationController).Status.Replicas))}
@@ -143,15 +152,15 @@ func newKinds() []*kind {
 			defaultPropagation: api.DeletePropagationOrphan,
 		}, defaultReplicationController, validateReplicationController, validateReplicationControllerUpdate),
 		typed(&kind{
-			gr: GroupResource{Resource: "services"}, kind: "Service", apiVersion: "v1", namespaced: true,
+			gr: GroupResource{Resource: "services"}, kind: "Service", apiVersion: "v1", namespaced: true, shortNames: []string{"svc"}, categories: []string{"all"},
 			newObj: func() api.Object { return &api.Service{} }, hasStatus: true, resetStatusOnCreate: true,
 		}, defaultService, validateService, validateServiceUpdate),
 		typed(&kind{
-			gr: GroupResource{Resource: "endpoints"}, kind: "Endpoints", apiVersion: "v1", namespaced: true,
+			gr: GroupResource{Resource: "endpoints"}, kind: "Endpoints", apiVersion: "v1", namespaced: true, singular: "endpoints", shortNames: []string{"ep"},
 			newObj: func() api.Object { return &api.Endpoints{} },
 		}, defaultEndpoints, validateEndpoints, validateEndpointsUpdate),
 		typed(&kind{
-			gr: GroupResource{Resource: "nodes"}, kind: "Node", apiVersion: "v1",
+			gr: GroupResource{Resource: "nodes"}, kind: "Node", apiVersion: "v1", shortNames: []string{"no"},
 			newObj: func() api.Object { return &api.Node{} }, hasStatus: true,
 			fields: func(o api.Object) map[string]string {
 				return map[string]string{"spec.unschedulable": strconv.FormatBool(o.(*api.Node).Spec.Unschedulable)}
@@ -162,6 +171,22 @@ func newKinds() []*kind {
 			gr: GroupResource{Group: "coordination.k8s.io", Resource: "leases"}, kind: "Lease", apiVersion: "coordination.k8s.io/v1", namespaced: true,
 			newObj: func() api.Object { return &api.Lease{} },
 		}, defaultLease, validateLease, validateLeaseUpdate),
+		typed(&kind{
+			gr: GroupResource{Resource: "configmaps"}, kind: "ConfigMap", apiVersion: "v1", namespaced: true, shortNames: []string{"cm"},
+			newObj: func() api.Object { return &api.ConfigMap{} },
+		}, defaultConfigMap, validateConfigMap, validateConfigMapUpdate),
+		typed(&kind{
+			gr: GroupResource{Resource: "secrets"}, kind: "Secret", apiVersion: "v1", namespaced: true,
+			newObj: func() api.Object { return &api.Secret{} },
+			fields: func(o api.Object) map[string]string {
+				return map[string]string{"type": string(o.(*api.Secret).Type)}
+			},
+			fieldNames: []string{"type"},
+		}, defaultSecret, validateSecret, validateSecretUpdate),
+		typed(&kind{
+			gr: GroupResource{Resource: "serviceaccounts"}, kind: "ServiceAccount", apiVersion: "v1", namespaced: true, shortNames: []string{"sa"},
+			newObj: func() api.Object { return &api.ServiceAccount{} },
+		}, defaultServiceAccount, validateServiceAccount, validateServiceAccountUpdate),
 		events,
 		eventsV1(events),
 	}

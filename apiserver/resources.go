@@ -63,16 +63,6 @@ func (r ResourceInfo) GroupResource() GroupResource {
 // "leases.coordination.k8s.io", "events.events.k8s.io".
 func (r ResourceInfo) Name() string { return r.GroupResource().String() }
 
-// Short names and categories of the served resources, as Kubernetes' REST
-// storage declares them (ShortNamesProvider, CategoriesProvider).
-var (
-	shortNames = map[string][]string{
-		Pods: {"po"}, ReplicationControllers: {"rc"}, Services: {"svc"}, Endpoints: {"ep"},
-		Nodes: {"no"}, Namespaces: {"ns"}, Events: {"ev"},
-	}
-	inCategoryAll = []string{Pods, ReplicationControllers, Services}
-)
-
 // Resources returns every resource the server serves, sorted by group and
 // then by resource name. A stored kind served in several groups is listed
 // in each: events in the core group and in events.k8s.io.
@@ -121,16 +111,13 @@ func (k *kind) info() ResourceInfo {
 		HasScale:    k.gr.Resource == ReplicationControllers,
 		HasBinding:  k.gr == GroupResource{Resource: Pods},
 		HasEviction: k.gr == GroupResource{Resource: Pods},
-		ShortNames:  slices.Clone(shortNames[k.gr.Resource]),
+		ShortNames:  slices.Clone(k.shortNames),
+		Categories:  slices.Clone(k.categories),
+		Singular:    k.singular,
 		New:         k.newObj,
 	}
-	if k.gr.Resource == Endpoints {
-		r.Singular = "endpoints"
-	} else {
-		r.Singular = k.gr.Resource[:len(k.gr.Resource)-1]
-	}
-	if slices.Contains(inCategoryAll, k.gr.Resource) {
-		r.Categories = []string{"all"}
+	if r.Singular == "" {
+		r.Singular = strings.TrimSuffix(k.gr.Resource, "s")
 	}
 	if st := k.stored(); st != k {
 		r.StoredAs = st.gr.String()

@@ -48,6 +48,12 @@ func ResourceOf(obj api.Object) string {
 		return Events
 	case *api.EventsV1Event:
 		return EventsK8sIO
+	case *api.ConfigMap:
+		return ConfigMaps
+	case *api.Secret:
+		return Secrets
+	case *api.ServiceAccount:
+		return ServiceAccounts
 	}
 	return ""
 }
