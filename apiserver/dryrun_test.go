@@ -111,6 +111,14 @@ func TestDryRunWritesStoreNothing(t *testing.T) {
 	}
 }
 
+// declaredColumns are the table columns kinds declare with their
+// registration, by resource; the others' are the HTTP front's.
+var declaredColumns = map[string][]string{
+	"configmaps":      {"Name", "Data", "Age"},
+	"secrets":         {"Name", "Type", "Data", "Age"},
+	"serviceaccounts": {"Name", "Secrets", "Age"},
+}
+
 // TestResources checks the descriptions the HTTP front routes and
 // discovers by.
 func TestResources(t *testing.T) {
@@ -150,6 +158,12 @@ func TestResources(t *testing.T) {
 			}
 			assert.Equal(t, goType, fmt.Sprintf("%T", got.New()))
 			got.New = nil
+			var columns []string
+			for _, c := range got.Columns {
+				columns = append(columns, c.Name)
+			}
+			assert.Equal(t, declaredColumns[tt.resource], columns, "the columns the kind declares")
+			got.Columns = nil
 			assert.Equal(t, tt.want, got)
 			assert.Equal(t, tt.apiVersion, got.APIVersion())
 			assert.Equal(t, tt.want.GroupResource().String(), got.Name())

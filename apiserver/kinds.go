@@ -24,6 +24,10 @@ type kind struct {
 	// groups `kubectl get` expands ("all"), as Kubernetes' REST storage
 	// declares them (ShortNamesProvider, CategoriesProvider).
 	shortNames, categories []string
+	// columns are kubectl's columns for the kind (Kubernetes'
+	// pkg/printers/internalversion), declared here so the HTTP front needs
+	// no entry of its own. See ResourceInfo.Columns.
+	columns []Column
 
 	// hasStatus: the kind has a status subresource, so a main update keeps
 	// the stored status and a status update changes only status.
@@ -113,6 +117,13 @@ func typed[T api.Object](k *kind, defaults func(T), validate func(T) FieldErrors
 	return k
 }
 
+// The Name and Age columns every kind's table starts and ends with; their
+// cells are filled by the table, not by the kind.
+var (
+	nameColumn = Column{Name: "Name", Type: "string", Description: "Name must be unique within a namespace."}
+	ageColumn  = Column{Name: "Age", Type: "string", Description: "The time since the object was created."}
+)
+
 // newKinds returns every kind the server serves: the stored kinds, then the
 // kinds that serve a stored one in another group or version.
 func newKinds() []*kind {
@@ -174,10 +185,22 @@ func newKinds() []*kind {
 		typed(&kind{
 			gr: GroupResource{Resource: "configmaps"}, kind: "ConfigMap", apiVersion: "v1", namespaced: true, shortNames: []string{"cm"},
 			newObj: func() api.Object { return &api.ConfigMap{} },
+			columns: []Column{nameColumn,
+				{Name: "Data", Type: "string", Description: "Data contains the configuration data.", Cell: func(o api.Object) any {
+					c := o.(*api.ConfigMap)
+					return int64(len(c.Data) + len(c.BinaryData))
+				}},
+				ageColumn},
 		}, defaultConfigMap, validateConfigMap, validateConfigMapUpdate),
 		typed(&kind{
 			gr: GroupResource{Resource: "secrets"}, kind: "Secret", apiVersion: "v1", namespaced: true,
 			newObj: func() api.Object { return &api.Secret{} },
+			columns: []Column{nameColumn,
+				{Name: "Type", Type: "string", Description: "Used to facilitate programmatic handling of secret data.",
+					Cell: func(o api.Object) any { return string(o.(*api.Secret).Type) }},
+				{Name: "Data", Type: "string", Description: "Data contains the secret data.",
+					Cell: func(o api.Object) any { return int64(len(o.(*api.Secret).Data)) }},
+				ageColumn},
 			fields: func(o api.Object) map[string]string {
 				return map[string]string{"type": string(o.(*api.Secret).Type)}
 			},
@@ -186,6 +209,10 @@ func newKinds() []*kind {
 		typed(&kind{
 			gr: GroupResource{Resource: "serviceaccounts"}, kind: "ServiceAccount", apiVersion: "v1", namespaced: true, shortNames: []string{"sa"},
 			newObj: func() api.Object { return &api.ServiceAccount{} },
+			columns: []Column{nameColumn,
+				{Name: "Secrets", Type: "string", Description: "Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.",
+					Cell: func(o api.Object) any { return int64(len(o.(*api.ServiceAccount).Secrets)) }},
+				ageColumn},
 		}, defaultServiceAccount, validateServiceAccount, validateServiceAccountUpdate),
 		events,
 		eventsV1(events),

@@ -36,6 +36,10 @@ type ResourceInfo struct {
 	ShortNames []string
 	// Categories group resources for `kubectl get all`.
 	Categories []string
+	// Columns are what `kubectl get` prints for the resource when the kind
+	// declares them with its registration; nil leaves the choice to the
+	// HTTP front (its own printers, else name and age).
+	Columns []Column
 	// New returns an empty object of the kind.
 	New func() api.Object
 	// StoredAs, when not empty, names (as Name does) the resource whose
@@ -43,6 +47,24 @@ type ResourceInfo struct {
 	// events.k8s.io/v1 events are core/v1 events. A client that wants each
 	// stored object once watches only the resources where it is empty.
 	StoredAs string
+}
+
+// Column is one column of the table `kubectl get` prints, as Kubernetes'
+// printers declare it (metav1.TableColumnDefinition plus the function that
+// fills a row's cell).
+type Column struct {
+	// Name is the header, "Name" and "Age" included: "Data".
+	Name string
+	// Type is the OpenAPI type of the cells: "string", "integer".
+	Type string
+	// Description says what the column shows.
+	Description string
+	// Priority 0 columns always show; 1 only with -o wide.
+	Priority int
+	// Cell returns the column's value for an object of the kind. Nil for
+	// the Name and Age columns, which every table fills alike (the name,
+	// and the time since creationTimestamp on the server's clock).
+	Cell func(api.Object) any
 }
 
 // APIVersion returns "group/version", or "version" in the core group.
@@ -114,6 +136,7 @@ func (k *kind) info() ResourceInfo {
 		ShortNames:  slices.Clone(k.shortNames),
 		Categories:  slices.Clone(k.categories),
 		Singular:    k.singular,
+		Columns:     slices.Clone(k.columns),
 		New:         k.newObj,
 	}
 	if r.Singular == "" {

@@ -53,6 +53,8 @@ func TestAggregatedDiscovery(t *testing.T) {
 			"/pods": "Pod Namespaced [po]" + all, "/replicationcontrollers": "ReplicationController Namespaced [rc]" + all,
 			"/services": "Service Namespaced [svc]" + all, "/endpoints": "Endpoints Namespaced [ep]" + all, "/nodes": "Node Cluster [no]" + all,
 			"/namespaces": "Namespace Cluster [ns]" + all, "/events": "Event Namespaced [ev]" + all,
+			"/configmaps": "ConfigMap Namespaced [cm]" + all, "/secrets": "Secret Namespaced []" + all,
+			"/serviceaccounts": "ServiceAccount Namespaced [sa]" + all,
 		}},
 		{"/apis", []string{"authentication.k8s.io", "authorization.k8s.io", "coordination.k8s.io", "events.k8s.io"}, map[string]string{
 			"authentication.k8s.io/selfsubjectreviews":      "SelfSubjectReview Cluster [] [create]",
@@ -233,7 +235,8 @@ func TestOpenAPI(t *testing.T) {
 		}
 		assert.Contains(t, names, "query:fieldValidation", path)
 	}
-	assert.Equal(t, map[string]bool{"Pod": true, "ReplicationController": true, "Service": true, "Endpoints": true, "Node": true, "Namespace": true, "Event": true}, kinds)
+	assert.Equal(t, map[string]bool{"Pod": true, "ReplicationController": true, "Service": true, "Endpoints": true, "Node": true, "Namespace": true, "Event": true,
+		"ConfigMap": true, "Secret": true, "ServiceAccount": true}, kinds)
 	assert.Contains(t, doc.Paths, "/api/v1/namespaces/{namespace}/pods/{name}")
 	assert.Contains(t, doc.Paths, "/api/v1/namespaces/{name}")
 

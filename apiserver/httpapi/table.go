@@ -242,12 +242,40 @@ var defaultPrinter = printer{
 	},
 }
 
+// declaredPrinter prints the columns a kind declared with its registration,
+// or name and age when it declared none.
+func declaredPrinter(cols []apiserver.Column) printer {
+	if len(cols) == 0 {
+		return defaultPrinter
+	}
+	p := printer{columns: make([]column, len(cols))}
+	for i, c := range cols {
+		p.columns[i] = col(c.Name, c.Type, c.Description, c.Priority)
+	}
+	p.cells = func(o api.Object, now time.Time) []any {
+		m := o.GetObjectMeta()
+		cells := make([]any, len(cols))
+		for i, c := range cols {
+			switch {
+			case c.Cell != nil:
+				cells[i] = c.Cell(o)
+			case c.Name == "Name":
+				cells[i] = m.Name
+			case c.Name == "Age":
+				cells[i] = age(m.CreationTimestamp, now)
+			}
+		}
+		return cells
+	}
+	return p
+}
+
 // tableOf prints objects as a Table; withColumns false leaves the column
 // definitions out (watch events after the first).
 func (h *Handler) tableOf(info apiserver.ResourceInfo, objs []api.Object, out output, meta api.ListMeta, withColumns bool) (*table, error) {
 	p, ok := printers[info.GroupResource()]
 	if !ok {
-		p = defaultPrinter
+		p = declaredPrinter(info.Columns)
 	}
 	t := &table{Kind: "Table", APIVersion: "meta.k8s.io/" + out.tableVersion, Metadata: meta, Rows: make([]row, 0, len(objs))}
 	if t.APIVersion == "meta.k8s.io/" {
