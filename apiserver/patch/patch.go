@@ -19,7 +19,7 @@ const (
 // Apply applies a JSON patch, merge patch or strategic merge patch to original (the
 // stored object as JSON) and returns the patched object as compact JSON with sorted keys.
 // kind is the object's Kind ("Pod", "ReplicationController", "Service", "Endpoints",
-// "Node", "Lease", "Event", "Namespace", "Scale"); it chooses the merge keys of a
+// "Node", "Lease", "Event", "Namespace", "Scale", "ConfigMap", "Secret", "ServiceAccount"); it chooses the merge keys of a
 // strategic merge patch and is ignored by the other two types.
 //
 // Errors are *Error: ReasonBadRequest for a patch that is malformed (not JSON, not the

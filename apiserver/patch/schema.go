@@ -122,5 +122,11 @@ func schemas() map[string]*schema {
 		"Lease":     metaOnly,
 		"Event":     metaOnly,
 		"Scale":     metaOnly,
+		"ConfigMap": metaOnly,
+		"Secret":    metaOnly,
+		"ServiceAccount": object(map[string]*fieldMeta{
+			"metadata": nested(objectMeta),
+			"secrets":  mergeBy("name", nil),
+		}),
 	}
 }
