@@ -15,9 +15,13 @@ type kindInfo struct {
 	namespaced bool
 }
 
-// servedKinds returns the kinds this server serves, in resource order.
+// servedKinds returns the kinds this server serves, in resource order: each
+// stored kind once (events.k8s.io Events are the core Events). A test checks
+// it against the server's Resources, so a kind added there and not here
+// fails.
 func servedKinds() []kindInfo {
 	return []kindInfo{
+		{kind: "ConfigMap", resource: apiserver.ConfigMaps, namespaced: true},
 		{kind: "Endpoints", resource: apiserver.Endpoints, namespaced: true},
 		{kind: "Event", resource: apiserver.Events, namespaced: true},
 		{kind: "Lease", group: "coordination.k8s.io", resource: apiserver.Leases, namespaced: true},
@@ -25,7 +29,9 @@ func servedKinds() []kindInfo {
 		{kind: "Node", resource: apiserver.Nodes},
 		{kind: "Pod", resource: apiserver.Pods, namespaced: true},
 		{kind: "ReplicationController", resource: apiserver.ReplicationControllers, namespaced: true},
+		{kind: "Secret", resource: apiserver.Secrets, namespaced: true},
 		{kind: "Service", resource: apiserver.Services, namespaced: true},
+		{kind: "ServiceAccount", resource: apiserver.ServiceAccounts, namespaced: true},
 	}
 }
 
