@@ -90,7 +90,7 @@ type Secret struct {
 	// StringData is a write-only convenience: its values replace Data's of the same key.
 	StringData map[string]string `json:"stringData,omitempty" protobuf:"bytes,4,rep,name=stringData" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// Type is what the secret holds; Opaque when empty on create.
-	Type SecretType `json:"type,omitempty" protobuf:"bytes,3,opt,name=type,casttype=SecretType"`
+	Type SecretType `json:"type,omitempty" protobuf:"bytes,3,opt,name=type"`
 }
 
 // GetObjectMeta returns the secret's metadata.

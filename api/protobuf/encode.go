@@ -238,8 +238,14 @@ func (e *encoder) appendMap(b []byte, f *field, fv reflect.Value) ([]byte, error
 		b = append(b, 0)
 		b = protowire.AppendTag(b, 1, protowire.BytesType)
 		b = protowire.AppendString(b, k.String())
+		v := fv.MapIndex(k)
+		if f.val.kind == kindBytes && v.IsNil() {
+			// gogo writes no value for a nil []byte (a JSON null); an empty one is written.
+			b = fixLength(b, start)
+			continue
+		}
 		var err error
-		if b, err = e.appendValue(b, valTag, &f.val, fv.MapIndex(k)); err != nil {
+		if b, err = e.appendValue(b, valTag, &f.val, v); err != nil {
 			return b, err
 		}
 		b = fixLength(b, start)

@@ -147,6 +147,11 @@ func TestMarshalExactBytes(t *testing.T) {
 				" 52 d5 01 08 00 10 00 18 00 20 00 2a c8 01" + strings.Repeat(" 78", 200) + " 32 00",
 		},
 		{
+			name: "a nil []byte map value is an entry without a value, an empty one has an empty value (gogo)",
+			in:   &api.ConfigMap{BinaryData: map[string][]byte{"a": nil, "b": {}}},
+			want: "0a 0e 0a 00 12 00 1a 00 2a 00 32 00 38 00 42 00" + " 1a 03 0a 01 61" + " 1a 05 0a 01 62 12 00", // empty metadata first
+		},
+		{
 			name: "a struct value, not a pointer, encodes the same",
 			in:   testEnvVar{Name: "A", Value: "b"},
 			want: "0a 01 41 12 01 62",

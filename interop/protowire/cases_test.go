@@ -274,6 +274,34 @@ func fullNamespace(name string) api.Namespace {
 	}
 }
 
+func fullConfigMap(name string) api.ConfigMap {
+	return api.ConfigMap{
+		Metadata:   fullObjectMeta(name),
+		Immutable:  ptr(true),
+		Data:       map[string]string{"app.properties": "mode=dev\n", "LOG_LEVEL": "debug"},
+		BinaryData: map[string][]byte{"logo.png": {0x89, 'P', 'N', 'G', 0, 0xff}, "z": {1}},
+	}
+}
+
+func fullSecret(name string) api.Secret {
+	return api.Secret{
+		Metadata:   fullObjectMeta(name),
+		Immutable:  ptr(false),
+		Data:       map[string][]byte{"tls.crt": []byte("-----BEGIN CERTIFICATE-----"), "tls.key": {0, 1, 2, 0xfe}},
+		StringData: map[string]string{"note": "write-only"},
+		Type:       api.SecretTypeTLS,
+	}
+}
+
+func fullServiceAccount(name string) api.ServiceAccount {
+	return api.ServiceAccount{
+		Metadata:                     fullObjectMeta(name),
+		Secrets:                      []api.ObjectReference{fullObjectReference(), {Name: "builder-token"}},
+		ImagePullSecrets:             []api.LocalObjectReference{{Name: "registry"}, {Name: "mirror"}},
+		AutomountServiceAccountToken: ptr(false),
+	}
+}
+
 func fullStatus() api.Status {
 	return api.Status{
 		Metadata: fullListMeta(),
@@ -310,18 +338,25 @@ func fullCases() map[string]any {
 		"ReplicationController": ptr(fullReplicationController("web")),
 		"ReplicationControllerList": &api.ReplicationControllerList{Metadata: fullListMeta(),
 			Items: []api.ReplicationController{fullReplicationController("web")}},
-		"Service":       ptr(fullService("web")),
-		"ServiceList":   &api.ServiceList{Metadata: fullListMeta(), Items: []api.Service{fullService("web"), fullService("db")}},
-		"Endpoints":     ptr(fullEndpoints("web")),
-		"EndpointsList": &api.EndpointsList{Metadata: fullListMeta(), Items: []api.Endpoints{fullEndpoints("web")}},
-		"Node":          ptr(fullNode("node-1")),
-		"NodeList":      &api.NodeList{Metadata: fullListMeta(), Items: []api.Node{fullNode("node-1"), fullNode("node-2")}},
-		"Lease":         ptr(fullLease("kube-controller-manager")),
-		"LeaseList":     &api.LeaseList{Metadata: fullListMeta(), Items: []api.Lease{fullLease("a"), fullLease("b")}},
-		"Event":         ptr(fullEvent("web-1.17d1")),
-		"EventList":     &api.EventList{Metadata: fullListMeta(), Items: []api.Event{fullEvent("web-1.17d1")}},
-		"Namespace":     ptr(fullNamespace("team")),
-		"NamespaceList": &api.NamespaceList{Metadata: fullListMeta(), Items: []api.Namespace{fullNamespace("team"), fullNamespace("default")}},
+		"Service":        ptr(fullService("web")),
+		"ServiceList":    &api.ServiceList{Metadata: fullListMeta(), Items: []api.Service{fullService("web"), fullService("db")}},
+		"Endpoints":      ptr(fullEndpoints("web")),
+		"EndpointsList":  &api.EndpointsList{Metadata: fullListMeta(), Items: []api.Endpoints{fullEndpoints("web")}},
+		"Node":           ptr(fullNode("node-1")),
+		"NodeList":       &api.NodeList{Metadata: fullListMeta(), Items: []api.Node{fullNode("node-1"), fullNode("node-2")}},
+		"Lease":          ptr(fullLease("kube-controller-manager")),
+		"LeaseList":      &api.LeaseList{Metadata: fullListMeta(), Items: []api.Lease{fullLease("a"), fullLease("b")}},
+		"Event":          ptr(fullEvent("web-1.17d1")),
+		"EventList":      &api.EventList{Metadata: fullListMeta(), Items: []api.Event{fullEvent("web-1.17d1")}},
+		"Namespace":      ptr(fullNamespace("team")),
+		"NamespaceList":  &api.NamespaceList{Metadata: fullListMeta(), Items: []api.Namespace{fullNamespace("team"), fullNamespace("default")}},
+		"ConfigMap":      ptr(fullConfigMap("app")),
+		"ConfigMapList":  &api.ConfigMapList{Metadata: fullListMeta(), Items: []api.ConfigMap{fullConfigMap("a"), fullConfigMap("b")}},
+		"Secret":         ptr(fullSecret("tls")),
+		"SecretList":     &api.SecretList{Metadata: fullListMeta(), Items: []api.Secret{fullSecret("a"), fullSecret("b")}},
+		"ServiceAccount": ptr(fullServiceAccount("builder")),
+		"ServiceAccountList": &api.ServiceAccountList{Metadata: fullListMeta(),
+			Items: []api.ServiceAccount{fullServiceAccount("a"), fullServiceAccount("default")}},
 		"Scale": &api.Scale{
 			Metadata: fullObjectMeta("web"),
 			Spec:     api.ScaleSpec{Replicas: 5},
@@ -378,29 +413,34 @@ func specialCases() map[string]any {
 	}
 
 	return map[string]any{
-		"times before the epoch and zero":     &withTimes,
-		"microtimes at the ends of the range": &api.Lease{Spec: api.LeaseSpec{AcquireTime: &firstYear, RenewTime: &lastYear}},
-		"microtime zero":                      &api.Event{Series: &api.EventSeries{}},
-		"negative numbers":                    &negative,
-		"IntOrString both arms":               &intOrString,
-		"ResourceList quantities":             &quantities,
-		"managedFields FieldsV1":              &api.ReplicationController{Metadata: managed},
-		"Status with details and causes":      ptr(fullStatus()),
-		"Status without details":              &api.Status{Status: api.StatusSuccess, Code: 200},
-		"DeleteOptions with preconditions":    &api.DeleteOptions{Preconditions: &api.Preconditions{UID: ptr(api.UID(""))}},
-		"WatchEvent without object":           &api.WatchEvent{Type: api.WatchBookmark},
-		"empty list":                          &api.PodList{},
-		"empty list item":                     &api.PodList{Items: []api.Pod{{}}},
-		"empty pod":                           &api.Pod{},
-		"empty node":                          &api.Node{},
-		"empty event":                         &api.Event{},
-		"empty lease":                         &api.Lease{},
-		"empty scale":                         &api.Scale{},
-		"empty delete options":                &api.DeleteOptions{},
-		"empty status":                        &api.Status{},
-		"empty watch event":                   &api.WatchEvent{},
-		"pod template with empty containers":  &api.ReplicationController{Spec: api.ReplicationControllerSpec{Template: &api.PodTemplateSpec{Spec: api.PodSpec{Containers: []api.Container{{}}}}}},
-		"probe with an empty handler":         &api.Pod{Spec: api.PodSpec{Containers: []api.Container{{Name: "c", LivenessProbe: &api.Probe{}}}}},
+		"times before the epoch and zero":      &withTimes,
+		"microtimes at the ends of the range":  &api.Lease{Spec: api.LeaseSpec{AcquireTime: &firstYear, RenewTime: &lastYear}},
+		"microtime zero":                       &api.Event{Series: &api.EventSeries{}},
+		"negative numbers":                     &negative,
+		"IntOrString both arms":                &intOrString,
+		"ResourceList quantities":              &quantities,
+		"managedFields FieldsV1":               &api.ReplicationController{Metadata: managed},
+		"Status with details and causes":       ptr(fullStatus()),
+		"Status without details":               &api.Status{Status: api.StatusSuccess, Code: 200},
+		"DeleteOptions with preconditions":     &api.DeleteOptions{Preconditions: &api.Preconditions{UID: ptr(api.UID(""))}},
+		"WatchEvent without object":            &api.WatchEvent{Type: api.WatchBookmark},
+		"empty list":                           &api.PodList{},
+		"empty list item":                      &api.PodList{Items: []api.Pod{{}}},
+		"empty pod":                            &api.Pod{},
+		"empty node":                           &api.Node{},
+		"empty event":                          &api.Event{},
+		"empty lease":                          &api.Lease{},
+		"empty scale":                          &api.Scale{},
+		"empty config map":                     &api.ConfigMap{},
+		"empty secret":                         &api.Secret{},
+		"empty service account":                &api.ServiceAccount{},
+		"empty values in byte and string maps": &api.ConfigMap{Data: map[string]string{"e": ""}, BinaryData: map[string][]byte{"e": {}}},
+		"empty secret value":                   &api.Secret{Data: map[string][]byte{"empty": {}, "x": []byte("y")}},
+		"empty delete options":                 &api.DeleteOptions{},
+		"empty status":                         &api.Status{},
+		"empty watch event":                    &api.WatchEvent{},
+		"pod template with empty containers":   &api.ReplicationController{Spec: api.ReplicationControllerSpec{Template: &api.PodTemplateSpec{Spec: api.PodSpec{Containers: []api.Container{{}}}}}},
+		"probe with an empty handler":          &api.Pod{Spec: api.PodSpec{Containers: []api.Container{{Name: "c", LivenessProbe: &api.Probe{}}}}},
 	}
 }
 

@@ -167,6 +167,8 @@ func (c *choices) fill(v reflect.Value) {
 		v.SetString(c.string())
 	case reflect.Bool:
 		v.SetBool(c.byte()%2 == 1)
+	case reflect.Uint8: // an element of []byte: a secret's or a config map's binary data
+		v.SetUint(uint64(c.byte()))
 	case reflect.Int32:
 		v.SetInt(int64(int32(c.uint64())))
 	case reflect.Int64:
@@ -203,6 +205,12 @@ func (c *choices) fill(v reflect.Value) {
 			key, value := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
 			c.fill(key)
 			c.fill(value)
+			if value.Kind() == reflect.Slice && value.IsNil() {
+				// Never a nil []byte value: gogo writes none for it and reads the
+				// absence back as empty, so even upstream's own round trip turns a
+				// JSON null into "".
+				value.Set(reflect.MakeSlice(value.Type(), 0, 0))
+			}
 			m.SetMapIndex(key, value)
 		}
 		v.Set(m)
