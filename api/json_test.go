@@ -36,6 +36,9 @@ func TestFixturesRoundTrip(t *testing.T) {
 		{"eventsv1-event-series.json", &EventsV1Event{}},
 		{"eviction.json", &Eviction{}},
 		{"namespace.json", &Namespace{}},
+		{"configmap.json", &ConfigMap{}},
+		{"secret.json", &Secret{}},
+		{"serviceaccount.json", &ServiceAccount{}},
 		{"status-notfound.json", &Status{}},
 		{"status-invalid.json", &Status{}},
 		{"status-toomanyrequests.json", &Status{}},
@@ -70,6 +73,13 @@ func TestFixtureValues(t *testing.T) {
 	assert.Equal(t, ServiceTypeLoadBalancer, svc.Spec.Type)
 	require.NotNil(t, svc.Spec.IPFamilyPolicy)
 	assert.Equal(t, IPFamilyPolicySingleStack, *svc.Spec.IPFamilyPolicy)
+
+	var secret Secret
+	decodeFixture(t, "secret.json", &secret)
+	assert.Equal(t, []byte("hunter2"), secret.Data["password"], "secret data is base64 in JSON")
+	var cm ConfigMap
+	decodeFixture(t, "configmap.json", &cm)
+	assert.Equal(t, []byte{0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'}, cm.BinaryData["logo.png"])
 
 	var pod Pod
 	decodeFixture(t, "pod.json", &pod)

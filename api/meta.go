@@ -3,7 +3,8 @@ package api
 import "encoding/json"
 
 // Object is what every top-level kind implements (*Pod, *ReplicationController, *Service,
-// *Endpoints, *Node, *Lease, *Event, *Namespace and *Scale). The store, informers and
+// *Endpoints, *Node, *Lease, *Event, *Namespace, *ConfigMap, *Secret, *ServiceAccount and
+// *Scale). The store, informers and
 // controllers handle objects of any kind through it. It is the small cousin of
 // k8s.io/apimachinery's runtime.Object combined with metav1.ObjectMetaAccessor.
 //
