@@ -63,6 +63,8 @@ type Handler struct {
 	// kinds are the kinds a request body may name: the served resources'
 	// and requestKinds.
 	kinds map[typeMeta]bool
+	// openapi are the OpenAPI documents of groups (openapi.go).
+	openapi *openAPISpecs
 
 	// mu guards closed and the Add side of watches: a watch starts only
 	// while the handler is open, so Shutdown's Wait sees every watch.
@@ -123,6 +125,10 @@ func New(cfg Config) (*Handler, error) {
 	}
 	for _, tm := range requestKinds {
 		h.kinds[tm] = true
+	}
+	var err error
+	if h.openapi, err = newOpenAPISpecs(h.groups); err != nil {
+		return nil, err
 	}
 	return h, nil
 }
