@@ -63,8 +63,9 @@ type Handler struct {
 	// kinds are the kinds a request body may name: the served resources'
 	// and requestKinds.
 	kinds map[typeMeta]bool
-	// openapi are the OpenAPI documents of groups (openapi.go).
-	openapi *openAPISpecs
+	// openapi returns the OpenAPI documents of groups (openapi.go), built
+	// on the first call: most handlers in tests never serve them.
+	openapi func() (*openAPISpecs, error)
 
 	// mu guards closed and the Add side of watches: a watch starts only
 	// while the handler is open, so Shutdown's Wait sees every watch.
@@ -126,10 +127,7 @@ func New(cfg Config) (*Handler, error) {
 	for _, tm := range requestKinds {
 		h.kinds[tm] = true
 	}
-	var err error
-	if h.openapi, err = newOpenAPISpecs(h.groups); err != nil {
-		return nil, err
-	}
+	h.openapi = sync.OnceValues(func() (*openAPISpecs, error) { return newOpenAPISpecs(h.groups) })
 	return h, nil
 }
 

@@ -52,8 +52,9 @@ const (
 	openAPIV2ProtobufOld = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
 )
 
-// openAPISpecs are the encoded documents, built once by newOpenAPISpecs;
-// they never change, so they are safe for concurrent use.
+// openAPISpecs are the encoded documents, built once by newOpenAPISpecs
+// when a handler first serves one; they never change, so they are safe
+// for concurrent use.
 type openAPISpecs struct {
 	index  encodedDoc
 	byPath map[string]encodedDoc // "api/v1" → its v3 document
@@ -344,7 +345,11 @@ func convertAll(list []*schema, f func(*schema)) []*schema {
 // serveOpenAPI answers /openapi/v2, /openapi/v3 and /openapi/v3/{group
 // version path}; rest is the path after "openapi/".
 func (h *Handler) serveOpenAPI(w http.ResponseWriter, r *http.Request, rest string) {
-	specs := h.openapi
+	specs, err := h.openapi()
+	if err != nil {
+		writeError(w, apiserver.NewInternalError(err))
+		return
+	}
 	switch {
 	case rest == "v2":
 		for _, mt := range parseAccept(r.Header.Get("Accept")) {

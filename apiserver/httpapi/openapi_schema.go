@@ -120,7 +120,10 @@ func (b *schemaBuilder) addFields(def *schema, t reflect.Type) error {
 		if name == "-" && opts == "" {
 			continue
 		}
-		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+		if f.Anonymous && name == "" {
+			if f.Type.Kind() != reflect.Struct {
+				return fmt.Errorf("%s embeds %s without a json name: only structs are flattened here", t.Name(), f.Type)
+			}
 			if err := b.addFields(def, f.Type); err != nil {
 				return err
 			}
@@ -150,20 +153,23 @@ func (b *schemaBuilder) addFields(def *schema, t reflect.Type) error {
 }
 
 // property returns the schema of a field, array item or map value of type
-// t. A value that is always there (required, or an element that is not a
-// pointer) gets the default its zero value encodes as, as kube-openapi
-// gives it: {} for a struct, "" 0 or false for a required scalar.
+// t, with the default kube-openapi gives it: {} for a struct that is not a
+// pointer (encoding/json never leaves one out), and the zero value ("", 0
+// or false) for a scalar that is always there: a required field, or an
+// item or value that is not a pointer.
 func (b *schemaBuilder) property(t reflect.Type, always bool) (*schema, error) {
 	s, err := b.schemaOf(t)
 	if err != nil {
 		return nil, err
 	}
-	if !always {
+	if s.Ref != "" {
+		if t.Kind() == reflect.Struct && b.defs[s.Ref].Type == "object" {
+			s = wrapRef(s)
+			s.Default = json.RawMessage("{}")
+		}
 		return s, nil
 	}
-	if s.Ref != "" && t.Kind() == reflect.Struct && b.defs[s.Ref].Type == "object" {
-		s = wrapRef(s)
-		s.Default = json.RawMessage("{}")
+	if !always {
 		return s, nil
 	}
 	switch s.Type {
@@ -270,6 +276,7 @@ func specialShape(t reflect.Type) (shape, bool) {
 		}}, true
 	case reflect.TypeFor[api.ResourceList]():
 		return shape{schema: func(b *schemaBuilder) *schema {
+			b.from[quantityDefinition] = t
 			b.defs[quantityDefinition] = &schema{
 				Description: quantityDescription,
 				OneOf:       []*schema{{Type: "string"}, {Type: "number"}},
