@@ -20,7 +20,7 @@ import (
 // group version whose components.schemas hold the kinds' schemas (built
 // from package api's types, see openapi_schema.go), and /openapi/v2 one
 // Swagger 2.0 document of every schema, in JSON or in gnostic's protobuf
-// (openapi_proto.go).
+// (openapi_v2.go).
 //
 // kubectl reads them for three things. explain renders a kind's schema
 // from its group version's v3 document. Validation (--validate=strict, the

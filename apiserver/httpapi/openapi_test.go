@@ -88,7 +88,8 @@ func fetchIndex(t *testing.T, f *fixture) openAPIIndex {
 }
 
 // TestOpenAPIIndex checks that the index lists every served group version,
-// each at a URL carrying its document's hash.
+// each at a URL carrying its document's hash, and that another handler
+// builds the same documents.
 func TestOpenAPIIndex(t *testing.T) {
 	f := newFixture(t, nil)
 	idx := fetchIndex(t, f)
@@ -97,6 +98,7 @@ func TestOpenAPIIndex(t *testing.T) {
 	for path, entry := range idx.Paths {
 		assert.Regexp(t, "^/openapi/v3/"+regexp.QuoteMeta(path)+`\?hash=[0-9A-F]{128}$`, entry.ServerRelativeURL)
 	}
+	assert.Equal(t, idx, fetchIndex(t, newFixture(t, nil)), "the documents are the same on every start, so cached copies stay valid")
 }
 
 // TestOpenAPIDocuments fetches every group version's document as kubectl
