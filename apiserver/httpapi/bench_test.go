@@ -85,7 +85,7 @@ func BenchmarkListPods(b *testing.B) {
 	url := ts.url + "/api/v1/namespaces/default/pods"
 	for _, tc := range []struct{ name, accept, want string }{
 		{"json", "application/json", `"name":"pod-09999"`},
-		{"protobuf", acceptProtobuf, "\x12\x09pod-09999"},
+		{"protobuf", acceptProtobuf, "\x0a\x09pod-09999"},
 		{"table", acceptTable, `["pod-09999","0/1","Pending",0,`},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
