@@ -100,6 +100,9 @@ func TestKubectlOpenAPI(t *testing.T) {
 			{[]string{"explain", "pod.spec.containers.resources.limits"}, []string{"FIELD: limits <map[string]Quantity>"}},
 			{[]string{"explain", "pod.metadata.creationTimestamp"}, []string{"FIELD: creationTimestamp <string>"}},
 			{[]string{"explain", "leases"}, []string{"GROUP: coordination.k8s.io KIND: Lease VERSION: v1"}},
+			{[]string{"explain", "events.regarding", "--api-version=events.k8s.io/v1"}, []string{
+				"GROUP: events.k8s.io KIND: Event VERSION: v1 FIELD: regarding <ObjectReference>",
+			}},
 			{[]string{"explain", "pods.spec.containers.ports", "--output=plaintext-openapiv2"}, []string{
 				"RESOURCE: ports <[]Object>",
 				"containerPort <integer> -required- ContainerPort is the port number in the pod's network namespace.",
