@@ -70,6 +70,9 @@ type Handler struct {
 	// kinds are the kinds a request body may name: the served resources',
 	// their subresources' and requestKinds.
 	kinds map[typeMeta]bool
+	// openapi returns the OpenAPI documents of groups (openapi.go), built
+	// on the first call: most handlers in tests never serve them.
+	openapi func() (*openAPISpecs, error)
 
 	// mu guards closed and the Add side of watches: a watch starts only
 	// while the handler is open, so Shutdown's Wait sees every watch.
@@ -142,6 +145,7 @@ func New(cfg Config) (*Handler, error) {
 	for _, tm := range requestKinds {
 		h.kinds[tm] = true
 	}
+	h.openapi = sync.OnceValues(func() (*openAPISpecs, error) { return newOpenAPISpecs(h.groups) })
 	return h, nil
 }
 

@@ -37,10 +37,10 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request, info *requestInf
 		}
 		return
 	}
-	if rest, ok := strings.CutPrefix(path, "openapi/v3"); ok {
+	if rest, ok := strings.CutPrefix(path, "openapi/"); ok {
 		info.resource = "openapi"
 		if h.onlyGet(w, r) {
-			h.serveOpenAPI(w, strings.Trim(rest, "/"))
+			h.serveOpenAPI(w, r, rest)
 		}
 		return
 	}
