@@ -135,7 +135,8 @@ func (h *Handler) checkTypeMeta(tm typeMeta, wantKind, wantAPIVersion string) er
 }
 
 // requestKinds are the kinds a request body may be besides the served
-// resources' own: the scale and binding subresources' and DeleteOptions.
+// resources' own: the scale and binding subresources' and DeleteOptions
+// (which New also accepts in every served group version).
 var requestKinds = []typeMeta{
 	{Kind: "Scale", APIVersion: scaleAPIVersion}, {Kind: "Binding", APIVersion: "v1"},
 	{Kind: "DeleteOptions", APIVersion: "v1"}, {Kind: "DeleteOptions", APIVersion: "meta.k8s.io/v1"},

@@ -115,6 +115,10 @@ func New(cfg Config) (*Handler, error) {
 			gv = &groupVersion{group: r.Group, version: r.Version, path: path, byName: make(map[string]apiserver.ResourceInfo)}
 			h.byPath[path] = gv
 			h.groups = append(h.groups, gv) // Resources is sorted by group: core comes first
+			// kube-apiserver registers DeleteOptions in every group
+			// version it serves, and client-go's typed clients send it
+			// in their own (a lease's delete names coordination.k8s.io/v1).
+			h.kinds[typeMeta{Kind: "DeleteOptions", APIVersion: r.APIVersion()}] = true
 		}
 		gv.resources = append(gv.resources, r)
 		gv.byName[r.Resource] = r
