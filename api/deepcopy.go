@@ -224,3 +224,19 @@ func (in *Scale) DeepCopyObject() Object {
 	}
 	return nil
 }
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *Binding) DeepCopyInto(out *Binding) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *Binding) DeepCopy() *Binding {
+	if in == nil {
+		return nil
+	}
+	out := new(Binding)
+	in.DeepCopyInto(out)
+	return out
+}

@@ -23,7 +23,7 @@ func allTopLevelTypes() []reflect.Type {
 		Lease{}, LeaseList{},
 		Event{}, EventList{},
 		Namespace{}, NamespaceList{},
-		Scale{}, Status{}, DeleteOptions{}, WatchEvent{},
+		Scale{}, Binding{}, Status{}, DeleteOptions{}, WatchEvent{},
 	}
 	types := make([]reflect.Type, len(values))
 	for i, v := range values {

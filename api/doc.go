@@ -7,7 +7,8 @@
 //     [OwnerReference], [ObjectReference], and the [Time] and [MicroTime] timestamps.
 //   - The kinds miniplane serves: [Pod], [ReplicationController], [Service], [Endpoints],
 //     [Node], [Lease], [Event] and [Namespace], each with its XxxList, plus the [Scale]
-//     subresource, [Status] (the shape of every API error), [DeleteOptions] and [WatchEvent].
+//     and [Binding] subresource bodies, [Status] (the shape of every API error),
+//     [DeleteOptions] and [WatchEvent].
 //   - The [Object] interface that the store, informers and controllers handle kinds through.
 //   - Hand-written deep copies: DeepCopy and DeepCopyInto on every kind, list and nested type
 //     that holds a map, slice or pointer.
@@ -24,6 +25,29 @@
 // encodes back unchanged, for every field the types model. Fields miniplane does not model
 // (volumes, affinity, securityContext, ...) are dropped on decode without error. Each type
 // names its Kubernetes counterpart in its doc comment, so the two can be read side by side.
+//
+// # Protobuf
+//
+// Every field that is on the wire carries a `protobuf:"..."` tag in k8s.io/api's form, with
+// the field number of the upstream field of the same JSON name, so package api/protobuf can
+// read and write application/vnd.kubernetes.protobuf bodies. The numbers, wire types and
+// labels come from k8s.io/api's and k8s.io/apimachinery's generated.proto (v0.37.2); where
+// an upstream Go tag contradicts its generated.proto (nine fields, each says so) the .proto
+// wins. casttype= parts are dropped. TypeMeta has no tag: objects carry no TypeMeta inside
+// the message. Maps carry protobuf_key and protobuf_val tags. A test requires a tag on every
+// field reachable from the kinds.
+//
+// A few types differ in Go from their upstream message, and the codec knows them by Go type:
+//
+//   - [Time] and [MicroTime] embed time.Time; on the wire they are a Timestamp message
+//     (seconds=1, nanos=2).
+//   - [ResourceList] values are strings; on the wire each is a Quantity message (string=1).
+//   - [ManagedFieldsEntry].FieldsV1 is a json.RawMessage; on the wire a FieldsV1 message
+//     (Raw=1).
+//   - [WatchEvent].Object is a json.RawMessage; on the wire a RawExtension message (raw=1).
+//
+// [IntOrString] is tagged like intstr.IntOrString (type=1, intVal=2, strVal=3), and Probe
+// embeds [ProbeHandler] as field 1, as upstream does.
 //
 // # Imports
 //

@@ -23,11 +23,11 @@ const (
 // Kubernetes: k8s.io/apimachinery/pkg/util/intstr.IntOrString.
 type IntOrString struct {
 	// Type says whether IntVal or StrVal is the value; the other is ignored.
-	Type IntOrStringType
+	Type IntOrStringType `protobuf:"varint,1,opt,name=type"`
 	// IntVal is the value when Type is Int.
-	IntVal int32
+	IntVal int32 `protobuf:"varint,2,opt,name=intVal"`
 	// StrVal is the value when Type is String.
-	StrVal string
+	StrVal string `protobuf:"bytes,3,opt,name=strVal"`
 }
 
 // FromInt returns an IntOrString holding the number i. Like Kubernetes' intstr.FromInt it

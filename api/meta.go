@@ -42,41 +42,41 @@ func (t *TypeMeta) GetTypeMeta() *TypeMeta { return t }
 // Kubernetes: metav1.ObjectMeta.
 type ObjectMeta struct {
 	// Name is unique among objects of the same kind in the namespace.
-	Name string `json:"name,omitempty"`
+	Name string `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
 	// GenerateName asks the apiserver to make Name unique by appending random characters
 	// to this prefix, when Name is empty on create.
-	GenerateName string `json:"generateName,omitempty"`
+	GenerateName string `json:"generateName,omitempty" protobuf:"bytes,2,opt,name=generateName"`
 	// Namespace is empty for cluster-scoped kinds (Node, Namespace).
-	Namespace string `json:"namespace,omitempty"`
+	Namespace string `json:"namespace,omitempty" protobuf:"bytes,3,opt,name=namespace"`
 	// UID is set by the apiserver on create and never changes.
-	UID UID `json:"uid,omitempty"`
+	UID UID `json:"uid,omitempty" protobuf:"bytes,5,opt,name=uid"`
 	// ResourceVersion is the store revision of the object's last write. It is opaque to
 	// clients: they send it back on update so that a stale write fails with a Conflict.
-	ResourceVersion string `json:"resourceVersion,omitempty"`
+	ResourceVersion string `json:"resourceVersion,omitempty" protobuf:"bytes,6,opt,name=resourceVersion"`
 	// Generation counts changes to the desired state (spec); the apiserver bumps it, and
 	// controllers report the generation they acted on in status.observedGeneration.
-	Generation int64 `json:"generation,omitempty"`
+	Generation int64 `json:"generation,omitempty" protobuf:"varint,7,opt,name=generation"`
 	// CreationTimestamp is set by the apiserver on create. Zero encodes as null, as in
 	// Kubernetes (omitempty does not omit a struct).
-	CreationTimestamp Time `json:"creationTimestamp,omitempty"`
+	CreationTimestamp Time `json:"creationTimestamp,omitempty" protobuf:"bytes,8,opt,name=creationTimestamp"`
 	// DeletionTimestamp is set when deletion has been requested but the object is still
 	// held by finalizers or a graceful termination. Once set it is never unset.
-	DeletionTimestamp *Time `json:"deletionTimestamp,omitempty"`
+	DeletionTimestamp *Time `json:"deletionTimestamp,omitempty" protobuf:"bytes,9,opt,name=deletionTimestamp"`
 	// DeletionGracePeriodSeconds is the grace period granted when DeletionTimestamp was set.
-	DeletionGracePeriodSeconds *int64 `json:"deletionGracePeriodSeconds,omitempty"`
+	DeletionGracePeriodSeconds *int64 `json:"deletionGracePeriodSeconds,omitempty" protobuf:"varint,10,opt,name=deletionGracePeriodSeconds"`
 	// Labels are identifying key/value pairs that selectors match against.
-	Labels map[string]string `json:"labels,omitempty"`
+	Labels map[string]string `json:"labels,omitempty" protobuf:"bytes,11,rep,name=labels" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// Annotations are non-identifying key/value pairs for tools and controllers.
-	Annotations map[string]string `json:"annotations,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty" protobuf:"bytes,12,rep,name=annotations" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// OwnerReferences name the objects this one depends on; when all owners are gone the
 	// garbage collector deletes it. At most one of them is the managing controller.
-	OwnerReferences []OwnerReference `json:"ownerReferences,omitempty"`
+	OwnerReferences []OwnerReference `json:"ownerReferences,omitempty" protobuf:"bytes,13,rep,name=ownerReferences"`
 	// Finalizers must all be removed before a deleted object is really removed.
-	Finalizers []string `json:"finalizers,omitempty"`
+	Finalizers []string `json:"finalizers,omitempty" protobuf:"bytes,14,rep,name=finalizers"`
 	// ManagedFields records which field manager owns which fields, for server-side
 	// apply's conflict detection. The apiserver's HTTP front maintains it (package
 	// apiserver/patch); kubectl hides it unless asked (--show-managed-fields).
-	ManagedFields []ManagedFieldsEntry `json:"managedFields,omitempty"`
+	ManagedFields []ManagedFieldsEntry `json:"managedFields,omitempty" protobuf:"bytes,17,rep,name=managedFields"`
 }
 
 // ManagedFieldsEntry is the set of fields one field manager owns through one kind of
@@ -85,50 +85,51 @@ type ObjectMeta struct {
 type ManagedFieldsEntry struct {
 	// Manager names the writer, from the request's fieldManager ("kubectl",
 	// "kubectl-client-side-apply", ...).
-	Manager string `json:"manager,omitempty"`
+	Manager string `json:"manager,omitempty" protobuf:"bytes,1,opt,name=manager"`
 	// Operation is "Apply" or "Update".
-	Operation string `json:"operation,omitempty"`
+	Operation string `json:"operation,omitempty" protobuf:"bytes,2,opt,name=operation"`
 	// APIVersion is the version of the object's schema the fields were written in.
-	APIVersion string `json:"apiVersion,omitempty"`
+	APIVersion string `json:"apiVersion,omitempty" protobuf:"bytes,3,opt,name=apiVersion"`
 	// Time is when the manager last changed its set of fields.
-	Time *Time `json:"time,omitempty"`
+	Time *Time `json:"time,omitempty" protobuf:"bytes,4,opt,name=time"`
 	// FieldsType is the encoding of FieldsV1; the only one is "FieldsV1".
-	FieldsType string `json:"fieldsType,omitempty"`
+	FieldsType string `json:"fieldsType,omitempty" protobuf:"bytes,6,opt,name=fieldsType"`
 	// FieldsV1 is the field set as a JSON trie ({"f:spec":{"f:replicas":{}}}), kept
 	// as raw JSON: only apiserver/patch reads it.
-	FieldsV1 json.RawMessage `json:"fieldsV1,omitempty"`
+	FieldsV1 json.RawMessage `json:"fieldsV1,omitempty" protobuf:"bytes,7,opt,name=fieldsV1"`
 	// Subresource is the subresource the write went through ("status", "scale"), or
 	// empty for the object itself.
-	Subresource string `json:"subresource,omitempty"`
+	Subresource string `json:"subresource,omitempty" protobuf:"bytes,8,opt,name=subresource"`
 }
 
 // OwnerReference points from a dependent object to an owner in the same namespace (or to a
 // cluster-scoped owner). Kubernetes: metav1.OwnerReference.
 type OwnerReference struct {
 	// APIVersion of the owner.
-	APIVersion string `json:"apiVersion"`
+	APIVersion string `json:"apiVersion" protobuf:"bytes,5,opt,name=apiVersion"`
 	// Kind of the owner.
-	Kind string `json:"kind"`
+	Kind string `json:"kind" protobuf:"bytes,1,opt,name=kind"`
 	// Name of the owner.
-	Name string `json:"name"`
+	Name string `json:"name" protobuf:"bytes,3,opt,name=name"`
 	// UID of the owner; a new object with the owner's name is not the owner.
-	UID UID `json:"uid"`
+	UID UID `json:"uid" protobuf:"bytes,4,opt,name=uid"`
 	// Controller is true on the one reference that names the managing controller.
-	Controller *bool `json:"controller,omitempty"`
+	Controller *bool `json:"controller,omitempty" protobuf:"varint,6,opt,name=controller"`
 	// BlockOwnerDeletion, when true, makes a foreground deletion of the owner wait until
 	// this dependent is gone.
-	BlockOwnerDeletion *bool `json:"blockOwnerDeletion,omitempty"`
+	BlockOwnerDeletion *bool `json:"blockOwnerDeletion,omitempty" protobuf:"varint,7,opt,name=blockOwnerDeletion"`
 }
 
 // ListMeta is the metadata of a list response. Kubernetes: metav1.ListMeta.
 type ListMeta struct {
 	// ResourceVersion is the store revision the list was read at; a watch started from it
 	// sees every change after the list.
-	ResourceVersion string `json:"resourceVersion,omitempty"`
+	ResourceVersion string `json:"resourceVersion,omitempty" protobuf:"bytes,2,opt,name=resourceVersion"`
 	// Continue is the token for the next page of a paginated list, empty on the last page.
-	Continue string `json:"continue,omitempty"`
+	Continue string `json:"continue,omitempty" protobuf:"bytes,3,opt,name=continue"`
 	// RemainingItemCount estimates the items after this page, when known.
-	RemainingItemCount *int64 `json:"remainingItemCount,omitempty"`
+	// Its upstream Go tag says "bytes"; the wire type follows generated.proto (int64).
+	RemainingItemCount *int64 `json:"remainingItemCount,omitempty" protobuf:"varint,4,opt,name=remainingItemCount"`
 }
 
 // ObjectReference points at another object, possibly of another kind and in another
@@ -136,17 +137,17 @@ type ListMeta struct {
 // Kubernetes: corev1.ObjectReference.
 type ObjectReference struct {
 	// Kind of the referent.
-	Kind string `json:"kind,omitempty"`
+	Kind string `json:"kind,omitempty" protobuf:"bytes,1,opt,name=kind"`
 	// Namespace of the referent, empty for cluster-scoped kinds.
-	Namespace string `json:"namespace,omitempty"`
+	Namespace string `json:"namespace,omitempty" protobuf:"bytes,2,opt,name=namespace"`
 	// Name of the referent.
-	Name string `json:"name,omitempty"`
+	Name string `json:"name,omitempty" protobuf:"bytes,3,opt,name=name"`
 	// UID of the referent.
-	UID UID `json:"uid,omitempty"`
+	UID UID `json:"uid,omitempty" protobuf:"bytes,4,opt,name=uid"`
 	// APIVersion of the referent.
-	APIVersion string `json:"apiVersion,omitempty"`
+	APIVersion string `json:"apiVersion,omitempty" protobuf:"bytes,5,opt,name=apiVersion"`
 	// ResourceVersion of the referent when the reference was made, if it matters.
-	ResourceVersion string `json:"resourceVersion,omitempty"`
+	ResourceVersion string `json:"resourceVersion,omitempty" protobuf:"bytes,6,opt,name=resourceVersion"`
 	// FieldPath names a part of the referent, e.g. "spec.containers{web}" for a container.
-	FieldPath string `json:"fieldPath,omitempty"`
+	FieldPath string `json:"fieldPath,omitempty" protobuf:"bytes,7,opt,name=fieldPath"`
 }

@@ -4,24 +4,25 @@ package api
 type DeleteOptions struct {
 	TypeMeta `json:",inline"`
 	// GracePeriodSeconds overrides the object's default grace period; 0 deletes at once.
-	GracePeriodSeconds *int64 `json:"gracePeriodSeconds,omitempty"`
+	GracePeriodSeconds *int64 `json:"gracePeriodSeconds,omitempty" protobuf:"varint,1,opt,name=gracePeriodSeconds"`
 	// Preconditions must hold or the delete fails with Conflict.
-	Preconditions *Preconditions `json:"preconditions,omitempty"`
+	Preconditions *Preconditions `json:"preconditions,omitempty" protobuf:"bytes,2,opt,name=preconditions"`
 	// OrphanDependents is the deprecated form of PropagationPolicy: true means Orphan.
-	OrphanDependents *bool `json:"orphanDependents,omitempty"`
+	OrphanDependents *bool `json:"orphanDependents,omitempty" protobuf:"varint,3,opt,name=orphanDependents"`
 	// PropagationPolicy says what happens to the object's dependents.
-	PropagationPolicy *DeletionPropagation `json:"propagationPolicy,omitempty"`
+	// Its upstream Go tag says "varint"; the wire type follows generated.proto (string).
+	PropagationPolicy *DeletionPropagation `json:"propagationPolicy,omitempty" protobuf:"bytes,4,opt,name=propagationPolicy"`
 	// DryRun, when it holds "All", validates the delete without doing it.
-	DryRun []string `json:"dryRun,omitempty"`
+	DryRun []string `json:"dryRun,omitempty" protobuf:"bytes,5,rep,name=dryRun"`
 }
 
 // Preconditions guard a delete: the object must still be the one the client saw.
 // Kubernetes: metav1.Preconditions.
 type Preconditions struct {
 	// UID the object must have.
-	UID *UID `json:"uid,omitempty"`
+	UID *UID `json:"uid,omitempty" protobuf:"bytes,1,opt,name=uid"`
 	// ResourceVersion the object must have.
-	ResourceVersion *string `json:"resourceVersion,omitempty"`
+	ResourceVersion *string `json:"resourceVersion,omitempty" protobuf:"bytes,2,opt,name=resourceVersion"`
 }
 
 // DeletionPropagation says what deleting an owner does to its dependents (the objects whose

@@ -6,18 +6,18 @@ package api
 type Status struct {
 	TypeMeta `json:",inline"`
 	// Metadata is always empty in practice, and always encoded ({}), as in Kubernetes.
-	Metadata ListMeta `json:"metadata,omitempty"`
+	Metadata ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Status is StatusSuccess or StatusFailure.
-	Status string `json:"status,omitempty"`
+	Status string `json:"status,omitempty" protobuf:"bytes,2,opt,name=status"`
 	// Message is a human-readable description of the error.
-	Message string `json:"message,omitempty"`
+	Message string `json:"message,omitempty" protobuf:"bytes,3,opt,name=message"`
 	// Reason says why the operation failed, in one word clients can switch on. Empty means
 	// unknown.
-	Reason StatusReason `json:"reason,omitempty"`
+	Reason StatusReason `json:"reason,omitempty" protobuf:"bytes,4,opt,name=reason"`
 	// Details identify the object and, for Invalid, the failing fields.
-	Details *StatusDetails `json:"details,omitempty"`
+	Details *StatusDetails `json:"details,omitempty" protobuf:"bytes,5,opt,name=details"`
 	// Code is the HTTP status code.
-	Code int32 `json:"code,omitempty"`
+	Code int32 `json:"code,omitempty" protobuf:"varint,6,opt,name=code"`
 }
 
 // Values of Status.Status.
@@ -32,27 +32,27 @@ const (
 // metav1.StatusDetails.
 type StatusDetails struct {
 	// Name of the object.
-	Name string `json:"name,omitempty"`
+	Name string `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
 	// Group of the object's kind.
-	Group string `json:"group,omitempty"`
+	Group string `json:"group,omitempty" protobuf:"bytes,2,opt,name=group"`
 	// Kind of the object; the apiserver fills in the resource name, e.g. "pods".
-	Kind string `json:"kind,omitempty"`
+	Kind string `json:"kind,omitempty" protobuf:"bytes,3,opt,name=kind"`
 	// UID of the object.
-	UID UID `json:"uid,omitempty"`
+	UID UID `json:"uid,omitempty" protobuf:"bytes,6,opt,name=uid"`
 	// Causes list the individual problems, e.g. each invalid field.
-	Causes []StatusCause `json:"causes,omitempty"`
+	Causes []StatusCause `json:"causes,omitempty" protobuf:"bytes,4,rep,name=causes"`
 	// RetryAfterSeconds suggests when to retry, for Timeout and TooManyRequests.
-	RetryAfterSeconds int32 `json:"retryAfterSeconds,omitempty"`
+	RetryAfterSeconds int32 `json:"retryAfterSeconds,omitempty" protobuf:"varint,5,opt,name=retryAfterSeconds"`
 }
 
 // StatusCause is one problem behind an error. Kubernetes: metav1.StatusCause.
 type StatusCause struct {
 	// Type classifies the problem. Its JSON name is "reason".
-	Type CauseType `json:"reason,omitempty"`
+	Type CauseType `json:"reason,omitempty" protobuf:"bytes,1,opt,name=reason"`
 	// Message is a human-readable description of the problem.
-	Message string `json:"message,omitempty"`
+	Message string `json:"message,omitempty" protobuf:"bytes,2,opt,name=message"`
 	// Field is the path of the problem field, e.g. "spec.containers[0].image".
-	Field string `json:"field,omitempty"`
+	Field string `json:"field,omitempty" protobuf:"bytes,3,opt,name=field"`
 }
 
 // StatusReason is the machine-readable reason of an error. Kubernetes: metav1.StatusReason.

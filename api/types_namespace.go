@@ -5,11 +5,11 @@ package api
 type Namespace struct {
 	TypeMeta `json:",inline"`
 	// Metadata is the namespace's identity.
-	Metadata ObjectMeta `json:"metadata,omitempty"`
+	Metadata ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Spec is the desired state.
-	Spec NamespaceSpec `json:"spec,omitempty"`
+	Spec NamespaceSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
 	// Status is the observed state.
-	Status NamespaceStatus `json:"status,omitempty"`
+	Status NamespaceStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
 }
 
 // GetObjectMeta returns the namespace's metadata.
@@ -19,9 +19,9 @@ func (n *Namespace) GetObjectMeta() *ObjectMeta { return &n.Metadata }
 type NamespaceList struct {
 	TypeMeta `json:",inline"`
 	// Metadata holds the revision the list was read at.
-	Metadata ListMeta `json:"metadata,omitempty"`
+	Metadata ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Items are the namespaces.
-	Items []Namespace `json:"items"`
+	Items []Namespace `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
 // NamespaceSpec is the desired state of a namespace. Kubernetes: corev1.NamespaceSpec.
@@ -29,7 +29,7 @@ type NamespaceSpec struct {
 	// Finalizers must all be removed, after the namespace's contents are deleted, before
 	// the namespace itself goes away. Unlike metadata.finalizers, they are only changed
 	// through the finalize subresource.
-	Finalizers []string `json:"finalizers,omitempty"`
+	Finalizers []string `json:"finalizers,omitempty" protobuf:"bytes,1,rep,name=finalizers"`
 }
 
 // FinalizerKubernetes is the namespace finalizer the apiserver adds to every namespace; the
@@ -39,7 +39,7 @@ const FinalizerKubernetes = "kubernetes"
 // NamespaceStatus is the observed state of a namespace. Kubernetes: corev1.NamespaceStatus.
 type NamespaceStatus struct {
 	// Phase is Active or Terminating.
-	Phase NamespacePhase `json:"phase,omitempty"`
+	Phase NamespacePhase `json:"phase,omitempty" protobuf:"bytes,1,opt,name=phase"`
 }
 
 // NamespacePhase is a namespace's lifecycle phase. Kubernetes: corev1.NamespacePhase.

@@ -5,11 +5,11 @@ package api
 type Pod struct {
 	TypeMeta `json:",inline"`
 	// Metadata is the pod's identity, labels and owners.
-	Metadata ObjectMeta `json:"metadata,omitempty"`
+	Metadata ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Spec is the desired state, written by the pod's creator.
-	Spec PodSpec `json:"spec,omitempty"`
+	Spec PodSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
 	// Status is the observed state, written by the scheduler and the kubelet.
-	Status PodStatus `json:"status,omitempty"`
+	Status PodStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
 }
 
 // GetObjectMeta returns the pod's metadata.
@@ -19,301 +19,304 @@ func (p *Pod) GetObjectMeta() *ObjectMeta { return &p.Metadata }
 type PodList struct {
 	TypeMeta `json:",inline"`
 	// Metadata holds the revision the list was read at.
-	Metadata ListMeta `json:"metadata,omitempty"`
+	Metadata ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Items are the pods.
-	Items []Pod `json:"items"`
+	Items []Pod `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
 // PodTemplateSpec is the pod a controller stamps out: metadata (labels, annotations) and
 // spec, without status. Kubernetes: corev1.PodTemplateSpec.
 type PodTemplateSpec struct {
 	// Metadata is copied into every pod created from the template.
-	Metadata ObjectMeta `json:"metadata,omitempty"`
+	Metadata ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Spec is copied into every pod created from the template.
-	Spec PodSpec `json:"spec,omitempty"`
+	Spec PodSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
 }
 
 // PodSpec is the desired state of a pod. Kubernetes: corev1.PodSpec (volumes, affinity,
 // security contexts and many more are not modeled).
 type PodSpec struct {
 	// InitContainers run one after another, each to completion, before Containers start.
-	InitContainers []Container `json:"initContainers,omitempty"`
+	InitContainers []Container `json:"initContainers,omitempty" protobuf:"bytes,20,rep,name=initContainers"`
 	// Containers run together for the life of the pod. Encoded even when empty, as in
 	// Kubernetes.
-	Containers []Container `json:"containers"`
+	Containers []Container `json:"containers" protobuf:"bytes,2,rep,name=containers"`
 	// RestartPolicy says when the kubelet restarts exited containers; default Always.
-	RestartPolicy RestartPolicy `json:"restartPolicy,omitempty"`
+	RestartPolicy RestartPolicy `json:"restartPolicy,omitempty" protobuf:"bytes,3,opt,name=restartPolicy"`
 	// TerminationGracePeriodSeconds is how long containers get to stop after SIGTERM.
-	TerminationGracePeriodSeconds *int64 `json:"terminationGracePeriodSeconds,omitempty"`
+	TerminationGracePeriodSeconds *int64 `json:"terminationGracePeriodSeconds,omitempty" protobuf:"varint,4,opt,name=terminationGracePeriodSeconds"`
 	// DNSPolicy says how the pod's DNS is configured; default ClusterFirst.
-	DNSPolicy DNSPolicy `json:"dnsPolicy,omitempty"`
+	DNSPolicy DNSPolicy `json:"dnsPolicy,omitempty" protobuf:"bytes,6,opt,name=dnsPolicy"`
 	// NodeSelector restricts scheduling to nodes whose labels include all of these.
-	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+	NodeSelector map[string]string `json:"nodeSelector,omitempty" protobuf:"bytes,7,rep,name=nodeSelector" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// ServiceAccountName is the identity the pod's processes run as.
-	ServiceAccountName string `json:"serviceAccountName,omitempty"`
+	ServiceAccountName string `json:"serviceAccountName,omitempty" protobuf:"bytes,8,opt,name=serviceAccountName"`
 	// NodeName is the node the pod is bound to; set by the scheduler, or by the creator to
 	// bypass scheduling.
-	NodeName string `json:"nodeName,omitempty"`
+	NodeName string `json:"nodeName,omitempty" protobuf:"bytes,10,opt,name=nodeName"`
 	// Hostname overrides the pod's hostname (default: the pod's name).
-	Hostname string `json:"hostname,omitempty"`
+	Hostname string `json:"hostname,omitempty" protobuf:"bytes,16,opt,name=hostname"`
 	// Subdomain, with a headless Service of the same name, gives the pod the DNS name
 	// "<hostname>.<subdomain>.<namespace>.svc".
-	Subdomain string `json:"subdomain,omitempty"`
+	Subdomain string `json:"subdomain,omitempty" protobuf:"bytes,17,opt,name=subdomain"`
 	// SchedulerName names the scheduler responsible for the pod.
-	SchedulerName string `json:"schedulerName,omitempty"`
+	SchedulerName string `json:"schedulerName,omitempty" protobuf:"bytes,19,opt,name=schedulerName"`
 	// Tolerations let the pod run on nodes with matching taints.
-	Tolerations []Toleration `json:"tolerations,omitempty"`
+	// Its upstream Go tag says "opt"; the label follows generated.proto (repeated).
+	Tolerations []Toleration `json:"tolerations,omitempty" protobuf:"bytes,22,rep,name=tolerations"`
 	// PriorityClassName names the pod's priority class.
-	PriorityClassName string `json:"priorityClassName,omitempty"`
+	PriorityClassName string `json:"priorityClassName,omitempty" protobuf:"bytes,24,opt,name=priorityClassName"`
 	// Priority is resolved from PriorityClassName at admission; higher is more important.
-	Priority *int32 `json:"priority,omitempty"`
+	// Its upstream Go tag says "bytes"; the wire type follows generated.proto (int32).
+	Priority *int32 `json:"priority,omitempty" protobuf:"varint,25,opt,name=priority"`
 }
 
 // Container is one container of a pod. Kubernetes: corev1.Container.
 type Container struct {
 	// Name is unique among the pod's containers.
-	Name string `json:"name"`
+	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
 	// Image is the container image reference.
-	Image string `json:"image,omitempty"`
+	Image string `json:"image,omitempty" protobuf:"bytes,2,opt,name=image"`
 	// Command replaces the image's entrypoint.
-	Command []string `json:"command,omitempty"`
+	Command []string `json:"command,omitempty" protobuf:"bytes,3,rep,name=command"`
 	// Args replace the image's command arguments.
-	Args []string `json:"args,omitempty"`
+	Args []string `json:"args,omitempty" protobuf:"bytes,4,rep,name=args"`
 	// Ports are informational, but give names that a Service's targetPort can refer to.
-	Ports []ContainerPort `json:"ports,omitempty"`
+	Ports []ContainerPort `json:"ports,omitempty" protobuf:"bytes,6,rep,name=ports"`
 	// Env sets environment variables.
-	Env []EnvVar `json:"env,omitempty"`
+	Env []EnvVar `json:"env,omitempty" protobuf:"bytes,7,rep,name=env"`
 	// Resources are the compute resources requested and capped. Encoded as {} when empty,
 	// as in Kubernetes.
-	Resources ResourceRequirements `json:"resources,omitempty"`
+	Resources ResourceRequirements `json:"resources,omitempty" protobuf:"bytes,8,opt,name=resources"`
 	// LivenessProbe failing makes the kubelet restart the container.
-	LivenessProbe *Probe `json:"livenessProbe,omitempty"`
+	LivenessProbe *Probe `json:"livenessProbe,omitempty" protobuf:"bytes,10,opt,name=livenessProbe"`
 	// ReadinessProbe failing takes the pod out of its Services' endpoints.
-	ReadinessProbe *Probe `json:"readinessProbe,omitempty"`
+	ReadinessProbe *Probe `json:"readinessProbe,omitempty" protobuf:"bytes,11,opt,name=readinessProbe"`
 	// ImagePullPolicy says when the kubelet pulls the image.
-	ImagePullPolicy PullPolicy `json:"imagePullPolicy,omitempty"`
+	ImagePullPolicy PullPolicy `json:"imagePullPolicy,omitempty" protobuf:"bytes,14,opt,name=imagePullPolicy"`
 }
 
 // ContainerPort is a port a container listens on. Kubernetes: corev1.ContainerPort.
 type ContainerPort struct {
 	// Name, if set, is unique in the pod and can be a Service's targetPort.
-	Name string `json:"name,omitempty"`
+	Name string `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
 	// HostPort exposes the port on the node.
-	HostPort int32 `json:"hostPort,omitempty"`
+	HostPort int32 `json:"hostPort,omitempty" protobuf:"varint,2,opt,name=hostPort"`
 	// ContainerPort is the port number in the pod's network namespace.
-	ContainerPort int32 `json:"containerPort"`
+	ContainerPort int32 `json:"containerPort" protobuf:"varint,3,opt,name=containerPort"`
 	// Protocol defaults to TCP.
-	Protocol Protocol `json:"protocol,omitempty"`
+	Protocol Protocol `json:"protocol,omitempty" protobuf:"bytes,4,opt,name=protocol"`
 }
 
 // EnvVar is one environment variable. Kubernetes: corev1.EnvVar (valueFrom is not modeled).
 type EnvVar struct {
 	// Name of the variable.
-	Name string `json:"name"`
+	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
 	// Value of the variable.
-	Value string `json:"value,omitempty"`
+	Value string `json:"value,omitempty" protobuf:"bytes,2,opt,name=value"`
 }
 
 // ResourceRequirements are a container's resource requests (what the scheduler reserves)
 // and limits (the cap enforced at run time). Kubernetes: corev1.ResourceRequirements.
 type ResourceRequirements struct {
 	// Limits cap the container's usage.
-	Limits ResourceList `json:"limits,omitempty"`
+	Limits ResourceList `json:"limits,omitempty" protobuf:"bytes,1,rep,name=limits" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// Requests are reserved for the container on its node.
-	Requests ResourceList `json:"requests,omitempty"`
+	Requests ResourceList `json:"requests,omitempty" protobuf:"bytes,2,rep,name=requests" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 }
 
 // Probe is a periodic health check of a container. Kubernetes: corev1.Probe.
 type Probe struct {
 	// ProbeHandler is the check itself; exactly one of its fields is set.
-	ProbeHandler `json:",inline"`
+	ProbeHandler `json:",inline" protobuf:"bytes,1,opt,name=handler"`
 	// InitialDelaySeconds to wait after the container starts before the first probe.
-	InitialDelaySeconds int32 `json:"initialDelaySeconds,omitempty"`
+	InitialDelaySeconds int32 `json:"initialDelaySeconds,omitempty" protobuf:"varint,2,opt,name=initialDelaySeconds"`
 	// TimeoutSeconds after which a probe counts as failed; default 1.
-	TimeoutSeconds int32 `json:"timeoutSeconds,omitempty"`
+	TimeoutSeconds int32 `json:"timeoutSeconds,omitempty" protobuf:"varint,3,opt,name=timeoutSeconds"`
 	// PeriodSeconds between probes; default 10.
-	PeriodSeconds int32 `json:"periodSeconds,omitempty"`
+	PeriodSeconds int32 `json:"periodSeconds,omitempty" protobuf:"varint,4,opt,name=periodSeconds"`
 	// SuccessThreshold is the consecutive successes that count as healthy; default 1.
-	SuccessThreshold int32 `json:"successThreshold,omitempty"`
+	SuccessThreshold int32 `json:"successThreshold,omitempty" protobuf:"varint,5,opt,name=successThreshold"`
 	// FailureThreshold is the consecutive failures that count as unhealthy; default 3.
-	FailureThreshold int32 `json:"failureThreshold,omitempty"`
+	FailureThreshold int32 `json:"failureThreshold,omitempty" protobuf:"varint,6,opt,name=failureThreshold"`
 }
 
 // ProbeHandler is how a probe checks a container. Kubernetes: corev1.ProbeHandler.
 type ProbeHandler struct {
 	// Exec runs a command in the container; exit code 0 is success.
-	Exec *ExecAction `json:"exec,omitempty"`
+	Exec *ExecAction `json:"exec,omitempty" protobuf:"bytes,1,opt,name=exec"`
 	// HTTPGet sends an HTTP GET; a status in [200, 400) is success.
-	HTTPGet *HTTPGetAction `json:"httpGet,omitempty"`
+	HTTPGet *HTTPGetAction `json:"httpGet,omitempty" protobuf:"bytes,2,opt,name=httpGet"`
 	// TCPSocket opens a TCP connection; connecting is success.
-	TCPSocket *TCPSocketAction `json:"tcpSocket,omitempty"`
+	TCPSocket *TCPSocketAction `json:"tcpSocket,omitempty" protobuf:"bytes,3,opt,name=tcpSocket"`
 }
 
 // ExecAction runs a command in a container. Kubernetes: corev1.ExecAction.
 type ExecAction struct {
 	// Command is run directly, not in a shell.
-	Command []string `json:"command,omitempty"`
+	Command []string `json:"command,omitempty" protobuf:"bytes,1,rep,name=command"`
 }
 
 // HTTPGetAction is an HTTP GET probe. Kubernetes: corev1.HTTPGetAction.
 type HTTPGetAction struct {
 	// Path to request.
-	Path string `json:"path,omitempty"`
+	Path string `json:"path,omitempty" protobuf:"bytes,1,opt,name=path"`
 	// Port is a number or the name of a container port.
-	Port IntOrString `json:"port"`
+	Port IntOrString `json:"port" protobuf:"bytes,2,opt,name=port"`
 	// Host defaults to the pod IP.
-	Host string `json:"host,omitempty"`
+	Host string `json:"host,omitempty" protobuf:"bytes,3,opt,name=host"`
 	// Scheme is HTTP or HTTPS; default HTTP.
-	Scheme string `json:"scheme,omitempty"`
+	Scheme string `json:"scheme,omitempty" protobuf:"bytes,4,opt,name=scheme"`
 }
 
 // TCPSocketAction is a TCP connect probe. Kubernetes: corev1.TCPSocketAction.
 type TCPSocketAction struct {
 	// Port is a number or the name of a container port.
-	Port IntOrString `json:"port"`
+	Port IntOrString `json:"port" protobuf:"bytes,1,opt,name=port"`
 	// Host defaults to the pod IP.
-	Host string `json:"host,omitempty"`
+	Host string `json:"host,omitempty" protobuf:"bytes,2,opt,name=host"`
 }
 
 // Toleration lets a pod be scheduled onto (or stay on) a node with a matching taint.
 // Kubernetes: corev1.Toleration.
 type Toleration struct {
 	// Key is the taint key to match; empty with operator Exists matches every taint.
-	Key string `json:"key,omitempty"`
+	Key string `json:"key,omitempty" protobuf:"bytes,1,opt,name=key"`
 	// Operator is Exists or Equal; default Equal.
-	Operator TolerationOperator `json:"operator,omitempty"`
+	Operator TolerationOperator `json:"operator,omitempty" protobuf:"bytes,2,opt,name=operator"`
 	// Value must equal the taint's value when Operator is Equal.
-	Value string `json:"value,omitempty"`
+	Value string `json:"value,omitempty" protobuf:"bytes,3,opt,name=value"`
 	// Effect to match; empty matches every effect.
-	Effect TaintEffect `json:"effect,omitempty"`
+	Effect TaintEffect `json:"effect,omitempty" protobuf:"bytes,4,opt,name=effect"`
 	// TolerationSeconds bounds how long a NoExecute taint is tolerated before eviction.
-	TolerationSeconds *int64 `json:"tolerationSeconds,omitempty"`
+	TolerationSeconds *int64 `json:"tolerationSeconds,omitempty" protobuf:"varint,5,opt,name=tolerationSeconds"`
 }
 
 // PodStatus is the observed state of a pod. Kubernetes: corev1.PodStatus.
 type PodStatus struct {
 	// Phase is the pod's coarse place in its lifecycle.
-	Phase PodPhase `json:"phase,omitempty"`
+	Phase PodPhase `json:"phase,omitempty" protobuf:"bytes,1,opt,name=phase"`
 	// Conditions are the detailed facts: scheduled, initialized, containers ready, ready.
-	Conditions []PodCondition `json:"conditions,omitempty"`
+	Conditions []PodCondition `json:"conditions,omitempty" protobuf:"bytes,2,rep,name=conditions"`
 	// Message is a human-readable reason for the pod's state.
-	Message string `json:"message,omitempty"`
+	Message string `json:"message,omitempty" protobuf:"bytes,3,opt,name=message"`
 	// Reason is a CamelCase reason for the pod's state, e.g. "Evicted".
-	Reason string `json:"reason,omitempty"`
+	Reason string `json:"reason,omitempty" protobuf:"bytes,4,opt,name=reason"`
 	// HostIP is the primary IP of the node the pod runs on.
-	HostIP string `json:"hostIP,omitempty"`
+	HostIP string `json:"hostIP,omitempty" protobuf:"bytes,5,opt,name=hostIP"`
 	// HostIPs are all IPs of the node the pod runs on; the first equals HostIP.
-	HostIPs []HostIP `json:"hostIPs,omitempty"`
+	HostIPs []HostIP `json:"hostIPs,omitempty" protobuf:"bytes,16,rep,name=hostIPs"`
 	// PodIP is the pod's primary IP.
-	PodIP string `json:"podIP,omitempty"`
+	PodIP string `json:"podIP,omitempty" protobuf:"bytes,6,opt,name=podIP"`
 	// PodIPs are all the pod's IPs; the first equals PodIP.
-	PodIPs []PodIP `json:"podIPs,omitempty"`
+	PodIPs []PodIP `json:"podIPs,omitempty" protobuf:"bytes,12,rep,name=podIPs"`
 	// StartTime is when the kubelet accepted the pod.
-	StartTime *Time `json:"startTime,omitempty"`
+	StartTime *Time `json:"startTime,omitempty" protobuf:"bytes,7,opt,name=startTime"`
 	// InitContainerStatuses has one entry per init container.
-	InitContainerStatuses []ContainerStatus `json:"initContainerStatuses,omitempty"`
+	InitContainerStatuses []ContainerStatus `json:"initContainerStatuses,omitempty" protobuf:"bytes,10,rep,name=initContainerStatuses"`
 	// ContainerStatuses has one entry per container.
-	ContainerStatuses []ContainerStatus `json:"containerStatuses,omitempty"`
+	ContainerStatuses []ContainerStatus `json:"containerStatuses,omitempty" protobuf:"bytes,8,rep,name=containerStatuses"`
 	// QOSClass is derived from the containers' requests and limits.
-	QOSClass PodQOSClass `json:"qosClass,omitempty"`
+	// Its upstream Go tag says "rep"; the label follows generated.proto (optional).
+	QOSClass PodQOSClass `json:"qosClass,omitempty" protobuf:"bytes,9,opt,name=qosClass"`
 }
 
 // PodCondition is one fact about a pod, with when it last changed. Kubernetes:
 // corev1.PodCondition.
 type PodCondition struct {
 	// Type names the fact.
-	Type PodConditionType `json:"type"`
+	Type PodConditionType `json:"type" protobuf:"bytes,1,opt,name=type"`
 	// Status is True, False or Unknown.
-	Status ConditionStatus `json:"status"`
+	Status ConditionStatus `json:"status" protobuf:"bytes,2,opt,name=status"`
 	// LastProbeTime is when the condition was last probed; usually zero (null).
-	LastProbeTime Time `json:"lastProbeTime,omitempty"`
+	LastProbeTime Time `json:"lastProbeTime,omitempty" protobuf:"bytes,3,opt,name=lastProbeTime"`
 	// LastTransitionTime is when Status last changed.
-	LastTransitionTime Time `json:"lastTransitionTime,omitempty"`
+	LastTransitionTime Time `json:"lastTransitionTime,omitempty" protobuf:"bytes,4,opt,name=lastTransitionTime"`
 	// Reason is a CamelCase reason for the last transition.
-	Reason string `json:"reason,omitempty"`
+	Reason string `json:"reason,omitempty" protobuf:"bytes,5,opt,name=reason"`
 	// Message is a human-readable account of the last transition.
-	Message string `json:"message,omitempty"`
+	Message string `json:"message,omitempty" protobuf:"bytes,6,opt,name=message"`
 }
 
 // PodIP is one IP address of a pod. Kubernetes: corev1.PodIP.
 type PodIP struct {
 	// IP is the address.
-	IP string `json:"ip"`
+	IP string `json:"ip" protobuf:"bytes,1,opt,name=ip"`
 }
 
 // HostIP is one IP address of a pod's node. Kubernetes: corev1.HostIP.
 type HostIP struct {
 	// IP is the address.
-	IP string `json:"ip"`
+	IP string `json:"ip" protobuf:"bytes,1,opt,name=ip"`
 }
 
 // ContainerStatus is the observed state of one container. Kubernetes:
 // corev1.ContainerStatus.
 type ContainerStatus struct {
 	// Name matches the container's name in the spec.
-	Name string `json:"name"`
+	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
 	// State is the current state.
-	State ContainerState `json:"state,omitempty"`
+	State ContainerState `json:"state,omitempty" protobuf:"bytes,2,opt,name=state"`
 	// LastTerminationState is how the previous run ended, if the container restarted.
-	LastTerminationState ContainerState `json:"lastState,omitempty"`
+	LastTerminationState ContainerState `json:"lastState,omitempty" protobuf:"bytes,3,opt,name=lastState"`
 	// Ready is whether the container passes its readiness probe.
-	Ready bool `json:"ready"`
+	Ready bool `json:"ready" protobuf:"varint,4,opt,name=ready"`
 	// RestartCount counts restarts.
-	RestartCount int32 `json:"restartCount"`
+	RestartCount int32 `json:"restartCount" protobuf:"varint,5,opt,name=restartCount"`
 	// Image is the image the container runs.
-	Image string `json:"image"`
+	Image string `json:"image" protobuf:"bytes,6,opt,name=image"`
 	// ImageID is the digest of that image.
-	ImageID string `json:"imageID"`
+	ImageID string `json:"imageID" protobuf:"bytes,7,opt,name=imageID"`
 	// ContainerID is "<runtime>://<id>".
-	ContainerID string `json:"containerID,omitempty"`
+	ContainerID string `json:"containerID,omitempty" protobuf:"bytes,8,opt,name=containerID"`
 	// Started is whether the container passed its startup probe (or has none and runs).
-	Started *bool `json:"started,omitempty"`
+	Started *bool `json:"started,omitempty" protobuf:"varint,9,opt,name=started"`
 }
 
 // ContainerState is the state of a container; at most one field is set, and none means
 // waiting. Kubernetes: corev1.ContainerState.
 type ContainerState struct {
 	// Waiting is set while the container is not yet running.
-	Waiting *ContainerStateWaiting `json:"waiting,omitempty"`
+	Waiting *ContainerStateWaiting `json:"waiting,omitempty" protobuf:"bytes,1,opt,name=waiting"`
 	// Running is set while the container runs.
-	Running *ContainerStateRunning `json:"running,omitempty"`
+	Running *ContainerStateRunning `json:"running,omitempty" protobuf:"bytes,2,opt,name=running"`
 	// Terminated is set after the container exited.
-	Terminated *ContainerStateTerminated `json:"terminated,omitempty"`
+	Terminated *ContainerStateTerminated `json:"terminated,omitempty" protobuf:"bytes,3,opt,name=terminated"`
 }
 
 // ContainerStateWaiting describes a container that is not yet running. Kubernetes:
 // corev1.ContainerStateWaiting.
 type ContainerStateWaiting struct {
 	// Reason is a CamelCase reason, e.g. "ContainerCreating", "ImagePullBackOff".
-	Reason string `json:"reason,omitempty"`
+	Reason string `json:"reason,omitempty" protobuf:"bytes,1,opt,name=reason"`
 	// Message gives the details.
-	Message string `json:"message,omitempty"`
+	Message string `json:"message,omitempty" protobuf:"bytes,2,opt,name=message"`
 }
 
 // ContainerStateRunning describes a running container. Kubernetes:
 // corev1.ContainerStateRunning.
 type ContainerStateRunning struct {
 	// StartedAt is when the container last started.
-	StartedAt Time `json:"startedAt,omitempty"`
+	StartedAt Time `json:"startedAt,omitempty" protobuf:"bytes,1,opt,name=startedAt"`
 }
 
 // ContainerStateTerminated describes a container that exited. Kubernetes:
 // corev1.ContainerStateTerminated.
 type ContainerStateTerminated struct {
 	// ExitCode of the container's process.
-	ExitCode int32 `json:"exitCode"`
+	ExitCode int32 `json:"exitCode" protobuf:"varint,1,opt,name=exitCode"`
 	// Signal that killed the process, if any.
-	Signal int32 `json:"signal,omitempty"`
+	Signal int32 `json:"signal,omitempty" protobuf:"varint,2,opt,name=signal"`
 	// Reason is a CamelCase reason, e.g. "Completed", "OOMKilled".
-	Reason string `json:"reason,omitempty"`
+	Reason string `json:"reason,omitempty" protobuf:"bytes,3,opt,name=reason"`
 	// Message gives the details.
-	Message string `json:"message,omitempty"`
+	Message string `json:"message,omitempty" protobuf:"bytes,4,opt,name=message"`
 	// StartedAt is when the run that ended started.
-	StartedAt Time `json:"startedAt,omitempty"`
+	StartedAt Time `json:"startedAt,omitempty" protobuf:"bytes,5,opt,name=startedAt"`
 	// FinishedAt is when it ended.
-	FinishedAt Time `json:"finishedAt,omitempty"`
+	FinishedAt Time `json:"finishedAt,omitempty" protobuf:"bytes,6,opt,name=finishedAt"`
 	// ContainerID of the run that ended.
-	ContainerID string `json:"containerID,omitempty"`
+	ContainerID string `json:"containerID,omitempty" protobuf:"bytes,7,opt,name=containerID"`
 }
 
 // PodPhase is a pod's coarse place in its lifecycle. Kubernetes: corev1.PodPhase.

@@ -8,10 +8,10 @@ import "encoding/json"
 // metav1.WatchEvent.
 type WatchEvent struct {
 	// Type is one of the watch event types (WatchAdded, ...).
-	Type string `json:"type"`
+	Type string `json:"type" protobuf:"bytes,1,opt,name=type"`
 	// Object is the object after the change (for DELETED, its last state), a bookmark
 	// carrying only a resourceVersion, or a Status for ERROR.
-	Object json.RawMessage `json:"object"`
+	Object json.RawMessage `json:"object" protobuf:"bytes,2,opt,name=object"`
 }
 
 // Watch event types, the values of WatchEvent.Type. Kubernetes: watch.EventType.

@@ -1,11 +1,11 @@
 // Package clock is the only door through which miniplane's library code sees time.
 //
 // Every component takes a Clock instead of calling time.Now, time.After or
-// time.NewTimer (DESIGN.md, determinism rule 1). The live binary passes Real;
-// tests and the simulator pass a *Fake, which moves only when told to and fires
-// due timers in time order, so a run on a Fake is a pure function of the calls
-// made on it. It mirrors k8s.io/utils/clock and its testing.FakeClock, reduced
-// to what miniplane uses.
+// time.NewTimer (DESIGN.md, "Determinism", rule 1). The live binary passes
+// Real; tests and the simulator pass a *Fake, which moves only when told to and
+// fires due timers in time order, so a run on a Fake is a pure function of the
+// calls made on it. It mirrors k8s.io/utils/clock and its testing.FakeClock,
+// reduced to what miniplane uses.
 //
 // The package imports the standard library only and is safe for concurrent use.
 package clock

@@ -18,10 +18,11 @@
 // DeletedFinalStateUnknown tombstones.
 //
 // Every component's core is a step that does one unit of work and returns
-// (DESIGN.md, rule 4): Reflector.Step pumps the watch once, Informer.ProcessOne
-// pops one key's deltas, Registration.DispatchOne hands one notification to
-// one handler. Informer.Run is a thin loop around them for the live binary;
-// the simulator calls the steps itself, in an order drawn from its seed.
+// (DESIGN.md, "Determinism", rule 4): Reflector.Step pumps the watch once,
+// Informer.ProcessOne pops one key's deltas, Registration.DispatchOne hands
+// one notification to one handler. Informer.Run is a thin loop around them for
+// the live binary; the simulator calls the steps itself, in an order drawn
+// from its seed.
 //
 // Run keeps the pipeline's working set small, for speed on large caches: a
 // list that arrives while the FIFO is empty is held as the list it is and

@@ -87,7 +87,7 @@ func TestFactoryStartStartsOnlyTheInformersAskedForSoFar(t *testing.T) {
 	assert.Equal(t, map[string]bool{apiserver.Pods: true}, f.WaitForCacheSync(ctx), "only pods was started")
 	assert.Equal(t, []string{"default/a", "default/b"}, pods.Indexer().ListKeys())
 	assert.False(t, nss.HasSynced())
-	assert.Equal(t, 0, nss.Reflector().Lists, "namespaces stays idle")
+	assert.Equal(t, 0, nss.Reflector().Stats().Lists, "namespaces stays idle")
 
 	f.Start(runCtx) // starts namespaces; pods is not started twice
 	assert.Equal(t, map[string]bool{apiserver.Pods: true, apiserver.Namespaces: true}, f.WaitForCacheSync(ctx))

@@ -233,7 +233,7 @@ func TestInformerSyncsOnAnEmptyInitialList(t *testing.T) {
 	reg := e.inf.AddEventHandler(&recorder{}, 0)
 	e.pump(reg)
 
-	require.Equal(t, 1, e.inf.Reflector().Lists)
+	require.Equal(t, 1, e.inf.Reflector().Stats().Lists)
 	require.True(t, e.inf.FIFO().HasSynced(), "the FIFO has synced")
 	assert.True(t, e.inf.HasSynced(), "the informer has synced")
 	assert.True(t, isClosed(e.inf.Synced()), "Synced is closed")
@@ -448,7 +448,7 @@ func TestRunLiveRelistsAfterTheWatchFallsOutOfHistory(t *testing.T) {
 	require.Eventually(t, func() bool { return h.Len() == 7 }, eventually, tick)
 	assert.Equal(t, want, byKey(h.Events()))
 	stop()
-	assert.Equal(t, 2, e.inf.Reflector().Lists)
+	assert.Equal(t, 2, e.inf.Reflector().Stats().Lists)
 }
 
 // TestRunLiveSyncsOnAnEmptyInitialList: under Run too, an empty resource

@@ -3,6 +3,7 @@ package informer
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -58,8 +59,25 @@ type Reflector struct {
 	buf         []apiserver.WatchEvent
 	keys        []string // applyAll's, reused
 
-	// Counters, for tests and the simulator's trace.
-	Lists, Watches int
+	// lists and watches count the calls made to lw; atomic, so Stats may
+	// read them while another goroutine steps the reflector.
+	lists, watches atomic.Int64
+}
+
+// ReflectorStats counts what a Reflector has asked its ListerWatcher for.
+type ReflectorStats struct {
+	// Lists counts list attempts, failed ones included; a list retried at
+	// once from the latest state after a 410 Gone counts once.
+	Lists int
+	// Watches counts watch attempts, the first after each list and every
+	// re-watch, failed ones included.
+	Watches int
+}
+
+// Stats returns the counts so far. It is safe to call from any goroutine;
+// the simulator compares two readings to tell a list from a re-watch.
+func (r *Reflector) Stats() ReflectorStats {
+	return ReflectorStats{Lists: int(r.lists.Load()), Watches: int(r.watches.Load())}
 }
 
 // NewReflector returns a reflector that will list lw into sink. It starts
@@ -174,7 +192,7 @@ func (r *Reflector) apply(ev apiserver.WatchEvent) {
 // list lists the resource, replaces the sink's contents, and starts the
 // watch from the list's revision.
 func (r *Reflector) list(ctx context.Context) bool {
-	r.Lists++
+	r.lists.Add(1)
 	l, err := r.lw.List(ctx, apiserver.ListOptions{ResourceVersion: r.lastRV})
 	if apiserver.IsGone(err) || apiserver.IsTimeout(err) {
 		// The last revision seen is no longer (or not yet) servable: a
@@ -198,7 +216,7 @@ func (r *Reflector) list(ctx context.Context) bool {
 // applied twice and, because the store replays its history, nothing written
 // since is missed.
 func (r *Reflector) startWatch(ctx context.Context) bool {
-	r.Watches++
+	r.watches.Add(1)
 	w, err := r.lw.Watch(ctx, apiserver.ListOptions{ResourceVersion: r.lastRV, AllowWatchBookmarks: true})
 	if err != nil {
 		if !apiserver.IsGone(err) {

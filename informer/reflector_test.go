@@ -52,8 +52,8 @@ func TestReflectorListsThenWatches(t *testing.T) {
 	assert.Equal(t, lines(added(c, false), updated(a, a2), deleted(b, bGone)), h.Take(), "then the watch's events")
 	assert.Equal(t, e.rev(), r.LastSyncResourceVersion())
 	assert.Equal(t, []string{"default/a", "default/c"}, e.inf.Indexer().ListKeys())
-	assert.Equal(t, 1, r.Lists)
-	assert.Equal(t, 1, r.Watches)
+	assert.Equal(t, 1, r.Stats().Lists)
+	assert.Equal(t, 1, r.Stats().Watches)
 }
 
 // TestReflectorRewatchesAfterTheWatchCloses: a watch the server closes is
@@ -118,8 +118,8 @@ func TestReflectorRewatchesAfterTheWatchCloses(t *testing.T) {
 
 			assert.Equal(t, want, h.Take(), "every event once, in order")
 			r := e.inf.Reflector()
-			assert.Equal(t, 1, r.Lists, "no relist")
-			assert.Equal(t, 1+len(rewatchFrom), r.Watches)
+			assert.Equal(t, 1, r.Stats().Lists, "no relist")
+			assert.Equal(t, 1+len(rewatchFrom), r.Stats().Watches)
 			var got []string
 			for _, w := range e.lw.Watches()[1:] {
 				got = append(got, w.ResourceVersion)
@@ -167,12 +167,12 @@ func TestReflectorRelistsAfterTheWatchFallsOutOfHistory(t *testing.T) {
 	assert.False(t, r.Step(ctx), "no relist at once")
 	e.clk.Step(799 * time.Millisecond)
 	assert.False(t, r.Step(ctx), "no relist a millisecond before the backoff ends")
-	assert.Equal(t, 1, r.Lists)
+	assert.Equal(t, 1, r.Stats().Lists)
 	assert.Equal(t, 0, e.inf.FIFO().Len(), "nothing queued meanwhile")
 
 	e.clk.Step(time.Millisecond)
 	require.True(t, r.Step(ctx), "relist")
-	assert.Equal(t, 2, r.Lists)
+	assert.Equal(t, 2, r.Stats().Lists)
 	assert.Equal(t, apiserver.ListOptions{ResourceVersion: synced}, e.lw.Lists()[1], "the relist asks for a state no older than the last seen")
 	e.pump(reg)
 
@@ -202,7 +202,7 @@ func TestReflectorBackoffDoublesUpTo30s(t *testing.T) {
 		12800 * time.Millisecond, 25600 * time.Millisecond, 30 * time.Second, 30 * time.Second,
 	} {
 		require.True(t, r.Step(ctx), "list %d is tried", i+1)
-		require.Equal(t, i+1, r.Lists)
+		require.Equal(t, i+1, r.Stats().Lists)
 		wake, ok := r.NextWake()
 		require.True(t, ok, "backing off after failure %d", i+1)
 		assert.Equal(t, backoff, wake.Sub(e.clk.Now()), "backoff after failure %d", i+1)
@@ -211,7 +211,7 @@ func TestReflectorBackoffDoublesUpTo30s(t *testing.T) {
 		e.clk.Step(time.Millisecond)
 	}
 	require.True(t, r.Step(ctx))
-	assert.Equal(t, 9, r.Lists, "the ninth list succeeds")
+	assert.Equal(t, 9, r.Stats().Lists, "the ninth list succeeds")
 	_, backingOff := r.NextWake()
 	assert.False(t, backingOff)
 	e.pump()
@@ -237,7 +237,7 @@ func TestReflectorBackoffResetsAfterTwoQuietMinutes(t *testing.T) {
 			e.clk.Step(800 * time.Millisecond)
 			e.pump()
 			require.True(t, e.inf.HasSynced())
-			require.Equal(t, 2, r.Lists)
+			require.Equal(t, 2, r.Stats().Lists)
 
 			e.clk.Step(tt.quiet)
 			e.lw.CloseWatch()
@@ -250,7 +250,7 @@ func TestReflectorBackoffResetsAfterTwoQuietMinutes(t *testing.T) {
 			assert.Equal(t, tt.want, wake.Sub(e.clk.Now()))
 			e.clk.Step(tt.want)
 			require.True(t, r.Step(ctx))
-			assert.Equal(t, 3, r.Lists, "a failed watch leads to a relist")
+			assert.Equal(t, 3, r.Stats().Lists, "a failed watch leads to a relist")
 		})
 	}
 }
@@ -286,7 +286,7 @@ func TestReflectorDeliversDeletesMissedWhileNotWatchingAsTombstones(t *testing.T
 	assert.Equal(t, "default/c", h.tombstones[1].Key)
 	assert.Same(t, cachedC, h.tombstones[1].Obj)
 	assert.Equal(t, []string{"default/a"}, e.inf.Indexer().ListKeys())
-	assert.Equal(t, 2, r.Lists)
+	assert.Equal(t, 2, r.Stats().Lists)
 }
 
 // TestReflectorLosesNoDeleteBetweenListAndWatch: writes between the list and
@@ -316,7 +316,7 @@ func TestReflectorLosesNoDeleteBetweenListAndWatch(t *testing.T) {
 	), h.Take())
 	assert.Empty(t, h.tombstones)
 	assert.Equal(t, []string{"default/a", "default/c"}, e.inf.Indexer().ListKeys())
-	assert.Equal(t, 1, e.inf.Reflector().Lists)
+	assert.Equal(t, 1, e.inf.Reflector().Stats().Lists)
 }
 
 func TestReflectorBookmarksAdvanceTheResourceVersion(t *testing.T) {
@@ -356,7 +356,7 @@ func TestReflectorBookmarksAdvanceTheResourceVersion(t *testing.T) {
 			e.lw.CloseWatch()
 			e.pump(reg)
 			assert.Equal(t, want, e.lw.Watches()[1].ResourceVersion, "a re-watch starts from there")
-			assert.Equal(t, 1, r.Lists)
+			assert.Equal(t, 1, r.Stats().Lists)
 		})
 	}
 }
@@ -452,6 +452,7 @@ func TestReflectorRunWaitsWhileTheSinkIsFull(t *testing.T) {
 	// Run checks Full before every step, so nothing more arrives until
 	// the room channel closes.
 	assert.Equal(t, atWait, sink.count())
+	assert.Equal(t, informer.ReflectorStats{Lists: 1, Watches: 1}, r.Stats(), "Stats of a running reflector")
 
 	sink.mu.Lock()
 	sink.roomOpen = true

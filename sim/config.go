@@ -70,9 +70,9 @@ type Config struct {
 	Logger *zap.Logger
 
 	// ReplicationWithoutExpectations plants a known bug for testing the
-	// simulator itself: the replication controller forgets its
-	// expectations before every sync, so it acts on caches that have not
-	// seen its own writes yet.
+	// simulator itself: the replication controllers are built with
+	// replication.Config.WithoutExpectations, so each sync forgets its
+	// expectations and acts on caches that have not seen its own writes yet.
 	ReplicationWithoutExpectations bool
 }
 

@@ -12,16 +12,16 @@
 //
 // # Steps
 //
-// Every component already has a step form (DESIGN.md, rule 4); a step of
-// the simulator is one of them: a reflector's Step (list, watch, or hand
-// over the watch's pending events), an informer's ProcessOne (one key's
-// deltas into the cache), a Registration's DispatchOne (one notification
-// to one handler), a due resync, a controller's ProcessOne (one work
-// item), an elector's round, the server's Sweep of ended grace periods, a
-// scripted user action, or a fault. Steps take no virtual time: when
-// nothing is runnable the clock jumps to the next deadline (a delayed
-// queue item, a backoff, a grace period, a lease renewal, a fault), firing
-// the timers due then.
+// Every component already has a step form (DESIGN.md, "Determinism",
+// rule 4); a step of the simulator is one of them: a reflector's Step
+// (list, watch, or hand over the watch's pending events), an informer's
+// ProcessOne (one key's deltas into the cache), a Registration's
+// DispatchOne (one notification to one handler), a due resync, a
+// controller's ProcessOne (one work item), an elector's round, the server's
+// Sweep of ended grace periods, a scripted user action, or a fault. Steps
+// take no virtual time: when nothing is runnable the clock jumps to the
+// next deadline (a delayed queue item, a backoff, a grace period, a lease
+// renewal, a fault), firing the timers due then.
 //
 // # Faults
 //

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"go.uber.org/zap"
-
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/endpoints"
@@ -68,7 +66,6 @@ type ctrlState struct {
 	c       Controller
 	queue   *workqueue.Queue[string] // nil when the controller does not show its queue
 	started bool                     // synced, and its start-up work done
-	rc      *replication.Controller  // for ReplicationWithoutExpectations
 }
 
 // instance is one controller manager: its own clock view, informers,
@@ -207,10 +204,10 @@ func (s *Sim) build(in *instance, term int64) {
 		}); ok {
 			st.queue = q.Queue()
 		}
-		st.rc, _ = c.(*replication.Controller)
 		in.ctrls = append(in.ctrls, st)
 	}
-	rc, err := replication.New(replication.Config{Client: client("replication"), Factory: in.factory, Clock: in.clock, Logger: log})
+	rc, err := replication.New(replication.Config{Client: client("replication"), Factory: in.factory, Clock: in.clock, Logger: log,
+		WithoutExpectations: s.cfg.ReplicationWithoutExpectations})
 	add("replication", rc, err)
 	ep, err := endpoints.New(endpoints.Config{Client: client("endpoints"), Factory: in.factory, Clock: in.clock, Logger: log})
 	add("endpoints", ep, err)
@@ -290,26 +287,5 @@ func (s *Sim) startController(c *ctrlState) {
 	c.started = true
 	if ep, ok := c.c.(interface{ EnqueueLeftovers() }); ok {
 		ep.EnqueueLeftovers()
-	}
-}
-
-// processOne steps one controller.
-func (s *Sim) processOne(ctx context.Context, c *ctrlState) bool {
-	if c.rc != nil && s.cfg.ReplicationWithoutExpectations {
-		s.forgetExpectations(ctx, c.rc)
-	}
-	return c.c.ProcessOne(ctx)
-}
-
-// forgetExpectations plants the missing-expectations bug: every
-// controller's expectations are dropped, as if never recorded.
-func (s *Sim) forgetExpectations(ctx context.Context, rc *replication.Controller) {
-	list, err := s.srv.List(ctx, apiserver.ReplicationControllers, "", apiserver.ListOptions{})
-	if err != nil {
-		s.cfg.Logger.Warn("listing controllers", zap.Error(err))
-		return
-	}
-	for _, obj := range list.Items {
-		rc.Expectations().Delete(informer.KeyOf(obj))
 	}
 }

@@ -108,16 +108,16 @@ func (s *Sim) run(ctx context.Context, c candidate) bool {
 		s.record(Event{Actor: "apiserver", Kind: "sweep", Detail: strconv.Itoa(n)})
 	case stepReflector:
 		r := c.ni.inf.Reflector()
-		lists, watches := r.Lists, r.Watches
+		before := r.Stats()
 		if !r.Step(ctx) {
 			return false
 		}
 		c.ni.fifoMaybe = true
 		kind := "events"
-		switch {
-		case r.Lists != lists:
+		switch after := r.Stats(); {
+		case after.Lists != before.Lists:
 			kind = "list"
-		case r.Watches != watches:
+		case after.Watches != before.Watches:
 			kind = "watch"
 		}
 		s.record(Event{Actor: c.ni.name, Kind: kind, Detail: "rv=" + r.LastSyncResourceVersion()})
@@ -146,7 +146,7 @@ func (s *Sim) run(ctx context.Context, c candidate) bool {
 		s.startController(c.c)
 		s.record(Event{Actor: actorOf(c.in, c.c.name), Kind: "start"})
 	case stepSync:
-		if !s.processOne(ctx, c.c) {
+		if !c.c.c.ProcessOne(ctx) {
 			return false
 		}
 		detail := ""

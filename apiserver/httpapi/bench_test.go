@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -50,7 +52,7 @@ func BenchmarkGetPod(b *testing.B) {
 	_, err := ts.srv.Create(ctx, podOf("default", "web", map[string]string{"app": "web"}))
 	require.NoError(b, err)
 	url := ts.url + "/api/v1/namespaces/default/pods/web"
-	for _, tc := range []struct{ name, accept string }{{"json", "application/json"}, {"table", acceptTable}} {
+	for _, tc := range []struct{ name, accept string }{{"json", "application/json"}, {"protobuf", acceptProtobuf}, {"table", acceptTable}} {
 		b.Run(tc.name+"/serial", func(b *testing.B) {
 			for b.Loop() {
 				get(b, url, tc.accept)
@@ -70,8 +72,9 @@ func BenchmarkGetPod(b *testing.B) {
 	}
 }
 
-// BenchmarkListPods: a list of 10,000 pods over loopback HTTP, as JSON and
-// as a Table (what kubectl get pods asks for).
+// BenchmarkListPods: a list of 10,000 pods over loopback HTTP, as JSON, as
+// protobuf (what client-go asks for) and as a Table (what kubectl get pods
+// asks for).
 func BenchmarkListPods(b *testing.B) {
 	const n = 10_000
 	ts := newTestServer(b, clock.NewFake(epoch), nil)
@@ -82,6 +85,7 @@ func BenchmarkListPods(b *testing.B) {
 	url := ts.url + "/api/v1/namespaces/default/pods"
 	for _, tc := range []struct{ name, accept, want string }{
 		{"json", "application/json", `"name":"pod-09999"`},
+		{"protobuf", acceptProtobuf, "\x0a\x09pod-09999"},
 		{"table", acceptTable, `["pod-09999","0/1","Pending",0,`},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
@@ -100,10 +104,51 @@ func BenchmarkListPods(b *testing.B) {
 }
 
 // BenchmarkWatchFanout: 100 HTTP watchers on pods while 10,000 pods are
-// created; every watcher must see every ADDED event. events/s counts
-// deliveries (watchers × pods) per second from the first create to the
-// last delivery.
+// created, in JSON and in protobuf; every watcher must see every ADDED
+// event. events/s counts deliveries (watchers × pods) per second from the
+// first create to the last delivery.
 func BenchmarkWatchFanout(b *testing.B) {
+	b.Run("json", func(b *testing.B) { benchWatchFanout(b, "application/json", countJSONAdded) })
+	b.Run("protobuf", func(b *testing.B) { benchWatchFanout(b, acceptProtobuf, countProtobufAdded) })
+}
+
+// countJSONAdded counts the ADDED events of a JSON watch stream, up to n.
+func countJSONAdded(r io.Reader, n int) int {
+	lines := bufio.NewScanner(r)
+	lines.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	count := 0
+	for count < n && lines.Scan() {
+		if bytes.HasPrefix(lines.Bytes(), []byte(`{"type":"ADDED"`)) {
+			count++
+		}
+	}
+	return count
+}
+
+// countProtobufAdded counts the ADDED events of a protobuf watch stream,
+// up to n: each frame is a length and a WatchEvent whose type is field 1.
+func countProtobufAdded(r io.Reader, n int) int {
+	br := bufio.NewReaderSize(r, 64<<10)
+	added := []byte("\x0a\x05ADDED")
+	var frame []byte
+	count := 0
+	for count < n {
+		var size [4]byte
+		if _, err := io.ReadFull(br, size[:]); err != nil {
+			return count
+		}
+		frame = slices.Grow(frame[:0], int(binary.BigEndian.Uint32(size[:])))[:binary.BigEndian.Uint32(size[:])]
+		if _, err := io.ReadFull(br, frame); err != nil {
+			return count
+		}
+		if bytes.HasPrefix(frame, added) {
+			count++
+		}
+	}
+	return count
+}
+
+func benchWatchFanout(b *testing.B, accept string, countAdded func(io.Reader, int) int) {
 	const watchers, pods = 100, 10_000
 	for b.Loop() {
 		b.StopTimer()
@@ -118,19 +163,14 @@ func BenchmarkWatchFanout(b *testing.B) {
 			go func() {
 				defer done.Done()
 				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.url+"/api/v1/pods?watch=true&resourceVersion="+rv, nil)
+				req.Header.Set("Accept", accept)
 				resp, err := benchClient.Do(req)
 				ready.Done()
 				if err != nil {
 					return
 				}
 				defer resp.Body.Close()
-				lines := bufio.NewScanner(resp.Body)
-				lines.Buffer(make([]byte, 0, 64<<10), 1<<20)
-				for counts[i] < pods && lines.Scan() {
-					if bytes.HasPrefix(lines.Bytes(), []byte(`{"type":"ADDED"`)) {
-						counts[i]++
-					}
-				}
+				counts[i] = countAdded(resp.Body, pods)
 			}()
 		}
 		ready.Wait()

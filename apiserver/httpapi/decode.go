@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -14,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/protobuf"
 	"github.com/miniplane/miniplane/apiserver"
 )
 
@@ -33,24 +33,56 @@ func readBody(r *http.Request) ([]byte, error) {
 	return b, nil
 }
 
-// requireJSONBody refuses a body whose Content-Type is not JSON (an empty
-// one is taken as JSON).
-func requireJSONBody(r *http.Request) error {
-	ct := r.Header.Get("Content-Type")
-	if ct == "" {
-		return nil
-	}
-	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil || (mt != "application/json" && mt != "*/*") {
-		return apiserver.NewUnsupportedMediaType(fmt.Sprintf("the body of the request was in an unsupported format %q: this server takes application/json", ct))
-	}
-	return nil
-}
-
 // typeMeta is the kind and apiVersion a body names.
 type typeMeta struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
+}
+
+// decodeBody decodes a create's or update's body into obj, in the format
+// its Content-Type names (415 for one neither JSON nor protobuf), after
+// checking that the kind and apiVersion it names (if any) are wantKind and
+// wantAPIVersion.
+func (h *Handler) decodeBody(w http.ResponseWriter, r *http.Request, body []byte, obj any, wantKind, wantAPIVersion string) error {
+	f, err := bodyFormat(r)
+	if err != nil {
+		return err
+	}
+	if f == formatProtobuf {
+		return h.decodeProtobuf(body, obj, wantKind, wantAPIVersion)
+	}
+	return h.decodeInto(w, r.URL.Query(), body, obj, wantKind, wantAPIVersion)
+}
+
+// decodeProtobuf decodes a protobuf object body, the magic and a
+// runtime.Unknown envelope around the object's message, into obj, after
+// checking the kind and apiVersion the envelope names as decodeInto does.
+// Fields the message has and obj does not are dropped, as kube-apiserver's
+// protobuf decoder drops them (fieldValidation applies to JSON only).
+func (h *Handler) decodeProtobuf(body []byte, obj any, wantKind, wantAPIVersion string) error {
+	if len(body) == 0 {
+		return apiserver.NewBadRequest("the request body is empty: send a protobuf object")
+	}
+	u, err := protobuf.UnmarshalEnvelope(body)
+	if err != nil {
+		return apiserver.NewBadRequest("the request body is not a Kubernetes protobuf object: " + err.Error())
+	}
+	if u.ContentEncoding != "" {
+		return apiserver.NewUnsupportedMediaType(fmt.Sprintf("the protobuf envelope's contentEncoding %q is not supported: send the object unencoded", u.ContentEncoding))
+	}
+	if u.ContentType != "" && u.ContentType != protobuf.MediaType {
+		return apiserver.NewUnsupportedMediaType(fmt.Sprintf("the protobuf envelope holds %q: this server takes %s inside it", u.ContentType, protobuf.MediaType))
+	}
+	if err := h.checkTypeMeta(typeMeta{APIVersion: u.APIVersion, Kind: u.Kind}, wantKind, wantAPIVersion); err != nil {
+		return err
+	}
+	if err := protobuf.Unmarshal(u.Raw, obj); err != nil {
+		return apiserver.NewBadRequest("the request body does not decode as " + wantKind + ": " + err.Error())
+	}
+	if o, ok := obj.(interface{ GetTypeMeta() *api.TypeMeta }); ok {
+		*o.GetTypeMeta() = api.TypeMeta{Kind: u.Kind, APIVersion: u.APIVersion}
+	}
+	return nil
 }
 
 // decodeInto decodes a JSON object body into obj after checking that the
@@ -135,11 +167,13 @@ func (h *Handler) checkTypeMeta(tm typeMeta, wantKind, wantAPIVersion string) er
 }
 
 // requestKinds are the kinds a request body may be besides the served
-// resources' own: the scale and binding subresources' and DeleteOptions
-// (which New also accepts in every served group version).
+// resources' own: the scale and binding subresources' and DeleteOptions of
+// meta.k8s.io. DeleteOptions is also registered in every served group
+// version (New adds those), as Kubernetes registers it: client-go sends a
+// Lease's delete as coordination.k8s.io/v1 DeleteOptions.
 var requestKinds = []typeMeta{
 	{Kind: "Scale", APIVersion: scaleAPIVersion}, {Kind: "Binding", APIVersion: "v1"},
-	{Kind: "DeleteOptions", APIVersion: "v1"}, {Kind: "DeleteOptions", APIVersion: "meta.k8s.io/v1"},
+	{Kind: "DeleteOptions", APIVersion: "meta.k8s.io/v1"},
 }
 
 // checkObjectPath fills an object's namespace and name from the path when
@@ -233,14 +267,27 @@ func (h *Handler) deleteOptionsOf(w http.ResponseWriter, r *http.Request) (api.D
 	}
 	q := r.URL.Query()
 	if len(bytes.TrimSpace(body)) > 0 {
+		f, err := bodyFormat(r)
+		if err != nil {
+			return opts, err
+		}
 		var tm typeMeta
-		if err := json.Unmarshal(body, &tm); err != nil {
-			return opts, apiserver.NewBadRequest("the request body is not valid JSON: " + jsonErrorText(err))
+		switch f {
+		case formatProtobuf:
+			u, err := protobuf.UnmarshalEnvelope(body)
+			if err != nil {
+				return opts, apiserver.NewBadRequest("the request body is not a Kubernetes protobuf object: " + err.Error())
+			}
+			tm = typeMeta{APIVersion: u.APIVersion, Kind: u.Kind}
+		default:
+			if err := json.Unmarshal(body, &tm); err != nil {
+				return opts, apiserver.NewBadRequest("the request body is not valid JSON: " + jsonErrorText(err))
+			}
 		}
 		if tm.Kind != "" && tm.Kind != "DeleteOptions" {
 			return opts, apiserver.NewBadRequest(fmt.Sprintf("the body of a delete must be DeleteOptions, not %q", tm.Kind))
 		}
-		if err := h.decodeInto(w, url.Values{}, body, &opts, "DeleteOptions", tm.APIVersion); err != nil {
+		if err := h.decodeBody(w, r, body, &opts, "DeleteOptions", tm.APIVersion); err != nil {
 			return opts, err
 		}
 	}

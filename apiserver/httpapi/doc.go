@@ -5,11 +5,16 @@
 // It mirrors k8s.io/apiserver's endpoint handlers (pkg/endpoints/handlers)
 // and discovery (pkg/endpoints/discovery), and the server-side printing of
 // Kubernetes' pkg/printers: the Kubernetes paths (/api/v1/..., namespaced and
-// across namespaces, /apis/coordination.k8s.io/v1/...), JSON bodies with
-// Content-Type application/json on every answer, errors as Status bodies
-// with Kubernetes' codes, discovery (aggregated v2 and legacy), /version,
-// a minimal /openapi/v3, Table output with kubectl's columns, watches as
-// newline-delimited JSON events, the status, scale and binding
+// across namespaces, /apis/coordination.k8s.io/v1/...), bodies in JSON or in
+// Kubernetes' protobuf (application/vnd.kubernetes.protobuf, package
+// api/protobuf: what client-go's typed clients send by default) both ways,
+// answers negotiated from Accept (the first entry served wins; a protobuf
+// Table is not served, as in kube-apiserver), PartialObjectMetadata for the
+// metadata client, 415 for any other body format on every verb, errors as
+// Status bodies with Kubernetes' codes, discovery (aggregated v2 and
+// legacy), /version, a minimal /openapi/v3, Table output with kubectl's
+// columns, watches as newline-delimited JSON events or length-prefixed
+// protobuf WatchEvent frames, the status, scale and binding
 // subresources, PATCH (JSON patch, merge patch, strategic merge patch and
 // server-side apply, through apiserver/patch, with writes recorded in
 // metadata.managedFields), dryRun, health and Prometheus metrics, an
@@ -25,5 +30,6 @@
 // its net/http goroutine, and each watch holds its request's goroutine until
 // the client goes away, its timeoutSeconds pass, or Shutdown is called.
 // Time (ages in tables, watch timeouts) comes from the injected clock. It
-// imports api, apiserver, apiserver/patch, clock and zap.
+// imports api, api/protobuf, apiserver, apiserver/patch, clock, zap and
+// protowire.
 package httpapi

@@ -66,7 +66,7 @@ func TestErrors(t *testing.T) {
 		{name: "post across namespaces", req: request{method: "POST", path: "/api/v1/pods", body: newPodJSON}, wantCode: 405, wantReason: api.StatusReasonMethodNotAllowed},
 		{name: "delete the version document", req: request{method: "DELETE", path: "/version"}, wantCode: 405, wantReason: api.StatusReasonMethodNotAllowed},
 		{name: "unknown method", req: request{method: "TRACE", path: pods}, wantCode: 405, wantReason: api.StatusReasonMethodNotAllowed},
-		{name: "only protobuf accepted", req: request{path: pods, header: map[string]string{"Accept": "application/vnd.kubernetes.protobuf"}}, wantCode: 406, wantReason: api.StatusReasonNotAcceptable},
+		{name: "only CBOR accepted", req: request{path: pods, header: map[string]string{"Accept": "application/cbor"}}, wantCode: 406, wantReason: api.StatusReasonNotAcceptable},
 		{name: "create in a missing namespace", req: request{method: "POST", path: "/api/v1/namespaces/nowhere/pods", body: newPodJSON}, wantCode: 404, wantReason: api.StatusReasonNotFound, wantMsg: `namespaces "nowhere" not found`},
 		{name: "delete a protected namespace", req: request{method: "DELETE", path: "/api/v1/namespaces/default"}, wantCode: 403, wantReason: api.StatusReasonForbidden},
 		{name: "scale below zero", req: request{method: "PUT", path: "/api/v1/namespaces/default/replicationcontrollers/frontend/scale", body: `{"spec":{"replicas":-1}}`}, wantCode: 422, wantReason: api.StatusReasonInvalid, wantField: "spec.replicas"},

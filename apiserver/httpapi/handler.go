@@ -115,14 +115,11 @@ func New(cfg Config) (*Handler, error) {
 			gv = &groupVersion{group: r.Group, version: r.Version, path: path, byName: make(map[string]apiserver.ResourceInfo)}
 			h.byPath[path] = gv
 			h.groups = append(h.groups, gv) // Resources is sorted by group: core comes first
-			// kube-apiserver registers DeleteOptions in every group
-			// version it serves, and client-go's typed clients send it
-			// in their own (a lease's delete names coordination.k8s.io/v1).
-			h.kinds[typeMeta{Kind: "DeleteOptions", APIVersion: r.APIVersion()}] = true
 		}
 		gv.resources = append(gv.resources, r)
 		gv.byName[r.Resource] = r
 		h.kinds[typeMeta{Kind: r.Kind, APIVersion: r.APIVersion()}] = true
+		h.kinds[typeMeta{Kind: "DeleteOptions", APIVersion: r.APIVersion()}] = true
 	}
 	for _, tm := range requestKinds {
 		h.kinds[tm] = true
@@ -166,7 +163,7 @@ func (h *Handler) startWatch() bool {
 // resort: no request is meant to reach it).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := h.clock.Now()
-	rw := &recorder{ResponseWriter: w}
+	rw := &recorder{ResponseWriter: w, errFormat: errorFormat(r)}
 	info := requestInfo{verb: methodVerb(r.Method)}
 	defer func() {
 		if p := recover(); p != nil {
@@ -215,12 +212,14 @@ func isHealthPath(p string) bool {
 	return false
 }
 
-// recorder remembers the status code written, and passes Flush through
-// for watch streams.
+// recorder remembers the status code written and the format errors are
+// answered in, and passes Flush through for watch streams.
 type recorder struct {
 	http.ResponseWriter
 	status int
 	wrote  bool
+	// errFormat is the format writeError answers in.
+	errFormat format
 }
 
 func (r *recorder) WriteHeader(code int) {

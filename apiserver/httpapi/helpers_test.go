@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/protobuf"
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/apiserver/httpapi"
 	"github.com/miniplane/miniplane/clock"
@@ -72,10 +73,15 @@ func (f *fixture) do(t testing.TB, r request) *httptest.ResponseRecorder {
 	return rec
 }
 
-// statusOf decodes an answer's Status body.
+// statusOf decodes an answer's Status body, in JSON or protobuf by its
+// Content-Type.
 func statusOf(t testing.TB, rec *httptest.ResponseRecorder) api.Status {
 	t.Helper()
 	var st api.Status
+	if rec.Header().Get("Content-Type") == protobuf.MediaType {
+		unwrap(t, rec, "v1", "Status", &st)
+		return st
+	}
 	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &st), "body: %s", rec.Body.String())
 	return st
 }

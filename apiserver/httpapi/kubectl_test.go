@@ -163,6 +163,18 @@ func TestKubectl(t *testing.T) {
 		assert.Equal(t, "nginx:1.27", p.Spec.Containers[0].Image)
 		assert.Equal(t, api.ProtocolTCP, p.Spec.Containers[0].Ports[0].Protocol, "defaulted by the server")
 	})
+	t.Run("typed generators send protobuf", func(t *testing.T) {
+		// kubectl create namespace|service use client-go's typed clients,
+		// which send protobuf bodies.
+		assert.Equal(t, "namespace/team-a created\n", k.ok("", "create", "namespace", "team-a"))
+		assert.Equal(t, "service/api created\n", k.ok("", "create", "service", "clusterip", "api", "--tcp=80:8080", "-n", "team-a"))
+		svc, err := apiserver.For[*api.Service](ts.srv).Get(ctx, "team-a", "api")
+		require.NoError(t, err)
+		assert.Equal(t, int32(80), svc.Spec.Ports[0].Port)
+		assert.Equal(t, api.FromInt(8080), svc.Spec.Ports[0].TargetPort)
+		assert.Equal(t, map[string]string{"app": "api"}, svc.Spec.Selector)
+		assert.NotEmpty(t, svc.Spec.ClusterIP)
+	})
 	t.Run("create existing", func(t *testing.T) {
 		assert.Contains(t, k.fails(podManifest, "create", "-f", "-"),
 			`Error from server (AlreadyExists): error when creating "STDIN": pods "web" already exists`)

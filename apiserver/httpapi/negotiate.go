@@ -2,40 +2,87 @@ package httpapi
 
 import (
 	"fmt"
+	"mime"
 	"net/http"
 
+	"github.com/miniplane/miniplane/api/protobuf"
 	"github.com/miniplane/miniplane/apiserver"
 )
 
-// output is the form a read answers in: the objects as JSON, or a Table
-// of them (server-side printing) with the row objects kubectl asks for.
+// format is a wire format of request and answer bodies.
+type format uint8
+
+const (
+	// formatJSON is application/json, the default.
+	formatJSON format = iota
+	// formatProtobuf is application/vnd.kubernetes.protobuf: the magic
+	// "k8s\x00" and a runtime.Unknown envelope around the object's message
+	// (package api/protobuf). client-go's typed clients speak it by default.
+	formatProtobuf
+)
+
+// contentType is the media type a body in f carries; watch streams say so.
+func (f format) contentType(watch bool) string {
+	switch {
+	case f == formatProtobuf && watch:
+		return protobuf.MediaType + ";stream=watch"
+	case f == formatProtobuf:
+		return protobuf.MediaType
+	}
+	return contentTypeJSON
+}
+
+// output is the form a read answers in: the objects themselves, a Table of
+// them (server-side printing, JSON only) with the row objects kubectl asks
+// for, or only their metadata (PartialObjectMetadata, for the metadata
+// client and the garbage collectors), in JSON or protobuf.
 type output struct {
+	format        format
 	table         bool
 	tableVersion  string // "v1" or "v1beta1" of meta.k8s.io
 	includeObject string // "Metadata" (the default), "Object" or "None"
+	// partial answers PartialObjectMetadata (PartialObjectMetadataList for
+	// a list) of meta.k8s.io partialVersion instead of the objects.
+	partial        bool
+	partialVersion string
 }
 
 var jsonOutput = output{}
 
 // negotiate picks the answer's form from the Accept header, taking the
-// first entry it can serve: a Table of meta.k8s.io v1 or v1beta1, or JSON.
-// Protobuf and CBOR are not served; a header naming only them gets 406.
-func negotiate(r *http.Request) (output, error) {
+// first entry it can serve, as kube-apiserver does: JSON or protobuf, each
+// plain or as=PartialObjectMetadata (as=PartialObjectMetadataList when list
+// is set) of meta.k8s.io v1 or v1beta1, or as=Table of meta.k8s.io v1 or
+// v1beta1 in JSON only. A Table in protobuf is not served (kube-apiserver
+// answers it 406 too), nor are YAML and CBOR; a header naming only what is
+// not served gets 406.
+func negotiate(r *http.Request, list bool) (output, error) {
 	accept := r.Header.Get("Accept")
 	if accept == "" {
 		return jsonOutput, nil
 	}
+	partialKind := "PartialObjectMetadata"
+	if list {
+		partialKind = "PartialObjectMetadataList"
+	}
 	for _, mt := range parseAccept(accept) {
+		var out output
 		switch mt.typ {
 		case "application/json", "*/*", "application/*":
+		case protobuf.MediaType:
+			out.format = formatProtobuf
 		default:
 			continue
 		}
 		as := mt.params["as"]
+		metaV1 := mt.params["g"] == "meta.k8s.io" && (mt.params["v"] == "v1" || mt.params["v"] == "v1beta1")
 		switch {
 		case as == "":
-			return jsonOutput, nil
-		case as == "Table" && mt.params["g"] == "meta.k8s.io" && (mt.params["v"] == "v1" || mt.params["v"] == "v1beta1"):
+			return out, nil
+		case as == partialKind && metaV1:
+			out.partial, out.partialVersion = true, mt.params["v"]
+			return out, nil
+		case as == "Table" && metaV1 && out.format == formatJSON:
 			include := r.URL.Query().Get("includeObject")
 			switch include {
 			case "":
@@ -44,8 +91,51 @@ func negotiate(r *http.Request) (output, error) {
 			default:
 				return output{}, apiserver.NewBadRequest(fmt.Sprintf("includeObject %q is not one of None, Metadata or Object", include))
 			}
-			return output{table: true, tableVersion: mt.params["v"], includeObject: include}, nil
+			out.table, out.tableVersion, out.includeObject = true, mt.params["v"], include
+			return out, nil
 		}
 	}
-	return output{}, apiserver.NewNotAcceptable(fmt.Sprintf("only application/json and Table (as=Table;g=meta.k8s.io;v=v1) are served; the request accepts %q", accept))
+	return output{}, apiserver.NewNotAcceptable(fmt.Sprintf(
+		"only application/json and %s are served, each as the object, as=%s;g=meta.k8s.io;v=v1, or (JSON only) as=Table;g=meta.k8s.io;v=v1; the request accepts %q",
+		protobuf.MediaType, partialKind, accept))
+}
+
+// errorFormat is the format a request's errors are answered in: protobuf
+// when the first entry of its Accept header that names JSON or protobuf
+// names protobuf, JSON otherwise. client-go decodes a Status in either,
+// by the answer's Content-Type.
+func errorFormat(r *http.Request) format {
+	accept := r.Header.Get("Accept")
+	if accept == "" {
+		return formatJSON
+	}
+	for _, mt := range parseAccept(accept) {
+		switch mt.typ {
+		case protobuf.MediaType:
+			return formatProtobuf
+		case "application/json", "*/*", "application/*":
+			return formatJSON
+		}
+	}
+	return formatJSON
+}
+
+// bodyFormat is the format of a request's body by its Content-Type: JSON
+// when it names none, 415 UnsupportedMediaType when it names neither JSON
+// nor protobuf.
+func bodyFormat(r *http.Request) (format, error) {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return formatJSON, nil
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	switch {
+	case err != nil:
+	case mt == "application/json" || mt == "*/*":
+		return formatJSON, nil
+	case mt == protobuf.MediaType:
+		return formatProtobuf, nil
+	}
+	return formatJSON, apiserver.NewUnsupportedMediaType(fmt.Sprintf(
+		"the body of the request was in an unsupported format %q: this server takes application/json and %s", ct, protobuf.MediaType))
 }

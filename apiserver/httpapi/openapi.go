@@ -72,7 +72,7 @@ func (h *Handler) serveOpenAPI(w http.ResponseWriter, rest string) {
 	}
 	doc := openAPIDoc{
 		OpenAPI: "3.0.0",
-		Info:    openAPIInfo{Title: "miniplane", Version: versionInfo.GitVersion},
+		Info:    openAPIInfo{Title: "miniplane", Version: gitVersion},
 		Paths:   map[string]openAPIPathItem{},
 	}
 	for _, r := range gv.resources {

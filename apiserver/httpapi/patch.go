@@ -44,6 +44,10 @@ func (h *Handler) servePatch(w http.ResponseWriter, r *http.Request, req resourc
 		return apiserver.NewUnsupportedMediaType(fmt.Sprintf("the patch content type %q is not supported: use %s, %s, %s or %s",
 			ct, jsonPatchType, mergePatchType, strategicMergePatchType, applyPatchType))
 	}
+	out, err := negotiate(r, false)
+	if err != nil {
+		return err
+	}
 	dry, err := dryRunOf(q)
 	if err != nil {
 		return err
@@ -72,8 +76,11 @@ func (h *Handler) servePatch(w http.ResponseWriter, r *http.Request, req resourc
 	for attempt := 1; ; attempt++ {
 		code, result, err := p.try(r)
 		if err == nil {
-			writeJSON(w, code, result)
-			return nil
+			if sc, ok := result.(*api.Scale); ok {
+				writeValue(w, code, out.format, scaleAPIVersion, scaleKind, sc)
+				return nil
+			}
+			return p.h.writeObject(w, code, out, req.info, result.(api.Object))
 		}
 		lostRace := apiserver.IsConflict(err) && !apiserver.HasCause(err, patch.CauseTypeFieldManagerConflict)
 		if !lostRace || p.precondition || attempt == maxPatchAttempts {

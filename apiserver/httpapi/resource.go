@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
+
+	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/protobuf"
 	"github.com/miniplane/miniplane/apiserver"
 )
 
@@ -33,7 +37,7 @@ func (h *Handler) serveMain(w http.ResponseWriter, r *http.Request, req resource
 	q := r.URL.Query()
 	switch req.verb {
 	case "get":
-		out, err := negotiate(r)
+		out, err := negotiate(r, false)
 		if err != nil {
 			return err
 		}
@@ -43,7 +47,7 @@ func (h *Handler) serveMain(w http.ResponseWriter, r *http.Request, req resource
 		}
 		return h.writeObject(w, http.StatusOK, out, req.info, obj)
 	case "list":
-		out, err := negotiate(r)
+		out, err := negotiate(r, true)
 		if err != nil {
 			return err
 		}
@@ -62,6 +66,10 @@ func (h *Handler) serveMain(w http.ResponseWriter, r *http.Request, req resource
 		if req.info.Namespaced && req.namespace == "" {
 			return apiserver.NewMethodNotSupported(req.info.GroupResource(), "create across namespaces (post to /namespaces/{namespace}/"+req.info.Resource+")")
 		}
+		out, err := negotiate(r, false)
+		if err != nil {
+			return err
+		}
 		obj, opts, err := h.decodeObject(w, r, req)
 		if err != nil {
 			return err
@@ -73,8 +81,12 @@ func (h *Handler) serveMain(w http.ResponseWriter, r *http.Request, req resource
 		if err != nil {
 			return err
 		}
-		return h.writeObject(w, http.StatusCreated, jsonOutput, req.info, created)
+		return h.writeObject(w, http.StatusCreated, out, req.info, created)
 	case "update":
+		out, err := negotiate(r, false)
+		if err != nil {
+			return err
+		}
 		obj, opts, err := h.decodeObject(w, r, req)
 		if err != nil {
 			return err
@@ -92,10 +104,14 @@ func (h *Handler) serveMain(w http.ResponseWriter, r *http.Request, req resource
 		if err != nil {
 			return err
 		}
-		return h.writeObject(w, http.StatusOK, jsonOutput, req.info, updated)
+		return h.writeObject(w, http.StatusOK, out, req.info, updated)
 	case "patch":
 		return h.servePatch(w, r, req)
 	case "delete":
+		out, err := negotiate(r, false)
+		if err != nil {
+			return err
+		}
 		opts, err := h.deleteOptionsOf(w, r)
 		if err != nil {
 			return err
@@ -108,8 +124,12 @@ func (h *Handler) serveMain(w http.ResponseWriter, r *http.Request, req resource
 		if obj.GetObjectMeta().DeletionTimestamp != nil {
 			code = http.StatusAccepted // marked for deletion: it is still there
 		}
-		return h.writeObject(w, code, jsonOutput, req.info, obj)
+		return h.writeObject(w, code, out, req.info, obj)
 	case "deletecollection":
+		out, err := negotiate(r, true)
+		if err != nil {
+			return err
+		}
 		opts, err := h.deleteOptionsOf(w, r)
 		if err != nil {
 			return err
@@ -122,7 +142,7 @@ func (h *Handler) serveMain(w http.ResponseWriter, r *http.Request, req resource
 		if err != nil {
 			return err
 		}
-		return h.writeList(w, jsonOutput, req.info, l)
+		return h.writeList(w, out, req.info, l)
 	}
 	return apiserver.NewMethodNotSupported(req.info.GroupResource(), req.verb)
 }
@@ -137,15 +157,15 @@ func (h *Handler) decodeObject(w http.ResponseWriter, r *http.Request, req resou
 		return nil, opts, err
 	}
 	opts.DryRun = dry
-	if err := requireJSONBody(r); err != nil {
-		return nil, opts, err
+	if _, err := bodyFormat(r); err != nil {
+		return nil, opts, err // before reading a body this server cannot decode
 	}
 	body, err := readBody(r)
 	if err != nil {
 		return nil, opts, err
 	}
 	obj := req.info.New()
-	if err := h.decodeInto(w, q, body, obj, req.info.Kind, req.info.APIVersion()); err != nil {
+	if err := h.decodeBody(w, r, body, obj, req.info.Kind, req.info.APIVersion()); err != nil {
 		return nil, opts, err
 	}
 	if err := checkObjectPath(obj.GetObjectMeta(), req.info, req.namespace, req.name); err != nil {
@@ -157,13 +177,17 @@ func (h *Handler) decodeObject(w http.ResponseWriter, r *http.Request, req resou
 // serveStatus answers the status subresource: GET, PUT, PATCH.
 func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request, req resourceRequest) error {
 	ctx := r.Context()
+	out, err := negotiate(r, false)
+	if err != nil {
+		return err
+	}
 	switch req.verb {
 	case "get":
 		obj, err := h.srv.Get(ctx, req.info.Resource, req.namespace, req.name, apiserver.GetOptions{})
 		if err != nil {
 			return err
 		}
-		return h.writeObject(w, http.StatusOK, jsonOutput, req.info, obj)
+		return h.writeObject(w, http.StatusOK, out, req.info, obj)
 	case "update":
 		obj, opts, err := h.decodeObject(w, r, req)
 		if err != nil {
@@ -182,7 +206,7 @@ func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request, req resour
 		if err != nil {
 			return err
 		}
-		return h.writeObject(w, http.StatusOK, jsonOutput, req.info, updated)
+		return h.writeObject(w, http.StatusOK, out, req.info, updated)
 	default: // patch (checkVerb allows nothing else)
 		return h.servePatch(w, r, req)
 	}
@@ -198,13 +222,17 @@ const (
 // GET, PUT, PATCH. kubectl scale needs a Scale back, not the controller.
 func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, req resourceRequest) error {
 	ctx := r.Context()
+	out, err := negotiate(r, false)
+	if err != nil {
+		return err
+	}
 	switch req.verb {
 	case "get":
 		sc, err := h.srv.GetScale(ctx, req.namespace, req.name)
 		if err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusOK, sc)
+		writeValue(w, http.StatusOK, out.format, scaleAPIVersion, scaleKind, sc)
 		return nil
 	case "update":
 		q := r.URL.Query()
@@ -212,7 +240,7 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, req resourc
 		if err != nil {
 			return err
 		}
-		if err := requireJSONBody(r); err != nil {
+		if _, err := bodyFormat(r); err != nil {
 			return err
 		}
 		body, err := readBody(r)
@@ -220,7 +248,7 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, req resourc
 			return err
 		}
 		var sc api.Scale
-		if err := h.decodeInto(w, q, body, &sc, scaleKind, scaleAPIVersion); err != nil {
+		if err := h.decodeBody(w, r, body, &sc, scaleKind, scaleAPIVersion); err != nil {
 			return err
 		}
 		if err := checkObjectPath(&sc.Metadata, req.info, req.namespace, req.name); err != nil {
@@ -236,37 +264,33 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, req resourc
 				return err
 			}
 		}
-		out, err := h.srv.UpdateScaleWith(ctx, req.namespace, &sc, opts)
+		updated, err := h.srv.UpdateScaleWith(ctx, req.namespace, &sc, opts)
 		if err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusOK, out)
+		writeValue(w, http.StatusOK, out.format, scaleAPIVersion, scaleKind, updated)
 		return nil
 	default:
 		return h.servePatch(w, r, req)
 	}
 }
 
-// binding is the body of a POST to pods/{name}/binding. Kubernetes:
-// corev1.Binding.
-type binding struct {
-	api.TypeMeta `json:",inline"`
-	Metadata     api.ObjectMeta      `json:"metadata"`
-	Target       api.ObjectReference `json:"target"`
-}
-
 // serveBinding binds a pod to a node, as the scheduler does.
 func (h *Handler) serveBinding(w http.ResponseWriter, r *http.Request, req resourceRequest) error {
 	q := r.URL.Query()
-	if err := requireJSONBody(r); err != nil {
+	out, err := negotiate(r, false)
+	if err != nil {
+		return err
+	}
+	if _, err := bodyFormat(r); err != nil {
 		return err
 	}
 	body, err := readBody(r)
 	if err != nil {
 		return err
 	}
-	var b binding
-	if err := h.decodeInto(w, q, body, &b, "Binding", "v1"); err != nil {
+	var b api.Binding
+	if err := h.decodeBody(w, r, body, &b, "Binding", "v1"); err != nil {
 		return err
 	}
 	if err := checkObjectPath(&b.Metadata, req.info, req.namespace, req.name); err != nil {
@@ -280,31 +304,38 @@ func (h *Handler) serveBinding(w http.ResponseWriter, r *http.Request, req resou
 		if err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusCreated, successStatus())
+		writeStatus(w, http.StatusCreated, out.format, successStatus())
 		return nil
 	}
 	if _, err := h.srv.Bind(r.Context(), req.namespace, req.name, b.Target.Name); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, successStatus())
+	writeStatus(w, http.StatusCreated, out.format, successStatus())
 	return nil
 }
 
-func successStatus() api.Status {
-	return api.Status{TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: api.StatusSuccess, Code: http.StatusCreated}
+func successStatus() *api.Status {
+	return &api.Status{TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: api.StatusSuccess, Code: http.StatusCreated}
 }
 
-// writeObject answers with one object, as JSON or as a one-row Table.
+// writeObject answers with one object, in JSON or protobuf, as itself,
+// as its PartialObjectMetadata, or as a one-row Table.
 func (h *Handler) writeObject(w http.ResponseWriter, code int, out output, info apiserver.ResourceInfo, obj api.Object) error {
-	if out.table {
+	switch {
+	case out.table:
 		t, err := h.tableOf(info, []api.Object{obj}, out, api.ListMeta{ResourceVersion: obj.GetObjectMeta().ResourceVersion}, true)
 		if err != nil {
 			return err
 		}
 		writeJSON(w, code, t)
-		return nil
+	case out.partial:
+		p := partialOf(obj, out.partialVersion)
+		writeValue(w, code, out.format, p.APIVersion, p.Kind, p)
+	case out.format == formatProtobuf: // the envelope names the kind: no TypeMeta needed
+		writeValue(w, code, out.format, info.APIVersion(), info.Kind, obj)
+	default:
+		writeValue(w, code, out.format, info.APIVersion(), info.Kind, withTypeMeta(info, obj))
 	}
-	writeJSON(w, code, withTypeMeta(info, obj))
 	return nil
 }
 
@@ -320,8 +351,9 @@ func withTypeMeta(info apiserver.ResourceInfo, obj api.Object) api.Object {
 	return c
 }
 
-// writeList answers with a list, as XxxList JSON or as a Table. The list's
-// items are encoded one by one into one buffer.
+// writeList answers with a list, as XxxList (or PartialObjectMetadataList)
+// in JSON or protobuf, or as a Table. The list's items are encoded one by
+// one into one buffer.
 func (h *Handler) writeList(w http.ResponseWriter, out output, info apiserver.ResourceInfo, l *apiserver.List) error {
 	if out.table {
 		t, err := h.tableOf(info, l.Items, out, l.Metadata, true)
@@ -331,23 +363,97 @@ func (h *Handler) writeList(w http.ResponseWriter, out output, info apiserver.Re
 		writeJSON(w, http.StatusOK, t)
 		return nil
 	}
-	meta, err := json.Marshal(l.Metadata)
+	apiVersion, kind := info.APIVersion(), info.Kind+"List"
+	if out.partial {
+		apiVersion, kind = partialAPIVersion(out.partialVersion), "PartialObjectMetadataList"
+	}
+	var b []byte
+	var err error
+	if out.format == formatProtobuf {
+		b, err = appendProtobufList(nil, apiVersion, kind, &l.Metadata, l.Items, out.partial)
+	} else {
+		b, err = appendJSONList(nil, apiVersion, kind, info, &l.Metadata, l.Items, out)
+	}
 	if err != nil {
 		return apiserver.NewInternalError(err)
 	}
-	var b bytes.Buffer
-	fmt.Fprintf(&b, `{"kind":%q,"apiVersion":%q,"metadata":%s,"items":[`, info.Kind+"List", info.APIVersion(), meta)
-	enc := json.NewEncoder(&b)
-	for i, item := range l.Items {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		if err := enc.Encode(withTypeMeta(info, item)); err != nil {
-			return apiserver.NewInternalError(err)
-		}
-		b.Truncate(b.Len() - 1) // Encode's newline
-	}
-	b.WriteString("]}")
-	writeRaw(w, http.StatusOK, contentTypeJSON, b.Bytes())
+	writeRaw(w, http.StatusOK, out.format.contentType(false), b)
 	return nil
 }
+
+// appendJSONList appends a list's JSON: its kind, metadata and items, each
+// item as itself or as its PartialObjectMetadata.
+func appendJSONList(b []byte, apiVersion, kind string, info apiserver.ResourceInfo, meta *api.ListMeta, items []api.Object, out output) ([]byte, error) {
+	m, err := json.Marshal(meta)
+	if err != nil {
+		return nil, err
+	}
+	buf := bytes.NewBuffer(b)
+	fmt.Fprintf(buf, `{"kind":%q,"apiVersion":%q,"metadata":%s,"items":[`, kind, apiVersion, m)
+	enc := json.NewEncoder(buf)
+	for i, item := range items {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		var v any = withTypeMeta(info, item)
+		if out.partial {
+			v = partialOf(item, out.partialVersion)
+		}
+		if err := enc.Encode(v); err != nil {
+			return nil, err
+		}
+		buf.Truncate(buf.Len() - 1) // Encode's newline
+	}
+	buf.WriteString("]}")
+	return buf.Bytes(), nil
+}
+
+// appendProtobufList appends a list in protobuf: the envelope naming kind,
+// around the list's message {metadata = 1 (ListMeta); repeated items = 2},
+// each item a bare message (list items carry no envelope) of the object or
+// of its PartialObjectMetadata {metadata = 1}. Every XxxList of k8s.io/api
+// has these two field numbers.
+func appendProtobufList(b []byte, apiVersion, kind string, meta *api.ListMeta, items []api.Object, partial bool) ([]byte, error) {
+	raw := protowire.AppendTag(nil, 1, protowire.BytesType)
+	m, err := protobuf.Marshal(meta)
+	if err != nil {
+		return nil, err
+	}
+	raw = protowire.AppendBytes(raw, m)
+	var item, itemMeta []byte
+	for i, obj := range items {
+		if partial {
+			if itemMeta, err = protobuf.Append(itemMeta[:0], obj.GetObjectMeta()); err != nil {
+				return nil, err
+			}
+			item = protowire.AppendTag(item[:0], 1, protowire.BytesType)
+			item = protowire.AppendBytes(item, itemMeta)
+		} else if item, err = protobuf.Append(item[:0], obj); err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			raw = slices.Grow(raw, len(items)*(len(item)+4)) // sized by the first item, to grow once
+		}
+		raw = protowire.AppendTag(raw, 2, protowire.BytesType)
+		raw = protowire.AppendBytes(raw, item)
+	}
+	return protobuf.AppendUnknown(b, protobuf.Unknown{APIVersion: apiVersion, Kind: kind, Raw: raw}), nil
+}
+
+// partialObjectMetadata is an object's metadata alone, the answer to
+// as=PartialObjectMetadata. Kubernetes: metav1.PartialObjectMetadata.
+type partialObjectMetadata struct {
+	api.TypeMeta `json:",inline"`
+	Metadata     api.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+}
+
+// partialOf returns obj's PartialObjectMetadata in meta.k8s.io version.
+// The metadata is shared with the stored object: encode it, do not change it.
+func partialOf(obj api.Object, version string) *partialObjectMetadata {
+	return &partialObjectMetadata{
+		TypeMeta: api.TypeMeta{Kind: "PartialObjectMetadata", APIVersion: partialAPIVersion(version)},
+		Metadata: *obj.GetObjectMeta(),
+	}
+}
+
+func partialAPIVersion(version string) string { return "meta.k8s.io/" + version }

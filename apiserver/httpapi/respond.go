@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/protobuf"
 	"github.com/miniplane/miniplane/apiserver"
 )
 
@@ -33,18 +35,50 @@ func writeRaw(w http.ResponseWriter, code int, contentType string, b []byte) {
 }
 
 // writeError answers with err's Status and its code; an error that is not
-// a StatusError is a 500 InternalError.
+// a StatusError is a 500 InternalError. The Status is in the format the
+// request's Accept header prefers (see errorFormat), which ServeHTTP's
+// recorder remembers.
 func writeError(w http.ResponseWriter, err error) {
 	st := apiserver.StatusOf(err)
 	code := int(st.Code)
 	if code == 0 {
 		code = http.StatusInternalServerError
 	}
-	b, merr := json.Marshal(st)
-	if merr != nil { // a Status always encodes; keep the answer well-formed anyway
-		b = []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"internal error","reason":"InternalError","code":500}`)
+	f := formatJSON
+	if rec, ok := w.(*recorder); ok {
+		f = rec.errFormat
 	}
-	writeRaw(w, code, contentTypeJSON, b)
+	writeStatus(w, code, f, &st)
+}
+
+// writeStatus answers with a Status in format f.
+func writeStatus(w http.ResponseWriter, code int, f format, st *api.Status) {
+	st.TypeMeta = api.TypeMeta{Kind: "Status", APIVersion: "v1"}
+	b, err := encodeValue(f, "v1", "Status", st)
+	if err != nil { // a Status always encodes; keep the answer well-formed anyway
+		f, b = formatJSON, []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"internal error","reason":"InternalError","code":500}`)
+	}
+	writeRaw(w, code, f.contentType(false), b)
+}
+
+// encodeValue encodes v, an object of kind in apiVersion, in format f:
+// JSON as v is (its TypeMeta must be set), protobuf as v's message in the
+// runtime.Unknown envelope naming apiVersion and kind.
+func encodeValue(f format, apiVersion, kind string, v any) ([]byte, error) {
+	if f == formatProtobuf {
+		return protobuf.MarshalObject(apiVersion, kind, v)
+	}
+	return json.Marshal(v)
+}
+
+// writeValue answers with v, an object of kind in apiVersion, in format f.
+func writeValue(w http.ResponseWriter, code int, f format, apiVersion, kind string, v any) {
+	b, err := encodeValue(f, apiVersion, kind, v)
+	if err != nil {
+		writeError(w, apiserver.NewInternalError(err))
+		return
+	}
+	writeRaw(w, code, f.contentType(false), b)
 }
 
 // addWarning adds a Warning header, which kubectl prints on stderr as

@@ -21,7 +21,7 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request, info *requestInf
 	case "version":
 		info.resource = "version"
 		if h.onlyGet(w, r) {
-			writeJSON(w, http.StatusOK, versionInfo)
+			writeJSON(w, http.StatusOK, binaryVersion())
 		}
 		return
 	case "healthz", "livez", "readyz":
@@ -238,24 +238,6 @@ func checkVerb(req resourceRequest) error {
 }
 
 func isTrue(v string) bool { return v == "true" || v == "1" }
-
-// versionInfo is the answer to /version. kubectl's dispatcher on this
-// machine runs the bundled kubectl of the server's minor version, so 1.32
-// keeps every run on the same client.
-var versionInfo = struct {
-	Major        string `json:"major"`
-	Minor        string `json:"minor"`
-	GitVersion   string `json:"gitVersion"`
-	GitCommit    string `json:"gitCommit"`
-	GitTreeState string `json:"gitTreeState"`
-	BuildDate    string `json:"buildDate"`
-	GoVersion    string `json:"goVersion"`
-	Compiler     string `json:"compiler"`
-	Platform     string `json:"platform"`
-}{
-	Major: "1", Minor: "32", GitVersion: "v1.32.0-miniplane", GitCommit: "miniplane",
-	GitTreeState: "clean", BuildDate: "2026-01-01T00:00:00Z", GoVersion: "go1.26", Compiler: "gc", Platform: "linux/amd64",
-}
 
 // serveHealth answers /healthz, /livez and /readyz in text, as
 // kube-apiserver does.

@@ -36,13 +36,6 @@ type row struct {
 	Object any   `json:"object,omitempty"`
 }
 
-// partialObjectMetadata is a row's object when only metadata is asked for.
-type partialObjectMetadata struct {
-	Kind       string          `json:"kind"`
-	APIVersion string          `json:"apiVersion"`
-	Metadata   *api.ObjectMeta `json:"metadata"`
-}
-
 // printer is how one resource is shown: its columns and a row's cells.
 type printer struct {
 	columns []column
@@ -238,7 +231,7 @@ func (h *Handler) tableOf(info apiserver.ResourceInfo, objs []api.Object, out ou
 			r.Object = withTypeMeta(info, obj)
 		case "None":
 		default:
-			r.Object = partialObjectMetadata{Kind: "PartialObjectMetadata", APIVersion: "meta.k8s.io/v1", Metadata: obj.GetObjectMeta()}
+			r.Object = partialOf(obj, "v1")
 		}
 		t.Rows = append(t.Rows, r)
 	}

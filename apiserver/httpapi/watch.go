@@ -1,8 +1,7 @@
 package httpapi
 
 import (
-	"bytes"
-	"encoding/json"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net/http"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/protobuf"
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/clock"
 )
@@ -18,15 +18,17 @@ import (
 // they are written and then flushed together.
 const watchBatch = 256
 
-// serveWatch streams a watch: one JSON event per line,
-// {"type":"ADDED","object":{...}}, flushed as soon as the events pending
-// have been written. It ends when the client goes away, when
+// serveWatch streams a watch, flushed as soon as the events pending have
+// been written: in JSON, one event per line, {"type":"ADDED","object":{...}};
+// in protobuf (application/vnd.kubernetes.protobuf;stream=watch), one frame
+// per event, a 4-byte big-endian length and a metav1.WatchEvent message
+// whose object is a whole enveloped object. It ends when the client goes away, when
 // timeoutSeconds pass (kubectl get -w exits when the stream ends, so there
 // is no timeout by default), on Shutdown, or after an ERROR event. A
 // resourceVersion too old to watch from is an ERROR event carrying 410
 // Expired, as kube-apiserver sends it; other bad requests get a Status.
 func (h *Handler) serveWatch(w http.ResponseWriter, r *http.Request, req resourceRequest) error {
-	out, err := negotiate(r)
+	out, err := negotiate(r, false)
 	if err != nil {
 		return err
 	}
@@ -58,7 +60,7 @@ func (h *Handler) serveWatch(w http.ResponseWriter, r *http.Request, req resourc
 	defer h.metrics.watching(req.info.Resource, -1)
 
 	s := &stream{h: h, w: w, info: req.info, out: out, first: true}
-	w.Header().Set("Content-Type", contentTypeJSON)
+	w.Header().Set("Content-Type", out.format.contentType(true))
 	w.Header().Set("Cache-Control", "no-cache, private")
 	w.WriteHeader(http.StatusOK)
 	if err != nil { // too old: the stream is one ERROR event
@@ -119,44 +121,68 @@ type stream struct {
 	out   output
 	first bool // no Table has been sent yet: the next carries the columns
 	ended bool // an ERROR event was written
-	buf   bytes.Buffer
+	buf   []byte
 }
 
-// write encodes events, one line each, and flushes them.
+// write encodes events, one line or frame each, and flushes them.
 func (s *stream) write(evs []apiserver.WatchEvent) error {
 	if len(evs) == 0 {
 		return nil
 	}
-	s.buf.Reset()
+	s.buf = s.buf[:0]
 	for _, ev := range evs {
-		obj, err := s.objectOf(ev)
+		b, err := s.encodeObject(ev)
 		if err != nil {
 			st := apiserver.StatusOf(err)
-			ev, obj = apiserver.WatchEvent{Type: api.WatchError}, &st
+			ev = apiserver.WatchEvent{Type: api.WatchError, Status: &st}
+			if b, err = s.encodeObject(ev); err != nil {
+				return err
+			}
 		}
-		var b []byte
-		if o, ok := obj.(api.Object); ok && (ev.Type == api.WatchAdded || ev.Type == api.WatchModified) && o == ev.Object {
-			b, err = s.h.encodings.encode(o) // the stored object every watcher of it shares
+		if s.out.format == formatProtobuf {
+			start := len(s.buf)
+			s.buf = append(s.buf, 0, 0, 0, 0) // the frame's length, filled in below
+			s.buf = protobuf.AppendWatchEvent(s.buf, ev.Type, b)
+			binary.BigEndian.PutUint32(s.buf[start:], uint32(len(s.buf)-start-4))
 		} else {
-			b, err = json.Marshal(obj)
+			s.buf = append(s.buf, `{"type":"`...)
+			s.buf = append(s.buf, ev.Type...)
+			s.buf = append(s.buf, `","object":`...)
+			s.buf = append(s.buf, b...)
+			s.buf = append(s.buf, "}\n"...)
 		}
-		if err != nil {
-			return err
-		}
-		s.buf.WriteString(`{"type":"`)
-		s.buf.WriteString(ev.Type)
-		s.buf.WriteString(`","object":`)
-		s.buf.Write(b)
-		s.buf.WriteString("}\n")
 		if ev.Type == api.WatchError {
 			s.ended = true
 			break
 		}
 	}
-	if _, err := s.w.Write(s.buf.Bytes()); err != nil {
+	if _, err := s.w.Write(s.buf); err != nil {
 		return err
 	}
 	return s.flush()
+}
+
+// encodeObject encodes what an event carries in the stream's format: the
+// stored object, which every watcher of it shares and so is encoded once
+// (see encodings), or a bookmark, a PartialObjectMetadata, a Table row or
+// the Status of an ERROR.
+func (s *stream) encodeObject(ev apiserver.WatchEvent) ([]byte, error) {
+	obj, err := s.objectOf(ev)
+	if err != nil {
+		return nil, err
+	}
+	apiVersion, kind := s.info.APIVersion(), s.info.Kind
+	switch o := obj.(type) {
+	case *api.Status:
+		apiVersion, kind = "v1", "Status"
+	case *partialObjectMetadata:
+		apiVersion, kind = o.APIVersion, o.Kind
+	case api.Object:
+		if (ev.Type == api.WatchAdded || ev.Type == api.WatchModified) && o == ev.Object {
+			return s.h.encodings.encode(o, s.out.format, apiVersion, kind)
+		}
+	}
+	return encodeValue(s.out.format, apiVersion, kind, obj)
 }
 
 func (s *stream) flush() error {
@@ -174,9 +200,16 @@ func (s *stream) objectOf(ev apiserver.WatchEvent) (any, error) {
 		if ev.Status == nil {
 			return nil, apiserver.NewInternalError(errors.New("watch ended without a status"))
 		}
-		return ev.Status, nil
+		st := *ev.Status
+		st.TypeMeta = api.TypeMeta{Kind: "Status", APIVersion: "v1"}
+		return &st, nil
 	}
-	if !s.out.table {
+	switch {
+	case s.out.partial:
+		return partialOf(ev.Object, s.out.partialVersion), nil
+	case !s.out.table && s.out.format == formatProtobuf:
+		return ev.Object, nil // the envelope names the kind
+	case !s.out.table:
 		return withTypeMeta(s.info, ev.Object), nil
 	}
 	meta := api.ListMeta{ResourceVersion: ev.Object.GetObjectMeta().ResourceVersion}

@@ -292,7 +292,7 @@ func (p *plane) expectations(rcKey string) (add, del int, ok bool) {
 			continue
 		}
 		if rc, isRC := in.Controllers()[manager.ReplicationController].(*replication.Controller); isRC {
-			return rc.Expectations().Get(rcKey)
+			return rc.Outstanding(rcKey)
 		}
 	}
 	return 0, 0, false

@@ -167,7 +167,7 @@ type harness struct {
 	rcs    apiserver.Typed[*api.ReplicationController]
 }
 
-func newHarness(t *testing.T, burst int, withRecorder bool) *harness {
+func newHarness(t *testing.T, burst int, withRecorder bool, mutate ...func(*Config)) *harness {
 	t.Helper()
 	clk := clock.NewFake(t0)
 	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2))})
@@ -178,10 +178,14 @@ func newHarness(t *testing.T, burst int, withRecorder bool) *harness {
 	if withRecorder {
 		rec = apiserver.NewEventRecorder(srv, clk, "replication-controller", "test")
 	}
-	c, err := New(Config{
+	cfg := Config{
 		Client: client, Factory: informer.NewFactory(srv, "", clk, log), Clock: clk, Logger: log,
 		Recorder: rec, BurstReplicas: burst,
-	})
+	}
+	for _, m := range mutate {
+		m(&cfg)
+	}
+	c, err := New(cfg)
 	require.NoError(t, err)
 	h := &harness{t: t, ctx: t.Context(), clk: clk, srv: srv, client: client, c: c,
 		pods: apiserver.For[*api.Pod](srv), rcs: apiserver.For[*api.ReplicationController](srv)}
@@ -389,9 +393,51 @@ func TestBurstWaves(t *testing.T) {
 	assert.Empty(t, h.livePods())
 	_, _, deletes, _ := h.client.counts()
 	assert.Equal(t, 12, deletes, "no pod deleted twice")
-	add, del, _ := h.c.Expectations().Get("default/web")
+	add, del, _ := h.c.expectations.Get("default/web")
 	assert.Equal(t, 0, add)
 	assert.Equal(t, 0, del)
+}
+
+// TestWithoutExpectationsPlantsTheBug checks Config.WithoutExpectations, the
+// bug the simulator's planted-bug run relies on: a second sync before the
+// first one's pods reach the cache creates them again, where the real
+// controller waits. Outstanding reports what the controller waits for.
+func TestWithoutExpectationsPlantsTheBug(t *testing.T) {
+	tests := []struct {
+		name                string
+		withoutExpectations bool
+		wantCreates         int
+	}{
+		{name: "expectations hold the second sync", wantCreates: 3},
+		{name: "without them it creates again", withoutExpectations: true, wantCreates: 6},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, 0, false, func(c *Config) { c.WithoutExpectations = tt.withoutExpectations })
+			h.createRC("web", 3)
+			h.syncInformers()
+			h.syncOnce()
+			creates, _, _, _ := h.client.counts()
+			require.Equal(t, 3, creates)
+			add, del, ok := h.c.Outstanding("default/web")
+			require.True(t, ok)
+			require.Equal(t, 3, add, "three creations not yet observed")
+			require.Zero(t, del)
+
+			// Sync again before the pod informer delivers the creates.
+			h.c.Queue().Add("default/web")
+			h.syncOnce()
+			creates, _, _, _ = h.client.counts()
+			assert.Equal(t, tt.wantCreates, creates)
+			add, _, ok = h.c.Outstanding("default/web")
+			assert.True(t, ok)
+			assert.Equal(t, 3, add, "the waiting sync leaves the record; the buggy one sets it anew")
+
+			h.syncInformers()
+			add, _, _ = h.c.Outstanding("default/web")
+			assert.LessOrEqual(t, add, 0, "every create observed")
+		})
+	}
 }
 
 func TestSlowStartWithFailures(t *testing.T) {
@@ -403,7 +449,7 @@ func TestSlowStartWithFailures(t *testing.T) {
 	h.syncOnce()
 	creates, _, _, _ := h.client.counts()
 	assert.Equal(t, 7, creates, "batches 1, 2, 4; the failing batch is the last")
-	add, _, _ := h.c.Expectations().Get("default/web")
+	add, _, _ := h.c.expectations.Get("default/web")
 	assert.Equal(t, 5, add, "failed and skipped creates are not expected")
 	rc := h.getRC("web")
 	cond := GetCondition(rc.Status, api.ReplicationControllerReplicaFailure)
@@ -419,7 +465,7 @@ func TestSlowStartWithFailures(t *testing.T) {
 
 	h.settle()
 	assert.Len(t, h.livePods(), 5)
-	assert.True(t, h.c.Expectations().Satisfied("default/web"))
+	assert.True(t, h.c.expectations.Satisfied("default/web"))
 
 	// The quota is lifted: the retry fills the gap and clears the condition.
 	h.client.mu.Lock()
@@ -464,7 +510,7 @@ func TestTombstonesEnqueueTheOwner(t *testing.T) {
 	pods := h.ownedBy(rc)
 	require.Len(t, pods, 1)
 	podKey := api.KeyOf(&pods[0].Metadata)
-	h.c.Expectations().ExpectDeletions("default/web", []string{podKey})
+	h.c.expectations.ExpectDeletions("default/web", []string{podKey})
 
 	// The pod is deleted while the watch is away; the relist finds it gone
 	// and the informer hands out a tombstone.
@@ -480,12 +526,12 @@ func TestTombstonesEnqueueTheOwner(t *testing.T) {
 	for h.c.podReg.DispatchOne() {
 	}
 	assert.Equal(t, []string{"default/web"}, h.drainQueue(), "the owner is enqueued")
-	assert.True(t, h.c.Expectations().Satisfied("default/web"), "the tombstone counts as the deletion")
+	assert.True(t, h.c.expectations.Satisfied("default/web"), "the tombstone counts as the deletion")
 
 	// A tombstone of the controller itself forgets its expectations.
-	h.c.Expectations().ExpectCreations("default/web", 3)
+	h.c.expectations.ExpectCreations("default/web", 3)
 	h.c.deleteRC(informer.DeletedFinalStateUnknown{Key: "default/web", Obj: rc})
-	_, _, ok := h.c.Expectations().Get("default/web")
+	_, _, ok := h.c.expectations.Get("default/web")
 	assert.False(t, ok, "expectations forgotten")
 	assert.Equal(t, []string{"default/web"}, h.drainQueue())
 }
@@ -785,7 +831,7 @@ func TestRecreateGetsFreshExpectations(t *testing.T) {
 	old := h.createRC("web", 2)
 	h.syncInformers()
 	h.syncOnce() // two creates expected, not yet observed
-	add, _, _ := h.c.Expectations().Get("default/web")
+	add, _, _ := h.c.expectations.Get("default/web")
 	require.Equal(t, 2, add)
 
 	background := api.DeletePropagationBackground
@@ -795,9 +841,9 @@ func TestRecreateGetsFreshExpectations(t *testing.T) {
 	require.NotEqual(t, old.Metadata.UID, recreated.Metadata.UID)
 
 	h.syncInformers()
-	_, _, ok := h.c.Expectations().Get("default/web")
+	_, _, ok := h.c.expectations.Get("default/web")
 	assert.False(t, ok, "the old controller's expectations are gone")
-	assert.True(t, h.c.Expectations().Satisfied("default/web"))
+	assert.True(t, h.c.expectations.Satisfied("default/web"))
 
 	h.settle()
 	assert.Len(t, h.ownedBy(recreated), 2, "the new controller creates its own pods at once")
@@ -809,11 +855,11 @@ func TestUIDChangeOnUpdateForgetsExpectations(t *testing.T) {
 	old := h.createRC("web", 1)
 	h.syncInformers()
 	h.drainQueue()
-	h.c.Expectations().ExpectCreations("default/web", 1)
+	h.c.expectations.ExpectCreations("default/web", 1)
 	cur := old.DeepCopy()
 	cur.Metadata.UID = "a-new-uid"
 	h.c.updateRC(old, cur) // a delete and re-create the watch missed
-	_, _, ok := h.c.Expectations().Get("default/web")
+	_, _, ok := h.c.expectations.Get("default/web")
 	assert.False(t, ok)
 	assert.Equal(t, []string{"default/web"}, h.drainQueue())
 }
@@ -891,22 +937,22 @@ func TestDeletionTimestampCountsAsDeletion(t *testing.T) {
 	dying.Metadata.DeletionTimestamp = &now
 
 	// Seen first with a deletionTimestamp: a deletion, not a creation.
-	h.c.Expectations().ExpectDeletions(key, []string{"default/p"})
+	h.c.expectations.ExpectDeletions(key, []string{"default/p"})
 	h.c.addPod(dying)
-	assert.True(t, h.c.Expectations().Satisfied(key))
+	assert.True(t, h.c.expectations.Satisfied(key))
 
 	// Update to deletionTimestamp, then the final delete: counted once.
-	h.c.Expectations().ExpectDeletions(key, []string{"default/p", "default/q"})
+	h.c.expectations.ExpectDeletions(key, []string{"default/p", "default/q"})
 	h.c.updatePod(p, dying)
 	h.c.deletePod(dying)
-	_, del, _ := h.c.Expectations().Get(key)
+	_, del, _ := h.c.expectations.Get(key)
 	assert.Equal(t, 1, del, "the same pod is not counted twice")
 
 	// An unrelated pod's deletion does not satisfy the rest.
 	other := p.DeepCopy()
 	other.Metadata.Name = "unrelated"
 	h.c.deletePod(other)
-	assert.False(t, h.c.Expectations().Satisfied(key))
+	assert.False(t, h.c.expectations.Satisfied(key))
 }
 
 func TestFailedAndTerminatingPodsAreReplaced(t *testing.T) {
@@ -1108,7 +1154,7 @@ func TestDeleteFailures(t *testing.T) {
 			h.syncOnce()
 			_, _, deletes, _ := h.client.counts()
 			assert.Equal(t, 2, deletes, "both deletes attempted")
-			assert.True(t, h.c.Expectations().Satisfied("default/web"), "deletions that did not happen are not awaited")
+			assert.True(t, h.c.expectations.Satisfied("default/web"), "deletions that did not happen are not awaited")
 			cond := GetCondition(h.getRC("web").Status, api.ReplicationControllerReplicaFailure)
 			assert.Equal(t, tt.wantCondition, cond != nil, "ReplicaFailure condition")
 			if cond != nil {
@@ -1241,7 +1287,7 @@ func TestDormantWhileExpectingStillWritesStatus(t *testing.T) {
 	require.Len(t, pods, 2)
 
 	// As if a creation were still in flight.
-	h.c.Expectations().ExpectCreations("default/web", 1)
+	h.c.expectations.ExpectCreations("default/web", 1)
 	_, err := h.pods.Delete(h.ctx, "default", pods[1].Metadata.Name, api.DeleteOptions{GracePeriodSeconds: new(int64)})
 	require.NoError(t, err)
 	h.runPod(pods[0].Metadata.Name, "n1", true)
@@ -1253,7 +1299,7 @@ func TestDormantWhileExpectingStillWritesStatus(t *testing.T) {
 	assert.Equal(t, int32(1), st.Replicas, "the status is still written")
 	assert.Equal(t, int32(1), st.ReadyReplicas)
 
-	h.c.Expectations().CreationObserved("default/web")
+	h.c.expectations.CreationObserved("default/web")
 	h.c.Queue().Add("default/web")
 	h.settle()
 	creates, _, _, _ = h.client.counts()

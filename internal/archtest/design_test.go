@@ -1,0 +1,183 @@
+package archtest
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// packagesSection is the heading of DESIGN.md's import table, which rules
+// must equal.
+const packagesSection = "Packages and imports"
+
+// readDesign returns DESIGN.md at the module root.
+func readDesign(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "DESIGN.md"))
+	require.NoError(t, err, "DESIGN.md belongs at the module root")
+	return string(b)
+}
+
+// section returns the body of the "## title" or "### title" section of
+// doc, up to the next heading of the same or a higher level.
+func section(doc, title string) (string, bool) {
+	lines := strings.Split(doc, "\n")
+	for i, l := range lines {
+		level := strings.IndexFunc(l, func(r rune) bool { return r != '#' })
+		if level < 2 || strings.TrimSpace(l[level:]) != title {
+			continue
+		}
+		var body []string
+		for _, m := range lines[i+1:] {
+			if n := strings.IndexFunc(m, func(r rune) bool { return r != '#' }); n >= 1 && n <= level && strings.HasPrefix(m[n:], " ") {
+				break
+			}
+			body = append(body, m)
+		}
+		return strings.Join(body, "\n"), true
+	}
+	return "", false
+}
+
+var backticked = regexp.MustCompile("`([^`]+)`")
+
+// designTable parses the import table of DESIGN.md's packages section: per
+// top-level directory, the miniplane packages and third-party modules its
+// row allows.
+func designTable(t *testing.T, doc string) map[string]rule {
+	t.Helper()
+	body, ok := section(doc, packagesSection)
+	require.True(t, ok, "DESIGN.md has no %q section", packagesSection)
+	table := map[string]rule{}
+	for _, line := range strings.Split(body, "\n") {
+		if !strings.HasPrefix(line, "| `") {
+			continue // the header, its separator, and prose
+		}
+		cells := strings.Split(strings.Trim(line, "| "), " | ")
+		require.Len(t, cells, 4, "a row of the import table has four columns: %s", line)
+		names := func(cell string) []string {
+			var out []string
+			for _, m := range backticked.FindAllStringSubmatch(cell, -1) {
+				out = append(out, m[1])
+			}
+			return out
+		}
+		first := names(cells[0])
+		require.NotEmpty(t, first, "a row names its package first: %s", line)
+		table[first[0]] = rule{local: names(cells[2]), thirdParty: names(cells[3])}
+	}
+	return table
+}
+
+// TestDesignTableIsArchtestsRules checks that the import table in DESIGN.md
+// says exactly what rules enforces, row for row, so neither can drift.
+func TestDesignTableIsArchtestsRules(t *testing.T) {
+	table := designTable(t, readDesign(t))
+	var inDoc, inRules []string
+	for top := range table {
+		inDoc = append(inDoc, top)
+	}
+	for top := range rules {
+		inRules = append(inRules, top)
+	}
+	slices.Sort(inDoc)
+	slices.Sort(inRules)
+	require.Equal(t, inRules, inDoc, "the table's rows are rules' top-level directories")
+	for _, top := range inRules {
+		t.Run(top, func(t *testing.T) {
+			want, got := rules[top], table[top]
+			assert.ElementsMatch(t, want.local, got.local, "miniplane imports of %s", top)
+			assert.ElementsMatch(t, want.thirdParty, got.thirdParty, "third-party imports of %s", top)
+		})
+	}
+}
+
+// citation finds a reference to a section of DESIGN.md in Go source, as in
+// (DESIGN.md, "Determinism", rule 4) or DESIGN.md's "Packages and imports";
+// quotes may be escaped inside a string literal.
+var citation = regexp.MustCompile(`DESIGN\.md(?:'s)?,? \\?"([^"\\]+)\\?"(?:, rule (\d+))?`)
+
+// TestCitationsOfDesignResolve checks that every mention of DESIGN.md in
+// the module's Go files names a section the document has, and a rule that
+// section numbers, so that a reader who follows one finds it.
+func TestCitationsOfDesignResolve(t *testing.T) {
+	doc := readDesign(t)
+	root := filepath.Join("..", "..")
+	cited := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || filepath.Base(path) == "design_test.go" && filepath.Base(filepath.Dir(path)) == "archtest" {
+			return nil // this file talks about citations rather than making them
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		// A citation may wrap onto the next comment line.
+		src := strings.ReplaceAll(string(b), "\n// ", " ")
+		mentions := strings.Count(src, "DESIGN.md")
+		found := citation.FindAllStringSubmatch(src, -1)
+		if len(found) != mentions {
+			t.Errorf("%s mentions DESIGN.md %d times but names a section %d times: cite it as (DESIGN.md, \"Section\")", path, mentions, len(found))
+		}
+		for _, m := range found {
+			cited++
+			body, ok := section(doc, m[1])
+			if !ok {
+				t.Errorf("%s cites DESIGN.md section %q, which it does not have", path, m[1])
+				continue
+			}
+			if m[2] != "" {
+				n, err := strconv.Atoi(m[2])
+				require.NoError(t, err)
+				if !strings.Contains("\n"+body, fmt.Sprintf("\n%d. ", n)) {
+					t.Errorf("%s cites rule %d of DESIGN.md's %q, which has no such rule", path, n, m[1])
+				}
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Positive(t, cited, "no citation found: is the walk rooted right?")
+}
+
+// TestSectionFindsHeadingsAndStopsAtTheNext checks the parser the two tests
+// above rely on.
+func TestSectionFindsHeadingsAndStopsAtTheNext(t *testing.T) {
+	doc := "# T\n\n## A\n\na1\n\n### A.1\n\nsub\n\n## B\n\nb1\n1. one\n"
+	tests := []struct {
+		title string
+		want  string
+		ok    bool
+	}{
+		{title: "A", want: "\na1\n\n### A.1\n\nsub\n", ok: true},
+		{title: "A.1", want: "\nsub\n", ok: true},
+		{title: "B", want: "\nb1\n1. one\n", ok: true},
+		{title: "T", ok: false}, // a level-1 title is not a section
+		{title: "C", ok: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.title, func(t *testing.T) {
+			got, ok := section(doc, tt.title)
+			assert.Equal(t, tt.ok, ok)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}

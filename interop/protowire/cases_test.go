@@ -1,0 +1,481 @@
+package protowire
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/miniplane/miniplane/api"
+)
+
+// The hand-written cases: for every top-level type, one object with every field miniplane
+// models set (TestFullCasesSetEveryField checks that), and a few objects aimed at one
+// special shape each.
+
+var (
+	created  = api.NewTime(time.Date(2024, 5, 14, 9, 21, 7, 0, time.UTC))
+	deleted  = api.NewTime(time.Date(2024, 5, 14, 10, 0, 0, 0, time.UTC))
+	acquired = api.NewMicroTime(time.Date(2024, 5, 14, 9, 21, 7, 123456000, time.UTC))
+	renewed  = api.NewMicroTime(time.Date(2024, 5, 14, 9, 21, 17, 654321000, time.UTC))
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func fullObjectMeta(name string) api.ObjectMeta {
+	return api.ObjectMeta{
+		Name:                       name,
+		GenerateName:               name + "-",
+		Namespace:                  "default",
+		UID:                        api.UID("3f1c2a4e-8d6b-4c1e-9a53-" + name),
+		ResourceVersion:            "4242",
+		Generation:                 7,
+		CreationTimestamp:          created,
+		DeletionTimestamp:          &deleted,
+		DeletionGracePeriodSeconds: ptr(int64(30)),
+		Labels:                     map[string]string{"app": "web", "tier": "front", "": "empty key"},
+		Annotations:                map[string]string{"kubernetes.io/change-cause": "scale up", "z": ""},
+		OwnerReferences: []api.OwnerReference{
+			{APIVersion: "v1", Kind: "ReplicationController", Name: "web", UID: "rc-uid", Controller: ptr(true), BlockOwnerDeletion: ptr(true)},
+			{APIVersion: "v1", Kind: "Service", Name: "other", UID: "svc-uid", Controller: ptr(false), BlockOwnerDeletion: ptr(false)},
+		},
+		Finalizers: []string{"foregroundDeletion", "example.com/cleanup"},
+		ManagedFields: []api.ManagedFieldsEntry{
+			{
+				Manager: "kubectl-client-side-apply", Operation: "Update", APIVersion: "v1", Time: &created,
+				FieldsType: "FieldsV1", FieldsV1: json.RawMessage(`{"f:metadata":{"f:labels":{".":{},"f:app":{}}},"f:spec":{"f:replicas":{}}}`),
+				Subresource: "status",
+			},
+		},
+	}
+}
+
+func fullListMeta() api.ListMeta {
+	return api.ListMeta{ResourceVersion: "4243", Continue: "eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ", RemainingItemCount: ptr(int64(12))}
+}
+
+func fullObjectReference() api.ObjectReference {
+	return api.ObjectReference{
+		Kind: "Pod", Namespace: "default", Name: "web-1", UID: "pod-uid", APIVersion: "v1",
+		ResourceVersion: "17", FieldPath: "spec.containers{web}",
+	}
+}
+
+func fullContainer(name string) api.Container {
+	return api.Container{
+		Name:    name,
+		Image:   "nginx:1.27",
+		Command: []string{"/bin/sh", "-c"},
+		Args:    []string{"exec nginx -g 'daemon off;'"},
+		Ports: []api.ContainerPort{
+			{Name: "http", HostPort: 8080, ContainerPort: 80, Protocol: api.ProtocolTCP},
+			{Name: "dns", HostPort: 0, ContainerPort: 53, Protocol: api.ProtocolUDP},
+		},
+		Env: []api.EnvVar{{Name: "MODE", Value: "prod"}, {Name: "EMPTY", Value: ""}},
+		Resources: api.ResourceRequirements{
+			Limits:   api.ResourceList{"cpu": "2", "memory": "1Gi", "ephemeral-storage": "10G"},
+			Requests: api.ResourceList{"cpu": "500m", "memory": "128Mi", "pods": "1"},
+		},
+		LivenessProbe: &api.Probe{
+			ProbeHandler: api.ProbeHandler{
+				Exec:      &api.ExecAction{Command: []string{"cat", "/tmp/healthy"}},
+				HTTPGet:   &api.HTTPGetAction{Path: "/healthz", Port: api.FromString("http"), Host: "10.0.0.1", Scheme: "HTTPS"},
+				TCPSocket: &api.TCPSocketAction{Port: api.FromInt(80), Host: "localhost"},
+			},
+			InitialDelaySeconds: 5, TimeoutSeconds: 2, PeriodSeconds: 10, SuccessThreshold: 1, FailureThreshold: 3,
+		},
+		ReadinessProbe: &api.Probe{
+			ProbeHandler:        api.ProbeHandler{TCPSocket: &api.TCPSocketAction{Port: api.FromString("http")}},
+			InitialDelaySeconds: 1,
+		},
+		ImagePullPolicy: api.PullIfNotPresent,
+	}
+}
+
+func fullPodSpec() api.PodSpec {
+	return api.PodSpec{
+		InitContainers:                []api.Container{fullContainer("init")},
+		Containers:                    []api.Container{fullContainer("web"), fullContainer("sidecar")},
+		RestartPolicy:                 api.RestartPolicyAlways,
+		TerminationGracePeriodSeconds: ptr(int64(30)),
+		DNSPolicy:                     api.DNSClusterFirst,
+		NodeSelector:                  map[string]string{"kubernetes.io/os": "linux"},
+		ServiceAccountName:            "default",
+		NodeName:                      "node-1",
+		Hostname:                      "web-1",
+		Subdomain:                     "web",
+		SchedulerName:                 "default-scheduler",
+		Tolerations: []api.Toleration{
+			{Key: "node.kubernetes.io/not-ready", Operator: api.TolerationOpExists, Value: "", Effect: api.TaintEffectNoExecute, TolerationSeconds: ptr(int64(300))},
+			{Key: "dedicated", Operator: api.TolerationOpEqual, Value: "web", Effect: api.TaintEffectNoSchedule},
+		},
+		PriorityClassName: "high",
+		Priority:          ptr(int32(1000)),
+	}
+}
+
+func fullPodStatus() api.PodStatus {
+	state := api.ContainerState{
+		Waiting:    &api.ContainerStateWaiting{Reason: "ContainerCreating", Message: "pulling"},
+		Running:    &api.ContainerStateRunning{StartedAt: created},
+		Terminated: &api.ContainerStateTerminated{ExitCode: 137, Signal: 9, Reason: "OOMKilled", Message: "out of memory", StartedAt: created, FinishedAt: deleted, ContainerID: "containerd://abc"},
+	}
+	status := api.ContainerStatus{
+		Name: "web", State: state, LastTerminationState: state, Ready: true, RestartCount: 2,
+		Image: "nginx:1.27", ImageID: "sha256:0123", ContainerID: "containerd://def", Started: ptr(true),
+	}
+	return api.PodStatus{
+		Phase: api.PodRunning,
+		Conditions: []api.PodCondition{
+			{Type: api.PodReady, Status: api.ConditionTrue, LastProbeTime: created, LastTransitionTime: deleted, Reason: "Ready", Message: "all containers ready"},
+			{Type: api.PodScheduled, Status: api.ConditionTrue},
+		},
+		Message:               "running",
+		Reason:                "Started",
+		HostIP:                "192.168.1.10",
+		HostIPs:               []api.HostIP{{IP: "192.168.1.10"}, {IP: "fd00::10"}},
+		PodIP:                 "10.244.1.7",
+		PodIPs:                []api.PodIP{{IP: "10.244.1.7"}, {IP: "fd00:10:244::7"}},
+		StartTime:             &created,
+		InitContainerStatuses: []api.ContainerStatus{status},
+		ContainerStatuses:     []api.ContainerStatus{status, {Name: "sidecar"}},
+		QOSClass:              api.PodQOSBurstable,
+	}
+}
+
+func fullPod(name string) api.Pod {
+	return api.Pod{Metadata: fullObjectMeta(name), Spec: fullPodSpec(), Status: fullPodStatus()}
+}
+
+func fullReplicationController(name string) api.ReplicationController {
+	return api.ReplicationController{
+		Metadata: fullObjectMeta(name),
+		Spec: api.ReplicationControllerSpec{
+			Replicas: ptr(int32(3)), MinReadySeconds: 10, Selector: map[string]string{"app": "web"},
+			Template: &api.PodTemplateSpec{Metadata: fullObjectMeta(""), Spec: fullPodSpec()},
+		},
+		Status: api.ReplicationControllerStatus{
+			Replicas: 3, FullyLabeledReplicas: 3, ReadyReplicas: 2, AvailableReplicas: 1, ObservedGeneration: 7,
+			Conditions: []api.ReplicationControllerCondition{
+				{Type: api.ReplicationControllerReplicaFailure, Status: api.ConditionTrue, LastTransitionTime: created, Reason: "FailedCreate", Message: "quota exceeded"},
+			},
+		},
+	}
+}
+
+func fullService(name string) api.Service {
+	return api.Service{
+		Metadata: fullObjectMeta(name),
+		Spec: api.ServiceSpec{
+			Ports: []api.ServicePort{
+				{Name: "http", Protocol: api.ProtocolTCP, AppProtocol: ptr("http"), Port: 80, TargetPort: api.FromString("http"), NodePort: 30080},
+				{Name: "metrics", Protocol: api.ProtocolTCP, AppProtocol: ptr(""), Port: 9090, TargetPort: api.FromInt(9091), NodePort: 30090},
+			},
+			Selector:                 map[string]string{"app": "web"},
+			ClusterIP:                "10.96.0.10",
+			ClusterIPs:               []string{"10.96.0.10", "fd00::a"},
+			Type:                     api.ServiceTypeLoadBalancer,
+			SessionAffinity:          api.ServiceAffinityClientIP,
+			ExternalName:             "web.example.com",
+			PublishNotReadyAddresses: true,
+			IPFamilies:               []api.IPFamily{api.IPv4Protocol, api.IPv6Protocol},
+			IPFamilyPolicy:           ptr(api.IPFamilyPolicyPreferDualStack),
+			InternalTrafficPolicy:    ptr(api.InternalTrafficPolicyLocal),
+		},
+		Status: api.ServiceStatus{LoadBalancer: api.LoadBalancerStatus{Ingress: []api.LoadBalancerIngress{
+			{IP: "203.0.113.5", Hostname: "lb.example.com"},
+		}}},
+	}
+}
+
+func fullEndpoints(name string) api.Endpoints {
+	address := api.EndpointAddress{IP: "10.244.1.7", Hostname: "web-1", NodeName: ptr("node-1"), TargetRef: ptr(fullObjectReference())}
+	return api.Endpoints{
+		Metadata: fullObjectMeta(name),
+		Subsets: []api.EndpointSubset{{
+			Addresses:         []api.EndpointAddress{address, {IP: "10.244.2.8"}},
+			NotReadyAddresses: []api.EndpointAddress{address},
+			Ports: []api.EndpointPort{
+				{Name: "http", Port: 80, Protocol: api.ProtocolTCP, AppProtocol: ptr("http")},
+				{Name: "", Port: 0},
+			},
+		}},
+	}
+}
+
+func fullNode(name string) api.Node {
+	return api.Node{
+		Metadata: fullObjectMeta(name),
+		Spec: api.NodeSpec{
+			PodCIDR: "10.244.1.0/24", PodCIDRs: []string{"10.244.1.0/24", "fd00:10:244:1::/64"},
+			ProviderID: "kind://docker/kind/node-1", Unschedulable: true,
+			Taints: []api.Taint{
+				{Key: "node.kubernetes.io/unreachable", Value: "", Effect: api.TaintEffectNoExecute, TimeAdded: &created},
+				{Key: "dedicated", Value: "web", Effect: api.TaintEffectNoSchedule},
+			},
+		},
+		Status: api.NodeStatus{
+			Capacity:    api.ResourceList{"cpu": "4", "memory": "16Gi", "pods": "110", "example.com/gpu": "0"},
+			Allocatable: api.ResourceList{"cpu": "3800m", "memory": "15500Mi", "pods": "110"},
+			Phase:       api.NodeRunning,
+			Conditions: []api.NodeCondition{
+				{Type: api.NodeReady, Status: api.ConditionTrue, LastHeartbeatTime: deleted, LastTransitionTime: created, Reason: "KubeletReady", Message: "kubelet is posting ready status"},
+				{Type: api.NodeMemoryPressure, Status: api.ConditionFalse},
+			},
+			Addresses:       []api.NodeAddress{{Type: api.NodeInternalIP, Address: "192.168.1.10"}, {Type: api.NodeHostName, Address: "node-1"}},
+			DaemonEndpoints: api.NodeDaemonEndpoints{KubeletEndpoint: api.DaemonEndpoint{Port: 10250}},
+			NodeInfo: api.NodeSystemInfo{
+				MachineID: "m", SystemUUID: "u", BootID: "b", KernelVersion: "6.8.0", OSImage: "Debian GNU/Linux 12",
+				ContainerRuntimeVersion: "containerd://1.7.20", KubeletVersion: "v1.37.2", KubeProxyVersion: "v1.37.2",
+				OperatingSystem: "linux", Architecture: "amd64",
+			},
+		},
+	}
+}
+
+func fullLease(name string) api.Lease {
+	return api.Lease{
+		Metadata: fullObjectMeta(name),
+		Spec: api.LeaseSpec{
+			HolderIdentity: ptr("controller-manager-1"), LeaseDurationSeconds: ptr(int32(15)),
+			AcquireTime: &acquired, RenewTime: &renewed, LeaseTransitions: ptr(int32(4)),
+			Strategy: ptr("OldestEmulationVersion"), PreferredHolder: ptr("controller-manager-2"),
+		},
+	}
+}
+
+func fullEvent(name string) api.Event {
+	return api.Event{
+		Metadata:            fullObjectMeta(name),
+		InvolvedObject:      fullObjectReference(),
+		Reason:              "Scheduled",
+		Message:             "Successfully assigned default/web-1 to node-1",
+		Source:              api.EventSource{Component: "default-scheduler", Host: "node-1"},
+		FirstTimestamp:      created,
+		LastTimestamp:       deleted,
+		Count:               3,
+		Type:                api.EventTypeNormal,
+		EventTime:           acquired,
+		Series:              &api.EventSeries{Count: 3, LastObservedTime: renewed},
+		Action:              "Binding",
+		Related:             &api.ObjectReference{Kind: "Node", Name: "node-1"},
+		ReportingController: "default-scheduler",
+		ReportingInstance:   "scheduler-1",
+	}
+}
+
+func fullNamespace(name string) api.Namespace {
+	return api.Namespace{
+		Metadata: fullObjectMeta(name),
+		Spec:     api.NamespaceSpec{Finalizers: []string{api.FinalizerKubernetes}},
+		Status:   api.NamespaceStatus{Phase: api.NamespaceTerminating},
+	}
+}
+
+func fullStatus() api.Status {
+	return api.Status{
+		Metadata: fullListMeta(),
+		Status:   api.StatusFailure,
+		Message:  `Pod "web" is invalid: spec.containers[0].image: Required value`,
+		Reason:   api.StatusReasonInvalid,
+		Details: &api.StatusDetails{
+			Name: "web", Group: "coordination.k8s.io", Kind: "leases", UID: "lease-uid",
+			Causes: []api.StatusCause{
+				{Type: api.CauseTypeFieldValueRequired, Message: "Required value", Field: "spec.containers[0].image"},
+				{Type: api.CauseTypeFieldValueInvalid, Message: "", Field: ""},
+			},
+			RetryAfterSeconds: 5,
+		},
+		Code: 422,
+	}
+}
+
+func fullDeleteOptions() api.DeleteOptions {
+	return api.DeleteOptions{
+		GracePeriodSeconds: ptr(int64(0)),
+		Preconditions:      &api.Preconditions{UID: ptr(api.UID("pod-uid")), ResourceVersion: ptr("4242")},
+		OrphanDependents:   ptr(false),
+		PropagationPolicy:  ptr(api.DeletePropagationForeground),
+		DryRun:             []string{api.DryRunAll},
+	}
+}
+
+// fullCases returns, for every top-level type, an object with every modeled field set.
+func fullCases() map[string]any {
+	return map[string]any{
+		"Pod":                   ptr(fullPod("web-1")),
+		"PodList":               &api.PodList{Metadata: fullListMeta(), Items: []api.Pod{fullPod("web-1"), fullPod("web-2")}},
+		"ReplicationController": ptr(fullReplicationController("web")),
+		"ReplicationControllerList": &api.ReplicationControllerList{Metadata: fullListMeta(),
+			Items: []api.ReplicationController{fullReplicationController("web")}},
+		"Service":       ptr(fullService("web")),
+		"ServiceList":   &api.ServiceList{Metadata: fullListMeta(), Items: []api.Service{fullService("web"), fullService("db")}},
+		"Endpoints":     ptr(fullEndpoints("web")),
+		"EndpointsList": &api.EndpointsList{Metadata: fullListMeta(), Items: []api.Endpoints{fullEndpoints("web")}},
+		"Node":          ptr(fullNode("node-1")),
+		"NodeList":      &api.NodeList{Metadata: fullListMeta(), Items: []api.Node{fullNode("node-1"), fullNode("node-2")}},
+		"Lease":         ptr(fullLease("kube-controller-manager")),
+		"LeaseList":     &api.LeaseList{Metadata: fullListMeta(), Items: []api.Lease{fullLease("a"), fullLease("b")}},
+		"Event":         ptr(fullEvent("web-1.17d1")),
+		"EventList":     &api.EventList{Metadata: fullListMeta(), Items: []api.Event{fullEvent("web-1.17d1")}},
+		"Namespace":     ptr(fullNamespace("team")),
+		"NamespaceList": &api.NamespaceList{Metadata: fullListMeta(), Items: []api.Namespace{fullNamespace("team"), fullNamespace("default")}},
+		"Scale": &api.Scale{
+			Metadata: fullObjectMeta("web"),
+			Spec:     api.ScaleSpec{Replicas: 5},
+			Status:   api.ScaleStatus{Replicas: 3, Selector: "app=web"},
+		},
+		"Binding":       &api.Binding{Metadata: fullObjectMeta("web-1"), Target: api.ObjectReference{Kind: "Node", Name: "node-1", APIVersion: "v1", Namespace: "x", UID: "u", ResourceVersion: "1", FieldPath: "f"}},
+		"Status":        ptr(fullStatus()),
+		"DeleteOptions": ptr(fullDeleteOptions()),
+		"WatchEvent":    &api.WatchEvent{Type: api.WatchModified, Object: json.RawMessage(`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"web-1"}}`)},
+	}
+}
+
+// specialCases aims one object at each special shape and at zero values, which gogo
+// writes for every non-pointer field.
+func specialCases() map[string]any {
+	beforeEpoch := api.NewTime(time.Date(1969, 7, 20, 20, 17, 40, 0, time.UTC))
+	firstYear := api.NewMicroTime(time.Date(1, 1, 1, 0, 0, 1, 1000, time.UTC))
+	lastYear := api.NewMicroTime(time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC))
+
+	withTimes := fullPod("times")
+	withTimes.Metadata.CreationTimestamp = beforeEpoch
+	withTimes.Metadata.DeletionTimestamp = nil
+	withTimes.Status.Conditions = []api.PodCondition{{Type: api.PodReady, Status: api.ConditionFalse}} // zero times
+	// A pointer to the zero time is left out: its JSON is null, the same as a nil pointer, so
+	// the JSON-built upstream object cannot hold it.
+
+	negative := fullPod("negative")
+	negative.Spec.Priority = ptr(int32(-2147483648))
+	negative.Spec.TerminationGracePeriodSeconds = ptr(int64(-1))
+	negative.Status.ContainerStatuses[0].State.Terminated.ExitCode = -1
+	negative.Status.ContainerStatuses[0].RestartCount = -7
+	negative.Metadata.Generation = -9223372036854775808
+
+	intOrString := fullService("ports")
+	intOrString.Spec.Ports = []api.ServicePort{
+		{Name: "int", Port: 1, TargetPort: api.FromInt(8080)},
+		{Name: "string", Port: 2, TargetPort: api.FromString("http")},
+		{Name: "zero", Port: 3, TargetPort: api.IntOrString{}},
+		{Name: "empty string", Port: 4, TargetPort: api.FromString("")},
+		{Name: "negative", Port: 5, TargetPort: api.FromInt(-1)},
+	}
+
+	quantities := fullNode("quantities")
+	quantities.Status.Capacity = api.ResourceList{
+		"cpu": "250m", "memory": "64Ki", "hugepages-2Mi": "0", "storage": "1500G", "tiny": "1n",
+		"big": "8E", "exp": "12e6", "negative": "-5",
+	}
+	quantities.Status.Allocatable = nil
+
+	managed := fullObjectMeta("managed")
+	managed.ManagedFields = []api.ManagedFieldsEntry{
+		{Manager: "kubectl", Operation: "Apply", FieldsType: "FieldsV1", FieldsV1: json.RawMessage(`{}`)},
+		{Manager: "kube-controller-manager", Operation: "Update", FieldsV1: nil},
+	}
+
+	return map[string]any{
+		"times before the epoch and zero":     &withTimes,
+		"microtimes at the ends of the range": &api.Lease{Spec: api.LeaseSpec{AcquireTime: &firstYear, RenewTime: &lastYear}},
+		"microtime zero":                      &api.Event{Series: &api.EventSeries{}},
+		"negative numbers":                    &negative,
+		"IntOrString both arms":               &intOrString,
+		"ResourceList quantities":             &quantities,
+		"managedFields FieldsV1":              &api.ReplicationController{Metadata: managed},
+		"Status with details and causes":      ptr(fullStatus()),
+		"Status without details":              &api.Status{Status: api.StatusSuccess, Code: 200},
+		"DeleteOptions with preconditions":    &api.DeleteOptions{Preconditions: &api.Preconditions{UID: ptr(api.UID(""))}},
+		"WatchEvent without object":           &api.WatchEvent{Type: api.WatchBookmark},
+		"empty list":                          &api.PodList{},
+		"empty list item":                     &api.PodList{Items: []api.Pod{{}}},
+		"empty pod":                           &api.Pod{},
+		"empty node":                          &api.Node{},
+		"empty event":                         &api.Event{},
+		"empty lease":                         &api.Lease{},
+		"empty scale":                         &api.Scale{},
+		"empty delete options":                &api.DeleteOptions{},
+		"empty status":                        &api.Status{},
+		"empty watch event":                   &api.WatchEvent{},
+		"pod template with empty containers":  &api.ReplicationController{Spec: api.ReplicationControllerSpec{Template: &api.PodTemplateSpec{Spec: api.PodSpec{Containers: []api.Container{{}}}}}},
+		"probe with an empty handler":         &api.Pod{Spec: api.PodSpec{Containers: []api.Container{{Name: "c", LivenessProbe: &api.Probe{}}}}},
+	}
+}
+
+func TestRoundTripFullObjects(t *testing.T) {
+	for name, obj := range fullCases() {
+		t.Run(name, func(t *testing.T) { checkRoundTrips(t, obj) })
+	}
+}
+
+func TestRoundTripSpecialShapes(t *testing.T) {
+	for name, obj := range specialCases() {
+		t.Run(name, func(t *testing.T) { checkRoundTrips(t, obj) })
+	}
+}
+
+// TestFullCasesSetEveryField keeps the full cases honest: every top-level type has one, and
+// in it every field reachable from the type is non-zero somewhere, so a field added to the
+// api types without a case here fails.
+func TestFullCasesSetEveryField(t *testing.T) {
+	cases := fullCases()
+	for _, k := range kinds {
+		t.Run(k.kind, func(t *testing.T) {
+			obj, ok := cases[k.kind]
+			if !assert.True(t, ok, "no full case for %s", k.kind) {
+				return
+			}
+			assert.Empty(t, unsetFields(reflect.ValueOf(obj)), "fields never set in the full %s", k.kind)
+		})
+	}
+}
+
+// unsetFields returns the struct fields reachable in v that are zero wherever they occur,
+// as "Type.Field". TypeMeta (not on the wire) and the insides of the special shapes are
+// not looked at.
+func unsetFields(v reflect.Value) []string {
+	reached := map[string]bool{} // "Type.Field" → set somewhere
+	var order []string
+	var walk func(reflect.Value)
+	walk = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Pointer:
+			if !v.IsNil() {
+				walk(v.Elem())
+			}
+		case reflect.Slice:
+			if v.Type().Elem().Kind() != reflect.Uint8 {
+				for i := range v.Len() {
+					walk(v.Index(i))
+				}
+			}
+		case reflect.Struct:
+			switch v.Type() {
+			case reflect.TypeFor[api.Time](), reflect.TypeFor[api.MicroTime](), reflect.TypeFor[api.IntOrString]():
+				return
+			}
+			for i := range v.NumField() {
+				f := v.Type().Field(i)
+				if f.Type == reflect.TypeFor[api.TypeMeta]() {
+					continue
+				}
+				key := v.Type().Name() + "." + f.Name
+				if _, seen := reached[key]; !seen {
+					order = append(order, key)
+				}
+				reached[key] = reached[key] || !v.Field(i).IsZero()
+				walk(v.Field(i))
+			}
+		}
+	}
+	walk(v)
+	var unset []string
+	for _, key := range order {
+		if !reached[key] {
+			unset = append(unset, key)
+		}
+	}
+	return unset
+}

@@ -1,0 +1,371 @@
+package protowire
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/encoding/protowire"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/protobuf"
+)
+
+// message is what gogo generates on every k8s.io/api type.
+type message interface {
+	Marshal() ([]byte, error)
+	Unmarshal([]byte) error
+}
+
+// kind pairs one of miniplane's top-level types with its k8s.io/api counterpart.
+type kind struct {
+	// apiVersion and kind name the type in an envelope; empty for WatchEvent, which travels
+	// in a watch frame rather than an envelope.
+	apiVersion, kind string
+	ours             reflect.Type
+	theirs           func() message
+}
+
+// kinds lists every kind miniplane serves, its list, and the other top-level bodies.
+var kinds = []kind{
+	{"v1", "Pod", reflect.TypeFor[api.Pod](), func() message { return &corev1.Pod{} }},
+	{"v1", "PodList", reflect.TypeFor[api.PodList](), func() message { return &corev1.PodList{} }},
+	{"v1", "ReplicationController", reflect.TypeFor[api.ReplicationController](), func() message { return &corev1.ReplicationController{} }},
+	{"v1", "ReplicationControllerList", reflect.TypeFor[api.ReplicationControllerList](), func() message { return &corev1.ReplicationControllerList{} }},
+	{"v1", "Service", reflect.TypeFor[api.Service](), func() message { return &corev1.Service{} }},
+	{"v1", "ServiceList", reflect.TypeFor[api.ServiceList](), func() message { return &corev1.ServiceList{} }},
+	{"v1", "Endpoints", reflect.TypeFor[api.Endpoints](), func() message { return &corev1.Endpoints{} }},
+	{"v1", "EndpointsList", reflect.TypeFor[api.EndpointsList](), func() message { return &corev1.EndpointsList{} }},
+	{"v1", "Node", reflect.TypeFor[api.Node](), func() message { return &corev1.Node{} }},
+	{"v1", "NodeList", reflect.TypeFor[api.NodeList](), func() message { return &corev1.NodeList{} }},
+	{"coordination.k8s.io/v1", "Lease", reflect.TypeFor[api.Lease](), func() message { return &coordinationv1.Lease{} }},
+	{"coordination.k8s.io/v1", "LeaseList", reflect.TypeFor[api.LeaseList](), func() message { return &coordinationv1.LeaseList{} }},
+	{"v1", "Event", reflect.TypeFor[api.Event](), func() message { return &corev1.Event{} }},
+	{"v1", "EventList", reflect.TypeFor[api.EventList](), func() message { return &corev1.EventList{} }},
+	{"v1", "Namespace", reflect.TypeFor[api.Namespace](), func() message { return &corev1.Namespace{} }},
+	{"v1", "NamespaceList", reflect.TypeFor[api.NamespaceList](), func() message { return &corev1.NamespaceList{} }},
+	{"autoscaling/v1", "Scale", reflect.TypeFor[api.Scale](), func() message { return &autoscalingv1.Scale{} }},
+	{"v1", "Binding", reflect.TypeFor[api.Binding](), func() message { return &corev1.Binding{} }},
+	{"v1", "Status", reflect.TypeFor[api.Status](), func() message { return &metav1.Status{} }},
+	{"v1", "DeleteOptions", reflect.TypeFor[api.DeleteOptions](), func() message { return &metav1.DeleteOptions{} }},
+	{"", "WatchEvent", reflect.TypeFor[api.WatchEvent](), func() message { return &metav1.WatchEvent{} }},
+}
+
+// kindOf returns the entry of kinds for the type of ours, a pointer to a top-level type.
+func kindOf(t *testing.T, ours any) kind {
+	typ := reflect.TypeOf(ours).Elem()
+	for _, k := range kinds {
+		if k.ours == typ {
+			return k
+		}
+	}
+	t.Fatalf("no kind for %s", typ)
+	return kind{}
+}
+
+// theirsFor returns the k8s.io/api object with the same content as ours: ours's JSON,
+// decoded by upstream's JSON decoding.
+func theirsFor(t *testing.T, k kind, ours any) message {
+	t.Helper()
+	data, err := json.Marshal(ours)
+	require.NoError(t, err)
+	theirs := k.theirs()
+	require.NoError(t, json.Unmarshal(data, theirs), "upstream cannot decode our JSON %s", data)
+	return theirs
+}
+
+// checkRoundTrips runs the three checks of the package comment on ours, a pointer to a
+// filled top-level value, and our own encode-decode round trip.
+func checkRoundTrips(t *testing.T, ours any) {
+	t.Helper()
+	k := kindOf(t, ours)
+	ourJSON, err := json.Marshal(ours)
+	require.NoError(t, err)
+
+	ourBytes, err := protobuf.Marshal(ours)
+	require.NoError(t, err)
+
+	// Ours decodes to itself.
+	again := reflect.New(k.ours).Interface()
+	require.NoError(t, protobuf.Unmarshal(ourBytes, again))
+	assert.Equal(t, ours, again, "our own round trip")
+
+	// (a) ours → our bytes → their Unmarshal: the same JSON.
+	decoded := k.theirs()
+	if assert.NoError(t, decoded.Unmarshal(ourBytes), "upstream cannot decode our bytes") {
+		theirJSON, err := json.Marshal(decoded)
+		require.NoError(t, err)
+		assert.Equal(t, normalizedJSON(t, ourJSON), normalizedJSON(t, theirJSON), "(a) upstream decoded our bytes to other content")
+	}
+
+	// (b) theirs → their bytes → our Unmarshal: ours.
+	theirs := theirsFor(t, k, ours)
+	theirBytes, err := theirs.Marshal()
+	require.NoError(t, err)
+	fromTheirs := reflect.New(k.ours).Interface()
+	if assert.NoError(t, protobuf.Unmarshal(theirBytes, fromTheirs), "we cannot decode upstream's bytes") {
+		assert.Equal(t, ours, fromTheirs, "(b) we decoded upstream's bytes to other content")
+	}
+
+	// (c) our bytes are theirs, less the zero fields miniplane does not model.
+	stripped, err := stripUnmodeled(theirBytes, k.ours)
+	require.NoError(t, err)
+	if !bytes.Equal(stripped, ourBytes) {
+		assert.Fail(t, "(c) our bytes differ from upstream's (stripped of unmodeled zero fields)", "%d bytes ours, %d theirs; %s",
+			len(ourBytes), len(stripped), firstDifference(ourBytes, stripped, k.ours))
+	}
+}
+
+// normalizedJSON decodes data for a JSON comparison, dropping every "creationTimestamp":
+// null. It is the one difference between our JSON and k8s.io/apimachinery v0.37's for the
+// same content: upstream now tags ObjectMeta.CreationTimestamp omitzero and leaves a zero one
+// out, while miniplane writes null, as Kubernetes did before (both decode to the zero time).
+func normalizedJSON(t *testing.T, data []byte) any {
+	t.Helper()
+	var v any
+	require.NoError(t, json.Unmarshal(data, &v))
+	var drop func(any)
+	drop = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if ts, ok := v["creationTimestamp"]; ok && ts == nil {
+				delete(v, "creationTimestamp")
+			}
+			for _, child := range v {
+				drop(child)
+			}
+		case []any:
+			for _, child := range v {
+				drop(child)
+			}
+		}
+	}
+	drop(v)
+	return v
+}
+
+// stripUnmodeled returns msg, a message of type typ as k8s.io/api encodes it, without the
+// fields that typ has no protobuf tag for, at every depth. Such fields must be zero (gogo
+// writes non-pointer fields even when zero): a non-zero one is an error, since the content
+// came from one of our objects.
+func stripUnmodeled(msg []byte, typ reflect.Type) ([]byte, error) {
+	fields := taggedFields(typ)
+	var out []byte
+	for len(msg) > 0 {
+		num, wtyp, n := protowire.ConsumeTag(msg)
+		if n < 0 {
+			return nil, fmt.Errorf("%s: bad tag: %w", typ, protowire.ParseError(n))
+		}
+		m := protowire.ConsumeFieldValue(num, wtyp, msg[n:])
+		if m < 0 {
+			return nil, fmt.Errorf("%s: field %d: %w", typ, num, protowire.ParseError(m))
+		}
+		field, value := msg[:n+m], msg[n:n+m]
+		msg = msg[n+m:]
+		ft, modeled := fields[num]
+		switch {
+		case !modeled:
+			if !isZeroField(wtyp, value) {
+				return nil, fmt.Errorf("%s: field %d is not modeled but not zero: %x", typ, num, value)
+			}
+		case wtyp == protowire.BytesType && nestedMessage(ft) != nil:
+			inner, _ := protowire.ConsumeBytes(value)
+			stripped, err := stripUnmodeled(inner, nestedMessage(ft))
+			if err != nil {
+				return nil, err
+			}
+			out = protowire.AppendTag(out, num, wtyp)
+			out = protowire.AppendBytes(out, stripped)
+		default:
+			out = append(out, field...)
+		}
+	}
+	return out, nil
+}
+
+// taggedFields maps the field numbers of struct type typ's protobuf tags to field types.
+func taggedFields(typ reflect.Type) map[protowire.Number]reflect.Type {
+	fields := map[protowire.Number]reflect.Type{}
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		tag, ok := f.Tag.Lookup("protobuf")
+		if !ok {
+			continue
+		}
+		parts := strings.Split(tag, ",")
+		n, err := strconv.Atoi(parts[1])
+		if err != nil {
+			panic(fmt.Sprintf("%s.%s: bad tag %q", typ, f.Name, tag))
+		}
+		fields[protowire.Number(n)] = f.Type
+	}
+	return fields
+}
+
+// nestedMessage returns the struct type a field of type ft holds as a nested message whose
+// own fields are tagged, or nil for scalars, maps, raw bytes and the shapes encoded by Go
+// type (Time and MicroTime have no tagged fields).
+func nestedMessage(ft reflect.Type) reflect.Type {
+	for ft.Kind() == reflect.Pointer || (ft.Kind() == reflect.Slice && ft.Elem().Kind() != reflect.Uint8) {
+		ft = ft.Elem()
+	}
+	if ft.Kind() != reflect.Struct || ft == reflect.TypeFor[api.Time]() || ft == reflect.TypeFor[api.MicroTime]() {
+		return nil
+	}
+	return ft
+}
+
+// isZeroField reports whether value, a field's value of wire type wtyp, is zero: a zero
+// number, an empty string, or a message whose fields are all zero.
+func isZeroField(wtyp protowire.Type, value []byte) bool {
+	switch wtyp {
+	case protowire.VarintType:
+		v, _ := protowire.ConsumeVarint(value)
+		return v == 0
+	case protowire.Fixed32Type:
+		v, _ := protowire.ConsumeFixed32(value)
+		return v == 0
+	case protowire.Fixed64Type:
+		v, _ := protowire.ConsumeFixed64(value)
+		return v == 0
+	case protowire.BytesType:
+		inner, _ := protowire.ConsumeBytes(value)
+		for len(inner) > 0 {
+			num, typ, n := protowire.ConsumeTag(inner)
+			if n < 0 {
+				return false
+			}
+			m := protowire.ConsumeFieldValue(num, typ, inner[n:])
+			if m < 0 || !isZeroField(typ, inner[n:n+m]) {
+				return false
+			}
+			inner = inner[n+m:]
+		}
+		return true
+	}
+	return false
+}
+
+// firstDifference describes where two encodings of a message of type typ part: the path of
+// field numbers to the first field whose bytes differ.
+func firstDifference(ours, theirs []byte, typ reflect.Type) string {
+	var path []string
+	for typ != nil {
+		a, b, num, ok := differingField(ours, theirs)
+		if !ok {
+			break
+		}
+		name := fmt.Sprint(num)
+		var next reflect.Type
+		for i := range typ.NumField() {
+			if tag := typ.Field(i).Tag.Get("protobuf"); strings.Split(tag+",", ",")[1] == name {
+				name = typ.Field(i).Name + "(" + name + ")"
+				next = nestedMessage(typ.Field(i).Type)
+			}
+		}
+		path = append(path, name)
+		if next == nil {
+			path = append(path, fmt.Sprintf("ours %x, theirs %x", a, b))
+			break
+		}
+		ours, _ = protowire.ConsumeBytes(skipTag(a))
+		theirs, _ = protowire.ConsumeBytes(skipTag(b))
+		typ = next
+	}
+	return "first difference at " + strings.Join(path, " > ")
+}
+
+// differingField returns the first field, tag included, at which two messages differ.
+func differingField(ours, theirs []byte) (a, b []byte, num protowire.Number, ok bool) {
+	for len(ours) > 0 || len(theirs) > 0 {
+		a, numA := nextField(ours)
+		b, numB := nextField(theirs)
+		if !bytes.Equal(a, b) {
+			if numA == 0 {
+				numA = numB
+			}
+			return a, b, numA, true
+		}
+		ours, theirs = ours[len(a):], theirs[len(b):]
+	}
+	return nil, nil, 0, false
+}
+
+// nextField returns the first field of msg, tag included, and its number; nil and 0 when
+// msg is empty or malformed.
+func nextField(msg []byte) ([]byte, protowire.Number) {
+	num, typ, n := protowire.ConsumeTag(msg)
+	if n < 0 {
+		return nil, 0
+	}
+	m := protowire.ConsumeFieldValue(num, typ, msg[n:])
+	if m < 0 {
+		return nil, 0
+	}
+	return msg[:n+m], num
+}
+
+func skipTag(field []byte) []byte {
+	_, _, n := protowire.ConsumeTag(field)
+	if n < 0 {
+		return nil
+	}
+	return field[n:]
+}
+
+// TestStripUnmodeled checks the helper the byte comparison rests on: it drops exactly the
+// zero fields our type has no tag for, at any depth, and refuses non-zero ones.
+func TestStripUnmodeled(t *testing.T) {
+	// ObjectMeta: name=1 (modeled), selfLink=4 (not modeled), ownerReferences=13 (modeled,
+	// nested), in which field 99 is not modeled.
+	owner := protowire.AppendTag(nil, 1, protowire.BytesType)
+	owner = protowire.AppendString(owner, "ReplicationController")
+	withUnknown := protowire.AppendTag(owner, 99, protowire.VarintType)
+	withUnknown = protowire.AppendVarint(withUnknown, 0)
+
+	build := func(selfLink string, ownerMsg []byte) []byte {
+		b := protowire.AppendTag(nil, 1, protowire.BytesType)
+		b = protowire.AppendString(b, "web")
+		b = protowire.AppendTag(b, 4, protowire.BytesType)
+		b = protowire.AppendString(b, selfLink)
+		b = protowire.AppendTag(b, 13, protowire.BytesType)
+		return protowire.AppendBytes(b, ownerMsg)
+	}
+	want := protowire.AppendTag(nil, 1, protowire.BytesType)
+	want = protowire.AppendString(want, "web")
+	want = protowire.AppendTag(want, 13, protowire.BytesType)
+	want = protowire.AppendBytes(want, owner)
+
+	tests := []struct {
+		name    string
+		msg     []byte
+		want    []byte
+		wantErr string
+	}{
+		{name: "zero unmodeled fields go", msg: build("", withUnknown), want: want},
+		{name: "a non-zero unmodeled field is an error", msg: build("/api/v1/x", owner), wantErr: "field 4 is not modeled but not zero"},
+		{name: "truncated", msg: build("", owner)[:4], wantErr: "field 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := stripUnmodeled(tt.msg, reflect.TypeFor[api.ObjectMeta]())
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
