@@ -2,6 +2,8 @@ package stock
 
 import (
 	"context"
+	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -24,6 +26,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
+
+	"github.com/miniplane/miniplane/interop/internal/planetest"
 )
 
 // object is what every built-in kind's Go type is.
@@ -55,7 +59,7 @@ type kindCase interface {
 	resource() schema.GroupVersionResource
 	// run drives every verb of verbs (the resource's verbs in discovery)
 	// through the kind's typed client while a shared informer watches.
-	run(t *testing.T, cs kubernetes.Interface, verbs []string)
+	run(t *testing.T, p *planetest.Plane, cs kubernetes.Interface, verbs []string)
 }
 
 // crud is the kindCase of one kind.
@@ -81,7 +85,7 @@ func objectPrefix(gvr schema.GroupVersionResource) string {
 	return strings.ReplaceAll(strings.Trim(gvr.Resource+"-"+gvr.Group, "-"), ".", "-") + "-"
 }
 
-func (c crud[T, L]) run(t *testing.T, cs kubernetes.Interface, verbs []string) {
+func (c crud[T, L]) run(t *testing.T, p *planetest.Plane, cs kubernetes.Interface, verbs []string) {
 	for _, v := range []string{"create", "get", "list", "update", "patch", "delete", "watch"} {
 		require.Contains(t, verbs, v, "discovery does not list the verb %q for %s", v, c.gvr)
 	}
@@ -181,6 +185,7 @@ func (c crud[T, L]) run(t *testing.T, cs kubernetes.Interface, verbs []string) {
 	_, err = client.Get(ctx, name, metav1.GetOptions{})
 	assert.True(t, apierrors.IsNotFound(err), "get after delete: %v", err)
 
+	defer checkOneStream(t, p, c.gvr)
 	if !slices.Contains(verbs, "deletecollection") {
 		return
 	}
@@ -355,9 +360,31 @@ func TestKinds(t *testing.T) {
 				t.Skipf("the server does not serve %s (discovery does not list it)", c.resource())
 			}
 			t.Parallel()
-			c.run(t, clientset(t, p), verbs)
+			c.run(t, p, clientset(t, p), verbs)
 		})
 	}
+}
+
+// checkOneStream checks that the informer of gvr synced and followed every
+// change on one stream, a WatchList: a stream the client cannot decode
+// makes its reflector list or watch again, and the events still arrive,
+// late. The informer's requests are the reads of the collection across
+// namespaces without a label selector (the test's own reads have one).
+func checkOneStream(t *testing.T, p *planetest.Plane, gvr schema.GroupVersionResource) {
+	t.Helper()
+	path := "/apis/" + gvr.Group + "/" + gvr.Version + "/" + gvr.Resource
+	if gvr.Group == "" {
+		path = "/api/" + gvr.Version + "/" + gvr.Resource
+	}
+	var requests []string
+	for _, r := range p.Requests() {
+		q, err := url.ParseQuery(r.Query)
+		require.NoError(t, err)
+		if r.Path == path && r.Method == http.MethodGet && !q.Has("labelSelector") {
+			requests = append(requests, r.Query)
+		}
+	}
+	assert.Len(t, requests, 1, "the informer's requests for %s", path)
 }
 
 // podSpec is the spec of the tests' pods: one container named app.
