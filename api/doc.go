@@ -32,16 +32,18 @@
 // the field number of the upstream field of the same JSON name, so package api/protobuf can
 // read and write application/vnd.kubernetes.protobuf bodies. The numbers, wire types and
 // labels come from k8s.io/api's and k8s.io/apimachinery's generated.proto (v0.37.2); where
-// an upstream Go tag contradicts its generated.proto (nine fields, each says so) the .proto
-// wins. casttype= parts are dropped. TypeMeta has no tag: objects carry no TypeMeta inside
-// the message. Maps carry protobuf_key and protobuf_val tags. A test requires a tag on every
-// field reachable from the kinds.
+// an upstream Go tag contradicts its generated.proto (eleven fields, each commented) the
+// .proto wins. casttype= parts are dropped. TypeMeta has no tag: objects carry no TypeMeta
+// inside the message. Maps carry protobuf_key and protobuf_val tags. A test requires a tag
+// on every field reachable from the kinds.
 //
 // A few types differ in Go from their upstream message, and the codec knows them by Go type:
 //
 //   - [Time] and [MicroTime] embed time.Time; on the wire they are a Timestamp message
 //     (seconds=1, nanos=2).
 //   - [ResourceList] values are strings; on the wire each is a Quantity message (string=1).
+//     Upstream writes a quantity's canonical form ("1" for "1000m"); miniplane writes the
+//     text it holds.
 //   - [ManagedFieldsEntry].FieldsV1 is a json.RawMessage; on the wire a FieldsV1 message
 //     (Raw=1).
 //   - [WatchEvent].Object is a json.RawMessage; on the wire a RawExtension message (raw=1).

@@ -62,7 +62,8 @@ type EventSource struct {
 	Host string `json:"host,omitempty" protobuf:"bytes,2,opt,name=host"`
 }
 
-// EventSeries summarizes a repeating event. Kubernetes: corev1.EventSeries.
+// EventSeries summarizes a repeating event. Kubernetes: corev1.EventSeries. (Upstream's Go
+// tags here lack the "opt" label; generated.proto has both fields optional.)
 type EventSeries struct {
 	// Count of occurrences so far.
 	Count int32 `json:"count,omitempty" protobuf:"varint,1,opt,name=count"`

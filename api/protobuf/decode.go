@@ -13,8 +13,8 @@ import (
 )
 
 // ErrMalformed is wrapped by every error about input that is not a valid message for the
-// type it is decoded into; the HTTP layer answers such errors with 400 Bad Request. Other
-// errors (a Go type the codec cannot handle) are the program's fault.
+// type it is decoded into: the client's fault, a 400 Bad Request. Other errors (a Go type
+// the codec cannot handle) are the program's fault.
 var ErrMalformed = errors.New("protobuf: malformed message")
 
 // Unmarshal decodes the bare message data into v, a non-nil pointer to a struct with
@@ -94,12 +94,7 @@ func (d *decoder) field(f *field, typ protowire.Type, b []byte, fv reflect.Value
 		if typ == protowire.BytesType && f.val.wireType() == protowire.VarintType {
 			return d.packed(&f.val, b, fv)
 		}
-		elem := appendZero(fv)
-		n, err := d.value(&f.val, typ, b, elem)
-		if err != nil {
-			fv.SetLen(fv.Len() - 1)
-		}
-		return n, err
+		return d.value(&f.val, typ, b, appendZero(fv))
 	case shapeMap:
 		return d.mapEntry(f, typ, b, fv)
 	}
@@ -341,10 +336,10 @@ func consumeBytes(typ protowire.Type, b []byte) ([]byte, int, error) {
 	return s, n, nil
 }
 
-// The range of timestamps: years 1 to 9999, as google.protobuf.Timestamp and RFC 3339
-// allow. Outside it time.Unix wraps around, and the JSON form cannot say the year.
+// The range of timestamps: years 0 to 9999, what RFC 3339 can write and so what the JSON
+// form of a Time holds. Far outside it time.Unix wraps around.
 var (
-	minSeconds = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	minSeconds = time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
 	maxSeconds = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC).Unix()
 )
 
@@ -379,7 +374,7 @@ func parseTimestamp(b []byte, micro bool) (time.Time, error) {
 	t := time.Unix(seconds, int64(time.Duration(nanos).Truncate(time.Microsecond))).UTC()
 	// Check seconds before time.Unix could wrap, and after nanos may have carried.
 	if seconds < minSeconds || seconds > maxSeconds || t.Unix() < minSeconds || t.Unix() > maxSeconds {
-		return time.Time{}, fmt.Errorf("Timestamp of %d seconds and %d nanoseconds is outside years 1 to 9999", seconds, nanos)
+		return time.Time{}, fmt.Errorf("Timestamp of %d seconds and %d nanoseconds is outside years 0 to 9999", seconds, nanos)
 	}
 	return t, nil
 }

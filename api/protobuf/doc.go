@@ -18,7 +18,10 @@
 // []byte only when non-nil; repeated fields one entry per element (unpacked; packed is
 // accepted on decode); maps as repeated {key = 1, value = 2} entries sorted by key. A field
 // without a protobuf tag is not on the wire: TypeMeta, embedded in every kind, has none, so
-// objects carry no apiVersion or kind inside the message (the envelope names them).
+// objects carry no apiVersion or kind inside the message (the envelope names them). The
+// wire type comes from the Go type (integers and bools varint, everything else bytes), as
+// go-to-protobuf derives the .proto from Go types; upstream's tags misstate it in places
+// (PodSpec.priority, an int32, is tagged "bytes"), so only the tag's number and name count.
 //
 // A few Go types have a hand-written wire form, recognised by type as upstream's are:
 //
@@ -35,18 +38,30 @@
 //     Upstream FieldsV1 is a pointer, written only when set, and a RawExtension is always
 //     written; miniplane tells them apart by the json tag: with omitempty (FieldsV1) a nil
 //     RawMessage is left out, without it (a watch event's object) it is an empty message.
-//     On decode the raw bytes must be JSON, since that is what the field holds in miniplane;
-//     an empty raw decodes to nil.
+//     On decode the raw bytes must be JSON, since that is what the field holds in miniplane
+//     and what it serves; an empty raw decodes to nil. (A protobuf watch event's object is an
+//     enveloped protobuf object, not JSON: read watch events with [UnmarshalWatchEvent], not
+//     by decoding into api.WatchEvent.)
 //
 // Decoding skips unknown fields, accepts invalid UTF-8 in strings (as Kubernetes does), and
 // returns an error wrapping [ErrMalformed] for anything else it cannot read: a wrong wire
 // type, a truncated or overlong value, nesting deeper than 100 messages, a timestamp outside
-// years 1 to 9999. It never panics on input.
+// years 0 to 9999 (what RFC 3339, and so the JSON form, can write), an IntOrString whose
+// type is neither int nor string. It never panics on input.
 //
 // # Imports
 //
 // The standard library, package api (for the types above) and google.golang.org/protobuf's
 // encoding/protowire for tags, varints and lengths.
+//
+// # Speed
+//
+// Each struct type gets a plan on first use (its tagged fields in wire order, with how to
+// write and read each), so encoding is a walk over the value with no tag parsing. A nested
+// message is written after one byte reserved for its length; a message of 128 bytes or
+// more is moved up a byte or two once its length is known, which costs less than a size
+// pass over the whole object. [Marshal] builds in a pooled buffer and allocates only its
+// result; [Append] into a buffer with room allocates nothing.
 //
 // # Concurrency
 //

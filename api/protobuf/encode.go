@@ -29,7 +29,15 @@ func Marshal(v any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return slices.Clone(buf), nil
+	return copyOut(buf), nil
+}
+
+// copyOut returns a copy of buf in a new slice of exactly its length, never nil: whether
+// the pooled buffer was nil must not show in the result.
+func copyOut(buf []byte) []byte {
+	out := make([]byte, len(buf))
+	copy(out, buf)
+	return out
 }
 
 // Append appends the bare protobuf message of v to b, as [Marshal] writes it. On error it
@@ -168,7 +176,12 @@ func (e *encoder) appendValue(b, tag []byte, c *codec, v reflect.Value) ([]byte,
 		t := microTimeOf(v)
 		return appendTimestamp(b, t, time.Duration(t.Nanosecond()).Truncate(time.Microsecond)), nil
 	case kindIntOrString:
-		return appendIntOrString(b, intOrStringOf(v)), nil
+		ios := intOrStringOf(v)
+		if ios.Type != api.Int && ios.Type != api.String {
+			// As IntOrString.MarshalJSON refuses it, and the decoder would.
+			return b, fmt.Errorf("protobuf: IntOrString type %d is neither %d (int) nor %d (string)", ios.Type, api.Int, api.String)
+		}
+		return appendIntOrString(b, ios), nil
 	case kindQuantity:
 		return appendQuantity(b, v.String()), nil
 	case kindMessage:

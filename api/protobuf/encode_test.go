@@ -233,6 +233,7 @@ func TestMarshalErrors(t *testing.T) {
 		{name: "map value tag not field 2", in: &badMapVal{}, wantErr: "protobuf_val"},
 		{name: "slice of pointers", in: &sliceOfPointers{}, wantErr: "has no protobuf encoding"},
 		{name: "error names the outer type too", in: &nestedBad{}, wantErr: "nestedBad.Inner"},
+		{name: "IntOrString of no known type", in: &testHTTPGet{Port: api.IntOrString{Type: 2}}, wantErr: "IntOrString type 2 is neither 0 (int) nor 1 (string)"},
 		{name: "not a struct", in: "pod", wantErr: "not a struct"},
 		{name: "nil pointer", in: nilPod, wantErr: "nil *protobuf.testPod"},
 		{name: "nil", in: nil, wantErr: "not a struct"},
@@ -350,5 +351,20 @@ func TestMarshalLengthBoundary(t *testing.T) {
 			require.True(t, bytes.HasPrefix(got, prefix))
 			assert.Equal(t, tt.wantLen, got[len(prefix):len(prefix)+len(tt.wantLen)])
 		})
+	}
+}
+
+// TestMarshalEmptyMessage checks that an empty message is an empty, non-nil slice whether
+// or not the pool had a buffer to lend.
+func TestMarshalEmptyMessage(t *testing.T) {
+	type empty struct {
+		Untagged string
+	}
+	for range 3 {
+		got, err := Marshal(&empty{Untagged: "not on the wire"})
+		require.NoError(t, err)
+		assert.NotNil(t, got)
+		assert.Empty(t, got)
+		putEncoder(new(encoder)) // a pooled encoder with no buffer
 	}
 }

@@ -3,7 +3,6 @@ package protobuf
 import (
 	"bytes"
 	"fmt"
-	"slices"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -56,7 +55,7 @@ func MarshalObject(apiVersion, kind string, v any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return slices.Clone(buf), nil
+	return copyOut(buf), nil
 }
 
 // AppendObject appends v as a protobuf object body: the magic "k8s\x00", then
