@@ -22,6 +22,7 @@ func allTopLevelTypes() []reflect.Type {
 		Node{}, NodeList{},
 		Lease{}, LeaseList{},
 		Event{}, EventList{},
+		EventsV1Event{}, EventsV1EventList{}, Eviction{},
 		Namespace{}, NamespaceList{},
 		Scale{}, Binding{}, Status{}, DeleteOptions{}, WatchEvent{},
 	}
@@ -37,6 +38,7 @@ func allObjects() []Object {
 	return []Object{
 		&Pod{}, &ReplicationController{}, &Service{}, &Endpoints{}, &Node{},
 		&Lease{}, &Event{}, &Namespace{}, &Scale{},
+		&EventsV1Event{}, &Eviction{},
 	}
 }
 

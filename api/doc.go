@@ -10,6 +10,8 @@
 //     and [Binding] subresource bodies, [Status] (the shape of every API error),
 //     [DeleteOptions] and [WatchEvent].
 //   - The [Object] interface that the store, informers and controllers handle kinds through.
+//   - [EventsV1Event], an Event as events.k8s.io/v1 shows it, with the conversions both ways
+//     ([EventToEventsV1], [EventsV1ToEvent]), and the policy/v1 [Eviction] that evicts a pod.
 //   - Hand-written deep copies: DeepCopy and DeepCopyInto on every kind, list and nested type
 //     that holds a map, slice or pointer.
 //   - Label selectors ([ParseSelector], [SelectorFromSet]) and field selectors
@@ -19,8 +21,8 @@
 //
 // # What it mirrors
 //
-// The types follow k8s.io/api (core/v1, coordination/v1 and autoscaling/v1) and
-// k8s.io/apimachinery (meta/v1, labels, fields): JSON field names and omitempty behaviour
+// The types follow k8s.io/api (core/v1, coordination/v1, autoscaling/v1, events/v1,
+// policy/v1) and k8s.io/apimachinery (meta/v1, labels, fields): JSON names and omitempty behaviour
 // match, so JSON produced by kubectl or the kube-apiserver decodes into these types and
 // encodes back unchanged, for every field the types model. Fields miniplane does not model
 // (volumes, affinity, securityContext, ...) are dropped on decode without error. Each type

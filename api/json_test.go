@@ -32,6 +32,9 @@ func TestFixturesRoundTrip(t *testing.T) {
 		{"lease.json", &Lease{}},
 		{"event.json", &Event{}},
 		{"event-series.json", &Event{}},
+		{"eventsv1-event.json", &EventsV1Event{}},
+		{"eventsv1-event-series.json", &EventsV1Event{}},
+		{"eviction.json", &Eviction{}},
 		{"namespace.json", &Namespace{}},
 		{"status-notfound.json", &Status{}},
 		{"status-invalid.json", &Status{}},
@@ -138,6 +141,10 @@ func TestZeroValuesEncodeLikeKubernetes(t *testing.T) {
 		{"Event", &Event{}, `{"metadata":{"creationTimestamp":null},"involvedObject":{},"source":{},` +
 			`"firstTimestamp":null,"lastTimestamp":null,"eventTime":null,"reportingComponent":"","reportingInstance":""}`},
 		{"Namespace", &Namespace{}, `{"metadata":{"creationTimestamp":null},"spec":{},"status":{}}`},
+		{"EventsV1Event", &EventsV1Event{}, `{"metadata":{"creationTimestamp":null},"eventTime":null,"regarding":{},"deprecatedSource":{},` +
+			`"deprecatedFirstTimestamp":null,"deprecatedLastTimestamp":null}`},
+		{"EventsV1EventSeries", &EventsV1EventSeries{}, `{"count":0,"lastObservedTime":null}`},
+		{"Eviction", &Eviction{}, `{"metadata":{"creationTimestamp":null}}`},
 		{"Status", &Status{}, `{"metadata":{}}`},
 		{"PodList", &PodList{}, `{"metadata":{},"items":null}`},
 		{"Node", &Node{}, `{"metadata":{"creationTimestamp":null},"spec":{},"status":{"daemonEndpoints":{"kubeletEndpoint":{"Port":0}},` +

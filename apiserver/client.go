@@ -6,7 +6,8 @@ import (
 	"github.com/miniplane/miniplane/api"
 )
 
-// The resources a Server serves, by the names Client methods take.
+// The resources a Server serves, by the names Client methods take: the
+// plural, or plural.group where one plural is served in several groups.
 const (
 	Namespaces             = "namespaces"
 	Pods                   = "pods"
@@ -16,6 +17,9 @@ const (
 	Nodes                  = "nodes"
 	Leases                 = "leases"
 	Events                 = "events"
+	// EventsK8sIO is events.k8s.io/v1 Events: the objects of Events, stored
+	// once and shown in the newer version (api.EventsV1Event).
+	EventsK8sIO = "events.events.k8s.io"
 )
 
 // Client is how the rest of miniplane talks to the API server. *Server

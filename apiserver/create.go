@@ -19,7 +19,8 @@ const maxNameAttempts = 8
 // Create stores a new object. The server copies obj once and owns the copy;
 // it sets uid, creationTimestamp, generation 1 and resourceVersion, fills a
 // name from generateName, defaults and validates the object per its kind,
-// and returns the stored object.
+// and returns the stored object (converted to obj's version when obj's kind
+// serves a stored kind in another version).
 func (s *Server) Create(_ context.Context, obj api.Object) (api.Object, error) {
 	return s.create(obj, WriteOptions{})
 }
@@ -36,7 +37,8 @@ func (s *Server) create(obj api.Object, opts WriteOptions) (api.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := obj.DeepCopyObject()
+	in := k.in(obj)
+	sk := k.stored()
 	m := in.GetObjectMeta()
 	if m.ResourceVersion != "" {
 		return nil, NewBadRequest("resourceVersion should not be set on objects to be created")
@@ -50,7 +52,7 @@ func (s *Server) create(obj api.Object, opts WriteOptions) (api.Object, error) {
 	}
 
 	// Fields the server owns start afresh, whatever the client sent.
-	*in.GetTypeMeta() = api.TypeMeta{APIVersion: k.apiVersion, Kind: k.kind}
+	*in.GetTypeMeta() = api.TypeMeta{APIVersion: sk.apiVersion, Kind: sk.kind}
 	m.UID, m.CreationTimestamp = "", api.Time{}
 	m.DeletionTimestamp, m.DeletionGracePeriodSeconds = nil, nil
 	m.Generation = 1
@@ -75,7 +77,9 @@ func (s *Server) create(obj api.Object, opts WriteOptions) (api.Object, error) {
 	}
 	k.defaults(in)
 	if errs := k.validate(in); len(errs) > 0 {
-		return nil, NewInvalid(k.gr.Group, k.kind, m.Name, errs)
+		// The stored kind names the invalid object, whichever version the
+		// request used, as kube-apiserver validates its internal form.
+		return nil, NewInvalid(sk.gr.Group, sk.kind, m.Name, errs)
 	}
 	release, err := s.allocate(k, in)
 	if err != nil {
@@ -87,7 +91,7 @@ func (s *Server) create(obj api.Object, opts WriteOptions) (api.Object, error) {
 			return nil, NewAlreadyExists(k.gr, m.Name)
 		}
 		m.UID, m.CreationTimestamp = s.newUID(), s.now()
-		return in, nil
+		return k.out(in), nil
 	}
 
 	for attempt := 1; ; attempt++ {
@@ -98,7 +102,7 @@ func (s *Server) create(obj api.Object, opts WriteOptions) (api.Object, error) {
 			if ce := s.log.Check(zap.DebugLevel, "created"); ce != nil {
 				ce.Write(zap.String("resource", k.gr.String()), zap.String("key", api.KeyOf(m)), zap.Int64("rev", rec.ModRev))
 			}
-			return rec.Value, nil
+			return k.out(rec.Value), nil
 		}
 		if !errors.Is(err, store.ErrExists) {
 			release()

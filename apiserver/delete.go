@@ -60,7 +60,7 @@ func (s *Server) Delete(_ context.Context, resource, namespace, name string, opt
 			return nil, err
 		}
 		if slices.Contains(opts.DryRun, api.DryRunAll) {
-			return old, nil
+			return k.out(old), nil
 		}
 		next, remove := s.planDelete(k, old, policy, opts.GracePeriodSeconds)
 		if remove {
@@ -69,18 +69,18 @@ func (s *Server) Delete(_ context.Context, resource, namespace, name string, opt
 				s.dropGrace(key)
 				s.release(old)
 				s.log.Debug("deleted", zap.String("resource", k.gr.String()), zap.String("key", api.KeyOf(old.GetObjectMeta())))
-				return old, nil
+				return k.out(old), nil
 			}
 		} else {
 			if next == nil {
-				return old, nil // already marked as asked: nothing to write
+				return k.out(old), nil // already marked as asked: nothing to write
 			}
 			var rec store.Record[api.Object]
 			rec, err = s.store.Update(key, next, cur.ModRev)
 			if err == nil {
 				s.noteGrace(key, next)
 				s.log.Debug("marked for deletion", zap.String("resource", k.gr.String()), zap.String("key", api.KeyOf(next.GetObjectMeta())))
-				return rec.Value, nil
+				return k.out(rec.Value), nil
 			}
 		}
 		if !errors.Is(err, store.ErrConflict) {

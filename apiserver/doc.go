@@ -13,6 +13,11 @@
 // for the garbage collector; lists and watches take label and field
 // selectors and Kubernetes' resourceVersion rules, including 410 Gone for
 // compacted revisions, bookmarks, and the streaming list that informers use.
+// A stored kind may be served in more than one API version, converted at the
+// edge as kube-apiserver converts to and from its internal form: Events are
+// stored once and served as core/v1 ("events") and as events.k8s.io/v1
+// ("events.events.k8s.io"), each version with its own validation and
+// field-selector labels. Evict is the pods/eviction subresource.
 //
 // Everything talks to a Server through the Client interface: controllers,
 // informers, the election, the HTTP front and the simulator (which wraps a

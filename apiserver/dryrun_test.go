@@ -116,30 +116,40 @@ func TestDryRunWritesStoreNothing(t *testing.T) {
 func TestResources(t *testing.T) {
 	s, _ := newServer(t)
 	all := s.Resources()
-	require.Len(t, all, 8)
+	require.Len(t, all, 9)
 	assert.Equal(t, "endpoints", all[0].Resource, "core group first, sorted by name")
-	assert.Equal(t, "leases", all[len(all)-1].Resource, "named groups after core")
+	assert.Equal(t, "leases", all[len(all)-2].Resource, "named groups after core")
+	assert.Equal(t, apiserver.GroupResource{Group: "events.k8s.io", Resource: "events"}, all[len(all)-1].GroupResource())
 
 	tests := []struct {
 		resource   string
 		want       apiserver.ResourceInfo
 		apiVersion string
+		goType     string
 	}{
-		{"pods", apiserver.ResourceInfo{Resource: "pods", Singular: "pod", Version: "v1", Kind: "Pod", Namespaced: true, HasStatus: true, HasBinding: true, ShortNames: []string{"po"}, Categories: []string{"all"}}, "v1"},
-		{"replicationcontrollers", apiserver.ResourceInfo{Resource: "replicationcontrollers", Singular: "replicationcontroller", Version: "v1", Kind: "ReplicationController", Namespaced: true, HasStatus: true, HasScale: true, ShortNames: []string{"rc"}, Categories: []string{"all"}}, "v1"},
-		{"endpoints", apiserver.ResourceInfo{Resource: "endpoints", Singular: "endpoints", Version: "v1", Kind: "Endpoints", Namespaced: true, ShortNames: []string{"ep"}}, "v1"},
-		{"nodes", apiserver.ResourceInfo{Resource: "nodes", Singular: "node", Version: "v1", Kind: "Node", HasStatus: true, ShortNames: []string{"no"}}, "v1"},
-		{"leases", apiserver.ResourceInfo{Resource: "leases", Singular: "lease", Group: "coordination.k8s.io", Version: "v1", Kind: "Lease", Namespaced: true}, "coordination.k8s.io/v1"},
+		{"pods", apiserver.ResourceInfo{Resource: "pods", Singular: "pod", Version: "v1", Kind: "Pod", Namespaced: true, HasStatus: true, HasBinding: true, HasEviction: true, ShortNames: []string{"po"}, Categories: []string{"all"}}, "v1", ""},
+		{"replicationcontrollers", apiserver.ResourceInfo{Resource: "replicationcontrollers", Singular: "replicationcontroller", Version: "v1", Kind: "ReplicationController", Namespaced: true, HasStatus: true, HasScale: true, ShortNames: []string{"rc"}, Categories: []string{"all"}}, "v1", ""},
+		{"endpoints", apiserver.ResourceInfo{Resource: "endpoints", Singular: "endpoints", Version: "v1", Kind: "Endpoints", Namespaced: true, ShortNames: []string{"ep"}}, "v1", ""},
+		{"nodes", apiserver.ResourceInfo{Resource: "nodes", Singular: "node", Version: "v1", Kind: "Node", HasStatus: true, ShortNames: []string{"no"}}, "v1", ""},
+		{"leases", apiserver.ResourceInfo{Resource: "leases", Singular: "lease", Group: "coordination.k8s.io", Version: "v1", Kind: "Lease", Namespaced: true}, "coordination.k8s.io/v1", ""},
+		{"leases.coordination.k8s.io", apiserver.ResourceInfo{Resource: "leases", Singular: "lease", Group: "coordination.k8s.io", Version: "v1", Kind: "Lease", Namespaced: true}, "coordination.k8s.io/v1", ""},
+		{"events", apiserver.ResourceInfo{Resource: "events", Singular: "event", Version: "v1", Kind: "Event", Namespaced: true, ShortNames: []string{"ev"}}, "v1", ""},
+		{"events.events.k8s.io", apiserver.ResourceInfo{Resource: "events", Singular: "event", Group: "events.k8s.io", Version: "v1", Kind: "Event", Namespaced: true, ShortNames: []string{"ev"}}, "events.k8s.io/v1", "*api.EventsV1Event"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.resource, func(t *testing.T) {
 			got, ok := s.Resource(tt.resource)
 			require.True(t, ok)
 			require.NotNil(t, got.New)
-			assert.Equal(t, "*api."+tt.want.Kind, fmt.Sprintf("%T", got.New()))
+			goType := tt.goType
+			if goType == "" {
+				goType = "*api." + tt.want.Kind
+			}
+			assert.Equal(t, goType, fmt.Sprintf("%T", got.New()))
 			got.New = nil
 			assert.Equal(t, tt.want, got)
 			assert.Equal(t, tt.apiVersion, got.APIVersion())
+			assert.Equal(t, tt.want.GroupResource().String(), got.Name())
 		})
 	}
 	_, ok := s.Resource("deployments")

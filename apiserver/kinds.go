@@ -39,6 +39,61 @@ type kind struct {
 	// graceSeconds, when set, makes deletion graceful: it returns the grace
 	// period a delete without one gets, or 0 to delete at once.
 	graceSeconds func(api.Object) int64
+
+	// storage, when set, is the kind whose stored objects this one serves
+	// in another API group or version, as kube-apiserver serves the one
+	// Event storage as core/v1 and events.k8s.io/v1 Events: the store keys
+	// and objects are storage's, every hook above takes an object of
+	// storage's type, and toStored and fromStored convert at the edge.
+	// Nil for a kind served as it is stored. See servedAs.
+	storage    *kind
+	toStored   func(api.Object) api.Object
+	fromStored func(api.Object) api.Object
+}
+
+// servedAs returns stored served once more, as kindName in apiVersion under
+// gr, with objects of newObj's type that toStored and fromStored convert
+// (each returning a new object that shares nothing with its argument). It
+// keeps stored's strategy (scope, status, defaulting, deletion), whose hooks
+// run on the stored form; the caller replaces what differs by version, as
+// Kubernetes' strategies do by request version: validation and the
+// field-selector labels.
+func servedAs(stored *kind, gr GroupResource, kindName, apiVersion string, newObj func() api.Object,
+	toStored, fromStored func(api.Object) api.Object) *kind {
+	k := *stored
+	k.gr, k.kind, k.apiVersion, k.newObj = gr, kindName, apiVersion, newObj
+	k.storage, k.toStored, k.fromStored = stored, toStored, fromStored
+	return &k
+}
+
+// stored returns the kind whose objects the store holds for k: k itself,
+// or the kind k serves in another version.
+func (k *kind) stored() *kind {
+	if k.storage != nil {
+		return k.storage
+	}
+	return k
+}
+
+// in returns a new object of the stored kind made from obj, an object of
+// k's type that stays its caller's: the server owns the result.
+func (k *kind) in(obj api.Object) api.Object {
+	if k.toStored == nil {
+		return obj.DeepCopyObject()
+	}
+	return k.toStored(obj)
+}
+
+// out returns a stored object as k shows it: the object itself (shared and
+// immutable) for a kind served as stored, else its conversion, carrying k's
+// apiVersion and kind. nil stays nil.
+func (k *kind) out(obj api.Object) api.Object {
+	if k.fromStored == nil || obj == nil {
+		return obj
+	}
+	c := k.fromStored(obj)
+	*c.GetTypeMeta() = api.TypeMeta{APIVersion: k.apiVersion, Kind: k.kind}
+	return c
 }
 
 // typed adapts per-kind functions written for a concrete type to the
@@ -50,7 +105,15 @@ func typed[T api.Object](k *kind, defaults func(T), validate func(T) FieldErrors
 	return k
 }
 
+// newKinds returns every kind the server serves: the stored kinds, then the
+// kinds that serve a stored one in another group or version.
 func newKinds() []*kind {
+	events := typed(&kind{
+		gr: GroupResource{Resource: "events"}, kind: "Event", apiVersion: "v1", namespaced: true,
+		newObj:     func() api.Object { return &api.Event{} },
+		fields:     eventFields,
+		fieldNames: []string{"involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"},
+	}, defaultEvent, validateEvent, validateEventUpdate)
 	return []*kind{
 		typed(&kind{
 			gr: GroupResource{Resource: "namespaces"}, kind: "Namespace", apiVersion: "v1",
@@ -99,12 +162,8 @@ func newKinds() []*kind {
 			gr: GroupResource{Group: "coordination.k8s.io", Resource: "leases"}, kind: "Lease", apiVersion: "coordination.k8s.io/v1", namespaced: true,
 			newObj: func() api.Object { return &api.Lease{} },
 		}, defaultLease, validateLease, validateLeaseUpdate),
-		typed(&kind{
-			gr: GroupResource{Resource: "events"}, kind: "Event", apiVersion: "v1", namespaced: true,
-			newObj:     func() api.Object { return &api.Event{} },
-			fields:     eventFields,
-			fieldNames: []string{"involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"},
-		}, defaultEvent, validateEvent, validateEventUpdate),
+		events,
+		eventsV1(events),
 	}
 }
 

@@ -37,7 +37,7 @@ func (s *Server) Get(_ context.Context, resource, namespace, name string, opts G
 	if err != nil {
 		return nil, NewNotFound(k.gr, name)
 	}
-	return rec.Value, nil
+	return k.out(rec.Value), nil
 }
 
 // List returns the objects of a resource in a namespace ("" for all) that
@@ -69,7 +69,7 @@ func (s *Server) List(_ context.Context, resource, namespace string, opts ListOp
 		read, more, err := s.store.Range(prefix, store.ListOptions{Rev: rev, Limit: chunk, After: after}, func(r store.Record[api.Object]) bool {
 			last = r.Key
 			if f.matches(r.Value) {
-				out.Items = append(out.Items, r.Value)
+				out.Items = append(out.Items, k.out(r.Value))
 			}
 			return true
 		})

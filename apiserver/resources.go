@@ -29,6 +29,9 @@ type ResourceInfo struct {
 	HasScale bool
 	// HasBinding says the resource has the binding subresource (pods).
 	HasBinding bool
+	// HasEviction says the resource has the eviction subresource (pods),
+	// which takes a policy/v1 Eviction.
+	HasEviction bool
 	// ShortNames are kubectl's abbreviations: "po".
 	ShortNames []string
 	// Categories group resources for `kubectl get all`.
@@ -50,6 +53,11 @@ func (r ResourceInfo) GroupResource() GroupResource {
 	return GroupResource{Group: r.Group, Resource: r.Resource}
 }
 
+// Name returns the name Client calls take for the resource, which tells
+// apart resources of one plural in several groups: "pods",
+// "leases.coordination.k8s.io", "events.events.k8s.io".
+func (r ResourceInfo) Name() string { return r.GroupResource().String() }
+
 // Short names and categories of the served resources, as Kubernetes' REST
 // storage declares them (ShortNamesProvider, CategoriesProvider).
 var (
@@ -61,10 +69,11 @@ var (
 )
 
 // Resources returns every resource the server serves, sorted by group and
-// then by resource name.
+// then by resource name. A stored kind served in several groups is listed
+// in each: events in the core group and in events.k8s.io.
 func (s *Server) Resources() []ResourceInfo {
-	out := make([]ResourceInfo, 0, len(s.kinds))
-	for _, k := range s.kinds {
+	out := make([]ResourceInfo, 0, len(s.served))
+	for _, k := range s.served {
 		out = append(out, k.info())
 	}
 	slices.SortFunc(out, func(a, b ResourceInfo) int {
@@ -85,10 +94,11 @@ func (s *Server) Resources() []ResourceInfo {
 	return out
 }
 
-// Resource returns the description of one served resource by its plural
-// name, and false when the server does not serve it.
+// Resource returns the description of one served resource by a name a
+// Client call takes (its plural, or plural.group), and false when the server
+// does not serve it.
 func (s *Server) Resource(resource string) (ResourceInfo, bool) {
-	k, ok := s.kinds[resource]
+	k, ok := s.byName[resource]
 	if !ok {
 		return ResourceInfo{}, false
 	}
@@ -103,10 +113,11 @@ func (k *kind) info() ResourceInfo {
 	r := ResourceInfo{
 		Resource: k.gr.Resource, Group: k.gr.Group, Version: version, Kind: k.kind,
 		Namespaced: k.namespaced, HasStatus: k.hasStatus,
-		HasScale:   k.gr.Resource == ReplicationControllers,
-		HasBinding: k.gr.Resource == Pods,
-		ShortNames: slices.Clone(shortNames[k.gr.Resource]),
-		New:        k.newObj,
+		HasScale:    k.gr.Resource == ReplicationControllers,
+		HasBinding:  k.gr == GroupResource{Resource: Pods},
+		HasEviction: k.gr == GroupResource{Resource: Pods},
+		ShortNames:  slices.Clone(shortNames[k.gr.Resource]),
+		New:         k.newObj,
 	}
 	if k.gr.Resource == Endpoints {
 		r.Singular = "endpoints"
@@ -120,9 +131,10 @@ func (k *kind) info() ResourceInfo {
 }
 
 // Count returns how many objects of a resource are stored, in every
-// namespace; 0 for a resource the server does not serve.
+// namespace; 0 for a resource the server does not serve. Resources that
+// share a stored kind count the same objects.
 func (s *Server) Count(resource string) int {
-	k, ok := s.kinds[resource]
+	k, ok := s.byName[resource]
 	if !ok {
 		return 0
 	}

@@ -46,8 +46,10 @@ type Server struct {
 	clock         clock.Clock
 	log           *zap.Logger
 	store         *store.Store[api.Object]
-	kinds         map[string]*kind       // by resource name
-	byType        map[reflect.Type]*kind // by Go type of the object
+	kinds         map[string]*kind       // the stored kinds, by GroupResource.String()
+	served        []*kind                // every kind served, stored or not, in newKinds' order
+	byName        map[string]*kind       // every kind served, by each name a Client call may use
+	byType        map[reflect.Type]*kind // every kind served, by the Go type of its objects
 	bookmarkEvery time.Duration
 
 	// randMu guards rand.
@@ -75,6 +77,7 @@ func New(cfg Config) (*Server, error) {
 		log:           cfg.Logger,
 		rand:          cfg.Rand,
 		kinds:         make(map[string]*kind),
+		byName:        make(map[string]*kind),
 		byType:        make(map[reflect.Type]*kind),
 		bookmarkEvery: cfg.BookmarkInterval,
 		grace:         make(map[string]time.Time),
@@ -88,8 +91,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.store = store.NewStamped(store.Options{HistoryLimit: cfg.HistoryLimit}, stampResourceVersion)
 	for _, k := range newKinds() {
-		s.kinds[k.gr.Resource] = k
-		s.byType[reflect.TypeOf(k.newObj())] = k
+		s.register(k)
 	}
 	for _, name := range []string{"default", "kube-system"} {
 		ns := &api.Namespace{Metadata: api.ObjectMeta{Name: name}}
@@ -98,6 +100,23 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	return s, nil
+}
+
+// register serves k. A Client call names it by "resource.group" (its
+// GroupResource), or by its plural alone unless a kind registered earlier
+// took that plural: newKinds lists the core group's kinds before the kinds
+// that serve them elsewhere, so "events" is core/v1 Events, as kubectl
+// reads it, and "events.events.k8s.io" the events.k8s.io ones.
+func (s *Server) register(k *kind) {
+	s.served = append(s.served, k)
+	s.byName[k.gr.String()] = k
+	if _, taken := s.byName[k.gr.Resource]; !taken {
+		s.byName[k.gr.Resource] = k
+	}
+	s.byType[reflect.TypeOf(k.newObj())] = k
+	if k.storage == nil {
+		s.kinds[k.gr.String()] = k
+	}
 }
 
 // stampResourceVersion writes the store revision of a write into the object
@@ -115,9 +134,9 @@ func (s *Server) Store() *store.Store[api.Object] { return s.store }
 // every five minutes.
 func (s *Server) Compact(rev int64) error { return s.store.Compact(rev) }
 
-// kindFor returns the kind of a resource name.
+// kindFor returns the kind a resource name names (see register).
 func (s *Server) kindFor(resource string) (*kind, error) {
-	k, ok := s.kinds[resource]
+	k, ok := s.byName[resource]
 	if !ok {
 		return nil, newStatusError(api.StatusReasonNotFound,
 			fmt.Sprintf("the server could not find the requested resource (%s)", resource), nil)
@@ -144,21 +163,24 @@ func (s *Server) kindOf(obj api.Object) (*kind, error) {
 }
 
 // key returns the store key of an object: /registry/<resource>/<ns>/<name>,
-// or /registry/<resource>/<name> when cluster-scoped.
+// or /registry/<resource>/<name> when cluster-scoped, where resource is the
+// stored kind's (a kind served in another version shares its keys).
 func (k *kind) key(namespace, name string) string {
+	gr := k.stored().gr.String()
 	if !k.namespaced {
-		return "/registry/" + k.gr.String() + "/" + name
+		return "/registry/" + gr + "/" + name
 	}
-	return "/registry/" + k.gr.String() + "/" + namespace + "/" + name
+	return "/registry/" + gr + "/" + namespace + "/" + name
 }
 
 // prefix returns the store prefix of a namespace's objects of this kind, or
 // of all of them when namespace is "" (or the kind is cluster-scoped).
 func (k *kind) prefix(namespace string) string {
+	gr := k.stored().gr.String()
 	if !k.namespaced || namespace == "" {
-		return "/registry/" + k.gr.String() + "/"
+		return "/registry/" + gr + "/"
 	}
-	return "/registry/" + k.gr.String() + "/" + namespace + "/"
+	return "/registry/" + gr + "/" + namespace + "/"
 }
 
 // newUID returns a random (version 4) UUID drawn from the server's source.

@@ -46,6 +46,8 @@ func ResourceOf(obj api.Object) string {
 		return Leases
 	case *api.Event:
 		return Events
+	case *api.EventsV1Event:
+		return EventsK8sIO
 	}
 	return ""
 }

@@ -61,7 +61,7 @@ func (s *Server) update(obj api.Object, status bool, opts WriteOptions) (api.Obj
 	if status && !k.hasStatus {
 		return nil, NewMethodNotSupported(k.gr, "update status")
 	}
-	in := obj.DeepCopyObject()
+	in := k.in(obj)
 	m := in.GetObjectMeta()
 	if !k.namespaced {
 		m.Namespace = ""
@@ -107,11 +107,11 @@ func (s *Server) update(obj api.Object, status bool, opts WriteOptions) (api.Obj
 		nm.ResourceVersion = om.ResourceVersion
 		if reflect.DeepEqual(next, old) {
 			undo()
-			return old, nil // no change: no write, no event
+			return k.out(old), nil // no change: no write, no event
 		}
 		if opts.DryRun {
 			undo()
-			return next, nil
+			return k.out(next), nil
 		}
 
 		if nm.DeletionTimestamp != nil && len(nm.Finalizers) == 0 && graceOver(nm, s.clock.Now()) {
@@ -119,7 +119,7 @@ func (s *Server) update(obj api.Object, status bool, opts WriteOptions) (api.Obj
 				s.dropGrace(key)
 				s.release(old)
 				s.log.Debug("deleted after its last finalizer", zap.String("resource", k.gr.String()), zap.String("key", api.KeyOf(nm)))
-				return next, nil
+				return k.out(next), nil
 			} else if !errors.Is(err, store.ErrConflict) {
 				return nil, NewInternalError(err)
 			}
@@ -129,7 +129,7 @@ func (s *Server) update(obj api.Object, status bool, opts WriteOptions) (api.Obj
 		rec, err := s.store.Update(key, next, cur.ModRev)
 		if err == nil {
 			s.releaseReplaced(old, next)
-			return rec.Value, nil
+			return k.out(rec.Value), nil
 		}
 		undo()
 		switch {
@@ -169,7 +169,8 @@ func (s *Server) prepareUpdate(k *kind, in, old api.Object) (api.Object, error) 
 		}
 	}
 	if len(errs) > 0 {
-		return nil, NewInvalid(k.gr.Group, k.kind, m.Name, errs)
+		sk := k.stored() // as on create: the stored kind names the object
+		return nil, NewInvalid(sk.gr.Group, sk.kind, m.Name, errs)
 	}
 	m.Generation = om.Generation
 	if !reflect.DeepEqual(specOf(in), specOf(old)) {

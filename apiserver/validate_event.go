@@ -1,10 +1,12 @@
 package apiserver
 
-// Events (core/v1): validation. Kubernetes: ValidateEventCreate and
-// ValidateEventUpdate in pkg/apis/core/validation/events.go, on the core/v1
-// path, with the stricter events.k8s.io checks of metadata and type.
+// Events: validation. Kubernetes: ValidateEventCreate and
+// ValidateEventUpdate in pkg/apis/core/validation/events.go. Writes through
+// core/v1 get the legacy path, with the stricter events.k8s.io checks of
+// metadata and type; writes through events.k8s.io/v1 get the strict path.
 
 import (
+	"reflect"
 	"strconv"
 
 	"github.com/miniplane/miniplane/api"
@@ -80,4 +82,86 @@ func validateEventField(errs FieldErrors, field, value string, limit int) FieldE
 func validateEventUpdate(e, old *api.Event) FieldErrors {
 	errs := validateEvent(e)
 	return validateObjectMetaUpdate(errs, &e.Metadata, &old.Metadata, metadataPath)
+}
+
+// validateEventsV1 checks an event created through events.k8s.io/v1, on its
+// stored (core/v1) form: the core/v1 rules, then the stricter ones
+// Kubernetes applies to writes through events.k8s.io and newer (the strict
+// path of ValidateEventCreate): a new-style event says when it happened
+// (eventTime) and whether it is Normal or Warning, a series has counted at
+// least two, and the deprecated fields are left to the older API. Field
+// paths are core/v1's, as kube-apiserver reports them.
+func validateEventsV1(e *api.Event) FieldErrors {
+	errs := validateEvent(e)
+	errs = validateEventSeries(errs, e.Series)
+	if e.EventTime.IsZero() {
+		errs = append(errs, Required(pathAt("eventTime").path(), ""))
+	}
+	if e.Type == "" { // validateEvent refused any other wrong type
+		errs = append(errs, Invalid(pathAt("type").path(), "", "has invalid value: "))
+	}
+	unset := func(field string, set bool) {
+		if set {
+			errs = append(errs, Invalid(Path(field), "", "needs to be unset"))
+		}
+	}
+	unset("firstTimestamp", !e.FirstTimestamp.IsZero())
+	unset("lastTimestamp", !e.LastTimestamp.IsZero())
+	unset("count", e.Count != 0)
+	unset("source", e.Source != api.EventSource{})
+	return errs
+}
+
+// validateEventSeries checks a series written through events.k8s.io: it
+// counts at least two occurrences and says when it saw the last.
+// Kubernetes: validateV1EventSeries.
+func validateEventSeries(errs FieldErrors, s *api.EventSeries) FieldErrors {
+	if s == nil {
+		return errs
+	}
+	if s.Count < 2 {
+		errs = append(errs, Invalid(pathAt("series").child("count").path(), "", "should be at least 2"))
+	}
+	if s.LastObservedTime.IsZero() {
+		errs = append(errs, Required(pathAt("series").child("lastObservedTime").path(), ""))
+	}
+	return errs
+}
+
+// validateEventsV1Update checks an update through events.k8s.io/v1: the
+// core/v1 rules, and then, as Kubernetes' strict ValidateEventUpdate, an
+// event may change only its series (and metadata other than its
+// identity): what happened, to what, and who said so are immutable.
+// (Kubernetes checks reason twice and so reports a changed reason twice;
+// it is reported once here.)
+func validateEventsV1Update(e, old *api.Event) FieldErrors {
+	errs := validateEventUpdate(e, old)
+	if !reflect.DeepEqual(e.Series, old.Series) {
+		errs = validateEventSeries(errs, e.Series)
+	}
+	immutable := func(field string, value, oldValue any) {
+		if reflect.DeepEqual(value, oldValue) {
+			return
+		}
+		switch value.(type) {
+		case string, int32:
+		default:
+			value = jsonValue{value} // a struct or pointer prints as JSON
+		}
+		errs = append(errs, Invalid(Path(field), value, msgImmutable))
+	}
+	immutable("involvedObject", e.InvolvedObject, old.InvolvedObject)
+	immutable("reason", e.Reason, old.Reason)
+	immutable("message", e.Message, old.Message)
+	immutable("source", e.Source, old.Source)
+	immutable("firstTimestamp", e.FirstTimestamp, old.FirstTimestamp)
+	immutable("lastTimestamp", e.LastTimestamp, old.LastTimestamp)
+	immutable("count", e.Count, old.Count)
+	immutable("type", e.Type, old.Type)
+	immutable("eventTime", e.EventTime, old.EventTime)
+	immutable("action", e.Action, old.Action)
+	immutable("related", e.Related, old.Related)
+	immutable("reportingController", e.ReportingController, old.ReportingController)
+	immutable("reportingInstance", e.ReportingInstance, old.ReportingInstance)
+	return errs
 }

@@ -103,3 +103,85 @@ func TestValidateEventUpdate(t *testing.T) {
 	e.Metadata.Name = "other"
 	assertErrors(t, validateEventUpdate(e, old), `metadata.name: Invalid value: "other": field is immutable`, []cause{{invalid, "metadata.name"}})
 }
+
+// TestValidateEventsV1 checks the stricter rules of a create through
+// events.k8s.io/v1 (on the stored, core/v1 form of the event).
+func TestValidateEventsV1(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(*api.Event)
+		want   string
+		causes []cause
+	}{
+		{name: "valid", change: func(*api.Event) {}},
+		{name: "valid series", change: func(e *api.Event) {
+			e.Series = &api.EventSeries{Count: 2, LastObservedTime: api.NewMicroTime(time.Date(2024, 5, 14, 9, 22, 0, 0, time.UTC))}
+		}},
+		{name: "no eventTime", change: func(e *api.Event) { e.EventTime = api.MicroTime{} },
+			want: `eventTime: Required value`, causes: []cause{{required, "eventTime"}}},
+		{name: "no type", change: func(e *api.Event) { e.Type = "" },
+			want: `type: Invalid value: "": has invalid value: `, causes: []cause{{invalid, "type"}}},
+		{name: "bad type", change: func(e *api.Event) { e.Type = "Error" },
+			want: `type: Invalid value: "": has invalid value: Error`, causes: []cause{{invalid, "type"}}},
+		{name: "short series", change: func(e *api.Event) { e.Series = &api.EventSeries{Count: 1} },
+			want:   `[series.count: Invalid value: "": should be at least 2, series.lastObservedTime: Required value]`,
+			causes: []cause{{invalid, "series.count"}, {required, "series.lastObservedTime"}}},
+		{name: "deprecated fields set", change: func(e *api.Event) {
+			e.FirstTimestamp = api.NewTime(time.Date(2024, 5, 14, 9, 21, 7, 0, time.UTC))
+			e.LastTimestamp = e.FirstTimestamp
+			e.Count = 1
+			e.Source = api.EventSource{Host: "node-1"}
+		},
+			want: `[firstTimestamp: Invalid value: "": needs to be unset, lastTimestamp: Invalid value: "": needs to be unset, ` +
+				`count: Invalid value: "": needs to be unset, source: Invalid value: "": needs to be unset]`,
+			causes: []cause{{invalid, "firstTimestamp"}, {invalid, "lastTimestamp"}, {invalid, "count"}, {invalid, "source"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newStyleEvent()
+			e.FirstTimestamp, e.Count, e.Source = api.Time{}, 0, api.EventSource{}
+			tc.change(e)
+			defaultEvent(e)
+			assertErrors(t, validateEventsV1(e), tc.want, tc.causes)
+		})
+	}
+}
+
+// TestValidateEventsV1Update checks that an update through events.k8s.io/v1
+// may change an event's series and metadata, and nothing it reports.
+func TestValidateEventsV1Update(t *testing.T) {
+	old := newStyleEvent()
+	old.FirstTimestamp, old.Count, old.Source = api.Time{}, 0, api.EventSource{}
+	later := api.NewMicroTime(time.Date(2024, 5, 14, 9, 30, 0, 0, time.UTC))
+	for _, tc := range []struct {
+		name   string
+		change func(*api.Event)
+		want   string
+		causes []cause
+	}{
+		{name: "series starts", change: func(e *api.Event) { e.Series = &api.EventSeries{Count: 2, LastObservedTime: later} }},
+		{name: "labels", change: func(e *api.Event) { e.Metadata.Labels = map[string]string{"a": "b"} }},
+		{name: "bad series", change: func(e *api.Event) { e.Series = &api.EventSeries{Count: 1, LastObservedTime: later} },
+			want: `series.count: Invalid value: "": should be at least 2`, causes: []cause{{invalid, "series.count"}}},
+		{name: "what it reports", change: func(e *api.Event) {
+			e.InvolvedObject.Name = "db"
+			e.Message = "changed"
+			e.Count = 2
+			e.EventTime = later
+			e.Related = &api.ObjectReference{Kind: "Node", Name: "node-1"}
+			e.ReportingInstance = "controller-2"
+		},
+			want: `[involvedObject: Invalid value: {"kind":"ReplicationController","namespace":"default","name":"db","uid":"u1","apiVersion":"v1"}: field is immutable, ` +
+				`message: Invalid value: "changed": field is immutable, count: Invalid value: 2: field is immutable, ` +
+				`eventTime: Invalid value: "2024-05-14T09:30:00.000000Z": field is immutable, ` +
+				`related: Invalid value: {"kind":"Node","name":"node-1"}: field is immutable, ` +
+				`reportingInstance: Invalid value: "controller-2": field is immutable]`,
+			causes: []cause{{invalid, "involvedObject"}, {invalid, "message"}, {invalid, "count"}, {invalid, "eventTime"},
+				{invalid, "related"}, {invalid, "reportingInstance"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := old.DeepCopy()
+			tc.change(e)
+			assertErrors(t, validateEventsV1Update(e, old), tc.want, tc.causes)
+		})
+	}
+}

@@ -62,7 +62,7 @@ func (s *Server) Watch(_ context.Context, resource, namespace string, opts ListO
 		}
 		for _, r := range res.Records {
 			if f.matches(r.Value) {
-				w.initial = append(w.initial, WatchEvent{Type: api.WatchAdded, Object: r.Value})
+				w.initial = append(w.initial, WatchEvent{Type: api.WatchAdded, Object: k.out(r.Value)})
 			}
 		}
 		from = res.Rev
@@ -170,32 +170,42 @@ func (w *watch) Poll(dst []WatchEvent, limit int) ([]WatchEvent, error) {
 }
 
 // transform turns a store event into the watch event this watch's filter
-// makes of it, if any.
+// makes of it, if any, carrying the object as the watched kind shows it.
 func (w *watch) transform(ev store.Event[api.Object]) (WatchEvent, bool) {
+	typ, obj := w.decide(ev)
+	if obj == nil {
+		return WatchEvent{}, false
+	}
+	return WatchEvent{Type: typ, Object: w.k.out(obj)}, true
+}
+
+// decide returns the type and stored object of the watch event a store
+// event makes through the filter, or a nil object for none.
+func (w *watch) decide(ev store.Event[api.Object]) (string, api.Object) {
 	switch ev.Type {
 	case store.Created:
 		if w.f.matches(ev.Record.Value) {
-			return WatchEvent{Type: api.WatchAdded, Object: ev.Record.Value}, true
+			return api.WatchAdded, ev.Record.Value
 		}
 	case store.Updated:
 		if w.f.everything() {
-			return WatchEvent{Type: api.WatchModified, Object: ev.Record.Value}, true
+			return api.WatchModified, ev.Record.Value
 		}
 		now, before := w.f.matches(ev.Record.Value), w.f.matches(ev.Prev.Value)
 		switch {
 		case now && before:
-			return WatchEvent{Type: api.WatchModified, Object: ev.Record.Value}, true
+			return api.WatchModified, ev.Record.Value
 		case now:
-			return WatchEvent{Type: api.WatchAdded, Object: ev.Record.Value}, true
+			return api.WatchAdded, ev.Record.Value
 		case before:
-			return WatchEvent{Type: api.WatchDeleted, Object: withRV(ev.Prev.Value, ev.Rev)}, true
+			return api.WatchDeleted, withRV(ev.Prev.Value, ev.Rev)
 		}
 	case store.Deleted:
 		if w.f.matches(ev.Prev.Value) {
-			return WatchEvent{Type: api.WatchDeleted, Object: withRV(ev.Prev.Value, ev.Rev)}, true
+			return api.WatchDeleted, withRV(ev.Prev.Value, ev.Rev)
 		}
 	}
-	return WatchEvent{}, false
+	return "", nil
 }
 
 // withRV returns obj's last state as of revision rev: a DELETED event

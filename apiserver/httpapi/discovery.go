@@ -103,11 +103,19 @@ type groupVersionKind struct {
 	Kind    string `json:"kind"`
 }
 
+// apiVersion returns "group/version", or "version" in the core group.
+func (k groupVersionKind) apiVersion() string {
+	if k.Group == "" {
+		return k.Version
+	}
+	return k.Group + "/" + k.Version
+}
+
 // Verbs of the served resources and subresources.
 var (
 	resourceVerbs    = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
 	subresourceVerbs = []string{"get", "patch", "update"}
-	bindingVerbs     = []string{"create"}
+	createVerbs      = []string{"create"} // binding, eviction
 )
 
 // subresource is one subresource of a resource, as discovery lists it.
@@ -121,7 +129,12 @@ func subresourcesOf(r apiserver.ResourceInfo) []subresource {
 	self := groupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind}
 	var out []subresource
 	if r.HasBinding {
-		out = append(out, subresource{"binding", groupVersionKind{Version: "v1", Kind: "Binding"}, bindingVerbs})
+		out = append(out, subresource{"binding", groupVersionKind{Version: "v1", Kind: "Binding"}, createVerbs})
+	}
+	if r.HasEviction {
+		// kubectl drain evicts only when the core group lists pods/eviction
+		// with its group and version; else it deletes.
+		out = append(out, subresource{"eviction", groupVersionKind{Group: "policy", Version: "v1", Kind: evictionKind}, createVerbs})
 	}
 	if r.HasScale {
 		out = append(out, subresource{"scale", groupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}, subresourceVerbs})

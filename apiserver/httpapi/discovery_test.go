@@ -42,16 +42,18 @@ type discoveryList struct {
 func TestAggregatedDiscovery(t *testing.T) {
 	f := newFixture(t, nil)
 	tests := []struct {
-		path      string
-		wantGroup string
-		want      map[string]string // resource -> "Kind scope shortNames"
+		path string
+		want map[string]map[string]string // group -> resource -> "Kind scope shortNames"
 	}{
-		{"/api", "", map[string]string{
+		{"/api", map[string]map[string]string{"": {
 			"pods": "Pod Namespaced [po]", "replicationcontrollers": "ReplicationController Namespaced [rc]",
 			"services": "Service Namespaced [svc]", "endpoints": "Endpoints Namespaced [ep]", "nodes": "Node Cluster [no]",
 			"namespaces": "Namespace Cluster [ns]", "events": "Event Namespaced [ev]",
+		}}},
+		{"/apis", map[string]map[string]string{
+			"coordination.k8s.io": {"leases": "Lease Namespaced []"},
+			"events.k8s.io":       {"events": "Event Namespaced [ev]"},
 		}},
-		{"/apis", "coordination.k8s.io", map[string]string{"leases": "Lease Namespaced []"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
@@ -61,30 +63,41 @@ func TestAggregatedDiscovery(t *testing.T) {
 			l := decode[discoveryList](t, rec)
 			assert.Equal(t, "APIGroupDiscoveryList", l.Kind)
 			assert.Equal(t, "apidiscovery.k8s.io/v2", l.APIVersion)
-			require.Len(t, l.Items, 1)
-			assert.Equal(t, tt.wantGroup, l.Items[0].Metadata.Name)
-			require.Len(t, l.Items[0].Versions, 1)
-			got := map[string]string{}
-			for _, r := range l.Items[0].Versions[0].Resources {
-				sn := "[" + strings.Join(r.ShortNames, ",") + "]"
-				got[r.Resource] = r.ResponseKind.Kind + " " + r.Scope + " " + sn
-				assert.Equal(t, []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}, r.Verbs)
-				switch r.Resource {
-				case "pods", "replicationcontrollers", "services":
-					assert.Equal(t, []string{"all"}, r.Categories, r.Resource)
-				default:
-					assert.Empty(t, r.Categories, r.Resource)
-				}
-				if r.Resource == "replicationcontrollers" {
-					require.Len(t, r.Subresources, 2)
-					assert.Equal(t, "scale", r.Subresources[0].Subresource)
-					assert.Equal(t, "autoscaling", r.Subresources[0].ResponseKind.Group)
-					assert.Equal(t, "Scale", r.Subresources[0].ResponseKind.Kind)
-					assert.Equal(t, "status", r.Subresources[1].Subresource)
+			got := map[string]map[string]string{}
+			for _, g := range l.Items {
+				require.Len(t, g.Versions, 1)
+				got[g.Metadata.Name] = map[string]string{}
+				for _, r := range g.Versions[0].Resources {
+					sn := "[" + strings.Join(r.ShortNames, ",") + "]"
+					got[g.Metadata.Name][r.Resource] = r.ResponseKind.Kind + " " + r.Scope + " " + sn
+					checkDiscoveryResource(t, r)
 				}
 			}
 			assert.Equal(t, tt.want, got)
 		})
+	}
+}
+
+// checkDiscoveryResource checks one resource of an aggregated discovery
+// document: its verbs, categories and subresources.
+func checkDiscoveryResource(t *testing.T, r discoveryResource) {
+	t.Helper()
+	assert.Equal(t, []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}, r.Verbs)
+	switch r.Resource {
+	case "pods", "replicationcontrollers", "services":
+		assert.Equal(t, []string{"all"}, r.Categories, r.Resource)
+	default:
+		assert.Empty(t, r.Categories, r.Resource)
+	}
+	var subs []string
+	for _, s := range r.Subresources {
+		subs = append(subs, s.Subresource+" "+s.ResponseKind.Group+"/"+s.ResponseKind.Version+" "+s.ResponseKind.Kind)
+	}
+	switch r.Resource {
+	case "replicationcontrollers":
+		assert.Equal(t, []string{"scale autoscaling/v1 Scale", "status /v1 ReplicationController"}, subs)
+	case "pods":
+		assert.Equal(t, []string{"binding /v1 Binding", "eviction policy/v1 Eviction", "status /v1 Pod"}, subs)
 	}
 }
 
@@ -112,7 +125,9 @@ func TestLegacyDiscovery(t *testing.T) {
 		{"apis", "/apis", func(t *testing.T, b []byte) {
 			assert.JSONEq(t, `{"kind":"APIGroupList","apiVersion":"v1","groups":[{"name":"coordination.k8s.io",
 				"versions":[{"groupVersion":"coordination.k8s.io/v1","version":"v1"}],
-				"preferredVersion":{"groupVersion":"coordination.k8s.io/v1","version":"v1"}}]}`, string(b))
+				"preferredVersion":{"groupVersion":"coordination.k8s.io/v1","version":"v1"}},
+				{"name":"events.k8s.io","versions":[{"groupVersion":"events.k8s.io/v1","version":"v1"}],
+				"preferredVersion":{"groupVersion":"events.k8s.io/v1","version":"v1"}}]}`, string(b))
 		}},
 		{"group", "/apis/coordination.k8s.io", func(t *testing.T, b []byte) {
 			assert.JSONEq(t, `{"kind":"APIGroup","apiVersion":"v1","name":"coordination.k8s.io",
@@ -134,6 +149,9 @@ func TestLegacyDiscovery(t *testing.T) {
 				Verbs: []string{"get", "patch", "update"}}, byName["replicationcontrollers/scale"])
 			assert.Equal(t, "Pod", byName["pods/status"].Kind)
 			assert.Equal(t, []string{"create"}, byName["pods/binding"].Verbs)
+			// kubectl drain evicts when pods/eviction names its group and version.
+			assert.Equal(t, resource{Name: "pods/eviction", Kind: "Eviction", Group: "policy", Version: "v1", Namespaced: true,
+				Verbs: []string{"create"}}, byName["pods/eviction"])
 			assert.False(t, byName["namespaces"].Namespaced)
 			assert.NotContains(t, byName, "leases")
 		}},
@@ -144,6 +162,13 @@ func TestLegacyDiscovery(t *testing.T) {
 			require.Len(t, l.Resources, 1)
 			assert.Equal(t, "leases", l.Resources[0].Name)
 			assert.Equal(t, "Lease", l.Resources[0].Kind)
+		}},
+		{"events v1", "/apis/events.k8s.io/v1", func(t *testing.T, b []byte) {
+			var l resourceList
+			require.NoError(t, json.Unmarshal(b, &l))
+			assert.Equal(t, "events.k8s.io/v1", l.GroupVersion)
+			assert.Equal(t, []resource{{Name: "events", SingularName: "event", Kind: "Event", Namespaced: true,
+				Verbs: []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}, ShortNames: []string{"ev"}}}, l.Resources)
 		}},
 		{"version", "/version", func(t *testing.T, b []byte) {
 			var v struct{ Major, Minor, GitVersion string }
@@ -172,7 +197,8 @@ func TestOpenAPI(t *testing.T) {
 	rec := f.do(t, request{path: "/openapi/v3"})
 	require.Equal(t, http.StatusOK, rec.Code)
 	assert.JSONEq(t, `{"paths":{"api/v1":{"serverRelativeURL":"/openapi/v3/api/v1"},
-		"apis/coordination.k8s.io/v1":{"serverRelativeURL":"/openapi/v3/apis/coordination.k8s.io/v1"}}}`, rec.Body.String())
+		"apis/coordination.k8s.io/v1":{"serverRelativeURL":"/openapi/v3/apis/coordination.k8s.io/v1"},
+		"apis/events.k8s.io/v1":{"serverRelativeURL":"/openapi/v3/apis/events.k8s.io/v1"}}}`, rec.Body.String())
 
 	type op struct {
 		GVK        struct{ Group, Version, Kind string } `json:"x-kubernetes-group-version-kind"`

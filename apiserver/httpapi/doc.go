@@ -5,7 +5,8 @@
 // It mirrors k8s.io/apiserver's endpoint handlers (pkg/endpoints/handlers)
 // and discovery (pkg/endpoints/discovery), and the server-side printing of
 // Kubernetes' pkg/printers: the Kubernetes paths (/api/v1/..., namespaced and
-// across namespaces, /apis/coordination.k8s.io/v1/...), bodies in JSON or in
+// across namespaces, /apis/coordination.k8s.io/v1/..., /apis/events.k8s.io/v1/...,
+// which the Server tells apart by group), bodies in JSON or in
 // Kubernetes' protobuf (application/vnd.kubernetes.protobuf, package
 // api/protobuf: what client-go's typed clients send by default) both ways,
 // answers negotiated from Accept (the first entry served wins; a protobuf
@@ -14,7 +15,7 @@
 // Status bodies with Kubernetes' codes, discovery (aggregated v2 and
 // legacy), /version, a minimal /openapi/v3, Table output with kubectl's
 // columns, watches as newline-delimited JSON events or length-prefixed
-// protobuf WatchEvent frames, the status, scale and binding
+// protobuf WatchEvent frames, the status, scale, binding and eviction
 // subresources, PATCH (JSON patch, merge patch, strategic merge patch and
 // server-side apply, through apiserver/patch, with writes recorded in
 // metadata.managedFields), dryRun, health and Prometheus metrics, an

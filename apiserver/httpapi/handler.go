@@ -60,8 +60,8 @@ type Handler struct {
 	// group version by its path prefix ("api/v1", "apis/coordination.k8s.io/v1").
 	groups []*groupVersion
 	byPath map[string]*groupVersion
-	// kinds are the kinds a request body may name: the served resources'
-	// and requestKinds.
+	// kinds are the kinds a request body may name: the served resources',
+	// their subresources' and requestKinds.
 	kinds map[typeMeta]bool
 
 	// mu guards closed and the Add side of watches: a watch starts only
@@ -120,6 +120,9 @@ func New(cfg Config) (*Handler, error) {
 		gv.byName[r.Resource] = r
 		h.kinds[typeMeta{Kind: r.Kind, APIVersion: r.APIVersion()}] = true
 		h.kinds[typeMeta{Kind: "DeleteOptions", APIVersion: r.APIVersion()}] = true
+		for _, sub := range subresourcesOf(r) {
+			h.kinds[typeMeta{Kind: sub.kind.Kind, APIVersion: sub.kind.apiVersion()}] = true
+		}
 	}
 	for _, tm := range requestKinds {
 		h.kinds[tm] = true

@@ -154,6 +154,7 @@ func TestKubectl(t *testing.T) {
 			{"replicationcontrollers", "rc", "v1", "true", "ReplicationController"},
 			{"services", "svc", "v1", "true", "Service"},
 			{"leases", "coordination.k8s.io/v1", "true", "Lease"},
+			{"events", "ev", "events.k8s.io/v1", "true", "Event"},
 		}, rows[1:])
 	})
 	t.Run("create", func(t *testing.T) {
@@ -445,3 +446,128 @@ func testDeleteCascade(t *testing.T, k *kubectl, ts *testServer) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestKubectlDrain drains a node with the real kubectl: it cordons the node
+// (a patch of spec.unschedulable), lists the node's pods across namespaces
+// by spec.nodeName, and evicts each through pods/eviction, which it uses
+// because discovery lists it; then it waits for them to be gone, which the
+// server's sweeper sees to when their grace period ends, as a kubelet would.
+func TestKubectlDrain(t *testing.T) {
+	ts := newTestServer(t, clock.Real{}, nil)
+	k := newKubectl(t, ts.url)
+	ctx, cancel := context.WithCancel(context.Background())
+	swept := make(chan struct{})
+	go func() {
+		defer close(swept)
+		ts.srv.Run(ctx)
+	}()
+	defer func() {
+		cancel()
+		<-swept
+	}()
+
+	nodes := apiserver.For[*api.Node](ts.srv)
+	pods := apiserver.For[*api.Pod](ts.srv)
+	for _, name := range []string{"node-1", "node-2"} {
+		_, err := nodes.Create(ctx, &api.Node{Metadata: api.ObjectMeta{Name: name},
+			Status: api.NodeStatus{Conditions: []api.NodeCondition{{Type: api.NodeReady, Status: api.ConditionTrue}}}})
+		require.NoError(t, err)
+	}
+	_, err := apiserver.For[*api.Namespace](ts.srv).Create(ctx, &api.Namespace{Metadata: api.ObjectMeta{Name: "team"}})
+	require.NoError(t, err)
+	owner, err := apiserver.For[*api.ReplicationController](ts.srv).Create(ctx, rcOf("default", "web", 3))
+	require.NoError(t, err)
+	placed := map[string]string{"default/web-1": "node-1", "team/web-2": "node-1", "default/web-3": "node-2"}
+	for key, node := range placed {
+		ns, name, _ := strings.Cut(key, "/")
+		p := podOf(ns, name, map[string]string{"app": "web"})
+		// drain refuses pods no controller manages, unless forced.
+		p.Metadata.OwnerReferences = []api.OwnerReference{{APIVersion: "v1", Kind: "ReplicationController", Name: "web", UID: owner.Metadata.UID, Controller: ptr(true)}}
+		p.Spec.TerminationGracePeriodSeconds = ptr(int64(1))
+		_, err := pods.Create(ctx, p)
+		require.NoError(t, err)
+		_, err = ts.srv.Bind(ctx, ns, name, node)
+		require.NoError(t, err)
+	}
+
+	out := k.ok("", "drain", "node-1", "--ignore-daemonsets")
+	assert.Contains(t, out, "node/node-1 cordoned")
+	assert.Contains(t, out, "evicting pod default/web-1")
+	assert.Contains(t, out, "evicting pod team/web-2")
+	assert.Contains(t, out, "pod/web-1 evicted")
+	assert.Contains(t, out, "pod/web-2 evicted")
+	assert.Contains(t, out, "node/node-1 drained")
+
+	n, err := nodes.Get(ctx, "", "node-1")
+	require.NoError(t, err)
+	assert.True(t, n.Spec.Unschedulable, "cordoned")
+	for key, node := range placed {
+		ns, name, _ := strings.Cut(key, "/")
+		_, err := pods.Get(ctx, ns, name)
+		if node == "node-1" {
+			assert.True(t, apiserver.IsNotFound(err), "%s was evicted, got %v", key, err)
+		} else {
+			assert.NoError(t, err, "%s is on another node", key)
+		}
+	}
+	rows := columns(k.ok("", "get", "nodes"))
+	require.Len(t, rows, 3)
+	assert.Equal(t, []string{"node-1", "Ready,SchedulingDisabled"}, rows[1][:2])
+	assert.Equal(t, []string{"node-2", "Ready"}, rows[2][:2])
+
+	assert.Equal(t, "node/node-1 uncordoned\n", k.ok("", "uncordon", "node-1"))
+	n, err = nodes.Get(ctx, "", "node-1")
+	require.NoError(t, err)
+	assert.False(t, n.Spec.Unschedulable)
+}
+
+// TestKubectlEvents shows that core/v1 and events.k8s.io/v1 Events are one
+// storage: an event recorded through each API is listed, the same, by
+// `kubectl get events` and `kubectl get events.v1.events.k8s.io`.
+func TestKubectlEvents(t *testing.T) {
+	ts := newTestServer(t, clock.NewFake(epoch), nil)
+	k := newKubectl(t, ts.url)
+	old := &api.Event{
+		Metadata:       api.ObjectMeta{Namespace: "default", Name: "web.1"},
+		InvolvedObject: api.ObjectReference{Kind: "Pod", Namespace: "default", Name: "web", APIVersion: "v1"},
+		Reason:         "Pulled", Message: "Container image already present", Type: api.EventTypeNormal,
+		Source: api.EventSource{Component: "kubelet", Host: "node-1"}, Count: 3,
+		FirstTimestamp: api.NewTime(epoch.Add(-time.Hour)), LastTimestamp: api.NewTime(epoch.Add(-2 * time.Minute)),
+	}
+	_, err := apiserver.For[*api.Event](ts.srv).Create(ctx, old)
+	require.NoError(t, err)
+	recorded := &api.EventsV1Event{
+		Metadata:  api.ObjectMeta{Namespace: "team-a", Name: "db.2"},
+		Regarding: api.ObjectReference{Kind: "Pod", Namespace: "team-a", Name: "db", APIVersion: "v1"},
+		Reason:    "Scheduled", Note: "Successfully assigned team-a/db to node-2", Type: api.EventTypeNormal, Action: "Binding",
+		EventTime:           api.NewMicroTime(epoch.Add(-30 * time.Second)),
+		ReportingController: "default-scheduler", ReportingInstance: "default-scheduler-1",
+	}
+	_, err = apiserver.For[*api.Namespace](ts.srv).Create(ctx, &api.Namespace{Metadata: api.ObjectMeta{Name: "team-a"}})
+	require.NoError(t, err)
+	_, err = apiserver.For[*api.EventsV1Event](ts.srv).Create(ctx, recorded)
+	require.NoError(t, err)
+
+	want := [][]string{
+		{"NAMESPACE", "LAST", "SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"},
+		{"default", "2m", "Normal", "Pulled", "pod/web", "Container", "image", "already", "present"},
+		{"team-a", "30s", "Normal", "Scheduled", "pod/db", "Successfully", "assigned", "team-a/db", "to", "node-2"},
+	}
+	core := k.ok("", "get", "events", "-A")
+	assert.Equal(t, want, columns(core))
+	assert.Equal(t, core, k.ok("", "get", "events.v1.events.k8s.io", "-A"), "one storage, printed alike")
+	assert.Equal(t, core, k.ok("", "get", "ev", "-A"))
+
+	wide := columns(k.ok("", "get", "events.events.k8s.io", "-n", "team-a", "-o", "wide"))
+	require.Len(t, wide, 2)
+	assert.Equal(t, []string{"default-scheduler,", "default-scheduler-1"}, wide[1][4:6], "SOURCE: the reporting controller and instance")
+
+	var v1List struct {
+		Items []api.EventsV1Event `json:"items"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(k.ok("", "get", "events.events.k8s.io", "-A", "-o", "json")), &v1List))
+	require.Len(t, v1List.Items, 2)
+	assert.Equal(t, "events.k8s.io/v1", v1List.Items[0].APIVersion)
+	assert.Equal(t, "Container image already present", v1List.Items[0].Note)
+	assert.Equal(t, int32(3), v1List.Items[0].DeprecatedCount)
+}

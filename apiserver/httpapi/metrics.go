@@ -104,7 +104,7 @@ func (h *Handler) writeStoreMetrics(w io.Writer) {
 	fmt.Fprintln(w, "# HELP apiserver_storage_objects Objects stored, per resource.")
 	fmt.Fprintln(w, "# TYPE apiserver_storage_objects gauge")
 	for _, r := range h.srv.Resources() {
-		fmt.Fprintf(w, "apiserver_storage_objects{resource=%q} %d\n", r.GroupResource().String(), h.srv.Count(r.Resource))
+		fmt.Fprintf(w, "apiserver_storage_objects{resource=%q} %d\n", r.GroupResource().String(), h.srv.Count(r.Name()))
 	}
 }
 

@@ -126,7 +126,7 @@ func (p *patchRequest) try(r *http.Request) (int, any, error) {
 		p.precondition = sc.Metadata.ResourceVersion != cur.Metadata.ResourceVersion
 		opts := p.opts
 		if p.manager != "" {
-			rc, err := p.h.srv.Get(ctx, req.info.Resource, req.namespace, req.name, apiserver.GetOptions{})
+			rc, err := p.h.srv.Get(ctx, req.info.Name(), req.namespace, req.name, apiserver.GetOptions{})
 			if err != nil {
 				return 0, nil, err
 			}
@@ -138,7 +138,7 @@ func (p *patchRequest) try(r *http.Request) (int, any, error) {
 		return http.StatusOK, out, err
 	}
 
-	cur, err := p.h.srv.Get(ctx, req.info.Resource, req.namespace, req.name, apiserver.GetOptions{})
+	cur, err := p.h.srv.Get(ctx, req.info.Name(), req.namespace, req.name, apiserver.GetOptions{})
 	if apiserver.IsNotFound(err) && p.patchType == applyPatchType && req.sub == "" {
 		return p.applyCreate(r)
 	}

@@ -26,6 +26,8 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, req reso
 		err = h.serveScale(w, r, req)
 	case "binding":
 		err = h.serveBinding(w, r, req)
+	case "eviction":
+		err = h.serveEviction(w, r, req)
 	}
 	if err != nil {
 		writeError(w, err)
@@ -41,7 +43,7 @@ func (h *Handler) serveMain(w http.ResponseWriter, r *http.Request, req resource
 		if err != nil {
 			return err
 		}
-		obj, err := h.srv.Get(ctx, req.info.Resource, req.namespace, req.name, apiserver.GetOptions{ResourceVersion: q.Get("resourceVersion")})
+		obj, err := h.srv.Get(ctx, req.info.Name(), req.namespace, req.name, apiserver.GetOptions{ResourceVersion: q.Get("resourceVersion")})
 		if err != nil {
 			return err
 		}
@@ -55,7 +57,7 @@ func (h *Handler) serveMain(w http.ResponseWriter, r *http.Request, req resource
 		if err != nil {
 			return err
 		}
-		l, err := h.srv.List(ctx, req.info.Resource, req.namespace, opts)
+		l, err := h.srv.List(ctx, req.info.Name(), req.namespace, opts)
 		if err != nil {
 			return err
 		}
@@ -92,7 +94,7 @@ func (h *Handler) serveMain(w http.ResponseWriter, r *http.Request, req resource
 			return err
 		}
 		if manager := managerOf(r); manager != "" {
-			old, err := h.srv.Get(ctx, req.info.Resource, req.namespace, req.name, apiserver.GetOptions{})
+			old, err := h.srv.Get(ctx, req.info.Name(), req.namespace, req.name, apiserver.GetOptions{})
 			if err != nil {
 				return err
 			}
@@ -116,7 +118,7 @@ func (h *Handler) serveMain(w http.ResponseWriter, r *http.Request, req resource
 		if err != nil {
 			return err
 		}
-		obj, err := h.srv.Delete(ctx, req.info.Resource, req.namespace, req.name, opts)
+		obj, err := h.srv.Delete(ctx, req.info.Name(), req.namespace, req.name, opts)
 		if err != nil {
 			return err
 		}
@@ -138,7 +140,7 @@ func (h *Handler) serveMain(w http.ResponseWriter, r *http.Request, req resource
 		if err != nil {
 			return err
 		}
-		l, err := h.srv.DeleteCollection(ctx, req.info.Resource, req.namespace, listOpts, opts)
+		l, err := h.srv.DeleteCollection(ctx, req.info.Name(), req.namespace, listOpts, opts)
 		if err != nil {
 			return err
 		}
@@ -183,7 +185,7 @@ func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request, req resour
 	}
 	switch req.verb {
 	case "get":
-		obj, err := h.srv.Get(ctx, req.info.Resource, req.namespace, req.name, apiserver.GetOptions{})
+		obj, err := h.srv.Get(ctx, req.info.Name(), req.namespace, req.name, apiserver.GetOptions{})
 		if err != nil {
 			return err
 		}
@@ -194,7 +196,7 @@ func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request, req resour
 			return err
 		}
 		if manager := managerOf(r); manager != "" {
-			cur, err := h.srv.Get(ctx, req.info.Resource, req.namespace, req.name, apiserver.GetOptions{})
+			cur, err := h.srv.Get(ctx, req.info.Name(), req.namespace, req.name, apiserver.GetOptions{})
 			if err != nil {
 				return err
 			}
@@ -256,7 +258,7 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, req resourc
 		}
 		opts := apiserver.WriteOptions{DryRun: dry}
 		if manager := managerOf(r); manager != "" {
-			cur, err := h.srv.Get(ctx, req.info.Resource, req.namespace, req.name, apiserver.GetOptions{})
+			cur, err := h.srv.Get(ctx, req.info.Name(), req.namespace, req.name, apiserver.GetOptions{})
 			if err != nil {
 				return err
 			}
@@ -300,7 +302,7 @@ func (h *Handler) serveBinding(w http.ResponseWriter, r *http.Request, req resou
 		if err != nil {
 			return err
 		}
-		_, err := h.srv.Get(r.Context(), req.info.Resource, req.namespace, req.name, apiserver.GetOptions{})
+		_, err := h.srv.Get(r.Context(), req.info.Name(), req.namespace, req.name, apiserver.GetOptions{})
 		if err != nil {
 			return err
 		}
@@ -311,6 +313,65 @@ func (h *Handler) serveBinding(w http.ResponseWriter, r *http.Request, req resou
 		return err
 	}
 	writeStatus(w, http.StatusCreated, out.format, successStatus())
+	return nil
+}
+
+// The eviction subresource's kind.
+const (
+	evictionKind       = "Eviction"
+	evictionAPIVersion = "policy/v1"
+)
+
+// serveEviction evicts a pod, as kubectl drain asks with a POST of a
+// policy/v1 Eviction naming the pod, and answers 201 with a Success Status,
+// as kube-apiserver does. The dryRun query parameter joins the eviction's
+// DeleteOptions (whose dryRun, as everywhere, may only be "All"). miniplane serves
+// no PodDisruptionBudgets, so no eviction is refused for one (see
+// apiserver.Server.Evict); the Status says so.
+func (h *Handler) serveEviction(w http.ResponseWriter, r *http.Request, req resourceRequest) error {
+	q := r.URL.Query()
+	out, err := negotiate(r, false)
+	if err != nil {
+		return err
+	}
+	if _, err := bodyFormat(r); err != nil {
+		return err
+	}
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	var ev api.Eviction
+	if err := h.decodeBody(w, r, body, &ev, evictionKind, evictionAPIVersion); err != nil {
+		return err
+	}
+	if err := checkObjectPath(&ev.Metadata, req.info, req.namespace, ""); err != nil {
+		return err
+	}
+	if ev.Metadata.Name != req.name {
+		return apiserver.NewBadRequest("name in URL does not match name in Eviction object") // kube-apiserver's words
+	}
+	dry, err := dryRunOf(q)
+	if err != nil {
+		return err
+	}
+	if ev.DeleteOptions == nil {
+		ev.DeleteOptions = &api.DeleteOptions{}
+	}
+	for _, v := range ev.DeleteOptions.DryRun {
+		if v != api.DryRunAll {
+			return apiserver.NewBadRequest(fmt.Sprintf("deleteOptions.dryRun %q is not supported: the only value is %q", v, api.DryRunAll))
+		}
+	}
+	if dry {
+		ev.DeleteOptions.DryRun = []string{api.DryRunAll} // the same as any the body holds
+	}
+	if _, err := h.srv.Evict(r.Context(), &ev); err != nil {
+		return err
+	}
+	st := successStatus()
+	st.Message = "evicted: this server serves no PodDisruptionBudgets, so every eviction is allowed"
+	writeStatus(w, http.StatusCreated, out.format, st)
 	return nil
 }
 

@@ -109,7 +109,7 @@ type resourceRequest struct {
 	info      apiserver.ResourceInfo
 	namespace string // "" across namespaces, or for cluster-scoped resources
 	name      string // "" on a collection
-	sub       string // "", "status", "scale", "binding"
+	sub       string // "", "status", "scale", "binding", "eviction"
 }
 
 // parseResourcePath reads the segments after a group version's prefix:
@@ -207,6 +207,8 @@ func hasSub(info apiserver.ResourceInfo, sub string) bool {
 		return info.HasScale
 	case "binding":
 		return info.HasBinding
+	case "eviction":
+		return info.HasEviction
 	}
 	return false
 }
@@ -224,7 +226,7 @@ func checkVerb(req resourceRequest) error {
 		}
 	case "status", "scale":
 		ok = req.verb == "get" || req.verb == "update" || req.verb == "patch"
-	case "binding":
+	case "binding", "eviction":
 		ok = req.verb == "create"
 	}
 	if !ok {

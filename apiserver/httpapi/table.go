@@ -54,9 +54,12 @@ var nameColumn = col("Name", "string", "Name must be unique within a namespace."
 var ageColumn = col("Age", "string", "The time since the object was created.", 0)
 
 // printers are kubectl's own columns per resource (Kubernetes'
-// pkg/printers/internalversion/printers.go).
-var printers = map[string]printer{
-	apiserver.Pods: {
+// pkg/printers/internalversion/printers.go), by group and resource: a
+// stored kind served in another group is printed there as Kubernetes
+// prints it, through its stored form (events.k8s.io Events read as core
+// Events do).
+var printers = map[apiserver.GroupResource]printer{
+	{Resource: apiserver.Pods}: {
 		columns: []column{nameColumn,
 			col("Ready", "string", "The aggregate readiness state of this pod for accepting traffic.", 0),
 			col("Status", "string", "The aggregate status of the containers in this pod.", 0),
@@ -73,7 +76,7 @@ var printers = map[string]printer{
 				age(p.Metadata.CreationTimestamp, now), orNone(p.Status.PodIP), orNone(p.Spec.NodeName), "<none>", "<none>"}
 		},
 	},
-	apiserver.ReplicationControllers: {
+	{Resource: apiserver.ReplicationControllers}: {
 		columns: []column{nameColumn,
 			col("Desired", "integer", "Number of desired pods.", 0),
 			col("Current", "integer", "Number of actually running pods.", 0),
@@ -98,7 +101,7 @@ var printers = map[string]printer{
 				strings.Join(names, ","), strings.Join(images, ","), selectorText(rc.Spec.Selector)}
 		},
 	},
-	apiserver.Services: {
+	{Resource: apiserver.Services}: {
 		columns: []column{nameColumn,
 			col("Type", "string", "The type of the service.", 0),
 			col("Cluster-IP", "string", "The cluster IP of the service.", 0),
@@ -116,14 +119,14 @@ var printers = map[string]printer{
 				age(s.Metadata.CreationTimestamp, now), selectorText(s.Spec.Selector)}
 		},
 	},
-	apiserver.Endpoints: {
+	{Resource: apiserver.Endpoints}: {
 		columns: []column{nameColumn, col("Endpoints", "string", "The addresses and ports of the endpoints.", 0), ageColumn},
 		cells: func(o api.Object, now time.Time) []any {
 			e := o.(*api.Endpoints)
 			return []any{e.Metadata.Name, endpointsText(e.Subsets, 3), age(e.Metadata.CreationTimestamp, now)}
 		},
 	},
-	apiserver.Leases: {
+	{Group: "coordination.k8s.io", Resource: apiserver.Leases}: {
 		columns: []column{nameColumn, col("Holder", "string", "The holder of the lease.", 0), ageColumn},
 		cells: func(o api.Object, now time.Time) []any {
 			l := o.(*api.Lease)
@@ -134,7 +137,7 @@ var printers = map[string]printer{
 			return []any{l.Metadata.Name, holder, age(l.Metadata.CreationTimestamp, now)}
 		},
 	},
-	apiserver.Nodes: {
+	{Resource: apiserver.Nodes}: {
 		columns: []column{nameColumn,
 			col("Status", "string", "The status of the node.", 0),
 			col("Roles", "string", "The roles of the node.", 0),
@@ -152,50 +155,82 @@ var printers = map[string]printer{
 				orUnknown(n.Status.NodeInfo.KernelVersion), orUnknown(n.Status.NodeInfo.ContainerRuntimeVersion)}
 		},
 	},
-	apiserver.Namespaces: {
+	{Resource: apiserver.Namespaces}: {
 		columns: []column{nameColumn, col("Status", "string", "The status of the namespace.", 0), ageColumn},
 		cells: func(o api.Object, now time.Time) []any {
 			ns := o.(*api.Namespace)
 			return []any{ns.Metadata.Name, string(ns.Status.Phase), age(ns.Metadata.CreationTimestamp, now)}
 		},
 	},
-	apiserver.Events: {
-		columns: []column{
-			col("Last Seen", "string", "Time since the event was last seen.", 0),
-			col("Type", "string", "Type of the event.", 0),
-			col("Reason", "string", "Why the event happened.", 0),
-			col("Object", "string", "The object the event is about.", 0),
-			col("Subobject", "string", "The part of the object the event is about.", 1),
-			col("Source", "string", "The component that reported the event.", 1),
-			col("Message", "string", "A description of the event.", 0),
-			col("First Seen", "string", "Time since the event was first seen.", 1),
-			col("Count", "string", "How many times the event happened.", 1),
-			col("Name", "string", "Name of the event.", 1)},
+	{Resource: apiserver.Events}: {
+		columns: eventColumns,
+		cells:   func(o api.Object, now time.Time) []any { return eventCells(o.(*api.Event), now) },
+	},
+	{Group: "events.k8s.io", Resource: apiserver.Events}: {
+		columns: eventColumns,
 		cells: func(o api.Object, now time.Time) []any {
-			e := o.(*api.Event)
-			last, first := e.LastTimestamp, e.FirstTimestamp
-			if last.IsZero() {
-				last = api.Time{Time: e.EventTime.Time}
-			}
-			if first.IsZero() {
-				first = last
-			}
-			object := strings.ToLower(e.InvolvedObject.Kind) + "/" + e.InvolvedObject.Name
-			count := max(e.Count, 1)
-			if e.Series != nil {
-				count = max(e.Series.Count, count)
-			}
-			source := e.Source.Component
-			if source == "" {
-				source = e.ReportingController
-			}
-			if e.Source.Host != "" {
-				source += ", " + e.Source.Host
-			}
-			return []any{age(last, now), e.Type, e.Reason, object, e.InvolvedObject.FieldPath, source, strings.TrimSpace(e.Message),
-				age(first, now), count, e.Metadata.Name}
+			return eventCells(api.EventsV1ToEvent(o.(*api.EventsV1Event)), now)
 		},
 	},
+}
+
+// eventColumns are an event's columns, through either API.
+var eventColumns = []column{
+	col("Last Seen", "string", "Time since the event was last seen.", 0),
+	col("Type", "string", "Type of the event.", 0),
+	col("Reason", "string", "Why the event happened.", 0),
+	col("Object", "string", "The object the event is about.", 0),
+	col("Subobject", "string", "The part of the object the event is about.", 1),
+	col("Source", "string", "The component that reported the event.", 1),
+	col("Message", "string", "A description of the event.", 0),
+	col("First Seen", "string", "Time since the event was first seen.", 1),
+	col("Count", "string", "How many times the event happened.", 1),
+	col("Name", "string", "Name of the event.", 1),
+}
+
+// eventCells is a core/v1 event's row, as Kubernetes' printEvent makes it:
+// first seen is firstTimestamp, else eventTime (the newer API sets only
+// that); last seen is the series' last observation, else lastTimestamp,
+// else first seen; the count is the series', else count, else 1 (a
+// singleton of the newer API); the source is source's component and host,
+// else the reporting controller and instance.
+func eventCells(e *api.Event, now time.Time) []any {
+	first := age(e.FirstTimestamp, now)
+	if e.FirstTimestamp.IsZero() {
+		first = age(api.Time{Time: e.EventTime.Time}, now)
+	}
+	last := age(e.LastTimestamp, now)
+	if e.LastTimestamp.IsZero() {
+		last = first
+	}
+	count := e.Count
+	if e.Series != nil {
+		last = age(api.Time{Time: e.Series.LastObservedTime.Time}, now)
+		count = e.Series.Count
+	} else if count == 0 {
+		count = 1
+	}
+	object := strings.ToLower(e.InvolvedObject.Kind)
+	if e.InvolvedObject.Name != "" {
+		object += "/" + e.InvolvedObject.Name
+	}
+	return []any{last, e.Type, e.Reason, object, e.InvolvedObject.FieldPath,
+		eventSource(e), strings.TrimSpace(e.Message), first, count, e.Metadata.Name}
+}
+
+// eventSource is an event's SOURCE cell: "component, host".
+func eventSource(e *api.Event) string {
+	component, instance := e.Source.Component, e.Source.Host
+	if component == "" {
+		component = e.ReportingController
+	}
+	if instance == "" {
+		instance = e.ReportingInstance
+	}
+	if instance == "" {
+		return component
+	}
+	return component + ", " + instance
 }
 
 // defaultPrinter is the fallback: name and age.
@@ -210,7 +245,7 @@ var defaultPrinter = printer{
 // tableOf prints objects as a Table; withColumns false leaves the column
 // definitions out (watch events after the first).
 func (h *Handler) tableOf(info apiserver.ResourceInfo, objs []api.Object, out output, meta api.ListMeta, withColumns bool) (*table, error) {
-	p, ok := printers[info.Resource]
+	p, ok := printers[info.GroupResource()]
 	if !ok {
 		p = defaultPrinter
 	}

@@ -89,7 +89,10 @@ func TestTables(t *testing.T) {
 			[]any{"node-1", "Ready,SchedulingDisabled", "worker", "3m10s", "v1.32.0", "192.168.0.2", "<none>", "<unknown>", "<unknown>", "<unknown>"}},
 		{"/api/v1/namespaces/kube-system", []string{"Name", "Status", "Age"}, []any{"kube-system", "Active", "3m10s"}},
 		{"/api/v1/namespaces/default/events", []string{"Last Seen", "Type", "Reason", "Object", "+Subobject", "+Source", "Message", "+First Seen", "+Count", "+Name"},
-			[]any{"3m10s", "Normal", "Scheduled", "pod/web", "", "scheduler", "assigned", "3m10s", 2.0, "web.1"}},
+			[]any{"3m10s", "Normal", "Scheduled", "pod/web", "", "scheduler, s", "assigned", "3m10s", 2.0, "web.1"}},
+		// The same event through events.k8s.io prints as kube-apiserver prints it: the same.
+		{"/apis/events.k8s.io/v1/namespaces/default/events", []string{"Last Seen", "Type", "Reason", "Object", "+Subobject", "+Source", "Message", "+First Seen", "+Count", "+Name"},
+			[]any{"3m10s", "Normal", "Scheduled", "pod/web", "", "scheduler, s", "assigned", "3m10s", 2.0, "web.1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {

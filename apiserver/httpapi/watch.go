@@ -45,7 +45,7 @@ func (h *Handler) serveWatch(w http.ResponseWriter, r *http.Request, req resourc
 		}
 		timeout = time.Duration(min(n, 1<<31)) * time.Second
 	}
-	watcher, err := h.srv.Watch(r.Context(), req.info.Resource, req.namespace, opts)
+	watcher, err := h.srv.Watch(r.Context(), req.info.Name(), req.namespace, opts)
 	if err != nil && !apiserver.IsGone(err) {
 		return err
 	}

@@ -9,8 +9,8 @@
 //
 // It mirrors three Kubernetes pieces, each reduced to its essentials:
 //   - kube-scheduler: a pending pod is bound (pods/binding) to the ready,
-//     schedulable node with the fewest pods that still has room and matches
-//     its nodeSelector, ties by name; when none fits the pod stays Pending
+//     schedulable (not cordoned: spec.unschedulable) node with the fewest
+//     pods that still has room and matches its nodeSelector, ties by name; when none fits the pod stays Pending
 //     with PodScheduled=False reason Unschedulable and a FailedScheduling
 //     event, and is tried again when a pod finishes or goes away or a node
 //     changes. Taints, tolerations, affinity and resource requests are not

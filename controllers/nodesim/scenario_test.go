@@ -456,6 +456,37 @@ func TestNodeSelectorRespected(t *testing.T) {
 	assert.Equal(t, "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.", cond.Message)
 }
 
+// TestCordonedNodeTakesNoPods cordons nodes as kubectl cordon and drain do
+// (spec.unschedulable): the scheduler places pods elsewhere, says why when
+// there is nowhere, and uses the node again once it is uncordoned.
+func TestCordonedNodeTakesNoPods(t *testing.T) {
+	e := newEnv(t, Config{Nodes: 2})
+	cordon := func(name string, on bool) {
+		n := e.node(name).DeepCopy()
+		n.Spec.Unschedulable = on
+		_, err := apiserver.For[*api.Node](e.srv).Update(e.ctx, n)
+		require.NoError(t, err)
+		e.settle()
+	}
+	cordon("node-0", true)
+	e.createPod("a")
+	e.createPod("b")
+	e.settle()
+	assert.Equal(t, "node-1", e.pod("a").Spec.NodeName)
+	assert.Equal(t, "node-1", e.pod("b").Spec.NodeName)
+
+	cordon("node-1", true)
+	e.createPod("c")
+	e.settle()
+	assert.Empty(t, e.pod("c").Spec.NodeName)
+	cond, ok := conditionOf(e.pod("c"), api.PodScheduled)
+	require.True(t, ok)
+	assert.Equal(t, "0/2 nodes are available: 2 node(s) were unschedulable.", cond.Message)
+
+	cordon("node-0", false)
+	assert.Equal(t, "node-0", e.pod("c").Spec.NodeName, "retried once a node is uncordoned")
+}
+
 func TestNewRejectsIncompleteConfig(t *testing.T) {
 	_, err := New(Config{})
 	assert.Error(t, err)

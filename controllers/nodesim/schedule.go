@@ -21,20 +21,26 @@ type nodeSlot struct {
 	Name     string
 	Pods     int  // pods bound to it (or assumed bound) that have not finished
 	Capacity int  // the most pods it takes: status.allocatable["pods"]
-	Ready    bool // Ready condition True, not cordoned, not taken down
+	Ready    bool // Ready condition True, not taken down
+	Cordoned bool // spec.unschedulable: kubectl cordon (or drain) took it out of scheduling
 	Mismatch bool // its labels do not satisfy the pod's nodeSelector
 }
 
-// chooseNode picks the node a pending pod goes to: among the ready nodes with
-// room, the one with the fewest pods, ties broken by name, so pods spread
-// evenly and the choice does not depend on input order. ok is false when no
-// node fits; why then says, in the scheduler's words, why not.
+// chooseNode picks the node a pending pod goes to: among the ready,
+// uncordoned nodes with room, the one with the fewest pods, ties broken by
+// name, so pods spread evenly and the choice does not depend on input
+// order. ok is false when no node fits; why then says, in the scheduler's
+// words, why not, giving each node the first reason kube-scheduler's
+// filters would (NodeUnschedulable runs first).
 func chooseNode(nodes []nodeSlot) (name string, ok bool, why string) {
 	var best *nodeSlot
-	full, notReady, mismatch := 0, 0, 0
+	full, cordoned, notReady, mismatch := 0, 0, 0, 0
 	for i := range nodes {
 		n := &nodes[i]
 		switch {
+		case n.Cordoned:
+			cordoned++
+			continue
 		case !n.Ready:
 			notReady++
 			continue
@@ -52,16 +58,19 @@ func chooseNode(nodes []nodeSlot) (name string, ok bool, why string) {
 	if best != nil {
 		return best.Name, true, ""
 	}
-	return "", false, unschedulableMessage(len(nodes), full, notReady, mismatch)
+	return "", false, unschedulableMessage(len(nodes), full, cordoned, notReady, mismatch)
 }
 
 // unschedulableMessage is the FailedScheduling message, shaped like
 // kube-scheduler's "0/3 nodes are available: 3 Too many pods.", reasons
 // sorted as it sorts them.
-func unschedulableMessage(total, full, notReady, mismatch int) string {
+func unschedulableMessage(total, full, cordoned, notReady, mismatch int) string {
 	var reasons []string
 	if full > 0 {
 		reasons = append(reasons, fmt.Sprintf("%d Too many pods", full))
+	}
+	if cordoned > 0 {
+		reasons = append(reasons, fmt.Sprintf("%d node(s) were unschedulable", cordoned))
 	}
 	if notReady > 0 {
 		reasons = append(reasons, fmt.Sprintf("%d node(s) were not ready", notReady))

@@ -75,7 +75,8 @@ func (c *Controller) nodeSlotsLocked(pod *api.Pod) []nodeSlot {
 		down, _ := c.nodeDownLocked(n)
 		slots[i] = nodeSlot{
 			Name: n.Metadata.Name, Pods: c.podsOn[n.Metadata.Name], Capacity: caps[i],
-			Ready:    !down && !n.Spec.Unschedulable,
+			Ready:    !down,
+			Cordoned: n.Spec.Unschedulable,
 			Mismatch: !selectorFits(pod.Spec.NodeSelector, n.Metadata.Labels),
 		}
 	}
