@@ -1,6 +1,7 @@
 package apiserver_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"testing"
@@ -271,4 +272,47 @@ func TestServiceTypeChangeMovesItsClusterIP(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "10.96.0.2", back.Spec.ClusterIP)
 	assert.Equal(t, []string{"10.96.0.2"}, back.Spec.ClusterIPs)
+}
+
+// TestSeededNamesIgnoreInterleaving: with Config.Names, the k-th name
+// generated from a prefix depends only on the seed, the prefix and k, not
+// on what else was created before or between (uids, other prefixes) — so
+// a live control plane names the same pods on every run with one seed. A
+// collision still moves on to the next name of the stream.
+func TestSeededNamesIgnoreInterleaving(t *testing.T) {
+	names := func(seed uint64, noise int) []string {
+		s, err := apiserver.New(apiserver.Config{Clock: clock.NewFake(epoch), Rand: rand.New(rand.NewPCG(1, 2)), Names: apiserver.NewSeededNames(seed)})
+		require.NoError(t, err)
+		var out []string
+		for i := range 6 {
+			for j := range noise * (i + 1) { // other writes in between, more each time
+				other := pod("default", "", nil)
+				other.Metadata.GenerateName = fmt.Sprintf("other%d-", j)
+				_, err := s.Create(ctx, other)
+				require.NoError(t, err)
+			}
+			in := pod("default", "", nil)
+			in.Metadata.GenerateName = "web-"
+			got, err := s.Create(ctx, in)
+			require.NoError(t, err)
+			out = append(out, got.GetObjectMeta().Name)
+		}
+		return out
+	}
+	quiet := names(5, 0)
+	for _, n := range quiet {
+		assert.Regexp(t, `^web-[bcdfghjklmnpqrstvwxz2456789]{5}$`, n)
+	}
+	assert.Equal(t, quiet, names(5, 3), "the same names whatever comes between")
+	assert.NotEqual(t, quiet, names(6, 0), "another seed, other names")
+
+	s, err := apiserver.New(apiserver.Config{Clock: clock.NewFake(epoch), Rand: rand.New(rand.NewPCG(1, 2)), Names: apiserver.NewSeededNames(5)})
+	require.NoError(t, err)
+	_, err = s.Create(ctx, pod("default", quiet[0], nil)) // takes the first name of the stream
+	require.NoError(t, err)
+	in := pod("default", "", nil)
+	in.Metadata.GenerateName = "web-"
+	got, err := s.Create(ctx, in)
+	require.NoError(t, err)
+	assert.Equal(t, quiet[1], got.GetObjectMeta().Name, "a taken name moves on to the next")
 }

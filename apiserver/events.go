@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strconv"
 	"sync"
 	"time"
@@ -126,6 +127,15 @@ func NewEventRecorder(c Client, clk clock.Clock, component, instance string) *Ev
 // api.EventTypeWarning) about obj, with a message built like fmt.Sprintf.
 // An event the spam filter drops is not an error.
 func (r *EventRecorder) Eventf(ctx context.Context, obj api.Object, eventType, reason, format string, args ...any) error {
+	return r.AnnotatedEventf(ctx, obj, nil, eventType, reason, format, args...)
+}
+
+// AnnotatedEventf is Eventf with annotations on the Event: facts a component
+// had when it acted, for readers that need them exactly (the demo's
+// narrator), without changing the message `kubectl describe` shows. An
+// event that bumps an earlier one replaces its annotations. Kubernetes:
+// client-go's EventRecorder.AnnotatedEventf.
+func (r *EventRecorder) AnnotatedEventf(ctx context.Context, obj api.Object, annotations map[string]string, eventType, reason, format string, args ...any) error {
 	m, tm := obj.GetObjectMeta(), obj.GetTypeMeta()
 	msg := fmt.Sprintf(format, args...)
 	ns := m.Namespace
@@ -152,7 +162,7 @@ func (r *EventRecorder) Eventf(ctx context.Context, obj api.Object, eventType, r
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.ev != nil {
-		written, err := r.bump(ctx, w.ev, msg, now)
+		written, err := r.bump(ctx, w.ev, msg, annotations, now)
 		if err == nil {
 			w.ev = written
 			return nil
@@ -163,7 +173,7 @@ func (r *EventRecorder) Eventf(ctx context.Context, obj api.Object, eventType, r
 		w.ev = nil // someone deleted it: start a new one
 	}
 	ev := &api.Event{
-		Metadata: api.ObjectMeta{Namespace: ns},
+		Metadata: api.ObjectMeta{Namespace: ns, Annotations: maps.Clone(annotations)},
 		InvolvedObject: api.ObjectReference{
 			Kind: tm.Kind, APIVersion: tm.APIVersion, Namespace: m.Namespace, Name: m.Name,
 			UID: m.UID, ResourceVersion: m.ResourceVersion,
@@ -244,7 +254,7 @@ func (r *EventRecorder) allowLocked(k objectKey, now time.Time) bool {
 // bump adds one to a written event's count, from prev, the state the
 // recorder last wrote, re-reading it only when someone else changed it
 // meanwhile, and returns the event as written.
-func (r *EventRecorder) bump(ctx context.Context, prev *api.Event, msg string, now time.Time) (*api.Event, error) {
+func (r *EventRecorder) bump(ctx context.Context, prev *api.Event, msg string, annotations map[string]string, now time.Time) (*api.Event, error) {
 	events := For[*api.Event](r.c)
 	cur := prev
 	for {
@@ -252,6 +262,9 @@ func (r *EventRecorder) bump(ctx context.Context, prev *api.Event, msg string, n
 		next.Count++
 		next.LastTimestamp = api.NewTime(now)
 		next.Message = msg // a combined event shows the latest message
+		if annotations != nil {
+			next.Metadata.Annotations = maps.Clone(annotations) // and the latest facts
+		}
 		written, err := events.Update(ctx, next)
 		if err == nil {
 			return written, nil

@@ -38,6 +38,11 @@ type ResourceInfo struct {
 	Categories []string
 	// New returns an empty object of the kind.
 	New func() api.Object
+	// StoredAs, when not empty, names (as Name does) the resource whose
+	// stored objects this one serves in another group or version:
+	// events.k8s.io/v1 events are core/v1 events. A client that wants each
+	// stored object once watches only the resources where it is empty.
+	StoredAs string
 }
 
 // APIVersion returns "group/version", or "version" in the core group.
@@ -126,6 +131,9 @@ func (k *kind) info() ResourceInfo {
 	}
 	if slices.Contains(inCategoryAll, k.gr.Resource) {
 		r.Categories = []string{"all"}
+	}
+	if st := k.stored(); st != k {
+		r.StoredAs = st.gr.String()
 	}
 	return r
 }

@@ -33,6 +33,10 @@ type Config struct {
 	// Rand draws uids and generated-name suffixes; seed it for a
 	// reproducible run. The server guards it: do not share it.
 	Rand *rand.Rand
+	// Names, if set, draws generated-name suffixes instead of Rand, from
+	// one stream per prefix (SeededNames): for a live control plane whose
+	// goroutines interleave their writes differently on every run.
+	Names *SeededNames
 	// Logger receives structured logs; nil means none.
 	Logger *zap.Logger
 	// HistoryLimit is the store's history window (store.Options).
@@ -55,6 +59,7 @@ type Server struct {
 	// randMu guards rand.
 	randMu sync.Mutex
 	rand   *rand.Rand
+	names  *SeededNames // nil: names come from rand
 
 	ips ipAllocator // service cluster IPs
 
@@ -76,6 +81,7 @@ func New(cfg Config) (*Server, error) {
 		clock:         cfg.Clock,
 		log:           cfg.Logger,
 		rand:          cfg.Rand,
+		names:         cfg.Names,
 		kinds:         make(map[string]*kind),
 		byName:        make(map[string]*kind),
 		byType:        make(map[reflect.Type]*kind),
@@ -221,6 +227,9 @@ const (
 func (s *Server) generateName(base string) string {
 	if len(base) > maxGeneratedPrefix {
 		base = base[:maxGeneratedPrefix]
+	}
+	if s.names != nil {
+		return base + s.names.Suffix(base, nameSuffixAlphabet, generatedSuffixLen)
 	}
 	b := []byte(base)
 	s.randMu.Lock()

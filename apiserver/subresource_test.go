@@ -142,6 +142,35 @@ func TestEventRecorderAggregatesRepeats(t *testing.T) {
 	assert.Equal(t, api.EventTypeWarning, byReason["FailedCreate"].Type)
 }
 
+// TestEventRecorderAnnotates: AnnotatedEventf puts the annotations on the
+// Event, a copy the caller may reuse, and a repeat that bumps the event
+// carries the latest ones.
+func TestEventRecorderAnnotates(t *testing.T) {
+	s, clk := newServer(t)
+	cur := createRC(t, s)
+	r := apiserver.NewEventRecorder(s, clk, "replication-controller", "cm-0")
+	facts := map[string]string{"example.com/count": "1"}
+	require.NoError(t, r.AnnotatedEventf(ctx, cur, facts, api.EventTypeNormal, "SuccessfulCreate", "Created pod: %s", "web-abcde"))
+	facts["example.com/count"] = "changed by the caller afterwards"
+	evs, _, err := apiserver.For[*api.Event](s).List(ctx, "default", apiserver.ListOptions{})
+	require.NoError(t, err)
+	require.Len(t, evs, 1)
+	assert.Equal(t, map[string]string{"example.com/count": "1"}, evs[0].Metadata.Annotations)
+
+	require.NoError(t, r.AnnotatedEventf(ctx, cur, map[string]string{"example.com/count": "2"}, api.EventTypeNormal, "SuccessfulCreate", "Created pod: %s", "web-abcde"))
+	evs, _, err = apiserver.For[*api.Event](s).List(ctx, "default", apiserver.ListOptions{})
+	require.NoError(t, err)
+	require.Len(t, evs, 1)
+	assert.Equal(t, int32(2), evs[0].Count)
+	assert.Equal(t, map[string]string{"example.com/count": "2"}, evs[0].Metadata.Annotations)
+
+	require.NoError(t, r.Eventf(ctx, cur, api.EventTypeNormal, "SuccessfulCreate", "Created pod: %s", "web-fghij"))
+	evs, _, err = apiserver.For[*api.Event](s).List(ctx, "default", apiserver.ListOptions{FieldSelector: "reason=SuccessfulCreate"})
+	require.NoError(t, err)
+	require.Len(t, evs, 2)
+	assert.Nil(t, evs[1].Metadata.Annotations, "Eventf writes none")
+}
+
 // TestEventRecorderNamesNeverClashOnAFakeClock records events about many
 // objects of one name (different UIDs, as after deletes and recreates) at
 // one instant: each gets its own name, none is lost.

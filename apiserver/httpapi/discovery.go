@@ -136,6 +136,9 @@ func subresourcesOf(r apiserver.ResourceInfo) []subresource {
 		// with its group and version; else it deletes.
 		out = append(out, subresource{"eviction", groupVersionKind{Group: "policy", Version: "v1", Kind: evictionKind}, createVerbs})
 	}
+	if r.Resource == apiserver.Pods {
+		out = append(out, subresource{"log", self, []string{"get"}}) // logs.go
+	}
 	if r.HasScale {
 		out = append(out, subresource{"scale", groupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}, subresourceVerbs})
 	}
@@ -167,7 +170,7 @@ func aggregatedMediaType(accept string) (contentType, apiVersion string) {
 func (h *Handler) serveRootDiscovery(w http.ResponseWriter, r *http.Request, core bool) {
 	if ct, apiVersion := aggregatedMediaType(r.Header.Get("Accept")); ct != "" {
 		list := discoveryList{Kind: "APIGroupDiscoveryList", APIVersion: apiVersion, Items: []discoveryGroup{}}
-		for _, gv := range h.groups {
+		for _, gv := range h.discoveryGroups() {
 			if (gv.group == "") != core {
 				continue
 			}
@@ -187,7 +190,7 @@ func (h *Handler) serveRootDiscovery(w http.ResponseWriter, r *http.Request, cor
 		return
 	}
 	list := apiGroupList{Kind: "APIGroupList", APIVersion: "v1", Groups: []apiGroup{}}
-	for _, gv := range h.groups {
+	for _, gv := range h.discoveryGroups() {
 		if gv.group != "" {
 			list.Groups = append(list.Groups, groupOf(gv))
 		}
@@ -202,7 +205,7 @@ func groupOf(gv *groupVersion) apiGroup {
 
 // serveGroup answers /apis/{group}.
 func (h *Handler) serveGroup(w http.ResponseWriter, group string) {
-	for _, gv := range h.groups {
+	for _, gv := range h.discoveryGroups() {
 		if gv.group == group && group != "" {
 			g := groupOf(gv)
 			g.Kind, g.APIVersion = "APIGroup", "v1"
@@ -221,7 +224,7 @@ func discoveryResources(gv *groupVersion) []discoveryResource {
 			ResponseKind:     groupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind},
 			Scope:            "Cluster",
 			SingularResource: r.Singular,
-			Verbs:            resourceVerbs,
+			Verbs:            verbsOf(gv),
 			ShortNames:       r.ShortNames,
 			Categories:       r.Categories,
 		}
@@ -243,7 +246,7 @@ func (h *Handler) serveResourceList(w http.ResponseWriter, gv *groupVersion) {
 	for _, r := range gv.resources {
 		list.Resources = append(list.Resources, apiResource{
 			Name: r.Resource, SingularName: r.Singular, Namespaced: r.Namespaced, Kind: r.Kind,
-			Verbs: resourceVerbs, ShortNames: r.ShortNames, Categories: r.Categories,
+			Verbs: verbsOf(gv), ShortNames: r.ShortNames, Categories: r.Categories,
 		})
 		for _, s := range subresourcesOf(r) {
 			res := apiResource{Name: r.Resource + "/" + s.name, Namespaced: r.Namespaced, Kind: s.kind.Kind, Verbs: s.verbs}

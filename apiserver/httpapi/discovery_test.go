@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -22,6 +23,7 @@ type discoveryResource struct {
 	Subresources []struct {
 		Subresource  string `json:"subresource"`
 		ResponseKind struct{ Group, Version, Kind string }
+		Verbs        []string `json:"verbs"`
 	} `json:"subresources"`
 }
 
@@ -41,18 +43,23 @@ type discoveryList struct {
 // the kind, scope, verbs, short names, categories and subresources.
 func TestAggregatedDiscovery(t *testing.T) {
 	f := newFixture(t, nil)
+	const all = " [create delete deletecollection get list patch update watch]"
 	tests := []struct {
-		path string
-		want map[string]map[string]string // group -> resource -> "Kind scope shortNames"
+		path       string
+		wantGroups []string
+		want       map[string]string // group/resource -> "Kind scope shortNames verbs"
 	}{
-		{"/api", map[string]map[string]string{"": {
-			"pods": "Pod Namespaced [po]", "replicationcontrollers": "ReplicationController Namespaced [rc]",
-			"services": "Service Namespaced [svc]", "endpoints": "Endpoints Namespaced [ep]", "nodes": "Node Cluster [no]",
-			"namespaces": "Namespace Cluster [ns]", "events": "Event Namespaced [ev]",
-		}}},
-		{"/apis", map[string]map[string]string{
-			"coordination.k8s.io": {"leases": "Lease Namespaced []"},
-			"events.k8s.io":       {"events": "Event Namespaced [ev]"},
+		{"/api", []string{""}, map[string]string{
+			"/pods": "Pod Namespaced [po]" + all, "/replicationcontrollers": "ReplicationController Namespaced [rc]" + all,
+			"/services": "Service Namespaced [svc]" + all, "/endpoints": "Endpoints Namespaced [ep]" + all, "/nodes": "Node Cluster [no]" + all,
+			"/namespaces": "Namespace Cluster [ns]" + all, "/events": "Event Namespaced [ev]" + all,
+		}},
+		{"/apis", []string{"authentication.k8s.io", "authorization.k8s.io", "coordination.k8s.io", "events.k8s.io"}, map[string]string{
+			"authentication.k8s.io/selfsubjectreviews":      "SelfSubjectReview Cluster [] [create]",
+			"authorization.k8s.io/selfsubjectaccessreviews": "SelfSubjectAccessReview Cluster [] [create]",
+			"authorization.k8s.io/selfsubjectrulesreviews":  "SelfSubjectRulesReview Cluster [] [create]",
+			"coordination.k8s.io/leases":                    "Lease Namespaced []" + all,
+			"events.k8s.io/events":                          "Event Namespaced [ev]" + all,
 		}},
 	}
 	for _, tt := range tests {
@@ -63,16 +70,18 @@ func TestAggregatedDiscovery(t *testing.T) {
 			l := decode[discoveryList](t, rec)
 			assert.Equal(t, "APIGroupDiscoveryList", l.Kind)
 			assert.Equal(t, "apidiscovery.k8s.io/v2", l.APIVersion)
-			got := map[string]map[string]string{}
+			var groups []string
+			got := map[string]string{}
 			for _, g := range l.Items {
+				groups = append(groups, g.Metadata.Name)
 				require.Len(t, g.Versions, 1)
-				got[g.Metadata.Name] = map[string]string{}
 				for _, r := range g.Versions[0].Resources {
 					sn := "[" + strings.Join(r.ShortNames, ",") + "]"
-					got[g.Metadata.Name][r.Resource] = r.ResponseKind.Kind + " " + r.Scope + " " + sn
+					got[g.Metadata.Name+"/"+r.Resource] = r.ResponseKind.Kind + " " + r.Scope + " " + sn + " " + fmt.Sprint(r.Verbs)
 					checkDiscoveryResource(t, r)
 				}
 			}
+			assert.Equal(t, tt.wantGroups, groups, "in order, by group")
 			assert.Equal(t, tt.want, got)
 		})
 	}
@@ -82,7 +91,6 @@ func TestAggregatedDiscovery(t *testing.T) {
 // document: its verbs, categories and subresources.
 func checkDiscoveryResource(t *testing.T, r discoveryResource) {
 	t.Helper()
-	assert.Equal(t, []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}, r.Verbs)
 	switch r.Resource {
 	case "pods", "replicationcontrollers", "services":
 		assert.Equal(t, []string{"all"}, r.Categories, r.Resource)
@@ -91,13 +99,13 @@ func checkDiscoveryResource(t *testing.T, r discoveryResource) {
 	}
 	var subs []string
 	for _, s := range r.Subresources {
-		subs = append(subs, s.Subresource+" "+s.ResponseKind.Group+"/"+s.ResponseKind.Version+" "+s.ResponseKind.Kind)
+		subs = append(subs, s.Subresource+" "+s.ResponseKind.Group+"/"+s.ResponseKind.Version+" "+s.ResponseKind.Kind+" "+fmt.Sprint(s.Verbs))
 	}
 	switch r.Resource {
 	case "replicationcontrollers":
-		assert.Equal(t, []string{"scale autoscaling/v1 Scale", "status /v1 ReplicationController"}, subs)
+		assert.Equal(t, []string{"scale autoscaling/v1 Scale [get patch update]", "status /v1 ReplicationController [get patch update]"}, subs)
 	case "pods":
-		assert.Equal(t, []string{"binding /v1 Binding", "eviction policy/v1 Eviction", "status /v1 Pod"}, subs)
+		assert.Equal(t, []string{"binding /v1 Binding [create]", "eviction policy/v1 Eviction [create]", "log /v1 Pod [get]", "status /v1 Pod [get patch update]"}, subs)
 	}
 }
 
@@ -123,11 +131,15 @@ func TestLegacyDiscovery(t *testing.T) {
 			assert.JSONEq(t, `{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":"example.com"}]}`, string(b))
 		}},
 		{"apis", "/apis", func(t *testing.T, b []byte) {
-			assert.JSONEq(t, `{"kind":"APIGroupList","apiVersion":"v1","groups":[{"name":"coordination.k8s.io",
-				"versions":[{"groupVersion":"coordination.k8s.io/v1","version":"v1"}],
-				"preferredVersion":{"groupVersion":"coordination.k8s.io/v1","version":"v1"}},
+			assert.JSONEq(t, `{"kind":"APIGroupList","apiVersion":"v1","groups":[
+				{"name":"authentication.k8s.io","versions":[{"groupVersion":"authentication.k8s.io/v1","version":"v1"}],
+				 "preferredVersion":{"groupVersion":"authentication.k8s.io/v1","version":"v1"}},
+				{"name":"authorization.k8s.io","versions":[{"groupVersion":"authorization.k8s.io/v1","version":"v1"}],
+				 "preferredVersion":{"groupVersion":"authorization.k8s.io/v1","version":"v1"}},
+				{"name":"coordination.k8s.io","versions":[{"groupVersion":"coordination.k8s.io/v1","version":"v1"}],
+				 "preferredVersion":{"groupVersion":"coordination.k8s.io/v1","version":"v1"}},
 				{"name":"events.k8s.io","versions":[{"groupVersion":"events.k8s.io/v1","version":"v1"}],
-				"preferredVersion":{"groupVersion":"events.k8s.io/v1","version":"v1"}}]}`, string(b))
+				 "preferredVersion":{"groupVersion":"events.k8s.io/v1","version":"v1"}}]}`, string(b))
 		}},
 		{"group", "/apis/coordination.k8s.io", func(t *testing.T, b []byte) {
 			assert.JSONEq(t, `{"kind":"APIGroup","apiVersion":"v1","name":"coordination.k8s.io",

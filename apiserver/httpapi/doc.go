@@ -19,7 +19,11 @@
 // subresources, PATCH (JSON patch, merge patch, strategic merge patch and
 // server-side apply, through apiserver/patch, with writes recorded in
 // metadata.managedFields), dryRun, health and Prometheus metrics, an
-// optional bearer token and a request-body limit.
+// optional bearer token and a request-body limit. Pods' logs (kubectl logs)
+// come from a LogSource the binary plugs in (logs.go); the self-review APIs
+// answer kubectl auth can-i and whoami (auth.go); exec, attach,
+// port-forward and proxy get a Status saying that miniplane runs no
+// containers (connect.go).
 //
 // Every rule about objects (validation, defaulting, conflicts, deletion)
 // stays in apiserver: this package only translates HTTP to Server calls and

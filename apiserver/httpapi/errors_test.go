@@ -28,7 +28,7 @@ func TestErrors(t *testing.T) {
 		{name: "unknown path", req: request{path: "/apis/apps/v1/deployments"}, wantCode: 404, wantReason: api.StatusReasonNotFound, wantMsg: "the server could not find the requested resource"},
 		{name: "unknown resource", req: request{path: "/api/v1/namespaces/default/widgets"}, wantCode: 404, wantReason: api.StatusReasonNotFound, wantMsg: "the server could not find the requested resource"},
 		{name: "namespaced object without its namespace", req: request{path: "/api/v1/pods/web"}, wantCode: 404, wantReason: api.StatusReasonNotFound},
-		{name: "unknown subresource", req: request{path: pods + "/web/exec"}, wantCode: 404, wantReason: api.StatusReasonNotFound},
+		{name: "unknown subresource", req: request{path: pods + "/web/ephemeralcontainers"}, wantCode: 404, wantReason: api.StatusReasonNotFound},
 		{name: "missing object", req: request{path: pods + "/nope"}, wantCode: 404, wantReason: api.StatusReasonNotFound, wantMsg: `pods "nope" not found`},
 		{name: "malformed JSON", req: request{method: "POST", path: pods, body: `{"kind":"Pod",`}, wantCode: 400, wantReason: api.StatusReasonBadRequest, wantMsg: "not valid JSON"},
 		{name: "not an object", req: request{method: "POST", path: pods, body: `[1,2]`}, wantCode: 400, wantReason: api.StatusReasonBadRequest, wantMsg: "not a JSON object"},

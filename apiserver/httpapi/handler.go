@@ -41,6 +41,9 @@ type Config struct {
 	Metrics func(w io.Writer)
 	// Ready says whether /readyz answers 200; nil means always ready.
 	Ready func() bool
+	// Logs, when set, serves pods/{name}/log (kubectl logs); nil answers
+	// 400 for a bound pod, as there is no kubelet to ask.
+	Logs LogSource
 }
 
 // Handler serves the Kubernetes API over HTTP. Create it with New; it is
@@ -52,6 +55,7 @@ type Handler struct {
 	token   string
 	extra   func(io.Writer)
 	ready   func() bool
+	logs    LogSource
 	metrics *metrics
 	// encodings is shared by the watch streams (see encodings).
 	encodings *encodings
@@ -60,6 +64,9 @@ type Handler struct {
 	// group version by its path prefix ("api/v1", "apis/coordination.k8s.io/v1").
 	groups []*groupVersion
 	byPath map[string]*groupVersion
+	// reviews are the review APIs' group versions (auth.go): in byPath and
+	// discovery, but not Server resources.
+	reviews []*groupVersion
 	// kinds are the kinds a request body may name: the served resources',
 	// their subresources' and requestKinds.
 	kinds map[typeMeta]bool
@@ -78,6 +85,7 @@ type groupVersion struct {
 	path           string // "api/v1" or "apis/<group>/<version>"
 	resources      []apiserver.ResourceInfo
 	byName         map[string]apiserver.ResourceInfo
+	reviews        bool // the review APIs, answered by serveReview
 }
 
 func (gv *groupVersion) groupVersion() string {
@@ -94,7 +102,7 @@ func New(cfg Config) (*Handler, error) {
 	}
 	h := &Handler{
 		srv: cfg.Server, clock: cfg.Clock, log: cfg.Logger, token: cfg.Token,
-		extra: cfg.Metrics, ready: cfg.Ready,
+		extra: cfg.Metrics, ready: cfg.Ready, logs: cfg.Logs,
 		metrics:   newMetrics(),
 		encodings: newEncodings(encodingCacheSize),
 		byPath:    make(map[string]*groupVersion),
@@ -123,6 +131,10 @@ func New(cfg Config) (*Handler, error) {
 		for _, sub := range subresourcesOf(r) {
 			h.kinds[typeMeta{Kind: sub.kind.Kind, APIVersion: sub.kind.apiVersion()}] = true
 		}
+	}
+	h.reviews = reviewGroups()
+	for _, gv := range h.reviews {
+		h.byPath[gv.path] = gv
 	}
 	for _, tm := range requestKinds {
 		h.kinds[tm] = true

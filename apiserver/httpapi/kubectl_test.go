@@ -15,6 +15,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/apiserver/httpapi"
 	"github.com/miniplane/miniplane/clock"
 )
 
@@ -155,6 +156,9 @@ func TestKubectl(t *testing.T) {
 			{"services", "svc", "v1", "true", "Service"},
 			{"leases", "coordination.k8s.io/v1", "true", "Lease"},
 			{"events", "ev", "events.k8s.io/v1", "true", "Event"},
+			{"selfsubjectreviews", "authentication.k8s.io/v1", "false", "SelfSubjectReview"},
+			{"selfsubjectaccessreviews", "authorization.k8s.io/v1", "false", "SelfSubjectAccessReview"},
+			{"selfsubjectrulesreviews", "authorization.k8s.io/v1", "false", "SelfSubjectRulesReview"},
 		}, rows[1:])
 	})
 	t.Run("create", func(t *testing.T) {
@@ -570,4 +574,82 @@ func TestKubectlEvents(t *testing.T) {
 	assert.Equal(t, "events.k8s.io/v1", v1List.Items[0].APIVersion)
 	assert.Equal(t, "Container image already present", v1List.Items[0].Note)
 	assert.Equal(t, int32(3), v1List.Items[0].DeprecatedCount)
+}
+
+// TestKubectlLogsAuthAndConnect drives the kubectl commands that reach
+// past the objects: logs (from a LogSource), auth can-i and whoami (the
+// review APIs), and exec, attach and port-forward, which miniplane cannot
+// serve and says why.
+func TestKubectlLogsAuthAndConnect(t *testing.T) {
+	logs := newFakeLogs()
+	ts := newTestServer(t, clock.Real{}, func(c *httpapi.Config) { c.Logs = logs })
+	k := newKubectl(t, ts.url)
+	ctx := context.Background()
+	p := podOf("default", "web", map[string]string{"app": "web"})
+	p.Spec.NodeName = "node-0"
+	created, err := apiserver.For[*api.Pod](ts.srv).Create(ctx, p)
+	require.NoError(t, err)
+	running := created.DeepCopy()
+	running.Status.Phase = api.PodRunning // exec and port-forward check the phase first
+	_, err = ts.srv.UpdateStatus(ctx, running)
+	require.NoError(t, err)
+	now := time.Now()
+	logs.add("web/app", now.Add(-time.Hour), "an hour ago", false)
+	logs.add("web/app", now, "now", false)
+	logs.add("web/app/previous", now.Add(-2*time.Hour), "before the crash", true)
+
+	t.Run("logs", func(t *testing.T) {
+		assert.Equal(t, "an hour ago\nnow\n", k.ok("", "logs", "web"))
+		assert.Equal(t, "now\n", k.ok("", "logs", "web", "--tail=1"))
+		assert.Equal(t, "now\n", k.ok("", "logs", "web", "--since=10m"))
+		assert.Equal(t, "before the crash\n", k.ok("", "logs", "web", "--previous"))
+		assert.Regexp(t, `^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z now\n$`, k.ok("", "logs", "web", "--timestamps", "--tail=1"))
+		logs.mu.Lock()
+		delete(logs.runs, "web/app/previous")
+		logs.mu.Unlock()
+		assert.Contains(t, k.fails("", "logs", "web", "--previous"),
+			`Error from server (BadRequest): previous terminated container "app" in pod "web" not found`)
+	})
+	t.Run("logs -f", func(t *testing.T) {
+		runCtx, cancel := context.WithTimeout(context.Background(), kubectlTimeout)
+		defer cancel()
+		cmd := exec.CommandContext(runCtx, k.bin, append(append([]string{}, k.args...), "logs", "-f", "web")...)
+		cmd.Env = k.env
+		stdout, err := cmd.StdoutPipe()
+		require.NoError(t, err)
+		require.NoError(t, cmd.Start())
+		lines := bufio.NewScanner(stdout)
+		for _, want := range []string{"an hour ago", "now"} {
+			require.True(t, lines.Scan())
+			assert.Equal(t, want, lines.Text())
+		}
+		logs.add("web/app", time.Now(), "a new line", false)
+		require.True(t, lines.Scan(), "kubectl logs -f prints a line written after it started")
+		assert.Equal(t, "a new line", lines.Text())
+		logs.add("web/app", time.Now(), "exited", true)
+		require.True(t, lines.Scan())
+		assert.Equal(t, "exited", lines.Text())
+		assert.False(t, lines.Scan())
+		assert.NoError(t, cmd.Wait(), "the run ended, so kubectl logs -f exits")
+	})
+	t.Run("auth", func(t *testing.T) {
+		assert.Equal(t, "yes\n", k.ok("", "auth", "can-i", "create", "pods"))
+		assert.Equal(t, "yes\n", k.ok("", "auth", "can-i", "delete", "replicationcontrollers", "--all-namespaces"))
+		assert.Equal(t, "yes\n", k.ok("", "auth", "can-i", "get", "/healthz"))
+		rows := columns(k.ok("", "auth", "can-i", "--list"))
+		require.GreaterOrEqual(t, len(rows), 2)
+		assert.Equal(t, []string{"*.*", "[]", "[]", "[*]"}, rows[1])
+		rows = columns(k.ok("", "auth", "whoami"))
+		assert.Equal(t, [][]string{{"ATTRIBUTE", "VALUE"}, {"Username", "system:anonymous"}, {"Groups", "[system:unauthenticated]"}}, rows)
+	})
+	t.Run("unsupported", func(t *testing.T) {
+		assert.Contains(t, k.fails("", "exec", "web", "--", "ls"),
+			"Error from server (MethodNotAllowed): miniplane runs no containers: exec is not supported")
+		assert.Contains(t, k.fails("", "attach", "web"),
+			"Error from server (MethodNotAllowed): miniplane runs no containers: attach is not supported")
+		assert.Contains(t, k.fails("", "port-forward", "web", "18080:80"),
+			"error: error upgrading connection: miniplane runs no containers: port-forward is not supported")
+		assert.Contains(t, k.fails("", "get", "--raw", "/api/v1/namespaces/default/pods/web/proxy/"),
+			"Error from server (MethodNotAllowed): miniplane runs no containers: proxy is not supported")
+	})
 }

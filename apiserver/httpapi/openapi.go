@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"github.com/miniplane/miniplane/apiserver"
 	"net/http"
 )
 
@@ -72,7 +73,7 @@ func (h *Handler) serveOpenAPI(w http.ResponseWriter, rest string) {
 	}
 	doc := openAPIDoc{
 		OpenAPI: "3.0.0",
-		Info:    openAPIInfo{Title: "miniplane", Version: gitVersion},
+		Info:    openAPIInfo{Title: "miniplane", Version: apiserver.GitVersion},
 		Paths:   map[string]openAPIPathItem{},
 	}
 	for _, r := range gv.resources {

@@ -28,6 +28,10 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, req reso
 		err = h.serveBinding(w, r, req)
 	case "eviction":
 		err = h.serveEviction(w, r, req)
+	case "log":
+		err = h.serveLog(w, r, req)
+	case "exec", "attach", "portforward", "proxy":
+		err = h.serveConnect(w, r, req)
 	}
 	if err != nil {
 		writeError(w, err)

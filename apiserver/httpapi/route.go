@@ -70,6 +70,10 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request, info *requestInf
 		}
 		return
 	}
+	if gv.reviews {
+		h.serveReview(w, r, gv, segs, info)
+		return
+	}
 	req, err := parseResourcePath(gv, segs, r)
 	if err != nil {
 		writeError(w, err)
@@ -109,7 +113,7 @@ type resourceRequest struct {
 	info      apiserver.ResourceInfo
 	namespace string // "" across namespaces, or for cluster-scoped resources
 	name      string // "" on a collection
-	sub       string // "", "status", "scale", "binding", "eviction"
+	sub       string // "", "status", "scale", "binding", "eviction", "log", or a connect subresource (connect.go)
 }
 
 // parseResourcePath reads the segments after a group version's prefix:
@@ -148,7 +152,10 @@ func parseResourcePath(gv *groupVersion, segs []string, r *http.Request) (resour
 			return req, notFoundPath()
 		}
 	default:
-		return req, notFoundPath()
+		if segs[1] != "proxy" || !isConnect(req.info, segs[1]) {
+			return req, notFoundPath()
+		}
+		req.name, req.sub = segs[0], segs[1] // {name}/proxy/{path...}
 	}
 	if req.name == "" && len(segs) > 0 {
 		return req, notFoundPath()
@@ -209,8 +216,10 @@ func hasSub(info apiserver.ResourceInfo, sub string) bool {
 		return info.HasBinding
 	case "eviction":
 		return info.HasEviction
+	case "log":
+		return info.Resource == apiserver.Pods && info.Group == ""
 	}
-	return false
+	return isConnect(info, sub)
 }
 
 // checkVerb refuses the verbs a path does not take, with 405.
@@ -228,6 +237,8 @@ func checkVerb(req resourceRequest) error {
 		ok = req.verb == "get" || req.verb == "update" || req.verb == "patch"
 	case "binding", "eviction":
 		ok = req.verb == "create"
+	case "log":
+		ok = req.verb == "get"
 	}
 	if !ok {
 		action := req.verb

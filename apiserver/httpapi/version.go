@@ -3,12 +3,9 @@ package httpapi
 import (
 	"runtime"
 	"runtime/debug"
-)
 
-// gitVersion is the Kubernetes version miniplane answers as. kubectl's
-// dispatcher on this machine runs the bundled kubectl of the server's minor
-// version, so 1.32 keeps every run on the same client.
-const gitVersion = "v1.32.0-miniplane"
+	"github.com/miniplane/miniplane/apiserver"
+)
 
 // versionInfo is the answer to /version. Kubernetes: version.Info of
 // k8s.io/apimachinery/pkg/version.
@@ -39,7 +36,7 @@ func binaryVersion() versionInfo {
 // its version ldflags (k8s.io/component-base/version).
 func newVersionInfo(bi *debug.BuildInfo, goVersion, compiler, platform string) versionInfo {
 	v := versionInfo{
-		Major: "1", Minor: "32", GitVersion: gitVersion,
+		Major: apiserver.VersionMajor, Minor: apiserver.VersionMinor, GitVersion: apiserver.GitVersion,
 		BuildDate: "1970-01-01T00:00:00Z",
 		GoVersion: goVersion, Compiler: compiler, Platform: platform,
 	}

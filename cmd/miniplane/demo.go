@@ -27,35 +27,53 @@ var demoElection = manager.LeaderElectionOptions{
 // of the control loop as it happens.
 func runDemo(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("demo", stderr)
-	pace := fs.Float64("pace", 1, "how slowly the story is told: 2 is twice as slow, 0.5 twice as fast, 0 as fast as the control plane goes")
-	seed := fs.Uint64("seed", 1, "seed for generated names and uids: the same seed names the same pods")
-	keep := fs.Bool("keep-running", false, "keep serving after the story, and print the kubectl command to connect (stop with Ctrl-C)")
-	verbose := fs.Bool("v", false, "log what every component does (structured, to stderr)")
+	var o demoOptions
+	fs.Float64Var(&o.pace, "pace", 1, "how slowly the story is told: 2 is twice as slow, 0.5 twice as fast, 0 as fast as the control plane goes")
+	fs.Uint64Var(&o.seed, "seed", 1, "seed for generated names and uids: the same seed names the same pods")
+	fs.BoolVar(&o.keep, "keep-running", false, "keep serving after the story, and print the kubectl command to connect (stop with Ctrl-C)")
+	fs.BoolVar(&o.verbose, "v", false, "log what every component does (structured, to stderr)")
 	colour := fs.String("color", "auto", "colour the narration: auto (only on a terminal), always or never")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
-	if *pace < 0 || *pace > 20 {
-		return usageError{fmt.Sprintf("--pace must be between 0 and 20, got %v", *pace)}
+	if o.pace < 0 || o.pace > 20 {
+		return usageError{fmt.Sprintf("--pace must be between 0 and 20, got %v", o.pace)}
 	}
-	useColour, err := wantColour(*colour, stdout)
-	if err != nil {
+	var err error
+	if o.colour, err = wantColour(*colour, stdout); err != nil {
 		return err
 	}
+	ctx, stop := signalContext()
+	defer stop()
+	return demo(ctx, o, stdout, stderr)
+}
 
+// demoOptions are the demo's flags, and a seam for tests.
+type demoOptions struct {
+	pace          float64
+	seed          uint64
+	keep, verbose bool
+	colour        bool
+	// inspect, if set, runs once the story is told, before the control
+	// plane stops: tests read what the components wrote.
+	inspect func(p *plane)
+}
+
+// demo runs the demo until the story ends (or, with keep, until ctx does).
+func demo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error {
 	opts := manager.DefaultOptions()
 	opts.Nodes = 5
 	opts.LeaderElection = demoElection
 	step := func(d time.Duration) time.Duration {
-		if *pace == 0 {
+		if o.pace == 0 {
 			return -1 // nodesim: no delay at all
 		}
-		return time.Duration(float64(d) * *pace)
+		return time.Duration(float64(d) * o.pace)
 	}
 	clk := clock.Real{}
 	p, err := newPlane(planeConfig{
-		Addr: "127.0.0.1:0", Instances: 3, Options: opts, Seed: *seed, Clock: clk,
-		Logger: newLogger(stderr, *verbose),
+		Addr: "127.0.0.1:0", Instances: 3, Options: opts, Seed: o.seed, Clock: clk,
+		Logger: newLogger(stderr, o.verbose),
 		NodeSim: nodesim.Config{
 			StartDelay: step(500 * time.Millisecond), ReadyDelay: step(700 * time.Millisecond),
 			TerminationDelay: step(300 * time.Millisecond), EvictionTimeout: max(step(2*time.Second), time.Millisecond),
@@ -68,37 +86,38 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	ctx, stop := signalContext()
-	defer stop()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	start := clk.Now()
-	n := newNarrator(stdout, useColour, start)
-	n.expectations = p.expectations
-	runErr := make(chan error, 1)
-	go func() { runErr <- p.Run(ctx) }()
-
-	n.chapter("miniplane demo: the Kubernetes control loop, narrated")
-	n.plain("One process: an API server on %s, 3 controller-manager instances,", p.URL())
-	n.plain("%d simulated nodes. Every line below is something one of them did.", opts.Nodes)
-	rv, err := p.currentRV(ctx)
+	n := newNarrator(stdout, o.colour, start)
+	rv, err := p.currentRV(ctx) // before anything runs: the narrator sees every write
 	if err != nil {
 		return err
 	}
 	narrated := make(chan error, 1)
 	go func() { narrated <- n.Run(ctx, p.srv, clk.Now, rv) }()
+	runErr := make(chan error, 1)
+	go func() { runErr <- p.Run(ctx) }()
 
-	s := &story{p: p, n: n, c: p.srv, pace: *pace, wait: 30 * time.Second}
+	s := &story{p: p, n: n, c: p.srv, pace: o.pace, wait: 30 * time.Second}
+	s.chapter("miniplane demo: the Kubernetes control loop, narrated")
+	s.plain("One process: an API server on %s, 3 controller-manager instances,", p.URL())
+	s.plain("%d simulated nodes; started at %s UTC. Every line below is something", opts.Nodes, start.UTC().Format("15:04:05.0"))
+	s.plain("one of them did, or you did, in the order the store recorded it.")
+
 	storyErr := s.run(ctx)
 	if storyErr == nil {
-		s.summary(clk.Since(start))
-		if *keep {
-			n.chapter("Still serving. Try:")
-			n.plain("kubectl --server %s get pods,rc,svc,endpoints -o wide", p.URL())
-			n.plain("kubectl --server %s get lease -n kube-system", p.URL())
-			n.plain("Stop with Ctrl-C.")
-			<-ctx.Done()
-		}
+		storyErr = s.summary(ctx, clk.Since(start))
+	}
+	if storyErr == nil && o.inspect != nil {
+		o.inspect(p)
+	}
+	if storyErr == nil && o.keep {
+		s.chapter("Still serving. Try:")
+		s.plain("kubectl --server %s get pods,rc,svc,endpoints -o wide", p.URL())
+		s.plain("kubectl --server %s get lease -n kube-system", p.URL())
+		s.plain("Stop with Ctrl-C.")
+		<-ctx.Done()
 	}
 	cancel()
 	err = errors.Join(storyErr, <-runErr)

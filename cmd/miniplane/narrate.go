@@ -1,53 +1,136 @@
 package main
 
 import (
+	"container/heap"
 	"context"
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/controllers/replication"
 )
 
 // narrator turns what the control plane does into short lines a person can
-// follow: it watches pods, endpoints, leases and events through the API
-// server, as kubectl get -w would, and says what changed and who did it.
-// The demo's script uses it for its own lines too, so the story and the
-// system's reactions come out in one order.
+// follow: it watches every resource through the API server, as kubectl get
+// -w would, and says what changed and who did it. The demo's script uses it
+// for its own lines too.
+//
+// Every line is told in the order of the store's revisions. The store moves
+// its revision by one at each write, and the narrator watches every
+// resource, so each revision reaches it exactly once, on one of its
+// watches; it holds back what arrives early until the revisions before it
+// have been told. So a pod is created before it is scheduled, and
+// scheduled before its kubelet starts it, in the story as in the store,
+// whatever the order the watches delivered them. A line of the script is
+// placed after the revision the store had when the script acted (hold,
+// act, sayAfter, unhold), so it comes before everything its act caused.
+//
+// Every figure a line shows comes from the object the component wrote: the
+// replication controller's expectations from the annotations of its Event,
+// written when it acted; a kubelet's node from the pod's binding, told
+// before; who made a pod not ready from its Ready condition's reason.
 type narrator struct {
 	out   io.Writer
 	color bool
 	start time.Time
 
-	// mu guards the output, changed and the last-seen state below.
+	// mu guards everything below, and the output.
 	mu      sync.Mutex
-	changed chan struct{} // closed and replaced at every observed change
-	ready   map[string]bool
+	changed chan struct{} // closed and replaced at every line told
+	// next is the first revision not yet told: all before it have been.
+	next int64
+	// pending are the watch events and script lines waiting for their
+	// turn, by revision; holds counts the script's writes in flight,
+	// while which nothing is told (its line must come first).
+	pending lineHeap
+	holds   int
+	seq     int64 // insertion order, to keep equal keys in order
+
+	// now is the clock, set by Run.
+	now func() time.Time
+
+	pods    map[string]*podMemo // by key: what was last told of each pod
+	rcs     map[string]bool     // RCs that exist and are not being deleted, by key
 	eps     map[string]string
 	holder  map[string]string
-	reasons map[string]int // events seen, by reason
-	failed  map[string]bool
-	node    map[string]string // pod key -> node, for the kubelet's lines
-
-	// expectations, if set, reports the leading replication controller's
-	// outstanding expectations for an RC key.
-	expectations func(rcKey string) (add, del int, ok bool)
+	nodeUp  map[string]bool
+	reasons map[string]int // events told, by reason
 }
+
+// podMemo is what the narrator last told of a pod.
+type podMemo struct {
+	node                         string
+	running, ready, failed, gone bool
+	terminating, crashed         bool
+	restarts                     int32
+}
+
+// Phases of a line at one revision: the watch event of the write at that
+// revision, then the script's lines placed after it.
+const (
+	phaseEvent = iota
+	phaseAfter
+)
+
+// line is one thing waiting to be told.
+type line struct {
+	rev   int64
+	phase int
+	seq   int64
+	at    time.Time            // when it happened (or was seen)
+	ev    apiserver.WatchEvent // phaseEvent only
+	text  func(at time.Time)   // the script's lines; called with mu held
+	// told marks an Event told early, beside the write it reports: at its
+	// own turn it only moves next on.
+	told bool
+}
+
+// lineHeap orders lines by revision, phase, then arrival.
+type lineHeap []*line
+
+func (h lineHeap) Len() int { return len(h) }
+func (h lineHeap) Less(i, j int) bool {
+	a, b := h[i], h[j]
+	if a.rev != b.rev {
+		return a.rev < b.rev
+	}
+	if a.phase != b.phase {
+		return a.phase < b.phase
+	}
+	return a.seq < b.seq
+}
+func (h lineHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *lineHeap) Push(x any)   { *h = append(*h, x.(*line)) }
+func (h *lineHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// gapTimeout is how long the narrator waits for a missing revision before
+// it gives up on it and tells what came after: a revision reaches none of
+// its watches only if the server gained a resource the narrator does not
+// watch, and the story must go on.
+const gapTimeout = time.Second
 
 func newNarrator(out io.Writer, color bool, start time.Time) *narrator {
 	return &narrator{
 		out: out, color: color, start: start,
 		changed: make(chan struct{}),
-		ready:   map[string]bool{},
+		now:     time.Now,
+		pods:    map[string]*podMemo{},
+		rcs:     map[string]bool{},
 		eps:     map[string]string{},
 		holder:  map[string]string{},
+		nodeUp:  map[string]bool{},
 		reasons: map[string]int{},
-		failed:  map[string]bool{},
-		node:    map[string]string{},
 	}
 }
 
@@ -71,33 +154,54 @@ func (n *narrator) paint(code, s string) string {
 	return code + s + ansiReset
 }
 
-// chapter prints a heading.
-func (n *narrator) chapter(format string, a ...any) {
+// hold stops the telling until unhold: the script holds while it acts, so
+// that the line saying what it did (placed after the revision the store
+// had before it acted) comes before what the control plane did in return.
+func (n *narrator) hold() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	fmt.Fprintf(n.out, "\n%s\n", n.paint(ansiBold, fmt.Sprintf(format, a...)))
+	n.holds++
 }
 
-// plain prints a line of the story without an actor.
-func (n *narrator) plain(format string, a ...any) {
+// unhold ends a hold.
+func (n *narrator) unhold() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	fmt.Fprintf(n.out, "  %s\n", fmt.Sprintf(format, a...))
+	n.holds--
+	n.releaseLocked()
 }
 
-// say prints one line: the time since the start, who acted, and what
+// sayAfter tells a line of the script once every revision up to rev has
+// been told.
+func (n *narrator) sayAfter(rev int64, at time.Time, actor, format string, a ...any) {
+	msg := fmt.Sprintf(format, a...)
+	n.after(rev, at, func(at time.Time) { n.sayLocked(at, actor, "%s", msg) })
+}
+
+// chapterAfter prints a heading once every revision up to rev has been
+// told.
+func (n *narrator) chapterAfter(rev int64, format string, a ...any) {
+	msg := fmt.Sprintf(format, a...)
+	n.after(rev, time.Time{}, func(time.Time) { fmt.Fprintf(n.out, "\n%s\n", n.paint(ansiBold, msg)) })
+}
+
+// plainAfter prints a line of the story without an actor once every
+// revision up to rev has been told.
+func (n *narrator) plainAfter(rev int64, format string, a ...any) {
+	msg := fmt.Sprintf(format, a...)
+	n.after(rev, time.Time{}, func(time.Time) { fmt.Fprintf(n.out, "  %s\n", msg) })
+}
+
+func (n *narrator) after(rev int64, at time.Time, text func(time.Time)) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.pushLocked(&line{rev: rev, phase: phaseAfter, at: at, text: text})
+}
+
+// sayLocked prints one line: the time since the start, who acted, and what
 // happened.
-func (n *narrator) say(at time.Time, actor, format string, a ...any) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.sayLocked(at, actor, format, a...)
-}
-
 func (n *narrator) sayLocked(at time.Time, actor, format string, a ...any) {
-	elapsed := at.Sub(n.start).Seconds()
-	if elapsed < 0 {
-		elapsed = 0
-	}
+	elapsed := max(at.Sub(n.start).Seconds(), 0)
 	fmt.Fprintf(n.out, "  %s  %s %s\n",
 		n.paint(ansiDim, fmt.Sprintf("%5.1fs", elapsed)),
 		n.paint(actorColour(actor), fmt.Sprintf("%-22s", actor)),
@@ -122,37 +226,200 @@ func actorColour(actor string) string {
 	return ansiRed
 }
 
-// Changed returns a channel closed at the next change the narrator sees.
+// Changed returns a channel closed at the next line told.
 func (n *narrator) Changed() <-chan struct{} {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return n.changed
 }
 
-func (n *narrator) notifyLocked() {
-	close(n.changed)
-	n.changed = make(chan struct{})
+// told reports whether every revision up to rev has been told.
+func (n *narrator) told(rev int64) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.next > rev
 }
 
-// count returns how many events with the reason the narrator has seen.
+// count returns how many events with the reason the narrator has told.
 func (n *narrator) count(reason string) int {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return n.reasons[reason]
 }
 
-// watchedResources are what the narrator follows.
-var watchedResources = []string{apiserver.Events, apiserver.Pods, apiserver.Endpoints, apiserver.Leases}
+func (n *narrator) pushLocked(l *line) {
+	n.seq++
+	l.seq = n.seq
+	heap.Push(&n.pending, l)
+	n.releaseLocked()
+}
 
-// Run watches until ctx ends, from the resourceVersion rv, narrating each
-// change. It returns once its watches have stopped.
-func (n *narrator) Run(ctx context.Context, c apiserver.Client, now func() time.Time, rv string) error {
+// releaseLocked tells every line whose turn has come.
+//
+// A component writes the Event that reports a write after the write
+// itself: the replication controller creates a pod, then records "Created
+// pod"; meanwhile the scheduler may have bound the pod. So when the next
+// write to tell is one that an Event will report (reportOf), the narrator
+// tells that Event first, beside it, and waits for it (at most gapTimeout)
+// if it has not arrived yet.
+func (n *narrator) releaseLocked() {
+	told := false
+	for n.holds == 0 && len(n.pending) > 0 {
+		top := n.pending[0]
+		due := top.rev <= n.next // an event: every revision before it is told
+		if top.phase == phaseAfter {
+			due = top.rev < n.next // and its own too
+		}
+		if !due {
+			break
+		}
+		if top.phase == phaseEvent && !top.told {
+			if want, ok := n.reportOf(top.ev); ok {
+				if report := n.findReport(want); report != nil {
+					n.observeLocked(report.at, report.ev)
+					report.told = true
+				} else if n.now().Sub(top.at) < gapTimeout {
+					break // the report is on its way
+				}
+			}
+		}
+		heap.Pop(&n.pending)
+		n.tellLocked(top)
+		told = true
+	}
+	if told {
+		close(n.changed)
+		n.changed = make(chan struct{})
+	}
+}
+
+// tellLocked tells one line.
+func (n *narrator) tellLocked(l *line) {
+	if l.phase == phaseEvent {
+		if !l.told {
+			n.observeLocked(l.at, l.ev)
+		}
+		n.next = max(n.next, l.rev+1)
+		return
+	}
+	l.text(l.at)
+}
+
+// report is the Event a component writes about one of its writes: its
+// reason, the name of the object it is about, and how its message starts.
+type report struct {
+	reason, involved, message string
+}
+
+// reportOf says which Event will report the pod write ev, if one will.
+func (n *narrator) reportOf(ev apiserver.WatchEvent) (report, bool) {
+	p, ok := ev.Object.(*api.Pod)
+	if !ok || ev.Type == api.WatchDeleted {
+		return report{}, false
+	}
+	name := p.Metadata.Name
+	m := n.pods[api.KeyOf(&p.Metadata)]
+	if m == nil {
+		m = &podMemo{}
+	}
+	owner := ""
+	if ref := api.GetControllerOf(&p.Metadata); ref != nil && ref.Kind == "ReplicationController" && n.rcs[p.Metadata.Namespace+"/"+ref.Name] {
+		owner = ref.Name // a live RC: its controller reports what it does to the pod
+	}
+	switch {
+	case ev.Type == api.WatchAdded && owner != "":
+		return report{replication.ReasonSuccessfulCreate, owner, "Created pod: " + name}, true
+	case p.Metadata.DeletionTimestamp != nil && !m.terminating && owner != "":
+		return report{replication.ReasonSuccessfulDelete, owner, "Deleted pod: " + name}, true
+	case p.Spec.NodeName != "" && m.node == "":
+		return report{"Scheduled", name, "Successfully assigned "}, true
+	case p.Status.Phase == api.PodFailed && !m.failed && p.Status.Reason == "NodeLost":
+		return report{"NodeLost", name, ""}, true
+	case p.Status.Phase == api.PodRunning && !m.running:
+		return report{"Started", name, "Started containers"}, true
+	case podCrashed(p) && !m.crashed:
+		return report{"BackOff", name, "Container exited"}, true
+	case m.crashed && !podCrashed(p) && p.Status.Phase == api.PodRunning:
+		return report{"Started", name, "Restarted containers"}, true
+	}
+	return report{}, false
+}
+
+// findReport returns the pending Event that is want, if it has arrived.
+func (n *narrator) findReport(want report) *line {
+	for _, l := range n.pending {
+		e, ok := l.ev.Object.(*api.Event)
+		if l.phase == phaseEvent && !l.told && ok && l.ev.Type == api.WatchAdded && e.Reason == want.reason &&
+			e.InvolvedObject.Name == want.involved && strings.HasPrefix(e.Message, want.message) {
+			return l
+		}
+	}
+	return nil
+}
+
+// podCrashed says whether one of the pod's containers has exited.
+func podCrashed(p *api.Pod) bool {
+	for _, cs := range p.Status.ContainerStatuses {
+		if cs.State.Terminated != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// skipGapLocked gives up on a revision missing for longer than gapTimeout,
+// and on a report that did not come.
+func (n *narrator) skipGapLocked(now time.Time) {
+	if n.holds > 0 || len(n.pending) == 0 {
+		return
+	}
+	if top := n.pending[0]; top.rev > n.next && now.Sub(top.at) > gapTimeout {
+		n.next = top.rev
+	}
+	n.releaseLocked()
+}
+
+// drain tells whatever is still waiting, in order, gaps or not: the story
+// is over.
+func (n *narrator) drain() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.holds = 0
+	for len(n.pending) > 0 {
+		n.tellLocked(heap.Pop(&n.pending).(*line))
+	}
+}
+
+// Run watches every resource of c until ctx ends, from the resourceVersion
+// rv, and tells each change in revision order. It returns once its watches
+// have stopped, and tells what was still waiting.
+func (n *narrator) Run(ctx context.Context, c *apiserver.Server, now func() time.Time, rv string) error {
+	start, err := strconv.ParseInt(rv, 10, 64)
+	if err != nil {
+		return fmt.Errorf("demo: watching from %q: %w", rv, err)
+	}
+	n.mu.Lock()
+	n.now = now
+	n.next = start + 1 // a watch from rv delivers what comes after it
+	n.releaseLocked()
+	n.mu.Unlock()
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var resources []apiserver.ResourceInfo
+	for _, res := range c.Resources() {
+		if res.StoredAs == "" { // each stored object once: not again through another version
+			resources = append(resources, res)
+		}
+	}
 	var wg sync.WaitGroup
-	errs := make(chan error, len(watchedResources))
-	for _, res := range watchedResources {
-		w, err := c.Watch(ctx, res, "", apiserver.ListOptions{ResourceVersion: rv})
+	errs := make(chan error, len(resources))
+	for _, res := range resources {
+		w, err := c.Watch(ctx, res.Name(), "", apiserver.ListOptions{ResourceVersion: rv})
 		if err != nil {
-			return fmt.Errorf("demo: watching %s: %w", res, err)
+			cancel()
+			wg.Wait()
+			return fmt.Errorf("demo: watching %s: %w", res.Resource, err)
 		}
 		wg.Go(func() {
 			defer w.Stop()
@@ -165,28 +432,52 @@ func (n *narrator) Run(ctx context.Context, c apiserver.Client, now func() time.
 				}
 				var err error
 				buf, err = w.Poll(buf[:0], 0)
-				for _, ev := range buf {
-					n.observe(now(), ev)
-				}
+				n.arrived(now(), buf)
 				if err != nil {
 					if ctx.Err() == nil {
-						errs <- fmt.Errorf("demo: watch of %s ended: %w", res, err)
+						errs <- fmt.Errorf("demo: watch of %s ended: %w", res.Resource, err)
+						cancel()
 					}
 					return
 				}
 			}
 		})
 	}
+	wg.Go(func() {
+		tick := time.NewTicker(gapTimeout / 4)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				n.mu.Lock()
+				n.skipGapLocked(now())
+				n.mu.Unlock()
+			}
+		}
+	})
 	wg.Wait()
+	n.drain()
 	close(errs)
 	return <-errs
 }
 
-// observe narrates one watch event, if it is part of the story.
-func (n *narrator) observe(at time.Time, ev apiserver.WatchEvent) {
+// arrived queues watch events for their turn.
+func (n *narrator) arrived(at time.Time, evs []apiserver.WatchEvent) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	defer n.notifyLocked()
+	for _, ev := range evs {
+		rev, err := strconv.ParseInt(ev.Object.GetObjectMeta().ResourceVersion, 10, 64)
+		if err != nil {
+			continue // not a write (a bookmark would be; none is asked for)
+		}
+		n.pushLocked(&line{rev: rev, phase: phaseEvent, at: at, ev: ev})
+	}
+}
+
+// observeLocked tells one watch event, if it is part of the story.
+func (n *narrator) observeLocked(at time.Time, ev apiserver.WatchEvent) {
 	switch o := ev.Object.(type) {
 	case *api.Event:
 		if ev.Type == api.WatchAdded {
@@ -198,65 +489,105 @@ func (n *narrator) observe(at time.Time, ev apiserver.WatchEvent) {
 		n.endpoints(at, ev.Type, o)
 	case *api.Lease:
 		n.lease(at, o)
+	case *api.Node:
+		n.nodeStatus(at, ev.Type, o)
+	case *api.ReplicationController:
+		n.rcs[api.KeyOf(&o.Metadata)] = ev.Type != api.WatchDeleted && o.Metadata.DeletionTimestamp == nil
 	}
 }
 
-// event narrates an Event a controller recorded: that is how Kubernetes'
-// own components explain what they did (kubectl get events).
+// event tells an Event a component recorded: that is how Kubernetes' own
+// components explain what they did (kubectl get events).
 func (n *narrator) event(at time.Time, e *api.Event) {
 	actor := e.Source.Component
 	if e.ReportingController != "" && actor == "" {
 		actor = e.ReportingController
 	}
 	n.reasons[e.Reason]++
+	podKey := e.InvolvedObject.Namespace + "/" + e.InvolvedObject.Name
 	switch e.Reason {
-	case "SuccessfulCreate", "SuccessfulDelete":
-		line := e.Message
-		if n.expectations != nil {
-			key := e.InvolvedObject.Namespace + "/" + e.InvolvedObject.Name
-			if add, del, ok := n.expectations(key); ok {
-				line += fmt.Sprintf(" (expectations: %d creations, %d deletions not yet observed)", max(add, 0), max(del, 0))
-			}
-		}
-		n.sayLocked(at, actor, "%s", line)
+	case replication.ReasonSuccessfulCreate, replication.ReasonSuccessfulDelete:
+		n.sayLocked(at, actor, "%s%s", e.Message, expectationsNote(e))
 	case "Scheduled", "FailedScheduling":
 		n.sayLocked(at, "scheduler", "%s", e.Message)
-	case "FailedCreate", "FailedDelete", "NodeNotReady", "LeaderElection":
+	case "FailedCreate", "FailedDelete", "LeaderElection":
 		n.sayLocked(at, actor, "%s", e.Message)
-	case "Started", "Killing", "BackOff":
-		node := n.node[e.InvolvedObject.Namespace+"/"+e.InvolvedObject.Name]
+	case "NodeLost":
+		n.sayLocked(at, "node-lifecycle", "%s: %s", e.InvolvedObject.Name, e.Message)
+	case "Started", "Killing", "BackOff", "Unhealthy":
+		node := ""
+		if m := n.pods[podKey]; m != nil {
+			node = m.node
+		}
+		if node == "" {
+			node = e.Source.Host
+		}
 		n.sayLocked(at, "kubelet "+node, "%s: %s", e.InvolvedObject.Name, e.Message)
 	}
 }
 
-// pod narrates a pod becoming ready or not ready, failing, or going away.
+// expectationsNote reads the expectations the replication controller
+// recorded on its event when it acted; "" if it recorded none.
+func expectationsNote(e *api.Event) string {
+	add, okAdd := e.Metadata.Annotations[replication.AnnotationExpectedCreations]
+	del, okDel := e.Metadata.Annotations[replication.AnnotationExpectedDeletions]
+	if !okAdd || !okDel {
+		return ""
+	}
+	return fmt.Sprintf(" (expectations: %s creations, %s deletions not yet observed)", add, del)
+}
+
+// pod tells a pod becoming ready or not ready, failing, or going away.
 func (n *narrator) pod(at time.Time, typ string, p *api.Pod) {
 	key := api.KeyOf(&p.Metadata)
 	name := p.Metadata.Name
 	if typ == api.WatchDeleted {
-		delete(n.ready, key)
-		delete(n.failed, key)
-		delete(n.node, key)
+		delete(n.pods, key)
 		n.sayLocked(at, "apiserver", "pod %s is gone", name)
 		return
 	}
+	m := n.pods[key]
+	if m == nil {
+		m = &podMemo{}
+		n.pods[key] = m
+	}
 	if p.Spec.NodeName != "" {
-		n.node[key] = p.Spec.NodeName
+		m.node = p.Spec.NodeName
 	}
 	ready := api.IsPodReady(p)
-	was := n.ready[key]
-	n.ready[key] = ready
+	was := m.ready
+	m.ready = ready
+	m.running = m.running || p.Status.Phase == api.PodRunning
+	m.terminating = p.Metadata.DeletionTimestamp != nil
+	m.crashed = podCrashed(p)
+	m.restarts = restarts(p)
 	switch {
 	case p.Status.Phase == api.PodFailed:
-		if !n.failed[key] {
-			n.failed[key] = true
+		if !m.failed {
+			m.failed = true
 			n.sayLocked(at, "node-lifecycle", "pod %s failed: %s (%s)", name, p.Status.Reason, p.Status.Message)
 		}
 	case ready && !was:
 		n.sayLocked(at, "kubelet "+p.Spec.NodeName, "pod %s is ready at %s", name, p.Status.PodIP)
 	case !ready && was && p.Metadata.DeletionTimestamp == nil:
-		n.sayLocked(at, "kubelet "+p.Spec.NodeName, "pod %s is not ready (restarts: %d)", name, restarts(p))
+		// Who wrote it is in the condition: the node lifecycle controller
+		// marks the pods of a node that stopped reporting (reason
+		// NodeNotReady); otherwise it is the pod's own kubelet.
+		if c := readyCondition(p); c != nil && c.Reason == "NodeNotReady" {
+			n.sayLocked(at, "node-lifecycle", "pod %s is not ready: %s", name, c.Message)
+			return
+		}
+		n.sayLocked(at, "kubelet "+p.Spec.NodeName, "pod %s is not ready (restarts: %d)", name, m.restarts)
 	}
+}
+
+func readyCondition(p *api.Pod) *api.PodCondition {
+	for i := range p.Status.Conditions {
+		if p.Status.Conditions[i].Type == api.PodReady {
+			return &p.Status.Conditions[i]
+		}
+	}
+	return nil
 }
 
 func restarts(p *api.Pod) int32 {
@@ -267,7 +598,29 @@ func restarts(p *api.Pod) int32 {
 	return r
 }
 
-// endpoints narrates the addresses behind a Service when they change.
+// nodeStatus tells a node's Ready condition changing after it registered.
+func (n *narrator) nodeStatus(at time.Time, typ string, node *api.Node) {
+	name := node.Metadata.Name
+	var cond *api.NodeCondition
+	for i := range node.Status.Conditions {
+		if node.Status.Conditions[i].Type == api.NodeReady {
+			cond = &node.Status.Conditions[i]
+		}
+	}
+	up := cond == nil || cond.Status == api.ConditionTrue
+	was, known := n.nodeUp[name]
+	n.nodeUp[name] = up
+	if typ == api.WatchDeleted || !known || was == up || cond == nil {
+		return
+	}
+	if up {
+		n.sayLocked(at, "kubelet "+name, "node %s is Ready again: %s", name, cond.Message)
+		return
+	}
+	n.sayLocked(at, "node-lifecycle", "node %s is %s: %s", name, cond.Status, cond.Message)
+}
+
+// endpoints tells the addresses behind a Service when they change.
 func (n *narrator) endpoints(at time.Time, typ string, e *api.Endpoints) {
 	key := api.KeyOf(&e.Metadata)
 	if typ == api.WatchDeleted {
@@ -312,7 +665,7 @@ func endpointIPs(e *api.Endpoints) (ready, notReady []string) {
 	return ready, notReady
 }
 
-// lease narrates a change of a lease's holder.
+// lease tells a change of a lease's holder.
 func (n *narrator) lease(at time.Time, l *api.Lease) {
 	key := api.KeyOf(&l.Metadata)
 	holder := ""

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -19,7 +20,6 @@ import (
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/controllers/nodesim"
-	"github.com/miniplane/miniplane/controllers/replication"
 	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/informer"
 )
@@ -29,6 +29,8 @@ type planeConfig struct {
 	// Addr is where the HTTP API listens; "127.0.0.1:0" picks a free port.
 	Addr  string
 	Token string
+	// TLS, when set, makes the HTTP API serve HTTPS with it (tls.go).
+	TLS *tls.Config
 	// Instances is how many controller-manager instances run; with
 	// leader election off there must be one.
 	Instances int
@@ -96,6 +98,7 @@ func newPlane(cfg planeConfig) (*plane, error) {
 	var err error
 	p.srv, err = apiserver.New(apiserver.Config{
 		Clock: cfg.Clock, Rand: rand.New(rand.NewPCG(cfg.Seed, 0x6d696e69)),
+		Names:  apiserver.NewSeededNames(cfg.Seed), // the same pod names for one seed, whatever the goroutines' timing
 		Logger: cfg.Logger.Named("apiserver"),
 	})
 	if err != nil {
@@ -103,7 +106,7 @@ func newPlane(cfg planeConfig) (*plane, error) {
 	}
 	p.http, err = httpapi.New(httpapi.Config{
 		Server: p.srv, Clock: cfg.Clock, Logger: cfg.Logger.Named("http"), Token: cfg.Token,
-		Ready: p.isReady, Metrics: p.writeMetrics,
+		Ready: p.isReady, Metrics: p.writeMetrics, Logs: nodeLogs{p},
 	})
 	if err != nil {
 		return nil, err
@@ -142,12 +145,20 @@ func (p *plane) listen() error {
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", p.cfg.Addr, err)
 	}
+	if p.cfg.TLS != nil {
+		ln = tls.NewListener(ln, p.cfg.TLS)
+	}
 	p.ln = ln
 	return nil
 }
 
 // URL is the HTTP API's address, once listen has run.
-func (p *plane) URL() string { return "http://" + p.ln.Addr().String() }
+func (p *plane) URL() string {
+	if p.cfg.TLS != nil {
+		return "https://" + p.ln.Addr().String()
+	}
+	return "http://" + p.ln.Addr().String()
+}
 
 func (p *plane) now() time.Time { return p.clock.Now() }
 
@@ -282,20 +293,6 @@ func (p *plane) writeMetrics(w io.Writer) {
 	if err := workqueue.WritePrometheus(w, queues); err != nil {
 		p.log.Debug("writing workqueue metrics", zap.Error(err))
 	}
-}
-
-// expectations reports the leading replication controller's outstanding
-// expectations for the RC with the key.
-func (p *plane) expectations(rcKey string) (add, del int, ok bool) {
-	for _, in := range p.insts {
-		if !in.Health().Leading {
-			continue
-		}
-		if rc, isRC := in.Controllers()[manager.ReplicationController].(*replication.Controller); isRC {
-			return rc.Outstanding(rcKey)
-		}
-	}
-	return 0, 0, false
 }
 
 // leaseSettings are the instances' election settings.

@@ -42,7 +42,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	require.Eventually(t, cond, 20*time.Second, 10*time.Millisecond, what)
 }
 
-var urlLine = regexp.MustCompile(`serving the Kubernetes API on (http://127\.0\.0\.1:\d+)`)
+var urlLine = regexp.MustCompile(`serving the Kubernetes API on (https?://127\.0\.0\.1:\d+)`)
 
 // startServe runs `miniplane serve` in-process on a free loopback port and
 // returns its URL and a function that stops it with SIGTERM and returns
@@ -86,7 +86,8 @@ func TestServeStartsAnswersAndStopsCleanly(t *testing.T) {
 	stopSignals()
 	before := runtime.NumGoroutine()
 	url, stdout, stop := startServe(t)
-	assert.Contains(t, stdout.String(), "kubectl --server "+url)
+	assert.Contains(t, stdout.String(), "serving the Kubernetes API on "+url)
+	assert.Regexp(t, exportLine, stdout.String())
 
 	get := func(path string, hdr ...string) (int, []byte) {
 		req, err := http.NewRequest(http.MethodGet, url+path, nil)

@@ -29,7 +29,7 @@ type storyStats struct {
 	failover     time.Duration // leader crash to the new leader's first write
 	oldLeader    string
 	newLeader    string
-	deletedFirst []string // the pods the scale-down removed, in the order predicted
+	deletedFirst []string // the pods the scale-down removed, in the order the controller deleted them
 }
 
 const (
@@ -119,8 +119,42 @@ func (s *story) settled(ctx context.Context, n int) (bool, error) {
 	return slices.Equal(ready, ips) && len(notReady) == 0, nil
 }
 
-func (s *story) you(format string, a ...any) {
-	s.n.say(s.p.now(), "you (kubectl)", format, a...)
+// Who "you" are in a line: kubectl for what goes through the API, and what
+// else you do to the machines, which is not kubectl's.
+const (
+	youKubectl = "you (kubectl)"
+	youKill    = "you (kill -9)"
+	youFault   = "you (fault)"
+	youPower   = "you (power switch)"
+)
+
+// rev is the store's revision now.
+func (s *story) rev() int64 { return s.p.srv.Store().Rev() }
+
+// chapter prints a heading after what has happened so far.
+func (s *story) chapter(format string, a ...any) { s.n.chapterAfter(s.rev(), format, a...) }
+
+// plain prints a line of explanation after what has happened so far.
+func (s *story) plain(format string, a ...any) { s.n.plainAfter(s.rev(), format, a...) }
+
+// act does something as actor and tells it before anything it causes: do
+// returns the line. Nothing is told while it runs.
+func (s *story) act(actor string, do func() (string, error)) error {
+	s.n.hold()
+	defer s.n.unhold()
+	before := s.rev()
+	text, err := do()
+	if err != nil {
+		return err
+	}
+	s.n.sayAfter(before, s.p.now(), actor, "%s", text)
+	return nil
+}
+
+// catchUp waits until the narrator has told everything written so far.
+func (s *story) catchUp(ctx context.Context) error {
+	rev := s.rev()
+	return s.waitFor(ctx, "the narration to catch up", func() (bool, error) { return s.n.told(rev), nil })
 }
 
 // run tells the whole story.
@@ -137,7 +171,7 @@ func (s *story) run(ctx context.Context) error {
 		{"6. Delete the ReplicationController; the garbage collector cleans up", s.cleanup},
 	}
 	for _, st := range steps {
-		s.n.chapter("%s", st.title)
+		s.chapter("%s", st.title)
 		if err := st.do(ctx); err != nil {
 			return err
 		}
@@ -147,8 +181,8 @@ func (s *story) run(ctx context.Context) error {
 }
 
 func (s *story) election(ctx context.Context) error {
-	s.n.plain("Each instance runs the same controllers, but only the one holding the Lease")
-	s.n.plain("kube-system/kube-controller-manager may act; the others wait to take over.")
+	s.plain("Each instance runs the same controllers, but only the one holding the Lease")
+	s.plain("kube-system/kube-controller-manager may act; the others wait to take over.")
 	return s.waitFor(ctx, "a leader", func() (bool, error) { return s.p.leader() != "", nil })
 }
 
@@ -162,26 +196,34 @@ func (s *story) create(ctx context.Context) error {
 				Ports: []api.ContainerPort{{Name: "http", ContainerPort: 80}}}}},
 		}},
 	}
-	if _, err := s.c.Create(ctx, rc); err != nil {
-		return fmt.Errorf("demo: creating the RC: %w", err)
+	if err := s.act(youKubectl, func() (string, error) {
+		if _, err := s.c.Create(ctx, rc); err != nil {
+			return "", fmt.Errorf("demo: creating the RC: %w", err)
+		}
+		return "created replicationcontroller web: 3 replicas of nginx, label app=web", nil
+	}); err != nil {
+		return err
 	}
-	s.you("created replicationcontroller web: 3 replicas of nginx, label app=web")
 	svc := &api.Service{
 		Metadata: api.ObjectMeta{Namespace: demoNS, Name: demoName},
 		Spec:     api.ServiceSpec{Selector: demoLabels, Ports: []api.ServicePort{{Port: 80, TargetPort: api.FromString("http")}}},
 	}
-	created, err := s.c.Create(ctx, svc)
-	if err != nil {
-		return fmt.Errorf("demo: creating the Service: %w", err)
+	if err := s.act(youKubectl, func() (string, error) {
+		created, err := s.c.Create(ctx, svc)
+		if err != nil {
+			return "", fmt.Errorf("demo: creating the Service: %w", err)
+		}
+		return fmt.Sprintf("created service web (cluster IP %s) selecting app=web, port 80 -> named port http", created.(*api.Service).Spec.ClusterIP), nil
+	}); err != nil {
+		return err
 	}
-	s.you("created service web (cluster IP %s) selecting app=web, port 80 -> named port http", created.(*api.Service).Spec.ClusterIP)
-	s.n.plain("The replication controller sees 0 of 3 pods. It records an expectation of 3")
-	s.n.plain("creations, so that its next sync waits for the informer to see them instead of")
-	s.n.plain("creating 3 more, and creates them in slow-start batches of 1, then 2.")
+	s.plain("The replication controller sees 0 of 3 pods. It records an expectation of 3")
+	s.plain("creations, so that its next sync waits for the informer to see them instead of")
+	s.plain("creating 3 more, and creates them in slow-start batches of 1, then 2.")
 	if err := s.waitFor(ctx, "3 ready pods behind the service", func() (bool, error) { return s.settled(ctx, 3) }); err != nil {
 		return err
 	}
-	s.n.plain("Desired state reached: 3 pods ready, and the Service's Endpoints list all 3.")
+	s.plain("Desired state reached: 3 pods ready, and the Service's Endpoints list all 3.")
 	return nil
 }
 
@@ -197,51 +239,147 @@ func (s *story) scale(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	predicted := replication.PodsToDelete(pods, pods, 3, s.p.now())
-	var names, why []string
-	for _, p := range predicted {
-		names = append(names, p.Metadata.Name)
-		why = append(why, fmt.Sprintf("%s (%s)", p.Metadata.Name, podRankNote(p, s.p.now())))
+	ranked, now, err := s.stableRanking(ctx, pods)
+	if err != nil {
+		return err
 	}
-	s.stats.deletedFirst = names
-	s.n.plain("Scaling down, the controller ranks its pods: unscheduled before scheduled, pending")
-	s.n.plain("before running, not ready before ready, then ready for the shortest time first,")
-	s.n.plain("more restarts first, newest first. replication.PodsToDelete predicts:")
-	s.n.plain("  %s", strings.Join(why, ", "))
+	const goes = 3
+	var names []string
+	for _, p := range ranked[:goes] {
+		names = append(names, p.Metadata.Name)
+	}
+	s.plain("Scaling down, the controller ranks its pods: unscheduled before scheduled, pending")
+	s.plain("before running, not ready before ready, then ready for the shortest time first,")
+	s.plain("more restarts first, newest first. It compares the pods as the API stores them:")
+	s.plain("times to the second (it is %s UTC now), ages in log2 buckets, so pods made", now.UTC().Format("15:04:05.0"))
+	s.plain("within a second or so tie, and then their uid decides. replication.PodsToDelete:")
+	for i, p := range ranked {
+		fate := "goes"
+		if i >= goes {
+			fate = "stays"
+		}
+		s.plain("  %d. %s %-5s  %s", i+1, p.Metadata.Name, fate, podRankFacts(p))
+		if i+1 < len(ranked) {
+			s.plain("       before %s: %s", ranked[i+1].Metadata.Name, replication.RankRuleOf(p, ranked[i+1], nil, now))
+		}
+	}
 	if err := s.setReplicas(ctx, 2); err != nil {
 		return err
 	}
-	return s.waitFor(ctx, "2 ready pods", func() (bool, error) {
-		ok, err := s.settled(ctx, 2)
-		if !ok || err != nil {
-			return ok, err
+	if err := s.waitFor(ctx, "2 ready pods", func() (bool, error) { return s.settled(ctx, 2) }); err != nil {
+		return err
+	}
+	return s.compareRanking(ctx, pods, names, now)
+}
+
+// compareRanking tells whether the controller deleted the pods predicted,
+// from what it recorded on its SuccessfulDelete events: which pods, and
+// the time it ranked them at. When it chose others, it says why, by
+// ranking the same pods at the controller's time: a moment later, two
+// pods' ages may fall in one log2 bucket and their uids decide.
+func (s *story) compareRanking(ctx context.Context, pods []*api.Pod, predicted []string, predictedAt time.Time) error {
+	evs, _, err := apiserver.For[*api.Event](s.c).List(ctx, demoNS, apiserver.ListOptions{FieldSelector: "involvedObject.name=" + demoName})
+	if err != nil {
+		return err
+	}
+	var deleted []string
+	var rankedAt time.Time
+	for _, e := range evs {
+		name, ok := strings.CutPrefix(e.Message, "Deleted pod: ")
+		if e.Reason != replication.ReasonSuccessfulDelete || !ok {
+			continue
 		}
-		left, err := s.webPods(ctx)
-		for _, p := range left {
-			if slices.Contains(names, p.Metadata.Name) {
-				return false, fmt.Errorf("pod %s was predicted to go but stayed", p.Metadata.Name)
+		deleted = append(deleted, name)
+		if t, err := time.Parse(time.RFC3339Nano, e.Metadata.Annotations[replication.AnnotationRankedAt]); err == nil {
+			rankedAt = t
+		}
+	}
+	s.stats.deletedFirst = deleted
+	at := rankedAt.UTC().Format("15:04:05.00")
+	if slices.Equal(slices.Sorted(slices.Values(deleted)), slices.Sorted(slices.Values(predicted))) {
+		s.plain("The controller ranked them at %s UTC (its SuccessfulDelete events say so) and deleted", at)
+		s.plain("the three predicted.")
+		return nil
+	}
+	s.plain("The controller ranked them at %s UTC, %.1fs after the prediction, and deleted %s.",
+		at, rankedAt.Sub(predictedAt).Seconds(), strings.Join(deleted, ", "))
+	var went, stayed *api.Pod
+	for _, p := range pods {
+		switch name := p.Metadata.Name; {
+		case slices.Contains(deleted, name) && !slices.Contains(predicted, name) && went == nil:
+			went = p
+		case slices.Contains(predicted, name) && !slices.Contains(deleted, name) && stayed == nil:
+			stayed = p
+		}
+	}
+	again := replication.PodsToDelete(pods, nil, len(deleted), rankedAt)
+	var againNames []string
+	for _, p := range again {
+		againNames = append(againNames, p.Metadata.Name)
+	}
+	if went != nil && stayed != nil && slices.Equal(slices.Sorted(slices.Values(againNames)), slices.Sorted(slices.Values(deleted))) {
+		s.plain("Ranked at that time, %s goes before %s: %s.", went.Metadata.Name, stayed.Metadata.Name,
+			replication.RankRuleOf(went, stayed, nil, rankedAt))
+		return nil
+	}
+	s.plain("Ranked at that time, the pods as the story saw them give %s: the controller's cache", strings.Join(againNames, ", "))
+	s.plain("held other versions of them.")
+	return nil
+}
+
+// rankingWindow is how far ahead a prediction of the scale-down must hold:
+// the controller ranks the pods with its own clock a moment after the
+// story does, and a pod's age may cross a log2 bucket's bound meanwhile.
+const rankingWindow = time.Second
+
+// stableRanking returns every pod in the order replication.PodsToDelete
+// ranks them, and the time it ranked them at, once that order is the same
+// at every point of the next rankingWindow (it waits, a tenth of a second
+// at a time, while a bucket bound is near).
+func (s *story) stableRanking(ctx context.Context, pods []*api.Pod) ([]*api.Pod, time.Time, error) {
+	// The demo's RC has no owner, so no other pods are related to its own:
+	// the controller passes none (relatedPods), and so does the prediction.
+	rank := func(now time.Time) []*api.Pod {
+		ranked := replication.PodsToDelete(pods, nil, len(pods)-1, now)
+		for _, p := range pods {
+			if !slices.Contains(ranked, p) {
+				ranked = append(ranked, p) // the last, which nothing outranks
 			}
 		}
-		return true, err
+		return ranked
+	}
+	var ranked []*api.Pod
+	var now time.Time
+	err := s.waitFor(ctx, "a scale-down ranking that holds for a second", func() (bool, error) {
+		now = s.p.now()
+		ranked = rank(now)
+		for d := rankingWindow / 10; d <= rankingWindow; d += rankingWindow / 10 {
+			if !slices.Equal(rank(now.Add(d)), ranked) {
+				return false, nil
+			}
+		}
+		return true, nil
 	})
+	return ranked, now, err
 }
 
 func (s *story) setReplicas(ctx context.Context, n int32) error {
-	for range 5 { // a conflict means the RC moved under us; read and retry
-		scale, err := s.p.srv.GetScale(ctx, demoNS, demoName)
-		if err != nil {
-			return fmt.Errorf("demo: reading the scale: %w", err)
+	return s.act(youKubectl, func() (string, error) {
+		for range 5 { // a conflict means the RC moved under us; read and retry
+			scale, err := s.p.srv.GetScale(ctx, demoNS, demoName)
+			if err != nil {
+				return "", fmt.Errorf("demo: reading the scale: %w", err)
+			}
+			scale.Spec.Replicas = n
+			if _, err = s.p.srv.UpdateScale(ctx, demoNS, scale); err == nil {
+				return fmt.Sprintf("scaled replicationcontroller web to %d", n), nil
+			}
+			if !apiserver.IsConflict(err) {
+				return "", fmt.Errorf("demo: scaling: %w", err)
+			}
 		}
-		scale.Spec.Replicas = n
-		if _, err = s.p.srv.UpdateScale(ctx, demoNS, scale); err == nil {
-			s.you("scaled replicationcontroller web to %d", n)
-			return nil
-		}
-		if !apiserver.IsConflict(err) {
-			return fmt.Errorf("demo: scaling: %w", err)
-		}
-	}
-	return fmt.Errorf("demo: scaling web to %d kept conflicting", n)
+		return "", fmt.Errorf("demo: scaling web to %d kept conflicting", n)
+	})
 }
 
 func (s *story) crash(ctx context.Context) error {
@@ -250,12 +388,16 @@ func (s *story) crash(ctx context.Context) error {
 		return fmt.Errorf("demo: no pod to crash: %w", err)
 	}
 	victim := pods[0]
-	s.n.plain("restartPolicy is Always, so the kubelet restarts a crashed container in place;")
-	s.n.plain("while it is down the pod is not ready and the endpoints controller moves it aside.")
-	if err := s.p.nodes.CrashPod(ctx, demoNS, victim.Metadata.Name); err != nil {
-		return fmt.Errorf("demo: crashing %s: %w", victim.Metadata.Name, err)
+	s.plain("restartPolicy is Always, so the kubelet restarts a crashed container in place;")
+	s.plain("while it is down the pod is not ready and the endpoints controller moves it aside.")
+	if err := s.act(youFault, func() (string, error) {
+		if err := s.p.nodes.CrashPod(ctx, demoNS, victim.Metadata.Name); err != nil {
+			return "", fmt.Errorf("demo: crashing %s: %w", victim.Metadata.Name, err)
+		}
+		return fmt.Sprintf("crashed the container of pod %s (exit code 1)", victim.Metadata.Name), nil
+	}); err != nil {
+		return err
 	}
-	s.you("crashed the container of pod %s", victim.Metadata.Name)
 	if err := s.waitFor(ctx, "the crashed pod to restart", func() (bool, error) {
 		p, err := apiserver.For[*api.Pod](s.c).Get(ctx, demoNS, victim.Metadata.Name)
 		if err != nil {
@@ -274,12 +416,16 @@ func (s *story) crash(ctx context.Context) error {
 		return fmt.Errorf("demo: no pod left to lose: %w", err)
 	}
 	node := pods[len(pods)-1].Spec.NodeName
-	s.n.plain("A whole node now: its pods are marked not ready at once, and Failed (NodeLost)")
-	s.n.plain("after the eviction timeout. A failed pod no longer counts, so the RC replaces it.")
-	if err := s.p.nodes.NodeDown(ctx, node); err != nil {
-		return fmt.Errorf("demo: taking %s down: %w", node, err)
+	s.plain("A whole node now: its pods are marked not ready at once, and Failed (NodeLost)")
+	s.plain("after the eviction timeout. A failed pod no longer counts, so the RC replaces it.")
+	if err := s.act(youPower, func() (string, error) {
+		if err := s.p.nodes.NodeDown(ctx, node); err != nil {
+			return "", fmt.Errorf("demo: taking %s down: %w", node, err)
+		}
+		return fmt.Sprintf("pulled the plug on %s", node), nil
+	}); err != nil {
+		return err
 	}
-	s.you("pulled the plug on %s", node)
 	if err := s.waitFor(ctx, "the lost pods to be replaced", func() (bool, error) {
 		ok, err := s.settled(ctx, 2)
 		if !ok || err != nil {
@@ -295,29 +441,34 @@ func (s *story) crash(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	if err := s.p.nodes.NodeUp(ctx, node); err != nil {
-		return fmt.Errorf("demo: bringing %s back: %w", node, err)
-	}
-	s.you("brought %s back", node)
-	return nil
+	return s.act(youPower, func() (string, error) {
+		if err := s.p.nodes.NodeUp(ctx, node); err != nil {
+			return "", fmt.Errorf("demo: bringing %s back: %w", node, err)
+		}
+		return fmt.Sprintf("brought %s back", node), nil
+	})
 }
 
 func (s *story) failover(ctx context.Context) error {
 	old := s.p.leader()
 	lease := s.p.leaseSettings()
-	s.n.plain("The leader is killed without releasing its lease. The others must wait one lease")
-	s.n.plain("duration (%s) after the last renewal they saw; the dead leader's write guard", lease.LeaseDuration)
-	s.n.plain("closed %s after its last renewal, so two leaders never write at once.", lease.RenewDeadline)
+	s.plain("The leader is killed without releasing its lease. The others must wait one lease")
+	s.plain("duration (%s) after the last renewal they saw; the dead leader's write guard", lease.LeaseDuration)
+	s.plain("closed %s after its last renewal, so two leaders never write at once.", lease.RenewDeadline)
 	killedAt := s.p.now()
-	if err := s.p.killLeader(); err != nil {
+	if err := s.act(youKill, func() (string, error) {
+		if err := s.p.killLeader(); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("killed controller manager %s (no clean shutdown)", old), nil
+	}); err != nil {
 		return err
 	}
-	s.you("killed controller manager %s (no clean shutdown)", old)
 	// Ask for work while nobody leads: the new leader's first reconcile does it.
 	if err := s.setReplicas(ctx, 3); err != nil {
 		return err
 	}
-	s.n.plain("Nobody acts on that yet: no instance holds the lease.")
+	s.plain("Nobody acts on that yet: no instance holds the lease.")
 	if err := s.waitFor(ctx, "a new leader", func() (bool, error) {
 		l := s.p.leader()
 		return l != "" && l != old, nil
@@ -330,57 +481,72 @@ func (s *story) failover(ctx context.Context) error {
 	}
 	if first, ok := s.p.firstWriteAfter(killedAt); ok {
 		s.stats.failover = first.Sub(killedAt)
-		s.n.plain("From the crash to the new leader's first write: %.1fs (its caches were built from", s.stats.failover.Seconds())
-		s.n.plain("scratch and its expectations start empty, as in a restarted process).")
+		s.plain("From the crash to the new leader's first write: %.1fs (its caches were built from", s.stats.failover.Seconds())
+		s.plain("scratch and its expectations start empty, as in a restarted process).")
 	}
 	return nil
 }
 
 func (s *story) cleanup(ctx context.Context) error {
-	s.n.plain("Deleting with propagationPolicy=Background removes the RC at once; its pods carry")
-	s.n.plain("an ownerReference to it, so the garbage collector deletes them next.")
+	s.plain("Deleting with propagationPolicy=Background removes the RC at once; its pods carry")
+	s.plain("an ownerReference to it, so the garbage collector deletes them next.")
 	bg := api.DeletePropagationBackground
-	if _, err := s.c.Delete(ctx, apiserver.ReplicationControllers, demoNS, demoName, api.DeleteOptions{PropagationPolicy: &bg}); err != nil {
-		return fmt.Errorf("demo: deleting the RC: %w", err)
+	if err := s.act(youKubectl, func() (string, error) {
+		if _, err := s.c.Delete(ctx, apiserver.ReplicationControllers, demoNS, demoName, api.DeleteOptions{PropagationPolicy: &bg}); err != nil {
+			return "", fmt.Errorf("demo: deleting the RC: %w", err)
+		}
+		return "deleted replicationcontroller web (cascade: background)", nil
+	}); err != nil {
+		return err
 	}
-	s.you("deleted replicationcontroller web (cascade: background)")
 	return s.waitFor(ctx, "the pods to be gone", func() (bool, error) {
 		pods, _, err := apiserver.For[*api.Pod](s.c).List(ctx, demoNS, apiserver.ListOptions{LabelSelector: "app=web"})
 		return len(pods) == 0, err
 	})
 }
 
-// summary is the closing screen.
-func (s *story) summary(elapsed time.Duration) {
-	s.n.chapter("Summary (%.1fs)", elapsed.Seconds())
-	s.n.plain("pods created by the replication controller: %d; deleted by it: %d; by the garbage collector: the rest",
+// summary is the closing screen, once the narration has caught up (its
+// counts are of the events it told).
+func (s *story) summary(ctx context.Context, elapsed time.Duration) error {
+	if err := s.catchUp(ctx); err != nil {
+		return err
+	}
+	s.chapter("Summary (%.1fs)", elapsed.Seconds())
+	s.plain("pods created by the replication controller: %d; deleted by it: %d; by the garbage collector: the rest",
 		s.n.count("SuccessfulCreate"), s.n.count("SuccessfulDelete"))
-	s.n.plain("scale-down removed first, as replication.PodsToDelete ranked them: %s", strings.Join(s.stats.deletedFirst, ", "))
+	s.plain("scale-down removed first, as the controller ranked them: %s", strings.Join(s.stats.deletedFirst, ", "))
 	if s.stats.newLeader != "" {
-		s.n.plain("leader %s crashed; %s took over, first write %.1fs after the crash (lease %s)",
+		s.plain("leader %s crashed; %s took over, first write %.1fs after the crash (lease %s)",
 			s.stats.oldLeader, s.stats.newLeader, s.stats.failover.Seconds(), s.p.leaseSettings().LeaseDuration)
 	}
-	s.n.plain("store revision %d: every write, by anyone, moved it by exactly one", s.p.srv.Store().Rev())
-	s.n.plain("")
-	s.n.plain("Read next: controllers/replication (expectations, ranking), controllers/endpoints,")
-	s.n.plain("election (the write guard), and sim: replay any run, faults included, from a seed.")
-	s.n.plain("Run it again with --keep-running and point kubectl at it.")
+	s.plain("store revision %d: every write, by anyone, moved it by exactly one", s.p.srv.Store().Rev())
+	s.plain("")
+	s.plain("Read next: controllers/replication (expectations, ranking), controllers/endpoints,")
+	s.plain("election (the write guard), and sim: replay any run, faults included, from a seed.")
+	s.plain("Run it again with --keep-running and point kubectl at it.")
+	return nil
 }
 
-// podRankNote says what the deletion ranking looks at for a pod.
-func podRankNote(p *api.Pod, now time.Time) string {
+// podRankFacts says what the deletion ranking compares of a pod, as the
+// API stores it: its timestamps are whole seconds (UTC), so a pod that
+// became ready at 4.9s past a second shows, and ranks, as ready at that
+// second.
+func podRankFacts(p *api.Pod) string {
+	const clock = "15:04:05"
+	var state string
 	switch {
 	case p.Spec.NodeName == "":
-		return "not scheduled"
+		state = "not scheduled"
 	case p.Status.Phase != api.PodRunning:
-		return string(p.Status.Phase)
+		state = string(p.Status.Phase)
 	case !api.IsPodReady(p):
-		return "not ready"
-	}
-	for _, c := range p.Status.Conditions {
-		if c.Type == api.PodReady && !c.LastTransitionTime.IsZero() {
-			return fmt.Sprintf("ready for %.1fs, %d restarts", now.Sub(c.LastTransitionTime.Time).Seconds(), restarts(p))
+		state = "not ready"
+	default:
+		state = "ready"
+		if c := readyCondition(p); c != nil && !c.LastTransitionTime.IsZero() {
+			state = "ready since " + c.LastTransitionTime.UTC().Format(clock)
 		}
 	}
-	return "ready"
+	return fmt.Sprintf("%s, %d restarts, created %s, uid %s…", state, restarts(p),
+		p.Metadata.CreationTimestamp.UTC().Format(clock), string(p.Metadata.UID)[:8])
 }

@@ -45,8 +45,9 @@ const (
 	// maxTerminationDelay caps the default TerminationDelay: a simulated
 	// container stops within a second of SIGTERM, or at once with grace 0.
 	maxTerminationDelay = time.Second
-	// KubeletVersion is what the simulated nodes report.
-	KubeletVersion = "v1.37.0-miniplane"
+	// KubeletVersion is what the simulated nodes report: the API server's
+	// version, as on a cluster whose kubelets match it.
+	KubeletVersion = apiserver.GitVersion
 )
 
 // MaxNodes is the most nodes nodesim simulates: one /24 pod range each in
@@ -102,6 +103,7 @@ type Controller struct {
 	log    *zap.Logger
 	rec    *apiserver.EventRecorder
 	queue  *workqueue.Queue[string]
+	logs   *logs // the containers' logs (logs.go), with a lock of their own
 
 	podInf, nodeInf *informer.Informer
 	podReg, nodeReg *informer.Registration
@@ -186,6 +188,7 @@ func New(cfg Config) (*Controller, error) {
 	c := &Controller{
 		cfg: cfg, client: cfg.Client, binder: binder, clock: cfg.Clock, log: log.Named("nodesim"), rec: cfg.Recorder,
 		queue:         workqueue.New(workqueue.Config[string]{Name: "nodesim", Clock: cfg.Clock, Metrics: true}),
+		logs:          newLogs(),
 		podInf:        cfg.Factory.ForResource(apiserver.Pods),
 		nodeInf:       cfg.Factory.ForResource(apiserver.Nodes),
 		state:         make(map[string]*podState),
@@ -369,6 +372,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 
 // forget drops what is remembered of a pod that is gone, freeing its IP.
 func (c *Controller) forget(key string) {
+	c.logs.forget(key)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if st, ok := c.state[key]; ok && st.ip != "" && c.ips[st.node][st.addr] == key {

@@ -80,7 +80,7 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 	case actNodeLost:
 		status = nodeLostStatus(pod, now)
 	case actConfirmDelete:
-		return c.confirmDelete(ctx, key, pod)
+		return c.confirmDelete(ctx, key, pod, now)
 	}
 	// A shallow copy: the status is new, and the Client neither changes
 	// nor keeps what it is given (the API server copies it, as a remote
@@ -100,6 +100,7 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 		}
 		return fmt.Errorf("nodesim: %s %s: %w", act, key, err)
 	}
+	c.logWrite(key, cp, act, now)
 	c.afterWrite(ctx, key, cp, act)
 	return nil
 }
@@ -149,7 +150,7 @@ func (c *Controller) afterWrite(ctx context.Context, key string, pod *api.Pod, a
 // confirmDelete is the kubelet's last word on a terminating pod: its
 // containers have stopped, so it deletes the pod with grace 0, on condition
 // that it is still the same pod.
-func (c *Controller) confirmDelete(ctx context.Context, key string, pod *api.Pod) error {
+func (c *Controller) confirmDelete(ctx context.Context, key string, pod *api.Pod, now time.Time) error {
 	uid := pod.Metadata.UID
 	_, err := c.client.Delete(ctx, apiserver.Pods, pod.Metadata.Namespace, pod.Metadata.Name, api.DeleteOptions{
 		GracePeriodSeconds: ptr(int64(0)),
@@ -158,6 +159,7 @@ func (c *Controller) confirmDelete(ctx context.Context, key string, pod *api.Pod
 	if err != nil && !apiserver.IsNotFound(err) {
 		return fmt.Errorf("nodesim: confirm deletion of %s: %w", key, err)
 	}
+	c.logStop(key, pod, now)
 	c.log.Info("pod deletion confirmed", zap.String("pod", key))
 	return nil
 }

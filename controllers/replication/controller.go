@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"time"
 
 	"go.uber.org/zap"
@@ -451,7 +452,7 @@ func (c *Controller) manageReplicas(ctx context.Context, key string, rc *api.Rep
 		// the create calls even return.
 		c.expectations.ExpectCreations(key, create)
 		successes, err := SlowStart(create, SlowStartInitialBatchSize, func() error {
-			return c.createPod(ctx, rc)
+			return c.createPod(ctx, key, rc)
 		})
 		// Creates that failed or were never attempted will never be
 		// observed: stop waiting for them.
@@ -462,7 +463,8 @@ func (c *Controller) manageReplicas(ctx context.Context, key string, rc *api.Rep
 	case del > 0:
 		c.log.Info("too many replicas, deleting", zap.String("key", key),
 			zap.Int32("want", replicasOf(rc)), zap.Int("have", len(owned)), zap.Int("deleting", del))
-		victims := PodsToDelete(owned, c.relatedPods(rc), del, c.clock.Now())
+		rankedAt := c.clock.Now()
+		victims := PodsToDelete(owned, c.relatedPods(rc), del, rankedAt)
 		podKeys := make([]string, len(victims))
 		for i, p := range victims {
 			podKeys[i] = api.KeyOf(&p.Metadata)
@@ -470,7 +472,7 @@ func (c *Controller) manageReplicas(ctx context.Context, key string, rc *api.Rep
 		c.expectations.ExpectDeletions(key, podKeys)
 		var first error
 		for i, p := range victims {
-			if err := c.deletePodFor(ctx, rc, p); err != nil {
+			if err := c.deletePodFor(ctx, key, rc, p, rankedAt); err != nil {
 				// This deletion will not be observed (or already was).
 				c.expectations.DeletionObserved(key, podKeys[i])
 				if !apiserver.IsNotFound(err) && first == nil {
@@ -514,16 +516,19 @@ func (c *Controller) relatedPods(rc *api.ReplicationController) []*api.Pod {
 	return out
 }
 
-// createPod creates one pod from rc's template, owned by rc.
-func (c *Controller) createPod(ctx context.Context, rc *api.ReplicationController) error {
+// createPod creates one pod from rc's template, owned by rc, whose key is
+// key. Its SuccessfulCreate event carries the expectations as they were
+// just before the create (expectationAnnotations).
+func (c *Controller) createPod(ctx context.Context, key string, rc *api.ReplicationController) error {
 	pod, err := PodFromTemplate(rc)
 	if err == nil {
+		facts := c.expectationAnnotations(key)
 		var created api.Object
 		created, err = c.client.Create(ctx, pod)
 		if err == nil {
 			p := created.(*api.Pod)
 			c.log.Debug("created pod", zap.String("pod", api.KeyOf(&p.Metadata)))
-			c.event(ctx, rc, api.EventTypeNormal, ReasonSuccessfulCreate, "Created pod: %s", p.Metadata.Name)
+			c.annotatedEvent(ctx, rc, facts, api.EventTypeNormal, ReasonSuccessfulCreate, "Created pod: %s", p.Metadata.Name)
 			return nil
 		}
 		if apiserver.HasCause(err, apiserver.CauseNamespaceTerminating) {
@@ -536,11 +541,15 @@ func (c *Controller) createPod(ctx context.Context, rc *api.ReplicationControlle
 
 // deletePodFor deletes one of rc's pods. NotFound is returned as is (the
 // caller does not count it as a failure) and gets no event.
-func (c *Controller) deletePodFor(ctx context.Context, rc *api.ReplicationController, pod *api.Pod) error {
+func (c *Controller) deletePodFor(ctx context.Context, key string, rc *api.ReplicationController, pod *api.Pod, rankedAt time.Time) error {
+	facts := c.expectationAnnotations(key)
+	if facts != nil {
+		facts[AnnotationRankedAt] = rankedAt.UTC().Format(time.RFC3339Nano)
+	}
 	_, err := c.client.Delete(ctx, apiserver.Pods, pod.Metadata.Namespace, pod.Metadata.Name, api.DeleteOptions{})
 	switch {
 	case err == nil:
-		c.event(ctx, rc, api.EventTypeNormal, ReasonSuccessfulDelete, "Deleted pod: %s", pod.Metadata.Name)
+		c.annotatedEvent(ctx, rc, facts, api.EventTypeNormal, ReasonSuccessfulDelete, "Deleted pod: %s", pod.Metadata.Name)
 		return nil
 	case apiserver.IsNotFound(err):
 		return err
@@ -584,9 +593,40 @@ func controllerRef(rc *api.ReplicationController) api.OwnerReference {
 	}
 }
 
+// Annotations on the SuccessfulCreate and SuccessfulDelete events: the
+// creations and deletions the controller still waited for, for the RC, just
+// before it made that create or delete (so the pod it names counts among
+// them). A reader that asked the controller later would get a later answer:
+// the informer may have seen the pod meanwhile. The demo narrates these.
+// A SuccessfulDelete event also carries the time the controller ranked its
+// pods at (PodsToDelete's now): ages are compared in log2 buckets, so the
+// same pods can rank differently a moment later.
+const (
+	AnnotationExpectedCreations = "replication.miniplane.io/expected-creations"
+	AnnotationExpectedDeletions = "replication.miniplane.io/expected-deletions"
+	AnnotationRankedAt          = "replication.miniplane.io/ranked-at"
+)
+
+// expectationAnnotations reads the expectations of the RC with key now.
+func (c *Controller) expectationAnnotations(key string) map[string]string {
+	if c.recorder == nil {
+		return nil
+	}
+	add, del, _ := c.expectations.Get(key)
+	return map[string]string{
+		AnnotationExpectedCreations: strconv.Itoa(max(add, 0)),
+		AnnotationExpectedDeletions: strconv.Itoa(max(del, 0)),
+	}
+}
+
 // event records an event when the controller has a recorder. A failure to
 // record is logged, not returned: events are best effort.
 func (c *Controller) event(ctx context.Context, rc *api.ReplicationController, typ, reason, format string, args ...any) {
+	c.annotatedEvent(ctx, rc, nil, typ, reason, format, args...)
+}
+
+// annotatedEvent is event with annotations on the Event.
+func (c *Controller) annotatedEvent(ctx context.Context, rc *api.ReplicationController, annotations map[string]string, typ, reason, format string, args ...any) {
 	if c.recorder == nil {
 		return
 	}
@@ -595,7 +635,7 @@ func (c *Controller) event(ctx context.Context, rc *api.ReplicationController, t
 		obj = rc.DeepCopy()
 		obj.TypeMeta = api.TypeMeta{APIVersion: controllerAPIVersion, Kind: controllerKind}
 	}
-	if err := c.recorder.Eventf(ctx, obj, typ, reason, format, args...); err != nil {
+	if err := c.recorder.AnnotatedEventf(ctx, obj, annotations, typ, reason, format, args...); err != nil {
 		c.log.Debug("recording event failed", zap.String("reason", reason), zap.Error(err))
 	}
 }

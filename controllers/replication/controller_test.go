@@ -45,6 +45,10 @@ type faultyClient struct {
 	podDeleteErr error
 	// getRC, if set, rewrites the replication controllers Get returns.
 	getRC func(*api.ReplicationController) *api.ReplicationController
+	// afterWrite, if set, runs after each successful pod create or delete,
+	// before the call returns: a seam to let the informers run between a
+	// sync's writes.
+	afterWrite func()
 	// clock, if set, times the trace.
 	clock *clock.Fake
 	// trace lists the writes that succeeded, one line each.
@@ -78,6 +82,9 @@ func (f *faultyClient) Create(ctx context.Context, obj api.Object) (api.Object, 
 	out, err := f.Server.Create(ctx, obj)
 	if p, ok := out.(*api.Pod); ok {
 		f.note(err, "create pod %s", api.KeyOf(&p.Metadata))
+		if err == nil && f.afterWrite != nil {
+			f.afterWrite()
+		}
 	}
 	return out, err
 }
@@ -132,6 +139,9 @@ func (f *faultyClient) Delete(ctx context.Context, resource, namespace, name str
 	out, err := f.Server.Delete(ctx, resource, namespace, name, opts)
 	if resource == apiserver.Pods {
 		f.note(err, "delete pod %s/%s", namespace, name)
+		if err == nil && f.afterWrite != nil {
+			f.afterWrite()
+		}
 	}
 	return out, err
 }
@@ -438,6 +448,76 @@ func TestWithoutExpectationsPlantsTheBug(t *testing.T) {
 			assert.LessOrEqual(t, add, 0, "every create observed")
 		})
 	}
+}
+
+// TestEventsCarryTheExpectationsAtEachWrite: each SuccessfulCreate and
+// SuccessfulDelete event carries the expectations the controller held just
+// before that write, the pod it names included. Here the informer sees each
+// pod before the next write, so the figures count down within one sync; a
+// reader asking the controller afterwards would see 0 for all of them.
+func TestEventsCarryTheExpectationsAtEachWrite(t *testing.T) {
+	h := newHarness(t, 0, true)
+	h.createRC("web", 3)
+	h.syncInformers()
+	h.client.afterWrite = func() { h.syncInformers() }
+	h.syncOnce()
+
+	facts := func(reason string) []string {
+		var out []string
+		for _, e := range events(t, h.srv, reason) {
+			out = append(out, e.Message+" creations="+e.Metadata.Annotations[AnnotationExpectedCreations]+
+				" deletions="+e.Metadata.Annotations[AnnotationExpectedDeletions])
+		}
+		slices.Sort(out)
+		return out
+	}
+	created := h.client.traceLines("create pod default/")
+	require.Len(t, created, 3)
+	assert.Equal(t, []string{
+		"Created pod: " + created[0] + " creations=3 deletions=0",
+		"Created pod: " + created[1] + " creations=2 deletions=0",
+		"Created pod: " + created[2] + " creations=1 deletions=0",
+	}, sortedLike(facts(ReasonSuccessfulCreate), created))
+	add, del, _ := h.c.Outstanding("default/web")
+	assert.Equal(t, [2]int{0, 0}, [2]int{add, del}, "all observed by now")
+
+	h.scale("web", 1)
+	h.syncInformers()
+	h.syncOnce()
+	deleted := h.client.traceLines("delete pod default/")
+	require.Len(t, deleted, 2)
+	assert.Equal(t, []string{
+		"Deleted pod: " + deleted[0] + " creations=0 deletions=2",
+		"Deleted pod: " + deleted[1] + " creations=0 deletions=1",
+	}, sortedLike(facts(ReasonSuccessfulDelete), deleted))
+	for _, e := range events(t, h.srv, ReasonSuccessfulDelete) {
+		assert.Equal(t, h.clk.Now().UTC().Format(time.RFC3339Nano), e.Metadata.Annotations[AnnotationRankedAt], "the time PodsToDelete ranked at")
+	}
+}
+
+// traceLines returns the pod names of the trace's lines that start with
+// prefix, in the order the writes happened.
+func (f *faultyClient) traceLines(prefix string) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, l := range f.trace {
+		if _, rest, ok := strings.Cut(l, prefix); ok {
+			out = append(out, strings.Fields(rest)[0])
+		}
+	}
+	return out
+}
+
+// sortedLike orders lines by the position of the pod name each contains in
+// names.
+func sortedLike(lines, names []string) []string {
+	out := slices.Clone(lines)
+	pos := func(l string) int {
+		return slices.IndexFunc(names, func(n string) bool { return strings.Contains(l, ": "+n+" ") })
+	}
+	slices.SortFunc(out, func(a, b string) int { return pos(a) - pos(b) })
+	return out
 }
 
 func TestSlowStartWithFailures(t *testing.T) {

@@ -87,42 +87,95 @@ func phaseOrder(p api.PodPhase) int {
 // Pods equal by every rule are ordered by UID, which the apiserver draws
 // from its seeded source: pseudo-random, and the same on every run.
 func compareForDeletion(a, b rankedPod, now time.Time) int {
+	c, _ := compareWhy(a, b, now)
+	return c
+}
+
+// RankRule names the rule of the deletion ranking that tells two pods
+// apart (see compareForDeletion).
+type RankRule int
+
+// The rules, in the order they are tried.
+const (
+	RuleScheduled    RankRule = iota // not yet scheduled first
+	RulePhase                        // Pending, then Unknown, then Running
+	RuleReady                        // not ready first
+	RuleDeletionCost                 // lower pod-deletion-cost first
+	RuleDoubledUp                    // more related pods on its node first
+	RuleReadyTime                    // ready more recently first (log2 buckets of time since ready)
+	RuleReadyTimeUID                 // ready times differ, in one log2 bucket: by uid
+	RuleRestarts                     // more restarts first
+	RuleCreationTime                 // created more recently first (log2 buckets of age)
+	RuleUID                          // the same by every rule: by uid
+)
+
+var rankRuleText = [...]string{
+	RuleScheduled:    "not yet scheduled goes first",
+	RulePhase:        "Pending goes before Unknown before Running",
+	RuleReady:        "not ready goes first",
+	RuleDeletionCost: "lower pod-deletion-cost goes first",
+	RuleDoubledUp:    "more related pods on its node goes first",
+	RuleReadyTime:    "ready more recently goes first",
+	RuleReadyTimeUID: "ready at different times but in the same log2 bucket of time since: the lower uid goes first",
+	RuleRestarts:     "more restarts goes first",
+	RuleCreationTime: "created more recently goes first",
+	RuleUID:          "the same by every rule (times are kept to the second and compared in log2 buckets): the lower uid goes first",
+}
+
+func (r RankRule) String() string { return rankRuleText[r] }
+
+// RankRuleOf returns the rule that decides whether a or b goes first on a
+// scale-down, as PodsToDelete ranks them with related and now: what a
+// reader needs to explain its order.
+func RankRuleOf(a, b *api.Pod, related []*api.Pod, now time.Time) RankRule {
+	onNode := make(map[string]int)
+	for _, p := range related {
+		if api.IsPodActive(p) {
+			onNode[p.Spec.NodeName]++
+		}
+	}
+	_, rule := compareWhy(rankedPod{a, onNode[a.Spec.NodeName]}, rankedPod{b, onNode[b.Spec.NodeName]}, now)
+	return rule
+}
+
+// compareWhy is compareForDeletion, and the rule that decided.
+func compareWhy(a, b rankedPod, now time.Time) (int, RankRule) {
 	pa, pb := a.pod, b.pod
 	if (pa.Spec.NodeName == "") != (pb.Spec.NodeName == "") {
-		return boolFirst(pa.Spec.NodeName == "")
+		return boolFirst(pa.Spec.NodeName == ""), RuleScheduled
 	}
 	if oa, ob := phaseOrder(pa.Status.Phase), phaseOrder(pb.Status.Phase); oa != ob {
-		return cmp.Compare(oa, ob)
+		return cmp.Compare(oa, ob), RulePhase
 	}
 	readyA, readyB := api.IsPodReady(pa), api.IsPodReady(pb)
 	if readyA != readyB {
-		return boolFirst(!readyA)
+		return boolFirst(!readyA), RuleReady
 	}
 	if ca, cb := deletionCost(pa), deletionCost(pb); ca != cb {
-		return cmp.Compare(ca, cb)
+		return cmp.Compare(ca, cb), RuleDeletionCost
 	}
 	if a.rank != b.rank {
-		return cmp.Compare(b.rank, a.rank)
+		return cmp.Compare(b.rank, a.rank), RuleDoubledUp
 	}
 	if readyA && readyB {
 		ta, tb := readyTime(pa), readyTime(pb)
 		if !ta.Equal(tb) {
 			if c := compareTimes(ta, tb, now); c != 0 {
-				return c
+				return c, RuleReadyTime
 			}
-			return cmp.Compare(pa.Metadata.UID, pb.Metadata.UID)
+			return cmp.Compare(pa.Metadata.UID, pb.Metadata.UID), RuleReadyTimeUID
 		}
 	}
 	if ra, rb := maxRestarts(pa), maxRestarts(pb); ra != rb {
-		return cmp.Compare(rb, ra)
+		return cmp.Compare(rb, ra), RuleRestarts
 	}
 	ta, tb := pa.Metadata.CreationTimestamp.Time, pb.Metadata.CreationTimestamp.Time
 	if !ta.Equal(tb) {
 		if c := compareTimes(ta, tb, now); c != 0 {
-			return c
+			return c, RuleCreationTime
 		}
 	}
-	return cmp.Compare(pa.Metadata.UID, pb.Metadata.UID)
+	return cmp.Compare(pa.Metadata.UID, pb.Metadata.UID), RuleUID
 }
 
 // compareTimes orders two different times for deletion: a zero time first,

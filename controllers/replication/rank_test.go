@@ -216,3 +216,41 @@ func TestPodsToDelete(t *testing.T) {
 		})
 	}
 }
+
+// TestRankRuleOf names the rule that puts the first pod before the second,
+// one case per rule, and checks that the rule agrees with PodsToDelete.
+func TestRankRuleOf(t *testing.T) {
+	now := t0
+	ready := readySince(now.Add(-time.Hour))
+	tests := []struct {
+		name    string
+		a, b    *api.Pod
+		related []*api.Pod
+		want    RankRule
+	}{
+		{"unscheduled", newTestPod("a", phase(api.PodPending)), newTestPod("b", node("n1"), phase(api.PodPending)), nil, RuleScheduled},
+		{"pending", newTestPod("a", node("n1"), phase(api.PodPending)), newTestPod("b", node("n2"), ready), nil, RulePhase},
+		{"not ready", newTestPod("a", node("n1"), notReady()), newTestPod("b", node("n2"), ready), nil, RuleReady},
+		{"cost", newTestPod("a", node("n1"), ready, cost(-1)), newTestPod("b", node("n2"), ready), nil, RuleDeletionCost},
+		{"doubled up", newTestPod("a", node("n1"), ready), newTestPod("b", node("n2"), ready),
+			[]*api.Pod{newTestPod("a", node("n1")), newTestPod("c", node("n1")), newTestPod("b", node("n2"))}, RuleDoubledUp},
+		{"ready more recently", newTestPod("a", node("n1"), readySince(now.Add(-time.Minute))), newTestPod("b", node("n2"), ready), nil, RuleReadyTime},
+		{"ready in one log bucket", newTestPod("a", node("n1"), readySince(now.Add(-100*time.Second)), uid("a")),
+			newTestPod("b", node("n2"), readySince(now.Add(-90*time.Second)), uid("b")), nil, RuleReadyTimeUID},
+		{"restarts", newTestPod("a", node("n1"), ready, restarts(2)), newTestPod("b", node("n2"), ready), nil, RuleRestarts},
+		{"created more recently", newTestPod("a", node("n1"), ready, created(now.Add(-time.Minute))),
+			newTestPod("b", node("n2"), ready, created(now.Add(-time.Hour))), nil, RuleCreationTime},
+		{"ready in the same second: uid", newTestPod("a", node("n1"), readySince(now.Add(-1500*time.Millisecond)), created(now.Add(-2*time.Second)), uid("a")),
+			newTestPod("b", node("n2"), readySince(now.Add(-1200*time.Millisecond)), created(now.Add(-2*time.Second)), uid("b")), nil, RuleUID},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, RankRuleOf(tt.a, tt.b, tt.related, now), "got %q", RankRuleOf(tt.a, tt.b, tt.related, now))
+			related := tt.related
+			if related == nil {
+				related = []*api.Pod{tt.a, tt.b}
+			}
+			assert.Equal(t, []string{"a"}, names(PodsToDelete([]*api.Pod{tt.b, tt.a}, related, 1, now)), "the rule's winner goes first")
+		})
+	}
+}

@@ -39,9 +39,7 @@ func serveForEvents(t *testing.T) (*apiserver.Server, kubernetes.Interface) {
 		cancel()
 		require.NoError(t, <-done)
 	})
-	// Only the address: client-go's defaults (protobuf bodies and answers
-	// for the built-in kinds) are what a recording controller gets.
-	cfg := &rest.Config{Host: "http://" + ln.Addr().String()}
+	cfg := &rest.Config{Host: "http://" + ln.Addr().String()} // stock: protobuf bodies
 	cs, err := kubernetes.NewForConfig(cfg)
 	require.NoError(t, err)
 	return srv, cs

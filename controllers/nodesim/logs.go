@@ -1,0 +1,306 @@
+package nodesim
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
+)
+
+// The simulated kubelets keep a log per container run, as a container
+// runtime does, so that `kubectl logs` has something true to show: nothing
+// runs, so each line says what the kubelet did to the container (started
+// it, found it ready, saw it crash, stopped it), at the injected clock's
+// time. A run is named by its container ID, which changes at each restart;
+// the kubelet keeps a container's current run and the one before it (what
+// `kubectl logs --previous` shows) and forgets a pod's runs when the pod is
+// gone. Lines are stored as a time and a kind, and rendered when read, so a
+// run costs a few dozen bytes.
+
+// MaxLogLines bounds one run's log: past it, the oldest lines are dropped.
+const MaxLogLines = 1000
+
+// LogLine is one line of a container's log. Seq numbers a run's lines from
+// 1 without gaps, also across dropped lines.
+type LogLine struct {
+	Seq  int64
+	Time time.Time
+	Text string
+}
+
+// ContainerLog is what ContainerLog returns: lines of one run after a
+// point, whether the run has ended, and a channel closed at its next line
+// or its end (nil when it has ended).
+type ContainerLog struct {
+	Lines   []LogLine
+	Ended   bool
+	Changed <-chan struct{}
+}
+
+// logKind is what a log line says.
+type logKind uint8
+
+const (
+	logStarted      logKind = iota // the container started
+	logReadyNoProbe                // ready as soon as it runs: no readiness probe
+	logReadyProbe                  // its readiness probe passed
+	logNotReady                    // its readiness probe failed
+	logCrashed                     // it exited with code 1
+	logStopped                     // SIGTERM: it stopped, code 0
+)
+
+// logEntry is a stored line.
+type logEntry struct {
+	at   int64 // unix nanoseconds
+	kind logKind
+}
+
+// containerRun is the log of one run of one container.
+type containerRun struct {
+	container string
+	restart   int32
+	entries   []logEntry
+	first     int64 // Seq of entries[0]
+	ended     bool
+	// changed is closed at the next line or the end; nil until a reader
+	// waits on it, so that a run nobody follows costs no channel.
+	changed chan struct{}
+}
+
+// runRef names a run a pod holds.
+type runRef struct {
+	container, id string
+}
+
+// logs is the simulated kubelets' container logs. mu guards runs and
+// byPod; every run in runs is listed under its pod in byPod.
+type logs struct {
+	mu    sync.Mutex
+	runs  map[string]*containerRun // by container ID
+	byPod map[string][]runRef      // by pod key, oldest first
+}
+
+func newLogs() *logs {
+	return &logs{runs: make(map[string]*containerRun), byPod: make(map[string][]runRef)}
+}
+
+// runLocked returns the run with id, creating it (and forgetting the
+// container's run before the previous one) if it is new.
+func (l *logs) runLocked(podKey, container, id string, restart int32) *containerRun {
+	if r, ok := l.runs[id]; ok {
+		return r
+	}
+	r := &containerRun{container: container, restart: restart, first: 1}
+	l.runs[id] = r
+	refs := append(l.byPod[podKey], runRef{container, id})
+	// Keep the current run and the one before it of each container: a
+	// third drops the oldest.
+	count := 0
+	for _, ref := range refs {
+		if ref.container == container {
+			count++
+		}
+	}
+	if count > 2 {
+		i := slices.IndexFunc(refs, func(ref runRef) bool { return ref.container == container })
+		delete(l.runs, refs[i].id)
+		refs = slices.Delete(refs, i, i+1)
+	}
+	l.byPod[podKey] = refs
+	return r
+}
+
+// add appends a line to the run with id, and ends the run if end is set.
+func (l *logs) add(podKey, container, id string, restart int32, at time.Time, kind logKind, end bool) {
+	if id == "" {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r := l.runLocked(podKey, container, id, restart)
+	if r.ended {
+		return
+	}
+	if len(r.entries) == MaxLogLines {
+		r.entries = slices.Delete(r.entries, 0, 1)
+		r.first++
+	}
+	r.entries = append(r.entries, logEntry{at: at.UnixNano(), kind: kind})
+	r.ended = end
+	if r.changed != nil {
+		close(r.changed)
+		r.changed = nil
+	}
+}
+
+// endPod ends every run of the pod, as when its node is lost.
+func (l *logs) endPod(podKey string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, ref := range l.byPod[podKey] {
+		if r := l.runs[ref.id]; r != nil && !r.ended {
+			r.ended = true
+			if r.changed != nil {
+				close(r.changed)
+				r.changed = nil
+			}
+		}
+	}
+}
+
+// forget drops a pod's runs, ending them for any follower.
+func (l *logs) forget(podKey string) {
+	l.endPod(podKey)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, ref := range l.byPod[podKey] {
+		delete(l.runs, ref.id)
+	}
+	delete(l.byPod, podKey)
+}
+
+// ContainerLog returns the log of a container of pod, a pod as the API
+// server holds it: its current run, or with previous the run before,
+// chosen from the pod's status as the kubelet chooses
+// (validateContainerLogStatus), only the lines whose Seq is above after.
+// When there is no such run it returns a 400 BadRequest Status with the
+// kubelet's message: the container is not known, is waiting to start, or
+// has no previous run.
+func (c *Controller) ContainerLog(pod *api.Pod, container string, previous bool, after int64) (ContainerLog, error) {
+	name := pod.Metadata.Name
+	var cs *api.ContainerStatus
+	for i := range pod.Status.ContainerStatuses {
+		if pod.Status.ContainerStatuses[i].Name == container {
+			cs = &pod.Status.ContainerStatuses[i]
+		}
+	}
+	if cs == nil {
+		return ContainerLog{}, apiserver.NewBadRequest(fmt.Sprintf("container %q in pod %q is not available", container, name))
+	}
+	last, state := cs.LastTerminationState.Terminated, cs.State
+	var id string
+	var restart int32
+	switch {
+	case previous:
+		if last == nil || last.ContainerID == "" {
+			return ContainerLog{}, apiserver.NewBadRequest(fmt.Sprintf("previous terminated container %q in pod %q not found", container, name))
+		}
+		id, restart = last.ContainerID, max(cs.RestartCount-1, 0)
+	case state.Running != nil:
+		id, restart = cs.ContainerID, cs.RestartCount
+	case state.Terminated != nil && state.Terminated.ContainerID != "":
+		id, restart = state.Terminated.ContainerID, cs.RestartCount
+	case last != nil && last.ContainerID != "":
+		id, restart = last.ContainerID, max(cs.RestartCount-1, 0)
+	case state.Waiting != nil:
+		return ContainerLog{}, apiserver.NewBadRequest(fmt.Sprintf("container %q in pod %q is waiting to start: %s", container, name, state.Waiting.Reason))
+	default:
+		return ContainerLog{}, apiserver.NewBadRequest(fmt.Sprintf("container %q in pod %q is terminated", container, name))
+	}
+
+	c.logs.mu.Lock()
+	defer c.logs.mu.Unlock()
+	r, ok := c.logs.runs[id]
+	if !ok {
+		if state.Running == nil || previous || !c.hasPod(pod) {
+			return ContainerLog{Ended: true}, nil // a run this kubelet never saw, or forgot: nothing to show
+		}
+		// Running, but its first line is not written yet (the status
+		// write comes first): wait for it. The pod is still in the cache,
+		// and the cache loses it before forget runs (and takes logs.mu),
+		// so this run will be forgotten with the pod's others.
+		r = c.logs.runLocked(api.KeyOf(&pod.Metadata), container, id, restart)
+	}
+	out := ContainerLog{Ended: r.ended}
+	image := ""
+	for _, ct := range pod.Spec.Containers {
+		if ct.Name == container {
+			image = ct.Image
+		}
+	}
+	for i, e := range r.entries {
+		seq := r.first + int64(i)
+		if seq <= after {
+			continue
+		}
+		out.Lines = append(out.Lines, LogLine{Seq: seq, Time: time.Unix(0, e.at).UTC(), Text: e.kind.text(container, image, pod, r.restart)})
+	}
+	if !r.ended {
+		if r.changed == nil {
+			r.changed = make(chan struct{})
+		}
+		out.Changed = r.changed
+	}
+	return out, nil
+}
+
+// hasPod says whether the pod cache holds pod (the same one: same uid).
+func (c *Controller) hasPod(pod *api.Pod) bool {
+	cached, err := c.pods.Namespace(pod.Metadata.Namespace).Get(pod.Metadata.Name)
+	return err == nil && cached.Metadata.UID == pod.Metadata.UID
+}
+
+// text renders a line of the log of container (from image) in pod, in its
+// run after restart restarts.
+func (k logKind) text(container, image string, pod *api.Pod, restart int32) string {
+	const tag = "[miniplane simulated kubelet] "
+	switch k {
+	case logStarted:
+		verb := "started"
+		if restart > 0 {
+			verb = fmt.Sprintf("restarted (restart %d)", restart)
+		}
+		return fmt.Sprintf("%scontainer %s %s from image %s on %s, pod IP %s; no process runs, this log is all it writes",
+			tag, container, verb, image, pod.Spec.NodeName, pod.Status.PodIP)
+	case logReadyNoProbe:
+		return tag + "container " + container + " is ready: it has no readiness probe, so it is ready once running"
+	case logReadyProbe:
+		return tag + "container " + container + " is ready: its readiness probe passed"
+	case logNotReady:
+		return tag + "container " + container + " is not ready: its readiness probe failed"
+	case logCrashed:
+		return tag + "container " + container + " exited with code 1 (a crash was injected)"
+	case logStopped:
+		return tag + "container " + container + " got SIGTERM and exited with code 0: the pod is being deleted"
+	}
+	return tag + "?"
+}
+
+// logWrite adds to the containers' logs what a status write by the
+// kubelet did; pod is the pod as written.
+func (c *Controller) logWrite(key string, pod *api.Pod, act action, now time.Time) {
+	for _, cs := range pod.Status.ContainerStatuses {
+		switch act {
+		case actStart, actRestart:
+			c.logs.add(key, cs.Name, cs.ContainerID, cs.RestartCount, now, logStarted, false)
+			if cs.Ready {
+				c.logs.add(key, cs.Name, cs.ContainerID, cs.RestartCount, now, logReadyNoProbe, false)
+			}
+		case actReady:
+			c.logs.add(key, cs.Name, cs.ContainerID, cs.RestartCount, now, logReadyProbe, false)
+		case actProbeFail:
+			c.logs.add(key, cs.Name, cs.ContainerID, cs.RestartCount, now, logNotReady, false)
+		case actCrash:
+			if t := cs.State.Terminated; t != nil {
+				c.logs.add(key, cs.Name, t.ContainerID, cs.RestartCount, now, logCrashed, true)
+			}
+		}
+	}
+	if act == actNodeLost {
+		c.logs.endPod(key) // the kubelet is gone: nothing more will be written
+	}
+}
+
+// logStop ends the running containers' logs of a pod whose deletion the
+// kubelet confirms.
+func (c *Controller) logStop(key string, pod *api.Pod, now time.Time) {
+	for _, cs := range pod.Status.ContainerStatuses {
+		if cs.State.Running != nil {
+			c.logs.add(key, cs.Name, cs.ContainerID, cs.RestartCount, now, logStopped, true)
+		}
+	}
+	c.logs.endPod(key)
+}
