@@ -205,9 +205,13 @@ func (c crud[T, L]) run(t *testing.T, p *planetest.Plane, cs kubernetes.Interfac
 	assert.Empty(t, names(t, list))
 }
 
-// kindCases are the cases of every kind this package knows, whether or not
-// the server serves it.
+// kindCases are the cases of every resource this package knows, whether
+// or not the server serves it: the kinds that are stored, then the reviews.
 func kindCases() []kindCase {
+	return append(storedKindCases(), reviewCases()...)
+}
+
+func storedKindCases() []kindCase {
 	created := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	return []kindCase{
 		crud[*corev1.Pod, *corev1.PodList]{

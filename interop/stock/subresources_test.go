@@ -1,6 +1,7 @@
 package stock
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,6 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
+
+	"github.com/miniplane/miniplane/interop/internal/planetest"
 )
 
 // subresourceCase exercises one served subresource through the method the
@@ -27,6 +30,7 @@ func subresourceCases() []subresourceCase {
 		{"v1 pods/status", testPodStatus},
 		{"v1 pods/binding", testPodBinding},
 		{"v1 pods/eviction", testPodEviction},
+		{"v1 pods/log", testPodLog},
 		{"v1 replicationcontrollers/scale", testScale},
 		{"v1 replicationcontrollers/status", testReplicationControllerStatus},
 		{"v1 services/status", testServiceStatus},
@@ -129,6 +133,28 @@ func testPodEviction(t *testing.T, cs kubernetes.Interface) {
 	eviction.Name = "no-such-pod"
 	err = pods.EvictV1(ctx, eviction)
 	assert.True(t, apierrors.IsNotFound(err), "evicting a missing pod: want not found, got %v", err)
+}
+
+func testPodLog(t *testing.T, cs kubernetes.Interface) {
+	ctx := boundedContext(t)
+	pods := cs.CoreV1().Pods(metav1.NamespaceDefault)
+	_, err := pods.Create(ctx, &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "logged-pod"},
+		Spec:       corev1.PodSpec{NodeName: "node-1", Containers: podSpec().Containers},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	lines := planetest.LogLines("logged-pod", "app")
+
+	got, err := pods.GetLogs("logged-pod", &corev1.PodLogOptions{}).DoRaw(ctx)
+	require.NoError(t, err, "GetLogs")
+	assert.Equal(t, strings.Join(lines, "\n")+"\n", string(got))
+
+	got, err = pods.GetLogs("logged-pod", &corev1.PodLogOptions{Container: "app", TailLines: ptr.To[int64](1)}).DoRaw(ctx)
+	require.NoError(t, err, "GetLogs with tailLines")
+	assert.Equal(t, lines[1]+"\n", string(got))
+
+	_, err = pods.GetLogs("logged-pod", &corev1.PodLogOptions{Container: "nope"}).DoRaw(ctx)
+	assert.True(t, apierrors.IsBadRequest(err), "the log of a container the pod lacks: want bad request, got %v", err)
 }
 
 func testScale(t *testing.T, cs kubernetes.Interface) {

@@ -11,6 +11,9 @@
 // in it asks for a format. It imports the main module, client-go's rest
 // package, zap and testify.
 //
+// The pods' container logs come from Logs, a fixed stand-in for the
+// kubelets.
+//
 // Concurrency: a Plane is safe for concurrent use; the recorded traffic is
 // guarded by a mutex.
 package planetest
@@ -18,6 +21,7 @@ package planetest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -31,6 +35,7 @@ import (
 	"go.uber.org/zap/zaptest"
 	"k8s.io/client-go/rest"
 
+	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/apiserver/httpapi"
 	"github.com/miniplane/miniplane/clock"
@@ -79,7 +84,7 @@ func Start(t testing.TB) *Plane {
 	log := zaptest.NewLogger(t, zaptest.Level(zapcore.WarnLevel))
 	srv, err := apiserver.New(apiserver.Config{Clock: clock.Real{}, Rand: rand.New(rand.NewPCG(1, 2)), Logger: log})
 	require.NoError(t, err)
-	h, err := httpapi.New(httpapi.Config{Server: srv, Clock: clock.Real{}, Logger: log})
+	h, err := httpapi.New(httpapi.Config{Server: srv, Clock: clock.Real{}, Logger: log, Logs: Logs{}})
 	require.NoError(t, err)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -200,3 +205,28 @@ func (w *recordingWriter) Flush() {
 }
 
 func (w *recordingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Logs is the kubelet behind pods/{name}/log: every container of a bound
+// pod has written the two lines LogLines gives, and its run has ended.
+type Logs struct{}
+
+// LogLines are the lines Logs serves for a container of a pod.
+func LogLines(pod, container string) []string {
+	return []string{pod + "/" + container + " started", pod + "/" + container + " done"}
+}
+
+// ContainerLog implements httpapi.LogSource. A container has no previous
+// run.
+func (Logs) ContainerLog(pod *api.Pod, container string, previous bool, after int64) (httpapi.ContainerLog, error) {
+	if previous {
+		return httpapi.ContainerLog{}, apiserver.NewBadRequest(fmt.Sprintf("previous terminated container %q in pod %q not found", container, pod.Metadata.Name))
+	}
+	var out httpapi.ContainerLog
+	for i, text := range LogLines(pod.Metadata.Name, container) {
+		if seq := int64(i + 1); seq > after {
+			out.Lines = append(out.Lines, httpapi.LogLine{Seq: seq, Time: pod.Metadata.CreationTimestamp.Time, Text: text})
+		}
+	}
+	out.Ended = true
+	return out, nil
+}
