@@ -134,7 +134,7 @@ func TestResources(t *testing.T) {
 		{"leases", apiserver.ResourceInfo{Resource: "leases", Singular: "lease", Group: "coordination.k8s.io", Version: "v1", Kind: "Lease", Namespaced: true}, "coordination.k8s.io/v1", ""},
 		{"leases.coordination.k8s.io", apiserver.ResourceInfo{Resource: "leases", Singular: "lease", Group: "coordination.k8s.io", Version: "v1", Kind: "Lease", Namespaced: true}, "coordination.k8s.io/v1", ""},
 		{"events", apiserver.ResourceInfo{Resource: "events", Singular: "event", Version: "v1", Kind: "Event", Namespaced: true, ShortNames: []string{"ev"}}, "v1", ""},
-		{"events.events.k8s.io", apiserver.ResourceInfo{Resource: "events", Singular: "event", Group: "events.k8s.io", Version: "v1", Kind: "Event", Namespaced: true, ShortNames: []string{"ev"}}, "events.k8s.io/v1", "*api.EventsV1Event"},
+		{"events.events.k8s.io", apiserver.ResourceInfo{Resource: "events", Singular: "event", Group: "events.k8s.io", Version: "v1", Kind: "Event", Namespaced: true, ShortNames: []string{"ev"}, StoredAs: "events"}, "events.k8s.io/v1", "*api.EventsV1Event"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.resource, func(t *testing.T) {

@@ -1,11 +1,9 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
-	"strings"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
@@ -86,89 +84,88 @@ func (h *Handler) discoveryGroups() []*groupVersion {
 	return all
 }
 
-// The review objects, in their JSON shapes (k8s.io/api authentication/v1
-// and authorization/v1).
+// The review objects, in their JSON shapes and with their protobuf field
+// numbers (k8s.io/api authentication/v1 and authorization/v1): kubectl's
+// typed clients send them in protobuf.
 
 type selfSubjectAccessReview struct {
-	APIVersion string                    `json:"apiVersion"`
-	Kind       string                    `json:"kind"`
-	Metadata   json.RawMessage           `json:"metadata"`
-	Spec       accessReviewSpec          `json:"spec"`
-	Status     subjectAccessReviewStatus `json:"status"`
+	api.TypeMeta `json:",inline"`
+	Metadata     api.ObjectMeta            `json:"metadata" protobuf:"bytes,1,opt,name=metadata"`
+	Spec         accessReviewSpec          `json:"spec" protobuf:"bytes,2,opt,name=spec"`
+	Status       subjectAccessReviewStatus `json:"status" protobuf:"bytes,3,opt,name=status"`
 }
 
 type accessReviewSpec struct {
-	ResourceAttributes    *resourceAttributes    `json:"resourceAttributes,omitempty"`
-	NonResourceAttributes *nonResourceAttributes `json:"nonResourceAttributes,omitempty"`
+	ResourceAttributes    *resourceAttributes    `json:"resourceAttributes,omitempty" protobuf:"bytes,1,opt,name=resourceAttributes"`
+	NonResourceAttributes *nonResourceAttributes `json:"nonResourceAttributes,omitempty" protobuf:"bytes,2,opt,name=nonResourceAttributes"`
 }
 
 type resourceAttributes struct {
-	Namespace   string `json:"namespace,omitempty"`
-	Verb        string `json:"verb,omitempty"`
-	Group       string `json:"group,omitempty"`
-	Version     string `json:"version,omitempty"`
-	Resource    string `json:"resource,omitempty"`
-	Subresource string `json:"subresource,omitempty"`
-	Name        string `json:"name,omitempty"`
+	Namespace   string `json:"namespace,omitempty" protobuf:"bytes,1,opt,name=namespace"`
+	Verb        string `json:"verb,omitempty" protobuf:"bytes,2,opt,name=verb"`
+	Group       string `json:"group,omitempty" protobuf:"bytes,3,opt,name=group"`
+	Version     string `json:"version,omitempty" protobuf:"bytes,4,opt,name=version"`
+	Resource    string `json:"resource,omitempty" protobuf:"bytes,5,opt,name=resource"`
+	Subresource string `json:"subresource,omitempty" protobuf:"bytes,6,opt,name=subresource"`
+	Name        string `json:"name,omitempty" protobuf:"bytes,7,opt,name=name"`
 }
 
 type nonResourceAttributes struct {
-	Path string `json:"path,omitempty"`
-	Verb string `json:"verb,omitempty"`
+	Path string `json:"path,omitempty" protobuf:"bytes,1,opt,name=path"`
+	Verb string `json:"verb,omitempty" protobuf:"bytes,2,opt,name=verb"`
 }
 
 type subjectAccessReviewStatus struct {
-	Allowed bool   `json:"allowed"`
-	Reason  string `json:"reason,omitempty"`
+	Allowed bool   `json:"allowed" protobuf:"varint,1,opt,name=allowed"`
+	Reason  string `json:"reason,omitempty" protobuf:"bytes,2,opt,name=reason"`
 }
 
 type selfSubjectRulesReview struct {
-	APIVersion string                   `json:"apiVersion"`
-	Kind       string                   `json:"kind"`
-	Metadata   json.RawMessage          `json:"metadata"`
-	Spec       rulesReviewSpec          `json:"spec"`
-	Status     subjectRulesReviewStatus `json:"status"`
+	api.TypeMeta `json:",inline"`
+	Metadata     api.ObjectMeta           `json:"metadata" protobuf:"bytes,1,opt,name=metadata"`
+	Spec         rulesReviewSpec          `json:"spec" protobuf:"bytes,2,opt,name=spec"`
+	Status       subjectRulesReviewStatus `json:"status" protobuf:"bytes,3,opt,name=status"`
 }
 
 type rulesReviewSpec struct {
-	Namespace string `json:"namespace,omitempty"`
+	Namespace string `json:"namespace,omitempty" protobuf:"bytes,1,opt,name=namespace"`
 }
 
 type subjectRulesReviewStatus struct {
-	ResourceRules    []resourceRule    `json:"resourceRules"`
-	NonResourceRules []nonResourceRule `json:"nonResourceRules"`
-	Incomplete       bool              `json:"incomplete"`
+	ResourceRules    []resourceRule    `json:"resourceRules" protobuf:"bytes,1,rep,name=resourceRules"`
+	NonResourceRules []nonResourceRule `json:"nonResourceRules" protobuf:"bytes,2,rep,name=nonResourceRules"`
+	Incomplete       bool              `json:"incomplete" protobuf:"varint,3,opt,name=incomplete"`
 }
 
 type resourceRule struct {
-	Verbs     []string `json:"verbs"`
-	APIGroups []string `json:"apiGroups"`
-	Resources []string `json:"resources"`
+	Verbs     []string `json:"verbs" protobuf:"bytes,1,rep,name=verbs"`
+	APIGroups []string `json:"apiGroups" protobuf:"bytes,2,rep,name=apiGroups"`
+	Resources []string `json:"resources" protobuf:"bytes,3,rep,name=resources"`
 }
 
 type nonResourceRule struct {
-	Verbs           []string `json:"verbs"`
-	NonResourceURLs []string `json:"nonResourceURLs"`
+	Verbs           []string `json:"verbs" protobuf:"bytes,1,rep,name=verbs"`
+	NonResourceURLs []string `json:"nonResourceURLs" protobuf:"bytes,2,rep,name=nonResourceURLs"`
 }
 
 type selfSubjectReview struct {
-	APIVersion string          `json:"apiVersion"`
-	Kind       string          `json:"kind"`
-	Metadata   json.RawMessage `json:"metadata"`
-	Status     struct {
-		UserInfo userInfo `json:"userInfo"`
-	} `json:"status"`
+	api.TypeMeta `json:",inline"`
+	Metadata     api.ObjectMeta          `json:"metadata" protobuf:"bytes,1,opt,name=metadata"`
+	Status       selfSubjectReviewStatus `json:"status" protobuf:"bytes,2,opt,name=status"`
+}
+
+type selfSubjectReviewStatus struct {
+	UserInfo userInfo `json:"userInfo" protobuf:"bytes,1,opt,name=userInfo"`
 }
 
 type userInfo struct {
-	Username string   `json:"username"`
-	Groups   []string `json:"groups"`
+	Username string   `json:"username" protobuf:"bytes,1,opt,name=username"`
+	Groups   []string `json:"groups" protobuf:"bytes,3,rep,name=groups"`
 }
 
 // serveReview answers a request on a review resource: POST (create) only,
-// with a body of the resource's kind, in JSON or in Kubernetes' protobuf
-// envelope (kubectl's typed clients send protobuf). The answer is JSON,
-// which kubectl accepts too.
+// with a body of the resource's kind in JSON or protobuf, answered in the
+// format Accept asks for.
 func (h *Handler) serveReview(w http.ResponseWriter, r *http.Request, gv *groupVersion, segs []string, info *requestInfo) {
 	res, ok := gv.byName[segs[0]]
 	if !ok || len(segs) > 1 {
@@ -180,90 +177,65 @@ func (h *Handler) serveReview(w http.ResponseWriter, r *http.Request, gv *groupV
 		writeError(w, apiserver.NewMethodNotSupported(res.GroupResource(), methodVerb(r.Method)))
 		return
 	}
-	body, err := readReview(r, res)
+	out, err := h.review(w, r, res)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	var out any
-	switch res.Kind {
-	case "SelfSubjectAccessReview":
-		out, err = accessReview(body, res)
-	case "SelfSubjectRulesReview":
-		out, err = rulesReview(body, res)
-	case "SelfSubjectReview":
-		out = h.whoAmI(res)
-	}
+	writeValue(w, http.StatusCreated, out.format, res.APIVersion(), res.Kind, out.review)
+}
+
+// answeredReview is a review with its status filled in, and the format to
+// answer in.
+type answeredReview struct {
+	format format
+	review any
+}
+
+// review decodes a review request and answers it.
+func (h *Handler) review(w http.ResponseWriter, r *http.Request, res apiserver.ResourceInfo) (answeredReview, error) {
+	out, err := negotiate(r, false)
 	if err != nil {
-		writeError(w, err)
-		return
+		return answeredReview{}, err
 	}
-	writeJSON(w, http.StatusCreated, out)
-}
-
-// reviewBody is a review request's body: JSON, or the fields of a protobuf
-// message.
-type reviewBody struct {
-	json  []byte
-	proto protoMessage
-}
-
-// readReview reads a review's body and checks the kind and apiVersion it
-// names, which JSON may leave empty.
-func readReview(r *http.Request, res apiserver.ResourceInfo) (reviewBody, error) {
+	if _, err := bodyFormat(r); err != nil {
+		return answeredReview{}, err
+	}
 	body, err := readBody(r)
 	if err != nil {
-		return reviewBody{}, err
+		return answeredReview{}, err
 	}
 	if len(body) == 0 {
-		return reviewBody{}, apiserver.NewBadRequest(fmt.Sprintf("a %s needs a body", res.Kind))
+		return answeredReview{}, apiserver.NewBadRequest(fmt.Sprintf("a %s needs a body", res.Kind))
 	}
-	var tm typeMeta
-	var out reviewBody
-	mt, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
-	switch strings.TrimSpace(mt) {
-	case "application/vnd.kubernetes.protobuf":
-		if tm, out.proto, err = decodeProtoEnvelope(body); err != nil {
-			return out, apiserver.NewBadRequest(fmt.Sprintf("the body is not a protobuf %s: %v", res.Kind, err))
+	var rev any
+	switch res.Kind {
+	case "SelfSubjectAccessReview":
+		var ssar selfSubjectAccessReview
+		if err := h.decodeBody(w, r, body, &ssar, res.Kind, res.APIVersion()); err != nil {
+			return answeredReview{}, err
 		}
-	case "", "application/json":
-		if err := json.Unmarshal(body, &tm); err != nil {
-			return out, apiserver.NewBadRequest(fmt.Sprintf("the body is not a JSON object: %v", err))
+		rev, err = accessReview(&ssar, res)
+	case "SelfSubjectRulesReview":
+		var ssrr selfSubjectRulesReview
+		if err := h.decodeBody(w, r, body, &ssrr, res.Kind, res.APIVersion()); err != nil {
+			return answeredReview{}, err
 		}
-		out.json = body
-	default:
-		return out, apiserver.NewUnsupportedMediaType(fmt.Sprintf("the body's media type %q is not supported: send application/json", mt))
+		rev = rulesReview(&ssrr, res)
+	default: // SelfSubjectReview
+		var ssr selfSubjectReview
+		if err := h.decodeBody(w, r, body, &ssr, res.Kind, res.APIVersion()); err != nil {
+			return answeredReview{}, err
+		}
+		rev = h.whoAmI(&ssr, res)
 	}
-	if (tm.Kind != "" && tm.Kind != res.Kind) || (tm.APIVersion != "" && tm.APIVersion != res.APIVersion()) {
-		return out, apiserver.NewBadRequest(fmt.Sprintf("the object's kind %q and apiVersion %q do not match the path, which takes kind %q in apiVersion %q",
-			tm.Kind, tm.APIVersion, res.Kind, res.APIVersion()))
-	}
-	return out, nil
+	return answeredReview{format: out.format, review: rev}, err
 }
 
 // accessReview answers `kubectl auth can-i`: yes, always, once the spec
 // names exactly one kind of attributes (Kubernetes'
 // ValidateSelfSubjectAccessReviewSpec).
-func accessReview(body reviewBody, res apiserver.ResourceInfo) (any, error) {
-	var rev selfSubjectAccessReview
-	if body.json != nil {
-		if err := json.Unmarshal(body.json, &rev); err != nil {
-			return nil, apiserver.NewBadRequest(fmt.Sprintf("the body is not a valid %s: %v", res.Kind, err))
-		}
-	} else {
-		spec := body.proto.message(2)
-		if ra, ok := spec.field(1); ok {
-			m := protoMessage(ra)
-			rev.Spec.ResourceAttributes = &resourceAttributes{
-				Namespace: m.str(1), Verb: m.str(2), Group: m.str(3), Version: m.str(4),
-				Resource: m.str(5), Subresource: m.str(6), Name: m.str(7),
-			}
-		}
-		if nra, ok := spec.field(2); ok {
-			m := protoMessage(nra)
-			rev.Spec.NonResourceAttributes = &nonResourceAttributes{Path: m.str(1), Verb: m.str(2)}
-		}
-	}
+func accessReview(rev *selfSubjectAccessReview, res apiserver.ResourceInfo) (any, error) {
 	spec := rev.Spec
 	switch {
 	case spec.ResourceAttributes != nil && spec.NonResourceAttributes != nil:
@@ -273,49 +245,31 @@ func accessReview(body reviewBody, res apiserver.ResourceInfo) (any, error) {
 		return nil, apiserver.NewInvalid(res.Group, res.Kind, "", apiserver.FieldErrors{{Type: api.CauseTypeFieldValueInvalid,
 			Field: "spec.resourceAttributes", BadValue: "null", Detail: "exactly one of nonResourceAttributes or resourceAttributes must be specified"}})
 	}
-	rev.APIVersion, rev.Kind, rev.Metadata = res.APIVersion(), res.Kind, metadataOrEmpty(rev.Metadata)
+	rev.TypeMeta = api.TypeMeta{APIVersion: res.APIVersion(), Kind: res.Kind}
 	rev.Status = subjectAccessReviewStatus{Allowed: true, Reason: reasonNoAuthorization}
 	return rev, nil
 }
 
 // rulesReview answers `kubectl auth can-i --list`: every verb on every
 // resource and path.
-func rulesReview(body reviewBody, res apiserver.ResourceInfo) (any, error) {
-	var rev selfSubjectRulesReview
-	if body.json != nil {
-		if err := json.Unmarshal(body.json, &rev); err != nil {
-			return nil, apiserver.NewBadRequest(fmt.Sprintf("the body is not a valid %s: %v", res.Kind, err))
-		}
-	} else {
-		rev.Spec.Namespace = body.proto.message(2).str(1)
-	}
-	rev.APIVersion, rev.Kind, rev.Metadata = res.APIVersion(), res.Kind, metadataOrEmpty(rev.Metadata)
+func rulesReview(rev *selfSubjectRulesReview, res apiserver.ResourceInfo) any {
+	rev.TypeMeta = api.TypeMeta{APIVersion: res.APIVersion(), Kind: res.Kind}
 	all := []string{"*"}
 	rev.Status = subjectRulesReviewStatus{
 		ResourceRules:    []resourceRule{{Verbs: all, APIGroups: all, Resources: all}},
 		NonResourceRules: []nonResourceRule{{Verbs: all, NonResourceURLs: all}},
 	}
-	return rev, nil
+	return rev
 }
 
 // whoAmI answers `kubectl auth whoami`: the token's user when the server
 // takes a token (a request without it never gets this far), else
 // anonymous.
-func (h *Handler) whoAmI(res apiserver.ResourceInfo) any {
-	rev := selfSubjectReview{APIVersion: res.APIVersion(), Kind: res.Kind, Metadata: json.RawMessage("{}")}
+func (h *Handler) whoAmI(rev *selfSubjectReview, res apiserver.ResourceInfo) any {
+	rev.TypeMeta = api.TypeMeta{APIVersion: res.APIVersion(), Kind: res.Kind}
 	rev.Status.UserInfo = userInfo{Username: anonymousUser, Groups: []string{"system:unauthenticated"}}
 	if h.token != "" {
 		rev.Status.UserInfo = userInfo{Username: TokenUser, Groups: []string{"system:masters", "system:authenticated"}}
 	}
 	return rev
-}
-
-// isSet says whether a raw JSON field was sent with a value.
-func isSet(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
-
-func metadataOrEmpty(raw json.RawMessage) json.RawMessage {
-	if !isSet(raw) {
-		return json.RawMessage("{}")
-	}
-	return raw
 }

@@ -135,6 +135,9 @@ func New(cfg Config) (*Handler, error) {
 	h.reviews = reviewGroups()
 	for _, gv := range h.reviews {
 		h.byPath[gv.path] = gv
+		for _, r := range gv.resources {
+			h.kinds[typeMeta{Kind: r.Kind, APIVersion: r.APIVersion()}] = true
+		}
 	}
 	for _, tm := range requestKinds {
 		h.kinds[tm] = true

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -179,7 +180,7 @@ func (h *Handler) serveLog(w http.ResponseWriter, r *http.Request, req resourceR
 		lines = lines[max(0, len(lines)-int(*opts.tailLines)):]
 	}
 	lw.write(lines)
-	if !opts.follow {
+	if !opts.follow || r.Method == http.MethodHead {
 		return nil
 	}
 	h.followLog(r.Context(), lw, pod, container, opts.previous, log)
@@ -230,7 +231,7 @@ func (lw *logWriter) full() bool {
 func (lw *logWriter) write(lines []LogLine) {
 	var since time.Time
 	switch {
-	case lw.opts.sinceSeconds != nil:
+	case lw.opts.sinceSeconds != nil && *lw.opts.sinceSeconds <= math.MaxInt64/int64(time.Second):
 		since = lw.now.Add(-time.Duration(*lw.opts.sinceSeconds) * time.Second)
 	case lw.opts.sinceTime != nil:
 		since = *lw.opts.sinceTime

@@ -44,7 +44,7 @@ Usage:
 Commands:
   demo    start a whole control plane in this process and narrate the control
           loop as it runs: an RC and a Service, scaling, a crash, a leader
-          failover, cascading deletion (about 15 seconds; --pace to change)
+          failover, cascading deletion (about 17 seconds; --pace to change)
   serve   run the control plane with a Kubernetes API that kubectl talks to,
           until Ctrl-C
   sim     run the control plane in the deterministic simulator: one seed,

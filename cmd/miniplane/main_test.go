@@ -28,7 +28,7 @@ func TestRunCommandLine(t *testing.T) {
 		{name: "demo bad colour", args: []string{"demo", "--color=pink"}, wantUsage: true, wantErr: `--color must be auto, always or never, got "pink"`},
 		{name: "demo stray argument", args: []string{"demo", "extra"}, wantUsage: true, wantErr: "unexpected arguments: [extra]"},
 		{name: "demo help", args: []string{"demo", "-h"}, wantStderr: []string{"-pace", "-seed", "-keep-running", "-color", "-v"}},
-		{name: "serve help", args: []string{"serve", "-h"}, wantStderr: []string{"-addr", "-instances", "-nodes", "-token", "-leader-elect-lease-duration", "-concurrent-rc-syncs", "-controllers"}},
+		{name: "serve help", args: []string{"serve", "-h"}, wantStderr: []string{"-addr", "-instances", "-nodes", "-token", "-kubeconfig", "-leader-elect-lease-duration", "-concurrent-rc-syncs", "-controllers"}},
 		{name: "serve bad flag", args: []string{"serve", "--port=1"}, wantUsage: true, wantErr: "flag provided but not defined: -port"},
 		{name: "serve unknown controller", args: []string{"serve", "--controllers=deployment"}, wantUsage: true, wantErr: `--controllers: "deployment" is not a known controller`},
 		{name: "serve renew deadline too long", args: []string{"serve", "--leader-elect-renew-deadline=20s"}, wantUsage: true, wantErr: "--leader-elect-lease-duration (15s) must be greater than --leader-elect-renew-deadline (20s)"},

@@ -33,6 +33,10 @@
 //     nothing (it confirms no deletions; the API server's Sweep removes
 //     terminating pods there when their grace period ends).
 //
+// The kubelets also keep a log per container run (logs.go), the lines
+// saying what they did to it, which ContainerLog serves for kubectl logs:
+// nothing runs, so that is all a container "writes".
+//
 // Every timed transition is a delayed add of the pod's key to the
 // controller's workqueue, on the injected clock; the decisions are pure
 // functions (chooseNode, nextPodIP, decide and the status builders), so a
