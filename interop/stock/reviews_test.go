@@ -1,6 +1,7 @@
 package stock
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -25,9 +26,20 @@ type review struct {
 
 func (r review) resource() schema.GroupVersionResource { return r.gvr }
 
-func (r review) run(t *testing.T, _ *planetest.Plane, cs kubernetes.Interface, verbs []string) {
+func (r review) run(t *testing.T, p *planetest.Plane, cs kubernetes.Interface, verbs []string) {
 	require.Equal(t, []string{"create"}, verbs, "discovery's verbs for %s", r.gvr)
 	r.create(t, cs)
+	// The typed client sent protobuf and was answered in it.
+	path := "/apis/" + r.gvr.Group + "/" + r.gvr.Version + "/" + r.gvr.Resource
+	var posts int
+	for _, req := range p.Requests() {
+		if req.Path == path {
+			posts++
+			assert.Equal(t, planetest.Protobuf, req.ContentType, "the review's body")
+			assert.True(t, strings.HasPrefix(req.Answer, planetest.Protobuf), "answered %d with Content-Type %q", req.Status, req.Answer)
+		}
+	}
+	assert.NotZero(t, posts, "no request reached %s", path)
 }
 
 func reviewCases() []kindCase {
