@@ -299,8 +299,11 @@ func TestResponseContract(t *testing.T) {
 			wantCode: http.StatusOK, wantLength: 0,
 		},
 		{
-			name:     "the status and body written",
-			fn:       func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusTeapot); _, _ = io.WriteString(w, "short and stout") },
+			name: "the status and body written",
+			fn: func(w http.ResponseWriter, _ *http.Request) {
+				w.WriteHeader(http.StatusTeapot)
+				_, _ = io.WriteString(w, "short and stout")
+			},
 			wantCode: http.StatusTeapot, wantBody: "short and stout", wantLength: -1,
 		},
 		{
@@ -323,8 +326,11 @@ func TestResponseContract(t *testing.T) {
 			wantCode: http.StatusOK, wantBody: "abc", wantLength: 3,
 		},
 		{
-			name:     "204 has no body",
-			fn:       func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent); _, _ = io.WriteString(w, "x") },
+			name: "204 has no body",
+			fn: func(w http.ResponseWriter, _ *http.Request) {
+				w.WriteHeader(http.StatusNoContent)
+				_, _ = io.WriteString(w, "x")
+			},
 			wantCode: http.StatusNoContent, wantLength: 0,
 		},
 		{
