@@ -166,7 +166,7 @@ func (in *Injector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // plan is what the draws decided for one request.
 type plan struct {
-	latency    time.Duration         // wait this long first; 0 for no Latency
+	latency    time.Duration          // wait this long first; 0 for no Latency
 	refuse     *apiserver.StatusError // answer this instead; nil to serve
 	refuseKind Kind                   // the fault refuse comes from
 	stale      bool                   // serve the read at an older revision

@@ -235,7 +235,8 @@ func (w *responseWriter) deliver() {
 // it panicked with (nil if it did not). A handler that wrote nothing
 // answers 200 with no body; one that panicked before writing a status
 // fails the round trip; one that panicked after, or wrote less than its
-// Content-Length, ends the body with io.ErrUnexpectedEOF.
+// Content-Length, ends the body with io.ErrUnexpectedEOF; and if the
+// client's context has ended, the body ends with its error.
 func (w *responseWriter) finish(p any) {
 	switch {
 	case p != nil && !w.wroteHeader:
@@ -249,11 +250,16 @@ func (w *responseWriter) finish(p any) {
 		}
 		w.WriteHeader(http.StatusOK)
 	}
-	if p != nil || (w.declared >= 0 && w.written < w.declared && !w.head) {
+	switch {
+	case w.req.Context().Err() != nil:
+		// The client gave up: its reads end with why, whichever of this
+		// and RoundTrip's AfterFunc closes the pipe first.
+		w.pw.CloseWithError(w.req.Context().Err())
+	case p != nil || (w.declared >= 0 && w.written < w.declared && !w.head):
 		w.pw.CloseWithError(io.ErrUnexpectedEOF)
-		return
+	default:
+		_ = w.pw.Close()
 	}
-	_ = w.pw.Close()
 }
 
 // bodyAllowed reports whether a response with code may have a body.
