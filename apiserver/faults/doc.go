@@ -24,8 +24,12 @@
 // sequence of requests, not on goroutine timing: each request draws from a
 // generator of its own, seeded from the seed, its stream (client, verb,
 // resource, namespace, name, selectors) and its position in that stream
-// (see Injector). Delays (Latency, Lag) run on the injected clock, so in a
-// testing/synctest bubble or on a fake clock they take no real time.
+// (see Injector). What a draw means against the store is read when the
+// fault strikes: a stale read takes the drawn fraction of the revisions
+// it may be served at then, and strikes only if there is one. Delays
+// (Latency, Lag) run on the injected clock, so in a testing/synctest
+// bubble or on a fake clock they take no real time, and one seed replays
+// one trace byte for byte when the requests come in one order.
 //
 // # Trace and metrics
 //
