@@ -12,7 +12,9 @@
 // newline-delimited JSON events, the status, scale and binding
 // subresources, PATCH (JSON patch, merge patch, strategic merge patch and
 // server-side apply, through apiserver/patch, with writes recorded in
-// metadata.managedFields), dryRun, health and Prometheus metrics, an
+// metadata.managedFields), dryRun, health (/healthz, /livez, /readyz: named
+// checks, the handler's and the caller's, in kube-apiserver's text form,
+// ?verbose, ?exclude, one check by its path), Prometheus metrics, an
 // optional bearer token and a request-body limit.
 //
 // Every rule about objects (validation, defaulting, conflicts, deletion)
