@@ -16,6 +16,8 @@
 #   KCM_BUILD_DIR     where kcm/ is built (default ~/.cache/miniplane-realk8s)
 #   KCM_BIN           a kube-controller-manager to run instead of building one
 #   KEEP_WORK=1       keep the temporary directory (logs, kubeconfig) after the run
+#   KEEP_GOING=1      run every step after a failure too (each may then wait
+#                     STEP_TIMEOUT), instead of skipping them
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -68,13 +70,14 @@ trap 'exit 130' INT TERM
 failed=0
 skipping=0
 
-# pass, fail and skip print a step's line; after a failure the steps that
-# depend on it are skipped rather than each waiting out its timeout.
+# pass, fail and skip print a step's line; after a failure the later steps,
+# which build on it, are skipped rather than each waiting out its timeout,
+# unless KEEP_GOING=1.
 pass() { printf 'PASS %-22s %s\n' "$1" "$2"; }
 fail() {
 	printf 'FAIL %-22s %s\n' "$1" "$2"
 	failed=1
-	skipping=1
+	[[ ${KEEP_GOING:-} == 1 ]] || skipping=1
 }
 skip() { printf 'SKIP %-22s %s\n' "$1" "after an earlier failure"; }
 
@@ -210,8 +213,9 @@ kcm_pid=$!
 
 step=kcm-leads
 holder() { k get lease -n kube-system kube-controller-manager -o 'jsonpath={.spec.holderIdentity}' 2>/dev/null; }
+start=$SECONDS
 if wait_for '[[ -n $(holder) ]]'; then
-	pass "$step" "kube-system/kube-controller-manager held by $(holder) (content type: $content_type)"
+	pass "$step" "kube-system/kube-controller-manager held by $(holder) (content type: $content_type) [$((SECONDS - start))s]"
 elif ! kill -0 "$kcm_pid" 2>/dev/null; then
 	fail "$step" "kube-controller-manager exited: $(kcm_hint)"
 else
@@ -226,12 +230,13 @@ run_step() {
 		skip "$name"
 		return
 	fi
+	local start=$SECONDS
 	if [[ -n $action ]] && ! out=$(eval "$action" 2>&1); then
 		fail "$name" "$(tr '\n' ' ' <<<"$out" | cut -c1-300)"
 		return
 	fi
 	if wait_for "$cond"; then
-		pass "$name" "$(eval "$ok")"
+		pass "$name" "$(eval "$ok") [$((SECONDS - start))s]"
 	else
 		local hint
 		hint=$(kcm_hint)
@@ -246,12 +251,8 @@ run_step pods-ready "" 'serving_n 3' 'echo "3 ready, the endpoints follow: $(end
 run_step scale-up "k scale rc web --replicas=5" 'serving_n 5' 'echo "5 ready behind $(endpoint_ips)"'
 run_step scale-down "k scale rc web --replicas=2" 'serving_n 2' 'echo "2 left: $(live_pods | xargs), endpoints $(endpoint_ips)"'
 
-victim=
-replace_pod() {
-	victim=$(live_pods | head -1)
-	[[ -n $victim ]] && k delete pod "$victim" --wait=false
-}
-run_step delete-pod-replaced "replace_pod" \
+victim=$(live_pods | head -1)
+run_step delete-pod-replaced "k delete pod '$victim' --wait=false" \
 	'serving_n 2 && ! live_pods | grep -qx "$victim"' \
 	'echo "$victim deleted; now $(live_pods | xargs), endpoints $(endpoint_ips)"'
 run_step delete-rc-gc "k delete rc web --cascade=background --wait=false" \
@@ -262,7 +263,7 @@ run_step endpoints-empty "" '[[ -z $(endpoint_ips) ]] && k get endpoints web' \
 
 if ((failed)); then
 	{
-		echo "--- last lines of the kube-controller-manager log ($work/kcm.log):"
+		echo "--- the kube-controller-manager log's last errors and warnings (KEEP_WORK=1 keeps all of it):"
 		grep -E '^[EW][0-9]{4}' "$work/kcm.log" | tail -15
 	} >&2
 	exit 1
