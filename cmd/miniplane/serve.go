@@ -24,7 +24,7 @@ import (
 func runServe(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("serve", stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "address of the HTTP API; keep it on 127.0.0.1 unless other machines must reach it")
-	instances := fs.Int("instances", 3, "controller-manager instances competing for the leader lease")
+	instances := fs.Int("instances", 3, "controller-manager instances competing for the leader lease (none runs when --controllers switches every controller off)")
 	token := fs.String("token", "", "bearer token every API request must carry (empty: no authentication)")
 	seed := fs.Uint64("seed", 1, "seed for generated names and uids")
 	verbose := fs.Bool("v", false, "log what every component does (structured, to stderr)")
