@@ -19,7 +19,9 @@
 // protobuf WatchEvent frames, the status, scale, binding and eviction
 // subresources, PATCH (JSON patch, merge patch, strategic merge patch and
 // server-side apply, through apiserver/patch, with writes recorded in
-// metadata.managedFields), dryRun, health and Prometheus metrics, an
+// metadata.managedFields), dryRun, health (/healthz, /livez, /readyz: named
+// checks, the handler's and the caller's, in kube-apiserver's text form,
+// ?verbose, ?exclude, one check by its path), Prometheus metrics, an
 // optional bearer token and a request-body limit. Pods' logs (kubectl logs)
 // come from a LogSource the binary plugs in (logs.go); the self-review APIs
 // answer kubectl auth can-i and whoami (auth.go); exec, attach,
