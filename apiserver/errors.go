@@ -243,3 +243,15 @@ func NewInternalError(err error) *StatusError {
 		fmt.Sprintf("Internal error occurred: %v", err),
 		&api.StatusDetails{Causes: []api.StatusCause{{Message: err.Error()}}})
 }
+
+// NewTooManyRequests: the server will not serve the request now; retry
+// after retryAfterSeconds (429). Kubernetes: apimachinery's
+// errors.NewTooManyRequests, which kube-apiserver's watch cache answers
+// while it initializes; the HTTP front adds the Retry-After header that
+// client-go waits on before it retries.
+func NewTooManyRequests(message string, retryAfterSeconds int32) *StatusError {
+	return newStatusError(api.StatusReasonTooManyRequests, message, &api.StatusDetails{RetryAfterSeconds: retryAfterSeconds})
+}
+
+// IsTooManyRequests reports whether err is a TooManyRequests error.
+func IsTooManyRequests(err error) bool { return ReasonOf(err) == api.StatusReasonTooManyRequests }

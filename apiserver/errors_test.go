@@ -32,6 +32,7 @@ func TestErrorsCarryKubernetesStatus(t *testing.T) {
 		{"bad request", apiserver.NewBadRequest("bad"), apiserver.IsBadRequest, api.StatusReasonBadRequest, 400, "bad"},
 		{"method", apiserver.NewMethodNotSupported(pods, "patch"), apiserver.IsMethodNotSupported, api.StatusReasonMethodNotAllowed, 405, `patch is not supported on resources of kind "pods"`},
 		{"forbidden", apiserver.NewForbidden(pods, "p", "no"), apiserver.IsForbidden, api.StatusReasonForbidden, 403, `pods "p" is forbidden: no`},
+		{"too many requests", apiserver.NewTooManyRequests("slow down", 2), apiserver.IsTooManyRequests, api.StatusReasonTooManyRequests, 429, "slow down"},
 		{"too large", apiserver.NewTooLargeResourceVersion(12, 10), apiserver.IsTimeout, api.StatusReasonTimeout, 504, "Timeout: Too large resource version: 12, current: 10"},
 		{"invalid", apiserver.NewInvalid("", "Pod", "p", apiserver.FieldErrors{
 			apiserver.Required(apiserver.NewPath("spec", "containers"), ""),

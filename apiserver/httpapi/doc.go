@@ -13,12 +13,15 @@
 // Table is not served, as in kube-apiserver), PartialObjectMetadata for the
 // metadata client, 415 for any other body format on every verb, errors as
 // Status bodies with Kubernetes' codes, discovery (aggregated v2 and
-// legacy), /version, a minimal /openapi/v3, Table output with kubectl's
+// legacy), /version, OpenAPI v3 and v2 documents built from package api's
+// types (kubectl explain and validation read them), Table output with kubectl's
 // columns, watches as newline-delimited JSON events or length-prefixed
 // protobuf WatchEvent frames, the status, scale, binding and eviction
 // subresources, PATCH (JSON patch, merge patch, strategic merge patch and
 // server-side apply, through apiserver/patch, with writes recorded in
-// metadata.managedFields), dryRun, health and Prometheus metrics, an
+// metadata.managedFields), dryRun, health (/healthz, /livez, /readyz: named
+// checks, the handler's and the caller's, in kube-apiserver's text form,
+// ?verbose, ?exclude, one check by its path), Prometheus metrics, an
 // optional bearer token and a request-body limit. Pods' logs (kubectl logs)
 // come from a LogSource the binary plugs in (logs.go); the self-review APIs
 // answer kubectl auth can-i and whoami (auth.go); exec, attach,

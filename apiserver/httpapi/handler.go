@@ -32,18 +32,25 @@ type Config struct {
 	Clock clock.Clock
 	// Logger receives structured logs; nil means none.
 	Logger *zap.Logger
-	// Token, when not empty, is the bearer token every request but the
-	// health checks must carry (Authorization: Bearer <token>); others get
-	// 401.
+	// Token, when not empty, is the bearer token every request but
+	// /healthz, /livez and /readyz must carry (Authorization: Bearer
+	// <token>); others get 401. As kube-apiserver's public-info-viewer role
+	// allows, the endpoints are public but one check's path
+	// (/readyz/<check>), which says why it fails, is not.
 	Token string
 	// Metrics, when set, writes extra Prometheus text (such as workqueue
 	// figures) at the end of /metrics.
 	Metrics func(w io.Writer)
-	// Ready says whether /readyz answers 200; nil means always ready.
-	Ready func() bool
 	// Logs, when set, serves pods/{name}/log (kubectl logs); nil answers
 	// 400 for a bound pod, as there is no kubelet to ask.
 	Logs LogSource
+	// HealthChecks are the caller's checks of /healthz, /livez and /readyz
+	// alike (kube-apiserver's AddHealthChecks); ReadyChecks are its checks
+	// of /readyz only (AddReadyzChecks), such as whether caches have synced
+	// or a controller manager leads. They print after the handler's own
+	// ping and etcd, and before /readyz's shutdown. Names must be unique.
+	HealthChecks []HealthChecker
+	ReadyChecks  []HealthChecker
 }
 
 // Handler serves the Kubernetes API over HTTP. Create it with New; it is
@@ -54,8 +61,8 @@ type Handler struct {
 	log     *zap.Logger
 	token   string
 	extra   func(io.Writer)
-	ready   func() bool
 	logs    LogSource
+	health  healthChecks
 	metrics *metrics
 	// encodings is shared by the watch streams (see encodings).
 	encodings *encodings
@@ -70,6 +77,9 @@ type Handler struct {
 	// kinds are the kinds a request body may name: the served resources',
 	// their subresources' and requestKinds.
 	kinds map[typeMeta]bool
+	// openapi returns the OpenAPI documents of groups (openapi.go), built
+	// on the first call: most handlers in tests never serve them.
+	openapi func() (*openAPISpecs, error)
 
 	// mu guards closed and the Add side of watches: a watch starts only
 	// while the handler is open, so Shutdown's Wait sees every watch.
@@ -102,7 +112,7 @@ func New(cfg Config) (*Handler, error) {
 	}
 	h := &Handler{
 		srv: cfg.Server, clock: cfg.Clock, log: cfg.Logger, token: cfg.Token,
-		extra: cfg.Metrics, ready: cfg.Ready, logs: cfg.Logs,
+		extra: cfg.Metrics, logs: cfg.Logs,
 		metrics:   newMetrics(),
 		encodings: newEncodings(encodingCacheSize),
 		byPath:    make(map[string]*groupVersion),
@@ -113,6 +123,10 @@ func New(cfg Config) (*Handler, error) {
 		h.log = zap.NewNop()
 	}
 	h.log = h.log.Named("httpapi")
+	var err error
+	if h.health, err = h.newHealthChecks(cfg.HealthChecks, cfg.ReadyChecks); err != nil {
+		return nil, err
+	}
 	for _, r := range cfg.Server.Resources() {
 		path := "api/" + r.Version
 		if r.Group != "" {
@@ -142,6 +156,7 @@ func New(cfg Config) (*Handler, error) {
 	for _, tm := range requestKinds {
 		h.kinds[tm] = true
 	}
+	h.openapi = sync.OnceValues(func() (*openAPISpecs, error) { return newOpenAPISpecs(h.groups) })
 	return h, nil
 }
 
@@ -222,6 +237,7 @@ func methodVerb(method string) string {
 	return "other"
 }
 
+// isHealthPath reports whether p is one of the public health endpoints.
 func isHealthPath(p string) bool {
 	switch p {
 	case "/healthz", "/livez", "/readyz":

@@ -182,7 +182,8 @@ func TestDryRun(t *testing.T) {
 }
 
 // TestAuth checks the bearer token: required everywhere but the health
-// checks.
+// endpoints themselves (a single check's path gives reasons, so it is
+// not public).
 func TestAuth(t *testing.T) {
 	f := newFixture(t, func(c *httpapi.Config) { c.Token = "s3cret" })
 	tests := []struct {
@@ -196,6 +197,9 @@ func TestAuth(t *testing.T) {
 		{"discovery needs it too", "/api", "", http.StatusUnauthorized},
 		{"health does not", "/healthz", "", http.StatusOK},
 		{"readiness does not", "/readyz", "", http.StatusOK},
+		{"verbose readiness does not", "/readyz?verbose", "", http.StatusOK},
+		{"one check's reason does", "/readyz/etcd", "", http.StatusUnauthorized},
+		{"one check with the token", "/readyz/etcd", "Bearer s3cret", http.StatusOK},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,6 +11,13 @@ import (
 // route sends a request to the handler of its path.
 func (h *Handler) route(w http.ResponseWriter, r *http.Request, info *requestInfo) {
 	path := strings.Trim(r.URL.Path, "/")
+	if endpoint, check, ok := healthPath(path); ok {
+		info.resource = "health"
+		if h.onlyGet(w, r) {
+			h.serveHealth(w, r, endpoint, check)
+		}
+		return
+	}
 	switch path {
 	case "api", "apis":
 		info.resource = "discovery"
@@ -24,12 +31,6 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request, info *requestInf
 			writeJSON(w, http.StatusOK, binaryVersion())
 		}
 		return
-	case "healthz", "livez", "readyz":
-		info.resource = "health"
-		if h.onlyGet(w, r) {
-			h.serveHealth(w, path)
-		}
-		return
 	case "metrics":
 		info.resource = "metrics"
 		if h.onlyGet(w, r) {
@@ -37,10 +38,10 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request, info *requestInf
 		}
 		return
 	}
-	if rest, ok := strings.CutPrefix(path, "openapi/v3"); ok {
+	if rest, ok := strings.CutPrefix(path, "openapi/"); ok {
 		info.resource = "openapi"
 		if h.onlyGet(w, r) {
-			h.serveOpenAPI(w, strings.Trim(rest, "/"))
+			h.serveOpenAPI(w, r, rest)
 		}
 		return
 	}
@@ -251,21 +252,3 @@ func checkVerb(req resourceRequest) error {
 }
 
 func isTrue(v string) bool { return v == "true" || v == "1" }
-
-// serveHealth answers /healthz, /livez and /readyz in text, as
-// kube-apiserver does.
-func (h *Handler) serveHealth(w http.ResponseWriter, path string) {
-	if path == "readyz" && h.ready != nil && !h.ready() {
-		writeRaw(w, http.StatusServiceUnavailable, "text/plain; charset=utf-8", []byte("[-]miniplane not ready\nreadyz check failed\n"))
-		return
-	}
-	select {
-	case <-h.done:
-		if path != "livez" {
-			writeRaw(w, http.StatusServiceUnavailable, "text/plain; charset=utf-8", []byte("[-]shutdown: the server is shutting down\n"))
-			return
-		}
-	default:
-	}
-	writeRaw(w, http.StatusOK, "text/plain; charset=utf-8", []byte("ok"))
-}

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -32,10 +33,12 @@ type planeConfig struct {
 	// TLS, when set, makes the HTTP API serve HTTPS with it (tls.go).
 	TLS *tls.Config
 	// Instances is how many controller-manager instances run; with
-	// leader election off there must be one.
+	// leader election off there must be one. When Options.Controllers
+	// switches every controller off, none runs, whatever Instances says.
 	Instances int
 	// Options are the controller manager's (Options.Nodes is the number of
-	// simulated nodes).
+	// simulated nodes the plane registers; 0 registers none, and nodesim
+	// still schedules and runs pods on nodes created through the API).
 	Options manager.Options
 	// Nodes tunes the simulated kubelets; Client, Factory, Clock, Logger
 	// and Nodes are filled in.
@@ -53,6 +56,11 @@ type planeConfig struct {
 // HTTP front, the simulated nodes, and several controller-manager
 // instances competing for the lease, each with its own caches, as separate
 // processes would have.
+//
+// Its readiness is a list of named checks (readyChecks), served on
+// /readyz beside the API server's own and closing Ready once all pass: the
+// simulated nodes' informers have synced, the nodes are registered and,
+// when any controller is on, an instance leads with synced controllers.
 type plane struct {
 	cfg   planeConfig
 	clock clock.Clock
@@ -62,13 +70,18 @@ type plane struct {
 	ln    net.Listener
 	nodes *nodesim.Controller
 	nodeF *informer.Factory
-	insts []*planeInstance
+	insts []*planeInstance // empty when every controller is off
+	// checks are the plane's readiness checks, in the order /readyz
+	// prints them after the API server's.
+	checks []httpapi.HealthChecker
 
-	ready chan struct{} // closed once a leader runs and the nodes are registered
+	ready      chan struct{} // closed once every check in checks passes
+	registered chan struct{} // closed once the simulated nodes are registered
 
-	// mu guards writes.
-	mu     sync.Mutex
-	writes []controllerWrite // each instance's first write after each kill
+	// mu guards writes and registerErr.
+	mu          sync.Mutex
+	writes      []controllerWrite // each instance's first write after each kill
+	registerErr error             // why registering the nodes failed, if it did
 }
 
 // planeInstance is one controller-manager instance and the means to kill it.
@@ -94,19 +107,12 @@ func newPlane(cfg planeConfig) (*plane, error) {
 	if !cfg.Options.LeaderElection.LeaderElect && cfg.Instances > 1 {
 		return nil, usageError{"--leader-elect=false runs the controllers unguarded: use --instances=1"}
 	}
-	p := &plane{cfg: cfg, clock: cfg.Clock, log: cfg.Logger, ready: make(chan struct{})}
+	p := &plane{cfg: cfg, clock: cfg.Clock, log: cfg.Logger, ready: make(chan struct{}), registered: make(chan struct{})}
 	var err error
 	p.srv, err = apiserver.New(apiserver.Config{
 		Clock: cfg.Clock, Rand: rand.New(rand.NewPCG(cfg.Seed, 0x6d696e69)),
 		Names:  apiserver.NewSeededNames(cfg.Seed), // the same pod names for one seed, whatever the goroutines' timing
 		Logger: cfg.Logger.Named("apiserver"),
-	})
-	if err != nil {
-		return nil, err
-	}
-	p.http, err = httpapi.New(httpapi.Config{
-		Server: p.srv, Clock: cfg.Clock, Logger: cfg.Logger.Named("http"), Token: cfg.Token,
-		Ready: p.isReady, Metrics: p.writeMetrics, Logs: nodeLogs{p},
 	})
 	if err != nil {
 		return nil, err
@@ -122,7 +128,11 @@ func newPlane(cfg planeConfig) (*plane, error) {
 		return nil, err
 	}
 
-	for i := range cfg.Instances {
+	instances := cfg.Instances
+	if len(enabledControllers(cfg.Options)) == 0 {
+		instances = 0 // no controller to run, no leader to elect
+	}
+	for i := range instances {
 		identity := fmt.Sprintf("cm-%d", i+1)
 		in, err := manager.NewInstance(manager.InstanceConfig{
 			Client: &recordingClient{Client: p.srv, p: p, identity: identity},
@@ -135,7 +145,28 @@ func newPlane(cfg planeConfig) (*plane, error) {
 		}
 		p.insts = append(p.insts, &planeInstance{Instance: in, done: make(chan struct{})})
 	}
+
+	p.checks = p.readyChecks()
+	p.http, err = httpapi.New(httpapi.Config{
+		Server: p.srv, Clock: cfg.Clock, Logger: cfg.Logger.Named("http"), Token: cfg.Token,
+		ReadyChecks: p.checks, Metrics: p.writeMetrics, Logs: nodeLogs{p},
+	})
+	if err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// enabledControllers names the controllers opts.Controllers switches on,
+// in the order the manager starts them.
+func enabledControllers(opts manager.Options) []string {
+	var on []string
+	for _, d := range manager.DefaultDescriptors() {
+		if manager.Enabled(opts.Controllers, d.Name, d.DisabledByDefault) {
+			on = append(on, d.Name)
+		}
+	}
+	return on
 }
 
 // listen binds the HTTP address. It is separate from Run so that callers
@@ -184,9 +215,7 @@ func (p *plane) Run(ctx context.Context) error {
 	p.nodeF.Start(ctx)
 	wg.Go(func() {
 		defer p.nodeF.Shutdown()
-		if err := p.nodes.EnsureNodes(ctx); err != nil && ctx.Err() == nil {
-			p.log.Error("registering nodes", zap.Error(err))
-		}
+		p.registerNodes(ctx)
 		p.nodes.Run(ctx, manager.NodeSimWorkers)
 	})
 	var errMu sync.Mutex
@@ -209,8 +238,29 @@ func (p *plane) Run(ctx context.Context) error {
 	return errors.Join(append(instErr, serveErr)...)
 }
 
-// awaitReady closes p.ready once some instance leads with synced
-// controllers and the nodes are registered.
+// registerNodes creates the simulated nodes, as kubelets register their
+// Node objects when they start, and closes p.registered once they exist.
+// A failure is logged and kept for the register-nodes check: the kubelets
+// run on with the nodes that exist.
+func (p *plane) registerNodes(ctx context.Context) {
+	if p.cfg.Options.Nodes == 0 {
+		close(p.registered)
+		return
+	}
+	err := p.nodes.EnsureNodes(ctx)
+	if err == nil {
+		close(p.registered)
+		return
+	}
+	if ctx.Err() == nil {
+		p.log.Error("registering nodes", zap.Error(err))
+	}
+	p.mu.Lock()
+	p.registerErr = err
+	p.mu.Unlock()
+}
+
+// awaitReady closes p.ready once every readiness check passes.
 func (p *plane) awaitReady(ctx context.Context) {
 	for {
 		if p.isReadyNow() {
@@ -230,37 +280,97 @@ func (p *plane) awaitReady(ctx context.Context) {
 // Ready is closed once the control plane is ready to serve a user.
 func (p *plane) Ready() <-chan struct{} { return p.ready }
 
-func (p *plane) isReady() bool {
-	select {
-	case <-p.ready:
-		return true
-	default:
-		return false
+func (p *plane) isReadyNow() bool {
+	for _, c := range p.checks {
+		if c.Check() != nil {
+			return false
+		}
 	}
+	return true
 }
 
-func (p *plane) isReadyNow() bool {
-	if !p.nodes.HasSynced() {
-		return false
+// readyChecks are the plane's checks of /readyz, each a fact about one
+// part, so that /readyz?verbose says which part is not ready:
+//
+//	informer-sync                  the simulated kubelets' and scheduler's informers have synced
+//	poststarthook/register-nodes   the simulated nodes are registered
+//	controller-manager             an instance leads, its controllers synced (only when a controller is on)
+//
+// A plane whose controllers are all off is ready once the first two pass.
+func (p *plane) readyChecks() []httpapi.HealthChecker {
+	checks := []httpapi.HealthChecker{
+		httpapi.NamedCheck("informer-sync", p.checkInformers),
+		httpapi.NamedCheck("poststarthook/register-nodes", p.checkNodesRegistered),
 	}
-	nodes, _, err := apiserver.For[*api.Node](p.srv).List(context.Background(), "", apiserver.ListOptions{})
-	if err != nil || len(nodes) < p.cfg.Options.Nodes {
-		return false
+	if len(p.insts) > 0 {
+		checks = append(checks, httpapi.NamedCheck("controller-manager", p.checkControllerManager))
 	}
+	return checks
+}
+
+// checkInformers passes once nodesim's informers have synced and handed
+// their initial lists to its handlers.
+func (p *plane) checkInformers() error {
+	if p.nodes.HasSynced() {
+		return nil
+	}
+	var unsynced []string
+	for _, resource := range p.nodeF.Resources() {
+		if !p.nodeF.ForResource(resource).HasSynced() {
+			unsynced = append(unsynced, resource)
+		}
+	}
+	if len(unsynced) == 0 {
+		return errors.New("nodesim's handlers have not had their informers' initial lists")
+	}
+	return fmt.Errorf("nodesim's informers of %s have not synced", strings.Join(unsynced, ", "))
+}
+
+// checkNodesRegistered passes once the simulated nodes exist.
+func (p *plane) checkNodesRegistered() error {
+	select {
+	case <-p.registered:
+		return nil
+	default:
+	}
+	p.mu.Lock()
+	err := p.registerErr
+	p.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("registering %d simulated nodes failed: %w", p.cfg.Options.Nodes, err)
+	}
+	return fmt.Errorf("registering %d simulated nodes", p.cfg.Options.Nodes)
+}
+
+// checkControllerManager passes while some instance leads (or runs
+// unelected) with every enabled controller's caches synced.
+func (p *plane) checkControllerManager() error {
+	var why error
 	for _, in := range p.insts {
 		h := in.Health()
-		if !h.Leading || h.Controllers == nil {
+		if !h.Leading {
 			continue
 		}
-		synced := true
+		if h.Controllers == nil {
+			why = fmt.Errorf("%s leads but has not built its controllers", h.Identity)
+			continue
+		}
+		var unsynced []string
 		for _, c := range h.Controllers {
-			synced = synced && (!c.Enabled || c.Synced)
+			if c.Enabled && !c.Synced {
+				unsynced = append(unsynced, c.Name)
+			}
 		}
-		if synced {
-			return true
+		if len(unsynced) == 0 {
+			return nil
 		}
+		why = fmt.Errorf("%s leads but its %s not synced", h.Identity, strings.Join(unsynced, ", "))
 	}
-	return false
+	if why != nil {
+		return why
+	}
+	le := p.cfg.Options.LeaderElection
+	return fmt.Errorf("no instance holds the lease %s/%s", le.ResourceNamespace, le.ResourceName)
 }
 
 // leader returns the identity of the instance that leads now, or "".
@@ -277,7 +387,9 @@ func (p *plane) leader() string {
 // instance's election state and the workqueues of its running controllers,
 // and the simulated kubelets' queue.
 func (p *plane) writeMetrics(w io.Writer) {
-	fmt.Fprintf(w, "# HELP leader_election_master_status 1 if the instance leads the lease, else 0.\n# TYPE leader_election_master_status gauge\n")
+	if len(p.insts) > 0 {
+		fmt.Fprintf(w, "# HELP leader_election_master_status 1 if the instance leads the lease, else 0.\n# TYPE leader_election_master_status gauge\n")
+	}
 	var queues []workqueue.Labeled
 	for _, in := range p.insts {
 		leading := 0

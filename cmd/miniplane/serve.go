@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,11 +15,18 @@ import (
 )
 
 // runServe runs the control plane until SIGINT or SIGTERM, then shuts it
-// down cleanly: watches end, the leader releases its lease.
+// down cleanly: watches end, the leader releases its lease. A signal before
+// the plane is ready is a clean stop too.
+//
+// --controllers switches kube-controller-manager's controllers off as the
+// real one does ("-replicationcontroller,-endpoint,-garbagecollector"):
+// with all of them off no controller-manager instance runs, and serve is
+// the API server and the simulated nodes only, ready as soon as they are,
+// for a real kube-controller-manager to drive (interop/realk8s).
 func runServe(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("serve", stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "address of the HTTP API; keep it on 127.0.0.1 unless other machines must reach it")
-	instances := fs.Int("instances", 3, "controller-manager instances competing for the leader lease")
+	instances := fs.Int("instances", 3, "controller-manager instances competing for the leader lease (none runs when --controllers switches every controller off)")
 	token := fs.String("token", "", "bearer token every API request must carry; with one, the API is served over HTTPS with a certificate made at start (empty: plain http, no authentication)")
 	kubeconfigPath := fs.String("kubeconfig", "", "where to write a kubeconfig for kubectl (default: a file in a new temporary directory, removed at exit)")
 	seed := fs.Uint64("seed", 1, "seed for generated names and uids")
@@ -31,8 +39,8 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if err := opts.Validate(controllerNames()); err != nil {
 		return usageError{err.Error()}
 	}
-	if opts.Nodes < 1 || opts.Nodes > nodesim.MaxNodes {
-		return usageError{fmt.Sprintf("--nodes must be between 1 and %d, got %d", nodesim.MaxNodes, opts.Nodes)}
+	if opts.Nodes > nodesim.MaxNodes {
+		return usageError{fmt.Sprintf("--nodes must be between 0 and %d, got %d", nodesim.MaxNodes, opts.Nodes)}
 	}
 	var serving *servingTLS
 	if *token != "" {
@@ -70,13 +78,17 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "  export KUBECONFIG=%s\n  kubectl get pods,rc,svc -A\n", shellQuote(kcPath))
 	select {
 	case <-p.Ready():
-		fmt.Fprintf(stdout, "ready: %d nodes, %d controller-manager instances, leader %s (Ctrl-C stops)\n", opts.Nodes, *instances, p.leader())
-	case err := <-runErr:
-		return fmt.Errorf("serve: stopped before it was ready: %w", err)
+		fmt.Fprintf(stdout, "ready: %s (Ctrl-C stops)\n", p.describe())
+		err = <-runErr
+	case err = <-runErr:
+		if ctx.Err() == nil {
+			// Run ends early only when a part of the plane failed.
+			return fmt.Errorf("serve: stopped before it was ready: %w", cmp.Or(err, errors.New("the control plane ended")))
+		}
+		fmt.Fprintln(stdout, "stopped before it was ready")
 	}
-	err = <-runErr
 	if ctx.Err() != nil && err == nil {
-		fmt.Fprintln(stdout, "stopped: watches closed, lease released")
+		fmt.Fprintln(stdout, "stopped: "+p.stoppedWhat())
 	}
 	if errors.Is(err, context.Canceled) {
 		err = nil
@@ -100,6 +112,27 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// describe says what the plane runs, for serve's ready line.
+func (p *plane) describe() string {
+	nodes := fmt.Sprintf("%d nodes", p.cfg.Options.Nodes)
+	if len(p.insts) == 0 {
+		return nodes + ", no controller-manager instance (every controller is off)"
+	}
+	leader := "unelected"
+	if p.cfg.Options.LeaderElection.LeaderElect {
+		leader = "leader " + p.leader()
+	}
+	return fmt.Sprintf("%s, %d controller-manager instances, %s", nodes, len(p.insts), leader)
+}
+
+// stoppedWhat says what a clean stop has done.
+func (p *plane) stoppedWhat() string {
+	if len(p.insts) == 0 || !p.cfg.Options.LeaderElection.LeaderElect {
+		return "watches closed"
+	}
+	return "watches closed, lease released"
 }
 
 // controllerNames are the controllers --controllers may name.

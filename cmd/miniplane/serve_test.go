@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"regexp"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -103,9 +104,13 @@ func TestServeStartsAnswersAndStopsCleanly(t *testing.T) {
 		return resp.StatusCode, body
 	}
 	eventually(t, "/readyz answers 200", func() bool { code, _ := get("/readyz"); return code == http.StatusOK })
+	eventually(t, "serve prints its ready line", func() bool { return strings.Contains(stdout.String(), "\nready: ") })
 	assert.Contains(t, stdout.String(), "ready: 2 nodes, 3 controller-manager instances, leader cm-")
+	code, body := get("/readyz?verbose")
+	require.Equal(t, http.StatusOK, code, string(body))
+	assert.Contains(t, string(body), "[+]controller-manager ok\n")
 
-	code, body := get("/api/v1/nodes", "Accept", "application/json;as=Table;v=v1;g=meta.k8s.io,application/json")
+	code, body = get("/api/v1/nodes", "Accept", "application/json;as=Table;v=v1;g=meta.k8s.io,application/json")
 	require.Equal(t, http.StatusOK, code, string(body))
 	var table struct {
 		Kind string `json:"kind"`
@@ -147,5 +152,94 @@ func TestServeStartsAnswersAndStopsCleanly(t *testing.T) {
 	if !assert.LessOrEqual(t, left, before, "every goroutine serve started has ended") {
 		buf := make([]byte, 1<<20)
 		t.Logf("goroutines left:\n%s", buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// httpGet sends a GET and returns the answer's code and body.
+func httpGet(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, string(body)
+}
+
+// TestServeReadiness: /readyz lists the API server's checks and the
+// plane's, with controller-manager only when a controller runs; serve
+// becomes ready with every controller off and no nodes, runs no
+// controller-manager instance then, and stops with no error on SIGTERM;
+// --leader-elect-resource-name moves the instances' lease.
+func TestServeReadiness(t *testing.T) {
+	const apiServerChecks = "[+]ping ok\n[+]etcd ok\n[+]informer-sync ok\n[+]poststarthook/register-nodes ok\n"
+	tests := []struct {
+		name        string
+		args        []string
+		wantReady   string // the ready line
+		wantVerbose string // /readyz?verbose, all of it
+		wantLeases  map[string]bool
+		wantStopped string // the last line after SIGTERM
+		wantNodes   int
+	}{
+		{
+			name:        "every controller off, no nodes",
+			args:        []string{"--controllers=-replicationcontroller,-endpoint,-garbagecollector", "--nodes", "0"},
+			wantReady:   "ready: 0 nodes, no controller-manager instance (every controller is off) (Ctrl-C stops)\n",
+			wantVerbose: apiServerChecks + "[+]shutdown ok\nreadyz check passed\n",
+			wantLeases:  map[string]bool{"kube-controller-manager": false},
+			wantStopped: "stopped: watches closed\n",
+		},
+		{
+			name:        "the lease renamed",
+			args:        []string{"--leader-elect-resource-name=miniplane-controller-manager", "--instances=2"},
+			wantReady:   "ready: 2 nodes, 2 controller-manager instances, leader cm-",
+			wantVerbose: apiServerChecks + "[+]controller-manager ok\n[+]shutdown ok\nreadyz check passed\n",
+			wantLeases:  map[string]bool{"kube-controller-manager": false, "miniplane-controller-manager": true},
+			wantStopped: "stopped: watches closed, lease released\n",
+			wantNodes:   2,
+		},
+		{
+			name:        "one controller, unelected",
+			args:        []string{"--controllers=endpoint", "--leader-elect=false", "--instances=1"},
+			wantReady:   "ready: 2 nodes, 1 controller-manager instances, unelected (Ctrl-C stops)\n",
+			wantVerbose: apiServerChecks + "[+]controller-manager ok\n[+]shutdown ok\nreadyz check passed\n",
+			wantLeases:  map[string]bool{"kube-controller-manager": false},
+			wantStopped: "stopped: watches closed\n",
+			wantNodes:   2,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			url, stdout, stop := startServe(t, tt.args...)
+			eventually(t, "serve prints its ready line", func() bool { return strings.Contains(stdout.String(), "\nready: ") })
+			assert.Contains(t, stdout.String(), tt.wantReady)
+
+			code, body := httpGet(t, url+"/readyz?verbose")
+			assert.Equal(t, http.StatusOK, code)
+			assert.Equal(t, tt.wantVerbose, body)
+			code, _ = httpGet(t, url+"/readyz/controller-manager")
+			assert.Equal(t, strings.Contains(tt.wantVerbose, "controller-manager"), code == http.StatusOK, "/readyz/controller-manager: %d", code)
+
+			for name, exists := range tt.wantLeases {
+				code, body := httpGet(t, url+"/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/"+name)
+				if exists {
+					assert.Equal(t, http.StatusOK, code, "lease %s", name)
+					assert.Contains(t, body, `"holderIdentity":"cm-`)
+				} else {
+					assert.Equal(t, http.StatusNotFound, code, "lease %s: %s", name, body)
+				}
+			}
+			code, body = httpGet(t, url+"/api/v1/nodes")
+			require.Equal(t, http.StatusOK, code)
+			var nodes struct {
+				Items []json.RawMessage `json:"items"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(body), &nodes))
+			assert.Len(t, nodes.Items, tt.wantNodes)
+
+			require.NoError(t, stop(), "SIGTERM is a clean stop: exit status 0")
+			assert.True(t, strings.HasSuffix(stdout.String(), tt.wantStopped), stdout.String())
+		})
 	}
 }

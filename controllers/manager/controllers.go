@@ -78,7 +78,7 @@ func initNodeSim(ic InitContext) (Controller, int, error) {
 		return nil, 0, err
 	}
 	// Real kubelets work in parallel, one per node; five workers stand in.
-	return nodeSimRunner{c, ic.Logger}, NodeSimWorkers, nil
+	return nodeSimRunner{c, ic.Logger, ic.Options.Nodes > 0}, NodeSimWorkers, nil
 }
 
 // NodeSimWorkers is how many pods the simulated kubelets handle at once.
@@ -88,10 +88,15 @@ const NodeSimWorkers = 5
 // as real kubelets register their Node objects when they start.
 type nodeSimRunner struct {
 	*nodesim.Controller
-	log *zap.Logger
+	log      *zap.Logger
+	register bool // false with Options.Nodes 0, which nodesim.Config reads as its default
 }
 
 func (r nodeSimRunner) Run(ctx context.Context, workers int) {
+	if !r.register {
+		r.Controller.Run(ctx, workers)
+		return
+	}
 	if err := r.EnsureNodes(ctx); err != nil && ctx.Err() == nil {
 		// The kubelet keeps running: the nodes that exist still work.
 		r.log.Error("registering nodes", zap.Error(err))

@@ -124,3 +124,60 @@ func TestControlLoop(t *testing.T) {
 		t.Fatal("manager did not stop")
 	}
 }
+
+// TestNodeSimWithoutNodes: with Options.Nodes 0 the simulated kubelets
+// register no node of their own, yet schedule and run a pod on a node
+// created through the API, as kubelets of nodes someone else registered.
+func TestNodeSimWithoutNodes(t *testing.T) {
+	ctx := context.Background()
+	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(7, 7))})
+	require.NoError(t, err)
+	log := zaptest.NewLogger(t)
+	opts := manager.DefaultOptions()
+	opts.Nodes = 0
+	m, err := manager.New(manager.InitContext{
+		Client: srv, Binder: srv, Factory: informer.NewFactory(srv, "", clk, log), Clock: clk, Logger: log,
+		Options: opts, Instance: "kubelets",
+	}, manager.NodeSimDescriptors())
+	require.NoError(t, err)
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- m.Run(runCtx) }()
+
+	pods := api.ResourceList{api.ResourcePods: "10", api.ResourceCPU: "2"}
+	_, err = srv.Create(ctx, &api.Node{
+		Metadata: api.ObjectMeta{Name: "byo-0"},
+		Spec:     api.NodeSpec{PodCIDR: "10.250.0.0/24", PodCIDRs: []string{"10.250.0.0/24"}},
+		Status: api.NodeStatus{Capacity: pods, Allocatable: pods, Conditions: []api.NodeCondition{
+			{Type: api.NodeReady, Status: api.ConditionTrue, LastHeartbeatTime: api.NewTime(clk.Now())},
+		}},
+	})
+	require.NoError(t, err)
+	_, err = srv.Create(ctx, &api.Pod{
+		Metadata: api.ObjectMeta{Namespace: "default", Name: "web"},
+		Spec:     api.PodSpec{Containers: []api.Container{{Name: "web", Image: "nginx:1.27"}}},
+	})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		p, err := apiserver.For[*api.Pod](srv).Get(ctx, "default", "web")
+		require.NoError(t, err)
+		if p.Spec.NodeName == "byo-0" && api.IsPodReady(p) {
+			return true
+		}
+		clk.Step(500 * time.Millisecond)
+		return false
+	}, 20*time.Second, time.Millisecond, "the pod runs on the node created through the API")
+	nodes, _, err := apiserver.For[*api.Node](srv).List(ctx, "", apiserver.ListOptions{})
+	require.NoError(t, err)
+	require.Len(t, nodes, 1, "nodesim registered none of its own")
+	assert.Equal(t, "byo-0", nodes[0].Metadata.Name)
+
+	cancel()
+	select {
+	case err := <-done:
+		assert.NoError(t, err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("manager did not stop")
+	}
+}

@@ -55,6 +55,8 @@ func TestOptionsFlagsAndValidation(t *testing.T) {
 		}},
 		{name: "unknown", args: []string{"--controllers=a,c"}, wantErr: `--controllers: "c" is not a known controller; known: a, b`},
 		{name: "zero workers", args: []string{"--concurrent-rc-syncs=0"}, wantErr: "--concurrent-rc-syncs must be at least 1, got 0"},
+		{name: "no simulated nodes", args: []string{"--nodes=0"}, want: func(o manager.Options) bool { return o.Nodes == 0 }},
+		{name: "negative nodes", args: []string{"--nodes=-1"}, wantErr: "--nodes must be at least 0, got -1"},
 		{name: "leader election defaults", want: func(o manager.Options) bool {
 			le := o.LeaderElection
 			return le.LeaderElect && le.LeaseDuration == 15*time.Second && le.RenewDeadline == 10*time.Second &&

@@ -28,7 +28,9 @@ type Options struct {
 	// EndpointUpdatesBatchPeriod delays endpoint syncs after pod changes so
 	// bursts coalesce (kube's --endpoint-updates-batch-period); 0: none.
 	EndpointUpdatesBatchPeriod time.Duration
-	// Nodes is how many simulated nodes nodesim registers.
+	// Nodes is how many simulated nodes nodesim registers; 0 registers
+	// none (nodesim still schedules pods onto nodes created through the
+	// API).
 	Nodes int
 	// LeaderElection configures how an Instance is elected.
 	LeaderElection LeaderElectionOptions
@@ -147,14 +149,15 @@ func (o Options) Validate(known []string) error {
 	for _, n := range []struct {
 		flag string
 		v    int
+		min  int
 	}{
-		{"--concurrent-rc-syncs", o.ConcurrentRCSyncs},
-		{"--concurrent-endpoint-syncs", o.ConcurrentEndpointSyncs},
-		{"--concurrent-gc-syncs", o.ConcurrentGCSyncs},
-		{"--nodes", o.Nodes},
+		{"--concurrent-rc-syncs", o.ConcurrentRCSyncs, 1},
+		{"--concurrent-endpoint-syncs", o.ConcurrentEndpointSyncs, 1},
+		{"--concurrent-gc-syncs", o.ConcurrentGCSyncs, 1},
+		{"--nodes", o.Nodes, 0},
 	} {
-		if n.v < 1 {
-			return fmt.Errorf("%s must be at least 1, got %d", n.flag, n.v)
+		if n.v < n.min {
+			return fmt.Errorf("%s must be at least %d, got %d", n.flag, n.min, n.v)
 		}
 	}
 	return o.LeaderElection.Validate()

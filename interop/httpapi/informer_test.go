@@ -46,11 +46,10 @@ func serve(t *testing.T) (*apiserver.Server, kubernetes.Interface) {
 		cancel()
 		require.NoError(t, <-done)
 	})
-	// client-go's clientset sends protobuf bodies by default since 1.32;
-	// miniplane speaks JSON only, so the client asks for JSON, as clients
-	// of other JSON-only servers do. (Reads already work either way: the
-	// default Accept lists JSON too.)
-	cfg := &rest.Config{Host: "http://" + ln.Addr().String(), ContentConfig: rest.ContentConfig{ContentType: "application/json"}}
+	// Only the address: client-go's defaults (protobuf bodies for the
+	// built-in kinds since 1.32, protobuf first in Accept) are what a
+	// program written for a real cluster gets.
+	cfg := &rest.Config{Host: "http://" + ln.Addr().String()}
 	cs, err := kubernetes.NewForConfig(cfg)
 	require.NoError(t, err)
 	return srv, cs

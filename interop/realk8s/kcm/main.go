@@ -1,0 +1,19 @@
+// Command kube-controller-manager is Kubernetes' own kube-controller-manager
+// v1.32, unmodified: the same command its cmd/kube-controller-manager
+// builds, here built from the module proxy so that run-kcm.sh can point it
+// at miniplane serve. Nothing of miniplane is imported.
+package main
+
+import (
+	"os"
+
+	"k8s.io/component-base/cli"
+	_ "k8s.io/component-base/logs/json/register"          // --logging-format=json, as the real binary offers
+	_ "k8s.io/component-base/metrics/prometheus/clientgo" // client-go's metrics on /metrics
+	_ "k8s.io/component-base/metrics/prometheus/version"  // the build's version on /metrics
+	"k8s.io/kubernetes/cmd/kube-controller-manager/app"
+)
+
+func main() {
+	os.Exit(cli.Run(app.NewControllerManagerCommand()))
+}

@@ -1,0 +1,454 @@
+package stock
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
+
+	"github.com/miniplane/miniplane/interop/internal/planetest"
+)
+
+// object is what every built-in kind's Go type is.
+type object interface {
+	metav1.Object
+	runtime.Object
+}
+
+// typedClient is what every generated typed client of client-go offers for
+// its kind. DeleteCollection is looked for separately: the interfaces of a
+// few kinds leave it out (services, namespaces), though the gentype client
+// behind every one of them has it.
+type typedClient[T object, L runtime.Object] interface {
+	Create(ctx context.Context, obj T, opts metav1.CreateOptions) (T, error)
+	Update(ctx context.Context, obj T, opts metav1.UpdateOptions) (T, error)
+	Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error
+	Get(ctx context.Context, name string, opts metav1.GetOptions) (T, error)
+	List(ctx context.Context, opts metav1.ListOptions) (L, error)
+	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
+	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (T, error)
+}
+
+// collectionDeleter is the DeleteCollection of the typed clients that have it.
+type collectionDeleter interface {
+	DeleteCollection(ctx context.Context, opts metav1.DeleteOptions, listOpts metav1.ListOptions) error
+}
+
+// kindCase exercises one served resource with a stock clientset.
+type kindCase interface {
+	resource() schema.GroupVersionResource
+	// run drives every verb of verbs (the resource's verbs in discovery)
+	// through the kind's typed client while a shared informer watches.
+	run(t *testing.T, p *planetest.Plane, cs kubernetes.Interface, verbs []string)
+}
+
+// crud is the kindCase of one kind.
+type crud[T object, L runtime.Object] struct {
+	gvr        schema.GroupVersionResource
+	namespaced bool
+	client     func(cs kubernetes.Interface, namespace string) typedClient[T, L]
+	// fresh returns a new valid object named name in namespace.
+	fresh func(name, namespace string) T
+	// strategic, when set, is a strategic merge patch of the kind's own
+	// fields, and strategicOK checks that the server merged it the way
+	// Kubernetes does (by the list's merge key, not by replacing the list).
+	strategic   string
+	strategicOK func(t *testing.T, got T)
+}
+
+func (c crud[T, L]) resource() schema.GroupVersionResource { return c.gvr }
+
+// objectPrefix is the name prefix and label value of a kind's objects, so
+// that kinds sharing storage (core and events.k8s.io events) or running at
+// once do not see each other's objects.
+func objectPrefix(gvr schema.GroupVersionResource) string {
+	return strings.ReplaceAll(strings.Trim(gvr.Resource+"-"+gvr.Group, "-"), ".", "-") + "-"
+}
+
+func (c crud[T, L]) run(t *testing.T, p *planetest.Plane, cs kubernetes.Interface, verbs []string) {
+	for _, v := range []string{"create", "get", "list", "update", "patch", "delete", "watch"} {
+		require.Contains(t, verbs, v, "discovery does not list the verb %q for %s", v, c.gvr)
+	}
+	ctx := boundedContext(t)
+	ns := ""
+	if c.namespaced {
+		ns = metav1.NamespaceDefault
+	}
+	prefix := objectPrefix(c.gvr)
+	label := strings.TrimSuffix(prefix, "-")
+	selector := "stock=" + label
+	client := c.client(cs, ns)
+	fresh := func(name string) T {
+		obj := c.fresh(name, ns)
+		obj.SetLabels(map[string]string{"stock": label, "step": "create"})
+		return obj
+	}
+
+	// A shared informer of the kind, from the stock factory, sees every
+	// change below.
+	rec := newRecorder(prefix)
+	factory := informers.NewSharedInformerFactory(cs, 0)
+	generic, err := factory.ForResource(c.gvr)
+	require.NoError(t, err)
+	_, err = generic.Informer().AddEventHandler(rec.handler())
+	require.NoError(t, err)
+	stop := make(chan struct{})
+	factory.Start(stop)
+	t.Cleanup(func() {
+		close(stop)
+		factory.Shutdown()
+	})
+	require.True(t, cache.WaitForCacheSync(ctx.Done(), generic.Informer().HasSynced), "the informer did not sync")
+
+	name := prefix + "a"
+	created, err := client.Create(ctx, fresh(name), metav1.CreateOptions{})
+	require.NoError(t, err, "create")
+	assert.Equal(t, name, created.GetName())
+	assert.NotEmpty(t, created.GetUID(), "create: uid")
+	assert.NotEmpty(t, created.GetResourceVersion(), "create: resourceVersion")
+	ts := created.GetCreationTimestamp()
+	assert.False(t, ts.IsZero(), "create: creationTimestamp")
+	rec.waitFor(t, ctx, "add "+name)
+	cached, err := generic.Lister().Get(cacheKey(ns, name))
+	require.NoError(t, err, "the informer's lister")
+	assert.Equal(t, created.GetUID(), mustAccessor(t, cached).GetUID())
+
+	got, err := client.Get(ctx, name, metav1.GetOptions{})
+	require.NoError(t, err, "get")
+	assert.Equal(t, created.GetUID(), got.GetUID())
+	assert.Equal(t, created.GetResourceVersion(), got.GetResourceVersion())
+
+	list, err := client.List(ctx, metav1.ListOptions{LabelSelector: selector})
+	require.NoError(t, err, "list")
+	assert.Equal(t, []string{name}, names(t, list))
+	listMeta, err := meta.ListAccessor(list)
+	require.NoError(t, err)
+	assert.NotEmpty(t, listMeta.GetResourceVersion(), "list: resourceVersion")
+
+	got.GetLabels()["step"] = "update"
+	updated, err := client.Update(ctx, got, metav1.UpdateOptions{})
+	require.NoError(t, err, "update")
+	assert.Equal(t, "update", updated.GetLabels()["step"])
+	assert.NotEqual(t, got.GetResourceVersion(), updated.GetResourceVersion(), "update: resourceVersion")
+	rec.waitFor(t, ctx, "update "+name+" step=update")
+
+	patched, err := client.Patch(ctx, name, types.MergePatchType,
+		[]byte(`{"metadata":{"annotations":{"stock.miniplane.io/patch":"merge"}}}`), metav1.PatchOptions{})
+	require.NoError(t, err, "merge patch")
+	assert.Equal(t, "merge", patched.GetAnnotations()["stock.miniplane.io/patch"])
+	assert.Equal(t, "update", patched.GetLabels()["step"], "a merge patch keeps the labels it does not name")
+
+	patched, err = client.Patch(ctx, name, types.StrategicMergePatchType,
+		[]byte(`{"metadata":{"labels":{"step":"strategic"}}}`), metav1.PatchOptions{})
+	require.NoError(t, err, "strategic merge patch")
+	assert.Equal(t, label, patched.GetLabels()["stock"], "a strategic merge patch keeps the labels it does not name")
+	assert.Equal(t, "strategic", patched.GetLabels()["step"])
+	assert.Equal(t, "merge", patched.GetAnnotations()["stock.miniplane.io/patch"])
+	rec.waitFor(t, ctx, "update "+name+" step=strategic")
+	if c.strategic != "" {
+		patched, err = client.Patch(ctx, name, types.StrategicMergePatchType, []byte(c.strategic), metav1.PatchOptions{})
+		require.NoError(t, err, "strategic merge patch of %s", c.strategic)
+		c.strategicOK(t, patched)
+	}
+
+	// A typed watch from the last change sees the delete.
+	w, err := client.Watch(ctx, metav1.ListOptions{LabelSelector: selector, ResourceVersion: patched.GetResourceVersion()})
+	require.NoError(t, err, "watch")
+	defer w.Stop()
+	// Background, as kubectl asks: the server's default for replication
+	// controllers is to orphan, which leaves the object to a garbage
+	// collector this test does not run.
+	background := metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)}
+	require.NoError(t, client.Delete(ctx, name, background), "delete")
+	waitWatch(t, ctx, w, watch.Deleted, name)
+	rec.waitFor(t, ctx, "delete "+name)
+	_, err = client.Get(ctx, name, metav1.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "get after delete: %v", err)
+
+	defer checkOneStream(t, p, c.gvr)
+	if !slices.Contains(verbs, "deletecollection") {
+		return
+	}
+	for _, n := range []string{prefix + "b", prefix + "c"} {
+		_, err := client.Create(ctx, fresh(n), metav1.CreateOptions{})
+		require.NoError(t, err, "create %s", n)
+		rec.waitFor(t, ctx, "add "+n)
+	}
+	dc, ok := any(client).(collectionDeleter)
+	require.True(t, ok, "discovery lists deletecollection for %s, and its typed client %T has no DeleteCollection", c.gvr, client)
+	require.NoError(t, dc.DeleteCollection(ctx, background, metav1.ListOptions{LabelSelector: selector}), "deletecollection")
+	rec.waitFor(t, ctx, "delete "+prefix+"b")
+	rec.waitFor(t, ctx, "delete "+prefix+"c")
+	list, err = client.List(ctx, metav1.ListOptions{LabelSelector: selector})
+	require.NoError(t, err, "list after deletecollection")
+	assert.Empty(t, names(t, list))
+}
+
+// kindCases are the cases of every resource this package knows, whether
+// or not the server serves it: the kinds that are stored, then the reviews.
+func kindCases() []kindCase {
+	return append(storedKindCases(), reviewCases()...)
+}
+
+func storedKindCases() []kindCase {
+	created := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	return []kindCase{
+		crud[*corev1.Pod, *corev1.PodList]{
+			gvr: corev1.SchemeGroupVersion.WithResource("pods"), namespaced: true,
+			client: func(cs kubernetes.Interface, ns string) typedClient[*corev1.Pod, *corev1.PodList] {
+				return cs.CoreV1().Pods(ns)
+			},
+			fresh: func(name, ns string) *corev1.Pod {
+				return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: podSpec()}
+			},
+			strategic: `{"spec":{"containers":[{"name":"app","image":"nginx:1.28"}]}}`,
+			strategicOK: func(t *testing.T, p *corev1.Pod) {
+				require.Len(t, p.Spec.Containers, 1, "containers merge by name")
+				assert.Equal(t, "nginx:1.28", p.Spec.Containers[0].Image)
+			},
+		},
+		crud[*corev1.ReplicationController, *corev1.ReplicationControllerList]{
+			gvr: corev1.SchemeGroupVersion.WithResource("replicationcontrollers"), namespaced: true,
+			client: func(cs kubernetes.Interface, ns string) typedClient[*corev1.ReplicationController, *corev1.ReplicationControllerList] {
+				return cs.CoreV1().ReplicationControllers(ns)
+			},
+			fresh:     func(name, ns string) *corev1.ReplicationController { return replicationController(name, ns, 0) },
+			strategic: `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:1.28"}]}}}}`,
+			strategicOK: func(t *testing.T, rc *corev1.ReplicationController) {
+				require.Len(t, rc.Spec.Template.Spec.Containers, 1, "containers merge by name")
+				assert.Equal(t, "nginx:1.28", rc.Spec.Template.Spec.Containers[0].Image)
+			},
+		},
+		crud[*corev1.Service, *corev1.ServiceList]{
+			gvr: corev1.SchemeGroupVersion.WithResource("services"), namespaced: true,
+			client: func(cs kubernetes.Interface, ns string) typedClient[*corev1.Service, *corev1.ServiceList] {
+				return cs.CoreV1().Services(ns)
+			},
+			fresh: func(name, ns string) *corev1.Service {
+				return &corev1.Service{
+					ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+					Spec: corev1.ServiceSpec{
+						Selector: map[string]string{"app": name},
+						Ports:    []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080)}},
+					},
+				}
+			},
+			strategic: `{"spec":{"ports":[{"port":80,"targetPort":9090}]}}`,
+			strategicOK: func(t *testing.T, s *corev1.Service) {
+				require.Len(t, s.Spec.Ports, 1, "ports merge by port")
+				assert.Equal(t, "http", s.Spec.Ports[0].Name, "the merged port keeps its name")
+				assert.Equal(t, intstr.FromInt32(9090), s.Spec.Ports[0].TargetPort)
+			},
+		},
+		crud[*corev1.Endpoints, *corev1.EndpointsList]{
+			gvr: corev1.SchemeGroupVersion.WithResource("endpoints"), namespaced: true,
+			client: func(cs kubernetes.Interface, ns string) typedClient[*corev1.Endpoints, *corev1.EndpointsList] {
+				return cs.CoreV1().Endpoints(ns)
+			},
+			fresh: func(name, ns string) *corev1.Endpoints {
+				return &corev1.Endpoints{
+					ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+					Subsets: []corev1.EndpointSubset{{
+						Addresses: []corev1.EndpointAddress{{IP: "10.0.0.1"}},
+						Ports:     []corev1.EndpointPort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP}},
+					}},
+				}
+			},
+		},
+		crud[*corev1.Node, *corev1.NodeList]{
+			gvr: corev1.SchemeGroupVersion.WithResource("nodes"),
+			client: func(cs kubernetes.Interface, _ string) typedClient[*corev1.Node, *corev1.NodeList] {
+				return cs.CoreV1().Nodes()
+			},
+			fresh: func(name, _ string) *corev1.Node {
+				return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.NodeSpec{PodCIDR: "10.244.1.0/24"}}
+			},
+			strategic: `{"spec":{"taints":[{"key":"stock","value":"yes","effect":"NoSchedule"}]}}`,
+			strategicOK: func(t *testing.T, n *corev1.Node) {
+				assert.Equal(t, []corev1.Taint{{Key: "stock", Value: "yes", Effect: corev1.TaintEffectNoSchedule}}, n.Spec.Taints)
+				assert.Equal(t, "10.244.1.0/24", n.Spec.PodCIDR, "fields the patch does not name stay")
+			},
+		},
+		crud[*corev1.Namespace, *corev1.NamespaceList]{
+			gvr: corev1.SchemeGroupVersion.WithResource("namespaces"),
+			client: func(cs kubernetes.Interface, _ string) typedClient[*corev1.Namespace, *corev1.NamespaceList] {
+				return cs.CoreV1().Namespaces()
+			},
+			fresh: func(name, _ string) *corev1.Namespace {
+				return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+			},
+		},
+		crud[*corev1.Event, *corev1.EventList]{
+			gvr: corev1.SchemeGroupVersion.WithResource("events"), namespaced: true,
+			client: func(cs kubernetes.Interface, ns string) typedClient[*corev1.Event, *corev1.EventList] {
+				return cs.CoreV1().Events(ns)
+			},
+			fresh: func(name, ns string) *corev1.Event {
+				return &corev1.Event{
+					ObjectMeta:     metav1.ObjectMeta{Name: name, Namespace: ns},
+					InvolvedObject: corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: ns, Name: "web"},
+					Reason:         "Tested", Message: "a stock client wrote this event", Type: corev1.EventTypeNormal,
+					Source: corev1.EventSource{Component: "stock"}, Count: 1,
+					FirstTimestamp: metav1.NewTime(created), LastTimestamp: metav1.NewTime(created),
+				}
+			},
+		},
+		crud[*eventsv1.Event, *eventsv1.EventList]{
+			gvr: eventsv1.SchemeGroupVersion.WithResource("events"), namespaced: true,
+			client: func(cs kubernetes.Interface, ns string) typedClient[*eventsv1.Event, *eventsv1.EventList] {
+				return cs.EventsV1().Events(ns)
+			},
+			fresh: func(name, ns string) *eventsv1.Event {
+				return &eventsv1.Event{
+					ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+					EventTime:  metav1.NewMicroTime(created), ReportingController: "stock.miniplane.io/interop",
+					ReportingInstance: "stock-1", Action: "Test", Reason: "Tested", Type: corev1.EventTypeNormal,
+					Regarding: corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: ns, Name: "web"},
+					Note:      "a stock client wrote this event",
+				}
+			},
+		},
+		crud[*coordinationv1.Lease, *coordinationv1.LeaseList]{
+			gvr: coordinationv1.SchemeGroupVersion.WithResource("leases"), namespaced: true,
+			client: func(cs kubernetes.Interface, ns string) typedClient[*coordinationv1.Lease, *coordinationv1.LeaseList] {
+				return cs.CoordinationV1().Leases(ns)
+			},
+			fresh: func(name, ns string) *coordinationv1.Lease {
+				return &coordinationv1.Lease{
+					ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+					Spec:       coordinationv1.LeaseSpec{HolderIdentity: ptr.To("stock-1"), LeaseDurationSeconds: ptr.To[int32](15)},
+				}
+			},
+		},
+	}
+}
+
+// TestKinds drives every verb of every served kind through a stock
+// clientset while a stock shared informer of the kind watches: create, get,
+// list, update, merge and strategic merge patch, a typed watch, delete and
+// deletecollection, each checked on the answer and on what the informer
+// saw.
+func TestKinds(t *testing.T) {
+	p, cs := start(t)
+	srv := discover(t, cs)
+	for _, c := range kindCases() {
+		t.Run(key(c.resource()), func(t *testing.T) {
+			verbs, ok := srv[key(c.resource())]
+			if !ok {
+				t.Skipf("the server does not serve %s (discovery does not list it)", c.resource())
+			}
+			t.Parallel()
+			c.run(t, p, clientset(t, p), verbs)
+		})
+	}
+}
+
+// checkOneStream checks that the informer of gvr synced and followed every
+// change on one stream, a WatchList: a stream the client cannot decode
+// makes its reflector list or watch again, and the events still arrive,
+// late. The informer's requests are the reads of the collection across
+// namespaces without a label selector (the test's own reads have one).
+func checkOneStream(t *testing.T, p *planetest.Plane, gvr schema.GroupVersionResource) {
+	t.Helper()
+	path := "/apis/" + gvr.Group + "/" + gvr.Version + "/" + gvr.Resource
+	if gvr.Group == "" {
+		path = "/api/" + gvr.Version + "/" + gvr.Resource
+	}
+	var requests []string
+	for _, r := range p.Requests() {
+		q, err := url.ParseQuery(r.Query)
+		require.NoError(t, err)
+		if r.Path == path && r.Method == http.MethodGet && !q.Has("labelSelector") {
+			requests = append(requests, r.Query)
+		}
+	}
+	assert.Len(t, requests, 1, "the informer's requests for %s", path)
+}
+
+// podSpec is the spec of the tests' pods: one container named app.
+func podSpec() corev1.PodSpec {
+	return corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "nginx:1.27"}}}
+}
+
+// replicationController returns a valid controller of replicas pods.
+func replicationController(name, ns string, replicas int32) *corev1.ReplicationController {
+	labels := map[string]string{"rc": name}
+	return &corev1.ReplicationController{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: corev1.ReplicationControllerSpec{
+			Replicas: ptr.To(replicas),
+			Selector: labels,
+			Template: &corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: podSpec()},
+		},
+	}
+}
+
+// names returns the names of a list's items.
+func names(t *testing.T, list runtime.Object) []string {
+	t.Helper()
+	items, err := meta.ExtractList(list)
+	require.NoError(t, err)
+	out := []string{}
+	for _, it := range items {
+		out = append(out, mustAccessor(t, it).GetName())
+	}
+	return out
+}
+
+func mustAccessor(t *testing.T, obj any) metav1.Object {
+	t.Helper()
+	m, err := meta.Accessor(obj)
+	require.NoError(t, err)
+	return m
+}
+
+// cacheKey is an informer cache's key of an object.
+func cacheKey(namespace, name string) string {
+	if namespace == "" {
+		return name
+	}
+	return namespace + "/" + name
+}
+
+// waitWatch reads w until it delivers an event of type typ for the object
+// named name; anything else before it is skipped. It fails t if the watch
+// ends, reports an error, or ctx ends first.
+func waitWatch(t *testing.T, ctx context.Context, w watch.Interface, typ watch.EventType, name string) {
+	t.Helper()
+	var seen []string
+	for {
+		select {
+		case ev, ok := <-w.ResultChan():
+			require.True(t, ok, "the watch ended before %s %s; it delivered %q", typ, name, seen)
+			require.NotEqual(t, watch.Error, ev.Type, "the watch reported an error: %v", apierrors.FromObject(ev.Object))
+			m := mustAccessor(t, ev.Object)
+			if ev.Type == typ && m.GetName() == name {
+				return
+			}
+			seen = append(seen, string(ev.Type)+" "+m.GetName())
+		case <-ctx.Done():
+			t.Fatalf("the watch never delivered %s %s; it delivered %q", typ, name, seen)
+		}
+	}
+}

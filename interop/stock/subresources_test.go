@@ -1,0 +1,268 @@
+package stock
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+
+	"github.com/miniplane/miniplane/interop/internal/planetest"
+)
+
+// subresourceCase exercises one served subresource through the method the
+// typed client has for it; key is as discovery lists it ("v1 pods/status").
+type subresourceCase struct {
+	key string
+	run func(t *testing.T, cs kubernetes.Interface)
+}
+
+func subresourceCases() []subresourceCase {
+	return []subresourceCase{
+		{"v1 pods/status", testPodStatus},
+		{"v1 pods/binding", testPodBinding},
+		{"v1 pods/eviction", testPodEviction},
+		{"v1 pods/log", testPodLog},
+		{"v1 replicationcontrollers/scale", testScale},
+		{"v1 replicationcontrollers/status", testReplicationControllerStatus},
+		{"v1 services/status", testServiceStatus},
+		{"v1 nodes/status", testNodeStatus},
+		{"v1 namespaces/status", testNamespaceStatus},
+	}
+}
+
+// TestSubresources drives every served subresource through a stock
+// clientset: UpdateStatus of each kind with a status (a status update
+// changes the status and nothing else), the replication controller's
+// GetScale and UpdateScale, a pod's Bind and EvictV1.
+func TestSubresources(t *testing.T) {
+	p, cs := start(t)
+	srv := discover(t, cs)
+	for _, c := range subresourceCases() {
+		t.Run(c.key, func(t *testing.T) {
+			if _, ok := srv[c.key]; !ok {
+				t.Skipf("the server does not serve %s (discovery does not list it)", c.key)
+			}
+			t.Parallel()
+			c.run(t, clientset(t, p))
+		})
+	}
+}
+
+// TestEveryServedResourceHasACase fails when discovery lists a resource or
+// subresource that this package does not exercise: a kind added to the
+// server must come with its stock-client case.
+func TestEveryServedResourceHasACase(t *testing.T) {
+	_, cs := start(t)
+	known := map[string]bool{}
+	for _, c := range kindCases() {
+		known[key(c.resource())] = true
+	}
+	for _, c := range subresourceCases() {
+		known[c.key] = true
+	}
+	for k := range discover(t, cs) {
+		assert.True(t, known[k], "discovery lists %q, which has no case in interop/stock", k)
+	}
+}
+
+func testPodStatus(t *testing.T, cs kubernetes.Interface) {
+	ctx := boundedContext(t)
+	pods := cs.CoreV1().Pods(metav1.NamespaceDefault)
+	p, err := pods.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "status-pod"}, Spec: podSpec()}, metav1.CreateOptions{})
+	require.NoError(t, err)
+
+	p.Status.Phase = corev1.PodRunning
+	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+	p.Spec.Containers[0].Image = "nginx:9" // a status update must not change the spec
+	got, err := pods.UpdateStatus(ctx, p, metav1.UpdateOptions{})
+	require.NoError(t, err, "UpdateStatus")
+	assert.Equal(t, corev1.PodRunning, got.Status.Phase)
+	require.Len(t, got.Status.Conditions, 1)
+	assert.Equal(t, corev1.ConditionTrue, got.Status.Conditions[0].Status)
+	assert.Equal(t, "nginx:1.27", got.Spec.Containers[0].Image, "a status update kept the spec")
+
+	stored, err := pods.Get(ctx, "status-pod", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, corev1.PodRunning, stored.Status.Phase)
+	assert.Equal(t, got.ResourceVersion, stored.ResourceVersion)
+}
+
+func testPodBinding(t *testing.T, cs kubernetes.Interface) {
+	ctx := boundedContext(t)
+	_, err := cs.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "binding-node"}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	pods := cs.CoreV1().Pods(metav1.NamespaceDefault)
+	_, err = pods.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "binding-pod"}, Spec: podSpec()}, metav1.CreateOptions{})
+	require.NoError(t, err)
+
+	binding := &corev1.Binding{
+		ObjectMeta: metav1.ObjectMeta{Name: "binding-pod"},
+		Target:     corev1.ObjectReference{Kind: "Node", Name: "binding-node"},
+	}
+	require.NoError(t, pods.Bind(ctx, binding, metav1.CreateOptions{}), "Bind")
+	p, err := pods.Get(ctx, "binding-pod", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, "binding-node", p.Spec.NodeName)
+
+	binding.Target.Name = "another-node"
+	err = pods.Bind(ctx, binding, metav1.CreateOptions{})
+	assert.True(t, apierrors.IsConflict(err), "binding a bound pod again: want a conflict, got %v", err)
+}
+
+func testPodEviction(t *testing.T, cs kubernetes.Interface) {
+	ctx := boundedContext(t)
+	pods := cs.CoreV1().Pods(metav1.NamespaceDefault)
+	_, err := pods.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "evicted-pod"}, Spec: podSpec()}, metav1.CreateOptions{})
+	require.NoError(t, err)
+
+	eviction := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: "evicted-pod", Namespace: metav1.NamespaceDefault}}
+	require.NoError(t, pods.EvictV1(ctx, eviction), "EvictV1")
+	// The pod was never scheduled, so it goes at once (no grace period).
+	_, err = pods.Get(ctx, "evicted-pod", metav1.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "get after eviction: %v", err)
+
+	eviction.Name = "no-such-pod"
+	err = pods.EvictV1(ctx, eviction)
+	assert.True(t, apierrors.IsNotFound(err), "evicting a missing pod: want not found, got %v", err)
+}
+
+func testPodLog(t *testing.T, cs kubernetes.Interface) {
+	ctx := boundedContext(t)
+	pods := cs.CoreV1().Pods(metav1.NamespaceDefault)
+	_, err := pods.Create(ctx, &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "logged-pod"},
+		Spec:       corev1.PodSpec{NodeName: "node-1", Containers: podSpec().Containers},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	lines := planetest.LogLines("logged-pod", "app")
+
+	got, err := pods.GetLogs("logged-pod", &corev1.PodLogOptions{}).DoRaw(ctx)
+	require.NoError(t, err, "GetLogs")
+	assert.Equal(t, strings.Join(lines, "\n")+"\n", string(got))
+
+	got, err = pods.GetLogs("logged-pod", &corev1.PodLogOptions{Container: "app", TailLines: ptr.To[int64](1)}).DoRaw(ctx)
+	require.NoError(t, err, "GetLogs with tailLines")
+	assert.Equal(t, lines[1]+"\n", string(got))
+
+	_, err = pods.GetLogs("logged-pod", &corev1.PodLogOptions{Container: "nope"}).DoRaw(ctx)
+	assert.True(t, apierrors.IsBadRequest(err), "the log of a container the pod lacks: want bad request, got %v", err)
+}
+
+func testScale(t *testing.T, cs kubernetes.Interface) {
+	ctx := boundedContext(t)
+	rcs := cs.CoreV1().ReplicationControllers(metav1.NamespaceDefault)
+	_, err := rcs.Create(ctx, replicationController("scaled", metav1.NamespaceDefault, 1), metav1.CreateOptions{})
+	require.NoError(t, err)
+
+	scale, err := rcs.GetScale(ctx, "scaled", metav1.GetOptions{})
+	require.NoError(t, err, "GetScale")
+	assert.Equal(t, "scaled", scale.Name)
+	assert.Equal(t, int32(1), scale.Spec.Replicas)
+	assert.Equal(t, "rc=scaled", scale.Status.Selector)
+
+	scale.Spec.Replicas = 3
+	got, err := rcs.UpdateScale(ctx, "scaled", scale, metav1.UpdateOptions{})
+	require.NoError(t, err, "UpdateScale")
+	assert.Equal(t, int32(3), got.Spec.Replicas)
+	rc, err := rcs.Get(ctx, "scaled", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, ptr.To[int32](3), rc.Spec.Replicas)
+
+	stale := scale.DeepCopy() // its resourceVersion is from before the update
+	stale.Spec.Replicas = 5
+	_, err = rcs.UpdateScale(ctx, "scaled", stale, metav1.UpdateOptions{})
+	assert.True(t, apierrors.IsConflict(err), "UpdateScale at a stale resourceVersion: want a conflict, got %v", err)
+
+	_, err = rcs.UpdateScale(ctx, "scaled", &autoscalingv1.Scale{
+		ObjectMeta: metav1.ObjectMeta{Name: "scaled", Namespace: metav1.NamespaceDefault},
+		Spec:       autoscalingv1.ScaleSpec{Replicas: -1},
+	}, metav1.UpdateOptions{})
+	assert.True(t, apierrors.IsInvalid(err), "UpdateScale to -1 replicas: want invalid, got %v", err)
+	rc, err = rcs.Get(ctx, "scaled", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, ptr.To[int32](3), rc.Spec.Replicas, "refused scale updates changed nothing")
+}
+
+func testReplicationControllerStatus(t *testing.T, cs kubernetes.Interface) {
+	ctx := boundedContext(t)
+	rcs := cs.CoreV1().ReplicationControllers(metav1.NamespaceDefault)
+	rc, err := rcs.Create(ctx, replicationController("status-rc", metav1.NamespaceDefault, 2), metav1.CreateOptions{})
+	require.NoError(t, err)
+
+	rc.Status = corev1.ReplicationControllerStatus{Replicas: 2, ReadyReplicas: 1, AvailableReplicas: 1, FullyLabeledReplicas: 2, ObservedGeneration: rc.Generation}
+	rc.Spec.Replicas = ptr.To[int32](7) // a status update must not change the spec
+	got, err := rcs.UpdateStatus(ctx, rc, metav1.UpdateOptions{})
+	require.NoError(t, err, "UpdateStatus")
+	assert.Equal(t, int32(2), got.Status.Replicas)
+	assert.Equal(t, int32(1), got.Status.ReadyReplicas)
+	assert.Equal(t, rc.Generation, got.Status.ObservedGeneration)
+	assert.Equal(t, ptr.To[int32](2), got.Spec.Replicas, "a status update kept the spec")
+}
+
+func testServiceStatus(t *testing.T, cs kubernetes.Interface) {
+	ctx := boundedContext(t)
+	services := cs.CoreV1().Services(metav1.NamespaceDefault)
+	s, err := services.Create(ctx, &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "status-svc"},
+		Spec: corev1.ServiceSpec{
+			Type:     corev1.ServiceTypeLoadBalancer,
+			Selector: map[string]string{"app": "web"},
+			Ports:    []corev1.ServicePort{{Port: 80}},
+		},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+
+	s.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}
+	s.Spec.Selector = map[string]string{"app": "other"} // a status update must not change the spec
+	got, err := services.UpdateStatus(ctx, s, metav1.UpdateOptions{})
+	require.NoError(t, err, "UpdateStatus")
+	require.Len(t, got.Status.LoadBalancer.Ingress, 1)
+	assert.Equal(t, "192.0.2.10", got.Status.LoadBalancer.Ingress[0].IP)
+	assert.Equal(t, map[string]string{"app": "web"}, got.Spec.Selector, "a status update kept the spec")
+}
+
+func testNodeStatus(t *testing.T, cs kubernetes.Interface) {
+	ctx := boundedContext(t)
+	nodes := cs.CoreV1().Nodes()
+	n, err := nodes.Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "status-node"}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+
+	n.Status = corev1.NodeStatus{
+		Capacity:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourcePods: resource.MustParse("110")},
+		Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady"}},
+		Addresses:  []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "10.0.0.7"}},
+	}
+	n.Spec.Unschedulable = true // a status update must not change the spec
+	got, err := nodes.UpdateStatus(ctx, n, metav1.UpdateOptions{})
+	require.NoError(t, err, "UpdateStatus")
+	require.Len(t, got.Status.Conditions, 1)
+	assert.Equal(t, corev1.ConditionTrue, got.Status.Conditions[0].Status)
+	cpu := got.Status.Capacity[corev1.ResourceCPU]
+	assert.Equal(t, "4", cpu.String())
+	assert.Equal(t, []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "10.0.0.7"}}, got.Status.Addresses)
+	assert.False(t, got.Spec.Unschedulable, "a status update kept the spec")
+}
+
+func testNamespaceStatus(t *testing.T, cs kubernetes.Interface) {
+	ctx := boundedContext(t)
+	namespaces := cs.CoreV1().Namespaces()
+	ns, err := namespaces.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "status-ns"}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	require.Equal(t, corev1.NamespaceActive, ns.Status.Phase)
+	require.Equal(t, []corev1.FinalizerName{corev1.FinalizerKubernetes}, ns.Spec.Finalizers)
+
+	ns.Spec.Finalizers = nil // a status update must not change the spec
+	got, err := namespaces.UpdateStatus(ctx, ns, metav1.UpdateOptions{})
+	require.NoError(t, err, "UpdateStatus")
+	assert.Equal(t, corev1.NamespaceActive, got.Status.Phase)
+	assert.Equal(t, []corev1.FinalizerName{corev1.FinalizerKubernetes}, got.Spec.Finalizers, "a status update kept the spec")
+}
