@@ -341,6 +341,49 @@ func storedKindCases() []kindCase {
 				}
 			},
 		},
+		crud[*corev1.ConfigMap, *corev1.ConfigMapList]{
+			gvr: corev1.SchemeGroupVersion.WithResource("configmaps"), namespaced: true,
+			client: func(cs kubernetes.Interface, ns string) typedClient[*corev1.ConfigMap, *corev1.ConfigMapList] {
+				return cs.CoreV1().ConfigMaps(ns)
+			},
+			fresh: func(name, ns string) *corev1.ConfigMap {
+				return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+					Data: map[string]string{"a": "b"}, BinaryData: map[string][]byte{"bin": {0, 0xff}}}
+			},
+		},
+		crud[*corev1.Secret, *corev1.SecretList]{
+			gvr: corev1.SchemeGroupVersion.WithResource("secrets"), namespaced: true,
+			client: func(cs kubernetes.Interface, ns string) typedClient[*corev1.Secret, *corev1.SecretList] {
+				return cs.CoreV1().Secrets(ns)
+			},
+			fresh: func(name, ns string) *corev1.Secret {
+				return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+					Type: corev1.SecretTypeBasicAuth, StringData: map[string]string{"username": "admin"}}
+			},
+			strategic: `{"stringData":{"password":"hunter2"}}`,
+			strategicOK: func(t *testing.T, s *corev1.Secret) {
+				assert.Equal(t, map[string][]byte{"username": []byte("admin"), "password": []byte("hunter2")}, s.Data,
+					"stringData is folded into data")
+				assert.Nil(t, s.StringData, "and never returned")
+			},
+		},
+		crud[*corev1.ServiceAccount, *corev1.ServiceAccountList]{
+			gvr: corev1.SchemeGroupVersion.WithResource("serviceaccounts"), namespaced: true,
+			client: func(cs kubernetes.Interface, ns string) typedClient[*corev1.ServiceAccount, *corev1.ServiceAccountList] {
+				return cs.CoreV1().ServiceAccounts(ns)
+			},
+			fresh: func(name, ns string) *corev1.ServiceAccount {
+				return &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+					Secrets: []corev1.ObjectReference{{Name: "a"}}}
+			},
+			strategic: `{"secrets":[{"name":"b"}]}`,
+			strategicOK: func(t *testing.T, sa *corev1.ServiceAccount) {
+				// Merged by name, not replaced. (Kubernetes puts the patch's new
+				// element first, [b a]; miniplane's patch appends it: the order is
+				// not checked.)
+				assert.ElementsMatch(t, []corev1.ObjectReference{{Name: "a"}, {Name: "b"}}, sa.Secrets, "secrets merge by name")
+			},
+		},
 	}
 }
 
