@@ -26,19 +26,29 @@ func NamespaceIndexFunc(obj api.Object) []string {
 // in key order. Kubernetes: cache.Indexer over cache.ThreadSafeStore.
 type Indexer struct {
 	// mu guards everything below. Invariants: for every index name but
-	// NamespaceIndex, indices[name][v] holds exactly the keys k of items
-	// with v in indexers[name](items[k].obj), and no value maps to an
-	// empty set. byNamespace[ns] lists, in no order, exactly the keys of
-	// items in namespace ns (namespaceOfKey), each once, at the position
-	// its entry's nsPos says; no namespace maps to an empty list.
+	// NamespaceIndex, indices[name][v] holds, sorted and each once, exactly
+	// the keys k of items with v in indexers[name](items[k].obj), and no
+	// value maps to an empty list. byNamespace[ns] lists, in no order,
+	// exactly the keys of items in namespace ns (namespaceOfKey), each
+	// once, at the position its entry's nsPos says; no namespace maps to an
+	// empty list.
 	mu       sync.RWMutex
 	items    map[string]entry
 	indexers map[string]IndexFunc
-	indices  map[string]map[string]map[string]struct{}
+	// indices keeps each value's keys sorted, so that ByIndex, which
+	// controllers call on every sync, copies them in order instead of
+	// sorting them: a controller reads its index far more often than the
+	// index changes (an update that keeps an object's values changes
+	// nothing here). An insert or removal moves the keys after it, which
+	// is cheap for the few hundred keys a value holds in practice.
+	indices map[string]map[string][]string
 	// byNamespace is the namespace index. A key's namespace is part of
 	// the key, so it never changes while the key is cached, and a list
 	// with positions kept in items adds and removes a key without hashing
 	// it into a per-namespace set: the most common index costs an append.
+	// It is not kept sorted: one namespace may hold every object, where a
+	// sorted insert would move half of them; listing a whole namespace
+	// sorts its keys instead.
 	byNamespace map[string][]string
 }
 
@@ -55,7 +65,7 @@ func NewIndexer(indexers map[string]IndexFunc) *Indexer {
 	x := &Indexer{
 		items:       make(map[string]entry),
 		indexers:    map[string]IndexFunc{NamespaceIndex: NamespaceIndexFunc},
-		indices:     map[string]map[string]map[string]struct{}{},
+		indices:     map[string]map[string][]string{},
 		byNamespace: map[string][]string{},
 	}
 	for name, f := range indexers {
@@ -63,7 +73,7 @@ func NewIndexer(indexers map[string]IndexFunc) *Indexer {
 			continue // built in, and kept as byNamespace
 		}
 		x.indexers[name] = f
-		x.indices[name] = make(map[string]map[string]struct{})
+		x.indices[name] = make(map[string][]string)
 	}
 	return x
 }
@@ -77,14 +87,14 @@ func (x *Indexer) set(key string, obj api.Object) (old api.Object, existed bool)
 	defer x.mu.Unlock()
 	e, existed := x.items[key]
 	if existed {
-		x.unindexLocked(key, e.obj)
+		x.reindexLocked(key, e.obj, obj)
 	} else {
 		ns := namespaceOfKey(key)
 		e.nsPos = len(x.byNamespace[ns])
 		x.byNamespace[ns] = append(x.byNamespace[ns], key)
+		x.indexLocked(key, obj)
 	}
 	x.items[key] = entry{obj: obj, nsPos: e.nsPos}
-	x.indexLocked(key, obj)
 	return e.obj, existed
 }
 
@@ -137,6 +147,27 @@ func (x *Indexer) indexLocked(key string, obj api.Object) {
 	}
 }
 
+// reindexLocked moves key, whose object changes from old to obj, between
+// the values of the indexes other than the namespace one: out of the values
+// only old has, into those only obj has. Most updates (a status written, a
+// label kept) leave every value as it was and change nothing.
+func (x *Indexer) reindexLocked(key string, old, obj api.Object) {
+	for name, idx := range x.indices {
+		f := x.indexers[name]
+		was, is := f(old), f(obj)
+		for _, v := range was {
+			if !slices.Contains(is, v) {
+				removeFromIndex(idx, v, key)
+			}
+		}
+		for _, v := range is {
+			if !slices.Contains(was, v) {
+				addToIndex(idx, v, key)
+			}
+		}
+	}
+}
+
 // namespaceOfKey returns the namespace part of a cache key ("" for a
 // cluster-scoped "name"). Reading it from the key rather than the object
 // spares a cache miss per object on a large list.
@@ -148,13 +179,12 @@ func namespaceOfKey(key string) string {
 	return ns
 }
 
-func addToIndex(idx map[string]map[string]struct{}, value, key string) {
-	set := idx[value]
-	if set == nil {
-		set = make(map[string]struct{})
-		idx[value] = set
+// addToIndex puts key among value's keys, in order, unless it is there.
+func addToIndex(idx map[string][]string, value, key string) {
+	keys := idx[value]
+	if i, found := slices.BinarySearch(keys, key); !found {
+		idx[value] = slices.Insert(keys, i, key)
 	}
-	set[key] = struct{}{}
 }
 
 // unindexLocked removes key from the indexes other than the namespace one.
@@ -166,10 +196,17 @@ func (x *Indexer) unindexLocked(key string, obj api.Object) {
 	}
 }
 
-func removeFromIndex(idx map[string]map[string]struct{}, value, key string) {
-	delete(idx[value], key)
-	if len(idx[value]) == 0 {
+// removeFromIndex takes key out of value's keys, dropping the value when it
+// has none left.
+func removeFromIndex(idx map[string][]string, value, key string) {
+	keys := idx[value]
+	i, found := slices.BinarySearch(keys, key)
+	switch {
+	case !found:
+	case len(keys) == 1:
 		delete(idx, value)
+	default:
+		idx[value] = slices.Delete(keys, i, i+1)
 	}
 }
 
@@ -206,33 +243,37 @@ func (x *Indexer) List() []api.Object {
 func (x *Indexer) ByIndex(name, value string) ([]api.Object, error) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	keys, err := x.indexKeysLocked(name, value)
-	if err != nil {
-		return nil, err
+	if name == NamespaceIndex {
+		return x.objectsLocked(sortedClone(x.byNamespace[value])), nil
 	}
-	return x.objectsLocked(keys), nil
+	idx, ok := x.indices[name]
+	if !ok {
+		return nil, errNoIndex(name)
+	}
+	return x.objectsLocked(idx[value]), nil // sorted already
 }
 
 // IndexKeys returns the keys whose index name holds value, sorted.
 func (x *Indexer) IndexKeys(name, value string) ([]string, error) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return x.indexKeysLocked(name, value)
-}
-
-// indexKeysLocked returns a sorted copy of the keys under value in index
-// name.
-func (x *Indexer) indexKeysLocked(name, value string) ([]string, error) {
 	if name == NamespaceIndex {
-		keys := slices.Clone(x.byNamespace[value])
-		slices.Sort(keys)
-		return keys, nil
+		return sortedClone(x.byNamespace[value]), nil
 	}
 	idx, ok := x.indices[name]
 	if !ok {
-		return nil, fmt.Errorf("informer: no index named %q", name)
+		return nil, errNoIndex(name)
 	}
-	return slices.Sorted(maps.Keys(idx[value])), nil
+	return slices.Clone(idx[value]), nil
+}
+
+func errNoIndex(name string) error { return fmt.Errorf("informer: no index named %q", name) }
+
+// sortedClone returns a sorted copy of keys.
+func sortedClone(keys []string) []string {
+	keys = slices.Clone(keys)
+	slices.Sort(keys)
+	return keys
 }
 
 func (x *Indexer) objectsLocked(keys []string) []api.Object {
@@ -255,15 +296,16 @@ func (x *Indexer) AddIndexers(indexers map[string]IndexFunc) error {
 	}
 	for _, name := range slices.Sorted(maps.Keys(indexers)) {
 		f := indexers[name]
-		idx := make(map[string]map[string]struct{})
+		idx := make(map[string][]string)
 		x.indexers[name], x.indices[name] = f, idx
 		for key, e := range x.items {
 			for _, v := range f(e.obj) {
-				if idx[v] == nil {
-					idx[v] = make(map[string]struct{})
-				}
-				idx[v][key] = struct{}{}
+				idx[v] = append(idx[v], key)
 			}
+		}
+		for v, keys := range idx {
+			slices.Sort(keys)
+			idx[v] = slices.Compact(keys) // an object may give a value twice
 		}
 	}
 	return nil

@@ -4,7 +4,9 @@ package informer
 // are inside the package.
 
 import (
+	"fmt"
 	"maps"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -31,27 +33,42 @@ func byLabelKey(obj api.Object) []string {
 	return slices.Sorted(maps.Keys(obj.GetObjectMeta().Labels))
 }
 
+// reversedTwice indexes by every label key, in reverse order, and by
+// "twice" twice when the pod has that label: an index function's values
+// need not be sorted or distinct.
+func reversedTwice(obj api.Object) []string {
+	keys := byLabelKey(obj)
+	slices.Reverse(keys)
+	if _, ok := obj.GetObjectMeta().Labels["twice"]; ok {
+		keys = append(keys, "twice")
+	}
+	return keys
+}
+
 // checkIndexInvariant recomputes every index from the items and compares:
-// indices[name][v] holds exactly the keys whose object has v, and no value
-// maps to an empty set; byNamespace lists each namespace's keys once, at the
-// positions the entries record, and no namespace maps to an empty list.
+// indices[name][v] holds, sorted and each once, exactly the keys whose
+// object has v, and no value maps to an empty list; byNamespace lists each
+// namespace's keys once, at the positions the entries record, and no
+// namespace maps to an empty list.
 func checkIndexInvariant(t *testing.T, x *Indexer) {
 	t.Helper()
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	want := map[string]map[string]map[string]struct{}{}
+	want := map[string]map[string][]string{}
 	for name, f := range x.indexers {
 		if name == NamespaceIndex {
 			continue
 		}
-		idx := map[string]map[string]struct{}{}
+		idx := map[string][]string{}
 		for key, e := range x.items {
 			for _, v := range f(e.obj) {
-				if idx[v] == nil {
-					idx[v] = map[string]struct{}{}
+				if !slices.Contains(idx[v], key) {
+					idx[v] = append(idx[v], key)
 				}
-				idx[v][key] = struct{}{}
 			}
+		}
+		for _, keys := range idx {
+			slices.Sort(keys)
 		}
 		want[name] = idx
 	}
@@ -238,10 +255,37 @@ func TestIndexerIndexesStayConsistent(t *testing.T) {
 				{"labelKey", "tier", []string{"a/p", "a/q"}},
 			},
 		},
+		{
+			name: "an update that keeps its values keeps the key in place",
+			ops: func(x *Indexer) {
+				set(x, ixPod("a", "p", map[string]string{"app": "web", "tier": "front"}))
+				set(x, ixPod("a", "o", map[string]string{"app": "web"}))
+				set(x, ixPod("a", "p", map[string]string{"app": "web", "tier": "front", "v": "2"}))
+			},
+			queries: []query{
+				{"app", "web", []string{"a/o", "a/p"}},
+				{"labelKey", "tier", []string{"a/p"}},
+				{"labelKey", "v", []string{"a/p"}},
+			},
+		},
+		{
+			name: "values given in another order, or twice, are the same values",
+			ops: func(x *Indexer) {
+				set(x, ixPod("a", "p", map[string]string{"app": "web", "tier": "front"}))
+				set(x, ixPod("a", "p", map[string]string{"app": "web", "tier": "front", "twice": "yes"}))
+				set(x, ixPod("a", "p", map[string]string{"app": "web", "tier": "front"}))
+			},
+			queries: []query{
+				{"labelKey", "app", []string{"a/p"}},
+				{"labelKey", "tier", []string{"a/p"}},
+				{"labelKey", "twice", nil},
+				{"reversed", "app", []string{"a/p"}},
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			x := NewIndexer(map[string]IndexFunc{"app": byApp, "labelKey": byLabelKey})
+			x := NewIndexer(map[string]IndexFunc{"app": byApp, "labelKey": byLabelKey, "reversed": reversedTwice})
 			tt.ops(x)
 			for _, q := range tt.queries {
 				keys, err := x.IndexKeys(q.index, q.value)
@@ -331,3 +375,30 @@ func TestIndexerAddIndexersRejectsATakenName(t *testing.T) {
 
 // set stores o under its own key.
 func set(x *Indexer, o api.Object) (api.Object, bool) { return x.set(KeyOf(o), o) }
+
+// TestIndexerRandomWritesKeepTheInvariant applies a long random sequence of
+// sets and removes, labels coming and going, and checks the indexes against
+// the items after each step.
+func TestIndexerRandomWritesKeepTheInvariant(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	x := NewIndexer(map[string]IndexFunc{"app": byApp, "labelKey": byLabelKey, "reversed": reversedTwice})
+	labelSets := []map[string]string{
+		nil,
+		{"app": "web"},
+		{"app": "db", "tier": "back"},
+		{"app": "web", "tier": "front", "twice": "yes"},
+		{"tier": "front"},
+	}
+	for step := range 2000 {
+		key := fmt.Sprintf("p%02d", rng.IntN(40))
+		ns := []string{"a", "b"}[rng.IntN(2)]
+		if rng.IntN(4) == 0 {
+			x.remove(ns + "/" + key)
+		} else {
+			set(x, ixPod(ns, key, labelSets[rng.IntN(len(labelSets))]))
+		}
+		if step%50 == 0 || step == 1999 {
+			checkIndexInvariant(t, x)
+		}
+	}
+}
