@@ -172,6 +172,35 @@ func copyStatus(dst, src api.Object) {
 	reflect.ValueOf(dst).Elem().FieldByName("Status").Set(reflect.ValueOf(src).Elem().FieldByName("Status"))
 }
 
+// withStatus returns what a status update of old to in's status stores: a
+// copy of old, sharing its metadata and spec, with a deep copy of in's
+// status. Only the status is copied, for it is all a status update reads of
+// the client's object; in is the client's and is not kept. in and old are
+// of one kind.
+func withStatus(old, in api.Object) api.Object {
+	switch o := old.(type) {
+	case *api.Pod:
+		n := *o
+		in.(*api.Pod).Status.DeepCopyInto(&n.Status)
+		return &n
+	case *api.ReplicationController:
+		n := *o
+		in.(*api.ReplicationController).Status.DeepCopyInto(&n.Status)
+		return &n
+	case *api.Service:
+		n := *o
+		in.(*api.Service).Status.DeepCopyInto(&n.Status)
+		return &n
+	case *api.Node:
+		n := *o
+		in.(*api.Node).Status.DeepCopyInto(&n.Status)
+		return &n
+	}
+	next := shallowCopy(old)
+	copyStatus(next, in.DeepCopyObject())
+	return next
+}
+
 // resetStatus sets obj's Status to the zero value.
 func resetStatus(obj api.Object) {
 	f := reflect.ValueOf(obj).Elem().FieldByName("Status")

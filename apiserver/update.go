@@ -61,12 +61,21 @@ func (s *Server) update(obj api.Object, status bool, opts WriteOptions) (api.Obj
 	if status && !k.hasStatus {
 		return nil, NewMethodNotSupported(k.gr, "update status")
 	}
-	in := obj.DeepCopyObject()
-	m := in.GetObjectMeta()
-	if !k.namespaced {
-		m.Namespace = ""
+	// A status update reads only the status of obj (withStatus copies it);
+	// any other update stores obj itself, so it works on its own copy.
+	in := obj
+	if !status {
+		in = obj.DeepCopyObject()
 	}
-	key := k.key(m.Namespace, m.Name)
+	m := in.GetObjectMeta()
+	ns := m.Namespace
+	if !k.namespaced {
+		ns = ""
+		if !status {
+			m.Namespace = ""
+		}
+	}
+	key := k.key(ns, m.Name)
 	// wantRV is the client's precondition; the loop reuses in, so keep it.
 	wantRV, wantUID := m.ResourceVersion, m.UID
 	for {
@@ -86,8 +95,7 @@ func (s *Server) update(obj api.Object, status bool, opts WriteOptions) (api.Obj
 		var next api.Object
 		undo := func() {}
 		if status {
-			next = shallowCopy(old)
-			copyStatus(next, in)
+			next = withStatus(old, in)
 			if opts.ManagedFields != nil {
 				next.GetObjectMeta().ManagedFields = opts.ManagedFields
 			}
