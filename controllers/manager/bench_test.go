@@ -5,6 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"runtime"
+	"runtime/pprof"
 	"runtime/metrics"
 	"strings"
 	"syscall"
@@ -26,6 +29,10 @@ import (
 //
 //	go test -run='^$' -bench=ControlPlaneScale -benchtime=1x -rcs=1000 ./controllers/manager/
 var benchRCs = flag.Int("rcs", 10, "replication controllers (and services, and nodes) in BenchmarkControlPlaneScale")
+
+// benchHeapProfile, if set, names a file where BenchmarkControlPlaneScale
+// writes a heap profile once every pod is Ready: the heap near its peak.
+var benchHeapProfile = flag.String("heapprofile", "", "write a heap profile to this file when BenchmarkControlPlaneScale has every pod Ready")
 
 // BenchmarkControlPlaneScale brings up -rcs replication controllers of 100
 // replicas, each behind a Service, on as many simulated nodes, from an
@@ -131,6 +138,9 @@ func BenchmarkControlPlaneScale(b *testing.B) {
 		}
 		up := time.Since(start) + settle(replicas) // wallclock
 		upCPU := cpuTime() - startCPU
+		if *benchHeapProfile != "" {
+			writeHeapProfile(b, *benchHeapProfile)
+		}
 		for i := range n {
 			_, err := srv.UpdateScale(ctx, "default", &api.Scale{Metadata: api.ObjectMeta{Name: fmt.Sprintf("app-%04d", i)}, Spec: api.ScaleSpec{Replicas: replicas / 2}})
 			require.NoError(b, err)
@@ -193,6 +203,15 @@ func settled(b *testing.B, srv *apiserver.Server, n int, want int32) bool {
 	pods, err := srv.List(ctx, apiserver.Pods, "default", apiserver.ListOptions{ResourceVersion: "0"})
 	require.NoError(b, err)
 	return len(pods.Items) == n*int(want)
+}
+
+// writeHeapProfile writes the heap profile as of the last GC to path.
+func writeHeapProfile(b *testing.B, path string) {
+	f, err := os.Create(path)
+	require.NoError(b, err)
+	defer f.Close()
+	runtime.GC() // the profile shows the heap as of the last GC
+	require.NoError(b, pprof.WriteHeapProfile(f))
 }
 
 // cpuTime is the CPU time the process has used, user and system: on a
