@@ -130,7 +130,7 @@ func BenchmarkControlPlaneScale(b *testing.B) {
 
 		var profile cpuShares
 		profiling := profile.start() == nil
-		start, startCPU := time.Now(), cpuTime() // wallclock: the figure is wall time
+		start, startCPU, startAlloc := time.Now(), cpuTime(), readAllocs() // wallclock: the figure is wall time
 		for i := range n {
 			name := fmt.Sprintf("app-%04d", i)
 			labels := map[string]string{"app": name}
@@ -150,7 +150,7 @@ func BenchmarkControlPlaneScale(b *testing.B) {
 			require.NoError(b, err)
 		}
 		up := time.Since(start) + settle(replicas) // wallclock
-		upCPU := cpuTime() - startCPU
+		upCPU, upAlloc := cpuTime()-startCPU, readAllocs().minus(startAlloc)
 		var upShares map[string]int64
 		if profiling {
 			upShares, err = profile.stop()
@@ -186,6 +186,10 @@ func BenchmarkControlPlaneScale(b *testing.B) {
 		b.ReportMetric(upCPU.Seconds(), "cpu-s-up")
 		b.ReportMetric(downCPU.Seconds(), "cpu-s-scale-to-50")
 		b.ReportMetric(float64(peak.max)/(1<<20), "MiB-peak-heap")
+		// Allocation does not depend on the machine's load, as time does.
+		b.ReportMetric(float64(upAlloc.bytes)/float64(n*replicas), "alloc-B/pod-up")
+		b.ReportMetric(float64(upAlloc.objects)/float64(n*replicas), "allocs/pod-up")
+		b.ReportMetric(float64(upAlloc.gcs), "gc-cycles-up")
 		b.ReportMetric(float64(n*replicas), "pods")
 		b.ReportMetric(float64(steps), "clock-steps")
 		for _, res := range []string{"pods", "events", "endpoints", "replicationcontrollers"} {
@@ -464,6 +468,19 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// allocs are the heap's cumulative allocation counters and GC cycles.
+type allocs struct{ bytes, objects, gcs uint64 }
+
+func readAllocs() allocs {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}, {Name: "/gc/heap/allocs:objects"}, {Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	return allocs{s[0].Value.Uint64(), s[1].Value.Uint64(), s[2].Value.Uint64()}
+}
+
+func (a allocs) minus(b allocs) allocs {
+	return allocs{a.bytes - b.bytes, a.objects - b.objects, a.gcs - b.gcs}
 }
 
 // peakHeap samples the runtime's heap in use and keeps the highest seen.
