@@ -201,6 +201,11 @@ func withStatus(old, in api.Object) api.Object {
 	return next
 }
 
+func copyOf[T any](p *T) *T {
+	c := *p
+	return &c
+}
+
 // resetStatus sets obj's Status to the zero value.
 func resetStatus(obj api.Object) {
 	f := reflect.ValueOf(obj).Elem().FieldByName("Status")
@@ -211,6 +216,24 @@ func resetStatus(obj api.Object) {
 // (maps, slices and pointers are shared). Safe for changing top-level value
 // fields such as metadata.resourceVersion of a shared object.
 func shallowCopy(obj api.Object) api.Object {
+	switch o := obj.(type) { // the kinds served, without reflection
+	case *api.Pod:
+		return copyOf(o)
+	case *api.ReplicationController:
+		return copyOf(o)
+	case *api.Service:
+		return copyOf(o)
+	case *api.Endpoints:
+		return copyOf(o)
+	case *api.Node:
+		return copyOf(o)
+	case *api.Namespace:
+		return copyOf(o)
+	case *api.Event:
+		return copyOf(o)
+	case *api.Lease:
+		return copyOf(o)
+	}
 	v := reflect.ValueOf(obj).Elem()
 	c := reflect.New(v.Type())
 	c.Elem().Set(v)
