@@ -267,6 +267,29 @@ func (x *Indexer) IndexKeys(name, value string) ([]string, error) {
 	return slices.Clone(idx[value]), nil
 }
 
+// ByIndexOf is ByIndex for a cache of one type T, as a Lister reads it:
+// the objects as T, with no []api.Object in between. The cache holding
+// anything but T is a broken invariant.
+func ByIndexOf[T api.Object](x *Indexer, name, value string) ([]T, error) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	var keys []string
+	if name == NamespaceIndex {
+		keys = sortedClone(x.byNamespace[value])
+	} else {
+		idx, ok := x.indices[name]
+		if !ok {
+			return nil, errNoIndex(name)
+		}
+		keys = idx[value]
+	}
+	out := make([]T, len(keys))
+	for i, k := range keys {
+		out[i] = x.items[k].obj.(T)
+	}
+	return out, nil
+}
+
 func errNoIndex(name string) error { return fmt.Errorf("informer: no index named %q", name) }
 
 // sortedClone returns a sorted copy of keys.

@@ -298,6 +298,12 @@ func TestIndexerIndexesStayConsistent(t *testing.T) {
 					stored, _ := x.Get(KeyOf(o))
 					assert.Same(t, stored, o, "ByIndex returns the stored objects")
 				}
+				pods, err := ByIndexOf[*api.Pod](x, q.index, q.value)
+				require.NoError(t, err)
+				require.Len(t, pods, len(objs))
+				for i, p := range pods {
+					assert.Same(t, objs[i], p, "ByIndexOf(%q, %q) returns what ByIndex does", q.index, q.value)
+				}
 			}
 			checkIndexInvariant(t, x)
 		})
@@ -309,6 +315,8 @@ func TestIndexerUnknownIndexIsAnError(t *testing.T) {
 	_, err := x.ByIndex("app", "web")
 	assert.ErrorContains(t, err, `no index named "app"`)
 	_, err = x.IndexKeys("app", "web")
+	assert.ErrorContains(t, err, `no index named "app"`)
+	_, err = ByIndexOf[*api.Pod](x, "app", "web")
 	assert.ErrorContains(t, err, `no index named "app"`)
 }
 

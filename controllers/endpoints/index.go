@@ -81,23 +81,26 @@ func (c *Controller) selectedPods(ns string, selector map[string]string) []*api.
 	if len(selector) == 0 {
 		return c.pods.Namespace(ns).List(sel)
 	}
-	var rarest []api.Object
+	var rarest []*api.Pod
 	for _, k := range slices.Sorted(maps.Keys(selector)) {
-		objs := byIndex(c.podIndexer, podLabelIndex, labelValue(ns, k, selector[k]))
-		if rarest == nil || len(objs) < len(rarest) {
-			rarest = objs
+		pods, err := informer.ByIndexOf[*api.Pod](c.podIndexer, podLabelIndex, labelValue(ns, k, selector[k]))
+		if err != nil {
+			panic(err) // New added the index
+		}
+		if rarest == nil || len(pods) < len(rarest) {
+			rarest = pods
 		}
 		if len(rarest) == 0 {
 			break
 		}
 	}
-	out := make([]*api.Pod, 0, len(rarest))
-	for _, obj := range rarest {
-		meta := obj.GetObjectMeta()
-		if meta.Namespace == ns && sel.Matches(meta.Labels) {
-			out = append(out, obj.(*api.Pod))
+	out := rarest[:0] // rarest is this call's own
+	for _, p := range rarest {
+		if p.Metadata.Namespace == ns && sel.Matches(p.Metadata.Labels) {
+			out = append(out, p)
 		}
 	}
+	clear(rarest[len(out):])
 	return out
 }
 
