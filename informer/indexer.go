@@ -25,55 +25,61 @@ func NamespaceIndexFunc(obj api.Object) []string {
 // "name" when cluster-scoped), with named indexes. Listing returns objects
 // in key order. Kubernetes: cache.Indexer over cache.ThreadSafeStore.
 type Indexer struct {
-	// mu guards everything below. Invariants: for every index name but
-	// NamespaceIndex, indices[name][v] holds, sorted and each once, exactly
-	// the keys k of items with v in indexers[name](items[k].obj), and no
-	// value maps to an empty list. byNamespace[ns] lists, in no order,
-	// exactly the keys of items in namespace ns (namespaceOfKey), each
-	// once, at the position its entry's nsPos says; no namespace maps to an
-	// empty list.
+	// mu guards everything below, and the obj and nsPos of every entry.
+	// Invariants: items[k].key is k. For every index name but
+	// NamespaceIndex, indices[name][v] holds, sorted by key and each once,
+	// exactly the entries of items whose object has v among
+	// indexers[name](obj), and no value maps to an empty list.
+	// byNamespace[ns] lists, in no order, exactly the entries of items in
+	// namespace ns (namespaceOfKey), each once, at the position its nsPos
+	// says; no namespace maps to an empty list.
 	mu       sync.RWMutex
-	items    map[string]entry
+	items    map[string]*entry
 	indexers map[string]IndexFunc
-	// indices keeps each value's keys sorted, so that ByIndex, which
-	// controllers call on every sync, copies them in order instead of
-	// sorting them: a controller reads its index far more often than the
-	// index changes (an update that keeps an object's values changes
-	// nothing here). An insert or removal moves the keys after it, which
-	// is cheap for the few hundred keys a value holds in practice.
-	indices map[string]map[string][]string
+	// indices keeps each value's entries sorted, so that ByIndex, which
+	// controllers call on every sync, copies their objects in order
+	// without sorting or looking keys up: a controller reads its index far
+	// more often than the index changes (an update that keeps an object's
+	// values only changes its entry's obj). An insert or removal moves the
+	// entries after it, which is cheap for the few hundred a value holds
+	// in practice.
+	indices map[string]map[string][]*entry
 	// byNamespace is the namespace index. A key's namespace is part of
 	// the key, so it never changes while the key is cached, and a list
-	// with positions kept in items adds and removes a key without hashing
-	// it into a per-namespace set: the most common index costs an append.
-	// It is not kept sorted: one namespace may hold every object, where a
-	// sorted insert would move half of them; listing a whole namespace
-	// sorts its keys instead.
-	byNamespace map[string][]string
+	// with positions kept in the entries adds and removes a key without
+	// hashing it into a per-namespace set: the most common index costs an
+	// append. It is not kept sorted: one namespace may hold every object,
+	// where a sorted insert would move half of them; listing a whole
+	// namespace sorts instead.
+	byNamespace map[string][]*entry
 }
 
-// entry is a cached object and the position of its key in its
-// namespace's list.
+// entry is a cached object, shared by items and the indexes, and the
+// position of its key in its namespace's list.
 type entry struct {
+	key   string
 	obj   api.Object
 	nsPos int
 }
+
+// byKey orders entries by key.
+func byKey(a, b *entry) int { return strings.Compare(a.key, b.key) }
 
 // NewIndexer returns an empty cache with the namespace index and the given
 // extra indexes.
 func NewIndexer(indexers map[string]IndexFunc) *Indexer {
 	x := &Indexer{
-		items:       make(map[string]entry),
+		items:       make(map[string]*entry),
 		indexers:    map[string]IndexFunc{NamespaceIndex: NamespaceIndexFunc},
-		indices:     map[string]map[string][]string{},
-		byNamespace: map[string][]string{},
+		indices:     map[string]map[string][]*entry{},
+		byNamespace: map[string][]*entry{},
 	}
 	for name, f := range indexers {
 		if name == NamespaceIndex {
 			continue // built in, and kept as byNamespace
 		}
 		x.indexers[name] = f
-		x.indices[name] = make(map[string][]string)
+		x.indices[name] = make(map[string][]*entry)
 	}
 	return x
 }
@@ -87,15 +93,18 @@ func (x *Indexer) set(key string, obj api.Object) (old api.Object, existed bool)
 	defer x.mu.Unlock()
 	e, existed := x.items[key]
 	if existed {
-		x.reindexLocked(key, e.obj, obj)
-	} else {
-		ns := namespaceOfKey(key)
-		e.nsPos = len(x.byNamespace[ns])
-		x.byNamespace[ns] = append(x.byNamespace[ns], key)
-		x.indexLocked(key, obj)
+		old = e.obj
+		x.reindexLocked(e, obj)
+		e.obj = obj // every index holding e now lists obj
+		return old, true
 	}
-	x.items[key] = entry{obj: obj, nsPos: e.nsPos}
-	return e.obj, existed
+	e = &entry{key: key, obj: obj}
+	x.items[key] = e
+	ns := namespaceOfKey(key)
+	e.nsPos = len(x.byNamespace[ns])
+	x.byNamespace[ns] = append(x.byNamespace[ns], e)
+	x.indexLocked(e)
+	return nil, false
 }
 
 // reserve makes an empty cache ready to take n objects without growing its
@@ -105,7 +114,7 @@ func (x *Indexer) reserve(n int) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if len(x.items) == 0 && n > 0 {
-		x.items = make(map[string]entry, n)
+		x.items = make(map[string]*entry, n)
 	}
 }
 
@@ -117,53 +126,60 @@ func (x *Indexer) remove(key string) (old api.Object, existed bool) {
 	if !existed {
 		return nil, false
 	}
-	x.unindexLocked(key, e.obj)
+	x.unindexLocked(e)
 	delete(x.items, key)
-	// Move the namespace's last key into the removed key's place.
+	// Move the namespace's last entry into the removed one's place.
 	ns := namespaceOfKey(key)
-	keys := x.byNamespace[ns]
-	last := len(keys) - 1
-	if moved := keys[last]; e.nsPos != last {
-		keys[e.nsPos] = moved
-		m := x.items[moved]
-		m.nsPos = e.nsPos
-		x.items[moved] = m
+	list := x.byNamespace[ns]
+	last := len(list) - 1
+	if moved := list[last]; e.nsPos != last {
+		list[e.nsPos] = moved
+		moved.nsPos = e.nsPos
 	}
-	keys[last] = ""
+	list[last] = nil
 	if last == 0 {
 		delete(x.byNamespace, ns)
 	} else {
-		x.byNamespace[ns] = keys[:last]
+		x.byNamespace[ns] = list[:last]
 	}
 	return e.obj, true
 }
 
-// indexLocked adds key to the indexes other than the namespace one.
-func (x *Indexer) indexLocked(key string, obj api.Object) {
+// indexLocked adds e to the indexes other than the namespace one.
+func (x *Indexer) indexLocked(e *entry) {
 	for name, idx := range x.indices {
-		for _, v := range x.indexers[name](obj) {
-			addToIndex(idx, v, key)
+		for _, v := range x.indexers[name](e.obj) {
+			addToIndex(idx, v, e)
 		}
 	}
 }
 
-// reindexLocked moves key, whose object changes from old to obj, between
-// the values of the indexes other than the namespace one: out of the values
-// only old has, into those only obj has. Most updates (a status written, a
-// label kept) leave every value as it was and change nothing.
-func (x *Indexer) reindexLocked(key string, old, obj api.Object) {
+// reindexLocked moves e, whose object changes to obj, between the values
+// of the indexes other than the namespace one: out of the values only its
+// old object has, into those only obj has. Most updates (a status written,
+// a label kept) leave every value as it was and change nothing here.
+func (x *Indexer) reindexLocked(e *entry, obj api.Object) {
 	for name, idx := range x.indices {
 		f := x.indexers[name]
-		was, is := f(old), f(obj)
+		was, is := f(e.obj), f(obj)
 		for _, v := range was {
 			if !slices.Contains(is, v) {
-				removeFromIndex(idx, v, key)
+				removeFromIndex(idx, v, e)
 			}
 		}
 		for _, v := range is {
 			if !slices.Contains(was, v) {
-				addToIndex(idx, v, key)
+				addToIndex(idx, v, e)
 			}
+		}
+	}
+}
+
+// unindexLocked removes e from the indexes other than the namespace one.
+func (x *Indexer) unindexLocked(e *entry) {
+	for name, idx := range x.indices {
+		for _, v := range x.indexers[name](e.obj) {
+			removeFromIndex(idx, v, e)
 		}
 	}
 }
@@ -179,34 +195,26 @@ func namespaceOfKey(key string) string {
 	return ns
 }
 
-// addToIndex puts key among value's keys, in order, unless it is there.
-func addToIndex(idx map[string][]string, value, key string) {
-	keys := idx[value]
-	if i, found := slices.BinarySearch(keys, key); !found {
-		idx[value] = slices.Insert(keys, i, key)
+// addToIndex puts e among value's entries, in key order, unless it is
+// there.
+func addToIndex(idx map[string][]*entry, value string, e *entry) {
+	list := idx[value]
+	if i, found := slices.BinarySearchFunc(list, e, byKey); !found {
+		idx[value] = slices.Insert(list, i, e)
 	}
 }
 
-// unindexLocked removes key from the indexes other than the namespace one.
-func (x *Indexer) unindexLocked(key string, obj api.Object) {
-	for name, idx := range x.indices {
-		for _, v := range x.indexers[name](obj) {
-			removeFromIndex(idx, v, key)
-		}
-	}
-}
-
-// removeFromIndex takes key out of value's keys, dropping the value when it
-// has none left.
-func removeFromIndex(idx map[string][]string, value, key string) {
-	keys := idx[value]
-	i, found := slices.BinarySearch(keys, key)
+// removeFromIndex takes e out of value's entries, dropping the value when
+// it has none left.
+func removeFromIndex(idx map[string][]*entry, value string, e *entry) {
+	list := idx[value]
+	i, found := slices.BinarySearchFunc(list, e, byKey)
 	switch {
 	case !found:
-	case len(keys) == 1:
+	case len(list) == 1:
 		delete(idx, value)
 	default:
-		idx[value] = slices.Delete(keys, i, i+1)
+		idx[value] = slices.Delete(list, i, i+1)
 	}
 }
 
@@ -214,8 +222,10 @@ func removeFromIndex(idx map[string][]string, value, key string) {
 func (x *Indexer) Get(key string) (api.Object, bool) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	e, ok := x.items[key]
-	return e.obj, ok
+	if e, ok := x.items[key]; ok {
+		return e.obj, true
+	}
+	return nil, false
 }
 
 // Len returns the number of cached objects.
@@ -236,35 +246,32 @@ func (x *Indexer) ListKeys() []string {
 func (x *Indexer) List() []api.Object {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return x.objectsLocked(slices.Sorted(maps.Keys(x.items)))
+	keys := slices.Sorted(maps.Keys(x.items))
+	out := make([]api.Object, len(keys))
+	for i, k := range keys {
+		out[i] = x.items[k].obj
+	}
+	return out
 }
 
 // ByIndex returns the objects whose index name holds value, in key order.
 func (x *Indexer) ByIndex(name, value string) ([]api.Object, error) {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	if name == NamespaceIndex {
-		return x.objectsLocked(sortedClone(x.byNamespace[value])), nil
-	}
-	idx, ok := x.indices[name]
-	if !ok {
-		return nil, errNoIndex(name)
-	}
-	return x.objectsLocked(idx[value]), nil // sorted already
+	return ByIndexOf[api.Object](x, name, value)
 }
 
 // IndexKeys returns the keys whose index name holds value, sorted.
 func (x *Indexer) IndexKeys(name, value string) ([]string, error) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	if name == NamespaceIndex {
-		return sortedClone(x.byNamespace[value]), nil
+	list, err := x.entriesLocked(name, value)
+	if err != nil || len(list) == 0 {
+		return nil, err
 	}
-	idx, ok := x.indices[name]
-	if !ok {
-		return nil, errNoIndex(name)
+	keys := make([]string, len(list))
+	for i, e := range list {
+		keys[i] = e.key
 	}
-	return slices.Clone(idx[value]), nil
+	return keys, nil
 }
 
 // ByIndexOf is ByIndex for a cache of one type T, as a Lister reads it:
@@ -273,38 +280,31 @@ func (x *Indexer) IndexKeys(name, value string) ([]string, error) {
 func ByIndexOf[T api.Object](x *Indexer, name, value string) ([]T, error) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	var keys []string
-	if name == NamespaceIndex {
-		keys = sortedClone(x.byNamespace[value])
-	} else {
-		idx, ok := x.indices[name]
-		if !ok {
-			return nil, errNoIndex(name)
-		}
-		keys = idx[value]
+	list, err := x.entriesLocked(name, value)
+	if err != nil {
+		return nil, err
 	}
-	out := make([]T, len(keys))
-	for i, k := range keys {
-		out[i] = x.items[k].obj.(T)
+	out := make([]T, len(list))
+	for i, e := range list {
+		out[i] = e.obj.(T)
 	}
 	return out, nil
 }
 
-func errNoIndex(name string) error { return fmt.Errorf("informer: no index named %q", name) }
-
-// sortedClone returns a sorted copy of keys.
-func sortedClone(keys []string) []string {
-	keys = slices.Clone(keys)
-	slices.Sort(keys)
-	return keys
-}
-
-func (x *Indexer) objectsLocked(keys []string) []api.Object {
-	out := make([]api.Object, len(keys))
-	for i, k := range keys {
-		out[i] = x.items[k].obj
+// entriesLocked returns the entries under value in index name, in key
+// order. The list is the index's own unless the index is the namespace
+// one: do not change it.
+func (x *Indexer) entriesLocked(name, value string) ([]*entry, error) {
+	if name == NamespaceIndex {
+		list := slices.Clone(x.byNamespace[value])
+		slices.SortFunc(list, byKey)
+		return list, nil
 	}
-	return out
+	idx, ok := x.indices[name]
+	if !ok {
+		return nil, fmt.Errorf("informer: no index named %q", name)
+	}
+	return idx[value], nil
 }
 
 // AddIndexers adds indexes, indexing what is already cached. A name that is
@@ -319,16 +319,16 @@ func (x *Indexer) AddIndexers(indexers map[string]IndexFunc) error {
 	}
 	for _, name := range slices.Sorted(maps.Keys(indexers)) {
 		f := indexers[name]
-		idx := make(map[string][]string)
+		idx := make(map[string][]*entry)
 		x.indexers[name], x.indices[name] = f, idx
-		for key, e := range x.items {
+		for _, e := range x.items {
 			for _, v := range f(e.obj) {
-				idx[v] = append(idx[v], key)
+				idx[v] = append(idx[v], e)
 			}
 		}
-		for v, keys := range idx {
-			slices.Sort(keys)
-			idx[v] = slices.Compact(keys) // an object may give a value twice
+		for v, list := range idx {
+			slices.SortFunc(list, byKey)
+			idx[v] = slices.Compact(list) // an object may give a value twice
 		}
 	}
 	return nil

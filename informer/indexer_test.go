@@ -46,14 +46,18 @@ func reversedTwice(obj api.Object) []string {
 }
 
 // checkIndexInvariant recomputes every index from the items and compares:
-// indices[name][v] holds, sorted and each once, exactly the keys whose
-// object has v, and no value maps to an empty list; byNamespace lists each
-// namespace's keys once, at the positions the entries record, and no
-// namespace maps to an empty list.
+// every entry is filed under its own key; indices[name][v] holds, sorted by
+// key and each once, exactly the entries whose object has v, and no value
+// maps to an empty list; byNamespace lists each namespace's entries once,
+// at the positions the entries record, and no namespace maps to an empty
+// list.
 func checkIndexInvariant(t *testing.T, x *Indexer) {
 	t.Helper()
 	x.mu.RLock()
 	defer x.mu.RUnlock()
+	for key, e := range x.items {
+		assert.Equal(t, key, e.key, "the entry filed under %s", key)
+	}
 	want := map[string]map[string][]string{}
 	for name, f := range x.indexers {
 		if name == NamespaceIndex {
@@ -72,19 +76,32 @@ func checkIndexInvariant(t *testing.T, x *Indexer) {
 		}
 		want[name] = idx
 	}
-	assert.Equal(t, want, x.indices, "indices match the items")
+	got := map[string]map[string][]string{}
+	for name, idx := range x.indices {
+		got[name] = map[string][]string{}
+		for v, list := range idx {
+			for _, e := range list {
+				assert.Same(t, x.items[e.key], e, "index %s value %s holds the cached entry of %s", name, v, e.key)
+				got[name][v] = append(got[name][v], e.key)
+			}
+		}
+	}
+	assert.Equal(t, want, got, "indices match the items")
 
 	wantNS := map[string][]string{}
 	for key, e := range x.items {
 		ns := NamespaceIndexFunc(e.obj)[0]
 		wantNS[ns] = append(wantNS[ns], key)
-		if keys := x.byNamespace[ns]; assert.Less(t, e.nsPos, len(keys), "position of %s", key) {
-			assert.Equal(t, key, keys[e.nsPos], "position of %s", key)
+		if list := x.byNamespace[ns]; assert.Less(t, e.nsPos, len(list), "position of %s", key) {
+			assert.Same(t, e, list[e.nsPos], "position of %s", key)
 		}
 	}
 	gotNS := map[string][]string{}
-	for ns, keys := range x.byNamespace {
-		gotNS[ns] = slices.Sorted(slices.Values(keys))
+	for ns, list := range x.byNamespace {
+		for _, e := range list {
+			gotNS[ns] = append(gotNS[ns], e.key)
+		}
+		slices.Sort(gotNS[ns])
 	}
 	for ns := range wantNS {
 		slices.Sort(wantNS[ns])
