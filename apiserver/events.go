@@ -69,6 +69,10 @@ type EventRecorder struct {
 	buckets map[objectKey]*spamBucket
 	// lastNanos is the time suffix of the last event name made.
 	lastNanos int64
+
+	// scratch holds *api.Event to build new events in: Create copies what
+	// it is given, and a busy recorder makes an event per pod.
+	scratch sync.Pool
 }
 
 // writtenEvent is one event the recorder writes and bumps.
@@ -152,6 +156,7 @@ func NewEventRecorder(c Client, clk clock.Clock, component, instance string) *Ev
 		written: make(map[eventKey]*writtenEvent),
 		groups:  make(map[groupKey]*eventGroup),
 		buckets: make(map[objectKey]*spamBucket),
+		scratch: sync.Pool{New: func() any { return new(api.Event) }},
 	}
 }
 
@@ -195,7 +200,14 @@ func (r *EventRecorder) Eventf(ctx context.Context, obj api.Object, eventType, r
 		}
 		w.ev = nil // someone deleted it: start a new one
 	}
-	ev := &api.Event{
+	// The event is built in a scratch object the Client copies: the
+	// recorder keeps what Create returns.
+	ev := r.scratch.Get().(*api.Event)
+	defer func() {
+		*ev = api.Event{}
+		r.scratch.Put(ev)
+	}()
+	*ev = api.Event{
 		Metadata: api.ObjectMeta{Namespace: ns},
 		InvolvedObject: api.ObjectReference{
 			Kind: tm.Kind, APIVersion: tm.APIVersion, Namespace: m.Namespace, Name: m.Name,

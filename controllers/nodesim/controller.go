@@ -147,6 +147,9 @@ type Controller struct {
 	// rebuilt. See leastloaded.go.
 	load       loadHeap
 	loadByName map[string]*loadEntry
+
+	// carriers lends the pods that carry status writes (kubelet.go).
+	carriers carriers
 }
 
 // podState is the kubelet's memory of one pod.
