@@ -63,9 +63,7 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 		}
 		status = startedStatus(pod, hostIP(node), ip, now)
 		if readyOnStart(pod, facts) {
-			started := *pod // on the stack: readyStatus keeps nothing
-			started.Status = status
-			status = readyStatus(&started, now)
+			markReady(&status, now)
 		}
 	case actReady:
 		status = readyStatus(pod, now)
@@ -76,9 +74,7 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 	case actRestart:
 		status = restartedStatus(pod, now)
 		if readyOnStart(pod, facts) {
-			restarted := *pod
-			restarted.Status = status
-			status = readyStatus(&restarted, now)
+			markReady(&status, now)
 		}
 	case actNodeNotReady:
 		status = nodeNotReadyStatus(pod, now)

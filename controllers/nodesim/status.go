@@ -155,12 +155,20 @@ func startedStatus(pod *api.Pod, hostIP, podIP string, now time.Time) api.PodSta
 // their readiness checks: containers ready, ContainersReady and Ready True.
 func readyStatus(pod *api.Pod, now time.Time) api.PodStatus {
 	st := ownStatus(pod, true)
+	markReady(&st, now)
+	return st
+}
+
+// markReady makes st, a status the caller owns (its conditions and
+// container statuses too, as a builder returns them), the one readyStatus
+// returns: a builder's result made ready in the same write, without
+// copying it again.
+func markReady(st *api.PodStatus, now time.Time) {
 	for i := range st.ContainerStatuses {
 		st.ContainerStatuses[i].Ready = true
 	}
 	st.Conditions = setCondition(st.Conditions, api.ContainersReady, api.ConditionTrue, "", "", now)
 	st.Conditions = setCondition(st.Conditions, api.PodReady, api.ConditionTrue, "", "", now)
-	return st
 }
 
 // probeFailedStatus is the status of a running pod whose readiness checks
