@@ -293,12 +293,19 @@ func TestStatusTransitions(t *testing.T) {
 }
 
 func TestStageOf(t *testing.T) {
-	assert.Equal(t, "Pending", stageOf(testPod(api.PodPending, false)))
-	assert.Equal(t, "Running", stageOf(testPod(api.PodRunning, false)))
-	assert.Equal(t, "Running/ready", stageOf(testPod(api.PodRunning, true)))
+	assert.Equal(t, "Pending", stageOf(testPod(api.PodPending, false)).String())
+	assert.Equal(t, "Running", stageOf(testPod(api.PodRunning, false)).String())
+	assert.Equal(t, "Running/ready", stageOf(testPod(api.PodRunning, true)).String())
 	p := testPod(api.PodRunning, true)
 	p.Status = crashedStatus(p, epoch)
-	assert.Equal(t, "Running/crashed", stageOf(p))
+	assert.Equal(t, "Running/crashed", stageOf(p).String())
+	none := testPod(api.PodPending, false)
+	none.Status.Phase = ""
+	assert.Equal(t, stageOf(testPod(api.PodPending, false)), stageOf(none), "no phase is the Pending stage")
+	gone := testPod(api.PodRunning, true)
+	gone.Metadata.DeletionTimestamp = &api.Time{Time: epoch}
+	assert.Equal(t, "Running/terminating/ready", stageOf(gone).String())
+	assert.NotEqual(t, stageOf(testPod(api.PodRunning, true)), stageOf(gone), "terminating is another stage")
 }
 
 func TestNodeAddressesPastTheFirst256(t *testing.T) {
