@@ -201,6 +201,20 @@ func withStatus(old, in api.Object) api.Object {
 	return next
 }
 
+// sameStatus reports whether two objects of one kind have equal statuses.
+func sameStatus(a, b api.Object) bool {
+	switch x := a.(type) {
+	case *api.Pod:
+		return reflect.DeepEqual(&x.Status, &b.(*api.Pod).Status)
+	case *api.ReplicationController:
+		return reflect.DeepEqual(&x.Status, &b.(*api.ReplicationController).Status)
+	case *api.Node:
+		return reflect.DeepEqual(&x.Status, &b.(*api.Node).Status)
+	}
+	return reflect.DeepEqual(reflect.ValueOf(a).Elem().FieldByName("Status").Interface(),
+		reflect.ValueOf(b).Elem().FieldByName("Status").Interface())
+}
+
 func copyOf[T any](p *T) *T {
 	c := *p
 	return &c

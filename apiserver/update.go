@@ -113,7 +113,13 @@ func (s *Server) update(obj api.Object, status bool, opts WriteOptions) (api.Obj
 		}
 		nm := next.GetObjectMeta()
 		nm.ResourceVersion = om.ResourceVersion
-		if reflect.DeepEqual(next, old) {
+		var unchanged bool
+		if status && opts.ManagedFields == nil {
+			unchanged = sameStatus(next, old) // nothing else of old was replaced
+		} else {
+			unchanged = reflect.DeepEqual(next, old)
+		}
+		if unchanged {
 			undo()
 			return old, nil // no change: no write, no event
 		}
