@@ -330,3 +330,20 @@ func TestNodeAddressesPastTheFirst256(t *testing.T) {
 		seen[c] = true
 	}
 }
+
+func TestNotReadyMessage(t *testing.T) {
+	for _, tt := range []struct {
+		containers []string
+		want       string
+	}{
+		{[]string{"app"}, "containers with unready status: [app]"},
+		{[]string{"app", "sidecar"}, "containers with unready status: [app sidecar]"},
+		{nil, "containers with unready status: []"},
+	} {
+		pod := &api.Pod{}
+		for _, name := range tt.containers {
+			pod.Spec.Containers = append(pod.Spec.Containers, api.Container{Name: name})
+		}
+		assert.Equal(t, tt.want, notReadyMessage(pod))
+	}
+}

@@ -67,11 +67,16 @@ func imageID(image string) string {
 
 // notReadyMessage names the pod's containers in Kubernetes' words.
 func notReadyMessage(pod *api.Pod) string {
-	names := make([]string, len(pod.Spec.Containers))
+	var b strings.Builder
+	b.WriteString("containers with unready status: [")
 	for i, c := range pod.Spec.Containers {
-		names[i] = c.Name
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(c.Name)
 	}
-	return fmt.Sprintf("containers with unready status: [%s]", strings.Join(names, " "))
+	b.WriteByte(']')
+	return b.String()
 }
 
 // withNotReady marks ContainersReady and Ready False.
