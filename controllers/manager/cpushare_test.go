@@ -379,8 +379,13 @@ func TestSharesOfARealProfile(t *testing.T) {
 		total += ns
 	}
 	require.Positive(t, total, "samples found")
-	assert.Greater(t, shares[compWorkqueue], total/2, "most samples are the workqueue's: %v", shares)
-	for comp := range shares {
+	// Of the components, the workqueue ran the most. (Not necessarily
+	// most of all samples: under -race the detector's own C code, which
+	// the profile cannot unwind into Go frames, is other.)
+	for comp, ns := range shares {
 		assert.Contains(t, components, comp)
+		if comp != compWorkqueue && comp != compOther {
+			assert.Greater(t, shares[compWorkqueue], ns, "the workqueue's samples against %s's: %v", comp, shares)
+		}
 	}
 }
