@@ -75,22 +75,34 @@ func ipFamilyOf(s string) api.IPFamily {
 	}
 }
 
-// podIPFor returns the pod IP a service's endpoints use: the first of the
-// pod's IPs in the service's family, or the primary IP when the family is
-// unknown. ok is false when the pod has no IP of that family. Kubernetes:
-// podToEndpointAddressForService (dual-stack subtleties reduced to this).
-func podIPFor(svc *api.Service, pod *api.Pod) (ip string, ok bool) {
-	family := serviceIPFamily(svc)
-	fits := func(ip string) bool { return ip != "" && (family == "" || ipFamilyOf(ip) == family) }
-	if fits(pod.Status.PodIP) {
-		return pod.Status.PodIP, true
+// podIPFor returns the pod IP a service's endpoints use, given the
+// service's family (serviceIPFamily): the first of the pod's IPs in that
+// family, or the primary IP when the family is unknown, parsed too (valid
+// false if it does not parse). ok is false when the pod has no IP of that
+// family. Kubernetes: podToEndpointAddressForService (dual-stack
+// subtleties reduced to this).
+func podIPFor(family api.IPFamily, pod *api.Pod) (ip string, parsed netip.Addr, ok bool) {
+	fits := func(s string) (netip.Addr, bool) {
+		a, err := netip.ParseAddr(s)
+		switch {
+		case s == "":
+			return a, false
+		case family == "":
+			return a, true
+		case err != nil:
+			return a, false
+		}
+		return a, (a.Unmap().Is4() && family == api.IPv4Protocol) || (!a.Unmap().Is4() && family == api.IPv6Protocol)
+	}
+	if a, ok := fits(pod.Status.PodIP); ok {
+		return pod.Status.PodIP, a, true
 	}
 	for _, p := range pod.Status.PodIPs {
-		if fits(p.IP) {
-			return p.IP, true
+		if a, ok := fits(p.IP); ok {
+			return p.IP, a, true
 		}
 	}
-	return "", false
+	return "", netip.Addr{}, false
 }
 
 // podAddress returns the address a pod gets in a service's Endpoints. The
@@ -203,17 +215,18 @@ func (p *packer) collect(svc *api.Service, pods []*api.Pod) {
 		return
 	}
 	p.svc = svc
+	family := serviceIPFamily(svc)
 	for _, pod := range pods {
 		if !shouldPodBeInEndpoints(pod, publish) {
 			continue
 		}
-		ip, ok := podIPFor(svc, pod)
+		ip, parsed, ok := podIPFor(family, pod)
 		if !ok {
 			continue
 		}
 		ready := publish || api.IsPodReady(pod)
 		if portless {
-			p.serve(p.podAddress(pod, ip), p.port(nil), ready)
+			p.serve(p.podAddress(pod, ip, parsed), p.port(nil), ready)
 			continue
 		}
 		a := -1 // the pod's address, added once it serves a port
@@ -224,7 +237,7 @@ func (p *packer) collect(svc *api.Service, pods []*api.Pod) {
 				continue // this pod does not serve this port; it may serve others
 			}
 			if a < 0 {
-				a = p.podAddress(pod, ip)
+				a = p.podAddress(pod, ip, parsed)
 			}
 			ep := endpointPort(sp, number)
 			p.serve(a, p.port(&ep), ready)

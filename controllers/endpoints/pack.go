@@ -98,10 +98,9 @@ func (p *packer) address(a api.EndpointAddress) int {
 }
 
 // podAddress adds the address of pod at ip (podAddress(p.svc, pod, ip),
-// made later) and returns its index.
-func (p *packer) podAddress(pod *api.Pod, ip string) int {
-	parsed, err := netip.ParseAddr(ip)
-	p.addrs = append(p.addrs, packedAddr{pod: pod, key: addrKey{ip: ip, uid: pod.Metadata.UID}, ip: parsed, valid: err == nil})
+// made later), parsed as parsed, and returns its index.
+func (p *packer) podAddress(pod *api.Pod, ip string, parsed netip.Addr) int {
+	p.addrs = append(p.addrs, packedAddr{pod: pod, key: addrKey{ip: ip, uid: pod.Metadata.UID}, ip: parsed, valid: parsed.IsValid()})
 	return len(p.addrs) - 1
 }
 
