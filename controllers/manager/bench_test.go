@@ -156,7 +156,7 @@ func BenchmarkControlPlaneScale(b *testing.B) {
 			upShares, err = profile.stop()
 			require.NoError(b, err)
 		}
-		upWrites, upStore := byController.snapshot(), sum(writes)
+		upWrites, upStore, upSyncs := byController.snapshot(), sum(writes), syncsOf(m)
 		if *benchHeapProfile != "" {
 			writeHeapProfile(b, *benchHeapProfile)
 		}
@@ -176,7 +176,7 @@ func BenchmarkControlPlaneScale(b *testing.B) {
 			downShares, err = profile.stop()
 			require.NoError(b, err)
 		}
-		downWrites, downStore := byController.snapshot(), sum(writes)
+		downWrites, downStore, downSyncs := byController.snapshot(), sum(writes), syncsOf(m)
 
 		cancel()
 		activity.Stop()
@@ -198,9 +198,9 @@ func BenchmarkControlPlaneScale(b *testing.B) {
 		if profiling {
 			// The benchmark's own writes: a Service and an RC per app,
 			// then a scale of each.
-			up := phaseCost{pods: n * replicas, cpu: upCPU, shares: upShares, writes: upWrites, storeWrites: upStore - 2*n}
+			up := phaseCost{pods: n * replicas, cpu: upCPU, shares: upShares, writes: upWrites, storeWrites: upStore - 2*n, syncs: upSyncs}
 			dn := phaseCost{pods: n * replicas / 2, cpu: downCPU, shares: downShares,
-				writes: downWrites.minus(upWrites), storeWrites: downStore - upStore - n}
+				writes: downWrites.minus(upWrites), storeWrites: downStore - upStore - n, syncs: minus(downSyncs, upSyncs)}
 			// Printed, not logged: the testing package cuts a
 			// benchmark's log to ten lines.
 			fmt.Print(costTable(up, dn))
@@ -215,6 +215,25 @@ type phaseCost struct {
 	shares      map[string]int64 // CPU nanoseconds sampled, by component
 	writes      writeSnapshot    // writes by controller
 	storeWrites int              // every write to the store, but the benchmark's own
+	syncs       map[string]int   // keys handed to a worker, by queue
+}
+
+// syncsOf returns how many keys each controller's queue has handed out so
+// far: its syncs (a key queued again while waiting counts once).
+func syncsOf(m *manager.Manager) map[string]int {
+	out := map[string]int{}
+	for _, q := range m.QueueMetrics() {
+		out[q.Name] = int(q.Adds)
+	}
+	return out
+}
+
+func minus(a, b map[string]int) map[string]int {
+	out := map[string]int{}
+	for k, v := range a {
+		out[k] = v - b[k]
+	}
+	return out
 }
 
 // costTable is the cost per pod by component of each phase: CPU
@@ -252,6 +271,11 @@ func costTable(up, down phaseCost) string {
 		name string
 		c    phaseCost
 	}{{"up", up}, {"down", down}} {
+		fmt.Fprintf(&sb, "  %s syncs per pod by queue:", p.name)
+		for _, q := range slices.Sorted(maps.Keys(p.c.syncs)) {
+			fmt.Fprintf(&sb, " %s %.2f", q, float64(p.c.syncs[q])/float64(p.c.pods))
+		}
+		sb.WriteString("\n")
 		fmt.Fprintf(&sb, "  %s writes per pod by controller and resource:", p.name)
 		for _, ctl := range slices.Sorted(maps.Keys(p.c.writes)) {
 			for _, res := range slices.Sorted(maps.Keys(p.c.writes[ctl])) {
