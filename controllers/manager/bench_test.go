@@ -28,9 +28,10 @@ import (
 )
 
 // The figure is 1,000 replication controllers of 100 replicas on
-// 1,000 nodes; CI runs a tenth of a percent of that as a smoke test:
+// 1,000 nodes; CI runs a tenth of a percent of that as a smoke test. The
+// package comes before the flags go test does not know:
 //
-//	go test -run='^$' -bench=ControlPlaneScale -benchtime=1x -rcs=1000 ./controllers/manager/
+//	go test ./controllers/manager/ -run='^$' -bench=ControlPlaneScale -benchtime=1x -rcs=1000
 var benchRCs = flag.Int("rcs", 10, "replication controllers (and services, and nodes) in BenchmarkControlPlaneScale")
 
 // benchHeapProfile, if set, names a file where BenchmarkControlPlaneScale
