@@ -28,8 +28,10 @@ const (
 // Client is how the rest of miniplane talks to the API server. *Server
 // implements it; the simulator wraps it to inject faults; consumers declare
 // the smaller interfaces they need. Objects it returns are shared: treat them
-// as immutable. namespace is "" for cluster-scoped resources and, in List and
-// Watch, for all namespaces.
+// as immutable. It neither changes nor keeps the objects it is given (the
+// server copies what it stores, as a remote one would serialize it): a
+// caller may reuse one once the call has returned. namespace is "" for
+// cluster-scoped resources and, in List and Watch, for all namespaces.
 type Client interface {
 	// Create stores a new object of obj's kind; the kind says the resource.
 	Create(ctx context.Context, obj api.Object) (api.Object, error)

@@ -58,8 +58,7 @@ func newStatusError(reason api.StatusReason, message string, details *api.Status
 // StatusOf returns the Status a client should receive for err: err's own if
 // it is (or wraps) a *StatusError, an InternalError otherwise.
 func StatusOf(err error) api.Status {
-	var se *StatusError
-	if errors.As(err, &se) {
+	if se := asStatusError(err); se != nil {
 		return se.Status
 	}
 	return NewInternalError(err).Status
@@ -67,11 +66,28 @@ func StatusOf(err error) api.Status {
 
 // ReasonOf returns err's Status reason; StatusReasonUnknown for other errors.
 func ReasonOf(err error) api.StatusReason {
-	var se *StatusError
-	if errors.As(err, &se) {
+	if se := asStatusError(err); se != nil {
 		return se.Status.Reason
 	}
 	return api.StatusReasonUnknown
+}
+
+// asStatusError returns the StatusError in err's chain, or nil. Controllers
+// ask IsNotFound of every write, most of them nil or a StatusError itself:
+// those are answered without errors.As, whose target escapes (an
+// allocation per question).
+func asStatusError(err error) *StatusError {
+	switch e := err.(type) {
+	case nil:
+		return nil
+	case *StatusError:
+		return e
+	}
+	var se *StatusError
+	if errors.As(err, &se) {
+		return se
+	}
+	return nil
 }
 
 // IsNotFound reports whether err is a NotFound error.

@@ -70,6 +70,10 @@ type EventRecorder struct {
 	buckets map[objectKey]*spamBucket
 	// lastNanos is the time suffix of the last event name made.
 	lastNanos int64
+
+	// scratch holds *api.Event to build new events in: Create copies what
+	// it is given, and a busy recorder makes an event per pod.
+	scratch sync.Pool
 }
 
 // writtenEvent is one event the recorder writes and bumps.
@@ -100,10 +104,43 @@ type eventKey struct {
 	message string
 }
 
-// eventGroup is the distinct messages of a group seen lately.
+// eventGroup is the distinct messages of a group seen lately: first, and
+// the others in more, made at the second (most groups, a pod's Scheduled
+// or Started, never see one).
 type eventGroup struct {
-	messages map[string]struct{}
+	first    string
+	hasFirst bool
+	more     map[string]struct{}
 	last     time.Time
+}
+
+// seen reports whether the group has seen msg.
+func (g *eventGroup) seen(msg string) bool {
+	if g.hasFirst && g.first == msg {
+		return true
+	}
+	_, ok := g.more[msg]
+	return ok
+}
+
+// count returns how many distinct messages the group has seen.
+func (g *eventGroup) count() int {
+	if !g.hasFirst {
+		return 0
+	}
+	return 1 + len(g.more)
+}
+
+// add notes a message the group has not seen.
+func (g *eventGroup) add(msg string) {
+	switch {
+	case !g.hasFirst:
+		g.first, g.hasFirst = msg, true
+	case g.more == nil:
+		g.more = map[string]struct{}{msg: {}}
+	default:
+		g.more[msg] = struct{}{}
+	}
 }
 
 // spamBucket is a token bucket: tokens left as of when.
@@ -120,6 +157,7 @@ func NewEventRecorder(c Client, clk clock.Clock, component, instance string) *Ev
 		written: make(map[eventKey]*writtenEvent),
 		groups:  make(map[groupKey]*eventGroup),
 		buckets: make(map[objectKey]*spamBucket),
+		scratch: sync.Pool{New: func() any { return new(api.Event) }},
 	}
 }
 
@@ -172,8 +210,15 @@ func (r *EventRecorder) AnnotatedEventf(ctx context.Context, obj api.Object, ann
 		}
 		w.ev = nil // someone deleted it: start a new one
 	}
-	ev := &api.Event{
-		Metadata: api.ObjectMeta{Namespace: ns, Annotations: maps.Clone(annotations)},
+	// The event is built in a scratch object the Client copies: the
+	// recorder keeps what Create returns.
+	ev := r.scratch.Get().(*api.Event)
+	defer func() {
+		*ev = api.Event{}
+		r.scratch.Put(ev)
+	}()
+	*ev = api.Event{
+		Metadata: api.ObjectMeta{Namespace: ns, Annotations: annotations}, // the Client copies them
 		InvolvedObject: api.ObjectReference{
 			Kind: tm.Kind, APIVersion: tm.APIVersion, Namespace: m.Namespace, Name: m.Name,
 			UID: m.UID, ResourceVersion: m.ResourceVersion,
@@ -219,15 +264,15 @@ func (r *EventRecorder) nextNanos(now time.Time) int64 {
 func (r *EventRecorder) aggregateLocked(k groupKey, msg string, now time.Time) (string, eventKey) {
 	g := r.groups[k]
 	if g == nil || now.Sub(g.last) > aggregateInterval {
-		g = &eventGroup{messages: make(map[string]struct{})}
+		g = &eventGroup{}
 		remember(r.groups, k, g)
 	}
 	g.last = now
-	if _, seen := g.messages[msg]; seen {
+	if g.seen(msg) {
 		return msg, eventKey{k, msg}
 	}
-	if len(g.messages)+1 < aggregateMaxEvents {
-		g.messages[msg] = struct{}{}
+	if g.count()+1 < aggregateMaxEvents {
+		g.add(msg)
 		return msg, eventKey{k, msg}
 	}
 	return combinedPrefix + msg, eventKey{k, combinedPrefix}

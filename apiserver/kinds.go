@@ -283,6 +283,54 @@ func copyStatus(dst, src api.Object) {
 	reflect.ValueOf(dst).Elem().FieldByName("Status").Set(reflect.ValueOf(src).Elem().FieldByName("Status"))
 }
 
+// withStatus returns what a status update of old to in's status stores: a
+// copy of old, sharing its metadata and spec, with a deep copy of in's
+// status. Only the status is copied, for it is all a status update reads of
+// the client's object; in is the client's and is not kept. in and old are
+// of one kind.
+func withStatus(old, in api.Object) api.Object {
+	switch o := old.(type) {
+	case *api.Pod:
+		n := *o
+		in.(*api.Pod).Status.DeepCopyInto(&n.Status)
+		return &n
+	case *api.ReplicationController:
+		n := *o
+		in.(*api.ReplicationController).Status.DeepCopyInto(&n.Status)
+		return &n
+	case *api.Service:
+		n := *o
+		in.(*api.Service).Status.DeepCopyInto(&n.Status)
+		return &n
+	case *api.Node:
+		n := *o
+		in.(*api.Node).Status.DeepCopyInto(&n.Status)
+		return &n
+	}
+	next := shallowCopy(old)
+	copyStatus(next, in.DeepCopyObject())
+	return next
+}
+
+// sameStatus reports whether two objects of one kind have equal statuses.
+func sameStatus(a, b api.Object) bool {
+	switch x := a.(type) {
+	case *api.Pod:
+		return reflect.DeepEqual(&x.Status, &b.(*api.Pod).Status)
+	case *api.ReplicationController:
+		return reflect.DeepEqual(&x.Status, &b.(*api.ReplicationController).Status)
+	case *api.Node:
+		return reflect.DeepEqual(&x.Status, &b.(*api.Node).Status)
+	}
+	return reflect.DeepEqual(reflect.ValueOf(a).Elem().FieldByName("Status").Interface(),
+		reflect.ValueOf(b).Elem().FieldByName("Status").Interface())
+}
+
+func copyOf[T any](p *T) *T {
+	c := *p
+	return &c
+}
+
 // resetStatus sets obj's Status to the zero value.
 func resetStatus(obj api.Object) {
 	f := reflect.ValueOf(obj).Elem().FieldByName("Status")
@@ -293,6 +341,24 @@ func resetStatus(obj api.Object) {
 // (maps, slices and pointers are shared). Safe for changing top-level value
 // fields such as metadata.resourceVersion of a shared object.
 func shallowCopy(obj api.Object) api.Object {
+	switch o := obj.(type) { // the kinds served, without reflection
+	case *api.Pod:
+		return copyOf(o)
+	case *api.ReplicationController:
+		return copyOf(o)
+	case *api.Service:
+		return copyOf(o)
+	case *api.Endpoints:
+		return copyOf(o)
+	case *api.Node:
+		return copyOf(o)
+	case *api.Namespace:
+		return copyOf(o)
+	case *api.Event:
+		return copyOf(o)
+	case *api.Lease:
+		return copyOf(o)
+	}
 	v := reflect.ValueOf(obj).Elem()
 	c := reflect.New(v.Type())
 	c.Elem().Set(v)

@@ -63,12 +63,19 @@ type Server struct {
 
 	ips ipAllocator // service cluster IPs
 
-	// graceMu guards grace and sweepWake. grace holds the store keys of
-	// objects marked for deletion (pods in their grace period, terminating
-	// namespaces) and when Sweep should next look at each.
-	graceMu   sync.Mutex
-	grace     map[string]time.Time
-	sweepWake chan struct{} // closed when grace gains an earlier deadline
+	// graceMu guards grace, graceMin, graceMinOK, armed and sweepWake.
+	// grace holds the store keys of objects marked for deletion (pods in
+	// their grace period, terminating namespaces) and when Sweep should
+	// next look at each. When graceMinOK, graceMin is the earliest time in
+	// grace, so that finding it does not scan thousands of pods in their
+	// grace period. armed is the time the last nextSweepLocked returned
+	// (zero: none), the one Run waits for.
+	graceMu    sync.Mutex
+	grace      map[string]time.Time
+	graceMin   time.Time
+	graceMinOK bool
+	armed      time.Time
+	sweepWake  chan struct{} // closed when grace gains a deadline earlier than armed
 }
 
 // New returns a server holding the namespaces "default" and "kube-system",

@@ -39,20 +39,41 @@ func (s *Server) noteGrace(key string, obj api.Object) {
 	}
 	s.graceMu.Lock()
 	defer s.graceMu.Unlock()
-	if cur, ok := s.grace[key]; ok && !at.Before(cur) {
-		s.grace[key] = at
-		return
+	s.setGraceLocked(key, at)
+	if s.armed.IsZero() || at.Before(s.armed) {
+		// Run waits for a later time, or for nothing: wake it. Only
+		// then: a scale-down marks thousands of pods for deletion at
+		// once, and each wake-up costs Run a look for the earliest.
+		close(s.sweepWake)
+		s.sweepWake = make(chan struct{})
 	}
+}
+
+// setGraceLocked makes at the time Sweep next looks at key, keeping
+// graceMin.
+func (s *Server) setGraceLocked(key string, at time.Time) {
+	cur, had := s.grace[key]
 	s.grace[key] = at
-	close(s.sweepWake)
-	s.sweepWake = make(chan struct{})
+	switch {
+	case had && cur.Equal(s.graceMin) && at.After(cur):
+		s.graceMinOK = false // the earliest moved later: unknown until looked for
+	case s.graceMinOK && (len(s.grace) == 1 || at.Before(s.graceMin)):
+		s.graceMin = at
+	case len(s.grace) == 1:
+		s.graceMin, s.graceMinOK = at, true
+	}
 }
 
 // dropGrace forgets key: it was removed.
 func (s *Server) dropGrace(key string) {
 	s.graceMu.Lock()
-	delete(s.grace, key)
-	s.graceMu.Unlock()
+	defer s.graceMu.Unlock()
+	if at, ok := s.grace[key]; ok {
+		delete(s.grace, key)
+		if at.Equal(s.graceMin) {
+			s.graceMinOK = false
+		}
+	}
 }
 
 // NextSweep returns when Sweep next has work: the earliest end of a grace
@@ -60,13 +81,24 @@ func (s *Server) dropGrace(key string) {
 func (s *Server) NextSweep() (time.Time, bool) {
 	s.graceMu.Lock()
 	defer s.graceMu.Unlock()
-	var next time.Time
-	for _, at := range s.grace {
-		if next.IsZero() || at.Before(next) {
-			next = at
+	return s.nextSweepLocked()
+}
+
+// nextSweepLocked is NextSweep; it notes the result as armed.
+func (s *Server) nextSweepLocked() (time.Time, bool) {
+	if len(s.grace) == 0 {
+		s.graceMin, s.graceMinOK = time.Time{}, true
+	} else if !s.graceMinOK {
+		var next time.Time
+		for _, at := range s.grace {
+			if next.IsZero() || at.Before(next) {
+				next = at
+			}
 		}
+		s.graceMin, s.graceMinOK = next, true
 	}
-	return next, !next.IsZero()
+	s.armed = s.graceMin
+	return s.graceMin, !s.graceMin.IsZero()
 }
 
 // Sweep is the server's step for deletions that wait on time: it removes the
@@ -141,7 +173,7 @@ func (s *Server) sweepNamespace(key string, ns *api.Namespace, now time.Time) in
 	s.dropGrace(key)
 	if s.anyLeft(ns.Metadata.Name) {
 		s.graceMu.Lock()
-		s.grace[key] = now.Add(namespaceRecheck)
+		s.setGraceLocked(key, now.Add(namespaceRecheck))
 		s.graceMu.Unlock()
 		return done
 	}
@@ -174,12 +206,16 @@ func (s *Server) anyLeft(namespace string) bool {
 // server's clock, until ctx is done. The simulator calls Sweep itself.
 func (s *Server) Run(ctx context.Context) {
 	for {
+		// The wake channel and the time to wait for are read together, so
+		// that a deadline noted in between either is seen here or wakes
+		// the wait.
 		s.graceMu.Lock()
 		wake := s.sweepWake
+		next, ok := s.nextSweepLocked()
 		s.graceMu.Unlock()
 		var due <-chan time.Time
 		var timer clock.Timer
-		if next, ok := s.NextSweep(); ok {
+		if ok {
 			t := s.clock.NewTimer(next.Sub(s.clock.Now()))
 			timer, due = t, t.C()
 		}

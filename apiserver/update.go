@@ -61,12 +61,22 @@ func (s *Server) update(obj api.Object, status bool, opts WriteOptions) (api.Obj
 	if status && !k.hasStatus {
 		return nil, NewMethodNotSupported(k.gr, "update status")
 	}
-	in := k.in(obj)
-	m := in.GetObjectMeta()
-	if !k.namespaced {
-		m.Namespace = ""
+	// A status update reads only the status of obj (withStatus copies it);
+	// any other update stores obj itself, so it works on its own copy, or
+	// on obj converted to the stored kind.
+	in := obj
+	if !status || k.toStored != nil {
+		in = k.in(obj)
 	}
-	key := k.key(m.Namespace, m.Name)
+	m := in.GetObjectMeta()
+	ns := m.Namespace
+	if !k.namespaced {
+		ns = ""
+		if !status {
+			m.Namespace = ""
+		}
+	}
+	key := k.key(ns, m.Name)
 	// wantRV is the client's precondition; the loop reuses in, so keep it.
 	wantRV, wantUID := m.ResourceVersion, m.UID
 	for {
@@ -86,8 +96,7 @@ func (s *Server) update(obj api.Object, status bool, opts WriteOptions) (api.Obj
 		var next api.Object
 		undo := func() {}
 		if status {
-			next = shallowCopy(old)
-			copyStatus(next, in)
+			next = withStatus(old, in)
 			if opts.ManagedFields != nil {
 				next.GetObjectMeta().ManagedFields = opts.ManagedFields
 			}
@@ -105,7 +114,13 @@ func (s *Server) update(obj api.Object, status bool, opts WriteOptions) (api.Obj
 		}
 		nm := next.GetObjectMeta()
 		nm.ResourceVersion = om.ResourceVersion
-		if reflect.DeepEqual(next, old) {
+		var unchanged bool
+		if status && opts.ManagedFields == nil {
+			unchanged = sameStatus(next, old) // nothing else of old was replaced
+		} else {
+			unchanged = reflect.DeepEqual(next, old)
+		}
+		if unchanged {
 			undo()
 			return k.out(old), nil // no change: no write, no event
 		}

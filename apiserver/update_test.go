@@ -227,3 +227,59 @@ func TestFinalizersHoldDeletion(t *testing.T) {
 	_, err = rcs.Get(ctx, "default", "held")
 	assert.True(t, apiserver.IsNotFound(err), "removing the last finalizer removed it, got %v", err)
 }
+
+// TestStatusUpdateWritesOnlyAChange: for each kind with a status, a status
+// update that carries the stored status writes nothing, one that changes a
+// field deep in it writes, and the server keeps nothing of the client's
+// object: changing it afterwards changes nothing stored.
+func TestStatusUpdateWritesOnlyAChange(t *testing.T) {
+	tests := []struct {
+		name   string
+		create api.Object
+		change func(api.Object) // changes a field deep in the status
+		// scribble changes, in place, what change made: the server must
+		// not have kept it.
+		scribble func(api.Object)
+	}{
+		{"pod", pod("default", "p", nil), func(o api.Object) {
+			p := o.(*api.Pod)
+			p.Status.Conditions = append(p.Status.Conditions, api.PodCondition{Type: api.PodReady, Status: api.ConditionTrue})
+		}, func(o api.Object) { o.(*api.Pod).Status.Conditions[0].Reason = "scribbled" }},
+		{"replication controller", rc("default", "r", 1), func(o api.Object) {
+			r := o.(*api.ReplicationController)
+			r.Status.Conditions = append(r.Status.Conditions, api.ReplicationControllerCondition{Type: api.ReplicationControllerReplicaFailure, Status: api.ConditionTrue})
+		}, func(o api.Object) { o.(*api.ReplicationController).Status.Conditions[0].Reason = "scribbled" }},
+		{"node", &api.Node{Metadata: api.ObjectMeta{Name: "n"}}, func(o api.Object) {
+			n := o.(*api.Node)
+			n.Status.Conditions = append(n.Status.Conditions, api.NodeCondition{Type: api.NodeReady, Status: api.ConditionTrue})
+		}, func(o api.Object) { o.(*api.Node).Status.Conditions[0].Reason = "scribbled" }},
+		{"namespace", &api.Namespace{Metadata: api.ObjectMeta{Name: "ns"}}, func(o api.Object) {
+			o.(*api.Namespace).Status.Phase = api.NamespaceTerminating
+		}, func(o api.Object) { o.(*api.Namespace).Status.Phase = "scribbled" }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := newServer(t)
+			cur, err := s.Create(ctx, tt.create)
+			require.NoError(t, err)
+			before := s.Store().Rev()
+
+			same, err := s.UpdateStatus(ctx, cur.DeepCopyObject())
+			require.NoError(t, err)
+			assert.Same(t, cur, same, "the stored object, unchanged")
+			assert.Equal(t, before, s.Store().Rev(), "nothing written")
+
+			in := cur.DeepCopyObject()
+			tt.change(in)
+			written, err := s.UpdateStatus(ctx, in)
+			require.NoError(t, err)
+			assert.Equal(t, before+1, s.Store().Rev(), "written")
+			stored := written.DeepCopyObject()
+			tt.scribble(in)
+			in.GetObjectMeta().Labels = map[string]string{"after": "the call"}
+			got, err := s.Get(ctx, apiserver.ResourceOf(cur), cur.GetObjectMeta().Namespace, cur.GetObjectMeta().Name, apiserver.GetOptions{})
+			require.NoError(t, err)
+			assert.Equal(t, stored, got, "nothing of the client's object is kept")
+		})
+	}
+}

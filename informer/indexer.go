@@ -25,45 +25,61 @@ func NamespaceIndexFunc(obj api.Object) []string {
 // "name" when cluster-scoped), with named indexes. Listing returns objects
 // in key order. Kubernetes: cache.Indexer over cache.ThreadSafeStore.
 type Indexer struct {
-	// mu guards everything below. Invariants: for every index name but
-	// NamespaceIndex, indices[name][v] holds exactly the keys k of items
-	// with v in indexers[name](items[k].obj), and no value maps to an
-	// empty set. byNamespace[ns] lists, in no order, exactly the keys of
-	// items in namespace ns (namespaceOfKey), each once, at the position
-	// its entry's nsPos says; no namespace maps to an empty list.
+	// mu guards everything below, and the obj and nsPos of every entry.
+	// Invariants: items[k].key is k. For every index name but
+	// NamespaceIndex, indices[name][v] holds, sorted by key and each once,
+	// exactly the entries of items whose object has v among
+	// indexers[name](obj), and no value maps to an empty list.
+	// byNamespace[ns] lists, in no order, exactly the entries of items in
+	// namespace ns (namespaceOfKey), each once, at the position its nsPos
+	// says; no namespace maps to an empty list.
 	mu       sync.RWMutex
-	items    map[string]entry
+	items    map[string]*entry
 	indexers map[string]IndexFunc
-	indices  map[string]map[string]map[string]struct{}
+	// indices keeps each value's entries sorted, so that ByIndex, which
+	// controllers call on every sync, copies their objects in order
+	// without sorting or looking keys up: a controller reads its index far
+	// more often than the index changes (an update that keeps an object's
+	// values only changes its entry's obj). An insert or removal moves the
+	// entries after it, which is cheap for the few hundred a value holds
+	// in practice.
+	indices map[string]map[string][]*entry
 	// byNamespace is the namespace index. A key's namespace is part of
 	// the key, so it never changes while the key is cached, and a list
-	// with positions kept in items adds and removes a key without hashing
-	// it into a per-namespace set: the most common index costs an append.
-	byNamespace map[string][]string
+	// with positions kept in the entries adds and removes a key without
+	// hashing it into a per-namespace set: the most common index costs an
+	// append. It is not kept sorted: one namespace may hold every object,
+	// where a sorted insert would move half of them; listing a whole
+	// namespace sorts instead.
+	byNamespace map[string][]*entry
 }
 
-// entry is a cached object and the position of its key in its
-// namespace's list.
+// entry is a cached object, shared by items and the indexes, and the
+// position of its key in its namespace's list.
 type entry struct {
+	key   string
 	obj   api.Object
 	nsPos int
 }
+
+// byKey orders entries by key.
+func byKey(a, b *entry) int { return strings.Compare(a.key, b.key) }
 
 // NewIndexer returns an empty cache with the namespace index and the given
 // extra indexes.
 func NewIndexer(indexers map[string]IndexFunc) *Indexer {
 	x := &Indexer{
-		items:       make(map[string]entry),
+		items:       make(map[string]*entry),
 		indexers:    map[string]IndexFunc{NamespaceIndex: NamespaceIndexFunc},
-		indices:     map[string]map[string]map[string]struct{}{},
-		byNamespace: map[string][]string{},
+		indices:     map[string]map[string][]*entry{},
+		byNamespace: map[string][]*entry{},
 	}
 	for name, f := range indexers {
 		if name == NamespaceIndex {
 			continue // built in, and kept as byNamespace
 		}
 		x.indexers[name] = f
-		x.indices[name] = make(map[string]map[string]struct{})
+		x.indices[name] = make(map[string][]*entry)
 	}
 	return x
 }
@@ -77,15 +93,18 @@ func (x *Indexer) set(key string, obj api.Object) (old api.Object, existed bool)
 	defer x.mu.Unlock()
 	e, existed := x.items[key]
 	if existed {
-		x.unindexLocked(key, e.obj)
-	} else {
-		ns := namespaceOfKey(key)
-		e.nsPos = len(x.byNamespace[ns])
-		x.byNamespace[ns] = append(x.byNamespace[ns], key)
+		old = e.obj
+		x.reindexLocked(e, obj)
+		e.obj = obj // every index holding e now lists obj
+		return old, true
 	}
-	x.items[key] = entry{obj: obj, nsPos: e.nsPos}
-	x.indexLocked(key, obj)
-	return e.obj, existed
+	e = &entry{key: key, obj: obj}
+	x.items[key] = e
+	ns := namespaceOfKey(key)
+	e.nsPos = len(x.byNamespace[ns])
+	x.byNamespace[ns] = append(x.byNamespace[ns], e)
+	x.indexLocked(e)
+	return nil, false
 }
 
 // reserve makes an empty cache ready to take n objects without growing its
@@ -95,7 +114,7 @@ func (x *Indexer) reserve(n int) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if len(x.items) == 0 && n > 0 {
-		x.items = make(map[string]entry, n)
+		x.items = make(map[string]*entry, n)
 	}
 }
 
@@ -107,32 +126,60 @@ func (x *Indexer) remove(key string) (old api.Object, existed bool) {
 	if !existed {
 		return nil, false
 	}
-	x.unindexLocked(key, e.obj)
+	x.unindexLocked(e)
 	delete(x.items, key)
-	// Move the namespace's last key into the removed key's place.
+	// Move the namespace's last entry into the removed one's place.
 	ns := namespaceOfKey(key)
-	keys := x.byNamespace[ns]
-	last := len(keys) - 1
-	if moved := keys[last]; e.nsPos != last {
-		keys[e.nsPos] = moved
-		m := x.items[moved]
-		m.nsPos = e.nsPos
-		x.items[moved] = m
+	list := x.byNamespace[ns]
+	last := len(list) - 1
+	if moved := list[last]; e.nsPos != last {
+		list[e.nsPos] = moved
+		moved.nsPos = e.nsPos
 	}
-	keys[last] = ""
+	list[last] = nil
 	if last == 0 {
 		delete(x.byNamespace, ns)
 	} else {
-		x.byNamespace[ns] = keys[:last]
+		x.byNamespace[ns] = list[:last]
 	}
 	return e.obj, true
 }
 
-// indexLocked adds key to the indexes other than the namespace one.
-func (x *Indexer) indexLocked(key string, obj api.Object) {
+// indexLocked adds e to the indexes other than the namespace one.
+func (x *Indexer) indexLocked(e *entry) {
 	for name, idx := range x.indices {
-		for _, v := range x.indexers[name](obj) {
-			addToIndex(idx, v, key)
+		for _, v := range x.indexers[name](e.obj) {
+			addToIndex(idx, v, e)
+		}
+	}
+}
+
+// reindexLocked moves e, whose object changes to obj, between the values
+// of the indexes other than the namespace one: out of the values only its
+// old object has, into those only obj has. Most updates (a status written,
+// a label kept) leave every value as it was and change nothing here.
+func (x *Indexer) reindexLocked(e *entry, obj api.Object) {
+	for name, idx := range x.indices {
+		f := x.indexers[name]
+		was, is := f(e.obj), f(obj)
+		for _, v := range was {
+			if !slices.Contains(is, v) {
+				removeFromIndex(idx, v, e)
+			}
+		}
+		for _, v := range is {
+			if !slices.Contains(was, v) {
+				addToIndex(idx, v, e)
+			}
+		}
+	}
+}
+
+// unindexLocked removes e from the indexes other than the namespace one.
+func (x *Indexer) unindexLocked(e *entry) {
+	for name, idx := range x.indices {
+		for _, v := range x.indexers[name](e.obj) {
+			removeFromIndex(idx, v, e)
 		}
 	}
 }
@@ -148,28 +195,26 @@ func namespaceOfKey(key string) string {
 	return ns
 }
 
-func addToIndex(idx map[string]map[string]struct{}, value, key string) {
-	set := idx[value]
-	if set == nil {
-		set = make(map[string]struct{})
-		idx[value] = set
-	}
-	set[key] = struct{}{}
-}
-
-// unindexLocked removes key from the indexes other than the namespace one.
-func (x *Indexer) unindexLocked(key string, obj api.Object) {
-	for name, idx := range x.indices {
-		for _, v := range x.indexers[name](obj) {
-			removeFromIndex(idx, v, key)
-		}
+// addToIndex puts e among value's entries, in key order, unless it is
+// there.
+func addToIndex(idx map[string][]*entry, value string, e *entry) {
+	list := idx[value]
+	if i, found := slices.BinarySearchFunc(list, e, byKey); !found {
+		idx[value] = slices.Insert(list, i, e)
 	}
 }
 
-func removeFromIndex(idx map[string]map[string]struct{}, value, key string) {
-	delete(idx[value], key)
-	if len(idx[value]) == 0 {
+// removeFromIndex takes e out of value's entries, dropping the value when
+// it has none left.
+func removeFromIndex(idx map[string][]*entry, value string, e *entry) {
+	list := idx[value]
+	i, found := slices.BinarySearchFunc(list, e, byKey)
+	switch {
+	case !found:
+	case len(list) == 1:
 		delete(idx, value)
+	default:
+		idx[value] = slices.Delete(list, i, i+1)
 	}
 }
 
@@ -177,8 +222,10 @@ func removeFromIndex(idx map[string]map[string]struct{}, value, key string) {
 func (x *Indexer) Get(key string) (api.Object, bool) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	e, ok := x.items[key]
-	return e.obj, ok
+	if e, ok := x.items[key]; ok {
+		return e.obj, true
+	}
+	return nil, false
 }
 
 // Len returns the number of cached objects.
@@ -199,48 +246,65 @@ func (x *Indexer) ListKeys() []string {
 func (x *Indexer) List() []api.Object {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return x.objectsLocked(slices.Sorted(maps.Keys(x.items)))
+	keys := slices.Sorted(maps.Keys(x.items))
+	out := make([]api.Object, len(keys))
+	for i, k := range keys {
+		out[i] = x.items[k].obj
+	}
+	return out
 }
 
 // ByIndex returns the objects whose index name holds value, in key order.
 func (x *Indexer) ByIndex(name, value string) ([]api.Object, error) {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	keys, err := x.indexKeysLocked(name, value)
-	if err != nil {
-		return nil, err
-	}
-	return x.objectsLocked(keys), nil
+	return ByIndexOf[api.Object](x, name, value)
 }
 
 // IndexKeys returns the keys whose index name holds value, sorted.
 func (x *Indexer) IndexKeys(name, value string) ([]string, error) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return x.indexKeysLocked(name, value)
+	list, err := x.entriesLocked(name, value)
+	if err != nil || len(list) == 0 {
+		return nil, err
+	}
+	keys := make([]string, len(list))
+	for i, e := range list {
+		keys[i] = e.key
+	}
+	return keys, nil
 }
 
-// indexKeysLocked returns a sorted copy of the keys under value in index
-// name.
-func (x *Indexer) indexKeysLocked(name, value string) ([]string, error) {
+// ByIndexOf is ByIndex for a cache of one type T, as a Lister reads it:
+// the objects as T, with no []api.Object in between. The cache holding
+// anything but T is a broken invariant.
+func ByIndexOf[T api.Object](x *Indexer, name, value string) ([]T, error) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	list, err := x.entriesLocked(name, value)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, len(list))
+	for i, e := range list {
+		out[i] = e.obj.(T)
+	}
+	return out, nil
+}
+
+// entriesLocked returns the entries under value in index name, in key
+// order. The list is the index's own unless the index is the namespace
+// one: do not change it.
+func (x *Indexer) entriesLocked(name, value string) ([]*entry, error) {
 	if name == NamespaceIndex {
-		keys := slices.Clone(x.byNamespace[value])
-		slices.Sort(keys)
-		return keys, nil
+		list := slices.Clone(x.byNamespace[value])
+		slices.SortFunc(list, byKey)
+		return list, nil
 	}
 	idx, ok := x.indices[name]
 	if !ok {
 		return nil, fmt.Errorf("informer: no index named %q", name)
 	}
-	return slices.Sorted(maps.Keys(idx[value])), nil
-}
-
-func (x *Indexer) objectsLocked(keys []string) []api.Object {
-	out := make([]api.Object, len(keys))
-	for i, k := range keys {
-		out[i] = x.items[k].obj
-	}
-	return out
+	return idx[value], nil
 }
 
 // AddIndexers adds indexes, indexing what is already cached. A name that is
@@ -255,15 +319,16 @@ func (x *Indexer) AddIndexers(indexers map[string]IndexFunc) error {
 	}
 	for _, name := range slices.Sorted(maps.Keys(indexers)) {
 		f := indexers[name]
-		idx := make(map[string]map[string]struct{})
+		idx := make(map[string][]*entry)
 		x.indexers[name], x.indices[name] = f, idx
-		for key, e := range x.items {
+		for _, e := range x.items {
 			for _, v := range f(e.obj) {
-				if idx[v] == nil {
-					idx[v] = make(map[string]struct{})
-				}
-				idx[v][key] = struct{}{}
+				idx[v] = append(idx[v], e)
 			}
+		}
+		for v, list := range idx {
+			slices.SortFunc(list, byKey)
+			idx[v] = slices.Compact(list) // an object may give a value twice
 		}
 	}
 	return nil

@@ -4,7 +4,9 @@ package informer
 // are inside the package.
 
 import (
+	"fmt"
 	"maps"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -31,43 +33,75 @@ func byLabelKey(obj api.Object) []string {
 	return slices.Sorted(maps.Keys(obj.GetObjectMeta().Labels))
 }
 
+// reversedTwice indexes by every label key, in reverse order, and by
+// "twice" twice when the pod has that label: an index function's values
+// need not be sorted or distinct.
+func reversedTwice(obj api.Object) []string {
+	keys := byLabelKey(obj)
+	slices.Reverse(keys)
+	if _, ok := obj.GetObjectMeta().Labels["twice"]; ok {
+		keys = append(keys, "twice")
+	}
+	return keys
+}
+
 // checkIndexInvariant recomputes every index from the items and compares:
-// indices[name][v] holds exactly the keys whose object has v, and no value
-// maps to an empty set; byNamespace lists each namespace's keys once, at the
-// positions the entries record, and no namespace maps to an empty list.
+// every entry is filed under its own key; indices[name][v] holds, sorted by
+// key and each once, exactly the entries whose object has v, and no value
+// maps to an empty list; byNamespace lists each namespace's entries once,
+// at the positions the entries record, and no namespace maps to an empty
+// list.
 func checkIndexInvariant(t *testing.T, x *Indexer) {
 	t.Helper()
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	want := map[string]map[string]map[string]struct{}{}
+	for key, e := range x.items {
+		assert.Equal(t, key, e.key, "the entry filed under %s", key)
+	}
+	want := map[string]map[string][]string{}
 	for name, f := range x.indexers {
 		if name == NamespaceIndex {
 			continue
 		}
-		idx := map[string]map[string]struct{}{}
+		idx := map[string][]string{}
 		for key, e := range x.items {
 			for _, v := range f(e.obj) {
-				if idx[v] == nil {
-					idx[v] = map[string]struct{}{}
+				if !slices.Contains(idx[v], key) {
+					idx[v] = append(idx[v], key)
 				}
-				idx[v][key] = struct{}{}
 			}
+		}
+		for _, keys := range idx {
+			slices.Sort(keys)
 		}
 		want[name] = idx
 	}
-	assert.Equal(t, want, x.indices, "indices match the items")
+	got := map[string]map[string][]string{}
+	for name, idx := range x.indices {
+		got[name] = map[string][]string{}
+		for v, list := range idx {
+			for _, e := range list {
+				assert.Same(t, x.items[e.key], e, "index %s value %s holds the cached entry of %s", name, v, e.key)
+				got[name][v] = append(got[name][v], e.key)
+			}
+		}
+	}
+	assert.Equal(t, want, got, "indices match the items")
 
 	wantNS := map[string][]string{}
 	for key, e := range x.items {
 		ns := NamespaceIndexFunc(e.obj)[0]
 		wantNS[ns] = append(wantNS[ns], key)
-		if keys := x.byNamespace[ns]; assert.Less(t, e.nsPos, len(keys), "position of %s", key) {
-			assert.Equal(t, key, keys[e.nsPos], "position of %s", key)
+		if list := x.byNamespace[ns]; assert.Less(t, e.nsPos, len(list), "position of %s", key) {
+			assert.Same(t, e, list[e.nsPos], "position of %s", key)
 		}
 	}
 	gotNS := map[string][]string{}
-	for ns, keys := range x.byNamespace {
-		gotNS[ns] = slices.Sorted(slices.Values(keys))
+	for ns, list := range x.byNamespace {
+		for _, e := range list {
+			gotNS[ns] = append(gotNS[ns], e.key)
+		}
+		slices.Sort(gotNS[ns])
 	}
 	for ns := range wantNS {
 		slices.Sort(wantNS[ns])
@@ -238,10 +272,37 @@ func TestIndexerIndexesStayConsistent(t *testing.T) {
 				{"labelKey", "tier", []string{"a/p", "a/q"}},
 			},
 		},
+		{
+			name: "an update that keeps its values keeps the key in place",
+			ops: func(x *Indexer) {
+				set(x, ixPod("a", "p", map[string]string{"app": "web", "tier": "front"}))
+				set(x, ixPod("a", "o", map[string]string{"app": "web"}))
+				set(x, ixPod("a", "p", map[string]string{"app": "web", "tier": "front", "v": "2"}))
+			},
+			queries: []query{
+				{"app", "web", []string{"a/o", "a/p"}},
+				{"labelKey", "tier", []string{"a/p"}},
+				{"labelKey", "v", []string{"a/p"}},
+			},
+		},
+		{
+			name: "values given in another order, or twice, are the same values",
+			ops: func(x *Indexer) {
+				set(x, ixPod("a", "p", map[string]string{"app": "web", "tier": "front"}))
+				set(x, ixPod("a", "p", map[string]string{"app": "web", "tier": "front", "twice": "yes"}))
+				set(x, ixPod("a", "p", map[string]string{"app": "web", "tier": "front"}))
+			},
+			queries: []query{
+				{"labelKey", "app", []string{"a/p"}},
+				{"labelKey", "tier", []string{"a/p"}},
+				{"labelKey", "twice", nil},
+				{"reversed", "app", []string{"a/p"}},
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			x := NewIndexer(map[string]IndexFunc{"app": byApp, "labelKey": byLabelKey})
+			x := NewIndexer(map[string]IndexFunc{"app": byApp, "labelKey": byLabelKey, "reversed": reversedTwice})
 			tt.ops(x)
 			for _, q := range tt.queries {
 				keys, err := x.IndexKeys(q.index, q.value)
@@ -254,6 +315,12 @@ func TestIndexerIndexesStayConsistent(t *testing.T) {
 					stored, _ := x.Get(KeyOf(o))
 					assert.Same(t, stored, o, "ByIndex returns the stored objects")
 				}
+				pods, err := ByIndexOf[*api.Pod](x, q.index, q.value)
+				require.NoError(t, err)
+				require.Len(t, pods, len(objs))
+				for i, p := range pods {
+					assert.Same(t, objs[i], p, "ByIndexOf(%q, %q) returns what ByIndex does", q.index, q.value)
+				}
 			}
 			checkIndexInvariant(t, x)
 		})
@@ -265,6 +332,8 @@ func TestIndexerUnknownIndexIsAnError(t *testing.T) {
 	_, err := x.ByIndex("app", "web")
 	assert.ErrorContains(t, err, `no index named "app"`)
 	_, err = x.IndexKeys("app", "web")
+	assert.ErrorContains(t, err, `no index named "app"`)
+	_, err = ByIndexOf[*api.Pod](x, "app", "web")
 	assert.ErrorContains(t, err, `no index named "app"`)
 }
 
@@ -331,3 +400,30 @@ func TestIndexerAddIndexersRejectsATakenName(t *testing.T) {
 
 // set stores o under its own key.
 func set(x *Indexer, o api.Object) (api.Object, bool) { return x.set(KeyOf(o), o) }
+
+// TestIndexerRandomWritesKeepTheInvariant applies a long random sequence of
+// sets and removes, labels coming and going, and checks the indexes against
+// the items after each step.
+func TestIndexerRandomWritesKeepTheInvariant(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	x := NewIndexer(map[string]IndexFunc{"app": byApp, "labelKey": byLabelKey, "reversed": reversedTwice})
+	labelSets := []map[string]string{
+		nil,
+		{"app": "web"},
+		{"app": "db", "tier": "back"},
+		{"app": "web", "tier": "front", "twice": "yes"},
+		{"tier": "front"},
+	}
+	for step := range 2000 {
+		key := fmt.Sprintf("p%02d", rng.IntN(40))
+		ns := []string{"a", "b"}[rng.IntN(2)]
+		if rng.IntN(4) == 0 {
+			x.remove(ns + "/" + key)
+		} else {
+			set(x, ixPod(ns, key, labelSets[rng.IntN(len(labelSets))]))
+		}
+		if step%50 == 0 || step == 1999 {
+			checkIndexInvariant(t, x)
+		}
+	}
+}

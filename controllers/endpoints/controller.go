@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -78,6 +79,10 @@ type Controller struct {
 	queue    *workqueue.Queue[string]
 	stale    *staleTracker
 	triggers *triggerTracker
+	// packers holds *packer for syncs to reuse: a sync packs every pod of
+	// its service, and the scratch space would otherwise be garbage each
+	// time.
+	packers sync.Pool
 }
 
 // New returns a controller whose handlers are registered on cfg.Factory's
@@ -120,7 +125,8 @@ func New(cfg Config) (*Controller, error) {
 		informers:   []*informer.Informer{podInf, svcInf, epInf},
 		queue:       workqueue.New(workqueue.Config[string]{Name: "endpoint", Clock: cfg.Clock, Metrics: true}),
 		stale:       &staleTracker{entries: map[string]*staleEntry{}},
-		triggers:    &triggerTracker{states: map[string]triggerState{}},
+		triggers:    &triggerTracker{states: map[string]*trackedService{}},
+		packers:     sync.Pool{New: func() any { return new(packer) }},
 	}
 	c.regs = []*informer.Registration{
 		podInf.AddEventHandler(informer.HandlerFuncs{

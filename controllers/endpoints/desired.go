@@ -75,25 +75,34 @@ func ipFamilyOf(s string) api.IPFamily {
 	}
 }
 
-// podIPFor returns the pod IP a service's endpoints use: the first of the
-// pod's IPs in the service's family, or the primary IP when the family is
-// unknown. ok is false when the pod has no IP of that family. Kubernetes:
-// podToEndpointAddressForService (dual-stack subtleties reduced to this).
-func podIPFor(svc *api.Service, pod *api.Pod) (ip string, ok bool) {
-	ips := make([]string, 0, 1+len(pod.Status.PodIPs))
-	if pod.Status.PodIP != "" {
-		ips = append(ips, pod.Status.PodIP)
+// podIPFor returns the pod IP a service's endpoints use, given the
+// service's family (serviceIPFamily): the first of the pod's IPs in that
+// family, or the primary IP when the family is unknown, parsed too (valid
+// false if it does not parse). ok is false when the pod has no IP of that
+// family. Kubernetes: podToEndpointAddressForService (dual-stack
+// subtleties reduced to this).
+func podIPFor(family api.IPFamily, pod *api.Pod) (ip string, parsed netip.Addr, ok bool) {
+	fits := func(s string) (netip.Addr, bool) {
+		a, err := netip.ParseAddr(s)
+		switch {
+		case s == "":
+			return a, false
+		case family == "":
+			return a, true
+		case err != nil:
+			return a, false
+		}
+		return a, (a.Unmap().Is4() && family == api.IPv4Protocol) || (!a.Unmap().Is4() && family == api.IPv6Protocol)
+	}
+	if a, ok := fits(pod.Status.PodIP); ok {
+		return pod.Status.PodIP, a, true
 	}
 	for _, p := range pod.Status.PodIPs {
-		ips = append(ips, p.IP)
-	}
-	family := serviceIPFamily(svc)
-	for _, ip := range ips {
-		if family == "" || ipFamilyOf(ip) == family {
-			return ip, true
+		if a, ok := fits(p.IP); ok {
+			return p.IP, a, true
 		}
 	}
-	return "", false
+	return "", netip.Addr{}, false
 }
 
 // podAddress returns the address a pod gets in a service's Endpoints. The
@@ -114,13 +123,35 @@ func podAddress(svc *api.Service, pod *api.Pod, ip string) api.EndpointAddress {
 		node := pod.Spec.NodeName
 		addr.NodeName = &node
 	}
-	// A pod named into a headless service's DNS zone by its subdomain gets
-	// a hostname record there.
+	addr.Hostname = podHostname(svc, pod)
+	return addr
+}
+
+// podHostname is the hostname of a pod's address in a service's
+// Endpoints: a pod named into a headless service's DNS zone by its
+// subdomain gets a hostname record there.
+func podHostname(svc *api.Service, pod *api.Pod) string {
 	if pod.Spec.Hostname != "" && pod.Spec.Subdomain == svc.Metadata.Name &&
 		pod.Metadata.Namespace == svc.Metadata.Namespace {
-		addr.Hostname = pod.Spec.Hostname
+		return pod.Spec.Hostname
 	}
-	return addr
+	return ""
+}
+
+// isPodAddress reports whether a is podAddress(svc, pod, ip) but for the
+// target's resourceVersion, as addressesEqual compares, without making
+// the address: the endpoints controller checks every selected pod on
+// every sync, and most syncs change nothing.
+func isPodAddress(a *api.EndpointAddress, svc *api.Service, pod *api.Pod, ip string) bool {
+	if a.IP != ip || a.Hostname != podHostname(svc, pod) {
+		return false
+	}
+	if node := pod.Spec.NodeName; (a.NodeName == nil) != (node == "") || (a.NodeName != nil && *a.NodeName != node) {
+		return false
+	}
+	r := a.TargetRef
+	return r != nil && r.Kind == "Pod" && r.Namespace == pod.Metadata.Namespace && r.Name == pod.Metadata.Name &&
+		r.UID == pod.Metadata.UID && r.APIVersion == "" && r.FieldPath == ""
 }
 
 // findPort resolves a service port's targetPort on one pod: a number is
@@ -170,26 +201,32 @@ func endpointPort(sp *api.ServicePort, number int32) api.EndpointPort {
 // canonically (see repackSubsets), so equal inputs give identical subsets.
 // Kubernetes: the loop over pods in syncService, then RepackSubsets.
 func desiredSubsets(svc *api.Service, pods []*api.Pod) []api.EndpointSubset {
+	var p packer
+	p.collect(svc, pods)
+	return p.pack()
+}
+
+// collect records what desiredSubsets packs: which pod address serves
+// which of svc's ports, and whether ready. The packer must be empty.
+func (p *packer) collect(svc *api.Service, pods []*api.Pod) {
 	publish := svc.Spec.PublishNotReadyAddresses
 	portless := len(svc.Spec.Ports) == 0
 	if portless && svc.Spec.ClusterIP != api.ClusterIPNone {
-		return nil
+		return
 	}
-	p := packer{
-		addrs: make([]packedAddr, 0, len(pods)),
-		pairs: make([]servedPair, 0, len(pods)*max(1, len(svc.Spec.Ports))),
-	}
+	p.svc = svc
+	family := serviceIPFamily(svc)
 	for _, pod := range pods {
 		if !shouldPodBeInEndpoints(pod, publish) {
 			continue
 		}
-		ip, ok := podIPFor(svc, pod)
+		ip, parsed, ok := podIPFor(family, pod)
 		if !ok {
 			continue
 		}
 		ready := publish || api.IsPodReady(pod)
 		if portless {
-			p.serve(p.address(podAddress(svc, pod, ip)), p.port(nil), ready)
+			p.serve(p.podAddress(pod, ip, parsed), p.port(nil), ready)
 			continue
 		}
 		a := -1 // the pod's address, added once it serves a port
@@ -200,13 +237,12 @@ func desiredSubsets(svc *api.Service, pods []*api.Pod) []api.EndpointSubset {
 				continue // this pod does not serve this port; it may serve others
 			}
 			if a < 0 {
-				a = p.address(podAddress(svc, pod, ip))
+				a = p.podAddress(pod, ip, parsed)
 			}
 			ep := endpointPort(sp, number)
 			p.serve(a, p.port(&ep), ready)
 		}
 	}
-	return p.pack()
 }
 
 // repackSubsets rewrites subsets into Kubernetes' canonical packing: each
@@ -221,6 +257,12 @@ func desiredSubsets(svc *api.Service, pods []*api.Pod) []api.EndpointSubset {
 // hash order.
 func repackSubsets(subsets []api.EndpointSubset) []api.EndpointSubset {
 	p := packer{index: map[addrKey]int{}}
+	p.collectSubsets(subsets)
+	return p.pack()
+}
+
+// collectSubsets records every address-port pair of subsets.
+func (p *packer) collectSubsets(subsets []api.EndpointSubset) {
 	for i := range subsets {
 		s := &subsets[i]
 		if len(s.Ports) == 0 {
@@ -231,7 +273,6 @@ func repackSubsets(subsets []api.EndpointSubset) []api.EndpointSubset {
 			p.serveAll(p.port(&s.Ports[j]), s)
 		}
 	}
-	return p.pack()
 }
 
 // addrKey identifies an address across subsets: its IP and the pod behind
@@ -267,191 +308,6 @@ func keyOfPort(p *api.EndpointPort) portKey {
 		k.appProtocol, k.hasApp = *p.AppProtocol, true
 	}
 	return k
-}
-
-// packer collects which address serves which port, and how, and packs the
-// pairs into canonical subsets. It costs O(pairs · log pairs) and a few
-// allocations per call, whatever the number of addresses: the endpoints
-// controller packs a service's subsets on every sync.
-type packer struct {
-	addrs []packedAddr
-	// ports and portKeys are the distinct ports seen, in the order first
-	// seen; a service has few, so they are searched in place.
-	ports    []api.EndpointPort
-	portKeys []portKey
-	pairs    []servedPair
-	// index, when set, merges repeated addresses into one (repackSubsets);
-	// desiredSubsets adds each pod's address once and needs none.
-	index map[addrKey]int
-}
-
-// packedAddr is an address with its key, and its IP parsed once for
-// sorting (valid false when it does not parse: it is then compared as a
-// string).
-type packedAddr struct {
-	addr  api.EndpointAddress
-	key   addrKey
-	ip    netip.Addr
-	valid bool
-}
-
-// servedPair says that address addr serves port port, ready or not (indexes
-// into packer.addrs and packer.ports).
-type servedPair struct {
-	addr, port int32
-	ready      bool
-}
-
-// member is one address of a port's set: its rank in the canonical address
-// order, and whether it is ready there.
-type member struct {
-	rank  int32
-	ready bool
-}
-
-// address adds a, or finds it when the packer merges repeats, and returns
-// its index.
-func (p *packer) address(a api.EndpointAddress) int {
-	k := keyOfAddr(&a)
-	if p.index != nil {
-		if i, ok := p.index[k]; ok {
-			return i // the first listing's details are kept
-		}
-		p.index[k] = len(p.addrs)
-	}
-	ip, err := netip.ParseAddr(a.IP)
-	p.addrs = append(p.addrs, packedAddr{addr: a, key: k, ip: ip, valid: err == nil})
-	return len(p.addrs) - 1
-}
-
-// port adds ep (nil for the portless sentinel), or finds it, and returns its
-// index.
-func (p *packer) port(ep *api.EndpointPort) int {
-	k := noPort
-	if ep != nil {
-		k = keyOfPort(ep)
-	}
-	if i := slices.Index(p.portKeys, k); i >= 0 {
-		return i
-	}
-	var v api.EndpointPort
-	if ep != nil {
-		v = *ep
-	}
-	p.portKeys = append(p.portKeys, k)
-	p.ports = append(p.ports, v)
-	return len(p.portKeys) - 1
-}
-
-func (p *packer) serve(addr, port int, ready bool) {
-	p.pairs = append(p.pairs, servedPair{addr: int32(addr), port: int32(port), ready: ready})
-}
-
-// serveAll records every address of s as serving port.
-func (p *packer) serveAll(port int, s *api.EndpointSubset) {
-	for i := range s.Addresses {
-		p.serve(p.address(s.Addresses[i]), port, true)
-	}
-	for i := range s.NotReadyAddresses {
-		p.serve(p.address(s.NotReadyAddresses[i]), port, false)
-	}
-}
-
-// pack returns the canonical subsets of the pairs collected, nil if none.
-func (p *packer) pack() []api.EndpointSubset {
-	if len(p.pairs) == 0 {
-		return nil
-	}
-	// Rank the addresses in canonical order.
-	order := make([]int32, len(p.addrs))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(x, y int32) int { return p.compareAddrs(&p.addrs[x], &p.addrs[y]) })
-	rank := make([]int32, len(p.addrs))
-	for r, i := range order {
-		rank[i] = int32(r)
-	}
-	// Each port's members, in rank order, a repeated address once.
-	slices.SortFunc(p.pairs, func(a, b servedPair) int {
-		return cmp.Or(cmp.Compare(rank[a.addr], rank[b.addr]), cmp.Compare(a.port, b.port))
-	})
-	members := make([][]member, len(p.portKeys))
-	for _, pr := range p.pairs {
-		m, r := members[pr.port], rank[pr.addr]
-		if n := len(m); n > 0 && m[n-1].rank == r {
-			m[n-1].ready = m[n-1].ready || pr.ready // ready on any listing counts as ready
-			continue
-		}
-		members[pr.port] = append(m, member{rank: r, ready: pr.ready})
-	}
-	// Ports in canonical order; ports with equal member lists share a
-	// subset. A service has few ports, so groups are searched in place.
-	portOrder := make([]int, len(p.portKeys))
-	for i := range portOrder {
-		portOrder[i] = i
-	}
-	slices.SortFunc(portOrder, func(a, b int) int { return comparePortKeys(p.portKeys[a], p.portKeys[b]) })
-	type group struct {
-		members []member
-		ports   []api.EndpointPort
-	}
-	var groups []*group
-	for _, pi := range portOrder {
-		m := members[pi]
-		if len(m) == 0 {
-			continue
-		}
-		i := slices.IndexFunc(groups, func(g *group) bool { return slices.Equal(g.members, m) })
-		if i < 0 {
-			i = len(groups)
-			groups = append(groups, &group{members: m})
-		}
-		if p.portKeys[pi] != noPort {
-			groups[i].ports = append(groups[i].ports, p.ports[pi])
-		}
-	}
-	out := make([]api.EndpointSubset, len(groups))
-	for gi, g := range groups {
-		ready := 0
-		for _, m := range g.members {
-			if m.ready {
-				ready++
-			}
-		}
-		s := &out[gi]
-		if ready > 0 {
-			s.Addresses = make([]api.EndpointAddress, 0, ready)
-		}
-		if ready < len(g.members) {
-			s.NotReadyAddresses = make([]api.EndpointAddress, 0, len(g.members)-ready)
-		}
-		for _, m := range g.members {
-			a := p.addrs[order[m.rank]].addr
-			if m.ready {
-				s.Addresses = append(s.Addresses, a)
-			} else {
-				s.NotReadyAddresses = append(s.NotReadyAddresses, a)
-			}
-		}
-		s.Ports = g.ports
-	}
-	// Groups came out in order of their first port, save one that holds
-	// the portless sentinel next to real ports: sort by what is written.
-	slices.SortFunc(out, compareSubsets)
-	return out
-}
-
-// compareAddrs orders addresses by IP (numerically when both parse), then
-// by pod UID.
-func (p *packer) compareAddrs(a, b *packedAddr) int {
-	c := 0
-	if a.valid && b.valid {
-		c = a.ip.Compare(b.ip)
-	} else {
-		c = cmp.Compare(a.key.ip, b.key.ip)
-	}
-	return cmp.Or(c, cmp.Compare(a.key.uid, b.key.uid))
 }
 
 func comparePortKeys(a, b portKey) int {

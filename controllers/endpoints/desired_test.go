@@ -2,6 +2,7 @@ package endpoints
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -281,8 +282,130 @@ func TestDesiredSubsets(t *testing.T) {
 			assert.Equal(t, tt.want, got)
 			assert.True(t, subsetsEqual(tt.want, got))
 			assert.Equal(t, before, tt.svc, "the service is not changed")
+
+			// A packer used before, for another service, then reset,
+			// packs the same and finds want equal without making it.
+			var p packer
+			p.collect(testService(tcpPort("", 80, api.FromInt(80))), []*api.Pod{testPod("z", "10.9.0.1"), testPod("y", "10.9.0.2", notReady())})
+			p.pack()
+			p.reset()
+			p.collect(tt.svc, tt.pods)
+			assert.Equal(t, tt.want != nil, p.count() > 0)
+			assert.True(t, p.equal(tt.want), "equal to what it packs")
+			assert.Equal(t, tt.want, p.pack())
 		})
 	}
+}
+
+// TestPackerEqualIsSubsetsEqual checks, on random pods and services, that
+// a packer's equal, which compares without making the addresses, says what
+// subsetsEqual says of what the packer would write, for that and for
+// variations of it: each field of an address changed, addresses moved,
+// dropped or added, ports changed. A resourceVersion alone is no change.
+func TestPackerEqualIsSubsetsEqual(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 11))
+	pick := func(xs ...string) string { return xs[r.IntN(len(xs))] }
+	var p packer // reused throughout, as the controller does
+	for i := range 3000 {
+		svc := testService()
+		switch r.IntN(4) {
+		case 0:
+			svc.Spec.ClusterIP = api.ClusterIPNone // headless, maybe portless
+		case 1:
+			svc.Spec.Ports = []api.ServicePort{tcpPort("http", 80, api.FromString("web"))}
+		default:
+			for j := range 1 + r.IntN(2) {
+				svc.Spec.Ports = append(svc.Spec.Ports, tcpPort(fmt.Sprintf("p%d", j), int32(80+j), api.FromInt(8080+j)))
+			}
+		}
+		svc.Spec.PublishNotReadyAddresses = r.IntN(5) == 0
+		var pods []*api.Pod
+		for j := range r.IntN(6) {
+			pod := testPod(fmt.Sprintf("p%d", j), pick("10.1.0.1", "10.1.0.2", "10.1.0.10", ""), rv(pick("1", "2")))
+			if r.IntN(3) == 0 {
+				notReady()(pod)
+			}
+			if r.IntN(4) == 0 {
+				pod.Spec.NodeName = pick("", "node-2")
+			}
+			if r.IntN(4) == 0 {
+				pod.Spec.Hostname, pod.Spec.Subdomain = "h", pick("web", "other")
+			}
+			if r.IntN(2) == 0 {
+				containerPort("web", 8080)(pod)
+			}
+			pods = append(pods, pod)
+		}
+		p.reset()
+		p.collect(svc, pods)
+		got := p.pack()
+		require.Equal(t, desiredSubsets(svc, pods), got, "case %d: a reused packer packs as a new one", i)
+		require.True(t, p.equal(got), "case %d", i)
+		for v, variant := range variants(r, got) {
+			assert.Equal(t, subsetsEqual(got, variant), p.equal(variant), "case %d, variant %d: %+v", i, v, variant)
+		}
+	}
+}
+
+// variants returns changed deep copies of subsets, one change each.
+func variants(r *rand.Rand, subsets []api.EndpointSubset) [][]api.EndpointSubset {
+	other := "other"
+	changes := []func(a *api.EndpointAddress){
+		func(a *api.EndpointAddress) { a.IP = "10.1.0.99" },
+		func(a *api.EndpointAddress) { a.Hostname = "x" },
+		func(a *api.EndpointAddress) { a.NodeName = nil },
+		func(a *api.EndpointAddress) { a.NodeName = &other },
+		func(a *api.EndpointAddress) { a.TargetRef = nil },
+		func(a *api.EndpointAddress) { a.TargetRef.Name = other },
+		func(a *api.EndpointAddress) { a.TargetRef.UID = "x" },
+		func(a *api.EndpointAddress) { a.TargetRef.Kind = other },
+		func(a *api.EndpointAddress) { a.TargetRef.APIVersion = "v1" },
+		func(a *api.EndpointAddress) { a.TargetRef.FieldPath = other },
+		func(a *api.EndpointAddress) { a.TargetRef.Namespace = other },
+		func(a *api.EndpointAddress) { a.TargetRef.ResourceVersion = other }, // no change
+	}
+	var out [][]api.EndpointSubset
+	cp := func() []api.EndpointSubset {
+		c := make([]api.EndpointSubset, len(subsets))
+		for i := range subsets {
+			subsets[i].DeepCopyInto(&c[i])
+		}
+		return c
+	}
+	for si := range subsets {
+		for _, list := range []func(s *api.EndpointSubset) *[]api.EndpointAddress{
+			func(s *api.EndpointSubset) *[]api.EndpointAddress { return &s.Addresses },
+			func(s *api.EndpointSubset) *[]api.EndpointAddress { return &s.NotReadyAddresses },
+		} {
+			n := len(*list(&subsets[si]))
+			for ai := range n {
+				c := cp()
+				changes[r.IntN(len(changes))](&(*list(&c[si]))[ai])
+				out = append(out, c)
+			}
+			if n > 0 {
+				c := cp()
+				*list(&c[si]) = (*list(&c[si]))[1:] // one dropped
+				out = append(out, c)
+				c = cp()
+				*list(&c[si]) = append(*list(&c[si]), (*list(&c[si]))[0]) // one twice
+				out = append(out, c)
+			}
+		}
+		c := cp()
+		c[si].Addresses, c[si].NotReadyAddresses = c[si].NotReadyAddresses, c[si].Addresses
+		out = append(out, c)
+		if len(c[si].Ports) > 0 {
+			c = cp()
+			c[si].Ports[0].Port++
+			out = append(out, c)
+			c = cp()
+			c[si].Ports = c[si].Ports[1:]
+			out = append(out, c)
+		}
+	}
+	out = append(out, nil, append(cp(), api.EndpointSubset{Addresses: []api.EndpointAddress{{IP: "10.2.0.1"}}}))
+	return out
 }
 
 // TestRepackSubsetsIsCanonical: any packing of the same address-port pairs

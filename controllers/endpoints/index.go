@@ -77,27 +77,29 @@ func addIndex(inf *informer.Informer, name string, f informer.IndexFunc) error {
 // returns, found through the pods under the selector's rarest label rather
 // than by scanning the namespace. An empty selector picks every pod of ns.
 func (c *Controller) selectedPods(ns string, selector map[string]string) []*api.Pod {
-	sel := api.SelectorFromSet(selector)
 	if len(selector) == 0 {
-		return c.pods.Namespace(ns).List(sel)
+		return c.pods.Namespace(ns).List(api.Selector{})
 	}
-	var rarest []api.Object
+	var rarest []*api.Pod
 	for _, k := range slices.Sorted(maps.Keys(selector)) {
-		objs := byIndex(c.podIndexer, podLabelIndex, labelValue(ns, k, selector[k]))
-		if rarest == nil || len(objs) < len(rarest) {
-			rarest = objs
+		pods, err := informer.ByIndexOf[*api.Pod](c.podIndexer, podLabelIndex, labelValue(ns, k, selector[k]))
+		if err != nil {
+			panic(err) // New added the index
+		}
+		if rarest == nil || len(pods) < len(rarest) {
+			rarest = pods
 		}
 		if len(rarest) == 0 {
 			break
 		}
 	}
-	out := make([]*api.Pod, 0, len(rarest))
-	for _, obj := range rarest {
-		meta := obj.GetObjectMeta()
-		if meta.Namespace == ns && sel.Matches(meta.Labels) {
-			out = append(out, obj.(*api.Pod))
+	out := rarest[:0] // rarest is this call's own
+	for _, p := range rarest {
+		if p.Metadata.Namespace == ns && matchesSet(selector, p.Metadata.Labels) {
+			out = append(out, p)
 		}
 	}
+	clear(rarest[len(out):])
 	return out
 }
 
@@ -108,39 +110,39 @@ func (c *Controller) selectedPods(ns string, selector map[string]string) []*api.
 // GetPodServiceMemberships.
 func (c *Controller) podServices(pod *api.Pod) []string {
 	ns := pod.Metadata.Namespace
-	values := make([]string, 0, len(pod.Metadata.Labels)+1)
-	values = append(values, matchAllValue(ns))
-	for k, v := range pod.Metadata.Labels {
-		values = append(values, labelValue(ns, k, v))
-	}
-	seen := map[string]bool{}
 	var keys []string
-	for _, value := range values {
-		for _, obj := range byIndex(c.svcIndexer, serviceSelectorIndex, value) {
-			svc, ok := obj.(*api.Service)
-			if !ok || svc.Metadata.Namespace != ns || svc.Spec.Selector == nil {
+	candidates := func(value string) {
+		svcs, err := informer.ByIndexOf[*api.Service](c.svcIndexer, serviceSelectorIndex, value)
+		if err != nil {
+			panic(err) // New added the index
+		}
+		for _, svc := range svcs {
+			if svc.Metadata.Namespace != ns || svc.Spec.Selector == nil || !matchesSet(svc.Spec.Selector, pod.Metadata.Labels) {
 				continue
 			}
-			key := api.KeyOf(&svc.Metadata)
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
-			if api.SelectorFromSet(svc.Spec.Selector).Matches(pod.Metadata.Labels) {
+			// A service indexed under several of the pod's labels is
+			// found once for each.
+			if key := api.KeyOf(&svc.Metadata); !slices.Contains(keys, key) {
 				keys = append(keys, key)
 			}
 		}
+	}
+	candidates(matchAllValue(ns))
+	for k, v := range pod.Metadata.Labels {
+		candidates(labelValue(ns, k, v))
 	}
 	slices.Sort(keys)
 	return keys
 }
 
-// byIndex is x.ByIndex for an index New added: its absence is a broken
-// invariant.
-func byIndex(x *informer.Indexer, name, value string) []api.Object {
-	objs, err := x.ByIndex(name, value)
-	if err != nil {
-		panic(err)
+// matchesSet reports whether labels hold every pair of set:
+// api.SelectorFromSet(set).Matches(labels), without making the selector,
+// for the handlers that ask it of every pod event.
+func matchesSet(set, labels map[string]string) bool {
+	for k, v := range set {
+		if got, ok := labels[k]; !ok || got != v {
+			return false
+		}
 	}
-	return objs
+	return true
 }

@@ -92,3 +92,25 @@ func TestIndexedLookupsMatchTheScan(t *testing.T) {
 	e.settleInformers()
 	check()
 }
+
+func TestMatchesSetIsSelectorFromSet(t *testing.T) {
+	tests := []struct {
+		name        string
+		set, labels map[string]string
+	}{
+		{"empty set, no labels", nil, nil},
+		{"empty set, some labels", map[string]string{}, map[string]string{"a": "1"}},
+		{"one pair there", map[string]string{"a": "1"}, map[string]string{"a": "1", "b": "2"}},
+		{"one pair, other value", map[string]string{"a": "1"}, map[string]string{"a": "2"}},
+		{"one pair, key missing", map[string]string{"a": "1"}, map[string]string{"b": "1"}},
+		{"empty value there", map[string]string{"a": ""}, map[string]string{"a": ""}},
+		{"empty value, key missing", map[string]string{"a": ""}, nil},
+		{"two pairs, one missing", map[string]string{"a": "1", "b": "2"}, map[string]string{"a": "1"}},
+		{"two pairs there", map[string]string{"a": "1", "b": "2"}, map[string]string{"a": "1", "b": "2", "c": "3"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, api.SelectorFromSet(tt.set).Matches(tt.labels), matchesSet(tt.set, tt.labels))
+		})
+	}
+}

@@ -56,6 +56,10 @@ func TestPackerMatchesTheModel(t *testing.T) {
 
 		other := repackSubsets(pickSubsets(r, in))
 		assert.Equal(t, reflect.DeepEqual(normalizeModel(got), normalizeModel(other)), subsetsEqual(got, other), "case %d", i)
+		q := packer{index: map[addrKey]int{}}
+		q.collectSubsets(in)
+		assert.True(t, q.equal(got), "case %d: equal to what it packs", i)
+		assert.Equal(t, subsetsEqual(got, other), q.equal(other), "case %d: equal as subsetsEqual", i)
 		if len(got) > 0 && len(got[0].Addresses) > 0 {
 			changed := slices.Clone(got)
 			changed[0].Addresses = slices.Clone(changed[0].Addresses)

@@ -39,7 +39,12 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	}
 
 	pods := c.selectedPods(ns, svc.Spec.Selector)
-	subsets := desiredSubsets(svc, pods)
+	p := c.packers.Get().(*packer)
+	defer func() {
+		p.reset()
+		c.packers.Put(p)
+	}()
+	p.collect(svc, pods) // desiredSubsets, before packing
 	// Computed even when nothing is written, so the next write reports
 	// only what changed after this sync.
 	triggeredAt := c.triggers.compute(key, svc, pods)
@@ -59,8 +64,14 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 			return fmt.Errorf("%w: endpoints %s: cache still holds resourceVersion %s, which this controller's last write replaced",
 				errStaleCache, key, current.Metadata.ResourceVersion)
 		}
+		// Most syncs find the Endpoints right: compare before making
+		// the subsets, which costs allocations per address.
+		if p.count() <= MaxEndpointsPerObject && p.equal(current.Subsets) &&
+			labelsCurrent(current.Metadata.Labels, svc.Metadata.Labels) && !overCapacityMarked(current.Metadata.Annotations) {
+			return nil // nothing changed: no write
+		}
 	}
-	subsets, truncated := truncate(subsets, MaxEndpointsPerObject)
+	subsets, truncated := truncate(p.pack(), MaxEndpointsPerObject)
 	if current != nil && subsetsEqual(current.Subsets, subsets) &&
 		labelsCurrent(current.Metadata.Labels, svc.Metadata.Labels) &&
 		overCapacityMarked(current.Metadata.Annotations) == truncated {

@@ -1,6 +1,8 @@
 package endpoints
 
 import (
+	"cmp"
+	"slices"
 	"sync"
 	"time"
 
@@ -16,28 +18,46 @@ const AnnotationLastChangeTriggerTime = "endpoints.kubernetes.io/last-change-tri
 // triggerState is what the trigger-time tracker remembers of one service
 // between syncs: the trigger times it saw last.
 type triggerState struct {
-	service time.Time            // the service's creation time
-	pods    map[string]time.Time // pod name → its Ready condition's lastTransitionTime
+	service time.Time    // the service's creation time
+	pods    []podTrigger // by pod name, sorted: each pod's Ready condition's lastTransitionTime
+}
+
+// podTrigger is a pod's trigger time.
+type podTrigger struct {
+	name string
+	at   time.Time
 }
 
 // nextTriggerTime computes a sync's trigger time from the service's previous
 // state (known false the first time the service is synced) and returns the
-// state to remember. The first sync of a service reports its creation time;
-// later ones the earliest trigger time that moved since the previous sync,
-// or zero if none did. Like Kubernetes', it sees only the latest of several
-// changes to one object between two syncs. Kubernetes:
+// state to remember, whose pods are appended to buf (which must not share
+// prev's array: a sync reuses the array of the state before prev). The
+// first sync of a service reports its creation time; later ones the
+// earliest trigger time that moved since the previous sync, or zero if none
+// did. Like Kubernetes', it sees only the latest of several changes to one
+// object between two syncs. Kubernetes:
 // TriggerTimeTracker.ComputeEndpointLastChangeTriggerTime.
-func nextTriggerTime(prev triggerState, known bool, svc *api.Service, pods []*api.Pod) (time.Time, triggerState) {
-	next := triggerState{service: svc.Metadata.CreationTimestamp.Time, pods: make(map[string]time.Time, len(pods))}
-	var earliest time.Time
+func nextTriggerTime(prev triggerState, known bool, svc *api.Service, pods []*api.Pod, buf []podTrigger) (time.Time, triggerState) {
+	next := triggerState{service: svc.Metadata.CreationTimestamp.Time, pods: buf[:0]}
 	for _, pod := range pods {
-		t := podTriggerTime(pod)
-		if t.IsZero() {
-			continue
+		if t := podTriggerTime(pod); !t.IsZero() {
+			next.pods = append(next.pods, podTrigger{pod.Metadata.Name, t})
 		}
-		next.pods[pod.Metadata.Name] = t
-		if t.After(prev.pods[pod.Metadata.Name]) {
-			earliest = minNonZero(earliest, t)
+	}
+	// The controller lists pods in key order, which for one namespace is
+	// name order; sort only what came otherwise.
+	byName := func(a, b podTrigger) int { return cmp.Compare(a.name, b.name) }
+	if !slices.IsSortedFunc(next.pods, byName) {
+		slices.SortFunc(next.pods, byName)
+	}
+	var earliest time.Time
+	for _, p := range next.pods {
+		var before time.Time
+		if i, ok := slices.BinarySearchFunc(prev.pods, p.name, func(e podTrigger, name string) int { return cmp.Compare(e.name, name) }); ok {
+			before = prev.pods[i].at
+		}
+		if p.at.After(before) {
+			earliest = minNonZero(earliest, p.at)
 		}
 	}
 	if next.service.After(prev.service) {
@@ -77,19 +97,30 @@ func minNonZero(a, b time.Time) time.Time {
 type triggerTracker struct {
 	// mu guards states: service key → state.
 	mu     sync.Mutex
-	states map[string]triggerState
+	states map[string]*trackedService
+}
+
+// trackedService is a service's state, and the array of the state before
+// it, which the next sync fills: a service's syncs allocate nothing here.
+type trackedService struct {
+	state triggerState
+	spare []podTrigger
 }
 
 // compute returns a sync's trigger time for a service and remembers the
 // new state.
 func (t *triggerTracker) compute(key string, svc *api.Service, pods []*api.Pod) time.Time {
 	t.mu.Lock()
-	prev, known := t.states[key]
+	ts, known := t.states[key]
+	if !known {
+		ts = &trackedService{}
+		t.states[key] = ts
+	}
 	t.mu.Unlock()
-	at, next := nextTriggerTime(prev, known, svc, pods)
-	t.mu.Lock()
-	t.states[key] = next
-	t.mu.Unlock()
+	// Only this sync touches ts: the queue syncs a key in one worker at
+	// a time, and forget only drops it from the map.
+	at, next := nextTriggerTime(ts.state, known, svc, pods, ts.spare)
+	ts.spare, ts.state = ts.state.pods, next
 	return at
 }
 

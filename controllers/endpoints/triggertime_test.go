@@ -1,6 +1,7 @@
 package endpoints
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -27,13 +28,13 @@ func TestNextTriggerTime(t *testing.T) {
 		want  time.Time
 	}{
 		{"first sync: service creation", triggerState{}, false, []*api.Pod{readyAt("a", 5)}, at(0)},
-		{"nothing changed", triggerState{service: at(0), pods: map[string]time.Time{"a": at(5)}}, true,
+		{"nothing changed", triggerState{service: at(0), pods: []podTrigger{{"a", at(5)}}}, true,
 			[]*api.Pod{readyAt("a", 5)}, time.Time{}},
-		{"a pod flipped", triggerState{service: at(0), pods: map[string]time.Time{"a": at(5)}}, true,
+		{"a pod flipped", triggerState{service: at(0), pods: []podTrigger{{"a", at(5)}}}, true,
 			[]*api.Pod{readyAt("a", 9)}, at(9)},
-		{"earliest of changed pods", triggerState{service: at(0), pods: map[string]time.Time{"a": at(5), "b": at(1)}}, true,
+		{"earliest of changed pods", triggerState{service: at(0), pods: []podTrigger{{"a", at(5)}, {"b", at(1)}}}, true,
 			[]*api.Pod{readyAt("a", 9), readyAt("b", 7), readyAt("c", 12)}, at(7)},
-		{"unchanged pods do not count", triggerState{service: at(0), pods: map[string]time.Time{"a": at(3)}}, true,
+		{"unchanged pods do not count", triggerState{service: at(0), pods: []podTrigger{{"a", at(3)}}}, true,
 			[]*api.Pod{readyAt("a", 3), readyAt("b", 8)}, at(8)},
 		{"pod without Ready condition: no trigger", triggerState{service: at(0)}, true,
 			[]*api.Pod{testPod("a", "10.1.0.1", func(p *api.Pod) { p.Status.Conditions = nil })}, time.Time{}},
@@ -41,12 +42,44 @@ func TestNextTriggerTime(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, next := nextTriggerTime(tt.prev, tt.known, svc, tt.pods)
+			got, next := nextTriggerTime(tt.prev, tt.known, svc, tt.pods, nil)
 			assert.Equal(t, tt.want, got)
-			// The next sync with the same inputs finds nothing new.
-			again, _ := nextTriggerTime(next, true, svc, tt.pods)
+			// The next sync with the same inputs, in another order, finds
+			// nothing new.
+			reversed := slices.Clone(tt.pods)
+			slices.Reverse(reversed)
+			again, _ := nextTriggerTime(next, true, svc, reversed, nil)
 			assert.True(t, again.IsZero(), "second sync: %v", again)
 		})
+	}
+}
+
+// TestTriggerTrackerReusesItsArrays: the tracker, which fills the array of
+// the state before last, says what nextTriggerTime says from fresh
+// arrays, over syncs where pods come, go and flip.
+func TestTriggerTrackerReusesItsArrays(t *testing.T) {
+	svc := testService()
+	svc.Metadata.CreationTimestamp = api.NewTime(epoch)
+	readyAt := func(name string, s int) *api.Pod {
+		return testPod(name, "10.1.0.1", func(p *api.Pod) {
+			p.Status.Conditions[0].LastTransitionTime = api.NewTime(epoch.Add(time.Duration(s) * time.Second))
+		})
+	}
+	syncs := [][]*api.Pod{
+		{readyAt("a", 1), readyAt("b", 2)},
+		{readyAt("a", 1), readyAt("b", 2), readyAt("c", 3)},
+		{readyAt("a", 4), readyAt("c", 3)},
+		{readyAt("a", 4), readyAt("b", 5), readyAt("c", 6), readyAt("d", 7)},
+		{readyAt("b", 5)},
+		{readyAt("b", 8), readyAt("e", 9)},
+	}
+	tracker := &triggerTracker{states: map[string]*trackedService{}}
+	var prev triggerState
+	for i, pods := range syncs {
+		want, next := nextTriggerTime(prev, i > 0, svc, pods, nil)
+		prev = next
+		assert.Equal(t, want, tracker.compute("default/web", svc, pods), "sync %d", i)
+		assert.Equal(t, next, tracker.states["default/web"].state, "sync %d", i)
 	}
 }
 

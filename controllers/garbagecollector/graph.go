@@ -23,9 +23,11 @@ type node struct {
 	// virtual: the object is referenced as an owner but no informer has shown
 	// it (yet), or it was shown and deleted while dependents still name it.
 	virtual bool
-	// owners are the observed object's ownerReferences (nil while virtual).
+	// owners are the observed object's ownerReferences (nil while virtual),
+	// shared with the cached object, which is immutable: read only.
 	owners []api.OwnerReference
-	// dependents are the nodes whose owners reference this node's UID.
+	// dependents are the nodes whose owners reference this node's UID; nil
+	// until it has one (most objects, pods, never do).
 	dependents map[api.UID]*node
 	// beingDeleted: the object has a deletionTimestamp.
 	beingDeleted bool
@@ -67,7 +69,7 @@ func (g *graph) observe(k kindInfo, obj api.Object) []string {
 	var oldOwners []api.OwnerReference
 	wasDeletingDependents := false
 	if n == nil {
-		n = &node{dependents: make(map[api.UID]*node)}
+		n = &node{}
 		g.nodes[m.UID] = n
 	} else {
 		oldOwners = n.owners
@@ -75,7 +77,7 @@ func (g *graph) observe(k kindInfo, obj api.Object) []string {
 	}
 	n.id = identity{kind: k, namespace: m.Namespace, name: m.Name, uid: m.UID}
 	n.virtual = false
-	n.owners = slices.Clone(m.OwnerReferences)
+	n.owners = m.OwnerReferences
 	n.beingDeleted = m.DeletionTimestamp != nil
 	n.deletingDependents = deletingDependents(m)
 
@@ -150,8 +152,11 @@ func (g *graph) relinkLocked(n *node, oldRefs, newRefs []api.OwnerReference) []s
 		}
 		o := g.nodes[ref.UID]
 		if o == nil {
-			o = &node{virtual: true, dependents: make(map[api.UID]*node), id: virtualIdentity(n.id, ref)}
+			o = &node{virtual: true, id: virtualIdentity(n.id, ref)}
 			g.nodes[ref.UID] = o
+		}
+		if o.dependents == nil {
+			o.dependents = make(map[api.UID]*node)
 		}
 		o.dependents[n.id.uid] = n
 		if o.virtual {

@@ -4,9 +4,15 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"os"
+	"runtime"
 	"runtime/metrics"
+	"runtime/pprof"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -22,19 +28,27 @@ import (
 )
 
 // The figure is 1,000 replication controllers of 100 replicas on
-// 1,000 nodes; CI runs a tenth of a percent of that as a smoke test:
+// 1,000 nodes; CI runs a tenth of a percent of that as a smoke test. The
+// package comes before the flags go test does not know:
 //
-//	go test -run='^$' -bench=ControlPlaneScale -benchtime=1x -rcs=1000 ./controllers/manager/
+//	go test ./controllers/manager/ -run='^$' -bench=ControlPlaneScale -benchtime=1x -rcs=1000
 var benchRCs = flag.Int("rcs", 10, "replication controllers (and services, and nodes) in BenchmarkControlPlaneScale")
+
+// benchHeapProfile, if set, names a file where BenchmarkControlPlaneScale
+// writes a heap profile once every pod is Ready: the heap near its peak.
+var benchHeapProfile = flag.String("heapprofile", "", "write a heap profile to this file when BenchmarkControlPlaneScale has every pod Ready")
 
 // BenchmarkControlPlaneScale brings up -rcs replication controllers of 100
 // replicas, each behind a Service, on as many simulated nodes, from an
 // empty control plane: every pod created, bound, Running and Ready, every
 // Endpoints complete. Then it scales every controller to 50 and waits for
 // the control plane to settle again. It reports the wall time and the CPU
-// time of each phase (the CPU time is the steadier figure on a shared
-// machine), the peak heap in use, the writes per pod by resource, and how
-// many times the fake clock was stepped.
+// time (user and system, from getrusage) of each phase (the CPU time is the
+// steadier figure on a shared machine), the peak heap in use, the writes
+// per pod by resource, and how many times the fake clock was stepped; and
+// it logs the cost per pod by component, from a CPU profile of each phase
+// and a count of each controller's writes (not with go test -cpuprofile,
+// which takes the profiler first).
 func BenchmarkControlPlaneScale(b *testing.B) {
 	const replicas = 100
 	n := *benchRCs
@@ -46,7 +60,12 @@ func BenchmarkControlPlaneScale(b *testing.B) {
 		opts := manager.DefaultOptions()
 		opts.Nodes = n
 		factory := informer.NewFactory(srv, "", clk, nil)
-		m, err := manager.New(manager.InitContext{Client: srv, Binder: srv, Factory: factory, Clock: clk, Options: opts, Instance: "bench"}, append(manager.DefaultDescriptors(), manager.NodeSimDescriptors()...))
+		byController := &writeCounts{}
+		descriptors := append(manager.DefaultDescriptors(), manager.NodeSimDescriptors()...)
+		for i := range descriptors {
+			descriptors[i].Init = byController.counting(descriptors[i].Name, descriptors[i].Init)
+		}
+		m, err := manager.New(manager.InitContext{Client: srv, Binder: srv, Factory: factory, Clock: clk, Options: opts, Instance: "bench"}, descriptors)
 		require.NoError(b, err)
 		built, err := m.Build()
 		require.NoError(b, err)
@@ -110,7 +129,9 @@ func BenchmarkControlPlaneScale(b *testing.B) {
 			return time.Since(start) // wallclock: the figure is wall time
 		}
 
-		start, startCPU := time.Now(), cpuTime() // wallclock: the figure is wall time
+		var profile cpuShares
+		profiling := profile.start() == nil
+		start, startCPU, startAlloc := time.Now(), cpuTime(), readAllocs() // wallclock: the figure is wall time
 		for i := range n {
 			name := fmt.Sprintf("app-%04d", i)
 			labels := map[string]string{"app": name}
@@ -130,7 +151,20 @@ func BenchmarkControlPlaneScale(b *testing.B) {
 			require.NoError(b, err)
 		}
 		up := time.Since(start) + settle(replicas) // wallclock
-		upCPU := cpuTime() - startCPU
+		upCPU, upAlloc := cpuTime()-startCPU, readAllocs().minus(startAlloc)
+		var upShares map[string]int64
+		if profiling {
+			upShares, err = profile.stop()
+			require.NoError(b, err)
+		}
+		upWrites, upStore, upSyncs := byController.snapshot(), sum(writes), syncsOf(m)
+		if *benchHeapProfile != "" {
+			writeHeapProfile(b, *benchHeapProfile)
+		}
+		if profiling {
+			profile = cpuShares{}
+			require.NoError(b, profile.start())
+		}
 		for i := range n {
 			_, err := srv.UpdateScale(ctx, "default", &api.Scale{Metadata: api.ObjectMeta{Name: fmt.Sprintf("app-%04d", i)}, Spec: api.ScaleSpec{Replicas: replicas / 2}})
 			require.NoError(b, err)
@@ -138,6 +172,12 @@ func BenchmarkControlPlaneScale(b *testing.B) {
 		downCPU := cpuTime()
 		down := settle(replicas / 2)
 		downCPU = cpuTime() - downCPU
+		var downShares map[string]int64
+		if profiling {
+			downShares, err = profile.stop()
+			require.NoError(b, err)
+		}
+		downWrites, downStore, downSyncs := byController.snapshot(), sum(writes), syncsOf(m)
 
 		cancel()
 		activity.Stop()
@@ -147,12 +187,253 @@ func BenchmarkControlPlaneScale(b *testing.B) {
 		b.ReportMetric(upCPU.Seconds(), "cpu-s-up")
 		b.ReportMetric(downCPU.Seconds(), "cpu-s-scale-to-50")
 		b.ReportMetric(float64(peak.max)/(1<<20), "MiB-peak-heap")
+		// Allocation does not depend on the machine's load, as time does.
+		b.ReportMetric(float64(upAlloc.bytes)/float64(n*replicas), "alloc-B/pod-up")
+		b.ReportMetric(float64(upAlloc.objects)/float64(n*replicas), "allocs/pod-up")
+		b.ReportMetric(float64(upAlloc.gcs), "gc-cycles-up")
 		b.ReportMetric(float64(n*replicas), "pods")
 		b.ReportMetric(float64(steps), "clock-steps")
 		for _, res := range []string{"pods", "events", "endpoints", "replicationcontrollers"} {
 			b.ReportMetric(float64(writes[res])/float64(n*replicas), res+"-writes/pod")
 		}
+		if profiling {
+			// The benchmark's own writes: a Service and an RC per app,
+			// then a scale of each.
+			up := phaseCost{pods: n * replicas, cpu: upCPU, shares: upShares, writes: upWrites, storeWrites: upStore - 2*n, syncs: upSyncs}
+			dn := phaseCost{pods: n * replicas / 2, cpu: downCPU, shares: downShares,
+				writes: downWrites.minus(upWrites), storeWrites: downStore - upStore - n, syncs: minus(downSyncs, upSyncs)}
+			// Printed, not logged: the testing package cuts a
+			// benchmark's log to ten lines.
+			fmt.Print(costTable(up, dn))
+		}
 	}
+}
+
+// phaseCost is what one phase of the benchmark cost.
+type phaseCost struct {
+	pods        int              // pods created (up) or removed (scale-down)
+	cpu         time.Duration    // user+system CPU time of the process
+	shares      map[string]int64 // CPU nanoseconds sampled, by component
+	writes      writeSnapshot    // writes by controller
+	storeWrites int              // every write to the store, but the benchmark's own
+	syncs       map[string]int   // keys handed to a worker, by queue
+}
+
+// syncsOf returns how many keys each controller's queue has handed out so
+// far: its syncs (a key queued again while waiting counts once).
+func syncsOf(m *manager.Manager) map[string]int {
+	out := map[string]int{}
+	for _, q := range m.QueueMetrics() {
+		out[q.Name] = int(q.Adds)
+	}
+	return out
+}
+
+func minus(a, b map[string]int) map[string]int {
+	out := map[string]int{}
+	for k, v := range a {
+		out[k] = v - b[k]
+	}
+	return out
+}
+
+// costTable is the cost per pod by component of each phase: CPU
+// microseconds from the profile and writes, per pod created (up) and per
+// pod removed (scale-down). The controllers' writes are counted at their
+// clients; the API server's are the store's writes no controller made (a
+// pod removed when its grace period ends). The sampled CPU total falls
+// somewhat short of getrusage's.
+func costTable(up, down phaseCost) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "cost per pod, by component   %10s %10s   %10s %10s\n", "up CPU-µs", "writes", "down CPU-µs", "writes")
+	perPod := func(ns int64, pods int) float64 { return float64(ns) / 1e3 / float64(pods) }
+	writesOf := func(p phaseCost, comp string) string {
+		switch comp {
+		case compStore:
+			return fmt.Sprintf("%.2f", float64(p.storeWrites)/float64(p.pods))
+		case compAPIServer:
+			return fmt.Sprintf("%.2f", float64(p.storeWrites-p.writes.total())/float64(p.pods))
+		}
+		if w, ok := p.writes[controllerOf[comp]]; ok {
+			return fmt.Sprintf("%.2f", float64(sum(w))/float64(p.pods))
+		}
+		return ""
+	}
+	var upSum, downSum int64
+	for _, comp := range components {
+		upSum += up.shares[comp]
+		downSum += down.shares[comp]
+		fmt.Fprintf(&sb, "  %-26s %10.1f %10s   %10.1f %10s\n", comp,
+			perPod(up.shares[comp], up.pods), writesOf(up, comp), perPod(down.shares[comp], down.pods), writesOf(down, comp))
+	}
+	fmt.Fprintf(&sb, "  %-26s %10.1f %10s   %10.1f %10s\n", "sampled total", perPod(upSum, up.pods), "", perPod(downSum, down.pods), "")
+	fmt.Fprintf(&sb, "  %-26s %10.1f %10s   %10.1f %10s\n", "getrusage user+sys", perPod(up.cpu.Nanoseconds(), up.pods), "", perPod(down.cpu.Nanoseconds(), down.pods), "")
+	for _, p := range []struct {
+		name string
+		c    phaseCost
+	}{{"up", up}, {"down", down}} {
+		fmt.Fprintf(&sb, "  %s syncs per pod by queue:", p.name)
+		for _, q := range slices.Sorted(maps.Keys(p.c.syncs)) {
+			fmt.Fprintf(&sb, " %s %.2f", q, float64(p.c.syncs[q])/float64(p.c.pods))
+		}
+		sb.WriteString("\n")
+		fmt.Fprintf(&sb, "  %s writes per pod by controller and resource:", p.name)
+		for _, ctl := range slices.Sorted(maps.Keys(p.c.writes)) {
+			for _, res := range slices.Sorted(maps.Keys(p.c.writes[ctl])) {
+				fmt.Fprintf(&sb, " %s/%s %.2f", ctl, res, float64(p.c.writes[ctl][res])/float64(p.c.pods))
+			}
+		}
+		sb.WriteString("\n")
+	}
+	return sb.String()
+}
+
+// controllerOf is the manager's name of each controller component.
+var controllerOf = map[string]string{
+	compReplication: manager.ReplicationController,
+	compEndpoints:   manager.Endpoint,
+	compGC:          manager.GarbageCollector,
+	compNodeSim:     manager.NodeSim,
+}
+
+func sum(m map[string]int) int {
+	total := 0
+	for _, v := range m {
+		total += v
+	}
+	return total
+}
+
+// writeCounts counts the writes each controller makes, by resource: the
+// benchmark gives every controller a client of its own that counts.
+type writeCounts struct {
+	mu sync.Mutex
+	n  writeSnapshot
+}
+
+// writeSnapshot is a copy of the counts: controller → resource → writes.
+type writeSnapshot map[string]map[string]int
+
+func (s writeSnapshot) total() int {
+	t := 0
+	for _, byRes := range s {
+		t += sum(byRes)
+	}
+	return t
+}
+
+// minus returns s less an earlier snapshot.
+func (s writeSnapshot) minus(earlier writeSnapshot) writeSnapshot {
+	out := writeSnapshot{}
+	for ctl, byRes := range s {
+		out[ctl] = map[string]int{}
+		for res, v := range byRes {
+			out[ctl][res] = v - earlier[ctl][res]
+		}
+	}
+	return out
+}
+
+func (w *writeCounts) add(controller, resource string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.n == nil {
+		w.n = writeSnapshot{}
+	}
+	if w.n[controller] == nil {
+		w.n[controller] = map[string]int{}
+	}
+	w.n[controller][resource]++
+}
+
+func (w *writeCounts) snapshot() writeSnapshot {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return writeSnapshot{}.plus(w.n)
+}
+
+// plus returns a copy of s with other added.
+func (s writeSnapshot) plus(other writeSnapshot) writeSnapshot {
+	out := writeSnapshot{}
+	for _, m := range []writeSnapshot{s, other} {
+		for ctl, byRes := range m {
+			if out[ctl] == nil {
+				out[ctl] = map[string]int{}
+			}
+			for res, v := range byRes {
+				out[ctl][res] += v
+			}
+		}
+	}
+	return out
+}
+
+// counting wraps a controller's init so that its client (and binder)
+// count its writes.
+func (w *writeCounts) counting(name string, init manager.InitFunc) manager.InitFunc {
+	return func(ic manager.InitContext) (manager.Controller, int, error) {
+		c := &countingClient{Client: ic.Client, binder: ic.Binder, counts: w, name: name}
+		ic.Client = c
+		if ic.Binder != nil {
+			ic.Binder = c
+		}
+		return init(ic)
+	}
+}
+
+// countingClient is an apiserver.Client that counts its successful writes.
+type countingClient struct {
+	apiserver.Client
+	binder interface {
+		Bind(ctx context.Context, namespace, name, node string) (*api.Pod, error)
+	}
+	counts *writeCounts
+	name   string
+}
+
+func (c *countingClient) count(resource string, err error) {
+	if err == nil {
+		c.counts.add(c.name, resource)
+	}
+}
+
+func (c *countingClient) Create(ctx context.Context, obj api.Object) (api.Object, error) {
+	out, err := c.Client.Create(ctx, obj)
+	c.count(apiserver.ResourceOf(obj), err)
+	return out, err
+}
+
+func (c *countingClient) Update(ctx context.Context, obj api.Object) (api.Object, error) {
+	out, err := c.Client.Update(ctx, obj)
+	c.countUpdate(obj, out, err)
+	return out, err
+}
+
+func (c *countingClient) UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error) {
+	out, err := c.Client.UpdateStatus(ctx, obj)
+	c.countUpdate(obj, out, err)
+	return out, err
+}
+
+// countUpdate counts an update unless the server found that it changed
+// nothing and so wrote nothing (it returns the stored object as it was).
+func (c *countingClient) countUpdate(obj, out api.Object, err error) {
+	if err == nil && out.GetObjectMeta().ResourceVersion == obj.GetObjectMeta().ResourceVersion {
+		return
+	}
+	c.count(apiserver.ResourceOf(obj), err)
+}
+
+func (c *countingClient) Delete(ctx context.Context, resource, namespace, name string, opts api.DeleteOptions) (api.Object, error) {
+	out, err := c.Client.Delete(ctx, resource, namespace, name, opts)
+	c.count(resource, err)
+	return out, err
+}
+
+func (c *countingClient) Bind(ctx context.Context, namespace, name, node string) (*api.Pod, error) {
+	out, err := c.binder.Bind(ctx, namespace, name, node)
+	c.count(apiserver.Pods, err)
+	return out, err
 }
 
 // resourceOf returns the resource of a store key, /registry/<resource>/...
@@ -195,6 +476,15 @@ func settled(b *testing.B, srv *apiserver.Server, n int, want int32) bool {
 	return len(pods.Items) == n*int(want)
 }
 
+// writeHeapProfile writes the heap profile as of the last GC to path.
+func writeHeapProfile(b *testing.B, path string) {
+	f, err := os.Create(path)
+	require.NoError(b, err)
+	defer f.Close()
+	runtime.GC() // the profile shows the heap as of the last GC
+	require.NoError(b, pprof.WriteHeapProfile(f))
+}
+
 // cpuTime is the CPU time the process has used, user and system: on a
 // shared machine it says more about the cost of the work than wall time.
 func cpuTime() time.Duration {
@@ -203,6 +493,19 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// allocs are the heap's cumulative allocation counters and GC cycles.
+type allocs struct{ bytes, objects, gcs uint64 }
+
+func readAllocs() allocs {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}, {Name: "/gc/heap/allocs:objects"}, {Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	return allocs{s[0].Value.Uint64(), s[1].Value.Uint64(), s[2].Value.Uint64()}
+}
+
+func (a allocs) minus(b allocs) allocs {
+	return allocs{a.bytes - b.bytes, a.objects - b.objects, a.gcs - b.gcs}
 }
 
 // peakHeap samples the runtime's heap in use and keeps the highest seen.

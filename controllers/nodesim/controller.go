@@ -149,12 +149,15 @@ type Controller struct {
 	// rebuilt. See leastloaded.go.
 	load       loadHeap
 	loadByName map[string]*loadEntry
+
+	// carriers lends the pods that carry status writes (kubelet.go).
+	carriers carriers
 }
 
 // podState is the kubelet's memory of one pod.
 type podState struct {
 	seen  bool      // the kubelet has synced the pod once: stage is set
-	stage string    // stageOf the pod when last synced
+	stage stage     // stageOf the pod when last synced
 	since time.Time // when stage was first seen
 	node  string    // node, ip and addr: the address handed out, if any
 	ip    string
@@ -208,20 +211,17 @@ func New(cfg Config) (*Controller, error) {
 	c.nodes = informer.NewLister[*api.Node](c.nodeInf, apiserver.GroupResource{Resource: apiserver.Nodes})
 	c.podReg = c.podInf.AddEventHandler(informer.HandlerFuncs{
 		AddFunc: func(obj api.Object, _ bool) {
-			c.observePod(obj, false)
-			c.enqueue(obj)
+			c.queue.Add(c.observePod(obj, false))
 		},
 		UpdateFunc: func(oldObj, newObj api.Object) {
-			c.observePod(newObj, false)
-			c.enqueue(newObj)
+			c.queue.Add(c.observePod(newObj, false))
 			if finished(newObj.(*api.Pod)) && !finished(oldObj.(*api.Pod)) {
 				c.retryUnschedulable() // a finished pod frees its slot
 			}
 		},
 		DeleteFunc: func(obj any) {
 			if o, _ := informer.DeletedObject(obj); o != nil {
-				c.observePod(o, true)
-				c.enqueue(o)
+				c.queue.Add(c.observePod(o, true))
 			} else if t, ok := obj.(informer.DeletedFinalStateUnknown); ok {
 				c.mu.Lock()
 				c.observePodLocked(t.Key, nil)
@@ -321,21 +321,22 @@ func (c *Controller) process(ctx context.Context, key string) {
 	c.queue.Forget(key)
 }
 
-// observePod hands what the pod handler delivers to the scheduler's counts.
-func (c *Controller) observePod(obj api.Object, gone bool) {
+// observePod hands what the pod handler delivers to the scheduler's counts
+// and returns the pod's key, for the handler to queue.
+func (c *Controller) observePod(obj api.Object, gone bool) (key string) {
+	key = api.KeyOf(obj.GetObjectMeta())
 	p, ok := obj.(*api.Pod)
 	if !ok {
-		return
+		return key
 	}
 	if gone {
 		p = nil
 	}
 	c.mu.Lock()
-	c.observePodLocked(api.KeyOf(obj.GetObjectMeta()), p)
+	c.observePodLocked(key, p)
 	c.mu.Unlock()
+	return key
 }
-
-func (c *Controller) enqueue(obj api.Object) { c.queue.Add(api.KeyOf(obj.GetObjectMeta())) }
 
 // retryUnschedulable queues every pod that found no node, in key order.
 func (c *Controller) retryUnschedulable() {

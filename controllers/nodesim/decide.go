@@ -45,23 +45,37 @@ type podFacts struct {
 	StartDelay, ReadyDelay, TerminationDelay, EvictionTimeout time.Duration
 }
 
-// stageOf names the pod's place in its lifecycle as the kubelet sees it; a
+// stage is the pod's place in its lifecycle as the kubelet sees it; a
 // change of stage restarts the clock of podFacts.Since.
-func stageOf(pod *api.Pod) string {
-	s := string(pod.Status.Phase)
-	if s == "" {
-		s = string(api.PodPending) // the phase a pod is created with, in Kubernetes
-	}
-	if pod.Metadata.DeletionTimestamp != nil {
-		s += "/terminating"
-	}
-	if crashed(pod) {
-		s += "/crashed"
-	}
-	if api.IsPodReady(pod) {
-		s += "/ready"
+type stage struct {
+	phase                       api.PodPhase
+	terminating, crashed, ready bool
+}
+
+// stageOf returns the pod's stage. A pod is created Pending, in Kubernetes,
+// so no phase is Pending.
+func stageOf(pod *api.Pod) stage {
+	s := stage{phase: pod.Status.Phase, terminating: pod.Metadata.DeletionTimestamp != nil, crashed: crashed(pod), ready: api.IsPodReady(pod)}
+	if s.phase == "" {
+		s.phase = api.PodPending
 	}
 	return s
+}
+
+// String names a stage: its phase, then "/terminating", "/crashed" and
+// "/ready" as they apply.
+func (s stage) String() string {
+	out := string(s.phase)
+	if s.terminating {
+		out += "/terminating"
+	}
+	if s.crashed {
+		out += "/crashed"
+	}
+	if s.ready {
+		out += "/ready"
+	}
+	return out
 }
 
 // decide says what happens next to a pod bound to a simulated node: the

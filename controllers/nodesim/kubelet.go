@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -62,7 +63,7 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 		}
 		status = startedStatus(pod, hostIP(node), ip, now)
 		if readyOnStart(pod, facts) {
-			status = readyStatus(withStatus(pod, status), now)
+			markReady(&status, now)
 		}
 	case actReady:
 		status = readyStatus(pod, now)
@@ -73,7 +74,7 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 	case actRestart:
 		status = restartedStatus(pod, now)
 		if readyOnStart(pod, facts) {
-			status = readyStatus(withStatus(pod, status), now)
+			markReady(&status, now)
 		}
 	case actNodeNotReady:
 		status = nodeNotReadyStatus(pod, now)
@@ -84,8 +85,10 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 	}
 	// A shallow copy: the status is new, and the Client neither changes
 	// nor keeps what it is given (the API server copies it, as a remote
-	// one would serialize it), so the cached pod stays untouched.
-	cp := withStatus(pod, status)
+	// one would serialize it), so the cached pod stays untouched, and the
+	// copy is lent for this write only.
+	cp := c.carriers.lend(pod, status)
+	defer c.carriers.giveBack(cp)
 	if _, err := c.client.UpdateStatus(ctx, cp); err != nil {
 		if apiserver.IsNotFound(err) {
 			return nil
@@ -105,12 +108,36 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 	return nil
 }
 
-// withStatus returns a shallow copy of pod with status: the input of a
-// status builder applied on top of another's result.
+// withStatus returns a shallow copy of pod with status.
 func withStatus(pod *api.Pod, status api.PodStatus) *api.Pod {
 	p := *pod
 	p.Status = status
 	return &p
+}
+
+// carriers lends the pods that carry a new status to UpdateStatus: a copy
+// of the cached pod with the status, used for one write and given back. A
+// pod is large, and the kubelet writes every pod's status twice; the
+// Client neither changes nor keeps what it is given, so one carrier can
+// serve write after write.
+type carriers struct{ pool sync.Pool }
+
+// lend returns a shallow copy of pod with status, to give back once the
+// write and what follows it (its events) are done.
+func (cs *carriers) lend(pod *api.Pod, status api.PodStatus) *api.Pod {
+	p, _ := cs.pool.Get().(*api.Pod)
+	if p == nil {
+		p = new(api.Pod)
+	}
+	*p = *pod
+	p.Status = status
+	return p
+}
+
+// giveBack takes a carrier back, forgetting what it held.
+func (cs *carriers) giveBack(p *api.Pod) {
+	*p = api.Pod{}
+	cs.pool.Put(p)
 }
 
 // afterWrite clears the requests a write has fulfilled, and tells the story;

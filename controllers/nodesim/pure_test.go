@@ -297,12 +297,19 @@ func TestStatusTransitions(t *testing.T) {
 }
 
 func TestStageOf(t *testing.T) {
-	assert.Equal(t, "Pending", stageOf(testPod(api.PodPending, false)))
-	assert.Equal(t, "Running", stageOf(testPod(api.PodRunning, false)))
-	assert.Equal(t, "Running/ready", stageOf(testPod(api.PodRunning, true)))
+	assert.Equal(t, "Pending", stageOf(testPod(api.PodPending, false)).String())
+	assert.Equal(t, "Running", stageOf(testPod(api.PodRunning, false)).String())
+	assert.Equal(t, "Running/ready", stageOf(testPod(api.PodRunning, true)).String())
 	p := testPod(api.PodRunning, true)
 	p.Status = crashedStatus(p, epoch)
-	assert.Equal(t, "Running/crashed", stageOf(p))
+	assert.Equal(t, "Running/crashed", stageOf(p).String())
+	none := testPod(api.PodPending, false)
+	none.Status.Phase = ""
+	assert.Equal(t, stageOf(testPod(api.PodPending, false)), stageOf(none), "no phase is the Pending stage")
+	gone := testPod(api.PodRunning, true)
+	gone.Metadata.DeletionTimestamp = &api.Time{Time: epoch}
+	assert.Equal(t, "Running/terminating/ready", stageOf(gone).String())
+	assert.NotEqual(t, stageOf(testPod(api.PodRunning, true)), stageOf(gone), "terminating is another stage")
 }
 
 func TestNodeAddressesPastTheFirst256(t *testing.T) {
@@ -325,5 +332,22 @@ func TestNodeAddressesPastTheFirst256(t *testing.T) {
 		c := nodeCIDR(i)
 		assert.False(t, seen[c], "range %s given twice", c)
 		seen[c] = true
+	}
+}
+
+func TestNotReadyMessage(t *testing.T) {
+	for _, tt := range []struct {
+		containers []string
+		want       string
+	}{
+		{[]string{"app"}, "containers with unready status: [app]"},
+		{[]string{"app", "sidecar"}, "containers with unready status: [app sidecar]"},
+		{nil, "containers with unready status: []"},
+	} {
+		pod := &api.Pod{}
+		for _, name := range tt.containers {
+			pod.Spec.Containers = append(pod.Spec.Containers, api.Container{Name: name})
+		}
+		assert.Equal(t, tt.want, notReadyMessage(pod))
 	}
 }

@@ -3,6 +3,7 @@ package nodesim
 import (
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,8 +23,7 @@ const (
 // setCondition returns conds with the condition of typ set to status,
 // reason and message. Its lastTransitionTime moves to now only when its
 // status changes, as in Kubernetes. conds must be the caller's own (the
-// status builders work on a deep copy of the pod's status): it is changed
-// in place.
+// status builders copy the pod's, ownStatus): it is changed in place.
 func setCondition(conds []api.PodCondition, typ api.PodConditionType, status api.ConditionStatus, reason, message string, now time.Time) []api.PodCondition {
 	out := conds
 	for i := range out {
@@ -67,11 +67,16 @@ func imageID(image string) string {
 
 // notReadyMessage names the pod's containers in Kubernetes' words.
 func notReadyMessage(pod *api.Pod) string {
-	names := make([]string, len(pod.Spec.Containers))
+	var b strings.Builder
+	b.WriteString("containers with unready status: [")
 	for i, c := range pod.Spec.Containers {
-		names[i] = c.Name
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(c.Name)
 	}
-	return fmt.Sprintf("containers with unready status: [%s]", strings.Join(names, " "))
+	b.WriteByte(']')
+	return b.String()
 }
 
 // withNotReady marks ContainersReady and Ready False.
@@ -81,11 +86,29 @@ func withNotReady(pod *api.Pod, conds []api.PodCondition, now time.Time) []api.P
 	return setCondition(conds, api.PodReady, api.ConditionFalse, reasonContainersNotReady, msg, now)
 }
 
+// ownStatus returns a copy of pod's status for a status builder to change:
+// its conditions are the builder's own, and its container statuses too when
+// containers is set (the builders that change them in place); the rest is
+// shared with the cached pod, to be replaced, never changed in place. No
+// deep copy is needed: the API server copies the status it stores.
+func ownStatus(pod *api.Pod, containers bool) api.PodStatus {
+	st := pod.Status
+	// Room for the four conditions a pod gets, so setCondition's appends
+	// do not grow it.
+	conds := make([]api.PodCondition, len(st.Conditions), max(len(st.Conditions), 4))
+	copy(conds, st.Conditions)
+	st.Conditions = conds
+	if containers {
+		st.ContainerStatuses = slices.Clone(st.ContainerStatuses)
+	}
+	return st
+}
+
 // acceptedStatus is the status the kubelet writes when it takes a pod bound
 // to its node at hostIP: phase Pending, containers waiting to be created,
 // Initialized True, not ready.
 func acceptedStatus(pod *api.Pod, hostIP string, now time.Time) api.PodStatus {
-	st := *pod.Status.DeepCopy()
+	st := ownStatus(pod, false)
 	st.Phase = api.PodPending
 	st.HostIP, st.HostIPs = hostIP, []api.HostIP{{IP: hostIP}}
 	if st.StartTime == nil {
@@ -110,7 +133,7 @@ func acceptedStatus(pod *api.Pod, hostIP string, now time.Time) api.PodStatus {
 // started on a node at hostIP, with podIP: phase Running, every container
 // running and started but not yet ready.
 func startedStatus(pod *api.Pod, hostIP, podIP string, now time.Time) api.PodStatus {
-	st := *pod.Status.DeepCopy()
+	st := ownStatus(pod, false)
 	st.Phase = api.PodRunning
 	st.HostIP, st.HostIPs = hostIP, []api.HostIP{{IP: hostIP}}
 	st.PodIP, st.PodIPs = podIP, []api.PodIP{{IP: podIP}}
@@ -136,20 +159,28 @@ func startedStatus(pod *api.Pod, hostIP, podIP string, now time.Time) api.PodSta
 // readyStatus is the status of a running pod whose containers all passed
 // their readiness checks: containers ready, ContainersReady and Ready True.
 func readyStatus(pod *api.Pod, now time.Time) api.PodStatus {
-	st := *pod.Status.DeepCopy()
+	st := ownStatus(pod, true)
+	markReady(&st, now)
+	return st
+}
+
+// markReady makes st, a status the caller owns (its conditions and
+// container statuses too, as a builder returns them), the one readyStatus
+// returns: a builder's result made ready in the same write, without
+// copying it again.
+func markReady(st *api.PodStatus, now time.Time) {
 	for i := range st.ContainerStatuses {
 		st.ContainerStatuses[i].Ready = true
 	}
 	st.Conditions = setCondition(st.Conditions, api.ContainersReady, api.ConditionTrue, "", "", now)
 	st.Conditions = setCondition(st.Conditions, api.PodReady, api.ConditionTrue, "", "", now)
-	return st
 }
 
 // probeFailedStatus is the status of a running pod whose readiness checks
 // fail (SetPodReady false): containers not ready, ContainersReady and Ready
 // False; the containers keep running.
 func probeFailedStatus(pod *api.Pod, now time.Time) api.PodStatus {
-	st := *pod.Status.DeepCopy()
+	st := ownStatus(pod, true)
 	for i := range st.ContainerStatuses {
 		st.ContainerStatuses[i].Ready = false
 	}
@@ -161,7 +192,7 @@ func probeFailedStatus(pod *api.Pod, now time.Time) api.PodStatus {
 // on a node that stopped reporting: only the Ready condition goes False; the
 // containers' state is unknown, so it is left alone.
 func nodeNotReadyStatus(pod *api.Pod, now time.Time) api.PodStatus {
-	st := *pod.Status.DeepCopy()
+	st := ownStatus(pod, false)
 	st.Conditions = setCondition(st.Conditions, api.PodReady, api.ConditionFalse, reasonNodeNotReady,
 		fmt.Sprintf("node %s is not ready", pod.Spec.NodeName), now)
 	return st
@@ -170,7 +201,7 @@ func nodeNotReadyStatus(pod *api.Pod, now time.Time) api.PodStatus {
 // nodeLostStatus is the status of a pod given up on because its node stayed
 // down past the eviction timeout: phase Failed, reason NodeLost, not ready.
 func nodeLostStatus(pod *api.Pod, now time.Time) api.PodStatus {
-	st := *pod.Status.DeepCopy()
+	st := ownStatus(pod, true)
 	st.Phase = api.PodFailed
 	st.Reason = reasonNodeLost
 	st.Message = fmt.Sprintf("Node %s which was running pod %s is unresponsive", pod.Spec.NodeName, pod.Metadata.Name)
@@ -186,7 +217,7 @@ func nodeLostStatus(pod *api.Pod, now time.Time) api.PodStatus {
 // Otherwise the kubelet will restart them, so each container's restartCount
 // goes up by one now and the phase stays Running.
 func crashedStatus(pod *api.Pod, now time.Time) api.PodStatus {
-	st := *pod.Status.DeepCopy()
+	st := ownStatus(pod, true)
 	restart := pod.Spec.RestartPolicy != api.RestartPolicyNever
 	for i := range st.ContainerStatuses {
 		cs := &st.ContainerStatuses[i]
@@ -213,7 +244,7 @@ func crashedStatus(pod *api.Pod, now time.Time) api.PodStatus {
 // kubelet has started again: running (not yet ready), with the run that
 // ended as their last state.
 func restartedStatus(pod *api.Pod, now time.Time) api.PodStatus {
-	st := *pod.Status.DeepCopy()
+	st := ownStatus(pod, true)
 	for i := range st.ContainerStatuses {
 		cs := &st.ContainerStatuses[i]
 		if cs.State.Terminated == nil {
@@ -230,7 +261,7 @@ func restartedStatus(pod *api.Pod, now time.Time) api.PodStatus {
 
 // unschedulableStatus is the status of a pending pod no node can take.
 func unschedulableStatus(pod *api.Pod, message string, now time.Time) api.PodStatus {
-	st := *pod.Status.DeepCopy()
+	st := ownStatus(pod, false)
 	st.Conditions = setCondition(st.Conditions, api.PodScheduled, api.ConditionFalse, reasonUnschedulable, message, now)
 	return st
 }

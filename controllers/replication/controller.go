@@ -520,7 +520,7 @@ func (c *Controller) relatedPods(rc *api.ReplicationController) []*api.Pod {
 // key. Its SuccessfulCreate event carries the expectations as they were
 // just before the create (expectationAnnotations).
 func (c *Controller) createPod(ctx context.Context, key string, rc *api.ReplicationController) error {
-	pod, err := PodFromTemplate(rc)
+	pod, err := podFromTemplate(rc) // the Client copies it
 	if err == nil {
 		facts := c.expectationAnnotations(key)
 		var created api.Object
@@ -560,12 +560,24 @@ func (c *Controller) deletePodFor(ctx context.Context, key string, rc *api.Repli
 
 // PodFromTemplate returns the pod rc creates: its template's labels,
 // annotations and spec, in rc's namespace, named "<rc name>-<random>" by
-// the server, with rc as its controller.
+// the server, with rc as its controller. The pod shares nothing with rc.
 func PodFromTemplate(rc *api.ReplicationController) (*api.Pod, error) {
-	if rc.Spec.Template == nil {
+	pod, err := podFromTemplate(rc)
+	if err != nil {
+		return nil, err
+	}
+	return pod.DeepCopy(), nil
+}
+
+// podFromTemplate is PodFromTemplate sharing the template's labels,
+// annotations and spec with rc, a cached object: the pod must not be
+// changed. createPod hands it to the Client, which copies what it is given,
+// so the pod costs one copy, not two.
+func podFromTemplate(rc *api.ReplicationController) (*api.Pod, error) {
+	t := rc.Spec.Template
+	if t == nil {
 		return nil, errors.New("replication: controller has no pod template")
 	}
-	t := rc.Spec.Template.DeepCopy()
 	if len(t.Metadata.Labels) == 0 {
 		return nil, errors.New("replication: unable to create pods, no labels")
 	}
@@ -687,7 +699,7 @@ func (c *Controller) updateStatus(ctx context.Context, rc *api.ReplicationContro
 func (c *Controller) claimPods(ctx context.Context, rc *api.ReplicationController, sel api.Selector, active []*api.Pod) ([]*api.Pod, error) {
 	matches := func(p *api.Pod) bool { return sel.Matches(p.Metadata.Labels) }
 	var (
-		owned   []*api.Pod
+		owned   = make([]*api.Pod, 0, len(active))
 		errs    []error
 		checked bool
 		adoptOK error

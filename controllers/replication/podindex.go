@@ -16,9 +16,11 @@ import (
 // to the same informer. One index serves both lookups: every index adds to
 // the cost of each pod event in the informer.
 const (
-	// podControllerIndex holds pods by "namespace/UID" of their controller
+	// podControllerIndex holds pods by the UID of their controller
 	// reference, whatever its kind (claiming compares UIDs only), and pods
-	// without a controller reference by "namespace/" (orphanIndexValue).
+	// without a controller reference by "namespace/" (orphanIndexValue),
+	// as Kubernetes' index does: a UID names one object cluster-wide and
+	// holds no "/", and indexing by it costs a pod event no new string.
 	podControllerIndex = "replication/controllerUID"
 )
 
@@ -28,7 +30,7 @@ func podIndexers() map[string]informer.IndexFunc {
 		podControllerIndex: func(obj api.Object) []string {
 			meta := obj.GetObjectMeta()
 			if ref := controllerRefOf(meta); ref != nil {
-				return []string{controllerIndexValue(meta.Namespace, ref.UID)}
+				return []string{string(ref.UID)}
 			}
 			return []string{orphanIndexValue(meta.Namespace)}
 		},
@@ -49,13 +51,10 @@ func addPodIndexes(x *informer.Indexer) error {
 	return nil
 }
 
-func controllerIndexValue(namespace string, uid api.UID) string {
-	return namespace + "/" + string(uid)
-}
-
 // orphanIndexValue is the index value of a namespace's pods without a
-// controller: a UID is never empty, so it is no controller's value.
-func orphanIndexValue(namespace string) string { return controllerIndexValue(namespace, "") }
+// controller. (A UID that a client made up could hold a "/" and land among
+// the orphans; claimPods checks every pod's reference anyway.)
+func orphanIndexValue(namespace string) string { return namespace + "/" }
 
 // controllerRefOf is api.GetControllerOf without the copy: index functions
 // run on every pod event.
@@ -76,47 +75,61 @@ func controllerRefOf(meta *api.ObjectMeta) *api.OwnerReference {
 func (c *Controller) claimablePods(rc *api.ReplicationController) ([]*api.Pod, error) {
 	x := c.podInformer.Indexer()
 	ns := rc.Metadata.Namespace
-	own, err := x.ByIndex(podControllerIndex, controllerIndexValue(ns, rc.Metadata.UID))
+	own, err := informer.ByIndexOf[*api.Pod](x, podControllerIndex, string(rc.Metadata.UID))
 	if err != nil {
 		return nil, err
 	}
-	orphans, err := x.ByIndex(podControllerIndex, orphanIndexValue(ns))
+	orphans, err := informer.ByIndexOf[*api.Pod](x, podControllerIndex, orphanIndexValue(ns))
 	if err != nil {
 		return nil, err
 	}
-	return mergeActive(own, orphans), nil
+	return mergeActive(own, orphans, ns), nil
 }
 
-// mergeActive merges two lists of one namespace's pods, each in key (that
-// is, name) order, into one in key order, keeping the active pods. A pod in
-// both (it changed owner between the two reads) is kept once.
-func mergeActive(a, b []api.Object) []*api.Pod {
+// mergeActive merges two lists of pods, each in key order, into one in key
+// order, keeping the active pods of namespace ns (a reference to rc's UID
+// from another namespace does not make a pod rc's). A pod in both (it
+// changed owner between the two reads) is kept once. The lists are the
+// caller's own: it filters them in place.
+func mergeActive(a, b []*api.Pod, ns string) []*api.Pod {
+	keep := func(p *api.Pod) bool { return p.Metadata.Namespace == ns && api.IsPodActive(p) }
+	a, b = filterInPlace(a, keep), filterInPlace(b, keep)
+	switch { // one list is usually empty: a controller's pods, or orphans
+	case len(b) == 0:
+		return a
+	case len(a) == 0:
+		return b
+	}
+	// One namespace: key order is name order.
 	out := make([]*api.Pod, 0, len(a)+len(b))
-	keep := func(obj api.Object) {
-		if p := obj.(*api.Pod); api.IsPodActive(p) {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch cmp.Compare(a[i].Metadata.Name, b[j].Metadata.Name) {
+		case -1:
+			out = append(out, a[i])
+			i++
+		case 1:
+			out = append(out, b[j])
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
+}
+
+// filterInPlace keeps the pods of ps that keep accepts, in order, in ps's
+// array.
+func filterInPlace(ps []*api.Pod, keep func(*api.Pod) bool) []*api.Pod {
+	out := ps[:0]
+	for _, p := range ps {
+		if keep(p) {
 			out = append(out, p)
 		}
 	}
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		switch cmp.Compare(a[i].GetObjectMeta().Name, b[j].GetObjectMeta().Name) {
-		case -1:
-			keep(a[i])
-			i++
-		case 1:
-			keep(b[j])
-			j++
-		default:
-			keep(a[i])
-			i++
-			j++
-		}
-	}
-	for ; i < len(a); i++ {
-		keep(a[i])
-	}
-	for ; j < len(b); j++ {
-		keep(b[j])
-	}
+	clear(ps[len(out):])
 	return out
 }

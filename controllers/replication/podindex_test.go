@@ -72,23 +72,28 @@ func TestNewSharesPodIndexes(t *testing.T) {
 }
 
 func TestMergeActive(t *testing.T) {
-	pod := func(name string, phase api.PodPhase) api.Object {
-		return &api.Pod{Metadata: api.ObjectMeta{Namespace: "default", Name: name}, Status: api.PodStatus{Phase: phase}}
+	podIn := func(ns, name string, phase api.PodPhase) *api.Pod {
+		return &api.Pod{Metadata: api.ObjectMeta{Namespace: ns, Name: name}, Status: api.PodStatus{Phase: phase}}
 	}
+	pod := func(name string, phase api.PodPhase) *api.Pod { return podIn("default", name, phase) }
 	tests := []struct {
 		name string
-		a, b []api.Object
+		a, b []*api.Pod
 		want []string
 	}{
 		{"both empty", nil, nil, []string{}},
-		{"interleaved", []api.Object{pod("a", ""), pod("c", "")}, []api.Object{pod("b", ""), pod("d", "")}, []string{"a", "b", "c", "d"}},
-		{"one side", nil, []api.Object{pod("a", ""), pod("b", "")}, []string{"a", "b"}},
-		{"in both, kept once", []api.Object{pod("a", ""), pod("b", "")}, []api.Object{pod("b", ""), pod("c", "")}, []string{"a", "b", "c"}},
-		{"inactive dropped", []api.Object{pod("a", api.PodFailed)}, []api.Object{pod("b", api.PodSucceeded), pod("c", api.PodRunning)}, []string{"c"}},
+		{"interleaved", []*api.Pod{pod("a", ""), pod("c", "")}, []*api.Pod{pod("b", ""), pod("d", "")}, []string{"a", "b", "c", "d"}},
+		{"one side", nil, []*api.Pod{pod("a", ""), pod("b", "")}, []string{"a", "b"}},
+		{"the other side", []*api.Pod{pod("a", ""), pod("b", "")}, nil, []string{"a", "b"}},
+		{"in both, kept once", []*api.Pod{pod("a", ""), pod("b", "")}, []*api.Pod{pod("b", ""), pod("c", "")}, []string{"a", "b", "c"}},
+		{"inactive dropped", []*api.Pod{pod("a", api.PodFailed)}, []*api.Pod{pod("b", api.PodSucceeded), pod("c", api.PodRunning)}, []string{"c"}},
+		{"inactive dropped from one side", []*api.Pod{pod("a", api.PodFailed), pod("b", ""), pod("c", api.PodSucceeded)}, nil, []string{"b"}},
+		{"another namespace's pod naming the UID dropped",
+			[]*api.Pod{podIn("a-ns", "z", ""), pod("b", ""), podIn("z-ns", "a", "")}, []*api.Pod{pod("a", ""), pod("c", "")}, []string{"a", "b", "c"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, names(mergeActive(tt.a, tt.b)))
+			assert.Equal(t, tt.want, names(mergeActive(tt.a, tt.b, "default")))
 		})
 	}
 }

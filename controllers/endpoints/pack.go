@@ -1,0 +1,351 @@
+package endpoints
+
+import (
+	"cmp"
+	"net/netip"
+	"slices"
+
+	"github.com/miniplane/miniplane/api"
+)
+
+// packer collects which address serves which port, and how, and packs the
+// pairs into canonical subsets (repackSubsets says what canonical is). It
+// costs O(pairs · log pairs) whatever the number of addresses. The
+// endpoints controller packs a service's pods on every sync, and most syncs
+// find the Endpoints already right, so a packer can be reset and used
+// again without allocating, and compared with the current subsets
+// (equal) without making the addresses it would write.
+type packer struct {
+	// svc is the service whose pods' addresses are packed (collect);
+	// packedAddr.pod entries are made for it.
+	svc   *api.Service
+	addrs []packedAddr
+	// ports and portKeys are the distinct ports seen, in the order first
+	// seen; a service has few, so they are searched in place.
+	ports    []api.EndpointPort
+	portKeys []portKey
+	pairs    []servedPair
+	// index, when set, merges repeated addresses into one (repackSubsets);
+	// collect adds each pod's address once and needs none.
+	index map[addrKey]int
+
+	// What group computes, kept for reuse: order is the addresses in
+	// canonical order and rank its inverse; members[i] are port i's
+	// addresses; portOrder the ports in canonical order; groups the
+	// subsets, each the ports served by one list of members.
+	order, rank []int32
+	members     [][]member
+	portOrder   []int
+	groups      []group
+	grouped     bool
+}
+
+// packedAddr is an address with its key, and its IP parsed once for
+// sorting (valid false when it does not parse: it is then compared as a
+// string). An address of a pod (collect) is kept as the pod and made only
+// when written; any other is addr.
+type packedAddr struct {
+	addr  api.EndpointAddress
+	pod   *api.Pod
+	key   addrKey
+	ip    netip.Addr
+	valid bool
+}
+
+// servedPair says that address addr serves port port, ready or not (indexes
+// into packer.addrs and packer.ports).
+type servedPair struct {
+	addr, port int32
+	ready      bool
+}
+
+// member is one address of a port's set: its rank in the canonical address
+// order, and whether it is ready there.
+type member struct {
+	rank  int32
+	ready bool
+}
+
+// group is one subset: its members, served by every port whose members
+// are equal to them (portsOf).
+type group struct {
+	members []member
+}
+
+// reset empties p for another collect, keeping its storage.
+func (p *packer) reset() {
+	clear(p.addrs) // let go of the pods
+	p.svc, p.addrs, p.ports, p.portKeys, p.pairs = nil, p.addrs[:0], p.ports[:0], p.portKeys[:0], p.pairs[:0]
+	if p.index != nil {
+		clear(p.index)
+	}
+	p.groups, p.grouped = p.groups[:0], false
+}
+
+// address adds a, or finds it when the packer merges repeats, and returns
+// its index.
+func (p *packer) address(a api.EndpointAddress) int {
+	k := keyOfAddr(&a)
+	if p.index != nil {
+		if i, ok := p.index[k]; ok {
+			return i // the first listing's details are kept
+		}
+		p.index[k] = len(p.addrs)
+	}
+	ip, err := netip.ParseAddr(a.IP)
+	p.addrs = append(p.addrs, packedAddr{addr: a, key: k, ip: ip, valid: err == nil})
+	return len(p.addrs) - 1
+}
+
+// podAddress adds the address of pod at ip (podAddress(p.svc, pod, ip),
+// made later), parsed as parsed, and returns its index.
+func (p *packer) podAddress(pod *api.Pod, ip string, parsed netip.Addr) int {
+	p.addrs = append(p.addrs, packedAddr{pod: pod, key: addrKey{ip: ip, uid: pod.Metadata.UID}, ip: parsed, valid: parsed.IsValid()})
+	return len(p.addrs) - 1
+}
+
+// endpointAddress returns address i as written.
+func (p *packer) endpointAddress(i int32) api.EndpointAddress {
+	a := &p.addrs[i]
+	if a.pod != nil {
+		return podAddress(p.svc, a.pod, a.key.ip)
+	}
+	return a.addr
+}
+
+// addressIs reports whether address i is b, as addressesEqual compares.
+func (p *packer) addressIs(i int32, b *api.EndpointAddress) bool {
+	a := &p.addrs[i]
+	if a.pod != nil {
+		return isPodAddress(b, p.svc, a.pod, a.key.ip)
+	}
+	return addressesEqual(a.addr, *b)
+}
+
+// port adds ep (nil for the portless sentinel), or finds it, and returns its
+// index.
+func (p *packer) port(ep *api.EndpointPort) int {
+	k := noPort
+	if ep != nil {
+		k = keyOfPort(ep)
+	}
+	if i := slices.Index(p.portKeys, k); i >= 0 {
+		return i
+	}
+	var v api.EndpointPort
+	if ep != nil {
+		v = *ep
+	}
+	p.portKeys = append(p.portKeys, k)
+	p.ports = append(p.ports, v)
+	return len(p.portKeys) - 1
+}
+
+func (p *packer) serve(addr, port int, ready bool) {
+	p.pairs = append(p.pairs, servedPair{addr: int32(addr), port: int32(port), ready: ready})
+}
+
+// serveAll records every address of s as serving port.
+func (p *packer) serveAll(port int, s *api.EndpointSubset) {
+	for i := range s.Addresses {
+		p.serve(p.address(s.Addresses[i]), port, true)
+	}
+	for i := range s.NotReadyAddresses {
+		p.serve(p.address(s.NotReadyAddresses[i]), port, false)
+	}
+}
+
+// group packs the pairs collected into p.groups, in the order of the
+// subsets they become (compareSubsets), once.
+func (p *packer) group() {
+	if p.grouped {
+		return
+	}
+	p.grouped = true
+	// Rank the addresses in canonical order.
+	p.order = resize(p.order, len(p.addrs))
+	for i := range p.order {
+		p.order[i] = int32(i)
+	}
+	slices.SortFunc(p.order, func(x, y int32) int { return p.compareAddrs(&p.addrs[x], &p.addrs[y]) })
+	p.rank = resize(p.rank, len(p.addrs))
+	for r, i := range p.order {
+		p.rank[i] = int32(r)
+	}
+	// Each port's members, in rank order, a repeated address once.
+	rank := p.rank
+	slices.SortFunc(p.pairs, func(a, b servedPair) int {
+		return cmp.Or(cmp.Compare(rank[a.addr], rank[b.addr]), cmp.Compare(a.port, b.port))
+	})
+	p.members = resize(p.members, len(p.portKeys))
+	for i := range p.members {
+		p.members[i] = p.members[i][:0]
+	}
+	for _, pr := range p.pairs {
+		m, r := p.members[pr.port], rank[pr.addr]
+		if n := len(m); n > 0 && m[n-1].rank == r {
+			m[n-1].ready = m[n-1].ready || pr.ready // ready on any listing counts as ready
+			continue
+		}
+		p.members[pr.port] = append(m, member{rank: r, ready: pr.ready})
+	}
+	// Ports in canonical order; ports with equal member lists share a
+	// subset. A service has few ports, so groups are searched in place.
+	p.portOrder = resize(p.portOrder, len(p.portKeys))
+	for i := range p.portOrder {
+		p.portOrder[i] = i
+	}
+	slices.SortFunc(p.portOrder, func(a, b int) int { return comparePortKeys(p.portKeys[a], p.portKeys[b]) })
+	p.groups = p.groups[:0]
+	for _, pi := range p.portOrder {
+		m := p.members[pi]
+		if len(m) == 0 {
+			continue
+		}
+		if !slices.ContainsFunc(p.groups, func(g group) bool { return slices.Equal(g.members, m) }) {
+			p.groups = append(p.groups, group{members: m})
+		}
+	}
+	// Groups came out in order of their first port, save one that holds
+	// the portless sentinel next to real ports: order them by the ports
+	// they are written with, as compareSubsets orders subsets.
+	slices.SortStableFunc(p.groups, func(a, b group) int {
+		ka, oka := p.firstRealPort(a)
+		kb, okb := p.firstRealPort(b)
+		switch {
+		case !oka && !okb:
+			return 0
+		case !oka:
+			return -1
+		case !okb:
+			return 1
+		}
+		return comparePortKeys(ka, kb)
+	})
+}
+
+// portsOf calls f with each real port of g (the portless sentinel is
+// written as no port), in canonical order.
+func (p *packer) portsOf(g group, f func(i int)) {
+	for _, pi := range p.portOrder {
+		if p.portKeys[pi] != noPort && slices.Equal(p.members[pi], g.members) {
+			f(pi)
+		}
+	}
+}
+
+// firstRealPort returns the key of g's first port that is not the portless
+// sentinel; ok is false when it has none.
+func (p *packer) firstRealPort(g group) (k portKey, ok bool) {
+	for _, pi := range p.portOrder {
+		if p.portKeys[pi] != noPort && slices.Equal(p.members[pi], g.members) {
+			return p.portKeys[pi], true
+		}
+	}
+	return portKey{}, false
+}
+
+// count returns how many addresses the packed subsets hold, ready and not,
+// counted per subset as truncate counts them.
+func (p *packer) count() int {
+	p.group()
+	n := 0
+	for _, g := range p.groups {
+		n += len(g.members)
+	}
+	return n
+}
+
+// pack returns the canonical subsets of the pairs collected, nil if none.
+func (p *packer) pack() []api.EndpointSubset {
+	p.group()
+	if len(p.groups) == 0 {
+		return nil
+	}
+	out := make([]api.EndpointSubset, len(p.groups))
+	for gi, g := range p.groups {
+		ready := 0
+		for _, m := range g.members {
+			if m.ready {
+				ready++
+			}
+		}
+		s := &out[gi]
+		if ready > 0 {
+			s.Addresses = make([]api.EndpointAddress, 0, ready)
+		}
+		if ready < len(g.members) {
+			s.NotReadyAddresses = make([]api.EndpointAddress, 0, len(g.members)-ready)
+		}
+		for _, m := range g.members {
+			a := p.endpointAddress(p.order[m.rank])
+			if m.ready {
+				s.Addresses = append(s.Addresses, a)
+			} else {
+				s.NotReadyAddresses = append(s.NotReadyAddresses, a)
+			}
+		}
+		p.portsOf(g, func(i int) { s.Ports = append(s.Ports, p.ports[i]) })
+	}
+	return out
+}
+
+// equal reports whether subsets say what pack would return, as
+// subsetsEqual compares (resourceVersions aside), without making it.
+func (p *packer) equal(subsets []api.EndpointSubset) bool {
+	p.group()
+	if len(subsets) != len(p.groups) {
+		return false
+	}
+	for gi, g := range p.groups {
+		s := &subsets[gi]
+		ready, notReady := 0, 0
+		for _, m := range g.members {
+			i := p.order[m.rank]
+			if m.ready {
+				if ready >= len(s.Addresses) || !p.addressIs(i, &s.Addresses[ready]) {
+					return false
+				}
+				ready++
+			} else {
+				if notReady >= len(s.NotReadyAddresses) || !p.addressIs(i, &s.NotReadyAddresses[notReady]) {
+					return false
+				}
+				notReady++
+			}
+		}
+		if ready != len(s.Addresses) || notReady != len(s.NotReadyAddresses) {
+			return false
+		}
+		n, same := 0, true
+		p.portsOf(g, func(i int) {
+			same = same && n < len(s.Ports) && keyOfPort(&s.Ports[n]) == p.portKeys[i]
+			n++
+		})
+		if !same || n != len(s.Ports) {
+			return false
+		}
+	}
+	return true
+}
+
+// compareAddrs orders addresses by IP (numerically when both parse), then
+// by pod UID.
+func (p *packer) compareAddrs(a, b *packedAddr) int {
+	c := 0
+	if a.valid && b.valid {
+		c = a.ip.Compare(b.ip)
+	} else {
+		c = cmp.Compare(a.key.ip, b.key.ip)
+	}
+	return cmp.Or(c, cmp.Compare(a.key.uid, b.key.uid))
+}
+
+// resize returns s with length n, reusing its array when large enough; the
+// elements are not cleared.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
