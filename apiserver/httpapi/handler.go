@@ -298,8 +298,15 @@ const ShutdownGrace = 5 * time.Second
 // serve is returned. The caller chooses the address; bind 127.0.0.1 unless
 // the API is meant to be reachable from other machines.
 func Serve(ctx context.Context, ln net.Listener, h *Handler) error {
+	return ServeThrough(ctx, ln, h, h)
+}
+
+// ServeThrough is Serve with front answering the requests: a handler in
+// front of h, such as package faults' Injector, that passes them on to h.
+// h's watches are still the ones Serve ends and waits for.
+func ServeThrough(ctx context.Context, ln net.Listener, h *Handler, front http.Handler) error {
 	srv := &http.Server{
-		Handler:           h,
+		Handler:           front,
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          zap.NewStdLog(h.log),
 	}

@@ -30,6 +30,8 @@ func TestRunCommandLine(t *testing.T) {
 		{name: "demo help", args: []string{"demo", "-h"}, wantStderr: []string{"-pace", "-seed", "-keep-running", "-color", "-v"}},
 		{name: "serve help", args: []string{"serve", "-h"}, wantStderr: []string{"-addr", "-instances", "-nodes", "-token", "-kubeconfig", "-leader-elect-lease-duration", "-leader-elect-resource-name", "-concurrent-rc-syncs", "-controllers"}},
 		{name: "serve bad flag", args: []string{"serve", "--port=1"}, wantUsage: true, wantErr: "flag provided but not defined: -port"},
+		{name: "serve unknown fault", args: []string{"serve", "--faults=gone,flood"}, wantUsage: true, wantErr: `--faults: faults: unknown fault "flood" in "gone,flood"`},
+		{name: "serve fault rate out of range", args: []string{"serve", "--faults=all", "--fault-rate=1.5"}, wantUsage: true, wantErr: "--fault-rate must be in (0, 1], got 1.5"},
 		{name: "serve unknown controller", args: []string{"serve", "--controllers=deployment"}, wantUsage: true, wantErr: `--controllers: "deployment" is not a known controller`},
 		{name: "serve renew deadline too long", args: []string{"serve", "--leader-elect-renew-deadline=20s"}, wantUsage: true, wantErr: "--leader-elect-lease-duration (15s) must be greater than --leader-elect-renew-deadline (20s)"},
 		{name: "serve negative nodes", args: []string{"serve", "--nodes=-1"}, wantUsage: true, wantErr: "--nodes must be at least 0, got -1"},

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/apiserver/faults"
 	"github.com/miniplane/miniplane/apiserver/httpapi"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/manager"
@@ -43,10 +45,18 @@ type planeConfig struct {
 	// Nodes tunes the simulated kubelets; Client, Factory, Clock, Logger
 	// and Nodes are filled in.
 	NodeSim nodesim.Config
-	// Seed seeds the API server's names and uids and the electors' jitter.
-	Seed   uint64
-	Clock  clock.Clock
-	Logger *zap.Logger
+	// Seed seeds the API server's names and uids, the electors' jitter and
+	// the injected faults.
+	Seed uint64
+	// Faults are the API-layer faults to inject in front of the HTTP API
+	// (package apiserver/faults); none when empty. FaultRate is each one's
+	// chance per request it applies to (0: faults.DefaultRate), and
+	// FaultTrace, when set, receives the injector's trace.
+	Faults     faults.Set
+	FaultRate  float64
+	FaultTrace io.Writer
+	Clock      clock.Clock
+	Logger     *zap.Logger
 	// ReleaseOnCancel makes a stopping instance release its lease, as a
 	// clean shutdown does; without it, stopping is a crash.
 	ReleaseOnCancel bool
@@ -67,10 +77,14 @@ type plane struct {
 	log   *zap.Logger
 	srv   *apiserver.Server
 	http  *httpapi.Handler
-	ln    net.Listener
-	nodes *nodesim.Controller
-	nodeF *informer.Factory
-	insts []*planeInstance // empty when every controller is off
+	// front answers the HTTP requests: http itself, or the fault injector
+	// in front of it.
+	front  http.Handler
+	faults *faults.Injector
+	ln     net.Listener
+	nodes  *nodesim.Controller
+	nodeF  *informer.Factory
+	insts  []*planeInstance // empty when every controller is off
 	// checks are the plane's readiness checks, in the order /readyz
 	// prints them after the API server's.
 	checks []httpapi.HealthChecker
@@ -154,6 +168,17 @@ func newPlane(cfg planeConfig) (*plane, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.front = p.http
+	if cfg.Faults != 0 {
+		p.faults, err = faults.New(faults.Config{
+			Handler: p.http, Clock: cfg.Clock, Rand: rand.New(rand.NewPCG(cfg.Seed, 0x6661756c)),
+			Faults: cfg.Faults, Rate: cfg.FaultRate, Trace: cfg.FaultTrace, Logger: cfg.Logger,
+		})
+		if err != nil {
+			return nil, err
+		}
+		p.front = p.faults
+	}
 	return p, nil
 }
 
@@ -207,7 +232,7 @@ func (p *plane) Run(ctx context.Context) error {
 	wg.Go(func() { p.srv.Run(ctx) })
 	var serveErr error
 	wg.Go(func() {
-		if err := httpapi.Serve(ctx, p.ln, p.http); err != nil {
+		if err := httpapi.ServeThrough(ctx, p.ln, p.http, p.front); err != nil {
 			serveErr = err
 			cancel(err)
 		}
@@ -387,6 +412,9 @@ func (p *plane) leader() string {
 // instance's election state and the workqueues of its running controllers,
 // and the simulated kubelets' queue.
 func (p *plane) writeMetrics(w io.Writer) {
+	if p.faults != nil {
+		p.faults.WriteMetrics(w)
+	}
 	if len(p.insts) > 0 {
 		fmt.Fprintf(w, "# HELP leader_election_master_status 1 if the instance leads the lease, else 0.\n# TYPE leader_election_master_status gauge\n")
 	}

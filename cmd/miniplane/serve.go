@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
+	"github.com/miniplane/miniplane/apiserver/faults"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/controllers/nodesim"
@@ -29,7 +31,10 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	instances := fs.Int("instances", 3, "controller-manager instances competing for the leader lease (none runs when --controllers switches every controller off)")
 	token := fs.String("token", "", "bearer token every API request must carry; with one, the API is served over HTTPS with a certificate made at start (empty: plain http, no authentication)")
 	kubeconfigPath := fs.String("kubeconfig", "", "where to write a kubeconfig for kubectl (default: a file in a new temporary directory, removed at exit)")
-	seed := fs.Uint64("seed", 1, "seed for generated names and uids")
+	seed := fs.Uint64("seed", 1, "seed for generated names and uids, and for the injected faults")
+	faultList := fs.String("faults", "none", "API-layer faults to inject, drawn from --seed: all, none, or a comma-separated list of "+faults.All.String())
+	faultRate := fs.Float64("fault-rate", faults.DefaultRate, "with --faults, the chance of each one striking a request it applies to, in (0, 1]")
+	faultTrace := fs.String("fault-trace", "", "with --faults, write every request and fault as one JSON line to `FILE`")
 	verbose := fs.Bool("v", false, "log what every component does (structured, to stderr)")
 	opts := manager.DefaultOptions()
 	opts.AddFlags(fs)
@@ -42,6 +47,13 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if opts.Nodes > nodesim.MaxNodes {
 		return usageError{fmt.Sprintf("--nodes must be between 0 and %d, got %d", nodesim.MaxNodes, opts.Nodes)}
 	}
+	injected, err := faults.Parse(*faultList)
+	if err != nil {
+		return usageError{"--faults: " + err.Error()}
+	}
+	if *faultRate <= 0 || *faultRate > 1 {
+		return usageError{fmt.Sprintf("--fault-rate must be in (0, 1], got %v", *faultRate)}
+	}
 	var serving *servingTLS
 	if *token != "" {
 		var err error
@@ -52,6 +64,15 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	cfg := planeConfig{
 		Addr: *addr, Token: *token, Instances: *instances, Options: opts, Seed: *seed,
 		Clock: clock.Real{}, Logger: newLogger(stderr, *verbose), ReleaseOnCancel: true,
+		Faults: injected, FaultRate: *faultRate,
+	}
+	if *faultTrace != "" && injected != 0 {
+		f, err := os.Create(*faultTrace)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		cfg.FaultTrace = f
 	}
 	if serving != nil {
 		cfg.TLS = serving.config
@@ -75,6 +96,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	go func() { runErr <- p.Run(ctx) }()
 
 	fmt.Fprintf(stdout, "miniplane is serving the Kubernetes API on %s\n", p.URL())
+	if injected != 0 {
+		fmt.Fprintf(stdout, "  injecting API faults %s at rate %v, drawn from seed %d\n", injected, *faultRate, *seed)
+	}
 	fmt.Fprintf(stdout, "  export KUBECONFIG=%s\n  kubectl get pods,rc,svc -A\n", shellQuote(kcPath))
 	select {
 	case <-p.Ready():

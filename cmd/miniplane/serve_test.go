@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
@@ -242,4 +244,25 @@ func TestServeReadiness(t *testing.T) {
 			assert.True(t, strings.HasSuffix(stdout.String(), tt.wantStopped), stdout.String())
 		})
 	}
+}
+
+// TestServeInjectsFaults: serve --faults puts the seeded injector in front
+// of the API: at rate 1 every list is a 500, the fault is counted in
+// /metrics and written to the trace, and health checks pass untouched.
+func TestServeInjectsFaults(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "faults.jsonl")
+	url, _, stop := startServe(t, "--faults=error", "--fault-rate=1", "--fault-trace="+trace,
+		"--controllers=-replicationcontroller,-endpoint,-garbagecollector")
+	eventually(t, "ready", func() bool { code, _ := httpGet(t, url+"/readyz"); return code == http.StatusOK })
+
+	code, body := httpGet(t, url+"/api/v1/namespaces/default/pods")
+	assert.Equal(t, http.StatusInternalServerError, code)
+	assert.Contains(t, body, `"reason":"InternalError"`)
+	_, metrics := httpGet(t, url+"/metrics")
+	assert.Regexp(t, `miniplane_injected_faults_total\{fault="error"\} [1-9]`, metrics)
+
+	require.NoError(t, stop())
+	lines, err := os.ReadFile(trace)
+	require.NoError(t, err)
+	assert.Contains(t, string(lines), `"fault":"error"`)
 }
