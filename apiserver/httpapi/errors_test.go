@@ -109,3 +109,14 @@ func TestUnknownFieldWarning(t *testing.T) {
 	require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
 	assert.Empty(t, rec.Header().Get("Warning"))
 }
+
+// TestRetryAfter checks that a Status asking the client to retry later
+// (a read at a resourceVersion the store has not reached: 504 Timeout)
+// carries the Retry-After header client-go's retry reads.
+func TestRetryAfter(t *testing.T) {
+	f := newFixture(t, nil)
+	rec := f.do(t, request{path: "/api/v1/namespaces/default/pods/web?resourceVersion=99999"})
+	require.Equal(t, http.StatusGatewayTimeout, rec.Code, rec.Body.String())
+	assert.Equal(t, "1", rec.Header().Get("Retry-After"))
+	assert.EqualValues(t, 1, statusOf(t, rec).Details.RetryAfterSeconds)
+}

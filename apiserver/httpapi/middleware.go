@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"mime"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/miniplane/miniplane/api"
@@ -73,20 +72,10 @@ func (h *Handler) RouteOf(r *http.Request) (Route, bool) {
 
 // WriteStatus answers r with err's Status (an InternalError if err is not
 // a *apiserver.StatusError), in the format r's Accept header prefers, with
-// the Status's code: exactly as the Handler answers its own errors. A
-// Status whose details carry RetryAfterSeconds also gets a Retry-After
-// header, as kube-apiserver's responsewriters set it, which client-go reads
-// to retry a 429 or a 5xx.
+// the Status's code and, when its details carry RetryAfterSeconds, a
+// Retry-After header: exactly as the Handler answers its own errors.
 func WriteStatus(w http.ResponseWriter, r *http.Request, err error) {
-	st := apiserver.StatusOf(err)
-	code := int(st.Code)
-	if code == 0 {
-		code = http.StatusInternalServerError
-	}
-	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
-	}
-	writeStatus(w, code, errorFormat(r), &st)
+	writeErrorAs(w, errorFormat(r), err)
 }
 
 // WatchErrorEvent returns one ERROR event carrying err's Status, encoded

@@ -39,14 +39,25 @@ func writeRaw(w http.ResponseWriter, code int, contentType string, b []byte) {
 // request's Accept header prefers (see errorFormat), which ServeHTTP's
 // recorder remembers.
 func writeError(w http.ResponseWriter, err error) {
+	f := formatJSON
+	if rec, ok := w.(*recorder); ok {
+		f = rec.errFormat
+	}
+	writeErrorAs(w, f, err)
+}
+
+// writeErrorAs answers with err's Status in format f and its code. A
+// Status whose details carry RetryAfterSeconds also gets a Retry-After
+// header, as kube-apiserver's responsewriters set it, which client-go reads
+// to retry a 429 or a 5xx.
+func writeErrorAs(w http.ResponseWriter, f format, err error) {
 	st := apiserver.StatusOf(err)
 	code := int(st.Code)
 	if code == 0 {
 		code = http.StatusInternalServerError
 	}
-	f := formatJSON
-	if rec, ok := w.(*recorder); ok {
-		f = rec.errFormat
+	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
 	}
 	writeStatus(w, code, f, &st)
 }
