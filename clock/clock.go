@@ -43,13 +43,13 @@ type Real struct{}
 var _ Clock = Real{}
 
 // Now returns time.Now().
-func (Real) Now() time.Time { return time.Now() }
+func (Real) Now() time.Time { return time.Now() } // wallclock: Real is the one door to it
 
 // Since returns time.Since(t).
-func (Real) Since(t time.Time) time.Duration { return time.Since(t) }
+func (Real) Since(t time.Time) time.Duration { return time.Since(t) } // wallclock: as Now
 
 // NewTimer wraps time.NewTimer.
-func (Real) NewTimer(d time.Duration) Timer { return realTimer{time.NewTimer(d)} }
+func (Real) NewTimer(d time.Duration) Timer { return realTimer{time.NewTimer(d)} } // wallclock: as Now
 
 // AfterFunc wraps time.AfterFunc.
 func (Real) AfterFunc(d time.Duration, f func()) Timer { return realTimer{time.AfterFunc(d, f)} }

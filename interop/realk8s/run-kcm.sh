@@ -28,7 +28,8 @@ build_dir=${KCM_BUILD_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/miniplane-realk8s}
 kube_version=v1.32.13 # keep in step with kcm/go.mod
 
 case $content_type in
-protobuf) content_flag=() ;;
+protobuf) content_flag=() ;; # the default: KCM's stock settings, the run that counts
+# json is a comparison run only, to tell a protobuf failure from any other; it proves nothing of stock clients.
 json) content_flag=(--kube-api-content-type=application/json) ;;
 *)
 	echo "run-kcm.sh: KCM_CONTENT_TYPE must be protobuf or json, got '$content_type'" >&2
