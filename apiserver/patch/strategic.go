@@ -135,11 +135,21 @@ func mergeList(original, patch []any, f *fieldMeta, path string) ([]any, *Error)
 	if replace {
 		original = nil
 	}
+	keyOf := keyBy(f.mergeKey)
 	if f.mergeKey == "" {
-		return mergeSet(original, patch), nil
+		var added []any
+		for _, v := range patch {
+			if m, ok := v.(map[string]any); !ok || m[directiveKey] == nil {
+				added = append(added, v)
+			}
+		}
+		return normalizeOrder(mergeSet(original, added), added, original, keyOf), nil
 	}
+	// Like strategicpatch's mergeSlice: first the deletions, then the merges, then the
+	// order (see order.go), with the list left by the deletions as the live order.
 	result := make([]any, 0, len(original)+len(patch))
 	result = append(result, original...)
+	var merges []any
 	for i, item := range patch {
 		m, ok := item.(map[string]any)
 		if !ok {
@@ -152,15 +162,20 @@ func mergeList(original, patch []any, f *fieldMeta, path string) ([]any, *Error)
 		if !ok {
 			return nil, badRequest(index(path, i), "the element has no merge key %q", f.mergeKey)
 		}
-		at := findByKey(result, f.mergeKey, key)
-		elemPath := path + "[" + f.mergeKey + "=" + show(key) + "]"
-		if m[directiveKey] == "delete" {
-			for at >= 0 {
-				result = append(result[:at], result[at+1:]...)
-				at = findByKey(result, f.mergeKey, key)
-			}
+		if m[directiveKey] != "delete" {
+			merges = append(merges, m)
 			continue
 		}
+		for at := findByKey(result, f.mergeKey, key); at >= 0; at = findByKey(result, f.mergeKey, key) {
+			result = append(result[:at], result[at+1:]...)
+		}
+	}
+	live := append([]any(nil), result...)
+	for _, item := range merges {
+		m := item.(map[string]any)
+		key := m[f.mergeKey]
+		elemPath := path + "[" + f.mergeKey + "=" + show(key) + "]"
+		at := findByKey(result, f.mergeKey, key)
 		if at < 0 {
 			merged, err := mergeMap(map[string]any{}, m, f.elem, elemPath)
 			if err != nil {
@@ -176,7 +191,7 @@ func mergeList(original, patch []any, f *fieldMeta, path string) ([]any, *Error)
 		}
 		result[at] = merged
 	}
-	return result, nil
+	return normalizeOrder(result, merges, live, keyOf), nil
 }
 
 // mergeSet merges a list of primitives as a set: the original's elements in their order,

@@ -1,0 +1,180 @@
+package smpdiff
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+
+	"github.com/miniplane/miniplane/apiserver/patch"
+)
+
+// TestStrategicMergePatchMatchesApimachinery applies each patch with both
+// implementations and compares the results, so the order a keyed or primitive list ends
+// up in is Kubernetes' order and not one miniplane chose.
+func TestStrategicMergePatchMatchesApimachinery(t *testing.T) {
+	const twoContainers = `{"spec":{"containers":[{"name":"a","image":"1"},{"name":"b","image":"2"}]}}`
+	tests := []struct {
+		name     string
+		kind     string
+		original string
+		patch    string
+	}{
+		{
+			name:     "a new serviceaccount secret",
+			kind:     "ServiceAccount",
+			original: `{"secrets":[{"name":"s1"},{"name":"s2"}]}`,
+			patch:    `{"secrets":[{"name":"s3"}]}`,
+		},
+		{
+			name:     "a new container",
+			kind:     "Pod",
+			original: twoContainers,
+			patch:    `{"spec":{"containers":[{"name":"c","image":"3"}]}}`,
+		},
+		{
+			name:     "a changed container and a new one after it",
+			kind:     "Pod",
+			original: `{"spec":{"containers":[{"name":"a"},{"name":"b"},{"name":"c"}]}}`,
+			patch:    `{"spec":{"containers":[{"name":"b","image":"x"},{"name":"d"}]}}`,
+		},
+		{
+			name:     "a new container before a changed one",
+			kind:     "Pod",
+			original: `{"spec":{"containers":[{"name":"a"},{"name":"b"},{"name":"c"}]}}`,
+			patch:    `{"spec":{"containers":[{"name":"d"},{"name":"c","image":"x"},{"name":"a","image":"y"}]}}`,
+		},
+		{
+			name:     "a new env var in an existing container",
+			kind:     "Pod",
+			original: `{"spec":{"containers":[{"name":"a","env":[{"name":"X","value":"1"},{"name":"Y","value":"2"}]}]}}`,
+			patch:    `{"spec":{"containers":[{"name":"a","env":[{"name":"Z","value":"3"}]}]}}`,
+		},
+		{
+			name:     "a new key with $setElementOrder at the end",
+			kind:     "Pod",
+			original: twoContainers,
+			patch:    `{"spec":{"$setElementOrder/containers":[{"name":"a"},{"name":"b"},{"name":"c"}],"containers":[{"name":"c","image":"3"}]}}`,
+		},
+		{
+			name:     "a new key with $setElementOrder in the middle",
+			kind:     "Pod",
+			original: twoContainers,
+			patch:    `{"spec":{"$setElementOrder/containers":[{"name":"a"},{"name":"c"},{"name":"b"}],"containers":[{"name":"c","image":"3"}]}}`,
+		},
+		{
+			name:     "$setElementOrder reorders, with an element only the server has",
+			kind:     "Pod",
+			original: `{"spec":{"containers":[{"name":"a"},{"name":"server"},{"name":"b"},{"name":"c"}]}}`,
+			patch:    `{"spec":{"$setElementOrder/containers":[{"name":"c"},{"name":"d"},{"name":"a"},{"name":"b"}],"containers":[{"name":"d","image":"new"}]}}`,
+		},
+		{
+			name:     "$setElementOrder alone",
+			kind:     "Pod",
+			original: twoContainers,
+			patch:    `{"spec":{"$setElementOrder/containers":[{"name":"b"},{"name":"a"}]}}`,
+		},
+		{
+			name:     "$patch: delete of a keyed element",
+			kind:     "Pod",
+			original: `{"spec":{"containers":[{"name":"a"},{"name":"b"},{"name":"c"}]}}`,
+			patch:    `{"spec":{"containers":[{"name":"b","$patch":"delete"}]}}`,
+		},
+		{
+			name:     "$patch: delete with a new element",
+			kind:     "ServiceAccount",
+			original: `{"secrets":[{"name":"s1"},{"name":"s2"},{"name":"s3"}]}`,
+			patch:    `{"secrets":[{"name":"s4"},{"name":"s1","$patch":"delete"}]}`,
+		},
+		{
+			name:     "$patch: delete and a new element with $setElementOrder (kubectl apply)",
+			kind:     "Pod",
+			original: `{"spec":{"containers":[{"name":"a"},{"name":"b"},{"name":"c"}]}}`,
+			patch:    `{"spec":{"$setElementOrder/containers":[{"name":"b"},{"name":"c"},{"name":"d"}],"containers":[{"name":"d"},{"name":"a","$patch":"delete"}]}}`,
+		},
+		{
+			name:     "env: delete one, change one, add one, with $setElementOrder",
+			kind:     "Pod",
+			original: `{"spec":{"containers":[{"name":"a","env":[{"name":"A","value":"1"},{"name":"B","value":"2"}]}]}}`,
+			patch:    `{"spec":{"containers":[{"name":"a","$setElementOrder/env":[{"name":"C"},{"name":"B"}],"env":[{"name":"C","value":"3"},{"name":"B","value":"4"},{"name":"A","$patch":"delete"}]}]}}`,
+		},
+		{
+			name:     "$patch: replace of a keyed list",
+			kind:     "Pod",
+			original: twoContainers,
+			patch:    `{"spec":{"containers":[{"name":"z"},{"$patch":"replace"}]}}`,
+		},
+		{
+			name:     "a new finalizer",
+			kind:     "Pod",
+			original: `{"metadata":{"finalizers":["x","y"]}}`,
+			patch:    `{"metadata":{"finalizers":["z"]}}`,
+		},
+		{
+			name:     "finalizers, an old one and a new one",
+			kind:     "Pod",
+			original: `{"metadata":{"finalizers":["x","y","w"]}}`,
+			patch:    `{"metadata":{"finalizers":["y","z"]}}`,
+		},
+		{
+			name:     "$deleteFromPrimitiveList",
+			kind:     "Pod",
+			original: `{"metadata":{"finalizers":["x","y","z"]}}`,
+			patch:    `{"metadata":{"$deleteFromPrimitiveList/finalizers":["y"]}}`,
+		},
+		{
+			name:     "$deleteFromPrimitiveList with a new one and $setElementOrder",
+			kind:     "Pod",
+			original: `{"metadata":{"finalizers":["x","y","z"]}}`,
+			patch:    `{"metadata":{"$setElementOrder/finalizers":["z","w","x"],"$deleteFromPrimitiveList/finalizers":["y"],"finalizers":["w"]}}`,
+		},
+		{
+			name:     "$setElementOrder of finalizers keeps the server's own",
+			kind:     "Pod",
+			original: `{"metadata":{"finalizers":["x","y","z"]}}`,
+			patch:    `{"metadata":{"$setElementOrder/finalizers":["z","x"]}}`,
+		},
+		{
+			name:     "retainKeys switches a volume's source",
+			kind:     "Pod",
+			original: `{"spec":{"volumes":[{"name":"v","emptyDir":{}}]}}`,
+			patch:    `{"spec":{"volumes":[{"name":"v","$retainKeys":["name","hostPath"],"hostPath":{"path":"/x"}}]}}`,
+		},
+		{
+			name:     "retainKeys with a new volume",
+			kind:     "Pod",
+			original: `{"spec":{"volumes":[{"name":"v","emptyDir":{}},{"name":"w","emptyDir":{}}]}}`,
+			patch:    `{"spec":{"volumes":[{"name":"u","configMap":{"name":"c"}},{"name":"w","$retainKeys":["name","secret"],"secret":{"secretName":"s"}}]}}`,
+		},
+		{
+			name:     "ports by containerPort, a new one",
+			kind:     "Pod",
+			original: `{"spec":{"containers":[{"name":"a","ports":[{"containerPort":80},{"containerPort":443}]}]}}`,
+			patch:    `{"spec":{"containers":[{"name":"a","ports":[{"containerPort":8080}]}]}}`,
+		},
+	}
+	structs := map[string]any{"Pod": &corev1.Pod{}, "ServiceAccount": &corev1.ServiceAccount{}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want, err := strategicpatch.StrategicMergePatch([]byte(tt.original), []byte(tt.patch), structs[tt.kind])
+			require.NoError(t, err, "apimachinery")
+			got, err := patch.Apply(patch.StrategicMergePatchType, tt.kind, []byte(tt.original), []byte(tt.patch))
+			require.NoError(t, err, "miniplane")
+			assert.JSONEq(t, string(want), string(got))
+			assert.Equal(t, order(t, want), order(t, got), "list order")
+		})
+	}
+}
+
+// order returns doc re-encoded with sorted keys, so two documents compare equal exactly
+// when their lists hold the same elements in the same order.
+func order(t *testing.T, doc []byte) string {
+	var v any
+	require.NoError(t, json.Unmarshal(doc, &v))
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(b)
+}
