@@ -1,7 +1,6 @@
 package patch
 
 import (
-	"sort"
 	"strings"
 )
 
@@ -59,7 +58,15 @@ func mergeMap(original, patch map[string]any, s *schema, path string) (map[strin
 			return nil, err
 		}
 	}
-	var orders []string
+	// The live order of every list a $setElementOrder names, taken before the patch
+	// changes the list: strategicpatch interleaves the server's own elements by it.
+	orders := map[string]any{} // each a []any
+	for k := range patch {
+		if name, ok := strings.CutPrefix(k, setElementOrderPrefix); ok {
+			live, _ := original[name].([]any)
+			orders[k] = append([]any(nil), live...)
+		}
+	}
 	for _, k := range sortedKeys(patch) {
 		v := patch[k]
 		switch {
@@ -70,7 +77,6 @@ func mergeMap(original, patch map[string]any, s *schema, path string) (map[strin
 				return nil, err
 			}
 		case strings.HasPrefix(k, setElementOrderPrefix):
-			orders = append(orders, k)
 		case strings.HasPrefix(k, "$"):
 			return nil, badRequest(member(path, k), "unknown directive %q", k)
 		case v == nil:
@@ -83,9 +89,9 @@ func mergeMap(original, patch map[string]any, s *schema, path string) (map[strin
 			original[k] = merged
 		}
 	}
-	for _, k := range orders {
+	for _, k := range sortedKeys(orders) {
 		name := k[len(setElementOrderPrefix):]
-		if err := setElementOrder(original, name, patch[k], s.lookup(name), member(path, k)); err != nil {
+		if err := setElementOrder(original, name, patch[k], orders[k].([]any), s.lookup(name), member(path, k)); err != nil {
 			return nil, err
 		}
 	}
@@ -289,33 +295,29 @@ func deleteFromPrimitiveList(original map[string]any, name string, v any, f *fie
 	return nil
 }
 
-// setElementOrder reorders original[name] to follow order, a list of merge-key objects
-// (or of primitives, for a set). Elements the order names come in its order; the others
-// (the server's own, which the client did not know about) keep their positions relative
-// to the ordered ones that were already in the list.
-func setElementOrder(original map[string]any, name string, v any, f *fieldMeta, path string) *Error {
+// setElementOrder reorders original[name], already merged, to follow order, a list of
+// merge-key objects (or of primitives, for a set), as strategicpatch's
+// mergePatchIntoOriginal does: the elements the order names come in its order, the others
+// (the server's own, which the client did not know about) in the live order, and the two
+// are interleaved by live, the list as it was before the patch (see order.go).
+func setElementOrder(original map[string]any, name string, v any, live []any, f *fieldMeta, path string) *Error {
 	order, ok := v.([]any)
 	if !ok {
 		return badRequest(path, "must be a list, not %s", describe(v))
 	}
-	keyOf := func(item any) (any, bool) { return item, true }
-	if f != nil && f.mergeKey != "" {
+	mergeKey := ""
+	if f != nil {
+		mergeKey = f.mergeKey
+	}
+	if mergeKey != "" {
 		for i, item := range order {
 			m, ok := item.(map[string]any)
 			if !ok {
-				return badRequest(index(path, i), "must be an object holding the merge key %q, not %s", f.mergeKey, describe(item))
+				return badRequest(index(path, i), "must be an object holding the merge key %q, not %s", mergeKey, describe(item))
 			}
-			if _, ok := m[f.mergeKey]; !ok {
-				return badRequest(index(path, i), "has no merge key %q", f.mergeKey)
+			if _, ok := m[mergeKey]; !ok {
+				return badRequest(index(path, i), "has no merge key %q", mergeKey)
 			}
-		}
-		keyOf = func(item any) (any, bool) {
-			m, ok := item.(map[string]any)
-			if !ok {
-				return nil, false
-			}
-			k, ok := m[f.mergeKey]
-			return k, ok
 		}
 	}
 	if f == nil || !f.merge {
@@ -325,38 +327,6 @@ func setElementOrder(original map[string]any, name string, v any, f *fieldMeta, 
 	if !ok {
 		return nil
 	}
-	rank := func(item any) int {
-		k, ok := keyOf(item)
-		if !ok {
-			return -1
-		}
-		for i, o := range order {
-			ok2, _ := keyOf(o)
-			if equal(k, ok2) {
-				return i
-			}
-		}
-		return -1
-	}
-	var ordered []any
-	for _, item := range list {
-		if rank(item) >= 0 {
-			ordered = append(ordered, item)
-		}
-	}
-	sort.SliceStable(ordered, func(i, j int) bool { return rank(ordered[i]) < rank(ordered[j]) })
-	// Put the ordered elements into the slots the ordered elements held, so the others
-	// stay where they were.
-	result := make([]any, 0, len(list))
-	next := 0
-	for _, item := range list {
-		if rank(item) >= 0 {
-			result = append(result, ordered[next])
-			next++
-		} else {
-			result = append(result, item)
-		}
-	}
-	original[name] = result
+	original[name] = normalizeOrder(list, order, live, keyBy(mergeKey))
 	return nil
 }
