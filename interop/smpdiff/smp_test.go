@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 
@@ -155,8 +156,60 @@ func TestStrategicMergePatchMatchesApimachinery(t *testing.T) {
 			original: `{"spec":{"containers":[{"name":"a","ports":[{"containerPort":80},{"containerPort":443}]}]}}`,
 			patch:    `{"spec":{"containers":[{"name":"a","ports":[{"containerPort":8080}]}]}}`,
 		},
+		{
+			// Not with directives inside the new element: strategicpatch copies a new
+			// element verbatim, directives and all, where miniplane merges it into an
+			// empty object and so carries them out.
+			name:     "a new container with an env list",
+			kind:     "Pod",
+			original: `{"spec":{"nodeName":"n1","containers":[{"name":"web","image":"nginx:1.25","ports":[{"containerPort":80}]}]}}`,
+			patch:    `{"spec":{"containers":[{"name":"log","image":"busybox","env":[{"name":"X","value":"1"}]}]}}`,
+		},
+		{
+			name:     "a changed initContainer and a new imagePullSecret",
+			kind:     "Pod",
+			original: `{"spec":{"initContainers":[{"name":"i","image":"1"}],"imagePullSecrets":[{"name":"s1"}]}}`,
+			patch:    `{"spec":{"initContainers":[{"name":"i","image":"2"}],"imagePullSecrets":[{"name":"s2"}]}}`,
+		},
+		{
+			name:     "service ports, a changed one and a new one",
+			kind:     "Service",
+			original: `{"spec":{"clusterIP":"10.0.0.9","ports":[{"port":80,"targetPort":8080},{"port":443}]}}`,
+			patch:    `{"spec":{"ports":[{"port":80,"targetPort":9090},{"port":81}]}}`,
+		},
+		{
+			name:     "node addresses and conditions by type, podCIDRs as a set",
+			kind:     "Node",
+			original: `{"spec":{"podCIDRs":["10.1.0.0/24"]},"status":{"addresses":[{"type":"InternalIP","address":"1.1.1.1"}],"conditions":[{"type":"Ready","status":"False"}]}}`,
+			patch:    `{"spec":{"podCIDRs":["10.1.0.0/24","fd00::/64"]},"status":{"addresses":[{"type":"Hostname","address":"n1"}],"conditions":[{"type":"Ready","status":"True"}]}}`,
+		},
+		{
+			name:     "$deleteFromPrimitiveList and an addition",
+			kind:     "Pod",
+			original: `{"metadata":{"finalizers":["a","b"]}}`,
+			patch:    `{"metadata":{"$deleteFromPrimitiveList/finalizers":["a"],"finalizers":["d"]}}`,
+		},
+		{
+			name:     "a lease's finalizers",
+			kind:     "Lease",
+			original: `{"metadata":{"finalizers":["a"]},"spec":{"holderIdentity":"x"}}`,
+			patch:    `{"metadata":{"finalizers":["b"]},"spec":{"holderIdentity":"y"}}`,
+		},
+		{
+			name:     "kubectl apply removing a container, a port and an env var",
+			kind:     "ReplicationController",
+			original: `{"metadata":{"labels":{"app":"frontend"},"annotations":{"k":"old"}},"spec":{"template":{"spec":{"containers":[{"name":"php","image":"php","env":[{"name":"A","value":"1"},{"name":"B","value":"2"}],"ports":[{"containerPort":80},{"containerPort":8080}]},{"name":"sidecar","image":"busybox"}]}}}}`,
+			patch:    `{"metadata":{"labels":null,"annotations":{"k":"new"}},"spec":{"template":{"spec":{"$setElementOrder/containers":[{"name":"php"}],"containers":[{"name":"php","$setElementOrder/env":[{"name":"B"}],"$setElementOrder/ports":[{"containerPort":8080}],"env":[{"name":"B","value":"3"},{"$patch":"delete","name":"A"}],"ports":[{"containerPort":8080},{"$patch":"delete","containerPort":80}]},{"$patch":"delete","name":"sidecar"}]}}}}`,
+		},
 	}
-	structs := map[string]any{"Pod": &corev1.Pod{}, "ServiceAccount": &corev1.ServiceAccount{}}
+	structs := map[string]any{
+		"Pod":                   &corev1.Pod{},
+		"ServiceAccount":        &corev1.ServiceAccount{},
+		"Service":               &corev1.Service{},
+		"Node":                  &corev1.Node{},
+		"ReplicationController": &corev1.ReplicationController{},
+		"Lease":                 &coordinationv1.Lease{},
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			want, err := strategicpatch.StrategicMergePatch([]byte(tt.original), []byte(tt.patch), structs[tt.kind])
