@@ -39,20 +39,20 @@ func TestApplyStrategicMergePatch(t *testing.T) {
 				{"name":"php","image":"php","env":[{"name":"B","value":"3"}],"ports":[{"containerPort":8080}]}]}}}}`,
 		},
 		{
-			name:     "a new container is appended, merged free of directives",
+			name:     "a new container goes first (as strategicpatch puts it), merged free of directives",
 			kind:     "Pod",
 			original: podWeb,
 			patch:    `{"spec":{"containers":[{"name":"log","image":"busybox","$setElementOrder/env":[{"name":"X"}],"env":[{"name":"X","value":"1"},{"name":"Y","$patch":"delete"}]}]}}`,
 			want: `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","namespace":"default","labels":{"app":"web"}},
-				"spec":{"nodeName":"n1","containers":[{"name":"web","image":"nginx:1.25","ports":[{"containerPort":80}]},{"name":"log","image":"busybox","env":[{"name":"X","value":"1"}]}]},
+				"spec":{"nodeName":"n1","containers":[{"name":"log","image":"busybox","env":[{"name":"X","value":"1"}]},{"name":"web","image":"nginx:1.25","ports":[{"containerPort":80}]}]},
 				"status":{"phase":"Running","conditions":[{"type":"PodScheduled","status":"True"},{"type":"Ready","status":"False"}]}}`,
 		},
 		{
-			name:     "$setElementOrder reorders and keeps the server's own elements in place",
+			name:     "$setElementOrder reorders; the server's own element goes by the live order",
 			kind:     "Pod",
 			original: `{"spec":{"containers":[{"name":"a"},{"name":"server"},{"name":"b"},{"name":"c"}]}}`,
 			patch:    `{"spec":{"$setElementOrder/containers":[{"name":"c"},{"name":"d"},{"name":"a"},{"name":"b"}],"containers":[{"name":"d","image":"new"}]}}`,
-			want:     `{"spec":{"containers":[{"name":"c"},{"name":"server"},{"name":"d","image":"new"},{"name":"a"},{"name":"b"}]}}`,
+			want:     `{"spec":{"containers":[{"name":"server"},{"name":"c"},{"name":"d","image":"new"},{"name":"a"},{"name":"b"}]}}`,
 		},
 		{
 			name:     "$setElementOrder alone only reorders",
@@ -66,7 +66,7 @@ func TestApplyStrategicMergePatch(t *testing.T) {
 			kind:     "Pod",
 			original: `{"metadata":{"finalizers":["x","y","z"]}}`,
 			patch:    `{"metadata":{"$setElementOrder/finalizers":["z","x"]}}`,
-			want:     `{"metadata":{"finalizers":["z","y","x"]}}`,
+			want:     `{"metadata":{"finalizers":["y","z","x"]}}`,
 		},
 		{
 			name:     "$setElementOrder of a list without strategy is dropped",
@@ -94,7 +94,7 @@ func TestApplyStrategicMergePatch(t *testing.T) {
 			kind:     "Pod",
 			original: `{"spec":{"initContainers":[{"name":"i","image":"1"}],"imagePullSecrets":[{"name":"s1"}]}}`,
 			patch:    `{"spec":{"initContainers":[{"name":"i","image":"2"}],"imagePullSecrets":[{"name":"s2"}]}}`,
-			want:     `{"spec":{"initContainers":[{"name":"i","image":"2"}],"imagePullSecrets":[{"name":"s1"},{"name":"s2"}]}}`,
+			want:     `{"spec":{"initContainers":[{"name":"i","image":"2"}],"imagePullSecrets":[{"name":"s2"},{"name":"s1"}]}}`,
 		},
 		{
 			name:     "pod status conditions merge by type",
@@ -110,14 +110,14 @@ func TestApplyStrategicMergePatch(t *testing.T) {
 			kind:     "Service",
 			original: `{"spec":{"clusterIP":"10.0.0.9","ports":[{"port":80,"targetPort":8080},{"port":443}]}}`,
 			patch:    `{"spec":{"ports":[{"port":80,"targetPort":9090},{"port":81}]}}`,
-			want:     `{"spec":{"clusterIP":"10.0.0.9","ports":[{"port":80,"targetPort":9090},{"port":443},{"port":81}]}}`,
+			want:     `{"spec":{"clusterIP":"10.0.0.9","ports":[{"port":80,"targetPort":9090},{"port":81},{"port":443}]}}`,
 		},
 		{
 			name:     "node addresses and conditions merge by type; podCIDRs as a set",
 			kind:     "Node",
 			original: `{"spec":{"podCIDRs":["10.1.0.0/24"]},"status":{"addresses":[{"type":"InternalIP","address":"1.1.1.1"}],"conditions":[{"type":"Ready","status":"False"}]}}`,
 			patch:    `{"spec":{"podCIDRs":["10.1.0.0/24","fd00::/64"]},"status":{"addresses":[{"type":"Hostname","address":"n1"}],"conditions":[{"type":"Ready","status":"True"}]}}`,
-			want:     `{"spec":{"podCIDRs":["10.1.0.0/24","fd00::/64"]},"status":{"addresses":[{"type":"InternalIP","address":"1.1.1.1"},{"type":"Hostname","address":"n1"}],"conditions":[{"type":"Ready","status":"True"}]}}`,
+			want:     `{"spec":{"podCIDRs":["10.1.0.0/24","fd00::/64"]},"status":{"addresses":[{"type":"Hostname","address":"n1"},{"type":"InternalIP","address":"1.1.1.1"}],"conditions":[{"type":"Ready","status":"True"}]}}`,
 		},
 		{
 			name:     "RC status conditions merge by type",
@@ -159,7 +159,7 @@ func TestApplyStrategicMergePatch(t *testing.T) {
 			kind:     "Pod",
 			original: `{"metadata":{"finalizers":["a","b"]}}`,
 			patch:    `{"metadata":{"$deleteFromPrimitiveList/finalizers":["a"],"finalizers":["d"]}}`,
-			want:     `{"metadata":{"finalizers":["b","d"]}}`,
+			want:     `{"metadata":{"finalizers":["d","b"]}}`,
 		},
 		{
 			name:     "$patch: replace on a map replaces it",
@@ -224,12 +224,56 @@ func TestApplyStrategicMergePatch(t *testing.T) {
 			patch:    `{"spec":{"containers":[{"name":"a","$setElementOrder/env":[]}]}}`,
 			want:     `{"spec":{"containers":[{"name":"a"}]}}`,
 		},
+		// The order of a merged list, as strategicpatch's normalizeElementOrder gives it
+		// (interop/smpdiff checks these against k8s.io/apimachinery).
+		{
+			name:     "a new serviceaccount secret goes first",
+			kind:     "ServiceAccount",
+			original: `{"secrets":[{"name":"s1"},{"name":"s2"}]}`,
+			patch:    `{"secrets":[{"name":"s3"}]}`,
+			want:     `{"secrets":[{"name":"s3"},{"name":"s1"},{"name":"s2"}]}`,
+		},
+		{
+			name:     "a new element goes right after the patch's element before it",
+			kind:     "Pod",
+			original: `{"spec":{"containers":[{"name":"a"},{"name":"b"},{"name":"c"}]}}`,
+			patch:    `{"spec":{"containers":[{"name":"b","image":"x"},{"name":"d"}]}}`,
+			want:     `{"spec":{"containers":[{"name":"a"},{"name":"b","image":"x"},{"name":"d"},{"name":"c"}]}}`,
+		},
+		{
+			name:     "the patch's elements keep the patch's order",
+			kind:     "Pod",
+			original: `{"spec":{"containers":[{"name":"a"},{"name":"b"},{"name":"c"}]}}`,
+			patch:    `{"spec":{"containers":[{"name":"d"},{"name":"c","image":"x"},{"name":"a","image":"y"}]}}`,
+			want:     `{"spec":{"containers":[{"name":"d"},{"name":"b"},{"name":"c","image":"x"},{"name":"a","image":"y"}]}}`,
+		},
+		{
+			name:     "a deletion and a new env var",
+			kind:     "Pod",
+			original: `{"spec":{"containers":[{"name":"a","env":[{"name":"A"},{"name":"B"},{"name":"C"}]}]}}`,
+			patch:    `{"spec":{"containers":[{"name":"a","env":[{"name":"D","value":"4"},{"name":"A","$patch":"delete"}]}]}}`,
+			want:     `{"spec":{"containers":[{"name":"a","env":[{"name":"D","value":"4"},{"name":"B"},{"name":"C"}]}]}}`,
+		},
+		{
+			name:     "$setElementOrder puts a new element where it says",
+			kind:     "Pod",
+			original: `{"spec":{"containers":[{"name":"a"},{"name":"b"}]}}`,
+			patch:    `{"spec":{"$setElementOrder/containers":[{"name":"a"},{"name":"c"},{"name":"b"}],"containers":[{"name":"c"}]}}`,
+			want:     `{"spec":{"containers":[{"name":"a"},{"name":"c"},{"name":"b"}]}}`,
+		},
+		{
+			name:     "a new finalizer goes first, an old one stays",
+			kind:     "Pod",
+			original: `{"metadata":{"finalizers":["x","y","w"]}}`,
+			patch:    `{"metadata":{"finalizers":["y","z"]}}`,
+			want:     `{"metadata":{"finalizers":["x","y","z","w"]}}`,
+		},
 		{
 			name:     "the lease, event and scale kinds patch their metadata",
 			kind:     "Lease",
 			original: `{"metadata":{"finalizers":["a"]},"spec":{"holderIdentity":"x"}}`,
 			patch:    `{"metadata":{"finalizers":["b"]},"spec":{"holderIdentity":"y"}}`,
-			want:     `{"metadata":{"finalizers":["a","b"]},"spec":{"holderIdentity":"y"}}`,
+			want:     `{"metadata":{"finalizers":["b","a"]},"spec":{"holderIdentity":"y"}}`,
 		},
 	}
 	for _, tt := range tests {
