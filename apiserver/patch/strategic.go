@@ -91,7 +91,7 @@ func mergeMap(original, patch map[string]any, s *schema, path string) (map[strin
 	}
 	for _, k := range sortedKeys(orders) {
 		name := k[len(setElementOrderPrefix):]
-		if err := setElementOrder(original, name, patch[k], orders[k].([]any), s.lookup(name), member(path, k)); err != nil {
+		if err := setElementOrder(original, name, patch[k], patch[name], orders[k].([]any), s.lookup(name), member(path, k)); err != nil {
 			return nil, err
 		}
 	}
@@ -296,17 +296,22 @@ func deleteFromPrimitiveList(original map[string]any, name string, v any, f *fie
 }
 
 // setElementOrder reorders original[name], already merged, to follow order, a list of
-// merge-key objects (or of primitives, for a set), as strategicpatch's
-// mergePatchIntoOriginal does: the elements the order names come in its order, the others
-// (the server's own, which the client did not know about) in the live order, and the two
-// are interleaved by live, the list as it was before the patch (see order.go).
-func setElementOrder(original map[string]any, name string, v any, live []any, f *fieldMeta, path string) *Error {
+// merge-key objects (or of primitives), as strategicpatch's mergePatchIntoOriginal does:
+// the elements the order names come in its order, the others (the server's own, which the
+// client did not know about) in the live order, and the two are interleaved by live, the
+// list as it was before the patch (see order.go). patchList, the patch's own value of the
+// field, must name its elements in the order's order.
+//
+// A list of primitives without a merge strategy (a container's args) is reordered too, as
+// strategicpatch does; a list of objects without one is left as the patch made it
+// (strategicpatch panics on one).
+func setElementOrder(original map[string]any, name string, v, patchList any, live []any, f *fieldMeta, path string) *Error {
 	order, ok := v.([]any)
 	if !ok {
 		return badRequest(path, "must be a list, not %s", describe(v))
 	}
 	mergeKey := ""
-	if f != nil {
+	if f != nil && f.merge {
 		mergeKey = f.mergeKey
 	}
 	if mergeKey != "" {
@@ -320,13 +325,53 @@ func setElementOrder(original map[string]any, name string, v any, live []any, f 
 			}
 		}
 	}
-	if f == nil || !f.merge {
-		return nil // a list without a merge strategy is already in the patch's order
+	keyOf := keyBy(mergeKey)
+	if err := checkOrder(patchList, order, keyOf, name, path); err != nil {
+		return err
 	}
 	list, ok := original[name].([]any)
 	if !ok {
 		return nil
 	}
-	original[name] = normalizeOrder(list, order, live, keyBy(mergeKey))
+	if mergeKey == "" {
+		for _, item := range list {
+			switch item.(type) {
+			case map[string]any, []any:
+				return nil
+			}
+		}
+	}
+	original[name] = normalizeOrder(list, order, live, keyOf)
+	return nil
+}
+
+// checkOrder reports a patch list whose elements (other than those carrying a $patch
+// directive) are not named by order in the same order, as strategicpatch's
+// validatePatchWithSetOrderList does; kube-apiserver answers that with a 500, miniplane
+// with a 400 that names the list.
+func checkOrder(patchList any, order []any, keyOf keyFunc, name, path string) *Error {
+	list, ok := patchList.([]any)
+	if !ok {
+		return nil // no patch list (the directive only reorders), or mergeList refuses it
+	}
+	next := 0
+	for _, item := range list {
+		if m, ok := item.(map[string]any); ok && m[directiveKey] != nil {
+			continue
+		}
+		k, ok := keyOf(item)
+		if !ok {
+			return nil // an element without its merge key; mergeList names it
+		}
+		found := false
+		for next < len(order) && !found {
+			ok, _ := keyOf(order[next])
+			found = equal(k, ok)
+			next++
+		}
+		if !found {
+			return badRequest(path, "the patch's %q list holds %s, which this order does not name after the elements before it", name, show(k))
+		}
+	}
 	return nil
 }

@@ -69,11 +69,18 @@ func TestApplyStrategicMergePatch(t *testing.T) {
 			want:     `{"metadata":{"finalizers":["y","z","x"]}}`,
 		},
 		{
-			name:     "$setElementOrder of a list without strategy is dropped",
+			name:     "$setElementOrder reorders primitives without a strategy too, as strategicpatch does",
 			kind:     "Pod",
 			original: `{"spec":{"containers":[{"name":"a","args":["1","2"]}]}}`,
 			patch:    `{"spec":{"containers":[{"name":"a","$setElementOrder/args":["2","1"]}]}}`,
-			want:     `{"spec":{"containers":[{"name":"a","args":["1","2"]}]}}`,
+			want:     `{"spec":{"containers":[{"name":"a","args":["2","1"]}]}}`,
+		},
+		{
+			name:     "$setElementOrder leaves objects without a strategy as the patch made them",
+			kind:     "Pod",
+			original: `{"spec":{"tolerations":[{"key":"a"},{"key":"b"}]}}`,
+			patch:    `{"spec":{"$setElementOrder/tolerations":[{"key":"b"},{"key":"a"}]}}`,
+			want:     `{"spec":{"tolerations":[{"key":"a"},{"key":"b"}]}}`,
 		},
 		{
 			name:     "lists without a strategy replace (args, tolerations)",

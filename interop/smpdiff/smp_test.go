@@ -139,6 +139,18 @@ func TestStrategicMergePatchMatchesApimachinery(t *testing.T) {
 			patch:    `{"metadata":{"$setElementOrder/finalizers":["z","x"]}}`,
 		},
 		{
+			name:     "$setElementOrder of args, a list without a strategy",
+			kind:     "Pod",
+			original: `{"spec":{"containers":[{"name":"a","args":["1","2"]}]}}`,
+			patch:    `{"spec":{"containers":[{"name":"a","$setElementOrder/args":["2","1"]}]}}`,
+		},
+		{
+			name:     "$setElementOrder naming an element neither list has",
+			kind:     "Pod",
+			original: `{"spec":{"containers":[{"name":"a"},{"name":"b"},{"name":"c"}]}}`,
+			patch:    `{"spec":{"$setElementOrder/containers":[{"name":"c"},{"name":"x"},{"name":"a"}]}}`,
+		},
+		{
 			name:     "retainKeys switches a volume's source",
 			kind:     "Pod",
 			original: `{"spec":{"volumes":[{"name":"v","emptyDir":{}}]}}`,
@@ -230,4 +242,42 @@ func order(t *testing.T, doc []byte) string {
 	b, err := json.Marshal(v)
 	require.NoError(t, err)
 	return string(b)
+}
+
+// TestStrategicMergePatchRefusesWhatApimachineryRefuses feeds patches whose list
+// disagrees with its $setElementOrder to both: each must refuse them (kube-apiserver
+// answers strategicpatch's plain error with a 500, miniplane with a 400 naming the list).
+func TestStrategicMergePatchRefusesWhatApimachineryRefuses(t *testing.T) {
+	tests := []struct {
+		name     string
+		original string
+		patch    string
+	}{
+		{
+			name:     "a patch element the order does not name",
+			original: `{"spec":{"containers":[{"name":"a"},{"name":"b"}]}}`,
+			patch:    `{"spec":{"$setElementOrder/containers":[{"name":"a"}],"containers":[{"name":"c"}]}}`,
+		},
+		{
+			name:     "patch elements in another order",
+			original: `{"spec":{"containers":[{"name":"a"},{"name":"b"}]}}`,
+			patch:    `{"spec":{"$setElementOrder/containers":[{"name":"b"},{"name":"a"}],"containers":[{"name":"a","image":"1"},{"name":"b","image":"2"}]}}`,
+		},
+		{
+			name:     "a finalizer the order does not name",
+			original: `{"metadata":{"finalizers":["x","y"]}}`,
+			patch:    `{"metadata":{"$setElementOrder/finalizers":["x"],"finalizers":["q"]}}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := strategicpatch.StrategicMergePatch([]byte(tt.original), []byte(tt.patch), &corev1.Pod{})
+			require.Error(t, err, "apimachinery")
+			_, err = patch.Apply(patch.StrategicMergePatchType, "Pod", []byte(tt.original), []byte(tt.patch))
+			var perr *patch.Error
+			require.ErrorAs(t, err, &perr, "miniplane")
+			assert.Equal(t, patch.ReasonBadRequest, perr.Reason)
+			assert.Contains(t, perr.Field, "$setElementOrder/")
+		})
+	}
 }
