@@ -62,9 +62,9 @@ func normalizeOrder(merged, patchOrder, serverOrder []any, keyOf keyFunc) []any 
 }
 
 // sortBy stably sorts list by the positions of its elements in order. Like
-// strategicpatch's normalizeSliceOrder, an element order does not name counts as less
-// than any other; every caller passes elements that order names, except for a server's
-// element that the live list holds twice.
+// strategicpatch's normalizeSliceOrder, a comparison with an element order does not name
+// says "less", so such elements (a list without a strategy that the patch replaced and a
+// $setElementOrder reorders) land where that sort puts them, which is what Kubernetes does.
 func sortBy(list, order []any, keyOf keyFunc) {
 	sort.SliceStable(list, func(i, j int) bool {
 		if pi := position(order, list[i], keyOf); pi >= 0 {
