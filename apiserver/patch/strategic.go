@@ -1,7 +1,6 @@
 package patch
 
 import (
-	"sort"
 	"strings"
 )
 
@@ -59,7 +58,15 @@ func mergeMap(original, patch map[string]any, s *schema, path string) (map[strin
 			return nil, err
 		}
 	}
-	var orders []string
+	// The live order of every list a $setElementOrder names, taken before the patch
+	// changes the list: strategicpatch interleaves the server's own elements by it.
+	orders := map[string]any{} // each a []any
+	for k := range patch {
+		if name, ok := strings.CutPrefix(k, setElementOrderPrefix); ok {
+			live, _ := original[name].([]any)
+			orders[k] = append([]any(nil), live...)
+		}
+	}
 	for _, k := range sortedKeys(patch) {
 		v := patch[k]
 		switch {
@@ -70,7 +77,6 @@ func mergeMap(original, patch map[string]any, s *schema, path string) (map[strin
 				return nil, err
 			}
 		case strings.HasPrefix(k, setElementOrderPrefix):
-			orders = append(orders, k)
 		case strings.HasPrefix(k, "$"):
 			return nil, badRequest(member(path, k), "unknown directive %q", k)
 		case v == nil:
@@ -83,9 +89,9 @@ func mergeMap(original, patch map[string]any, s *schema, path string) (map[strin
 			original[k] = merged
 		}
 	}
-	for _, k := range orders {
+	for _, k := range sortedKeys(orders) {
 		name := k[len(setElementOrderPrefix):]
-		if err := setElementOrder(original, name, patch[k], s.lookup(name), member(path, k)); err != nil {
+		if err := setElementOrder(original, name, patch[k], patch[name], orders[k].([]any), s.lookup(name), member(path, k)); err != nil {
 			return nil, err
 		}
 	}
@@ -135,11 +141,21 @@ func mergeList(original, patch []any, f *fieldMeta, path string) ([]any, *Error)
 	if replace {
 		original = nil
 	}
+	keyOf := keyBy(f.mergeKey)
 	if f.mergeKey == "" {
-		return mergeSet(original, patch), nil
+		var added []any
+		for _, v := range patch {
+			if m, ok := v.(map[string]any); !ok || m[directiveKey] == nil {
+				added = append(added, v)
+			}
+		}
+		return normalizeOrder(mergeSet(original, added), added, original, keyOf), nil
 	}
+	// Like strategicpatch's mergeSlice: first the deletions, then the merges, then the
+	// order (see order.go), with the list left by the deletions as the live order.
 	result := make([]any, 0, len(original)+len(patch))
 	result = append(result, original...)
+	var merges []any
 	for i, item := range patch {
 		m, ok := item.(map[string]any)
 		if !ok {
@@ -152,15 +168,20 @@ func mergeList(original, patch []any, f *fieldMeta, path string) ([]any, *Error)
 		if !ok {
 			return nil, badRequest(index(path, i), "the element has no merge key %q", f.mergeKey)
 		}
-		at := findByKey(result, f.mergeKey, key)
-		elemPath := path + "[" + f.mergeKey + "=" + show(key) + "]"
-		if m[directiveKey] == "delete" {
-			for at >= 0 {
-				result = append(result[:at], result[at+1:]...)
-				at = findByKey(result, f.mergeKey, key)
-			}
+		if m[directiveKey] != "delete" {
+			merges = append(merges, m)
 			continue
 		}
+		for at := findByKey(result, f.mergeKey, key); at >= 0; at = findByKey(result, f.mergeKey, key) {
+			result = append(result[:at], result[at+1:]...)
+		}
+	}
+	live := append([]any(nil), result...)
+	for _, item := range merges {
+		m := item.(map[string]any)
+		key := m[f.mergeKey]
+		elemPath := path + "[" + f.mergeKey + "=" + show(key) + "]"
+		at := findByKey(result, f.mergeKey, key)
 		if at < 0 {
 			merged, err := mergeMap(map[string]any{}, m, f.elem, elemPath)
 			if err != nil {
@@ -176,7 +197,7 @@ func mergeList(original, patch []any, f *fieldMeta, path string) ([]any, *Error)
 		}
 		result[at] = merged
 	}
-	return result, nil
+	return normalizeOrder(result, merges, live, keyOf), nil
 }
 
 // mergeSet merges a list of primitives as a set: the original's elements in their order,
@@ -274,74 +295,83 @@ func deleteFromPrimitiveList(original map[string]any, name string, v any, f *fie
 	return nil
 }
 
-// setElementOrder reorders original[name] to follow order, a list of merge-key objects
-// (or of primitives, for a set). Elements the order names come in its order; the others
-// (the server's own, which the client did not know about) keep their positions relative
-// to the ordered ones that were already in the list.
-func setElementOrder(original map[string]any, name string, v any, f *fieldMeta, path string) *Error {
+// setElementOrder reorders original[name], already merged, to follow order, a list of
+// merge-key objects (or of primitives), as strategicpatch's mergePatchIntoOriginal does:
+// the elements the order names come in its order, the others (the server's own, which the
+// client did not know about) in the live order, and the two are interleaved by live, the
+// list as it was before the patch (see order.go). patchList, the patch's own value of the
+// field, must name its elements in the order's order.
+//
+// A list of primitives without a merge strategy (a container's args) is reordered too, as
+// strategicpatch does; a list of objects without one is left as the patch made it
+// (strategicpatch panics on one).
+func setElementOrder(original map[string]any, name string, v, patchList any, live []any, f *fieldMeta, path string) *Error {
 	order, ok := v.([]any)
 	if !ok {
 		return badRequest(path, "must be a list, not %s", describe(v))
 	}
-	keyOf := func(item any) (any, bool) { return item, true }
-	if f != nil && f.mergeKey != "" {
+	mergeKey := ""
+	if f != nil && f.merge {
+		mergeKey = f.mergeKey
+	}
+	if mergeKey != "" {
 		for i, item := range order {
 			m, ok := item.(map[string]any)
 			if !ok {
-				return badRequest(index(path, i), "must be an object holding the merge key %q, not %s", f.mergeKey, describe(item))
+				return badRequest(index(path, i), "must be an object holding the merge key %q, not %s", mergeKey, describe(item))
 			}
-			if _, ok := m[f.mergeKey]; !ok {
-				return badRequest(index(path, i), "has no merge key %q", f.mergeKey)
+			if _, ok := m[mergeKey]; !ok {
+				return badRequest(index(path, i), "has no merge key %q", mergeKey)
 			}
-		}
-		keyOf = func(item any) (any, bool) {
-			m, ok := item.(map[string]any)
-			if !ok {
-				return nil, false
-			}
-			k, ok := m[f.mergeKey]
-			return k, ok
 		}
 	}
-	if f == nil || !f.merge {
-		return nil // a list without a merge strategy is already in the patch's order
+	keyOf := keyBy(mergeKey)
+	if err := checkOrder(patchList, order, keyOf, name, path); err != nil {
+		return err
 	}
 	list, ok := original[name].([]any)
 	if !ok {
 		return nil
 	}
-	rank := func(item any) int {
-		k, ok := keyOf(item)
-		if !ok {
-			return -1
-		}
-		for i, o := range order {
-			ok2, _ := keyOf(o)
-			if equal(k, ok2) {
-				return i
+	if mergeKey == "" {
+		for _, item := range list {
+			switch item.(type) {
+			case map[string]any, []any:
+				return nil
 			}
 		}
-		return -1
 	}
-	var ordered []any
-	for _, item := range list {
-		if rank(item) >= 0 {
-			ordered = append(ordered, item)
-		}
+	original[name] = normalizeOrder(list, order, live, keyOf)
+	return nil
+}
+
+// checkOrder reports a patch list whose elements (other than those carrying a $patch
+// directive) are not named by order in the same order, as strategicpatch's
+// validatePatchWithSetOrderList does; kube-apiserver answers that with a 500, miniplane
+// with a 400 that names the list.
+func checkOrder(patchList any, order []any, keyOf keyFunc, name, path string) *Error {
+	list, ok := patchList.([]any)
+	if !ok {
+		return nil // no patch list (the directive only reorders), or mergeList refuses it
 	}
-	sort.SliceStable(ordered, func(i, j int) bool { return rank(ordered[i]) < rank(ordered[j]) })
-	// Put the ordered elements into the slots the ordered elements held, so the others
-	// stay where they were.
-	result := make([]any, 0, len(list))
 	next := 0
 	for _, item := range list {
-		if rank(item) >= 0 {
-			result = append(result, ordered[next])
+		if m, ok := item.(map[string]any); ok && m[directiveKey] != nil {
+			continue
+		}
+		k, ok := keyOf(item)
+		if !ok {
+			return nil // an element without its merge key; mergeList names it
+		}
+		found := false
+		for next < len(order) && !found {
+			ok, _ := keyOf(order[next])
+			found = equal(k, ok)
 			next++
-		} else {
-			result = append(result, item)
+		}
+		if !found {
+			return badRequest(path, "the patch's %q list holds %s, which this order does not name after the elements before it", name, show(k))
 		}
 	}
-	original[name] = result
 	return nil
 }

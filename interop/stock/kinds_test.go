@@ -378,10 +378,9 @@ func storedKindCases() []kindCase {
 			},
 			strategic: `{"secrets":[{"name":"b"}]}`,
 			strategicOK: func(t *testing.T, sa *corev1.ServiceAccount) {
-				// Merged by name, not replaced. (Kubernetes puts the patch's new
-				// element first, [b a]; miniplane's patch appends it: the order is
-				// not checked.)
-				assert.ElementsMatch(t, []corev1.ObjectReference{{Name: "a"}, {Name: "b"}}, sa.Secrets, "secrets merge by name")
+				// Merged by name, not replaced, with the patch's new element first
+				// as Kubernetes puts it.
+				assert.Equal(t, []corev1.ObjectReference{{Name: "b"}, {Name: "a"}}, sa.Secrets, "secrets merge by name")
 			},
 		},
 	}
