@@ -92,7 +92,24 @@ type Config struct {
 	// EvictionTimeout is how long pods stay on a down node before they are
 	// marked Failed (NodeLost); default 30s.
 	EvictionTimeout time.Duration
+	// NodeLeases makes Run keep a Lease per node that is up, renewed every
+	// NodeLeaseRenewInterval (leases.go), as kubelets do; Client must then
+	// implement Updater, and the namespace apiserver.NodeLeaseNamespace
+	// exist. Off by default: the renewals are writes that would change
+	// every recorded run of the simulator.
+	NodeLeases bool
+	// Scheduler is SchedulerBuiltin (the default, also "") or
+	// SchedulerNone, with which nodesim binds no pod and leaves pending
+	// pods to another scheduler (a real kube-scheduler): its kubelets still
+	// run the pods bound to their nodes.
+	Scheduler string
 }
+
+// The values of Config.Scheduler.
+const (
+	SchedulerBuiltin = "builtin"
+	SchedulerNone    = "none"
+)
 
 // Controller is the simulated scheduler, kubelets and node lifecycle.
 type Controller struct {
@@ -181,6 +198,12 @@ func New(cfg Config) (*Controller, error) {
 		binder = b
 	}
 	cfg = withDefaults(cfg)
+	if cfg.Scheduler != SchedulerBuiltin && cfg.Scheduler != SchedulerNone {
+		return nil, fmt.Errorf("nodesim: Config.Scheduler %q: want %q or %q", cfg.Scheduler, SchedulerBuiltin, SchedulerNone)
+	}
+	if _, ok := cfg.Client.(Updater); cfg.NodeLeases && !ok {
+		return nil, errors.New("nodesim: Config.NodeLeases needs a Client that can update objects (Updater)")
+	}
 	if cfg.Nodes > MaxNodes {
 		return nil, fmt.Errorf("nodesim: %d nodes: at most %d pod ranges fit in 10.244.0.0-10.255.255.0", cfg.Nodes, MaxNodes)
 	}
@@ -260,6 +283,9 @@ func withDefaults(cfg Config) Config {
 	if cfg.NodeNamePrefix == "" {
 		cfg.NodeNamePrefix = DefaultNodeNamePrefix
 	}
+	if cfg.Scheduler == "" {
+		cfg.Scheduler = SchedulerBuiltin
+	}
 	if cfg.PodsPerNode == 0 {
 		cfg.PodsPerNode = DefaultPodsPerNode
 	}
@@ -306,8 +332,13 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	if !c.podInf.WaitForHandlers(ctx) || !c.nodeInf.WaitForHandlers(ctx) {
 		return
 	}
-	c.log.Info("started", zap.Int("workers", workers))
+	c.log.Info("started", zap.Int("workers", workers), zap.String("scheduler", c.cfg.Scheduler), zap.Bool("nodeLeases", c.cfg.NodeLeases))
+	var leases sync.WaitGroup
+	if c.cfg.NodeLeases {
+		leases.Go(func() { c.runNodeLeases(ctx) })
+	}
 	c.queue.Work(ctx, workers, func(key string) { c.process(ctx, key) })
+	leases.Wait()
 	c.log.Info("stopped")
 }
 
@@ -363,6 +394,9 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		return err
 	}
 	if pod.Spec.NodeName == "" {
+		if c.cfg.Scheduler == SchedulerNone {
+			return nil // another scheduler binds it; the pod handler queues it again then
+		}
 		return c.schedule(ctx, key, pod)
 	}
 	c.mu.Lock()
