@@ -124,6 +124,8 @@ func newPlane(cfg planeConfig) (*plane, error) {
 	nc.Logger = cfg.Logger.Named("nodesim")
 	nc.Recorder = apiserver.NewEventRecorder(p.srv, cfg.Clock, "kubelet", "nodesim")
 	nc.Nodes = cfg.Options.Nodes
+	nc.Scheduler = cfg.Options.Scheduler
+	nc.NodeLeases = true // the API server has their namespace (SystemNamespaces)
 	if p.nodes, err = nodesim.New(nc); err != nil {
 		return nil, err
 	}
