@@ -84,3 +84,13 @@ func TestNodeLeasesAndSchedulerNone(t *testing.T) {
 	})
 	assert.Equal(t, "node-1", pod().Spec.NodeName)
 }
+
+// TestServeRefusesAnUnknownScheduler: --scheduler takes builtin or none.
+func TestServeRefusesAnUnknownScheduler(t *testing.T) {
+	var stdout, stderr syncBuffer
+	err := run([]string{"serve", "--addr=127.0.0.1:0", "--scheduler=default-scheduler"}, &stdout, &stderr)
+	var ue usageError
+	require.ErrorAs(t, err, &ue)
+	assert.EqualError(t, err, `--scheduler must be "builtin" or "none", got "default-scheduler"`)
+	assert.Empty(t, stdout.String(), "nothing served")
+}
