@@ -167,6 +167,11 @@ type Controller struct {
 	load       loadHeap
 	loadByName map[string]*loadEntry
 
+	// leased holds the nodes whose Lease nodesim has written (guarded by
+	// mu); leaseWake wakes runNodeLeases when a node is added (leases.go).
+	leased    map[string]bool
+	leaseWake chan struct{}
+
 	// carriers lends the pods that carry status writes (kubelet.go).
 	carriers carriers
 }
@@ -226,6 +231,8 @@ func New(cfg Config) (*Controller, error) {
 		up:            make(map[string]bool),
 		bound:         make(map[string]boundPod),
 		podsOn:        make(map[string]int),
+		leased:        make(map[string]bool),
+		leaseWake:     make(chan struct{}, 1),
 	}
 	if err := addPodIndex(c.podInf); err != nil {
 		return nil, err
@@ -256,6 +263,9 @@ func New(cfg Config) (*Controller, error) {
 	c.nodeReg = c.nodeInf.AddEventHandler(informer.HandlerFuncs{
 		AddFunc: func(obj api.Object, _ bool) {
 			c.nodesChanged()
+			if c.cfg.NodeLeases {
+				c.wakeNodeLeases() // a kubelet writes its Lease once it has registered
+			}
 			c.enqueueNode(obj.GetObjectMeta().Name) // pods bound before the node was cached
 			c.retryUnschedulable()
 		},

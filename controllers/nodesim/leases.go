@@ -38,6 +38,13 @@ type Updater interface {
 // a dead kubelet. It tries every node and returns the errors joined.
 // Run calls it every NodeLeaseRenewInterval when Config.NodeLeases is set.
 func (c *Controller) RenewNodeLeases(ctx context.Context) error {
+	return c.renewNodeLeases(ctx, false)
+}
+
+// renewNodeLeases is RenewNodeLeases; onlyNew limits it to the nodes whose
+// Lease nodesim has not written yet, as a kubelet creates its Lease as soon
+// as it has registered its node.
+func (c *Controller) renewNodeLeases(ctx context.Context, onlyNew bool) error {
 	upd, ok := c.client.(Updater)
 	if !ok {
 		return errors.New("nodesim: Config.Client cannot update objects, so it cannot renew node Leases")
@@ -56,13 +63,18 @@ func (c *Controller) RenewNodeLeases(ctx context.Context) error {
 	for _, n := range nodes {
 		c.mu.Lock()
 		down, _ := c.nodeDownLocked(n)
+		skip := down || (onlyNew && c.leased[n.Metadata.Name])
 		c.mu.Unlock()
-		if down {
+		if skip {
 			continue
 		}
 		if err := c.renewNodeLease(ctx, upd, n); err != nil {
 			errs = append(errs, fmt.Errorf("nodesim: renew the Lease of node %s: %w", n.Metadata.Name, err))
+			continue
 		}
+		c.mu.Lock()
+		c.leased[n.Metadata.Name] = true
+		c.mu.Unlock()
 	}
 	return errors.Join(errs...)
 }
@@ -109,19 +121,32 @@ func (c *Controller) setNodeLease(l *api.Lease, n *api.Node) {
 }
 
 // runNodeLeases renews the node Leases now and every
-// NodeLeaseRenewInterval until ctx is done.
+// NodeLeaseRenewInterval until ctx is done; in between, a node the cache
+// gains gets its Lease at once (the node handler wakes it).
 func (c *Controller) runNodeLeases(ctx context.Context) {
 	t := c.clock.NewTimer(NodeLeaseRenewInterval)
 	defer t.Stop()
+	onlyNew := false
 	for {
-		if err := c.RenewNodeLeases(ctx); err != nil && ctx.Err() == nil {
+		if err := c.renewNodeLeases(ctx, onlyNew); err != nil && ctx.Err() == nil {
 			c.log.Info("node leases not all renewed; will retry", zap.Error(err))
 		}
 		select {
 		case <-ctx.Done():
 			return
+		case <-c.leaseWake:
+			onlyNew = true
 		case <-t.C():
+			onlyNew = false
 			t.Reset(NodeLeaseRenewInterval)
 		}
+	}
+}
+
+// wakeNodeLeases has runNodeLeases write the Leases of new nodes now.
+func (c *Controller) wakeNodeLeases() {
+	select {
+	case c.leaseWake <- struct{}{}:
+	default: // a wake is pending already: it will see this node too
 	}
 }

@@ -1,7 +1,9 @@
 package nodesim
 
 import (
+	"context"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -111,4 +113,40 @@ func TestConfigSchedulerRefusesUnknown(t *testing.T) {
 	_, err = New(cfg)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `"default-scheduler"`)
+}
+
+// TestRunNodeLeasesOnTheClock runs the renewal loop as Run does: Leases at
+// start, one at once for a node registered later, and renewals every 10s
+// of the fake clock.
+func TestRunNodeLeasesOnTheClock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newLeaseEnv(t)
+		ctx, cancel := context.WithCancel(e.ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			e.c.runNodeLeases(ctx)
+		}()
+		synctest.Wait()
+		renewed := func(node string) time.Time { return e.lease(node).Spec.RenewTime.Time }
+		assert.True(t, renewed("node-0").Equal(epoch), "at start: %v", renewed("node-0"))
+
+		_, err := e.srv.Create(e.ctx, newNode("late", 5, 110, epoch))
+		require.NoError(t, err)
+		e.settle() // the node handler sees it and wakes the loop
+		synctest.Wait()
+		assert.True(t, renewed("late").Equal(epoch), "a new node's Lease comes at once: %v", renewed("late"))
+		assert.True(t, renewed("node-0").Equal(epoch))
+
+		e.clk.Step(NodeLeaseRenewInterval - time.Second)
+		synctest.Wait()
+		assert.True(t, renewed("node-0").Equal(epoch), "not yet due: %v", renewed("node-0"))
+		e.clk.Step(time.Second)
+		synctest.Wait()
+		for _, n := range []string{"node-0", "node-1", "late"} {
+			assert.True(t, renewed(n).Equal(epoch.Add(NodeLeaseRenewInterval)), "%s after 10s: %v", n, renewed(n))
+		}
+		cancel()
+		<-done
+	})
 }
