@@ -16,15 +16,29 @@ import (
 )
 
 func TestNewServerHasDefaultNamespaces(t *testing.T) {
-	s, _ := newServer(t)
-	nss, _, err := apiserver.For[*api.Namespace](s).List(ctx, "", apiserver.ListOptions{})
-	require.NoError(t, err)
-	var names []string
-	for _, ns := range nss {
-		names = append(names, ns.Metadata.Name)
-		assert.Equal(t, api.NamespaceActive, ns.Status.Phase)
+	for _, tc := range []struct {
+		name   string
+		system bool
+		want   []string
+	}{
+		{"without system namespaces", false, []string{"default", "kube-system"}},
+		{"with system namespaces", true, []string{"default", "kube-node-lease", "kube-public", "kube-system"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := apiserver.New(apiserver.Config{
+				Clock: clock.NewFake(epoch), Rand: rand.New(rand.NewPCG(1, 2)), SystemNamespaces: tc.system,
+			})
+			require.NoError(t, err)
+			nss, _, err := apiserver.For[*api.Namespace](s).List(ctx, "", apiserver.ListOptions{})
+			require.NoError(t, err)
+			var names []string
+			for _, ns := range nss {
+				names = append(names, ns.Metadata.Name)
+				assert.Equal(t, api.NamespaceActive, ns.Status.Phase)
+			}
+			assert.Equal(t, tc.want, names)
+		})
 	}
-	assert.Equal(t, []string{"default", "kube-system"}, names)
 }
 
 // TestCreateSetsServerOwnedMetadata sends every field the server owns with

@@ -43,7 +43,26 @@ type Config struct {
 	HistoryLimit int
 	// BookmarkInterval overrides DefaultBookmarkInterval.
 	BookmarkInterval time.Duration
+	// SystemNamespaces makes New create "kube-public" and
+	// NodeLeaseNamespace after "default" and "kube-system", as
+	// kube-apiserver does. Off, the server starts with the first two only,
+	// so that runs recorded before (golden traces, seeded names) keep their
+	// revisions and uids: each namespace takes a revision and draws a uid.
+	SystemNamespaces bool
 }
+
+// initialNamespaces names the namespaces New creates, in order.
+func initialNamespaces(system bool) []string {
+	if system {
+		return []string{"default", "kube-system", "kube-public", NodeLeaseNamespace}
+	}
+	return []string{"default", "kube-system"}
+}
+
+// NodeLeaseNamespace is the namespace of the node Leases, one per node,
+// named after it, which kubelets renew as their heartbeat. Kubernetes:
+// corev1.NamespaceNodeLease.
+const NodeLeaseNamespace = "kube-node-lease"
 
 // Server serves the resources of miniplane over a store. Create it with New.
 type Server struct {
@@ -79,7 +98,8 @@ type Server struct {
 }
 
 // New returns a server holding the namespaces "default" and "kube-system",
-// as a fresh cluster does.
+// as a fresh cluster does, and with Config.SystemNamespaces "kube-public"
+// and "kube-node-lease" too.
 func New(cfg Config) (*Server, error) {
 	if cfg.Clock == nil || cfg.Rand == nil {
 		return nil, errors.New("apiserver: Config needs a Clock and a Rand")
@@ -106,7 +126,7 @@ func New(cfg Config) (*Server, error) {
 	for _, k := range newKinds() {
 		s.register(k)
 	}
-	for _, name := range []string{"default", "kube-system"} {
+	for _, name := range initialNamespaces(cfg.SystemNamespaces) {
 		ns := &api.Namespace{Metadata: api.ObjectMeta{Name: name}}
 		if _, err := s.create(ns, WriteOptions{}); err != nil {
 			return nil, fmt.Errorf("apiserver: creating namespace %s: %w", name, err)

@@ -124,7 +124,7 @@ func newPlane(cfg planeConfig) (*plane, error) {
 	p := &plane{cfg: cfg, clock: cfg.Clock, log: cfg.Logger, ready: make(chan struct{}), registered: make(chan struct{})}
 	var err error
 	p.srv, err = apiserver.New(apiserver.Config{
-		Clock: cfg.Clock, Rand: rand.New(rand.NewPCG(cfg.Seed, 0x6d696e69)),
+		Clock: cfg.Clock, Rand: rand.New(rand.NewPCG(cfg.Seed, 0x6d696e69)), SystemNamespaces: true,
 		Names:  apiserver.NewSeededNames(cfg.Seed), // the same pod names for one seed, whatever the goroutines' timing
 		Logger: cfg.Logger.Named("apiserver"),
 	})
@@ -138,6 +138,8 @@ func newPlane(cfg planeConfig) (*plane, error) {
 	nc.Logger = cfg.Logger.Named("nodesim")
 	nc.Recorder = apiserver.NewEventRecorder(p.srv, cfg.Clock, "kubelet", "nodesim")
 	nc.Nodes = cfg.Options.Nodes
+	nc.Scheduler = cfg.Options.Scheduler
+	nc.NodeLeases = true // the API server has their namespace (SystemNamespaces)
 	if p.nodes, err = nodesim.New(nc); err != nil {
 		return nil, err
 	}

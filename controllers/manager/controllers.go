@@ -72,7 +72,7 @@ func initNodeSim(ic InitContext) (Controller, int, error) {
 	}
 	c, err := nodesim.New(nodesim.Config{
 		Client: ic.Client, Binder: ic.Binder, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
-		Recorder: ic.recorder("kubelet"), Nodes: ic.Options.Nodes,
+		Recorder: ic.recorder("kubelet"), Nodes: ic.Options.Nodes, Scheduler: ic.Options.Scheduler,
 	})
 	if err != nil {
 		return nil, 0, err

@@ -57,6 +57,9 @@ func TestOptionsFlagsAndValidation(t *testing.T) {
 		{name: "zero workers", args: []string{"--concurrent-rc-syncs=0"}, wantErr: "--concurrent-rc-syncs must be at least 1, got 0"},
 		{name: "no simulated nodes", args: []string{"--nodes=0"}, want: func(o manager.Options) bool { return o.Nodes == 0 }},
 		{name: "negative nodes", args: []string{"--nodes=-1"}, wantErr: "--nodes must be at least 0, got -1"},
+		{name: "builtin scheduler by default", want: func(o manager.Options) bool { return o.Scheduler == "builtin" }},
+		{name: "no scheduler", args: []string{"--scheduler=none"}, want: func(o manager.Options) bool { return o.Scheduler == "none" }},
+		{name: "unknown scheduler", args: []string{"--scheduler=kube"}, wantErr: `--scheduler must be "builtin" or "none", got "kube"`},
 		{name: "leader election defaults", want: func(o manager.Options) bool {
 			le := o.LeaderElection
 			return le.LeaderElect && le.LeaseDuration == 15*time.Second && le.RenewDeadline == 10*time.Second &&

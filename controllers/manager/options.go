@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/miniplane/miniplane/controllers/nodesim"
 	"github.com/miniplane/miniplane/election"
 )
 
@@ -32,6 +33,10 @@ type Options struct {
 	// none (nodesim still schedules pods onto nodes created through the
 	// API).
 	Nodes int
+	// Scheduler is who binds pending pods: nodesim.SchedulerBuiltin
+	// (nodesim's scheduler; also "") or nodesim.SchedulerNone (another scheduler,
+	// a real kube-scheduler; nodesim's kubelets still run what it binds).
+	Scheduler string
 	// LeaderElection configures how an Instance is elected.
 	LeaderElection LeaderElectionOptions
 }
@@ -97,6 +102,7 @@ func DefaultOptions() Options {
 		ConcurrentEndpointSyncs: 5,
 		ConcurrentGCSyncs:       20,
 		Nodes:                   3,
+		Scheduler:               nodesim.SchedulerBuiltin,
 		LeaderElection: LeaderElectionOptions{
 			LeaderElect:       true,
 			LeaseDuration:     election.DefaultLeaseDuration,
@@ -119,6 +125,7 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.ConcurrentGCSyncs, "concurrent-gc-syncs", o.ConcurrentGCSyncs, "garbage collector workers")
 	fs.DurationVar(&o.EndpointUpdatesBatchPeriod, "endpoint-updates-batch-period", o.EndpointUpdatesBatchPeriod, "how long the endpoints controller waits after a pod change so that bursts make one write")
 	fs.IntVar(&o.Nodes, "nodes", o.Nodes, "simulated nodes the nodesim controller registers")
+	fs.StringVar(&o.Scheduler, "scheduler", o.Scheduler, "who binds pending pods: 'builtin' (nodesim's scheduler) or 'none' (another scheduler, such as kube-scheduler; the simulated kubelets still run the pods it binds)")
 	le := &o.LeaderElection
 	fs.BoolVar(&le.LeaderElect, "leader-elect", le.LeaderElect, "run the controllers only while this instance holds the leader lease")
 	fs.DurationVar(&le.LeaseDuration, "leader-elect-lease-duration", le.LeaseDuration, "how long other instances wait, after they last saw the leader renew, before they may take the lease")
@@ -159,6 +166,9 @@ func (o Options) Validate(known []string) error {
 		if n.v < n.min {
 			return fmt.Errorf("%s must be at least %d, got %d", n.flag, n.min, n.v)
 		}
+	}
+	if o.Scheduler != "" && o.Scheduler != nodesim.SchedulerBuiltin && o.Scheduler != nodesim.SchedulerNone {
+		return fmt.Errorf("--scheduler must be %q or %q, got %q", nodesim.SchedulerBuiltin, nodesim.SchedulerNone, o.Scheduler)
 	}
 	return o.LeaderElection.Validate()
 }

@@ -92,7 +92,24 @@ type Config struct {
 	// EvictionTimeout is how long pods stay on a down node before they are
 	// marked Failed (NodeLost); default 30s.
 	EvictionTimeout time.Duration
+	// NodeLeases makes Run keep a Lease per node that is up, renewed every
+	// NodeLeaseRenewInterval (leases.go), as kubelets do; Client must then
+	// implement Updater, and the namespace apiserver.NodeLeaseNamespace
+	// exist. Off by default: the renewals are writes that would change
+	// every recorded run of the simulator.
+	NodeLeases bool
+	// Scheduler is SchedulerBuiltin (the default, also "") or
+	// SchedulerNone, with which nodesim binds no pod and leaves pending
+	// pods to another scheduler (a real kube-scheduler): its kubelets still
+	// run the pods bound to their nodes.
+	Scheduler string
 }
+
+// The values of Config.Scheduler.
+const (
+	SchedulerBuiltin = "builtin"
+	SchedulerNone    = "none"
+)
 
 // Controller is the simulated scheduler, kubelets and node lifecycle.
 type Controller struct {
@@ -150,6 +167,11 @@ type Controller struct {
 	load       loadHeap
 	loadByName map[string]*loadEntry
 
+	// leased holds the nodes whose Lease nodesim has written (guarded by
+	// mu); leaseWake wakes runNodeLeases when a node is added (leases.go).
+	leased    map[string]bool
+	leaseWake chan struct{}
+
 	// carriers lends the pods that carry status writes (kubelet.go).
 	carriers carriers
 }
@@ -181,6 +203,12 @@ func New(cfg Config) (*Controller, error) {
 		binder = b
 	}
 	cfg = withDefaults(cfg)
+	if cfg.Scheduler != SchedulerBuiltin && cfg.Scheduler != SchedulerNone {
+		return nil, fmt.Errorf("nodesim: Config.Scheduler %q: want %q or %q", cfg.Scheduler, SchedulerBuiltin, SchedulerNone)
+	}
+	if _, ok := cfg.Client.(Updater); cfg.NodeLeases && !ok {
+		return nil, errors.New("nodesim: Config.NodeLeases needs a Client that can update objects (Updater)")
+	}
 	if cfg.Nodes > MaxNodes {
 		return nil, fmt.Errorf("nodesim: %d nodes: at most %d pod ranges fit in 10.244.0.0-10.255.255.0", cfg.Nodes, MaxNodes)
 	}
@@ -203,6 +231,8 @@ func New(cfg Config) (*Controller, error) {
 		up:            make(map[string]bool),
 		bound:         make(map[string]boundPod),
 		podsOn:        make(map[string]int),
+		leased:        make(map[string]bool),
+		leaseWake:     make(chan struct{}, 1),
 	}
 	if err := addPodIndex(c.podInf); err != nil {
 		return nil, err
@@ -233,6 +263,9 @@ func New(cfg Config) (*Controller, error) {
 	c.nodeReg = c.nodeInf.AddEventHandler(informer.HandlerFuncs{
 		AddFunc: func(obj api.Object, _ bool) {
 			c.nodesChanged()
+			if c.cfg.NodeLeases {
+				c.wakeNodeLeases() // a kubelet writes its Lease once it has registered
+			}
 			c.enqueueNode(obj.GetObjectMeta().Name) // pods bound before the node was cached
 			c.retryUnschedulable()
 		},
@@ -259,6 +292,9 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.NodeNamePrefix == "" {
 		cfg.NodeNamePrefix = DefaultNodeNamePrefix
+	}
+	if cfg.Scheduler == "" {
+		cfg.Scheduler = SchedulerBuiltin
 	}
 	if cfg.PodsPerNode == 0 {
 		cfg.PodsPerNode = DefaultPodsPerNode
@@ -306,8 +342,13 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	if !c.podInf.WaitForHandlers(ctx) || !c.nodeInf.WaitForHandlers(ctx) {
 		return
 	}
-	c.log.Info("started", zap.Int("workers", workers))
+	c.log.Info("started", zap.Int("workers", workers), zap.String("scheduler", c.cfg.Scheduler), zap.Bool("nodeLeases", c.cfg.NodeLeases))
+	var leases sync.WaitGroup
+	if c.cfg.NodeLeases {
+		leases.Go(func() { c.runNodeLeases(ctx) })
+	}
 	c.queue.Work(ctx, workers, func(key string) { c.process(ctx, key) })
+	leases.Wait()
 	c.log.Info("stopped")
 }
 
@@ -363,6 +404,9 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		return err
 	}
 	if pod.Spec.NodeName == "" {
+		if c.cfg.Scheduler == SchedulerNone {
+			return nil // another scheduler binds it; the pod handler queues it again then
+		}
 		return c.schedule(ctx, key, pod)
 	}
 	c.mu.Lock()

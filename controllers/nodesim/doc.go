@@ -33,6 +33,13 @@
 //     nothing (it confirms no deletions; the API server's Sweep removes
 //     terminating pods there when their grace period ends).
 //
+// With Config.Scheduler SchedulerNone the first piece is off: another
+// scheduler binds the pods, and the kubelets run what it binds. With
+// Config.NodeLeases the kubelets also keep a Lease per node that is up in
+// kube-node-lease, renewed every 10s (leases.go), their heartbeat in
+// Kubernetes; it is off by default because every renewal is a write that
+// would change the simulator's recorded runs.
+//
 // The kubelets also keep a log per container run (logs.go), the lines
 // saying what they did to it, which ContainerLog serves for kubectl logs:
 // nothing runs, so that is all a container "writes".
