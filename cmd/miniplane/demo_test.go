@@ -64,6 +64,7 @@ func TestDemoTellsEveryChapter(t *testing.T) {
 	assert.NotContains(t, out, "\x1b[", "no colour when stdout is not a terminal")
 	assert.Empty(t, stderr.String(), "no log lines unless -v")
 	assert.Equal(t, 2, strings.Count(out, "holds lease kube-controller-manager"), "one leader, then one after the failover")
+	assert.Equal(t, 2, strings.Count(out, "holds lease"), "the kubelets' node Leases are heartbeats, not elections: not told")
 }
 
 // TestDemoKeepRunningServesUntilSignalled: with --keep-running the demo

@@ -665,8 +665,12 @@ func endpointIPs(e *api.Endpoints) (ready, notReady []string) {
 	return ready, notReady
 }
 
-// lease tells a change of a lease's holder.
+// lease tells a change of a lease's holder. The kubelets' node Leases in
+// kube-node-lease are heartbeats, not an election: they are not told.
 func (n *narrator) lease(at time.Time, l *api.Lease) {
+	if l.Metadata.Namespace == apiserver.NodeLeaseNamespace {
+		return
+	}
 	key := api.KeyOf(&l.Metadata)
 	holder := ""
 	if l.Spec.HolderIdentity != nil {
