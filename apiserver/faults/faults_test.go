@@ -215,6 +215,9 @@ func TestLaggingWatchDeliversEveryEventInOrder(t *testing.T) {
 		p := newPlane(t, faults.SetOf(faults.Lag), 1, 3)
 		resp := p.do(t, p.client, req{path: pods + "?watch=true&resourceVersion=" + strconv.FormatInt(p.srv.Store().Rev(), 10)})
 		defer resp.Body.Close()
+		// The answer's headers can reach the client before the watch has
+		// written its fault to the trace: wait until the handler blocks.
+		synctest.Wait()
 
 		var mu sync.Mutex
 		created := map[string]time.Time{}
