@@ -42,10 +42,10 @@ type Real struct{}
 
 var _ Clock = Real{}
 
-// Now returns time.Now().
+// Now reads the machine's clock.
 func (Real) Now() time.Time { return time.Now() } // wallclock: Real is the one door to it
 
-// Since returns time.Since(t).
+// Since returns the time elapsed since t on the machine's clock.
 func (Real) Since(t time.Time) time.Duration { return time.Since(t) } // wallclock: as Now
 
 // NewTimer wraps time.NewTimer.

@@ -39,6 +39,20 @@ type typeMeta struct {
 	Kind       string `json:"kind"`
 }
 
+// decodeRequest reads a create's or update's body into obj, as decodeBody
+// decodes it; a Content-Type this server cannot decode is refused (415)
+// before the body is read.
+func (h *Handler) decodeRequest(w http.ResponseWriter, r *http.Request, obj any, wantKind, wantAPIVersion string) error {
+	if _, err := bodyFormat(r); err != nil {
+		return err
+	}
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	return h.decodeBody(w, r, body, obj, wantKind, wantAPIVersion)
+}
+
 // decodeBody decodes a create's or update's body into obj, in the format
 // its Content-Type names (415 for one neither JSON nor protobuf), after
 // checking that the kind and apiVersion it names (if any) are wantKind and

@@ -163,15 +163,8 @@ func (h *Handler) decodeObject(w http.ResponseWriter, r *http.Request, req resou
 		return nil, opts, err
 	}
 	opts.DryRun = dry
-	if _, err := bodyFormat(r); err != nil {
-		return nil, opts, err // before reading a body this server cannot decode
-	}
-	body, err := readBody(r)
-	if err != nil {
-		return nil, opts, err
-	}
 	obj := req.info.New()
-	if err := h.decodeBody(w, r, body, obj, req.info.Kind, req.info.APIVersion()); err != nil {
+	if err := h.decodeRequest(w, r, obj, req.info.Kind, req.info.APIVersion()); err != nil {
 		return nil, opts, err
 	}
 	if err := checkObjectPath(obj.GetObjectMeta(), req.info, req.namespace, req.name); err != nil {
@@ -246,15 +239,8 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, req resourc
 		if err != nil {
 			return err
 		}
-		if _, err := bodyFormat(r); err != nil {
-			return err
-		}
-		body, err := readBody(r)
-		if err != nil {
-			return err
-		}
 		var sc api.Scale
-		if err := h.decodeBody(w, r, body, &sc, scaleKind, scaleAPIVersion); err != nil {
+		if err := h.decodeRequest(w, r, &sc, scaleKind, scaleAPIVersion); err != nil {
 			return err
 		}
 		if err := checkObjectPath(&sc.Metadata, req.info, req.namespace, req.name); err != nil {
@@ -288,15 +274,8 @@ func (h *Handler) serveBinding(w http.ResponseWriter, r *http.Request, req resou
 	if err != nil {
 		return err
 	}
-	if _, err := bodyFormat(r); err != nil {
-		return err
-	}
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
 	var b api.Binding
-	if err := h.decodeBody(w, r, body, &b, "Binding", "v1"); err != nil {
+	if err := h.decodeRequest(w, r, &b, "Binding", "v1"); err != nil {
 		return err
 	}
 	if err := checkObjectPath(&b.Metadata, req.info, req.namespace, req.name); err != nil {
@@ -338,15 +317,8 @@ func (h *Handler) serveEviction(w http.ResponseWriter, r *http.Request, req reso
 	if err != nil {
 		return err
 	}
-	if _, err := bodyFormat(r); err != nil {
-		return err
-	}
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
 	var ev api.Eviction
-	if err := h.decodeBody(w, r, body, &ev, evictionKind, evictionAPIVersion); err != nil {
+	if err := h.decodeRequest(w, r, &ev, evictionKind, evictionAPIVersion); err != nil {
 		return err
 	}
 	if err := checkObjectPath(&ev.Metadata, req.info, req.namespace, ""); err != nil {
