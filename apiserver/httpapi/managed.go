@@ -39,7 +39,9 @@ func managerOf(r *http.Request) string {
 // manager in obj's managedFields, as kube-apiserver's field manager does
 // for every write that is not an apply: the manager's "Update" entry gains
 // the fields it set or changed, and other managers lose them. Without a
-// manager obj is returned as it is.
+// manager obj is returned as it is. A create (old nil) sets the entry on obj
+// itself and returns it: obj must be the request's own, decoded for it; an
+// update returns a new object.
 func (h *Handler) trackUpdate(info apiserver.ResourceInfo, old, obj api.Object, manager string) (api.Object, error) {
 	if manager == "" {
 		return obj, nil
@@ -48,11 +50,20 @@ func (h *Handler) trackUpdate(info apiserver.ResourceInfo, old, obj api.Object, 
 	if err != nil {
 		return nil, apiserver.NewInternalError(err)
 	}
-	var oldJSON []byte
-	if old != nil {
-		if oldJSON, err = json.Marshal(old); err != nil {
-			return nil, apiserver.NewInternalError(err)
+	if old == nil {
+		// A create: only the new entry is computed; obj, decoded from this
+		// request and owned by it, takes it in place of whatever
+		// managedFields the client sent.
+		entries, err := patch.TrackCreate(info.Kind, newJSON, manager, h.clock.Now())
+		if err != nil {
+			return nil, patchStatus(err, info, obj.GetObjectMeta().Name)
 		}
+		obj.GetObjectMeta().ManagedFields = entries
+		return obj, nil
+	}
+	oldJSON, err := json.Marshal(old)
+	if err != nil {
+		return nil, apiserver.NewInternalError(err)
 	}
 	tracked, err := patch.TrackUpdate(info.Kind, oldJSON, newJSON, manager, h.clock.Now())
 	if err != nil {

@@ -28,6 +28,26 @@ type fieldSet struct {
 
 func newFieldSet() *fieldSet { return &fieldSet{} }
 
+// child returns the node of member el under s, adding an empty one when missing.
+func (s *fieldSet) child(el string) *fieldSet {
+	if s.children == nil {
+		s.children = map[string]*fieldSet{}
+	}
+	c, ok := s.children[el]
+	if !ok {
+		c = &fieldSet{}
+		s.children[el] = c
+	}
+	return c
+}
+
+// dropIfEmpty removes s's child el when it has no member (nor any below it).
+func (s *fieldSet) dropIfEmpty(el string) {
+	if c, ok := s.children[el]; ok && c.empty() {
+		delete(s.children, el)
+	}
+}
+
 // insert adds path to the set.
 func (s *fieldSet) insert(path []string) {
 	n := s

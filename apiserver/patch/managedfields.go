@@ -128,33 +128,38 @@ func timestamp(now time.Time) string {
 // kinds with a status subresource when skipStatus is set, are left out.
 func fieldsOf(obj map[string]any, s *schema, kind string, skipStatus bool) *fieldSet {
 	set := newFieldSet()
-	for _, k := range sortedKeys(obj) {
+	for k, v := range obj {
 		switch {
 		case k == "apiVersion" || k == "kind":
 			continue
 		case k == "status" && skipStatus && statusKinds[kind]:
 			continue
 		case k == "metadata":
-			meta, ok := obj[k].(map[string]any)
+			meta, ok := v.(map[string]any)
 			if !ok {
 				continue
 			}
 			ms := s.child("metadata")
-			for _, mk := range sortedKeys(meta) {
+			mn := set.child(fieldElement("metadata"))
+			for mk, mv := range meta {
 				if serverFields[mk] || mk == "name" || mk == "namespace" {
 					continue
 				}
-				addFields(set, []string{fieldElement("metadata"), fieldElement(mk)}, meta[mk], ms.lookup(mk))
+				addFields(mn, fieldElement(mk), mv, ms.lookup(mk))
 			}
+			set.dropIfEmpty(fieldElement("metadata"))
 		default:
-			addFields(set, []string{fieldElement(k)}, obj[k], s.lookup(k))
+			addFields(set, fieldElement(k), v, s.lookup(k))
 		}
 	}
 	return set
 }
 
-// addFields adds the members of v, found at path, to set; f is v's field metadata.
-func addFields(set *fieldSet, path []string, v any, f *fieldMeta) {
+// addFields adds the members of v, the value of member el of parent, to parent's
+// subtree; f is v's field metadata. A value that adds no member leaves no node behind
+// (an empty node would read as a leaf in FieldsV1). The set does not depend on the
+// order maps are walked in.
+func addFields(parent *fieldSet, el string, v any, f *fieldMeta) {
 	var elem *schema
 	if f != nil {
 		elem = f.elem
@@ -163,20 +168,23 @@ func addFields(set *fieldSet, path []string, v any, f *fieldMeta) {
 	case nil:
 	case map[string]any:
 		if len(v) == 0 {
-			set.insert(path)
+			parent.child(el).self = true
 			return
 		}
-		for _, k := range sortedKeys(v) {
-			addFields(set, append(path[:len(path):len(path)], fieldElement(k)), v[k], elem.lookup(k))
+		n := parent.child(el)
+		for k, x := range v {
+			addFields(n, fieldElement(k), x, elem.lookup(k))
 		}
+		parent.dropIfEmpty(el)
 	case []any:
 		if f == nil || !f.merge {
-			set.insert(path) // an atomic list is one leaf
+			parent.child(el).self = true // an atomic list is one leaf
 			return
 		}
+		n := parent.child(el)
 		for _, item := range v {
 			if f.mergeKey == "" {
-				set.insert(append(path[:len(path):len(path)], valueElement(item)))
+				n.child(valueElement(item)).self = true
 				continue
 			}
 			m, ok := item.(map[string]any)
@@ -187,13 +195,14 @@ func addFields(set *fieldSet, path []string, v any, f *fieldMeta) {
 			if !ok {
 				continue
 			}
-			itemPath := append(path[:len(path):len(path)], keyElement(f.mergeKey, key))
-			set.insert(itemPath)
-			for _, k := range sortedKeys(m) {
-				addFields(set, append(itemPath[:len(itemPath):len(itemPath)], fieldElement(k)), m[k], elem.lookup(k))
+			it := n.child(keyElement(f.mergeKey, key))
+			it.self = true
+			for k, x := range m {
+				addFields(it, fieldElement(k), x, elem.lookup(k))
 			}
 		}
+		parent.dropIfEmpty(el)
 	default:
-		set.insert(path)
+		parent.child(el).self = true
 	}
 }

@@ -2,6 +2,7 @@ package patch
 
 import (
 	"bytes"
+	"github.com/miniplane/miniplane/api"
 	"slices"
 	"strings"
 	"time"
@@ -246,6 +247,42 @@ func TrackSubresourceUpdate(kind, subresource string, oldObj, newObj []byte, man
 	}
 	writeManagedFields(obj, entries)
 	return encodeObject(obj)
+}
+
+// TrackCreate is [TrackUpdate] of a create (oldObj nil) that returns only what it
+// records: the managedFields the created object gets, the same entries TrackUpdate
+// writes into it, nil when manager is empty or newObj sets no field. A caller holding
+// newObj as a typed object sets them there, sparing the re-encoding of the whole
+// object and its decoding back that TrackUpdate's JSON answer costs, on the path
+// every create of a stock client takes (client-go names its manager in User-Agent).
+func TrackCreate(kind string, newObj []byte, manager string, now time.Time) ([]api.ManagedFieldsEntry, error) {
+	if err := validateManager(manager); err != nil {
+		return nil, err
+	}
+	if manager == "" {
+		return nil, nil
+	}
+	obj, err := decodeObject(newObj)
+	if err != nil {
+		return nil, badRequest("", "the new object is not a JSON object: %v", err)
+	}
+	set := fieldsOf(obj, kindSchemas[kind], kind, false)
+	if set.empty() {
+		return nil, nil
+	}
+	fields, err := encode(set.fieldsV1())
+	if err != nil {
+		return nil, invalid("", "the field set cannot be encoded: %v", err)
+	}
+	at := api.NewTime(now)
+	return []api.ManagedFieldsEntry{{
+		Manager:    manager,
+		Operation:  operationUpdate,
+		APIVersion: apiVersionOf(obj),
+		Time:       &at,
+		FieldsType: "FieldsV1",
+		FieldsV1:   fields,
+	}}, nil
 }
 
 // maxManagerLength is kube-apiserver's bound on a fieldManager.
