@@ -44,3 +44,11 @@ const (
 
 // DryRunAll is the value of DeleteOptions.DryRun that asks for a dry run.
 const DryRunAll = "All"
+
+// Finalizers the server adds for a delete's propagation policy; the garbage
+// collector acts on them and removes them. Kubernetes: metav1's
+// FinalizerOrphanDependents and FinalizerDeleteDependents.
+const (
+	FinalizerOrphanDependents = "orphan"
+	FinalizerDeleteDependents = "foregroundDeletion"
+)
