@@ -49,6 +49,10 @@ const DryRunAll = "All"
 // collector acts on them and removes them. Kubernetes: metav1's
 // FinalizerOrphanDependents and FinalizerDeleteDependents.
 const (
+	// FinalizerOrphanDependents holds an owner deleted with the Orphan policy
+	// until its dependents' references to it are removed.
 	FinalizerOrphanDependents = "orphan"
+	// FinalizerDeleteDependents holds an owner deleted with the Foreground
+	// policy until its blocking dependents are deleted.
 	FinalizerDeleteDependents = "foregroundDeletion"
 )

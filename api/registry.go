@@ -9,10 +9,15 @@ import (
 // and resource, and whether its objects live in a namespace. Kubernetes: a
 // GroupVersionKind and its RESTMapping, known here from one table.
 type TypeInfo struct {
-	Group      string // "" for the core group
-	Version    string
-	Kind       string
-	Resource   string // the plural, lower case
+	// Group is the API group, "" for the core group.
+	Group string
+	// Version is the served version within the group ("v1").
+	Version string
+	// Kind is the objects' kind ("ReplicationController").
+	Kind string
+	// Resource is the plural, lower case ("replicationcontrollers").
+	Resource string
+	// Namespaced says the objects live in a namespace.
 	Namespaced bool
 	// Name is the name client methods take for the resource: Resource, or
 	// Resource.Group where one plural is served in several groups

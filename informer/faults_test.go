@@ -72,7 +72,7 @@ func (f *faultyLW) AfterList(fn func()) {
 }
 
 // CloseWatch ends the current watch as if the server had closed it: its next
-// Poll returns apiserver.ErrWatchClosed, whatever it had not yet delivered.
+// Poll returns client.ErrWatchClosed, whatever it had not yet delivered.
 func (f *faultyLW) CloseWatch() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -173,7 +173,7 @@ type faultyWatch struct {
 	closed bool // guarded by f.mu
 }
 
-// Poll implements apiserver.Watcher. It holds f.mu throughout, so once Hold
+// Poll implements client.Watcher. It holds f.mu throughout, so once Hold
 // or CloseWatch has returned no poll in flight can still deliver an event.
 func (w *faultyWatch) Poll(dst []client.WatchEvent, limit int) ([]client.WatchEvent, error) {
 	w.f.mu.Lock()
@@ -195,7 +195,7 @@ func (w *faultyWatch) Poll(dst []client.WatchEvent, limit int) ([]client.WatchEv
 	return dst, err
 }
 
-// Ready implements apiserver.Watcher.
+// Ready implements client.Watcher.
 func (w *faultyWatch) Ready() <-chan struct{} {
 	w.f.mu.Lock()
 	closed, held, wake := w.closed, w.f.held, w.f.wake
@@ -211,5 +211,5 @@ func (w *faultyWatch) Ready() <-chan struct{} {
 	return w.inner.Ready()
 }
 
-// Stop implements apiserver.Watcher.
+// Stop implements client.Watcher.
 func (w *faultyWatch) Stop() { w.inner.Stop() }

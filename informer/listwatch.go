@@ -13,7 +13,7 @@ type ListerWatcher interface {
 	Watch(ctx context.Context, opts client.ListOptions) (client.Watcher, error)
 }
 
-// ListWatchClient is the part of apiserver.Client that informers use.
+// ListWatchClient is the part of client.Client that informers use.
 type ListWatchClient interface {
 	List(ctx context.Context, resource, namespace string, opts client.ListOptions) (*client.List, error)
 	Watch(ctx context.Context, resource, namespace string, opts client.ListOptions) (client.Watcher, error)

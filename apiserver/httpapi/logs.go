@@ -26,7 +26,7 @@ import (
 type LogSource interface {
 	// ContainerLog returns the lines that the named container of pod wrote
 	// in its current run (or, with previous, in the run before), only those
-	// whose Seq is above after. It returns a *apiserver.StatusError (400
+	// whose Seq is above after. It returns a *apierrors.StatusError (400
 	// BadRequest, as a kubelet's answer reaches kubectl) when there is no
 	// such run: the container is waiting to start, or has no previous run.
 	ContainerLog(pod *api.Pod, container string, previous bool, after int64) (ContainerLog, error)

@@ -73,7 +73,7 @@ func (h *Handler) RouteOf(r *http.Request) (Route, bool) {
 }
 
 // WriteStatus answers r with err's Status (an InternalError if err is not
-// a *apiserver.StatusError), in the format r's Accept header prefers, with
+// a *apierrors.StatusError), in the format r's Accept header prefers, with
 // the Status's code and, when its details carry RetryAfterSeconds, a
 // Retry-After header: exactly as the Handler answers its own errors.
 func WriteStatus(w http.ResponseWriter, r *http.Request, err error) {

@@ -33,7 +33,7 @@ const (
 )
 
 // Client is what the controller writes through: Endpoints only.
-// apiserver.Client and *apiserver.Server satisfy it.
+// client.Client and *apiserver.Server satisfy it.
 type Client interface {
 	Create(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error)
 	Update(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error)

@@ -19,7 +19,7 @@ import (
 
 // Client is what the collector needs of the API server: live reads of
 // owners and dependents, and the writes that delete or release them.
-// apiserver.Client and *apiserver.Server satisfy it.
+// client.Client and *apiserver.Server satisfy it.
 type Client interface {
 	Get(ctx context.Context, resource, namespace, name string, opts client.GetOptions) (api.Object, error)
 	Update(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error)

@@ -382,7 +382,7 @@ func (w *writeCounts) counting(name string, init manager.InitFunc) manager.InitF
 	}
 }
 
-// countingClient is an apiserver.Client that counts its successful writes.
+// countingClient is an client.Client that counts its successful writes.
 type countingClient struct {
 	client.Client
 	binder interface {

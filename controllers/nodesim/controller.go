@@ -13,7 +13,6 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
-	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
@@ -23,7 +22,7 @@ import (
 
 // Client is what the simulator writes through: nodes are created and their
 // status updated, pods' status updated and their deletion confirmed.
-// apiserver.Client and *apiserver.Server satisfy it.
+// client.Client and *apiserver.Server satisfy it.
 type Client interface {
 	Create(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error)
 	Get(ctx context.Context, resource, namespace, name string, opts client.GetOptions) (api.Object, error)
@@ -50,7 +49,7 @@ const (
 	maxTerminationDelay = time.Second
 	// KubeletVersion is what the simulated nodes report: the API server's
 	// version, as on a cluster whose kubelets match it.
-	KubeletVersion = apiserver.GitVersion
+	KubeletVersion = "v1.32.0-miniplane" // apiserver.GitVersion; a test holds them equal
 )
 
 // MaxNodes is the most nodes nodesim simulates: one /24 pod range each in
@@ -97,7 +96,7 @@ type Config struct {
 	EvictionTimeout time.Duration
 	// NodeLeases makes Run keep a Lease per node that is up, renewed every
 	// NodeLeaseRenewInterval (leases.go), as kubelets do; Client must then
-	// implement Updater, and the namespace apiserver.NodeLeaseNamespace
+	// implement Updater, and the namespace api.NamespaceNodeLease
 	// exist. Off by default: the renewals are writes that would change
 	// every recorded run of the simulator.
 	NodeLeases bool

@@ -16,7 +16,7 @@ import (
 
 // Node Leases, as the kubelet's node lease controller keeps them
 // (k8s.io/kubernetes/pkg/kubelet/nodelease): one Lease per node in
-// apiserver.NodeLeaseNamespace, named after the node, held by it, owned by
+// api.NamespaceNodeLease, named after the node, held by it, owned by
 // the Node, its renewTime renewed every NodeLeaseRenewInterval.
 const (
 	// NodeLeaseDurationSeconds is the kubelet's default
@@ -27,7 +27,7 @@ const (
 	NodeLeaseRenewInterval = NodeLeaseDurationSeconds * time.Second / 4
 )
 
-// Updater replaces an object, as apiserver.Client and *apiserver.Server
+// Updater replaces an object, as client.Client and *apiserver.Server
 // do: Config.NodeLeases needs a Client that implements it, to renew.
 type Updater interface {
 	Update(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error)

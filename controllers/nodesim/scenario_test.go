@@ -146,6 +146,7 @@ func TestEnsureNodesCreatesNodes(t *testing.T) {
 		assert.True(t, ready)
 		assert.Equal(t, api.NodeAddress{Type: api.NodeInternalIP, Address: fmt.Sprintf("10.0.0.%d", i+1)}, n.Status.Addresses[0])
 		assert.Equal(t, KubeletVersion, n.Status.NodeInfo.KubeletVersion)
+		assert.Equal(t, apiserver.GitVersion, KubeletVersion, "the kubelets match the API server's version")
 	}
 	require.NoError(t, e.c.EnsureNodes(e.ctx), "a second call finds them and succeeds")
 }

@@ -32,7 +32,7 @@ const (
 const statusUpdateRetries = 1
 
 // Client is what the controller writes through, and the uncached read it
-// makes before adopting. apiserver.Client and *apiserver.Server satisfy it.
+// makes before adopting. client.Client and *apiserver.Server satisfy it.
 type Client interface {
 	Create(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error)
 	Get(ctx context.Context, resource, namespace, name string, opts client.GetOptions) (api.Object, error)

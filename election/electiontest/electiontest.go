@@ -21,7 +21,7 @@ type Op struct {
 	// Verb is "create", "get", "list", "watch", "update", "updatestatus"
 	// or "delete".
 	Verb string
-	// Resource is the resource name (apiserver.Pods, ...); for Create and
+	// Resource is the resource name (client.Pods, ...); for Create and
 	// Update it is derived from the object's kind.
 	Resource        string
 	Namespace, Name string
@@ -43,7 +43,7 @@ type Write struct {
 	At time.Time
 }
 
-// Client wraps an apiserver.Client: a fault function may fail any request
+// Client wraps an client.Client: a fault function may fail any request
 // before it reaches the server, and successful writes are recorded.
 type Client struct {
 	client.Client

@@ -25,6 +25,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -78,6 +79,9 @@ func movedNames() map[string][2]string {
 var methods = map[string]string{
 	"CreateWith": "Create", "UpdateWith": "Update", "UpdateStatusWith": "UpdateStatus", "UpdateScaleWith": "UpdateScale",
 }
+
+// commentRef finds a qualified name in a comment.
+var commentRef = regexp.MustCompile(`\bapiserver\.([A-Z][A-Za-z0-9]*)\b`)
 
 // skipDirs are the new packages, which the move wrote by hand.
 var skipDirs = []string{"client", "api/apierrors", "internal/tools/clientrename"}
@@ -227,6 +231,18 @@ func rewrite(path string, src []byte) ([]byte, []string, error) {
 		}
 		return true
 	})
+	// Comments name the moved things too: "apiserver.Client" reads
+	// "client.Client" now.
+	for _, cg := range f.Comments {
+		for _, c := range cg.List {
+			for _, m := range commentRef.FindAllStringSubmatchIndex(c.Text, -1) {
+				if to, ok := moved[c.Text[m[2]:m[3]]]; ok {
+					base := off(c.Pos())
+					edits = append(edits, edit{base + m[0], base + m[1], to[0] + "." + to[1]})
+				}
+			}
+		}
+	}
 	if len(edits) == 0 {
 		return nil, nil, nil
 	}
