@@ -44,3 +44,15 @@ const (
 
 // DryRunAll is the value of DeleteOptions.DryRun that asks for a dry run.
 const DryRunAll = "All"
+
+// Finalizers the server adds for a delete's propagation policy; the garbage
+// collector acts on them and removes them. Kubernetes: metav1's
+// FinalizerOrphanDependents and FinalizerDeleteDependents.
+const (
+	// FinalizerOrphanDependents holds an owner deleted with the Orphan policy
+	// until its dependents' references to it are removed.
+	FinalizerOrphanDependents = "orphan"
+	// FinalizerDeleteDependents holds an owner deleted with the Foreground
+	// policy until its blocking dependents are deleted.
+	FinalizerDeleteDependents = "foregroundDeletion"
+)

@@ -133,4 +133,8 @@ const (
 	// CauseTypeResourceVersionTooLarge: the requested resource version is newer than the
 	// store's current revision.
 	CauseTypeResourceVersionTooLarge CauseType = "ResourceVersionTooLarge"
+	// NamespaceTerminatingCause: a create was refused because its namespace
+	// is being deleted; controllers drop such work quietly. Kubernetes:
+	// corev1.NamespaceTerminatingCause.
+	NamespaceTerminatingCause CauseType = "NamespaceTerminating"
 )

@@ -52,3 +52,8 @@ const (
 	// NamespaceTerminating: the namespace is being deleted; no new objects are accepted.
 	NamespaceTerminating NamespacePhase = "Terminating"
 )
+
+// NamespaceNodeLease is the namespace of the node Leases, one per node,
+// named after it, which kubelets renew as their heartbeat. Kubernetes:
+// corev1.NamespaceNodeLease.
+const NamespaceNodeLease = "kube-node-lease"

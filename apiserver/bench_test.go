@@ -23,6 +23,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 )
 
 // benchPods creates n pods named pod-0 ... pod-(n-1) in "default" and
@@ -73,7 +74,7 @@ func BenchmarkGetPod(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		name := names[i%len(names)]
-		obj, err := s.Get(ctx, apiserver.Pods, "default", name, apiserver.GetOptions{})
+		obj, err := s.Get(ctx, client.Pods, "default", name, client.GetOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -128,7 +129,7 @@ func BenchmarkListPods1000(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		l, err := s.List(ctx, apiserver.Pods, "default", apiserver.ListOptions{})
+		l, err := s.List(ctx, client.Pods, "default", client.ListOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -18,7 +18,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 )
 
 // counterAnnotation holds the counter the read-modify-write test bumps.
@@ -44,7 +46,7 @@ func runTogether(n int, fn func(g int)) {
 // read, and on Conflict read again. It returns how many conflicts it met.
 func increment(t *testing.T, s *apiserver.Server, ns, name string) (conflicts int, ok bool) {
 	for {
-		cur, err := s.Get(ctx, apiserver.Pods, ns, name, apiserver.GetOptions{})
+		cur, err := s.Get(ctx, client.Pods, ns, name, client.GetOptions{})
 		if !assert.NoError(t, err) {
 			return conflicts, false
 		}
@@ -55,7 +57,7 @@ func increment(t *testing.T, s *apiserver.Server, ns, name string) (conflicts in
 		}
 		next.Metadata.Annotations[counterAnnotation] = strconv.Itoa(n + 1)
 		_, err = s.Update(ctx, next)
-		if apiserver.IsConflict(err) {
+		if apierrors.IsConflict(err) {
 			conflicts++
 			continue
 		}
@@ -83,7 +85,7 @@ func TestConcurrentReadModifyWriteLosesNoUpdate(t *testing.T) {
 			p := pod("default", "counter", nil)
 			p.Metadata.Annotations = map[string]string{counterAnnotation: "0"}
 			created := mustCreate(t, s, p)
-			w := mustWatch(t, s, "default", apiserver.ListOptions{ResourceVersion: created.Metadata.ResourceVersion})
+			w := mustWatch(t, s, "default", client.ListOptions{ResourceVersion: created.Metadata.ResourceVersion})
 
 			conflicts := make([]int, tt.goroutines)
 			runTogether(tt.goroutines, func(g int) {
@@ -97,7 +99,7 @@ func TestConcurrentReadModifyWriteLosesNoUpdate(t *testing.T) {
 			})
 
 			total := tt.goroutines * tt.increment
-			final, err := s.Get(ctx, apiserver.Pods, "default", "counter", apiserver.GetOptions{})
+			final, err := s.Get(ctx, client.Pods, "default", "counter", client.GetOptions{})
 			require.NoError(t, err)
 			assert.Equal(t, strconv.Itoa(total), final.GetObjectMeta().Annotations[counterAnnotation], "no lost update")
 
@@ -135,7 +137,7 @@ func TestConcurrentUnconditionalUpdatesAllLand(t *testing.T) {
 	const goroutines, updates = 6, 40
 	s, _ := newServer(t)
 	created := mustCreate(t, s, pod("default", "shared", map[string]string{"app": "web"}))
-	w := mustWatch(t, s, "default", apiserver.ListOptions{ResourceVersion: created.Metadata.ResourceVersion})
+	w := mustWatch(t, s, "default", client.ListOptions{ResourceVersion: created.Metadata.ResourceVersion})
 
 	type landed struct {
 		rv, value string
@@ -205,7 +207,7 @@ func TestConcurrentGenerateNameCreatesAreDistinct(t *testing.T) {
 	slices.Sort(all)
 	assert.Len(t, slices.Compact(slices.Clone(all)), len(all), "names are distinct")
 
-	l, err := s.List(ctx, apiserver.Pods, "default", apiserver.ListOptions{LabelSelector: "app=web"})
+	l, err := s.List(ctx, client.Pods, "default", client.ListOptions{LabelSelector: "app=web"})
 	require.NoError(t, err)
 	var listed []string
 	for _, obj := range l.Items {

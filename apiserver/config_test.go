@@ -7,7 +7,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/store"
 )
 
@@ -16,7 +18,7 @@ import (
 // Opaque, and no stored or returned object carries stringData.
 func TestSecretStringDataIsFoldedAndNeverStored(t *testing.T) {
 	s, _ := newServer(t)
-	secrets := apiserver.For[*api.Secret](s)
+	secrets := client.For[*api.Secret](s)
 	created, err := secrets.Create(ctx, &api.Secret{
 		Metadata:   api.ObjectMeta{Namespace: "default", Name: "db", Labels: map[string]string{"app": "db"}},
 		Data:       map[string][]byte{"user": []byte("admin")},
@@ -39,11 +41,11 @@ func TestSecretStringDataIsFoldedAndNeverStored(t *testing.T) {
 	rec, err := s.Store().Get("/registry/secrets/default/db", 0)
 	require.NoError(t, err)
 	assert.Nil(t, rec.Value.(*api.Secret).StringData, "stringData is never stored")
-	list, _, err := secrets.List(ctx, "default", apiserver.ListOptions{FieldSelector: "type=Opaque", LabelSelector: "app=db"})
+	list, _, err := secrets.List(ctx, "default", client.ListOptions{FieldSelector: "type=Opaque", LabelSelector: "app=db"})
 	require.NoError(t, err)
 	require.Len(t, list, 1)
 	assert.Nil(t, list[0].StringData)
-	none, _, err := secrets.List(ctx, "default", apiserver.ListOptions{FieldSelector: "type=kubernetes.io/tls"})
+	none, _, err := secrets.List(ctx, "default", client.ListOptions{FieldSelector: "type=kubernetes.io/tls"})
 	require.NoError(t, err)
 	assert.Empty(t, none)
 }
@@ -67,7 +69,7 @@ func TestConfigRefusalsChangeNothing(t *testing.T) {
 			return err
 		}, `ConfigMap "c" is invalid: data[k]: Invalid value: "k": duplicate of key present in binaryData`},
 		{"immutable config map's data", func(s *apiserver.Server) error {
-			c, err := apiserver.For[*api.ConfigMap](s).Get(ctx, "default", "frozen")
+			c, err := client.For[*api.ConfigMap](s).Get(ctx, "default", "frozen")
 			require.NoError(t, err)
 			c = c.DeepCopy()
 			c.Data["k"] = "changed"
@@ -75,7 +77,7 @@ func TestConfigRefusalsChangeNothing(t *testing.T) {
 			return err
 		}, "ConfigMap \"frozen\" is invalid: data: Forbidden: field is immutable when `immutable` is set"},
 		{"immutable secret's stringData", func(s *apiserver.Server) error {
-			sec, err := apiserver.For[*api.Secret](s).Get(ctx, "default", "frozen")
+			sec, err := client.For[*api.Secret](s).Get(ctx, "default", "frozen")
 			require.NoError(t, err)
 			sec = sec.DeepCopy()
 			sec.StringData = map[string]string{"k": "changed"}
@@ -83,7 +85,7 @@ func TestConfigRefusalsChangeNothing(t *testing.T) {
 			return err
 		}, "Secret \"frozen\" is invalid: data: Forbidden: field is immutable when `immutable` is set"},
 		{"secret's type", func(s *apiserver.Server) error {
-			sec, err := apiserver.For[*api.Secret](s).Get(ctx, "default", "frozen")
+			sec, err := client.For[*api.Secret](s).Get(ctx, "default", "frozen")
 			require.NoError(t, err)
 			sec = sec.DeepCopy()
 			sec.Type = "example.com/other"
@@ -110,7 +112,7 @@ func TestConfigRefusalsChangeNothing(t *testing.T) {
 
 			err = tt.write(s)
 			require.Error(t, err)
-			st := apiserver.StatusOf(err)
+			st := apierrors.StatusOf(err)
 			assert.Equal(t, api.StatusReasonInvalid, st.Reason)
 			assert.Equal(t, int32(422), st.Code)
 			assert.Equal(t, tt.wantMsg, st.Message)
@@ -126,7 +128,7 @@ func TestConfigRefusalsChangeNothing(t *testing.T) {
 // label and deleted like any namespaced object.
 func TestServiceAccountCRUD(t *testing.T) {
 	s, _ := newServer(t)
-	sas := apiserver.For[*api.ServiceAccount](s)
+	sas := client.For[*api.ServiceAccount](s)
 	sa, err := sas.Create(ctx, &api.ServiceAccount{Metadata: api.ObjectMeta{Namespace: "default", Name: "builder", Labels: map[string]string{"team": "ci"}}})
 	require.NoError(t, err)
 	sa = sa.DeepCopy()
@@ -136,11 +138,11 @@ func TestServiceAccountCRUD(t *testing.T) {
 	assert.Equal(t, []api.LocalObjectReference{{Name: "registry"}}, updated.ImagePullSecrets)
 	assert.NotEqual(t, sa.Metadata.ResourceVersion, updated.Metadata.ResourceVersion)
 
-	list, _, err := sas.List(ctx, "", apiserver.ListOptions{LabelSelector: "team=ci"})
+	list, _, err := sas.List(ctx, "", client.ListOptions{LabelSelector: "team=ci"})
 	require.NoError(t, err)
 	require.Len(t, list, 1)
 	_, err = sas.Delete(ctx, "default", "builder", api.DeleteOptions{})
 	require.NoError(t, err)
 	_, err = sas.Get(ctx, "default", "builder")
-	assert.Equal(t, int32(404), apiserver.StatusOf(err).Code)
+	assert.Equal(t, int32(404), apierrors.StatusOf(err).Code)
 }

@@ -3,6 +3,8 @@ package apiserver
 import (
 	"strings"
 	"testing"
+
+	"github.com/miniplane/miniplane/api/apierrors"
 )
 
 // FuzzDecodeContinue feeds arbitrary continue tokens, which come from
@@ -19,7 +21,7 @@ func FuzzDecodeContinue(f *testing.F) {
 	f.Fuzz(func(t *testing.T, token string) {
 		rev, start, err := decodeContinue(token)
 		if err != nil {
-			if !IsBadRequest(err) {
+			if !apierrors.IsBadRequest(err) {
 				t.Fatalf("error %v is not a BadRequest", err)
 			}
 			return

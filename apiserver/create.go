@@ -9,6 +9,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/store"
 )
 
@@ -20,19 +22,14 @@ const maxNameAttempts = 8
 // it sets uid, creationTimestamp, generation 1 and resourceVersion, fills a
 // name from generateName, defaults and validates the object per its kind,
 // and returns the stored object (converted to obj's version when obj's kind
-// serves a stored kind in another version).
-func (s *Server) Create(_ context.Context, obj api.Object) (api.Object, error) {
-	return s.create(obj, WriteOptions{})
+// serves a stored kind in another version). With client.DryRun() it runs
+// every check and returns the object as it would be stored (uid and
+// creationTimestamp set, no resourceVersion), storing nothing.
+func (s *Server) Create(_ context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
+	return s.create(obj, client.NewWriteOptions(opts...))
 }
 
-// CreateWith is Create with options: with DryRun it runs every check and
-// returns the object as it would be stored (uid and creationTimestamp set,
-// no resourceVersion), storing nothing.
-func (s *Server) CreateWith(_ context.Context, obj api.Object, opts WriteOptions) (api.Object, error) {
-	return s.create(obj, opts)
-}
-
-func (s *Server) create(obj api.Object, opts WriteOptions) (api.Object, error) {
+func (s *Server) create(obj api.Object, opts client.WriteOptions) (api.Object, error) {
 	k, err := s.kindOf(obj)
 	if err != nil {
 		return nil, err
@@ -41,7 +38,7 @@ func (s *Server) create(obj api.Object, opts WriteOptions) (api.Object, error) {
 	sk := k.stored()
 	m := in.GetObjectMeta()
 	if m.ResourceVersion != "" {
-		return nil, NewBadRequest("resourceVersion should not be set on objects to be created")
+		return nil, apierrors.NewBadRequest("resourceVersion should not be set on objects to be created")
 	}
 	if !k.namespaced {
 		m.Namespace = "" // cluster-scoped: Kubernetes ignores a namespace
@@ -79,7 +76,7 @@ func (s *Server) create(obj api.Object, opts WriteOptions) (api.Object, error) {
 	if errs := k.validate(in); len(errs) > 0 {
 		// The stored kind names the invalid object, whichever version the
 		// request used, as kube-apiserver validates its internal form.
-		return nil, NewInvalid(sk.gr.Group, sk.kind, m.Name, errs)
+		return nil, apierrors.NewInvalid(sk.gr.Group, sk.kind, m.Name, errs)
 	}
 	release, err := s.allocate(k, in)
 	if err != nil {
@@ -88,7 +85,7 @@ func (s *Server) create(obj api.Object, opts WriteOptions) (api.Object, error) {
 	if opts.DryRun {
 		release()
 		if _, err := s.store.Get(k.key(m.Namespace, m.Name), 0); err == nil && !generated {
-			return nil, NewAlreadyExists(k.gr, m.Name)
+			return nil, apierrors.NewAlreadyExists(k.gr, m.Name)
 		}
 		m.UID, m.CreationTimestamp = s.newUID(), s.now()
 		return k.out(in), nil
@@ -106,11 +103,11 @@ func (s *Server) create(obj api.Object, opts WriteOptions) (api.Object, error) {
 		}
 		if !errors.Is(err, store.ErrExists) {
 			release()
-			return nil, NewInternalError(err)
+			return nil, apierrors.NewInternalError(err)
 		}
 		if !generated || attempt == maxNameAttempts {
 			release()
-			return nil, NewAlreadyExists(k.gr, m.Name)
+			return nil, apierrors.NewAlreadyExists(k.gr, m.Name)
 		}
 		m.Name = s.generateName(m.GenerateName)
 	}
@@ -119,36 +116,18 @@ func (s *Server) create(obj api.Object, opts WriteOptions) (api.Object, error) {
 // checkNamespaceOpen refuses a create in a namespace that does not exist or
 // is being deleted (Kubernetes' NamespaceLifecycle admission).
 func (s *Server) checkNamespaceOpen(k *kind, namespace string) error {
-	nsKind := s.kinds[Namespaces]
+	nsKind := s.kinds[client.Namespaces]
 	rec, err := s.store.Get(nsKind.key("", namespace), 0)
 	if err != nil {
-		return NewNotFound(nsKind.gr, namespace)
+		return apierrors.NewNotFound(nsKind.gr, namespace)
 	}
 	if rec.Value.(*api.Namespace).Status.Phase == api.NamespaceTerminating {
 		msg := fmt.Sprintf("unable to create new content in namespace %s because it is being terminated", namespace)
-		err := NewForbidden(k.gr, "", msg)
-		err.Status.Details.Causes = []api.StatusCause{{Type: CauseNamespaceTerminating, Message: msg, Field: "metadata.namespace"}}
+		err := apierrors.NewForbidden(k.gr, "", msg)
+		err.Status.Details.Causes = []api.StatusCause{{Type: api.NamespaceTerminatingCause, Message: msg, Field: "metadata.namespace"}}
 		return err
 	}
 	return nil
-}
-
-// CauseNamespaceTerminating is the cause of a create refused because its
-// namespace is being deleted; controllers drop such work quietly.
-const CauseNamespaceTerminating api.CauseType = "NamespaceTerminating"
-
-// HasCause reports whether err is a StatusError with a cause of type t.
-func HasCause(err error, t api.CauseType) bool {
-	st := StatusOf(err)
-	if st.Details == nil {
-		return false
-	}
-	for _, c := range st.Details.Causes {
-		if c.Type == t {
-			return true
-		}
-	}
-	return false
 }
 
 // allocate takes the resources a new object holds outside the store: a
@@ -161,12 +140,12 @@ func (s *Server) allocate(k *kind, obj api.Object) (release func(), err error) {
 	if svc.Spec.ClusterIP == "" {
 		ip, err := s.ips.allocate()
 		if err != nil {
-			return nil, NewInternalError(fmt.Errorf("allocating a cluster IP: %w", err))
+			return nil, apierrors.NewInternalError(fmt.Errorf("allocating a cluster IP: %w", err))
 		}
 		svc.Spec.ClusterIP = ip
 	} else if err := s.ips.reserve(svc.Spec.ClusterIP); err != nil {
-		return nil, NewInvalid(k.gr.Group, k.kind, svc.Metadata.Name,
-			FieldErrors{Invalid(NewPath("spec", "clusterIPs").Index(0), svc.Spec.ClusterIP, err.Error())})
+		return nil, apierrors.NewInvalid(k.gr.Group, k.kind, svc.Metadata.Name,
+			apierrors.FieldErrors{Invalid(NewPath("spec", "clusterIPs").Index(0), svc.Spec.ClusterIP, err.Error())})
 	}
 	svc.Spec.ClusterIPs = []string{svc.Spec.ClusterIP}
 	ip := svc.Spec.ClusterIP

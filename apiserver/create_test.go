@@ -10,7 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/store"
 )
@@ -29,7 +31,7 @@ func TestNewServerHasDefaultNamespaces(t *testing.T) {
 				Clock: clock.NewFake(epoch), Rand: rand.New(rand.NewPCG(1, 2)), SystemNamespaces: tc.system,
 			})
 			require.NoError(t, err)
-			nss, _, err := apiserver.For[*api.Namespace](s).List(ctx, "", apiserver.ListOptions{})
+			nss, _, err := client.For[*api.Namespace](s).List(ctx, "", client.ListOptions{})
 			require.NoError(t, err)
 			var names []string
 			for _, ns := range nss {
@@ -147,7 +149,7 @@ func TestCreateErrors(t *testing.T) {
 
 			_, err = s.Create(ctx, tt.obj)
 			require.Error(t, err)
-			st := apiserver.StatusOf(err)
+			st := apierrors.StatusOf(err)
 			assert.Equal(t, tt.wantReason, st.Reason)
 			assert.Equal(t, tt.wantCode, st.Code)
 			assert.Equal(t, tt.wantMsg, st.Message)
@@ -168,13 +170,13 @@ func TestCreateInTerminatingNamespaceIsForbidden(t *testing.T) {
 	require.NoError(t, err)
 	_, err = s.Bind(ctx, "doomed", "bound", "node-1") // keeps it in its grace period
 	require.NoError(t, err)
-	_, err = s.Delete(ctx, apiserver.Namespaces, "", "doomed", api.DeleteOptions{})
+	_, err = s.Delete(ctx, client.Namespaces, "", "doomed", api.DeleteOptions{})
 	require.NoError(t, err)
 
 	_, err = s.Create(ctx, pod("doomed", "late", nil))
-	require.True(t, apiserver.IsForbidden(err), "got %v", err)
+	require.True(t, apierrors.IsForbidden(err), "got %v", err)
 	assert.Equal(t, "pods is forbidden: unable to create new content in namespace doomed because it is being terminated", err.Error())
-	assert.True(t, apiserver.HasCause(err, apiserver.CauseNamespaceTerminating), "carries the NamespaceTerminating cause")
+	assert.True(t, apierrors.HasStatusCause(err, api.NamespaceTerminatingCause), "carries the NamespaceTerminating cause")
 }
 
 func TestGenerateName(t *testing.T) {
@@ -210,46 +212,46 @@ func TestServicesGetClusterIPs(t *testing.T) {
 			},
 		}
 	}
-	a, err := apiserver.For[*api.Service](s).Create(ctx, svc("a", ""))
+	a, err := client.For[*api.Service](s).Create(ctx, svc("a", ""))
 	require.NoError(t, err)
-	b, err := apiserver.For[*api.Service](s).Create(ctx, svc("b", ""))
+	b, err := client.For[*api.Service](s).Create(ctx, svc("b", ""))
 	require.NoError(t, err)
 	assert.Equal(t, "10.96.0.1", a.Spec.ClusterIP)
 	assert.Equal(t, []string{"10.96.0.1"}, a.Spec.ClusterIPs)
 	assert.Equal(t, "10.96.0.2", b.Spec.ClusterIP)
 
-	headless, err := apiserver.For[*api.Service](s).Create(ctx, svc("h", api.ClusterIPNone))
+	headless, err := client.For[*api.Service](s).Create(ctx, svc("h", api.ClusterIPNone))
 	require.NoError(t, err)
 	assert.Equal(t, api.ClusterIPNone, headless.Spec.ClusterIP)
 
-	_, err = apiserver.For[*api.Service](s).Create(ctx, svc("c", "10.96.0.2"))
-	require.True(t, apiserver.IsInvalid(err), "got %v", err)
+	_, err = client.For[*api.Service](s).Create(ctx, svc("c", "10.96.0.2"))
+	require.True(t, apierrors.IsInvalid(err), "got %v", err)
 	assert.Contains(t, err.Error(), "provided IP is already allocated")
-	_, err = apiserver.For[*api.Service](s).Create(ctx, svc("d", "192.168.1.1"))
+	_, err = client.For[*api.Service](s).Create(ctx, svc("d", "192.168.1.1"))
 	assert.Contains(t, err.Error(), "provided IP is not in the valid range. The range of valid IPs is 10.96.0.0/12")
 
 	// An update that leaves clusterIP empty keeps the allocated one.
 	upd := a.DeepCopy()
 	upd.Spec.ClusterIP, upd.Spec.ClusterIPs = "", nil
 	upd.Metadata.Labels = map[string]string{"x": "y"}
-	got, err := apiserver.For[*api.Service](s).Update(ctx, upd)
+	got, err := client.For[*api.Service](s).Update(ctx, upd)
 	require.NoError(t, err)
 	assert.Equal(t, "10.96.0.1", got.Spec.ClusterIP)
 
 	// Deleting a service frees its address for the next one.
-	_, err = s.Delete(ctx, apiserver.Services, "default", "a", api.DeleteOptions{})
+	_, err = s.Delete(ctx, client.Services, "default", "a", api.DeleteOptions{})
 	require.NoError(t, err)
-	again, err := apiserver.For[*api.Service](s).Create(ctx, svc("again", "10.96.0.1"))
+	again, err := client.For[*api.Service](s).Create(ctx, svc("again", "10.96.0.1"))
 	require.NoError(t, err)
 	assert.Equal(t, "10.96.0.1", again.Spec.ClusterIP)
 }
 
 func TestClusterScopedObjectsIgnoreNamespace(t *testing.T) {
 	s, _ := newServer(t)
-	n, err := apiserver.For[*api.Node](s).Create(ctx, &api.Node{Metadata: api.ObjectMeta{Name: "node-1", Namespace: "default"}})
+	n, err := client.For[*api.Node](s).Create(ctx, &api.Node{Metadata: api.ObjectMeta{Name: "node-1", Namespace: "default"}})
 	require.NoError(t, err)
 	assert.Empty(t, n.Metadata.Namespace)
-	got, err := apiserver.For[*api.Node](s).Get(ctx, "", "node-1")
+	got, err := client.For[*api.Node](s).Get(ctx, "", "node-1")
 	require.NoError(t, err)
 	assert.Equal(t, n, got)
 }
@@ -259,7 +261,7 @@ func TestClusterScopedObjectsIgnoreNamespace(t *testing.T) {
 // gets a new one.
 func TestServiceTypeChangeMovesItsClusterIP(t *testing.T) {
 	s, _ := newServer(t)
-	svcs := apiserver.For[*api.Service](s)
+	svcs := client.For[*api.Service](s)
 	svc, err := svcs.Create(ctx, &api.Service{
 		Metadata: api.ObjectMeta{Namespace: "default", Name: "web"},
 		Spec:     api.ServiceSpec{Selector: map[string]string{"app": "web"}, Ports: []api.ServicePort{{Port: 80}}},

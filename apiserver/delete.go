@@ -9,14 +9,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/store"
-)
-
-// Finalizers the server adds for a delete's propagation policy; the garbage
-// collector acts on them and removes them.
-const (
-	FinalizerOrphan     = "orphan"
-	FinalizerForeground = "foregroundDeletion"
 )
 
 // Delete deletes an object, or marks it for deletion and returns it:
@@ -44,7 +39,7 @@ func (s *Server) Delete(_ context.Context, resource, namespace, name string, opt
 	if err != nil {
 		return nil, err
 	}
-	if k.gr.Resource == Namespaces {
+	if k.gr.Resource == client.Namespaces {
 		if err := checkNamespaceDeletable(k, name); err != nil {
 			return nil, err
 		}
@@ -53,7 +48,7 @@ func (s *Server) Delete(_ context.Context, resource, namespace, name string, opt
 	for {
 		cur, err := s.store.Get(key, 0)
 		if err != nil {
-			return nil, NewNotFound(k.gr, name)
+			return nil, apierrors.NewNotFound(k.gr, name)
 		}
 		old := cur.Value
 		if err := checkPreconditions(k, name, old.GetObjectMeta(), opts.Preconditions); err != nil {
@@ -84,7 +79,7 @@ func (s *Server) Delete(_ context.Context, resource, namespace, name string, opt
 			}
 		}
 		if !errors.Is(err, store.ErrConflict) {
-			return nil, NewInternalError(err)
+			return nil, apierrors.NewInternalError(err)
 		}
 		// Another write came first; decide again on the new state.
 	}
@@ -158,14 +153,14 @@ func (s *Server) planDelete(k *kind, old api.Object, policy api.DeletionPropagat
 // neither for Background. It returns a new slice when it changes anything.
 func gcFinalizers(finalizers []string, policy api.DeletionPropagation) []string {
 	want := map[string]bool{
-		FinalizerOrphan:     policy == api.DeletePropagationOrphan,
-		FinalizerForeground: policy == api.DeletePropagationForeground,
+		api.FinalizerOrphanDependents: policy == api.DeletePropagationOrphan,
+		api.FinalizerDeleteDependents: policy == api.DeletePropagationForeground,
 	}
 	out := slices.DeleteFunc(slices.Clone(finalizers), func(f string) bool {
 		w, managed := want[f]
 		return managed && !w
 	})
-	for _, f := range []string{FinalizerOrphan, FinalizerForeground} {
+	for _, f := range []string{api.FinalizerOrphanDependents, api.FinalizerDeleteDependents} {
 		if want[f] && !slices.Contains(out, f) {
 			out = append(out, f)
 		}
@@ -180,7 +175,7 @@ func gcFinalizers(finalizers []string, policy api.DeletionPropagation) []string 
 // deprecated opts.OrphanDependents, or the kind's default.
 func propagation(k *kind, opts api.DeleteOptions) (api.DeletionPropagation, error) {
 	if opts.PropagationPolicy != nil && opts.OrphanDependents != nil {
-		return "", NewInvalid("meta.k8s.io", "DeleteOptions", "", FieldErrors{
+		return "", apierrors.NewInvalid("meta.k8s.io", "DeleteOptions", "", apierrors.FieldErrors{
 			Invalid(NewPath("propagationPolicy"), string(*opts.PropagationPolicy), "orphanDependents and deletionPropagation cannot be both set"),
 		})
 	}
@@ -191,7 +186,7 @@ func propagation(k *kind, opts api.DeleteOptions) (api.DeletionPropagation, erro
 		case api.DeletePropagationOrphan, api.DeletePropagationBackground, api.DeletePropagationForeground:
 			return p, nil
 		}
-		return "", NewInvalid("meta.k8s.io", "DeleteOptions", "", FieldErrors{
+		return "", apierrors.NewInvalid("meta.k8s.io", "DeleteOptions", "", apierrors.FieldErrors{
 			NotSupported(NewPath("propagationPolicy"), string(p), string(api.DeletePropagationForeground), string(api.DeletePropagationBackground), string(api.DeletePropagationOrphan)),
 		})
 	case opts.OrphanDependents != nil && *opts.OrphanDependents:
@@ -211,10 +206,10 @@ func checkPreconditions(k *kind, name string, m *api.ObjectMeta, p *api.Precondi
 		return nil
 	}
 	if p.UID != nil && *p.UID != m.UID {
-		return NewConflict(k.gr, name, "Precondition failed: UID in precondition: "+string(*p.UID)+", UID in object meta: "+string(m.UID))
+		return apierrors.NewConflict(k.gr, name, "Precondition failed: UID in precondition: "+string(*p.UID)+", UID in object meta: "+string(m.UID))
 	}
 	if p.ResourceVersion != nil && *p.ResourceVersion != m.ResourceVersion {
-		return NewConflict(k.gr, name, "Precondition failed: ResourceVersion in precondition: "+*p.ResourceVersion+", ResourceVersion in object meta: "+m.ResourceVersion)
+		return apierrors.NewConflict(k.gr, name, "Precondition failed: ResourceVersion in precondition: "+*p.ResourceVersion+", ResourceVersion in object meta: "+m.ResourceVersion)
 	}
 	return nil
 }
@@ -224,7 +219,7 @@ var undeletableNamespaces = []string{"default", "kube-system", "kube-public"}
 
 func checkNamespaceDeletable(k *kind, name string) error {
 	if slices.Contains(undeletableNamespaces, name) {
-		return NewForbidden(k.gr, name, "this namespace may not be deleted")
+		return apierrors.NewForbidden(k.gr, name, "this namespace may not be deleted")
 	}
 	return nil
 }

@@ -10,7 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 )
 
 // boundPod creates default/<name> and binds it to node-1, so deleting it is
@@ -42,13 +44,13 @@ func TestGracefulPodDeletion(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s, clk := newServer(t)
 			boundPod(t, s, "p", tt.specGrace)
-			pods := apiserver.For[*api.Pod](s)
+			pods := client.For[*api.Pod](s)
 
 			got, err := pods.Delete(ctx, "default", "p", tt.opts)
 			require.NoError(t, err)
 			if tt.wantGrace == 0 {
 				_, err = pods.Get(ctx, "default", "p")
-				assert.True(t, apiserver.IsNotFound(err), "removed at once, got %v", err)
+				assert.True(t, apierrors.IsNotFound(err), "removed at once, got %v", err)
 				return
 			}
 			require.NotNil(t, got.Metadata.DeletionTimestamp)
@@ -66,7 +68,7 @@ func TestGracefulPodDeletion(t *testing.T) {
 			clk.Step(time.Second)
 			assert.Equal(t, 1, s.Sweep())
 			_, err = pods.Get(ctx, "default", "p")
-			assert.True(t, apiserver.IsNotFound(err), "removed when the grace period ended, got %v", err)
+			assert.True(t, apierrors.IsNotFound(err), "removed when the grace period ended, got %v", err)
 			_, ok = s.NextSweep()
 			assert.False(t, ok)
 		})
@@ -75,13 +77,13 @@ func TestGracefulPodDeletion(t *testing.T) {
 
 func TestUnboundOrFinishedPodsGoAtOnce(t *testing.T) {
 	s, _ := newServer(t)
-	pods := apiserver.For[*api.Pod](s)
+	pods := client.For[*api.Pod](s)
 	_, err := s.Create(ctx, pod("default", "pending", nil))
 	require.NoError(t, err)
 	_, err = pods.Delete(ctx, "default", "pending", api.DeleteOptions{GracePeriodSeconds: ptr(int64(60))})
 	require.NoError(t, err)
 	_, err = pods.Get(ctx, "default", "pending")
-	assert.True(t, apiserver.IsNotFound(err), "a pod never bound has nothing to stop")
+	assert.True(t, apierrors.IsNotFound(err), "a pod never bound has nothing to stop")
 
 	done := boundPod(t, s, "done", nil)
 	fin := done.DeepCopy()
@@ -91,7 +93,7 @@ func TestUnboundOrFinishedPodsGoAtOnce(t *testing.T) {
 	_, err = pods.Delete(ctx, "default", "done", api.DeleteOptions{})
 	require.NoError(t, err)
 	_, err = pods.Get(ctx, "default", "done")
-	assert.True(t, apiserver.IsNotFound(err), "a finished pod has nothing to stop")
+	assert.True(t, apierrors.IsNotFound(err), "a finished pod has nothing to stop")
 }
 
 // TestKubeletConfirmsDeletion: the second delete, with grace 0, as the
@@ -101,7 +103,7 @@ func TestUnboundOrFinishedPodsGoAtOnce(t *testing.T) {
 func TestKubeletConfirmsDeletion(t *testing.T) {
 	s, clk := newServer(t)
 	boundPod(t, s, "p", nil)
-	pods := apiserver.For[*api.Pod](s)
+	pods := client.For[*api.Pod](s)
 	_, err := pods.Delete(ctx, "default", "p", api.DeleteOptions{})
 	require.NoError(t, err)
 
@@ -118,7 +120,7 @@ func TestKubeletConfirmsDeletion(t *testing.T) {
 	_, err = pods.Delete(ctx, "default", "p", api.DeleteOptions{GracePeriodSeconds: ptr(int64(0))})
 	require.NoError(t, err)
 	_, err = pods.Get(ctx, "default", "p")
-	assert.True(t, apiserver.IsNotFound(err), "grace 0 from the kubelet removes it, got %v", err)
+	assert.True(t, apierrors.IsNotFound(err), "grace 0 from the kubelet removes it, got %v", err)
 }
 
 // TestPropagationPolicy checks what each policy records for the garbage
@@ -150,18 +152,18 @@ func TestPropagationPolicy(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s, _ := newServer(t)
-			rcs := apiserver.For[*api.ReplicationController](s)
+			rcs := client.For[*api.ReplicationController](s)
 			createRC(t, s)
 			got, err := rcs.Delete(ctx, "default", "web", tt.opts)
 			if tt.wantErr != "" {
-				require.True(t, apiserver.IsInvalid(err), "got %v", err)
+				require.True(t, apierrors.IsInvalid(err), "got %v", err)
 				assert.Equal(t, tt.wantErr, err.Error())
 				return
 			}
 			require.NoError(t, err)
 			stored, getErr := rcs.Get(ctx, "default", "web")
 			if tt.wantFinalizers == nil {
-				assert.True(t, apiserver.IsNotFound(getErr), "removed at once, got %v", getErr)
+				assert.True(t, apierrors.IsNotFound(getErr), "removed at once, got %v", getErr)
 				return
 			}
 			require.NoError(t, getErr)
@@ -176,10 +178,10 @@ func TestPodsDeleteInBackgroundByDefault(t *testing.T) {
 	s, _ := newServer(t)
 	_, err := s.Create(ctx, pod("default", "p", nil))
 	require.NoError(t, err)
-	_, err = s.Delete(ctx, apiserver.Pods, "default", "p", api.DeleteOptions{})
+	_, err = s.Delete(ctx, client.Pods, "default", "p", api.DeleteOptions{})
 	require.NoError(t, err)
-	_, err = s.Get(ctx, apiserver.Pods, "default", "p", apiserver.GetOptions{})
-	assert.True(t, apiserver.IsNotFound(err), "no finalizer added, got %v", err)
+	_, err = s.Get(ctx, client.Pods, "default", "p", client.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "no finalizer added, got %v", err)
 }
 
 func TestDeletePreconditionsAndDryRun(t *testing.T) {
@@ -224,20 +226,20 @@ func TestDeletePreconditionsAndDryRun(t *testing.T) {
 			s, _ := newServer(t)
 			cur := createRC(t, s)
 			before := s.Store().Rev()
-			_, err := s.Delete(ctx, apiserver.ReplicationControllers, "default", "web", tt.opts(cur))
+			_, err := s.Delete(ctx, client.ReplicationControllers, "default", "web", tt.opts(cur))
 			if tt.wantErr != "" {
-				require.True(t, apiserver.IsConflict(err), "got %v", err)
+				require.True(t, apierrors.IsConflict(err), "got %v", err)
 				assert.Contains(t, err.Error(), tt.wantErr)
 			} else {
 				require.NoError(t, err)
 			}
-			got, err := s.Get(ctx, apiserver.ReplicationControllers, "default", "web", apiserver.GetOptions{})
+			got, err := s.Get(ctx, client.ReplicationControllers, "default", "web", client.GetOptions{})
 			if tt.kept {
 				require.NoError(t, err)
 				assert.Equal(t, cur, got)
 				assert.Equal(t, before, s.Store().Rev())
 			} else {
-				assert.True(t, apiserver.IsNotFound(err))
+				assert.True(t, apierrors.IsNotFound(err))
 			}
 		})
 	}
@@ -245,10 +247,10 @@ func TestDeletePreconditionsAndDryRun(t *testing.T) {
 
 func TestDeleteMissingIsNotFound(t *testing.T) {
 	s, _ := newServer(t)
-	_, err := s.Delete(ctx, apiserver.Pods, "default", "ghost", api.DeleteOptions{})
-	require.True(t, apiserver.IsNotFound(err), "got %v", err)
+	_, err := s.Delete(ctx, client.Pods, "default", "ghost", api.DeleteOptions{})
+	require.True(t, apierrors.IsNotFound(err), "got %v", err)
 	_, err = s.Delete(ctx, "widgets", "default", "ghost", api.DeleteOptions{})
-	require.True(t, apiserver.IsNotFound(err), "unknown resource, got %v", err)
+	require.True(t, apierrors.IsNotFound(err), "unknown resource, got %v", err)
 	assert.Equal(t, "the server could not find the requested resource (widgets)", err.Error())
 }
 
@@ -266,19 +268,19 @@ func TestNamespaceDeletion(t *testing.T) {
 	_, err = s.Create(ctx, rc("team", "web", 1))
 	require.NoError(t, err)
 
-	got, err := s.Delete(ctx, apiserver.Namespaces, "", "team", api.DeleteOptions{})
+	got, err := s.Delete(ctx, client.Namespaces, "", "team", api.DeleteOptions{})
 	require.NoError(t, err)
 	ns := got.(*api.Namespace)
 	assert.Equal(t, api.NamespaceTerminating, ns.Status.Phase)
 	assert.NotNil(t, ns.Metadata.DeletionTimestamp)
 
 	s.Sweep() // deletes the content: the rc at once, the pod gracefully
-	_, err = s.Get(ctx, apiserver.ReplicationControllers, "team", "web", apiserver.GetOptions{})
-	assert.True(t, apiserver.IsNotFound(err), "rc deleted in the background, got %v", err)
-	p, err := s.Get(ctx, apiserver.Pods, "team", "slow", apiserver.GetOptions{})
+	_, err = s.Get(ctx, client.ReplicationControllers, "team", "web", client.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "rc deleted in the background, got %v", err)
+	p, err := s.Get(ctx, client.Pods, "team", "slow", client.GetOptions{})
 	require.NoError(t, err, "the pod is in its grace period")
 	assert.NotNil(t, p.GetObjectMeta().DeletionTimestamp)
-	_, err = s.Get(ctx, apiserver.Namespaces, "", "team", apiserver.GetOptions{})
+	_, err = s.Get(ctx, client.Namespaces, "", "team", client.GetOptions{})
 	require.NoError(t, err, "the namespace waits for its pod")
 
 	for i := 0; i < 10 && s.Sweep() >= 0; i++ {
@@ -288,17 +290,17 @@ func TestNamespaceDeletion(t *testing.T) {
 		}
 		clk.SetTime(next)
 	}
-	_, err = s.Get(ctx, apiserver.Pods, "team", "slow", apiserver.GetOptions{})
-	assert.True(t, apiserver.IsNotFound(err), "got %v", err)
-	_, err = s.Get(ctx, apiserver.Namespaces, "", "team", apiserver.GetOptions{})
-	assert.True(t, apiserver.IsNotFound(err), "the empty namespace is gone, got %v", err)
+	_, err = s.Get(ctx, client.Pods, "team", "slow", client.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "got %v", err)
+	_, err = s.Get(ctx, client.Namespaces, "", "team", client.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "the empty namespace is gone, got %v", err)
 }
 
 func TestSystemNamespacesCannotBeDeleted(t *testing.T) {
 	s, _ := newServer(t)
 	for _, name := range []string{"default", "kube-system"} {
-		_, err := s.Delete(ctx, apiserver.Namespaces, "", name, api.DeleteOptions{})
-		require.True(t, apiserver.IsForbidden(err), "got %v", err)
+		_, err := s.Delete(ctx, client.Namespaces, "", name, api.DeleteOptions{})
+		require.True(t, apierrors.IsForbidden(err), "got %v", err)
 		assert.Equal(t, `namespaces "`+name+`" is forbidden: this namespace may not be deleted`, err.Error())
 	}
 }
@@ -313,13 +315,13 @@ func TestRunSweepsOnTheClock(t *testing.T) {
 	wg.Add(1)
 	go func() { defer wg.Done(); s.Run(runCtx) }()
 
-	_, err := s.Delete(ctx, apiserver.Pods, "default", "p", api.DeleteOptions{})
+	_, err := s.Delete(ctx, client.Pods, "default", "p", api.DeleteOptions{})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return clk.Waiters() > 0 }, 5*time.Second, time.Millisecond, "Run set a timer for the grace period")
 	clk.Step(5 * time.Second)
 	require.Eventually(t, func() bool {
-		_, err := s.Get(ctx, apiserver.Pods, "default", "p", apiserver.GetOptions{})
-		return apiserver.IsNotFound(err)
+		_, err := s.Get(ctx, client.Pods, "default", "p", client.GetOptions{})
+		return apierrors.IsNotFound(err)
 	}, 5*time.Second, time.Millisecond)
 	cancel()
 	wg.Wait()

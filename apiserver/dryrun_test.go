@@ -8,14 +8,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 )
 
 // TestDryRunWritesStoreNothing checks that every write with DryRun runs its
 // checks and returns what it would store, while the store's revision and
 // contents stay as they were.
 func TestDryRunWritesStoreNothing(t *testing.T) {
-	dry := apiserver.WriteOptions{DryRun: true}
+	dry := client.WriteOptions{DryRun: true}
 	tests := []struct {
 		name    string
 		write   func(s *apiserver.Server) (api.Object, error)
@@ -25,7 +27,7 @@ func TestDryRunWritesStoreNothing(t *testing.T) {
 		{
 			name: "create returns the defaulted object with a uid",
 			write: func(s *apiserver.Server) (api.Object, error) {
-				return s.CreateWith(ctx, pod("default", "new", nil), dry)
+				return s.Create(ctx, pod("default", "new", nil), dry)
 			},
 			check: func(t *testing.T, got api.Object) {
 				p := got.(*api.Pod)
@@ -37,22 +39,22 @@ func TestDryRunWritesStoreNothing(t *testing.T) {
 		{
 			name: "create of an existing name is AlreadyExists",
 			write: func(s *apiserver.Server) (api.Object, error) {
-				return s.CreateWith(ctx, pod("default", "web", nil), dry)
+				return s.Create(ctx, pod("default", "web", nil), dry)
 			},
-			wantErr: apiserver.IsAlreadyExists,
+			wantErr: apierrors.IsAlreadyExists,
 		},
 		{
 			name: "invalid create is Invalid",
 			write: func(s *apiserver.Server) (api.Object, error) {
-				return s.CreateWith(ctx, &api.Pod{Metadata: api.ObjectMeta{Namespace: "default", Name: "bad"}}, dry)
+				return s.Create(ctx, &api.Pod{Metadata: api.ObjectMeta{Namespace: "default", Name: "bad"}}, dry)
 			},
-			wantErr: apiserver.IsInvalid,
+			wantErr: apierrors.IsInvalid,
 		},
 		{
 			name: "update returns the changed object",
 			write: func(s *apiserver.Server) (api.Object, error) {
 				p := pod("default", "web", map[string]string{"env": "prod"})
-				return s.UpdateWith(ctx, p, dry)
+				return s.Update(ctx, p, dry)
 			},
 			check: func(t *testing.T, got api.Object) {
 				assert.Equal(t, "prod", got.GetObjectMeta().Labels["env"])
@@ -63,23 +65,23 @@ func TestDryRunWritesStoreNothing(t *testing.T) {
 			write: func(s *apiserver.Server) (api.Object, error) {
 				p := pod("default", "web", nil)
 				p.Metadata.ResourceVersion = "1"
-				return s.UpdateWith(ctx, p, dry)
+				return s.Update(ctx, p, dry)
 			},
-			wantErr: apiserver.IsConflict,
+			wantErr: apierrors.IsConflict,
 		},
 		{
 			name: "status update returns the new status",
 			write: func(s *apiserver.Server) (api.Object, error) {
 				p := pod("default", "web", nil)
 				p.Status.Phase = api.PodRunning
-				return s.UpdateStatusWith(ctx, p, dry)
+				return s.UpdateStatus(ctx, p, dry)
 			},
 			check: func(t *testing.T, got api.Object) { assert.Equal(t, api.PodRunning, got.(*api.Pod).Status.Phase) },
 		},
 		{
 			name: "scale returns the new replicas",
 			write: func(s *apiserver.Server) (api.Object, error) {
-				return s.UpdateScaleWith(ctx, "default", &api.Scale{Metadata: api.ObjectMeta{Name: "frontend"}, Spec: api.ScaleSpec{Replicas: 7}}, dry)
+				return s.UpdateScale(ctx, "default", &api.Scale{Metadata: api.ObjectMeta{Name: "frontend"}, Spec: api.ScaleSpec{Replicas: 7}}, dry)
 			},
 			check: func(t *testing.T, got api.Object) { assert.Equal(t, int32(7), got.(*api.Scale).Spec.Replicas) },
 		},
@@ -92,7 +94,7 @@ func TestDryRunWritesStoreNothing(t *testing.T) {
 			_, err = s.Create(ctx, rc("default", "frontend", 2))
 			require.NoError(t, err)
 			rev := s.Store().Rev()
-			before, err := s.List(ctx, apiserver.Pods, "", apiserver.ListOptions{})
+			before, err := s.List(ctx, client.Pods, "", client.ListOptions{})
 			require.NoError(t, err)
 
 			got, err := tt.write(s)
@@ -104,7 +106,7 @@ func TestDryRunWritesStoreNothing(t *testing.T) {
 				tt.check(t, got)
 			}
 			assert.Equal(t, rev, s.Store().Rev(), "a dry run wrote to the store")
-			after, err := s.List(ctx, apiserver.Pods, "", apiserver.ListOptions{})
+			after, err := s.List(ctx, client.Pods, "", client.ListOptions{})
 			require.NoError(t, err)
 			assert.Equal(t, before.Items, after.Items)
 		})
@@ -127,7 +129,7 @@ func TestResources(t *testing.T) {
 	require.Len(t, all, 12)
 	assert.Equal(t, "configmaps", all[0].Resource, "core group first, sorted by name")
 	assert.Equal(t, "leases", all[len(all)-2].Resource, "named groups after core")
-	assert.Equal(t, apiserver.GroupResource{Group: "events.k8s.io", Resource: "events"}, all[len(all)-1].GroupResource())
+	assert.Equal(t, apierrors.GroupResource{Group: "events.k8s.io", Resource: "events"}, all[len(all)-1].GroupResource())
 
 	tests := []struct {
 		resource   string
@@ -181,15 +183,15 @@ func TestSubresourceManagedFields(t *testing.T) {
 	s, _ := newServer(t)
 	created, err := s.Create(ctx, rc("default", "frontend", 2))
 	require.NoError(t, err)
-	_, err = s.UpdateScaleWith(ctx, "default", &api.Scale{Metadata: api.ObjectMeta{Name: "frontend"}, Spec: api.ScaleSpec{Replicas: 3}}, apiserver.WriteOptions{ManagedFields: mf})
+	_, err = s.UpdateScale(ctx, "default", &api.Scale{Metadata: api.ObjectMeta{Name: "frontend"}, Spec: api.ScaleSpec{Replicas: 3}}, client.WriteOptions{ManagedFields: mf})
 	require.NoError(t, err)
-	got, err := apiserver.For[*api.ReplicationController](s).Get(ctx, "default", "frontend")
+	got, err := client.For[*api.ReplicationController](s).Get(ctx, "default", "frontend")
 	require.NoError(t, err)
 	assert.Equal(t, mf, got.Metadata.ManagedFields)
 
 	_, err = s.UpdateScale(ctx, "default", &api.Scale{Metadata: api.ObjectMeta{Name: "frontend"}, Spec: api.ScaleSpec{Replicas: 4}})
 	require.NoError(t, err)
-	got, err = apiserver.For[*api.ReplicationController](s).Get(ctx, "default", "frontend")
+	got, err = client.For[*api.ReplicationController](s).Get(ctx, "default", "frontend")
 	require.NoError(t, err)
 	assert.Equal(t, mf, got.Metadata.ManagedFields, "kept without the option")
 
@@ -197,9 +199,9 @@ func TestSubresourceManagedFields(t *testing.T) {
 	status.Status.Replicas = 2
 	status.Metadata.ResourceVersion = "" // unconditional: the scale updates moved it
 	mf2 := []api.ManagedFieldsEntry{{Manager: "rc-controller", Operation: "Update", Subresource: "status"}}
-	_, err = s.UpdateStatusWith(ctx, status, apiserver.WriteOptions{ManagedFields: mf2})
+	_, err = s.UpdateStatus(ctx, status, client.WriteOptions{ManagedFields: mf2})
 	require.NoError(t, err)
-	got, err = apiserver.For[*api.ReplicationController](s).Get(ctx, "default", "frontend")
+	got, err = client.For[*api.ReplicationController](s).Get(ctx, "default", "frontend")
 	require.NoError(t, err)
 	assert.Equal(t, int32(2), got.Status.Replicas)
 	assert.Equal(t, mf2, got.Metadata.ManagedFields)

@@ -5,10 +5,11 @@ import (
 	"slices"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 )
 
 // eventsGR is events.k8s.io's events resource.
-var eventsGR = GroupResource{Group: "events.k8s.io", Resource: "events"}
+var eventsGR = apierrors.GroupResource{Group: "events.k8s.io", Resource: "events"}
 
 // eventsV1 serves the stored core/v1 Events as events.k8s.io/v1 Events, as
 // kube-apiserver does (its events.k8s.io storage is the core Event

@@ -9,7 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/store"
 )
 
@@ -91,7 +92,7 @@ func TestEventsV1Conversion(t *testing.T) {
 			v1Refused: `count: Invalid value: "": needs to be unset`},
 	}
 	s, _ := newServer(t)
-	core, v1 := apiserver.For[*api.Event](s), apiserver.For[*api.EventsV1Event](s)
+	core, v1 := client.For[*api.Event](s), client.For[*api.EventsV1Event](s)
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Run("core/v1 to events.k8s.io/v1", func(t *testing.T) {
@@ -114,7 +115,7 @@ func TestEventsV1Conversion(t *testing.T) {
 				rev := s.Store().Rev()
 				created, err := v1.Create(ctx, in)
 				if tt.v1Refused != "" {
-					require.True(t, apiserver.IsInvalid(err), "got %v", err)
+					require.True(t, apierrors.IsInvalid(err), "got %v", err)
 					assert.Equal(t, `Event "`+in.Metadata.Name+`" is invalid: `+tt.v1Refused, err.Error())
 					assert.Equal(t, rev, s.Store().Rev(), "nothing stored")
 					return
@@ -150,12 +151,12 @@ func withServerFields(t *testing.T, want, got api.ObjectMeta) api.ObjectMeta {
 // the writes of both, and a watch through either sees them.
 func TestEventsV1SharedStorage(t *testing.T) {
 	s, _ := newServer(t)
-	core, v1 := apiserver.For[*api.Event](s), apiserver.For[*api.EventsV1Event](s)
+	core, v1 := client.For[*api.Event](s), client.For[*api.EventsV1Event](s)
 	start := strconv.FormatInt(s.Store().Rev(), 10)
-	coreWatch, err := s.Watch(ctx, apiserver.Events, "default", apiserver.ListOptions{ResourceVersion: start})
+	coreWatch, err := s.Watch(ctx, client.Events, "default", client.ListOptions{ResourceVersion: start})
 	require.NoError(t, err)
 	defer coreWatch.Stop()
-	v1Watch, err := s.Watch(ctx, apiserver.EventsK8sIO, "default", apiserver.ListOptions{ResourceVersion: start})
+	v1Watch, err := s.Watch(ctx, client.EventsK8sIO, "default", client.ListOptions{ResourceVersion: start})
 	require.NoError(t, err)
 	defer v1Watch.Stop()
 
@@ -185,12 +186,12 @@ func TestEventsV1SharedStorage(t *testing.T) {
 		keys++
 	}
 	assert.Equal(t, 1, keys)
-	assert.Equal(t, 1, s.Count(apiserver.Events))
-	assert.Equal(t, 1, s.Count(apiserver.EventsK8sIO))
+	assert.Equal(t, 1, s.Count(client.Events))
+	assert.Equal(t, 1, s.Count(client.EventsK8sIO))
 
-	coreList, _, err := core.List(ctx, "", apiserver.ListOptions{})
+	coreList, _, err := core.List(ctx, "", client.ListOptions{})
 	require.NoError(t, err)
-	v1List, listRV, err := v1.List(ctx, "", apiserver.ListOptions{})
+	v1List, listRV, err := v1.List(ctx, "", client.ListOptions{})
 	require.NoError(t, err)
 	require.Len(t, coreList, 1)
 	require.Len(t, v1List, 1)
@@ -201,7 +202,7 @@ func TestEventsV1SharedStorage(t *testing.T) {
 	wantEvents := []string{"ADDED default/a", "ADDED default/b", "MODIFIED default/b", "DELETED default/a"}
 	for _, w := range []struct {
 		name    string
-		watcher apiserver.Watcher
+		watcher client.Watcher
 		goType  api.Object
 	}{{"core/v1", coreWatch, &api.Event{}}, {"events.k8s.io/v1", v1Watch, &api.EventsV1Event{}}} {
 		t.Run("watch through "+w.name, func(t *testing.T) {
@@ -225,7 +226,7 @@ func TestEventsV1SharedStorage(t *testing.T) {
 // labels. A refused request stores nothing.
 func TestEventsV1Errors(t *testing.T) {
 	s, _ := newServer(t)
-	v1 := apiserver.For[*api.EventsV1Event](s)
+	v1 := client.For[*api.EventsV1Event](s)
 	_, err := v1.Create(ctx, v1Event("exists"))
 	require.NoError(t, err)
 	tests := []struct {
@@ -235,27 +236,27 @@ func TestEventsV1Errors(t *testing.T) {
 		want string
 	}{
 		{name: "get missing", do: func() error { _, err := v1.Get(ctx, "default", "nope"); return err },
-			is: apiserver.IsNotFound, want: `events.events.k8s.io "nope" not found`},
+			is: apierrors.IsNotFound, want: `events.events.k8s.io "nope" not found`},
 		{name: "create existing", do: func() error { _, err := v1.Create(ctx, v1Event("exists")); return err },
-			is: apiserver.IsAlreadyExists, want: `events.events.k8s.io "exists" already exists`},
+			is: apierrors.IsAlreadyExists, want: `events.events.k8s.io "exists" already exists`},
 		{name: "no eventTime, no type", do: func() error {
 			e := v1Event("old-style")
 			e.EventTime, e.Type = api.MicroTime{}, ""
 			_, err := v1.Create(ctx, e)
 			return err
-		}, is: apiserver.IsInvalid, want: `Event "old-style" is invalid: [eventTime: Required value, type: Invalid value: "": has invalid value: ]`},
+		}, is: apierrors.IsInvalid, want: `Event "old-style" is invalid: [eventTime: Required value, type: Invalid value: "": has invalid value: ]`},
 		{name: "series of one", do: func() error {
 			e := v1Event("single")
 			e.Series = &api.EventsV1EventSeries{Count: 1}
 			_, err := v1.Create(ctx, e)
 			return err
-		}, is: apiserver.IsInvalid, want: `Event "single" is invalid: [series.count: Invalid value: "": should be at least 2, series.lastObservedTime: Required value]`},
+		}, is: apierrors.IsInvalid, want: `Event "single" is invalid: [series.count: Invalid value: "": should be at least 2, series.lastObservedTime: Required value]`},
 		{name: "wrong apiVersion", do: func() error {
 			e := v1Event("typed")
 			e.TypeMeta = api.TypeMeta{APIVersion: "v1", Kind: "Event"}
 			_, err := v1.Create(ctx, e)
 			return err
-		}, is: apiserver.IsBadRequest, want: `the object's apiVersion "v1" and kind "Event" do not match the resource events.events.k8s.io (events.k8s.io/v1, Event)`},
+		}, is: apierrors.IsBadRequest, want: `the object's apiVersion "v1" and kind "Event" do not match the resource events.events.k8s.io (events.k8s.io/v1, Event)`},
 		{name: "changed note", do: func() error {
 			e, err := v1.Get(ctx, "default", "exists")
 			require.NoError(t, err)
@@ -263,15 +264,15 @@ func TestEventsV1Errors(t *testing.T) {
 			e.Note = "rewritten"
 			_, err = v1.Update(ctx, e)
 			return err
-		}, is: apiserver.IsInvalid, want: `Event "exists" is invalid: message: Invalid value: "rewritten": field is immutable`},
+		}, is: apierrors.IsInvalid, want: `Event "exists" is invalid: message: Invalid value: "rewritten": field is immutable`},
 		{name: "core field label", do: func() error {
-			_, _, err := v1.List(ctx, "", apiserver.ListOptions{FieldSelector: "involvedObject.name=web"})
+			_, _, err := v1.List(ctx, "", client.ListOptions{FieldSelector: "involvedObject.name=web"})
 			return err
-		}, is: apiserver.IsBadRequest, want: "field label not supported: involvedObject.name"},
+		}, is: apierrors.IsBadRequest, want: "field label not supported: involvedObject.name"},
 		{name: "events.k8s.io field label on core", do: func() error {
-			_, _, err := apiserver.For[*api.Event](s).List(ctx, "", apiserver.ListOptions{FieldSelector: "regarding.name=web"})
+			_, _, err := client.For[*api.Event](s).List(ctx, "", client.ListOptions{FieldSelector: "regarding.name=web"})
 			return err
-		}, is: apiserver.IsBadRequest, want: "field label not supported: regarding.name"},
+		}, is: apierrors.IsBadRequest, want: "field label not supported: regarding.name"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -289,7 +290,7 @@ func TestEventsV1Errors(t *testing.T) {
 // core/v1's.
 func TestEventsV1FieldSelectors(t *testing.T) {
 	s, _ := newServer(t)
-	core, v1 := apiserver.For[*api.Event](s), apiserver.For[*api.EventsV1Event](s)
+	core, v1 := client.For[*api.Event](s), client.For[*api.EventsV1Event](s)
 	scheduled := coreEvent("scheduled")
 	pulled := coreEvent("pulled")
 	pulled.InvolvedObject.Name, pulled.Reason, pulled.ReportingController = "db", "Pulled", "kubelet"
@@ -315,7 +316,7 @@ func TestEventsV1FieldSelectors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.selector, func(t *testing.T) {
-			items, _, err := v1.List(ctx, "default", apiserver.ListOptions{FieldSelector: tt.selector})
+			items, _, err := v1.List(ctx, "default", client.ListOptions{FieldSelector: tt.selector})
 			require.NoError(t, err)
 			var names []string
 			for _, e := range items {

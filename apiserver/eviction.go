@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 )
 
 // Evict evicts the pod an Eviction names, as the pods/eviction subresource
@@ -20,17 +22,17 @@ import (
 // EvictionREST in pkg/registry/core/pod/storage/eviction.go.
 func (s *Server) Evict(ctx context.Context, eviction *api.Eviction) (*api.Pod, error) {
 	if eviction == nil {
-		return nil, NewBadRequest("no Eviction given")
+		return nil, apierrors.NewBadRequest("no Eviction given")
 	}
 	m := eviction.Metadata
 	if m.Name == "" || m.Namespace == "" {
-		return nil, NewBadRequest("the Eviction must name the pod to evict: metadata.name and metadata.namespace")
+		return nil, apierrors.NewBadRequest("the Eviction must name the pod to evict: metadata.name and metadata.namespace")
 	}
 	var opts api.DeleteOptions
 	if eviction.DeleteOptions != nil {
 		eviction.DeleteOptions.DeepCopyInto(&opts)
 	}
-	obj, err := s.Delete(ctx, Pods, m.Namespace, m.Name, opts)
+	obj, err := s.Delete(ctx, client.Pods, m.Namespace, m.Name, opts)
 	if err != nil {
 		return nil, err
 	}

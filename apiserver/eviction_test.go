@@ -8,7 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 )
 
 // TestEvict evicts pods with the DeleteOptions kubectl drain sends and the
@@ -39,20 +40,20 @@ func TestEvict(t *testing.T) {
 		{name: "a pod on no node goes at once", unbound: true, eviction: eviction("p", nil), gone: true},
 		{name: "dry run", eviction: eviction("p", &api.DeleteOptions{DryRun: []string{api.DryRunAll}}), kept: true},
 		{name: "uid precondition", eviction: eviction("p", &api.DeleteOptions{Preconditions: &api.Preconditions{UID: &otherUID}}), kept: true,
-			is: apiserver.IsConflict, wantErr: `Operation cannot be fulfilled on pods "p": Precondition failed: UID in precondition: not-the-pod, UID in object meta: `},
+			is: apierrors.IsConflict, wantErr: `Operation cannot be fulfilled on pods "p": Precondition failed: UID in precondition: not-the-pod, UID in object meta: `},
 		{name: "resourceVersion precondition", eviction: eviction("p", &api.DeleteOptions{Preconditions: &api.Preconditions{ResourceVersion: &staleRV}}), kept: true,
-			is: apiserver.IsConflict, wantErr: `Operation cannot be fulfilled on pods "p": Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: `},
+			is: apierrors.IsConflict, wantErr: `Operation cannot be fulfilled on pods "p": Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: `},
 		{name: "missing pod", eviction: eviction("nope", nil), kept: true,
-			is: apiserver.IsNotFound, wantErr: `pods "nope" not found`},
+			is: apierrors.IsNotFound, wantErr: `pods "nope" not found`},
 		{name: "no name", eviction: eviction("", nil), kept: true,
-			is: apiserver.IsBadRequest, wantErr: "the Eviction must name the pod to evict: metadata.name and metadata.namespace"},
+			is: apierrors.IsBadRequest, wantErr: "the Eviction must name the pod to evict: metadata.name and metadata.namespace"},
 		{name: "bad propagation policy", eviction: eviction("p", &api.DeleteOptions{PropagationPolicy: ptr(api.DeletionPropagation("Sideways"))}), kept: true,
-			is: apiserver.IsInvalid, wantErr: `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan"`},
+			is: apierrors.IsInvalid, wantErr: `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s, _ := newServer(t)
-			pods := apiserver.For[*api.Pod](s)
+			pods := client.For[*api.Pod](s)
 			var before *api.Pod
 			if tt.unbound {
 				before = mustCreate(t, s, pod("default", "p", nil))
@@ -77,7 +78,7 @@ func TestEvict(t *testing.T) {
 				assert.Equal(t, before, after)
 				assert.Equal(t, rev, s.Store().Rev(), "nothing written")
 			case tt.gone:
-				assert.True(t, apiserver.IsNotFound(getErr), "removed at once, got %v", getErr)
+				assert.True(t, apierrors.IsNotFound(getErr), "removed at once, got %v", getErr)
 			default:
 				require.NoError(t, getErr)
 				require.NotNil(t, after.Metadata.DeletionTimestamp, "marked for deletion")

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 )
 
 // filter is a list's or watch's label and field selectors, parsed.
@@ -19,14 +20,14 @@ func newFilter(k *kind, labelSelector, fieldSelector string) (filter, error) {
 	f := filter{k: k}
 	var err error
 	if f.labels, err = api.ParseSelector(labelSelector); err != nil {
-		return f, NewBadRequest(err.Error())
+		return f, apierrors.NewBadRequest(err.Error())
 	}
 	if f.fields, err = api.ParseFieldSelector(fieldSelector); err != nil {
-		return f, NewBadRequest(err.Error())
+		return f, apierrors.NewBadRequest(err.Error())
 	}
 	for _, r := range f.fields.Requirements() {
 		if r.Field != "metadata.name" && r.Field != "metadata.namespace" && !slices.Contains(k.fieldNames, r.Field) {
-			return f, NewBadRequest("field label not supported: " + r.Field)
+			return f, apierrors.NewBadRequest("field label not supported: " + r.Field)
 		}
 	}
 	return f, nil

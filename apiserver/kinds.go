@@ -5,13 +5,14 @@ import (
 	"strconv"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 )
 
 // kind describes one resource the server serves: its names, its scope, and
 // the per-kind rules (Kubernetes calls them a strategy) that the generic
 // create, update and delete paths apply.
 type kind struct {
-	gr         GroupResource
+	gr         apierrors.GroupResource
 	kind       string // "Pod"
 	apiVersion string // "v1", "coordination.k8s.io/v1"
 	namespaced bool
@@ -37,8 +38,8 @@ type kind struct {
 	resetStatusOnCreate bool
 
 	defaults       func(api.Object)
-	validate       func(api.Object) FieldErrors
-	validateUpdate func(obj, old api.Object) FieldErrors
+	validate       func(api.Object) apierrors.FieldErrors
+	validateUpdate func(obj, old api.Object) apierrors.FieldErrors
 
 	// fields returns the field-selector values of an object beyond
 	// metadata.name and metadata.namespace; nil when the kind has none.
@@ -70,7 +71,7 @@ type kind struct {
 // run on the stored form; the caller replaces what differs by version, as
 // Kubernetes' strategies do by request version: validation and the
 // field-selector labels.
-func servedAs(stored *kind, gr GroupResource, kindName, apiVersion string, newObj func() api.Object,
+func servedAs(stored *kind, gr apierrors.GroupResource, kindName, apiVersion string, newObj func() api.Object,
 	toStored, fromStored func(api.Object) api.Object) *kind {
 	k := *stored
 	k.gr, k.kind, k.apiVersion, k.newObj = gr, kindName, apiVersion, newObj
@@ -110,10 +111,10 @@ func (k *kind) out(obj api.Object) api.Object {
 
 // typed adapts per-kind functions written for a concrete type to the
 // api.Object hooks of a kind.
-func typed[T api.Object](k *kind, defaults func(T), validate func(T) FieldErrors, validateUpdate func(obj, old T) FieldErrors) *kind {
+func typed[T api.Object](k *kind, defaults func(T), validate func(T) apierrors.FieldErrors, validateUpdate func(obj, old T) apierrors.FieldErrors) *kind {
 	k.defaults = func(o api.Object) { defaults(o.(T)) }
-	k.validate = func(o api.Object) FieldErrors { return validate(o.(T)) }
-	k.validateUpdate = func(o, old api.Object) FieldErrors { return validateUpdate(o.(T), old.(T)) }
+	k.validate = func(o api.Object) apierrors.FieldErrors { return validate(o.(T)) }
+	k.validateUpdate = func(o, old api.Object) apierrors.FieldErrors { return validateUpdate(o.(T), old.(T)) }
 	return k
 }
 
@@ -128,14 +129,14 @@ var (
 // kinds that serve a stored one in another group or version.
 func newKinds() []*kind {
 	events := typed(&kind{
-		gr: GroupResource{Resource: "events"}, kind: "Event", apiVersion: "v1", namespaced: true, shortNames: []string{"ev"},
+		gr: apierrors.GroupResource{Resource: "events"}, kind: "Event", apiVersion: "v1", namespaced: true, shortNames: []string{"ev"},
 		newObj:     func() api.Object { return &api.Event{} },
 		fields:     eventFields,
 		fieldNames: []string{"involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"},
 	}, defaultEvent, validateEvent, validateEventUpdate)
 	return []*kind{
 		typed(&kind{
-			gr: GroupResource{Resource: "namespaces"}, kind: "Namespace", apiVersion: "v1", shortNames: []string{"ns"},
+			gr: apierrors.GroupResource{Resource: "namespaces"}, kind: "Namespace", apiVersion: "v1", shortNames: []string{"ns"},
 			newObj: func() api.Object { return &api.Namespace{} }, hasStatus: true,
 			fields: func(o api.Object) map[string]string {
 				return map[string]string{"status.phase": string(o.(*api.Namespace).Status.Phase)}
@@ -143,14 +144,14 @@ func newKinds() []*kind {
 			fieldNames: []string{"status.phase"},
 		}, defaultNamespace, validateNamespace, validateNamespaceUpdate),
 		typed(&kind{
-			gr: GroupResource{Resource: "pods"}, kind: "Pod", apiVersion: "v1", namespaced: true, shortNames: []string{"po"}, categories: []string{"all"},
+			gr: apierrors.GroupResource{Resource: "pods"}, kind: "Pod", apiVersion: "v1", namespaced: true, shortNames: []string{"po"}, categories: []string{"all"},
 			newObj: func() api.Object { return &api.Pod{} }, hasStatus: true, resetStatusOnCreate: true,
 			fields:       podFields,
 			fieldNames:   []string{"spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName", "status.phase", "status.podIP", "status.nominatedNodeName"},
 			graceSeconds: podGraceSeconds,
 		}, defaultPod, validatePod, validatePodUpdate),
 		typed(&kind{
-			gr: GroupResource{Resource: "replicationcontrollers"}, kind: "ReplicationController", apiVersion: "v1", namespaced: true,
+			gr: apierrors.GroupResource{Resource: "replicationcontrollers"}, kind: "ReplicationController", apiVersion: "v1", namespaced: true,
 			shortNames: []string{"rc"}, categories: []string{"all"},
 			newObj: func() api.Object { return &api.ReplicationController{} }, hasStatus: true, resetStatusOnCreate: true,
 			fields: func(o api.Object) map[string]string {
@@ -163,15 +164,15 @@ func newKinds() []*kind {
 			defaultPropagation: api.DeletePropagationOrphan,
 		}, defaultReplicationController, validateReplicationController, validateReplicationControllerUpdate),
 		typed(&kind{
-			gr: GroupResource{Resource: "services"}, kind: "Service", apiVersion: "v1", namespaced: true, shortNames: []string{"svc"}, categories: []string{"all"},
+			gr: apierrors.GroupResource{Resource: "services"}, kind: "Service", apiVersion: "v1", namespaced: true, shortNames: []string{"svc"}, categories: []string{"all"},
 			newObj: func() api.Object { return &api.Service{} }, hasStatus: true, resetStatusOnCreate: true,
 		}, defaultService, validateService, validateServiceUpdate),
 		typed(&kind{
-			gr: GroupResource{Resource: "endpoints"}, kind: "Endpoints", apiVersion: "v1", namespaced: true, singular: "endpoints", shortNames: []string{"ep"},
+			gr: apierrors.GroupResource{Resource: "endpoints"}, kind: "Endpoints", apiVersion: "v1", namespaced: true, singular: "endpoints", shortNames: []string{"ep"},
 			newObj: func() api.Object { return &api.Endpoints{} },
 		}, defaultEndpoints, validateEndpoints, validateEndpointsUpdate),
 		typed(&kind{
-			gr: GroupResource{Resource: "nodes"}, kind: "Node", apiVersion: "v1", shortNames: []string{"no"},
+			gr: apierrors.GroupResource{Resource: "nodes"}, kind: "Node", apiVersion: "v1", shortNames: []string{"no"},
 			newObj: func() api.Object { return &api.Node{} }, hasStatus: true,
 			fields: func(o api.Object) map[string]string {
 				return map[string]string{"spec.unschedulable": strconv.FormatBool(o.(*api.Node).Spec.Unschedulable)}
@@ -179,11 +180,11 @@ func newKinds() []*kind {
 			fieldNames: []string{"spec.unschedulable"},
 		}, defaultNode, validateNode, validateNodeUpdate),
 		typed(&kind{
-			gr: GroupResource{Group: "coordination.k8s.io", Resource: "leases"}, kind: "Lease", apiVersion: "coordination.k8s.io/v1", namespaced: true,
+			gr: apierrors.GroupResource{Group: "coordination.k8s.io", Resource: "leases"}, kind: "Lease", apiVersion: "coordination.k8s.io/v1", namespaced: true,
 			newObj: func() api.Object { return &api.Lease{} },
 		}, defaultLease, validateLease, validateLeaseUpdate),
 		typed(&kind{
-			gr: GroupResource{Resource: "configmaps"}, kind: "ConfigMap", apiVersion: "v1", namespaced: true, shortNames: []string{"cm"},
+			gr: apierrors.GroupResource{Resource: "configmaps"}, kind: "ConfigMap", apiVersion: "v1", namespaced: true, shortNames: []string{"cm"},
 			newObj: func() api.Object { return &api.ConfigMap{} },
 			columns: []Column{nameColumn,
 				{Name: "Data", Type: "string", Description: "Data contains the configuration data.", Cell: func(o api.Object) any {
@@ -193,7 +194,7 @@ func newKinds() []*kind {
 				ageColumn},
 		}, defaultConfigMap, validateConfigMap, validateConfigMapUpdate),
 		typed(&kind{
-			gr: GroupResource{Resource: "secrets"}, kind: "Secret", apiVersion: "v1", namespaced: true,
+			gr: apierrors.GroupResource{Resource: "secrets"}, kind: "Secret", apiVersion: "v1", namespaced: true,
 			newObj: func() api.Object { return &api.Secret{} },
 			columns: []Column{nameColumn,
 				{Name: "Type", Type: "string", Description: "Used to facilitate programmatic handling of secret data.",
@@ -207,7 +208,7 @@ func newKinds() []*kind {
 			fieldNames: []string{"type"},
 		}, defaultSecret, validateSecret, validateSecretUpdate),
 		typed(&kind{
-			gr: GroupResource{Resource: "serviceaccounts"}, kind: "ServiceAccount", apiVersion: "v1", namespaced: true, shortNames: []string{"sa"},
+			gr: apierrors.GroupResource{Resource: "serviceaccounts"}, kind: "ServiceAccount", apiVersion: "v1", namespaced: true, shortNames: []string{"sa"},
 			newObj: func() api.Object { return &api.ServiceAccount{} },
 			columns: []Column{nameColumn,
 				{Name: "Secrets", Type: "string", Description: "Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.",

@@ -19,7 +19,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/client/record"
 )
 
 // mustCreate creates obj and returns what the server stored.
@@ -44,7 +47,7 @@ func mustRelabel(t testing.TB, s *apiserver.Server, p *api.Pod, labels map[strin
 // mustDelete deletes a pod at once.
 func mustDelete(t testing.TB, s *apiserver.Server, ns, name string) {
 	t.Helper()
-	_, err := s.Delete(ctx, apiserver.Pods, ns, name, api.DeleteOptions{GracePeriodSeconds: ptr(int64(0))})
+	_, err := s.Delete(ctx, client.Pods, ns, name, api.DeleteOptions{GracePeriodSeconds: ptr(int64(0))})
 	require.NoError(t, err)
 }
 
@@ -93,7 +96,7 @@ func keys(objs []api.Object) []string {
 func requireStatus(t testing.TB, err error, code int32, reason api.StatusReason) api.Status {
 	t.Helper()
 	require.Error(t, err)
-	st := apiserver.StatusOf(err)
+	st := apierrors.StatusOf(err)
 	require.Equal(t, code, st.Code, "status code of %v", err)
 	require.Equal(t, reason, st.Reason, "reason of %v", err)
 	return st
@@ -138,36 +141,36 @@ func TestListResourceVersionSemantics(t *testing.T) {
 	h := newListHistory(t)
 	tests := []struct {
 		name   string
-		opts   apiserver.ListOptions
+		opts   client.ListOptions
 		want   func(listHistory) []string
 		wantRV func(listHistory) int64
 	}{
-		{"unset is the latest", apiserver.ListOptions{},
+		{"unset is the latest", client.ListOptions{},
 			func(h listHistory) []string { return h.latestVersions }, func(h listHistory) int64 { return h.latest }},
-		{"0 is any, here the latest", apiserver.ListOptions{ResourceVersion: "0"},
+		{"0 is any, here the latest", client.ListOptions{ResourceVersion: "0"},
 			func(h listHistory) []string { return h.latestVersions }, func(h listHistory) int64 { return h.latest }},
-		{"N alone is not older than N", apiserver.ListOptions{ResourceVersion: rvString(h.at)},
+		{"N alone is not older than N", client.ListOptions{ResourceVersion: rvString(h.at)},
 			func(h listHistory) []string { return h.latestVersions }, func(h listHistory) int64 { return h.latest }},
-		{"N NotOlderThan", apiserver.ListOptions{ResourceVersion: rvString(h.at), ResourceVersionMatch: apiserver.MatchNotOlderThan},
+		{"N NotOlderThan", client.ListOptions{ResourceVersion: rvString(h.at), ResourceVersionMatch: client.MatchNotOlderThan},
 			func(h listHistory) []string { return h.latestVersions }, func(h listHistory) int64 { return h.latest }},
-		{"0 NotOlderThan is any", apiserver.ListOptions{ResourceVersion: "0", ResourceVersionMatch: apiserver.MatchNotOlderThan},
+		{"0 NotOlderThan is any", client.ListOptions{ResourceVersion: "0", ResourceVersionMatch: client.MatchNotOlderThan},
 			func(h listHistory) []string { return h.latestVersions }, func(h listHistory) int64 { return h.latest }},
-		{"current N alone", apiserver.ListOptions{ResourceVersion: rvString(h.latest)},
+		{"current N alone", client.ListOptions{ResourceVersion: rvString(h.latest)},
 			func(h listHistory) []string { return h.latestVersions }, func(h listHistory) int64 { return h.latest }},
-		{"N Exact reads the past", apiserver.ListOptions{ResourceVersion: rvString(h.at), ResourceVersionMatch: apiserver.MatchExact},
+		{"N Exact reads the past", client.ListOptions{ResourceVersion: rvString(h.at), ResourceVersionMatch: client.MatchExact},
 			func(h listHistory) []string { return h.atVersions }, func(h listHistory) int64 { return h.at }},
-		{"N with a limit is exact (legacy rule)", apiserver.ListOptions{ResourceVersion: rvString(h.at), Limit: 10},
+		{"N with a limit is exact (legacy rule)", client.ListOptions{ResourceVersion: rvString(h.at), Limit: 10},
 			func(h listHistory) []string { return h.atVersions }, func(h listHistory) int64 { return h.at }},
-		{"N Exact with a limit", apiserver.ListOptions{ResourceVersion: rvString(h.at), ResourceVersionMatch: apiserver.MatchExact, Limit: 10},
+		{"N Exact with a limit", client.ListOptions{ResourceVersion: rvString(h.at), ResourceVersionMatch: client.MatchExact, Limit: 10},
 			func(h listHistory) []string { return h.atVersions }, func(h listHistory) int64 { return h.at }},
-		{"N NotOlderThan with a limit is the latest", apiserver.ListOptions{ResourceVersion: rvString(h.at), ResourceVersionMatch: apiserver.MatchNotOlderThan, Limit: 10},
+		{"N NotOlderThan with a limit is the latest", client.ListOptions{ResourceVersion: rvString(h.at), ResourceVersionMatch: client.MatchNotOlderThan, Limit: 10},
 			func(h listHistory) []string { return h.latestVersions }, func(h listHistory) int64 { return h.latest }},
-		{"0 ignores the limit", apiserver.ListOptions{ResourceVersion: "0", Limit: 1},
+		{"0 ignores the limit", client.ListOptions{ResourceVersion: "0", Limit: 1},
 			func(h listHistory) []string { return h.latestVersions }, func(h listHistory) int64 { return h.latest }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l, err := h.s.List(ctx, apiserver.Pods, "default", tt.opts)
+			l, err := h.s.List(ctx, client.Pods, "default", tt.opts)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want(h), versions(l.Items))
 			assert.Equal(t, rvString(tt.wantRV(h)), l.Metadata.ResourceVersion, "the list's resourceVersion")
@@ -182,7 +185,7 @@ func TestListResourceVersionSemantics(t *testing.T) {
 // created since absent.
 func TestListExactShowsObjectsAsTheyWere(t *testing.T) {
 	h := newListHistory(t)
-	l, err := h.s.List(ctx, apiserver.Pods, "", apiserver.ListOptions{ResourceVersion: rvString(h.at), ResourceVersionMatch: apiserver.MatchExact})
+	l, err := h.s.List(ctx, client.Pods, "", client.ListOptions{ResourceVersion: rvString(h.at), ResourceVersionMatch: client.MatchExact})
 	require.NoError(t, err)
 	require.Equal(t, []string{"default/a", "default/b", "default/c"}, keys(l.Items))
 	assert.Equal(t, map[string]string{"v": "2"}, l.Items[0].GetObjectMeta().Labels, "a as relabelled before N, not after")
@@ -201,25 +204,25 @@ func TestListFutureResourceVersionTimesOut(t *testing.T) {
 	future := rvString(s.Store().Rev() + 10)
 	tests := []struct {
 		name string
-		opts apiserver.ListOptions
+		opts client.ListOptions
 	}{
-		{"not older than, implied", apiserver.ListOptions{ResourceVersion: future}},
-		{"NotOlderThan", apiserver.ListOptions{ResourceVersion: future, ResourceVersionMatch: apiserver.MatchNotOlderThan}},
-		{"Exact", apiserver.ListOptions{ResourceVersion: future, ResourceVersionMatch: apiserver.MatchExact}},
-		{"legacy exact with a limit", apiserver.ListOptions{ResourceVersion: future, Limit: 1}},
+		{"not older than, implied", client.ListOptions{ResourceVersion: future}},
+		{"NotOlderThan", client.ListOptions{ResourceVersion: future, ResourceVersionMatch: client.MatchNotOlderThan}},
+		{"Exact", client.ListOptions{ResourceVersion: future, ResourceVersionMatch: client.MatchExact}},
+		{"legacy exact with a limit", client.ListOptions{ResourceVersion: future, Limit: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := s.List(ctx, apiserver.Pods, "default", tt.opts)
+			_, err := s.List(ctx, client.Pods, "default", tt.opts)
 			st := requireStatus(t, err, http.StatusGatewayTimeout, api.StatusReasonTimeout)
-			assert.True(t, apiserver.IsTimeout(err))
+			assert.True(t, apierrors.IsTimeout(err))
 			require.NotNil(t, st.Details)
 			require.Len(t, st.Details.Causes, 1)
 			assert.Equal(t, api.CauseTypeResourceVersionTooLarge, st.Details.Causes[0].Type)
 		})
 	}
 	t.Run("get", func(t *testing.T) {
-		_, err := s.Get(ctx, apiserver.Pods, "default", "a", apiserver.GetOptions{ResourceVersion: future})
+		_, err := s.Get(ctx, client.Pods, "default", "a", client.GetOptions{ResourceVersion: future})
 		st := requireStatus(t, err, http.StatusGatewayTimeout, api.StatusReasonTimeout)
 		require.NotNil(t, st.Details)
 		require.Len(t, st.Details.Causes, 1)
@@ -243,26 +246,26 @@ func TestListAtCompactedRevisionIsExpired(t *testing.T) {
 
 	expired := []struct {
 		name string
-		opts apiserver.ListOptions
+		opts client.ListOptions
 	}{
-		{"Exact", apiserver.ListOptions{ResourceVersion: rvString(old), ResourceVersionMatch: apiserver.MatchExact}},
-		{"legacy exact with a limit", apiserver.ListOptions{ResourceVersion: rvString(old), Limit: 2}},
+		{"Exact", client.ListOptions{ResourceVersion: rvString(old), ResourceVersionMatch: client.MatchExact}},
+		{"legacy exact with a limit", client.ListOptions{ResourceVersion: rvString(old), Limit: 2}},
 	}
 	for _, tt := range expired {
 		t.Run(tt.name+" before the compaction is expired", func(t *testing.T) {
-			_, err := s.List(ctx, apiserver.Pods, "default", tt.opts)
+			_, err := s.List(ctx, client.Pods, "default", tt.opts)
 			st := requireStatus(t, err, http.StatusGone, api.StatusReasonExpired)
-			assert.True(t, apiserver.IsGone(err))
+			assert.True(t, apierrors.IsGone(err))
 			assert.Equal(t, fmt.Sprintf("too old resource version: %d (%d)", old, compactAt), st.Message)
 		})
 	}
 	t.Run("Exact at the compaction revision is readable", func(t *testing.T) {
-		l, err := s.List(ctx, apiserver.Pods, "default", apiserver.ListOptions{ResourceVersion: rvString(compactAt), ResourceVersionMatch: apiserver.MatchExact})
+		l, err := s.List(ctx, client.Pods, "default", client.ListOptions{ResourceVersion: rvString(compactAt), ResourceVersionMatch: client.MatchExact})
 		require.NoError(t, err)
 		assert.Equal(t, []string{"default/p0", "default/p1", "default/p2", "default/p3"}, keys(l.Items))
 	})
 	t.Run("not older than a compacted revision is the latest", func(t *testing.T) {
-		l, err := s.List(ctx, apiserver.Pods, "default", apiserver.ListOptions{ResourceVersion: rvString(old), ResourceVersionMatch: apiserver.MatchNotOlderThan})
+		l, err := s.List(ctx, client.Pods, "default", client.ListOptions{ResourceVersion: rvString(old), ResourceVersionMatch: client.MatchNotOlderThan})
 		require.NoError(t, err)
 		assert.Len(t, l.Items, 5)
 		assert.Equal(t, rvString(s.Store().Rev()), l.Metadata.ResourceVersion)
@@ -277,23 +280,23 @@ func TestListRejectsBadRequests(t *testing.T) {
 	for i := range 3 {
 		mustCreate(t, s, pod("default", fmt.Sprintf("p%d", i), nil))
 	}
-	first, err := s.List(ctx, apiserver.Pods, "default", apiserver.ListOptions{Limit: 1})
+	first, err := s.List(ctx, client.Pods, "default", client.ListOptions{Limit: 1})
 	require.NoError(t, err)
 	require.NotEmpty(t, first.Metadata.Continue)
 	tests := []struct {
 		name    string
-		opts    apiserver.ListOptions
+		opts    client.ListOptions
 		message string
 	}{
-		{"continue with a resourceVersion", apiserver.ListOptions{Continue: first.Metadata.Continue, ResourceVersion: first.Metadata.ResourceVersion},
+		{"continue with a resourceVersion", client.ListOptions{Continue: first.Metadata.Continue, ResourceVersion: first.Metadata.ResourceVersion},
 			"specifying resource version is not allowed when using continue"},
-		{"resourceVersion not a number", apiserver.ListOptions{ResourceVersion: "abc"}, "abc"},
-		{"resourceVersion negative", apiserver.ListOptions{ResourceVersion: "-1"}, "-1"},
-		{"resourceVersion not a number, Exact", apiserver.ListOptions{ResourceVersion: "12x", ResourceVersionMatch: apiserver.MatchExact}, "12x"},
+		{"resourceVersion not a number", client.ListOptions{ResourceVersion: "abc"}, "abc"},
+		{"resourceVersion negative", client.ListOptions{ResourceVersion: "-1"}, "-1"},
+		{"resourceVersion not a number, Exact", client.ListOptions{ResourceVersion: "12x", ResourceVersionMatch: client.MatchExact}, "12x"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := s.List(ctx, apiserver.Pods, "default", tt.opts)
+			_, err := s.List(ctx, client.Pods, "default", tt.opts)
 			st := requireStatus(t, err, http.StatusBadRequest, api.StatusReasonBadRequest)
 			assert.Contains(t, st.Message, tt.message)
 		})
@@ -311,27 +314,27 @@ func TestListOptionsFailValidationAsInvalid(t *testing.T) {
 	for i := range 3 {
 		mustCreate(t, s, pod("default", fmt.Sprintf("p%d", i), nil))
 	}
-	first, err := s.List(ctx, apiserver.Pods, "default", apiserver.ListOptions{Limit: 1})
+	first, err := s.List(ctx, client.Pods, "default", client.ListOptions{Limit: 1})
 	require.NoError(t, err)
 	tests := []struct {
 		name    string
-		opts    apiserver.ListOptions
+		opts    client.ListOptions
 		message string
 	}{
-		{"match without a resourceVersion", apiserver.ListOptions{ResourceVersionMatch: apiserver.MatchExact},
+		{"match without a resourceVersion", client.ListOptions{ResourceVersionMatch: client.MatchExact},
 			"resourceVersionMatch is forbidden unless resourceVersion is provided"},
-		{"NotOlderThan without a resourceVersion", apiserver.ListOptions{ResourceVersionMatch: apiserver.MatchNotOlderThan},
+		{"NotOlderThan without a resourceVersion", client.ListOptions{ResourceVersionMatch: client.MatchNotOlderThan},
 			"resourceVersionMatch is forbidden unless resourceVersion is provided"},
-		{"match with continue", apiserver.ListOptions{Continue: first.Metadata.Continue, ResourceVersion: "0", ResourceVersionMatch: apiserver.MatchNotOlderThan},
+		{"match with continue", client.ListOptions{Continue: first.Metadata.Continue, ResourceVersion: "0", ResourceVersionMatch: client.MatchNotOlderThan},
 			"resourceVersionMatch is forbidden when continue is provided"},
-		{"Exact with 0", apiserver.ListOptions{ResourceVersion: "0", ResourceVersionMatch: apiserver.MatchExact},
+		{"Exact with 0", client.ListOptions{ResourceVersion: "0", ResourceVersionMatch: client.MatchExact},
 			`resourceVersionMatch "exact" is forbidden for resourceVersion "0"`},
-		{"unknown match", apiserver.ListOptions{ResourceVersion: "5", ResourceVersionMatch: "Latest"},
+		{"unknown match", client.ListOptions{ResourceVersion: "5", ResourceVersionMatch: "Latest"},
 			`Unsupported value: "Latest"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := s.List(ctx, apiserver.Pods, "default", tt.opts)
+			_, err := s.List(ctx, client.Pods, "default", tt.opts)
 			st := requireStatus(t, err, http.StatusUnprocessableEntity, api.StatusReasonInvalid)
 			assert.Contains(t, st.Message, tt.message)
 			require.NotNil(t, st.Details)
@@ -352,10 +355,10 @@ func TestListContinueWithResourceVersionZero(t *testing.T) {
 	for i := range 3 {
 		mustCreate(t, s, pod("default", fmt.Sprintf("p%d", i), nil))
 	}
-	first, err := s.List(ctx, apiserver.Pods, "default", apiserver.ListOptions{Limit: 2})
+	first, err := s.List(ctx, client.Pods, "default", client.ListOptions{Limit: 2})
 	require.NoError(t, err)
 	require.NotEmpty(t, first.Metadata.Continue)
-	next, err := s.List(ctx, apiserver.Pods, "default", apiserver.ListOptions{Limit: 2, Continue: first.Metadata.Continue, ResourceVersion: "0"})
+	next, err := s.List(ctx, client.Pods, "default", client.ListOptions{Limit: 2, Continue: first.Metadata.Continue, ResourceVersion: "0"})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"default/p2"}, keys(next.Items))
 	assert.Equal(t, first.Metadata.ResourceVersion, next.Metadata.ResourceVersion)
@@ -389,7 +392,7 @@ func TestListLabelSelectors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l, err := s.List(ctx, apiserver.Pods, "default", apiserver.ListOptions{LabelSelector: tt.selector})
+			l, err := s.List(ctx, client.Pods, "default", client.ListOptions{LabelSelector: tt.selector})
 			require.NoError(t, err)
 			var want []string
 			for _, n := range tt.want {
@@ -422,16 +425,16 @@ func TestListFieldSelectors(t *testing.T) {
 	require.NoError(t, err)
 	_, err = s.Bind(ctx, "default", "b", "node-2")
 	require.NoError(t, err)
-	cur, err := s.Get(ctx, apiserver.Pods, "default", "a", apiserver.GetOptions{})
+	cur, err := s.Get(ctx, client.Pods, "default", "a", client.GetOptions{})
 	require.NoError(t, err)
 	running := cur.(*api.Pod).DeepCopy()
 	running.Status.Phase = api.PodRunning
 	_, err = s.UpdateStatus(ctx, running)
 	require.NoError(t, err)
 
-	rec := apiserver.NewEventRecorder(s, clk, "test", "host")
+	rec := record.NewEventRecorder(s, clk, "test", "host")
 	require.NoError(t, rec.Eventf(ctx, a, api.EventTypeNormal, "Scheduled", "assigned to node-1"))
-	c, err := s.Get(ctx, apiserver.Pods, "default", "c", apiserver.GetOptions{})
+	c, err := s.Get(ctx, client.Pods, "default", "c", client.GetOptions{})
 	require.NoError(t, err)
 	require.NoError(t, rec.Eventf(ctx, c, api.EventTypeWarning, "FailedScheduling", "no nodes"))
 
@@ -439,27 +442,27 @@ func TestListFieldSelectors(t *testing.T) {
 		name, resource, namespace, labels, fields string
 		want                                      []string
 	}{
-		{"name", apiserver.Pods, "", "", "metadata.name=a", []string{"default/a"}},
-		{"name double equals", apiserver.Pods, "", "", "metadata.name==a", []string{"default/a"}},
-		{"name not equals", apiserver.Pods, "", "", "metadata.name!=a", []string{"default/b", "default/c", "other/d"}},
-		{"namespace", apiserver.Pods, "", "", "metadata.namespace=other", []string{"other/d"}},
-		{"namespace not equals", apiserver.Pods, "", "", "metadata.namespace!=other", []string{"default/a", "default/b", "default/c"}},
-		{"node name", apiserver.Pods, "", "", "spec.nodeName=node-1", []string{"default/a"}},
-		{"unbound", apiserver.Pods, "", "", "spec.nodeName=", []string{"default/c", "other/d"}},
-		{"bound", apiserver.Pods, "", "", "spec.nodeName!=", []string{"default/a", "default/b"}},
-		{"phase", apiserver.Pods, "", "", "status.phase=Running", []string{"default/a"}},
-		{"node and phase", apiserver.Pods, "", "", "spec.nodeName=node-2,status.phase!=Running", []string{"default/b"}},
-		{"field and label", apiserver.Pods, "default", "app=web", "status.phase!=Running", []string{"default/b"}},
-		{"field in a namespace", apiserver.Pods, "other", "", "metadata.name=a", nil},
-		{"event's involved object", apiserver.Events, "default", "", "involvedObject.name=a", []string{"a"}},
-		{"event's involved object and reason", apiserver.Events, "", "", "involvedObject.name=c,reason=FailedScheduling", []string{"c"}},
+		{"name", client.Pods, "", "", "metadata.name=a", []string{"default/a"}},
+		{"name double equals", client.Pods, "", "", "metadata.name==a", []string{"default/a"}},
+		{"name not equals", client.Pods, "", "", "metadata.name!=a", []string{"default/b", "default/c", "other/d"}},
+		{"namespace", client.Pods, "", "", "metadata.namespace=other", []string{"other/d"}},
+		{"namespace not equals", client.Pods, "", "", "metadata.namespace!=other", []string{"default/a", "default/b", "default/c"}},
+		{"node name", client.Pods, "", "", "spec.nodeName=node-1", []string{"default/a"}},
+		{"unbound", client.Pods, "", "", "spec.nodeName=", []string{"default/c", "other/d"}},
+		{"bound", client.Pods, "", "", "spec.nodeName!=", []string{"default/a", "default/b"}},
+		{"phase", client.Pods, "", "", "status.phase=Running", []string{"default/a"}},
+		{"node and phase", client.Pods, "", "", "spec.nodeName=node-2,status.phase!=Running", []string{"default/b"}},
+		{"field and label", client.Pods, "default", "app=web", "status.phase!=Running", []string{"default/b"}},
+		{"field in a namespace", client.Pods, "other", "", "metadata.name=a", nil},
+		{"event's involved object", client.Events, "default", "", "involvedObject.name=a", []string{"a"}},
+		{"event's involved object and reason", client.Events, "", "", "involvedObject.name=c,reason=FailedScheduling", []string{"c"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l, err := s.List(ctx, tt.resource, tt.namespace, apiserver.ListOptions{LabelSelector: tt.labels, FieldSelector: tt.fields})
+			l, err := s.List(ctx, tt.resource, tt.namespace, client.ListOptions{LabelSelector: tt.labels, FieldSelector: tt.fields})
 			require.NoError(t, err)
 			got := keys(l.Items)
-			if tt.resource == apiserver.Events {
+			if tt.resource == client.Events {
 				got = got[:0]
 				for _, obj := range l.Items {
 					got = append(got, obj.(*api.Event).InvolvedObject.Name)
@@ -477,17 +480,17 @@ func TestListRejectsBadSelectors(t *testing.T) {
 	tests := []struct {
 		name, resource, labels, fields, message string
 	}{
-		{"unsupported pod field", apiserver.Pods, "", "spec.foo=bar", "field label not supported: spec.foo"},
-		{"pod field on events", apiserver.Events, "", "spec.nodeName=node-1", "field label not supported: spec.nodeName"},
-		{"field without an operator", apiserver.Pods, "", "metadata.name", "metadata.name"},
-		{"field with a set operator", apiserver.Pods, "", "metadata.name in (a)", ""},
-		{"unclosed label set", apiserver.Pods, "app in (web", "", ""},
-		{"bad label key", apiserver.Pods, "-app=web", "", ""},
-		{"dangling label operator", apiserver.Pods, "app=web,", "", ""},
+		{"unsupported pod field", client.Pods, "", "spec.foo=bar", "field label not supported: spec.foo"},
+		{"pod field on events", client.Events, "", "spec.nodeName=node-1", "field label not supported: spec.nodeName"},
+		{"field without an operator", client.Pods, "", "metadata.name", "metadata.name"},
+		{"field with a set operator", client.Pods, "", "metadata.name in (a)", ""},
+		{"unclosed label set", client.Pods, "app in (web", "", ""},
+		{"bad label key", client.Pods, "-app=web", "", ""},
+		{"dangling label operator", client.Pods, "app=web,", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := s.List(ctx, tt.resource, "default", apiserver.ListOptions{LabelSelector: tt.labels, FieldSelector: tt.fields})
+			_, err := s.List(ctx, tt.resource, "default", client.ListOptions{LabelSelector: tt.labels, FieldSelector: tt.fields})
 			st := requireStatus(t, err, http.StatusBadRequest, api.StatusReasonBadRequest)
 			assert.Contains(t, st.Message, tt.message)
 		})
@@ -517,7 +520,7 @@ func TestListNamespaceScoping(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l, err := s.List(ctx, apiserver.Pods, tt.namespace, apiserver.ListOptions{})
+			l, err := s.List(ctx, client.Pods, tt.namespace, client.ListOptions{})
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, nilIfEmpty(keys(l.Items)))
 		})
@@ -526,11 +529,11 @@ func TestListNamespaceScoping(t *testing.T) {
 
 // pageAll lists with opts page by page until no continue token is left,
 // calling between after every page but the last. It returns the pages.
-func pageAll(t *testing.T, s *apiserver.Server, namespace string, opts apiserver.ListOptions, between func()) []*apiserver.List {
+func pageAll(t *testing.T, s *apiserver.Server, namespace string, opts client.ListOptions, between func()) []*client.List {
 	t.Helper()
-	var pages []*apiserver.List
+	var pages []*client.List
 	for {
-		l, err := s.List(ctx, apiserver.Pods, namespace, opts)
+		l, err := s.List(ctx, client.Pods, namespace, opts)
 		require.NoError(t, err)
 		pages = append(pages, l)
 		if l.Metadata.Continue == "" {
@@ -572,7 +575,7 @@ func TestListPagingIsConsistentAcrossWrites(t *testing.T) {
 				ns := []string{"a", "b"}[rng.IntN(2)]
 				name := fmt.Sprintf("p%03d", rng.IntN(1000))
 				_, err := s.Create(ctx, pod(ns, name, map[string]string{"color": colors[rng.IntN(2)]}))
-				if apiserver.IsAlreadyExists(err) {
+				if apierrors.IsAlreadyExists(err) {
 					return // the name is taken: skip this create
 				}
 				require.NoError(t, err)
@@ -582,8 +585,8 @@ func TestListPagingIsConsistentAcrossWrites(t *testing.T) {
 			for range 60 {
 				create()
 			}
-			opts := apiserver.ListOptions{LabelSelector: tt.selector, Limit: tt.limit}
-			want, err := s.List(ctx, apiserver.Pods, tt.namespace, apiserver.ListOptions{LabelSelector: tt.selector})
+			opts := client.ListOptions{LabelSelector: tt.selector, Limit: tt.limit}
+			want, err := s.List(ctx, client.Pods, tt.namespace, client.ListOptions{LabelSelector: tt.selector})
 			require.NoError(t, err)
 
 			writes := 0
@@ -596,7 +599,7 @@ func TestListPagingIsConsistentAcrossWrites(t *testing.T) {
 					case 0:
 						create()
 					case 1:
-						cur, err := s.Get(ctx, apiserver.Pods, ns, name, apiserver.GetOptions{})
+						cur, err := s.Get(ctx, client.Pods, ns, name, client.GetOptions{})
 						require.NoError(t, err)
 						mustRelabel(t, s, cur.(*api.Pod), map[string]string{"color": colors[rng.IntN(2)], "w": strconv.Itoa(writes)})
 					case 2:
@@ -616,8 +619,8 @@ func TestListPagingIsConsistentAcrossWrites(t *testing.T) {
 				assert.Positive(t, writes, "writes happened between pages")
 			}
 
-			exact, err := s.List(ctx, apiserver.Pods, tt.namespace, apiserver.ListOptions{
-				LabelSelector: tt.selector, ResourceVersion: want.Metadata.ResourceVersion, ResourceVersionMatch: apiserver.MatchExact,
+			exact, err := s.List(ctx, client.Pods, tt.namespace, client.ListOptions{
+				LabelSelector: tt.selector, ResourceVersion: want.Metadata.ResourceVersion, ResourceVersionMatch: client.MatchExact,
 			})
 			require.NoError(t, err)
 			assert.Equal(t, versions(exact.Items), versions(got), "the pages equal an exact list at their revision")
@@ -656,7 +659,7 @@ func TestListPagingWithSelectorFillsPages(t *testing.T) {
 				}
 				mustCreate(t, s, pod("default", fmt.Sprintf("pod-%03d", i), labels))
 			}
-			pages := pageAll(t, s, "default", apiserver.ListOptions{LabelSelector: "sel=yes", Limit: tt.limit}, nil)
+			pages := pageAll(t, s, "default", client.ListOptions{LabelSelector: "sel=yes", Limit: tt.limit}, nil)
 			var sizes []int
 			var got []string
 			for _, p := range pages {
@@ -678,27 +681,27 @@ func TestListContinueAfterCompactionIsExpired(t *testing.T) {
 	for i := range 6 {
 		mustCreate(t, s, pod("default", fmt.Sprintf("p%d", i), nil))
 	}
-	first, err := s.List(ctx, apiserver.Pods, "default", apiserver.ListOptions{Limit: 3})
+	first, err := s.List(ctx, client.Pods, "default", client.ListOptions{Limit: 3})
 	require.NoError(t, err)
 	require.Equal(t, []string{"default/p0", "default/p1", "default/p2"}, keys(first.Items))
 	require.NotEmpty(t, first.Metadata.Continue)
 
 	// Changes before and after the cursor (p2).
 	mustCreate(t, s, pod("default", "p00", nil)) // before: not in the rest
-	cur, err := s.Get(ctx, apiserver.Pods, "default", "p4", apiserver.GetOptions{})
+	cur, err := s.Get(ctx, client.Pods, "default", "p4", client.GetOptions{})
 	require.NoError(t, err)
 	p4 := mustRelabel(t, s, cur.(*api.Pod), map[string]string{"changed": "yes"})
 	mustDelete(t, s, "default", "p5")
 	p9 := mustCreate(t, s, pod("default", "p9", nil))
 	require.NoError(t, s.Compact(s.Store().Rev()))
 
-	_, err = s.List(ctx, apiserver.Pods, "default", apiserver.ListOptions{Limit: 3, Continue: first.Metadata.Continue})
+	_, err = s.List(ctx, client.Pods, "default", client.ListOptions{Limit: 3, Continue: first.Metadata.Continue})
 	st := requireStatus(t, err, http.StatusGone, api.StatusReasonExpired)
 	require.NotEmpty(t, st.Metadata.Continue, "the 410 carries a token to continue inconsistently")
 
-	rest, err := s.List(ctx, apiserver.Pods, "default", apiserver.ListOptions{Limit: 3, Continue: st.Metadata.Continue})
+	rest, err := s.List(ctx, client.Pods, "default", client.ListOptions{Limit: 3, Continue: st.Metadata.Continue})
 	require.NoError(t, err)
-	p3, err := s.Get(ctx, apiserver.Pods, "default", "p3", apiserver.GetOptions{})
+	p3, err := s.Get(ctx, client.Pods, "default", "p3", client.GetOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, []string{version(p3), version(p4), version(p9)}, versions(rest.Items), "the rest as it is now")
 	assert.Equal(t, rvString(s.Store().Rev()), rest.Metadata.ResourceVersion, "read at the latest revision")
@@ -735,13 +738,13 @@ func TestListRejectsBadContinueTokens(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := s.List(ctx, apiserver.Pods, "default", apiserver.ListOptions{Limit: 1, Continue: tt.token})
+			_, err := s.List(ctx, client.Pods, "default", client.ListOptions{Limit: 1, Continue: tt.token})
 			st := requireStatus(t, err, http.StatusBadRequest, api.StatusReasonBadRequest)
 			assert.Contains(t, st.Message, "continue")
 		})
 	}
 	t.Run("a well-formed token continues", func(t *testing.T) {
-		l, err := s.List(ctx, apiserver.Pods, "default", apiserver.ListOptions{
+		l, err := s.List(ctx, client.Pods, "default", client.ListOptions{
 			Continue: continueToken(fmt.Sprintf(`{"v":"meta.k8s.io/v1","rv":%d,"start":"p0\u0000"}`, rv)),
 		})
 		require.NoError(t, err)
@@ -757,10 +760,10 @@ func TestUnknownResourceIsNotFound(t *testing.T) {
 		name string
 		call func() error
 	}{
-		{"list", func() error { _, err := s.List(ctx, "widgets", "default", apiserver.ListOptions{}); return err }},
-		{"watch", func() error { _, err := s.Watch(ctx, "widgets", "default", apiserver.ListOptions{}); return err }},
+		{"list", func() error { _, err := s.List(ctx, "widgets", "default", client.ListOptions{}); return err }},
+		{"watch", func() error { _, err := s.Watch(ctx, "widgets", "default", client.ListOptions{}); return err }},
 		{"get", func() error {
-			_, err := s.Get(ctx, "widgets", "default", "w", apiserver.GetOptions{})
+			_, err := s.Get(ctx, "widgets", "default", "w", client.GetOptions{})
 			return err
 		}},
 		{"delete", func() error {

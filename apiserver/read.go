@@ -10,13 +10,15 @@ import (
 	"strings"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/store"
 )
 
 // Get returns the stored object. A resourceVersion asks for a state no
 // older than it: the store's latest always is, unless the store has not
 // reached it yet (Timeout, ResourceVersionTooLarge).
-func (s *Server) Get(_ context.Context, resource, namespace, name string, opts GetOptions) (api.Object, error) {
+func (s *Server) Get(_ context.Context, resource, namespace, name string, opts client.GetOptions) (api.Object, error) {
 	k, err := s.kindFor(resource)
 	if err != nil {
 		return nil, err
@@ -30,12 +32,12 @@ func (s *Server) Get(_ context.Context, resource, namespace, name string, opts G
 			return nil, err
 		}
 		if cur := s.store.Rev(); rv > cur {
-			return nil, NewTooLargeResourceVersion(rv, cur)
+			return nil, apierrors.NewTooLargeResourceVersion(rv, cur)
 		}
 	}
 	rec, err := s.store.Get(k.key(namespace, name), 0)
 	if err != nil {
-		return nil, NewNotFound(k.gr, name)
+		return nil, apierrors.NewNotFound(k.gr, name)
 	}
 	return k.out(rec.Value), nil
 }
@@ -45,7 +47,7 @@ func (s *Server) Get(_ context.Context, resource, namespace, name string, opts G
 // paging rules (see ListOptions). With a Limit, a page holds at most Limit
 // items and, when more remain, a Continue token that reads the rest at the
 // same revision; a token whose revision was compacted gets 410 Expired.
-func (s *Server) List(_ context.Context, resource, namespace string, opts ListOptions) (*List, error) {
+func (s *Server) List(_ context.Context, resource, namespace string, opts client.ListOptions) (*client.List, error) {
 	k, err := s.kindFor(resource)
 	if err != nil {
 		return nil, err
@@ -59,7 +61,7 @@ func (s *Server) List(_ context.Context, resource, namespace string, opts ListOp
 	if err != nil {
 		return nil, err
 	}
-	out := &List{}
+	out := &client.List{}
 	for {
 		chunk := 0
 		if limit > 0 {
@@ -93,15 +95,15 @@ func (s *Server) List(_ context.Context, resource, namespace string, opts ListOp
 // listStart resolves a list's resourceVersion, match and continue options
 // into the store revision to read (0 for the latest), the key to start
 // after, and the page limit in effect.
-func (s *Server) listStart(prefix string, opts ListOptions) (rev int64, after string, limit int64, err error) {
+func (s *Server) listStart(prefix string, opts client.ListOptions) (rev int64, after string, limit int64, err error) {
 	limit = max(opts.Limit, 0)
 	rv, match := opts.ResourceVersion, opts.ResourceVersionMatch
 	if errs := validateListOptions(opts); len(errs) > 0 {
-		return 0, "", 0, NewInvalid("meta.k8s.io", "ListOptions", "", errs)
+		return 0, "", 0, apierrors.NewInvalid("meta.k8s.io", "ListOptions", "", errs)
 	}
 	if opts.Continue != "" {
 		if rv != "" && rv != "0" {
-			return 0, "", 0, NewBadRequest("specifying resource version is not allowed when using continue")
+			return 0, "", 0, apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
 		}
 		rev, start, err := decodeContinue(opts.Continue)
 		if err != nil {
@@ -119,30 +121,30 @@ func (s *Server) listStart(prefix string, opts ListOptions) (rev int64, after st
 	if err != nil {
 		return 0, "", 0, err
 	}
-	if match == MatchExact || (match == "" && limit > 0) {
+	if match == client.MatchExact || (match == "" && limit > 0) {
 		return n, "", limit, nil // exactly N (the legacy rule when paging)
 	}
 	if cur := s.store.Rev(); n > cur {
-		return 0, "", 0, NewTooLargeResourceVersion(n, cur)
+		return 0, "", 0, apierrors.NewTooLargeResourceVersion(n, cur)
 	}
 	return 0, "", limit, nil // not older than N: the latest is
 }
 
 // validateListOptions applies Kubernetes' rules for resourceVersionMatch on
 // a list (apimachinery's ValidateListOptions).
-func validateListOptions(opts ListOptions) FieldErrors {
+func validateListOptions(opts client.ListOptions) apierrors.FieldErrors {
 	p := NewPath("resourceVersionMatch")
 	switch match := opts.ResourceVersionMatch; {
 	case match == "":
 		return nil
-	case match != MatchExact && match != MatchNotOlderThan:
-		return FieldErrors{NotSupported(p, match, MatchExact, MatchNotOlderThan, "")}
+	case match != client.MatchExact && match != client.MatchNotOlderThan:
+		return apierrors.FieldErrors{NotSupported(p, match, client.MatchExact, client.MatchNotOlderThan, "")}
 	case opts.Continue != "":
-		return FieldErrors{Forbidden(p, "resourceVersionMatch is forbidden when continue is provided")}
+		return apierrors.FieldErrors{Forbidden(p, "resourceVersionMatch is forbidden when continue is provided")}
 	case opts.ResourceVersion == "":
-		return FieldErrors{Forbidden(p, "resourceVersionMatch is forbidden unless resourceVersion is provided")}
-	case match == MatchExact && opts.ResourceVersion == "0":
-		return FieldErrors{Forbidden(p, `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`)}
+		return apierrors.FieldErrors{Forbidden(p, "resourceVersionMatch is forbidden unless resourceVersion is provided")}
+	case match == client.MatchExact && opts.ResourceVersion == "0":
+		return apierrors.FieldErrors{Forbidden(p, `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`)}
 	}
 	return nil
 }
@@ -152,24 +154,24 @@ func (s *Server) readError(err error, rev int64, continuing bool, prefix, after 
 	var ce *store.CompactedError
 	switch {
 	case errors.As(err, &ce) && continuing:
-		e := NewResourceExpired("The provided continue parameter is too old to display a consistent list result. " +
+		e := apierrors.NewResourceExpired("The provided continue parameter is too old to display a consistent list result. " +
 			"You can start a new list without the continue parameter, or use the continue token in this response to " +
 			"retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - " +
 			"objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.")
 		e.Status.Metadata.Continue = encodeContinue(-1, strings.TrimPrefix(after, prefix))
 		return e
 	case errors.As(err, &ce):
-		return NewTooOldResourceVersion(rev, ce.CompactRev)
+		return apierrors.NewTooOldResourceVersion(rev, ce.CompactRev)
 	case errors.Is(err, store.ErrFutureRev):
-		return NewTooLargeResourceVersion(rev, s.store.Rev())
+		return apierrors.NewTooLargeResourceVersion(rev, s.store.Rev())
 	}
-	return NewInternalError(err)
+	return apierrors.NewInternalError(err)
 }
 
 func parseRV(rv string) (int64, error) {
 	n, err := strconv.ParseInt(rv, 10, 64)
 	if err != nil || n < 0 {
-		return 0, NewBadRequest(fmt.Sprintf("invalid resourceVersion %q: must be a non-negative decimal number", rv))
+		return 0, apierrors.NewBadRequest(fmt.Sprintf("invalid resourceVersion %q: must be a non-negative decimal number", rv))
 	}
 	return n, nil
 }
@@ -194,7 +196,7 @@ func encodeContinue(rev int64, lastKey string) string {
 // latest one) and the relative key to start after.
 func decodeContinue(token string) (int64, string, error) {
 	bad := func(why string) error {
-		return NewBadRequest("invalid continue token: " + why)
+		return apierrors.NewBadRequest("invalid continue token: " + why)
 	}
 	b, err := base64.RawURLEncoding.DecodeString(token)
 	if err != nil {

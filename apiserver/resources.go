@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/store"
 )
 
@@ -76,8 +78,8 @@ func (r ResourceInfo) APIVersion() string {
 }
 
 // GroupResource returns the resource's name for messages.
-func (r ResourceInfo) GroupResource() GroupResource {
-	return GroupResource{Group: r.Group, Resource: r.Resource}
+func (r ResourceInfo) GroupResource() apierrors.GroupResource {
+	return apierrors.GroupResource{Group: r.Group, Resource: r.Resource}
 }
 
 // Name returns the name Client calls take for the resource, which tells
@@ -130,9 +132,9 @@ func (k *kind) info() ResourceInfo {
 	r := ResourceInfo{
 		Resource: k.gr.Resource, Group: k.gr.Group, Version: version, Kind: k.kind,
 		Namespaced: k.namespaced, HasStatus: k.hasStatus,
-		HasScale:    k.gr.Resource == ReplicationControllers,
-		HasBinding:  k.gr == GroupResource{Resource: Pods},
-		HasEviction: k.gr == GroupResource{Resource: Pods},
+		HasScale:    k.gr.Resource == client.ReplicationControllers,
+		HasBinding:  k.gr == apierrors.GroupResource{Resource: client.Pods},
+		HasEviction: k.gr == apierrors.GroupResource{Resource: client.Pods},
 		ShortNames:  slices.Clone(k.shortNames),
 		Categories:  slices.Clone(k.categories),
 		Singular:    k.singular,

@@ -14,12 +14,11 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/store"
 )
-
-// ErrWatchClosed is what Watcher.Poll returns once the watch has ended.
-var ErrWatchClosed = errors.New("apiserver: watch closed")
 
 // DefaultBookmarkInterval is how often a watch that allows bookmarks gets one
 // when it has progressed, as kube-apiserver's watch cache does (about once a
@@ -54,15 +53,10 @@ type Config struct {
 // initialNamespaces names the namespaces New creates, in order.
 func initialNamespaces(system bool) []string {
 	if system {
-		return []string{"default", "kube-system", "kube-public", NodeLeaseNamespace}
+		return []string{"default", "kube-system", "kube-public", api.NamespaceNodeLease}
 	}
 	return []string{"default", "kube-system"}
 }
-
-// NodeLeaseNamespace is the namespace of the node Leases, one per node,
-// named after it, which kubelets renew as their heartbeat. Kubernetes:
-// corev1.NamespaceNodeLease.
-const NodeLeaseNamespace = "kube-node-lease"
 
 // Server serves the resources of miniplane over a store. Create it with New.
 type Server struct {
@@ -128,7 +122,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	for _, name := range initialNamespaces(cfg.SystemNamespaces) {
 		ns := &api.Namespace{Metadata: api.ObjectMeta{Name: name}}
-		if _, err := s.create(ns, WriteOptions{}); err != nil {
+		if _, err := s.create(ns, client.WriteOptions{}); err != nil {
 			return nil, fmt.Errorf("apiserver: creating namespace %s: %w", name, err)
 		}
 	}
@@ -171,7 +165,7 @@ func (s *Server) Compact(rev int64) error { return s.store.Compact(rev) }
 func (s *Server) kindFor(resource string) (*kind, error) {
 	k, ok := s.byName[resource]
 	if !ok {
-		return nil, newStatusError(api.StatusReasonNotFound,
+		return nil, apierrors.NewWithReason(api.StatusReasonNotFound,
 			fmt.Sprintf("the server could not find the requested resource (%s)", resource), nil)
 	}
 	return k, nil
@@ -181,15 +175,15 @@ func (s *Server) kindFor(resource string) (*kind, error) {
 // apiVersion and kind it names agree.
 func (s *Server) kindOf(obj api.Object) (*kind, error) {
 	if obj == nil || reflect.ValueOf(obj).IsNil() {
-		return nil, NewBadRequest("no object given")
+		return nil, apierrors.NewBadRequest("no object given")
 	}
 	k, ok := s.byType[reflect.TypeOf(obj)]
 	if !ok {
-		return nil, NewBadRequest(fmt.Sprintf("the server does not serve objects of type %T", obj))
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the server does not serve objects of type %T", obj))
 	}
 	tm := obj.GetTypeMeta()
 	if (tm.Kind != "" && tm.Kind != k.kind) || (tm.APIVersion != "" && tm.APIVersion != k.apiVersion) {
-		return nil, NewBadRequest(fmt.Sprintf("the object's apiVersion %q and kind %q do not match the resource %s (%s, %s)",
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the object's apiVersion %q and kind %q do not match the resource %s (%s, %s)",
 			tm.APIVersion, tm.Kind, k.gr, k.apiVersion, k.kind))
 	}
 	return k, nil
@@ -269,3 +263,5 @@ func (s *Server) generateName(base string) string {
 
 // now is the server's time at Kubernetes' precision for timestamps.
 func (s *Server) now() api.Time { return api.NewTime(s.clock.Now()) }
+
+var _ client.Client = (*Server)(nil)

@@ -7,19 +7,21 @@ import (
 	"slices"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/store"
 )
 
-var scaleGR = GroupResource{Group: "autoscaling", Resource: "scale"}
+var scaleGR = apierrors.GroupResource{Group: "autoscaling", Resource: "scale"}
 
 // GetScale returns the scale subresource of a replication controller
 // (autoscaling/v1 Scale): desired replicas, observed replicas, and the
 // selector as a string.
 func (s *Server) GetScale(_ context.Context, namespace, name string) (*api.Scale, error) {
-	k := s.kinds[ReplicationControllers]
+	k := s.kinds[client.ReplicationControllers]
 	rec, err := s.store.Get(k.key(namespace, name), 0)
 	if err != nil {
-		return nil, NewNotFound(k.gr, name)
+		return nil, apierrors.NewNotFound(k.gr, name)
 	}
 	return scaleOf(rec.Value.(*api.ReplicationController)), nil
 }
@@ -38,17 +40,14 @@ func scaleOf(rc *api.ReplicationController) *api.Scale {
 
 // UpdateScale sets a replication controller's spec.replicas from a Scale,
 // conditionally on the Scale's resourceVersion when it has one, and returns
-// the new Scale. Nothing else of the controller changes.
-func (s *Server) UpdateScale(ctx context.Context, namespace string, scale *api.Scale) (*api.Scale, error) {
-	return s.UpdateScaleWith(ctx, namespace, scale, WriteOptions{})
-}
-
-// UpdateScaleWith is UpdateScale with options (see WriteOptions).
-func (s *Server) UpdateScaleWith(_ context.Context, namespace string, scale *api.Scale, opts WriteOptions) (*api.Scale, error) {
-	k := s.kinds[ReplicationControllers]
+// the new Scale. Nothing else of the controller changes. Options qualify the
+// write (client.DryRun, client.WithManagedFields).
+func (s *Server) UpdateScale(_ context.Context, namespace string, scale *api.Scale, opts ...client.WriteOption) (*api.Scale, error) {
+	o := client.NewWriteOptions(opts...)
+	k := s.kinds[client.ReplicationControllers]
 	name := scale.Metadata.Name
 	if scale.Spec.Replicas < 0 {
-		return nil, NewInvalid(scaleGR.Group, "Scale", name, FieldErrors{
+		return nil, apierrors.NewInvalid(scaleGR.Group, "Scale", name, apierrors.FieldErrors{
 			Invalid(NewPath("spec", "replicas"), scale.Spec.Replicas, "must be greater than or equal to 0"),
 		})
 	}
@@ -56,11 +55,11 @@ func (s *Server) UpdateScaleWith(_ context.Context, namespace string, scale *api
 	for {
 		rec, err := s.store.Get(key, 0)
 		if err != nil {
-			return nil, NewNotFound(k.gr, name)
+			return nil, apierrors.NewNotFound(k.gr, name)
 		}
 		rc := rec.Value.(*api.ReplicationController)
 		if rv := scale.Metadata.ResourceVersion; rv != "" && rv != rc.Metadata.ResourceVersion {
-			return nil, NewConflict(k.gr, name, ConflictModified)
+			return nil, apierrors.NewConflict(k.gr, name, apierrors.ConflictModified)
 		}
 		if deref(rc.Spec.Replicas) == scale.Spec.Replicas {
 			return scaleOf(rc), nil
@@ -68,10 +67,10 @@ func (s *Server) UpdateScaleWith(_ context.Context, namespace string, scale *api
 		next := shallowCopy(rc).(*api.ReplicationController)
 		next.Spec.Replicas = ptr(scale.Spec.Replicas)
 		next.Metadata.Generation++
-		if opts.ManagedFields != nil {
-			next.Metadata.ManagedFields = opts.ManagedFields
+		if o.ManagedFields != nil {
+			next.Metadata.ManagedFields = o.ManagedFields
 		}
-		if opts.DryRun {
+		if o.DryRun {
 			return scaleOf(next), nil
 		}
 		rec, err = s.store.Update(key, next, rec.ModRev)
@@ -79,9 +78,9 @@ func (s *Server) UpdateScaleWith(_ context.Context, namespace string, scale *api
 		case err == nil:
 			return scaleOf(rec.Value.(*api.ReplicationController)), nil
 		case !errors.Is(err, store.ErrConflict):
-			return nil, NewInternalError(err)
+			return nil, apierrors.NewInternalError(err)
 		case scale.Metadata.ResourceVersion != "":
-			return nil, NewConflict(k.gr, name, ConflictModified)
+			return nil, apierrors.NewConflict(k.gr, name, apierrors.ConflictModified)
 		}
 	}
 }
@@ -91,22 +90,22 @@ func (s *Server) UpdateScaleWith(_ context.Context, namespace string, scale *api
 // change) and the PodScheduled condition. A pod already bound gets
 // Conflict; one being deleted, Forbidden.
 func (s *Server) Bind(_ context.Context, namespace, name, node string) (*api.Pod, error) {
-	k := s.kinds[Pods]
+	k := s.kinds[client.Pods]
 	if node == "" {
-		return nil, NewInvalid("", "Binding", name, FieldErrors{Required(NewPath("target", "name"), "")})
+		return nil, apierrors.NewInvalid("", "Binding", name, apierrors.FieldErrors{Required(NewPath("target", "name"), "")})
 	}
 	key := k.key(namespace, name)
 	for {
 		rec, err := s.store.Get(key, 0)
 		if err != nil {
-			return nil, NewNotFound(k.gr, name)
+			return nil, apierrors.NewNotFound(k.gr, name)
 		}
 		pod := rec.Value.(*api.Pod)
 		if pod.Spec.NodeName != "" {
-			return nil, NewConflict(k.gr, name, fmt.Sprintf("pod %s is already assigned to node %q", name, pod.Spec.NodeName))
+			return nil, apierrors.NewConflict(k.gr, name, fmt.Sprintf("pod %s is already assigned to node %q", name, pod.Spec.NodeName))
 		}
 		if pod.Metadata.DeletionTimestamp != nil {
-			return nil, NewForbidden(k.gr, name, "pod is being deleted")
+			return nil, apierrors.NewForbidden(k.gr, name, "pod is being deleted")
 		}
 		next := shallowCopy(pod).(*api.Pod)
 		next.Spec.NodeName = node
@@ -121,23 +120,23 @@ func (s *Server) Bind(_ context.Context, namespace, name, node string) (*api.Pod
 			return rec.Value.(*api.Pod), nil
 		}
 		if !errors.Is(err, store.ErrConflict) {
-			return nil, NewInternalError(err)
+			return nil, apierrors.NewInternalError(err)
 		}
 	}
 }
 
 // DeleteCollection deletes (or marks, as Delete does) every object the list
 // options select, and returns them as they were left.
-func (s *Server) DeleteCollection(ctx context.Context, resource, namespace string, listOpts ListOptions, opts api.DeleteOptions) (*List, error) {
+func (s *Server) DeleteCollection(ctx context.Context, resource, namespace string, listOpts client.ListOptions, opts api.DeleteOptions) (*client.List, error) {
 	l, err := s.List(ctx, resource, namespace, listOpts)
 	if err != nil {
 		return nil, err
 	}
-	out := &List{Metadata: l.Metadata}
+	out := &client.List{Metadata: l.Metadata}
 	for _, obj := range l.Items {
 		m := obj.GetObjectMeta()
 		got, err := s.Delete(ctx, resource, m.Namespace, m.Name, opts)
-		if IsNotFound(err) {
+		if apierrors.IsNotFound(err) {
 			continue // deleted by someone else meanwhile
 		}
 		if err != nil {

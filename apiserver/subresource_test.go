@@ -10,7 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
 )
 
@@ -40,9 +42,9 @@ func TestScaleSubresource(t *testing.T) {
 	}{
 		{name: "scale up", replicas: 5, want: 5, wantGen: 2},
 		{name: "same count writes nothing", replicas: 5, want: 5, wantGen: 2},
-		{name: "stale resourceVersion", replicas: 1, rv: "1", wantErr: apiserver.IsConflict},
+		{name: "stale resourceVersion", replicas: 1, rv: "1", wantErr: apierrors.IsConflict},
 		{
-			name: "negative", replicas: -1, wantErr: apiserver.IsInvalid,
+			name: "negative", replicas: -1, wantErr: apierrors.IsInvalid,
 			wantMsg: `Scale.autoscaling "web" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0`,
 		},
 		{name: "scale down", replicas: 0, want: 0, wantGen: 3},
@@ -62,7 +64,7 @@ func TestScaleSubresource(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got.Spec.Replicas)
-			stored, err := apiserver.For[*api.ReplicationController](s).Get(ctx, "default", "web")
+			stored, err := client.For[*api.ReplicationController](s).Get(ctx, "default", "web")
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, *stored.Spec.Replicas)
 			assert.Equal(t, tt.wantGen, stored.Metadata.Generation)
@@ -84,11 +86,11 @@ func TestBind(t *testing.T) {
 	assert.Equal(t, api.ConditionTrue, got.Status.Conditions[0].Status)
 
 	_, err = s.Bind(ctx, "default", "p", "node-2")
-	require.True(t, apiserver.IsConflict(err), "got %v", err)
+	require.True(t, apierrors.IsConflict(err), "got %v", err)
 	assert.Contains(t, err.Error(), `pod p is already assigned to node "node-1"`)
 
 	_, err = s.Bind(ctx, "default", "ghost", "node-1")
-	assert.True(t, apiserver.IsNotFound(err), "got %v", err)
+	assert.True(t, apierrors.IsNotFound(err), "got %v", err)
 }
 
 func TestDeleteCollection(t *testing.T) {
@@ -101,10 +103,10 @@ func TestDeleteCollection(t *testing.T) {
 		_, err := s.Create(ctx, pod("default", name, map[string]string{"app": app}))
 		require.NoError(t, err)
 	}
-	gone, err := s.DeleteCollection(ctx, apiserver.Pods, "default", apiserver.ListOptions{LabelSelector: "app=web"}, api.DeleteOptions{})
+	gone, err := s.DeleteCollection(ctx, client.Pods, "default", client.ListOptions{LabelSelector: "app=web"}, api.DeleteOptions{})
 	require.NoError(t, err)
 	assert.Len(t, gone.Items, 2)
-	left, _, err := apiserver.For[*api.Pod](s).List(ctx, "default", apiserver.ListOptions{})
+	left, _, err := client.For[*api.Pod](s).List(ctx, "default", client.ListOptions{})
 	require.NoError(t, err)
 	require.Len(t, left, 1)
 	assert.Equal(t, "c", left[0].Metadata.Name)
@@ -113,14 +115,14 @@ func TestDeleteCollection(t *testing.T) {
 func TestEventRecorderAggregatesRepeats(t *testing.T) {
 	s, clk := newServer(t)
 	cur := createRC(t, s)
-	r := apiserver.NewEventRecorder(s, clk, "replication-controller", "cm-0")
+	r := record.NewEventRecorder(s, clk, "replication-controller", "cm-0")
 
 	require.NoError(t, r.Eventf(ctx, cur, api.EventTypeNormal, "SuccessfulCreate", "Created pod: %s", "web-abcde"))
 	clk.Step(10e9)
 	require.NoError(t, r.Eventf(ctx, cur, api.EventTypeNormal, "SuccessfulCreate", "Created pod: %s", "web-abcde"))
 	require.NoError(t, r.Eventf(ctx, cur, api.EventTypeWarning, "FailedCreate", "quota exceeded"))
 
-	evs, _, err := apiserver.For[*api.Event](s).List(ctx, "default", apiserver.ListOptions{FieldSelector: "involvedObject.name=web"})
+	evs, _, err := client.For[*api.Event](s).List(ctx, "default", client.ListOptions{FieldSelector: "involvedObject.name=web"})
 	require.NoError(t, err)
 	require.Len(t, evs, 2)
 	byReason := map[string]*api.Event{}
@@ -148,24 +150,24 @@ func TestEventRecorderAggregatesRepeats(t *testing.T) {
 func TestEventRecorderAnnotates(t *testing.T) {
 	s, clk := newServer(t)
 	cur := createRC(t, s)
-	r := apiserver.NewEventRecorder(s, clk, "replication-controller", "cm-0")
+	r := record.NewEventRecorder(s, clk, "replication-controller", "cm-0")
 	facts := map[string]string{"example.com/count": "1"}
 	require.NoError(t, r.AnnotatedEventf(ctx, cur, facts, api.EventTypeNormal, "SuccessfulCreate", "Created pod: %s", "web-abcde"))
 	facts["example.com/count"] = "changed by the caller afterwards"
-	evs, _, err := apiserver.For[*api.Event](s).List(ctx, "default", apiserver.ListOptions{})
+	evs, _, err := client.For[*api.Event](s).List(ctx, "default", client.ListOptions{})
 	require.NoError(t, err)
 	require.Len(t, evs, 1)
 	assert.Equal(t, map[string]string{"example.com/count": "1"}, evs[0].Metadata.Annotations)
 
 	require.NoError(t, r.AnnotatedEventf(ctx, cur, map[string]string{"example.com/count": "2"}, api.EventTypeNormal, "SuccessfulCreate", "Created pod: %s", "web-abcde"))
-	evs, _, err = apiserver.For[*api.Event](s).List(ctx, "default", apiserver.ListOptions{})
+	evs, _, err = client.For[*api.Event](s).List(ctx, "default", client.ListOptions{})
 	require.NoError(t, err)
 	require.Len(t, evs, 1)
 	assert.Equal(t, int32(2), evs[0].Count)
 	assert.Equal(t, map[string]string{"example.com/count": "2"}, evs[0].Metadata.Annotations)
 
 	require.NoError(t, r.Eventf(ctx, cur, api.EventTypeNormal, "SuccessfulCreate", "Created pod: %s", "web-fghij"))
-	evs, _, err = apiserver.For[*api.Event](s).List(ctx, "default", apiserver.ListOptions{FieldSelector: "reason=SuccessfulCreate"})
+	evs, _, err = client.For[*api.Event](s).List(ctx, "default", client.ListOptions{FieldSelector: "reason=SuccessfulCreate"})
 	require.NoError(t, err)
 	require.Len(t, evs, 2)
 	assert.Nil(t, evs[1].Metadata.Annotations, "Eventf writes none")
@@ -176,7 +178,7 @@ func TestEventRecorderAnnotates(t *testing.T) {
 // one instant: each gets its own name, none is lost.
 func TestEventRecorderNamesNeverClashOnAFakeClock(t *testing.T) {
 	s, clk := newServer(t)
-	r := apiserver.NewEventRecorder(s, clk, "replication-controller", "cm-0")
+	r := record.NewEventRecorder(s, clk, "replication-controller", "cm-0")
 	for i := range 100 {
 		rc := &api.ReplicationController{
 			TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "ReplicationController"},
@@ -184,7 +186,7 @@ func TestEventRecorderNamesNeverClashOnAFakeClock(t *testing.T) {
 		}
 		require.NoError(t, r.Eventf(ctx, rc, api.EventTypeNormal, "SuccessfulCreate", "Created pod: web-%d", i))
 	}
-	evs, _, err := apiserver.For[*api.Event](s).List(ctx, "default", apiserver.ListOptions{})
+	evs, _, err := client.For[*api.Event](s).List(ctx, "default", client.ListOptions{})
 	require.NoError(t, err)
 	assert.Len(t, evs, 100)
 }
@@ -200,12 +202,12 @@ func TestEventRecorderCorrelates(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		record func(r *apiserver.EventRecorder, rc *api.ReplicationController, clk *clock.Fake)
+		record func(r *record.EventRecorder, rc *api.ReplicationController, clk *clock.Fake)
 		want   []want // by name, that is in order of creation
 	}{
 		{
 			name: "nine different messages are nine events",
-			record: func(r *apiserver.EventRecorder, rc *api.ReplicationController, _ *clock.Fake) {
+			record: func(r *record.EventRecorder, rc *api.ReplicationController, _ *clock.Fake) {
 				for i := range 9 {
 					require.NoError(t, r.Eventf(ctx, rc, api.EventTypeNormal, "SuccessfulCreate", "Created pod: web-%d", i))
 				}
@@ -215,7 +217,7 @@ func TestEventRecorderCorrelates(t *testing.T) {
 		},
 		{
 			name: "from the tenth, combined, showing the latest; a first message's repeat still bumps its own",
-			record: func(r *apiserver.EventRecorder, rc *api.ReplicationController, _ *clock.Fake) {
+			record: func(r *record.EventRecorder, rc *api.ReplicationController, _ *clock.Fake) {
 				for i := range 12 {
 					require.NoError(t, r.Eventf(ctx, rc, api.EventTypeNormal, "SuccessfulCreate", "Created pod: web-%02d", i))
 				}
@@ -227,7 +229,7 @@ func TestEventRecorderCorrelates(t *testing.T) {
 		},
 		{
 			name: "past 25 writes about one object, the rest are dropped until the bucket refills",
-			record: func(r *apiserver.EventRecorder, rc *api.ReplicationController, clk *clock.Fake) {
+			record: func(r *record.EventRecorder, rc *api.ReplicationController, clk *clock.Fake) {
 				for range 30 {
 					require.NoError(t, r.Eventf(ctx, rc, api.EventTypeWarning, "FailedCreate", "quota exceeded"))
 				}
@@ -239,7 +241,7 @@ func TestEventRecorderCorrelates(t *testing.T) {
 		},
 		{
 			name: "a group quiet for ten minutes starts afresh",
-			record: func(r *apiserver.EventRecorder, rc *api.ReplicationController, clk *clock.Fake) {
+			record: func(r *record.EventRecorder, rc *api.ReplicationController, clk *clock.Fake) {
 				for i := range 10 {
 					require.NoError(t, r.Eventf(ctx, rc, api.EventTypeNormal, "SuccessfulDelete", "Deleted pod: web-%d", i))
 				}
@@ -255,9 +257,9 @@ func TestEventRecorderCorrelates(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s, clk := newServer(t)
 			rc := createRC(t, s)
-			r := apiserver.NewEventRecorder(s, clk, "replication-controller", "cm-0")
+			r := record.NewEventRecorder(s, clk, "replication-controller", "cm-0")
 			tt.record(r, rc, clk)
-			evs, _, err := apiserver.For[*api.Event](s).List(ctx, "default", apiserver.ListOptions{})
+			evs, _, err := client.For[*api.Event](s).List(ctx, "default", client.ListOptions{})
 			require.NoError(t, err)
 			var got []want
 			for _, e := range evs {
@@ -273,7 +275,7 @@ func TestEventRecorderCorrelates(t *testing.T) {
 func TestEventRecorderConcurrentRepeats(t *testing.T) {
 	s, clk := newServer(t)
 	rc := createRC(t, s)
-	r := apiserver.NewEventRecorder(s, clk, "replication-controller", "cm-0")
+	r := record.NewEventRecorder(s, clk, "replication-controller", "cm-0")
 	var wg sync.WaitGroup
 	for range 20 {
 		wg.Go(func() {
@@ -281,7 +283,7 @@ func TestEventRecorderConcurrentRepeats(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	evs, _, err := apiserver.For[*api.Event](s).List(ctx, "default", apiserver.ListOptions{})
+	evs, _, err := client.For[*api.Event](s).List(ctx, "default", client.ListOptions{})
 	require.NoError(t, err)
 	require.Len(t, evs, 1)
 	assert.Equal(t, int32(20), evs[0].Count)

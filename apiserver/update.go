@@ -10,6 +10,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/store"
 )
 
@@ -19,47 +21,25 @@ import (
 // kept; generation rises when the spec changes; an update that changes
 // nothing writes nothing and returns the stored object. Removing the last
 // finalizer of an object being deleted deletes it.
-func (s *Server) Update(_ context.Context, obj api.Object) (api.Object, error) {
-	return s.update(obj, false, WriteOptions{})
-}
-
-// WriteOptions qualify a create or an update. Kubernetes: the dryRun of
-// metav1.CreateOptions, UpdateOptions and PatchOptions.
-type WriteOptions struct {
-	// DryRun runs every step of the write (defaulting, validation,
-	// preconditions) and returns the object as it would be stored, but
-	// stores nothing and sends no watch event.
-	DryRun bool
-	// ManagedFields, when not nil, replace the object's
-	// metadata.managedFields in a status or scale update, which otherwise
-	// keeps all of the metadata: the HTTP front records there who wrote
-	// through the subresource (Kubernetes' field manager does the same).
-	ManagedFields []api.ManagedFieldsEntry
-}
-
-// UpdateWith is Update with options (see WriteOptions).
-func (s *Server) UpdateWith(_ context.Context, obj api.Object, opts WriteOptions) (api.Object, error) {
-	return s.update(obj, false, opts)
-}
-
-// UpdateStatusWith is UpdateStatus with options (see WriteOptions).
-func (s *Server) UpdateStatusWith(_ context.Context, obj api.Object, opts WriteOptions) (api.Object, error) {
-	return s.update(obj, true, opts)
+// Options qualify the write (client.DryRun, client.WithManagedFields).
+func (s *Server) Update(_ context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
+	return s.update(obj, false, client.NewWriteOptions(opts...))
 }
 
 // UpdateStatus replaces an object's status and nothing else, with Update's
 // concurrency rules. Kinds without a status subresource get MethodNotAllowed.
-func (s *Server) UpdateStatus(_ context.Context, obj api.Object) (api.Object, error) {
-	return s.update(obj, true, WriteOptions{})
+// Options qualify the write, as Update's do.
+func (s *Server) UpdateStatus(_ context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
+	return s.update(obj, true, client.NewWriteOptions(opts...))
 }
 
-func (s *Server) update(obj api.Object, status bool, opts WriteOptions) (api.Object, error) {
+func (s *Server) update(obj api.Object, status bool, opts client.WriteOptions) (api.Object, error) {
 	k, err := s.kindOf(obj)
 	if err != nil {
 		return nil, err
 	}
 	if status && !k.hasStatus {
-		return nil, NewMethodNotSupported(k.gr, "update status")
+		return nil, apierrors.NewMethodNotSupported(k.gr, "update status")
 	}
 	// A status update reads only the status of obj (withStatus copies it);
 	// any other update stores obj itself, so it works on its own copy, or
@@ -82,15 +62,15 @@ func (s *Server) update(obj api.Object, status bool, opts WriteOptions) (api.Obj
 	for {
 		cur, err := s.store.Get(key, 0)
 		if err != nil {
-			return nil, NewNotFound(k.gr, m.Name)
+			return nil, apierrors.NewNotFound(k.gr, m.Name)
 		}
 		old := cur.Value
 		om := old.GetObjectMeta()
 		if wantRV != "" && wantRV != om.ResourceVersion {
-			return nil, NewConflict(k.gr, m.Name, ConflictModified)
+			return nil, apierrors.NewConflict(k.gr, m.Name, apierrors.ConflictModified)
 		}
 		if wantUID != "" && wantUID != om.UID {
-			return nil, NewConflict(k.gr, m.Name, "Precondition failed: UID in precondition: "+string(wantUID)+", UID in object meta: "+string(om.UID))
+			return nil, apierrors.NewConflict(k.gr, m.Name, "Precondition failed: UID in precondition: "+string(wantUID)+", UID in object meta: "+string(om.UID))
 		}
 
 		var next api.Object
@@ -136,7 +116,7 @@ func (s *Server) update(obj api.Object, status bool, opts WriteOptions) (api.Obj
 				s.log.Debug("deleted after its last finalizer", zap.String("resource", k.gr.String()), zap.String("key", api.KeyOf(nm)))
 				return k.out(next), nil
 			} else if !errors.Is(err, store.ErrConflict) {
-				return nil, NewInternalError(err)
+				return nil, apierrors.NewInternalError(err)
 			}
 			continue // raced with another write: look again
 		}
@@ -149,9 +129,9 @@ func (s *Server) update(obj api.Object, status bool, opts WriteOptions) (api.Obj
 		undo()
 		switch {
 		case !errors.Is(err, store.ErrConflict):
-			return nil, NewInternalError(err)
+			return nil, apierrors.NewInternalError(err)
 		case wantRV != "":
-			return nil, NewConflict(k.gr, m.Name, ConflictModified)
+			return nil, apierrors.NewConflict(k.gr, m.Name, apierrors.ConflictModified)
 		}
 		// An unconditional update lost a race: apply it to the new state.
 	}
@@ -185,7 +165,7 @@ func (s *Server) prepareUpdate(k *kind, in, old api.Object) (api.Object, error) 
 	}
 	if len(errs) > 0 {
 		sk := k.stored() // as on create: the stored kind names the object
-		return nil, NewInvalid(sk.gr.Group, sk.kind, m.Name, errs)
+		return nil, apierrors.NewInvalid(sk.gr.Group, sk.kind, m.Name, errs)
 	}
 	m.Generation = om.Generation
 	if !reflect.DeepEqual(specOf(in), specOf(old)) {

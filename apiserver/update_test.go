@@ -7,13 +7,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 )
 
 // createRC stores rc default/web with 3 replicas and returns it.
 func createRC(t *testing.T, s *apiserver.Server) *api.ReplicationController {
 	t.Helper()
-	out, err := apiserver.For[*api.ReplicationController](s).Create(ctx, rc("default", "web", 3))
+	out, err := client.For[*api.ReplicationController](s).Create(ctx, rc("default", "web", 3))
 	require.NoError(t, err)
 	return out
 }
@@ -37,11 +39,11 @@ func TestUpdateConcurrency(t *testing.T) {
 			upd.Metadata.Labels = map[string]string{"tier": "front"}
 			before := s.Store().Rev()
 
-			got, err := apiserver.For[*api.ReplicationController](s).Update(ctx, upd)
+			got, err := client.For[*api.ReplicationController](s).Update(ctx, upd)
 			if tt.wantConflict {
-				require.True(t, apiserver.IsConflict(err), "got %v", err)
+				require.True(t, apierrors.IsConflict(err), "got %v", err)
 				assert.Equal(t, `Operation cannot be fulfilled on replicationcontrollers "web": the object has been modified; please apply your changes to the latest version and try again`, err.Error())
-				assert.Equal(t, int32(409), apiserver.StatusOf(err).Code)
+				assert.Equal(t, int32(409), apierrors.StatusOf(err).Code)
 				assert.Equal(t, before, s.Store().Rev(), "nothing written")
 				return
 			}
@@ -55,7 +57,7 @@ func TestUpdateConcurrency(t *testing.T) {
 func TestUpdateMissingObjectIsNotFound(t *testing.T) {
 	s, _ := newServer(t)
 	_, err := s.Update(ctx, rc("default", "ghost", 1))
-	require.True(t, apiserver.IsNotFound(err), "got %v", err)
+	require.True(t, apierrors.IsNotFound(err), "got %v", err)
 	assert.Equal(t, `replicationcontrollers "ghost" not found`, err.Error())
 }
 
@@ -65,7 +67,7 @@ func TestUpdateWithChangedUIDIsAConflict(t *testing.T) {
 	upd := cur.DeepCopy()
 	upd.Metadata.UID = "someone-else"
 	_, err := s.Update(ctx, upd)
-	require.True(t, apiserver.IsConflict(err), "got %v", err)
+	require.True(t, apierrors.IsConflict(err), "got %v", err)
 	assert.Contains(t, err.Error(), "Precondition failed: UID in precondition: someone-else")
 }
 
@@ -87,7 +89,7 @@ func TestGeneration(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s, _ := newServer(t)
-			rcs := apiserver.For[*api.ReplicationController](s)
+			rcs := client.For[*api.ReplicationController](s)
 			upd := createRC(t, s).DeepCopy()
 			tt.change(upd)
 			var got *api.ReplicationController
@@ -108,7 +110,7 @@ func TestGeneration(t *testing.T) {
 func TestNoOpUpdateWritesNothing(t *testing.T) {
 	s, _ := newServer(t)
 	cur := createRC(t, s)
-	w, err := s.Watch(ctx, apiserver.ReplicationControllers, "default", apiserver.ListOptions{ResourceVersion: cur.Metadata.ResourceVersion})
+	w, err := s.Watch(ctx, client.ReplicationControllers, "default", client.ListOptions{ResourceVersion: cur.Metadata.ResourceVersion})
 	require.NoError(t, err)
 	defer w.Stop()
 	before := s.Store().Rev()
@@ -133,7 +135,7 @@ func TestNoOpUpdateWritesNothing(t *testing.T) {
 // status update changes nothing but status.
 func TestStatusSubresourceIsolation(t *testing.T) {
 	s, _ := newServer(t)
-	rcs := apiserver.For[*api.ReplicationController](s)
+	rcs := client.For[*api.ReplicationController](s)
 	cur := createRC(t, s)
 
 	main := cur.DeepCopy()
@@ -164,8 +166,8 @@ func TestUpdateStatusOfKindWithoutStatusIsNotAllowed(t *testing.T) {
 	_, err := s.Create(ctx, lease)
 	require.NoError(t, err)
 	_, err = s.UpdateStatus(ctx, lease)
-	require.True(t, apiserver.IsMethodNotSupported(err), "got %v", err)
-	assert.Equal(t, int32(405), apiserver.StatusOf(err).Code)
+	require.True(t, apierrors.IsMethodNotSupported(err), "got %v", err)
+	assert.Equal(t, int32(405), apierrors.StatusOf(err).Code)
 }
 
 // TestUpdateKeepsServerOwnedFields: uid, creationTimestamp and the deletion
@@ -180,7 +182,7 @@ func TestUpdateKeepsServerOwnedFields(t *testing.T) {
 	ts := api.NewTime(epoch)
 	upd.Metadata.DeletionTimestamp = &ts
 	upd.Metadata.Labels = map[string]string{"changed": "yes"}
-	got, err := apiserver.For[*api.ReplicationController](s).Update(ctx, upd)
+	got, err := client.For[*api.ReplicationController](s).Update(ctx, upd)
 	require.NoError(t, err)
 	assert.Equal(t, cur.Metadata.UID, got.Metadata.UID)
 	assert.Equal(t, cur.Metadata.CreationTimestamp, got.Metadata.CreationTimestamp)
@@ -192,7 +194,7 @@ func TestUpdateKeepsServerOwnedFields(t *testing.T) {
 // last one removes the object.
 func TestFinalizersHoldDeletion(t *testing.T) {
 	s, clk := newServer(t)
-	rcs := apiserver.For[*api.ReplicationController](s)
+	rcs := client.For[*api.ReplicationController](s)
 	in := rc("default", "held", 1)
 	in.Metadata.Finalizers = []string{"example.com/a", "example.com/b"}
 	_, err := rcs.Create(ctx, in)
@@ -209,7 +211,7 @@ func TestFinalizersHoldDeletion(t *testing.T) {
 	add := marked.DeepCopy()
 	add.Metadata.Finalizers = append(add.Metadata.Finalizers, "example.com/c")
 	_, err = rcs.Update(ctx, add)
-	require.True(t, apiserver.IsInvalid(err), "got %v", err)
+	require.True(t, apierrors.IsInvalid(err), "got %v", err)
 	assert.Contains(t, err.Error(), "metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted")
 
 	one := marked.DeepCopy()
@@ -225,7 +227,7 @@ func TestFinalizersHoldDeletion(t *testing.T) {
 	_, err = rcs.Update(ctx, none)
 	require.NoError(t, err)
 	_, err = rcs.Get(ctx, "default", "held")
-	assert.True(t, apiserver.IsNotFound(err), "removing the last finalizer removed it, got %v", err)
+	assert.True(t, apierrors.IsNotFound(err), "removing the last finalizer removed it, got %v", err)
 }
 
 // TestStatusUpdateWritesOnlyAChange: for each kind with a status, a status
@@ -277,7 +279,7 @@ func TestStatusUpdateWritesOnlyAChange(t *testing.T) {
 			stored := written.DeepCopyObject()
 			tt.scribble(in)
 			in.GetObjectMeta().Labels = map[string]string{"after": "the call"}
-			got, err := s.Get(ctx, apiserver.ResourceOf(cur), cur.GetObjectMeta().Namespace, cur.GetObjectMeta().Name, apiserver.GetOptions{})
+			got, err := s.Get(ctx, client.ResourceOf(cur), cur.GetObjectMeta().Namespace, cur.GetObjectMeta().Name, client.GetOptions{})
 			require.NoError(t, err)
 			assert.Equal(t, stored, got, "nothing of the client's object is kept")
 		})

@@ -10,6 +10,7 @@ import (
 	"reflect"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 )
 
 // configMeta is how the metadata of config maps, secrets and service
@@ -66,7 +67,7 @@ func isConfigKey(key string) bool {
 func defaultConfigMap(*api.ConfigMap) {}
 
 // validateConfigMap checks a config map on create.
-func validateConfigMap(c *api.ConfigMap) FieldErrors {
+func validateConfigMap(c *api.ConfigMap) apierrors.FieldErrors {
 	errs := validateObjectMeta(nil, &c.Metadata, configMeta, metadataPath)
 	size := 0
 	data, binary := pathAt("data"), pathAt("binaryData")
@@ -89,7 +90,7 @@ func validateConfigMap(c *api.ConfigMap) FieldErrors {
 
 // validateConfigMapUpdate checks an update: once immutable is true, neither
 // it nor the data may change.
-func validateConfigMapUpdate(c, old *api.ConfigMap) FieldErrors {
+func validateConfigMapUpdate(c, old *api.ConfigMap) apierrors.FieldErrors {
 	errs := validateObjectMetaUpdate(nil, &c.Metadata, &old.Metadata, metadataPath)
 	if isTrue(old.Immutable) {
 		if !isTrue(c.Immutable) {
@@ -129,7 +130,7 @@ func defaultSecret(s *api.Secret) {
 
 // validateSecret checks a secret on create: its keys, its size, and the
 // keys or annotations its type requires.
-func validateSecret(s *api.Secret) FieldErrors {
+func validateSecret(s *api.Secret) apierrors.FieldErrors {
 	errs := validateObjectMeta(nil, &s.Metadata, configMeta, metadataPath)
 	data := pathAt("data")
 	size := 0
@@ -182,7 +183,7 @@ func validateSecret(s *api.Secret) FieldErrors {
 
 // validateSecretUpdate checks an update: the type never changes, and once
 // immutable is true neither it nor the data may change.
-func validateSecretUpdate(s, old *api.Secret) FieldErrors {
+func validateSecretUpdate(s, old *api.Secret) apierrors.FieldErrors {
 	errs := validateObjectMetaUpdate(nil, &s.Metadata, &old.Metadata, metadataPath)
 	if s.Type != old.Type {
 		errs = append(errs, Invalid("type", s.Type, msgImmutable))
@@ -204,13 +205,13 @@ func defaultServiceAccount(*api.ServiceAccount) {}
 
 // validateServiceAccount checks a service account: Kubernetes checks only
 // its metadata.
-func validateServiceAccount(sa *api.ServiceAccount) FieldErrors {
+func validateServiceAccount(sa *api.ServiceAccount) apierrors.FieldErrors {
 	return validateObjectMeta(nil, &sa.Metadata, configMeta, metadataPath)
 }
 
 // validateServiceAccountUpdate checks an update: the account keeps its
 // identity.
-func validateServiceAccountUpdate(sa, old *api.ServiceAccount) FieldErrors {
+func validateServiceAccountUpdate(sa, old *api.ServiceAccount) apierrors.FieldErrors {
 	errs := validateObjectMetaUpdate(nil, &sa.Metadata, &old.Metadata, metadataPath)
 	return append(errs, validateServiceAccount(sa)...)
 }

@@ -6,6 +6,7 @@ package apiserver
 
 import (
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 )
 
 // endpointsMeta is how endpoints' metadata is checked.
@@ -24,7 +25,7 @@ func defaultEndpoints(e *api.Endpoints) {
 }
 
 // validateEndpoints checks endpoints on create.
-func validateEndpoints(e *api.Endpoints) FieldErrors {
+func validateEndpoints(e *api.Endpoints) apierrors.FieldErrors {
 	errs := validateObjectMeta(nil, &e.Metadata, endpointsMeta, metadataPath)
 	p := pathAt("subsets")
 	for i := range e.Subsets {
@@ -34,14 +35,14 @@ func validateEndpoints(e *api.Endpoints) FieldErrors {
 }
 
 // validateEndpointsUpdate checks an update: endpoints keep their identity.
-func validateEndpointsUpdate(e, old *api.Endpoints) FieldErrors {
+func validateEndpointsUpdate(e, old *api.Endpoints) apierrors.FieldErrors {
 	errs := validateEndpoints(e)
 	return validateObjectMetaUpdate(errs, &e.Metadata, &old.Metadata, metadataPath)
 }
 
 // validateEndpointSubset: a subset has addresses (ready or not); a headless
 // service's may have no ports. Kubernetes: validateEndpointSubsets.
-func validateEndpointSubset(errs FieldErrors, s *api.EndpointSubset, p fieldPath) FieldErrors {
+func validateEndpointSubset(errs apierrors.FieldErrors, s *api.EndpointSubset, p fieldPath) apierrors.FieldErrors {
 	if len(s.Addresses) == 0 && len(s.NotReadyAddresses) == 0 {
 		errs = append(errs, Required(p.path(), "must specify `addresses` or `notReadyAddresses`"))
 	}
@@ -61,7 +62,7 @@ func validateEndpointSubset(errs FieldErrors, s *api.EndpointSubset, p fieldPath
 // unspecified, loopback or link-local (a service must not send traffic to
 // the node itself or its metadata service). As in Kubernetes, an address
 // that is no IP at all is reported by both checks.
-func validateEndpointAddress(errs FieldErrors, a *api.EndpointAddress, p fieldPath) FieldErrors {
+func validateEndpointAddress(errs apierrors.FieldErrors, a *api.EndpointAddress, p fieldPath) apierrors.FieldErrors {
 	errs = validateIP(errs, a.IP, p.child("ip"))
 	if a.Hostname != "" {
 		errs = validateDNS1123LabelField(errs, a.Hostname, p.child("hostname"))
@@ -73,7 +74,7 @@ func validateEndpointAddress(errs FieldErrors, a *api.EndpointAddress, p fieldPa
 }
 
 // validateEndpointPort: Kubernetes' validateEndpointPort.
-func validateEndpointPort(errs FieldErrors, port *api.EndpointPort, requireName bool, p fieldPath) FieldErrors {
+func validateEndpointPort(errs apierrors.FieldErrors, port *api.EndpointPort, requireName bool, p fieldPath) apierrors.FieldErrors {
 	if port.Name == "" {
 		if requireName {
 			errs = append(errs, Required(p.child("name").path(), ""))

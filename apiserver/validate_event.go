@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 )
 
 // eventMeta is how events' metadata is checked.
@@ -29,10 +30,10 @@ const (
 func defaultEvent(*api.Event) {}
 
 // validateEvent checks an event on create.
-func validateEvent(e *api.Event) FieldErrors {
+func validateEvent(e *api.Event) apierrors.FieldErrors {
 	errs := validateObjectMeta(nil, &e.Metadata, eventMeta, metadataPath)
 	ns, involvedNS := e.Metadata.Namespace, e.InvolvedObject.Namespace
-	mismatch := func() FieldError {
+	mismatch := func() apierrors.FieldError {
 		return Invalid(pathAt("involvedObject").child("namespace").path(), involvedNS, "does not match event.namespace")
 	}
 	if e.EventTime.IsZero() {
@@ -67,7 +68,7 @@ func validateEvent(e *api.Event) FieldErrors {
 
 // validateEventField checks a required field of a newer-style event and,
 // when limit > 0, its length.
-func validateEventField(errs FieldErrors, field, value string, limit int) FieldErrors {
+func validateEventField(errs apierrors.FieldErrors, field, value string, limit int) apierrors.FieldErrors {
 	if value == "" {
 		errs = append(errs, Required(Path(field), ""))
 	}
@@ -79,7 +80,7 @@ func validateEventField(errs FieldErrors, field, value string, limit int) FieldE
 
 // validateEventUpdate checks an update: an event keeps its identity. Its
 // count and timestamps change as the recorder folds repeats into it.
-func validateEventUpdate(e, old *api.Event) FieldErrors {
+func validateEventUpdate(e, old *api.Event) apierrors.FieldErrors {
 	errs := validateEvent(e)
 	return validateObjectMetaUpdate(errs, &e.Metadata, &old.Metadata, metadataPath)
 }
@@ -91,7 +92,7 @@ func validateEventUpdate(e, old *api.Event) FieldErrors {
 // (eventTime) and whether it is Normal or Warning, a series has counted at
 // least two, and the deprecated fields are left to the older API. Field
 // paths are core/v1's, as kube-apiserver reports them.
-func validateEventsV1(e *api.Event) FieldErrors {
+func validateEventsV1(e *api.Event) apierrors.FieldErrors {
 	errs := validateEvent(e)
 	errs = validateEventSeries(errs, e.Series)
 	if e.EventTime.IsZero() {
@@ -115,7 +116,7 @@ func validateEventsV1(e *api.Event) FieldErrors {
 // validateEventSeries checks a series written through events.k8s.io: it
 // counts at least two occurrences and says when it saw the last.
 // Kubernetes: validateV1EventSeries.
-func validateEventSeries(errs FieldErrors, s *api.EventSeries) FieldErrors {
+func validateEventSeries(errs apierrors.FieldErrors, s *api.EventSeries) apierrors.FieldErrors {
 	if s == nil {
 		return errs
 	}
@@ -134,7 +135,7 @@ func validateEventSeries(errs FieldErrors, s *api.EventSeries) FieldErrors {
 // identity): what happened, to what, and who said so are immutable.
 // (Kubernetes checks reason twice and so reports a changed reason twice;
 // it is reported once here.)
-func validateEventsV1Update(e, old *api.Event) FieldErrors {
+func validateEventsV1Update(e, old *api.Event) apierrors.FieldErrors {
 	errs := validateEventUpdate(e, old)
 	if !reflect.DeepEqual(e.Series, old.Series) {
 		errs = validateEventSeries(errs, e.Series)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 )
 
 // leaseMeta is how leases' metadata is checked. Leases are not in the core
@@ -22,21 +23,21 @@ const leaseStrategyOldestEmulationVersion = "OldestEmulationVersion"
 func defaultLease(*api.Lease) {}
 
 // validateLease checks a lease on create.
-func validateLease(l *api.Lease) FieldErrors {
+func validateLease(l *api.Lease) apierrors.FieldErrors {
 	errs := validateObjectMeta(nil, &l.Metadata, leaseMeta, metadataPath)
 	return validateLeaseSpec(errs, &l.Spec, pathAt("spec"))
 }
 
 // validateLeaseUpdate checks an update: a lease keeps its identity; its
 // holder, times and transitions change freely (that is what a lease is for).
-func validateLeaseUpdate(l, old *api.Lease) FieldErrors {
+func validateLeaseUpdate(l, old *api.Lease) apierrors.FieldErrors {
 	errs := validateLease(l)
 	return validateObjectMetaUpdate(errs, &l.Metadata, &old.Metadata, metadataPath)
 }
 
 // validateLeaseSpec: Kubernetes' ValidateLeaseSpec. holderIdentity is free
 // text; renewTime and acquireTime need no check.
-func validateLeaseSpec(errs FieldErrors, s *api.LeaseSpec, p fieldPath) FieldErrors {
+func validateLeaseSpec(errs apierrors.FieldErrors, s *api.LeaseSpec, p fieldPath) apierrors.FieldErrors {
 	if s.LeaseDurationSeconds != nil && *s.LeaseDurationSeconds <= 0 {
 		errs = append(errs, Invalid(p.child("leaseDurationSeconds").path(), *s.LeaseDurationSeconds, "must be greater than 0"))
 	}

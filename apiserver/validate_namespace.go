@@ -6,6 +6,7 @@ package apiserver
 
 import (
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 )
 
 // namespaceMeta is how namespaces' metadata is checked: namespaces are
@@ -34,7 +35,7 @@ func defaultNamespace(n *api.Namespace) {
 }
 
 // validateNamespace checks a namespace on create.
-func validateNamespace(n *api.Namespace) FieldErrors {
+func validateNamespace(n *api.Namespace) apierrors.FieldErrors {
 	errs := validateObjectMeta(nil, &n.Metadata, namespaceMeta, metadataPath)
 	p := pathAt("spec").child("finalizers")
 	for _, f := range n.Spec.Finalizers {
@@ -45,7 +46,7 @@ func validateNamespace(n *api.Namespace) FieldErrors {
 }
 
 // validateNamespaceUpdate checks an update: a namespace keeps its identity.
-func validateNamespaceUpdate(n, old *api.Namespace) FieldErrors {
+func validateNamespaceUpdate(n, old *api.Namespace) apierrors.FieldErrors {
 	errs := validateNamespace(n)
 	return validateObjectMetaUpdate(errs, &n.Metadata, &old.Metadata, metadataPath)
 }

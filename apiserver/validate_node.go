@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 )
 
 // nodeMeta is how nodes' metadata is checked: nodes are cluster-scoped.
@@ -35,7 +36,7 @@ func defaultNode(n *api.Node) {
 }
 
 // validateNode checks a node on create.
-func validateNode(n *api.Node) FieldErrors {
+func validateNode(n *api.Node) apierrors.FieldErrors {
 	errs := validateObjectMeta(nil, &n.Metadata, nodeMeta, metadataPath)
 	spec := pathAt("spec")
 	errs = validateTaints(errs, n.Spec.Taints, spec.child("taints"))
@@ -54,7 +55,7 @@ func validateNode(n *api.Node) FieldErrors {
 
 // validatePodCIDRs: every pod CIDR valid, no duplicates, and at most one per
 // IP family.
-func validatePodCIDRs(errs FieldErrors, spec *api.NodeSpec, p fieldPath) FieldErrors {
+func validatePodCIDRs(errs apierrors.FieldErrors, spec *api.NodeSpec, p fieldPath) apierrors.FieldErrors {
 	cidrs := spec.PodCIDRs
 	if len(cidrs) == 0 {
 		if spec.PodCIDR != "" {
@@ -92,7 +93,7 @@ func cidrIs4(s string) bool {
 // value, an effect, and no two taints with the same key and effect.
 // Kubernetes: validateNodeTaints (which reports them as metadata.taints, a
 // slip this keeps out).
-func validateTaints(errs FieldErrors, taints []api.Taint, p fieldPath) FieldErrors {
+func validateTaints(errs apierrors.FieldErrors, taints []api.Taint, p fieldPath) apierrors.FieldErrors {
 	for i := range taints {
 		t := &taints[i]
 		at := p.index(i)
@@ -118,7 +119,7 @@ func validateTaints(errs FieldErrors, taints []api.Taint, p fieldPath) FieldErro
 }
 
 // validateTaintEffect checks a non-empty taint (or toleration) effect.
-func validateTaintEffect(errs FieldErrors, effect api.TaintEffect, p fieldPath) FieldErrors {
+func validateTaintEffect(errs apierrors.FieldErrors, effect api.TaintEffect, p fieldPath) apierrors.FieldErrors {
 	switch effect {
 	case api.TaintEffectNoSchedule, api.TaintEffectPreferNoSchedule, api.TaintEffectNoExecute:
 		return errs
@@ -130,7 +131,7 @@ func validateTaintEffect(errs FieldErrors, effect api.TaintEffect, p fieldPath) 
 // validateNodeUpdate checks an update: a node keeps its identity, and its
 // pod CIDRs and provider ID once set (the node IPAM controller and the cloud
 // provider may set them once).
-func validateNodeUpdate(n, old *api.Node) FieldErrors {
+func validateNodeUpdate(n, old *api.Node) apierrors.FieldErrors {
 	errs := validateNode(n)
 	errs = validateObjectMetaUpdate(errs, &n.Metadata, &old.Metadata, metadataPath)
 	spec := pathAt("spec")

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 )
 
 // DefaultSchedulerName is the scheduler a pod gets when it names none.
@@ -146,7 +147,7 @@ func defaultProbe(p *api.Probe) {
 // ---- validation ----
 
 // validatePod checks a pod on create.
-func validatePod(p *api.Pod) FieldErrors {
+func validatePod(p *api.Pod) apierrors.FieldErrors {
 	errs := validateObjectMeta(nil, &p.Metadata, podMeta, metadataPath)
 	spec := pathAt("spec")
 	errs = validatePodSpec(errs, &p.Spec, spec)
@@ -156,7 +157,7 @@ func validatePod(p *api.Pod) FieldErrors {
 	return validateImageWhitespace(errs, p.Spec.InitContainers, spec.child("initContainers"))
 }
 
-func validateImageWhitespace(errs FieldErrors, containers []api.Container, p fieldPath) FieldErrors {
+func validateImageWhitespace(errs apierrors.FieldErrors, containers []api.Container, p fieldPath) apierrors.FieldErrors {
 	for i := range containers {
 		if image := containers[i].Image; len(strings.TrimSpace(image)) != len(image) {
 			errs = append(errs, Invalid(p.index(i).child("image").path(), image, "must not have leading or trailing whitespace"))
@@ -167,7 +168,7 @@ func validateImageWhitespace(errs FieldErrors, containers []api.Container, p fie
 
 // validatePodSpec checks a pod spec at p: a pod's ("spec") or a template's
 // ("spec.template.spec"). Kubernetes: ValidatePodSpec.
-func validatePodSpec(errs FieldErrors, s *api.PodSpec, p fieldPath) FieldErrors {
+func validatePodSpec(errs apierrors.FieldErrors, s *api.PodSpec, p fieldPath) apierrors.FieldErrors {
 	if s.TerminationGracePeriodSeconds == nil {
 		errs = append(errs, Required(p.child("terminationGracePeriodSeconds").path(), ""))
 	} else {
@@ -197,7 +198,7 @@ func validatePodSpec(errs FieldErrors, s *api.PodSpec, p fieldPath) FieldErrors 
 	return errs
 }
 
-func validateRestartPolicy(errs FieldErrors, policy api.RestartPolicy, p fieldPath) FieldErrors {
+func validateRestartPolicy(errs apierrors.FieldErrors, policy api.RestartPolicy, p fieldPath) apierrors.FieldErrors {
 	switch policy {
 	case api.RestartPolicyAlways, api.RestartPolicyOnFailure, api.RestartPolicyNever:
 		return errs
@@ -208,7 +209,7 @@ func validateRestartPolicy(errs FieldErrors, policy api.RestartPolicy, p fieldPa
 		string(api.RestartPolicyAlways), string(api.RestartPolicyOnFailure), string(api.RestartPolicyNever)))
 }
 
-func validateDNSPolicy(errs FieldErrors, policy api.DNSPolicy, p fieldPath) FieldErrors {
+func validateDNSPolicy(errs apierrors.FieldErrors, policy api.DNSPolicy, p fieldPath) apierrors.FieldErrors {
 	switch policy {
 	case api.DNSClusterFirstWithHostNet, api.DNSClusterFirst, api.DNSDefault, api.DNSNone:
 		return errs
@@ -221,7 +222,7 @@ func validateDNSPolicy(errs FieldErrors, policy api.DNSPolicy, p fieldPath) Fiel
 
 // validateContainers checks the regular containers: at least one, names
 // unique among them, and no two asking for the same host port.
-func validateContainers(errs FieldErrors, containers []api.Container, p fieldPath) FieldErrors {
+func validateContainers(errs apierrors.FieldErrors, containers []api.Container, p fieldPath) apierrors.FieldErrors {
 	if len(containers) == 0 {
 		return append(errs, Required(p.path(), ""))
 	}
@@ -256,7 +257,7 @@ func validateContainers(errs FieldErrors, containers []api.Container, p fieldPat
 // every other container's, and they may not have probes (they run to
 // completion, one at a time, so each only conflicts with itself on host
 // ports).
-func validateInitContainers(errs FieldErrors, inits, regular []api.Container, p fieldPath) FieldErrors {
+func validateInitContainers(errs apierrors.FieldErrors, inits, regular []api.Container, p fieldPath) apierrors.FieldErrors {
 	for i := range inits {
 		c := &inits[i]
 		at := p.index(i)
@@ -286,7 +287,7 @@ func containerNamed(containers []api.Container, name string) bool {
 
 // validateHostPorts reports each host port of containers[ci], at path ctr,
 // that an earlier port in containers already asks for with the same protocol.
-func validateHostPorts(errs FieldErrors, containers []api.Container, ci int, ctr fieldPath) FieldErrors {
+func validateHostPorts(errs apierrors.FieldErrors, containers []api.Container, ci int, ctr fieldPath) apierrors.FieldErrors {
 	ports := containers[ci].Ports
 	for pi := range ports {
 		port := &ports[pi]
@@ -317,7 +318,7 @@ func hostPortTaken(containers []api.Container, ci, pi int, port *api.ContainerPo
 
 // validateContainerCommon checks what every kind of container shares.
 // Kubernetes: validateContainerCommon.
-func validateContainerCommon(errs FieldErrors, c *api.Container, p fieldPath) FieldErrors {
+func validateContainerCommon(errs apierrors.FieldErrors, c *api.Container, p fieldPath) apierrors.FieldErrors {
 	if c.Name == "" {
 		errs = append(errs, Required(p.child("name").path(), ""))
 	} else {
@@ -334,7 +335,7 @@ func validateContainerCommon(errs FieldErrors, c *api.Container, p fieldPath) Fi
 
 // validateContainerPorts checks a container's ports: names are IANA service
 // names unique in the container, numbers are in range, protocols known.
-func validateContainerPorts(errs FieldErrors, ports []api.ContainerPort, p fieldPath) FieldErrors {
+func validateContainerPorts(errs apierrors.FieldErrors, ports []api.ContainerPort, p fieldPath) apierrors.FieldErrors {
 	for i := range ports {
 		port := &ports[i]
 		at := p.index(i)
@@ -371,7 +372,7 @@ func containerPortNamed(ports []api.ContainerPort, name string) bool {
 
 // validateEnv checks environment variable names: any printable ASCII but
 // '=' (Kubernetes' relaxed rule, the default since 1.32).
-func validateEnv(errs FieldErrors, env []api.EnvVar, p fieldPath) FieldErrors {
+func validateEnv(errs apierrors.FieldErrors, env []api.EnvVar, p fieldPath) apierrors.FieldErrors {
 	for i := range env {
 		name := env[i].Name
 		if name == "" {
@@ -389,7 +390,7 @@ func validateEnv(errs FieldErrors, env []api.EnvVar, p fieldPath) FieldErrors {
 	return errs
 }
 
-func validatePullPolicy(errs FieldErrors, policy api.PullPolicy, p fieldPath) FieldErrors {
+func validatePullPolicy(errs apierrors.FieldErrors, policy api.PullPolicy, p fieldPath) apierrors.FieldErrors {
 	switch policy {
 	case api.PullAlways, api.PullIfNotPresent, api.PullNever:
 		return errs
@@ -404,11 +405,11 @@ func validatePullPolicy(errs FieldErrors, policy api.PullPolicy, p fieldPath) Fi
 // in map order without reporting, and only on a problem walks the names in
 // order, so that messages are stable and valid resources cost nothing.
 // Kubernetes: ValidateContainerResourceRequirements.
-func validateResources(errs FieldErrors, r *api.ResourceRequirements, p fieldPath) FieldErrors {
+func validateResources(errs apierrors.FieldErrors, r *api.ResourceRequirements, p fieldPath) apierrors.FieldErrors {
 	if len(r.Limits) == 0 && len(r.Requests) == 0 {
 		return errs
 	}
-	var found FieldErrors
+	var found apierrors.FieldErrors
 	for name, value := range r.Limits {
 		found = validateResourceEntry(found, name, value, nil, p)
 	}
@@ -429,7 +430,7 @@ func validateResources(errs FieldErrors, r *api.ResourceRequirements, p fieldPat
 
 // validateResourceEntry checks one limit (limits == nil) or one request
 // (limits is the container's limits).
-func validateResourceEntry(errs FieldErrors, name, value string, limits api.ResourceList, p fieldPath) FieldErrors {
+func validateResourceEntry(errs apierrors.FieldErrors, name, value string, limits api.ResourceList, p fieldPath) apierrors.FieldErrors {
 	isRequest := limits != nil
 	list := p.child("limits")
 	if isRequest {
@@ -497,7 +498,7 @@ func isExtendedResource(name string) bool {
 func overcommitAllowed(name string) bool { return isNativeResource(name) && !isHugePages(name) }
 
 // validateContainerResourceName: Kubernetes' validateContainerResourceName.
-func validateContainerResourceName(errs FieldErrors, name string, p fieldPath) FieldErrors {
+func validateContainerResourceName(errs apierrors.FieldErrors, name string, p fieldPath) apierrors.FieldErrors {
 	if msgs := qualifiedNameMsgs(name); msgs != nil {
 		return invalidEach(errs, p, name, msgs)
 	}
@@ -518,7 +519,7 @@ func validateContainerResourceName(errs FieldErrors, name string, p fieldPath) F
 
 // validateProbe checks a liveness or readiness probe: exactly one handler,
 // and no negative timings. Kubernetes: validateProbe.
-func validateProbe(errs FieldErrors, probe *api.Probe, p fieldPath) FieldErrors {
+func validateProbe(errs apierrors.FieldErrors, probe *api.Probe, p fieldPath) apierrors.FieldErrors {
 	handlers := 0
 	if h := probe.Exec; h != nil {
 		handlers++
@@ -558,7 +559,7 @@ func validateProbe(errs FieldErrors, probe *api.Probe, p fieldPath) FieldErrors 
 }
 
 // validateTolerations: Kubernetes' ValidateTolerations.
-func validateTolerations(errs FieldErrors, tolerations []api.Toleration, p fieldPath) FieldErrors {
+func validateTolerations(errs apierrors.FieldErrors, tolerations []api.Toleration, p fieldPath) apierrors.FieldErrors {
 	for i := range tolerations {
 		t := &tolerations[i]
 		at := p.index(i)
@@ -600,7 +601,7 @@ func validateTolerations(errs FieldErrors, tolerations []api.Toleration, p field
 // identity, and change nothing in its spec but container images and new
 // tolerations. Binding to a node is the binding subresource's job, so
 // spec.nodeName cannot change here either. Kubernetes: ValidatePodUpdate.
-func validatePodUpdate(p, old *api.Pod) FieldErrors {
+func validatePodUpdate(p, old *api.Pod) apierrors.FieldErrors {
 	errs := validatePod(p)
 	errs = validateObjectMetaUpdate(errs, &p.Metadata, &old.Metadata, metadataPath)
 	spec := pathAt("spec")

@@ -8,6 +8,7 @@ import (
 	"maps"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 )
 
 // rcMeta is how replication controllers' metadata is checked.
@@ -36,21 +37,21 @@ func defaultReplicationController(rc *api.ReplicationController) {
 }
 
 // validateReplicationController checks a replication controller on create.
-func validateReplicationController(rc *api.ReplicationController) FieldErrors {
+func validateReplicationController(rc *api.ReplicationController) apierrors.FieldErrors {
 	errs := validateObjectMeta(nil, &rc.Metadata, rcMeta, metadataPath)
 	return validateReplicationControllerSpec(errs, &rc.Spec, pathAt("spec"))
 }
 
 // validateReplicationControllerUpdate checks an update: everything but the
 // controller's identity may change, its selector included.
-func validateReplicationControllerUpdate(rc, old *api.ReplicationController) FieldErrors {
+func validateReplicationControllerUpdate(rc, old *api.ReplicationController) apierrors.FieldErrors {
 	errs := validateReplicationController(rc)
 	return validateObjectMetaUpdate(errs, &rc.Metadata, &old.Metadata, metadataPath)
 }
 
 // validateReplicationControllerSpec: Kubernetes'
 // ValidateReplicationControllerSpec and ValidatePodTemplateSpecForRC.
-func validateReplicationControllerSpec(errs FieldErrors, s *api.ReplicationControllerSpec, p fieldPath) FieldErrors {
+func validateReplicationControllerSpec(errs apierrors.FieldErrors, s *api.ReplicationControllerSpec, p fieldPath) apierrors.FieldErrors {
 	errs = validateNonNegative(errs, int64(s.MinReadySeconds), p.child("minReadySeconds"))
 	// An empty selector would select every pod in the namespace.
 	if len(s.Selector) == 0 {

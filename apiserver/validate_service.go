@@ -7,6 +7,7 @@ package apiserver
 
 import (
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 )
 
 // serviceMeta is how services' metadata is checked: a service's name becomes
@@ -53,7 +54,7 @@ var supportedServiceTypes = [...]string{
 }
 
 // validateService checks a service on create.
-func validateService(s *api.Service) FieldErrors {
+func validateService(s *api.Service) apierrors.FieldErrors {
 	errs := validateObjectMeta(nil, &s.Metadata, serviceMeta, metadataPath)
 	spec := &s.Spec
 	p := pathAt("spec")
@@ -100,7 +101,7 @@ func validateService(s *api.Service) FieldErrors {
 
 // validateExternalName: an ExternalName service is a DNS alias, with no
 // cluster IP of its own.
-func validateExternalName(errs FieldErrors, spec *api.ServiceSpec, p fieldPath) FieldErrors {
+func validateExternalName(errs apierrors.FieldErrors, spec *api.ServiceSpec, p fieldPath) apierrors.FieldErrors {
 	switch {
 	case len(spec.ClusterIPs) > 0:
 		errs = append(errs, Forbidden(p.child("clusterIPs").path(), "may not be set for ExternalName services"))
@@ -127,7 +128,7 @@ func validateExternalName(errs FieldErrors, spec *api.ServiceSpec, p fieldPath) 
 // validateServicePort checks ports[i]. Names are DNS labels, required when
 // the service has more than one port, and unique. Kubernetes:
 // validateServicePort.
-func validateServicePort(errs FieldErrors, ports []api.ServicePort, i int, p fieldPath) FieldErrors {
+func validateServicePort(errs apierrors.FieldErrors, ports []api.ServicePort, i int, p fieldPath) apierrors.FieldErrors {
 	sp := &ports[i]
 	if sp.Name == "" {
 		if len(ports) > 1 {
@@ -153,7 +154,7 @@ func validateServicePort(errs FieldErrors, ports []api.ServicePort, i int, p fie
 
 // validateServicePortUniqueness: node ports only on services that expose
 // them, and no two ports (or node ports) with the same number and protocol.
-func validateServicePortUniqueness(errs FieldErrors, spec *api.ServiceSpec, p fieldPath) FieldErrors {
+func validateServicePortUniqueness(errs apierrors.FieldErrors, spec *api.ServiceSpec, p fieldPath) apierrors.FieldErrors {
 	ports := spec.Ports
 	if spec.Type == api.ServiceTypeClusterIP {
 		for i := range ports {
@@ -188,7 +189,7 @@ func validateServicePortUniqueness(errs FieldErrors, spec *api.ServiceSpec, p fi
 // validateClusterIPs checks clusterIP and clusterIPs (not of ExternalName
 // services): "None" or IP addresses, at most one of each IP family, with
 // clusterIP first. Kubernetes: ValidateServiceClusterIPsRelatedFields.
-func validateClusterIPs(errs FieldErrors, spec *api.ServiceSpec, p fieldPath) FieldErrors {
+func validateClusterIPs(errs apierrors.FieldErrors, spec *api.ServiceSpec, p fieldPath) apierrors.FieldErrors {
 	ipsPath := p.child("clusterIPs")
 	if spec.ClusterIP != "" && spec.ClusterIP != api.ClusterIPNone {
 		errs = validateIP(errs, spec.ClusterIP, p.child("clusterIP"))
@@ -257,7 +258,7 @@ func isIPv4(s string) bool {
 
 // validateInternalTrafficPolicy: Kubernetes'
 // validateServiceInternalTrafficFieldsValue.
-func validateInternalTrafficPolicy(errs FieldErrors, spec *api.ServiceSpec, p fieldPath) FieldErrors {
+func validateInternalTrafficPolicy(errs apierrors.FieldErrors, spec *api.ServiceSpec, p fieldPath) apierrors.FieldErrors {
 	pol := spec.InternalTrafficPolicy
 	if pol == nil {
 		switch spec.Type {
@@ -277,7 +278,7 @@ func validateInternalTrafficPolicy(errs FieldErrors, spec *api.ServiceSpec, p fi
 // its cluster IP once it has one (the server carries the old clusterIP into
 // an update that leaves it empty before this runs). Its type may change;
 // to or from ExternalName the cluster IP goes or comes with it.
-func validateServiceUpdate(s, old *api.Service) FieldErrors {
+func validateServiceUpdate(s, old *api.Service) apierrors.FieldErrors {
 	errs := validateService(s)
 	errs = validateObjectMetaUpdate(errs, &s.Metadata, &old.Metadata, metadataPath)
 	if old.Spec.ClusterIP != "" && s.Spec.ClusterIP != old.Spec.ClusterIP &&

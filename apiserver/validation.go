@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 )
 
 // Length limits, as in Kubernetes.
@@ -405,7 +406,7 @@ func nameIsDNS1035Label(name string, prefix bool) []string {
 
 // invalidEach appends one Invalid error per message. It is generic so that
 // value is only boxed into an interface when there is an error to report.
-func invalidEach[T any](errs FieldErrors, p fieldPath, value T, msgs []string) FieldErrors {
+func invalidEach[T any](errs apierrors.FieldErrors, p fieldPath, value T, msgs []string) apierrors.FieldErrors {
 	if len(msgs) == 0 {
 		return errs
 	}
@@ -417,7 +418,7 @@ func invalidEach[T any](errs FieldErrors, p fieldPath, value T, msgs []string) F
 }
 
 // validateNonNegative: Kubernetes' ValidateNonnegativeField.
-func validateNonNegative(errs FieldErrors, value int64, p fieldPath) FieldErrors {
+func validateNonNegative(errs apierrors.FieldErrors, value int64, p fieldPath) apierrors.FieldErrors {
 	if value < 0 {
 		errs = append(errs, Invalid(p.path(), value, msgNonNegative))
 	}
@@ -425,30 +426,30 @@ func validateNonNegative(errs FieldErrors, value int64, p fieldPath) FieldErrors
 }
 
 // validateDNS1123LabelField reports a field that must be a DNS-1123 label.
-func validateDNS1123LabelField(errs FieldErrors, value string, p fieldPath) FieldErrors {
+func validateDNS1123LabelField(errs apierrors.FieldErrors, value string, p fieldPath) apierrors.FieldErrors {
 	return invalidEach(errs, p, value, dns1123LabelMsgs(value))
 }
 
 // validateDNS1123SubdomainField reports a field that must be a DNS-1123
 // subdomain.
-func validateDNS1123SubdomainField(errs FieldErrors, value string, p fieldPath) FieldErrors {
+func validateDNS1123SubdomainField(errs apierrors.FieldErrors, value string, p fieldPath) apierrors.FieldErrors {
 	return invalidEach(errs, p, value, dns1123SubdomainMsgs(value))
 }
 
 // validateQualifiedNameField reports a field that must be a qualified name.
-func validateQualifiedNameField(errs FieldErrors, value string, p fieldPath) FieldErrors {
+func validateQualifiedNameField(errs apierrors.FieldErrors, value string, p fieldPath) apierrors.FieldErrors {
 	return invalidEach(errs, p, value, qualifiedNameMsgs(value))
 }
 
 // validateNameField reports a field that names another object (a node, a
 // service account) with that kind's name rule.
-func validateNameField(errs FieldErrors, value string, rule nameFunc, p fieldPath) FieldErrors {
+func validateNameField(errs apierrors.FieldErrors, value string, rule nameFunc, p fieldPath) apierrors.FieldErrors {
 	return invalidEach(errs, p, value, rule(value, false))
 }
 
 // validatePortNumber reports a port number outside 1..65535. Kubernetes:
 // validation.IsValidPortNum.
-func validatePortNumber(errs FieldErrors, port int32, p fieldPath) FieldErrors {
+func validatePortNumber(errs apierrors.FieldErrors, port int32, p fieldPath) apierrors.FieldErrors {
 	if port < 1 || port > 65535 {
 		errs = append(errs, Invalid(p.path(), port, msgPortRange))
 	}
@@ -458,7 +459,7 @@ func validatePortNumber(errs FieldErrors, port int32, p fieldPath) FieldErrors {
 // validatePortNumOrName checks a port given as a number or as the name of a
 // container port (a service's targetPort, a probe's port). Kubernetes:
 // ValidatePortNumOrName.
-func validatePortNumOrName(errs FieldErrors, port api.IntOrString, p fieldPath) FieldErrors {
+func validatePortNumOrName(errs apierrors.FieldErrors, port api.IntOrString, p fieldPath) apierrors.FieldErrors {
 	if port.Type == api.String {
 		return invalidEach(errs, p, port.StrVal, portNameMsgs(port.StrVal))
 	}
@@ -472,7 +473,7 @@ func validatePortNumOrName(errs FieldErrors, port api.IntOrString, p fieldPath) 
 var supportedProtocols = [...]string{string(api.ProtocolSCTP), string(api.ProtocolTCP), string(api.ProtocolUDP)}
 
 // validateProtocol reports a missing or unknown port protocol.
-func validateProtocol(errs FieldErrors, proto api.Protocol, p fieldPath) FieldErrors {
+func validateProtocol(errs apierrors.FieldErrors, proto api.Protocol, p fieldPath) apierrors.FieldErrors {
 	switch proto {
 	case api.ProtocolTCP, api.ProtocolUDP, api.ProtocolSCTP:
 		return errs
@@ -495,7 +496,7 @@ func parseIP(s string) (netip.Addr, bool) {
 
 // validateIP reports a value that is not an IP address. Kubernetes:
 // validation.IsValidIP.
-func validateIP(errs FieldErrors, value string, p fieldPath) FieldErrors {
+func validateIP(errs apierrors.FieldErrors, value string, p fieldPath) apierrors.FieldErrors {
 	if _, ok := parseIP(value); !ok {
 		errs = append(errs, Invalid(p.path(), value, msgInvalidIP))
 	}
@@ -504,7 +505,7 @@ func validateIP(errs FieldErrors, value string, p fieldPath) FieldErrors {
 
 // validateNonSpecialIP reports an address that cannot be an endpoint:
 // unspecified, loopback or link-local. Kubernetes: ValidateNonSpecialIP.
-func validateNonSpecialIP(errs FieldErrors, value string, p fieldPath) FieldErrors {
+func validateNonSpecialIP(errs apierrors.FieldErrors, value string, p fieldPath) apierrors.FieldErrors {
 	addr, ok := parseIP(value)
 	if !ok {
 		return append(errs, Invalid(p.path(), value, "must be a valid IP address"))
@@ -533,7 +534,7 @@ func parseCIDR(s string) (netip.Prefix, bool) {
 
 // validateCIDR reports a value that is not a CIDR. Kubernetes:
 // validation.IsValidCIDR.
-func validateCIDR(errs FieldErrors, value string, p fieldPath) FieldErrors {
+func validateCIDR(errs apierrors.FieldErrors, value string, p fieldPath) apierrors.FieldErrors {
 	if _, ok := parseCIDR(value); !ok {
 		errs = append(errs, Invalid(p.path(), value, msgInvalidCIDR))
 	}
@@ -748,7 +749,7 @@ func (q quantity) isZero() bool {
 
 // validateQuantity reports a value that is not a quantity, or a negative
 // one, and returns the parsed quantity and whether it is valid.
-func validateQuantity(errs FieldErrors, value string, p fieldPath) (FieldErrors, quantity, bool) {
+func validateQuantity(errs apierrors.FieldErrors, value string, p fieldPath) (apierrors.FieldErrors, quantity, bool) {
 	q, problem := parseQuantity(value)
 	if problem != "" {
 		return append(errs, Invalid(p.path(), value, problem)), q, false
@@ -762,7 +763,7 @@ func validateQuantity(errs FieldErrors, value string, p fieldPath) (FieldErrors,
 // validateResourceQuantities checks every quantity of a resource list (node
 // capacity and allocatable), reporting them in name order. Kubernetes:
 // ValidateNodeResources, which names each as a child field.
-func validateResourceQuantities(errs FieldErrors, list api.ResourceList, p fieldPath) FieldErrors {
+func validateResourceQuantities(errs apierrors.FieldErrors, list api.ResourceList, p fieldPath) apierrors.FieldErrors {
 	bad := false
 	for _, v := range list {
 		if q, problem := parseQuantity(v); problem != "" || q.negative && !q.isZero() {
@@ -811,7 +812,7 @@ var metadataPath = pathAt("metadata")
 // generateName, namespace, labels, annotations, owner references and
 // finalizers. Kubernetes: ValidateObjectMeta (apimachinery, plus the core
 // group's finalizer rule).
-func validateObjectMeta(errs FieldErrors, m *api.ObjectMeta, rules metaRules, p fieldPath) FieldErrors {
+func validateObjectMeta(errs apierrors.FieldErrors, m *api.ObjectMeta, rules metaRules, p fieldPath) apierrors.FieldErrors {
 	if m.GenerateName != "" {
 		errs = invalidEach(errs, p.child("generateName"), m.GenerateName, rules.name(m.GenerateName, true))
 	}
@@ -844,7 +845,7 @@ func validateObjectMeta(errs FieldErrors, m *api.ObjectMeta, rules metaRules, p 
 
 // validateObjectMetaUpdate checks what an update may not change in metadata:
 // the object's identity. Kubernetes: ValidateObjectMetaUpdate.
-func validateObjectMetaUpdate(errs FieldErrors, m, old *api.ObjectMeta, p fieldPath) FieldErrors {
+func validateObjectMetaUpdate(errs apierrors.FieldErrors, m, old *api.ObjectMeta, p fieldPath) apierrors.FieldErrors {
 	if m.Name != old.Name {
 		errs = append(errs, Invalid(p.child("name").path(), m.Name, msgImmutable))
 	}
@@ -863,7 +864,7 @@ func validateObjectMetaUpdate(errs FieldErrors, m, old *api.ObjectMeta, p fieldP
 // validateLabels checks label keys and values (metadata.labels, selectors,
 // node selectors), with Kubernetes' messages; every error names the whole
 // map's path, as in Kubernetes. Kubernetes: ValidateLabels.
-func validateLabels(errs FieldErrors, labels map[string]string, p fieldPath) FieldErrors {
+func validateLabels(errs apierrors.FieldErrors, labels map[string]string, p fieldPath) apierrors.FieldErrors {
 	bad := false
 	for k, v := range labels {
 		if api.ValidateLabelKey(k) != nil || api.ValidateLabelValue(v) != nil {
@@ -896,7 +897,7 @@ func orMessage(msgs []string, err error) []string {
 
 // validateAnnotations checks annotation keys (qualified names, in any case)
 // and the annotations' total size. Kubernetes: ValidateAnnotations.
-func validateAnnotations(errs FieldErrors, annotations map[string]string, p fieldPath) FieldErrors {
+func validateAnnotations(errs apierrors.FieldErrors, annotations map[string]string, p fieldPath) apierrors.FieldErrors {
 	size, bad := 0, false
 	for k, v := range annotations {
 		size += len(k) + len(v)
@@ -930,7 +931,7 @@ func versionOf(apiVersion string) string {
 // validateOwnerReferences checks each reference's fields and that at most one
 // names the managing controller. As in Kubernetes, every error names the
 // list's path, not an item's. Kubernetes: ValidateOwnerReferences.
-func validateOwnerReferences(errs FieldErrors, refs []api.OwnerReference, p fieldPath) FieldErrors {
+func validateOwnerReferences(errs apierrors.FieldErrors, refs []api.OwnerReference, p fieldPath) apierrors.FieldErrors {
 	firstController := -1 // the index of the first reference with controller set
 	for i := range refs {
 		ref := &refs[i]
@@ -965,7 +966,7 @@ func validateOwnerReferences(errs FieldErrors, refs []api.OwnerReference, p fiel
 // validateFinalizers checks finalizer names, and that an object is not asked
 // both to orphan and to delete its dependents. Kubernetes:
 // ValidateFinalizers.
-func validateFinalizers(errs FieldErrors, finalizers []string, p fieldPath) FieldErrors {
+func validateFinalizers(errs apierrors.FieldErrors, finalizers []string, p fieldPath) apierrors.FieldErrors {
 	orphan, foreground := false, false
 	for _, f := range finalizers {
 		errs = validateQualifiedNameField(errs, f, p)
@@ -980,7 +981,7 @@ func validateFinalizers(errs FieldErrors, finalizers []string, p fieldPath) Fiel
 
 // validateKubeFinalizerName: in the core group a finalizer without a domain
 // prefix must be one Kubernetes defines. Kubernetes: validateKubeFinalizerName.
-func validateKubeFinalizerName(errs FieldErrors, name string, p fieldPath) FieldErrors {
+func validateKubeFinalizerName(errs apierrors.FieldErrors, name string, p fieldPath) apierrors.FieldErrors {
 	if !strings.Contains(name, "/") && !isStandardFinalizer(name) {
 		errs = append(errs, Invalid(p.path(), name, msgNotKubeFinalizer))
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 )
 
 // cause is the type and field of one expected FieldError.
@@ -30,7 +31,7 @@ const (
 
 // assertErrors checks errs against the exact message Kubernetes would give
 // (want, "" for none) and the type and field of each cause, in order.
-func assertErrors(t *testing.T, errs FieldErrors, want string, causes []cause) {
+func assertErrors(t *testing.T, errs apierrors.FieldErrors, want string, causes []cause) {
 	t.Helper()
 	if want == "" {
 		assert.Nil(t, errs, "want no errors, got %v", errs)
@@ -297,10 +298,10 @@ func TestNewInvalidMessage(t *testing.T) {
 		Spec:     api.ReplicationControllerSpec{Replicas: &minus},
 	}
 	defaultReplicationController(rc)
-	err := NewInvalid("", "ReplicationController", "web", validateReplicationController(rc))
+	err := apierrors.NewInvalid("", "ReplicationController", "web", validateReplicationController(rc))
 	assert.Equal(t, `ReplicationController "web" is invalid: [spec.selector: Required value, `+
 		`spec.replicas: Invalid value: -1: must be greater than or equal to 0, spec.template: Required value]`, err.Error())
-	assert.True(t, IsInvalid(err))
+	assert.True(t, apierrors.IsInvalid(err))
 	require.NotNil(t, err.Status.Details)
 	assert.Equal(t, []api.StatusCause{
 		{Type: required, Message: "Required value", Field: "spec.selector"},
@@ -308,7 +309,7 @@ func TestNewInvalidMessage(t *testing.T) {
 		{Type: required, Message: "Required value", Field: "spec.template"},
 	}, err.Status.Details.Causes)
 
-	one := NewInvalid("coordination.k8s.io", "Lease", "l", validateLease(&api.Lease{
+	one := apierrors.NewInvalid("coordination.k8s.io", "Lease", "l", validateLease(&api.Lease{
 		Metadata: api.ObjectMeta{Name: "l", Namespace: "default"},
 		Spec:     api.LeaseSpec{LeaseDurationSeconds: new(int32)},
 	}))
@@ -326,20 +327,20 @@ func TestValidObjectsAllocateNothing(t *testing.T) {
 	defaultEndpoints(ep)
 	defaultNode(node)
 	defaultNamespace(ns)
-	for name, validate := range map[string]func() FieldErrors{
-		"pod":             func() FieldErrors { return validatePod(pod) },
-		"rc":              func() FieldErrors { return validateReplicationController(rc) },
-		"rc update":       func() FieldErrors { return validateReplicationControllerUpdate(rc, rc) },
-		"service":         func() FieldErrors { return validateService(svc) },
-		"service update":  func() FieldErrors { return validateServiceUpdate(svc, svc) },
-		"endpoints":       func() FieldErrors { return validateEndpoints(ep) },
-		"node":            func() FieldErrors { return validateNode(node) },
-		"node update":     func() FieldErrors { return validateNodeUpdate(node, node) },
-		"lease":           func() FieldErrors { return validateLease(lease) },
-		"lease update":    func() FieldErrors { return validateLeaseUpdate(lease, lease) },
-		"event":           func() FieldErrors { return validateEvent(event) },
-		"namespace":       func() FieldErrors { return validateNamespace(ns) },
-		"namespace again": func() FieldErrors { return validateNamespaceUpdate(ns, ns) },
+	for name, validate := range map[string]func() apierrors.FieldErrors{
+		"pod":             func() apierrors.FieldErrors { return validatePod(pod) },
+		"rc":              func() apierrors.FieldErrors { return validateReplicationController(rc) },
+		"rc update":       func() apierrors.FieldErrors { return validateReplicationControllerUpdate(rc, rc) },
+		"service":         func() apierrors.FieldErrors { return validateService(svc) },
+		"service update":  func() apierrors.FieldErrors { return validateServiceUpdate(svc, svc) },
+		"endpoints":       func() apierrors.FieldErrors { return validateEndpoints(ep) },
+		"node":            func() apierrors.FieldErrors { return validateNode(node) },
+		"node update":     func() apierrors.FieldErrors { return validateNodeUpdate(node, node) },
+		"lease":           func() apierrors.FieldErrors { return validateLease(lease) },
+		"lease update":    func() apierrors.FieldErrors { return validateLeaseUpdate(lease, lease) },
+		"event":           func() apierrors.FieldErrors { return validateEvent(event) },
+		"namespace":       func() apierrors.FieldErrors { return validateNamespace(ns) },
+		"namespace again": func() apierrors.FieldErrors { return validateNamespaceUpdate(ns, ns) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			require.Nil(t, validate())

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/store"
 )
 
@@ -24,7 +26,7 @@ const InitialEventsEndAnnotation = "k8s.io/initial-events-end"
 // that moves an object into the selection arrives as ADDED and one that
 // moves it out as DELETED. A watch that falls behind the store's history
 // ends with an ERROR event carrying 410 Expired: relist.
-func (s *Server) Watch(_ context.Context, resource, namespace string, opts ListOptions) (Watcher, error) {
+func (s *Server) Watch(_ context.Context, resource, namespace string, opts client.ListOptions) (client.Watcher, error) {
 	k, err := s.kindFor(resource)
 	if err != nil {
 		return nil, err
@@ -34,7 +36,7 @@ func (s *Server) Watch(_ context.Context, resource, namespace string, opts ListO
 		return nil, err
 	}
 	if errs := validateWatchOptions(opts); len(errs) > 0 {
-		return nil, NewInvalid("meta.k8s.io", "ListOptions", "", errs)
+		return nil, apierrors.NewInvalid("meta.k8s.io", "ListOptions", "", errs)
 	}
 	w := &watch{s: s, k: k, f: f, bookmarks: opts.AllowWatchBookmarks, lastBookmark: s.clock.Now()}
 	prefix := k.prefix(namespace)
@@ -53,21 +55,21 @@ func (s *Server) Watch(_ context.Context, resource, namespace string, opts ListO
 				return nil, err
 			}
 			if cur := s.store.Rev(); n > cur {
-				return nil, NewTooLargeResourceVersion(n, cur)
+				return nil, apierrors.NewTooLargeResourceVersion(n, cur)
 			}
 		}
 		res, err := s.store.List(prefix, store.ListOptions{})
 		if err != nil {
-			return nil, NewInternalError(err)
+			return nil, apierrors.NewInternalError(err)
 		}
 		for _, r := range res.Records {
 			if f.matches(r.Value) {
-				w.initial = append(w.initial, WatchEvent{Type: api.WatchAdded, Object: k.out(r.Value)})
+				w.initial = append(w.initial, client.WatchEvent{Type: api.WatchAdded, Object: k.out(r.Value)})
 			}
 		}
 		from = res.Rev
 		if opts.SendInitialEvents != nil && opts.AllowWatchBookmarks {
-			w.initial = append(w.initial, WatchEvent{Type: api.WatchBookmark, Object: w.bookmark(from, true)})
+			w.initial = append(w.initial, client.WatchEvent{Type: api.WatchBookmark, Object: w.bookmark(from, true)})
 		}
 	case rv == "" || rv == "0":
 		from = s.store.Rev() // no initial events: start now
@@ -79,9 +81,9 @@ func (s *Server) Watch(_ context.Context, resource, namespace string, opts ListO
 	w.sw, err = s.store.Watch(prefix, from+1)
 	var ce *store.CompactedError
 	if errors.As(err, &ce) {
-		return nil, NewTooOldResourceVersion(from, ce.CompactRev)
+		return nil, apierrors.NewTooOldResourceVersion(from, ce.CompactRev)
 	} else if err != nil {
-		return nil, NewInternalError(err)
+		return nil, apierrors.NewInternalError(err)
 	}
 	w.lastRV, w.bookmarkRV = from, from
 	return w, nil
@@ -90,10 +92,10 @@ func (s *Server) Watch(_ context.Context, resource, namespace string, opts ListO
 // validateWatchOptions applies Kubernetes' rules for the streaming list.
 // (Without allowWatchBookmarks a streaming list is accepted, as Kubernetes
 // does, but gets no BOOKMARK to say where the initial events end.)
-func validateWatchOptions(opts ListOptions) FieldErrors {
-	var errs FieldErrors
+func validateWatchOptions(opts client.ListOptions) apierrors.FieldErrors {
+	var errs apierrors.FieldErrors
 	if opts.SendInitialEvents != nil {
-		if opts.ResourceVersionMatch != MatchNotOlderThan {
+		if opts.ResourceVersionMatch != client.MatchNotOlderThan {
 			errs = append(errs, Forbidden(NewPath("resourceVersionMatch"), "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
 		}
 	} else if opts.ResourceVersionMatch != "" {
@@ -113,25 +115,25 @@ type watch struct {
 
 	// mu guards the fields below; a Poll holds it throughout.
 	mu           sync.Mutex
-	initial      []WatchEvent // synthetic events not yet handed out
-	lastRV       int64        // every event at or below it has been handed out
-	lastBookmark time.Time    // when the last BOOKMARK was handed out
-	bookmarkRV   int64        // and the resourceVersion it carried
-	closed       bool         // Stop was called, or the ERROR event was handed out
+	initial      []client.WatchEvent // synthetic events not yet handed out
+	lastRV       int64               // every event at or below it has been handed out
+	lastBookmark time.Time           // when the last BOOKMARK was handed out
+	bookmarkRV   int64               // and the resourceVersion it carried
+	closed       bool                // Stop was called, or the ERROR event was handed out
 	buf          []store.Event[api.Object]
 }
 
 // Poll implements Watcher.
-func (w *watch) Poll(dst []WatchEvent, limit int) ([]WatchEvent, error) {
+func (w *watch) Poll(dst []client.WatchEvent, limit int) ([]client.WatchEvent, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
-		return dst, ErrWatchClosed
+		return dst, client.ErrWatchClosed
 	}
 	n := 0
 	for len(w.initial) > 0 && (limit <= 0 || n < limit) {
 		dst = append(dst, w.initial[0])
-		w.initial[0] = WatchEvent{}
+		w.initial[0] = client.WatchEvent{}
 		w.initial = w.initial[1:]
 		n++
 	}
@@ -148,21 +150,21 @@ func (w *watch) Poll(dst []WatchEvent, limit int) ([]WatchEvent, error) {
 	w.buf = evs[:0]
 	w.lastRV = max(w.lastRV, progress)
 	if w.bookmarks && w.lastRV > w.bookmarkRV && w.s.clock.Since(w.lastBookmark) >= w.s.bookmarkEvery {
-		dst = append(dst, WatchEvent{Type: api.WatchBookmark, Object: w.bookmark(w.lastRV, false)})
+		dst = append(dst, client.WatchEvent{Type: api.WatchBookmark, Object: w.bookmark(w.lastRV, false)})
 		w.lastBookmark, w.bookmarkRV = w.s.clock.Now(), w.lastRV
 	}
 	switch {
 	case err == nil:
 	case errors.Is(err, store.ErrStopped):
 		w.closed = true
-		return dst, ErrWatchClosed
+		return dst, client.ErrWatchClosed
 	default:
 		var ce *store.CompactedError
-		status := NewInternalError(err).Status
+		status := apierrors.NewInternalError(err).Status
 		if errors.As(err, &ce) {
-			status = NewTooOldResourceVersion(w.lastRV, ce.CompactRev).Status
+			status = apierrors.NewTooOldResourceVersion(w.lastRV, ce.CompactRev).Status
 		}
-		dst = append(dst, WatchEvent{Type: api.WatchError, Status: &status})
+		dst = append(dst, client.WatchEvent{Type: api.WatchError, Status: &status})
 		w.closed = true
 		w.sw.Stop()
 	}
@@ -171,12 +173,12 @@ func (w *watch) Poll(dst []WatchEvent, limit int) ([]WatchEvent, error) {
 
 // transform turns a store event into the watch event this watch's filter
 // makes of it, if any, carrying the object as the watched kind shows it.
-func (w *watch) transform(ev store.Event[api.Object]) (WatchEvent, bool) {
+func (w *watch) transform(ev store.Event[api.Object]) (client.WatchEvent, bool) {
 	typ, obj := w.decide(ev)
 	if obj == nil {
-		return WatchEvent{}, false
+		return client.WatchEvent{}, false
 	}
-	return WatchEvent{Type: typ, Object: w.k.out(obj)}, true
+	return client.WatchEvent{Type: typ, Object: w.k.out(obj)}, true
 }
 
 // decide returns the type and stored object of the watch event a store

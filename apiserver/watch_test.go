@@ -16,21 +16,23 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 )
 
 // mustWatch starts a watch on pods and stops it when the test ends.
-func mustWatch(t testing.TB, s *apiserver.Server, namespace string, opts apiserver.ListOptions) apiserver.Watcher {
+func mustWatch(t testing.TB, s *apiserver.Server, namespace string, opts client.ListOptions) client.Watcher {
 	t.Helper()
-	w, err := s.Watch(ctx, apiserver.Pods, namespace, opts)
+	w, err := s.Watch(ctx, client.Pods, namespace, opts)
 	require.NoError(t, err)
 	t.Cleanup(w.Stop)
 	return w
 }
 
 // pollAll returns every pending event of w.
-func pollAll(t testing.TB, w apiserver.Watcher) []apiserver.WatchEvent {
+func pollAll(t testing.TB, w client.Watcher) []client.WatchEvent {
 	t.Helper()
 	evs, err := w.Poll(nil, 0)
 	require.NoError(t, err)
@@ -39,7 +41,7 @@ func pollAll(t testing.TB, w apiserver.Watcher) []apiserver.WatchEvent {
 
 // describe renders events as "TYPE namespace/name@resourceVersion" (a
 // BOOKMARK as "BOOKMARK @rv", an ERROR as "ERROR <code> <reason>").
-func describe(evs []apiserver.WatchEvent) []string {
+func describe(evs []client.WatchEvent) []string {
 	var out []string
 	for _, ev := range evs {
 		switch ev.Type {
@@ -92,7 +94,7 @@ func TestWatchFromResourceVersionIsExclusive(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w := mustWatch(t, s, "default", apiserver.ListOptions{ResourceVersion: rvString(tt.from)})
+			w := mustWatch(t, s, "default", client.ListOptions{ResourceVersion: rvString(tt.from)})
 			assert.Equal(t, tt.want, describe(pollAll(t, w)))
 		})
 	}
@@ -120,7 +122,7 @@ func TestWatchWithoutResourceVersionListsFirst(t *testing.T) {
 			mustDelete(t, s, "default", "b")
 			b = mustCreate(t, s, pod("default", "b", nil)) // a second life: listed once, as it is
 
-			w := mustWatch(t, s, tt.namespace, apiserver.ListOptions{ResourceVersion: tt.rv, LabelSelector: tt.selector})
+			w := mustWatch(t, s, tt.namespace, client.ListOptions{ResourceVersion: tt.rv, LabelSelector: tt.selector})
 			var want []string
 			for _, obj := range []*api.Pod{a, b, c} {
 				if (tt.namespace == "" || obj.Metadata.Namespace == tt.namespace) && (tt.selector == "" || obj.Metadata.Labels["app"] == "web") {
@@ -158,9 +160,9 @@ func TestWatchStreamingList(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			listRV := s.Store().Rev()
-			w := mustWatch(t, s, "default", apiserver.ListOptions{
+			w := mustWatch(t, s, "default", client.ListOptions{
 				ResourceVersion: tt.rv, LabelSelector: tt.selector,
-				SendInitialEvents: ptr(true), ResourceVersionMatch: apiserver.MatchNotOlderThan, AllowWatchBookmarks: true,
+				SendInitialEvents: ptr(true), ResourceVersionMatch: client.MatchNotOlderThan, AllowWatchBookmarks: true,
 			})
 			evs := pollAll(t, w)
 			var want []string
@@ -190,17 +192,17 @@ func TestWatchOptionsFailValidationAsInvalid(t *testing.T) {
 	s, _ := newServer(t)
 	tests := []struct {
 		name string
-		opts apiserver.ListOptions
+		opts client.ListOptions
 	}{
-		{"sendInitialEvents without a match", apiserver.ListOptions{SendInitialEvents: ptr(true), AllowWatchBookmarks: true}},
-		{"sendInitialEvents false without a match", apiserver.ListOptions{SendInitialEvents: ptr(false), AllowWatchBookmarks: true}},
-		{"sendInitialEvents with Exact", apiserver.ListOptions{SendInitialEvents: ptr(true), ResourceVersion: "1", ResourceVersionMatch: apiserver.MatchExact, AllowWatchBookmarks: true}},
-		{"NotOlderThan without sendInitialEvents", apiserver.ListOptions{ResourceVersionMatch: apiserver.MatchNotOlderThan, AllowWatchBookmarks: true}},
-		{"Exact without sendInitialEvents", apiserver.ListOptions{ResourceVersion: "1", ResourceVersionMatch: apiserver.MatchExact}},
+		{"sendInitialEvents without a match", client.ListOptions{SendInitialEvents: ptr(true), AllowWatchBookmarks: true}},
+		{"sendInitialEvents false without a match", client.ListOptions{SendInitialEvents: ptr(false), AllowWatchBookmarks: true}},
+		{"sendInitialEvents with Exact", client.ListOptions{SendInitialEvents: ptr(true), ResourceVersion: "1", ResourceVersionMatch: client.MatchExact, AllowWatchBookmarks: true}},
+		{"NotOlderThan without sendInitialEvents", client.ListOptions{ResourceVersionMatch: client.MatchNotOlderThan, AllowWatchBookmarks: true}},
+		{"Exact without sendInitialEvents", client.ListOptions{ResourceVersion: "1", ResourceVersionMatch: client.MatchExact}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := s.Watch(ctx, apiserver.Pods, "default", tt.opts)
+			_, err := s.Watch(ctx, client.Pods, "default", tt.opts)
 			st := requireStatus(t, err, http.StatusUnprocessableEntity, api.StatusReasonInvalid)
 			require.NotNil(t, st.Details)
 			assert.Equal(t, "ListOptions", st.Details.Kind)
@@ -233,8 +235,8 @@ func TestWatchWithoutInitialEventsFromZeroStartsNow(t *testing.T) {
 			if tt.compacted {
 				require.NoError(t, s.Compact(s.Store().Rev()))
 			}
-			w, err := s.Watch(ctx, apiserver.Pods, "default", apiserver.ListOptions{
-				ResourceVersion: tt.rv, SendInitialEvents: ptr(false), ResourceVersionMatch: apiserver.MatchNotOlderThan, AllowWatchBookmarks: true,
+			w, err := s.Watch(ctx, client.Pods, "default", client.ListOptions{
+				ResourceVersion: tt.rv, SendInitialEvents: ptr(false), ResourceVersionMatch: client.MatchNotOlderThan, AllowWatchBookmarks: true,
 			})
 			require.NoError(t, err)
 			defer w.Stop()
@@ -252,7 +254,7 @@ func TestWatchWithoutInitialEventsFromZeroStartsNow(t *testing.T) {
 // and a delete is DELETED at the deletion's revision.
 func TestWatchSelectorTransitions(t *testing.T) {
 	s, _ := newServer(t)
-	w := mustWatch(t, s, "default", apiserver.ListOptions{ResourceVersion: rvString(s.Store().Rev()), LabelSelector: "app=web"})
+	w := mustWatch(t, s, "default", client.ListOptions{ResourceVersion: rvString(s.Store().Rev()), LabelSelector: "app=web"})
 	x := mustCreate(t, s, pod("default", "x", map[string]string{"app": "db"}))
 	require.Empty(t, pollAll(t, w), "created outside the selector")
 
@@ -315,7 +317,7 @@ func TestWatchSelectorTransitions(t *testing.T) {
 func TestWatchDeleteCarriesTheDeletionRevision(t *testing.T) {
 	s, _ := newServer(t)
 	a := mustCreate(t, s, pod("default", "a", map[string]string{"app": "web"}))
-	w := mustWatch(t, s, "default", apiserver.ListOptions{ResourceVersion: rvString(rvOf(t, a))})
+	w := mustWatch(t, s, "default", client.ListOptions{ResourceVersion: rvString(rvOf(t, a))})
 	mustDelete(t, s, "default", "a")
 	deletedAt := s.Store().Rev()
 
@@ -329,7 +331,7 @@ func TestWatchDeleteCarriesTheDeletionRevision(t *testing.T) {
 	assert.Equal(t, a.Metadata.Labels, got.Metadata.Labels)
 	assert.Equal(t, rvString(rvOf(t, a)), a.Metadata.ResourceVersion, "the stored object was not changed")
 
-	resumed := mustWatch(t, s, "default", apiserver.ListOptions{ResourceVersion: got.Metadata.ResourceVersion})
+	resumed := mustWatch(t, s, "default", client.ListOptions{ResourceVersion: got.Metadata.ResourceVersion})
 	assert.Empty(t, pollAll(t, resumed), "resuming after the delete does not see it again")
 }
 
@@ -338,7 +340,7 @@ func TestWatchDeleteCarriesTheDeletionRevision(t *testing.T) {
 // changes are MODIFIED, and pods bound elsewhere never appear.
 func TestWatchFieldSelectorOnNodeName(t *testing.T) {
 	s, _ := newServer(t)
-	w := mustWatch(t, s, "", apiserver.ListOptions{ResourceVersion: rvString(s.Store().Rev()), FieldSelector: "spec.nodeName=node-1"})
+	w := mustWatch(t, s, "", client.ListOptions{ResourceVersion: rvString(s.Store().Rev()), FieldSelector: "spec.nodeName=node-1"})
 	mustCreate(t, s, pod("default", "p", nil))
 	mustCreate(t, s, pod("default", "q", nil))
 
@@ -359,7 +361,7 @@ func TestWatchFieldSelectorOnNodeName(t *testing.T) {
 			return nil
 		}, func(api.Object) []string { return nil }},
 		{"a status change modifies", func() api.Object {
-			cur, err := s.Get(ctx, apiserver.Pods, "default", "p", apiserver.GetOptions{})
+			cur, err := s.Get(ctx, client.Pods, "default", "p", client.GetOptions{})
 			require.NoError(t, err)
 			next := cur.(*api.Pod).DeepCopy()
 			next.Status.Phase = api.PodRunning
@@ -391,7 +393,7 @@ func TestWatchRejectsBadSelectors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := s.Watch(ctx, apiserver.Pods, "default", apiserver.ListOptions{LabelSelector: tt.labels, FieldSelector: tt.fields})
+			_, err := s.Watch(ctx, client.Pods, "default", client.ListOptions{LabelSelector: tt.labels, FieldSelector: tt.fields})
 			requireStatus(t, err, http.StatusBadRequest, api.StatusReasonBadRequest)
 		})
 	}
@@ -421,10 +423,10 @@ func TestWatchFromCompactedRevisionIsExpired(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w, err := s.Watch(ctx, apiserver.Pods, "default", apiserver.ListOptions{ResourceVersion: rvString(tt.from)})
+			w, err := s.Watch(ctx, client.Pods, "default", client.ListOptions{ResourceVersion: rvString(tt.from)})
 			if tt.expired {
 				st := requireStatus(t, err, http.StatusGone, api.StatusReasonExpired)
-				assert.True(t, apiserver.IsGone(err))
+				assert.True(t, apierrors.IsGone(err))
 				assert.Contains(t, st.Message, "too old resource version")
 				return
 			}
@@ -441,7 +443,7 @@ func TestWatchFromCompactedRevisionIsExpired(t *testing.T) {
 func TestWatchThatFallsBehindIsExpired(t *testing.T) {
 	s, err := apiserver.New(apiserver.Config{Clock: clock.NewFake(epoch), Rand: rand.New(rand.NewPCG(1, 2)), HistoryLimit: 10})
 	require.NoError(t, err)
-	w := mustWatch(t, s, "default", apiserver.ListOptions{ResourceVersion: rvString(s.Store().Rev())})
+	w := mustWatch(t, s, "default", client.ListOptions{ResourceVersion: rvString(s.Store().Rev())})
 	for i := range 20 {
 		mustCreate(t, s, pod("default", fmt.Sprintf("p%02d", i), nil))
 	}
@@ -454,7 +456,7 @@ func TestWatchThatFallsBehindIsExpired(t *testing.T) {
 	assert.Contains(t, evs[0].Status.Message, "too old resource version")
 
 	_, err = w.Poll(nil, 0)
-	assert.ErrorIs(t, err, apiserver.ErrWatchClosed)
+	assert.ErrorIs(t, err, client.ErrWatchClosed)
 	assert.True(t, isClosed(w.Ready()), "an ended watch is always ready")
 }
 
@@ -472,14 +474,14 @@ func TestWatchStop(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s, _ := newServer(t)
 			mustCreate(t, s, pod("default", "a", nil))
-			w, err := s.Watch(ctx, apiserver.Pods, "default", apiserver.ListOptions{ResourceVersion: tt.rv})
+			w, err := s.Watch(ctx, client.Pods, "default", client.ListOptions{ResourceVersion: tt.rv})
 			require.NoError(t, err)
 			w.Stop()
 			_, err = w.Poll(nil, 0)
-			assert.ErrorIs(t, err, apiserver.ErrWatchClosed)
+			assert.ErrorIs(t, err, client.ErrWatchClosed)
 			assert.NotPanics(t, w.Stop)
 			_, err = w.Poll(nil, 0)
-			assert.ErrorIs(t, err, apiserver.ErrWatchClosed)
+			assert.ErrorIs(t, err, client.ErrWatchClosed)
 			assert.True(t, isClosed(w.Ready()))
 		})
 	}
@@ -494,7 +496,7 @@ func TestWatchBookmarks(t *testing.T) {
 	for _, allow := range []bool{true, false} {
 		t.Run(fmt.Sprintf("allowWatchBookmarks=%v", allow), func(t *testing.T) {
 			s, clk := newServer(t)
-			w := mustWatch(t, s, "default", apiserver.ListOptions{ResourceVersion: rvString(s.Store().Rev()), AllowWatchBookmarks: allow})
+			w := mustWatch(t, s, "default", client.ListOptions{ResourceVersion: rvString(s.Store().Rev()), AllowWatchBookmarks: allow})
 			bookmark := func(rev int64) []string {
 				if !allow {
 					return nil
@@ -540,7 +542,7 @@ func TestWatchBookmarks(t *testing.T) {
 // sends them on time, not only when a write happens to arrive after it.
 func TestWatchBookmarkReportsProgressPolledBeforeTheInterval(t *testing.T) {
 	s, clk := newServer(t)
-	w := mustWatch(t, s, "default", apiserver.ListOptions{ResourceVersion: rvString(s.Store().Rev()), LabelSelector: "app=web", AllowWatchBookmarks: true})
+	w := mustWatch(t, s, "default", client.ListOptions{ResourceVersion: rvString(s.Store().Rev()), LabelSelector: "app=web", AllowWatchBookmarks: true})
 	mustCreate(t, s, pod("default", "db", map[string]string{"app": "db"}))
 	rev := s.Store().Rev()
 	require.Empty(t, pollAll(t, w), "filtered out, before the interval")
@@ -554,7 +556,7 @@ func TestWatchBookmarkReportsProgressPolledBeforeTheInterval(t *testing.T) {
 func TestWatchReady(t *testing.T) {
 	s, _ := newServer(t)
 	mustCreate(t, s, pod("default", "a", nil))
-	w := mustWatch(t, s, "default", apiserver.ListOptions{})
+	w := mustWatch(t, s, "default", client.ListOptions{})
 	steps := []struct {
 		name  string
 		do    func()
@@ -600,19 +602,19 @@ func TestWatchResumeHasNoGapsOrDuplicates(t *testing.T) {
 			s, clk := newServer(t)
 			mustNamespace(t, s, "a")
 			mustNamespace(t, s, "b")
-			opts := apiserver.ListOptions{ResourceVersion: rvString(s.Store().Rev()), LabelSelector: tt.labels, FieldSelector: tt.fields, AllowWatchBookmarks: tt.bookmarks}
+			opts := client.ListOptions{ResourceVersion: rvString(s.Store().Rev()), LabelSelector: tt.labels, FieldSelector: tt.fields, AllowWatchBookmarks: tt.bookmarks}
 			ref := mustWatch(t, s, tt.namespace, opts)
 
-			client := mustWatch(t, s, tt.namespace, opts)
+			cl := mustWatch(t, s, tt.namespace, opts)
 			last := opts.ResourceVersion
 			var got []string
 			receive := func(limit int) {
-				evs, err := client.Poll(nil, limit)
+				evs, err := cl.Poll(nil, limit)
 				require.NoError(t, err)
 				for _, e := range evs {
 					last = e.Object.GetObjectMeta().ResourceVersion
 					if e.Type != api.WatchBookmark {
-						got = append(got, describe([]apiserver.WatchEvent{e})...)
+						got = append(got, describe([]client.WatchEvent{e})...)
 					}
 				}
 			}
@@ -628,18 +630,18 @@ func TestWatchResumeHasNoGapsOrDuplicates(t *testing.T) {
 				case 1:
 					receive(0)
 				case 2:
-					client.Stop()
+					cl.Stop()
 					reconnects++
 					resumed := opts
 					resumed.ResourceVersion = last
-					client = mustWatch(t, s, tt.namespace, resumed)
+					cl = mustWatch(t, s, tt.namespace, resumed)
 				}
 			}
 			receive(0)
 			var want []string
 			for _, e := range pollAll(t, ref) {
 				if e.Type != api.WatchBookmark {
-					want = append(want, describe([]apiserver.WatchEvent{e})...)
+					want = append(want, describe([]client.WatchEvent{e})...)
 				}
 			}
 			require.NotEmpty(t, want)
@@ -656,8 +658,8 @@ func randomWrite(t *testing.T, s *apiserver.Server, rng *rand.Rand, step int) {
 	ns := []string{"a", "b"}[rng.IntN(2)]
 	name := fmt.Sprintf("p%d", rng.IntN(8))
 	color := []string{"red", "blue", "green"}[rng.IntN(3)]
-	cur, err := s.Get(ctx, apiserver.Pods, ns, name, apiserver.GetOptions{})
-	if apiserver.IsNotFound(err) {
+	cur, err := s.Get(ctx, client.Pods, ns, name, client.GetOptions{})
+	if apierrors.IsNotFound(err) {
 		mustCreate(t, s, pod(ns, name, map[string]string{"color": color}))
 		return
 	}
@@ -682,12 +684,12 @@ func randomWrite(t *testing.T, s *apiserver.Server, rng *rand.Rand, step int) {
 // time, in order, and that what it holds back comes with the next Poll.
 func TestWatchPollLimit(t *testing.T) {
 	s, _ := newServer(t)
-	w := mustWatch(t, s, "default", apiserver.ListOptions{ResourceVersion: rvString(s.Store().Rev())})
+	w := mustWatch(t, s, "default", client.ListOptions{ResourceVersion: rvString(s.Store().Rev())})
 	var want []string
 	for i := range 5 {
 		want = append(want, ev(api.WatchAdded, mustCreate(t, s, pod("default", fmt.Sprintf("p%d", i), nil))))
 	}
-	var got []apiserver.WatchEvent
+	var got []client.WatchEvent
 	for range 3 {
 		evs, err := w.Poll(nil, 2)
 		require.NoError(t, err)

@@ -9,7 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 )
 
@@ -33,7 +33,7 @@ const (
 type Config struct {
 	// Client reads and writes the Lease. Lease writes are never guarded:
 	// give the elector the plain client, and the controllers Guard().Client.
-	Client apiserver.Client
+	Client client.Client
 	// Clock is this instance's clock. Instances' clocks may be offset from
 	// each other by any amount; they are assumed to run at the same rate.
 	Clock clock.Clock

@@ -9,7 +9,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 )
 
 // Elector is one candidate for one Lease. Create it with New; drive it with
@@ -172,8 +173,8 @@ func (e *Elector) Step(ctx context.Context) (next time.Time) {
 // tryAcquireOrRenew is client-go's algorithm of the same name, with the
 // guard. now is the local time the attempt began.
 func (e *Elector) tryAcquireOrRenew(ctx context.Context, now time.Time) bool {
-	obj, err := e.cfg.Client.Get(ctx, apiserver.Leases, e.cfg.Namespace, e.cfg.Name, apiserver.GetOptions{})
-	if apiserver.IsNotFound(err) {
+	obj, err := e.cfg.Client.Get(ctx, client.Leases, e.cfg.Namespace, e.cfg.Name, client.GetOptions{})
+	if apierrors.IsNotFound(err) {
 		created, err := e.cfg.Client.Create(ctx, e.newLease(now))
 		if err != nil {
 			e.failed(now, "create", err)
@@ -330,10 +331,10 @@ func (e *Elector) Release(ctx context.Context) error {
 			e.log.Info("released lease")
 			return nil
 		}
-		if !apiserver.IsConflict(err) || attempt == 2 {
+		if !apierrors.IsConflict(err) || attempt == 2 {
 			return fmt.Errorf("election: releasing lease %s: %w", e.key, err)
 		}
-		obj, err := e.cfg.Client.Get(ctx, apiserver.Leases, e.cfg.Namespace, e.cfg.Name, apiserver.GetOptions{})
+		obj, err := e.cfg.Client.Get(ctx, client.Leases, e.cfg.Namespace, e.cfg.Name, client.GetOptions{})
 		if err != nil {
 			return fmt.Errorf("election: releasing lease %s: %w", e.key, err)
 		}

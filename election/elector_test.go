@@ -13,7 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/election"
 	"github.com/miniplane/miniplane/election/electiontest"
@@ -261,7 +262,7 @@ func TestConflictingAcquiresYieldOneLeader(t *testing.T) {
 			}
 			raced := false
 			e.client.SetFault(func(op electiontest.Op) error {
-				if op.Verb == tt.verb && op.Resource == apiserver.Leases && !raced {
+				if op.Verb == tt.verb && op.Resource == client.Leases && !raced {
 					raced = true
 					e.client.SetFault(nil)
 					b.Step(context.Background()) // b's whole attempt lands inside a's
@@ -397,7 +398,7 @@ func TestFailedRenewDoesNotExtendTheGuard(t *testing.T) {
 	assert.Equal(t, until, a.Guard().Until())
 	e.client.SetFault(func(op electiontest.Op) error {
 		if op.Verb == "get" {
-			return apiserver.NewInternalError(errors.New("unavailable"))
+			return apierrors.NewInternalError(errors.New("unavailable"))
 		}
 		return nil
 	})
@@ -451,14 +452,14 @@ func TestPausedLeaderGuardClosesByTimeAlone(t *testing.T) {
 	assert.ErrorIs(t, err, election.ErrNotLeader)
 	_, err = aWrites.UpdateStatus(ctx, pod("p0"))
 	assert.ErrorIs(t, err, election.ErrNotLeader)
-	_, err = aWrites.Delete(ctx, apiserver.Pods, "default", "p0", api.DeleteOptions{})
+	_, err = aWrites.Delete(ctx, client.Pods, "default", "p0", api.DeleteOptions{})
 	assert.ErrorIs(t, err, election.ErrNotLeader)
 	assert.Equal(t, before, e.srv.Store().Rev(), "refused writes changed nothing")
-	_, err = aWrites.Get(ctx, apiserver.Pods, "default", "p0", apiserver.GetOptions{})
+	_, err = aWrites.Get(ctx, client.Pods, "default", "p0", client.GetOptions{})
 	assert.NoError(t, err, "reads pass a closed guard")
 
 	for _, w := range e.client.Writes() {
-		if w.Resource == apiserver.Pods {
+		if w.Resource == client.Pods {
 			assert.True(t, w.At.Before(took), "pod write %v at %s after the new term began at %s", w.Op, w.At, took)
 		}
 	}

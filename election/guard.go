@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 )
 
@@ -107,26 +107,26 @@ func (g *Guard) do(write func() (api.Object, error)) (api.Object, error) {
 // Check fails; Get, List and Watch pass through. Give controllers, and the
 // event recorders they write through, this client; give the elector the
 // plain one.
-func (g *Guard) Client(c apiserver.Client) apiserver.Client {
+func (g *Guard) Client(c client.Client) client.Client {
 	return guardedClient{Client: c, g: g}
 }
 
 // guardedClient is the Client a Guard returns.
 type guardedClient struct {
-	apiserver.Client
+	client.Client
 	g *Guard
 }
 
-func (c guardedClient) Create(ctx context.Context, obj api.Object) (api.Object, error) {
-	return c.g.do(func() (api.Object, error) { return c.Client.Create(ctx, obj) })
+func (c guardedClient) Create(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
+	return c.g.do(func() (api.Object, error) { return c.Client.Create(ctx, obj, opts...) })
 }
 
-func (c guardedClient) Update(ctx context.Context, obj api.Object) (api.Object, error) {
-	return c.g.do(func() (api.Object, error) { return c.Client.Update(ctx, obj) })
+func (c guardedClient) Update(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
+	return c.g.do(func() (api.Object, error) { return c.Client.Update(ctx, obj, opts...) })
 }
 
-func (c guardedClient) UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error) {
-	return c.g.do(func() (api.Object, error) { return c.Client.UpdateStatus(ctx, obj) })
+func (c guardedClient) UpdateStatus(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
+	return c.g.do(func() (api.Object, error) { return c.Client.UpdateStatus(ctx, obj, opts...) })
 }
 
 func (c guardedClient) Delete(ctx context.Context, resource, namespace, name string, opts api.DeleteOptions) (api.Object, error) {

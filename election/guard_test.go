@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/election/electiontest"
 )
 
@@ -27,11 +27,11 @@ func TestReleaseWaitsForGuardedWriteInFlight(t *testing.T) {
 	var order []string
 	e.client.SetFault(func(op electiontest.Op) error {
 		switch {
-		case op.Resource == apiserver.Pods && op.Verb == "create":
+		case op.Resource == client.Pods && op.Verb == "create":
 			close(entered)
 			<-unblock
 			order = append(order, "pod written")
-		case op.Resource == apiserver.Leases && op.IsWrite():
+		case op.Resource == client.Leases && op.IsWrite():
 			order = append(order, "lease released")
 		}
 		return nil

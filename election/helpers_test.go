@@ -12,7 +12,9 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/election"
 	"github.com/miniplane/miniplane/election/electiontest"
@@ -54,7 +56,7 @@ func (e *env) elector(t *testing.T, id string, mod ...func(*election.Config)) *e
 // lease reads the lease from the server directly.
 func (e *env) lease(t *testing.T) *api.Lease {
 	t.Helper()
-	obj, err := e.srv.Get(context.Background(), apiserver.Leases, election.DefaultNamespace, election.DefaultName, apiserver.GetOptions{})
+	obj, err := e.srv.Get(context.Background(), client.Leases, election.DefaultNamespace, election.DefaultName, client.GetOptions{})
 	require.NoError(t, err)
 	return obj.(*api.Lease)
 }
@@ -62,8 +64,8 @@ func (e *env) lease(t *testing.T) *api.Lease {
 // failLeaseWrites makes every lease write fail, as an API server that
 // cannot persist would.
 func failLeaseWrites(op electiontest.Op) error {
-	if op.Resource == apiserver.Leases && op.IsWrite() {
-		return apiserver.NewInternalError(errors.New("etcdserver: request timed out"))
+	if op.Resource == client.Leases && op.IsWrite() {
+		return apierrors.NewInternalError(errors.New("etcdserver: request timed out"))
 	}
 	return nil
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/informer"
 )
@@ -69,7 +70,7 @@ func BenchmarkInformerList(b *testing.B) {
 		for _, handlers := range []int{1, 3} {
 			b.Run(fmt.Sprintf("objects=%d/handlers=%d", n, handlers), func(b *testing.B) {
 				for b.Loop() {
-					inf := informer.New(informer.Source{Client: s, Resource: apiserver.Pods}, informer.Config{Clock: clk})
+					inf := informer.New(informer.Source{Client: s, Resource: client.Pods}, informer.Config{Clock: clk})
 					hs := make([]*countingHandler, handlers)
 					regs := make([]*informer.Registration, handlers)
 					for i := range hs {
@@ -97,9 +98,9 @@ func BenchmarkInformerWatch(b *testing.B) {
 		for _, handlers := range []int{1, 3} {
 			b.Run(fmt.Sprintf("objects=%d/handlers=%d", n, handlers), func(b *testing.B) {
 				s, clk := benchServer(b, n)
-				pods, _, err := apiserver.For[*api.Pod](s).List(ctx, "", apiserver.ListOptions{})
+				pods, _, err := client.For[*api.Pod](s).List(ctx, "", client.ListOptions{})
 				require.NoError(b, err)
-				inf := informer.New(informer.Source{Client: s, Resource: apiserver.Pods}, informer.Config{Clock: clk})
+				inf := informer.New(informer.Source{Client: s, Resource: client.Pods}, informer.Config{Clock: clk})
 				hs := make([]*countingHandler, handlers)
 				regs := make([]*informer.Registration, handlers)
 				for i := range hs {
@@ -149,7 +150,7 @@ func BenchmarkCreateUntilSeen(b *testing.B) {
 				clk := clock.NewFake(epoch)
 				s, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2)), HistoryLimit: 2 * n})
 				require.NoError(b, err)
-				inf := informer.New(informer.Source{Client: s, Resource: apiserver.Pods}, informer.Config{Clock: clk})
+				inf := informer.New(informer.Source{Client: s, Resource: client.Pods}, informer.Config{Clock: clk})
 				seen := make(chan struct{})
 				var count atomic.Int64
 				inf.AddEventHandler(informer.HandlerFuncs{AddFunc: func(api.Object, bool) {
@@ -191,7 +192,7 @@ func BenchmarkCacheMemory(b *testing.B) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		inf := informer.New(informer.Source{Client: s, Resource: apiserver.Pods}, informer.Config{Clock: clk})
+		inf := informer.New(informer.Source{Client: s, Resource: client.Pods}, informer.Config{Clock: clk})
 		for stepAll(inf, nil) {
 		}
 		runtime.GC()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/informer"
 )
@@ -41,7 +42,7 @@ func newEnv(t *testing.T, cfg apiserver.Config) *env {
 	cfg.Clock, cfg.Rand = clk, rand.New(rand.NewPCG(1, 2))
 	srv, err := apiserver.New(cfg)
 	require.NoError(t, err)
-	lw := newFaultyLW(informer.Source{Client: srv, Resource: apiserver.Pods})
+	lw := newFaultyLW(informer.Source{Client: srv, Resource: client.Pods})
 	inf := informer.New(lw, informer.Config{Clock: clk, Logger: testLogger(t)})
 	return &env{t: t, clk: clk, srv: srv, lw: lw, inf: inf}
 }
@@ -60,7 +61,7 @@ func pod(ns, name string, labels map[string]string) *api.Pod {
 
 func (e *env) createPod(ns, name string, labels map[string]string) *api.Pod {
 	e.t.Helper()
-	p, err := apiserver.For[*api.Pod](e.srv).Create(ctx, pod(ns, name, labels))
+	p, err := client.For[*api.Pod](e.srv).Create(ctx, pod(ns, name, labels))
 	require.NoError(e.t, err)
 	return p
 }
@@ -73,7 +74,7 @@ func (e *env) updatePod(p *api.Pod, key, value string) *api.Pod {
 		c.Metadata.Labels = map[string]string{}
 	}
 	c.Metadata.Labels[key] = value
-	out, err := apiserver.For[*api.Pod](e.srv).Update(ctx, c)
+	out, err := client.For[*api.Pod](e.srv).Update(ctx, c)
 	require.NoError(e.t, err)
 	require.NotEqual(e.t, p.Metadata.ResourceVersion, out.Metadata.ResourceVersion, "the update wrote")
 	return out
@@ -83,7 +84,7 @@ func (e *env) updatePod(p *api.Pod, key, value string) *api.Pod {
 // DELETED event carries as resourceVersion.
 func (e *env) deletePod(p *api.Pod) string {
 	e.t.Helper()
-	_, err := apiserver.For[*api.Pod](e.srv).Delete(ctx, p.Metadata.Namespace, p.Metadata.Name, api.DeleteOptions{})
+	_, err := client.For[*api.Pod](e.srv).Delete(ctx, p.Metadata.Namespace, p.Metadata.Name, api.DeleteOptions{})
 	require.NoError(e.t, err)
 	return strconv.FormatInt(e.srv.Store().Rev(), 10)
 }

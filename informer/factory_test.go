@@ -12,6 +12,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/informer"
 )
@@ -25,7 +26,7 @@ func newFactory(t *testing.T, namespace string) (*informer.Factory, *apiserver.S
 	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2))})
 	require.NoError(t, err)
 	for _, name := range []string{"a", "b"} {
-		_, err := apiserver.For[*api.Pod](srv).Create(ctx, pod("default", name, nil))
+		_, err := client.For[*api.Pod](srv).Create(ctx, pod("default", name, nil))
 		require.NoError(t, err)
 	}
 	return informer.NewFactory(srv, namespace, clk, testLogger(t)), srv
@@ -70,27 +71,27 @@ func waitClosed(t *testing.T, c <-chan struct{}, what string) {
 
 func TestFactoryMakesOneInformerPerResource(t *testing.T) {
 	f, _ := newFactory(t, "")
-	pods := f.ForResource(apiserver.Pods)
-	assert.Same(t, pods, f.ForResource(apiserver.Pods), "the same informer each time")
-	nss := f.ForResource(apiserver.Namespaces)
+	pods := f.ForResource(client.Pods)
+	assert.Same(t, pods, f.ForResource(client.Pods), "the same informer each time")
+	nss := f.ForResource(client.Namespaces)
 	assert.NotSame(t, pods, nss)
 	assert.Equal(t, []*informer.Informer{nss, pods}, f.Informers(), "in resource name order")
-	assert.Equal(t, []string{apiserver.Namespaces, apiserver.Pods}, f.Resources(), "in the same order")
+	assert.Equal(t, []string{client.Namespaces, client.Pods}, f.Resources(), "in the same order")
 }
 
 func TestFactoryStartStartsOnlyTheInformersAskedForSoFar(t *testing.T) {
 	f, _ := newFactory(t, "")
-	pods := f.ForResource(apiserver.Pods)
+	pods := f.ForResource(client.Pods)
 	runCtx, stop := startFactory(t, f)
-	nss := f.ForResource(apiserver.Namespaces) // asked for after Start
+	nss := f.ForResource(client.Namespaces) // asked for after Start
 
-	assert.Equal(t, map[string]bool{apiserver.Pods: true}, f.WaitForCacheSync(ctx), "only pods was started")
+	assert.Equal(t, map[string]bool{client.Pods: true}, f.WaitForCacheSync(ctx), "only pods was started")
 	assert.Equal(t, []string{"default/a", "default/b"}, pods.Indexer().ListKeys())
 	assert.False(t, nss.HasSynced())
 	assert.Equal(t, 0, nss.Reflector().Stats().Lists, "namespaces stays idle")
 
 	f.Start(runCtx) // starts namespaces; pods is not started twice
-	assert.Equal(t, map[string]bool{apiserver.Pods: true, apiserver.Namespaces: true}, f.WaitForCacheSync(ctx))
+	assert.Equal(t, map[string]bool{client.Pods: true, client.Namespaces: true}, f.WaitForCacheSync(ctx))
 	assert.Equal(t, []string{"default", "kube-system"}, nss.Indexer().ListKeys())
 	stop()
 }
@@ -114,7 +115,7 @@ func (g *gatedHandler) OnAdd(obj api.Object, isInInitialList bool) {
 // as soon as the caches have synced (kubernetes/kubernetes#113763).
 func TestFactoryWaitForCacheSyncWaitsForHandlers(t *testing.T) {
 	f, _ := newFactory(t, "")
-	pods := f.ForResource(apiserver.Pods)
+	pods := f.ForResource(client.Pods)
 	h := &gatedHandler{entered: make(chan struct{}), gate: make(chan struct{})}
 	pods.AddEventHandler(h, 0)
 	startFactory(t, f)
@@ -136,7 +137,7 @@ func TestFactoryWaitForCacheSyncWaitsForHandlers(t *testing.T) {
 	open()
 	select {
 	case got := <-result:
-		assert.Equal(t, map[string]bool{apiserver.Pods: true}, got)
+		assert.Equal(t, map[string]bool{client.Pods: true}, got)
 	case <-time.After(eventually):
 		t.Fatal("WaitForCacheSync did not return once the handler had the initial list")
 	}
@@ -145,7 +146,7 @@ func TestFactoryWaitForCacheSyncWaitsForHandlers(t *testing.T) {
 
 func TestFactoryWaitForCacheSyncGivesUpWhenTheContextEnds(t *testing.T) {
 	f, _ := newFactory(t, "")
-	pods := f.ForResource(apiserver.Pods)
+	pods := f.ForResource(client.Pods)
 	reg := pods.AddEventHandler(&recorder{}, 0)
 	f.ForResource("widgets") // not served: its list fails, and it backs off forever on the fake clock
 	startFactory(t, f)
@@ -153,19 +154,19 @@ func TestFactoryWaitForCacheSyncGivesUpWhenTheContextEnds(t *testing.T) {
 
 	waitCtx, cancel := context.WithCancel(ctx)
 	cancel()
-	assert.Equal(t, map[string]bool{apiserver.Pods: true, "widgets": false}, f.WaitForCacheSync(waitCtx))
+	assert.Equal(t, map[string]bool{client.Pods: true, "widgets": false}, f.WaitForCacheSync(waitCtx))
 }
 
 func TestFactoryShutdown(t *testing.T) {
 	t.Run("returns at once when nothing was started", func(t *testing.T) {
 		f, _ := newFactory(t, "")
-		f.ForResource(apiserver.Pods)
+		f.ForResource(client.Pods)
 		waitClosed(t, shutdown(f), "Shutdown returns")
 	})
 	t.Run("returns after the context is cancelled", func(t *testing.T) {
 		f, _ := newFactory(t, "")
-		f.ForResource(apiserver.Pods)
-		f.ForResource(apiserver.Namespaces)
+		f.ForResource(client.Pods)
+		f.ForResource(client.Namespaces)
 		runCtx, cancel := context.WithCancel(ctx)
 		f.Start(runCtx)
 		f.WaitForCacheSync(ctx)
@@ -182,10 +183,10 @@ func TestFactoryShutdown(t *testing.T) {
 
 func TestFactoryScopesInformersToItsNamespace(t *testing.T) {
 	f, srv := newFactory(t, "kube-system")
-	_, err := apiserver.For[*api.Pod](srv).Create(ctx, pod("kube-system", "dns", nil))
+	_, err := client.For[*api.Pod](srv).Create(ctx, pod("kube-system", "dns", nil))
 	require.NoError(t, err)
-	pods := f.ForResource(apiserver.Pods)
+	pods := f.ForResource(client.Pods)
 	startFactory(t, f)
-	require.Equal(t, map[string]bool{apiserver.Pods: true}, f.WaitForCacheSync(ctx))
+	require.Equal(t, map[string]bool{client.Pods: true}, f.WaitForCacheSync(ctx))
 	assert.Equal(t, []string{"kube-system/dns"}, pods.Indexer().ListKeys())
 }

@@ -5,7 +5,7 @@ import (
 	"sync"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/informer"
 )
 
@@ -34,8 +34,8 @@ type faultyLW struct {
 	held        bool
 	wake        chan struct{} // closed and replaced by Release and CloseWatch
 	current     *faultyWatch  // the newest watch
-	lists       []apiserver.ListOptions
-	watches     []apiserver.ListOptions
+	lists       []client.ListOptions
+	watches     []client.ListOptions
 	errorEvents []api.Status // the Status of every ERROR event a watch delivered
 }
 
@@ -72,7 +72,7 @@ func (f *faultyLW) AfterList(fn func()) {
 }
 
 // CloseWatch ends the current watch as if the server had closed it: its next
-// Poll returns apiserver.ErrWatchClosed, whatever it had not yet delivered.
+// Poll returns client.ErrWatchClosed, whatever it had not yet delivered.
 func (f *faultyLW) CloseWatch() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -103,17 +103,17 @@ func (f *faultyLW) wakeLocked() {
 }
 
 // Lists returns the options of every List call so far.
-func (f *faultyLW) Lists() []apiserver.ListOptions {
+func (f *faultyLW) Lists() []client.ListOptions {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]apiserver.ListOptions(nil), f.lists...)
+	return append([]client.ListOptions(nil), f.lists...)
 }
 
 // Watches returns the options of every Watch call so far.
-func (f *faultyLW) Watches() []apiserver.ListOptions {
+func (f *faultyLW) Watches() []client.ListOptions {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]apiserver.ListOptions(nil), f.watches...)
+	return append([]client.ListOptions(nil), f.watches...)
 }
 
 // WatchErrors returns the Status of every ERROR event watches delivered.
@@ -124,7 +124,7 @@ func (f *faultyLW) WatchErrors() []api.Status {
 }
 
 // List implements informer.ListerWatcher.
-func (f *faultyLW) List(ctx context.Context, opts apiserver.ListOptions) (*apiserver.List, error) {
+func (f *faultyLW) List(ctx context.Context, opts client.ListOptions) (*client.List, error) {
 	f.mu.Lock()
 	f.lists = append(f.lists, opts)
 	if len(f.listErrs) > 0 {
@@ -144,7 +144,7 @@ func (f *faultyLW) List(ctx context.Context, opts apiserver.ListOptions) (*apise
 }
 
 // Watch implements informer.ListerWatcher.
-func (f *faultyLW) Watch(ctx context.Context, opts apiserver.ListOptions) (apiserver.Watcher, error) {
+func (f *faultyLW) Watch(ctx context.Context, opts client.ListOptions) (client.Watcher, error) {
 	f.mu.Lock()
 	f.watches = append(f.watches, opts)
 	if len(f.watchErrs) > 0 {
@@ -169,19 +169,19 @@ func (f *faultyLW) Watch(ctx context.Context, opts apiserver.ListOptions) (apise
 // faultyWatch is a watch that CloseWatch can end and Hold can pause.
 type faultyWatch struct {
 	f      *faultyLW
-	inner  apiserver.Watcher
+	inner  client.Watcher
 	closed bool // guarded by f.mu
 }
 
-// Poll implements apiserver.Watcher. It holds f.mu throughout, so once Hold
+// Poll implements client.Watcher. It holds f.mu throughout, so once Hold
 // or CloseWatch has returned no poll in flight can still deliver an event.
-func (w *faultyWatch) Poll(dst []apiserver.WatchEvent, limit int) ([]apiserver.WatchEvent, error) {
+func (w *faultyWatch) Poll(dst []client.WatchEvent, limit int) ([]client.WatchEvent, error) {
 	w.f.mu.Lock()
 	defer w.f.mu.Unlock()
 	switch {
 	case w.closed:
 		w.inner.Stop()
-		return dst, apiserver.ErrWatchClosed
+		return dst, client.ErrWatchClosed
 	case w.f.held:
 		return dst, nil
 	}
@@ -195,7 +195,7 @@ func (w *faultyWatch) Poll(dst []apiserver.WatchEvent, limit int) ([]apiserver.W
 	return dst, err
 }
 
-// Ready implements apiserver.Watcher.
+// Ready implements client.Watcher.
 func (w *faultyWatch) Ready() <-chan struct{} {
 	w.f.mu.Lock()
 	closed, held, wake := w.closed, w.f.held, w.f.wake
@@ -211,5 +211,5 @@ func (w *faultyWatch) Ready() <-chan struct{} {
 	return w.inner.Ready()
 }
 
-// Stop implements apiserver.Watcher.
+// Stop implements client.Watcher.
 func (w *faultyWatch) Stop() { w.inner.Stop() }

@@ -4,7 +4,7 @@ import (
 	"sync"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 )
 
 // DeltaType says what happened to an object.
@@ -162,7 +162,7 @@ const pushEventsChunk = 32
 // pushEvents queues watch events, in order — Added, Updated or Deleted
 // deltas; bookmarks are skipped — whose keys the caller computed (keys[i]
 // is evs[i]'s), as Add, Update and Delete would one by one.
-func (f *DeltaFIFO) pushEvents(evs []apiserver.WatchEvent, keys []string) {
+func (f *DeltaFIFO) pushEvents(evs []client.WatchEvent, keys []string) {
 	for len(evs) > 0 {
 		n := min(len(evs), pushEventsChunk)
 		f.mu.Lock()

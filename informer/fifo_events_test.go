@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 )
 
 // TestPushEventsQueuesAsOneByOne: a batch of watch events, longer than one
@@ -21,23 +21,23 @@ func TestPushEventsQueuesAsOneByOne(t *testing.T) {
 		return &api.Pod{Metadata: api.ObjectMeta{Namespace: "ns", Name: name, ResourceVersion: fmt.Sprint(rv)}}
 	}
 	cachedPod := pod("cached", 1)
-	var evs []apiserver.WatchEvent
+	var evs []client.WatchEvent
 	for i := range 3 * pushEventsChunk {
 		name := fmt.Sprintf("p%d", i%(pushEventsChunk+5)) // keys recur across chunks
 		switch i % 4 {
 		case 0:
-			evs = append(evs, apiserver.WatchEvent{Type: api.WatchAdded, Object: pod(name, i+2)})
+			evs = append(evs, client.WatchEvent{Type: api.WatchAdded, Object: pod(name, i+2)})
 		case 1:
-			evs = append(evs, apiserver.WatchEvent{Type: api.WatchModified, Object: pod(name, i+2)})
+			evs = append(evs, client.WatchEvent{Type: api.WatchModified, Object: pod(name, i+2)})
 		case 2:
-			evs = append(evs, apiserver.WatchEvent{Type: api.WatchDeleted, Object: pod(name, i+2)})
+			evs = append(evs, client.WatchEvent{Type: api.WatchDeleted, Object: pod(name, i+2)})
 		case 3:
-			evs = append(evs, apiserver.WatchEvent{Type: api.WatchBookmark, Object: &api.Pod{Metadata: api.ObjectMeta{ResourceVersion: fmt.Sprint(i + 2)}}})
+			evs = append(evs, client.WatchEvent{Type: api.WatchBookmark, Object: &api.Pod{Metadata: api.ObjectMeta{ResourceVersion: fmt.Sprint(i + 2)}}})
 		}
 	}
 	evs = append(evs,
-		apiserver.WatchEvent{Type: api.WatchDeleted, Object: pod("cached", 500)},  // cached only: queued
-		apiserver.WatchEvent{Type: api.WatchDeleted, Object: pod("unknown", 501)}) // neither: ignored
+		client.WatchEvent{Type: api.WatchDeleted, Object: pod("cached", 500)},  // cached only: queued
+		client.WatchEvent{Type: api.WatchDeleted, Object: pod("unknown", 501)}) // neither: ignored
 
 	newFIFO := func() *DeltaFIFO {
 		x := NewIndexer(nil)

@@ -2,7 +2,7 @@ package informer
 
 import (
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/api/apierrors"
 )
 
 // Lister reads one resource's objects of type T from an informer's cache.
@@ -10,11 +10,11 @@ import (
 // Kubernetes: the generated listers (corev1listers.PodLister, ...).
 type Lister[T api.Object] struct {
 	indexer *Indexer
-	gr      apiserver.GroupResource
+	gr      apierrors.GroupResource
 }
 
 // NewLister returns a lister over an informer's cache of resource gr.
-func NewLister[T api.Object](i *Informer, gr apiserver.GroupResource) Lister[T] {
+func NewLister[T api.Object](i *Informer, gr apierrors.GroupResource) Lister[T] {
 	return Lister[T]{indexer: i.Indexer(), gr: gr}
 }
 
@@ -35,7 +35,7 @@ func (l Lister[T]) get(key, name string) (T, error) {
 	obj, ok := l.indexer.Get(key)
 	if !ok {
 		var zero T
-		return zero, apiserver.NewNotFound(l.gr, name)
+		return zero, apierrors.NewNotFound(l.gr, name)
 	}
 	return obj.(T), nil
 }

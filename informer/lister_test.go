@@ -7,7 +7,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/informer"
 )
 
@@ -39,7 +41,7 @@ func newPodLister(t *testing.T) (informer.Lister[*api.Pod], *env) {
 	e.createPod("default", "db-1", map[string]string{"app": "db"})
 	e.pump()
 	require.True(t, e.inf.HasSynced())
-	return informer.NewLister[*api.Pod](e.inf, apiserver.GroupResource{Resource: apiserver.Pods}), e
+	return informer.NewLister[*api.Pod](e.inf, apierrors.GroupResource{Resource: client.Pods}), e
 }
 
 func TestListerList(t *testing.T) {
@@ -120,25 +122,25 @@ func TestListerGet(t *testing.T) {
 			}
 			require.Error(t, err)
 			assert.Nil(t, got)
-			assert.True(t, apiserver.IsNotFound(err), "apiserver NotFound: %v", err)
+			assert.True(t, apierrors.IsNotFound(err), "apiserver NotFound: %v", err)
 			assert.EqualError(t, err, tt.notFound)
-			status := apiserver.StatusOf(err)
+			status := apierrors.StatusOf(err)
 			assert.Equal(t, int32(404), status.Code)
 			require.NotNil(t, status.Details)
 			assert.Equal(t, tt.pod, status.Details.Name)
-			assert.Equal(t, apiserver.Pods, status.Details.Kind)
+			assert.Equal(t, client.Pods, status.Details.Kind)
 		})
 	}
 }
 
 func TestListerGetClusterScoped(t *testing.T) {
 	e := newEnv(t, apiserver.Config{})
-	inf := informer.New(informer.Source{Client: e.srv, Resource: apiserver.Namespaces}, informer.Config{Clock: e.clk})
+	inf := informer.New(informer.Source{Client: e.srv, Resource: client.Namespaces}, informer.Config{Clock: e.clk})
 	for inf.Reflector().Step(ctx) {
 	}
 	for inf.ProcessOne() {
 	}
-	l := informer.NewLister[*api.Namespace](inf, apiserver.GroupResource{Resource: apiserver.Namespaces})
+	l := informer.NewLister[*api.Namespace](inf, apierrors.GroupResource{Resource: client.Namespaces})
 
 	ns, err := l.Get("kube-system")
 	require.NoError(t, err)
@@ -146,7 +148,7 @@ func TestListerGetClusterScoped(t *testing.T) {
 	assert.Equal(t, []string{"default", "kube-system"}, nsNames(l.List(api.Selector{})))
 
 	_, err = l.Get("nope")
-	assert.True(t, apiserver.IsNotFound(err))
+	assert.True(t, apierrors.IsNotFound(err))
 	assert.EqualError(t, err, `namespaces "nope" not found`)
 }
 

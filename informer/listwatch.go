@@ -3,20 +3,20 @@ package informer
 import (
 	"context"
 
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 )
 
 // ListerWatcher is the source a Reflector reads: one resource, already
 // scoped to a namespace and selectors. Kubernetes: cache.ListerWatcher.
 type ListerWatcher interface {
-	List(ctx context.Context, opts apiserver.ListOptions) (*apiserver.List, error)
-	Watch(ctx context.Context, opts apiserver.ListOptions) (apiserver.Watcher, error)
+	List(ctx context.Context, opts client.ListOptions) (*client.List, error)
+	Watch(ctx context.Context, opts client.ListOptions) (client.Watcher, error)
 }
 
-// ListWatchClient is the part of apiserver.Client that informers use.
+// ListWatchClient is the part of client.Client that informers use.
 type ListWatchClient interface {
-	List(ctx context.Context, resource, namespace string, opts apiserver.ListOptions) (*apiserver.List, error)
-	Watch(ctx context.Context, resource, namespace string, opts apiserver.ListOptions) (apiserver.Watcher, error)
+	List(ctx context.Context, resource, namespace string, opts client.ListOptions) (*client.List, error)
+	Watch(ctx context.Context, resource, namespace string, opts client.ListOptions) (client.Watcher, error)
 }
 
 // Source is a ListerWatcher over a client: one resource in one namespace
@@ -33,16 +33,16 @@ type Source struct {
 var _ ListerWatcher = Source{}
 
 // List implements ListerWatcher.
-func (s Source) List(ctx context.Context, opts apiserver.ListOptions) (*apiserver.List, error) {
+func (s Source) List(ctx context.Context, opts client.ListOptions) (*client.List, error) {
 	return s.Client.List(ctx, s.Resource, s.Namespace, s.scope(opts))
 }
 
 // Watch implements ListerWatcher.
-func (s Source) Watch(ctx context.Context, opts apiserver.ListOptions) (apiserver.Watcher, error) {
+func (s Source) Watch(ctx context.Context, opts client.ListOptions) (client.Watcher, error) {
 	return s.Client.Watch(ctx, s.Resource, s.Namespace, s.scope(opts))
 }
 
-func (s Source) scope(opts apiserver.ListOptions) apiserver.ListOptions {
+func (s Source) scope(opts client.ListOptions) client.ListOptions {
 	opts.LabelSelector, opts.FieldSelector = s.LabelSelector, s.FieldSelector
 	return opts
 }

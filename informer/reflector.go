@@ -9,7 +9,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 )
 
@@ -50,13 +51,13 @@ type Reflector struct {
 	log   *zap.Logger
 
 	// State owned by the goroutine that steps the reflector.
-	watch       apiserver.Watcher // nil: list (or re-watch) next
-	needList    bool              // the next step lists, rather than re-watches
-	lastRV      string            // resourceVersion of the newest event applied
-	notBefore   time.Time         // no list or watch before this (backoff)
+	watch       client.Watcher // nil: list (or re-watch) next
+	needList    bool           // the next step lists, rather than re-watches
+	lastRV      string         // resourceVersion of the newest event applied
+	notBefore   time.Time      // no list or watch before this (backoff)
 	backoff     time.Duration
 	lastFailure time.Time
-	buf         []apiserver.WatchEvent
+	buf         []client.WatchEvent
 	keys        []string // applyAll's, reused
 
 	// lists and watches count the calls made to lw; atomic, so Stats may
@@ -131,7 +132,7 @@ func (r *Reflector) Step(ctx context.Context) bool {
 		r.fail()
 		return true
 	}
-	if errors.Is(err, apiserver.ErrWatchClosed) {
+	if errors.Is(err, client.ErrWatchClosed) {
 		r.log.Debug("watch closed; watching again", zap.String("resourceVersion", r.lastRV))
 		r.stopWatch()
 		return true
@@ -145,12 +146,12 @@ func (r *Reflector) Step(ctx context.Context) bool {
 // the FIFO's lock, and taking the lock once per batch rather than per event,
 // keeps the lock free for the goroutine popping the FIFO.
 type batchSink interface {
-	pushEvents(evs []apiserver.WatchEvent, keys []string)
+	pushEvents(evs []client.WatchEvent, keys []string)
 }
 
 // applyAll applies the events of one step, in order, and advances lastRV
 // to the last one's. None is an error.
-func (r *Reflector) applyAll(evs []apiserver.WatchEvent) {
+func (r *Reflector) applyAll(evs []client.WatchEvent) {
 	if len(evs) == 0 {
 		return
 	}
@@ -176,7 +177,7 @@ func (r *Reflector) applyAll(evs []apiserver.WatchEvent) {
 }
 
 // apply turns one watch event into a delta and advances lastRV.
-func (r *Reflector) apply(ev apiserver.WatchEvent) {
+func (r *Reflector) apply(ev client.WatchEvent) {
 	switch ev.Type {
 	case api.WatchAdded:
 		r.sink.Add(ev.Object)
@@ -193,11 +194,11 @@ func (r *Reflector) apply(ev apiserver.WatchEvent) {
 // watch from the list's revision.
 func (r *Reflector) list(ctx context.Context) bool {
 	r.lists.Add(1)
-	l, err := r.lw.List(ctx, apiserver.ListOptions{ResourceVersion: r.lastRV})
-	if apiserver.IsGone(err) || apiserver.IsTimeout(err) {
+	l, err := r.lw.List(ctx, client.ListOptions{ResourceVersion: r.lastRV})
+	if apierrors.IsGone(err) || apierrors.IsTimeout(err) {
 		// The last revision seen is no longer (or not yet) servable: a
 		// consistent list of the latest state does.
-		l, err = r.lw.List(ctx, apiserver.ListOptions{})
+		l, err = r.lw.List(ctx, client.ListOptions{})
 	}
 	if err != nil {
 		r.log.Warn("list failed", zap.Error(err))
@@ -217,9 +218,9 @@ func (r *Reflector) list(ctx context.Context) bool {
 // since is missed.
 func (r *Reflector) startWatch(ctx context.Context) bool {
 	r.watches.Add(1)
-	w, err := r.lw.Watch(ctx, apiserver.ListOptions{ResourceVersion: r.lastRV, AllowWatchBookmarks: true})
+	w, err := r.lw.Watch(ctx, client.ListOptions{ResourceVersion: r.lastRV, AllowWatchBookmarks: true})
 	if err != nil {
-		if !apiserver.IsGone(err) {
+		if !apierrors.IsGone(err) {
 			r.log.Warn("watch failed", zap.Error(err))
 		}
 		r.fail()

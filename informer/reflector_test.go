@@ -13,12 +13,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/informer"
 )
 
 // errDown is what a failing API server answers.
-var errDown = apiserver.NewInternalError(errors.New("etcd is down"))
+var errDown = apierrors.NewInternalError(errors.New("etcd is down"))
 
 func mustRev(t *testing.T, rv string) int64 {
 	t.Helper()
@@ -39,8 +41,8 @@ func TestReflectorListsThenWatches(t *testing.T) {
 	e.pump(reg)
 	assert.Equal(t, lines(added(a, true), added(b, true)), h.Take(), "the list, as initial adds")
 	assert.Equal(t, listRV, r.LastSyncResourceVersion())
-	assert.Equal(t, []apiserver.ListOptions{{}}, e.lw.Lists(), "the first list reads the latest state")
-	assert.Equal(t, []apiserver.ListOptions{{ResourceVersion: listRV, AllowWatchBookmarks: true}}, e.lw.Watches(),
+	assert.Equal(t, []client.ListOptions{{}}, e.lw.Lists(), "the first list reads the latest state")
+	assert.Equal(t, []client.ListOptions{{ResourceVersion: listRV, AllowWatchBookmarks: true}}, e.lw.Watches(),
 		"the watch starts at the list's revision")
 	assert.True(t, e.inf.HasSynced())
 	assert.True(t, reg.HasSynced())
@@ -173,7 +175,7 @@ func TestReflectorRelistsAfterTheWatchFallsOutOfHistory(t *testing.T) {
 	e.clk.Step(time.Millisecond)
 	require.True(t, r.Step(ctx), "relist")
 	assert.Equal(t, 2, r.Stats().Lists)
-	assert.Equal(t, apiserver.ListOptions{ResourceVersion: synced}, e.lw.Lists()[1], "the relist asks for a state no older than the last seen")
+	assert.Equal(t, client.ListOptions{ResourceVersion: synced}, e.lw.Lists()[1], "the relist asks for a state no older than the last seen")
 	e.pump(reg)
 
 	assert.Equal(t, lines(
@@ -340,7 +342,7 @@ func TestReflectorBookmarksAdvanceTheResourceVersion(t *testing.T) {
 			synced := r.LastSyncResourceVersion()
 
 			// A write elsewhere: the pod watch progresses with no pod event.
-			_, err := apiserver.For[*api.Namespace](e.srv).Create(ctx, &api.Namespace{Metadata: api.ObjectMeta{Name: "elsewhere"}})
+			_, err := client.For[*api.Namespace](e.srv).Create(ctx, &api.Namespace{Metadata: api.ObjectMeta{Name: "elsewhere"}})
 			require.NoError(t, err)
 			e.clk.Step(tt.wait)
 			e.pump(reg)
@@ -470,6 +472,6 @@ type replayLW struct {
 	rv string
 }
 
-func (l replayLW) List(context.Context, apiserver.ListOptions) (*apiserver.List, error) {
-	return &apiserver.List{Metadata: api.ListMeta{ResourceVersion: l.rv}}, nil
+func (l replayLW) List(context.Context, client.ListOptions) (*client.List, error) {
+	return &client.List{Metadata: api.ListMeta{ResourceVersion: l.rv}}, nil
 }

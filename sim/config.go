@@ -8,7 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/election"
 	"github.com/miniplane/miniplane/informer"
@@ -115,7 +115,7 @@ type Controller interface {
 // through the fault injection, the leader's guard and the trace.
 type ControllerContext struct {
 	Instance string
-	Client   apiserver.Client
+	Client   client.Client
 	Factory  *informer.Factory
 	Clock    clock.Clock
 	Logger   *zap.Logger
@@ -148,26 +148,26 @@ type Leadership interface {
 	Term() int64
 	// Guard wraps a client so its writes are refused once leadership is
 	// lost, even before the next Step.
-	Guard(c apiserver.Client) apiserver.Client
+	Guard(c client.Client) client.Client
 }
 
 // NewLeadership makes the elector of one incarnation of an instance:
 // identity is unique to the incarnation ("m0-2": instance m0, second
 // start), c reads and writes the lease, clk is the instance's clock, and
 // r, drawn from the seed, may jitter its retries.
-type NewLeadership func(identity string, c apiserver.Client, clk clock.Clock, r *rand.Rand) (Leadership, error)
+type NewLeadership func(identity string, c client.Client, clk clock.Clock, r *rand.Rand) (Leadership, error)
 
 // elected is the election package's elector as a Leadership.
 type elected struct{ e *election.Elector }
 
-func (l elected) Step(ctx context.Context) time.Time        { return l.e.Step(ctx) }
-func (l elected) IsLeader() bool                            { return l.e.IsLeader() }
-func (l elected) Term() int64                               { return l.e.Term() }
-func (l elected) Guard(c apiserver.Client) apiserver.Client { return l.e.Guard().Client(c) }
+func (l elected) Step(ctx context.Context) time.Time  { return l.e.Step(ctx) }
+func (l elected) IsLeader() bool                      { return l.e.IsLeader() }
+func (l elected) Term() int64                         { return l.e.Term() }
+func (l elected) Guard(c client.Client) client.Client { return l.e.Guard().Client(c) }
 
 // newElected is the default NewLeadership.
 func newElected(log *zap.Logger) NewLeadership {
-	return func(identity string, c apiserver.Client, clk clock.Clock, r *rand.Rand) (Leadership, error) {
+	return func(identity string, c client.Client, clk clock.Clock, r *rand.Rand) (Leadership, error) {
 		e, err := election.New(election.Config{Client: c, Clock: clk, Logger: log, Identity: identity, Rand: r})
 		if err != nil {
 			return nil, err

@@ -6,7 +6,8 @@ import (
 	"time"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/informer"
 	"github.com/miniplane/miniplane/sim"
@@ -20,7 +21,7 @@ const agentLabel = "agent-for"
 // its cache and creates one when it sees none. With checkLive it asks the
 // API server before creating, which is the fix.
 type agentController struct {
-	client    apiserver.Client
+	client    client.Client
 	nodes     informer.Lister[*api.Node]
 	pods      informer.Lister[*api.Pod]
 	queue     *workqueue.Queue[string]
@@ -30,11 +31,11 @@ type agentController struct {
 
 func agentControllerFunc(checkLive bool) sim.ControllerFunc {
 	return sim.ControllerFunc{Name: "agents", New: func(cc sim.ControllerContext) (sim.Controller, error) {
-		nodeInf, podInf := cc.Factory.ForResource(apiserver.Nodes), cc.Factory.ForResource(apiserver.Pods)
+		nodeInf, podInf := cc.Factory.ForResource(client.Nodes), cc.Factory.ForResource(client.Pods)
 		c := &agentController{
 			client:    cc.Client,
-			nodes:     informer.NewLister[*api.Node](nodeInf, apiserver.GroupResource{Resource: apiserver.Nodes}),
-			pods:      informer.NewLister[*api.Pod](podInf, apiserver.GroupResource{Resource: apiserver.Pods}),
+			nodes:     informer.NewLister[*api.Node](nodeInf, apierrors.GroupResource{Resource: client.Nodes}),
+			pods:      informer.NewLister[*api.Pod](podInf, apierrors.GroupResource{Resource: client.Pods}),
 			queue:     workqueue.New(workqueue.Config[string]{Name: "agents", Clock: cc.Clock}),
 			checkLive: checkLive,
 		}
@@ -90,13 +91,13 @@ func (c *agentController) ProcessOne(ctx context.Context) bool {
 }
 
 func (c *agentController) sync(ctx context.Context, node string) error {
-	if _, err := c.nodes.Get(node); apiserver.IsNotFound(err) {
+	if _, err := c.nodes.Get(node); apierrors.IsNotFound(err) {
 		return nil
 	}
 	sel := api.SelectorFromSet(map[string]string{agentLabel: node})
 	agents := c.pods.Namespace("kube-system").List(sel)
 	if c.checkLive {
-		live, _, err := apiserver.For[*api.Pod](c.client).List(ctx, "kube-system", apiserver.ListOptions{LabelSelector: sel.String()})
+		live, _, err := client.For[*api.Pod](c.client).List(ctx, "kube-system", client.ListOptions{LabelSelector: sel.String()})
 		if err != nil {
 			return err
 		}
@@ -118,13 +119,13 @@ func (c *agentController) sync(ctx context.Context, node string) error {
 // oneAgentPerNode is the controller's promise, checked when the system is
 // quiet.
 var oneAgentPerNode = sim.Invariant{Name: "one-agent-per-node", Check: func(ctx context.Context, s *sim.Sim) error {
-	nodes, _, err := apiserver.For[*api.Node](s.Client()).List(ctx, "", apiserver.ListOptions{})
+	nodes, _, err := client.For[*api.Node](s.Client()).List(ctx, "", client.ListOptions{})
 	if err != nil {
 		return err
 	}
 	for _, n := range nodes {
 		sel := api.SelectorFromSet(map[string]string{agentLabel: n.Metadata.Name}).String()
-		pods, _, err := apiserver.For[*api.Pod](s.Client()).List(ctx, "kube-system", apiserver.ListOptions{LabelSelector: sel})
+		pods, _, err := client.For[*api.Pod](s.Client()).List(ctx, "kube-system", client.ListOptions{LabelSelector: sel})
 		if err != nil {
 			return err
 		}
@@ -158,12 +159,12 @@ func runAgents(seed uint64, checkLive bool) error {
 	}
 	for at := 20 * time.Second; at < 5*time.Minute; at += 20 * time.Second {
 		s.At(at, func(ctx context.Context) {
-			agents, _, err := apiserver.For[*api.Pod](s.Client()).List(ctx, "kube-system", apiserver.ListOptions{LabelSelector: agentLabel})
+			agents, _, err := client.For[*api.Pod](s.Client()).List(ctx, "kube-system", client.ListOptions{LabelSelector: agentLabel})
 			if err != nil || len(agents) == 0 {
 				return
 			}
 			p := agents[s.Rand().IntN(len(agents))]
-			_, _ = s.Client().Delete(ctx, apiserver.Pods, "kube-system", p.Metadata.Name, api.DeleteOptions{})
+			_, _ = s.Client().Delete(ctx, client.Pods, "kube-system", p.Metadata.Name, api.DeleteOptions{})
 		})
 	}
 	if err := s.RunFor(ctx, 5*time.Minute); err != nil {

@@ -9,7 +9,8 @@ import (
 	"strings"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 )
 
 // Fault is one kind of trouble the simulator can inject. Which ones are on
@@ -140,7 +141,7 @@ type faultClient struct {
 	owner *instance // nil outside the controller managers
 }
 
-var _ apiserver.Client = (*faultClient)(nil)
+var _ client.Client = (*faultClient)(nil)
 
 // injectWriteFault returns the error to fail a write with, if one is drawn.
 func (c *faultClient) injectWriteFault(verb, resource, namespace, name string) error {
@@ -161,13 +162,13 @@ func (c *faultClient) injectWriteFault(verb, resource, namespace, name string) e
 	}
 	var err error
 	if conflict && (!server || s.faultRand.IntN(2) == 0) {
-		err = apiserver.NewConflict(apiserver.GroupResource{Resource: resource}, name,
+		err = apierrors.NewConflict(apierrors.GroupResource{Resource: resource}, name,
 			"the object has been modified (injected by the simulator)")
 	} else {
-		err = apiserver.NewInternalError(errInjected)
+		err = apierrors.NewInternalError(errInjected)
 	}
 	s.record(Event{Actor: c.actor, Kind: "fault", Key: key,
-		Detail: verb + " " + resource + ": " + string(apiserver.ReasonOf(err))})
+		Detail: verb + " " + resource + ": " + string(apierrors.ReasonOf(err))})
 	return err
 }
 
@@ -179,31 +180,31 @@ func objName(obj api.Object) (resource, namespace, name string) {
 	if name == "" {
 		name = m.GenerateName + "*"
 	}
-	return apiserver.ResourceOf(obj), m.Namespace, name
+	return client.ResourceOf(obj), m.Namespace, name
 }
 
-func (c *faultClient) Create(ctx context.Context, obj api.Object) (api.Object, error) {
+func (c *faultClient) Create(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
 	r, ns, n := objName(obj)
 	if err := c.injectWriteFault("create", r, ns, n); err != nil {
 		return nil, err
 	}
-	return c.s.srv.Create(ctx, obj)
+	return c.s.srv.Create(ctx, obj, opts...)
 }
 
-func (c *faultClient) Update(ctx context.Context, obj api.Object) (api.Object, error) {
+func (c *faultClient) Update(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
 	r, ns, n := objName(obj)
 	if err := c.injectWriteFault("update", r, ns, n); err != nil {
 		return nil, err
 	}
-	return c.s.srv.Update(ctx, obj)
+	return c.s.srv.Update(ctx, obj, opts...)
 }
 
-func (c *faultClient) UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error) {
+func (c *faultClient) UpdateStatus(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
 	r, ns, n := objName(obj)
 	if err := c.injectWriteFault("status", r, ns, n); err != nil {
 		return nil, err
 	}
-	return c.s.srv.UpdateStatus(ctx, obj)
+	return c.s.srv.UpdateStatus(ctx, obj, opts...)
 }
 
 func (c *faultClient) Delete(ctx context.Context, resource, namespace, name string, opts api.DeleteOptions) (api.Object, error) {
@@ -215,21 +216,21 @@ func (c *faultClient) Delete(ctx context.Context, resource, namespace, name stri
 
 // Bind binds a pod (nodesim's scheduler writes through it).
 func (c *faultClient) Bind(ctx context.Context, namespace, name, node string) (*api.Pod, error) {
-	if err := c.injectWriteFault("bind", apiserver.Pods, namespace, name); err != nil {
+	if err := c.injectWriteFault("bind", client.Pods, namespace, name); err != nil {
 		return nil, err
 	}
 	return c.s.srv.Bind(ctx, namespace, name, node)
 }
 
-func (c *faultClient) Get(ctx context.Context, resource, namespace, name string, opts apiserver.GetOptions) (api.Object, error) {
+func (c *faultClient) Get(ctx context.Context, resource, namespace, name string, opts client.GetOptions) (api.Object, error) {
 	return c.s.srv.Get(ctx, resource, namespace, name, opts)
 }
 
-func (c *faultClient) List(ctx context.Context, resource, namespace string, opts apiserver.ListOptions) (*apiserver.List, error) {
+func (c *faultClient) List(ctx context.Context, resource, namespace string, opts client.ListOptions) (*client.List, error) {
 	return c.s.srv.List(ctx, resource, namespace, opts)
 }
 
-func (c *faultClient) Watch(ctx context.Context, resource, namespace string, opts apiserver.ListOptions) (apiserver.Watcher, error) {
+func (c *faultClient) Watch(ctx context.Context, resource, namespace string, opts client.ListOptions) (client.Watcher, error) {
 	w, err := c.s.srv.Watch(ctx, resource, namespace, opts)
 	if err != nil {
 		return nil, err
@@ -253,7 +254,7 @@ const pruneWatchesAt = 64
 // a watch from a resourceVersion must deliver each later event once, in
 // order (strictly rising resourceVersions), or end with an error.
 type simWatch struct {
-	apiserver.Watcher
+	client.Watcher
 	s       *Sim
 	name    string
 	owner   *instance
@@ -262,7 +263,7 @@ type simWatch struct {
 	stopped bool
 }
 
-func (w *simWatch) Poll(dst []apiserver.WatchEvent, limit int) ([]apiserver.WatchEvent, error) {
+func (w *simWatch) Poll(dst []client.WatchEvent, limit int) ([]client.WatchEvent, error) {
 	n := len(dst)
 	out, err := w.Watcher.Poll(dst, limit)
 	if !w.checked {

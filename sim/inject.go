@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 )
 
 // discreteFaults are the faults that strike at a moment (the others act on
@@ -131,7 +131,7 @@ func (s *Sim) Inject(ctx context.Context, f Fault) error {
 		}
 		s.faultEvent(f, api.KeyOf(&p.Metadata), "containers exit 1")
 	case NodeDown:
-		l, err := s.srv.List(ctx, apiserver.Nodes, "", apiserver.ListOptions{})
+		l, err := s.srv.List(ctx, client.Nodes, "", client.ListOptions{})
 		if err != nil {
 			return err
 		}
@@ -172,8 +172,8 @@ func nodeIsReady(n *api.Node) bool {
 // staleTargets are the resources whose informers StaleCache holds back:
 // those the controllers act on.
 var staleTargets = map[string]bool{
-	apiserver.Pods: true, apiserver.ReplicationControllers: true, apiserver.Services: true,
-	apiserver.Endpoints: true, apiserver.Nodes: true,
+	client.Pods: true, client.ReplicationControllers: true, client.Services: true,
+	client.Endpoints: true, client.Nodes: true,
 }
 
 // Hold holds back the informer named name ("m0/pods", "nodesim/nodes") for

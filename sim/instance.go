@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/endpoints"
 	"github.com/miniplane/miniplane/controllers/garbagecollector"
@@ -23,8 +23,8 @@ import (
 // out too). An instance runs informers for these, and for whatever else
 // its controllers ask for.
 var simulatedGCResources = []string{
-	apiserver.Endpoints, apiserver.Namespaces, apiserver.Nodes, apiserver.Pods,
-	apiserver.ReplicationControllers, apiserver.Services,
+	client.Endpoints, client.Namespaces, client.Nodes, client.Pods,
+	client.ReplicationControllers, client.Services,
 }
 
 // electorStream is the first of the random streams the electors draw
@@ -190,7 +190,7 @@ func (s *Sim) build(in *instance, term int64) {
 		}
 	}
 	in.term = term
-	client := func(name string) apiserver.Client {
+	cl := func(name string) client.Client {
 		return &recordingClient{Client: in.lead.Guard(in.client), s: s, actor: in.name + "/" + name, inst: in, term: term}
 	}
 	log := s.cfg.Logger.Named(in.name)
@@ -206,17 +206,17 @@ func (s *Sim) build(in *instance, term int64) {
 		}
 		in.ctrls = append(in.ctrls, st)
 	}
-	rc, err := replication.New(replication.Config{Client: client("replication"), Factory: in.factory, Clock: in.clock, Logger: log,
+	rc, err := replication.New(replication.Config{Client: cl("replication"), Factory: in.factory, Clock: in.clock, Logger: log,
 		WithoutExpectations: s.cfg.ReplicationWithoutExpectations})
 	add("replication", rc, err)
-	ep, err := endpoints.New(endpoints.Config{Client: client("endpoints"), Factory: in.factory, Clock: in.clock, Logger: log})
+	ep, err := endpoints.New(endpoints.Config{Client: cl("endpoints"), Factory: in.factory, Clock: in.clock, Logger: log})
 	add("endpoints", ep, err)
 	gc, err := garbagecollector.New(garbagecollector.Config{
-		Client: client("garbagecollector"), Factory: in.factory, Clock: in.clock, Logger: log, Resources: simulatedGCResources,
+		Client: cl("garbagecollector"), Factory: in.factory, Clock: in.clock, Logger: log, Resources: simulatedGCResources,
 	})
 	add("garbagecollector", gc, err)
 	for _, cf := range s.cfg.Controllers {
-		c, err := cf.New(ControllerContext{Instance: in.name, Client: client(cf.Name), Factory: in.factory, Clock: in.clock, Logger: log})
+		c, err := cf.New(ControllerContext{Instance: in.name, Client: cl(cf.Name), Factory: in.factory, Clock: in.clock, Logger: log})
 		if err != nil {
 			s.violate("controller-builds", fmt.Sprintf("%s: building %s: %v", in.name, cf.Name, err))
 			continue

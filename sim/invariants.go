@@ -8,7 +8,8 @@ import (
 	"strings"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 )
 
 // The built-in invariants, by the names violations carry. Checked at every
@@ -56,7 +57,7 @@ func (s *Sim) checkOvershoot(pod *api.Pod) {
 	}
 	most, known := s.maxReplicas[ref.UID]
 	if !known {
-		obj, err := s.srv.Get(context.Background(), apiserver.ReplicationControllers, pod.Metadata.Namespace, ref.Name, apiserver.GetOptions{})
+		obj, err := s.srv.Get(context.Background(), client.ReplicationControllers, pod.Metadata.Namespace, ref.Name, client.GetOptions{})
 		if err != nil {
 			return
 		}
@@ -81,7 +82,7 @@ func (s *Sim) checkOvershoot(pod *api.Pod) {
 
 // pods lists the pods of a namespace ("" for all) from the store.
 func (s *Sim) pods(namespace string) []*api.Pod {
-	l, err := s.srv.List(context.Background(), apiserver.Pods, namespace, apiserver.ListOptions{})
+	l, err := s.srv.List(context.Background(), client.Pods, namespace, client.ListOptions{})
 	if err != nil {
 		panic("sim: listing pods from the server failed: " + err.Error())
 	}
@@ -154,7 +155,7 @@ func (s *Sim) checkCaches(ctx context.Context) error {
 			err = failed("cache-matches-store", "%s has not synced", ni.name)
 			return
 		}
-		l, lerr := s.srv.List(ctx, resource, "", apiserver.ListOptions{})
+		l, lerr := s.srv.List(ctx, resource, "", client.ListOptions{})
 		if lerr != nil {
 			err = lerr
 			return
@@ -198,7 +199,7 @@ func mapDiff(want, got map[string]string) string {
 // checkReplication: each controller owns spec.replicas active pods, its
 // status says so, and no pod has two controllers.
 func (s *Sim) checkReplication(ctx context.Context) error {
-	l, err := s.srv.List(ctx, apiserver.ReplicationControllers, "", apiserver.ListOptions{})
+	l, err := s.srv.List(ctx, client.ReplicationControllers, "", client.ListOptions{})
 	if err != nil {
 		return err
 	}
@@ -251,7 +252,7 @@ func (s *Sim) checkReplication(ctx context.Context) error {
 // has Endpoints whose ready and not-ready addresses are exactly the IPs of
 // its selected, running, undeleted pods, split by readiness.
 func (s *Sim) checkEndpoints(ctx context.Context) error {
-	l, err := s.srv.List(ctx, apiserver.Services, "", apiserver.ListOptions{})
+	l, err := s.srv.List(ctx, client.Services, "", client.ListOptions{})
 	if err != nil {
 		return err
 	}
@@ -274,8 +275,8 @@ func (s *Sim) checkEndpoints(ctx context.Context) error {
 			}
 		}
 		key := api.KeyOf(&svc.Metadata)
-		obj, err := s.srv.Get(ctx, apiserver.Endpoints, svc.Metadata.Namespace, svc.Metadata.Name, apiserver.GetOptions{})
-		if apiserver.IsNotFound(err) {
+		obj, err := s.srv.Get(ctx, client.Endpoints, svc.Metadata.Namespace, svc.Metadata.Name, client.GetOptions{})
+		if apierrors.IsNotFound(err) {
 			return failed("endpoints-match-pods", "service %s has no Endpoints", key)
 		} else if err != nil {
 			return err
@@ -313,7 +314,7 @@ func hasNamedTargetPort(svc *api.Service) bool {
 // checkOwners: no pod names a replication controller owner that is gone
 // (the garbage collector has caught up).
 func (s *Sim) checkOwners(ctx context.Context) error {
-	l, err := s.srv.List(ctx, apiserver.ReplicationControllers, "", apiserver.ListOptions{})
+	l, err := s.srv.List(ctx, client.ReplicationControllers, "", client.ListOptions{})
 	if err != nil {
 		return err
 	}

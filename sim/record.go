@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/election"
 )
 
@@ -17,7 +17,7 @@ import (
 // a term), and no replication controller creates a pod beyond the most
 // replicas it was ever asked for.
 type recordingClient struct {
-	apiserver.Client
+	client.Client
 	s     *Sim
 	actor string
 	inst  *instance // nil for actors outside the controller managers
@@ -74,8 +74,8 @@ func objKey(obj api.Object) string {
 	return ns + "/" + name
 }
 
-func (c *recordingClient) Create(ctx context.Context, obj api.Object) (api.Object, error) {
-	out, err := c.Client.Create(ctx, obj)
+func (c *recordingClient) Create(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
+	out, err := c.Client.Create(ctx, obj, opts...)
 	if err == nil {
 		c.wrote("create", out, api.KeyOf(out.GetObjectMeta()))
 	} else {
@@ -84,8 +84,8 @@ func (c *recordingClient) Create(ctx context.Context, obj api.Object) (api.Objec
 	return out, err
 }
 
-func (c *recordingClient) Update(ctx context.Context, obj api.Object) (api.Object, error) {
-	out, err := c.Client.Update(ctx, obj)
+func (c *recordingClient) Update(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
+	out, err := c.Client.Update(ctx, obj, opts...)
 	if err == nil {
 		c.wrote("update", out, api.KeyOf(out.GetObjectMeta()))
 	} else {
@@ -94,8 +94,8 @@ func (c *recordingClient) Update(ctx context.Context, obj api.Object) (api.Objec
 	return out, err
 }
 
-func (c *recordingClient) UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error) {
-	out, err := c.Client.UpdateStatus(ctx, obj)
+func (c *recordingClient) UpdateStatus(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
+	out, err := c.Client.UpdateStatus(ctx, obj, opts...)
 	if err == nil {
 		c.wrote("status", out, api.KeyOf(out.GetObjectMeta()))
 	} else {

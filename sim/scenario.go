@@ -7,7 +7,8 @@ import (
 	"time"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 )
 
 // Scenario is a scripted run: what the user does, and when.
@@ -86,7 +87,7 @@ func defaultScenario(s *Sim, d time.Duration) {
 		return s.Scale(ctx, "default", "api", scaleAPI)
 	})
 	s.userAction(5*time.Minute, d, "delete controller worker", func(ctx context.Context) error {
-		_, err := s.user.Delete(ctx, apiserver.ReplicationControllers, "default", "worker", api.DeleteOptions{})
+		_, err := s.user.Delete(ctx, client.ReplicationControllers, "default", "worker", api.DeleteOptions{})
 		return err
 	})
 	s.userAction(6*time.Minute, d, "create controller batch", func(ctx context.Context) error {
@@ -119,14 +120,14 @@ func (s *Sim) createAll(ctx context.Context, objs ...api.Object) error {
 // read, change, write, again on a conflict.
 func (s *Sim) Scale(ctx context.Context, namespace, name string, replicas int32) error {
 	for {
-		obj, err := s.user.Get(ctx, apiserver.ReplicationControllers, namespace, name, apiserver.GetOptions{})
+		obj, err := s.user.Get(ctx, client.ReplicationControllers, namespace, name, client.GetOptions{})
 		if err != nil {
 			return err
 		}
 		rc := obj.DeepCopyObject().(*api.ReplicationController)
 		rc.Spec.Replicas = &replicas
 		_, err = s.user.Update(ctx, rc)
-		if !apiserver.IsConflict(err) {
+		if !apierrors.IsConflict(err) {
 			return err
 		}
 	}

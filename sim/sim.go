@@ -10,6 +10,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/nodesim"
 	"github.com/miniplane/miniplane/informer"
@@ -116,7 +117,7 @@ func New(ctx context.Context, cfg Config) (*Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.nodeInfs = informersOf(nodeFactory, "nodesim", []string{apiserver.Nodes, apiserver.Pods})
+	s.nodeInfs = informersOf(nodeFactory, "nodesim", []string{client.Nodes, client.Pods})
 	s.nodeCtrl = &ctrlState{name: "nodesim", c: s.nodes, queue: s.nodes.Queue()}
 	if err := s.nodes.EnsureNodes(ctx); err != nil {
 		return nil, err
@@ -141,7 +142,7 @@ func (s *Sim) Server() *apiserver.Server { return s.srv }
 
 // Client returns the client of the simulation's user: its writes are
 // traced but never fail by injection.
-func (s *Sim) Client() apiserver.Client { return s.user }
+func (s *Sim) Client() client.Client { return s.user }
 
 // NodeSim returns the simulated kubelet and scheduler.
 func (s *Sim) NodeSim() *nodesim.Controller { return s.nodes }

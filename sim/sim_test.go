@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/election"
 	"github.com/miniplane/miniplane/sim"
@@ -244,16 +244,16 @@ func TestParseFaults(t *testing.T) {
 // deposed leader's controllers write until its elector notices.
 type unguarded struct{ e *election.Elector }
 
-func (u unguarded) Step(ctx context.Context) time.Time        { return u.e.Step(ctx) }
-func (u unguarded) IsLeader() bool                            { return u.e.IsLeader() }
-func (u unguarded) Term() int64                               { return u.e.Term() }
-func (u unguarded) Guard(c apiserver.Client) apiserver.Client { return c }
+func (u unguarded) Step(ctx context.Context) time.Time  { return u.e.Step(ctx) }
+func (u unguarded) IsLeader() bool                      { return u.e.IsLeader() }
+func (u unguarded) Term() int64                         { return u.e.Term() }
+func (u unguarded) Guard(c client.Client) client.Client { return c }
 
 // TestUnguardedLeaderIsCaught: without the guard, a paused leader's
 // controllers write after another instance has started leading, and the
 // single-writer invariant says so; with it, the same seeds pass.
 func TestUnguardedLeaderIsCaught(t *testing.T) {
-	elect := func(identity string, c apiserver.Client, clk clock.Clock, r *rand.Rand) (sim.Leadership, error) {
+	elect := func(identity string, c client.Client, clk clock.Clock, r *rand.Rand) (sim.Leadership, error) {
 		e, err := election.New(election.Config{Client: c, Clock: clk, Identity: identity, Rand: r})
 		return unguarded{e}, err
 	}
@@ -340,7 +340,7 @@ func TestInjectEachFault(t *testing.T) {
 func TestACustomInvariantStopsTheRun(t *testing.T) {
 	ctx := context.Background()
 	never := sim.Invariant{Name: "never-more-than-one-pod", Check: func(ctx context.Context, s *sim.Sim) error {
-		pods, _, err := apiserver.For[*api.Pod](s.Client()).List(ctx, "", apiserver.ListOptions{})
+		pods, _, err := client.For[*api.Pod](s.Client()).List(ctx, "", client.ListOptions{})
 		if err != nil {
 			return err
 		}

@@ -14,8 +14,10 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/apiserver/httpapi"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 )
 
@@ -167,7 +169,7 @@ func (in *Injector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // plan is what the draws decided for one request.
 type plan struct {
 	latency    time.Duration          // wait this long first; 0 for no Latency
-	refuse     *apiserver.StatusError // answer this instead; nil to serve
+	refuse     *apierrors.StatusError // answer this instead; nil to serve
 	refuseKind Kind                   // the fault refuse comes from
 	stale      bool                   // serve the read at an older revision
 	staleFloor int64                  // the oldest revision the read allows
@@ -220,13 +222,13 @@ func (in *Injector) plan(d draws, route httpapi.Route, q url.Values) plan {
 	gr := route.Resource.GroupResource()
 	switch {
 	case strikes(Throttle):
-		p.refuse, p.refuseKind = apiserver.NewTooManyRequests("Too many requests, please try again later.", d.retryAfter), Throttle
+		p.refuse, p.refuseKind = apierrors.NewTooManyRequests("Too many requests, please try again later.", d.retryAfter), Throttle
 		return p
 	case strikes(Error):
-		p.refuse, p.refuseKind = apiserver.NewInternalError(errors.New("etcdserver: request timed out")), Error
+		p.refuse, p.refuseKind = apierrors.NewInternalError(errors.New("etcdserver: request timed out")), Error
 		return p
 	case route.Verb == "update" && strikes(Conflict):
-		p.refuse, p.refuseKind = apiserver.NewConflict(gr, route.Name, apiserver.ConflictModified), Conflict
+		p.refuse, p.refuseKind = apierrors.NewConflict(gr, route.Name, apierrors.ConflictModified), Conflict
 		return p
 	}
 	if route.Verb == "watch" {
@@ -288,7 +290,7 @@ func staleFloor(route httpapi.Route, q url.Values) (int64, bool) {
 			return 0, false
 		}
 		switch q.Get("resourceVersionMatch") {
-		case apiserver.MatchNotOlderThan:
+		case client.MatchNotOlderThan:
 			return floor, true
 		case "":
 			limit := q.Get("limit")
@@ -299,8 +301,8 @@ func staleFloor(route httpapi.Route, q url.Values) (int64, bool) {
 }
 
 // streamOf names the stream a request belongs to (see Injector).
-func streamOf(client string, route httpapi.Route, q url.Values) string {
-	return strings.Join([]string{client, route.Verb, resourceOf(route), route.Namespace, route.Name,
+func streamOf(cl string, route httpapi.Route, q url.Values) string {
+	return strings.Join([]string{cl, route.Verb, resourceOf(route), route.Namespace, route.Name,
 		q.Get("labelSelector"), q.Get("fieldSelector")}, "\x00")
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/miniplane/miniplane/apiserver/faults"
 	"github.com/miniplane/miniplane/apiserver/httpapi"
 	"github.com/miniplane/miniplane/apiserver/httpapi/inmem"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 )
 
@@ -206,8 +207,8 @@ func nameOf(t *testing.T, raw json.RawMessage) string {
 
 const acceptProtobuf = "application/vnd.kubernetes.protobuf,application/json"
 
-func apiGet() apiserver.GetOptions { return apiserver.GetOptions{} }
+func apiGet() client.GetOptions { return client.GetOptions{} }
 
-func apiExact(rev int64) apiserver.ListOptions {
-	return apiserver.ListOptions{ResourceVersion: strconv.FormatInt(rev, 10), ResourceVersionMatch: apiserver.MatchExact}
+func apiExact(rev int64) client.ListOptions {
+	return client.ListOptions{ResourceVersion: strconv.FormatInt(rev, 10), ResourceVersionMatch: client.MatchExact}
 }

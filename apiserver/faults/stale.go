@@ -12,9 +12,10 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/api/protobuf"
-	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/apiserver/httpapi"
+	"github.com/miniplane/miniplane/client"
 )
 
 // serveStale serves a read at an older revision than the latest, no older
@@ -36,7 +37,7 @@ func (in *Injector) serveStale(w http.ResponseWriter, r *http.Request, route htt
 	detail := fmt.Sprintf("served at revision %d of %d (resourceVersion=%s)", rev, in.srv.Store().Rev(), asked)
 	q := r.URL.Query()
 	q.Set("resourceVersion", strconv.FormatInt(rev, 10))
-	q.Set("resourceVersionMatch", apiserver.MatchExact)
+	q.Set("resourceVersionMatch", client.MatchExact)
 	if route.Verb == "list" {
 		if asked == "0" {
 			q.Del("limit") // the Handler serves "0" unpaged, as the watch cache does
@@ -62,11 +63,11 @@ func (in *Injector) serveStale(w http.ResponseWriter, r *http.Request, route htt
 	obj, found, err := onlyItem(rec.header.Get("Content-Type"), rec.body.Bytes())
 	switch {
 	case err != nil:
-		httpapi.WriteStatus(w, r, apiserver.NewInternalError(err))
+		httpapi.WriteStatus(w, r, apierrors.NewInternalError(err))
 		return
 	case !found:
 		in.strike(ev, Stale, rev, detail+": not found")
-		httpapi.WriteStatus(w, r, apiserver.NewNotFound(route.Resource.GroupResource(), route.Name))
+		httpapi.WriteStatus(w, r, apierrors.NewNotFound(route.Resource.GroupResource(), route.Name))
 		return
 	}
 	in.strike(ev, Stale, rev, detail)

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/api/protobuf"
-	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/apiserver/httpapi"
 )
 
@@ -93,7 +93,7 @@ func (ww *watchWriter) WriteHeader(code int) {
 // watch.
 func (ww *watchWriter) answerGone(contentType string) {
 	oldest := max(ww.in.srv.Store().Rev(), ww.p.goneFrom+1)
-	gone := apiserver.NewTooOldResourceVersion(ww.p.goneFrom, oldest)
+	gone := apierrors.NewTooOldResourceVersion(ww.p.goneFrom, oldest)
 	b, err := httpapi.WatchErrorEvent(contentType, gone)
 	ww.end()
 	if err != nil {

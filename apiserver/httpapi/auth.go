@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
 )
 
@@ -174,7 +175,7 @@ func (h *Handler) serveReview(w http.ResponseWriter, r *http.Request, gv *groupV
 	}
 	info.verb, info.resource = "create", res.Resource
 	if r.Method != http.MethodPost {
-		writeError(w, apiserver.NewMethodNotSupported(res.GroupResource(), methodVerb(r.Method)))
+		writeError(w, apierrors.NewMethodNotSupported(res.GroupResource(), methodVerb(r.Method)))
 		return
 	}
 	out, err := h.review(w, r, res)
@@ -206,7 +207,7 @@ func (h *Handler) review(w http.ResponseWriter, r *http.Request, res apiserver.R
 		return answeredReview{}, err
 	}
 	if len(body) == 0 {
-		return answeredReview{}, apiserver.NewBadRequest(fmt.Sprintf("a %s needs a body", res.Kind))
+		return answeredReview{}, apierrors.NewBadRequest(fmt.Sprintf("a %s needs a body", res.Kind))
 	}
 	var rev any
 	switch res.Kind {
@@ -239,10 +240,10 @@ func accessReview(rev *selfSubjectAccessReview, res apiserver.ResourceInfo) (any
 	spec := rev.Spec
 	switch {
 	case spec.ResourceAttributes != nil && spec.NonResourceAttributes != nil:
-		return nil, apiserver.NewInvalid(res.Group, res.Kind, "", apiserver.FieldErrors{{Type: api.CauseTypeFieldValueInvalid,
+		return nil, apierrors.NewInvalid(res.Group, res.Kind, "", apierrors.FieldErrors{{Type: api.CauseTypeFieldValueInvalid,
 			Field: "spec.nonResourceAttributes", BadValue: fmt.Sprintf("%+v", *spec.NonResourceAttributes), Detail: "cannot be specified in combination with resourceAttributes"}})
 	case spec.ResourceAttributes == nil && spec.NonResourceAttributes == nil:
-		return nil, apiserver.NewInvalid(res.Group, res.Kind, "", apiserver.FieldErrors{{Type: api.CauseTypeFieldValueInvalid,
+		return nil, apierrors.NewInvalid(res.Group, res.Kind, "", apierrors.FieldErrors{{Type: api.CauseTypeFieldValueInvalid,
 			Field: "spec.resourceAttributes", BadValue: "null", Detail: "exactly one of nonResourceAttributes or resourceAttributes must be specified"}})
 	}
 	rev.TypeMeta = api.TypeMeta{APIVersion: res.APIVersion(), Kind: res.Kind}

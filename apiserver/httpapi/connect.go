@@ -5,7 +5,9 @@ import (
 	"net/http"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 )
 
 // connectSubresources are the subresources through which kube-apiserver
@@ -28,9 +30,9 @@ func isConnect(info apiserver.ResourceInfo, sub string) bool {
 		return false
 	}
 	switch info.Resource {
-	case apiserver.Pods:
+	case client.Pods:
 		return true
-	case apiserver.Services, apiserver.Nodes:
+	case client.Services, client.Nodes:
 		return sub == "proxy"
 	}
 	return false
@@ -40,7 +42,7 @@ func isConnect(info apiserver.ResourceInfo, sub string) bool {
 // exist (as kube-apiserver, which looks the pod up first), else 405 naming
 // what miniplane does not do and why.
 func (h *Handler) serveConnect(w http.ResponseWriter, r *http.Request, req resourceRequest) error {
-	if _, err := h.srv.Get(r.Context(), req.info.Resource, req.namespace, req.name, apiserver.GetOptions{}); err != nil {
+	if _, err := h.srv.Get(r.Context(), req.info.Resource, req.namespace, req.name, client.GetOptions{}); err != nil {
 		return err
 	}
 	return errNoContainers(req.info.GroupResource(), req.name, connectSubresources[req.sub])
@@ -49,8 +51,8 @@ func (h *Handler) serveConnect(w http.ResponseWriter, r *http.Request, req resou
 // errNoContainers is the Status for a connect subresource: 405
 // MethodNotAllowed, the closest of Kubernetes' reasons to "this server does
 // not implement it".
-func errNoContainers(gr apiserver.GroupResource, name, what string) error {
-	return &apiserver.StatusError{Status: api.Status{
+func errNoContainers(gr apierrors.GroupResource, name, what string) error {
+	return &apierrors.StatusError{Status: api.Status{
 		TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
 		Status:   api.StatusFailure,
 		Message:  fmt.Sprintf("miniplane runs no containers: %s is not supported", what),

@@ -13,8 +13,10 @@ import (
 	"strings"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/api/protobuf"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 )
 
 // readBody reads a request body whole; one over MaxBodyBytes gets 413.
@@ -26,9 +28,9 @@ func readBody(r *http.Request) ([]byte, error) {
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
-		return nil, apiserver.NewRequestEntityTooLarge(fmt.Sprintf("the request body is too large: the limit is %d bytes", MaxBodyBytes))
+		return nil, apierrors.NewRequestEntityTooLarge(fmt.Sprintf("the request body is too large: the limit is %d bytes", MaxBodyBytes))
 	case err != nil:
-		return nil, apiserver.NewBadRequest("reading the request body: " + err.Error())
+		return nil, apierrors.NewBadRequest("reading the request body: " + err.Error())
 	}
 	return b, nil
 }
@@ -75,23 +77,23 @@ func (h *Handler) decodeBody(w http.ResponseWriter, r *http.Request, body []byte
 // protobuf decoder drops them (fieldValidation applies to JSON only).
 func (h *Handler) decodeProtobuf(body []byte, obj any, wantKind, wantAPIVersion string) error {
 	if len(body) == 0 {
-		return apiserver.NewBadRequest("the request body is empty: send a protobuf object")
+		return apierrors.NewBadRequest("the request body is empty: send a protobuf object")
 	}
 	u, err := protobuf.UnmarshalEnvelope(body)
 	if err != nil {
-		return apiserver.NewBadRequest("the request body is not a Kubernetes protobuf object: " + err.Error())
+		return apierrors.NewBadRequest("the request body is not a Kubernetes protobuf object: " + err.Error())
 	}
 	if u.ContentEncoding != "" {
-		return apiserver.NewUnsupportedMediaType(fmt.Sprintf("the protobuf envelope's contentEncoding %q is not supported: send the object unencoded", u.ContentEncoding))
+		return apierrors.NewUnsupportedMediaType(fmt.Sprintf("the protobuf envelope's contentEncoding %q is not supported: send the object unencoded", u.ContentEncoding))
 	}
 	if u.ContentType != "" && u.ContentType != protobuf.MediaType {
-		return apiserver.NewUnsupportedMediaType(fmt.Sprintf("the protobuf envelope holds %q: this server takes %s inside it", u.ContentType, protobuf.MediaType))
+		return apierrors.NewUnsupportedMediaType(fmt.Sprintf("the protobuf envelope holds %q: this server takes %s inside it", u.ContentType, protobuf.MediaType))
 	}
 	if err := h.checkTypeMeta(typeMeta{APIVersion: u.APIVersion, Kind: u.Kind}, wantKind, wantAPIVersion); err != nil {
 		return err
 	}
 	if err := protobuf.Unmarshal(u.Raw, obj); err != nil {
-		return apiserver.NewBadRequest("the request body does not decode as " + wantKind + ": " + err.Error())
+		return apierrors.NewBadRequest("the request body does not decode as " + wantKind + ": " + err.Error())
 	}
 	if o, ok := obj.(interface{ GetTypeMeta() *api.TypeMeta }); ok {
 		*o.GetTypeMeta() = api.TypeMeta{Kind: u.Kind, APIVersion: u.APIVersion}
@@ -106,14 +108,14 @@ func (h *Handler) decodeProtobuf(body []byte, obj any, wantKind, wantAPIVersion 
 func (h *Handler) decodeInto(w http.ResponseWriter, q url.Values, body []byte, obj any, wantKind, wantAPIVersion string) error {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 {
-		return apiserver.NewBadRequest("the request body is empty: send a JSON object")
+		return apierrors.NewBadRequest("the request body is empty: send a JSON object")
 	}
 	if trimmed[0] != '{' {
-		return apiserver.NewBadRequest("the request body is not a JSON object")
+		return apierrors.NewBadRequest("the request body is not a JSON object")
 	}
 	var tm typeMeta
 	if err := json.Unmarshal(trimmed, &tm); err != nil {
-		return apiserver.NewBadRequest("the request body is not valid JSON: " + jsonErrorText(err))
+		return apierrors.NewBadRequest("the request body is not valid JSON: " + jsonErrorText(err))
 	}
 	if err := h.checkTypeMeta(tm, wantKind, wantAPIVersion); err != nil {
 		return err
@@ -122,7 +124,7 @@ func (h *Handler) decodeInto(w http.ResponseWriter, q url.Values, body []byte, o
 	switch validation {
 	case "", "Strict", "Warn", "Ignore":
 	default:
-		return apiserver.NewBadRequest(fmt.Sprintf("fieldValidation %q is not one of Strict, Warn or Ignore", validation))
+		return apierrors.NewBadRequest(fmt.Sprintf("fieldValidation %q is not one of Strict, Warn or Ignore", validation))
 	}
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.DisallowUnknownFields()
@@ -130,7 +132,7 @@ func (h *Handler) decodeInto(w http.ResponseWriter, q url.Values, body []byte, o
 	if field, ok := unknownField(err); ok {
 		switch validation {
 		case "Strict":
-			return apiserver.NewBadRequest(fmt.Sprintf("strict decoding error: unknown field %q", field))
+			return apierrors.NewBadRequest(fmt.Sprintf("strict decoding error: unknown field %q", field))
 		case "", "Warn":
 			addWarning(w, fmt.Sprintf("unknown field %q", field))
 		}
@@ -139,7 +141,7 @@ func (h *Handler) decodeInto(w http.ResponseWriter, q url.Values, body []byte, o
 		err = json.Unmarshal(trimmed, obj)
 	}
 	if err != nil {
-		return apiserver.NewBadRequest("the request body does not decode as " + wantKind + ": " + jsonErrorText(err))
+		return apierrors.NewBadRequest("the request body does not decode as " + wantKind + ": " + jsonErrorText(err))
 	}
 	return nil
 }
@@ -171,10 +173,10 @@ func (h *Handler) checkTypeMeta(tm typeMeta, wantKind, wantAPIVersion string) er
 		return nil
 	}
 	if tm.Kind != "" && tm.APIVersion != "" && !h.kinds[typeMeta{Kind: tm.Kind, APIVersion: tm.APIVersion}] {
-		return apiserver.NewBadRequest(fmt.Sprintf("no kind %q is registered for version %q", tm.Kind, tm.APIVersion))
+		return apierrors.NewBadRequest(fmt.Sprintf("no kind %q is registered for version %q", tm.Kind, tm.APIVersion))
 	}
 	if (tm.Kind != "" && tm.Kind != wantKind) || (tm.APIVersion != "" && tm.APIVersion != wantAPIVersion) {
-		return apiserver.NewBadRequest(fmt.Sprintf("the object's kind %q and apiVersion %q do not match the path, which takes kind %q in apiVersion %q",
+		return apierrors.NewBadRequest(fmt.Sprintf("the object's kind %q and apiVersion %q do not match the path, which takes kind %q in apiVersion %q",
 			tm.Kind, tm.APIVersion, wantKind, wantAPIVersion))
 	}
 	return nil
@@ -200,7 +202,7 @@ func checkObjectPath(m *api.ObjectMeta, info apiserver.ResourceInfo, namespace, 
 			m.Namespace = namespace
 		case namespace:
 		default:
-			return apiserver.NewBadRequest(fmt.Sprintf("the namespace of the provided object (%s) does not match the namespace sent on the request (%s)", m.Namespace, namespace))
+			return apierrors.NewBadRequest(fmt.Sprintf("the namespace of the provided object (%s) does not match the namespace sent on the request (%s)", m.Namespace, namespace))
 		}
 	}
 	if name == "" {
@@ -211,7 +213,7 @@ func checkObjectPath(m *api.ObjectMeta, info apiserver.ResourceInfo, namespace, 
 		m.Name = name
 	case name:
 	default:
-		return apiserver.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.Name, name))
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.Name, name))
 	}
 	return nil
 }
@@ -221,15 +223,15 @@ func dryRunOf(q url.Values) (bool, error) {
 	values := q["dryRun"]
 	for _, v := range values {
 		if v != api.DryRunAll {
-			return false, apiserver.NewBadRequest(fmt.Sprintf("dryRun %q is not supported: the only value is %q", v, api.DryRunAll))
+			return false, apierrors.NewBadRequest(fmt.Sprintf("dryRun %q is not supported: the only value is %q", v, api.DryRunAll))
 		}
 	}
 	return len(values) > 0, nil
 }
 
 // listOptionsOf reads a list's or watch's query parameters.
-func listOptionsOf(q url.Values) (apiserver.ListOptions, error) {
-	opts := apiserver.ListOptions{
+func listOptionsOf(q url.Values) (client.ListOptions, error) {
+	opts := client.ListOptions{
 		LabelSelector:        q.Get("labelSelector"),
 		FieldSelector:        q.Get("fieldSelector"),
 		ResourceVersion:      q.Get("resourceVersion"),
@@ -239,7 +241,7 @@ func listOptionsOf(q url.Values) (apiserver.ListOptions, error) {
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
-			return opts, apiserver.NewBadRequest(fmt.Sprintf("limit %q is not a non-negative integer", v))
+			return opts, apierrors.NewBadRequest(fmt.Sprintf("limit %q is not a non-negative integer", v))
 		}
 		opts.Limit = n
 	}
@@ -265,7 +267,7 @@ func boolParam(q url.Values, name string) (bool, error) {
 	}
 	b, err := strconv.ParseBool(v)
 	if err != nil {
-		return false, apiserver.NewBadRequest(fmt.Sprintf("%s %q is not a boolean", name, v))
+		return false, apierrors.NewBadRequest(fmt.Sprintf("%s %q is not a boolean", name, v))
 	}
 	return b, nil
 }
@@ -290,16 +292,16 @@ func (h *Handler) deleteOptionsOf(w http.ResponseWriter, r *http.Request) (api.D
 		case formatProtobuf:
 			u, err := protobuf.UnmarshalEnvelope(body)
 			if err != nil {
-				return opts, apiserver.NewBadRequest("the request body is not a Kubernetes protobuf object: " + err.Error())
+				return opts, apierrors.NewBadRequest("the request body is not a Kubernetes protobuf object: " + err.Error())
 			}
 			tm = typeMeta{APIVersion: u.APIVersion, Kind: u.Kind}
 		default:
 			if err := json.Unmarshal(body, &tm); err != nil {
-				return opts, apiserver.NewBadRequest("the request body is not valid JSON: " + jsonErrorText(err))
+				return opts, apierrors.NewBadRequest("the request body is not valid JSON: " + jsonErrorText(err))
 			}
 		}
 		if tm.Kind != "" && tm.Kind != "DeleteOptions" {
-			return opts, apiserver.NewBadRequest(fmt.Sprintf("the body of a delete must be DeleteOptions, not %q", tm.Kind))
+			return opts, apierrors.NewBadRequest(fmt.Sprintf("the body of a delete must be DeleteOptions, not %q", tm.Kind))
 		}
 		if err := h.decodeBody(w, r, body, &opts, "DeleteOptions", tm.APIVersion); err != nil {
 			return opts, err
@@ -308,7 +310,7 @@ func (h *Handler) deleteOptionsOf(w http.ResponseWriter, r *http.Request) (api.D
 	if v := q.Get("gracePeriodSeconds"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			return opts, apiserver.NewBadRequest(fmt.Sprintf("gracePeriodSeconds %q is not an integer", v))
+			return opts, apierrors.NewBadRequest(fmt.Sprintf("gracePeriodSeconds %q is not an integer", v))
 		}
 		opts.GracePeriodSeconds = &n
 	}
@@ -332,7 +334,7 @@ func (h *Handler) deleteOptionsOf(w http.ResponseWriter, r *http.Request) (api.D
 	}
 	for _, v := range opts.DryRun {
 		if v != api.DryRunAll {
-			return opts, apiserver.NewBadRequest(fmt.Sprintf("dryRun %q is not supported: the only value is %q", v, api.DryRunAll))
+			return opts, apierrors.NewBadRequest(fmt.Sprintf("dryRun %q is not supported: the only value is %q", v, api.DryRunAll))
 		}
 	}
 	return opts, nil

@@ -7,7 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 )
 
 // TestDeleteOptionsOfEveryGroupVersion checks that a delete's body may name
@@ -40,14 +41,14 @@ func TestDeleteOptionsOfEveryGroupVersion(t *testing.T) {
 				body: `{"kind":"DeleteOptions","apiVersion":"` + tt.apiVersion + `","propagationPolicy":"Background"}`,
 			})
 			require.Equal(t, tt.wantCode, rec.Code, rec.Body.String())
-			_, err = f.srv.Get(ctx, apiserver.Leases, "default", "lock", apiserver.GetOptions{})
+			_, err = f.srv.Get(ctx, client.Leases, "default", "lock", client.GetOptions{})
 			if tt.wantCode != 200 {
 				assert.Contains(t, statusOf(t, rec).Message, tt.wantMsg)
 				assert.NoError(t, err, "a refused delete removed the lease")
 				assert.Equal(t, rev, f.srv.Store().Rev(), "a refused delete changed the store")
 				return
 			}
-			assert.True(t, apiserver.IsNotFound(err), "the lease is still there: %v", err)
+			assert.True(t, apierrors.IsNotFound(err), "the lease is still there: %v", err)
 		})
 	}
 }

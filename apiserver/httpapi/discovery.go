@@ -5,7 +5,9 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 )
 
 // The discovery documents, in Kubernetes' JSON shapes
@@ -136,7 +138,7 @@ func subresourcesOf(r apiserver.ResourceInfo) []subresource {
 		// with its group and version; else it deletes.
 		out = append(out, subresource{"eviction", groupVersionKind{Group: "policy", Version: "v1", Kind: evictionKind}, createVerbs})
 	}
-	if r.Resource == apiserver.Pods {
+	if r.Resource == client.Pods {
 		out = append(out, subresource{"log", self, []string{"get"}}) // logs.go
 	}
 	if r.HasScale {
@@ -263,7 +265,7 @@ func (h *Handler) serveResourceList(w http.ResponseWriter, gv *groupVersion) {
 func writeJSONAs(w http.ResponseWriter, contentType string, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		writeError(w, apiserver.NewInternalError(err))
+		writeError(w, apierrors.NewInternalError(err))
 		return
 	}
 	writeRaw(w, http.StatusOK, contentType, b)

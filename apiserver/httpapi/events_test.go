@@ -12,7 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 )
 
@@ -113,7 +114,7 @@ func TestEventsV1Watch(t *testing.T) {
 	defer resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 
-	events := apiserver.For[*api.Event](ts.srv)
+	events := client.For[*api.Event](ts.srv)
 	e := &api.Event{
 		Metadata:       api.ObjectMeta{Namespace: "default", Name: "web.1"},
 		InvolvedObject: api.ObjectReference{Kind: "Pod", Namespace: "default", Name: "web"},
@@ -190,7 +191,7 @@ func TestEvictionHTTP(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t, nil)
-			before, err := apiserver.For[*api.Pod](f.srv).Get(ctx, "default", "web")
+			before, err := client.For[*api.Pod](f.srv).Get(ctx, "default", "web")
 			require.NoError(t, err)
 			rec := f.do(t, tt.req)
 			require.Equal(t, tt.wantCode, rec.Code, rec.Body.String())
@@ -200,9 +201,9 @@ func TestEvictionHTTP(t *testing.T) {
 			if tt.wantCode == http.StatusCreated {
 				assert.Equal(t, api.StatusSuccess, st.Status)
 			}
-			after, err := apiserver.For[*api.Pod](f.srv).Get(ctx, "default", "web")
+			after, err := client.For[*api.Pod](f.srv).Get(ctx, "default", "web")
 			if tt.gone {
-				assert.True(t, apiserver.IsNotFound(err), "evicted, got %v", err)
+				assert.True(t, apierrors.IsNotFound(err), "evicted, got %v", err)
 				return
 			}
 			require.NoError(t, err)

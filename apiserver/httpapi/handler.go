@@ -15,6 +15,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/clock"
 )
@@ -203,7 +204,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.log.Error("panic serving a request", zap.String("method", r.Method), zap.String("url", r.URL.String()),
 				zap.Any("panic", p), zap.ByteString("stack", debug.Stack()))
 			if !rw.wrote {
-				writeError(rw, apiserver.NewInternalError(fmt.Errorf("the server panicked serving %s %s", r.Method, r.URL.Path)))
+				writeError(rw, apierrors.NewInternalError(fmt.Errorf("the server panicked serving %s %s", r.Method, r.URL.Path)))
 			}
 		}
 		h.metrics.observe(info, rw.code(), h.clock.Since(start))
@@ -211,7 +212,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	if h.token != "" && !isHealthPath(r.URL.Path) && !h.authorized(r) {
 		info.resource = "unauthorized"
-		writeError(rw, apiserver.NewUnauthorized("Unauthorized"))
+		writeError(rw, apierrors.NewUnauthorized("Unauthorized"))
 		return
 	}
 	if r.Body != nil {

@@ -12,7 +12,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 )
 
 // HealthChecker is one named check behind /healthz, /livez or /readyz, as
@@ -87,7 +87,7 @@ func (h *Handler) newHealthChecks(health, ready []HealthChecker) (healthChecks, 
 // kube-apiserver's etcd does, answers a list. An in-memory store always
 // answers; the check is here so that /readyz?verbose reads as kube's.
 func (h *Handler) checkStore() error {
-	_, err := h.srv.List(context.Background(), apiserver.Namespaces, "", apiserver.ListOptions{Limit: 1})
+	_, err := h.srv.List(context.Background(), client.Namespaces, "", client.ListOptions{Limit: 1})
 	return err
 }
 

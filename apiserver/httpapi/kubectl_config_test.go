@@ -8,7 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 )
 
@@ -26,14 +27,14 @@ func TestKubectlConfigKinds(t *testing.T) {
 		assert.Equal(t, "secret/db created\n", k.ok("", "create", "secret", "generic", "db", "--from-literal=password=hunter2"))
 		assert.Equal(t, "serviceaccount/builder created\n", k.ok("", "create", "serviceaccount", "builder"))
 
-		cm, err := apiserver.For[*api.ConfigMap](ts.srv).Get(ctx, "default", "app")
+		cm, err := client.For[*api.ConfigMap](ts.srv).Get(ctx, "default", "app")
 		require.NoError(t, err)
 		assert.Equal(t, map[string]string{"a": "b", "mode": "dev"}, cm.Data)
-		s, err := apiserver.For[*api.Secret](ts.srv).Get(ctx, "default", "db")
+		s, err := client.For[*api.Secret](ts.srv).Get(ctx, "default", "db")
 		require.NoError(t, err)
 		assert.Equal(t, map[string][]byte{"password": []byte("hunter2")}, s.Data)
 		assert.Equal(t, api.SecretTypeOpaque, s.Type)
-		_, err = apiserver.For[*api.ServiceAccount](ts.srv).Get(ctx, "default", "builder")
+		_, err = client.For[*api.ServiceAccount](ts.srv).Get(ctx, "default", "builder")
 		require.NoError(t, err)
 	})
 	t.Run("stringData from a manifest", func(t *testing.T) {
@@ -88,8 +89,8 @@ func TestKubectlConfigKinds(t *testing.T) {
 		bad := "apiVersion: v1\nkind: Secret\nmetadata:\n  name: half\ntype: kubernetes.io/tls\nstringData:\n  tls.crt: cert\n"
 		errOut := k.fails(bad, "create", "-f", "-")
 		assert.Contains(t, errOut, `The Secret "half" is invalid: data[tls.key]: Required value`)
-		_, err := apiserver.For[*api.Secret](ts.srv).Get(ctx, "default", "half")
-		assert.True(t, apiserver.IsNotFound(err), "nothing stored")
+		_, err := client.For[*api.Secret](ts.srv).Get(ctx, "default", "half")
+		assert.True(t, apierrors.IsNotFound(err), "nothing stored")
 	})
 	t.Run("immutable", func(t *testing.T) {
 		manifest := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: frozen\nimmutable: true\ndata:\n  k: v\n"

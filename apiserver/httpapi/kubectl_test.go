@@ -14,8 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver/httpapi"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 )
 
@@ -134,8 +135,8 @@ func TestKubectl(t *testing.T) {
 	ts := newTestServer(t, clock.Real{}, nil)
 	k := newKubectl(t, ts.url)
 	ctx := context.Background()
-	pods := apiserver.For[*api.Pod](ts.srv)
-	rcs := apiserver.For[*api.ReplicationController](ts.srv)
+	pods := client.For[*api.Pod](ts.srv)
+	rcs := client.For[*api.ReplicationController](ts.srv)
 
 	t.Run("version", func(t *testing.T) {
 		out := k.ok("", "version")
@@ -176,7 +177,7 @@ func TestKubectl(t *testing.T) {
 		// which send protobuf bodies.
 		assert.Equal(t, "namespace/team-a created\n", k.ok("", "create", "namespace", "team-a"))
 		assert.Equal(t, "service/api created\n", k.ok("", "create", "service", "clusterip", "api", "--tcp=80:8080", "-n", "team-a"))
-		svc, err := apiserver.For[*api.Service](ts.srv).Get(ctx, "team-a", "api")
+		svc, err := client.For[*api.Service](ts.srv).Get(ctx, "team-a", "api")
 		require.NoError(t, err)
 		assert.Equal(t, int32(80), svc.Spec.Ports[0].Port)
 		assert.Equal(t, api.FromInt(8080), svc.Spec.Ports[0].TargetPort)
@@ -193,7 +194,7 @@ func TestKubectl(t *testing.T) {
 		assert.Contains(t, errOut, `The Pod "bad" is invalid:`)
 		assert.Contains(t, errOut, "spec.containers: Required value")
 		_, err := pods.Get(ctx, "default", "bad")
-		assert.True(t, apiserver.IsNotFound(err), "nothing stored")
+		assert.True(t, apierrors.IsNotFound(err), "nothing stored")
 	})
 	t.Run("get missing", func(t *testing.T) {
 		assert.Contains(t, k.fails("", "get", "pod", "nope"), `Error from server (NotFound): pods "nope" not found`)
@@ -324,7 +325,7 @@ func TestKubectl(t *testing.T) {
 	t.Run("apply server-side", func(t *testing.T) {
 		svc := strings.ReplaceAll(svcManifest, "frontend", "backend")
 		assert.Equal(t, "service/backend serverside-applied\n", k.ok(svc, "apply", "--server-side", "-f", "-"))
-		got, err := apiserver.For[*api.Service](ts.srv).Get(ctx, "default", "backend")
+		got, err := client.For[*api.Service](ts.srv).Get(ctx, "default", "backend")
 		require.NoError(t, err)
 		assert.Equal(t, api.ServiceTypeClusterIP, got.Spec.Type)
 		require.NotEmpty(t, got.Metadata.ManagedFields)
@@ -333,7 +334,7 @@ func TestKubectl(t *testing.T) {
 
 		more := strings.Replace(svc, "  - port: 80\n", "  - port: 80\n    name: http\n  - port: 443\n    name: https\n", 1)
 		assert.Equal(t, "service/backend serverside-applied\n", k.ok(more, "apply", "--server-side", "-f", "-"))
-		got, err = apiserver.For[*api.Service](ts.srv).Get(ctx, "default", "backend")
+		got, err = client.For[*api.Service](ts.srv).Get(ctx, "default", "backend")
 		require.NoError(t, err)
 		assert.Len(t, got.Spec.Ports, 2)
 	})
@@ -362,7 +363,7 @@ func TestKubectl(t *testing.T) {
 	t.Run("delete", func(t *testing.T) {
 		assert.Equal(t, "pod \"web\" deleted\n", k.ok("", "delete", "pod", "web"))
 		_, err := pods.Get(ctx, "default", "web")
-		assert.True(t, apiserver.IsNotFound(err))
+		assert.True(t, apierrors.IsNotFound(err))
 		assert.Contains(t, k.fails("", "delete", "pod", "web"), `Error from server (NotFound): pods "web" not found`)
 	})
 	t.Run("delete cascade", func(t *testing.T) { testDeleteCascade(t, k, ts) })
@@ -397,7 +398,7 @@ func testGetWatch(t *testing.T, k *kubectl, ts *testServer) {
 	assert.Equal(t, "NAME", next()[0])
 	assert.Equal(t, []string{"web", "0/1", "Pending"}, next()[:3])
 
-	p, err := apiserver.For[*api.Pod](ts.srv).Get(ctx, "default", "web")
+	p, err := client.For[*api.Pod](ts.srv).Get(ctx, "default", "web")
 	require.NoError(t, err)
 	running := p.DeepCopyObject().(*api.Pod)
 	running.Status.Phase = api.PodRunning
@@ -415,16 +416,16 @@ func testGetWatch(t *testing.T, k *kubectl, ts *testServer) {
 // finalizer the collector acts on.
 func testDeleteCascade(t *testing.T, k *kubectl, ts *testServer) {
 	ctx := context.Background()
-	rcs := apiserver.For[*api.ReplicationController](ts.srv)
-	pods := apiserver.For[*api.Pod](ts.srv)
+	rcs := client.For[*api.ReplicationController](ts.srv)
+	pods := client.For[*api.Pod](ts.srv)
 	tests := []struct {
 		cascade       string
 		wantRemoved   bool
 		wantFinalizer string
 	}{
 		{cascade: "background", wantRemoved: true},
-		{cascade: "foreground", wantFinalizer: apiserver.FinalizerForeground},
-		{cascade: "orphan", wantFinalizer: apiserver.FinalizerOrphan},
+		{cascade: "foreground", wantFinalizer: api.FinalizerDeleteDependents},
+		{cascade: "orphan", wantFinalizer: api.FinalizerOrphanDependents},
 	}
 	for _, tt := range tests {
 		t.Run(tt.cascade, func(t *testing.T) {
@@ -440,7 +441,7 @@ func testDeleteCascade(t *testing.T, k *kubectl, ts *testServer) {
 			assert.Equal(t, "replicationcontroller \""+name+"\" deleted\n", out)
 			got, err := rcs.Get(ctx, "default", name)
 			if tt.wantRemoved {
-				assert.True(t, apiserver.IsNotFound(err), "removed at once")
+				assert.True(t, apierrors.IsNotFound(err), "removed at once")
 			} else {
 				require.NoError(t, err)
 				assert.NotNil(t, got.Metadata.DeletionTimestamp)
@@ -473,16 +474,16 @@ func TestKubectlDrain(t *testing.T) {
 		<-swept
 	}()
 
-	nodes := apiserver.For[*api.Node](ts.srv)
-	pods := apiserver.For[*api.Pod](ts.srv)
+	nodes := client.For[*api.Node](ts.srv)
+	pods := client.For[*api.Pod](ts.srv)
 	for _, name := range []string{"node-1", "node-2"} {
 		_, err := nodes.Create(ctx, &api.Node{Metadata: api.ObjectMeta{Name: name},
 			Status: api.NodeStatus{Conditions: []api.NodeCondition{{Type: api.NodeReady, Status: api.ConditionTrue}}}})
 		require.NoError(t, err)
 	}
-	_, err := apiserver.For[*api.Namespace](ts.srv).Create(ctx, &api.Namespace{Metadata: api.ObjectMeta{Name: "team"}})
+	_, err := client.For[*api.Namespace](ts.srv).Create(ctx, &api.Namespace{Metadata: api.ObjectMeta{Name: "team"}})
 	require.NoError(t, err)
-	owner, err := apiserver.For[*api.ReplicationController](ts.srv).Create(ctx, rcOf("default", "web", 3))
+	owner, err := client.For[*api.ReplicationController](ts.srv).Create(ctx, rcOf("default", "web", 3))
 	require.NoError(t, err)
 	placed := map[string]string{"default/web-1": "node-1", "team/web-2": "node-1", "default/web-3": "node-2"}
 	for key, node := range placed {
@@ -512,7 +513,7 @@ func TestKubectlDrain(t *testing.T) {
 		ns, name, _ := strings.Cut(key, "/")
 		_, err := pods.Get(ctx, ns, name)
 		if node == "node-1" {
-			assert.True(t, apiserver.IsNotFound(err), "%s was evicted, got %v", key, err)
+			assert.True(t, apierrors.IsNotFound(err), "%s was evicted, got %v", key, err)
 		} else {
 			assert.NoError(t, err, "%s is on another node", key)
 		}
@@ -541,7 +542,7 @@ func TestKubectlEvents(t *testing.T) {
 		Source: api.EventSource{Component: "kubelet", Host: "node-1"}, Count: 3,
 		FirstTimestamp: api.NewTime(epoch.Add(-time.Hour)), LastTimestamp: api.NewTime(epoch.Add(-2 * time.Minute)),
 	}
-	_, err := apiserver.For[*api.Event](ts.srv).Create(ctx, old)
+	_, err := client.For[*api.Event](ts.srv).Create(ctx, old)
 	require.NoError(t, err)
 	recorded := &api.EventsV1Event{
 		Metadata:  api.ObjectMeta{Namespace: "team-a", Name: "db.2"},
@@ -550,9 +551,9 @@ func TestKubectlEvents(t *testing.T) {
 		EventTime:           api.NewMicroTime(epoch.Add(-30 * time.Second)),
 		ReportingController: "default-scheduler", ReportingInstance: "default-scheduler-1",
 	}
-	_, err = apiserver.For[*api.Namespace](ts.srv).Create(ctx, &api.Namespace{Metadata: api.ObjectMeta{Name: "team-a"}})
+	_, err = client.For[*api.Namespace](ts.srv).Create(ctx, &api.Namespace{Metadata: api.ObjectMeta{Name: "team-a"}})
 	require.NoError(t, err)
-	_, err = apiserver.For[*api.EventsV1Event](ts.srv).Create(ctx, recorded)
+	_, err = client.For[*api.EventsV1Event](ts.srv).Create(ctx, recorded)
 	require.NoError(t, err)
 
 	want := [][]string{
@@ -590,7 +591,7 @@ func TestKubectlLogsAuthAndConnect(t *testing.T) {
 	ctx := context.Background()
 	p := podOf("default", "web", map[string]string{"app": "web"})
 	p.Spec.NodeName = "node-0"
-	created, err := apiserver.For[*api.Pod](ts.srv).Create(ctx, p)
+	created, err := client.For[*api.Pod](ts.srv).Create(ctx, p)
 	require.NoError(t, err)
 	running := created.DeepCopy()
 	running.Status.Phase = api.PodRunning // exec and port-forward check the phase first

@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 )
 
 // LogSource gives the logs of pods' containers, as a kubelet serves them.
@@ -25,7 +26,7 @@ import (
 type LogSource interface {
 	// ContainerLog returns the lines that the named container of pod wrote
 	// in its current run (or, with previous, in the run before), only those
-	// whose Seq is above after. It returns a *apiserver.StatusError (400
+	// whose Seq is above after. It returns a *apierrors.StatusError (400
 	// BadRequest, as a kubelet's answer reaches kubectl) when there is no
 	// such run: the container is waiting to start, or has no previous run.
 	ContainerLog(pod *api.Pod, container string, previous bool, after int64) (ContainerLog, error)
@@ -85,33 +86,33 @@ func logOptionsOf(q url.Values, podName string) (logOptions, error) {
 		}
 		i, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			return opts, apiserver.NewBadRequest(fmt.Sprintf("%s %q is not an integer", n.name, v))
+			return opts, apierrors.NewBadRequest(fmt.Sprintf("%s %q is not an integer", n.name, v))
 		}
 		*n.to = &i
 	}
 	if v := q.Get("sinceTime"); v != "" {
 		t, err := time.Parse(time.RFC3339, v)
 		if err != nil {
-			return opts, apiserver.NewBadRequest(fmt.Sprintf("sinceTime %q is not an RFC 3339 time", v))
+			return opts, apierrors.NewBadRequest(fmt.Sprintf("sinceTime %q is not an RFC 3339 time", v))
 		}
 		opts.sinceTime = &t
 	}
 
-	var errs apiserver.FieldErrors
+	var errs apierrors.FieldErrors
 	if opts.tailLines != nil && *opts.tailLines < 0 {
-		errs = append(errs, apiserver.FieldError{Type: api.CauseTypeFieldValueInvalid, Field: "tailLines", BadValue: *opts.tailLines, Detail: "must be greater than or equal to 0"})
+		errs = append(errs, apierrors.FieldError{Type: api.CauseTypeFieldValueInvalid, Field: "tailLines", BadValue: *opts.tailLines, Detail: "must be greater than or equal to 0"})
 	}
 	if opts.limitBytes != nil && *opts.limitBytes < 1 {
-		errs = append(errs, apiserver.FieldError{Type: api.CauseTypeFieldValueInvalid, Field: "limitBytes", BadValue: *opts.limitBytes, Detail: "must be greater than 0"})
+		errs = append(errs, apierrors.FieldError{Type: api.CauseTypeFieldValueInvalid, Field: "limitBytes", BadValue: *opts.limitBytes, Detail: "must be greater than 0"})
 	}
 	switch {
 	case opts.sinceSeconds != nil && opts.sinceTime != nil:
-		errs = append(errs, apiserver.FieldError{Type: api.CauseTypeFieldValueForbidden, Detail: "at most one of `sinceTime` or `sinceSeconds` may be specified"})
+		errs = append(errs, apierrors.FieldError{Type: api.CauseTypeFieldValueForbidden, Detail: "at most one of `sinceTime` or `sinceSeconds` may be specified"})
 	case opts.sinceSeconds != nil && *opts.sinceSeconds < 1:
-		errs = append(errs, apiserver.FieldError{Type: api.CauseTypeFieldValueInvalid, Field: "sinceSeconds", BadValue: *opts.sinceSeconds, Detail: "must be greater than 0"})
+		errs = append(errs, apierrors.FieldError{Type: api.CauseTypeFieldValueInvalid, Field: "sinceSeconds", BadValue: *opts.sinceSeconds, Detail: "must be greater than 0"})
 	}
 	if len(errs) > 0 {
-		return opts, apiserver.NewInvalid("", "PodLogOptions", podName, errs)
+		return opts, apierrors.NewInvalid("", "PodLogOptions", podName, errs)
 	}
 	return opts, nil
 }
@@ -126,20 +127,20 @@ func logContainer(pod *api.Pod, name string) (string, error) {
 		case 1:
 			return pod.Spec.Containers[0].Name, nil
 		case 0:
-			return "", apiserver.NewBadRequest(fmt.Sprintf("a container name must be specified for pod %s", pod.Metadata.Name))
+			return "", apierrors.NewBadRequest(fmt.Sprintf("a container name must be specified for pod %s", pod.Metadata.Name))
 		}
 		var names []string
 		for _, c := range slices.Concat(pod.Spec.InitContainers, pod.Spec.Containers) {
 			names = append(names, c.Name)
 		}
-		return "", apiserver.NewBadRequest(fmt.Sprintf("a container name must be specified for pod %s, choose one of: %v", pod.Metadata.Name, names))
+		return "", apierrors.NewBadRequest(fmt.Sprintf("a container name must be specified for pod %s, choose one of: %v", pod.Metadata.Name, names))
 	}
 	for _, c := range slices.Concat(pod.Spec.InitContainers, pod.Spec.Containers) {
 		if c.Name == name {
 			return name, nil
 		}
 	}
-	return "", apiserver.NewBadRequest(fmt.Sprintf("container %s is not valid for pod %s", name, pod.Metadata.Name))
+	return "", apierrors.NewBadRequest(fmt.Sprintf("container %s is not valid for pod %s", name, pod.Metadata.Name))
 }
 
 // serveLog answers GET pods/{name}/log: the pod's container log as plain
@@ -153,7 +154,7 @@ func (h *Handler) serveLog(w http.ResponseWriter, r *http.Request, req resourceR
 	if err != nil {
 		return err
 	}
-	pod, err := apiserver.For[*api.Pod](h.srv).Get(r.Context(), req.namespace, req.name)
+	pod, err := client.For[*api.Pod](h.srv).Get(r.Context(), req.namespace, req.name)
 	if err != nil {
 		return err
 	}
@@ -166,7 +167,7 @@ func (h *Handler) serveLog(w http.ResponseWriter, r *http.Request, req resourceR
 		return nil
 	}
 	if h.logs == nil {
-		return apiserver.NewBadRequest(fmt.Sprintf("no kubelet serves the logs of pod %s: this server runs without simulated nodes", req.name))
+		return apierrors.NewBadRequest(fmt.Sprintf("no kubelet serves the logs of pod %s: this server runs without simulated nodes", req.name))
 	}
 	log, err := h.logs.ContainerLog(pod, container, opts.previous, 0)
 	if err != nil {

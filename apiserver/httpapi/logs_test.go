@@ -13,8 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver/httpapi"
+	"github.com/miniplane/miniplane/client"
 )
 
 // fakeLogs is a LogSource with a current and a previous run per container
@@ -58,9 +59,9 @@ func (f *fakeLogs) ContainerLog(pod *api.Pod, container string, previous bool, a
 	r := f.runs[key]
 	if r == nil {
 		if previous {
-			return httpapi.ContainerLog{}, apiserver.NewBadRequest(fmt.Sprintf("previous terminated container %q in pod %q not found", container, pod.Metadata.Name))
+			return httpapi.ContainerLog{}, apierrors.NewBadRequest(fmt.Sprintf("previous terminated container %q in pod %q not found", container, pod.Metadata.Name))
 		}
-		return httpapi.ContainerLog{}, apiserver.NewBadRequest(fmt.Sprintf("container %q in pod %q is waiting to start: ContainerCreating", container, pod.Metadata.Name))
+		return httpapi.ContainerLog{}, apierrors.NewBadRequest(fmt.Sprintf("container %q in pod %q is waiting to start: ContainerCreating", container, pod.Metadata.Name))
 	}
 	out := httpapi.ContainerLog{Ended: r.ended}
 	for _, l := range r.lines {
@@ -90,7 +91,7 @@ func logFixture(t *testing.T) (*fixture, *fakeLogs) {
 		_, err := f.srv.Create(ctx, p)
 		require.NoError(t, err)
 	}
-	_, err := f.srv.Delete(ctx, apiserver.Pods, "default", "web", api.DeleteOptions{GracePeriodSeconds: ptr(int64(0))})
+	_, err := f.srv.Delete(ctx, client.Pods, "default", "web", api.DeleteOptions{GracePeriodSeconds: ptr(int64(0))})
 	require.NoError(t, err)
 	bound("web", "app")
 	bound("two", "app", "sidecar")

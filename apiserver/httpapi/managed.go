@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/apiserver/patch"
 )
@@ -48,7 +49,7 @@ func (h *Handler) trackUpdate(info apiserver.ResourceInfo, old, obj api.Object, 
 	}
 	newJSON, err := json.Marshal(obj)
 	if err != nil {
-		return nil, apiserver.NewInternalError(err)
+		return nil, apierrors.NewInternalError(err)
 	}
 	if old == nil {
 		// A create: only the new entry is computed; obj, decoded from this
@@ -63,7 +64,7 @@ func (h *Handler) trackUpdate(info apiserver.ResourceInfo, old, obj api.Object, 
 	}
 	oldJSON, err := json.Marshal(old)
 	if err != nil {
-		return nil, apiserver.NewInternalError(err)
+		return nil, apierrors.NewInternalError(err)
 	}
 	tracked, err := patch.TrackUpdate(info.Kind, oldJSON, newJSON, manager, h.clock.Now())
 	if err != nil {
@@ -71,7 +72,7 @@ func (h *Handler) trackUpdate(info apiserver.ResourceInfo, old, obj api.Object, 
 	}
 	out := info.New()
 	if err := json.Unmarshal(tracked, out); err != nil {
-		return nil, apiserver.NewInternalError(err)
+		return nil, apierrors.NewInternalError(err)
 	}
 	return out, nil
 }
@@ -86,11 +87,11 @@ func (h *Handler) trackSubresource(info apiserver.ResourceInfo, sub string, cur,
 	}
 	oldJSON, err := json.Marshal(cur)
 	if err != nil {
-		return nil, apiserver.NewInternalError(err)
+		return nil, apierrors.NewInternalError(err)
 	}
 	newJSON, err := json.Marshal(changed)
 	if err != nil {
-		return nil, apiserver.NewInternalError(err)
+		return nil, apierrors.NewInternalError(err)
 	}
 	tracked, err := patch.TrackSubresourceUpdate(info.Kind, sub, oldJSON, newJSON, manager, h.clock.Now())
 	if err != nil {
@@ -102,7 +103,7 @@ func (h *Handler) trackSubresource(info apiserver.ResourceInfo, sub string, cur,
 		} `json:"metadata"`
 	}
 	if err := json.Unmarshal(tracked, &out); err != nil {
-		return nil, apiserver.NewInternalError(err)
+		return nil, apierrors.NewInternalError(err)
 	}
 	if out.Metadata.ManagedFields == nil {
 		return []api.ManagedFieldsEntry{}, nil // none left: store none

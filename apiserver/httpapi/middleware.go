@@ -7,8 +7,10 @@ import (
 	"strings"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/api/protobuf"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 )
 
 // This file is what middleware in front of a Handler needs in order to
@@ -71,7 +73,7 @@ func (h *Handler) RouteOf(r *http.Request) (Route, bool) {
 }
 
 // WriteStatus answers r with err's Status (an InternalError if err is not
-// a *apiserver.StatusError), in the format r's Accept header prefers, with
+// a *apierrors.StatusError), in the format r's Accept header prefers, with
 // the Status's code and, when its details carry RetryAfterSeconds, a
 // Retry-After header: exactly as the Handler answers its own errors.
 func WriteStatus(w http.ResponseWriter, r *http.Request, err error) {
@@ -89,10 +91,10 @@ func WatchErrorEvent(contentType string, err error) ([]byte, error) {
 	if mt, _, perr := mime.ParseMediaType(contentType); perr == nil && mt == protobuf.MediaType {
 		f = formatProtobuf
 	}
-	st := apiserver.StatusOf(err)
+	st := apierrors.StatusOf(err)
 	var buf bufferWriter
 	s := &stream{w: &buf, out: output{format: f}}
-	if werr := s.write([]apiserver.WatchEvent{{Type: api.WatchError, Status: &st}}); werr != nil {
+	if werr := s.write([]client.WatchEvent{{Type: api.WatchError, Status: &st}}); werr != nil {
 		return nil, werr
 	}
 	return buf.Bytes(), nil

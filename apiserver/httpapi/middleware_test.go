@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/api/protobuf"
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/apiserver/httpapi"
@@ -80,9 +81,9 @@ func TestWriteStatus(t *testing.T) {
 		wantRetry  string
 		wantFormat string
 	}{
-		{name: "json", err: apiserver.NewConflict(apiserver.GroupResource{Resource: "pods"}, "p", apiserver.ConflictModified),
+		{name: "json", err: apierrors.NewConflict(apierrors.GroupResource{Resource: "pods"}, "p", apierrors.ConflictModified),
 			wantCode: http.StatusConflict, wantFormat: "application/json"},
-		{name: "protobuf", accept: protobuf.MediaType + ",application/json", err: apiserver.NewTooManyRequests("slow down", 2),
+		{name: "protobuf", accept: protobuf.MediaType + ",application/json", err: apierrors.NewTooManyRequests("slow down", 2),
 			wantCode: http.StatusTooManyRequests, wantRetry: "2", wantFormat: protobuf.MediaType},
 		{name: "a plain error is a 500", err: errors.New("boom"), wantCode: http.StatusInternalServerError, wantFormat: "application/json"},
 	}
@@ -98,14 +99,14 @@ func TestWriteStatus(t *testing.T) {
 			assert.Equal(t, tt.wantRetry, rec.Header().Get("Retry-After"))
 			assert.Equal(t, tt.wantFormat, rec.Header().Get("Content-Type"))
 			st := statusOf(t, rec)
-			assert.Equal(t, apiserver.StatusOf(tt.err).Reason, st.Reason)
+			assert.Equal(t, apierrors.StatusOf(tt.err).Reason, st.Reason)
 			assert.Equal(t, int32(tt.wantCode), st.Code)
 		})
 	}
 }
 
 func TestWatchErrorEvent(t *testing.T) {
-	gone := apiserver.NewTooOldResourceVersion(5, 10)
+	gone := apierrors.NewTooOldResourceVersion(5, 10)
 	t.Run("json", func(t *testing.T) {
 		b, err := httpapi.WatchErrorEvent("application/json", gone)
 		require.NoError(t, err)

@@ -5,8 +5,8 @@ import (
 	"mime"
 	"net/http"
 
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/api/protobuf"
-	"github.com/miniplane/miniplane/apiserver"
 )
 
 // format is a wire format of request and answer bodies.
@@ -89,13 +89,13 @@ func negotiate(r *http.Request, list bool) (output, error) {
 				include = "Metadata"
 			case "Metadata", "Object", "None":
 			default:
-				return output{}, apiserver.NewBadRequest(fmt.Sprintf("includeObject %q is not one of None, Metadata or Object", include))
+				return output{}, apierrors.NewBadRequest(fmt.Sprintf("includeObject %q is not one of None, Metadata or Object", include))
 			}
 			out.table, out.tableVersion, out.includeObject = true, mt.params["v"], include
 			return out, nil
 		}
 	}
-	return output{}, apiserver.NewNotAcceptable(fmt.Sprintf(
+	return output{}, apierrors.NewNotAcceptable(fmt.Sprintf(
 		"only application/json and %s are served, each as the object, as=%s;g=meta.k8s.io;v=v1, or (JSON only) as=Table;g=meta.k8s.io;v=v1; the request accepts %q",
 		protobuf.MediaType, partialKind, accept))
 }
@@ -136,6 +136,6 @@ func bodyFormat(r *http.Request) (format, error) {
 	case mt == protobuf.MediaType:
 		return formatProtobuf, nil
 	}
-	return formatJSON, apiserver.NewUnsupportedMediaType(fmt.Sprintf(
+	return formatJSON, apierrors.NewUnsupportedMediaType(fmt.Sprintf(
 		"the body of the request was in an unsupported format %q: this server takes application/json and %s", ct, protobuf.MediaType))
 }

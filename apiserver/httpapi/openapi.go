@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
 )
 
@@ -347,7 +348,7 @@ func convertAll(list []*schema, f func(*schema)) []*schema {
 func (h *Handler) serveOpenAPI(w http.ResponseWriter, r *http.Request, rest string) {
 	specs, err := h.openapi()
 	if err != nil {
-		writeError(w, apiserver.NewInternalError(err))
+		writeError(w, apierrors.NewInternalError(err))
 		return
 	}
 	switch {
@@ -366,7 +367,7 @@ func (h *Handler) serveOpenAPI(w http.ResponseWriter, r *http.Request, rest stri
 			serveDoc(w, r, specs.v2JSON, contentTypeJSON)
 			return
 		}
-		writeError(w, apiserver.NewNotAcceptable(fmt.Sprintf(
+		writeError(w, apierrors.NewNotAcceptable(fmt.Sprintf(
 			"/openapi/v2 is served as application/json and %s; the request accepts %q", openAPIV2Protobuf, r.Header.Get("Accept"))))
 	case rest == "v3":
 		serveDoc(w, r, specs.index, contentTypeJSON)
@@ -378,7 +379,7 @@ func (h *Handler) serveOpenAPI(w http.ResponseWriter, r *http.Request, rest stri
 			return
 		}
 		if !acceptsJSON(r.Header.Get("Accept")) {
-			writeError(w, apiserver.NewNotAcceptable(fmt.Sprintf(
+			writeError(w, apierrors.NewNotAcceptable(fmt.Sprintf(
 				"OpenAPI v3 documents are served as application/json only; the request accepts %q", r.Header.Get("Accept"))))
 			return
 		}

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 )
 
@@ -138,7 +138,7 @@ func TestKubectlOpenAPI(t *testing.T) {
 		assert.Equal(t, before, stored(), "nothing stored")
 
 		assert.Equal(t, "pod/listed created\n", k.ok(listManifest(""), "apply", "-f", "-"))
-		p, err := apiserver.For[*api.Pod](ts.srv).Get(t.Context(), "default", "listed")
+		p, err := client.For[*api.Pod](ts.srv).Get(t.Context(), "default", "listed")
 		require.NoError(t, err)
 		assert.Equal(t, "1", p.Spec.Containers[0].Resources.Limits["cpu"])
 	})

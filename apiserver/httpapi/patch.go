@@ -9,8 +9,10 @@ import (
 	"net/url"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/apiserver/patch"
+	"github.com/miniplane/miniplane/client"
 )
 
 // The PATCH content types (Kubernetes' types.PatchType).
@@ -41,7 +43,7 @@ func (h *Handler) servePatch(w http.ResponseWriter, r *http.Request, req resourc
 	switch patchType {
 	case jsonPatchType, mergePatchType, strategicMergePatchType, applyPatchType:
 	default:
-		return apiserver.NewUnsupportedMediaType(fmt.Sprintf("the patch content type %q is not supported: use %s, %s, %s or %s",
+		return apierrors.NewUnsupportedMediaType(fmt.Sprintf("the patch content type %q is not supported: use %s, %s, %s or %s",
 			ct, jsonPatchType, mergePatchType, strategicMergePatchType, applyPatchType))
 	}
 	out, err := negotiate(r, false)
@@ -52,19 +54,19 @@ func (h *Handler) servePatch(w http.ResponseWriter, r *http.Request, req resourc
 	if err != nil {
 		return err
 	}
-	opts := apiserver.WriteOptions{DryRun: dry}
+	opts := client.WriteOptions{DryRun: dry}
 	force, err := boolParam(q, "force")
 	if err != nil {
 		return err
 	}
 	manager := managerOf(r)
 	if patchType == applyPatchType && q.Get("fieldManager") == "" {
-		return apiserver.NewInvalid("meta.k8s.io", "PatchOptions", "", apiserver.FieldErrors{
+		return apierrors.NewInvalid("meta.k8s.io", "PatchOptions", "", apierrors.FieldErrors{
 			apiserver.Required(apiserver.NewPath("fieldManager"), "is required for apply requests"),
 		})
 	}
 	if patchType != applyPatchType && q.Has("force") {
-		return apiserver.NewInvalid("meta.k8s.io", "PatchOptions", "", apiserver.FieldErrors{
+		return apierrors.NewInvalid("meta.k8s.io", "PatchOptions", "", apierrors.FieldErrors{
 			apiserver.Forbidden(apiserver.NewPath("force"), "may not be specified for non-apply patch"),
 		})
 	}
@@ -82,7 +84,7 @@ func (h *Handler) servePatch(w http.ResponseWriter, r *http.Request, req resourc
 			}
 			return p.h.writeObject(w, code, out, req.info, result.(api.Object))
 		}
-		lostRace := apiserver.IsConflict(err) && !apiserver.HasCause(err, patch.CauseTypeFieldManagerConflict)
+		lostRace := apierrors.IsConflict(err) && !apierrors.HasStatusCause(err, patch.CauseTypeFieldManagerConflict)
 		if !lostRace || p.precondition || attempt == maxPatchAttempts {
 			return err
 		}
@@ -99,7 +101,7 @@ type patchRequest struct {
 	body      []byte
 	manager   string
 	force     bool
-	opts      apiserver.WriteOptions
+	opts      client.WriteOptions
 
 	// precondition is set once a patch result carries a resourceVersion
 	// other than the one read: the client's own precondition, which a
@@ -126,7 +128,7 @@ func (p *patchRequest) try(r *http.Request) (int, any, error) {
 		p.precondition = sc.Metadata.ResourceVersion != cur.Metadata.ResourceVersion
 		opts := p.opts
 		if p.manager != "" {
-			rc, err := p.h.srv.Get(ctx, req.info.Name(), req.namespace, req.name, apiserver.GetOptions{})
+			rc, err := p.h.srv.Get(ctx, req.info.Name(), req.namespace, req.name, client.GetOptions{})
 			if err != nil {
 				return 0, nil, err
 			}
@@ -134,12 +136,12 @@ func (p *patchRequest) try(r *http.Request) (int, any, error) {
 				return 0, nil, err
 			}
 		}
-		out, err := p.h.srv.UpdateScaleWith(ctx, req.namespace, &sc, opts)
+		out, err := p.h.srv.UpdateScale(ctx, req.namespace, &sc, opts)
 		return http.StatusOK, out, err
 	}
 
-	cur, err := p.h.srv.Get(ctx, req.info.Name(), req.namespace, req.name, apiserver.GetOptions{})
-	if apiserver.IsNotFound(err) && p.patchType == applyPatchType && req.sub == "" {
+	cur, err := p.h.srv.Get(ctx, req.info.Name(), req.namespace, req.name, client.GetOptions{})
+	if apierrors.IsNotFound(err) && p.patchType == applyPatchType && req.sub == "" {
 		return p.applyCreate(r)
 	}
 	if err != nil {
@@ -164,14 +166,14 @@ func (p *patchRequest) try(r *http.Request) (int, any, error) {
 		if opts.ManagedFields, err = p.h.trackSubresource(req.info, "status", cur, withStatusOf(cur, obj), p.manager); err != nil {
 			return 0, nil, err
 		}
-		out, err = p.h.srv.UpdateStatusWith(ctx, obj, opts)
+		out, err = p.h.srv.UpdateStatus(ctx, obj, opts)
 	} else {
 		if p.patchType != applyPatchType {
 			if obj, err = p.h.trackUpdate(req.info, cur, obj, p.manager); err != nil {
 				return 0, nil, err
 			}
 		}
-		out, err = p.h.srv.UpdateWith(ctx, obj, p.opts)
+		out, err = p.h.srv.Update(ctx, obj, p.opts)
 	}
 	if err != nil {
 		return 0, nil, err
@@ -194,10 +196,10 @@ func (p *patchRequest) applyCreate(r *http.Request) (int, any, error) {
 	if err := checkObjectPath(obj.GetObjectMeta(), req.info, req.namespace, req.name); err != nil {
 		return 0, nil, err
 	}
-	out, err := p.h.srv.CreateWith(r.Context(), obj, p.opts)
-	if apiserver.IsAlreadyExists(err) {
+	out, err := p.h.srv.Create(r.Context(), obj, p.opts)
+	if apierrors.IsAlreadyExists(err) {
 		// Created by someone else meanwhile: apply to it instead.
-		return 0, nil, apiserver.NewConflict(req.info.GroupResource(), req.name, apiserver.ConflictModified)
+		return 0, nil, apierrors.NewConflict(req.info.GroupResource(), req.name, apierrors.ConflictModified)
 	}
 	if err != nil {
 		return 0, nil, err
@@ -210,7 +212,7 @@ func (p *patchRequest) applyCreate(r *http.Request) (int, any, error) {
 func (p *patchRequest) patchInto(cur any, kind string, into any, wantKind, wantAPIVersion string) error {
 	orig, err := json.Marshal(cur)
 	if err != nil {
-		return apiserver.NewInternalError(err)
+		return apierrors.NewInternalError(err)
 	}
 	var patched []byte
 	if p.patchType == applyPatchType {
@@ -245,5 +247,5 @@ func patchStatus(err error, info apiserver.ResourceInfo, name string) error {
 		st.Details = &api.StatusDetails{}
 	}
 	st.Details.Name, st.Details.Group, st.Details.Kind = name, info.Group, info.Resource
-	return &apiserver.StatusError{Status: st}
+	return &apierrors.StatusError{Status: st}
 }

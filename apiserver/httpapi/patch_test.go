@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 )
 
 const (
@@ -60,14 +60,14 @@ func TestPatch(t *testing.T) {
 			}},
 		{name: "scale patch answers a Scale", req: patchReq(rc+"/scale", mergePatch, `{"spec":{"replicas":7}}`), wantCode: 200,
 			check: func(t *testing.T, f *fixture) {
-				r, err := apiserver.For[*api.ReplicationController](f.srv).Get(ctx, "default", "frontend")
+				r, err := client.For[*api.ReplicationController](f.srv).Get(ctx, "default", "frontend")
 				require.NoError(t, err)
 				assert.Equal(t, int32(7), *r.Spec.Replicas)
 			}},
 		{name: "server-side apply creates", req: patchReq("/api/v1/namespaces/default/pods/applied?fieldManager=kubectl", applyPatch,
 			`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"applied","namespace":"default"},"spec":{"containers":[{"name":"c","image":"busybox"}]}}`), wantCode: 201,
 			check: func(t *testing.T, f *fixture) {
-				p, err := apiserver.For[*api.Pod](f.srv).Get(ctx, "default", "applied")
+				p, err := client.For[*api.Pod](f.srv).Get(ctx, "default", "applied")
 				require.NoError(t, err)
 				require.Len(t, p.Metadata.ManagedFields, 1)
 				assert.Equal(t, "Apply", p.Metadata.ManagedFields[0].Operation)
@@ -75,7 +75,7 @@ func TestPatch(t *testing.T) {
 		{name: "server-side apply updates", req: patchReq(rc+"?fieldManager=kubectl", applyPatch,
 			`{"apiVersion":"v1","kind":"ReplicationController","metadata":{"name":"frontend"},"spec":{"replicas":3}}`), wantCode: 200,
 			check: func(t *testing.T, f *fixture) {
-				r, err := apiserver.For[*api.ReplicationController](f.srv).Get(ctx, "default", "frontend")
+				r, err := client.For[*api.ReplicationController](f.srv).Get(ctx, "default", "frontend")
 				require.NoError(t, err)
 				assert.Equal(t, int32(3), *r.Spec.Replicas)
 				assert.Equal(t, "php", r.Spec.Template.Spec.Containers[0].Name, "fields not applied stay")
@@ -156,7 +156,7 @@ func TestApplyConflict(t *testing.T) {
 
 	rec = f.do(t, patchReq(rc+"?fieldManager=alice&force=true", applyPatch, body))
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
-	r, err := apiserver.For[*api.ReplicationController](f.srv).Get(ctx, "default", "frontend")
+	r, err := client.For[*api.ReplicationController](f.srv).Get(ctx, "default", "frontend")
 	require.NoError(t, err)
 	assert.Equal(t, int32(3), *r.Spec.Replicas)
 }
@@ -167,7 +167,7 @@ func TestManagedFieldsOnWrites(t *testing.T) {
 	f := newFixture(t, nil)
 	req := request{method: "POST", path: "/api/v1/namespaces/default/pods", body: newPodJSON, header: map[string]string{"User-Agent": "kubectl/v1.32.4 (linux/amd64) kubernetes/4cb5f07"}}
 	require.Equal(t, http.StatusCreated, f.do(t, req).Code)
-	p, err := apiserver.For[*api.Pod](f.srv).Get(ctx, "default", "new")
+	p, err := client.For[*api.Pod](f.srv).Get(ctx, "default", "new")
 	require.NoError(t, err)
 	require.Len(t, p.Metadata.ManagedFields, 1)
 	assert.Equal(t, "kubectl", p.Metadata.ManagedFields[0].Manager)
@@ -176,7 +176,7 @@ func TestManagedFieldsOnWrites(t *testing.T) {
 	p.Metadata.Labels["tier"] = "web"
 	rec := f.do(t, request{method: "PUT", path: "/api/v1/namespaces/default/pods/new?fieldManager=editor", body: string(mustJSON(t, p))})
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
-	p, err = apiserver.For[*api.Pod](f.srv).Get(ctx, "default", "new")
+	p, err = client.For[*api.Pod](f.srv).Get(ctx, "default", "new")
 	require.NoError(t, err)
 	var managers []string
 	for _, e := range p.Metadata.ManagedFields {
@@ -187,7 +187,7 @@ func TestManagedFieldsOnWrites(t *testing.T) {
 
 func getPod(t *testing.T, f *fixture) *api.Pod {
 	t.Helper()
-	p, err := apiserver.For[*api.Pod](f.srv).Get(ctx, "default", "web")
+	p, err := client.For[*api.Pod](f.srv).Get(ctx, "default", "web")
 	require.NoError(t, err)
 	return p
 }
@@ -213,7 +213,7 @@ func TestSubresourceWritesAreTracked(t *testing.T) {
 
 	rec = f.do(t, patchReq(rc+"/status?fieldManager=rc-controller", mergePatch, `{"status":{"replicas":5}}`))
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
-	r, err := apiserver.For[*api.ReplicationController](f.srv).Get(ctx, "default", "frontend")
+	r, err := client.For[*api.ReplicationController](f.srv).Get(ctx, "default", "frontend")
 	require.NoError(t, err)
 	var subs []string
 	for _, e := range r.Metadata.ManagedFields {

@@ -14,8 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/api/protobuf"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 )
 
@@ -175,7 +176,7 @@ func TestProtobufWrites(t *testing.T) {
 	unwrap(t, rec, "v1", "Status", &st)
 	assert.Equal(t, api.StatusSuccess, st.Status)
 
-	stored, err := f.srv.Get(ctx, apiserver.Pods, "default", "proto", apiserver.GetOptions{})
+	stored, err := f.srv.Get(ctx, client.Pods, "default", "proto", client.GetOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, api.PodRunning, stored.(*api.Pod).Status.Phase)
 	assert.Equal(t, "node-1", stored.(*api.Pod).Spec.NodeName)
@@ -190,8 +191,8 @@ func TestProtobufWrites(t *testing.T) {
 	grace := int64(0)
 	rec = f.do(t, protoRequest(t, "DELETE", pods+"/proto", "v1", "DeleteOptions", &api.DeleteOptions{GracePeriodSeconds: &grace}))
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
-	_, err = f.srv.Get(ctx, apiserver.Pods, "default", "proto", apiserver.GetOptions{})
-	assert.True(t, apiserver.IsNotFound(err), "a delete with grace 0 removes the pod at once: %v", err)
+	_, err = f.srv.Get(ctx, client.Pods, "default", "proto", client.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "a delete with grace 0 removes the pod at once: %v", err)
 
 	t.Run("a Lease's delete sends coordination.k8s.io/v1 DeleteOptions", func(t *testing.T) {
 		leases := "/apis/coordination.k8s.io/v1/namespaces/default/leases"
@@ -300,7 +301,7 @@ func (w *protoWatch) next() (string, protobuf.Unknown) {
 func TestProtobufWatch(t *testing.T) {
 	clk := clock.NewFake(epoch)
 	ts := newTestServer(t, clk, nil)
-	pods := apiserver.For[*api.Pod](ts.srv)
+	pods := client.For[*api.Pod](ts.srv)
 	_, err := pods.Create(ctx, podOf("default", "web", map[string]string{"app": "web"}))
 	require.NoError(t, err)
 	base := ts.url + "/api/v1/namespaces/default/pods?watch=true"

@@ -10,8 +10,10 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/api/protobuf"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 )
 
 // serveResource answers a request on a resource path.
@@ -47,7 +49,7 @@ func (h *Handler) serveMain(w http.ResponseWriter, r *http.Request, req resource
 		if err != nil {
 			return err
 		}
-		obj, err := h.srv.Get(ctx, req.info.Name(), req.namespace, req.name, apiserver.GetOptions{ResourceVersion: q.Get("resourceVersion")})
+		obj, err := h.srv.Get(ctx, req.info.Name(), req.namespace, req.name, client.GetOptions{ResourceVersion: q.Get("resourceVersion")})
 		if err != nil {
 			return err
 		}
@@ -70,7 +72,7 @@ func (h *Handler) serveMain(w http.ResponseWriter, r *http.Request, req resource
 		return h.serveWatch(w, r, req)
 	case "create":
 		if req.info.Namespaced && req.namespace == "" {
-			return apiserver.NewMethodNotSupported(req.info.GroupResource(), "create across namespaces (post to /namespaces/{namespace}/"+req.info.Resource+")")
+			return apierrors.NewMethodNotSupported(req.info.GroupResource(), "create across namespaces (post to /namespaces/{namespace}/"+req.info.Resource+")")
 		}
 		out, err := negotiate(r, false)
 		if err != nil {
@@ -83,7 +85,7 @@ func (h *Handler) serveMain(w http.ResponseWriter, r *http.Request, req resource
 		if obj, err = h.trackUpdate(req.info, nil, obj, managerOf(r)); err != nil {
 			return err
 		}
-		created, err := h.srv.CreateWith(ctx, obj, opts)
+		created, err := h.srv.Create(ctx, obj, opts)
 		if err != nil {
 			return err
 		}
@@ -98,7 +100,7 @@ func (h *Handler) serveMain(w http.ResponseWriter, r *http.Request, req resource
 			return err
 		}
 		if manager := managerOf(r); manager != "" {
-			old, err := h.srv.Get(ctx, req.info.Name(), req.namespace, req.name, apiserver.GetOptions{})
+			old, err := h.srv.Get(ctx, req.info.Name(), req.namespace, req.name, client.GetOptions{})
 			if err != nil {
 				return err
 			}
@@ -106,7 +108,7 @@ func (h *Handler) serveMain(w http.ResponseWriter, r *http.Request, req resource
 				return err
 			}
 		}
-		updated, err := h.srv.UpdateWith(ctx, obj, opts)
+		updated, err := h.srv.Update(ctx, obj, opts)
 		if err != nil {
 			return err
 		}
@@ -150,13 +152,13 @@ func (h *Handler) serveMain(w http.ResponseWriter, r *http.Request, req resource
 		}
 		return h.writeList(w, out, req.info, l)
 	}
-	return apiserver.NewMethodNotSupported(req.info.GroupResource(), req.verb)
+	return apierrors.NewMethodNotSupported(req.info.GroupResource(), req.verb)
 }
 
 // decodeObject reads the body of a create or update of the path's
 // resource, checks it against the path, and reads dryRun.
-func (h *Handler) decodeObject(w http.ResponseWriter, r *http.Request, req resourceRequest) (api.Object, apiserver.WriteOptions, error) {
-	var opts apiserver.WriteOptions
+func (h *Handler) decodeObject(w http.ResponseWriter, r *http.Request, req resourceRequest) (api.Object, client.WriteOptions, error) {
+	var opts client.WriteOptions
 	q := r.URL.Query()
 	dry, err := dryRunOf(q)
 	if err != nil {
@@ -182,7 +184,7 @@ func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request, req resour
 	}
 	switch req.verb {
 	case "get":
-		obj, err := h.srv.Get(ctx, req.info.Name(), req.namespace, req.name, apiserver.GetOptions{})
+		obj, err := h.srv.Get(ctx, req.info.Name(), req.namespace, req.name, client.GetOptions{})
 		if err != nil {
 			return err
 		}
@@ -193,7 +195,7 @@ func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request, req resour
 			return err
 		}
 		if manager := managerOf(r); manager != "" {
-			cur, err := h.srv.Get(ctx, req.info.Name(), req.namespace, req.name, apiserver.GetOptions{})
+			cur, err := h.srv.Get(ctx, req.info.Name(), req.namespace, req.name, client.GetOptions{})
 			if err != nil {
 				return err
 			}
@@ -201,7 +203,7 @@ func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request, req resour
 				return err
 			}
 		}
-		updated, err := h.srv.UpdateStatusWith(ctx, obj, opts)
+		updated, err := h.srv.UpdateStatus(ctx, obj, opts)
 		if err != nil {
 			return err
 		}
@@ -246,9 +248,9 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, req resourc
 		if err := checkObjectPath(&sc.Metadata, req.info, req.namespace, req.name); err != nil {
 			return err
 		}
-		opts := apiserver.WriteOptions{DryRun: dry}
+		opts := client.WriteOptions{DryRun: dry}
 		if manager := managerOf(r); manager != "" {
-			cur, err := h.srv.Get(ctx, req.info.Name(), req.namespace, req.name, apiserver.GetOptions{})
+			cur, err := h.srv.Get(ctx, req.info.Name(), req.namespace, req.name, client.GetOptions{})
 			if err != nil {
 				return err
 			}
@@ -256,7 +258,7 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, req resourc
 				return err
 			}
 		}
-		updated, err := h.srv.UpdateScaleWith(ctx, req.namespace, &sc, opts)
+		updated, err := h.srv.UpdateScale(ctx, req.namespace, &sc, opts)
 		if err != nil {
 			return err
 		}
@@ -285,7 +287,7 @@ func (h *Handler) serveBinding(w http.ResponseWriter, r *http.Request, req resou
 		if err != nil {
 			return err
 		}
-		_, err := h.srv.Get(r.Context(), req.info.Name(), req.namespace, req.name, apiserver.GetOptions{})
+		_, err := h.srv.Get(r.Context(), req.info.Name(), req.namespace, req.name, client.GetOptions{})
 		if err != nil {
 			return err
 		}
@@ -325,7 +327,7 @@ func (h *Handler) serveEviction(w http.ResponseWriter, r *http.Request, req reso
 		return err
 	}
 	if ev.Metadata.Name != req.name {
-		return apiserver.NewBadRequest("name in URL does not match name in Eviction object") // kube-apiserver's words
+		return apierrors.NewBadRequest("name in URL does not match name in Eviction object") // kube-apiserver's words
 	}
 	dry, err := dryRunOf(q)
 	if err != nil {
@@ -336,7 +338,7 @@ func (h *Handler) serveEviction(w http.ResponseWriter, r *http.Request, req reso
 	}
 	for _, v := range ev.DeleteOptions.DryRun {
 		if v != api.DryRunAll {
-			return apiserver.NewBadRequest(fmt.Sprintf("deleteOptions.dryRun %q is not supported: the only value is %q", v, api.DryRunAll))
+			return apierrors.NewBadRequest(fmt.Sprintf("deleteOptions.dryRun %q is not supported: the only value is %q", v, api.DryRunAll))
 		}
 	}
 	if dry {
@@ -391,7 +393,7 @@ func withTypeMeta(info apiserver.ResourceInfo, obj api.Object) api.Object {
 // writeList answers with a list, as XxxList (or PartialObjectMetadataList)
 // in JSON or protobuf, or as a Table. The list's items are encoded one by
 // one into one buffer.
-func (h *Handler) writeList(w http.ResponseWriter, out output, info apiserver.ResourceInfo, l *apiserver.List) error {
+func (h *Handler) writeList(w http.ResponseWriter, out output, info apiserver.ResourceInfo, l *client.List) error {
 	if out.table {
 		t, err := h.tableOf(info, l.Items, out, l.Metadata, true)
 		if err != nil {
@@ -412,7 +414,7 @@ func (h *Handler) writeList(w http.ResponseWriter, out output, info apiserver.Re
 		b, err = appendJSONList(nil, apiVersion, kind, info, &l.Metadata, l.Items, out)
 	}
 	if err != nil {
-		return apiserver.NewInternalError(err)
+		return apierrors.NewInternalError(err)
 	}
 	writeRaw(w, http.StatusOK, out.format.contentType(false), b)
 	return nil

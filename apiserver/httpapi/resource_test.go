@@ -10,8 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver/httpapi"
+	"github.com/miniplane/miniplane/client"
 )
 
 const newPodJSON = `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"new","labels":{"app":"new"}},"spec":{"containers":[{"name":"c","image":"busybox"}]}}`
@@ -58,7 +59,7 @@ func TestCRUD(t *testing.T) {
 		{name: "create", req: request{method: "POST", path: "/api/v1/namespaces/default/pods?fieldManager=kubectl-create&fieldValidation=Strict", body: newPodJSON},
 			wantCode: 201, wantKind: "Pod",
 			check: func(t *testing.T, f *fixture, _ []byte) {
-				p, err := apiserver.For[*api.Pod](f.srv).Get(ctx, "default", "new")
+				p, err := client.For[*api.Pod](f.srv).Get(ctx, "default", "new")
 				require.NoError(t, err)
 				assert.Equal(t, "busybox", p.Spec.Containers[0].Image)
 			}},
@@ -70,14 +71,14 @@ func TestCRUD(t *testing.T) {
 		{name: "update", req: request{method: "PUT", path: "/api/v1/namespaces/default/pods/web", body: `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","labels":{"env":"prod"}},"spec":{"containers":[{"name":"app","image":"nginx:1.27","ports":[{"containerPort":80}]}]}}`},
 			wantCode: 200, wantKind: "Pod",
 			check: func(t *testing.T, f *fixture, _ []byte) {
-				p, err := apiserver.For[*api.Pod](f.srv).Get(ctx, "default", "web")
+				p, err := client.For[*api.Pod](f.srv).Get(ctx, "default", "web")
 				require.NoError(t, err)
 				assert.Equal(t, map[string]string{"env": "prod"}, p.Metadata.Labels)
 			}},
 		{name: "update status", req: request{method: "PUT", path: "/api/v1/namespaces/default/pods/web/status", body: `{"metadata":{"name":"web","labels":{"ignored":"yes"}},"spec":{"containers":[{"name":"app","image":"x"}]},"status":{"phase":"Running","podIP":"10.0.0.9"}}`},
 			wantCode: 200, wantKind: "Pod",
 			check: func(t *testing.T, f *fixture, _ []byte) {
-				p, err := apiserver.For[*api.Pod](f.srv).Get(ctx, "default", "web")
+				p, err := client.For[*api.Pod](f.srv).Get(ctx, "default", "web")
 				require.NoError(t, err)
 				assert.Equal(t, api.PodRunning, p.Status.Phase)
 				assert.Equal(t, "nginx:1.27", p.Spec.Containers[0].Image, "a status update changes only status")
@@ -86,25 +87,25 @@ func TestCRUD(t *testing.T) {
 		{name: "get status", req: request{path: "/api/v1/namespaces/default/pods/web/status"}, wantCode: 200, wantKind: "Pod"},
 		{name: "delete", req: request{method: "DELETE", path: "/api/v1/namespaces/default/pods/web", body: `{"propagationPolicy":"Background"}`}, wantCode: 200, wantKind: "Pod",
 			check: func(t *testing.T, f *fixture, _ []byte) {
-				_, err := apiserver.For[*api.Pod](f.srv).Get(ctx, "default", "web")
-				assert.True(t, apiserver.IsNotFound(err))
+				_, err := client.For[*api.Pod](f.srv).Get(ctx, "default", "web")
+				assert.True(t, apierrors.IsNotFound(err))
 			}},
 		{name: "delete held by a finalizer is accepted", req: request{method: "DELETE", path: "/api/v1/namespaces/default/replicationcontrollers/frontend?propagationPolicy=Foreground"},
 			wantCode: 202, wantKind: "ReplicationController",
 			check: func(t *testing.T, f *fixture, _ []byte) {
-				rc, err := apiserver.For[*api.ReplicationController](f.srv).Get(ctx, "default", "frontend")
+				rc, err := client.For[*api.ReplicationController](f.srv).Get(ctx, "default", "frontend")
 				require.NoError(t, err)
-				assert.Equal(t, []string{apiserver.FinalizerForeground}, rc.Metadata.Finalizers)
+				assert.Equal(t, []string{api.FinalizerDeleteDependents}, rc.Metadata.Finalizers)
 			}},
 		{name: "delete collection", req: request{method: "DELETE", path: "/api/v1/namespaces/default/pods?labelSelector=app%3Dweb"}, wantCode: 200, wantKind: "PodList",
 			check: func(t *testing.T, f *fixture, _ []byte) {
-				assert.Equal(t, 0, f.srv.Count(apiserver.Pods))
+				assert.Equal(t, 0, f.srv.Count(client.Pods))
 			}},
 		{name: "legacy watch prefix", req: request{path: "/api/v1/watch/namespaces/default/pods?timeoutSeconds=0"}, wantCode: 200},
 		{name: "bind", req: request{method: "POST", path: "/api/v1/namespaces/default/pods/web/binding", body: `{"apiVersion":"v1","kind":"Binding","metadata":{"name":"web"},"target":{"kind":"Node","name":"node-1"}}`},
 			wantCode: 201, wantKind: "Status",
 			check: func(t *testing.T, f *fixture, _ []byte) {
-				p, err := apiserver.For[*api.Pod](f.srv).Get(ctx, "default", "web")
+				p, err := client.For[*api.Pod](f.srv).Get(ctx, "default", "web")
 				require.NoError(t, err)
 				assert.Equal(t, "node-1", p.Spec.NodeName)
 			}},
@@ -145,7 +146,7 @@ func TestScale(t *testing.T) {
 	rec = f.do(t, request{method: "PUT", path: "/api/v1/namespaces/default/replicationcontrollers/frontend/scale", body: string(mustJSON(t, sc))})
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 	assert.Equal(t, int32(5), decode[api.Scale](t, rec).Spec.Replicas)
-	rc, err := apiserver.For[*api.ReplicationController](f.srv).Get(ctx, "default", "frontend")
+	rc, err := client.For[*api.ReplicationController](f.srv).Get(ctx, "default", "frontend")
 	require.NoError(t, err)
 	assert.Equal(t, int32(5), *rc.Spec.Replicas)
 

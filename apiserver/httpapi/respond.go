@@ -7,8 +7,8 @@ import (
 	"strconv"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/api/protobuf"
-	"github.com/miniplane/miniplane/apiserver"
 )
 
 // contentTypeJSON is set on every JSON answer: kubectl picks its decoder by
@@ -19,7 +19,7 @@ const contentTypeJSON = "application/json"
 func writeJSON(w http.ResponseWriter, code int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		writeError(w, apiserver.NewInternalError(err))
+		writeError(w, apierrors.NewInternalError(err))
 		return
 	}
 	writeRaw(w, code, contentTypeJSON, b)
@@ -51,7 +51,7 @@ func writeError(w http.ResponseWriter, err error) {
 // header, as kube-apiserver's responsewriters set it, which client-go reads
 // to retry a 429 or a 5xx.
 func writeErrorAs(w http.ResponseWriter, f format, err error) {
-	st := apiserver.StatusOf(err)
+	st := apierrors.StatusOf(err)
 	code := int(st.Code)
 	if code == 0 {
 		code = http.StatusInternalServerError
@@ -86,7 +86,7 @@ func encodeValue(f format, apiVersion, kind string, v any) ([]byte, error) {
 func writeValue(w http.ResponseWriter, code int, f format, apiVersion, kind string, v any) {
 	b, err := encodeValue(f, apiVersion, kind, v)
 	if err != nil {
-		writeError(w, apiserver.NewInternalError(err))
+		writeError(w, apierrors.NewInternalError(err))
 		return
 	}
 	writeRaw(w, code, f.contentType(false), b)

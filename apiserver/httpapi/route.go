@@ -5,7 +5,9 @@ import (
 	"strings"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 )
 
 // route sends a request to the handler of its path.
@@ -92,13 +94,13 @@ func (h *Handler) onlyGet(w http.ResponseWriter, r *http.Request) bool {
 	if r.Method == http.MethodGet || r.Method == http.MethodHead {
 		return true
 	}
-	writeError(w, apiserver.NewMethodNotSupported(apiserver.GroupResource{Resource: r.URL.Path}, strings.ToLower(r.Method)))
+	writeError(w, apierrors.NewMethodNotSupported(apierrors.GroupResource{Resource: r.URL.Path}, strings.ToLower(r.Method)))
 	return false
 }
 
 // notFoundPath is kube-apiserver's answer for a path it does not serve.
 func notFoundPath() error {
-	return &apiserver.StatusError{Status: api.Status{
+	return &apierrors.StatusError{Status: api.Status{
 		TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
 		Status:   api.StatusFailure,
 		Message:  "the server could not find the requested resource",
@@ -134,7 +136,7 @@ func parseResourcePath(gv *groupVersion, segs []string, r *http.Request) (resour
 	if info, ok := namespacedPath(gv, segs); ok {
 		req.info, req.namespace, segs = info, segs[1], segs[3:]
 		if req.namespace == "" {
-			return req, apiserver.NewBadRequest("the namespace in the path is empty")
+			return req, apierrors.NewBadRequest("the namespace in the path is empty")
 		}
 	} else {
 		info, ok := gv.byName[segs[0]]
@@ -185,7 +187,7 @@ func parseResourcePath(gv *groupVersion, segs []string, r *http.Request) (resour
 			req.verb = "deletecollection"
 		}
 	default:
-		return req, apiserver.NewMethodNotSupported(req.info.GroupResource(), strings.ToLower(r.Method))
+		return req, apierrors.NewMethodNotSupported(req.info.GroupResource(), strings.ToLower(r.Method))
 	}
 	if watchPrefix && req.verb != "watch" {
 		return req, notFoundPath()
@@ -218,7 +220,7 @@ func hasSub(info apiserver.ResourceInfo, sub string) bool {
 	case "eviction":
 		return info.HasEviction
 	case "log":
-		return info.Resource == apiserver.Pods && info.Group == ""
+		return info.Resource == client.Pods && info.Group == ""
 	}
 	return isConnect(info, sub)
 }
@@ -246,7 +248,7 @@ func checkVerb(req resourceRequest) error {
 		if req.sub != "" {
 			action += " " + req.sub
 		}
-		return apiserver.NewMethodNotSupported(req.info.GroupResource(), action)
+		return apierrors.NewMethodNotSupported(req.info.GroupResource(), action)
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/protobuf"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 )
 
@@ -90,7 +91,7 @@ func benchCreateStages(b *testing.B, contentType, accept string, f format) {
 	require.NoError(b, err)
 	h, err := New(Config{Server: srv, Clock: clk})
 	require.NoError(b, err)
-	info, ok := srv.Resource(apiserver.Pods)
+	info, ok := srv.Resource(client.Pods)
 	require.True(b, ok)
 
 	for _, ns := range []string{"stages", "quiet"} {
@@ -146,7 +147,7 @@ func benchCreateStages(b *testing.B, contentType, accept string, f format) {
 		tracked, err := h.trackUpdate(info, nil, pod, "bench")
 		require.NoError(b, err)
 		timer.lap("fields")
-		_, err = srv.CreateWith(ctx, tracked, apiserver.WriteOptions{DryRun: true})
+		_, err = srv.Create(ctx, tracked, client.WriteOptions{DryRun: true})
 		require.NoError(b, err)
 		timer.lap("validate")
 		created, err := srv.Create(ctx, tracked)

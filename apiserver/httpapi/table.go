@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 )
 
 // table is a meta.k8s.io Table: kubectl prints its columns and rows as
@@ -58,8 +60,8 @@ var ageColumn = col("Age", "string", "The time since the object was created.", 0
 // stored kind served in another group is printed there as Kubernetes
 // prints it, through its stored form (events.k8s.io Events read as core
 // Events do).
-var printers = map[apiserver.GroupResource]printer{
-	{Resource: apiserver.Pods}: {
+var printers = map[apierrors.GroupResource]printer{
+	{Resource: client.Pods}: {
 		columns: []column{nameColumn,
 			col("Ready", "string", "The aggregate readiness state of this pod for accepting traffic.", 0),
 			col("Status", "string", "The aggregate status of the containers in this pod.", 0),
@@ -76,7 +78,7 @@ var printers = map[apiserver.GroupResource]printer{
 				age(p.Metadata.CreationTimestamp, now), orNone(p.Status.PodIP), orNone(p.Spec.NodeName), "<none>", "<none>"}
 		},
 	},
-	{Resource: apiserver.ReplicationControllers}: {
+	{Resource: client.ReplicationControllers}: {
 		columns: []column{nameColumn,
 			col("Desired", "integer", "Number of desired pods.", 0),
 			col("Current", "integer", "Number of actually running pods.", 0),
@@ -101,7 +103,7 @@ var printers = map[apiserver.GroupResource]printer{
 				strings.Join(names, ","), strings.Join(images, ","), selectorText(rc.Spec.Selector)}
 		},
 	},
-	{Resource: apiserver.Services}: {
+	{Resource: client.Services}: {
 		columns: []column{nameColumn,
 			col("Type", "string", "The type of the service.", 0),
 			col("Cluster-IP", "string", "The cluster IP of the service.", 0),
@@ -119,14 +121,14 @@ var printers = map[apiserver.GroupResource]printer{
 				age(s.Metadata.CreationTimestamp, now), selectorText(s.Spec.Selector)}
 		},
 	},
-	{Resource: apiserver.Endpoints}: {
+	{Resource: client.Endpoints}: {
 		columns: []column{nameColumn, col("Endpoints", "string", "The addresses and ports of the endpoints.", 0), ageColumn},
 		cells: func(o api.Object, now time.Time) []any {
 			e := o.(*api.Endpoints)
 			return []any{e.Metadata.Name, endpointsText(e.Subsets, 3), age(e.Metadata.CreationTimestamp, now)}
 		},
 	},
-	{Group: "coordination.k8s.io", Resource: apiserver.Leases}: {
+	{Group: "coordination.k8s.io", Resource: client.Leases}: {
 		columns: []column{nameColumn, col("Holder", "string", "The holder of the lease.", 0), ageColumn},
 		cells: func(o api.Object, now time.Time) []any {
 			l := o.(*api.Lease)
@@ -137,7 +139,7 @@ var printers = map[apiserver.GroupResource]printer{
 			return []any{l.Metadata.Name, holder, age(l.Metadata.CreationTimestamp, now)}
 		},
 	},
-	{Resource: apiserver.Nodes}: {
+	{Resource: client.Nodes}: {
 		columns: []column{nameColumn,
 			col("Status", "string", "The status of the node.", 0),
 			col("Roles", "string", "The roles of the node.", 0),
@@ -155,18 +157,18 @@ var printers = map[apiserver.GroupResource]printer{
 				orUnknown(n.Status.NodeInfo.KernelVersion), orUnknown(n.Status.NodeInfo.ContainerRuntimeVersion)}
 		},
 	},
-	{Resource: apiserver.Namespaces}: {
+	{Resource: client.Namespaces}: {
 		columns: []column{nameColumn, col("Status", "string", "The status of the namespace.", 0), ageColumn},
 		cells: func(o api.Object, now time.Time) []any {
 			ns := o.(*api.Namespace)
 			return []any{ns.Metadata.Name, string(ns.Status.Phase), age(ns.Metadata.CreationTimestamp, now)}
 		},
 	},
-	{Resource: apiserver.Events}: {
+	{Resource: client.Events}: {
 		columns: eventColumns,
 		cells:   func(o api.Object, now time.Time) []any { return eventCells(o.(*api.Event), now) },
 	},
-	{Group: "events.k8s.io", Resource: apiserver.Events}: {
+	{Group: "events.k8s.io", Resource: client.Events}: {
 		columns: eventColumns,
 		cells: func(o api.Object, now time.Time) []any {
 			return eventCells(api.EventsV1ToEvent(o.(*api.EventsV1Event)), now)

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 )
 
 type tableJSON struct {
@@ -62,7 +62,7 @@ func TestTables(t *testing.T) {
 		_, err := f.srv.Create(ctx, o)
 		require.NoError(t, err)
 	}
-	p, err := apiserver.For[*api.Pod](f.srv).Get(ctx, "default", "web")
+	p, err := client.For[*api.Pod](f.srv).Get(ctx, "default", "web")
 	require.NoError(t, err)
 	running := p.DeepCopyObject().(*api.Pod)
 	running.Status = api.PodStatus{Phase: api.PodRunning, PodIP: "10.244.0.7",
@@ -182,14 +182,14 @@ func TestPodStatusColumn(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t, nil)
-			p, err := apiserver.For[*api.Pod](f.srv).Get(ctx, "default", "web")
+			p, err := client.For[*api.Pod](f.srv).Get(ctx, "default", "web")
 			require.NoError(t, err)
 			c := p.DeepCopyObject().(*api.Pod)
 			tt.mutate(c)
 			if c.Metadata.DeletionTimestamp != nil {
 				_, err = f.srv.Bind(ctx, "default", "web", "node-1")
 				require.NoError(t, err)
-				_, err = f.srv.Delete(ctx, apiserver.Pods, "default", "web", api.DeleteOptions{})
+				_, err = f.srv.Delete(ctx, client.Pods, "default", "web", api.DeleteOptions{})
 			} else {
 				_, err = f.srv.UpdateStatus(ctx, c)
 			}

@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/api/protobuf"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 )
 
@@ -41,19 +43,19 @@ func (h *Handler) serveWatch(w http.ResponseWriter, r *http.Request, req resourc
 	if v := q.Get("timeoutSeconds"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
-			return apiserver.NewBadRequest(fmt.Sprintf("timeoutSeconds %q is not a non-negative integer", v))
+			return apierrors.NewBadRequest(fmt.Sprintf("timeoutSeconds %q is not a non-negative integer", v))
 		}
 		timeout = time.Duration(min(n, 1<<31)) * time.Second
 	}
 	watcher, err := h.srv.Watch(r.Context(), req.info.Name(), req.namespace, opts)
-	if err != nil && !apiserver.IsGone(err) {
+	if err != nil && !apierrors.IsGone(err) {
 		return err
 	}
 	if !h.startWatch() {
 		if watcher != nil {
 			watcher.Stop()
 		}
-		return apiserver.NewServiceUnavailable("the server is shutting down")
+		return apierrors.NewServiceUnavailable("the server is shutting down")
 	}
 	defer h.watches.Done()
 	h.metrics.watching(req.info.Resource, 1)
@@ -64,8 +66,8 @@ func (h *Handler) serveWatch(w http.ResponseWriter, r *http.Request, req resourc
 	w.Header().Set("Cache-Control", "no-cache, private")
 	w.WriteHeader(http.StatusOK)
 	if err != nil { // too old: the stream is one ERROR event
-		st := apiserver.StatusOf(err)
-		_ = s.write([]apiserver.WatchEvent{{Type: api.WatchError, Status: &st}})
+		st := apierrors.StatusOf(err)
+		_ = s.write([]client.WatchEvent{{Type: api.WatchError, Status: &st}})
 		return nil
 	}
 	defer watcher.Stop()
@@ -85,7 +87,7 @@ func (h *Handler) serveWatch(w http.ResponseWriter, r *http.Request, req resourc
 		defer bookmarks.Stop()
 		bookmarkC = bookmarks.C()
 	}
-	var buf []apiserver.WatchEvent
+	var buf []client.WatchEvent
 	for {
 		evs, err := watcher.Poll(buf[:0], watchBatch)
 		if werr := s.write(evs); werr != nil {
@@ -125,7 +127,7 @@ type stream struct {
 }
 
 // write encodes events, one line or frame each, and flushes them.
-func (s *stream) write(evs []apiserver.WatchEvent) error {
+func (s *stream) write(evs []client.WatchEvent) error {
 	if len(evs) == 0 {
 		return nil
 	}
@@ -133,8 +135,8 @@ func (s *stream) write(evs []apiserver.WatchEvent) error {
 	for _, ev := range evs {
 		b, err := s.encodeObject(ev)
 		if err != nil {
-			st := apiserver.StatusOf(err)
-			ev = apiserver.WatchEvent{Type: api.WatchError, Status: &st}
+			st := apierrors.StatusOf(err)
+			ev = client.WatchEvent{Type: api.WatchError, Status: &st}
 			if b, err = s.encodeObject(ev); err != nil {
 				return err
 			}
@@ -166,7 +168,7 @@ func (s *stream) write(evs []apiserver.WatchEvent) error {
 // stored object, which every watcher of it shares and so is encoded once
 // (see encodings), or a bookmark, a PartialObjectMetadata, a Table row or
 // the Status of an ERROR.
-func (s *stream) encodeObject(ev apiserver.WatchEvent) ([]byte, error) {
+func (s *stream) encodeObject(ev client.WatchEvent) ([]byte, error) {
 	obj, err := s.objectOf(ev)
 	if err != nil {
 		return nil, err
@@ -195,10 +197,10 @@ func (s *stream) flush() error {
 
 // objectOf returns what an event carries on the wire: the object, a
 // one-row Table of it, or the Status of an ERROR.
-func (s *stream) objectOf(ev apiserver.WatchEvent) (any, error) {
+func (s *stream) objectOf(ev client.WatchEvent) (any, error) {
 	if ev.Type == api.WatchError {
 		if ev.Status == nil {
-			return nil, apiserver.NewInternalError(errors.New("watch ended without a status"))
+			return nil, apierrors.NewInternalError(errors.New("watch ended without a status"))
 		}
 		st := *ev.Status
 		st.TypeMeta = api.TypeMeta{Kind: "Status", APIVersion: "v1"}

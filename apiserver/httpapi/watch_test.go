@@ -15,6 +15,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 )
 
@@ -75,10 +76,10 @@ func (w *watchStream) ended() {
 func TestWatch(t *testing.T) {
 	clk := clock.NewFake(epoch)
 	ts := newTestServer(t, clk, nil)
-	pods := apiserver.For[*api.Pod](ts.srv)
+	pods := client.For[*api.Pod](ts.srv)
 	_, err := pods.Create(ctx, podOf("default", "web", map[string]string{"app": "web"}))
 	require.NoError(t, err)
-	_, rv, err := pods.List(ctx, "default", apiserver.ListOptions{})
+	_, rv, err := pods.List(ctx, "default", client.ListOptions{})
 	require.NoError(t, err)
 	base := ts.url + "/api/v1/namespaces/default/pods?watch=true"
 
@@ -92,7 +93,7 @@ func TestWatch(t *testing.T) {
 		var tm api.TypeMeta
 		require.NoError(t, json.Unmarshal(ev.Object, &tm))
 		assert.Equal(t, api.TypeMeta{Kind: "Pod", APIVersion: "v1"}, tm)
-		_, err = ts.srv.Delete(ctx, apiserver.Pods, "default", p.Metadata.Name, api.DeleteOptions{})
+		_, err = ts.srv.Delete(ctx, client.Pods, "default", p.Metadata.Name, api.DeleteOptions{})
 		require.NoError(t, err)
 		ev, m = w.next()
 		assert.Equal(t, "DELETED", ev.Type)

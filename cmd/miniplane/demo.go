@@ -8,7 +8,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/controllers/nodesim"
@@ -129,7 +129,7 @@ func demo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error {
 
 // currentRV is the store's revision now: the narrator watches from there.
 func (p *plane) currentRV(ctx context.Context) (string, error) {
-	l, err := p.srv.List(ctx, apiserver.Namespaces, "", apiserver.ListOptions{})
+	l, err := p.srv.List(ctx, client.Namespaces, "", client.ListOptions{})
 	if err != nil {
 		return "", err
 	}

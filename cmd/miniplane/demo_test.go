@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/controllers/replication"
 )
 
@@ -115,7 +115,7 @@ func runDemos(t *testing.T, seeds []uint64) []demoRun {
 			r.seed = seed
 			r.events = map[string]map[string]string{}
 			r.err = demo(context.Background(), demoOptions{seed: seed, inspect: func(p *plane) {
-				evs, _, err := apiserver.For[*api.Event](p.srv).List(context.Background(), "default", apiserver.ListOptions{})
+				evs, _, err := client.For[*api.Event](p.srv).List(context.Background(), "default", client.ListOptions{})
 				if err != nil {
 					r.err = err
 					return

@@ -22,6 +22,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/controllers/nodesim"
@@ -122,8 +123,8 @@ func TestServeTokenOverHTTPS(t *testing.T) {
 	// kubeconfig: a Go client that trusts that CA alone connects.
 	ca := x509.NewCertPool()
 	require.True(t, ca.AppendCertsFromPEM(pemOf(t, content)))
-	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ca}}}
-	resp, err := client.Get(url + "/healthz")
+	cl := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ca}}}
+	resp, err := cl.Get(url + "/healthz")
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
@@ -132,7 +133,7 @@ func TestServeTokenOverHTTPS(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusBadRequest, resp.StatusCode, "plain http to the TLS port: %s", body)
-	client.CloseIdleConnections()
+	cl.CloseIdleConnections()
 
 	require.NoError(t, stop())
 	_, err = os.Stat(kcPath)
@@ -238,7 +239,7 @@ func TestKubectlLogs(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(remove)
 	k := newKubectl(t, kcPath)
-	pods := apiserver.For[*api.Pod](p.srv)
+	pods := client.For[*api.Pod](p.srv)
 	pod := func() *api.Pod {
 		got, err := pods.Get(context.Background(), "default", "web")
 		require.NoError(t, err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/controllers/replication"
 )
 
@@ -83,9 +84,9 @@ type line struct {
 	rev   int64
 	phase int
 	seq   int64
-	at    time.Time            // when it happened (or was seen)
-	ev    apiserver.WatchEvent // phaseEvent only
-	text  func(at time.Time)   // the script's lines; called with mu held
+	at    time.Time          // when it happened (or was seen)
+	ev    client.WatchEvent  // phaseEvent only
+	text  func(at time.Time) // the script's lines; called with mu held
 	// told marks an Event told early, beside the write it reports: at its
 	// own turn it only moves next on.
 	told bool
@@ -312,7 +313,7 @@ type report struct {
 }
 
 // reportOf says which Event will report the pod write ev, if one will.
-func (n *narrator) reportOf(ev apiserver.WatchEvent) (report, bool) {
+func (n *narrator) reportOf(ev client.WatchEvent) (report, bool) {
 	p, ok := ev.Object.(*api.Pod)
 	if !ok || ev.Type == api.WatchDeleted {
 		return report{}, false
@@ -415,7 +416,7 @@ func (n *narrator) Run(ctx context.Context, c *apiserver.Server, now func() time
 	var wg sync.WaitGroup
 	errs := make(chan error, len(resources))
 	for _, res := range resources {
-		w, err := c.Watch(ctx, res.Name(), "", apiserver.ListOptions{ResourceVersion: rv})
+		w, err := c.Watch(ctx, res.Name(), "", client.ListOptions{ResourceVersion: rv})
 		if err != nil {
 			cancel()
 			wg.Wait()
@@ -423,7 +424,7 @@ func (n *narrator) Run(ctx context.Context, c *apiserver.Server, now func() time
 		}
 		wg.Go(func() {
 			defer w.Stop()
-			var buf []apiserver.WatchEvent
+			var buf []client.WatchEvent
 			for {
 				select {
 				case <-ctx.Done():
@@ -464,7 +465,7 @@ func (n *narrator) Run(ctx context.Context, c *apiserver.Server, now func() time
 }
 
 // arrived queues watch events for their turn.
-func (n *narrator) arrived(at time.Time, evs []apiserver.WatchEvent) {
+func (n *narrator) arrived(at time.Time, evs []client.WatchEvent) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	for _, ev := range evs {
@@ -477,7 +478,7 @@ func (n *narrator) arrived(at time.Time, evs []apiserver.WatchEvent) {
 }
 
 // observeLocked tells one watch event, if it is part of the story.
-func (n *narrator) observeLocked(at time.Time, ev apiserver.WatchEvent) {
+func (n *narrator) observeLocked(at time.Time, ev client.WatchEvent) {
 	switch o := ev.Object.(type) {
 	case *api.Event:
 		if ev.Type == api.WatchAdded {
@@ -668,7 +669,7 @@ func endpointIPs(e *api.Endpoints) (ready, notReady []string) {
 // lease tells a change of a lease's holder. The kubelets' node Leases in
 // kube-node-lease are heartbeats, not an election: they are not told.
 func (n *narrator) lease(at time.Time, l *api.Lease) {
-	if l.Metadata.Namespace == apiserver.NodeLeaseNamespace {
+	if l.Metadata.Namespace == api.NamespaceNodeLease {
 		return
 	}
 	key := api.KeyOf(&l.Metadata)

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/controllers/replication"
 )
 
@@ -34,7 +34,7 @@ func newNarration(firstRev int64) *narration {
 
 // deliver hands the narrator events as a watch would, each with the
 // revision given.
-func (x *narration) deliver(evs ...apiserver.WatchEvent) { x.n.arrived(x.now, evs) }
+func (x *narration) deliver(evs ...client.WatchEvent) { x.n.arrived(x.now, evs) }
 
 // lines returns what was told, without the time column.
 func (x *narration) lines() []string {
@@ -48,9 +48,9 @@ func (x *narration) lines() []string {
 	return out
 }
 
-func at(rev int64, typ string, obj api.Object) apiserver.WatchEvent {
+func at(rev int64, typ string, obj api.Object) client.WatchEvent {
 	obj.GetObjectMeta().ResourceVersion = strconv.FormatInt(rev, 10)
-	return apiserver.WatchEvent{Type: typ, Object: obj}
+	return client.WatchEvent{Type: typ, Object: obj}
 }
 
 func rcWeb() *api.ReplicationController {

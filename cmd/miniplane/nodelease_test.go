@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/controllers/nodesim"
@@ -51,9 +51,9 @@ func TestNodeLeasesAndSchedulerNone(t *testing.T) {
 	nss := columns(k.ok("", "get", "namespaces", "-o", "custom-columns=NAME:.metadata.name", "--no-headers"))
 	assert.Equal(t, [][]string{{"default"}, {"kube-node-lease"}, {"kube-public"}, {"kube-system"}}, nss)
 
-	leases := apiserver.For[*api.Lease](p.srv)
+	leases := client.For[*api.Lease](p.srv)
 	eventually(t, "both nodes have a Lease", func() bool {
-		got, _, err := leases.List(context.Background(), apiserver.NodeLeaseNamespace, apiserver.ListOptions{})
+		got, _, err := leases.List(context.Background(), api.NamespaceNodeLease, client.ListOptions{})
 		return err == nil && len(got) == 2
 	})
 	desc := k.ok("", "describe", "node", "node-1")
@@ -62,7 +62,7 @@ func TestNodeLeasesAndSchedulerNone(t *testing.T) {
 	assert.Regexp(t, regexp.MustCompile(`node-0\s+node-0\s+\d+s`), k.ok("", "get", "leases", "-n", "kube-node-lease"))
 
 	k.ok(logPod, "apply", "-f", "-")
-	pods := apiserver.For[*api.Pod](p.srv)
+	pods := client.For[*api.Pod](p.srv)
 	pod := func() *api.Pod {
 		got, err := pods.Get(context.Background(), "default", "web")
 		require.NoError(t, err)
@@ -70,7 +70,7 @@ func TestNodeLeasesAndSchedulerNone(t *testing.T) {
 	}
 	// nodesim has seen the pod once its cache has it and its queue is empty.
 	eventually(t, "nodesim has seen the pod", func() bool {
-		_, ok := p.nodeF.ForResource(apiserver.Pods).Indexer().Get("default/web")
+		_, ok := p.nodeF.ForResource(client.Pods).Indexer().Get("default/web")
 		return ok && p.nodes.Queue().Len() == 0
 	})
 	assert.Empty(t, pod().Spec.NodeName, "no scheduler binds it")

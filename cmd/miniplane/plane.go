@@ -20,6 +20,8 @@ import (
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/apiserver/faults"
 	"github.com/miniplane/miniplane/apiserver/httpapi"
+	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/controllers/nodesim"
@@ -136,7 +138,7 @@ func newPlane(cfg planeConfig) (*plane, error) {
 	nc := cfg.NodeSim
 	nc.Client, nc.Binder, nc.Factory, nc.Clock = p.srv, p.srv, p.nodeF, cfg.Clock
 	nc.Logger = cfg.Logger.Named("nodesim")
-	nc.Recorder = apiserver.NewEventRecorder(p.srv, cfg.Clock, "kubelet", "nodesim")
+	nc.Recorder = record.NewEventRecorder(p.srv, cfg.Clock, "kubelet", "nodesim")
 	nc.Nodes = cfg.Options.Nodes
 	nc.Scheduler = cfg.Options.Scheduler
 	nc.NodeLeases = true // the API server has their namespace (SystemNamespaces)
@@ -481,7 +483,7 @@ func (p *plane) recordWrite(identity string) {
 // make, so the demo can time a failover from the crash to the new leader's
 // first write. Writes to leases are the election's, not the controllers'.
 type recordingClient struct {
-	apiserver.Client
+	client.Client
 	p        *plane
 	identity string
 }
@@ -495,21 +497,21 @@ func (c *recordingClient) note(obj api.Object, err error) (api.Object, error) {
 	return obj, err
 }
 
-func (c *recordingClient) Create(ctx context.Context, obj api.Object) (api.Object, error) {
-	return c.note(c.Client.Create(ctx, obj))
+func (c *recordingClient) Create(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
+	return c.note(c.Client.Create(ctx, obj, opts...))
 }
 
-func (c *recordingClient) Update(ctx context.Context, obj api.Object) (api.Object, error) {
-	return c.note(c.Client.Update(ctx, obj))
+func (c *recordingClient) Update(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
+	return c.note(c.Client.Update(ctx, obj, opts...))
 }
 
-func (c *recordingClient) UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error) {
-	return c.note(c.Client.UpdateStatus(ctx, obj))
+func (c *recordingClient) UpdateStatus(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
+	return c.note(c.Client.UpdateStatus(ctx, obj, opts...))
 }
 
 func (c *recordingClient) Delete(ctx context.Context, resource, namespace, name string, opts api.DeleteOptions) (api.Object, error) {
 	obj, err := c.Client.Delete(ctx, resource, namespace, name, opts)
-	if err == nil && resource != apiserver.Leases {
+	if err == nil && resource != client.Leases {
 		c.p.recordWrite(c.identity)
 	}
 	return obj, err

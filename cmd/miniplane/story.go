@@ -8,7 +8,8 @@ import (
 	"time"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/controllers/replication"
 )
 
@@ -18,7 +19,7 @@ import (
 type story struct {
 	p     *plane
 	n     *narrator
-	c     apiserver.Client
+	c     client.Client
 	pace  float64
 	wait  time.Duration // how long any one wait may take before the demo fails
 	stats storyStats
@@ -83,7 +84,7 @@ func (s *story) waitFor(ctx context.Context, what string, cond func() (bool, err
 
 // webPods returns the demo RC's pods that are not terminating, by name.
 func (s *story) webPods(ctx context.Context) ([]*api.Pod, error) {
-	pods, _, err := apiserver.For[*api.Pod](s.c).List(ctx, demoNS, apiserver.ListOptions{LabelSelector: "app=web"})
+	pods, _, err := client.For[*api.Pod](s.c).List(ctx, demoNS, client.ListOptions{LabelSelector: "app=web"})
 	if err != nil {
 		return nil, err
 	}
@@ -108,8 +109,8 @@ func (s *story) settled(ctx context.Context, n int) (bool, error) {
 		ips = append(ips, p.Status.PodIP)
 	}
 	slices.Sort(ips)
-	ep, err := apiserver.For[*api.Endpoints](s.c).Get(ctx, demoNS, demoName)
-	if apiserver.IsNotFound(err) {
+	ep, err := client.For[*api.Endpoints](s.c).Get(ctx, demoNS, demoName)
+	if apierrors.IsNotFound(err) {
 		return false, nil
 	}
 	if err != nil {
@@ -278,7 +279,7 @@ func (s *story) scale(ctx context.Context) error {
 // ranking the same pods at the controller's time: a moment later, two
 // pods' ages may fall in one log2 bucket and their uids decide.
 func (s *story) compareRanking(ctx context.Context, pods []*api.Pod, predicted []string, predictedAt time.Time) error {
-	evs, _, err := apiserver.For[*api.Event](s.c).List(ctx, demoNS, apiserver.ListOptions{FieldSelector: "involvedObject.name=" + demoName})
+	evs, _, err := client.For[*api.Event](s.c).List(ctx, demoNS, client.ListOptions{FieldSelector: "involvedObject.name=" + demoName})
 	if err != nil {
 		return err
 	}
@@ -374,7 +375,7 @@ func (s *story) setReplicas(ctx context.Context, n int32) error {
 			if _, err = s.p.srv.UpdateScale(ctx, demoNS, scale); err == nil {
 				return fmt.Sprintf("scaled replicationcontroller web to %d", n), nil
 			}
-			if !apiserver.IsConflict(err) {
+			if !apierrors.IsConflict(err) {
 				return "", fmt.Errorf("demo: scaling: %w", err)
 			}
 		}
@@ -399,7 +400,7 @@ func (s *story) crash(ctx context.Context) error {
 		return err
 	}
 	if err := s.waitFor(ctx, "the crashed pod to restart", func() (bool, error) {
-		p, err := apiserver.For[*api.Pod](s.c).Get(ctx, demoNS, victim.Metadata.Name)
+		p, err := client.For[*api.Pod](s.c).Get(ctx, demoNS, victim.Metadata.Name)
 		if err != nil {
 			return false, err
 		}
@@ -492,7 +493,7 @@ func (s *story) cleanup(ctx context.Context) error {
 	s.plain("an ownerReference to it, so the garbage collector deletes them next.")
 	bg := api.DeletePropagationBackground
 	if err := s.act(youKubectl, func() (string, error) {
-		if _, err := s.c.Delete(ctx, apiserver.ReplicationControllers, demoNS, demoName, api.DeleteOptions{PropagationPolicy: &bg}); err != nil {
+		if _, err := s.c.Delete(ctx, client.ReplicationControllers, demoNS, demoName, api.DeleteOptions{PropagationPolicy: &bg}); err != nil {
 			return "", fmt.Errorf("demo: deleting the RC: %w", err)
 		}
 		return "deleted replicationcontroller web (cascade: background)", nil
@@ -500,7 +501,7 @@ func (s *story) cleanup(ctx context.Context) error {
 		return err
 	}
 	return s.waitFor(ctx, "the pods to be gone", func() (bool, error) {
-		pods, _, err := apiserver.For[*api.Pod](s.c).List(ctx, demoNS, apiserver.ListOptions{LabelSelector: "app=web"})
+		pods, _, err := client.For[*api.Pod](s.c).List(ctx, demoNS, client.ListOptions{LabelSelector: "app=web"})
 		return len(pods) == 0, err
 	})
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/controllers/replication"
@@ -40,7 +40,7 @@ func TestCompareRankingExplainsALaterRanking(t *testing.T) {
 	opts := manager.DefaultOptions()
 	p, err := newPlane(planeConfig{Addr: "127.0.0.1:0", Instances: 1, Options: opts, Seed: 1, Clock: clock.Real{}})
 	require.NoError(t, err)
-	rec := apiserver.NewEventRecorder(p.srv, clock.Real{}, "replication-controller", "cm-1")
+	rec := record.NewEventRecorder(p.srv, clock.Real{}, "replication-controller", "cm-1")
 	rc := &api.ReplicationController{TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "ReplicationController"},
 		Metadata: api.ObjectMeta{Namespace: demoNS, Name: demoName, UID: "rc-uid"}}
 	require.NoError(t, rec.AnnotatedEventf(context.Background(), rc, map[string]string{

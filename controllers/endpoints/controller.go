@@ -12,7 +12,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/informer"
@@ -31,10 +33,10 @@ const (
 )
 
 // Client is what the controller writes through: Endpoints only.
-// apiserver.Client and *apiserver.Server satisfy it.
+// client.Client and *apiserver.Server satisfy it.
 type Client interface {
-	Create(ctx context.Context, obj api.Object) (api.Object, error)
-	Update(ctx context.Context, obj api.Object) (api.Object, error)
+	Create(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error)
+	Update(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error)
 	Delete(ctx context.Context, resource, namespace, name string, opts api.DeleteOptions) (api.Object, error)
 }
 
@@ -50,7 +52,7 @@ type Config struct {
 	Logger *zap.Logger
 	// Recorder, if set, records Warning events on a service whose
 	// Endpoints could not be written.
-	Recorder *apiserver.EventRecorder
+	Recorder *record.EventRecorder
 	// BatchPeriod delays the syncs a pod change triggers, so a burst of pod
 	// changes makes one write. Kubernetes: --endpoint-updates-batch-period,
 	// default 0.
@@ -63,7 +65,7 @@ type Controller struct {
 	client      Client
 	clock       clock.Clock
 	log         *zap.Logger
-	recorder    *apiserver.EventRecorder
+	recorder    *record.EventRecorder
 	batchPeriod time.Duration
 
 	pods      informer.Lister[*api.Pod]
@@ -102,9 +104,9 @@ func New(cfg Config) (*Controller, error) {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	podInf := cfg.Factory.ForResource(apiserver.Pods)
-	svcInf := cfg.Factory.ForResource(apiserver.Services)
-	epInf := cfg.Factory.ForResource(apiserver.Endpoints)
+	podInf := cfg.Factory.ForResource(client.Pods)
+	svcInf := cfg.Factory.ForResource(client.Services)
+	epInf := cfg.Factory.ForResource(client.Endpoints)
 	if err := addIndex(podInf, podLabelIndex, podLabelIndexFunc); err != nil {
 		return nil, err
 	}
@@ -117,9 +119,9 @@ func New(cfg Config) (*Controller, error) {
 		log:         log.Named("endpoints"),
 		recorder:    cfg.Recorder,
 		batchPeriod: cfg.BatchPeriod,
-		pods:        informer.NewLister[*api.Pod](podInf, apiserver.GroupResource{Resource: apiserver.Pods}),
-		services:    informer.NewLister[*api.Service](svcInf, apiserver.GroupResource{Resource: apiserver.Services}),
-		endpoints:   informer.NewLister[*api.Endpoints](epInf, apiserver.GroupResource{Resource: apiserver.Endpoints}),
+		pods:        informer.NewLister[*api.Pod](podInf, apierrors.GroupResource{Resource: client.Pods}),
+		services:    informer.NewLister[*api.Service](svcInf, apierrors.GroupResource{Resource: client.Services}),
+		endpoints:   informer.NewLister[*api.Endpoints](epInf, apierrors.GroupResource{Resource: client.Endpoints}),
 		podIndexer:  podInf.Indexer(),
 		svcIndexer:  svcInf.Indexer(),
 		informers:   []*informer.Informer{podInf, svcInf, epInf},

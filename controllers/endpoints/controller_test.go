@@ -15,7 +15,10 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/informer"
 )
@@ -39,18 +42,18 @@ func (r *recordingClient) record(op string, obj api.Object) error {
 	return r.failWith
 }
 
-func (r *recordingClient) Create(ctx context.Context, obj api.Object) (api.Object, error) {
+func (r *recordingClient) Create(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
 	if err := r.record("create", obj); err != nil {
 		return nil, err
 	}
-	return r.srv.Create(ctx, obj)
+	return r.srv.Create(ctx, obj, opts...)
 }
 
-func (r *recordingClient) Update(ctx context.Context, obj api.Object) (api.Object, error) {
+func (r *recordingClient) Update(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
 	if err := r.record("update", obj); err != nil {
 		return nil, err
 	}
-	return r.srv.Update(ctx, obj)
+	return r.srv.Update(ctx, obj, opts...)
 }
 
 func (r *recordingClient) Delete(ctx context.Context, resource, ns, name string, opts api.DeleteOptions) (api.Object, error) {
@@ -59,7 +62,7 @@ func (r *recordingClient) Delete(ctx context.Context, resource, ns, name string,
 	}
 	obj, err := r.srv.Delete(ctx, resource, ns, name, opts)
 	op := "delete"
-	if apiserver.IsNotFound(err) {
+	if apierrors.IsNotFound(err) {
 		op = "delete (not found)"
 	}
 	_ = r.record(op, &api.Endpoints{Metadata: api.ObjectMeta{Namespace: ns, Name: name}})
@@ -107,7 +110,7 @@ func (e *env) start(mutate ...func(*Config)) {
 	log := zaptest.NewLogger(e.t)
 	e.factory = informer.NewFactory(e.srv, "", e.clk, log)
 	cfg := Config{Client: e.client, Factory: e.factory, Clock: e.clk, Logger: log,
-		Recorder: apiserver.NewEventRecorder(e.srv, e.clk, "endpoint-controller", "test")}
+		Recorder: record.NewEventRecorder(e.srv, e.clk, "endpoint-controller", "test")}
 	for _, m := range mutate {
 		m(&cfg)
 	}
@@ -203,7 +206,7 @@ func cmpOr[T comparable](a, b T) T {
 // setReady flips a pod's Ready condition.
 func (e *env) setReady(ns, name string, ready bool) {
 	e.t.Helper()
-	obj, err := e.srv.Get(e.ctx, apiserver.Pods, ns, name, apiserver.GetOptions{})
+	obj, err := e.srv.Get(e.ctx, client.Pods, ns, name, client.GetOptions{})
 	require.NoError(e.t, err)
 	p := obj.(*api.Pod).DeepCopy()
 	p.Status.Conditions = []api.PodCondition{{Type: api.PodReady, Status: api.ConditionFalse}}
@@ -216,15 +219,15 @@ func (e *env) setReady(ns, name string, ready bool) {
 
 func (e *env) endpoints(ns, name string) *api.Endpoints {
 	e.t.Helper()
-	obj, err := e.srv.Get(e.ctx, apiserver.Endpoints, ns, name, apiserver.GetOptions{})
+	obj, err := e.srv.Get(e.ctx, client.Endpoints, ns, name, client.GetOptions{})
 	require.NoError(e.t, err)
 	return obj.(*api.Endpoints)
 }
 
 func (e *env) requireNoEndpoints(ns, name string) {
 	e.t.Helper()
-	_, err := e.srv.Get(e.ctx, apiserver.Endpoints, ns, name, apiserver.GetOptions{})
-	require.True(e.t, apiserver.IsNotFound(err), "want no endpoints %s/%s, got err %v", ns, name, err)
+	_, err := e.srv.Get(e.ctx, client.Endpoints, ns, name, client.GetOptions{})
+	require.True(e.t, apierrors.IsNotFound(err), "want no endpoints %s/%s, got err %v", ns, name, err)
 }
 
 var webLabels = map[string]string{"app": "web"}
@@ -336,7 +339,7 @@ func TestNoWriteWhenNothingChanged(t *testing.T) {
 	before := e.endpoints("default", "web")
 
 	// Only the pod's resourceVersion changes.
-	obj, err := e.srv.Get(e.ctx, apiserver.Pods, "default", "a", apiserver.GetOptions{})
+	obj, err := e.srv.Get(e.ctx, client.Pods, "default", "a", client.GetOptions{})
 	require.NoError(t, err)
 	p := obj.(*api.Pod).DeepCopy()
 	p.Metadata.Annotations = map[string]string{"note": "x"}
@@ -410,10 +413,10 @@ func TestPublishNotReadyAddresses(t *testing.T) {
 	e.createPod("default", "a", "10.1.0.1", false, webLabels)
 	e.createPod("default", "b", "10.1.0.2", true, webLabels)
 	e.createPod("default", "c", "10.1.0.3", false, webLabels)
-	_, err := e.srv.Delete(e.ctx, apiserver.Pods, "default", "c", api.DeleteOptions{})
+	_, err := e.srv.Delete(e.ctx, client.Pods, "default", "c", api.DeleteOptions{})
 	require.NoError(t, err)
 	e.settle()
-	c, err := e.srv.Get(e.ctx, apiserver.Pods, "default", "c", apiserver.GetOptions{})
+	c, err := e.srv.Get(e.ctx, client.Pods, "default", "c", client.GetOptions{})
 	require.NoError(t, err)
 	require.NotNil(t, c.GetObjectMeta().DeletionTimestamp, "c is terminating")
 	assert.Equal(t, []subsetIPs{{Ready: []string{"10.1.0.1", "10.1.0.2", "10.1.0.3"}, Ports: []int32{80}}},
@@ -429,7 +432,7 @@ func TestTerminatingPodsLeaveEndpoints(t *testing.T) {
 	require.Equal(t, []string{"10.1.0.1", "10.1.0.2"}, ips(e.endpoints("default", "web").Subsets[0].Addresses))
 	e.client.Writes()
 
-	_, err := e.srv.Delete(e.ctx, apiserver.Pods, "default", "b", api.DeleteOptions{})
+	_, err := e.srv.Delete(e.ctx, client.Pods, "default", "b", api.DeleteOptions{})
 	require.NoError(t, err)
 	e.settle()
 	assert.Equal(t, []string{"update default/web"}, e.client.Writes())
@@ -517,7 +520,7 @@ func TestDeletedServiceLosesItsEndpoints(t *testing.T) {
 	e.endpoints("default", "web")
 	e.client.Writes()
 
-	_, err := e.srv.Delete(e.ctx, apiserver.Services, "default", "web", api.DeleteOptions{})
+	_, err := e.srv.Delete(e.ctx, client.Services, "default", "web", api.DeleteOptions{})
 	require.NoError(t, err)
 	e.settle()
 	// As in Kubernetes, the Endpoints' own deletion queues the service
@@ -570,7 +573,7 @@ func TestDeletedEndpointsAreRecreated(t *testing.T) {
 	e.createPod("default", "a", "10.1.0.1", true, webLabels)
 	e.settle()
 	e.client.Writes()
-	_, err := e.srv.Delete(e.ctx, apiserver.Endpoints, "default", "web", api.DeleteOptions{})
+	_, err := e.srv.Delete(e.ctx, client.Endpoints, "default", "web", api.DeleteOptions{})
 	require.NoError(t, err)
 	e.settle()
 	assert.Equal(t, []string{"create default/web"}, e.client.Writes())
@@ -581,7 +584,7 @@ func TestServiceLabelsFollowed(t *testing.T) {
 	e := newEnv(t)
 	e.create(service("default", "web", webLabels, api.ServicePort{Port: 80}))
 	e.settle()
-	obj, err := e.srv.Get(e.ctx, apiserver.Services, "default", "web", apiserver.GetOptions{})
+	obj, err := e.srv.Get(e.ctx, client.Services, "default", "web", client.GetOptions{})
 	require.NoError(t, err)
 	svc := obj.(*api.Service).DeepCopy()
 	svc.Metadata.Labels = map[string]string{"team": "b"}
@@ -600,7 +603,7 @@ func TestPodRelabelMovesBetweenServices(t *testing.T) {
 	e.createPod("default", "a", "10.1.0.1", true, webLabels)
 	e.settle()
 	e.client.Writes()
-	obj, err := e.srv.Get(e.ctx, apiserver.Pods, "default", "a", apiserver.GetOptions{})
+	obj, err := e.srv.Get(e.ctx, client.Pods, "default", "a", client.GetOptions{})
 	require.NoError(t, err)
 	p := obj.(*api.Pod).DeepCopy()
 	p.Metadata.Labels = map[string]string{"app": "api"}
@@ -645,8 +648,8 @@ func TestStaleCacheNoWrite(t *testing.T) {
 	e.createPod("default", "a", "10.1.0.1", true, webLabels)
 	e.settle()
 	e.client.Writes()
-	epInf := e.factory.ForResource(apiserver.Endpoints)
-	podInf := e.factory.ForResource(apiserver.Pods)
+	epInf := e.factory.ForResource(client.Endpoints)
+	podInf := e.factory.ForResource(client.Pods)
 	stepPods := func() {
 		for podInf.Reflector().Step(e.ctx) || podInf.ProcessOne() || e.c.regs[0].DispatchOne() {
 		}
@@ -701,7 +704,7 @@ func TestStaleCacheRetriedWhenCacheCatchesUp(t *testing.T) {
 			e.client.Writes()
 
 			// The controller's update is not shown to its endpoints cache.
-			e.held = e.factory.ForResource(apiserver.Endpoints)
+			e.held = e.factory.ForResource(client.Endpoints)
 			e.setReady("default", "a", false)
 			e.settle()
 			require.Equal(t, []string{"update default/web"}, e.client.Writes())
@@ -751,7 +754,7 @@ func TestFailedWriteRetriedWithEvent(t *testing.T) {
 	e.settle()
 	assert.Equal(t, []string{"create default/web"}, e.client.Writes())
 	assert.Equal(t, 1, e.c.Queue().NumRequeues("default/web"))
-	evs, _, err := apiserver.For[*api.Event](e.srv).List(e.ctx, "default", apiserver.ListOptions{})
+	evs, _, err := client.For[*api.Event](e.srv).List(e.ctx, "default", client.ListOptions{})
 	require.NoError(t, err)
 	require.Len(t, evs, 1)
 	assert.Equal(t, "FailedToCreateEndpoint", evs[0].Reason)
@@ -790,8 +793,8 @@ func TestRunDeletesOrphansAndStops(t *testing.T) {
 
 	gone := func(name string) func() bool {
 		return func() bool {
-			_, err := srv.Get(ctx, apiserver.Endpoints, "default", name, apiserver.GetOptions{})
-			return apiserver.IsNotFound(err)
+			_, err := srv.Get(ctx, client.Endpoints, "default", name, client.GetOptions{})
+			return apierrors.IsNotFound(err)
 		}
 	}
 	require.Eventually(t, gone("orphan"), 5*time.Second, time.Millisecond)
@@ -826,7 +829,7 @@ func TestOverCapacityTruncatedAndAnnotated(t *testing.T) {
 	e.settle()
 	assert.Empty(t, e.client.Writes(), "truncated and unchanged: no write")
 
-	_, err := e.srv.Delete(e.ctx, apiserver.Pods, "default", "p0000", api.DeleteOptions{})
+	_, err := e.srv.Delete(e.ctx, client.Pods, "default", "p0000", api.DeleteOptions{})
 	require.NoError(t, err)
 	e.settle()
 	ep = e.endpoints("default", "web")
@@ -859,7 +862,7 @@ func TestTerminatingPodPublishedUntilGone(t *testing.T) {
 	e.settle()
 	e.client.Writes()
 
-	_, err := e.srv.Delete(e.ctx, apiserver.Pods, "default", "b", api.DeleteOptions{})
+	_, err := e.srv.Delete(e.ctx, client.Pods, "default", "b", api.DeleteOptions{})
 	require.NoError(t, err)
 	e.settle()
 	assert.Empty(t, e.client.Writes(), "terminating, still published")
@@ -895,14 +898,14 @@ func TestCreateInTerminatingNamespaceDropped(t *testing.T) {
 	e.create(&api.Namespace{Metadata: api.ObjectMeta{Name: "gone"}})
 	e.create(service("gone", "web", webLabels, api.ServicePort{Port: 80}))
 	e.settleInformers()
-	_, err := e.srv.Delete(e.ctx, apiserver.Namespaces, "", "gone", api.DeleteOptions{})
+	_, err := e.srv.Delete(e.ctx, client.Namespaces, "", "gone", api.DeleteOptions{})
 	require.NoError(t, err)
 	require.True(t, e.c.ProcessOne(e.ctx))
 	assert.Equal(t, []string{"create gone/web"}, e.client.Writes())
 	assert.Equal(t, 0, e.c.Queue().NumRequeues("gone/web"), "not retried")
 	_, ok := e.c.Queue().NextDelayed()
 	assert.False(t, ok, "nothing parked for a retry")
-	evs, _, err := apiserver.For[*api.Event](e.srv).List(e.ctx, "", apiserver.ListOptions{})
+	evs, _, err := client.For[*api.Event](e.srv).List(e.ctx, "", client.ListOptions{})
 	require.NoError(t, err)
 	assert.Empty(t, evs)
 }
@@ -935,14 +938,14 @@ func TestServiceRecreatedWhileEndpointsCacheLags(t *testing.T) {
 	e.createPod("default", "a", "10.1.0.1", true, webLabels)
 	e.settle()
 	e.client.Writes()
-	svcInf := e.factory.ForResource(apiserver.Services)
-	epInf := e.factory.ForResource(apiserver.Endpoints)
+	svcInf := e.factory.ForResource(client.Services)
+	epInf := e.factory.ForResource(client.Endpoints)
 	stepServices := func() {
 		for svcInf.Reflector().Step(e.ctx) || svcInf.ProcessOne() || e.c.regs[1].DispatchOne() {
 		}
 	}
 
-	_, err := e.srv.Delete(e.ctx, apiserver.Services, "default", "web", api.DeleteOptions{})
+	_, err := e.srv.Delete(e.ctx, client.Services, "default", "web", api.DeleteOptions{})
 	require.NoError(t, err)
 	stepServices()
 	require.True(t, e.c.ProcessOne(e.ctx))

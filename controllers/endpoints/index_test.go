@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 )
 
 // scanPods and scanServices are what selectedPods and podServices replace:
@@ -78,16 +78,16 @@ func TestIndexedLookupsMatchTheScan(t *testing.T) {
 		if i%4 != 0 {
 			continue
 		}
-		obj, err := e.srv.Get(e.ctx, apiserver.Pods, "ns1", fmt.Sprintf("pod-%02d", i), apiserver.GetOptions{})
+		obj, err := e.srv.Get(e.ctx, client.Pods, "ns1", fmt.Sprintf("pod-%02d", i), client.GetOptions{})
 		require.NoError(t, err)
 		pod := obj.(*api.Pod).DeepCopy()
 		pod.Metadata.Labels = labelSets[(i+1)%len(labelSets)]
 		_, err = e.srv.Update(e.ctx, pod)
 		require.NoError(t, err)
 	}
-	_, err = e.srv.Delete(e.ctx, apiserver.Pods, "ns2", "pod-02", api.DeleteOptions{})
+	_, err = e.srv.Delete(e.ctx, client.Pods, "ns2", "pod-02", api.DeleteOptions{})
 	require.NoError(t, err)
-	_, err = e.srv.Delete(e.ctx, apiserver.Services, "ns2", "svc-4", api.DeleteOptions{})
+	_, err = e.srv.Delete(e.ctx, client.Services, "ns2", "svc-4", api.DeleteOptions{})
 	require.NoError(t, err)
 	e.settleInformers()
 	check()

@@ -11,7 +11,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 )
 
 // sync reconciles one service's Endpoints: observe (service, selected pods
@@ -25,7 +26,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		return nil
 	}
 	svc, err := c.services.Namespace(ns).Get(name)
-	if apiserver.IsNotFound(err) {
+	if apierrors.IsNotFound(err) {
 		return c.serviceGone(ctx, key, ns, name)
 	}
 	if err != nil {
@@ -50,7 +51,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	triggeredAt := c.triggers.compute(key, svc, pods)
 
 	current, err := c.endpoints.Namespace(ns).Get(name) // nil if not found
-	if err != nil && !apiserver.IsNotFound(err) {
+	if err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
 	if current != nil {
@@ -84,8 +85,8 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 // serviceGone deletes a deleted service's Endpoints, whoever wrote them,
 // and forgets what the controller remembered of the service.
 func (c *Controller) serviceGone(ctx context.Context, key, ns, name string) error {
-	_, err := c.client.Delete(ctx, apiserver.Endpoints, ns, name, api.DeleteOptions{})
-	if err != nil && !apiserver.IsNotFound(err) {
+	_, err := c.client.Delete(ctx, client.Endpoints, ns, name, api.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete endpoints %s: %w", key, err)
 	}
 	if err == nil {
@@ -102,7 +103,7 @@ func (c *Controller) write(ctx context.Context, key string, svc *api.Service, cu
 	subsets := len(next.Subsets)
 	if current == nil {
 		if _, err := c.client.Create(ctx, next); err != nil {
-			if apiserver.IsForbidden(err) && c.namespaceTerminating(err) {
+			if apierrors.IsForbidden(err) && c.namespaceTerminating(err) {
 				// The namespace is going away and takes the service with it.
 				return nil
 			}
@@ -127,7 +128,7 @@ func (c *Controller) write(ctx context.Context, key string, svc *api.Service, cu
 // namespaceTerminating tells a create refused because its namespace is
 // being deleted from other Forbidden errors.
 func (c *Controller) namespaceTerminating(err error) bool {
-	return apiserver.IsForbidden(err) && apiserver.HasCause(err, apiserver.CauseNamespaceTerminating)
+	return apierrors.IsForbidden(err) && apierrors.HasStatusCause(err, api.NamespaceTerminatingCause)
 }
 
 // warn records a Warning event on the service, if there is a recorder.

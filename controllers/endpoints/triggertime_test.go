@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 )
 
 func TestNextTriggerTime(t *testing.T) {
@@ -94,7 +94,7 @@ func TestLastChangeTriggerTimeAnnotation(t *testing.T) {
 	assert.Equal(t, epoch.Format(time.RFC3339Nano), ann()[AnnotationLastChangeTriggerTime])
 
 	e.clk.Step(10 * time.Second)
-	obj, err := e.srv.Get(e.ctx, apiserver.Pods, "default", "a", apiserver.GetOptions{})
+	obj, err := e.srv.Get(e.ctx, client.Pods, "default", "a", client.GetOptions{})
 	require.NoError(t, err)
 	p := obj.(*api.Pod).DeepCopy()
 	p.Status.Conditions = []api.PodCondition{{Type: api.PodReady, Status: api.ConditionFalse,
@@ -104,7 +104,7 @@ func TestLastChangeTriggerTimeAnnotation(t *testing.T) {
 	e.settle()
 	assert.Equal(t, epoch.Add(10*time.Second).Format(time.RFC3339Nano), ann()[AnnotationLastChangeTriggerTime])
 
-	obj, err = e.srv.Get(e.ctx, apiserver.Services, "default", "web", apiserver.GetOptions{})
+	obj, err = e.srv.Get(e.ctx, client.Services, "default", "web", client.GetOptions{})
 	require.NoError(t, err)
 	svc := obj.(*api.Service).DeepCopy()
 	svc.Metadata.Labels = map[string]string{"team": "a"}

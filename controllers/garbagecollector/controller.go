@@ -9,7 +9,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/informer"
@@ -17,10 +19,10 @@ import (
 
 // Client is what the collector needs of the API server: live reads of
 // owners and dependents, and the writes that delete or release them.
-// apiserver.Client and *apiserver.Server satisfy it.
+// client.Client and *apiserver.Server satisfy it.
 type Client interface {
-	Get(ctx context.Context, resource, namespace, name string, opts apiserver.GetOptions) (api.Object, error)
-	Update(ctx context.Context, obj api.Object) (api.Object, error)
+	Get(ctx context.Context, resource, namespace, name string, opts client.GetOptions) (api.Object, error)
+	Update(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error)
 	Delete(ctx context.Context, resource, namespace, name string, opts api.DeleteOptions) (api.Object, error)
 }
 
@@ -37,7 +39,7 @@ type Config struct {
 	// Recorder, when set, records a Warning event on a dependent whose
 	// ownerReference cannot be valid (a namespaced owner of a
 	// cluster-scoped object). Nil records nothing.
-	Recorder *apiserver.EventRecorder
+	Recorder *record.EventRecorder
 	// Resources are the resources whose objects are graphed, as owners and
 	// as dependents; nil means DefaultResources (all that the server serves
 	// but events, as Kubernetes' --enable-garbage-collector ignores them).
@@ -49,7 +51,7 @@ type Config struct {
 type Controller struct {
 	client   Client
 	log      *zap.Logger
-	recorder *apiserver.EventRecorder
+	recorder *record.EventRecorder
 	graph    *graph
 	queue    *workqueue.Queue[string]
 	// watched holds the resources whose objects the informers show.
@@ -190,8 +192,8 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 // get reads an object live; it returns nil, nil when the server says
 // NotFound or holds another object (another UID) under the name.
 func (c *Controller) get(ctx context.Context, id identity) (api.Object, error) {
-	obj, err := c.client.Get(ctx, id.kind.resource, id.namespace, id.name, apiserver.GetOptions{})
-	if apiserver.IsNotFound(err) {
+	obj, err := c.client.Get(ctx, id.kind.resource, id.namespace, id.name, client.GetOptions{})
+	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}
 	if err != nil {
@@ -219,10 +221,10 @@ func (c *Controller) update(ctx context.Context, id identity, change func(api.Ob
 			return nil
 		}
 		_, err = c.client.Update(ctx, next)
-		if apiserver.IsNotFound(err) {
+		if apierrors.IsNotFound(err) {
 			return nil
 		}
-		if !apiserver.IsConflict(err) {
+		if !apierrors.IsConflict(err) {
 			return err
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
 )
 
 // OwnerState is what a live read says of one owner a dependent references.
@@ -108,9 +107,9 @@ func DecideDependent(owners []Owner, d Dependent) Action {
 		return Action{Verb: RemoveRefs, RemoveUIDs: remove}
 	case waiting > 0 && d.HasDependents:
 		return Action{Verb: Delete, Policy: api.DeletePropagationForeground, Unblock: d.DependentDeletingDependents}
-	case slices.Contains(d.Finalizers, apiserver.FinalizerOrphan):
+	case slices.Contains(d.Finalizers, api.FinalizerOrphanDependents):
 		return Action{Verb: Delete, Policy: api.DeletePropagationOrphan}
-	case slices.Contains(d.Finalizers, apiserver.FinalizerForeground):
+	case slices.Contains(d.Finalizers, api.FinalizerDeleteDependents):
 		return Action{Verb: Delete, Policy: api.DeletePropagationForeground}
 	}
 	return Action{Verb: Delete, Policy: api.DeletePropagationBackground}
@@ -135,13 +134,13 @@ func StateOf(ref api.OwnerReference, obj api.Object) OwnerState {
 // deletingDependents reports whether an object is being deleted in the
 // foreground: it waits for its blocking dependents.
 func deletingDependents(m *api.ObjectMeta) bool {
-	return m.DeletionTimestamp != nil && slices.Contains(m.Finalizers, apiserver.FinalizerForeground)
+	return m.DeletionTimestamp != nil && slices.Contains(m.Finalizers, api.FinalizerDeleteDependents)
 }
 
 // orphaning reports whether an object is being deleted with the Orphan
 // policy: its dependents must first lose their references to it.
 func orphaning(m *api.ObjectMeta) bool {
-	return m.DeletionTimestamp != nil && slices.Contains(m.Finalizers, apiserver.FinalizerOrphan)
+	return m.DeletionTimestamp != nil && slices.Contains(m.Finalizers, api.FinalizerOrphanDependents)
 }
 
 // blocks reports whether ref makes a foreground deletion of its owner wait.

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 )
 
 func owner(uid api.UID, s OwnerState) Owner {
@@ -52,10 +52,10 @@ func TestDecideDependent(t *testing.T) {
 			owners: []Owner{owner("a", OwnerAbsent)}, dependent: Dependent{HasDependents: true, DependentDeletingDependents: true},
 			want: Action{Verb: Delete, Policy: api.DeletePropagationBackground}},
 		{name: "dependent's own orphan finalizer is kept",
-			owners: []Owner{owner("a", OwnerAbsent)}, dependent: Dependent{Finalizers: []string{apiserver.FinalizerOrphan}},
+			owners: []Owner{owner("a", OwnerAbsent)}, dependent: Dependent{Finalizers: []string{api.FinalizerOrphanDependents}},
 			want: Action{Verb: Delete, Policy: api.DeletePropagationOrphan}},
 		{name: "dependent's own foreground finalizer is kept",
-			owners: []Owner{owner("a", OwnerAbsent)}, dependent: Dependent{Finalizers: []string{"example.com/x", apiserver.FinalizerForeground}},
+			owners: []Owner{owner("a", OwnerAbsent)}, dependent: Dependent{Finalizers: []string{"example.com/x", api.FinalizerDeleteDependents}},
 			want: Action{Verb: Delete, Policy: api.DeletePropagationForeground}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -83,9 +83,9 @@ func TestStateOf(t *testing.T) {
 		{"same name, another UID: recreated", rc("u2", false), OwnerAbsent},
 		{"present", rc("u1", false), OwnerPresent},
 		{"being deleted in the background still present", rc("u1", true, "example.com/x"), OwnerPresent},
-		{"being deleted with orphan", rc("u1", true, apiserver.FinalizerOrphan), OwnerPresent},
-		{"being deleted in the foreground: waiting", rc("u1", true, apiserver.FinalizerForeground), OwnerWaiting},
-		{"foreground finalizer without deletion is not waiting", rc("u1", false, apiserver.FinalizerForeground), OwnerPresent},
+		{"being deleted with orphan", rc("u1", true, api.FinalizerOrphanDependents), OwnerPresent},
+		{"being deleted in the foreground: waiting", rc("u1", true, api.FinalizerDeleteDependents), OwnerWaiting},
+		{"foreground finalizer without deletion is not waiting", rc("u1", false, api.FinalizerDeleteDependents), OwnerPresent},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, StateOf(ref, tc.obj))
@@ -125,13 +125,13 @@ func TestWithoutFinalizer(t *testing.T) {
 		want        []string
 		wantChanged bool
 	}{
-		{"only one", []string{apiserver.FinalizerOrphan}, nil, true},
-		{"others kept", []string{"x", apiserver.FinalizerOrphan, "y"}, []string{"x", "y"}, true},
+		{"only one", []string{api.FinalizerOrphanDependents}, nil, true},
+		{"others kept", []string{"x", api.FinalizerOrphanDependents, "y"}, []string{"x", "y"}, true},
 		{"absent", []string{"x"}, []string{"x"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			orig := append([]string(nil), tc.finalizers...)
-			got, changed := withoutFinalizer(tc.finalizers, apiserver.FinalizerOrphan)
+			got, changed := withoutFinalizer(tc.finalizers, api.FinalizerOrphanDependents)
 			assert.Equal(t, tc.want, got)
 			assert.Equal(t, tc.wantChanged, changed)
 			assert.Equal(t, orig, tc.finalizers, "the input is not changed")
@@ -145,9 +145,9 @@ func TestKindOfRef(t *testing.T) {
 		wantResource     string
 		wantOK           bool
 	}{
-		{"v1", "ReplicationController", apiserver.ReplicationControllers, true},
-		{"v1", "Pod", apiserver.Pods, true},
-		{"coordination.k8s.io/v1", "Lease", apiserver.Leases, true},
+		{"v1", "ReplicationController", client.ReplicationControllers, true},
+		{"v1", "Pod", client.Pods, true},
+		{"coordination.k8s.io/v1", "Lease", client.Leases, true},
 		{"v1", "Lease", "", false},
 		{"apps/v1", "ReplicaSet", "", false},
 		{"apps/v1", "Pod", "", false},

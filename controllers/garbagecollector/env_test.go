@@ -12,7 +12,10 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/informer"
 )
@@ -72,12 +75,12 @@ func (r *recordingClient) note(verb, resource string, m *api.ObjectMeta) {
 	r.writes = append(r.writes, verb+" "+resource+" "+api.KeyOf(m))
 }
 
-func (r *recordingClient) Update(ctx context.Context, obj api.Object) (api.Object, error) {
+func (r *recordingClient) Update(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
 	r.note("update", obj.GetTypeMeta().Kind, obj.GetObjectMeta())
 	if err := r.fault("update"); err != nil {
 		return nil, err
 	}
-	return r.Server.Update(ctx, obj)
+	return r.Server.Update(ctx, obj, opts...)
 }
 
 func (r *recordingClient) Delete(ctx context.Context, resource, namespace, name string, opts api.DeleteOptions) (api.Object, error) {
@@ -111,7 +114,7 @@ func newEnvWith(t *testing.T, withRecorder bool) *env {
 	f := informer.NewFactory(srv, "", clk, log)
 	cfg := Config{Client: rc, Factory: f, Clock: clk, Logger: log}
 	if withRecorder {
-		cfg.Recorder = apiserver.NewEventRecorder(srv, clk, "garbage-collector", "test")
+		cfg.Recorder = record.NewEventRecorder(srv, clk, "garbage-collector", "test")
 	}
 	gc, err := New(cfg)
 	require.NoError(t, err)
@@ -172,7 +175,7 @@ func ref(owner api.Object) api.OwnerReference {
 func (e *env) createRC(name string) *api.ReplicationController {
 	e.t.Helper()
 	labels := map[string]string{"app": name}
-	rc, err := apiserver.For[*api.ReplicationController](e.srv).Create(e.ctx, &api.ReplicationController{
+	rc, err := client.For[*api.ReplicationController](e.srv).Create(e.ctx, &api.ReplicationController{
 		Metadata: api.ObjectMeta{Namespace: "default", Name: name},
 		Spec: api.ReplicationControllerSpec{
 			Selector: labels,
@@ -189,7 +192,7 @@ func (e *env) createRC(name string) *api.ReplicationController {
 // createPod creates a pod owned by owners, bound to nodeName if not "".
 func (e *env) createPod(name, nodeName string, owners ...api.OwnerReference) *api.Pod {
 	e.t.Helper()
-	p, err := apiserver.For[*api.Pod](e.srv).Create(e.ctx, &api.Pod{
+	p, err := client.For[*api.Pod](e.srv).Create(e.ctx, &api.Pod{
 		Metadata: api.ObjectMeta{Namespace: "default", Name: name, OwnerReferences: owners},
 		Spec:     api.PodSpec{NodeName: nodeName, Containers: []api.Container{{Name: "app", Image: "nginx:1.27"}}},
 	})
@@ -199,14 +202,14 @@ func (e *env) createPod(name, nodeName string, owners ...api.OwnerReference) *ap
 
 func (e *env) deleteRC(name string, policy *api.DeletionPropagation) {
 	e.t.Helper()
-	_, err := e.srv.Delete(e.ctx, apiserver.ReplicationControllers, "default", name, api.DeleteOptions{PropagationPolicy: policy})
+	_, err := e.srv.Delete(e.ctx, client.ReplicationControllers, "default", name, api.DeleteOptions{PropagationPolicy: policy})
 	require.NoError(e.t, err)
 }
 
 func (e *env) getPod(name string) (*api.Pod, bool) {
 	e.t.Helper()
-	p, err := apiserver.For[*api.Pod](e.srv).Get(e.ctx, "default", name)
-	if apiserver.IsNotFound(err) {
+	p, err := client.For[*api.Pod](e.srv).Get(e.ctx, "default", name)
+	if apierrors.IsNotFound(err) {
 		return nil, false
 	}
 	require.NoError(e.t, err)
@@ -215,8 +218,8 @@ func (e *env) getPod(name string) (*api.Pod, bool) {
 
 func (e *env) getRC(name string) (*api.ReplicationController, bool) {
 	e.t.Helper()
-	rc, err := apiserver.For[*api.ReplicationController](e.srv).Get(e.ctx, "default", name)
-	if apiserver.IsNotFound(err) {
+	rc, err := client.For[*api.ReplicationController](e.srv).Get(e.ctx, "default", name)
+	if apierrors.IsNotFound(err) {
 		return nil, false
 	}
 	require.NoError(e.t, err)

@@ -7,12 +7,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 )
 
 var (
-	rcKind, _  = kindByResource(apiserver.ReplicationControllers)
-	podKind, _ = kindByResource(apiserver.Pods)
+	rcKind, _  = kindByResource(client.ReplicationControllers)
+	podKind, _ = kindByResource(client.Pods)
 )
 
 func testRC(uid api.UID, finalizers ...string) *api.ReplicationController {
@@ -60,23 +60,23 @@ func TestGraphNotifications(t *testing.T) {
 			before: []gstep{{obj: rcA}}, step: gstep{obj: testPod("p", block)}},
 		{name: "owner starting a foreground deletion: itself and every dependent",
 			before:   []gstep{{obj: rcA}, {obj: testPod("p2", block)}, {obj: testPod("p1", noBlock)}},
-			step:     gstep{obj: testRC("a", apiserver.FinalizerForeground)},
+			step:     gstep{obj: testRC("a", api.FinalizerDeleteDependents)},
 			wantKeys: []string{"delete/a", "delete/p1", "delete/p2"}},
 		{name: "an owner still deleting in the foreground is not queued again",
-			before: []gstep{{obj: rcA}, {obj: testPod("p", block)}, {obj: testRC("a", apiserver.FinalizerForeground)}},
-			step:   gstep{obj: testRC("a", apiserver.FinalizerForeground)}},
+			before: []gstep{{obj: rcA}, {obj: testPod("p", block)}, {obj: testRC("a", api.FinalizerDeleteDependents)}},
+			step:   gstep{obj: testRC("a", api.FinalizerDeleteDependents)}},
 		{name: "owner with the orphan finalizer",
-			before: []gstep{{obj: rcA}}, step: gstep{obj: testRC("a", apiserver.FinalizerOrphan)}, wantKeys: []string{"orphan/a"}},
+			before: []gstep{{obj: rcA}}, step: gstep{obj: testRC("a", api.FinalizerOrphanDependents)}, wantKeys: []string{"orphan/a"}},
 		{name: "blocking dependent gone: the waiting owner looks again",
-			before:   []gstep{{obj: rcA}, {obj: testPod("p", block)}, {obj: testRC("a", apiserver.FinalizerForeground)}},
+			before:   []gstep{{obj: rcA}, {obj: testPod("p", block)}, {obj: testRC("a", api.FinalizerDeleteDependents)}},
 			step:     gstep{obj: testPod("p", block), remove: true},
 			wantKeys: []string{"delete/a"}, wantAbsent: []api.UID{"p"}},
 		{name: "dependent no longer blocking: the waiting owner looks again",
-			before:   []gstep{{obj: rcA}, {obj: testPod("p", block)}, {obj: testRC("a", apiserver.FinalizerForeground)}},
+			before:   []gstep{{obj: rcA}, {obj: testPod("p", block)}, {obj: testRC("a", api.FinalizerDeleteDependents)}},
 			step:     gstep{obj: testPod("p", noBlock)},
 			wantKeys: []string{"delete/a"}},
 		{name: "non-blocking dependent gone: the waiting owner has nothing new",
-			before: []gstep{{obj: rcA}, {obj: testPod("p", noBlock)}, {obj: testRC("a", apiserver.FinalizerForeground)}},
+			before: []gstep{{obj: rcA}, {obj: testPod("p", noBlock)}, {obj: testRC("a", api.FinalizerDeleteDependents)}},
 			step:   gstep{obj: testPod("p", noBlock), remove: true}},
 		{name: "owner removed: it stays virtual while dependents name it, and they look",
 			before:   []gstep{{obj: rcA}, {obj: testPod("p", block)}},

@@ -3,7 +3,7 @@ package garbagecollector
 import (
 	"strings"
 
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 )
 
 // kindInfo is what the collector needs to know of a kind: the resource to
@@ -21,17 +21,17 @@ type kindInfo struct {
 // fails.
 func servedKinds() []kindInfo {
 	return []kindInfo{
-		{kind: "ConfigMap", resource: apiserver.ConfigMaps, namespaced: true},
-		{kind: "Endpoints", resource: apiserver.Endpoints, namespaced: true},
-		{kind: "Event", resource: apiserver.Events, namespaced: true},
-		{kind: "Lease", group: "coordination.k8s.io", resource: apiserver.Leases, namespaced: true},
-		{kind: "Namespace", resource: apiserver.Namespaces},
-		{kind: "Node", resource: apiserver.Nodes},
-		{kind: "Pod", resource: apiserver.Pods, namespaced: true},
-		{kind: "ReplicationController", resource: apiserver.ReplicationControllers, namespaced: true},
-		{kind: "Secret", resource: apiserver.Secrets, namespaced: true},
-		{kind: "Service", resource: apiserver.Services, namespaced: true},
-		{kind: "ServiceAccount", resource: apiserver.ServiceAccounts, namespaced: true},
+		{kind: "ConfigMap", resource: client.ConfigMaps, namespaced: true},
+		{kind: "Endpoints", resource: client.Endpoints, namespaced: true},
+		{kind: "Event", resource: client.Events, namespaced: true},
+		{kind: "Lease", group: "coordination.k8s.io", resource: client.Leases, namespaced: true},
+		{kind: "Namespace", resource: client.Namespaces},
+		{kind: "Node", resource: client.Nodes},
+		{kind: "Pod", resource: client.Pods, namespaced: true},
+		{kind: "ReplicationController", resource: client.ReplicationControllers, namespaced: true},
+		{kind: "Secret", resource: client.Secrets, namespaced: true},
+		{kind: "Service", resource: client.Services, namespaced: true},
+		{kind: "ServiceAccount", resource: client.ServiceAccounts, namespaced: true},
 	}
 }
 
@@ -41,7 +41,7 @@ func servedKinds() []kindInfo {
 func DefaultResources() []string {
 	var out []string
 	for _, k := range servedKinds() {
-		if k.resource != apiserver.Events {
+		if k.resource != client.Events {
 			out = append(out, k.resource)
 		}
 	}

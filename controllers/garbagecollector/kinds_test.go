@@ -9,6 +9,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 )
 
@@ -38,7 +39,7 @@ func TestServedKindsAreTheServers(t *testing.T) {
 // account go when it goes.
 func TestConfigKindsAreCollected(t *testing.T) {
 	e := newEnv(t)
-	sa, err := apiserver.For[*api.ServiceAccount](e.srv).Create(e.ctx, &api.ServiceAccount{Metadata: api.ObjectMeta{Namespace: "default", Name: "builder"}})
+	sa, err := client.For[*api.ServiceAccount](e.srv).Create(e.ctx, &api.ServiceAccount{Metadata: api.ObjectMeta{Namespace: "default", Name: "builder"}})
 	require.NoError(t, err)
 	owner := []api.OwnerReference{{APIVersion: "v1", Kind: "ServiceAccount", Name: "builder", UID: sa.Metadata.UID}}
 	_, err = e.srv.Create(e.ctx, &api.ConfigMap{Metadata: api.ObjectMeta{Namespace: "default", Name: "builder-config", OwnerReferences: owner}})
@@ -48,7 +49,7 @@ func TestConfigKindsAreCollected(t *testing.T) {
 	e.settle()
 	assert.Empty(t, e.client.Writes(), "owned objects of a live owner stay")
 
-	_, err = e.srv.Delete(e.ctx, apiserver.ServiceAccounts, "default", "builder", api.DeleteOptions{})
+	_, err = e.srv.Delete(e.ctx, client.ServiceAccounts, "default", "builder", api.DeleteOptions{})
 	require.NoError(t, err)
 	e.settle()
 	assert.ElementsMatch(t, []string{"delete configmaps default/builder-config", "delete secrets default/builder-token"}, e.client.Writes())

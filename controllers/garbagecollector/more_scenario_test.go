@@ -10,7 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/informer"
 )
 
@@ -44,7 +45,7 @@ func TestForegroundDeletionCascadesThroughAMiddleOwner(t *testing.T) {
 		}
 		if midOK && (leaf0 || leaf1) {
 			if rc, _ := e.getRC("mid"); rc.Metadata.DeletionTimestamp != nil {
-				assert.Contains(t, rc.Metadata.Finalizers, apiserver.FinalizerForeground, "mid is deleted in the foreground too")
+				assert.Contains(t, rc.Metadata.Finalizers, api.FinalizerDeleteDependents, "mid is deleted in the foreground too")
 				sawMidForeground = true
 			}
 		}
@@ -97,9 +98,9 @@ func TestClusterScopedDependentOfNamespacedOwnerIsLeftAndReported(t *testing.T) 
 	require.NoError(t, err)
 	e.settle()
 
-	_, err = e.srv.Get(e.ctx, apiserver.Nodes, "", "node-1", apiserver.GetOptions{})
+	_, err = e.srv.Get(e.ctx, client.Nodes, "", "node-1", client.GetOptions{})
 	assert.NoError(t, err, "the node is not deleted")
-	events, _, err := apiserver.For[*api.Event](e.srv).List(e.ctx, "default", apiserver.ListOptions{})
+	events, _, err := client.For[*api.Event](e.srv).List(e.ctx, "default", client.ListOptions{})
 	require.NoError(t, err)
 	require.NotEmpty(t, events)
 	assert.Equal(t, "OwnerRefInvalidNamespace", events[0].Reason)
@@ -111,7 +112,7 @@ func TestClusterScopedDependentOfNamespacedOwnerIsLeftAndReported(t *testing.T) 
 func TestFailedDeleteIsRetriedAfterBackoff(t *testing.T) {
 	e := newEnv(t)
 	e.webWithPods("")
-	e.client.failNext("delete", apiserver.NewInternalError(errors.New("injected")))
+	e.client.failNext("delete", apierrors.NewInternalError(errors.New("injected")))
 
 	e.deleteRC("web", policy(api.DeletePropagationBackground))
 	e.settle()
@@ -127,7 +128,7 @@ func TestFailedDeleteIsRetriedAfterBackoff(t *testing.T) {
 func TestOrphaningRetriesConflicts(t *testing.T) {
 	e := newEnv(t)
 	e.webWithPods("")
-	conflict := apiserver.NewConflict(apiserver.GroupResource{Resource: "pods"}, "web-0", apiserver.ConflictModified)
+	conflict := apierrors.NewConflict(apierrors.GroupResource{Resource: "pods"}, "web-0", apierrors.ConflictModified)
 	e.client.failNext("update", conflict)
 	e.client.failNext("update", conflict)
 
@@ -210,21 +211,21 @@ func TestDependentSeenAfterOrphanDeletionOfItsOwnerIsDeleted(t *testing.T) {
 		{name: "seen after the rc is gone, while orphaned pods still name it in the stale cache", knownPods: true,
 			delete: func(e *env) {
 				e.deleteRC("web", nil)
-				e.settleHolding(holding(apiserver.Pods))
+				e.settleHolding(holding(client.Pods))
 				_, ok := e.getRC("web")
 				require.False(t, ok, "the collector orphaned the pods it knew; the rc is gone")
 			}},
 		{name: "created after the rc is gone, while orphaned pods still name it in the stale cache", knownPods: true, createdAfter: true,
 			delete: func(e *env) {
 				e.deleteRC("web", nil)
-				e.settleHolding(holding(apiserver.Pods))
+				e.settleHolding(holding(client.Pods))
 				_, ok := e.getRC("web")
 				require.False(t, ok)
 			}},
 		{name: "seen after the rc is gone and forgotten",
 			delete: func(e *env) {
 				e.deleteRC("web", nil)
-				e.settleHolding(holding(apiserver.Pods))
+				e.settleHolding(holding(client.Pods))
 				_, ok := e.getRC("web")
 				require.False(t, ok, "the rc had no known dependent; it is gone")
 			}},
@@ -233,15 +234,15 @@ func TestDependentSeenAfterOrphanDeletionOfItsOwnerIsDeleted(t *testing.T) {
 				e.deleteRC("web", nil)
 				// The rcs cache stops as soon as the server removes the rc.
 				e.settleHolding(func(r string) bool {
-					if r == apiserver.Pods {
+					if r == client.Pods {
 						return true
 					}
 					_, ok := e.getRC("web")
-					return r == apiserver.ReplicationControllers && !ok
+					return r == client.ReplicationControllers && !ok
 				})
 				_, ok := e.getRC("web")
 				require.False(t, ok)
-				e.settleHolding(holding(apiserver.ReplicationControllers))
+				e.settleHolding(holding(client.ReplicationControllers))
 			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -290,7 +291,7 @@ func TestVirtualOwnerFoundPresentThenDeletedUnseenIsChecked(t *testing.T) {
 	e := newEnv(t)
 	rc := e.createRC("web")
 	e.createPod("web-0", "", ref(rc))
-	rcsHeld := func(r string) bool { return r == apiserver.ReplicationControllers }
+	rcsHeld := func(r string) bool { return r == client.ReplicationControllers }
 	e.settleHolding(rcsHeld)
 	_, ok := e.getPod("web-0")
 	require.True(t, ok, "its owner exists: the pod stays")
@@ -314,7 +315,7 @@ func TestVirtualOwnerFoundPresentIsCheckedUntilShown(t *testing.T) {
 	e := newEnv(t)
 	rc := e.createRC("web")
 	e.createPod("web-0", "", ref(rc))
-	e.settleHolding(func(r string) bool { return r == apiserver.ReplicationControllers })
+	e.settleHolding(func(r string) bool { return r == client.ReplicationControllers })
 	at, ok := e.gc.Queue().NextDelayed()
 	require.True(t, ok, "the owner, present but not yet shown, is to be checked again")
 

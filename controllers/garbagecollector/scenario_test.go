@@ -55,14 +55,14 @@ func TestForegroundDeletionKeepsOwnerUntilDependentsGone(t *testing.T) {
 	rc, ok := e.getRC("web")
 	require.True(t, ok)
 	require.NotNil(t, rc.Metadata.DeletionTimestamp)
-	require.Contains(t, rc.Metadata.Finalizers, apiserver.FinalizerForeground)
+	require.Contains(t, rc.Metadata.Finalizers, api.FinalizerDeleteDependents)
 
 	// Step by step: the rc must still be there while any pod is.
 	for e.gc.ProcessOne(e.ctx) || e.stepInformers() {
 		if len(e.podsLeft()) > 0 {
 			rc, ok := e.getRC("web")
 			require.True(t, ok, "the rc goes only after its pods")
-			assert.Contains(t, rc.Metadata.Finalizers, apiserver.FinalizerForeground)
+			assert.Contains(t, rc.Metadata.Finalizers, api.FinalizerDeleteDependents)
 		}
 	}
 	e.settle()
@@ -97,7 +97,7 @@ func TestForegroundDeletionWaitsForPodsInGracePeriod(t *testing.T) {
 	}
 	rc, ok := e.getRC("web")
 	require.True(t, ok, "pods in their grace period still block the owner")
-	assert.Contains(t, rc.Metadata.Finalizers, apiserver.FinalizerForeground)
+	assert.Contains(t, rc.Metadata.Finalizers, api.FinalizerDeleteDependents)
 
 	e.clk.Step(apiserver.DefaultTerminationGracePeriodSeconds * time.Second)
 	require.Equal(t, 3, e.srv.Sweep())
@@ -122,7 +122,7 @@ func TestOrphanDeletionReleasesDependents(t *testing.T) {
 			e.deleteRC("web", tc.policy)
 			rc, ok := e.getRC("web")
 			require.True(t, ok)
-			require.Contains(t, rc.Metadata.Finalizers, apiserver.FinalizerOrphan)
+			require.Contains(t, rc.Metadata.Finalizers, api.FinalizerOrphanDependents)
 			e.settle()
 
 			for i := range 3 {

@@ -7,7 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/api/apierrors"
 )
 
 // attemptToDelete looks at the node of uid and deletes it, or releases it
@@ -77,7 +77,7 @@ func (c *Controller) attemptToDelete(ctx context.Context, uid api.UID) error {
 			Preconditions:     &api.Preconditions{UID: &n.id.uid, ResourceVersion: &rv},
 			PropagationPolicy: &policy,
 		})
-		if apiserver.IsNotFound(err) {
+		if apierrors.IsNotFound(err) {
 			return nil
 		}
 		return err // a Conflict: it changed since we read it; decide again later
@@ -150,7 +150,7 @@ func (c *Controller) processDeletingDependents(ctx context.Context, n snapshot) 
 		return c.update(ctx, n.id, func(obj api.Object) bool {
 			om := obj.GetObjectMeta()
 			var changed bool
-			om.Finalizers, changed = withoutFinalizer(om.Finalizers, apiserver.FinalizerForeground)
+			om.Finalizers, changed = withoutFinalizer(om.Finalizers, api.FinalizerDeleteDependents)
 			return changed
 		})
 	}
@@ -193,7 +193,7 @@ func (c *Controller) attemptToOrphan(ctx context.Context, uid api.UID) error {
 	return c.update(ctx, n.id, func(obj api.Object) bool {
 		om := obj.GetObjectMeta()
 		var changed bool
-		om.Finalizers, changed = withoutFinalizer(om.Finalizers, apiserver.FinalizerOrphan)
+		om.Finalizers, changed = withoutFinalizer(om.Finalizers, api.FinalizerOrphanDependents)
 		return changed
 	})
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/controllers/workqueue"
@@ -381,9 +382,9 @@ func (w *writeCounts) counting(name string, init manager.InitFunc) manager.InitF
 	}
 }
 
-// countingClient is an apiserver.Client that counts its successful writes.
+// countingClient is an client.Client that counts its successful writes.
 type countingClient struct {
-	apiserver.Client
+	client.Client
 	binder interface {
 		Bind(ctx context.Context, namespace, name, node string) (*api.Pod, error)
 	}
@@ -397,20 +398,20 @@ func (c *countingClient) count(resource string, err error) {
 	}
 }
 
-func (c *countingClient) Create(ctx context.Context, obj api.Object) (api.Object, error) {
-	out, err := c.Client.Create(ctx, obj)
-	c.count(apiserver.ResourceOf(obj), err)
+func (c *countingClient) Create(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
+	out, err := c.Client.Create(ctx, obj, opts...)
+	c.count(client.ResourceOf(obj), err)
 	return out, err
 }
 
-func (c *countingClient) Update(ctx context.Context, obj api.Object) (api.Object, error) {
-	out, err := c.Client.Update(ctx, obj)
+func (c *countingClient) Update(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
+	out, err := c.Client.Update(ctx, obj, opts...)
 	c.countUpdate(obj, out, err)
 	return out, err
 }
 
-func (c *countingClient) UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error) {
-	out, err := c.Client.UpdateStatus(ctx, obj)
+func (c *countingClient) UpdateStatus(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
+	out, err := c.Client.UpdateStatus(ctx, obj, opts...)
 	c.countUpdate(obj, out, err)
 	return out, err
 }
@@ -421,7 +422,7 @@ func (c *countingClient) countUpdate(obj, out api.Object, err error) {
 	if err == nil && out.GetObjectMeta().ResourceVersion == obj.GetObjectMeta().ResourceVersion {
 		return
 	}
-	c.count(apiserver.ResourceOf(obj), err)
+	c.count(client.ResourceOf(obj), err)
 }
 
 func (c *countingClient) Delete(ctx context.Context, resource, namespace, name string, opts api.DeleteOptions) (api.Object, error) {
@@ -432,7 +433,7 @@ func (c *countingClient) Delete(ctx context.Context, resource, namespace, name s
 
 func (c *countingClient) Bind(ctx context.Context, namespace, name, node string) (*api.Pod, error) {
 	out, err := c.binder.Bind(ctx, namespace, name, node)
-	c.count(apiserver.Pods, err)
+	c.count(client.Pods, err)
 	return out, err
 }
 
@@ -447,14 +448,14 @@ func resourceOf(key string) string {
 // status and every Service has want ready addresses, and no other pods exist.
 func settled(b *testing.B, srv *apiserver.Server, n int, want int32) bool {
 	ctx := context.Background()
-	rcs, _, err := apiserver.For[*api.ReplicationController](srv).List(ctx, "default", apiserver.ListOptions{})
+	rcs, _, err := client.For[*api.ReplicationController](srv).List(ctx, "default", client.ListOptions{})
 	require.NoError(b, err)
 	for _, rc := range rcs {
 		if rc.Status.ReadyReplicas != want || rc.Status.Replicas != want || rc.Status.ObservedGeneration != rc.Metadata.Generation {
 			return false
 		}
 	}
-	eps, _, err := apiserver.For[*api.Endpoints](srv).List(ctx, "default", apiserver.ListOptions{})
+	eps, _, err := client.For[*api.Endpoints](srv).List(ctx, "default", client.ListOptions{})
 	require.NoError(b, err)
 	if len(rcs) != n || len(eps) < n {
 		return false
@@ -471,7 +472,7 @@ func settled(b *testing.B, srv *apiserver.Server, n int, want int32) bool {
 			return false
 		}
 	}
-	pods, err := srv.List(ctx, apiserver.Pods, "default", apiserver.ListOptions{ResourceVersion: "0"})
+	pods, err := srv.List(ctx, client.Pods, "default", client.ListOptions{ResourceVersion: "0"})
 	require.NoError(b, err)
 	return len(pods.Items) == n*int(want)
 }

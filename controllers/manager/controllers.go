@@ -6,7 +6,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/controllers/endpoints"
 	"github.com/miniplane/miniplane/controllers/garbagecollector"
 	"github.com/miniplane/miniplane/controllers/nodesim"
@@ -38,8 +38,8 @@ func NodeSimDescriptors() []Descriptor {
 
 // recorder returns an event recorder for a controller, reporting as
 // Kubernetes' controllers do (component name, manager instance).
-func (ic InitContext) recorder(component string) *apiserver.EventRecorder {
-	return apiserver.NewEventRecorder(ic.Client, ic.Clock, component, ic.Instance)
+func (ic InitContext) recorder(component string) *record.EventRecorder {
+	return record.NewEventRecorder(ic.Client, ic.Clock, component, ic.Instance)
 }
 
 func initReplication(ic InitContext) (Controller, int, error) {

@@ -30,7 +30,7 @@ import (
 const (
 	compStore       = "store"
 	compAPIServer   = "apiserver"
-	compRecorder    = "event-recorder" // apiserver.EventRecorder: client-go's record, in Kubernetes
+	compRecorder    = "event-recorder" // record.EventRecorder: client-go's record, in Kubernetes
 	compInformer    = "informer"
 	compWorkqueue   = "workqueue"
 	compReplication = "replication"

@@ -10,7 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/election"
@@ -23,7 +23,7 @@ type InstanceConfig struct {
 	// reads and writes the lease through it as is; the controllers, their
 	// informers and their event recorders get it wrapped in the elector's
 	// guard. Required.
-	Client apiserver.Client
+	Client client.Client
 	// Clock is the instance's clock (it may be offset from others').
 	// Required.
 	Clock clock.Clock
@@ -143,10 +143,10 @@ func (in *Instance) Run(ctx context.Context) error {
 }
 
 // runTerm builds and runs one term's controllers until ctx ends.
-func (in *Instance) runTerm(ctx context.Context, client apiserver.Client) {
-	factory := informer.NewFactory(client, "", in.cfg.Clock, in.log.Named("informers"))
+func (in *Instance) runTerm(ctx context.Context, cl client.Client) {
+	factory := informer.NewFactory(cl, "", in.cfg.Clock, in.log.Named("informers"))
 	m, err := New(InitContext{
-		Client: client, Factory: factory, Clock: in.cfg.Clock, Logger: in.log,
+		Client: cl, Factory: factory, Clock: in.cfg.Clock, Logger: in.log,
 		Options: in.cfg.Options, Instance: in.cfg.Identity,
 	}, in.cfg.Descriptors)
 	if err == nil {

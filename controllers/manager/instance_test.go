@@ -13,7 +13,9 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/election"
@@ -94,13 +96,13 @@ func (c *cluster) addInstance(t testing.TB, le manager.LeaderElectionOptions) *i
 	t.Helper()
 	opts := manager.DefaultOptions()
 	opts.LeaderElection = le
-	client := electiontest.NewClient(c.srv, c.clk)
+	cl := electiontest.NewClient(c.srv, c.clk)
 	in, err := manager.NewInstance(manager.InstanceConfig{
-		Client: client, Clock: c.clk, Logger: c.log, Identity: fmt.Sprintf("cm-%d", len(c.instances)), Options: opts,
+		Client: cl, Clock: c.clk, Logger: c.log, Identity: fmt.Sprintf("cm-%d", len(c.instances)), Options: opts,
 	})
 	require.NoError(t, err)
 	ictx, icancel := context.WithCancel(c.ctx)
-	inst := &instance{Instance: in, client: client, cancel: icancel, done: make(chan error, 1)}
+	inst := &instance{Instance: in, client: cl, cancel: icancel, done: make(chan error, 1)}
 	go func() { inst.done <- in.Run(ictx) }()
 	c.instances = append(c.instances, inst)
 	return inst
@@ -174,7 +176,7 @@ func (c *cluster) leader(t testing.TB) *instance {
 func controllerWrites(in *instance) []electiontest.Write {
 	var out []electiontest.Write
 	for _, w := range in.client.Writes() {
-		if w.Resource != apiserver.Leases {
+		if w.Resource != client.Leases {
 			out = append(out, w)
 		}
 	}
@@ -201,7 +203,7 @@ func (c *cluster) scale(t testing.TB, name string, replicas int32) {
 }
 
 func (c *cluster) readyPods(t testing.TB) int {
-	pods, _, err := apiserver.For[*api.Pod](c.srv).List(context.Background(), "default", apiserver.ListOptions{})
+	pods, _, err := client.For[*api.Pod](c.srv).List(context.Background(), "default", client.ListOptions{})
 	require.NoError(t, err)
 	n := 0
 	for _, p := range pods {
@@ -410,9 +412,9 @@ func TestPausedLeaderStopsWritingBeforeTakeover(t *testing.T) {
 	hang := make(chan struct{})
 	t.Cleanup(func() { close(hang) }) // runs before the cluster's cleanup
 	paused.client.SetFault(func(op electiontest.Op) error {
-		if op.Resource == apiserver.Leases {
+		if op.Resource == client.Leases {
 			<-hang
-			return apiserver.NewInternalError(fmt.Errorf("hung"))
+			return apierrors.NewInternalError(fmt.Errorf("hung"))
 		}
 		return nil
 	})
@@ -437,7 +439,7 @@ func TestPausedLeaderStopsWritingBeforeTakeover(t *testing.T) {
 	require.NotEqual(t, paused.Identity(), cur.Identity())
 	first := controllerWrites(cur)[0].At
 	assert.False(t, first.Before(lastRenew.Add(election.DefaultLeaseDuration)))
-	pods, _, err := apiserver.For[*api.Pod](c.srv).List(context.Background(), "default", apiserver.ListOptions{})
+	pods, _, err := client.For[*api.Pod](c.srv).List(context.Background(), "default", client.ListOptions{})
 	require.NoError(t, err)
 	assert.Len(t, pods, 3, "exactly the new leader's pods were added: none twice")
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/informer"
@@ -40,7 +41,7 @@ func TestControlLoop(t *testing.T) {
 	go func() { done <- m.Run(runCtx) }()
 	go srv.Run(runCtx) // the API server's sweep of ended grace periods
 
-	rcs := apiserver.For[*api.ReplicationController](srv)
+	rcs := client.For[*api.ReplicationController](srv)
 	labels := map[string]string{"app": "web"}
 	three := int32(3)
 	_, err = rcs.Create(ctx, &api.ReplicationController{
@@ -59,7 +60,7 @@ func TestControlLoop(t *testing.T) {
 	require.NoError(t, err)
 
 	readyPods := func() int {
-		pods, _, err := apiserver.For[*api.Pod](srv).List(ctx, "default", apiserver.ListOptions{LabelSelector: "app=web"})
+		pods, _, err := client.For[*api.Pod](srv).List(ctx, "default", client.ListOptions{LabelSelector: "app=web"})
 		require.NoError(t, err)
 		n := 0
 		for _, p := range pods {
@@ -70,7 +71,7 @@ func TestControlLoop(t *testing.T) {
 		return n
 	}
 	addresses := func() int {
-		ep, err := apiserver.For[*api.Endpoints](srv).Get(ctx, "default", "web")
+		ep, err := client.For[*api.Endpoints](srv).Get(ctx, "default", "web")
 		if err != nil {
 			return -1
 		}
@@ -93,7 +94,7 @@ func TestControlLoop(t *testing.T) {
 	}
 
 	until("3 ready pods behind 3 endpoint addresses", func() bool { return readyPods() == 3 && addresses() == 3 })
-	nodes, _, err := apiserver.For[*api.Node](srv).List(ctx, "", apiserver.ListOptions{})
+	nodes, _, err := client.For[*api.Node](srv).List(ctx, "", client.ListOptions{})
 	require.NoError(t, err)
 	assert.Len(t, nodes, 3, "nodesim registered its nodes")
 
@@ -110,7 +111,7 @@ func TestControlLoop(t *testing.T) {
 	_, err = rcs.Delete(ctx, "default", "web", api.DeleteOptions{PropagationPolicy: &bg})
 	require.NoError(t, err)
 	until("the garbage collector removed the pods", func() bool {
-		pods, _, err := apiserver.For[*api.Pod](srv).List(ctx, "default", apiserver.ListOptions{})
+		pods, _, err := client.For[*api.Pod](srv).List(ctx, "default", client.ListOptions{})
 		require.NoError(t, err)
 		return len(pods) == 0
 	})
@@ -160,7 +161,7 @@ func TestNodeSimWithoutNodes(t *testing.T) {
 	})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
-		p, err := apiserver.For[*api.Pod](srv).Get(ctx, "default", "web")
+		p, err := client.For[*api.Pod](srv).Get(ctx, "default", "web")
 		require.NoError(t, err)
 		if p.Spec.NodeName == "byo-0" && api.IsPodReady(p) {
 			return true
@@ -168,7 +169,7 @@ func TestNodeSimWithoutNodes(t *testing.T) {
 		clk.Step(500 * time.Millisecond)
 		return false
 	}, 20*time.Second, time.Millisecond, "the pod runs on the node created through the API")
-	nodes, _, err := apiserver.For[*api.Node](srv).List(ctx, "", apiserver.ListOptions{})
+	nodes, _, err := client.For[*api.Node](srv).List(ctx, "", client.ListOptions{})
 	require.NoError(t, err)
 	require.Len(t, nodes, 1, "nodesim registered none of its own")
 	assert.Equal(t, "byo-0", nodes[0].Metadata.Name)

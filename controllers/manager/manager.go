@@ -9,7 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/informer"
@@ -28,7 +28,7 @@ type Controller interface {
 
 // InitContext is what an init function gets to build its controller.
 type InitContext struct {
-	Client  apiserver.Client
+	Client  client.Client
 	Factory *informer.Factory
 	Clock   clock.Clock
 	Logger  *zap.Logger

@@ -13,6 +13,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/informer"
@@ -141,7 +142,7 @@ func TestRunBuildsStartsAndStops(t *testing.T) {
 	desc := func(name string, workers int, offByDefault bool) manager.Descriptor {
 		return manager.Descriptor{Name: name, DisabledByDefault: offByDefault, Init: func(ic manager.InitContext) (manager.Controller, int, error) {
 			order = append(order, name)
-			f := &fakeController{reg: ic.Factory.ForResource(apiserver.Pods).AddEventHandler(informer.HandlerFuncs{}, 0)}
+			f := &fakeController{reg: ic.Factory.ForResource(client.Pods).AddEventHandler(informer.HandlerFuncs{}, 0)}
 			fakes[name] = f
 			return f, workers, nil
 		}}

@@ -12,7 +12,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/informer"
@@ -20,11 +22,11 @@ import (
 
 // Client is what the simulator writes through: nodes are created and their
 // status updated, pods' status updated and their deletion confirmed.
-// apiserver.Client and *apiserver.Server satisfy it.
+// client.Client and *apiserver.Server satisfy it.
 type Client interface {
-	Create(ctx context.Context, obj api.Object) (api.Object, error)
-	Get(ctx context.Context, resource, namespace, name string, opts apiserver.GetOptions) (api.Object, error)
-	UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error)
+	Create(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error)
+	Get(ctx context.Context, resource, namespace, name string, opts client.GetOptions) (api.Object, error)
+	UpdateStatus(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error)
 	Delete(ctx context.Context, resource, namespace, name string, opts api.DeleteOptions) (api.Object, error)
 }
 
@@ -47,7 +49,7 @@ const (
 	maxTerminationDelay = time.Second
 	// KubeletVersion is what the simulated nodes report: the API server's
 	// version, as on a cluster whose kubelets match it.
-	KubeletVersion = apiserver.GitVersion
+	KubeletVersion = "v1.32.0-miniplane" // apiserver.GitVersion; a test holds them equal
 )
 
 // MaxNodes is the most nodes nodesim simulates: one /24 pod range each in
@@ -68,7 +70,7 @@ type Config struct {
 	// Logger receives structured logs; nil means none.
 	Logger *zap.Logger
 	// Recorder, if set, records Scheduled, FailedScheduling and kubelet events.
-	Recorder *apiserver.EventRecorder
+	Recorder *record.EventRecorder
 
 	// Nodes is how many nodes EnsureNodes creates: NodeNamePrefix0, 1, ...
 	// (default 3, at most MaxNodes: node i's pod range is 10.244.i.0/24,
@@ -94,7 +96,7 @@ type Config struct {
 	EvictionTimeout time.Duration
 	// NodeLeases makes Run keep a Lease per node that is up, renewed every
 	// NodeLeaseRenewInterval (leases.go), as kubelets do; Client must then
-	// implement Updater, and the namespace apiserver.NodeLeaseNamespace
+	// implement Updater, and the namespace api.NamespaceNodeLease
 	// exist. Off by default: the renewals are writes that would change
 	// every recorded run of the simulator.
 	NodeLeases bool
@@ -118,7 +120,7 @@ type Controller struct {
 	binder Binder
 	clock  clock.Clock
 	log    *zap.Logger
-	rec    *apiserver.EventRecorder
+	rec    *record.EventRecorder
 	queue  *workqueue.Queue[string]
 	logs   *logs // the containers' logs (logs.go), with a lock of their own
 
@@ -220,8 +222,8 @@ func New(cfg Config) (*Controller, error) {
 		cfg: cfg, client: cfg.Client, binder: binder, clock: cfg.Clock, log: log.Named("nodesim"), rec: cfg.Recorder,
 		queue:         workqueue.New(workqueue.Config[string]{Name: "nodesim", Clock: cfg.Clock, Metrics: true}),
 		logs:          newLogs(),
-		podInf:        cfg.Factory.ForResource(apiserver.Pods),
-		nodeInf:       cfg.Factory.ForResource(apiserver.Nodes),
+		podInf:        cfg.Factory.ForResource(client.Pods),
+		nodeInf:       cfg.Factory.ForResource(client.Nodes),
 		state:         make(map[string]*podState),
 		assumed:       make(map[string]string),
 		ips:           make(map[string]map[netip.Addr]string),
@@ -237,8 +239,8 @@ func New(cfg Config) (*Controller, error) {
 	if err := addPodIndex(c.podInf); err != nil {
 		return nil, err
 	}
-	c.pods = informer.NewLister[*api.Pod](c.podInf, apiserver.GroupResource{Resource: apiserver.Pods})
-	c.nodes = informer.NewLister[*api.Node](c.nodeInf, apiserver.GroupResource{Resource: apiserver.Nodes})
+	c.pods = informer.NewLister[*api.Pod](c.podInf, apierrors.GroupResource{Resource: client.Pods})
+	c.nodes = informer.NewLister[*api.Node](c.nodeInf, apierrors.GroupResource{Resource: client.Nodes})
 	c.podReg = c.podInf.AddEventHandler(informer.HandlerFuncs{
 		AddFunc: func(obj api.Object, _ bool) {
 			c.queue.Add(c.observePod(obj, false))
@@ -396,7 +398,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		return nil // not a pod key: nothing will ever make it one
 	}
 	pod, err := c.pods.Namespace(ns).Get(name)
-	if apiserver.IsNotFound(err) {
+	if apierrors.IsNotFound(err) {
 		c.forget(key)
 		return nil
 	}

@@ -52,7 +52,7 @@
 // placing a pod costs O(nodes), whatever the number of pods; the pod cache
 // has an index of pods by node, "nodesim/nodeName".
 //
-// The package imports api, apiserver, informer, controllers/workqueue,
+// The package imports api, client, informer, controllers/workqueue,
 // clock and zap. Controller is safe for concurrent use: one mutex
 // guards its in-memory state, and the workqueue guarantees that a pod's key
 // is synced by one worker at a time.

@@ -10,7 +10,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 )
 
 // runPod is the kubelet (and the node lifecycle controller) for one pod
@@ -90,10 +91,10 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 	cp := c.carriers.lend(pod, status)
 	defer c.carriers.giveBack(cp)
 	if _, err := c.client.UpdateStatus(ctx, cp); err != nil {
-		if apiserver.IsNotFound(err) {
+		if apierrors.IsNotFound(err) {
 			return nil
 		}
-		if apiserver.IsConflict(err) {
+		if apierrors.IsConflict(err) {
 			// The cache is behind the pod: the newer version is on its way
 			// to the pod handler, which queues the pod again. Retrying now
 			// would fail the same way, and a rate-limited retry would make
@@ -179,11 +180,11 @@ func (c *Controller) afterWrite(ctx context.Context, key string, pod *api.Pod, a
 // that it is still the same pod.
 func (c *Controller) confirmDelete(ctx context.Context, key string, pod *api.Pod, now time.Time) error {
 	uid := pod.Metadata.UID
-	_, err := c.client.Delete(ctx, apiserver.Pods, pod.Metadata.Namespace, pod.Metadata.Name, api.DeleteOptions{
+	_, err := c.client.Delete(ctx, client.Pods, pod.Metadata.Namespace, pod.Metadata.Name, api.DeleteOptions{
 		GracePeriodSeconds: ptr(int64(0)),
 		Preconditions:      &api.Preconditions{UID: &uid},
 	})
-	if err != nil && !apiserver.IsNotFound(err) {
+	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("nodesim: confirm deletion of %s: %w", key, err)
 	}
 	c.logStop(key, pod, now)

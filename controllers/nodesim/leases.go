@@ -10,12 +10,13 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 )
 
 // Node Leases, as the kubelet's node lease controller keeps them
 // (k8s.io/kubernetes/pkg/kubelet/nodelease): one Lease per node in
-// apiserver.NodeLeaseNamespace, named after the node, held by it, owned by
+// api.NamespaceNodeLease, named after the node, held by it, owned by
 // the Node, its renewTime renewed every NodeLeaseRenewInterval.
 const (
 	// NodeLeaseDurationSeconds is the kubelet's default
@@ -26,10 +27,10 @@ const (
 	NodeLeaseRenewInterval = NodeLeaseDurationSeconds * time.Second / 4
 )
 
-// Updater replaces an object, as apiserver.Client and *apiserver.Server
+// Updater replaces an object, as client.Client and *apiserver.Server
 // do: Config.NodeLeases needs a Client that implements it, to renew.
 type Updater interface {
-	Update(ctx context.Context, obj api.Object) (api.Object, error)
+	Update(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error)
 }
 
 // RenewNodeLeases renews, once, the Lease of every cached node that is up
@@ -83,11 +84,11 @@ func (c *Controller) renewNodeLeases(ctx context.Context, onlyNew bool) error {
 // and renewTime to the kubelet's and writes it back.
 func (c *Controller) renewNodeLease(ctx context.Context, upd Updater, n *api.Node) error {
 	name := n.Metadata.Name
-	got, err := c.client.Get(ctx, apiserver.Leases, apiserver.NodeLeaseNamespace, name, apiserver.GetOptions{})
-	if apiserver.IsNotFound(err) {
+	got, err := c.client.Get(ctx, client.Leases, api.NamespaceNodeLease, name, client.GetOptions{})
+	if apierrors.IsNotFound(err) {
 		l := &api.Lease{
 			TypeMeta: api.TypeMeta{APIVersion: "coordination.k8s.io/v1", Kind: "Lease"},
-			Metadata: api.ObjectMeta{Namespace: apiserver.NodeLeaseNamespace, Name: name},
+			Metadata: api.ObjectMeta{Namespace: api.NamespaceNodeLease, Name: name},
 		}
 		c.setNodeLease(l, n)
 		_, err = c.client.Create(ctx, l)

@@ -10,21 +10,21 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 )
 
 // newLeaseEnv is newEnv with node Leases on and their namespace created.
 func newLeaseEnv(t *testing.T) *env {
 	t.Helper()
 	e := newEnv(t, Config{Nodes: 2, NodeLeases: true})
-	_, err := e.srv.Create(e.ctx, &api.Namespace{Metadata: api.ObjectMeta{Name: apiserver.NodeLeaseNamespace}})
+	_, err := e.srv.Create(e.ctx, &api.Namespace{Metadata: api.ObjectMeta{Name: api.NamespaceNodeLease}})
 	require.NoError(t, err)
 	return e
 }
 
 func (e *env) lease(node string) *api.Lease {
 	e.t.Helper()
-	l, err := apiserver.For[*api.Lease](e.srv).Get(e.ctx, apiserver.NodeLeaseNamespace, node)
+	l, err := client.For[*api.Lease](e.srv).Get(e.ctx, api.NamespaceNodeLease, node)
 	require.NoError(e.t, err)
 	return l
 }
@@ -73,7 +73,7 @@ func TestNodeLeasesNeedTheirNamespace(t *testing.T) {
 	err := e.c.RenewNodeLeases(e.ctx)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "node node-0")
-	leases, _, err := apiserver.For[*api.Lease](e.srv).List(e.ctx, "", apiserver.ListOptions{})
+	leases, _, err := client.For[*api.Lease](e.srv).List(e.ctx, "", client.ListOptions{})
 	require.NoError(t, err)
 	assert.Empty(t, leases)
 }

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/api/apierrors"
 )
 
 // The simulated kubelets keep a log per container run, as a container
@@ -178,7 +178,7 @@ func (c *Controller) ContainerLog(pod *api.Pod, container string, previous bool,
 		}
 	}
 	if cs == nil {
-		return ContainerLog{}, apiserver.NewBadRequest(fmt.Sprintf("container %q in pod %q is not available", container, name))
+		return ContainerLog{}, apierrors.NewBadRequest(fmt.Sprintf("container %q in pod %q is not available", container, name))
 	}
 	last, state := cs.LastTerminationState.Terminated, cs.State
 	var id string
@@ -186,7 +186,7 @@ func (c *Controller) ContainerLog(pod *api.Pod, container string, previous bool,
 	switch {
 	case previous:
 		if last == nil || last.ContainerID == "" {
-			return ContainerLog{}, apiserver.NewBadRequest(fmt.Sprintf("previous terminated container %q in pod %q not found", container, name))
+			return ContainerLog{}, apierrors.NewBadRequest(fmt.Sprintf("previous terminated container %q in pod %q not found", container, name))
 		}
 		id, restart = last.ContainerID, max(cs.RestartCount-1, 0)
 	case state.Running != nil:
@@ -196,9 +196,9 @@ func (c *Controller) ContainerLog(pod *api.Pod, container string, previous bool,
 	case last != nil && last.ContainerID != "":
 		id, restart = last.ContainerID, max(cs.RestartCount-1, 0)
 	case state.Waiting != nil:
-		return ContainerLog{}, apiserver.NewBadRequest(fmt.Sprintf("container %q in pod %q is waiting to start: %s", container, name, state.Waiting.Reason))
+		return ContainerLog{}, apierrors.NewBadRequest(fmt.Sprintf("container %q in pod %q is waiting to start: %s", container, name, state.Waiting.Reason))
 	default:
-		return ContainerLog{}, apiserver.NewBadRequest(fmt.Sprintf("container %q in pod %q is terminated", container, name))
+		return ContainerLog{}, apierrors.NewBadRequest(fmt.Sprintf("container %q in pod %q is terminated", container, name))
 	}
 
 	c.logs.mu.Lock()

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/api/apierrors"
 )
 
 // logTexts returns the lines' texts without the tag, and checks that their
@@ -34,7 +34,7 @@ func TestContainerLogFollowsThePodsLife(t *testing.T) {
 
 	_, err := e.c.ContainerLog(e.pod("web"), "app", false, 0)
 	require.Error(t, err, "accepted, not started")
-	assert.True(t, apiserver.IsBadRequest(err))
+	assert.True(t, apierrors.IsBadRequest(err))
 	assert.Equal(t, `container "app" in pod "web" is waiting to start: ContainerCreating`, err.Error())
 
 	e.advance(time.Second) // started; no readiness probe, so ready at once

@@ -9,7 +9,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 )
 
 // NodeName is the name of the simulated node with index i.
@@ -23,7 +24,7 @@ func (c *Controller) EnsureNodes(ctx context.Context) error {
 		n := newNode(c.NodeName(i), i, c.cfg.PodsPerNode, now)
 		_, err := c.client.Create(ctx, n)
 		switch {
-		case apiserver.IsAlreadyExists(err):
+		case apierrors.IsAlreadyExists(err):
 			continue
 		case err != nil:
 			return fmt.Errorf("nodesim: create node %s: %w", n.Metadata.Name, err)
@@ -88,7 +89,7 @@ func (c *Controller) setNodeReady(ctx context.Context, name string, status api.C
 	var err error
 	for range 5 {
 		var obj api.Object
-		obj, err = c.client.Get(ctx, apiserver.Nodes, "", name, apiserver.GetOptions{})
+		obj, err = c.client.Get(ctx, client.Nodes, "", name, client.GetOptions{})
 		if err != nil {
 			return err
 		}
@@ -106,7 +107,7 @@ func (c *Controller) setNodeReady(ctx context.Context, name string, status api.C
 		if !replaced {
 			n.Status.Conditions = append(n.Status.Conditions, cond)
 		}
-		if _, err = c.client.UpdateStatus(ctx, n); !apiserver.IsConflict(err) {
+		if _, err = c.client.UpdateStatus(ctx, n); !apierrors.IsConflict(err) {
 			return err
 		}
 	}

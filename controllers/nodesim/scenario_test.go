@@ -13,7 +13,10 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/informer"
 )
@@ -37,7 +40,7 @@ func newEnv(t *testing.T, cfg Config) *env {
 	log := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
 	f := informer.NewFactory(srv, "", clk, log)
 	cfg.Client, cfg.Factory, cfg.Clock, cfg.Logger = srv, f, clk, log
-	cfg.Recorder = apiserver.NewEventRecorder(srv, clk, "nodesim", "test")
+	cfg.Recorder = record.NewEventRecorder(srv, clk, "nodesim", "test")
 	c, err := New(cfg)
 	require.NoError(t, err)
 	e := &env{t: t, ctx: context.Background(), clk: clk, srv: srv, f: f, c: c}
@@ -85,32 +88,32 @@ func (e *env) createPod(name string, mutate ...func(*api.Pod)) {
 	for _, m := range mutate {
 		m(p)
 	}
-	_, err := apiserver.For[*api.Pod](e.srv).Create(e.ctx, p)
+	_, err := client.For[*api.Pod](e.srv).Create(e.ctx, p)
 	require.NoError(e.t, err)
 }
 
 func (e *env) pod(name string) *api.Pod {
 	e.t.Helper()
-	p, err := apiserver.For[*api.Pod](e.srv).Get(e.ctx, "default", name)
+	p, err := client.For[*api.Pod](e.srv).Get(e.ctx, "default", name)
 	require.NoError(e.t, err)
 	return p
 }
 
 func (e *env) podGone(name string) bool {
-	_, err := apiserver.For[*api.Pod](e.srv).Get(e.ctx, "default", name)
-	return apiserver.IsNotFound(err)
+	_, err := client.For[*api.Pod](e.srv).Get(e.ctx, "default", name)
+	return apierrors.IsNotFound(err)
 }
 
 func (e *env) deletePod(name string) {
 	e.t.Helper()
-	_, err := apiserver.For[*api.Pod](e.srv).Delete(e.ctx, "default", name, api.DeleteOptions{})
+	_, err := client.For[*api.Pod](e.srv).Delete(e.ctx, "default", name, api.DeleteOptions{})
 	require.NoError(e.t, err)
 	e.settle() // the kubelet sees it terminating now
 }
 
 func (e *env) node(name string) *api.Node {
 	e.t.Helper()
-	n, err := apiserver.For[*api.Node](e.srv).Get(e.ctx, "", name)
+	n, err := client.For[*api.Node](e.srv).Get(e.ctx, "", name)
 	require.NoError(e.t, err)
 	return n
 }
@@ -131,7 +134,7 @@ func (e *env) runReady(names ...string) {
 
 func TestEnsureNodesCreatesNodes(t *testing.T) {
 	e := newEnv(t, Config{Nodes: 4})
-	nodes, _, err := apiserver.For[*api.Node](e.srv).List(e.ctx, "", apiserver.ListOptions{})
+	nodes, _, err := client.For[*api.Node](e.srv).List(e.ctx, "", client.ListOptions{})
 	require.NoError(t, err)
 	require.Len(t, nodes, 4)
 	for i, n := range nodes {
@@ -143,6 +146,7 @@ func TestEnsureNodesCreatesNodes(t *testing.T) {
 		assert.True(t, ready)
 		assert.Equal(t, api.NodeAddress{Type: api.NodeInternalIP, Address: fmt.Sprintf("10.0.0.%d", i+1)}, n.Status.Addresses[0])
 		assert.Equal(t, KubeletVersion, n.Status.NodeInfo.KubeletVersion)
+		assert.Equal(t, apiserver.GitVersion, KubeletVersion, "the kubelets match the API server's version")
 	}
 	require.NoError(t, e.c.EnsureNodes(e.ctx), "a second call finds them and succeeds")
 }
@@ -221,7 +225,7 @@ func TestTenPodsSpreadFourThreeThree(t *testing.T) {
 	}
 	e.settle()
 	count := map[string]int{}
-	pods, _, err := apiserver.For[*api.Pod](e.srv).List(e.ctx, "default", apiserver.ListOptions{})
+	pods, _, err := client.For[*api.Pod](e.srv).List(e.ctx, "default", client.ListOptions{})
 	require.NoError(t, err)
 	for _, p := range pods {
 		count[p.Spec.NodeName]++
@@ -241,7 +245,7 @@ func TestCapacityRespected(t *testing.T) {
 	assert.Equal(t, api.ConditionFalse, cond.Status)
 	assert.Equal(t, reasonUnschedulable, cond.Reason)
 	assert.Equal(t, "0/1 nodes are available: 1 Too many pods.", cond.Message)
-	events, _, err := apiserver.For[*api.Event](e.srv).List(e.ctx, "default", apiserver.ListOptions{})
+	events, _, err := client.For[*api.Event](e.srv).List(e.ctx, "default", client.ListOptions{})
 	require.NoError(t, err)
 	reasons := map[string]bool{}
 	for _, ev := range events {
@@ -422,13 +426,13 @@ func TestRunBindsRunsAndStopsWithContext(t *testing.T) {
 	done := make(chan struct{})
 	go func() { c.Run(ctx, 2); close(done) }()
 
-	_, err = apiserver.For[*api.Pod](srv).Create(ctx, &api.Pod{
+	_, err = client.For[*api.Pod](srv).Create(ctx, &api.Pod{
 		Metadata: api.ObjectMeta{Namespace: "default", Name: "web"},
 		Spec:     api.PodSpec{Containers: []api.Container{{Name: "app", Image: "nginx"}}},
 	})
 	require.NoError(t, err)
 	get := func() *api.Pod {
-		p, err := apiserver.For[*api.Pod](srv).Get(ctx, "default", "web")
+		p, err := client.For[*api.Pod](srv).Get(ctx, "default", "web")
 		require.NoError(t, err)
 		return p
 	}
@@ -464,7 +468,7 @@ func TestCordonedNodeTakesNoPods(t *testing.T) {
 	cordon := func(name string, on bool) {
 		n := e.node(name).DeepCopy()
 		n.Spec.Unschedulable = on
-		_, err := apiserver.For[*api.Node](e.srv).Update(e.ctx, n)
+		_, err := client.For[*api.Node](e.srv).Update(e.ctx, n)
 		require.NoError(t, err)
 		e.settle()
 	}
@@ -499,7 +503,7 @@ func TestSameStepsSameResult(t *testing.T) {
 		require.NoError(t, e.c.CrashPod(e.ctx, "default", "b"))
 		require.NoError(t, e.c.NodeDown(e.ctx, "node-0"))
 		e.advance(31 * time.Second)
-		pods, _, err := apiserver.For[*api.Pod](e.srv).List(e.ctx, "default", apiserver.ListOptions{})
+		pods, _, err := client.For[*api.Pod](e.srv).List(e.ctx, "default", client.ListOptions{})
 		require.NoError(t, err)
 		return pods
 	}

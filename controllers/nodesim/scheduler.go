@@ -8,7 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/api/apierrors"
 )
 
 // schedule binds a pending pod to a node, or marks it Unschedulable.
@@ -41,7 +41,7 @@ func (c *Controller) schedule(ctx context.Context, key string, pod *api.Pod) err
 		c.log.Info("unschedulable", zap.String("pod", key), zap.String("why", why))
 		c.event(ctx, pod, api.EventTypeWarning, "FailedScheduling", "%s", why)
 		_, err := c.client.UpdateStatus(ctx, withStatus(pod, unschedulableStatus(pod, why, c.clock.Now())))
-		if apiserver.IsNotFound(err) {
+		if apierrors.IsNotFound(err) {
 			return nil
 		}
 		return err
@@ -52,7 +52,7 @@ func (c *Controller) schedule(ctx context.Context, key string, pod *api.Pod) err
 		c.mu.Lock()
 		c.deleteAssumedLocked(key)
 		c.mu.Unlock()
-		if apiserver.IsNotFound(err) || apiserver.IsConflict(err) {
+		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
 			return nil // gone, or bound by someone else: the cache will tell
 		}
 		return err

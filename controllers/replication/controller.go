@@ -12,7 +12,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/informer"
@@ -30,12 +32,12 @@ const (
 const statusUpdateRetries = 1
 
 // Client is what the controller writes through, and the uncached read it
-// makes before adopting. apiserver.Client and *apiserver.Server satisfy it.
+// makes before adopting. client.Client and *apiserver.Server satisfy it.
 type Client interface {
-	Create(ctx context.Context, obj api.Object) (api.Object, error)
-	Get(ctx context.Context, resource, namespace, name string, opts apiserver.GetOptions) (api.Object, error)
-	Update(ctx context.Context, obj api.Object) (api.Object, error)
-	UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error)
+	Create(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error)
+	Get(ctx context.Context, resource, namespace, name string, opts client.GetOptions) (api.Object, error)
+	Update(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error)
+	UpdateStatus(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error)
 	Delete(ctx context.Context, resource, namespace, name string, opts api.DeleteOptions) (api.Object, error)
 }
 
@@ -51,7 +53,7 @@ type Config struct {
 	Logger *zap.Logger
 	// Recorder, if set, receives SuccessfulCreate, SuccessfulDelete,
 	// FailedCreate and FailedDelete events about the controllers.
-	Recorder *apiserver.EventRecorder
+	Recorder *record.EventRecorder
 	// BurstReplicas caps the creates or deletes of one sync; 0 means
 	// DefaultBurstReplicas.
 	BurstReplicas int
@@ -72,7 +74,7 @@ type Controller struct {
 	client   Client
 	clock    clock.Clock
 	log      *zap.Logger
-	recorder *apiserver.EventRecorder
+	recorder *record.EventRecorder
 	burst    int
 	// withoutExpectations is Config.WithoutExpectations: the planted bug.
 	withoutExpectations bool
@@ -121,14 +123,14 @@ func New(cfg Config) (*Controller, error) {
 			Name: "replicationmanager", Clock: cfg.Clock, RateLimiter: cfg.RateLimiter, Metrics: true,
 		}),
 	}
-	c.podInformer = cfg.Factory.ForResource(apiserver.Pods)
-	c.pods = informer.NewLister[*api.Pod](c.podInformer, apiserver.GroupResource{Resource: apiserver.Pods})
+	c.podInformer = cfg.Factory.ForResource(client.Pods)
+	c.pods = informer.NewLister[*api.Pod](c.podInformer, apierrors.GroupResource{Resource: client.Pods})
 	if err := addPodIndexes(c.podInformer.Indexer()); err != nil {
 		return nil, err
 	}
-	c.rcInformer = cfg.Factory.ForResource(apiserver.ReplicationControllers)
+	c.rcInformer = cfg.Factory.ForResource(client.ReplicationControllers)
 	c.rcs = informer.NewLister[*api.ReplicationController](c.rcInformer,
-		apiserver.GroupResource{Resource: apiserver.ReplicationControllers})
+		apierrors.GroupResource{Resource: client.ReplicationControllers})
 	c.rcReg = c.rcInformer.AddEventHandler(informer.HandlerFuncs{
 		AddFunc:    func(obj api.Object, _ bool) { c.addRC(obj) },
 		UpdateFunc: c.updateRC,
@@ -387,7 +389,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		return nil // retrying cannot fix it
 	}
 	rc, err := c.rcs.Namespace(namespace).Get(name)
-	if apiserver.IsNotFound(err) {
+	if apierrors.IsNotFound(err) {
 		c.expectations.Delete(key)
 		return nil
 	}
@@ -475,7 +477,7 @@ func (c *Controller) manageReplicas(ctx context.Context, key string, rc *api.Rep
 			if err := c.deletePodFor(ctx, key, rc, p, rankedAt); err != nil {
 				// This deletion will not be observed (or already was).
 				c.expectations.DeletionObserved(key, podKeys[i])
-				if !apiserver.IsNotFound(err) && first == nil {
+				if !apierrors.IsNotFound(err) && first == nil {
 					first = err
 				}
 			}
@@ -531,7 +533,7 @@ func (c *Controller) createPod(ctx context.Context, key string, rc *api.Replicat
 			c.annotatedEvent(ctx, rc, facts, api.EventTypeNormal, ReasonSuccessfulCreate, "Created pod: %s", p.Metadata.Name)
 			return nil
 		}
-		if apiserver.HasCause(err, apiserver.CauseNamespaceTerminating) {
+		if apierrors.HasStatusCause(err, api.NamespaceTerminatingCause) {
 			return nil // the namespace is going, and the controller with it: nothing to do
 		}
 	}
@@ -546,12 +548,12 @@ func (c *Controller) deletePodFor(ctx context.Context, key string, rc *api.Repli
 	if facts != nil {
 		facts[AnnotationRankedAt] = rankedAt.UTC().Format(time.RFC3339Nano)
 	}
-	_, err := c.client.Delete(ctx, apiserver.Pods, pod.Metadata.Namespace, pod.Metadata.Name, api.DeleteOptions{})
+	_, err := c.client.Delete(ctx, client.Pods, pod.Metadata.Namespace, pod.Metadata.Name, api.DeleteOptions{})
 	switch {
 	case err == nil:
 		c.annotatedEvent(ctx, rc, facts, api.EventTypeNormal, ReasonSuccessfulDelete, "Deleted pod: %s", pod.Metadata.Name)
 		return nil
-	case apiserver.IsNotFound(err):
+	case apierrors.IsNotFound(err):
 		return err
 	}
 	c.event(ctx, rc, api.EventTypeWarning, ReasonFailedDelete, "Error deleting: %v", err)
@@ -672,7 +674,7 @@ func (c *Controller) updateStatus(ctx context.Context, rc *api.ReplicationContro
 		if i >= statusUpdateRetries {
 			return nil, err
 		}
-		fresh, getErr := c.client.Get(ctx, apiserver.ReplicationControllers, rc.Metadata.Namespace, rc.Metadata.Name, apiserver.GetOptions{})
+		fresh, getErr := c.client.Get(ctx, client.ReplicationControllers, rc.Metadata.Namespace, rc.Metadata.Name, client.GetOptions{})
 		if getErr != nil {
 			return nil, getErr
 		}
@@ -736,7 +738,7 @@ func (c *Controller) claimPods(ctx context.Context, rc *api.ReplicationControlle
 			switch {
 			case err == nil:
 				owned = append(owned, adopted)
-			case !apiserver.IsNotFound(err):
+			case !apierrors.IsNotFound(err):
 				errs = append(errs, err)
 			}
 		}
@@ -748,7 +750,7 @@ func (c *Controller) claimPods(ctx context.Context, rc *api.ReplicationControlle
 // it is gone, has been replaced (another UID) or is being deleted: a pod
 // adopted by a dying controller would be deleted with it.
 func (c *Controller) recheck(ctx context.Context, rc *api.ReplicationController) error {
-	obj, err := c.client.Get(ctx, apiserver.ReplicationControllers, rc.Metadata.Namespace, rc.Metadata.Name, apiserver.GetOptions{})
+	obj, err := c.client.Get(ctx, client.ReplicationControllers, rc.Metadata.Namespace, rc.Metadata.Name, client.GetOptions{})
 	if err != nil {
 		return fmt.Errorf("can't recheck deletionTimestamp: %w", err)
 	}
@@ -798,7 +800,7 @@ func (c *Controller) release(ctx context.Context, rc *api.ReplicationController,
 		next.Metadata.OwnerReferences = nil
 	}
 	_, err := c.client.Update(ctx, next)
-	if err != nil && !apiserver.IsNotFound(err) && !apiserver.IsInvalid(err) {
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsInvalid(err) {
 		return fmt.Errorf("releasing pod %s: %w", api.KeyOf(&pod.Metadata), err)
 	}
 	if err == nil {

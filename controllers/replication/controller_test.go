@@ -20,7 +20,10 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/informer"
 )
@@ -69,17 +72,17 @@ var errQuota = errors.New("exceeded quota")
 
 var update = flag.Bool("update", false, "rewrite the golden traces in testdata")
 
-func (f *faultyClient) Create(ctx context.Context, obj api.Object) (api.Object, error) {
+func (f *faultyClient) Create(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
 	if _, ok := obj.(*api.Pod); ok {
 		f.mu.Lock()
 		f.creates++
 		fail := f.createsAllowed >= 0 && f.creates > f.createsAllowed
 		f.mu.Unlock()
 		if fail {
-			return nil, apiserver.NewForbidden(apiserver.GroupResource{Resource: "pods"}, "", errQuota.Error())
+			return nil, apierrors.NewForbidden(apierrors.GroupResource{Resource: "pods"}, "", errQuota.Error())
 		}
 	}
-	out, err := f.Server.Create(ctx, obj)
+	out, err := f.Server.Create(ctx, obj, opts...)
 	if p, ok := out.(*api.Pod); ok {
 		f.note(err, "create pod %s", api.KeyOf(&p.Metadata))
 		if err == nil && f.afterWrite != nil {
@@ -89,7 +92,7 @@ func (f *faultyClient) Create(ctx context.Context, obj api.Object) (api.Object, 
 	return out, err
 }
 
-func (f *faultyClient) Update(ctx context.Context, obj api.Object) (api.Object, error) {
+func (f *faultyClient) Update(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
 	if _, ok := obj.(*api.Pod); ok {
 		f.mu.Lock()
 		f.podUpdates++
@@ -99,7 +102,7 @@ func (f *faultyClient) Update(ctx context.Context, obj api.Object) (api.Object, 
 			return nil, err
 		}
 	}
-	out, err := f.Server.Update(ctx, obj)
+	out, err := f.Server.Update(ctx, obj, opts...)
 	if p, ok := out.(*api.Pod); ok {
 		owner := "none"
 		if ref := api.GetControllerOf(&p.Metadata); ref != nil {
@@ -110,13 +113,13 @@ func (f *faultyClient) Update(ctx context.Context, obj api.Object) (api.Object, 
 	return out, err
 }
 
-func (f *faultyClient) UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error) {
+func (f *faultyClient) UpdateStatus(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
 	if _, ok := obj.(*api.ReplicationController); ok {
 		f.mu.Lock()
 		f.statusUpdates++
 		f.mu.Unlock()
 	}
-	out, err := f.Server.UpdateStatus(ctx, obj)
+	out, err := f.Server.UpdateStatus(ctx, obj, opts...)
 	if rc, ok := out.(*api.ReplicationController); ok {
 		st := rc.Status
 		f.note(err, "status rc %s replicas=%d fullyLabeled=%d ready=%d available=%d observedGeneration=%d conditions=%d",
@@ -127,7 +130,7 @@ func (f *faultyClient) UpdateStatus(ctx context.Context, obj api.Object) (api.Ob
 }
 
 func (f *faultyClient) Delete(ctx context.Context, resource, namespace, name string, opts api.DeleteOptions) (api.Object, error) {
-	if resource == apiserver.Pods {
+	if resource == client.Pods {
 		f.mu.Lock()
 		f.deletes = append(f.deletes, name)
 		err := f.podDeleteErr
@@ -137,7 +140,7 @@ func (f *faultyClient) Delete(ctx context.Context, resource, namespace, name str
 		}
 	}
 	out, err := f.Server.Delete(ctx, resource, namespace, name, opts)
-	if resource == apiserver.Pods {
+	if resource == client.Pods {
 		f.note(err, "delete pod %s/%s", namespace, name)
 		if err == nil && f.afterWrite != nil {
 			f.afterWrite()
@@ -146,7 +149,7 @@ func (f *faultyClient) Delete(ctx context.Context, resource, namespace, name str
 	return out, err
 }
 
-func (f *faultyClient) Get(ctx context.Context, resource, namespace, name string, opts apiserver.GetOptions) (api.Object, error) {
+func (f *faultyClient) Get(ctx context.Context, resource, namespace, name string, opts client.GetOptions) (api.Object, error) {
 	obj, err := f.Server.Get(ctx, resource, namespace, name, opts)
 	f.mu.Lock()
 	hook := f.getRC
@@ -173,8 +176,8 @@ type harness struct {
 	srv    *apiserver.Server
 	client *faultyClient
 	c      *Controller
-	pods   apiserver.Typed[*api.Pod]
-	rcs    apiserver.Typed[*api.ReplicationController]
+	pods   client.Typed[*api.Pod]
+	rcs    client.Typed[*api.ReplicationController]
 }
 
 func newHarness(t *testing.T, burst int, withRecorder bool, mutate ...func(*Config)) *harness {
@@ -182,14 +185,14 @@ func newHarness(t *testing.T, burst int, withRecorder bool, mutate ...func(*Conf
 	clk := clock.NewFake(t0)
 	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2))})
 	require.NoError(t, err)
-	client := &faultyClient{Server: srv, createsAllowed: -1, clock: clk}
+	cl := &faultyClient{Server: srv, createsAllowed: -1, clock: clk}
 	log := zaptest.NewLogger(t)
-	var rec *apiserver.EventRecorder
+	var rec *record.EventRecorder
 	if withRecorder {
-		rec = apiserver.NewEventRecorder(srv, clk, "replication-controller", "test")
+		rec = record.NewEventRecorder(srv, clk, "replication-controller", "test")
 	}
 	cfg := Config{
-		Client: client, Factory: informer.NewFactory(srv, "", clk, log), Clock: clk, Logger: log,
+		Client: cl, Factory: informer.NewFactory(srv, "", clk, log), Clock: clk, Logger: log,
 		Recorder: rec, BurstReplicas: burst,
 	}
 	for _, m := range mutate {
@@ -197,8 +200,8 @@ func newHarness(t *testing.T, burst int, withRecorder bool, mutate ...func(*Conf
 	}
 	c, err := New(cfg)
 	require.NoError(t, err)
-	h := &harness{t: t, ctx: t.Context(), clk: clk, srv: srv, client: client, c: c,
-		pods: apiserver.For[*api.Pod](srv), rcs: apiserver.For[*api.ReplicationController](srv)}
+	h := &harness{t: t, ctx: t.Context(), clk: clk, srv: srv, client: cl, c: c,
+		pods: client.For[*api.Pod](srv), rcs: client.For[*api.ReplicationController](srv)}
 	h.syncInformers()
 	require.True(t, c.HasSynced())
 	return h
@@ -281,7 +284,7 @@ func (h *harness) getRC(name string) *api.ReplicationController {
 // livePods returns the pods that are not being deleted, by name.
 func (h *harness) livePods() []*api.Pod {
 	h.t.Helper()
-	all, _, err := h.pods.List(h.ctx, "default", apiserver.ListOptions{})
+	all, _, err := h.pods.List(h.ctx, "default", client.ListOptions{})
 	require.NoError(h.t, err)
 	return slices.DeleteFunc(all, func(p *api.Pod) bool { return p.Metadata.DeletionTimestamp != nil })
 }
@@ -339,7 +342,7 @@ func (h *harness) drainQueue() []string {
 
 func events(t *testing.T, srv *apiserver.Server, reason string) []*api.Event {
 	t.Helper()
-	all, _, err := apiserver.For[*api.Event](srv).List(t.Context(), "default", apiserver.ListOptions{})
+	all, _, err := client.For[*api.Event](srv).List(t.Context(), "default", client.ListOptions{})
 	require.NoError(t, err)
 	return slices.DeleteFunc(all, func(e *api.Event) bool { return e.Reason != reason })
 }
@@ -596,7 +599,7 @@ func TestTombstonesEnqueueTheOwner(t *testing.T) {
 	// and the informer hands out a tombstone.
 	_, err := h.pods.Delete(h.ctx, "default", pods[0].Metadata.Name, api.DeleteOptions{})
 	require.NoError(t, err)
-	list, err := h.srv.List(h.ctx, apiserver.Pods, "", apiserver.ListOptions{})
+	list, err := h.srv.List(h.ctx, client.Pods, "", client.ListOptions{})
 	require.NoError(t, err)
 	h.c.podInformer.FIFO().Replace(list.Items)
 	var seen []any
@@ -763,7 +766,7 @@ func TestAdoptionFailureRequeues(t *testing.T) {
 	h := newHarness(t, 0, false)
 	h.createPod("o1", map[string]string{"app": "web"})
 	h.createPod("o2", map[string]string{"app": "web"})
-	h.client.podUpdateErr = apiserver.NewConflict(apiserver.GroupResource{Resource: "pods"}, "o", "the object has been modified")
+	h.client.podUpdateErr = apierrors.NewConflict(apierrors.GroupResource{Resource: "pods"}, "o", "the object has been modified")
 	h.createRC("web", 2)
 	h.syncInformers()
 	h.syncOnce()
@@ -1052,7 +1055,7 @@ func TestFailedAndTerminatingPodsAreReplaced(t *testing.T) {
 	require.NoError(t, err)
 	h.settle()
 
-	all, _, err := h.pods.List(h.ctx, "default", apiserver.ListOptions{})
+	all, _, err := h.pods.List(h.ctx, "default", client.ListOptions{})
 	require.NoError(t, err)
 	assert.Len(t, all, 4, "the failed and the terminating pod remain listed")
 	active := slices.DeleteFunc(all, func(p *api.Pod) bool { return !api.IsPodActive(p) })
@@ -1067,16 +1070,16 @@ type statusFailer struct {
 	gets     int
 }
 
-func (s *statusFailer) UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error) {
+func (s *statusFailer) UpdateStatus(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
 	s.statusUpdates++
 	if s.failures > 0 {
 		s.failures--
-		return nil, apiserver.NewInternalError(errors.New("etcd is down"))
+		return nil, apierrors.NewInternalError(errors.New("etcd is down"))
 	}
-	return s.Server.UpdateStatus(ctx, obj)
+	return s.Server.UpdateStatus(ctx, obj, opts...)
 }
 
-func (s *statusFailer) Get(ctx context.Context, resource, namespace, name string, opts apiserver.GetOptions) (api.Object, error) {
+func (s *statusFailer) Get(ctx context.Context, resource, namespace, name string, opts client.GetOptions) (api.Object, error) {
 	s.gets++
 	return s.faultyClient.Get(ctx, resource, namespace, name, opts)
 }
@@ -1097,17 +1100,17 @@ func TestStatusUpdateRetriesThenRequeues(t *testing.T) {
 			clk := clock.NewFake(t0)
 			srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2))})
 			require.NoError(t, err)
-			client := &statusFailer{faultyClient: &faultyClient{Server: srv, createsAllowed: -1}, failures: tt.failures}
+			cl := &statusFailer{faultyClient: &faultyClient{Server: srv, createsAllowed: -1}, failures: tt.failures}
 			log := zaptest.NewLogger(t)
-			c, err := New(Config{Client: client, Factory: informer.NewFactory(srv, "", clk, log), Clock: clk, Logger: log})
+			c, err := New(Config{Client: cl, Factory: informer.NewFactory(srv, "", clk, log), Clock: clk, Logger: log})
 			require.NoError(t, err)
-			h := &harness{t: t, ctx: t.Context(), clk: clk, srv: srv, client: client.faultyClient, c: c,
-				pods: apiserver.For[*api.Pod](srv), rcs: apiserver.For[*api.ReplicationController](srv)}
+			h := &harness{t: t, ctx: t.Context(), clk: clk, srv: srv, client: cl.faultyClient, c: c,
+				pods: client.For[*api.Pod](srv), rcs: client.For[*api.ReplicationController](srv)}
 			h.createRC("web", 2)
 			h.syncInformers()
 			h.syncOnce()
-			assert.Equal(t, tt.wantPuts, client.statusUpdates, "status writes")
-			assert.Equal(t, tt.wantGets, client.gets, "fresh reads")
+			assert.Equal(t, tt.wantPuts, cl.statusUpdates, "status writes")
+			assert.Equal(t, tt.wantGets, cl.gets, "fresh reads")
 			assert.Equal(t, tt.wantRequeued, c.Queue().NumRequeues("default/web") > 0, "requeued")
 			if !tt.wantRequeued {
 				assert.Equal(t, int32(0), h.getRC("web").Status.Replicas, "status computed before the creates")
@@ -1134,7 +1137,7 @@ func TestRunCreatesAndStops(t *testing.T) {
 		c.Run(ctx, 3)
 	}()
 	replicas := int32(3)
-	_, err = apiserver.For[*api.ReplicationController](srv).Create(ctx, &api.ReplicationController{
+	_, err = client.For[*api.ReplicationController](srv).Create(ctx, &api.ReplicationController{
 		Metadata: api.ObjectMeta{Namespace: "default", Name: "web"},
 		Spec: api.ReplicationControllerSpec{
 			Replicas: &replicas,
@@ -1146,10 +1149,10 @@ func TestRunCreatesAndStops(t *testing.T) {
 	})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
-		rc, err := apiserver.For[*api.ReplicationController](srv).Get(ctx, "default", "web")
+		rc, err := client.For[*api.ReplicationController](srv).Get(ctx, "default", "web")
 		return err == nil && rc.Status.Replicas == 3
 	}, 10*time.Second, time.Millisecond)
-	pods, _, err := apiserver.For[*api.Pod](srv).List(ctx, "default", apiserver.ListOptions{})
+	pods, _, err := client.For[*api.Pod](srv).List(ctx, "default", client.ListOptions{})
 	require.NoError(t, err)
 	assert.Len(t, pods, 3)
 	assert.True(t, c.HasSynced())
@@ -1217,9 +1220,9 @@ func TestDeleteFailures(t *testing.T) {
 		wantCondition bool
 		wantRequeued  bool
 	}{
-		{name: "a failed delete sets FailedDelete and requeues", err: apiserver.NewInternalError(errors.New("disk full")),
+		{name: "a failed delete sets FailedDelete and requeues", err: apierrors.NewInternalError(errors.New("disk full")),
 			wantCondition: true, wantRequeued: true},
-		{name: "a pod already gone is not an error", err: apiserver.NewNotFound(apiserver.GroupResource{Resource: "pods"}, "x")},
+		{name: "a pod already gone is not an error", err: apierrors.NewNotFound(apierrors.GroupResource{Resource: "pods"}, "x")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

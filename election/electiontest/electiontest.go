@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 )
 
@@ -21,7 +21,7 @@ type Op struct {
 	// Verb is "create", "get", "list", "watch", "update", "updatestatus"
 	// or "delete".
 	Verb string
-	// Resource is the resource name (apiserver.Pods, ...); for Create and
+	// Resource is the resource name (client.Pods, ...); for Create and
 	// Update it is derived from the object's kind.
 	Resource        string
 	Namespace, Name string
@@ -43,10 +43,10 @@ type Write struct {
 	At time.Time
 }
 
-// Client wraps an apiserver.Client: a fault function may fail any request
+// Client wraps an client.Client: a fault function may fail any request
 // before it reaches the server, and successful writes are recorded.
 type Client struct {
-	apiserver.Client
+	client.Client
 	clock clock.Clock
 
 	// mu guards fault and writes.
@@ -56,7 +56,7 @@ type Client struct {
 }
 
 // NewClient returns a Client over c, timing writes with clk.
-func NewClient(c apiserver.Client, clk clock.Clock) *Client {
+func NewClient(c client.Client, clk clock.Clock) *Client {
 	return &Client{Client: c, clock: clk}
 }
 
@@ -99,17 +99,17 @@ func (c *Client) do(op Op, call func() error) error {
 
 func objectOp(verb string, obj api.Object) Op {
 	m := obj.GetObjectMeta()
-	return Op{Verb: verb, Resource: apiserver.ResourceOf(obj), Namespace: m.Namespace, Name: m.Name}
+	return Op{Verb: verb, Resource: client.ResourceOf(obj), Namespace: m.Namespace, Name: m.Name}
 }
 
 // Create passes to the server unless faulted.
-func (c *Client) Create(ctx context.Context, obj api.Object) (out api.Object, err error) {
-	err = c.do(objectOp("create", obj), func() error { out, err = c.Client.Create(ctx, obj); return err })
+func (c *Client) Create(ctx context.Context, obj api.Object, opts ...client.WriteOption) (out api.Object, err error) {
+	err = c.do(objectOp("create", obj), func() error { out, err = c.Client.Create(ctx, obj, opts...); return err })
 	return out, err
 }
 
 // Get passes to the server unless faulted.
-func (c *Client) Get(ctx context.Context, resource, namespace, name string, opts apiserver.GetOptions) (out api.Object, err error) {
+func (c *Client) Get(ctx context.Context, resource, namespace, name string, opts client.GetOptions) (out api.Object, err error) {
 	err = c.do(Op{"get", resource, namespace, name}, func() error {
 		out, err = c.Client.Get(ctx, resource, namespace, name, opts)
 		return err
@@ -118,7 +118,7 @@ func (c *Client) Get(ctx context.Context, resource, namespace, name string, opts
 }
 
 // List passes to the server unless faulted.
-func (c *Client) List(ctx context.Context, resource, namespace string, opts apiserver.ListOptions) (out *apiserver.List, err error) {
+func (c *Client) List(ctx context.Context, resource, namespace string, opts client.ListOptions) (out *client.List, err error) {
 	err = c.do(Op{"list", resource, namespace, ""}, func() error {
 		out, err = c.Client.List(ctx, resource, namespace, opts)
 		return err
@@ -127,7 +127,7 @@ func (c *Client) List(ctx context.Context, resource, namespace string, opts apis
 }
 
 // Watch passes to the server unless faulted.
-func (c *Client) Watch(ctx context.Context, resource, namespace string, opts apiserver.ListOptions) (out apiserver.Watcher, err error) {
+func (c *Client) Watch(ctx context.Context, resource, namespace string, opts client.ListOptions) (out client.Watcher, err error) {
 	err = c.do(Op{"watch", resource, namespace, ""}, func() error {
 		out, err = c.Client.Watch(ctx, resource, namespace, opts)
 		return err
@@ -136,14 +136,14 @@ func (c *Client) Watch(ctx context.Context, resource, namespace string, opts api
 }
 
 // Update passes to the server unless faulted.
-func (c *Client) Update(ctx context.Context, obj api.Object) (out api.Object, err error) {
-	err = c.do(objectOp("update", obj), func() error { out, err = c.Client.Update(ctx, obj); return err })
+func (c *Client) Update(ctx context.Context, obj api.Object, opts ...client.WriteOption) (out api.Object, err error) {
+	err = c.do(objectOp("update", obj), func() error { out, err = c.Client.Update(ctx, obj, opts...); return err })
 	return out, err
 }
 
 // UpdateStatus passes to the server unless faulted.
-func (c *Client) UpdateStatus(ctx context.Context, obj api.Object) (out api.Object, err error) {
-	err = c.do(objectOp("updatestatus", obj), func() error { out, err = c.Client.UpdateStatus(ctx, obj); return err })
+func (c *Client) UpdateStatus(ctx context.Context, obj api.Object, opts ...client.WriteOption) (out api.Object, err error) {
+	err = c.do(objectOp("updatestatus", obj), func() error { out, err = c.Client.UpdateStatus(ctx, obj, opts...); return err })
 	return out, err
 }
 

@@ -11,7 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/election/electiontest"
 )
@@ -40,21 +42,21 @@ func TestClientFaultsAndRecordsWrites(t *testing.T) {
 	clk.Step(time.Second)
 	_, err = c.Create(ctx, ns("two"))
 	assert.ErrorIs(t, err, boom)
-	_, err = srv.Get(ctx, apiserver.Namespaces, "", "two", apiserver.GetOptions{})
-	assert.True(t, apiserver.IsNotFound(err), "a faulted request never reaches the server")
-	_, err = c.Get(ctx, apiserver.Namespaces, "", "one", apiserver.GetOptions{})
+	_, err = srv.Get(ctx, client.Namespaces, "", "two", client.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "a faulted request never reaches the server")
+	_, err = c.Get(ctx, client.Namespaces, "", "one", client.GetOptions{})
 	assert.NoError(t, err)
-	_, err = c.Delete(ctx, apiserver.Namespaces, "", "one", api.DeleteOptions{})
+	_, err = c.Delete(ctx, client.Namespaces, "", "one", api.DeleteOptions{})
 	assert.NoError(t, err)
 
 	assert.Equal(t, []electiontest.Op{
-		{Verb: "create", Resource: apiserver.Namespaces, Name: "two"},
-		{Verb: "get", Resource: apiserver.Namespaces, Name: "one"},
-		{Verb: "delete", Resource: apiserver.Namespaces, Name: "one"},
+		{Verb: "create", Resource: client.Namespaces, Name: "two"},
+		{Verb: "get", Resource: client.Namespaces, Name: "one"},
+		{Verb: "delete", Resource: client.Namespaces, Name: "one"},
 	}, seen)
 	assert.Equal(t, []electiontest.Write{
-		{Op: electiontest.Op{Verb: "create", Resource: apiserver.Namespaces, Name: "one"}, At: epoch},
-		{Op: electiontest.Op{Verb: "delete", Resource: apiserver.Namespaces, Name: "one"}, At: epoch.Add(time.Second)},
+		{Op: electiontest.Op{Verb: "create", Resource: client.Namespaces, Name: "one"}, At: epoch},
+		{Op: electiontest.Op{Verb: "delete", Resource: client.Namespaces, Name: "one"}, At: epoch.Add(time.Second)},
 	}, c.Writes(), "only successful writes, with their times")
 }
 

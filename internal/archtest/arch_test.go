@@ -49,18 +49,27 @@ type rule struct {
 var rules = map[string]rule{
 	"api":         {thirdParty: []string{protowire}},
 	"store":       {thirdParty: []string{btree}},
-	"apiserver":   {local: []string{"api", "store"}, thirdParty: []string{zap, protowire}},
-	"informer":    {local: []string{"api", "apiserver"}, thirdParty: []string{zap}},
-	"election":    {local: []string{"api", "apiserver"}, thirdParty: []string{zap}},
-	"controllers": {local: []string{"api", "apiserver", "informer", "election"}, thirdParty: []string{zap}},
-	"sim":         {local: []string{"api", "store", "apiserver", "informer", "election", "controllers"}, thirdParty: []string{zap}},
-	"cmd":         {local: []string{"api", "store", "apiserver", "informer", "election", "controllers", "sim"}, thirdParty: []string{zap}},
+	"client":      {local: []string{"api"}},
+	"apiserver":   {local: []string{"api", "store", "client"}, thirdParty: []string{zap, protowire}},
+	"informer":    {local: []string{"api", "client"}, thirdParty: []string{zap}},
+	"election":    {local: []string{"api", "client"}, thirdParty: []string{zap}},
+	"controllers": {local: []string{"api", "client", "apiserver", "informer", "election"}, thirdParty: []string{zap}},
+	"sim":         {local: []string{"api", "store", "client", "apiserver", "informer", "election", "controllers"}, thirdParty: []string{zap}},
+	"cmd":         {local: []string{"api", "store", "client", "apiserver", "informer", "election", "controllers", "sim"}, thirdParty: []string{zap}},
 	"internal":    {},
 	"clock":       {},
 }
 
 // testOnly are what any package's tests may import on top of its rule.
 var testOnly = []string{testify, zap + "/zaptest"}
+
+// serverImporters are the only packages outside apiserver whose non-test
+// files may import it, although their top-level row allows more: they
+// assemble a control plane. Everything else talks to the server through
+// client.Client, as client-go's users never import kube-apiserver. Tests
+// of a package whose row allows client may import apiserver too, for an
+// in-process server to run against.
+var serverImporters = []string{"cmd", "sim", "controllers/manager", "plane"}
 
 // check returns why pkg (a directory relative to the module root) may not
 // import path, or "" if it may. test says the import is in a _test.go file.
@@ -81,6 +90,17 @@ func check(pkg, path string, test bool) string {
 
 		}
 		ltop, _, _ := strings.Cut(local, "/")
+		if ltop == "apiserver" {
+			if test && slices.Contains(r.local, "client") {
+				return ""
+			}
+			for _, s := range serverImporters {
+				if pkg == s || strings.HasPrefix(pkg, s+"/") {
+					return ""
+				}
+			}
+			return fmt.Sprintf("%s may not import %s: only %v assemble a server; others use package client", pkg, local, serverImporters)
+		}
 		if slices.Contains(r.local, ltop) {
 			return ""
 		}
@@ -122,6 +142,20 @@ func TestCheckerCatchesViolations(t *testing.T) {
 		{pkg: "apiserver", path: module + "/store", allowed: true},
 		{pkg: "apiserver", path: module + "/informer", allowed: false},
 		{pkg: "informer", path: module + "/store", allowed: false},
+		{pkg: "informer", path: module + "/client", allowed: true},
+		{pkg: "informer", path: module + "/apiserver", allowed: false},
+		{pkg: "informer", path: module + "/apiserver", test: true, allowed: true},
+		{pkg: "controllers/replication", path: module + "/apiserver", allowed: false},
+		{pkg: "controllers/replication", path: module + "/apiserver", test: true, allowed: true},
+		{pkg: "controllers/manager", path: module + "/apiserver", allowed: true},
+		{pkg: "election", path: module + "/apiserver", allowed: false},
+		{pkg: "sim", path: module + "/apiserver", allowed: true},
+		{pkg: "client/record", path: module + "/client", allowed: true},
+		{pkg: "client", path: module + "/apiserver", allowed: false},
+		{pkg: "client", path: module + "/apiserver", test: true, allowed: false},
+		{pkg: "api/apierrors", path: module + "/api", allowed: true},
+		{pkg: "api/apierrors", path: module + "/apiserver", test: true, allowed: false},
+		{pkg: "store", path: module + "/apiserver", test: true, allowed: false},
 		{pkg: "controllers/replication", path: module + "/controllers/workqueue", allowed: true},
 		{pkg: "controllers/replication", path: module + "/sim", allowed: false},
 		{pkg: "election", path: module + "/controllers", allowed: false},

@@ -35,7 +35,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/informer"
 )
 
@@ -184,7 +184,7 @@ func miniplaneCreates(b *testing.B, input []*api.Pod) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	r := startMiniplane(informer.Source{Client: s, Resource: apiserver.Pods}, len(input), 1)
+	r := startMiniplane(informer.Source{Client: s, Resource: client.Pods}, len(input), 1)
 	defer r.stop()
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
@@ -192,7 +192,7 @@ func miniplaneCreates(b *testing.B, input []*api.Pod) {
 		b.Fatal("informer never synced")
 	}
 
-	pods := apiserver.For[*api.Pod](s)
+	pods := client.For[*api.Pod](s)
 	b.StartTimer()
 	for _, p := range input {
 		if _, err := pods.Create(ctx, p); err != nil {

@@ -24,6 +24,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/informer"
 )
@@ -311,11 +312,11 @@ func newPodServer(n int) (*podServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := s.List(context.Background(), apiserver.Pods, "", apiserver.ListOptions{Limit: 1})
+	l, err := s.List(context.Background(), client.Pods, "", client.ListOptions{Limit: 1})
 	if err != nil {
 		return nil, err
 	}
-	pods := apiserver.For[*api.Pod](s)
+	pods := client.For[*api.Pod](s)
 	for i := range n {
 		if _, err := pods.Create(context.Background(), MiniplanePod(i)); err != nil {
 			return nil, err
@@ -330,12 +331,12 @@ func newPodServer(n int) (*podServer, error) {
 // client-go's prefilled fake watcher.
 type replaySource struct{ ps *podServer }
 
-func (r replaySource) List(context.Context, apiserver.ListOptions) (*apiserver.List, error) {
-	return &apiserver.List{Metadata: api.ListMeta{ResourceVersion: r.ps.before}}, nil
+func (r replaySource) List(context.Context, client.ListOptions) (*client.List, error) {
+	return &client.List{Metadata: api.ListMeta{ResourceVersion: r.ps.before}}, nil
 }
 
-func (r replaySource) Watch(ctx context.Context, opts apiserver.ListOptions) (apiserver.Watcher, error) {
-	return r.ps.s.Watch(ctx, apiserver.Pods, "", opts)
+func (r replaySource) Watch(ctx context.Context, opts client.ListOptions) (client.Watcher, error) {
+	return r.ps.s.Watch(ctx, client.Pods, "", opts)
 }
 
 // stepMiniplane drives an informer over lw from the calling goroutine, as

@@ -31,7 +31,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/informer"
 )
 
@@ -82,7 +82,7 @@ func BenchmarkInformerPipeline(b *testing.B) {
 			if mode == "watch" {
 				return replaySource{ps}
 			}
-			return informer.Source{Client: ps.s, Resource: apiserver.Pods}
+			return informer.Source{Client: ps.s, Resource: client.Pods}
 		}
 		forEachPipeline(func(mode string, handlers int) {
 			b.Run(pipelineName(mode, n, handlers, "miniplane"), func(b *testing.B) {

@@ -25,7 +25,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/informer"
 )
 
@@ -65,7 +65,7 @@ func BenchmarkCacheMemory(b *testing.B) {
 			}
 			for b.Loop() {
 				perObject := heapGrowth(b, n, func() running {
-					return startMiniplane(informer.Source{Client: ps.s, Resource: apiserver.Pods}, n, handlers)
+					return startMiniplane(informer.Source{Client: ps.s, Resource: client.Pods}, n, handlers)
 				})
 				b.ReportMetric(perObject, "B/object")
 				b.ReportMetric(perObject, "B/object-beyond-copy")

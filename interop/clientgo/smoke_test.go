@@ -17,7 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/informer"
 )
 
@@ -129,7 +129,7 @@ func TestInformersSync(t *testing.T) {
 			assert.Equal(t, "a7", obj.(*corev1.Pod).Labels["app"])
 		})
 		t.Run(mode+"/miniplane", func(t *testing.T) {
-			var lw informer.ListerWatcher = informer.Source{Client: ps.s, Resource: apiserver.Pods}
+			var lw informer.ListerWatcher = informer.Source{Client: ps.s, Resource: client.Pods}
 			if mode == "watch" {
 				lw = replaySource{ps}
 			}
@@ -170,11 +170,11 @@ func TestCreatesSeen(t *testing.T) {
 	t.Run("miniplane", func(t *testing.T) {
 		s, err := newServer(1000)
 		require.NoError(t, err)
-		r := startMiniplane(informer.Source{Client: s, Resource: apiserver.Pods}, n, 1)
+		r := startMiniplane(informer.Source{Client: s, Resource: client.Pods}, n, 1)
 		defer r.stop()
 		require.True(t, r.inf.WaitForHandlers(t.Context()))
 		for i := range n {
-			_, err := apiserver.For[*api.Pod](s).Create(t.Context(), MiniplanePod(i))
+			_, err := client.For[*api.Pod](s).Create(t.Context(), MiniplanePod(i))
 			require.NoError(t, err)
 		}
 		require.NoError(t, r.wait())

@@ -19,6 +19,7 @@ import (
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/apiserver/httpapi"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 )
 
@@ -100,7 +101,7 @@ func TestEventsBroadcaster(t *testing.T) {
 	assert.Equal(t, int32(2), again.Series.Count)
 
 	// The in-process client sees the one stored event through both APIs.
-	v1, err := apiserver.For[*api.EventsV1Event](srv).Get(ctx, "default", got.Name)
+	v1, err := client.For[*api.EventsV1Event](srv).Get(ctx, "default", got.Name)
 	require.NoError(t, err)
 	assert.Equal(t, "synced web", v1.Note)
 	assert.Equal(t, again.ResourceVersion, v1.Metadata.ResourceVersion)

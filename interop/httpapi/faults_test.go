@@ -24,6 +24,7 @@ import (
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/apiserver/faults"
 	"github.com/miniplane/miniplane/apiserver/httpapi/inmem"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 )
 
@@ -140,7 +141,7 @@ func apiDeleteNow() api.DeleteOptions {
 
 // relabel sets the pod's label "round".
 func relabel(ctx context.Context, srv *apiserver.Server, name, round string) error {
-	obj, err := srv.Get(ctx, "pods", "default", name, apiserver.GetOptions{})
+	obj, err := srv.Get(ctx, "pods", "default", name, client.GetOptions{})
 	if err != nil {
 		return err
 	}
@@ -153,7 +154,7 @@ func relabel(ctx context.Context, srv *apiserver.Server, name, round string) err
 // podsOn lists the server's pods as "name resourceVersion", sorted.
 func podsOn(t *testing.T, srv *apiserver.Server) []string {
 	t.Helper()
-	l, err := srv.List(t.Context(), "pods", "default", apiserver.ListOptions{})
+	l, err := srv.List(t.Context(), "pods", "default", client.ListOptions{})
 	require.NoError(t, err)
 	var out []string
 	for _, o := range l.Items {

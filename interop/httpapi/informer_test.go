@@ -22,6 +22,7 @@ import (
 
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/apiserver/httpapi"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 )
 
@@ -164,7 +165,7 @@ func TestSharedInformer(t *testing.T) {
 	cached, err := pods.Lister().Pods("default").Get("after")
 	require.NoError(t, err)
 	assert.Equal(t, "prod", cached.Labels["env"])
-	assert.Equal(t, 1, srv.Count(apiserver.Pods))
+	assert.Equal(t, 1, srv.Count(client.Pods))
 
 	// The informer synced with a streaming list: a watch, and no list.
 	metrics, err := cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)

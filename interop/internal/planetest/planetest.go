@@ -36,6 +36,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/apiserver/httpapi"
 	"github.com/miniplane/miniplane/clock"
@@ -219,7 +220,7 @@ func LogLines(pod, container string) []string {
 // run.
 func (Logs) ContainerLog(pod *api.Pod, container string, previous bool, after int64) (httpapi.ContainerLog, error) {
 	if previous {
-		return httpapi.ContainerLog{}, apiserver.NewBadRequest(fmt.Sprintf("previous terminated container %q in pod %q not found", container, pod.Metadata.Name))
+		return httpapi.ContainerLog{}, apierrors.NewBadRequest(fmt.Sprintf("previous terminated container %q in pod %q not found", container, pod.Metadata.Name))
 	}
 	var out httpapi.ContainerLog
 	for i, text := range LogLines(pod.Metadata.Name, container) {

@@ -1,7 +1,8 @@
-package apiserver
+package client
 
 import (
 	"context"
+	"errors"
 
 	"github.com/miniplane/miniplane/api"
 )
@@ -25,16 +26,16 @@ const (
 	EventsK8sIO = "events.events.k8s.io"
 )
 
-// Client is how the rest of miniplane talks to the API server. *Server
-// implements it; the simulator wraps it to inject faults; consumers declare
-// the smaller interfaces they need. Objects it returns are shared: treat them
+// Client is how the rest of miniplane talks to the API server.
+// *apiserver.Server implements it; the simulator wraps it to inject faults;
+// consumers declare the smaller interfaces they need. Objects it returns are shared: treat them
 // as immutable. It neither changes nor keeps the objects it is given (the
 // server copies what it stores, as a remote one would serialize it): a
 // caller may reuse one once the call has returned. namespace is "" for
 // cluster-scoped resources and, in List and Watch, for all namespaces.
 type Client interface {
 	// Create stores a new object of obj's kind; the kind says the resource.
-	Create(ctx context.Context, obj api.Object) (api.Object, error)
+	Create(ctx context.Context, obj api.Object, opts ...WriteOption) (api.Object, error)
 	// Get returns one object.
 	Get(ctx context.Context, resource, namespace, name string, opts GetOptions) (api.Object, error)
 	// List returns the objects that match opts' selectors, in key order.
@@ -42,15 +43,13 @@ type Client interface {
 	// Watch streams changes to the objects that match opts' selectors.
 	Watch(ctx context.Context, resource, namespace string, opts ListOptions) (Watcher, error)
 	// Update replaces an object's spec and metadata; its status is kept.
-	Update(ctx context.Context, obj api.Object) (api.Object, error)
+	Update(ctx context.Context, obj api.Object, opts ...WriteOption) (api.Object, error)
 	// UpdateStatus replaces an object's status; nothing else changes.
-	UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error)
+	UpdateStatus(ctx context.Context, obj api.Object, opts ...WriteOption) (api.Object, error)
 	// Delete deletes an object, or marks it for deletion when a grace period
 	// or finalizers hold it; it returns the object's last state.
 	Delete(ctx context.Context, resource, namespace, name string, opts api.DeleteOptions) (api.Object, error)
 }
-
-var _ Client = (*Server)(nil)
 
 // GetOptions qualify a Get. Kubernetes: metav1.GetOptions.
 type GetOptions struct {
@@ -107,6 +106,9 @@ type WatchEvent struct {
 	Object api.Object
 	Status *api.Status
 }
+
+// ErrWatchClosed is what Watcher.Poll returns once the watch has ended.
+var ErrWatchClosed = errors.New("watch closed")
 
 // Watcher is a watch in progress. Delivery is a step: Poll returns what is
 // pending at once; Ready is closed when Poll may have more. After an ERROR

@@ -1,4 +1,9 @@
-package apiserver
+// Package record writes Kubernetes Events about objects through a
+// client.Client, correlating repeats, aggregating similar messages and
+// filtering spam as client-go's recorder does. Kubernetes: client-go
+// tools/record. It imports api, api/apierrors and client, never the server;
+// an EventRecorder is safe for concurrent use.
+package record
 
 import (
 	"context"
@@ -9,6 +14,8 @@ import (
 	"time"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 )
 
@@ -54,7 +61,7 @@ const (
 // every time. Time comes from the injected clock. Kubernetes: client-go
 // tools/record (EventCorrelator).
 type EventRecorder struct {
-	c         Client
+	c         client.Client
 	clock     clock.Clock
 	component string // source.component and reportingComponent
 	instance  string // source.host and reportingInstance
@@ -151,7 +158,7 @@ type spamBucket struct {
 
 // NewEventRecorder returns a recorder writing events as component (e.g.
 // "replication-controller") from instance (a host or instance name).
-func NewEventRecorder(c Client, clk clock.Clock, component, instance string) *EventRecorder {
+func NewEventRecorder(c client.Client, clk clock.Clock, component, instance string) *EventRecorder {
 	return &EventRecorder{
 		c: c, clock: clk, component: component, instance: instance,
 		written: make(map[eventKey]*writtenEvent),
@@ -205,7 +212,7 @@ func (r *EventRecorder) AnnotatedEventf(ctx context.Context, obj api.Object, ann
 			w.ev = written
 			return nil
 		}
-		if !IsNotFound(err) {
+		if !apierrors.IsNotFound(err) {
 			return err
 		}
 		w.ev = nil // someone deleted it: start a new one
@@ -234,7 +241,7 @@ func (r *EventRecorder) AnnotatedEventf(ctx context.Context, obj api.Object, ann
 	for attempt := 0; ; attempt++ {
 		ev.Metadata.Name = m.Name + "." + strconv.FormatInt(r.nextNanos(now), 16)
 		created, err := r.c.Create(ctx, ev)
-		if IsAlreadyExists(err) && attempt < 16 {
+		if apierrors.IsAlreadyExists(err) && attempt < 16 {
 			continue
 		}
 		if err != nil {
@@ -300,7 +307,7 @@ func (r *EventRecorder) allowLocked(k objectKey, now time.Time) bool {
 // recorder last wrote, re-reading it only when someone else changed it
 // meanwhile, and returns the event as written.
 func (r *EventRecorder) bump(ctx context.Context, prev *api.Event, msg string, annotations map[string]string, now time.Time) (*api.Event, error) {
-	events := For[*api.Event](r.c)
+	events := client.For[*api.Event](r.c)
 	cur := prev
 	for {
 		next := cur.DeepCopy()
@@ -314,7 +321,7 @@ func (r *EventRecorder) bump(ctx context.Context, prev *api.Event, msg string, a
 		if err == nil {
 			return written, nil
 		}
-		if !IsConflict(err) {
+		if !apierrors.IsConflict(err) {
 			return nil, err
 		}
 		if cur, err = events.Get(ctx, prev.Metadata.Namespace, prev.Metadata.Name); err != nil {

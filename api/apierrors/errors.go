@@ -1,4 +1,4 @@
-package apiserver
+package apierrors
 
 import (
 	"errors"
@@ -37,6 +37,12 @@ var statusCodes = map[api.StatusReason]int32{
 	api.StatusReasonServiceUnavailable:    http.StatusServiceUnavailable,
 	api.StatusReasonTimeout:               http.StatusGatewayTimeout,
 	api.StatusReasonServerTimeout:         http.StatusInternalServerError,
+}
+
+// NewWithReason builds a failure Status of reason, with the code that goes
+// with it: for errors the named constructors do not cover.
+func NewWithReason(reason api.StatusReason, message string, details *api.StatusDetails) *StatusError {
+	return newStatusError(reason, message, details)
 }
 
 // newStatusError builds a failure Status with the code that goes with reason.
@@ -271,3 +277,18 @@ func NewTooManyRequests(message string, retryAfterSeconds int32) *StatusError {
 
 // IsTooManyRequests reports whether err is a TooManyRequests error.
 func IsTooManyRequests(err error) bool { return ReasonOf(err) == api.StatusReasonTooManyRequests }
+
+// HasStatusCause reports whether err is a StatusError with a cause of type
+// t. Kubernetes: apierrors.HasStatusCause.
+func HasStatusCause(err error, t api.CauseType) bool {
+	se := asStatusError(err)
+	if se == nil || se.Status.Details == nil {
+		return false
+	}
+	for _, c := range se.Status.Details.Causes {
+		if c.Type == t {
+			return true
+		}
+	}
+	return false
+}

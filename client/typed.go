@@ -1,4 +1,4 @@
-package apiserver
+package client
 
 import (
 	"context"
@@ -20,42 +20,22 @@ func For[T api.Object](c Client) Typed[T] {
 	var zero T
 	resource := ResourceOf(zero)
 	if resource == "" {
-		panic(fmt.Sprintf("apiserver.For: %T is not a served kind", zero))
+		panic(fmt.Sprintf("client.For: %T is not a served kind", zero))
 	}
 	return Typed[T]{c: c, resource: resource}
 }
 
 // ResourceOf names the resource of an object by its Go type (objects that
 // controllers build often leave their kind empty), or "" for a type the
-// server does not serve. A nil pointer of a served type is named too.
+// server does not serve. A nil pointer of a served type is named too. The
+// names come from api's one registration of the served types
+// (api.TypeInfoOf), so a new kind needs no case here.
 func ResourceOf(obj api.Object) string {
-	switch obj.(type) {
-	case *api.Namespace:
-		return Namespaces
-	case *api.Pod:
-		return Pods
-	case *api.ReplicationController:
-		return ReplicationControllers
-	case *api.Service:
-		return Services
-	case *api.Endpoints:
-		return Endpoints
-	case *api.Node:
-		return Nodes
-	case *api.Lease:
-		return Leases
-	case *api.Event:
-		return Events
-	case *api.EventsV1Event:
-		return EventsK8sIO
-	case *api.ConfigMap:
-		return ConfigMaps
-	case *api.Secret:
-		return Secrets
-	case *api.ServiceAccount:
-		return ServiceAccounts
+	ti, ok := api.TypeInfoOf(obj)
+	if !ok {
+		return ""
 	}
-	return ""
+	return ti.Name
 }
 
 // Resource returns the resource name the view reads and writes.
@@ -70,8 +50,8 @@ func typedResult[T api.Object](obj api.Object, err error) (T, error) {
 }
 
 // Create creates obj.
-func (t Typed[T]) Create(ctx context.Context, obj T) (T, error) {
-	return typedResult[T](t.c.Create(ctx, obj))
+func (t Typed[T]) Create(ctx context.Context, obj T, opts ...WriteOption) (T, error) {
+	return typedResult[T](t.c.Create(ctx, obj, opts...))
 }
 
 // Get returns one object.
@@ -93,13 +73,13 @@ func (t Typed[T]) List(ctx context.Context, namespace string, opts ListOptions) 
 }
 
 // Update updates obj's metadata and spec.
-func (t Typed[T]) Update(ctx context.Context, obj T) (T, error) {
-	return typedResult[T](t.c.Update(ctx, obj))
+func (t Typed[T]) Update(ctx context.Context, obj T, opts ...WriteOption) (T, error) {
+	return typedResult[T](t.c.Update(ctx, obj, opts...))
 }
 
 // UpdateStatus updates obj's status.
-func (t Typed[T]) UpdateStatus(ctx context.Context, obj T) (T, error) {
-	return typedResult[T](t.c.UpdateStatus(ctx, obj))
+func (t Typed[T]) UpdateStatus(ctx context.Context, obj T, opts ...WriteOption) (T, error) {
+	return typedResult[T](t.c.UpdateStatus(ctx, obj, opts...))
 }
 
 // Delete deletes an object and returns its last state.

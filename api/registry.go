@@ -1,0 +1,96 @@
+package api
+
+import (
+	"reflect"
+	"sync"
+)
+
+// TypeInfo says where the API serves one Go type: its group, version, kind
+// and resource, and whether its objects live in a namespace. Kubernetes: a
+// GroupVersionKind and its RESTMapping, known here from one table.
+type TypeInfo struct {
+	// Group is the API group, "" for the core group.
+	Group string
+	// Version is the served version within the group ("v1").
+	Version string
+	// Kind is the objects' kind ("ReplicationController").
+	Kind string
+	// Resource is the plural, lower case ("replicationcontrollers").
+	Resource string
+	// Namespaced says the objects live in a namespace.
+	Namespaced bool
+	// Name is the name client methods take for the resource: Resource, or
+	// Resource.Group where one plural is served in several groups
+	// ("events.events.k8s.io").
+	Name string
+}
+
+// APIVersion is the apiVersion of the type's objects: "v1", or
+// "coordination.k8s.io/v1" outside the core group.
+func (t TypeInfo) APIVersion() string {
+	if t.Group == "" {
+		return t.Version
+	}
+	return t.Group + "/" + t.Version
+}
+
+// registeredTypes is every object type the API serves, one line a kind:
+// adding a kind to the API adds it here (DESIGN.md, "How to add a kind").
+// Name is filled in by typeInfos.
+func registeredTypes() map[reflect.Type]TypeInfo {
+	return map[reflect.Type]TypeInfo{
+		typeOf[*Namespace]():             {Version: "v1", Kind: "Namespace", Resource: "namespaces"},
+		typeOf[*Pod]():                   {Version: "v1", Kind: "Pod", Resource: "pods", Namespaced: true},
+		typeOf[*ReplicationController](): {Version: "v1", Kind: "ReplicationController", Resource: "replicationcontrollers", Namespaced: true},
+		typeOf[*Service]():               {Version: "v1", Kind: "Service", Resource: "services", Namespaced: true},
+		typeOf[*Endpoints]():             {Version: "v1", Kind: "Endpoints", Resource: "endpoints", Namespaced: true},
+		typeOf[*Node]():                  {Version: "v1", Kind: "Node", Resource: "nodes"},
+		typeOf[*Event]():                 {Version: "v1", Kind: "Event", Resource: "events", Namespaced: true},
+		typeOf[*ConfigMap]():             {Version: "v1", Kind: "ConfigMap", Resource: "configmaps", Namespaced: true},
+		typeOf[*Secret]():                {Version: "v1", Kind: "Secret", Resource: "secrets", Namespaced: true},
+		typeOf[*ServiceAccount]():        {Version: "v1", Kind: "ServiceAccount", Resource: "serviceaccounts", Namespaced: true},
+		typeOf[*Lease]():                 {Group: "coordination.k8s.io", Version: "v1", Kind: "Lease", Resource: "leases", Namespaced: true},
+		typeOf[*EventsV1Event]():         {Group: "events.k8s.io", Version: "v1", Kind: "Event", Resource: "events", Namespaced: true},
+	}
+}
+
+func typeOf[T Object]() reflect.Type { return reflect.TypeFor[T]() }
+
+// typeInfos is registeredTypes with each Name set, built once; it is never
+// changed after.
+var typeInfos = sync.OnceValue(func() map[reflect.Type]TypeInfo {
+	infos := registeredTypes()
+	groups := map[string]int{} // plural → how many groups serve it
+	for _, ti := range infos {
+		groups[ti.Resource]++
+	}
+	for t, ti := range infos {
+		ti.Name = ti.Resource
+		if groups[ti.Resource] > 1 && ti.Group != "" {
+			ti.Name += "." + ti.Group
+		}
+		infos[t] = ti
+	}
+	return infos
+})
+
+// TypeInfoOf returns where the API serves obj's Go type, and false for a
+// type it does not serve. A nil pointer of a served type is known too: the
+// answer depends on the type only, never on the object's TypeMeta.
+func TypeInfoOf(obj Object) (TypeInfo, bool) {
+	if obj == nil {
+		return TypeInfo{}, false
+	}
+	ti, ok := typeInfos()[reflect.TypeOf(obj)]
+	return ti, ok
+}
+
+// RegisteredTypes returns every served type's TypeInfo, in no set order.
+func RegisteredTypes() []TypeInfo {
+	infos := typeInfos()
+	out := make([]TypeInfo, 0, len(infos))
+	for _, ti := range infos {
+		out = append(out, ti)
+	}
+	return out
+}

@@ -1,0 +1,65 @@
+package client_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/client"
+)
+
+func TestResourceOfNamesTheConstants(t *testing.T) {
+	tests := []struct {
+		obj  api.Object
+		want string
+	}{
+		{&api.Namespace{}, client.Namespaces},
+		{&api.Pod{}, client.Pods},
+		{&api.ReplicationController{}, client.ReplicationControllers},
+		{&api.Service{}, client.Services},
+		{&api.Endpoints{}, client.Endpoints},
+		{&api.Node{}, client.Nodes},
+		{&api.Lease{}, client.Leases},
+		{&api.Event{}, client.Events},
+		{&api.EventsV1Event{}, client.EventsK8sIO},
+		{&api.ConfigMap{}, client.ConfigMaps},
+		{&api.Secret{}, client.Secrets},
+		{&api.ServiceAccount{}, client.ServiceAccounts},
+		{(*api.Pod)(nil), client.Pods},
+		{&api.Scale{}, ""},
+		{nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			assert.Equal(t, tt.want, client.ResourceOf(tt.obj))
+		})
+	}
+	assert.Len(t, api.RegisteredTypes(), len(tests)-3, "every registered type has a constant")
+}
+
+func TestForPanicsOnAnUnservedType(t *testing.T) {
+	assert.PanicsWithValue(t, "client.For: *api.Scale is not a served kind", func() { client.For[*api.Scale](nil) })
+	assert.Equal(t, client.Leases, client.For[*api.Lease](nil).Resource())
+}
+
+func TestWriteOptions(t *testing.T) {
+	mf := []api.ManagedFieldsEntry{{Manager: "kubectl"}}
+	tests := []struct {
+		name string
+		opts []client.WriteOption
+		want client.WriteOptions
+	}{
+		{"none", nil, client.WriteOptions{}},
+		{"dry run", []client.WriteOption{client.DryRun()}, client.WriteOptions{DryRun: true}},
+		{"managed fields", []client.WriteOption{client.WithManagedFields(mf)}, client.WriteOptions{ManagedFields: mf}},
+		{"both, in order", []client.WriteOption{client.WithManagedFields(mf), client.DryRun()}, client.WriteOptions{DryRun: true, ManagedFields: mf}},
+		{"a WriteOptions is an option", []client.WriteOption{client.WriteOptions{DryRun: true}}, client.WriteOptions{DryRun: true}},
+		{"a zero WriteOptions unsets nothing", []client.WriteOption{client.DryRun(), client.WriteOptions{}}, client.WriteOptions{DryRun: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, client.NewWriteOptions(tt.opts...))
+		})
+	}
+}

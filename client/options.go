@@ -1,0 +1,62 @@
+package client
+
+import "github.com/miniplane/miniplane/api"
+
+// WriteOptions qualify a create or an update (of an object, its status or
+// its scale). Kubernetes: the dryRun of metav1.CreateOptions, UpdateOptions
+// and PatchOptions. Callers pass WriteOption values (DryRun(),
+// WithManagedFields(...)), or a WriteOptions, which is one too;
+// controller-runtime's client takes its options the same way.
+type WriteOptions struct {
+	// DryRun runs every step of the write (defaulting, validation,
+	// preconditions) and returns the object as it would be stored, but
+	// stores nothing and sends no watch event.
+	DryRun bool
+	// ManagedFields, when not nil, replace the object's
+	// metadata.managedFields in a status or scale update, which otherwise
+	// keeps all of the metadata: the HTTP front records there who wrote
+	// through the subresource (Kubernetes' field manager does the same).
+	ManagedFields []api.ManagedFieldsEntry
+}
+
+// WriteOption sets one or more of a write's WriteOptions.
+type WriteOption interface {
+	// ApplyToWrite sets the option in o.
+	ApplyToWrite(o *WriteOptions)
+}
+
+// ApplyToWrite sets every option o sets in dst: a WriteOptions passed as an
+// option stands for all of its fields that are set.
+func (o WriteOptions) ApplyToWrite(dst *WriteOptions) {
+	if o.DryRun {
+		dst.DryRun = true
+	}
+	if o.ManagedFields != nil {
+		dst.ManagedFields = o.ManagedFields
+	}
+}
+
+// NewWriteOptions returns the WriteOptions that opts set, applied in order.
+func NewWriteOptions(opts ...WriteOption) WriteOptions {
+	var o WriteOptions
+	for _, opt := range opts {
+		opt.ApplyToWrite(&o)
+	}
+	return o
+}
+
+type writeOptionFunc func(*WriteOptions)
+
+func (f writeOptionFunc) ApplyToWrite(o *WriteOptions) { f(o) }
+
+// DryRun makes a write run every check and return what it would store,
+// storing nothing. Kubernetes: dryRun=All; controller-runtime's DryRunAll.
+func DryRun() WriteOption {
+	return writeOptionFunc(func(o *WriteOptions) { o.DryRun = true })
+}
+
+// WithManagedFields sets the metadata.managedFields a status or scale update
+// stores (see WriteOptions.ManagedFields).
+func WithManagedFields(entries []api.ManagedFieldsEntry) WriteOption {
+	return writeOptionFunc(func(o *WriteOptions) { o.ManagedFields = entries })
+}
