@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -103,13 +105,15 @@ func runners(t *testing.T, srv *apiserver.Server, name string) int {
 
 // buggySweep is the environment variable that lets TestBuggySweep run: it
 // is meant to fail, so only TestSweepFindsTheBug runs it, in a child
-// process, and reads what it printed.
+// process, and reads what it printed. -miniplane.seed lets it run too, so
+// that the replay command a failed seed prints works as printed.
 const buggySweep = "MINIPLANE_EXAMPLE_BUGGY_SWEEP"
 
 // TestBuggySweep sweeps the planted bug over 50 seeds. It fails (that is
-// the point), so it runs only as TestSweepFindsTheBug's child.
+// the point), so it runs only as TestSweepFindsTheBug's child, or to
+// replay one seed.
 func TestBuggySweep(t *testing.T) {
-	if os.Getenv(buggySweep) == "" {
+	if _, replay := planetest.FlagSeed(); !replay && os.Getenv(buggySweep) == "" {
 		t.Skip("fails by design; TestSweepFindsTheBug runs it in a child process")
 	}
 	planetest.Sweep(t, 50, func(t *testing.T, seed int64) { runController(t, seed, faults.All, true) })
@@ -146,7 +150,10 @@ func TestSweepFindsTheBug(t *testing.T) {
 // enabled, and returns its output.
 func child(t *testing.T, args ...string) (string, error) {
 	cmd := exec.CommandContext(t.Context(), os.Args[0], append(args, "-test.v")...)
-	cmd.Env = append(os.Environ(), buggySweep+"=1")
+	cmd.Env = os.Environ()
+	if !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "-miniplane.seed=") }) {
+		cmd.Env = append(cmd.Env, buggySweep+"=1") // a replay runs without it, as printed
+	}
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
