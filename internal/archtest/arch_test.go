@@ -55,6 +55,7 @@ var rules = map[string]rule{
 	"election":    {local: []string{"api", "client"}, thirdParty: []string{zap}},
 	"controllers": {local: []string{"api", "client", "apiserver", "informer", "election"}, thirdParty: []string{zap}},
 	"sim":         {local: []string{"api", "store", "client", "apiserver", "informer", "election", "controllers"}, thirdParty: []string{zap}},
+	"plane":       {local: []string{"api", "store", "client", "apiserver", "informer", "election", "controllers"}, thirdParty: []string{zap}},
 	"cmd":         {local: []string{"api", "store", "client", "apiserver", "informer", "election", "controllers", "sim"}, thirdParty: []string{zap}},
 	"internal":    {},
 	"clock":       {},

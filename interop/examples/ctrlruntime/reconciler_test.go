@@ -1,0 +1,182 @@
+package ctrlruntime
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/apiserver/faults"
+	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/interop/examples/internal/inproc"
+	"github.com/miniplane/miniplane/plane/planetest"
+)
+
+// configMaps is how many ConfigMaps each run counts the keys of.
+const configMaps = 5
+
+// runReconciler is one run, with one seed, of a manager running
+// KeyCounter against the plane with the faults fs: the test creates the
+// ConfigMaps and adds a key to each every few seconds, then waits for
+// every annotation to match. The whole run is in a synctest bubble.
+//
+// The manager runs with its defaults but three: no metrics server (it
+// would listen on a socket, which a bubble cannot wait on and which 200
+// managers in one process would fight over), no logger, and
+// SkipNameValidation, since every seed builds a controller of the same
+// name in one process. Leader election and the health probe are off by
+// default; leader election would run in the bubble too (its Lease loop is
+// timers and API calls), but a test has no rival to elect against.
+func runReconciler(t *testing.T, seed int64, fs faults.Set, buggy bool) {
+	synctest.Test(t, func(t *testing.T) {
+		rt, host, srv := inproc.StartPlane(t, seed, fs)
+		mgr, err := ctrl.NewManager(&rest.Config{Host: host, Transport: rt}, ctrl.Options{
+			Metrics:    metricsserver.Options{BindAddress: "0"},
+			Logger:     logr.Discard(),
+			Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+		})
+		require.NoError(t, err)
+		require.NoError(t, (&KeyCounter{Client: mgr.GetClient(), DropOnConflict: buggy}).SetupWithManager(mgr))
+		ctx, cancel := context.WithCancel(t.Context())
+		stopped := make(chan error, 1)
+		go func() { stopped <- mgr.Start(ctx) }()
+		defer func() {
+			cancel()
+			assert.NoError(t, <-stopped, "the manager stopped cleanly")
+		}()
+
+		for i := range configMaps {
+			_, err := srv.Create(ctx, &api.ConfigMap{
+				Metadata: api.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("cm-%d", i), Labels: map[string]string{CountLabel: "true"}},
+				Data:     map[string]string{"k0": "v"},
+			})
+			require.NoError(t, err)
+		}
+		for round := 1; round <= 4; round++ {
+			time.Sleep(5 * time.Second)
+			for i := range configMaps {
+				addKey(t, srv, fmt.Sprintf("cm-%d", i), round)
+			}
+		}
+
+		planetest.Eventually(t, func() error {
+			for i := range configMaps {
+				obj, err := srv.Get(ctx, client.ConfigMaps, "default", fmt.Sprintf("cm-%d", i), client.GetOptions{})
+				if err != nil {
+					return err
+				}
+				cm := obj.(*api.ConfigMap)
+				if got, want := cm.Metadata.Annotations[KeysAnnotation], strconv.Itoa(len(cm.Data)); got != want {
+					return fmt.Errorf("%s: annotation %s=%q, want %q", cm.Metadata.Name, KeysAnnotation, got, want)
+				}
+			}
+			return nil
+		}, 5*time.Minute)
+	})
+}
+
+// addKey adds a data key to a ConfigMap, as its owner would.
+func addKey(t *testing.T, srv *apiserver.Server, name string, round int) {
+	t.Helper()
+	obj, err := srv.Get(t.Context(), client.ConfigMaps, "default", name, client.GetOptions{})
+	require.NoError(t, err)
+	cm := obj.(*api.ConfigMap).DeepCopy()
+	cm.Data[fmt.Sprintf("k%d", round)] = "v"
+	_, err = srv.Update(t.Context(), cm)
+	require.NoError(t, err)
+}
+
+// buggySweep is the environment variable that lets TestBuggySweep run: it
+// is meant to fail, so only TestSweepFindsTheBug runs it, in a child
+// process, and reads what it printed. -miniplane.seed lets it run too, so
+// that the replay command a failed seed prints works as printed.
+const buggySweep = "MINIPLANE_EXAMPLE_BUGGY_SWEEP"
+
+// TestBuggySweep sweeps the planted bug over 50 seeds. It fails (that is
+// the point), so it runs only as TestSweepFindsTheBug's child, or to
+// replay one seed.
+func TestBuggySweep(t *testing.T) {
+	if _, replay := planetest.FlagSeed(); !replay && os.Getenv(buggySweep) == "" {
+		t.Skip("fails by design; TestSweepFindsTheBug runs it in a child process")
+	}
+	planetest.Sweep(t, 50, func(t *testing.T, seed int64) { runReconciler(t, seed, faults.All, true) })
+}
+
+// replayLine matches the command a failed seed prints.
+var replayLine = regexp.MustCompile(`cd interop && go test -run '\^TestBuggySweep\$/\^seed=(\d+)\$' \./examples/ctrlruntime/ -miniplane\.seed=(\d+)`)
+
+// TestSweepFindsTheBug runs TestBuggySweep in a child test process and
+// checks that the sweep found the planted bug: some seed failed, its
+// annotation never converged, and it printed the command that replays
+// it. It then runs that command's test and checks the seed fails again.
+func TestSweepFindsTheBug(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 50 seeds in a child process")
+	}
+	out, err := child(t, "-test.run=^TestBuggySweep$")
+	require.Error(t, err, "the buggy sweep failed:\n%s", out)
+	assert.Contains(t, out, "not true after 5m0s")
+	assert.Contains(t, out, "annotation "+KeysAnnotation)
+	failed := regexp.MustCompile(`\d+ of 50 seeds failed`).FindString(out)
+	assert.NotEmpty(t, failed, "the sweep's summary")
+	m := replayLine.FindStringSubmatch(out)
+	require.NotNil(t, m, "a replay line in:\n%s", out)
+	assert.Equal(t, m[1], m[2])
+	t.Logf("the sweep found the bug: %s; the first is seed %s", failed, m[1])
+
+	again, err := child(t, "-test.run=^TestBuggySweep$/^seed="+m[1]+"$", "-miniplane.seed="+m[1])
+	require.Error(t, err, "replaying seed %s fails again:\n%s", m[1], again)
+	assert.Contains(t, again, "1 of 1 seeds failed: "+m[1])
+}
+
+// child runs this test binary again with args and the buggy sweep
+// enabled, and returns its output.
+func child(t *testing.T, args ...string) (string, error) {
+	cmd := exec.CommandContext(t.Context(), os.Args[0], append(args, "-test.v")...)
+	cmd.Env = os.Environ()
+	if !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "-miniplane.seed=") }) {
+		cmd.Env = append(cmd.Env, buggySweep+"=1") // a replay runs without it, as printed
+	}
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// TestBugNeedsConflicts sweeps the planted bug with every fault but
+// Conflict: it passes, although the test's own writes make real 409s,
+// because each of those comes with the event that requeues the key.
+func TestBugNeedsConflicts(t *testing.T) {
+	noConflict := faults.All &^ faults.SetOf(faults.Conflict)
+	planetest.Sweep(t, 50, func(t *testing.T, seed int64) { runReconciler(t, seed, noConflict, true) })
+}
+
+// TestFixedPasses200Seeds sweeps the fixed KeyCounter over 200 seeds
+// with every fault on.
+func TestFixedPasses200Seeds(t *testing.T) {
+	n := 200
+	if testing.Short() {
+		n = 20
+	}
+	start := time.Now() // wallclock: the figure is wall time
+	res := planetest.Sweep(t, n, func(t *testing.T, seed int64) { runReconciler(t, seed, faults.All, false) })
+	elapsed := time.Since(start) // wallclock
+	assert.Empty(t, res.Failed)
+	t.Logf("fixed controller-runtime reconciler: %d seeds in %v: %.1f seeds/s", len(res.Ran), elapsed.Round(time.Millisecond), float64(len(res.Ran))/elapsed.Seconds())
+}
