@@ -11,8 +11,9 @@
 //   - Run waits for the informers' handlers to have their initial lists,
 //     then runs workers goroutines over the queue until ctx is done, shuts
 //     the queue down and returns once every goroutine it started has exited.
-//   - ProcessOne is the same work as one step for the simulator (DESIGN.md,
-//     "Determinism", rule 4): it takes one ready key, syncs it, settles it.
+//   - ProcessOne is the same work as one step for the simulator
+//     (DESIGN.md, "Determinism", rule 4): it takes one ready key, syncs it
+//     and settles it.
 //   - Settling a key: Done always; Forget on success; on an error wrapping
 //     ErrWait nothing more (the key waits for the event that queues it
 //     again: no backoff, nothing counted); on any other error AddRateLimited
@@ -34,7 +35,7 @@
 // context is pooled (BenchmarkProcessOne checks 0 allocs/op).
 //
 // Imports: api, apiserver, informer, controllers/workqueue, clock and zap,
-// as the controllers' row of DESIGN.md's "Packages and imports" allows.
+// as the controllers' row of (DESIGN.md, "Packages and imports") allows.
 // Concurrency: a Loop's methods are safe for concurrent use; Sync is called
 // from Run's workers at once, never twice at once for one key (the queue's
 // promise).
