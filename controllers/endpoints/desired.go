@@ -206,6 +206,10 @@ func endpointPort(sp *api.ServicePort, number int32) api.EndpointPort {
 // port (a headless service's portless subset has none). Kubernetes: the
 // loop over pods in syncService, then endpoints.RepackSubsets, with a
 // readable order in place of its hash order.
+//
+// The packing goes through the packer's indexes (see "Reading the packer"
+// in pack.go); desiredModel in pack_test.go is the same computation done
+// plainly, and the tests check one against the other.
 func desiredSubsets(svc *api.Service, pods []*api.Pod) []api.EndpointSubset {
 	var p packer
 	p.collect(svc, pods)

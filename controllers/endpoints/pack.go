@@ -8,6 +8,24 @@ import (
 	"github.com/miniplane/miniplane/api"
 )
 
+// Reading the packer. Semantically it is desiredModel in pack_test.go: one
+// one-address subset per pod and port it serves, regrouped by set of
+// addresses; TestPackerMatchesTheModel checks the two against each other on
+// seeded random services and pods. It is fast because nothing is a map or
+// a string until the end, and everything else is an index:
+//
+//	pairs[k]             address addrs[pairs[k].addr] serves ports[pairs[k].port]
+//	rank[i], order[r]    address i is the r-th in canonical order (IP, then
+//	                     UID): order is rank's inverse, order[rank[i]] == i
+//	members[port]        that port's addresses as ranks, sorted, each once
+//	groups[g].members    one subset: the ports whose members equal it
+//
+// So an address in a subset is reached through two indexes,
+// addrs[order[m.rank]]: members hold ranks, which sort and compare as
+// plain integers (two ports share a subset iff their member slices are
+// equal), and order maps a rank back to the address. Invariant: after group,
+// for every port, members[port] is strictly increasing by rank.
+//
 // packer collects which address serves which port, and how, and packs the
 // pairs into canonical subsets (desiredSubsets says what canonical is). It
 // costs O(pairs · log pairs) whatever the number of addresses. The

@@ -82,6 +82,7 @@ func TestPackerMatchesTheModel(t *testing.T) {
 		p.reset()
 		p.collect(svc, shuffled)
 		require.Equal(t, got, p.pack(), "case %d: the pods' order does not matter", i)
+		require.NoError(t, p.checkIndexes(), "case %d", i)
 		assert.True(t, p.equal(got), "case %d: equal to what it packs", i)
 
 		other := pickSubsets(r, got)
@@ -96,6 +97,27 @@ func TestPackerMatchesTheModel(t *testing.T) {
 			assert.True(t, subsetsEqual(got, changed), "case %d: a resourceVersion alone is no change", i)
 		}
 	}
+}
+
+// checkIndexes checks what "Reading the packer" in pack.go promises of a
+// grouped packer.
+func (p *packer) checkIndexes() error {
+	if len(p.order) != len(p.addrs) || len(p.rank) != len(p.addrs) {
+		return fmt.Errorf("order %d, rank %d for %d addresses", len(p.order), len(p.rank), len(p.addrs))
+	}
+	for i := range p.addrs {
+		if int(p.order[p.rank[i]]) != i {
+			return fmt.Errorf("order[rank[%d]] = %d", i, p.order[p.rank[i]])
+		}
+	}
+	for port, ms := range p.members {
+		for j := 1; j < len(ms); j++ {
+			if ms[j-1].rank >= ms[j].rank {
+				return fmt.Errorf("port %d: members not strictly increasing: %v", port, ms)
+			}
+		}
+	}
+	return nil
 }
 
 // pickSubsets returns a random variation of in: the same, or one subset
