@@ -18,10 +18,15 @@ import (
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/loop"
+	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/informer"
 )
 
 var epoch = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// A Controller is what the controller manager runs (and, with ProcessOne,
+// what the simulator steps: sim/reconcile_test.go runs one in a sweep).
+var _ manager.Controller = (*loop.Controller)(nil)
 
 // configPerService is a whole controller written against the adapter: it
 // keeps, for every Service, a ConfigMap "<service>-config" owned by it whose
