@@ -12,57 +12,18 @@ import (
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/controllers/loop"
-	"github.com/miniplane/miniplane/informer"
+	"github.com/miniplane/miniplane/controllers/loop/looptest"
 	"github.com/miniplane/miniplane/sim"
 )
 
 // configPerServiceFunc builds, for each controller-manager term, a
 // controller written only as a reconcile function and its watches
-// (loop.NewController): it keeps a ConfigMap "<service>-config" whose data
-// records the service's selector.
+// (loop.NewController over looptest.ConfigPerService).
 var configPerServiceFunc = sim.ControllerFunc{Name: "config-per-service", New: func(cc sim.ControllerContext) (sim.Controller, error) {
-	services := informer.NewLister[*api.Service](cc.Factory.ForResource(apiserver.Services), apiserver.GroupResource{Resource: apiserver.Services})
-	configMaps := informer.NewLister[*api.ConfigMap](cc.Factory.ForResource(apiserver.ConfigMaps), apiserver.GroupResource{Resource: apiserver.ConfigMaps})
-	reconcile := func(ctx context.Context, key string) error {
-		ns, name, err := api.SplitKey(key)
-		if err != nil {
-			return nil
-		}
-		svc, err := services.Namespace(ns).Get(name)
-		if apiserver.IsNotFound(err) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		want := map[string]string{"selector": api.SelectorFromSet(svc.Spec.Selector).String()}
-		cm, err := configMaps.Namespace(ns).Get(name + "-config")
-		switch {
-		case apiserver.IsNotFound(err):
-			_, err = cc.Client.Create(ctx, &api.ConfigMap{
-				TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-				Metadata: api.ObjectMeta{Namespace: ns, Name: name + "-config", OwnerReferences: []api.OwnerReference{{
-					APIVersion: "v1", Kind: "Service", Name: name, UID: svc.Metadata.UID,
-				}}},
-				Data: want,
-			})
-			return err
-		case err != nil:
-			return err
-		case maps.Equal(cm.Data, want):
-			return nil
-		}
-		cm = cm.DeepCopy()
-		cm.Data = want
-		_, err = cc.Client.Update(ctx, cm)
-		return err
-	}
+	r := looptest.NewConfigPerService(cc.Client, cc.Factory)
 	return loop.NewController(loop.ControllerConfig{
-		Name: "config-per-service", Factory: cc.Factory, Clock: cc.Clock, Logger: cc.Logger, Reconcile: reconcile,
-		Watches: []loop.Watch{
-			{Resource: apiserver.Services},
-			{Resource: apiserver.ConfigMaps, Keys: loop.OwnerKeys("Service")},
-		},
+		Name: "config-per-service", Factory: cc.Factory, Clock: cc.Clock, Logger: cc.Logger,
+		Reconcile: r.Reconcile, Watches: r.Watches(),
 	})
 }}
 
@@ -77,12 +38,12 @@ var everyServiceHasItsConfig = sim.Invariant{Name: "every-service-has-its-config
 		if len(svc.Spec.Selector) == 0 {
 			continue // the kubernetes service
 		}
-		cm, err := apiserver.For[*api.ConfigMap](s.Client()).Get(ctx, "default", svc.Metadata.Name+"-config")
+		cm, err := apiserver.For[*api.ConfigMap](s.Client()).Get(ctx, "default", looptest.ConfigName(svc.Metadata.Name))
 		if err != nil {
 			return fmt.Errorf("service %s: %w", svc.Metadata.Name, err)
 		}
-		if want := api.SelectorFromSet(svc.Spec.Selector).String(); cm.Data["selector"] != want {
-			return fmt.Errorf("service %s: config says %q, want %q", svc.Metadata.Name, cm.Data["selector"], want)
+		if want := looptest.WantData(svc); !maps.Equal(cm.Data, want) {
+			return fmt.Errorf("service %s: config holds %v, want %v", svc.Metadata.Name, cm.Data, want)
 		}
 	}
 	return nil

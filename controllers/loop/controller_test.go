@@ -2,7 +2,6 @@ package loop_test
 
 import (
 	"context"
-	"maps"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -18,6 +17,7 @@ import (
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/loop"
+	"github.com/miniplane/miniplane/controllers/loop/looptest"
 	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/informer"
 )
@@ -28,69 +28,17 @@ var epoch = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 // what the simulator steps: sim/reconcile_test.go runs one in a sweep).
 var _ manager.Controller = (*loop.Controller)(nil)
 
-// configPerService is a whole controller written against the adapter: it
-// keeps, for every Service, a ConfigMap "<service>-config" owned by it whose
-// data records the service's selector. It is its reconcile function and
-// its watches, nothing else.
-type configPerService struct {
-	client     apiserver.Client
-	services   informer.Lister[*api.Service]
-	configMaps informer.Lister[*api.ConfigMap]
-}
-
+// newConfigPerService makes looptest.ConfigPerService's controller: a
+// reconcile function and its watches, nothing else.
 func newConfigPerService(t *testing.T, client apiserver.Client, f *informer.Factory, clk clock.Clock, obs loop.Observer) *loop.Controller {
 	t.Helper()
-	r := &configPerService{
-		client:     client,
-		services:   informer.NewLister[*api.Service](f.ForResource(apiserver.Services), apiserver.GroupResource{Resource: apiserver.Services}),
-		configMaps: informer.NewLister[*api.ConfigMap](f.ForResource(apiserver.ConfigMaps), apiserver.GroupResource{Resource: apiserver.ConfigMaps}),
-	}
+	r := looptest.NewConfigPerService(client, f)
 	c, err := loop.NewController(loop.ControllerConfig{
-		Name: "config-per-service", Factory: f, Clock: clk, Reconcile: r.reconcile, Observer: obs,
+		Name: "config-per-service", Factory: f, Clock: clk, Reconcile: r.Reconcile, Watches: r.Watches(), Observer: obs,
 		Logger: zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel)),
-		Watches: []loop.Watch{
-			{Resource: apiserver.Services},
-			{Resource: apiserver.ConfigMaps, Keys: loop.OwnerKeys("Service")},
-		},
 	})
 	require.NoError(t, err)
 	return c
-}
-
-func (r *configPerService) reconcile(ctx context.Context, key string) error {
-	ns, name, err := api.SplitKey(key)
-	if err != nil {
-		return nil // not a service key: nothing will make it one
-	}
-	svc, err := r.services.Namespace(ns).Get(name)
-	if apiserver.IsNotFound(err) {
-		return nil // the garbage collector deletes the ConfigMap it owns
-	}
-	if err != nil {
-		return err
-	}
-	want := map[string]string{"selector": api.SelectorFromSet(svc.Spec.Selector).String()}
-	cm, err := r.configMaps.Namespace(ns).Get(name + "-config")
-	switch {
-	case apiserver.IsNotFound(err):
-		yes := true
-		_, err = r.client.Create(ctx, &api.ConfigMap{
-			TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-			Metadata: api.ObjectMeta{Namespace: ns, Name: name + "-config", OwnerReferences: []api.OwnerReference{{
-				APIVersion: "v1", Kind: "Service", Name: name, UID: svc.Metadata.UID, Controller: &yes,
-			}}},
-			Data: want,
-		})
-		return err
-	case err != nil:
-		return err
-	case maps.Equal(cm.Data, want):
-		return nil
-	}
-	cm = cm.DeepCopy()
-	cm.Data = want
-	_, err = r.client.Update(ctx, cm)
-	return err
 }
 
 // errorCounter is an Observer counting the reconciles that ended in a
