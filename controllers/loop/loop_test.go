@@ -150,7 +150,7 @@ func TestIdentityAndObserver(t *testing.T) {
 // with the queue shut down, once ctx is done.
 func TestRun(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := newQueue(clock.Real{})
+		q := newQueue(clock.NewFake(epoch))
 		var mu sync.Mutex
 		done := map[string]bool{}
 		alongsideStopped := false
