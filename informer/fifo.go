@@ -60,6 +60,24 @@ type knownObjects interface {
 // it first changed, with every delta it accumulated since, oldest first.
 // Kubernetes: cache.DeltaFIFO (client-go's informers now use its successor,
 // RealFIFO; DeltaFIFO is still the clearer one to learn from).
+//
+// Reading the fast paths. Semantically the FIFO is only items (key → its
+// deltas) and queue (the keys in order): naiveFIFO in fifo_model_test.go is
+// exactly that, and TestDeltaFIFOAgainstNaive checks this one against it on
+// seeded random operations. Three buffers make it cheap and change no
+// answer:
+//
+//   - bulk: a (re)list into an empty FIFO is kept as one slice of Replaced
+//     deltas (and tombstones), one per key, handed out in order; no key,
+//     map entry or slice is made per object. Invariant: while bulk holds
+//     deltas, items and queue are empty; any other change first spills
+//     bulk into them (spillLocked).
+//   - spare: delta slices emptied by pops, reused by pushLocked for the
+//     next key that starts queueing, so a steady stream of events
+//     allocates no slices.
+//   - lent: the slice the last popReusing handed the informer. It is the
+//     caller's until its next popReusing, which takes it back into spare;
+//     a bulk view is never lent, as bulk is not the FIFO's to reuse.
 type DeltaFIFO struct {
 	known knownObjects
 

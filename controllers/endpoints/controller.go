@@ -16,6 +16,7 @@ import (
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
+	"github.com/miniplane/miniplane/controllers/loop"
 	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/informer"
 )
@@ -57,6 +58,8 @@ type Config struct {
 	// changes makes one write. Kubernetes: --endpoint-updates-batch-period,
 	// default 0.
 	BatchPeriod time.Duration
+	// Observer, if set, is told of every sync (loop.Observer).
+	Observer loop.Observer
 }
 
 // Controller keeps one Endpoints object per selector service. See the
@@ -79,6 +82,7 @@ type Controller struct {
 	regs       []*informer.Registration // this controller's handlers, same order
 
 	queue    *workqueue.Queue[string]
+	loop     *loop.Loop
 	stale    *staleTracker
 	triggers *triggerTracker
 	// packers holds *packer for syncs to reuse: a sync packs every pod of
@@ -160,6 +164,21 @@ func New(cfg Config) (*Controller, error) {
 			},
 		}, 0),
 	}
+	var err error
+	c.loop, err = loop.New(loop.Config{
+		Name: "endpoints", Queue: c.queue, Sync: c.sync, Logger: c.log, Observer: cfg.Observer, Clock: cfg.Clock,
+		Informers: c.informers, OnSynced: c.EnqueueLeftovers,
+		// A key failing MaxRetries times is dropped until its service or
+		// pods change. A stale cache (errStaleCache wraps loop.ErrWait) is
+		// a wait, not a failure: the Endpoints handler queues the key when
+		// the cache catches up, however long it lags, and a retry budget
+		// spent on the wait would drop the key and leave the Endpoints
+		// wrong for good.
+		MaxRetries: MaxRetries,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("endpoints.New: %w", err)
+	}
 	return c, nil
 }
 
@@ -196,61 +215,17 @@ func (c *Controller) EnqueueLeftovers() {
 	}
 }
 
-// ProcessOne is the controller's step: if a service key is ready, it syncs
-// it and returns true; otherwise it returns false at once.
-func (c *Controller) ProcessOne(ctx context.Context) bool {
-	if ctx.Err() != nil {
-		return false
-	}
-	key, ok, _ := c.queue.TryGet()
-	if !ok {
-		return false
-	}
-	c.process(ctx, key)
-	return true
-}
+// ProcessOne is the controller's step: if ctx is not done and a service
+// key is ready, it syncs it and returns true; otherwise it returns false at
+// once.
+func (c *Controller) ProcessOne(ctx context.Context) bool { return c.loop.ProcessOne(ctx) }
 
 // Run waits until the controller's handlers have synced, queues the
 // leftover Endpoints, and runs workers goroutines that sync service keys
 // until ctx is done. It then shuts the queue down and returns once every
 // worker has exited; no sync starts after ctx is done, so a controller
 // whose leadership ended stops writing.
-func (c *Controller) Run(ctx context.Context, workers int) {
-	defer c.queue.ShutDown()
-	c.log.Info("starting", zap.Int("workers", workers))
-	defer c.log.Info("stopped")
-	for _, inf := range c.informers {
-		if !inf.WaitForHandlers(ctx) {
-			return
-		}
-	}
-	c.EnqueueLeftovers()
-	c.queue.Work(ctx, workers, func(key string) { c.process(ctx, key) })
-}
-
-// process syncs one key and settles it with the queue.
-func (c *Controller) process(ctx context.Context, key string) {
-	defer c.queue.Done(key)
-	err := c.sync(ctx, key)
-	switch {
-	case err == nil:
-		c.queue.Forget(key)
-	case errors.Is(err, errStaleCache):
-		// Waiting for the cache is not a failure: no backoff, nothing
-		// counted against MaxRetries, no timer. The Endpoints handler
-		// queues the key when the cache catches up, however long it lags;
-		// a retry budget spent on the wait would drop the key and leave
-		// the Endpoints wrong for good.
-		c.log.Debug("endpoints cache is behind this controller's last write; waiting",
-			zap.String("service", key), zap.Error(err))
-	case c.queue.NumRequeues(key) < MaxRetries:
-		c.log.Info("sync failed; retrying", zap.String("service", key), zap.Error(err))
-		c.queue.AddRateLimited(key)
-	default:
-		c.log.Warn("sync failed too often; dropping", zap.String("service", key), zap.Error(err))
-		c.queue.Forget(key)
-	}
-}
+func (c *Controller) Run(ctx context.Context, workers int) { c.loop.Run(ctx, workers) }
 
 // onEndpointsUpdate queues the service of Endpoints the cache has just
 // changed, if a sync found the cache stale and waits for it to catch up.

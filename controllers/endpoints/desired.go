@@ -198,8 +198,18 @@ func endpointPort(sp *api.ServicePort, number int32) api.EndpointPort {
 // notReadyAddresses (the §2.3 table in the package documentation). A
 // headless service without ports lists the addresses with no ports; any
 // other service without ports lists nothing. The result is packed
-// canonically (see repackSubsets), so equal inputs give identical subsets.
-// Kubernetes: the loop over pods in syncService, then RepackSubsets.
+// canonically, so equal inputs give identical subsets: each port appears in
+// exactly one subset, together with every address that serves it, and
+// ports served by exactly the same addresses (with the same readiness)
+// share a subset. Within a subset addresses are sorted by IP then pod UID
+// and ports by name, number and protocol; subsets are sorted by their first
+// port (a headless service's portless subset has none). Kubernetes: the
+// loop over pods in syncService, then endpoints.RepackSubsets, with a
+// readable order in place of its hash order.
+//
+// The packing goes through the packer's indexes (see "Reading the packer"
+// in pack.go); desiredModel in pack_test.go is the same computation done
+// plainly, and the tests check one against the other.
 func desiredSubsets(svc *api.Service, pods []*api.Pod) []api.EndpointSubset {
 	var p packer
 	p.collect(svc, pods)
@@ -245,49 +255,11 @@ func (p *packer) collect(svc *api.Service, pods []*api.Pod) {
 	}
 }
 
-// repackSubsets rewrites subsets into Kubernetes' canonical packing: each
-// port appears in exactly one subset, together with every address that
-// serves it, and ports served by exactly the same addresses (with the same
-// readiness) share a subset. An address listed more than once for a port is
-// listed once, ready if any listing was. Within a subset addresses are
-// sorted by IP then pod UID and ports by name, number and protocol; subsets
-// are sorted by their first port (the portless subset, if any, first). So
-// two packings of the same address-port pairs come out identical.
-// Kubernetes: endpoints.RepackSubsets, with a readable order in place of its
-// hash order.
-func repackSubsets(subsets []api.EndpointSubset) []api.EndpointSubset {
-	p := packer{index: map[addrKey]int{}}
-	p.collectSubsets(subsets)
-	return p.pack()
-}
-
-// collectSubsets records every address-port pair of subsets.
-func (p *packer) collectSubsets(subsets []api.EndpointSubset) {
-	for i := range subsets {
-		s := &subsets[i]
-		if len(s.Ports) == 0 {
-			p.serveAll(p.port(nil), s)
-			continue
-		}
-		for j := range s.Ports {
-			p.serveAll(p.port(&s.Ports[j]), s)
-		}
-	}
-}
-
 // addrKey identifies an address across subsets: its IP and the pod behind
 // it. Kubernetes: addressKey in pkg/api/v1/endpoints.
 type addrKey struct {
 	ip  string
 	uid api.UID
-}
-
-func keyOfAddr(a *api.EndpointAddress) addrKey {
-	k := addrKey{ip: a.IP}
-	if a.TargetRef != nil {
-		k.uid = a.TargetRef.UID
-	}
-	return k
 }
 
 // portKey identifies an endpoint port; noPort stands for the ports of a

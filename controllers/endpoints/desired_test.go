@@ -408,40 +408,21 @@ func variants(r *rand.Rand, subsets []api.EndpointSubset) [][]api.EndpointSubset
 	return out
 }
 
-// TestRepackSubsetsIsCanonical: any packing of the same address-port pairs
-// comes out identical.
-func TestRepackSubsetsIsCanonical(t *testing.T) {
-	a, b, c := addr("a", "10.1.0.1"), addr("b", "10.1.0.2"), addr("c", "10.1.0.3")
-	p80, p81 := eport("x", 80), eport("y", 81)
+// TestDesiredSubsetsIsCanonical: the same pods in any order, whatever
+// port each serves, pack into identical subsets: ports served by the same
+// addresses share a subset, addresses sorted by IP, subsets by first port.
+func TestDesiredSubsetsIsCanonical(t *testing.T) {
+	svc := testService(tcpPort("x", 80, api.FromInt(80)), tcpPort("y", 81, api.FromString("admin")))
+	a := testPod("a", "10.1.0.1", containerPort("admin", 81))
+	b := testPod("b", "10.1.0.2")
+	c := testPod("c", "10.1.0.3", notReady())
+	ca := addr("c", "10.1.0.3")
 	want := []api.EndpointSubset{
-		{Addresses: addrs(a, b), NotReadyAddresses: addrs(c), Ports: ports(p80)},
-		{Addresses: addrs(a), Ports: ports(p81)},
+		{Addresses: addrs(addr("a", "10.1.0.1"), addr("b", "10.1.0.2")), NotReadyAddresses: addrs(ca), Ports: ports(eport("x", 80))},
+		{Addresses: addrs(addr("a", "10.1.0.1")), Ports: ports(eport("y", 81))},
 	}
-	tests := []struct {
-		name string
-		in   []api.EndpointSubset
-	}{
-		{"one piece per pair", []api.EndpointSubset{
-			{NotReadyAddresses: addrs(c), Ports: ports(p80)},
-			{Addresses: addrs(b), Ports: ports(p80)},
-			{Addresses: addrs(a), Ports: ports(p81)},
-			{Addresses: addrs(a), Ports: ports(p80)},
-		}},
-		{"grouped by address", []api.EndpointSubset{
-			{Addresses: addrs(a), Ports: ports(p81, p80)},
-			{Addresses: addrs(b), NotReadyAddresses: addrs(c), Ports: ports(p80)},
-		}},
-		{"already canonical", want},
-		{"duplicates collapse", append(want, want...)},
-	}
-	portless := api.EndpointSubset{Addresses: addrs(c)}
-	mixed := []api.EndpointSubset{{Addresses: addrs(b), Ports: ports(p81)}, portless, {Addresses: addrs(a), Ports: ports(p80)}}
-	assert.Equal(t, []api.EndpointSubset{portless, {Addresses: addrs(a), Ports: ports(p80)}, {Addresses: addrs(b), Ports: ports(p81)}},
-		repackSubsets(mixed), "the portless subset first, then by port")
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, want, repackSubsets(tt.in))
-		})
+	for _, order := range [][]*api.Pod{{a, b, c}, {c, b, a}, {b, c, a}} {
+		assert.Equal(t, want, desiredSubsets(svc, order))
 	}
 }
 

@@ -8,8 +8,26 @@ import (
 	"github.com/miniplane/miniplane/api"
 )
 
+// Reading the packer. Semantically it is desiredModel in pack_test.go: one
+// one-address subset per pod and port it serves, regrouped by set of
+// addresses; TestPackerMatchesTheModel checks the two against each other on
+// seeded random services and pods. It is fast because nothing is a map or
+// a string until the end, and everything else is an index:
+//
+//	pairs[k]             address addrs[pairs[k].addr] serves ports[pairs[k].port]
+//	rank[i], order[r]    address i is the r-th in canonical order (IP, then
+//	                     UID): order is rank's inverse, order[rank[i]] == i
+//	members[port]        that port's addresses as ranks, sorted, each once
+//	groups[g].members    one subset: the ports whose members equal it
+//
+// So an address in a subset is reached through two indexes,
+// addrs[order[m.rank]]: members hold ranks, which sort and compare as
+// plain integers (two ports share a subset iff their member slices are
+// equal), and order maps a rank back to the address. Invariant: after group,
+// for every port, members[port] is strictly increasing by rank.
+//
 // packer collects which address serves which port, and how, and packs the
-// pairs into canonical subsets (repackSubsets says what canonical is). It
+// pairs into canonical subsets (desiredSubsets says what canonical is). It
 // costs O(pairs · log pairs) whatever the number of addresses. The
 // endpoints controller packs a service's pods on every sync, and most syncs
 // find the Endpoints already right, so a packer can be reset and used
@@ -25,9 +43,6 @@ type packer struct {
 	ports    []api.EndpointPort
 	portKeys []portKey
 	pairs    []servedPair
-	// index, when set, merges repeated addresses into one (repackSubsets);
-	// collect adds each pod's address once and needs none.
-	index map[addrKey]int
 
 	// What group computes, kept for reuse: order is the addresses in
 	// canonical order and rank its inverse; members[i] are port i's
@@ -40,12 +55,10 @@ type packer struct {
 	grouped     bool
 }
 
-// packedAddr is an address with its key, and its IP parsed once for
-// sorting (valid false when it does not parse: it is then compared as a
-// string). An address of a pod (collect) is kept as the pod and made only
-// when written; any other is addr.
+// packedAddr is a pod's address, kept as the pod and made only when
+// written (podAddress), with its key and its IP parsed once for sorting
+// (valid false when it does not parse: it is then compared as a string).
 type packedAddr struct {
-	addr  api.EndpointAddress
 	pod   *api.Pod
 	key   addrKey
 	ip    netip.Addr
@@ -76,25 +89,7 @@ type group struct {
 func (p *packer) reset() {
 	clear(p.addrs) // let go of the pods
 	p.svc, p.addrs, p.ports, p.portKeys, p.pairs = nil, p.addrs[:0], p.ports[:0], p.portKeys[:0], p.pairs[:0]
-	if p.index != nil {
-		clear(p.index)
-	}
 	p.groups, p.grouped = p.groups[:0], false
-}
-
-// address adds a, or finds it when the packer merges repeats, and returns
-// its index.
-func (p *packer) address(a api.EndpointAddress) int {
-	k := keyOfAddr(&a)
-	if p.index != nil {
-		if i, ok := p.index[k]; ok {
-			return i // the first listing's details are kept
-		}
-		p.index[k] = len(p.addrs)
-	}
-	ip, err := netip.ParseAddr(a.IP)
-	p.addrs = append(p.addrs, packedAddr{addr: a, key: k, ip: ip, valid: err == nil})
-	return len(p.addrs) - 1
 }
 
 // podAddress adds the address of pod at ip (podAddress(p.svc, pod, ip),
@@ -107,19 +102,13 @@ func (p *packer) podAddress(pod *api.Pod, ip string, parsed netip.Addr) int {
 // endpointAddress returns address i as written.
 func (p *packer) endpointAddress(i int32) api.EndpointAddress {
 	a := &p.addrs[i]
-	if a.pod != nil {
-		return podAddress(p.svc, a.pod, a.key.ip)
-	}
-	return a.addr
+	return podAddress(p.svc, a.pod, a.key.ip)
 }
 
 // addressIs reports whether address i is b, as addressesEqual compares.
 func (p *packer) addressIs(i int32, b *api.EndpointAddress) bool {
 	a := &p.addrs[i]
-	if a.pod != nil {
-		return isPodAddress(b, p.svc, a.pod, a.key.ip)
-	}
-	return addressesEqual(a.addr, *b)
+	return isPodAddress(b, p.svc, a.pod, a.key.ip)
 }
 
 // port adds ep (nil for the portless sentinel), or finds it, and returns its
@@ -143,16 +132,6 @@ func (p *packer) port(ep *api.EndpointPort) int {
 
 func (p *packer) serve(addr, port int, ready bool) {
 	p.pairs = append(p.pairs, servedPair{addr: int32(addr), port: int32(port), ready: ready})
-}
-
-// serveAll records every address of s as serving port.
-func (p *packer) serveAll(port int, s *api.EndpointSubset) {
-	for i := range s.Addresses {
-		p.serve(p.address(s.Addresses[i]), port, true)
-	}
-	for i := range s.NotReadyAddresses {
-		p.serve(p.address(s.NotReadyAddresses[i]), port, false)
-	}
 }
 
 // group packs the pairs collected into p.groups, in the order of the

@@ -17,49 +17,77 @@ import (
 	"github.com/miniplane/miniplane/api"
 )
 
-// TestPackerMatchesTheModel checks the packer (repackSubsets, desiredSubsets'
-// packing) and subsetsEqual against plain, obviously correct versions built
-// from maps, sorted strings and deep copies, on random subsets: the same
-// output, whatever the input's order, repeats or mix of ports.
+// TestPackerMatchesTheModel checks what the controller runs — desiredSubsets,
+// the packer over pods (collect, group, pack, equal) — and subsetsEqual
+// against plain, obviously correct versions built from maps, sorted strings
+// and deep copies (desiredModel, repackModel), on random services and pods
+// from a seeded source: the same output, whatever the pods' order, shared
+// IPs, readiness or mix of ports.
 func TestPackerMatchesTheModel(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 5))
-	pool := []api.EndpointAddress{
-		addr("a", "10.1.0.1"), addr("b", "10.1.0.2"), addr("c", "10.1.0.10"), addr("d", "fd00::1"),
-		addr("e", "not-an-ip"), addr("f", "10.1.0.2"), // f shares b's IP
-	}
+	pick := func(xs ...string) string { return xs[r.IntN(len(xs))] }
 	app := "http"
-	portPool := []api.EndpointPort{
-		eport("x", 80), eport("y", 81), eport("", 80), {Name: "x", Port: 80, Protocol: api.ProtocolUDP},
-		{Name: "z", Port: 82, Protocol: api.ProtocolTCP, AppProtocol: &app},
-	}
-	pick := func(n int) []api.EndpointAddress {
-		var out []api.EndpointAddress
-		for range r.IntN(n + 1) {
-			out = append(out, *pool[r.IntN(len(pool))].DeepCopy())
-		}
-		return out
-	}
+	var p packer // reused, as the controller reuses its packers
 	for i := range 2000 {
-		var in []api.EndpointSubset
-		for range r.IntN(5) {
-			s := api.EndpointSubset{Addresses: pick(3), NotReadyAddresses: pick(2)}
-			if r.IntN(6) > 0 { // now and then a portless subset
-				for range 1 + r.IntN(2) {
-					s.Ports = append(s.Ports, portPool[r.IntN(len(portPool))])
-				}
-			}
-			in = append(in, s)
+		svc := testService()
+		switch r.IntN(5) {
+		case 0:
+			svc.Spec.ClusterIP = api.ClusterIPNone // headless, maybe portless
+		case 1:
+			svc.Spec.ClusterIP = "fd00::10" // an IPv6 service takes the pods' IPv6 addresses
 		}
-		want := repackModel(in)
-		got := repackSubsets(in)
-		require.Equal(t, want, got, "case %d: %+v", i, in)
+		if svc.Spec.ClusterIP != api.ClusterIPNone || r.IntN(2) == 0 {
+			for j := range r.IntN(4) {
+				sp := tcpPort(fmt.Sprintf("p%d", j), int32(80+j), api.FromInt(8080+r.IntN(2)))
+				switch r.IntN(4) {
+				case 0:
+					sp.TargetPort = api.FromString(pick("web", "admin"))
+				case 1:
+					sp.Protocol = api.ProtocolUDP
+				case 2:
+					sp.AppProtocol = &app
+				}
+				svc.Spec.Ports = append(svc.Spec.Ports, sp)
+			}
+		}
+		svc.Spec.PublishNotReadyAddresses = r.IntN(5) == 0
+		var pods []*api.Pod
+		for j := range r.IntN(7) {
+			pod := testPod(fmt.Sprintf("p%d", j), pick("10.1.0.1", "10.1.0.2", "10.1.0.10", "not-an-ip", ""), rv(pick("1", "2")))
+			if r.IntN(3) == 0 {
+				pod.Status.PodIPs = []api.PodIP{{IP: pod.Status.PodIP}, {IP: pick("fd00::1", "fd00::2")}}
+			}
+			switch r.IntN(8) {
+			case 0:
+				notReady()(pod)
+			case 1:
+				terminating()(pod)
+			case 2:
+				phase(api.PodPhase(pick(string(api.PodSucceeded), string(api.PodFailed))))(pod)
+			}
+			if r.IntN(2) == 0 {
+				containerPort(pick("web", "admin"), int32(8080+r.IntN(2)))(pod)
+			}
+			if r.IntN(4) == 0 {
+				pod.Spec.Hostname, pod.Spec.Subdomain = "h", pick("web", "other")
+			}
+			pods = append(pods, pod)
+		}
+		want := desiredModel(svc, pods)
+		got := desiredSubsets(svc, pods)
+		require.Equal(t, want, got, "case %d: %+v", i, pods)
 
-		other := repackSubsets(pickSubsets(r, in))
+		shuffled := slices.Clone(pods)
+		r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		p.reset()
+		p.collect(svc, shuffled)
+		require.Equal(t, got, p.pack(), "case %d: the pods' order does not matter", i)
+		require.NoError(t, p.checkIndexes(), "case %d", i)
+		assert.True(t, p.equal(got), "case %d: equal to what it packs", i)
+
+		other := pickSubsets(r, got)
 		assert.Equal(t, reflect.DeepEqual(normalizeModel(got), normalizeModel(other)), subsetsEqual(got, other), "case %d", i)
-		q := packer{index: map[addrKey]int{}}
-		q.collectSubsets(in)
-		assert.True(t, q.equal(got), "case %d: equal to what it packs", i)
-		assert.Equal(t, subsetsEqual(got, other), q.equal(other), "case %d: equal as subsetsEqual", i)
+		assert.Equal(t, subsetsEqual(got, other), p.equal(other), "case %d: equal as subsetsEqual", i)
 		if len(got) > 0 && len(got[0].Addresses) > 0 {
 			changed := slices.Clone(got)
 			changed[0].Addresses = slices.Clone(changed[0].Addresses)
@@ -69,6 +97,27 @@ func TestPackerMatchesTheModel(t *testing.T) {
 			assert.True(t, subsetsEqual(got, changed), "case %d: a resourceVersion alone is no change", i)
 		}
 	}
+}
+
+// checkIndexes checks what "Reading the packer" in pack.go promises of a
+// grouped packer.
+func (p *packer) checkIndexes() error {
+	if len(p.order) != len(p.addrs) || len(p.rank) != len(p.addrs) {
+		return fmt.Errorf("order %d, rank %d for %d addresses", len(p.order), len(p.rank), len(p.addrs))
+	}
+	for i := range p.addrs {
+		if int(p.order[p.rank[i]]) != i {
+			return fmt.Errorf("order[rank[%d]] = %d", i, p.order[p.rank[i]])
+		}
+	}
+	for port, ms := range p.members {
+		for j := 1; j < len(ms); j++ {
+			if ms[j-1].rank >= ms[j].rank {
+				return fmt.Errorf("port %d: members not strictly increasing: %v", port, ms)
+			}
+		}
+	}
+	return nil
 }
 
 // pickSubsets returns a random variation of in: the same, or one subset
@@ -99,6 +148,44 @@ func TestEqualityCoversEveryField(t *testing.T) {
 }
 
 // ---- the model: straightforward and slow ----
+
+// desiredModel is desiredSubsets done the plain way: every pod that belongs
+// contributes one one-address subset per port it serves, and repackModel
+// packs the pieces.
+func desiredModel(svc *api.Service, pods []*api.Pod) []api.EndpointSubset {
+	headless := svc.Spec.ClusterIP == api.ClusterIPNone
+	if len(svc.Spec.Ports) == 0 && !headless {
+		return nil
+	}
+	publish := svc.Spec.PublishNotReadyAddresses
+	var pieces []api.EndpointSubset
+	for _, pod := range pods {
+		if !shouldPodBeInEndpoints(pod, publish) {
+			continue
+		}
+		ip, _, ok := podIPFor(serviceIPFamily(svc), pod)
+		if !ok {
+			continue
+		}
+		a := podAddress(svc, pod, ip)
+		piece := api.EndpointSubset{Addresses: []api.EndpointAddress{a}}
+		if !publish && !api.IsPodReady(pod) {
+			piece = api.EndpointSubset{NotReadyAddresses: []api.EndpointAddress{a}}
+		}
+		if len(svc.Spec.Ports) == 0 {
+			pieces = append(pieces, piece)
+			continue
+		}
+		for i := range svc.Spec.Ports {
+			if n, ok := findPort(pod, &svc.Spec.Ports[i]); ok {
+				s := *piece.DeepCopy()
+				s.Ports = []api.EndpointPort{endpointPort(&svc.Spec.Ports[i], n)}
+				pieces = append(pieces, s)
+			}
+		}
+	}
+	return repackModel(pieces)
+}
 
 type modelKey struct {
 	ip  string

@@ -2,7 +2,6 @@ package endpoints
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/controllers/loop"
 )
 
 // sync reconciles one service's Endpoints: observe (service, selected pods
@@ -184,9 +184,10 @@ func overCapacityMarked(annotations map[string]string) bool {
 
 // errStaleCache is what sync returns when the endpoints cache still holds
 // the version the controller's own last update replaced. It is a wait for
-// the cache, not a failure: process neither retries nor counts it, since
-// the cache catching up queues the service again (staleTracker).
-var errStaleCache = errors.New("endpoints cache is out of date")
+// the cache, not a failure: it wraps loop.ErrWait, so the loop neither
+// retries nor counts it, since the cache catching up queues the service
+// again (staleTracker).
+var errStaleCache = fmt.Errorf("endpoints cache is out of date (%w)", loop.ErrWait)
 
 // staleTracker remembers, per service key, the resourceVersion an update
 // of the controller replaced. A sync that reads that version from the

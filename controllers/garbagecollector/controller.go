@@ -13,6 +13,7 @@ import (
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
+	"github.com/miniplane/miniplane/controllers/loop"
 	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/informer"
 )
@@ -44,6 +45,8 @@ type Config struct {
 	// as dependents; nil means DefaultResources (all that the server serves
 	// but events, as Kubernetes' --enable-garbage-collector ignores them).
 	Resources []string
+	// Observer, if set, is told of every sync (loop.Observer).
+	Observer loop.Observer
 }
 
 // Controller is the garbage collector. Kubernetes: GarbageCollector with
@@ -54,6 +57,7 @@ type Controller struct {
 	recorder *record.EventRecorder
 	graph    *graph
 	queue    *workqueue.Queue[string]
+	loop     *loop.Loop
 	// watched holds the resources whose objects the informers show.
 	watched map[string]bool
 
@@ -111,6 +115,17 @@ func New(cfg Config) (*Controller, error) {
 		c.informers = append(c.informers, inf)
 		c.registrations = append(c.registrations, reg)
 	}
+	var err error
+	c.loop, err = loop.New(loop.Config{
+		Name: "garbagecollector", Queue: c.queue, Sync: c.sync, Logger: c.log, Observer: cfg.Observer, Clock: cfg.Clock,
+		Informers: c.informers,
+		// An owner the live read finds but the informer does not show yet
+		// is retried with backoff like any failure, but it is routine.
+		Quiet: func(err error) bool { return errors.Is(err, errNotShownYet) },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("garbagecollector: %w", err)
+	}
 	return c, nil
 }
 
@@ -134,49 +149,15 @@ func (c *Controller) HasSynced() bool {
 	return true
 }
 
-// ProcessOne is the collector's step: it syncs one ready work item and
-// reports whether there was one.
-func (c *Controller) ProcessOne(ctx context.Context) bool {
-	key, ok, _ := c.queue.TryGet()
-	if !ok {
-		return false
-	}
-	c.process(ctx, key)
-	return true
-}
+// ProcessOne is the collector's step: unless ctx is done, it syncs one
+// ready work item and reports whether there was one.
+func (c *Controller) ProcessOne(ctx context.Context) bool { return c.loop.ProcessOne(ctx) }
 
 // Run waits for the informers' handlers to sync, then runs workers
 // goroutines syncing work items until ctx is done; it shuts the queue down
 // and returns once they have all exited. Kubernetes runs 20
 // (--concurrent-gc-syncs).
-func (c *Controller) Run(ctx context.Context, workers int) {
-	defer c.queue.ShutDown()
-	for _, inf := range c.informers {
-		if !inf.WaitForHandlers(ctx) {
-			return
-		}
-	}
-	c.log.Info("starting", zap.Int("workers", workers))
-	c.queue.Work(ctx, workers, func(key string) { c.process(ctx, key) })
-	c.log.Info("stopped")
-}
-
-// process syncs one key and reports the outcome to the queue.
-func (c *Controller) process(ctx context.Context, key string) {
-	defer c.queue.Done(key)
-	err := c.sync(ctx, key)
-	if errors.Is(err, errNotShownYet) {
-		c.log.Debug("owner exists but is not shown yet; checking again later", zap.String("key", key))
-		c.queue.AddRateLimited(key)
-		return
-	}
-	if err != nil {
-		c.log.Info("sync failed; retrying", zap.String("key", key), zap.Error(err))
-		c.queue.AddRateLimited(key)
-		return
-	}
-	c.queue.Forget(key)
-}
+func (c *Controller) Run(ctx context.Context, workers int) { c.loop.Run(ctx, workers) }
 
 func (c *Controller) sync(ctx context.Context, key string) error {
 	if uid, ok := strings.CutPrefix(key, deletePrefix); ok {

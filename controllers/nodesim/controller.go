@@ -16,6 +16,7 @@ import (
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
+	"github.com/miniplane/miniplane/controllers/loop"
 	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/informer"
 )
@@ -105,6 +106,8 @@ type Config struct {
 	// pods to another scheduler (a real kube-scheduler): its kubelets still
 	// run the pods bound to their nodes.
 	Scheduler string
+	// Observer, if set, is told of every sync (loop.Observer).
+	Observer loop.Observer
 }
 
 // The values of Config.Scheduler.
@@ -122,6 +125,7 @@ type Controller struct {
 	log    *zap.Logger
 	rec    *record.EventRecorder
 	queue  *workqueue.Queue[string]
+	loop   *loop.Loop
 	logs   *logs // the containers' logs (logs.go), with a lock of their own
 
 	podInf, nodeInf *informer.Informer
@@ -285,6 +289,23 @@ func New(cfg Config) (*Controller, error) {
 			c.retryUnschedulable()
 		},
 	}, 0)
+	var alongside func(context.Context)
+	if c.cfg.NodeLeases {
+		alongside = c.runNodeLeases
+	}
+	var err error
+	c.loop, err = loop.New(loop.Config{
+		Name: "nodesim", Queue: c.queue, Sync: c.sync, Logger: c.log, Observer: cfg.Observer, Clock: cfg.Clock,
+		Informers: []*informer.Informer{c.podInf, c.nodeInf}, Alongside: alongside,
+		StartFields: []zap.Field{zap.String("scheduler", c.cfg.Scheduler), zap.Bool("nodeLeases", c.cfg.NodeLeases)},
+		// A simulated kubelet's failed write (a conflict, a fault the
+		// simulator injected) is routine: retried for ever, logged at
+		// Debug.
+		Quiet: func(error) bool { return true },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("nodesim: %w", err)
+	}
 	return c, nil
 }
 
@@ -325,44 +346,15 @@ func (c *Controller) Queue() *workqueue.Queue[string] { return c.queue }
 // informers' initial lists.
 func (c *Controller) HasSynced() bool { return c.podReg.HasSynced() && c.nodeReg.HasSynced() }
 
-// ProcessOne is the controller's step: it syncs one ready pod key and
-// reports whether there was one.
-func (c *Controller) ProcessOne(ctx context.Context) bool {
-	key, ok, _ := c.queue.TryGet()
-	if !ok {
-		return false
-	}
-	c.process(ctx, key)
-	return true
-}
+// ProcessOne is the controller's step: unless ctx is done, it syncs one
+// ready pod key and reports whether there was one.
+func (c *Controller) ProcessOne(ctx context.Context) bool { return c.loop.ProcessOne(ctx) }
 
 // Run waits for the informers' handlers to sync, then runs workers
-// goroutines syncing pod keys until ctx is done; it shuts the queue down and
-// returns once they have all exited.
-func (c *Controller) Run(ctx context.Context, workers int) {
-	defer c.queue.ShutDown()
-	if !c.podInf.WaitForHandlers(ctx) || !c.nodeInf.WaitForHandlers(ctx) {
-		return
-	}
-	c.log.Info("started", zap.Int("workers", workers), zap.String("scheduler", c.cfg.Scheduler), zap.Bool("nodeLeases", c.cfg.NodeLeases))
-	var leases sync.WaitGroup
-	if c.cfg.NodeLeases {
-		leases.Go(func() { c.runNodeLeases(ctx) })
-	}
-	c.queue.Work(ctx, workers, func(key string) { c.process(ctx, key) })
-	leases.Wait()
-	c.log.Info("stopped")
-}
-
-func (c *Controller) process(ctx context.Context, key string) {
-	defer c.queue.Done(key)
-	if err := c.sync(ctx, key); err != nil {
-		c.log.Debug("sync failed; will retry", zap.String("pod", key), zap.Error(err))
-		c.queue.AddRateLimited(key)
-		return
-	}
-	c.queue.Forget(key)
-}
+// goroutines syncing pod keys (and, with Config.NodeLeases, the kubelets'
+// lease heartbeats) until ctx is done; it shuts the queue down and returns
+// once they have all exited.
+func (c *Controller) Run(ctx context.Context, workers int) { c.loop.Run(ctx, workers) }
 
 // observePod hands what the pod handler delivers to the scheduler's counts
 // and returns the pod's key, for the handler to queue.

@@ -16,6 +16,7 @@ import (
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
+	"github.com/miniplane/miniplane/controllers/loop"
 	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/informer"
 )
@@ -65,6 +66,8 @@ type Config struct {
 	// may not have seen its own last creations and deletions yet, and
 	// creates or deletes too many pods.
 	WithoutExpectations bool
+	// Observer, if set, is told of every sync (loop.Observer).
+	Observer loop.Observer
 }
 
 // Controller is the replication controller: it keeps, for every
@@ -90,6 +93,9 @@ type Controller struct {
 	expectations *Expectations
 	// queue holds the keys ("namespace/name") of controllers to sync.
 	queue *workqueue.Queue[string]
+	// loop syncs the queue's keys; a failed key is retried for ever, with
+	// backoff, as Kubernetes' ReplicaSet controller does.
+	loop *loop.Loop
 }
 
 // New returns a controller whose handlers are registered on cfg.Factory's
@@ -141,6 +147,14 @@ func New(cfg Config) (*Controller, error) {
 		UpdateFunc: c.updatePod,
 		DeleteFunc: c.deletePod,
 	}, 0)
+	var err error
+	c.loop, err = loop.New(loop.Config{
+		Name: "replication", Queue: c.queue, Sync: c.sync, Logger: c.log, Observer: cfg.Observer, Clock: cfg.Clock,
+		Informers: []*informer.Informer{c.rcInformer, c.podInformer},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("replication: %w", err)
+	}
 	return c, nil
 }
 
@@ -159,44 +173,17 @@ func (c *Controller) Outstanding(key string) (creations, deletions int, ok bool)
 // handed their informers' initial lists.
 func (c *Controller) HasSynced() bool { return c.rcReg.HasSynced() && c.podReg.HasSynced() }
 
-// ProcessOne is the controller's step: if a key is ready in the queue, it
-// syncs it and returns true; otherwise it returns false at once.
-func (c *Controller) ProcessOne(ctx context.Context) bool {
-	key, ok, _ := c.queue.TryGet()
-	if !ok {
-		return false
-	}
-	c.process(ctx, key)
-	return true
-}
+// ProcessOne is the controller's step: if ctx is not done and a key is
+// ready in the queue, it syncs it and returns true; otherwise it returns
+// false at once.
+func (c *Controller) ProcessOne(ctx context.Context) bool { return c.loop.ProcessOne(ctx) }
 
 // Run waits for the informers' handlers to sync, then runs workers
 // goroutines that sync keys until ctx is done. It shuts the queue down and
 // returns once every goroutine it started has exited; keys still queued
 // then are dropped, not synced. Run does not start the informers: the
 // factory's owner does.
-func (c *Controller) Run(ctx context.Context, workers int) {
-	defer c.queue.ShutDown()
-	c.log.Info("starting", zap.Int("workers", workers))
-	defer c.log.Info("stopped")
-	// WaitForHandlers waits for every handler on the informer, ours
-	// included; registrations offer no channel of their own.
-	if !c.rcInformer.WaitForHandlers(ctx) || !c.podInformer.WaitForHandlers(ctx) {
-		return
-	}
-	c.queue.Work(ctx, workers, func(key string) { c.process(ctx, key) })
-}
-
-// process syncs one key and tells the queue how it went.
-func (c *Controller) process(ctx context.Context, key string) {
-	defer c.queue.Done(key)
-	if err := c.sync(ctx, key); err != nil {
-		c.log.Info("sync failed, requeued", zap.String("key", key), zap.Error(err))
-		c.queue.AddRateLimited(key)
-		return
-	}
-	c.queue.Forget(key)
-}
+func (c *Controller) Run(ctx context.Context, workers int) { c.loop.Run(ctx, workers) }
 
 // ---- event handlers ----
 

@@ -80,6 +80,23 @@ type Queue[T comparable] struct {
 // The state word of an item: flags in the low bits, and above them, for an
 // in-flight item of a queue with metrics, its slot in Queue.flights. An item
 // with neither flag is not in Queue.items.
+//
+// Reading the fast path. Semantically the queue is client-go's: a FIFO
+// slice of waiting items, a dirty set and a processing set — the model in
+// invariants_test.go, which TestAgainstModel drives with the queue on
+// seeded random operations, checking checkInvariants after each. The one
+// map, items, packs both sets and the metrics' per-item slot into a word,
+// so that Add, Get and Done each cost one map operation:
+//
+//	word&dirty      the item is in the dirty set
+//	word&processing the item is in the processing set
+//	word>>flagBits  with metrics, its slot in flights while processing
+//
+// Invariant: an item is in queue iff its word is exactly dirty, and then
+// once. Add's TryLock is about the clock, not correctness: with metrics, a
+// new item needs its add time, read before the lock when the lock is busy
+// (not to make waiting workers wait longer) and under it when the lock is
+// free (so that duplicate adds, the common case, read no clock).
 const (
 	// dirty: the item needs processing. It is queued, or it is in flight
 	// and will be queued again by Done.

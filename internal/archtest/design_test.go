@@ -181,3 +181,52 @@ func TestSectionFindsHeadingsAndStopsAtTheNext(t *testing.T) {
 		})
 	}
 }
+
+// TestDesignTableNamesEverySubpackage checks that the first column of the
+// import table names, after its top-level directory, exactly the packages
+// below it (`controllers` (`workqueue`, `loop`, ...)), so that a new
+// package is added to the table in the change that adds it.
+func TestDesignTableNamesEverySubpackage(t *testing.T) {
+	body, ok := section(readDesign(t), packagesSection)
+	require.True(t, ok)
+	named := map[string][]string{}
+	for _, line := range strings.Split(body, "\n") {
+		if !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		first, _, _ := strings.Cut(strings.Trim(line, "| "), " | ")
+		var names []string
+		for _, m := range backticked.FindAllStringSubmatch(first, -1) {
+			names = append(names, m[1])
+		}
+		top := names[0]
+		for _, n := range names[1:] {
+			named[top] = append(named[top], strings.TrimPrefix(n, top+"/"))
+		}
+	}
+	root := filepath.Join("..", "..")
+	onDisk := map[string][]string{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if rel == "interop" || strings.HasPrefix(d.Name(), ".") && rel != "." || d.Name() == "testdata" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		top, sub, nested := strings.Cut(filepath.ToSlash(filepath.Dir(rel)), "/")
+		if !nested || !strings.HasSuffix(path, ".go") || slices.Contains(onDisk[top], sub) {
+			return nil
+		}
+		onDisk[top] = append(onDisk[top], sub)
+		return nil
+	})
+	require.NoError(t, err)
+	for top := range rules {
+		assert.ElementsMatch(t, onDisk[top], named[top], "the packages under %s/ and those its row of DESIGN.md's table names", top)
+	}
+}

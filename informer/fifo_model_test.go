@@ -1,0 +1,212 @@
+package informer
+
+// The DeltaFIFO against a naive one: the fast FIFO's three reuse buffers
+// (bulk, spare, lent) must not change a single answer. This test is inside
+// the package to drive pushEvents and popReusing, the paths the informer
+// takes.
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/client"
+)
+
+// modelCache is the cache a FIFO feeds, updated from what it pops as the
+// informer updates its indexer.
+type modelCache map[string]api.Object
+
+func (c modelCache) ListKeys() []string { return slices.Sorted(maps.Keys(c)) }
+
+func (c modelCache) Get(key string) (api.Object, bool) {
+	o, ok := c[key]
+	return o, ok
+}
+
+// apply is what the informer does with a popped key's deltas.
+func (c modelCache) apply(key string, ds []Delta) {
+	for _, d := range ds {
+		if d.Type == Deleted {
+			delete(c, key)
+		} else {
+			c[key] = d.Object.(api.Object)
+		}
+	}
+}
+
+// naiveFIFO is DeltaFIFO's contract written as plainly as possible: a map
+// of delta lists and a slice of keys, no bulk list, nothing reused.
+type naiveFIFO struct {
+	known       modelCache
+	items       map[string][]Delta
+	queue       []string
+	replaced    bool
+	initialLeft int
+}
+
+func (f *naiveFIFO) push(key string, d Delta) {
+	old := f.items[key]
+	if n := len(old); n > 0 && d.Type == Deleted && old[n-1].Type == Deleted {
+		if _, guess := old[n-1].Object.(DeletedFinalStateUnknown); guess {
+			old[n-1] = d // two deletions are one; keep the one that is not a guess
+		}
+		return
+	}
+	if len(old) == 0 {
+		f.queue = append(f.queue, key)
+	}
+	f.items[key] = append(slices.Clone(old), d)
+}
+
+func (f *naiveFIFO) delete(obj api.Object) {
+	key := KeyOf(obj)
+	_, queued := f.items[key]
+	if _, cached := f.known[key]; !queued && !cached {
+		return
+	}
+	f.push(key, Delta{Type: Deleted, Object: obj})
+}
+
+func (f *naiveFIFO) replace(list []api.Object) {
+	listed := map[string]bool{}
+	for _, obj := range list {
+		listed[KeyOf(obj)] = true
+		f.push(KeyOf(obj), Delta{Type: Replaced, Object: obj})
+	}
+	for _, key := range slices.Clone(f.queue) {
+		ds := f.items[key]
+		if last := ds[len(ds)-1]; !listed[key] && last.Type != Deleted {
+			listed[key] = true
+			f.push(key, Delta{Type: Deleted, Object: DeletedFinalStateUnknown{Key: key, Obj: last.Object.(api.Object)}})
+		}
+	}
+	for _, key := range f.known.ListKeys() {
+		if !listed[key] {
+			f.push(key, Delta{Type: Deleted, Object: DeletedFinalStateUnknown{Key: key, Obj: f.known[key]}})
+		}
+	}
+	if !f.replaced {
+		f.replaced, f.initialLeft = true, len(f.queue)
+	}
+}
+
+func (f *naiveFIFO) resync() {
+	for _, key := range f.known.ListKeys() {
+		if len(f.items[key]) == 0 {
+			f.push(key, Delta{Type: Sync, Object: f.known[key]})
+		}
+	}
+}
+
+func (f *naiveFIFO) pop() (key string, ds []Delta, initial, synced, ok bool) {
+	if len(f.queue) > 0 {
+		key, f.queue = f.queue[0], f.queue[1:]
+		ds = f.items[key]
+		delete(f.items, key)
+		ok = true
+		if f.initialLeft > 0 {
+			f.initialLeft--
+			initial = true
+		}
+	}
+	return key, ds, initial, f.replaced && f.initialLeft == 0, ok
+}
+
+// TestDeltaFIFOAgainstNaive drives the FIFO and the naive one with the same
+// random operations from seeded sources — adds, updates, deletes, batches
+// of watch events, relists (into an empty FIFO, the bulk path, and into a
+// busy one), resyncs and pops — each feeding its own cache from what it
+// pops, and checks that every pop and length agrees.
+func TestDeltaFIFOAgainstNaive(t *testing.T) {
+	names := []string{"a", "b", "c", "d", "e", "f", "g"}
+	for seed := range uint64(30) {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(seed, 7))
+			rv := 0
+			object := func() *api.Pod {
+				rv++
+				return &api.Pod{Metadata: api.ObjectMeta{Namespace: "ns", Name: names[r.IntN(len(names))], ResourceVersion: fmt.Sprint(rv)}}
+			}
+			fastKnown := modelCache{}
+			fast := NewDeltaFIFO(fastKnown)
+			naive := &naiveFIFO{known: modelCache{}, items: map[string][]Delta{}}
+			for op := range 1500 {
+				var what string
+				switch x := r.IntN(100); {
+				case x < 15:
+					o := object()
+					what = "Add " + KeyOf(o)
+					fast.Add(o)
+					naive.push(KeyOf(o), Delta{Type: Added, Object: o})
+				case x < 25:
+					o := object()
+					what = "Update " + KeyOf(o)
+					fast.Update(o)
+					naive.push(KeyOf(o), Delta{Type: Updated, Object: o})
+				case x < 33:
+					o := object()
+					what = "Delete " + KeyOf(o)
+					fast.Delete(o)
+					naive.delete(o)
+				case x < 45:
+					var evs []client.WatchEvent
+					var keys []string
+					for range r.IntN(70) { // past one chunk of the batch path now and then
+						ev := client.WatchEvent{Type: []string{api.WatchAdded, api.WatchModified, api.WatchDeleted, api.WatchBookmark}[r.IntN(4)], Object: object()}
+						evs = append(evs, ev)
+						keys = append(keys, KeyOf(ev.Object))
+					}
+					what = fmt.Sprintf("pushEvents %d", len(evs))
+					fast.pushEvents(evs, keys)
+					for _, ev := range evs {
+						switch ev.Type {
+						case api.WatchAdded:
+							naive.push(KeyOf(ev.Object), Delta{Type: Added, Object: ev.Object})
+						case api.WatchModified:
+							naive.push(KeyOf(ev.Object), Delta{Type: Updated, Object: ev.Object})
+						case api.WatchDeleted:
+							naive.delete(ev.Object)
+						}
+					}
+				case x < 52:
+					seen := map[string]bool{}
+					var list []api.Object
+					for range r.IntN(len(names) + 1) {
+						if o := object(); !seen[KeyOf(o)] { // a list holds each key once
+							seen[KeyOf(o)] = true
+							list = append(list, o)
+						}
+					}
+					what = fmt.Sprintf("Replace %d", len(list))
+					fast.Replace(list)
+					naive.replace(list)
+				case x < 56:
+					what = "Resync"
+					fast.Resync()
+					naive.resync()
+				default:
+					what = "pop"
+					key, ds, initial, synced, ok := fast.popReusing()
+					wKey, wDs, wInitial, wSynced, wOK := naive.pop()
+					require.Equal(t, wOK, ok, "op %d: pop ok", op)
+					require.Equal(t, wKey, key, "op %d: pop key", op)
+					require.Equal(t, wDs, ds, "op %d: deltas of %s", op, key)
+					require.Equal(t, wInitial, initial, "op %d: isInInitialList", op)
+					require.Equal(t, wSynced, synced, "op %d: synced", op)
+					if ok {
+						fastKnown.apply(key, ds) // before the next pop takes ds back
+						naive.known.apply(wKey, wDs)
+					}
+				}
+				require.Equal(t, len(naive.queue), fast.Len(), "after op %d (%s): Len", op, what)
+				require.Equal(t, naive.known, fastKnown, "after op %d (%s): the caches", op, what)
+			}
+		})
+	}
+}
