@@ -20,7 +20,7 @@ func FuzzTraceLine(f *testing.F) {
 	f.Add("a\nb", "c\td", "\x00\x1f", "\\ü\xff", int64(-1), int64(-5))
 	f.Fuzz(func(t *testing.T, actor, kind, key, detail string, rev, ns int64) {
 		var out bytes.Buffer
-		tr := newTrace(&out)
+		tr := newTrace(&out, TraceFull)
 		ev := Event{T: time.Duration(ns), Actor: actor, Kind: kind, Key: key, Rev: rev, Detail: detail}
 		tr.add(ev)
 		line := out.String()
@@ -53,7 +53,7 @@ func FuzzTraceLine(f *testing.F) {
 }
 
 func TestTraceTailKeepsTheLastLines(t *testing.T) {
-	tr := newTrace(nil)
+	tr := newTrace(nil, TraceFull)
 	for i := range traceTail + 3 {
 		tr.add(Event{Actor: "a", Kind: "k", Rev: int64(i)})
 	}
