@@ -28,6 +28,8 @@ type simOptions struct {
 	faultsText   string
 	scenario     sim.Scenario
 	tracePath    string
+	traceDetail  sim.TraceDetail
+	ui           bool
 	verbose      bool
 	plantBug     bool
 	instances    int
@@ -42,7 +44,9 @@ func parseSimFlags(args []string, stderr io.Writer) (opts simOptions, help bool,
 	fs.DurationVar(&opts.duration, "duration", 10*time.Minute, "virtual time to run with faults, before converging")
 	faults := fs.String("faults", "all", "faults to inject: all, none, or a comma-separated list of "+faultNames())
 	scenario := fs.String("scenario", "default", "the scenario to run: "+scenarioNames())
-	fs.StringVar(&opts.tracePath, "trace", "", "write the trace, one JSON line per step, to `FILE`")
+	fs.StringVar(&opts.tracePath, "trace", "", "write the trace, JSON lines, to `FILE`")
+	detail := fs.String("trace-detail", "folded", "how much the trace shows: folded (informers' pops and dispatches counted, not written) or full; the fingerprint is the sha256 of the full trace")
+	fs.BoolVar(&opts.ui, "ui", false, "after the run, serve its trace in the browser on 127.0.0.1 (the URL is printed) until interrupted")
 	fs.IntVar(&opts.parallel, "parallel", runtime.GOMAXPROCS(0), "with --seeds, how many runs at once")
 	fs.IntVar(&opts.instances, "instances", sim.DefaultInstances, "controller-manager instances electing a leader")
 	fs.DurationVar(&opts.convergeWait, "converge-within", sim.DefaultConvergeWithin, "virtual time allowed to converge after the last fault")
@@ -65,6 +69,9 @@ Flags:
 		return opts, help, err
 	}
 	opts.seed = *seed
+	if opts.traceDetail, err = sim.ParseTraceDetail(*detail); err != nil {
+		return opts, false, usageError{"--trace-detail: " + err.Error()}
+	}
 	if opts.duration <= 0 {
 		return opts, false, usageError{fmt.Sprintf("--duration must be positive, not %v", opts.duration)}
 	}
@@ -90,6 +97,9 @@ Flags:
 		}
 		if opts.tracePath != "" {
 			return opts, false, usageError{"--trace takes one run: use --seed with it, not --seeds"}
+		}
+		if opts.ui {
+			return opts, false, usageError{"--ui takes one run: use --seed with it, not --seeds"}
 		}
 	}
 	return opts, false, nil
@@ -144,7 +154,7 @@ func (o simOptions) replayCommand(seed uint64) string {
 }
 
 func (o simOptions) config(seed uint64, stderr io.Writer) sim.Config {
-	cfg := sim.Config{Seed: seed, Faults: o.faults, Instances: o.instances, ConvergeWithin: o.convergeWait, ReplicationWithoutExpectations: o.plantBug}
+	cfg := sim.Config{Seed: seed, Faults: o.faults, Instances: o.instances, ConvergeWithin: o.convergeWait, ReplicationWithoutExpectations: o.plantBug, TraceDetail: o.traceDetail}
 	if o.verbose {
 		cfg.Logger = newLogger(stderr, true)
 	}

@@ -86,15 +86,25 @@ func TestSimHelpListsTheFlags(t *testing.T) {
 func TestSimTraceFileHashesToTheFingerprint(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "trace.jsonl")
 	var stdout, stderr bytes.Buffer
-	require.NoError(t, run([]string{"sim", "--scenario", "small", "--duration", "1m", "--trace", path}, &stdout, &stderr))
+	require.NoError(t, run([]string{"sim", "--scenario", "small", "--duration", "1m", "--trace", path, "--trace-detail", "full"}, &stdout, &stderr))
 	trace, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Contains(t, lastLineOf(stdout.String()), "fingerprint="+sha256Hex(trace))
-	assert.Contains(t, string(trace), `{"t":"0s","actor":"user","kind":"action"`)
+	assert.Contains(t, string(trace), `,"t":"0s","actor":"user","kind":"action"`)
+	assert.Contains(t, string(trace), `"kind":"pop"`, "full detail writes the pops")
 
 	var again bytes.Buffer
 	require.NoError(t, run([]string{"sim", "--scenario", "small", "--duration", "1m"}, &again, &stderr))
 	assert.Equal(t, lastLineOf(stdout.String()), lastLineOf(again.String()), "the same run without a trace file")
+
+	folded := filepath.Join(t.TempDir(), "folded.jsonl")
+	require.NoError(t, run([]string{"sim", "--scenario", "small", "--duration", "1m", "--trace", folded}, &again, &stderr))
+	short, err := os.ReadFile(folded)
+	require.NoError(t, err)
+	assert.NotContains(t, string(short), `"kind":"pop"`, "folded by default")
+	assert.Contains(t, string(short), `"folded":`)
+	assert.Less(t, len(short), len(trace))
+	assert.Equal(t, lastLineOf(stdout.String()), lastLineOf(again.String()), "the fingerprint does not depend on the detail")
 }
 
 func sha256Hex(b []byte) string {
