@@ -35,11 +35,11 @@ func FuzzTraceLine(f *testing.F) {
 			Objects   []string `json:"objects"`
 			Fault     bool     `json:"fault"`
 			T         string   `json:"t"`
-			Actor  string `json:"actor"`
-			Kind   string `json:"kind"`
-			Key    string `json:"key"`
-			Rev    int64  `json:"rev"`
-			Detail string `json:"detail"`
+			Actor     string   `json:"actor"`
+			Kind      string   `json:"kind"`
+			Key       string   `json:"key"`
+			Rev       int64    `json:"rev"`
+			Detail    string   `json:"detail"`
 		}
 		require.NoError(t, json.Unmarshal([]byte(line), &got), line)
 		valid := func(s string) string { // each invalid byte becomes U+FFFD

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"runtime"
 	"strconv"
@@ -13,6 +16,7 @@ import (
 	"time"
 
 	"github.com/miniplane/miniplane/sim"
+	"github.com/miniplane/miniplane/ui"
 )
 
 // errViolated is what runSim returns when an invariant failed; the report
@@ -30,6 +34,7 @@ type simOptions struct {
 	tracePath    string
 	traceDetail  sim.TraceDetail
 	ui           bool
+	uiAddr       string
 	verbose      bool
 	plantBug     bool
 	instances    int
@@ -46,7 +51,8 @@ func parseSimFlags(args []string, stderr io.Writer) (opts simOptions, help bool,
 	scenario := fs.String("scenario", "default", "the scenario to run: "+scenarioNames())
 	fs.StringVar(&opts.tracePath, "trace", "", "write the trace, JSON lines, to `FILE`")
 	detail := fs.String("trace-detail", "folded", "how much the trace shows: folded (informers' pops and dispatches counted, not written) or full; the fingerprint is the sha256 of the full trace")
-	fs.BoolVar(&opts.ui, "ui", false, "after the run, serve its trace in the browser on 127.0.0.1 (the URL is printed) until interrupted")
+	fs.BoolVar(&opts.ui, "ui", false, "after the run, serve its trace in the browser (the URL is printed) until interrupted")
+	fs.StringVar(&opts.uiAddr, "ui-addr", "127.0.0.1:0", "with --ui, the `ADDRESS` to serve on (port 0: a free one)")
 	fs.IntVar(&opts.parallel, "parallel", runtime.GOMAXPROCS(0), "with --seeds, how many runs at once")
 	fs.IntVar(&opts.instances, "instances", sim.DefaultInstances, "controller-manager instances electing a leader")
 	fs.DurationVar(&opts.convergeWait, "converge-within", sim.DefaultConvergeWithin, "virtual time allowed to converge after the last fault")
@@ -173,12 +179,20 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	}
 	cfg := opts.config(opts.seed, stderr)
 	var traceFile *os.File
+	var traceCopy bytes.Buffer // for --ui
+	var sinks []io.Writer
 	if opts.tracePath != "" {
 		if traceFile, err = os.Create(opts.tracePath); err != nil {
 			return err
 		}
 		defer traceFile.Close()
-		cfg.Trace = traceFile
+		sinks = append(sinks, traceFile)
+	}
+	if opts.ui {
+		sinks = append(sinks, &traceCopy)
+	}
+	if len(sinks) > 0 {
+		cfg.Trace = io.MultiWriter(sinks...)
 	}
 	start := time.Now()
 	res, err := sim.RunScenario(ctx, cfg, opts.scenario, opts.duration)
@@ -194,13 +208,52 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "trace written to %s\n", opts.tracePath)
 	}
+	runErr := error(nil)
 	if v := res.Violation; v != nil {
 		v.Replay = opts.replayCommand(opts.seed)
 		fmt.Fprint(stdout, v.Report())
-		fmt.Fprintln(stdout, res)
-		return errViolated
+		runErr = errViolated
 	}
 	fmt.Fprintln(stdout, res)
+	if opts.ui {
+		ctx, stop := signalContext()
+		defer stop()
+		if err := serveTrace(ctx, opts.uiAddr, traceCopy.Bytes(), stdout); err != nil {
+			return err
+		}
+	}
+	return runErr
+}
+
+// serveTrace serves the trace view of one run's trace on addr until ctx
+// ends, after printing its URL.
+func serveTrace(ctx context.Context, addr string, trace []byte, stdout io.Writer) error {
+	h, err := ui.NewTraceHandler(trace)
+	if err != nil {
+		return fmt.Errorf("the run's trace: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/ui/", h)
+	mux.Handle("/{$}", http.RedirectHandler(ui.TracePage, http.StatusFound))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	fmt.Fprintf(stdout, "trace view: http://%s%s (Ctrl-C stops)\n", ln.Addr(), ui.TracePage)
+	select {
+	case err = <-served:
+		return err
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return err
+	}
+	<-served
 	return nil
 }
 
