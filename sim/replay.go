@@ -218,7 +218,9 @@ func ReplayTrace(lines []TraceLine) *Replay {
 		if ref, ok := parseRef(l.Key); ok {
 			row.Object = &ref
 		}
+		changed := false // whether the line may change the snapshot
 		if len(l.Obj) > 0 && l.Key != "" {
+			changed = true
 			row.Diff = r.write(l)
 			if j, ok := syncOf[l.Step]; ok && lines[j].Actor == l.Actor {
 				row.Cause = r.cause(lines[j])
@@ -231,27 +233,33 @@ func ReplayTrace(lines []TraceLine) *Replay {
 		switch {
 		case l.Kind == "sync":
 			r.reconciles[l.Actor+" "+l.Key]++
-			if l.Queue != nil {
+			if l.Queue != nil && r.queues[l.Actor] != *l.Queue {
 				r.queues[l.Actor] = *l.Queue
+				changed = true
+			}
+			if _, ok := r.queues[l.Actor]; !ok && l.Queue != nil {
+				r.queues[l.Actor] = *l.Queue
+				changed = true
 			}
 		case l.Fault && l.Target != "":
 			r.faulted[l.Target] = l.Kind
+			changed = true
 		case l.Kind == "heal" && l.Target != "":
 			delete(r.faulted, l.Target)
+			changed = true
 		case l.Kind == "violation":
 			rp.Violation = i
 		}
-		st := r.snapshot()
-		b, _ := json.Marshal(st) // plain data: cannot fail
-		if !bytes.Equal(b, last) {
-			rp.States = append(rp.States, st)
-			last = b
+		if changed || len(rp.States) == 0 {
+			st := r.snapshot()
+			b, _ := json.Marshal(st) // plain data: cannot fail
+			if !bytes.Equal(b, last) {
+				rp.States = append(rp.States, st)
+				last = b
+			}
 		}
 		row.State = len(rp.States) - 1
 		rp.Rows[i] = row
-	}
-	if len(rp.States) == 0 {
-		rp.States = append(rp.States, r.snapshot())
 	}
 	return rp
 }
