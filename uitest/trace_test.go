@@ -103,3 +103,30 @@ func TestTraceWithPlantedViolationOpensAtTheViolation(t *testing.T) {
 	))
 	assert.NotContains(t, after, "m0/elector", "the actor filter hides other actors")
 }
+
+// TestTraceFileOpensInThePage: a page served without a run opens a trace
+// file chosen in its file input, and lands at the violation too.
+func TestTraceFileOpensInThePage(t *testing.T) {
+	ctx := browser(t)
+	path := filepath.Join(t.TempDir(), "planted.jsonl")
+	require.NoError(t, os.WriteFile(path, plantedTrace(t), 0o644))
+	h, err := ui.NewTraceHandler(nil)
+	require.NoError(t, err)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+
+	var before, source, banner string
+	require.NoError(t, chromedp.Run(ctx,
+		chromedp.Navigate(srv.URL+ui.TracePage),
+		chromedp.WaitVisible(`#file`, chromedp.ByQuery),
+		chromedp.Poll(`document.getElementById("source").textContent !== ""`, nil),
+		chromedp.Text(`#source`, &before, chromedp.ByQuery),
+		chromedp.SetUploadFiles(`#file`, []string{path}, chromedp.ByQuery),
+		chromedp.WaitVisible(`body[data-loaded="true"] #violation`, chromedp.ByQuery),
+		chromedp.Text(`#source`, &source, chromedp.ByQuery),
+		chromedp.Text(`#violation`, &banner, chromedp.ByQuery),
+	))
+	assert.Equal(t, "no run: open a trace file", before)
+	assert.Equal(t, "planted.jsonl", source)
+	assert.Contains(t, banner, "Invariant rc-no-overshoot violated")
+}
