@@ -66,6 +66,9 @@ type Config struct {
 	Invariants []Invariant
 	// Trace, if set, receives the trace as JSON lines.
 	Trace io.Writer
+	// TraceDetail is how much of the trace Trace receives (default
+	// TraceFolded). The fingerprint covers every line whatever it is.
+	TraceDetail TraceDetail
 	// Logger receives the components' logs; nil means none.
 	Logger *zap.Logger
 

@@ -167,9 +167,19 @@ func (c *faultClient) injectWriteFault(verb, resource, namespace, name string) e
 	} else {
 		err = apierrors.NewInternalError(errInjected)
 	}
-	s.record(Event{Actor: c.actor, Kind: "fault", Key: key,
+	s.record(Event{Actor: c.actor, Kind: "fault", Key: s.kindOfResource(resource) + " " + key, Fault: true,
 		Detail: verb + " " + resource + ": " + string(apierrors.ReasonOf(err))})
 	return err
+}
+
+// kindOfResource returns the kind of a resource's objects ("pods": "Pod").
+func (s *Sim) kindOfResource(resource string) string {
+	for _, r := range s.srv.Resources() {
+		if r.Resource == resource {
+			return r.Kind
+		}
+	}
+	return resource
 }
 
 // objName returns the resource, namespace and name of an object a client

@@ -47,21 +47,23 @@ func (s *Sim) injectRandomFault(ctx context.Context) {
 	}
 }
 
-func (s *Sim) faultEvent(f Fault, key, detail string) {
+// faultEvent traces fault f striking target, a component ("m1",
+// "m0/pods"), or key, an object with its kind ("Node node-1").
+func (s *Sim) faultEvent(f Fault, target, key, detail string) {
 	s.epoch++ // a watch may have closed, a history been compacted
 	s.dirty = true
-	s.record(Event{Actor: "fault", Kind: f.String(), Key: key, Detail: detail})
+	s.record(Event{Actor: "fault", Kind: f.String(), Key: key, Target: target, Fault: true, Detail: detail})
 }
 
 // healAfter schedules heal after a drawn delay; the system does not count
 // as quiet until it has run.
-func (s *Sim) healAfter(lo, hi time.Duration, what string, heal func(ctx context.Context)) time.Duration {
+func (s *Sim) healAfter(lo, hi time.Duration, target, key string, heal func(ctx context.Context)) time.Duration {
 	d := between(s.faultRand, lo, hi)
 	s.unhealed++
 	s.schedule(s.clock.Now().Add(d), true, func(ctx context.Context) {
 		s.unhealed--
 		heal(ctx)
-		s.record(Event{Actor: "fault", Kind: "heal", Key: what})
+		s.record(Event{Actor: "fault", Kind: "heal", Key: key, Target: target})
 	})
 	return d
 }
@@ -78,13 +80,13 @@ func (s *Sim) Inject(ctx context.Context, f Fault) error {
 		}
 		w := s.watches[s.faultRand.IntN(len(s.watches))]
 		w.Stop()
-		s.faultEvent(f, w.name, "watch closed")
+		s.faultEvent(f, w.name, "", "watch closed")
 	case Compact:
 		rev := s.srv.Store().Rev()
 		if err := s.srv.Compact(rev); err != nil {
 			return err
 		}
-		s.faultEvent(f, "", fmt.Sprintf("history compacted to revision %d", rev))
+		s.faultEvent(f, "", "", fmt.Sprintf("history compacted to revision %d", rev))
 	case StaleCache:
 		var targets []*namedInformer
 		s.eachInformer(func(_ *instance, ni *namedInformer) {
@@ -110,11 +112,11 @@ func (s *Sim) Inject(ctx context.Context, f Fault) error {
 			return fmt.Errorf("no leader to pause")
 		}
 		in.paused = true
-		d := s.healAfter(5*time.Second, 30*time.Second, in.name+"/elector", func(context.Context) {
+		d := s.healAfter(5*time.Second, 30*time.Second, in.name+"/elector", "", func(context.Context) {
 			in.paused = false
 			in.electAt = s.clock.Now()
 		})
-		s.faultEvent(f, in.name+"/elector", "elector paused for "+d.String())
+		s.faultEvent(f, in.name+"/elector", "", "elector paused for "+d.String())
 	case PodCrash:
 		var running []*api.Pod
 		for _, p := range s.pods("") {
@@ -129,7 +131,7 @@ func (s *Sim) Inject(ctx context.Context, f Fault) error {
 		if err := s.nodes.CrashPod(ctx, p.Metadata.Namespace, p.Metadata.Name); err != nil { // no write: cannot fail by injection
 			return err
 		}
-		s.faultEvent(f, api.KeyOf(&p.Metadata), "containers exit 1")
+		s.faultEvent(f, "", "Pod "+api.KeyOf(&p.Metadata), "containers exit 1")
 	case NodeDown:
 		l, err := s.srv.List(ctx, client.Nodes, "", client.ListOptions{})
 		if err != nil {
@@ -148,12 +150,12 @@ func (s *Sim) Inject(ctx context.Context, f Fault) error {
 		if err := s.unfaulted(func() error { return s.nodes.NodeDown(ctx, node) }); err != nil {
 			return err
 		}
-		d := s.healAfter(10*time.Second, 60*time.Second, node, func(ctx context.Context) {
+		d := s.healAfter(10*time.Second, 60*time.Second, "", "Node "+node, func(ctx context.Context) {
 			if err := s.unfaulted(func() error { return s.nodes.NodeUp(ctx, node) }); err != nil {
 				s.violate("fault-heals", fmt.Sprintf("bringing node %s back up: %v", node, err))
 			}
 		})
-		s.faultEvent(f, node, "down for "+d.String())
+		s.faultEvent(f, "", "Node "+node, "down for "+d.String())
 	default:
 		return fmt.Errorf("%v is not a fault that strikes at a moment", f)
 	}
@@ -195,9 +197,9 @@ func (s *Sim) Hold(name string, d time.Duration) bool {
 	s.schedule(s.clock.Now().Add(d), true, func(context.Context) {
 		s.unhealed--
 		target.held = false
-		s.record(Event{Actor: "fault", Kind: "heal", Key: name})
+		s.record(Event{Actor: "fault", Kind: "heal", Target: name})
 	})
-	s.faultEvent(StaleCache, name, "deliveries held for "+d.String())
+	s.faultEvent(StaleCache, name, "", "deliveries held for "+d.String())
 	return true
 }
 
@@ -257,9 +259,9 @@ func (s *Sim) Crash(name string, down time.Duration) {
 			if err := s.startInstance(in); err != nil {
 				s.violate("fault-heals", err.Error())
 			}
-			s.record(Event{Actor: "fault", Kind: "heal", Key: in.name, Detail: "restarted"})
+			s.record(Event{Actor: "fault", Kind: "heal", Target: in.name, Detail: "restarted"})
 		})
-		s.faultEvent(Crash, in.name, "down for "+down.String())
+		s.faultEvent(Crash, in.name, "", "down for "+down.String())
 	}
 }
 

@@ -38,12 +38,12 @@ func (s *Sim) noteTerm(in *instance, term int64) {
 // never go back, and two leaders' writes never interleave.
 func (s *Sim) checkTerm(in *instance, term int64, key string, rev int64) {
 	if owner := s.termOwner[term]; owner != in {
-		s.violate("single-writer", fmt.Sprintf("%s wrote %s at revision %d with term %d, which is not its own", in.name, key, rev, term))
+		s.violate("single-writer", fmt.Sprintf("%s wrote %s at revision %d with term %d, which is not its own", in.name, key, rev, term), key)
 		return
 	}
 	if term < s.lastTerm {
 		s.violate("single-writer", fmt.Sprintf("%s wrote %s at revision %d with term %d after %s started leading with term %d",
-			in.name, key, rev, term, s.lastTermBy.name, s.lastTerm))
+			in.name, key, rev, term, s.lastTermBy.name, s.lastTerm), key)
 	}
 }
 
@@ -76,7 +76,8 @@ func (s *Sim) checkOvershoot(pod *api.Pod) {
 	}
 	if owned > int(most) {
 		s.violate("rc-no-overshoot", fmt.Sprintf("creating %s gave %s/%s %d active pods; it never asked for more than %d",
-			pod.Metadata.Name, pod.Metadata.Namespace, ref.Name, owned, most))
+			pod.Metadata.Name, pod.Metadata.Namespace, ref.Name, owned, most),
+			"ReplicationController "+pod.Metadata.Namespace+"/"+ref.Name, "Pod "+api.KeyOf(&pod.Metadata))
 	}
 }
 
@@ -101,12 +102,13 @@ func (s *Sim) checkQuiet(ctx context.Context) error {
 	}
 	if err := s.Check(ctx); err != nil {
 		var name, detail string
+		var objects []string
 		if ie, ok := err.(*invariantError); ok {
-			name, detail = ie.name, ie.detail
+			name, detail, objects = ie.name, ie.detail, ie.objects
 		} else {
 			name, detail = "check", err.Error()
 		}
-		s.violate(name, detail)
+		s.violate(name, detail, objects...)
 		return s.violation
 	}
 	s.dirty = false
@@ -114,12 +116,22 @@ func (s *Sim) checkQuiet(ctx context.Context) error {
 	return nil
 }
 
-type invariantError struct{ name, detail string }
+// invariantError is a quiet-time invariant that did not hold, with the
+// objects it concerns (keys with their kinds) for the trace.
+type invariantError struct {
+	name, detail string
+	objects      []string
+}
 
 func (e *invariantError) Error() string { return e.name + ": " + e.detail }
 
 func failed(name, format string, args ...any) error {
 	return &invariantError{name: name, detail: fmt.Sprintf(format, args...)}
+}
+
+// failedOn is failed naming the objects concerned.
+func failedOn(objects []string, name, format string, args ...any) error {
+	return &invariantError{name: name, detail: fmt.Sprintf(format, args...), objects: objects}
 }
 
 // Check checks the invariants that hold when the system is quiet: every
@@ -213,7 +225,7 @@ func (s *Sim) checkReplication(ctx context.Context) error {
 			}
 		}
 		if n > 1 {
-			return failed("one-controller", "pod %s has %d controllers", api.KeyOf(&p.Metadata), n)
+			return failedOn([]string{"Pod " + api.KeyOf(&p.Metadata)}, "one-controller", "pod %s has %d controllers", api.KeyOf(&p.Metadata), n)
 		}
 		if ref := api.GetControllerOf(&p.Metadata); ref != nil && api.IsPodActive(p) {
 			owned[ref.UID] = append(owned[ref.UID], p)
@@ -231,7 +243,7 @@ func (s *Sim) checkReplication(ctx context.Context) error {
 		}
 		have := owned[rc.Metadata.UID]
 		if int32(len(have)) != want {
-			return failed("rc-replicas", "%s wants %d replicas and owns %d active pods", key, want, len(have))
+			return failedOn([]string{"ReplicationController " + key}, "rc-replicas", "%s wants %d replicas and owns %d active pods", key, want, len(have))
 		}
 		ready := int32(0)
 		for _, p := range have {
@@ -241,7 +253,7 @@ func (s *Sim) checkReplication(ctx context.Context) error {
 		}
 		st := rc.Status
 		if st.Replicas != want || st.ReadyReplicas != ready || st.ObservedGeneration != rc.Metadata.Generation {
-			return failed("rc-status", "%s: status says replicas=%d ready=%d observedGeneration=%d; it owns %d, %d ready, generation %d",
+			return failedOn([]string{"ReplicationController " + key}, "rc-status", "%s: status says replicas=%d ready=%d observedGeneration=%d; it owns %d, %d ready, generation %d",
 				key, st.Replicas, st.ReadyReplicas, st.ObservedGeneration, want, ready, rc.Metadata.Generation)
 		}
 	}
@@ -277,7 +289,7 @@ func (s *Sim) checkEndpoints(ctx context.Context) error {
 		key := api.KeyOf(&svc.Metadata)
 		obj, err := s.srv.Get(ctx, client.Endpoints, svc.Metadata.Namespace, svc.Metadata.Name, client.GetOptions{})
 		if apierrors.IsNotFound(err) {
-			return failed("endpoints-match-pods", "service %s has no Endpoints", key)
+			return failedOn([]string{"Service " + key}, "endpoints-match-pods", "service %s has no Endpoints", key)
 		} else if err != nil {
 			return err
 		}
@@ -295,7 +307,7 @@ func (s *Sim) checkEndpoints(ctx context.Context) error {
 		}
 		gotReady, gotNotReady = slices.Compact(gotReady), slices.Compact(gotNotReady)
 		if !slices.Equal(wantReady, gotReady) || !slices.Equal(wantNotReady, gotNotReady) {
-			return failed("endpoints-match-pods", "service %s: Endpoints list ready %v, not ready %v; its pods are ready %v, not ready %v",
+			return failedOn([]string{"Service " + key, "Endpoints " + key}, "endpoints-match-pods", "service %s: Endpoints list ready %v, not ready %v; its pods are ready %v, not ready %v",
 				key, gotReady, gotNotReady, wantReady, wantNotReady)
 		}
 	}
@@ -325,7 +337,7 @@ func (s *Sim) checkOwners(ctx context.Context) error {
 	for _, p := range s.pods("") {
 		for _, ref := range p.Metadata.OwnerReferences {
 			if ref.Kind == "ReplicationController" && !live[ref.UID] {
-				return failed("owners-exist", "pod %s is owned by %s %s (uid %s), which is gone",
+				return failedOn([]string{"Pod " + api.KeyOf(&p.Metadata), ref.Kind + " " + p.Metadata.Namespace + "/" + ref.Name}, "owners-exist", "pod %s is owned by %s %s (uid %s), which is gone",
 					api.KeyOf(&p.Metadata), ref.Kind, ref.Name, ref.UID)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/election"
 )
@@ -27,6 +28,15 @@ type recordingClient struct {
 func (c *recordingClient) wrote(kind string, obj api.Object, key string) {
 	s := c.s
 	rev := s.srv.Store().Rev()
+	var state ObjState
+	if obj != nil {
+		state = stateOf(obj)
+		key = kindOf(obj) + " " + key
+		if kind == "delete" {
+			_, err := s.srv.Get(context.Background(), client.ResourceOf(obj), obj.GetObjectMeta().Namespace, obj.GetObjectMeta().Name, client.GetOptions{})
+			state.Gone = apierrors.IsNotFound(err)
+		}
+	}
 	unchanged := rev == s.lastWriteRev // the server stores no write that changes nothing
 	var detail string
 	switch {
@@ -35,7 +45,11 @@ func (c *recordingClient) wrote(kind string, obj api.Object, key string) {
 	case c.inst != nil:
 		detail = fmt.Sprintf("term=%d", c.term)
 	}
-	s.record(Event{Actor: c.actor, Kind: kind, Key: key, Rev: rev, Detail: detail})
+	ev := Event{Actor: c.actor, Kind: kind, Key: key, Rev: rev, Detail: detail}
+	if !unchanged && obj != nil {
+		ev.Obj = objJSON(state)
+	}
+	s.record(ev)
 	if rev < s.lastWriteRev {
 		s.violate("revisions-rise", fmt.Sprintf("%s %s made revision %d after revision %d", kind, key, rev, s.lastWriteRev))
 	}
@@ -66,12 +80,13 @@ func (c *recordingClient) refused(kind, key string, err error) {
 	}
 }
 
+// objKey returns the key with its kind of an object about to be written.
 func objKey(obj api.Object) string {
 	_, ns, name := objName(obj)
 	if ns == "" {
-		return name
+		return kindOf(obj) + " " + name
 	}
-	return ns + "/" + name
+	return kindOf(obj) + " " + ns + "/" + name
 }
 
 func (c *recordingClient) Create(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {

@@ -39,6 +39,7 @@ type Sim struct {
 	userRand  *rand.Rand // the scenario's numbers
 
 	steps     int
+	inStep    bool // a step is being taken: its events are step steps+1
 	instantAt time.Time
 	instantN  int
 	violation *Violation
@@ -90,7 +91,7 @@ func New(ctx context.Context, cfg Config) (*Sim, error) {
 	s := &Sim{
 		cfg:         cfg,
 		clock:       clock.NewFake(Epoch),
-		trace:       newTrace(cfg.Trace),
+		trace:       newTrace(cfg.Trace, cfg.TraceDetail),
 		sched:       rand.New(rand.NewPCG(cfg.Seed, 1)),
 		faultRand:   rand.New(rand.NewPCG(cfg.Seed, 2)),
 		userRand:    rand.New(rand.NewPCG(cfg.Seed, 3)),
@@ -173,6 +174,10 @@ func (s *Sim) Err() error {
 
 func (s *Sim) record(ev Event) {
 	ev.T = s.Elapsed()
+	ev.Step = s.steps
+	if s.inStep {
+		ev.Step++
+	}
 	if ev.Rev == 0 {
 		ev.Rev = s.srv.Store().Rev()
 	}
@@ -205,7 +210,9 @@ func (s *Sim) Step(ctx context.Context) (bool, error) {
 	if s.violation != nil {
 		return false, s.violation
 	}
+	s.inStep = true
 	did := s.step(ctx)
+	s.inStep = false
 	if did {
 		s.steps++
 		if now := s.clock.Now(); now.Equal(s.instantAt) {

@@ -4,9 +4,12 @@ import (
 	"context"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/informer"
+	"github.com/miniplane/miniplane/store"
 )
 
 // stepKind is what a candidate step does.
@@ -100,11 +103,13 @@ func (s *Sim) collectController(out []candidate, in *instance, c *ctrlState) []c
 func (s *Sim) run(ctx context.Context, c candidate) bool {
 	switch c.kind {
 	case stepSweep:
+		from := s.srv.Store().Rev() + 1
 		n := s.srv.Sweep()
 		if n == 0 {
 			return false
 		}
 		s.dirty = true
+		s.recordServerWrites(from)
 		s.record(Event{Actor: "apiserver", Kind: "sweep", Detail: strconv.Itoa(n)})
 	case stepReflector:
 		r := c.ni.inf.Reflector()
@@ -146,14 +151,7 @@ func (s *Sim) run(ctx context.Context, c candidate) bool {
 		s.startController(c.c)
 		s.record(Event{Actor: actorOf(c.in, c.c.name), Kind: "start"})
 	case stepSync:
-		if !c.c.c.ProcessOne(ctx) {
-			return false
-		}
-		detail := ""
-		if c.c.queue != nil {
-			detail = "left=" + strconv.Itoa(c.c.queue.Len())
-		}
-		s.record(Event{Actor: actorOf(c.in, c.c.name), Kind: "sync", Detail: detail})
+		return s.runSync(ctx, c.in, c.c)
 	case stepElect:
 		detail := s.stepElector(ctx, c.in)
 		s.record(Event{Actor: c.in.name + "/elector", Kind: "elect", Detail: detail})
@@ -166,4 +164,89 @@ func actorOf(in *instance, name string) string {
 		return name
 	}
 	return in.name + "/" + name
+}
+
+// runSync takes one controller work item and traces it with the key it
+// took, its kind, and the outcome, read from the queue around the step: a
+// key whose failures rose was queued again with backoff ("error"), one
+// the queue still holds otherwise was queued again ("requeue").
+func (s *Sim) runSync(ctx context.Context, in *instance, c *ctrlState) bool {
+	var key string
+	var failures int
+	if c.queue != nil {
+		key, _ = c.queue.Peek()
+		failures = c.queue.NumRequeues(key)
+	}
+	if !c.c.ProcessOne(ctx) {
+		return false
+	}
+	ev := Event{Actor: actorOf(in, c.name), Kind: "sync", Queue: -1, Outcome: "ok"}
+	if c.queue != nil {
+		ev.Queue = c.queue.Len()
+		if key == "" {
+			ev.Outcome = "idle"
+		} else {
+			ev.Key = syncKey(c.name, key)
+			switch {
+			case c.queue.NumRequeues(key) > failures:
+				ev.Outcome = "error"
+			case c.queue.Holds(key):
+				ev.Outcome = "requeue"
+			}
+		}
+	}
+	s.record(ev)
+	return true
+}
+
+// syncKey names a built-in controller's queue key with the kind it keys:
+// the replication controller's are ReplicationControllers, the endpoints
+// controller's Services, nodesim's Pods (and Nodes, which have no
+// namespace). The garbage collector's keys (uids) and other controllers'
+// are left as they are.
+func syncKey(controller, key string) string {
+	switch controller {
+	case "replication":
+		return "ReplicationController " + key
+	case "endpoints":
+		return "Service " + key
+	case "nodesim":
+		if strings.Contains(key, "/") {
+			return "Pod " + key
+		}
+		return "Node " + key
+	}
+	return key
+}
+
+// recordServerWrites traces the writes the server made on its own since
+// revision from (ended grace periods, namespace cleanup), one line each,
+// as the clients' writes are traced.
+func (s *Sim) recordServerWrites(from int64) {
+	if from > s.srv.Store().Rev() {
+		return
+	}
+	w, err := s.srv.Store().Watch("/", from)
+	if err != nil {
+		panic("sim: watching the writes just made: " + err.Error()) // they are in the history window
+	}
+	defer w.Stop()
+	evs, _, err := w.Poll(nil, 0)
+	if err != nil {
+		panic("sim: reading the writes just made: " + err.Error())
+	}
+	for _, ev := range evs {
+		rec, verb := ev.Record, "update"
+		if ev.Type == store.Deleted {
+			rec, verb = ev.Prev, "delete"
+		}
+		obj := rec.Value
+		if obj == nil {
+			continue
+		}
+		st := stateOf(obj)
+		st.Gone = ev.Type == store.Deleted
+		s.record(Event{Actor: "apiserver", Kind: verb, Key: kindOf(obj) + " " + api.KeyOf(obj.GetObjectMeta()),
+			Rev: ev.Rev, Obj: objJSON(st)})
+	}
 }

@@ -50,12 +50,14 @@ func (v *Violation) Report() string {
 const traceTailInReport = 10
 
 // violate stops the run at the first violation; later ones are dropped,
-// as they may be consequences of the first.
-func (s *Sim) violate(invariant, detail string) {
+// as they may be consequences of the first. objects are the objects
+// concerned, as keys with their kinds ("Pod default/web-1"), for the
+// trace's violation line.
+func (s *Sim) violate(invariant, detail string, objects ...string) {
 	if s.violation != nil {
 		return
 	}
-	s.record(Event{Actor: "sim", Kind: "violation", Key: invariant, Detail: detail})
+	s.record(Event{Actor: "sim", Kind: "violation", Invariant: invariant, Objects: objects, Detail: detail})
 	s.violation = &Violation{
 		Seed: s.cfg.Seed, Step: s.steps, At: s.Elapsed(), Invariant: invariant, Detail: detail,
 		Trace: s.trace.Tail(traceTailInReport),

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"runtime"
 	"strconv"
@@ -13,6 +16,7 @@ import (
 	"time"
 
 	"github.com/miniplane/miniplane/sim"
+	"github.com/miniplane/miniplane/ui"
 )
 
 // errViolated is what runSim returns when an invariant failed; the report
@@ -28,6 +32,9 @@ type simOptions struct {
 	faultsText   string
 	scenario     sim.Scenario
 	tracePath    string
+	traceDetail  sim.TraceDetail
+	ui           bool
+	uiAddr       string
 	verbose      bool
 	plantBug     bool
 	instances    int
@@ -42,7 +49,10 @@ func parseSimFlags(args []string, stderr io.Writer) (opts simOptions, help bool,
 	fs.DurationVar(&opts.duration, "duration", 10*time.Minute, "virtual time to run with faults, before converging")
 	faults := fs.String("faults", "all", "faults to inject: all, none, or a comma-separated list of "+faultNames())
 	scenario := fs.String("scenario", "default", "the scenario to run: "+scenarioNames())
-	fs.StringVar(&opts.tracePath, "trace", "", "write the trace, one JSON line per step, to `FILE`")
+	fs.StringVar(&opts.tracePath, "trace", "", "write the trace, JSON lines, to `FILE`")
+	detail := fs.String("trace-detail", "folded", "how much the trace shows: folded (informers' pops and dispatches counted, not written) or full; the fingerprint is the sha256 of the full trace")
+	fs.BoolVar(&opts.ui, "ui", false, "after the run, serve its trace in the browser (the URL is printed) until interrupted")
+	fs.StringVar(&opts.uiAddr, "ui-addr", "127.0.0.1:0", "with --ui, the `ADDRESS` to serve on (port 0: a free one)")
 	fs.IntVar(&opts.parallel, "parallel", runtime.GOMAXPROCS(0), "with --seeds, how many runs at once")
 	fs.IntVar(&opts.instances, "instances", sim.DefaultInstances, "controller-manager instances electing a leader")
 	fs.DurationVar(&opts.convergeWait, "converge-within", sim.DefaultConvergeWithin, "virtual time allowed to converge after the last fault")
@@ -65,6 +75,9 @@ Flags:
 		return opts, help, err
 	}
 	opts.seed = *seed
+	if opts.traceDetail, err = sim.ParseTraceDetail(*detail); err != nil {
+		return opts, false, usageError{"--trace-detail: " + err.Error()}
+	}
 	if opts.duration <= 0 {
 		return opts, false, usageError{fmt.Sprintf("--duration must be positive, not %v", opts.duration)}
 	}
@@ -90,6 +103,9 @@ Flags:
 		}
 		if opts.tracePath != "" {
 			return opts, false, usageError{"--trace takes one run: use --seed with it, not --seeds"}
+		}
+		if opts.ui {
+			return opts, false, usageError{"--ui takes one run: use --seed with it, not --seeds"}
 		}
 	}
 	return opts, false, nil
@@ -144,7 +160,7 @@ func (o simOptions) replayCommand(seed uint64) string {
 }
 
 func (o simOptions) config(seed uint64, stderr io.Writer) sim.Config {
-	cfg := sim.Config{Seed: seed, Faults: o.faults, Instances: o.instances, ConvergeWithin: o.convergeWait, ReplicationWithoutExpectations: o.plantBug}
+	cfg := sim.Config{Seed: seed, Faults: o.faults, Instances: o.instances, ConvergeWithin: o.convergeWait, ReplicationWithoutExpectations: o.plantBug, TraceDetail: o.traceDetail}
 	if o.verbose {
 		cfg.Logger = newLogger(stderr, true)
 	}
@@ -163,12 +179,20 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	}
 	cfg := opts.config(opts.seed, stderr)
 	var traceFile *os.File
+	var traceCopy bytes.Buffer // for --ui
+	var sinks []io.Writer
 	if opts.tracePath != "" {
 		if traceFile, err = os.Create(opts.tracePath); err != nil {
 			return err
 		}
 		defer traceFile.Close()
-		cfg.Trace = traceFile
+		sinks = append(sinks, traceFile)
+	}
+	if opts.ui {
+		sinks = append(sinks, &traceCopy)
+	}
+	if len(sinks) > 0 {
+		cfg.Trace = io.MultiWriter(sinks...)
 	}
 	start := time.Now()
 	res, err := sim.RunScenario(ctx, cfg, opts.scenario, opts.duration)
@@ -184,13 +208,52 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "trace written to %s\n", opts.tracePath)
 	}
+	runErr := error(nil)
 	if v := res.Violation; v != nil {
 		v.Replay = opts.replayCommand(opts.seed)
 		fmt.Fprint(stdout, v.Report())
-		fmt.Fprintln(stdout, res)
-		return errViolated
+		runErr = errViolated
 	}
 	fmt.Fprintln(stdout, res)
+	if opts.ui {
+		ctx, stop := signalContext()
+		defer stop()
+		if err := serveTrace(ctx, opts.uiAddr, traceCopy.Bytes(), stdout); err != nil {
+			return err
+		}
+	}
+	return runErr
+}
+
+// serveTrace serves the trace view of one run's trace on addr until ctx
+// ends, after printing its URL.
+func serveTrace(ctx context.Context, addr string, trace []byte, stdout io.Writer) error {
+	h, err := ui.NewTraceHandler(trace)
+	if err != nil {
+		return fmt.Errorf("the run's trace: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/ui/", h)
+	mux.Handle("/{$}", http.RedirectHandler(ui.TracePage, http.StatusFound))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	fmt.Fprintf(stdout, "trace view: http://%s%s (Ctrl-C stops)\n", ln.Addr(), ui.TracePage)
+	select {
+	case err = <-served:
+		return err
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return err
+	}
+	<-served
 	return nil
 }
 

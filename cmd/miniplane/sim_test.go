@@ -2,17 +2,24 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/miniplane/miniplane/sim"
 )
 
 // lastLine is the summary line `miniplane sim` ends with.
@@ -86,18 +93,93 @@ func TestSimHelpListsTheFlags(t *testing.T) {
 func TestSimTraceFileHashesToTheFingerprint(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "trace.jsonl")
 	var stdout, stderr bytes.Buffer
-	require.NoError(t, run([]string{"sim", "--scenario", "small", "--duration", "1m", "--trace", path}, &stdout, &stderr))
+	require.NoError(t, run([]string{"sim", "--scenario", "small", "--duration", "1m", "--trace", path, "--trace-detail", "full"}, &stdout, &stderr))
 	trace, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Contains(t, lastLineOf(stdout.String()), "fingerprint="+sha256Hex(trace))
-	assert.Contains(t, string(trace), `{"t":"0s","actor":"user","kind":"action"`)
+	assert.Contains(t, string(trace), `,"t":"0s","actor":"user","kind":"action"`)
+	assert.Contains(t, string(trace), `"kind":"pop"`, "full detail writes the pops")
 
 	var again bytes.Buffer
 	require.NoError(t, run([]string{"sim", "--scenario", "small", "--duration", "1m"}, &again, &stderr))
 	assert.Equal(t, lastLineOf(stdout.String()), lastLineOf(again.String()), "the same run without a trace file")
+
+	folded := filepath.Join(t.TempDir(), "folded.jsonl")
+	require.NoError(t, run([]string{"sim", "--scenario", "small", "--duration", "1m", "--trace", folded}, &again, &stderr))
+	short, err := os.ReadFile(folded)
+	require.NoError(t, err)
+	assert.NotContains(t, string(short), `"kind":"pop"`, "folded by default")
+	assert.Contains(t, string(short), `"folded":`)
+	assert.Less(t, len(short), len(trace))
+	assert.Equal(t, lastLineOf(stdout.String()), lastLineOf(again.String()), "the fingerprint does not depend on the detail")
 }
 
 func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// TestSimUIServesTheTraceView: `sim --ui` serves the run's trace view on
+// loopback at the URL it prints, with the replay at /ui/api/trace, and
+// stops when its context ends.
+func TestSimUIServesTheTraceView(t *testing.T) {
+	var trace bytes.Buffer
+	res, err := sim.RunScenario(context.Background(), sim.Config{Seed: 1, Trace: &trace}, mustScenario(t, "small"), time.Minute)
+	require.NoError(t, err)
+	require.Nil(t, res.Violation)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	stdout := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() { done <- serveTrace(ctx, "127.0.0.1:0", trace.Bytes(), stdout) }()
+	var url string
+	eventually(t, "the URL is printed", func() bool {
+		m := regexp.MustCompile(`trace view: (http://127\.0\.0\.1:\d+)/ui/trace/`).FindStringSubmatch(stdout.String())
+		if m != nil {
+			url = m[1]
+		}
+		return m != nil
+	})
+	get := func(path string) (int, string) {
+		resp, err := http.Get(url + path)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return resp.StatusCode, string(b)
+	}
+	code, body := get("/ui/api/trace")
+	require.Equal(t, http.StatusOK, code, body)
+	var rp sim.Replay
+	require.NoError(t, json.Unmarshal([]byte(body), &rp))
+	assert.Equal(t, -1, rp.Violation)
+	assert.NotEmpty(t, rp.Rows)
+	code, body = get("/")
+	assert.Equal(t, http.StatusOK, code)
+	assert.Contains(t, body, "miniplane sim trace", "/ leads to the page")
+
+	cancel()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("serveTrace did not stop")
+	}
+	_, err = http.Get(url + "/ui/api/trace")
+	assert.Error(t, err, "the listener is closed")
+}
+
+func TestSimUIFlags(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"sim", "--seeds", "1..2", "--ui"}, &stdout, &stderr)
+	require.ErrorContains(t, err, "--ui takes one run")
+	err = run([]string{"sim", "--trace-detail", "verbose"}, &stdout, &stderr)
+	require.ErrorContains(t, err, `--trace-detail: unknown trace detail "verbose"`)
+}
+
+func mustScenario(t *testing.T, name string) sim.Scenario {
+	t.Helper()
+	sc, err := sim.ScenarioByName(name)
+	require.NoError(t, err)
+	return sc
 }

@@ -56,7 +56,8 @@ var rules = map[string]rule{
 	"controllers": {local: []string{"api", "client", "apiserver", "informer", "election"}, thirdParty: []string{zap}},
 	"sim":         {local: []string{"api", "store", "client", "apiserver", "informer", "election", "controllers"}, thirdParty: []string{zap}},
 	"plane":       {local: []string{"api", "store", "client", "apiserver", "informer", "election", "controllers"}, thirdParty: []string{zap}},
-	"cmd":         {local: []string{"api", "store", "client", "apiserver", "informer", "election", "controllers", "sim"}, thirdParty: []string{zap}},
+	"ui":          {local: []string{"api", "client", "apiserver", "sim"}},
+	"cmd":         {local: []string{"api", "store", "client", "apiserver", "informer", "election", "controllers", "sim", "ui"}, thirdParty: []string{zap}},
 	"internal":    {},
 	"clock":       {},
 }
