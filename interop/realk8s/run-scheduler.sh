@@ -27,6 +27,8 @@
 #   SCHED_V           the scheduler's and KCM's --v (default 2)
 #   KCM_BUILD_DIR     where kcm/ is built, and sched/ under it (default ~/.cache/miniplane-realk8s)
 #   SCHED_BIN, KCM_BIN  binaries to run instead of building them
+#   MINIPLANE_BIN     a miniplane to run instead of building this tree's (e.g. one
+#                     built from another branch)
 #   KEEP_WORK=1       keep the temporary directory (logs, kubeconfigs)
 #   KEEP_GOING=1      run every step after a failure too
 set -uo pipefail
@@ -187,7 +189,8 @@ fi
 # --- miniplane serve, without its scheduler ---------------------------------
 
 step=serve-ready
-if ! (cd "$root" && go build -o "$work/miniplane" ./cmd/miniplane && cd interop && go build -o "$work/emptykinds" ./realk8s/emptykinds) >"$work/build-miniplane.log" 2>&1; then
+miniplane=${MINIPLANE_BIN:-$work/miniplane}
+if ! (cd "$root" && { [[ -n ${MINIPLANE_BIN:-} ]] || go build -o "$miniplane" ./cmd/miniplane; } && cd interop && go build -o "$work/emptykinds" ./realk8s/emptykinds) >"$work/build-miniplane.log" 2>&1; then
 	fail "$step" "building miniplane failed"
 	cat "$work/build-miniplane.log" >&2
 	exit 1
@@ -202,7 +205,7 @@ else
 	# one instance is enough.
 	serve_flags+=(--instances=1)
 fi
-"$work/miniplane" serve "${serve_flags[@]}" >"$work/serve.out" 2>"$work/serve.log" &
+"$miniplane" serve "${serve_flags[@]}" >"$work/serve.out" 2>"$work/serve.log" &
 serve_pid=$!
 if wait_for "grep -q '^ready: ' '$work/serve.out'"; then
 	url=$(sed -n 's/.*serving the Kubernetes API on \(http:[^ ]*\).*/\1/p' "$work/serve.out")
