@@ -29,6 +29,8 @@
 #   SCHED_BIN, KCM_BIN  binaries to run instead of building them
 #   MINIPLANE_BIN     a miniplane to run instead of building this tree's (e.g. one
 #                     built from another branch)
+#   APPLY_FLAGS       extra flags for the workload's kubectl apply (e.g.
+#                     --validate=false when serve's OpenAPI documents fail)
 #   KEEP_WORK=1       keep the temporary directory (logs, kubeconfigs)
 #   KEEP_GOING=1      run every step after a failure too
 set -uo pipefail
@@ -418,7 +420,8 @@ if ((skipping)); then
 	skip "$step"
 else
 	run_start=$SECONDS
-	if out=$(k apply -f "$work/workload.yaml" 2>&1); then
+	# shellcheck disable=SC2086 # APPLY_FLAGS is words
+	if out=$(k apply ${APPLY_FLAGS:-} -f "$work/workload.yaml" 2>&1); then
 		pass "$step" "$rcs RCs x $replicas replicas$([[ $mode == both ]] && echo ", a Service each")"
 	else
 		fail "$step" "$(tr '\n' ' ' <<<"$out" | cut -c1-300)"
