@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"crypto/subtle"
 	"fmt"
 	"net/http"
 	"slices"
@@ -13,8 +14,11 @@ import (
 // The review APIs: a client asks the server who it is
 // (authentication.k8s.io SelfSubjectReview, `kubectl auth whoami`) and what
 // it may do (authorization.k8s.io SelfSubjectAccessReview and
-// SelfSubjectRulesReview, `kubectl auth can-i`). Nothing is stored: each
-// POST is answered with the object sent, its status filled in.
+// SelfSubjectRulesReview, `kubectl auth can-i`); a component serving its own
+// port (the real kube-scheduler and kube-controller-manager, with delegated
+// authentication and authorization) asks who a bearer token is
+// (TokenReview) and what a user may do (SubjectAccessReview). Nothing is
+// stored: each POST is answered with the object sent, its status filled in.
 // miniplane does no authorization, so every action is allowed; the only
 // authentication is the optional bearer token.
 
@@ -39,10 +43,12 @@ func reviewGroups() []*groupVersion {
 	gvs := []*groupVersion{
 		{group: "authentication.k8s.io", version: "v1", resources: []apiserver.ResourceInfo{
 			{Resource: "selfsubjectreviews", Singular: "selfsubjectreview", Kind: "SelfSubjectReview"},
+			{Resource: "tokenreviews", Singular: "tokenreview", Kind: "TokenReview"},
 		}},
 		{group: "authorization.k8s.io", version: "v1", resources: []apiserver.ResourceInfo{
 			{Resource: "selfsubjectaccessreviews", Singular: "selfsubjectaccessreview", Kind: "SelfSubjectAccessReview"},
 			{Resource: "selfsubjectrulesreviews", Singular: "selfsubjectrulesreview", Kind: "SelfSubjectRulesReview"},
+			{Resource: "subjectaccessreviews", Singular: "subjectaccessreview", Kind: "SubjectAccessReview"},
 		}},
 	}
 	for _, gv := range gvs {
@@ -119,6 +125,43 @@ type nonResourceAttributes struct {
 type subjectAccessReviewStatus struct {
 	Allowed bool   `json:"allowed" protobuf:"varint,1,opt,name=allowed"`
 	Reason  string `json:"reason,omitempty" protobuf:"bytes,2,opt,name=reason"`
+}
+
+// subjectAccessReview asks what another user may do. The spec's extra
+// (field 5) is not read: a miniplane answer does not depend on it.
+type subjectAccessReview struct {
+	api.TypeMeta `json:",inline"`
+	Metadata     api.ObjectMeta            `json:"metadata" protobuf:"bytes,1,opt,name=metadata"`
+	Spec         subjectAccessReviewSpec   `json:"spec" protobuf:"bytes,2,opt,name=spec"`
+	Status       subjectAccessReviewStatus `json:"status" protobuf:"bytes,3,opt,name=status"`
+}
+
+type subjectAccessReviewSpec struct {
+	ResourceAttributes    *resourceAttributes    `json:"resourceAttributes,omitempty" protobuf:"bytes,1,opt,name=resourceAttributes"`
+	NonResourceAttributes *nonResourceAttributes `json:"nonResourceAttributes,omitempty" protobuf:"bytes,2,opt,name=nonResourceAttributes"`
+	User                  string                 `json:"user,omitempty" protobuf:"bytes,3,opt,name=user"`
+	Groups                []string               `json:"groups,omitempty" protobuf:"bytes,4,rep,name=groups"`
+	UID                   string                 `json:"uid,omitempty" protobuf:"bytes,6,opt,name=uid"`
+}
+
+// tokenReview asks who a bearer token is.
+type tokenReview struct {
+	api.TypeMeta `json:",inline"`
+	Metadata     api.ObjectMeta    `json:"metadata" protobuf:"bytes,1,opt,name=metadata"`
+	Spec         tokenReviewSpec   `json:"spec" protobuf:"bytes,2,opt,name=spec"`
+	Status       tokenReviewStatus `json:"status" protobuf:"bytes,3,opt,name=status"`
+}
+
+type tokenReviewSpec struct {
+	Token     string   `json:"token,omitempty" protobuf:"bytes,1,opt,name=token"`
+	Audiences []string `json:"audiences,omitempty" protobuf:"bytes,2,rep,name=audiences"`
+}
+
+type tokenReviewStatus struct {
+	Authenticated bool      `json:"authenticated,omitempty" protobuf:"varint,1,opt,name=authenticated"`
+	User          *userInfo `json:"user,omitempty" protobuf:"bytes,2,opt,name=user"`
+	Audiences     []string  `json:"audiences,omitempty" protobuf:"bytes,4,rep,name=audiences"`
+	Error         string    `json:"error,omitempty" protobuf:"bytes,3,opt,name=error"`
 }
 
 type selfSubjectRulesReview struct {
@@ -223,6 +266,18 @@ func (h *Handler) review(w http.ResponseWriter, r *http.Request, res apiserver.R
 			return answeredReview{}, err
 		}
 		rev = rulesReview(&ssrr, res)
+	case "SubjectAccessReview":
+		var sar subjectAccessReview
+		if err := h.decodeBody(w, r, body, &sar, res.Kind, res.APIVersion()); err != nil {
+			return answeredReview{}, err
+		}
+		rev, err = subjectReview(&sar, res)
+	case "TokenReview":
+		var tr tokenReview
+		if err := h.decodeBody(w, r, body, &tr, res.Kind, res.APIVersion()); err != nil {
+			return answeredReview{}, err
+		}
+		rev, err = h.tokenReview(&tr, res)
 	default: // SelfSubjectReview
 		var ssr selfSubjectReview
 		if err := h.decodeBody(w, r, body, &ssr, res.Kind, res.APIVersion()); err != nil {
@@ -237,17 +292,60 @@ func (h *Handler) review(w http.ResponseWriter, r *http.Request, res apiserver.R
 // names exactly one kind of attributes (Kubernetes'
 // ValidateSelfSubjectAccessReviewSpec).
 func accessReview(rev *selfSubjectAccessReview, res apiserver.ResourceInfo) (any, error) {
-	spec := rev.Spec
-	switch {
-	case spec.ResourceAttributes != nil && spec.NonResourceAttributes != nil:
-		return nil, apierrors.NewInvalid(res.Group, res.Kind, "", apierrors.FieldErrors{{Type: api.CauseTypeFieldValueInvalid,
-			Field: "spec.nonResourceAttributes", BadValue: fmt.Sprintf("%+v", *spec.NonResourceAttributes), Detail: "cannot be specified in combination with resourceAttributes"}})
-	case spec.ResourceAttributes == nil && spec.NonResourceAttributes == nil:
-		return nil, apierrors.NewInvalid(res.Group, res.Kind, "", apierrors.FieldErrors{{Type: api.CauseTypeFieldValueInvalid,
-			Field: "spec.resourceAttributes", BadValue: "null", Detail: "exactly one of nonResourceAttributes or resourceAttributes must be specified"}})
+	if errs := attributesErrors(rev.Spec.ResourceAttributes, rev.Spec.NonResourceAttributes); len(errs) > 0 {
+		return nil, apierrors.NewInvalid(res.Group, res.Kind, "", errs)
 	}
 	rev.TypeMeta = api.TypeMeta{APIVersion: res.APIVersion(), Kind: res.Kind}
 	rev.Status = subjectAccessReviewStatus{Allowed: true, Reason: reasonNoAuthorization}
+	return rev, nil
+}
+
+// attributesErrors checks that an access review names exactly one kind of
+// attributes.
+func attributesErrors(ra *resourceAttributes, nra *nonResourceAttributes) apierrors.FieldErrors {
+	switch {
+	case ra != nil && nra != nil:
+		return apierrors.FieldErrors{{Type: api.CauseTypeFieldValueInvalid,
+			Field: "spec.nonResourceAttributes", BadValue: fmt.Sprintf("%+v", *nra), Detail: "cannot be specified in combination with resourceAttributes"}}
+	case ra == nil && nra == nil:
+		return apierrors.FieldErrors{{Type: api.CauseTypeFieldValueInvalid,
+			Field: "spec.resourceAttributes", BadValue: "null", Detail: "exactly one of nonResourceAttributes or resourceAttributes must be specified"}}
+	}
+	return nil
+}
+
+// subjectReview answers a component asking whether a user may do
+// something (delegated authorization): yes, always, once the spec is valid
+// (Kubernetes' ValidateSubjectAccessReviewSpec: one kind of attributes, and
+// a user or a group).
+func subjectReview(rev *subjectAccessReview, res apiserver.ResourceInfo) (any, error) {
+	errs := attributesErrors(rev.Spec.ResourceAttributes, rev.Spec.NonResourceAttributes)
+	if rev.Spec.User == "" && len(rev.Spec.Groups) == 0 {
+		errs = append(errs, apierrors.FieldError{Type: api.CauseTypeFieldValueInvalid,
+			Field: "spec.user", BadValue: "", Detail: "at least one of user or group must be specified"})
+	}
+	if len(errs) > 0 {
+		return nil, apierrors.NewInvalid(res.Group, res.Kind, "", errs)
+	}
+	rev.TypeMeta = api.TypeMeta{APIVersion: res.APIVersion(), Kind: res.Kind}
+	rev.Status = subjectAccessReviewStatus{Allowed: true, Reason: reasonNoAuthorization}
+	return rev, nil
+}
+
+// tokenReview answers a component asking who a bearer token is (delegated
+// authentication): the token serve was given is TokenUser, in
+// system:masters; any other token, or any token when the server takes none,
+// is not authenticated. An empty token is a 400, as kube-apiserver answers.
+func (h *Handler) tokenReview(rev *tokenReview, res apiserver.ResourceInfo) (any, error) {
+	if rev.Spec.Token == "" {
+		return nil, apierrors.NewBadRequest("token is required for TokenReview in authentication")
+	}
+	rev.TypeMeta = api.TypeMeta{APIVersion: res.APIVersion(), Kind: res.Kind}
+	rev.Status = tokenReviewStatus{}
+	if h.token != "" && subtle.ConstantTimeCompare([]byte(rev.Spec.Token), []byte(h.token)) == 1 {
+		rev.Status = tokenReviewStatus{Authenticated: true, Audiences: rev.Spec.Audiences,
+			User: &userInfo{Username: TokenUser, Groups: []string{"system:masters", "system:authenticated"}}}
+	}
 	return rev, nil
 }
 

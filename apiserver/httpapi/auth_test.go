@@ -32,7 +32,10 @@ func TestReviews(t *testing.T) {
 		ssar = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
 		ssrr = "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews"
 		ssr  = "/apis/authentication.k8s.io/v1/selfsubjectreviews"
+		sar  = "/apis/authorization.k8s.io/v1/subjectaccessreviews"
+		tr   = "/apis/authentication.k8s.io/v1/tokenreviews"
 	)
+	bearer := map[string]string{"Authorization": "Bearer s3cret"}
 	tests := []struct {
 		name     string
 		token    string
@@ -71,6 +74,30 @@ func TestReviews(t *testing.T) {
 			want: `{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview","metadata":{"creationTimestamp":null},
 				"status":{"userInfo":{"username":"` + httpapi.TokenUser + `","groups":["system:masters","system:authenticated"]}}}`},
 		{name: "whoami without the token", token: "s3cret", req: request{method: "POST", path: ssr, body: `{}`}, wantCode: 401, want: "Unauthorized"},
+		{name: "a component asks for a user (delegated authorization)", req: request{method: "POST", path: sar,
+			body: `{"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","spec":{"user":"alice","groups":["dev"],"nonResourceAttributes":{"path":"/metrics","verb":"get"}}}`},
+			wantCode: 201,
+			want: `{"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","metadata":{"creationTimestamp":null},
+				"spec":{"user":"alice","groups":["dev"],"nonResourceAttributes":{"path":"/metrics","verb":"get"}},
+				"status":{"allowed":true,"reason":"miniplane does no authorization"}}`},
+		{name: "a subject access review names nobody", req: request{method: "POST", path: sar,
+			body: `{"spec":{"resourceAttributes":{"verb":"get","resource":"pods"}}}`}, wantCode: 422,
+			want: `SubjectAccessReview.authorization.k8s.io "" is invalid: spec.user: Invalid value: "": at least one of user or group must be specified`},
+		{name: "the server's token (delegated authentication)", token: "s3cret", req: request{method: "POST", path: tr, header: bearer,
+			body: `{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":"s3cret","audiences":["https://kubernetes.default.svc"]}}`},
+			wantCode: 201,
+			want: `{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","metadata":{"creationTimestamp":null},
+				"spec":{"token":"s3cret","audiences":["https://kubernetes.default.svc"]},
+				"status":{"authenticated":true,"user":{"username":"` + httpapi.TokenUser + `","groups":["system:masters","system:authenticated"]},
+				"audiences":["https://kubernetes.default.svc"]}}`},
+		{name: "another token", token: "s3cret", req: request{method: "POST", path: tr, header: bearer, body: `{"spec":{"token":"guess"}}`},
+			wantCode: 201,
+			want: `{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","metadata":{"creationTimestamp":null},"spec":{"token":"guess"},"status":{}}`},
+		{name: "any token when the server takes none", req: request{method: "POST", path: tr, body: `{"spec":{"token":"s3cret"}}`},
+			wantCode: 201,
+			want: `{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","metadata":{"creationTimestamp":null},"spec":{"token":"s3cret"},"status":{}}`},
+		{name: "no token to review", req: request{method: "POST", path: tr, body: `{"spec":{}}`}, wantCode: 400,
+			want: "token is required for TokenReview in authentication"},
 		{name: "neither attributes", req: request{method: "POST", path: ssar, body: `{"spec":{}}`}, wantCode: 422,
 			want: `SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified`},
 		{name: "both attributes", req: request{method: "POST", path: ssar, body: `{"spec":{"resourceAttributes":{"verb":"get"},"nonResourceAttributes":{"path":"/","verb":"get"}}}`}, wantCode: 422,
@@ -123,11 +150,13 @@ func TestReviewsInLegacyDiscovery(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &l))
 	assert.Equal(t, "authorization.k8s.io/v1", l.GroupVersion)
-	require.Len(t, l.Resources, 2)
+	require.Len(t, l.Resources, 3)
 	assert.Equal(t, "selfsubjectaccessreviews", l.Resources[0].Name)
 	assert.Equal(t, "SelfSubjectAccessReview", l.Resources[0].Kind)
 	assert.Equal(t, []string{"create"}, l.Resources[0].Verbs)
 	assert.Equal(t, "selfsubjectrulesreviews", l.Resources[1].Name)
+	assert.Equal(t, "subjectaccessreviews", l.Resources[2].Name)
+	assert.Equal(t, []string{"create"}, l.Resources[2].Verbs)
 
 	rec = f.do(t, request{path: "/openapi/v3"})
 	require.Equal(t, http.StatusOK, rec.Code)

@@ -60,6 +60,8 @@ func TestAggregatedDiscovery(t *testing.T) {
 			"authentication.k8s.io/selfsubjectreviews":      "SelfSubjectReview Cluster [] [create]",
 			"authorization.k8s.io/selfsubjectaccessreviews": "SelfSubjectAccessReview Cluster [] [create]",
 			"authorization.k8s.io/selfsubjectrulesreviews":  "SelfSubjectRulesReview Cluster [] [create]",
+			"authorization.k8s.io/subjectaccessreviews":     "SubjectAccessReview Cluster [] [create]",
+			"authentication.k8s.io/tokenreviews":            "TokenReview Cluster [] [create]",
 			"coordination.k8s.io/leases":                    "Lease Namespaced []" + all,
 			"events.k8s.io/events":                          "Event Namespaced [ev]" + all,
 		}},

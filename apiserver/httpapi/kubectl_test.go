@@ -161,8 +161,10 @@ func TestKubectl(t *testing.T) {
 			{"leases", "coordination.k8s.io/v1", "true", "Lease"},
 			{"events", "ev", "events.k8s.io/v1", "true", "Event"},
 			{"selfsubjectreviews", "authentication.k8s.io/v1", "false", "SelfSubjectReview"},
+			{"tokenreviews", "authentication.k8s.io/v1", "false", "TokenReview"},
 			{"selfsubjectaccessreviews", "authorization.k8s.io/v1", "false", "SelfSubjectAccessReview"},
 			{"selfsubjectrulesreviews", "authorization.k8s.io/v1", "false", "SelfSubjectRulesReview"},
+			{"subjectaccessreviews", "authorization.k8s.io/v1", "false", "SubjectAccessReview"},
 		}, rows[1:])
 	})
 	t.Run("create", func(t *testing.T) {

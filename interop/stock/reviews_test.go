@@ -72,6 +72,44 @@ func reviewCases() []kindCase {
 			},
 		},
 		review{
+			// What the real kube-scheduler and kube-controller-manager send
+			// when someone calls their own port with a bearer token.
+			gvr: authenticationv1.SchemeGroupVersion.WithResource("tokenreviews"),
+			create: func(t *testing.T, cs kubernetes.Interface) {
+				got, err := cs.AuthenticationV1().TokenReviews().Create(boundedContext(t), &authenticationv1.TokenReview{
+					Spec: authenticationv1.TokenReviewSpec{Token: "guess", Audiences: []string{"api"}},
+				}, metav1.CreateOptions{})
+				require.NoError(t, err)
+				// planetest's server takes no token: no token is anyone.
+				assert.False(t, got.Status.Authenticated)
+				assert.Equal(t, "guess", got.Spec.Token, "the answer carries the spec sent")
+				assert.Equal(t, []string{"api"}, got.Spec.Audiences)
+
+				_, err = cs.AuthenticationV1().TokenReviews().Create(boundedContext(t), &authenticationv1.TokenReview{}, metav1.CreateOptions{})
+				assert.True(t, apierrors.IsBadRequest(err), "a review of no token: want bad request, got %v", err)
+			},
+		},
+		review{
+			gvr: authorizationv1.SchemeGroupVersion.WithResource("subjectaccessreviews"),
+			create: func(t *testing.T, cs kubernetes.Interface) {
+				ctx := boundedContext(t)
+				reviews := cs.AuthorizationV1().SubjectAccessReviews()
+				got, err := reviews.Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+					User: "alice", Groups: []string{"dev"}, Extra: map[string]authorizationv1.ExtraValue{"scopes": {"a", "b"}},
+					NonResourceAttributes: &authorizationv1.NonResourceAttributes{Path: "/metrics", Verb: "get"},
+				}}, metav1.CreateOptions{})
+				require.NoError(t, err)
+				assert.True(t, got.Status.Allowed, "miniplane does no authorization")
+				assert.Equal(t, "alice", got.Spec.User)
+				assert.Equal(t, []string{"dev"}, got.Spec.Groups)
+
+				_, err = reviews.Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+					NonResourceAttributes: &authorizationv1.NonResourceAttributes{Path: "/metrics", Verb: "get"},
+				}}, metav1.CreateOptions{})
+				assert.True(t, apierrors.IsInvalid(err), "a review of nobody: want invalid, got %v", err)
+			},
+		},
+		review{
 			gvr: authorizationv1.SchemeGroupVersion.WithResource("selfsubjectrulesreviews"),
 			create: func(t *testing.T, cs kubernetes.Interface) {
 				got, err := cs.AuthorizationV1().SelfSubjectRulesReviews().Create(boundedContext(t), &authorizationv1.SelfSubjectRulesReview{
