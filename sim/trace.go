@@ -17,7 +17,7 @@ import (
 type Event struct {
 	// T is the virtual time since the start of the run.
 	T time.Duration
-	// Actor names who acted: "m0/replication", "m1/pods/reflector",
+	// Actor names who acted: "m0/replicationcontroller", "m1/pods/reflector",
 	// "nodesim", "user", "fault", ...
 	Actor string
 	// Kind says what it did: "sync", "list", "watch", "events", "pop",

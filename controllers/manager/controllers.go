@@ -45,7 +45,7 @@ func (ic InitContext) recorder(component string) *apiserver.EventRecorder {
 func initReplication(ic InitContext) (Controller, int, error) {
 	c, err := replication.New(replication.Config{
 		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
-		Recorder: ic.recorder("replication-controller"),
+		Recorder: ic.recorder("replication-controller"), WithoutExpectations: ic.Options.ReplicationWithoutExpectations,
 	})
 	return c, ic.Options.ConcurrentRCSyncs, err
 }
