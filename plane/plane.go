@@ -380,7 +380,7 @@ func (p *Plane) registerNodes(ctx context.Context) {
 }
 
 // awaitReady closes p.ready once every readiness check passes. It checks
-// at once, then after 1ms, doubling the wait to at most 20ms: a plane in
+// at once, then after 1ms, doubling the wait to at most 5ms: a plane in
 // memory is ready within milliseconds.
 func (p *Plane) awaitReady(ctx context.Context) {
 	wait := time.Millisecond
@@ -396,7 +396,7 @@ func (p *Plane) awaitReady(ctx context.Context) {
 			return
 		case <-t.C():
 		}
-		wait = min(2*wait, 20*time.Millisecond)
+		wait = min(2*wait, 5*time.Millisecond)
 	}
 }
 
