@@ -53,8 +53,9 @@ var rules = map[string]rule{
 	"informer":    {local: []string{"api", "apiserver"}, thirdParty: []string{zap}},
 	"election":    {local: []string{"api", "apiserver"}, thirdParty: []string{zap}},
 	"controllers": {local: []string{"api", "apiserver", "informer", "election"}, thirdParty: []string{zap}},
-	"sim":         {local: []string{"api", "store", "apiserver", "informer", "election", "controllers"}, thirdParty: []string{zap}},
-	"cmd":         {local: []string{"api", "store", "apiserver", "informer", "election", "controllers", "sim"}, thirdParty: []string{zap}},
+	"plane":       {local: []string{"api", "apiserver", "informer", "election", "controllers"}, thirdParty: []string{zap}},
+	"sim":         {local: []string{"api", "store", "apiserver", "informer", "election", "controllers", "plane"}, thirdParty: []string{zap}},
+	"cmd":         {local: []string{"api", "store", "apiserver", "informer", "election", "controllers", "plane", "sim"}, thirdParty: []string{zap}},
 	"internal":    {},
 	"clock":       {},
 }
