@@ -37,10 +37,10 @@ type InitContext struct {
 	// controller, when Build constructs it, and what it returns carries
 	// that controller's writes and its events.
 	ClientFor func(controller string) apiserver.Client
-	Factory *informer.Factory
-	Clock   clock.Clock
-	Logger  *zap.Logger
-	Options Options
+	Factory   *informer.Factory
+	Clock     clock.Clock
+	Logger    *zap.Logger
+	Options   Options
 	// Instance names this manager (a host name in Kubernetes): events it
 	// records say so.
 	Instance string
