@@ -8,7 +8,12 @@
 // HTTP in memory with client-go's rest.Config{Host: p.Host(), Transport:
 // p.Transport()}. Start registers its cleanup with tb.Cleanup, which in
 // synctest.Test runs inside the bubble, before the bubble's goroutines
-// are checked.
+// are checked. One caution there: a running plane always has a timer due
+// (leases are renewed, kubelets heartbeat), so a test that blocks forever
+// inside the bubble is not reported as a deadlock: virtual time runs on
+// until the test's -timeout. Stop what waits on the test's context before
+// waiting for it (cancel an informer factory's context before its
+// Shutdown).
 //
 // The package imports plane and the standard library only.
 package planetest
