@@ -18,6 +18,7 @@ import (
 	"github.com/miniplane/miniplane/apiserver/faults"
 	"github.com/miniplane/miniplane/apiserver/httpapi/inmem"
 	"github.com/miniplane/miniplane/controllers/manager"
+	"github.com/miniplane/miniplane/controllers/nodesim"
 	"github.com/miniplane/miniplane/election"
 	"github.com/miniplane/miniplane/plane"
 	"github.com/miniplane/miniplane/plane/planetest"
@@ -302,4 +303,43 @@ func TestKubeconfigNamesWhereThePlaneIs(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
+}
+
+// TestSchedulerNoneLeavesBindingToAnother: with Scheduler none, a pod
+// stays Pending and unbound until something binds it through the API;
+// the simulated kubelet then runs it to Ready. Each node has its Lease.
+func TestSchedulerNoneLeavesBindingToAnother(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := planetest.Start(t, plane.Config{Seed: 1, Options: options(func(o *manager.Options) {
+			o.Nodes = 2
+			o.Scheduler = "none"
+		}), NodeSim: nodesim.Config{StartDelay: 100 * time.Millisecond, ReadyDelay: 100 * time.Millisecond}})
+		waitFor(t, "a Lease per node", func() bool {
+			leases, _, err := apiserver.For[*api.Lease](p.Server()).List(context.Background(), apiserver.NodeLeaseNamespace, apiserver.ListOptions{})
+			require.NoError(t, err)
+			return len(leases) == 2
+		})
+
+		pods := apiserver.For[*api.Pod](p.Server())
+		_, err := pods.Create(context.Background(), &api.Pod{
+			TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+			Metadata: api.ObjectMeta{Namespace: "default", Name: "web"},
+			Spec:     api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}},
+		})
+		require.NoError(t, err)
+		<-time.After(time.Minute)
+		synctest.Wait()
+		got, err := pods.Get(context.Background(), "default", "web")
+		require.NoError(t, err)
+		assert.Empty(t, got.Spec.NodeName, "no scheduler binds it")
+		assert.Equal(t, api.PodPending, got.Status.Phase)
+
+		_, err = p.Server().Bind(context.Background(), "default", "web", "node-1")
+		require.NoError(t, err)
+		waitFor(t, "the kubelet runs the bound pod", func() bool {
+			got, err := pods.Get(context.Background(), "default", "web")
+			require.NoError(t, err)
+			return got.Status.Phase == api.PodRunning && api.IsPodReady(got)
+		})
+	})
 }
