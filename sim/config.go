@@ -57,9 +57,10 @@ type Config struct {
 	// ConvergeWithin bounds how long after the last fault the system must
 	// be quiet (default 10m).
 	ConvergeWithin time.Duration
-	// Controllers are built, besides the replication, endpoints and
-	// garbage collector controllers, by each instance each time it starts
-	// leading.
+	// Controllers are built, besides the controller manager's own
+	// (manager.DefaultDescriptors: the replication, endpoints and garbage
+	// collector controllers, with their event recorders), by each
+	// instance each time it starts leading.
 	Controllers []ControllerFunc
 	// Invariants are checked, besides the built-in ones, whenever the
 	// system is quiet and no fault is in force.
@@ -74,7 +75,8 @@ type Config struct {
 
 	// ReplicationWithoutExpectations plants a known bug for testing the
 	// simulator itself: the replication controllers are built with
-	// replication.Config.WithoutExpectations, so each sync forgets its
+	// replication.Config.WithoutExpectations (through
+	// manager.Options.ReplicationWithoutExpectations), so each sync forgets its
 	// expectations and acts on caches that have not seen its own writes yet.
 	ReplicationWithoutExpectations bool
 }

@@ -9,22 +9,26 @@ import (
 
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
-	"github.com/miniplane/miniplane/controllers/endpoints"
 	"github.com/miniplane/miniplane/controllers/garbagecollector"
-	"github.com/miniplane/miniplane/controllers/replication"
+	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/informer"
 )
 
-// simulatedGCResources are the resources the simulated garbage collector
-// graphs: those it graphs in Kubernetes but Leases (no simulated object owns
-// or is owned by one, and the leader's renewal every two seconds would
-// otherwise be a third of all steps) and Events (which Kubernetes' leaves
-// out too). An instance runs informers for these, and for whatever else
-// its controllers ask for.
-var simulatedGCResources = []string{
-	client.Endpoints, client.Namespaces, client.Nodes, client.Pods,
-	client.ReplicationControllers, client.Services,
+// gcResources are the resources an instance runs informers for from its
+// start, whether it leads or not: those the garbage collector graphs, as
+// the controller manager's collector does (garbagecollector's default).
+// Its controllers' own informers are added when it leads (adoptInformers).
+func gcResources() []string { return garbagecollector.DefaultResources() }
+
+// asSimController is a built-in controller as the simulator steps it: all
+// of the manager's have ProcessOne.
+func asSimController(c manager.Controller) Controller {
+	sc, ok := c.(Controller)
+	if !ok {
+		panic(fmt.Sprintf("sim: controller %T has no ProcessOne", c))
+	}
+	return sc
 }
 
 // electorStream is the first of the random streams the electors draw
@@ -113,7 +117,7 @@ func (s *Sim) startInstance(in *instance) error {
 	in.up, in.paused, in.term, in.ctrls, in.ctrlRegs = true, false, 0, nil, nil
 	in.client = &faultClient{s: s, actor: in.name, owner: in}
 	in.factory = informer.NewFactory(in.client, "", in.clock, s.cfg.Logger.Named(in.name))
-	in.informers = informersOf(in.factory, in.name, simulatedGCResources)
+	in.informers = informersOf(in.factory, in.name, gcResources())
 	leaseClient := &recordingClient{Client: in.client, s: s, actor: in.name + "/elector"}
 	in.starts++
 	identity := fmt.Sprintf("%s-%d", in.name, in.starts)
@@ -136,7 +140,7 @@ func (s *Sim) startInstance(in *instance) error {
 func (s *Sim) freshInformers(in *instance) {
 	s.stopWatches(in)
 	in.factory = informer.NewFactory(in.client, "", in.clock, s.cfg.Logger.Named(in.name))
-	in.informers = informersOf(in.factory, in.name, simulatedGCResources)
+	in.informers = informersOf(in.factory, in.name, gcResources())
 }
 
 // stopWatches ends the watches the instance's informers hold.
@@ -194,10 +198,24 @@ func (s *Sim) build(in *instance, term int64) {
 		return &recordingClient{Client: in.lead.Guard(in.client), s: s, actor: in.name + "/" + name, inst: in, term: term}
 	}
 	log := s.cfg.Logger.Named(in.name)
-	add := func(name string, c Controller, err error) {
-		if err != nil {
-			panic(fmt.Sprintf("sim: building %s: %v", name, err)) // the built-ins' configs are fixed and valid
-		}
+	// The built-in controllers are kube-controller-manager's, built as an
+	// Instance builds them for a term (event recorders included), except
+	// that each writes through a client of its own that names it in the
+	// trace, and the simulator steps them instead of running them.
+	opts := manager.DefaultOptions()
+	opts.ReplicationWithoutExpectations = s.cfg.ReplicationWithoutExpectations
+	descriptors := manager.DefaultDescriptors()
+	m, err := manager.New(manager.InitContext{
+		ClientFor: cl, Factory: in.factory, Clock: in.clock, Logger: log, Options: opts, Instance: in.name,
+	}, descriptors)
+	if err != nil {
+		panic(fmt.Sprintf("sim: the controller manager's default options are invalid: %v", err))
+	}
+	built, err := m.Build()
+	if err != nil {
+		panic(fmt.Sprintf("sim: building the controllers: %v", err)) // the built-ins' configs are fixed and valid
+	}
+	add := func(name string, c Controller) {
 		st := &ctrlState{name: name, c: c}
 		if q, ok := c.(interface {
 			Queue() *workqueue.Queue[string]
@@ -206,22 +224,16 @@ func (s *Sim) build(in *instance, term int64) {
 		}
 		in.ctrls = append(in.ctrls, st)
 	}
-	rc, err := replication.New(replication.Config{Client: cl("replication"), Factory: in.factory, Clock: in.clock, Logger: log,
-		WithoutExpectations: s.cfg.ReplicationWithoutExpectations})
-	add("replication", rc, err)
-	ep, err := endpoints.New(endpoints.Config{Client: cl("endpoints"), Factory: in.factory, Clock: in.clock, Logger: log})
-	add("endpoints", ep, err)
-	gc, err := garbagecollector.New(garbagecollector.Config{
-		Client: cl("garbagecollector"), Factory: in.factory, Clock: in.clock, Logger: log, Resources: simulatedGCResources,
-	})
-	add("garbagecollector", gc, err)
+	for _, d := range descriptors {
+		add(d.Name, asSimController(built[d.Name]))
+	}
 	for _, cf := range s.cfg.Controllers {
 		c, err := cf.New(ControllerContext{Instance: in.name, Client: cl(cf.Name), Factory: in.factory, Clock: in.clock, Logger: log})
 		if err != nil {
 			s.violate("controller-builds", fmt.Sprintf("%s: building %s: %v", in.name, cf.Name, err))
 			continue
 		}
-		add(cf.Name, c, nil)
+		add(cf.Name, c)
 	}
 	s.adoptInformers(in)
 	for _, ni := range in.informers {

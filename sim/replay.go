@@ -40,7 +40,7 @@ type ObjectRef struct {
 
 // Cause is why a controller wrote: the sync it made the write in.
 type Cause struct {
-	// Controller is the controller that wrote ("m0/replication").
+	// Controller is the controller that wrote ("m0/replicationcontroller").
 	Controller string `json:"controller"`
 	// Key is the key it was syncing, with its kind.
 	Key string `json:"key"`

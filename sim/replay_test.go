@@ -76,7 +76,7 @@ func TestReplayRebuildsTheCluster(t *testing.T) {
 		if row.Verb == "create" && row.Object != nil && row.Object.Kind == "Pod" {
 			creates++
 			require.NotNil(t, row.Cause, "a controller's create has its sync as cause")
-			if row.Cause.Controller == "m0/replication" && row.Cause.Key == "ReplicationController default/web" && row.Cause.Reconcile > 0 {
+			if row.Cause.Controller == "m0/replicationcontroller" && row.Cause.Key == "ReplicationController default/web" && row.Cause.Reconcile > 0 {
 				caused++
 			}
 			assert.Contains(t, row.Diff, "phase: Pending")

@@ -173,7 +173,7 @@ func TestPlantedBugIsFound(t *testing.T) {
 			assert.Equal(t, found, v.Seed)
 			assert.NotEmpty(t, v.Trace)
 			assert.Contains(t, v.Trace[len(v.Trace)-1], `"kind":"violation"`)
-			assert.Regexp(t, `"actor":"m\d/replication","kind":"create"`, v.Trace[len(v.Trace)-2], "the offending write comes just before")
+			assert.Regexp(t, `"actor":"m\d/replicationcontroller","kind":"create"`, v.Trace[len(v.Trace)-2], "the offending write comes just before")
 		})
 	}
 }

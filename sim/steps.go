@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/informer"
 	"github.com/miniplane/miniplane/store"
 )
@@ -206,9 +207,9 @@ func (s *Sim) runSync(ctx context.Context, in *instance, c *ctrlState) bool {
 // are left as they are.
 func syncKey(controller, key string) string {
 	switch controller {
-	case "replication":
+	case manager.ReplicationController:
 		return "ReplicationController " + key
-	case "endpoints":
+	case manager.Endpoint:
 		return "Service " + key
 	case "nodesim":
 		if strings.Contains(key, "/") {

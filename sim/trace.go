@@ -16,8 +16,8 @@ import (
 // duration string ("1m2.5s"), and the optional fields left out when
 // empty, so a trace is the same bytes on every run of a seed:
 //
-//	{"step":41,"t":"2.1s","actor":"m0/replication","kind":"create","key":"Pod default/web-x2k9q","rev":17,"obj":{...},"detail":"term=1"}
-//	{"step":41,"t":"2.1s","actor":"m0/replication","kind":"sync","key":"ReplicationController default/web","rev":17,"outcome":"ok","queue":0}
+//	{"step":41,"t":"2.1s","actor":"m0/replicationcontroller","kind":"create","key":"Pod default/web-x2k9q","rev":17,"obj":{...},"detail":"term=1"}
+//	{"step":41,"t":"2.1s","actor":"m0/replicationcontroller","kind":"sync","key":"ReplicationController default/web","rev":17,"outcome":"ok","queue":0}
 //	{"step":90,"t":"14s","actor":"fault","kind":"crash","target":"m1","rev":40,"fault":true,"detail":"down for 12s"}
 //	{"step":212,"t":"1m3s","actor":"sim","kind":"violation","rev":88,"invariant":"rc-no-overshoot","objects":["ReplicationController default/web","Pod default/web-x2k9q"],"detail":"..."}
 //
@@ -30,7 +30,7 @@ type Event struct {
 	Step int
 	// T is the virtual time since the start of the run.
 	T time.Duration
-	// Actor names who acted: "m0/replication", "m1/pods" (an informer),
+	// Actor names who acted: "m0/replicationcontroller", "m1/pods" (an informer),
 	// "m0/elector", "nodesim" (kubelets and scheduler), "user" (the
 	// scenario's client), "apiserver", "fault", "sim".
 	Actor string

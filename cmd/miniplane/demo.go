@@ -8,11 +8,13 @@ import (
 	"os"
 	"time"
 
+	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/controllers/nodesim"
 	"github.com/miniplane/miniplane/election"
+	"github.com/miniplane/miniplane/plane"
 )
 
 // demoElection is fast leader election, so that the failover chapter takes
@@ -56,7 +58,7 @@ type demoOptions struct {
 	colour        bool
 	// inspect, if set, runs once the story is told, before the control
 	// plane stops: tests read what the components wrote.
-	inspect func(p *plane)
+	inspect func(p *plane.Plane)
 }
 
 // demo runs the demo until the story ends (or, with keep, until ctx does).
@@ -71,8 +73,8 @@ func demo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error {
 		return time.Duration(float64(d) * o.pace)
 	}
 	clk := clock.Real{}
-	p, err := newPlane(planeConfig{
-		Addr: "127.0.0.1:0", Instances: 3, Options: opts, Seed: o.seed, Clock: clk,
+	p, err := plane.New(plane.Config{
+		Listen: "127.0.0.1:0", Instances: 3, Options: &opts, Seed: o.seed, Clock: clk,
 		Logger: newLogger(stderr, o.verbose),
 		NodeSim: nodesim.Config{
 			StartDelay: step(500 * time.Millisecond), ReadyDelay: step(700 * time.Millisecond),
@@ -82,7 +84,7 @@ func demo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := p.listen(); err != nil {
+	if err := p.Listen(); err != nil {
 		return err
 	}
 
@@ -90,16 +92,17 @@ func demo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error {
 	defer cancel()
 	start := clk.Now()
 	n := newNarrator(stdout, o.colour, start)
-	rv, err := p.currentRV(ctx) // before anything runs: the narrator sees every write
+	rv, err := currentRV(ctx, p.Server()) // before anything runs: the narrator sees every write
 	if err != nil {
+		runStopped(p) // closes the listener
 		return err
 	}
 	narrated := make(chan error, 1)
-	go func() { narrated <- n.Run(ctx, p.srv, clk.Now, rv) }()
+	go func() { narrated <- n.Run(ctx, p.Server(), clk.Now, rv) }()
 	runErr := make(chan error, 1)
 	go func() { runErr <- p.Run(ctx) }()
 
-	s := &story{p: p, n: n, c: p.srv, pace: o.pace, wait: 30 * time.Second}
+	s := &story{p: p, n: n, c: p.Server(), pace: o.pace, wait: 30 * time.Second}
 	s.chapter("miniplane demo: the Kubernetes control loop, narrated")
 	s.plain("One process: an API server on %s, 3 controller-manager instances,", p.URL())
 	s.plain("%d simulated nodes; started at %s UTC. Every line below is something", opts.Nodes, start.UTC().Format("15:04:05.0"))
@@ -128,8 +131,8 @@ func demo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error {
 }
 
 // currentRV is the store's revision now: the narrator watches from there.
-func (p *plane) currentRV(ctx context.Context) (string, error) {
-	l, err := p.srv.List(ctx, client.Namespaces, "", client.ListOptions{})
+func currentRV(ctx context.Context, srv *apiserver.Server) (string, error) {
+	l, err := srv.List(ctx, client.Namespaces, "", client.ListOptions{})
 	if err != nil {
 		return "", err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/controllers/replication"
+	"github.com/miniplane/miniplane/plane"
 )
 
 // TestDemoTellsEveryChapter runs the whole demo at full speed and checks
@@ -114,8 +115,8 @@ func runDemos(t *testing.T, seeds []uint64) []demoRun {
 			r := &runs[i]
 			r.seed = seed
 			r.events = map[string]map[string]string{}
-			r.err = demo(context.Background(), demoOptions{seed: seed, inspect: func(p *plane) {
-				evs, _, err := client.For[*api.Event](p.srv).List(context.Background(), "default", client.ListOptions{})
+			r.err = demo(context.Background(), demoOptions{seed: seed, inspect: func(p *plane.Plane) {
+				evs, _, err := client.For[*api.Event](p.Server()).List(context.Background(), "default", client.ListOptions{})
 				if err != nil {
 					r.err = err
 					return

@@ -2,13 +2,13 @@ package main
 
 import (
 	"bytes"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
+
+	"github.com/miniplane/miniplane/plane"
 )
 
 // kubeconfigMarker is the first line of every kubeconfig serve writes: a
@@ -16,26 +16,10 @@ import (
 // could be the user's own ~/.kube/config).
 const kubeconfigMarker = "# Written by miniplane serve; rewritten each time it starts.\n"
 
-// kubeconfig is the content of a kubeconfig file for kubectl: one cluster
-// at server (trusting caPEM when it is https), one user (with token, when
-// there is one), one context that joins them in namespace default.
+// kubeconfig is the content of the kubeconfig file serve writes:
+// plane.NewKubeconfig's, after kubeconfigMarker.
 func kubeconfig(server string, caPEM []byte, token string) []byte {
-	var b bytes.Buffer
-	b.WriteString(kubeconfigMarker)
-	b.WriteString("apiVersion: v1\nkind: Config\nclusters:\n- name: miniplane\n  cluster:\n")
-	fmt.Fprintf(&b, "    server: %s\n", strconv.Quote(server))
-	if len(caPEM) > 0 {
-		fmt.Fprintf(&b, "    certificate-authority-data: %s\n", base64.StdEncoding.EncodeToString(caPEM))
-	}
-	b.WriteString("users:\n- name: miniplane-admin\n  user:")
-	if token != "" {
-		fmt.Fprintf(&b, "\n    token: %s\n", strconv.Quote(token))
-	} else {
-		b.WriteString(" {}\n")
-	}
-	b.WriteString("contexts:\n- name: miniplane\n  context:\n    cluster: miniplane\n    user: miniplane-admin\n    namespace: default\n")
-	b.WriteString("current-context: miniplane\n")
-	return b.Bytes()
+	return append([]byte(kubeconfigMarker), plane.NewKubeconfig(server, caPEM, token)...)
 }
 
 // writeKubeconfig writes content to path, or, when path is "", to a file in

@@ -23,9 +23,10 @@ import (
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/client"
-	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/controllers/nodesim"
+	"github.com/miniplane/miniplane/plane"
+	"github.com/miniplane/miniplane/plane/planetest"
 )
 
 // kubectlTimeout bounds every kubectl run, so a hang fails the test.
@@ -222,31 +223,22 @@ func TestKubectlLogs(t *testing.T) {
 	}
 	opts := manager.DefaultOptions()
 	opts.Nodes = 1
-	p, err := newPlane(planeConfig{
-		Addr: "127.0.0.1:0", Instances: 1, Options: opts, Seed: 1, Clock: clock.Real{},
+	p := planetest.Start(t, plane.Config{
+		Listen: "127.0.0.1:0", Options: &opts, Seed: 1,
 		NodeSim: nodesim.Config{StartDelay: 200 * time.Millisecond, ReadyDelay: 200 * time.Millisecond},
-	})
-	require.NoError(t, err)
-	require.NoError(t, p.listen())
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		require.NoError(t, <-done)
 	})
 	kcPath, remove, err := writeKubeconfig(filepath.Join(t.TempDir(), "kubeconfig"), kubeconfig(p.URL(), nil, ""))
 	require.NoError(t, err)
 	t.Cleanup(remove)
 	k := newKubectl(t, kcPath)
-	pods := client.For[*api.Pod](p.srv)
+	pods := client.For[*api.Pod](p.Server())
 	pod := func() *api.Pod {
 		got, err := pods.Get(context.Background(), "default", "web")
 		require.NoError(t, err)
 		return got
 	}
 
-	eventually(t, "the node is registered", func() bool { return p.nodes.HasSynced() && p.isReadyNow() })
+	eventually(t, "the node is registered", func() bool { return p.Nodes().HasSynced() && p.IsReady() })
 	k.ok(logPod, "apply", "-f", "-")
 	eventually(t, "the pod runs and is ready", func() bool { return api.IsPodReady(pod()) })
 	started := "[miniplane simulated kubelet] container nginx started from image nginx:1.27 on node-0, pod IP 10.244.0.2; no process runs, this log is all it writes\n"
@@ -268,13 +260,13 @@ func TestKubectlLogs(t *testing.T) {
 		require.True(t, lines.Scan())
 		assert.Equal(t, strings.TrimSuffix(want, "\n"), lines.Text())
 	}
-	require.NoError(t, p.nodes.SetPodReady(context.Background(), "default", "web", false))
+	require.NoError(t, p.Nodes().SetPodReady(context.Background(), "default", "web", false))
 	require.True(t, lines.Scan(), "kubectl logs -f prints the line the readiness failure adds")
 	assert.Equal(t, "[miniplane simulated kubelet] container nginx is not ready: its readiness probe failed", lines.Text())
-	require.NoError(t, p.nodes.SetPodReady(context.Background(), "default", "web", true))
+	require.NoError(t, p.Nodes().SetPodReady(context.Background(), "default", "web", true))
 	require.True(t, lines.Scan())
 	assert.Equal(t, "[miniplane simulated kubelet] container nginx is ready: its readiness probe passed", lines.Text())
-	require.NoError(t, p.nodes.CrashPod(context.Background(), "default", "web"))
+	require.NoError(t, p.Nodes().CrashPod(context.Background(), "default", "web"))
 	require.True(t, lines.Scan())
 	assert.Equal(t, "[miniplane simulated kubelet] container nginx exited with code 1 (a crash was injected)", lines.Text())
 	assert.False(t, lines.Scan(), "the run is over")

@@ -13,9 +13,10 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/client"
-	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/controllers/nodesim"
+	"github.com/miniplane/miniplane/plane"
+	"github.com/miniplane/miniplane/plane/planetest"
 )
 
 // TestNodeLeasesAndSchedulerNone runs a plane with --scheduler=none: the
@@ -29,29 +30,20 @@ func TestNodeLeasesAndSchedulerNone(t *testing.T) {
 	opts := manager.DefaultOptions()
 	opts.Nodes = 2
 	opts.Scheduler = nodesim.SchedulerNone
-	p, err := newPlane(planeConfig{
-		Addr: "127.0.0.1:0", Instances: 1, Options: opts, Seed: 1, Clock: clock.Real{},
+	p := planetest.Start(t, plane.Config{
+		Listen: "127.0.0.1:0", Options: &opts, Seed: 1,
 		NodeSim: nodesim.Config{StartDelay: 100 * time.Millisecond, ReadyDelay: 100 * time.Millisecond},
-	})
-	require.NoError(t, err)
-	require.NoError(t, p.listen())
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		require.NoError(t, <-done)
 	})
 	kcPath, remove, err := writeKubeconfig(filepath.Join(t.TempDir(), "kubeconfig"), kubeconfig(p.URL(), nil, ""))
 	require.NoError(t, err)
 	t.Cleanup(remove)
 	k := newKubectl(t, kcPath)
 
-	eventually(t, "the plane is ready", p.isReadyNow)
+	eventually(t, "the plane is ready", p.IsReady)
 	nss := columns(k.ok("", "get", "namespaces", "-o", "custom-columns=NAME:.metadata.name", "--no-headers"))
 	assert.Equal(t, [][]string{{"default"}, {"kube-node-lease"}, {"kube-public"}, {"kube-system"}}, nss)
 
-	leases := client.For[*api.Lease](p.srv)
+	leases := client.For[*api.Lease](p.Server())
 	eventually(t, "both nodes have a Lease", func() bool {
 		got, _, err := leases.List(context.Background(), api.NamespaceNodeLease, client.ListOptions{})
 		return err == nil && len(got) == 2
@@ -62,7 +54,7 @@ func TestNodeLeasesAndSchedulerNone(t *testing.T) {
 	assert.Regexp(t, regexp.MustCompile(`node-0\s+node-0\s+\d+s`), k.ok("", "get", "leases", "-n", "kube-node-lease"))
 
 	k.ok(logPod, "apply", "-f", "-")
-	pods := client.For[*api.Pod](p.srv)
+	pods := client.For[*api.Pod](p.Server())
 	pod := func() *api.Pod {
 		got, err := pods.Get(context.Background(), "default", "web")
 		require.NoError(t, err)
@@ -70,13 +62,13 @@ func TestNodeLeasesAndSchedulerNone(t *testing.T) {
 	}
 	// nodesim has seen the pod once its cache has it and its queue is empty.
 	eventually(t, "nodesim has seen the pod", func() bool {
-		_, ok := p.nodeF.ForResource(client.Pods).Indexer().Get("default/web")
-		return ok && p.nodes.Queue().Len() == 0
+		_, ok := p.NodeInformers().ForResource(client.Pods).Indexer().Get("default/web")
+		return ok && p.Nodes().Queue().Len() == 0
 	})
 	assert.Empty(t, pod().Spec.NodeName, "no scheduler binds it")
 	assert.Equal(t, api.PodPending, pod().Status.Phase)
 
-	_, err = p.srv.Bind(context.Background(), "default", "web", "node-1")
+	_, err = p.Server().Bind(context.Background(), "default", "web", "node-1")
 	require.NoError(t, err)
 	eventually(t, "the kubelet runs the bound pod", func() bool {
 		got := pod()

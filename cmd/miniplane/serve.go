@@ -14,6 +14,7 @@ import (
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/controllers/nodesim"
+	"github.com/miniplane/miniplane/plane"
 )
 
 // runServe runs the control plane until SIGINT or SIGTERM, then shuts it
@@ -41,8 +42,14 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
-	if err := opts.Validate(controllerNames()); err != nil {
+	if err := opts.Validate(plane.ControllerNames()); err != nil {
 		return usageError{err.Error()}
+	}
+	if *instances < 1 {
+		return usageError{fmt.Sprintf("--instances must be at least 1, got %d", *instances)}
+	}
+	if !opts.LeaderElection.LeaderElect && *instances > 1 {
+		return usageError{"--leader-elect=false runs the controllers unguarded: use --instances=1"}
 	}
 	if opts.Nodes > nodesim.MaxNodes {
 		return usageError{fmt.Sprintf("--nodes must be between 0 and %d, got %d", nodesim.MaxNodes, opts.Nodes)}
@@ -61,8 +68,8 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	cfg := planeConfig{
-		Addr: *addr, Token: *token, Instances: *instances, Options: opts, Seed: *seed,
+	cfg := plane.Config{
+		Listen: *addr, Token: *token, Instances: *instances, Options: &opts, Seed: *seed,
 		Clock: clock.Real{}, Logger: newLogger(stderr, *verbose), ReleaseOnCancel: true,
 		Faults: injected, FaultRate: *faultRate,
 	}
@@ -75,18 +82,18 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		cfg.FaultTrace = f
 	}
 	if serving != nil {
-		cfg.TLS = serving.config
+		cfg.TLS, cfg.CAPEM = serving.config, serving.caPEM
 	}
-	p, err := newPlane(cfg)
+	p, err := plane.New(cfg)
 	if err != nil {
 		return err
 	}
-	if err := p.listen(); err != nil {
+	if err := p.Listen(); err != nil {
 		return err
 	}
-	kcPath, removeKubeconfig, err := writeServeKubeconfig(*kubeconfigPath, p.URL(), serving, *token)
+	kcPath, removeKubeconfig, err := writeKubeconfig(*kubeconfigPath, append([]byte(kubeconfigMarker), p.Kubeconfig()...))
 	if err != nil {
-		_ = p.ln.Close()
+		runStopped(p) // closes the listener
 		return err
 	}
 	defer removeKubeconfig()
@@ -102,7 +109,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "  export KUBECONFIG=%s\n  kubectl get pods,rc,svc -A\n", shellQuote(kcPath))
 	select {
 	case <-p.Ready():
-		fmt.Fprintf(stdout, "ready: %s (Ctrl-C stops)\n", p.describe())
+		fmt.Fprintf(stdout, "ready: %s (Ctrl-C stops)\n", describe(p))
 		err = <-runErr
 	case err = <-runErr:
 		if ctx.Err() == nil {
@@ -112,7 +119,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, "stopped before it was ready")
 	}
 	if ctx.Err() != nil && err == nil {
-		fmt.Fprintln(stdout, "stopped: "+p.stoppedWhat())
+		fmt.Fprintln(stdout, "stopped: "+stoppedWhat(p))
 	}
 	if errors.Is(err, context.Canceled) {
 		err = nil
@@ -120,14 +127,12 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
-// writeServeKubeconfig writes the kubeconfig serve prints: the server's URL,
-// the CA to trust when it serves HTTPS, and the token.
-func writeServeKubeconfig(path, url string, serving *servingTLS, token string) (string, func(), error) {
-	var caPEM []byte
-	if serving != nil {
-		caPEM = serving.caPEM
-	}
-	return writeKubeconfig(path, kubeconfig(url, caPEM, token))
+// runStopped runs p with a context already ended, so that it releases
+// what Listen bound and starts nothing that lasts.
+func runStopped(p *plane.Plane) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_ = p.Run(ctx)
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.
@@ -139,31 +144,23 @@ func shellQuote(s string) string {
 }
 
 // describe says what the plane runs, for serve's ready line.
-func (p *plane) describe() string {
-	nodes := fmt.Sprintf("%d nodes", p.cfg.Options.Nodes)
-	if len(p.insts) == 0 {
+func describe(p *plane.Plane) string {
+	opts := p.Options()
+	nodes := fmt.Sprintf("%d nodes", opts.Nodes)
+	if len(p.Instances()) == 0 {
 		return nodes + ", no controller-manager instance (every controller is off)"
 	}
 	leader := "unelected"
-	if p.cfg.Options.LeaderElection.LeaderElect {
-		leader = "leader " + p.leader()
+	if opts.LeaderElection.LeaderElect {
+		leader = "leader " + p.Leader()
 	}
-	return fmt.Sprintf("%s, %d controller-manager instances, %s", nodes, len(p.insts), leader)
+	return fmt.Sprintf("%s, %d controller-manager instances, %s", nodes, len(p.Instances()), leader)
 }
 
 // stoppedWhat says what a clean stop has done.
-func (p *plane) stoppedWhat() string {
-	if len(p.insts) == 0 || !p.cfg.Options.LeaderElection.LeaderElect {
+func stoppedWhat(p *plane.Plane) string {
+	if len(p.Instances()) == 0 || !p.Options().LeaderElection.LeaderElect {
 		return "watches closed"
 	}
 	return "watches closed, lease released"
-}
-
-// controllerNames are the controllers --controllers may name.
-func controllerNames() []string {
-	var names []string
-	for _, d := range manager.DefaultDescriptors() {
-		names = append(names, d.Name)
-	}
-	return names
 }

@@ -11,13 +11,14 @@ import (
 	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/controllers/replication"
+	"github.com/miniplane/miniplane/plane"
 )
 
 // story is the demo's script: each chapter acts as a user would (through
 // the in-process Client, as kubectl would over HTTP) and waits, on the
 // narrator's view of the system, for the control loop to answer.
 type story struct {
-	p     *plane
+	p     *plane.Plane
 	n     *narrator
 	c     client.Client
 	pace  float64
@@ -130,7 +131,7 @@ const (
 )
 
 // rev is the store's revision now.
-func (s *story) rev() int64 { return s.p.srv.Store().Rev() }
+func (s *story) rev() int64 { return s.p.Server().Store().Rev() }
 
 // chapter prints a heading after what has happened so far.
 func (s *story) chapter(format string, a ...any) { s.n.chapterAfter(s.rev(), format, a...) }
@@ -148,7 +149,7 @@ func (s *story) act(actor string, do func() (string, error)) error {
 	if err != nil {
 		return err
 	}
-	s.n.sayAfter(before, s.p.now(), actor, "%s", text)
+	s.n.sayAfter(before, s.p.Clock().Now(), actor, "%s", text)
 	return nil
 }
 
@@ -184,7 +185,7 @@ func (s *story) run(ctx context.Context) error {
 func (s *story) election(ctx context.Context) error {
 	s.plain("Each instance runs the same controllers, but only the one holding the Lease")
 	s.plain("kube-system/kube-controller-manager may act; the others wait to take over.")
-	return s.waitFor(ctx, "a leader", func() (bool, error) { return s.p.leader() != "", nil })
+	return s.waitFor(ctx, "a leader", func() (bool, error) { return s.p.Leader() != "", nil })
 }
 
 func (s *story) create(ctx context.Context) error {
@@ -352,7 +353,7 @@ func (s *story) stableRanking(ctx context.Context, pods []*api.Pod) ([]*api.Pod,
 	var ranked []*api.Pod
 	var now time.Time
 	err := s.waitFor(ctx, "a scale-down ranking that holds for a second", func() (bool, error) {
-		now = s.p.now()
+		now = s.p.Clock().Now()
 		ranked = rank(now)
 		for d := rankingWindow / 10; d <= rankingWindow; d += rankingWindow / 10 {
 			if !slices.Equal(rank(now.Add(d)), ranked) {
@@ -367,12 +368,12 @@ func (s *story) stableRanking(ctx context.Context, pods []*api.Pod) ([]*api.Pod,
 func (s *story) setReplicas(ctx context.Context, n int32) error {
 	return s.act(youKubectl, func() (string, error) {
 		for range 5 { // a conflict means the RC moved under us; read and retry
-			scale, err := s.p.srv.GetScale(ctx, demoNS, demoName)
+			scale, err := s.p.Server().GetScale(ctx, demoNS, demoName)
 			if err != nil {
 				return "", fmt.Errorf("demo: reading the scale: %w", err)
 			}
 			scale.Spec.Replicas = n
-			if _, err = s.p.srv.UpdateScale(ctx, demoNS, scale); err == nil {
+			if _, err = s.p.Server().UpdateScale(ctx, demoNS, scale); err == nil {
 				return fmt.Sprintf("scaled replicationcontroller web to %d", n), nil
 			}
 			if !apierrors.IsConflict(err) {
@@ -392,7 +393,7 @@ func (s *story) crash(ctx context.Context) error {
 	s.plain("restartPolicy is Always, so the kubelet restarts a crashed container in place;")
 	s.plain("while it is down the pod is not ready and the endpoints controller moves it aside.")
 	if err := s.act(youFault, func() (string, error) {
-		if err := s.p.nodes.CrashPod(ctx, demoNS, victim.Metadata.Name); err != nil {
+		if err := s.p.Nodes().CrashPod(ctx, demoNS, victim.Metadata.Name); err != nil {
 			return "", fmt.Errorf("demo: crashing %s: %w", victim.Metadata.Name, err)
 		}
 		return fmt.Sprintf("crashed the container of pod %s (exit code 1)", victim.Metadata.Name), nil
@@ -420,7 +421,7 @@ func (s *story) crash(ctx context.Context) error {
 	s.plain("A whole node now: its pods are marked not ready at once, and Failed (NodeLost)")
 	s.plain("after the eviction timeout. A failed pod no longer counts, so the RC replaces it.")
 	if err := s.act(youPower, func() (string, error) {
-		if err := s.p.nodes.NodeDown(ctx, node); err != nil {
+		if err := s.p.Nodes().NodeDown(ctx, node); err != nil {
 			return "", fmt.Errorf("demo: taking %s down: %w", node, err)
 		}
 		return fmt.Sprintf("pulled the plug on %s", node), nil
@@ -443,7 +444,7 @@ func (s *story) crash(ctx context.Context) error {
 		return err
 	}
 	return s.act(youPower, func() (string, error) {
-		if err := s.p.nodes.NodeUp(ctx, node); err != nil {
+		if err := s.p.Nodes().NodeUp(ctx, node); err != nil {
 			return "", fmt.Errorf("demo: bringing %s back: %w", node, err)
 		}
 		return fmt.Sprintf("brought %s back", node), nil
@@ -451,14 +452,14 @@ func (s *story) crash(ctx context.Context) error {
 }
 
 func (s *story) failover(ctx context.Context) error {
-	old := s.p.leader()
-	lease := s.p.leaseSettings()
+	old := s.p.Leader()
+	lease := s.p.Options().LeaderElection
 	s.plain("The leader is killed without releasing its lease. The others must wait one lease")
 	s.plain("duration (%s) after the last renewal they saw; the dead leader's write guard", lease.LeaseDuration)
 	s.plain("closed %s after its last renewal, so two leaders never write at once.", lease.RenewDeadline)
-	killedAt := s.p.now()
+	killedAt := s.p.Clock().Now()
 	if err := s.act(youKill, func() (string, error) {
-		if err := s.p.killLeader(); err != nil {
+		if err := s.p.KillLeader(); err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("killed controller manager %s (no clean shutdown)", old), nil
@@ -471,16 +472,16 @@ func (s *story) failover(ctx context.Context) error {
 	}
 	s.plain("Nobody acts on that yet: no instance holds the lease.")
 	if err := s.waitFor(ctx, "a new leader", func() (bool, error) {
-		l := s.p.leader()
+		l := s.p.Leader()
 		return l != "" && l != old, nil
 	}); err != nil {
 		return err
 	}
-	s.stats.oldLeader, s.stats.newLeader = old, s.p.leader()
+	s.stats.oldLeader, s.stats.newLeader = old, s.p.Leader()
 	if err := s.waitFor(ctx, "3 ready pods under the new leader", func() (bool, error) { return s.settled(ctx, 3) }); err != nil {
 		return err
 	}
-	if first, ok := s.p.firstWriteAfter(killedAt); ok {
+	if first, ok := s.p.FirstWriteAfter(killedAt); ok {
 		s.stats.failover = first.Sub(killedAt)
 		s.plain("From the crash to the new leader's first write: %.1fs (its caches were built from", s.stats.failover.Seconds())
 		s.plain("scratch and its expectations start empty, as in a restarted process).")
@@ -518,9 +519,9 @@ func (s *story) summary(ctx context.Context, elapsed time.Duration) error {
 	s.plain("scale-down removed first, as the controller ranked them: %s", strings.Join(s.stats.deletedFirst, ", "))
 	if s.stats.newLeader != "" {
 		s.plain("leader %s crashed; %s took over, first write %.1fs after the crash (lease %s)",
-			s.stats.oldLeader, s.stats.newLeader, s.stats.failover.Seconds(), s.p.leaseSettings().LeaseDuration)
+			s.stats.oldLeader, s.stats.newLeader, s.stats.failover.Seconds(), s.p.Options().LeaderElection.LeaseDuration)
 	}
-	s.plain("store revision %d: every write, by anyone, moved it by exactly one", s.p.srv.Store().Rev())
+	s.plain("store revision %d: every write, by anyone, moved it by exactly one", s.p.Server().Store().Rev())
 	s.plain("")
 	s.plain("Read next: controllers/replication (expectations, ranking), controllers/endpoints,")
 	s.plain("election (the write guard), and sim: replay any run, faults included, from a seed.")

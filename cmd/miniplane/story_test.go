@@ -14,6 +14,7 @@ import (
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/controllers/replication"
+	"github.com/miniplane/miniplane/plane"
 )
 
 // TestCompareRankingExplainsALaterRanking: the controller ranked the pods
@@ -38,9 +39,9 @@ func TestCompareRankingExplainsALaterRanking(t *testing.T) {
 	require.Equal(t, []*api.Pod{y}, replication.PodsToDelete(pods, nil, 1, rankedAt), "by then x and y are in one bucket")
 
 	opts := manager.DefaultOptions()
-	p, err := newPlane(planeConfig{Addr: "127.0.0.1:0", Instances: 1, Options: opts, Seed: 1, Clock: clock.Real{}})
+	p, err := plane.New(plane.Config{Options: &opts, Seed: 1})
 	require.NoError(t, err)
-	rec := record.NewEventRecorder(p.srv, clock.Real{}, "replication-controller", "cm-1")
+	rec := record.NewEventRecorder(p.Server(), clock.Real{}, "replication-controller", "cm-1")
 	rc := &api.ReplicationController{TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "ReplicationController"},
 		Metadata: api.ObjectMeta{Namespace: demoNS, Name: demoName, UID: "rc-uid"}}
 	require.NoError(t, rec.AnnotatedEventf(context.Background(), rc, map[string]string{
@@ -49,8 +50,8 @@ func TestCompareRankingExplainsALaterRanking(t *testing.T) {
 
 	var out bytes.Buffer
 	n := newNarrator(&out, false, base)
-	n.next = p.srv.Store().Rev() + 1
-	s := &story{p: p, n: n, c: p.srv, wait: time.Second}
+	n.next = p.Server().Store().Rev() + 1
+	s := &story{p: p, n: n, c: p.Server(), wait: time.Second}
 	require.NoError(t, s.compareRanking(context.Background(), pods, []string{"x"}, predictedAt))
 	assert.Equal(t, "  The controller ranked them at 12:00:03.20 UTC, 1.3s after the prediction, and deleted y.\n"+
 		"  Ranked at that time, y goes before x: ready at different times but in the same log2 bucket of time since: the lower uid goes first.\n",

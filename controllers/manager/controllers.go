@@ -1,15 +1,9 @@
 package manager
 
 import (
-	"context"
-	"fmt"
-
-	"go.uber.org/zap"
-
 	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/controllers/endpoints"
 	"github.com/miniplane/miniplane/controllers/garbagecollector"
-	"github.com/miniplane/miniplane/controllers/nodesim"
 	"github.com/miniplane/miniplane/controllers/replication"
 )
 
@@ -25,17 +19,6 @@ func DefaultDescriptors() []Descriptor {
 	}
 }
 
-// NodeSimDescriptors registers the simulated kubelets and scheduler, which
-// need InitContext.Binder. They are not part of kube-controller-manager:
-// run them in a Manager of their own, exactly once per cluster and outside
-// leader election, as kubelets are processes of their own. A single
-// unelected Manager may run append(DefaultDescriptors(),
-// NodeSimDescriptors()...) to be the whole control plane at once, as tests
-// and benchmarks do.
-func NodeSimDescriptors() []Descriptor {
-	return []Descriptor{{Name: NodeSim, Init: initNodeSim}}
-}
-
 // recorder returns an event recorder for a controller, reporting as
 // Kubernetes' controllers do (component name, manager instance).
 func (ic InitContext) recorder(component string) *record.EventRecorder {
@@ -45,7 +28,7 @@ func (ic InitContext) recorder(component string) *record.EventRecorder {
 func initReplication(ic InitContext) (Controller, int, error) {
 	c, err := replication.New(replication.Config{
 		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
-		Recorder: ic.recorder("replication-controller"),
+		Recorder: ic.recorder("replication-controller"), WithoutExpectations: ic.Options.ReplicationWithoutExpectations,
 	})
 	return c, ic.Options.ConcurrentRCSyncs, err
 }
@@ -64,42 +47,4 @@ func initGarbageCollector(ic InitContext) (Controller, int, error) {
 		Recorder: ic.recorder("garbage-collector-controller"),
 	})
 	return c, ic.Options.ConcurrentGCSyncs, err
-}
-
-func initNodeSim(ic InitContext) (Controller, int, error) {
-	if ic.Binder == nil {
-		return nil, 0, fmt.Errorf("nodesim needs InitContext.Binder (the API server's pods/binding)")
-	}
-	c, err := nodesim.New(nodesim.Config{
-		Client: ic.Client, Binder: ic.Binder, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
-		Recorder: ic.recorder("kubelet"), Nodes: ic.Options.Nodes, Scheduler: ic.Options.Scheduler,
-	})
-	if err != nil {
-		return nil, 0, err
-	}
-	// Real kubelets work in parallel, one per node; five workers stand in.
-	return nodeSimRunner{c, ic.Logger, ic.Options.Nodes > 0}, NodeSimWorkers, nil
-}
-
-// NodeSimWorkers is how many pods the simulated kubelets handle at once.
-const NodeSimWorkers = 5
-
-// nodeSimRunner registers the simulated nodes before running their kubelet,
-// as real kubelets register their Node objects when they start.
-type nodeSimRunner struct {
-	*nodesim.Controller
-	log      *zap.Logger
-	register bool // false with Options.Nodes 0, which nodesim.Config reads as its default
-}
-
-func (r nodeSimRunner) Run(ctx context.Context, workers int) {
-	if !r.register {
-		r.Controller.Run(ctx, workers)
-		return
-	}
-	if err := r.EnsureNodes(ctx); err != nil && ctx.Err() == nil {
-		// The kubelet keeps running: the nodes that exist still work.
-		r.log.Error("registering nodes", zap.Error(err))
-	}
-	r.Controller.Run(ctx, workers)
 }

@@ -15,9 +15,11 @@
 // over a fresh informer factory, whose controllers and event recorders
 // write through the elector's guard, so that they stop writing before any
 // other instance can lead. Several instances may run in one process, each
-// with its own caches. The simulated kubelets and scheduler
-// (NodeSimDescriptors) are not part of kube-controller-manager: they run
-// once per cluster, in a Manager of their own, outside election.
+// with its own caches. The simulated kubelets and scheduler are not part
+// of kube-controller-manager: package plane runs them once per cluster,
+// outside election. The live plane (package plane) and the simulator both
+// build their instances' controllers from DefaultDescriptors, so a
+// controller registered there runs in both.
 //
 // The package imports api, apiserver, informer, election, the controllers,
 // clock and zap. A Manager's Run, and an Instance's, may be called once.

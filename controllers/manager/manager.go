@@ -28,11 +28,19 @@ type Controller interface {
 
 // InitContext is what an init function gets to build its controller.
 type InitContext struct {
-	Client  client.Client
-	Factory *informer.Factory
-	Clock   clock.Clock
-	Logger  *zap.Logger
-	Options Options
+	// Client is what the controllers and their event recorders write
+	// through (an Instance's is wrapped in its elector's guard).
+	Client client.Client
+	// ClientFor, if set, gives each controller a client of its own, by
+	// its descriptor's name, in place of Client: the simulator wraps each
+	// one so that its trace names the writer. It is called once per
+	// controller, when Build constructs it, and what it returns carries
+	// that controller's writes and its events.
+	ClientFor func(controller string) client.Client
+	Factory   *informer.Factory
+	Clock     clock.Clock
+	Logger    *zap.Logger
+	Options   Options
 	// Instance names this manager (a host name in Kubernetes): events it
 	// records say so.
 	Instance string
@@ -109,6 +117,9 @@ func (m *Manager) Build() (map[string]Controller, error) {
 		}
 		ic := m.ic
 		ic.Logger = m.ic.Logger.Named(d.Name)
+		if ic.ClientFor != nil {
+			ic.Client, ic.ClientFor = ic.ClientFor(d.Name), nil
+		}
 		c, workers, err := d.Init(ic)
 		if err != nil {
 			return nil, fmt.Errorf("manager: starting %s: %w", d.Name, err)

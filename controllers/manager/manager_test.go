@@ -3,9 +3,13 @@ package manager_test
 import (
 	"context"
 	"flag"
+	"fmt"
+	"maps"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -198,4 +202,71 @@ func TestNewRejectsDuplicatesAndUnknownNames(t *testing.T) {
 	opts.Controllers = []string{"zzz"}
 	_, err = manager.New(manager.InitContext{Options: opts}, []manager.Descriptor{d})
 	assert.ErrorContains(t, err, `"zzz" is not a known controller`)
+}
+
+// countingWrites is an client.Client that counts the creates it passes
+// on, by kind.
+type countingWrites struct {
+	client.Client
+	mu      sync.Mutex
+	created map[string]int
+}
+
+func (c *countingWrites) Create(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
+	out, err := c.Client.Create(ctx, obj, opts...)
+	if err == nil {
+		c.mu.Lock()
+		c.created[strings.TrimPrefix(fmt.Sprintf("%T", out), "*api.")]++
+		c.mu.Unlock()
+	}
+	return out, err
+}
+
+// TestClientForGivesEachControllerItsOwnClient: with ClientFor set, each
+// controller is built once with the client named after it, and both its
+// writes and its events go through that client.
+func TestClientForGivesEachControllerItsOwnClient(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		clk := clock.Real{} // the bubble's virtual clock
+		srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2))})
+		require.NoError(t, err)
+		var asked []string
+		clients := map[string]*countingWrites{}
+		m, err := manager.New(manager.InitContext{
+			Factory: informer.NewFactory(srv, "", clk, nil), Clock: clk, Options: manager.DefaultOptions(), Instance: "cm-0",
+			ClientFor: func(name string) client.Client {
+				asked = append(asked, name)
+				clients[name] = &countingWrites{Client: srv, created: map[string]int{}}
+				return clients[name]
+			},
+		}, manager.DefaultDescriptors())
+		require.NoError(t, err)
+		_, err = m.Build()
+		require.NoError(t, err)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- m.Run(ctx) }() // Build again: idempotent
+		replicas := int32(1)
+		_, err = client.For[*api.ReplicationController](srv).Create(ctx, &api.ReplicationController{
+			TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "ReplicationController"},
+			Metadata: api.ObjectMeta{Namespace: "default", Name: "web"},
+			Spec: api.ReplicationControllerSpec{Replicas: &replicas, Selector: map[string]string{"app": "web"}, Template: &api.PodTemplateSpec{
+				Metadata: api.ObjectMeta{Labels: map[string]string{"app": "web"}},
+				Spec:     api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}},
+			}},
+		})
+		require.NoError(t, err)
+		synctest.Wait() // every goroutine of the bubble has run until it blocked
+		cancel()
+		require.NoError(t, <-done)
+		assert.Equal(t, []string{manager.ReplicationController, manager.Endpoint, manager.GarbageCollector}, asked, "each built once")
+		assert.Equal(t, map[string]int{"Pod": 1, "Event": 1}, clients[manager.ReplicationController].snapshot())
+		assert.Empty(t, clients[manager.Endpoint].snapshot())
+	})
+}
+
+func (c *countingWrites) snapshot() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.created)
 }

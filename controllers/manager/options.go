@@ -39,6 +39,10 @@ type Options struct {
 	Scheduler string
 	// LeaderElection configures how an Instance is elected.
 	LeaderElection LeaderElectionOptions
+	// ReplicationWithoutExpectations plants a known bug, for testing the
+	// simulator itself: the replication controller is built with
+	// replication.Config.WithoutExpectations. No flag sets it.
+	ReplicationWithoutExpectations bool
 }
 
 // LeaderElectionOptions are kube-controller-manager's leader election

@@ -54,10 +54,10 @@ var rules = map[string]rule{
 	"informer":    {local: []string{"api", "client"}, thirdParty: []string{zap}},
 	"election":    {local: []string{"api", "client"}, thirdParty: []string{zap}},
 	"controllers": {local: []string{"api", "client", "apiserver", "informer", "election"}, thirdParty: []string{zap}},
-	"sim":         {local: []string{"api", "store", "client", "apiserver", "informer", "election", "controllers"}, thirdParty: []string{zap}},
+	"sim":         {local: []string{"api", "store", "client", "apiserver", "informer", "election", "controllers", "plane"}, thirdParty: []string{zap}},
 	"plane":       {local: []string{"api", "store", "client", "apiserver", "informer", "election", "controllers"}, thirdParty: []string{zap}},
 	"ui":          {local: []string{"api", "client", "apiserver", "sim"}},
-	"cmd":         {local: []string{"api", "store", "client", "apiserver", "informer", "election", "controllers", "sim", "ui"}, thirdParty: []string{zap}},
+	"cmd":         {local: []string{"api", "store", "client", "apiserver", "informer", "election", "controllers", "plane", "sim", "ui"}, thirdParty: []string{zap}},
 	"internal":    {},
 	"clock":       {},
 }

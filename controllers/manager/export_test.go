@@ -1,0 +1,59 @@
+package manager
+
+import (
+	"context"
+	"fmt"
+
+	"go.uber.org/zap"
+
+	"github.com/miniplane/miniplane/controllers/nodesim"
+)
+
+// NodeSimDescriptors registers the simulated kubelets and scheduler, which
+// need InitContext.Binder, for this package's tests and benchmarks: an
+// unelected Manager running append(DefaultDescriptors(),
+// NodeSimDescriptors()...) is the whole control plane at once. They are
+// not part of kube-controller-manager, and the binaries run them through
+// package plane, once per cluster and outside leader election.
+func NodeSimDescriptors() []Descriptor {
+	return []Descriptor{{Name: NodeSim, Init: initNodeSim}}
+}
+
+func initNodeSim(ic InitContext) (Controller, int, error) {
+	if ic.Binder == nil {
+		return nil, 0, fmt.Errorf("nodesim needs InitContext.Binder (the API server's pods/binding)")
+	}
+	c, err := nodesim.New(nodesim.Config{
+		Client: ic.Client, Binder: ic.Binder, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
+		Recorder: ic.recorder("kubelet"), Nodes: ic.Options.Nodes, Scheduler: ic.Options.Scheduler,
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	// Real kubelets work in parallel, one per node; five workers stand in.
+	return nodeSimRunner{c, ic.Logger, ic.Options.Nodes > 0}, nodeSimWorkers, nil
+}
+
+// nodeSimWorkers is how many pods the simulated kubelets handle at once
+// (plane.NodeSimWorkers).
+const nodeSimWorkers = 5
+
+// nodeSimRunner registers the simulated nodes before running their kubelet,
+// as real kubelets register their Node objects when they start.
+type nodeSimRunner struct {
+	*nodesim.Controller
+	log      *zap.Logger
+	register bool // false with Options.Nodes 0, which nodesim.Config reads as its default
+}
+
+func (r nodeSimRunner) Run(ctx context.Context, workers int) {
+	if !r.register {
+		r.Controller.Run(ctx, workers)
+		return
+	}
+	if err := r.EnsureNodes(ctx); err != nil && ctx.Err() == nil {
+		// The kubelet keeps running: the nodes that exist still work.
+		r.log.Error("registering nodes", zap.Error(err))
+	}
+	r.Controller.Run(ctx, workers)
+}
