@@ -21,7 +21,11 @@ const maxNameAttempts = 8
 // name from generateName, defaults and validates the object per its kind,
 // and returns the stored object (converted to obj's version when obj's kind
 // serves a stored kind in another version).
-func (s *Server) Create(_ context.Context, obj api.Object) (api.Object, error) {
+func (s *Server) Create(ctx context.Context, obj api.Object) (api.Object, error) {
+	obj, err := s.trackCreateOrUpdate(ctx, obj, false)
+	if err != nil {
+		return nil, err
+	}
 	return s.create(obj, WriteOptions{})
 }
 

@@ -19,7 +19,11 @@ import (
 // kept; generation rises when the spec changes; an update that changes
 // nothing writes nothing and returns the stored object. Removing the last
 // finalizer of an object being deleted deletes it.
-func (s *Server) Update(_ context.Context, obj api.Object) (api.Object, error) {
+func (s *Server) Update(ctx context.Context, obj api.Object) (api.Object, error) {
+	obj, err := s.trackCreateOrUpdate(ctx, obj, true)
+	if err != nil {
+		return nil, err
+	}
 	return s.update(obj, false, WriteOptions{})
 }
 
@@ -49,8 +53,12 @@ func (s *Server) UpdateStatusWith(_ context.Context, obj api.Object, opts WriteO
 
 // UpdateStatus replaces an object's status and nothing else, with Update's
 // concurrency rules. Kinds without a status subresource get MethodNotAllowed.
-func (s *Server) UpdateStatus(_ context.Context, obj api.Object) (api.Object, error) {
-	return s.update(obj, true, WriteOptions{})
+func (s *Server) UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error) {
+	managed, err := s.trackStatus(ctx, obj)
+	if err != nil {
+		return nil, err
+	}
+	return s.update(obj, true, WriteOptions{ManagedFields: managed})
 }
 
 func (s *Server) update(obj api.Object, status bool, opts WriteOptions) (api.Object, error) {

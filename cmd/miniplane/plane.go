@@ -243,7 +243,7 @@ func (p *plane) Run(ctx context.Context) error {
 	wg.Go(func() {
 		defer p.nodeF.Shutdown()
 		p.registerNodes(ctx)
-		p.nodes.Run(ctx, manager.NodeSimWorkers)
+		p.nodes.Run(apiserver.WithFieldManager(ctx, "kubelet"), manager.NodeSimWorkers) // its writes' field manager
 	})
 	var errMu sync.Mutex
 	var instErr []error

@@ -54,7 +54,8 @@ var rules = map[string]rule{
 	"election":    {local: []string{"api", "apiserver"}, thirdParty: []string{zap}},
 	"controllers": {local: []string{"api", "apiserver", "informer", "election"}, thirdParty: []string{zap}},
 	"sim":         {local: []string{"api", "store", "apiserver", "informer", "election", "controllers"}, thirdParty: []string{zap}},
-	"cmd":         {local: []string{"api", "store", "apiserver", "informer", "election", "controllers", "sim"}, thirdParty: []string{zap}},
+	"ui":          {local: []string{"api", "store", "apiserver", "controllers"}},
+	"cmd":         {local: []string{"api", "store", "apiserver", "informer", "election", "controllers", "sim", "ui"}, thirdParty: []string{zap}},
 	"internal":    {},
 	"clock":       {},
 }

@@ -1,0 +1,166 @@
+package ui
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"net/http"
+	"strconv"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/clock"
+	"github.com/miniplane/miniplane/controllers/workqueue"
+	"github.com/miniplane/miniplane/store"
+)
+
+//go:embed static
+var static embed.FS
+
+// Lister reads objects at a revision: apiserver.Server's List.
+type Lister interface {
+	List(ctx context.Context, resource, namespace string, opts apiserver.ListOptions) (*apiserver.List, error)
+}
+
+// History is the store's history window: every write, with the state
+// before and after it. *store.Store[api.Object] (apiserver.Server.Store)
+// is one.
+type History interface {
+	// Watch streams the writes under prefix from revision fromRev on.
+	Watch(prefix string, fromRev int64) (*store.Watcher[api.Object], error)
+	// Stats says the current and the oldest readable revision.
+	Stats() store.Stats
+}
+
+// Instance is one controller-manager instance's workqueues, as the page
+// shows them.
+type Instance struct {
+	// Identity names the instance ("cm-1").
+	Identity string
+	// Leading says it holds the lease; only a leader runs controllers.
+	Leading bool
+	// Queues are its running controllers' workqueues (QueueMetrics).
+	Queues []workqueue.MetricsSnapshot
+}
+
+// Config is what a Handler reads.
+type Config struct {
+	// Lister reads the cluster at a revision. Required.
+	Lister Lister
+	// History is the store's history window. Required.
+	History History
+	// Clock stamps snapshots. Required.
+	Clock clock.Clock
+	// Instances, when set, returns the controller-manager instances and
+	// their workqueues now (the plane's manager.Instance.QueueMetrics).
+	Instances func() []Instance
+	// Causes, when set, knows exactly which reconcile made a write; the
+	// timeline asks it first and infers the rest (see Inferred).
+	Causes Causes
+	// Lease names the leader-election Lease to show;
+	// kube-system/kube-controller-manager when empty.
+	LeaseNamespace, LeaseName string
+}
+
+// Handler serves the page and its API under /ui/. Create it with New.
+type Handler struct {
+	cfg Config
+	mux *http.ServeMux
+}
+
+// New returns the handler of /ui/ (the page) and /ui/api/ (its data):
+//
+//	GET /ui/api/snapshot?revision=N     the cluster at N (latest when absent)
+//	GET /ui/api/timeline?...            writes in the history window (see TimelineQuery)
+//	GET /ui/api/diff?from=A&to=B        what changed between two revisions
+//	GET /ui/api/watch?after=N&...       timeline rows after N as server-sent events
+//
+// Every refusal is a Kubernetes Status body with its code.
+func New(cfg Config) (*Handler, error) {
+	if cfg.Lister == nil || cfg.History == nil || cfg.Clock == nil {
+		return nil, errors.New("ui: Config needs a Lister, a History and a Clock")
+	}
+	if cfg.LeaseName == "" {
+		cfg.LeaseNamespace, cfg.LeaseName = "kube-system", "kube-controller-manager"
+	}
+	h := &Handler{cfg: cfg, mux: http.NewServeMux()}
+	files, err := fs.Sub(static, "static")
+	if err != nil {
+		return nil, err
+	}
+	h.mux.Handle("GET /ui/", http.StripPrefix("/ui/", http.FileServerFS(files)))
+	h.mux.HandleFunc("GET /ui/api/snapshot", h.serveSnapshot)
+	h.mux.HandleFunc("GET /ui/api/timeline", h.serveTimeline)
+	h.mux.HandleFunc("GET /ui/api/diff", h.serveDiff)
+	h.mux.HandleFunc("GET /ui/api/watch", h.serveWatch)
+	h.mux.HandleFunc("/ui/api/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, apiserver.NewNotFound(apiserver.GroupResource{Resource: "ui"}, r.URL.Path))
+	})
+	return h, nil
+}
+
+// ServeHTTP serves /ui/ and /ui/api/; other paths are 404.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// writeJSON writes v with code 200.
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	if err := json.NewEncoder(w).Encode(v); err != nil {
+		return // the client went away; nothing else to tell it
+	}
+}
+
+// writeError writes err as a Kubernetes Status with its code.
+func writeError(w http.ResponseWriter, err error) {
+	var se *apiserver.StatusError
+	if !errors.As(err, &se) {
+		se = apiserver.NewInternalError(err)
+	}
+	st := se.Status
+	if st.Kind == "" {
+		st.Kind, st.APIVersion = "Status", "v1"
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(int(st.Code))
+	_ = json.NewEncoder(w).Encode(st)
+}
+
+// revisionParam reads an optional revision parameter: 0 when absent.
+func revisionParam(r *http.Request, name string) (int64, error) {
+	s := r.URL.Query().Get(name)
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 1 {
+		return 0, apiserver.NewBadRequest(name + " must be a revision, a positive integer; got " + strconv.Quote(s))
+	}
+	return n, nil
+}
+
+// window returns the oldest revision still readable and the current one.
+func (h *Handler) window() (oldest, current int64) {
+	st := h.cfg.History.Stats()
+	return max(st.CompactRev, 1), st.Rev
+}
+
+// checkRevision refuses a revision outside the history window: 410 Gone
+// for one compacted away, 400 for one not written yet.
+func (h *Handler) checkRevision(rev int64) error {
+	oldest, current := h.window()
+	switch {
+	case rev < oldest:
+		return compacted(rev, oldest)
+	case rev > current:
+		return apiserver.NewBadRequest("revision " + strconv.FormatInt(rev, 10) + " has not been written yet; the current is " + strconv.FormatInt(current, 10))
+	}
+	return nil
+}
+
+// compacted is the 410 of a revision that has left the history window.
+func compacted(rev, oldest int64) error {
+	return apiserver.NewGone("revision " + strconv.FormatInt(rev, 10) + " has been compacted; the oldest kept is " + strconv.FormatInt(oldest, 10))
+}
