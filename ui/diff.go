@@ -95,7 +95,30 @@ func diffValues(path string, a, b any, out *[]Change) {
 		}
 		return
 	}
+	if aok && bok {
+		// Lists that grew or shrank: the items removed and added.
+		for _, x := range al {
+			if !containsValue(bl, x) {
+				*out = append(*out, Change{Path: path + "[-]", From: x})
+			}
+		}
+		for _, x := range bl {
+			if !containsValue(al, x) {
+				*out = append(*out, Change{Path: path + "[+]", To: x})
+			}
+		}
+		return
+	}
 	*out = append(*out, Change{Path: path, From: a, To: b})
+}
+
+func containsValue(list []any, v any) bool {
+	for _, x := range list {
+		if reflect.DeepEqual(x, v) {
+			return true
+		}
+	}
+	return false
 }
 
 // ObjectDiff is what changed in one object between two revisions.

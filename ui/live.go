@@ -39,6 +39,8 @@ func (h *Handler) serveWatch(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	q.After = 0
+	h.streams.Add(1)
+	defer h.streams.Done()
 	flusher, ok := w.(http.Flusher)
 	if !ok {
 		writeError(w, apiserver.NewInternalError(fmt.Errorf("ui: the response writer cannot stream")))
@@ -82,6 +84,8 @@ func (h *Handler) serveWatch(w http.ResponseWriter, r *http.Request) {
 		if len(buf) == 0 {
 			select {
 			case <-r.Context().Done():
+				return
+			case <-h.stop:
 				return
 			case <-watch.Ready():
 			}

@@ -260,6 +260,9 @@ func readEvent(ev store.Event[api.Object]) scanned {
 //     time if several): its manager and time. The API server records
 //     every write over HTTP (fieldManager or User-Agent) and every
 //     in-process write under apiserver.WithFieldManager there.
+//   - for a status-only write that changed no entry (a manager writing
+//     the fields it owns again within the second its entry records): the
+//     latest entry of the status subresource.
 //   - a pod whose spec.nodeName the write set: "scheduler", since only the
 //     binding subresource sets it.
 //   - a Lease whose renewTime changed: its holder, the elector that
@@ -274,18 +277,16 @@ func actorOf(prev, cur api.Object) (string, time.Time) {
 		}
 		return "", time.Time{}
 	}
+	if p, ok := prev.(*api.Pod); ok && p.Spec.NodeName == "" && cur.(*api.Pod).Spec.NodeName != "" {
+		return "scheduler", time.Time{}
+	}
 	var prevEntries []api.ManagedFieldsEntry
 	if prev != nil {
 		prevEntries = prev.GetObjectMeta().ManagedFields
 	}
-	var best *api.ManagedFieldsEntry
-	for i, e := range cur.GetObjectMeta().ManagedFields {
-		if containsEntry(prevEntries, e) {
-			continue
-		}
-		if best == nil || (e.Time != nil && (best.Time == nil || e.Time.After(best.Time.Time))) {
-			best = &cur.GetObjectMeta().ManagedFields[i]
-		}
+	best := writerEntry(prevEntries, cur.GetObjectMeta().ManagedFields)
+	if best == nil && prev != nil && statusOnly(prev, cur) {
+		best = latestStatusEntry(cur)
 	}
 	if best != nil {
 		var at time.Time
@@ -295,10 +296,6 @@ func actorOf(prev, cur api.Object) (string, time.Time) {
 		return best.Manager, at
 	}
 	switch c := cur.(type) {
-	case *api.Pod:
-		if p, ok := prev.(*api.Pod); ok && p.Spec.NodeName == "" && c.Spec.NodeName != "" {
-			return "scheduler", time.Time{}
-		}
 	case *api.Lease:
 		p, _ := prev.(*api.Lease)
 		if c.Spec.RenewTime != nil && c.Spec.HolderIdentity != nil && (p == nil || !reflect.DeepEqual(p.Spec.RenewTime, c.Spec.RenewTime)) {
@@ -316,12 +313,76 @@ func actorOf(prev, cur api.Object) (string, time.Time) {
 	return "", time.Time{}
 }
 
-// containsEntry says whether entries holds e unchanged.
-func containsEntry(entries []api.ManagedFieldsEntry, e api.ManagedFieldsEntry) bool {
-	for _, x := range entries {
-		if x.Manager == e.Manager && x.Operation == e.Operation && x.Subresource == e.Subresource {
-			return reflect.DeepEqual(x, e)
+// writerEntry returns the entry of cur that a write from prev's entries
+// to cur's made: one that is new or whose time moved (the writer's entry
+// is stamped; the entries that only lost fields to it keep their time),
+// the latest if several; else one that changed at all; else nil.
+func writerEntry(prev, cur []api.ManagedFieldsEntry) *api.ManagedFieldsEntry {
+	var stamped, changed *api.ManagedFieldsEntry
+	for i, e := range cur {
+		old, found := findEntry(prev, e)
+		if found && reflect.DeepEqual(old, e) {
+			continue
+		}
+		if changed == nil {
+			changed = &cur[i]
+		}
+		if found && reflect.DeepEqual(old.Time, e.Time) {
+			continue
+		}
+		if stamped == nil || (e.Time != nil && (stamped.Time == nil || !e.Time.Before(stamped.Time.Time))) {
+			stamped = &cur[i]
 		}
 	}
-	return false
+	if stamped != nil {
+		return stamped
+	}
+	return changed
+}
+
+// findEntry returns the entry of entries with e's manager, operation and
+// subresource.
+func findEntry(entries []api.ManagedFieldsEntry, e api.ManagedFieldsEntry) (api.ManagedFieldsEntry, bool) {
+	for _, x := range entries {
+		if x.Manager == e.Manager && x.Operation == e.Operation && x.Subresource == e.Subresource {
+			return x, true
+		}
+	}
+	return api.ManagedFieldsEntry{}, false
+}
+
+
+// latestStatusEntry returns cur's latest entry for the status
+// subresource, or nil.
+func latestStatusEntry(cur api.Object) *api.ManagedFieldsEntry {
+	entries := cur.GetObjectMeta().ManagedFields
+	var best *api.ManagedFieldsEntry
+	for i, e := range entries {
+		if e.Subresource == "status" && e.Time != nil && (best == nil || !e.Time.Before(best.Time.Time)) {
+			best = &entries[i]
+		}
+	}
+	return best
+}
+
+// statusOnly says whether the write from prev to cur changed only the
+// status (objects without one never do).
+func statusOnly(prev, cur api.Object) bool {
+	p, c := reflect.ValueOf(prev).Elem(), reflect.ValueOf(cur).Elem()
+	ps, cs := p.FieldByName("Status"), c.FieldByName("Status")
+	if !ps.IsValid() || reflect.DeepEqual(ps.Interface(), cs.Interface()) {
+		return false
+	}
+	for i := range p.NumField() {
+		name := p.Type().Field(i).Name
+		if name == "Status" || name == "Metadata" {
+			continue
+		}
+		if !reflect.DeepEqual(p.Field(i).Interface(), c.Field(i).Interface()) {
+			return false
+		}
+	}
+	pm, cm := *prev.GetObjectMeta(), *cur.GetObjectMeta()
+	pm.ResourceVersion, cm.ResourceVersion = "", ""
+	return reflect.DeepEqual(pm, cm)
 }

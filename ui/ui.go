@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
@@ -68,6 +69,11 @@ type Config struct {
 type Handler struct {
 	cfg Config
 	mux *http.ServeMux
+	// stop is closed when Run's context ends: live streams end with it,
+	// so that an HTTP server's graceful shutdown need not wait for them.
+	stop chan struct{}
+	// streams counts the live streams, for Run to wait on.
+	streams sync.WaitGroup
 }
 
 // New returns the handler of /ui/ (the page) and /ui/api/ (its data):
@@ -85,12 +91,12 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.LeaseName == "" {
 		cfg.LeaseNamespace, cfg.LeaseName = "kube-system", "kube-controller-manager"
 	}
-	h := &Handler{cfg: cfg, mux: http.NewServeMux()}
+	h := &Handler{cfg: cfg, mux: http.NewServeMux(), stop: make(chan struct{})}
 	files, err := fs.Sub(static, "static")
 	if err != nil {
 		return nil, err
 	}
-	h.mux.Handle("GET /ui/", http.StripPrefix("/ui/", http.FileServerFS(files)))
+	h.mux.Handle("/ui/", http.StripPrefix("/ui/", http.FileServerFS(files)))
 	h.mux.HandleFunc("GET /ui/api/snapshot", h.serveSnapshot)
 	h.mux.HandleFunc("GET /ui/api/timeline", h.serveTimeline)
 	h.mux.HandleFunc("GET /ui/api/diff", h.serveDiff)
@@ -101,8 +107,24 @@ func New(cfg Config) (*Handler, error) {
 	return h, nil
 }
 
-// ServeHTTP serves /ui/ and /ui/api/; other paths are 404.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+// Run returns when ctx ends, after ending every live stream (the watch
+// endpoint's); streams opened afterwards end at once. Serve the handler
+// without Run and its streams end only with their requests.
+func (h *Handler) Run(ctx context.Context) {
+	<-ctx.Done()
+	close(h.stop)
+	h.streams.Wait()
+}
+
+// ServeHTTP serves /ui/ and /ui/api/; other paths are 404. The page only
+// reads: any method but GET and HEAD is a 405 Status.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		writeError(w, apiserver.NewMethodNotSupported(apiserver.GroupResource{Resource: "ui"}, r.Method))
+		return
+	}
+	h.mux.ServeHTTP(w, r)
+}
 
 // writeJSON writes v with code 200.
 func writeJSON(w http.ResponseWriter, v any) {

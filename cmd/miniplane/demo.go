@@ -116,6 +116,9 @@ func demo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error {
 		s.chapter("Still serving. Try:")
 		s.plain("kubectl --server %s get pods,rc,svc,endpoints -o wide", p.URL())
 		s.plain("kubectl --server %s get lease -n kube-system", p.URL())
+		if u := p.uiURL(); u != "" {
+			s.plain("open %s", u)
+		}
 		s.plain("Stop with Ctrl-C.")
 		<-ctx.Done()
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/miniplane/miniplane/controllers/nodesim"
 	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/informer"
+	"github.com/miniplane/miniplane/ui"
 )
 
 // planeConfig says what control plane to start.
@@ -81,6 +82,7 @@ type plane struct {
 	// in front of it.
 	front  http.Handler
 	faults *faults.Injector
+	ui     *ui.Handler // the browser view at /ui/ (ui.go); nil when not mounted
 	ln     net.Listener
 	nodes  *nodesim.Controller
 	nodeF  *informer.Factory
@@ -181,6 +183,9 @@ func newPlane(cfg planeConfig) (*plane, error) {
 		}
 		p.front = p.faults
 	}
+	if p.front, err = p.mountUI(p.front); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -232,6 +237,9 @@ func (p *plane) Run(ctx context.Context) error {
 	defer cancel(nil)
 	var wg sync.WaitGroup
 	wg.Go(func() { p.srv.Run(ctx) })
+	if p.ui != nil {
+		wg.Go(func() { p.ui.Run(ctx) })
+	}
 	var serveErr error
 	wg.Go(func() {
 		if err := httpapi.ServeThrough(ctx, p.ln, p.http, p.front); err != nil {

@@ -100,6 +100,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "  injecting API faults %s at rate %v, drawn from seed %d\n", injected, *faultRate, *seed)
 	}
 	fmt.Fprintf(stdout, "  export KUBECONFIG=%s\n  kubectl get pods,rc,svc -A\n", shellQuote(kcPath))
+	if u := p.uiURL(); u != "" {
+		fmt.Fprintf(stdout, "  open %s\n", u)
+	}
 	select {
 	case <-p.Ready():
 		fmt.Fprintf(stdout, "ready: %s (Ctrl-C stops)\n", p.describe())
