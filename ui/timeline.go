@@ -351,7 +351,6 @@ func findEntry(entries []api.ManagedFieldsEntry, e api.ManagedFieldsEntry) (api.
 	return api.ManagedFieldsEntry{}, false
 }
 
-
 // latestStatusEntry returns cur's latest entry for the status
 // subresource, or nil.
 func latestStatusEntry(cur api.Object) *api.ManagedFieldsEntry {
