@@ -37,11 +37,14 @@ type Causes interface {
 const (
 	// RuleOwner: a replication controller's write to a pod it owns (by
 	// its controller ownerReference) or to its own status was made by a
-	// reconcile of the owner's key, and that reconcile was started by the
-	// latest earlier write to the owner's spec (its creation included) or
-	// the latest earlier write by another writer to a pod it owns,
-	// whichever came last. The controller's own writes re-enqueue it too,
-	// but those reconciles only confirm what it did.
+	// reconcile of the owner's key. The reconcile that created or deleted
+	// pods was started by what changes how many it wants or has: the
+	// latest earlier write to the owner's spec (its creation included) or,
+	// by another writer, one that ended an owned pod (deleted it, marked it
+	// for deletion, or finished it). A status write may also follow any
+	// other writer's change to an owned pod (its readiness counts). The
+	// controller's own writes re-enqueue it too, but those reconciles only
+	// confirm what it did; bindings and kubelet updates change no count.
 	RuleOwner = "owner"
 	// RuleService: the endpoints controller's write to Endpoints ns/name
 	// was made by a reconcile of the service ns/name, started by the
@@ -55,9 +58,10 @@ const (
 // it.
 type scanner struct {
 	exact Causes
-	// ownerInput is, per "namespace/rc", the latest trigger of the
-	// replication controller's reconcile (RuleOwner).
-	ownerInput map[string]int64
+	// ownerCount and ownerAny are, per "namespace/rc", the latest write
+	// that changed the replicas wanted or had, and the latest that
+	// changed anything the status counts (RuleOwner).
+	ownerCount, ownerAny map[string]int64
 	// serviceInput is, per "namespace/service", the latest write to the
 	// service, and podInput per namespace the latest pod write by another
 	// writer than the endpoints controller (RuleService).
@@ -66,7 +70,7 @@ type scanner struct {
 }
 
 func (h *Handler) newScanner() *scanner {
-	return &scanner{exact: h.cfg.Causes, ownerInput: map[string]int64{}, serviceInput: map[string]int64{}, podInput: map[string]int64{}}
+	return &scanner{exact: h.cfg.Causes, ownerCount: map[string]int64{}, ownerAny: map[string]int64{}, serviceInput: map[string]int64{}, podInput: map[string]int64{}}
 }
 
 // The controllers' field managers, as controllers/manager names them (its
@@ -94,17 +98,21 @@ func (sc *scanner) add(s scanned) *Row {
 	case *api.ReplicationController:
 		key := m.Namespace + "/" + m.Name
 		if row.Actor == replicationManager {
-			sc.infer(row, RuleOwner, replicationManager, key, sc.ownerInput[key])
+			sc.infer(row, RuleOwner, replicationManager, key, max(sc.ownerCount[key], sc.ownerAny[key]))
 		} else if specChanged(s.prev, s.cur) {
-			sc.ownerInput[key] = row.Revision
+			sc.ownerCount[key] = row.Revision
 		}
 	case *api.Pod:
 		if ref := controllerOf(m); ref != nil && ref.Kind == "ReplicationController" {
 			key := m.Namespace + "/" + ref.Name
-			if row.Actor == replicationManager {
-				sc.infer(row, RuleOwner, replicationManager, key, sc.ownerInput[key])
-			} else {
-				sc.ownerInput[key] = row.Revision
+			switch {
+			case row.Actor == replicationManager:
+				sc.infer(row, RuleOwner, replicationManager, key, sc.ownerCount[key])
+			case podEnded(s.prev, s.cur):
+				sc.ownerCount[key] = row.Revision
+				sc.ownerAny[key] = row.Revision
+			default:
+				sc.ownerAny[key] = row.Revision
 			}
 		}
 		if row.Actor != endpointsManager {
@@ -146,4 +154,18 @@ func specChanged(prev, cur api.Object) bool {
 		return true
 	}
 	return prev.GetObjectMeta().Generation != cur.GetObjectMeta().Generation
+}
+
+// podEnded says whether a write took a pod out of its controller's count:
+// deleted it, marked it for deletion, or moved it to Succeeded or Failed.
+func podEnded(prev, cur api.Object) bool {
+	if cur == nil {
+		return true
+	}
+	c := cur.(*api.Pod)
+	if !api.IsPodActive(c) {
+		p, ok := prev.(*api.Pod)
+		return !ok || api.IsPodActive(p)
+	}
+	return false
 }

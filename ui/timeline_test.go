@@ -32,8 +32,6 @@ func TestTheTimelineLinksTheScaleWriteToThePodsTheControllerCreated(t *testing.T
 	created := c.rev()
 	first := []int64{c.podFor(rc, "web-a", "node-0", true), c.podFor(rc, "web-b", "node-0", true), c.podFor(rc, "web-c", "node-0", true)}
 	scaled := c.scale("web", 5)
-	// A kubelet's write to an owned pod in between is another trigger:
-	// the pods after it are linked to it, as the rule says.
 	second := []int64{c.podFor(rc, "web-d", "node-0", true), c.podFor(rc, "web-e", "node-0", true)}
 
 	tl := rowsOf(t, c, "/ui/api/timeline?limit=1000")
@@ -50,19 +48,27 @@ func TestTheTimelineLinksTheScaleWriteToThePodsTheControllerCreated(t *testing.T
 	for i, rev := range first {
 		r := byRev[rev]
 		assert.Equal(t, "replicationcontroller", r.Actor)
-		want := created
-		if i > 0 {
-			want = first[i-1] + 2 // the previous pod's ready status, by the kubelet
-		}
-		assert.Equal(t, &Cause{Controller: "replicationcontroller", Key: "default/web", TriggerRevision: want, Inferred: true, Rule: RuleOwner}, r.Cause, "pod %d", i)
+		// The kubelet's writes to the pods in between change no count.
+		assert.Equal(t, &Cause{Controller: "replicationcontroller", Key: "default/web", TriggerRevision: created, Inferred: true, Rule: RuleOwner}, r.Cause, "pod %d", i)
 	}
 	d := byRev[second[0]]
 	assert.Equal(t, api.WatchAdded, d.Verb)
 	assert.Equal(t, "Pod", d.Kind)
 	assert.Equal(t, "web-d", d.Name)
 	require.NotNil(t, d.Cause)
-	assert.Equal(t, scaled, d.Cause.TriggerRevision, "the first new pod follows the scale write")
+	assert.Equal(t, scaled, d.Cause.TriggerRevision, "the new pods follow the scale write")
 	assert.Equal(t, "default/web", d.Cause.Key)
+	assert.Equal(t, scaled, byRev[second[1]].Cause.TriggerRevision, "the binding and status of web-d in between change no count")
+
+	// Deleting a pod is the trigger of the replacement.
+	_, err := c.srv.Delete(as("kubectl"), "pods", "default", "web-a", api.DeleteOptions{GracePeriodSeconds: new(int64)})
+	require.NoError(t, err)
+	deleted := c.rev()
+	replacement := c.podFor(rc, "web-f", "", false)
+	tl = rowsOf(t, c, fmt.Sprintf("/ui/api/timeline?after=%d", deleted-1))
+	require.Len(t, tl.Rows, 2)
+	assert.Equal(t, replacement, tl.Rows[0].Revision)
+	assert.Equal(t, deleted, tl.Rows[0].Cause.TriggerRevision)
 
 	bound := byRev[second[0]+1]
 	assert.Equal(t, "scheduler", bound.Actor, "a binding sets spec.nodeName")
