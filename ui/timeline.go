@@ -260,9 +260,10 @@ func readEvent(ev store.Event[api.Object]) scanned {
 //     time if several): its manager and time. The API server records
 //     every write over HTTP (fieldManager or User-Agent) and every
 //     in-process write under apiserver.WithFieldManager there.
-//   - for a status-only write that changed no entry (a manager writing
-//     the fields it owns again within the second its entry records): the
-//     latest entry of the status subresource.
+//   - for a write that changed no entry (a manager writing the fields it
+//     owns again within the second its entry records): the latest entry
+//     of the part it changed, the status subresource's for a status-only
+//     write, the object's otherwise; not for a graceful delete.
 //   - a pod whose spec.nodeName the write set: "scheduler", since only the
 //     binding subresource sets it.
 //   - a Lease whose renewTime changed: its holder, the elector that
@@ -285,8 +286,8 @@ func actorOf(prev, cur api.Object) (string, time.Time) {
 		prevEntries = prev.GetObjectMeta().ManagedFields
 	}
 	best := writerEntry(prevEntries, cur.GetObjectMeta().ManagedFields)
-	if best == nil && prev != nil && statusOnly(prev, cur) {
-		best = latestStatusEntry(cur)
+	if best == nil && prev != nil && !markedForDeletion(prev, cur) {
+		best = latestEntry(cur, statusOnly(prev, cur))
 	}
 	if best != nil {
 		var at time.Time
@@ -351,17 +352,27 @@ func findEntry(entries []api.ManagedFieldsEntry, e api.ManagedFieldsEntry) (api.
 	return api.ManagedFieldsEntry{}, false
 }
 
-// latestStatusEntry returns cur's latest entry for the status
-// subresource, or nil.
-func latestStatusEntry(cur api.Object) *api.ManagedFieldsEntry {
+// latestEntry returns cur's latest entry for the status subresource
+// (status true) or for the object itself, or nil.
+func latestEntry(cur api.Object, status bool) *api.ManagedFieldsEntry {
+	sub := ""
+	if status {
+		sub = "status"
+	}
 	entries := cur.GetObjectMeta().ManagedFields
 	var best *api.ManagedFieldsEntry
 	for i, e := range entries {
-		if e.Subresource == "status" && e.Time != nil && (best == nil || !e.Time.Before(best.Time.Time)) {
+		if e.Subresource == sub && e.Time != nil && (best == nil || !e.Time.Before(best.Time.Time)) {
 			best = &entries[i]
 		}
 	}
 	return best
+}
+
+// markedForDeletion says whether the write set the deletion timestamp: a
+// graceful delete, which managedFields do not record.
+func markedForDeletion(prev, cur api.Object) bool {
+	return prev.GetObjectMeta().DeletionTimestamp == nil && cur.GetObjectMeta().DeletionTimestamp != nil
 }
 
 // statusOnly says whether the write from prev to cur changed only the

@@ -5,9 +5,9 @@
 export function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === null || v === false) continue;
+    if (v === undefined || v === null) continue;
     if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
-    else e.setAttribute(k, v === true ? '' : v);
+    else e.setAttribute(k, String(v));
   }
   e.append(...children.flat().filter((c) => c !== undefined && c !== null));
   return e;
