@@ -174,10 +174,11 @@ func (b *browser) screenshot(t *testing.T, name string) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644))
 }
 
-// eval evaluates a JavaScript expression in the page.
+// eval evaluates a JavaScript expression in the page, awaiting it when
+// it is a promise.
 func eval[T any](t *testing.T, b *browser, expr string) T {
 	t.Helper()
-	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[T](expr))
+	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
 	require.NoError(t, err, expr)
 	return v
 }

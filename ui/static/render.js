@@ -74,6 +74,7 @@ export function renderServices(root, services) {
       s.ready.map((a) => addr(a, 'ready')),
       s.notReady.map((a) => addr(a, 'not-ready')),
       s.ready.length + s.notReady.length ? null : el('li', { class: 'none' }, 'no endpoints')))));
+  if (!services.length) root.append(el('p', { class: 'none' }, 'none'));
 }
 
 // renderLease draws the leader Lease.
@@ -124,11 +125,15 @@ const short = (v) => {
   return s.length > 40 ? s.slice(0, 39) + '…' : s;
 };
 
-// changeList draws changes as "path: from → to" lines.
-export function changeList(changes, truncated) {
-  const items = changes.map((c) => el('li', {}, el('code', {}, c.path), ` ${short(c.from)} → ${short(c.to)}`));
-  if (truncated) items.push(el('li', { class: 'none' }, '…'));
-  return el('ul', { class: 'changes' }, items);
+// changeList draws changes as "path: from → to" lines, the first few
+// open and the rest folded.
+export function changeList(changes, truncated, open = 3) {
+  const item = (c) => el('li', {}, el('code', {}, c.path), ` ${short(c.from)} → ${short(c.to)}`);
+  const list = el('ul', { class: 'changes' }, changes.slice(0, open).map(item));
+  const rest = changes.slice(open).map(item);
+  if (truncated) rest.push(el('li', { class: 'none' }, 'and more'));
+  if (rest.length) list.append(el('li', {}, el('details', {}, el('summary', {}, `${changes.length - open}${truncated ? '+' : ''} more`), el('ul', {}, rest))));
+  return list;
 }
 
 // timelineRow draws one write; onJump(revision) is called when its
