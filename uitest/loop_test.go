@@ -69,4 +69,3 @@ func TestTheLoopOnThePage(t *testing.T) {
 	b.waitFor(t, 5*time.Second, podsShown+` === 5`)
 	b.noErrors(t)
 }
-
