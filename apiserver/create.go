@@ -22,11 +22,7 @@ const maxNameAttempts = 8
 // and returns the stored object (converted to obj's version when obj's kind
 // serves a stored kind in another version).
 func (s *Server) Create(ctx context.Context, obj api.Object) (api.Object, error) {
-	obj, err := s.trackCreateOrUpdate(ctx, obj, false)
-	if err != nil {
-		return nil, err
-	}
-	return s.create(obj, WriteOptions{})
+	return s.create(obj, WriteOptions{fieldManager: FieldManager(ctx)})
 }
 
 // CreateWith is Create with options: with DryRun it runs every check and
@@ -98,6 +94,7 @@ func (s *Server) create(obj api.Object, opts WriteOptions) (api.Object, error) {
 		return k.out(in), nil
 	}
 
+	m.ManagedFields = stampManager(m.ManagedFields, opts.fieldManager, "", sk.apiVersion, s.now())
 	for attempt := 1; ; attempt++ {
 		m.UID = s.newUID()
 		m.CreationTimestamp = s.now()

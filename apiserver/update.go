@@ -20,11 +20,7 @@ import (
 // nothing writes nothing and returns the stored object. Removing the last
 // finalizer of an object being deleted deletes it.
 func (s *Server) Update(ctx context.Context, obj api.Object) (api.Object, error) {
-	obj, err := s.trackCreateOrUpdate(ctx, obj, true)
-	if err != nil {
-		return nil, err
-	}
-	return s.update(obj, false, WriteOptions{})
+	return s.update(obj, false, WriteOptions{fieldManager: FieldManager(ctx)})
 }
 
 // WriteOptions qualify a create or an update. Kubernetes: the dryRun of
@@ -39,6 +35,10 @@ type WriteOptions struct {
 	// keeps all of the metadata: the HTTP front records there who wrote
 	// through the subresource (Kubernetes' field manager does the same).
 	ManagedFields []api.ManagedFieldsEntry
+
+	// fieldManager is the in-process writer (WithFieldManager) whose
+	// entry a write that stores something stamps.
+	fieldManager string
 }
 
 // UpdateWith is Update with options (see WriteOptions).
@@ -54,11 +54,7 @@ func (s *Server) UpdateStatusWith(_ context.Context, obj api.Object, opts WriteO
 // UpdateStatus replaces an object's status and nothing else, with Update's
 // concurrency rules. Kinds without a status subresource get MethodNotAllowed.
 func (s *Server) UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error) {
-	managed, err := s.trackStatus(ctx, obj)
-	if err != nil {
-		return nil, err
-	}
-	return s.update(obj, true, WriteOptions{ManagedFields: managed})
+	return s.update(obj, true, WriteOptions{fieldManager: FieldManager(ctx)})
 }
 
 func (s *Server) update(obj api.Object, status bool, opts WriteOptions) (api.Object, error) {
@@ -135,6 +131,13 @@ func (s *Server) update(obj api.Object, status bool, opts WriteOptions) (api.Obj
 		if opts.DryRun {
 			undo()
 			return k.out(next), nil
+		}
+		if opts.fieldManager != "" {
+			sub := ""
+			if status {
+				sub = "status"
+			}
+			nm.ManagedFields = stampManager(nm.ManagedFields, opts.fieldManager, sub, k.apiVersion, s.now())
 		}
 
 		if nm.DeletionTimestamp != nil && len(nm.Finalizers) == 0 && graceOver(nm, s.clock.Now()) {
