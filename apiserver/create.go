@@ -25,11 +25,11 @@ const maxNameAttempts = 8
 // serves a stored kind in another version). With client.DryRun() it runs
 // every check and returns the object as it would be stored (uid and
 // creationTimestamp set, no resourceVersion), storing nothing.
-func (s *Server) Create(_ context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
-	return s.create(obj, client.NewWriteOptions(opts...))
+func (s *Server) Create(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
+	return s.create(obj, writeOptionsOf(ctx, opts))
 }
 
-func (s *Server) create(obj api.Object, opts client.WriteOptions) (api.Object, error) {
+func (s *Server) create(obj api.Object, opts writeOptions) (api.Object, error) {
 	k, err := s.kindOf(obj)
 	if err != nil {
 		return nil, err
@@ -91,6 +91,7 @@ func (s *Server) create(obj api.Object, opts client.WriteOptions) (api.Object, e
 		return k.out(in), nil
 	}
 
+	m.ManagedFields = stampManager(m.ManagedFields, opts.fieldManager, "", sk.apiVersion, s.now())
 	for attempt := 1; ; attempt++ {
 		m.UID = s.newUID()
 		m.CreationTimestamp = s.now()

@@ -122,7 +122,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	for _, name := range initialNamespaces(cfg.SystemNamespaces) {
 		ns := &api.Namespace{Metadata: api.ObjectMeta{Name: name}}
-		if _, err := s.create(ns, client.WriteOptions{}); err != nil {
+		if _, err := s.create(ns, writeOptions{}); err != nil {
 			return nil, fmt.Errorf("apiserver: creating namespace %s: %w", name, err)
 		}
 	}

@@ -22,18 +22,18 @@ import (
 // nothing writes nothing and returns the stored object. Removing the last
 // finalizer of an object being deleted deletes it.
 // Options qualify the write (client.DryRun, client.WithManagedFields).
-func (s *Server) Update(_ context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
-	return s.update(obj, false, client.NewWriteOptions(opts...))
+func (s *Server) Update(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
+	return s.update(obj, false, writeOptionsOf(ctx, opts))
 }
 
 // UpdateStatus replaces an object's status and nothing else, with Update's
 // concurrency rules. Kinds without a status subresource get MethodNotAllowed.
 // Options qualify the write, as Update's do.
-func (s *Server) UpdateStatus(_ context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
-	return s.update(obj, true, client.NewWriteOptions(opts...))
+func (s *Server) UpdateStatus(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
+	return s.update(obj, true, writeOptionsOf(ctx, opts))
 }
 
-func (s *Server) update(obj api.Object, status bool, opts client.WriteOptions) (api.Object, error) {
+func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Object, error) {
 	k, err := s.kindOf(obj)
 	if err != nil {
 		return nil, err
@@ -107,6 +107,13 @@ func (s *Server) update(obj api.Object, status bool, opts client.WriteOptions) (
 		if opts.DryRun {
 			undo()
 			return k.out(next), nil
+		}
+		if opts.fieldManager != "" {
+			sub := ""
+			if status {
+				sub = "status"
+			}
+			nm.ManagedFields = stampManager(nm.ManagedFields, opts.fieldManager, sub, k.apiVersion, s.now())
 		}
 
 		if nm.DeletionTimestamp != nil && len(nm.Finalizers) == 0 && graceOver(nm, s.clock.Now()) {

@@ -18,6 +18,7 @@ import (
 	"github.com/miniplane/miniplane/apiserver/faults"
 	"github.com/miniplane/miniplane/apiserver/httpapi"
 	"github.com/miniplane/miniplane/apiserver/httpapi/inmem"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/manager"
@@ -327,7 +328,7 @@ func (p *Plane) Run(ctx context.Context) error {
 	wg.Go(func() {
 		defer p.nodeF.Shutdown()
 		p.registerNodes(ctx)
-		p.nodes.Run(ctx, NodeSimWorkers)
+		p.nodes.Run(client.WithFieldManager(ctx, "kubelet"), NodeSimWorkers) // its writes' field manager, as the page shows them
 	})
 	var errMu sync.Mutex
 	var instErr []error

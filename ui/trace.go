@@ -30,8 +30,8 @@ const (
 //
 //   - GET /ui/trace/ serves the page (index.html, trace.js, trace.css);
 //   - GET /ui/api/trace returns the replay (sim.Replay as JSON) of trace,
-//     the trace of the run the handler was made for; 404 when trace is
-//     nil (the page then asks for a file);
+//     the trace of the run the handler was made for; 204 No Content when
+//     trace is nil (the page then asks for a file);
 //   - POST /ui/api/trace replays the trace file in the body and returns
 //     it, so the page can open a file; a body that is not a trace is a
 //     400 BadRequest naming the bad line, one over MaxTraceBytes a 413.
@@ -63,53 +63,46 @@ func newTraceHandler(trace []byte, maxBytes int64) (http.Handler, error) {
 		switch r.Method {
 		case http.MethodGet, http.MethodHead:
 			if replay == nil {
-				writeStatus(w, apierrors.NewNotFound(apierrors.GroupResource{Resource: "trace"}, "run"))
+				// No run: not an error, the page asks for a file.
+				w.WriteHeader(http.StatusNoContent)
 				return
 			}
-			writeJSON(w, replay)
+			writeRawJSON(w, replay)
 		case http.MethodPost:
 			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBytes))
 			var tooBig *http.MaxBytesError
 			if errors.As(err, &tooBig) {
-				writeStatus(w, apierrors.NewRequestEntityTooLarge(fmt.Sprintf("a trace file may have at most %d bytes", maxBytes)))
+				writeError(w, apierrors.NewRequestEntityTooLarge(fmt.Sprintf("a trace file may have at most %d bytes", maxBytes)))
 				return
 			} else if err != nil {
-				writeStatus(w, apierrors.NewBadRequest("reading the trace: "+err.Error()))
+				writeError(w, apierrors.NewBadRequest("reading the trace: "+err.Error()))
 				return
 			}
 			lines, err := sim.ReadTrace(bytes.NewReader(body))
 			if err != nil {
-				writeStatus(w, apierrors.NewBadRequest("the body is not a miniplane sim trace: "+err.Error()))
+				writeError(w, apierrors.NewBadRequest("the body is not a miniplane sim trace: "+err.Error()))
 				return
 			}
 			if len(lines) == 0 {
-				writeStatus(w, apierrors.NewBadRequest("the trace is empty"))
+				writeError(w, apierrors.NewBadRequest("the trace is empty"))
 				return
 			}
 			b, err := json.Marshal(sim.ReplayTrace(lines))
 			if err != nil {
-				writeStatus(w, apierrors.NewInternalError(err))
+				writeError(w, apierrors.NewInternalError(err))
 				return
 			}
-			writeJSON(w, b)
+			writeRawJSON(w, b)
 		default:
 			w.Header().Set("Allow", "GET, HEAD, POST")
-			writeStatus(w, apierrors.NewMethodNotSupported(apierrors.GroupResource{Resource: "trace"}, r.Method))
+			writeError(w, apierrors.NewMethodNotSupported(apierrors.GroupResource{Resource: "trace"}, r.Method))
 		}
 	})
 	return mux, nil
 }
 
-func writeJSON(w http.ResponseWriter, b []byte) {
+// writeRawJSON writes b, a JSON document, with code 200.
+func writeRawJSON(w http.ResponseWriter, b []byte) {
 	w.Header().Set("Content-Type", "application/json")
-	w.Write(b)
-}
-
-// writeStatus writes err as a Kubernetes Status with its code.
-func writeStatus(w http.ResponseWriter, err *apierrors.StatusError) {
-	st := apierrors.StatusOf(err)
-	b, _ := json.Marshal(st) // a Status is plain data
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(int(st.Code))
 	w.Write(b)
 }

@@ -72,7 +72,7 @@ func TestTraceHandler(t *testing.T) {
 		{"the page", srv, "GET", "/ui/trace/", "", 200, "", `<script type="module" src="trace.js">`},
 		{"the script", srv, "GET", "/ui/trace/trace.js", "", 200, "", "export function renderCluster"},
 		{"the run's replay", srv, "GET", "/ui/api/trace", "", 200, "", `"invariant":"rc-no-overshoot"`},
-		{"no run", none, "GET", "/ui/api/trace", "", 404, api.StatusReasonNotFound, "not found"},
+		{"no run", none, "GET", "/ui/api/trace", "", 204, "", ""},
 		{"a posted trace", none, "POST", "/ui/api/trace", string(trace), 200, "", `"violation":`},
 		{"not a trace", srv, "POST", "/ui/api/trace", "{\"step\":0,\"t\":\"0s\",\"actor\":\"a\",\"kind\":\"k\",\"rev\":1}\nnonsense\n", 400, api.StatusReasonBadRequest, "line 2: not a trace line"},
 		{"empty", srv, "POST", "/ui/api/trace", "", 400, api.StatusReasonBadRequest, "the trace is empty"},

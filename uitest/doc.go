@@ -1,5 +1,7 @@
-// Package uitest drives miniplane's browser views in a real browser
-// (chromedp and /usr/bin/chromium, or $CHROMIUM). It is a module of its own
-// so that the main module never imports chromedp; its tests skip when no
-// browser is installed.
+// Package uitest drives miniplane's browser views (package ui) in a real
+// headless Chromium with chromedp: the live view against the real
+// `miniplane serve` changed with the real kubectl, and the simulator's trace
+// view. It is a module of its own so that the main module never imports
+// chromedp. The tests skip, saying how to install it, where Chromium is
+// missing.
 package uitest

@@ -84,6 +84,10 @@ func demo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	page, err := mountUI(p, "")
+	if err != nil {
+		return err
+	}
 	if err := p.Listen(); err != nil {
 		return err
 	}
@@ -100,7 +104,7 @@ func demo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error {
 	narrated := make(chan error, 1)
 	go func() { narrated <- n.Run(ctx, p.Server(), clk.Now, rv) }()
 	runErr := make(chan error, 1)
-	go func() { runErr <- p.Run(ctx) }()
+	go func() { runErr <- runPlane(ctx, p, page) }()
 
 	s := &story{p: p, n: n, c: p.Server(), pace: o.pace, wait: 30 * time.Second}
 	s.chapter("miniplane demo: the Kubernetes control loop, narrated")
@@ -119,6 +123,9 @@ func demo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error {
 		s.chapter("Still serving. Try:")
 		s.plain("kubectl --server %s get pods,rc,svc,endpoints -o wide", p.URL())
 		s.plain("kubectl --server %s get lease -n kube-system", p.URL())
+		if u := uiURL(p, page); u != "" {
+			s.plain("open %s", u)
+		}
 		s.plain("Stop with Ctrl-C.")
 		<-ctx.Done()
 	}

@@ -88,6 +88,10 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	page, err := mountUI(p, *token)
+	if err != nil {
+		return err
+	}
 	if err := p.Listen(); err != nil {
 		return err
 	}
@@ -100,13 +104,16 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signalContext()
 	defer stop()
 	runErr := make(chan error, 1)
-	go func() { runErr <- p.Run(ctx) }()
+	go func() { runErr <- runPlane(ctx, p, page) }()
 
 	fmt.Fprintf(stdout, "miniplane is serving the Kubernetes API on %s\n", p.URL())
 	if injected != 0 {
 		fmt.Fprintf(stdout, "  injecting API faults %s at rate %v, drawn from seed %d\n", injected, *faultRate, *seed)
 	}
 	fmt.Fprintf(stdout, "  export KUBECONFIG=%s\n  kubectl get pods,rc,svc -A\n", shellQuote(kcPath))
+	if u := uiURL(p, page); u != "" {
+		fmt.Fprintf(stdout, "  open %s\n", u)
+	}
 	select {
 	case <-p.Ready():
 		fmt.Fprintf(stdout, "ready: %s (Ctrl-C stops)\n", describe(p))

@@ -172,7 +172,9 @@ func (m *Manager) Run(ctx context.Context) error {
 		m.mu.Unlock()
 		wg.Go(func() {
 			defer m.setRunning(d.Name, false)
-			c.Run(ctx, workers)
+			// Each controller writes under its own name, as each of
+			// kube-controller-manager's has a client of its own.
+			c.Run(client.WithFieldManager(ctx, d.Name), workers)
 		})
 		m.ic.Logger.Info("controller started", zap.String("controller", d.Name), zap.Int("workers", workers))
 	}

@@ -78,6 +78,8 @@ type MetricsSnapshot struct {
 	// plus in-flight ones that were added again and will be queued on Done.
 	// Delayed items are not counted. (workqueue_depth)
 	Depth int
+	// InFlight is the number of items workers hold, between Get and Done.
+	InFlight int
 	// Adds counts the adds that made an item waiting; duplicates that
 	// collapsed into a waiting item are not counted. (workqueue_adds_total)
 	Adds uint64
@@ -121,6 +123,7 @@ func (q *Queue[T]) Metrics() MetricsSnapshot {
 		return s
 	}
 	s.Depth = q.m.depth
+	s.InFlight = q.processing
 	s.Adds = q.m.adds
 	s.Retries = q.m.retries
 	s.QueueDuration = q.m.queueDuration.snapshot()

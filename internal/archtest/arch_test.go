@@ -56,7 +56,7 @@ var rules = map[string]rule{
 	"controllers": {local: []string{"api", "client", "apiserver", "informer", "election"}, thirdParty: []string{zap}},
 	"sim":         {local: []string{"api", "store", "client", "apiserver", "informer", "election", "controllers", "plane"}, thirdParty: []string{zap}},
 	"plane":       {local: []string{"api", "store", "client", "apiserver", "informer", "election", "controllers"}, thirdParty: []string{zap}},
-	"ui":          {local: []string{"api", "client", "apiserver", "sim"}},
+	"ui":          {local: []string{"api", "store", "client", "apiserver", "controllers", "sim"}},
 	"cmd":         {local: []string{"api", "store", "client", "apiserver", "informer", "election", "controllers", "plane", "sim", "ui"}, thirdParty: []string{zap}},
 	"internal":    {},
 	"clock":       {},

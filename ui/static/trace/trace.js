@@ -153,7 +153,7 @@ async function fail(resp) {
 
 async function fetchRun() {
   const resp = await fetch(API);
-  if (resp.status === 404) { $("source").textContent = "no run: open a trace file"; return; }
+  if (resp.status === 204) { $("source").textContent = "no run: open a trace file"; return; }
   if (!resp.ok) return fail(resp);
   load(await resp.json(), "this run");
 }
