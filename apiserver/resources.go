@@ -129,7 +129,7 @@ func (k *kind) info() ResourceInfo {
 	}
 	r := ResourceInfo{
 		Resource: k.gr.Resource, Group: k.gr.Group, Version: version, Kind: k.kind,
-		Namespaced: k.namespaced, HasStatus: k.hasStatus,
+		Namespaced: k.namespaced, HasStatus: k.status != nil,
 		HasScale:    k.gr.Resource == ReplicationControllers,
 		HasBinding:  k.gr == GroupResource{Resource: Pods},
 		HasEviction: k.gr == GroupResource{Resource: Pods},
