@@ -14,6 +14,8 @@ const (
 	ResourceMemory = "memory"
 	// ResourcePods is the number of pods a node can run.
 	ResourcePods = "pods"
+	// ResourceStorage is a volume's size in bytes: "10Gi".
+	ResourceStorage = "storage"
 )
 
 // ResourceList maps a resource name ("cpu", "memory", "pods", ...) to a quantity in

@@ -50,6 +50,10 @@ type kind struct {
 	// fieldNames are the extra field-selector fields the kind supports.
 	fieldNames []string
 
+	// scale, when set, gives the kind a scale subresource (autoscaling/v1
+	// Scale) over its spec.replicas.
+	scale *scaleHooks
+
 	// defaultPropagation is what a delete without a policy does to dependents.
 	defaultPropagation api.DeletionPropagation
 	// graceSeconds, when set, makes deletion graceful: it returns the grace
@@ -144,7 +148,7 @@ func newKinds() []*kind {
 		fields:     eventFields,
 		fieldNames: []string{"involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"},
 	}, defaultEvent, validateEvent, validateEventUpdate)
-	return []*kind{
+	kinds := []*kind{
 		typed(&kind{
 			gr: GroupResource{Resource: "namespaces"}, kind: "Namespace", apiVersion: "v1", shortNames: []string{"ns"},
 			newObj: func() api.Object { return &api.Namespace{} },
@@ -175,6 +179,14 @@ func newKinds() []*kind {
 			// collector default: deleting one orphans its pods unless the client
 			// asks otherwise (kubectl asks for Background).
 			defaultPropagation: api.DeletePropagationOrphan,
+			scale: &scaleHooks{
+				replicas: func(o api.Object) *int32 { return o.(*api.ReplicationController).Spec.Replicas },
+				set:      func(o api.Object, n int32) { o.(*api.ReplicationController).Spec.Replicas = &n },
+				status: func(o api.Object) (int32, string) {
+					rc := o.(*api.ReplicationController)
+					return rc.Status.Replicas, api.SelectorFromSet(rc.Spec.Selector).String()
+				},
+			},
 		}, defaultReplicationController, validateReplicationController, validateReplicationControllerUpdate),
 		typed(&kind{
 			gr: GroupResource{Resource: "services"}, kind: "Service", apiVersion: "v1", namespaced: true, shortNames: []string{"svc"}, categories: []string{"all"},
@@ -230,9 +242,9 @@ func newKinds() []*kind {
 					Cell: func(o api.Object) any { return int64(len(o.(*api.ServiceAccount).Secrets)) }},
 				ageColumn},
 		}, defaultServiceAccount, validateServiceAccount, validateServiceAccountUpdate),
-		events,
-		eventsV1(events),
 	}
+	kinds = append(kinds, schedulingKinds()...)
+	return append(kinds, events, eventsV1(events))
 }
 
 func podFields(o api.Object) map[string]string {

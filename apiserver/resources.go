@@ -130,7 +130,7 @@ func (k *kind) info() ResourceInfo {
 	r := ResourceInfo{
 		Resource: k.gr.Resource, Group: k.gr.Group, Version: version, Kind: k.kind,
 		Namespaced: k.namespaced, HasStatus: k.status != nil,
-		HasScale:    k.gr.Resource == ReplicationControllers,
+		HasScale:    k.scale != nil,
 		HasBinding:  k.gr == GroupResource{Resource: Pods},
 		HasEviction: k.gr == GroupResource{Resource: Pods},
 		ShortNames:  slices.Clone(k.shortNames),
