@@ -30,7 +30,7 @@ func schedulingKinds() []*kind {
 			columns: persistentVolumeClaimColumns,
 		}, defaultPersistentVolumeClaim, validatePersistentVolumeClaim, validatePersistentVolumeClaimUpdate),
 		typed(&kind{
-			gr: storage("storageclasses"), kind: "StorageClass", apiVersion: "storage.k8s.io/v1", shortNames: []string{"sc"},
+			gr: storage("storageclasses"), kind: "StorageClass", apiVersion: "storage.k8s.io/v1", shortNames: []string{"sc"}, singular: "storageclass",
 			newObj:  func() api.Object { return &api.StorageClass{} },
 			columns: storageClassColumns,
 		}, defaultStorageClass, validateStorageClass, validateStorageClassUpdate),

@@ -54,6 +54,26 @@ func ResourceOf(obj api.Object) string {
 		return Secrets
 	case *api.ServiceAccount:
 		return ServiceAccounts
+	case *api.PersistentVolume:
+		return PersistentVolumes
+	case *api.PersistentVolumeClaim:
+		return PersistentVolumeClaims
+	case *api.StorageClass:
+		return StorageClasses
+	case *api.CSINode:
+		return CSINodes
+	case *api.CSIDriver:
+		return CSIDrivers
+	case *api.CSIStorageCapacity:
+		return CSIStorageCapacities
+	case *api.VolumeAttachment:
+		return VolumeAttachments
+	case *api.PodDisruptionBudget:
+		return PodDisruptionBudgets
+	case *api.ReplicaSet:
+		return ReplicaSets
+	case *api.StatefulSet:
+		return StatefulSets
 	}
 	return ""
 }

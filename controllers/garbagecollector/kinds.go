@@ -21,17 +21,27 @@ type kindInfo struct {
 // fails.
 func servedKinds() []kindInfo {
 	return []kindInfo{
+		{kind: "CSIDriver", group: "storage.k8s.io", resource: apiserver.CSIDrivers},
+		{kind: "CSINode", group: "storage.k8s.io", resource: apiserver.CSINodes},
+		{kind: "CSIStorageCapacity", group: "storage.k8s.io", resource: apiserver.CSIStorageCapacities, namespaced: true},
 		{kind: "ConfigMap", resource: apiserver.ConfigMaps, namespaced: true},
 		{kind: "Endpoints", resource: apiserver.Endpoints, namespaced: true},
 		{kind: "Event", resource: apiserver.Events, namespaced: true},
 		{kind: "Lease", group: "coordination.k8s.io", resource: apiserver.Leases, namespaced: true},
 		{kind: "Namespace", resource: apiserver.Namespaces},
 		{kind: "Node", resource: apiserver.Nodes},
+		{kind: "PersistentVolume", resource: apiserver.PersistentVolumes},
+		{kind: "PersistentVolumeClaim", resource: apiserver.PersistentVolumeClaims, namespaced: true},
 		{kind: "Pod", resource: apiserver.Pods, namespaced: true},
+		{kind: "PodDisruptionBudget", group: "policy", resource: apiserver.PodDisruptionBudgets, namespaced: true},
+		{kind: "ReplicaSet", group: "apps", resource: apiserver.ReplicaSets, namespaced: true},
 		{kind: "ReplicationController", resource: apiserver.ReplicationControllers, namespaced: true},
 		{kind: "Secret", resource: apiserver.Secrets, namespaced: true},
 		{kind: "Service", resource: apiserver.Services, namespaced: true},
 		{kind: "ServiceAccount", resource: apiserver.ServiceAccounts, namespaced: true},
+		{kind: "StatefulSet", group: "apps", resource: apiserver.StatefulSets, namespaced: true},
+		{kind: "StorageClass", group: "storage.k8s.io", resource: apiserver.StorageClasses},
+		{kind: "VolumeAttachment", group: "storage.k8s.io", resource: apiserver.VolumeAttachments},
 	}
 }
 
