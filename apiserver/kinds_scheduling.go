@@ -192,7 +192,9 @@ var (
 				return ""
 			}},
 		{Name: "VolumeAttributesClass", Type: "string", Description: "VolumeAttributesClass of the pvc",
-			Cell: func(o api.Object) any { return stringOrUnset(o.(*api.PersistentVolumeClaim).Spec.VolumeAttributesClassName) }},
+			Cell: func(o api.Object) any {
+				return stringOrUnset(o.(*api.PersistentVolumeClaim).Spec.VolumeAttributesClassName)
+			}},
 		ageColumn,
 		{Name: "VolumeMode", Type: "string", Priority: 1, Description: "volumeMode defines what type of volume is required by the claim.",
 			Cell: func(o api.Object) any { return volumeModeString(o.(*api.PersistentVolumeClaim).Spec.VolumeMode) }},

@@ -84,7 +84,9 @@ type crud[T object, L runtime.Object] struct {
 func (c crud[T, L]) resource() schema.GroupVersionResource { return c.gvr }
 
 // freshObject is fresh for callers that do not know T.
-func (c crud[T, L]) freshObject(name, namespace string) runtime.Object { return c.fresh(name, namespace) }
+func (c crud[T, L]) freshObject(name, namespace string) runtime.Object {
+	return c.fresh(name, namespace)
+}
 
 // objectPrefix is the name prefix and label value of a kind's objects, so
 // that kinds sharing storage (core and events.k8s.io events) or running at
@@ -401,7 +403,9 @@ func schedulingCase[T object](t *testing.T, resource string) crud[T, runtime.Obj
 		if c.resource().Resource != resource {
 			continue
 		}
-		f := c.(interface{ freshObject(name, namespace string) runtime.Object })
+		f := c.(interface {
+			freshObject(name, namespace string) runtime.Object
+		})
 		return crud[T, runtime.Object]{fresh: func(name, ns string) T { return f.freshObject(name, ns).(T) }}
 	}
 	t.Fatalf("no case for %s", resource)
