@@ -3,6 +3,7 @@ package apiserver
 import (
 	"reflect"
 	"strconv"
+	"time"
 
 	"github.com/miniplane/miniplane/api"
 )
@@ -53,6 +54,15 @@ type kind struct {
 	// scale, when set, gives the kind a scale subresource (autoscaling/v1
 	// Scale) over its spec.replicas.
 	scale *scaleHooks
+
+	// sweepAt, when set, says whether and when Server.Sweep must look at
+	// an object just written with a deletion, instead of at its
+	// deletionTimestamp when it has a grace period; sweep, when set, is what
+	// Sweep does then instead of removing it (a terminating namespace
+	// empties itself first). Kubernetes gives this work to the namespace
+	// controller.
+	sweepAt func(obj api.Object, now time.Time) (time.Time, bool)
+	sweep   func(s *Server, key string, obj api.Object, now time.Time) int
 
 	// defaultPropagation is what a delete without a policy does to dependents.
 	defaultPropagation api.DeletionPropagation
@@ -157,6 +167,12 @@ func newKinds() []*kind {
 				return map[string]string{"status.phase": string(o.(*api.Namespace).Status.Phase)}
 			},
 			fieldNames: []string{"status.phase"},
+			sweepAt: func(o api.Object, now time.Time) (time.Time, bool) {
+				return now, o.(*api.Namespace).Status.Phase == api.NamespaceTerminating
+			},
+			sweep: func(s *Server, key string, o api.Object, now time.Time) int {
+				return s.sweepNamespace(key, o.(*api.Namespace), now)
+			},
 		}, defaultNamespace, validateNamespace, validateNamespaceUpdate),
 		typed(&kind{
 			gr: GroupResource{Resource: "pods"}, kind: "Pod", apiVersion: "v1", namespaced: true, shortNames: []string{"po"}, categories: []string{"all"},
