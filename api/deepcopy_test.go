@@ -27,6 +27,16 @@ func allTopLevelTypes() []reflect.Type {
 		ConfigMap{}, ConfigMapList{},
 		Secret{}, SecretList{},
 		ServiceAccount{}, ServiceAccountList{},
+		PersistentVolume{}, PersistentVolumeList{},
+		PersistentVolumeClaim{}, PersistentVolumeClaimList{},
+		StorageClass{}, StorageClassList{},
+		CSINode{}, CSINodeList{},
+		CSIDriver{}, CSIDriverList{},
+		CSIStorageCapacity{}, CSIStorageCapacityList{},
+		VolumeAttachment{}, VolumeAttachmentList{},
+		PodDisruptionBudget{}, PodDisruptionBudgetList{},
+		ReplicaSet{}, ReplicaSetList{},
+		StatefulSet{}, StatefulSetList{},
 		Scale{}, Binding{}, Status{}, DeleteOptions{}, WatchEvent{},
 	}
 	types := make([]reflect.Type, len(values))
@@ -43,6 +53,8 @@ func allObjects() []Object {
 		&Lease{}, &Event{}, &Namespace{}, &Scale{},
 		&EventsV1Event{}, &Eviction{},
 		&ConfigMap{}, &Secret{}, &ServiceAccount{},
+		&PersistentVolume{}, &PersistentVolumeClaim{}, &StorageClass{}, &CSINode{}, &CSIDriver{},
+		&CSIStorageCapacity{}, &VolumeAttachment{}, &PodDisruptionBudget{}, &ReplicaSet{}, &StatefulSet{},
 	}
 }
 

@@ -6,8 +6,11 @@
 //   - The object metadata every kind carries: [TypeMeta], [ObjectMeta], [ListMeta],
 //     [OwnerReference], [ObjectReference], and the [Time] and [MicroTime] timestamps.
 //   - The kinds miniplane serves: [Pod], [ReplicationController], [Service], [Endpoints],
-//     [Node], [Lease], [Event], [Namespace], [ConfigMap], [Secret] and [ServiceAccount],
-//     each with its XxxList, plus the [Scale]
+//     [Node], [Lease], [Event], [Namespace], [ConfigMap], [Secret] and [ServiceAccount]; the
+//     kinds kube-scheduler lists and watches, which no controller here acts on:
+//     [PersistentVolume], [PersistentVolumeClaim], [StorageClass], [CSINode], [CSIDriver],
+//     [CSIStorageCapacity], [VolumeAttachment], [PodDisruptionBudget], [ReplicaSet] and
+//     [StatefulSet]; each with its XxxList, plus the [Scale]
 //     and [Binding] subresource bodies, [Status] (the shape of every API error),
 //     [DeleteOptions] and [WatchEvent].
 //   - The [Object] interface that the store, informers and controllers handle kinds through.

@@ -51,6 +51,16 @@ func registeredTypes() map[reflect.Type]TypeInfo {
 		typeOf[*ServiceAccount]():        {Version: "v1", Kind: "ServiceAccount", Resource: "serviceaccounts", Namespaced: true},
 		typeOf[*Lease]():                 {Group: "coordination.k8s.io", Version: "v1", Kind: "Lease", Resource: "leases", Namespaced: true},
 		typeOf[*EventsV1Event]():         {Group: "events.k8s.io", Version: "v1", Kind: "Event", Resource: "events", Namespaced: true},
+		typeOf[*PersistentVolume]():      {Version: "v1", Kind: "PersistentVolume", Resource: "persistentvolumes"},
+		typeOf[*PersistentVolumeClaim](): {Version: "v1", Kind: "PersistentVolumeClaim", Resource: "persistentvolumeclaims", Namespaced: true},
+		typeOf[*StorageClass]():          {Group: "storage.k8s.io", Version: "v1", Kind: "StorageClass", Resource: "storageclasses"},
+		typeOf[*CSINode]():               {Group: "storage.k8s.io", Version: "v1", Kind: "CSINode", Resource: "csinodes"},
+		typeOf[*CSIDriver]():             {Group: "storage.k8s.io", Version: "v1", Kind: "CSIDriver", Resource: "csidrivers"},
+		typeOf[*CSIStorageCapacity]():    {Group: "storage.k8s.io", Version: "v1", Kind: "CSIStorageCapacity", Resource: "csistoragecapacities", Namespaced: true},
+		typeOf[*VolumeAttachment]():      {Group: "storage.k8s.io", Version: "v1", Kind: "VolumeAttachment", Resource: "volumeattachments"},
+		typeOf[*PodDisruptionBudget]():   {Group: "policy", Version: "v1", Kind: "PodDisruptionBudget", Resource: "poddisruptionbudgets", Namespaced: true},
+		typeOf[*ReplicaSet]():            {Group: "apps", Version: "v1", Kind: "ReplicaSet", Resource: "replicasets", Namespaced: true},
+		typeOf[*StatefulSet]():           {Group: "apps", Version: "v1", Kind: "StatefulSet", Resource: "statefulsets", Namespaced: true},
 	}
 }
 

@@ -14,6 +14,8 @@ const (
 	ResourceMemory = "memory"
 	// ResourcePods is the number of pods a node can run.
 	ResourcePods = "pods"
+	// ResourceStorage is a volume's size in bytes: "10Gi".
+	ResourceStorage = "storage"
 )
 
 // ResourceList maps a resource name ("cpu", "memory", "pods", ...) to a quantity in
@@ -53,5 +55,29 @@ func (l *ResourceList) UnmarshalJSON(data []byte) error {
 		out[name] = n.String()
 	}
 	*l = out
+	return nil
+}
+
+// Quantity is one amount in Kubernetes' quantity syntax ("10Gi", "500m"), kept as the text
+// the client sent, as [ResourceList]'s values are. On the protobuf wire it is a Quantity
+// message (string=1). Kubernetes: resource.Quantity.
+type Quantity string
+
+// UnmarshalJSON accepts a string or a number, as [ResourceList] does.
+func (q *Quantity) UnmarshalJSON(data []byte) error {
+	data = bytes.TrimSpace(data)
+	if len(data) > 0 && data[0] != '"' {
+		var n json.Number
+		if err := json.Unmarshal(data, &n); err != nil {
+			return fmt.Errorf("api.Quantity: %w", err)
+		}
+		*q = Quantity(n.String())
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(data, &s); err != nil {
+		return fmt.Errorf("api.Quantity: %w", err)
+	}
+	*q = Quantity(s)
 	return nil
 }

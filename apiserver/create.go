@@ -54,7 +54,7 @@ func (s *Server) create(obj api.Object, opts writeOptions) (api.Object, error) {
 	m.DeletionTimestamp, m.DeletionGracePeriodSeconds = nil, nil
 	m.Generation = 1
 	if k.resetStatusOnCreate {
-		resetStatus(in)
+		k.status.reset(in)
 	}
 	if p, ok := in.(*api.Pod); ok {
 		p.Status.Phase = api.PodPending // every pod starts Pending, as Kubernetes' pod strategy sets it

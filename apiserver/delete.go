@@ -104,7 +104,7 @@ func (s *Server) planDelete(k *kind, old api.Object, policy api.DeletionPropagat
 		if om.DeletionTimestamp != nil && slices.Equal(finalizers, om.Finalizers) {
 			return nil, false
 		}
-		next = shallowCopy(old)
+		next = k.shallowCopy(old)
 		nm := next.GetObjectMeta()
 		next.(*api.Namespace).Status.Phase = api.NamespaceTerminating
 		if om.DeletionTimestamp == nil {
@@ -126,7 +126,7 @@ func (s *Server) planDelete(k *kind, old api.Object, policy api.DeletionPropagat
 		if !shorter && slices.Equal(finalizers, om.Finalizers) {
 			return nil, false
 		}
-		next = shallowCopy(old)
+		next = k.shallowCopy(old)
 		nm := next.GetObjectMeta()
 		nm.Finalizers = finalizers
 		if shorter {
@@ -139,7 +139,7 @@ func (s *Server) planDelete(k *kind, old api.Object, policy api.DeletionPropagat
 	if grace == 0 && len(finalizers) == 0 {
 		return nil, true
 	}
-	next = shallowCopy(old)
+	next = k.shallowCopy(old)
 	nm := next.GetObjectMeta()
 	ts := api.NewTime(s.clock.Now().Add(time.Duration(grace) * time.Second))
 	nm.DeletionTimestamp, nm.DeletionGracePeriodSeconds = &ts, &grace

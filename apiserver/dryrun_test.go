@@ -119,6 +119,17 @@ var declaredColumns = map[string][]string{
 	"configmaps":      {"Name", "Data", "Age"},
 	"secrets":         {"Name", "Type", "Data", "Age"},
 	"serviceaccounts": {"Name", "Secrets", "Age"},
+	"persistentvolumes": {"Name", "Capacity", "Access Modes", "Reclaim Policy", "Status", "Claim", "StorageClass",
+		"VolumeAttributesClass", "Reason", "Age", "VolumeMode"},
+	"persistentvolumeclaims":      {"Name", "Status", "Volume", "Capacity", "Access Modes", "StorageClass", "VolumeAttributesClass", "Age", "VolumeMode"},
+	"storageclasses":              {"Name", "Provisioner", "ReclaimPolicy", "VolumeBindingMode", "AllowVolumeExpansion", "Age"},
+	"csinodes.storage.k8s.io":     {"Name", "Drivers", "Age"},
+	"csidrivers":                  {"Name", "AttachRequired", "PodInfoOnMount", "StorageCapacity", "TokenRequests", "RequiresRepublish", "Modes", "Age"},
+	"csistoragecapacities":        {"Name", "StorageClassName", "Capacity"},
+	"volumeattachments":           {"Name", "Attacher", "PV", "Node", "Attached", "Age"},
+	"poddisruptionbudgets.policy": {"Name", "Min Available", "Max Unavailable", "Allowed Disruptions", "Age"},
+	"replicasets":                 {"Name", "Desired", "Current", "Ready", "Age", "Containers", "Images", "Selector"},
+	"statefulsets.apps":           {"Name", "Ready", "Age", "Containers", "Images"},
 }
 
 // TestResources checks the descriptions the HTTP front routes and
@@ -126,10 +137,11 @@ var declaredColumns = map[string][]string{
 func TestResources(t *testing.T) {
 	s, _ := newServer(t)
 	all := s.Resources()
-	require.Len(t, all, 12)
+	require.Len(t, all, 22)
 	assert.Equal(t, "configmaps", all[0].Resource, "core group first, sorted by name")
-	assert.Equal(t, "leases", all[len(all)-2].Resource, "named groups after core")
-	assert.Equal(t, apierrors.GroupResource{Group: "events.k8s.io", Resource: "events"}, all[len(all)-1].GroupResource())
+	assert.Equal(t, "replicasets", all[12].Resource, "named groups after core, sorted by group")
+	assert.Equal(t, apierrors.GroupResource{Group: "events.k8s.io", Resource: "events"}, all[15].GroupResource())
+	assert.Equal(t, apierrors.GroupResource{Group: "storage.k8s.io", Resource: "volumeattachments"}, all[len(all)-1].GroupResource())
 
 	tests := []struct {
 		resource   string
@@ -147,6 +159,16 @@ func TestResources(t *testing.T) {
 		{"configmaps", apiserver.ResourceInfo{Resource: "configmaps", Singular: "configmap", Version: "v1", Kind: "ConfigMap", Namespaced: true, ShortNames: []string{"cm"}}, "v1", ""},
 		{"secrets", apiserver.ResourceInfo{Resource: "secrets", Singular: "secret", Version: "v1", Kind: "Secret", Namespaced: true}, "v1", ""},
 		{"serviceaccounts", apiserver.ResourceInfo{Resource: "serviceaccounts", Singular: "serviceaccount", Version: "v1", Kind: "ServiceAccount", Namespaced: true, ShortNames: []string{"sa"}}, "v1", ""},
+		{"persistentvolumes", apiserver.ResourceInfo{Resource: "persistentvolumes", Singular: "persistentvolume", Version: "v1", Kind: "PersistentVolume", HasStatus: true, ShortNames: []string{"pv"}}, "v1", ""},
+		{"persistentvolumeclaims", apiserver.ResourceInfo{Resource: "persistentvolumeclaims", Singular: "persistentvolumeclaim", Version: "v1", Kind: "PersistentVolumeClaim", Namespaced: true, HasStatus: true, ShortNames: []string{"pvc"}}, "v1", ""},
+		{"storageclasses", apiserver.ResourceInfo{Resource: "storageclasses", Singular: "storageclass", Group: "storage.k8s.io", Version: "v1", Kind: "StorageClass", ShortNames: []string{"sc"}}, "storage.k8s.io/v1", ""},
+		{"csinodes.storage.k8s.io", apiserver.ResourceInfo{Resource: "csinodes", Singular: "csinode", Group: "storage.k8s.io", Version: "v1", Kind: "CSINode"}, "storage.k8s.io/v1", ""},
+		{"csidrivers", apiserver.ResourceInfo{Resource: "csidrivers", Singular: "csidriver", Group: "storage.k8s.io", Version: "v1", Kind: "CSIDriver"}, "storage.k8s.io/v1", ""},
+		{"csistoragecapacities", apiserver.ResourceInfo{Resource: "csistoragecapacities", Singular: "csistoragecapacity", Group: "storage.k8s.io", Version: "v1", Kind: "CSIStorageCapacity", Namespaced: true}, "storage.k8s.io/v1", ""},
+		{"volumeattachments", apiserver.ResourceInfo{Resource: "volumeattachments", Singular: "volumeattachment", Group: "storage.k8s.io", Version: "v1", Kind: "VolumeAttachment", HasStatus: true}, "storage.k8s.io/v1", ""},
+		{"poddisruptionbudgets.policy", apiserver.ResourceInfo{Resource: "poddisruptionbudgets", Singular: "poddisruptionbudget", Group: "policy", Version: "v1", Kind: "PodDisruptionBudget", Namespaced: true, HasStatus: true, ShortNames: []string{"pdb"}}, "policy/v1", ""},
+		{"replicasets", apiserver.ResourceInfo{Resource: "replicasets", Singular: "replicaset", Group: "apps", Version: "v1", Kind: "ReplicaSet", Namespaced: true, HasStatus: true, HasScale: true, ShortNames: []string{"rs"}, Categories: []string{"all"}}, "apps/v1", ""},
+		{"statefulsets.apps", apiserver.ResourceInfo{Resource: "statefulsets", Singular: "statefulset", Group: "apps", Version: "v1", Kind: "StatefulSet", Namespaced: true, HasStatus: true, HasScale: true, ShortNames: []string{"sts"}, Categories: []string{"all"}}, "apps/v1", ""},
 		{"events.events.k8s.io", apiserver.ResourceInfo{Resource: "events", Singular: "event", Group: "events.k8s.io", Version: "v1", Kind: "Event", Namespaced: true, ShortNames: []string{"ev"}, StoredAs: "events"}, "events.k8s.io/v1", "*api.EventsV1Event"},
 	}
 	for _, tt := range tests {

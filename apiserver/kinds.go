@@ -3,6 +3,7 @@ package apiserver
 import (
 	"reflect"
 	"strconv"
+	"time"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
@@ -30,12 +31,16 @@ type kind struct {
 	// no entry of its own. See ResourceInfo.Columns.
 	columns []Column
 
-	// hasStatus: the kind has a status subresource, so a main update keeps
-	// the stored status and a status update changes only status.
-	hasStatus bool
+	// status, when set, gives the kind a status subresource: a main update
+	// keeps the stored status and a status update changes only status.
+	// Made by statusOf.
+	status *statusHooks
 	// resetStatusOnCreate: create ignores the status the client sent (pods,
 	// replication controllers, services), as Kubernetes' strategies do.
 	resetStatusOnCreate bool
+	// shallowCopy returns a new object whose top-level struct is a copy of
+	// obj's (see the function shallowCopy); set by typed.
+	shallowCopy func(obj api.Object) api.Object
 
 	defaults       func(api.Object)
 	validate       func(api.Object) apierrors.FieldErrors
@@ -46,6 +51,19 @@ type kind struct {
 	fields func(api.Object) map[string]string
 	// fieldNames are the extra field-selector fields the kind supports.
 	fieldNames []string
+
+	// scale, when set, gives the kind a scale subresource (autoscaling/v1
+	// Scale) over its spec.replicas.
+	scale *scaleHooks
+
+	// sweepAt, when set, says whether and when Server.Sweep must look at
+	// an object just written with a deletion, instead of at its
+	// deletionTimestamp when it has a grace period; sweep, when set, is what
+	// Sweep does then instead of removing it (a terminating namespace
+	// empties itself first). Kubernetes gives this work to the namespace
+	// controller.
+	sweepAt func(obj api.Object, now time.Time) (time.Time, bool)
+	sweep   func(s *Server, key string, obj api.Object, now time.Time) int
 
 	// defaultPropagation is what a delete without a policy does to dependents.
 	defaultPropagation api.DeletionPropagation
@@ -110,8 +128,15 @@ func (k *kind) out(obj api.Object) api.Object {
 }
 
 // typed adapts per-kind functions written for a concrete type to the
-// api.Object hooks of a kind.
-func typed[T api.Object](k *kind, defaults func(T), validate func(T) apierrors.FieldErrors, validateUpdate func(obj, old T) apierrors.FieldErrors) *kind {
+// api.Object hooks of a kind, and gives it its shallow copy.
+func typed[O any, T interface {
+	*O
+	api.Object
+}](k *kind, defaults func(T), validate func(T) apierrors.FieldErrors, validateUpdate func(obj, old T) apierrors.FieldErrors) *kind {
+	k.shallowCopy = func(o api.Object) api.Object {
+		c := *o.(T)
+		return T(&c)
+	}
 	k.defaults = func(o api.Object) { defaults(o.(T)) }
 	k.validate = func(o api.Object) apierrors.FieldErrors { return validate(o.(T)) }
 	k.validateUpdate = func(o, old api.Object) apierrors.FieldErrors { return validateUpdate(o.(T), old.(T)) }
@@ -134,18 +159,26 @@ func newKinds() []*kind {
 		fields:     eventFields,
 		fieldNames: []string{"involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"},
 	}, defaultEvent, validateEvent, validateEventUpdate)
-	return []*kind{
+	kinds := []*kind{
 		typed(&kind{
 			gr: apierrors.GroupResource{Resource: "namespaces"}, kind: "Namespace", apiVersion: "v1", shortNames: []string{"ns"},
-			newObj: func() api.Object { return &api.Namespace{} }, hasStatus: true,
+			newObj: func() api.Object { return &api.Namespace{} },
+			status: statusOf(func(o *api.Namespace) *api.NamespaceStatus { return &o.Status }),
 			fields: func(o api.Object) map[string]string {
 				return map[string]string{"status.phase": string(o.(*api.Namespace).Status.Phase)}
 			},
 			fieldNames: []string{"status.phase"},
+			sweepAt: func(o api.Object, now time.Time) (time.Time, bool) {
+				return now, o.(*api.Namespace).Status.Phase == api.NamespaceTerminating
+			},
+			sweep: func(s *Server, key string, o api.Object, now time.Time) int {
+				return s.sweepNamespace(key, o.(*api.Namespace), now)
+			},
 		}, defaultNamespace, validateNamespace, validateNamespaceUpdate),
 		typed(&kind{
 			gr: apierrors.GroupResource{Resource: "pods"}, kind: "Pod", apiVersion: "v1", namespaced: true, shortNames: []string{"po"}, categories: []string{"all"},
-			newObj: func() api.Object { return &api.Pod{} }, hasStatus: true, resetStatusOnCreate: true,
+			newObj: func() api.Object { return &api.Pod{} },
+			status: statusOf(func(o *api.Pod) *api.PodStatus { return &o.Status }), resetStatusOnCreate: true,
 			fields:       podFields,
 			fieldNames:   []string{"spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName", "status.phase", "status.podIP", "status.nominatedNodeName"},
 			graceSeconds: podGraceSeconds,
@@ -153,7 +186,8 @@ func newKinds() []*kind {
 		typed(&kind{
 			gr: apierrors.GroupResource{Resource: "replicationcontrollers"}, kind: "ReplicationController", apiVersion: "v1", namespaced: true,
 			shortNames: []string{"rc"}, categories: []string{"all"},
-			newObj: func() api.Object { return &api.ReplicationController{} }, hasStatus: true, resetStatusOnCreate: true,
+			newObj: func() api.Object { return &api.ReplicationController{} },
+			status: statusOf(func(o *api.ReplicationController) *api.ReplicationControllerStatus { return &o.Status }), resetStatusOnCreate: true,
 			fields: func(o api.Object) map[string]string {
 				return map[string]string{"status.replicas": strconv.Itoa(int(o.(*api.ReplicationController).Status.Replicas))}
 			},
@@ -162,10 +196,19 @@ func newKinds() []*kind {
 			// collector default: deleting one orphans its pods unless the client
 			// asks otherwise (kubectl asks for Background).
 			defaultPropagation: api.DeletePropagationOrphan,
+			scale: &scaleHooks{
+				replicas: func(o api.Object) *int32 { return o.(*api.ReplicationController).Spec.Replicas },
+				set:      func(o api.Object, n int32) { o.(*api.ReplicationController).Spec.Replicas = &n },
+				status: func(o api.Object) (int32, string) {
+					rc := o.(*api.ReplicationController)
+					return rc.Status.Replicas, api.SelectorFromSet(rc.Spec.Selector).String()
+				},
+			},
 		}, defaultReplicationController, validateReplicationController, validateReplicationControllerUpdate),
 		typed(&kind{
 			gr: apierrors.GroupResource{Resource: "services"}, kind: "Service", apiVersion: "v1", namespaced: true, shortNames: []string{"svc"}, categories: []string{"all"},
-			newObj: func() api.Object { return &api.Service{} }, hasStatus: true, resetStatusOnCreate: true,
+			newObj: func() api.Object { return &api.Service{} },
+			status: statusOf(func(o *api.Service) *api.ServiceStatus { return &o.Status }), resetStatusOnCreate: true,
 		}, defaultService, validateService, validateServiceUpdate),
 		typed(&kind{
 			gr: apierrors.GroupResource{Resource: "endpoints"}, kind: "Endpoints", apiVersion: "v1", namespaced: true, singular: "endpoints", shortNames: []string{"ep"},
@@ -173,7 +216,8 @@ func newKinds() []*kind {
 		}, defaultEndpoints, validateEndpoints, validateEndpointsUpdate),
 		typed(&kind{
 			gr: apierrors.GroupResource{Resource: "nodes"}, kind: "Node", apiVersion: "v1", shortNames: []string{"no"},
-			newObj: func() api.Object { return &api.Node{} }, hasStatus: true,
+			newObj: func() api.Object { return &api.Node{} },
+			status: statusOf(func(o *api.Node) *api.NodeStatus { return &o.Status }),
 			fields: func(o api.Object) map[string]string {
 				return map[string]string{"spec.unschedulable": strconv.FormatBool(o.(*api.Node).Spec.Unschedulable)}
 			},
@@ -215,9 +259,9 @@ func newKinds() []*kind {
 					Cell: func(o api.Object) any { return int64(len(o.(*api.ServiceAccount).Secrets)) }},
 				ageColumn},
 		}, defaultServiceAccount, validateServiceAccount, validateServiceAccountUpdate),
-		events,
-		eventsV1(events),
 	}
+	kinds = append(kinds, schedulingKinds()...)
+	return append(kinds, events, eventsV1(events))
 }
 
 func podFields(o api.Object) map[string]string {
@@ -278,82 +322,62 @@ func specOf(obj api.Object) any {
 	return f.Interface()
 }
 
-// copyStatus sets dst's Status field to src's (a shallow copy: src is owned
-// by the server and never changed after).
-func copyStatus(dst, src api.Object) {
-	reflect.ValueOf(dst).Elem().FieldByName("Status").Set(reflect.ValueOf(src).Elem().FieldByName("Status"))
+// statusHooks are the operations on a kind's status that the generic
+// create, update and status-update paths need, made by statusOf from one
+// accessor so that none needs reflection or a per-kind type switch. A kind
+// has a status subresource exactly when it has them.
+type statusHooks struct {
+	// with returns what a status update of old to in's status stores: a
+	// copy of old, sharing its metadata and spec, with a deep copy of in's
+	// status. Only the status is copied, for it is all a status update
+	// reads of the client's object; in is the client's and is not kept.
+	with func(old, in api.Object) api.Object
+	// same reports whether two objects have equal statuses.
+	same func(a, b api.Object) bool
+	// reset sets obj's status to the zero value (create ignores the
+	// client's status).
+	reset func(obj api.Object)
+	// keep sets dst's status to src's, shallowly: src is owned by the
+	// server and never changed after (a main update keeps the stored status).
+	keep func(dst, src api.Object)
 }
 
-// withStatus returns what a status update of old to in's status stores: a
-// copy of old, sharing its metadata and spec, with a deep copy of in's
-// status. Only the status is copied, for it is all a status update reads of
-// the client's object; in is the client's and is not kept. in and old are
-// of one kind.
-func withStatus(old, in api.Object) api.Object {
-	switch o := old.(type) {
-	case *api.Pod:
-		n := *o
-		in.(*api.Pod).Status.DeepCopyInto(&n.Status)
-		return &n
-	case *api.ReplicationController:
-		n := *o
-		in.(*api.ReplicationController).Status.DeepCopyInto(&n.Status)
-		return &n
-	case *api.Service:
-		n := *o
-		in.(*api.Service).Status.DeepCopyInto(&n.Status)
-		return &n
-	case *api.Node:
-		n := *o
-		in.(*api.Node).Status.DeepCopyInto(&n.Status)
-		return &n
+// statusOf returns the status hooks of the kind whose objects are T, from
+// get, which returns a pointer to an object's status. A status type with
+// references has a DeepCopyInto, which copies it; one without is copied by
+// value.
+func statusOf[O, S any, T interface {
+	*O
+	api.Object
+}](get func(T) *S) *statusHooks {
+	deepCopy := func(in, out *S) { *out = *in }
+	if _, ok := any(new(S)).(interface{ DeepCopyInto(*S) }); ok {
+		deepCopy = func(in, out *S) { any(in).(interface{ DeepCopyInto(*S) }).DeepCopyInto(out) }
 	}
-	next := shallowCopy(old)
-	copyStatus(next, in.DeepCopyObject())
-	return next
-}
-
-// sameStatus reports whether two objects of one kind have equal statuses.
-func sameStatus(a, b api.Object) bool {
-	switch x := a.(type) {
-	case *api.Pod:
-		return reflect.DeepEqual(&x.Status, &b.(*api.Pod).Status)
-	case *api.ReplicationController:
-		return reflect.DeepEqual(&x.Status, &b.(*api.ReplicationController).Status)
-	case *api.Node:
-		return reflect.DeepEqual(&x.Status, &b.(*api.Node).Status)
+	return &statusHooks{
+		with: func(old, in api.Object) api.Object {
+			n := *old.(T)
+			deepCopy(get(in.(T)), get(&n))
+			return T(&n)
+		},
+		same:  func(a, b api.Object) bool { return reflect.DeepEqual(get(a.(T)), get(b.(T))) },
+		reset: func(obj api.Object) { *get(obj.(T)) = *new(S) },
+		keep:  func(dst, src api.Object) { *get(dst.(T)) = *get(src.(T)) },
 	}
-	return reflect.DeepEqual(reflect.ValueOf(a).Elem().FieldByName("Status").Interface(),
-		reflect.ValueOf(b).Elem().FieldByName("Status").Interface())
-}
-
-func copyOf[T any](p *T) *T {
-	c := *p
-	return &c
-}
-
-// resetStatus sets obj's Status to the zero value.
-func resetStatus(obj api.Object) {
-	f := reflect.ValueOf(obj).Elem().FieldByName("Status")
-	f.Set(reflect.Zero(f.Type()))
 }
 
 // shallowCopy returns a new object whose top-level struct is a copy of obj's
 // (maps, slices and pointers are shared). Safe for changing top-level value
-// fields such as metadata.resourceVersion of a shared object.
+// fields such as metadata.resourceVersion of a shared object. Every kind's
+// own copy (kind.shallowCopy, made by typed) is as fast; this one is for
+// callers that hold an object but not its kind.
 func shallowCopy(obj api.Object) api.Object {
-	switch o := obj.(type) { // the kinds served, without reflection
+	switch o := obj.(type) { // the hot kinds, without reflection
 	case *api.Pod:
-		return copyOf(o)
-	case *api.ReplicationController:
-		return copyOf(o)
-	case *api.Service:
 		return copyOf(o)
 	case *api.Endpoints:
 		return copyOf(o)
 	case *api.Node:
-		return copyOf(o)
-	case *api.Namespace:
 		return copyOf(o)
 	case *api.Event:
 		return copyOf(o)
@@ -364,4 +388,9 @@ func shallowCopy(obj api.Object) api.Object {
 	c := reflect.New(v.Type())
 	c.Elem().Set(v)
 	return c.Interface().(api.Object)
+}
+
+func copyOf[T any](p *T) *T {
+	c := *p
+	return &c
 }

@@ -131,8 +131,8 @@ func (k *kind) info() ResourceInfo {
 	}
 	r := ResourceInfo{
 		Resource: k.gr.Resource, Group: k.gr.Group, Version: version, Kind: k.kind,
-		Namespaced: k.namespaced, HasStatus: k.hasStatus,
-		HasScale:    k.gr.Resource == client.ReplicationControllers,
+		Namespaced: k.namespaced, HasStatus: k.status != nil,
+		HasScale:    k.scale != nil,
 		HasBinding:  k.gr == apierrors.GroupResource{Resource: client.Pods},
 		HasEviction: k.gr == apierrors.GroupResource{Resource: client.Pods},
 		ShortNames:  slices.Clone(k.shortNames),

@@ -14,27 +14,62 @@ import (
 
 var scaleGR = apierrors.GroupResource{Group: "autoscaling", Resource: "scale"}
 
+// scaleHooks are what the scale subresource reads and writes of a kind
+// with one (replication controllers, replica sets, stateful sets): the
+// desired replicas, and the observed replicas and selector in string form.
+type scaleHooks struct {
+	replicas func(api.Object) *int32
+	// set sets the desired replicas of an object the server owns.
+	set    func(obj api.Object, replicas int32)
+	status func(api.Object) (replicas int32, selector string)
+}
+
 // GetScale returns the scale subresource of a replication controller
 // (autoscaling/v1 Scale): desired replicas, observed replicas, and the
 // selector as a string.
-func (s *Server) GetScale(_ context.Context, namespace, name string) (*api.Scale, error) {
-	k := s.kinds[client.ReplicationControllers]
+func (s *Server) GetScale(ctx context.Context, namespace, name string) (*api.Scale, error) {
+	return s.GetScaleOf(ctx, client.ReplicationControllers, namespace, name)
+}
+
+// GetScaleOf returns the scale subresource of an object of resource
+// (replicationcontrollers, replicasets, statefulsets); NotFound for a
+// resource without one.
+func (s *Server) GetScaleOf(_ context.Context, resource, namespace, name string) (*api.Scale, error) {
+	k, err := s.scaledKind(resource)
+	if err != nil {
+		return nil, err
+	}
 	rec, err := s.store.Get(k.key(namespace, name), 0)
 	if err != nil {
 		return nil, apierrors.NewNotFound(k.gr, name)
 	}
-	return scaleOf(rec.Value.(*api.ReplicationController)), nil
+	return scaleOf(k, rec.Value), nil
 }
 
-func scaleOf(rc *api.ReplicationController) *api.Scale {
+// scaledKind returns the kind of resource if it has a scale subresource.
+func (s *Server) scaledKind(resource string) (*kind, error) {
+	k, err := s.kindFor(resource)
+	if err != nil {
+		return nil, err
+	}
+	if k.scale == nil {
+		return nil, apierrors.NewWithReason(api.StatusReasonNotFound,
+			fmt.Sprintf("the server could not find the requested resource (%s/scale)", resource), nil)
+	}
+	return k, nil
+}
+
+func scaleOf(k *kind, obj api.Object) *api.Scale {
+	m := obj.GetObjectMeta()
+	replicas, selector := k.scale.status(obj)
 	return &api.Scale{
 		TypeMeta: api.TypeMeta{APIVersion: "autoscaling/v1", Kind: "Scale"},
 		Metadata: api.ObjectMeta{
-			Name: rc.Metadata.Name, Namespace: rc.Metadata.Namespace, UID: rc.Metadata.UID,
-			ResourceVersion: rc.Metadata.ResourceVersion, CreationTimestamp: rc.Metadata.CreationTimestamp,
+			Name: m.Name, Namespace: m.Namespace, UID: m.UID,
+			ResourceVersion: m.ResourceVersion, CreationTimestamp: m.CreationTimestamp,
 		},
-		Spec:   api.ScaleSpec{Replicas: deref(rc.Spec.Replicas)},
-		Status: api.ScaleStatus{Replicas: rc.Status.Replicas, Selector: api.SelectorFromSet(rc.Spec.Selector).String()},
+		Spec:   api.ScaleSpec{Replicas: deref(k.scale.replicas(obj))},
+		Status: api.ScaleStatus{Replicas: replicas, Selector: selector},
 	}
 }
 
@@ -42,9 +77,18 @@ func scaleOf(rc *api.ReplicationController) *api.Scale {
 // conditionally on the Scale's resourceVersion when it has one, and returns
 // the new Scale. Nothing else of the controller changes. Options qualify the
 // write (client.DryRun, client.WithManagedFields).
-func (s *Server) UpdateScale(_ context.Context, namespace string, scale *api.Scale, opts ...client.WriteOption) (*api.Scale, error) {
+func (s *Server) UpdateScale(ctx context.Context, namespace string, scale *api.Scale, opts ...client.WriteOption) (*api.Scale, error) {
+	return s.UpdateScaleOf(ctx, client.ReplicationControllers, namespace, scale, opts...)
+}
+
+// UpdateScaleOf is UpdateScale for an object of resource
+// (replicationcontrollers, replicasets, statefulsets).
+func (s *Server) UpdateScaleOf(_ context.Context, resource, namespace string, scale *api.Scale, opts ...client.WriteOption) (*api.Scale, error) {
 	o := client.NewWriteOptions(opts...)
-	k := s.kinds[client.ReplicationControllers]
+	k, err := s.scaledKind(resource)
+	if err != nil {
+		return nil, err
+	}
 	name := scale.Metadata.Name
 	if scale.Spec.Replicas < 0 {
 		return nil, apierrors.NewInvalid(scaleGR.Group, "Scale", name, apierrors.FieldErrors{
@@ -57,26 +101,30 @@ func (s *Server) UpdateScale(_ context.Context, namespace string, scale *api.Sca
 		if err != nil {
 			return nil, apierrors.NewNotFound(k.gr, name)
 		}
-		rc := rec.Value.(*api.ReplicationController)
-		if rv := scale.Metadata.ResourceVersion; rv != "" && rv != rc.Metadata.ResourceVersion {
+		cur := rec.Value
+		if rv := scale.Metadata.ResourceVersion; rv != "" && rv != cur.GetObjectMeta().ResourceVersion {
 			return nil, apierrors.NewConflict(k.gr, name, apierrors.ConflictModified)
 		}
-		if deref(rc.Spec.Replicas) == scale.Spec.Replicas {
-			return scaleOf(rc), nil
+		if deref(k.scale.replicas(cur)) == scale.Spec.Replicas {
+			return scaleOf(k, cur), nil
 		}
-		next := shallowCopy(rc).(*api.ReplicationController)
-		next.Spec.Replicas = ptr(scale.Spec.Replicas)
-		next.Metadata.Generation++
+		// The spec is shared with cur: set works on a copy of the
+		// top-level struct, whose Spec is a value; only the pointer
+		// field replicas is replaced, never written through.
+		next := k.shallowCopy(cur)
+		k.scale.set(next, scale.Spec.Replicas)
+		nm := next.GetObjectMeta()
+		nm.Generation++
 		if o.ManagedFields != nil {
-			next.Metadata.ManagedFields = o.ManagedFields
+			nm.ManagedFields = o.ManagedFields
 		}
 		if o.DryRun {
-			return scaleOf(next), nil
+			return scaleOf(k, next), nil
 		}
 		rec, err = s.store.Update(key, next, rec.ModRev)
 		switch {
 		case err == nil:
-			return scaleOf(rec.Value.(*api.ReplicationController)), nil
+			return scaleOf(k, rec.Value), nil
 		case !errors.Is(err, store.ErrConflict):
 			return nil, apierrors.NewInternalError(err)
 		case scale.Metadata.ResourceVersion != "":

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"reflect"
 	"slices"
 	"time"
 
@@ -23,15 +24,14 @@ const namespaceRecheck = 5 * time.Second
 // deletion, needs Sweep: a pod when its grace period ends, a terminating
 // namespace at once.
 func (s *Server) noteGrace(key string, obj api.Object) {
-	m := obj.GetObjectMeta()
 	var at time.Time
-	switch o := obj.(type) {
-	case *api.Namespace:
-		if o.Status.Phase != api.NamespaceTerminating {
+	if k := s.byType[reflect.TypeOf(obj)]; k != nil && k.sweepAt != nil {
+		var due bool
+		if at, due = k.sweepAt(obj, s.clock.Now()); !due {
 			return
 		}
-		at = s.clock.Now()
-	default:
+	} else {
+		m := obj.GetObjectMeta()
 		if m.DeletionTimestamp == nil || deref(m.DeletionGracePeriodSeconds) == 0 {
 			return
 		}
@@ -125,10 +125,10 @@ func (s *Server) Sweep() int {
 			s.dropGrace(key)
 			continue
 		}
-		switch obj := rec.Value.(type) {
-		case *api.Namespace:
-			done += s.sweepNamespace(key, obj, now)
-		default:
+		obj := rec.Value
+		if k := s.byType[reflect.TypeOf(obj)]; k != nil && k.sweep != nil {
+			done += k.sweep(s, key, obj, now)
+		} else {
 			s.dropGrace(key)
 			m := obj.GetObjectMeta()
 			if len(m.Finalizers) > 0 || m.DeletionTimestamp == nil || now.Before(m.DeletionTimestamp.Time) {

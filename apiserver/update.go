@@ -38,7 +38,7 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 	if err != nil {
 		return nil, err
 	}
-	if status && !k.hasStatus {
+	if status && k.status == nil {
 		return nil, apierrors.NewMethodNotSupported(k.gr, "update status")
 	}
 	// A status update reads only the status of obj (withStatus copies it);
@@ -76,7 +76,7 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 		var next api.Object
 		undo := func() {}
 		if status {
-			next = withStatus(old, in)
+			next = k.status.with(old, in)
 			if opts.ManagedFields != nil {
 				next.GetObjectMeta().ManagedFields = opts.ManagedFields
 			}
@@ -96,7 +96,7 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 		nm.ResourceVersion = om.ResourceVersion
 		var unchanged bool
 		if status && opts.ManagedFields == nil {
-			unchanged = sameStatus(next, old) // nothing else of old was replaced
+			unchanged = k.status.same(next, old) // nothing else of old was replaced
 		} else {
 			unchanged = reflect.DeepEqual(next, old)
 		}
@@ -150,8 +150,8 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 func (s *Server) prepareUpdate(k *kind, in, old api.Object) (api.Object, error) {
 	m, om := in.GetObjectMeta(), old.GetObjectMeta()
 	*in.GetTypeMeta() = *old.GetTypeMeta()
-	if k.hasStatus {
-		copyStatus(in, old)
+	if k.status != nil {
+		k.status.keep(in, old)
 	}
 	m.UID = om.UID
 	m.CreationTimestamp = om.CreationTimestamp

@@ -21,6 +21,16 @@ const (
 	ConfigMaps             = "configmaps"
 	Secrets                = "secrets"
 	ServiceAccounts        = "serviceaccounts"
+	PersistentVolumes      = "persistentvolumes"
+	PersistentVolumeClaims = "persistentvolumeclaims"
+	StorageClasses         = "storageclasses"
+	CSINodes               = "csinodes"
+	CSIDrivers             = "csidrivers"
+	CSIStorageCapacities   = "csistoragecapacities"
+	VolumeAttachments      = "volumeattachments"
+	PodDisruptionBudgets   = "poddisruptionbudgets"
+	ReplicaSets            = "replicasets"
+	StatefulSets           = "statefulsets"
 	// EventsK8sIO is events.k8s.io/v1 Events: the objects of Events, stored
 	// once and shown in the newer version (api.EventsV1Event).
 	EventsK8sIO = "events.events.k8s.io"

@@ -108,6 +108,7 @@ var (
 	timeType        = reflect.TypeFor[api.Time]()
 	microTimeType   = reflect.TypeFor[api.MicroTime]()
 	intOrStringType = reflect.TypeFor[api.IntOrString]()
+	quantityType    = reflect.TypeFor[api.Quantity]()
 	resourceList    = reflect.TypeFor[api.ResourceList]()
 	rawJSONType     = reflect.TypeFor[json.RawMessage]()
 )
@@ -248,6 +249,8 @@ func (b *builder) value(t reflect.Type) (codec, error) {
 		return codec{kind: kindIntOrString, typ: t}, nil
 	case rawJSONType:
 		return codec{kind: kindRawJSON, typ: t}, nil
+	case quantityType:
+		return codec{kind: kindQuantity, typ: t}, nil
 	}
 	switch t.Kind() {
 	case reflect.Bool:

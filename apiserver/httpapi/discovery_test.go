@@ -54,9 +54,18 @@ func TestAggregatedDiscovery(t *testing.T) {
 			"/services": "Service Namespaced [svc]" + all, "/endpoints": "Endpoints Namespaced [ep]" + all, "/nodes": "Node Cluster [no]" + all,
 			"/namespaces": "Namespace Cluster [ns]" + all, "/events": "Event Namespaced [ev]" + all,
 			"/configmaps": "ConfigMap Namespaced [cm]" + all, "/secrets": "Secret Namespaced []" + all,
-			"/serviceaccounts": "ServiceAccount Namespaced [sa]" + all,
+			"/serviceaccounts":   "ServiceAccount Namespaced [sa]" + all,
+			"/persistentvolumes": "PersistentVolume Cluster [pv]" + all, "/persistentvolumeclaims": "PersistentVolumeClaim Namespaced [pvc]" + all,
 		}},
-		{"/apis", []string{"authentication.k8s.io", "authorization.k8s.io", "coordination.k8s.io", "events.k8s.io"}, map[string]string{
+		{"/apis", []string{"apps", "authentication.k8s.io", "authorization.k8s.io", "coordination.k8s.io", "events.k8s.io", "policy", "storage.k8s.io"}, map[string]string{
+			"apps/replicasets":                              "ReplicaSet Namespaced [rs]" + all,
+			"apps/statefulsets":                             "StatefulSet Namespaced [sts]" + all,
+			"policy/poddisruptionbudgets":                   "PodDisruptionBudget Namespaced [pdb]" + all,
+			"storage.k8s.io/storageclasses":                 "StorageClass Cluster [sc]" + all,
+			"storage.k8s.io/csinodes":                       "CSINode Cluster []" + all,
+			"storage.k8s.io/csidrivers":                     "CSIDriver Cluster []" + all,
+			"storage.k8s.io/csistoragecapacities":           "CSIStorageCapacity Namespaced []" + all,
+			"storage.k8s.io/volumeattachments":              "VolumeAttachment Cluster []" + all,
 			"authentication.k8s.io/selfsubjectreviews":      "SelfSubjectReview Cluster [] [create]",
 			"authorization.k8s.io/selfsubjectaccessreviews": "SelfSubjectAccessReview Cluster [] [create]",
 			"authorization.k8s.io/selfsubjectrulesreviews":  "SelfSubjectRulesReview Cluster [] [create]",
@@ -96,7 +105,7 @@ func TestAggregatedDiscovery(t *testing.T) {
 func checkDiscoveryResource(t *testing.T, r discoveryResource) {
 	t.Helper()
 	switch r.Resource {
-	case "pods", "replicationcontrollers", "services":
+	case "pods", "replicationcontrollers", "services", "replicasets", "statefulsets":
 		assert.Equal(t, []string{"all"}, r.Categories, r.Resource)
 	default:
 		assert.Empty(t, r.Categories, r.Resource)
@@ -108,6 +117,15 @@ func checkDiscoveryResource(t *testing.T, r discoveryResource) {
 	switch r.Resource {
 	case "replicationcontrollers":
 		assert.Equal(t, []string{"scale autoscaling/v1 Scale [get patch update]", "status /v1 ReplicationController [get patch update]"}, subs)
+	case "replicasets":
+		assert.Equal(t, []string{"scale autoscaling/v1 Scale [get patch update]", "status apps/v1 ReplicaSet [get patch update]"}, subs)
+	case "statefulsets":
+		assert.Equal(t, []string{"scale autoscaling/v1 Scale [get patch update]", "status apps/v1 StatefulSet [get patch update]"}, subs)
+	case "persistentvolumes", "persistentvolumeclaims", "poddisruptionbudgets", "volumeattachments":
+		assert.Len(t, subs, 1, r.Resource)
+		assert.Contains(t, subs[0], "status ", r.Resource)
+	case "storageclasses", "csinodes", "csidrivers", "csistoragecapacities":
+		assert.Empty(t, subs, r.Resource)
 	case "pods":
 		assert.Equal(t, []string{"binding /v1 Binding [create]", "eviction policy/v1 Eviction [create]", "log /v1 Pod [get]", "status /v1 Pod [get patch update]"}, subs)
 	}
@@ -136,6 +154,8 @@ func TestLegacyDiscovery(t *testing.T) {
 		}},
 		{"apis", "/apis", func(t *testing.T, b []byte) {
 			assert.JSONEq(t, `{"kind":"APIGroupList","apiVersion":"v1","groups":[
+				{"name":"apps","versions":[{"groupVersion":"apps/v1","version":"v1"}],
+				 "preferredVersion":{"groupVersion":"apps/v1","version":"v1"}},
 				{"name":"authentication.k8s.io","versions":[{"groupVersion":"authentication.k8s.io/v1","version":"v1"}],
 				 "preferredVersion":{"groupVersion":"authentication.k8s.io/v1","version":"v1"}},
 				{"name":"authorization.k8s.io","versions":[{"groupVersion":"authorization.k8s.io/v1","version":"v1"}],
@@ -143,7 +163,11 @@ func TestLegacyDiscovery(t *testing.T) {
 				{"name":"coordination.k8s.io","versions":[{"groupVersion":"coordination.k8s.io/v1","version":"v1"}],
 				 "preferredVersion":{"groupVersion":"coordination.k8s.io/v1","version":"v1"}},
 				{"name":"events.k8s.io","versions":[{"groupVersion":"events.k8s.io/v1","version":"v1"}],
-				 "preferredVersion":{"groupVersion":"events.k8s.io/v1","version":"v1"}}]}`, string(b))
+				 "preferredVersion":{"groupVersion":"events.k8s.io/v1","version":"v1"}},
+				{"name":"policy","versions":[{"groupVersion":"policy/v1","version":"v1"}],
+				 "preferredVersion":{"groupVersion":"policy/v1","version":"v1"}},
+				{"name":"storage.k8s.io","versions":[{"groupVersion":"storage.k8s.io/v1","version":"v1"}],
+				 "preferredVersion":{"groupVersion":"storage.k8s.io/v1","version":"v1"}}]}`, string(b))
 		}},
 		{"group", "/apis/coordination.k8s.io", func(t *testing.T, b []byte) {
 			assert.JSONEq(t, `{"kind":"APIGroup","apiVersion":"v1","name":"coordination.k8s.io",

@@ -165,6 +165,16 @@ func TestKubectl(t *testing.T) {
 			{"selfsubjectaccessreviews", "authorization.k8s.io/v1", "false", "SelfSubjectAccessReview"},
 			{"selfsubjectrulesreviews", "authorization.k8s.io/v1", "false", "SelfSubjectRulesReview"},
 			{"subjectaccessreviews", "authorization.k8s.io/v1", "false", "SubjectAccessReview"},
+			{"persistentvolumeclaims", "pvc", "v1", "true", "PersistentVolumeClaim"},
+			{"persistentvolumes", "pv", "v1", "false", "PersistentVolume"},
+			{"replicasets", "rs", "apps/v1", "true", "ReplicaSet"},
+			{"statefulsets", "sts", "apps/v1", "true", "StatefulSet"},
+			{"poddisruptionbudgets", "pdb", "policy/v1", "true", "PodDisruptionBudget"},
+			{"csidrivers", "storage.k8s.io/v1", "false", "CSIDriver"},
+			{"csinodes", "storage.k8s.io/v1", "false", "CSINode"},
+			{"csistoragecapacities", "storage.k8s.io/v1", "true", "CSIStorageCapacity"},
+			{"storageclasses", "sc", "storage.k8s.io/v1", "false", "StorageClass"},
+			{"volumeattachments", "storage.k8s.io/v1", "false", "VolumeAttachment"},
 		}, rows[1:])
 	})
 	t.Run("create", func(t *testing.T) {

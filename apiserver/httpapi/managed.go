@@ -119,10 +119,11 @@ func withStatusOf(cur, obj api.Object) api.Object {
 	return c
 }
 
-// withReplicas returns a copy of a replication controller with its
-// desired replicas set: what a scale update leaves stored.
+// withReplicas returns a copy of an object with a scale subresource
+// (replication controller, replica set, stateful set) with its desired
+// replicas, spec.replicas, set: what a scale update leaves stored.
 func withReplicas(cur api.Object, replicas int32) api.Object {
-	c := cur.DeepCopyObject().(*api.ReplicationController)
-	c.Spec.Replicas = &replicas
+	c := cur.DeepCopyObject()
+	reflect.ValueOf(c).Elem().FieldByName("Spec").FieldByName("Replicas").Set(reflect.ValueOf(&replicas))
 	return c
 }

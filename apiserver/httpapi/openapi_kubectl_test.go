@@ -12,18 +12,15 @@ import (
 	"github.com/miniplane/miniplane/clock"
 )
 
-const deploymentManifest = `apiVersion: apps/v1
-kind: Deployment
+// jobManifest is of a kind whose group miniplane does not serve.
+const jobManifest = `apiVersion: batch/v1
+kind: Job
 metadata:
   name: web
 spec:
-  replicas: 1
-  selector:
-    matchLabels: {app: web}
   template:
-    metadata:
-      labels: {app: web}
     spec:
+      restartPolicy: Never
       containers:
       - name: nginx
         image: nginx:1.27
@@ -124,8 +121,8 @@ func TestKubectlOpenAPI(t *testing.T) {
 	t.Run("apply an unserved kind", func(t *testing.T) {
 		before := stored()
 		for _, verb := range []string{"apply", "create"} {
-			errOut := k.fails(deploymentManifest, verb, "-f", "-")
-			assert.Contains(t, errOut, `no matches for kind "Deployment" in version "apps/v1"`, verb)
+			errOut := k.fails(jobManifest, verb, "-f", "-")
+			assert.Contains(t, errOut, `no matches for kind "Job" in version "batch/v1"`, verb)
 			assert.NotContains(t, errOut, "--validate=false", "the documents downloaded and validated")
 		}
 		assert.Equal(t, before, stored(), "nothing stored")

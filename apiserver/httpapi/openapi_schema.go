@@ -276,19 +276,27 @@ func specialShape(t reflect.Type) (shape, bool) {
 		}}, true
 	case reflect.TypeFor[api.ResourceList]():
 		return shape{schema: func(b *schemaBuilder) *schema {
-			b.from[quantityDefinition] = t
-			b.defs[quantityDefinition] = &schema{
-				Description: quantityDescription,
-				OneOf:       []*schema{{Type: "string"}, {Type: "number"}},
-			}
-			return &schema{Type: "object", AdditionalProperties: &schema{Ref: quantityDefinition}}
+			return &schema{Type: "object", AdditionalProperties: b.quantityRef()}
 		}}, true
+	case reflect.TypeFor[api.Quantity]():
+		return shape{schema: (*schemaBuilder).quantityRef}, true
 	case reflect.TypeFor[json.RawMessage]():
 		return shape{schema: func(*schemaBuilder) *schema {
 			return &schema{Type: "object", PreserveUnknownFields: true}
 		}}, true
 	}
 	return shape{}, false
+}
+
+// quantityRef adds the Quantity definition that a ResourceList's values
+// and a Quantity share, and returns a reference to it.
+func (b *schemaBuilder) quantityRef() *schema {
+	b.from[quantityDefinition] = reflect.TypeFor[api.Quantity]()
+	b.defs[quantityDefinition] = &schema{
+		Description: quantityDescription,
+		OneOf:       []*schema{{Type: "string"}, {Type: "number"}},
+	}
+	return &schema{Ref: quantityDefinition}
 }
 
 // special adds the definition of a type with a special shape and returns

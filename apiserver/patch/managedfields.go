@@ -24,6 +24,8 @@ var serverFields = map[string]bool{
 // leaves status alone, so an apply of the object neither changes nor owns it.
 var statusKinds = map[string]bool{
 	"Pod": true, "ReplicationController": true, "Service": true, "Node": true, "Namespace": true,
+	"PersistentVolume": true, "PersistentVolumeClaim": true, "VolumeAttachment": true,
+	"PodDisruptionBudget": true, "ReplicaSet": true, "StatefulSet": true,
 }
 
 // managedEntry is one element of metadata.managedFields: the fields one manager owns

@@ -85,6 +85,18 @@ func schemas() map[string]*schema {
 	})
 	conditionsOnly := object(map[string]*fieldMeta{"conditions": byType()})
 	metaOnly := object(map[string]*fieldMeta{"metadata": nested(objectMeta)})
+	// replicated is a kind with a pod template and status conditions
+	// (apps/v1 ReplicaSet and StatefulSet).
+	replicated := object(map[string]*fieldMeta{
+		"metadata": nested(objectMeta),
+		"spec": nested(object(map[string]*fieldMeta{
+			"template": nested(object(map[string]*fieldMeta{
+				"metadata": nested(objectMeta),
+				"spec":     nested(podSpec),
+			})),
+		})),
+		"status": nested(conditionsOnly),
+	})
 	return map[string]*schema{
 		"Pod": object(map[string]*fieldMeta{
 			"metadata": nested(objectMeta),
@@ -118,12 +130,31 @@ func schemas() map[string]*schema {
 			"metadata": nested(objectMeta),
 			"status":   nested(conditionsOnly),
 		}),
-		"Endpoints": metaOnly,
-		"Lease":     metaOnly,
-		"Event":     metaOnly,
-		"Scale":     metaOnly,
-		"ConfigMap": metaOnly,
-		"Secret":    metaOnly,
+		"Endpoints":        metaOnly,
+		"Lease":            metaOnly,
+		"Event":            metaOnly,
+		"Scale":            metaOnly,
+		"ConfigMap":        metaOnly,
+		"Secret":           metaOnly,
+		"PersistentVolume": metaOnly,
+		"PersistentVolumeClaim": object(map[string]*fieldMeta{
+			"metadata": nested(objectMeta),
+			"status":   nested(conditionsOnly),
+		}),
+		"StorageClass":       metaOnly,
+		"CSIDriver":          metaOnly,
+		"CSIStorageCapacity": metaOnly,
+		"VolumeAttachment":   metaOnly,
+		"CSINode": object(map[string]*fieldMeta{
+			"metadata": nested(objectMeta),
+			"spec":     nested(object(map[string]*fieldMeta{"drivers": mergeBy("name", nil)})),
+		}),
+		"PodDisruptionBudget": object(map[string]*fieldMeta{
+			"metadata": nested(objectMeta),
+			"status":   nested(conditionsOnly),
+		}),
+		"ReplicaSet":  replicated,
+		"StatefulSet": replicated,
 		"ServiceAccount": object(map[string]*fieldMeta{
 			"metadata": nested(objectMeta),
 			"secrets":  mergeBy("name", nil),

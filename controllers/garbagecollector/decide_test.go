@@ -149,7 +149,9 @@ func TestKindOfRef(t *testing.T) {
 		{"v1", "Pod", client.Pods, true},
 		{"coordination.k8s.io/v1", "Lease", client.Leases, true},
 		{"v1", "Lease", "", false},
-		{"apps/v1", "ReplicaSet", "", false},
+		{"apps/v1", "ReplicaSet", client.ReplicaSets, true},
+		{"v1", "ReplicaSet", "", false},
+		{"apps/v1", "Deployment", "", false},
 		{"apps/v1", "Pod", "", false},
 	} {
 		t.Run(tc.apiVersion+" "+tc.kind, func(t *testing.T) {

@@ -21,17 +21,27 @@ type kindInfo struct {
 // fails.
 func servedKinds() []kindInfo {
 	return []kindInfo{
+		{kind: "CSIDriver", group: "storage.k8s.io", resource: client.CSIDrivers},
+		{kind: "CSINode", group: "storage.k8s.io", resource: client.CSINodes},
+		{kind: "CSIStorageCapacity", group: "storage.k8s.io", resource: client.CSIStorageCapacities, namespaced: true},
 		{kind: "ConfigMap", resource: client.ConfigMaps, namespaced: true},
 		{kind: "Endpoints", resource: client.Endpoints, namespaced: true},
 		{kind: "Event", resource: client.Events, namespaced: true},
 		{kind: "Lease", group: "coordination.k8s.io", resource: client.Leases, namespaced: true},
 		{kind: "Namespace", resource: client.Namespaces},
 		{kind: "Node", resource: client.Nodes},
+		{kind: "PersistentVolume", resource: client.PersistentVolumes},
+		{kind: "PersistentVolumeClaim", resource: client.PersistentVolumeClaims, namespaced: true},
 		{kind: "Pod", resource: client.Pods, namespaced: true},
+		{kind: "PodDisruptionBudget", group: "policy", resource: client.PodDisruptionBudgets, namespaced: true},
+		{kind: "ReplicaSet", group: "apps", resource: client.ReplicaSets, namespaced: true},
 		{kind: "ReplicationController", resource: client.ReplicationControllers, namespaced: true},
 		{kind: "Secret", resource: client.Secrets, namespaced: true},
 		{kind: "Service", resource: client.Services, namespaced: true},
 		{kind: "ServiceAccount", resource: client.ServiceAccounts, namespaced: true},
+		{kind: "StatefulSet", group: "apps", resource: client.StatefulSets, namespaced: true},
+		{kind: "StorageClass", group: "storage.k8s.io", resource: client.StorageClasses},
+		{kind: "VolumeAttachment", group: "storage.k8s.io", resource: client.VolumeAttachments},
 	}
 }
 

@@ -80,10 +80,10 @@ func TestForegroundDeletionDoesNotWaitForNonBlockingDependents(t *testing.T) {
 
 func TestOwnerOfAnUnservedKindIsNeverTreatedAsAbsent(t *testing.T) {
 	e := newEnv(t)
-	e.createPod("rs-pod", "", api.OwnerReference{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: "rs-uid"})
+	e.createPod("job-pod", "", api.OwnerReference{APIVersion: "batch/v1", Kind: "Job", Name: "web", UID: "job-uid"})
 	e.settle()
 
-	_, ok := e.getPod("rs-pod")
+	_, ok := e.getPod("job-pod")
 	assert.True(t, ok, "an owner the server cannot show is not known to be absent")
 	assert.Empty(t, e.client.Writes())
 	_, delayed := e.gc.Queue().NextDelayed()
@@ -146,6 +146,19 @@ func TestOrphaningRetriesConflicts(t *testing.T) {
 	assert.False(t, delayed, "conflicts were retried in place, not after a backoff")
 }
 
+// TestDependentOfAnAbsentReplicaSetIsCollected: apps/v1 ReplicaSets are
+// served (no controller acts on them), so the collector knows that an
+// owner that is not there is gone.
+func TestDependentOfAnAbsentReplicaSetIsCollected(t *testing.T) {
+	e := newEnv(t)
+	e.createPod("rs-pod", "", api.OwnerReference{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: "rs-uid"})
+	e.settle()
+
+	_, ok := e.getPod("rs-pod")
+	assert.False(t, ok, "the owner is absent: the dependent is deleted")
+	assert.Equal(t, []string{"delete pods default/rs-pod"}, e.client.Writes())
+}
+
 func TestNewRejectsBadConfig(t *testing.T) {
 	e := newEnv(t)
 	f := informer.NewFactory(e.srv, "", e.clk, nil)
@@ -156,7 +169,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		{"no client", Config{Factory: f, Clock: e.clk}},
 		{"no factory", Config{Client: e.srv, Clock: e.clk}},
 		{"no clock", Config{Client: e.srv, Factory: f}},
-		{"unserved resource", Config{Client: e.srv, Factory: f, Clock: e.clk, Resources: []string{"replicasets"}}},
+		{"unserved resource", Config{Client: e.srv, Factory: f, Clock: e.clk, Resources: []string{"jobs"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := New(tc.cfg)

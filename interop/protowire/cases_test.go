@@ -330,6 +330,129 @@ func fullDeleteOptions() api.DeleteOptions {
 	}
 }
 
+func fullLabelSelector() *api.LabelSelector {
+	return &api.LabelSelector{MatchLabels: map[string]string{"app": "web"},
+		MatchExpressions: []api.LabelSelectorRequirement{{Key: "tier", Operator: "In", Values: []string{"front", "back"}}}}
+}
+
+func fullPersistentVolumeSpec() api.PersistentVolumeSpec {
+	secret := &api.SecretReference{Name: "s", Namespace: "kube-system"}
+	return api.PersistentVolumeSpec{
+		Capacity: api.ResourceList{"storage": "10Gi"},
+		PersistentVolumeSource: api.PersistentVolumeSource{
+			HostPath: &api.HostPathVolumeSource{Path: "/data", Type: ptr("Directory")},
+			NFS:      &api.NFSVolumeSource{Server: "nfs", Path: "/export", ReadOnly: true},
+			Local:    &api.LocalVolumeSource{Path: "/mnt/disk", FSType: ptr("ext4")},
+			CSI: &api.CSIPersistentVolumeSource{Driver: "ebs.csi.aws.com", VolumeHandle: "vol-1", ReadOnly: true, FSType: "xfs",
+				VolumeAttributes: map[string]string{"a": "b"}, ControllerPublishSecretRef: secret, NodeStageSecretRef: secret,
+				NodePublishSecretRef: secret, ControllerExpandSecretRef: secret, NodeExpandSecretRef: secret},
+		},
+		AccessModes:                   []api.PersistentVolumeAccessMode{api.ReadWriteOnce, api.ReadOnlyMany},
+		ClaimRef:                      ptr(fullObjectReference()),
+		PersistentVolumeReclaimPolicy: api.PersistentVolumeReclaimRetain,
+		StorageClassName:              "fast",
+		MountOptions:                  []string{"ro", "soft"},
+		VolumeMode:                    ptr(api.PersistentVolumeFilesystem),
+		NodeAffinity: &api.VolumeNodeAffinity{Required: &api.NodeSelector{NodeSelectorTerms: []api.NodeSelectorTerm{{
+			MatchExpressions: []api.NodeSelectorRequirement{{Key: "zone", Operator: "In", Values: []string{"a"}}},
+			MatchFields:      []api.NodeSelectorRequirement{{Key: "metadata.name", Operator: "In", Values: []string{"node-1"}}},
+		}}}},
+		VolumeAttributesClassName: ptr("gold"),
+	}
+}
+
+func fullPersistentVolume(name string) api.PersistentVolume {
+	return api.PersistentVolume{Metadata: fullObjectMeta(name), Spec: fullPersistentVolumeSpec(),
+		Status: api.PersistentVolumeStatus{Phase: api.VolumeBound, Message: "bound", Reason: "Bound", LastPhaseTransitionTime: ptr(created)}}
+}
+
+func fullPersistentVolumeClaim(name string) api.PersistentVolumeClaim {
+	return api.PersistentVolumeClaim{
+		Metadata: fullObjectMeta(name),
+		Spec: api.PersistentVolumeClaimSpec{
+			AccessModes: []api.PersistentVolumeAccessMode{api.ReadWriteOnce},
+			Selector:    fullLabelSelector(),
+			Resources:   api.VolumeResourceRequirements{Limits: api.ResourceList{"storage": "2Gi"}, Requests: api.ResourceList{"storage": "1Gi"}},
+			VolumeName:  "pv0", StorageClassName: ptr("fast"), VolumeMode: ptr(api.PersistentVolumeBlock),
+			DataSource:                &api.TypedLocalObjectReference{APIGroup: ptr("snapshot.storage.k8s.io"), Kind: "VolumeSnapshot", Name: "snap"},
+			DataSourceRef:             &api.TypedObjectReference{APIGroup: ptr("snapshot.storage.k8s.io"), Kind: "VolumeSnapshot", Name: "snap", Namespace: ptr("other")},
+			VolumeAttributesClassName: ptr("gold"),
+		},
+		Status: api.PersistentVolumeClaimStatus{
+			Phase: api.ClaimBound, AccessModes: []api.PersistentVolumeAccessMode{api.ReadWriteOnce},
+			Capacity: api.ResourceList{"storage": "1Gi"},
+			Conditions: []api.PersistentVolumeClaimCondition{{Type: "Resizing", Status: api.ConditionTrue, LastProbeTime: created,
+				LastTransitionTime: created, Reason: "Resize", Message: "resizing"}},
+			AllocatedResources: api.ResourceList{"storage": "2Gi"},
+		},
+	}
+}
+
+func fullStorageClass(name string) api.StorageClass {
+	return api.StorageClass{Metadata: fullObjectMeta(name), Provisioner: "ebs.csi.aws.com", Parameters: map[string]string{"type": "gp3"},
+		ReclaimPolicy: ptr(api.PersistentVolumeReclaimDelete), MountOptions: []string{"debug"}, AllowVolumeExpansion: ptr(true),
+		VolumeBindingMode: ptr(api.VolumeBindingWaitForFirstConsumer),
+		AllowedTopologies: []api.TopologySelectorTerm{{MatchLabelExpressions: []api.TopologySelectorLabelRequirement{{Key: "zone", Values: []string{"a", "b"}}}}}}
+}
+
+func fullCSINode(name string) api.CSINode {
+	return api.CSINode{Metadata: fullObjectMeta(name), Spec: api.CSINodeSpec{Drivers: []api.CSINodeDriver{{
+		Name: "ebs.csi.aws.com", NodeID: "i-1", TopologyKeys: []string{"zone"}, Allocatable: &api.VolumeNodeResources{Count: ptr(int32(25))}}}}}
+}
+
+func fullCSIDriver(name string) api.CSIDriver {
+	return api.CSIDriver{Metadata: fullObjectMeta(name), Spec: api.CSIDriverSpec{AttachRequired: ptr(true), PodInfoOnMount: ptr(true),
+		VolumeLifecycleModes: []string{"Persistent", "Ephemeral"}, StorageCapacity: ptr(true), FSGroupPolicy: ptr("File"),
+		RequiresRepublish: ptr(true), SELinuxMount: ptr(true)}}
+}
+
+func fullCSIStorageCapacity(name string) api.CSIStorageCapacity {
+	return api.CSIStorageCapacity{Metadata: fullObjectMeta(name), NodeTopology: fullLabelSelector(), StorageClassName: "fast",
+		Capacity: ptr(api.Quantity("100Gi")), MaximumVolumeSize: ptr(api.Quantity("16Ti"))}
+}
+
+func fullVolumeAttachment(name string) api.VolumeAttachment {
+	spec := fullPersistentVolumeSpec()
+	volErr := &api.VolumeError{Time: created, Message: "timeout", ErrorCode: ptr(int32(4))}
+	return api.VolumeAttachment{Metadata: fullObjectMeta(name),
+		Spec: api.VolumeAttachmentSpec{Attacher: "ebs.csi.aws.com", NodeName: "node-1",
+			Source: api.VolumeAttachmentSource{PersistentVolumeName: ptr("pv0"), InlineVolumeSpec: &spec}},
+		Status: api.VolumeAttachmentStatus{Attached: true, AttachmentMetadata: map[string]string{"dev": "/dev/xvdf"}, AttachError: volErr, DetachError: volErr}}
+}
+
+func fullPodDisruptionBudget(name string) api.PodDisruptionBudget {
+	return api.PodDisruptionBudget{Metadata: fullObjectMeta(name),
+		Spec: api.PodDisruptionBudgetSpec{MinAvailable: ptr(api.IntOrString{Type: api.String, StrVal: "50%"}), Selector: fullLabelSelector(),
+			MaxUnavailable: ptr(api.IntOrString{Type: api.Int, IntVal: 1}), UnhealthyPodEvictionPolicy: ptr("AlwaysAllow")},
+		Status: api.PodDisruptionBudgetStatus{ObservedGeneration: 3, DisruptedPods: map[string]api.Time{"web-1": created},
+			DisruptionsAllowed: 1, CurrentHealthy: 3, DesiredHealthy: 2, ExpectedPods: 3,
+			Conditions: []api.Condition{{Type: "DisruptionAllowed", Status: api.ConditionTrue, ObservedGeneration: 3, LastTransitionTime: created, Reason: "SufficientPods", Message: "ok"}}}}
+}
+
+func fullReplicaSet(name string) api.ReplicaSet {
+	return api.ReplicaSet{Metadata: fullObjectMeta(name),
+		Spec: api.ReplicaSetSpec{Replicas: ptr(int32(3)), MinReadySeconds: 5, Selector: fullLabelSelector(),
+			Template: api.PodTemplateSpec{Metadata: fullObjectMeta(""), Spec: fullPodSpec()}},
+		Status: api.ReplicaSetStatus{Replicas: 3, FullyLabeledReplicas: 3, ReadyReplicas: 2, AvailableReplicas: 2, ObservedGeneration: 4,
+			Conditions: []api.ReplicaSetCondition{{Type: "ReplicaFailure", Status: api.ConditionFalse, LastTransitionTime: created, Reason: "r", Message: "m"}}}}
+}
+
+func fullStatefulSet(name string) api.StatefulSet {
+	return api.StatefulSet{Metadata: fullObjectMeta(name),
+		Spec: api.StatefulSetSpec{Replicas: ptr(int32(3)), Selector: fullLabelSelector(),
+			Template:             api.PodTemplateSpec{Metadata: fullObjectMeta(""), Spec: fullPodSpec()},
+			VolumeClaimTemplates: []api.PersistentVolumeClaim{fullPersistentVolumeClaim("data")},
+			ServiceName:          "db", PodManagementPolicy: "Parallel",
+			UpdateStrategy: api.StatefulSetUpdateStrategy{Type: "RollingUpdate", RollingUpdate: &api.RollingUpdateStatefulSetStrategy{
+				Partition: ptr(int32(1)), MaxUnavailable: ptr(api.IntOrString{Type: api.Int, IntVal: 2})}},
+			RevisionHistoryLimit: ptr(int32(10)), MinReadySeconds: 5,
+			PersistentVolumeClaimRetentionPolicy: &api.StatefulSetPersistentVolumeClaimRetentionPolicy{WhenDeleted: "Delete", WhenScaled: "Retain"},
+			Ordinals:                             &api.StatefulSetOrdinals{Start: 1}},
+		Status: api.StatefulSetStatus{ObservedGeneration: 4, Replicas: 3, ReadyReplicas: 2, CurrentReplicas: 2, UpdatedReplicas: 1,
+			CurrentRevision: "db-1", UpdateRevision: "db-2", CollisionCount: ptr(int32(1)), AvailableReplicas: 2,
+			Conditions: []api.StatefulSetCondition{{Type: "Progressing", Status: api.ConditionTrue, LastTransitionTime: created, Reason: "r", Message: "m"}}}}
+}
+
 // fullCases returns, for every top-level type, an object with every modeled field set.
 func fullCases() map[string]any {
 	return map[string]any{
@@ -357,6 +480,29 @@ func fullCases() map[string]any {
 		"ServiceAccount": ptr(fullServiceAccount("builder")),
 		"ServiceAccountList": &api.ServiceAccountList{Metadata: fullListMeta(),
 			Items: []api.ServiceAccount{fullServiceAccount("a"), fullServiceAccount("default")}},
+		"PersistentVolume":      ptr(fullPersistentVolume("pv0")),
+		"PersistentVolumeList":  &api.PersistentVolumeList{Metadata: fullListMeta(), Items: []api.PersistentVolume{fullPersistentVolume("a")}},
+		"PersistentVolumeClaim": ptr(fullPersistentVolumeClaim("data")),
+		"PersistentVolumeClaimList": &api.PersistentVolumeClaimList{Metadata: fullListMeta(),
+			Items: []api.PersistentVolumeClaim{fullPersistentVolumeClaim("a")}},
+		"StorageClass":       ptr(fullStorageClass("fast")),
+		"StorageClassList":   &api.StorageClassList{Metadata: fullListMeta(), Items: []api.StorageClass{fullStorageClass("a")}},
+		"CSINode":            ptr(fullCSINode("node-1")),
+		"CSINodeList":        &api.CSINodeList{Metadata: fullListMeta(), Items: []api.CSINode{fullCSINode("a")}},
+		"CSIDriver":          ptr(fullCSIDriver("ebs.csi.aws.com")),
+		"CSIDriverList":      &api.CSIDriverList{Metadata: fullListMeta(), Items: []api.CSIDriver{fullCSIDriver("a")}},
+		"CSIStorageCapacity": ptr(fullCSIStorageCapacity("cap")),
+		"CSIStorageCapacityList": &api.CSIStorageCapacityList{Metadata: fullListMeta(),
+			Items: []api.CSIStorageCapacity{fullCSIStorageCapacity("a")}},
+		"VolumeAttachment":     ptr(fullVolumeAttachment("csi-1")),
+		"VolumeAttachmentList": &api.VolumeAttachmentList{Metadata: fullListMeta(), Items: []api.VolumeAttachment{fullVolumeAttachment("a")}},
+		"PodDisruptionBudget":  ptr(fullPodDisruptionBudget("web")),
+		"PodDisruptionBudgetList": &api.PodDisruptionBudgetList{Metadata: fullListMeta(),
+			Items: []api.PodDisruptionBudget{fullPodDisruptionBudget("a")}},
+		"ReplicaSet":      ptr(fullReplicaSet("web")),
+		"ReplicaSetList":  &api.ReplicaSetList{Metadata: fullListMeta(), Items: []api.ReplicaSet{fullReplicaSet("a")}},
+		"StatefulSet":     ptr(fullStatefulSet("db")),
+		"StatefulSetList": &api.StatefulSetList{Metadata: fullListMeta(), Items: []api.StatefulSet{fullStatefulSet("a")}},
 		"Scale": &api.Scale{
 			Metadata: fullObjectMeta("web"),
 			Spec:     api.ScaleSpec{Replicas: 5},

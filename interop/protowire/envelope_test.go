@@ -154,6 +154,9 @@ func TestTagsMatchUpstream(t *testing.T) {
 		"NodeSpec.podCIDRs": true, "NodeSpec.taints": true, "PodSpec.tolerations": true,
 		"PodSpec.priority": true, "PodStatus.qosClass": true,
 		"ServiceSpec.clusterIPs": true, "ServiceSpec.ipFamilies": true,
+		"PersistentVolumeSpec.mountOptions": true, "StorageClass.mountOptions": true,
+		"CSIDriverSpec.podInfoOnMount": true, "CSIDriverSpec.volumeLifecycleModes": true, "CSIDriverSpec.storageCapacity": true,
+		"CSIStorageCapacity.storageClassName": true, "RollingUpdateStatefulSetStrategy.maxUnavailable": true,
 	}
 	special := map[reflect.Type]bool{
 		reflect.TypeFor[api.Time]():         true,

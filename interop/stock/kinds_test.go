@@ -11,11 +11,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -78,6 +82,11 @@ type crud[T object, L runtime.Object] struct {
 }
 
 func (c crud[T, L]) resource() schema.GroupVersionResource { return c.gvr }
+
+// freshObject is fresh for callers that do not know T.
+func (c crud[T, L]) freshObject(name, namespace string) runtime.Object {
+	return c.fresh(name, namespace)
+}
 
 // objectPrefix is the name prefix and label value of a kind's objects, so
 // that kinds sharing storage (core and events.k8s.io events) or running at
@@ -213,7 +222,7 @@ func kindCases() []kindCase {
 
 func storedKindCases() []kindCase {
 	created := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	return []kindCase{
+	return append([]kindCase{
 		crud[*corev1.Pod, *corev1.PodList]{
 			gvr: corev1.SchemeGroupVersion.WithResource("pods"), namespaced: true,
 			client: func(cs kubernetes.Interface, ns string) typedClient[*corev1.Pod, *corev1.PodList] {
@@ -381,6 +390,149 @@ func storedKindCases() []kindCase {
 				// Merged by name, not replaced, with the patch's new element first
 				// as Kubernetes puts it.
 				assert.Equal(t, []corev1.ObjectReference{{Name: "b"}, {Name: "a"}}, sa.Secrets, "secrets merge by name")
+			},
+		},
+	}, schedulingKindCases()...)
+}
+
+// schedulingCase returns the case of resource among schedulingKindCases,
+// whose fresh objects the subresource tests start from.
+func schedulingCase[T object](t *testing.T, resource string) crud[T, runtime.Object] {
+	t.Helper()
+	for _, c := range schedulingKindCases() {
+		if c.resource().Resource != resource {
+			continue
+		}
+		f := c.(interface {
+			freshObject(name, namespace string) runtime.Object
+		})
+		return crud[T, runtime.Object]{fresh: func(name, ns string) T { return f.freshObject(name, ns).(T) }}
+	}
+	t.Fatalf("no case for %s", resource)
+	return crud[T, runtime.Object]{}
+}
+
+// schedulingKindCases are the kinds kube-scheduler lists and watches beyond
+// the core ones.
+func schedulingKindCases() []kindCase {
+	web := &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
+	template := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}}, Spec: podSpec()}
+	return []kindCase{
+		crud[*corev1.PersistentVolume, *corev1.PersistentVolumeList]{
+			gvr: corev1.SchemeGroupVersion.WithResource("persistentvolumes"),
+			client: func(cs kubernetes.Interface, _ string) typedClient[*corev1.PersistentVolume, *corev1.PersistentVolumeList] {
+				return cs.CoreV1().PersistentVolumes()
+			},
+			fresh: func(name, _ string) *corev1.PersistentVolume {
+				return &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.PersistentVolumeSpec{
+					Capacity:    corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("10Gi")},
+					AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+					PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{
+						Driver: "ebs.csi.aws.com", VolumeHandle: "vol-1", VolumeAttributes: map[string]string{"a": "b"}}},
+					NodeAffinity: &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+						MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "zone", Operator: corev1.NodeSelectorOpIn, Values: []string{"a"}}}}}}},
+				}}
+			},
+		},
+		crud[*corev1.PersistentVolumeClaim, *corev1.PersistentVolumeClaimList]{
+			gvr: corev1.SchemeGroupVersion.WithResource("persistentvolumeclaims"), namespaced: true,
+			client: func(cs kubernetes.Interface, ns string) typedClient[*corev1.PersistentVolumeClaim, *corev1.PersistentVolumeClaimList] {
+				return cs.CoreV1().PersistentVolumeClaims(ns)
+			},
+			fresh: func(name, ns string) *corev1.PersistentVolumeClaim {
+				return &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: corev1.PersistentVolumeClaimSpec{
+					AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+					Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
+					StorageClassName: ptr.To("fast"),
+				}}
+			},
+		},
+		crud[*storagev1.StorageClass, *storagev1.StorageClassList]{
+			gvr: storagev1.SchemeGroupVersion.WithResource("storageclasses"),
+			client: func(cs kubernetes.Interface, _ string) typedClient[*storagev1.StorageClass, *storagev1.StorageClassList] {
+				return cs.StorageV1().StorageClasses()
+			},
+			fresh: func(name, _ string) *storagev1.StorageClass {
+				return &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Provisioner: "ebs.csi.aws.com",
+					Parameters: map[string]string{"type": "gp3"}, VolumeBindingMode: ptr.To(storagev1.VolumeBindingWaitForFirstConsumer)}
+			},
+		},
+		crud[*storagev1.CSINode, *storagev1.CSINodeList]{
+			gvr: storagev1.SchemeGroupVersion.WithResource("csinodes"),
+			client: func(cs kubernetes.Interface, _ string) typedClient[*storagev1.CSINode, *storagev1.CSINodeList] {
+				return cs.StorageV1().CSINodes()
+			},
+			fresh: func(name, _ string) *storagev1.CSINode {
+				return &storagev1.CSINode{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{{
+					Name: "ebs.csi.aws.com", NodeID: "i-1", TopologyKeys: []string{"zone"}, Allocatable: &storagev1.VolumeNodeResources{Count: ptr.To[int32](25)}}}}}
+			},
+			strategic: `{"spec":{"drivers":[{"name":"other.csi.example.com","nodeID":"n2","topologyKeys":null}]}}`,
+			strategicOK: func(t *testing.T, n *storagev1.CSINode) {
+				assert.Len(t, n.Spec.Drivers, 2, "drivers merge by name")
+			},
+		},
+		crud[*storagev1.CSIDriver, *storagev1.CSIDriverList]{
+			gvr: storagev1.SchemeGroupVersion.WithResource("csidrivers"),
+			client: func(cs kubernetes.Interface, _ string) typedClient[*storagev1.CSIDriver, *storagev1.CSIDriverList] {
+				return cs.StorageV1().CSIDrivers()
+			},
+			fresh: func(name, _ string) *storagev1.CSIDriver {
+				return &storagev1.CSIDriver{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: storagev1.CSIDriverSpec{StorageCapacity: ptr.To(true)}}
+			},
+		},
+		crud[*storagev1.CSIStorageCapacity, *storagev1.CSIStorageCapacityList]{
+			gvr: storagev1.SchemeGroupVersion.WithResource("csistoragecapacities"), namespaced: true,
+			client: func(cs kubernetes.Interface, ns string) typedClient[*storagev1.CSIStorageCapacity, *storagev1.CSIStorageCapacityList] {
+				return cs.StorageV1().CSIStorageCapacities(ns)
+			},
+			fresh: func(name, ns string) *storagev1.CSIStorageCapacity {
+				return &storagev1.CSIStorageCapacity{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, StorageClassName: "fast",
+					NodeTopology: &metav1.LabelSelector{MatchLabels: map[string]string{"zone": "a"}}, Capacity: ptr.To(resource.MustParse("100Gi"))}
+			},
+		},
+		crud[*storagev1.VolumeAttachment, *storagev1.VolumeAttachmentList]{
+			gvr: storagev1.SchemeGroupVersion.WithResource("volumeattachments"),
+			client: func(cs kubernetes.Interface, _ string) typedClient[*storagev1.VolumeAttachment, *storagev1.VolumeAttachmentList] {
+				return cs.StorageV1().VolumeAttachments()
+			},
+			fresh: func(name, _ string) *storagev1.VolumeAttachment {
+				return &storagev1.VolumeAttachment{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: storagev1.VolumeAttachmentSpec{
+					Attacher: "ebs.csi.aws.com", NodeName: "node-0", Source: storagev1.VolumeAttachmentSource{PersistentVolumeName: ptr.To("pv0")}}}
+			},
+		},
+		crud[*policyv1.PodDisruptionBudget, *policyv1.PodDisruptionBudgetList]{
+			gvr: policyv1.SchemeGroupVersion.WithResource("poddisruptionbudgets"), namespaced: true,
+			client: func(cs kubernetes.Interface, ns string) typedClient[*policyv1.PodDisruptionBudget, *policyv1.PodDisruptionBudgetList] {
+				return cs.PolicyV1().PodDisruptionBudgets(ns)
+			},
+			fresh: func(name, ns string) *policyv1.PodDisruptionBudget {
+				return &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+					Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: ptr.To(intstr.FromString("50%")), Selector: web}}
+			},
+		},
+		crud[*appsv1.ReplicaSet, *appsv1.ReplicaSetList]{
+			gvr: appsv1.SchemeGroupVersion.WithResource("replicasets"), namespaced: true,
+			client: func(cs kubernetes.Interface, ns string) typedClient[*appsv1.ReplicaSet, *appsv1.ReplicaSetList] {
+				return cs.AppsV1().ReplicaSets(ns)
+			},
+			fresh: func(name, ns string) *appsv1.ReplicaSet {
+				return &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+					Spec: appsv1.ReplicaSetSpec{Replicas: ptr.To[int32](0), Selector: web, Template: template}}
+			},
+			strategic: `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:1.28"}]}}}}`,
+			strategicOK: func(t *testing.T, rs *appsv1.ReplicaSet) {
+				require.Len(t, rs.Spec.Template.Spec.Containers, 1, "containers merge by name")
+				assert.Equal(t, "nginx:1.28", rs.Spec.Template.Spec.Containers[0].Image)
+			},
+		},
+		crud[*appsv1.StatefulSet, *appsv1.StatefulSetList]{
+			gvr: appsv1.SchemeGroupVersion.WithResource("statefulsets"), namespaced: true,
+			client: func(cs kubernetes.Interface, ns string) typedClient[*appsv1.StatefulSet, *appsv1.StatefulSetList] {
+				return cs.AppsV1().StatefulSets(ns)
+			},
+			fresh: func(name, ns string) *appsv1.StatefulSet {
+				return &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+					Spec: appsv1.StatefulSetSpec{Replicas: ptr.To[int32](0), Selector: web, Template: template, ServiceName: "web"}}
 			},
 		},
 	}

@@ -1,14 +1,17 @@
 package stock
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,7 +39,129 @@ func subresourceCases() []subresourceCase {
 		{"v1 services/status", testServiceStatus},
 		{"v1 nodes/status", testNodeStatus},
 		{"v1 namespaces/status", testNamespaceStatus},
+		{"v1 persistentvolumes/status", testPersistentVolumeStatus},
+		{"v1 persistentvolumeclaims/status", testPersistentVolumeClaimStatus},
+		{"storage.k8s.io/v1 volumeattachments/status", testVolumeAttachmentStatus},
+		{"policy/v1 poddisruptionbudgets/status", testPodDisruptionBudgetStatus},
+		{"apps/v1 replicasets/status", testReplicaSetStatus},
+		{"apps/v1 statefulsets/status", testStatefulSetStatus},
+		{"apps/v1 replicasets/scale", testReplicaSetScale},
+		{"apps/v1 statefulsets/scale", testStatefulSetScale},
 	}
+}
+
+// checkStatusUpdate creates obj, lets setStatus change its status and its
+// spec, writes it through the status subresource, and checks that the
+// answer has the new status and the old spec.
+func checkStatusUpdate[T object](t *testing.T, client interface {
+	Create(context.Context, T, metav1.CreateOptions) (T, error)
+	UpdateStatus(context.Context, T, metav1.UpdateOptions) (T, error)
+}, obj T, setStatus func(T), check func(t *testing.T, got T)) {
+	t.Helper()
+	ctx := boundedContext(t)
+	created, err := client.Create(ctx, obj, metav1.CreateOptions{})
+	require.NoError(t, err)
+	setStatus(created)
+	got, err := client.UpdateStatus(ctx, created, metav1.UpdateOptions{})
+	require.NoError(t, err, "UpdateStatus")
+	check(t, got)
+}
+
+func testPersistentVolumeStatus(t *testing.T, cs kubernetes.Interface) {
+	pv := schedulingCase[*corev1.PersistentVolume](t, "persistentvolumes").fresh("status-pv", "")
+	checkStatusUpdate(t, cs.CoreV1().PersistentVolumes(), pv, func(pv *corev1.PersistentVolume) {
+		pv.Status.Phase = corev1.VolumeAvailable
+		pv.Spec.StorageClassName = "changed"
+	}, func(t *testing.T, pv *corev1.PersistentVolume) {
+		assert.Equal(t, corev1.VolumeAvailable, pv.Status.Phase)
+		assert.Empty(t, pv.Spec.StorageClassName, "a status update kept the spec")
+	})
+}
+
+func testPersistentVolumeClaimStatus(t *testing.T, cs kubernetes.Interface) {
+	pvc := schedulingCase[*corev1.PersistentVolumeClaim](t, "persistentvolumeclaims").fresh("status-pvc", metav1.NamespaceDefault)
+	checkStatusUpdate(t, cs.CoreV1().PersistentVolumeClaims(metav1.NamespaceDefault), pvc, func(c *corev1.PersistentVolumeClaim) {
+		c.Status.Phase = corev1.ClaimBound
+		c.Status.Capacity = corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}
+	}, func(t *testing.T, c *corev1.PersistentVolumeClaim) {
+		assert.Equal(t, corev1.ClaimBound, c.Status.Phase)
+		assert.Equal(t, "1Gi", ptr.To(c.Status.Capacity[corev1.ResourceStorage]).String())
+	})
+}
+
+func testVolumeAttachmentStatus(t *testing.T, cs kubernetes.Interface) {
+	va := schedulingCase[*storagev1.VolumeAttachment](t, "volumeattachments").fresh("status-va", "")
+	checkStatusUpdate(t, cs.StorageV1().VolumeAttachments(), va, func(va *storagev1.VolumeAttachment) {
+		va.Status.Attached = true
+		va.Status.AttachmentMetadata = map[string]string{"dev": "/dev/xvdf"}
+	}, func(t *testing.T, va *storagev1.VolumeAttachment) {
+		assert.True(t, va.Status.Attached)
+		assert.Equal(t, "/dev/xvdf", va.Status.AttachmentMetadata["dev"])
+	})
+}
+
+func testPodDisruptionBudgetStatus(t *testing.T, cs kubernetes.Interface) {
+	pdb := schedulingCase[*policyv1.PodDisruptionBudget](t, "poddisruptionbudgets").fresh("status-pdb", metav1.NamespaceDefault)
+	checkStatusUpdate(t, cs.PolicyV1().PodDisruptionBudgets(metav1.NamespaceDefault), pdb, func(p *policyv1.PodDisruptionBudget) {
+		p.Status.DisruptionsAllowed, p.Status.ExpectedPods = 1, 3
+	}, func(t *testing.T, p *policyv1.PodDisruptionBudget) {
+		assert.Equal(t, int32(1), p.Status.DisruptionsAllowed)
+		assert.Equal(t, int32(3), p.Status.ExpectedPods)
+	})
+}
+
+func testReplicaSetStatus(t *testing.T, cs kubernetes.Interface) {
+	rs := schedulingCase[*appsv1.ReplicaSet](t, "replicasets").fresh("status-rs", metav1.NamespaceDefault)
+	checkStatusUpdate(t, cs.AppsV1().ReplicaSets(metav1.NamespaceDefault), rs, func(rs *appsv1.ReplicaSet) {
+		rs.Status.Replicas, rs.Status.ReadyReplicas = 2, 1
+		rs.Spec.Replicas = ptr.To[int32](7)
+	}, func(t *testing.T, rs *appsv1.ReplicaSet) {
+		assert.Equal(t, int32(2), rs.Status.Replicas)
+		assert.Equal(t, int32(0), *rs.Spec.Replicas, "a status update kept the spec")
+	})
+}
+
+func testStatefulSetStatus(t *testing.T, cs kubernetes.Interface) {
+	ss := schedulingCase[*appsv1.StatefulSet](t, "statefulsets").fresh("status-sts", metav1.NamespaceDefault)
+	checkStatusUpdate(t, cs.AppsV1().StatefulSets(metav1.NamespaceDefault), ss, func(ss *appsv1.StatefulSet) {
+		ss.Status.Replicas, ss.Status.AvailableReplicas = 2, 2
+	}, func(t *testing.T, ss *appsv1.StatefulSet) {
+		assert.Equal(t, int32(2), ss.Status.AvailableReplicas)
+	})
+}
+
+// scaler is the scale subresource of a typed client.
+type scaler interface {
+	GetScale(ctx context.Context, name string, opts metav1.GetOptions) (*autoscalingv1.Scale, error)
+	UpdateScale(ctx context.Context, name string, scale *autoscalingv1.Scale, opts metav1.UpdateOptions) (*autoscalingv1.Scale, error)
+}
+
+// checkScale scales name from 0 to 4 and checks the Scale's selector.
+func checkScale(t *testing.T, c scaler, name string) {
+	t.Helper()
+	ctx := boundedContext(t)
+	sc, err := c.GetScale(ctx, name, metav1.GetOptions{})
+	require.NoError(t, err, "GetScale")
+	assert.Equal(t, int32(0), sc.Spec.Replicas)
+	assert.Equal(t, "app=web", sc.Status.Selector)
+	sc.Spec.Replicas = 4
+	got, err := c.UpdateScale(ctx, name, sc, metav1.UpdateOptions{})
+	require.NoError(t, err, "UpdateScale")
+	assert.Equal(t, int32(4), got.Spec.Replicas)
+}
+
+func testReplicaSetScale(t *testing.T, cs kubernetes.Interface) {
+	rss := cs.AppsV1().ReplicaSets(metav1.NamespaceDefault)
+	_, err := rss.Create(boundedContext(t), schedulingCase[*appsv1.ReplicaSet](t, "replicasets").fresh("scale-rs", metav1.NamespaceDefault), metav1.CreateOptions{})
+	require.NoError(t, err)
+	checkScale(t, rss, "scale-rs")
+}
+
+func testStatefulSetScale(t *testing.T, cs kubernetes.Interface) {
+	sss := cs.AppsV1().StatefulSets(metav1.NamespaceDefault)
+	_, err := sss.Create(boundedContext(t), schedulingCase[*appsv1.StatefulSet](t, "statefulsets").fresh("scale-sts", metav1.NamespaceDefault), metav1.CreateOptions{})
+	require.NoError(t, err)
+	checkScale(t, sss, "scale-sts")
 }
 
 // TestSubresources drives every served subresource through a stock
