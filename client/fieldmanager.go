@@ -30,4 +30,3 @@ func FieldManager(ctx context.Context) string {
 	m, _ := ctx.Value(fieldManagerKey{}).(string)
 	return m
 }
-
