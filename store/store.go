@@ -162,18 +162,23 @@ func (s *Store[V]) Create(key string, value V) (Record[V], error) {
 func (s *Store[V]) Update(key string, value V, expectedRev int64) (Record[V], error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	old, found := s.tree.Get(item[V]{key: key})
+	// Replace first and undo on the rare miss or conflict: one tree walk,
+	// not two. r is filled in from what it replaced before the lock is
+	// let go, so no reader sees it half made.
+	r := &rec[V]{key: key, value: value, modRev: s.rev + 1}
+	old, found := s.tree.ReplaceOrInsert(item[V]{key, r})
 	if !found {
+		s.tree.Delete(item[V]{key: key})
 		return Record[V]{}, fmt.Errorf("%w: %q", ErrNotFound, key)
 	}
 	if expectedRev != 0 && old.r.modRev != expectedRev {
+		s.tree.ReplaceOrInsert(old)
 		return Record[V]{}, &ConflictError{Key: key, Expected: expectedRev, Actual: old.r.modRev}
 	}
-	r := &rec[V]{key: key, value: value, createRev: old.r.createRev, modRev: s.rev + 1, version: old.r.version + 1}
+	r.createRev, r.version = old.r.createRev, old.r.version+1
 	if s.stamp != nil {
 		s.stamp(value, r.modRev)
 	}
-	s.tree.ReplaceOrInsert(item[V]{key, r})
 	s.commitLocked(event[V]{cur: r, prev: old.r})
 	return r.record(), nil
 }

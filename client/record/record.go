@@ -8,7 +8,6 @@ package record
 import (
 	"context"
 	"fmt"
-	"maps"
 	"strconv"
 	"sync"
 	"time"
@@ -310,14 +309,16 @@ func (r *EventRecorder) bump(ctx context.Context, prev *api.Event, msg string, a
 	events := client.For[*api.Event](r.c)
 	cur := prev
 	for {
-		next := cur.DeepCopy()
+		// A shallow copy: what differs is replaced, not changed in place,
+		// and the Client copies what it is given and keeps none of it.
+		next := *cur
 		next.Count++
 		next.LastTimestamp = api.NewTime(now)
 		next.Message = msg // a combined event shows the latest message
 		if annotations != nil {
-			next.Metadata.Annotations = maps.Clone(annotations) // and the latest facts
+			next.Metadata.Annotations = annotations // and the latest facts
 		}
-		written, err := events.Update(ctx, next)
+		written, err := events.Update(ctx, &next)
 		if err == nil {
 			return written, nil
 		}

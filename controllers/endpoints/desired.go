@@ -109,19 +109,24 @@ func podIPFor(family api.IPFamily, pod *api.Pod) (ip string, parsed netip.Addr, 
 // target reference carries the pod's resourceVersion, as in Kubernetes;
 // comparisons ignore it (subsetsEqual).
 func podAddress(svc *api.Service, pod *api.Pod, ip string) api.EndpointAddress {
-	addr := api.EndpointAddress{
-		IP: ip,
-		TargetRef: &api.ObjectReference{
-			Kind:            "Pod",
-			Namespace:       pod.Metadata.Namespace,
-			Name:            pod.Metadata.Name,
-			UID:             pod.Metadata.UID,
-			ResourceVersion: pod.Metadata.ResourceVersion,
-		},
+	return podAddressIn(svc, pod, ip, new(api.ObjectReference), new(string))
+}
+
+// podAddressIn is podAddress with its target reference and node name in
+// ref and node, which the address points to: the packer makes them in one
+// slab per Endpoints, not two allocations per address.
+func podAddressIn(svc *api.Service, pod *api.Pod, ip string, ref *api.ObjectReference, node *string) api.EndpointAddress {
+	*ref = api.ObjectReference{
+		Kind:            "Pod",
+		Namespace:       pod.Metadata.Namespace,
+		Name:            pod.Metadata.Name,
+		UID:             pod.Metadata.UID,
+		ResourceVersion: pod.Metadata.ResourceVersion,
 	}
+	addr := api.EndpointAddress{IP: ip, TargetRef: ref}
 	if pod.Spec.NodeName != "" {
-		node := pod.Spec.NodeName
-		addr.NodeName = &node
+		*node = pod.Spec.NodeName
+		addr.NodeName = node
 	}
 	addr.Hostname = podHostname(svc, pod)
 	return addr

@@ -100,9 +100,9 @@ func (p *packer) podAddress(pod *api.Pod, ip string, parsed netip.Addr) int {
 }
 
 // endpointAddress returns address i as written.
-func (p *packer) endpointAddress(i int32) api.EndpointAddress {
+func (p *packer) endpointAddress(i int32, ref *api.ObjectReference, node *string) api.EndpointAddress {
 	a := &p.addrs[i]
-	return podAddress(p.svc, a.pod, a.key.ip)
+	return podAddressIn(p.svc, a.pod, a.key.ip, ref, node)
 }
 
 // addressIs reports whether address i is b, as addressesEqual compares.
@@ -242,6 +242,13 @@ func (p *packer) pack() []api.EndpointSubset {
 		return nil
 	}
 	out := make([]api.EndpointSubset, len(p.groups))
+	// Every address's target reference and node name, in two slabs.
+	n := 0
+	for _, g := range p.groups {
+		n += len(g.members)
+	}
+	refs, nodes := make([]api.ObjectReference, n), make([]string, n)
+	next := 0
 	for gi, g := range p.groups {
 		ready := 0
 		for _, m := range g.members {
@@ -257,7 +264,8 @@ func (p *packer) pack() []api.EndpointSubset {
 			s.NotReadyAddresses = make([]api.EndpointAddress, 0, len(g.members)-ready)
 		}
 		for _, m := range g.members {
-			a := p.endpointAddress(p.order[m.rank])
+			a := p.endpointAddress(p.order[m.rank], &refs[next], &nodes[next])
+			next++
 			if m.ready {
 				s.Addresses = append(s.Addresses, a)
 			} else {

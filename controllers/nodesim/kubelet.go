@@ -23,6 +23,10 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 	}
 	now := c.clock.Now()
 
+	// st is looked up once per sync: the state map holds every pod, so
+	// each lookup is a cache miss. Only this key's sync forgets it, and
+	// the queue never hands one key to two workers, so st stays the
+	// pod's while this sync runs; c.mu still guards its fields.
 	c.mu.Lock()
 	st := c.stateLocked(key)
 	if stage := stageOf(pod); !st.seen || st.stage != stage {
@@ -32,7 +36,7 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 		st.crash = false // only a running pod can crash
 	}
 	if ip := pod.Status.PodIP; ip != "" && st.ip == "" {
-		c.claimIPLocked(key, pod.Spec.NodeName, ip) // e.g. after a restart of the simulator
+		c.claimIPLocked(st, key, pod.Spec.NodeName, ip) // e.g. after a restart of the simulator
 	}
 	down, downSince := c.nodeDownLocked(node)
 	facts := podFacts{
@@ -50,14 +54,18 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 	if act == actNone {
 		return nil
 	}
-	c.log.Debug("kubelet", zap.String("pod", key), zap.Stringer("action", act))
+	// Logs on the per-pod path are checked first: a call with fields
+	// allocates them even when the level is off.
+	if ce := c.log.Check(zap.DebugLevel, "kubelet"); ce != nil {
+		ce.Write(zap.String("pod", key), zap.Stringer("action", act))
+	}
 
 	var status api.PodStatus
 	switch act {
 	case actAccept:
 		status = acceptedStatus(pod, hostIP(node), now)
 	case actStart:
-		ip, err := c.allocateIP(key, node)
+		ip, err := c.allocateIP(st, key, node)
 		if err != nil {
 			c.event(ctx, pod, api.EventTypeWarning, "FailedCreatePodSandBox", "no IP for the pod: %v", err)
 			return err
@@ -105,7 +113,7 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 		return fmt.Errorf("nodesim: %s %s: %w", act, key, err)
 	}
 	c.logWrite(key, cp, act, now)
-	c.afterWrite(ctx, key, cp, act)
+	c.afterWrite(ctx, st, key, cp, act)
 	return nil
 }
 
@@ -142,24 +150,26 @@ func (cs *carriers) giveBack(p *api.Pod) {
 }
 
 // afterWrite clears the requests a write has fulfilled, and tells the story;
-// pod is the pod as written.
-func (c *Controller) afterWrite(ctx context.Context, key string, pod *api.Pod, act action) {
+// pod is the pod as written, st its state.
+func (c *Controller) afterWrite(ctx context.Context, st *podState, key string, pod *api.Pod, act action) {
 	c.mu.Lock()
-	if st, ok := c.state[key]; ok {
-		if act == actCrash {
-			st.crash = false
-		}
-		if api.IsPodReady(pod) && st.want != nil && *st.want {
-			st.want = nil // "ready now" is done; later readiness follows the delays
-		}
+	if act == actCrash {
+		st.crash = false
+	}
+	if st.want != nil && *st.want && api.IsPodReady(pod) {
+		st.want = nil // "ready now" is done; later readiness follows the delays
 	}
 	c.mu.Unlock()
 	switch act {
 	case actStart:
-		c.log.Info("pod running", zap.String("pod", key), zap.String("node", pod.Spec.NodeName))
+		if ce := c.log.Check(zap.InfoLevel, "pod running"); ce != nil {
+			ce.Write(zap.String("pod", key), zap.String("node", pod.Spec.NodeName))
+		}
 		c.event(ctx, pod, api.EventTypeNormal, "Started", "Started containers")
 	case actReady:
-		c.log.Info("pod ready", zap.String("pod", key))
+		if ce := c.log.Check(zap.InfoLevel, "pod ready"); ce != nil {
+			ce.Write(zap.String("pod", key))
+		}
 	case actCrash:
 		c.log.Info("pod crashed", zap.String("pod", key))
 		c.event(ctx, pod, api.EventTypeWarning, "BackOff", "Container exited with code 1")
@@ -188,7 +198,9 @@ func (c *Controller) confirmDelete(ctx context.Context, key string, pod *api.Pod
 		return fmt.Errorf("nodesim: confirm deletion of %s: %w", key, err)
 	}
 	c.logStop(key, pod, now)
-	c.log.Info("pod deletion confirmed", zap.String("pod", key))
+	if ce := c.log.Check(zap.InfoLevel, "pod deletion confirmed"); ce != nil {
+		ce.Write(zap.String("pod", key))
+	}
 	return nil
 }
 
@@ -217,11 +229,10 @@ func (c *Controller) stateLocked(key string) *podState {
 }
 
 // allocateIP returns the pod's address on node, handing out the lowest free
-// one of the node's range the first time.
-func (c *Controller) allocateIP(key string, node *api.Node) (string, error) {
+// one of the node's range the first time; st is the pod's state.
+func (c *Controller) allocateIP(st *podState, key string, node *api.Node) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	st := c.stateLocked(key)
 	name := node.Metadata.Name
 	if st.ip != "" && st.node == name {
 		return st.ip, nil
@@ -239,15 +250,16 @@ func (c *Controller) allocateIP(key string, node *api.Node) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	c.claimIPLocked(key, name, ip)
+	c.claimIPLocked(st, key, name, ip)
 	if a, err := netip.ParseAddr(ip); err == nil {
 		c.lowIP[name] = a.Next() // it was the lowest free: all below it are taken
 	}
 	return ip, nil
 }
 
-// claimIPLocked records that the pod under key holds ip on node.
-func (c *Controller) claimIPLocked(key, node, ip string) {
+// claimIPLocked records that the pod under key, whose state is st, holds
+// ip on node.
+func (c *Controller) claimIPLocked(st *podState, key, node, ip string) {
 	addr, err := netip.ParseAddr(ip)
 	if err != nil {
 		return // not an address this simulator handed out: nothing to hold
@@ -259,7 +271,6 @@ func (c *Controller) claimIPLocked(key, node, ip string) {
 	if c.lowIP[node] == addr {
 		c.lowIP[node] = addr.Next() // the mark's address is taken now
 	}
-	st := c.stateLocked(key)
 	st.node, st.ip, st.addr = node, ip, addr
 }
 

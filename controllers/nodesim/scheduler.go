@@ -57,7 +57,9 @@ func (c *Controller) schedule(ctx context.Context, key string, pod *api.Pod) err
 		}
 		return err
 	}
-	c.log.Info("bound", zap.String("pod", key), zap.String("node", node))
+	if ce := c.log.Check(zap.InfoLevel, "bound"); ce != nil {
+		ce.Write(zap.String("pod", key), zap.String("node", node))
+	}
 	c.event(ctx, pod, api.EventTypeNormal, "Scheduled", "Successfully assigned %s to %s", key, node)
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -96,6 +97,8 @@ type Controller struct {
 	// loop syncs the queue's keys; a failed key is retried for ever, with
 	// backoff, as Kubernetes' ReplicaSet controller does.
 	loop *loop.Loop
+	// carriers lends *podCarrier to createPod.
+	carriers sync.Pool
 }
 
 // New returns a controller whose handlers are registered on cfg.Factory's
@@ -509,14 +512,27 @@ func (c *Controller) relatedPods(rc *api.ReplicationController) []*api.Pod {
 // key. Its SuccessfulCreate event carries the expectations as they were
 // just before the create (expectationAnnotations).
 func (c *Controller) createPod(ctx context.Context, key string, rc *api.ReplicationController) error {
-	pod, err := podFromTemplate(rc) // the Client copies it
+	// The pod is built in a lent carrier: the Client copies what it is
+	// given and keeps none of it, and the controller makes a pod per
+	// replica.
+	pc, _ := c.carriers.Get().(*podCarrier)
+	if pc == nil {
+		pc = new(podCarrier)
+	}
+	defer func() {
+		*pc = podCarrier{} // forget what it held
+		c.carriers.Put(pc)
+	}()
+	pod, err := pc.fill(rc)
 	if err == nil {
 		facts := c.expectationAnnotations(key)
 		var created api.Object
 		created, err = c.client.Create(ctx, pod)
 		if err == nil {
 			p := created.(*api.Pod)
-			c.log.Debug("created pod", zap.String("pod", api.KeyOf(&p.Metadata)))
+			if ce := c.log.Check(zap.DebugLevel, "created pod"); ce != nil {
+				ce.Write(zap.String("pod", api.KeyOf(&p.Metadata)))
+			}
 			c.annotatedEvent(ctx, rc, facts, api.EventTypeNormal, ReasonSuccessfulCreate, "Created pod: %s", p.Metadata.Name)
 			return nil
 		}
@@ -551,18 +567,27 @@ func (c *Controller) deletePodFor(ctx context.Context, key string, rc *api.Repli
 // annotations and spec, in rc's namespace, named "<rc name>-<random>" by
 // the server, with rc as its controller. The pod shares nothing with rc.
 func PodFromTemplate(rc *api.ReplicationController) (*api.Pod, error) {
-	pod, err := podFromTemplate(rc)
+	var pc podCarrier
+	pod, err := pc.fill(rc)
 	if err != nil {
 		return nil, err
 	}
 	return pod.DeepCopy(), nil
 }
 
-// podFromTemplate is PodFromTemplate sharing the template's labels,
-// annotations and spec with rc, a cached object: the pod must not be
-// changed. createPod hands it to the Client, which copies what it is given,
-// so the pod costs one copy, not two.
-func podFromTemplate(rc *api.ReplicationController) (*api.Pod, error) {
+// podCarrier holds a pod made from a template, with its owner reference
+// and that reference's flags, for one Create: one allocation, reused.
+type podCarrier struct {
+	pod                api.Pod
+	refs               [1]api.OwnerReference
+	controller, blocks bool
+}
+
+// fill makes pc's pod PodFromTemplate's pod but sharing the template's
+// labels, annotations and spec with rc, a cached object: the pod must not
+// be changed. createPod hands it to the Client, which copies what it is
+// given, so the pod costs one copy, not two.
+func (pc *podCarrier) fill(rc *api.ReplicationController) (*api.Pod, error) {
 	t := rc.Spec.Template
 	if t == nil {
 		return nil, errors.New("replication: controller has no pod template")
@@ -570,17 +595,24 @@ func podFromTemplate(rc *api.ReplicationController) (*api.Pod, error) {
 	if len(t.Metadata.Labels) == 0 {
 		return nil, errors.New("replication: unable to create pods, no labels")
 	}
-	return &api.Pod{
+	pc.controller, pc.blocks = true, true
+	pc.refs[0] = api.OwnerReference{
+		APIVersion: controllerAPIVersion, Kind: controllerKind,
+		Name: rc.Metadata.Name, UID: rc.Metadata.UID,
+		Controller: &pc.controller, BlockOwnerDeletion: &pc.blocks,
+	}
+	pc.pod = api.Pod{
 		TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		Metadata: api.ObjectMeta{
 			GenerateName:    rc.Metadata.Name + "-",
 			Namespace:       rc.Metadata.Namespace,
 			Labels:          t.Metadata.Labels,
 			Annotations:     t.Metadata.Annotations,
-			OwnerReferences: []api.OwnerReference{controllerRef(rc)},
+			OwnerReferences: pc.refs[:],
 		},
 		Spec: t.Spec,
-	}, nil
+	}
+	return &pc.pod, nil
 }
 
 // controllerRef is the owner reference that makes rc a pod's controller.
