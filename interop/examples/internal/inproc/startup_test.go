@@ -15,8 +15,8 @@ import (
 // starts is how many plane start-ups TestStartupFigures times.
 const starts = 200
 
-// TestStartupFigures times 200 start-ups of the plane (StartPlane: server,
-// handler, fault injector, sweeper) and 200 of the plane plus a stock
+// TestStartupFigures times 200 start-ups of the plane (StartPlane: the
+// whole plane through planetest.Start, ready) and 200 of the plane plus a stock
 // clientset's first answer through it (a list of namespaces, in
 // protobuf), each in a synctest bubble of its own as the examples run
 // them, and prints p50 and p99 in wall time. It checks only that every
