@@ -167,7 +167,8 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	factory.Start(ctx.Done())
-	defer factory.Shutdown()
+	// Shutdown waits for the informer's goroutines, which end once ctx does.
+	defer func() { cancel(); factory.Shutdown() }()
 	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
 		return errors.New("the pod informer did not sync")
 	}
@@ -268,12 +269,9 @@ func newPod(i int) *corev1.Pod {
 				Image: "registry.k8s.io/pause:3.10",
 				Ports: []corev1.ContainerPort{{ContainerPort: 8080, Protocol: corev1.ProtocolTCP}},
 			}},
-			AutomountServiceAccountToken: ptrTo(false),
 		},
 	}
 }
-
-func ptrTo[T any](v T) *T { return &v }
 
 // cpuOf sums utime+stime of the processes, from /proc/PID/stat.
 func cpuOf(pids []int, clkTck int) (time.Duration, error) {

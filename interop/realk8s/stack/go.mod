@@ -8,8 +8,9 @@
 // proxy lists no k8s.io/endpointslice v0.32.13, so v0.32.12, and of
 // k8s.io/sample-apiserver, which the API server does not import,
 // only v0.32.3: its go.mod is read for the module graph, nothing more).
-// The scripts copy this file and main.go to a build directory and run
-// `go mod tidy` there, so go.sum is generated, not committed.
+// bench-lib.sh copies this file and the two commands to a build directory,
+// runs `go mod tidy` there (go.sum is generated, not committed) and
+// builds them.
 module github.com/miniplane/miniplane/interop/realk8s/stack
 
 go 1.23.0
