@@ -198,7 +198,8 @@ start_kube_apiserver() {
 	peer_port=$(free_port)
 	port=$(free_port)
 	token=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
-	mkdir -p "$work/etcd-data" "$work/certs"
+	rm -rf "$work/etcd-data" # a fresh, empty store at each start
+	mkdir -p -m 700 "$work/etcd-data" "$work/certs"
 	openssl genrsa -out "$work/sa.key" 2048 2>/dev/null || die "openssl genrsa failed"
 	echo "$token,bench-admin,bench-admin,system:masters" >"$work/tokens.csv"
 	start etcd "$etcd" --name=bench --data-dir="$work/etcd-data" \
