@@ -193,20 +193,29 @@ figures() {
 # refused for want of a default ServiceAccount and new nodes would keep
 # their not-ready taint. Every other default admission plugin is on.
 start_kube_apiserver() {
-	local etcd_port peer_port port token
-	etcd_port=$(free_port)
-	peer_port=$(free_port)
-	port=$(free_port)
+	local etcd_port peer_port port token try
 	token=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
-	rm -rf "$work/etcd-data" # a fresh, empty store at each start
-	mkdir -p -m 700 "$work/etcd-data" "$work/certs"
 	openssl genrsa -out "$work/sa.key" 2048 2>/dev/null || die "openssl genrsa failed"
 	echo "$token,bench-admin,bench-admin,system:masters" >"$work/tokens.csv"
-	start etcd "$etcd" --name=bench --data-dir="$work/etcd-data" \
-		--listen-client-urls="http://127.0.0.1:$etcd_port" --advertise-client-urls="http://127.0.0.1:$etcd_port" \
-		--listen-peer-urls="http://127.0.0.1:$peer_port" --initial-advertise-peer-urls="http://127.0.0.1:$peer_port" \
-		--initial-cluster="bench=http://127.0.0.1:$peer_port" --log-level=warn
+	# A free port may be taken by another process before etcd binds it (the
+	# machine is shared): then etcd exits, and it is started again on others.
+	for try in 1 2 3; do
+		etcd_port=$(free_port)
+		peer_port=$(free_port)
+		rm -rf "$work/etcd-data" # a fresh, empty store at each start
+		mkdir -p -m 700 "$work/etcd-data" "$work/certs"
+		start etcd "$etcd" --name=bench --data-dir="$work/etcd-data" \
+			--listen-client-urls="http://127.0.0.1:$etcd_port" --advertise-client-urls="http://127.0.0.1:$etcd_port" \
+			--listen-peer-urls="http://127.0.0.1:$peer_port" --initial-advertise-peer-urls="http://127.0.0.1:$peer_port" \
+			--initial-cluster="bench=http://127.0.0.1:$peer_port" --log-level=warn
+		if wait_for "! kill -0 $etcd_pid || curl -sf http://127.0.0.1:$etcd_port/health" 30 && kill -0 "$etcd_pid" 2>/dev/null; then
+			break
+		fi
+		((try < 3)) || die "etcd did not start: $(grep -m1 '"level":"fatal"' "$work/etcd.log" | cut -c1-300)"
+		log "etcd did not start (try $try): $(grep -m1 '"level":"fatal"' "$work/etcd.log" | cut -c1-200)"
+	done
 	sample etcd "$etcd_pid"
+	port=$(free_port)
 	start apiserver "$apiserver" --etcd-servers="http://127.0.0.1:$etcd_port" \
 		--bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$port" \
 		--cert-dir="$work/certs" --token-auth-file="$work/tokens.csv" --authorization-mode=AlwaysAllow \
@@ -236,7 +245,7 @@ contexts:
 current-context: kube
 EOF
 	kube_token=$token
-	wait_for "[[ \$(curl -sk -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer $token' $kube_url/readyz) == 200 ]]" ||
+	wait_for "! kill -0 $apiserver_pid || [[ \$(curl -sk -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer $token' $kube_url/readyz) == 200 ]]" && kill -0 "$apiserver_pid" 2>/dev/null ||
 		die "kube-apiserver's /readyz is not 200 within ${step_timeout}s: $(grep -E '^[EF][0-9]{4}' "$work/apiserver.log" | tail -3)"
 }
 
@@ -249,7 +258,7 @@ start_miniplane() {
 	wait_for "grep -q 'serving the Kubernetes API on ' '$work/serve.log'" ||
 		die "serve printed no address: $(tail -5 "$work/serve.log")"
 	mp_url=$(sed -n 's/.*serving the Kubernetes API on \(http[^ ]*\).*/\1/p' "$work/serve.log")
-	wait_for "[[ \$(curl -s -o /dev/null -w '%{http_code}' $mp_url/readyz) == 200 ]]" ||
+	wait_for "! kill -0 $serve_pid || [[ \$(curl -s -o /dev/null -w '%{http_code}' $mp_url/readyz) == 200 ]]" && kill -0 "$serve_pid" 2>/dev/null ||
 		die "serve's /readyz is not 200 within ${step_timeout}s: $(tail -5 "$work/serve.log")"
 }
 
