@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -26,7 +27,7 @@ import (
 // with all of them off no controller-manager instance runs, and serve is
 // the API server and the simulated nodes only, ready as soon as they are,
 // for a real kube-controller-manager to drive (interop/realk8s).
-func runServe(args []string, stdout, stderr io.Writer) error {
+func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlagSet("serve", stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "address of the HTTP API; keep it on 127.0.0.1 unless other machines must reach it")
 	instances := fs.Int("instances", 3, "controller-manager instances competing for the leader lease (none runs when --controllers switches every controller off)")
@@ -37,6 +38,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	faultRate := fs.Float64("fault-rate", faults.DefaultRate, "with --faults, the chance of each one striking a request it applies to, in (0, 1]")
 	faultTrace := fs.String("fault-trace", "", "with --faults, write every request and fault as one JSON line to `FILE`")
 	verbose := fs.Bool("v", false, "log what every component does (structured, to stderr)")
+	cpuProfile := fs.String("cpuprofile", "", "profile serve's CPU from start to shutdown and write the profile (pprof format) to `FILE` on shutdown")
 	opts := manager.DefaultOptions()
 	opts.AddFlags(fs)
 	if help, err := parseFlags(fs, args); help || err != nil {
@@ -54,12 +56,20 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if opts.Nodes > nodesim.MaxNodes {
 		return usageError{fmt.Sprintf("--nodes must be between 0 and %d, got %d", nodesim.MaxNodes, opts.Nodes)}
 	}
-	injected, err := faults.Parse(*faultList)
+	var injected faults.Set
+	injected, err = faults.Parse(*faultList)
 	if err != nil {
 		return usageError{"--faults: " + err.Error()}
 	}
 	if *faultRate <= 0 || *faultRate > 1 {
 		return usageError{fmt.Sprintf("--fault-rate must be in (0, 1], got %v", *faultRate)}
+	}
+	if *cpuProfile != "" {
+		stopProfile, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer func() { err = errors.Join(err, stopProfile()) }()
 	}
 	var serving *servingTLS
 	if *token != "" {
@@ -140,6 +150,27 @@ func runStopped(p *plane.Plane) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_ = p.Run(ctx)
+}
+
+// startCPUProfile creates path and profiles the process's CPU into it until
+// the returned function is called; that function stops the profile and
+// closes the file, and says if either failed.
+func startCPUProfile(path string) (stop func() error, err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		return nil
+	}, nil
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.

@@ -266,3 +266,24 @@ func TestServeInjectsFaults(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(lines), `"fault":"error"`)
 }
+
+// TestServeCPUProfile: --cpuprofile writes a pprof profile (gzip-compressed)
+// when serve shuts down, and a path that cannot be created is refused
+// before anything starts.
+func TestServeCPUProfile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cpu.pprof")
+	url, _, stop := startServe(t, "--cpuprofile="+path)
+	eventually(t, "/readyz answers 200", func() bool { code, _ := httpGet(t, url+"/readyz"); return code == http.StatusOK })
+	_, err := os.Stat(path)
+	require.NoError(t, err, "the file is created at start")
+	require.NoError(t, stop())
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Greater(t, len(b), 2)
+	assert.Equal(t, []byte{0x1f, 0x8b}, b[:2], "a pprof profile is gzip-compressed")
+
+	var stdout, stderr bytes.Buffer
+	err = run([]string{"serve", "--addr=127.0.0.1:0", "--cpuprofile=" + filepath.Join(t.TempDir(), "no", "such", "dir", "cpu.pprof")}, &stdout, &stderr)
+	require.ErrorContains(t, err, "--cpuprofile: ")
+	assert.NotContains(t, stdout.String(), "serving the Kubernetes API")
+}
