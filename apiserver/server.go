@@ -152,9 +152,23 @@ func stampResourceVersion(obj api.Object, rev int64) {
 	obj.GetObjectMeta().ResourceVersion = strconv.FormatInt(rev, 10)
 }
 
-// Store returns the store under the server, for tests and invariant checks
-// that compare caches with it. Do not write to it.
-func (s *Server) Store() *store.Store[api.Object] { return s.store }
+// StoreReader is the read side of the store under a Server: its revision,
+// statistics, reads at any revision still in history and watches from one.
+// Writes go through the Server only, which validates them and owns the
+// server-set metadata; the store itself is not exported.
+type StoreReader interface {
+	Rev() int64
+	Stats() store.Stats
+	Get(key string, rev int64) (store.Record[api.Object], error)
+	List(prefix string, opts store.ListOptions) (store.ListResult[api.Object], error)
+	Range(prefix string, opts store.ListOptions, fn func(store.Record[api.Object]) bool) (rev int64, more bool, err error)
+	Watch(prefix string, fromRev int64) (*store.Watcher[api.Object], error)
+}
+
+// Store returns the read side of the store under the server: the browser
+// view's history, the simulator's and tests' checks that compare caches
+// with it, and metrics read it.
+func (s *Server) Store() StoreReader { return s.store }
 
 // Compact drops the store's history before rev: later reads and watches
 // from older resource versions get 410 Gone. kube-apiserver compacts etcd

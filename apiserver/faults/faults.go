@@ -15,7 +15,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/api/apierrors"
-	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/apiserver/httpapi"
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
@@ -84,7 +83,7 @@ type Config struct {
 // different resources, do not shift each other's draws.
 type Injector struct {
 	next   *httpapi.Handler
-	srv    *apiserver.Server
+	srv    httpapi.Backend
 	clock  clock.Clock
 	faults Set
 	rate   float64

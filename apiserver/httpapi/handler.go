@@ -15,8 +15,10 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 )
 
@@ -24,10 +26,29 @@ import (
 // kube-apiserver's limit on a JSON object); larger ones get 413.
 const MaxBodyBytes = 3 << 20
 
+// Backend is what the HTTP front calls on the API server, and all it
+// calls: *apiserver.Server implements it. Every request becomes one or two
+// of these calls; the front adds only HTTP (routing, negotiation, bodies,
+// tables, patches, watch streams).
+type Backend interface {
+	client.Client
+	Resources() []apiserver.ResourceInfo
+	Count(resource string) int
+	BookmarkInterval() time.Duration
+	GetScaleOf(ctx context.Context, resource, namespace, name string) (*api.Scale, error)
+	UpdateScaleOf(ctx context.Context, resource, namespace string, scale *api.Scale, opts ...client.WriteOption) (*api.Scale, error)
+	Bind(ctx context.Context, namespace, name, node string) (*api.Pod, error)
+	Evict(ctx context.Context, eviction *api.Eviction) (*api.Pod, error)
+	DeleteCollection(ctx context.Context, resource, namespace string, listOpts client.ListOptions, opts api.DeleteOptions) (*client.List, error)
+	Store() apiserver.StoreReader
+}
+
+var _ Backend = (*apiserver.Server)(nil)
+
 // Config configures a Handler. Server and Clock are required.
 type Config struct {
-	// Server is the API server the requests go to.
-	Server *apiserver.Server
+	// Server is the API server the requests go to (an *apiserver.Server).
+	Server Backend
 	// Clock gives the ages in tables and the timing of watch timeouts and
 	// bookmarks.
 	Clock clock.Clock
@@ -57,7 +78,7 @@ type Config struct {
 // Handler serves the Kubernetes API over HTTP. Create it with New; it is
 // an http.Handler safe for concurrent use.
 type Handler struct {
-	srv     *apiserver.Server
+	srv     Backend
 	clock   clock.Clock
 	log     *zap.Logger
 	token   string

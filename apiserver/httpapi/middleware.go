@@ -42,7 +42,7 @@ type Route struct {
 }
 
 // Server returns the API server the Handler serves.
-func (h *Handler) Server() *apiserver.Server { return h.srv }
+func (h *Handler) Server() Backend { return h.srv }
 
 // RouteOf says which resource request r is, as ServeHTTP would route it.
 // It reports false for any other path (discovery, /version, health,
