@@ -1,8 +1,8 @@
 package workqueue_test
 
 // Benchmarks for the queue's performance targets, in the scenarios of
-// client-go's measured baseline (shared/reference/informer-and-workqueue.md
-// §4.2). Each one checks what it timed (every unique key processed, nothing
+// client-go's measured baseline (the ones interop/clientgo runs against
+// client-go's own queue). Each one checks what it timed (every unique key processed, nothing
 // left over, metrics that agree), so a fast wrong answer fails.
 //
 // The real run (b.N is the number of adds, as in the baseline; the time

@@ -4,8 +4,7 @@
 // in the same benchmark run, on the same scenarios and parameters, so the
 // ratios between them are measured rather than assumed.
 //
-// The scenarios are those of the client-go baseline in
-// shared/reference/informer-and-workqueue.md §4: the queue under producers
+// The scenarios are those of the client-go baseline: the queue under producers
 // and workers, the informer pipeline fed a prebuilt list or a backlog of
 // watch events, the end-to-end path from creates to a handler, and the
 // memory an informer holds per cached object. Every benchmark is in this

@@ -1,7 +1,7 @@
 package clientgo
 
 // BenchmarkQueue: the workqueue scenarios of the client-go baseline
-// (shared/reference/informer-and-workqueue.md §4.2), each run against
+// (producers × workers, unique and duplicate keys, delayed and retried adds), each run against
 // client-go's queue and miniplane's in turn. b.N counts adds (items, for the
 // delayed and retry rows); the time includes draining the queue, so ns/op is
 // ns per add. Both queues are driven through the same small interfaces by the
