@@ -4,11 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"regexp"
-	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -104,24 +100,15 @@ func addKey(t *testing.T, srv *apiserver.Server, name string, round int) {
 	require.NoError(t, err)
 }
 
-// buggySweep is the environment variable that lets TestBuggySweep run: it
-// is meant to fail, so only TestSweepFindsTheBug runs it, in a child
-// process, and reads what it printed. -miniplane.seed lets it run too, so
-// that the replay command a failed seed prints works as printed.
-const buggySweep = "MINIPLANE_EXAMPLE_BUGGY_SWEEP"
-
 // TestBuggySweep sweeps the planted bug over 50 seeds. It fails (that is
 // the point), so it runs only as TestSweepFindsTheBug's child, or to
 // replay one seed.
 func TestBuggySweep(t *testing.T) {
-	if _, replay := planetest.FlagSeed(); !replay && os.Getenv(buggySweep) == "" {
+	if _, replay := planetest.FlagSeed(); !replay && os.Getenv(inproc.BuggySweep) == "" {
 		t.Skip("fails by design; TestSweepFindsTheBug runs it in a child process")
 	}
 	planetest.Sweep(t, 50, func(t *testing.T, seed int64) { runReconciler(t, seed, faults.All, true) })
 }
-
-// replayLine matches the command a failed seed prints.
-var replayLine = regexp.MustCompile(`cd interop && go test -run '\^TestBuggySweep\$/\^seed=(\d+)\$' \./examples/ctrlruntime/ -miniplane\.seed=(\d+)`)
 
 // TestSweepFindsTheBug runs TestBuggySweep in a child test process and
 // checks that the sweep found the planted bug: some seed failed, its
@@ -131,32 +118,7 @@ func TestSweepFindsTheBug(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 50 seeds in a child process")
 	}
-	out, err := child(t, "-test.run=^TestBuggySweep$")
-	require.Error(t, err, "the buggy sweep failed:\n%s", out)
-	assert.Contains(t, out, "not true after 5m0s")
-	assert.Contains(t, out, "annotation "+KeysAnnotation)
-	failed := regexp.MustCompile(`\d+ of 50 seeds failed`).FindString(out)
-	assert.NotEmpty(t, failed, "the sweep's summary")
-	m := replayLine.FindStringSubmatch(out)
-	require.NotNil(t, m, "a replay line in:\n%s", out)
-	assert.Equal(t, m[1], m[2])
-	t.Logf("the sweep found the bug: %s; the first is seed %s", failed, m[1])
-
-	again, err := child(t, "-test.run=^TestBuggySweep$/^seed="+m[1]+"$", "-miniplane.seed="+m[1])
-	require.Error(t, err, "replaying seed %s fails again:\n%s", m[1], again)
-	assert.Contains(t, again, "1 of 1 seeds failed: "+m[1])
-}
-
-// child runs this test binary again with args and the buggy sweep
-// enabled, and returns its output.
-func child(t *testing.T, args ...string) (string, error) {
-	cmd := exec.CommandContext(t.Context(), os.Args[0], append(args, "-test.v")...)
-	cmd.Env = os.Environ()
-	if !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "-miniplane.seed=") }) {
-		cmd.Env = append(cmd.Env, buggySweep+"=1") // a replay runs without it, as printed
-	}
-	out, err := cmd.CombinedOutput()
-	return string(out), err
+	inproc.SweepFindsTheBug(t, "ctrlruntime", 50, "not true after 5m0s", "annotation "+KeysAnnotation)
 }
 
 // TestBugNeedsConflicts sweeps the planted bug with every fault but
