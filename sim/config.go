@@ -72,6 +72,11 @@ type Config struct {
 	TraceDetail TraceDetail
 	// Logger receives the components' logs; nil means none.
 	Logger *zap.Logger
+	// Replay, if set, gives the command that replays a run of seed: a
+	// Violation carries it. `miniplane sim` sets its own command line; a
+	// test sets the `go test -run` line of its seed, as
+	// planetest.Replay(t, seed) gives it.
+	Replay func(seed uint64) string
 
 	// ReplicationWithoutExpectations plants a known bug for testing the
 	// simulator itself: the replication controllers are built with

@@ -21,6 +21,7 @@ import (
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/election"
+	"github.com/miniplane/miniplane/plane/planetest"
 	"github.com/miniplane/miniplane/sim"
 )
 
@@ -176,6 +177,19 @@ func TestPlantedBugIsFound(t *testing.T) {
 			assert.Regexp(t, `"actor":"m\d/replicationcontroller","kind":"create"`, v.Trace[len(v.Trace)-2], "the offending write comes just before")
 		})
 	}
+}
+
+// TestViolationCarriesTheTestsReplayLine: a test that runs the simulator
+// as a library gets, in the violation, the command that replays its seed
+// (Config.Replay, fed by planetest.Replay), as `miniplane sim` prints its
+// own.
+func TestViolationCarriesTheTestsReplayLine(t *testing.T) {
+	cfg := sim.Config{Seed: 1, Faults: sim.AllFaults, ReplicationWithoutExpectations: true,
+		Replay: func(seed uint64) string { return planetest.Replay(t, int64(seed)) }}
+	res := mustRun(t, cfg, "default", 10*time.Minute)
+	require.NotNil(t, res.Violation, "seed 1 finds the planted bug")
+	assert.Equal(t, `go test -run '^TestViolationCarriesTheTestsReplayLine$' ./sim/ -miniplane.seed=1`, res.Violation.Replay)
+	assert.Contains(t, res.Violation.Report(), "replay: go test -run")
 }
 
 // TestGoldenTraces keeps short scenarios' traces under testdata; rewrite

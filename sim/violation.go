@@ -19,8 +19,8 @@ type Violation struct {
 	Detail    string
 	// Trace holds the last lines of the trace.
 	Trace []string
-	// Replay is the command that replays the run (set by the caller that
-	// knows it, such as `miniplane sim`).
+	// Replay is the command that replays the run (Config.Replay's, or set
+	// by the caller that knows it, such as `miniplane sim`).
 	Replay string
 }
 
@@ -61,5 +61,8 @@ func (s *Sim) violate(invariant, detail string, objects ...string) {
 	s.violation = &Violation{
 		Seed: s.cfg.Seed, Step: s.steps, At: s.Elapsed(), Invariant: invariant, Detail: detail,
 		Trace: s.trace.Tail(traceTailInReport),
+	}
+	if s.cfg.Replay != nil {
+		s.violation.Replay = s.cfg.Replay(s.cfg.Seed)
 	}
 }
