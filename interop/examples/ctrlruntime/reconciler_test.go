@@ -19,6 +19,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/apiserver/faults"
 	"github.com/miniplane/miniplane/client"
@@ -89,15 +90,23 @@ func runReconciler(t *testing.T, seed int64, fs faults.Set, buggy bool) {
 	})
 }
 
-// addKey adds a data key to a ConfigMap, as its owner would.
+// addKey adds a data key to a ConfigMap, as its owner would: read,
+// change, write, and again on a 409 (the reconciler annotates the same
+// ConfigMap, so the two writers race), as client-go's RetryOnConflict does.
 func addKey(t *testing.T, srv *apiserver.Server, name string, round int) {
 	t.Helper()
-	obj, err := srv.Get(t.Context(), client.ConfigMaps, "default", name, client.GetOptions{})
-	require.NoError(t, err)
-	cm := obj.(*api.ConfigMap).DeepCopy()
-	cm.Data[fmt.Sprintf("k%d", round)] = "v"
-	_, err = srv.Update(t.Context(), cm)
-	require.NoError(t, err)
+	for {
+		obj, err := srv.Get(t.Context(), client.ConfigMaps, "default", name, client.GetOptions{})
+		require.NoError(t, err)
+		cm := obj.(*api.ConfigMap).DeepCopy()
+		cm.Data[fmt.Sprintf("k%d", round)] = "v"
+		_, err = srv.Update(t.Context(), cm)
+		if apierrors.IsConflict(err) {
+			continue
+		}
+		require.NoError(t, err)
+		return
+	}
 }
 
 // TestBuggySweep sweeps the planted bug over 50 seeds. It fails (that is
