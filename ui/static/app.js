@@ -21,6 +21,7 @@ const state = {
   stop: () => {}, // stops following the timeline
   loading: false, // a snapshot request is in flight
   again: false,   // another snapshot is wanted when it lands
+  want: 0,        // ... at this revision (0: the newest)
 };
 
 function showError(err) {
@@ -29,10 +30,13 @@ function showError(err) {
 }
 
 // show draws the cluster at revision (0: the newest). Requests never
-// overlap: one asked for while another is in flight runs after it.
+// overlap: one asked for while another is in flight runs after it, at the
+// revision it asked for (the one in flight may be a live update that moves
+// the slider; the user's choice must not be lost to it).
 async function show(revision) {
   if (state.loading) {
     state.again = true;
+    state.want = revision;
     return;
   }
   state.loading = true;
@@ -53,7 +57,7 @@ async function show(revision) {
     state.loading = false;
     if (state.again) {
       state.again = false;
-      show(Number(slider.value));
+      show(state.want);
     }
   }
 }
