@@ -86,7 +86,7 @@
 // cancel if asked, calls OnStoppedLeading once at the end if it ever led, and
 // returns after its goroutines have exited.
 //
-// The package imports api, the apiserver's Client and error helpers, the
+// The package imports api, client (its Client), api/apierrors, the
 // clock and zap. Elector and Guard are safe for concurrent use; Step and
 // Release of one Elector are serialized.
 package election

@@ -50,7 +50,7 @@
 // Objects in caches and notifications are shared: treat them as immutable and
 // deep-copy before changing one.
 //
-// The package imports api, apiserver (for its Client and list/watch types),
+// The package imports api, api/apierrors, client (for its Client and list/watch types),
 // clock and zap. Indexer, DeltaFIFO and Informer are safe for
 // concurrent use; a Reflector's Step must not run concurrently with itself.
 package informer

@@ -74,7 +74,7 @@
 // order, so the cost is that of the matching objects rather than of the
 // namespace (Kubernetes lists the namespace in both places).
 //
-// The package imports api, apiserver,
+// The package imports api, api/apierrors, client, client/record, controllers/loop,
 // informer, controllers/workqueue, clock and zap. A Controller is
 // safe for concurrent use; the queue guarantees a key is synced by one
 // worker at a time.

@@ -45,7 +45,7 @@
 // still shows stays in the graph until the informer's delete notification
 // (Kubernetes drops it at once with a virtual delete event).
 //
-// The package imports api, apiserver, informer, controllers/workqueue,
+// The package imports api, api/apierrors, client, client/record, informer, controllers/loop, controllers/workqueue,
 // clock and zap. Event handlers run concurrently with workers; one
 // mutex guards the graph, and the queue guarantees a key is never synced by
 // two workers at once.

@@ -35,7 +35,7 @@
 // context is pooled (TestNoAllocationPerReconcile checks it, and
 // BenchmarkProcessOne measures it).
 //
-// Imports: api, apiserver, informer, controllers/workqueue, clock and zap,
+// Imports: api, client, informer, controllers/workqueue, clock and zap,
 // as the controllers' row of (DESIGN.md, "Packages and imports") allows.
 // Concurrency: a Loop's methods are safe for concurrent use; Sync is called
 // from Run's workers at once, never twice at once for one key (the queue's

@@ -77,6 +77,6 @@
 // queue guarantees that no key is synced by two of them at once. The
 // Expectations are safe for concurrent use.
 //
-// The package imports api, apiserver, informer, controllers/workqueue,
+// The package imports api, api/apierrors, client, client/record, informer, controllers/loop, controllers/workqueue,
 // clock and zap.
 package replication
