@@ -8,7 +8,7 @@
 # minutes on two cores (later runs reuse the build directory and Go's cache).
 #
 #   interop/realk8s/run-kcm.sh                        # KCM's default client: protobuf
-#   KCM_CONTENT_TYPE=json interop/realk8s/run-kcm.sh  # --kube-api-content-type=application/json
+#   KCM_CONTENT_TYPE=json interop/realk8s/run-kcm.sh  # a JSON comparison run only: --kube-api-content-type=application/json
 #
 # Settings (environment):
 #   KCM_CONTENT_TYPE  protobuf (default: no flag, KCM's own default) or json
@@ -29,8 +29,7 @@ kube_version=v1.32.13 # keep in step with kcm/go.mod
 
 case $content_type in
 protobuf) content_flag=() ;; # the default: KCM's stock settings, the run that counts
-# json is a comparison run only, to tell a protobuf failure from any other; it proves nothing of stock clients.
-json) content_flag=(--kube-api-content-type=application/json) ;;
+json) content_flag=(--kube-api-content-type=application/json) ;; # a JSON comparison run only, to tell a protobuf failure from any other; it proves nothing of stock clients
 *)
 	echo "run-kcm.sh: KCM_CONTENT_TYPE must be protobuf or json, got '$content_type'" >&2
 	exit 2
