@@ -18,7 +18,8 @@ import (
 // up with AlreadyExists, as Kubernetes does.
 const maxNameAttempts = 8
 
-// Create stores a new object. The server copies obj once and owns the copy;
+// Create stores a new object. The server copies obj once and owns the copy
+// (with client.Handover() it takes obj itself);
 // it sets uid, creationTimestamp, generation 1 and resourceVersion, fills a
 // name from generateName, defaults and validates the object per its kind,
 // and returns the stored object (converted to obj's version when obj's kind
@@ -34,7 +35,10 @@ func (s *Server) create(obj api.Object, opts writeOptions) (api.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := k.in(obj)
+	in := obj
+	if !opts.Handover || k.toStored != nil {
+		in = k.in(obj)
+	}
 	sk := k.stored()
 	m := in.GetObjectMeta()
 	if m.ResourceVersion != "" {
@@ -91,7 +95,7 @@ func (s *Server) create(obj api.Object, opts writeOptions) (api.Object, error) {
 		return k.out(in), nil
 	}
 
-	m.ManagedFields = stampManager(m.ManagedFields, opts.fieldManager, "", sk.apiVersion, s.now())
+	m.ManagedFields = stampManager(m.ManagedFields, opts.fieldManager, "", sk.apiVersion, s.stampTime())
 	for attempt := 1; ; attempt++ {
 		m.UID = s.newUID()
 		m.CreationTimestamp = s.now()

@@ -332,6 +332,9 @@ type statusHooks struct {
 	// status. Only the status is copied, for it is all a status update
 	// reads of the client's object; in is the client's and is not kept.
 	with func(old, in api.Object) api.Object
+	// take is with for a status handed over (client.Handover): the copy of
+	// old keeps in's status itself, not a copy of it.
+	take func(old, in api.Object) api.Object
 	// same reports whether two objects have equal statuses.
 	same func(a, b api.Object) bool
 	// reset sets obj's status to the zero value (create ignores the
@@ -358,6 +361,11 @@ func statusOf[O, S any, T interface {
 		with: func(old, in api.Object) api.Object {
 			n := *old.(T)
 			deepCopy(get(in.(T)), get(&n))
+			return T(&n)
+		},
+		take: func(old, in api.Object) api.Object {
+			n := *old.(T)
+			*get(&n) = *get(in.(T))
 			return T(&n)
 		},
 		same:  func(a, b api.Object) bool { return reflect.DeepEqual(get(a.(T)), get(b.(T))) },

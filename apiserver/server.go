@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -71,8 +72,10 @@ type Server struct {
 
 	// randMu guards rand.
 	randMu sync.Mutex
-	rand   *rand.Rand
-	names  *SeededNames // nil: names come from rand
+	// lastStamp is the time stampTime last gave out.
+	lastStamp atomic.Pointer[api.Time]
+	rand      *rand.Rand
+	names     *SeededNames // nil: names come from rand
 
 	ips ipAllocator // service cluster IPs
 

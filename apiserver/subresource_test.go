@@ -159,7 +159,9 @@ func TestEventRecorderAnnotates(t *testing.T) {
 	require.Len(t, evs, 1)
 	assert.Equal(t, map[string]string{"example.com/count": "1"}, evs[0].Metadata.Annotations)
 
-	require.NoError(t, r.AnnotatedEventf(ctx, cur, map[string]string{"example.com/count": "2"}, api.EventTypeNormal, "SuccessfulCreate", "Created pod: %s", "web-abcde"))
+	facts = map[string]string{"example.com/count": "2"}
+	require.NoError(t, r.AnnotatedEventf(ctx, cur, facts, api.EventTypeNormal, "SuccessfulCreate", "Created pod: %s", "web-abcde"))
+	facts["example.com/count"] = "changed by the caller after the bump"
 	evs, _, err = client.For[*api.Event](s).List(ctx, "default", client.ListOptions{})
 	require.NoError(t, err)
 	require.Len(t, evs, 1)

@@ -21,7 +21,8 @@ import (
 // kept; generation rises when the spec changes; an update that changes
 // nothing writes nothing and returns the stored object. Removing the last
 // finalizer of an object being deleted deletes it.
-// Options qualify the write (client.DryRun, client.WithManagedFields).
+// Options qualify the write (client.DryRun, client.WithManagedFields,
+// client.Handover).
 func (s *Server) Update(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
 	return s.update(obj, false, writeOptionsOf(ctx, opts))
 }
@@ -42,10 +43,10 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 		return nil, apierrors.NewMethodNotSupported(k.gr, "update status")
 	}
 	// A status update reads only the status of obj (withStatus copies it);
-	// any other update stores obj itself, so it works on its own copy, or
-	// on obj converted to the stored kind.
+	// any other update stores obj itself, so it works on its own copy (or
+	// on obj, handed over), or on obj converted to the stored kind.
 	in := obj
-	if !status || k.toStored != nil {
+	if (!status && !opts.Handover) || k.toStored != nil {
 		in = k.in(obj)
 	}
 	m := in.GetObjectMeta()
@@ -76,7 +77,11 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 		var next api.Object
 		undo := func() {}
 		if status {
-			next = k.status.with(old, in)
+			if opts.Handover && k.toStored == nil {
+				next = k.status.take(old, in)
+			} else {
+				next = k.status.with(old, in)
+			}
 			if opts.ManagedFields != nil {
 				next.GetObjectMeta().ManagedFields = opts.ManagedFields
 			}
@@ -113,7 +118,7 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 			if status {
 				sub = "status"
 			}
-			nm.ManagedFields = stampManager(nm.ManagedFields, opts.fieldManager, sub, k.apiVersion, s.now())
+			nm.ManagedFields = stampManager(nm.ManagedFields, opts.fieldManager, sub, k.apiVersion, s.stampTime())
 		}
 
 		if nm.DeletionTimestamp != nil && len(nm.Finalizers) == 0 && graceOver(nm, s.clock.Now()) {

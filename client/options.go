@@ -17,6 +17,8 @@ type WriteOptions struct {
 	// keeps all of the metadata: the HTTP front records there who wrote
 	// through the subresource (Kubernetes' field manager does the same).
 	ManagedFields []api.ManagedFieldsEntry
+	// Handover gives the object to the server (see Handover).
+	Handover bool
 }
 
 // WriteOption sets one or more of a write's WriteOptions.
@@ -33,6 +35,9 @@ func (o WriteOptions) ApplyToWrite(dst *WriteOptions) {
 	}
 	if o.ManagedFields != nil {
 		dst.ManagedFields = o.ManagedFields
+	}
+	if o.Handover {
+		dst.Handover = true
 	}
 }
 
@@ -53,6 +58,19 @@ func (f writeOptionFunc) ApplyToWrite(o *WriteOptions) { f(o) }
 // storing nothing. Kubernetes: dryRun=All; controller-runtime's DryRunAll.
 func DryRun() WriteOption {
 	return writeOptionFunc(func(o *WriteOptions) { o.DryRun = true })
+}
+
+// Handover gives the object of a write to the server, which may then keep
+// it, or anything it refers to, as what it stores, instead of copying it:
+// after the call the caller must neither change nor reuse any of it (not
+// the object, nor its maps, slices or pointers), whether the write
+// succeeded or not. A writer that builds a fresh object for each write (an
+// event recorder, a controller creating from a template) saves the
+// server's copy of it. A server that cannot keep the caller's memory (one
+// over HTTP) ignores it. A status update keeps only the status: the rest of
+// the object stays the caller's.
+func Handover() WriteOption {
+	return writeOptionFunc(func(o *WriteOptions) { o.Handover = true })
 }
 
 // WithManagedFields sets the metadata.managedFields a status or scale update

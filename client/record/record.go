@@ -8,6 +8,7 @@ package record
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strconv"
 	"sync"
 	"time"
@@ -76,10 +77,6 @@ type EventRecorder struct {
 	buckets map[objectKey]*spamBucket
 	// lastNanos is the time suffix of the last event name made.
 	lastNanos int64
-
-	// scratch holds *api.Event to build new events in: Create copies what
-	// it is given, and a busy recorder makes an event per pod.
-	scratch sync.Pool
 }
 
 // writtenEvent is one event the recorder writes and bumps.
@@ -163,7 +160,6 @@ func NewEventRecorder(c client.Client, clk clock.Clock, component, instance stri
 		written: make(map[eventKey]*writtenEvent),
 		groups:  make(map[groupKey]*eventGroup),
 		buckets: make(map[objectKey]*spamBucket),
-		scratch: sync.Pool{New: func() any { return new(api.Event) }},
 	}
 }
 
@@ -216,30 +212,29 @@ func (r *EventRecorder) AnnotatedEventf(ctx context.Context, obj api.Object, ann
 		}
 		w.ev = nil // someone deleted it: start a new one
 	}
-	// The event is built in a scratch object the Client copies: the
-	// recorder keeps what Create returns.
-	ev := r.scratch.Get().(*api.Event)
-	defer func() {
-		*ev = api.Event{}
-		r.scratch.Put(ev)
-	}()
-	*ev = api.Event{
-		Metadata: api.ObjectMeta{Namespace: ns, Annotations: annotations}, // the Client copies them
-		InvolvedObject: api.ObjectReference{
-			Kind: tm.Kind, APIVersion: tm.APIVersion, Namespace: m.Namespace, Name: m.Name,
-			UID: m.UID, ResourceVersion: m.ResourceVersion,
-		},
-		Reason: reason, Message: msg, Type: eventType,
-		Source:         api.EventSource{Component: r.component, Host: r.instance},
-		FirstTimestamp: api.NewTime(now), LastTimestamp: api.NewTime(now), Count: 1,
-		ReportingController: r.component, ReportingInstance: r.instance,
-	}
 	// Names are <object>.<time in hex>, as client-go makes them. On a fake
 	// clock many events share a nanosecond, so the recorder never reuses a
 	// suffix; a clash with another recorder's event steps past it.
 	for attempt := 0; ; attempt++ {
-		ev.Metadata.Name = m.Name + "." + strconv.FormatInt(r.nextNanos(now), 16)
-		created, err := r.c.Create(ctx, ev)
+		// Each attempt's event is built for it and handed over to the
+		// Client, which may keep it as the stored object instead of
+		// copying it; the annotations are the caller's, so the event gets
+		// its own map.
+		ev := &api.Event{
+			Metadata: api.ObjectMeta{
+				Namespace: ns, Name: m.Name + "." + strconv.FormatInt(r.nextNanos(now), 16),
+				Annotations: maps.Clone(annotations),
+			},
+			InvolvedObject: api.ObjectReference{
+				Kind: tm.Kind, APIVersion: tm.APIVersion, Namespace: m.Namespace, Name: m.Name,
+				UID: m.UID, ResourceVersion: m.ResourceVersion,
+			},
+			Reason: reason, Message: msg, Type: eventType,
+			Source:         api.EventSource{Component: r.component, Host: r.instance},
+			FirstTimestamp: api.NewTime(now), LastTimestamp: api.NewTime(now), Count: 1,
+			ReportingController: r.component, ReportingInstance: r.instance,
+		}
+		created, err := r.c.Create(ctx, ev, client.Handover())
 		if apierrors.IsAlreadyExists(err) && attempt < 16 {
 			continue
 		}
@@ -309,16 +304,16 @@ func (r *EventRecorder) bump(ctx context.Context, prev *api.Event, msg string, a
 	events := client.For[*api.Event](r.c)
 	cur := prev
 	for {
-		// A shallow copy: what differs is replaced, not changed in place,
-		// and the Client copies what it is given and keeps none of it.
+		// A shallow copy, handed over: what differs is replaced, not
+		// changed in place, and what is shared with cur is never changed.
 		next := *cur
 		next.Count++
 		next.LastTimestamp = api.NewTime(now)
 		next.Message = msg // a combined event shows the latest message
 		if annotations != nil {
-			next.Metadata.Annotations = annotations // and the latest facts
+			next.Metadata.Annotations = maps.Clone(annotations) // and the latest facts
 		}
-		written, err := events.Update(ctx, &next)
+		written, err := events.Update(ctx, &next, client.Handover())
 		if err == nil {
 			return written, nil
 		}
