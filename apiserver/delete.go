@@ -63,7 +63,9 @@ func (s *Server) Delete(_ context.Context, resource, namespace, name string, opt
 			if err == nil {
 				s.dropGrace(key)
 				s.release(old)
-				s.log.Debug("deleted", zap.String("resource", k.gr.String()), zap.String("key", api.KeyOf(old.GetObjectMeta())))
+				if ce := s.log.Check(zap.DebugLevel, "deleted"); ce != nil {
+					ce.Write(zap.String("resource", k.gr.String()), zap.String("key", api.KeyOf(old.GetObjectMeta())))
+				}
 				return k.out(old), nil
 			}
 		} else {
@@ -74,7 +76,9 @@ func (s *Server) Delete(_ context.Context, resource, namespace, name string, opt
 			rec, err = s.store.Update(key, next, cur.ModRev)
 			if err == nil {
 				s.noteGrace(key, next)
-				s.log.Debug("marked for deletion", zap.String("resource", k.gr.String()), zap.String("key", api.KeyOf(next.GetObjectMeta())))
+				if ce := s.log.Check(zap.DebugLevel, "marked for deletion"); ce != nil {
+					ce.Write(zap.String("resource", k.gr.String()), zap.String("key", api.KeyOf(next.GetObjectMeta())))
+				}
 				return k.out(rec.Value), nil
 			}
 		}

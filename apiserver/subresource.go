@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
@@ -157,10 +156,13 @@ func (s *Server) Bind(_ context.Context, namespace, name, node string) (*api.Pod
 		}
 		next := shallowCopy(pod).(*api.Pod)
 		next.Spec.NodeName = node
-		next.Status.Conditions = slices.DeleteFunc(slices.Clone(pod.Status.Conditions), func(c api.PodCondition) bool {
-			return c.Type == api.PodScheduled
-		})
-		next.Status.Conditions = append(next.Status.Conditions, api.PodCondition{
+		conds := make([]api.PodCondition, 0, len(pod.Status.Conditions)+1) // one allocation
+		for _, c := range pod.Status.Conditions {
+			if c.Type != api.PodScheduled {
+				conds = append(conds, c)
+			}
+		}
+		next.Status.Conditions = append(conds, api.PodCondition{
 			Type: api.PodScheduled, Status: api.ConditionTrue, LastTransitionTime: s.now(),
 		})
 		rec, err = s.store.Update(key, next, rec.ModRev)

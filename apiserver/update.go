@@ -125,7 +125,9 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 			if _, err := s.store.Delete(key, cur.ModRev); err == nil {
 				s.dropGrace(key)
 				s.release(old)
-				s.log.Debug("deleted after its last finalizer", zap.String("resource", k.gr.String()), zap.String("key", api.KeyOf(nm)))
+				if ce := s.log.Check(zap.DebugLevel, "deleted after its last finalizer"); ce != nil {
+					ce.Write(zap.String("resource", k.gr.String()), zap.String("key", api.KeyOf(nm)))
+				}
 				return k.out(next), nil
 			} else if !errors.Is(err, store.ErrConflict) {
 				return nil, apierrors.NewInternalError(err)

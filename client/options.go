@@ -43,6 +43,9 @@ func (o WriteOptions) ApplyToWrite(dst *WriteOptions) {
 
 // NewWriteOptions returns the WriteOptions that opts set, applied in order.
 func NewWriteOptions(opts ...WriteOption) WriteOptions {
+	if len(opts) == 0 {
+		return WriteOptions{} // the common case, without the allocation the calls below cost
+	}
 	var o WriteOptions
 	for _, opt := range opts {
 		opt.ApplyToWrite(&o)
