@@ -22,9 +22,10 @@ import (
 // The recorder's correlation, with client-go's defaults (tools/record,
 // EventCorrelator).
 const (
-	// maxRecordedEvents bounds each of the recorder's memories (events it
-	// may bump, aggregation groups, spam buckets); past it, that memory is
-	// forgotten and starts again (client-go keeps an LRU of 4096).
+	// maxRecordedEvents bounds the objects the recorder remembers (the
+	// events about each it may bump, its aggregation groups, its spam
+	// bucket); past it, all is forgotten and starts again (client-go keeps
+	// an LRU of 4096 for each of these memories).
 	maxRecordedEvents = 4096
 	// aggregateMaxEvents is how many different messages of one reason about
 	// one object, within aggregateInterval, are recorded as themselves; from
@@ -68,13 +69,10 @@ type EventRecorder struct {
 
 	// mu guards the fields below; it is never held across a write.
 	mu sync.Mutex
-	// written holds, by repeat key, each event that a repeat bumps.
-	written map[eventKey]*writtenEvent
-	// groups holds the messages seen per object and reason, for
-	// aggregation.
-	groups map[groupKey]*eventGroup
-	// buckets holds each object's spam-filter tokens.
-	buckets map[objectKey]*spamBucket
+	// objects holds what the recorder remembers of each object: one map
+	// lookup per event, where a map per memory took three, each hashing
+	// the object's four strings and more.
+	objects map[objectKey]*objectMemory
 	// lastNanos is the time suffix of the last event name made.
 	lastNanos int64
 }
@@ -94,27 +92,37 @@ type objectKey struct {
 	uid                   api.UID
 }
 
-// groupKey names the events of one type and reason about one object.
-type groupKey struct {
-	object      objectKey
-	typ, reason string
+// objectMemory is what the recorder remembers of one object: its spam
+// bucket, its aggregation groups (one per type and reason) and the events
+// about it that a repeat bumps. The first group and event live in the
+// memory itself (most objects, a pod with its Scheduled or Started event,
+// never have a second): one allocation per object.
+type objectMemory struct {
+	bucket  spamBucket
+	groups  []eventGroup
+	written []writtenSlot
+
+	group0   [1]eventGroup
+	written0 [1]writtenSlot
+	event0   writtenEvent
 }
 
-// eventKey names an event that a repeat bumps: one message of a group, or
-// combinedPrefix for the group's combined event.
-type eventKey struct {
-	group   groupKey
-	message string
+// writtenSlot names an event of the object that a repeat bumps: one message
+// of a type and reason, or combinedPrefix for the group's combined event.
+type writtenSlot struct {
+	typ, reason, message string
+	w                    *writtenEvent
 }
 
-// eventGroup is the distinct messages of a group seen lately: first, and
-// the others in more, made at the second (most groups, a pod's Scheduled
-// or Started, never see one).
+// eventGroup is the distinct messages of one type and reason about an
+// object seen lately: first, and the others in more, made at the second
+// (most groups, a pod's Scheduled or Started, never see one).
 type eventGroup struct {
-	first    string
-	hasFirst bool
-	more     map[string]struct{}
-	last     time.Time
+	typ, reason string
+	first       string
+	hasFirst    bool
+	more        map[string]struct{}
+	last        time.Time
 }
 
 // seen reports whether the group has seen msg.
@@ -157,9 +165,7 @@ type spamBucket struct {
 func NewEventRecorder(c client.Client, clk clock.Clock, component, instance string) *EventRecorder {
 	return &EventRecorder{
 		c: c, clock: clk, component: component, instance: instance,
-		written: make(map[eventKey]*writtenEvent),
-		groups:  make(map[groupKey]*eventGroup),
-		buckets: make(map[objectKey]*spamBucket),
+		objects: make(map[objectKey]*objectMemory),
 	}
 }
 
@@ -183,20 +189,24 @@ func (r *EventRecorder) AnnotatedEventf(ctx context.Context, obj api.Object, ann
 		ns = "default" // events about cluster-scoped objects live here
 	}
 	object := objectKey{ns, tm.Kind, m.Name, m.UID}
-	group := groupKey{object, eventType, reason}
 	now := r.clock.Now()
 
 	r.mu.Lock()
-	msg, key := r.aggregateLocked(group, msg, now)
-	if !r.allowLocked(object, now) {
+	om := r.objects[object]
+	if om == nil {
+		if len(r.objects) >= maxRecordedEvents {
+			clear(r.objects)
+		}
+		om = &objectMemory{bucket: spamBucket{tokens: spamBurst, when: now}}
+		om.groups, om.written = om.group0[:0], om.written0[:0]
+		r.objects[object] = om
+	}
+	msg, slot := om.aggregate(eventType, reason, msg, now)
+	if !om.bucket.allow(now) {
 		r.mu.Unlock()
 		return nil
 	}
-	w := r.written[key]
-	if w == nil {
-		w = &writtenEvent{}
-		remember(r.written, key, w)
-	}
+	w := om.writtenFor(eventType, reason, slot)
 	r.mu.Unlock()
 
 	w.mu.Lock()
@@ -255,37 +265,57 @@ func (r *EventRecorder) nextNanos(now time.Time) int64 {
 	return r.lastNanos
 }
 
-// aggregateLocked notes msg in its group and returns the message to record
-// and the key of the event a repeat bumps: msg and its own key, or, once
-// the group has seen aggregateMaxEvents different messages within
-// aggregateInterval of each other, the combined message and the group's
-// one combined key (so the combined event's count goes up and its message
-// follows the latest). The group keeps its first messages, so that their
-// repeats still bump their own events.
-func (r *EventRecorder) aggregateLocked(k groupKey, msg string, now time.Time) (string, eventKey) {
-	g := r.groups[k]
-	if g == nil || now.Sub(g.last) > aggregateInterval {
-		g = &eventGroup{}
-		remember(r.groups, k, g)
+// aggregate notes msg in its group (of eventType and reason) and returns
+// the message to record and the slot of the event a repeat bumps: msg for
+// both, or, once the group has seen aggregateMaxEvents different messages
+// within aggregateInterval of each other, the combined message and the
+// group's one combined slot, combinedPrefix (so the combined event's count
+// goes up and its message follows the latest). The group keeps its first
+// messages, so that their repeats still bump their own events.
+func (om *objectMemory) aggregate(eventType, reason, msg string, now time.Time) (string, string) {
+	var g *eventGroup
+	for i := range om.groups {
+		if om.groups[i].typ == eventType && om.groups[i].reason == reason {
+			g = &om.groups[i]
+			break
+		}
+	}
+	switch {
+	case g == nil:
+		om.groups = append(om.groups, eventGroup{typ: eventType, reason: reason})
+		g = &om.groups[len(om.groups)-1]
+	case now.Sub(g.last) > aggregateInterval:
+		*g = eventGroup{typ: eventType, reason: reason} // a new group; its events stay written
 	}
 	g.last = now
 	if g.seen(msg) {
-		return msg, eventKey{k, msg}
+		return msg, msg
 	}
 	if g.count()+1 < aggregateMaxEvents {
 		g.add(msg)
-		return msg, eventKey{k, msg}
+		return msg, msg
 	}
-	return combinedPrefix + msg, eventKey{k, combinedPrefix}
+	return combinedPrefix + msg, combinedPrefix
 }
 
-// allowLocked takes a token from the object's spam bucket, if it has one.
-func (r *EventRecorder) allowLocked(k objectKey, now time.Time) bool {
-	b := r.buckets[k]
-	if b == nil {
-		b = &spamBucket{tokens: spamBurst, when: now}
-		remember(r.buckets, k, b)
+// writtenFor returns the event of eventType and reason that slot (a message,
+// or combinedPrefix) names, made empty if the object has none yet.
+func (om *objectMemory) writtenFor(eventType, reason, slot string) *writtenEvent {
+	for _, s := range om.written {
+		if s.message == slot && s.reason == reason && s.typ == eventType {
+			return s.w
+		}
 	}
+	w := &om.event0
+	if len(om.written) > 0 {
+		w = &writtenEvent{}
+	}
+	om.written = append(om.written, writtenSlot{typ: eventType, reason: reason, message: slot, w: w})
+	return w
+}
+
+// allow takes a token from the spam bucket, if it has one.
+func (b *spamBucket) allow(now time.Time) bool {
 	if elapsed := now.Sub(b.when); elapsed > 0 {
 		b.tokens = min(spamBurst, b.tokens+float64(elapsed)/float64(spamRefill))
 		b.when = now
@@ -324,12 +354,4 @@ func (r *EventRecorder) bump(ctx context.Context, prev *api.Event, msg string, a
 			return nil, err
 		}
 	}
-}
-
-// remember puts v in m under k, first forgetting all of m when it is full.
-func remember[K comparable, V any](m map[K]V, k K, v V) {
-	if _, ok := m[k]; !ok && len(m) >= maxRecordedEvents {
-		clear(m)
-	}
-	m[k] = v
 }
