@@ -405,24 +405,28 @@ func (c *countingClient) Create(ctx context.Context, obj api.Object, opts ...cli
 }
 
 func (c *countingClient) Update(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
+	resource, rv := client.ResourceOf(obj), obj.GetObjectMeta().ResourceVersion
 	out, err := c.Client.Update(ctx, obj, opts...)
-	c.countUpdate(obj, out, err)
+	c.countUpdate(resource, rv, out, err)
 	return out, err
 }
 
 func (c *countingClient) UpdateStatus(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
+	resource, rv := client.ResourceOf(obj), obj.GetObjectMeta().ResourceVersion
 	out, err := c.Client.UpdateStatus(ctx, obj, opts...)
-	c.countUpdate(obj, out, err)
+	c.countUpdate(resource, rv, out, err)
 	return out, err
 }
 
-// countUpdate counts an update unless the server found that it changed
-// nothing and so wrote nothing (it returns the stored object as it was).
-func (c *countingClient) countUpdate(obj, out api.Object, err error) {
-	if err == nil && out.GetObjectMeta().ResourceVersion == obj.GetObjectMeta().ResourceVersion {
+// countUpdate counts an update of an object at resourceVersion rv unless
+// the server found that it changed nothing and so wrote nothing (it returns
+// the stored object as it was). rv is read before the call: an object
+// handed over (client.Handover) may come back as the stored one.
+func (c *countingClient) countUpdate(resource, rv string, out api.Object, err error) {
+	if err == nil && out.GetObjectMeta().ResourceVersion == rv {
 		return
 	}
-	c.count(client.ResourceOf(obj), err)
+	c.count(resource, err)
 }
 
 func (c *countingClient) Delete(ctx context.Context, resource, namespace, name string, opts api.DeleteOptions) (api.Object, error) {
