@@ -156,21 +156,23 @@ func (s *Server) planDelete(k *kind, old api.Object, policy api.DeletionPropagat
 // policy asks: "orphan" for Orphan, "foregroundDeletion" for Foreground,
 // neither for Background. It returns a new slice when it changes anything.
 func gcFinalizers(finalizers []string, policy api.DeletionPropagation) []string {
-	want := map[string]bool{
-		api.FinalizerOrphanDependents: policy == api.DeletePropagationOrphan,
-		api.FinalizerDeleteDependents: policy == api.DeletePropagationForeground,
+	wantOrphan, wantForeground := policy == api.DeletePropagationOrphan, policy == api.DeletePropagationForeground
+	hasOrphan, hasForeground := slices.Contains(finalizers, api.FinalizerOrphanDependents), slices.Contains(finalizers, api.FinalizerDeleteDependents)
+	if hasOrphan == wantOrphan && hasForeground == wantForeground {
+		return finalizers // the common case: a pod with neither, deleted in the background
 	}
-	out := slices.DeleteFunc(slices.Clone(finalizers), func(f string) bool {
-		w, managed := want[f]
-		return managed && !w
-	})
-	for _, f := range []string{api.FinalizerOrphanDependents, api.FinalizerDeleteDependents} {
-		if want[f] && !slices.Contains(out, f) {
-			out = append(out, f)
+	out := make([]string, 0, len(finalizers)+1)
+	for _, f := range finalizers {
+		if (f == api.FinalizerOrphanDependents && !wantOrphan) || (f == api.FinalizerDeleteDependents && !wantForeground) {
+			continue
 		}
+		out = append(out, f)
 	}
-	if slices.Equal(out, finalizers) {
-		return finalizers
+	if wantOrphan && !hasOrphan {
+		out = append(out, api.FinalizerOrphanDependents)
+	}
+	if wantForeground && !hasForeground {
+		out = append(out, api.FinalizerDeleteDependents)
 	}
 	return out
 }
