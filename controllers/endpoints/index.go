@@ -1,9 +1,11 @@
 package endpoints
 
 import (
+	"encoding/binary"
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/informer"
@@ -22,16 +24,47 @@ const (
 	serviceSelectorIndex = "endpoints/servicesBySelectorLabel"
 )
 
-// labelValue is the index value of label key=value in namespace ns. Two
-// different triples could only share a value if a key held the separator;
-// that would add candidates, never lose one, and every candidate is checked
-// against the full selector.
-func labelValue(ns, key, value string) string { return ns + "\x00" + key + "=" + value }
+// labelValue is the index value of label key=value in namespace ns: the
+// namespace and the key, each after its length as a uvarint, then the
+// value. Lengths make it injective whatever the strings hold, so every
+// object listed under it is in ns and carries key=value: a lookup needs
+// no check of that pair (selectedPods, podServices).
+func labelValue(ns, key, value string) string {
+	var b strings.Builder
+	b.Grow(uvarintLen(len(ns)) + len(ns) + uvarintLen(len(key)) + len(key) + len(value))
+	writeLen(&b, len(ns))
+	b.WriteString(ns)
+	writeLen(&b, len(key))
+	b.WriteString(key)
+	b.WriteString(value)
+	return b.String()
+}
+
+// uvarintLen is how many bytes writeLen writes for n.
+func uvarintLen(n int) int {
+	l := 1
+	for ; n >= 0x80; n >>= 7 {
+		l++
+	}
+	return l
+}
+
+// writeLen writes n as a uvarint.
+func writeLen(b *strings.Builder, n int) {
+	var buf [binary.MaxVarintLen64]byte
+	b.Write(binary.AppendUvarint(buf[:0], uint64(n)))
+}
 
 // matchAllValue is the index value of the services of namespace ns whose
-// empty selector picks every pod. It differs from every labelValue, which
-// holds a "=".
-func matchAllValue(ns string) string { return ns + "\x00" }
+// empty selector picks every pod: labelValue's namespace part alone,
+// which every labelValue extends by at least the key's length.
+func matchAllValue(ns string) string {
+	var b strings.Builder
+	b.Grow(uvarintLen(len(ns)) + len(ns))
+	writeLen(&b, len(ns))
+	b.WriteString(ns)
+	return b.String()
+}
 
 func podLabelIndexFunc(obj api.Object) []string {
 	meta := obj.GetObjectMeta()
@@ -81,21 +114,27 @@ func (c *Controller) selectedPods(ns string, selector map[string]string) []*api.
 		return c.pods.Namespace(ns).List(api.Selector{})
 	}
 	var rarest []*api.Pod
+	var rarestKey string
 	for _, k := range slices.Sorted(maps.Keys(selector)) {
 		pods, err := informer.ByIndexOf[*api.Pod](c.podIndexer, podLabelIndex, labelValue(ns, k, selector[k]))
 		if err != nil {
 			panic(err) // New added the index
 		}
 		if rarest == nil || len(pods) < len(rarest) {
-			rarest = pods
+			rarest, rarestKey = pods, k
 		}
 		if len(rarest) == 0 {
 			break
 		}
 	}
+	if len(selector) == 1 {
+		// Every pod under the selector's one pair is in ns and carries
+		// it (labelValue): the usual service costs no label lookup.
+		return rarest
+	}
 	out := rarest[:0] // rarest is this call's own
 	for _, p := range rarest {
-		if p.Metadata.Namespace == ns && matchesSet(selector, p.Metadata.Labels) {
+		if matchesSetBut(selector, rarestKey, p.Metadata.Labels) {
 			out = append(out, p)
 		}
 	}
@@ -117,7 +156,10 @@ func (c *Controller) podServices(pod *api.Pod) []string {
 			panic(err) // New added the index
 		}
 		for _, svc := range svcs {
-			if svc.Metadata.Namespace != ns || svc.Spec.Selector == nil || !matchesSet(svc.Spec.Selector, pod.Metadata.Labels) {
+			// A service is indexed in its namespace, under the pairs of
+			// its selector (labelValue), so one with a single pair was
+			// found under it and picks the pod.
+			if len(svc.Spec.Selector) > 1 && !matchesSet(svc.Spec.Selector, pod.Metadata.Labels) {
 				continue
 			}
 			// A service indexed under several of the pod's labels is
@@ -133,6 +175,20 @@ func (c *Controller) podServices(pod *api.Pod) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// matchesSetBut is matchesSet but for set's pair under skip, which the
+// caller knows labels hold.
+func matchesSetBut(set map[string]string, skip string, labels map[string]string) bool {
+	for k, v := range set {
+		if k == skip {
+			continue
+		}
+		if got, ok := labels[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
 }
 
 // matchesSet reports whether labels hold every pair of set:

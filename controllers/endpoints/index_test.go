@@ -2,6 +2,7 @@ package endpoints
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -112,5 +113,33 @@ func TestMatchesSetIsSelectorFromSet(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Equal(t, api.SelectorFromSet(tt.set).Matches(tt.labels), matchesSet(tt.set, tt.labels))
 		})
+	}
+}
+
+// TestLabelValueIsInjective checks that index values of different
+// namespace, key and value triples differ, even where a plain
+// concatenation would not, and differ from every matchAllValue: lookups
+// skip checking the pair they looked up.
+func TestLabelValueIsInjective(t *testing.T) {
+	long := strings.Repeat("k", 200) // a length of two uvarint bytes
+	triples := [][3]string{
+		{"a", "b", "c"}, {"a", "bc", ""}, {"ab", "c", ""}, {"a", "", "bc"}, {"", "ab", "c"},
+		{"a=b", "c", "d"}, {"a", "b=c", "d"}, {"a", "b", "=c=d"}, {"a\x00b", "c", "d"}, {"a", "b\x00c", "d"},
+		{"a", long, "v"}, {"a", long + "v", ""}, {long, "a", "b"}, {"", "", ""},
+	}
+	seen := map[string][3]string{}
+	for _, ns := range []string{"", "a", "ab", long} {
+		seen[matchAllValue(ns)] = [3]string{ns, "(all)"}
+	}
+	for _, tr := range triples {
+		v := labelValue(tr[0], tr[1], tr[2])
+		prev, dup := seen[v]
+		require.False(t, dup, "%q and %q share the index value %q", tr, prev, v)
+		seen[v] = tr
+	}
+	for _, n := range []int{0, 1, 127, 128, 300, 1 << 14, 1 << 21} {
+		var b strings.Builder
+		writeLen(&b, n)
+		assert.Equal(t, b.Len(), uvarintLen(n), "length of %d", n)
 	}
 }
