@@ -1,7 +1,6 @@
 package endpoints
 
 import (
-	"encoding/binary"
 	"fmt"
 	"maps"
 	"slices"
@@ -24,47 +23,28 @@ const (
 	serviceSelectorIndex = "endpoints/servicesBySelectorLabel"
 )
 
-// labelValue is the index value of label key=value in namespace ns: the
-// namespace and the key, each after its length as a uvarint, then the
-// value. Lengths make it injective whatever the strings hold, so every
-// object listed under it is in ns and carries key=value: a lookup needs
-// no check of that pair (selectedPods, podServices).
-func labelValue(ns, key, value string) string {
-	var b strings.Builder
-	b.Grow(uvarintLen(len(ns)) + len(ns) + uvarintLen(len(key)) + len(key) + len(value))
-	writeLen(&b, len(ns))
-	b.WriteString(ns)
-	writeLen(&b, len(key))
-	b.WriteString(key)
-	b.WriteString(value)
-	return b.String()
-}
+// labelValue is the index value of label key=value in namespace ns. Two
+// different triples could only share a value if a key held the separator;
+// that would add candidates, never lose one, and every candidate is checked
+// against the full selector.
+func labelValue(ns, key, value string) string { return ns + "\x00" + key + "=" + value }
 
-// uvarintLen is how many bytes writeLen writes for n.
-func uvarintLen(n int) int {
-	l := 1
-	for ; n >= 0x80; n >>= 7 {
-		l++
-	}
-	return l
-}
-
-// writeLen writes n as a uvarint.
-func writeLen(b *strings.Builder, n int) {
-	var buf [binary.MaxVarintLen64]byte
-	b.Write(binary.AppendUvarint(buf[:0], uint64(n)))
+// plainTriple reports whether ns, key and value hold neither separator of
+// labelValue. The value of a plain triple then has one "\x00" and one "=",
+// so another triple can only share it by being plain and equal: every
+// object listed under it is in ns and carries key=value, and a lookup
+// needs no check of that pair. The server's validation makes every
+// namespace, label key and label value plain (a DNS label, a qualified
+// name, a label value); the lookups check it all the same, on the
+// triple they hold, which costs no read of an object.
+func plainTriple(ns, key, value string) bool {
+	return !strings.ContainsAny(ns, "\x00=") && !strings.ContainsAny(key, "\x00=") && !strings.ContainsAny(value, "\x00=")
 }
 
 // matchAllValue is the index value of the services of namespace ns whose
-// empty selector picks every pod: labelValue's namespace part alone,
-// which every labelValue extends by at least the key's length.
-func matchAllValue(ns string) string {
-	var b strings.Builder
-	b.Grow(uvarintLen(len(ns)) + len(ns))
-	writeLen(&b, len(ns))
-	b.WriteString(ns)
-	return b.String()
-}
+// empty selector picks every pod. It differs from every labelValue, which
+// holds a "=".
+func matchAllValue(ns string) string { return ns + "\x00" }
 
 func podLabelIndexFunc(obj api.Object) []string {
 	meta := obj.GetObjectMeta()
@@ -127,14 +107,16 @@ func (c *Controller) selectedPods(ns string, selector map[string]string) []*api.
 			break
 		}
 	}
-	if len(selector) == 1 {
-		// Every pod under the selector's one pair is in ns and carries
-		// it (labelValue): the usual service costs no label lookup.
+	if !plainTriple(ns, rarestKey, selector[rarestKey]) {
+		rarestKey = "" // check every pair, the namespace too
+	} else if len(selector) == 1 {
+		// Every pod listed is in ns and carries the selector's one pair:
+		// the usual service reads no pod's labels.
 		return rarest
 	}
 	out := rarest[:0] // rarest is this call's own
 	for _, p := range rarest {
-		if matchesSetBut(selector, rarestKey, p.Metadata.Labels) {
+		if (rarestKey != "" || p.Metadata.Namespace == ns) && matchesSetBut(selector, rarestKey, p.Metadata.Labels) {
 			out = append(out, p)
 		}
 	}
@@ -150,16 +132,18 @@ func (c *Controller) selectedPods(ns string, selector map[string]string) []*api.
 func (c *Controller) podServices(pod *api.Pod) []string {
 	ns := pod.Metadata.Namespace
 	var keys []string
-	candidates := func(value string) {
+	// plain: the services are listed under a plain triple, so one with a
+	// single pair picks the pod (plainTriple).
+	candidates := func(value string, plain bool) {
 		svcs, err := informer.ByIndexOf[*api.Service](c.svcIndexer, serviceSelectorIndex, value)
 		if err != nil {
 			panic(err) // New added the index
 		}
 		for _, svc := range svcs {
-			// A service is indexed in its namespace, under the pairs of
-			// its selector (labelValue), so one with a single pair was
-			// found under it and picks the pod.
-			if len(svc.Spec.Selector) > 1 && !matchesSet(svc.Spec.Selector, pod.Metadata.Labels) {
+			if svc.Metadata.Namespace != ns || svc.Spec.Selector == nil {
+				continue
+			}
+			if (!plain || len(svc.Spec.Selector) != 1) && !matchesSet(svc.Spec.Selector, pod.Metadata.Labels) {
 				continue
 			}
 			// A service indexed under several of the pod's labels is
@@ -169,19 +153,19 @@ func (c *Controller) podServices(pod *api.Pod) []string {
 			}
 		}
 	}
-	candidates(matchAllValue(ns))
+	candidates(matchAllValue(ns), false)
 	for k, v := range pod.Metadata.Labels {
-		candidates(labelValue(ns, k, v))
+		candidates(labelValue(ns, k, v), plainTriple(ns, k, v))
 	}
 	slices.Sort(keys)
 	return keys
 }
 
 // matchesSetBut is matchesSet but for set's pair under skip, which the
-// caller knows labels hold.
+// caller knows labels hold ("" skips nothing: a label key is never empty).
 func matchesSetBut(set map[string]string, skip string, labels map[string]string) bool {
 	for k, v := range set {
-		if k == skip {
+		if k == skip && skip != "" {
 			continue
 		}
 		if got, ok := labels[k]; !ok || got != v {

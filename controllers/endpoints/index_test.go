@@ -2,7 +2,6 @@ package endpoints
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -116,30 +115,19 @@ func TestMatchesSetIsSelectorFromSet(t *testing.T) {
 	}
 }
 
-// TestLabelValueIsInjective checks that index values of different
-// namespace, key and value triples differ, even where a plain
-// concatenation would not, and differ from every matchAllValue: lookups
-// skip checking the pair they looked up.
-func TestLabelValueIsInjective(t *testing.T) {
-	long := strings.Repeat("k", 200) // a length of two uvarint bytes
-	triples := [][3]string{
-		{"a", "b", "c"}, {"a", "bc", ""}, {"ab", "c", ""}, {"a", "", "bc"}, {"", "ab", "c"},
-		{"a=b", "c", "d"}, {"a", "b=c", "d"}, {"a", "b", "=c=d"}, {"a\x00b", "c", "d"}, {"a", "b\x00c", "d"},
-		{"a", long, "v"}, {"a", long + "v", ""}, {long, "a", "b"}, {"", "", ""},
+func TestPlainTriple(t *testing.T) {
+	tests := []struct {
+		ns, key, value string
+		plain          bool
+	}{
+		{"default", "app", "web", true},
+		{"default", "example.com/app", "", true},
+		{"default", "app", "x=y", false},  // app=x=y is also the pair app=x → y
+		{"default", "app=x", "y", false},  // and the reverse
+		{"a\x00b", "app", "web", false},   // a namespace holding the separator
+		{"default", "a\x00b", "c", false}, // a key holding it
 	}
-	seen := map[string][3]string{}
-	for _, ns := range []string{"", "a", "ab", long} {
-		seen[matchAllValue(ns)] = [3]string{ns, "(all)"}
-	}
-	for _, tr := range triples {
-		v := labelValue(tr[0], tr[1], tr[2])
-		prev, dup := seen[v]
-		require.False(t, dup, "%q and %q share the index value %q", tr, prev, v)
-		seen[v] = tr
-	}
-	for _, n := range []int{0, 1, 127, 128, 300, 1 << 14, 1 << 21} {
-		var b strings.Builder
-		writeLen(&b, n)
-		assert.Equal(t, b.Len(), uvarintLen(n), "length of %d", n)
+	for _, tt := range tests {
+		assert.Equal(t, tt.plain, plainTriple(tt.ns, tt.key, tt.value), "%q %q %q", tt.ns, tt.key, tt.value)
 	}
 }
