@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/miniplane/miniplane/api"
@@ -81,7 +82,7 @@ func (r *recordingClient) Writes() []string {
 // env is a real apiserver with real informers and the controller, all
 // driven by hand on a fake clock.
 type env struct {
-	t       *testing.T
+	t       testing.TB
 	ctx     context.Context
 	srv     *apiserver.Server
 	clk     *clock.Fake
@@ -93,7 +94,7 @@ type env struct {
 	held *informer.Informer
 }
 
-func newEnv(t *testing.T, mutate ...func(*Config)) *env {
+func newEnv(t testing.TB, mutate ...func(*Config)) *env {
 	t.Helper()
 	clk := clock.NewFake(epoch)
 	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2))})
@@ -107,7 +108,10 @@ func newEnv(t *testing.T, mutate ...func(*Config)) *env {
 // restarted controller manager would.
 func (e *env) start(mutate ...func(*Config)) {
 	e.t.Helper()
-	log := zaptest.NewLogger(e.t)
+	log := zap.NewNop() // benchmarks: logs would be the cost measured
+	if _, bench := e.t.(*testing.B); !bench {
+		log = zaptest.NewLogger(e.t)
+	}
 	e.factory = informer.NewFactory(e.srv, "", e.clk, log)
 	cfg := Config{Client: e.client, Factory: e.factory, Clock: e.clk, Logger: log,
 		Recorder: record.NewEventRecorder(e.srv, e.clk, "endpoint-controller", "test")}

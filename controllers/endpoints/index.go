@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/informer"
@@ -27,6 +28,18 @@ const (
 // that would add candidates, never lose one, and every candidate is checked
 // against the full selector.
 func labelValue(ns, key, value string) string { return ns + "\x00" + key + "=" + value }
+
+// plainTriple reports whether ns, key and value hold neither separator of
+// labelValue. The value of a plain triple then has one "\x00" and one "=",
+// so another triple can only share it by being plain and equal: every
+// object listed under it is in ns and carries key=value, and a lookup
+// needs no check of that pair. The server's validation makes every
+// namespace, label key and label value plain (a DNS label, a qualified
+// name, a label value); the lookups check it all the same, on the
+// triple they hold, which costs no read of an object.
+func plainTriple(ns, key, value string) bool {
+	return !strings.ContainsAny(ns, "\x00=") && !strings.ContainsAny(key, "\x00=") && !strings.ContainsAny(value, "\x00=")
+}
 
 // matchAllValue is the index value of the services of namespace ns whose
 // empty selector picks every pod. It differs from every labelValue, which
@@ -81,21 +94,29 @@ func (c *Controller) selectedPods(ns string, selector map[string]string) []*api.
 		return c.pods.Namespace(ns).List(api.Selector{})
 	}
 	var rarest []*api.Pod
+	var rarestKey string
 	for _, k := range slices.Sorted(maps.Keys(selector)) {
 		pods, err := informer.ByIndexOf[*api.Pod](c.podIndexer, podLabelIndex, labelValue(ns, k, selector[k]))
 		if err != nil {
 			panic(err) // New added the index
 		}
 		if rarest == nil || len(pods) < len(rarest) {
-			rarest = pods
+			rarest, rarestKey = pods, k
 		}
 		if len(rarest) == 0 {
 			break
 		}
 	}
+	if !plainTriple(ns, rarestKey, selector[rarestKey]) {
+		rarestKey = "" // check every pair, the namespace too
+	} else if len(selector) == 1 {
+		// Every pod listed is in ns and carries the selector's one pair:
+		// the usual service reads no pod's labels.
+		return rarest
+	}
 	out := rarest[:0] // rarest is this call's own
 	for _, p := range rarest {
-		if p.Metadata.Namespace == ns && matchesSet(selector, p.Metadata.Labels) {
+		if (rarestKey != "" || p.Metadata.Namespace == ns) && matchesSetBut(selector, rarestKey, p.Metadata.Labels) {
 			out = append(out, p)
 		}
 	}
@@ -111,13 +132,18 @@ func (c *Controller) selectedPods(ns string, selector map[string]string) []*api.
 func (c *Controller) podServices(pod *api.Pod) []string {
 	ns := pod.Metadata.Namespace
 	var keys []string
-	candidates := func(value string) {
+	// plain: the services are listed under a plain triple, so one with a
+	// single pair picks the pod (plainTriple).
+	candidates := func(value string, plain bool) {
 		svcs, err := informer.ByIndexOf[*api.Service](c.svcIndexer, serviceSelectorIndex, value)
 		if err != nil {
 			panic(err) // New added the index
 		}
 		for _, svc := range svcs {
-			if svc.Metadata.Namespace != ns || svc.Spec.Selector == nil || !matchesSet(svc.Spec.Selector, pod.Metadata.Labels) {
+			if svc.Metadata.Namespace != ns || svc.Spec.Selector == nil {
+				continue
+			}
+			if (!plain || len(svc.Spec.Selector) != 1) && !matchesSet(svc.Spec.Selector, pod.Metadata.Labels) {
 				continue
 			}
 			// A service indexed under several of the pod's labels is
@@ -127,12 +153,26 @@ func (c *Controller) podServices(pod *api.Pod) []string {
 			}
 		}
 	}
-	candidates(matchAllValue(ns))
+	candidates(matchAllValue(ns), false)
 	for k, v := range pod.Metadata.Labels {
-		candidates(labelValue(ns, k, v))
+		candidates(labelValue(ns, k, v), plainTriple(ns, k, v))
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// matchesSetBut is matchesSet but for set's pair under skip, which the
+// caller knows labels hold ("" skips nothing: a label key is never empty).
+func matchesSetBut(set map[string]string, skip string, labels map[string]string) bool {
+	for k, v := range set {
+		if k == skip && skip != "" {
+			continue
+		}
+		if got, ok := labels[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
 }
 
 // matchesSet reports whether labels hold every pair of set:

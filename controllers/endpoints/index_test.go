@@ -114,3 +114,20 @@ func TestMatchesSetIsSelectorFromSet(t *testing.T) {
 		})
 	}
 }
+
+func TestPlainTriple(t *testing.T) {
+	tests := []struct {
+		ns, key, value string
+		plain          bool
+	}{
+		{"default", "app", "web", true},
+		{"default", "example.com/app", "", true},
+		{"default", "app", "x=y", false},  // app=x=y is also the pair app=x → y
+		{"default", "app=x", "y", false},  // and the reverse
+		{"a\x00b", "app", "web", false},   // a namespace holding the separator
+		{"default", "a\x00b", "c", false}, // a key holding it
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.plain, plainTriple(tt.ns, tt.key, tt.value), "%q %q %q", tt.ns, tt.key, tt.value)
+	}
+}

@@ -53,6 +53,18 @@ type packer struct {
 	portOrder   []int
 	groups      []group
 	grouped     bool
+
+	// What pack returns, kept for reuse: the subsets, and slabs of their
+	// addresses, target references, node names and ports. The subsets
+	// point into them, so they hold until reset: the controller hands
+	// them to a Client, which copies what it is given and keeps none of
+	// it, and a sync that writes would otherwise make its Endpoints'
+	// every address anew.
+	out      []api.EndpointSubset
+	addrSlab []api.EndpointAddress
+	refs     []api.ObjectReference
+	nodes    []string
+	portSlab []api.EndpointPort
 }
 
 // packedAddr is a pod's address, kept as the pod and made only when
@@ -88,6 +100,12 @@ type group struct {
 // reset empties p for another collect, keeping its storage.
 func (p *packer) reset() {
 	clear(p.addrs) // let go of the pods
+	// and of what pack made from them
+	clear(p.out)
+	clear(p.addrSlab)
+	clear(p.refs)
+	clear(p.nodes)
+	p.out, p.addrSlab, p.refs, p.nodes, p.portSlab = p.out[:0], p.addrSlab[:0], p.refs[:0], p.nodes[:0], p.portSlab[:0]
 	p.svc, p.addrs, p.ports, p.portKeys, p.pairs = nil, p.addrs[:0], p.ports[:0], p.portKeys[:0], p.pairs[:0]
 	p.groups, p.grouped = p.groups[:0], false
 }
@@ -236,18 +254,23 @@ func (p *packer) count() int {
 }
 
 // pack returns the canonical subsets of the pairs collected, nil if none.
+// They live in p's storage: they hold until p is reset, and must not be
+// kept past it (desiredSubsets' packer is its own and never reset).
 func (p *packer) pack() []api.EndpointSubset {
 	p.group()
 	if len(p.groups) == 0 {
 		return nil
 	}
-	out := make([]api.EndpointSubset, len(p.groups))
-	// Every address's target reference and node name, in two slabs.
-	n := 0
+	// Every address, its target reference and node name, and every port,
+	// in slabs that the subsets slice.
+	n, ports := 0, 0
 	for _, g := range p.groups {
 		n += len(g.members)
+		p.portsOf(g, func(int) { ports++ })
 	}
-	refs, nodes := make([]api.ObjectReference, n), make([]string, n)
+	p.out = resize(p.out, len(p.groups))
+	p.addrSlab, p.refs, p.nodes = resize(p.addrSlab, n), resize(p.refs, n), resize(p.nodes, n)
+	p.portSlab = resize(p.portSlab, ports)[:0]
 	next := 0
 	for gi, g := range p.groups {
 		ready := 0
@@ -256,15 +279,19 @@ func (p *packer) pack() []api.EndpointSubset {
 				ready++
 			}
 		}
-		s := &out[gi]
+		// Ready addresses first in the group's part of the slab, then the
+		// not-ready ones; each list is capped at its part.
+		s := &p.out[gi]
+		*s = api.EndpointSubset{}
+		start := next
 		if ready > 0 {
-			s.Addresses = make([]api.EndpointAddress, 0, ready)
+			s.Addresses = p.addrSlab[start : start : start+ready]
 		}
 		if ready < len(g.members) {
-			s.NotReadyAddresses = make([]api.EndpointAddress, 0, len(g.members)-ready)
+			s.NotReadyAddresses = p.addrSlab[start+ready : start+ready : start+len(g.members)]
 		}
 		for _, m := range g.members {
-			a := p.endpointAddress(p.order[m.rank], &refs[next], &nodes[next])
+			a := p.endpointAddress(p.order[m.rank], &p.refs[next], &p.nodes[next])
 			next++
 			if m.ready {
 				s.Addresses = append(s.Addresses, a)
@@ -272,9 +299,13 @@ func (p *packer) pack() []api.EndpointSubset {
 				s.NotReadyAddresses = append(s.NotReadyAddresses, a)
 			}
 		}
-		p.portsOf(g, func(i int) { s.Ports = append(s.Ports, p.ports[i]) })
+		first := len(p.portSlab)
+		p.portsOf(g, func(i int) { p.portSlab = append(p.portSlab, p.ports[i]) })
+		if len(p.portSlab) > first {
+			s.Ports = p.portSlab[first:len(p.portSlab):len(p.portSlab)]
+		}
 	}
-	return out
+	return p.out
 }
 
 // equal reports whether subsets say what pack would return, as

@@ -50,11 +50,18 @@ func nextTriggerTime(prev triggerState, known bool, svc *api.Service, pods []*ap
 	if !slices.IsSortedFunc(next.pods, byName) {
 		slices.SortFunc(next.pods, byName)
 	}
+	// Both lists are sorted by name: walk them together. A pod's name in
+	// both is usually one string, shared by its versions, so most
+	// comparisons stop at the pointer.
 	var earliest time.Time
+	j := 0
 	for _, p := range next.pods {
+		for j < len(prev.pods) && prev.pods[j].name < p.name {
+			j++
+		}
 		var before time.Time
-		if i, ok := slices.BinarySearchFunc(prev.pods, p.name, func(e podTrigger, name string) int { return cmp.Compare(e.name, name) }); ok {
-			before = prev.pods[i].at
+		if j < len(prev.pods) && prev.pods[j].name == p.name {
+			before = prev.pods[j].at
 		}
 		if p.at.After(before) {
 			earliest = minNonZero(earliest, p.at)

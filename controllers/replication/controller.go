@@ -665,8 +665,11 @@ func (c *Controller) annotatedEvent(ctx context.Context, rc *api.ReplicationCont
 	}
 	obj := rc
 	if obj.Kind == "" {
-		obj = rc.DeepCopy()
-		obj.TypeMeta = api.TypeMeta{APIVersion: controllerAPIVersion, Kind: controllerKind}
+		// A shallow copy with the kind: the recorder reads the object's
+		// type and metadata and keeps none of it.
+		cp := *rc
+		cp.TypeMeta = api.TypeMeta{APIVersion: controllerAPIVersion, Kind: controllerKind}
+		obj = &cp
 	}
 	if err := c.recorder.AnnotatedEventf(ctx, obj, annotations, typ, reason, format, args...); err != nil {
 		c.log.Debug("recording event failed", zap.String("reason", reason), zap.Error(err))

@@ -17,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/miniplane/miniplane/api"
@@ -170,7 +171,7 @@ func (f *faultyClient) counts() (creates, podUpdates, deletes, statusUpdates int
 // harness is a real apiserver and real informers on a fake clock, with the
 // controller's steps driven by hand.
 type harness struct {
-	t      *testing.T
+	t      testing.TB
 	ctx    context.Context
 	clk    *clock.Fake
 	srv    *apiserver.Server
@@ -180,13 +181,16 @@ type harness struct {
 	rcs    client.Typed[*api.ReplicationController]
 }
 
-func newHarness(t *testing.T, burst int, withRecorder bool, mutate ...func(*Config)) *harness {
+func newHarness(t testing.TB, burst int, withRecorder bool, mutate ...func(*Config)) *harness {
 	t.Helper()
 	clk := clock.NewFake(t0)
 	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2))})
 	require.NoError(t, err)
 	cl := &faultyClient{Server: srv, createsAllowed: -1, clock: clk}
-	log := zaptest.NewLogger(t)
+	log := zap.NewNop() // benchmarks: logs would be the cost measured
+	if _, bench := t.(*testing.B); !bench {
+		log = zaptest.NewLogger(t)
+	}
 	var rec *record.EventRecorder
 	if withRecorder {
 		rec = record.NewEventRecorder(srv, clk, "replication-controller", "test")

@@ -1,0 +1,100 @@
+package endpoints
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/miniplane/miniplane/api"
+)
+
+// benchPods is the size of the benchmarks' service: the scale benchmark's
+// replication controllers have 100 replicas behind one service each.
+const benchPods = 100
+
+// newBenchEnv returns a settled env with service default/web selecting
+// benchPods ready pods on port 80, and its Endpoints written.
+func newBenchEnv(b *testing.B) *env {
+	e := newEnv(b)
+	e.create(service("default", "web", webLabels, api.ServicePort{Port: 80}))
+	for i := range benchPods {
+		e.createPod("default", fmt.Sprintf("web-%03d", i), fmt.Sprintf("10.0.%d.%d", i/200, i%200+1), true, webLabels)
+	}
+	e.settle()
+	require.Len(b, e.endpoints("default", "web").Subsets[0].Addresses, benchPods)
+	return e
+}
+
+// BenchmarkSync measures the controller's syncs of a service of
+// benchPods pods: one that finds the Endpoints right and writes nothing
+// (most syncs of the scale benchmark), and one that rewrites them after a
+// pod's readiness flipped (the server's update and the informers'
+// delivery included).
+func BenchmarkSync(b *testing.B) {
+	b.Run("unchanged", func(b *testing.B) {
+		e := newBenchEnv(b)
+		b.ReportAllocs()
+		for b.Loop() {
+			require.NoError(b, e.c.sync(e.ctx, "default/web"))
+		}
+		require.Empty(b, e.settleInformers(), "an unchanged sync wrote")
+	})
+	b.Run("rewrite", func(b *testing.B) {
+		e := newBenchEnv(b)
+		ready := false
+		b.ReportAllocs()
+		for b.Loop() {
+			e.setReady("default", "web-042", ready)
+			ready = !ready
+			e.settleInformers()
+			for e.c.queue.Len() > 0 {
+				require.True(b, e.c.ProcessOne(e.ctx))
+			}
+		}
+	})
+}
+
+// BenchmarkPack measures collecting and packing a service's benchPods
+// pods into subsets with a reused packer, as a sync that writes does.
+func BenchmarkPack(b *testing.B) {
+	e := newBenchEnv(b)
+	svc, err := e.c.services.Namespace("default").Get("web")
+	require.NoError(b, err)
+	pods := e.c.selectedPods("default", svc.Spec.Selector)
+	require.Len(b, pods, benchPods)
+	var p packer
+	b.ReportAllocs()
+	for b.Loop() {
+		p.collect(svc, pods)
+		if got := p.pack(); len(got[0].Addresses) != benchPods {
+			b.Fatalf("packed %d addresses, want %d", len(got[0].Addresses), benchPods)
+		}
+		p.reset()
+	}
+}
+
+// BenchmarkPodUpdate measures the pod update handler for a status write
+// that moves no pod (the most common pod event) and for one that flips
+// readiness and queues the service.
+func BenchmarkPodUpdate(b *testing.B) {
+	e := newBenchEnv(b)
+	obj, ok := e.c.podIndexer.Get("default/web-042")
+	require.True(b, ok)
+	old := obj.(*api.Pod)
+	same := old.DeepCopy()
+	same.Metadata.ResourceVersion += "0"
+	flipped := same.DeepCopy()
+	flipped.Status.Conditions[0].Status = api.ConditionFalse
+	for _, bc := range []struct {
+		name string
+		pod  *api.Pod
+	}{{"unchanged", same}, {"readiness", flipped}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				e.c.onPodUpdate(old, bc.pod)
+			}
+		})
+	}
+}
