@@ -31,8 +31,9 @@ func BenchmarkCreatePod(b *testing.B) {
 	h.syncInformers()
 	rc, err := h.c.rcs.Namespace("default").Get("web")
 	require.NoError(b, err)
+	s := new(scratch)
 	b.ReportAllocs()
 	for b.Loop() {
-		require.NoError(b, h.c.createPod(h.ctx, "default/web", rc))
+		require.NoError(b, h.c.createPod(h.ctx, "default/web", rc, s))
 	}
 }

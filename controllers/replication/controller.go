@@ -99,6 +99,9 @@ type Controller struct {
 	loop *loop.Loop
 	// carriers lends *podCarrier to createPod.
 	carriers sync.Pool
+	// scratches lends *scratch to sync, one per sync in flight (the
+	// workers run syncs concurrently).
+	scratches sync.Pool
 }
 
 // New returns a controller whose handlers are registered on cfg.Factory's
@@ -319,6 +322,18 @@ func (c *Controller) deletePod(obj any) {
 	c.queue.Add(key)
 }
 
+// matchesSet reports whether labels hold every pair of set:
+// api.SelectorFromSet(set).Matches(labels) without making the selector,
+// which every sync and many pod events would otherwise allocate.
+func matchesSet(set, labels map[string]string) bool {
+	for k, v := range set {
+		if got, ok := labels[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
+
 // sameRef reports whether two controller references (nil for none) are
 // equal in every field.
 func sameRef(a, b *api.OwnerReference) bool {
@@ -359,7 +374,7 @@ func (c *Controller) podControllers(pod *api.Pod) []*api.ReplicationController {
 	}
 	var out []*api.ReplicationController
 	for _, rc := range c.rcs.Namespace(pod.Metadata.Namespace).List(api.Selector{}) {
-		if sel := api.SelectorFromSet(rc.Spec.Selector); !sel.Empty() && sel.Matches(pod.Metadata.Labels) {
+		if len(rc.Spec.Selector) > 0 && matchesSet(rc.Spec.Selector, pod.Metadata.Labels) {
 			out = append(out, rc)
 		}
 	}
@@ -394,25 +409,32 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	}
 	needsSync := c.expectations.Satisfied(key)
 
-	sel := api.SelectorFromSet(rc.Spec.Selector)
-	if sel.Empty() {
+	if len(rc.Spec.Selector) == 0 {
 		// The apiserver defaults and requires a selector; one that
 		// selects everything would claim every pod of the namespace.
 		c.log.Error("controller has an empty selector; not syncing", zap.String("key", key))
 		return nil
 	}
-	active, err := c.claimablePods(rc)
+	s, _ := c.scratches.Get().(*scratch)
+	if s == nil {
+		s = new(scratch)
+	}
+	defer func() {
+		s.reset()
+		c.scratches.Put(s)
+	}()
+	active, allOwned, err := c.claimablePods(rc, s)
 	if err != nil {
 		return err
 	}
-	owned, err := c.claimPods(ctx, rc, sel, active)
+	owned, err := c.claimPods(ctx, rc, active, allOwned)
 	if err != nil {
 		return err
 	}
 
 	var manageErr error
 	if needsSync && rc.Metadata.DeletionTimestamp == nil {
-		manageErr = c.manageReplicas(ctx, key, rc, owned)
+		manageErr = c.manageReplicas(ctx, key, rc, owned, s)
 	}
 
 	now := c.clock.Now()
@@ -433,8 +455,8 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 
 // manageReplicas creates or deletes pods to close the gap between owned
 // (the active pods rc owns) and spec.replicas, at most the burst at a time,
-// recording expectations before it writes.
-func (c *Controller) manageReplicas(ctx context.Context, key string, rc *api.ReplicationController, owned []*api.Pod) error {
+// recording expectations before it writes. s is the sync's scratch.
+func (c *Controller) manageReplicas(ctx context.Context, key string, rc *api.ReplicationController, owned []*api.Pod, s *scratch) error {
 	create, del := Diff(len(owned), replicasOf(rc), c.burst)
 	switch {
 	case create > 0:
@@ -444,7 +466,7 @@ func (c *Controller) manageReplicas(ctx context.Context, key string, rc *api.Rep
 		// the create calls even return.
 		c.expectations.ExpectCreations(key, create)
 		successes, err := SlowStart(create, SlowStartInitialBatchSize, func() error {
-			return c.createPod(ctx, key, rc)
+			return c.createPod(ctx, key, rc, s)
 		})
 		// Creates that failed or were never attempted will never be
 		// observed: stop waiting for them.
@@ -464,7 +486,7 @@ func (c *Controller) manageReplicas(ctx context.Context, key string, rc *api.Rep
 		c.expectations.ExpectDeletions(key, podKeys)
 		var first error
 		for i, p := range victims {
-			if err := c.deletePodFor(ctx, key, rc, p, rankedAt); err != nil {
+			if err := c.deletePodFor(ctx, key, rc, p, rankedAt, s); err != nil {
 				// This deletion will not be observed (or already was).
 				c.expectations.DeletionObserved(key, podKeys[i])
 				if !apierrors.IsNotFound(err) && first == nil {
@@ -510,8 +532,8 @@ func (c *Controller) relatedPods(rc *api.ReplicationController) []*api.Pod {
 
 // createPod creates one pod from rc's template, owned by rc, whose key is
 // key. Its SuccessfulCreate event carries the expectations as they were
-// just before the create (expectationAnnotations).
-func (c *Controller) createPod(ctx context.Context, key string, rc *api.ReplicationController) error {
+// just before the create (expectationAnnotations), written in s.
+func (c *Controller) createPod(ctx context.Context, key string, rc *api.ReplicationController, s *scratch) error {
 	// The pod is built in a lent carrier: the Client copies what it is
 	// given and keeps none of it, and the controller makes a pod per
 	// replica.
@@ -525,7 +547,7 @@ func (c *Controller) createPod(ctx context.Context, key string, rc *api.Replicat
 	}()
 	pod, err := pc.fill(rc)
 	if err == nil {
-		facts := c.expectationAnnotations(key)
+		facts := c.expectationAnnotations(s, key)
 		var created api.Object
 		created, err = c.client.Create(ctx, pod)
 		if err == nil {
@@ -545,9 +567,10 @@ func (c *Controller) createPod(ctx context.Context, key string, rc *api.Replicat
 }
 
 // deletePodFor deletes one of rc's pods. NotFound is returned as is (the
-// caller does not count it as a failure) and gets no event.
-func (c *Controller) deletePodFor(ctx context.Context, key string, rc *api.ReplicationController, pod *api.Pod, rankedAt time.Time) error {
-	facts := c.expectationAnnotations(key)
+// caller does not count it as a failure) and gets no event. Its event's
+// annotations are written in s.
+func (c *Controller) deletePodFor(ctx context.Context, key string, rc *api.ReplicationController, pod *api.Pod, rankedAt time.Time, s *scratch) error {
+	facts := c.expectationAnnotations(s, key)
 	if facts != nil {
 		facts[AnnotationRankedAt] = rankedAt.UTC().Format(time.RFC3339Nano)
 	}
@@ -640,16 +663,23 @@ const (
 	AnnotationRankedAt          = "replication.miniplane.io/ranked-at"
 )
 
-// expectationAnnotations reads the expectations of the RC with key now.
-func (c *Controller) expectationAnnotations(key string) map[string]string {
+// expectationAnnotations reads the expectations of the RC with key now,
+// into s.facts, which it empties first and returns (nil without a
+// recorder). The map is the sync's, reused for each of its events: the
+// recorder copies the annotations it keeps, and most events of a burst are
+// dropped by its spam filter, so a map per event would be garbage at once.
+func (c *Controller) expectationAnnotations(s *scratch, key string) map[string]string {
 	if c.recorder == nil {
 		return nil
 	}
 	add, del, _ := c.expectations.Get(key)
-	return map[string]string{
-		AnnotationExpectedCreations: strconv.Itoa(max(add, 0)),
-		AnnotationExpectedDeletions: strconv.Itoa(max(del, 0)),
+	if s.facts == nil {
+		s.facts = make(map[string]string, 3)
 	}
+	clear(s.facts)
+	s.facts[AnnotationExpectedCreations] = strconv.Itoa(max(add, 0))
+	s.facts[AnnotationExpectedDeletions] = strconv.Itoa(max(del, 0))
+	return s.facts
 }
 
 // event records an event when the controller has a recorder. A failure to
@@ -720,10 +750,15 @@ func (c *Controller) updateStatus(ctx context.Context, rc *api.ReplicationContro
 //
 // Errors of adoptions and releases are joined and returned, so that the
 // sync is retried; a pod that has vanished is not an error.
-func (c *Controller) claimPods(ctx context.Context, rc *api.ReplicationController, sel api.Selector, active []*api.Pod) ([]*api.Pod, error) {
-	matches := func(p *api.Pod) bool { return sel.Matches(p.Metadata.Labels) }
+//
+// The owned pods are filtered into active's array, in order, whose rest is
+// cleared: the caller hands over active. allOwned says that every pod of
+// active has a controller reference with rc's UID (claimablePods): their
+// references are not read again.
+func (c *Controller) claimPods(ctx context.Context, rc *api.ReplicationController, active []*api.Pod, allOwned bool) ([]*api.Pod, error) {
+	matches := func(p *api.Pod) bool { return matchesSet(rc.Spec.Selector, p.Metadata.Labels) }
 	var (
-		owned   = make([]*api.Pod, 0, len(active))
+		owned   = active[:0]
 		errs    []error
 		checked bool
 		adoptOK error
@@ -736,13 +771,18 @@ func (c *Controller) claimPods(ctx context.Context, rc *api.ReplicationControlle
 	}
 	beingDeleted := rc.Metadata.DeletionTimestamp != nil
 	for _, p := range active {
-		ref := controllerRefOf(&p.Metadata) // read only: no copy
+		controlled := allOwned
+		if !allOwned {
+			ref := controllerRefOf(&p.Metadata) // read only: no copy
+			if ref != nil && ref.UID != rc.Metadata.UID {
+				continue // another controller's pod
+			}
+			controlled = ref != nil
+		}
 		switch {
-		case ref != nil && ref.UID != rc.Metadata.UID:
-			// Another controller's pod.
-		case ref != nil && matches(p):
+		case controlled && matches(p):
 			owned = append(owned, p)
-		case ref != nil:
+		case controlled:
 			if beingDeleted {
 				continue
 			}
@@ -765,6 +805,7 @@ func (c *Controller) claimPods(ctx context.Context, rc *api.ReplicationControlle
 			}
 		}
 	}
+	clear(active[len(owned):])
 	return owned, errors.Join(errs...)
 }
 

@@ -500,6 +500,33 @@ func TestEventsCarryTheExpectationsAtEachWrite(t *testing.T) {
 	for _, e := range events(t, h.srv, ReasonSuccessfulDelete) {
 		assert.Equal(t, h.clk.Now().UTC().Format(time.RFC3339Nano), e.Metadata.Annotations[AnnotationRankedAt], "the time PodsToDelete ranked at")
 	}
+
+	// The annotations are written in a map each sync reuses: a create
+	// after a delete carries no ranking time.
+	h.scale("web", 2)
+	h.syncInformers()
+	h.syncOnce()
+	require.Len(t, h.client.traceLines("create pod default/"), 4)
+	for _, e := range events(t, h.srv, ReasonSuccessfulCreate) {
+		assert.NotContains(t, e.Metadata.Annotations, AnnotationRankedAt)
+		assert.Equal(t, "0", e.Metadata.Annotations[AnnotationExpectedDeletions])
+	}
+}
+
+// TestExpectationAnnotationsEmptyTheMap checks that the annotations of an
+// event hold the expectations and nothing a previous event left in the
+// reused map, and that without a recorder there are none.
+func TestExpectationAnnotationsEmptyTheMap(t *testing.T) {
+	h := newHarness(t, 0, true)
+	h.c.expectations.ExpectCreations("default/web", 2)
+	s := new(scratch)
+	facts := h.c.expectationAnnotations(s, "default/web")
+	facts[AnnotationRankedAt] = "then"
+	facts = h.c.expectationAnnotations(s, "default/web")
+	assert.Equal(t, map[string]string{AnnotationExpectedCreations: "2", AnnotationExpectedDeletions: "0"}, facts)
+
+	h = newHarness(t, 0, false)
+	assert.Nil(t, h.c.expectationAnnotations(s, "default/web"))
 }
 
 // traceLines returns the pod names of the trace's lines that start with

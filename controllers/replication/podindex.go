@@ -3,6 +3,7 @@ package replication
 import (
 	"cmp"
 	"fmt"
+	"strings"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/informer"
@@ -71,37 +72,48 @@ func controllerRefOf(meta *api.ObjectMeta) *api.OwnerReference {
 // that claimPods may keep, release or adopt: those whose controller
 // reference has rc's UID, and the orphans. It is the namespace's active
 // pods minus other controllers' pods, which claiming leaves alone, read
-// through the indexes so that a sync costs O(own pods + orphans).
-func (c *Controller) claimablePods(rc *api.ReplicationController) ([]*api.Pod, error) {
+// through the indexes so that a sync costs O(own pods + orphans). The pods
+// are held in s's lists, valid until s is released.
+//
+// allOwned reports that every pod returned came from rc's UID in the
+// index, so that each has a controller reference with rc's UID and claimPods
+// need not look: the orphans' list was empty, and rc's UID, made by the
+// server, holds no "/" and so is no namespace's orphan value.
+func (c *Controller) claimablePods(rc *api.ReplicationController, s *scratch) (active []*api.Pod, allOwned bool, err error) {
 	x := c.podInformer.Indexer()
 	ns := rc.Metadata.Namespace
-	own, err := informer.ByIndexOf[*api.Pod](x, podControllerIndex, string(rc.Metadata.UID))
+	uid := string(rc.Metadata.UID)
+	s.own, err = informer.AppendByIndexOf(s.own[:0], x, podControllerIndex, uid)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	orphans, err := informer.ByIndexOf[*api.Pod](x, podControllerIndex, orphanIndexValue(ns))
+	s.orphans, err = informer.AppendByIndexOf(s.orphans[:0], x, podControllerIndex, orphanIndexValue(ns))
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return mergeActive(own, orphans, ns), nil
+	allOwned = len(s.orphans) == 0 && !strings.Contains(uid, "/")
+	active, s.merged = mergeActive(s.own, s.orphans, ns, s.merged[:0])
+	return active, allOwned, nil
 }
 
 // mergeActive merges two lists of pods, each in key order, into one in key
 // order, keeping the active pods of namespace ns (a reference to rc's UID
 // from another namespace does not make a pod rc's). A pod in both (it
 // changed owner between the two reads) is kept once. The lists are the
-// caller's own: it filters them in place.
-func mergeActive(a, b []*api.Pod, ns string) []*api.Pod {
+// caller's own: it filters them in place, and when both keep pods it
+// appends their merge to dst. It returns the merged pods and dst, grown if
+// the merge needed it, for the caller to pass again next time.
+func mergeActive(a, b []*api.Pod, ns string, dst []*api.Pod) (active, merged []*api.Pod) {
 	keep := func(p *api.Pod) bool { return p.Metadata.Namespace == ns && api.IsPodActive(p) }
 	a, b = filterInPlace(a, keep), filterInPlace(b, keep)
 	switch { // one list is usually empty: a controller's pods, or orphans
 	case len(b) == 0:
-		return a
+		return a, dst
 	case len(a) == 0:
-		return b
+		return b, dst
 	}
 	// One namespace: key order is name order.
-	out := make([]*api.Pod, 0, len(a)+len(b))
+	out := dst
 	i, j := 0, 0
 	for i < len(a) && j < len(b) {
 		switch cmp.Compare(a[i].Metadata.Name, b[j].Metadata.Name) {
@@ -118,11 +130,12 @@ func mergeActive(a, b []*api.Pod, ns string) []*api.Pod {
 		}
 	}
 	out = append(out, a[i:]...)
-	return append(out, b[j:]...)
+	out = append(out, b[j:]...)
+	return out, out
 }
 
 // filterInPlace keeps the pods of ps that keep accepts, in order, in ps's
-// array.
+// array, and clears the rest of it.
 func filterInPlace(ps []*api.Pod, keep func(*api.Pod) bool) []*api.Pod {
 	out := ps[:0]
 	for _, p := range ps {
@@ -132,4 +145,24 @@ func filterInPlace(ps []*api.Pod, keep func(*api.Pod) bool) []*api.Pod {
 	}
 	clear(ps[len(out):])
 	return out
+}
+
+// scratch is one sync's working memory, lent by Controller.scratches, so
+// that a sync allocates nothing for what it reads once its lists have
+// grown to its controllers' sizes: the pods read from the index, their
+// merge (which claimPods then filters into the owned pods), and the
+// annotations of an event (the recorder copies them).
+type scratch struct {
+	own, orphans, merged []*api.Pod
+	facts                map[string]string
+}
+
+// reset clears what s holds, so that a lent scratch keeps no pod alive,
+// and keeps its space.
+func (s *scratch) reset() {
+	clear(s.own)
+	clear(s.orphans)
+	clear(s.merged)
+	s.own, s.orphans, s.merged = s.own[:0], s.orphans[:0], s.merged[:0]
+	clear(s.facts)
 }

@@ -38,9 +38,12 @@ func TestClaimablePods(t *testing.T) {
 	require.NoError(t, err)
 	h.syncInformers()
 
-	got, err := h.c.claimablePods(web)
+	s := new(scratch)
+	got, allOwned, err := h.c.claimablePods(web, s)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a-orphan", "b-own", "d-unlabelled-orphan", "e-plain-owner", "f-own-mismatch"}, names(got))
+	assert.False(t, allOwned, "orphans are among them")
+	s.reset()
 
 	// The indexes follow ownership changes.
 	p, err := h.pods.Get(h.ctx, "default", "a-orphan")
@@ -50,12 +53,39 @@ func TestClaimablePods(t *testing.T) {
 	_, err = h.pods.Update(h.ctx, p)
 	require.NoError(t, err)
 	h.syncInformers()
-	got, err = h.c.claimablePods(web)
+	got, _, err = h.c.claimablePods(web, s)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"b-own", "d-unlabelled-orphan", "e-plain-owner", "f-own-mismatch"}, names(got))
-	got, err = h.c.claimablePods(other)
+	s.reset()
+	got, _, err = h.c.claimablePods(other, s)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a-orphan", "c-other", "d-unlabelled-orphan", "e-plain-owner"}, names(got))
+	s.reset()
+	assert.Empty(t, s.own[:cap(s.own)][0], "a reset scratch keeps no pod")
+}
+
+// TestClaimablePodsAllOwned checks that claimablePods says every pod is
+// rc's own exactly when no orphan was read with them.
+func TestClaimablePodsAllOwned(t *testing.T) {
+	h := newHarness(t, 0, false)
+	web := h.createRC("web", 0)
+	other := h.createRC("other", 0)
+	h.createPod("a", map[string]string{"app": "web"}, controllerRef(web))
+	h.createPod("b", map[string]string{"app": "web"}, controllerRef(other))
+	h.syncInformers()
+	s := new(scratch)
+	got, allOwned, err := h.c.claimablePods(web, s)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a"}, names(got))
+	assert.True(t, allOwned)
+	s.reset()
+
+	h.createPod("c-orphan", map[string]string{"app": "web"})
+	h.syncInformers()
+	got, allOwned, err = h.c.claimablePods(web, s)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a", "c-orphan"}, names(got))
+	assert.False(t, allOwned)
 }
 
 // TestNewSharesPodIndexes checks that controllers built on one factory
@@ -80,20 +110,53 @@ func TestMergeActive(t *testing.T) {
 		name string
 		a, b []*api.Pod
 		want []string
+		// merges: both lists keep pods, so the result is a merge into
+		// the caller's buffer.
+		merges bool
 	}{
-		{"both empty", nil, nil, []string{}},
-		{"interleaved", []*api.Pod{pod("a", ""), pod("c", "")}, []*api.Pod{pod("b", ""), pod("d", "")}, []string{"a", "b", "c", "d"}},
-		{"one side", nil, []*api.Pod{pod("a", ""), pod("b", "")}, []string{"a", "b"}},
-		{"the other side", []*api.Pod{pod("a", ""), pod("b", "")}, nil, []string{"a", "b"}},
-		{"in both, kept once", []*api.Pod{pod("a", ""), pod("b", "")}, []*api.Pod{pod("b", ""), pod("c", "")}, []string{"a", "b", "c"}},
-		{"inactive dropped", []*api.Pod{pod("a", api.PodFailed)}, []*api.Pod{pod("b", api.PodSucceeded), pod("c", api.PodRunning)}, []string{"c"}},
-		{"inactive dropped from one side", []*api.Pod{pod("a", api.PodFailed), pod("b", ""), pod("c", api.PodSucceeded)}, nil, []string{"b"}},
+		{"both empty", nil, nil, []string{}, false},
+		{"interleaved", []*api.Pod{pod("a", ""), pod("c", "")}, []*api.Pod{pod("b", ""), pod("d", "")}, []string{"a", "b", "c", "d"}, true},
+		{"one side", nil, []*api.Pod{pod("a", ""), pod("b", "")}, []string{"a", "b"}, false},
+		{"the other side", []*api.Pod{pod("a", ""), pod("b", "")}, nil, []string{"a", "b"}, false},
+		{"in both, kept once", []*api.Pod{pod("a", ""), pod("b", "")}, []*api.Pod{pod("b", ""), pod("c", "")}, []string{"a", "b", "c"}, true},
+		{"inactive dropped", []*api.Pod{pod("a", api.PodFailed)}, []*api.Pod{pod("b", api.PodSucceeded), pod("c", api.PodRunning)}, []string{"c"}, false},
+		{"inactive dropped from one side", []*api.Pod{pod("a", api.PodFailed), pod("b", ""), pod("c", api.PodSucceeded)}, nil, []string{"b"}, false},
 		{"another namespace's pod naming the UID dropped",
-			[]*api.Pod{podIn("a-ns", "z", ""), pod("b", ""), podIn("z-ns", "a", "")}, []*api.Pod{pod("a", ""), pod("c", "")}, []string{"a", "b", "c"}},
+			[]*api.Pod{podIn("a-ns", "z", ""), pod("b", ""), podIn("z-ns", "a", "")}, []*api.Pod{pod("a", ""), pod("c", "")}, []string{"a", "b", "c"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, names(mergeActive(tt.a, tt.b, "default")))
+			dst := make([]*api.Pod, 0, 1)
+			active, merged := mergeActive(tt.a, tt.b, "default", dst)
+			assert.Equal(t, tt.want, names(active))
+			if tt.merges {
+				assert.Equal(t, active, merged, "a merge is given back as the caller's buffer")
+			} else {
+				assert.Equal(t, dst, merged, "the buffer is given back as it was")
+			}
+		})
+	}
+}
+
+// TestMatchesSet checks matchesSet against the selector it stands for.
+func TestMatchesSet(t *testing.T) {
+	tests := []struct {
+		name        string
+		set, labels map[string]string
+		want        bool
+	}{
+		{"empty set matches all", nil, map[string]string{"a": "1"}, true},
+		{"empty set, no labels", map[string]string{}, nil, true},
+		{"subset", map[string]string{"a": "1"}, map[string]string{"a": "1", "b": "2"}, true},
+		{"missing key", map[string]string{"a": "1", "c": "3"}, map[string]string{"a": "1", "b": "2"}, false},
+		{"other value", map[string]string{"a": "1"}, map[string]string{"a": "2"}, false},
+		{"empty value is a value", map[string]string{"a": ""}, map[string]string{}, false},
+		{"empty value matches", map[string]string{"a": ""}, map[string]string{"a": ""}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, matchesSet(tt.set, tt.labels))
+			assert.Equal(t, api.SelectorFromSet(tt.set).Matches(tt.labels), matchesSet(tt.set, tt.labels))
 		})
 	}
 }

@@ -41,10 +41,9 @@ func CalculateStatus(rc *api.ReplicationController, pods []*api.Pod, manageErr e
 	if rc.Spec.Template != nil {
 		templateLabels = rc.Spec.Template.Metadata.Labels
 	}
-	full := api.SelectorFromSet(templateLabels)
 	var fully, ready, available int32
 	for _, p := range pods {
-		if full.Matches(p.Metadata.Labels) {
+		if matchesSet(templateLabels, p.Metadata.Labels) {
 			fully++
 		}
 		if api.IsPodReady(p) {
