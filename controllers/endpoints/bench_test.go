@@ -61,7 +61,7 @@ func BenchmarkPack(b *testing.B) {
 	e := newBenchEnv(b)
 	svc, err := e.c.services.Namespace("default").Get("web")
 	require.NoError(b, err)
-	pods := e.c.selectedPods("default", svc.Spec.Selector)
+	pods := e.c.selectedPods("default", svc.Spec.Selector, new(podBuffers))
 	require.Len(b, pods, benchPods)
 	var p packer
 	b.ReportAllocs()

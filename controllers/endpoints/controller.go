@@ -78,6 +78,8 @@ type Controller struct {
 	// with podLabelIndex and serviceSelectorIndex.
 	podIndexer *informer.Indexer
 	svcIndexer *informer.Indexer
+	// labels makes the index values of both indexes, and of the lookups.
+	labels *labelValues
 	informers  []*informer.Informer     // pods, services, endpoints
 	regs       []*informer.Registration // this controller's handlers, same order
 
@@ -89,6 +91,11 @@ type Controller struct {
 	// its service, and the scratch space would otherwise be garbage each
 	// time.
 	packers sync.Pool
+	// svcBuffers holds *[]*api.Service for podServices, which reads the
+	// service index on every pod event.
+	svcBuffers sync.Pool
+	// keyBuffers holds *[]string for the pod handlers' service keys.
+	keyBuffers sync.Pool
 }
 
 // New returns a controller whose handlers are registered on cfg.Factory's
@@ -111,10 +118,11 @@ func New(cfg Config) (*Controller, error) {
 	podInf := cfg.Factory.ForResource(client.Pods)
 	svcInf := cfg.Factory.ForResource(client.Services)
 	epInf := cfg.Factory.ForResource(client.Endpoints)
-	if err := addIndex(podInf, podLabelIndex, podLabelIndexFunc); err != nil {
+	labels := newLabelValues()
+	if err := addIndex(podInf, podLabelIndex, labels.podIndexFunc); err != nil {
 		return nil, err
 	}
-	if err := addIndex(svcInf, serviceSelectorIndex, serviceSelectorIndexFunc); err != nil {
+	if err := addIndex(svcInf, serviceSelectorIndex, labels.serviceIndexFunc); err != nil {
 		return nil, err
 	}
 	c := &Controller{
@@ -128,6 +136,7 @@ func New(cfg Config) (*Controller, error) {
 		endpoints:   informer.NewLister[*api.Endpoints](epInf, apierrors.GroupResource{Resource: client.Endpoints}),
 		podIndexer:  podInf.Indexer(),
 		svcIndexer:  svcInf.Indexer(),
+		labels:      labels,
 		informers:   []*informer.Informer{podInf, svcInf, epInf},
 		queue:       workqueue.New(workqueue.Config[string]{Name: "endpoint", Clock: cfg.Clock, Metrics: true}),
 		stale:       &staleTracker{entries: map[string]*staleEntry{}},
@@ -252,40 +261,57 @@ func (c *Controller) enqueueAfterBatch(keys []string) {
 }
 
 func (c *Controller) onPodAdd(obj api.Object) {
-	c.enqueueAfterBatch(c.podServices(obj.(*api.Pod)))
+	c.enqueueServices(func(dst []string) []string { return c.podServices(obj.(*api.Pod), dst) })
 }
 
 func (c *Controller) onPodUpdate(oldObj, newObj api.Object) {
-	c.enqueueAfterBatch(servicesToUpdate(oldObj.(*api.Pod), newObj.(*api.Pod), c.podServices))
+	old, cur := oldObj.(*api.Pod), newObj.(*api.Pod)
+	c.enqueueServices(func(dst []string) []string { return servicesToUpdate(old, cur, c.podServices, dst) })
 }
 
 func (c *Controller) onPodDelete(obj any) {
 	if o, _ := informer.DeletedObject(obj); o != nil {
 		if pod, ok := o.(*api.Pod); ok {
-			c.enqueueAfterBatch(c.podServices(pod))
+			c.enqueueServices(func(dst []string) []string { return c.podServices(pod, dst) })
 		}
 	}
+}
+
+// enqueueServices queues, after the batch period, the service keys that
+// services appends to the list it is given: a buffer lent to the pod
+// handler, which runs on every pod event.
+func (c *Controller) enqueueServices(services func(dst []string) []string) {
+	keys, _ := c.keyBuffers.Get().(*[]string)
+	if keys == nil {
+		keys = new([]string)
+	}
+	*keys = services((*keys)[:0])
+	c.enqueueAfterBatch(*keys)
+	clear(*keys)
+	*keys = (*keys)[:0]
+	c.keyBuffers.Put(keys)
 }
 
 // servicesToUpdate returns the services a pod update concerns, sorted:
 // none if nothing endpoint-relevant changed; the services of the new labels
 // if only the pod changed; if only the labels changed, the services that
 // gained or lost the pod; if both, the services of old and new labels.
-// Kubernetes: GetServicesToUpdateOnPodChange.
-func servicesToUpdate(oldPod, newPod *api.Pod, memberships func(*api.Pod) []string) []string {
+// Kubernetes: GetServicesToUpdateOnPodChange. memberships appends a pod's
+// services to a list, as servicesToUpdate appends its answer to dst.
+func servicesToUpdate(oldPod, newPod *api.Pod, memberships func(*api.Pod, []string) []string, dst []string) []string {
 	if oldPod.Metadata.ResourceVersion == newPod.Metadata.ResourceVersion {
-		return nil // a resync: nothing changed
+		return dst // a resync: nothing changed
 	}
 	podChanged := podEndpointsChanged(oldPod, newPod)
 	labelsChanged := !maps.Equal(oldPod.Metadata.Labels, newPod.Metadata.Labels)
 	if !podChanged && !labelsChanged {
-		return nil
+		return dst
 	}
-	now := memberships(newPod)
 	if !labelsChanged {
-		return now
+		return memberships(newPod, dst)
 	}
-	before := memberships(oldPod)
+	now := memberships(newPod, nil)
+	before := memberships(oldPod, nil)
 	set := map[string]int{}
 	for _, k := range before {
 		set[k] |= 1
@@ -293,7 +319,7 @@ func servicesToUpdate(oldPod, newPod *api.Pod, memberships func(*api.Pod) []stri
 	for _, k := range now {
 		set[k] |= 2
 	}
-	var out []string
+	out := dst
 	for _, k := range slices.Sorted(maps.Keys(set)) {
 		if podChanged || set[k] != 3 {
 			out = append(out, k)
@@ -304,19 +330,26 @@ func servicesToUpdate(oldPod, newPod *api.Pod, memberships func(*api.Pod) []stri
 
 // podEndpointsChanged reports whether a pod changed in a way that can
 // change its place in Endpoints: deletion started, readiness, IPs, phase
-// reaching an end, node, or hostname and subdomain. Kubernetes:
-// podEndpointsChanged, which misses a not-ready pod that finishes; this one
-// does not.
+// reaching an end, hostname and subdomain, or node once the pod has an IP.
+// Kubernetes: podEndpointsChanged, which misses a not-ready pod that
+// finishes; this one does not. Kubernetes ignores the node: "NodeName is
+// immutable once initially set, which happens before the pod gets an IP",
+// so the binding of a pod (a scheduler's write, one per pod) queues
+// nothing, as the pod is in no Endpoints without an IP. This one does not
+// rely on that order, which the server does not enforce (a client may
+// write an IP on an unbound pod): a node set or changed while the pod
+// has an IP counts.
 func podEndpointsChanged(oldPod, newPod *api.Pod) bool {
 	terminal := func(p *api.Pod) bool {
 		return p.Status.Phase == api.PodSucceeded || p.Status.Phase == api.PodFailed
 	}
+	hasIP := func(p *api.Pod) bool { return p.Status.PodIP != "" || len(p.Status.PodIPs) > 0 }
 	return (oldPod.Metadata.DeletionTimestamp == nil) != (newPod.Metadata.DeletionTimestamp == nil) ||
 		api.IsPodReady(oldPod) != api.IsPodReady(newPod) ||
 		oldPod.Status.PodIP != newPod.Status.PodIP ||
 		!slices.Equal(oldPod.Status.PodIPs, newPod.Status.PodIPs) ||
 		terminal(oldPod) != terminal(newPod) ||
-		oldPod.Spec.NodeName != newPod.Spec.NodeName ||
+		oldPod.Spec.NodeName != newPod.Spec.NodeName && (hasIP(oldPod) || hasIP(newPod)) ||
 		oldPod.Spec.Hostname != newPod.Spec.Hostname ||
 		oldPod.Spec.Subdomain != newPod.Spec.Subdomain
 }

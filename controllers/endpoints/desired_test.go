@@ -531,16 +531,17 @@ func TestTruncate(t *testing.T) {
 func TestServicesToUpdate(t *testing.T) {
 	// memberships: app=web → default/web; app=api → default/api; and
 	// default/all picks everything.
-	memberships := func(p *api.Pod) []string {
+	memberships := func(p *api.Pod, dst []string) []string {
 		switch p.Metadata.Labels["app"] {
 		case "web":
-			return []string{"default/all", "default/web"}
+			return append(dst, "default/all", "default/web")
 		case "api":
-			return []string{"default/all", "default/api"}
+			return append(dst, "default/all", "default/api")
 		}
-		return []string{"default/all"}
+		return append(dst, "default/all")
 	}
 	relabel := func(app string) podOpt { return func(p *api.Pod) { p.Metadata.Labels = map[string]string{"app": app} } }
+	onNode := func(node string) podOpt { return func(p *api.Pod) { p.Spec.NodeName = node } }
 	tests := []struct {
 		name     string
 		old, new *api.Pod
@@ -554,10 +555,18 @@ func TestServicesToUpdate(t *testing.T) {
 		{"not-ready pod finished", testPod("p", "10.1.0.1", notReady()), testPod("p", "10.1.0.1", rv("2"), notReady(), phase(api.PodFailed)), []string{"default/all", "default/web"}},
 		{"labels only: services gained or lost", testPod("p", "10.1.0.1"), testPod("p", "10.1.0.1", rv("2"), relabel("api")), []string{"default/api", "default/web"}},
 		{"labels and readiness: old and new services", testPod("p", "10.1.0.1"), testPod("p", "10.1.0.1", rv("2"), relabel("api"), notReady()), []string{"default/all", "default/api", "default/web"}},
+		// Kubernetes ignores the node, set before the pod has an IP.
+		{"bound before it has an IP", testPod("p", "", onNode("")), testPod("p", "", rv("2")), nil},
+		{"bound with an IP", testPod("p", "10.1.0.1", onNode("")), testPod("p", "10.1.0.1", rv("2")), []string{"default/all", "default/web"}},
+		{"node changed under an IP", testPod("p", "10.1.0.1"), testPod("p", "10.1.0.1", rv("2"), onNode("node-2")), []string{"default/all", "default/web"}},
+		{"IPs only, bound", testPod("p", "", onNode(""), func(p *api.Pod) { p.Status.PodIPs = []api.PodIP{{IP: "10.1.0.1"}} }),
+			testPod("p", "", rv("2"), func(p *api.Pod) { p.Status.PodIPs = []api.PodIP{{IP: "10.1.0.1"}} }), []string{"default/all", "default/web"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, servicesToUpdate(tt.old, tt.new, memberships))
+			assert.Equal(t, tt.want, servicesToUpdate(tt.old, tt.new, memberships, nil))
+			dst := []string{"queued/before"}
+			assert.Equal(t, append(dst, tt.want...), servicesToUpdate(tt.old, tt.new, memberships, dst), "appended to dst")
 		})
 	}
 }

@@ -2,9 +2,9 @@ package endpoints
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/informer"
@@ -46,29 +46,117 @@ func plainTriple(ns, key, value string) bool {
 // holds a "=".
 func matchAllValue(ns string) string { return ns + "\x00" }
 
-func podLabelIndexFunc(obj api.Object) []string {
-	meta := obj.GetObjectMeta()
-	out := make([]string, 0, len(meta.Labels))
-	for k, v := range meta.Labels {
-		out = append(out, labelValue(meta.Namespace, k, v))
+// labelValues makes index values (labelValue) and keeps the ones it made,
+// so that the same label costs no new string the next time: the pod
+// informer calls podIndexFunc on every pod event, and the pods of one
+// workload, and their services, share their labels. A pod with one label
+// (most pods of the benchmark; a Deployment's have two) gets a list shared
+// with every pod with that label, read only, as the Indexer only reads the
+// lists it is given. It is safe for concurrent use.
+type labelValues struct {
+	// mu guards values, which holds at most maxLabelValues entries: it is
+	// emptied when full, so that labels that come and go (a label per
+	// pod) do not grow it for ever.
+	mu     sync.Mutex
+	values map[labelTriple]*internedValue
+	// all holds matchAllValue by namespace, bounded the same way.
+	all map[string]string
+}
+
+// maxLabelValues bounds labelValues: the distinct labels of a large
+// cluster's running pods, at about 150 bytes each.
+const maxLabelValues = 1 << 14
+
+// labelTriple is a label of a namespace: what labelValue joins.
+type labelTriple struct{ ns, key, value string }
+
+// internedValue is labelValue of a triple, and a one-element list of it
+// for an object with that one label.
+type internedValue struct {
+	value string
+	one   []string
+}
+
+func newLabelValues() *labelValues {
+	return &labelValues{values: make(map[labelTriple]*internedValue), all: make(map[string]string)}
+}
+
+// matchAll is matchAllValue(ns), interned: podServices looks it up on
+// every pod event.
+func (l *labelValues) matchAll(ns string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	v, ok := l.all[ns]
+	if !ok {
+		if len(l.all) >= maxLabelValues {
+			clear(l.all)
+		}
+		v = matchAllValue(ns)
+		l.all[ns] = v
 	}
+	return v
+}
+
+// get returns the interned value of label key=value in namespace ns,
+// making it if it is new.
+func (l *labelValues) get(ns, key, value string) *internedValue {
+	t := labelTriple{ns, key, value}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	iv := l.values[t]
+	if iv == nil {
+		if len(l.values) >= maxLabelValues {
+			clear(l.values)
+		}
+		v := labelValue(ns, key, value)
+		iv = &internedValue{value: v, one: []string{v}}
+		l.values[t] = iv
+	}
+	return iv
+}
+
+// value is labelValue(ns, key, value), interned.
+func (l *labelValues) value(ns, key, value string) string { return l.get(ns, key, value).value }
+
+// fromSet returns the index values of a set of labels in namespace ns,
+// sorted, so that an object whose labels did not change gets an equal
+// list whatever the map's order. The list must not be changed.
+func (l *labelValues) fromSet(ns string, set map[string]string) []string {
+	if len(set) == 1 {
+		for k, v := range set {
+			return l.get(ns, k, v).one
+		}
+	}
+	out := make([]string, 0, len(set))
+	for k, v := range set {
+		out = append(out, l.value(ns, k, v))
+	}
+	slices.Sort(out)
 	return out
 }
 
-func serviceSelectorIndexFunc(obj api.Object) []string {
+// podIndexFunc is podLabelIndex's function: a pod under each of its
+// labels.
+func (l *labelValues) podIndexFunc(obj api.Object) []string {
+	meta := obj.GetObjectMeta()
+	if len(meta.Labels) == 0 {
+		return nil
+	}
+	return l.fromSet(meta.Namespace, meta.Labels)
+}
+
+// serviceIndexFunc is serviceSelectorIndex's function: a service under
+// each pair of its selector, or matchAllValue for an empty one.
+func (l *labelValues) serviceIndexFunc(obj api.Object) []string {
 	svc, ok := obj.(*api.Service)
 	if !ok || svc.Spec.Selector == nil {
 		return nil
 	}
 	ns := svc.Metadata.Namespace
 	if len(svc.Spec.Selector) == 0 {
-		return []string{matchAllValue(ns)}
+		return []string{l.matchAll(ns)}
 	}
-	out := make([]string, 0, len(svc.Spec.Selector))
-	for k, v := range svc.Spec.Selector {
-		out = append(out, labelValue(ns, k, v))
-	}
-	return out
+	return l.fromSet(ns, svc.Spec.Selector)
 }
 
 // addIndex adds the index name to an informer's cache, unless an earlier
@@ -89,24 +177,30 @@ func addIndex(inf *informer.Informer, name string, f informer.IndexFunc) error {
 // in key order: what c.pods.Namespace(ns).List(SelectorFromSet(selector))
 // returns, found through the pods under the selector's rarest label rather
 // than by scanning the namespace. An empty selector picks every pod of ns.
-func (c *Controller) selectedPods(ns string, selector map[string]string) []*api.Pod {
+// The lists are read into b's buffers: the result is valid until b is
+// reset or used again.
+func (c *Controller) selectedPods(ns string, selector map[string]string, b *podBuffers) []*api.Pod {
 	if len(selector) == 0 {
 		return c.pods.Namespace(ns).List(api.Selector{})
 	}
-	var rarest []*api.Pod
-	var rarestKey string
-	for _, k := range slices.Sorted(maps.Keys(selector)) {
-		pods, err := informer.ByIndexOf[*api.Pod](c.podIndexer, podLabelIndex, labelValue(ns, k, selector[k]))
+	// The rarest label's pods, the first key in order among equals: map
+	// order must not choose.
+	rarestKey, found := "", false
+	for k, v := range selector {
+		var err error
+		b.next, err = informer.AppendByIndexOf(reread(b.next), c.podIndexer, podLabelIndex, c.labels.value(ns, k, v))
 		if err != nil {
 			panic(err) // New added the index
 		}
-		if rarest == nil || len(pods) < len(rarest) {
-			rarest, rarestKey = pods, k
+		if !found || len(b.next) < len(b.rarest) || len(b.next) == len(b.rarest) && k < rarestKey {
+			b.rarest, b.next = b.next, b.rarest
+			rarestKey, found = k, true
 		}
-		if len(rarest) == 0 {
-			break
+		if len(b.rarest) == 0 {
+			return b.rarest
 		}
 	}
+	rarest := b.rarest
 	if !plainTriple(ns, rarestKey, selector[rarestKey]) {
 		rarestKey = "" // check every pair, the namespace too
 	} else if len(selector) == 1 {
@@ -114,7 +208,7 @@ func (c *Controller) selectedPods(ns string, selector map[string]string) []*api.
 		// the usual service reads no pod's labels.
 		return rarest
 	}
-	out := rarest[:0] // rarest is this call's own
+	out := rarest[:0] // the buffer is this call's own
 	for _, p := range rarest {
 		if (rarestKey != "" || p.Metadata.Namespace == ns) && matchesSetBut(selector, rarestKey, p.Metadata.Labels) {
 			out = append(out, p)
@@ -124,22 +218,49 @@ func (c *Controller) selectedPods(ns string, selector map[string]string) []*api.
 	return out
 }
 
-// podServices returns the keys of the services whose selector picks the
-// pod, sorted. Services without a selector pick nothing. The candidates
-// are the services indexed under one of the pod's labels or with an empty
-// selector; each is checked against its full selector. Kubernetes:
-// GetPodServiceMemberships.
-func (c *Controller) podServices(pod *api.Pod) []string {
+// podBuffers are the lists selectedPods reads the index into, lent with a
+// packer, so that a sync's read allocates nothing once they have grown.
+// Past its length, each holds nil: it keeps no pod it does not list.
+type podBuffers struct{ rarest, next []*api.Pod }
+
+// reread empties buf for another read, letting go of what it listed.
+func reread(buf []*api.Pod) []*api.Pod {
+	clear(buf)
+	return buf[:0]
+}
+
+// reset lets go of the pods b lists and keeps its space.
+func (b *podBuffers) reset() {
+	b.rarest, b.next = reread(b.rarest), reread(b.next)
+}
+
+// podServices appends to dst the keys of the services whose selector
+// picks the pod, sorted, and returns it. Services without a selector pick
+// nothing. The candidates are the services indexed under one of the pod's
+// labels or with an empty selector; each is checked against its full
+// selector. Kubernetes: GetPodServiceMemberships.
+func (c *Controller) podServices(pod *api.Pod, dst []string) []string {
 	ns := pod.Metadata.Namespace
-	var keys []string
+	svcs, _ := c.svcBuffers.Get().(*[]*api.Service)
+	if svcs == nil {
+		svcs = new([]*api.Service)
+	}
+	defer func() {
+		clear(*svcs)
+		*svcs = (*svcs)[:0]
+		c.svcBuffers.Put(svcs)
+	}()
+	start := len(dst)
 	// plain: the services are listed under a plain triple, so one with a
 	// single pair picks the pod (plainTriple).
 	candidates := func(value string, plain bool) {
-		svcs, err := informer.ByIndexOf[*api.Service](c.svcIndexer, serviceSelectorIndex, value)
+		var err error
+		clear(*svcs)
+		*svcs, err = informer.AppendByIndexOf((*svcs)[:0], c.svcIndexer, serviceSelectorIndex, value)
 		if err != nil {
 			panic(err) // New added the index
 		}
-		for _, svc := range svcs {
+		for _, svc := range *svcs {
 			if svc.Metadata.Namespace != ns || svc.Spec.Selector == nil {
 				continue
 			}
@@ -148,17 +269,26 @@ func (c *Controller) podServices(pod *api.Pod) []string {
 			}
 			// A service indexed under several of the pod's labels is
 			// found once for each.
-			if key := api.KeyOf(&svc.Metadata); !slices.Contains(keys, key) {
-				keys = append(keys, key)
+			if !slices.ContainsFunc(dst[start:], func(k string) bool { return isKeyOf(k, &svc.Metadata) }) {
+				dst = append(dst, api.KeyOf(&svc.Metadata))
 			}
 		}
 	}
-	candidates(matchAllValue(ns), false)
+	candidates(c.labels.matchAll(ns), false)
 	for k, v := range pod.Metadata.Labels {
-		candidates(labelValue(ns, k, v), plainTriple(ns, k, v))
+		candidates(c.labels.value(ns, k, v), plainTriple(ns, k, v))
 	}
-	slices.Sort(keys)
-	return keys
+	slices.Sort(dst[start:])
+	return dst
+}
+
+// isKeyOf reports whether key is api.KeyOf(m), without making it.
+func isKeyOf(key string, m *api.ObjectMeta) bool {
+	if m.Namespace == "" {
+		return key == m.Name
+	}
+	ns, name := m.Namespace, m.Name
+	return len(key) == len(ns)+1+len(name) && key[:len(ns)] == ns && key[len(ns)] == '/' && key[len(ns)+1:] == name
 }
 
 // matchesSetBut is matchesSet but for set's pair under skip, which the

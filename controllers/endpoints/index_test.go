@@ -27,6 +27,17 @@ func scanServices(c *Controller, pod *api.Pod) []string {
 	return keys
 }
 
+// held counts the pods in the whole of ps's array.
+func held(ps []*api.Pod) int {
+	n := 0
+	for _, p := range ps[:cap(ps)] {
+		if p != nil {
+			n++
+		}
+	}
+	return n
+}
+
 // TestIndexedLookupsMatchTheScan checks that the indexed lookups return
 // exactly what a namespace scan returns, for indexes added to a populated
 // cache, kept up to date through label changes and deletions, and added
@@ -57,16 +68,21 @@ func TestIndexedLookupsMatchTheScan(t *testing.T) {
 	e.start() // New over populated caches
 	e.settleInformers()
 
+	// One set of buffers for every lookup, reset between them as a sync
+	// resets its packer's.
+	var b podBuffers
 	check := func() {
 		t.Helper()
 		for _, ns := range []string{"ns1", "ns2", "ns3"} {
 			for _, sel := range labelSets {
-				want, got := scanPods(e.c, ns, sel), e.c.selectedPods(ns, sel)
+				want, got := scanPods(e.c, ns, sel), e.c.selectedPods(ns, sel, &b)
 				assert.Equal(t, want, got, "pods of %s selected by %v", ns, sel)
+				b.reset()
+				assert.Zero(t, held(b.rarest)+held(b.next), "reset buffers hold no pod")
 			}
 		}
 		for _, pod := range e.c.pods.List(api.Selector{}) {
-			assert.Equal(t, scanServices(e.c, pod), e.c.podServices(pod), "services of pod %s", api.KeyOf(&pod.Metadata))
+			assert.Equal(t, scanServices(e.c, pod), e.c.podServices(pod, nil), "services of pod %s", api.KeyOf(&pod.Metadata))
 		}
 	}
 	check()
@@ -130,4 +146,47 @@ func TestPlainTriple(t *testing.T) {
 	for _, tt := range tests {
 		assert.Equal(t, tt.plain, plainTriple(tt.ns, tt.key, tt.value), "%q %q %q", tt.ns, tt.key, tt.value)
 	}
+}
+
+// TestLabelValues checks the interned index values: what labelValue makes,
+// sorted, a one-label list shared, and the table emptied when full.
+func TestLabelValues(t *testing.T) {
+	pod := func(ns string, labels map[string]string) *api.Pod {
+		return &api.Pod{Metadata: api.ObjectMeta{Namespace: ns, Name: "p", Labels: labels}}
+	}
+	tests := []struct {
+		name string
+		obj  api.Object
+		want []string
+	}{
+		{"no labels", pod("ns", nil), nil},
+		{"one label", pod("ns", map[string]string{"app": "web"}), []string{labelValue("ns", "app", "web")}},
+		{"labels sorted", pod("ns", map[string]string{"tier": "db", "app": "web", "b": "x"}),
+			[]string{labelValue("ns", "app", "web"), labelValue("ns", "b", "x"), labelValue("ns", "tier", "db")}},
+		{"service selector", service("ns", "s", map[string]string{"app": "web"}), []string{labelValue("ns", "app", "web")}},
+		{"service selecting all", service("ns", "s", map[string]string{}), []string{matchAllValue("ns")}},
+		{"service without a selector", service("ns", "s", nil), nil},
+	}
+	l := newLabelValues()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := l.podIndexFunc
+			if _, ok := tt.obj.(*api.Service); ok {
+				f = l.serviceIndexFunc
+			}
+			assert.Equal(t, tt.want, f(tt.obj))
+			assert.Equal(t, tt.want, f(tt.obj), "again, from the table")
+		})
+	}
+
+	a := l.podIndexFunc(pod("ns", map[string]string{"app": "web"}))
+	b := l.podIndexFunc(pod("ns", map[string]string{"app": "web"}))
+	assert.Same(t, &a[0], &b[0], "pods with one same label share a list")
+	assert.Equal(t, 1, cap(a), "an append to the shared list copies it")
+
+	for i := range maxLabelValues + 1 {
+		l.value("ns", "k", fmt.Sprint(i))
+	}
+	assert.LessOrEqual(t, len(l.values), maxLabelValues)
+	assert.Equal(t, labelValue("ns", "k", "7"), l.value("ns", "k", "7"), "made again once emptied")
 }

@@ -38,6 +38,9 @@ type packer struct {
 	// packedAddr.pod entries are made for it.
 	svc   *api.Service
 	addrs []packedAddr
+	// selected holds the sync's pods (selectedPods), read before
+	// collect.
+	selected podBuffers
 	// ports and portKeys are the distinct ports seen, in the order first
 	// seen; a service has few, so they are searched in place.
 	ports    []api.EndpointPort
@@ -108,6 +111,7 @@ func (p *packer) reset() {
 	p.out, p.addrSlab, p.refs, p.nodes, p.portSlab = p.out[:0], p.addrSlab[:0], p.refs[:0], p.nodes[:0], p.portSlab[:0]
 	p.svc, p.addrs, p.ports, p.portKeys, p.pairs = nil, p.addrs[:0], p.ports[:0], p.portKeys[:0], p.pairs[:0]
 	p.groups, p.grouped = p.groups[:0], false
+	p.selected.reset()
 }
 
 // podAddress adds the address of pod at ip (podAddress(p.svc, pod, ip),

@@ -39,12 +39,12 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		return nil
 	}
 
-	pods := c.selectedPods(ns, svc.Spec.Selector)
 	p := c.packers.Get().(*packer)
 	defer func() {
 		p.reset()
 		c.packers.Put(p)
 	}()
+	pods := c.selectedPods(ns, svc.Spec.Selector, &p.selected)
 	p.collect(svc, pods) // desiredSubsets, before packing
 	// Computed even when nothing is written, so the next write reports
 	// only what changed after this sync.
