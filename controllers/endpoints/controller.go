@@ -79,9 +79,9 @@ type Controller struct {
 	podIndexer *informer.Indexer
 	svcIndexer *informer.Indexer
 	// labels makes the index values of both indexes, and of the lookups.
-	labels *labelValues
-	informers  []*informer.Informer     // pods, services, endpoints
-	regs       []*informer.Registration // this controller's handlers, same order
+	labels    *labelValues
+	informers []*informer.Informer     // pods, services, endpoints
+	regs      []*informer.Registration // this controller's handlers, same order
 
 	queue    *workqueue.Queue[string]
 	loop     *loop.Loop
