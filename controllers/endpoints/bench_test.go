@@ -86,14 +86,46 @@ func BenchmarkPodUpdate(b *testing.B) {
 	same.Metadata.ResourceVersion += "0"
 	flipped := same.DeepCopy()
 	flipped.Status.Conditions[0].Status = api.ConditionFalse
+	// A pending pod's binding: the scheduler's write, once per pod.
+	unbound := old.DeepCopy()
+	unbound.Spec.NodeName, unbound.Status.PodIP, unbound.Status.PodIPs = "", "", nil
+	unbound.Status.Conditions = nil
+	bound := unbound.DeepCopy()
+	bound.Metadata.ResourceVersion += "0"
+	bound.Spec.NodeName = old.Spec.NodeName
 	for _, bc := range []struct {
-		name string
-		pod  *api.Pod
-	}{{"unchanged", same}, {"readiness", flipped}} {
+		name     string
+		old, pod *api.Pod
+	}{{"unchanged", old, same}, {"readiness", old, flipped}, {"bound", unbound, bound}} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				e.c.onPodUpdate(old, bc.pod)
+				e.c.onPodUpdate(bc.old, bc.pod)
+			}
+		})
+	}
+}
+
+// BenchmarkPodIndexFunc measures podLabelIndex's function on a pod with
+// one label and on one with three, as the pod informer calls it on every
+// pod event.
+func BenchmarkPodIndexFunc(b *testing.B) {
+	e := newBenchEnv(b)
+	obj, ok := e.c.podIndexer.Get("default/web-042")
+	require.True(b, ok)
+	one := obj.(*api.Pod)
+	three := one.DeepCopy()
+	three.Metadata.Labels = map[string]string{"app": "web", "tier": "front", "pod-template-hash": "5d8f9c7b6"}
+	for _, bc := range []struct {
+		name string
+		pod  *api.Pod
+	}{{"one-label", one}, {"three-labels", three}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if got := e.c.labels.podIndexFunc(bc.pod); len(got) != len(bc.pod.Metadata.Labels) {
+					b.Fatalf("%d values for %d labels", len(got), len(bc.pod.Metadata.Labels))
+				}
 			}
 		})
 	}
