@@ -82,7 +82,9 @@ func (g *graph) observe(k kindInfo, obj api.Object) []string {
 	n.deletingDependents = deletingDependents(m)
 
 	var keys []string
-	keys = append(keys, g.relinkLocked(n, oldOwners, n.owners)...)
+	if !sameEdges(oldOwners, n.owners) {
+		keys = g.relinkLocked(n, oldOwners, n.owners)
+	}
 	if orphaning(m) {
 		keys = append(keys, orphanKey(m.UID))
 	}
@@ -166,6 +168,25 @@ func (g *graph) relinkLocked(n *node, oldRefs, newRefs []api.OwnerReference) []s
 		}
 	}
 	return keys
+}
+
+// sameEdges reports whether two lists of owner references make the same
+// edges: the same owners, in the same order, each blocking its owner's
+// deletion or not alike. relinkLocked would then find every reference in
+// both lists and change nothing, so observe skips it: most updates (every
+// status write) keep an object's references, and relinking costs a map
+// lookup per owner. Kubernetes' referencesDiffs finds no difference
+// either.
+func sameEdges(a, b []api.OwnerReference) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].UID != b[i].UID || blocks(a[i]) != blocks(b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // virtualIdentity is the identity of an owner known only from a reference

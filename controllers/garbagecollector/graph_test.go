@@ -97,6 +97,15 @@ func TestGraphNotifications(t *testing.T) {
 		{name: "reference dropped: the virtual owner goes",
 			before: []gstep{{obj: testPod("p", block)}}, step: gstep{obj: testPod("p")},
 			wantAbsent: []api.UID{"a"}},
+		{name: "blocking dependent of a waiting owner updated, its reference unchanged: no work",
+			before: []gstep{{obj: rcA}, {obj: testPod("p", block)}, {obj: testRC("a", api.FinalizerDeleteDependents)}},
+			step:   gstep{obj: testPod("p", block)}},
+		{name: "owners reordered: no work, the edges stay",
+			before: []gstep{{obj: rcA}, {obj: testRC("b")}, {obj: testPod("p", block, ref(testRC("b")))}},
+			step:   gstep{obj: testPod("p", ref(testRC("b")), block)}},
+		{name: "an owner not yet seen added next to a known one: it is verified",
+			before: []gstep{{obj: rcA}, {obj: testPod("p", block)}},
+			step:   gstep{obj: testPod("p", block, ref(testRC("b")))}, wantKeys: []string{"delete/b"}, wantVirtual: []api.UID{"b"}},
 		{name: "removal of an object never seen is ignored",
 			step: gstep{obj: testPod("p", block), remove: true}, wantAbsent: []api.UID{"p"}},
 	} {
@@ -153,4 +162,34 @@ func TestGraphSnapshotBlockingDependents(t *testing.T) {
 	}
 	assert.Equal(t, []api.UID{"p1", "p2", "p3"}, deps, "dependents sorted by name")
 	assert.Equal(t, []api.UID{"p2", "p3"}, blocking, "only references with blockOwnerDeletion block")
+}
+
+func TestSameEdges(t *testing.T) {
+	a, b := testRC("a"), testRC("b")
+	no := false
+	aNoBlock := ref(a)
+	aNoBlock.BlockOwnerDeletion = &no
+	aRenamed := ref(a)
+	aRenamed.Name = "renamed"
+	aAbsent := ref(a)
+	aAbsent.BlockOwnerDeletion = nil
+	for _, tc := range []struct {
+		name string
+		x, y []api.OwnerReference
+		want bool
+	}{
+		{"both empty", nil, []api.OwnerReference{}, true},
+		{"same", []api.OwnerReference{ref(a), ref(b)}, []api.OwnerReference{ref(a), ref(b)}, true},
+		{"other fields do not make edges", []api.OwnerReference{ref(a)}, []api.OwnerReference{aRenamed}, true},
+		{"an absent flag blocks nothing, as false", []api.OwnerReference{aAbsent}, []api.OwnerReference{aNoBlock}, true},
+		{"blocking changed", []api.OwnerReference{ref(a)}, []api.OwnerReference{aNoBlock}, false},
+		{"owner added", []api.OwnerReference{ref(a)}, []api.OwnerReference{ref(a), ref(b)}, false},
+		{"owner replaced", []api.OwnerReference{ref(a)}, []api.OwnerReference{ref(b)}, false},
+		{"reordered", []api.OwnerReference{ref(a), ref(b)}, []api.OwnerReference{ref(b), ref(a)}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, sameEdges(tc.x, tc.y))
+			assert.Equal(t, tc.want, sameEdges(tc.y, tc.x), "symmetric")
+		})
+	}
 }
