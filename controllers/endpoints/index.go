@@ -46,7 +46,8 @@ func plainTriple(ns, key, value string) bool {
 // holds a "=".
 func matchAllValue(ns string) string { return ns + "\x00" }
 
-// labelValues makes index values (labelValue) and keeps the ones it made,
+// labelValues makes index values (labelValue) and keeps the ones it made
+// (and services' keys),
 // so that the same label costs no new string the next time: the pod
 // informer calls podIndexFunc on every pod event, and the pods of one
 // workload, and their services, share their labels. A pod with one label
@@ -59,8 +60,10 @@ type labelValues struct {
 	// pod) do not grow it for ever.
 	mu     sync.Mutex
 	values map[labelTriple]*internedValue
-	// all holds matchAllValue by namespace, bounded the same way.
-	all map[string]string
+	// all holds matchAllValue by namespace, and keys services' keys by
+	// UID (podServices), each bounded the same way.
+	all  map[string]string
+	keys map[api.UID]string
 }
 
 // maxLabelValues bounds labelValues: the distinct labels of a large
@@ -78,7 +81,24 @@ type internedValue struct {
 }
 
 func newLabelValues() *labelValues {
-	return &labelValues{values: make(map[labelTriple]*internedValue), all: make(map[string]string)}
+	return &labelValues{values: make(map[labelTriple]*internedValue), all: make(map[string]string), keys: make(map[api.UID]string)}
+}
+
+// keyOf is api.KeyOf(m), kept by m's UID: podServices gives the keys of a
+// pod's services on every pod event. A key is checked against the name it
+// is asked for, so a UID reused under another name gets its own.
+func (l *labelValues) keyOf(m *api.ObjectMeta) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if k, ok := l.keys[m.UID]; ok && isKeyOf(k, m) {
+		return k
+	}
+	if len(l.keys) >= maxLabelValues {
+		clear(l.keys)
+	}
+	k := api.KeyOf(m)
+	l.keys[m.UID] = k
+	return k
 }
 
 // matchAll is matchAllValue(ns), interned: podServices looks it up on
@@ -270,7 +290,7 @@ func (c *Controller) podServices(pod *api.Pod, dst []string) []string {
 			// A service indexed under several of the pod's labels is
 			// found once for each.
 			if !slices.ContainsFunc(dst[start:], func(k string) bool { return isKeyOf(k, &svc.Metadata) }) {
-				dst = append(dst, api.KeyOf(&svc.Metadata))
+				dst = append(dst, c.labels.keyOf(&svc.Metadata))
 			}
 		}
 	}

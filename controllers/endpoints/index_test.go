@@ -190,3 +190,20 @@ func TestLabelValues(t *testing.T) {
 	assert.LessOrEqual(t, len(l.values), maxLabelValues)
 	assert.Equal(t, labelValue("ns", "k", "7"), l.value("ns", "k", "7"), "made again once emptied")
 }
+
+func TestLabelValuesKeyOf(t *testing.T) {
+	l := newLabelValues()
+	for _, m := range []api.ObjectMeta{
+		{Namespace: "default", Name: "web", UID: "u1"},
+		{Namespace: "default", Name: "web", UID: "u1"},
+		{Namespace: "default", Name: "db", UID: "u1"},
+		{Namespace: "other", Name: "db", UID: "u1"},
+		{Name: "cluster", UID: "u2"},
+	} {
+		assert.Equal(t, api.KeyOf(&m), l.keyOf(&m))
+	}
+	for i := range maxLabelValues + 1 {
+		l.keyOf(&api.ObjectMeta{Namespace: "ns", Name: fmt.Sprint(i), UID: api.UID(fmt.Sprint(i))})
+	}
+	assert.LessOrEqual(t, len(l.keys), maxLabelValues)
+}

@@ -102,6 +102,10 @@ type Controller struct {
 	// scratches lends *scratch to sync, one per sync in flight (the
 	// workers run syncs concurrently).
 	scratches sync.Pool
+	// indexValues gives the pod index its lists; keys gives the pod
+	// handlers the controllers' keys.
+	indexValues indexValues
+	keys        keyTable
 }
 
 // New returns a controller whose handlers are registered on cfg.Factory's
@@ -137,7 +141,7 @@ func New(cfg Config) (*Controller, error) {
 	}
 	c.podInformer = cfg.Factory.ForResource(client.Pods)
 	c.pods = informer.NewLister[*api.Pod](c.podInformer, apierrors.GroupResource{Resource: client.Pods})
-	if err := addPodIndexes(c.podInformer.Indexer()); err != nil {
+	if err := addPodIndexes(c.podInformer.Indexer(), &c.indexValues); err != nil {
 		return nil, err
 	}
 	c.rcInformer = cfg.Factory.ForResource(client.ReplicationControllers)
@@ -194,7 +198,7 @@ func (c *Controller) Run(ctx context.Context, workers int) { c.loop.Run(ctx, wor
 // ---- event handlers ----
 
 func (c *Controller) enqueue(rc *api.ReplicationController) {
-	c.queue.Add(api.KeyOf(&rc.Metadata))
+	c.queue.Add(c.keys.keyOf(&rc.Metadata))
 }
 
 func (c *Controller) addRC(obj api.Object) {
@@ -241,7 +245,7 @@ func (c *Controller) addPod(obj api.Object) {
 		if rc == nil {
 			return
 		}
-		key := api.KeyOf(&rc.Metadata)
+		key := c.keys.keyOf(&rc.Metadata)
 		c.expectations.CreationObserved(key)
 		c.queue.Add(key)
 		return
@@ -288,7 +292,7 @@ func (c *Controller) updatePod(oldObj, newObj api.Object) {
 		// The pod may become available minReadySeconds from now; look
 		// again then (one second late, to be past the boundary).
 		if !api.IsPodReady(old) && api.IsPodReady(cur) && rc.Spec.MinReadySeconds > 0 {
-			c.queue.AddAfter(api.KeyOf(&rc.Metadata), time.Duration(rc.Spec.MinReadySeconds)*time.Second+time.Second)
+			c.queue.AddAfter(c.keys.keyOf(&rc.Metadata), time.Duration(rc.Spec.MinReadySeconds)*time.Second+time.Second)
 		}
 		return
 	}
@@ -317,7 +321,7 @@ func (c *Controller) deletePod(obj any) {
 	if rc == nil {
 		return
 	}
-	key := api.KeyOf(&rc.Metadata)
+	key := c.keys.keyOf(&rc.Metadata)
 	c.expectations.DeletionObserved(key, api.KeyOf(&pod.Metadata))
 	c.queue.Add(key)
 }

@@ -25,24 +25,17 @@ const (
 	podControllerIndex = "replication/controllerUID"
 )
 
-// podIndexers returns the index New adds to the pod informer.
-func podIndexers() map[string]informer.IndexFunc {
-	return map[string]informer.IndexFunc{
-		podControllerIndex: func(obj api.Object) []string {
-			meta := obj.GetObjectMeta()
-			if ref := controllerRefOf(meta); ref != nil {
-				return []string{string(ref.UID)}
-			}
-			return []string{orphanIndexValue(meta.Namespace)}
-		},
-	}
+// podIndexers returns the index New adds to the pod informer, whose
+// function takes its lists from values.
+func podIndexers(values *indexValues) map[string]informer.IndexFunc {
+	return map[string]informer.IndexFunc{podControllerIndex: values.podIndexFunc}
 }
 
 // addPodIndexes adds podIndexers to the pod cache. The index is already
 // there when another replication Controller was built on the same factory:
 // the name is this package's, so the index is the same.
-func addPodIndexes(x *informer.Indexer) error {
-	err := x.AddIndexers(podIndexers())
+func addPodIndexes(x *informer.Indexer, values *indexValues) error {
+	err := x.AddIndexers(podIndexers(values))
 	if err == nil {
 		return nil
 	}
