@@ -483,6 +483,11 @@ func (c *Controller) manageReplicas(ctx context.Context, key string, rc *api.Rep
 			zap.Int32("want", replicasOf(rc)), zap.Int("have", len(owned)), zap.Int("deleting", del))
 		rankedAt := c.clock.Now()
 		victims := PodsToDelete(owned, c.relatedPods(rc), del, rankedAt)
+		// Formatted once for every deletion's event.
+		rankedAtText := ""
+		if c.recorder != nil {
+			rankedAtText = rankedAt.UTC().Format(time.RFC3339Nano)
+		}
 		podKeys := make([]string, len(victims))
 		for i, p := range victims {
 			podKeys[i] = api.KeyOf(&p.Metadata)
@@ -490,7 +495,7 @@ func (c *Controller) manageReplicas(ctx context.Context, key string, rc *api.Rep
 		c.expectations.ExpectDeletions(key, podKeys)
 		var first error
 		for i, p := range victims {
-			if err := c.deletePodFor(ctx, key, rc, p, rankedAt, s); err != nil {
+			if err := c.deletePodFor(ctx, key, rc, p, rankedAtText, s); err != nil {
 				// This deletion will not be observed (or already was).
 				c.expectations.DeletionObserved(key, podKeys[i])
 				if !apierrors.IsNotFound(err) && first == nil {
@@ -572,11 +577,12 @@ func (c *Controller) createPod(ctx context.Context, key string, rc *api.Replicat
 
 // deletePodFor deletes one of rc's pods. NotFound is returned as is (the
 // caller does not count it as a failure) and gets no event. Its event's
-// annotations are written in s.
-func (c *Controller) deletePodFor(ctx context.Context, key string, rc *api.ReplicationController, pod *api.Pod, rankedAt time.Time, s *scratch) error {
+// annotations are written in s, with rankedAt, the time PodsToDelete ranked
+// at in RFC 3339.
+func (c *Controller) deletePodFor(ctx context.Context, key string, rc *api.ReplicationController, pod *api.Pod, rankedAt string, s *scratch) error {
 	facts := c.expectationAnnotations(s, key)
 	if facts != nil {
-		facts[AnnotationRankedAt] = rankedAt.UTC().Format(time.RFC3339Nano)
+		facts[AnnotationRankedAt] = rankedAt
 	}
 	_, err := c.client.Delete(ctx, client.Pods, pod.Metadata.Namespace, pod.Metadata.Name, api.DeleteOptions{})
 	switch {
