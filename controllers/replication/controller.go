@@ -328,10 +328,33 @@ func (c *Controller) deletePod(obj any) {
 
 // matchesSet reports whether labels hold every pair of set:
 // api.SelectorFromSet(set).Matches(labels) without making the selector,
-// which every sync and many pod events would otherwise allocate.
+// for a set matched against one object. A set matched against many pods
+// is read once into pairs (pairsOf): ranging over a map costs more than
+// the lookups.
 func matchesSet(set, labels map[string]string) bool {
 	for k, v := range set {
 		if got, ok := labels[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
+
+// labelPair is one pair of a label set.
+type labelPair struct{ key, value string }
+
+// pairsOf appends the pairs of set to dst, in no order, and returns it.
+func pairsOf(dst []labelPair, set map[string]string) []labelPair {
+	for k, v := range set {
+		dst = append(dst, labelPair{k, v})
+	}
+	return dst
+}
+
+// matchesPairs is matchesSet of the set whose pairs are pairs.
+func matchesPairs(pairs []labelPair, labels map[string]string) bool {
+	for _, p := range pairs {
+		if got, ok := labels[p.key]; !ok || got != p.value {
 			return false
 		}
 	}
@@ -766,7 +789,9 @@ func (c *Controller) updateStatus(ctx context.Context, rc *api.ReplicationContro
 // active has a controller reference with rc's UID (claimablePods): their
 // references are not read again.
 func (c *Controller) claimPods(ctx context.Context, rc *api.ReplicationController, active []*api.Pod, allOwned bool) ([]*api.Pod, error) {
-	matches := func(p *api.Pod) bool { return matchesSet(rc.Spec.Selector, p.Metadata.Labels) }
+	var buf [4]labelPair // a selector's pairs: most have one or two
+	sel := pairsOf(buf[:0], rc.Spec.Selector)
+	matches := func(p *api.Pod) bool { return matchesPairs(sel, p.Metadata.Labels) }
 	var (
 		owned   = active[:0]
 		errs    []error

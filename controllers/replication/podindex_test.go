@@ -138,7 +138,8 @@ func TestMergeActive(t *testing.T) {
 	}
 }
 
-// TestMatchesSet checks matchesSet against the selector it stands for.
+// TestMatchesSet checks matchesSet and matchesPairs against the selector
+// they stand for.
 func TestMatchesSet(t *testing.T) {
 	tests := []struct {
 		name        string
@@ -157,6 +158,7 @@ func TestMatchesSet(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Equal(t, tt.want, matchesSet(tt.set, tt.labels))
 			assert.Equal(t, api.SelectorFromSet(tt.set).Matches(tt.labels), matchesSet(tt.set, tt.labels))
+			assert.Equal(t, tt.want, matchesPairs(pairsOf(nil, tt.set), tt.labels), "read into pairs")
 		})
 	}
 }

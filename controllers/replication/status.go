@@ -41,9 +41,11 @@ func CalculateStatus(rc *api.ReplicationController, pods []*api.Pod, manageErr e
 	if rc.Spec.Template != nil {
 		templateLabels = rc.Spec.Template.Metadata.Labels
 	}
+	var buf [4]labelPair // the template's labels, read once
+	full := pairsOf(buf[:0], templateLabels)
 	var fully, ready, available int32
 	for _, p := range pods {
-		if matchesSet(templateLabels, p.Metadata.Labels) {
+		if matchesPairs(full, p.Metadata.Labels) {
 			fully++
 		}
 		if api.IsPodReady(p) {
