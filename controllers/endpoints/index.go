@@ -228,9 +228,13 @@ func (c *Controller) selectedPods(ns string, selector map[string]string, b *podB
 		// the usual service reads no pod's labels.
 		return rarest
 	}
+	// The pairs to check, read once: ranging over the selector's map for
+	// every pod would cost more than the lookups.
+	var buf [4]labelPair
+	pairs := pairsBut(buf[:0], selector, rarestKey)
 	out := rarest[:0] // the buffer is this call's own
 	for _, p := range rarest {
-		if (rarestKey != "" || p.Metadata.Namespace == ns) && matchesSetBut(selector, rarestKey, p.Metadata.Labels) {
+		if (rarestKey != "" || p.Metadata.Namespace == ns) && matchesPairs(pairs, p.Metadata.Labels) {
 			out = append(out, p)
 		}
 	}
@@ -311,14 +315,25 @@ func isKeyOf(key string, m *api.ObjectMeta) bool {
 	return len(key) == len(ns)+1+len(name) && key[:len(ns)] == ns && key[len(ns)] == '/' && key[len(ns)+1:] == name
 }
 
-// matchesSetBut is matchesSet but for set's pair under skip, which the
-// caller knows labels hold ("" skips nothing: a label key is never empty).
-func matchesSetBut(set map[string]string, skip string, labels map[string]string) bool {
+// labelPair is one pair of a label set.
+type labelPair struct{ key, value string }
+
+// pairsBut appends to dst the pairs of set but the one under skip, which
+// the caller knows the pods hold ("" skips nothing: a label key is never
+// empty), in no order, and returns it.
+func pairsBut(dst []labelPair, set map[string]string, skip string) []labelPair {
 	for k, v := range set {
-		if k == skip && skip != "" {
-			continue
+		if k != skip || skip == "" {
+			dst = append(dst, labelPair{k, v})
 		}
-		if got, ok := labels[k]; !ok || got != v {
+	}
+	return dst
+}
+
+// matchesPairs reports whether labels hold every pair of pairs.
+func matchesPairs(pairs []labelPair, labels map[string]string) bool {
+	for _, p := range pairs {
+		if got, ok := labels[p.key]; !ok || got != p.value {
 			return false
 		}
 	}

@@ -2,6 +2,7 @@ package endpoints
 
 import (
 	"fmt"
+	"maps"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -126,7 +127,18 @@ func TestMatchesSetIsSelectorFromSet(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, api.SelectorFromSet(tt.set).Matches(tt.labels), matchesSet(tt.set, tt.labels))
+			want := api.SelectorFromSet(tt.set).Matches(tt.labels)
+			assert.Equal(t, want, matchesSet(tt.set, tt.labels))
+			assert.Equal(t, want, matchesPairs(pairsBut(nil, tt.set, ""), tt.labels), "read into pairs")
+			for k := range tt.set {
+				// Skipping a pair the labels are known to hold.
+				withK := maps.Clone(tt.labels)
+				if withK == nil {
+					withK = map[string]string{}
+				}
+				withK[k] = tt.set[k]
+				assert.Equal(t, api.SelectorFromSet(tt.set).Matches(withK), matchesPairs(pairsBut(nil, tt.set, k), withK), "skipping %s", k)
+			}
 		})
 	}
 }
