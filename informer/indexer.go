@@ -263,6 +263,16 @@ func (x *Indexer) Get(key string) (api.Object, bool) {
 	return nil, false
 }
 
+// getBytes is Get of a key held in bytes, which the lookup does not copy.
+func (x *Indexer) getBytes(key []byte) (api.Object, bool) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if e, ok := x.items[string(key)]; ok {
+		return e.obj, true
+	}
+	return nil, false
+}
+
 // Len returns the number of cached objects.
 func (x *Indexer) Len() int {
 	x.mu.RLock()
@@ -311,19 +321,58 @@ func (x *Indexer) IndexKeys(name, value string) ([]string, error) {
 
 // ByIndexOf is ByIndex for a cache of one type T, as a Lister reads it:
 // the objects as T, with no []api.Object in between. The cache holding
-// anything but T is a broken invariant.
+// anything but T is a broken invariant. Each call returns a new slice; a
+// caller on a hot path reuses one with AppendByIndexOf.
 func ByIndexOf[T api.Object](x *Indexer, name, value string) ([]T, error) {
+	return appendByIndex[T](nil, x, name, value, true)
+}
+
+// AppendByIndexOf is ByIndexOf into a slice the caller owns: it appends the
+// objects whose index name holds value to dst, in key order, and returns the
+// extended slice. A controller that passes the same buffer each time
+// (buf, err = AppendByIndexOf(buf[:0], ...)) reads its index without
+// allocating once the buffer is large enough. On error dst is returned as
+// it was. The objects are the cache's, shared: do not change them, and clear
+// the buffer (clear(buf)) if it outlives its use, so that it does not keep
+// deleted objects alive.
+func AppendByIndexOf[T api.Object](dst []T, x *Indexer, name, value string) ([]T, error) {
+	return appendByIndex(dst, x, name, value, false)
+}
+
+// appendByIndex is ByIndexOf and AppendByIndexOf; exact sizes a new slice
+// to fit (ByIndexOf's result may be kept long), where appending grows dst
+// as append does.
+func appendByIndex[T api.Object](dst []T, x *Indexer, name, value string, exact bool) ([]T, error) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	list, err := x.entriesLocked(name, value)
-	if err != nil {
-		return nil, err
+	if name == NamespaceIndex {
+		// The namespace's list is in no order: copy, then sort. Its
+		// objects share the namespace, so key order is name order.
+		list := x.byNamespace[value]
+		if exact && dst == nil {
+			dst = make([]T, 0, len(list))
+		}
+		start := len(dst)
+		for _, e := range list {
+			dst = append(dst, e.obj.(T))
+		}
+		slices.SortFunc(dst[start:], func(a, b T) int {
+			return strings.Compare(a.GetObjectMeta().Name, b.GetObjectMeta().Name)
+		})
+		return dst, nil
 	}
-	out := make([]T, len(list))
-	for i, e := range list {
-		out[i] = e.obj.(T)
+	idx, ok := x.indices[name]
+	if !ok {
+		return dst, fmt.Errorf("informer: no index named %q", name)
 	}
-	return out, nil
+	list := idx[value]
+	if exact && dst == nil {
+		dst = make([]T, 0, len(list))
+	}
+	for _, e := range list {
+		dst = append(dst, e.obj.(T))
+	}
+	return dst, nil
 }
 
 // entriesLocked returns the entries under value in index name, in key
