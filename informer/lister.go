@@ -50,7 +50,7 @@ type NamespaceLister[T api.Object] struct {
 // the namespace index.
 func (n NamespaceLister[T]) List(sel api.Selector) []T {
 	objs, _ := ByIndexOf[T](n.l.indexer, NamespaceIndex, n.ns) // the index always exists
-	out := objs[:0] // a new slice, filtered in place
+	out := objs[:0]                                            // a new slice, filtered in place
 	for _, obj := range objs {
 		if sel.Matches(obj.GetObjectMeta().Labels) {
 			out = append(out, obj)
