@@ -361,8 +361,13 @@ func (f *DeltaFIFO) popReusing() (key string, deltas []Delta, isInInitialList, s
 
 // maxSpare bounds the emptied delta slices kept for reuse, and maxSpareCap
 // their size: a key that gathered many deltas does not pin a large array.
+// Run lets the backlog reach roomBelow keys plus one reflector step's
+// events before the reflector waits, and every key queued needs a slice:
+// keeping as many spare lets a backlog that drains and fills again reuse
+// them all (with 64, a step of 256 new keys allocated 192 slices). At most
+// a few hundred KiB per informer, mostly slices of one delta.
 const (
-	maxSpare    = 64
+	maxSpare    = roomBelow + maxEventsPerStep
 	maxSpareCap = 8
 )
 
