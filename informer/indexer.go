@@ -13,7 +13,10 @@ import (
 // NamespaceIndex is the index every Indexer has: objects by namespace.
 const NamespaceIndex = "namespace"
 
-// IndexFunc returns the values under which an object is indexed.
+// IndexFunc returns the values under which an object is indexed. The
+// Indexer calls it once for each object stored (not again on the object an
+// update replaces, nor on removal) and keeps the slice it returns: it must
+// not change the slice afterwards.
 type IndexFunc func(obj api.Object) []string
 
 // NamespaceIndexFunc indexes an object by its namespace.
@@ -44,6 +47,9 @@ type Indexer struct {
 	// entries after it, which is cheap for the few hundred a value holds
 	// in practice.
 	indices map[string]map[string][]*entry
+	// extra lists the indexes other than the namespace one, in the order
+	// they were added; every entry's vals is aligned with it.
+	extra []extraIndex
 	// byNamespace is the namespace index. A key's namespace is part of
 	// the key, so it never changes while the key is cached, and a list
 	// with positions kept in the entries adds and removes a key without
@@ -60,6 +66,21 @@ type entry struct {
 	key   string
 	obj   api.Object
 	nsPos int
+	// vals[i] is what extra[i]'s function returned for obj: the values
+	// the entry is filed under. Keeping them spares an update the call on
+	// the old object, and a removal every call; an update whose values
+	// are the same (a status write keeps labels, owner and node) changes
+	// no index and keeps vals as they are. nil when there are no extra
+	// indexes.
+	vals [][]string
+}
+
+// extraIndex is an index other than the namespace one: its name, its
+// function and its values' sorted entries (the map in indices).
+type extraIndex struct {
+	name string
+	f    IndexFunc
+	idx  map[string][]*entry
 }
 
 // byKey orders entries by key.
@@ -74,12 +95,14 @@ func NewIndexer(indexers map[string]IndexFunc) *Indexer {
 		indices:     map[string]map[string][]*entry{},
 		byNamespace: map[string][]*entry{},
 	}
-	for name, f := range indexers {
+	for _, name := range slices.Sorted(maps.Keys(indexers)) {
 		if name == NamespaceIndex {
 			continue // built in, and kept as byNamespace
 		}
-		x.indexers[name] = f
-		x.indices[name] = make(map[string][]*entry)
+		f := indexers[name]
+		idx := make(map[string][]*entry)
+		x.indexers[name], x.indices[name] = f, idx
+		x.extra = append(x.extra, extraIndex{name: name, f: f, idx: idx})
 	}
 	return x
 }
@@ -145,41 +168,53 @@ func (x *Indexer) remove(key string) (old api.Object, existed bool) {
 	return e.obj, true
 }
 
-// indexLocked adds e to the indexes other than the namespace one.
+// indexLocked files e, new in the cache, under the values of the indexes
+// other than the namespace one, and keeps them in e.vals.
 func (x *Indexer) indexLocked(e *entry) {
-	for name, idx := range x.indices {
-		for _, v := range x.indexers[name](e.obj) {
-			addToIndex(idx, v, e)
+	if len(x.extra) == 0 {
+		return
+	}
+	e.vals = make([][]string, len(x.extra))
+	for i, ix := range x.extra {
+		vals := ix.f(e.obj)
+		e.vals[i] = vals
+		for _, v := range vals {
+			addToIndex(ix.idx, v, e)
 		}
 	}
 }
 
 // reindexLocked moves e, whose object changes to obj, between the values
 // of the indexes other than the namespace one: out of the values only its
-// old object has, into those only obj has. Most updates (a status written,
-// a label kept) leave every value as it was and change nothing here.
+// old object has (kept in e.vals), into those only obj has. Most updates
+// (a status written, a label kept) leave every value as it was and change
+// nothing here but a call of each index function.
 func (x *Indexer) reindexLocked(e *entry, obj api.Object) {
-	for name, idx := range x.indices {
-		f := x.indexers[name]
-		was, is := f(e.obj), f(obj)
+	for i, ix := range x.extra {
+		was, is := e.vals[i], ix.f(obj)
+		if slices.Equal(was, is) {
+			continue // the common case: keep was, drop is
+		}
 		for _, v := range was {
 			if !slices.Contains(is, v) {
-				removeFromIndex(idx, v, e)
+				removeFromIndex(ix.idx, v, e)
 			}
 		}
 		for _, v := range is {
 			if !slices.Contains(was, v) {
-				addToIndex(idx, v, e)
+				addToIndex(ix.idx, v, e)
 			}
 		}
+		e.vals[i] = is
 	}
 }
 
-// unindexLocked removes e from the indexes other than the namespace one.
+// unindexLocked removes e from the indexes other than the namespace one,
+// by the values it was filed under.
 func (x *Indexer) unindexLocked(e *entry) {
-	for name, idx := range x.indices {
-		for _, v := range x.indexers[name](e.obj) {
-			removeFromIndex(idx, v, e)
+	for i, ix := range x.extra {
+		for _, v := range e.vals[i] {
+			removeFromIndex(ix.idx, v, e)
 		}
 	}
 }
@@ -223,6 +258,16 @@ func (x *Indexer) Get(key string) (api.Object, bool) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	if e, ok := x.items[key]; ok {
+		return e.obj, true
+	}
+	return nil, false
+}
+
+// getBytes is Get of a key held in bytes, which the lookup does not copy.
+func (x *Indexer) getBytes(key []byte) (api.Object, bool) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if e, ok := x.items[string(key)]; ok {
 		return e.obj, true
 	}
 	return nil, false
@@ -276,19 +321,58 @@ func (x *Indexer) IndexKeys(name, value string) ([]string, error) {
 
 // ByIndexOf is ByIndex for a cache of one type T, as a Lister reads it:
 // the objects as T, with no []api.Object in between. The cache holding
-// anything but T is a broken invariant.
+// anything but T is a broken invariant. Each call returns a new slice; a
+// caller on a hot path reuses one with AppendByIndexOf.
 func ByIndexOf[T api.Object](x *Indexer, name, value string) ([]T, error) {
+	return appendByIndex[T](nil, x, name, value, true)
+}
+
+// AppendByIndexOf is ByIndexOf into a slice the caller owns: it appends the
+// objects whose index name holds value to dst, in key order, and returns the
+// extended slice. A controller that passes the same buffer each time
+// (buf, err = AppendByIndexOf(buf[:0], ...)) reads its index without
+// allocating once the buffer is large enough. On error dst is returned as
+// it was. The objects are the cache's, shared: do not change them, and clear
+// the buffer (clear(buf)) if it outlives its use, so that it does not keep
+// deleted objects alive.
+func AppendByIndexOf[T api.Object](dst []T, x *Indexer, name, value string) ([]T, error) {
+	return appendByIndex(dst, x, name, value, false)
+}
+
+// appendByIndex is ByIndexOf and AppendByIndexOf; exact sizes a new slice
+// to fit (ByIndexOf's result may be kept long), where appending grows dst
+// as append does.
+func appendByIndex[T api.Object](dst []T, x *Indexer, name, value string, exact bool) ([]T, error) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	list, err := x.entriesLocked(name, value)
-	if err != nil {
-		return nil, err
+	if name == NamespaceIndex {
+		// The namespace's list is in no order: copy, then sort. Its
+		// objects share the namespace, so key order is name order.
+		list := x.byNamespace[value]
+		if exact && dst == nil {
+			dst = make([]T, 0, len(list))
+		}
+		start := len(dst)
+		for _, e := range list {
+			dst = append(dst, e.obj.(T))
+		}
+		slices.SortFunc(dst[start:], func(a, b T) int {
+			return strings.Compare(a.GetObjectMeta().Name, b.GetObjectMeta().Name)
+		})
+		return dst, nil
 	}
-	out := make([]T, len(list))
-	for i, e := range list {
-		out[i] = e.obj.(T)
+	idx, ok := x.indices[name]
+	if !ok {
+		return dst, fmt.Errorf("informer: no index named %q", name)
 	}
-	return out, nil
+	list := idx[value]
+	if exact && dst == nil {
+		dst = make([]T, 0, len(list))
+	}
+	for _, e := range list {
+		dst = append(dst, e.obj.(T))
+	}
+	return dst, nil
 }
 
 // entriesLocked returns the entries under value in index name, in key
@@ -321,8 +405,11 @@ func (x *Indexer) AddIndexers(indexers map[string]IndexFunc) error {
 		f := indexers[name]
 		idx := make(map[string][]*entry)
 		x.indexers[name], x.indices[name] = f, idx
+		x.extra = append(x.extra, extraIndex{name: name, f: f, idx: idx})
 		for _, e := range x.items {
-			for _, v := range f(e.obj) {
+			vals := f(e.obj)
+			e.vals = append(e.vals, vals)
+			for _, v := range vals {
 				idx[v] = append(idx[v], e)
 			}
 		}

@@ -49,12 +49,31 @@ type NamespaceLister[T api.Object] struct {
 // List returns the namespace's cached objects the selector matches, through
 // the namespace index.
 func (n NamespaceLister[T]) List(sel api.Selector) []T {
-	objs, _ := n.l.indexer.ByIndex(NamespaceIndex, n.ns) // the index always exists
-	return filterTyped[T](objs, sel)
+	// The index always exists; objs is a new slice, filtered in place.
+	objs, _ := ByIndexOf[T](n.l.indexer, NamespaceIndex, n.ns)
+	out := objs[:0]
+	for _, obj := range objs {
+		if sel.Matches(obj.GetObjectMeta().Labels) {
+			out = append(out, obj)
+		}
+	}
+	clear(objs[len(out):])
+	return out
 }
 
-// Get returns the named object, or a NotFound error.
-func (n NamespaceLister[T]) Get(name string) (T, error) { return n.l.get(n.ns+"/"+name, name) }
+// Get returns the named object, or a NotFound error. The key is built in a
+// buffer on the stack: controllers call Get on every sync, and a key made
+// only to be looked up need not be allocated.
+func (n NamespaceLister[T]) Get(name string) (T, error) {
+	var buf [128]byte
+	key := append(append(append(buf[:0], n.ns...), '/'), name...)
+	obj, ok := n.l.indexer.getBytes(key)
+	if !ok {
+		var zero T
+		return zero, apierrors.NewNotFound(n.l.gr, name)
+	}
+	return obj.(T), nil
+}
 
 func filterTyped[T api.Object](objs []api.Object, sel api.Selector) []T {
 	out := make([]T, 0, len(objs))

@@ -1,6 +1,7 @@
 package informer_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -158,4 +159,70 @@ func nsNames(nss []*api.Namespace) []string {
 		out = append(out, ns.Metadata.Name)
 	}
 	return out
+}
+
+// TestListerGetAllocatesOnlyForAMiss: a hit builds its key on the stack,
+// whatever the name's length (a long one spills to the heap but is still
+// found); only a miss allocates, for its NotFound error.
+func TestListerGetAllocatesOnlyForAMiss(t *testing.T) {
+	l, e := newPodLister(t)
+	long := strings.Repeat("x", 200)
+	e.createPod("default", long, nil)
+	e.pump()
+	for _, name := range []string{"web-1", long} {
+		got, err := l.Namespace("default").Get(name)
+		require.NoError(t, err, name)
+		assert.Equal(t, name, got.Metadata.Name)
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, err := l.Namespace("default").Get("web-1"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	assert.Zero(t, allocs, "allocations per hit")
+}
+
+// TestAppendByIndexOf: the objects are appended to the caller's slice in
+// key order, by any index, the namespace one included; a reused buffer
+// costs no allocation; an unknown index is an error that leaves dst as it
+// was.
+func TestAppendByIndexOf(t *testing.T) {
+	_, e := newPodLister(t)
+	x := e.inf.Indexer()
+	require.NoError(t, x.AddIndexers(map[string]informer.IndexFunc{"app": func(obj api.Object) []string {
+		return []string{obj.GetObjectMeta().Labels["app"]}
+	}}))
+	tests := []struct {
+		name, index, value string
+		want               []string
+	}{
+		{"a namespace, in key order", informer.NamespaceIndex, "default", []string{"default/db-1", "default/web-1", "default/web-2"}},
+		{"a value across namespaces, in key order", "app", "web", []string{"default/web-1", "default/web-2", "kube-system/web-0"}},
+		{"a value nothing has", "app", "none", []string{}},
+		{"a namespace with nothing", informer.NamespaceIndex, "empty", []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			first := &api.Pod{Metadata: api.ObjectMeta{Namespace: "kept", Name: "first"}}
+			got, err := informer.AppendByIndexOf([]*api.Pod{first}, x, tt.index, tt.value)
+			require.NoError(t, err)
+			assert.Same(t, first, got[0], "what dst held stays first")
+			assert.Equal(t, tt.want, podKeys(got[1:]))
+			old, err := informer.ByIndexOf[*api.Pod](x, tt.index, tt.value)
+			require.NoError(t, err)
+			assert.Equal(t, old, got[1:], "what ByIndexOf returns")
+
+			buf := make([]*api.Pod, 0, 8)
+			allocs := testing.AllocsPerRun(100, func() {
+				buf, err = informer.AppendByIndexOf(buf[:0], x, tt.index, tt.value)
+			})
+			require.NoError(t, err)
+			assert.Zero(t, allocs, "allocations with a reused buffer")
+		})
+	}
+
+	dst := []*api.Pod{{}}
+	got, err := informer.AppendByIndexOf(dst, x, "missing", "v")
+	assert.ErrorContains(t, err, `no index named "missing"`)
+	assert.Equal(t, dst, got)
 }
