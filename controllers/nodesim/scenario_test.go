@@ -24,7 +24,7 @@ import (
 // env is the controller over a real API server and real informers, on a
 // fake clock, driven step by step from the test's goroutine.
 type env struct {
-	t   *testing.T
+	t   testing.TB
 	ctx context.Context
 	clk *clock.Fake
 	srv *apiserver.Server
@@ -32,7 +32,7 @@ type env struct {
 	c   *Controller
 }
 
-func newEnv(t *testing.T, cfg Config) *env {
+func newEnv(t testing.TB, cfg Config) *env {
 	t.Helper()
 	clk := clock.NewFake(epoch)
 	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2))})
