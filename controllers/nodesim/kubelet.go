@@ -60,44 +60,48 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 		ce.Write(zap.String("pod", key), zap.Stringer("action", act))
 	}
 
+	if act == actConfirmDelete {
+		return c.confirmDelete(ctx, key, pod, now)
+	}
+	// The new status is built in a carrier's buffer, and carried by the
+	// carrier's shallow copy of the pod: the Client neither changes nor
+	// keeps what it is given (the API server copies it, as a remote one
+	// would serialize it), so the cached pod stays untouched, and the
+	// carrier is lent for this write and what follows it only.
+	cr := c.carriers.lend()
+	defer c.carriers.giveBack(cr)
+	b := &cr.buf
 	var status api.PodStatus
 	switch act {
 	case actAccept:
-		status = acceptedStatus(pod, hostIP(node), now)
+		status = acceptedStatus(b, pod, hostIP(node), now)
 	case actStart:
 		ip, err := c.allocateIP(st, key, node)
 		if err != nil {
 			c.event(ctx, pod, api.EventTypeWarning, "FailedCreatePodSandBox", "no IP for the pod: %v", err)
 			return err
 		}
-		status = startedStatus(pod, hostIP(node), ip, now)
+		status = startedStatus(b, pod, hostIP(node), ip, now)
 		if readyOnStart(pod, facts) {
 			markReady(&status, now)
 		}
 	case actReady:
-		status = readyStatus(pod, now)
+		status = readyStatus(b, pod, now)
 	case actProbeFail:
-		status = probeFailedStatus(pod, now)
+		status = probeFailedStatus(b, pod, now)
 	case actCrash:
-		status = crashedStatus(pod, now)
+		status = crashedStatus(b, pod, now)
 	case actRestart:
-		status = restartedStatus(pod, now)
+		status = restartedStatus(b, pod, now)
 		if readyOnStart(pod, facts) {
 			markReady(&status, now)
 		}
 	case actNodeNotReady:
-		status = nodeNotReadyStatus(pod, now)
+		status = nodeNotReadyStatus(b, pod, now)
 	case actNodeLost:
-		status = nodeLostStatus(pod, now)
-	case actConfirmDelete:
-		return c.confirmDelete(ctx, key, pod, now)
+		status = nodeLostStatus(b, pod, now)
 	}
-	// A shallow copy: the status is new, and the Client neither changes
-	// nor keeps what it is given (the API server copies it, as a remote
-	// one would serialize it), so the cached pod stays untouched, and the
-	// copy is lent for this write only.
-	cp := c.carriers.lend(pod, status)
-	defer c.carriers.giveBack(cp)
+	cp := cr.carry(pod, status)
 	if _, err := c.client.UpdateStatus(ctx, cp); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
@@ -117,36 +121,40 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 	return nil
 }
 
-// withStatus returns a shallow copy of pod with status.
-func withStatus(pod *api.Pod, status api.PodStatus) *api.Pod {
-	p := *pod
-	p.Status = status
-	return &p
+// carrier is what carries one status write: a shallow copy of the cached
+// pod with the new status, and the buffer the status is built in.
+type carrier struct {
+	pod api.Pod
+	buf statusBuf
 }
 
-// carriers lends the pods that carry a new status to UpdateStatus: a copy
-// of the cached pod with the status, used for one write and given back. A
-// pod is large, and the kubelet writes every pod's status twice; the
-// Client neither changes nor keeps what it is given, so one carrier can
-// serve write after write.
+// carry makes the carrier's pod a shallow copy of pod with status, and
+// returns it.
+func (cr *carrier) carry(pod *api.Pod, status api.PodStatus) *api.Pod {
+	cr.pod = *pod
+	cr.pod.Status = status
+	return &cr.pod
+}
+
+// carriers lends the carriers of status writes. A pod is large, and the
+// kubelet writes every pod's status twice; the Client neither changes nor
+// keeps what it is given, so one carrier can serve write after write.
 type carriers struct{ pool sync.Pool }
 
-// lend returns a shallow copy of pod with status, to give back once the
-// write and what follows it (its events) are done.
-func (cs *carriers) lend(pod *api.Pod, status api.PodStatus) *api.Pod {
-	p, _ := cs.pool.Get().(*api.Pod)
-	if p == nil {
-		p = new(api.Pod)
+// lend returns a carrier, to give back once the write and what follows it
+// (its events, its log lines) are done with what it holds.
+func (cs *carriers) lend() *carrier {
+	if cr, ok := cs.pool.Get().(*carrier); ok {
+		return cr
 	}
-	*p = *pod
-	p.Status = status
-	return p
+	return new(carrier)
 }
 
 // giveBack takes a carrier back, forgetting what it held.
-func (cs *carriers) giveBack(p *api.Pod) {
-	*p = api.Pod{}
-	cs.pool.Put(p)
+func (cs *carriers) giveBack(cr *carrier) {
+	cr.pod = api.Pod{}
+	cr.buf.reset()
+	cs.pool.Put(cr)
 }
 
 // afterWrite clears the requests a write has fulfilled, and tells the story;

@@ -40,7 +40,9 @@ func (c *Controller) schedule(ctx context.Context, key string, pod *api.Pod) err
 		}
 		c.log.Info("unschedulable", zap.String("pod", key), zap.String("why", why))
 		c.event(ctx, pod, api.EventTypeWarning, "FailedScheduling", "%s", why)
-		_, err := c.client.UpdateStatus(ctx, withStatus(pod, unschedulableStatus(pod, why, c.clock.Now())))
+		cr := c.carriers.lend()
+		defer c.carriers.giveBack(cr)
+		_, err := c.client.UpdateStatus(ctx, cr.carry(pod, unschedulableStatus(&cr.buf, pod, why, c.clock.Now())))
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
