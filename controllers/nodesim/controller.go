@@ -133,9 +133,12 @@ type Controller struct {
 	pods            informer.Lister[*api.Pod]
 	nodes           informer.Lister[*api.Node]
 
-	// mu guards the maps below.
+	// mu guards the maps below, and the podStates in state.
 	mu sync.Mutex
-	// state is what the kubelet remembers of each bound pod, by pod key.
+	// state is what nodesim remembers of each pod, by pod key: what its
+	// kubelet remembers of it, and where the pod handler last saw it
+	// bound. One entry holds both, so that a sync or a delivery looks the
+	// pod up once. An entry with neither is dropped (podState.empty).
 	state map[string]*podState
 	// assumed holds pods bound by the scheduler whose binding the pod cache
 	// has not shown yet (pod key → node), so they count against capacity.
@@ -155,11 +158,10 @@ type Controller struct {
 	// up holds the nodes brought back by NodeUp whose Ready status the
 	// node cache has not shown yet: they count as up meanwhile.
 	up map[string]bool
-	// bound holds, by key, the pods bound to a node as the pod handler last
-	// delivered them. podsOn counts, by node, the pods in bound that have not
-	// finished plus the pods in assumed that are not in bound: the pods the
-	// scheduler counts against the node, kept so that it lists no pods.
-	bound  map[string]boundPod
+	// podsOn counts, by node, the pods bound to it as the pod handler last
+	// delivered them (podState.bound) that have not finished, plus the pods
+	// in assumed not bound so: the pods the scheduler counts against the
+	// node, kept so that it lists no pods.
 	podsOn map[string]int
 	// nodeList is the node cache's list as of the node handler's last
 	// delivery, nil when a node event has come since, and nodeCaps their
@@ -182,8 +184,16 @@ type Controller struct {
 	carriers carriers
 }
 
-// podState is the kubelet's memory of one pod.
+// podState is what nodesim remembers of one pod: its kubelet's memory of
+// it, kept until a sync finds the pod gone (forget), and where the pod
+// handler last saw it bound, kept until the handler sees it gone.
 type podState struct {
+	kubeletState
+	bound boundPod // the node it is bound to, as last delivered; zero if none (slots.go)
+}
+
+// kubeletState is the kubelet's memory of one pod.
+type kubeletState struct {
 	seen  bool      // the kubelet has synced the pod once: stage is set
 	stage stage     // stageOf the pod when last synced
 	since time.Time // when stage was first seen
@@ -192,7 +202,13 @@ type podState struct {
 	addr  netip.Addr
 	crash bool  // CrashPod asked for a crash not yet written
 	want  *bool // SetPodReady's override; see podFacts.WantReady
+	// due is when the pod's key is queued to come back (AddAfter), as
+	// the kubelet last asked; it asks again only for another time.
+	due time.Time
 }
+
+// empty reports whether st holds nothing: its entry can go.
+func (st *podState) empty() bool { return *st == podState{} }
 
 // New returns a controller whose handlers are registered on the factory's
 // pod and node informers. It starts nothing.
@@ -235,7 +251,6 @@ func New(cfg Config) (*Controller, error) {
 		unschedulable: make(map[string]bool),
 		down:          make(map[string]time.Time),
 		up:            make(map[string]bool),
-		bound:         make(map[string]boundPod),
 		podsOn:        make(map[string]int),
 		leased:        make(map[string]bool),
 		leaseWake:     make(chan struct{}, 1),
@@ -414,15 +429,22 @@ func (c *Controller) forget(key string) {
 	c.logs.forget(key)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if st, ok := c.state[key]; ok && st.ip != "" && c.ips[st.node][st.addr] == key {
+	st := c.state[key]
+	c.deleteAssumedLocked(key, st)
+	delete(c.unschedulable, key)
+	if st == nil {
+		return
+	}
+	if st.ip != "" && c.ips[st.node][st.addr] == key {
 		delete(c.ips[st.node], st.addr)
 		if low := c.lowIP[st.node]; low.IsValid() && st.addr.Less(low) {
 			c.lowIP[st.node] = st.addr // a hole below the mark: the lowest free now
 		}
 	}
-	delete(c.state, key)
-	c.deleteAssumedLocked(key)
-	delete(c.unschedulable, key)
+	st.kubeletState = kubeletState{}
+	if st.empty() {
+		delete(c.state, key) // else the pod handler drops it when it sees the pod gone
+	}
 }
 
 func finished(p *api.Pod) bool {

@@ -45,10 +45,10 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 		StartDelay: c.cfg.StartDelay, ReadyDelay: c.cfg.ReadyDelay,
 		TerminationDelay: c.terminationDelay(pod), EvictionTimeout: c.cfg.EvictionTimeout,
 	}
-	c.mu.Unlock()
-
 	act, wait := decide(pod, facts)
-	if wait > 0 {
+	requeue := wait > 0 && st.requeue(now, now.Add(wait))
+	c.mu.Unlock()
+	if requeue {
 		c.queue.AddAfter(key, wait)
 	}
 	if act == actNone {
@@ -227,6 +227,19 @@ func (c *Controller) terminationDelay(pod *api.Pod) time.Duration {
 	return min(time.Duration(grace)*time.Second, maxTerminationDelay)
 }
 
+// requeue reports whether the pod's key must be queued to come back at
+// due, and if so notes that it is. It need not when its key is pending
+// already at due or earlier: the workqueue keeps the earlier of two times,
+// and the sync then decides again. Its caller holds mu.
+func (st *kubeletState) requeue(now, due time.Time) bool {
+	if st.due.After(now) && !due.Before(st.due) {
+		return false
+	}
+	st.due = due
+	return true
+}
+
+// stateLocked returns the pod's state, making it if it has none.
 func (c *Controller) stateLocked(key string) *podState {
 	st, ok := c.state[key]
 	if !ok {

@@ -274,6 +274,39 @@ func TestGracefulDeletionConfirmedByKubelet(t *testing.T) {
 	assert.True(t, e.podGone("web"), "confirmed with grace 0 at TerminationDelay, no Sweep")
 }
 
+// TestGonePodsForgotten: what nodesim keeps per pod (its state, the
+// scheduler's counts, the IPs, the logs) goes with the pods, whichever of
+// the pod handler and the sync learns of it first.
+func TestGonePodsForgotten(t *testing.T) {
+	e := newEnv(t, Config{})
+	e.runReady("web-1", "web-2", "web-3")
+	require.NoError(t, e.c.CrashPod(e.ctx, "default", "web-2"))
+	require.NoError(t, e.c.SetPodReady(e.ctx, "default", "web-3", false))
+	e.settle()
+	e.c.mu.Lock()
+	assert.Len(t, e.c.state, 3)
+	assert.Equal(t, map[string]int{"node-0": 1, "node-1": 1, "node-2": 1}, e.c.podsOn)
+	e.c.mu.Unlock()
+	for _, name := range []string{"web-1", "web-2", "web-3"} {
+		e.deletePod(name)
+	}
+	e.advance(time.Second)
+	for _, name := range []string{"web-1", "web-2", "web-3"} {
+		require.True(t, e.podGone(name))
+	}
+	e.c.mu.Lock()
+	defer e.c.mu.Unlock()
+	assert.Empty(t, e.c.state)
+	assert.Empty(t, e.c.assumed)
+	assert.Empty(t, e.c.podsOn)
+	for node, ips := range e.c.ips {
+		assert.Empty(t, ips, node)
+	}
+	e.c.logs.mu.Lock()
+	assert.Empty(t, e.c.logs.pods)
+	e.c.logs.mu.Unlock()
+}
+
 func TestTerminationDelayConfigured(t *testing.T) {
 	e := newEnv(t, Config{TerminationDelay: 5 * time.Second})
 	e.runReady("web")

@@ -52,7 +52,7 @@ func (c *Controller) schedule(ctx context.Context, key string, pod *api.Pod) err
 	_, err := c.binder.Bind(ctx, pod.Metadata.Namespace, pod.Metadata.Name, node)
 	if err != nil {
 		c.mu.Lock()
-		c.deleteAssumedLocked(key)
+		c.deleteAssumedLocked(key, c.state[key])
 		c.mu.Unlock()
 		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
 			return nil // gone, or bound by someone else: the cache will tell

@@ -35,62 +35,75 @@ func addPodIndex(inf *informer.Informer) error {
 	return fmt.Errorf("nodesim: index pods by node: %w", err)
 }
 
-// boundPod is what the pod handler last saw of a pod bound to a node.
+// boundPod is what the pod handler last saw of a pod bound to a node; the
+// zero value means it saw the pod unbound, or not at all.
 type boundPod struct {
 	node  string
 	holds bool // not finished: it takes one of the node's slots
 }
 
 // The scheduler counts each node's pods without listing them. The pod
-// handler keeps bound (pods bound to a node, as last delivered); podsOn
-// counts, by node, the pods in bound that hold a slot plus the assumed pods
-// not in bound: what listing the pod cache and adding the assumed pods it
-// does not show bound would count. Both are guarded by mu.
+// handler keeps each pod's podState.bound (the node it is bound to, as last
+// delivered); podsOn counts, by node, the pods bound there that hold a slot
+// plus the assumed pods not seen bound: what listing the pod cache and
+// adding the assumed pods it does not show bound would count. All are
+// guarded by mu.
 
 // observePodLocked records the pod under key as the handler delivers it; p
 // nil means it is gone.
 func (c *Controller) observePodLocked(key string, p *api.Pod) {
-	if p != nil && p.Spec.NodeName != "" {
-		c.deleteAssumedLocked(key) // the binding is seen: no longer assumed
-	}
-	old, had := c.bound[key]
-	if had && old.holds {
-		c.addPodsOnLocked(old.node, -1)
-	}
+	st := c.state[key]
 	if p == nil || p.Spec.NodeName == "" {
-		if had {
-			delete(c.bound, key)
-			if node, ok := c.assumed[key]; ok {
-				c.addPodsOnLocked(node, 1) // counted again, as the cache no longer shows it bound
-			}
+		if st == nil || st.bound.node == "" {
+			return // not seen bound: nothing counted
+		}
+		old := st.bound
+		st.bound = boundPod{}
+		if old.holds {
+			c.addPodsOnLocked(old.node, -1)
+		}
+		if node, ok := c.assumed[key]; ok {
+			c.addPodsOnLocked(node, 1) // counted again, as the cache no longer shows it bound
+		}
+		if st.empty() {
+			delete(c.state, key)
 		}
 		return
 	}
-	b := boundPod{node: p.Spec.NodeName, holds: !finished(p)}
-	c.bound[key] = b
-	if b.holds {
-		c.addPodsOnLocked(b.node, 1)
+	if st == nil {
+		st = &podState{}
+		c.state[key] = st
+	}
+	c.deleteAssumedLocked(key, st) // the binding is seen: no longer assumed
+	if st.bound.holds {
+		c.addPodsOnLocked(st.bound.node, -1)
+	}
+	st.bound = boundPod{node: p.Spec.NodeName, holds: !finished(p)}
+	if st.bound.holds {
+		c.addPodsOnLocked(st.bound.node, 1)
 	}
 }
 
 // setAssumedLocked records that the scheduler bound the pod under key to
 // node, ahead of the cache.
 func (c *Controller) setAssumedLocked(key, node string) {
-	c.deleteAssumedLocked(key)
+	st := c.state[key]
+	c.deleteAssumedLocked(key, st)
 	c.assumed[key] = node
-	if _, ok := c.bound[key]; !ok {
+	if st == nil || st.bound.node == "" {
 		c.addPodsOnLocked(node, 1)
 	}
 }
 
-// deleteAssumedLocked forgets the scheduler's binding of the pod under key.
-func (c *Controller) deleteAssumedLocked(key string) {
+// deleteAssumedLocked forgets the scheduler's binding of the pod under key,
+// whose state is st (nil if it has none).
+func (c *Controller) deleteAssumedLocked(key string, st *podState) {
 	node, ok := c.assumed[key]
 	if !ok {
 		return
 	}
 	delete(c.assumed, key)
-	if _, seen := c.bound[key]; !seen {
+	if st == nil || st.bound.node == "" {
 		c.addPodsOnLocked(node, -1)
 	}
 }
