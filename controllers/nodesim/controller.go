@@ -188,6 +188,9 @@ type Controller struct {
 // it, kept until a sync finds the pod gone (forget), and where the pod
 // handler last saw it bound, kept until the handler sees it gone.
 type podState struct {
+	// key is the pod's key, the one string of it that the handler and
+	// the queue pass around, so that a delivery need not make another.
+	key string
 	kubeletState
 	bound boundPod // the node it is bound to, as last delivered; zero if none (slots.go)
 }
@@ -207,8 +210,8 @@ type kubeletState struct {
 	due time.Time
 }
 
-// empty reports whether st holds nothing: its entry can go.
-func (st *podState) empty() bool { return *st == podState{} }
+// empty reports whether st holds nothing but its key: its entry can go.
+func (st *podState) empty() bool { return st.kubeletState == kubeletState{} && st.bound == boundPod{} }
 
 // New returns a controller whose handlers are registered on the factory's
 // pod and node informers. It starts nothing.
@@ -275,7 +278,7 @@ func New(cfg Config) (*Controller, error) {
 				c.queue.Add(c.observePod(o, true))
 			} else if t, ok := obj.(informer.DeletedFinalStateUnknown); ok {
 				c.mu.Lock()
-				c.observePodLocked(t.Key, nil)
+				c.observePodLocked(t.Key, c.state[t.Key], nil)
 				c.mu.Unlock()
 			}
 			c.retryUnschedulable()
@@ -373,17 +376,27 @@ func (c *Controller) Run(ctx context.Context, workers int) { c.loop.Run(ctx, wor
 
 // observePod hands what the pod handler delivers to the scheduler's counts
 // and returns the pod's key, for the handler to queue.
+// A pod nodesim holds state of has its key made once: the delivery looks
+// the state up with the key built in a buffer, which needs no allocation.
 func (c *Controller) observePod(obj api.Object, gone bool) (key string) {
-	key = api.KeyOf(obj.GetObjectMeta())
+	m := obj.GetObjectMeta()
 	p, ok := obj.(*api.Pod)
-	if !ok {
-		return key
+	if !ok || m.Namespace == "" {
+		return api.KeyOf(m)
 	}
 	if gone {
 		p = nil
 	}
+	var buf [128]byte
+	k := append(append(append(buf[:0], m.Namespace...), '/'), m.Name...)
 	c.mu.Lock()
-	c.observePodLocked(key, p)
+	st := c.state[string(k)]
+	if st != nil {
+		key = st.key
+	} else {
+		key = string(k)
+	}
+	c.observePodLocked(key, st, p)
 	c.mu.Unlock()
 	return key
 }
@@ -400,17 +413,19 @@ func (c *Controller) retryUnschedulable() {
 
 // sync moves the pod under key one step: schedule it, or act as its kubelet.
 func (c *Controller) sync(ctx context.Context, key string) error {
-	ns, name, err := api.SplitKey(key)
-	if err != nil {
+	if _, _, err := api.SplitKey(key); err != nil {
 		return nil // not a pod key: nothing will ever make it one
 	}
-	pod, err := c.pods.Namespace(ns).Get(name)
-	if apierrors.IsNotFound(err) {
+	// The cache by key, not the lister by namespace and name, which would
+	// make the key again.
+	obj, ok := c.podInf.Indexer().Get(key)
+	if !ok {
 		c.forget(key)
 		return nil
 	}
-	if err != nil {
-		return err
+	pod, ok := obj.(*api.Pod)
+	if !ok {
+		return nil // not a pod: the pod informer holds none
 	}
 	if pod.Spec.NodeName == "" {
 		if c.cfg.Scheduler == SchedulerNone {

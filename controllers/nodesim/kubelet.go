@@ -243,7 +243,7 @@ func (st *kubeletState) requeue(now, due time.Time) bool {
 func (c *Controller) stateLocked(key string) *podState {
 	st, ok := c.state[key]
 	if !ok {
-		st = &podState{}
+		st = &podState{key: key}
 		c.state[key] = st
 	}
 	return st
@@ -261,7 +261,7 @@ func (c *Controller) allocateIP(st *podState, key string, node *api.Node) (strin
 	// Addresses below the node's low-water mark are all taken, so the
 	// search for the lowest free one starts there.
 	taken, low := c.ips[name], c.lowIP[name]
-	ip, err := nextPodIP(node.Spec.PodCIDR, func(a netip.Addr) bool {
+	addr, err := nextPodIP(node.Spec.PodCIDR, func(a netip.Addr) bool {
 		if low.IsValid() && a.Less(low) {
 			return true
 		}
@@ -271,10 +271,9 @@ func (c *Controller) allocateIP(st *podState, key string, node *api.Node) (strin
 	if err != nil {
 		return "", err
 	}
-	c.claimIPLocked(st, key, name, ip)
-	if a, err := netip.ParseAddr(ip); err == nil {
-		c.lowIP[name] = a.Next() // it was the lowest free: all below it are taken
-	}
+	ip := addr.String()
+	c.holdIPLocked(st, key, name, ip, addr)
+	c.lowIP[name] = addr.Next() // it was the lowest free: all below it are taken
 	return ip, nil
 }
 
@@ -285,6 +284,11 @@ func (c *Controller) claimIPLocked(st *podState, key, node, ip string) {
 	if err != nil {
 		return // not an address this simulator handed out: nothing to hold
 	}
+	c.holdIPLocked(st, key, node, ip, addr)
+}
+
+// holdIPLocked is claimIPLocked with ip parsed: addr.
+func (c *Controller) holdIPLocked(st *podState, key, node, ip string, addr netip.Addr) {
 	if c.ips[node] == nil {
 		c.ips[node] = make(map[netip.Addr]string)
 	}

@@ -285,6 +285,9 @@ func TestGonePodsForgotten(t *testing.T) {
 	e.settle()
 	e.c.mu.Lock()
 	assert.Len(t, e.c.state, 3)
+	for key, st := range e.c.state {
+		assert.Equal(t, key, st.key, "an entry holds its own key")
+	}
 	assert.Equal(t, map[string]int{"node-0": 1, "node-1": 1, "node-2": 1}, e.c.podsOn)
 	e.c.mu.Unlock()
 	for _, name := range []string{"web-1", "web-2", "web-3"} {

@@ -49,10 +49,9 @@ type boundPod struct {
 // adding the assumed pods it does not show bound would count. All are
 // guarded by mu.
 
-// observePodLocked records the pod under key as the handler delivers it; p
-// nil means it is gone.
-func (c *Controller) observePodLocked(key string, p *api.Pod) {
-	st := c.state[key]
+// observePodLocked records the pod under key, whose state is st (nil if it
+// has none), as the handler delivers it; p nil means it is gone.
+func (c *Controller) observePodLocked(key string, st *podState, p *api.Pod) {
 	if p == nil || p.Spec.NodeName == "" {
 		if st == nil || st.bound.node == "" {
 			return // not seen bound: nothing counted
@@ -71,7 +70,7 @@ func (c *Controller) observePodLocked(key string, p *api.Pod) {
 		return
 	}
 	if st == nil {
-		st = &podState{}
+		st = &podState{key: key}
 		c.state[key] = st
 	}
 	c.deleteAssumedLocked(key, st) // the binding is seen: no longer assumed
