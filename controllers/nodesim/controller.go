@@ -404,6 +404,10 @@ func (c *Controller) observePod(obj api.Object, gone bool) (key string) {
 // retryUnschedulable queues every pod that found no node, in key order.
 func (c *Controller) retryUnschedulable() {
 	c.mu.Lock()
+	if len(c.unschedulable) == 0 {
+		c.mu.Unlock()
+		return // the usual case, at every pod that finishes or goes
+	}
 	keys := sortedKeys(c.unschedulable)
 	c.mu.Unlock()
 	for _, k := range keys {

@@ -2,6 +2,7 @@ package nodesim
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/informer"
@@ -13,19 +14,40 @@ import (
 // this package on the same factory, with the same function.
 const nodeNameIndex = "nodesim/nodeName"
 
+// nodeNameValues makes the values of nodeNameIndex: a pod's node name, in
+// a one-element slice. The cache indexes a pod at every change of it, and
+// only reads what an IndexFunc returns, so the slice of each node is made
+// once and shared. mu guards byNode, which grows by one entry per node name
+// ever bound to.
+type nodeNameValues struct {
+	mu     sync.Mutex
+	byNode map[string][]string
+}
+
 // podNodeName indexes a pod by the node it is bound to, if any.
-func podNodeName(obj api.Object) []string {
-	if p, ok := obj.(*api.Pod); ok && p.Spec.NodeName != "" {
-		return []string{p.Spec.NodeName}
+func (v *nodeNameValues) podNodeName(obj api.Object) []string {
+	p, ok := obj.(*api.Pod)
+	if !ok || p.Spec.NodeName == "" {
+		return nil
 	}
-	return nil
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	vals, ok := v.byNode[p.Spec.NodeName]
+	if !ok {
+		if v.byNode == nil {
+			v.byNode = make(map[string][]string)
+		}
+		vals = []string{p.Spec.NodeName}
+		v.byNode[p.Spec.NodeName] = vals
+	}
+	return vals
 }
 
 // addPodIndex adds nodeNameIndex to the pod informer's cache, unless an
 // earlier Controller did.
 func addPodIndex(inf *informer.Informer) error {
 	x := inf.Indexer()
-	err := x.AddIndexers(map[string]informer.IndexFunc{nodeNameIndex: podNodeName})
+	err := x.AddIndexers(map[string]informer.IndexFunc{nodeNameIndex: new(nodeNameValues).podNodeName})
 	if err == nil {
 		return nil
 	}
@@ -87,6 +109,12 @@ func (c *Controller) observePodLocked(key string, st *podState, p *api.Pod) {
 // node, ahead of the cache.
 func (c *Controller) setAssumedLocked(key, node string) {
 	st := c.state[key]
+	if st == nil {
+		// Made now, with the queue's key, so that the delivery of the
+		// binding finds it and makes no key of its own.
+		st = &podState{key: key}
+		c.state[key] = st
+	}
 	c.deleteAssumedLocked(key, st)
 	c.assumed[key] = node
 	if st == nil || st.bound.node == "" {
