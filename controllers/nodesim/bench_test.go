@@ -36,3 +36,19 @@ func BenchmarkPodLifecycle(b *testing.B) {
 	b.StopTimer()
 	require.True(b, e.podGone("web-0"))
 }
+
+// BenchmarkIdleSync is one sync of a pod that is Running and Ready with
+// nothing due: the work of a sync that has nothing to do, from the queue's
+// Add to its Done, which is what foresee spares the delivery of the
+// kubelet's own writes.
+func BenchmarkIdleSync(b *testing.B) {
+	e := newEnv(b, Config{Nodes: 10})
+	e.runReady("web")
+	b.ReportAllocs()
+	for b.Loop() {
+		e.c.queue.Add("default/web")
+		if !e.c.ProcessOne(e.ctx) {
+			b.Fatal("nothing synced")
+		}
+	}
+}
