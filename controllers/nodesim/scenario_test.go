@@ -67,10 +67,40 @@ func (e *env) settle() {
 			progressed = true
 		}
 		if !progressed {
+			if _, ok := e.t.(*testing.T); ok { // not in benchmarks, whose cost it would add to
+				e.checkCounts()
+			}
 			return
 		}
 	}
 	e.t.Fatal("never settled")
+}
+
+// checkCounts holds the scheduler's counts to a recount: podsOn is, by
+// node, the pods seen bound there that hold a slot plus the assumed ones
+// not seen bound, and every heap entry says its node's count.
+func (e *env) checkCounts() {
+	e.t.Helper()
+	c := e.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	want := map[string]int{}
+	for key, st := range c.state {
+		require.Equal(e.t, key, st.key, "an entry holds its own key")
+		if st.bound.holds {
+			want[st.bound.node]++
+		}
+	}
+	for key, node := range c.assumed {
+		if st := c.state[key]; st == nil || st.bound.node == "" {
+			want[node]++
+		}
+	}
+	require.Equal(e.t, want, c.podsOn, "podsOn")
+	for name, entry := range c.loadByName {
+		require.Equal(e.t, c.podsOn[name], entry.pods, "heap entry of %s", name)
+		require.Same(e.t, entry, c.load[entry.index])
+	}
 }
 
 // advance moves the clock by d and settles.

@@ -95,13 +95,33 @@ func (c *Controller) observePodLocked(key string, st *podState, p *api.Pod) {
 		st = &podState{key: key}
 		c.state[key] = st
 	}
-	c.deleteAssumedLocked(key, st) // the binding is seen: no longer assumed
+	// The pod is counted against at most one node: where it was assumed
+	// if it was not seen bound, else where it was seen bound if it held a
+	// slot there. Its count moves only if that node changes, so the
+	// deliveries of its status writes, and of the binding the scheduler
+	// assumed, leave the counts and the heap alone.
+	from := ""
+	if node, ok := c.assumed[key]; ok {
+		delete(c.assumed, key) // the binding is seen: no longer assumed
+		if st.bound.node == "" {
+			from = node
+		}
+	}
 	if st.bound.holds {
-		c.addPodsOnLocked(st.bound.node, -1)
+		from = st.bound.node
 	}
 	st.bound = boundPod{node: p.Spec.NodeName, holds: !finished(p)}
+	to := ""
 	if st.bound.holds {
-		c.addPodsOnLocked(st.bound.node, 1)
+		to = st.bound.node
+	}
+	if from != to {
+		if from != "" {
+			c.addPodsOnLocked(from, -1)
+		}
+		if to != "" {
+			c.addPodsOnLocked(to, 1)
+		}
 	}
 }
 
