@@ -208,6 +208,10 @@ type kubeletState struct {
 	// due is when the pod's key is queued to come back (AddAfter), as
 	// the kubelet last asked; it asks again only for another time.
 	due time.Time
+	// ownRV is the resourceVersion of the kubelet's last write, when the
+	// sync its delivery would queue has nothing to do (foresee):
+	// the pod handler does not queue that version. "" when none.
+	ownRV string
 }
 
 // empty reports whether st holds nothing but its key: its entry can go.
@@ -268,7 +272,9 @@ func New(cfg Config) (*Controller, error) {
 			c.queue.Add(c.observePod(obj, false))
 		},
 		UpdateFunc: func(oldObj, newObj api.Object) {
-			c.queue.Add(c.observePod(newObj, false))
+			if key, own := c.observeUpdate(newObj); !own {
+				c.queue.Add(key)
+			}
 			if finished(newObj.(*api.Pod)) && !finished(oldObj.(*api.Pod)) {
 				c.retryUnschedulable() // a finished pod frees its slot
 			}
@@ -379,10 +385,21 @@ func (c *Controller) Run(ctx context.Context, workers int) { c.loop.Run(ctx, wor
 // A pod nodesim holds state of has its key made once: the delivery looks
 // the state up with the key built in a buffer, which needs no allocation.
 func (c *Controller) observePod(obj api.Object, gone bool) (key string) {
+	key, _ = c.observe(obj, gone)
+	return key
+}
+
+// observeUpdate is observePod for an update, and also reports whether the
+// update is the kubelet's own write whose sync foresee spared.
+func (c *Controller) observeUpdate(obj api.Object) (key string, own bool) {
+	return c.observe(obj, false)
+}
+
+func (c *Controller) observe(obj api.Object, gone bool) (key string, own bool) {
 	m := obj.GetObjectMeta()
 	p, ok := obj.(*api.Pod)
 	if !ok || m.Namespace == "" {
-		return api.KeyOf(m)
+		return api.KeyOf(m), false
 	}
 	if gone {
 		p = nil
@@ -390,15 +407,19 @@ func (c *Controller) observePod(obj api.Object, gone bool) (key string) {
 	var buf [128]byte
 	k := append(append(append(buf[:0], m.Namespace...), '/'), m.Name...)
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	st := c.state[string(k)]
 	if st != nil {
 		key = st.key
+		if p != nil && st.ownRV != "" && st.ownRV == m.ResourceVersion {
+			own = true
+			st.ownRV = ""
+		}
 	} else {
 		key = string(k)
 	}
 	c.observePodLocked(key, st, p)
-	c.mu.Unlock()
-	return key
+	return key, own
 }
 
 // retryUnschedulable queues every pod that found no node, in key order.

@@ -29,22 +29,11 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 	// pod's while this sync runs; c.mu still guards its fields.
 	c.mu.Lock()
 	st := c.stateLocked(key)
-	if stage := stageOf(pod); !st.seen || st.stage != stage {
-		st.seen, st.stage, st.since = true, stage, now
-	}
-	if pod.Status.Phase != api.PodRunning {
-		st.crash = false // only a running pod can crash
-	}
+	st.ownRV = "" // this sync sees the pod as it is, whatever wrote it
 	if ip := pod.Status.PodIP; ip != "" && st.ip == "" {
 		c.claimIPLocked(st, key, pod.Spec.NodeName, ip) // e.g. after a restart of the simulator
 	}
-	down, downSince := c.nodeDownLocked(node)
-	facts := podFacts{
-		Now: now, Since: st.since, NodeDown: down, DownSince: downSince,
-		WantReady: st.want, CrashRequested: st.crash,
-		StartDelay: c.cfg.StartDelay, ReadyDelay: c.cfg.ReadyDelay,
-		TerminationDelay: c.terminationDelay(pod), EvictionTimeout: c.cfg.EvictionTimeout,
-	}
+	facts := c.observeLocked(&st.kubeletState, pod, node, now)
 	act, wait := decide(pod, facts)
 	requeue := wait > 0 && st.requeue(now, now.Add(wait))
 	c.mu.Unlock()
@@ -102,7 +91,8 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 		status = nodeLostStatus(b, pod, now)
 	}
 	cp := cr.carry(pod, status)
-	if _, err := c.client.UpdateStatus(ctx, cp); err != nil {
+	written, err := c.client.UpdateStatus(ctx, cp)
+	if err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
@@ -118,7 +108,59 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 	}
 	c.logWrite(key, cp, act, now)
 	c.afterWrite(ctx, st, key, cp, act)
+	if w, ok := written.(*api.Pod); ok {
+		c.foresee(st, w, node, now)
+	}
 	return nil
+}
+
+// observeLocked is what a sync learns from the pod and its node: it moves
+// st to the pod's stage (since now, if the stage is new) and returns the
+// facts decide needs.
+func (c *Controller) observeLocked(st *kubeletState, pod *api.Pod, node *api.Node, now time.Time) podFacts {
+	if stage := stageOf(pod); !st.seen || st.stage != stage {
+		st.seen, st.stage, st.since = true, stage, now
+	}
+	if pod.Status.Phase != api.PodRunning {
+		st.crash = false // only a running pod can crash
+	}
+	down, downSince := c.nodeDownLocked(node)
+	return podFacts{
+		Now: now, Since: st.since, NodeDown: down, DownSince: downSince,
+		WantReady: st.want, CrashRequested: st.crash,
+		StartDelay: c.cfg.StartDelay, ReadyDelay: c.cfg.ReadyDelay,
+		TerminationDelay: c.terminationDelay(pod), EvictionTimeout: c.cfg.EvictionTimeout,
+	}
+}
+
+// foresee spares the sync that the delivery of the kubelet's own
+// write, written, would queue, when that sync could do nothing: decide
+// would find nothing to do now, and either nothing waiting on time or, the
+// stage being the one it had, a time the queue already holds. It then does
+// now what that sync would have remembered (observeLocked) and notes the
+// written version, whose delivery the pod handler does not queue. When the
+// stage is new the sync would have dated it at its own time, later than
+// now; that date is read only by a decision that waits on time, so it may
+// be now only when none does. Its caller does not hold mu.
+func (c *Controller) foresee(st *podState, written *api.Pod, node *api.Node, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ip := written.Status.PodIP; ip != "" && st.ip == "" {
+		return // the sync would claim the address
+	}
+	next := st.kubeletState
+	was := next.stage
+	act, wait := decide(written, c.observeLocked(&next, written, node, now))
+	switch {
+	case act != actNone:
+		return
+	case wait > 0 && next.stage != was:
+		return
+	case wait > 0 && next.requeue(now, now.Add(wait)):
+		return
+	}
+	st.kubeletState = next
+	st.ownRV = written.Metadata.ResourceVersion
 }
 
 // carrier is what carries one status write: a shallow copy of the cached

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
+	"github.com/miniplane/miniplane/controllers/loop"
 	"github.com/miniplane/miniplane/informer"
 )
 
@@ -302,6 +304,79 @@ func TestGracefulDeletionConfirmedByKubelet(t *testing.T) {
 	assert.False(t, e.podGone("web"), "not before TerminationDelay")
 	e.advance(time.Millisecond)
 	assert.True(t, e.podGone("web"), "confirmed with grace 0 at TerminationDelay, no Sweep")
+}
+
+// syncCounter counts syncs by key (a loop.Observer).
+type syncCounter struct {
+	mu    sync.Mutex
+	byKey map[string]int
+}
+
+func (s *syncCounter) ReconcileStarted(info loop.Info) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.byKey[info.Key]++
+}
+
+func (s *syncCounter) ReconcileEnded(loop.Info, error, time.Duration) {}
+
+func (s *syncCounter) of(key string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.byKey[key]
+}
+
+// TestOwnWritesNotSyncedAgain: the delivery of a status write of the
+// kubelet's own is not synced when that sync would do nothing (foresee), and
+// is when it has a delay to start: the pods' lives follow the same clock.
+func TestOwnWritesNotSyncedAgain(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		probe bool
+		syncs int
+	}{
+		// Created (bound), bound (accepted), due (started, and ready);
+		// the deliveries of accepted and started are spared.
+		{"without a readiness probe", false, 3},
+		// ... due (started), started (the ready delay queued), due
+		// (ready); accepted and ready are spared.
+		{"with a readiness probe", true, 5},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			syncs := &syncCounter{byKey: map[string]int{}}
+			e := newEnv(t, Config{Observer: syncs})
+			if tt.probe {
+				e.createPod("web", withReadinessProbe)
+			} else {
+				e.createPod("web")
+			}
+			e.settle()
+			assert.Equal(t, api.PodPending, e.pod("web").Status.Phase)
+			e.advance(time.Second)
+			assert.Equal(t, api.PodRunning, e.pod("web").Status.Phase)
+			assert.Equal(t, !tt.probe, api.IsPodReady(e.pod("web")))
+			if tt.probe {
+				e.advance(999 * time.Millisecond)
+				assert.False(t, api.IsPodReady(e.pod("web")), "not before ReadyDelay")
+				e.advance(time.Millisecond)
+			}
+			assert.True(t, api.IsPodReady(e.pod("web")))
+			assert.Equal(t, tt.syncs, syncs.of("default/web"))
+
+			// What happens to it next is seen as before: a crash, a
+			// restart, a deletion.
+			require.NoError(t, e.c.CrashPod(e.ctx, "default", "web"))
+			e.settle()
+			assert.False(t, api.IsPodReady(e.pod("web")))
+			e.advance(time.Second)
+			assert.Equal(t, int32(1), e.pod("web").Status.ContainerStatuses[0].RestartCount)
+			e.advance(time.Second)
+			assert.True(t, api.IsPodReady(e.pod("web")))
+			e.deletePod("web")
+			e.advance(time.Second)
+			assert.True(t, e.podGone("web"))
+		})
+	}
 }
 
 // TestGonePodsForgotten: what nodesim keeps per pod (its state, the
