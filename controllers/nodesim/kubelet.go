@@ -24,9 +24,11 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 	now := c.clock.Now()
 
 	// st is looked up once per sync: the state map holds every pod, so
-	// each lookup is a cache miss. Only this key's sync forgets it, and
-	// the queue never hands one key to two workers, so st stays the
-	// pod's while this sync runs; c.mu still guards its fields.
+	// each lookup is a cache miss. Only this key's sync forgets it (the
+	// pod handler drops an entry only when the kubelet holds nothing of
+	// the pod, and this sync marks it seen), and the queue never hands one
+	// key to two workers, so st stays the pod's while this sync runs;
+	// c.mu still guards its fields.
 	c.mu.Lock()
 	st := c.stateLocked(key)
 	st.ownRV = "" // this sync sees the pod as it is, whatever wrote it
