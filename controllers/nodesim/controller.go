@@ -248,10 +248,10 @@ func New(cfg Config) (*Controller, error) {
 	c := &Controller{
 		cfg: cfg, client: cfg.Client, binder: binder, clock: cfg.Clock, log: log.Named("nodesim"), rec: cfg.Recorder,
 		queue:         workqueue.New(workqueue.Config[string]{Name: "nodesim", Clock: cfg.Clock, Metrics: true}),
-		logs:          newLogs(),
+		logs:          newLogs(presize(cfg)),
 		podInf:        cfg.Factory.ForResource(client.Pods),
 		nodeInf:       cfg.Factory.ForResource(client.Nodes),
-		state:         make(map[string]*podState),
+		state:         make(map[string]*podState, presize(cfg)),
 		assumed:       make(map[string]string),
 		ips:           make(map[string]map[netip.Addr]string),
 		lowIP:         make(map[string]netip.Addr),
@@ -332,6 +332,14 @@ func New(cfg Config) (*Controller, error) {
 	}
 	return c, nil
 }
+
+// maxPresized bounds presize: about 4 MB a map.
+const maxPresized = 1 << 17
+
+// presize is how many pods the per-pod maps are made room for up front:
+// as many as the nodes hold, so that filling them does not grow them step
+// by step, up to maxPresized.
+func presize(cfg Config) int { return max(0, min(cfg.Nodes*cfg.PodsPerNode, maxPresized)) }
 
 func withDefaults(cfg Config) Config {
 	if cfg.Nodes == 0 {

@@ -305,10 +305,7 @@ func (c *Controller) allocateIP(st *podState, key string, node *api.Node) (strin
 	// Addresses below the node's low-water mark are all taken, so the
 	// search for the lowest free one starts there.
 	taken, low := c.ips[name], c.lowIP[name]
-	addr, err := nextPodIP(node.Spec.PodCIDR, func(a netip.Addr) bool {
-		if low.IsValid() && a.Less(low) {
-			return true
-		}
+	addr, err := nextPodIP(node.Spec.PodCIDR, low, func(a netip.Addr) bool {
 		_, ok := taken[a]
 		return ok
 	})
@@ -334,7 +331,7 @@ func (c *Controller) claimIPLocked(st *podState, key, node, ip string) {
 // holdIPLocked is claimIPLocked with ip parsed: addr.
 func (c *Controller) holdIPLocked(st *podState, key, node, ip string, addr netip.Addr) {
 	if c.ips[node] == nil {
-		c.ips[node] = make(map[netip.Addr]string)
+		c.ips[node] = make(map[netip.Addr]string, c.cfg.PodsPerNode) // the most it holds, if nodesim schedules
 	}
 	c.ips[node][addr] = key
 	if c.lowIP[node] == addr {

@@ -92,8 +92,9 @@ type logs struct {
 	pods map[string]*podLogs // by pod key
 }
 
-func newLogs() *logs {
-	return &logs{pods: make(map[string]*podLogs)}
+// newLogs returns empty logs with room for the runs of pods pods.
+func newLogs(pods int) *logs {
+	return &logs{pods: make(map[string]*podLogs, pods)}
 }
 
 // runLocked returns the pod's run with id, creating it (and forgetting the

@@ -101,7 +101,7 @@ func TestContainerLogFollowsThePodsLife(t *testing.T) {
 // again and again keeps only its current and previous runs, and a run
 // keeps at most MaxLogLines lines, its sequence numbers counting on.
 func TestContainerLogKeepsTwoRunsAndBoundedLines(t *testing.T) {
-	l := newLogs()
+	l := newLogs(0)
 	for i := range 5 {
 		id := "containerd://" + string(rune('a'+i))
 		l.add("default/web", "app", id, int32(i), epoch, logStarted, false)

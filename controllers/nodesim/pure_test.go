@@ -86,13 +86,23 @@ func TestNextPodIP(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := nextPodIP(tt.cidr, func(a netip.Addr) bool { return tt.used[a.String()] })
+			got, err := nextPodIP(tt.cidr, netip.Addr{}, func(a netip.Addr) bool { return tt.used[a.String()] })
 			if tt.wantErr {
 				assert.Error(t, err)
 				return
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got.String())
+			// Told that all below the answer are taken, it finds it
+			// again, looking at none of them.
+			again, err := nextPodIP(tt.cidr, got, func(a netip.Addr) bool {
+				require.False(t, a.Less(got), "%s looked at, below %s", a, got)
+				return tt.used[a.String()]
+			})
+			require.NoError(t, err)
+			assert.Equal(t, got, again)
+			_, err = nextPodIP(tt.cidr, netip.MustParseAddr("10.255.255.255"), func(netip.Addr) bool { return false })
+			assert.ErrorIs(t, err, errRangeFull, "all below the end of the range taken")
 		})
 	}
 }
