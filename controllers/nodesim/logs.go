@@ -146,8 +146,9 @@ func (l *logs) findLocked(podKey, id string) (*containerRun, bool) {
 	return nil, false
 }
 
-// add appends a line to the run with id, and ends the run if end is set.
-func (l *logs) add(podKey, container, id string, restart int32, at time.Time, kind logKind, end bool) {
+// add appends lines of kinds to the run with id, and ends the run after
+// them if end is set.
+func (l *logs) add(podKey, container, id string, restart int32, at time.Time, end bool, kinds ...logKind) {
 	if id == "" {
 		return
 	}
@@ -157,11 +158,13 @@ func (l *logs) add(podKey, container, id string, restart int32, at time.Time, ki
 	if r.ended {
 		return
 	}
-	if len(r.entries) == MaxLogLines {
-		r.entries = slices.Delete(r.entries, 0, 1)
-		r.first++
+	for _, kind := range kinds {
+		if len(r.entries) == MaxLogLines {
+			r.entries = slices.Delete(r.entries, 0, 1)
+			r.first++
+		}
+		r.entries = append(r.entries, logEntry{at: at.UnixNano(), kind: kind})
 	}
-	r.entries = append(r.entries, logEntry{at: at.UnixNano(), kind: kind})
 	r.ended = end
 	if r.changed != nil {
 		close(r.changed)
@@ -314,17 +317,18 @@ func (c *Controller) logWrite(key string, pod *api.Pod, act action, now time.Tim
 	for _, cs := range pod.Status.ContainerStatuses {
 		switch act {
 		case actStart, actRestart:
-			c.logs.add(key, cs.Name, cs.ContainerID, cs.RestartCount, now, logStarted, false)
 			if cs.Ready {
-				c.logs.add(key, cs.Name, cs.ContainerID, cs.RestartCount, now, logReadyNoProbe, false)
+				c.logs.add(key, cs.Name, cs.ContainerID, cs.RestartCount, now, false, logStarted, logReadyNoProbe)
+			} else {
+				c.logs.add(key, cs.Name, cs.ContainerID, cs.RestartCount, now, false, logStarted)
 			}
 		case actReady:
-			c.logs.add(key, cs.Name, cs.ContainerID, cs.RestartCount, now, logReadyProbe, false)
+			c.logs.add(key, cs.Name, cs.ContainerID, cs.RestartCount, now, false, logReadyProbe)
 		case actProbeFail:
-			c.logs.add(key, cs.Name, cs.ContainerID, cs.RestartCount, now, logNotReady, false)
+			c.logs.add(key, cs.Name, cs.ContainerID, cs.RestartCount, now, false, logNotReady)
 		case actCrash:
 			if t := cs.State.Terminated; t != nil {
-				c.logs.add(key, cs.Name, t.ContainerID, cs.RestartCount, now, logCrashed, true)
+				c.logs.add(key, cs.Name, t.ContainerID, cs.RestartCount, now, true, logCrashed)
 			}
 		}
 	}
@@ -338,7 +342,7 @@ func (c *Controller) logWrite(key string, pod *api.Pod, act action, now time.Tim
 func (c *Controller) logStop(key string, pod *api.Pod, now time.Time) {
 	for _, cs := range pod.Status.ContainerStatuses {
 		if cs.State.Running != nil {
-			c.logs.add(key, cs.Name, cs.ContainerID, cs.RestartCount, now, logStopped, true)
+			c.logs.add(key, cs.Name, cs.ContainerID, cs.RestartCount, now, true, logStopped)
 		}
 	}
 	c.logs.endPod(key)

@@ -104,7 +104,7 @@ func TestContainerLogKeepsTwoRunsAndBoundedLines(t *testing.T) {
 	l := newLogs(0)
 	for i := range 5 {
 		id := "containerd://" + string(rune('a'+i))
-		l.add("default/web", "app", id, int32(i), epoch, logStarted, false)
+		l.add("default/web", "app", id, int32(i), epoch, false, logStarted)
 	}
 	ids := func() (out []string) {
 		for _, r := range l.pods["default/web"].runs {
@@ -113,11 +113,11 @@ func TestContainerLogKeepsTwoRunsAndBoundedLines(t *testing.T) {
 		return out
 	}
 	assert.Equal(t, []string{"app containerd://d", "app containerd://e"}, ids())
-	l.add("default/web", "sidecar", "containerd://s", 0, epoch, logStarted, false)
+	l.add("default/web", "sidecar", "containerd://s", 0, epoch, false, logStarted)
 	assert.Equal(t, []string{"app containerd://d", "app containerd://e", "sidecar containerd://s"}, ids(), "two runs per container")
 
 	for range MaxLogLines + 10 {
-		l.add("default/web", "app", "containerd://e", 4, epoch, logReadyProbe, false)
+		l.add("default/web", "app", "containerd://e", 4, epoch, false, logReadyProbe)
 	}
 	r, ok := l.findLocked("default/web", "containerd://e")
 	require.True(t, ok)
