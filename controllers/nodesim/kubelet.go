@@ -165,11 +165,26 @@ func (c *Controller) foresee(st *podState, written *api.Pod, node *api.Node, now
 	st.ownRV = written.Metadata.ResourceVersion
 }
 
-// carrier is what carries one status write: a shallow copy of the cached
-// pod with the new status, and the buffer the status is built in.
+// carrier is what carries one write: for a status write, a shallow copy
+// of the cached pod with the new status, and the buffer the status is built
+// in; for the kubelet's confirmation of a deletion, what its options point
+// at. The Client keeps none of it.
 type carrier struct {
 	pod api.Pod
 	buf statusBuf
+
+	grace int64
+	uid   api.UID
+	pre   api.Preconditions
+}
+
+// confirmDeletion returns the options with which the kubelet deletes pod
+// once its containers have stopped: grace 0, if it is still the same pod
+// (its uid).
+func (cr *carrier) confirmDeletion(pod *api.Pod) api.DeleteOptions {
+	cr.grace, cr.uid = 0, pod.Metadata.UID
+	cr.pre = api.Preconditions{UID: &cr.uid}
+	return api.DeleteOptions{GracePeriodSeconds: &cr.grace, Preconditions: &cr.pre}
 }
 
 // carry makes the carrier's pod a shallow copy of pod with status, and
@@ -198,6 +213,7 @@ func (cs *carriers) lend() *carrier {
 func (cs *carriers) giveBack(cr *carrier) {
 	cr.pod = api.Pod{}
 	cr.buf.reset()
+	cr.uid, cr.pre = "", api.Preconditions{}
 	cs.pool.Put(cr)
 }
 
@@ -241,11 +257,9 @@ func (c *Controller) afterWrite(ctx context.Context, st *podState, key string, p
 // containers have stopped, so it deletes the pod with grace 0, on condition
 // that it is still the same pod.
 func (c *Controller) confirmDelete(ctx context.Context, key string, pod *api.Pod, now time.Time) error {
-	uid := pod.Metadata.UID
-	_, err := c.client.Delete(ctx, client.Pods, pod.Metadata.Namespace, pod.Metadata.Name, api.DeleteOptions{
-		GracePeriodSeconds: ptr(int64(0)),
-		Preconditions:      &api.Preconditions{UID: &uid},
-	})
+	cr := c.carriers.lend()
+	defer c.carriers.giveBack(cr)
+	_, err := c.client.Delete(ctx, client.Pods, pod.Metadata.Namespace, pod.Metadata.Name, cr.confirmDeletion(pod))
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("nodesim: confirm deletion of %s: %w", key, err)
 	}

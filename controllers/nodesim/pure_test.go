@@ -470,3 +470,21 @@ func TestPodNodeNameIndex(t *testing.T) {
 	assert.Nil(t, v.podNodeName(bound("")))
 	assert.Nil(t, v.podNodeName(&api.Node{}))
 }
+
+// TestConfirmDeletionOptions: the kubelet confirms a deletion with grace 0
+// on condition of the pod's uid, whichever carrier it borrowed before.
+func TestConfirmDeletionOptions(t *testing.T) {
+	var cs carriers
+	for _, uid := range []api.UID{"uid-1", "uid-2"} {
+		cr := cs.lend()
+		pod := &api.Pod{Metadata: api.ObjectMeta{Namespace: "default", Name: "web", UID: uid}}
+		opts := cr.confirmDeletion(pod)
+		require.NotNil(t, opts.GracePeriodSeconds)
+		assert.Equal(t, int64(0), *opts.GracePeriodSeconds)
+		require.NotNil(t, opts.Preconditions)
+		require.NotNil(t, opts.Preconditions.UID)
+		assert.Equal(t, uid, *opts.Preconditions.UID)
+		assert.Nil(t, opts.Preconditions.ResourceVersion)
+		cs.giveBack(cr)
+	}
+}
