@@ -40,7 +40,9 @@ func (c *Controller) schedule(ctx context.Context, key string, pod *api.Pod) err
 		}
 		c.log.Info("unschedulable", zap.String("pod", key), zap.String("why", why))
 		c.event(ctx, pod, api.EventTypeWarning, "FailedScheduling", "%s", why)
-		_, err := c.client.UpdateStatus(ctx, withStatus(pod, unschedulableStatus(pod, why, c.clock.Now())))
+		cr := c.carriers.lend()
+		defer c.carriers.giveBack(cr)
+		_, err := c.client.UpdateStatus(ctx, cr.carry(pod, unschedulableStatus(&cr.buf, pod, why, c.clock.Now())))
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
@@ -50,7 +52,7 @@ func (c *Controller) schedule(ctx context.Context, key string, pod *api.Pod) err
 	_, err := c.binder.Bind(ctx, pod.Metadata.Namespace, pod.Metadata.Name, node)
 	if err != nil {
 		c.mu.Lock()
-		c.deleteAssumedLocked(key)
+		c.deleteAssumedLocked(key, c.state[key])
 		c.mu.Unlock()
 		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
 			return nil // gone, or bound by someone else: the cache will tell
