@@ -74,6 +74,8 @@ type Server struct {
 	randMu sync.Mutex
 	// lastStamp is the time stampTime last gave out.
 	lastStamp atomic.Pointer[api.Time]
+	// stamps shares the managedFields of a second's writes.
+	stamps stamps
 	rand      *rand.Rand
 	names     *SeededNames // nil: names come from rand
 
