@@ -110,11 +110,11 @@ func (s *Server) stamp(entries []api.ManagedFieldsEntry, manager, subresource, a
 // as a pointer shared by every write in the same second (the stamp keeps
 // seconds, as Kubernetes' does), so that a stamp does not allocate one.
 func (s *Server) stampTime() *api.Time {
-	now := s.now() // to the second, as Kubernetes records it
-	if p := s.lastStamp.Load(); p != nil && p.Time == now.Time {
-		return p
+	now := s.clock.Now()
+	if p := s.lastStamp.Load(); p != nil && p.Unix() == now.Unix() {
+		return p // the same second: what api.NewTime would make is p
 	}
-	p := &now
+	p := &api.Time{Time: api.NewTime(now).Time} // to the second, as Kubernetes records it
 	s.lastStamp.Store(p)
 	return p
 }

@@ -510,6 +510,17 @@ func (c *Controller) event(ctx context.Context, obj api.Object, typ, reason, for
 	}
 }
 
+// eventMessage is event with its message made: the per-pod events (two a
+// pod) spare a Sprintf and the boxing of its arguments.
+func (c *Controller) eventMessage(ctx context.Context, obj api.Object, typ, reason, message string) {
+	if c.rec == nil {
+		return
+	}
+	if err := c.rec.Event(ctx, obj, typ, reason, message); err != nil {
+		c.log.Debug("event not recorded", zap.String("reason", reason), zap.Error(err))
+	}
+}
+
 // nodeCapacity is a node's pod capacity: allocatable, else capacity, else
 // the configured default.
 func (c *Controller) nodeCapacity(n *api.Node) int {

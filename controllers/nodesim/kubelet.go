@@ -233,7 +233,7 @@ func (c *Controller) afterWrite(ctx context.Context, st *podState, key string, p
 		if ce := c.log.Check(zap.InfoLevel, "pod running"); ce != nil {
 			ce.Write(zap.String("pod", key), zap.String("node", pod.Spec.NodeName))
 		}
-		c.event(ctx, pod, api.EventTypeNormal, "Started", "Started containers")
+		c.eventMessage(ctx, pod, api.EventTypeNormal, "Started", "Started containers")
 	case actReady:
 		if ce := c.log.Check(zap.InfoLevel, "pod ready"); ce != nil {
 			ce.Write(zap.String("pod", key))
@@ -242,7 +242,7 @@ func (c *Controller) afterWrite(ctx context.Context, st *podState, key string, p
 		c.log.Info("pod crashed", zap.String("pod", key))
 		c.event(ctx, pod, api.EventTypeWarning, "BackOff", "Container exited with code 1")
 	case actRestart:
-		c.event(ctx, pod, api.EventTypeNormal, "Started", "Restarted containers")
+		c.eventMessage(ctx, pod, api.EventTypeNormal, "Started", "Restarted containers")
 	case actProbeFail:
 		c.event(ctx, pod, api.EventTypeWarning, "Unhealthy", "Readiness probe failed")
 	case actNodeNotReady:

@@ -62,7 +62,7 @@ func (c *Controller) schedule(ctx context.Context, key string, pod *api.Pod) err
 	if ce := c.log.Check(zap.InfoLevel, "bound"); ce != nil {
 		ce.Write(zap.String("pod", key), zap.String("node", node))
 	}
-	c.event(ctx, pod, api.EventTypeNormal, "Scheduled", "Successfully assigned %s to %s", key, node)
+	c.eventMessage(ctx, pod, api.EventTypeNormal, "Scheduled", "Successfully assigned "+key+" to "+node)
 	return nil
 }
 
