@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"reflect"
 	"strings"
@@ -47,20 +48,24 @@ func (h *Handler) trackUpdate(info apiserver.ResourceInfo, old, obj api.Object, 
 	if manager == "" {
 		return obj, nil
 	}
-	newJSON, err := json.Marshal(obj)
-	if err != nil {
-		return nil, apierrors.NewInternalError(err)
-	}
 	if old == nil {
-		// A create: only the new entry is computed; obj, decoded from this
-		// request and owned by it, takes it in place of whatever
-		// managedFields the client sent.
-		entries, err := patch.TrackCreate(info.Kind, newJSON, manager, h.clock.Now())
-		if err != nil {
+		// A create: only the new entry is computed, straight from the typed
+		// object; obj, decoded from this request and owned by it, takes it in
+		// place of whatever managedFields the client sent.
+		entries, err := h.fields.TrackCreate(info.Kind, obj, manager, h.clock.Now())
+		var pe *patch.Error
+		switch {
+		case errors.As(err, &pe):
 			return nil, patchStatus(err, info, obj.GetObjectMeta().Name)
+		case err != nil:
+			return nil, apierrors.NewInternalError(err)
 		}
 		obj.GetObjectMeta().ManagedFields = entries
 		return obj, nil
+	}
+	newJSON, err := json.Marshal(obj)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
 	}
 	oldJSON, err := json.Marshal(old)
 	if err != nil {

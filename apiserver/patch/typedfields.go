@@ -1,0 +1,518 @@
+package patch
+
+import (
+	"encoding"
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/miniplane/miniplane/api"
+)
+
+// FieldTracker records writes in managedFields straight from typed objects: the field
+// set of an object is read off its Go value by reflection, as encoding/json would see
+// it, instead of marshalling the object to JSON and decoding that generically. The
+// result is byte for byte what the JSON functions ([TrackCreate]) give for the object's
+// JSON.
+//
+// The walk copies encoding/json's view of a value: the json tag names and omitempty,
+// embedded structs promoted, null for nil pointers, slices and maps and for the zero
+// api.Time, []byte as a string, json.Marshaler results. What it does not copy (a tag
+// with ",string" or ",omitzero", a field name claimed twice, an embedded pointer, a
+// map keyed by other than strings, a TextMarshaler) it hands to encoding/json for that
+// value alone, and reads the decoded JSON generically, so every type gives the right
+// set and the common ones give it fast.
+//
+// The zero FieldTracker is ready to use. It is safe for concurrent use: it keeps one
+// plan per Go type it has walked, built on first sight and never changed after.
+type FieldTracker struct {
+	types sync.Map // reflect.Type → *typeInfo
+}
+
+// typeInfo is how the walk treats one Go type.
+type typeInfo struct {
+	// marshaler: the type implements json.Marshaler; ptrMarshaler: only its pointer
+	// does (encoding/json calls it on addressable values only).
+	marshaler, ptrMarshaler bool
+	// generic: hand values of this type to encoding/json (see FieldTracker).
+	generic bool
+	// bytes: a []byte-like slice, which encodes as a base64 string.
+	bytes bool
+	// fields are a struct's JSON members, in encoding/json's order.
+	fields []structField
+}
+
+// structField is one JSON member of a struct: its name, the index path to it through
+// embedded structs, and whether omitempty drops it when empty.
+type structField struct {
+	name      string
+	index     []int
+	omitEmpty bool
+}
+
+var (
+	marshalerType     = reflect.TypeFor[json.Marshaler]()
+	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+)
+
+// info returns the plan of t, building it on first use.
+func (t *FieldTracker) info(typ reflect.Type) *typeInfo {
+	if ti, ok := t.types.Load(typ); ok {
+		return ti.(*typeInfo)
+	}
+	ti := newTypeInfo(typ)
+	actual, _ := t.types.LoadOrStore(typ, ti)
+	return actual.(*typeInfo)
+}
+
+func newTypeInfo(typ reflect.Type) *typeInfo {
+	ti := &typeInfo{}
+	switch {
+	case typ.Implements(marshalerType):
+		ti.marshaler = true
+		return ti
+	case reflect.PointerTo(typ).Implements(marshalerType):
+		ti.ptrMarshaler = true
+	}
+	if typ.Implements(textMarshalerType) || reflect.PointerTo(typ).Implements(textMarshalerType) {
+		ti.generic = true
+		return ti
+	}
+	switch typ.Kind() {
+	case reflect.Struct:
+		fields, ok := structFields(typ)
+		ti.fields, ti.generic = fields, !ok
+	case reflect.Map:
+		ti.generic = typ.Key().Kind() != reflect.String
+	case reflect.Slice:
+		e := typ.Elem()
+		ti.bytes = e.Kind() == reflect.Uint8 &&
+			!reflect.PointerTo(e).Implements(marshalerType) && !reflect.PointerTo(e).Implements(textMarshalerType)
+	}
+	return ti
+}
+
+// structFields lists the JSON members of struct type typ as encoding/json names them;
+// ok is false for a struct whose encoding this walk does not copy.
+func structFields(typ reflect.Type) (fields []structField, ok bool) {
+	seen := map[string]bool{}
+	var walk func(t reflect.Type, index []int) bool
+	walk = func(t reflect.Type, index []int) bool {
+		for i := range t.NumField() {
+			sf := t.Field(i)
+			tag := sf.Tag.Get("json")
+			if tag == "-" {
+				continue
+			}
+			name, opts, _ := strings.Cut(tag, ",")
+			idx := append(append([]int(nil), index...), i)
+			if sf.Anonymous {
+				ft := sf.Type
+				if ft.Kind() == reflect.Pointer {
+					return false
+				}
+				if name == "" && ft.Kind() == reflect.Struct {
+					if !walk(ft, idx) {
+						return false
+					}
+					continue
+				}
+			}
+			if !sf.IsExported() {
+				continue
+			}
+			if name == "" {
+				name = sf.Name
+			} else if !plainTagName(name) {
+				return false
+			}
+			omitEmpty := false
+			for opt := range strings.SplitSeq(opts, ",") {
+				switch opt {
+				case "omitempty":
+					omitEmpty = true
+				case "string", "omitzero":
+					return false
+				}
+			}
+			if seen[name] {
+				return false
+			}
+			seen[name] = true
+			fields = append(fields, structField{name: name, index: idx, omitEmpty: omitEmpty})
+		}
+		return true
+	}
+	return fields, walk(typ, nil)
+}
+
+// plainTagName reports whether a json tag name is one encoding/json takes as written:
+// letters, digits and a few marks (it takes more; those go to encoding/json).
+func plainTagName(s string) bool {
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.' || c == '/') {
+			return false
+		}
+	}
+	return true
+}
+
+// isEmptyValue is encoding/json's test for omitempty.
+func isEmptyValue(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
+		return v.Len() == 0
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Interface, reflect.Pointer:
+		return v.IsZero()
+	}
+	return false
+}
+
+// TrackCreate is [TrackCreate] for a typed object: the managedFields a create of obj by
+// manager records, the same entries, to the byte, that TrackCreate(kind,
+// json.Marshal(obj), manager, now) returns. Errors are *Error for a bad manager, and
+// encoding/json's own for a value it cannot encode (a NaN, a channel).
+func (t *FieldTracker) TrackCreate(kind string, obj api.Object, manager string, now time.Time) ([]api.ManagedFieldsEntry, error) {
+	if err := validateManager(manager); err != nil {
+		return nil, err
+	}
+	if manager == "" {
+		return nil, nil
+	}
+	set, err := t.fieldsOf(obj, kindSchemas[kind], kind, false)
+	if err != nil {
+		return nil, err
+	}
+	if set.empty() {
+		return nil, nil
+	}
+	at := api.NewTime(now)
+	return []api.ManagedFieldsEntry{{
+		Manager:    manager,
+		Operation:  operationUpdate,
+		APIVersion: obj.GetTypeMeta().APIVersion,
+		Time:       &at,
+		FieldsType: "FieldsV1",
+		FieldsV1:   set.appendFieldsV1(nil),
+	}}, nil
+}
+
+// fieldsOf is the package's fieldsOf for a typed object: the field set of obj's JSON.
+func (t *FieldTracker) fieldsOf(obj any, s *schema, kind string, skipStatus bool) (*fieldSet, error) {
+	v := reflect.ValueOf(obj)
+	if v.Kind() == reflect.Pointer && !v.IsNil() {
+		v = v.Elem()
+	}
+	ti := t.info(v.Type())
+	if v.Kind() != reflect.Struct || ti.generic || ti.marshaler || (ti.ptrMarshaler && v.CanAddr()) {
+		return fieldsOfJSON(obj, s, kind, skipStatus)
+	}
+	set := newFieldSet()
+	for _, sf := range ti.fields {
+		fv := v.FieldByIndex(sf.index)
+		if sf.omitEmpty && isEmptyValue(fv) {
+			continue
+		}
+		switch {
+		case sf.name == "apiVersion" || sf.name == "kind":
+		case sf.name == "status" && skipStatus && statusKinds[kind]:
+		case sf.name == "metadata":
+			mt := t.info(fv.Type())
+			if fv.Kind() != reflect.Struct || mt.generic || mt.marshaler || (mt.ptrMarshaler && fv.CanAddr()) {
+				return fieldsOfJSON(obj, s, kind, skipStatus)
+			}
+			ms := s.child("metadata")
+			mn := set.child(fieldElement("metadata"))
+			for _, mf := range mt.fields {
+				mv := fv.FieldByIndex(mf.index)
+				if (mf.omitEmpty && isEmptyValue(mv)) || serverFields[mf.name] || mf.name == "name" || mf.name == "namespace" {
+					continue
+				}
+				if err := t.add(mn, fieldElement(mf.name), mv, ms.lookup(mf.name)); err != nil {
+					return nil, err
+				}
+			}
+			set.dropIfEmpty(fieldElement("metadata"))
+		default:
+			if err := t.add(set, fieldElement(sf.name), fv, s.lookup(sf.name)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return set, nil
+}
+
+// fieldsOfJSON is the slow path of fieldsOf: through encoding/json.
+func fieldsOfJSON(obj any, s *schema, kind string, skipStatus bool) (*fieldSet, error) {
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	m, err := decodeObject(raw)
+	if err != nil {
+		return nil, fmt.Errorf("the object does not encode as a JSON object: %w", err)
+	}
+	return fieldsOf(m, s, kind, skipStatus), nil
+}
+
+// add is addFields for a typed value: it adds the members of v, the value of member el
+// of parent, to parent's subtree, exactly as addFields adds those of v's JSON.
+func (t *FieldTracker) add(parent *fieldSet, el string, v reflect.Value, f *fieldMeta) error {
+	ti := t.info(v.Type())
+	if ti.marshaler || (ti.ptrMarshaler && v.CanAddr()) || ti.generic {
+		return t.addGeneric(parent, el, v, f)
+	}
+	var elem *schema
+	if f != nil {
+		elem = f.elem
+	}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return nil
+		}
+		return t.add(parent, el, v.Elem(), f)
+	case reflect.Struct:
+		n := parent.child(el)
+		members := 0
+		for _, sf := range ti.fields {
+			fv := v.FieldByIndex(sf.index)
+			if sf.omitEmpty && isEmptyValue(fv) {
+				continue
+			}
+			members++
+			if err := t.add(n, fieldElement(sf.name), fv, elem.lookup(sf.name)); err != nil {
+				return err
+			}
+		}
+		if members == 0 { // {}
+			n.self = true
+			return nil
+		}
+		parent.dropIfEmpty(el)
+	case reflect.Map:
+		if v.IsNil() {
+			return nil
+		}
+		if v.Len() == 0 {
+			parent.child(el).self = true
+			return nil
+		}
+		n := parent.child(el)
+		for it := v.MapRange(); it.Next(); {
+			k := it.Key().String()
+			if err := t.add(n, fieldElement(k), it.Value(), elem.lookup(k)); err != nil {
+				return err
+			}
+		}
+		parent.dropIfEmpty(el)
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.IsNil() {
+			return nil
+		}
+		if ti.bytes || f == nil || !f.merge {
+			parent.child(el).self = true // a string, or an atomic list: one leaf
+			return nil
+		}
+		n := parent.child(el)
+		for i := range v.Len() {
+			if err := t.addItem(n, v.Index(i), f, elem); err != nil {
+				return err
+			}
+		}
+		parent.dropIfEmpty(el)
+	case reflect.Float32, reflect.Float64:
+		if x := v.Float(); math.IsNaN(x) || math.IsInf(x, 0) {
+			return &json.UnsupportedValueError{Value: v, Str: strconv.FormatFloat(x, 'g', -1, v.Type().Bits())}
+		}
+		parent.child(el).self = true
+	case reflect.String, reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		parent.child(el).self = true
+	default:
+		return &json.UnsupportedTypeError{Type: v.Type()}
+	}
+	return nil
+}
+
+// addItem adds one element of a merged list (a set, or a list keyed by f.mergeKey)
+// under n, the list's node, as addFields does.
+func (t *FieldTracker) addItem(n *fieldSet, item reflect.Value, f *fieldMeta, elem *schema) error {
+	if f.mergeKey == "" {
+		x, err := t.jsonValue(item)
+		if err != nil {
+			return err
+		}
+		n.child(valueElement(x)).self = true
+		return nil
+	}
+	for item.Kind() == reflect.Pointer || item.Kind() == reflect.Interface {
+		if t.info(item.Type()).marshaler || item.IsNil() {
+			break
+		}
+		item = item.Elem()
+	}
+	ti := t.info(item.Type())
+	if item.Kind() != reflect.Struct || ti.generic || ti.marshaler || (ti.ptrMarshaler && item.CanAddr()) {
+		x, err := t.jsonValue(item)
+		if err != nil {
+			return err
+		}
+		m, ok := x.(map[string]any)
+		if !ok {
+			return nil
+		}
+		key, ok := m[f.mergeKey]
+		if !ok {
+			return nil
+		}
+		it := n.child(keyElement(f.mergeKey, key))
+		it.self = true
+		for k, x := range m {
+			addFields(it, fieldElement(k), x, elem.lookup(k))
+		}
+		return nil
+	}
+	var it *fieldSet
+	for _, sf := range ti.fields {
+		if sf.name != f.mergeKey {
+			continue
+		}
+		kv := item.FieldByIndex(sf.index)
+		if sf.omitEmpty && isEmptyValue(kv) {
+			return nil // no key: addFields skips the element
+		}
+		key, err := t.jsonValue(kv)
+		if err != nil {
+			return err
+		}
+		it = n.child(typedKeyElement(f.mergeKey, key))
+	}
+	if it == nil {
+		return nil
+	}
+	it.self = true
+	for _, sf := range ti.fields {
+		fv := item.FieldByIndex(sf.index)
+		if sf.omitEmpty && isEmptyValue(fv) {
+			continue
+		}
+		if err := t.add(it, fieldElement(sf.name), fv, elem.lookup(sf.name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addGeneric adds v through encoding/json: v's JSON, decoded as the JSON functions
+// decode it, goes to addFields.
+func (t *FieldTracker) addGeneric(parent *fieldSet, el string, v reflect.Value, f *fieldMeta) error {
+	x, err := t.jsonValue(v)
+	if err != nil {
+		return err
+	}
+	addFields(parent, el, x, f)
+	return nil
+}
+
+// jsonValue returns v as the JSON functions hold its JSON: a string, a bool, a
+// json.Number, nil, or (through encoding/json) a map or slice of those.
+func (t *FieldTracker) jsonValue(v reflect.Value) (any, error) {
+	ti := t.info(v.Type())
+	if !ti.marshaler && !(ti.ptrMarshaler && v.CanAddr()) && !ti.generic {
+		switch v.Kind() {
+		case reflect.String:
+			return v.String(), nil
+		case reflect.Bool:
+			return v.Bool(), nil
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			return json.Number(strconv.FormatInt(v.Int(), 10)), nil
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+			return json.Number(strconv.FormatUint(v.Uint(), 10)), nil
+		case reflect.Pointer, reflect.Interface:
+			if v.IsNil() {
+				return nil, nil
+			}
+			return t.jsonValue(v.Elem())
+		}
+	}
+	// Marshal through a pointer where there is one, so that encoding/json sees the
+	// value as addressable, as it does inside the whole object.
+	var raw []byte
+	var err error
+	if v.CanAddr() {
+		raw, err = json.Marshal(v.Addr().Interface())
+	} else {
+		raw, err = json.Marshal(v.Interface())
+	}
+	if err != nil {
+		return nil, err
+	}
+	return decode(raw)
+}
+
+// typedKeyElement is keyElement without encoding/json for the usual key: a string of
+// plain characters or an integer.
+func typedKeyElement(key string, value any) string {
+	switch v := value.(type) {
+	case string:
+		if plainString(v) && plainString(key) {
+			return `k:{"` + key + `":"` + v + `"}`
+		}
+	case json.Number:
+		if _, err := strconv.ParseInt(string(v), 10, 64); err == nil && plainString(key) {
+			return `k:{"` + key + `":` + string(v) + `}`
+		}
+	}
+	return keyElement(key, value)
+}
+
+// plainString reports whether s encodes in JSON as itself between quotes: printable
+// ASCII without a quote or backslash.
+func plainString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// appendFieldsV1 appends the set's FieldsV1 encoding to b: encode(s.fieldsV1()),
+// byte for byte, without building the map: members in sorted order, "." first.
+func (s *fieldSet) appendFieldsV1(b []byte) []byte {
+	b = append(b, '{')
+	first := true
+	if s.self && len(s.children) > 0 {
+		b = append(b, `".":{}`...)
+		first = false
+	}
+	for _, k := range sortedChildren(s) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		b = s.children[k].appendFieldsV1(b)
+	}
+	return append(b, '}')
+}
+
+// appendJSONString appends s as a JSON string, as encode writes it.
+func appendJSONString(b []byte, s string) []byte {
+	if plainString(s) {
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
+	}
+	enc, _ := encode(s) // a string always encodes
+	return append(b, enc...)
+}
