@@ -1,6 +1,12 @@
 package patch
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/miniplane/miniplane/api"
+)
 
 // BenchmarkStrategicMergePatchPod applies kubectl apply's image-change patch to a pod
 // with two containers, ports, env and status: decode, merge, encode.
@@ -74,4 +80,37 @@ func BenchmarkTrackUpdatePod(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkTrackCreatePod is the managedFields of a stock client's pod create, from the
+// typed pod ("typed") and through its JSON ("json", what the HTTP front did before).
+func BenchmarkTrackCreatePod(b *testing.B) {
+	pod := &api.Pod{
+		TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		Metadata: api.ObjectMeta{Namespace: "ns", Name: "pod-1", Labels: map[string]string{"app": "web"}},
+		Spec: api.PodSpec{Containers: []api.Container{{Name: "app", Image: "nginx:1.27",
+			Ports: []api.ContainerPort{{ContainerPort: 80}}}}},
+	}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	b.Run("typed", func(b *testing.B) {
+		var tr FieldTracker
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := tr.TrackCreate("Pod", pod, "client-go", now); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			raw, err := json.Marshal(pod)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := TrackCreate("Pod", raw, "client-go", now); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

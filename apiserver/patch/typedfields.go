@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/miniplane/miniplane/api"
 )
@@ -458,16 +459,19 @@ func (t *FieldTracker) jsonValue(v reflect.Value) (any, error) {
 	return decode(raw)
 }
 
-// typedKeyElement is keyElement without encoding/json for the usual key: a string of
-// plain characters or an integer.
+// typedKeyElement is keyElement without encoding/json for the usual key: a string or
+// an integer.
 func typedKeyElement(key string, value any) string {
+	if !plainString(key) {
+		return keyElement(key, value)
+	}
 	switch v := value.(type) {
 	case string:
-		if plainString(v) && plainString(key) {
-			return `k:{"` + key + `":"` + v + `"}`
-		}
+		b := make([]byte, 0, len(key)+len(v)+10)
+		b = append(append(append(b, `k:{"`...), key...), `":`...)
+		return string(append(appendJSONString(b, v), '}'))
 	case json.Number:
-		if _, err := strconv.ParseInt(string(v), 10, 64); err == nil && plainString(key) {
+		if _, err := strconv.ParseInt(string(v), 10, 64); err == nil {
 			return `k:{"` + key + `":` + string(v) + `}`
 		}
 	}
@@ -506,13 +510,56 @@ func (s *fieldSet) appendFieldsV1(b []byte) []byte {
 	return append(b, '}')
 }
 
-// appendJSONString appends s as a JSON string, as encode writes it.
+// appendJSONString appends s as a JSON string, byte for byte as encode writes it
+// (encoding/json without HTML escaping): quote and backslash escaped, control
+// characters as \b \f \n \r \t or \u00XX, invalid UTF-8 as \ufffd, U+2028 and U+2029
+// escaped.
 func appendJSONString(b []byte, s string) []byte {
-	if plainString(s) {
-		b = append(b, '"')
-		b = append(b, s...)
-		return append(b, '"')
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
 	}
-	enc, _ := encode(s) // a string always encodes
-	return append(b, enc...)
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }

@@ -265,3 +265,15 @@ func FuzzTypedTrackCreate(f *testing.F) {
 		}
 	})
 }
+
+// FuzzAppendJSONString checks the string encoder against encoding/json's.
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range append(fillerStrings, "\x00\x01\b\f\n\r\x1f\x7f", "\xff\xfe", "a\u2029b", `k:{"name":"web"}`) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, err := encode(s)
+		require.NoError(t, err)
+		assert.Equal(t, string(want), string(appendJSONString([]byte("x"), s)[1:]))
+	})
+}
