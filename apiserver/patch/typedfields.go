@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -52,6 +53,7 @@ type typeInfo struct {
 // embedded structs, and whether omitempty drops it when empty.
 type structField struct {
 	name      string
+	el        string // fieldElement(name)
 	index     []int
 	omitEmpty bool
 }
@@ -145,7 +147,7 @@ func structFields(typ reflect.Type) (fields []structField, ok bool) {
 				return false
 			}
 			seen[name] = true
-			fields = append(fields, structField{name: name, index: idx, omitEmpty: omitEmpty})
+			fields = append(fields, structField{name: name, el: fieldElement(name), index: idx, omitEmpty: omitEmpty})
 		}
 		return true
 	}
@@ -187,7 +189,8 @@ func (t *FieldTracker) TrackCreate(kind string, obj api.Object, manager string, 
 	if manager == "" {
 		return nil, nil
 	}
-	set, err := t.fieldsOf(obj, kindSchemas[kind], kind, false)
+	var b trieBuilder
+	set, err := t.fieldsOf(&b, obj, kindSchemas[kind], kind, false)
 	if err != nil {
 		return nil, err
 	}
@@ -201,21 +204,22 @@ func (t *FieldTracker) TrackCreate(kind string, obj api.Object, manager string, 
 		APIVersion: obj.GetTypeMeta().APIVersion,
 		Time:       &at,
 		FieldsType: "FieldsV1",
-		FieldsV1:   set.appendFieldsV1(nil),
+		FieldsV1:   set.appendFieldsV1(make([]byte, 0, 256)),
 	}}, nil
 }
 
-// fieldsOf is the package's fieldsOf for a typed object: the field set of obj's JSON.
-func (t *FieldTracker) fieldsOf(obj any, s *schema, kind string, skipStatus bool) (*fieldSet, error) {
+// fieldsOf is the package's fieldsOf for a typed object: the field set of obj's JSON,
+// built with b.
+func (t *FieldTracker) fieldsOf(b *trieBuilder, obj any, s *schema, kind string, skipStatus bool) (*tnode, error) {
 	v := reflect.ValueOf(obj)
 	if v.Kind() == reflect.Pointer && !v.IsNil() {
 		v = v.Elem()
 	}
 	ti := t.info(v.Type())
 	if v.Kind() != reflect.Struct || ti.generic || ti.marshaler || (ti.ptrMarshaler && v.CanAddr()) {
-		return fieldsOfJSON(obj, s, kind, skipStatus)
+		return fieldsOfJSON(b, obj, s, kind, skipStatus)
 	}
-	set := newFieldSet()
+	set := &tnode{}
 	for _, sf := range ti.fields {
 		fv := v.FieldByIndex(sf.index)
 		if sf.omitEmpty && isEmptyValue(fv) {
@@ -227,22 +231,22 @@ func (t *FieldTracker) fieldsOf(obj any, s *schema, kind string, skipStatus bool
 		case sf.name == "metadata":
 			mt := t.info(fv.Type())
 			if fv.Kind() != reflect.Struct || mt.generic || mt.marshaler || (mt.ptrMarshaler && fv.CanAddr()) {
-				return fieldsOfJSON(obj, s, kind, skipStatus)
+				return fieldsOfJSON(b, obj, s, kind, skipStatus)
 			}
 			ms := s.child("metadata")
-			mn := set.child(fieldElement("metadata"))
+			mn := b.child(set, sf.el)
 			for _, mf := range mt.fields {
 				mv := fv.FieldByIndex(mf.index)
 				if (mf.omitEmpty && isEmptyValue(mv)) || serverFields[mf.name] || mf.name == "name" || mf.name == "namespace" {
 					continue
 				}
-				if err := t.add(mn, fieldElement(mf.name), mv, ms.lookup(mf.name)); err != nil {
+				if err := t.add(b, mn, mf.el, mv, ms.lookup(mf.name)); err != nil {
 					return nil, err
 				}
 			}
-			set.dropIfEmpty(fieldElement("metadata"))
+			set.dropIfEmpty(sf.el)
 		default:
-			if err := t.add(set, fieldElement(sf.name), fv, s.lookup(sf.name)); err != nil {
+			if err := t.add(b, set, sf.el, fv, s.lookup(sf.name)); err != nil {
 				return nil, err
 			}
 		}
@@ -251,7 +255,7 @@ func (t *FieldTracker) fieldsOf(obj any, s *schema, kind string, skipStatus bool
 }
 
 // fieldsOfJSON is the slow path of fieldsOf: through encoding/json.
-func fieldsOfJSON(obj any, s *schema, kind string, skipStatus bool) (*fieldSet, error) {
+func fieldsOfJSON(b *trieBuilder, obj any, s *schema, kind string, skipStatus bool) (*tnode, error) {
 	raw, err := json.Marshal(obj)
 	if err != nil {
 		return nil, err
@@ -260,15 +264,17 @@ func fieldsOfJSON(obj any, s *schema, kind string, skipStatus bool) (*fieldSet, 
 	if err != nil {
 		return nil, fmt.Errorf("the object does not encode as a JSON object: %w", err)
 	}
-	return fieldsOf(m, s, kind, skipStatus), nil
+	set := &tnode{}
+	b.graft(set, fieldsOf(m, s, kind, skipStatus))
+	return set, nil
 }
 
 // add is addFields for a typed value: it adds the members of v, the value of member el
 // of parent, to parent's subtree, exactly as addFields adds those of v's JSON.
-func (t *FieldTracker) add(parent *fieldSet, el string, v reflect.Value, f *fieldMeta) error {
+func (t *FieldTracker) add(b *trieBuilder, parent *tnode, el string, v reflect.Value, f *fieldMeta) error {
 	ti := t.info(v.Type())
 	if ti.marshaler || (ti.ptrMarshaler && v.CanAddr()) || ti.generic {
-		return t.addGeneric(parent, el, v, f)
+		return t.addGeneric(b, parent, el, v, f)
 	}
 	var elem *schema
 	if f != nil {
@@ -279,9 +285,9 @@ func (t *FieldTracker) add(parent *fieldSet, el string, v reflect.Value, f *fiel
 		if v.IsNil() {
 			return nil
 		}
-		return t.add(parent, el, v.Elem(), f)
+		return t.add(b, parent, el, v.Elem(), f)
 	case reflect.Struct:
-		n := parent.child(el)
+		n := b.child(parent, el)
 		members := 0
 		for _, sf := range ti.fields {
 			fv := v.FieldByIndex(sf.index)
@@ -289,7 +295,7 @@ func (t *FieldTracker) add(parent *fieldSet, el string, v reflect.Value, f *fiel
 				continue
 			}
 			members++
-			if err := t.add(n, fieldElement(sf.name), fv, elem.lookup(sf.name)); err != nil {
+			if err := t.add(b, n, sf.el, fv, elem.lookup(sf.name)); err != nil {
 				return err
 			}
 		}
@@ -303,13 +309,13 @@ func (t *FieldTracker) add(parent *fieldSet, el string, v reflect.Value, f *fiel
 			return nil
 		}
 		if v.Len() == 0 {
-			parent.child(el).self = true
+			b.child(parent, el).self = true
 			return nil
 		}
-		n := parent.child(el)
+		n := b.child(parent, el)
 		for it := v.MapRange(); it.Next(); {
 			k := it.Key().String()
-			if err := t.add(n, fieldElement(k), it.Value(), elem.lookup(k)); err != nil {
+			if err := t.add(b, n, fieldElement(k), it.Value(), elem.lookup(k)); err != nil {
 				return err
 			}
 		}
@@ -319,12 +325,12 @@ func (t *FieldTracker) add(parent *fieldSet, el string, v reflect.Value, f *fiel
 			return nil
 		}
 		if ti.bytes || f == nil || !f.merge {
-			parent.child(el).self = true // a string, or an atomic list: one leaf
+			b.child(parent, el).self = true // a string, or an atomic list: one leaf
 			return nil
 		}
-		n := parent.child(el)
+		n := b.child(parent, el)
 		for i := range v.Len() {
-			if err := t.addItem(n, v.Index(i), f, elem); err != nil {
+			if err := t.addItem(b, n, v.Index(i), f, elem); err != nil {
 				return err
 			}
 		}
@@ -333,10 +339,10 @@ func (t *FieldTracker) add(parent *fieldSet, el string, v reflect.Value, f *fiel
 		if x := v.Float(); math.IsNaN(x) || math.IsInf(x, 0) {
 			return &json.UnsupportedValueError{Value: v, Str: strconv.FormatFloat(x, 'g', -1, v.Type().Bits())}
 		}
-		parent.child(el).self = true
+		b.child(parent, el).self = true
 	case reflect.String, reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		parent.child(el).self = true
+		b.child(parent, el).self = true
 	default:
 		return &json.UnsupportedTypeError{Type: v.Type()}
 	}
@@ -345,13 +351,13 @@ func (t *FieldTracker) add(parent *fieldSet, el string, v reflect.Value, f *fiel
 
 // addItem adds one element of a merged list (a set, or a list keyed by f.mergeKey)
 // under n, the list's node, as addFields does.
-func (t *FieldTracker) addItem(n *fieldSet, item reflect.Value, f *fieldMeta, elem *schema) error {
+func (t *FieldTracker) addItem(b *trieBuilder, n *tnode, item reflect.Value, f *fieldMeta, elem *schema) error {
 	if f.mergeKey == "" {
 		x, err := t.jsonValue(item)
 		if err != nil {
 			return err
 		}
-		n.child(valueElement(x)).self = true
+		b.child(n, valueElement(x)).self = true
 		return nil
 	}
 	for item.Kind() == reflect.Pointer || item.Kind() == reflect.Interface {
@@ -374,14 +380,15 @@ func (t *FieldTracker) addItem(n *fieldSet, item reflect.Value, f *fieldMeta, el
 		if !ok {
 			return nil
 		}
-		it := n.child(keyElement(f.mergeKey, key))
-		it.self = true
+		elemSet := newFieldSet()
+		elemSet.self = true
 		for k, x := range m {
-			addFields(it, fieldElement(k), x, elem.lookup(k))
+			addFields(elemSet, fieldElement(k), x, elem.lookup(k))
 		}
+		b.graft(b.child(n, keyElement(f.mergeKey, key)), elemSet)
 		return nil
 	}
-	var it *fieldSet
+	var it *tnode
 	for _, sf := range ti.fields {
 		if sf.name != f.mergeKey {
 			continue
@@ -394,7 +401,7 @@ func (t *FieldTracker) addItem(n *fieldSet, item reflect.Value, f *fieldMeta, el
 		if err != nil {
 			return err
 		}
-		it = n.child(typedKeyElement(f.mergeKey, key))
+		it = b.child(n, typedKeyElement(f.mergeKey, key))
 	}
 	if it == nil {
 		return nil
@@ -405,7 +412,7 @@ func (t *FieldTracker) addItem(n *fieldSet, item reflect.Value, f *fieldMeta, el
 		if sf.omitEmpty && isEmptyValue(fv) {
 			continue
 		}
-		if err := t.add(it, fieldElement(sf.name), fv, elem.lookup(sf.name)); err != nil {
+		if err := t.add(b, it, sf.el, fv, elem.lookup(sf.name)); err != nil {
 			return err
 		}
 	}
@@ -414,12 +421,16 @@ func (t *FieldTracker) addItem(n *fieldSet, item reflect.Value, f *fieldMeta, el
 
 // addGeneric adds v through encoding/json: v's JSON, decoded as the JSON functions
 // decode it, goes to addFields.
-func (t *FieldTracker) addGeneric(parent *fieldSet, el string, v reflect.Value, f *fieldMeta) error {
+func (t *FieldTracker) addGeneric(b *trieBuilder, parent *tnode, el string, v reflect.Value, f *fieldMeta) error {
 	x, err := t.jsonValue(v)
 	if err != nil {
 		return err
 	}
-	addFields(parent, el, x, f)
+	tmp := newFieldSet()
+	addFields(tmp, el, x, f)
+	if c, ok := tmp.children[el]; ok {
+		b.graft(b.child(parent, el), c)
+	}
 	return nil
 }
 
@@ -489,25 +500,87 @@ func plainString(s string) bool {
 	return true
 }
 
-// appendFieldsV1 appends the set's FieldsV1 encoding to b: encode(s.fieldsV1()),
-// byte for byte, without building the map: members in sorted order, "." first.
-func (s *fieldSet) appendFieldsV1(b []byte) []byte {
-	b = append(b, '{')
+// tnode is a field set as the typed walk builds it: fieldSet's trie with its children in
+// a slice, found by a linear scan (an object has few members; a keyed list of n elements
+// costs n² string comparisons, small for the lists objects hold), and its nodes handed
+// out in blocks by a trieBuilder, so that a create's whole set is a few allocations.
+type tnode struct {
+	self bool
+	kids []tkid
+}
+
+type tkid struct {
+	el string
+	n  *tnode
+}
+
+func (n *tnode) empty() bool { return !n.self && len(n.kids) == 0 }
+
+// dropIfEmpty removes n's child el when it has no member (nor any below it).
+func (n *tnode) dropIfEmpty(el string) {
+	for i, k := range n.kids {
+		if k.el == el {
+			if k.n.empty() {
+				n.kids = append(n.kids[:i], n.kids[i+1:]...)
+			}
+			return
+		}
+	}
+}
+
+// trieBuilder hands out the nodes of one tnode trie.
+type trieBuilder struct {
+	free []tnode
+}
+
+// child returns the node of member el under p, adding an empty one when missing.
+func (b *trieBuilder) child(p *tnode, el string) *tnode {
+	for _, k := range p.kids {
+		if k.el == el {
+			return k.n
+		}
+	}
+	if len(b.free) == 0 {
+		b.free = make([]tnode, 32)
+	}
+	n := &b.free[0]
+	b.free = b.free[1:]
+	if p.kids == nil {
+		p.kids = make([]tkid, 0, 4)
+	}
+	p.kids = append(p.kids, tkid{el: el, n: n})
+	return n
+}
+
+// graft adds the members of src to dst.
+func (b *trieBuilder) graft(dst *tnode, src *fieldSet) {
+	dst.self = dst.self || src.self
+	for el, c := range src.children {
+		b.graft(b.child(dst, el), c)
+	}
+}
+
+// appendFieldsV1 appends the set's FieldsV1 encoding to buf, byte for byte what
+// encode(fieldSet.fieldsV1()) writes for the same set: members in sorted order, "."
+// (the node is a member itself) first.
+func (n *tnode) appendFieldsV1(buf []byte) []byte {
+	buf = append(buf, '{')
 	first := true
-	if s.self && len(s.children) > 0 {
-		b = append(b, `".":{}`...)
+	if n.self && len(n.kids) > 0 {
+		buf = append(buf, `".":{}`...)
 		first = false
 	}
-	for _, k := range sortedChildren(s) {
+	slices.SortFunc(n.kids, func(a, b tkid) int { return strings.Compare(a.el, b.el) })
+	for _, k := range n.kids {
 		if !first {
-			b = append(b, ',')
+			buf = append(buf, ',')
 		}
 		first = false
-		b = appendJSONString(b, k)
-		b = append(b, ':')
-		b = s.children[k].appendFieldsV1(b)
+		buf = appendJSONString(buf, k.el)
+		buf = append(buf, ':')
+		buf = k.n.appendFieldsV1(buf)
 	}
-	return append(b, '}')
+	return append(buf, '}')
 }
 
 // appendJSONString appends s as a JSON string, byte for byte as encode writes it
