@@ -1,9 +1,13 @@
 package httpapi
 
 import (
+	"context"
+	"encoding/json"
 	"math/rand/v2"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,7 +16,9 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/api/protobuf"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 )
 
@@ -62,5 +68,48 @@ func TestDecodeIntoOnePass(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, "p", pod.Metadata.Name)
 		})
+	}
+}
+
+// TestCreateAnswerSharesTheWatchEncoding checks that a create's answer is
+// the encoding its watchers get from the shared cache: the stored object,
+// encoded once, in JSON and in protobuf.
+func TestCreateAnswerSharesTheWatchEncoding(t *testing.T) {
+	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2))})
+	require.NoError(t, err)
+	h, err := New(Config{Server: srv, Clock: clk})
+	require.NoError(t, err)
+	for i, tt := range []struct {
+		accept string
+		f      format
+		body   string
+	}{
+		{"application/json", formatJSON, `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"},"spec":{"containers":[{"name":"c","image":"i"}]}}`},
+		{protobuf.MediaType, formatProtobuf, `{"metadata":{"name":"b"},"spec":{"containers":[{"name":"c","image":"i"}]}}`},
+		{"application/json", formatJSON, `{"metadata":{"name":"c"},"spec":{"containers":[{"name":"c","image":"i"}]}}`},
+	} {
+		r := httptest.NewRequest(http.MethodPost, "/api/v1/namespaces/default/pods", strings.NewReader(tt.body))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", tt.accept)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
+
+		var pod api.Pod
+		stored, err := srv.Get(context.Background(), "pods", "default", string(rune('a'+i)), client.GetOptions{})
+		require.NoError(t, err)
+		h.encodings.mu.Lock()
+		cached, ok := h.encodings.byObj[encodingKey{obj: stored, f: tt.f}]
+		h.encodings.mu.Unlock()
+		if tt.f == formatJSON {
+			require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &pod))
+			assert.Equal(t, "Pod", pod.Kind, "the answer names its kind, sent or not")
+		}
+		require.True(t, ok, "the answer's encoding is in the watch streams' cache")
+		assert.Equal(t, cached, rec.Body.Bytes())
+		want, err := encodeValue(tt.f, "v1", "Pod", stored)
+		require.NoError(t, err)
+		assert.Equal(t, want, rec.Body.Bytes())
 	}
 }

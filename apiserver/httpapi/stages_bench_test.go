@@ -153,7 +153,7 @@ func benchCreateStages(b *testing.B, contentType, accept string, f format) {
 		created, err := srv.Create(ctx, tracked)
 		require.NoError(b, err)
 		timer.lap("create")
-		writeValue(w, http.StatusCreated, f, "v1", "Pod", created)
+		require.NoError(b, h.writeWritten(w, http.StatusCreated, output{format: f}, info, created))
 		timer.lap("encode")
 
 		// The whole handler, no watcher on the namespace.
