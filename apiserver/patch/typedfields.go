@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -219,7 +218,7 @@ func (t *FieldTracker) fieldsOf(b *trieBuilder, obj any, s *schema, kind string,
 	if v.Kind() != reflect.Struct || ti.generic || ti.marshaler || (ti.ptrMarshaler && v.CanAddr()) {
 		return fieldsOfJSON(b, obj, s, kind, skipStatus)
 	}
-	set := &tnode{}
+	set := b.child(&tnode{}, "")
 	for _, sf := range ti.fields {
 		fv := v.FieldByIndex(sf.index)
 		if sf.omitEmpty && isEmptyValue(fv) {
@@ -313,6 +312,12 @@ func (t *FieldTracker) add(b *trieBuilder, parent *tnode, el string, v reflect.V
 			return nil
 		}
 		n := b.child(parent, el)
+		if m, ok := v.Interface().(map[string]string); ok { // labels, annotations: every value a leaf
+			for k := range m {
+				b.child(n, fieldElement(k)).self = true
+			}
+			return nil
+		}
 		for it := v.MapRange(); it.Next(); {
 			k := it.Key().String()
 			if err := t.add(b, n, fieldElement(k), it.Value(), elem.lookup(k)); err != nil {
@@ -397,11 +402,11 @@ func (t *FieldTracker) addItem(b *trieBuilder, n *tnode, item reflect.Value, f *
 		if sf.omitEmpty && isEmptyValue(kv) {
 			return nil // no key: addFields skips the element
 		}
-		key, err := t.jsonValue(kv)
+		keyEl, err := t.keyElementOf(f.mergeKey, kv)
 		if err != nil {
 			return err
 		}
-		it = b.child(n, typedKeyElement(f.mergeKey, key))
+		it = b.child(n, keyEl)
 	}
 	if it == nil {
 		return nil
@@ -470,23 +475,29 @@ func (t *FieldTracker) jsonValue(v reflect.Value) (any, error) {
 	return decode(raw)
 }
 
-// typedKeyElement is keyElement without encoding/json for the usual key: a string or
-// an integer.
-func typedKeyElement(key string, value any) string {
-	if !plainString(key) {
-		return keyElement(key, value)
-	}
-	switch v := value.(type) {
-	case string:
-		b := make([]byte, 0, len(key)+len(v)+10)
-		b = append(append(append(b, `k:{"`...), key...), `":`...)
-		return string(append(appendJSONString(b, v), '}'))
-	case json.Number:
-		if _, err := strconv.ParseInt(string(v), 10, 64); err == nil {
-			return `k:{"` + key + `":` + string(v) + `}`
+// keyElementOf is keyElement(key, the JSON of v), without encoding/json for the usual
+// key: a string or an integer.
+func (t *FieldTracker) keyElementOf(key string, v reflect.Value) (string, error) {
+	ti := t.info(v.Type())
+	if plainString(key) && !ti.marshaler && !(ti.ptrMarshaler && v.CanAddr()) && !ti.generic {
+		var b []byte
+		switch v.Kind() {
+		case reflect.String:
+			b = make([]byte, 0, len(key)+v.Len()+10)
+			b = appendJSONString(append(append(append(b, `k:{"`...), key...), `":`...), v.String())
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			b = make([]byte, 0, len(key)+30)
+			b = strconv.AppendInt(append(append(append(b, `k:{"`...), key...), `":`...), v.Int(), 10)
+		}
+		if b != nil {
+			return string(append(b, '}')), nil
 		}
 	}
-	return keyElement(key, value)
+	x, err := t.jsonValue(v)
+	if err != nil {
+		return "", err
+	}
+	return keyElement(key, x), nil
 }
 
 // plainString reports whether s encodes in JSON as itself between quotes: printable
@@ -500,28 +511,26 @@ func plainString(s string) bool {
 	return true
 }
 
-// tnode is a field set as the typed walk builds it: fieldSet's trie with its children in
-// a slice, found by a linear scan (an object has few members; a keyed list of n elements
-// costs n² string comparisons, small for the lists objects hold), and its nodes handed
-// out in blocks by a trieBuilder, so that a create's whole set is a few allocations.
+// tnode is a field set as the typed walk builds it: fieldSet's trie with each node's
+// children in a list kept sorted by element, found by a scan (an object has few members;
+// a keyed list of n elements costs n² string comparisons, small for the lists objects
+// hold), and its nodes handed out in blocks by a trieBuilder, so that a create's whole
+// set is one or two allocations and renders without a sort.
 type tnode struct {
-	self bool
-	kids []tkid
+	el    string // the element naming this node under its parent
+	self  bool
+	first *tnode // the first child, in element order
+	next  *tnode // the next sibling
 }
 
-type tkid struct {
-	el string
-	n  *tnode
-}
-
-func (n *tnode) empty() bool { return !n.self && len(n.kids) == 0 }
+func (n *tnode) empty() bool { return !n.self && n.first == nil }
 
 // dropIfEmpty removes n's child el when it has no member (nor any below it).
 func (n *tnode) dropIfEmpty(el string) {
-	for i, k := range n.kids {
-		if k.el == el {
-			if k.n.empty() {
-				n.kids = append(n.kids[:i], n.kids[i+1:]...)
+	for link := &n.first; *link != nil; link = &(*link).next {
+		if c := *link; c.el == el {
+			if c.empty() {
+				*link = c.next
 			}
 			return
 		}
@@ -535,20 +544,19 @@ type trieBuilder struct {
 
 // child returns the node of member el under p, adding an empty one when missing.
 func (b *trieBuilder) child(p *tnode, el string) *tnode {
-	for _, k := range p.kids {
-		if k.el == el {
-			return k.n
+	link := &p.first
+	for ; *link != nil && (*link).el <= el; link = &(*link).next {
+		if (*link).el == el {
+			return *link
 		}
 	}
 	if len(b.free) == 0 {
-		b.free = make([]tnode, 32)
+		b.free = make([]tnode, 16)
 	}
 	n := &b.free[0]
 	b.free = b.free[1:]
-	if p.kids == nil {
-		p.kids = make([]tkid, 0, 4)
-	}
-	p.kids = append(p.kids, tkid{el: el, n: n})
+	n.el, n.next = el, *link
+	*link = n
 	return n
 }
 
@@ -565,20 +573,16 @@ func (b *trieBuilder) graft(dst *tnode, src *fieldSet) {
 // (the node is a member itself) first.
 func (n *tnode) appendFieldsV1(buf []byte) []byte {
 	buf = append(buf, '{')
-	first := true
-	if n.self && len(n.kids) > 0 {
-		buf = append(buf, `".":{}`...)
-		first = false
+	if n.self && n.first != nil {
+		buf = append(buf, `".":{},`...)
 	}
-	slices.SortFunc(n.kids, func(a, b tkid) int { return strings.Compare(a.el, b.el) })
-	for _, k := range n.kids {
-		if !first {
+	for c := n.first; c != nil; c = c.next {
+		buf = appendJSONString(buf, c.el)
+		buf = append(buf, ':')
+		buf = c.appendFieldsV1(buf)
+		if c.next != nil {
 			buf = append(buf, ',')
 		}
-		first = false
-		buf = appendJSONString(buf, k.el)
-		buf = append(buf, ':')
-		buf = k.n.appendFieldsV1(buf)
 	}
 	return append(buf, '}')
 }
