@@ -63,22 +63,27 @@ func (h *Handler) trackUpdate(info apiserver.ResourceInfo, old, obj api.Object, 
 		obj.GetObjectMeta().ManagedFields = entries
 		return obj, nil
 	}
-	newJSON, err := json.Marshal(obj)
-	if err != nil {
-		return nil, apierrors.NewInternalError(err)
-	}
-	oldJSON, err := json.Marshal(old)
-	if err != nil {
-		return nil, apierrors.NewInternalError(err)
-	}
-	tracked, err := patch.TrackUpdate(info.Kind, oldJSON, newJSON, manager, h.clock.Now())
-	if err != nil {
+	// An update: the entries come from the typed objects; the object is
+	// still taken through JSON once, which the stored object has always been
+	// (an empty list or map the JSON leaves out is stored as none, so that a
+	// PUT of what was read changes nothing).
+	entries, err := h.fields.TrackUpdate(info.Kind, old, obj, manager, h.clock.Now())
+	var pe *patch.Error
+	switch {
+	case errors.As(err, &pe):
 		return nil, patchStatus(err, info, obj.GetObjectMeta().Name)
+	case err != nil:
+		return nil, apierrors.NewInternalError(err)
+	}
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
 	}
 	out := info.New()
-	if err := json.Unmarshal(tracked, out); err != nil {
+	if err := json.Unmarshal(raw, out); err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
+	out.GetObjectMeta().ManagedFields = entries
 	return out, nil
 }
 
