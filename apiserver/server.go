@@ -76,8 +76,8 @@ type Server struct {
 	lastStamp atomic.Pointer[api.Time]
 	// stamps shares the managedFields of a second's writes.
 	stamps stamps
-	rand      *rand.Rand
-	names     *SeededNames // nil: names come from rand
+	rand   *rand.Rand
+	names  *SeededNames // nil: names come from rand
 
 	ips ipAllocator // service cluster IPs
 
