@@ -172,6 +172,10 @@ func (h *Handler) decodeObject(w http.ResponseWriter, r *http.Request, req resou
 	if err := checkObjectPath(obj.GetObjectMeta(), req.info, req.namespace, req.name); err != nil {
 		return nil, opts, err
 	}
+	// obj was decoded for this request alone (the decoders copy every
+	// string and byte slice out of the body): the server may keep it
+	// rather than copy it.
+	opts.Handover = true
 	return obj, opts, nil
 }
 
