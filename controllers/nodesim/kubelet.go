@@ -54,11 +54,12 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 	if act == actConfirmDelete {
 		return c.confirmDelete(ctx, key, pod, now)
 	}
-	// The new status is built in a carrier's buffer, and carried by the
-	// carrier's shallow copy of the pod: the Client neither changes nor
-	// keeps what it is given (the API server copies it, as a remote one
-	// would serialize it), so the cached pod stays untouched, and the
-	// carrier is lent for this write and what follows it only.
+	// The new status is built in a fresh block of the carrier's buffer and
+	// handed over (client.Handover): the server stores it as built, and
+	// nothing here changes it after. The carrier's shallow copy of the pod
+	// carries it: a status update keeps only the status, so the cached pod
+	// stays untouched, and the carrier is lent for this write and what
+	// follows it only.
 	cr := c.carriers.lend()
 	defer c.carriers.giveBack(cr)
 	b := &cr.buf
@@ -93,7 +94,7 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 		status = nodeLostStatus(b, pod, now)
 	}
 	cp := cr.carry(pod, status)
-	written, err := c.client.UpdateStatus(ctx, cp)
+	written, err := c.client.UpdateStatus(ctx, cp, client.Handover())
 	if err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil

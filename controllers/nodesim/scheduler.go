@@ -9,6 +9,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 )
 
 // schedule binds a pending pod to a node, or marks it Unschedulable.
@@ -42,7 +43,7 @@ func (c *Controller) schedule(ctx context.Context, key string, pod *api.Pod) err
 		c.event(ctx, pod, api.EventTypeWarning, "FailedScheduling", "%s", why)
 		cr := c.carriers.lend()
 		defer c.carriers.giveBack(cr)
-		_, err := c.client.UpdateStatus(ctx, cr.carry(pod, unschedulableStatus(&cr.buf, pod, why, c.clock.Now())))
+		_, err := c.client.UpdateStatus(ctx, cr.carry(pod, unschedulableStatus(&cr.buf, pod, why, c.clock.Now())), client.Handover())
 		if apierrors.IsNotFound(err) {
 			return nil
 		}

@@ -135,15 +135,27 @@ func withNotReady(b *statusBuf, pod *api.Pod, conds []api.PodCondition, now time
 	return setCondition(conds, api.PodReady, api.ConditionFalse, reasonContainersNotReady, msg, now)
 }
 
-// statusBuf is the memory a status builder builds a status in: the
-// builders' results point into it (conditions, container statuses and
-// their states, IP lists, start time, Started), so a status built in b is
-// good until b builds the next one. That suits a status written with
-// UpdateStatus, which neither changes nor keeps what it is given (the API
-// server copies the status it stores), so the kubelet's writes, two per
-// pod, allocate nothing of their own for it. The zero value is ready; a
-// statusBuf is used by one goroutine at a time (the carriers lend them).
+// statusBuf is what a status builder builds a status in: a fresh
+// statusBlock for each status, which the builders' results point into
+// (conditions, container statuses and their states, IP lists, start time,
+// Started), and the derived strings it keeps from one status to the next.
+// The status is written with UpdateStatus and handed over
+// (client.Handover), so the server stores it as built: one allocation per
+// status write, where the server's deep copy of it made seven. Call fresh
+// (ownStatus does) before building; a statusBuf is used by one goroutine at
+// a time (the carriers lend them).
 type statusBuf struct {
+	*statusBlock
+
+	// Derived strings kept from one use to the next, one entry each: the
+	// pods of a workload share their image and container names.
+	image, imageID string
+	notReady       string
+}
+
+// statusBlock is the memory of one built status, with room for the
+// common pod's one container.
+type statusBlock struct {
 	conds      [4]api.PodCondition // a pod's four: Initialized, Ready, ContainersReady, PodScheduled
 	containers []api.ContainerStatus
 	waiting    []api.ContainerStateWaiting
@@ -153,22 +165,22 @@ type statusBuf struct {
 	startTime  api.Time
 	yes, no    bool // what Started points at: true and false
 
-	// Derived strings kept from one use to the next, one entry each: the
-	// pods of a workload share their image and container names.
-	image, imageID string
-	notReady       string
+	container0 [1]api.ContainerStatus
+	waiting0   [1]api.ContainerStateWaiting
+	running0   [1]api.ContainerStateRunning
 }
 
-// reset forgets the status built in b, keeping its memory and its cached
-// strings.
-func (b *statusBuf) reset() {
-	clear(b.conds[:])
-	clear(b.containers[:cap(b.containers)])
-	clear(b.waiting[:cap(b.waiting)])
-	clear(b.running[:cap(b.running)])
-	b.containers, b.waiting, b.running = b.containers[:0], b.waiting[:0], b.running[:0]
-	b.hostIPs, b.podIPs, b.startTime = [1]api.HostIP{}, [1]api.PodIP{}, api.Time{}
+// fresh gives b a new block to build the next status in: the last one
+// was handed over with its write.
+func (b *statusBuf) fresh() {
+	blk := new(statusBlock)
+	blk.containers, blk.waiting, blk.running = blk.container0[:0], blk.waiting0[:0], blk.running0[:0]
+	b.statusBlock = blk
 }
+
+// reset lets go of the status built in b (the server may keep it),
+// keeping the cached strings.
+func (b *statusBuf) reset() { b.statusBlock = nil }
 
 // sized returns s with length n, zeroed, reusing its memory when it can.
 func sized[T any](s []T, n int) []T {
@@ -202,6 +214,7 @@ func (b *statusBuf) notReadyMessage(pod *api.Pod) string {
 // place); the rest is shared with the cached pod, to be replaced, never
 // changed in place.
 func ownStatus(b *statusBuf, pod *api.Pod, containers bool) api.PodStatus {
+	b.fresh()
 	st := pod.Status
 	// Room for the four conditions a pod gets, so setCondition's appends
 	// do not grow it.
