@@ -95,7 +95,7 @@ func (s *Server) create(obj api.Object, opts writeOptions) (api.Object, error) {
 		return k.out(in), nil
 	}
 
-	m.ManagedFields = stampManager(m.ManagedFields, opts.fieldManager, "", sk.apiVersion, s.stampTime())
+	m.ManagedFields = s.stamp(m.ManagedFields, opts.fieldManager, "", sk.apiVersion)
 	for attempt := 1; ; attempt++ {
 		m.UID = s.newUID()
 		m.CreationTimestamp = s.now()

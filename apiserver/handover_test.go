@@ -51,8 +51,9 @@ func TestHandoverStoresTheCallersObject(t *testing.T) {
 }
 
 // TestManagedFieldsStampsShareTheirTime checks that writes by one manager in
-// the same second share the time of their managedFields entry, and that the
-// entry moves on (in a new slice, the old object untouched) when time does.
+// the same second share their managedFields list (and its time), and that
+// the entry moves on (in a new list, the old object untouched) when time
+// does.
 func TestManagedFieldsStampsShareTheirTime(t *testing.T) {
 	s, clk := newServer(t)
 	wctx := client.WithFieldManager(ctx, "tester")
@@ -65,6 +66,7 @@ func TestManagedFieldsStampsShareTheirTime(t *testing.T) {
 	require.Len(t, am, 1)
 	require.Len(t, bm, 1)
 	assert.Same(t, am[0].Time, bm[0].Time, "one second, one time")
+	assert.Same(t, &am[0], &bm[0], "one second, one list")
 
 	clk.Step(2 * time.Second)
 	next := a.(*api.Pod).DeepCopy()
@@ -76,6 +78,12 @@ func TestManagedFieldsStampsShareTheirTime(t *testing.T) {
 	assert.Equal(t, api.ManagedFieldsEntry{Manager: "tester", Operation: "Update", APIVersion: "v1", Time: cm[1].Time, Subresource: "status"}, cm[1])
 	assert.True(t, cm[1].Time.After(am[0].Time.Time), "the status entry has the new time")
 	assert.Len(t, a.GetObjectMeta().ManagedFields, 1, "the first version is untouched")
+	nextB := b.(*api.Pod).DeepCopy()
+	nextB.Status.Message = "moved on too"
+	// A status update stamps the stored list, which a's and b's share.
+	e, err := s.UpdateStatus(wctx, nextB)
+	require.NoError(t, err)
+	assert.Same(t, &cm[0], &e.GetObjectMeta().ManagedFields[0], "the same list, stamped the same way in the same second, gives the same list")
 
 	next = c.(*api.Pod).DeepCopy()
 	next.Status.Message = "again, in the same second"

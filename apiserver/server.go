@@ -74,8 +74,10 @@ type Server struct {
 	randMu sync.Mutex
 	// lastStamp is the time stampTime last gave out.
 	lastStamp atomic.Pointer[api.Time]
-	rand      *rand.Rand
-	names     *SeededNames // nil: names come from rand
+	// stamps shares the managedFields of a second's writes.
+	stamps stamps
+	rand   *rand.Rand
+	names  *SeededNames // nil: names come from rand
 
 	ips ipAllocator // service cluster IPs
 

@@ -118,7 +118,7 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 			if status {
 				sub = "status"
 			}
-			nm.ManagedFields = stampManager(nm.ManagedFields, opts.fieldManager, sub, k.apiVersion, s.stampTime())
+			nm.ManagedFields = s.stamp(nm.ManagedFields, opts.fieldManager, sub, k.apiVersion)
 		}
 
 		if nm.DeletionTimestamp != nil && len(nm.Finalizers) == 0 && graceOver(nm, s.clock.Now()) {

@@ -41,7 +41,8 @@ const (
 // consumers declare the smaller interfaces they need. Objects it returns are shared: treat them
 // as immutable. It neither changes nor keeps the objects it is given (the
 // server copies what it stores, as a remote one would serialize it): a
-// caller may reuse one once the call has returned. namespace is "" for
+// caller may reuse one once the call has returned — unless it hands the
+// object over (Handover), and then it gives up all of it. namespace is "" for
 // cluster-scoped resources and, in List and Watch, for all namespaces.
 type Client interface {
 	// Create stores a new object of obj's kind; the kind says the resource.

@@ -71,7 +71,11 @@ func DryRun() WriteOption {
 // event recorder, a controller creating from a template) saves the
 // server's copy of it. A server that cannot keep the caller's memory (one
 // over HTTP) ignores it. A status update keeps only the status: the rest of
-// the object stays the caller's.
+// the object stays the caller's. The server changes a handed-over object
+// only in its top-level struct, its metadata's single-valued fields and
+// what its kind's defaults fill in (a pod's spec, say), never its labels
+// or annotations: those may be shared with objects nobody changes, such as
+// the stored template a pod is made from.
 func Handover() WriteOption {
 	return writeOptionFunc(func(o *WriteOptions) { o.Handover = true })
 }

@@ -81,11 +81,15 @@ type knownObjects interface {
 type DeltaFIFO struct {
 	known knownObjects
 
-	// mu guards everything below. Invariant: a key is in queue exactly
-	// once iff items[key] is non-empty.
+	// mu guards everything below. Invariant: a key is in queue[head:]
+	// exactly once iff items[key] is non-empty; queue[:head] are popped
+	// slots, cleared. Popping moves head rather than reslicing the front
+	// away, so that a queue that empties (as it does between bursts)
+	// takes its next keys into the same array instead of growing anew.
 	mu    sync.Mutex
 	items map[string][]Delta
 	queue []string
+	head  int
 	peak  int // the most keys queued since items was made
 	// bulk[bulkHead:] are the deltas of a (re)list that arrived while
 	// nothing was queued: one delta per key, each key once, handed out in
@@ -164,7 +168,7 @@ func (f *DeltaFIFO) pushLocked(key string, d Delta) {
 	}
 	if len(old) == 0 {
 		f.queue = append(f.queue, key)
-		f.peak = max(f.peak, len(f.queue))
+		f.peak = max(f.peak, len(f.queue)-f.head)
 		f.signalLocked()
 		if n := len(f.spare); n > 0 {
 			old, f.spare = f.spare[n-1], f.spare[:n-1]
@@ -234,7 +238,7 @@ func (f *DeltaFIFO) signalLocked() {
 func (f *DeltaFIFO) Replace(list []api.Object) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.bulkHead == len(f.bulk) && len(f.queue) == 0 {
+	if f.bulkHead == len(f.bulk) && len(f.queue) == f.head {
 		f.replaceIntoBulkLocked(list)
 	} else {
 		f.spillLocked()
@@ -288,7 +292,7 @@ func (f *DeltaFIFO) replaceLocked(list []api.Object) {
 		f.pushLocked(key, Delta{Type: Replaced, Object: obj})
 	}
 	// Queued but not listed: the newest queued state is the best guess.
-	for _, key := range f.queue {
+	for _, key := range f.queue[f.head:] {
 		if listed[key] {
 			continue
 		}
@@ -361,8 +365,13 @@ func (f *DeltaFIFO) popReusing() (key string, deltas []Delta, isInInitialList, s
 
 // maxSpare bounds the emptied delta slices kept for reuse, and maxSpareCap
 // their size: a key that gathered many deltas does not pin a large array.
+// Run lets the backlog reach roomBelow keys plus one reflector step's
+// events before the reflector waits, and every key queued needs a slice:
+// keeping as many spare lets a backlog that drains and fills again reuse
+// them all (with 64, a step of 256 new keys allocated 192 slices). At most
+// a few hundred KiB per informer, mostly slices of one delta.
 const (
-	maxSpare    = 64
+	maxSpare    = roomBelow + maxEventsPerStep
 	maxSpareCap = 8
 )
 
@@ -378,10 +387,21 @@ func (f *DeltaFIFO) popLocked() (key string, deltas []Delta, isInInitialList, fr
 		if f.bulkHead == len(f.bulk) {
 			f.bulk, f.bulkHead = nil, 0
 		}
-	case len(f.queue) > 0:
-		key = f.queue[0]
-		f.queue[0] = ""
-		f.queue = f.queue[1:]
+	case f.head < len(f.queue):
+		key = f.queue[f.head]
+		f.queue[f.head] = ""
+		f.head++
+		switch {
+		case f.head == len(f.queue):
+			// Empty: the next key goes to the front of the same array.
+			f.queue, f.head = f.queue[:0], 0
+		case f.head > roomBelow && f.head*2 > len(f.queue):
+			// Mostly popped: move the rest to the front, rather than
+			// let appends grow the array past the keys it holds.
+			n := copy(f.queue, f.queue[f.head:])
+			clear(f.queue[n:len(f.queue)])
+			f.queue, f.head = f.queue[:n], 0
+		}
 		deltas = f.items[key]
 		delete(f.items, key)
 	default:
@@ -404,7 +424,7 @@ func (f *DeltaFIFO) popLocked() (key string, deltas []Delta, isInInitialList, fr
 }
 
 // lenLocked returns the number of queued keys.
-func (f *DeltaFIFO) lenLocked() int { return len(f.queue) + len(f.bulk) - f.bulkHead }
+func (f *DeltaFIFO) lenLocked() int { return len(f.queue) - f.head + len(f.bulk) - f.bulkHead }
 
 // roomBelow is the backlog past which the FIFO reports itself Full.
 const roomBelow = 1024
@@ -445,7 +465,7 @@ const shrinkBelow = 4 * roomBelow
 // shrinkLocked drops the storage of an empty FIFO that once grew large.
 func (f *DeltaFIFO) shrinkLocked() {
 	if cap(f.queue) > shrinkBelow {
-		f.queue = nil
+		f.queue, f.head = nil, 0
 	}
 	if f.peak > shrinkBelow {
 		f.items, f.peak = make(map[string][]Delta), 0

@@ -585,3 +585,42 @@ func TestDeltaFIFOIsFullPast1024Keys(t *testing.T) {
 		assert.False(t, full)
 	})
 }
+
+// TestDeltaFIFOLongBacklogKeepsOrder: a backlog well past 1024 keys, popped
+// and added to in turns (the FIFO moves what is left of a mostly popped
+// queue to the front of its array), hands every key out once, in the order
+// it was first queued, with its deltas merged.
+func TestDeltaFIFOLongBacklogKeepsOrder(t *testing.T) {
+	f := informer.NewDeltaFIFO(cached())
+	var want []string
+	next := 0
+	add := func(n int) {
+		for range n {
+			name := fmt.Sprintf("p%05d", next)
+			f.Add(obj(name, "1"))
+			want = append(want, "ns/"+name+": Added@1")
+			next++
+		}
+	}
+	var got []string
+	pop := func(n int) {
+		for range n {
+			key, ds, _, ok := f.Pop()
+			require.True(t, ok, "pop %d", len(got))
+			if strings.HasSuffix(key, "0") {
+				f.Update(obj(strings.TrimPrefix(key, "ns/"), "2")) // queued again, at the back
+				want = append(want, key+": Updated@2")
+			}
+			got = append(got, describeDeltas(ds))
+		}
+	}
+	add(3000)
+	pop(2500) // past half of a 3000-key array: what is left moves to the front
+	add(1000)
+	f.Update(obj("p03999", "3")) // merges with its queued Added
+	want[slices.Index(want, "ns/p03999: Added@1")] = "ns/p03999: Added@1 Updated@3"
+	pop(1000)
+	got = append(got, popAll(f)...)
+	assert.Equal(t, want, got)
+	assert.Zero(t, f.Len())
+}

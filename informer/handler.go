@@ -90,7 +90,10 @@ type Registration struct {
 	// nextResync is when the handler is next due a resync (zero: never);
 	// guarded by informer.processMu, not mu.
 	nextResync time.Time
-	// ready is closed while pending is non-empty.
+	// ready is the channel Ready handed out while nothing was pending, or
+	// nil: enqueue and removal close it and forget it, and Ready makes the
+	// next one only when asked, so that a queue that empties and fills
+	// again with nobody waiting costs no channel.
 	ready   chan struct{}
 	removed bool
 }
@@ -109,10 +112,15 @@ func (r *Registration) enqueue(n notification) {
 		r.log.Warn("slow event handler: backlog growing", zap.Int("pending", size))
 		r.warnAt *= 2
 	}
-	select {
-	case <-r.ready:
-	default:
+	r.wakeLocked()
+}
+
+// wakeLocked closes the channel a waiter holds, if any. The caller holds
+// r.mu.
+func (r *Registration) wakeLocked() {
+	if r.ready != nil {
 		close(r.ready)
+		r.ready = nil
 	}
 }
 
@@ -132,9 +140,6 @@ func (r *Registration) DispatchOne() bool {
 			r.pending = nil // let a big initial list's backlog go
 		}
 		r.pending, r.head = r.pending[:0], 0
-		if !r.removed {
-			r.ready = make(chan struct{})
-		}
 	} else if r.head > 1024 && r.head*2 > len(r.pending) {
 		r.pending = append(r.pending[:0], r.pending[r.head:]...)
 		r.head = 0
@@ -168,12 +173,23 @@ func (r *Registration) Pending() int {
 	return len(r.pending) - r.head
 }
 
-// Ready returns a channel closed while notifications are pending.
+// Ready returns a channel that is closed once notifications are pending
+// (at once if some are) or the registration is removed.
 func (r *Registration) Ready() <-chan struct{} {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.removed || r.head < len(r.pending) {
+		return closedChan
+	}
+	if r.ready == nil {
+		r.ready = make(chan struct{})
+	}
 	return r.ready
 }
+
+// closedChan is a channel that is always closed: what Ready returns when
+// there is no need to wait.
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // HasSynced reports whether the informer has synced and this handler has
 // been handed every object of the initial list.

@@ -13,7 +13,10 @@ import (
 // NamespaceIndex is the index every Indexer has: objects by namespace.
 const NamespaceIndex = "namespace"
 
-// IndexFunc returns the values under which an object is indexed.
+// IndexFunc returns the values under which an object is indexed. The
+// Indexer calls it once for each object stored (not again on the object an
+// update replaces, nor on removal) and keeps the slice it returns: it must
+// not change the slice afterwards.
 type IndexFunc func(obj api.Object) []string
 
 // NamespaceIndexFunc indexes an object by its namespace.
@@ -44,6 +47,9 @@ type Indexer struct {
 	// entries after it, which is cheap for the few hundred a value holds
 	// in practice.
 	indices map[string]map[string][]*entry
+	// extra lists the indexes other than the namespace one, in the order
+	// they were added; every entry's vals is aligned with it.
+	extra []extraIndex
 	// byNamespace is the namespace index. A key's namespace is part of
 	// the key, so it never changes while the key is cached, and a list
 	// with positions kept in the entries adds and removes a key without
@@ -60,6 +66,21 @@ type entry struct {
 	key   string
 	obj   api.Object
 	nsPos int
+	// vals[i] is what extra[i]'s function returned for obj: the values
+	// the entry is filed under. Keeping them spares an update the call on
+	// the old object, and a removal every call; an update whose values
+	// are the same (a status write keeps labels, owner and node) changes
+	// no index and keeps vals as they are. nil when there are no extra
+	// indexes.
+	vals [][]string
+}
+
+// extraIndex is an index other than the namespace one: its name, its
+// function and its values' sorted entries (the map in indices).
+type extraIndex struct {
+	name string
+	f    IndexFunc
+	idx  map[string][]*entry
 }
 
 // byKey orders entries by key.
@@ -74,12 +95,14 @@ func NewIndexer(indexers map[string]IndexFunc) *Indexer {
 		indices:     map[string]map[string][]*entry{},
 		byNamespace: map[string][]*entry{},
 	}
-	for name, f := range indexers {
+	for _, name := range slices.Sorted(maps.Keys(indexers)) {
 		if name == NamespaceIndex {
 			continue // built in, and kept as byNamespace
 		}
-		x.indexers[name] = f
-		x.indices[name] = make(map[string][]*entry)
+		f := indexers[name]
+		idx := make(map[string][]*entry)
+		x.indexers[name], x.indices[name] = f, idx
+		x.extra = append(x.extra, extraIndex{name: name, f: f, idx: idx})
 	}
 	return x
 }
@@ -145,41 +168,53 @@ func (x *Indexer) remove(key string) (old api.Object, existed bool) {
 	return e.obj, true
 }
 
-// indexLocked adds e to the indexes other than the namespace one.
+// indexLocked files e, new in the cache, under the values of the indexes
+// other than the namespace one, and keeps them in e.vals.
 func (x *Indexer) indexLocked(e *entry) {
-	for name, idx := range x.indices {
-		for _, v := range x.indexers[name](e.obj) {
-			addToIndex(idx, v, e)
+	if len(x.extra) == 0 {
+		return
+	}
+	e.vals = make([][]string, len(x.extra))
+	for i, ix := range x.extra {
+		vals := ix.f(e.obj)
+		e.vals[i] = vals
+		for _, v := range vals {
+			addToIndex(ix.idx, v, e)
 		}
 	}
 }
 
 // reindexLocked moves e, whose object changes to obj, between the values
 // of the indexes other than the namespace one: out of the values only its
-// old object has, into those only obj has. Most updates (a status written,
-// a label kept) leave every value as it was and change nothing here.
+// old object has (kept in e.vals), into those only obj has. Most updates
+// (a status written, a label kept) leave every value as it was and change
+// nothing here but a call of each index function.
 func (x *Indexer) reindexLocked(e *entry, obj api.Object) {
-	for name, idx := range x.indices {
-		f := x.indexers[name]
-		was, is := f(e.obj), f(obj)
+	for i, ix := range x.extra {
+		was, is := e.vals[i], ix.f(obj)
+		if slices.Equal(was, is) {
+			continue // the common case: keep was, drop is
+		}
 		for _, v := range was {
 			if !slices.Contains(is, v) {
-				removeFromIndex(idx, v, e)
+				removeFromIndex(ix.idx, v, e)
 			}
 		}
 		for _, v := range is {
 			if !slices.Contains(was, v) {
-				addToIndex(idx, v, e)
+				addToIndex(ix.idx, v, e)
 			}
 		}
+		e.vals[i] = is
 	}
 }
 
-// unindexLocked removes e from the indexes other than the namespace one.
+// unindexLocked removes e from the indexes other than the namespace one,
+// by the values it was filed under.
 func (x *Indexer) unindexLocked(e *entry) {
-	for name, idx := range x.indices {
-		for _, v := range x.indexers[name](e.obj) {
-			removeFromIndex(idx, v, e)
+	for i, ix := range x.extra {
+		for _, v := range e.vals[i] {
+			removeFromIndex(ix.idx, v, e)
 		}
 	}
 }
@@ -370,8 +405,11 @@ func (x *Indexer) AddIndexers(indexers map[string]IndexFunc) error {
 		f := indexers[name]
 		idx := make(map[string][]*entry)
 		x.indexers[name], x.indices[name] = f, idx
+		x.extra = append(x.extra, extraIndex{name: name, f: f, idx: idx})
 		for _, e := range x.items {
-			for _, v := range f(e.obj) {
+			vals := f(e.obj)
+			e.vals = append(e.vals, vals)
+			for _, v := range vals {
 				idx[v] = append(idx[v], e)
 			}
 		}

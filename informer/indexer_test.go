@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -57,6 +58,15 @@ func checkIndexInvariant(t *testing.T, x *Indexer) {
 	defer x.mu.RUnlock()
 	for key, e := range x.items {
 		assert.Equal(t, key, e.key, "the entry filed under %s", key)
+		if assert.Len(t, e.vals, len(x.extra), "the values kept for %s", key) {
+			for i, ix := range x.extra {
+				assert.Equal(t, ix.f(e.obj), e.vals[i], "the values kept for %s in index %s", key, ix.name)
+			}
+		}
+	}
+	require.Len(t, x.extra, len(x.indices), "every index but the namespace one is in extra")
+	for _, ix := range x.extra {
+		assert.Equal(t, reflect.ValueOf(x.indices[ix.name]).Pointer(), reflect.ValueOf(ix.idx).Pointer(), "extra's map of %s is the one in indices", ix.name)
 	}
 	want := map[string]map[string][]string{}
 	for name, f := range x.indexers {
@@ -425,5 +435,141 @@ func TestIndexerRandomWritesKeepTheInvariant(t *testing.T) {
 		if step%50 == 0 || step == 1999 {
 			checkIndexInvariant(t, x)
 		}
+	}
+}
+
+// TestIndexerCallsEachIndexFunctionOncePerWrite: the values an object was
+// filed under are kept, so an update calls each index function on the new
+// object only, and a removal calls none; an update that keeps the values
+// leaves the index as it was, and one that changes them moves the entry.
+func TestIndexerCallsEachIndexFunctionOncePerWrite(t *testing.T) {
+	calls := 0
+	counted := func(obj api.Object) []string { calls++; return byApp(obj) }
+	tests := []struct {
+		name      string
+		write     func(x *Indexer)
+		wantCalls int
+		wantWeb   []string
+		wantDB    []string
+	}{
+		{"a create", func(x *Indexer) { set(x, ixPod("a", "q", map[string]string{"app": "web"})) }, 1, []string{"a/p", "a/q"}, nil},
+		{"an update keeping the values", func(x *Indexer) { set(x, ixPod("a", "p", map[string]string{"app": "web", "v": "2"})) }, 1, []string{"a/p"}, nil},
+		{"an update changing them", func(x *Indexer) { set(x, ixPod("a", "p", map[string]string{"app": "db"})) }, 1, nil, []string{"a/p"}},
+		{"a removal", func(x *Indexer) { x.remove("a/p") }, 0, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := NewIndexer(map[string]IndexFunc{"app": counted})
+			set(x, ixPod("a", "p", map[string]string{"app": "web"}))
+			calls = 0
+			tt.write(x)
+			assert.Equal(t, tt.wantCalls, calls, "index function calls")
+			web, err := x.IndexKeys("app", "web")
+			require.NoError(t, err)
+			assert.Equal(t, tt.wantWeb, web)
+			db, _ := x.IndexKeys("app", "db")
+			assert.Equal(t, tt.wantDB, db)
+			checkIndexInvariant(t, x)
+		})
+	}
+}
+
+// BenchmarkIndexerStatusUpdate: a cache of pods with three extra indexes,
+// as the shared pod informer of the controller manager has (controller
+// UID, labels, node); each op replaces one pod by a copy with the same
+// labels, owner and node, as a status write does.
+func BenchmarkIndexerStatusUpdate(b *testing.B) {
+	const n = 10_000
+	byOwner := func(obj api.Object) []string {
+		if refs := obj.GetObjectMeta().OwnerReferences; len(refs) > 0 {
+			return []string{string(refs[0].UID)}
+		}
+		return []string{obj.GetObjectMeta().Namespace + "/"}
+	}
+	byLabel := func(obj api.Object) []string {
+		meta := obj.GetObjectMeta()
+		out := make([]string, 0, len(meta.Labels))
+		for k, v := range meta.Labels {
+			out = append(out, meta.Namespace+"\x00"+k+"="+v)
+		}
+		return out
+	}
+	byNode := func(obj api.Object) []string {
+		if p := obj.(*api.Pod); p.Spec.NodeName != "" {
+			return []string{p.Spec.NodeName}
+		}
+		return nil
+	}
+	x := NewIndexer(map[string]IndexFunc{"owner": byOwner, "label": byLabel, "node": byNode})
+	pods := make([]*api.Pod, n)
+	for i := range pods {
+		p := ixPod("default", fmt.Sprintf("app-%03d-%05d", i/100, i), map[string]string{"app": fmt.Sprintf("app-%03d", i/100)})
+		p.Metadata.OwnerReferences = []api.OwnerReference{{UID: api.UID(fmt.Sprintf("uid-%03d", i/100))}}
+		p.Spec.NodeName = fmt.Sprintf("node-%03d", i%100)
+		pods[i] = p
+		set(x, p)
+	}
+	keys := make([]string, n)
+	running := make([]*api.Pod, n) // the status writes: made before the clock runs
+	for i, p := range pods {
+		keys[i] = KeyOf(p)
+		q := *p
+		q.Status.Phase = api.PodRunning
+		running[i] = &q
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if i/n%2 == 0 {
+			x.set(keys[i%n], running[i%n])
+		} else {
+			x.set(keys[i%n], pods[i%n])
+		}
+		i++
+	}
+}
+
+// BenchmarkByIndex reads one value's objects, as a controller's sync reads
+// its pods: 100,000 pods, 100 under each of 1,000 owners, cached in an order
+// unrelated to the owners (as pods of many controllers arrive interleaved),
+// read for owners taken at random by ByIndexOf (a new slice per call) and by
+// AppendByIndexOf into one reused buffer. Reports ns per object read.
+func BenchmarkByIndex(b *testing.B) {
+	const owners, perOwner = 1000, 100
+	byOwner := func(obj api.Object) []string {
+		return []string{string(obj.GetObjectMeta().OwnerReferences[0].UID)}
+	}
+	x := NewIndexer(map[string]IndexFunc{"owner": byOwner})
+	rng := rand.New(rand.NewPCG(1, 8))
+	for _, i := range rng.Perm(owners * perOwner) {
+		p := ixPod("default", fmt.Sprintf("app-%04d-%05d", i/perOwner, i), nil)
+		p.Metadata.OwnerReferences = []api.OwnerReference{{UID: api.UID(fmt.Sprintf("uid-%04d", i/perOwner))}}
+		set(x, p)
+	}
+	uids := make([]string, owners)
+	for i := range uids {
+		uids[i] = fmt.Sprintf("uid-%04d", rng.IntN(owners))
+	}
+	for _, reuse := range []bool{false, true} {
+		b.Run(fmt.Sprintf("reuse=%t", reuse), func(b *testing.B) {
+			b.ReportAllocs()
+			var buf []*api.Pod
+			n := 0
+			for b.Loop() {
+				var pods []*api.Pod
+				var err error
+				if reuse {
+					buf, err = AppendByIndexOf(buf[:0], x, "owner", uids[n%owners])
+					pods = buf
+				} else {
+					pods, err = ByIndexOf[*api.Pod](x, "owner", uids[n%owners])
+				}
+				if err != nil || len(pods) != perOwner {
+					b.Fatalf("read %d pods (%v), want %d", len(pods), err, perOwner)
+				}
+				n++
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n*perOwner), "ns/object")
+		})
 	}
 }

@@ -101,7 +101,7 @@ func (i *Informer) AddEventHandler(h Handler, resync time.Duration) *Registratio
 	}
 	r := &Registration{
 		handler: h, resync: resync, informer: i, log: i.log,
-		warnAt: backlogWarnAt, ready: make(chan struct{}),
+		warnAt: backlogWarnAt,
 	}
 	if resync > 0 {
 		r.nextResync = i.clock.Now().Add(resync)
@@ -133,11 +133,7 @@ func (i *Informer) RemoveEventHandler(r *Registration) {
 	}
 	r.mu.Lock()
 	r.removed, r.pending, r.head, r.initialLeft = true, nil, 0, 0
-	select {
-	case <-r.ready:
-	default:
-		close(r.ready) // wake its dispatcher so it can see it is removed
-	}
+	r.wakeLocked() // its dispatcher, so it can see it is removed
 	r.mu.Unlock()
 }
 

@@ -49,8 +49,9 @@ type NamespaceLister[T api.Object] struct {
 // List returns the namespace's cached objects the selector matches, through
 // the namespace index.
 func (n NamespaceLister[T]) List(sel api.Selector) []T {
-	objs, _ := ByIndexOf[T](n.l.indexer, NamespaceIndex, n.ns) // the index always exists
-	out := objs[:0] // a new slice, filtered in place
+	// The index always exists; objs is a new slice, filtered in place.
+	objs, _ := ByIndexOf[T](n.l.indexer, NamespaceIndex, n.ns)
+	out := objs[:0]
 	for _, obj := range objs {
 		if sel.Matches(obj.GetObjectMeta().Labels) {
 			out = append(out, obj)

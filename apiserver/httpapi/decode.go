@@ -113,6 +113,11 @@ func (h *Handler) decodeInto(w http.ResponseWriter, q url.Values, body []byte, o
 	if trimmed[0] != '{' {
 		return apierrors.NewBadRequest("the request body is not a JSON object")
 	}
+	if o, ok := obj.(interface{ GetTypeMeta() *api.TypeMeta }); ok && *o.GetTypeMeta() == (api.TypeMeta{}) {
+		if done, err := h.decodeTypedInto(q, trimmed, obj, o.GetTypeMeta(), wantKind, wantAPIVersion); done {
+			return err
+		}
+	}
 	var tm typeMeta
 	if err := json.Unmarshal(trimmed, &tm); err != nil {
 		return apierrors.NewBadRequest("the request body is not valid JSON: " + jsonErrorText(err))
@@ -144,6 +149,35 @@ func (h *Handler) decodeInto(w http.ResponseWriter, q url.Values, body []byte, o
 		return apierrors.NewBadRequest("the request body does not decode as " + wantKind + ": " + jsonErrorText(err))
 	}
 	return nil
+}
+
+// decodeTypedInto is decodeInto's one pass for an object with a TypeMeta,
+// zero before: the body decodes strictly into obj, whose kind and apiVersion
+// are then the body's, checked after instead of by a first scan of the body for them. It
+// is done only when that decode succeeds and fieldValidation is valid: any
+// other body (unknown fields, a decoding error) is left to decodeInto's
+// steps, with obj zeroed, so that each error is the one they give and in
+// their order.
+func (h *Handler) decodeTypedInto(q url.Values, body []byte, obj any, tm *api.TypeMeta, wantKind, wantAPIVersion string) (bool, error) {
+	switch q.Get("fieldValidation") {
+	case "", "Strict", "Warn", "Ignore":
+	default:
+		return false, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(obj); err != nil || !onlySpaceAfter(dec) {
+		reflect.ValueOf(obj).Elem().SetZero()
+		return false, nil
+	}
+	return true, h.checkTypeMeta(typeMeta{APIVersion: tm.APIVersion, Kind: tm.Kind}, wantKind, wantAPIVersion)
+}
+
+// onlySpaceAfter reports whether nothing but white space follows the value
+// dec decoded.
+func onlySpaceAfter(dec *json.Decoder) bool {
+	_, err := dec.Token()
+	return errors.Is(err, io.EOF)
 }
 
 // unknownField returns the field an "unknown field" decoding error names.

@@ -18,6 +18,7 @@ import (
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/apiserver/patch"
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 )
@@ -88,6 +89,8 @@ type Handler struct {
 	metrics *metrics
 	// encodings is shared by the watch streams (see encodings).
 	encodings *encodings
+	// fields computes the managedFields of a create from the typed object.
+	fields patch.FieldTracker
 
 	// groups are the served group versions, core first; byPath finds a
 	// group version by its path prefix ("api/v1", "apis/coordination.k8s.io/v1").

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"reflect"
 	"strings"
@@ -47,33 +48,42 @@ func (h *Handler) trackUpdate(info apiserver.ResourceInfo, old, obj api.Object, 
 	if manager == "" {
 		return obj, nil
 	}
-	newJSON, err := json.Marshal(obj)
-	if err != nil {
-		return nil, apierrors.NewInternalError(err)
-	}
 	if old == nil {
-		// A create: only the new entry is computed; obj, decoded from this
-		// request and owned by it, takes it in place of whatever
-		// managedFields the client sent.
-		entries, err := patch.TrackCreate(info.Kind, newJSON, manager, h.clock.Now())
-		if err != nil {
+		// A create: only the new entry is computed, straight from the typed
+		// object; obj, decoded from this request and owned by it, takes it in
+		// place of whatever managedFields the client sent.
+		entries, err := h.fields.TrackCreate(info.Kind, obj, manager, h.clock.Now())
+		var pe *patch.Error
+		switch {
+		case errors.As(err, &pe):
 			return nil, patchStatus(err, info, obj.GetObjectMeta().Name)
+		case err != nil:
+			return nil, apierrors.NewInternalError(err)
 		}
 		obj.GetObjectMeta().ManagedFields = entries
 		return obj, nil
 	}
-	oldJSON, err := json.Marshal(old)
-	if err != nil {
+	// An update: the entries come from the typed objects; the object is
+	// still taken through JSON once, which the stored object has always been
+	// (an empty list or map the JSON leaves out is stored as none, so that a
+	// PUT of what was read changes nothing).
+	entries, err := h.fields.TrackUpdate(info.Kind, old, obj, manager, h.clock.Now())
+	var pe *patch.Error
+	switch {
+	case errors.As(err, &pe):
+		return nil, patchStatus(err, info, obj.GetObjectMeta().Name)
+	case err != nil:
 		return nil, apierrors.NewInternalError(err)
 	}
-	tracked, err := patch.TrackUpdate(info.Kind, oldJSON, newJSON, manager, h.clock.Now())
+	raw, err := json.Marshal(obj)
 	if err != nil {
-		return nil, patchStatus(err, info, obj.GetObjectMeta().Name)
+		return nil, apierrors.NewInternalError(err)
 	}
 	out := info.New()
-	if err := json.Unmarshal(tracked, out); err != nil {
+	if err := json.Unmarshal(raw, out); err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
+	out.GetObjectMeta().ManagedFields = entries
 	return out, nil
 }
 

@@ -74,6 +74,9 @@ func (h *Handler) servePatch(w http.ResponseWriter, r *http.Request, req resourc
 	if err != nil {
 		return err
 	}
+	// Each attempt decodes the object it writes afresh, for that write
+	// alone: the server may keep it rather than copy it.
+	opts.Handover = true
 	p := patchRequest{h: h, w: w, req: req, q: q, patchType: patchType, body: body, manager: manager, force: force, opts: opts}
 	for attempt := 1; ; attempt++ {
 		code, result, err := p.try(r)

@@ -89,7 +89,7 @@ func (h *Handler) serveMain(w http.ResponseWriter, r *http.Request, req resource
 		if err != nil {
 			return err
 		}
-		return h.writeObject(w, http.StatusCreated, out, req.info, created)
+		return h.writeWritten(w, http.StatusCreated, out, req.info, created)
 	case "update":
 		out, err := negotiate(r, false)
 		if err != nil {
@@ -112,7 +112,7 @@ func (h *Handler) serveMain(w http.ResponseWriter, r *http.Request, req resource
 		if err != nil {
 			return err
 		}
-		return h.writeObject(w, http.StatusOK, out, req.info, updated)
+		return h.writeWritten(w, http.StatusOK, out, req.info, updated)
 	case "patch":
 		return h.servePatch(w, r, req)
 	case "delete":
@@ -172,6 +172,10 @@ func (h *Handler) decodeObject(w http.ResponseWriter, r *http.Request, req resou
 	if err := checkObjectPath(obj.GetObjectMeta(), req.info, req.namespace, req.name); err != nil {
 		return nil, opts, err
 	}
+	// obj was decoded for this request alone (the decoders copy every
+	// string and byte slice out of the body): the server may keep it
+	// rather than copy it.
+	opts.Handover = true
 	return obj, opts, nil
 }
 
@@ -375,6 +379,23 @@ func (h *Handler) writeObject(w http.ResponseWriter, code int, out output, info 
 	default:
 		writeValue(w, code, out.format, info.APIVersion(), info.Kind, withTypeMeta(info, obj))
 	}
+	return nil
+}
+
+// writeWritten is writeObject for the object a create or update stored:
+// the watch event of the write carries the same object, so its plain JSON
+// or protobuf encoding goes through the encodings the watch streams share,
+// and the write and its watchers encode it once between them.
+func (h *Handler) writeWritten(w http.ResponseWriter, code int, out output, info apiserver.ResourceInfo, obj api.Object) error {
+	tm := obj.GetTypeMeta()
+	if out.table || out.partial || (out.format != formatProtobuf && (tm.Kind != info.Kind || tm.APIVersion != info.APIVersion())) {
+		return h.writeObject(w, code, out, info, obj)
+	}
+	b, err := h.encodings.encode(obj, out.format, info.APIVersion(), info.Kind)
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	writeRaw(w, code, out.format.contentType(false), b)
 	return nil
 }
 

@@ -1,6 +1,12 @@
 package patch
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/miniplane/miniplane/api"
+)
 
 // BenchmarkStrategicMergePatchPod applies kubectl apply's image-change patch to a pod
 // with two containers, ports, env and status: decode, merge, encode.
@@ -74,4 +80,96 @@ func BenchmarkTrackUpdatePod(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkTrackCreatePod is the managedFields of a stock client's pod create, from the
+// typed pod ("typed") and through its JSON ("json", what the HTTP front did before).
+func BenchmarkTrackCreatePod(b *testing.B) {
+	pod := &api.Pod{
+		TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		Metadata: api.ObjectMeta{Namespace: "ns", Name: "pod-1", Labels: map[string]string{"app": "web"}},
+		Spec: api.PodSpec{Containers: []api.Container{{Name: "app", Image: "nginx:1.27",
+			Ports: []api.ContainerPort{{ContainerPort: 80}}}}},
+	}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	b.Run("typed-client-go", func(b *testing.B) {
+		// The pod as client-go's JSON sends it: empty resources and status.
+		var sent api.Pod
+		if err := json.Unmarshal([]byte(`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"bench-00001","creationTimestamp":null,
+		 "labels":{"app":"createbench"}},"spec":{"containers":[{"name":"pause","image":"registry.k8s.io/pause:3.10",
+		 "ports":[{"containerPort":8080,"protocol":"TCP"}],"resources":{}}]},"status":{}}`), &sent); err != nil {
+			b.Fatal(err)
+		}
+		var tr FieldTracker
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := tr.TrackCreate("Pod", &sent, "createbench", now); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("typed", func(b *testing.B) {
+		var tr FieldTracker
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := tr.TrackCreate("Pod", pod, "client-go", now); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			raw, err := json.Marshal(pod)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := TrackCreate("Pod", raw, "client-go", now); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkTrackUpdateTypedPod is the managedFields of a PUT that changes a pod's image,
+// from the typed objects ("typed") and through their JSON ("json", as before).
+func BenchmarkTrackUpdateTypedPod(b *testing.B) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	old := &api.Pod{
+		TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		Metadata: api.ObjectMeta{Namespace: "ns", Name: "pod-1", Labels: map[string]string{"app": "web"}},
+		Spec: api.PodSpec{Containers: []api.Container{{Name: "app", Image: "nginx:1.27",
+			Ports: []api.ContainerPort{{ContainerPort: 80}}}}},
+	}
+	var tr FieldTracker
+	entries, err := tr.TrackCreate("Pod", old, "client-go", now)
+	if err != nil {
+		b.Fatal(err)
+	}
+	old.Metadata.ManagedFields = entries
+	obj := old.DeepCopy()
+	obj.Spec.Containers[0].Image = "nginx:1.28"
+	b.Run("typed", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := tr.TrackUpdate("Pod", old, obj, "kubectl", now); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			oldJSON, _ := json.Marshal(old)
+			newJSON, _ := json.Marshal(obj)
+			tracked, err := TrackUpdate("Pod", oldJSON, newJSON, "kubectl", now)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var out api.Pod
+			if err := json.Unmarshal(tracked, &out); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -176,14 +176,26 @@ func (r *EventRecorder) Eventf(ctx context.Context, obj api.Object, eventType, r
 	return r.AnnotatedEventf(ctx, obj, nil, eventType, reason, format, args...)
 }
 
+// Event records an event with message as it is, unformatted: Eventf
+// without the formatting, for a caller that has its message already (it
+// spares a Sprintf and the boxing of its arguments). Kubernetes: client-go's
+// EventRecorder.Event.
+func (r *EventRecorder) Event(ctx context.Context, obj api.Object, eventType, reason, message string) error {
+	return r.record(ctx, obj, nil, eventType, reason, message)
+}
+
 // AnnotatedEventf is Eventf with annotations on the Event: facts a component
 // had when it acted, for readers that need them exactly (the demo's
 // narrator), without changing the message `kubectl describe` shows. An
 // event that bumps an earlier one replaces its annotations. Kubernetes:
 // client-go's EventRecorder.AnnotatedEventf.
 func (r *EventRecorder) AnnotatedEventf(ctx context.Context, obj api.Object, annotations map[string]string, eventType, reason, format string, args ...any) error {
+	return r.record(ctx, obj, annotations, eventType, reason, fmt.Sprintf(format, args...))
+}
+
+// record correlates and writes one event with its message made.
+func (r *EventRecorder) record(ctx context.Context, obj api.Object, annotations map[string]string, eventType, reason, msg string) error {
 	m, tm := obj.GetObjectMeta(), obj.GetTypeMeta()
-	msg := fmt.Sprintf(format, args...)
 	ns := m.Namespace
 	if ns == "" {
 		ns = "default" // events about cluster-scoped objects live here

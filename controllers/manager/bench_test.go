@@ -253,7 +253,10 @@ func costTable(up, down phaseCost) string {
 		case compStore:
 			return fmt.Sprintf("%.2f", float64(p.storeWrites)/float64(p.pods))
 		case compAPIServer:
-			return fmt.Sprintf("%.2f", float64(p.storeWrites-p.writes.total())/float64(p.pods))
+			// The server's own writes (the sweeper's): the store's less the
+			// clients'. The store's count is read from a watch that can be a
+			// few events behind the clients' at a phase's end: not below 0.
+			return fmt.Sprintf("%.2f", float64(max(p.storeWrites-p.writes.total(), 0))/float64(p.pods))
 		}
 		if w, ok := p.writes[controllerOf[comp]]; ok {
 			return fmt.Sprintf("%.2f", float64(sum(w))/float64(p.pods))

@@ -133,9 +133,12 @@ type Controller struct {
 	pods            informer.Lister[*api.Pod]
 	nodes           informer.Lister[*api.Node]
 
-	// mu guards the maps below.
+	// mu guards the maps below, and the podStates in state.
 	mu sync.Mutex
-	// state is what the kubelet remembers of each bound pod, by pod key.
+	// state is what nodesim remembers of each pod, by pod key: what its
+	// kubelet remembers of it, and where the pod handler last saw it
+	// bound. One entry holds both, so that a sync or a delivery looks the
+	// pod up once. An entry with neither is dropped (podState.empty).
 	state map[string]*podState
 	// assumed holds pods bound by the scheduler whose binding the pod cache
 	// has not shown yet (pod key → node), so they count against capacity.
@@ -155,11 +158,10 @@ type Controller struct {
 	// up holds the nodes brought back by NodeUp whose Ready status the
 	// node cache has not shown yet: they count as up meanwhile.
 	up map[string]bool
-	// bound holds, by key, the pods bound to a node as the pod handler last
-	// delivered them. podsOn counts, by node, the pods in bound that have not
-	// finished plus the pods in assumed that are not in bound: the pods the
-	// scheduler counts against the node, kept so that it lists no pods.
-	bound  map[string]boundPod
+	// podsOn counts, by node, the pods bound to it as the pod handler last
+	// delivered them (podState.bound) that have not finished, plus the pods
+	// in assumed not bound so: the pods the scheduler counts against the
+	// node, kept so that it lists no pods.
 	podsOn map[string]int
 	// nodeList is the node cache's list as of the node handler's last
 	// delivery, nil when a node event has come since, and nodeCaps their
@@ -182,8 +184,19 @@ type Controller struct {
 	carriers carriers
 }
 
-// podState is the kubelet's memory of one pod.
+// podState is what nodesim remembers of one pod: its kubelet's memory of
+// it, kept until a sync finds the pod gone (forget), and where the pod
+// handler last saw it bound, kept until the handler sees it gone.
 type podState struct {
+	// key is the pod's key, the one string of it that the handler and
+	// the queue pass around, so that a delivery need not make another.
+	key string
+	kubeletState
+	bound boundPod // the node it is bound to, as last delivered; zero if none (slots.go)
+}
+
+// kubeletState is the kubelet's memory of one pod.
+type kubeletState struct {
 	seen  bool      // the kubelet has synced the pod once: stage is set
 	stage stage     // stageOf the pod when last synced
 	since time.Time // when stage was first seen
@@ -192,7 +205,17 @@ type podState struct {
 	addr  netip.Addr
 	crash bool  // CrashPod asked for a crash not yet written
 	want  *bool // SetPodReady's override; see podFacts.WantReady
+	// due is when the pod's key is queued to come back (AddAfter), as
+	// the kubelet last asked; it asks again only for another time.
+	due time.Time
+	// ownRV is the resourceVersion of the kubelet's last write, when the
+	// sync its delivery would queue has nothing to do (foresee):
+	// the pod handler does not queue that version. "" when none.
+	ownRV string
 }
+
+// empty reports whether st holds nothing but its key: its entry can go.
+func (st *podState) empty() bool { return st.kubeletState == kubeletState{} && st.bound == boundPod{} }
 
 // New returns a controller whose handlers are registered on the factory's
 // pod and node informers. It starts nothing.
@@ -225,17 +248,16 @@ func New(cfg Config) (*Controller, error) {
 	c := &Controller{
 		cfg: cfg, client: cfg.Client, binder: binder, clock: cfg.Clock, log: log.Named("nodesim"), rec: cfg.Recorder,
 		queue:         workqueue.New(workqueue.Config[string]{Name: "nodesim", Clock: cfg.Clock, Metrics: true}),
-		logs:          newLogs(),
+		logs:          newLogs(presize(cfg)),
 		podInf:        cfg.Factory.ForResource(client.Pods),
 		nodeInf:       cfg.Factory.ForResource(client.Nodes),
-		state:         make(map[string]*podState),
+		state:         make(map[string]*podState, presize(cfg)),
 		assumed:       make(map[string]string),
 		ips:           make(map[string]map[netip.Addr]string),
 		lowIP:         make(map[string]netip.Addr),
 		unschedulable: make(map[string]bool),
 		down:          make(map[string]time.Time),
 		up:            make(map[string]bool),
-		bound:         make(map[string]boundPod),
 		podsOn:        make(map[string]int),
 		leased:        make(map[string]bool),
 		leaseWake:     make(chan struct{}, 1),
@@ -250,7 +272,9 @@ func New(cfg Config) (*Controller, error) {
 			c.queue.Add(c.observePod(obj, false))
 		},
 		UpdateFunc: func(oldObj, newObj api.Object) {
-			c.queue.Add(c.observePod(newObj, false))
+			if key, own := c.observeUpdate(newObj); !own {
+				c.queue.Add(key)
+			}
 			if finished(newObj.(*api.Pod)) && !finished(oldObj.(*api.Pod)) {
 				c.retryUnschedulable() // a finished pod frees its slot
 			}
@@ -260,7 +284,7 @@ func New(cfg Config) (*Controller, error) {
 				c.queue.Add(c.observePod(o, true))
 			} else if t, ok := obj.(informer.DeletedFinalStateUnknown); ok {
 				c.mu.Lock()
-				c.observePodLocked(t.Key, nil)
+				c.observePodLocked(t.Key, c.state[t.Key], nil)
 				c.mu.Unlock()
 			}
 			c.retryUnschedulable()
@@ -308,6 +332,14 @@ func New(cfg Config) (*Controller, error) {
 	}
 	return c, nil
 }
+
+// maxPresized bounds presize: about 4 MB a map.
+const maxPresized = 1 << 17
+
+// presize is how many pods the per-pod maps are made room for up front:
+// as many as the nodes hold, so that filling them does not grow them step
+// by step, up to maxPresized.
+func presize(cfg Config) int { return max(0, min(cfg.Nodes*cfg.PodsPerNode, maxPresized)) }
 
 func withDefaults(cfg Config) Config {
 	if cfg.Nodes == 0 {
@@ -358,24 +390,53 @@ func (c *Controller) Run(ctx context.Context, workers int) { c.loop.Run(ctx, wor
 
 // observePod hands what the pod handler delivers to the scheduler's counts
 // and returns the pod's key, for the handler to queue.
+// A pod nodesim holds state of has its key made once: the delivery looks
+// the state up with the key built in a buffer, which needs no allocation.
 func (c *Controller) observePod(obj api.Object, gone bool) (key string) {
-	key = api.KeyOf(obj.GetObjectMeta())
+	key, _ = c.observe(obj, gone)
+	return key
+}
+
+// observeUpdate is observePod for an update, and also reports whether the
+// update is the kubelet's own write whose sync foresee spared.
+func (c *Controller) observeUpdate(obj api.Object) (key string, own bool) {
+	return c.observe(obj, false)
+}
+
+func (c *Controller) observe(obj api.Object, gone bool) (key string, own bool) {
+	m := obj.GetObjectMeta()
 	p, ok := obj.(*api.Pod)
-	if !ok {
-		return key
+	if !ok || m.Namespace == "" {
+		return api.KeyOf(m), false
 	}
 	if gone {
 		p = nil
 	}
+	var buf [128]byte
+	k := append(append(append(buf[:0], m.Namespace...), '/'), m.Name...)
 	c.mu.Lock()
-	c.observePodLocked(key, p)
-	c.mu.Unlock()
-	return key
+	defer c.mu.Unlock()
+	st := c.state[string(k)]
+	if st != nil {
+		key = st.key
+		if p != nil && st.ownRV != "" && st.ownRV == m.ResourceVersion {
+			own = true
+			st.ownRV = ""
+		}
+	} else {
+		key = string(k)
+	}
+	c.observePodLocked(key, st, p)
+	return key, own
 }
 
 // retryUnschedulable queues every pod that found no node, in key order.
 func (c *Controller) retryUnschedulable() {
 	c.mu.Lock()
+	if len(c.unschedulable) == 0 {
+		c.mu.Unlock()
+		return // the usual case, at every pod that finishes or goes
+	}
 	keys := sortedKeys(c.unschedulable)
 	c.mu.Unlock()
 	for _, k := range keys {
@@ -385,17 +446,19 @@ func (c *Controller) retryUnschedulable() {
 
 // sync moves the pod under key one step: schedule it, or act as its kubelet.
 func (c *Controller) sync(ctx context.Context, key string) error {
-	ns, name, err := api.SplitKey(key)
-	if err != nil {
+	if _, _, err := api.SplitKey(key); err != nil {
 		return nil // not a pod key: nothing will ever make it one
 	}
-	pod, err := c.pods.Namespace(ns).Get(name)
-	if apierrors.IsNotFound(err) {
+	// The cache by key, not the lister by namespace and name, which would
+	// make the key again.
+	obj, ok := c.podInf.Indexer().Get(key)
+	if !ok {
 		c.forget(key)
 		return nil
 	}
-	if err != nil {
-		return err
+	pod, ok := obj.(*api.Pod)
+	if !ok {
+		return nil // not a pod: the pod informer holds none
 	}
 	if pod.Spec.NodeName == "" {
 		if c.cfg.Scheduler == SchedulerNone {
@@ -414,15 +477,22 @@ func (c *Controller) forget(key string) {
 	c.logs.forget(key)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if st, ok := c.state[key]; ok && st.ip != "" && c.ips[st.node][st.addr] == key {
+	st := c.state[key]
+	c.deleteAssumedLocked(key, st)
+	delete(c.unschedulable, key)
+	if st == nil {
+		return
+	}
+	if st.ip != "" && c.ips[st.node][st.addr] == key {
 		delete(c.ips[st.node], st.addr)
 		if low := c.lowIP[st.node]; low.IsValid() && st.addr.Less(low) {
 			c.lowIP[st.node] = st.addr // a hole below the mark: the lowest free now
 		}
 	}
-	delete(c.state, key)
-	c.deleteAssumedLocked(key)
-	delete(c.unschedulable, key)
+	st.kubeletState = kubeletState{}
+	if st.empty() {
+		delete(c.state, key) // else the pod handler drops it when it sees the pod gone
+	}
 }
 
 func finished(p *api.Pod) bool {
@@ -436,6 +506,17 @@ func (c *Controller) event(ctx context.Context, obj api.Object, typ, reason, for
 		return
 	}
 	if err := c.rec.Eventf(ctx, obj, typ, reason, format, args...); err != nil {
+		c.log.Debug("event not recorded", zap.String("reason", reason), zap.Error(err))
+	}
+}
+
+// eventMessage is event with its message made: the per-pod events (two a
+// pod) spare a Sprintf and the boxing of its arguments.
+func (c *Controller) eventMessage(ctx context.Context, obj api.Object, typ, reason, message string) {
+	if c.rec == nil {
+		return
+	}
+	if err := c.rec.Event(ctx, obj, typ, reason, message); err != nil {
 		c.log.Debug("event not recorded", zap.String("reason", reason), zap.Error(err))
 	}
 }

@@ -45,9 +45,14 @@
 // nothing runs, so that is all a container "writes".
 //
 // Every timed transition is a delayed add of the pod's key to the
-// controller's workqueue, on the injected clock; the decisions are pure
-// functions (chooseNode, nextPodIP, decide and the status builders), so a
-// run on a fake clock is a pure function of the steps taken. The scheduler
+// controller's workqueue, on the injected clock, asked for once per due
+// time. The delivery of the kubelet's own status write is not queued when
+// the sync it would cause has nothing to do (kubelet.go, foresee): a real
+// kubelet's pod config takes a change of status alone for a reconcile, not
+// an update that syncs the pod (checkAndUpdatePod).
+// The decisions are pure functions (chooseNode, nextPodIP, decide and the
+// status builders), so a run on a fake clock is a pure function of the
+// steps taken. The scheduler
 // lists no pods: the pod handler keeps each node's count (slots.go), so
 // placing a pod costs O(nodes), whatever the number of pods; the pod cache
 // has an index of pods by node, "nodesim/nodeName".

@@ -20,26 +20,34 @@ func nodeIP(i int) string { return fmt.Sprintf("10.0.%d.%d", (i+1)/256, (i+1)%25
 // nextPodIP returns the lowest free pod address in cidr: the network address
 // and the first host address (the node's bridge, as with the bridge CNI
 // plugin) are skipped, and so is the broadcast address of an IPv4 range.
-// used reports the addresses taken. An address freed by a pod that is gone
-// is free again, so the lowest-free rule reuses it: allocation is
-// deterministic.
-func nextPodIP(cidr string, used func(netip.Addr) bool) (string, error) {
+// used reports the addresses taken; every address below from (when it is
+// valid) is known to be taken, so the search starts there. An address
+// freed by a pod that is gone is free again, so the lowest-free rule
+// reuses it: allocation is deterministic.
+func nextPodIP(cidr string, from netip.Addr, used func(netip.Addr) bool) (netip.Addr, error) {
 	prefix, err := netip.ParsePrefix(cidr)
 	if err != nil {
-		return "", fmt.Errorf("nodesim: pod CIDR %q: %w", cidr, err)
+		return netip.Addr{}, fmt.Errorf("nodesim: pod CIDR %q: %w", cidr, err)
 	}
 	prefix = prefix.Masked()
 	addr := prefix.Addr().Next() // the bridge
 	if !addr.IsValid() {
-		return "", errRangeFull
+		return netip.Addr{}, errRangeFull
 	}
-	for addr = addr.Next(); addr.IsValid() && prefix.Contains(addr); addr = addr.Next() {
+	addr = addr.Next()
+	if from.IsValid() && addr.Less(from) {
+		if !prefix.Contains(from) {
+			return netip.Addr{}, errRangeFull // all below it taken: the whole range
+		}
+		addr = from
+	}
+	for ; addr.IsValid() && prefix.Contains(addr); addr = addr.Next() {
 		if addr.Is4() && !prefix.Contains(addr.Next()) {
 			break // broadcast
 		}
 		if !used(addr) {
-			return addr.String(), nil
+			return addr, nil
 		}
 	}
-	return "", errRangeFull
+	return netip.Addr{}, errRangeFull
 }

@@ -24,31 +24,22 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 	now := c.clock.Now()
 
 	// st is looked up once per sync: the state map holds every pod, so
-	// each lookup is a cache miss. Only this key's sync forgets it, and
-	// the queue never hands one key to two workers, so st stays the
-	// pod's while this sync runs; c.mu still guards its fields.
+	// each lookup is a cache miss. Only this key's sync forgets it (the
+	// pod handler drops an entry only when the kubelet holds nothing of
+	// the pod, and this sync marks it seen), and the queue never hands one
+	// key to two workers, so st stays the pod's while this sync runs;
+	// c.mu still guards its fields.
 	c.mu.Lock()
 	st := c.stateLocked(key)
-	if stage := stageOf(pod); !st.seen || st.stage != stage {
-		st.seen, st.stage, st.since = true, stage, now
-	}
-	if pod.Status.Phase != api.PodRunning {
-		st.crash = false // only a running pod can crash
-	}
+	st.ownRV = "" // this sync sees the pod as it is, whatever wrote it
 	if ip := pod.Status.PodIP; ip != "" && st.ip == "" {
 		c.claimIPLocked(st, key, pod.Spec.NodeName, ip) // e.g. after a restart of the simulator
 	}
-	down, downSince := c.nodeDownLocked(node)
-	facts := podFacts{
-		Now: now, Since: st.since, NodeDown: down, DownSince: downSince,
-		WantReady: st.want, CrashRequested: st.crash,
-		StartDelay: c.cfg.StartDelay, ReadyDelay: c.cfg.ReadyDelay,
-		TerminationDelay: c.terminationDelay(pod), EvictionTimeout: c.cfg.EvictionTimeout,
-	}
-	c.mu.Unlock()
-
+	facts := c.observeLocked(&st.kubeletState, pod, node, now)
 	act, wait := decide(pod, facts)
-	if wait > 0 {
+	requeue := wait > 0 && st.requeue(now, now.Add(wait))
+	c.mu.Unlock()
+	if requeue {
 		c.queue.AddAfter(key, wait)
 	}
 	if act == actNone {
@@ -60,45 +51,51 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 		ce.Write(zap.String("pod", key), zap.Stringer("action", act))
 	}
 
+	if act == actConfirmDelete {
+		return c.confirmDelete(ctx, key, pod, now)
+	}
+	// The new status is built in a fresh block of the carrier's buffer and
+	// handed over (client.Handover): the server stores it as built, and
+	// nothing here changes it after. The carrier's shallow copy of the pod
+	// carries it: a status update keeps only the status, so the cached pod
+	// stays untouched, and the carrier is lent for this write and what
+	// follows it only.
+	cr := c.carriers.lend()
+	defer c.carriers.giveBack(cr)
+	b := &cr.buf
 	var status api.PodStatus
 	switch act {
 	case actAccept:
-		status = acceptedStatus(pod, hostIP(node), now)
+		status = acceptedStatus(b, pod, hostIP(node), now)
 	case actStart:
 		ip, err := c.allocateIP(st, key, node)
 		if err != nil {
 			c.event(ctx, pod, api.EventTypeWarning, "FailedCreatePodSandBox", "no IP for the pod: %v", err)
 			return err
 		}
-		status = startedStatus(pod, hostIP(node), ip, now)
+		status = startedStatus(b, pod, hostIP(node), ip, now)
 		if readyOnStart(pod, facts) {
 			markReady(&status, now)
 		}
 	case actReady:
-		status = readyStatus(pod, now)
+		status = readyStatus(b, pod, now)
 	case actProbeFail:
-		status = probeFailedStatus(pod, now)
+		status = probeFailedStatus(b, pod, now)
 	case actCrash:
-		status = crashedStatus(pod, now)
+		status = crashedStatus(b, pod, now)
 	case actRestart:
-		status = restartedStatus(pod, now)
+		status = restartedStatus(b, pod, now)
 		if readyOnStart(pod, facts) {
 			markReady(&status, now)
 		}
 	case actNodeNotReady:
-		status = nodeNotReadyStatus(pod, now)
+		status = nodeNotReadyStatus(b, pod, now)
 	case actNodeLost:
-		status = nodeLostStatus(pod, now)
-	case actConfirmDelete:
-		return c.confirmDelete(ctx, key, pod, now)
+		status = nodeLostStatus(b, pod, now)
 	}
-	// A shallow copy: the status is new, and the Client neither changes
-	// nor keeps what it is given (the API server copies it, as a remote
-	// one would serialize it), so the cached pod stays untouched, and the
-	// copy is lent for this write only.
-	cp := c.carriers.lend(pod, status)
-	defer c.carriers.giveBack(cp)
-	if _, err := c.client.UpdateStatus(ctx, cp); err != nil {
+	cp := cr.carry(pod, status)
+	written, err := c.client.UpdateStatus(ctx, cp, client.Handover())
+	if err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
@@ -114,39 +111,111 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 	}
 	c.logWrite(key, cp, act, now)
 	c.afterWrite(ctx, st, key, cp, act)
+	if w, ok := written.(*api.Pod); ok {
+		c.foresee(st, w, node, now)
+	}
 	return nil
 }
 
-// withStatus returns a shallow copy of pod with status.
-func withStatus(pod *api.Pod, status api.PodStatus) *api.Pod {
-	p := *pod
-	p.Status = status
-	return &p
+// observeLocked is what a sync learns from the pod and its node: it moves
+// st to the pod's stage (since now, if the stage is new) and returns the
+// facts decide needs.
+func (c *Controller) observeLocked(st *kubeletState, pod *api.Pod, node *api.Node, now time.Time) podFacts {
+	if stage := stageOf(pod); !st.seen || st.stage != stage {
+		st.seen, st.stage, st.since = true, stage, now
+	}
+	if pod.Status.Phase != api.PodRunning {
+		st.crash = false // only a running pod can crash
+	}
+	down, downSince := c.nodeDownLocked(node)
+	return podFacts{
+		Now: now, Since: st.since, NodeDown: down, DownSince: downSince,
+		WantReady: st.want, CrashRequested: st.crash,
+		StartDelay: c.cfg.StartDelay, ReadyDelay: c.cfg.ReadyDelay,
+		TerminationDelay: c.terminationDelay(pod), EvictionTimeout: c.cfg.EvictionTimeout,
+	}
 }
 
-// carriers lends the pods that carry a new status to UpdateStatus: a copy
-// of the cached pod with the status, used for one write and given back. A
-// pod is large, and the kubelet writes every pod's status twice; the
-// Client neither changes nor keeps what it is given, so one carrier can
-// serve write after write.
+// foresee spares the sync that the delivery of the kubelet's own
+// write, written, would queue, when that sync could do nothing: decide
+// would find nothing to do now, and either nothing waiting on time or, the
+// stage being the one it had, a time the queue already holds. It then does
+// now what that sync would have remembered (observeLocked) and notes the
+// written version, whose delivery the pod handler does not queue. When the
+// stage is new the sync would have dated it at its own time, later than
+// now; that date is read only by a decision that waits on time, so it may
+// be now only when none does. Its caller does not hold mu.
+func (c *Controller) foresee(st *podState, written *api.Pod, node *api.Node, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ip := written.Status.PodIP; ip != "" && st.ip == "" {
+		return // the sync would claim the address
+	}
+	next := st.kubeletState
+	was := next.stage
+	act, wait := decide(written, c.observeLocked(&next, written, node, now))
+	switch {
+	case act != actNone:
+		return
+	case wait > 0 && next.stage != was:
+		return
+	case wait > 0 && next.requeue(now, now.Add(wait)):
+		return
+	}
+	st.kubeletState = next
+	st.ownRV = written.Metadata.ResourceVersion
+}
+
+// carrier is what carries one write: for a status write, a shallow copy
+// of the cached pod with the new status, and the buffer the status is built
+// in; for the kubelet's confirmation of a deletion, what its options point
+// at. The Client keeps none of it.
+type carrier struct {
+	pod api.Pod
+	buf statusBuf
+
+	grace int64
+	uid   api.UID
+	pre   api.Preconditions
+}
+
+// confirmDeletion returns the options with which the kubelet deletes pod
+// once its containers have stopped: grace 0, if it is still the same pod
+// (its uid).
+func (cr *carrier) confirmDeletion(pod *api.Pod) api.DeleteOptions {
+	cr.grace, cr.uid = 0, pod.Metadata.UID
+	cr.pre = api.Preconditions{UID: &cr.uid}
+	return api.DeleteOptions{GracePeriodSeconds: &cr.grace, Preconditions: &cr.pre}
+}
+
+// carry makes the carrier's pod a shallow copy of pod with status, and
+// returns it.
+func (cr *carrier) carry(pod *api.Pod, status api.PodStatus) *api.Pod {
+	cr.pod = *pod
+	cr.pod.Status = status
+	return &cr.pod
+}
+
+// carriers lends the carriers of status writes. A pod is large, and the
+// kubelet writes every pod's status twice; the Client neither changes nor
+// keeps what it is given, so one carrier can serve write after write.
 type carriers struct{ pool sync.Pool }
 
-// lend returns a shallow copy of pod with status, to give back once the
-// write and what follows it (its events) are done.
-func (cs *carriers) lend(pod *api.Pod, status api.PodStatus) *api.Pod {
-	p, _ := cs.pool.Get().(*api.Pod)
-	if p == nil {
-		p = new(api.Pod)
+// lend returns a carrier, to give back once the write and what follows it
+// (its events, its log lines) are done with what it holds.
+func (cs *carriers) lend() *carrier {
+	if cr, ok := cs.pool.Get().(*carrier); ok {
+		return cr
 	}
-	*p = *pod
-	p.Status = status
-	return p
+	return new(carrier)
 }
 
 // giveBack takes a carrier back, forgetting what it held.
-func (cs *carriers) giveBack(p *api.Pod) {
-	*p = api.Pod{}
-	cs.pool.Put(p)
+func (cs *carriers) giveBack(cr *carrier) {
+	cr.pod = api.Pod{}
+	cr.buf.reset()
+	cr.uid, cr.pre = "", api.Preconditions{}
+	cs.pool.Put(cr)
 }
 
 // afterWrite clears the requests a write has fulfilled, and tells the story;
@@ -165,7 +234,7 @@ func (c *Controller) afterWrite(ctx context.Context, st *podState, key string, p
 		if ce := c.log.Check(zap.InfoLevel, "pod running"); ce != nil {
 			ce.Write(zap.String("pod", key), zap.String("node", pod.Spec.NodeName))
 		}
-		c.event(ctx, pod, api.EventTypeNormal, "Started", "Started containers")
+		c.eventMessage(ctx, pod, api.EventTypeNormal, "Started", "Started containers")
 	case actReady:
 		if ce := c.log.Check(zap.InfoLevel, "pod ready"); ce != nil {
 			ce.Write(zap.String("pod", key))
@@ -174,7 +243,7 @@ func (c *Controller) afterWrite(ctx context.Context, st *podState, key string, p
 		c.log.Info("pod crashed", zap.String("pod", key))
 		c.event(ctx, pod, api.EventTypeWarning, "BackOff", "Container exited with code 1")
 	case actRestart:
-		c.event(ctx, pod, api.EventTypeNormal, "Started", "Restarted containers")
+		c.eventMessage(ctx, pod, api.EventTypeNormal, "Started", "Restarted containers")
 	case actProbeFail:
 		c.event(ctx, pod, api.EventTypeWarning, "Unhealthy", "Readiness probe failed")
 	case actNodeNotReady:
@@ -189,11 +258,9 @@ func (c *Controller) afterWrite(ctx context.Context, st *podState, key string, p
 // containers have stopped, so it deletes the pod with grace 0, on condition
 // that it is still the same pod.
 func (c *Controller) confirmDelete(ctx context.Context, key string, pod *api.Pod, now time.Time) error {
-	uid := pod.Metadata.UID
-	_, err := c.client.Delete(ctx, client.Pods, pod.Metadata.Namespace, pod.Metadata.Name, api.DeleteOptions{
-		GracePeriodSeconds: ptr(int64(0)),
-		Preconditions:      &api.Preconditions{UID: &uid},
-	})
+	cr := c.carriers.lend()
+	defer c.carriers.giveBack(cr)
+	_, err := c.client.Delete(ctx, client.Pods, pod.Metadata.Namespace, pod.Metadata.Name, cr.confirmDeletion(pod))
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("nodesim: confirm deletion of %s: %w", key, err)
 	}
@@ -219,10 +286,23 @@ func (c *Controller) terminationDelay(pod *api.Pod) time.Duration {
 	return min(time.Duration(grace)*time.Second, maxTerminationDelay)
 }
 
+// requeue reports whether the pod's key must be queued to come back at
+// due, and if so notes that it is. It need not when its key is pending
+// already at due or earlier: the workqueue keeps the earlier of two times,
+// and the sync then decides again. Its caller holds mu.
+func (st *kubeletState) requeue(now, due time.Time) bool {
+	if st.due.After(now) && !due.Before(st.due) {
+		return false
+	}
+	st.due = due
+	return true
+}
+
+// stateLocked returns the pod's state, making it if it has none.
 func (c *Controller) stateLocked(key string) *podState {
 	st, ok := c.state[key]
 	if !ok {
-		st = &podState{}
+		st = &podState{key: key}
 		c.state[key] = st
 	}
 	return st
@@ -240,20 +320,16 @@ func (c *Controller) allocateIP(st *podState, key string, node *api.Node) (strin
 	// Addresses below the node's low-water mark are all taken, so the
 	// search for the lowest free one starts there.
 	taken, low := c.ips[name], c.lowIP[name]
-	ip, err := nextPodIP(node.Spec.PodCIDR, func(a netip.Addr) bool {
-		if low.IsValid() && a.Less(low) {
-			return true
-		}
+	addr, err := nextPodIP(node.Spec.PodCIDR, low, func(a netip.Addr) bool {
 		_, ok := taken[a]
 		return ok
 	})
 	if err != nil {
 		return "", err
 	}
-	c.claimIPLocked(st, key, name, ip)
-	if a, err := netip.ParseAddr(ip); err == nil {
-		c.lowIP[name] = a.Next() // it was the lowest free: all below it are taken
-	}
+	ip := addr.String()
+	c.holdIPLocked(st, key, name, ip, addr)
+	c.lowIP[name] = addr.Next() // it was the lowest free: all below it are taken
 	return ip, nil
 }
 
@@ -264,8 +340,13 @@ func (c *Controller) claimIPLocked(st *podState, key, node, ip string) {
 	if err != nil {
 		return // not an address this simulator handed out: nothing to hold
 	}
+	c.holdIPLocked(st, key, node, ip, addr)
+}
+
+// holdIPLocked is claimIPLocked with ip parsed: addr.
+func (c *Controller) holdIPLocked(st *podState, key, node, ip string, addr netip.Addr) {
 	if c.ips[node] == nil {
-		c.ips[node] = make(map[netip.Addr]string)
+		c.ips[node] = make(map[netip.Addr]string, c.cfg.PodsPerNode) // the most it holds, if nodesim schedules
 	}
 	c.ips[node][addr] = key
 	if c.lowIP[node] == addr {

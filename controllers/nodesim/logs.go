@@ -60,6 +60,7 @@ type logEntry struct {
 
 // containerRun is the log of one run of one container.
 type containerRun struct {
+	id        string // its container ID
 	container string
 	restart   int32
 	entries   []logEntry
@@ -68,34 +69,55 @@ type containerRun struct {
 	// changed is closed at the next line or the end; nil until a reader
 	// waits on it, so that a run nobody follows costs no channel.
 	changed chan struct{}
+	// inline is the memory of entries while it fits: a run the kubelet
+	// starts, finds ready and stops has three lines.
+	inline [3]logEntry
 }
 
-// runRef names a run a pod holds.
-type runRef struct {
-	container, id string
+// podLogs is the runs of one pod's containers, oldest first: each
+// container's current run and the one before it.
+type podLogs struct {
+	runs []*containerRun
+	// firstRun is the memory of the pod's first run and one that of runs
+	// while it holds one run, so that a pod whose containers never restart
+	// costs one allocation for its logs.
+	firstRun containerRun
+	one      [1]*containerRun
 }
 
-// logs is the simulated kubelets' container logs. mu guards runs and
-// byPod; every run in runs is listed under its pod in byPod.
+// logs is the simulated kubelets' container logs. mu guards pods, the runs
+// they hold and their lines.
 type logs struct {
-	mu    sync.Mutex
-	runs  map[string]*containerRun // by container ID
-	byPod map[string][]runRef      // by pod key, oldest first
+	mu   sync.Mutex
+	pods map[string]*podLogs // by pod key
 }
 
-func newLogs() *logs {
-	return &logs{runs: make(map[string]*containerRun), byPod: make(map[string][]runRef)}
+// newLogs returns empty logs with room for the runs of pods pods.
+func newLogs(pods int) *logs {
+	return &logs{pods: make(map[string]*podLogs, pods)}
 }
 
-// runLocked returns the run with id, creating it (and forgetting the
+// runLocked returns the pod's run with id, creating it (and forgetting the
 // container's run before the previous one) if it is new.
 func (l *logs) runLocked(podKey, container, id string, restart int32) *containerRun {
-	if r, ok := l.runs[id]; ok {
-		return r
+	pl := l.pods[podKey]
+	if pl == nil {
+		pl = &podLogs{}
+		pl.runs = pl.one[:0]
+		l.pods[podKey] = pl
 	}
-	r := &containerRun{container: container, restart: restart, first: 1}
-	l.runs[id] = r
-	refs := append(l.byPod[podKey], runRef{container, id})
+	for _, r := range pl.runs {
+		if r.id == id {
+			return r
+		}
+	}
+	r := &pl.firstRun
+	if r.id != "" {
+		r = new(containerRun) // not the pod's first run
+	}
+	*r = containerRun{id: id, container: container, restart: restart, first: 1}
+	r.entries = r.inline[:0]
+	refs := append(pl.runs, r)
 	// Keep the current run and the one before it of each container: a
 	// third drops the oldest.
 	count := 0
@@ -105,16 +127,28 @@ func (l *logs) runLocked(podKey, container, id string, restart int32) *container
 		}
 	}
 	if count > 2 {
-		i := slices.IndexFunc(refs, func(ref runRef) bool { return ref.container == container })
-		delete(l.runs, refs[i].id)
+		i := slices.IndexFunc(refs, func(ref *containerRun) bool { return ref.container == container })
 		refs = slices.Delete(refs, i, i+1)
 	}
-	l.byPod[podKey] = refs
+	pl.runs = refs
 	return r
 }
 
-// add appends a line to the run with id, and ends the run if end is set.
-func (l *logs) add(podKey, container, id string, restart int32, at time.Time, kind logKind, end bool) {
+// findLocked returns the pod's run with id, if it has one.
+func (l *logs) findLocked(podKey, id string) (*containerRun, bool) {
+	if pl := l.pods[podKey]; pl != nil {
+		for _, r := range pl.runs {
+			if r.id == id {
+				return r, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// add appends lines of kinds to the run with id, and ends the run after
+// them if end is set.
+func (l *logs) add(podKey, container, id string, restart int32, at time.Time, end bool, kinds ...logKind) {
 	if id == "" {
 		return
 	}
@@ -124,11 +158,13 @@ func (l *logs) add(podKey, container, id string, restart int32, at time.Time, ki
 	if r.ended {
 		return
 	}
-	if len(r.entries) == MaxLogLines {
-		r.entries = slices.Delete(r.entries, 0, 1)
-		r.first++
+	for _, kind := range kinds {
+		if len(r.entries) == MaxLogLines {
+			r.entries = slices.Delete(r.entries, 0, 1)
+			r.first++
+		}
+		r.entries = append(r.entries, logEntry{at: at.UnixNano(), kind: kind})
 	}
-	r.entries = append(r.entries, logEntry{at: at.UnixNano(), kind: kind})
 	r.ended = end
 	if r.changed != nil {
 		close(r.changed)
@@ -140,8 +176,16 @@ func (l *logs) add(podKey, container, id string, restart int32, at time.Time, ki
 func (l *logs) endPod(podKey string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for _, ref := range l.byPod[podKey] {
-		if r := l.runs[ref.id]; r != nil && !r.ended {
+	l.endPodLocked(podKey)
+}
+
+func (l *logs) endPodLocked(podKey string) {
+	pl := l.pods[podKey]
+	if pl == nil {
+		return
+	}
+	for _, r := range pl.runs {
+		if !r.ended {
 			r.ended = true
 			if r.changed != nil {
 				close(r.changed)
@@ -153,13 +197,10 @@ func (l *logs) endPod(podKey string) {
 
 // forget drops a pod's runs, ending them for any follower.
 func (l *logs) forget(podKey string) {
-	l.endPod(podKey)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for _, ref := range l.byPod[podKey] {
-		delete(l.runs, ref.id)
-	}
-	delete(l.byPod, podKey)
+	l.endPodLocked(podKey)
+	delete(l.pods, podKey)
 }
 
 // ContainerLog returns the log of a container of pod, a pod as the API
@@ -201,9 +242,10 @@ func (c *Controller) ContainerLog(pod *api.Pod, container string, previous bool,
 		return ContainerLog{}, apierrors.NewBadRequest(fmt.Sprintf("container %q in pod %q is terminated", container, name))
 	}
 
+	key := api.KeyOf(&pod.Metadata)
 	c.logs.mu.Lock()
 	defer c.logs.mu.Unlock()
-	r, ok := c.logs.runs[id]
+	r, ok := c.logs.findLocked(key, id)
 	if !ok {
 		if state.Running == nil || previous || !c.hasPod(pod) {
 			return ContainerLog{Ended: true}, nil // a run this kubelet never saw, or forgot: nothing to show
@@ -212,7 +254,7 @@ func (c *Controller) ContainerLog(pod *api.Pod, container string, previous bool,
 		// write comes first): wait for it. The pod is still in the cache,
 		// and the cache loses it before forget runs (and takes logs.mu),
 		// so this run will be forgotten with the pod's others.
-		r = c.logs.runLocked(api.KeyOf(&pod.Metadata), container, id, restart)
+		r = c.logs.runLocked(key, container, id, restart)
 	}
 	out := ContainerLog{Ended: r.ended}
 	image := ""
@@ -275,17 +317,18 @@ func (c *Controller) logWrite(key string, pod *api.Pod, act action, now time.Tim
 	for _, cs := range pod.Status.ContainerStatuses {
 		switch act {
 		case actStart, actRestart:
-			c.logs.add(key, cs.Name, cs.ContainerID, cs.RestartCount, now, logStarted, false)
 			if cs.Ready {
-				c.logs.add(key, cs.Name, cs.ContainerID, cs.RestartCount, now, logReadyNoProbe, false)
+				c.logs.add(key, cs.Name, cs.ContainerID, cs.RestartCount, now, false, logStarted, logReadyNoProbe)
+			} else {
+				c.logs.add(key, cs.Name, cs.ContainerID, cs.RestartCount, now, false, logStarted)
 			}
 		case actReady:
-			c.logs.add(key, cs.Name, cs.ContainerID, cs.RestartCount, now, logReadyProbe, false)
+			c.logs.add(key, cs.Name, cs.ContainerID, cs.RestartCount, now, false, logReadyProbe)
 		case actProbeFail:
-			c.logs.add(key, cs.Name, cs.ContainerID, cs.RestartCount, now, logNotReady, false)
+			c.logs.add(key, cs.Name, cs.ContainerID, cs.RestartCount, now, false, logNotReady)
 		case actCrash:
 			if t := cs.State.Terminated; t != nil {
-				c.logs.add(key, cs.Name, t.ContainerID, cs.RestartCount, now, logCrashed, true)
+				c.logs.add(key, cs.Name, t.ContainerID, cs.RestartCount, now, true, logCrashed)
 			}
 		}
 	}
@@ -299,7 +342,7 @@ func (c *Controller) logWrite(key string, pod *api.Pod, act action, now time.Tim
 func (c *Controller) logStop(key string, pod *api.Pod, now time.Time) {
 	for _, cs := range pod.Status.ContainerStatuses {
 		if cs.State.Running != nil {
-			c.logs.add(key, cs.Name, cs.ContainerID, cs.RestartCount, now, logStopped, true)
+			c.logs.add(key, cs.Name, cs.ContainerID, cs.RestartCount, now, true, logStopped)
 		}
 	}
 	c.logs.endPod(key)

@@ -2,6 +2,7 @@ package nodesim
 
 import (
 	"fmt"
+	"hash/fnv"
 	"net/netip"
 	"testing"
 	"time"
@@ -85,13 +86,23 @@ func TestNextPodIP(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := nextPodIP(tt.cidr, func(a netip.Addr) bool { return tt.used[a.String()] })
+			got, err := nextPodIP(tt.cidr, netip.Addr{}, func(a netip.Addr) bool { return tt.used[a.String()] })
 			if tt.wantErr {
 				assert.Error(t, err)
 				return
 			}
 			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.want, got.String())
+			// Told that all below the answer are taken, it finds it
+			// again, looking at none of them.
+			again, err := nextPodIP(tt.cidr, got, func(a netip.Addr) bool {
+				require.False(t, a.Less(got), "%s looked at, below %s", a, got)
+				return tt.used[a.String()]
+			})
+			require.NoError(t, err)
+			assert.Equal(t, got, again)
+			_, err = nextPodIP(tt.cidr, netip.MustParseAddr("10.255.255.255"), func(netip.Addr) bool { return false })
+			assert.ErrorIs(t, err, errRangeFull, "all below the end of the range taken")
 		})
 	}
 }
@@ -104,9 +115,9 @@ func testPod(phase api.PodPhase, ready bool) *api.Pod {
 		Status:   api.PodStatus{Phase: phase},
 	}
 	if phase == api.PodRunning {
-		p.Status = startedStatus(p, "10.0.0.1", "10.244.0.2", epoch)
+		p.Status = startedStatus(new(statusBuf), p, "10.0.0.1", "10.244.0.2", epoch)
 		if ready {
-			p.Status = readyStatus(p, epoch)
+			p.Status = readyStatus(new(statusBuf), p, epoch)
 		}
 	}
 	return p
@@ -122,9 +133,9 @@ func TestDecide(t *testing.T) {
 		return p
 	}
 	crashedPod := testPod(api.PodRunning, true)
-	crashedPod.Status = crashedStatus(crashedPod, epoch)
+	crashedPod.Status = crashedStatus(new(statusBuf), crashedPod, epoch)
 	accepted := testPod(api.PodPending, false)
-	accepted.Status = acceptedStatus(accepted, "10.0.0.1", epoch)
+	accepted.Status = acceptedStatus(new(statusBuf), accepted, "10.0.0.1", epoch)
 	down := base
 	down.NodeDown, down.DownSince = true, epoch
 	probed := func(p *api.Pod) *api.Pod {
@@ -187,7 +198,7 @@ func TestStatusTransitions(t *testing.T) {
 		check func(t *testing.T, st api.PodStatus)
 	}{
 		{"accepted: pending, hostIP, containers creating", testPod(api.PodPending, false),
-			func(p *api.Pod) api.PodStatus { return acceptedStatus(p, "10.0.0.1", now) },
+			func(p *api.Pod) api.PodStatus { return acceptedStatus(new(statusBuf), p, "10.0.0.1", now) },
 			func(t *testing.T, st api.PodStatus) {
 				assert.Equal(t, api.PodPending, st.Phase)
 				assert.Equal(t, "10.0.0.1", st.HostIP)
@@ -198,7 +209,7 @@ func TestStatusTransitions(t *testing.T) {
 				assert.Equal(t, api.ConditionFalse, cond(st, api.PodReady).Status)
 			}},
 		{"started: running, IPs, not ready", testPod(api.PodPending, false),
-			func(p *api.Pod) api.PodStatus { return startedStatus(p, "10.0.0.1", "10.244.0.2", now) },
+			func(p *api.Pod) api.PodStatus { return startedStatus(new(statusBuf), p, "10.0.0.1", "10.244.0.2", now) },
 			func(t *testing.T, st api.PodStatus) {
 				assert.Equal(t, api.PodRunning, st.Phase)
 				assert.Equal(t, "10.244.0.2", st.PodIP)
@@ -218,7 +229,7 @@ func TestStatusTransitions(t *testing.T) {
 				assert.Equal(t, api.ConditionFalse, cond(st, api.PodReady).Status)
 			}},
 		{"ready: conditions true, transition now", testPod(api.PodRunning, false),
-			func(p *api.Pod) api.PodStatus { return readyStatus(p, now) },
+			func(p *api.Pod) api.PodStatus { return readyStatus(new(statusBuf), p, now) },
 			func(t *testing.T, st api.PodStatus) {
 				assert.True(t, st.ContainerStatuses[0].Ready)
 				assert.Equal(t, api.ConditionTrue, cond(st, api.PodReady).Status)
@@ -227,7 +238,7 @@ func TestStatusTransitions(t *testing.T) {
 				assert.Equal(t, api.NewTime(epoch), cond(st, api.PodInitialized).LastTransitionTime, "unchanged condition keeps its time")
 			}},
 		{"crashed: exit 1, restartCount+1, not ready, still Running", testPod(api.PodRunning, true),
-			func(p *api.Pod) api.PodStatus { return crashedStatus(p, now) },
+			func(p *api.Pod) api.PodStatus { return crashedStatus(new(statusBuf), p, now) },
 			func(t *testing.T, st api.PodStatus) {
 				assert.Equal(t, api.PodRunning, st.Phase)
 				cs := st.ContainerStatuses[0]
@@ -238,17 +249,17 @@ func TestStatusTransitions(t *testing.T) {
 				assert.Equal(t, api.ConditionFalse, cond(st, api.PodReady).Status)
 			}},
 		{"crashed with restartPolicy Never: Failed", never,
-			func(p *api.Pod) api.PodStatus { return crashedStatus(p, now) },
+			func(p *api.Pod) api.PodStatus { return crashedStatus(new(statusBuf), p, now) },
 			func(t *testing.T, st api.PodStatus) {
 				assert.Equal(t, api.PodFailed, st.Phase)
 				assert.Equal(t, int32(0), st.ContainerStatuses[0].RestartCount)
 			}},
 		{"restarted: running again, last state terminated, new ID", func() *api.Pod {
 			p := testPod(api.PodRunning, true)
-			p.Status = crashedStatus(p, epoch)
+			p.Status = crashedStatus(new(statusBuf), p, epoch)
 			return p
 		}(),
-			func(p *api.Pod) api.PodStatus { return restartedStatus(p, now) },
+			func(p *api.Pod) api.PodStatus { return restartedStatus(new(statusBuf), p, now) },
 			func(t *testing.T, st api.PodStatus) {
 				cs := st.ContainerStatuses[0]
 				assert.NotNil(t, cs.State.Running)
@@ -258,28 +269,28 @@ func TestStatusTransitions(t *testing.T) {
 				assert.False(t, cs.Ready)
 			}},
 		{"probe failed: not ready, containers keep running", testPod(api.PodRunning, true),
-			func(p *api.Pod) api.PodStatus { return probeFailedStatus(p, now) },
+			func(p *api.Pod) api.PodStatus { return probeFailedStatus(new(statusBuf), p, now) },
 			func(t *testing.T, st api.PodStatus) {
 				assert.NotNil(t, st.ContainerStatuses[0].State.Running)
 				assert.False(t, st.ContainerStatuses[0].Ready)
 				assert.Equal(t, api.ConditionFalse, cond(st, api.PodReady).Status)
 			}},
 		{"node not ready: only Ready goes false", testPod(api.PodRunning, true),
-			func(p *api.Pod) api.PodStatus { return nodeNotReadyStatus(p, now) },
+			func(p *api.Pod) api.PodStatus { return nodeNotReadyStatus(new(statusBuf), p, now) },
 			func(t *testing.T, st api.PodStatus) {
 				assert.Equal(t, api.ConditionFalse, cond(st, api.PodReady).Status)
 				assert.Equal(t, reasonNodeNotReady, cond(st, api.PodReady).Reason)
 				assert.Equal(t, api.ConditionTrue, cond(st, api.ContainersReady).Status)
 			}},
 		{"node lost: Failed, reason NodeLost", testPod(api.PodRunning, true),
-			func(p *api.Pod) api.PodStatus { return nodeLostStatus(p, now) },
+			func(p *api.Pod) api.PodStatus { return nodeLostStatus(new(statusBuf), p, now) },
 			func(t *testing.T, st api.PodStatus) {
 				assert.Equal(t, api.PodFailed, st.Phase)
 				assert.Equal(t, reasonNodeLost, st.Reason)
 				assert.Equal(t, api.ConditionFalse, cond(st, api.PodReady).Status)
 			}},
 		{"unschedulable: PodScheduled False", testPod(api.PodPending, false),
-			func(p *api.Pod) api.PodStatus { return unschedulableStatus(p, "full", now) },
+			func(p *api.Pod) api.PodStatus { return unschedulableStatus(new(statusBuf), p, "full", now) },
 			func(t *testing.T, st api.PodStatus) {
 				c := cond(st, api.PodScheduled)
 				assert.Equal(t, api.ConditionFalse, c.Status)
@@ -301,7 +312,7 @@ func TestStageOf(t *testing.T) {
 	assert.Equal(t, "Running", stageOf(testPod(api.PodRunning, false)).String())
 	assert.Equal(t, "Running/ready", stageOf(testPod(api.PodRunning, true)).String())
 	p := testPod(api.PodRunning, true)
-	p.Status = crashedStatus(p, epoch)
+	p.Status = crashedStatus(new(statusBuf), p, epoch)
 	assert.Equal(t, "Running/crashed", stageOf(p).String())
 	none := testPod(api.PodPending, false)
 	none.Status.Phase = ""
@@ -349,5 +360,131 @@ func TestNotReadyMessage(t *testing.T) {
 			pod.Spec.Containers = append(pod.Spec.Containers, api.Container{Name: name})
 		}
 		assert.Equal(t, tt.want, notReadyMessage(pod))
+		assert.True(t, isNotReadyMessage(tt.want, pod), "its own message")
+		for _, other := range []string{"", tt.want + " ", "containers with unready status: [app sidecar x]", "containers with unready status: [ap]", "containers with unready status: [appsidecar]", "containers with unready status: [app  sidecar]"} {
+			assert.False(t, isNotReadyMessage(other, pod), "%q is not %q", other, tt.want)
+		}
+	}
+}
+
+// TestIDsAsBefore holds containerID and imageID to what they were when
+// formatted with fmt through hash/fnv: recorded runs keep their IDs.
+func TestIDsAsBefore(t *testing.T) {
+	fnvHex := func(format string, args ...any) uint64 {
+		h := fnv.New64a()
+		fmt.Fprintf(h, format, args...)
+		return h.Sum64()
+	}
+	for _, tt := range []struct {
+		uid      api.UID
+		name     string
+		restarts int32
+	}{
+		{"uid-1", "app", 0}, {"uid-1", "app", 1}, {"6f1c0e2a-1b2c-4d5e-8f90-123456789abc", "sidecar", 2147483647},
+		{"", "", -3}, {"u", "a/b", 10},
+	} {
+		want := fmt.Sprintf("containerd://%016x", fnvHex("%s/%s/%d", tt.uid, tt.name, tt.restarts))
+		assert.Equal(t, want, containerID(tt.uid, tt.name, tt.restarts))
+	}
+	for _, image := range []string{"nginx:1.27", "", "registry.k8s.io/pause:3.10"} {
+		want := fmt.Sprintf("%s@sha256:%016x", image, fnvHex("%s", image))
+		assert.Equal(t, want, imageID(image))
+		b := new(statusBuf)
+		assert.Equal(t, want, b.imageIDOf(image))
+		assert.Equal(t, want, b.imageIDOf(image), "remembered")
+	}
+	b := new(statusBuf)
+	assert.Equal(t, imageID("a"), b.imageIDOf("a"))
+	assert.Equal(t, imageID("b"), b.imageIDOf("b"), "a new image is not the remembered one")
+}
+
+// TestStatusBufReused: a buffer builds status after status, for pods of
+// different shapes, each as a fresh buffer would.
+func TestStatusBufReused(t *testing.T) {
+	now := epoch.Add(time.Second)
+	two := testPod(api.PodPending, false)
+	two.Spec.Containers = append(two.Spec.Containers, api.Container{Name: "sidecar", Image: "busybox"})
+	running := testPod(api.PodRunning, true)
+	builds := []struct {
+		name  string
+		build func(*statusBuf) api.PodStatus
+	}{
+		{"accepted, two containers", func(b *statusBuf) api.PodStatus { return acceptedStatus(b, two, "10.0.0.1", now) }},
+		{"started, two containers", func(b *statusBuf) api.PodStatus { return startedStatus(b, two, "10.0.0.1", "10.244.0.3", now) }},
+		{"accepted, one container", func(b *statusBuf) api.PodStatus {
+			return acceptedStatus(b, testPod(api.PodPending, false), "10.0.0.2", now)
+		}},
+		{"ready", func(b *statusBuf) api.PodStatus { return readyStatus(b, running, now) }},
+		{"started, one container", func(b *statusBuf) api.PodStatus {
+			return startedStatus(b, testPod(api.PodPending, false), "10.0.0.2", "10.244.1.2", now)
+		}},
+		{"crashed", func(b *statusBuf) api.PodStatus { return crashedStatus(b, running, now) }},
+	}
+	shared := new(statusBuf)
+	for _, bb := range builds {
+		got := bb.build(shared)
+		assert.Equal(t, bb.build(new(statusBuf)), got, bb.name)
+		shared.reset()
+	}
+}
+
+// TestRequeue: the kubelet asks the queue to bring a pod back only when no
+// earlier or equal time is pending, mirroring the workqueue, which keeps the
+// earlier of two.
+func TestRequeue(t *testing.T) {
+	now := epoch.Add(10 * time.Second)
+	at := func(d time.Duration) time.Time { return now.Add(d) }
+	for _, tt := range []struct {
+		name    string
+		pending time.Time // st.due before
+		due     time.Time
+		want    bool
+		after   time.Time // st.due after
+	}{
+		{"nothing pending", time.Time{}, at(time.Second), true, at(time.Second)},
+		{"the same time pending", at(time.Second), at(time.Second), false, at(time.Second)},
+		{"an earlier time pending", at(time.Second), at(2 * time.Second), false, at(time.Second)},
+		{"a later time pending", at(2 * time.Second), at(time.Second), true, at(time.Second)},
+		{"the pending time came: it fired", now, at(time.Second), true, at(time.Second)},
+		{"the pending time passed", at(-time.Second), at(time.Second), true, at(time.Second)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			st := kubeletState{due: tt.pending}
+			assert.Equal(t, tt.want, st.requeue(now, tt.due))
+			assert.Equal(t, tt.after, st.due)
+		})
+	}
+}
+
+// TestPodNodeNameIndex: a pod is indexed by its node, each node's values
+// made once; an unbound pod, or another kind, by nothing.
+func TestPodNodeNameIndex(t *testing.T) {
+	v := new(nodeNameValues)
+	bound := func(node string) api.Object { return &api.Pod{Spec: api.PodSpec{NodeName: node}} }
+	a := v.podNodeName(bound("node-0"))
+	assert.Equal(t, []string{"node-0"}, a)
+	again := v.podNodeName(bound("node-0"))
+	assert.Equal(t, []string{"node-0"}, again)
+	assert.Same(t, &a[0], &again[0], "made once per node")
+	assert.Equal(t, []string{"node-1"}, v.podNodeName(bound("node-1")))
+	assert.Nil(t, v.podNodeName(bound("")))
+	assert.Nil(t, v.podNodeName(&api.Node{}))
+}
+
+// TestConfirmDeletionOptions: the kubelet confirms a deletion with grace 0
+// on condition of the pod's uid, whichever carrier it borrowed before.
+func TestConfirmDeletionOptions(t *testing.T) {
+	var cs carriers
+	for _, uid := range []api.UID{"uid-1", "uid-2"} {
+		cr := cs.lend()
+		pod := &api.Pod{Metadata: api.ObjectMeta{Namespace: "default", Name: "web", UID: uid}}
+		opts := cr.confirmDeletion(pod)
+		require.NotNil(t, opts.GracePeriodSeconds)
+		assert.Equal(t, int64(0), *opts.GracePeriodSeconds)
+		require.NotNil(t, opts.Preconditions)
+		require.NotNil(t, opts.Preconditions.UID)
+		assert.Equal(t, uid, *opts.Preconditions.UID)
+		assert.Nil(t, opts.Preconditions.ResourceVersion)
+		cs.giveBack(cr)
 	}
 }

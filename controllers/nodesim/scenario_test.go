@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,13 +19,14 @@ import (
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
+	"github.com/miniplane/miniplane/controllers/loop"
 	"github.com/miniplane/miniplane/informer"
 )
 
 // env is the controller over a real API server and real informers, on a
 // fake clock, driven step by step from the test's goroutine.
 type env struct {
-	t   *testing.T
+	t   testing.TB
 	ctx context.Context
 	clk *clock.Fake
 	srv *apiserver.Server
@@ -32,7 +34,7 @@ type env struct {
 	c   *Controller
 }
 
-func newEnv(t *testing.T, cfg Config) *env {
+func newEnv(t testing.TB, cfg Config) *env {
 	t.Helper()
 	clk := clock.NewFake(epoch)
 	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2))})
@@ -67,10 +69,40 @@ func (e *env) settle() {
 			progressed = true
 		}
 		if !progressed {
+			if _, ok := e.t.(*testing.T); ok { // not in benchmarks, whose cost it would add to
+				e.checkCounts()
+			}
 			return
 		}
 	}
 	e.t.Fatal("never settled")
+}
+
+// checkCounts holds the scheduler's counts to a recount: podsOn is, by
+// node, the pods seen bound there that hold a slot plus the assumed ones
+// not seen bound, and every heap entry says its node's count.
+func (e *env) checkCounts() {
+	e.t.Helper()
+	c := e.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	want := map[string]int{}
+	for key, st := range c.state {
+		require.Equal(e.t, key, st.key, "an entry holds its own key")
+		if st.bound.holds {
+			want[st.bound.node]++
+		}
+	}
+	for key, node := range c.assumed {
+		if st := c.state[key]; st == nil || st.bound.node == "" {
+			want[node]++
+		}
+	}
+	require.Equal(e.t, want, c.podsOn, "podsOn")
+	for name, entry := range c.loadByName {
+		require.Equal(e.t, c.podsOn[name], entry.pods, "heap entry of %s", name)
+		require.Same(e.t, entry, c.load[entry.index])
+	}
 }
 
 // advance moves the clock by d and settles.
@@ -272,6 +304,115 @@ func TestGracefulDeletionConfirmedByKubelet(t *testing.T) {
 	assert.False(t, e.podGone("web"), "not before TerminationDelay")
 	e.advance(time.Millisecond)
 	assert.True(t, e.podGone("web"), "confirmed with grace 0 at TerminationDelay, no Sweep")
+}
+
+// syncCounter counts syncs by key (a loop.Observer).
+type syncCounter struct {
+	mu    sync.Mutex
+	byKey map[string]int
+}
+
+func (s *syncCounter) ReconcileStarted(info loop.Info) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.byKey[info.Key]++
+}
+
+func (s *syncCounter) ReconcileEnded(loop.Info, error, time.Duration) {}
+
+func (s *syncCounter) of(key string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.byKey[key]
+}
+
+// TestOwnWritesNotSyncedAgain: the delivery of a status write of the
+// kubelet's own is not synced when that sync would do nothing (foresee), and
+// is when it has a delay to start: the pods' lives follow the same clock.
+func TestOwnWritesNotSyncedAgain(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		probe bool
+		syncs int
+	}{
+		// Created (bound), bound (accepted), due (started, and ready);
+		// the deliveries of accepted and started are spared.
+		{"without a readiness probe", false, 3},
+		// ... due (started), started (the ready delay queued), due
+		// (ready); accepted and ready are spared.
+		{"with a readiness probe", true, 5},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			syncs := &syncCounter{byKey: map[string]int{}}
+			e := newEnv(t, Config{Observer: syncs})
+			if tt.probe {
+				e.createPod("web", withReadinessProbe)
+			} else {
+				e.createPod("web")
+			}
+			e.settle()
+			assert.Equal(t, api.PodPending, e.pod("web").Status.Phase)
+			e.advance(time.Second)
+			assert.Equal(t, api.PodRunning, e.pod("web").Status.Phase)
+			assert.Equal(t, !tt.probe, api.IsPodReady(e.pod("web")))
+			if tt.probe {
+				e.advance(999 * time.Millisecond)
+				assert.False(t, api.IsPodReady(e.pod("web")), "not before ReadyDelay")
+				e.advance(time.Millisecond)
+			}
+			assert.True(t, api.IsPodReady(e.pod("web")))
+			assert.Equal(t, tt.syncs, syncs.of("default/web"))
+
+			// What happens to it next is seen as before: a crash, a
+			// restart, a deletion.
+			require.NoError(t, e.c.CrashPod(e.ctx, "default", "web"))
+			e.settle()
+			assert.False(t, api.IsPodReady(e.pod("web")))
+			e.advance(time.Second)
+			assert.Equal(t, int32(1), e.pod("web").Status.ContainerStatuses[0].RestartCount)
+			e.advance(time.Second)
+			assert.True(t, api.IsPodReady(e.pod("web")))
+			e.deletePod("web")
+			e.advance(time.Second)
+			assert.True(t, e.podGone("web"))
+		})
+	}
+}
+
+// TestGonePodsForgotten: what nodesim keeps per pod (its state, the
+// scheduler's counts, the IPs, the logs) goes with the pods, whichever of
+// the pod handler and the sync learns of it first.
+func TestGonePodsForgotten(t *testing.T) {
+	e := newEnv(t, Config{})
+	e.runReady("web-1", "web-2", "web-3")
+	require.NoError(t, e.c.CrashPod(e.ctx, "default", "web-2"))
+	require.NoError(t, e.c.SetPodReady(e.ctx, "default", "web-3", false))
+	e.settle()
+	e.c.mu.Lock()
+	assert.Len(t, e.c.state, 3)
+	for key, st := range e.c.state {
+		assert.Equal(t, key, st.key, "an entry holds its own key")
+	}
+	assert.Equal(t, map[string]int{"node-0": 1, "node-1": 1, "node-2": 1}, e.c.podsOn)
+	e.c.mu.Unlock()
+	for _, name := range []string{"web-1", "web-2", "web-3"} {
+		e.deletePod(name)
+	}
+	e.advance(time.Second)
+	for _, name := range []string{"web-1", "web-2", "web-3"} {
+		require.True(t, e.podGone(name))
+	}
+	e.c.mu.Lock()
+	defer e.c.mu.Unlock()
+	assert.Empty(t, e.c.state)
+	assert.Empty(t, e.c.assumed)
+	assert.Empty(t, e.c.podsOn)
+	for node, ips := range e.c.ips {
+		assert.Empty(t, ips, node)
+	}
+	e.c.logs.mu.Lock()
+	assert.Empty(t, e.c.logs.pods)
+	e.c.logs.mu.Unlock()
 }
 
 func TestTerminationDelayConfigured(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 )
 
 // schedule binds a pending pod to a node, or marks it Unschedulable.
@@ -40,7 +41,9 @@ func (c *Controller) schedule(ctx context.Context, key string, pod *api.Pod) err
 		}
 		c.log.Info("unschedulable", zap.String("pod", key), zap.String("why", why))
 		c.event(ctx, pod, api.EventTypeWarning, "FailedScheduling", "%s", why)
-		_, err := c.client.UpdateStatus(ctx, withStatus(pod, unschedulableStatus(pod, why, c.clock.Now())))
+		cr := c.carriers.lend()
+		defer c.carriers.giveBack(cr)
+		_, err := c.client.UpdateStatus(ctx, cr.carry(pod, unschedulableStatus(&cr.buf, pod, why, c.clock.Now())), client.Handover())
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
@@ -50,7 +53,7 @@ func (c *Controller) schedule(ctx context.Context, key string, pod *api.Pod) err
 	_, err := c.binder.Bind(ctx, pod.Metadata.Namespace, pod.Metadata.Name, node)
 	if err != nil {
 		c.mu.Lock()
-		c.deleteAssumedLocked(key)
+		c.deleteAssumedLocked(key, c.state[key])
 		c.mu.Unlock()
 		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
 			return nil // gone, or bound by someone else: the cache will tell
@@ -60,7 +63,7 @@ func (c *Controller) schedule(ctx context.Context, key string, pod *api.Pod) err
 	if ce := c.log.Check(zap.InfoLevel, "bound"); ce != nil {
 		ce.Write(zap.String("pod", key), zap.String("node", node))
 	}
-	c.event(ctx, pod, api.EventTypeNormal, "Scheduled", "Successfully assigned %s to %s", key, node)
+	c.eventMessage(ctx, pod, api.EventTypeNormal, "Scheduled", "Successfully assigned "+key+" to "+node)
 	return nil
 }
 

@@ -2,6 +2,7 @@ package nodesim
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/informer"
@@ -13,19 +14,40 @@ import (
 // this package on the same factory, with the same function.
 const nodeNameIndex = "nodesim/nodeName"
 
+// nodeNameValues makes the values of nodeNameIndex: a pod's node name, in
+// a one-element slice. The cache indexes a pod at every change of it, and
+// only reads what an IndexFunc returns, so the slice of each node is made
+// once and shared. mu guards byNode, which grows by one entry per node name
+// ever bound to.
+type nodeNameValues struct {
+	mu     sync.Mutex
+	byNode map[string][]string
+}
+
 // podNodeName indexes a pod by the node it is bound to, if any.
-func podNodeName(obj api.Object) []string {
-	if p, ok := obj.(*api.Pod); ok && p.Spec.NodeName != "" {
-		return []string{p.Spec.NodeName}
+func (v *nodeNameValues) podNodeName(obj api.Object) []string {
+	p, ok := obj.(*api.Pod)
+	if !ok || p.Spec.NodeName == "" {
+		return nil
 	}
-	return nil
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	vals, ok := v.byNode[p.Spec.NodeName]
+	if !ok {
+		if v.byNode == nil {
+			v.byNode = make(map[string][]string)
+		}
+		vals = []string{p.Spec.NodeName}
+		v.byNode[p.Spec.NodeName] = vals
+	}
+	return vals
 }
 
 // addPodIndex adds nodeNameIndex to the pod informer's cache, unless an
 // earlier Controller did.
 func addPodIndex(inf *informer.Informer) error {
 	x := inf.Indexer()
-	err := x.AddIndexers(map[string]informer.IndexFunc{nodeNameIndex: podNodeName})
+	err := x.AddIndexers(map[string]informer.IndexFunc{nodeNameIndex: new(nodeNameValues).podNodeName})
 	if err == nil {
 		return nil
 	}
@@ -35,62 +57,100 @@ func addPodIndex(inf *informer.Informer) error {
 	return fmt.Errorf("nodesim: index pods by node: %w", err)
 }
 
-// boundPod is what the pod handler last saw of a pod bound to a node.
+// boundPod is what the pod handler last saw of a pod bound to a node; the
+// zero value means it saw the pod unbound, or not at all.
 type boundPod struct {
 	node  string
 	holds bool // not finished: it takes one of the node's slots
 }
 
 // The scheduler counts each node's pods without listing them. The pod
-// handler keeps bound (pods bound to a node, as last delivered); podsOn
-// counts, by node, the pods in bound that hold a slot plus the assumed pods
-// not in bound: what listing the pod cache and adding the assumed pods it
-// does not show bound would count. Both are guarded by mu.
+// handler keeps each pod's podState.bound (the node it is bound to, as last
+// delivered); podsOn counts, by node, the pods bound there that hold a slot
+// plus the assumed pods not seen bound: what listing the pod cache and
+// adding the assumed pods it does not show bound would count. All are
+// guarded by mu.
 
-// observePodLocked records the pod under key as the handler delivers it; p
-// nil means it is gone.
-func (c *Controller) observePodLocked(key string, p *api.Pod) {
-	if p != nil && p.Spec.NodeName != "" {
-		c.deleteAssumedLocked(key) // the binding is seen: no longer assumed
-	}
-	old, had := c.bound[key]
-	if had && old.holds {
-		c.addPodsOnLocked(old.node, -1)
-	}
+// observePodLocked records the pod under key, whose state is st (nil if it
+// has none), as the handler delivers it; p nil means it is gone.
+func (c *Controller) observePodLocked(key string, st *podState, p *api.Pod) {
 	if p == nil || p.Spec.NodeName == "" {
-		if had {
-			delete(c.bound, key)
-			if node, ok := c.assumed[key]; ok {
-				c.addPodsOnLocked(node, 1) // counted again, as the cache no longer shows it bound
-			}
+		if st == nil || st.bound.node == "" {
+			return // not seen bound: nothing counted
+		}
+		old := st.bound
+		st.bound = boundPod{}
+		if old.holds {
+			c.addPodsOnLocked(old.node, -1)
+		}
+		if node, ok := c.assumed[key]; ok {
+			c.addPodsOnLocked(node, 1) // counted again, as the cache no longer shows it bound
+		}
+		if st.empty() {
+			delete(c.state, key)
 		}
 		return
 	}
-	b := boundPod{node: p.Spec.NodeName, holds: !finished(p)}
-	c.bound[key] = b
-	if b.holds {
-		c.addPodsOnLocked(b.node, 1)
+	if st == nil {
+		st = &podState{key: key}
+		c.state[key] = st
+	}
+	// The pod is counted against at most one node: where it was assumed
+	// if it was not seen bound, else where it was seen bound if it held a
+	// slot there. Its count moves only if that node changes, so the
+	// deliveries of its status writes, and of the binding the scheduler
+	// assumed, leave the counts and the heap alone.
+	from := ""
+	if node, ok := c.assumed[key]; ok {
+		delete(c.assumed, key) // the binding is seen: no longer assumed
+		if st.bound.node == "" {
+			from = node
+		}
+	}
+	if st.bound.holds {
+		from = st.bound.node
+	}
+	st.bound = boundPod{node: p.Spec.NodeName, holds: !finished(p)}
+	to := ""
+	if st.bound.holds {
+		to = st.bound.node
+	}
+	if from != to {
+		if from != "" {
+			c.addPodsOnLocked(from, -1)
+		}
+		if to != "" {
+			c.addPodsOnLocked(to, 1)
+		}
 	}
 }
 
 // setAssumedLocked records that the scheduler bound the pod under key to
 // node, ahead of the cache.
 func (c *Controller) setAssumedLocked(key, node string) {
-	c.deleteAssumedLocked(key)
+	st := c.state[key]
+	if st == nil {
+		// Made now, with the queue's key, so that the delivery of the
+		// binding finds it and makes no key of its own.
+		st = &podState{key: key}
+		c.state[key] = st
+	}
+	c.deleteAssumedLocked(key, st)
 	c.assumed[key] = node
-	if _, ok := c.bound[key]; !ok {
+	if st == nil || st.bound.node == "" {
 		c.addPodsOnLocked(node, 1)
 	}
 }
 
-// deleteAssumedLocked forgets the scheduler's binding of the pod under key.
-func (c *Controller) deleteAssumedLocked(key string) {
+// deleteAssumedLocked forgets the scheduler's binding of the pod under key,
+// whose state is st (nil if it has none).
+func (c *Controller) deleteAssumedLocked(key string, st *podState) {
 	node, ok := c.assumed[key]
 	if !ok {
 		return
 	}
 	delete(c.assumed, key)
-	if _, seen := c.bound[key]; !seen {
+	if st == nil || st.bound.node == "" {
 		c.addPodsOnLocked(node, -1)
 	}
 }

@@ -2,8 +2,7 @@ package nodesim
 
 import (
 	"fmt"
-	"hash/fnv"
-	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -49,26 +48,61 @@ func conditionOf(pod *api.Pod, typ api.PodConditionType) (api.PodCondition, bool
 	return api.PodCondition{}, false
 }
 
-// containerID is a deterministic "<runtime>://<id>" for one run of one
-// container: a hash of the pod's UID, the container's name and its restart
-// count, so a restarted container gets a new ID and a replay the same ones.
-func containerID(uid api.UID, name string, restarts int32) string {
-	h := fnv.New64a()
-	fmt.Fprintf(h, "%s/%s/%d", uid, name, restarts)
-	return fmt.Sprintf("containerd://%016x", h.Sum64())
+// FNV-1a, 64 bits (hash/fnv's New64a), computed inline: the hash.Hash
+// and the formatting it was fed through cost allocations per pod.
+const (
+	fnvOffset64 = 14695981039346656037
+	fnvPrime64  = 1099511628211
+)
+
+func fnv1a[S ~string | ~[]byte](h uint64, s S) uint64 {
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= fnvPrime64
+	}
+	return h
 }
 
-// imageID is a deterministic stand-in for an image digest.
-func imageID(image string) string {
-	h := fnv.New64a()
-	h.Write([]byte(image))
-	return fmt.Sprintf("%s@sha256:%016x", image, h.Sum64())
+// appendHex16 appends v as 16 lowercase hex digits, zero-padded (%016x).
+func appendHex16(b []byte, v uint64) []byte {
+	const digits = "0123456789abcdef"
+	for shift := 60; shift >= 0; shift -= 4 {
+		b = append(b, digits[(v>>uint(shift))&0xf])
+	}
+	return b
 }
+
+// containerID is a deterministic "<runtime>://<id>" for one run of one
+// container: a hash of the pod's UID, the container's name and its restart
+// count ("<uid>/<name>/<restarts>"), so a restarted container gets a new ID
+// and a replay the same ones.
+func containerID(uid api.UID, name string, restarts int32) string {
+	var num [11]byte
+	h := fnv1a(fnvOffset64, uid)
+	h = fnv1a(h, "/")
+	h = fnv1a(h, name)
+	h = fnv1a(h, "/")
+	h = fnv1a(h, strconv.AppendInt(num[:0], int64(restarts), 10))
+	const runtime = "containerd://"
+	var out [len(runtime) + 16]byte
+	return string(appendHex16(append(out[:0], runtime...), h))
+}
+
+// imageID is a deterministic stand-in for an image digest:
+// "<image>@sha256:<FNV-1a of image>".
+func imageID(image string) string {
+	const sep = "@sha256:"
+	out := make([]byte, 0, len(image)+len(sep)+16)
+	out = append(append(out, image...), sep...)
+	return string(appendHex16(out, fnv1a(fnvOffset64, image)))
+}
+
+const notReadyPrefix = "containers with unready status: ["
 
 // notReadyMessage names the pod's containers in Kubernetes' words.
 func notReadyMessage(pod *api.Pod) string {
 	var b strings.Builder
-	b.WriteString("containers with unready status: [")
+	b.WriteString(notReadyPrefix)
 	for i, c := range pod.Spec.Containers {
 		if i > 0 {
 			b.WriteByte(' ')
@@ -79,87 +113,197 @@ func notReadyMessage(pod *api.Pod) string {
 	return b.String()
 }
 
+// isNotReadyMessage reports whether msg is notReadyMessage(pod), without
+// building it.
+func isNotReadyMessage(msg string, pod *api.Pod) bool {
+	rest, ok := strings.CutPrefix(msg, notReadyPrefix)
+	for i, c := range pod.Spec.Containers {
+		if ok && i > 0 {
+			rest, ok = strings.CutPrefix(rest, " ")
+		}
+		if ok {
+			rest, ok = strings.CutPrefix(rest, c.Name)
+		}
+	}
+	return ok && rest == "]"
+}
+
 // withNotReady marks ContainersReady and Ready False.
-func withNotReady(pod *api.Pod, conds []api.PodCondition, now time.Time) []api.PodCondition {
-	msg := notReadyMessage(pod)
+func withNotReady(b *statusBuf, pod *api.Pod, conds []api.PodCondition, now time.Time) []api.PodCondition {
+	msg := b.notReadyMessage(pod)
 	conds = setCondition(conds, api.ContainersReady, api.ConditionFalse, reasonContainersNotReady, msg, now)
 	return setCondition(conds, api.PodReady, api.ConditionFalse, reasonContainersNotReady, msg, now)
 }
 
-// ownStatus returns a copy of pod's status for a status builder to change:
-// its conditions are the builder's own, and its container statuses too when
-// containers is set (the builders that change them in place); the rest is
-// shared with the cached pod, to be replaced, never changed in place. No
-// deep copy is needed: the API server copies the status it stores.
-func ownStatus(pod *api.Pod, containers bool) api.PodStatus {
+// statusBuf is what a status builder builds a status in: a fresh
+// statusBlock for each status, which the builders' results point into
+// (conditions, container statuses and their states, IP lists, start time,
+// Started), and the derived strings it keeps from one status to the next.
+// The status is written with UpdateStatus and handed over
+// (client.Handover), so the server stores it as built: one allocation per
+// status write, where the server's deep copy of it made seven. Call fresh
+// (ownStatus does) before building; a statusBuf is used by one goroutine at
+// a time (the carriers lend them).
+type statusBuf struct {
+	*statusBlock
+
+	// Derived strings kept from one use to the next, one entry each: the
+	// pods of a workload share their image and container names.
+	image, imageID string
+	notReady       string
+}
+
+// statusBlock is the memory of one built status, with room for the
+// common pod's one container.
+type statusBlock struct {
+	conds      [4]api.PodCondition // a pod's four: Initialized, Ready, ContainersReady, PodScheduled
+	containers []api.ContainerStatus
+	waiting    []api.ContainerStateWaiting
+	running    []api.ContainerStateRunning
+	hostIPs    [1]api.HostIP
+	podIPs     [1]api.PodIP
+	startTime  api.Time
+	yes, no    bool // what Started points at: true and false
+
+	container0 [1]api.ContainerStatus
+	waiting0   [1]api.ContainerStateWaiting
+	running0   [1]api.ContainerStateRunning
+}
+
+// fresh gives b a new block to build the next status in: the last one
+// was handed over with its write.
+func (b *statusBuf) fresh() {
+	blk := new(statusBlock)
+	blk.containers, blk.waiting, blk.running = blk.container0[:0], blk.waiting0[:0], blk.running0[:0]
+	b.statusBlock = blk
+}
+
+// reset lets go of the status built in b (the server may keep it),
+// keeping the cached strings.
+func (b *statusBuf) reset() { b.statusBlock = nil }
+
+// sized returns s with length n, zeroed, reusing its memory when it can.
+func sized[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
+// imageIDOf is imageID(image), remembered from the last call.
+func (b *statusBuf) imageIDOf(image string) string {
+	if b.imageID == "" || b.image != image {
+		b.image, b.imageID = image, imageID(image)
+	}
+	return b.imageID
+}
+
+// notReadyMessage is notReadyMessage(pod), remembered from the last call.
+func (b *statusBuf) notReadyMessage(pod *api.Pod) string {
+	if !isNotReadyMessage(b.notReady, pod) {
+		b.notReady = notReadyMessage(pod)
+	}
+	return b.notReady
+}
+
+// ownStatus returns a copy of pod's status for a status builder to change,
+// built in b: its conditions are the builder's own, and its container
+// statuses too when containers is set (the builders that change them in
+// place); the rest is shared with the cached pod, to be replaced, never
+// changed in place.
+func ownStatus(b *statusBuf, pod *api.Pod, containers bool) api.PodStatus {
+	b.fresh()
 	st := pod.Status
 	// Room for the four conditions a pod gets, so setCondition's appends
 	// do not grow it.
-	conds := make([]api.PodCondition, len(st.Conditions), max(len(st.Conditions), 4))
+	var conds []api.PodCondition
+	if n := len(st.Conditions); n <= len(b.conds) {
+		conds = b.conds[:n]
+	} else {
+		conds = make([]api.PodCondition, n)
+	}
 	copy(conds, st.Conditions)
 	st.Conditions = conds
 	if containers {
-		st.ContainerStatuses = slices.Clone(st.ContainerStatuses)
+		b.containers = append(b.containers[:0], st.ContainerStatuses...)
+		st.ContainerStatuses = b.containers
 	}
 	return st
+}
+
+// withHostIP sets the pod's host address.
+func withHostIP(b *statusBuf, st *api.PodStatus, hostIP string) {
+	b.hostIPs[0] = api.HostIP{IP: hostIP}
+	st.HostIP, st.HostIPs = hostIP, b.hostIPs[:]
+}
+
+// withStartTime sets the pod's start time to now unless it has one.
+func withStartTime(b *statusBuf, st *api.PodStatus, now time.Time) {
+	if st.StartTime == nil {
+		b.startTime = api.NewTime(now)
+		st.StartTime = &b.startTime
+	}
 }
 
 // acceptedStatus is the status the kubelet writes when it takes a pod bound
 // to its node at hostIP: phase Pending, containers waiting to be created,
 // Initialized True, not ready.
-func acceptedStatus(pod *api.Pod, hostIP string, now time.Time) api.PodStatus {
-	st := ownStatus(pod, false)
+func acceptedStatus(b *statusBuf, pod *api.Pod, hostIP string, now time.Time) api.PodStatus {
+	st := ownStatus(b, pod, false)
 	st.Phase = api.PodPending
-	st.HostIP, st.HostIPs = hostIP, []api.HostIP{{IP: hostIP}}
-	if st.StartTime == nil {
-		t := api.NewTime(now)
-		st.StartTime = &t
-	}
-	st.ContainerStatuses = make([]api.ContainerStatus, len(pod.Spec.Containers))
+	withHostIP(b, &st, hostIP)
+	withStartTime(b, &st, now)
+	n := len(pod.Spec.Containers)
+	b.containers, b.waiting, b.no = sized(b.containers, n), sized(b.waiting, n), false
 	for i, c := range pod.Spec.Containers {
-		st.ContainerStatuses[i] = api.ContainerStatus{
+		b.waiting[i] = api.ContainerStateWaiting{Reason: "ContainerCreating"}
+		b.containers[i] = api.ContainerStatus{
 			Name: c.Name, Image: c.Image,
-			State:   api.ContainerState{Waiting: &api.ContainerStateWaiting{Reason: "ContainerCreating"}},
-			Started: ptr(false),
+			State:   api.ContainerState{Waiting: &b.waiting[i]},
+			Started: &b.no,
 		}
 	}
+	st.ContainerStatuses = b.containers
 	st.Conditions = setCondition(st.Conditions, api.PodInitialized, api.ConditionTrue, "", "", now)
 	st.Conditions = setCondition(st.Conditions, api.PodScheduled, api.ConditionTrue, "", "", now)
-	st.Conditions = withNotReady(pod, st.Conditions, now)
+	st.Conditions = withNotReady(b, pod, st.Conditions, now)
 	return st
 }
 
 // startedStatus is the status of a pod whose containers the kubelet has just
 // started on a node at hostIP, with podIP: phase Running, every container
 // running and started but not yet ready.
-func startedStatus(pod *api.Pod, hostIP, podIP string, now time.Time) api.PodStatus {
-	st := ownStatus(pod, false)
+func startedStatus(b *statusBuf, pod *api.Pod, hostIP, podIP string, now time.Time) api.PodStatus {
+	st := ownStatus(b, pod, false)
 	st.Phase = api.PodRunning
-	st.HostIP, st.HostIPs = hostIP, []api.HostIP{{IP: hostIP}}
-	st.PodIP, st.PodIPs = podIP, []api.PodIP{{IP: podIP}}
-	if st.StartTime == nil {
-		t := api.NewTime(now)
-		st.StartTime = &t
-	}
-	st.ContainerStatuses = make([]api.ContainerStatus, len(pod.Spec.Containers))
+	withHostIP(b, &st, hostIP)
+	b.podIPs[0] = api.PodIP{IP: podIP}
+	st.PodIP, st.PodIPs = podIP, b.podIPs[:]
+	withStartTime(b, &st, now)
+	n := len(pod.Spec.Containers)
+	b.containers, b.running, b.yes = sized(b.containers, n), sized(b.running, n), true
 	for i, c := range pod.Spec.Containers {
-		st.ContainerStatuses[i] = api.ContainerStatus{
-			Name: c.Name, Image: c.Image, ImageID: imageID(c.Image),
+		b.running[i] = api.ContainerStateRunning{StartedAt: api.NewTime(now)}
+		b.containers[i] = api.ContainerStatus{
+			Name: c.Name, Image: c.Image, ImageID: b.imageIDOf(c.Image),
 			ContainerID: containerID(pod.Metadata.UID, c.Name, 0),
-			State:       api.ContainerState{Running: &api.ContainerStateRunning{StartedAt: api.NewTime(now)}},
-			Started:     ptr(true),
+			State:       api.ContainerState{Running: &b.running[i]},
+			Started:     &b.yes,
 		}
 	}
+	st.ContainerStatuses = b.containers
 	st.Conditions = setCondition(st.Conditions, api.PodInitialized, api.ConditionTrue, "", "", now)
 	st.Conditions = setCondition(st.Conditions, api.PodScheduled, api.ConditionTrue, "", "", now)
-	st.Conditions = withNotReady(pod, st.Conditions, now)
+	st.Conditions = withNotReady(b, pod, st.Conditions, now)
 	return st
 }
 
 // readyStatus is the status of a running pod whose containers all passed
 // their readiness checks: containers ready, ContainersReady and Ready True.
-func readyStatus(pod *api.Pod, now time.Time) api.PodStatus {
-	st := ownStatus(pod, true)
+func readyStatus(b *statusBuf, pod *api.Pod, now time.Time) api.PodStatus {
+	st := ownStatus(b, pod, true)
 	markReady(&st, now)
 	return st
 }
@@ -179,20 +323,20 @@ func markReady(st *api.PodStatus, now time.Time) {
 // probeFailedStatus is the status of a running pod whose readiness checks
 // fail (SetPodReady false): containers not ready, ContainersReady and Ready
 // False; the containers keep running.
-func probeFailedStatus(pod *api.Pod, now time.Time) api.PodStatus {
-	st := ownStatus(pod, true)
+func probeFailedStatus(b *statusBuf, pod *api.Pod, now time.Time) api.PodStatus {
+	st := ownStatus(b, pod, true)
 	for i := range st.ContainerStatuses {
 		st.ContainerStatuses[i].Ready = false
 	}
-	st.Conditions = withNotReady(pod, st.Conditions, now)
+	st.Conditions = withNotReady(b, pod, st.Conditions, now)
 	return st
 }
 
 // nodeNotReadyStatus is what the node lifecycle controller writes for a pod
 // on a node that stopped reporting: only the Ready condition goes False; the
 // containers' state is unknown, so it is left alone.
-func nodeNotReadyStatus(pod *api.Pod, now time.Time) api.PodStatus {
-	st := ownStatus(pod, false)
+func nodeNotReadyStatus(b *statusBuf, pod *api.Pod, now time.Time) api.PodStatus {
+	st := ownStatus(b, pod, false)
 	st.Conditions = setCondition(st.Conditions, api.PodReady, api.ConditionFalse, reasonNodeNotReady,
 		fmt.Sprintf("node %s is not ready", pod.Spec.NodeName), now)
 	return st
@@ -200,15 +344,15 @@ func nodeNotReadyStatus(pod *api.Pod, now time.Time) api.PodStatus {
 
 // nodeLostStatus is the status of a pod given up on because its node stayed
 // down past the eviction timeout: phase Failed, reason NodeLost, not ready.
-func nodeLostStatus(pod *api.Pod, now time.Time) api.PodStatus {
-	st := ownStatus(pod, true)
+func nodeLostStatus(b *statusBuf, pod *api.Pod, now time.Time) api.PodStatus {
+	st := ownStatus(b, pod, true)
 	st.Phase = api.PodFailed
 	st.Reason = reasonNodeLost
 	st.Message = fmt.Sprintf("Node %s which was running pod %s is unresponsive", pod.Spec.NodeName, pod.Metadata.Name)
 	for i := range st.ContainerStatuses {
 		st.ContainerStatuses[i].Ready = false
 	}
-	st.Conditions = withNotReady(pod, st.Conditions, now)
+	st.Conditions = withNotReady(b, pod, st.Conditions, now)
 	return st
 }
 
@@ -216,8 +360,8 @@ func nodeLostStatus(pod *api.Pod, now time.Time) api.PodStatus {
 // with code 1. With restartPolicy Never the pod is finished: phase Failed.
 // Otherwise the kubelet will restart them, so each container's restartCount
 // goes up by one now and the phase stays Running.
-func crashedStatus(pod *api.Pod, now time.Time) api.PodStatus {
-	st := ownStatus(pod, true)
+func crashedStatus(b *statusBuf, pod *api.Pod, now time.Time) api.PodStatus {
+	st := ownStatus(b, pod, true)
 	restart := pod.Spec.RestartPolicy != api.RestartPolicyNever
 	for i := range st.ContainerStatuses {
 		cs := &st.ContainerStatuses[i]
@@ -236,15 +380,15 @@ func crashedStatus(pod *api.Pod, now time.Time) api.PodStatus {
 	if !restart {
 		st.Phase = api.PodFailed
 	}
-	st.Conditions = withNotReady(pod, st.Conditions, now)
+	st.Conditions = withNotReady(b, pod, st.Conditions, now)
 	return st
 }
 
 // restartedStatus is the status of a crashed pod whose containers the
 // kubelet has started again: running (not yet ready), with the run that
 // ended as their last state.
-func restartedStatus(pod *api.Pod, now time.Time) api.PodStatus {
-	st := ownStatus(pod, true)
+func restartedStatus(b *statusBuf, pod *api.Pod, now time.Time) api.PodStatus {
+	st := ownStatus(b, pod, true)
 	for i := range st.ContainerStatuses {
 		cs := &st.ContainerStatuses[i]
 		if cs.State.Terminated == nil {
@@ -255,13 +399,13 @@ func restartedStatus(pod *api.Pod, now time.Time) api.PodStatus {
 		cs.ContainerID = containerID(pod.Metadata.UID, cs.Name, cs.RestartCount)
 		cs.Ready, cs.Started = false, ptr(true)
 	}
-	st.Conditions = withNotReady(pod, st.Conditions, now)
+	st.Conditions = withNotReady(b, pod, st.Conditions, now)
 	return st
 }
 
 // unschedulableStatus is the status of a pending pod no node can take.
-func unschedulableStatus(pod *api.Pod, message string, now time.Time) api.PodStatus {
-	st := ownStatus(pod, false)
+func unschedulableStatus(b *statusBuf, pod *api.Pod, message string, now time.Time) api.PodStatus {
+	st := ownStatus(b, pod, false)
 	st.Conditions = setCondition(st.Conditions, api.PodScheduled, api.ConditionFalse, reasonUnschedulable, message, now)
 	return st
 }

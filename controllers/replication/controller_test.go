@@ -1335,6 +1335,23 @@ func TestScaleDownPrefersNodesCrowdedWithSiblings(t *testing.T) {
 	assert.Equal(t, []string{mine[1].Metadata.Name}, h.client.deletes)
 }
 
+// TestCreatedPodsShareTheTemplatesLabels checks that the pods a controller
+// creates are stored with its template's labels map itself, handed over to
+// the server (client.Handover), and each with a spec of its own.
+func TestCreatedPodsShareTheTemplatesLabels(t *testing.T) {
+	h := newHarness(t, 0, false)
+	h.createRC("web", 3)
+	h.settle()
+	rc := h.getRC("web")
+	pods := h.ownedBy(rc)
+	require.Len(t, pods, 3)
+	labels := reflect.ValueOf(rc.Spec.Template.Metadata.Labels).UnsafePointer()
+	for _, p := range pods {
+		assert.Equal(t, labels, reflect.ValueOf(p.Metadata.Labels).UnsafePointer(), "pod %s shares the template's labels", p.Metadata.Name)
+		assert.NotSame(t, &rc.Spec.Template.Spec.Containers[0], &p.Spec.Containers[0], "pod %s has its own spec", p.Metadata.Name)
+	}
+}
+
 func TestPodFromTemplate(t *testing.T) {
 	rc := testRC(1, 0)
 	rc.Spec.Template.Metadata.Annotations = map[string]string{"note": "x"}

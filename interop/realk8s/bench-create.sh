@@ -4,8 +4,10 @@
 # limit while a shared informer watches them, once with JSON and once with
 # client-go's default (protobuf), against
 #   kube: the real kube-apiserver v1.32.13 + etcd v3.5.16, and
-#   miniplane: `miniplane serve --nodes=0` with every controller off (the
-#              API server alone),
+#   miniplane: `miniplane serve --nodes=0 --scheduler=none` with every
+#              controller off (the API server alone: kube's side runs no
+#              scheduler either, and serve's built-in one would mark every
+#              pod Unschedulable, a status write per pod),
 # one after the other, each run on a freshly started server. For each run it
 # prints createbench's figures: creates/s, the time of a LIST of every pod,
 # and the server's CPU (all its processes: kube-apiserver and etcd) per
@@ -74,7 +76,7 @@ for t in $targets; do
 		miniplane)
 			prof=()
 			[[ $profile == 1 ]] && prof=(--cpuprofile="$work/serve-$c.pprof")
-			start_miniplane --nodes=0 --controllers=-replicationcontroller,-endpoint,-garbagecollector "${prof[@]}"
+			start_miniplane --nodes=0 --scheduler=none --controllers=-replicationcontroller,-endpoint,-garbagecollector "${prof[@]}"
 			kc=$work/mp.kubeconfig
 			pids=$serve_pid
 			;;
