@@ -103,8 +103,12 @@ func New(cfg Config) (*Controller, error) {
 		}
 		inf := cfg.Factory.ForResource(res)
 		reg := inf.AddEventHandler(informer.HandlerFuncs{
-			AddFunc:    func(obj api.Object, _ bool) { c.enqueue(c.graph.observe(k, obj)) },
-			UpdateFunc: func(_, obj api.Object) { c.enqueue(c.graph.observe(k, obj)) },
+			AddFunc: func(obj api.Object, _ bool) { c.enqueue(c.graph.observe(k, obj)) },
+			UpdateFunc: func(old, obj api.Object) {
+				if !unchangedForGraph(old.GetObjectMeta(), obj.GetObjectMeta()) {
+					c.enqueue(c.graph.observe(k, obj))
+				}
+			},
 			DeleteFunc: func(obj any) {
 				if o, _ := informer.DeletedObject(obj); o != nil {
 					c.enqueue(c.graph.remove(o))

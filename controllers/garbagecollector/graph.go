@@ -98,6 +98,24 @@ func (g *graph) observe(k kindInfo, obj api.Object) []string {
 	return keys
 }
 
+// unchangedForGraph reports whether an update of an object from old to cur
+// leaves the graph as it is and calls for no work, so that the handler
+// need not observe cur (a status write, most of a pod's updates, takes no
+// lock then and looks up no node). It holds when the object is the same
+// (UID), with the same edges (sameEdges), its deletion neither starting
+// nor moving to or from the foreground, and no orphaning, whose every
+// update observe queues again. The informer hands a handler an update
+// only for an object it handed it before, so the graph holds old as
+// observed. Kubernetes' GraphBuilder acts on an update only through its
+// owner references' diff and the deletion transitions, as this does.
+func unchangedForGraph(old, cur *api.ObjectMeta) bool {
+	return old.UID == cur.UID &&
+		(old.DeletionTimestamp == nil) == (cur.DeletionTimestamp == nil) &&
+		deletingDependents(old) == deletingDependents(cur) &&
+		!orphaning(cur) &&
+		sameEdges(old.OwnerReferences, cur.OwnerReferences)
+}
+
 // remove records an object's deletion and returns the work keys it calls
 // for: its dependents lost an owner, and owners waiting on it may be done.
 func (g *graph) remove(obj api.Object) []string {

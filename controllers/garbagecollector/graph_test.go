@@ -193,3 +193,60 @@ func TestSameEdges(t *testing.T) {
 		})
 	}
 }
+
+// TestUnchangedForGraph checks which updates the handler may skip, and
+// that observing the new object after a skippable update would indeed
+// change no node and call for no work.
+func TestUnchangedForGraph(t *testing.T) {
+	a, b := testRC("a"), testRC("b")
+	no := false
+	aNoBlock := ref(a)
+	aNoBlock.BlockOwnerDeletion = &no
+	deleting := func(finalizers ...string) func(*api.Pod) {
+		return func(p *api.Pod) {
+			ts := api.NewTime(epoch)
+			p.Metadata.DeletionTimestamp, p.Metadata.Finalizers = &ts, finalizers
+		}
+	}
+	pod := func(change func(*api.Pod), refs ...api.OwnerReference) *api.Pod {
+		p := testPod("p", refs...)
+		if change != nil {
+			change(p)
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name     string
+		old, cur *api.Pod
+		want     bool
+	}{
+		{"status write", pod(nil, ref(a)), pod(func(p *api.Pod) { p.Status.Phase = api.PodRunning }, ref(a)), true},
+		{"no owners", pod(nil), pod(nil), true},
+		{"owner added", pod(nil, ref(a)), pod(nil, ref(a), ref(b)), false},
+		{"blocking dropped", pod(nil, ref(a)), pod(nil, aNoBlock), false},
+		{"another object under the name", pod(nil, ref(a)), pod(func(p *api.Pod) { p.Metadata.UID = "p2" }, ref(a)), false},
+		{"deletion starts", pod(nil, ref(a)), pod(deleting(), ref(a)), false},
+		{"still being deleted", pod(deleting(), ref(a)), pod(deleting(), ref(a)), true},
+		{"foreground deletion starts", pod(deleting(), ref(a)), pod(deleting(api.FinalizerDeleteDependents), ref(a)), false},
+		{"still deleting in the foreground", pod(deleting(api.FinalizerDeleteDependents), ref(a)), pod(deleting(api.FinalizerDeleteDependents), ref(a)), true},
+		{"orphaning: queued on every update", pod(deleting(api.FinalizerOrphanDependents), ref(a)), pod(deleting(api.FinalizerOrphanDependents), ref(a)), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := unchangedForGraph(&tc.old.Metadata, &tc.cur.Metadata)
+			assert.Equal(t, tc.want, got)
+			if !got {
+				return
+			}
+			g := newGraph()
+			g.observe(rcKind, a)
+			g.observe(podKind, tc.old)
+			before, _ := g.snapshot("p")
+			beforeOwner, _ := g.snapshot("a")
+			assert.Empty(t, g.observe(podKind, tc.cur), "no work")
+			after, _ := g.snapshot("p")
+			afterOwner, _ := g.snapshot("a")
+			assert.Equal(t, before, after)
+			assert.Equal(t, beforeOwner, afterOwner)
+		})
+	}
+}
