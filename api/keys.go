@@ -15,6 +15,15 @@ func KeyOf(meta *ObjectMeta) string {
 	return meta.Namespace + "/" + meta.Name
 }
 
+// IsKeyOf reports whether key is KeyOf(meta), without making the key.
+func IsKeyOf(key string, meta *ObjectMeta) bool {
+	if meta.Namespace == "" {
+		return key == meta.Name
+	}
+	ns, name := meta.Namespace, meta.Name
+	return len(key) == len(ns)+1+len(name) && key[:len(ns)] == ns && key[len(ns)] == '/' && key[len(ns)+1:] == name
+}
+
 // SplitKey is the inverse of [KeyOf]: it splits "namespace/name" or "name" into its parts.
 // A key with more than one '/', or an empty name, is an error. Kubernetes: client-go's
 // cache.SplitMetaNamespaceKey.

@@ -79,3 +79,26 @@ func TestGetControllerOfReturnsACopy(t *testing.T) {
 	assert.Equal(t, "rc", meta.OwnerReferences[0].Name)
 	assert.True(t, *meta.OwnerReferences[0].Controller)
 }
+
+// TestIsKeyOf checks IsKeyOf against KeyOf, on keys that differ from the
+// object's in length, in the separator's place and in scope.
+func TestIsKeyOf(t *testing.T) {
+	tests := []struct {
+		key, ns, name string
+		want          bool
+	}{
+		{"default/web", "default", "web", true},
+		{"web", "", "web", true},
+		{"default/web", "", "default/web", true}, // as api.KeyOf makes it
+		{"default/web", "default", "we", false},
+		{"default/web", "defaul", "t/web", false},
+		{"defaultxweb", "default", "web", false},
+		{"web", "default", "web", false},
+		{"", "", "", true},
+	}
+	for _, tt := range tests {
+		m := &ObjectMeta{Namespace: tt.ns, Name: tt.name}
+		assert.Equal(t, tt.want, IsKeyOf(tt.key, m), "%q of %q/%q", tt.key, tt.ns, tt.name)
+		assert.Equal(t, tt.key == KeyOf(m), IsKeyOf(tt.key, m), "agrees with api.KeyOf: %q of %q/%q", tt.key, tt.ns, tt.name)
+	}
+}

@@ -159,3 +159,35 @@ func isAlphanumeric(c byte) bool {
 func isLowerAlphanumeric(c byte) bool {
 	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9'
 }
+
+// LabelPair is one key and value of a label set.
+type LabelPair struct {
+	// Key is the label's key.
+	Key string
+	// Value is the label's value.
+	Value string
+}
+
+// AppendLabelPairs appends to dst the pairs of set but the one under skip
+// ("" skips none: a label key is never empty), in no order, and returns it:
+// a selector from a set, read once, for a caller that matches many label
+// sets against it (MatchesLabelPairs) without making a Selector.
+func AppendLabelPairs(dst []LabelPair, set map[string]string, skip string) []LabelPair {
+	for k, v := range set {
+		if skip == "" || k != skip {
+			dst = append(dst, LabelPair{k, v})
+		}
+	}
+	return dst
+}
+
+// MatchesLabelPairs reports whether labels hold every pair of pairs:
+// SelectorFromSet(set).Matches(labels) for the set the pairs were read from.
+func MatchesLabelPairs(pairs []LabelPair, labels map[string]string) bool {
+	for _, p := range pairs {
+		if got, ok := labels[p.Key]; !ok || got != p.Value {
+			return false
+		}
+	}
+	return true
+}

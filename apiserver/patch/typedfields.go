@@ -365,14 +365,8 @@ func (t *FieldTracker) addItem(b *trieBuilder, n *tnode, item reflect.Value, f *
 		b.child(n, valueElement(x)).self = true
 		return nil
 	}
-	for item.Kind() == reflect.Pointer || item.Kind() == reflect.Interface {
-		if t.info(item.Type()).marshaler || item.IsNil() {
-			break
-		}
-		item = item.Elem()
-	}
-	ti := t.info(item.Type())
-	if item.Kind() != reflect.Struct || ti.generic || ti.marshaler || (ti.ptrMarshaler && item.CanAddr()) {
+	item, ti, walkable := t.keyedItem(item)
+	if !walkable {
 		x, err := t.jsonValue(item)
 		if err != nil {
 			return err
@@ -639,4 +633,20 @@ func appendJSONString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// keyedItem returns a keyed list's item with its pointers and interfaces
+// followed, and whether it can be walked field by field as a struct: not
+// when it is no struct, or encoding/json would encode it some other way (a
+// marshaler, a type the plan reads generically), which the caller then
+// reads through jsonValue; and the plan of its type.
+func (t *FieldTracker) keyedItem(item reflect.Value) (reflect.Value, *typeInfo, bool) {
+	for item.Kind() == reflect.Pointer || item.Kind() == reflect.Interface {
+		if t.info(item.Type()).marshaler || item.IsNil() {
+			break
+		}
+		item = item.Elem()
+	}
+	ti := t.info(item.Type())
+	return item, ti, !(item.Kind() != reflect.Struct || ti.generic || ti.marshaler || (ti.ptrMarshaler && item.CanAddr()))
 }

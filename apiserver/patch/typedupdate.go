@@ -422,14 +422,8 @@ func (t *FieldTracker) shapeItem(b *shapeBuilder, n *snode, item reflect.Value, 
 		n.add(c)
 		return nil
 	}
-	for item.Kind() == reflect.Pointer || item.Kind() == reflect.Interface {
-		if t.info(item.Type()).marshaler || item.IsNil() {
-			break
-		}
-		item = item.Elem()
-	}
-	ti := t.info(item.Type())
-	if item.Kind() != reflect.Struct || ti.generic || ti.marshaler || (ti.ptrMarshaler && item.CanAddr()) {
+	item, ti, walkable := t.keyedItem(item)
+	if !walkable {
 		x, err := t.jsonValue(item)
 		if err != nil {
 			return err

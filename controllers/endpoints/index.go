@@ -90,7 +90,7 @@ func newLabelValues() *labelValues {
 func (l *labelValues) keyOf(m *api.ObjectMeta) string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if k, ok := l.keys[m.UID]; ok && isKeyOf(k, m) {
+	if k, ok := l.keys[m.UID]; ok && api.IsKeyOf(k, m) {
 		return k
 	}
 	if len(l.keys) >= maxLabelValues {
@@ -230,11 +230,11 @@ func (c *Controller) selectedPods(ns string, selector map[string]string, b *podB
 	}
 	// The pairs to check, read once: ranging over the selector's map for
 	// every pod would cost more than the lookups.
-	var buf [4]labelPair
-	pairs := pairsBut(buf[:0], selector, rarestKey)
+	var buf [4]api.LabelPair
+	pairs := api.AppendLabelPairs(buf[:0], selector, rarestKey)
 	out := rarest[:0] // the buffer is this call's own
 	for _, p := range rarest {
-		if (rarestKey != "" || p.Metadata.Namespace == ns) && matchesPairs(pairs, p.Metadata.Labels) {
+		if (rarestKey != "" || p.Metadata.Namespace == ns) && api.MatchesLabelPairs(pairs, p.Metadata.Labels) {
 			out = append(out, p)
 		}
 	}
@@ -293,7 +293,7 @@ func (c *Controller) podServices(pod *api.Pod, dst []string) []string {
 			}
 			// A service indexed under several of the pod's labels is
 			// found once for each.
-			if !slices.ContainsFunc(dst[start:], func(k string) bool { return isKeyOf(k, &svc.Metadata) }) {
+			if !slices.ContainsFunc(dst[start:], func(k string) bool { return api.IsKeyOf(k, &svc.Metadata) }) {
 				dst = append(dst, c.labels.keyOf(&svc.Metadata))
 			}
 		}
@@ -304,40 +304,6 @@ func (c *Controller) podServices(pod *api.Pod, dst []string) []string {
 	}
 	slices.Sort(dst[start:])
 	return dst
-}
-
-// isKeyOf reports whether key is api.KeyOf(m), without making it.
-func isKeyOf(key string, m *api.ObjectMeta) bool {
-	if m.Namespace == "" {
-		return key == m.Name
-	}
-	ns, name := m.Namespace, m.Name
-	return len(key) == len(ns)+1+len(name) && key[:len(ns)] == ns && key[len(ns)] == '/' && key[len(ns)+1:] == name
-}
-
-// labelPair is one pair of a label set.
-type labelPair struct{ key, value string }
-
-// pairsBut appends to dst the pairs of set but the one under skip, which
-// the caller knows the pods hold ("" skips nothing: a label key is never
-// empty), in no order, and returns it.
-func pairsBut(dst []labelPair, set map[string]string, skip string) []labelPair {
-	for k, v := range set {
-		if k != skip || skip == "" {
-			dst = append(dst, labelPair{k, v})
-		}
-	}
-	return dst
-}
-
-// matchesPairs reports whether labels hold every pair of pairs.
-func matchesPairs(pairs []labelPair, labels map[string]string) bool {
-	for _, p := range pairs {
-		if got, ok := labels[p.key]; !ok || got != p.value {
-			return false
-		}
-	}
-	return true
 }
 
 // matchesSet reports whether labels hold every pair of set:

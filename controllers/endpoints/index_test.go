@@ -129,7 +129,7 @@ func TestMatchesSetIsSelectorFromSet(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			want := api.SelectorFromSet(tt.set).Matches(tt.labels)
 			assert.Equal(t, want, matchesSet(tt.set, tt.labels))
-			assert.Equal(t, want, matchesPairs(pairsBut(nil, tt.set, ""), tt.labels), "read into pairs")
+			assert.Equal(t, want, api.MatchesLabelPairs(api.AppendLabelPairs(nil, tt.set, ""), tt.labels), "read into pairs")
 			for k := range tt.set {
 				// Skipping a pair the labels are known to hold.
 				withK := maps.Clone(tt.labels)
@@ -137,7 +137,7 @@ func TestMatchesSetIsSelectorFromSet(t *testing.T) {
 					withK = map[string]string{}
 				}
 				withK[k] = tt.set[k]
-				assert.Equal(t, api.SelectorFromSet(tt.set).Matches(withK), matchesPairs(pairsBut(nil, tt.set, k), withK), "skipping %s", k)
+				assert.Equal(t, api.SelectorFromSet(tt.set).Matches(withK), api.MatchesLabelPairs(api.AppendLabelPairs(nil, tt.set, k), withK), "skipping %s", k)
 			}
 		})
 	}

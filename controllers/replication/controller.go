@@ -338,27 +338,6 @@ func matchesSet(set, labels map[string]string) bool {
 	return true
 }
 
-// labelPair is one pair of a label set.
-type labelPair struct{ key, value string }
-
-// pairsOf appends the pairs of set to dst, in no order, and returns it.
-func pairsOf(dst []labelPair, set map[string]string) []labelPair {
-	for k, v := range set {
-		dst = append(dst, labelPair{k, v})
-	}
-	return dst
-}
-
-// matchesPairs is matchesSet of the set whose pairs are pairs.
-func matchesPairs(pairs []labelPair, labels map[string]string) bool {
-	for _, p := range pairs {
-		if got, ok := labels[p.key]; !ok || got != p.value {
-			return false
-		}
-	}
-	return true
-}
-
 // sameRef reports whether two controller references (nil for none) are
 // equal in every field.
 func sameRef(a, b *api.OwnerReference) bool {
@@ -782,9 +761,9 @@ func (c *Controller) updateStatus(ctx context.Context, rc *api.ReplicationContro
 // active has a controller reference with rc's UID (claimablePods): their
 // references are not read again.
 func (c *Controller) claimPods(ctx context.Context, rc *api.ReplicationController, active []*api.Pod, allOwned bool) ([]*api.Pod, error) {
-	var buf [4]labelPair // a selector's pairs: most have one or two
-	sel := pairsOf(buf[:0], rc.Spec.Selector)
-	matches := func(p *api.Pod) bool { return matchesPairs(sel, p.Metadata.Labels) }
+	var buf [4]api.LabelPair // a selector's pairs: most have one or two
+	sel := api.AppendLabelPairs(buf[:0], rc.Spec.Selector, "")
+	matches := func(p *api.Pod) bool { return api.MatchesLabelPairs(sel, p.Metadata.Labels) }
 	var (
 		owned   = active[:0]
 		errs    []error

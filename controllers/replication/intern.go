@@ -74,7 +74,7 @@ type keyTable struct {
 func (t *keyTable) keyOf(m *api.ObjectMeta) string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if k, ok := t.keys[m.UID]; ok && isKeyOf(k, m) {
+	if k, ok := t.keys[m.UID]; ok && api.IsKeyOf(k, m) {
 		return k
 	}
 	if t.keys == nil || len(t.keys) >= maxInterned {
@@ -83,13 +83,4 @@ func (t *keyTable) keyOf(m *api.ObjectMeta) string {
 	k := api.KeyOf(m)
 	t.keys[m.UID] = k
 	return k
-}
-
-// isKeyOf reports whether key is api.KeyOf(m), without making it.
-func isKeyOf(key string, m *api.ObjectMeta) bool {
-	if m.Namespace == "" {
-		return key == m.Name
-	}
-	ns, name := m.Namespace, m.Name
-	return len(key) == len(ns)+1+len(name) && key[:len(ns)] == ns && key[len(ns)] == '/' && key[len(ns)+1:] == name
 }

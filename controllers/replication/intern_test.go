@@ -68,24 +68,3 @@ func TestKeyTable(t *testing.T) {
 	}
 	assert.LessOrEqual(t, len(keys.keys), maxInterned)
 }
-
-func TestIsKeyOf(t *testing.T) {
-	tests := []struct {
-		key, ns, name string
-		want          bool
-	}{
-		{"default/web", "default", "web", true},
-		{"web", "", "web", true},
-		{"default/web", "", "default/web", true}, // as api.KeyOf makes it
-		{"default/web", "default", "we", false},
-		{"default/web", "defaul", "t/web", false},
-		{"defaultxweb", "default", "web", false},
-		{"web", "default", "web", false},
-		{"", "", "", true},
-	}
-	for _, tt := range tests {
-		m := &api.ObjectMeta{Namespace: tt.ns, Name: tt.name}
-		assert.Equal(t, tt.want, isKeyOf(tt.key, m), "%q of %q/%q", tt.key, tt.ns, tt.name)
-		assert.Equal(t, tt.key == api.KeyOf(m), isKeyOf(tt.key, m), "agrees with api.KeyOf: %q of %q/%q", tt.key, tt.ns, tt.name)
-	}
-}

@@ -158,7 +158,7 @@ func TestMatchesSet(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Equal(t, tt.want, matchesSet(tt.set, tt.labels))
 			assert.Equal(t, api.SelectorFromSet(tt.set).Matches(tt.labels), matchesSet(tt.set, tt.labels))
-			assert.Equal(t, tt.want, matchesPairs(pairsOf(nil, tt.set), tt.labels), "read into pairs")
+			assert.Equal(t, tt.want, api.MatchesLabelPairs(api.AppendLabelPairs(nil, tt.set, ""), tt.labels), "read into pairs")
 		})
 	}
 }

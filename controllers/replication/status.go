@@ -41,11 +41,11 @@ func CalculateStatus(rc *api.ReplicationController, pods []*api.Pod, manageErr e
 	if rc.Spec.Template != nil {
 		templateLabels = rc.Spec.Template.Metadata.Labels
 	}
-	var buf [4]labelPair // the template's labels, read once
-	full := pairsOf(buf[:0], templateLabels)
+	var buf [4]api.LabelPair // the template's labels, read once
+	full := api.AppendLabelPairs(buf[:0], templateLabels, "")
 	var fully, ready, available int32
 	for _, p := range pods {
-		if matchesPairs(full, p.Metadata.Labels) {
+		if api.MatchesLabelPairs(full, p.Metadata.Labels) {
 			fully++
 		}
 		if api.IsPodReady(p) {
