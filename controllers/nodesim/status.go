@@ -209,11 +209,15 @@ func (b *statusBuf) notReadyMessage(pod *api.Pod) string {
 }
 
 // ownStatus returns a copy of pod's status for a status builder to change,
-// built in b: its conditions are the builder's own, and its container
-// statuses too when containers is set (the builders that change them in
-// place); the rest is shared with the cached pod, to be replaced, never
-// changed in place.
-func ownStatus(b *statusBuf, pod *api.Pod, containers bool) api.PodStatus {
+// built in a fresh block of b: its conditions and container statuses are
+// the builder's own, and so is everything the old status pointed into its
+// own block (start time, IP lists, container states, Started), copied into
+// the new one. A stored status is handed over as built, so a pointer into
+// the old block would keep that whole block alive beside the new one (a
+// pod's start time alone kept its accepted status's block: 768 bytes per
+// pod). What the old status points to outside any block (a terminated
+// state) is shared, never changed in place.
+func ownStatus(b *statusBuf, pod *api.Pod) api.PodStatus {
 	b.fresh()
 	st := pod.Status
 	// Room for the four conditions a pod gets, so setCondition's appends
@@ -226,11 +230,51 @@ func ownStatus(b *statusBuf, pod *api.Pod, containers bool) api.PodStatus {
 	}
 	copy(conds, st.Conditions)
 	st.Conditions = conds
-	if containers {
-		b.containers = append(b.containers[:0], st.ContainerStatuses...)
-		st.ContainerStatuses = b.containers
-	}
+	b.adopt(&st)
 	return st
+}
+
+// adopt copies into the block what st points to that a builder's block
+// may hold: the start time, the IP lists, the container statuses and their
+// waiting and running states and Started.
+func (blk *statusBlock) adopt(st *api.PodStatus) {
+	if st.StartTime != nil {
+		blk.startTime = *st.StartTime
+		st.StartTime = &blk.startTime
+	}
+	if len(st.HostIPs) == 1 {
+		blk.hostIPs[0] = st.HostIPs[0]
+		st.HostIPs = blk.hostIPs[:]
+	}
+	if len(st.PodIPs) == 1 {
+		blk.podIPs[0] = st.PodIPs[0]
+		st.PodIPs = blk.podIPs[:]
+	}
+	n := len(st.ContainerStatuses)
+	if n == 0 {
+		return
+	}
+	blk.containers = append(blk.containers[:0], st.ContainerStatuses...)
+	blk.waiting, blk.running = sized(blk.waiting, n), sized(blk.running, n)
+	blk.yes, blk.no = true, false
+	for i := range blk.containers {
+		cs := &blk.containers[i]
+		if w := cs.State.Waiting; w != nil {
+			blk.waiting[i] = *w
+			cs.State.Waiting = &blk.waiting[i]
+		}
+		if r := cs.State.Running; r != nil {
+			blk.running[i] = *r
+			cs.State.Running = &blk.running[i]
+		}
+		if cs.Started != nil {
+			cs.Started = &blk.no
+			if *st.ContainerStatuses[i].Started {
+				cs.Started = &blk.yes
+			}
+		}
+	}
+	st.ContainerStatuses = blk.containers
 }
 
 // withHostIP sets the pod's host address.
@@ -251,7 +295,7 @@ func withStartTime(b *statusBuf, st *api.PodStatus, now time.Time) {
 // to its node at hostIP: phase Pending, containers waiting to be created,
 // Initialized True, not ready.
 func acceptedStatus(b *statusBuf, pod *api.Pod, hostIP string, now time.Time) api.PodStatus {
-	st := ownStatus(b, pod, false)
+	st := ownStatus(b, pod)
 	st.Phase = api.PodPending
 	withHostIP(b, &st, hostIP)
 	withStartTime(b, &st, now)
@@ -276,7 +320,7 @@ func acceptedStatus(b *statusBuf, pod *api.Pod, hostIP string, now time.Time) ap
 // started on a node at hostIP, with podIP: phase Running, every container
 // running and started but not yet ready.
 func startedStatus(b *statusBuf, pod *api.Pod, hostIP, podIP string, now time.Time) api.PodStatus {
-	st := ownStatus(b, pod, false)
+	st := ownStatus(b, pod)
 	st.Phase = api.PodRunning
 	withHostIP(b, &st, hostIP)
 	b.podIPs[0] = api.PodIP{IP: podIP}
@@ -303,7 +347,7 @@ func startedStatus(b *statusBuf, pod *api.Pod, hostIP, podIP string, now time.Ti
 // readyStatus is the status of a running pod whose containers all passed
 // their readiness checks: containers ready, ContainersReady and Ready True.
 func readyStatus(b *statusBuf, pod *api.Pod, now time.Time) api.PodStatus {
-	st := ownStatus(b, pod, true)
+	st := ownStatus(b, pod)
 	markReady(&st, now)
 	return st
 }
@@ -324,7 +368,7 @@ func markReady(st *api.PodStatus, now time.Time) {
 // fail (SetPodReady false): containers not ready, ContainersReady and Ready
 // False; the containers keep running.
 func probeFailedStatus(b *statusBuf, pod *api.Pod, now time.Time) api.PodStatus {
-	st := ownStatus(b, pod, true)
+	st := ownStatus(b, pod)
 	for i := range st.ContainerStatuses {
 		st.ContainerStatuses[i].Ready = false
 	}
@@ -336,7 +380,7 @@ func probeFailedStatus(b *statusBuf, pod *api.Pod, now time.Time) api.PodStatus 
 // on a node that stopped reporting: only the Ready condition goes False; the
 // containers' state is unknown, so it is left alone.
 func nodeNotReadyStatus(b *statusBuf, pod *api.Pod, now time.Time) api.PodStatus {
-	st := ownStatus(b, pod, false)
+	st := ownStatus(b, pod)
 	st.Conditions = setCondition(st.Conditions, api.PodReady, api.ConditionFalse, reasonNodeNotReady,
 		fmt.Sprintf("node %s is not ready", pod.Spec.NodeName), now)
 	return st
@@ -345,7 +389,7 @@ func nodeNotReadyStatus(b *statusBuf, pod *api.Pod, now time.Time) api.PodStatus
 // nodeLostStatus is the status of a pod given up on because its node stayed
 // down past the eviction timeout: phase Failed, reason NodeLost, not ready.
 func nodeLostStatus(b *statusBuf, pod *api.Pod, now time.Time) api.PodStatus {
-	st := ownStatus(b, pod, true)
+	st := ownStatus(b, pod)
 	st.Phase = api.PodFailed
 	st.Reason = reasonNodeLost
 	st.Message = fmt.Sprintf("Node %s which was running pod %s is unresponsive", pod.Spec.NodeName, pod.Metadata.Name)
@@ -361,7 +405,7 @@ func nodeLostStatus(b *statusBuf, pod *api.Pod, now time.Time) api.PodStatus {
 // Otherwise the kubelet will restart them, so each container's restartCount
 // goes up by one now and the phase stays Running.
 func crashedStatus(b *statusBuf, pod *api.Pod, now time.Time) api.PodStatus {
-	st := ownStatus(b, pod, true)
+	st := ownStatus(b, pod)
 	restart := pod.Spec.RestartPolicy != api.RestartPolicyNever
 	for i := range st.ContainerStatuses {
 		cs := &st.ContainerStatuses[i]
@@ -388,7 +432,7 @@ func crashedStatus(b *statusBuf, pod *api.Pod, now time.Time) api.PodStatus {
 // kubelet has started again: running (not yet ready), with the run that
 // ended as their last state.
 func restartedStatus(b *statusBuf, pod *api.Pod, now time.Time) api.PodStatus {
-	st := ownStatus(b, pod, true)
+	st := ownStatus(b, pod)
 	for i := range st.ContainerStatuses {
 		cs := &st.ContainerStatuses[i]
 		if cs.State.Terminated == nil {
@@ -405,7 +449,7 @@ func restartedStatus(b *statusBuf, pod *api.Pod, now time.Time) api.PodStatus {
 
 // unschedulableStatus is the status of a pending pod no node can take.
 func unschedulableStatus(b *statusBuf, pod *api.Pod, message string, now time.Time) api.PodStatus {
-	st := ownStatus(b, pod, false)
+	st := ownStatus(b, pod)
 	st.Conditions = setCondition(st.Conditions, api.PodScheduled, api.ConditionFalse, reasonUnschedulable, message, now)
 	return st
 }
