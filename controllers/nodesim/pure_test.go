@@ -506,7 +506,9 @@ func TestBuiltStatusesKeepNoOldBlock(t *testing.T) {
 		}},
 		{"ready", func(b *statusBuf, p *api.Pod) api.PodStatus { return readyStatus(b, p, epoch.Add(2*time.Second)) }},
 		{"probe failed", func(b *statusBuf, p *api.Pod) api.PodStatus { return probeFailedStatus(b, p, epoch.Add(3*time.Second)) }},
-		{"node not ready", func(b *statusBuf, p *api.Pod) api.PodStatus { return nodeNotReadyStatus(b, p, epoch.Add(4*time.Second)) }},
+		{"node not ready", func(b *statusBuf, p *api.Pod) api.PodStatus {
+			return nodeNotReadyStatus(b, p, epoch.Add(4*time.Second))
+		}},
 	}
 	for _, step := range steps {
 		t.Run(step.name, func(t *testing.T) {
