@@ -169,7 +169,8 @@ func (c *Controller) foresee(st *podState, written *api.Pod, node *api.Node, now
 // carrier is what carries one write: for a status write, a shallow copy
 // of the cached pod with the new status, and the buffer the status is built
 // in; for the kubelet's confirmation of a deletion, what its options point
-// at. The Client keeps none of it.
+// at. The Client keeps none of it but a handed-over status, which lives in
+// the buffer's block of that write (statusBuf), never in the carrier.
 type carrier struct {
 	pod api.Pod
 	buf statusBuf
@@ -197,8 +198,9 @@ func (cr *carrier) carry(pod *api.Pod, status api.PodStatus) *api.Pod {
 }
 
 // carriers lends the carriers of status writes. A pod is large, and the
-// kubelet writes every pod's status twice; the Client neither changes nor
-// keeps what it is given, so one carrier can serve write after write.
+// kubelet writes every pod's status twice; a status update keeps only the
+// status (handed over in its own block), never the carrier's pod, so one
+// carrier can serve write after write.
 type carriers struct{ pool sync.Pool }
 
 // lend returns a carrier, to give back once the write and what follows it
