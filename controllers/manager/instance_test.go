@@ -18,6 +18,7 @@ import (
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/manager"
+	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/election"
 	"github.com/miniplane/miniplane/election/electiontest"
 	"github.com/miniplane/miniplane/informer"
@@ -109,8 +110,12 @@ func (c *cluster) addInstance(t testing.TB, le manager.LeaderElectionOptions) *i
 }
 
 // quiet waits until the live goroutines have done what they can at this
-// virtual time: the store's revision and the clock's pending timers stay
-// the same over several polls.
+// virtual time: every leading instance runs its term's controllers, their
+// caches synced and no work ready in their queues, and the store's
+// revision and the clock's pending timers stay the same over several
+// polls. (Stability alone misread a leader still starting its controllers
+// as quiet on a loaded machine under -race, and moved the clock on before
+// its first write.)
 func (c *cluster) quiet(t testing.TB) {
 	t.Helper()
 	type state struct {
@@ -126,8 +131,35 @@ func (c *cluster) quiet(t testing.TB) {
 		} else {
 			last, stable = now, 0
 		}
-		return stable >= 10
+		return stable >= 10 && !c.busy()
 	}, 20*time.Second, time.Millisecond)
+}
+
+// busy reports whether a leading instance is still starting its term's
+// controllers, or has one not synced or with work ready in its queue.
+func (c *cluster) busy() bool {
+	for _, in := range c.instances {
+		h := in.Health()
+		if !h.Leading {
+			continue
+		}
+		if h.Controllers == nil {
+			return true
+		}
+		for _, ch := range h.Controllers {
+			if ch.Enabled && !ch.Synced {
+				return true
+			}
+		}
+		for _, ctl := range in.Controllers() {
+			if q, ok := ctl.(interface {
+				Queue() *workqueue.Queue[string]
+			}); ok && q.Queue().Len() > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // until moves virtual time from one timer deadline to the next, letting
