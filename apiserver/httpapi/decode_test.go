@@ -1,19 +1,15 @@
 package httpapi
 
 import (
-	"math/rand/v2"
 	"net/http/httptest"
 	"net/url"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
-	"github.com/miniplane/miniplane/apiserver"
-	"github.com/miniplane/miniplane/clock"
 )
 
 // TestDecodeIntoOnePass checks that decoding a typed object in one pass (the
@@ -21,11 +17,7 @@ import (
 // does: the same object, and for a bad body the same error, chosen in the
 // same order (a mismatched kind before an unknown field or a bad value).
 func TestDecodeIntoOnePass(t *testing.T) {
-	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2))})
-	require.NoError(t, err)
-	h, err := New(Config{Server: srv, Clock: clk})
-	require.NoError(t, err)
+	h, _, _ := newFakeClockHandler(t)
 
 	tests := []struct {
 		name, body, validation string

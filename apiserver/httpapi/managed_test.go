@@ -25,11 +25,7 @@ import (
 // the encoding its watchers get from the shared cache: the stored object,
 // encoded once, in JSON and in protobuf.
 func TestCreateAnswerSharesTheWatchEncoding(t *testing.T) {
-	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2))})
-	require.NoError(t, err)
-	h, err := New(Config{Server: srv, Clock: clk})
-	require.NoError(t, err)
+	h, srv, _ := newFakeClockHandler(t)
 	for i, tt := range []struct {
 		accept string
 		f      format
@@ -70,11 +66,7 @@ func TestCreateAnswerSharesTheWatchEncoding(t *testing.T) {
 // the same object, deeply: the JSON round trip's normalization (an empty
 // list dropped) included.
 func TestTrackUpdateIsTheJSONPath(t *testing.T) {
-	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2))})
-	require.NoError(t, err)
-	h, err := New(Config{Server: srv, Clock: clk})
-	require.NoError(t, err)
+	h, srv, clk := newFakeClockHandler(t)
 	info, ok := srv.Resource(client.Pods)
 	require.True(t, ok)
 
@@ -120,4 +112,17 @@ func TestTrackUpdateIsTheJSONPath(t *testing.T) {
 			assert.Equal(t, want, got)
 		})
 	}
+}
+
+// newFakeClockHandler returns a Handler over a fresh Server, both on one
+// fake clock at 2026-01-01 and with a fixed seed: the setup of the tests and
+// benchmarks that call the handler directly.
+func newFakeClockHandler(tb testing.TB) (*Handler, *apiserver.Server, *clock.Fake) {
+	tb.Helper()
+	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2))})
+	require.NoError(tb, err)
+	h, err := New(Config{Server: srv, Clock: clk})
+	require.NoError(tb, err)
+	return h, srv, clk
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/protobuf"
-	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 )
@@ -86,11 +84,7 @@ func BenchmarkCreateCostByStage(b *testing.B) {
 const benchWatchers = 10
 
 func benchCreateStages(b *testing.B, contentType, accept string, f format) {
-	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2))})
-	require.NoError(b, err)
-	h, err := New(Config{Server: srv, Clock: clk})
-	require.NoError(b, err)
+	h, srv, _ := newFakeClockHandler(b)
 	info, ok := srv.Resource(client.Pods)
 	require.True(b, ok)
 
