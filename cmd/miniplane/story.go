@@ -280,21 +280,31 @@ func (s *story) scale(ctx context.Context) error {
 // ranking the same pods at the controller's time: a moment later, two
 // pods' ages may fall in one log2 bucket and their uids decide.
 func (s *story) compareRanking(ctx context.Context, pods []*api.Pod, predicted []string, predictedAt time.Time) error {
-	evs, _, err := client.For[*api.Event](s.c).List(ctx, demoNS, client.ListOptions{FieldSelector: "involvedObject.name=" + demoName})
-	if err != nil {
-		return err
-	}
 	var deleted []string
 	var rankedAt time.Time
-	for _, e := range evs {
-		name, ok := strings.CutPrefix(e.Message, "Deleted pod: ")
-		if e.Reason != replication.ReasonSuccessfulDelete || !ok {
-			continue
+	// The controller records each SuccessfulDelete after its delete: the
+	// pods can be gone before the last event is written, so wait for one
+	// event per deleted pod.
+	err := s.waitFor(ctx, "the controller's SuccessfulDelete events", func() (bool, error) {
+		evs, _, err := client.For[*api.Event](s.c).List(ctx, demoNS, client.ListOptions{FieldSelector: "involvedObject.name=" + demoName})
+		if err != nil {
+			return false, err
 		}
-		deleted = append(deleted, name)
-		if t, err := time.Parse(time.RFC3339Nano, e.Metadata.Annotations[replication.AnnotationRankedAt]); err == nil {
-			rankedAt = t
+		deleted, rankedAt = deleted[:0], time.Time{}
+		for _, e := range evs {
+			name, ok := strings.CutPrefix(e.Message, "Deleted pod: ")
+			if e.Reason != replication.ReasonSuccessfulDelete || !ok {
+				continue
+			}
+			deleted = append(deleted, name)
+			if t, err := time.Parse(time.RFC3339Nano, e.Metadata.Annotations[replication.AnnotationRankedAt]); err == nil {
+				rankedAt = t
+			}
 		}
+		return len(deleted) >= len(predicted), nil
+	})
+	if err != nil {
+		return err
 	}
 	s.stats.deletedFirst = deleted
 	at := rankedAt.UTC().Format("15:04:05.00")
