@@ -18,6 +18,9 @@ type kind struct {
 	apiVersion string // "v1", "coordination.k8s.io/v1"
 	namespaced bool
 	newObj     func() api.Object
+	// keyPrefix is "/registry/<stored resource>/", the start of every store
+	// key of k's objects (see key); register sets it.
+	keyPrefix string
 
 	// singular is the singular name in discovery; empty means the plural
 	// without its final "s".

@@ -140,6 +140,7 @@ func New(cfg Config) (*Server, error) {
 // that serve them elsewhere, so "events" is core/v1 Events, as kubectl
 // reads it, and "events.events.k8s.io" the events.k8s.io ones.
 func (s *Server) register(k *kind) {
+	k.keyPrefix = "/registry/" + k.stored().gr.String() + "/"
 	s.served = append(s.served, k)
 	s.byName[k.gr.String()] = k
 	if _, taken := s.byName[k.gr.Resource]; !taken {
@@ -212,21 +213,19 @@ func (s *Server) kindOf(obj api.Object) (*kind, error) {
 // or /registry/<resource>/<name> when cluster-scoped, where resource is the
 // stored kind's (a kind served in another version shares its keys).
 func (k *kind) key(namespace, name string) string {
-	gr := k.stored().gr.String()
 	if !k.namespaced {
-		return "/registry/" + gr + "/" + name
+		return k.keyPrefix + name
 	}
-	return "/registry/" + gr + "/" + namespace + "/" + name
+	return k.keyPrefix + namespace + "/" + name
 }
 
 // prefix returns the store prefix of a namespace's objects of this kind, or
 // of all of them when namespace is "" (or the kind is cluster-scoped).
 func (k *kind) prefix(namespace string) string {
-	gr := k.stored().gr.String()
 	if !k.namespaced || namespace == "" {
-		return "/registry/" + gr + "/"
+		return k.keyPrefix
 	}
-	return "/registry/" + gr + "/" + namespace + "/"
+	return k.keyPrefix + namespace + "/"
 }
 
 // newUID returns a random (version 4) UUID drawn from the server's source.
