@@ -121,6 +121,10 @@ func (s *Server) create(obj api.Object, opts writeOptions) (api.Object, error) {
 // checkNamespaceOpen refuses a create in a namespace that does not exist or
 // is being deleted (Kubernetes' NamespaceLifecycle admission).
 func (s *Server) checkNamespaceOpen(k *kind, namespace string) error {
+	if s.openNS.isOpen(namespace) {
+		return nil
+	}
+	epoch := s.openNS.at()
 	nsKind := s.kinds[client.Namespaces]
 	rec, err := s.store.Get(nsKind.key("", namespace), 0)
 	if err != nil {
@@ -132,6 +136,7 @@ func (s *Server) checkNamespaceOpen(k *kind, namespace string) error {
 		err.Status.Details.Causes = []api.StatusCause{{Type: api.NamespaceTerminatingCause, Message: msg, Field: "metadata.namespace"}}
 		return err
 	}
+	s.openNS.saw(namespace, epoch)
 	return nil
 }
 

@@ -179,6 +179,40 @@ func TestCreateInTerminatingNamespaceIsForbidden(t *testing.T) {
 	assert.True(t, apierrors.HasStatusCause(err, api.NamespaceTerminatingCause), "carries the NamespaceTerminating cause")
 }
 
+// A create remembers the namespace it found open (openNamespaces); every
+// step of the namespace's life after that must still be seen by the next
+// create.
+func TestCreateSeesEveryChangeOfANamespaceItFoundOpen(t *testing.T) {
+	s, _ := newServer(t)
+	create := func(name string) error {
+		_, err := s.Create(ctx, pod("cycled", name, nil))
+		return err
+	}
+	_, err := s.Create(ctx, &api.Namespace{Metadata: api.ObjectMeta{Name: "cycled"}})
+	require.NoError(t, err)
+	require.NoError(t, create("first"), "open")
+	require.NoError(t, create("second"), "still open")
+
+	_, err = s.Delete(ctx, client.Pods, "cycled", "first", api.DeleteOptions{})
+	require.NoError(t, err)
+	_, err = s.Delete(ctx, client.Pods, "cycled", "second", api.DeleteOptions{})
+	require.NoError(t, err)
+	_, err = s.Delete(ctx, client.Namespaces, "", "cycled", api.DeleteOptions{})
+	require.NoError(t, err)
+	err = create("terminating")
+	assert.True(t, apierrors.IsForbidden(err), "terminating: got %v", err)
+
+	s.Sweep()
+	_, err = s.Get(ctx, client.Namespaces, "", "cycled", client.GetOptions{})
+	require.True(t, apierrors.IsNotFound(err), "the empty namespace is removed: %v", err)
+	err = create("gone")
+	assert.True(t, apierrors.IsNotFound(err), "removed: got %v", err)
+
+	_, err = s.Create(ctx, &api.Namespace{Metadata: api.ObjectMeta{Name: "cycled"}})
+	require.NoError(t, err)
+	assert.NoError(t, create("again"), "created again")
+}
+
 func TestGenerateName(t *testing.T) {
 	s, _ := newServer(t)
 	seen := map[string]bool{}

@@ -59,7 +59,7 @@ func (s *Server) Delete(_ context.Context, resource, namespace, name string, opt
 		}
 		next, remove := s.planDelete(k, old, policy, opts.GracePeriodSeconds)
 		if remove {
-			_, err = s.store.Delete(key, cur.ModRev)
+			_, err = s.deleteKey(key, cur.ModRev)
 			if err == nil {
 				s.dropGrace(key)
 				s.release(old)

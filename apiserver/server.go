@@ -80,6 +80,9 @@ type Server struct {
 	names  *SeededNames // nil: names come from rand
 
 	ips ipAllocator // service cluster IPs
+	// openNS caches which namespaces are open for creates; every namespace
+	// write must reach openNS.changed (stampWrite, deleteKey).
+	openNS openNamespaces
 
 	// graceMu guards grace, graceMin, graceMinOK, armed and sweepWake.
 	// grace holds the store keys of objects marked for deletion (pods in
@@ -121,7 +124,7 @@ func New(cfg Config) (*Server, error) {
 	if s.bookmarkEvery <= 0 {
 		s.bookmarkEvery = DefaultBookmarkInterval
 	}
-	s.store = store.NewStamped(store.Options{HistoryLimit: cfg.HistoryLimit}, stampResourceVersion)
+	s.store = store.NewStamped(store.Options{HistoryLimit: cfg.HistoryLimit}, s.stampWrite)
 	for _, k := range newKinds() {
 		s.register(k)
 	}
@@ -152,10 +155,27 @@ func (s *Server) register(k *kind) {
 	}
 }
 
-// stampResourceVersion writes the store revision of a write into the object
-// being stored, which the server still owns at that moment.
-func stampResourceVersion(obj api.Object, rev int64) {
+// stampWrite writes the store revision of a create or update into the object
+// being stored, which the server still owns at that moment, and tells openNS
+// of a namespace's write. The store calls it under its lock.
+func (s *Server) stampWrite(obj api.Object, rev int64) {
 	obj.GetObjectMeta().ResourceVersion = strconv.FormatInt(rev, 10)
+	if _, ok := obj.(*api.Namespace); ok {
+		s.openNS.changed()
+	}
+}
+
+// deleteKey removes key from the store if it is still at rev; every
+// delete of the server goes through it, so that openNS learns of a
+// namespace's removal. (A namespace is Terminating, an update, before it is
+// removed, so openNS already forgot it; this keeps openNS right should a
+// path ever remove one directly.)
+func (s *Server) deleteKey(key string, rev int64) (store.Record[api.Object], error) {
+	rec, err := s.store.Delete(key, rev)
+	if _, ok := rec.Value.(*api.Namespace); ok && err == nil {
+		s.openNS.changed()
+	}
+	return rec, err
 }
 
 // StoreReader is the read side of the store under a Server: its revision,

@@ -134,7 +134,7 @@ func (s *Server) Sweep() int {
 			if len(m.Finalizers) > 0 || m.DeletionTimestamp == nil || now.Before(m.DeletionTimestamp.Time) {
 				continue // the finalizers' owner finishes it; or it changed
 			}
-			if _, err := s.store.Delete(key, rec.ModRev); err == nil {
+			if _, err := s.deleteKey(key, rec.ModRev); err == nil {
 				s.release(obj)
 				s.log.Debug("grace period over: removed", zap.String("key", key))
 				done++
@@ -181,7 +181,7 @@ func (s *Server) sweepNamespace(key string, ns *api.Namespace, now time.Time) in
 	if err != nil {
 		return done
 	}
-	if _, err := s.store.Delete(key, rec.ModRev); err == nil {
+	if _, err := s.deleteKey(key, rec.ModRev); err == nil {
 		s.log.Debug("namespace empty: removed", zap.String("namespace", ns.Metadata.Name))
 		done++
 	}

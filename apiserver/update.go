@@ -122,7 +122,7 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 		}
 
 		if nm.DeletionTimestamp != nil && len(nm.Finalizers) == 0 && graceOver(nm, s.clock.Now()) {
-			if _, err := s.store.Delete(key, cur.ModRev); err == nil {
+			if _, err := s.deleteKey(key, cur.ModRev); err == nil {
 				s.dropGrace(key)
 				s.release(old)
 				if ce := s.log.Check(zap.DebugLevel, "deleted after its last finalizer"); ce != nil {
