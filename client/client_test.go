@@ -66,10 +66,25 @@ func TestWriteOptions(t *testing.T) {
 		{"both, in order", []client.WriteOption{client.WithManagedFields(mf), client.DryRun()}, client.WriteOptions{DryRun: true, ManagedFields: mf}},
 		{"a WriteOptions is an option", []client.WriteOption{client.WriteOptions{DryRun: true}}, client.WriteOptions{DryRun: true}},
 		{"a zero WriteOptions unsets nothing", []client.WriteOption{client.DryRun(), client.WriteOptions{}}, client.WriteOptions{DryRun: true}},
+		{"handover", []client.WriteOption{client.Handover()}, client.WriteOptions{Handover: true}},
+		{"all three", []client.WriteOption{client.Handover(), client.WithManagedFields(mf), client.DryRun()}, client.WriteOptions{DryRun: true, ManagedFields: mf, Handover: true}},
+		{"an option of another type", []client.WriteOption{client.DryRun(), managerOption{mf}}, client.WriteOptions{DryRun: true, ManagedFields: mf}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Equal(t, tt.want, client.NewWriteOptions(tt.opts...))
 		})
 	}
+}
+
+// managerOption is an option from outside the package.
+type managerOption struct{ entries []api.ManagedFieldsEntry }
+
+func (m managerOption) ApplyToWrite(o *client.WriteOptions) { o.ManagedFields = m.entries }
+
+// The write paths call NewWriteOptions for every write.
+func TestWriteOptionsOfThisPackageAllocateNothing(t *testing.T) {
+	opts := []client.WriteOption{client.Handover(), client.DryRun(), client.WriteOptions{Handover: true}}
+	allocs := testing.AllocsPerRun(100, func() { _ = client.NewWriteOptions(opts...) })
+	assert.Zero(t, allocs)
 }

@@ -42,14 +42,29 @@ func (o WriteOptions) ApplyToWrite(dst *WriteOptions) {
 }
 
 // NewWriteOptions returns the WriteOptions that opts set, applied in order.
+// It allocates nothing for this package's options: the write paths call it
+// for every write.
 func NewWriteOptions(opts ...WriteOption) WriteOptions {
-	if len(opts) == 0 {
-		return WriteOptions{} // the common case, without the allocation the calls below cost
-	}
 	var o WriteOptions
 	for _, opt := range opts {
-		opt.ApplyToWrite(&o)
+		switch opt := opt.(type) {
+		case WriteOptions:
+			opt.ApplyToWrite(&o)
+		case handoverOption:
+			opt.ApplyToWrite(&o)
+		case dryRunOption:
+			opt.ApplyToWrite(&o)
+		default:
+			o = applyOption(o, opt)
+		}
 	}
+	return o
+}
+
+// applyOption applies an option of a type NewWriteOptions does not know,
+// whose ApplyToWrite may keep its argument: o moves to the heap here only.
+func applyOption(o WriteOptions, opt WriteOption) WriteOptions {
+	opt.ApplyToWrite(&o)
 	return o
 }
 
@@ -59,9 +74,11 @@ func (f writeOptionFunc) ApplyToWrite(o *WriteOptions) { f(o) }
 
 // DryRun makes a write run every check and return what it would store,
 // storing nothing. Kubernetes: dryRun=All; controller-runtime's DryRunAll.
-func DryRun() WriteOption {
-	return writeOptionFunc(func(o *WriteOptions) { o.DryRun = true })
-}
+func DryRun() WriteOption { return dryRunOption{} }
+
+type dryRunOption struct{}
+
+func (dryRunOption) ApplyToWrite(o *WriteOptions) { o.DryRun = true }
 
 // Handover gives the object of a write to the server, which may then keep
 // it, or anything it refers to, as what it stores, instead of copying it:
@@ -76,9 +93,11 @@ func DryRun() WriteOption {
 // what its kind's defaults fill in (a pod's spec, say), never its labels
 // or annotations: those may be shared with objects nobody changes, such as
 // the stored template a pod is made from.
-func Handover() WriteOption {
-	return writeOptionFunc(func(o *WriteOptions) { o.Handover = true })
-}
+func Handover() WriteOption { return handoverOption{} }
+
+type handoverOption struct{}
+
+func (handoverOption) ApplyToWrite(o *WriteOptions) { o.Handover = true }
 
 // WithManagedFields sets the metadata.managedFields a status or scale update
 // stores (see WriteOptions.ManagedFields).
