@@ -1,6 +1,7 @@
 package informer
 
 import (
+	"context"
 	"sync"
 	"time"
 
@@ -96,6 +97,14 @@ type Registration struct {
 	// again with nobody waiting costs no channel.
 	ready   chan struct{}
 	removed bool
+	// sleeping says Run's dispatcher waits on wake; enqueue and removal
+	// clear it and send wake its one token. The dispatcher runs dry after
+	// nearly every notification, and waiting on a channel that closes
+	// would cost a new channel each time (Ready's): wake is made once,
+	// with the registration, and a token sent only to a dispatcher that
+	// said it sleeps, so at most one is ever buffered.
+	sleeping bool
+	wake     chan struct{}
 }
 
 func (r *Registration) enqueue(n notification) {
@@ -115,13 +124,49 @@ func (r *Registration) enqueue(n notification) {
 	r.wakeLocked()
 }
 
-// wakeLocked closes the channel a waiter holds, if any. The caller holds
-// r.mu.
+// wakeLocked closes the channel a waiter holds, if any, and wakes Run's
+// dispatcher if it sleeps. The caller holds r.mu.
 func (r *Registration) wakeLocked() {
 	if r.ready != nil {
 		close(r.ready)
 		r.ready = nil
 	}
+	if r.sleeping {
+		r.sleeping = false
+		select {
+		case r.wake <- struct{}{}:
+		default: // a token already waits: one wakes the dispatcher as well as two
+		}
+	}
+}
+
+// sleep is Run's dispatcher running dry: it reports false if the
+// registration is removed; otherwise it returns once a notification may
+// be pending or ctx is done. A notification queued after the caller's
+// DispatchOne found none but before sleep takes the lock is seen here,
+// and one queued later sends the token, so none is missed.
+func (r *Registration) sleep(ctx context.Context) bool {
+	r.mu.Lock()
+	switch {
+	case r.removed:
+		r.mu.Unlock()
+		return false
+	case r.head < len(r.pending):
+		r.mu.Unlock()
+		return true
+	}
+	r.sleeping = true
+	r.mu.Unlock()
+	select {
+	case <-ctx.Done():
+		// Nobody waits any more. A token sent meanwhile stays buffered:
+		// the most it can do is wake a later sleep for nothing.
+		r.mu.Lock()
+		r.sleeping = false
+		r.mu.Unlock()
+	case <-r.wake:
+	}
+	return true
 }
 
 // DispatchOne hands the oldest pending notification to the handler and

@@ -101,7 +101,7 @@ func (i *Informer) AddEventHandler(h Handler, resync time.Duration) *Registratio
 	}
 	r := &Registration{
 		handler: h, resync: resync, informer: i, log: i.log,
-		warnAt: backlogWarnAt,
+		warnAt: backlogWarnAt, wake: make(chan struct{}, 1),
 	}
 	if resync > 0 {
 		r.nextResync = i.clock.Now().Add(resync)
@@ -306,15 +306,8 @@ func (r *Registration) run(ctx context.Context) {
 		if r.DispatchOne() {
 			continue
 		}
-		r.mu.Lock()
-		removed := r.removed
-		r.mu.Unlock()
-		if removed {
-			return
-		}
-		select {
-		case <-ctx.Done():
-		case <-r.Ready():
+		if !r.sleep(ctx) {
+			return // removed
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/clock"
@@ -25,13 +26,25 @@ func (q *Queue[T]) checkInvariants() error {
 			return fmt.Errorf("%v is queued twice", e.item)
 		}
 		queued[e.item] = true
-		if word := q.items[e.item]; word != dirty {
+		if slot, ok := q.items[e.item]; !ok || slot != e.state {
+			return fmt.Errorf("%v is queued with state slot %d, items says %d (held %t)", e.item, e.state, slot, ok)
+		}
+		if word := q.states[e.state]; word != dirty {
 			return fmt.Errorf("%v is queued with state %b, want dirty only", e.item, word)
 		}
 	}
 	processingN := 0
 	owners := map[uint64]T{}
-	for item, word := range q.items {
+	stateOwners := map[uint32]T{}
+	for item, slot := range q.items {
+		if slot >= uint32(len(q.states)) {
+			return fmt.Errorf("%v owns state slot %d of %d", item, slot, len(q.states))
+		}
+		if other, ok := stateOwners[slot]; ok {
+			return fmt.Errorf("%v and %v own state slot %d", item, other, slot)
+		}
+		stateOwners[slot] = item
+		word := q.states[slot]
 		switch {
 		case word&flagMask == 0:
 			return fmt.Errorf("%v is in items with no flag", item)
@@ -40,16 +53,16 @@ func (q *Queue[T]) checkInvariants() error {
 			if queued[item] {
 				return fmt.Errorf("%v is both queued and processing", item)
 			}
-			if !q.metricsOn {
-				break
+			fs := word >> flagBits
+			if other, ok := owners[fs]; ok {
+				return fmt.Errorf("%v and %v own flight slot %d", item, other, fs)
 			}
-			slot := word >> flagBits
-			if other, ok := owners[slot]; ok {
-				return fmt.Errorf("%v and %v own flight slot %d", item, other, slot)
+			owners[fs] = item
+			if fs >= uint64(len(q.flights)) || !q.flights[fs].inUse {
+				return fmt.Errorf("%v owns flight slot %d, which is not in use", item, fs)
 			}
-			owners[slot] = item
-			if slot >= uint64(len(q.flights)) || !q.flights[slot].inUse {
-				return fmt.Errorf("%v owns flight slot %d, which is not in use", item, slot)
+			if f := q.flights[fs]; f.item != item || f.state != slot {
+				return fmt.Errorf("flight slot %d of %v (state %d) holds %v (state %d)", fs, item, slot, f.item, f.state)
 			}
 		case !queued[item]:
 			return fmt.Errorf("%v is dirty, not processing, and not queued", item)
@@ -57,20 +70,27 @@ func (q *Queue[T]) checkInvariants() error {
 			return fmt.Errorf("%v is not in flight but names flight slot %d", item, word>>flagBits)
 		}
 	}
+	if len(q.items)+len(q.freeStates) != len(q.states) {
+		return fmt.Errorf("states: %d held + %d free != %d", len(q.items), len(q.freeStates), len(q.states))
+	}
+	for _, slot := range q.freeStates {
+		if _, ok := stateOwners[slot]; ok || q.states[slot] != 0 {
+			return fmt.Errorf("free state slot %d is owned or not zero (%b)", slot, q.states[slot])
+		}
+		stateOwners[slot] = *new(T)
+	}
 	if processingN != q.processing {
 		return fmt.Errorf("processing counts %d, items hold %d", q.processing, processingN)
 	}
-	if q.metricsOn {
-		inUse := 0
-		for _, f := range q.flights {
-			if f.inUse {
-				inUse++
-			}
+	inUse := 0
+	for _, f := range q.flights {
+		if f.inUse {
+			inUse++
 		}
-		if inUse != processingN || len(q.freeSlots) != len(q.flights)-inUse {
-			return fmt.Errorf("flights: %d in use, %d free of %d, for %d in flight",
-				inUse, len(q.freeSlots), len(q.flights), processingN)
-		}
+	}
+	if inUse != processingN || len(q.freeFlights) != len(q.flights)-inUse {
+		return fmt.Errorf("flights: %d in use, %d free of %d, for %d in flight",
+			inUse, len(q.freeFlights), len(q.flights), processingN)
 	}
 	if err := q.delayed.check(); err != nil {
 		return err
@@ -78,6 +98,21 @@ func (q *Queue[T]) checkInvariants() error {
 	if q.shuttingDown && !q.drainedClosed && q.drained != nil &&
 		q.queue.len() == 0 && q.processing == 0 && q.delayed.len() == 0 {
 		return fmt.Errorf("drained but the drain channel is open")
+	}
+	return nil
+}
+
+// checkFlightOf checks that flightOfLocked's two ways agree for each of
+// items, held or not: the scan of flights and the lookup through items.
+func (q *Queue[T]) checkFlightOf(items []T) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, item := range items {
+		scanSlot, scanOK := q.flightByScanLocked(item)
+		slot, ok := q.flightByItemsLocked(item)
+		if scanSlot != slot || scanOK != ok {
+			return fmt.Errorf("flight of %v: by scan %d, %t; through items %d, %t", item, scanSlot, scanOK, slot, ok)
+		}
 	}
 	return nil
 }
@@ -197,15 +232,34 @@ func (m *model) step(d time.Duration) {
 // TestAgainstModel drives the queue and the model with the same random
 // operations, from fixed seeds, and checks that they agree and that the
 // queue's invariants hold after every operation.
+//
+// With 6 keys at most 6 are in flight, and Done finds its item by a scan of
+// the flights; with 40 and fewer Dones than Gets, more than flightScanMax
+// are in flight at times, and Done finds it through items.
 func TestAgainstModel(t *testing.T) {
-	keys := []string{"a", "b", "c", "d", "e", "f"}
-	for seed := range uint64(40) {
+	many := make([]string, 40)
+	for i := range many {
+		many[i] = fmt.Sprint("k", i)
+	}
+	manyFlights := 0 // the most flights the many-keys case had
+	defer func() {
+		assert.Greater(t, manyFlights, flightScanMax, "Done never looked its item up through items")
+	}()
+	for seed := range uint64(60) {
+		keys, doneBelow := []string{"a", "b", "c", "d", "e", "f"}, 80
+		if seed >= 40 {
+			keys, doneBelow = many, 68
+		}
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 0))
 			clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 			epoch := clk.Now()
 			q := New(Config[string]{Clock: clk, Metrics: seed%2 == 0})
 			m := &model{dirty: map[string]bool{}, processing: map[string]bool{}}
+			maxFlights := 0
+			if seed >= 40 {
+				defer func() { manyFlights = max(manyFlights, maxFlights) }()
+			}
 			for op := range 2000 {
 				k := keys[rng.IntN(len(keys))]
 				var what string
@@ -222,13 +276,15 @@ func TestAgainstModel(t *testing.T) {
 					what = "TryGet"
 					require.Equal(t, wantOK, ok, "op %d TryGet ok", op)
 					require.Equal(t, wantItem, item, "op %d TryGet item", op)
-				case r < 80:
+				case r < doneBelow:
 					if len(m.processing) > 0 && rng.IntN(10) > 0 {
 						k = slices.Sorted(maps.Keys(m.processing))[rng.IntN(len(m.processing))]
 					}
 					what = "Done " + k
 					q.Done(k)
 					m.done(k)
+				case r < 80:
+					continue // the gap the many-keys case leaves to Get
 				case r < 90:
 					d := time.Duration(rng.IntN(5)) * time.Second
 					what = fmt.Sprintf("AddAfter %s %v", k, d)
@@ -257,6 +313,8 @@ func TestAgainstModel(t *testing.T) {
 					require.Equal(t, want, dropped, "op %d ShutDown dropped", op)
 				}
 				require.NoError(t, q.checkInvariants(), "after op %d: %s", op, what)
+				require.NoError(t, q.checkFlightOf(keys), "after op %d: %s", op, what)
+				maxFlights = max(maxFlights, len(q.flights))
 				require.Equal(t, len(m.queue), q.Len(), "op %d (%s) Len", op, what)
 				next, ok := q.NextDelayed()
 				m.sortDelayed()

@@ -19,7 +19,7 @@ func (q *Queue[T]) Peek() (item T, ok bool) {
 func (q *Queue[T]) Holds(item T) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if word, ok := q.items[item]; ok && (word&dirty != 0 || word&processing != 0) {
+	if slot, ok := q.items[item]; ok && q.states[slot]&(dirty|processing) != 0 {
 		return true
 	}
 	_, delayed := q.delayed.index[item]

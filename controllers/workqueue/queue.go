@@ -42,23 +42,29 @@ type Queue[T comparable] struct {
 	mu   sync.Mutex
 	cond sync.Cond
 
-	// items holds the state word of every item that is waiting or in
-	// flight, and nothing else: its flags, and with metrics the slot in
-	// flights of an in-flight item. An item is in queue exactly when it is
-	// dirty and not processing, and then exactly once.
-	items map[T]uint64
+	// items maps every item that is waiting or in flight, and nothing
+	// else, to the slot in states that holds its state word: its flags,
+	// and for an in-flight item its slot in flights. freeStates lists the
+	// slots of states no item owns; their words are 0. An item is in queue
+	// exactly when its word is dirty and not processing, and then exactly
+	// once, with its slot. The map changes only when an item comes and
+	// goes: Get and a Done that queues the item again reach its word
+	// through the slot the queue entry or the flight carries.
+	items      map[T]uint32
+	states     []uint64
+	freeStates []uint32
 	// queue is the order in which waiting items are handed out: by the add
 	// that made each one waiting.
 	queue fifo[queued[T]]
 	// processing counts the items with the processing flag.
 	processing int
-	// flights is, with metrics only, a slab of the in-flight items' times:
-	// each in-flight item owns the slot its state word names, and freeSlots
-	// lists the slots no item owns. It grows to the most items ever in
-	// flight at once, so the metrics cost no map operation and reading them
-	// walks only this.
-	flights   []flight
-	freeSlots []uint64
+	// flights is a slab of the in-flight items: each owns the slot its
+	// state word names, and freeFlights lists the slots no item owns. It
+	// grows to the most items ever in flight at once — about the number of
+	// workers — so Done finds its item here without a map lookup
+	// (flightOfLocked), and reading the metrics walks only this.
+	flights     []flight[T]
+	freeFlights []uint32
 
 	// delayed holds the items added with a delay that are not yet due.
 	// While it is not empty, timer will fire (or its callback is running)
@@ -78,19 +84,23 @@ type Queue[T comparable] struct {
 }
 
 // The state word of an item: flags in the low bits, and above them, for an
-// in-flight item of a queue with metrics, its slot in Queue.flights. An item
-// with neither flag is not in Queue.items.
+// in-flight item, its slot in Queue.flights. An item with neither flag is
+// not in Queue.items.
 //
 // Reading the fast path. Semantically the queue is client-go's: a FIFO
 // slice of waiting items, a dirty set and a processing set — the model in
 // invariants_test.go, which TestAgainstModel drives with the queue on
-// seeded random operations, checking checkInvariants after each. The one
-// map, items, packs both sets and the metrics' per-item slot into a word,
-// so that Add, Get and Done each cost one map operation:
+// seeded random operations, checking checkInvariants after each. One map,
+// items, holds both sets: it names each item's slot in a slab of state
+// words, and the queue's entries and the flights carry the slot, so that
+// only Add (to find the item, and to insert a new one) and a Done that
+// lets the item go touch the map; Get and a Done that queues the item again
+// touch none. In a controller's queue of 100,000 keys the map is large and
+// cold, and each operation it spares is a cache miss or two spared.
 //
 //	word&dirty      the item is in the dirty set
 //	word&processing the item is in the processing set
-//	word>>flagBits  with metrics, its slot in flights while processing
+//	word>>flagBits  its slot in flights while processing
 //
 // Invariant: an item is in queue iff its word is exactly dirty, and then
 // once. Add's TryLock is about the clock, not correctness: with metrics, a
@@ -108,20 +118,23 @@ const (
 	flagMask = 1<<flagBits - 1
 )
 
-// flight is what the metrics need of an in-flight item, as times since the
-// queue's epoch: when it was handed out, and when it was added again (if it
-// is dirty), for the queue duration of its next round. inUse tells an owned
-// slot from a free one.
-type flight struct {
-	started, added time.Duration
+// flight is an in-flight item: the item, the slot of its state word, and
+// what the metrics need, as times since the queue's epoch: when it was
+// handed out, and when it was added again (if it is dirty), for the queue
+// duration of its next round. inUse tells an owned slot from a free one.
+type flight[T comparable] struct {
+	item           T
+	state          uint32
 	inUse          bool
+	started, added time.Duration
 }
 
-// queued is one entry of the queue: an item and, with metrics, when it was
-// added. Keeping the add time here rather than in items spares Get a map
-// read.
+// queued is one entry of the queue: an item, the slot of its state word
+// and, with metrics, when it was added. Keeping the add time here rather
+// than in items spares Get a map read.
 type queued[T comparable] struct {
 	item  T
+	state uint32
 	added time.Duration
 }
 
@@ -136,7 +149,7 @@ func New[T comparable](cfg Config[T]) *Queue[T] {
 		limiter:   cfg.RateLimiter,
 		metricsOn: cfg.Metrics,
 		epoch:     cfg.Clock.Now(),
-		items:     make(map[T]uint64),
+		items:     make(map[T]uint32),
 	}
 	if q.limiter == nil {
 		q.limiter = DefaultControllerRateLimiter[T](cfg.Clock)
@@ -183,11 +196,15 @@ const readNow = time.Duration(math.MinInt64)
 // before shutdown (delayed ones coming due). now is the time of the add, for
 // the metrics, or readNow.
 func (q *Queue[T]) addLocked(item T, now time.Duration) {
-	word := q.items[item]
-	if word&dirty != 0 {
-		return
+	slot, held := q.items[item]
+	var word uint64
+	if held {
+		word = q.states[slot]
+		if word&dirty != 0 {
+			return
+		}
+		q.states[slot] = word | dirty // held and not dirty: in flight
 	}
-	q.items[item] = word | dirty
 	if q.metricsOn {
 		if now == readNow {
 			now = q.now()
@@ -202,8 +219,26 @@ func (q *Queue[T]) addLocked(item T, now time.Duration) {
 		}
 		return
 	}
-	q.queue.push(queued[T]{item: item, added: now})
+	slot = q.newStateLocked()
+	q.items[item] = slot
+	q.states[slot] = dirty
+	q.queue.push(queued[T]{item: item, state: slot, added: now})
 	q.cond.Signal()
+}
+
+// newStateLocked returns a slot of states for a new item, reusing the one
+// freed last (the most likely to be in the CPU's caches).
+func (q *Queue[T]) newStateLocked() uint32 {
+	if n := len(q.freeStates); n > 0 {
+		slot := q.freeStates[n-1]
+		q.freeStates = q.freeStates[:n-1]
+		return slot
+	}
+	if len(q.states) == math.MaxUint32 {
+		panic("workqueue: more than 2^32-1 items held")
+	}
+	q.states = append(q.states, 0)
+	return uint32(len(q.states) - 1)
 }
 
 // Get blocks until an item is queued, then hands it to the caller, who must
@@ -258,23 +293,58 @@ func (q *Queue[T]) finishedLocked() bool {
 func (q *Queue[T]) popLocked(now time.Duration) T {
 	e := q.queue.pop()
 	q.processing++
-	if !q.metricsOn {
-		q.items[e.item] = processing
-		return e.item
-	}
-	q.m.depth--
-	q.m.queueDuration.observe(now - e.added)
-	var slot uint64
-	if n := len(q.freeSlots); n > 0 {
-		slot = q.freeSlots[n-1]
-		q.freeSlots = q.freeSlots[:n-1]
+	var slot uint32
+	if n := len(q.freeFlights); n > 0 {
+		slot = q.freeFlights[n-1]
+		q.freeFlights = q.freeFlights[:n-1]
 	} else {
-		slot = uint64(len(q.flights))
-		q.flights = append(q.flights, flight{})
+		slot = uint32(len(q.flights))
+		q.flights = append(q.flights, flight[T]{})
 	}
-	q.flights[slot] = flight{started: now, inUse: true}
-	q.items[e.item] = slot<<flagBits | processing
+	f := flight[T]{item: e.item, state: e.state, inUse: true}
+	if q.metricsOn {
+		q.m.depth--
+		q.m.queueDuration.observe(now - e.added)
+		f.started = now
+	}
+	q.flights[slot] = f
+	q.states[e.state] = uint64(slot)<<flagBits | processing
 	return e.item
+}
+
+// flightScanMax is the size of flights up to which flightOfLocked scans it
+// rather than look the item up: a controller's few workers hold few items,
+// and comparing a handful of keys (the same string, most often, so equal at
+// the first compare) is cheaper than a lookup in a large map.
+const flightScanMax = 16
+
+// flightOfLocked returns the slot in flights of item, and false if item is
+// not in flight: by a scan of flights while it is small, else through
+// items. The two agree (TestAgainstModel checks it after every operation).
+func (q *Queue[T]) flightOfLocked(item T) (uint32, bool) {
+	if len(q.flights) <= flightScanMax {
+		return q.flightByScanLocked(item)
+	}
+	return q.flightByItemsLocked(item)
+}
+
+// flightByScanLocked is flightOfLocked by a scan of flights.
+func (q *Queue[T]) flightByScanLocked(item T) (uint32, bool) {
+	for i := range q.flights {
+		if f := &q.flights[i]; f.inUse && f.item == item {
+			return uint32(i), true
+		}
+	}
+	return 0, false
+}
+
+// flightByItemsLocked is flightOfLocked through items and the state word.
+func (q *Queue[T]) flightByItemsLocked(item T) (uint32, bool) {
+	slot, ok := q.items[item]
+	if !ok || q.states[slot]&processing == 0 {
+		return 0, false
+	}
+	return uint32(q.states[slot] >> flagBits), true
 }
 
 // Done tells the queue that the worker holding item has finished with it.
@@ -288,28 +358,28 @@ func (q *Queue[T]) Done(item T) {
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	word, ok := q.items[item]
-	if !ok || word&processing == 0 {
+	slot, ok := q.flightOfLocked(item)
+	if !ok {
 		return
 	}
+	f := q.flights[slot]
+	q.flights[slot] = flight[T]{} // let the garbage collector have what the item points to
+	q.freeFlights = append(q.freeFlights, slot)
 	q.processing--
-	var f flight
 	if q.metricsOn {
-		slot := word >> flagBits
-		f = q.flights[slot]
-		q.flights[slot] = flight{}
-		q.freeSlots = append(q.freeSlots, slot)
 		q.m.workDuration.observe(now - f.started)
 	}
-	if word&dirty == 0 {
+	if q.states[f.state]&dirty == 0 {
 		delete(q.items, item)
+		q.states[f.state] = 0
+		q.freeStates = append(q.freeStates, f.state)
 		if q.shuttingDown {
 			q.checkDrainedLocked()
 		}
 		return
 	}
-	q.items[item] = dirty
-	q.queue.push(queued[T]{item: item, added: f.added})
+	q.states[f.state] = dirty
+	q.queue.push(queued[T]{item: item, state: f.state, added: f.added})
 	q.cond.Signal()
 }
 
