@@ -261,6 +261,7 @@ func New(cfg Config) (*Controller, error) {
 		podsOn:        make(map[string]int),
 		leased:        make(map[string]bool),
 		leaseWake:     make(chan struct{}, 1),
+		carriers:      carriers{share: newStatusShare()},
 	}
 	if err := addPodIndex(c.podInf); err != nil {
 		return nil, err

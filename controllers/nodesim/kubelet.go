@@ -54,12 +54,13 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 	if act == actConfirmDelete {
 		return c.confirmDelete(ctx, key, pod, now)
 	}
-	// The new status is built in a fresh block of the carrier's buffer and
-	// handed over (client.Handover): the server stores it as built, and
-	// nothing here changes it after. The carrier's shallow copy of the pod
-	// carries it: a status update keeps only the status, so the cached pod
-	// stays untouched, and the carrier is lent for this write and what
-	// follows it only.
+	// The new status is built in the carrier's buffer, published (made of
+	// immutable pieces, shared with the old status and other pods' where
+	// equal: share.go) and handed over (client.Handover): the server
+	// stores it as published, and nothing changes it after. The carrier's
+	// shallow copy of the pod carries it: a status update keeps only the
+	// status, so the cached pod stays untouched, and the carrier is lent
+	// for this write and what follows it only.
 	cr := c.carriers.lend()
 	defer c.carriers.giveBack(cr)
 	b := &cr.buf
@@ -93,7 +94,7 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 	case actNodeLost:
 		status = nodeLostStatus(b, pod, now)
 	}
-	cp := cr.carry(pod, status)
+	cp := cr.carry(pod, b.publish(&pod.Status, status))
 	written, err := c.client.UpdateStatus(ctx, cp, client.Handover())
 	if err != nil {
 		if apierrors.IsNotFound(err) {
@@ -169,8 +170,9 @@ func (c *Controller) foresee(st *podState, written *api.Pod, node *api.Node, now
 // carrier is what carries one write: for a status write, a shallow copy
 // of the cached pod with the new status, and the buffer the status is built
 // in; for the kubelet's confirmation of a deletion, what its options point
-// at. The Client keeps none of it but a handed-over status, which lives in
-// the buffer's block of that write (statusBuf), never in the carrier.
+// at. The Client keeps none of it but a handed-over status, which is
+// published (statusBuf.publish) out of the buffer's scratch, never in the
+// carrier.
 type carrier struct {
 	pod api.Pod
 	buf statusBuf
@@ -201,7 +203,11 @@ func (cr *carrier) carry(pod *api.Pod, status api.PodStatus) *api.Pod {
 // kubelet writes every pod's status twice; a status update keeps only the
 // status (handed over in its own block), never the carrier's pod, so one
 // carrier can serve write after write.
-type carriers struct{ pool sync.Pool }
+// share, if set, is what the carriers' buffers publish statuses with.
+type carriers struct {
+	pool  sync.Pool
+	share *statusShare
+}
 
 // lend returns a carrier, to give back once the write and what follows it
 // (its events, its log lines) are done with what it holds.
@@ -209,7 +215,9 @@ func (cs *carriers) lend() *carrier {
 	if cr, ok := cs.pool.Get().(*carrier); ok {
 		return cr
 	}
-	return new(carrier)
+	cr := new(carrier)
+	cr.buf.share = cs.share
+	return cr
 }
 
 // giveBack takes a carrier back, forgetting what it held.
