@@ -17,8 +17,9 @@ import (
 // status out of immutable pieces, taking each from the pod's old status
 // when it did not change, else from a statusShare that hands out the same
 // piece to every pod that asks for an equal one, else making it anew. Only
-// the container statuses and the pod IP list are a pod's own: about 150
-// bytes a pod where a status of its own took 768.
+// the container statuses once they name their containers' IDs, and the pod
+// IP list, are a pod's own: about 150 bytes a pod where a status of its own
+// took 768.
 //
 // What makes the sharing safe: nothing changes a stored status in place
 // (the contract of the store's objects, STYLE rule 10, which the server
@@ -41,9 +42,13 @@ type statusShare struct {
 	// the pods that change stage in one second ask for a handful of lists.
 	conds    [8][]api.PodCondition
 	nextCond int
-	times    recent[api.Time]
-	running  recent[api.ContainerStateRunning]
-	waiting  recent[api.ContainerStateWaiting]
+	// containers are the container status lists with no container ID
+	// handed out last (the accepted statuses of a workload's pods).
+	containers     [4][]api.ContainerStatus
+	nextContainers int
+	times          recent[api.Time]
+	running        recent[api.ContainerStateRunning]
+	waiting        recent[api.ContainerStateWaiting]
 	// hostIPs holds, by host IP, its one-entry list: one per node.
 	hostIPs map[string][]api.HostIP
 	// yes and no are what every published Started points at: true and
@@ -90,6 +95,24 @@ func (sh *statusShare) conditionsLocked(conds []api.PodCondition) []api.PodCondi
 	l := slices.Clone(conds)
 	sh.conds[sh.nextCond] = l
 	sh.nextCond = (sh.nextCond + 1) % len(sh.conds)
+	return l
+}
+
+// containersLocked returns a list equal to list, which is the caller's
+// scratch: one handed out before, or a copy of list. Its states and Started
+// are compared by pointer: shared ones (stateLocked, startedLocked) match.
+func (sh *statusShare) containersLocked(list []api.ContainerStatus) []api.ContainerStatus {
+	if sh == nil {
+		return slices.Clone(list)
+	}
+	for _, l := range sh.containers {
+		if l != nil && slices.Equal(l, list) {
+			return l
+		}
+	}
+	l := slices.Clone(list)
+	sh.containers[sh.nextContainers] = l
+	sh.nextContainers = (sh.nextContainers + 1) % len(sh.containers)
 	return l
 }
 
@@ -206,11 +229,15 @@ func (b *statusBuf) publish(old *api.PodStatus, st api.PodStatus) api.PodStatus 
 		st.ContainerStatuses = emptyOf(st.ContainerStatuses)
 		return st
 	}
-	// The container statuses are a pod's own (its container IDs): made
-	// anew, their states and Started shared.
-	out := slices.Clone(st.ContainerStatuses)
-	for i := range out {
-		cs := &out[i]
+	// The container statuses get their states and Started shared, in a
+	// scratch copy. A list that names no container ID (containers not yet
+	// created, as in a status just accepted) is shared like the
+	// conditions; one that does is the pod's own.
+	list := append(b.pub[:0], st.ContainerStatuses...)
+	b.pub = list
+	own := false
+	for i := range list {
+		cs := &list[i]
 		var was api.ContainerStatus
 		if i < len(old.ContainerStatuses) {
 			was = old.ContainerStatuses[i]
@@ -220,8 +247,13 @@ func (b *statusBuf) publish(old *api.PodStatus, st api.PodStatus) api.PodStatus 
 		if cs.Started != nil {
 			cs.Started = sh.startedLocked(*cs.Started)
 		}
+		own = own || cs.ContainerID != ""
 	}
-	st.ContainerStatuses = out
+	if own {
+		st.ContainerStatuses = slices.Clone(list)
+	} else {
+		st.ContainerStatuses = sh.containersLocked(list)
+	}
 	return st
 }
 

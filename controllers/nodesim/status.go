@@ -150,6 +150,9 @@ type statusBuf struct {
 	// nil means none are shared: every piece is made anew.
 	share *statusShare
 
+	// pub is publish's scratch copy of the container statuses.
+	pub []api.ContainerStatus
+
 	// Derived strings kept from one use to the next, one entry each: the
 	// pods of a workload share their image and container names.
 	image, imageID string
@@ -180,6 +183,7 @@ func (b *statusBuf) reset() {
 	clear(b.containers[:cap(b.containers)])
 	clear(b.waiting[:cap(b.waiting)])
 	clear(b.running[:cap(b.running)])
+	clear(b.pub[:cap(b.pub)])
 	b.hostIPs, b.podIPs, b.startTime = [1]api.HostIP{}, [1]api.PodIP{}, api.Time{}
 }
 
