@@ -329,17 +329,21 @@ func (c *Controller) allocateIP(st *podState, key string, node *api.Node) (strin
 	}
 	// Addresses below the node's low-water mark are all taken, so the
 	// search for the lowest free one starts there.
-	taken, low := c.ips[name], c.lowIP[name]
-	addr, err := nextPodIP(node.Spec.PodCIDR, low, func(a netip.Addr) bool {
-		_, ok := taken[a]
+	n := c.nodeIPsLocked(name)
+	prefix, err := n.rangeOf(node.Spec.PodCIDR)
+	if err != nil {
+		return "", err
+	}
+	addr, err := nextPodIPIn(prefix, n.low, func(a netip.Addr) bool {
+		_, ok := n.taken[a]
 		return ok
 	})
 	if err != nil {
 		return "", err
 	}
 	ip := addr.String()
-	c.holdIPLocked(st, key, name, ip, addr)
-	c.lowIP[name] = addr.Next() // it was the lowest free: all below it are taken
+	n.hold(st, key, name, ip, addr)
+	n.low = addr.Next() // it was the lowest free: all below it are taken
 	return ip, nil
 }
 
@@ -350,19 +354,18 @@ func (c *Controller) claimIPLocked(st *podState, key, node, ip string) {
 	if err != nil {
 		return // not an address this simulator handed out: nothing to hold
 	}
-	c.holdIPLocked(st, key, node, ip, addr)
+	c.nodeIPsLocked(node).hold(st, key, node, ip, addr)
 }
 
-// holdIPLocked is claimIPLocked with ip parsed: addr.
-func (c *Controller) holdIPLocked(st *podState, key, node, ip string, addr netip.Addr) {
-	if c.ips[node] == nil {
-		c.ips[node] = make(map[netip.Addr]string, c.cfg.PodsPerNode) // the most it holds, if nodesim schedules
+// nodeIPsLocked returns what nodesim handed out on node, making it the
+// first time.
+func (c *Controller) nodeIPsLocked(node string) *nodeIPs {
+	n := c.ips[node]
+	if n == nil {
+		n = &nodeIPs{taken: make(map[netip.Addr]string, c.cfg.PodsPerNode)} // the most it holds, if nodesim schedules
+		c.ips[node] = n
 	}
-	c.ips[node][addr] = key
-	if c.lowIP[node] == addr {
-		c.lowIP[node] = addr.Next() // the mark's address is taken now
-	}
-	st.node, st.ip, st.addr = node, ip, addr
+	return n
 }
 
 // hostIP is the node's first InternalIP.

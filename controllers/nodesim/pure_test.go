@@ -488,3 +488,19 @@ func TestConfirmDeletionOptions(t *testing.T) {
 		cs.giveBack(cr)
 	}
 }
+
+// TestNodeIPsRange: a node's range is parsed once and parsed again only
+// when it changes; each answer is parsePodCIDR's.
+func TestNodeIPsRange(t *testing.T) {
+	var n nodeIPs
+	for _, cidr := range []string{"10.244.0.0/24", "10.244.0.0/24", "10.244.1.7/24", "not a range", "not a range", "", "10.244.0.0/24"} {
+		want, wantErr := parsePodCIDR(cidr)
+		got, err := n.rangeOf(cidr)
+		assert.Equal(t, want, got, cidr)
+		assert.Equal(t, wantErr, err, cidr)
+	}
+	n.prefix = netip.MustParsePrefix("10.9.9.0/24")
+	got, err := n.rangeOf("10.244.0.0/24")
+	require.NoError(t, err)
+	assert.Equal(t, netip.MustParsePrefix("10.9.9.0/24"), got, "the range last parsed is not parsed again")
+}
