@@ -201,9 +201,9 @@ func (cr *carrier) carry(pod *api.Pod, status api.PodStatus) *api.Pod {
 
 // carriers lends the carriers of status writes. A pod is large, and the
 // kubelet writes every pod's status twice; a status update keeps only the
-// status (handed over in its own block), never the carrier's pod, so one
-// carrier can serve write after write.
-// share, if set, is what the carriers' buffers publish statuses with.
+// status (published out of the buffer: share.go), never the carrier's pod,
+// so one carrier can serve write after write. share, if set, is what the
+// carriers' buffers publish statuses with.
 type carriers struct {
 	pool  sync.Pool
 	share *statusShare

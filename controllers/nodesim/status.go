@@ -142,7 +142,8 @@ func withNotReady(b *statusBuf, pod *api.Pod, conds []api.PodCondition, now time
 // next. A built status is not fit to keep: publish (share.go) turns it into
 // one made of immutable pieces, shared where they can be, before it is
 // handed over (client.Handover) with its write. A statusBuf is used by one
-// goroutine at a time (the carriers lend them).
+// goroutine at a time (the carriers lend them), and never copied: its
+// scratch slices point into its own arrays.
 type statusBuf struct {
 	statusBlock
 
