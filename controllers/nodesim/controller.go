@@ -143,13 +143,9 @@ type Controller struct {
 	// assumed holds pods bound by the scheduler whose binding the pod cache
 	// has not shown yet (pod key → node), so they count against capacity.
 	assumed map[string]string
-	// ips holds the pod addresses in use, node → address → pod key; an
-	// address is freed when its pod is gone.
-	ips map[string]map[netip.Addr]string
-	// lowIP holds, by node, an address below which every address of the
-	// node's range that nodesim hands out is taken (invalid: none known),
-	// so that allocation need not scan the taken ones.
-	lowIP map[string]netip.Addr
+	// ips holds, by node, the pod addresses nodesim handed out there
+	// (ipam.go).
+	ips map[string]*nodeIPs
 	// unschedulable holds the keys of pending pods no node could take; they
 	// are tried again when capacity may have freed up.
 	unschedulable map[string]bool
@@ -253,14 +249,14 @@ func New(cfg Config) (*Controller, error) {
 		nodeInf:       cfg.Factory.ForResource(client.Nodes),
 		state:         make(map[string]*podState, presize(cfg)),
 		assumed:       make(map[string]string),
-		ips:           make(map[string]map[netip.Addr]string),
-		lowIP:         make(map[string]netip.Addr),
+		ips:           make(map[string]*nodeIPs),
 		unschedulable: make(map[string]bool),
 		down:          make(map[string]time.Time),
 		up:            make(map[string]bool),
 		podsOn:        make(map[string]int),
 		leased:        make(map[string]bool),
 		leaseWake:     make(chan struct{}, 1),
+		carriers:      carriers{share: newStatusShare()},
 	}
 	if err := addPodIndex(c.podInf); err != nil {
 		return nil, err
@@ -483,11 +479,8 @@ func (c *Controller) forget(key string) {
 	if st == nil {
 		return
 	}
-	if st.ip != "" && c.ips[st.node][st.addr] == key {
-		delete(c.ips[st.node], st.addr)
-		if low := c.lowIP[st.node]; low.IsValid() && st.addr.Less(low) {
-			c.lowIP[st.node] = st.addr // a hole below the mark: the lowest free now
-		}
+	if n := c.ips[st.node]; st.ip != "" && n != nil {
+		n.free(st, key)
 	}
 	st.kubeletState = kubeletState{}
 	if st.empty() {

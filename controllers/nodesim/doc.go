@@ -57,6 +57,12 @@
 // placing a pod costs O(nodes), whatever the number of pods; the pod cache
 // has an index of pods by node, "nodesim/nodeName".
 //
+// The statuses the kubelets write are handed over to the server
+// (client.Handover) and made of immutable pieces, shared with the pod's old
+// status and with the statuses of pods that reached the same stage in the
+// same second (share.go): a stored status owns only its container statuses
+// and pod IPs.
+//
 // The package imports api, client, informer, controllers/workqueue,
 // clock and zap. Controller is safe for concurrent use: one mutex
 // guards its in-memory state, and the workqueue guarantees that a pod's key

@@ -25,11 +25,24 @@ func nodeIP(i int) string { return fmt.Sprintf("10.0.%d.%d", (i+1)/256, (i+1)%25
 // freed by a pod that is gone is free again, so the lowest-free rule
 // reuses it: allocation is deterministic.
 func nextPodIP(cidr string, from netip.Addr, used func(netip.Addr) bool) (netip.Addr, error) {
+	prefix, err := parsePodCIDR(cidr)
+	if err != nil {
+		return netip.Addr{}, err
+	}
+	return nextPodIPIn(prefix, from, used)
+}
+
+// parsePodCIDR parses a node's pod range, masked.
+func parsePodCIDR(cidr string) (netip.Prefix, error) {
 	prefix, err := netip.ParsePrefix(cidr)
 	if err != nil {
-		return netip.Addr{}, fmt.Errorf("nodesim: pod CIDR %q: %w", cidr, err)
+		return netip.Prefix{}, fmt.Errorf("nodesim: pod CIDR %q: %w", cidr, err)
 	}
-	prefix = prefix.Masked()
+	return prefix.Masked(), nil
+}
+
+// nextPodIPIn is nextPodIP with the range parsed (parsePodCIDR).
+func nextPodIPIn(prefix netip.Prefix, from netip.Addr, used func(netip.Addr) bool) (netip.Addr, error) {
 	addr := prefix.Addr().Next() // the bridge
 	if !addr.IsValid() {
 		return netip.Addr{}, errRangeFull
@@ -50,4 +63,52 @@ func nextPodIP(cidr string, from netip.Addr, used func(netip.Addr) bool) (netip.
 		}
 	}
 	return netip.Addr{}, errRangeFull
+}
+
+// nodeIPs is what nodesim handed out of one node's pod range; the
+// Controller's mu guards it.
+type nodeIPs struct {
+	// taken holds the addresses in use, address → pod key; an address is
+	// freed when its pod is gone.
+	taken map[netip.Addr]string
+	// low is an address below which every address of the range that
+	// nodesim hands out is taken (invalid: none known), so that allocation
+	// need not scan the taken ones.
+	low netip.Addr
+	// cidr is the range last parsed, into prefix (or err): a node's range
+	// does not change, so it is parsed once, not at every pod.
+	cidr   string
+	prefix netip.Prefix
+	err    error
+	parsed bool
+}
+
+// rangeOf returns cidr, the node's pod range, parsed.
+func (n *nodeIPs) rangeOf(cidr string) (netip.Prefix, error) {
+	if !n.parsed || n.cidr != cidr {
+		n.prefix, n.err = parsePodCIDR(cidr)
+		n.cidr, n.parsed = cidr, true
+	}
+	return n.prefix, n.err
+}
+
+// hold records that the pod under key, whose state is st, holds ip
+// (parsed: addr) on node, whose addresses n is.
+func (n *nodeIPs) hold(st *podState, key, node, ip string, addr netip.Addr) {
+	n.taken[addr] = key
+	if n.low == addr {
+		n.low = addr.Next() // the mark's address is taken now
+	}
+	st.node, st.ip, st.addr = node, ip, addr
+}
+
+// free lets the pod under key, whose state is st, go of its address.
+func (n *nodeIPs) free(st *podState, key string) {
+	if n.taken[st.addr] != key {
+		return // another pod's now (or never this one's)
+	}
+	delete(n.taken, st.addr)
+	if n.low.IsValid() && st.addr.Less(n.low) {
+		n.low = st.addr // a hole below the mark: the lowest free now
+	}
 }

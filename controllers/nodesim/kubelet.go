@@ -54,12 +54,13 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 	if act == actConfirmDelete {
 		return c.confirmDelete(ctx, key, pod, now)
 	}
-	// The new status is built in a fresh block of the carrier's buffer and
-	// handed over (client.Handover): the server stores it as built, and
-	// nothing here changes it after. The carrier's shallow copy of the pod
-	// carries it: a status update keeps only the status, so the cached pod
-	// stays untouched, and the carrier is lent for this write and what
-	// follows it only.
+	// The new status is built in the carrier's buffer, published (made of
+	// immutable pieces, shared with the old status and other pods' where
+	// equal: share.go) and handed over (client.Handover): the server
+	// stores it as published, and nothing changes it after. The carrier's
+	// shallow copy of the pod carries it: a status update keeps only the
+	// status, so the cached pod stays untouched, and the carrier is lent
+	// for this write and what follows it only.
 	cr := c.carriers.lend()
 	defer c.carriers.giveBack(cr)
 	b := &cr.buf
@@ -93,7 +94,7 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 	case actNodeLost:
 		status = nodeLostStatus(b, pod, now)
 	}
-	cp := cr.carry(pod, status)
+	cp := cr.carry(pod, b.publish(&pod.Status, status))
 	written, err := c.client.UpdateStatus(ctx, cp, client.Handover())
 	if err != nil {
 		if apierrors.IsNotFound(err) {
@@ -169,8 +170,9 @@ func (c *Controller) foresee(st *podState, written *api.Pod, node *api.Node, now
 // carrier is what carries one write: for a status write, a shallow copy
 // of the cached pod with the new status, and the buffer the status is built
 // in; for the kubelet's confirmation of a deletion, what its options point
-// at. The Client keeps none of it but a handed-over status, which lives in
-// the buffer's block of that write (statusBuf), never in the carrier.
+// at. The Client keeps none of it but a handed-over status, which is
+// published (statusBuf.publish) out of the buffer's scratch, never in the
+// carrier.
 type carrier struct {
 	pod api.Pod
 	buf statusBuf
@@ -199,9 +201,13 @@ func (cr *carrier) carry(pod *api.Pod, status api.PodStatus) *api.Pod {
 
 // carriers lends the carriers of status writes. A pod is large, and the
 // kubelet writes every pod's status twice; a status update keeps only the
-// status (handed over in its own block), never the carrier's pod, so one
-// carrier can serve write after write.
-type carriers struct{ pool sync.Pool }
+// status (published out of the buffer: share.go), never the carrier's pod,
+// so one carrier can serve write after write. share, if set, is what the
+// carriers' buffers publish statuses with.
+type carriers struct {
+	pool  sync.Pool
+	share *statusShare
+}
 
 // lend returns a carrier, to give back once the write and what follows it
 // (its events, its log lines) are done with what it holds.
@@ -209,7 +215,9 @@ func (cs *carriers) lend() *carrier {
 	if cr, ok := cs.pool.Get().(*carrier); ok {
 		return cr
 	}
-	return new(carrier)
+	cr := new(carrier)
+	cr.buf.share = cs.share
+	return cr
 }
 
 // giveBack takes a carrier back, forgetting what it held.
@@ -321,17 +329,21 @@ func (c *Controller) allocateIP(st *podState, key string, node *api.Node) (strin
 	}
 	// Addresses below the node's low-water mark are all taken, so the
 	// search for the lowest free one starts there.
-	taken, low := c.ips[name], c.lowIP[name]
-	addr, err := nextPodIP(node.Spec.PodCIDR, low, func(a netip.Addr) bool {
-		_, ok := taken[a]
+	n := c.nodeIPsLocked(name)
+	prefix, err := n.rangeOf(node.Spec.PodCIDR)
+	if err != nil {
+		return "", err
+	}
+	addr, err := nextPodIPIn(prefix, n.low, func(a netip.Addr) bool {
+		_, ok := n.taken[a]
 		return ok
 	})
 	if err != nil {
 		return "", err
 	}
 	ip := addr.String()
-	c.holdIPLocked(st, key, name, ip, addr)
-	c.lowIP[name] = addr.Next() // it was the lowest free: all below it are taken
+	n.hold(st, key, name, ip, addr)
+	n.low = addr.Next() // it was the lowest free: all below it are taken
 	return ip, nil
 }
 
@@ -342,19 +354,18 @@ func (c *Controller) claimIPLocked(st *podState, key, node, ip string) {
 	if err != nil {
 		return // not an address this simulator handed out: nothing to hold
 	}
-	c.holdIPLocked(st, key, node, ip, addr)
+	c.nodeIPsLocked(node).hold(st, key, node, ip, addr)
 }
 
-// holdIPLocked is claimIPLocked with ip parsed: addr.
-func (c *Controller) holdIPLocked(st *podState, key, node, ip string, addr netip.Addr) {
-	if c.ips[node] == nil {
-		c.ips[node] = make(map[netip.Addr]string, c.cfg.PodsPerNode) // the most it holds, if nodesim schedules
+// nodeIPsLocked returns what nodesim handed out on node, making it the
+// first time.
+func (c *Controller) nodeIPsLocked(node string) *nodeIPs {
+	n := c.ips[node]
+	if n == nil {
+		n = &nodeIPs{taken: make(map[netip.Addr]string, c.cfg.PodsPerNode)} // the most it holds, if nodesim schedules
+		c.ips[node] = n
 	}
-	c.ips[node][addr] = key
-	if c.lowIP[node] == addr {
-		c.lowIP[node] = addr.Next() // the mark's address is taken now
-	}
-	st.node, st.ip, st.addr = node, ip, addr
+	return n
 }
 
 // hostIP is the node's first InternalIP.

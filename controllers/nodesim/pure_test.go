@@ -489,54 +489,18 @@ func TestConfirmDeletionOptions(t *testing.T) {
 	}
 }
 
-// TestBuiltStatusesKeepNoOldBlock checks that a status built from a pod's
-// status holds none of the old status's block: the server keeps a
-// handed-over status as built, so a pointer into the old block (a start
-// time, an IP list, a container's state or Started) would keep all of it
-// alive beside the new one. Values stay equal; addresses differ.
-func TestBuiltStatusesKeepNoOldBlock(t *testing.T) {
-	p := testPod(api.PodPending, false)
-	p.Status = acceptedStatus(new(statusBuf), p, "10.0.0.1", epoch)
-	steps := []struct {
-		name  string
-		build func(b *statusBuf, p *api.Pod) api.PodStatus
-	}{
-		{"started", func(b *statusBuf, p *api.Pod) api.PodStatus {
-			return startedStatus(b, p, "10.0.0.1", "10.244.0.2", epoch.Add(time.Second))
-		}},
-		{"ready", func(b *statusBuf, p *api.Pod) api.PodStatus { return readyStatus(b, p, epoch.Add(2*time.Second)) }},
-		{"probe failed", func(b *statusBuf, p *api.Pod) api.PodStatus { return probeFailedStatus(b, p, epoch.Add(3*time.Second)) }},
-		{"node not ready", func(b *statusBuf, p *api.Pod) api.PodStatus {
-			return nodeNotReadyStatus(b, p, epoch.Add(4*time.Second))
-		}},
+// TestNodeIPsRange: a node's range is parsed once and parsed again only
+// when it changes; each answer is parsePodCIDR's.
+func TestNodeIPsRange(t *testing.T) {
+	var n nodeIPs
+	for _, cidr := range []string{"10.244.0.0/24", "10.244.0.0/24", "10.244.1.7/24", "not a range", "not a range", "", "10.244.0.0/24"} {
+		want, wantErr := parsePodCIDR(cidr)
+		got, err := n.rangeOf(cidr)
+		assert.Equal(t, want, got, cidr)
+		assert.Equal(t, wantErr, err, cidr)
 	}
-	for _, step := range steps {
-		t.Run(step.name, func(t *testing.T) {
-			old := p.Status
-			next := step.build(new(statusBuf), p)
-			require.NotNil(t, next.StartTime)
-			assert.NotSame(t, old.StartTime, next.StartTime, "start time")
-			assert.Equal(t, *old.StartTime, *next.StartTime, "the start time stays")
-			require.Len(t, next.HostIPs, 1)
-			assert.NotSame(t, &old.HostIPs[0], &next.HostIPs[0], "host IPs")
-			if len(old.PodIPs) > 0 {
-				require.Len(t, next.PodIPs, 1)
-				assert.NotSame(t, &old.PodIPs[0], &next.PodIPs[0], "pod IPs")
-			}
-			require.Len(t, next.ContainerStatuses, 1)
-			o, n := old.ContainerStatuses[0], next.ContainerStatuses[0]
-			assert.NotSame(t, &old.ContainerStatuses[0], &next.ContainerStatuses[0], "container statuses")
-			if o.State.Running != nil && n.State.Running != nil {
-				assert.NotSame(t, o.State.Running, n.State.Running, "running state")
-			}
-			if o.State.Waiting != nil && n.State.Waiting != nil {
-				assert.NotSame(t, o.State.Waiting, n.State.Waiting, "waiting state")
-			}
-			if o.Started != nil && n.Started != nil {
-				assert.NotSame(t, o.Started, n.Started, "started")
-			}
-			assert.NotSame(t, &old.Conditions[0], &next.Conditions[0], "conditions")
-			p = &api.Pod{Metadata: p.Metadata, Spec: p.Spec, Status: next}
-		})
-	}
+	n.prefix = netip.MustParsePrefix("10.9.9.0/24")
+	got, err := n.rangeOf("10.244.0.0/24")
+	require.NoError(t, err)
+	assert.Equal(t, netip.MustParsePrefix("10.9.9.0/24"), got, "the range last parsed is not parsed again")
 }

@@ -408,7 +408,7 @@ func TestGonePodsForgotten(t *testing.T) {
 	assert.Empty(t, e.c.assumed)
 	assert.Empty(t, e.c.podsOn)
 	for node, ips := range e.c.ips {
-		assert.Empty(t, ips, node)
+		assert.Empty(t, ips.taken, node)
 	}
 	e.c.logs.mu.Lock()
 	assert.Empty(t, e.c.logs.pods)

@@ -43,7 +43,8 @@ func (c *Controller) schedule(ctx context.Context, key string, pod *api.Pod) err
 		c.event(ctx, pod, api.EventTypeWarning, "FailedScheduling", "%s", why)
 		cr := c.carriers.lend()
 		defer c.carriers.giveBack(cr)
-		_, err := c.client.UpdateStatus(ctx, cr.carry(pod, unschedulableStatus(&cr.buf, pod, why, c.clock.Now())), client.Handover())
+		status := cr.buf.publish(&pod.Status, unschedulableStatus(&cr.buf, pod, why, c.clock.Now()))
+		_, err := c.client.UpdateStatus(ctx, cr.carry(pod, status), client.Handover())
 		if apierrors.IsNotFound(err) {
 			return nil
 		}

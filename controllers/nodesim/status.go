@@ -135,17 +135,24 @@ func withNotReady(b *statusBuf, pod *api.Pod, conds []api.PodCondition, now time
 	return setCondition(conds, api.PodReady, api.ConditionFalse, reasonContainersNotReady, msg, now)
 }
 
-// statusBuf is what a status builder builds a status in: a fresh
-// statusBlock for each status, which the builders' results point into
-// (conditions, container statuses and their states, IP lists, start time,
-// Started), and the derived strings it keeps from one status to the next.
-// The status is written with UpdateStatus and handed over
-// (client.Handover), so the server stores it as built: one allocation per
-// status write, where the server's deep copy of it made seven. Call fresh
-// (ownStatus does) before building; a statusBuf is used by one goroutine at
-// a time (the carriers lend them).
+// statusBuf is what a status builder builds a status in: a scratch block,
+// reused from one status to the next, which the builders' results point
+// into (conditions, container statuses and their states, IP lists, start
+// time, Started), and the derived strings it keeps from one status to the
+// next. A built status is not fit to keep: publish (share.go) turns it into
+// one made of immutable pieces, shared where they can be, before it is
+// handed over (client.Handover) with its write. A statusBuf is used by one
+// goroutine at a time (the carriers lend them), and never copied: its
+// scratch slices point into its own arrays.
 type statusBuf struct {
-	*statusBlock
+	statusBlock
+
+	// share hands out the immutable pieces publish makes the status of;
+	// nil means none are shared: every piece is made anew.
+	share *statusShare
+
+	// pub is publish's scratch copy of the container statuses.
+	pub []api.ContainerStatus
 
 	// Derived strings kept from one use to the next, one entry each: the
 	// pods of a workload share their image and container names.
@@ -153,8 +160,8 @@ type statusBuf struct {
 	notReady       string
 }
 
-// statusBlock is the memory of one built status, with room for the
-// common pod's one container.
+// statusBlock is the scratch memory of one built status, with room for
+// the common pod's one container.
 type statusBlock struct {
 	conds      [4]api.PodCondition // a pod's four: Initialized, Ready, ContainersReady, PodScheduled
 	containers []api.ContainerStatus
@@ -170,17 +177,16 @@ type statusBlock struct {
 	running0   [1]api.ContainerStateRunning
 }
 
-// fresh gives b a new block to build the next status in: the last one
-// was handed over with its write.
-func (b *statusBuf) fresh() {
-	blk := new(statusBlock)
-	blk.containers, blk.waiting, blk.running = blk.container0[:0], blk.waiting0[:0], blk.running0[:0]
-	b.statusBlock = blk
+// reset lets go of what the last status built in b refers to (the pods'
+// strings and pieces), keeping the scratch memory and the cached strings.
+func (b *statusBuf) reset() {
+	clear(b.conds[:])
+	clear(b.containers[:cap(b.containers)])
+	clear(b.waiting[:cap(b.waiting)])
+	clear(b.running[:cap(b.running)])
+	clear(b.pub[:cap(b.pub)])
+	b.hostIPs, b.podIPs, b.startTime = [1]api.HostIP{}, [1]api.PodIP{}, api.Time{}
 }
-
-// reset lets go of the status built in b (the server may keep it),
-// keeping the cached strings.
-func (b *statusBuf) reset() { b.statusBlock = nil }
 
 // sized returns s with length n, zeroed, reusing its memory when it can.
 func sized[T any](s []T, n int) []T {
@@ -209,16 +215,11 @@ func (b *statusBuf) notReadyMessage(pod *api.Pod) string {
 }
 
 // ownStatus returns a copy of pod's status for a status builder to change,
-// built in a fresh block of b: its conditions and container statuses are
-// the builder's own, and so is everything the old status pointed into its
-// own block (start time, IP lists, container states, Started), copied into
-// the new one. A stored status is handed over as built, so a pointer into
-// the old block would keep that whole block alive beside the new one (a
-// pod's start time alone kept its accepted status's block: 768 bytes per
-// pod). What the old status points to outside any block (a terminated
-// state) is shared, never changed in place.
+// in b's scratch block: its conditions and container statuses are the
+// builder's own, to change in place. What they point to (start time, IP
+// lists, container states, Started) is still the pod's, shared and
+// immutable: a builder replaces such a pointer, never writes through it.
 func ownStatus(b *statusBuf, pod *api.Pod) api.PodStatus {
-	b.fresh()
 	st := pod.Status
 	// Room for the four conditions a pod gets, so setCondition's appends
 	// do not grow it.
@@ -230,51 +231,14 @@ func ownStatus(b *statusBuf, pod *api.Pod) api.PodStatus {
 	}
 	copy(conds, st.Conditions)
 	st.Conditions = conds
-	b.adopt(&st)
+	if b.containers == nil {
+		b.containers, b.waiting, b.running = b.container0[:0], b.waiting0[:0], b.running0[:0]
+	}
+	if len(st.ContainerStatuses) > 0 {
+		b.containers = append(b.containers[:0], st.ContainerStatuses...)
+		st.ContainerStatuses = b.containers
+	}
 	return st
-}
-
-// adopt copies into the block what st points to that a builder's block
-// may hold: the start time, the IP lists, the container statuses and their
-// waiting and running states and Started.
-func (blk *statusBlock) adopt(st *api.PodStatus) {
-	if st.StartTime != nil {
-		blk.startTime = *st.StartTime
-		st.StartTime = &blk.startTime
-	}
-	if len(st.HostIPs) == 1 {
-		blk.hostIPs[0] = st.HostIPs[0]
-		st.HostIPs = blk.hostIPs[:]
-	}
-	if len(st.PodIPs) == 1 {
-		blk.podIPs[0] = st.PodIPs[0]
-		st.PodIPs = blk.podIPs[:]
-	}
-	n := len(st.ContainerStatuses)
-	if n == 0 {
-		return
-	}
-	blk.containers = append(blk.containers[:0], st.ContainerStatuses...)
-	blk.waiting, blk.running = sized(blk.waiting, n), sized(blk.running, n)
-	blk.yes, blk.no = true, false
-	for i := range blk.containers {
-		cs := &blk.containers[i]
-		if w := cs.State.Waiting; w != nil {
-			blk.waiting[i] = *w
-			cs.State.Waiting = &blk.waiting[i]
-		}
-		if r := cs.State.Running; r != nil {
-			blk.running[i] = *r
-			cs.State.Running = &blk.running[i]
-		}
-		if cs.Started != nil {
-			cs.Started = &blk.no
-			if *st.ContainerStatuses[i].Started {
-				cs.Started = &blk.yes
-			}
-		}
-	}
-	st.ContainerStatuses = blk.containers
 }
 
 // withHostIP sets the pod's host address.
