@@ -17,9 +17,9 @@ import (
 type keepClient struct {
 	client.Client
 	creates, updates int
-	// created holds the events created, when keep is set.
-	created []*api.Event
-	keep    bool
+	// created and updated hold the events written, when keep is set.
+	created, updated []*api.Event
+	keep             bool
 }
 
 func (c *keepClient) Create(_ context.Context, obj api.Object, _ ...client.WriteOption) (api.Object, error) {
@@ -32,6 +32,9 @@ func (c *keepClient) Create(_ context.Context, obj api.Object, _ ...client.Write
 
 func (c *keepClient) Update(_ context.Context, obj api.Object, _ ...client.WriteOption) (api.Object, error) {
 	c.updates++
+	if c.keep {
+		c.updated = append(c.updated, obj.(*api.Event))
+	}
 	return obj, nil
 }
 

@@ -218,13 +218,18 @@ func (r *EventRecorder) record(ctx context.Context, obj api.Object, annotations 
 		om = r.newMemoryLocked(now)
 		r.objects[object] = om
 	}
-	msg, slot := om.aggregate(eventType, reason, msg, now)
+	slot, combined := om.aggregate(eventType, reason, msg, now)
 	if !om.bucket.allow(now) {
 		r.mu.Unlock()
 		return nil
 	}
 	w := om.writtenFor(eventType, reason, slot)
 	r.mu.Unlock()
+	if combined {
+		// Made only for an event the spam filter let through: a controller
+		// creating 100 pods has 90 combined and 75 of them dropped.
+		msg = combinedPrefix + msg
+	}
 
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -312,13 +317,14 @@ func (r *EventRecorder) nextNanos(now time.Time) int64 {
 }
 
 // aggregate notes msg in its group (of eventType and reason) and returns
-// the message to record and the slot of the event a repeat bumps: msg for
-// both, or, once the group has seen aggregateMaxEvents different messages
-// within aggregateInterval of each other, the combined message and the
-// group's one combined slot, combinedPrefix (so the combined event's count
-// goes up and its message follows the latest). The group keeps its first
-// messages, so that their repeats still bump their own events.
-func (om *objectMemory) aggregate(eventType, reason, msg string, now time.Time) (string, string) {
+// the slot of the event a repeat bumps, and whether msg is to be recorded
+// combined: msg and false, or, once the group has seen aggregateMaxEvents
+// different messages within aggregateInterval of each other, the group's
+// one combined slot, combinedPrefix, and true (so the combined event's
+// count goes up and its message, combinedPrefix+msg, follows the latest).
+// The group keeps its first messages, so that their repeats still bump
+// their own events.
+func (om *objectMemory) aggregate(eventType, reason, msg string, now time.Time) (slot string, combined bool) {
 	var g *eventGroup
 	for i := range om.groups {
 		if om.groups[i].typ == eventType && om.groups[i].reason == reason {
@@ -335,13 +341,13 @@ func (om *objectMemory) aggregate(eventType, reason, msg string, now time.Time) 
 	}
 	g.last = now
 	if g.seen(msg) {
-		return msg, msg
+		return msg, false
 	}
 	if g.count()+1 < aggregateMaxEvents {
 		g.add(msg)
-		return msg, msg
+		return msg, false
 	}
-	return combinedPrefix + msg, combinedPrefix
+	return combinedPrefix, true
 }
 
 // writtenFor returns the event of eventType and reason that slot (a message,

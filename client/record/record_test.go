@@ -51,7 +51,7 @@ func TestNewMemoriesAreFreshAndDistinct(t *testing.T) {
 		assert.Empty(t, om.groups)
 		assert.Empty(t, om.written)
 		// Use it as the recorder would, so that a reuse would show.
-		_, slot := om.aggregate(api.EventTypeNormal, "Started", "Started containers", now)
+		slot, _ := om.aggregate(api.EventTypeNormal, "Started", "Started containers", now)
 		om.writtenFor(api.EventTypeNormal, "Started", slot).ev = &api.Event{}
 		require.True(t, om.bucket.allow(now))
 	}
@@ -88,4 +88,33 @@ func TestRecordBuildsTheEvent(t *testing.T) {
 	require.NoError(t, r.Event(ctx, pod, api.EventTypeNormal, "Started", "Started containers"))
 	assert.Len(t, c.created, 1, "a repeat bumps")
 	assert.Equal(t, 1, c.updates)
+}
+
+// TestRecordCombinesThenDrops checks what a controller creating many pods
+// writes: its first messages as themselves, from the tenth one combined
+// event whose count goes up and whose message follows the latest, and
+// nothing past the spam filter's burst.
+func TestRecordCombinesThenDrops(t *testing.T) {
+	t0 := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	c := &keepClient{keep: true}
+	r := NewEventRecorder(c, clock.NewFake(t0), "replication-controller", "cm-0")
+	rc := &api.ReplicationController{
+		TypeMeta: api.TypeMeta{Kind: "ReplicationController", APIVersion: "v1"},
+		Metadata: api.ObjectMeta{Namespace: "default", Name: "app", UID: "u-rc"},
+	}
+	ctx := context.Background()
+	for i := range 100 {
+		require.NoError(t, r.Eventf(ctx, rc, api.EventTypeNormal, "SuccessfulCreate", "Created pod: app-%d", i))
+	}
+	require.Len(t, c.created, aggregateMaxEvents)
+	for i, ev := range c.created[:aggregateMaxEvents-1] {
+		assert.Equal(t, fmt.Sprintf("Created pod: app-%d", i), ev.Message)
+	}
+	combined := c.created[aggregateMaxEvents-1]
+	assert.Equal(t, combinedPrefix+fmt.Sprintf("Created pod: app-%d", aggregateMaxEvents-1), combined.Message)
+	require.Len(t, c.updated, spamBurst-aggregateMaxEvents, "the rest of the burst bumps the combined event; then all is dropped")
+	last := c.updated[len(c.updated)-1]
+	assert.Equal(t, combined.Metadata.Name, last.Metadata.Name)
+	assert.Equal(t, combinedPrefix+fmt.Sprintf("Created pod: app-%d", spamBurst-1), last.Message)
+	assert.Equal(t, int32(1+spamBurst-aggregateMaxEvents), last.Count)
 }
