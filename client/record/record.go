@@ -254,11 +254,9 @@ func (r *EventRecorder) record(ctx context.Context, obj api.Object, annotations 
 		// Client, which may keep it as the stored object instead of
 		// copying it; the annotations are the caller's, so the event gets
 		// its own map.
-		ev, name := newEvent(m.Name, r.nextNanos(now))
-		*ev = api.Event{
+		blk := &eventBlock{ev: api.Event{
 			Metadata: api.ObjectMeta{
-				Namespace: ns, Name: name,
-				Annotations: maps.Clone(annotations),
+				Namespace: ns, Annotations: maps.Clone(annotations),
 			},
 			InvolvedObject: api.ObjectReference{
 				Kind: tm.Kind, APIVersion: tm.APIVersion, Namespace: m.Namespace, Name: m.Name,
@@ -268,7 +266,8 @@ func (r *EventRecorder) record(ctx context.Context, obj api.Object, annotations 
 			Source:         api.EventSource{Component: r.component, Host: r.instance},
 			FirstTimestamp: stamp, LastTimestamp: stamp, Count: 1,
 			ReportingController: r.component, ReportingInstance: r.instance,
-		}
+		}}
+		ev := blk.named(m.Name, r.nextNanos(now))
 		created, err := r.c.Create(ctx, ev, client.Handover())
 		if apierrors.IsAlreadyExists(err) && attempt < 16 {
 			continue
@@ -311,21 +310,23 @@ type eventBlock struct {
 	name [48]byte
 }
 
-// newEvent returns a zero event to build and its name, <object>.<nanos in
-// hex> as client-go makes it (fmt.Sprintf("%v.%x", name, nanos)), written
-// into the event's own block when it fits, else into an allocation of its
-// own.
+// named names the block's event <object>.<nanos in hex>, as client-go
+// does (fmt.Sprintf("%v.%x", name, nanos)), writing the name into the
+// block when it fits, else into an allocation of its own, and returns the
+// event. (The block is built as one literal, not a zero block filled in
+// after: a literal assigned to a heap event is copied over with write
+// barriers.)
 //
 // The name's bytes are written here and never again, so the string made
 // over them is immutable as a string must be; it keeps the whole block
 // alive while it lives. A bump's copy of the event shares the name, and so
 // keeps the first version's block (one per event bumped, not per bump).
-func newEvent(object string, nanos int64) (*api.Event, string) {
-	blk := new(eventBlock)
+func (blk *eventBlock) named(object string, nanos int64) *api.Event {
 	b := append(blk.name[:0], object...)
 	b = append(b, '.')
 	b = strconv.AppendInt(b, nanos, 16)
-	return &blk.ev, unsafe.String(unsafe.SliceData(b), len(b))
+	blk.ev.Metadata.Name = unsafe.String(unsafe.SliceData(b), len(b))
+	return &blk.ev
 }
 
 // nextNanos returns the time suffix of a new event name: now, or one past

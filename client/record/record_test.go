@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestEventNameIsClientGos checks newEvent's name against client-go's own
+// TestEventNameIsClientGos checks an eventBlock's name against client-go's own
 // formatting of an event's name, fmt.Sprintf("%v.%x", name, nanos), for
 // names that fit its buffer and names that do not.
 func TestEventNameIsClientGos(t *testing.T) {
@@ -33,9 +33,11 @@ func TestEventNameIsClientGos(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ev, name := newEvent(tt.object, tt.nanos)
-			assert.Equal(t, fmt.Sprintf("%v.%x", tt.object, tt.nanos), name)
-			assert.Equal(t, api.Event{}, *ev, "the event is left to build")
+			blk := &eventBlock{ev: api.Event{Reason: "Started"}}
+			ev := blk.named(tt.object, tt.nanos)
+			assert.Same(t, &blk.ev, ev)
+			assert.Equal(t, api.Event{Metadata: api.ObjectMeta{Name: fmt.Sprintf("%v.%x", tt.object, tt.nanos)}, Reason: "Started"}, *ev,
+				"the name is client-go's, and nothing else changed")
 		})
 	}
 }
@@ -62,7 +64,7 @@ func TestEventBlockIsFree(t *testing.T) {
 	// Size classes here are 64 bytes apart; the slack is for what else
 	// allocates meanwhile (the race detector's runtime does).
 	assert.InDelta(t, event, block, 16)
-	assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { keep, _ = newEvent("app-0001-x7k2q", 0x18b2f3a4c5d6e7f8) }),
+	assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { keep = new(eventBlock).named("app-0001-x7k2q", 0x18b2f3a4c5d6e7f8) }),
 		"a pod's event and its name: one allocation")
 }
 
