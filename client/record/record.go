@@ -103,7 +103,8 @@ type objectKey struct {
 // bucket, its aggregation groups (one per type and reason) and the events
 // about it that a repeat bumps. The first group and event live in the
 // memory itself (most objects, a pod with its Scheduled or Started event,
-// never have a second): one allocation per object.
+// never have a second): no allocation of its own per object, the memories
+// coming from slabs (newMemoryLocked).
 type objectMemory struct {
 	bucket  spamBucket
 	groups  []eventGroup
