@@ -23,15 +23,16 @@ func TestObjectMemoryCorrelates(t *testing.T) {
 
 	t.Run("repeats bump their own event; types and reasons keep theirs apart", func(t *testing.T) {
 		om := newMemory()
-		msg, slot := om.aggregate("Normal", "Started", "Started containers", t0)
+		slot, combined := om.aggregate("Normal", "Started", "Started containers", t0)
 		first := om.writtenFor("Normal", "Started", slot)
 		assert.Same(t, &om.event0, first, "the first event lives in the memory")
-		assert.Equal(t, "Started containers", msg)
-		_, slot = om.aggregate("Normal", "Started", "Started containers", t0)
+		assert.Equal(t, "Started containers", slot)
+		assert.False(t, combined)
+		slot, _ = om.aggregate("Normal", "Started", "Started containers", t0)
 		assert.Same(t, first, om.writtenFor("Normal", "Started", slot))
-		_, slot = om.aggregate("Warning", "Started", "Started containers", t0)
+		slot, _ = om.aggregate("Warning", "Started", "Started containers", t0)
 		assert.NotSame(t, first, om.writtenFor("Warning", "Started", slot))
-		_, slot = om.aggregate("Normal", "Pulled", "Started containers", t0)
+		slot, _ = om.aggregate("Normal", "Pulled", "Started containers", t0)
 		assert.NotSame(t, first, om.writtenFor("Normal", "Pulled", slot))
 		assert.Len(t, om.groups, 3)
 		assert.Len(t, om.written, 3)
@@ -41,18 +42,21 @@ func TestObjectMemoryCorrelates(t *testing.T) {
 		om := newMemory()
 		var slots []string
 		for i := range aggregateMaxEvents + 2 {
-			msg, slot := om.aggregate("Normal", "SuccessfulCreate", fmt.Sprintf("Created pod: p%d", i), t0)
+			slot, combined := om.aggregate("Normal", "SuccessfulCreate", fmt.Sprintf("Created pod: p%d", i), t0)
 			if i < aggregateMaxEvents-1 {
-				assert.Equal(t, fmt.Sprintf("Created pod: p%d", i), msg)
+				assert.Equal(t, fmt.Sprintf("Created pod: p%d", i), slot)
+				assert.False(t, combined)
 			} else {
-				assert.Equal(t, combinedPrefix+fmt.Sprintf("Created pod: p%d", i), msg)
+				assert.Equal(t, combinedPrefix, slot)
+				assert.True(t, combined)
 			}
 			slots = append(slots, slot)
 		}
-		combined := om.writtenFor("Normal", "SuccessfulCreate", slots[aggregateMaxEvents-1])
-		assert.Same(t, combined, om.writtenFor("Normal", "SuccessfulCreate", slots[aggregateMaxEvents+1]))
-		_, slot := om.aggregate("Normal", "SuccessfulCreate", "Created pod: p0", t0)
+		w := om.writtenFor("Normal", "SuccessfulCreate", slots[aggregateMaxEvents-1])
+		assert.Same(t, w, om.writtenFor("Normal", "SuccessfulCreate", slots[aggregateMaxEvents+1]))
+		slot, combined := om.aggregate("Normal", "SuccessfulCreate", "Created pod: p0", t0)
 		assert.Equal(t, "Created pod: p0", slot, "an early message still bumps its own event")
+		assert.False(t, combined)
 	})
 
 	t.Run("a group quiet past the interval starts over; its events stay", func(t *testing.T) {
@@ -60,13 +64,14 @@ func TestObjectMemoryCorrelates(t *testing.T) {
 		for i := range aggregateMaxEvents - 1 {
 			om.aggregate("Normal", "SuccessfulCreate", fmt.Sprintf("Created pod: p%d", i), t0)
 		}
-		_, slot := om.aggregate("Normal", "SuccessfulCreate", "Created pod: p0", t0)
+		slot, _ := om.aggregate("Normal", "SuccessfulCreate", "Created pod: p0", t0)
 		w := om.writtenFor("Normal", "SuccessfulCreate", slot)
 		later := t0.Add(aggregateInterval + time.Second)
-		msg, slot := om.aggregate("Normal", "SuccessfulCreate", "Created pod: p99", later)
-		assert.Equal(t, "Created pod: p99", msg, "not combined: the group started over")
+		slot, combined := om.aggregate("Normal", "SuccessfulCreate", "Created pod: p99", later)
+		assert.Equal(t, "Created pod: p99", slot)
+		assert.False(t, combined, "not combined: the group started over")
 		assert.Equal(t, 1, om.groups[0].count())
-		_, slot = om.aggregate("Normal", "SuccessfulCreate", "Created pod: p0", later)
+		slot, _ = om.aggregate("Normal", "SuccessfulCreate", "Created pod: p0", later)
 		assert.Same(t, w, om.writtenFor("Normal", "SuccessfulCreate", slot))
 	})
 

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
@@ -38,6 +39,9 @@ const (
 	spamRefill = 5 * time.Minute
 	// combinedPrefix starts the message of an aggregated event.
 	combinedPrefix = "(combined from similar events): "
+	// memorySlab is how many object memories are made in one allocation:
+	// 64 of 240 bytes fill a 16 KiB size class.
+	memorySlab = 64
 )
 
 // EventRecorder writes Kubernetes Events about objects, so that `kubectl
@@ -73,6 +77,9 @@ type EventRecorder struct {
 	// lookup per event, where a map per memory took three, each hashing
 	// the object's four strings and more.
 	objects map[objectKey]*objectMemory
+	// slab holds the memories not yet handed out; a new object's memory is
+	// taken from it, memorySlab made at a time (see newMemoryLocked).
+	slab []objectMemory
 	// lastNanos is the time suffix of the last event name made.
 	lastNanos int64
 }
@@ -96,7 +103,8 @@ type objectKey struct {
 // bucket, its aggregation groups (one per type and reason) and the events
 // about it that a repeat bumps. The first group and event live in the
 // memory itself (most objects, a pod with its Scheduled or Started event,
-// never have a second): one allocation per object.
+// never have a second): no allocation of its own per object, the memories
+// coming from slabs (newMemoryLocked).
 type objectMemory struct {
 	bucket  spamBucket
 	groups  []eventGroup
@@ -209,17 +217,21 @@ func (r *EventRecorder) record(ctx context.Context, obj api.Object, annotations 
 		if len(r.objects) >= maxRecordedEvents {
 			clear(r.objects)
 		}
-		om = &objectMemory{bucket: spamBucket{tokens: spamBurst, when: now}}
-		om.groups, om.written = om.group0[:0], om.written0[:0]
+		om = r.newMemoryLocked(now)
 		r.objects[object] = om
 	}
-	msg, slot := om.aggregate(eventType, reason, msg, now)
+	slot, combined := om.aggregate(eventType, reason, msg, now)
 	if !om.bucket.allow(now) {
 		r.mu.Unlock()
 		return nil
 	}
 	w := om.writtenFor(eventType, reason, slot)
 	r.mu.Unlock()
+	if combined {
+		// Made only for an event the spam filter let through: a controller
+		// creating 100 pods has 90 combined and 75 of them dropped.
+		msg = combinedPrefix + msg
+	}
 
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -237,15 +249,15 @@ func (r *EventRecorder) record(ctx context.Context, obj api.Object, annotations 
 	// Names are <object>.<time in hex>, as client-go makes them. On a fake
 	// clock many events share a nanosecond, so the recorder never reuses a
 	// suffix; a clash with another recorder's event steps past it.
+	stamp := api.NewTime(now)
 	for attempt := 0; ; attempt++ {
 		// Each attempt's event is built for it and handed over to the
 		// Client, which may keep it as the stored object instead of
 		// copying it; the annotations are the caller's, so the event gets
 		// its own map.
-		ev := &api.Event{
+		blk := &eventBlock{ev: api.Event{
 			Metadata: api.ObjectMeta{
-				Namespace: ns, Name: m.Name + "." + strconv.FormatInt(r.nextNanos(now), 16),
-				Annotations: maps.Clone(annotations),
+				Namespace: ns, Annotations: maps.Clone(annotations),
 			},
 			InvolvedObject: api.ObjectReference{
 				Kind: tm.Kind, APIVersion: tm.APIVersion, Namespace: m.Namespace, Name: m.Name,
@@ -253,9 +265,10 @@ func (r *EventRecorder) record(ctx context.Context, obj api.Object, annotations 
 			},
 			Reason: reason, Message: msg, Type: eventType,
 			Source:         api.EventSource{Component: r.component, Host: r.instance},
-			FirstTimestamp: api.NewTime(now), LastTimestamp: api.NewTime(now), Count: 1,
+			FirstTimestamp: stamp, LastTimestamp: stamp, Count: 1,
 			ReportingController: r.component, ReportingInstance: r.instance,
-		}
+		}}
+		ev := blk.named(m.Name, r.nextNanos(now))
 		created, err := r.c.Create(ctx, ev, client.Handover())
 		if apierrors.IsAlreadyExists(err) && attempt < 16 {
 			continue
@@ -268,6 +281,55 @@ func (r *EventRecorder) record(ctx context.Context, obj api.Object, annotations 
 	}
 }
 
+// newMemoryLocked returns a new object's memory, with a full spam bucket,
+// taken from the slab. Each memory in a slab is handed out once and never
+// reused, so a writer still holding one of its events after the memory was
+// forgotten (objects cleared) shares it with no one; a slab lives while any
+// of its memories is remembered or in use, at most memorySlab of them, so
+// it keeps no more than one slab's worth of forgotten memories (and the
+// events they last wrote) past the objects' clearing. r.mu must be held.
+func (r *EventRecorder) newMemoryLocked(now time.Time) *objectMemory {
+	if len(r.slab) == 0 {
+		r.slab = make([]objectMemory, memorySlab)
+	}
+	om := &r.slab[0]
+	r.slab = r.slab[1:]
+	om.bucket = spamBucket{tokens: spamBurst, when: now}
+	om.groups, om.written = om.group0[:0], om.written0[:0]
+	return om
+}
+
+// eventBlock is a new event and the bytes of its name, made in one
+// allocation: an api.Event (584 bytes, and the 8-byte type header the
+// runtime puts before an object past 512 bytes) takes a 640-byte size class
+// of its own, and the name of a pod's event (about 32 bytes) fits in the
+// 48 left, so the name costs neither an allocation nor a byte
+// (TestEventBlockIsFree checks that the block costs no more than the event
+// alone).
+type eventBlock struct {
+	ev   api.Event
+	name [48]byte
+}
+
+// named names the block's event <object>.<nanos in hex>, as client-go
+// does (fmt.Sprintf("%v.%x", name, nanos)), writing the name into the
+// block when it fits, else into an allocation of its own, and returns the
+// event. (The block is built as one literal, not a zero block filled in
+// after: a literal assigned to a heap event is copied over with write
+// barriers.)
+//
+// The name's bytes are written here and never again, so the string made
+// over them is immutable as a string must be; it keeps the whole block
+// alive while it lives. A bump's copy of the event shares the name, and so
+// keeps the first version's block (one per event bumped, not per bump).
+func (blk *eventBlock) named(object string, nanos int64) *api.Event {
+	b := append(blk.name[:0], object...)
+	b = append(b, '.')
+	b = strconv.AppendInt(b, nanos, 16)
+	blk.ev.Metadata.Name = unsafe.String(unsafe.SliceData(b), len(b))
+	return &blk.ev
+}
+
 // nextNanos returns the time suffix of a new event name: now, or one past
 // the last suffix made if that is not earlier.
 func (r *EventRecorder) nextNanos(now time.Time) int64 {
@@ -278,13 +340,14 @@ func (r *EventRecorder) nextNanos(now time.Time) int64 {
 }
 
 // aggregate notes msg in its group (of eventType and reason) and returns
-// the message to record and the slot of the event a repeat bumps: msg for
-// both, or, once the group has seen aggregateMaxEvents different messages
-// within aggregateInterval of each other, the combined message and the
-// group's one combined slot, combinedPrefix (so the combined event's count
-// goes up and its message follows the latest). The group keeps its first
-// messages, so that their repeats still bump their own events.
-func (om *objectMemory) aggregate(eventType, reason, msg string, now time.Time) (string, string) {
+// the slot of the event a repeat bumps, and whether msg is to be recorded
+// combined: msg and false, or, once the group has seen aggregateMaxEvents
+// different messages within aggregateInterval of each other, the group's
+// one combined slot, combinedPrefix, and true (so the combined event's
+// count goes up and its message, combinedPrefix+msg, follows the latest).
+// The group keeps its first messages, so that their repeats still bump
+// their own events.
+func (om *objectMemory) aggregate(eventType, reason, msg string, now time.Time) (slot string, combined bool) {
 	var g *eventGroup
 	for i := range om.groups {
 		if om.groups[i].typ == eventType && om.groups[i].reason == reason {
@@ -301,13 +364,13 @@ func (om *objectMemory) aggregate(eventType, reason, msg string, now time.Time) 
 	}
 	g.last = now
 	if g.seen(msg) {
-		return msg, msg
+		return msg, false
 	}
 	if g.count()+1 < aggregateMaxEvents {
 		g.add(msg)
-		return msg, msg
+		return msg, false
 	}
-	return combinedPrefix + msg, combinedPrefix
+	return combinedPrefix, true
 }
 
 // writtenFor returns the event of eventType and reason that slot (a message,
