@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	"unsafe"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
@@ -255,9 +254,12 @@ func (r *EventRecorder) record(ctx context.Context, obj api.Object, annotations 
 		// Client, which may keep it as the stored object instead of
 		// copying it; the annotations are the caller's, so the event gets
 		// its own map.
-		blk := &eventBlock{ev: api.Event{
+		// (One literal: a zero event filled in after would be copied
+		// over with write barriers.)
+		ev := &api.Event{
 			Metadata: api.ObjectMeta{
-				Namespace: ns, Annotations: maps.Clone(annotations),
+				Namespace: ns, Name: eventName(m.Name, r.nextNanos(now)),
+				Annotations: maps.Clone(annotations),
 			},
 			InvolvedObject: api.ObjectReference{
 				Kind: tm.Kind, APIVersion: tm.APIVersion, Namespace: m.Namespace, Name: m.Name,
@@ -267,8 +269,7 @@ func (r *EventRecorder) record(ctx context.Context, obj api.Object, annotations 
 			Source:         api.EventSource{Component: r.component, Host: r.instance},
 			FirstTimestamp: stamp, LastTimestamp: stamp, Count: 1,
 			ReportingController: r.component, ReportingInstance: r.instance,
-		}}
-		ev := blk.named(m.Name, r.nextNanos(now))
+		}
 		created, err := r.c.Create(ctx, ev, client.Handover())
 		if apierrors.IsAlreadyExists(err) && attempt < 16 {
 			continue
@@ -299,35 +300,14 @@ func (r *EventRecorder) newMemoryLocked(now time.Time) *objectMemory {
 	return om
 }
 
-// eventBlock is a new event and the bytes of its name, made in one
-// allocation: an api.Event (584 bytes, and the 8-byte type header the
-// runtime puts before an object past 512 bytes) takes a 640-byte size class
-// of its own, and the name of a pod's event (about 32 bytes) fits in the
-// 48 left, so the name costs neither an allocation nor a byte
-// (TestEventBlockIsFree checks that the block costs no more than the event
-// alone).
-type eventBlock struct {
-	ev   api.Event
-	name [48]byte
-}
-
-// named names the block's event <object>.<nanos in hex>, as client-go
-// does (fmt.Sprintf("%v.%x", name, nanos)), writing the name into the
-// block when it fits, else into an allocation of its own, and returns the
-// event. (The block is built as one literal, not a zero block filled in
-// after: a literal assigned to a heap event is copied over with write
-// barriers.)
-//
-// The name's bytes are written here and never again, so the string made
-// over them is immutable as a string must be; it keeps the whole block
-// alive while it lives. A bump's copy of the event shares the name, and so
-// keeps the first version's block (one per event bumped, not per bump).
-func (blk *eventBlock) named(object string, nanos int64) *api.Event {
-	b := append(blk.name[:0], object...)
+// eventName returns an event's name, <object>.<nanos in hex> as client-go
+// makes it (fmt.Sprintf("%v.%x", name, nanos)), in one allocation.
+func eventName(object string, nanos int64) string {
+	var buf [64]byte
+	b := append(buf[:0], object...)
 	b = append(b, '.')
 	b = strconv.AppendInt(b, nanos, 16)
-	blk.ev.Metadata.Name = unsafe.String(unsafe.SliceData(b), len(b))
-	return &blk.ev
+	return string(b)
 }
 
 // nextNanos returns the time suffix of a new event name: now, or one past

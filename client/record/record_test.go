@@ -3,7 +3,6 @@ package record
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -14,9 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestEventNameIsClientGos checks an eventBlock's name against client-go's own
+// TestEventNameIsClientGos checks eventName against client-go's own
 // formatting of an event's name, fmt.Sprintf("%v.%x", name, nanos), for
-// names that fit its buffer and names that do not.
+// names that fit its stack buffer and names that do not.
 func TestEventNameIsClientGos(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -26,46 +25,18 @@ func TestEventNameIsClientGos(t *testing.T) {
 		{"a pod", "app-0001-x7k2q", time.Date(2026, 11, 28, 12, 0, 0, 1, time.UTC).UnixNano()},
 		{"zero time", "web", 0},
 		{"one past a shared nanosecond", "app-0001", 0x18b2f3a4c5d6e7f8 + 1},
-		{"a name that just fits the block", strings.Repeat("n", 48-17), 0x18b2f3a4c5d6e7f8},
-		{"a name one byte longer", strings.Repeat("n", 48-16), 0x18b2f3a4c5d6e7f8},
-		{"a name longer than the block", strings.Repeat("n", 253), 0x7fffffffffffffff},
+		{"a name that just fits the buffer", strings.Repeat("n", 64-17), 0x18b2f3a4c5d6e7f8},
+		{"a name one byte longer", strings.Repeat("n", 64-16), 0x18b2f3a4c5d6e7f8},
+		{"a name longer than the buffer", strings.Repeat("n", 253), 0x7fffffffffffffff},
 		{"an empty name", "", 42},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			blk := &eventBlock{ev: api.Event{Reason: "Started"}}
-			ev := blk.named(tt.object, tt.nanos)
-			assert.Same(t, &blk.ev, ev)
-			assert.Equal(t, api.Event{Metadata: api.ObjectMeta{Name: fmt.Sprintf("%v.%x", tt.object, tt.nanos)}, Reason: "Started"}, *ev,
-				"the name is client-go's, and nothing else changed")
+			assert.Equal(t, fmt.Sprintf("%v.%x", tt.object, tt.nanos), eventName(tt.object, tt.nanos))
 		})
 	}
-}
-
-// TestEventBlockIsFree checks that an event made with its name in one block
-// costs no more bytes than the event alone: the name fills what the event's
-// size class leaves. (Should api.Event grow or shrink past a size class,
-// this fails, and the block's name array wants resizing.)
-func TestEventBlockIsFree(t *testing.T) {
-	bytesPer := func(alloc func()) uint64 {
-		const n = 10000
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		for range n {
-			alloc()
-		}
-		runtime.ReadMemStats(&after)
-		return (after.TotalAlloc - before.TotalAlloc) / n
-	}
-	var keep any
-	event := bytesPer(func() { keep = new(api.Event) })
-	block := bytesPer(func() { keep = new(eventBlock) })
-	_ = keep
-	// Size classes here are 64 bytes apart; the slack is for what else
-	// allocates meanwhile (the race detector's runtime does).
-	assert.InDelta(t, event, block, 16)
-	assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { keep = new(eventBlock).named("app-0001-x7k2q", 0x18b2f3a4c5d6e7f8) }),
-		"a pod's event and its name: one allocation")
+	assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { _ = eventName("app-0001-x7k2q", 0x18b2f3a4c5d6e7f8) }),
+		"a pod's event name: one allocation")
 }
 
 // TestNewMemoriesAreFreshAndDistinct checks that the memories taken from
