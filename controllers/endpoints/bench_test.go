@@ -67,7 +67,7 @@ func BenchmarkPack(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		p.collect(svc, pods)
-		if got := p.pack(); len(got[0].Addresses) != benchPods {
+		if got := p.pack(nil); len(got[0].Addresses) != benchPods {
 			b.Fatalf("packed %d addresses, want %d", len(got[0].Addresses), benchPods)
 		}
 		p.reset()

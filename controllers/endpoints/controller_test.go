@@ -34,6 +34,24 @@ type recordingClient struct {
 	mu       sync.Mutex
 	writes   []string
 	failWith error
+	// keepHandedOver makes it keep in handedOver each object written
+	// with client.Handover, and a deep copy of it made when the call
+	// returned (the server fills in its metadata).
+	keepHandedOver bool
+	handedOver     [][2]*api.Endpoints
+}
+
+// keep remembers obj if opts hand it over.
+func (r *recordingClient) keep(obj api.Object, opts []client.WriteOption) {
+	var o client.WriteOptions
+	for _, opt := range opts {
+		opt.ApplyToWrite(&o)
+	}
+	if ep, ok := obj.(*api.Endpoints); ok && o.Handover && r.keepHandedOver {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.handedOver = append(r.handedOver, [2]*api.Endpoints{ep, ep.DeepCopy()})
+	}
 }
 
 func (r *recordingClient) record(op string, obj api.Object) error {
@@ -47,14 +65,18 @@ func (r *recordingClient) Create(ctx context.Context, obj api.Object, opts ...cl
 	if err := r.record("create", obj); err != nil {
 		return nil, err
 	}
-	return r.srv.Create(ctx, obj, opts...)
+	out, err := r.srv.Create(ctx, obj, opts...)
+	r.keep(obj, opts)
+	return out, err
 }
 
 func (r *recordingClient) Update(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
 	if err := r.record("update", obj); err != nil {
 		return nil, err
 	}
-	return r.srv.Update(ctx, obj, opts...)
+	out, err := r.srv.Update(ctx, obj, opts...)
+	r.keep(obj, opts)
+	return out, err
 }
 
 func (r *recordingClient) Delete(ctx context.Context, resource, ns, name string, opts api.DeleteOptions) (api.Object, error) {
@@ -569,6 +591,41 @@ func TestPodReadyNotReadyReady(t *testing.T) {
 		assert.Equal(t, s.want, summary(e.endpoints("default", "web")), "ready=%v", s.ready)
 		assert.Equal(t, []string{"update default/web"}, e.client.Writes(), "ready=%v", s.ready)
 	}
+}
+
+// TestHandedOverEndpointsStayAsWritten checks that the controller hands
+// every Endpoints it writes over to the Client, and that nothing it does
+// afterwards (later syncs of the service, which reuse the packer and share
+// unchanged addresses with the stored object) changes any of them.
+func TestHandedOverEndpointsStayAsWritten(t *testing.T) {
+	e := newEnv(t)
+	e.client.keepHandedOver = true
+	e.create(service("default", "web", webLabels, api.ServicePort{Name: "http", Port: 80}, api.ServicePort{Name: "alt", Port: 81}))
+	for i, name := range []string{"a", "b", "c"} {
+		e.createPod("default", name, fmt.Sprintf("10.1.0.%d", i+1), true, webLabels)
+	}
+	e.settle()
+	for _, step := range []struct {
+		pod   string
+		ready bool
+	}{{"b", false}, {"a", false}, {"b", true}, {"c", false}, {"a", true}} {
+		e.setReady("default", step.pod, step.ready)
+		e.settle()
+	}
+	e.createPod("default", "d", "10.1.0.4", true, webLabels)
+	e.settle()
+	_, err := e.srv.Delete(e.ctx, client.Pods, "default", "c", api.DeleteOptions{})
+	require.NoError(t, err)
+	e.settle()
+
+	writes := e.client.Writes()
+	require.Len(t, writes, 8, "a create and an update per change: %v", writes)
+	require.Len(t, e.client.handedOver, len(writes), "every write hands its object over")
+	for i, h := range e.client.handedOver {
+		assert.Equal(t, h[1], h[0], "write %d (%s) changed after it was handed over", i, writes[i])
+	}
+	assert.Equal(t, []subsetIPs{{Ready: []string{"10.1.0.1", "10.1.0.2", "10.1.0.4"}, Ports: []int32{81, 80}}},
+		summary(e.endpoints("default", "web")))
 }
 
 func TestDeletedEndpointsAreRecreated(t *testing.T) {

@@ -218,7 +218,7 @@ func endpointPort(sp *api.ServicePort, number int32) api.EndpointPort {
 func desiredSubsets(svc *api.Service, pods []*api.Pod) []api.EndpointSubset {
 	var p packer
 	p.collect(svc, pods)
-	return p.pack()
+	return p.pack(nil)
 }
 
 // collect records what desiredSubsets packs: which pod address serves

@@ -287,12 +287,12 @@ func TestDesiredSubsets(t *testing.T) {
 			// packs the same and finds want equal without making it.
 			var p packer
 			p.collect(testService(tcpPort("", 80, api.FromInt(80))), []*api.Pod{testPod("z", "10.9.0.1"), testPod("y", "10.9.0.2", notReady())})
-			p.pack()
+			p.pack(nil)
 			p.reset()
 			p.collect(tt.svc, tt.pods)
 			assert.Equal(t, tt.want != nil, p.count() > 0)
 			assert.True(t, p.equal(tt.want), "equal to what it packs")
-			assert.Equal(t, tt.want, p.pack())
+			assert.Equal(t, tt.want, p.pack(nil))
 		})
 	}
 }
@@ -338,7 +338,7 @@ func TestPackerEqualIsSubsetsEqual(t *testing.T) {
 		}
 		p.reset()
 		p.collect(svc, pods)
-		got := p.pack()
+		got := p.pack(nil)
 		require.Equal(t, desiredSubsets(svc, pods), got, "case %d: a reused packer packs as a new one", i)
 		require.True(t, p.equal(got), "case %d", i)
 		for v, variant := range variants(r, got) {

@@ -57,17 +57,10 @@ type packer struct {
 	groups      []group
 	grouped     bool
 
-	// What pack returns, kept for reuse: the subsets, and slabs of their
-	// addresses, target references, node names and ports. The subsets
-	// point into them, so they hold until reset: the controller hands
-	// them to a Client, which copies what it is given and keeps none of
-	// it, and a sync that writes would otherwise make its Endpoints'
-	// every address anew.
-	out      []api.EndpointSubset
-	addrSlab []api.EndpointAddress
-	refs     []api.ObjectReference
-	nodes    []string
-	portSlab []api.EndpointPort
+	// shared is pack's scratch: for each address it packs, the address of
+	// the previous subsets it can share, or nil. It is cleared after each
+	// pack, so that it keeps no stored object alive.
+	shared []*api.EndpointAddress
 }
 
 // packedAddr is a pod's address, kept as the pod and made only when
@@ -103,12 +96,6 @@ type group struct {
 // reset empties p for another collect, keeping its storage.
 func (p *packer) reset() {
 	clear(p.addrs) // let go of the pods
-	// and of what pack made from them
-	clear(p.out)
-	clear(p.addrSlab)
-	clear(p.refs)
-	clear(p.nodes)
-	p.out, p.addrSlab, p.refs, p.nodes, p.portSlab = p.out[:0], p.addrSlab[:0], p.refs[:0], p.nodes[:0], p.portSlab[:0]
 	p.svc, p.addrs, p.ports, p.portKeys, p.pairs = nil, p.addrs[:0], p.ports[:0], p.portKeys[:0], p.pairs[:0]
 	p.groups, p.grouped = p.groups[:0], false
 	p.selected.reset()
@@ -257,25 +244,56 @@ func (p *packer) count() int {
 	return n
 }
 
-// pack returns the canonical subsets of the pairs collected, nil if none.
-// They live in p's storage: they hold until p is reset, and must not be
-// kept past it (desiredSubsets' packer is its own and never reset).
-func (p *packer) pack() []api.EndpointSubset {
+// pack returns the canonical subsets of the pairs collected, nil if none,
+// in memory of their own that p keeps nothing of: the controller hands them
+// over to the Client (client.Handover), which stores them as they are, so
+// that the server makes no copy of every address of every Endpoints
+// written. An address equal in every field (the pod's resourceVersion
+// included) to one of prev, a stored object's subsets, is that address:
+// its target reference and node name are prev's, shared rather than made
+// again. That is safe because stored objects are immutable, and nothing
+// changes the addresses of a handed-over Endpoints (the server's defaults
+// fill in only ports, which are always new). prev may be nil, or anyone's
+// subsets: sharing only saves memory, never changes what is packed.
+func (p *packer) pack(prev []api.EndpointSubset) []api.EndpointSubset {
 	p.group()
 	if len(p.groups) == 0 {
 		return nil
 	}
-	// Every address, its target reference and node name, and every port,
-	// in slabs that the subsets slice.
-	n, ports := 0, 0
+	// First which addresses prev has already, so that the slabs below
+	// are made for the new ones only.
+	n, ports, fresh := 0, 0, 0
 	for _, g := range p.groups {
 		n += len(g.members)
 		p.portsOf(g, func(int) { ports++ })
 	}
-	p.out = resize(p.out, len(p.groups))
-	p.addrSlab, p.refs, p.nodes = resize(p.addrSlab, n), resize(p.refs, n), resize(p.nodes, n)
-	p.portSlab = resize(p.portSlab, ports)[:0]
+	p.shared = resize(p.shared, n)
 	next := 0
+	for gi, g := range p.groups {
+		var was api.EndpointSubset
+		if gi < len(prev) {
+			was = prev[gi]
+		}
+		ready, notReady := sharer{list: was.Addresses}, sharer{list: was.NotReadyAddresses}
+		for _, m := range g.members {
+			s := &notReady
+			if m.ready {
+				s = &ready
+			}
+			if p.shared[next] = s.find(p, p.order[m.rank]); p.shared[next] == nil {
+				fresh++
+			}
+			next++
+		}
+	}
+	defer clear(p.shared)
+	// Every address, the target references and node names of the new
+	// ones, and every port, in slabs that the subsets slice.
+	out := make([]api.EndpointSubset, len(p.groups))
+	addrs := make([]api.EndpointAddress, n)
+	refs, nodes := make([]api.ObjectReference, fresh), make([]string, fresh)
+	portSlab := make([]api.EndpointPort, 0, ports)
+	next, made := 0, 0
 	for gi, g := range p.groups {
 		ready := 0
 		for _, m := range g.members {
@@ -285,17 +303,22 @@ func (p *packer) pack() []api.EndpointSubset {
 		}
 		// Ready addresses first in the group's part of the slab, then the
 		// not-ready ones; each list is capped at its part.
-		s := &p.out[gi]
-		*s = api.EndpointSubset{}
+		s := &out[gi]
 		start := next
 		if ready > 0 {
-			s.Addresses = p.addrSlab[start : start : start+ready]
+			s.Addresses = addrs[start : start : start+ready]
 		}
 		if ready < len(g.members) {
-			s.NotReadyAddresses = p.addrSlab[start+ready : start+ready : start+len(g.members)]
+			s.NotReadyAddresses = addrs[start+ready : start+ready : start+len(g.members)]
 		}
 		for _, m := range g.members {
-			a := p.endpointAddress(p.order[m.rank], &p.refs[next], &p.nodes[next])
+			var a api.EndpointAddress
+			if shared := p.shared[next]; shared != nil {
+				a = *shared
+			} else {
+				a = p.endpointAddress(p.order[m.rank], &refs[made], &nodes[made])
+				made++
+			}
 			next++
 			if m.ready {
 				s.Addresses = append(s.Addresses, a)
@@ -303,13 +326,58 @@ func (p *packer) pack() []api.EndpointSubset {
 				s.NotReadyAddresses = append(s.NotReadyAddresses, a)
 			}
 		}
-		first := len(p.portSlab)
-		p.portsOf(g, func(i int) { p.portSlab = append(p.portSlab, p.ports[i]) })
-		if len(p.portSlab) > first {
-			s.Ports = p.portSlab[first:len(p.portSlab):len(p.portSlab)]
+		first := len(portSlab)
+		p.portsOf(g, func(i int) { portSlab = append(portSlab, p.ports[i]) })
+		if len(portSlab) > first {
+			s.Ports = portSlab[first:len(portSlab):len(portSlab)]
 		}
 	}
-	return p.out
+	return out
+}
+
+// sharer finds, in one list of stored addresses, the ones pack can share:
+// it walks the list along with the addresses packed into the same list of
+// the same subset, both in canonical order (IP, then pod UID), so the
+// search costs one pass. A list out of that order (written by someone
+// else) only finds fewer.
+type sharer struct {
+	list []api.EndpointAddress
+	j    int // list[:j] sorts before every address still to find
+}
+
+// find returns the stored address equal in every field to address i of
+// p, the resourceVersion of its target included, or nil. Addresses must be
+// asked for in canonical order.
+func (s *sharer) find(p *packer, i int32) *api.EndpointAddress {
+	a := &p.addrs[i]
+	for s.j < len(s.list) {
+		b := &s.list[s.j]
+		c := p.compareStored(b, a)
+		if c > 0 {
+			return nil // b comes after a: a is not in the list
+		}
+		s.j++
+		if c == 0 && isPodAddress(b, p.svc, a.pod, a.key.ip) && b.TargetRef.ResourceVersion == a.pod.Metadata.ResourceVersion {
+			return b
+		}
+	}
+	return nil
+}
+
+// compareStored orders a stored address against a packed one as
+// compareAddrs orders packed ones; an address without a target reference
+// has no UID.
+func (p *packer) compareStored(b *api.EndpointAddress, a *packedAddr) int {
+	var uid api.UID
+	if b.TargetRef != nil {
+		uid = b.TargetRef.UID
+	}
+	if b.IP == a.key.ip { // the usual case: the same address
+		return cmp.Compare(uid, a.key.uid)
+	}
+	ip, err := netip.ParseAddr(b.IP)
+	sb := packedAddr{key: addrKey{ip: b.IP, uid: uid}, ip: ip, valid: err == nil}
+	return p.compareAddrs(&sb, a)
 }
 
 // equal reports whether subsets say what pack would return, as

@@ -81,7 +81,7 @@ func TestPackerMatchesTheModel(t *testing.T) {
 		r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
 		p.reset()
 		p.collect(svc, shuffled)
-		require.Equal(t, got, p.pack(), "case %d: the pods' order does not matter", i)
+		require.Equal(t, got, p.pack(nil), "case %d: the pods' order does not matter", i)
 		require.NoError(t, p.checkIndexes(), "case %d", i)
 		assert.True(t, p.equal(got), "case %d: equal to what it packs", i)
 
@@ -311,4 +311,98 @@ func normalizeModel(in []api.EndpointSubset) []api.EndpointSubset {
 		out[i] = *s
 	}
 	return out
+}
+
+// TestPackSharesWithPrevious checks pack given the subsets of a previous
+// write: it packs exactly what it packs without them, whatever they hold
+// (an earlier packing of other pods, or the same addresses out of order);
+// every address of them equal in every field to one it packs in the same
+// list is shared, not made again; and what it returns keeps nothing of the
+// packer, which a later sync reuses (the controller hands it over).
+func TestPackSharesWithPrevious(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 17))
+	pick := func(xs ...string) string { return xs[r.IntN(len(xs))] }
+	var p packer // reused, as the controller reuses its packers
+	for i := range 2000 {
+		svc := testService(tcpPort("http", 80, api.FromInt(8080)))
+		switch r.IntN(4) {
+		case 0:
+			svc.Spec.ClusterIP = api.ClusterIPNone
+			svc.Spec.Ports = nil
+		case 1:
+			svc.Spec.Ports = append(svc.Spec.Ports, tcpPort("admin", 81, api.FromString("admin")))
+		}
+		var before, after []*api.Pod
+		for j := range r.IntN(8) {
+			pod := testPod(fmt.Sprintf("p%d", j), fmt.Sprintf("10.1.0.%d", 1+r.IntN(12)), rv(pick("1", "2")))
+			if r.IntN(3) == 0 {
+				notReady()(pod)
+			}
+			if r.IntN(3) == 0 {
+				containerPort("admin", 9090)(pod)
+			}
+			if r.IntN(4) != 0 {
+				before = append(before, pod)
+			}
+			switch r.IntN(6) {
+			case 0: // gone
+				continue
+			case 1: // written since: a new resourceVersion, maybe readiness or node
+				pod = pod.DeepCopy()
+				pod.Metadata.ResourceVersion += "0"
+				if r.IntN(2) == 0 {
+					pod.Status.Conditions[0].Status = api.ConditionStatus(pick(string(api.ConditionTrue), string(api.ConditionFalse)))
+				}
+				if r.IntN(2) == 0 {
+					pod.Spec.NodeName = pick("", "node-2")
+				}
+			}
+			after = append(after, pod)
+		}
+		prev := desiredSubsets(svc, before)
+		shuffled := r.IntN(5) == 0 && len(prev) > 0
+		if shuffled { // not in canonical order: fewer shared, the same result
+			r.Shuffle(len(prev[0].Addresses), func(i, j int) {
+				prev[0].Addresses[i], prev[0].Addresses[j] = prev[0].Addresses[j], prev[0].Addresses[i]
+			})
+		}
+		want := desiredSubsets(svc, after)
+
+		p.reset()
+		p.collect(svc, after)
+		got := p.pack(prev)
+		require.Equal(t, want, got, "case %d: prev changes nothing packed", i)
+		for gi := range min(len(got), len(prev)) {
+			for _, lists := range [][2][]api.EndpointAddress{
+				{got[gi].Addresses, prev[gi].Addresses}, {got[gi].NotReadyAddresses, prev[gi].NotReadyAddresses},
+			} {
+				for _, a := range lists[0] {
+					k := slices.IndexFunc(lists[1], func(b api.EndpointAddress) bool { return reflect.DeepEqual(a, b) })
+					switch {
+					case shuffled:
+						// Shared or not, as the order allowed.
+					case k >= 0:
+						assert.Same(t, lists[1][k].TargetRef, a.TargetRef, "case %d: %s shared", i, a.IP)
+					default:
+						assert.False(t, slices.ContainsFunc(lists[1], func(b api.EndpointAddress) bool { return a.TargetRef == b.TargetRef }),
+							"case %d: %s not shared", i, a.IP)
+					}
+				}
+			}
+		}
+
+		// Nothing returned is the packer's: using it again changes none of it.
+		kept := deepCopySubsets(got)
+		p.reset()
+		p.collect(svc, before)
+		p.pack(got)
+		require.Equal(t, kept, got, "case %d: a later pack changed what was handed over", i)
+	}
+}
+
+func deepCopySubsets(subsets []api.EndpointSubset) []api.EndpointSubset {
+	if subsets == nil {
+		return nil
+	}
+	return (&api.Endpoints{Subsets: subsets}).DeepCopy().Subsets
 }

@@ -77,11 +77,12 @@ func nextTriggerTime(prev triggerState, known bool, svc *api.Service, pods []*ap
 }
 
 // podTriggerTime is when the pod's Ready condition last changed; zero if it
-// has none.
+// has none. It reads the conditions in place: every sync reads every pod's.
 func podTriggerTime(pod *api.Pod) time.Time {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == api.PodReady {
-			return c.LastTransitionTime.Time
+	cs := pod.Status.Conditions
+	for i := range cs {
+		if cs[i].Type == api.PodReady {
+			return cs[i].LastTransitionTime.Time
 		}
 	}
 	return time.Time{}

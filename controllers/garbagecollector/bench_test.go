@@ -17,9 +17,9 @@ func BenchmarkGraph(b *testing.B) {
 	for i := range 100 {
 		rc := testRC(api.UID(fmt.Sprintf("rc-%03d", i)))
 		rcs = append(rcs, rc)
-		g.observe(rcKind, rc)
+		g.observe(&rcKind, rc)
 		for j := range 100 {
-			g.observe(podKind, testPod(api.UID(fmt.Sprintf("pod-%03d-%03d", i, j)), ref(rc)))
+			g.observe(&podKind, testPod(api.UID(fmt.Sprintf("pod-%03d-%03d", i, j)), ref(rc)))
 		}
 	}
 	b.Run("status-write", func(b *testing.B) {
@@ -29,7 +29,7 @@ func BenchmarkGraph(b *testing.B) {
 		b.ReportAllocs()
 		i := 0
 		for b.Loop() {
-			if keys := g.observe(podKind, versions[i%2]); len(keys) != 0 {
+			if keys := g.observe(&podKind, versions[i%2]); len(keys) != 0 {
 				b.Fatalf("a status write called for %v", keys)
 			}
 			i++
@@ -39,7 +39,7 @@ func BenchmarkGraph(b *testing.B) {
 		pod := testPod("pod-new", ref(rcs[7]))
 		b.ReportAllocs()
 		for b.Loop() {
-			g.observe(podKind, pod)
+			g.observe(&podKind, pod)
 			g.remove(pod)
 		}
 	})

@@ -102,11 +102,12 @@ func New(cfg Config) (*Controller, error) {
 			return nil, fmt.Errorf("garbagecollector: resource %q is not served", res)
 		}
 		inf := cfg.Factory.ForResource(res)
+		kind := &k // one per resource, shared by the nodes of its objects
 		reg := inf.AddEventHandler(informer.HandlerFuncs{
-			AddFunc: func(obj api.Object, _ bool) { c.enqueue(c.graph.observe(k, obj)) },
+			AddFunc: func(obj api.Object, _ bool) { c.enqueue(c.graph.observe(kind, obj)) },
 			UpdateFunc: func(old, obj api.Object) {
 				if !unchangedForGraph(old.GetObjectMeta(), obj.GetObjectMeta()) {
-					c.enqueue(c.graph.observe(k, obj))
+					c.enqueue(c.graph.observe(kind, obj))
 				}
 			},
 			DeleteFunc: func(obj any) {

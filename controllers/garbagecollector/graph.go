@@ -9,9 +9,13 @@ import (
 )
 
 // identity names one object: enough to read it live and to tell it from
-// another object that later took its name.
+// another object that later took its name. kind is never nil and what it
+// points to never changes: it is shared by every object of the kind (the
+// observers' kinds, or the graph's interned ones for owners known only
+// from a reference), so that a node, one per object of the cluster, does
+// not carry a copy of its kind's three strings.
 type identity struct {
-	kind      kindInfo
+	kind      *kindInfo
 	namespace string
 	name      string
 	uid       api.UID
@@ -42,12 +46,28 @@ type node struct {
 // reference r of n, nodes[r.UID] exists and its dependents hold n; every
 // node in a dependents set is in nodes; a virtual node has dependents.
 type graph struct {
-	// mu guards nodes and every node in it.
+	// mu guards nodes and every node in it, and kinds.
 	mu    sync.Mutex
 	nodes map[api.UID]*node
+	// kinds holds one kindInfo per kind that virtual nodes' identities
+	// name. Entries are never changed or removed.
+	kinds map[kindInfo]*kindInfo
 }
 
-func newGraph() *graph { return &graph{nodes: make(map[api.UID]*node)} }
+func newGraph() *graph {
+	return &graph{nodes: make(map[api.UID]*node), kinds: make(map[kindInfo]*kindInfo)}
+}
+
+// kindLocked returns the graph's interned k.
+func (g *graph) kindLocked(k kindInfo) *kindInfo {
+	p, ok := g.kinds[k]
+	if !ok {
+		p = new(kindInfo) // not &k: k would be moved to the heap on every call
+		*p = k
+		g.kinds[k] = p
+	}
+	return p
+}
 
 // Work keys: the queue holds "delete/<uid>" and "orphan/<uid>".
 const (
@@ -59,8 +79,10 @@ func deleteKey(uid api.UID) string { return deletePrefix + string(uid) }
 func orphanKey(uid api.UID) string { return orphanPrefix + string(uid) }
 
 // observe records an added or updated object of kind k and returns the work
-// keys the change calls for, in a deterministic order.
-func (g *graph) observe(k kindInfo, obj api.Object) []string {
+// keys the change calls for, in a deterministic order. The node keeps k,
+// which must never change: the caller passes the same k for every object
+// of the kind.
+func (g *graph) observe(k *kindInfo, obj api.Object) []string {
 	m := obj.GetObjectMeta()
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -172,7 +194,7 @@ func (g *graph) relinkLocked(n *node, oldRefs, newRefs []api.OwnerReference) []s
 		}
 		o := g.nodes[ref.UID]
 		if o == nil {
-			o = &node{virtual: true, id: virtualIdentity(n.id, ref)}
+			o = &node{virtual: true, id: g.virtualIdentityLocked(n.id, ref)}
 			g.nodes[ref.UID] = o
 		}
 		if o.dependents == nil {
@@ -207,14 +229,14 @@ func sameEdges(a, b []api.OwnerReference) bool {
 	return true
 }
 
-// virtualIdentity is the identity of an owner known only from a reference
+// virtualIdentityLocked is the identity of an owner known only from a reference
 // of dependent: in the dependent's namespace when its kind is namespaced.
-func virtualIdentity(dependent identity, ref api.OwnerReference) identity {
+func (g *graph) virtualIdentityLocked(dependent identity, ref api.OwnerReference) identity {
 	k, ok := kindOfRef(ref.APIVersion, ref.Kind)
 	if !ok {
 		k = kindInfo{kind: ref.Kind}
 	}
-	id := identity{kind: k, name: ref.Name, uid: ref.UID}
+	id := identity{kind: g.kindLocked(k), name: ref.Name, uid: ref.UID}
 	if k.namespaced {
 		id.namespace = dependent.namespace
 	}

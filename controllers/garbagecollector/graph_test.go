@@ -119,7 +119,7 @@ func TestGraphNotifications(t *testing.T) {
 				if _, ok := s.obj.(*api.ReplicationController); ok {
 					k = rcKind
 				}
-				return g.observe(k, s.obj)
+				return g.observe(&k, s.obj)
 			}
 			for _, s := range tc.before {
 				apply(s)
@@ -146,10 +146,10 @@ func TestGraphSnapshotBlockingDependents(t *testing.T) {
 	nonBlocking := ref(rcA)
 	nonBlocking.BlockOwnerDeletion = &no
 	g := newGraph()
-	g.observe(rcKind, rcA)
-	g.observe(podKind, testPod("p2", ref(rcA)))
-	g.observe(podKind, testPod("p1", nonBlocking))
-	g.observe(podKind, testPod("p3", plainRef(rcA)))
+	g.observe(&rcKind, rcA)
+	g.observe(&podKind, testPod("p2", ref(rcA)))
+	g.observe(&podKind, testPod("p1", nonBlocking))
+	g.observe(&podKind, testPod("p3", plainRef(rcA)))
 
 	n, ok := g.snapshot("a")
 	require.True(t, ok)
@@ -238,15 +238,48 @@ func TestUnchangedForGraph(t *testing.T) {
 				return
 			}
 			g := newGraph()
-			g.observe(rcKind, a)
-			g.observe(podKind, tc.old)
+			g.observe(&rcKind, a)
+			g.observe(&podKind, tc.old)
 			before, _ := g.snapshot("p")
 			beforeOwner, _ := g.snapshot("a")
-			assert.Empty(t, g.observe(podKind, tc.cur), "no work")
+			assert.Empty(t, g.observe(&podKind, tc.cur), "no work")
 			after, _ := g.snapshot("p")
 			afterOwner, _ := g.snapshot("a")
 			assert.Equal(t, before, after)
 			assert.Equal(t, beforeOwner, afterOwner)
 		})
 	}
+}
+
+// TestGraphNodesShareTheirKind checks the kinds that nodes point to rather
+// than copy: an observed node's is the one its observer passed, and a
+// virtual owner's is what kindOfRef says of its reference (a bare kind for
+// one the server does not serve), one kindInfo per kind however many
+// owners name it; none of them is changed by what the graph does next.
+func TestGraphNodesShareTheirKind(t *testing.T) {
+	g := newGraph()
+	rcA, rcB := testRC("a"), testRC("b")
+	widget := api.OwnerReference{APIVersion: "example.com/v1", Kind: "Widget", Name: "w", UID: "w"}
+	g.observe(&podKind, testPod("p1", ref(rcA)))
+	g.observe(&podKind, testPod("p2", ref(rcB), widget))
+	require.Empty(t, g.check())
+
+	snap := func(uid api.UID) snapshot {
+		s, ok := g.snapshot(uid)
+		require.True(t, ok, "node %s", uid)
+		return s
+	}
+	wantRC, ok := kindOfRef("v1", "ReplicationController")
+	require.True(t, ok)
+	assert.Equal(t, wantRC, *snap("a").id.kind, "a virtual owner's kind is its reference's")
+	assert.Same(t, snap("a").id.kind, snap("b").id.kind, "owners of one kind share it")
+	assert.Equal(t, kindInfo{kind: "Widget"}, *snap("w").id.kind, "a kind the server does not serve")
+	assert.Same(t, &podKind, snap("p1").id.kind, "an observed node keeps its observer's kind")
+
+	g.observe(&rcKind, rcA) // the owner shows up: its node takes the observer's kind
+	assert.Same(t, &rcKind, snap("a").id.kind)
+	g.remove(rcB) // never observed: nothing changes
+	assert.Equal(t, wantRC, *snap("b").id.kind, "shared kinds are never changed")
+	assert.Equal(t, map[kindInfo]*kindInfo{wantRC: snap("b").id.kind, {kind: "Widget"}: snap("w").id.kind}, g.kinds)
+	require.Empty(t, g.check())
 }

@@ -91,7 +91,7 @@ func (c *Controller) ownerState(ctx context.Context, dependent api.Object, dep i
 	if !ok {
 		return OwnerUnknown, nil
 	}
-	id := identity{kind: k, name: ref.Name, uid: ref.UID}
+	id := identity{kind: &k, name: ref.Name, uid: ref.UID}
 	if k.namespaced {
 		if dep.namespace == "" {
 			c.log.Warn("cluster-scoped object names a namespaced owner", append(dep.fields(), zap.String("owner", ref.Kind+" "+ref.Name))...)

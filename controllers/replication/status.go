@@ -48,9 +48,11 @@ func CalculateStatus(rc *api.ReplicationController, pods []*api.Pod, manageErr e
 		if api.MatchesLabelPairs(full, p.Metadata.Labels) {
 			fully++
 		}
-		if api.IsPodReady(p) {
+		// One walk of the conditions for both counts: every sync counts
+		// every pod of its controller.
+		if c := readyCondition(p); c != nil && c.Status == api.ConditionTrue {
 			ready++
-			if IsPodAvailable(p, rc.Spec.MinReadySeconds, now) {
+			if availableAt(c, rc.Spec.MinReadySeconds, now) {
 				available++
 			}
 		}
@@ -83,20 +85,31 @@ func CalculateStatus(rc *api.ReplicationController, pods []*api.Pod, manageErr e
 // minReadySeconds at now; with minReadySeconds 0, ready is available.
 // Kubernetes: podutil.IsPodAvailable.
 func IsPodAvailable(pod *api.Pod, minReadySeconds int32, now time.Time) bool {
-	for _, c := range pod.Status.Conditions {
-		if c.Type != api.PodReady {
-			continue
-		}
-		if c.Status != api.ConditionTrue {
-			return false
-		}
-		if minReadySeconds == 0 {
-			return true
-		}
-		t := c.LastTransitionTime.Time
-		return !t.IsZero() && t.Add(time.Duration(minReadySeconds)*time.Second).Before(now)
+	c := readyCondition(pod)
+	return c != nil && c.Status == api.ConditionTrue && availableAt(c, minReadySeconds, now)
+}
+
+// availableAt reports whether a pod whose Ready condition is ready, true,
+// makes it available at now.
+func availableAt(ready *api.PodCondition, minReadySeconds int32, now time.Time) bool {
+	if minReadySeconds == 0 {
+		return true
 	}
-	return false
+	t := ready.LastTransitionTime.Time
+	return !t.IsZero() && t.Add(time.Duration(minReadySeconds)*time.Second).Before(now)
+}
+
+// readyCondition returns the pod's first Ready condition, the one
+// api.IsPodReady reads, or nil. It walks the conditions in place rather
+// than copying each one.
+func readyCondition(pod *api.Pod) *api.PodCondition {
+	cs := pod.Status.Conditions
+	for i := range cs {
+		if cs[i].Type == api.PodReady {
+			return &cs[i]
+		}
+	}
+	return nil
 }
 
 // StatusNeedsUpdate reports whether writing status to rc would change

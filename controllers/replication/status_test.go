@@ -2,10 +2,13 @@ package replication
 
 import (
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
 )
@@ -220,5 +223,55 @@ func TestStatusNeedsUpdate(t *testing.T) {
 			r.Metadata.Generation = tt.generation
 			assert.Equal(t, tt.want, StatusNeedsUpdate(r, tt.status))
 		})
+	}
+}
+
+// TestCalculateStatusCountsAsThePlainWay checks CalculateStatus's ready
+// and available counts, which walk each pod's conditions once, against
+// the plain way (api.IsPodReady, then the Ready condition read again for
+// availability), on random pods from a seeded source: conditions in any
+// order, duplicated, missing, true or not, ready long ago or just now.
+func TestCalculateStatusCountsAsThePlainWay(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	plainAvailable := func(p *api.Pod, minReady int32, now time.Time) bool {
+		for _, c := range p.Status.Conditions {
+			if c.Type != api.PodReady {
+				continue
+			}
+			if c.Status != api.ConditionTrue {
+				return false
+			}
+			t := c.LastTransitionTime.Time
+			return minReady == 0 || (!t.IsZero() && t.Add(time.Duration(minReady)*time.Second).Before(now))
+		}
+		return false
+	}
+	statuses := []api.ConditionStatus{api.ConditionTrue, api.ConditionFalse, api.ConditionUnknown}
+	types := []api.PodConditionType{api.PodReady, api.PodScheduled, api.ContainersReady, api.PodReady}
+	for i := range 500 {
+		rc := testRC(3, []int32{0, 0, 10, 3600}[r.IntN(4)])
+		var pods []*api.Pod
+		var ready, available int32
+		for j := range r.IntN(8) {
+			p := newTestPod(fmt.Sprintf("p%d", j))
+			for range r.IntN(4) {
+				c := api.PodCondition{Type: types[r.IntN(len(types))], Status: statuses[r.IntN(len(statuses))]}
+				if r.IntN(4) != 0 {
+					c.LastTransitionTime = api.NewTime(t0.Add(-time.Duration(r.IntN(7200)) * time.Second))
+				}
+				p.Status.Conditions = append(p.Status.Conditions, c)
+			}
+			if api.IsPodReady(p) {
+				ready++
+				if plainAvailable(p, rc.Spec.MinReadySeconds, t0) {
+					available++
+				}
+			}
+			assert.Equal(t, plainAvailable(p, rc.Spec.MinReadySeconds, t0), IsPodAvailable(p, rc.Spec.MinReadySeconds, t0), "case %d, pod %d", i, j)
+			pods = append(pods, p)
+		}
+		got := CalculateStatus(rc, pods, nil, t0)
+		require.Equal(t, ready, got.ReadyReplicas, "case %d", i)
+		require.Equal(t, available, got.AvailableReplicas, "case %d", i)
 	}
 }
