@@ -3,9 +3,10 @@ package api
 // IsPodReady reports whether the pod's Ready condition is True: the pod can serve traffic.
 // Kubernetes: k8s.io/kubernetes/pkg/api/v1/pod.IsPodReady.
 func IsPodReady(pod *Pod) bool {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == PodReady {
-			return c.Status == ConditionTrue
+	conds := pod.Status.Conditions
+	for i := range conds { // by index: controllers call this per pod per sync, and a condition is 112 bytes to copy
+		if conds[i].Type == PodReady {
+			return conds[i].Status == ConditionTrue
 		}
 	}
 	return false
