@@ -9,11 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"weak"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -1496,4 +1498,27 @@ func TestSpecReplicasChange(t *testing.T) {
 	got := h.getRC("web")
 	assert.Greater(t, got.Metadata.Generation, gen)
 	assert.Equal(t, got.Metadata.Generation, got.Status.ObservedGeneration)
+}
+
+// TestLaterPodVersionsDoNotKeepTheFirst checks that what every version of a
+// created pod shares with the pod newPod built — its owner reference — does
+// not keep that first version's pod alive once it is replaced.
+func TestLaterPodVersionsDoNotKeepTheFirst(t *testing.T) {
+	r := int32(1)
+	rc := &api.ReplicationController{
+		Metadata: api.ObjectMeta{Namespace: "default", Name: "web", UID: "uid-web"},
+		Spec: api.ReplicationControllerSpec{Replicas: &r, Selector: map[string]string{"app": "web"}, Template: &api.PodTemplateSpec{
+			Metadata: api.ObjectMeta{Labels: map[string]string{"app": "web"}},
+			Spec:     api.PodSpec{Containers: []api.Container{{Name: "app", Image: "nginx"}}},
+		}},
+	}
+	first, err := newPod(rc)
+	require.NoError(t, err)
+	later := *first // a status write's new version: a copy of the struct, sharing the rest
+	gone := weak.Make(first)
+	first = nil
+	runtime.GC()
+	assert.Nil(t, gone.Value(), "the first version's pod is collected")
+	require.Len(t, later.Metadata.OwnerReferences, 1)
+	assert.True(t, *later.Metadata.OwnerReferences[0].Controller)
 }
