@@ -438,6 +438,34 @@ func TestIndexerRandomWritesKeepTheInvariant(t *testing.T) {
 	}
 }
 
+// TestPositionOfAgreesWithBinarySearch: positionOf, which scans short lists
+// for the pointer instead of searching by key, finds every entry where the
+// binary search on keys does, on both sides of scanBelow, and finds no entry
+// that is not in the list.
+func TestPositionOfAgreesWithBinarySearch(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 3, scanBelow - 1, scanBelow, scanBelow + 1, 2*scanBelow + 3} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			list := make([]*entry, n)
+			for i := range list {
+				list[i] = &entry{key: fmt.Sprintf("ns/p%05d", 2*i+1)}
+			}
+			for i, e := range list {
+				wantPos, wantFound := slices.BinarySearchFunc(list, e, byKey)
+				require.True(t, wantFound, "the reference finds %s", e.key)
+				pos, found := positionOf(list, e)
+				assert.True(t, found, "%s is found", e.key)
+				assert.Equal(t, wantPos, pos, "the position of %s", e.key)
+				assert.Equal(t, i, pos, "the position of %s", e.key)
+			}
+			for i := range n + 1 {
+				absent := &entry{key: fmt.Sprintf("ns/p%05d", 2*i)}
+				_, found := positionOf(list, absent)
+				assert.False(t, found, "%s is not in the list", absent.key)
+			}
+		})
+	}
+}
+
 // TestIndexerCallsEachIndexFunctionOncePerWrite: the values an object was
 // filed under are kept, so an update calls each index function on the new
 // object only, and a removal calls none; an update that keeps the values
@@ -571,5 +599,45 @@ func BenchmarkByIndex(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n*perOwner), "ns/object")
 		})
+	}
+}
+
+// BenchmarkIndexerRemove: a cache of pods with three extra indexes (owner,
+// label, node), 100,000 pods of which half are cached at any time, about 50
+// per value, as the controller manager's pod informer has during the scale
+// benchmark's scale-down; each op removes a cached pod taken at random and
+// adds one that is not, each in lists no recent op touched.
+func BenchmarkIndexerRemove(b *testing.B) {
+	const n, per = 100_000, 100
+	byOwner := func(obj api.Object) []string {
+		return []string{string(obj.GetObjectMeta().OwnerReferences[0].UID)}
+	}
+	byLabel := func(obj api.Object) []string { return []string{obj.GetObjectMeta().Labels["app"]} }
+	byNode := func(obj api.Object) []string { return []string{obj.(*api.Pod).Spec.NodeName} }
+	x := NewIndexer(map[string]IndexFunc{"owner": byOwner, "label": byLabel, "node": byNode})
+	rng := rand.New(rand.NewPCG(3, 9))
+	pods := make([]*api.Pod, n)
+	keys := make([]string, n)
+	for i := range pods {
+		p := ixPod("default", fmt.Sprintf("app-%04d-%05d", i/per, i), map[string]string{"app": fmt.Sprintf("app-%04d", i/per)})
+		p.Metadata.OwnerReferences = []api.OwnerReference{{UID: api.UID(fmt.Sprintf("uid-%04d", i/per))}}
+		p.Spec.NodeName = fmt.Sprintf("node-%04d", rng.IntN(n/per))
+		pods[i], keys[i] = p, KeyOf(p)
+	}
+	// Before op i, the pods cached are order[i:i+n/2] (mod n): op i
+	// removes order[i] and adds order[i+n/2].
+	order := rng.Perm(n)
+	for _, j := range order[:n/2] {
+		set(x, pods[j])
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		out, in := order[i%n], order[(i+n/2)%n]
+		if _, ok := x.remove(keys[out]); !ok {
+			b.Fatalf("%s was not cached", keys[out])
+		}
+		x.set(keys[in], pods[in])
+		i++
 	}
 }
