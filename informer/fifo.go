@@ -204,6 +204,14 @@ func (f *DeltaFIFO) pushEvents(evs []client.WatchEvent, keys []string) {
 	}
 }
 
+// heldKeys implements heldKeySink for a FIFO feeding an Indexer: an event
+// that updates or deletes a cached object gets the cache's key string.
+func (f *DeltaFIFO) heldKeys(evs []client.WatchEvent, keys []string) {
+	if x, ok := f.known.(*Indexer); ok {
+		x.heldKeys(evs, keys)
+	}
+}
+
 // spillLocked moves what is left of bulk into items and queue, in order,
 // before anything else is queued.
 func (f *DeltaFIFO) spillLocked() {

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/client"
 )
 
 // NamespaceIndex is the index every Indexer has: objects by namespace.
@@ -297,6 +298,35 @@ func (x *Indexer) getBytes(key []byte) (api.Object, bool) {
 		return e.obj, true
 	}
 	return nil, false
+}
+
+// heldKeys sets keys[i], for each MODIFIED or DELETED event i whose object
+// is cached, to the key string the cache holds for it, so that the reflector
+// need not make a new one per event (see heldKeySink). It builds each key in
+// a buffer of its own, which the map lookup does not copy, and takes the
+// lock once for the whole batch.
+func (x *Indexer) heldKeys(evs []client.WatchEvent, keys []string) {
+	var buf [128]byte
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	for i, ev := range evs {
+		if ev.Type != api.WatchModified && ev.Type != api.WatchDeleted {
+			continue
+		}
+		if e, ok := x.items[string(appendKey(buf[:0], ev.Object.GetObjectMeta()))]; ok {
+			keys[i] = e.key
+		}
+	}
+}
+
+// appendKey appends KeyOf the object whose metadata is meta to dst.
+func appendKey(dst []byte, meta *api.ObjectMeta) []byte {
+	if meta.Namespace == "" {
+		return append(dst, meta.Name...)
+	}
+	dst = append(dst, meta.Namespace...)
+	dst = append(dst, '/')
+	return append(dst, meta.Name...)
 }
 
 // Len returns the number of cached objects.

@@ -9,12 +9,15 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/client"
 )
 
 func ixPod(ns, name string, labels map[string]string) *api.Pod {
@@ -463,6 +466,50 @@ func TestPositionOfAgreesWithBinarySearch(t *testing.T) {
 				assert.False(t, found, "%s is not in the list", absent.key)
 			}
 		})
+	}
+}
+
+// TestHeldKeysAreTheKeysOfTheEvents: heldKeys fills in exactly the keys of
+// the updates and deletions of cached objects, each the cache's own string
+// and equal to KeyOf (what the reflector would make instead), and leaves
+// adds, bookmarks and objects not cached to the reflector.
+func TestHeldKeysAreTheKeysOfTheEvents(t *testing.T) {
+	x := NewIndexer(nil)
+	cachedPod := ixPod("ns", "cached", nil)
+	cachedNode := &api.Node{Metadata: api.ObjectMeta{Name: "n1"}}
+	long := ixPod("ns", strings.Repeat("x", 300), nil) // longer than heldKeys' buffer
+	for _, o := range []api.Object{cachedPod, cachedNode, long} {
+		set(x, o)
+	}
+	other := ixPod("ns", "other", nil)
+	tests := []struct {
+		name string
+		ev   client.WatchEvent
+		held bool
+	}{
+		{"update of a cached pod", client.WatchEvent{Type: api.WatchModified, Object: cachedPod}, true},
+		{"deletion of a cached pod", client.WatchEvent{Type: api.WatchDeleted, Object: cachedPod}, true},
+		{"update of a cached node (no namespace)", client.WatchEvent{Type: api.WatchModified, Object: cachedNode}, true},
+		{"update with a key past the buffer", client.WatchEvent{Type: api.WatchModified, Object: long}, true},
+		{"add of a cached pod", client.WatchEvent{Type: api.WatchAdded, Object: cachedPod}, false},
+		{"bookmark", client.WatchEvent{Type: api.WatchBookmark, Object: cachedPod}, false},
+		{"update of a pod not cached", client.WatchEvent{Type: api.WatchModified, Object: other}, false},
+		{"deletion of a pod not cached", client.WatchEvent{Type: api.WatchDeleted, Object: other}, false},
+	}
+	evs := make([]client.WatchEvent, len(tests))
+	for i, tt := range tests {
+		evs[i] = tt.ev
+	}
+	keys := make([]string, len(evs))
+	x.heldKeys(evs, keys)
+	for i, tt := range tests {
+		if !tt.held {
+			assert.Empty(t, keys[i], tt.name)
+			continue
+		}
+		assert.Equal(t, KeyOf(tt.ev.Object), keys[i], tt.name)
+		held := x.items[keys[i]].key
+		assert.Equal(t, unsafe.StringData(held), unsafe.StringData(keys[i]), "%s: the cache's own string", tt.name)
 	}
 }
 
