@@ -513,6 +513,32 @@ func TestHeldKeysAreTheKeysOfTheEvents(t *testing.T) {
 	}
 }
 
+// TestNewEntryIsAPlainEntry: whatever the number of extra indexes, newEntry
+// gives what &entry{key, obj, make([][]string, n)} would — its own vals, n
+// of them, all nil, shared with no other entry — in one allocation for up
+// to three indexes.
+func TestNewEntryIsAPlainEntry(t *testing.T) {
+	obj := ixPod("ns", "p", nil)
+	for n := range 6 {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			e, other := newEntry("ns/p", obj, n), newEntry("ns/q", obj, n)
+			want := &entry{key: "ns/p", obj: obj}
+			if n > 0 {
+				want.vals = make([][]string, n)
+			}
+			assert.Equal(t, want, e)
+			if n > 0 {
+				e.vals[0] = []string{"v"}
+				assert.Nil(t, other.vals[0], "another entry's vals are its own")
+			}
+			if n <= 3 {
+				allocs := testing.AllocsPerRun(100, func() { newEntry("ns/p", obj, n) })
+				assert.Equal(t, 1.0, allocs, "one allocation")
+			}
+		})
+	}
+}
+
 // TestIndexerCallsEachIndexFunctionOncePerWrite: the values an object was
 // filed under are kept, so an update calls each index function on the new
 // object only, and a removal calls none; an update that keeps the values
