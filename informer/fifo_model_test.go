@@ -12,6 +12,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
@@ -204,9 +205,113 @@ func TestDeltaFIFOAgainstNaive(t *testing.T) {
 						naive.known.apply(wKey, wDs)
 					}
 				}
+				checkFIFOInvariant(t, fast)
 				require.Equal(t, len(naive.queue), fast.Len(), "after op %d (%s): Len", op, what)
 				require.Equal(t, naive.known, fastKnown, "after op %d (%s): the caches", op, what)
 			}
 		})
 	}
+}
+
+// checkFIFOInvariant checks the DeltaFIFO's layout: every key in
+// queue[head:] is there once, with deltas, and items names its position
+// (base plus its index); items holds nothing else; popped slots are cleared.
+func checkFIFOInvariant(t *testing.T, f *DeltaFIFO) {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i, q := range f.queue[:f.head] {
+		require.Equal(t, fifoEntry{}, q, "popped slot %d is cleared", i)
+	}
+	for i := f.head; i < len(f.queue); i++ {
+		q := f.queue[i]
+		require.NotEmpty(t, q.deltas, "queued %s has deltas", q.key)
+		pos, ok := f.items[q.key]
+		require.True(t, ok, "queued %s is in items", q.key)
+		require.Equal(t, f.base+i, pos, "the position items keeps for %s", q.key)
+	}
+	require.Len(t, f.items, len(f.queue)-f.head, "items holds only the queued keys")
+}
+
+// TestDeltaFIFOPositionsSurviveCompaction: a backlog large enough that
+// popping moves the rest of the queue to the front of its array (past
+// roomBelow, which the random test never reaches), with deltas for keys
+// still queued arriving between pops, pops in the naive FIFO's order with
+// its deltas.
+func TestDeltaFIFOPositionsSurviveCompaction(t *testing.T) {
+	const n = 3 * roomBelow
+	fast := NewDeltaFIFO(modelCache{})
+	naive := &naiveFIFO{known: modelCache{}, items: map[string][]Delta{}}
+	pod := func(i, rv int) *api.Pod {
+		return &api.Pod{Metadata: api.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("p%05d", i), ResourceVersion: fmt.Sprint(rv)}}
+	}
+	for i := range n {
+		o := pod(i, 1)
+		fast.Add(o)
+		naive.push(KeyOf(o), Delta{Type: Added, Object: o})
+	}
+	compacted := false
+	for popped := 0; fast.Len() > 0; popped++ {
+		if popped%3 == 0 && popped+n/4 < n {
+			o := pod(popped+n/4, 2) // a key still queued, behind the head
+			fast.Update(o)
+			naive.push(KeyOf(o), Delta{Type: Updated, Object: o})
+		}
+		if popped%5 == 0 {
+			o := pod(n+popped, 1) // a new key, at the back
+			fast.Add(o)
+			naive.push(KeyOf(o), Delta{Type: Added, Object: o})
+		}
+		before := fast.base
+		key, ds, _, _, ok := fast.popReusing()
+		wKey, wDs, _, _, wOK := naive.pop()
+		require.Equal(t, wOK, ok, "pop %d: ok", popped)
+		require.Equal(t, wKey, key, "pop %d: key", popped)
+		require.Equal(t, wDs, ds, "pop %d: deltas of %s", popped, key)
+		if fast.base != before && fast.Len() > 0 {
+			compacted = true
+		}
+		if popped%97 == 0 {
+			checkFIFOInvariant(t, fast)
+		}
+	}
+	assert.True(t, compacted, "the queue was moved to the front while keys were queued")
+	checkFIFOInvariant(t, fast)
+}
+
+// BenchmarkDeltaFIFOPushPop: the informer's steady state — batches of 256
+// watch events, a third of them for keys already queued, pushed and then
+// popped until the FIFO is empty. Reports ns per event.
+func BenchmarkDeltaFIFOPushPop(b *testing.B) {
+	const batch, keys = 256, 100_000
+	f := NewDeltaFIFO(modelCache{})
+	evs := make([]client.WatchEvent, batch)
+	ks := make([]string, batch)
+	pods := make([]*api.Pod, keys)
+	names := make([]string, keys)
+	for i := range pods {
+		pods[i] = &api.Pod{Metadata: api.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("p%06d", i)}}
+		names[i] = KeyOf(pods[i])
+	}
+	next := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		for i := range evs {
+			j := next % keys
+			if i%3 == 2 {
+				j = (next - 1) % keys // the previous event's key: queued
+			} else {
+				next++
+			}
+			evs[i] = client.WatchEvent{Type: api.WatchModified, Object: pods[j]}
+			ks[i] = names[j]
+		}
+		f.pushEvents(evs, ks)
+		for {
+			if _, _, _, _, ok := f.popReusing(); !ok {
+				break
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/event")
 }

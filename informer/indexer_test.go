@@ -9,12 +9,15 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/client"
 )
 
 func ixPod(ns, name string, labels map[string]string) *api.Pod {
@@ -438,6 +441,104 @@ func TestIndexerRandomWritesKeepTheInvariant(t *testing.T) {
 	}
 }
 
+// TestPositionOfAgreesWithBinarySearch: positionOf, which scans short lists
+// for the pointer instead of searching by key, finds every entry where the
+// binary search on keys does, on both sides of scanBelow, and finds no entry
+// that is not in the list.
+func TestPositionOfAgreesWithBinarySearch(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 3, scanBelow - 1, scanBelow, scanBelow + 1, 2*scanBelow + 3} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			list := make([]*entry, n)
+			for i := range list {
+				list[i] = &entry{key: fmt.Sprintf("ns/p%05d", 2*i+1)}
+			}
+			for i, e := range list {
+				wantPos, wantFound := slices.BinarySearchFunc(list, e, byKey)
+				require.True(t, wantFound, "the reference finds %s", e.key)
+				pos, found := positionOf(list, e)
+				assert.True(t, found, "%s is found", e.key)
+				assert.Equal(t, wantPos, pos, "the position of %s", e.key)
+				assert.Equal(t, i, pos, "the position of %s", e.key)
+			}
+			for i := range n + 1 {
+				absent := &entry{key: fmt.Sprintf("ns/p%05d", 2*i)}
+				_, found := positionOf(list, absent)
+				assert.False(t, found, "%s is not in the list", absent.key)
+			}
+		})
+	}
+}
+
+// TestHeldKeysAreTheKeysOfTheEvents: heldKeys fills in exactly the keys of
+// the updates and deletions of cached objects, each the cache's own string
+// and equal to KeyOf (what the reflector would make instead), and leaves
+// adds, bookmarks and objects not cached to the reflector.
+func TestHeldKeysAreTheKeysOfTheEvents(t *testing.T) {
+	x := NewIndexer(nil)
+	cachedPod := ixPod("ns", "cached", nil)
+	cachedNode := &api.Node{Metadata: api.ObjectMeta{Name: "n1"}}
+	long := ixPod("ns", strings.Repeat("x", 300), nil) // longer than heldKeys' buffer
+	for _, o := range []api.Object{cachedPod, cachedNode, long} {
+		set(x, o)
+	}
+	other := ixPod("ns", "other", nil)
+	tests := []struct {
+		name string
+		ev   client.WatchEvent
+		held bool
+	}{
+		{"update of a cached pod", client.WatchEvent{Type: api.WatchModified, Object: cachedPod}, true},
+		{"deletion of a cached pod", client.WatchEvent{Type: api.WatchDeleted, Object: cachedPod}, true},
+		{"update of a cached node (no namespace)", client.WatchEvent{Type: api.WatchModified, Object: cachedNode}, true},
+		{"update with a key past the buffer", client.WatchEvent{Type: api.WatchModified, Object: long}, true},
+		{"add of a cached pod", client.WatchEvent{Type: api.WatchAdded, Object: cachedPod}, false},
+		{"bookmark", client.WatchEvent{Type: api.WatchBookmark, Object: cachedPod}, false},
+		{"update of a pod not cached", client.WatchEvent{Type: api.WatchModified, Object: other}, false},
+		{"deletion of a pod not cached", client.WatchEvent{Type: api.WatchDeleted, Object: other}, false},
+	}
+	evs := make([]client.WatchEvent, len(tests))
+	for i, tt := range tests {
+		evs[i] = tt.ev
+	}
+	keys := make([]string, len(evs))
+	x.heldKeys(evs, keys)
+	for i, tt := range tests {
+		if !tt.held {
+			assert.Empty(t, keys[i], tt.name)
+			continue
+		}
+		assert.Equal(t, KeyOf(tt.ev.Object), keys[i], tt.name)
+		held := x.items[keys[i]].key
+		assert.Equal(t, unsafe.StringData(held), unsafe.StringData(keys[i]), "%s: the cache's own string", tt.name)
+	}
+}
+
+// TestNewEntryIsAPlainEntry: whatever the number of extra indexes, newEntry
+// gives what &entry{key, obj, make([][]string, n)} would — its own vals, n
+// of them, all nil, shared with no other entry — in one allocation for up
+// to three indexes.
+func TestNewEntryIsAPlainEntry(t *testing.T) {
+	obj := ixPod("ns", "p", nil)
+	for n := range 6 {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			e, other := newEntry("ns/p", obj, n), newEntry("ns/q", obj, n)
+			want := &entry{key: "ns/p", obj: obj}
+			if n > 0 {
+				want.vals = make([][]string, n)
+			}
+			assert.Equal(t, want, e)
+			if n > 0 {
+				e.vals[0] = []string{"v"}
+				assert.Nil(t, other.vals[0], "another entry's vals are its own")
+			}
+			if n <= 3 {
+				allocs := testing.AllocsPerRun(100, func() { newEntry("ns/p", obj, n) })
+				assert.Equal(t, 1.0, allocs, "one allocation")
+			}
+		})
+	}
+}
+
 // TestIndexerCallsEachIndexFunctionOncePerWrite: the values an object was
 // filed under are kept, so an update calls each index function on the new
 // object only, and a removal calls none; an update that keeps the values
@@ -571,5 +672,45 @@ func BenchmarkByIndex(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n*perOwner), "ns/object")
 		})
+	}
+}
+
+// BenchmarkIndexerRemove: a cache of pods with three extra indexes (owner,
+// label, node), 100,000 pods of which half are cached at any time, about 50
+// per value, as the controller manager's pod informer has during the scale
+// benchmark's scale-down; each op removes a cached pod taken at random and
+// adds one that is not, each in lists no recent op touched.
+func BenchmarkIndexerRemove(b *testing.B) {
+	const n, per = 100_000, 100
+	byOwner := func(obj api.Object) []string {
+		return []string{string(obj.GetObjectMeta().OwnerReferences[0].UID)}
+	}
+	byLabel := func(obj api.Object) []string { return []string{obj.GetObjectMeta().Labels["app"]} }
+	byNode := func(obj api.Object) []string { return []string{obj.(*api.Pod).Spec.NodeName} }
+	x := NewIndexer(map[string]IndexFunc{"owner": byOwner, "label": byLabel, "node": byNode})
+	rng := rand.New(rand.NewPCG(3, 9))
+	pods := make([]*api.Pod, n)
+	keys := make([]string, n)
+	for i := range pods {
+		p := ixPod("default", fmt.Sprintf("app-%04d-%05d", i/per, i), map[string]string{"app": fmt.Sprintf("app-%04d", i/per)})
+		p.Metadata.OwnerReferences = []api.OwnerReference{{UID: api.UID(fmt.Sprintf("uid-%04d", i/per))}}
+		p.Spec.NodeName = fmt.Sprintf("node-%04d", rng.IntN(n/per))
+		pods[i], keys[i] = p, KeyOf(p)
+	}
+	// Before op i, the pods cached are order[i:i+n/2] (mod n): op i
+	// removes order[i] and adds order[i+n/2].
+	order := rng.Perm(n)
+	for _, j := range order[:n/2] {
+		set(x, pods[j])
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		out, in := order[i%n], order[(i+n/2)%n]
+		if _, ok := x.remove(keys[out]); !ok {
+			b.Fatalf("%s was not cached", keys[out])
+		}
+		x.set(keys[in], pods[in])
+		i++
 	}
 }
