@@ -39,6 +39,12 @@ var benchRCs = flag.Int("rcs", 10, "replication controllers (and services, and n
 // writes a heap profile once every pod is Ready: the heap near its peak.
 var benchHeapProfile = flag.String("heapprofile", "", "write a heap profile to this file when BenchmarkControlPlaneScale has every pod Ready")
 
+// benchPhaseProfile, if set, is where BenchmarkControlPlaneScale writes the
+// CPU profile of each phase it takes for the cost table: PREFIX-up.pprof
+// and PREFIX-down.pprof (go test -cpuprofile would take the profiler from
+// the table, and mixes both phases).
+var benchPhaseProfile = flag.String("phaseprofile", "", "write the CPU profile of each phase of BenchmarkControlPlaneScale to PREFIX-up.pprof and PREFIX-down.pprof")
+
 // BenchmarkControlPlaneScale brings up -rcs replication controllers of 100
 // replicas, each behind a Service, on as many simulated nodes, from an
 // empty control plane: every pod created, bound, Running and Ready, every
@@ -165,6 +171,7 @@ func BenchmarkControlPlaneScale(b *testing.B) {
 		if profiling {
 			upShares, err = profile.stop()
 			require.NoError(b, err)
+			writePhaseProfile(b, "up", &profile)
 		}
 		upWrites, upStore, upSyncs := byController.snapshot(), sum(writes), syncsOf(m)
 		if *benchHeapProfile != "" {
@@ -185,6 +192,7 @@ func BenchmarkControlPlaneScale(b *testing.B) {
 		if profiling {
 			downShares, err = profile.stop()
 			require.NoError(b, err)
+			writePhaseProfile(b, "down", &profile)
 		}
 		downWrites, downStore, downSyncs := byController.snapshot(), sum(writes), syncsOf(m)
 
@@ -490,6 +498,15 @@ func settled(b *testing.B, srv *apiserver.Server, n int, want int32) bool {
 	pods, err := srv.List(ctx, client.Pods, "default", client.ListOptions{ResourceVersion: "0"})
 	require.NoError(b, err)
 	return len(pods.Items) == n*int(want)
+}
+
+// writePhaseProfile writes a phase's CPU profile where -phaseprofile says,
+// if it says.
+func writePhaseProfile(b *testing.B, phase string, c *cpuShares) {
+	if *benchPhaseProfile == "" {
+		return
+	}
+	require.NoError(b, os.WriteFile(*benchPhaseProfile+"-"+phase+".pprof", c.buf.Bytes(), 0o644))
 }
 
 // writeHeapProfile writes the heap profile as of the last GC to path.
