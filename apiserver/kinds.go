@@ -338,7 +338,8 @@ type statusHooks struct {
 	// take is with for a status handed over (client.Handover): the copy of
 	// old keeps in's status itself, not a copy of it.
 	take func(old, in api.Object) api.Object
-	// same reports whether two objects have equal statuses.
+	// same reports whether two objects have equal statuses, as
+	// reflect.DeepEqual would (see statusEqual).
 	same func(a, b api.Object) bool
 	// reset sets obj's status to the zero value (create ignores the
 	// client's status).
@@ -360,6 +361,7 @@ func statusOf[O, S any, T interface {
 	if _, ok := any(new(S)).(interface{ DeepCopyInto(*S) }); ok {
 		deepCopy = func(in, out *S) { any(in).(interface{ DeepCopyInto(*S) }).DeepCopyInto(out) }
 	}
+	equal := statusEqual[S]()
 	return &statusHooks{
 		with: func(old, in api.Object) api.Object {
 			n := *old.(T)
@@ -371,7 +373,7 @@ func statusOf[O, S any, T interface {
 			*get(&n) = *get(in.(T))
 			return T(&n)
 		},
-		same:  func(a, b api.Object) bool { return reflect.DeepEqual(get(a.(T)), get(b.(T))) },
+		same:  func(a, b api.Object) bool { return equal(get(a.(T)), get(b.(T))) },
 		reset: func(obj api.Object) { *get(obj.(T)) = *new(S) },
 		keep:  func(dst, src api.Object) { *get(dst.(T)) = *get(src.(T)) },
 	}
