@@ -182,7 +182,7 @@ func (s *Server) prepareUpdate(k *kind, in, old api.Object) (api.Object, error) 
 		return nil, apierrors.NewInvalid(sk.gr.Group, sk.kind, m.Name, errs)
 	}
 	m.Generation = om.Generation
-	if !reflect.DeepEqual(specOf(in), specOf(old)) {
+	if k.spec != nil && !reflect.DeepEqual(k.spec(in), k.spec(old)) {
 		m.Generation++
 	}
 	return in, nil
