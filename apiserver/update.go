@@ -135,7 +135,10 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 			continue // raced with another write: look again
 		}
 
-		rec, err := s.store.Update(key, next, cur.ModRev)
+		// cur.Key, the string the store holds, rather than key, a copy
+		// made for the lookup: every version of the object then shares
+		// one key string in the store's tree and history.
+		rec, err := s.store.Update(cur.Key, next, cur.ModRev)
 		if err == nil {
 			s.releaseReplaced(old, next)
 			return k.out(rec.Value), nil
