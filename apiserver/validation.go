@@ -335,25 +335,16 @@ func portNameMsgs(value string) []string {
 	return msgs
 }
 
-// pathSegmentMsgs returns why name cannot be one segment of a URL path, or
-// nil. Every name is also a path segment of the object's URL. Kubernetes:
-// path.IsValidPathSegmentName (and IsValidPathSegmentPrefix for generateName).
-func pathSegmentMsgs(name string, prefix bool) []string {
-	var msgs []string
-	if !prefix && (name == "." || name == "..") {
-		return []string{"may not be '" + name + "'"}
-	}
-	for _, bad := range [...]string{"/", "%"} {
-		if strings.Contains(name, bad) {
-			msgs = append(msgs, "may not contain '"+bad+"'")
-		}
-	}
-	return msgs
-}
-
 // nameFunc checks an object name, or with prefix a generateName (which may
 // end in '-', as the random suffix follows it), and returns why it is not
 // valid, or nil. Kubernetes: validation.ValidateNameFunc.
+//
+// Kubernetes also refuses a name that cannot be one segment of a URL path
+// (path.IsValidPathSegmentName: ".", "..", or one with '/' or '%'). Every
+// rule here is a DNS rule, and a DNS subdomain or label is always such a
+// segment (only a-z, 0-9, '-' and '.', never empty between dots), so that
+// check has nothing to add and is not made; TestNameRulesArePathSegments
+// holds the rules to it.
 type nameFunc func(name string, prefix bool) []string
 
 // maskTrailingDash stands in a letter for the '-' a generateName may end
@@ -371,10 +362,7 @@ func nameIsDNSSubdomain(name string, prefix bool) []string {
 	if prefix {
 		name = maskTrailingDash(name)
 	}
-	if msgs := dns1123SubdomainMsgs(name); msgs != nil {
-		return msgs
-	}
-	return pathSegmentMsgs(name, prefix)
+	return dns1123SubdomainMsgs(name)
 }
 
 // nameIsDNSLabel is the name rule of namespaces. Kubernetes:
@@ -383,10 +371,7 @@ func nameIsDNSLabel(name string, prefix bool) []string {
 	if prefix {
 		name = maskTrailingDash(name)
 	}
-	if msgs := dns1123LabelMsgs(name); msgs != nil {
-		return msgs
-	}
-	return pathSegmentMsgs(name, prefix)
+	return dns1123LabelMsgs(name)
 }
 
 // nameIsDNS1035Label is the name rule of services, whose names become DNS
@@ -396,10 +381,7 @@ func nameIsDNS1035Label(name string, prefix bool) []string {
 	if prefix {
 		name = maskTrailingDash(name)
 	}
-	if msgs := dns1035LabelMsgs(name); msgs != nil {
-		return msgs
-	}
-	return pathSegmentMsgs(name, prefix)
+	return dns1035LabelMsgs(name)
 }
 
 // ---- small field checks ----
