@@ -794,32 +794,50 @@ var metadataPath = pathAt("metadata")
 // generateName, namespace, labels, annotations, owner references and
 // finalizers. Kubernetes: ValidateObjectMeta (apimachinery, plus the core
 // group's finalizer rule).
+//
+// It runs on every create and update, so it makes a field's path (a copy
+// of p and one step more) only for a field that has something to check,
+// or an error to report: each check below finds nothing in an empty
+// field. TestValidateObjectMetaIsPlain compares it with calling every check.
 func validateObjectMeta(errs apierrors.FieldErrors, m *api.ObjectMeta, rules metaRules, p fieldPath) apierrors.FieldErrors {
 	if m.GenerateName != "" {
-		errs = invalidEach(errs, p.child("generateName"), m.GenerateName, rules.name(m.GenerateName, true))
+		if msgs := rules.name(m.GenerateName, true); len(msgs) > 0 {
+			errs = invalidEach(errs, p.child("generateName"), m.GenerateName, msgs)
+		}
 	}
 	if m.Name == "" {
 		errs = append(errs, Required(p.child("name").path(), msgNameRequired))
-	} else {
-		errs = invalidEach(errs, p.child("name"), m.Name, rules.name(m.Name, false))
+	} else if msgs := rules.name(m.Name, false); len(msgs) > 0 {
+		errs = invalidEach(errs, p.child("name"), m.Name, msgs)
 	}
 	if rules.namespaced {
 		if m.Namespace == "" {
 			errs = append(errs, Required(p.child("namespace").path(), ""))
-		} else {
-			errs = invalidEach(errs, p.child("namespace"), m.Namespace, nameIsDNSLabel(m.Namespace, false))
+		} else if msgs := nameIsDNSLabel(m.Namespace, false); len(msgs) > 0 {
+			errs = invalidEach(errs, p.child("namespace"), m.Namespace, msgs)
 		}
 	} else if m.Namespace != "" {
 		errs = append(errs, Forbidden(p.child("namespace").path(), msgNamespaceOnScoped))
 	}
-	errs = validateNonNegative(errs, m.Generation, p.child("generation"))
-	errs = validateLabels(errs, m.Labels, p.child("labels"))
-	errs = validateAnnotations(errs, m.Annotations, p.child("annotations"))
-	errs = validateOwnerReferences(errs, m.OwnerReferences, p.child("ownerReferences"))
-	errs = validateFinalizers(errs, m.Finalizers, p.child("finalizers"))
-	if rules.kubeFinalizers {
-		for _, f := range m.Finalizers {
-			errs = validateKubeFinalizerName(errs, f, p.child("finalizers"))
+	if m.Generation < 0 {
+		errs = validateNonNegative(errs, m.Generation, p.child("generation"))
+	}
+	if len(m.Labels) > 0 {
+		errs = validateLabels(errs, m.Labels, p.child("labels"))
+	}
+	if len(m.Annotations) > 0 {
+		errs = validateAnnotations(errs, m.Annotations, p.child("annotations"))
+	}
+	if len(m.OwnerReferences) > 0 {
+		errs = validateOwnerReferences(errs, m.OwnerReferences, p.child("ownerReferences"))
+	}
+	if len(m.Finalizers) > 0 {
+		fp := p.child("finalizers")
+		errs = validateFinalizers(errs, m.Finalizers, fp)
+		if rules.kubeFinalizers {
+			for _, f := range m.Finalizers {
+				errs = validateKubeFinalizerName(errs, f, fp)
+			}
 		}
 	}
 	return errs
