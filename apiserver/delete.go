@@ -73,9 +73,9 @@ func (s *Server) Delete(_ context.Context, resource, namespace, name string, opt
 				return k.out(old), nil // already marked as asked: nothing to write
 			}
 			var rec store.Record[api.Object]
-			rec, err = s.store.Update(key, next, cur.ModRev)
+			rec, err = s.store.Update(cur.Key, next, cur.ModRev) // the stored key string, as update does
 			if err == nil {
-				s.noteGrace(key, next)
+				s.noteGrace(cur.Key, next)
 				if ce := s.log.Check(zap.DebugLevel, "marked for deletion"); ce != nil {
 					ce.Write(zap.String("resource", k.gr.String()), zap.String("key", api.KeyOf(next.GetObjectMeta())))
 				}

@@ -44,6 +44,9 @@ type kind struct {
 	// shallowCopy returns a new object whose top-level struct is a copy of
 	// obj's (see the function shallowCopy); set by typed.
 	shallowCopy func(obj api.Object) api.Object
+	// spec returns a pointer to obj's Spec field, whose changes raise
+	// metadata.generation; nil for a kind without one. Set by typed.
+	spec func(obj api.Object) any
 
 	defaults       func(api.Object)
 	validate       func(api.Object) apierrors.FieldErrors
@@ -139,6 +142,14 @@ func typed[O any, T interface {
 	k.shallowCopy = func(o api.Object) api.Object {
 		c := *o.(T)
 		return T(&c)
+	}
+	// The field is found once per kind: reflect's FieldByName allocates
+	// when it looks past an embedded struct for a field that is not there
+	// (Endpoints and Events have no spec), and a spec taken by value would
+	// be copied to the heap on every update.
+	if f, ok := reflect.TypeFor[O]().FieldByName("Spec"); ok && len(f.Index) == 1 {
+		i := f.Index[0]
+		k.spec = func(o api.Object) any { return reflect.ValueOf(o).Elem().Field(i).Addr().Interface() }
 	}
 	k.defaults = func(o api.Object) { defaults(o.(T)) }
 	k.validate = func(o api.Object) apierrors.FieldErrors { return validate(o.(T)) }
@@ -315,16 +326,6 @@ func podGraceSeconds(o api.Object) int64 {
 	return DefaultTerminationGracePeriodSeconds
 }
 
-// specOf returns the Spec field of obj, or nil for a kind without one.
-// Generation tracks changes to it.
-func specOf(obj api.Object) any {
-	f := reflect.ValueOf(obj).Elem().FieldByName("Spec")
-	if !f.IsValid() {
-		return nil
-	}
-	return f.Interface()
-}
-
 // statusHooks are the operations on a kind's status that the generic
 // create, update and status-update paths need, made by statusOf from one
 // accessor so that none needs reflection or a per-kind type switch. A kind
@@ -338,7 +339,8 @@ type statusHooks struct {
 	// take is with for a status handed over (client.Handover): the copy of
 	// old keeps in's status itself, not a copy of it.
 	take func(old, in api.Object) api.Object
-	// same reports whether two objects have equal statuses.
+	// same reports whether two objects have equal statuses, as
+	// reflect.DeepEqual would (see statusEqual).
 	same func(a, b api.Object) bool
 	// reset sets obj's status to the zero value (create ignores the
 	// client's status).
@@ -360,6 +362,7 @@ func statusOf[O, S any, T interface {
 	if _, ok := any(new(S)).(interface{ DeepCopyInto(*S) }); ok {
 		deepCopy = func(in, out *S) { any(in).(interface{ DeepCopyInto(*S) }).DeepCopyInto(out) }
 	}
+	equal := statusEqual[S]()
 	return &statusHooks{
 		with: func(old, in api.Object) api.Object {
 			n := *old.(T)
@@ -371,7 +374,7 @@ func statusOf[O, S any, T interface {
 			*get(&n) = *get(in.(T))
 			return T(&n)
 		},
-		same:  func(a, b api.Object) bool { return reflect.DeepEqual(get(a.(T)), get(b.(T))) },
+		same:  func(a, b api.Object) bool { return equal(get(a.(T)), get(b.(T))) },
 		reset: func(obj api.Object) { *get(obj.(T)) = *new(S) },
 		keep:  func(dst, src api.Object) { *get(dst.(T)) = *get(src.(T)) },
 	}

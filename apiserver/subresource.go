@@ -120,7 +120,7 @@ func (s *Server) UpdateScaleOf(_ context.Context, resource, namespace string, sc
 		if o.DryRun {
 			return scaleOf(k, next), nil
 		}
-		rec, err = s.store.Update(key, next, rec.ModRev)
+		rec, err = s.store.Update(rec.Key, next, rec.ModRev) // the stored key string, as update does
 		switch {
 		case err == nil:
 			return scaleOf(k, rec.Value), nil
@@ -165,7 +165,7 @@ func (s *Server) Bind(_ context.Context, namespace, name, node string) (*api.Pod
 		next.Status.Conditions = append(conds, api.PodCondition{
 			Type: api.PodScheduled, Status: api.ConditionTrue, LastTransitionTime: s.now(),
 		})
-		rec, err = s.store.Update(key, next, rec.ModRev)
+		rec, err = s.store.Update(rec.Key, next, rec.ModRev) // the stored key string, as update does
 		if err == nil {
 			return rec.Value.(*api.Pod), nil
 		}

@@ -135,7 +135,10 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 			continue // raced with another write: look again
 		}
 
-		rec, err := s.store.Update(key, next, cur.ModRev)
+		// cur.Key, the string the store holds, rather than key, a copy
+		// made for the lookup: every version of the object then shares
+		// one key string in the store's tree and history.
+		rec, err := s.store.Update(cur.Key, next, cur.ModRev)
 		if err == nil {
 			s.releaseReplaced(old, next)
 			return k.out(rec.Value), nil
@@ -182,7 +185,7 @@ func (s *Server) prepareUpdate(k *kind, in, old api.Object) (api.Object, error) 
 		return nil, apierrors.NewInvalid(sk.gr.Group, sk.kind, m.Name, errs)
 	}
 	m.Generation = om.Generation
-	if !reflect.DeepEqual(specOf(in), specOf(old)) {
+	if k.spec != nil && !reflect.DeepEqual(k.spec(in), k.spec(old)) {
 		m.Generation++
 	}
 	return in, nil

@@ -2,6 +2,7 @@ package apiserver_test
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -282,6 +283,53 @@ func TestStatusUpdateWritesOnlyAChange(t *testing.T) {
 			got, err := s.Get(ctx, client.ResourceOf(cur), cur.GetObjectMeta().Namespace, cur.GetObjectMeta().Name, client.GetOptions{})
 			require.NoError(t, err)
 			assert.Equal(t, stored, got, "nothing of the client's object is kept")
+		})
+	}
+}
+
+// TestWritesShareTheStoredKey checks that a write over a stored object hands
+// the store the key string it already holds, so that every version of an
+// object shares one key string rather than each holding a copy of its own.
+func TestWritesShareTheStoredKey(t *testing.T) {
+	const key = "/registry/pods/default/p"
+	tests := []struct {
+		name  string
+		write func(t *testing.T, s *apiserver.Server)
+	}{
+		{name: "bind", write: func(t *testing.T, s *apiserver.Server) {
+			_, err := s.Bind(ctx, "default", "p", "node-1")
+			require.NoError(t, err)
+		}},
+		{name: "update", write: func(t *testing.T, s *apiserver.Server) {
+			_, err := s.Update(ctx, pod("default", "p", map[string]string{"tier": "front"}))
+			require.NoError(t, err)
+		}},
+		{name: "status update", write: func(t *testing.T, s *apiserver.Server) {
+			p := pod("default", "p", nil)
+			p.Status.Phase = api.PodRunning
+			_, err := s.UpdateStatus(ctx, p)
+			require.NoError(t, err)
+		}},
+		{name: "graceful delete", write: func(t *testing.T, s *apiserver.Server) {
+			_, err := s.Bind(ctx, "default", "p", "node-1")
+			require.NoError(t, err)
+			_, err = s.Delete(ctx, client.Pods, "default", "p", api.DeleteOptions{})
+			require.NoError(t, err)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := newServer(t)
+			_, err := s.Create(ctx, pod("default", "p", nil))
+			require.NoError(t, err)
+			created, err := s.Store().Get(key, 0)
+			require.NoError(t, err)
+
+			tt.write(t, s)
+			got, err := s.Store().Get(key, 0)
+			require.NoError(t, err)
+			require.Greater(t, got.ModRev, created.ModRev, "written")
+			assert.Same(t, unsafe.StringData(created.Key), unsafe.StringData(got.Key), "the created record's key string")
 		})
 	}
 }

@@ -1,11 +1,16 @@
 package apiserver
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 )
 
 func validEndpoints() *api.Endpoints {
@@ -94,4 +99,130 @@ func TestValidateEndpointsUpdate(t *testing.T) {
 
 	e.Metadata.Name = "db"
 	assertErrors(t, validateEndpointsUpdate(e, old), `metadata.name: Invalid value: "db": field is immutable`, []cause{{invalid, "metadata.name"}})
+}
+
+// TestValidateEndpointsUpdateIsFull checks that the update check, which
+// skips the addresses it finds unchanged in the stored endpoints, reports
+// exactly what checking every address reports (the errors, their paths and
+// their order), for a valid stored object and updates made from it by
+// random insertions, removals, moves, swaps and changes of addresses, many
+// of them to invalid values.
+func TestValidateEndpointsUpdateIsFull(t *testing.T) {
+	rng := rand.New(rand.NewPCG(18, 4))
+	full := func(e, old *api.Endpoints) apierrors.FieldErrors {
+		return validateObjectMetaUpdate(validateEndpoints(e), &e.Metadata, &old.Metadata, metadataPath)
+	}
+	validAddr := func() api.EndpointAddress {
+		a := api.EndpointAddress{IP: fmt.Sprintf("10.244.%d.%d", rng.IntN(3), 1+rng.IntN(20))}
+		if rng.IntN(2) == 0 {
+			a.NodeName = ptrTo(fmt.Sprintf("node-%d", rng.IntN(4)))
+		}
+		if rng.IntN(4) == 0 {
+			a.Hostname = fmt.Sprintf("web-%d", rng.IntN(4))
+		}
+		return a
+	}
+	badIPs := []string{"0.0.0.0", "127.0.0.1", "169.254.169.254", "224.0.0.1", "web-0", "", "::1", "fd00::5"}
+	anyAddr := func() api.EndpointAddress {
+		a := validAddr()
+		switch rng.IntN(4) {
+		case 0:
+			a.IP = badIPs[rng.IntN(len(badIPs))]
+		case 1:
+			a.Hostname = []string{"web.0", "Web", "ok"}[rng.IntN(3)]
+		case 2:
+			a.NodeName = ptrTo([]string{"Node 1", "", "node-0"}[rng.IntN(3)])
+		}
+		return a
+	}
+	var withErrors, without int
+	for i := range 3000 {
+		old := &api.Endpoints{Metadata: api.ObjectMeta{Name: "web", Namespace: "default", UID: "u1"}}
+		for range 1 + rng.IntN(2) {
+			var s api.EndpointSubset
+			for range rng.IntN(30) {
+				s.Addresses = append(s.Addresses, validAddr())
+			}
+			for range rng.IntN(5) {
+				s.NotReadyAddresses = append(s.NotReadyAddresses, validAddr())
+			}
+			if len(s.Addresses)+len(s.NotReadyAddresses) == 0 {
+				s.Addresses = append(s.Addresses, validAddr())
+			}
+			s.Ports = []api.EndpointPort{{Port: 80, Protocol: api.ProtocolTCP}}
+			old.Subsets = append(old.Subsets, s)
+		}
+		require.Empty(t, validateEndpoints(old), "the stored endpoints are valid")
+
+		e := old.DeepCopy()
+		for range rng.IntN(6) {
+			s := &e.Subsets[rng.IntN(len(e.Subsets))]
+			list := &s.Addresses
+			if rng.IntN(3) == 0 {
+				list = &s.NotReadyAddresses
+			}
+			n := len(*list)
+			switch op := rng.IntN(6); {
+			case op == 0 || n == 0: // insert
+				*list = slices.Insert(*list, rng.IntN(n+1), anyAddr())
+			case op == 1: // remove
+				j := rng.IntN(n)
+				*list = slices.Delete(*list, j, j+1)
+			case op == 2: // change in place
+				(*list)[rng.IntN(n)] = anyAddr()
+			case op == 3: // swap
+				j, k := rng.IntN(n), rng.IntN(n)
+				(*list)[j], (*list)[k] = (*list)[k], (*list)[j]
+			case op == 4: // move to the other list
+				j := rng.IntN(n)
+				a := (*list)[j]
+				*list = slices.Delete(*list, j, j+1)
+				s.NotReadyAddresses = append(s.NotReadyAddresses, a)
+			default: // a new subset first: every old one is out of place
+				e.Subsets = slices.Insert(e.Subsets, 0, api.EndpointSubset{Addresses: []api.EndpointAddress{anyAddr()}})
+			}
+		}
+		want := full(e, old)
+		if len(want) > 0 {
+			withErrors++
+		} else {
+			without++
+		}
+		require.Equal(t, want, validateEndpointsUpdate(e, old), "case %d", i)
+	}
+	assert.Greater(t, withErrors, 500)
+	assert.Greater(t, without, 500)
+}
+
+// BenchmarkValidateEndpointsUpdate is an endpoints controller's update of a
+// service of 100 ready pods on which one more became ready: the update
+// check, and the full check it stands for.
+func BenchmarkValidateEndpointsUpdate(b *testing.B) {
+	old := &api.Endpoints{Metadata: api.ObjectMeta{Name: "web", Namespace: "default", UID: "u1"}}
+	s := api.EndpointSubset{Ports: []api.EndpointPort{{Port: 80, Protocol: api.ProtocolTCP}}}
+	for i := range 100 {
+		s.Addresses = append(s.Addresses, api.EndpointAddress{
+			IP: fmt.Sprintf("10.244.%d.%d", i/50, 2*(i%50)+2), NodeName: ptrTo(fmt.Sprintf("node-%d", i)),
+			TargetRef: &api.ObjectReference{Kind: "Pod", Namespace: "default", Name: fmt.Sprintf("web-%d", i)},
+		})
+	}
+	old.Subsets = []api.EndpointSubset{s}
+	e := old.DeepCopy()
+	e.Subsets[0].Addresses = slices.Insert(e.Subsets[0].Addresses, 50, api.EndpointAddress{IP: "10.244.1.3", NodeName: ptrTo("node-100")})
+	for _, bc := range []struct {
+		name     string
+		validate func(e, old *api.Endpoints) apierrors.FieldErrors
+	}{
+		{name: "update", validate: validateEndpointsUpdate},
+		{name: "full", validate: func(e, _ *api.Endpoints) apierrors.FieldErrors { return validateEndpoints(e) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if errs := bc.validate(e, old); errs != nil {
+					b.Fatal(errs)
+				}
+			}
+		})
+	}
 }

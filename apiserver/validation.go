@@ -335,25 +335,16 @@ func portNameMsgs(value string) []string {
 	return msgs
 }
 
-// pathSegmentMsgs returns why name cannot be one segment of a URL path, or
-// nil. Every name is also a path segment of the object's URL. Kubernetes:
-// path.IsValidPathSegmentName (and IsValidPathSegmentPrefix for generateName).
-func pathSegmentMsgs(name string, prefix bool) []string {
-	var msgs []string
-	if !prefix && (name == "." || name == "..") {
-		return []string{"may not be '" + name + "'"}
-	}
-	for _, bad := range [...]string{"/", "%"} {
-		if strings.Contains(name, bad) {
-			msgs = append(msgs, "may not contain '"+bad+"'")
-		}
-	}
-	return msgs
-}
-
 // nameFunc checks an object name, or with prefix a generateName (which may
 // end in '-', as the random suffix follows it), and returns why it is not
 // valid, or nil. Kubernetes: validation.ValidateNameFunc.
+//
+// Kubernetes also refuses a name that cannot be one segment of a URL path
+// (path.IsValidPathSegmentName: ".", "..", or one with '/' or '%'). Every
+// rule here is a DNS rule, and a DNS subdomain or label is always such a
+// segment (only a-z, 0-9, '-' and '.', never empty between dots), so that
+// check has nothing to add and is not made; TestNameRulesArePathSegments
+// holds the rules to it.
 type nameFunc func(name string, prefix bool) []string
 
 // maskTrailingDash stands in a letter for the '-' a generateName may end
@@ -371,10 +362,7 @@ func nameIsDNSSubdomain(name string, prefix bool) []string {
 	if prefix {
 		name = maskTrailingDash(name)
 	}
-	if msgs := dns1123SubdomainMsgs(name); msgs != nil {
-		return msgs
-	}
-	return pathSegmentMsgs(name, prefix)
+	return dns1123SubdomainMsgs(name)
 }
 
 // nameIsDNSLabel is the name rule of namespaces. Kubernetes:
@@ -383,10 +371,7 @@ func nameIsDNSLabel(name string, prefix bool) []string {
 	if prefix {
 		name = maskTrailingDash(name)
 	}
-	if msgs := dns1123LabelMsgs(name); msgs != nil {
-		return msgs
-	}
-	return pathSegmentMsgs(name, prefix)
+	return dns1123LabelMsgs(name)
 }
 
 // nameIsDNS1035Label is the name rule of services, whose names become DNS
@@ -396,10 +381,7 @@ func nameIsDNS1035Label(name string, prefix bool) []string {
 	if prefix {
 		name = maskTrailingDash(name)
 	}
-	if msgs := dns1035LabelMsgs(name); msgs != nil {
-		return msgs
-	}
-	return pathSegmentMsgs(name, prefix)
+	return dns1035LabelMsgs(name)
 }
 
 // ---- small field checks ----
@@ -812,32 +794,50 @@ var metadataPath = pathAt("metadata")
 // generateName, namespace, labels, annotations, owner references and
 // finalizers. Kubernetes: ValidateObjectMeta (apimachinery, plus the core
 // group's finalizer rule).
+//
+// It runs on every create and update, so it makes a field's path (a copy
+// of p and one step more) only for a field that has something to check,
+// or an error to report: each check below finds nothing in an empty
+// field. TestValidateObjectMetaIsPlain compares it with calling every check.
 func validateObjectMeta(errs apierrors.FieldErrors, m *api.ObjectMeta, rules metaRules, p fieldPath) apierrors.FieldErrors {
 	if m.GenerateName != "" {
-		errs = invalidEach(errs, p.child("generateName"), m.GenerateName, rules.name(m.GenerateName, true))
+		if msgs := rules.name(m.GenerateName, true); len(msgs) > 0 {
+			errs = invalidEach(errs, p.child("generateName"), m.GenerateName, msgs)
+		}
 	}
 	if m.Name == "" {
 		errs = append(errs, Required(p.child("name").path(), msgNameRequired))
-	} else {
-		errs = invalidEach(errs, p.child("name"), m.Name, rules.name(m.Name, false))
+	} else if msgs := rules.name(m.Name, false); len(msgs) > 0 {
+		errs = invalidEach(errs, p.child("name"), m.Name, msgs)
 	}
 	if rules.namespaced {
 		if m.Namespace == "" {
 			errs = append(errs, Required(p.child("namespace").path(), ""))
-		} else {
-			errs = invalidEach(errs, p.child("namespace"), m.Namespace, nameIsDNSLabel(m.Namespace, false))
+		} else if msgs := nameIsDNSLabel(m.Namespace, false); len(msgs) > 0 {
+			errs = invalidEach(errs, p.child("namespace"), m.Namespace, msgs)
 		}
 	} else if m.Namespace != "" {
 		errs = append(errs, Forbidden(p.child("namespace").path(), msgNamespaceOnScoped))
 	}
-	errs = validateNonNegative(errs, m.Generation, p.child("generation"))
-	errs = validateLabels(errs, m.Labels, p.child("labels"))
-	errs = validateAnnotations(errs, m.Annotations, p.child("annotations"))
-	errs = validateOwnerReferences(errs, m.OwnerReferences, p.child("ownerReferences"))
-	errs = validateFinalizers(errs, m.Finalizers, p.child("finalizers"))
-	if rules.kubeFinalizers {
-		for _, f := range m.Finalizers {
-			errs = validateKubeFinalizerName(errs, f, p.child("finalizers"))
+	if m.Generation < 0 {
+		errs = validateNonNegative(errs, m.Generation, p.child("generation"))
+	}
+	if len(m.Labels) > 0 {
+		errs = validateLabels(errs, m.Labels, p.child("labels"))
+	}
+	if len(m.Annotations) > 0 {
+		errs = validateAnnotations(errs, m.Annotations, p.child("annotations"))
+	}
+	if len(m.OwnerReferences) > 0 {
+		errs = validateOwnerReferences(errs, m.OwnerReferences, p.child("ownerReferences"))
+	}
+	if len(m.Finalizers) > 0 {
+		fp := p.child("finalizers")
+		errs = validateFinalizers(errs, m.Finalizers, fp)
+		if rules.kubeFinalizers {
+			for _, f := range m.Finalizers {
+				errs = validateKubeFinalizerName(errs, f, fp)
+			}
 		}
 	}
 	return errs
