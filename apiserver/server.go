@@ -83,8 +83,6 @@ type Server struct {
 	// openNS caches which namespaces are open for creates; every namespace
 	// write must reach openNS.changed (stampWrite, deleteKey).
 	openNS openNamespaces
-	// deleted shares the objects of DELETED events among watches.
-	deleted deletedObjects
 
 	// graceMu guards grace, graceMin, graceMinOK, armed and sweepWake.
 	// grace holds the store keys of objects marked for deletion (pods in

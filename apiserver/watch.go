@@ -200,11 +200,11 @@ func (w *watch) decide(ev store.Event[api.Object]) (string, api.Object) {
 		case now:
 			return api.WatchAdded, ev.Record.Value
 		case before:
-			return api.WatchDeleted, w.s.deleted.get(ev.Prev.Value, ev.Rev)
+			return api.WatchDeleted, withRV(ev.Prev.Value, ev.Rev)
 		}
 	case store.Deleted:
 		if w.f.matches(ev.Prev.Value) {
-			return api.WatchDeleted, w.s.deleted.get(ev.Prev.Value, ev.Rev)
+			return api.WatchDeleted, withRV(ev.Prev.Value, ev.Rev)
 		}
 	}
 	return "", nil

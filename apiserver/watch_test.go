@@ -698,34 +698,3 @@ func TestWatchPollLimit(t *testing.T) {
 	}
 	assert.Equal(t, want, describe(got))
 }
-
-// TestWatchesShareADeletedObject checks that every watch delivering a
-// deletion carries one object, the deleted pod at the deletion's
-// resourceVersion (immutable, as every event's object is), rather than a
-// copy each.
-func TestWatchesShareADeletedObject(t *testing.T) {
-	s, _ := newServer(t)
-	a := mustCreate(t, s, pod("default", "a", map[string]string{"app": "web"}))
-	from := client.ListOptions{ResourceVersion: rvString(rvOf(t, a))}
-	watches := []client.Watcher{
-		mustWatch(t, s, "default", from),
-		mustWatch(t, s, "", from),
-		mustWatch(t, s, "default", client.ListOptions{ResourceVersion: from.ResourceVersion, LabelSelector: "app=web"}),
-	}
-	mustDelete(t, s, "default", "a")
-	deletedAt := rvString(s.Store().Rev())
-
-	var objs []api.Object
-	for _, w := range watches {
-		evs := pollAll(t, w)
-		require.Len(t, evs, 1)
-		require.Equal(t, api.WatchDeleted, evs[0].Type)
-		objs = append(objs, evs[0].Object)
-	}
-	want := a.DeepCopy()
-	want.Metadata.ResourceVersion = deletedAt
-	assert.Equal(t, want, objs[0])
-	for _, obj := range objs[1:] {
-		assert.Same(t, objs[0], obj)
-	}
-}
