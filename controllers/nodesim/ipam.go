@@ -92,14 +92,14 @@ func (n *nodeIPs) rangeOf(cidr string) (netip.Prefix, error) {
 	return n.prefix, n.err
 }
 
-// hold records that the pod under key, whose state is st, holds ip
-// (parsed: addr) on node, whose addresses n is.
-func (n *nodeIPs) hold(st *podState, key, node, ip string, addr netip.Addr) {
+// hold records that the pod under key, whose state is st, holds addr on
+// node, whose addresses n is.
+func (n *nodeIPs) hold(st *podState, key, node string, addr netip.Addr) {
 	n.taken[addr] = key
 	if n.low == addr {
 		n.low = addr.Next() // the mark's address is taken now
 	}
-	st.node, st.ip, st.addr = node, ip, addr
+	st.node, st.addr = node, addr
 }
 
 // free lets the pod under key, whose state is st, go of its address.
