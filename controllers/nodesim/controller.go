@@ -160,6 +160,10 @@ type Controller struct {
 	// in assumed not bound so: the pods the scheduler counts against the
 	// node, kept so that it lists no pods.
 	podsOn map[string]int
+	// nodeGen counts the node handler's deliveries: a node record's node
+	// read at the current count is the cache's while nothing waits for
+	// the handler (nodeLocked).
+	nodeGen uint64
 	// nodeList is the node cache's list as of the node handler's last
 	// delivery, nil when a node event has come since, and nodeCaps their
 	// capacities; slotBuf is the scheduler's scratch space. See nodesLocked.
@@ -218,9 +222,12 @@ type kubeletState struct {
 	crash bool      // CrashPod asked for a crash not yet written
 	stage stage     // stageOf the pod when last synced
 	since time.Time // when stage was first seen
-	node  string    // node and addr: the address handed out, if any
-	addr  netip.Addr
-	want  *bool // SetPodReady's override; see podFacts.WantReady
+	// ips is the record of the node the pod runs on (ipam.go): where its
+	// address is, if it has one (addr), and the node as a sync last read
+	// it.
+	ips  *nodeIPs
+	addr netip.Addr
+	want *bool // SetPodReady's override; see podFacts.WantReady
 	// due is when the pod's key is queued to come back (AddAfter), as
 	// the kubelet last asked; it asks again only for another time.
 	due time.Time
@@ -590,7 +597,7 @@ func (c *Controller) forget(key string, st *podState) {
 		}
 	}
 	c.deleteAssumedLocked(st)
-	if n := c.ips[st.node]; st.addr.IsValid() && n != nil {
+	if n := st.ips; st.addr.IsValid() && n != nil {
 		n.free(st, key)
 	}
 	st.logs.forget()

@@ -3,6 +3,7 @@ package nodesim
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 	"time"
 
@@ -17,9 +18,10 @@ import (
 // simulator does: the informers' steps, the handlers' deliveries, the
 // controller's syncs, the clock, and a workload that creates, deletes,
 // recreates and crashes pods; so a sync often runs while the pod handler
-// lags behind the cache. After every step it checks that each pod the
-// handler kept is, when a sync would read it (keptPodLocked), the cache's
-// pod. It returns a trace of the pods as the API server holds them after
+// lags behind the cache, and takes nodes down and up. After every step it
+// checks that each pod the handler kept is, when a sync would read it
+// (keptPodLocked), the cache's pod, and the same of the nodes a sync would
+// read from their records (nodeLocked). It returns a trace of the pods as the API server holds them after
 // each step, then the events written.
 func keptRun(t *testing.T, seed uint64, readCache bool) (trace []string, fast, slow int) {
 	t.Helper()
@@ -47,7 +49,7 @@ func keptRun(t *testing.T, seed uint64, readCache bool) (trace []string, fast, s
 			e.clk.Step(300 * time.Millisecond)
 		default:
 			name := names[r.IntN(len(names))]
-			switch r.IntN(4) {
+			switch r.IntN(6) {
 			case 0, 1:
 				_, _ = pods.Create(e.ctx, &api.Pod{
 					Metadata: api.ObjectMeta{Namespace: "default", Name: name},
@@ -57,6 +59,10 @@ func keptRun(t *testing.T, seed uint64, readCache bool) (trace []string, fast, s
 				_, _ = pods.Delete(e.ctx, "default", name, api.DeleteOptions{})
 			case 3:
 				_ = e.c.CrashPod(e.ctx, "default", name)
+			case 4:
+				_ = e.c.NodeDown(e.ctx, e.c.NodeName(r.IntN(2)))
+			case 5:
+				_ = e.c.NodeUp(e.ctx, e.c.NodeName(r.IntN(2)))
 			}
 		}
 		e.c.mu.Lock()
@@ -72,6 +78,14 @@ func keptRun(t *testing.T, seed uint64, readCache bool) (trace []string, fast, s
 			cached, ok := e.c.podInf.Indexer().Get(key)
 			require.True(t, ok, "seed %d: %s kept, not cached", seed, key)
 			require.Same(t, cached, kept, "seed %d: %s kept is the cache's", seed, key)
+		}
+		for name, rec := range e.c.ips {
+			if rec.node == nil || rec.gen != e.c.nodeGen || e.c.nodeReg.Pending() != 0 {
+				continue
+			}
+			cached, ok := e.c.nodeInf.Indexer().Get(name)
+			require.True(t, ok, "seed %d: node %s kept, not cached", seed, name)
+			require.Same(t, cached, rec.node, "seed %d: node %s kept is the cache's", seed, name)
 		}
 		e.c.mu.Unlock()
 		list, _, err := pods.List(e.ctx, "default", client.ListOptions{})
@@ -90,10 +104,10 @@ func keptRun(t *testing.T, seed uint64, readCache bool) (trace []string, fast, s
 	return trace, fast, slow
 }
 
-// TestKeptPodIsTheCachesPod: a sync reads the pod the handler kept only
-// when it is the cache's (checked after every step), and a run whose syncs
-// read the kept pod writes what a run whose syncs read the cache writes,
-// step for step.
+// TestKeptPodIsTheCachesPod: a sync reads the pod the handler kept, and
+// the node a sync read before, only when it is the cache's (checked after
+// every step), and a run whose syncs read them writes what a run whose
+// syncs read the cache writes, step for step.
 func TestKeptPodIsTheCachesPod(t *testing.T) {
 	fast, slow := 0, 0
 	for seed := range uint64(20) {
@@ -124,4 +138,12 @@ func TestParseRV(t *testing.T) {
 		assert.Equal(t, tc.want, parseRV(tc.rv), tc.rv)
 	}
 	assert.Greater(t, uint64(rvGone), parseRV("9999999999999999999"))
+}
+
+// TestPodStateSize holds what nodesim keeps per pod to its budget: one
+// 384-byte allocation, what the kubelet's memory (208 B) and the pod's
+// logs (176 B, with a map of their own, and the scheduler's map of
+// assumed bindings besides) took before one entry held them all.
+func TestPodStateSize(t *testing.T) {
+	assert.LessOrEqual(t, reflect.TypeFor[podState]().Size(), uintptr(384))
 }

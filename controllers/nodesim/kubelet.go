@@ -18,10 +18,6 @@ import (
 // bound to a node: observe the pod and its node, decide, act.
 // st is the pod's state as sync looked it up (nil if none).
 func (c *Controller) runPod(ctx context.Context, key string, st *podState, pod *api.Pod) error {
-	node, err := c.nodes.Get(pod.Spec.NodeName)
-	if err != nil {
-		return nil // no such node: no kubelet runs this pod
-	}
 	now := c.clock.Now()
 
 	// st is looked up once per sync: the state map holds every pod, so
@@ -31,7 +27,15 @@ func (c *Controller) runPod(ctx context.Context, key string, st *podState, pod *
 	// key to two workers, so st stays the pod's while this sync runs;
 	// c.mu still guards its fields.
 	c.mu.Lock()
+	node, rec := c.nodeLocked(st, pod.Spec.NodeName)
+	if node == nil {
+		c.mu.Unlock()
+		return nil // no such node: no kubelet runs this pod
+	}
 	st = c.liveLocked(key, st)
+	if st.ips == nil {
+		st.ips = rec
+	}
 	st.ownRV = "" // this sync sees the pod as it is, whatever wrote it
 	if ip := pod.Status.PodIP; ip != "" && !st.addr.IsValid() {
 		c.claimIPLocked(st, key, pod.Spec.NodeName, ip) // e.g. after a restart of the simulator
@@ -334,7 +338,7 @@ func (c *Controller) allocateIP(st *podState, key string, node *api.Node) (strin
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	name := node.Metadata.Name
-	if st.addr.IsValid() && st.node == name {
+	if st.addr.IsValid() && st.ips != nil && st.ips.name == name {
 		return st.addr.String(), nil // a start retried: the same address (kept parsed only)
 	}
 	// Addresses below the node's low-water mark are all taken, so the
@@ -352,7 +356,7 @@ func (c *Controller) allocateIP(st *podState, key string, node *api.Node) (strin
 		return "", err
 	}
 	ip := addr.String()
-	n.hold(st, key, name, addr)
+	n.hold(st, key, addr)
 	n.low = addr.Next() // it was the lowest free: all below it are taken
 	return ip, nil
 }
@@ -364,7 +368,33 @@ func (c *Controller) claimIPLocked(st *podState, key, node, ip string) {
 	if err != nil {
 		return // not an address this simulator handed out: nothing to hold
 	}
-	c.nodeIPsLocked(node).hold(st, key, node, addr)
+	c.nodeIPsLocked(node).hold(st, key, addr)
+}
+
+// nodeLocked returns the node named name as the node cache holds it (nil
+// if it holds none) and nodesim's record of it; st is the state of a pod
+// bound to it, nil if none. The node a sync read last is kept in the
+// record, and read from there while the node handler has delivered
+// nothing since and nothing waits for it: the cache has not changed then
+// (as for pods: keptPodLocked). Nodes change seldom, so a sync seldom
+// looks its node up. Its caller holds mu.
+func (c *Controller) nodeLocked(st *podState, name string) (*api.Node, *nodeIPs) {
+	var rec *nodeIPs
+	if st != nil && st.ips != nil && st.ips.name == name {
+		rec = st.ips
+		if rec.node != nil && rec.gen == c.nodeGen && !c.readCache && c.nodeReg.Pending() == 0 {
+			return rec.node, rec
+		}
+	}
+	node, err := c.nodes.Get(name)
+	if err != nil {
+		return nil, nil
+	}
+	if rec == nil {
+		rec = c.nodeIPsLocked(name)
+	}
+	rec.node, rec.gen = node, c.nodeGen
+	return node, rec
 }
 
 // nodeIPsLocked returns what nodesim handed out on node, making it the
@@ -372,7 +402,7 @@ func (c *Controller) claimIPLocked(st *podState, key, node, ip string) {
 func (c *Controller) nodeIPsLocked(node string) *nodeIPs {
 	n := c.ips[node]
 	if n == nil {
-		n = &nodeIPs{taken: make(map[netip.Addr]string, c.cfg.PodsPerNode)} // the most it holds, if nodesim schedules
+		n = &nodeIPs{name: node, taken: make(map[netip.Addr]string, c.cfg.PodsPerNode)} // the most it holds, if nodesim schedules
 		c.ips[node] = n
 	}
 	return n

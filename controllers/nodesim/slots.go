@@ -192,6 +192,7 @@ func (c *Controller) nodesLocked() ([]*api.Node, []int) {
 func (c *Controller) nodesChanged() {
 	c.mu.Lock()
 	c.nodeList = nil
+	c.nodeGen++
 	c.invalidateLoadLocked()
 	c.mu.Unlock()
 }
