@@ -338,12 +338,14 @@ func (c *Controller) allocateIP(st *podState, key string, node *api.Node) (strin
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	name := node.Metadata.Name
-	if st.addr.IsValid() && st.ips != nil && st.ips.name == name {
+	n := st.ips // the node's record, which runPod gave st
+	if n == nil || n.name != name {
+		n = c.nodeIPsLocked(name)
+	} else if st.addr.IsValid() {
 		return st.addr.String(), nil // a start retried: the same address (kept parsed only)
 	}
 	// Addresses below the node's low-water mark are all taken, so the
 	// search for the lowest free one starts there.
-	n := c.nodeIPsLocked(name)
 	prefix, err := n.rangeOf(node.Spec.PodCIDR)
 	if err != nil {
 		return "", err
