@@ -248,8 +248,8 @@ func (c *Controller) afterWriteLocked(st *podState, pod *api.Pod, act action, no
 	logWriteLocked(&st.logs, pod, act, now)
 }
 
-// tell tells the story of a write: its log lines and events; pod is the
-// pod as written.
+// tell tells the story of a write, in the controller's log and the pod's
+// events; pod is the pod as written.
 func (c *Controller) tell(ctx context.Context, key string, pod *api.Pod, act action) {
 	switch act {
 	case actStart:

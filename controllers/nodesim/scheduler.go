@@ -56,7 +56,7 @@ func (c *Controller) schedule(ctx context.Context, key string, st *podState, pod
 	_, err := c.binder.Bind(ctx, pod.Metadata.Namespace, pod.Metadata.Name, node)
 	if err != nil {
 		c.mu.Lock()
-		c.deleteAssumedLocked(st) // a no-op if the handler saw the binding, or cleared by forget
+		c.deleteAssumedLocked(st) // a no-op if the handler has seen the binding, or forget has run
 		c.mu.Unlock()
 		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
 			return nil // gone, or bound by someone else: the cache will tell
