@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/netip"
 	"strconv"
 	"sync"
@@ -126,23 +127,23 @@ type Controller struct {
 	rec    *record.EventRecorder
 	queue  *workqueue.Queue[string]
 	loop   *loop.Loop
-	logs   *logs // the containers' logs (logs.go), with a lock of their own
 
 	podInf, nodeInf *informer.Informer
 	podReg, nodeReg *informer.Registration
 	pods            informer.Lister[*api.Pod]
 	nodes           informer.Lister[*api.Node]
 
-	// mu guards the maps below, and the podStates in state.
+	// mu guards the maps below, and the podStates in state (with the
+	// containers' logs they hold).
 	mu sync.Mutex
-	// state is what nodesim remembers of each pod, by pod key: what its
-	// kubelet remembers of it, and where the pod handler last saw it
-	// bound. One entry holds both, so that a sync or a delivery looks the
-	// pod up once. An entry with neither is dropped (podState.empty).
+	// state is what nodesim remembers of each pod, by pod key: the pod as
+	// the pod handler last delivered it, where it saw it bound, the
+	// scheduler's binding the cache has not shown yet, and what its kubelet
+	// remembers of it, logs included. One entry holds them all, so that a
+	// sync or a delivery looks the pod up once: the map holds every pod,
+	// and each lookup is a cache miss. An entry that holds nothing is
+	// dropped (podState.empty, dropLocked).
 	state map[string]*podState
-	// assumed holds pods bound by the scheduler whose binding the pod cache
-	// has not shown yet (pod key → node), so they count against capacity.
-	assumed map[string]string
 	// ips holds, by node, the pod addresses nodesim handed out there
 	// (ipam.go).
 	ips map[string]*nodeIPs
@@ -159,6 +160,10 @@ type Controller struct {
 	// in assumed not bound so: the pods the scheduler counts against the
 	// node, kept so that it lists no pods.
 	podsOn map[string]int
+	// nodeGen counts the node handler's deliveries: a node record's node
+	// read at the current count is the cache's while nothing waits for
+	// the handler (nodeLocked).
+	nodeGen uint64
 	// nodeList is the node cache's list as of the node handler's last
 	// delivery, nil when a node event has come since, and nodeCaps their
 	// capacities; slotBuf is the scheduler's scratch space. See nodesLocked.
@@ -178,29 +183,51 @@ type Controller struct {
 
 	// carriers lends the pods that carry status writes (kubelet.go).
 	carriers carriers
+
+	// readCache makes every sync read the pod from the cache, never the
+	// pod the handler kept (keptPodLocked): the plain way, which the tests
+	// hold the kept pod to. Set before Run, never after.
+	readCache bool
 }
 
 // podState is what nodesim remembers of one pod: its kubelet's memory of
-// it, kept until a sync finds the pod gone (forget), and where the pod
-// handler last saw it bound, kept until the handler sees it gone.
+// it and its containers' logs, kept until a sync finds the pod gone
+// (forget); the pod as the handler last delivered it and where it saw it
+// bound, kept until the handler sees it gone; and the scheduler's binding,
+// until the handler sees it. Its fields are guarded by mu.
 type podState struct {
 	// key is the pod's key, the one string of it that the handler and
 	// the queue pass around, so that a delivery need not make another.
 	key string
 	kubeletState
 	bound boundPod // the node it is bound to, as last delivered; zero if none (slots.go)
+	// assumed is the node the scheduler bound the pod to while the cache
+	// has not shown the binding yet, so that it counts against that
+	// node's capacity; "" if none (slots.go).
+	assumed string
+	// pod is the pod as the handler last delivered it; nil when it
+	// delivered its deletion, or nothing yet. A sync reads it instead of
+	// the cache when it is sure to be the cache's (keptPodLocked).
+	pod *api.Pod
+	// logs are the runs of the pod's containers (logs.go).
+	logs podLogs
+	// dropped says the entry has left state: a sync that looked it up
+	// before must look the pod's up again (liveLocked).
+	dropped bool
 }
 
 // kubeletState is the kubelet's memory of one pod.
 type kubeletState struct {
 	seen  bool      // the kubelet has synced the pod once: stage is set
+	crash bool      // CrashPod asked for a crash not yet written
 	stage stage     // stageOf the pod when last synced
 	since time.Time // when stage was first seen
-	node  string    // node, ip and addr: the address handed out, if any
-	ip    string
-	addr  netip.Addr
-	crash bool  // CrashPod asked for a crash not yet written
-	want  *bool // SetPodReady's override; see podFacts.WantReady
+	// ips is the record of the node the pod runs on (ipam.go): where its
+	// address is, if it has one (addr), and the node as a sync last read
+	// it.
+	ips  *nodeIPs
+	addr netip.Addr
+	want *bool // SetPodReady's override; see podFacts.WantReady
 	// due is when the pod's key is queued to come back (AddAfter), as
 	// the kubelet last asked; it asks again only for another time.
 	due time.Time
@@ -208,10 +235,17 @@ type kubeletState struct {
 	// sync its delivery would queue has nothing to do (foresee):
 	// the pod handler does not queue that version. "" when none.
 	ownRV string
+	// readRV is the resourceVersion of the pod the last sync that read
+	// the cache read, parsed (or a sentinel: rvUnknown, rvGone), until the
+	// handler delivers a pod at least as new: 0 then. keptPodLocked
+	// reads it.
+	readRV uint64
 }
 
 // empty reports whether st holds nothing but its key: its entry can go.
-func (st *podState) empty() bool { return st.kubeletState == kubeletState{} && st.bound == boundPod{} }
+func (st *podState) empty() bool {
+	return st.kubeletState == kubeletState{} && st.bound == boundPod{} && st.assumed == "" && st.pod == nil && st.logs.empty()
+}
 
 // New returns a controller whose handlers are registered on the factory's
 // pod and node informers. It starts nothing.
@@ -244,11 +278,9 @@ func New(cfg Config) (*Controller, error) {
 	c := &Controller{
 		cfg: cfg, client: cfg.Client, binder: binder, clock: cfg.Clock, log: log.Named("nodesim"), rec: cfg.Recorder,
 		queue:         workqueue.New(workqueue.Config[string]{Name: "nodesim", Clock: cfg.Clock, Metrics: true}),
-		logs:          newLogs(presize(cfg)),
 		podInf:        cfg.Factory.ForResource(client.Pods),
 		nodeInf:       cfg.Factory.ForResource(client.Nodes),
 		state:         make(map[string]*podState, presize(cfg)),
-		assumed:       make(map[string]string),
 		ips:           make(map[string]*nodeIPs),
 		unschedulable: make(map[string]bool),
 		down:          make(map[string]time.Time),
@@ -445,46 +477,138 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if _, _, err := api.SplitKey(key); err != nil {
 		return nil // not a pod key: nothing will ever make it one
 	}
-	// The cache by key, not the lister by namespace and name, which would
-	// make the key again.
-	obj, ok := c.podInf.Indexer().Get(key)
-	if !ok {
-		c.forget(key)
-		return nil
+	c.mu.Lock()
+	st := c.state[key]
+	pod := c.keptPodLocked(st)
+	if pod != nil && pod.Spec.NodeName != "" {
+		delete(c.unschedulable, key) // assumed is cleared by the pod handler, which saw the binding too
 	}
-	pod, ok := obj.(*api.Pod)
-	if !ok {
-		return nil // not a pod: the pod informer holds none
+	c.mu.Unlock()
+	if pod == nil {
+		// The cache by key, not the lister by namespace and name, which
+		// would make the key again.
+		obj, ok := c.podInf.Indexer().Get(key)
+		if !ok {
+			c.forget(key, st)
+			return nil
+		}
+		if pod, ok = obj.(*api.Pod); !ok {
+			return nil // not a pod: the pod informer holds none
+		}
+		c.mu.Lock()
+		st = c.liveLocked(key, st)
+		st.readRV = parseRV(pod.Metadata.ResourceVersion)
+		if pod.Spec.NodeName != "" {
+			delete(c.unschedulable, key)
+		}
+		c.mu.Unlock()
 	}
 	if pod.Spec.NodeName == "" {
 		if c.cfg.Scheduler == SchedulerNone {
 			return nil // another scheduler binds it; the pod handler queues it again then
 		}
-		return c.schedule(ctx, key, pod)
+		return c.schedule(ctx, key, st, pod)
 	}
-	c.mu.Lock()
-	delete(c.unschedulable, key) // assumed is cleared by the pod handler, which saw the binding too
-	c.mu.Unlock()
-	return c.runPod(ctx, key, pod)
+	return c.runPod(ctx, key, st, pod)
 }
 
-// forget drops what is remembered of a pod that is gone, freeing its IP.
-func (c *Controller) forget(key string) {
-	c.logs.forget(key)
+// A sync reads the pod the handler last delivered (podState.pod) instead
+// of looking it up in the cache, as the kubelet's pod manager keeps the
+// pods its config source delivered, but only when that is the cache's pod
+// now, so that a sync sees what it would have read from the cache: the
+// cache changes first, then queues the change to every handler (informer
+// ProcessOne), so when nothing waits for the pod handler it has been given
+// every change the cache holds (in a goroutine that applies a change and
+// has not queued it yet, the sync takes the pod as it was a moment
+// before, as if it had run then). And it never reads a pod older than one
+// a sync already read: the dispatcher takes a change off the queue before
+// the handler records it, so a sync that read the cache while the change
+// waited could otherwise read the version before it next (readRV).
+
+// Sentinels of kubeletState.readRV, above every parsed resourceVersion:
+// rvUnknown, the last pod read had a resourceVersion that is not a number;
+// rvGone, the last sync found the pod gone while the handler had not
+// delivered its deletion yet. Either makes keptPodLocked read the cache.
+const (
+	rvUnknown = math.MaxUint64
+	rvGone    = math.MaxUint64 - 1
+)
+
+// parseRV returns a resourceVersion as a number, rvUnknown if it is not a
+// decimal number of at most 19 digits: the API server's are the store's
+// revisions.
+func parseRV(rv string) uint64 {
+	if rv == "" || len(rv) > 19 {
+		return rvUnknown
+	}
+	var n uint64
+	for i := 0; i < len(rv); i++ {
+		d := rv[i] - '0'
+		if d > 9 {
+			return rvUnknown
+		}
+		n = n*10 + uint64(d)
+	}
+	return n
+}
+
+// keptPodLocked returns the pod whose state is st as the cache holds it,
+// when the pod the handler last delivered is sure to be that one, else nil:
+// nothing waits for the handler, it did not deliver the pod's deletion, and
+// the pod is no older than the last one a sync read. Its caller holds mu.
+func (c *Controller) keptPodLocked(st *podState) *api.Pod {
+	if st == nil || st.pod == nil || c.readCache || c.podReg.Pending() != 0 {
+		return nil
+	}
+	if st.readRV == 0 {
+		return st.pod // the usual case: no sync read the cache since the handler's last delivery
+	}
+	if rv := parseRV(st.pod.Metadata.ResourceVersion); rv == rvUnknown || rv < st.readRV {
+		return nil
+	}
+	return st.pod
+}
+
+// liveLocked returns st if it is still the state of the pod under key, else
+// the pod's state now, making it if it has none: st is what a sync looked
+// up earlier (nil if none), and the handler may have dropped it since.
+func (c *Controller) liveLocked(key string, st *podState) *podState {
+	if st != nil && !st.dropped {
+		return st
+	}
+	return c.stateLocked(key)
+}
+
+// dropLocked takes st, which holds nothing, out of state.
+func (c *Controller) dropLocked(st *podState) {
+	delete(c.state, st.key)
+	st.dropped = true
+}
+
+// forget drops what is remembered of a pod a sync found gone, freeing its
+// IP; st is its state as the sync looked it up (nil if none).
+func (c *Controller) forget(key string, st *podState) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	st := c.state[key]
-	c.deleteAssumedLocked(key, st)
 	delete(c.unschedulable, key)
-	if st == nil {
-		return
+	if st == nil || st.dropped {
+		if st = c.state[key]; st == nil {
+			return
+		}
 	}
-	if n := c.ips[st.node]; st.ip != "" && n != nil {
+	c.deleteAssumedLocked(st)
+	if n := st.ips; st.addr.IsValid() && n != nil {
 		n.free(st, key)
 	}
+	st.logs.forget()
 	st.kubeletState = kubeletState{}
+	if st.pod != nil {
+		// The handler has not delivered the deletion: its pod is older
+		// than what this sync found, until it does.
+		st.readRV = rvGone
+	}
 	if st.empty() {
-		delete(c.state, key) // else the pod handler drops it when it sees the pod gone
+		c.dropLocked(st) // else the pod handler drops it when it sees the pod gone
 	}
 }
 

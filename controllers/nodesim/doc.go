@@ -57,6 +57,13 @@
 // placing a pod costs O(nodes), whatever the number of pods; the pod cache
 // has an index of pods by node, "nodesim/nodeName".
 //
+// What nodesim keeps of a pod is one entry of one map (podState): the pod
+// as the handler last delivered it, which a sync reads instead of the
+// cache whenever that is the cache's pod (keptPodLocked), as the kubelet's
+// pod manager keeps the pods its sources delivered; where it is bound; the
+// scheduler's binding the cache has not shown yet; the kubelet's memory of
+// it; and its containers' logs. A sync looks the pod up once.
+//
 // The statuses the kubelets write are handed over to the server
 // (client.Handover) and made of immutable pieces, shared with the pod's old
 // status and with the statuses of pods that reached the same stage in the

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+
+	"github.com/miniplane/miniplane/api"
 )
 
 // errRangeFull says a node's pod range has no address left.
@@ -65,9 +67,15 @@ func nextPodIPIn(prefix netip.Prefix, from netip.Addr, used func(netip.Addr) boo
 	return netip.Addr{}, errRangeFull
 }
 
-// nodeIPs is what nodesim handed out of one node's pod range; the
-// Controller's mu guards it.
+// nodeIPs is nodesim's record of one node: what it handed out of the
+// node's pod range, and the node as a sync last read it. The Controller's
+// mu guards it.
 type nodeIPs struct {
+	name string
+	// node is the node as the last sync that read the cache read it, at
+	// the node handler's delivery count gen (nodeLocked).
+	node *api.Node
+	gen  uint64
 	// taken holds the addresses in use, address → pod key; an address is
 	// freed when its pod is gone.
 	taken map[netip.Addr]string
@@ -92,14 +100,14 @@ func (n *nodeIPs) rangeOf(cidr string) (netip.Prefix, error) {
 	return n.prefix, n.err
 }
 
-// hold records that the pod under key, whose state is st, holds ip
-// (parsed: addr) on node, whose addresses n is.
-func (n *nodeIPs) hold(st *podState, key, node, ip string, addr netip.Addr) {
+// hold records that the pod under key, whose state is st, holds addr on
+// n's node.
+func (n *nodeIPs) hold(st *podState, key string, addr netip.Addr) {
 	n.taken[addr] = key
 	if n.low == addr {
 		n.low = addr.Next() // the mark's address is taken now
 	}
-	st.node, st.ip, st.addr = node, ip, addr
+	st.ips, st.addr = n, addr
 }
 
 // free lets the pod under key, whose state is st, go of its address.

@@ -16,11 +16,8 @@ import (
 
 // runPod is the kubelet (and the node lifecycle controller) for one pod
 // bound to a node: observe the pod and its node, decide, act.
-func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error {
-	node, err := c.nodes.Get(pod.Spec.NodeName)
-	if err != nil {
-		return nil // no such node: no kubelet runs this pod
-	}
+// st is the pod's state as sync looked it up (nil if none).
+func (c *Controller) runPod(ctx context.Context, key string, st *podState, pod *api.Pod) error {
 	now := c.clock.Now()
 
 	// st is looked up once per sync: the state map holds every pod, so
@@ -30,9 +27,17 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 	// key to two workers, so st stays the pod's while this sync runs;
 	// c.mu still guards its fields.
 	c.mu.Lock()
-	st := c.stateLocked(key)
+	node, rec := c.nodeLocked(st, pod.Spec.NodeName)
+	if node == nil {
+		c.mu.Unlock()
+		return nil // no such node: no kubelet runs this pod
+	}
+	st = c.liveLocked(key, st)
+	if st.ips == nil {
+		st.ips = rec
+	}
 	st.ownRV = "" // this sync sees the pod as it is, whatever wrote it
-	if ip := pod.Status.PodIP; ip != "" && st.ip == "" {
+	if ip := pod.Status.PodIP; ip != "" && !st.addr.IsValid() {
 		c.claimIPLocked(st, key, pod.Spec.NodeName, ip) // e.g. after a restart of the simulator
 	}
 	facts := c.observeLocked(&st.kubeletState, pod, node, now)
@@ -52,7 +57,7 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 	}
 
 	if act == actConfirmDelete {
-		return c.confirmDelete(ctx, key, pod, now)
+		return c.confirmDelete(ctx, key, st, pod, now)
 	}
 	// The new status is built in the carrier's buffer, published (made of
 	// immutable pieces, shared with the old status and other pods' where
@@ -110,11 +115,15 @@ func (c *Controller) runPod(ctx context.Context, key string, pod *api.Pod) error
 		}
 		return fmt.Errorf("nodesim: %s %s: %w", act, key, err)
 	}
-	c.logWrite(key, cp, act, now)
-	c.afterWrite(ctx, st, key, cp, act)
+	// What the kubelet remembers of the write, the lines it logs and the
+	// sync it foresees are one lock hold; then it tells the story.
+	c.mu.Lock()
+	c.afterWriteLocked(st, cp, act, now)
 	if w, ok := written.(*api.Pod); ok {
-		c.foresee(st, w, node, now)
+		c.foreseeLocked(st, w, node, now)
 	}
+	c.mu.Unlock()
+	c.tell(ctx, key, cp, act)
 	return nil
 }
 
@@ -145,11 +154,9 @@ func (c *Controller) observeLocked(st *kubeletState, pod *api.Pod, node *api.Nod
 // written version, whose delivery the pod handler does not queue. When the
 // stage is new the sync would have dated it at its own time, later than
 // now; that date is read only by a decision that waits on time, so it may
-// be now only when none does. Its caller does not hold mu.
-func (c *Controller) foresee(st *podState, written *api.Pod, node *api.Node, now time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if ip := written.Status.PodIP; ip != "" && st.ip == "" {
+// be now only when none does. Its caller holds mu.
+func (c *Controller) foreseeLocked(st *podState, written *api.Pod, node *api.Node, now time.Time) {
+	if ip := written.Status.PodIP; ip != "" && !st.addr.IsValid() {
 		return // the sync would claim the address
 	}
 	next := st.kubeletState
@@ -228,17 +235,22 @@ func (cs *carriers) giveBack(cr *carrier) {
 	cs.pool.Put(cr)
 }
 
-// afterWrite clears the requests a write has fulfilled, and tells the story;
-// pod is the pod as written, st its state.
-func (c *Controller) afterWrite(ctx context.Context, st *podState, key string, pod *api.Pod, act action) {
-	c.mu.Lock()
+// afterWriteLocked clears the requests a write has fulfilled and logs
+// what it did to the containers; pod is the pod as written, st its state.
+// Its caller holds mu.
+func (c *Controller) afterWriteLocked(st *podState, pod *api.Pod, act action, now time.Time) {
 	if act == actCrash {
 		st.crash = false
 	}
 	if st.want != nil && *st.want && api.IsPodReady(pod) {
 		st.want = nil // "ready now" is done; later readiness follows the delays
 	}
-	c.mu.Unlock()
+	logWriteLocked(&st.logs, pod, act, now)
+}
+
+// tell tells the story of a write, in the controller's log and the pod's
+// events; pod is the pod as written.
+func (c *Controller) tell(ctx context.Context, key string, pod *api.Pod, act action) {
 	switch act {
 	case actStart:
 		if ce := c.log.Check(zap.InfoLevel, "pod running"); ce != nil {
@@ -266,15 +278,17 @@ func (c *Controller) afterWrite(ctx context.Context, st *podState, key string, p
 
 // confirmDelete is the kubelet's last word on a terminating pod: its
 // containers have stopped, so it deletes the pod with grace 0, on condition
-// that it is still the same pod.
-func (c *Controller) confirmDelete(ctx context.Context, key string, pod *api.Pod, now time.Time) error {
+// that it is still the same pod; st is its state.
+func (c *Controller) confirmDelete(ctx context.Context, key string, st *podState, pod *api.Pod, now time.Time) error {
 	cr := c.carriers.lend()
 	defer c.carriers.giveBack(cr)
 	_, err := c.client.Delete(ctx, client.Pods, pod.Metadata.Namespace, pod.Metadata.Name, cr.confirmDeletion(pod))
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("nodesim: confirm deletion of %s: %w", key, err)
 	}
-	c.logStop(key, pod, now)
+	c.mu.Lock()
+	logStopLocked(&st.logs, pod, now)
+	c.mu.Unlock()
 	if ce := c.log.Check(zap.InfoLevel, "pod deletion confirmed"); ce != nil {
 		ce.Write(zap.String("pod", key))
 	}
@@ -324,12 +338,14 @@ func (c *Controller) allocateIP(st *podState, key string, node *api.Node) (strin
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	name := node.Metadata.Name
-	if st.ip != "" && st.node == name {
-		return st.ip, nil
+	n := st.ips // the node's record, which runPod gave st
+	if n == nil || n.name != name {
+		n = c.nodeIPsLocked(name)
+	} else if st.addr.IsValid() {
+		return st.addr.String(), nil // a start retried: the same address (kept parsed only)
 	}
 	// Addresses below the node's low-water mark are all taken, so the
 	// search for the lowest free one starts there.
-	n := c.nodeIPsLocked(name)
 	prefix, err := n.rangeOf(node.Spec.PodCIDR)
 	if err != nil {
 		return "", err
@@ -342,7 +358,7 @@ func (c *Controller) allocateIP(st *podState, key string, node *api.Node) (strin
 		return "", err
 	}
 	ip := addr.String()
-	n.hold(st, key, name, ip, addr)
+	n.hold(st, key, addr)
 	n.low = addr.Next() // it was the lowest free: all below it are taken
 	return ip, nil
 }
@@ -354,7 +370,33 @@ func (c *Controller) claimIPLocked(st *podState, key, node, ip string) {
 	if err != nil {
 		return // not an address this simulator handed out: nothing to hold
 	}
-	c.nodeIPsLocked(node).hold(st, key, node, ip, addr)
+	c.nodeIPsLocked(node).hold(st, key, addr)
+}
+
+// nodeLocked returns the node named name as the node cache holds it (nil
+// if it holds none) and nodesim's record of it; st is the state of a pod
+// bound to it, nil if none. The node a sync read last is kept in the
+// record, and read from there while the node handler has delivered
+// nothing since and nothing waits for it: the cache has not changed then
+// (as for pods: keptPodLocked). Nodes change seldom, so a sync seldom
+// looks its node up. Its caller holds mu.
+func (c *Controller) nodeLocked(st *podState, name string) (*api.Node, *nodeIPs) {
+	var rec *nodeIPs
+	if st != nil && st.ips != nil && st.ips.name == name {
+		rec = st.ips
+		if rec.node != nil && rec.gen == c.nodeGen && !c.readCache && c.nodeReg.Pending() == 0 {
+			return rec.node, rec
+		}
+	}
+	node, err := c.nodes.Get(name)
+	if err != nil {
+		return nil, nil
+	}
+	if rec == nil {
+		rec = c.nodeIPsLocked(name)
+	}
+	rec.node, rec.gen = node, c.nodeGen
+	return node, rec
 }
 
 // nodeIPsLocked returns what nodesim handed out on node, making it the
@@ -362,7 +404,7 @@ func (c *Controller) claimIPLocked(st *podState, key, node, ip string) {
 func (c *Controller) nodeIPsLocked(node string) *nodeIPs {
 	n := c.ips[node]
 	if n == nil {
-		n = &nodeIPs{taken: make(map[netip.Addr]string, c.cfg.PodsPerNode)} // the most it holds, if nodesim schedules
+		n = &nodeIPs{name: node, taken: make(map[netip.Addr]string, c.cfg.PodsPerNode)} // the most it holds, if nodesim schedules
 		c.ips[node] = n
 	}
 	return n

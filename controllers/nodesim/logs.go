@@ -3,7 +3,6 @@ package nodesim
 import (
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/miniplane/miniplane/api"
@@ -63,9 +62,9 @@ type containerRun struct {
 	id        string // its container ID
 	container string
 	restart   int32
+	ended     bool
 	entries   []logEntry
 	first     int64 // Seq of entries[0]
-	ended     bool
 	// changed is closed at the next line or the end; nil until a reader
 	// waits on it, so that a run nobody follows costs no channel.
 	changed chan struct{}
@@ -75,41 +74,31 @@ type containerRun struct {
 }
 
 // podLogs is the runs of one pod's containers, oldest first: each
-// container's current run and the one before it.
+// container's current run and the one before it. It lives in the pod's
+// podState, and the Controller's mu guards it: the kubelet writes a pod's
+// lines in the same lock hold as what it remembers of the write, and
+// finds them with the pod's state, without a map of its own. Its zero
+// value holds no run.
 type podLogs struct {
 	runs []*containerRun
 	// firstRun is the memory of the pod's first run and one that of runs
 	// while it holds one run, so that a pod whose containers never restart
-	// costs one allocation for its logs.
+	// costs no allocation for its logs.
 	firstRun containerRun
 	one      [1]*containerRun
 }
 
-// logs is the simulated kubelets' container logs. mu guards pods, the runs
-// they hold and their lines.
-type logs struct {
-	mu   sync.Mutex
-	pods map[string]*podLogs // by pod key
-}
+// empty reports whether the pod has no run.
+func (pl *podLogs) empty() bool { return len(pl.runs) == 0 }
 
-// newLogs returns empty logs with room for the runs of pods pods.
-func newLogs(pods int) *logs {
-	return &logs{pods: make(map[string]*podLogs, pods)}
-}
-
-// runLocked returns the pod's run with id, creating it (and forgetting the
+// run returns the pod's run with id, creating it (and forgetting the
 // container's run before the previous one) if it is new.
-func (l *logs) runLocked(podKey, container, id string, restart int32) *containerRun {
-	pl := l.pods[podKey]
-	if pl == nil {
-		pl = &podLogs{}
-		pl.runs = pl.one[:0]
-		l.pods[podKey] = pl
+func (pl *podLogs) run(container, id string, restart int32) *containerRun {
+	if r, ok := pl.find(id); ok {
+		return r
 	}
-	for _, r := range pl.runs {
-		if r.id == id {
-			return r
-		}
+	if pl.runs == nil {
+		pl.runs = pl.one[:0]
 	}
 	r := &pl.firstRun
 	if r.id != "" {
@@ -134,13 +123,11 @@ func (l *logs) runLocked(podKey, container, id string, restart int32) *container
 	return r
 }
 
-// findLocked returns the pod's run with id, if it has one.
-func (l *logs) findLocked(podKey, id string) (*containerRun, bool) {
-	if pl := l.pods[podKey]; pl != nil {
-		for _, r := range pl.runs {
-			if r.id == id {
-				return r, true
-			}
+// find returns the pod's run with id, if it has one.
+func (pl *podLogs) find(id string) (*containerRun, bool) {
+	for _, r := range pl.runs {
+		if r.id == id {
+			return r, true
 		}
 	}
 	return nil, false
@@ -148,13 +135,11 @@ func (l *logs) findLocked(podKey, id string) (*containerRun, bool) {
 
 // add appends lines of kinds to the run with id, and ends the run after
 // them if end is set.
-func (l *logs) add(podKey, container, id string, restart int32, at time.Time, end bool, kinds ...logKind) {
+func (pl *podLogs) add(container, id string, restart int32, at time.Time, end bool, kinds ...logKind) {
 	if id == "" {
 		return
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	r := l.runLocked(podKey, container, id, restart)
+	r := pl.run(container, id, restart)
 	if r.ended {
 		return
 	}
@@ -172,18 +157,8 @@ func (l *logs) add(podKey, container, id string, restart int32, at time.Time, en
 	}
 }
 
-// endPod ends every run of the pod, as when its node is lost.
-func (l *logs) endPod(podKey string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.endPodLocked(podKey)
-}
-
-func (l *logs) endPodLocked(podKey string) {
-	pl := l.pods[podKey]
-	if pl == nil {
-		return
-	}
+// end ends every run of the pod, as when its node is lost.
+func (pl *podLogs) end() {
 	for _, r := range pl.runs {
 		if !r.ended {
 			r.ended = true
@@ -195,12 +170,10 @@ func (l *logs) endPodLocked(podKey string) {
 	}
 }
 
-// forget drops a pod's runs, ending them for any follower.
-func (l *logs) forget(podKey string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.endPodLocked(podKey)
-	delete(l.pods, podKey)
+// forget drops the pod's runs, ending them for any follower.
+func (pl *podLogs) forget() {
+	pl.end()
+	*pl = podLogs{}
 }
 
 // ContainerLog returns the log of a container of pod, a pod as the API
@@ -243,38 +216,45 @@ func (c *Controller) ContainerLog(pod *api.Pod, container string, previous bool,
 	}
 
 	key := api.KeyOf(&pod.Metadata)
-	c.logs.mu.Lock()
-	defer c.logs.mu.Unlock()
-	r, ok := c.logs.findLocked(key, id)
+	c.mu.Lock()
+	var r *containerRun
+	st, ok := c.state[key]
+	if ok {
+		r, ok = st.logs.find(id)
+	}
 	if !ok {
 		if state.Running == nil || previous || !c.hasPod(pod) {
+			c.mu.Unlock()
 			return ContainerLog{Ended: true}, nil // a run this kubelet never saw, or forgot: nothing to show
 		}
 		// Running, but its first line is not written yet (the status
 		// write comes first): wait for it. The pod is still in the cache,
-		// and the cache loses it before forget runs (and takes logs.mu),
-		// so this run will be forgotten with the pod's others.
-		r = c.logs.runLocked(key, container, id, restart)
+		// and the cache loses it before forget runs (and takes mu, held
+		// here), so this run will be forgotten with the pod's others.
+		r = c.stateLocked(key).logs.run(container, id, restart)
 	}
+	// The lines are copied under mu and rendered after it.
 	out := ContainerLog{Ended: r.ended}
+	first, restarts := r.first, r.restart
+	skip := min(max(after-first+1, 0), int64(len(r.entries)))
+	entries := slices.Clone(r.entries[skip:])
+	if !r.ended {
+		if r.changed == nil {
+			r.changed = make(chan struct{})
+		}
+		out.Changed = r.changed
+	}
+	c.mu.Unlock()
+
 	image := ""
 	for _, ct := range pod.Spec.Containers {
 		if ct.Name == container {
 			image = ct.Image
 		}
 	}
-	for i, e := range r.entries {
-		seq := r.first + int64(i)
-		if seq <= after {
-			continue
-		}
-		out.Lines = append(out.Lines, LogLine{Seq: seq, Time: time.Unix(0, e.at).UTC(), Text: e.kind.text(container, image, pod, r.restart)})
-	}
-	if !r.ended {
-		if r.changed == nil {
-			r.changed = make(chan struct{})
-		}
-		out.Changed = r.changed
+	for i, e := range entries {
+		seq := first + skip + int64(i)
+		out.Lines = append(out.Lines, LogLine{Seq: seq, Time: time.Unix(0, e.at).UTC(), Text: e.kind.text(container, image, pod, restarts)})
 	}
 	return out, nil
 }
@@ -311,39 +291,39 @@ func (k logKind) text(container, image string, pod *api.Pod, restart int32) stri
 	return tag + "?"
 }
 
-// logWrite adds to the containers' logs what a status write by the
-// kubelet did; pod is the pod as written.
-func (c *Controller) logWrite(key string, pod *api.Pod, act action, now time.Time) {
+// logWriteLocked adds to the containers' logs, pl, what a status write
+// by the kubelet did; pod is the pod as written. Its caller holds mu.
+func logWriteLocked(pl *podLogs, pod *api.Pod, act action, now time.Time) {
 	for _, cs := range pod.Status.ContainerStatuses {
 		switch act {
 		case actStart, actRestart:
 			if cs.Ready {
-				c.logs.add(key, cs.Name, cs.ContainerID, cs.RestartCount, now, false, logStarted, logReadyNoProbe)
+				pl.add(cs.Name, cs.ContainerID, cs.RestartCount, now, false, logStarted, logReadyNoProbe)
 			} else {
-				c.logs.add(key, cs.Name, cs.ContainerID, cs.RestartCount, now, false, logStarted)
+				pl.add(cs.Name, cs.ContainerID, cs.RestartCount, now, false, logStarted)
 			}
 		case actReady:
-			c.logs.add(key, cs.Name, cs.ContainerID, cs.RestartCount, now, false, logReadyProbe)
+			pl.add(cs.Name, cs.ContainerID, cs.RestartCount, now, false, logReadyProbe)
 		case actProbeFail:
-			c.logs.add(key, cs.Name, cs.ContainerID, cs.RestartCount, now, false, logNotReady)
+			pl.add(cs.Name, cs.ContainerID, cs.RestartCount, now, false, logNotReady)
 		case actCrash:
 			if t := cs.State.Terminated; t != nil {
-				c.logs.add(key, cs.Name, t.ContainerID, cs.RestartCount, now, true, logCrashed)
+				pl.add(cs.Name, t.ContainerID, cs.RestartCount, now, true, logCrashed)
 			}
 		}
 	}
 	if act == actNodeLost {
-		c.logs.endPod(key) // the kubelet is gone: nothing more will be written
+		pl.end() // the kubelet is gone: nothing more will be written
 	}
 }
 
-// logStop ends the running containers' logs of a pod whose deletion the
-// kubelet confirms.
-func (c *Controller) logStop(key string, pod *api.Pod, now time.Time) {
+// logStopLocked ends the running containers' logs, pl, of a pod whose
+// deletion the kubelet confirms. Its caller holds mu.
+func logStopLocked(pl *podLogs, pod *api.Pod, now time.Time) {
 	for _, cs := range pod.Status.ContainerStatuses {
 		if cs.State.Running != nil {
-			c.logs.add(key, cs.Name, cs.ContainerID, cs.RestartCount, now, true, logStopped)
+			pl.add(cs.Name, cs.ContainerID, cs.RestartCount, now, true, logStopped)
 		}
 	}
-	c.logs.endPod(key)
+	pl.end()
 }

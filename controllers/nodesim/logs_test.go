@@ -89,7 +89,9 @@ func TestContainerLogFollowsThePodsLife(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, l.Ended)
 	assert.Empty(t, l.Lines, "the pod is gone: its logs are forgotten")
-	assert.Empty(t, e.c.logs.pods, "and asking for them again brings none back")
+	e.c.mu.Lock()
+	assert.Empty(t, e.c.state, "and asking for them again brings none back")
+	e.c.mu.Unlock()
 	select {
 	case <-cur.Changed:
 	default:
@@ -101,34 +103,35 @@ func TestContainerLogFollowsThePodsLife(t *testing.T) {
 // again and again keeps only its current and previous runs, and a run
 // keeps at most MaxLogLines lines, its sequence numbers counting on.
 func TestContainerLogKeepsTwoRunsAndBoundedLines(t *testing.T) {
-	l := newLogs(0)
+	var l podLogs
 	for i := range 5 {
 		id := "containerd://" + string(rune('a'+i))
-		l.add("default/web", "app", id, int32(i), epoch, false, logStarted)
+		l.add("app", id, int32(i), epoch, false, logStarted)
 	}
 	ids := func() (out []string) {
-		for _, r := range l.pods["default/web"].runs {
+		for _, r := range l.runs {
 			out = append(out, r.container+" "+r.id)
 		}
 		return out
 	}
 	assert.Equal(t, []string{"app containerd://d", "app containerd://e"}, ids())
-	l.add("default/web", "sidecar", "containerd://s", 0, epoch, false, logStarted)
+	l.add("sidecar", "containerd://s", 0, epoch, false, logStarted)
 	assert.Equal(t, []string{"app containerd://d", "app containerd://e", "sidecar containerd://s"}, ids(), "two runs per container")
 
 	for range MaxLogLines + 10 {
-		l.add("default/web", "app", "containerd://e", 4, epoch, false, logReadyProbe)
+		l.add("app", "containerd://e", 4, epoch, false, logReadyProbe)
 	}
-	r, ok := l.findLocked("default/web", "containerd://e")
+	r, ok := l.find("containerd://e")
 	require.True(t, ok)
 	assert.Len(t, r.entries, MaxLogLines)
 	assert.Equal(t, int64(12), r.first, "1 start line and 1010 ready lines, the 11 oldest dropped")
 
-	_, ok = l.findLocked("default/web", "containerd://a")
+	_, ok = l.find("containerd://a")
 	assert.False(t, ok, "the first run is forgotten")
 
-	l.forget("default/web")
-	assert.Empty(t, l.pods)
+	l.forget()
+	assert.True(t, l.empty())
+	assert.Equal(t, podLogs{}, l, "forgotten, the logs are the zero value again")
 }
 
 // TestContainerLogEndsWhenTheNodeIsLost: the kubelet of a lost node writes

@@ -89,13 +89,13 @@ func (e *env) checkCounts() {
 	want := map[string]int{}
 	for key, st := range c.state {
 		require.Equal(e.t, key, st.key, "an entry holds its own key")
+		require.False(e.t, st.dropped, "an entry in state is not dropped")
+		require.False(e.t, st.empty(), "an entry that holds nothing is dropped")
 		if st.bound.holds {
 			want[st.bound.node]++
 		}
-	}
-	for key, node := range c.assumed {
-		if st := c.state[key]; st == nil || st.bound.node == "" {
-			want[node]++
+		if st.assumed != "" && st.bound.node == "" {
+			want[st.assumed]++
 		}
 	}
 	require.Equal(e.t, want, c.podsOn, "podsOn")
@@ -404,15 +404,11 @@ func TestGonePodsForgotten(t *testing.T) {
 	}
 	e.c.mu.Lock()
 	defer e.c.mu.Unlock()
-	assert.Empty(t, e.c.state)
-	assert.Empty(t, e.c.assumed)
+	assert.Empty(t, e.c.state, "no state, hence no assumed binding and no logs")
 	assert.Empty(t, e.c.podsOn)
 	for node, ips := range e.c.ips {
 		assert.Empty(t, ips.taken, node)
 	}
-	e.c.logs.mu.Lock()
-	assert.Empty(t, e.c.logs.pods)
-	e.c.logs.mu.Unlock()
 }
 
 func TestTerminationDelayConfigured(t *testing.T) {

@@ -13,7 +13,8 @@ import (
 )
 
 // schedule binds a pending pod to a node, or marks it Unschedulable.
-func (c *Controller) schedule(ctx context.Context, key string, pod *api.Pod) error {
+// st is the pod's state as sync looked it up (nil if none).
+func (c *Controller) schedule(ctx context.Context, key string, st *podState, pod *api.Pod) error {
 	if pod.Metadata.DeletionTimestamp != nil || finished(pod) {
 		return nil
 	}
@@ -27,7 +28,8 @@ func (c *Controller) schedule(ctx context.Context, key string, pod *api.Pod) err
 		node, ok, why = chooseNode(c.nodeSlotsLocked(pod))
 	}
 	if ok {
-		c.setAssumedLocked(key, node) // counts against the node until the cache shows the binding
+		st = c.liveLocked(key, st)
+		c.setAssumedLocked(st, node) // counts against the node until the cache shows the binding
 		delete(c.unschedulable, key)
 	} else {
 		c.unschedulable[key] = true
@@ -54,7 +56,7 @@ func (c *Controller) schedule(ctx context.Context, key string, pod *api.Pod) err
 	_, err := c.binder.Bind(ctx, pod.Metadata.Namespace, pod.Metadata.Name, node)
 	if err != nil {
 		c.mu.Lock()
-		c.deleteAssumedLocked(key, c.state[key])
+		c.deleteAssumedLocked(st) // a no-op if the handler has seen the binding, or forget has run
 		c.mu.Unlock()
 		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
 			return nil // gone, or bound by someone else: the cache will tell

@@ -67,33 +67,48 @@ type boundPod struct {
 // The scheduler counts each node's pods without listing them. The pod
 // handler keeps each pod's podState.bound (the node it is bound to, as last
 // delivered); podsOn counts, by node, the pods bound there that hold a slot
-// plus the assumed pods not seen bound: what listing the pod cache and
-// adding the assumed pods it does not show bound would count. All are
-// guarded by mu.
+// plus the assumed pods (podState.assumed) not seen bound: what listing the
+// pod cache and adding the assumed pods it does not show bound would
+// count. All are guarded by mu.
 
 // observePodLocked records the pod under key, whose state is st (nil if it
 // has none), as the handler delivers it; p nil means it is gone.
 func (c *Controller) observePodLocked(key string, st *podState, p *api.Pod) {
+	if p == nil {
+		if st == nil {
+			return // nothing kept of it
+		}
+		st.pod = nil
+		if st.readRV == rvGone {
+			st.readRV = 0 // the handler has caught up with the sync that found it gone
+		}
+	} else {
+		if st == nil {
+			st = &podState{key: key}
+			c.state[key] = st
+		}
+		st.pod = p
+		if st.readRV != 0 {
+			if rv := parseRV(p.Metadata.ResourceVersion); rv != rvUnknown && rv >= st.readRV {
+				st.readRV = 0 // the kept pod is as new as the last one a sync read
+			}
+		}
+	}
 	if p == nil || p.Spec.NodeName == "" {
-		if st == nil || st.bound.node == "" {
-			return // not seen bound: nothing counted
-		}
-		old := st.bound
-		st.bound = boundPod{}
-		if old.holds {
-			c.addPodsOnLocked(old.node, -1)
-		}
-		if node, ok := c.assumed[key]; ok {
-			c.addPodsOnLocked(node, 1) // counted again, as the cache no longer shows it bound
+		if st.bound.node != "" {
+			old := st.bound
+			st.bound = boundPod{}
+			if old.holds {
+				c.addPodsOnLocked(old.node, -1)
+			}
+			if st.assumed != "" {
+				c.addPodsOnLocked(st.assumed, 1) // counted again, as the cache no longer shows it bound
+			}
 		}
 		if st.empty() {
-			delete(c.state, key)
+			c.dropLocked(st)
 		}
 		return
-	}
-	if st == nil {
-		st = &podState{key: key}
-		c.state[key] = st
 	}
 	// The pod is counted against at most one node: where it was assumed
 	// if it was not seen bound, else where it was seen bound if it held a
@@ -101,11 +116,11 @@ func (c *Controller) observePodLocked(key string, st *podState, p *api.Pod) {
 	// deliveries of its status writes, and of the binding the scheduler
 	// assumed, leave the counts and the heap alone.
 	from := ""
-	if node, ok := c.assumed[key]; ok {
-		delete(c.assumed, key) // the binding is seen: no longer assumed
+	if st.assumed != "" {
 		if st.bound.node == "" {
-			from = node
+			from = st.assumed
 		}
+		st.assumed = "" // the binding is seen: no longer assumed
 	}
 	if st.bound.holds {
 		from = st.bound.node
@@ -125,32 +140,25 @@ func (c *Controller) observePodLocked(key string, st *podState, p *api.Pod) {
 	}
 }
 
-// setAssumedLocked records that the scheduler bound the pod under key to
-// node, ahead of the cache.
-func (c *Controller) setAssumedLocked(key, node string) {
-	st := c.state[key]
-	if st == nil {
-		// Made now, with the queue's key, so that the delivery of the
-		// binding finds it and makes no key of its own.
-		st = &podState{key: key}
-		c.state[key] = st
-	}
-	c.deleteAssumedLocked(key, st)
-	c.assumed[key] = node
-	if st == nil || st.bound.node == "" {
+// setAssumedLocked records that the scheduler bound the pod, whose state
+// is st, to node, ahead of the cache.
+func (c *Controller) setAssumedLocked(st *podState, node string) {
+	c.deleteAssumedLocked(st)
+	st.assumed = node
+	if st.bound.node == "" {
 		c.addPodsOnLocked(node, 1)
 	}
 }
 
-// deleteAssumedLocked forgets the scheduler's binding of the pod under key,
-// whose state is st (nil if it has none).
-func (c *Controller) deleteAssumedLocked(key string, st *podState) {
-	node, ok := c.assumed[key]
-	if !ok {
+// deleteAssumedLocked forgets the scheduler's binding of the pod whose
+// state is st (nil if it has none).
+func (c *Controller) deleteAssumedLocked(st *podState) {
+	if st == nil || st.assumed == "" {
 		return
 	}
-	delete(c.assumed, key)
-	if st == nil || st.bound.node == "" {
+	node := st.assumed
+	st.assumed = ""
+	if st.bound.node == "" {
 		c.addPodsOnLocked(node, -1)
 	}
 }
@@ -184,6 +192,7 @@ func (c *Controller) nodesLocked() ([]*api.Node, []int) {
 func (c *Controller) nodesChanged() {
 	c.mu.Lock()
 	c.nodeList = nil
+	c.nodeGen++
 	c.invalidateLoadLocked()
 	c.mu.Unlock()
 }
