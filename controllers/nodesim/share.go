@@ -38,17 +38,15 @@ import (
 // everything in it; the *Locked methods expect it held.
 type statusShare struct {
 	mu sync.Mutex
-	// conds are the condition lists handed out last, newest at next-1:
-	// the pods that change stage in one second ask for a handful of lists.
-	conds    [8][]api.PodCondition
-	nextCond int
+	// conds are the condition lists handed out last: the pods that
+	// change stage in one second ask for a handful of lists.
+	conds recentLists[api.PodCondition]
 	// containers are the container status lists with no container ID
 	// handed out last (the accepted statuses of a workload's pods).
-	containers     [4][]api.ContainerStatus
-	nextContainers int
-	times          recent[api.Time]
-	running        recent[api.ContainerStateRunning]
-	waiting        recent[api.ContainerStateWaiting]
+	containers recentLists[api.ContainerStatus]
+	times      recent[api.Time]
+	running    recent[api.ContainerStateRunning]
+	waiting    recent[api.ContainerStateWaiting]
 	// hostIPs holds, by host IP, its one-entry list: one per node.
 	hostIPs map[string][]api.HostIP
 	// yes and no are what every published Started points at: true and
@@ -81,21 +79,34 @@ func (r *recent[T]) get(v T) *T {
 	return p
 }
 
+// recentLists is a few lists handed out last, newest at next-1, for the
+// next ask for an equal one.
+type recentLists[T comparable] struct {
+	last [8][]T
+	next int
+}
+
+// get returns a list equal to l, which is the caller's scratch: one handed
+// out before, or a copy of l.
+func (r *recentLists[T]) get(l []T) []T {
+	for _, s := range r.last {
+		if s != nil && slices.Equal(s, l) {
+			return s
+		}
+	}
+	c := slices.Clone(l)
+	r.last[r.next] = c
+	r.next = (r.next + 1) % len(r.last)
+	return c
+}
+
 // conditionsLocked returns a list equal to conds, which is the caller's
 // scratch: one handed out before, or a copy of conds.
 func (sh *statusShare) conditionsLocked(conds []api.PodCondition) []api.PodCondition {
 	if sh == nil {
 		return slices.Clone(conds)
 	}
-	for _, l := range sh.conds {
-		if l != nil && slices.Equal(l, conds) {
-			return l
-		}
-	}
-	l := slices.Clone(conds)
-	sh.conds[sh.nextCond] = l
-	sh.nextCond = (sh.nextCond + 1) % len(sh.conds)
-	return l
+	return sh.conds.get(conds)
 }
 
 // containersLocked returns a list equal to list, which is the caller's
@@ -105,15 +116,7 @@ func (sh *statusShare) containersLocked(list []api.ContainerStatus) []api.Contai
 	if sh == nil {
 		return slices.Clone(list)
 	}
-	for _, l := range sh.containers {
-		if l != nil && slices.Equal(l, list) {
-			return l
-		}
-	}
-	l := slices.Clone(list)
-	sh.containers[sh.nextContainers] = l
-	sh.nextContainers = (sh.nextContainers + 1) % len(sh.containers)
-	return l
+	return sh.containers.get(list)
 }
 
 // timeLocked returns a pointer to a time equal to t.
