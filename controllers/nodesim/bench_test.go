@@ -90,21 +90,6 @@ func BenchmarkIdleSyncAmongMany(b *testing.B) {
 
 // settleLong is settle without its bound on steps, for many pods.
 func (e *env) settleLong() {
-	for {
-		progressed := false
-		for _, inf := range e.f.Informers() {
-			for inf.Reflector().Step(e.ctx) || inf.ProcessOne() {
-				progressed = true
-			}
-		}
-		for e.c.podReg.DispatchOne() || e.c.nodeReg.DispatchOne() {
-			progressed = true
-		}
-		for e.c.ProcessOne(e.ctx) {
-			progressed = true
-		}
-		if !progressed {
-			return
-		}
+	for e.step() {
 	}
 }

@@ -56,19 +56,7 @@ func newEnv(t testing.TB, cfg Config) *env {
 func (e *env) settle() {
 	e.t.Helper()
 	for range 100000 {
-		progressed := false
-		for _, inf := range e.f.Informers() {
-			for inf.Reflector().Step(e.ctx) || inf.ProcessOne() {
-				progressed = true
-			}
-		}
-		for e.c.podReg.DispatchOne() || e.c.nodeReg.DispatchOne() {
-			progressed = true
-		}
-		if e.c.ProcessOne(e.ctx) {
-			progressed = true
-		}
-		if !progressed {
+		if !e.step() {
 			if _, ok := e.t.(*testing.T); ok { // not in benchmarks, whose cost it would add to
 				e.checkCounts()
 			}
@@ -76,6 +64,21 @@ func (e *env) settle() {
 		}
 	}
 	e.t.Fatal("never settled")
+}
+
+// step runs every informer and handler step there is, then one sync, and
+// reports whether anything had something to do.
+func (e *env) step() bool {
+	progressed := false
+	for _, inf := range e.f.Informers() {
+		for inf.Reflector().Step(e.ctx) || inf.ProcessOne() {
+			progressed = true
+		}
+	}
+	for e.c.podReg.DispatchOne() || e.c.nodeReg.DispatchOne() {
+		progressed = true
+	}
+	return e.c.ProcessOne(e.ctx) || progressed
 }
 
 // checkCounts holds the scheduler's counts to a recount: podsOn is, by
