@@ -30,6 +30,11 @@ func (c *Controller) schedule(ctx context.Context, key string, st *podState, pod
 	if ok {
 		st = c.liveLocked(key, st)
 		c.setAssumedLocked(st, node) // counts against the node until the cache shows the binding
+		if st.ips == nil {
+			// The kubelet's first sync of the pod finds its node's record
+			// here rather than by name (nodeLocked checks the name).
+			st.ips = c.nodeIPsLocked(node)
+		}
 		delete(c.unschedulable, key)
 	} else {
 		c.unschedulable[key] = true
