@@ -100,7 +100,7 @@ func (c *Controller) runPod(ctx context.Context, key string, st *podState, pod *
 		status = nodeLostStatus(b, pod, now)
 	}
 	cp := cr.carry(pod, b.publish(&pod.Status, status))
-	written, err := c.client.UpdateStatus(ctx, cp, client.Handover())
+	written, err := c.client.UpdateStatus(ctx, cp, cr.handover()...)
 	if err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
@@ -184,6 +184,11 @@ func (c *Controller) foreseeLocked(st *podState, written *api.Pod, node *api.Nod
 type carrier struct {
 	pod api.Pod
 	buf statusBuf
+	// opts holds the options of a status write: client.Handover(), in
+	// the carrier so that the variadic argument is no allocation of its
+	// own at every write (the Client is an interface: whatever it is
+	// given escapes).
+	opts [1]client.WriteOption
 
 	grace int64
 	uid   api.UID
@@ -197,6 +202,13 @@ func (cr *carrier) confirmDeletion(pod *api.Pod) api.DeleteOptions {
 	cr.grace, cr.uid = 0, pod.Metadata.UID
 	cr.pre = api.Preconditions{UID: &cr.uid}
 	return api.DeleteOptions{GracePeriodSeconds: &cr.grace, Preconditions: &cr.pre}
+}
+
+// handover returns the options of a status write that hands its status
+// over to the server (client.Handover).
+func (cr *carrier) handover() []client.WriteOption {
+	cr.opts[0] = client.Handover()
+	return cr.opts[:]
 }
 
 // carry makes the carrier's pod a shallow copy of pod with status, and

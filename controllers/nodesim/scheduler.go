@@ -9,7 +9,6 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
-	"github.com/miniplane/miniplane/client"
 )
 
 // schedule binds a pending pod to a node, or marks it Unschedulable.
@@ -51,7 +50,7 @@ func (c *Controller) schedule(ctx context.Context, key string, st *podState, pod
 		cr := c.carriers.lend()
 		defer c.carriers.giveBack(cr)
 		status := cr.buf.publish(&pod.Status, unschedulableStatus(&cr.buf, pod, why, c.clock.Now()))
-		_, err := c.client.UpdateStatus(ctx, cr.carry(pod, status), client.Handover())
+		_, err := c.client.UpdateStatus(ctx, cr.carry(pod, status), cr.handover()...)
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
