@@ -224,7 +224,8 @@ type kubeletState struct {
 	since time.Time // when stage was first seen
 	// ips is the record of the node the pod runs on (ipam.go): where its
 	// address is, if it has one (addr), and the node as a sync last read
-	// it.
+	// it; before the kubelet's first sync, the record of the node the
+	// scheduler bound it to, if it did. Its name says which node it is.
 	ips  *nodeIPs
 	addr netip.Addr
 	want *bool // SetPodReady's override; see podFacts.WantReady
@@ -666,11 +667,16 @@ func nodeReady(n *api.Node) (ready bool, since time.Time) {
 // (for example by an earlier run of the simulator; the condition's time,
 // to the second).
 func (c *Controller) nodeDownLocked(n *api.Node) (bool, time.Time) {
-	name := n.Metadata.Name
+	ready, since := nodeReady(n)
+	return c.downLocked(n.Metadata.Name, ready, since)
+}
+
+// downLocked is nodeDownLocked of the node name whose nodeReady is ready
+// and since: a sync has them in the node's record (nodeIPs.setNode).
+func (c *Controller) downLocked(name string, ready bool, since time.Time) (bool, time.Time) {
 	if t, ok := c.down[name]; ok {
 		return true, t
 	}
-	ready, since := nodeReady(n)
 	if c.up[name] {
 		if ready {
 			delete(c.up, name) // the cache has caught up

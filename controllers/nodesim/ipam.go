@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"time"
 
 	"github.com/miniplane/miniplane/api"
 )
@@ -73,9 +74,14 @@ func nextPodIPIn(prefix netip.Prefix, from netip.Addr, used func(netip.Addr) boo
 type nodeIPs struct {
 	name string
 	// node is the node as the last sync that read the cache read it, at
-	// the node handler's delivery count gen (nodeLocked).
-	node *api.Node
-	gen  uint64
+	// the node handler's delivery count gen (nodeLocked), and ready and
+	// readySince are nodeReady(node), worked out when it was read: every
+	// sync of a pod asks whether its node is up, and the node's
+	// conditions are then in no cache line.
+	node       *api.Node
+	gen        uint64
+	ready      bool
+	readySince time.Time
 	// taken holds the addresses in use, address → pod key; an address is
 	// freed when its pod is gone.
 	taken map[netip.Addr]string
@@ -89,6 +95,13 @@ type nodeIPs struct {
 	prefix netip.Prefix
 	err    error
 	parsed bool
+}
+
+// setNode records node, read from the cache at the node handler's
+// delivery count gen, and whether it is ready.
+func (n *nodeIPs) setNode(node *api.Node, gen uint64) {
+	n.node, n.gen = node, gen
+	n.ready, n.readySince = nodeReady(node)
 }
 
 // rangeOf returns cidr, the node's pod range, parsed.

@@ -21,7 +21,8 @@ import (
 // lags behind the cache, and takes nodes down and up. After every step it
 // checks that each pod the handler kept is, when a sync would read it
 // (keptPodLocked), the cache's pod, and the same of the nodes a sync would
-// read from their records (nodeLocked). It returns a trace of the pods as the API server holds them after
+// read from their records (nodeLocked), whose readiness the record keeps
+// is the node's. It returns a trace of the pods as the API server holds them after
 // each step, then the events written.
 func keptRun(t *testing.T, seed uint64, readCache bool) (trace []string, fast, slow int) {
 	t.Helper()
@@ -67,6 +68,9 @@ func keptRun(t *testing.T, seed uint64, readCache bool) (trace []string, fast, s
 		}
 		e.c.mu.Lock()
 		for key, st := range e.c.state {
+			if st.ips != nil {
+				require.Same(t, e.c.ips[st.ips.name], st.ips, "seed %d: %s points at its node's one record", seed, key)
+			}
 			kept := e.c.keptPodLocked(st)
 			if kept == nil {
 				if st.pod != nil {
@@ -80,6 +84,11 @@ func keptRun(t *testing.T, seed uint64, readCache bool) (trace []string, fast, s
 			require.Same(t, cached, kept, "seed %d: %s kept is the cache's", seed, key)
 		}
 		for name, rec := range e.c.ips {
+			if rec.node != nil {
+				ready, since := nodeReady(rec.node)
+				require.Equal(t, ready, rec.ready, "seed %d: node %s's readiness as its record keeps it", seed, name)
+				require.Equal(t, since, rec.readySince, "seed %d: node %s's readiness as its record keeps it", seed, name)
+			}
 			if rec.node == nil || rec.gen != e.c.nodeGen || e.c.nodeReg.Pending() != 0 {
 				continue
 			}

@@ -40,7 +40,7 @@ func (c *Controller) runPod(ctx context.Context, key string, st *podState, pod *
 	if ip := pod.Status.PodIP; ip != "" && !st.addr.IsValid() {
 		c.claimIPLocked(st, key, pod.Spec.NodeName, ip) // e.g. after a restart of the simulator
 	}
-	facts := c.observeLocked(&st.kubeletState, pod, node, now)
+	facts := c.observeLocked(&st.kubeletState, pod, node, rec, now)
 	act, wait := decide(pod, facts)
 	requeue := wait > 0 && st.requeue(now, now.Add(wait))
 	c.mu.Unlock()
@@ -100,7 +100,7 @@ func (c *Controller) runPod(ctx context.Context, key string, st *podState, pod *
 		status = nodeLostStatus(b, pod, now)
 	}
 	cp := cr.carry(pod, b.publish(&pod.Status, status))
-	written, err := c.client.UpdateStatus(ctx, cp, client.Handover())
+	written, err := c.client.UpdateStatus(ctx, cp, cr.handover()...)
 	if err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
@@ -120,24 +120,25 @@ func (c *Controller) runPod(ctx context.Context, key string, st *podState, pod *
 	c.mu.Lock()
 	c.afterWriteLocked(st, cp, act, now)
 	if w, ok := written.(*api.Pod); ok {
-		c.foreseeLocked(st, w, node, now)
+		c.foreseeLocked(st, w, node, rec, now)
 	}
 	c.mu.Unlock()
 	c.tell(ctx, key, cp, act)
 	return nil
 }
 
-// observeLocked is what a sync learns from the pod and its node: it moves
-// st to the pod's stage (since now, if the stage is new) and returns the
-// facts decide needs.
-func (c *Controller) observeLocked(st *kubeletState, pod *api.Pod, node *api.Node, now time.Time) podFacts {
+// observeLocked is what a sync learns from the pod and its node, and the
+// node's record (both as nodeLocked returned them): it moves st to the
+// pod's stage (since now, if the stage is new) and returns the facts
+// decide needs.
+func (c *Controller) observeLocked(st *kubeletState, pod *api.Pod, node *api.Node, rec *nodeIPs, now time.Time) podFacts {
 	if stage := stageOf(pod); !st.seen || st.stage != stage {
 		st.seen, st.stage, st.since = true, stage, now
 	}
 	if pod.Status.Phase != api.PodRunning {
 		st.crash = false // only a running pod can crash
 	}
-	down, downSince := c.nodeDownLocked(node)
+	down, downSince := c.recordDownLocked(node, rec)
 	return podFacts{
 		Now: now, Since: st.since, NodeDown: down, DownSince: downSince,
 		WantReady: st.want, CrashRequested: st.crash,
@@ -155,13 +156,13 @@ func (c *Controller) observeLocked(st *kubeletState, pod *api.Pod, node *api.Nod
 // stage is new the sync would have dated it at its own time, later than
 // now; that date is read only by a decision that waits on time, so it may
 // be now only when none does. Its caller holds mu.
-func (c *Controller) foreseeLocked(st *podState, written *api.Pod, node *api.Node, now time.Time) {
+func (c *Controller) foreseeLocked(st *podState, written *api.Pod, node *api.Node, rec *nodeIPs, now time.Time) {
 	if ip := written.Status.PodIP; ip != "" && !st.addr.IsValid() {
 		return // the sync would claim the address
 	}
 	next := st.kubeletState
 	was := next.stage
-	act, wait := decide(written, c.observeLocked(&next, written, node, now))
+	act, wait := decide(written, c.observeLocked(&next, written, node, rec, now))
 	switch {
 	case act != actNone:
 		return
@@ -183,6 +184,11 @@ func (c *Controller) foreseeLocked(st *podState, written *api.Pod, node *api.Nod
 type carrier struct {
 	pod api.Pod
 	buf statusBuf
+	// opts holds the options of a status write: client.Handover(), in
+	// the carrier so that the variadic argument is no allocation of its
+	// own at every write (the Client is an interface: whatever it is
+	// given escapes).
+	opts [1]client.WriteOption
 
 	grace int64
 	uid   api.UID
@@ -196,6 +202,13 @@ func (cr *carrier) confirmDeletion(pod *api.Pod) api.DeleteOptions {
 	cr.grace, cr.uid = 0, pod.Metadata.UID
 	cr.pre = api.Preconditions{UID: &cr.uid}
 	return api.DeleteOptions{GracePeriodSeconds: &cr.grace, Preconditions: &cr.pre}
+}
+
+// handover returns the options of a status write that hands its status
+// over to the server (client.Handover).
+func (cr *carrier) handover() []client.WriteOption {
+	cr.opts[0] = client.Handover()
+	return cr.opts[:]
 }
 
 // carry makes the carrier's pod a shallow copy of pod with status, and
@@ -395,8 +408,19 @@ func (c *Controller) nodeLocked(st *podState, name string) (*api.Node, *nodeIPs)
 	if rec == nil {
 		rec = c.nodeIPsLocked(name)
 	}
-	rec.node, rec.gen = node, c.nodeGen
+	rec.setNode(node, c.nodeGen)
 	return node, rec
+}
+
+// recordDownLocked is nodeDownLocked(node), read from rec, the node's
+// record, when it still holds that node (another sync may have read a
+// newer one since nodeLocked returned them): the readiness it worked out
+// when it read it.
+func (c *Controller) recordDownLocked(node *api.Node, rec *nodeIPs) (bool, time.Time) {
+	if rec.node != node {
+		return c.nodeDownLocked(node)
+	}
+	return c.downLocked(rec.name, rec.ready, rec.readySince)
 }
 
 // nodeIPsLocked returns what nodesim handed out on node, making it the

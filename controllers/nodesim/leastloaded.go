@@ -1,7 +1,5 @@
 package nodesim
 
-import "container/heap"
-
 // The scheduler's fast path. chooseNode looks at every node, which for a
 // pod without a nodeSelector means O(nodes) work per pod under the
 // controller's mutex: at 1,000 nodes and 100,000 pods, the scheduler alone
@@ -15,36 +13,78 @@ import "container/heap"
 
 // loadEntry is one ready node in the heap.
 type loadEntry struct {
-	name     string
+	name string
+	// rank is the node's place in the node list, which is in name order
+	// (nodesLocked): comparing ranks orders entries as comparing names
+	// does, without reading the names. Almost every comparison is a tie
+	// of counts, as the scheduler spreads pods evenly.
+	rank     int
 	pods     int // the node's podsOn count
 	capacity int
 	index    int // its place in the heap
 }
 
-// loadHeap orders ready nodes by pod count, then name.
+// loadHeap orders ready nodes by pod count, then name (rank). It keeps the
+// heap property of container/heap, with its own sifts: a change of count
+// is a few comparisons of two ints, which calls through heap.Interface
+// would double.
 type loadHeap []*loadEntry
 
-func (h loadHeap) Len() int { return len(h) }
-func (h loadHeap) Less(i, j int) bool {
+func (h loadHeap) less(i, j int) bool {
 	if h[i].pods != h[j].pods {
 		return h[i].pods < h[j].pods
 	}
-	return h[i].name < h[j].name
+	return h[i].rank < h[j].rank
 }
-func (h loadHeap) Swap(i, j int) {
+
+func (h loadHeap) swap(i, j int) {
 	h[i], h[j] = h[j], h[i]
 	h[i].index, h[j].index = i, j
 }
-func (h *loadHeap) Push(x any) {
-	e := x.(*loadEntry)
-	e.index = len(*h)
-	*h = append(*h, e)
+
+// init orders the whole heap, as heap.Init.
+func (h loadHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
 }
-func (h *loadHeap) Pop() any {
-	old := *h
-	e := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return e
+
+// fix restores the order after entry i's count changed, as heap.Fix.
+func (h loadHeap) fix(i int) {
+	if !h.down(i) {
+		h.up(i)
+	}
+}
+
+func (h loadHeap) up(j int) {
+	for j > 0 {
+		i := (j - 1) / 2 // parent
+		if !h.less(j, i) {
+			break
+		}
+		h.swap(i, j)
+		j = i
+	}
+}
+
+// down sifts entry i down and reports whether it moved.
+func (h loadHeap) down(i0 int) bool {
+	i := i0
+	for {
+		j := 2*i + 1
+		if j >= len(h) {
+			break
+		}
+		if r := j + 1; r < len(h) && h.less(r, j) {
+			j = r // the lesser child
+		}
+		if !h.less(j, i) {
+			break
+		}
+		h.swap(i, j)
+		i = j
+	}
+	return i > i0
 }
 
 // leastLoadedLocked returns the ready node with the fewest pods, ties by
@@ -74,14 +114,14 @@ func (c *Controller) ensureLoadLocked() {
 		if down, _ := c.nodeDownLocked(n); down || n.Spec.Unschedulable {
 			continue
 		}
-		e := &loadEntry{name: n.Metadata.Name, pods: c.podsOn[n.Metadata.Name], capacity: caps[i]}
+		e := &loadEntry{name: n.Metadata.Name, rank: i, pods: c.podsOn[n.Metadata.Name], capacity: caps[i]}
 		c.loadByName[e.name] = e
 		c.load = append(c.load, e)
 	}
 	for i, e := range c.load {
 		e.index = i
 	}
-	heap.Init(&c.load)
+	c.load.init()
 }
 
 // invalidateLoadLocked drops the heap: which nodes are ready, or their
@@ -98,6 +138,6 @@ func (c *Controller) addPodsOnLocked(node string, delta int) {
 	}
 	if e := c.loadByName[node]; e != nil {
 		e.pods = c.podsOn[node]
-		heap.Fix(&c.load, e.index)
+		c.load.fix(e.index)
 	}
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
-	"github.com/miniplane/miniplane/client"
 )
 
 // schedule binds a pending pod to a node, or marks it Unschedulable.
@@ -30,6 +29,11 @@ func (c *Controller) schedule(ctx context.Context, key string, st *podState, pod
 	if ok {
 		st = c.liveLocked(key, st)
 		c.setAssumedLocked(st, node) // counts against the node until the cache shows the binding
+		if st.ips == nil {
+			// The kubelet's first sync of the pod finds its node's record
+			// here rather than by name (nodeLocked checks the name).
+			st.ips = c.nodeIPsLocked(node)
+		}
 		delete(c.unschedulable, key)
 	} else {
 		c.unschedulable[key] = true
@@ -46,7 +50,7 @@ func (c *Controller) schedule(ctx context.Context, key string, st *podState, pod
 		cr := c.carriers.lend()
 		defer c.carriers.giveBack(cr)
 		status := cr.buf.publish(&pod.Status, unschedulableStatus(&cr.buf, pod, why, c.clock.Now()))
-		_, err := c.client.UpdateStatus(ctx, cr.carry(pod, status), client.Handover())
+		_, err := c.client.UpdateStatus(ctx, cr.carry(pod, status), cr.handover()...)
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
