@@ -21,12 +21,11 @@ import (
 // they are written and then flushed together.
 const watchBatch = 256
 
-// serveWatch streams a watch, flushed as soon as the events pending (those
-// gather collects while more keep arriving) have been written: in JSON,
-// one event per line, {"type":"ADDED","object":{...}}; in protobuf
-// (application/vnd.kubernetes.protobuf;stream=watch), one frame per event,
-// a 4-byte big-endian length and a metav1.WatchEvent message whose object
-// is a whole enveloped object. It ends when the client goes away, when
+// serveWatch streams a watch, flushed as soon as the events pending have
+// been written: in JSON, one event per line, {"type":"ADDED","object":{...}};
+// in protobuf (application/vnd.kubernetes.protobuf;stream=watch), one frame
+// per event, a 4-byte big-endian length and a metav1.WatchEvent message
+// whose object is a whole enveloped object. It ends when the client goes away, when
 // timeoutSeconds pass (kubectl get -w exits when the stream ends, so there
 // is no timeout by default), on Shutdown, or after an ERROR event. A
 // resourceVersion too old to watch from is an ERROR event carrying 410
