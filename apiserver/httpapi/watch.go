@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"runtime"
 	"strconv"
 	"time"
 
@@ -90,7 +89,7 @@ func (h *Handler) serveWatch(w http.ResponseWriter, r *http.Request, req resourc
 	}
 	var buf []client.WatchEvent
 	for {
-		evs, err := gather(watcher, buf[:0])
+		evs, err := watcher.Poll(buf[:0], watchBatch)
 		if werr := s.write(evs); werr != nil {
 			return nil // the client went away
 		}
@@ -112,34 +111,6 @@ func (h *Handler) serveWatch(w http.ResponseWriter, r *http.Request, req resourc
 			return nil
 		case <-h.done:
 			return nil
-		}
-	}
-}
-
-// watchYields is how many times gather yields the processor while events
-// keep arriving, before it writes what it has.
-const watchYields = 4
-
-// gather polls w for the events to write next: up to watchBatch. Before
-// each poll it yields the processor (runtime.Gosched), so that the writes
-// already running (several handlers' creates, say) can commit theirs, and
-// it polls again while a poll finds more, up to watchYields times. Under a
-// burst of writes a stream then writes and flushes several events at once
-// instead of one each — a third of the write syscalls, and of the client's
-// reads, in bench-create.sh — at the cost of a few scheduler turns of
-// latency. The events, their order and bytes are those of polling once per
-// wake-up: only how they are cut into writes differs. kube-apiserver's
-// watch server batches the same way, flushing only once its channel of
-// pending events is empty.
-func gather(w client.Watcher, dst []client.WatchEvent) ([]client.WatchEvent, error) {
-	evs := dst
-	for i := 0; ; i++ {
-		runtime.Gosched()
-		n := len(evs)
-		var err error
-		evs, err = w.Poll(evs, watchBatch-n)
-		if err != nil || len(evs) == n || len(evs) >= watchBatch || i == watchYields || evs[len(evs)-1].Type == api.WatchError {
-			return evs, err
 		}
 	}
 }
