@@ -24,15 +24,53 @@ func readBody(r *http.Request) ([]byte, error) {
 	if r.Body == nil {
 		return nil, nil
 	}
-	b, err := io.ReadAll(r.Body)
+	var b []byte
+	var err error
+	if n := r.ContentLength; n > 0 && n <= MaxBodyBytes {
+		// The body's length is known: one buffer of it (and room for the
+		// read that finds its end) instead of io.ReadAll's growing ones.
+		b, err = readAllInto(r.Body, make([]byte, 0, n+1))
+	} else {
+		b, err = io.ReadAll(r.Body)
+	}
+	if err == nil {
+		return b, nil
+	}
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
 		return nil, apierrors.NewRequestEntityTooLarge(fmt.Sprintf("the request body is too large: the limit is %d bytes", MaxBodyBytes))
-	case err != nil:
+	default:
 		return nil, apierrors.NewBadRequest("reading the request body: " + err.Error())
 	}
-	return b, nil
+}
+
+// queryOf is r's query parameters, read only: nil (which reads as empty)
+// when there are none, as on client-go's creates and updates, instead of
+// the empty map r.URL.Query() makes on each of the several calls a
+// request's handling makes.
+func queryOf(r *http.Request) url.Values {
+	if r.URL.RawQuery == "" {
+		return nil
+	}
+	return r.URL.Query()
+}
+
+// readAllInto is io.ReadAll appending to b, growing it only when it fills.
+func readAllInto(r io.Reader, b []byte) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
 }
 
 // typeMeta is the kind and apiVersion a body names.
@@ -67,7 +105,7 @@ func (h *Handler) decodeBody(w http.ResponseWriter, r *http.Request, body []byte
 	if f == formatProtobuf {
 		return h.decodeProtobuf(body, obj, wantKind, wantAPIVersion)
 	}
-	return h.decodeInto(w, r.URL.Query(), body, obj, wantKind, wantAPIVersion)
+	return h.decodeInto(w, queryOf(r), body, obj, wantKind, wantAPIVersion)
 }
 
 // decodeProtobuf decodes a protobuf object body, the magic and a
@@ -315,7 +353,7 @@ func (h *Handler) deleteOptionsOf(w http.ResponseWriter, r *http.Request) (api.D
 	if err != nil {
 		return opts, err
 	}
-	q := r.URL.Query()
+	q := queryOf(r)
 	if len(bytes.TrimSpace(body)) > 0 {
 		f, err := bodyFormat(r)
 		if err != nil {

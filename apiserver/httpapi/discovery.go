@@ -273,19 +273,30 @@ func writeJSONAs(w http.ResponseWriter, contentType string, v any) {
 
 // mediaType is one entry of an Accept header.
 type mediaType struct {
-	typ    string
+	typ string
+	// params are the entry's parameters; nil when it has none (every
+	// client-go request but a Table's or a metadata client's): read only.
 	params map[string]string
 }
 
-// parseAccept splits an Accept header into its media types, in order.
+// parseAccept splits an Accept header into its media types, in order. An
+// entry without parameters costs no allocation but the result's.
 func parseAccept(accept string) []mediaType {
-	var out []mediaType
+	out := make([]mediaType, 0, strings.Count(accept, ",")+1)
 	for part := range strings.SplitSeq(accept, ",") {
-		fields := strings.Split(part, ";")
-		mt := mediaType{typ: strings.ToLower(strings.TrimSpace(fields[0])), params: map[string]string{}}
-		for _, f := range fields[1:] {
-			k, v, _ := strings.Cut(f, "=")
-			mt.params[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		typ, rest, hasParams := strings.Cut(part, ";")
+		mt := mediaType{typ: strings.ToLower(strings.TrimSpace(typ))}
+		if hasParams {
+			mt.params = map[string]string{}
+			for {
+				f, more, ok := strings.Cut(rest, ";")
+				k, v, _ := strings.Cut(f, "=")
+				mt.params[strings.TrimSpace(k)] = strings.TrimSpace(v)
+				if !ok {
+					break
+				}
+				rest = more
+			}
 		}
 		if mt.typ != "" {
 			out = append(out, mt)

@@ -140,7 +140,7 @@ func (h *Handler) serveHealth(w http.ResponseWriter, r *http.Request, endpoint, 
 		return
 	}
 
-	query := r.URL.Query()
+	query := queryOf(r)
 	excluded := map[string]bool{}
 	for _, v := range query["exclude"] {
 		for _, n := range strings.Split(v, ",") {

@@ -150,7 +150,7 @@ func logContainer(pod *api.Pod, name string) (string, error) {
 // away or the handler shuts down. A pod not yet bound to a node has no log
 // yet: an empty answer, as kube-apiserver gives.
 func (h *Handler) serveLog(w http.ResponseWriter, r *http.Request, req resourceRequest) error {
-	opts, err := logOptionsOf(r.URL.Query(), req.name)
+	opts, err := logOptionsOf(queryOf(r), req.name)
 	if err != nil {
 		return err
 	}

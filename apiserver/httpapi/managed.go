@@ -24,7 +24,7 @@ const maxManagerLength = 128
 // usable manager. An explicit fieldManager is returned as given, so that
 // a bad one is refused rather than ignored.
 func managerOf(r *http.Request) string {
-	if m := r.URL.Query().Get("fieldManager"); m != "" {
+	if m := queryOf(r).Get("fieldManager"); m != "" {
 		return m
 	}
 	name, _, _ := strings.Cut(r.Header.Get("User-Agent"), "/")

@@ -83,7 +83,7 @@ func negotiate(r *http.Request, list bool) (output, error) {
 			out.partial, out.partialVersion = true, mt.params["v"]
 			return out, nil
 		case as == "Table" && metaV1 && out.format == formatJSON:
-			include := r.URL.Query().Get("includeObject")
+			include := queryOf(r).Get("includeObject")
 			switch include {
 			case "":
 				include = "Metadata"
@@ -125,8 +125,13 @@ func errorFormat(r *http.Request) format {
 // nor protobuf.
 func bodyFormat(r *http.Request) (format, error) {
 	ct := r.Header.Get("Content-Type")
-	if ct == "" {
+	switch ct {
+	case "":
 		return formatJSON, nil
+	case "application/json": // what client-go sends, answered as parsing it would
+		return formatJSON, nil
+	case protobuf.MediaType:
+		return formatProtobuf, nil
 	}
 	mt, _, err := mime.ParseMediaType(ct)
 	switch {

@@ -385,7 +385,7 @@ func (h *Handler) serveOpenAPI(w http.ResponseWriter, r *http.Request, rest stri
 		}
 		// A URL with the document's hash may be cached for good; one with
 		// an old hash is sent to the current one, as kube-openapi does.
-		if hash := r.URL.Query().Get("hash"); hash != "" {
+		if hash := queryOf(r).Get("hash"); hash != "" {
 			if hash != doc.etag {
 				http.Redirect(w, r, openAPIURL(path, doc.etag), http.StatusMovedPermanently)
 				return

@@ -37,7 +37,7 @@ const maxPatchAttempts = 5
 // Server-side apply (application/apply-patch+yaml) creates the object when
 // it is missing; every other patch of a missing object is NotFound.
 func (h *Handler) servePatch(w http.ResponseWriter, r *http.Request, req resourceRequest) error {
-	q := r.URL.Query()
+	q := queryOf(r)
 	ct := r.Header.Get("Content-Type")
 	patchType, _, _ := mime.ParseMediaType(ct)
 	switch patchType {

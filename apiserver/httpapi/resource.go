@@ -42,7 +42,7 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, req reso
 
 func (h *Handler) serveMain(w http.ResponseWriter, r *http.Request, req resourceRequest) error {
 	ctx := r.Context()
-	q := r.URL.Query()
+	q := queryOf(r)
 	switch req.verb {
 	case "get":
 		out, err := negotiate(r, false)
@@ -159,7 +159,7 @@ func (h *Handler) serveMain(w http.ResponseWriter, r *http.Request, req resource
 // resource, checks it against the path, and reads dryRun.
 func (h *Handler) decodeObject(w http.ResponseWriter, r *http.Request, req resourceRequest) (api.Object, client.WriteOptions, error) {
 	var opts client.WriteOptions
-	q := r.URL.Query()
+	q := queryOf(r)
 	dry, err := dryRunOf(q)
 	if err != nil {
 		return nil, opts, err
@@ -240,7 +240,7 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, req resourc
 		writeValue(w, http.StatusOK, out.format, scaleAPIVersion, scaleKind, sc)
 		return nil
 	case "update":
-		q := r.URL.Query()
+		q := queryOf(r)
 		dry, err := dryRunOf(q)
 		if err != nil {
 			return err
@@ -275,7 +275,7 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, req resourc
 
 // serveBinding binds a pod to a node, as the scheduler does.
 func (h *Handler) serveBinding(w http.ResponseWriter, r *http.Request, req resourceRequest) error {
-	q := r.URL.Query()
+	q := queryOf(r)
 	out, err := negotiate(r, false)
 	if err != nil {
 		return err
@@ -318,7 +318,7 @@ const (
 // no PodDisruptionBudgets, so no eviction is refused for one (see
 // apiserver.Server.Evict); the Status says so.
 func (h *Handler) serveEviction(w http.ResponseWriter, r *http.Request, req resourceRequest) error {
-	q := r.URL.Query()
+	q := queryOf(r)
 	out, err := negotiate(r, false)
 	if err != nil {
 		return err

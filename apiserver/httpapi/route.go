@@ -164,7 +164,7 @@ func parseResourcePath(gv *groupVersion, segs []string, r *http.Request) (resour
 		return req, notFoundPath()
 	}
 
-	watch := watchPrefix || isTrue(r.URL.Query().Get("watch"))
+	watch := watchPrefix || isTrue(queryOf(r).Get("watch"))
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		switch {

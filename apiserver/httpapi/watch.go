@@ -34,7 +34,7 @@ func (h *Handler) serveWatch(w http.ResponseWriter, r *http.Request, req resourc
 	if err != nil {
 		return err
 	}
-	q := r.URL.Query()
+	q := queryOf(r)
 	opts, err := listOptionsOf(q)
 	if err != nil {
 		return err
