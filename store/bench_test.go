@@ -628,3 +628,97 @@ func BenchmarkGetThenUpdate(b *testing.B) {
 		i++
 	}
 }
+
+// scaleWorkload is the store's share of the control-plane benchmark
+// (controllers/manager's BenchmarkControlPlaneScale at -rcs=1000): keys and
+// calls shaped as the API server makes them for 1,000 replication
+// controllers of 100 pods, which end with about 325,000 live keys.
+type scaleWorkload struct {
+	ns     string   // the namespace's key
+	pods   []string // /registry/pods/default/app-0001-x7k2p, created interleaved across RCs
+	events []string // /registry/events/default/app-0001-x7k2p.18a3f0c2d4e5f6a7: 2.25 per pod
+}
+
+func newScaleWorkload(rcs int) scaleWorkload {
+	const replicas = 100
+	rng := rand.New(rand.NewPCG(7, 8))
+	const alnum = "bcdfghjklmnpqrstvwxz2456789" // the name generator's alphabet
+	w := scaleWorkload{ns: "/registry/namespaces/default"}
+	for r := range replicas {
+		for rc := range rcs {
+			suffix := make([]byte, 5)
+			for i := range suffix {
+				suffix[i] = alnum[rng.IntN(len(alnum))]
+			}
+			name := fmt.Sprintf("app-%04d-%s", rc, suffix)
+			w.pods = append(w.pods, "/registry/pods/default/"+name)
+			w.events = append(w.events,
+				fmt.Sprintf("/registry/events/default/%s.%016x", name, rng.Uint64()),
+				fmt.Sprintf("/registry/events/default/%s.%016x", name, rng.Uint64()))
+			if r%4 == 0 {
+				w.events = append(w.events, fmt.Sprintf("/registry/events/default/app-%04d.%016x", rc, rng.Uint64()))
+			}
+		}
+	}
+	return w
+}
+
+// create is the API server's create: one Create, no read before it (the
+// server caches the namespace's phase and lets the store refuse a taken name).
+func (w scaleWorkload) create(b *testing.B, s *store.Store[[]byte], key string, v []byte) {
+	if _, err := s.Create(key, v); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// update is the API server's update: read, then write conditional on what
+// was read.
+func updateAsServer(b *testing.B, s *store.Store[[]byte], key string, v []byte) {
+	cur, err := s.Get(key, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.Update(key, v, cur.ModRev); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkScaleMix replays the store's calls of the control-plane
+// benchmark's scale-up on a fresh store each iteration: every pod created,
+// then, pod by pod in a shuffled order, bound, its events created and its
+// status written twice — 6.25 writes and 3 reads per pod, about 325,000
+// keys at the end. ns/pod and allocs/pod are per pod.
+func BenchmarkScaleMix(b *testing.B) {
+	w := newScaleWorkload(1000)
+	order := rand.New(rand.NewPCG(9, 10)).Perm(len(w.pods))
+	v := benchValue('a')
+	b.ReportAllocs()
+	for b.Loop() {
+		s := store.New[[]byte](store.Options{})
+		if _, err := s.Create(w.ns, v); err != nil {
+			b.Fatal(err)
+		}
+		for _, k := range w.pods {
+			w.create(b, s, k, v)
+		}
+		ev := 0
+		for _, i := range order {
+			updateAsServer(b, s, w.pods[i], v) // bind
+			for range 2 {
+				if ev < len(w.events) {
+					w.create(b, s, w.events[ev], v)
+					ev++
+				}
+			}
+			updateAsServer(b, s, w.pods[i], v) // running
+			updateAsServer(b, s, w.pods[i], v) // ready
+		}
+		for ; ev < len(w.events); ev++ {
+			w.create(b, s, w.events[ev], v)
+		}
+		if st := s.Stats(); st.Keys != 1+len(w.pods)+len(w.events) {
+			b.Fatalf("store holds %d keys, want %d", st.Keys, 1+len(w.pods)+len(w.events))
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(w.pods)), "ns/pod")
+}
