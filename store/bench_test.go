@@ -628,3 +628,131 @@ func BenchmarkGetThenUpdate(b *testing.B) {
 		i++
 	}
 }
+
+// scaleWorkload is the store's share of the control-plane benchmark
+// (controllers/manager's BenchmarkControlPlaneScale at -rcs=1000): keys and
+// calls shaped as the API server makes them for 1,000 replication
+// controllers of 100 pods, which end with about 325,000 live keys. Keys are
+// built per call from small numbers, as the server builds them per request
+// from the object in hand, so the key a call passes is in cache and the
+// stored keys it is compared with are not.
+type scaleWorkload struct {
+	rcs  int
+	pods int
+}
+
+const scaleReplicas = 100
+
+// scaleMix is a deterministic 64-bit mixer (splitmix64's finaliser): the
+// random-looking parts of names, drawn from a pod's number.
+func scaleMix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// appendPodName appends pod p's name: app-0001-x7k2p, its RC's name and five
+// characters of the name generator's alphabet. Pods are numbered
+// round-robin over the RCs, the order the RCs create them in.
+func (w scaleWorkload) appendPodName(dst []byte, p int) []byte {
+	const alnum = "bcdfghjklmnpqrstvwxz2456789"
+	dst = w.appendRCName(dst, p%w.rcs)
+	dst = append(dst, '-')
+	h := scaleMix(uint64(p))
+	for range 3 {
+		dst = append(dst, alnum[h%uint64(len(alnum))])
+		h /= uint64(len(alnum))
+	}
+	// The last two say which of its RC's pods it is: names never collide.
+	r := p / w.rcs
+	return append(dst, alnum[r%len(alnum)], alnum[r/len(alnum)])
+}
+
+func (w scaleWorkload) appendRCName(dst []byte, rc int) []byte {
+	return append(dst, 'a', 'p', 'p', '-', byte('0'+rc/1000%10), byte('0'+rc/100%10), byte('0'+rc/10%10), byte('0'+rc%10))
+}
+
+// podKey returns pod p's key, /registry/pods/default/app-0001-x7k2p.
+func (w scaleWorkload) podKey(p int) string {
+	var buf [64]byte
+	return string(w.appendPodName(append(buf[:0], "/registry/pods/default/"...), p))
+}
+
+// eventKey returns the key of pod p's event j,
+// /registry/events/default/app-0001-x7k2p.18a3f0c2d4e5f6a7.
+func (w scaleWorkload) eventKey(p, j int) string {
+	var buf [80]byte
+	return string(w.appendHex(append(w.appendPodName(append(buf[:0], "/registry/events/default/"...), p), '.'), uint64(p)<<8|uint64(j)))
+}
+
+// rcEventKey returns the key of RC rc's event j, /registry/events/default/app-0001.18a3f0c2d4e5f6a7.
+func (w scaleWorkload) rcEventKey(rc, j int) string {
+	var buf [80]byte
+	return string(w.appendHex(append(w.appendRCName(append(buf[:0], "/registry/events/default/"...), rc), '.'), uint64(rc)<<32|uint64(j)|1<<63))
+}
+
+func (w scaleWorkload) appendHex(dst []byte, seed uint64) []byte {
+	const digits = "0123456789abcdef"
+	h := scaleMix(seed)
+	for i := 60; i >= 0; i -= 4 {
+		dst = append(dst, digits[h>>i&0xf])
+	}
+	return dst
+}
+
+func scaleCreate(b *testing.B, s *store.Store[[]byte], key string, v []byte) {
+	if _, err := s.Create(key, v); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// updateAsServer is the API server's update: read, then write conditional on
+// what was read.
+func updateAsServer(b *testing.B, s *store.Store[[]byte], key string, v []byte) {
+	cur, err := s.Get(key, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.Update(key, v, cur.ModRev); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkScaleMix replays the store's calls of the control-plane
+// benchmark's scale-up on a fresh store each iteration: every pod created
+// (the RCs create them one by one, round-robin), an event for every four,
+// then, pod by pod in a shuffled order, bound, two events created, its status
+// written twice — 6.25 writes (the API server's create is one Create, an
+// update a Get and an Update) and 3 reads per pod, about 325,000 keys at the
+// end. ns/pod and allocs/pod are per pod.
+func BenchmarkScaleMix(b *testing.B) {
+	w := scaleWorkload{rcs: 1000, pods: 1000 * scaleReplicas}
+	order := rand.New(rand.NewPCG(9, 10)).Perm(w.pods)
+	v := benchValue('a')
+	want := w.pods * 13 / 4 // pods, 2 events each, an RC event per 4
+	if got := w.podKey(1001); got != "/registry/pods/default/app-0001-"+got[len(got)-5:] || len(got) != len("/registry/pods/default/app-0001-x7k2p") {
+		b.Fatalf("pod key %q is not shaped like the benchmark's", got)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		s := store.New[[]byte](store.Options{})
+		for p := range w.pods {
+			scaleCreate(b, s, w.podKey(p), v)
+			if p%4 == 0 {
+				scaleCreate(b, s, w.rcEventKey(p%w.rcs, p/w.rcs), v)
+			}
+		}
+		for _, p := range order {
+			updateAsServer(b, s, w.podKey(p), v) // bound
+			scaleCreate(b, s, w.eventKey(p, 0), v)
+			scaleCreate(b, s, w.eventKey(p, 1), v)
+			updateAsServer(b, s, w.podKey(p), v) // running
+			updateAsServer(b, s, w.podKey(p), v) // ready
+		}
+		if st := s.Stats(); st.Keys != want {
+			b.Fatalf("store holds %d keys, want %d", st.Keys, want)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*w.pods), "ns/pod")
+}

@@ -215,21 +215,30 @@ func (s *Store[V]) commitLocked(ev event[V]) {
 		return
 	}
 	key := ev.key()
-	kept := s.parked[:0]
-	for _, w := range s.parked {
+	// kept counts the watchers that stay parked, moved to the front in
+	// order. Most writes wake none: the slice is then left as it is, not
+	// rewritten, since every pointer stored pays a write barrier while the
+	// garbage collector marks.
+	kept := 0
+	for i, w := range s.parked {
 		if !w.ended.Load() && !strings.HasPrefix(key, w.prefix) {
 			// Every revision since w parked is outside its prefix: its
 			// cursor may move past them, and a compaction of them is no
 			// gap for it.
 			w.skip.Store(s.rev)
-			kept = append(kept, w)
+			if kept != i {
+				s.parked[kept] = w
+			}
+			kept++
 			continue
 		}
 		close(w.wake)
 		w.wake = nil
 	}
-	clear(s.parked[len(kept):])
-	s.parked = kept
+	if kept < len(s.parked) {
+		clear(s.parked[kept:])
+		s.parked = s.parked[:kept]
+	}
 }
 
 // wakeAllLocked closes the wake channel of every parked watcher. The caller

@@ -614,3 +614,62 @@ func TestStampSeesTheRevisionBeforeReaders(t *testing.T) {
 	assert.Equal(t, int64(3), evs[1].Record.Value.rv)
 	assert.Equal(t, int64(3), evs[2].Prev.Value.rv, "a delete's previous state keeps its last revision")
 }
+
+// TestRangeIsASnapshotWhileItsCallbackWrites checks that a Range walks the
+// state of the revision it read even when its callback writes the keys it has
+// not reached yet: updates (two, so that a store that changed a record in
+// place once a key had been rewritten would show it), a delete, a delete and
+// re-create, and a create of a new key ahead of the walk.
+func TestRangeIsASnapshotWhileItsCallbackWrites(t *testing.T) {
+	tests := []struct {
+		name  string
+		write func(t *testing.T, s *store.Store[string], ahead string)
+	}{
+		{"update twice", func(t *testing.T, s *store.Store[string], ahead string) {
+			_, err := s.Update(ahead, "x", 0)
+			require.NoError(t, err)
+			_, err = s.Update(ahead, "y", 0)
+			require.NoError(t, err)
+		}},
+		{"delete", func(t *testing.T, s *store.Store[string], ahead string) {
+			_, err := s.Delete(ahead, 0)
+			require.NoError(t, err)
+		}},
+		{"delete and create", func(t *testing.T, s *store.Store[string], ahead string) {
+			_, err := s.Delete(ahead, 0)
+			require.NoError(t, err)
+			_, err = s.Create(ahead, "z")
+			require.NoError(t, err)
+			_, err = s.Create(ahead+"-new", "z")
+			require.NoError(t, err)
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := store.New[string](store.Options{})
+			keys := []string{"k0", "k1", "k2", "k3", "k4"}
+			for _, k := range keys {
+				_, err := s.Create(k, k+"-v1")
+				require.NoError(t, err)
+				_, err = s.Update(k, k+"-v2", 0)
+				require.NoError(t, err)
+			}
+			before, err := s.List("", store.ListOptions{})
+			require.NoError(t, err)
+			var seen []store.Record[string]
+			rev, _, err := s.Range("", store.ListOptions{}, func(r store.Record[string]) bool {
+				seen = append(seen, r)
+				if i := len(seen); i < len(keys) {
+					tc.write(t, s, keys[i])
+				}
+				return true
+			})
+			require.NoError(t, err)
+			assert.Equal(t, before.Rev, rev)
+			assert.Equal(t, before.Records, seen, "the walk saw its callback's writes")
+			after, err := s.List("", store.ListOptions{Rev: rev})
+			require.NoError(t, err)
+			assert.Equal(t, before.Records, after.Records, "a list at the same revision after the writes")
+		})
+	}
+}
