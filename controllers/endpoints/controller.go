@@ -96,6 +96,12 @@ type Controller struct {
 	svcBuffers sync.Pool
 	// keyBuffers holds *[]string for the pod handlers' service keys.
 	keyBuffers sync.Pool
+	// checkUnchanged, set by tests only, is called when a sync writes
+	// nothing because its service's Endpoints were found right before and
+	// nothing moved since (trackedService.unchanged), with what it read:
+	// the tests compute the Endpoints the plain way and fail if a write
+	// was due.
+	checkUnchanged func(svc *api.Service, pods []*api.Pod, current *api.Endpoints)
 }
 
 // New returns a controller whose handlers are registered on cfg.Factory's

@@ -49,6 +49,18 @@ func shouldPodBeInEndpoints(pod *api.Pod, includeTerminating bool) bool {
 	return pod.Status.Phase != api.PodSucceeded && pod.Status.Phase != api.PodFailed
 }
 
+// mayServe reports whether collect may add an address of pod for svc,
+// whose IP family is family (serviceIPFamily): false promises it adds none.
+// It is what a sync reads of a pod that changed, to tell whether the
+// change can move the service's Endpoints (nextTriggerTime).
+func mayServe(svc *api.Service, family api.IPFamily, pod *api.Pod) bool {
+	if !shouldPodBeInEndpoints(pod, svc.Spec.PublishNotReadyAddresses) {
+		return false
+	}
+	_, _, ok := podIPFor(family, pod)
+	return ok
+}
+
 // serviceIPFamily returns the IP family a service's endpoints use: its
 // first ipFamilies entry, else the family of its cluster IP; "" for a
 // headless service without families, which takes the pod's primary IP.
