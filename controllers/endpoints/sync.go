@@ -94,7 +94,11 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	}
 	tracked.verified = nil // what follows writes, or finds current wrong
 	subsets, truncated := truncate(p.pack(prev), MaxEndpointsPerObject)
-	if current != nil && subsetsEqual(current.Subsets, subsets) &&
+	// Untruncated, the packing is what the check above compared (equal
+	// is subsetsEqual of pack, TestPackerEqualIsSubsetsEqual), and found
+	// wrong: only a truncated one is compared again, as it may now hold
+	// what current holds.
+	if current != nil && truncated && subsetsEqual(current.Subsets, subsets) &&
 		labelsCurrent(current.Metadata.Labels, svc.Metadata.Labels) &&
 		overCapacityMarked(current.Metadata.Annotations) == truncated {
 		tracked.verified = current
