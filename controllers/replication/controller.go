@@ -761,8 +761,8 @@ func (c *Controller) updateStatus(ctx context.Context, rc *api.ReplicationContro
 // references are not read again.
 func (c *Controller) claimPods(ctx context.Context, rc *api.ReplicationController, active []*api.Pod, allOwned bool) ([]*api.Pod, error) {
 	var buf [4]api.LabelPair // a selector's pairs: most have one or two
-	sel := api.AppendLabelPairs(buf[:0], rc.Spec.Selector, "")
-	matches := func(p *api.Pod) bool { return api.MatchesLabelPairs(sel, p.Metadata.Labels) }
+	sel := newLabelMatcher(buf[:0], rc.Spec.Selector)
+	matches := func(p *api.Pod) bool { return sel.matches(p.Metadata.Labels) }
 	var (
 		owned   = active[:0]
 		errs    []error
