@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"sync"
@@ -264,7 +263,7 @@ func (c *Controller) updatePod(oldObj, newObj api.Object) {
 	if old.Metadata.ResourceVersion == cur.Metadata.ResourceVersion {
 		return // a resync: nothing changed
 	}
-	labelsChanged := !maps.Equal(old.Metadata.Labels, cur.Metadata.Labels)
+	labelsChanged := !sameLabels(old.Metadata.Labels, cur.Metadata.Labels)
 	if cur.Metadata.DeletionTimestamp != nil {
 		// A graceful deletion began: the pod stops counting now, so
 		// treat it as deleted rather than wait for the final delete.
