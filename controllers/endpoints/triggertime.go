@@ -32,12 +32,14 @@ type triggerState struct {
 type podTrigger struct {
 	name string
 	at   time.Time
-	// pod is the version read (nil in a state made by hand). A later sync
+	// pod is the version read if it may serve, else nil. A later sync
 	// that lists the same pointer lists the same pod, as cached objects
 	// are immutable (STYLE rule 10), and the state holding it keeps it
 	// from being freed and its address reused: that sync reads nothing
 	// of it again. It keeps a replaced version alive until the service's
-	// next sync, which a change that matters queues.
+	// next sync, which a change of a serving pod queues; a pod that does
+	// not serve (being created, or terminating) is not kept, as it may
+	// change many times before the next sync: it is read again.
 	pod *api.Pod
 	// mayServe is mayServe(svc, pod): false promises that the pod adds
 	// no address to the service's Endpoints.
@@ -58,9 +60,10 @@ type podTrigger struct {
 // since prev (moved): the service is another version, or a pod that may
 // serve it (mayServe) came, went or is another version. When moved is
 // false, the pods that may serve are the very versions prev listed, so the
-// desired Endpoints are prev's. A pod listed as the same pointer as in prev
-// costs no read of the pod: most syncs list a hundred pods of which one
-// or two changed, and each read of a pod is a cache miss at scale.
+// desired Endpoints are prev's. A serving pod listed as the same pointer
+// as in prev costs no read of the pod: most syncs list a hundred pods of
+// which one or two changed, and each read of a pod is a cache miss at
+// scale.
 func nextTriggerTime(prev triggerState, known bool, svc *api.Service, pods []*api.Pod, buf []podTrigger) (at time.Time, next triggerState, moved bool) {
 	next = triggerState{service: svc.Metadata.CreationTimestamp.Time, svc: svc, pods: buf[:0]}
 	same := known && prev.svc == svc
@@ -77,13 +80,18 @@ func nextTriggerTime(prev triggerState, known bool, svc *api.Service, pods []*ap
 		if j < len(prev.pods) && prev.pods[j].pod == pod {
 			e := prev.pods[j]
 			if !same { // another service version: mayServe is asked again
-				e.mayServe = mayServe(svc, family, pod)
+				if e.mayServe = mayServe(svc, family, pod); !e.mayServe {
+					e.pod = nil
+				}
 			}
 			next.pods = append(next.pods, e)
 			j++
 			continue
 		}
-		p := podTrigger{name: pod.Metadata.Name, at: podTriggerTime(pod), pod: pod, mayServe: mayServe(svc, family, pod)}
+		p := podTrigger{name: pod.Metadata.Name, at: podTriggerTime(pod), mayServe: mayServe(svc, family, pod)}
+		if p.mayServe {
+			p.pod = pod
+		}
 		if n := len(next.pods); n > 0 && next.pods[n-1].name > p.name {
 			// Not in name order: sort a copy and start again (never the
 			// controller's case; a caller may list in any order).

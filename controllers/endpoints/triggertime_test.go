@@ -158,6 +158,9 @@ func TestTriggerTrackerMatchesTheModel(t *testing.T) {
 				for _, p := range ts.spare[:cap(ts.spare)] {
 					require.Nil(t, p.pod, "seed %d sync %d: the spare array keeps a pod", seed, i)
 				}
+				for _, p := range ts.state.pods {
+					require.True(t, p.mayServe || p.pod == nil, "seed %d sync %d: a pod that does not serve is kept", seed, i)
+				}
 			}
 			prevSvc, prevServing = svc, serving
 		}
