@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/client"
 )
 
 // benchPods is the size of the benchmarks' service: the scale benchmark's
@@ -128,5 +129,33 @@ func BenchmarkPodIndexFunc(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkScaleDown measures what removing one pod of a service of
+// benchPods costs the controller, as in the scale benchmark's scale-down:
+// the pod's graceful deletion (a sync that writes the Endpoints without
+// it) and then its removal (a sync that finds nothing to write), the
+// server's writes and the informers' deliveries included. The pod is
+// created again outside the timer.
+func BenchmarkScaleDown(b *testing.B) {
+	e := newBenchEnv(b)
+	now := int64(0)
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		name := fmt.Sprintf("web-%03d", i%benchPods)
+		_, err := e.srv.Delete(e.ctx, client.Pods, "default", name, api.DeleteOptions{})
+		require.NoError(b, err)
+		e.settle()
+		_, err = e.srv.Delete(e.ctx, client.Pods, "default", name, api.DeleteOptions{GracePeriodSeconds: &now})
+		require.NoError(b, err)
+		e.settle()
+		b.StopTimer()
+		require.Len(b, e.endpoints("default", "web").Subsets[0].Addresses, benchPods-1)
+		e.createPod("default", name, fmt.Sprintf("10.0.%d.%d", i%benchPods/200, i%benchPods%200+1), true, webLabels)
+		e.settle()
+		i++
+		b.StartTimer()
 	}
 }

@@ -49,6 +49,18 @@ func shouldPodBeInEndpoints(pod *api.Pod, includeTerminating bool) bool {
 	return pod.Status.Phase != api.PodSucceeded && pod.Status.Phase != api.PodFailed
 }
 
+// mayServe reports whether collect may add an address of pod for svc,
+// whose IP family is family (serviceIPFamily): false promises it adds none.
+// It is what a sync reads of a pod that changed, to tell whether the
+// change can move the service's Endpoints (nextTriggerTime).
+func mayServe(svc *api.Service, family api.IPFamily, pod *api.Pod) bool {
+	if !shouldPodBeInEndpoints(pod, svc.Spec.PublishNotReadyAddresses) {
+		return false
+	}
+	_, _, ok := podIPFor(family, pod)
+	return ok
+}
+
 // serviceIPFamily returns the IP family a service's endpoints use: its
 // first ipFamilies entry, else the family of its cluster IP; "" for a
 // headless service without families, which takes the pod's primary IP.
@@ -231,6 +243,12 @@ func (p *packer) collect(svc *api.Service, pods []*api.Pod) {
 	}
 	p.svc = svc
 	family := serviceIPFamily(svc)
+	// Each service port's last resolution: the pods of a service mostly
+	// resolve a port to one number, so its endpoint port is made and
+	// looked up once per sync, not once per pod.
+	p.resolved = resize(p.resolved, len(svc.Spec.Ports))
+	clear(p.resolved)
+	noPortIndex := -1
 	for _, pod := range pods {
 		if !shouldPodBeInEndpoints(pod, publish) {
 			continue
@@ -241,7 +259,10 @@ func (p *packer) collect(svc *api.Service, pods []*api.Pod) {
 		}
 		ready := publish || api.IsPodReady(pod)
 		if portless {
-			p.serve(p.podAddress(pod, ip, parsed), p.port(nil), ready)
+			if noPortIndex < 0 {
+				noPortIndex = p.port(nil)
+			}
+			p.serve(p.podAddress(pod, ip, parsed), noPortIndex, ready)
 			continue
 		}
 		a := -1 // the pod's address, added once it serves a port
@@ -254,10 +275,22 @@ func (p *packer) collect(svc *api.Service, pods []*api.Pod) {
 			if a < 0 {
 				a = p.podAddress(pod, ip, parsed)
 			}
-			ep := endpointPort(sp, number)
-			p.serve(a, p.port(&ep), ready)
+			r := &p.resolved[i]
+			if !r.ok || r.number != number {
+				ep := endpointPort(sp, number)
+				*r = resolvedPort{number: number, index: p.port(&ep), ok: true}
+			}
+			p.serve(a, r.index, ready)
 		}
 	}
+}
+
+// resolvedPort is a service port resolved to number on some pod, and the
+// index of its endpoint port in the packer.
+type resolvedPort struct {
+	number int32
+	index  int
+	ok     bool
 }
 
 // addrKey identifies an address across subsets: its IP and the pod behind

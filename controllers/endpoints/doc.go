@@ -65,6 +65,14 @@
 // service key, synced; Run loops it from worker goroutines. EnqueueLeftovers
 // is the start-up scan as a step.
 //
+// A sync remembers, per service, the pod versions it listed and the
+// Endpoints it last found right (trackedService). A later sync that finds
+// the same Endpoints in the cache, the same service, and every pod that
+// may serve the service (mayServe) listed as the same version, writes
+// nothing without computing them: most syncs follow a pod that came or
+// went without an address. Cached objects are immutable, so the same
+// pointer is the same version.
+//
 // Neither a sync nor a pod event scans a namespace. New adds two indexes to
 // the shared informers: pods by each label pair, and selector services by
 // each pair of their selector (or as match-all when it is empty). A sync

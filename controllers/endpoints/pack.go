@@ -46,6 +46,9 @@ type packer struct {
 	ports    []api.EndpointPort
 	portKeys []portKey
 	pairs    []servedPair
+	// resolved is collect's scratch: by service port, the last number
+	// it resolved to and that endpoint port's index in ports.
+	resolved []resolvedPort
 
 	// What group computes, kept for reuse: order is the addresses in
 	// canonical order and rank its inverse; members[i] are port i's

@@ -47,7 +47,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	pods := c.selectedPods(ns, svc.Spec.Selector, &p.selected)
 	// Computed even when nothing is written, so the next write reports
 	// only what changed after this sync.
-	triggeredAt := c.triggers.compute(key, svc, pods)
+	triggeredAt, tracked := c.triggers.compute(key, svc, pods)
 
 	current, err := c.endpoints.Namespace(ns).Get(name) // nil if not found
 	if err != nil && !apierrors.IsNotFound(err) {
@@ -65,6 +65,16 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 				errStaleCache, key, current.Metadata.ResourceVersion)
 		}
 	}
+	if tracked.unchanged(current) {
+		// An earlier sync found these Endpoints right for this service,
+		// and no pod that may serve it has moved since: nothing to
+		// compute. Most syncs are so: a pod that came, went or changed
+		// without an address (created, deleted after it terminated).
+		if c.checkUnchanged != nil {
+			c.checkUnchanged(svc, pods, current)
+		}
+		return nil
+	}
 	// desiredSubsets, before packing: after the stale check, which a
 	// sync soon after a write may stop at (6 % of the syncs of the scale
 	// benchmark), as collect is pure and its result is only read below.
@@ -74,6 +84,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		// the subsets, which costs allocations per address.
 		if p.count() <= MaxEndpointsPerObject && p.equal(current.Subsets) &&
 			labelsCurrent(current.Metadata.Labels, svc.Metadata.Labels) && !overCapacityMarked(current.Metadata.Annotations) {
+			tracked.verified = current
 			return nil // nothing changed: no write
 		}
 	}
@@ -81,10 +92,16 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if current != nil {
 		prev = current.Subsets
 	}
+	tracked.verified = nil // what follows writes, or finds current wrong
 	subsets, truncated := truncate(p.pack(prev), MaxEndpointsPerObject)
-	if current != nil && subsetsEqual(current.Subsets, subsets) &&
+	// Untruncated, the packing is what the check above compared (equal
+	// is subsetsEqual of pack, TestPackerEqualIsSubsetsEqual), and found
+	// wrong: only a truncated one is compared again, as it may now hold
+	// what current holds.
+	if current != nil && truncated && subsetsEqual(current.Subsets, subsets) &&
 		labelsCurrent(current.Metadata.Labels, svc.Metadata.Labels) &&
 		overCapacityMarked(current.Metadata.Annotations) == truncated {
+		tracked.verified = current
 		return nil // nothing changed: no write
 	}
 

@@ -1,6 +1,10 @@
 package endpoints
 
 import (
+	"cmp"
+	"fmt"
+	"maps"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -28,13 +32,13 @@ func TestNextTriggerTime(t *testing.T) {
 		want  time.Time
 	}{
 		{"first sync: service creation", triggerState{}, false, []*api.Pod{readyAt("a", 5)}, at(0)},
-		{"nothing changed", triggerState{service: at(0), pods: []podTrigger{{"a", at(5)}}}, true,
+		{"nothing changed", triggerState{service: at(0), pods: []podTrigger{{name: "a", at: at(5)}}}, true,
 			[]*api.Pod{readyAt("a", 5)}, time.Time{}},
-		{"a pod flipped", triggerState{service: at(0), pods: []podTrigger{{"a", at(5)}}}, true,
+		{"a pod flipped", triggerState{service: at(0), pods: []podTrigger{{name: "a", at: at(5)}}}, true,
 			[]*api.Pod{readyAt("a", 9)}, at(9)},
-		{"earliest of changed pods", triggerState{service: at(0), pods: []podTrigger{{"a", at(5)}, {"b", at(1)}}}, true,
+		{"earliest of changed pods", triggerState{service: at(0), pods: []podTrigger{{name: "a", at: at(5)}, {name: "b", at: at(1)}}}, true,
 			[]*api.Pod{readyAt("a", 9), readyAt("b", 7), readyAt("c", 12)}, at(7)},
-		{"unchanged pods do not count", triggerState{service: at(0), pods: []podTrigger{{"a", at(3)}}}, true,
+		{"unchanged pods do not count", triggerState{service: at(0), pods: []podTrigger{{name: "a", at: at(3)}}}, true,
 			[]*api.Pod{readyAt("a", 3), readyAt("b", 8)}, at(8)},
 		{"pod without Ready condition: no trigger", triggerState{service: at(0)}, true,
 			[]*api.Pod{testPod("a", "10.1.0.1", func(p *api.Pod) { p.Status.Conditions = nil })}, time.Time{}},
@@ -42,44 +46,124 @@ func TestNextTriggerTime(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, next := nextTriggerTime(tt.prev, tt.known, svc, tt.pods, nil)
+			got, next, _ := nextTriggerTime(tt.prev, tt.known, svc, tt.pods, nil)
 			assert.Equal(t, tt.want, got)
 			// The next sync with the same inputs, in another order, finds
 			// nothing new.
 			reversed := slices.Clone(tt.pods)
 			slices.Reverse(reversed)
-			again, _ := nextTriggerTime(next, true, svc, reversed, nil)
+			again, _, _ := nextTriggerTime(next, true, svc, reversed, nil)
 			assert.True(t, again.IsZero(), "second sync: %v", again)
 		})
 	}
 }
 
-// TestTriggerTrackerReusesItsArrays: the tracker, which fills the array of
-// the state before last, says what nextTriggerTime says from fresh
-// arrays, over syncs where pods come, go and flip.
-func TestTriggerTrackerReusesItsArrays(t *testing.T) {
-	svc := testService()
-	svc.Metadata.CreationTimestamp = api.NewTime(epoch)
-	readyAt := func(name string, s int) *api.Pod {
-		return testPod(name, "10.1.0.1", func(p *api.Pod) {
-			p.Status.Conditions[0].LastTransitionTime = api.NewTime(epoch.Add(time.Duration(s) * time.Second))
-		})
+// triggerModel is nextTriggerTime done plainly, as it was before a sync
+// recognized pods listed as before: every pod's trigger time read, by name.
+type triggerModel struct {
+	service time.Time
+	at      map[string]time.Time
+}
+
+func (m *triggerModel) next(known bool, svc *api.Service, pods []*api.Pod) time.Time {
+	next := triggerModel{service: svc.Metadata.CreationTimestamp.Time, at: map[string]time.Time{}}
+	var earliest time.Time
+	for _, p := range pods {
+		at := podTriggerTime(p)
+		next.at[p.Metadata.Name] = at
+		if at.After(m.at[p.Metadata.Name]) {
+			earliest = minNonZero(earliest, at)
+		}
 	}
-	syncs := [][]*api.Pod{
-		{readyAt("a", 1), readyAt("b", 2)},
-		{readyAt("a", 1), readyAt("b", 2), readyAt("c", 3)},
-		{readyAt("a", 4), readyAt("c", 3)},
-		{readyAt("a", 4), readyAt("b", 5), readyAt("c", 6), readyAt("d", 7)},
-		{readyAt("b", 5)},
-		{readyAt("b", 8), readyAt("e", 9)},
+	if next.service.After(m.service) {
+		earliest = minNonZero(earliest, next.service)
 	}
-	tracker := &triggerTracker{states: map[string]*trackedService{}}
-	var prev triggerState
-	for i, pods := range syncs {
-		want, next := nextTriggerTime(prev, i > 0, svc, pods, nil)
-		prev = next
-		assert.Equal(t, want, tracker.compute("default/web", svc, pods), "sync %d", i)
-		assert.Equal(t, next, tracker.states["default/web"].state, "sync %d", i)
+	*m = next
+	if !known {
+		return next.service
+	}
+	return earliest
+}
+
+// servingVersions are the pods of a sync that may serve svc, as the
+// pointers listed: what the Endpoints are computed from.
+func servingVersions(svc *api.Service, pods []*api.Pod) []*api.Pod {
+	var out []*api.Pod
+	for _, p := range pods {
+		if mayServe(svc, serviceIPFamily(svc), p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// TestTriggerTrackerMatchesTheModel: over seeded random syncs in which pods
+// come, go, flip, lose their address or stay the very version listed
+// before, and the service is sometimes replaced, the tracker (which
+// reads no pod listed as before, and fills the array of the state before
+// last) gives the model's trigger time, and reports a move exactly when
+// the versions of the pods that may serve, or the service, changed.
+func TestTriggerTrackerMatchesTheModel(t *testing.T) {
+	for seed := range uint64(50) {
+		r := rand.New(rand.NewPCG(seed, 7))
+		svc := testService()
+		svc.Metadata.CreationTimestamp = api.NewTime(epoch)
+		tracker := &triggerTracker{states: map[string]*trackedService{}}
+		var model triggerModel
+		live := map[string]*api.Pod{}
+		var prevSvc *api.Service
+		var prevServing []*api.Pod
+		for i := range 40 {
+			for range r.IntN(4) { // change some pods
+				name := fmt.Sprintf("p%02d", r.IntN(12))
+				switch r.IntN(5) {
+				case 0:
+					delete(live, name)
+				default:
+					opts := []podOpt{func(p *api.Pod) {
+						p.Status.Conditions[0].LastTransitionTime = api.NewTime(epoch.Add(time.Duration(r.IntN(20)) * time.Second))
+					}}
+					if r.IntN(3) == 0 {
+						opts = append(opts, terminating())
+					}
+					if r.IntN(4) == 0 {
+						opts = append(opts, func(p *api.Pod) { p.Status.Conditions = nil })
+					}
+					ip := fmt.Sprintf("10.1.0.%d", r.IntN(9))
+					if r.IntN(4) == 0 {
+						ip = ""
+					}
+					live[name] = testPod(name, ip, opts...)
+				}
+			}
+			if r.IntN(8) == 0 { // a new version of the service
+				svc = svc.DeepCopy()
+				svc.Spec.PublishNotReadyAddresses = r.IntN(2) == 0
+			}
+			pods := slices.Collect(maps.Values(live))
+			slices.SortFunc(pods, func(a, b *api.Pod) int { return cmp.Compare(a.Metadata.Name, b.Metadata.Name) })
+
+			serving := servingVersions(svc, pods)
+			wantMoved := i == 0 || svc != prevSvc || !slices.Equal(serving, prevServing)
+			// Twice: the second sync lists the very same pods.
+			for again := range 2 {
+				sentinel := &api.Endpoints{} // as if the last sync found the Endpoints right
+				if ts := tracker.states["default/web"]; ts != nil {
+					ts.verified = sentinel
+				}
+				want := model.next(i > 0 || again > 0, svc, pods)
+				got, ts := tracker.compute("default/web", svc, pods)
+				require.Equal(t, want, got, "seed %d sync %d again %d", seed, i, again)
+				require.Equal(t, wantMoved && again == 0, !ts.unchanged(sentinel), "seed %d sync %d again %d: moved", seed, i, again)
+				for _, p := range ts.spare[:cap(ts.spare)] {
+					require.Nil(t, p.pod, "seed %d sync %d: the spare array keeps a pod", seed, i)
+				}
+				for _, p := range ts.state.pods {
+					require.True(t, p.mayServe || p.pod == nil, "seed %d sync %d: a pod that does not serve is kept", seed, i)
+				}
+			}
+			prevSvc, prevServing = svc, serving
+		}
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"sync"
@@ -264,7 +263,7 @@ func (c *Controller) updatePod(oldObj, newObj api.Object) {
 	if old.Metadata.ResourceVersion == cur.Metadata.ResourceVersion {
 		return // a resync: nothing changed
 	}
-	labelsChanged := !maps.Equal(old.Metadata.Labels, cur.Metadata.Labels)
+	labelsChanged := !sameLabels(old.Metadata.Labels, cur.Metadata.Labels)
 	if cur.Metadata.DeletionTimestamp != nil {
 		// A graceful deletion began: the pod stops counting now, so
 		// treat it as deleted rather than wait for the final delete.
@@ -761,8 +760,8 @@ func (c *Controller) updateStatus(ctx context.Context, rc *api.ReplicationContro
 // references are not read again.
 func (c *Controller) claimPods(ctx context.Context, rc *api.ReplicationController, active []*api.Pod, allOwned bool) ([]*api.Pod, error) {
 	var buf [4]api.LabelPair // a selector's pairs: most have one or two
-	sel := api.AppendLabelPairs(buf[:0], rc.Spec.Selector, "")
-	matches := func(p *api.Pod) bool { return api.MatchesLabelPairs(sel, p.Metadata.Labels) }
+	sel := newLabelMatcher(buf[:0], rc.Spec.Selector)
+	matches := func(p *api.Pod) bool { return sel.matches(p.Metadata.Labels) }
 	var (
 		owned   = active[:0]
 		errs    []error

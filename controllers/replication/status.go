@@ -42,10 +42,10 @@ func CalculateStatus(rc *api.ReplicationController, pods []*api.Pod, manageErr e
 		templateLabels = rc.Spec.Template.Metadata.Labels
 	}
 	var buf [4]api.LabelPair // the template's labels, read once
-	full := api.AppendLabelPairs(buf[:0], templateLabels, "")
+	full := newLabelMatcher(buf[:0], templateLabels)
 	var fully, ready, available int32
 	for _, p := range pods {
-		if api.MatchesLabelPairs(full, p.Metadata.Labels) {
+		if full.matches(p.Metadata.Labels) {
 			fully++
 		}
 		// One walk of the conditions for both counts: every sync counts

@@ -1,0 +1,54 @@
+package replication
+
+import (
+	"maps"
+	"reflect"
+
+	"github.com/miniplane/miniplane/api"
+)
+
+// labelMatcher answers api.MatchesLabelPairs(pairs, labels) for the pods
+// of one sync, remembering its last answer by labels map: the pods of a
+// controller share its template's labels map (newPod), which later
+// versions keep, so a sync that checks a hundred pods looks their labels
+// up once rather than a hundred times. Maps read from the cache are
+// immutable (STYLE rule 10), so one map gives one answer; last keeps the
+// map it answered for alive, so that no other map can take its address
+// while the matcher compares addresses. A matcher lives for one sync.
+type labelMatcher struct {
+	pairs   []api.LabelPair
+	last    map[string]string
+	lastPtr uintptr // the address of last's map, valid while last is set
+	result  bool
+}
+
+// newLabelMatcher returns a matcher of the pairs of set, read into buf.
+func newLabelMatcher(buf []api.LabelPair, set map[string]string) labelMatcher {
+	return labelMatcher{pairs: api.AppendLabelPairs(buf, set, "")}
+}
+
+// matches reports whether labels hold every pair of the matcher's set.
+func (m *labelMatcher) matches(labels map[string]string) bool {
+	if labels == nil { // no map to tell apart: a nil map holds no label
+		return len(m.pairs) == 0
+	}
+	ptr := reflect.ValueOf(labels).Pointer()
+	if m.last != nil && ptr == m.lastPtr {
+		return m.result
+	}
+	m.last, m.lastPtr = labels, ptr
+	m.result = api.MatchesLabelPairs(m.pairs, labels)
+	return m.result
+}
+
+// sameLabels is maps.Equal(a, b) for the labels of two versions of one
+// object, which a pod update handler asks of every pod event: versions
+// mostly share one map (a pod its template's, which every later version
+// keeps), and a map from the cache is immutable, so the same map is
+// equal without reading it.
+func sameLabels(a, b map[string]string) bool {
+	if a != nil && b != nil && reflect.ValueOf(a).Pointer() == reflect.ValueOf(b).Pointer() {
+		return true
+	}
+	return maps.Equal(a, b)
+}
