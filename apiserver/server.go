@@ -77,6 +77,8 @@ type Server struct {
 	lastStamp atomic.Pointer[api.Time]
 	// stamps shares the managedFields of a second's writes.
 	stamps stamps
+	// shared shares other pieces of a second's writes (shared.go).
+	shared sharedPieces
 	rand   *rand.Rand
 	names  *SeededNames // nil: names come from rand
 
