@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"context"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -10,6 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 )
 
@@ -55,8 +58,48 @@ func TestGenerateKey(t *testing.T) {
 				key, name := s.generateKey(k, tt.namespace, tt.base)
 				assert.Equal(t, want, name)
 				assert.Equal(t, k.key(tt.namespace, name), key)
-				assert.Equal(t, unsafe.StringData(key[len(key)-len(name):]), unsafe.StringData(name), "the name is the key's tail")
+				assert.Same(t, unsafe.StringData(key[len(key)-len(name):]), unsafe.StringData(name), "the name is the key's tail")
 			}
+		})
+	}
+}
+
+// TestCreateNameIsKeyTail checks that a created object's name, given or
+// generated, is the tail of its store key and reads as the name it was
+// given or generated.
+func TestCreateNameIsKeyTail(t *testing.T) {
+	tests := []struct {
+		name string
+		obj  api.Object
+		want string // "" for a generated name
+	}{
+		{name: "given", obj: &api.Event{
+			Metadata:       api.ObjectMeta{Namespace: "default", Name: "web.18a3f2c4d5e6f7a8"},
+			InvolvedObject: api.ObjectReference{Kind: "Pod", Namespace: "default", Name: "web"},
+		}, want: "web.18a3f2c4d5e6f7a8"},
+		{name: "generated", obj: &api.Pod{
+			Metadata: api.ObjectMeta{Namespace: "default", GenerateName: "web-"},
+			Spec:     api.PodSpec{Containers: []api.Container{{Name: "app", Image: "nginx"}}},
+		}},
+		{name: "cluster-scoped", obj: &api.Node{Metadata: api.ObjectMeta{Name: "node-1"}}, want: "node-1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := New(Config{Clock: clock.NewFake(time.Date(2026, 5, 14, 9, 0, 0, 0, time.UTC)), Rand: rand.New(rand.NewPCG(1, 1))})
+			require.NoError(t, err)
+			created, err := s.Create(context.Background(), tt.obj, client.Handover())
+			require.NoError(t, err)
+			m := created.GetObjectMeta()
+			if tt.want != "" {
+				assert.Equal(t, tt.want, m.Name)
+			} else {
+				assert.True(t, strings.HasPrefix(m.Name, "web-") && len(m.Name) == len("web-")+generatedSuffixLen, m.Name)
+			}
+			k, err := s.kindOf(created)
+			require.NoError(t, err)
+			rec, err := s.store.Get(k.key(m.Namespace, m.Name), 0)
+			require.NoError(t, err)
+			assert.Same(t, unsafe.StringData(rec.Key[len(rec.Key)-len(m.Name):]), unsafe.StringData(m.Name), "the name is the stored key's tail")
 		})
 	}
 }
