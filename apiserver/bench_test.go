@@ -138,3 +138,66 @@ func BenchmarkListPods1000(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCreateEvent creates b.N events as the event recorder does: each
+// a fresh object handed over, written by a named field manager, about a
+// pod, with a name made of the pod's and a unique suffix.
+func BenchmarkCreateEvent(b *testing.B) {
+	s, clk := newServer(b)
+	wctx := client.WithFieldManager(ctx, "kubelet")
+	events := make([]*api.Event, b.N)
+	for i := range events {
+		events[i] = &api.Event{
+			Metadata:       api.ObjectMeta{Namespace: "default", Name: "web-" + strconv.Itoa(i) + ".18a3f2c4d5e6f7a8"},
+			InvolvedObject: api.ObjectReference{Kind: "Pod", Namespace: "default", Name: "web-" + strconv.Itoa(i), APIVersion: "v1"},
+			Reason:         "Scheduled", Message: "Successfully assigned default/web to node-1", Type: api.EventTypeNormal,
+			Source: api.EventSource{Component: "default-scheduler"}, Count: 1,
+			FirstTimestamp: api.NewTime(clk.Now()), LastTimestamp: api.NewTime(clk.Now()),
+		}
+	}
+	before := s.Store().Stats().Keys
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		if _, err := s.Create(wctx, events[i], client.Handover()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	if got := s.Store().Stats().Keys - before; got != b.N {
+		b.Fatalf("created %d events, the store holds %d more keys", b.N, got)
+	}
+}
+
+// BenchmarkDeletePodGracefully deletes bound pods as a scale-down does: a
+// delete that marks the pod for deletion with its grace period, then its
+// kubelet's delete with grace 0 that removes it.
+func BenchmarkDeletePodGracefully(b *testing.B) {
+	s, _ := newServer(b)
+	names := benchPods(b, s, b.N)
+	for _, name := range names {
+		if _, err := s.Bind(ctx, "default", name, "node-1"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	before := s.Store().Stats().Keys
+	zero := int64(0)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for _, name := range names {
+		marked, err := s.Delete(ctx, client.Pods, "default", name, api.DeleteOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if marked.GetObjectMeta().DeletionTimestamp == nil {
+			b.Fatalf("pod %s was not marked for deletion", name)
+		}
+		if _, err := s.Delete(ctx, client.Pods, "default", name, api.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	if got := before - s.Store().Stats().Keys; got != b.N {
+		b.Fatalf("deleted %d pods, the store holds %d fewer keys", b.N, got)
+	}
+}

@@ -134,8 +134,7 @@ func (s *Server) planDelete(k *kind, old api.Object, policy api.DeletionPropagat
 		nm := next.GetObjectMeta()
 		nm.Finalizers = finalizers
 		if shorter {
-			ts := api.NewTime(started.Add(time.Duration(grace) * time.Second))
-			nm.DeletionTimestamp, nm.DeletionGracePeriodSeconds = &ts, &grace
+			nm.DeletionTimestamp, nm.DeletionGracePeriodSeconds = s.shared.deletionMark(api.NewTime(started.Add(time.Duration(grace)*time.Second)), grace)
 		}
 		return next, false
 	}
@@ -145,8 +144,7 @@ func (s *Server) planDelete(k *kind, old api.Object, policy api.DeletionPropagat
 	}
 	next = k.shallowCopy(old)
 	nm := next.GetObjectMeta()
-	ts := api.NewTime(s.clock.Now().Add(time.Duration(grace) * time.Second))
-	nm.DeletionTimestamp, nm.DeletionGracePeriodSeconds = &ts, &grace
+	nm.DeletionTimestamp, nm.DeletionGracePeriodSeconds = s.shared.deletionMark(api.NewTime(s.clock.Now().Add(time.Duration(grace)*time.Second)), grace)
 	nm.Finalizers = finalizers
 	nm.Generation++
 	return next, false

@@ -47,6 +47,10 @@ type kind struct {
 	// spec returns a pointer to obj's Spec field, whose changes raise
 	// metadata.generation; nil for a kind without one. Set by typed.
 	spec func(obj api.Object) any
+	// equal reports whether two objects of the kind are equal, as
+	// reflect.DeepEqual would (see objectEqual); update's no-op check.
+	// Set by typed.
+	equal func(a, b api.Object) bool
 
 	defaults       func(api.Object)
 	validate       func(api.Object) apierrors.FieldErrors
@@ -151,6 +155,7 @@ func typed[O any, T interface {
 		i := f.Index[0]
 		k.spec = func(o api.Object) any { return reflect.ValueOf(o).Elem().Field(i).Addr().Interface() }
 	}
+	k.equal = objectEqual[O, T]()
 	k.defaults = func(o api.Object) { defaults(o.(T)) }
 	k.validate = func(o api.Object) apierrors.FieldErrors { return validate(o.(T)) }
 	k.validateUpdate = func(o, old api.Object) apierrors.FieldErrors { return validateUpdate(o.(T), old.(T)) }

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -76,6 +77,8 @@ type Server struct {
 	lastStamp atomic.Pointer[api.Time]
 	// stamps shares the managedFields of a second's writes.
 	stamps stamps
+	// shared shares other pieces of a second's writes (shared.go).
+	shared sharedPieces
 	rand   *rand.Rand
 	names  *SeededNames // nil: names come from rand
 
@@ -282,21 +285,38 @@ const (
 	maxGeneratedPrefix = 63 - generatedSuffixLen
 )
 
-// generateName returns base, truncated, with a random suffix.
-func (s *Server) generateName(base string) string {
+// generateKey returns a name generated from base (a generateName):
+// base, truncated, with a random suffix; and the store key of k's object of
+// that name in namespace (k.key(namespace, name)). Both are one string,
+// made in one allocation: the name is the key's tail. Sharing is safe, as
+// strings are immutable, and costs no memory, as the store keeps the key for
+// as long as any version of the object lives.
+func (s *Server) generateKey(k *kind, namespace, base string) (key, name string) {
 	if len(base) > maxGeneratedPrefix {
 		base = base[:maxGeneratedPrefix]
 	}
+	if !k.namespaced {
+		namespace = ""
+	}
+	var b strings.Builder // its String makes no copy: one allocation in all
+	b.Grow(len(k.keyPrefix) + len(namespace) + 1 + len(base) + generatedSuffixLen)
+	b.WriteString(k.keyPrefix)
+	if k.namespaced {
+		b.WriteString(namespace)
+		b.WriteByte('/')
+	}
+	b.WriteString(base)
 	if s.names != nil {
-		return base + s.names.Suffix(base, nameSuffixAlphabet, generatedSuffixLen)
+		b.WriteString(s.names.Suffix(base, nameSuffixAlphabet, generatedSuffixLen))
+	} else {
+		s.randMu.Lock()
+		for range generatedSuffixLen {
+			b.WriteByte(nameSuffixAlphabet[s.rand.IntN(len(nameSuffixAlphabet))])
+		}
+		s.randMu.Unlock()
 	}
-	b := []byte(base)
-	s.randMu.Lock()
-	for range generatedSuffixLen {
-		b = append(b, nameSuffixAlphabet[s.rand.IntN(len(nameSuffixAlphabet))])
-	}
-	s.randMu.Unlock()
-	return string(b)
+	key = b.String()
+	return key, key[len(key)-len(base)-generatedSuffixLen:]
 }
 
 // now is the server's time at Kubernetes' precision for timestamps.

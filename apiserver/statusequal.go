@@ -15,9 +15,9 @@ package apiserver
 //     location (compared deeply) are: == answers that when it says yes, and
 //     reflect.DeepEqual when it says no (another *time.Location of the same
 //     contents).
-// TestEqualPodStatusIsDeepEqual checks this on generated statuses, and
-// TestEqualPodStatusKnowsEveryField fails when a field is added to one of
-// these types and not here.
+// TestEqualPodStatusIsDeepEqual checks this on generated statuses; its
+// generator fills every field reflection finds, so a field added to one of
+// these types and not compared here makes it fail.
 
 import (
 	"reflect"

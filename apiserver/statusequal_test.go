@@ -13,19 +13,28 @@ import (
 )
 
 // TestEqualPodStatusIsDeepEqual checks the typed equality against the one
-// it replaces, reflect.DeepEqual, on pairs of generated statuses: a status
-// and its deep copy with a few leaves changed (often to an equal value), and
-// a status and its shallow copy (slices shared). The generator fills every
-// field reflection finds, so a field equalPodStatus does not compare makes
-// this test fail.
+// it replaces, reflect.DeepEqual, on pairs of generated statuses (see
+// checkIsDeepEqual).
 func TestEqualPodStatusIsDeepEqual(t *testing.T) {
-	rng := rand.New(rand.NewPCG(18, 2))
+	checkIsDeepEqual(t, rand.New(rand.NewPCG(18, 2)), equalPodStatus)
+}
+
+// checkIsDeepEqual checks eq against reflect.DeepEqual on 20,000 pairs of
+// generated values: a value and its deep copy with a few leaves changed
+// (often to an equal value), and a value and its shallow copy (slices,
+// maps and pointers shared). The generator fills every field reflection
+// finds, so a field eq does not compare makes it fail.
+func checkIsDeepEqual[T any, P interface {
+	*T
+	DeepCopy() *T
+}](t *testing.T, rng *rand.Rand, eq func(a, b P) bool) {
+	t.Helper()
 	g := statusGen{rng: rng}
 	var equal, differ int
 	for i := range 20000 {
-		a := new(api.PodStatus)
+		a := P(new(T))
 		g.fill(reflect.ValueOf(a).Elem())
-		b := a.DeepCopy()
+		b := P(a.DeepCopy())
 		switch i % 4 {
 		case 0: // a deep copy: equal, nothing shared
 		case 1: // a shallow copy: equal, slices and pointers shared
@@ -42,8 +51,8 @@ func TestEqualPodStatusIsDeepEqual(t *testing.T) {
 		} else {
 			differ++
 		}
-		require.Equal(t, want, equalPodStatus(a, b), "case %d:\n%#v\n%#v", i, a, b)
-		require.Equal(t, want, equalPodStatus(b, a), "case %d, reversed", i)
+		require.Equal(t, want, eq(a, b), "case %d:\n%#v\n%#v", i, a, b)
+		require.Equal(t, want, eq(b, a), "case %d, reversed", i)
 	}
 	// Both answers must be common, or the test checks only one of them.
 	assert.Greater(t, equal, 5000)
@@ -94,7 +103,8 @@ var (
 		genAt.In(time.FixedZone("X", 3600)), genAt.In(time.FixedZone("X", 3600)), // equal, distinct locations
 		genAt.In(time.FixedZone("Y", 3600)),
 	}
-	timeType = reflect.TypeFor[api.Time]()
+	timeType      = reflect.TypeFor[api.Time]()
+	microTimeType = reflect.TypeFor[api.MicroTime]()
 )
 
 func (g statusGen) fill(v reflect.Value) {
@@ -105,6 +115,22 @@ func (g statusGen) fill(v reflect.Value) {
 		v.SetBool(g.rng.IntN(2) == 0)
 	case reflect.Int32, reflect.Int64:
 		v.SetInt(int64(g.rng.IntN(2)))
+	case reflect.Uint8:
+		v.SetUint(uint64(g.rng.IntN(2)))
+	case reflect.Map:
+		n := g.rng.IntN(4) - 1 // -1 is nil
+		if n < 0 {
+			v.SetZero()
+			return
+		}
+		m := reflect.MakeMap(v.Type())
+		for range n {
+			k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+			g.fill(k)
+			g.fill(e)
+			m.SetMapIndex(k, e)
+		}
+		v.Set(m)
 	case reflect.Pointer:
 		if g.rng.IntN(3) == 0 {
 			v.SetZero()
@@ -125,8 +151,12 @@ func (g statusGen) fill(v reflect.Value) {
 		}
 		v.Set(s)
 	case reflect.Struct:
-		if v.Type() == timeType {
+		switch v.Type() {
+		case timeType:
 			v.Set(reflect.ValueOf(api.Time{Time: genTimes[g.rng.IntN(len(genTimes))]}))
+			return
+		case microTimeType:
+			v.Set(reflect.ValueOf(api.MicroTime{Time: genTimes[g.rng.IntN(len(genTimes))]}))
 			return
 		}
 		for i := range v.NumField() {
@@ -152,8 +182,17 @@ func (g statusGen) mutate(v reflect.Value) {
 			return
 		}
 		g.mutate(v.Index(g.rng.IntN(v.Len())))
+	case reflect.Map:
+		if v.Len() == 0 || g.rng.IntN(3) == 0 {
+			g.fill(v)
+			return
+		}
+		k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+		g.fill(k)
+		g.fill(e)
+		v.SetMapIndex(k, e) // a new entry, or an old one's value, perhaps the same
 	case reflect.Struct:
-		if v.Type() == timeType {
+		if v.Type() == timeType || v.Type() == microTimeType {
 			g.fill(v)
 			return
 		}

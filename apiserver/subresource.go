@@ -156,15 +156,7 @@ func (s *Server) Bind(_ context.Context, namespace, name, node string) (*api.Pod
 		}
 		next := shallowCopy(pod).(*api.Pod)
 		next.Spec.NodeName = node
-		conds := make([]api.PodCondition, 0, len(pod.Status.Conditions)+1) // one allocation
-		for _, c := range pod.Status.Conditions {
-			if c.Type != api.PodScheduled {
-				conds = append(conds, c)
-			}
-		}
-		next.Status.Conditions = append(conds, api.PodCondition{
-			Type: api.PodScheduled, Status: api.ConditionTrue, LastTransitionTime: s.now(),
-		})
+		next.Status.Conditions = s.scheduledConditions(pod.Status.Conditions, s.now())
 		rec, err = s.store.Update(rec.Key, next, rec.ModRev) // the stored key string, as update does
 		if err == nil {
 			return rec.Value.(*api.Pod), nil
@@ -173,6 +165,22 @@ func (s *Server) Bind(_ context.Context, namespace, name, node string) (*api.Pod
 			return nil, apierrors.NewInternalError(err)
 		}
 	}
+}
+
+// scheduledConditions returns conds with PodScheduled set True since now.
+// A pod with no conditions yet (every pod the scheduler binds) gets the
+// list shared by every pod bound in the same second (sharedPieces).
+func (s *Server) scheduledConditions(conds []api.PodCondition, now api.Time) []api.PodCondition {
+	if len(conds) == 0 {
+		return s.shared.scheduledConditions(now)
+	}
+	out := make([]api.PodCondition, 0, len(conds)+1) // one allocation
+	for _, c := range conds {
+		if c.Type != api.PodScheduled {
+			out = append(out, c)
+		}
+	}
+	return append(out, api.PodCondition{Type: api.PodScheduled, Status: api.ConditionTrue, LastTransitionTime: now})
 }
 
 // DeleteCollection deletes (or marks, as Delete does) every object the list

@@ -103,7 +103,7 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 		if status && opts.ManagedFields == nil {
 			unchanged = k.status.same(next, old) // nothing else of old was replaced
 		} else {
-			unchanged = reflect.DeepEqual(next, old)
+			unchanged = k.equal(next, old)
 		}
 		if unchanged {
 			undo()
