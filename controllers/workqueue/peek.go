@@ -19,9 +19,7 @@ func (q *Queue[T]) Peek() (item T, ok bool) {
 func (q *Queue[T]) Holds(item T) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if slot, ok := q.items[item]; ok && q.states[slot]&(dirty|processing) != 0 {
-		return true
-	}
-	_, delayed := q.delayed.index[item]
-	return delayed
+	// items holds exactly the items waiting, in flight or delayed.
+	_, held := q.items[item]
+	return held
 }

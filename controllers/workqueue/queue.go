@@ -42,16 +42,18 @@ type Queue[T comparable] struct {
 	mu   sync.Mutex
 	cond sync.Cond
 
-	// items maps every item that is waiting or in flight, and nothing
-	// else, to the slot in states that holds its state word: its flags,
-	// and for an in-flight item its slot in flights. freeStates lists the
-	// slots of states no item owns; their words are 0. An item is in queue
-	// exactly when its word is dirty and not processing, and then exactly
-	// once, with its slot. The map changes only when an item comes and
-	// goes: Get and a Done that queues the item again reach its word
-	// through the slot the queue entry or the flight carries.
+	// items maps every item that is waiting, in flight or delayed, and
+	// nothing else, to the slot in states that holds its state: its flags,
+	// for an in-flight item its slot in flights, and for a delayed one its
+	// slot in delayed's entries. freeStates lists the slots of states no
+	// item owns; they are zero. An item is in queue exactly when its word
+	// is dirty and not processing, and then exactly once, with its slot.
+	// The map changes only when an item comes and goes: Get, a Done that
+	// queues the item again and a delayed item coming due reach its state
+	// through the slot the queue entry, the flight or the delayed entry
+	// carries.
 	items      map[T]uint32
-	states     []uint64
+	states     []itemState
 	freeStates []uint32
 	// queue is the order in which waiting items are handed out: by the add
 	// that made each one waiting.
@@ -66,7 +68,8 @@ type Queue[T comparable] struct {
 	flights     []flight[T]
 	freeFlights []uint32
 
-	// delayed holds the items added with a delay that are not yet due.
+	// delayed holds the items added with a delay that are not yet due:
+	// exactly the items whose word has the delayed flag, each once.
 	// While it is not empty, timer will fire (or its callback is running)
 	// at or before the earliest ready time.
 	delayed delayHeap[T]
@@ -83,27 +86,41 @@ type Queue[T comparable] struct {
 	m metrics // only with metricsOn
 }
 
+// itemState is an item's slot in Queue.states: its state word and, while
+// the word has the delayed flag, its slot in Queue.delayed's entries.
+type itemState struct {
+	word  uint64
+	delay uint32
+}
+
 // The state word of an item: flags in the low bits, and above them, for an
-// in-flight item, its slot in Queue.flights. An item with neither flag is
-// not in Queue.items.
+// in-flight item, its slot in Queue.flights. An item with no flag is not in
+// Queue.items.
 //
 // Reading the fast path. Semantically the queue is client-go's: a FIFO
 // slice of waiting items, a dirty set and a processing set — the model in
 // invariants_test.go, which TestAgainstModel drives with the queue on
 // seeded random operations, checking checkInvariants after each. One map,
 // items, holds both sets: it names each item's slot in a slab of state
-// words, and the queue's entries and the flights carry the slot, so that
-// only Add (to find the item, and to insert a new one) and a Done that
-// lets the item go touch the map; Get and a Done that queues the item again
-// touch none. In a controller's queue of 100,000 keys the map is large and
-// cold, and each operation it spares is a cache miss or two spared.
+// words, and the queue's entries, the flights and the delayed entries carry
+// the slot, so that only Add and AddAfter (to find the item, and to insert
+// a new one) and a Done that lets the item go touch the map; Get, a Done
+// that queues the item again and a delayed item coming due touch none. The
+// delayed set is the same map: a delayed add of an item already held (a
+// controller asking, during a sync, to see its key again later) costs one
+// lookup, and the item stays in the map until it is done with rather than
+// leaving one map to enter another. In a controller's queue of 100,000
+// keys the map is large and cold, and each operation it spares is a cache
+// miss or two spared.
 //
 //	word&dirty      the item is in the dirty set
 //	word&processing the item is in the processing set
+//	word&delayed    the item is in the delayed set (its own, apart from the
+//	                other two: it is added when it comes due)
 //	word>>flagBits  its slot in flights while processing
 //
-// Invariant: an item is in queue iff its word is exactly dirty, and then
-// once. Add's TryLock is about the clock, not correctness: with metrics, a
+// Invariant: an item is in queue iff its word is dirty and not processing,
+// and then once. Add's TryLock is about the clock, not correctness: with metrics, a
 // new item needs its add time, read before the lock when the lock is busy
 // (not to make waiting workers wait longer) and under it when the lock is
 // free (so that duplicate adds, the common case, read no clock).
@@ -113,6 +130,8 @@ const (
 	dirty uint64 = 1 << iota
 	// processing: a worker holds the item, between Get and Done.
 	processing
+	// delayed: the item waits in Queue.delayed for its ready time.
+	delayed
 
 	flagBits = iota
 	flagMask = 1<<flagBits - 1
@@ -197,14 +216,21 @@ const readNow = time.Duration(math.MinInt64)
 // the metrics, or readNow.
 func (q *Queue[T]) addLocked(item T, now time.Duration) {
 	slot, held := q.items[item]
-	var word uint64
-	if held {
-		word = q.states[slot]
-		if word&dirty != 0 {
-			return
-		}
-		q.states[slot] = word | dirty // held and not dirty: in flight
+	if !held {
+		slot = q.newStateLocked()
+		q.items[item] = slot
 	}
+	q.addHeldLocked(item, slot, now)
+}
+
+// addHeldLocked is addLocked of an item that holds the state slot slot.
+func (q *Queue[T]) addHeldLocked(item T, slot uint32, now time.Duration) {
+	s := &q.states[slot]
+	word := s.word
+	if word&dirty != 0 {
+		return
+	}
+	s.word = word | dirty
 	if q.metricsOn {
 		if now == readNow {
 			now = q.now()
@@ -219,9 +245,6 @@ func (q *Queue[T]) addLocked(item T, now time.Duration) {
 		}
 		return
 	}
-	slot = q.newStateLocked()
-	q.items[item] = slot
-	q.states[slot] = dirty
 	q.queue.push(queued[T]{item: item, state: slot, added: now})
 	q.cond.Signal()
 }
@@ -237,7 +260,7 @@ func (q *Queue[T]) newStateLocked() uint32 {
 	if len(q.states) == math.MaxUint32 {
 		panic("workqueue: more than 2^32-1 items held")
 	}
-	q.states = append(q.states, 0)
+	q.states = append(q.states, itemState{})
 	return uint32(len(q.states) - 1)
 }
 
@@ -308,7 +331,8 @@ func (q *Queue[T]) popLocked(now time.Duration) T {
 		f.started = now
 	}
 	q.flights[slot] = f
-	q.states[e.state] = uint64(slot)<<flagBits | processing
+	s := &q.states[e.state]
+	s.word = uint64(slot)<<flagBits | processing | s.word&delayed
 	return e.item
 }
 
@@ -341,10 +365,10 @@ func (q *Queue[T]) flightByScanLocked(item T) (uint32, bool) {
 // flightByItemsLocked is flightOfLocked through items and the state word.
 func (q *Queue[T]) flightByItemsLocked(item T) (uint32, bool) {
 	slot, ok := q.items[item]
-	if !ok || q.states[slot]&processing == 0 {
+	if !ok || q.states[slot].word&processing == 0 {
 		return 0, false
 	}
-	return uint32(q.states[slot] >> flagBits), true
+	return uint32(q.states[slot].word >> flagBits), true
 }
 
 // Done tells the queue that the worker holding item has finished with it.
@@ -369,18 +393,28 @@ func (q *Queue[T]) Done(item T) {
 	if q.metricsOn {
 		q.m.workDuration.observe(now - f.started)
 	}
-	if q.states[f.state]&dirty == 0 {
-		delete(q.items, item)
-		q.states[f.state] = 0
-		q.freeStates = append(q.freeStates, f.state)
+	s := &q.states[f.state]
+	switch {
+	case s.word&dirty != 0:
+		s.word = dirty | s.word&delayed
+		q.queue.push(queued[T]{item: item, state: f.state, added: f.added})
+		q.cond.Signal()
+	case s.word&delayed != 0:
+		s.word = delayed // held for its ready time only
+	default:
+		q.releaseLocked(item, f.state)
 		if q.shuttingDown {
 			q.checkDrainedLocked()
 		}
-		return
 	}
-	q.states[f.state] = dirty
-	q.queue.push(queued[T]{item: item, state: f.state, added: f.added})
-	q.cond.Signal()
+}
+
+// releaseLocked lets item go: it is neither waiting, in flight nor delayed,
+// and slot is its state slot.
+func (q *Queue[T]) releaseLocked(item T, slot uint32) {
+	delete(q.items, item)
+	q.states[slot] = itemState{}
+	q.freeStates = append(q.freeStates, slot)
 }
 
 // Len returns the number of queued items: not those in flight (even if they
@@ -412,7 +446,7 @@ func (q *Queue[T]) ShutDown() []T {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.shuttingDown = true
-	dropped := q.delayed.takeAll()
+	dropped := q.takeDelayedLocked()
 	if q.timer != nil {
 		q.timer.Stop()
 	}
