@@ -25,7 +25,7 @@ func (q *Queue[T]) AddAfter(item T, d time.Duration) {
 	}
 	now := q.now()
 	q.seq++
-	slot, held := q.items[item]
+	slot, held := q.heldStateLocked(item)
 	if !held {
 		slot = q.newStateLocked()
 		q.items[item] = slot
@@ -41,6 +41,22 @@ func (q *Queue[T]) AddAfter(item T, d time.Duration) {
 	if head {
 		q.armLocked(now)
 	}
+}
+
+// heldStateLocked returns item's state slot, and false if the queue does
+// not hold it. A delayed add most often comes from the sync of the item
+// itself (a kubelet waiting for a container to start, a retry after a
+// failure), so while few items are in flight it looks among them first,
+// as Done does: the item's entry in items was last touched when it was
+// added, before a backlog of others, and is likely out of the CPU's caches.
+func (q *Queue[T]) heldStateLocked(item T) (uint32, bool) {
+	if len(q.flights) <= flightScanMax {
+		if fs, ok := q.flightByScanLocked(item); ok {
+			return q.flights[fs].state, true
+		}
+	}
+	slot, ok := q.items[item]
+	return slot, ok
 }
 
 // takeDelayedLocked empties the delayed set and returns its items, earliest

@@ -128,7 +128,9 @@ func (q *Queue[T]) checkInvariants() error {
 }
 
 // checkFlightOf checks that flightOfLocked's two ways agree for each of
-// items, held or not: the scan of flights and the lookup through items.
+// items, held or not: the scan of flights and the lookup through items; and
+// that heldStateLocked, which looks among the flights first, agrees with
+// items.
 func (q *Queue[T]) checkFlightOf(items []T) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -137,6 +139,10 @@ func (q *Queue[T]) checkFlightOf(items []T) error {
 		slot, ok := q.flightByItemsLocked(item)
 		if scanSlot != slot || scanOK != ok {
 			return fmt.Errorf("flight of %v: by scan %d, %t; through items %d, %t", item, scanSlot, scanOK, slot, ok)
+		}
+		heldSlot, held := q.heldStateLocked(item)
+		if itemsSlot, inItems := q.items[item]; heldSlot != itemsSlot || held != inItems {
+			return fmt.Errorf("state of %v: heldStateLocked says %d, %t; items says %d, %t", item, heldSlot, held, itemsSlot, inItems)
 		}
 	}
 	return nil
