@@ -29,8 +29,8 @@ func (q *Queue[T]) checkInvariants() error {
 		if slot, ok := q.items[e.item]; !ok || slot != e.state {
 			return fmt.Errorf("%v is queued with state slot %d, items says %d (held %t)", e.item, e.state, slot, ok)
 		}
-		if word := q.states[e.state].word; word&^delayed != dirty {
-			return fmt.Errorf("%v is queued with state %b, want dirty (and maybe delayed) only", e.item, word)
+		if word := q.states[e.state].word; word&^(delayed|releasing) != dirty {
+			return fmt.Errorf("%v is queued with state %b, want dirty (and maybe delayed, releasing) only", e.item, word)
 		}
 	}
 	processingN, delayedN := 0, 0
@@ -74,8 +74,8 @@ func (q *Queue[T]) checkInvariants() error {
 				return fmt.Errorf("flight slot %d of %v (state %d) holds %v (state %d)", fs, item, slot, f.item, f.state)
 			}
 		case word&dirty == 0:
-			if word != delayed {
-				return fmt.Errorf("%v is neither dirty nor processing, state %b, want delayed only", item, word)
+			if word&^releasing != delayed && word != releasing {
+				return fmt.Errorf("%v is neither dirty nor processing, state %b, want delayed or releasing", item, word)
 			}
 			if queued[item] {
 				return fmt.Errorf("%v is queued but not dirty", item)
@@ -116,6 +116,24 @@ func (q *Queue[T]) checkInvariants() error {
 		if s, ok := q.items[e.item]; !ok || s != e.state || q.states[s].word&delayed == 0 || q.states[s].delay != slot {
 			return fmt.Errorf("delayed entry %d of %v (state %d): items says %d (held %t), state %+v", slot, e.item, e.state, s, ok, q.states[s])
 		}
+	}
+	listed := map[T]bool{}
+	for _, r := range q.releases {
+		if listed[r.item] {
+			return fmt.Errorf("%v is in releases twice", r.item)
+		}
+		listed[r.item] = true
+		if s, ok := q.items[r.item]; !ok || s != r.state || q.states[s].word&releasing == 0 {
+			return fmt.Errorf("release of %v (state %d): items says %d (held %t), state %+v", r.item, r.state, s, ok, q.states[s])
+		}
+	}
+	for item, slot := range q.items {
+		if q.states[slot].word&releasing != 0 && !listed[item] {
+			return fmt.Errorf("%v is flagged releasing but not in releases", item)
+		}
+	}
+	if len(q.releases) >= q.releaseBatch {
+		return fmt.Errorf("%d releases listed, the sweep is at %d", len(q.releases), q.releaseBatch)
 	}
 	if delayedN != q.delayed.len() {
 		return fmt.Errorf("%d items are flagged delayed, %d entries are pending", delayedN, q.delayed.len())
@@ -269,8 +287,11 @@ func (m *model) step(d time.Duration) {
 // operations, from fixed seeds, and checks that they agree and that the
 // queue's invariants hold after every operation.
 //
-// With 6 keys at most 6 are in flight, and Done finds its item by a scan of
-// the flights; with 40 and fewer Dones than Gets, more than flightScanMax
+// Most seeds keep released items in the map and sweep them every few
+// items; the rest run at the defaults, where a queue this small lets each
+// item go at once: released items are let go, and come back before they
+// are, every way. With 6 keys at most 6 are in
+// flight, and Done finds its item by a scan of the flights; with 40 and fewer Dones than Gets, more than flightScanMax
 // are in flight at times, and Done finds it through items.
 func TestAgainstModel(t *testing.T) {
 	many := make([]string, 40)
@@ -291,6 +312,12 @@ func TestAgainstModel(t *testing.T) {
 			clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 			epoch := clk.Now()
 			q := New(Config[string]{Clock: clk, Metrics: seed%2 == 0})
+			if seed%4 != 3 {
+				// Keep released items in the map whatever its size, and
+				// sweep often: every 1 to 8 releases, so that items are
+				// let go both at once and after being held again.
+				q.releaseBatch, q.retainAbove = 1+int(seed%8), int(seed%3)
+			}
 			m := &model{dirty: map[string]bool{}, processing: map[string]bool{}}
 			maxFlights := 0
 			if seed >= 40 {

@@ -19,7 +19,6 @@ func (q *Queue[T]) Peek() (item T, ok bool) {
 func (q *Queue[T]) Holds(item T) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	// items holds exactly the items waiting, in flight or delayed.
-	_, held := q.items[item]
-	return held
+	slot, ok := q.items[item]
+	return ok && q.states[slot].word&(dirty|processing|delayed) != 0
 }

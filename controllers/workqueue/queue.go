@@ -42,8 +42,9 @@ type Queue[T comparable] struct {
 	mu   sync.Mutex
 	cond sync.Cond
 
-	// items maps every item that is waiting, in flight or delayed, and
-	// nothing else, to the slot in states that holds its state: its flags,
+	// items maps every item that is waiting, in flight or delayed, or was
+	// recently (releases), and nothing else, to the slot in states that
+	// holds its state: its flags,
 	// for an in-flight item its slot in flights, and for a delayed one its
 	// slot in delayed's entries. freeStates lists the slots of states no
 	// item owns; they are zero. An item is in queue exactly when its word
@@ -73,8 +74,23 @@ type Queue[T comparable] struct {
 	// While it is not empty, timer will fire (or its callback is running)
 	// at or before the earliest ready time.
 	delayed delayHeap[T]
-	timer   clock.Timer // made on the first delayed add
-	seq     uint64      // last seq given to a delayed item
+	// releases lists the items the queue let go since its last sweep
+	// (sweepLocked), each once: exactly the items whose word has the
+	// releasing flag. They stay in items until the sweep, which deletes
+	// those that nothing held again meanwhile; an Add or AddAfter of one
+	// before then finds its slot and inserts nothing. A controller's key
+	// often comes back soon after its sync (the object's next event: in
+	// the scale benchmark half of nodesim's keys come back within 4,096
+	// releases), and each such return spares a delete and an insert in a
+	// large, cold map. releaseBatch is the length at which Done sweeps.
+	// A queue holding fewer than retainAbove items lets an item go at once
+	// instead: its map is small and in the CPU's caches, where a delete is
+	// cheap and a list and a larger map are not.
+	releases     []release[T]
+	releaseBatch int
+	retainAbove  int
+	timer        clock.Timer // made on the first delayed add
+	seq          uint64      // last seq given to a delayed item
 
 	shuttingDown bool
 	// drained is made by the first ShutDownWithDrain and closed once the
@@ -85,6 +101,21 @@ type Queue[T comparable] struct {
 
 	m metrics // only with metricsOn
 }
+
+// release is an item in Queue.releases and its state slot.
+type release[T comparable] struct {
+	item  T
+	state uint32
+}
+
+// releaseBatch is the default Queue.releaseBatch: at most this many items
+// a queue no longer holds stay in its map, about 100 KiB for string keys.
+// retainAbove is the default Queue.retainAbove, about where the map
+// outgrows a core's own caches.
+const (
+	releaseBatch = 4096
+	retainAbove  = 4096
+)
 
 // itemState is an item's slot in Queue.states: its state word and, while
 // the word has the delayed flag, its slot in Queue.delayed's entries.
@@ -117,6 +148,8 @@ type itemState struct {
 //	word&processing the item is in the processing set
 //	word&delayed    the item is in the delayed set (its own, apart from the
 //	                other two: it is added when it comes due)
+//	word&releasing  the item is in Queue.releases; it is held only if it
+//	                has another flag
 //	word>>flagBits  its slot in flights while processing
 //
 // Invariant: an item is in queue iff its word is dirty and not processing,
@@ -132,6 +165,9 @@ const (
 	processing
 	// delayed: the item waits in Queue.delayed for its ready time.
 	delayed
+	// releasing: the item is listed in Queue.releases, to be let go at
+	// the next sweep unless it is held again by then.
+	releasing
 
 	flagBits = iota
 	flagMask = 1<<flagBits - 1
@@ -169,6 +205,9 @@ func New[T comparable](cfg Config[T]) *Queue[T] {
 		metricsOn: cfg.Metrics,
 		epoch:     cfg.Clock.Now(),
 		items:     make(map[T]uint32),
+
+		releaseBatch: releaseBatch,
+		retainAbove:  retainAbove,
 	}
 	if q.limiter == nil {
 		q.limiter = DefaultControllerRateLimiter[T](cfg.Clock)
@@ -332,7 +371,7 @@ func (q *Queue[T]) popLocked(now time.Duration) T {
 	}
 	q.flights[slot] = f
 	s := &q.states[e.state]
-	s.word = uint64(slot)<<flagBits | processing | s.word&delayed
+	s.word = uint64(slot)<<flagBits | processing | s.word&(delayed|releasing)
 	return e.item
 }
 
@@ -396,21 +435,47 @@ func (q *Queue[T]) Done(item T) {
 	s := &q.states[f.state]
 	switch {
 	case s.word&dirty != 0:
-		s.word = dirty | s.word&delayed
+		s.word = dirty | s.word&(delayed|releasing)
 		q.queue.push(queued[T]{item: item, state: f.state, added: f.added})
 		q.cond.Signal()
 	case s.word&delayed != 0:
-		s.word = delayed // held for its ready time only
-	default:
+		s.word = delayed | s.word&releasing // held for its ready time only
+	case s.word&releasing == 0 && len(q.items) < q.retainAbove:
 		q.releaseLocked(item, f.state)
+		if q.shuttingDown {
+			q.checkDrainedLocked()
+		}
+	default:
+		if s.word&releasing == 0 {
+			q.releases = append(q.releases, release[T]{item: item, state: f.state})
+		}
+		s.word = releasing
+		if len(q.releases) >= q.releaseBatch {
+			q.sweepLocked()
+		}
 		if q.shuttingDown {
 			q.checkDrainedLocked()
 		}
 	}
 }
 
-// releaseLocked lets item go: it is neither waiting, in flight nor delayed,
-// and slot is its state slot.
+// sweepLocked lets go of the items in releases that nothing has held
+// again since they were listed, and empties the list.
+func (q *Queue[T]) sweepLocked() {
+	for i, r := range q.releases {
+		s := &q.states[r.state]
+		s.word &^= releasing
+		if s.word == 0 {
+			q.releaseLocked(r.item, r.state)
+		}
+		q.releases[i] = release[T]{} // let the garbage collector have what the item points to
+	}
+	q.releases = q.releases[:0]
+}
+
+// releaseLocked lets item go at once: it has no flag (it is neither
+// waiting, in flight, delayed nor listed in releases), and slot is its
+// state slot.
 func (q *Queue[T]) releaseLocked(item T, slot uint32) {
 	delete(q.items, item)
 	q.states[slot] = itemState{}
