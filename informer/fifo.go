@@ -1,6 +1,7 @@
 package informer
 
 import (
+	"context"
 	"sync"
 
 	"github.com/miniplane/miniplane/api"
@@ -119,8 +120,20 @@ type DeltaFIFO struct {
 	replaced    bool
 	initialLeft int
 	closed      bool
-	// ready is closed when the queue becomes non-empty or is closed.
-	ready chan struct{}
+	// signaled says the FIFO may hold something to pop (or its first list
+	// has arrived, or it is closed): set by every change that queues a
+	// key, cleared by a Pop that finds the FIFO empty or empties it. It is
+	// what Ready reports, kept as a flag so that a FIFO that empties and
+	// fills again (after nearly every event, for a live informer) costs no
+	// channel. ready is the channel Ready handed out while signaled was
+	// false, or nil: signalLocked closes it and forgets it.
+	signaled bool
+	ready    chan struct{}
+	// sleeping says the informer's processing loop waits on wake
+	// (sleep); signalLocked clears it and sends wake its one token, as a
+	// Registration wakes its dispatcher: wake is made once, with the FIFO.
+	sleeping bool
+	wake     chan struct{}
 	// room is made by Full when the FIFO is over its limit, and closed
 	// (and forgotten) once it is not.
 	room chan struct{}
@@ -134,7 +147,7 @@ type fifoEntry struct {
 
 // NewDeltaFIFO returns an empty FIFO feeding a cache described by known.
 func NewDeltaFIFO(known knownObjects) *DeltaFIFO {
-	return &DeltaFIFO{known: known, items: make(map[string]int), ready: make(chan struct{})}
+	return &DeltaFIFO{known: known, items: make(map[string]int), wake: make(chan struct{}, 1)}
 }
 
 // Add queues an Added delta.
@@ -248,11 +261,20 @@ func deltaKey(d Delta) string {
 	return KeyOf(d.Object.(api.Object))
 }
 
+// signalLocked records that the FIFO may hold something to pop, and wakes
+// whoever waits for it: a Ready channel, the sleeping processing loop.
 func (f *DeltaFIFO) signalLocked() {
-	select {
-	case <-f.ready:
-	default:
+	f.signaled = true
+	if f.ready != nil {
 		close(f.ready)
+		f.ready = nil
+	}
+	if f.sleeping {
+		f.sleeping = false
+		select {
+		case f.wake <- struct{}{}:
+		default: // a token already waits: one wakes the loop as well as two
+		}
 	}
 }
 
@@ -501,12 +523,8 @@ func (f *DeltaFIFO) shrinkLocked() {
 
 // resetReadyLocked re-arms Ready once the queue is empty (unless closed).
 func (f *DeltaFIFO) resetReadyLocked() {
-	select {
-	case <-f.ready:
-		if !f.closed {
-			f.ready = make(chan struct{})
-		}
-	default:
+	if !f.closed {
+		f.signaled = false
 	}
 }
 
@@ -516,7 +534,36 @@ func (f *DeltaFIFO) resetReadyLocked() {
 func (f *DeltaFIFO) Ready() <-chan struct{} {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.signaled || f.closed {
+		return closedChan
+	}
+	if f.ready == nil {
+		f.ready = make(chan struct{})
+	}
 	return f.ready
+}
+
+// sleep is the informer's processing loop running dry: it returns once
+// the FIFO may hold something to pop (what would close Ready), or ctx is
+// done. Something queued after the caller's Pop found the FIFO empty but
+// before sleep takes the lock is seen here, and anything queued later
+// sends the token, so nothing is missed; a token left from an earlier
+// wake at most wakes the loop once for nothing.
+func (f *DeltaFIFO) sleep(ctx context.Context) {
+	f.mu.Lock()
+	if f.signaled || f.closed {
+		f.mu.Unlock()
+		return
+	}
+	f.sleeping = true
+	f.mu.Unlock()
+	select {
+	case <-ctx.Done():
+		f.mu.Lock()
+		f.sleeping = false
+		f.mu.Unlock()
+	case <-f.wake:
+	}
 }
 
 // Len returns the number of queued keys.

@@ -272,10 +272,7 @@ func (i *Informer) runProcessing(ctx context.Context) {
 		if i.ProcessOne() {
 			continue
 		}
-		select {
-		case <-ctx.Done():
-		case <-i.fifo.Ready():
-		}
+		i.fifo.sleep(ctx)
 	}
 }
 

@@ -309,3 +309,68 @@ func BenchmarkBacklogCycle(b *testing.B) {
 		b.Fatalf("%d queued after %d cycles, want at least %d", got, n, backlog)
 	}
 }
+
+// BenchmarkDelayedCycle is nodesim's queue at scale: 100,000 string keys
+// cycle between waiting and delayed. Each op takes the oldest waiting key,
+// delays it by a second while it is in flight (a kubelet sync asking to see
+// its pod again once a container has started) and calls Done; every 1,000
+// ops the fake clock moves a second on, so the keys delayed before come due
+// and wait again. The queue's map is large and cold, so each map operation
+// a delayed add spares shows.
+func BenchmarkDelayedCycle(b *testing.B) {
+	const backlog, perStep = 100_000, 1_000
+	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	q := workqueue.New(workqueue.Config[string]{Name: "bench", Clock: clk})
+	for i := range backlog {
+		q.Add(fmt.Sprintf("default/app-%04d-%08d", i/100, i))
+	}
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		item, ok, _ := q.TryGet()
+		if !ok {
+			b.Fatalf("nothing waiting after %d ops", n)
+		}
+		q.AddAfter(item, time.Second)
+		q.Done(item)
+		if n++; n%perStep == 0 {
+			clk.Step(time.Second)
+		}
+	}
+	clk.Step(time.Second)
+	if got := q.Len(); got != backlog {
+		b.Fatalf("%d waiting after %d ops, want all %d", got, n, backlog)
+	}
+}
+
+// BenchmarkReturnCycle is a controller's queue whose keys come back soon
+// after their sync, as an object's next event follows the write its sync
+// made: 100,000 string keys wait, and each op takes the oldest, calls Done
+// (the queue lets it go) and adds again the key let go 1,000 ops before.
+// The queue's map is large and cold, so a returning key that finds its
+// entry still there, rather than being deleted and inserted again, shows.
+func BenchmarkReturnCycle(b *testing.B) {
+	const backlog, returnAfter = 100_000, 1_000
+	q := workqueue.New(workqueue.Config[string]{Name: "bench", Clock: clock.Real{}})
+	for i := range backlog {
+		q.Add(fmt.Sprintf("default/app-%04d-%08d", i/100, i))
+	}
+	done := make([]string, returnAfter) // a ring of the keys let go
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		item, ok, _ := q.TryGet()
+		if !ok {
+			b.Fatalf("nothing waiting after %d ops", n)
+		}
+		q.Done(item)
+		if back := done[n%returnAfter]; back != "" {
+			q.Add(back)
+		}
+		done[n%returnAfter] = item
+		n++
+	}
+	if got, want := q.Len(), backlog-min(n, returnAfter); got != want {
+		b.Fatalf("%d waiting after %d ops, want %d", got, n, want)
+	}
+}

@@ -25,9 +25,59 @@ func (q *Queue[T]) AddAfter(item T, d time.Duration) {
 	}
 	now := q.now()
 	q.seq++
-	if q.delayed.add(item, now+d, q.seq) {
+	slot, held := q.heldStateLocked(item)
+	if !held {
+		slot = q.newStateLocked()
+		q.items[item] = slot
+	}
+	s := &q.states[slot]
+	var head bool
+	if s.word&delayed != 0 {
+		head = q.delayed.advance(s.delay, now+d, q.seq)
+	} else {
+		s.delay, head = q.delayed.add(item, slot, now+d, q.seq)
+		s.word |= delayed
+	}
+	if head {
 		q.armLocked(now)
 	}
+}
+
+// heldStateLocked returns item's state slot, and false if the queue does
+// not hold it. A delayed add most often comes from the sync of the item
+// itself (a kubelet waiting for a container to start, a retry after a
+// failure), so while few items are in flight it looks among them first,
+// as Done does: the item's entry in items was last touched when it was
+// added, before a backlog of others, and is likely out of the CPU's caches.
+func (q *Queue[T]) heldStateLocked(item T) (uint32, bool) {
+	if len(q.flights) <= flightScanMax {
+		if fs, ok := q.flightByScanLocked(item); ok {
+			return q.flights[fs].state, true
+		}
+	}
+	slot, ok := q.items[item]
+	return slot, ok
+}
+
+// takeDelayedLocked empties the delayed set and returns its items, earliest
+// ready time first (ties in add order), letting go of those that are not
+// also waiting or in flight.
+func (q *Queue[T]) takeDelayedLocked() []T {
+	pending := q.delayed.takeAll()
+	if len(pending) == 0 {
+		return nil
+	}
+	items := make([]T, len(pending))
+	for i, e := range pending {
+		items[i] = e.item
+		s := &q.states[e.state]
+		s.word &^= delayed
+		s.delay = 0
+		if s.word == 0 {
+			q.releaseLocked(e.item, e.state)
+		}
+	}
+	return items
 }
 
 // NextDelayed returns the ready time of the earliest pending delayed item, so
@@ -64,7 +114,11 @@ func (q *Queue[T]) fireDelayed() {
 	}
 	now := q.now()
 	for q.delayed.len() > 0 && q.delayed.head().readyAt <= now {
-		q.addLocked(q.delayed.pop(), now) // accepted before any shutdown, so not dropped
+		item, slot := q.delayed.pop()
+		s := &q.states[slot]
+		s.word &^= delayed
+		s.delay = 0
+		q.addHeldLocked(item, slot, now) // accepted before any shutdown, so not dropped
 	}
 	if q.delayed.len() > 0 {
 		q.armLocked(now)

@@ -6,9 +6,13 @@ import (
 	"time"
 )
 
-// delayed is one item waiting for its ready time.
-type delayed[T comparable] struct {
+// delayEntry is one item waiting for its ready time.
+type delayEntry[T comparable] struct {
 	item T
+	// state is the item's slot in Queue.states, whose delay names this
+	// entry's slot: the queue's map is looked up when the item is delayed,
+	// not again when it comes due.
+	state uint32
 	// readyAt is when the item is due, as time since the queue's epoch.
 	readyAt time.Duration
 	// seq orders items due at the same time: the AddAfter that set readyAt
@@ -19,67 +23,67 @@ type delayed[T comparable] struct {
 }
 
 // before is the heap's order: ready time, then add order.
-func (d *delayed[T]) before(e *delayed[T]) bool {
+func (d *delayEntry[T]) before(e *delayEntry[T]) bool {
 	if d.readyAt != e.readyAt {
 		return d.readyAt < e.readyAt
 	}
 	return d.seq < e.seq
 }
 
-// delayHeap holds the pending delayed items: a min-heap by ready time, with
-// an index from item to entry so that an item is pending at most once.
+// delayHeap holds the pending delayed items: a min-heap by ready time. It
+// has no index of its own: the queue keeps each delayed item's entry slot
+// in the item's state (itemState.delay), found through the queue's one map,
+// so an item is pending at most once and delaying it again finds its entry
+// without a second map.
 //
 // The entries live in a slab and the heap orders their slot numbers, so
-// moving an entry up or down the heap rewrites two ints instead of the index
-// map; a pending item costs one map insert and one map delete in all. Freed
-// slots are reused, so a steady flow of delayed items does not allocate.
+// moving an entry up or down the heap rewrites two ints. Freed slots are
+// reused, so a steady flow of delayed items does not allocate.
 //
-// Invariants: index maps each pending item to its slot; heap holds exactly
-// those slots, in heap order, with entries[heap[i]].pos == i; free holds
-// the other slots of entries.
+// Invariants: heap holds the slots of the pending entries, each once, in
+// heap order, with entries[heap[i]].pos == i; free holds the other slots of
+// entries.
 type delayHeap[T comparable] struct {
-	entries []delayed[T]
-	free    []int
-	heap    []int
-	index   map[T]int
+	entries []delayEntry[T]
+	free    []uint32
+	heap    []uint32
 }
 
 func (d *delayHeap[T]) len() int { return len(d.heap) }
 
 // head returns the earliest pending entry; the heap must not be empty.
-func (d *delayHeap[T]) head() *delayed[T] { return &d.entries[d.heap[0]] }
+func (d *delayHeap[T]) head() *delayEntry[T] { return &d.entries[d.heap[0]] }
 
-// add makes item due at readyAt unless it is already due at or before then
-// (the earliest ready time wins). It reports whether item is now the head.
-func (d *delayHeap[T]) add(item T, readyAt time.Duration, seq uint64) bool {
-	if d.index == nil {
-		d.index = make(map[T]int)
-	}
-	if slot, ok := d.index[item]; ok {
-		e := &d.entries[slot]
-		if readyAt >= e.readyAt {
-			return false
-		}
-		e.readyAt, e.seq = readyAt, seq
-		return d.up(e.pos) == 0
-	}
-	var slot int
+// add makes item, whose state slot is state and which is not pending, due
+// at readyAt. It returns the entry's slot, and whether item is now the head.
+func (d *delayHeap[T]) add(item T, state uint32, readyAt time.Duration, seq uint64) (slot uint32, head bool) {
 	if n := len(d.free); n > 0 {
 		slot = d.free[n-1]
 		d.free = d.free[:n-1]
 	} else {
-		slot = len(d.entries)
-		d.entries = append(d.entries, delayed[T]{})
+		slot = uint32(len(d.entries))
+		d.entries = append(d.entries, delayEntry[T]{})
 	}
-	d.entries[slot] = delayed[T]{item: item, readyAt: readyAt, seq: seq, pos: len(d.heap)}
-	d.index[item] = slot
+	d.entries[slot] = delayEntry[T]{item: item, state: state, readyAt: readyAt, seq: seq, pos: len(d.heap)}
 	d.heap = append(d.heap, slot)
-	return d.up(len(d.heap)-1) == 0
+	return slot, d.up(len(d.heap)-1) == 0
 }
 
-// pop removes the earliest pending item and returns it; the heap must not be
-// empty.
-func (d *delayHeap[T]) pop() T {
+// advance makes the pending entry in slot due at readyAt if that is earlier
+// than its ready time (the earliest ready time wins). It reports whether the
+// entry is now the head.
+func (d *delayHeap[T]) advance(slot uint32, readyAt time.Duration, seq uint64) bool {
+	e := &d.entries[slot]
+	if readyAt >= e.readyAt {
+		return false
+	}
+	e.readyAt, e.seq = readyAt, seq
+	return d.up(e.pos) == 0
+}
+
+// pop removes the earliest pending entry and returns its item and state
+// slot; the heap must not be empty.
+func (d *delayHeap[T]) pop() (item T, state uint32) {
 	slot := d.heap[0]
 	last := len(d.heap) - 1
 	d.swap(0, last)
@@ -87,33 +91,28 @@ func (d *delayHeap[T]) pop() T {
 	if last > 0 {
 		d.down(0)
 	}
-	item := d.entries[slot].item
-	d.entries[slot] = delayed[T]{} // let the garbage collector have what the item points to
+	item, state = d.entries[slot].item, d.entries[slot].state
+	d.entries[slot] = delayEntry[T]{} // let the garbage collector have what the item points to
 	d.free = append(d.free, slot)
-	delete(d.index, item)
-	return item
+	return item, state
 }
 
-// takeAll empties the heap and returns its items by ready time, then add order.
-func (d *delayHeap[T]) takeAll() []T {
+// takeAll empties the heap and returns its entries by ready time, then add
+// order.
+func (d *delayHeap[T]) takeAll() []delayEntry[T] {
 	if len(d.heap) == 0 {
 		return nil
 	}
-	pending := make([]delayed[T], len(d.heap))
+	pending := make([]delayEntry[T], len(d.heap))
 	for i, slot := range d.heap {
 		pending[i] = d.entries[slot]
 	}
-	slices.SortFunc(pending, func(a, b delayed[T]) int {
+	slices.SortFunc(pending, func(a, b delayEntry[T]) int {
 		return cmp.Or(cmp.Compare(a.readyAt, b.readyAt), cmp.Compare(a.seq, b.seq))
 	})
-	items := make([]T, len(pending))
-	for i, e := range pending {
-		items[i] = e.item
-	}
 	clear(d.entries)
 	d.entries, d.free, d.heap = d.entries[:0], d.free[:0], d.heap[:0]
-	clear(d.index)
-	return items
+	return pending
 }
 
 // less reports whether the entry at heap position i comes before the one at j.

@@ -92,7 +92,10 @@
 //
 // A Queue is safe for concurrent use by any number of producers and workers;
 // one mutex guards its state and Get waits on a condition variable. Item
-// values are map keys: they must not change while the queue holds them. The
+// values are map keys: they must not change while the queue holds them. A
+// queue holding 4,096 items or more keeps up to 4,096 it has let go in its
+// map until its next sweep, so that a key added again soon costs no insert
+// into a large map; those values stay reachable until then. The
 // only code the queue runs outside its callers' goroutines is its timer's
 // callback, which the clock calls (clock.Real: a short-lived goroutine of the
 // Go runtime; clock.Fake: the goroutine moving the clock). The rate limiters

@@ -29,11 +29,11 @@ func (q *Queue[T]) checkInvariants() error {
 		if slot, ok := q.items[e.item]; !ok || slot != e.state {
 			return fmt.Errorf("%v is queued with state slot %d, items says %d (held %t)", e.item, e.state, slot, ok)
 		}
-		if word := q.states[e.state]; word != dirty {
-			return fmt.Errorf("%v is queued with state %b, want dirty only", e.item, word)
+		if word := q.states[e.state].word; word&^(delayed|releasing) != dirty {
+			return fmt.Errorf("%v is queued with state %b, want dirty (and maybe delayed, releasing) only", e.item, word)
 		}
 	}
-	processingN := 0
+	processingN, delayedN := 0, 0
 	owners := map[uint64]T{}
 	stateOwners := map[uint32]T{}
 	for item, slot := range q.items {
@@ -44,7 +44,16 @@ func (q *Queue[T]) checkInvariants() error {
 			return fmt.Errorf("%v and %v own state slot %d", item, other, slot)
 		}
 		stateOwners[slot] = item
-		word := q.states[slot]
+		word := q.states[slot].word
+		if word&delayed != 0 {
+			delayedN++
+			if ds := q.states[slot].delay; int(ds) >= len(q.delayed.entries) ||
+				q.delayed.entries[ds].item != item || q.delayed.entries[ds].state != slot {
+				return fmt.Errorf("%v (state %d) is delayed in entry %d, which is not its", item, slot, ds)
+			}
+		} else if q.states[slot].delay != 0 {
+			return fmt.Errorf("%v is not delayed but names delayed entry %d", item, q.states[slot].delay)
+		}
 		switch {
 		case word&flagMask == 0:
 			return fmt.Errorf("%v is in items with no flag", item)
@@ -64,6 +73,13 @@ func (q *Queue[T]) checkInvariants() error {
 			if f := q.flights[fs]; f.item != item || f.state != slot {
 				return fmt.Errorf("flight slot %d of %v (state %d) holds %v (state %d)", fs, item, slot, f.item, f.state)
 			}
+		case word&dirty == 0:
+			if word&^releasing != delayed && word != releasing {
+				return fmt.Errorf("%v is neither dirty nor processing, state %b, want delayed or releasing", item, word)
+			}
+			if queued[item] {
+				return fmt.Errorf("%v is queued but not dirty", item)
+			}
 		case !queued[item]:
 			return fmt.Errorf("%v is dirty, not processing, and not queued", item)
 		case word>>flagBits != 0:
@@ -74,8 +90,8 @@ func (q *Queue[T]) checkInvariants() error {
 		return fmt.Errorf("states: %d held + %d free != %d", len(q.items), len(q.freeStates), len(q.states))
 	}
 	for _, slot := range q.freeStates {
-		if _, ok := stateOwners[slot]; ok || q.states[slot] != 0 {
-			return fmt.Errorf("free state slot %d is owned or not zero (%b)", slot, q.states[slot])
+		if _, ok := stateOwners[slot]; ok || q.states[slot] != (itemState{}) {
+			return fmt.Errorf("free state slot %d is owned or not zero (%+v)", slot, q.states[slot])
 		}
 		stateOwners[slot] = *new(T)
 	}
@@ -95,6 +111,33 @@ func (q *Queue[T]) checkInvariants() error {
 	if err := q.delayed.check(); err != nil {
 		return err
 	}
+	for _, slot := range q.delayed.heap {
+		e := q.delayed.entries[slot]
+		if s, ok := q.items[e.item]; !ok || s != e.state || q.states[s].word&delayed == 0 || q.states[s].delay != slot {
+			return fmt.Errorf("delayed entry %d of %v (state %d): items says %d (held %t), state %+v", slot, e.item, e.state, s, ok, q.states[s])
+		}
+	}
+	listed := map[T]bool{}
+	for _, r := range q.releases {
+		if listed[r.item] {
+			return fmt.Errorf("%v is in releases twice", r.item)
+		}
+		listed[r.item] = true
+		if s, ok := q.items[r.item]; !ok || s != r.state || q.states[s].word&releasing == 0 {
+			return fmt.Errorf("release of %v (state %d): items says %d (held %t), state %+v", r.item, r.state, s, ok, q.states[s])
+		}
+	}
+	for item, slot := range q.items {
+		if q.states[slot].word&releasing != 0 && !listed[item] {
+			return fmt.Errorf("%v is flagged releasing but not in releases", item)
+		}
+	}
+	if len(q.releases) >= q.releaseBatch {
+		return fmt.Errorf("%d releases listed, the sweep is at %d", len(q.releases), q.releaseBatch)
+	}
+	if delayedN != q.delayed.len() {
+		return fmt.Errorf("%d items are flagged delayed, %d entries are pending", delayedN, q.delayed.len())
+	}
 	if q.shuttingDown && !q.drainedClosed && q.drained != nil &&
 		q.queue.len() == 0 && q.processing == 0 && q.delayed.len() == 0 {
 		return fmt.Errorf("drained but the drain channel is open")
@@ -103,7 +146,9 @@ func (q *Queue[T]) checkInvariants() error {
 }
 
 // checkFlightOf checks that flightOfLocked's two ways agree for each of
-// items, held or not: the scan of flights and the lookup through items.
+// items, held or not: the scan of flights and the lookup through items; and
+// that heldStateLocked, which looks among the flights first, agrees with
+// items.
 func (q *Queue[T]) checkFlightOf(items []T) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -113,27 +158,28 @@ func (q *Queue[T]) checkFlightOf(items []T) error {
 		if scanSlot != slot || scanOK != ok {
 			return fmt.Errorf("flight of %v: by scan %d, %t; through items %d, %t", item, scanSlot, scanOK, slot, ok)
 		}
+		heldSlot, held := q.heldStateLocked(item)
+		if itemsSlot, inItems := q.items[item]; heldSlot != itemsSlot || held != inItems {
+			return fmt.Errorf("state of %v: heldStateLocked says %d, %t; items says %d, %t", item, heldSlot, held, itemsSlot, inItems)
+		}
 	}
 	return nil
 }
 
 // check checks what the comment on delayHeap promises.
 func (d *delayHeap[T]) check() error {
-	if len(d.index) != len(d.heap) {
-		return fmt.Errorf("delay index holds %d, heap %d", len(d.index), len(d.heap))
-	}
 	if len(d.heap)+len(d.free) != len(d.entries) {
 		return fmt.Errorf("delay heap %d + free %d != %d entries", len(d.heap), len(d.free), len(d.entries))
 	}
-	seen := map[int]bool{}
+	seen := map[uint32]bool{}
 	for i, slot := range d.heap {
 		e := d.entries[slot]
 		if seen[slot] {
 			return fmt.Errorf("slot %d is in the heap twice", slot)
 		}
 		seen[slot] = true
-		if d.index[e.item] != slot || e.pos != i {
-			return fmt.Errorf("entry of %v: slot %d at %d, index says %d, pos says %d", e.item, slot, i, d.index[e.item], e.pos)
+		if e.pos != i {
+			return fmt.Errorf("entry of %v: slot %d at %d, pos says %d", e.item, slot, i, e.pos)
 		}
 		if i > 0 && d.less(i, (i-1)/2) {
 			return fmt.Errorf("heap order broken at %d", i)
@@ -214,6 +260,14 @@ func (m *model) addAfter(item string, d time.Duration) {
 	m.delayed = append(m.delayed, modelDelayed{item, m.now + d, m.seq})
 }
 
+// holds reports whether item is waiting, in flight or delayed.
+func (m *model) holds(item string) bool {
+	if m.dirty[item] || m.processing[item] {
+		return true
+	}
+	return slices.ContainsFunc(m.delayed, func(e modelDelayed) bool { return e.item == item })
+}
+
 func (m *model) sortDelayed() {
 	slices.SortFunc(m.delayed, func(a, b modelDelayed) int {
 		return cmp.Or(cmp.Compare(a.readyAt, b.readyAt), cmp.Compare(a.seq, b.seq))
@@ -233,8 +287,11 @@ func (m *model) step(d time.Duration) {
 // operations, from fixed seeds, and checks that they agree and that the
 // queue's invariants hold after every operation.
 //
-// With 6 keys at most 6 are in flight, and Done finds its item by a scan of
-// the flights; with 40 and fewer Dones than Gets, more than flightScanMax
+// Most seeds keep released items in the map and sweep them every few
+// items; the rest run at the defaults, where a queue this small lets each
+// item go at once: released items are let go, and come back before they
+// are, every way. With 6 keys at most 6 are in
+// flight, and Done finds its item by a scan of the flights; with 40 and fewer Dones than Gets, more than flightScanMax
 // are in flight at times, and Done finds it through items.
 func TestAgainstModel(t *testing.T) {
 	many := make([]string, 40)
@@ -255,6 +312,12 @@ func TestAgainstModel(t *testing.T) {
 			clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 			epoch := clk.Now()
 			q := New(Config[string]{Clock: clk, Metrics: seed%2 == 0})
+			if seed%4 != 3 {
+				// Keep released items in the map whatever its size, and
+				// sweep often: every 1 to 8 releases, so that items are
+				// let go both at once and after being held again.
+				q.releaseBatch, q.retainAbove = 1+int(seed%8), int(seed%3)
+			}
 			m := &model{dirty: map[string]bool{}, processing: map[string]bool{}}
 			maxFlights := 0
 			if seed >= 40 {
@@ -314,6 +377,9 @@ func TestAgainstModel(t *testing.T) {
 				}
 				require.NoError(t, q.checkInvariants(), "after op %d: %s", op, what)
 				require.NoError(t, q.checkFlightOf(keys), "after op %d: %s", op, what)
+				for _, k := range keys {
+					require.Equal(t, m.holds(k), q.Holds(k), "op %d (%s) Holds %s", op, what, k)
+				}
 				maxFlights = max(maxFlights, len(q.flights))
 				require.Equal(t, len(m.queue), q.Len(), "op %d (%s) Len", op, what)
 				next, ok := q.NextDelayed()

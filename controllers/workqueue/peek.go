@@ -19,9 +19,6 @@ func (q *Queue[T]) Peek() (item T, ok bool) {
 func (q *Queue[T]) Holds(item T) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if slot, ok := q.items[item]; ok && q.states[slot]&(dirty|processing) != 0 {
-		return true
-	}
-	_, delayed := q.delayed.index[item]
-	return delayed
+	slot, ok := q.items[item]
+	return ok && q.states[slot].word&(dirty|processing|delayed) != 0
 }

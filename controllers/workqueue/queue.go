@@ -42,16 +42,19 @@ type Queue[T comparable] struct {
 	mu   sync.Mutex
 	cond sync.Cond
 
-	// items maps every item that is waiting or in flight, and nothing
-	// else, to the slot in states that holds its state word: its flags,
-	// and for an in-flight item its slot in flights. freeStates lists the
-	// slots of states no item owns; their words are 0. An item is in queue
-	// exactly when its word is dirty and not processing, and then exactly
-	// once, with its slot. The map changes only when an item comes and
-	// goes: Get and a Done that queues the item again reach its word
-	// through the slot the queue entry or the flight carries.
+	// items maps every item that is waiting, in flight or delayed, or was
+	// recently (releases), and nothing else, to the slot in states that
+	// holds its state: its flags,
+	// for an in-flight item its slot in flights, and for a delayed one its
+	// slot in delayed's entries. freeStates lists the slots of states no
+	// item owns; they are zero. An item is in queue exactly when its word
+	// is dirty and not processing, and then exactly once, with its slot.
+	// The map changes only when an item comes and goes: Get, a Done that
+	// queues the item again and a delayed item coming due reach its state
+	// through the slot the queue entry, the flight or the delayed entry
+	// carries.
 	items      map[T]uint32
-	states     []uint64
+	states     []itemState
 	freeStates []uint32
 	// queue is the order in which waiting items are handed out: by the add
 	// that made each one waiting.
@@ -66,12 +69,28 @@ type Queue[T comparable] struct {
 	flights     []flight[T]
 	freeFlights []uint32
 
-	// delayed holds the items added with a delay that are not yet due.
+	// delayed holds the items added with a delay that are not yet due:
+	// exactly the items whose word has the delayed flag, each once.
 	// While it is not empty, timer will fire (or its callback is running)
 	// at or before the earliest ready time.
 	delayed delayHeap[T]
-	timer   clock.Timer // made on the first delayed add
-	seq     uint64      // last seq given to a delayed item
+	// releases lists the items the queue let go since its last sweep
+	// (sweepLocked), each once: exactly the items whose word has the
+	// releasing flag. They stay in items until the sweep, which deletes
+	// those that nothing held again meanwhile; an Add or AddAfter of one
+	// before then finds its slot and inserts nothing. A controller's key
+	// often comes back soon after its sync (the object's next event: in
+	// the scale benchmark half of nodesim's keys come back within 4,096
+	// releases), and each such return spares a delete and an insert in a
+	// large, cold map. releaseBatch is the length at which Done sweeps.
+	// A queue holding fewer than retainAbove items lets an item go at once
+	// instead: its map is small and in the CPU's caches, where a delete is
+	// cheap and a list and a larger map are not.
+	releases     []release[T]
+	releaseBatch int
+	retainAbove  int
+	timer        clock.Timer // made on the first delayed add
+	seq          uint64      // last seq given to a delayed item
 
 	shuttingDown bool
 	// drained is made by the first ShutDownWithDrain and closed once the
@@ -83,27 +102,58 @@ type Queue[T comparable] struct {
 	m metrics // only with metricsOn
 }
 
+// release is an item in Queue.releases and its state slot.
+type release[T comparable] struct {
+	item  T
+	state uint32
+}
+
+// releaseBatch is the default Queue.releaseBatch: at most this many items
+// a queue no longer holds stay in its map, about 100 KiB for string keys.
+// retainAbove is the default Queue.retainAbove, about where the map
+// outgrows a core's own caches.
+const (
+	releaseBatch = 4096
+	retainAbove  = 4096
+)
+
+// itemState is an item's slot in Queue.states: its state word and, while
+// the word has the delayed flag, its slot in Queue.delayed's entries.
+type itemState struct {
+	word  uint64
+	delay uint32
+}
+
 // The state word of an item: flags in the low bits, and above them, for an
-// in-flight item, its slot in Queue.flights. An item with neither flag is
-// not in Queue.items.
+// in-flight item, its slot in Queue.flights. An item with no flag is not in
+// Queue.items.
 //
 // Reading the fast path. Semantically the queue is client-go's: a FIFO
 // slice of waiting items, a dirty set and a processing set — the model in
 // invariants_test.go, which TestAgainstModel drives with the queue on
 // seeded random operations, checking checkInvariants after each. One map,
 // items, holds both sets: it names each item's slot in a slab of state
-// words, and the queue's entries and the flights carry the slot, so that
-// only Add (to find the item, and to insert a new one) and a Done that
-// lets the item go touch the map; Get and a Done that queues the item again
-// touch none. In a controller's queue of 100,000 keys the map is large and
-// cold, and each operation it spares is a cache miss or two spared.
+// words, and the queue's entries, the flights and the delayed entries carry
+// the slot, so that only Add and AddAfter (to find the item, and to insert
+// a new one) and a Done that lets the item go touch the map; Get, a Done
+// that queues the item again and a delayed item coming due touch none. The
+// delayed set is the same map: a delayed add of an item already held (a
+// controller asking, during a sync, to see its key again later) costs one
+// lookup, and the item stays in the map until it is done with rather than
+// leaving one map to enter another. In a controller's queue of 100,000
+// keys the map is large and cold, and each operation it spares is a cache
+// miss or two spared.
 //
 //	word&dirty      the item is in the dirty set
 //	word&processing the item is in the processing set
+//	word&delayed    the item is in the delayed set (its own, apart from the
+//	                other two: it is added when it comes due)
+//	word&releasing  the item is in Queue.releases; it is held only if it
+//	                has another flag
 //	word>>flagBits  its slot in flights while processing
 //
-// Invariant: an item is in queue iff its word is exactly dirty, and then
-// once. Add's TryLock is about the clock, not correctness: with metrics, a
+// Invariant: an item is in queue iff its word is dirty and not processing,
+// and then once. Add's TryLock is about the clock, not correctness: with metrics, a
 // new item needs its add time, read before the lock when the lock is busy
 // (not to make waiting workers wait longer) and under it when the lock is
 // free (so that duplicate adds, the common case, read no clock).
@@ -113,6 +163,11 @@ const (
 	dirty uint64 = 1 << iota
 	// processing: a worker holds the item, between Get and Done.
 	processing
+	// delayed: the item waits in Queue.delayed for its ready time.
+	delayed
+	// releasing: the item is listed in Queue.releases, to be let go at
+	// the next sweep unless it is held again by then.
+	releasing
 
 	flagBits = iota
 	flagMask = 1<<flagBits - 1
@@ -150,6 +205,9 @@ func New[T comparable](cfg Config[T]) *Queue[T] {
 		metricsOn: cfg.Metrics,
 		epoch:     cfg.Clock.Now(),
 		items:     make(map[T]uint32),
+
+		releaseBatch: releaseBatch,
+		retainAbove:  retainAbove,
 	}
 	if q.limiter == nil {
 		q.limiter = DefaultControllerRateLimiter[T](cfg.Clock)
@@ -197,14 +255,21 @@ const readNow = time.Duration(math.MinInt64)
 // the metrics, or readNow.
 func (q *Queue[T]) addLocked(item T, now time.Duration) {
 	slot, held := q.items[item]
-	var word uint64
-	if held {
-		word = q.states[slot]
-		if word&dirty != 0 {
-			return
-		}
-		q.states[slot] = word | dirty // held and not dirty: in flight
+	if !held {
+		slot = q.newStateLocked()
+		q.items[item] = slot
 	}
+	q.addHeldLocked(item, slot, now)
+}
+
+// addHeldLocked is addLocked of an item that holds the state slot slot.
+func (q *Queue[T]) addHeldLocked(item T, slot uint32, now time.Duration) {
+	s := &q.states[slot]
+	word := s.word
+	if word&dirty != 0 {
+		return
+	}
+	s.word = word | dirty
 	if q.metricsOn {
 		if now == readNow {
 			now = q.now()
@@ -219,9 +284,6 @@ func (q *Queue[T]) addLocked(item T, now time.Duration) {
 		}
 		return
 	}
-	slot = q.newStateLocked()
-	q.items[item] = slot
-	q.states[slot] = dirty
 	q.queue.push(queued[T]{item: item, state: slot, added: now})
 	q.cond.Signal()
 }
@@ -237,7 +299,7 @@ func (q *Queue[T]) newStateLocked() uint32 {
 	if len(q.states) == math.MaxUint32 {
 		panic("workqueue: more than 2^32-1 items held")
 	}
-	q.states = append(q.states, 0)
+	q.states = append(q.states, itemState{})
 	return uint32(len(q.states) - 1)
 }
 
@@ -308,7 +370,8 @@ func (q *Queue[T]) popLocked(now time.Duration) T {
 		f.started = now
 	}
 	q.flights[slot] = f
-	q.states[e.state] = uint64(slot)<<flagBits | processing
+	s := &q.states[e.state]
+	s.word = uint64(slot)<<flagBits | processing | s.word&(delayed|releasing)
 	return e.item
 }
 
@@ -341,10 +404,10 @@ func (q *Queue[T]) flightByScanLocked(item T) (uint32, bool) {
 // flightByItemsLocked is flightOfLocked through items and the state word.
 func (q *Queue[T]) flightByItemsLocked(item T) (uint32, bool) {
 	slot, ok := q.items[item]
-	if !ok || q.states[slot]&processing == 0 {
+	if !ok || q.states[slot].word&processing == 0 {
 		return 0, false
 	}
-	return uint32(q.states[slot] >> flagBits), true
+	return uint32(q.states[slot].word >> flagBits), true
 }
 
 // Done tells the queue that the worker holding item has finished with it.
@@ -369,18 +432,54 @@ func (q *Queue[T]) Done(item T) {
 	if q.metricsOn {
 		q.m.workDuration.observe(now - f.started)
 	}
-	if q.states[f.state]&dirty == 0 {
-		delete(q.items, item)
-		q.states[f.state] = 0
-		q.freeStates = append(q.freeStates, f.state)
+	s := &q.states[f.state]
+	switch {
+	case s.word&dirty != 0:
+		s.word = dirty | s.word&(delayed|releasing)
+		q.queue.push(queued[T]{item: item, state: f.state, added: f.added})
+		q.cond.Signal()
+	case s.word&delayed != 0:
+		s.word = delayed | s.word&releasing // held for its ready time only
+	case s.word&releasing == 0 && len(q.items) < q.retainAbove:
+		q.releaseLocked(item, f.state)
 		if q.shuttingDown {
 			q.checkDrainedLocked()
 		}
-		return
+	default:
+		if s.word&releasing == 0 {
+			q.releases = append(q.releases, release[T]{item: item, state: f.state})
+		}
+		s.word = releasing
+		if len(q.releases) >= q.releaseBatch {
+			q.sweepLocked()
+		}
+		if q.shuttingDown {
+			q.checkDrainedLocked()
+		}
 	}
-	q.states[f.state] = dirty
-	q.queue.push(queued[T]{item: item, state: f.state, added: f.added})
-	q.cond.Signal()
+}
+
+// sweepLocked lets go of the items in releases that nothing has held
+// again since they were listed, and empties the list.
+func (q *Queue[T]) sweepLocked() {
+	for i, r := range q.releases {
+		s := &q.states[r.state]
+		s.word &^= releasing
+		if s.word == 0 {
+			q.releaseLocked(r.item, r.state)
+		}
+		q.releases[i] = release[T]{} // let the garbage collector have what the item points to
+	}
+	q.releases = q.releases[:0]
+}
+
+// releaseLocked lets item go at once: it has no flag (it is neither
+// waiting, in flight, delayed nor listed in releases), and slot is its
+// state slot.
+func (q *Queue[T]) releaseLocked(item T, slot uint32) {
+	delete(q.items, item)
+	q.states[slot] = itemState{}
+	q.freeStates = append(q.freeStates, slot)
 }
 
 // Len returns the number of queued items: not those in flight (even if they
@@ -412,7 +511,7 @@ func (q *Queue[T]) ShutDown() []T {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.shuttingDown = true
-	dropped := q.delayed.takeAll()
+	dropped := q.takeDelayedLocked()
 	if q.timer != nil {
 		q.timer.Stop()
 	}
