@@ -46,7 +46,7 @@ run() { # run NAME I: one benchmark run, its figures appended to NAME.tsv
 		exit 1
 	}
 	awk -v want="$metrics" -v name="$name" -v t="$(date +%H:%M:%S)" '
-		/^BenchmarkControlPlaneScale/ {
+		/^BenchmarkControlPlaneScale.*ns\/op/ {
 			n = split(want, w, " ")
 			for (i = 1; i < NF; i++) got[$(i + 1)] = $i
 			line = name "\t" t
