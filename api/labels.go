@@ -2,6 +2,8 @@ package api
 
 import (
 	"fmt"
+	"maps"
+	"reflect"
 	"slices"
 	"strings"
 )
@@ -190,4 +192,16 @@ func MatchesLabelPairs(pairs []LabelPair, labels map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// SameLabels is maps.Equal(a, b) for the labels of two versions of one
+// object, which a pod update handler asks of every pod event: versions
+// mostly share one map (a pod its template's, which every later version
+// keeps), and a map from the cache is immutable, so the same map is equal
+// without reading it.
+func SameLabels(a, b map[string]string) bool {
+	if a != nil && b != nil && reflect.ValueOf(a).Pointer() == reflect.ValueOf(b).Pointer() {
+		return true
+	}
+	return maps.Equal(a, b)
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"maps"
 	"strings"
 	"testing"
 
@@ -134,4 +135,27 @@ func TestValidatedSelectorFromSet(t *testing.T) {
 	_, err = ValidatedSelectorFromSet(map[string]string{"app": "not ok"})
 	assert.EqualError(t, err, `label "app": invalid label value "not ok": must be empty or consist of letters, digits, `+
 		`'-', '_' or '.', and must start and end with a letter or digit`)
+}
+
+// TestSameLabelsIsMapsEqual: the same map, equal maps, different maps,
+// nil and empty ones give maps.Equal's answer.
+func TestSameLabelsIsMapsEqual(t *testing.T) {
+	a := map[string]string{"app": "web"}
+	tests := []struct {
+		name string
+		x, y map[string]string
+	}{
+		{"same map", a, a},
+		{"equal maps", a, map[string]string{"app": "web"}},
+		{"different maps", a, map[string]string{"app": "api"}},
+		{"nil and empty", nil, map[string]string{}},
+		{"nil and a label", nil, a},
+		{"both nil", nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, maps.Equal(tt.x, tt.y), SameLabels(tt.x, tt.y))
+			assert.Equal(t, maps.Equal(tt.y, tt.x), SameLabels(tt.y, tt.x))
+		})
+	}
 }

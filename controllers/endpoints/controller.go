@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 	"sync"
 	"time"
@@ -310,7 +309,7 @@ func servicesToUpdate(oldPod, newPod *api.Pod, memberships func(*api.Pod, []stri
 		return dst // a resync: nothing changed
 	}
 	podChanged := podEndpointsChanged(oldPod, newPod)
-	labelsChanged := !sameLabels(oldPod.Metadata.Labels, newPod.Metadata.Labels)
+	labelsChanged := !api.SameLabels(oldPod.Metadata.Labels, newPod.Metadata.Labels)
 	if !podChanged && !labelsChanged {
 		return dst
 	}
@@ -359,16 +358,4 @@ func podEndpointsChanged(oldPod, newPod *api.Pod) bool {
 		oldPod.Spec.NodeName != newPod.Spec.NodeName && (hasIP(oldPod) || hasIP(newPod)) ||
 		oldPod.Spec.Hostname != newPod.Spec.Hostname ||
 		oldPod.Spec.Subdomain != newPod.Spec.Subdomain
-}
-
-// sameLabels is maps.Equal(a, b) for the labels of two versions of one
-// object, which a pod update handler asks of every pod event: versions
-// mostly share one map (a pod its template's, which every later version
-// keeps), and a map from the cache is immutable, so the same map is
-// equal without reading it.
-func sameLabels(a, b map[string]string) bool {
-	if a != nil && b != nil && reflect.ValueOf(a).Pointer() == reflect.ValueOf(b).Pointer() {
-		return true
-	}
-	return maps.Equal(a, b)
 }

@@ -263,7 +263,7 @@ func (c *Controller) updatePod(oldObj, newObj api.Object) {
 	if old.Metadata.ResourceVersion == cur.Metadata.ResourceVersion {
 		return // a resync: nothing changed
 	}
-	labelsChanged := !sameLabels(old.Metadata.Labels, cur.Metadata.Labels)
+	labelsChanged := !api.SameLabels(old.Metadata.Labels, cur.Metadata.Labels)
 	if cur.Metadata.DeletionTimestamp != nil {
 		// A graceful deletion began: the pod stops counting now, so
 		// treat it as deleted rather than wait for the final delete.

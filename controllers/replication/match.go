@@ -1,7 +1,6 @@
 package replication
 
 import (
-	"maps"
 	"reflect"
 
 	"github.com/miniplane/miniplane/api"
@@ -39,16 +38,4 @@ func (m *labelMatcher) matches(labels map[string]string) bool {
 	m.last, m.lastPtr = labels, ptr
 	m.result = api.MatchesLabelPairs(m.pairs, labels)
 	return m.result
-}
-
-// sameLabels is maps.Equal(a, b) for the labels of two versions of one
-// object, which a pod update handler asks of every pod event: versions
-// mostly share one map (a pod its template's, which every later version
-// keeps), and a map from the cache is immutable, so the same map is
-// equal without reading it.
-func sameLabels(a, b map[string]string) bool {
-	if a != nil && b != nil && reflect.ValueOf(a).Pointer() == reflect.ValueOf(b).Pointer() {
-		return true
-	}
-	return maps.Equal(a, b)
 }

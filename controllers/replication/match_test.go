@@ -2,11 +2,9 @@ package replication
 
 import (
 	"fmt"
-	"maps"
 	"math/rand/v2"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
@@ -41,28 +39,5 @@ func TestLabelMatcherIsMatchesLabelPairs(t *testing.T) {
 			require.Equal(t, api.MatchesLabelPairs(want, labels), m.matches(labels),
 				"seed %d step %d: set %v, labels %v", seed, i, set, labels)
 		}
-	}
-}
-
-// TestSameLabelsIsMapsEqual: the same map, equal maps, different maps,
-// nil and empty ones give maps.Equal's answer.
-func TestSameLabelsIsMapsEqual(t *testing.T) {
-	a := map[string]string{"app": "web"}
-	tests := []struct {
-		name string
-		x, y map[string]string
-	}{
-		{"same map", a, a},
-		{"equal maps", a, map[string]string{"app": "web"}},
-		{"different maps", a, map[string]string{"app": "api"}},
-		{"nil and empty", nil, map[string]string{}},
-		{"nil and a label", nil, a},
-		{"both nil", nil, nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, maps.Equal(tt.x, tt.y), sameLabels(tt.x, tt.y))
-			assert.Equal(t, maps.Equal(tt.y, tt.x), sameLabels(tt.y, tt.x))
-		})
 	}
 }
