@@ -92,7 +92,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if current != nil {
 		prev = current.Subsets
 	}
-	tracked.verified = nil // what follows writes, or finds current wrong
+	tracked.forgetVerified() // what follows writes, or finds current wrong
 	subsets, truncated := truncate(p.pack(prev), MaxEndpointsPerObject)
 	// Untruncated, the packing is what the check above compared (equal
 	// is subsetsEqual of pack, TestPackerEqualIsSubsetsEqual), and found
@@ -105,7 +105,16 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		return nil // nothing changed: no write
 	}
 
-	return c.write(ctx, key, svc, current, buildEndpoints(svc, current, subsets, truncated, triggeredAt))
+	written, err := c.write(ctx, key, svc, current, buildEndpoints(svc, current, subsets, truncated, triggeredAt))
+	if err == nil {
+		// What the server stored is what this sync computed for the
+		// pods it read: the server's defaults fill in only a port's
+		// protocol, which endpointPort has set. A later sync that finds
+		// that version in the cache, nothing moved, need not compute it
+		// again (trackedService.written).
+		tracked.written = versionOf(written)
+	}
+	return err
 }
 
 // serviceGone deletes a deleted service's Endpoints, whoever wrote them,
@@ -124,35 +133,39 @@ func (c *Controller) serviceGone(ctx context.Context, key, ns, name string) erro
 }
 
 // write creates next (current nil) or updates current to next, and
-// remembers the version an update replaced (staleTracker). next is handed
+// remembers the version an update replaced (staleTracker). It returns
+// the Endpoints as the server wrote them, or nil if it wrote none. next is handed
 // over to the Client (client.Handover): it is built for this write
 // (buildEndpoints, packer.pack), and neither the caller nor the controller
 // keeps, reuses or changes any of it afterwards, so the server stores it
 // rather than a copy of every address.
-func (c *Controller) write(ctx context.Context, key string, svc *api.Service, current, next *api.Endpoints) error {
+func (c *Controller) write(ctx context.Context, key string, svc *api.Service, current, next *api.Endpoints) (*api.Endpoints, error) {
 	subsets := len(next.Subsets)
 	if current == nil {
-		if _, err := c.client.Create(ctx, next, client.Handover()); err != nil {
+		created, err := c.client.Create(ctx, next, client.Handover())
+		if err != nil {
 			if apierrors.IsForbidden(err) && c.namespaceTerminating(err) {
 				// The namespace is going away and takes the service with it.
-				return nil
+				return nil, nil
 			}
 			c.warn(ctx, svc, "FailedToCreateEndpoint", "Failed to create endpoint for service %s: %v", key, err)
-			return fmt.Errorf("create endpoints %s: %w", key, err)
+			return nil, fmt.Errorf("create endpoints %s: %w", key, err)
 		}
 		c.log.Info("created endpoints", zap.String("service", key), zap.Int("subsets", subsets))
-		return nil
+		ep, _ := created.(*api.Endpoints)
+		return ep, nil
 	}
 	written, err := c.client.Update(ctx, next, client.Handover())
 	if err != nil {
 		c.warn(ctx, svc, "FailedToUpdateEndpoint", "Failed to update endpoint %s: %v", key, err)
-		return fmt.Errorf("update endpoints %s: %w", key, err)
+		return nil, fmt.Errorf("update endpoints %s: %w", key, err)
 	}
 	if rv := written.GetObjectMeta().ResourceVersion; rv != current.Metadata.ResourceVersion {
 		c.stale.remember(key, current.Metadata.ResourceVersion)
 	}
 	c.log.Info("updated endpoints", zap.String("service", key), zap.Int("subsets", subsets))
-	return nil
+	ep, _ := written.(*api.Endpoints)
+	return ep, nil
 }
 
 // namespaceTerminating tells a create refused because its namespace is

@@ -171,6 +171,31 @@ type trackedService struct {
 	// while it is the cache's Endpoints, they are still right: cached
 	// objects are immutable, and the same pointer is the same version.
 	verified *api.Endpoints
+	// written is, on the same terms, the version of the Endpoints a sync
+	// wrote for state's service and pods (what the server answered), or
+	// zero: the cache shows it as another object than the one written, a
+	// version the server made, so it is known by its UID and
+	// resourceVersion, which name one version of one object. Without it,
+	// the first sync after each write (a pod that stopped serving went on
+	// changing, say) would compute the Endpoints again to find the write
+	// it had just made.
+	written endpointsVersion
+}
+
+// endpointsVersion names one version of an Endpoints object; zero names
+// none.
+type endpointsVersion struct {
+	uid api.UID
+	rv  string
+}
+
+// versionOf returns the version of ep, or zero if ep has no
+// resourceVersion (a client that does not say).
+func versionOf(ep *api.Endpoints) endpointsVersion {
+	if ep == nil || ep.Metadata.ResourceVersion == "" {
+		return endpointsVersion{}
+	}
+	return endpointsVersion{uid: ep.Metadata.UID, rv: ep.Metadata.ResourceVersion}
 }
 
 // compute returns a sync's trigger time for a service, remembers the new
@@ -190,16 +215,25 @@ func (t *triggerTracker) compute(key string, svc *api.Service, pods []*api.Pod) 
 	ts.spare, ts.state = ts.state.pods, next
 	clear(ts.spare)
 	if moved {
-		ts.verified = nil
+		ts.forgetVerified()
 	}
 	return at, ts
 }
 
 // unchanged reports whether current, the cached Endpoints, is the version a
-// sync found right, with nothing moved since: a sync may then write
-// nothing without computing them.
+// sync found right or wrote, with nothing moved since: a sync may then
+// write nothing without computing them.
 func (ts *trackedService) unchanged(current *api.Endpoints) bool {
-	return current != nil && ts.verified == current
+	if current == nil {
+		return false
+	}
+	return ts.verified == current || ts.written != (endpointsVersion{}) && versionOf(current) == ts.written
+}
+
+// forgetVerified forgets that any version of the Endpoints was found
+// right or written.
+func (ts *trackedService) forgetVerified() {
+	ts.verified, ts.written = nil, endpointsVersion{}
 }
 
 // forget drops a deleted service's state.

@@ -17,16 +17,20 @@ import (
 // TestUnchangedSyncsMatchThePlainWay: over seeded random runs in which
 // pods are created with and without an address, flip, terminate and go,
 // and a service changes, every sync that writes nothing because nothing
-// moved since the Endpoints were found right (trackedService.unchanged)
-// is checked against the plain computation (desiredModel), and the
-// Endpoints are what the model says after every step.
+// moved since the Endpoints were found right or written
+// (trackedService.unchanged) is checked against the plain computation
+// (desiredModel), and the Endpoints are what the model says after every
+// step.
 func TestUnchangedSyncsMatchThePlainWay(t *testing.T) {
-	shortcuts := 0
+	shortcuts, afterWrite := 0, 0
 	for seed := range uint64(8) {
 		r := rand.New(rand.NewPCG(seed, 11))
 		e := newEnv(t)
 		e.c.checkUnchanged = func(svc *api.Service, pods []*api.Pod, current *api.Endpoints) {
 			shortcuts++
+			if ts := e.c.triggers.states[api.KeyOf(&svc.Metadata)]; ts.verified != current {
+				afterWrite++ // the version the controller wrote (trackedService.written)
+			}
 			want := desiredModel(svc, scanPods(e.c, svc.Metadata.Namespace, svc.Spec.Selector))
 			require.True(t, subsetsEqual(want, current.Subsets), "seed %d: %s skipped a write: has %+v, wants %+v",
 				seed, svc.Metadata.Name, current.Subsets, want)
@@ -89,4 +93,38 @@ func TestUnchangedSyncsMatchThePlainWay(t *testing.T) {
 		}
 	}
 	assert.Greater(t, shortcuts, 100, "the shortcut was hardly taken: the test checks nothing")
+	assert.Greater(t, afterWrite, 20, "the shortcut after a write was hardly taken: the test checks nothing of it")
+	t.Logf("%d shortcuts, %d of them on a version written", shortcuts, afterWrite)
+}
+
+// TestSyncAfterWriteComputesNothing: once the controller has written the
+// Endpoints without a pod that began terminating, the syncs that the
+// pod's later changes queue (it stops being ready, it goes) find the
+// version written in the cache and nothing moved, and compute nothing, as
+// a scale-down's removals do: the shortcut on the version written, which
+// TestUnchangedSyncsMatchThePlainWay checks against the plain way.
+func TestSyncAfterWriteComputesNothing(t *testing.T) {
+	e := newEnv(t)
+	e.create(service("default", "web", webLabels, api.ServicePort{Port: 80}))
+	for i := range 3 {
+		e.createPod("default", fmt.Sprintf("web-%d", i), fmt.Sprintf("10.0.0.%d", i+1), true, webLabels)
+	}
+	e.settle()
+	require.Len(t, e.endpoints("default", "web").Subsets[0].Addresses, 3)
+	shortcuts := 0
+	e.c.checkUnchanged = func(*api.Service, []*api.Pod, *api.Endpoints) { shortcuts++ }
+	rv := e.endpoints("default", "web").Metadata.ResourceVersion
+
+	_, err := e.srv.Delete(e.ctx, client.Pods, "default", "web-1", api.DeleteOptions{})
+	require.NoError(t, err)
+	e.settle()
+	ep := e.endpoints("default", "web")
+	require.Len(t, ep.Subsets[0].Addresses, 2, "the terminating pod left the Endpoints")
+	require.NotEqual(t, rv, ep.Metadata.ResourceVersion, "the controller wrote")
+	require.Zero(t, shortcuts)
+
+	e.setReady("default", "web-1", false) // a terminating pod's change: it serves no more
+	e.settle()
+	assert.Equal(t, 1, shortcuts, "the sync after the write computed the Endpoints again")
+	assert.Equal(t, ep.Metadata.ResourceVersion, e.endpoints("default", "web").Metadata.ResourceVersion, "it wrote")
 }

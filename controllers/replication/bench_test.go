@@ -1,9 +1,13 @@
 package replication
 
 import (
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/miniplane/miniplane/api"
 )
 
 // BenchmarkSync measures a sync of a controller of 100 replicas that
@@ -35,5 +39,19 @@ func BenchmarkCreatePod(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		require.NoError(b, h.c.createPod(h.ctx, "default/web", rc, s))
+	}
+}
+
+// BenchmarkPodsToDelete measures the scale-down's ranking: 50 of 100
+// ready pods of one controller, created and ready over a few minutes.
+func BenchmarkPodsToDelete(b *testing.B) {
+	pods := make([]*api.Pod, 100)
+	for i := range pods {
+		pods[i] = newTestPod("p"+strconv.Itoa(i), node("n"+strconv.Itoa(i%7)),
+			created(t0.Add(-time.Duration(300-i)*time.Second)), readySince(t0.Add(-time.Duration(200-i)*time.Second)))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		PodsToDelete(pods, nil, 50, t0)
 	}
 }

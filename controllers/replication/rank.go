@@ -38,14 +38,25 @@ func PodsToDelete(pods, related []*api.Pod, n int, now time.Time) []*api.Pod {
 			onNode[p.Spec.NodeName]++
 		}
 	}
-	ranked := make([]rankedPod, len(pods))
+	// Each pod is read once into its key: a stable sort compares every
+	// pod some 2·log2(n) times, and reading a pod (its conditions, its
+	// annotations, two logarithms) costs more than comparing two keys.
+	// The order is compareWhy's, which compares the same keys.
+	// The sort moves indexes, which hold no pointer: moving a pointer
+	// costs a write barrier while the collector runs.
+	keys := make([]rankKey, len(pods))
+	order := make([]int32, len(pods))
 	for i, p := range pods {
-		ranked[i] = rankedPod{pod: p, rank: onNode[p.Spec.NodeName]}
+		keys[i] = newRankKey(rankedPod{pod: p, rank: onNode[p.Spec.NodeName]}, now)
+		order[i] = int32(i)
 	}
-	slices.SortStableFunc(ranked, func(a, b rankedPod) int { return compareForDeletion(a, b, now) })
+	slices.SortStableFunc(order, func(a, b int32) int {
+		c, _ := compareKeys(&keys[a], &keys[b])
+		return c
+	})
 	out := make([]*api.Pod, n)
 	for i := range out {
-		out[i] = ranked[i].pod
+		out[i] = pods[order[i]]
 	}
 	return out
 }
@@ -140,56 +151,100 @@ func RankRuleOf(a, b *api.Pod, related []*api.Pod, now time.Time) RankRule {
 
 // compareWhy is compareForDeletion, and the rule that decided.
 func compareWhy(a, b rankedPod, now time.Time) (int, RankRule) {
-	pa, pb := a.pod, b.pod
-	if (pa.Spec.NodeName == "") != (pb.Spec.NodeName == "") {
-		return boolFirst(pa.Spec.NodeName == ""), RuleScheduled
+	ka, kb := newRankKey(a, now), newRankKey(b, now)
+	return compareKeys(&ka, &kb)
+}
+
+// rankKey is what the deletion ranking reads of a pod, read once: the
+// value of every rule of compareForDeletion that depends on one pod
+// alone, with the log2 buckets of its times relative to the ranking's
+// now.
+type rankKey struct {
+	pod       *api.Pod
+	rank      int // active related pods on its node
+	scheduled bool
+	phase     int // phaseOrder
+	ready     bool
+	cost      int32
+	restarts  int32
+	// nowZero says the ranking has no now: times compare as times, not
+	// by bucket (compareKeyTimes).
+	nowZero                    bool
+	readyAt, createdAt         time.Time
+	readyBucket, createdBucket int64
+}
+
+func newRankKey(r rankedPod, now time.Time) rankKey {
+	p := r.pod
+	k := rankKey{
+		pod:       p,
+		rank:      r.rank,
+		scheduled: p.Spec.NodeName != "",
+		phase:     phaseOrder(p.Status.Phase),
+		ready:     api.IsPodReady(p),
+		cost:      deletionCost(p),
+		restarts:  maxRestarts(p),
+		nowZero:   now.IsZero(),
+		createdAt: p.Metadata.CreationTimestamp.Time,
 	}
-	if oa, ob := phaseOrder(pa.Status.Phase), phaseOrder(pb.Status.Phase); oa != ob {
-		return cmp.Compare(oa, ob), RulePhase
+	if k.ready {
+		k.readyAt = readyTime(p)
 	}
-	readyA, readyB := api.IsPodReady(pa), api.IsPodReady(pb)
-	if readyA != readyB {
-		return boolFirst(!readyA), RuleReady
+	if !k.nowZero {
+		k.readyBucket, k.createdBucket = ageBucket(k.readyAt, now), ageBucket(k.createdAt, now)
 	}
-	if ca, cb := deletionCost(pa), deletionCost(pb); ca != cb {
-		return cmp.Compare(ca, cb), RuleDeletionCost
+	return k
+}
+
+// compareKeys is compareWhy on two pods' keys: the first rule that tells
+// them apart decides (see compareForDeletion).
+func compareKeys(a, b *rankKey) (int, RankRule) {
+	if a.scheduled != b.scheduled {
+		return boolFirst(!a.scheduled), RuleScheduled
+	}
+	if a.phase != b.phase {
+		return cmp.Compare(a.phase, b.phase), RulePhase
+	}
+	if a.ready != b.ready {
+		return boolFirst(!a.ready), RuleReady
+	}
+	if a.cost != b.cost {
+		return cmp.Compare(a.cost, b.cost), RuleDeletionCost
 	}
 	if a.rank != b.rank {
 		return cmp.Compare(b.rank, a.rank), RuleDoubledUp
 	}
-	if readyA && readyB {
-		ta, tb := readyTime(pa), readyTime(pb)
-		if !ta.Equal(tb) {
-			if c := compareTimes(ta, tb, now); c != 0 {
-				return c, RuleReadyTime
-			}
-			return cmp.Compare(pa.Metadata.UID, pb.Metadata.UID), RuleReadyTimeUID
+	uidA, uidB := a.pod.Metadata.UID, b.pod.Metadata.UID
+	if a.ready && b.ready && !a.readyAt.Equal(b.readyAt) {
+		if c := compareKeyTimes(a.readyAt, b.readyAt, a.readyBucket, b.readyBucket, a.nowZero); c != 0 {
+			return c, RuleReadyTime
 		}
+		return cmp.Compare(uidA, uidB), RuleReadyTimeUID
 	}
-	if ra, rb := maxRestarts(pa), maxRestarts(pb); ra != rb {
-		return cmp.Compare(rb, ra), RuleRestarts
+	if a.restarts != b.restarts {
+		return cmp.Compare(b.restarts, a.restarts), RuleRestarts
 	}
-	ta, tb := pa.Metadata.CreationTimestamp.Time, pb.Metadata.CreationTimestamp.Time
-	if !ta.Equal(tb) {
-		if c := compareTimes(ta, tb, now); c != 0 {
+	if !a.createdAt.Equal(b.createdAt) {
+		if c := compareKeyTimes(a.createdAt, b.createdAt, a.createdBucket, b.createdBucket, a.nowZero); c != 0 {
 			return c, RuleCreationTime
 		}
 	}
-	return cmp.Compare(pa.Metadata.UID, pb.Metadata.UID), RuleUID
+	return cmp.Compare(uidA, uidB), RuleUID
 }
 
-// compareTimes orders two different times for deletion: a zero time first,
-// then the later time first. With a known now, times in the same power of
-// two of age are equal (0), so that pods of similar age are picked
-// pseudo-randomly rather than strictly youngest first.
-func compareTimes(ta, tb, now time.Time) int {
+// compareKeyTimes orders two different times for deletion: a zero time
+// first, then the later time first. With a known now, times in the same
+// power of two of age (bucketA and bucketB, ageBucket relative to now)
+// are equal (0), so that pods of similar age are picked pseudo-randomly
+// rather than strictly youngest first.
+func compareKeyTimes(ta, tb time.Time, bucketA, bucketB int64, nowZero bool) int {
 	if ta.IsZero() || tb.IsZero() {
 		return boolFirst(ta.IsZero())
 	}
-	if now.IsZero() {
+	if nowZero {
 		return tb.Compare(ta)
 	}
-	return cmp.Compare(ageBucket(ta, now), ageBucket(tb, now))
+	return cmp.Compare(bucketA, bucketB)
 }
 
 // ageBucket is floor(log2(now - t in nanoseconds)), or -1 for a time not

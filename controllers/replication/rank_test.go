@@ -1,11 +1,15 @@
 package replication
 
 import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
 )
@@ -252,5 +256,136 @@ func TestRankRuleOf(t *testing.T) {
 			}
 			assert.Equal(t, []string{"a"}, names(PodsToDelete([]*api.Pod{tt.b, tt.a}, related, 1, now)), "the rule's winner goes first")
 		})
+	}
+}
+
+// plainCompareWhy is the deletion ranking read from the pods at every
+// comparison, as it was before PodsToDelete read each pod once into a
+// rankKey: the reference TestRankKeysArePlainRanking holds it to.
+func plainCompareWhy(a, b rankedPod, now time.Time) (int, RankRule) {
+	pa, pb := a.pod, b.pod
+	if (pa.Spec.NodeName == "") != (pb.Spec.NodeName == "") {
+		return boolFirst(pa.Spec.NodeName == ""), RuleScheduled
+	}
+	if oa, ob := phaseOrder(pa.Status.Phase), phaseOrder(pb.Status.Phase); oa != ob {
+		return cmp.Compare(oa, ob), RulePhase
+	}
+	readyA, readyB := api.IsPodReady(pa), api.IsPodReady(pb)
+	if readyA != readyB {
+		return boolFirst(!readyA), RuleReady
+	}
+	if ca, cb := deletionCost(pa), deletionCost(pb); ca != cb {
+		return cmp.Compare(ca, cb), RuleDeletionCost
+	}
+	if a.rank != b.rank {
+		return cmp.Compare(b.rank, a.rank), RuleDoubledUp
+	}
+	if readyA && readyB {
+		ta, tb := readyTime(pa), readyTime(pb)
+		if !ta.Equal(tb) {
+			if c := plainCompareTimes(ta, tb, now); c != 0 {
+				return c, RuleReadyTime
+			}
+			return cmp.Compare(pa.Metadata.UID, pb.Metadata.UID), RuleReadyTimeUID
+		}
+	}
+	if ra, rb := maxRestarts(pa), maxRestarts(pb); ra != rb {
+		return cmp.Compare(rb, ra), RuleRestarts
+	}
+	ta, tb := pa.Metadata.CreationTimestamp.Time, pb.Metadata.CreationTimestamp.Time
+	if !ta.Equal(tb) {
+		if c := plainCompareTimes(ta, tb, now); c != 0 {
+			return c, RuleCreationTime
+		}
+	}
+	return cmp.Compare(pa.Metadata.UID, pb.Metadata.UID), RuleUID
+}
+
+func plainCompareTimes(ta, tb, now time.Time) int {
+	if ta.IsZero() || tb.IsZero() {
+		return boolFirst(ta.IsZero())
+	}
+	if now.IsZero() {
+		return tb.Compare(ta)
+	}
+	return cmp.Compare(ageBucket(ta, now), ageBucket(tb, now))
+}
+
+// randomRankPods returns n pods that differ, at random, in every field the
+// ranking reads, with few values each so that many pairs tie on the
+// first rules and reach the later ones.
+func randomRankPods(r *rand.Rand, n int, now time.Time) []*api.Pod {
+	pods := make([]*api.Pod, n)
+	for i := range pods {
+		var opts []podOpt
+		if r.IntN(4) > 0 {
+			opts = append(opts, node("n"+strconv.Itoa(r.IntN(3))))
+		}
+		switch r.IntN(4) {
+		case 0:
+			opts = append(opts, phase(api.PodPending))
+		case 1:
+			opts = append(opts, phase(api.PodUnknown))
+		case 2:
+			opts = append(opts, notReady())
+		default:
+			opts = append(opts, readySince(now.Add(-time.Duration(r.IntN(200))*time.Second)))
+		}
+		if r.IntN(5) == 0 {
+			opts = append(opts, cost(r.IntN(3)-1))
+		}
+		if r.IntN(3) == 0 {
+			opts = append(opts, restarts(int32(r.IntN(3))))
+		}
+		if r.IntN(6) > 0 {
+			opts = append(opts, created(now.Add(-time.Duration(r.IntN(400))*time.Second)))
+		}
+		opts = append(opts, uid(strconv.Itoa(r.IntN(1000))))
+		pods[i] = newTestPod("p"+strconv.Itoa(i), opts...)
+	}
+	return pods
+}
+
+// TestRankKeysArePlainRanking checks the ranking on keys read once per pod
+// (rankKey) against the plain one that reads the pods at every
+// comparison: the same answer and rule for every pair, and PodsToDelete's
+// order that of a stable sort by the plain comparison, with and without a
+// now.
+func TestRankKeysArePlainRanking(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, now := range []time.Time{t0, {}} {
+		for round := range 50 {
+			pods := randomRankPods(r, 40, t0)
+			related := pods[:r.IntN(len(pods))]
+			onNode := map[string]int{}
+			for _, p := range related {
+				if api.IsPodActive(p) {
+					onNode[p.Spec.NodeName]++
+				}
+			}
+			ranked := make([]rankedPod, len(pods))
+			for i, p := range pods {
+				ranked[i] = rankedPod{pod: p, rank: onNode[p.Spec.NodeName]}
+			}
+			for _, a := range ranked {
+				for _, b := range ranked {
+					wantC, wantRule := plainCompareWhy(a, b, now)
+					gotC, gotRule := compareWhy(a, b, now)
+					require.Equal(t, wantC, gotC, "round %d: %s vs %s", round, a.pod.Metadata.Name, b.pod.Metadata.Name)
+					require.Equal(t, wantRule, gotRule, "round %d: %s vs %s", round, a.pod.Metadata.Name, b.pod.Metadata.Name)
+				}
+			}
+			plain := slices.Clone(ranked)
+			slices.SortStableFunc(plain, func(a, b rankedPod) int {
+				c, _ := plainCompareWhy(a, b, now)
+				return c
+			})
+			want := make([]*api.Pod, len(plain))
+			for i, rp := range plain {
+				want[i] = rp.pod
+			}
+			n := 1 + r.IntN(len(pods)-1)
+			assert.Equal(t, names(want[:n]), names(PodsToDelete(pods, related, n, now)), "round %d", round)
+		}
 	}
 }
