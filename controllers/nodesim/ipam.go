@@ -1,6 +1,7 @@
 package nodesim
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -82,9 +83,18 @@ type nodeIPs struct {
 	gen        uint64
 	ready      bool
 	readySince time.Time
-	// taken holds the addresses in use, address → pod key; an address is
-	// freed when its pod is gone.
-	taken map[netip.Addr]string
+	// owners and elsewhere hold the addresses in use, each with the key
+	// of the pod holding it; an address is freed when its pod is gone.
+	// owners is indexed by an address's offset in the range (prefix, an
+	// IPv4 range of at most maxOwned addresses; nil for any other):
+	// "" is free. elsewhere holds the addresses outside it, which only a
+	// pod's status can bring (claim): none that nodesim hands out. One
+	// slice of a /24 replaces a map of the addresses (one lookup per
+	// allocation, one per hold and per free, each a cache miss); held
+	// counts the addresses in both.
+	owners    []string
+	elsewhere map[netip.Addr]string
+	held      int
 	// low is an address below which every address of the range that
 	// nodesim hands out is taken (invalid: none known), so that allocation
 	// need not scan the taken ones.
@@ -97,6 +107,10 @@ type nodeIPs struct {
 	parsed bool
 }
 
+// maxOwned is the most addresses a range may have for nodeIPs.owners to
+// cover it: a /20 (64 KiB of keys), far past a node's /24.
+const maxOwned = 1 << 12
+
 // setNode records node, read from the cache at the node handler's
 // delivery count gen, and whether it is ready.
 func (n *nodeIPs) setNode(node *api.Node, gen uint64) {
@@ -104,19 +118,107 @@ func (n *nodeIPs) setNode(node *api.Node, gen uint64) {
 	n.ready, n.readySince = nodeReady(node)
 }
 
-// rangeOf returns cidr, the node's pod range, parsed.
+// rangeOf returns cidr, the node's pod range, parsed. A range other than
+// the one last parsed files the held addresses again, where the new one
+// puts them (owners or elsewhere).
 func (n *nodeIPs) rangeOf(cidr string) (netip.Prefix, error) {
 	if !n.parsed || n.cidr != cidr {
+		held := make(map[netip.Addr]string, n.held)
+		n.each(func(a netip.Addr, key string) { held[a] = key })
 		n.prefix, n.err = parsePodCIDR(cidr)
 		n.cidr, n.parsed = cidr, true
+		n.owners, n.elsewhere, n.held = nil, nil, 0
+		if n.err == nil && n.prefix.Addr().Is4() && 1<<(32-n.prefix.Bits()) <= maxOwned {
+			n.owners = make([]string, 1<<(32-n.prefix.Bits()))
+		}
+		for a, key := range held {
+			n.set(a, key)
+		}
 	}
 	return n.prefix, n.err
+}
+
+// offset is addr's index in owners, or -1 if owners does not cover it.
+func (n *nodeIPs) offset(addr netip.Addr) int {
+	if n.owners == nil || !addr.Is4() || !n.prefix.Contains(addr) {
+		return -1
+	}
+	a, base := addr.As4(), n.prefix.Addr().As4()
+	return int(binary.BigEndian.Uint32(a[:]) - binary.BigEndian.Uint32(base[:]))
+}
+
+// owner returns the key of the pod holding addr, "" if none.
+func (n *nodeIPs) owner(addr netip.Addr) string {
+	if i := n.offset(addr); i >= 0 {
+		return n.owners[i]
+	}
+	return n.elsewhere[addr]
+}
+
+// taken reports whether a pod holds addr.
+func (n *nodeIPs) taken(addr netip.Addr) bool { return n.owner(addr) != "" }
+
+// set files addr as held by key ("": free).
+func (n *nodeIPs) set(addr netip.Addr, key string) {
+	if n.taken(addr) {
+		n.held--
+	}
+	if key != "" {
+		n.held++
+	}
+	if i := n.offset(addr); i >= 0 {
+		n.owners[i] = key
+		return
+	}
+	switch {
+	case key != "" && n.elsewhere == nil:
+		n.elsewhere = map[netip.Addr]string{addr: key}
+	case key != "":
+		n.elsewhere[addr] = key
+	default:
+		delete(n.elsewhere, addr)
+	}
+}
+
+// each calls f with every held address and its pod's key: those in the
+// range in order, then the others in no order.
+func (n *nodeIPs) each(f func(netip.Addr, string)) {
+	if n.owners != nil {
+		a := n.prefix.Addr()
+		for _, key := range n.owners {
+			if key != "" {
+				f(a, key)
+			}
+			a = a.Next()
+		}
+	}
+	for a, key := range n.elsewhere {
+		f(a, key)
+	}
+}
+
+// allocate hands the pod under key, whose state is st, the lowest free
+// address of cidr, the node's pod range, and returns it.
+func (n *nodeIPs) allocate(st *podState, key, cidr string) (netip.Addr, error) {
+	// Addresses below the node's low-water mark are all taken, so the
+	// search for the lowest free one starts there.
+	prefix, err := n.rangeOf(cidr)
+	if err != nil {
+		return netip.Addr{}, err
+	}
+	addr, err := nextPodIPIn(prefix, n.low, n.taken)
+	if err != nil {
+		return netip.Addr{}, err
+	}
+	n.hold(st, key, addr)
+	n.low = addr.Next() // it was the lowest free: all below it are taken
+	return addr, nil
 }
 
 // hold records that the pod under key, whose state is st, holds addr on
 // n's node.
 func (n *nodeIPs) hold(st *podState, key string, addr netip.Addr) {
-	n.taken[addr] = key
+	n.set(addr, key)
 	if n.low == addr {
 		n.low = addr.Next() // the mark's address is taken now
 	}
@@ -125,10 +227,10 @@ func (n *nodeIPs) hold(st *podState, key string, addr netip.Addr) {
 
 // free lets the pod under key, whose state is st, go of its address.
 func (n *nodeIPs) free(st *podState, key string) {
-	if n.taken[st.addr] != key {
+	if n.owner(st.addr) != key {
 		return // another pod's now (or never this one's)
 	}
-	delete(n.taken, st.addr)
+	n.set(st.addr, "")
 	if n.low.IsValid() && st.addr.Less(n.low) {
 		n.low = st.addr // a hole below the mark: the lowest free now
 	}

@@ -357,23 +357,11 @@ func (c *Controller) allocateIP(st *podState, key string, node *api.Node) (strin
 	} else if st.addr.IsValid() {
 		return st.addr.String(), nil // a start retried: the same address (kept parsed only)
 	}
-	// Addresses below the node's low-water mark are all taken, so the
-	// search for the lowest free one starts there.
-	prefix, err := n.rangeOf(node.Spec.PodCIDR)
+	addr, err := n.allocate(st, key, node.Spec.PodCIDR)
 	if err != nil {
 		return "", err
 	}
-	addr, err := nextPodIPIn(prefix, n.low, func(a netip.Addr) bool {
-		_, ok := n.taken[a]
-		return ok
-	})
-	if err != nil {
-		return "", err
-	}
-	ip := addr.String()
-	n.hold(st, key, addr)
-	n.low = addr.Next() // it was the lowest free: all below it are taken
-	return ip, nil
+	return addr.String(), nil
 }
 
 // claimIPLocked records that the pod under key, whose state is st, holds
@@ -428,7 +416,7 @@ func (c *Controller) recordDownLocked(node *api.Node, rec *nodeIPs) (bool, time.
 func (c *Controller) nodeIPsLocked(node string) *nodeIPs {
 	n := c.ips[node]
 	if n == nil {
-		n = &nodeIPs{name: node, taken: make(map[netip.Addr]string, c.cfg.PodsPerNode)} // the most it holds, if nodesim schedules
+		n = &nodeIPs{name: node}
 		c.ips[node] = n
 	}
 	return n

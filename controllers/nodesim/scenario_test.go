@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net/netip"
 	"sync"
 	"testing"
 	"time"
@@ -410,7 +411,8 @@ func TestGonePodsForgotten(t *testing.T) {
 	assert.Empty(t, e.c.state, "no state, hence no assumed binding and no logs")
 	assert.Empty(t, e.c.podsOn)
 	for node, ips := range e.c.ips {
-		assert.Empty(t, ips.taken, node)
+		assert.Zero(t, ips.held, node)
+		ips.each(func(a netip.Addr, key string) { t.Errorf("%s: %s still held by %s", node, a, key) })
 	}
 }
 
