@@ -144,8 +144,10 @@ type Controller struct {
 	// and each lookup is a cache miss. An entry that holds nothing is
 	// dropped (podState.empty, dropLocked).
 	state map[string]*podState
-	// ips holds, by node, the pod addresses nodesim handed out there
-	// (ipam.go).
+	// ips holds nodesim's record of each node, by name (ipam.go): the pod
+	// addresses it handed out there, the node as a sync last read it, and
+	// the count of pods the scheduler holds against it (nodeIPs.pods).
+	// A record is made for every node name a pod was bound to, and kept.
 	ips map[string]*nodeIPs
 	// unschedulable holds the keys of pending pods no node could take; they
 	// are tried again when capacity may have freed up.
@@ -155,11 +157,6 @@ type Controller struct {
 	// up holds the nodes brought back by NodeUp whose Ready status the
 	// node cache has not shown yet: they count as up meanwhile.
 	up map[string]bool
-	// podsOn counts, by node, the pods bound to it as the pod handler last
-	// delivered them (podState.bound) that have not finished, plus the pods
-	// in assumed not bound so: the pods the scheduler counts against the
-	// node, kept so that it lists no pods.
-	podsOn map[string]int
 	// nodeGen counts the node handler's deliveries: a node record's node
 	// read at the current count is the cache's while nothing waits for
 	// the handler (nodeLocked).
@@ -170,11 +167,13 @@ type Controller struct {
 	nodeList []*api.Node
 	nodeCaps []int
 	slotBuf  []nodeSlot
-	// load is a heap of the ready nodes by podsOn, then name, and
-	// loadByName its entries by node; loadByName nil means it is to be
-	// rebuilt. See leastloaded.go.
-	load       loadHeap
-	loadByName map[string]*loadEntry
+	// load is a heap of the ready nodes by pod count (nodeIPs.pods), then
+	// name; loadOK false means it is to be rebuilt, and loadGen counts the
+	// rebuilds: a node's record points at its entry of the heap built at
+	// its loadGen. See leastloaded.go.
+	load    loadHeap
+	loadOK  bool
+	loadGen uint64
 
 	// leased holds the nodes whose Lease nodesim has written (guarded by
 	// mu); leaseWake wakes runNodeLeases when a node is added (leases.go).
@@ -286,7 +285,6 @@ func New(cfg Config) (*Controller, error) {
 		unschedulable: make(map[string]bool),
 		down:          make(map[string]time.Time),
 		up:            make(map[string]bool),
-		podsOn:        make(map[string]int),
 		leased:        make(map[string]bool),
 		leaseWake:     make(chan struct{}, 1),
 		carriers:      carriers{share: newStatusShare()},

@@ -78,11 +78,22 @@ type nodeIPs struct {
 	// the node handler's delivery count gen (nodeLocked), and ready and
 	// readySince are nodeReady(node), worked out when it was read: every
 	// sync of a pod asks whether its node is up, and the node's
-	// conditions are then in no cache line.
+	// conditions are then in no cache line. hostIP is hostIP(node), for
+	// the same reason: every pod's status takes it, twice.
 	node       *api.Node
 	gen        uint64
 	ready      bool
 	readySince time.Time
+	hostIP     string
+	// pods counts the pods bound to the node as the pod handler last
+	// delivered them (podState.bound) that have not finished, plus the
+	// pods assumed there not seen bound so: the pods the scheduler counts
+	// against the node, kept so that it lists no pods (slots.go). load is
+	// the node's entry in the scheduler's heap if it has one and the heap
+	// is the one built at loadGen (leastloaded.go).
+	pods    int
+	load    *loadEntry
+	loadGen uint64
 	// owners and elsewhere hold the addresses in use, each with the key
 	// of the pod holding it; an address is freed when its pod is gone.
 	// owners is indexed by an address's offset in the range (prefix, an
@@ -116,6 +127,16 @@ const maxOwned = 1 << 12
 func (n *nodeIPs) setNode(node *api.Node, gen uint64) {
 	n.node, n.gen = node, gen
 	n.ready, n.readySince = nodeReady(node)
+	n.hostIP = hostIP(node)
+}
+
+// hostIPOf is hostIP(node), read from the record when it holds that node
+// (another sync may have read a newer one since nodeLocked returned them).
+func (n *nodeIPs) hostIPOf(node *api.Node) string {
+	if n.node != node {
+		return hostIP(node)
+	}
+	return n.hostIP
 }
 
 // rangeOf returns cidr, the node's pod range, parsed. A range other than

@@ -22,7 +22,8 @@ import (
 // checks that each pod the handler kept is, when a sync would read it
 // (keptPodLocked), the cache's pod, and the same of the nodes a sync would
 // read from their records (nodeLocked), whose readiness the record keeps
-// is the node's. It returns a trace of the pods as the API server holds them after
+// is the node's, and so is its host IP; and that the scheduler's counts
+// are a recount's (checkCounts). It returns a trace of the pods as the API server holds them after
 // each step, then the events written.
 func keptRun(t *testing.T, seed uint64, readCache bool) (trace []string, fast, slow int) {
 	t.Helper()
@@ -88,6 +89,7 @@ func keptRun(t *testing.T, seed uint64, readCache bool) (trace []string, fast, s
 				ready, since := nodeReady(rec.node)
 				require.Equal(t, ready, rec.ready, "seed %d: node %s's readiness as its record keeps it", seed, name)
 				require.Equal(t, since, rec.readySince, "seed %d: node %s's readiness as its record keeps it", seed, name)
+				require.Equal(t, hostIP(rec.node), rec.hostIP, "seed %d: node %s's host IP as its record keeps it", seed, name)
 			}
 			if rec.node == nil || rec.gen != e.c.nodeGen || e.c.nodeReg.Pending() != 0 {
 				continue
@@ -97,6 +99,7 @@ func keptRun(t *testing.T, seed uint64, readCache bool) (trace []string, fast, s
 			require.Same(t, cached, rec.node, "seed %d: node %s kept is the cache's", seed, name)
 		}
 		e.c.mu.Unlock()
+		e.checkCounts()
 		list, _, err := pods.List(e.ctx, "default", client.ListOptions{})
 		require.NoError(t, err)
 		step := ""

@@ -43,6 +43,7 @@ func (c *Controller) runPod(ctx context.Context, key string, st *podState, pod *
 	facts := c.observeLocked(&st.kubeletState, pod, node, rec, now)
 	act, wait := decide(pod, facts)
 	requeue := wait > 0 && st.requeue(now, now.Add(wait))
+	hip := rec.hostIPOf(node) // read under mu, as the record is
 	c.mu.Unlock()
 	if requeue {
 		c.queue.AddAfter(key, wait)
@@ -72,14 +73,14 @@ func (c *Controller) runPod(ctx context.Context, key string, st *podState, pod *
 	var status api.PodStatus
 	switch act {
 	case actAccept:
-		status = acceptedStatus(b, pod, hostIP(node), now)
+		status = acceptedStatus(b, pod, hip, now)
 	case actStart:
 		ip, err := c.allocateIP(st, key, node)
 		if err != nil {
 			c.event(ctx, pod, api.EventTypeWarning, "FailedCreatePodSandBox", "no IP for the pod: %v", err)
 			return err
 		}
-		status = startedStatus(b, pod, hostIP(node), ip, now)
+		status = startedStatus(b, pod, hip, ip, now)
 		if readyOnStart(pod, facts) {
 			markReady(&status, now)
 		}
