@@ -213,6 +213,9 @@ type podState struct {
 	// dropped says the entry has left state: a sync that looked it up
 	// before must look the pod's up again (liveLocked).
 	dropped bool
+	// deleted says the handler's last delivery of the pod was its
+	// deletion (knownGoneLocked).
+	deleted bool
 }
 
 // kubeletState is the kubelet's memory of one pod.
@@ -479,6 +482,11 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	c.mu.Lock()
 	st := c.state[key]
 	pod := c.keptPodLocked(st)
+	if pod == nil && c.knownGoneLocked(st) {
+		c.forgetLocked(key, st) // the kubelet's last sync of a pod: the cache need not be asked
+		c.mu.Unlock()
+		return nil
+	}
 	if pod != nil && pod.Spec.NodeName != "" {
 		delete(c.unschedulable, key) // assumed is cleared by the pod handler, which saw the binding too
 	}
@@ -568,6 +576,17 @@ func (c *Controller) keptPodLocked(st *podState) *api.Pod {
 	return st.pod
 }
 
+// knownGoneLocked reports whether the cache is sure to hold no pod whose
+// state is st, by the reasoning of keptPodLocked: the handler's last
+// delivery was the pod's deletion, nothing waits for the handler, and no
+// sync read a pod since (readRV), which would be a pod made again under
+// the same key, newer than the deletion. A sync then forgets the pod
+// without looking it up in the cache: after a scale-down, every removed
+// pod's last sync. Its caller holds mu.
+func (c *Controller) knownGoneLocked(st *podState) bool {
+	return st != nil && st.deleted && st.readRV == 0 && !c.readCache && c.podReg.Pending() == 0
+}
+
 // liveLocked returns st if it is still the state of the pod under key, else
 // the pod's state now, making it if it has none: st is what a sync looked
 // up earlier (nil if none), and the handler may have dropped it since.
@@ -589,6 +608,11 @@ func (c *Controller) dropLocked(st *podState) {
 func (c *Controller) forget(key string, st *podState) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.forgetLocked(key, st)
+}
+
+// forgetLocked is forget with mu held.
+func (c *Controller) forgetLocked(key string, st *podState) {
 	delete(c.unschedulable, key)
 	if st == nil || st.dropped {
 		if st = c.state[key]; st == nil {

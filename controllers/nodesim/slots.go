@@ -78,7 +78,7 @@ func (c *Controller) observePodLocked(key string, st *podState, p *api.Pod) {
 		if st == nil {
 			return // nothing kept of it
 		}
-		st.pod = nil
+		st.pod, st.deleted = nil, true
 		if st.readRV == rvGone {
 			st.readRV = 0 // the handler has caught up with the sync that found it gone
 		}
@@ -87,7 +87,7 @@ func (c *Controller) observePodLocked(key string, st *podState, p *api.Pod) {
 			st = &podState{key: key}
 			c.state[key] = st
 		}
-		st.pod = p
+		st.pod, st.deleted = p, false
 		if st.readRV != 0 {
 			if rv := parseRV(p.Metadata.ResourceVersion); rv != rvUnknown && rv >= st.readRV {
 				st.readRV = 0 // the kept pod is as new as the last one a sync read
