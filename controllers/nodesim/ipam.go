@@ -98,12 +98,15 @@ type nodeIPs struct {
 	// of the pod holding it; an address is freed when its pod is gone.
 	// owners is indexed by an address's offset in the range (prefix, an
 	// IPv4 range of at most maxOwned addresses; nil for any other):
-	// "" is free. elsewhere holds the addresses outside it, which only a
-	// pod's status can bring (claim): none that nodesim hands out. One
-	// slice of a /24 replaces a map of the addresses (one lookup per
-	// allocation, one per hold and per free, each a cache miss); held
-	// counts the addresses in both.
+	// "" is free; used has the offset's bit set when it is not, so that
+	// an allocation's search reads the record alone, whose lines a sync
+	// has just read (nodeLocked), not the slice. elsewhere holds the
+	// addresses outside it, which only a pod's status can bring (claim),
+	// or all of a larger range's. The slice and bitmap of a /24 replace a
+	// map of the addresses (a lookup per allocation, one per hold and
+	// per free, each a cache miss); held counts the addresses in both.
 	owners    []string
+	used      [maxOwned / 64]uint64
 	elsewhere map[netip.Addr]string
 	held      int
 	// low is an address below which every address of the range that
@@ -119,8 +122,9 @@ type nodeIPs struct {
 }
 
 // maxOwned is the most addresses a range may have for nodeIPs.owners to
-// cover it: a /20 (64 KiB of keys), far past a node's /24.
-const maxOwned = 1 << 12
+// cover it: a /24, a node's pod range by default in Kubernetes
+// (--node-cidr-mask-size) and here.
+const maxOwned = 256
 
 // setNode records node, read from the cache at the node handler's
 // delivery count gen, and whether it is ready.
@@ -148,7 +152,7 @@ func (n *nodeIPs) rangeOf(cidr string) (netip.Prefix, error) {
 		n.each(func(a netip.Addr, key string) { held[a] = key })
 		n.prefix, n.err = parsePodCIDR(cidr)
 		n.cidr, n.parsed = cidr, true
-		n.owners, n.elsewhere, n.held = nil, nil, 0
+		n.owners, n.used, n.elsewhere, n.held = nil, [maxOwned / 64]uint64{}, nil, 0
 		if n.err == nil && n.prefix.Addr().Is4() && 1<<(32-n.prefix.Bits()) <= maxOwned {
 			n.owners = make([]string, 1<<(32-n.prefix.Bits()))
 		}
@@ -177,7 +181,12 @@ func (n *nodeIPs) owner(addr netip.Addr) string {
 }
 
 // taken reports whether a pod holds addr.
-func (n *nodeIPs) taken(addr netip.Addr) bool { return n.owner(addr) != "" }
+func (n *nodeIPs) taken(addr netip.Addr) bool {
+	if i := n.offset(addr); i >= 0 {
+		return n.used[i/64]&(1<<(i%64)) != 0
+	}
+	return n.elsewhere[addr] != ""
+}
 
 // set files addr as held by key ("": free).
 func (n *nodeIPs) set(addr netip.Addr, key string) {
@@ -189,6 +198,11 @@ func (n *nodeIPs) set(addr netip.Addr, key string) {
 	}
 	if i := n.offset(addr); i >= 0 {
 		n.owners[i] = key
+		if key != "" {
+			n.used[i/64] |= 1 << (i % 64)
+		} else {
+			n.used[i/64] &^= 1 << (i % 64)
+		}
 		return
 	}
 	switch {

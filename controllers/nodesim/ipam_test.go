@@ -115,6 +115,17 @@ func TestNodeIPsAsTheMap(t *testing.T) {
 					for a, key := range m.taken {
 						require.Equal(t, key, n.owner(a), what)
 					}
+					for _, s := range tt.claims {
+						a := netip.MustParseAddr(s)
+						_, want := m.taken[a]
+						require.Equal(t, want, n.taken(a), "%s: %s", what, a)
+					}
+					if p, err := netip.ParsePrefix(tt.cidrs[0]); err == nil {
+						for a, i := p.Masked().Addr(), 0; i < 300 && p.Contains(a); a, i = a.Next(), i+1 {
+							_, want := m.taken[a]
+							require.Equal(t, want, n.taken(a), "%s: %s", what, a)
+						}
+					}
 				}
 				assert.Positive(t, handed, "seed %d: addresses were handed out", seed)
 			}
@@ -134,9 +145,12 @@ func TestNodeIPsOwnersCoverTheRange(t *testing.T) {
 	n.hold(&podState{}, "default/b", netip.MustParseAddr("10.244.1.2"))
 	assert.Equal(t, "default/a", n.owners[2])
 	assert.Equal(t, map[netip.Addr]string{netip.MustParseAddr("10.244.1.2"): "default/b"}, n.elsewhere)
-	_, err = n.rangeOf("10.244.0.0/16")
+	assert.True(t, n.taken(netip.MustParseAddr("10.244.0.2")))
+	assert.Equal(t, uint64(1<<2), n.used[0], "the bit of offset 2")
+	_, err = n.rangeOf("10.244.0.0/23")
 	require.NoError(t, err)
-	assert.Nil(t, n.owners, "a /16 is past maxOwned")
+	assert.Nil(t, n.owners, "a /23 is past maxOwned")
+	assert.Zero(t, n.used)
 	assert.Len(t, n.elsewhere, 2)
 	_, err = n.rangeOf("10.244.1.0/24")
 	require.NoError(t, err)
