@@ -124,7 +124,10 @@ type nodeIPs struct {
 // maxOwned is the most addresses a range may have for nodeIPs.owners to
 // cover it: a /24, a node's pod range by default in Kubernetes
 // (--node-cidr-mask-size) and here.
-const maxOwned = 256
+const maxOwned = 1 << maxOwnedBits
+
+// maxOwnedBits is the host bits of the largest range owners covers.
+const maxOwnedBits = 8
 
 // setNode records node, read from the cache at the node handler's
 // delivery count gen, and whether it is ready.
@@ -153,8 +156,8 @@ func (n *nodeIPs) rangeOf(cidr string) (netip.Prefix, error) {
 		n.prefix, n.err = parsePodCIDR(cidr)
 		n.cidr, n.parsed = cidr, true
 		n.owners, n.used, n.elsewhere, n.held = nil, [maxOwned / 64]uint64{}, nil, 0
-		if n.err == nil && n.prefix.Addr().Is4() && 1<<(32-n.prefix.Bits()) <= maxOwned {
-			n.owners = make([]string, 1<<(32-n.prefix.Bits()))
+		if hostBits := 32 - n.prefix.Bits(); n.err == nil && n.prefix.Addr().Is4() && hostBits <= maxOwnedBits {
+			n.owners = make([]string, 1<<hostBits)
 		}
 		for a, key := range held {
 			n.set(a, key)
