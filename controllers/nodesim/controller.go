@@ -144,8 +144,10 @@ type Controller struct {
 	// and each lookup is a cache miss. An entry that holds nothing is
 	// dropped (podState.empty, dropLocked).
 	state map[string]*podState
-	// ips holds, by node, the pod addresses nodesim handed out there
-	// (ipam.go).
+	// ips holds nodesim's record of each node, by name (ipam.go): the pod
+	// addresses it handed out there, the node as a sync last read it, and
+	// the count of pods the scheduler holds against it (nodeIPs.pods).
+	// A record is made for every node name a pod was bound to, and kept.
 	ips map[string]*nodeIPs
 	// unschedulable holds the keys of pending pods no node could take; they
 	// are tried again when capacity may have freed up.
@@ -155,11 +157,6 @@ type Controller struct {
 	// up holds the nodes brought back by NodeUp whose Ready status the
 	// node cache has not shown yet: they count as up meanwhile.
 	up map[string]bool
-	// podsOn counts, by node, the pods bound to it as the pod handler last
-	// delivered them (podState.bound) that have not finished, plus the pods
-	// in assumed not bound so: the pods the scheduler counts against the
-	// node, kept so that it lists no pods.
-	podsOn map[string]int
 	// nodeGen counts the node handler's deliveries: a node record's node
 	// read at the current count is the cache's while nothing waits for
 	// the handler (nodeLocked).
@@ -170,11 +167,13 @@ type Controller struct {
 	nodeList []*api.Node
 	nodeCaps []int
 	slotBuf  []nodeSlot
-	// load is a heap of the ready nodes by podsOn, then name, and
-	// loadByName its entries by node; loadByName nil means it is to be
-	// rebuilt. See leastloaded.go.
-	load       loadHeap
-	loadByName map[string]*loadEntry
+	// load is a heap of the ready nodes by pod count (nodeIPs.pods), then
+	// name; loadOK false means it is to be rebuilt, and loadGen counts the
+	// rebuilds: a node's record points at its entry of the heap built at
+	// its loadGen. See leastloaded.go.
+	load    loadHeap
+	loadOK  bool
+	loadGen uint64
 
 	// leased holds the nodes whose Lease nodesim has written (guarded by
 	// mu); leaseWake wakes runNodeLeases when a node is added (leases.go).
@@ -214,6 +213,9 @@ type podState struct {
 	// dropped says the entry has left state: a sync that looked it up
 	// before must look the pod's up again (liveLocked).
 	dropped bool
+	// deleted says the handler's last delivery of the pod was its
+	// deletion (knownGoneLocked).
+	deleted bool
 }
 
 // kubeletState is the kubelet's memory of one pod.
@@ -286,7 +288,6 @@ func New(cfg Config) (*Controller, error) {
 		unschedulable: make(map[string]bool),
 		down:          make(map[string]time.Time),
 		up:            make(map[string]bool),
-		podsOn:        make(map[string]int),
 		leased:        make(map[string]bool),
 		leaseWake:     make(chan struct{}, 1),
 		carriers:      carriers{share: newStatusShare()},
@@ -481,6 +482,11 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	c.mu.Lock()
 	st := c.state[key]
 	pod := c.keptPodLocked(st)
+	if pod == nil && c.knownGoneLocked(st) {
+		c.forgetLocked(key, st) // the kubelet's last sync of a pod: the cache need not be asked
+		c.mu.Unlock()
+		return nil
+	}
 	if pod != nil && pod.Spec.NodeName != "" {
 		delete(c.unschedulable, key) // assumed is cleared by the pod handler, which saw the binding too
 	}
@@ -570,6 +576,17 @@ func (c *Controller) keptPodLocked(st *podState) *api.Pod {
 	return st.pod
 }
 
+// knownGoneLocked reports whether the cache is sure to hold no pod whose
+// state is st, by the reasoning of keptPodLocked: the handler's last
+// delivery was the pod's deletion, nothing waits for the handler, and no
+// sync read a pod since (readRV), which would be a pod made again under
+// the same key, newer than the deletion. A sync then forgets the pod
+// without looking it up in the cache: after a scale-down, every removed
+// pod's last sync. Its caller holds mu.
+func (c *Controller) knownGoneLocked(st *podState) bool {
+	return st != nil && st.deleted && st.readRV == 0 && !c.readCache && c.podReg.Pending() == 0
+}
+
 // liveLocked returns st if it is still the state of the pod under key, else
 // the pod's state now, making it if it has none: st is what a sync looked
 // up earlier (nil if none), and the handler may have dropped it since.
@@ -591,6 +608,11 @@ func (c *Controller) dropLocked(st *podState) {
 func (c *Controller) forget(key string, st *podState) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.forgetLocked(key, st)
+}
+
+// forgetLocked is forget with mu held.
+func (c *Controller) forgetLocked(key string, st *podState) {
 	delete(c.unschedulable, key)
 	if st == nil || st.dropped {
 		if st = c.state[key]; st == nil {

@@ -22,9 +22,12 @@ import (
 // checks that each pod the handler kept is, when a sync would read it
 // (keptPodLocked), the cache's pod, and the same of the nodes a sync would
 // read from their records (nodeLocked), whose readiness the record keeps
-// is the node's. It returns a trace of the pods as the API server holds them after
-// each step, then the events written.
-func keptRun(t *testing.T, seed uint64, readCache bool) (trace []string, fast, slow int) {
+// is the node's, and so is its host IP; that a pod a sync would take for
+// gone without asking the cache (knownGoneLocked) is not in the cache; and
+// that the scheduler's counts are a recount's (checkCounts). It returns a
+// trace of the pods as the API server holds them after each step, then
+// the events written.
+func keptRun(t *testing.T, seed uint64, readCache bool) (trace []string, fast, slow, gone int) {
 	t.Helper()
 	e := newEnv(t, Config{Nodes: 2, PodsPerNode: 4, StartDelay: time.Second, ReadyDelay: time.Second})
 	e.c.readCache = readCache
@@ -71,6 +74,11 @@ func keptRun(t *testing.T, seed uint64, readCache bool) (trace []string, fast, s
 			if st.ips != nil {
 				require.Same(t, e.c.ips[st.ips.name], st.ips, "seed %d: %s points at its node's one record", seed, key)
 			}
+			if e.c.knownGoneLocked(st) {
+				gone++
+				_, cached := e.c.podInf.Indexer().Get(key)
+				require.False(t, cached, "seed %d: %s known gone, in the cache", seed, key)
+			}
 			kept := e.c.keptPodLocked(st)
 			if kept == nil {
 				if st.pod != nil {
@@ -88,6 +96,7 @@ func keptRun(t *testing.T, seed uint64, readCache bool) (trace []string, fast, s
 				ready, since := nodeReady(rec.node)
 				require.Equal(t, ready, rec.ready, "seed %d: node %s's readiness as its record keeps it", seed, name)
 				require.Equal(t, since, rec.readySince, "seed %d: node %s's readiness as its record keeps it", seed, name)
+				require.Equal(t, hostIP(rec.node), rec.hostIP, "seed %d: node %s's host IP as its record keeps it", seed, name)
 			}
 			if rec.node == nil || rec.gen != e.c.nodeGen || e.c.nodeReg.Pending() != 0 {
 				continue
@@ -97,6 +106,7 @@ func keptRun(t *testing.T, seed uint64, readCache bool) (trace []string, fast, s
 			require.Same(t, cached, rec.node, "seed %d: node %s kept is the cache's", seed, name)
 		}
 		e.c.mu.Unlock()
+		e.checkCounts()
 		list, _, err := pods.List(e.ctx, "default", client.ListOptions{})
 		require.NoError(t, err)
 		step := ""
@@ -110,23 +120,25 @@ func keptRun(t *testing.T, seed uint64, readCache bool) (trace []string, fast, s
 	for _, ev := range events {
 		trace = append(trace, fmt.Sprintf("%s %s %s %s x%d", ev.InvolvedObject.Name, ev.Reason, ev.Message, ev.LastTimestamp.Time, ev.Count))
 	}
-	return trace, fast, slow
+	return trace, fast, slow, gone
 }
 
 // TestKeptPodIsTheCachesPod: a sync reads the pod the handler kept, and
-// the node a sync read before, only when it is the cache's (checked after
-// every step), and a run whose syncs read them writes what a run whose
+// the node a sync read before, only when it is the cache's, and takes a
+// pod for gone without asking the cache only when the cache holds none
+// (checked after every step), and a run whose syncs read them writes what a run whose
 // syncs read the cache writes, step for step.
 func TestKeptPodIsTheCachesPod(t *testing.T) {
-	fast, slow := 0, 0
+	fast, slow, gone := 0, 0, 0
 	for seed := range uint64(20) {
-		plain, _, _ := keptRun(t, seed, true)
-		kept, f, s := keptRun(t, seed, false)
+		plain, _, _, _ := keptRun(t, seed, true)
+		kept, f, s, g := keptRun(t, seed, false)
 		require.Equal(t, plain, kept, "seed %d", seed)
-		fast, slow = fast+f, slow+s
+		fast, slow, gone = fast+f, slow+s, gone+g
 	}
 	assert.Positive(t, fast, "syncs could read the kept pod")
 	assert.Positive(t, slow, "and had to read the cache while the handler lagged")
+	assert.Positive(t, gone, "syncs could forget a pod the handler saw deleted without asking the cache")
 }
 
 // TestParseRV: the API server's resourceVersions are numbers; anything

@@ -43,6 +43,7 @@ func (c *Controller) runPod(ctx context.Context, key string, st *podState, pod *
 	facts := c.observeLocked(&st.kubeletState, pod, node, rec, now)
 	act, wait := decide(pod, facts)
 	requeue := wait > 0 && st.requeue(now, now.Add(wait))
+	hip := rec.hostIPOf(node) // read under mu, as the record is
 	c.mu.Unlock()
 	if requeue {
 		c.queue.AddAfter(key, wait)
@@ -72,14 +73,14 @@ func (c *Controller) runPod(ctx context.Context, key string, st *podState, pod *
 	var status api.PodStatus
 	switch act {
 	case actAccept:
-		status = acceptedStatus(b, pod, hostIP(node), now)
+		status = acceptedStatus(b, pod, hip, now)
 	case actStart:
 		ip, err := c.allocateIP(st, key, node)
 		if err != nil {
 			c.event(ctx, pod, api.EventTypeWarning, "FailedCreatePodSandBox", "no IP for the pod: %v", err)
 			return err
 		}
-		status = startedStatus(b, pod, hostIP(node), ip, now)
+		status = startedStatus(b, pod, hip, ip, now)
 		if readyOnStart(pod, facts) {
 			markReady(&status, now)
 		}
@@ -357,23 +358,11 @@ func (c *Controller) allocateIP(st *podState, key string, node *api.Node) (strin
 	} else if st.addr.IsValid() {
 		return st.addr.String(), nil // a start retried: the same address (kept parsed only)
 	}
-	// Addresses below the node's low-water mark are all taken, so the
-	// search for the lowest free one starts there.
-	prefix, err := n.rangeOf(node.Spec.PodCIDR)
+	addr, err := n.allocate(st, key, node.Spec.PodCIDR)
 	if err != nil {
 		return "", err
 	}
-	addr, err := nextPodIPIn(prefix, n.low, func(a netip.Addr) bool {
-		_, ok := n.taken[a]
-		return ok
-	})
-	if err != nil {
-		return "", err
-	}
-	ip := addr.String()
-	n.hold(st, key, addr)
-	n.low = addr.Next() // it was the lowest free: all below it are taken
-	return ip, nil
+	return addr.String(), nil
 }
 
 // claimIPLocked records that the pod under key, whose state is st, holds
@@ -428,7 +417,7 @@ func (c *Controller) recordDownLocked(node *api.Node, rec *nodeIPs) (bool, time.
 func (c *Controller) nodeIPsLocked(node string) *nodeIPs {
 	n := c.ips[node]
 	if n == nil {
-		n = &nodeIPs{name: node, taken: make(map[netip.Addr]string, c.cfg.PodsPerNode)} // the most it holds, if nodesim schedules
+		n = &nodeIPs{name: node}
 		c.ips[node] = n
 	}
 	return n

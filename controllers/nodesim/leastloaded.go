@@ -19,7 +19,7 @@ type loadEntry struct {
 	// does, without reading the names. Almost every comparison is a tie
 	// of counts, as the scheduler spreads pods evenly.
 	rank     int
-	pods     int // the node's podsOn count
+	pods     int // the node's pod count (nodeIPs.pods)
 	capacity int
 	index    int // its place in the heap
 }
@@ -104,18 +104,20 @@ func (c *Controller) leastLoadedLocked() (name string, ok bool) {
 
 // ensureLoadLocked rebuilds the heap if a node event or hook invalidated it.
 func (c *Controller) ensureLoadLocked() {
-	if c.loadByName != nil {
+	if c.loadOK {
 		return
 	}
 	nodes, caps := c.nodesLocked()
 	c.load = c.load[:0]
-	c.loadByName = make(map[string]*loadEntry, len(nodes))
+	c.loadOK = true
+	c.loadGen++
 	for i, n := range nodes {
 		if down, _ := c.nodeDownLocked(n); down || n.Spec.Unschedulable {
 			continue
 		}
-		e := &loadEntry{name: n.Metadata.Name, rank: i, pods: c.podsOn[n.Metadata.Name], capacity: caps[i]}
-		c.loadByName[e.name] = e
+		rec := c.nodeIPsLocked(n.Metadata.Name)
+		e := &loadEntry{name: n.Metadata.Name, rank: i, pods: rec.pods, capacity: caps[i]}
+		rec.load, rec.loadGen = e, c.loadGen
 		c.load = append(c.load, e)
 	}
 	for i, e := range c.load {
@@ -126,18 +128,33 @@ func (c *Controller) ensureLoadLocked() {
 
 // invalidateLoadLocked drops the heap: which nodes are ready, or their
 // capacities, may have changed.
-func (c *Controller) invalidateLoadLocked() { c.loadByName = nil }
+func (c *Controller) invalidateLoadLocked() { c.loadOK = false }
 
-// addPodsOnLocked changes the pod count of node by delta (+1 or -1), keeping
-// the heap in order.
-func (c *Controller) addPodsOnLocked(node string, delta int) {
-	if delta < 0 {
-		decr(c.podsOn, node)
-	} else {
-		c.podsOn[node] += delta
-	}
-	if e := c.loadByName[node]; e != nil {
-		e.pods = c.podsOn[node]
+// addPodsOnLocked changes the pod count of rec's node by delta (+1 or -1;
+// never below 0), keeping the heap in order.
+func (c *Controller) addPodsOnLocked(rec *nodeIPs, delta int) {
+	rec.pods = max(rec.pods+delta, 0)
+	if e := rec.load; e != nil && c.loadOK && rec.loadGen == c.loadGen {
+		e.pods = rec.pods
 		c.load.fix(e.index)
 	}
+}
+
+// podsOnLocked is the pod count of node (nodeIPs.pods).
+func (c *Controller) podsOnLocked(node string) int {
+	if rec := c.ips[node]; rec != nil {
+		return rec.pods
+	}
+	return 0
+}
+
+// countedLocked is the record of node, whose count a change of the pod
+// whose state is st moves: st's own record when it is that node's, as it
+// is when the scheduler bound the pod there (schedule gives st the record),
+// so that a count change looks nothing up; else the record by name.
+func (c *Controller) countedLocked(st *podState, node string) *nodeIPs {
+	if st.ips != nil && st.ips.name == node {
+		return st.ips
+	}
+	return c.nodeIPsLocked(node)
 }

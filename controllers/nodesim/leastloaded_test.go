@@ -30,10 +30,10 @@ func TestLeastLoadedAgreesWithChooseNode(t *testing.T) {
 		c.mu.Lock()
 		switch op := r.IntN(10); {
 		case op < 4:
-			c.addPodsOnLocked(name, 1)
+			c.addPodsOnLocked(c.nodeIPsLocked(name), 1)
 		case op < 9:
-			if c.podsOn[name] > 0 {
-				c.addPodsOnLocked(name, -1)
+			if c.podsOnLocked(name) > 0 {
+				c.addPodsOnLocked(c.nodeIPsLocked(name), -1)
 			}
 		default:
 			if _, down := c.down[name]; down {
@@ -86,15 +86,15 @@ func BenchmarkSchedulerCount(b *testing.B) {
 	defer c.mu.Unlock()
 	for _, n := range names {
 		for range 50 {
-			c.addPodsOnLocked(n, 1)
+			c.addPodsOnLocked(c.nodeIPsLocked(n), 1)
 		}
 	}
 	i := 0
 	for b.Loop() {
 		name, ok := c.leastLoadedLocked()
 		require.True(b, ok)
-		c.addPodsOnLocked(name, 1)
-		c.addPodsOnLocked(names[i%len(names)], -1)
+		c.addPodsOnLocked(c.nodeIPsLocked(name), 1)
+		c.addPodsOnLocked(c.nodeIPsLocked(names[i%len(names)]), -1)
 		i++
 	}
 }

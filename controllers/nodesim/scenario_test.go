@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net/netip"
 	"sync"
 	"testing"
 	"time"
@@ -81,9 +82,10 @@ func (e *env) step() bool {
 	return e.c.ProcessOne(e.ctx) || progressed
 }
 
-// checkCounts holds the scheduler's counts to a recount: podsOn is, by
-// node, the pods seen bound there that hold a slot plus the assumed ones
-// not seen bound, and every heap entry says its node's count.
+// checkCounts holds the scheduler's counts to a recount: each node's
+// record counts the pods seen bound there that hold a slot plus the
+// assumed ones not seen bound, and every heap entry says its node's count
+// and is the one its record points at.
 func (e *env) checkCounts() {
 	e.t.Helper()
 	c := e.c
@@ -101,11 +103,30 @@ func (e *env) checkCounts() {
 			want[st.assumed]++
 		}
 	}
-	require.Equal(e.t, want, c.podsOn, "podsOn")
-	for name, entry := range c.loadByName {
-		require.Equal(e.t, c.podsOn[name], entry.pods, "heap entry of %s", name)
+	require.Equal(e.t, want, podsOn(c), "the nodes' pod counts")
+	if !c.loadOK {
+		return
+	}
+	for _, entry := range c.load {
+		rec := c.ips[entry.name]
+		require.NotNil(e.t, rec, "heap entry of %s", entry.name)
+		require.Equal(e.t, rec.pods, entry.pods, "heap entry of %s", entry.name)
+		require.Same(e.t, entry, rec.load, "heap entry of %s is its record's", entry.name)
+		require.Equal(e.t, c.loadGen, rec.loadGen, "heap entry of %s", entry.name)
 		require.Same(e.t, entry, c.load[entry.index])
 	}
+}
+
+// podsOn is the nodes' pod counts that are not zero, by node. Its caller
+// holds mu.
+func podsOn(c *Controller) map[string]int {
+	m := map[string]int{}
+	for name, rec := range c.ips {
+		if rec.pods != 0 {
+			m[name] = rec.pods
+		}
+	}
+	return m
 }
 
 // advance moves the clock by d and settles.
@@ -396,7 +417,7 @@ func TestGonePodsForgotten(t *testing.T) {
 	for key, st := range e.c.state {
 		assert.Equal(t, key, st.key, "an entry holds its own key")
 	}
-	assert.Equal(t, map[string]int{"node-0": 1, "node-1": 1, "node-2": 1}, e.c.podsOn)
+	assert.Equal(t, map[string]int{"node-0": 1, "node-1": 1, "node-2": 1}, podsOn(e.c))
 	e.c.mu.Unlock()
 	for _, name := range []string{"web-1", "web-2", "web-3"} {
 		e.deletePod(name)
@@ -408,9 +429,10 @@ func TestGonePodsForgotten(t *testing.T) {
 	e.c.mu.Lock()
 	defer e.c.mu.Unlock()
 	assert.Empty(t, e.c.state, "no state, hence no assumed binding and no logs")
-	assert.Empty(t, e.c.podsOn)
+	assert.Empty(t, podsOn(e.c))
 	for node, ips := range e.c.ips {
-		assert.Empty(t, ips.taken, node)
+		assert.Zero(t, ips.held, node)
+		ips.each(func(a netip.Addr, key string) { t.Errorf("%s: %s still held by %s", node, a, key) })
 	}
 }
 

@@ -86,7 +86,7 @@ func (c *Controller) nodeSlotsLocked(pod *api.Pod) []nodeSlot {
 	for i, n := range nodes {
 		down, _ := c.nodeDownLocked(n)
 		slots[i] = nodeSlot{
-			Name: n.Metadata.Name, Pods: c.podsOn[n.Metadata.Name], Capacity: caps[i],
+			Name: n.Metadata.Name, Pods: c.podsOnLocked(n.Metadata.Name), Capacity: caps[i],
 			Ready:    !down,
 			Cordoned: n.Spec.Unschedulable,
 			Mismatch: !selectorFits(pod.Spec.NodeSelector, n.Metadata.Labels),

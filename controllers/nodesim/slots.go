@@ -66,10 +66,10 @@ type boundPod struct {
 
 // The scheduler counts each node's pods without listing them. The pod
 // handler keeps each pod's podState.bound (the node it is bound to, as last
-// delivered); podsOn counts, by node, the pods bound there that hold a slot
-// plus the assumed pods (podState.assumed) not seen bound: what listing the
-// pod cache and adding the assumed pods it does not show bound would
-// count. All are guarded by mu.
+// delivered); each node's record counts (nodeIPs.pods) the pods bound there
+// that hold a slot plus the assumed pods (podState.assumed) not seen bound:
+// what listing the pod cache and adding the assumed pods it does not show
+// bound would count. All are guarded by mu.
 
 // observePodLocked records the pod under key, whose state is st (nil if it
 // has none), as the handler delivers it; p nil means it is gone.
@@ -78,7 +78,7 @@ func (c *Controller) observePodLocked(key string, st *podState, p *api.Pod) {
 		if st == nil {
 			return // nothing kept of it
 		}
-		st.pod = nil
+		st.pod, st.deleted = nil, true
 		if st.readRV == rvGone {
 			st.readRV = 0 // the handler has caught up with the sync that found it gone
 		}
@@ -87,7 +87,7 @@ func (c *Controller) observePodLocked(key string, st *podState, p *api.Pod) {
 			st = &podState{key: key}
 			c.state[key] = st
 		}
-		st.pod = p
+		st.pod, st.deleted = p, false
 		if st.readRV != 0 {
 			if rv := parseRV(p.Metadata.ResourceVersion); rv != rvUnknown && rv >= st.readRV {
 				st.readRV = 0 // the kept pod is as new as the last one a sync read
@@ -99,10 +99,10 @@ func (c *Controller) observePodLocked(key string, st *podState, p *api.Pod) {
 			old := st.bound
 			st.bound = boundPod{}
 			if old.holds {
-				c.addPodsOnLocked(old.node, -1)
+				c.addPodsOnLocked(c.countedLocked(st, old.node), -1)
 			}
 			if st.assumed != "" {
-				c.addPodsOnLocked(st.assumed, 1) // counted again, as the cache no longer shows it bound
+				c.addPodsOnLocked(c.countedLocked(st, st.assumed), 1) // counted again, as the cache no longer shows it bound
 			}
 		}
 		if st.empty() {
@@ -132,10 +132,10 @@ func (c *Controller) observePodLocked(key string, st *podState, p *api.Pod) {
 	}
 	if from != to {
 		if from != "" {
-			c.addPodsOnLocked(from, -1)
+			c.addPodsOnLocked(c.countedLocked(st, from), -1)
 		}
 		if to != "" {
-			c.addPodsOnLocked(to, 1)
+			c.addPodsOnLocked(c.countedLocked(st, to), 1)
 		}
 	}
 }
@@ -146,7 +146,7 @@ func (c *Controller) setAssumedLocked(st *podState, node string) {
 	c.deleteAssumedLocked(st)
 	st.assumed = node
 	if st.bound.node == "" {
-		c.addPodsOnLocked(node, 1)
+		c.addPodsOnLocked(c.countedLocked(st, node), 1)
 	}
 }
 
@@ -159,17 +159,8 @@ func (c *Controller) deleteAssumedLocked(st *podState) {
 	node := st.assumed
 	st.assumed = ""
 	if st.bound.node == "" {
-		c.addPodsOnLocked(node, -1)
+		c.addPodsOnLocked(c.countedLocked(st, node), -1)
 	}
-}
-
-// decr takes one from m[k], dropping the entry at zero.
-func decr(m map[string]int, k string) {
-	if m[k] <= 1 {
-		delete(m, k)
-		return
-	}
-	m[k]--
 }
 
 // nodesLocked is the node cache's list, in name order, and the nodes' pod
