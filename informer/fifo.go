@@ -2,6 +2,7 @@ package informer
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/miniplane/miniplane/api"
@@ -214,7 +215,7 @@ func (f *DeltaFIFO) pushLocked(key string, d Delta, hint *entry) {
 			}
 			return
 		}
-		q.deltas = append(q.deltas, d)
+		q.deltas = appendDelta(q.deltas, d)
 		return
 	}
 	var ds []Delta
@@ -222,9 +223,25 @@ func (f *DeltaFIFO) pushLocked(key string, d Delta, hint *entry) {
 		ds, f.spare = f.spare[n-1], f.spare[:n-1]
 	}
 	f.items[key] = f.base + len(f.queue)
-	f.queue = append(f.queue, fifoEntry{key: key, deltas: append(ds, d), ent: hint})
+	f.queue = slices.Grow(f.queue, 1)
+	f.queue = f.queue[:len(f.queue)+1]
+	q := &f.queue[len(f.queue)-1]
+	q.key, q.deltas, q.ent = key, appendDelta(ds, d), hint // field by field: see appendDelta
 	f.peak = max(f.peak, len(f.queue)-f.head)
 	f.signalLocked()
+}
+
+// appendDelta is append(ds, d), storing d's fields one by one. While the GC
+// marks, which it does for much of a large run, copying a struct this size
+// into the heap goes through the bulk write barrier (runtime.wbMove, which
+// walks the type's pointer bitmap); a store of each field takes the cheaper
+// buffered one.
+func appendDelta(ds []Delta, d Delta) []Delta {
+	ds = slices.Grow(ds, 1)
+	ds = ds[:len(ds)+1]
+	p := &ds[len(ds)-1]
+	p.Type, p.Object, p.targets = d.Type, d.Object, d.targets
+	return ds
 }
 
 // pushEventsChunk is how many events pushEvents queues per hold of the
@@ -462,7 +479,8 @@ func (f *DeltaFIFO) popLocked() (key string, deltas []Delta, hint *entry, isInIn
 		}
 	case f.head < len(f.queue):
 		key, deltas, hint = f.queue[f.head].key, f.queue[f.head].deltas, f.queue[f.head].ent
-		f.queue[f.head] = fifoEntry{}
+		q := &f.queue[f.head]
+		q.key, q.deltas, q.ent = "", nil, nil // not *q = fifoEntry{}: see appendDelta
 		f.head++
 		delete(f.items, key)
 		switch {
