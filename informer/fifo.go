@@ -2,6 +2,7 @@ package informer
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/miniplane/miniplane/api"
@@ -139,10 +140,15 @@ type DeltaFIFO struct {
 	room chan struct{}
 }
 
-// fifoEntry is a queued key and its deltas, oldest first.
+// fifoEntry is a queued key and its deltas, oldest first, and the cache
+// entry the reflector found for the key while queueing them, if any: a hint
+// for the informer, which may be stale by the time the key is popped (see
+// Indexer.lookupLocked). It is nil for a key queued by anything but
+// pushEvents, or whose events the cache held no entry for.
 type fifoEntry struct {
 	key    string
 	deltas []Delta
+	ent    *entry
 }
 
 // NewDeltaFIFO returns an empty FIFO feeding a cache described by known.
@@ -162,30 +168,46 @@ func (f *DeltaFIFO) Delete(obj api.Object) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.spillLocked()
-	f.deleteLocked(KeyOf(obj), obj)
+	f.deleteLocked(KeyOf(obj), obj, nil)
 }
 
-// deleteLocked is Delete of obj, whose key is key.
-func (f *DeltaFIFO) deleteLocked(key string, obj api.Object) {
-	if _, queued := f.items[key]; !queued {
-		if _, cached := f.known.Get(key); !cached {
-			return
-		}
+// deleteLocked is Delete of obj, whose key is key; hint is nil or the cache
+// entry found for key earlier (heldKeys).
+func (f *DeltaFIFO) deleteLocked(key string, obj api.Object, hint *entry) {
+	if _, queued := f.items[key]; !queued && !f.cachedLocked(key, hint) {
+		return
 	}
-	f.pushLocked(key, Delta{Type: Deleted, Object: obj})
+	f.pushLocked(key, Delta{Type: Deleted, Object: obj}, hint)
+}
+
+// cachedLocked reports whether the cache holds key. A hint still in the
+// cache answers without looking key up; a stale one does not say that key
+// is not cached again, so the lookup decides.
+func (f *DeltaFIFO) cachedLocked(key string, hint *entry) bool {
+	if x, ok := f.known.(*Indexer); ok && hint != nil && x.holds(hint) {
+		return true
+	}
+	_, cached := f.known.Get(key)
+	return cached
 }
 
 func (f *DeltaFIFO) push(t DeltaType, obj api.Object) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.spillLocked()
-	f.pushLocked(KeyOf(obj), Delta{Type: t, Object: obj})
+	f.pushLocked(KeyOf(obj), Delta{Type: t, Object: obj}, nil)
 }
 
 // pushLocked appends d to key's deltas, queueing the key if it was not.
-func (f *DeltaFIFO) pushLocked(key string, d Delta) {
+// hint, if not nil, is the cache entry found for key (heldKeys): it replaces
+// the one the key was queued with, as the newer is the likelier to be
+// current.
+func (f *DeltaFIFO) pushLocked(key string, d Delta, hint *entry) {
 	if pos, queued := f.items[key]; queued {
 		q := &f.queue[pos-f.base]
+		if hint != nil {
+			q.ent = hint
+		}
 		if n := len(q.deltas); d.Type == Deleted && q.deltas[n-1].Type == Deleted {
 			// Two deletions in a row are one; keep the one that is not a guess.
 			if _, guess := q.deltas[n-1].Object.(DeletedFinalStateUnknown); guess {
@@ -193,7 +215,7 @@ func (f *DeltaFIFO) pushLocked(key string, d Delta) {
 			}
 			return
 		}
-		q.deltas = append(q.deltas, d)
+		q.deltas = appendDelta(q.deltas, d)
 		return
 	}
 	var ds []Delta
@@ -201,9 +223,25 @@ func (f *DeltaFIFO) pushLocked(key string, d Delta) {
 		ds, f.spare = f.spare[n-1], f.spare[:n-1]
 	}
 	f.items[key] = f.base + len(f.queue)
-	f.queue = append(f.queue, fifoEntry{key: key, deltas: append(ds, d)})
+	f.queue = slices.Grow(f.queue, 1)
+	f.queue = f.queue[:len(f.queue)+1]
+	q := &f.queue[len(f.queue)-1]
+	q.key, q.deltas, q.ent = key, appendDelta(ds, d), hint // field by field: see appendDelta
 	f.peak = max(f.peak, len(f.queue)-f.head)
 	f.signalLocked()
+}
+
+// appendDelta is append(ds, d), storing d's fields one by one. While the GC
+// marks, which it does for much of a large run, copying a struct this size
+// into the heap goes through the bulk write barrier (runtime.wbMove, which
+// walks the type's pointer bitmap); a store of each field takes the cheaper
+// buffered one.
+func appendDelta(ds []Delta, d Delta) []Delta {
+	ds = slices.Grow(ds, 1)
+	ds = ds[:len(ds)+1]
+	p := &ds[len(ds)-1]
+	p.Type, p.Object, p.targets = d.Type, d.Object, d.targets
+	return ds
 }
 
 // pushEventsChunk is how many events pushEvents queues per hold of the
@@ -212,8 +250,9 @@ const pushEventsChunk = 32
 
 // pushEvents queues watch events, in order — Added, Updated or Deleted
 // deltas; bookmarks are skipped — whose keys the caller computed (keys[i]
-// is evs[i]'s), as Add, Update and Delete would one by one.
-func (f *DeltaFIFO) pushEvents(evs []client.WatchEvent, keys []string) {
+// is evs[i]'s), as Add, Update and Delete would one by one. ents[i] is nil
+// or the cache entry heldKeys found for keys[i]: a hint kept with the key.
+func (f *DeltaFIFO) pushEvents(evs []client.WatchEvent, keys []string, ents []*entry) {
 	for len(evs) > 0 {
 		n := min(len(evs), pushEventsChunk)
 		f.mu.Lock()
@@ -221,23 +260,24 @@ func (f *DeltaFIFO) pushEvents(evs []client.WatchEvent, keys []string) {
 		for i, ev := range evs[:n] {
 			switch ev.Type {
 			case api.WatchAdded:
-				f.pushLocked(keys[i], Delta{Type: Added, Object: ev.Object})
+				f.pushLocked(keys[i], Delta{Type: Added, Object: ev.Object}, ents[i])
 			case api.WatchModified:
-				f.pushLocked(keys[i], Delta{Type: Updated, Object: ev.Object})
+				f.pushLocked(keys[i], Delta{Type: Updated, Object: ev.Object}, ents[i])
 			case api.WatchDeleted:
-				f.deleteLocked(keys[i], ev.Object)
+				f.deleteLocked(keys[i], ev.Object, ents[i])
 			}
 		}
 		f.mu.Unlock()
-		evs, keys = evs[n:], keys[n:]
+		evs, keys, ents = evs[n:], keys[n:], ents[n:]
 	}
 }
 
 // heldKeys implements heldKeySink for a FIFO feeding an Indexer: an event
-// that updates or deletes a cached object gets the cache's key string.
-func (f *DeltaFIFO) heldKeys(evs []client.WatchEvent, keys []string) {
+// that updates or deletes a cached object gets the cache's key string and
+// entry.
+func (f *DeltaFIFO) heldKeys(evs []client.WatchEvent, keys []string, ents []*entry) {
 	if x, ok := f.known.(*Indexer); ok {
-		x.heldKeys(evs, keys)
+		x.heldKeys(evs, keys, ents)
 	}
 }
 
@@ -248,7 +288,7 @@ func (f *DeltaFIFO) spillLocked() {
 		return
 	}
 	for _, d := range f.bulk[f.bulkHead:] {
-		f.pushLocked(deltaKey(d), d)
+		f.pushLocked(deltaKey(d), d, nil)
 	}
 	f.bulk, f.bulkHead = nil, 0
 }
@@ -335,7 +375,7 @@ func (f *DeltaFIFO) replaceLocked(list []api.Object) {
 	for _, obj := range list {
 		key := KeyOf(obj)
 		listed[key] = true
-		f.pushLocked(key, Delta{Type: Replaced, Object: obj})
+		f.pushLocked(key, Delta{Type: Replaced, Object: obj}, nil)
 	}
 	// Queued but not listed: the newest queued state is the best guess.
 	// (The pushes below go to keys already queued, so queue keeps its
@@ -347,7 +387,7 @@ func (f *DeltaFIFO) replaceLocked(list []api.Object) {
 		}
 		if last := ds[len(ds)-1]; last.Type != Deleted {
 			listed[key] = true
-			f.pushLocked(key, Delta{Type: Deleted, Object: DeletedFinalStateUnknown{Key: key, Obj: last.Object.(api.Object)}})
+			f.pushLocked(key, Delta{Type: Deleted, Object: DeletedFinalStateUnknown{Key: key, Obj: last.Object.(api.Object)}}, nil)
 		}
 	}
 	for _, key := range f.known.ListKeys() {
@@ -355,7 +395,7 @@ func (f *DeltaFIFO) replaceLocked(list []api.Object) {
 			continue
 		}
 		if obj, ok := f.known.Get(key); ok {
-			f.pushLocked(key, Delta{Type: Deleted, Object: DeletedFinalStateUnknown{Key: key, Obj: obj}})
+			f.pushLocked(key, Delta{Type: Deleted, Object: DeletedFinalStateUnknown{Key: key, Obj: obj}}, nil)
 		}
 	}
 }
@@ -374,7 +414,7 @@ func (f *DeltaFIFO) resync(targets *[]*Registration) {
 			continue
 		}
 		if obj, ok := f.known.Get(key); ok {
-			f.pushLocked(key, Delta{Type: Sync, Object: obj, targets: targets})
+			f.pushLocked(key, Delta{Type: Sync, Object: obj, targets: targets}, nil)
 		}
 	}
 }
@@ -385,15 +425,16 @@ func (f *DeltaFIFO) resync(targets *[]*Registration) {
 func (f *DeltaFIFO) Pop() (key string, deltas []Delta, isInInitialList, ok bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	key, deltas, isInInitialList, _, ok = f.popLocked()
+	key, deltas, _, isInInitialList, _, ok = f.popLocked()
 	return key, deltas, isInInitialList, ok
 }
 
 // popReusing is Pop for the informer, which is done with a key's deltas
 // once it has applied them: it takes back the slice it handed out last time
 // for reuse, so that deltas cost no allocation in steady state. It also
-// reports HasSynced as of this pop, sparing the informer a second lock.
-func (f *DeltaFIFO) popReusing() (key string, deltas []Delta, isInInitialList, synced, ok bool) {
+// reports HasSynced as of this pop, sparing the informer a second lock, and
+// the key's cache entry hint (fifoEntry.ent).
+func (f *DeltaFIFO) popReusing() (key string, deltas []Delta, hint *entry, isInInitialList, synced, ok bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.lent != nil {
@@ -404,11 +445,11 @@ func (f *DeltaFIFO) popReusing() (key string, deltas []Delta, isInInitialList, s
 		f.lent = nil
 	}
 	var fromBulk bool
-	key, deltas, isInInitialList, fromBulk, ok = f.popLocked()
+	key, deltas, hint, isInInitialList, fromBulk, ok = f.popLocked()
 	if ok && !fromBulk {
 		f.lent = deltas // a view of bulk is not the FIFO's to reuse
 	}
-	return key, deltas, isInInitialList, f.replaced && f.initialLeft == 0, ok
+	return key, deltas, hint, isInInitialList, f.replaced && f.initialLeft == 0, ok
 }
 
 // maxSpare bounds the emptied delta slices kept for reuse, and maxSpareCap
@@ -423,8 +464,9 @@ const (
 	maxSpareCap = 8
 )
 
-// popLocked is Pop; fromBulk says deltas is a view of bulk.
-func (f *DeltaFIFO) popLocked() (key string, deltas []Delta, isInInitialList, fromBulk, ok bool) {
+// popLocked is Pop, with the key's hint; fromBulk says deltas is a view of
+// bulk.
+func (f *DeltaFIFO) popLocked() (key string, deltas []Delta, hint *entry, isInInitialList, fromBulk, ok bool) {
 	switch {
 	case f.bulkHead < len(f.bulk):
 		fromBulk = true
@@ -436,8 +478,9 @@ func (f *DeltaFIFO) popLocked() (key string, deltas []Delta, isInInitialList, fr
 			f.bulk, f.bulkHead = nil, 0
 		}
 	case f.head < len(f.queue):
-		key, deltas = f.queue[f.head].key, f.queue[f.head].deltas
-		f.queue[f.head] = fifoEntry{}
+		key, deltas, hint = f.queue[f.head].key, f.queue[f.head].deltas, f.queue[f.head].ent
+		q := &f.queue[f.head]
+		q.key, q.deltas, q.ent = "", nil, nil // not *q = fifoEntry{}: see appendDelta
 		f.head++
 		delete(f.items, key)
 		switch {
@@ -455,7 +498,7 @@ func (f *DeltaFIFO) popLocked() (key string, deltas []Delta, isInInitialList, fr
 		}
 	default:
 		f.resetReadyLocked()
-		return "", nil, false, false, false
+		return "", nil, nil, false, false, false
 	}
 	if f.initialLeft > 0 {
 		f.initialLeft--
@@ -469,7 +512,7 @@ func (f *DeltaFIFO) popLocked() (key string, deltas []Delta, isInInitialList, fr
 	if n <= roomBelow {
 		f.openRoomLocked()
 	}
-	return key, deltas, isInInitialList, fromBulk, true
+	return key, deltas, hint, isInInitialList, fromBulk, true
 }
 
 // lenLocked returns the number of queued keys.

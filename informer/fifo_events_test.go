@@ -62,7 +62,9 @@ func TestPushEventsQueuesAsOneByOne(t *testing.T) {
 			keys[i] = KeyOf(ev.Object)
 		}
 	}
-	batched.pushEvents(evs, keys)
+	ents := make([]*entry, len(evs))
+	batched.heldKeys(evs, keys, ents) // the cached key's hint: its delete is queued by it
+	batched.pushEvents(evs, keys, ents)
 
 	drain := func(f *DeltaFIFO) (out []string) {
 		for {

@@ -31,7 +31,7 @@ func (c modelCache) Get(key string) (api.Object, bool) {
 }
 
 // apply is what the informer does with a popped key's deltas.
-func (c modelCache) apply(key string, ds []Delta) {
+func (c modelCache) apply(key string, ds []Delta, _ *entry) {
 	for _, d := range ds {
 		if d.Type == Deleted {
 			delete(c, key)
@@ -39,6 +39,46 @@ func (c modelCache) apply(key string, ds []Delta) {
 			c[key] = d.Object.(api.Object)
 		}
 	}
+}
+
+func (c modelCache) contents() map[string]api.Object { return c }
+
+func (c modelCache) known() knownObjects { return c }
+
+// fastCache is the cache the fast FIFO feeds in TestDeltaFIFOAgainstNaive:
+// a modelCache, or an Indexer (indexerCache), whose entries the FIFO takes
+// as hints.
+type fastCache interface {
+	// known is what the FIFO is given: the cache itself (an Indexer
+	// unwrapped, so that the FIFO takes its entries as hints).
+	known() knownObjects
+	apply(key string, ds []Delta, hint *entry)
+	contents() map[string]api.Object
+}
+
+// indexerCache is an Indexer fed as ProcessOne feeds it: by the hint the
+// FIFO popped with the key, then by the entry each change returns.
+type indexerCache struct{ *Indexer }
+
+func (c indexerCache) apply(key string, ds []Delta, hint *entry) {
+	for _, d := range ds {
+		if d.Type == Deleted {
+			c.removeHinted(key, hint)
+			hint = nil
+		} else {
+			_, _, hint = c.setHinted(key, d.Object.(api.Object), hint)
+		}
+	}
+}
+
+func (c indexerCache) known() knownObjects { return c.Indexer }
+
+func (c indexerCache) contents() map[string]api.Object {
+	out := map[string]api.Object{}
+	for _, key := range c.ListKeys() {
+		out[key], _ = c.Get(key)
+	}
+	return out
 }
 
 // naiveFIFO is DeltaFIFO's contract written as plainly as possible: a map
@@ -123,93 +163,130 @@ func (f *naiveFIFO) pop() (key string, ds []Delta, initial, synced, ok bool) {
 // random operations from seeded sources — adds, updates, deletes, batches
 // of watch events, relists (into an empty FIFO, the bulk path, and into a
 // busy one), resyncs and pops — each feeding its own cache from what it
-// pops, and checks that every pop and length agrees.
+// pops, and checks that every pop and length agrees. The fast FIFO feeds
+// either a plain map or an Indexer; with the Indexer, the batches of watch
+// events carry the cache entries heldKeys finds, as the reflector's do, and
+// half of them are pushed only after later operations, so that the pops and
+// changes in between leave some of those hints stale.
 func TestDeltaFIFOAgainstNaive(t *testing.T) {
 	names := []string{"a", "b", "c", "d", "e", "f", "g"}
-	for seed := range uint64(30) {
-		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
-			r := rand.New(rand.NewPCG(seed, 7))
-			rv := 0
-			object := func() *api.Pod {
-				rv++
-				return &api.Pod{Metadata: api.ObjectMeta{Namespace: "ns", Name: names[r.IntN(len(names))], ResourceVersion: fmt.Sprint(rv)}}
+	caches := map[string]func() fastCache{
+		"map":     func() fastCache { return modelCache{} },
+		"indexer": func() fastCache { return indexerCache{NewIndexer(nil)} },
+	}
+	for _, cache := range slices.Sorted(maps.Keys(caches)) {
+		for seed := range uint64(30) {
+			t.Run(fmt.Sprint(cache, "/seed", seed), func(t *testing.T) {
+				testDeltaFIFOAgainstNaive(t, seed, names, caches[cache]())
+			})
+		}
+	}
+}
+
+// heldBatch is a batch of watch events with their keys and hints, as the
+// reflector hands them to pushEvents.
+type heldBatch struct {
+	evs  []client.WatchEvent
+	keys []string
+	ents []*entry
+}
+
+func testDeltaFIFOAgainstNaive(t *testing.T, seed uint64, names []string, fastKnown fastCache) {
+	r := rand.New(rand.NewPCG(seed, 7))
+	rv := 0
+	object := func() *api.Pod {
+		rv++
+		return &api.Pod{Metadata: api.ObjectMeta{Namespace: "ns", Name: names[r.IntN(len(names))], ResourceVersion: fmt.Sprint(rv)}}
+	}
+	fast := NewDeltaFIFO(fastKnown.known())
+	naive := &naiveFIFO{known: modelCache{}, items: map[string][]Delta{}}
+	var held *heldBatch // made, hints found, not yet pushed
+	push := func(b *heldBatch) {
+		fast.pushEvents(b.evs, b.keys, b.ents)
+		for _, ev := range b.evs {
+			switch ev.Type {
+			case api.WatchAdded:
+				naive.push(KeyOf(ev.Object), Delta{Type: Added, Object: ev.Object})
+			case api.WatchModified:
+				naive.push(KeyOf(ev.Object), Delta{Type: Updated, Object: ev.Object})
+			case api.WatchDeleted:
+				naive.delete(ev.Object)
 			}
-			fastKnown := modelCache{}
-			fast := NewDeltaFIFO(fastKnown)
-			naive := &naiveFIFO{known: modelCache{}, items: map[string][]Delta{}}
-			for op := range 1500 {
-				var what string
-				switch x := r.IntN(100); {
-				case x < 15:
-					o := object()
-					what = "Add " + KeyOf(o)
-					fast.Add(o)
-					naive.push(KeyOf(o), Delta{Type: Added, Object: o})
-				case x < 25:
-					o := object()
-					what = "Update " + KeyOf(o)
-					fast.Update(o)
-					naive.push(KeyOf(o), Delta{Type: Updated, Object: o})
-				case x < 33:
-					o := object()
-					what = "Delete " + KeyOf(o)
-					fast.Delete(o)
-					naive.delete(o)
-				case x < 45:
-					var evs []client.WatchEvent
-					var keys []string
-					for range r.IntN(70) { // past one chunk of the batch path now and then
-						ev := client.WatchEvent{Type: []string{api.WatchAdded, api.WatchModified, api.WatchDeleted, api.WatchBookmark}[r.IntN(4)], Object: object()}
-						evs = append(evs, ev)
-						keys = append(keys, KeyOf(ev.Object))
-					}
-					what = fmt.Sprintf("pushEvents %d", len(evs))
-					fast.pushEvents(evs, keys)
-					for _, ev := range evs {
-						switch ev.Type {
-						case api.WatchAdded:
-							naive.push(KeyOf(ev.Object), Delta{Type: Added, Object: ev.Object})
-						case api.WatchModified:
-							naive.push(KeyOf(ev.Object), Delta{Type: Updated, Object: ev.Object})
-						case api.WatchDeleted:
-							naive.delete(ev.Object)
-						}
-					}
-				case x < 52:
-					seen := map[string]bool{}
-					var list []api.Object
-					for range r.IntN(len(names) + 1) {
-						if o := object(); !seen[KeyOf(o)] { // a list holds each key once
-							seen[KeyOf(o)] = true
-							list = append(list, o)
-						}
-					}
-					what = fmt.Sprintf("Replace %d", len(list))
-					fast.Replace(list)
-					naive.replace(list)
-				case x < 56:
-					what = "Resync"
-					fast.Resync()
-					naive.resync()
-				default:
-					what = "pop"
-					key, ds, initial, synced, ok := fast.popReusing()
-					wKey, wDs, wInitial, wSynced, wOK := naive.pop()
-					require.Equal(t, wOK, ok, "op %d: pop ok", op)
-					require.Equal(t, wKey, key, "op %d: pop key", op)
-					require.Equal(t, wDs, ds, "op %d: deltas of %s", op, key)
-					require.Equal(t, wInitial, initial, "op %d: isInInitialList", op)
-					require.Equal(t, wSynced, synced, "op %d: synced", op)
-					if ok {
-						fastKnown.apply(key, ds) // before the next pop takes ds back
-						naive.known.apply(wKey, wDs)
-					}
+		}
+	}
+	for op := range 1500 {
+		var what string
+		switch x := r.IntN(100); {
+		case x < 15:
+			o := object()
+			what = "Add " + KeyOf(o)
+			fast.Add(o)
+			naive.push(KeyOf(o), Delta{Type: Added, Object: o})
+		case x < 25:
+			o := object()
+			what = "Update " + KeyOf(o)
+			fast.Update(o)
+			naive.push(KeyOf(o), Delta{Type: Updated, Object: o})
+		case x < 33:
+			o := object()
+			what = "Delete " + KeyOf(o)
+			fast.Delete(o)
+			naive.delete(o)
+		case x < 45:
+			b := &heldBatch{}
+			for range r.IntN(70) { // past one chunk of the batch path now and then
+				ev := client.WatchEvent{Type: []string{api.WatchAdded, api.WatchModified, api.WatchDeleted, api.WatchBookmark}[r.IntN(4)], Object: object()}
+				b.evs = append(b.evs, ev)
+				b.keys = append(b.keys, KeyOf(ev.Object))
+			}
+			b.ents = make([]*entry, len(b.evs))
+			fast.heldKeys(b.evs, b.keys, b.ents)
+			if held == nil && r.IntN(2) == 0 {
+				what, held = "hold a batch", b // pushed later
+				break
+			}
+			what = fmt.Sprintf("pushEvents %d", len(b.evs))
+			push(b)
+		case x < 48 && held != nil:
+			what = fmt.Sprintf("pushEvents %d, held", len(held.evs))
+			push(held)
+			held = nil
+		case x < 52:
+			seen := map[string]bool{}
+			var list []api.Object
+			for range r.IntN(len(names) + 1) {
+				if o := object(); !seen[KeyOf(o)] { // a list holds each key once
+					seen[KeyOf(o)] = true
+					list = append(list, o)
 				}
-				checkFIFOInvariant(t, fast)
-				require.Equal(t, len(naive.queue), fast.Len(), "after op %d (%s): Len", op, what)
-				require.Equal(t, naive.known, fastKnown, "after op %d (%s): the caches", op, what)
 			}
-		})
+			what = fmt.Sprintf("Replace %d", len(list))
+			fast.Replace(list)
+			naive.replace(list)
+		case x < 56:
+			what = "Resync"
+			fast.Resync()
+			naive.resync()
+		default:
+			what = "pop"
+			key, ds, hint, initial, synced, ok := fast.popReusing()
+			wKey, wDs, wInitial, wSynced, wOK := naive.pop()
+			require.Equal(t, wOK, ok, "op %d: pop ok", op)
+			require.Equal(t, wKey, key, "op %d: pop key", op)
+			require.Equal(t, wDs, ds, "op %d: deltas of %s", op, key)
+			require.Equal(t, wInitial, initial, "op %d: isInInitialList", op)
+			require.Equal(t, wSynced, synced, "op %d: synced", op)
+			if ok {
+				fastKnown.apply(key, ds, hint) // before the next pop takes ds back
+				naive.known.apply(wKey, wDs, nil)
+			}
+		}
+		checkFIFOInvariant(t, fast)
+		if x, ok := fastKnown.(indexerCache); ok {
+			checkIndexInvariant(t, x.Indexer)
+		}
+		require.Equal(t, len(naive.queue), fast.Len(), "after op %d (%s): Len", op, what)
+		require.Equal(t, map[string]api.Object(naive.known), fastKnown.contents(), "after op %d (%s): the caches", op, what)
 	}
 }
 
@@ -263,7 +340,7 @@ func TestDeltaFIFOPositionsSurviveCompaction(t *testing.T) {
 			naive.push(KeyOf(o), Delta{Type: Added, Object: o})
 		}
 		before := fast.base
-		key, ds, _, _, ok := fast.popReusing()
+		key, ds, _, _, _, ok := fast.popReusing()
 		wKey, wDs, _, _, wOK := naive.pop()
 		require.Equal(t, wOK, ok, "pop %d: ok", popped)
 		require.Equal(t, wKey, key, "pop %d: key", popped)
@@ -287,6 +364,7 @@ func BenchmarkDeltaFIFOPushPop(b *testing.B) {
 	f := NewDeltaFIFO(modelCache{})
 	evs := make([]client.WatchEvent, batch)
 	ks := make([]string, batch)
+	ents := make([]*entry, batch)
 	pods := make([]*api.Pod, keys)
 	names := make([]string, keys)
 	for i := range pods {
@@ -306,9 +384,9 @@ func BenchmarkDeltaFIFOPushPop(b *testing.B) {
 			evs[i] = client.WatchEvent{Type: api.WatchModified, Object: pods[j]}
 			ks[i] = names[j]
 		}
-		f.pushEvents(evs, ks)
+		f.pushEvents(evs, ks, ents)
 		for {
-			if _, _, _, _, ok := f.popReusing(); !ok {
+			if _, _, _, _, _, ok := f.popReusing(); !ok {
 				break
 			}
 		}

@@ -64,8 +64,12 @@ type Indexer struct {
 // entry is a cached object, shared by items and the indexes, and the
 // position of its key in its namespace's list.
 type entry struct {
-	key   string
-	obj   api.Object
+	key string
+	obj api.Object
+	// nsPos is -1 once the entry has left the cache (remove), so that a
+	// pointer to it kept elsewhere — a hint the reflector found for an
+	// event (heldKeys) — can be told stale without a map lookup: an
+	// entry with nsPos >= 0 is items[e.key] (see lookupLocked).
 	nsPos int
 	// vals[i] is what extra[i]'s function returned for obj: the values
 	// the entry is filed under. Keeping them spares an update the call on
@@ -149,14 +153,22 @@ func KeyOf(obj api.Object) string { return api.KeyOf(obj.GetObjectMeta()) }
 
 // set stores obj under key (its KeyOf) and returns what it replaced.
 func (x *Indexer) set(key string, obj api.Object) (old api.Object, existed bool) {
+	old, existed, _ = x.setHinted(key, obj, nil)
+	return old, existed
+}
+
+// setHinted is set given hint, an entry once found under key or nil (see
+// lookupLocked); it also returns key's entry now, a hint for the next
+// change to key.
+func (x *Indexer) setHinted(key string, obj api.Object, hint *entry) (old api.Object, existed bool, e *entry) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	e, existed := x.items[key]
+	e, existed = x.lookupLocked(key, hint)
 	if existed {
 		old = e.obj
 		x.reindexLocked(e, obj)
 		e.obj = obj // every index holding e now lists obj
-		return old, true
+		return old, true, e
 	}
 	e = newEntry(key, obj, len(x.extra))
 	x.items[key] = e
@@ -164,7 +176,32 @@ func (x *Indexer) set(key string, obj api.Object) (old api.Object, existed bool)
 	e.nsPos = len(x.byNamespace[ns])
 	x.byNamespace[ns] = append(x.byNamespace[ns], e)
 	x.indexLocked(e)
-	return nil, false
+	return nil, false, e
+}
+
+// lookupLocked returns items[key], using hint if it can. hint is nil or
+// an entry that was items[key] at some time: the reflector's heldKeys finds
+// the entry of each event it can, and the informer applies the event later,
+// after which the entry may have been removed (and key cached again under
+// a new one). An entry is in items from its set to its remove, which marks
+// it (nsPos -1), and items holds one entry per key, so a hint not marked is
+// items[key] and spares the lookup: in a cache of 100,000 objects, a cache
+// miss or two per update and deletion.
+func (x *Indexer) lookupLocked(key string, hint *entry) (*entry, bool) {
+	if hint != nil && hint.nsPos >= 0 {
+		return hint, true
+	}
+	e, ok := x.items[key]
+	return e, ok
+}
+
+// holds reports whether e, an entry found in the cache earlier, is still
+// there. False does not mean that its key is not cached: it may be cached
+// again, under a new entry.
+func (x *Indexer) holds(e *entry) bool {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return e.nsPos >= 0
 }
 
 // reserve makes an empty cache ready to take n objects without growing its
@@ -180,9 +217,15 @@ func (x *Indexer) reserve(n int) {
 
 // remove deletes key and returns what it held.
 func (x *Indexer) remove(key string) (old api.Object, existed bool) {
+	return x.removeHinted(key, nil)
+}
+
+// removeHinted is remove given hint, an entry once found under key or nil
+// (see lookupLocked).
+func (x *Indexer) removeHinted(key string, hint *entry) (old api.Object, existed bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	e, existed := x.items[key]
+	e, existed := x.lookupLocked(key, hint)
 	if !existed {
 		return nil, false
 	}
@@ -197,6 +240,7 @@ func (x *Indexer) remove(key string) (old api.Object, existed bool) {
 		moved.nsPos = e.nsPos
 	}
 	list[last] = nil
+	e.nsPos = -1 // gone: a hint to e is stale
 	if last == 0 {
 		delete(x.byNamespace, ns)
 	} else {
@@ -340,10 +384,12 @@ func (x *Indexer) getBytes(key []byte) (api.Object, bool) {
 
 // heldKeys sets keys[i], for each MODIFIED or DELETED event i whose object
 // is cached, to the key string the cache holds for it, so that the reflector
-// need not make a new one per event (see heldKeySink). It builds each key in
-// a buffer of its own, which the map lookup does not copy, and takes the
-// lock once for the whole batch.
-func (x *Indexer) heldKeys(evs []client.WatchEvent, keys []string) {
+// need not make a new one per event (see heldKeySink), and ents[i] to its
+// entry, a hint that spares the informer the same lookup when it applies
+// the event (see lookupLocked). It builds each key in a buffer of its own,
+// which the map lookup does not copy, and takes the lock once for the whole
+// batch.
+func (x *Indexer) heldKeys(evs []client.WatchEvent, keys []string, ents []*entry) {
 	var buf [128]byte
 	x.mu.RLock()
 	defer x.mu.RUnlock()
@@ -352,7 +398,7 @@ func (x *Indexer) heldKeys(evs []client.WatchEvent, keys []string) {
 			continue
 		}
 		if e, ok := x.items[string(appendKey(buf[:0], ev.Object.GetObjectMeta()))]; ok {
-			keys[i] = e.key
+			keys[i], ents[i] = e.key, e
 		}
 	}
 }

@@ -501,15 +501,18 @@ func TestHeldKeysAreTheKeysOfTheEvents(t *testing.T) {
 		evs[i] = tt.ev
 	}
 	keys := make([]string, len(evs))
-	x.heldKeys(evs, keys)
+	ents := make([]*entry, len(evs))
+	x.heldKeys(evs, keys, ents)
 	for i, tt := range tests {
 		if !tt.held {
 			assert.Empty(t, keys[i], tt.name)
+			assert.Nil(t, ents[i], "%s: no entry", tt.name)
 			continue
 		}
 		assert.Equal(t, KeyOf(tt.ev.Object), keys[i], tt.name)
 		held := x.items[keys[i]].key
 		assert.Equal(t, unsafe.StringData(held), unsafe.StringData(keys[i]), "%s: the cache's own string", tt.name)
+		assert.Same(t, x.items[keys[i]], ents[i], "%s: the cache's entry", tt.name)
 	}
 }
 

@@ -158,7 +158,7 @@ func (i *Informer) snapshotRegistrations() []*Registration {
 func (i *Informer) ProcessOne() bool {
 	i.processMu.Lock()
 	defer i.processMu.Unlock()
-	key, deltas, initial, fifoSynced, ok := i.fifo.popReusing()
+	key, deltas, hint, initial, fifoSynced, ok := i.fifo.popReusing()
 	if !ok {
 		i.checkSyncedLocked() // an empty first list syncs with nothing to pop
 		return false
@@ -167,14 +167,18 @@ func (i *Informer) ProcessOne() bool {
 	for _, d := range deltas {
 		switch d.Type {
 		case Deleted:
-			if _, existed := i.indexer.remove(key); existed {
+			_, existed := i.indexer.removeHinted(key, hint)
+			hint = nil
+			if existed {
 				for _, r := range regs {
 					r.enqueue(notification{kind: notifyDelete, obj: d.Object})
 				}
 			}
 		default:
 			obj := d.Object.(api.Object)
-			old, existed := i.indexer.set(key, obj)
+			var old api.Object
+			var existed bool
+			old, existed, hint = i.indexer.setHinted(key, obj, hint)
 			for _, r := range regs {
 				switch {
 				case !existed:

@@ -59,6 +59,7 @@ type Reflector struct {
 	lastFailure time.Time
 	buf         []client.WatchEvent
 	keys        []string // applyAll's, reused
+	ents        []*entry // applyAll's cache hints, reused
 
 	// lists and watches count the calls made to lw; atomic, so Stats may
 	// read them while another goroutine steps the reflector.
@@ -146,7 +147,9 @@ func (r *Reflector) Step(ctx context.Context) bool {
 // the FIFO's lock, and taking the lock once per batch rather than per event,
 // keeps the lock free for the goroutine popping the FIFO.
 type batchSink interface {
-	pushEvents(evs []client.WatchEvent, keys []string)
+	// pushEvents queues evs; keys[i] is evs[i]'s key, ents[i] nil or
+	// what heldKeys found for it.
+	pushEvents(evs []client.WatchEvent, keys []string, ents []*entry)
 }
 
 // heldKeySink is a sink that can hand back the key strings it already holds
@@ -158,8 +161,10 @@ type batchSink interface {
 type heldKeySink interface {
 	// heldKeys sets keys[i], for each MODIFIED or DELETED event i whose
 	// object's key the sink holds, to that key (equal to KeyOf, so the
-	// same string value); it leaves the others as they are.
-	heldKeys(evs []client.WatchEvent, keys []string)
+	// same string value), and ents[i] to its cache entry, which the sink
+	// takes back in pushEvents as a hint; it leaves the others as they
+	// are.
+	heldKeys(evs []client.WatchEvent, keys []string, ents []*entry)
 }
 
 // applyAll applies the events of one step, in order, and advances lastRV
@@ -176,17 +181,19 @@ func (r *Reflector) applyAll(evs []client.WatchEvent) {
 		return
 	}
 	keys := append(r.keys[:0], make([]string, len(evs))...)
+	ents := append(r.ents[:0], make([]*entry, len(evs))...)
 	if h, ok := r.sink.(heldKeySink); ok {
-		h.heldKeys(evs, keys)
+		h.heldKeys(evs, keys, ents)
 	}
 	for i, ev := range evs {
 		if keys[i] == "" && ev.Type != api.WatchBookmark {
 			keys[i] = KeyOf(ev.Object)
 		}
 	}
-	b.pushEvents(evs, keys)
+	b.pushEvents(evs, keys, ents)
 	clear(keys)
-	r.keys = keys[:0]
+	clear(ents) // hold no entry the cache lets go of
+	r.keys, r.ents = keys[:0], ents[:0]
 	r.lastRV = evs[len(evs)-1].Object.GetObjectMeta().ResourceVersion
 }
 
