@@ -76,6 +76,14 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}()
 	select {
 	case <-rw.ready:
+		if err := req.Context().Err(); err != nil {
+			// Cancelled by the time the answer was ready: a handler that
+			// returns because its request was cancelled makes its answer
+			// then, and select would pick either case at random. A
+			// client that gave up before it read the headers gets its
+			// context's error, as from net/http's transport.
+			return nil, err
+		}
 		if rw.err != nil {
 			return nil, rw.err
 		}
