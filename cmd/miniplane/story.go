@@ -400,6 +400,13 @@ func (s *story) crash(ctx context.Context) error {
 		return fmt.Errorf("demo: no pod to crash: %w", err)
 	}
 	victim := pods[0]
+	// The victim is running by the API server; the kubelets act on their
+	// cache, which may be a write behind.
+	if err := s.waitFor(ctx, "the kubelet to see "+victim.Metadata.Name+" running", func() (bool, error) {
+		return s.p.Nodes().Running(demoNS, victim.Metadata.Name), nil
+	}); err != nil {
+		return err
+	}
 	s.plain("restartPolicy is Always, so the kubelet restarts a crashed container in place;")
 	s.plain("while it is down the pod is not ready and the endpoints controller moves it aside.")
 	if err := s.act(youFault, func() (string, error) {

@@ -24,7 +24,7 @@ func (c *Controller) CrashPod(ctx context.Context, namespace, name string) error
 	if err != nil {
 		return err
 	}
-	if pod.Spec.NodeName == "" || pod.Status.Phase != api.PodRunning || pod.Metadata.DeletionTimestamp != nil {
+	if !running(pod) {
 		return fmt.Errorf("nodesim: pod %s/%s is not running", namespace, name)
 	}
 	key := api.KeyOf(&pod.Metadata)
@@ -34,6 +34,20 @@ func (c *Controller) CrashPod(ctx context.Context, namespace, name string) error
 	c.log.Info("crash requested", zap.String("pod", key))
 	c.queue.Add(key)
 	return nil
+}
+
+// Running reports whether the kubelets' cache shows the pod running, the
+// check CrashPod makes: a caller that chose its pod from a newer read of
+// the API server (the demo) waits for it before crashing the pod, since
+// the cache may not have caught up yet.
+func (c *Controller) Running(namespace, name string) bool {
+	pod, err := c.pods.Namespace(namespace).Get(name)
+	return err == nil && running(pod)
+}
+
+// running reports whether pod is bound, Running and not terminating.
+func running(pod *api.Pod) bool {
+	return pod.Spec.NodeName != "" && pod.Status.Phase == api.PodRunning && pod.Metadata.DeletionTimestamp == nil
 }
 
 // SetPodReady flips a bound pod's readiness, as a readiness probe would:

@@ -497,6 +497,24 @@ func TestCrashPodNeverRestartFails(t *testing.T) {
 	assert.Error(t, e.c.CrashPod(e.ctx, "default", "job"), "a failed pod cannot crash")
 }
 
+// TestRunningIsWhatCrashPodAccepts: Running answers for the pods CrashPod
+// would crash, and only them (the demo waits on it before crashing a pod).
+func TestRunningIsWhatCrashPodAccepts(t *testing.T) {
+	e := newEnv(t, Config{})
+	e.createPod("web", func(p *api.Pod) { p.Spec.RestartPolicy = api.RestartPolicyNever })
+	assert.False(t, e.c.Running("default", "web"), "not yet bound")
+	assert.Error(t, e.c.CrashPod(e.ctx, "default", "web"))
+	assert.False(t, e.c.Running("default", "nope"), "no such pod")
+	e.settle()
+	e.advance(2 * time.Second)
+	require.True(t, e.c.Running("default", "web"))
+	require.NoError(t, e.c.CrashPod(e.ctx, "default", "web"))
+	e.settle()
+	require.Equal(t, api.PodFailed, e.pod("web").Status.Phase)
+	assert.False(t, e.c.Running("default", "web"), "failed")
+	assert.Error(t, e.c.CrashPod(e.ctx, "default", "web"))
+}
+
 func TestSetPodReadyFlips(t *testing.T) {
 	e := newEnv(t, Config{})
 	e.runReady("web")
