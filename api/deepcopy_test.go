@@ -35,7 +35,7 @@ func allTopLevelTypes() []reflect.Type {
 		CSIStorageCapacity{}, CSIStorageCapacityList{},
 		VolumeAttachment{}, VolumeAttachmentList{},
 		PodDisruptionBudget{}, PodDisruptionBudgetList{},
-		ReplicaSet{}, ReplicaSetList{},
+		ReplicaSet{}, ReplicaSetList{}, Deployment{}, DeploymentList{},
 		StatefulSet{}, StatefulSetList{},
 		Scale{}, Binding{}, Status{}, DeleteOptions{}, WatchEvent{},
 	}
@@ -54,7 +54,7 @@ func allObjects() []Object {
 		&EventsV1Event{}, &Eviction{},
 		&ConfigMap{}, &Secret{}, &ServiceAccount{},
 		&PersistentVolume{}, &PersistentVolumeClaim{}, &StorageClass{}, &CSINode{}, &CSIDriver{},
-		&CSIStorageCapacity{}, &VolumeAttachment{}, &PodDisruptionBudget{}, &ReplicaSet{}, &StatefulSet{},
+		&CSIStorageCapacity{}, &VolumeAttachment{}, &PodDisruptionBudget{}, &ReplicaSet{}, &StatefulSet{}, &Deployment{},
 	}
 }
 

@@ -201,3 +201,135 @@ type StatefulSetCondition struct {
 	// Message is a human-readable account of the last transition.
 	Message string `json:"message,omitempty" protobuf:"bytes,5,opt,name=message"`
 }
+
+// Deployment declares the pods of an application and how to replace them: it owns a
+// ReplicaSet per pod template it has run, scales the newest up and the older ones down
+// as its strategy allows, and keeps the old ones (scaled to 0) for rollback.
+// Kubernetes: appsv1.Deployment.
+type Deployment struct {
+	TypeMeta `json:",inline"`
+	// Metadata is the deployment's identity.
+	Metadata ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	// Spec is the desired state.
+	Spec DeploymentSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
+	// Status is the observed state.
+	Status DeploymentStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
+}
+
+// GetObjectMeta returns the deployment's metadata.
+func (d *Deployment) GetObjectMeta() *ObjectMeta { return &d.Metadata }
+
+// DeploymentList is a list of deployments. Kubernetes: appsv1.DeploymentList.
+type DeploymentList struct {
+	TypeMeta `json:",inline"`
+	// Metadata holds the revision the list was read at.
+	Metadata ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	// Items are the deployments.
+	Items []Deployment `json:"items" protobuf:"bytes,2,rep,name=items"`
+}
+
+// DeploymentSpec is the desired state of a deployment. Kubernetes: appsv1.DeploymentSpec.
+type DeploymentSpec struct {
+	// Replicas is the desired number of pods; nil means 1 (the apiserver defaults it).
+	Replicas *int32 `json:"replicas,omitempty" protobuf:"varint,1,opt,name=replicas"`
+	// Selector selects the pods and replica sets the deployment manages; required, must
+	// match the template's labels, and cannot change after creation.
+	Selector *LabelSelector `json:"selector" protobuf:"bytes,2,opt,name=selector"`
+	// Template is the pod the newest replica set runs; a change starts a rollout.
+	Template PodTemplateSpec `json:"template" protobuf:"bytes,3,opt,name=template"`
+	// Strategy is how old pods are replaced by new ones.
+	Strategy DeploymentStrategy `json:"strategy,omitempty" protobuf:"bytes,4,opt,name=strategy"`
+	// MinReadySeconds is how long a new pod must be ready, without a container crashing,
+	// before it counts as available; defaults to 0.
+	MinReadySeconds int32 `json:"minReadySeconds,omitempty" protobuf:"varint,5,opt,name=minReadySeconds"`
+	// RevisionHistoryLimit is how many old, scaled-down replica sets are kept for
+	// rollback; defaults to 10.
+	RevisionHistoryLimit *int32 `json:"revisionHistoryLimit,omitempty" protobuf:"varint,6,opt,name=revisionHistoryLimit"`
+	// Paused stops rollouts: while it is true, a template change starts none, and the
+	// controller only scales and cleans up.
+	Paused bool `json:"paused,omitempty" protobuf:"varint,7,opt,name=paused"`
+	// ProgressDeadlineSeconds is how long a rollout may go without progress before the
+	// Progressing condition says ProgressDeadlineExceeded; defaults to 600.
+	ProgressDeadlineSeconds *int32 `json:"progressDeadlineSeconds,omitempty" protobuf:"varint,9,opt,name=progressDeadlineSeconds"`
+}
+
+// The deployment strategies (DeploymentStrategy.Type).
+const (
+	// RecreateDeploymentStrategyType deletes every old pod before creating new ones.
+	RecreateDeploymentStrategyType = "Recreate"
+	// RollingUpdateDeploymentStrategyType scales the new replica set up and the old
+	// ones down gradually, within maxSurge and maxUnavailable.
+	RollingUpdateDeploymentStrategyType = "RollingUpdate"
+)
+
+// DeploymentStrategy is how a deployment replaces its pods. Kubernetes:
+// appsv1.DeploymentStrategy.
+type DeploymentStrategy struct {
+	// Type is Recreate or RollingUpdate (the default).
+	Type string `json:"type,omitempty" protobuf:"bytes,1,opt,name=type"`
+	// RollingUpdate tunes a RollingUpdate; present only when Type is RollingUpdate.
+	RollingUpdate *RollingUpdateDeployment `json:"rollingUpdate,omitempty" protobuf:"bytes,2,opt,name=rollingUpdate"`
+}
+
+// RollingUpdateDeployment bounds a rolling update. Kubernetes:
+// appsv1.RollingUpdateDeployment.
+type RollingUpdateDeployment struct {
+	// MaxUnavailable is how many of the desired pods may be unavailable during the
+	// update: a number or a percentage of replicas, rounded down; defaults to 25%. It
+	// cannot be 0 when MaxSurge is 0.
+	MaxUnavailable *IntOrString `json:"maxUnavailable,omitempty" protobuf:"bytes,1,opt,name=maxUnavailable"`
+	// MaxSurge is how many pods may exist above the desired number during the update:
+	// a number or a percentage of replicas, rounded up; defaults to 25%.
+	MaxSurge *IntOrString `json:"maxSurge,omitempty" protobuf:"bytes,2,opt,name=maxSurge"`
+}
+
+// DeploymentStatus is the observed state of a deployment. Kubernetes:
+// appsv1.DeploymentStatus.
+type DeploymentStatus struct {
+	// ObservedGeneration is the metadata.generation this status reflects.
+	ObservedGeneration int64 `json:"observedGeneration,omitempty" protobuf:"varint,1,opt,name=observedGeneration"`
+	// Replicas counts the non-terminated pods of all the deployment's replica sets.
+	Replicas int32 `json:"replicas,omitempty" protobuf:"varint,2,opt,name=replicas"`
+	// UpdatedReplicas counts the non-terminated pods that run the current template.
+	UpdatedReplicas int32 `json:"updatedReplicas,omitempty" protobuf:"varint,3,opt,name=updatedReplicas"`
+	// ReadyReplicas counts the pods with the Ready condition.
+	ReadyReplicas int32 `json:"readyReplicas,omitempty" protobuf:"varint,7,opt,name=readyReplicas"`
+	// AvailableReplicas counts the pods ready for at least minReadySeconds.
+	AvailableReplicas int32 `json:"availableReplicas,omitempty" protobuf:"varint,4,opt,name=availableReplicas"`
+	// UnavailableReplicas is how many pods are still missing for full capacity: running
+	// but not yet available, or not yet created.
+	UnavailableReplicas int32 `json:"unavailableReplicas,omitempty" protobuf:"varint,5,opt,name=unavailableReplicas"`
+	// Conditions are Available, Progressing and ReplicaFailure.
+	Conditions []DeploymentCondition `json:"conditions,omitempty" protobuf:"bytes,6,rep,name=conditions"`
+	// CollisionCount counts pod-template-hash collisions; it is hashed with the
+	// template to name the newest replica set.
+	CollisionCount *int32 `json:"collisionCount,omitempty" protobuf:"varint,8,opt,name=collisionCount"`
+}
+
+// The deployment condition types (DeploymentCondition.Type).
+const (
+	// DeploymentAvailable: at least replicas − maxUnavailable pods are available.
+	DeploymentAvailable = "Available"
+	// DeploymentProgressing: the rollout is moving, done, or past its deadline.
+	DeploymentProgressing = "Progressing"
+	// DeploymentReplicaFailure: a pod of a replica set could not be created or deleted.
+	DeploymentReplicaFailure = "ReplicaFailure"
+)
+
+// DeploymentCondition is one fact about a deployment. Kubernetes:
+// appsv1.DeploymentCondition.
+type DeploymentCondition struct {
+	// Type names the fact: Available, Progressing or ReplicaFailure.
+	Type string `json:"type" protobuf:"bytes,1,opt,name=type"`
+	// Status is True, False or Unknown.
+	Status ConditionStatus `json:"status" protobuf:"bytes,2,opt,name=status"`
+	// LastUpdateTime is when the condition was last written.
+	LastUpdateTime Time `json:"lastUpdateTime,omitempty" protobuf:"bytes,6,opt,name=lastUpdateTime"`
+	// LastTransitionTime is when Status last changed.
+	LastTransitionTime Time `json:"lastTransitionTime,omitempty" protobuf:"bytes,7,opt,name=lastTransitionTime"`
+	// Reason is a CamelCase reason for the last transition (NewReplicaSetAvailable,
+	// ProgressDeadlineExceeded, MinimumReplicasAvailable, ...).
+	Reason string `json:"reason,omitempty" protobuf:"bytes,4,opt,name=reason"`
+	// Message is a human-readable account of the last transition.
+	Message string `json:"message,omitempty" protobuf:"bytes,5,opt,name=message"`
+}
