@@ -59,6 +59,7 @@ func registeredTypes() map[reflect.Type]TypeInfo {
 		typeOf[*CSIStorageCapacity]():    {Group: "storage.k8s.io", Version: "v1", Kind: "CSIStorageCapacity", Resource: "csistoragecapacities", Namespaced: true},
 		typeOf[*VolumeAttachment]():      {Group: "storage.k8s.io", Version: "v1", Kind: "VolumeAttachment", Resource: "volumeattachments"},
 		typeOf[*PodDisruptionBudget]():   {Group: "policy", Version: "v1", Kind: "PodDisruptionBudget", Resource: "poddisruptionbudgets", Namespaced: true},
+		typeOf[*Deployment]():            {Group: "apps", Version: "v1", Kind: "Deployment", Resource: "deployments", Namespaced: true},
 		typeOf[*ReplicaSet]():            {Group: "apps", Version: "v1", Kind: "ReplicaSet", Resource: "replicasets", Namespaced: true},
 		typeOf[*StatefulSet]():           {Group: "apps", Version: "v1", Kind: "StatefulSet", Resource: "statefulsets", Namespaced: true},
 	}

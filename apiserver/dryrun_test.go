@@ -128,6 +128,7 @@ var declaredColumns = map[string][]string{
 	"csistoragecapacities":        {"Name", "StorageClassName", "Capacity"},
 	"volumeattachments":           {"Name", "Attacher", "PV", "Node", "Attached", "Age"},
 	"poddisruptionbudgets.policy": {"Name", "Min Available", "Max Unavailable", "Allowed Disruptions", "Age"},
+	"deployments":                 {"Name", "Ready", "Up-to-date", "Available", "Age", "Containers", "Images", "Selector"},
 	"replicasets":                 {"Name", "Desired", "Current", "Ready", "Age", "Containers", "Images", "Selector"},
 	"statefulsets.apps":           {"Name", "Ready", "Age", "Containers", "Images"},
 }
@@ -137,10 +138,10 @@ var declaredColumns = map[string][]string{
 func TestResources(t *testing.T) {
 	s, _ := newServer(t)
 	all := s.Resources()
-	require.Len(t, all, 22)
+	require.Len(t, all, 23)
 	assert.Equal(t, "configmaps", all[0].Resource, "core group first, sorted by name")
-	assert.Equal(t, "replicasets", all[12].Resource, "named groups after core, sorted by group")
-	assert.Equal(t, apierrors.GroupResource{Group: "events.k8s.io", Resource: "events"}, all[15].GroupResource())
+	assert.Equal(t, "deployments", all[12].Resource, "named groups after core, sorted by group")
+	assert.Equal(t, apierrors.GroupResource{Group: "events.k8s.io", Resource: "events"}, all[16].GroupResource())
 	assert.Equal(t, apierrors.GroupResource{Group: "storage.k8s.io", Resource: "volumeattachments"}, all[len(all)-1].GroupResource())
 
 	tests := []struct {
@@ -193,7 +194,7 @@ func TestResources(t *testing.T) {
 			assert.Equal(t, tt.want.GroupResource().String(), got.Name())
 		})
 	}
-	_, ok := s.Resource("deployments")
+	_, ok := s.Resource("horizontalpodautoscalers")
 	assert.False(t, ok)
 }
 

@@ -89,6 +89,21 @@ func schedulingKinds() []*kind {
 			},
 		}, defaultReplicaSet, validateReplicaSet, validateReplicaSetUpdate),
 		typed(&kind{
+			gr: apierrors.GroupResource{Group: "apps", Resource: "deployments"}, kind: "Deployment", apiVersion: "apps/v1", namespaced: true,
+			shortNames: []string{"deploy"}, categories: []string{"all"},
+			newObj: func() api.Object { return &api.Deployment{} }, resetStatusOnCreate: true,
+			status:  statusOf(func(o *api.Deployment) *api.DeploymentStatus { return &o.Status }),
+			columns: deploymentColumns,
+			scale: &scaleHooks{
+				replicas: func(o api.Object) *int32 { return o.(*api.Deployment).Spec.Replicas },
+				set:      func(o api.Object, n int32) { o.(*api.Deployment).Spec.Replicas = &n },
+				status: func(o api.Object) (int32, string) {
+					d := o.(*api.Deployment)
+					return d.Status.Replicas, selectorString(d.Spec.Selector)
+				},
+			},
+		}, defaultDeployment, validateDeployment, validateDeploymentUpdate),
+		typed(&kind{
 			gr: apierrors.GroupResource{Group: "apps", Resource: "statefulsets"}, kind: "StatefulSet", apiVersion: "apps/v1", namespaced: true,
 			shortNames: []string{"sts"}, categories: []string{"all"},
 			newObj: func() api.Object { return &api.StatefulSet{} }, resetStatusOnCreate: true,
@@ -273,6 +288,23 @@ var (
 		{Name: "Allowed Disruptions", Type: "integer", Description: "Calculated number of pods that may be disrupted at this time.",
 			Cell: func(o api.Object) any { return int64(o.(*api.PodDisruptionBudget).Status.DisruptionsAllowed) }},
 		ageColumn,
+	}
+
+	deploymentColumns = []Column{nameColumn,
+		{Name: "Ready", Type: "string", Description: "Number of the pod with ready state",
+			Cell: func(o api.Object) any {
+				d := o.(*api.Deployment)
+				return fmt.Sprintf("%d/%d", d.Status.ReadyReplicas, deref(d.Spec.Replicas))
+			}},
+		{Name: "Up-to-date", Type: "string", Description: "Total number of non-terminated pods targeted by this deployment that have the desired template spec.",
+			Cell: func(o api.Object) any { return int64(o.(*api.Deployment).Status.UpdatedReplicas) }},
+		{Name: "Available", Type: "string", Description: "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.",
+			Cell: func(o api.Object) any { return int64(o.(*api.Deployment).Status.AvailableReplicas) }},
+		ageColumn,
+		containersColumn(func(o api.Object) *api.PodTemplateSpec { return &o.(*api.Deployment).Spec.Template }),
+		imagesColumn(func(o api.Object) *api.PodTemplateSpec { return &o.(*api.Deployment).Spec.Template }),
+		{Name: "Selector", Type: "string", Priority: 1, Description: "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment. It must match the pod template's labels.",
+			Cell: func(o api.Object) any { return api.FormatLabelSelector(o.(*api.Deployment).Spec.Selector) }},
 	}
 
 	replicaSetColumns = []Column{nameColumn,

@@ -1,12 +1,15 @@
 package apiserver
 
-// ReplicaSets and StatefulSets: defaulting and validation. Kubernetes:
-// SetDefaults_ReplicaSet and SetDefaults_StatefulSet in pkg/apis/apps/v1,
+// Deployments, ReplicaSets and StatefulSets: defaulting and validation.
+// Kubernetes: SetDefaults_Deployment, SetDefaults_ReplicaSet and
+// SetDefaults_StatefulSet in pkg/apis/apps/v1, ValidateDeployment{,Update},
 // ValidateReplicaSet{,Update} and ValidateStatefulSet{,Update} in
-// pkg/apis/apps/validation (v1.32). No controller acts on either kind here.
+// pkg/apis/apps/validation (v1.32).
 
 import (
 	"reflect"
+	"strconv"
+	"strings"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
@@ -158,6 +161,136 @@ func validateStatefulSetUpdate(ss, old *api.StatefulSet) apierrors.FieldErrors {
 	changed.PersistentVolumeClaimRetentionPolicy = old.Spec.PersistentVolumeClaimRetentionPolicy
 	if !reflect.DeepEqual(changed, old.Spec) {
 		errs = append(errs, Forbidden(NewPath("spec"), "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"))
+	}
+	return errs
+}
+
+// defaultDeployment fills what apps/v1 defaults (SetDefaults_Deployment):
+// replicas 1, a RollingUpdate strategy of 25% surge and 25% unavailable, ten
+// revisions of history, a progress deadline of 600 s, and the template's pod
+// spec.
+func defaultDeployment(d *api.Deployment) {
+	s := &d.Spec
+	if s.Replicas == nil {
+		s.Replicas = ptr(int32(1))
+	}
+	if s.Strategy.Type == "" {
+		s.Strategy.Type = api.RollingUpdateDeploymentStrategyType
+	}
+	if s.Strategy.Type == api.RollingUpdateDeploymentStrategyType {
+		if s.Strategy.RollingUpdate == nil {
+			s.Strategy.RollingUpdate = &api.RollingUpdateDeployment{}
+		}
+		ru := s.Strategy.RollingUpdate
+		if ru.MaxUnavailable == nil {
+			ru.MaxUnavailable = ptr(api.FromString("25%"))
+		}
+		if ru.MaxSurge == nil {
+			ru.MaxSurge = ptr(api.FromString("25%"))
+		}
+	}
+	if s.RevisionHistoryLimit == nil {
+		s.RevisionHistoryLimit = ptr(int32(10))
+	}
+	if s.ProgressDeadlineSeconds == nil {
+		s.ProgressDeadlineSeconds = ptr(int32(600))
+	}
+	defaultPodSpec(&s.Template.Spec)
+}
+
+// validateDeployment checks a deployment on create. Kubernetes:
+// ValidateDeployment and ValidateDeploymentSpec.
+func validateDeployment(d *api.Deployment) apierrors.FieldErrors {
+	errs := validateObjectMeta(nil, &d.Metadata, appsMeta, metadataPath)
+	s, p := &d.Spec, pathAt("spec")
+	if s.Replicas != nil {
+		errs = validateNonNegative(errs, int64(*s.Replicas), p.child("replicas"))
+	}
+	errs = validateSelectedTemplate(errs, s.Selector, &s.Template, "deployment", p)
+	errs = validateDeploymentStrategy(errs, &s.Strategy, p.child("strategy"))
+	errs = validateNonNegative(errs, int64(s.MinReadySeconds), p.child("minReadySeconds"))
+	if s.RevisionHistoryLimit != nil {
+		errs = validateNonNegative(errs, int64(*s.RevisionHistoryLimit), p.child("revisionHistoryLimit"))
+	}
+	if pd := s.ProgressDeadlineSeconds; pd != nil {
+		pp := p.child("progressDeadlineSeconds")
+		errs = validateNonNegative(errs, int64(*pd), pp)
+		if *pd <= s.MinReadySeconds {
+			errs = append(errs, Invalid(pp.path(), *pd, "must be greater than minReadySeconds"))
+		}
+	}
+	return errs
+}
+
+// validateDeploymentStrategy checks the strategy at p. Kubernetes:
+// ValidateDeploymentStrategy and ValidateRollingUpdateDeployment.
+func validateDeploymentStrategy(errs apierrors.FieldErrors, st *api.DeploymentStrategy, p fieldPath) apierrors.FieldErrors {
+	switch st.Type {
+	case api.RecreateDeploymentStrategyType:
+		if st.RollingUpdate != nil {
+			errs = append(errs, Forbidden(p.child("rollingUpdate").path(), "may not be specified when strategy `type` is 'Recreate'"))
+		}
+	case api.RollingUpdateDeploymentStrategyType:
+		ru := st.RollingUpdate
+		if ru == nil {
+			return append(errs, Required(p.child("rollingUpdate").path(), "this should be defaulted and never be nil"))
+		}
+		rp := p.child("rollingUpdate")
+		var unavailable, surge api.IntOrString
+		if ru.MaxUnavailable != nil {
+			unavailable = *ru.MaxUnavailable
+			errs = validateIntOrPercent(errs, unavailable, rp.child("maxUnavailable"))
+		}
+		if ru.MaxSurge != nil {
+			surge = *ru.MaxSurge
+			errs = validatePositiveIntOrPercent(errs, surge, rp.child("maxSurge"))
+		}
+		if intOrPercentValue(unavailable) == 0 && intOrPercentValue(surge) == 0 {
+			errs = append(errs, Invalid(rp.child("maxUnavailable").path(), unavailable, "may not be 0 when `maxSurge` is 0"))
+		}
+	default:
+		errs = append(errs, NotSupported(p.path(), st, api.RecreateDeploymentStrategyType, api.RollingUpdateDeploymentStrategyType))
+	}
+	return errs
+}
+
+// validatePositiveIntOrPercent checks a non-negative integer or a
+// well-formed percentage, with no upper bound (maxSurge may exceed 100%).
+// Kubernetes: ValidatePositiveIntOrPercent.
+func validatePositiveIntOrPercent(errs apierrors.FieldErrors, v api.IntOrString, p fieldPath) apierrors.FieldErrors {
+	if v.Type == api.Int {
+		return validateNonNegative(errs, int64(v.IntVal), p)
+	}
+	if intOrPercentValue(v) < 0 {
+		return append(errs, Invalid(p.path(), v, msgPercent))
+	}
+	return errs
+}
+
+// intOrPercentValue is an integer's value or a percentage's number (0 for
+// "0%"), -1 when the percentage is malformed. Kubernetes: getIntOrPercentValue.
+func intOrPercentValue(v api.IntOrString) int {
+	if v.Type == api.Int {
+		return int(v.IntVal)
+	}
+	digits, ok := strings.CutSuffix(v.StrVal, "%")
+	if !ok || digits == "" || strings.TrimLeft(digits, "0123456789") != "" {
+		return -1
+	}
+	n, err := strconv.Atoi(digits)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// validateDeploymentUpdate checks an update: as on create, and the selector
+// may not change (apps/v1 made it immutable).
+func validateDeploymentUpdate(d, old *api.Deployment) apierrors.FieldErrors {
+	errs := validateDeployment(d)
+	errs = validateObjectMetaUpdate(errs, &d.Metadata, &old.Metadata, metadataPath)
+	if !reflect.DeepEqual(d.Spec.Selector, old.Spec.Selector) {
+		errs = append(errs, Invalid(pathAt("spec").child("selector").path(), d.Spec.Selector, msgImmutable))
 	}
 	return errs
 }

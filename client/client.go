@@ -29,6 +29,7 @@ const (
 	CSIStorageCapacities   = "csistoragecapacities"
 	VolumeAttachments      = "volumeattachments"
 	PodDisruptionBudgets   = "poddisruptionbudgets"
+	Deployments            = "deployments"
 	ReplicaSets            = "replicasets"
 	StatefulSets           = "statefulsets"
 	// EventsK8sIO is events.k8s.io/v1 Events: the objects of Events, stored

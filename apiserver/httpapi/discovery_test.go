@@ -58,6 +58,7 @@ func TestAggregatedDiscovery(t *testing.T) {
 			"/persistentvolumes": "PersistentVolume Cluster [pv]" + all, "/persistentvolumeclaims": "PersistentVolumeClaim Namespaced [pvc]" + all,
 		}},
 		{"/apis", []string{"apps", "authentication.k8s.io", "authorization.k8s.io", "coordination.k8s.io", "events.k8s.io", "policy", "storage.k8s.io"}, map[string]string{
+			"apps/deployments":                              "Deployment Namespaced [deploy]" + all,
 			"apps/replicasets":                              "ReplicaSet Namespaced [rs]" + all,
 			"apps/statefulsets":                             "StatefulSet Namespaced [sts]" + all,
 			"policy/poddisruptionbudgets":                   "PodDisruptionBudget Namespaced [pdb]" + all,
@@ -105,7 +106,7 @@ func TestAggregatedDiscovery(t *testing.T) {
 func checkDiscoveryResource(t *testing.T, r discoveryResource) {
 	t.Helper()
 	switch r.Resource {
-	case "pods", "replicationcontrollers", "services", "replicasets", "statefulsets":
+	case "pods", "replicationcontrollers", "services", "deployments", "replicasets", "statefulsets":
 		assert.Equal(t, []string{"all"}, r.Categories, r.Resource)
 	default:
 		assert.Empty(t, r.Categories, r.Resource)
@@ -117,6 +118,8 @@ func checkDiscoveryResource(t *testing.T, r discoveryResource) {
 	switch r.Resource {
 	case "replicationcontrollers":
 		assert.Equal(t, []string{"scale autoscaling/v1 Scale [get patch update]", "status /v1 ReplicationController [get patch update]"}, subs)
+	case "deployments":
+		assert.Equal(t, []string{"scale autoscaling/v1 Scale [get patch update]", "status apps/v1 Deployment [get patch update]"}, subs)
 	case "replicasets":
 		assert.Equal(t, []string{"scale autoscaling/v1 Scale [get patch update]", "status apps/v1 ReplicaSet [get patch update]"}, subs)
 	case "statefulsets":

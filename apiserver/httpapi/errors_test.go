@@ -25,7 +25,7 @@ func TestErrors(t *testing.T) {
 		wantMsg    string
 		wantField  string // a cause's field, for Invalid
 	}{
-		{name: "unknown path", req: request{path: "/apis/apps/v1/deployments"}, wantCode: 404, wantReason: api.StatusReasonNotFound, wantMsg: "the server could not find the requested resource"},
+		{name: "unknown path", req: request{path: "/apis/autoscaling/v2/horizontalpodautoscalers"}, wantCode: 404, wantReason: api.StatusReasonNotFound, wantMsg: "the server could not find the requested resource"},
 		{name: "unknown resource", req: request{path: "/api/v1/namespaces/default/widgets"}, wantCode: 404, wantReason: api.StatusReasonNotFound, wantMsg: "the server could not find the requested resource"},
 		{name: "namespaced object without its namespace", req: request{path: "/api/v1/pods/web"}, wantCode: 404, wantReason: api.StatusReasonNotFound},
 		{name: "unknown subresource", req: request{path: pods + "/web/ephemeralcontainers"}, wantCode: 404, wantReason: api.StatusReasonNotFound},
@@ -35,7 +35,7 @@ func TestErrors(t *testing.T) {
 		{name: "empty body", req: request{method: "POST", path: pods, header: map[string]string{"Content-Type": "application/json"}}, wantCode: 400, wantReason: api.StatusReasonBadRequest, wantMsg: "empty"},
 		{name: "two values", req: request{method: "POST", path: pods, body: newPodJSON + newPodJSON}, wantCode: 400, wantReason: api.StatusReasonBadRequest, wantMsg: "not valid JSON"},
 		{name: "wrong field type", req: request{method: "POST", path: pods, body: `{"metadata":{"name":7}}`}, wantCode: 400, wantReason: api.StatusReasonBadRequest, wantMsg: "does not decode as Pod"},
-		{name: "unknown kind", req: request{method: "POST", path: pods, body: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"}}`}, wantCode: 400, wantReason: api.StatusReasonBadRequest, wantMsg: `no kind "Deployment" is registered for version "apps/v1"`},
+		{name: "unknown kind", req: request{method: "POST", path: pods, body: `{"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler","metadata":{"name":"d"}}`}, wantCode: 400, wantReason: api.StatusReasonBadRequest, wantMsg: `no kind "HorizontalPodAutoscaler" is registered for version "autoscaling/v2"`},
 		{name: "wrong apiVersion", req: request{method: "POST", path: pods, body: `{"apiVersion":"apps/v1","kind":"Pod","metadata":{"name":"p"}}`}, wantCode: 400, wantReason: api.StatusReasonBadRequest, wantMsg: `no kind "Pod" is registered for version "apps/v1"`},
 		{name: "another kind than the path's", req: request{method: "POST", path: pods, body: `{"apiVersion":"v1","kind":"Service","metadata":{"name":"s"}}`}, wantCode: 400, wantReason: api.StatusReasonBadRequest, wantMsg: `kind "Service"`},
 		{name: "namespace mismatch", req: request{method: "POST", path: pods, body: `{"metadata":{"name":"p","namespace":"kube-system"},"spec":{"containers":[{"name":"c","image":"i"}]}}`}, wantCode: 400, wantReason: api.StatusReasonBadRequest, wantMsg: "does not match the namespace sent on the request"},

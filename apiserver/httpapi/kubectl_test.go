@@ -167,6 +167,7 @@ func TestKubectl(t *testing.T) {
 			{"subjectaccessreviews", "authorization.k8s.io/v1", "false", "SubjectAccessReview"},
 			{"persistentvolumeclaims", "pvc", "v1", "true", "PersistentVolumeClaim"},
 			{"persistentvolumes", "pv", "v1", "false", "PersistentVolume"},
+			{"deployments", "deploy", "apps/v1", "true", "Deployment"},
 			{"replicasets", "rs", "apps/v1", "true", "ReplicaSet"},
 			{"statefulsets", "sts", "apps/v1", "true", "StatefulSet"},
 			{"poddisruptionbudgets", "pdb", "policy/v1", "true", "PodDisruptionBudget"},

@@ -86,7 +86,7 @@ func schemas() map[string]*schema {
 	conditionsOnly := object(map[string]*fieldMeta{"conditions": byType()})
 	metaOnly := object(map[string]*fieldMeta{"metadata": nested(objectMeta)})
 	// replicated is a kind with a pod template and status conditions
-	// (apps/v1 ReplicaSet and StatefulSet).
+	// (apps/v1 Deployment, ReplicaSet and StatefulSet).
 	replicated := object(map[string]*fieldMeta{
 		"metadata": nested(objectMeta),
 		"spec": nested(object(map[string]*fieldMeta{
@@ -153,6 +153,7 @@ func schemas() map[string]*schema {
 			"metadata": nested(objectMeta),
 			"status":   nested(conditionsOnly),
 		}),
+		"Deployment":  replicated,
 		"ReplicaSet":  replicated,
 		"StatefulSet": replicated,
 		"ServiceAccount": object(map[string]*fieldMeta{

@@ -151,7 +151,8 @@ func TestKindOfRef(t *testing.T) {
 		{"v1", "Lease", "", false},
 		{"apps/v1", "ReplicaSet", client.ReplicaSets, true},
 		{"v1", "ReplicaSet", "", false},
-		{"apps/v1", "Deployment", "", false},
+		{"apps/v1", "Deployment", client.Deployments, true},
+		{"autoscaling/v2", "HorizontalPodAutoscaler", "", false},
 		{"apps/v1", "Pod", "", false},
 	} {
 		t.Run(tc.apiVersion+" "+tc.kind, func(t *testing.T) {
