@@ -25,10 +25,14 @@ func TestErrors(t *testing.T) {
 		wantMsg    string
 		wantField  string // a cause's field, for Invalid
 	}{
-		{name: "unknown path", req: request{path: "/apis/autoscaling/v2/horizontalpodautoscalers"}, wantCode: 404, wantReason: api.StatusReasonNotFound, wantMsg: "the server could not find the requested resource"},
+		{name: "unknown path", req: request{path: "/apis/widgets.example.com/v1/widgets"}, wantCode: 404, wantReason: api.StatusReasonNotFound, wantMsg: "the server could not find the requested resource"},
+		{name: "a Kubernetes group miniplane does not serve", req: request{path: "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers"}, wantCode: 404, wantReason: api.StatusReasonNotFound, wantMsg: "miniplane does not serve horizontalpodautoscalers.autoscaling"},
+		{name: "a create of a Kubernetes resource miniplane does not serve", req: request{method: "POST", path: "/apis/batch/v1/namespaces/default/jobs", body: `{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"j"}}`}, wantCode: 404, wantReason: api.StatusReasonNotFound, wantMsg: "miniplane does not serve jobs.batch"},
+		{name: "a watch of a core resource miniplane does not serve", req: request{path: "/api/v1/watch/namespaces/default/resourcequotas"}, wantCode: 404, wantReason: api.StatusReasonNotFound, wantMsg: "miniplane does not serve resourcequotas"},
+		{name: "an unserved resource of a served group", req: request{method: "DELETE", path: "/apis/apps/v1/namespaces/default/daemonsets/d"}, wantCode: 404, wantReason: api.StatusReasonNotFound, wantMsg: "miniplane does not serve daemonsets.apps"},
 		{name: "unknown resource", req: request{path: "/api/v1/namespaces/default/widgets"}, wantCode: 404, wantReason: api.StatusReasonNotFound, wantMsg: "the server could not find the requested resource"},
 		{name: "namespaced object without its namespace", req: request{path: "/api/v1/pods/web"}, wantCode: 404, wantReason: api.StatusReasonNotFound},
-		{name: "unknown subresource", req: request{path: pods + "/web/ephemeralcontainers"}, wantCode: 404, wantReason: api.StatusReasonNotFound},
+		{name: "unknown subresource", req: request{path: pods + "/web/ephemeralcontainers"}, wantCode: 404, wantReason: api.StatusReasonNotFound, wantMsg: "the server could not find the requested resource"},
 		{name: "missing object", req: request{path: pods + "/nope"}, wantCode: 404, wantReason: api.StatusReasonNotFound, wantMsg: `pods "nope" not found`},
 		{name: "malformed JSON", req: request{method: "POST", path: pods, body: `{"kind":"Pod",`}, wantCode: 400, wantReason: api.StatusReasonBadRequest, wantMsg: "not valid JSON"},
 		{name: "not an object", req: request{method: "POST", path: pods, body: `[1,2]`}, wantCode: 400, wantReason: api.StatusReasonBadRequest, wantMsg: "not a JSON object"},

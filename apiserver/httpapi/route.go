@@ -63,7 +63,7 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request, info *requestInf
 		gv, segs = h.byPath["apis/"+segs[1]+"/"+segs[2]], segs[3:]
 	}
 	if gv == nil {
-		writeError(w, notFoundPath())
+		writeError(w, h.notFoundFor(path))
 		return
 	}
 	if len(segs) == 0 {
@@ -79,6 +79,9 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request, info *requestInf
 	}
 	req, err := parseResourcePath(gv, segs, r)
 	if err != nil {
+		if apierrors.IsNotFound(err) {
+			err = h.notFoundFor(path)
+		}
 		writeError(w, err)
 		return
 	}
