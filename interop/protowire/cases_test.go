@@ -437,6 +437,18 @@ func fullReplicaSet(name string) api.ReplicaSet {
 			Conditions: []api.ReplicaSetCondition{{Type: "ReplicaFailure", Status: api.ConditionFalse, LastTransitionTime: created, Reason: "r", Message: "m"}}}}
 }
 
+func fullDeployment(name string) api.Deployment {
+	return api.Deployment{Metadata: fullObjectMeta(name),
+		Spec: api.DeploymentSpec{Replicas: ptr(int32(3)), MinReadySeconds: 5, Selector: fullLabelSelector(),
+			Template: api.PodTemplateSpec{Metadata: fullObjectMeta(""), Spec: fullPodSpec()},
+			Strategy: api.DeploymentStrategy{Type: "RollingUpdate", RollingUpdate: &api.RollingUpdateDeployment{
+				MaxUnavailable: ptr(api.IntOrString{Type: api.Int, IntVal: 1}), MaxSurge: ptr(api.IntOrString{Type: api.String, StrVal: "25%"})}},
+			RevisionHistoryLimit: ptr(int32(4)), Paused: true, ProgressDeadlineSeconds: ptr(int32(600))},
+		Status: api.DeploymentStatus{ObservedGeneration: 4, Replicas: 3, UpdatedReplicas: 2, ReadyReplicas: 2, AvailableReplicas: 1, UnavailableReplicas: 2,
+			Conditions:     []api.DeploymentCondition{{Type: "Progressing", Status: api.ConditionTrue, LastUpdateTime: created, LastTransitionTime: created, Reason: "NewReplicaSetAvailable", Message: "m"}},
+			CollisionCount: ptr(int32(1))}}
+}
+
 func fullStatefulSet(name string) api.StatefulSet {
 	return api.StatefulSet{Metadata: fullObjectMeta(name),
 		Spec: api.StatefulSetSpec{Replicas: ptr(int32(3)), Selector: fullLabelSelector(),
@@ -499,6 +511,8 @@ func fullCases() map[string]any {
 		"PodDisruptionBudget":  ptr(fullPodDisruptionBudget("web")),
 		"PodDisruptionBudgetList": &api.PodDisruptionBudgetList{Metadata: fullListMeta(),
 			Items: []api.PodDisruptionBudget{fullPodDisruptionBudget("a")}},
+		"Deployment":      ptr(fullDeployment("web")),
+		"DeploymentList":  &api.DeploymentList{Metadata: fullListMeta(), Items: []api.Deployment{fullDeployment("a")}},
 		"ReplicaSet":      ptr(fullReplicaSet("web")),
 		"ReplicaSetList":  &api.ReplicaSetList{Metadata: fullListMeta(), Items: []api.ReplicaSet{fullReplicaSet("a")}},
 		"StatefulSet":     ptr(fullStatefulSet("db")),

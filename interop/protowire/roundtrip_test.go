@@ -79,6 +79,8 @@ var kinds = []kind{
 	{"storage.k8s.io/v1", "VolumeAttachmentList", reflect.TypeFor[api.VolumeAttachmentList](), func() message { return &storagev1.VolumeAttachmentList{} }},
 	{"policy/v1", "PodDisruptionBudget", reflect.TypeFor[api.PodDisruptionBudget](), func() message { return &policyv1.PodDisruptionBudget{} }},
 	{"policy/v1", "PodDisruptionBudgetList", reflect.TypeFor[api.PodDisruptionBudgetList](), func() message { return &policyv1.PodDisruptionBudgetList{} }},
+	{"apps/v1", "Deployment", reflect.TypeFor[api.Deployment](), func() message { return &appsv1.Deployment{} }},
+	{"apps/v1", "DeploymentList", reflect.TypeFor[api.DeploymentList](), func() message { return &appsv1.DeploymentList{} }},
 	{"apps/v1", "ReplicaSet", reflect.TypeFor[api.ReplicaSet](), func() message { return &appsv1.ReplicaSet{} }},
 	{"apps/v1", "ReplicaSetList", reflect.TypeFor[api.ReplicaSetList](), func() message { return &appsv1.ReplicaSetList{} }},
 	{"apps/v1", "StatefulSet", reflect.TypeFor[api.StatefulSet](), func() message { return &appsv1.StatefulSet{} }},

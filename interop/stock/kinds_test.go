@@ -525,6 +525,22 @@ func schedulingKindCases() []kindCase {
 				assert.Equal(t, "nginx:1.28", rs.Spec.Template.Spec.Containers[0].Image)
 			},
 		},
+		crud[*appsv1.Deployment, *appsv1.DeploymentList]{
+			gvr: appsv1.SchemeGroupVersion.WithResource("deployments"), namespaced: true,
+			client: func(cs kubernetes.Interface, ns string) typedClient[*appsv1.Deployment, *appsv1.DeploymentList] {
+				return cs.AppsV1().Deployments(ns)
+			},
+			fresh: func(name, ns string) *appsv1.Deployment {
+				return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+					Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](0), Selector: web, Template: template}}
+			},
+			strategic: `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:1.28"}]}}}}`,
+			strategicOK: func(t *testing.T, d *appsv1.Deployment) {
+				require.Len(t, d.Spec.Template.Spec.Containers, 1, "containers merge by name")
+				assert.Equal(t, "nginx:1.28", d.Spec.Template.Spec.Containers[0].Image)
+				assert.Equal(t, appsv1.RollingUpdateDeploymentStrategyType, d.Spec.Strategy.Type, "defaulted")
+			},
+		},
 		crud[*appsv1.StatefulSet, *appsv1.StatefulSetList]{
 			gvr: appsv1.SchemeGroupVersion.WithResource("statefulsets"), namespaced: true,
 			client: func(cs kubernetes.Interface, ns string) typedClient[*appsv1.StatefulSet, *appsv1.StatefulSetList] {

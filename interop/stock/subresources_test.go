@@ -44,6 +44,8 @@ func subresourceCases() []subresourceCase {
 		{"storage.k8s.io/v1 volumeattachments/status", testVolumeAttachmentStatus},
 		{"policy/v1 poddisruptionbudgets/status", testPodDisruptionBudgetStatus},
 		{"apps/v1 replicasets/status", testReplicaSetStatus},
+		{"apps/v1 deployments/status", testDeploymentStatus},
+		{"apps/v1 deployments/scale", testDeploymentScale},
 		{"apps/v1 statefulsets/status", testStatefulSetStatus},
 		{"apps/v1 replicasets/scale", testReplicaSetScale},
 		{"apps/v1 statefulsets/scale", testStatefulSetScale},
@@ -121,6 +123,17 @@ func testReplicaSetStatus(t *testing.T, cs kubernetes.Interface) {
 	})
 }
 
+func testDeploymentStatus(t *testing.T, cs kubernetes.Interface) {
+	d := schedulingCase[*appsv1.Deployment](t, "deployments").fresh("status-deploy", metav1.NamespaceDefault)
+	checkStatusUpdate(t, cs.AppsV1().Deployments(metav1.NamespaceDefault), d, func(d *appsv1.Deployment) {
+		d.Status.Replicas, d.Status.UpdatedReplicas = 2, 1
+		d.Spec.Replicas = ptr.To[int32](7)
+	}, func(t *testing.T, d *appsv1.Deployment) {
+		assert.Equal(t, int32(1), d.Status.UpdatedReplicas)
+		assert.Equal(t, int32(0), *d.Spec.Replicas, "a status update kept the spec")
+	})
+}
+
 func testStatefulSetStatus(t *testing.T, cs kubernetes.Interface) {
 	ss := schedulingCase[*appsv1.StatefulSet](t, "statefulsets").fresh("status-sts", metav1.NamespaceDefault)
 	checkStatusUpdate(t, cs.AppsV1().StatefulSets(metav1.NamespaceDefault), ss, func(ss *appsv1.StatefulSet) {
@@ -155,6 +168,13 @@ func testReplicaSetScale(t *testing.T, cs kubernetes.Interface) {
 	_, err := rss.Create(boundedContext(t), schedulingCase[*appsv1.ReplicaSet](t, "replicasets").fresh("scale-rs", metav1.NamespaceDefault), metav1.CreateOptions{})
 	require.NoError(t, err)
 	checkScale(t, rss, "scale-rs")
+}
+
+func testDeploymentScale(t *testing.T, cs kubernetes.Interface) {
+	ds := cs.AppsV1().Deployments(metav1.NamespaceDefault)
+	_, err := ds.Create(boundedContext(t), schedulingCase[*appsv1.Deployment](t, "deployments").fresh("scale-deploy", metav1.NamespaceDefault), metav1.CreateOptions{})
+	require.NoError(t, err)
+	checkScale(t, ds, "scale-deploy")
 }
 
 func testStatefulSetScale(t *testing.T, cs kubernetes.Interface) {
