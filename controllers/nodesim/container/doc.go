@@ -8,7 +8,7 @@
 //
 // Nothing runs: a container's run is worked out from its command before it
 // starts, so a simulated pod's life is a pure function of its spec and the
-// injected clock, as DESIGN.md's rules under "Determinism" ask.
+// injected clock, as the rules of (DESIGN.md, "Determinism") ask.
 //
 // It mirrors, reduced to what a learner reads in `kubectl get`, `describe`
 // and `logs`: the kubelet's kuberuntime (computePodActions, doBackOff), its
