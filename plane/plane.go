@@ -91,7 +91,14 @@ func New(cfg Config) (*Plane, error) {
 	nc := cfg.NodeSim
 	nc.Client, nc.Binder, nc.Factory, nc.Clock = p.srv, p.srv, p.nodeF, cfg.Clock
 	nc.Logger = cfg.Logger.Named("nodesim")
-	nc.Recorder = record.NewEventRecorder(p.srv, cfg.Clock, "kubelet", "nodesim")
+	// Each component speaks for itself: the scheduler's events come from
+	// default-scheduler, each kubelet's from kubelet on its node.
+	nc.Recorders = func(component, host string) *record.EventRecorder {
+		if host == "" {
+			host = component
+		}
+		return record.NewEventRecorder(p.srv, cfg.Clock, component, host)
+	}
 	nc.Nodes = opts.Nodes
 	nc.Scheduler = opts.Scheduler
 	nc.NodeLeases = true // the API server has their namespace (SystemNamespaces)

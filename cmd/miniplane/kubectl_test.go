@@ -279,3 +279,43 @@ func TestKubectlLogs(t *testing.T) {
 	assert.Equal(t, 5, strings.Count(prev, "\n"))
 	assert.True(t, strings.HasPrefix(k.ok("", "logs", "web"), "[miniplane simulated kubelet] container nginx restarted (restart 1) from image nginx:1.27"))
 }
+
+// TestKubectlContainerLives drives the lives learners are taught to read
+// with the real kubectl: a pod that echoes and completes, one that exits 3,
+// and a crash loop whose previous run kubectl logs --previous shows.
+func TestKubectlContainerLives(t *testing.T) {
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		t.Skip("kubectl is not installed")
+	}
+	opts := manager.DefaultOptions()
+	opts.Nodes = 1
+	p := planetest.Start(t, plane.Config{
+		Listen: "127.0.0.1:0", Options: &opts, Seed: 1,
+		NodeSim: nodesim.Config{StartDelay: 200 * time.Millisecond, ReadyDelay: 200 * time.Millisecond},
+	})
+	kcPath, remove, err := writeKubeconfig(filepath.Join(t.TempDir(), "kubeconfig"), kubeconfig(p.URL(), nil, ""))
+	require.NoError(t, err)
+	t.Cleanup(remove)
+	k := newKubectl(t, kcPath)
+	phase := func(name string) string {
+		return k.ok("", "get", "pod", name, "-o", "jsonpath={.status.phase}")
+	}
+	eventually(t, "the node is registered", func() bool { return p.Nodes().HasSynced() && p.IsReady() })
+
+	k.ok("", "run", "hello", "--image=busybox", "--restart=Never", "--", "echo", "hello")
+	eventually(t, "hello completes", func() bool { return phase("hello") == "Succeeded" })
+	assert.Contains(t, k.ok("", "get", "pod", "hello"), "Completed")
+	assert.Equal(t, "hello\n", k.ok("", "logs", "hello"))
+	describe := k.ok("", "describe", "pod", "hello")
+	assert.Contains(t, describe, "default-scheduler")
+	assert.Contains(t, describe, `Pulling image "busybox"`)
+
+	k.ok("", "run", "bad", "--image=busybox", "--restart=Never", "--", "sh", "-c", "exit 3")
+	eventually(t, "bad fails", func() bool { return phase("bad") == "Failed" })
+	assert.Contains(t, k.ok("", "get", "pod", "bad"), "Error")
+	assert.Equal(t, "3", k.ok("", "get", "pod", "bad", "-o", "jsonpath={.status.containerStatuses[0].state.terminated.exitCode}"))
+
+	k.ok("", "run", "loop", "--image=busybox", "--", "sh", "-c", "echo run; exit 1")
+	eventually(t, "loop backs off", func() bool { return strings.Contains(k.ok("", "get", "pod", "loop"), "CrashLoopBackOff") })
+	assert.Equal(t, "run\n", k.ok("", "logs", "loop", "--previous"))
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/loop"
+	"github.com/miniplane/miniplane/controllers/nodesim/container"
 	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/informer"
 )
@@ -71,8 +72,19 @@ type Config struct {
 	Clock clock.Clock
 	// Logger receives structured logs; nil means none.
 	Logger *zap.Logger
-	// Recorder, if set, records Scheduled, FailedScheduling and kubelet events.
+	// Recorders, if set, makes each component's event recorder, as each
+	// speaks for itself in Kubernetes (an event's source): the scheduler's
+	// (component "default-scheduler", host "") for Scheduled and
+	// FailedScheduling, and each node's kubelet's (component "kubelet",
+	// host the node's name) for the pods on it. It is called once per
+	// component and node.
+	Recorders func(component, host string) *record.EventRecorder
+	// Recorder, if set and Recorders is not, records every component's
+	// events.
 	Recorder *record.EventRecorder
+	// Images is the image rule's configuration (package container):
+	// images that exist or not beyond what the rule says.
+	Images container.Images
 
 	// Nodes is how many nodes EnsureNodes creates: NodeNamePrefix0, 1, ...
 	// (default 3, at most MaxNodes: node i's pod range is 10.244.i.0/24,
@@ -124,7 +136,7 @@ type Controller struct {
 	binder Binder
 	clock  clock.Clock
 	log    *zap.Logger
-	rec    *record.EventRecorder
+	rec    *record.EventRecorder // the scheduler's
 	queue  *workqueue.Queue[string]
 	loop   *loop.Loop
 
@@ -183,6 +195,16 @@ type Controller struct {
 	// carriers lends the pods that carry status writes (kubelet.go).
 	carriers carriers
 
+	// lives holds the kubelet's memory of each pod on the life path
+	// (life.go), by key, from its first sync there until it is forgotten:
+	// few pods take it, so it is not in podState, which every pod has.
+	lives map[string]*podLife
+	// lastImage is the image kindOfLocked last asked the image rule
+	// about (if lastImageSet), and lastImageOK its verdict (life.go).
+	// Guarded by mu.
+	lastImage                 string
+	lastImageOK, lastImageSet bool
+
 	// readCache makes every sync read the pod from the cache, never the
 	// pod the handler kept (keptPodLocked): the plain way, which the tests
 	// hold the kept pod to. Set before Run, never after.
@@ -222,6 +244,7 @@ type podState struct {
 type kubeletState struct {
 	seen  bool      // the kubelet has synced the pod once: stage is set
 	crash bool      // CrashPod asked for a crash not yet written
+	kind  podKind   // the path the pod takes (life.go), set at the first sync
 	stage stage     // stageOf the pod when last synced
 	since time.Time // when stage was first seen
 	// ips is the record of the node the pod runs on (ipam.go): where its
@@ -289,8 +312,12 @@ func New(cfg Config) (*Controller, error) {
 		down:          make(map[string]time.Time),
 		up:            make(map[string]bool),
 		leased:        make(map[string]bool),
+		lives:         make(map[string]*podLife),
 		leaseWake:     make(chan struct{}, 1),
 		carriers:      carriers{share: newStatusShare()},
+	}
+	if cfg.Recorders != nil {
+		c.rec = cfg.Recorders("default-scheduler", "")
 	}
 	if err := addPodIndex(c.podInf); err != nil {
 		return nil, err
@@ -624,6 +651,9 @@ func (c *Controller) forgetLocked(key string, st *podState) {
 		n.free(st, key)
 	}
 	st.logs.forget()
+	if st.kind == kindLife {
+		delete(c.lives, key)
+	}
 	st.kubeletState = kubeletState{}
 	if st.pod != nil {
 		// The handler has not delivered the deletion: its pod is older
@@ -639,24 +669,24 @@ func finished(p *api.Pod) bool {
 	return p.Status.Phase == api.PodSucceeded || p.Status.Phase == api.PodFailed
 }
 
-// event records an event when there is a recorder; a failure to record is
-// logged, never fatal.
-func (c *Controller) event(ctx context.Context, obj api.Object, typ, reason, format string, args ...any) {
-	if c.rec == nil {
+// event records an event through rec when there is one; a failure to
+// record is logged, never fatal.
+func (c *Controller) event(ctx context.Context, rec *record.EventRecorder, obj api.Object, typ, reason, format string, args ...any) {
+	if rec == nil {
 		return
 	}
-	if err := c.rec.Eventf(ctx, obj, typ, reason, format, args...); err != nil {
+	if err := rec.Eventf(ctx, obj, typ, reason, format, args...); err != nil {
 		c.log.Debug("event not recorded", zap.String("reason", reason), zap.Error(err))
 	}
 }
 
 // eventMessage is event with its message made: the per-pod events (two a
 // pod) spare a Sprintf and the boxing of its arguments.
-func (c *Controller) eventMessage(ctx context.Context, obj api.Object, typ, reason, message string) {
-	if c.rec == nil {
+func (c *Controller) eventMessage(ctx context.Context, rec *record.EventRecorder, obj api.Object, typ, reason, message string) {
+	if rec == nil {
 		return
 	}
-	if err := c.rec.Event(ctx, obj, typ, reason, message); err != nil {
+	if err := rec.Event(ctx, obj, typ, reason, message); err != nil {
 		c.log.Debug("event not recorded", zap.String("reason", reason), zap.Error(err))
 	}
 }
@@ -706,4 +736,17 @@ func (c *Controller) downLocked(name string, ready bool, since time.Time) (bool,
 		return false, time.Time{}
 	}
 	return !ready, since
+}
+
+// kubeletRecorderLocked returns the event recorder of the kubelet of the
+// node whose record is n: its own when Config.Recorders makes one, made
+// the first time and kept in the record. Its caller holds mu.
+func (c *Controller) kubeletRecorderLocked(n *nodeIPs) *record.EventRecorder {
+	if c.cfg.Recorders == nil {
+		return c.rec
+	}
+	if n.events == nil {
+		n.events = c.cfg.Recorders("kubelet", n.name)
+	}
+	return n.events
 }

@@ -40,9 +40,17 @@
 // Kubernetes; it is off by default because every renewal is a write that
 // would change the simulator's recorded runs.
 //
-// The kubelets also keep a log per container run (logs.go), the lines
-// saying what they did to it, which ContainerLog serves for kubectl logs:
-// nothing runs, so that is all a container "writes".
+// A pod whose containers have a command, or an image the image rule says
+// does not exist, lives the life its commands and images give it instead
+// (life.go, on the pure rules of package container): pulls that fail and
+// back off, runs that print and exit, restarts on the kubelet's back-off
+// (CrashLoopBackOff), and the phases Succeeded and Failed. Each node's
+// kubelet records its events as itself (Config.Recorders).
+//
+// The kubelets also keep a log per container run (logs.go): what its
+// command printed, or for a pod on the fast path the lines saying what
+// they did to it, which ContainerLog serves for kubectl logs (and
+// --previous, the run before).
 //
 // Every timed transition is a delayed add of the pod's key to the
 // controller's workqueue, on the injected clock, asked for once per due
@@ -71,7 +79,7 @@
 // and pod IPs.
 //
 // The package imports api, client, informer, controllers/workqueue,
-// clock and zap. Controller is safe for concurrent use: one mutex
+// controllers/loop, controllers/nodesim/container, clock and zap. Controller is safe for concurrent use: one mutex
 // guards its in-memory state, and the workqueue guarantees that a pod's key
 // is synced by one worker at a time.
 package nodesim

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/client/record"
 )
 
 // errRangeFull says a node's pod range has no address left.
@@ -94,6 +95,9 @@ type nodeIPs struct {
 	pods    int
 	load    *loadEntry
 	loadGen uint64
+	// events is the node's kubelet's event recorder, when each has its
+	// own (kubeletRecorderLocked).
+	events *record.EventRecorder
 	// owners and elsewhere hold the addresses in use, each with the key
 	// of the pod holding it; an address is freed when its pod is gone.
 	// owners is indexed by an address's offset in the range (prefix, an

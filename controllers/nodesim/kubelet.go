@@ -12,6 +12,7 @@ import (
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/client/record"
 )
 
 // runPod is the kubelet (and the node lifecycle controller) for one pod
@@ -41,12 +42,26 @@ func (c *Controller) runPod(ctx context.Context, key string, st *podState, pod *
 		c.claimIPLocked(st, key, pod.Spec.NodeName, ip) // e.g. after a restart of the simulator
 	}
 	facts := c.observeLocked(&st.kubeletState, pod, node, rec, now)
-	act, wait := decide(pod, facts)
-	requeue := wait > 0 && st.requeue(now, now.Add(wait))
+	if st.kind == kindUnknown {
+		st.kind = c.kindOfLocked(pod)
+	}
 	hip := rec.hostIPOf(node) // read under mu, as the record is
+	krec := c.kubeletRecorderLocked(rec)
+	if onLifePath(&st.kubeletState, pod, facts) {
+		c.mu.Unlock()
+		return c.runLife(ctx, key, st, pod, node, facts, hip, krec)
+	}
+	act, wait := decide(pod, facts)
+	if act == actStart && st.kind == kindLife {
+		act = actAccept // a pod on the life path starts there, once accepted
+	}
+	requeue := wait > 0 && st.requeue(now, now.Add(wait))
 	c.mu.Unlock()
 	if requeue {
 		c.queue.AddAfter(key, wait)
+	}
+	if st.kind == kindLife && pod.Metadata.DeletionTimestamp != nil && !facts.NodeDown {
+		c.tellKilling(ctx, key, pod, krec)
 	}
 	if act == actNone {
 		return nil
@@ -77,7 +92,7 @@ func (c *Controller) runPod(ctx context.Context, key string, st *podState, pod *
 	case actStart:
 		ip, err := c.allocateIP(st, key, node)
 		if err != nil {
-			c.event(ctx, pod, api.EventTypeWarning, "FailedCreatePodSandBox", "no IP for the pod: %v", err)
+			c.event(ctx, krec, pod, api.EventTypeWarning, "FailedCreatePodSandBox", "no IP for the pod: %v", err)
 			return err
 		}
 		status = startedStatus(b, pod, hip, ip, now)
@@ -124,7 +139,7 @@ func (c *Controller) runPod(ctx context.Context, key string, st *podState, pod *
 		c.foreseeLocked(st, w, node, rec, now)
 	}
 	c.mu.Unlock()
-	c.tell(ctx, key, cp, act)
+	c.tell(ctx, krec, key, cp, act)
 	return nil
 }
 
@@ -158,6 +173,9 @@ func (c *Controller) observeLocked(st *kubeletState, pod *api.Pod, node *api.Nod
 // now; that date is read only by a decision that waits on time, so it may
 // be now only when none does. Its caller holds mu.
 func (c *Controller) foreseeLocked(st *podState, written *api.Pod, node *api.Node, rec *nodeIPs, now time.Time) {
+	if st.kind == kindLife {
+		return // the life path's syncs are not foreseen: every write is synced
+	}
 	if ip := written.Status.PodIP; ip != "" && !st.addr.IsValid() {
 		return // the sync would claim the address
 	}
@@ -264,29 +282,29 @@ func (c *Controller) afterWriteLocked(st *podState, pod *api.Pod, act action, no
 
 // tell tells the story of a write, in the controller's log and the pod's
 // events; pod is the pod as written.
-func (c *Controller) tell(ctx context.Context, key string, pod *api.Pod, act action) {
+func (c *Controller) tell(ctx context.Context, krec *record.EventRecorder, key string, pod *api.Pod, act action) {
 	switch act {
 	case actStart:
 		if ce := c.log.Check(zap.InfoLevel, "pod running"); ce != nil {
 			ce.Write(zap.String("pod", key), zap.String("node", pod.Spec.NodeName))
 		}
-		c.eventMessage(ctx, pod, api.EventTypeNormal, "Started", "Started containers")
+		c.eventMessage(ctx, krec, pod, api.EventTypeNormal, "Started", "Started containers")
 	case actReady:
 		if ce := c.log.Check(zap.InfoLevel, "pod ready"); ce != nil {
 			ce.Write(zap.String("pod", key))
 		}
 	case actCrash:
 		c.log.Info("pod crashed", zap.String("pod", key))
-		c.event(ctx, pod, api.EventTypeWarning, "BackOff", "Container exited with code 1")
+		c.event(ctx, krec, pod, api.EventTypeWarning, "BackOff", "Container exited with code 1")
 	case actRestart:
-		c.eventMessage(ctx, pod, api.EventTypeNormal, "Started", "Restarted containers")
+		c.eventMessage(ctx, krec, pod, api.EventTypeNormal, "Started", "Restarted containers")
 	case actProbeFail:
-		c.event(ctx, pod, api.EventTypeWarning, "Unhealthy", "Readiness probe failed")
+		c.event(ctx, krec, pod, api.EventTypeWarning, "Unhealthy", "Readiness probe failed")
 	case actNodeNotReady:
 		c.log.Info("pod not ready: node down", zap.String("pod", key), zap.String("node", pod.Spec.NodeName))
 	case actNodeLost:
 		c.log.Info("pod failed: node lost", zap.String("pod", key), zap.String("node", pod.Spec.NodeName))
-		c.event(ctx, pod, api.EventTypeWarning, reasonNodeLost, "Node %s is unresponsive", pod.Spec.NodeName)
+		c.event(ctx, krec, pod, api.EventTypeWarning, reasonNodeLost, "Node %s is unresponsive", pod.Spec.NodeName)
 	}
 }
 

@@ -49,12 +49,18 @@ const (
 	logNotReady                    // its readiness probe failed
 	logCrashed                     // it exited with code 1
 	logStopped                     // SIGTERM: it stopped, code 0
+	logText                        // what its command printed: texts[arg] of the pod's podLife (life.go)
 )
+
+// simulatedTag starts every line the kubelet writes in a container's log
+// itself, rather than the container's command.
+const simulatedTag = "[miniplane simulated kubelet] "
 
 // logEntry is a stored line.
 type logEntry struct {
 	at   int64 // unix nanoseconds
 	kind logKind
+	arg  uint32 // for logText, the index of its text in the run's texts
 }
 
 // containerRun is the log of one run of one container.
@@ -157,6 +163,21 @@ func (pl *podLogs) add(container, id string, restart int32, at time.Time, end bo
 	}
 }
 
+// addText appends a line its command printed to the run with id: the
+// text is the pod's podLife's texts[text] (life.go), kept there, not in
+// the run, which every pod has.
+func (pl *podLogs) addText(container, id string, restart int32, at time.Time, text uint32) {
+	if id == "" {
+		return
+	}
+	r := pl.run(container, id, restart)
+	if r.ended {
+		return
+	}
+	pl.add(container, id, restart, at, false, logText)
+	r.entries[len(r.entries)-1].arg = text
+}
+
 // end ends every run of the pod, as when its node is lost.
 func (pl *podLogs) end() {
 	for _, r := range pl.runs {
@@ -236,6 +257,10 @@ func (c *Controller) ContainerLog(pod *api.Pod, container string, previous bool,
 	// The lines are copied under mu and rendered after it.
 	out := ContainerLog{Ended: r.ended}
 	first, restarts := r.first, r.restart
+	var texts []string
+	if l := c.lives[key]; l != nil {
+		texts = l.texts // only appended to: what is below its length stays
+	}
 	skip := min(max(after-first+1, 0), int64(len(r.entries)))
 	entries := slices.Clone(r.entries[skip:])
 	if !r.ended {
@@ -254,7 +279,15 @@ func (c *Controller) ContainerLog(pod *api.Pod, container string, previous bool,
 	}
 	for i, e := range entries {
 		seq := first + skip + int64(i)
-		out.Lines = append(out.Lines, LogLine{Seq: seq, Time: time.Unix(0, e.at).UTC(), Text: e.kind.text(container, image, pod, restarts)})
+		text := ""
+		if e.kind == logText {
+			if int(e.arg) < len(texts) {
+				text = texts[e.arg]
+			}
+		} else {
+			text = e.kind.text(container, image, pod, restarts)
+		}
+		out.Lines = append(out.Lines, LogLine{Seq: seq, Time: time.Unix(0, e.at).UTC(), Text: text})
 	}
 	return out, nil
 }
@@ -268,7 +301,7 @@ func (c *Controller) hasPod(pod *api.Pod) bool {
 // text renders a line of the log of container (from image) in pod, in its
 // run after restart restarts.
 func (k logKind) text(container, image string, pod *api.Pod, restart int32) string {
-	const tag = "[miniplane simulated kubelet] "
+	const tag = simulatedTag
 	switch k {
 	case logStarted:
 		verb := "started"

@@ -43,7 +43,13 @@ func newEnv(t testing.TB, cfg Config) *env {
 	log := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
 	f := informer.NewFactory(srv, "", clk, log)
 	cfg.Client, cfg.Factory, cfg.Clock, cfg.Logger = srv, f, clk, log
-	cfg.Recorder = record.NewEventRecorder(srv, clk, "nodesim", "test")
+	if cfg.Recorders != nil { // each component its own, as in the plane
+		cfg.Recorders = func(component, host string) *record.EventRecorder {
+			return record.NewEventRecorder(srv, clk, component, host)
+		}
+	} else {
+		cfg.Recorder = record.NewEventRecorder(srv, clk, "nodesim", "test")
+	}
 	c, err := New(cfg)
 	require.NoError(t, err)
 	e := &env{t: t, ctx: context.Background(), clk: clk, srv: srv, f: f, c: c}

@@ -46,7 +46,7 @@ func (c *Controller) schedule(ctx context.Context, key string, st *podState, pod
 			return nil // said so already
 		}
 		c.log.Info("unschedulable", zap.String("pod", key), zap.String("why", why))
-		c.event(ctx, pod, api.EventTypeWarning, "FailedScheduling", "%s", why)
+		c.event(ctx, c.rec, pod, api.EventTypeWarning, "FailedScheduling", "%s", why)
 		cr := c.carriers.lend()
 		defer c.carriers.giveBack(cr)
 		status := cr.buf.publish(&pod.Status, unschedulableStatus(&cr.buf, pod, why, c.clock.Now()))
@@ -70,7 +70,7 @@ func (c *Controller) schedule(ctx context.Context, key string, st *podState, pod
 	if ce := c.log.Check(zap.InfoLevel, "bound"); ce != nil {
 		ce.Write(zap.String("pod", key), zap.String("node", node))
 	}
-	c.eventMessage(ctx, pod, api.EventTypeNormal, "Scheduled", "Successfully assigned "+key+" to "+node)
+	c.eventMessage(ctx, c.rec, pod, api.EventTypeNormal, "Scheduled", "Successfully assigned "+key+" to "+node)
 	return nil
 }
 

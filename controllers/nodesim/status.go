@@ -17,6 +17,7 @@ const (
 	reasonUnschedulable      = "Unschedulable"
 	reasonError              = "Error"
 	reasonProbeFailed        = "ReadinessProbeFailed"
+	reasonPodCompleted       = "PodCompleted"
 )
 
 // setCondition returns conds with the condition of typ set to status,

@@ -1,0 +1,495 @@
+package nodesim
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/client/record"
+	"github.com/miniplane/miniplane/controllers/nodesim/container"
+)
+
+// A pod whose containers run the image's own command from an image that
+// exists — every pod of a workload that names an image and nothing else —
+// lives the one life of the fast path (decide, the status builders): Running
+// and Ready a StartDelay after it is bound, until it is deleted or crashed
+// by a hook. Any other pod — a container with a command or args, or an
+// image the image rule says does not exist — lives the life its
+// containers' commands and images give it (package container), on the
+// life path below: each container's image is pulled (StartDelay, the pull
+// time) or fails to be (ErrImagePull, then ImagePullBackOff on the
+// kubelet's back-off); it is created and started, prints what its command
+// prints, and exits when its command ends, with its code (Completed or
+// Error); the restart policy and the kubelet's crash back-off say when it
+// starts again (CrashLoopBackOff meanwhile); and once every container has
+// stopped for good the pod is Succeeded or Failed. The kubelet of the
+// pod's node tells each step in events (Pulling, Pulled, Failed, BackOff,
+// Created, Started, Killing), as a real one does.
+//
+// The node lifecycle, the deletion of a pod and a finished pod are the
+// fast path's on both paths (decide).
+
+// podKind is which path a pod takes, worked out at the kubelet's first
+// sync of it.
+type podKind uint8
+
+const (
+	kindUnknown podKind = iota
+	kindPlain           // the fast path
+	kindLife            // the life path
+)
+
+// pullErrorShown is how long a failed pull's ErrImagePull shows before the
+// kubelet's next sync shows ImagePullBackOff.
+const pullErrorShown = time.Second
+
+// podLife is the kubelet's memory of a pod on the life path: one entry per
+// container of its spec, in order. A sync works on a copy (clone) and
+// keeps it once its write is done.
+type podLife struct {
+	containers []containerLife
+	killed     bool // Killing told, for a pod being deleted
+	// texts are the lines the containers printed, which their logs'
+	// logText entries index; only appended to, and shared by clones.
+	texts []string
+}
+
+// containerLife is the kubelet's memory of one container. Times are exact
+// (a status holds them to the second).
+type containerLife struct {
+	run     container.Run // what each of its runs does
+	pull    container.PullResult
+	pullErr string // the runtime's error when pull is not Pulled
+
+	pulled       bool
+	pulling      time.Time         // when the pull in flight began; zero if none
+	pullFailed   time.Time         // when the last pull failed
+	pullBackoff  container.Backoff // the image manager's back-off
+	crashBackoff container.Backoff // the restart back-off (doBackOff)
+	started      time.Time         // when the current run started
+	finished     time.Time         // when the last run ended
+	printed      int               // lines of the current run's output in its log
+}
+
+func (l *podLife) clone() *podLife {
+	c := *l
+	c.containers = append([]containerLife(nil), l.containers...)
+	return &c
+}
+
+// kindOfLocked says which path pod takes. The image rule's verdict on the
+// last image asked about is kept, so that the pods of a workload ask it
+// once. Its caller holds mu.
+func (c *Controller) kindOfLocked(pod *api.Pod) podKind {
+	for i := range pod.Spec.Containers {
+		ct := &pod.Spec.Containers[i]
+		if len(ct.Command) > 0 || len(ct.Args) > 0 {
+			return kindLife
+		}
+		if ct.Image != c.lastImage || !c.lastImageSet {
+			res, _ := c.cfg.Images.Pull(ct.Image)
+			c.lastImage, c.lastImageOK, c.lastImageSet = ct.Image, res == container.Pulled, true
+		}
+		if !c.lastImageOK {
+			return kindLife
+		}
+	}
+	return kindPlain
+}
+
+// newLife is the kubelet's memory of pod before it has done anything.
+func newLife(pod *api.Pod, images container.Images) *podLife {
+	l := &podLife{containers: make([]containerLife, len(pod.Spec.Containers))}
+	for i, ct := range pod.Spec.Containers {
+		l.containers[i].run = container.Plan(ct.Command, ct.Args)
+		l.containers[i].pull, l.containers[i].pullErr = images.Pull(ct.Image)
+	}
+	return l
+}
+
+// lifeFacts are the inputs, besides the pod and the kubelet's memory of
+// it, of stepLife.
+type lifeFacts struct {
+	Now                  time.Time
+	PullTime, ReadyDelay time.Duration
+	CrashRequested       bool
+	WantReady            *bool
+	HostIP, PodIP        string
+}
+
+// kubeletEvent is an event the kubelet records about the pod.
+type kubeletEvent struct{ typ, reason, message string }
+
+// logAdd is a line added to a container run's log, or its end.
+type logAdd struct {
+	container, id string
+	restart       int32
+	at            time.Time
+	text          string
+	end           bool
+}
+
+// lifeStep is what stepLife decides: the pod's status (to write if write
+// is set), the kubelet's memory after it, the events and log lines it
+// makes, and how long until a sync is next due (0: none waits on time).
+type lifeStep struct {
+	status api.PodStatus
+	write  bool
+	life   *podLife
+	events []kubeletEvent
+	logs   []logAdd
+	wait   time.Duration
+	next   time.Time
+	now    time.Time
+}
+
+func (s *lifeStep) event(typ, reason, message string) {
+	s.events = append(s.events, kubeletEvent{typ, reason, message})
+}
+
+// due notes that a sync is due at t, if t is later than now.
+func (s *lifeStep) due(t time.Time) {
+	if t.After(s.now) && (s.next.IsZero() || t.Before(s.next)) {
+		s.next = t
+	}
+}
+
+// stepLife moves a pod on the life path one step at f.Now: each of its
+// containers, then the pod's phase and conditions from theirs. It is pure:
+// life is not changed (the step's life is a copy).
+func stepLife(pod *api.Pod, life *podLife, f lifeFacts) lifeStep {
+	s := lifeStep{life: life.clone(), now: f.Now}
+	st := *pod.Status.DeepCopy()
+	if st.PodIP == "" && f.PodIP != "" {
+		st.PodIP, st.PodIPs = f.PodIP, []api.PodIP{{IP: f.PodIP}}
+	}
+	if st.HostIP == "" && f.HostIP != "" {
+		st.HostIP, st.HostIPs = f.HostIP, []api.HostIP{{IP: f.HostIP}}
+	}
+	statuses := make([]api.ContainerStatus, len(pod.Spec.Containers))
+	var unready []string
+	for i := range pod.Spec.Containers {
+		ct := &pod.Spec.Containers[i]
+		cs := api.ContainerStatus{Name: ct.Name, Image: ct.Image, Started: ptr(false),
+			State: api.ContainerState{Waiting: &api.ContainerStateWaiting{Reason: container.ReasonContainerCreating}}}
+		for _, old := range st.ContainerStatuses {
+			if old.Name == ct.Name {
+				cs = old
+			}
+		}
+		if i < len(s.life.containers) {
+			s.stepContainer(pod, ct, &cs, &s.life.containers[i], f)
+		}
+		statuses[i] = cs
+		if !cs.Ready {
+			unready = append(unready, ct.Name)
+		}
+	}
+	st.ContainerStatuses = statuses
+	st.Phase = container.Phase(pod.Spec.RestartPolicy, statuses)
+	now := f.Now
+	st.Conditions = setCondition(st.Conditions, api.PodInitialized, api.ConditionTrue, "", "", now)
+	st.Conditions = setCondition(st.Conditions, api.PodScheduled, api.ConditionTrue, "", "", now)
+	switch {
+	case st.Phase == api.PodSucceeded || st.Phase == api.PodFailed:
+		st.Conditions = setCondition(st.Conditions, api.ContainersReady, api.ConditionFalse, reasonPodCompleted, "", now)
+		st.Conditions = setCondition(st.Conditions, api.PodReady, api.ConditionFalse, reasonPodCompleted, "", now)
+	case len(unready) == 0:
+		st.Conditions = setCondition(st.Conditions, api.ContainersReady, api.ConditionTrue, "", "", now)
+		st.Conditions = setCondition(st.Conditions, api.PodReady, api.ConditionTrue, "", "", now)
+	default:
+		msg := notReadyPrefix + strings.Join(unready, " ") + "]"
+		st.Conditions = setCondition(st.Conditions, api.ContainersReady, api.ConditionFalse, reasonContainersNotReady, msg, now)
+		st.Conditions = setCondition(st.Conditions, api.PodReady, api.ConditionFalse, reasonContainersNotReady, msg, now)
+	}
+	s.status = st
+	s.write = !reflect.DeepEqual(pod.Status, st)
+	if !s.next.IsZero() {
+		s.wait = s.next.Sub(now)
+	}
+	return s
+}
+
+// stepContainer moves one container (ct, its status cs and the kubelet's
+// memory of it m) one step: its image, then its run.
+func (s *lifeStep) stepContainer(pod *api.Pod, ct *api.Container, cs *api.ContainerStatus, m *containerLife, f lifeFacts) {
+	now := f.Now
+	if !m.pulled && !s.ensureImage(ct, cs, m, f) {
+		return
+	}
+	switch {
+	case cs.State.Running != nil:
+		if m.started.IsZero() {
+			m.started = cs.State.Running.StartedAt.Time // a kubelet that forgot: to the second
+		}
+		s.live(ct, cs, m, f)
+	case cs.State.Terminated != nil || cs.State.Waiting != nil && cs.LastTerminationState.Terminated != nil:
+		t := cs.State.Terminated
+		if t == nil {
+			t = cs.LastTerminationState.Terminated
+		}
+		if !container.ShouldRestart(pod.Spec.RestartPolicy, t.ExitCode) {
+			return // it stays terminated
+		}
+		finished := m.finished
+		if finished.IsZero() {
+			finished = t.FinishedAt.Time
+		}
+		if m.crashBackoff.InBackoffSince(finished, now) {
+			if cs.State.Waiting == nil {
+				s.event(api.EventTypeWarning, "BackOff", "Back-off restarting failed container "+ct.Name+" in pod "+container.PodRef(pod))
+			}
+			cs.LastTerminationState = api.ContainerState{Terminated: t}
+			cs.State = api.ContainerState{Waiting: &api.ContainerStateWaiting{
+				Reason: container.ReasonCrashLoopBackOff, Message: container.CrashLoopMessage(m.crashBackoff.Delay, ct.Name, pod)}}
+			cs.Ready, cs.Started = false, ptr(false)
+			s.due(m.crashBackoff.Due(finished))
+			return
+		}
+		m.crashBackoff = m.crashBackoff.Next(finished, now)
+		cs.LastTerminationState = api.ContainerState{Terminated: t}
+		cs.RestartCount++
+		if ct.ImagePullPolicy == api.PullAlways {
+			s.event(api.EventTypeNormal, "Pulling", fmt.Sprintf("Pulling image %q", ct.Image))
+			s.event(api.EventTypeNormal, "Pulled", fmt.Sprintf("Successfully pulled image %q in 0s (0s including waiting). Image size: %d bytes.", ct.Image, container.Size(ct.Image)))
+		} else {
+			s.event(api.EventTypeNormal, "Pulled", fmt.Sprintf("Container image %q already present on machine", ct.Image))
+		}
+		s.start(pod, ct, cs, m, f)
+	default:
+		s.start(pod, ct, cs, m, f)
+	}
+}
+
+// ensureImage is the image manager (EnsureImageExists) for one container:
+// it reports whether the image is there, and otherwise sets the
+// container's waiting state.
+func (s *lifeStep) ensureImage(ct *api.Container, cs *api.ContainerStatus, m *containerLife, f lifeFacts) bool {
+	now := f.Now
+	waiting := func(reason, message string) {
+		if w := cs.State.Waiting; w == nil || w.Reason != reason || w.Message != message {
+			cs.State = api.ContainerState{Waiting: &api.ContainerStateWaiting{Reason: reason, Message: message}}
+		}
+	}
+	isWaiting := func(reason string) bool { return cs.State.Waiting != nil && cs.State.Waiting.Reason == reason }
+	switch {
+	case m.pull == container.InvalidName:
+		msg := fmt.Sprintf("Failed to apply default image tag %q: %s", ct.Image, m.pullErr)
+		if !isWaiting(container.ReasonInvalidImageName) {
+			s.event(api.EventTypeWarning, "InspectFailed", msg)
+		}
+		waiting(container.ReasonInvalidImageName, msg)
+		return false
+	case ct.ImagePullPolicy == api.PullNever:
+		if m.pull != container.Pulled {
+			msg := fmt.Sprintf("Container image %q is not present with pull policy of Never", ct.Image)
+			if !isWaiting(container.ReasonErrImageNeverPull) {
+				s.event(api.EventTypeWarning, container.ReasonErrImageNeverPull, msg)
+			}
+			waiting(container.ReasonErrImageNeverPull, msg)
+			return false
+		}
+		s.event(api.EventTypeNormal, "Pulled", fmt.Sprintf("Container image %q already present on machine", ct.Image))
+		m.pulled = true
+		return true
+	}
+	if m.pulling.IsZero() {
+		if m.pullBackoff.InBackoffSinceUpdate(now) {
+			if shown := m.pullFailed.Add(pullErrorShown); now.Before(shown) {
+				s.due(shown) // ErrImagePull shows until the next sync
+				return false
+			}
+			if !isWaiting(container.ReasonImagePullBackOff) {
+				s.event(api.EventTypeNormal, "BackOff", fmt.Sprintf("Back-off pulling image %q", ct.Image))
+				s.event(api.EventTypeWarning, "Failed", "Error: "+container.ReasonImagePullBackOff)
+			}
+			waiting(container.ReasonImagePullBackOff, fmt.Sprintf("Back-off pulling image %q", ct.Image))
+			s.due(m.pullBackoff.Updated.Add(m.pullBackoff.Delay))
+			return false
+		}
+		m.pulling = now
+		s.event(api.EventTypeNormal, "Pulling", fmt.Sprintf("Pulling image %q", ct.Image))
+	}
+	if done := m.pulling.Add(f.PullTime); now.Before(done) {
+		s.due(done)
+		return false
+	}
+	took := now.Sub(m.pulling)
+	m.pulling = time.Time{}
+	if m.pull != container.Pulled {
+		m.pullBackoff, m.pullFailed = m.pullBackoff.Next(now, now), now
+		s.event(api.EventTypeWarning, "Failed", fmt.Sprintf("Failed to pull image %q: %s", ct.Image, m.pullErr))
+		s.event(api.EventTypeWarning, "Failed", "Error: "+container.ReasonErrImagePull)
+		waiting(container.ReasonErrImagePull, m.pullErr)
+		s.due(now.Add(pullErrorShown))
+		return false
+	}
+	m.pulled, m.pullBackoff = true, container.Backoff{}
+	s.event(api.EventTypeNormal, "Pulled", fmt.Sprintf("Successfully pulled image %q in %v (%v including waiting). Image size: %d bytes.",
+		ct.Image, took, took, container.Size(ct.Image)))
+	return true
+}
+
+// start starts a run of the container: created, started, running.
+func (s *lifeStep) start(pod *api.Pod, ct *api.Container, cs *api.ContainerStatus, m *containerLife, f lifeFacts) {
+	now := f.Now
+	m.started, m.printed = now, 0
+	cs.ContainerID = containerID(pod.Metadata.UID, ct.Name, cs.RestartCount)
+	cs.Image, cs.ImageID = ct.Image, imageID(ct.Image)
+	cs.State = api.ContainerState{Running: &api.ContainerStateRunning{StartedAt: api.NewTime(now)}}
+	cs.Started = ptr(true)
+	s.event(api.EventTypeNormal, "Created", "Created container "+ct.Name)
+	s.event(api.EventTypeNormal, "Started", "Started container "+ct.Name)
+	if why := m.run.Why; why != "" {
+		s.logs = append(s.logs, logAdd{container: ct.Name, id: cs.ContainerID, restart: cs.RestartCount, at: now, text: simulatedTag + why})
+	}
+	s.live(ct, cs, m, f)
+}
+
+// live moves a running container on: the lines its run has printed by
+// now, its exit when its run ends (or a crash asked for), its readiness.
+func (s *lifeStep) live(ct *api.Container, cs *api.ContainerStatus, m *containerLife, f lifeFacts) {
+	now := f.Now
+	out := m.run.Output
+	for ; m.printed < len(out); m.printed++ {
+		at := m.started.Add(out[m.printed].At)
+		if at.After(now) {
+			s.due(at)
+			break
+		}
+		s.logs = append(s.logs, logAdd{container: ct.Name, id: cs.ContainerID, restart: cs.RestartCount, at: at, text: out[m.printed].Text})
+	}
+	switch end := m.started.Add(m.run.Duration); {
+	case f.CrashRequested:
+		s.logs = append(s.logs, logAdd{container: ct.Name, id: cs.ContainerID, restart: cs.RestartCount, at: now, text: simulatedTag + "container " + ct.Name + " exited with code 1 (a crash was injected)"})
+		s.exit(cs, m, 1, now)
+		return
+	case m.run.Forever:
+	case !end.After(now):
+		s.exit(cs, m, m.run.ExitCode, end)
+		return
+	default:
+		s.due(end)
+	}
+	ready := f.WantReady == nil || *f.WantReady
+	if ct.ReadinessProbe != nil && f.WantReady == nil {
+		at := m.started.Add(f.ReadyDelay)
+		ready = !at.After(now)
+		s.due(at)
+	}
+	cs.Ready = ready
+}
+
+// exit ends the container's run at with code.
+func (s *lifeStep) exit(cs *api.ContainerStatus, m *containerLife, code int32, at time.Time) {
+	cs.State = api.ContainerState{Terminated: &api.ContainerStateTerminated{
+		ExitCode: code, Reason: container.TerminatedReason(code),
+		StartedAt: api.NewTime(m.started), FinishedAt: api.NewTime(at), ContainerID: cs.ContainerID,
+	}}
+	cs.Ready, cs.Started = false, ptr(false)
+	m.finished = at
+	s.logs = append(s.logs, logAdd{container: cs.Name, id: cs.ContainerID, restart: cs.RestartCount, at: at, end: true})
+}
+
+// onLifePath reports whether a sync of pod, whose kubelet memory is st,
+// is the life path's: the pod is on it, accepted, not finished, not being
+// deleted, and its node is up.
+func onLifePath(st *kubeletState, pod *api.Pod, f podFacts) bool {
+	return st.kind == kindLife && !f.NodeDown && pod.Metadata.DeletionTimestamp == nil &&
+		pod.Status.HostIP != "" && !finished(pod)
+}
+
+// runLife is the kubelet's sync of a pod on the life path (runPod's, once
+// it has observed the pod): decide with stepLife, write the status if it
+// changed, then keep the memory, the log lines and the events.
+func (c *Controller) runLife(ctx context.Context, key string, st *podState, pod *api.Pod, node *api.Node, f podFacts, hostIP string, krec *record.EventRecorder) error {
+	now := f.Now
+	c.mu.Lock()
+	life := c.lives[key]
+	if life == nil {
+		life = newLife(pod, c.cfg.Images)
+		c.lives[key] = life
+	}
+	c.mu.Unlock()
+	var podIP string
+	if pod.Status.PodIP == "" {
+		ip, err := c.allocateIP(st, key, node)
+		if err != nil {
+			c.event(ctx, krec, pod, api.EventTypeWarning, "FailedCreatePodSandBox", "no IP for the pod: %v", err)
+			return err
+		}
+		podIP = ip
+	}
+	step := stepLife(pod, life, lifeFacts{
+		Now: now, PullTime: c.cfg.StartDelay, ReadyDelay: c.cfg.ReadyDelay,
+		CrashRequested: f.CrashRequested, WantReady: f.WantReady, HostIP: hostIP, PodIP: podIP,
+	})
+	if step.write {
+		cp := *pod
+		cp.Status = step.status
+		if _, err := c.client.UpdateStatus(ctx, &cp, client.Handover()); err != nil {
+			if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+				return nil // gone, or the cache is behind: the handler queues the pod again
+			}
+			return fmt.Errorf("nodesim: life of %s: %w", key, err)
+		}
+	}
+	c.mu.Lock()
+	kept := st.kind == kindLife // not forgotten meanwhile
+	if kept {
+		c.lives[key] = step.life
+	}
+	if f.CrashRequested {
+		st.crash = false
+	}
+	for _, l := range step.logs {
+		switch {
+		case l.end:
+			st.logs.add(l.container, l.id, l.restart, l.at, true)
+		case kept:
+			step.life.texts = append(step.life.texts, l.text)
+			st.logs.addText(l.container, l.id, l.restart, l.at, uint32(len(step.life.texts)-1))
+		}
+	}
+	requeue := step.wait > 0 && st.requeue(now, now.Add(step.wait))
+	c.mu.Unlock()
+	if requeue {
+		c.queue.AddAfter(key, step.wait)
+	}
+	if ce := c.log.Check(zap.DebugLevel, "kubelet life"); ce != nil {
+		ce.Write(zap.String("pod", key), zap.Bool("wrote", step.write), zap.Duration("next", step.wait))
+	}
+	for _, e := range step.events {
+		c.eventMessage(ctx, krec, pod, e.typ, e.reason, e.message)
+	}
+	return nil
+}
+
+// tellKilling tells, once, that the kubelet stops the running containers
+// of a pod on the life path that is being deleted.
+func (c *Controller) tellKilling(ctx context.Context, key string, pod *api.Pod, krec *record.EventRecorder) {
+	c.mu.Lock()
+	l := c.lives[key]
+	tell := l != nil && !l.killed
+	if tell {
+		l = l.clone()
+		l.killed = true
+		c.lives[key] = l
+	}
+	c.mu.Unlock()
+	if !tell {
+		return
+	}
+	for _, cs := range pod.Status.ContainerStatuses {
+		if cs.State.Running != nil {
+			c.eventMessage(ctx, krec, pod, api.EventTypeNormal, "Killing", "Stopping container "+cs.Name)
+		}
+	}
+}

@@ -1,0 +1,214 @@
+package nodesim
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/client/record"
+)
+
+// lifeEnv is an env whose components each have their own recorder, as in
+// the assembled plane (newEnv makes them).
+func lifeEnv(t *testing.T) *env {
+	return newEnv(t, Config{Recorders: func(string, string) *record.EventRecorder { return nil }})
+}
+
+func command(policy api.RestartPolicy, image string, argv ...string) func(*api.Pod) {
+	return func(p *api.Pod) {
+		p.Spec.RestartPolicy = policy
+		p.Spec.Containers[0].Image = image
+		p.Spec.Containers[0].Command = argv
+	}
+}
+
+func (e *env) logText(name string, previous bool) []string {
+	e.t.Helper()
+	l, err := e.c.ContainerLog(e.pod(name), "app", previous, 0)
+	require.NoError(e.t, err)
+	var out []string
+	for _, line := range l.Lines {
+		out = append(out, line.Text)
+	}
+	return out
+}
+
+// events returns the pod's events as "source reason: message".
+func (e *env) events(name string) []string {
+	e.t.Helper()
+	list, err := e.srv.List(e.ctx, client.Events, "default", client.ListOptions{})
+	require.NoError(e.t, err)
+	var out []string
+	for _, o := range list.Items {
+		ev := o.(*api.Event)
+		if ev.InvolvedObject.Name == name {
+			out = append(out, ev.Source.Component+"/"+ev.Source.Host+" "+ev.Reason+": "+ev.Message)
+		}
+	}
+	return out
+}
+
+func status0(p *api.Pod) api.ContainerStatus { return p.Status.ContainerStatuses[0] }
+
+func TestEchoNeverSucceeds(t *testing.T) {
+	e := lifeEnv(t)
+	e.createPod("hello", command(api.RestartPolicyNever, "busybox", "echo", "hello", "world"))
+	e.settle()
+	assert.Equal(t, api.PodPending, e.pod("hello").Status.Phase)
+	e.advance(time.Second) // pulled, started, and done
+	p := e.pod("hello")
+	require.Equal(t, api.PodSucceeded, p.Status.Phase)
+	term := status0(p).State.Terminated
+	require.NotNil(t, term)
+	assert.Equal(t, "Completed", term.Reason)
+	assert.Equal(t, int32(0), term.ExitCode)
+	assert.Zero(t, status0(p).RestartCount)
+	ready, _ := conditionOf(p, api.PodReady)
+	assert.Equal(t, api.ConditionFalse, ready.Status)
+	assert.Equal(t, "PodCompleted", ready.Reason)
+	assert.Equal(t, []string{"hello world"}, e.logText("hello", false))
+	evs := e.events("hello")
+	assert.Contains(t, evs, "default-scheduler/ Scheduled: Successfully assigned default/hello to node-0")
+	assert.Contains(t, evs, `kubelet/node-0 Pulling: Pulling image "busybox"`)
+	assert.Contains(t, evs, "kubelet/node-0 Created: Created container app")
+	assert.Contains(t, evs, "kubelet/node-0 Started: Started container app")
+	e.advance(time.Hour)
+	assert.Equal(t, api.PodSucceeded, e.pod("hello").Status.Phase, "a finished pod stays so")
+}
+
+func TestExitThreeFails(t *testing.T) {
+	e := lifeEnv(t)
+	e.createPod("bad", command(api.RestartPolicyNever, "busybox", "sh", "-c", "echo failing; sleep 5; exit 3"))
+	e.settle()
+	e.advance(time.Second)
+	p := e.pod("bad")
+	assert.Equal(t, api.PodRunning, p.Status.Phase)
+	assert.True(t, api.IsPodReady(p), "ready while it runs")
+	assert.Equal(t, []string{"failing"}, e.logText("bad", false))
+	e.advance(5 * time.Second)
+	p = e.pod("bad")
+	require.Equal(t, api.PodFailed, p.Status.Phase)
+	term := status0(p).State.Terminated
+	require.NotNil(t, term)
+	assert.Equal(t, int32(3), term.ExitCode)
+	assert.Equal(t, "Error", term.Reason)
+}
+
+// TestCrashLoopBacksOff: a container that exits at once under Always is
+// restarted at once, then after 10s, 20s, 40s, showing CrashLoopBackOff
+// in between, and its previous run's log stays readable.
+func TestCrashLoopBacksOff(t *testing.T) {
+	e := lifeEnv(t)
+	e.createPod("loop", command(api.RestartPolicyAlways, "busybox", "sh", "-c", "echo oops; exit 1"))
+	e.settle()
+	e.advance(time.Second) // started, exited, restarted at once, exited again
+	p := e.pod("loop")
+	cs := status0(p)
+	assert.Equal(t, api.PodRunning, p.Status.Phase)
+	assert.Equal(t, int32(1), cs.RestartCount)
+	require.NotNil(t, cs.State.Waiting)
+	assert.Equal(t, "CrashLoopBackOff", cs.State.Waiting.Reason)
+	assert.Equal(t, "back-off 10s restarting failed container=app pod=loop_default("+string(p.Metadata.UID)+")", cs.State.Waiting.Message)
+	require.NotNil(t, cs.LastTerminationState.Terminated)
+	assert.Equal(t, int32(1), cs.LastTerminationState.Terminated.ExitCode)
+	assert.False(t, api.IsPodReady(p))
+	assert.Equal(t, []string{"oops"}, e.logText("loop", false), "the last run's log")
+	assert.Equal(t, []string{"oops"}, e.logText("loop", true), "the previous run's log")
+
+	for _, step := range []struct {
+		wait     time.Duration
+		restarts int32
+		backoff  string
+	}{{9 * time.Second, 1, "10s"}, {time.Second, 2, "20s"}, {19 * time.Second, 2, "20s"}, {time.Second, 3, "40s"}, {40 * time.Second, 4, "1m20s"}} {
+		e.advance(step.wait)
+		cs = status0(e.pod("loop"))
+		assert.Equal(t, step.restarts, cs.RestartCount, "after %v", step.wait)
+		require.NotNil(t, cs.State.Waiting)
+		assert.Contains(t, cs.State.Waiting.Message, "back-off "+step.backoff+" ")
+	}
+	assert.Contains(t, e.events("loop"), "kubelet/node-0 BackOff: Back-off restarting failed container app in pod loop_default("+string(p.Metadata.UID)+")")
+}
+
+func TestMissingImageBacksOff(t *testing.T) {
+	e := lifeEnv(t)
+	e.createPod("ghost", command(api.RestartPolicyAlways, "nginx:does-not-exist"))
+	e.settle()
+	e.advance(time.Second) // the pull fails
+	p := e.pod("ghost")
+	assert.Equal(t, api.PodPending, p.Status.Phase)
+	w := status0(p).State.Waiting
+	require.NotNil(t, w)
+	assert.Equal(t, "ErrImagePull", w.Reason)
+	assert.Contains(t, w.Message, "not found")
+	assert.NotEmpty(t, p.Status.PodIP, "the sandbox has its IP")
+	e.advance(time.Second)
+	w = status0(e.pod("ghost")).State.Waiting
+	require.NotNil(t, w)
+	assert.Equal(t, "ImagePullBackOff", w.Reason)
+	assert.Equal(t, `Back-off pulling image "nginx:does-not-exist"`, w.Message)
+	e.advance(9 * time.Second) // 10s after the failure: pulls again, for 1s
+	assert.Equal(t, "ImagePullBackOff", status0(e.pod("ghost")).State.Waiting.Reason)
+	e.advance(time.Second)
+	assert.Equal(t, "ErrImagePull", status0(e.pod("ghost")).State.Waiting.Reason)
+	evs := e.events("ghost")
+	assert.Contains(t, evs, "kubelet/node-0 Failed: Error: ErrImagePull")
+	assert.Contains(t, evs, `kubelet/node-0 BackOff: Back-off pulling image "nginx:does-not-exist"`)
+	assert.Contains(t, evs, "kubelet/node-0 Failed: Error: ImagePullBackOff")
+
+	_, err := e.c.ContainerLog(e.pod("ghost"), "app", false, 0)
+	assert.ErrorContains(t, err, "is waiting to start: ErrImagePull")
+}
+
+func TestNeverPullPolicyWithoutTheImage(t *testing.T) {
+	e := lifeEnv(t)
+	e.createPod("local", command(api.RestartPolicyAlways, "busybx"), func(p *api.Pod) { p.Spec.Containers[0].ImagePullPolicy = api.PullNever })
+	e.settle()
+	w := status0(e.pod("local")).State.Waiting
+	require.NotNil(t, w)
+	assert.Equal(t, "ErrImageNeverPull", w.Reason)
+	assert.Equal(t, `Container image "busybx" is not present with pull policy of Never`, w.Message)
+}
+
+func TestUnknownCommandRunsUntilStopped(t *testing.T) {
+	e := lifeEnv(t)
+	e.createPod("srv", command(api.RestartPolicyAlways, "nginx", "nginx", "-g", "daemon off;"))
+	e.settle()
+	e.advance(time.Second)
+	p := e.pod("srv")
+	assert.True(t, api.IsPodReady(p))
+	logs := e.logText("srv", false)
+	require.Len(t, logs, 1)
+	assert.Contains(t, logs[0], "is not a command the simulator runs")
+	e.deletePod("srv")
+	assert.Contains(t, e.events("srv"), "kubelet/node-0 Killing: Stopping container app")
+	e.advance(time.Second)
+	assert.True(t, e.podGone("srv"))
+}
+
+func TestCrashPodOnLifePath(t *testing.T) {
+	e := lifeEnv(t)
+	e.createPod("sleeper", command(api.RestartPolicyOnFailure, "busybox", "sleep", "3600"))
+	e.settle()
+	e.advance(time.Second)
+	require.NoError(t, e.c.CrashPod(e.ctx, "default", "sleeper"))
+	e.settle()
+	cs := status0(e.pod("sleeper"))
+	assert.Equal(t, int32(1), cs.RestartCount, "restarted at once, the first time")
+	require.NotNil(t, cs.State.Running)
+	assert.Equal(t, "Error", cs.LastTerminationState.Terminated.Reason)
+}
+
+// TestPlainPodsKeepTheFastPath: a pod with no command and an image that
+// exists is not on the life path.
+func TestPlainPodsKeepTheFastPath(t *testing.T) {
+	e := lifeEnv(t)
+	e.runReady("web")
+	e.c.mu.Lock()
+	defer e.c.mu.Unlock()
+	assert.Equal(t, kindPlain, e.c.state["default/web"].kind)
+	assert.Empty(t, e.c.lives)
+}
