@@ -60,6 +60,17 @@ func (s *Server) create(obj api.Object, opts writeOptions) (api.Object, error) {
 	if k.resetStatusOnCreate {
 		k.status.reset(in)
 	}
+	if p, ok := in.(*api.Pod); ok && s.serviceAccounts {
+		// Admission runs before the kind's defaults and validation, as
+		// kube-apiserver's mutating admission runs before its strategy.
+		ctx := opts.ctx
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		if err := s.admitServiceAccount(ctx, p); err != nil {
+			return nil, err
+		}
+	}
 	if p, ok := in.(*api.Pod); ok {
 		p.Status.Phase = api.PodPending // every pod starts Pending, as Kubernetes' pod strategy sets it
 	}

@@ -13,11 +13,14 @@ import (
 type writeOptions struct {
 	client.WriteOptions
 	fieldManager string
+	// ctx is the request's, for what waits (admitServiceAccount); nil
+	// for the server's own writes.
+	ctx context.Context
 }
 
 // writeOptionsOf gathers a write's options.
 func writeOptionsOf(ctx context.Context, opts []client.WriteOption) writeOptions {
-	return writeOptions{WriteOptions: client.NewWriteOptions(opts...), fieldManager: client.FieldManager(ctx)}
+	return writeOptions{WriteOptions: client.NewWriteOptions(opts...), fieldManager: client.FieldManager(ctx), ctx: ctx}
 }
 
 // stampManager returns entries with manager's entry for subresource set to

@@ -77,9 +77,17 @@ func New(cfg Config) (*Plane, error) {
 		return nil, err
 	}
 	opts := *cfg.Options
+	if len(opts.RootCA) == 0 {
+		opts.RootCA = cfg.CAPEM // the CA clients trust is the one pods get
+	}
 	p := &Plane{cfg: cfg, clock: cfg.Clock, log: cfg.Logger, ready: make(chan struct{}), registered: make(chan struct{})}
 	p.srv, err = apiserver.New(apiserver.Config{
 		Clock: cfg.Clock, Rand: rand.New(rand.NewPCG(cfg.Seed, 0x6d696e69)), SystemNamespaces: true,
+		// Pods run as a service account that must exist, as on a cluster;
+		// the controller manager's serviceaccount controller makes
+		// "default" in every namespace, and a pod create waits for it as
+		// long as kube-apiserver's lookup retries.
+		ServiceAccounts: true, DefaultServiceAccountWait: 2 * time.Second,
 		Names:  apiserver.NewSeededNames(cfg.Seed), // the same pod names for one seed, whatever the goroutines' timing
 		Logger: cfg.Logger.Named("apiserver"),
 	})
