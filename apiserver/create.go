@@ -89,7 +89,7 @@ func (s *Server) create(obj api.Object, opts writeOptions) (api.Object, error) {
 		key, m.Name = s.generateKey(k, m.Namespace, m.GenerateName)
 	}
 	k.defaults(in)
-	if errs := k.validate(in); len(errs) > 0 {
+	if errs := k.validate(in); len(errs) > 0 && !opts.ownWrite {
 		// The stored kind names the invalid object, whichever version the
 		// request used, as kube-apiserver validates its internal form.
 		return nil, apierrors.NewInvalid(sk.gr.Group, sk.kind, m.Name, errs)

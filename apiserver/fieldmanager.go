@@ -16,6 +16,10 @@ type writeOptions struct {
 	// ctx is the request's, for what waits (admitServiceAccount); nil
 	// for the server's own writes.
 	ctx context.Context
+	// ownWrite marks the server's own write of an object it keeps (the
+	// kubernetes Endpoints, which may name a loopback address): the
+	// kind's validation is skipped.
+	ownWrite bool
 }
 
 // writeOptionsOf gathers a write's options.

@@ -96,6 +96,8 @@ type Server struct {
 	names  *SeededNames // nil: names come from rand
 
 	ips ipAllocator // service cluster IPs
+	// kubeSvc is the kubernetes Service the server keeps, once published.
+	kubeSvc kubernetesService
 	// serviceAccounts and defaultAccountWait are Config's.
 	serviceAccounts    bool
 	defaultAccountWait time.Duration

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"sync"
 	"time"
@@ -296,6 +297,25 @@ func (p *Plane) Kubeconfig() []byte {
 	return NewKubeconfig(p.Host(), nil, p.cfg.Token)
 }
 
+// apiServerAddress is where the kubernetes Endpoints say the API server
+// is: the listener's address, with a loopback IP when it listens on all of
+// them (kube-apiserver advertises a host address instead); with no
+// listener, apiserver.PlaceholderAPIServerAddress.
+func (p *Plane) apiServerAddress() netip.AddrPort {
+	ln := p.listener()
+	if ln == nil {
+		return apiserver.PlaceholderAPIServerAddress
+	}
+	ap, err := netip.ParseAddrPort(ln.Addr().String())
+	if err != nil {
+		return apiserver.PlaceholderAPIServerAddress
+	}
+	if ap.Addr().IsUnspecified() {
+		ap = netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), ap.Port())
+	}
+	return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+}
+
 // Run starts the plane and serves until ctx ends: the API server's
 // sweeper, the listener (binding it if Listen has not), the simulated
 // nodes and every controller-manager instance. It returns once all have
@@ -314,6 +334,7 @@ func (p *Plane) Run(ctx context.Context) error {
 			return err
 		}
 	}
+	p.srv.PublishKubernetesService(p.apiServerAddress())
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var wg sync.WaitGroup
