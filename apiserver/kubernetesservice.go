@@ -120,4 +120,3 @@ func (s *Server) ensureKubernetesService() int {
 	}
 	return made
 }
-
