@@ -193,6 +193,6 @@ func Example_staleCacheFindsABug() {
 	}
 	fmt.Printf("fixed: %d of 20 seeds fail\n", failures)
 	// Output:
-	// seed 1: one-agent-per-node: node node-0 has 2 agents
+	// seed 1: one-agent-per-node: node node-1 has 2 agents
 	// fixed: 0 of 20 seeds fail
 }
