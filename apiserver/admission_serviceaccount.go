@@ -52,7 +52,7 @@ func (s *Server) admitServiceAccount(ctx context.Context, pod *api.Pod) error {
 		return nil
 	}
 	notFound := apierrors.NewNotFound(apierrors.GroupResource{Resource: "serviceaccount"}, name)
-	return apierrors.NewForbidden(apierrors.GroupResource{Resource: client.Pods}, pod.Metadata.Name,
+	return apierrors.NewForbidden(apierrors.GroupResource{Resource: client.Pods}, admissionName(&pod.Metadata),
 		fmt.Sprintf("error looking up service account %s/%s: %s", namespace, name, notFound.Error()))
 }
 

@@ -86,6 +86,18 @@ func TestServiceAccountAdmission(t *testing.T) {
 	}
 }
 
+// TestServiceAccountAdmissionNamesAGeneratedPodByItsPrefix: admission runs
+// before names are generated, so kube-apiserver names the pod by its
+// generateName.
+func TestServiceAccountAdmissionNamesAGeneratedPodByItsPrefix(t *testing.T) {
+	s, _ := newAdmittingServer(t, 0)
+	p := pod("default", "", nil)
+	p.Metadata.GenerateName = "web-"
+	_, err := s.Create(ctx, p)
+	require.Error(t, err)
+	assert.Equal(t, `pods "web-" is forbidden: error looking up service account default/default: serviceaccount "default" not found`, err.Error())
+}
+
 // TestServiceAccountAdmissionOff: a bare server admits a pod whatever its
 // account, and leaves the name as sent.
 func TestServiceAccountAdmissionOff(t *testing.T) {
