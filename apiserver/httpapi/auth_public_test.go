@@ -61,7 +61,7 @@ func TestCreateInTerminatingNamespace(t *testing.T) {
 	require.Equal(t, http.StatusCreated, do(http.MethodPost, "/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"doomed"}}`).Code)
 	require.Equal(t, http.StatusCreated, do(http.MethodPost, "/api/v1/namespaces/doomed/configmaps", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"held","finalizers":["example.com/hold"]}}`).Code)
 	require.Equal(t, http.StatusAccepted, do(http.MethodDelete, "/api/v1/namespaces/doomed", "").Code) // Terminating
-	srv.Sweep() // the held ConfigMap keeps the namespace Terminating
+	srv.Sweep()                                                                                        // the held ConfigMap keeps the namespace Terminating
 
 	rec := do(http.MethodPost, "/api/v1/namespaces/doomed/configmaps", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"late"}}`)
 	assert.Equal(t, http.StatusForbidden, rec.Code)
