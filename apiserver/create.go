@@ -47,7 +47,7 @@ func (s *Server) create(obj api.Object, opts writeOptions) (api.Object, error) {
 	if !k.namespaced {
 		m.Namespace = "" // cluster-scoped: Kubernetes ignores a namespace
 	} else if m.Namespace != "" {
-		if err := s.checkNamespaceOpen(k, m.Namespace); err != nil {
+		if err := s.checkNamespaceOpen(k, m); err != nil {
 			return nil, err
 		}
 	}
@@ -59,6 +59,17 @@ func (s *Server) create(obj api.Object, opts writeOptions) (api.Object, error) {
 	m.Generation = 1
 	if k.resetStatusOnCreate {
 		k.status.reset(in)
+	}
+	if p, ok := in.(*api.Pod); ok && s.serviceAccounts {
+		// Admission runs before the kind's defaults and validation, as
+		// kube-apiserver's mutating admission runs before its strategy.
+		ctx := opts.ctx
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		if err := s.admitServiceAccount(ctx, p); err != nil {
+			return nil, err
+		}
 	}
 	if p, ok := in.(*api.Pod); ok {
 		p.Status.Phase = api.PodPending // every pod starts Pending, as Kubernetes' pod strategy sets it
@@ -78,7 +89,7 @@ func (s *Server) create(obj api.Object, opts writeOptions) (api.Object, error) {
 		key, m.Name = s.generateKey(k, m.Namespace, m.GenerateName)
 	}
 	k.defaults(in)
-	if errs := k.validate(in); len(errs) > 0 {
+	if errs := k.validate(in); len(errs) > 0 && !opts.ownWrite {
 		// The stored kind names the invalid object, whichever version the
 		// request used, as kube-apiserver validates its internal form.
 		return nil, apierrors.NewInvalid(sk.gr.Group, sk.kind, m.Name, errs)
@@ -129,7 +140,8 @@ func (s *Server) create(obj api.Object, opts writeOptions) (api.Object, error) {
 
 // checkNamespaceOpen refuses a create in a namespace that does not exist or
 // is being deleted (Kubernetes' NamespaceLifecycle admission).
-func (s *Server) checkNamespaceOpen(k *kind, namespace string) error {
+func (s *Server) checkNamespaceOpen(k *kind, m *api.ObjectMeta) error {
+	namespace := m.Namespace
 	if s.openNS.isOpen(namespace) {
 		return nil
 	}
@@ -141,12 +153,26 @@ func (s *Server) checkNamespaceOpen(k *kind, namespace string) error {
 	}
 	if rec.Value.(*api.Namespace).Status.Phase == api.NamespaceTerminating {
 		msg := fmt.Sprintf("unable to create new content in namespace %s because it is being terminated", namespace)
-		err := apierrors.NewForbidden(k.gr, "", msg)
-		err.Status.Details.Causes = []api.StatusCause{{Type: api.NamespaceTerminatingCause, Message: msg, Field: "metadata.namespace"}}
+		err := apierrors.NewForbidden(k.gr, admissionName(m), msg)
+		err.Status.Details.Causes = []api.StatusCause{{Type: api.NamespaceTerminatingCause,
+			Message: fmt.Sprintf("namespace %s is being terminated", namespace), Field: "metadata.namespace"}}
 		return err
 	}
 	s.openNS.saw(namespace, epoch)
 	return nil
+}
+
+// admissionName is the name an admission refusal of a create gives the
+// object, as kube-apiserver's admission.NewForbidden does: its name, else
+// its generateName (names are generated after admission), else "Unknown".
+func admissionName(m *api.ObjectMeta) string {
+	switch {
+	case m.Name != "":
+		return m.Name
+	case m.GenerateName != "":
+		return m.GenerateName
+	}
+	return "Unknown"
 }
 
 // allocate takes the resources a new object holds outside the store: a

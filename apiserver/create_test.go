@@ -175,7 +175,7 @@ func TestCreateInTerminatingNamespaceIsForbidden(t *testing.T) {
 
 	_, err = s.Create(ctx, pod("doomed", "late", nil))
 	require.True(t, apierrors.IsForbidden(err), "got %v", err)
-	assert.Equal(t, "pods is forbidden: unable to create new content in namespace doomed because it is being terminated", err.Error())
+	assert.Equal(t, `pods "late" is forbidden: unable to create new content in namespace doomed because it is being terminated`, err.Error())
 	assert.True(t, apierrors.HasStatusCause(err, api.NamespaceTerminatingCause), "carries the NamespaceTerminating cause")
 }
 

@@ -62,6 +62,9 @@ func (s *Server) Delete(_ context.Context, resource, namespace, name string, opt
 			_, err = s.deleteKey(key, cur.ModRev)
 			if err == nil {
 				s.dropGrace(key)
+				if s.kubernetesServiceKey(key) {
+					s.noteKubernetesServiceGone(key) // Sweep puts it back
+				}
 				s.release(old)
 				if ce := s.log.Check(zap.DebugLevel, "deleted"); ce != nil {
 					ce.Write(zap.String("resource", k.gr.String()), zap.String("key", api.KeyOf(old.GetObjectMeta())))

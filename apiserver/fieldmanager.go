@@ -13,11 +13,18 @@ import (
 type writeOptions struct {
 	client.WriteOptions
 	fieldManager string
+	// ctx is the request's, for what waits (admitServiceAccount); nil
+	// for the server's own writes.
+	ctx context.Context
+	// ownWrite marks the server's own write of an object it keeps (the
+	// kubernetes Endpoints, which may name a loopback address): the
+	// kind's validation is skipped.
+	ownWrite bool
 }
 
 // writeOptionsOf gathers a write's options.
 func writeOptionsOf(ctx context.Context, opts []client.WriteOption) writeOptions {
-	return writeOptions{WriteOptions: client.NewWriteOptions(opts...), fieldManager: client.FieldManager(ctx)}
+	return writeOptions{WriteOptions: client.NewWriteOptions(opts...), fieldManager: client.FieldManager(ctx), ctx: ctx}
 }
 
 // stampManager returns entries with manager's entry for subresource set to

@@ -14,10 +14,21 @@ var serviceCIDR = netip.MustParsePrefix("10.96.0.0/12")
 // reproducible without touching the shared random source), never the same
 // one twice while it is held. The zero value is ready to use.
 type ipAllocator struct {
-	// mu guards next and used.
+	// mu guards next, used and kept.
 	mu   sync.Mutex
 	next netip.Addr // where the search for a free address starts
 	used map[netip.Addr]bool
+	// kept is an address allocate never hands out (the kubernetes
+	// Service's, which asks for it by name); invalid: none.
+	kept netip.Addr
+}
+
+// keep holds ip back from allocate, as Kubernetes reserves the first
+// address of the range for the kubernetes Service.
+func (a *ipAllocator) keep(ip netip.Addr) {
+	a.mu.Lock()
+	a.kept = ip
+	a.mu.Unlock()
 }
 
 // allocate returns a free address and marks it used.
@@ -37,7 +48,7 @@ func (a *ipAllocator) allocate() (string, error) {
 		if !serviceCIDR.Contains(a.next) {
 			a.next = serviceCIDR.Addr().Next()
 		}
-		if !a.used[ip] && serviceCIDR.Contains(ip.Next()) { // keep off the last address
+		if !a.used[ip] && ip != a.kept && serviceCIDR.Contains(ip.Next()) { // keep off the last address
 			a.used[ip] = true
 			return ip.String(), nil
 		}

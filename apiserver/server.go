@@ -50,6 +50,19 @@ type Config struct {
 	// so that runs recorded before (golden traces, seeded names) keep their
 	// revisions and uids: each namespace takes a revision and draws a uid.
 	SystemNamespaces bool
+	// ServiceAccounts turns on kube-apiserver's ServiceAccount admission
+	// for pod creates (admitServiceAccount): the account defaults to
+	// "default" and must exist. kube-apiserver always runs it; here it is a
+	// choice because an account exists only once a service account
+	// controller made it, and a bare Server (most of this module's tests)
+	// runs no controller. The live plane and `serve` turn it on.
+	ServiceAccounts bool
+	// DefaultServiceAccountWait is how long, with ServiceAccounts, a pod
+	// create waits for its namespace's "default" account to appear, as
+	// kube-apiserver retries that lookup (ten times, 100-200ms apart); 0:
+	// no wait. A wait blocks the caller, so the simulator, which steps
+	// everything from one goroutine, must not set it.
+	DefaultServiceAccountWait time.Duration
 }
 
 // initialNamespaces names the namespaces New creates, in order.
@@ -83,6 +96,11 @@ type Server struct {
 	names  *SeededNames // nil: names come from rand
 
 	ips ipAllocator // service cluster IPs
+	// kubeSvc is the kubernetes Service the server keeps, once published.
+	kubeSvc kubernetesService
+	// serviceAccounts and defaultAccountWait are Config's.
+	serviceAccounts    bool
+	defaultAccountWait time.Duration
 	// openNS caches which namespaces are open for creates; every namespace
 	// write must reach openNS.changed (stampWrite, deleteKey).
 	openNS openNamespaces
@@ -120,6 +138,9 @@ func New(cfg Config) (*Server, error) {
 		bookmarkEvery: cfg.BookmarkInterval,
 		grace:         make(map[string]time.Time),
 		sweepWake:     make(chan struct{}),
+
+		serviceAccounts:    cfg.ServiceAccounts,
+		defaultAccountWait: cfg.DefaultServiceAccountWait,
 	}
 	if s.log == nil {
 		s.log = zap.NewNop()

@@ -105,7 +105,9 @@ func (s *Server) nextSweepLocked() (time.Time, bool) {
 // pods whose grace period has ended (and no finalizer holds), and for each
 // terminating namespace deletes its content and then, once it is empty, the
 // namespace itself — the job Kubernetes gives the kubelet and the namespace
-// controller. It returns how many objects it removed or deleted.
+// controller — and puts back the kubernetes Service or Endpoints when they
+// were deleted (PublishKubernetesService). It returns how many objects it
+// removed, deleted or created.
 func (s *Server) Sweep() int {
 	now := s.clock.Now()
 	s.graceMu.Lock()
@@ -120,6 +122,11 @@ func (s *Server) Sweep() int {
 
 	done := 0
 	for _, key := range due {
+		if s.kubernetesServiceKey(key) {
+			s.dropGrace(key)
+			done += s.ensureKubernetesService()
+			continue
+		}
 		rec, err := s.store.Get(key, 0)
 		if err != nil {
 			s.dropGrace(key)

@@ -59,6 +59,12 @@ func defaultRequestsFromLimits(r *api.ResourceRequirements) {
 
 // defaultPodSpec fills in a pod spec, of a pod or of a template.
 func defaultPodSpec(s *api.PodSpec) {
+	// The deprecated serviceAccount is read when serviceAccountName is
+	// empty and always echoes it, as Kubernetes' v1 conversion does.
+	if s.ServiceAccountName == "" {
+		s.ServiceAccountName = s.DeprecatedServiceAccount
+	}
+	s.DeprecatedServiceAccount = s.ServiceAccountName
 	if s.DNSPolicy == "" {
 		s.DNSPolicy = api.DNSClusterFirst
 	}

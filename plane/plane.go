@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"sync"
 	"time"
@@ -77,9 +78,17 @@ func New(cfg Config) (*Plane, error) {
 		return nil, err
 	}
 	opts := *cfg.Options
+	if len(opts.RootCA) == 0 {
+		opts.RootCA = cfg.CAPEM // the CA clients trust is the one pods get
+	}
 	p := &Plane{cfg: cfg, clock: cfg.Clock, log: cfg.Logger, ready: make(chan struct{}), registered: make(chan struct{})}
 	p.srv, err = apiserver.New(apiserver.Config{
 		Clock: cfg.Clock, Rand: rand.New(rand.NewPCG(cfg.Seed, 0x6d696e69)), SystemNamespaces: true,
+		// Pods run as a service account that must exist, as on a cluster;
+		// the controller manager's serviceaccount controller makes
+		// "default" in every namespace, and a pod create waits for it as
+		// long as kube-apiserver's lookup retries.
+		ServiceAccounts: true, DefaultServiceAccountWait: 2 * time.Second,
 		Names:  apiserver.NewSeededNames(cfg.Seed), // the same pod names for one seed, whatever the goroutines' timing
 		Logger: cfg.Logger.Named("apiserver"),
 	})
@@ -295,6 +304,25 @@ func (p *Plane) Kubeconfig() []byte {
 	return NewKubeconfig(p.Host(), nil, p.cfg.Token)
 }
 
+// apiServerAddress is where the kubernetes Endpoints say the API server
+// is: the listener's address, with a loopback IP when it listens on all of
+// them (kube-apiserver advertises a host address instead); with no
+// listener, apiserver.PlaceholderAPIServerAddress.
+func (p *Plane) apiServerAddress() netip.AddrPort {
+	ln := p.listener()
+	if ln == nil {
+		return apiserver.PlaceholderAPIServerAddress
+	}
+	ap, err := netip.ParseAddrPort(ln.Addr().String())
+	if err != nil {
+		return apiserver.PlaceholderAPIServerAddress
+	}
+	if ap.Addr().IsUnspecified() {
+		ap = netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), ap.Port())
+	}
+	return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+}
+
 // Run starts the plane and serves until ctx ends: the API server's
 // sweeper, the listener (binding it if Listen has not), the simulated
 // nodes and every controller-manager instance. It returns once all have
@@ -313,6 +341,7 @@ func (p *Plane) Run(ctx context.Context) error {
 			return err
 		}
 	}
+	p.srv.PublishKubernetesService(p.apiServerAddress())
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var wg sync.WaitGroup

@@ -56,10 +56,11 @@ type Config struct {
 	// Logger receives structured logs; nil means none.
 	Logger *zap.Logger
 	// Token, when not empty, is the bearer token every request but
-	// /healthz, /livez and /readyz must carry (Authorization: Bearer
-	// <token>); others get 401. As kube-apiserver's public-info-viewer role
-	// allows, the endpoints are public but one check's path
-	// (/readyz/<check>), which says why it fails, is not.
+	// /healthz, /livez, /readyz and /version must carry (Authorization:
+	// Bearer <token>); others get 401. As kube-apiserver's
+	// system:public-info-viewer role allows, those endpoints are public
+	// but one check's path (/readyz/<check>), which says why it fails, is
+	// not.
 	Token string
 	// Metrics, when set, writes extra Prometheus text (such as workqueue
 	// figures) at the end of /metrics.
@@ -262,10 +263,11 @@ func methodVerb(method string) string {
 	return "other"
 }
 
-// isHealthPath reports whether p is one of the public health endpoints.
+// isHealthPath reports whether p is one of the public endpoints: health
+// and the version (kube-apiserver's system:public-info-viewer).
 func isHealthPath(p string) bool {
 	switch p {
-	case "/healthz", "/livez", "/readyz":
+	case "/healthz", "/livez", "/readyz", "/version":
 		return true
 	}
 	return false

@@ -484,6 +484,7 @@ var apiDocs = map[string]string{
 	"PodSpec":                                           "PodSpec is the desired state of a pod. Kubernetes: corev1.PodSpec (volumes, affinity, security contexts and many more are not modeled).",
 	"PodSpec.Containers":                                "Containers run together for the life of the pod. Encoded even when empty, as in Kubernetes.",
 	"PodSpec.DNSPolicy":                                 "DNSPolicy says how the pod's DNS is configured; default ClusterFirst.",
+	"PodSpec.DeprecatedServiceAccount":                  "DeprecatedServiceAccount is a deprecated alias for ServiceAccountName: read when ServiceAccountName is empty, and kept equal to it.",
 	"PodSpec.Hostname":                                  "Hostname overrides the pod's hostname (default: the pod's name).",
 	"PodSpec.InitContainers":                            "InitContainers run one after another, each to completion, before Containers start.",
 	"PodSpec.NodeName":                                  "NodeName is the node the pod is bound to; set by the scheduler, or by the creator to bypass scheduling.",

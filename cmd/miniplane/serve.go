@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/netip"
 	"os"
 	"runtime/pprof"
 	"strings"
@@ -31,6 +33,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlagSet("serve", stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "address of the HTTP API; keep it on 127.0.0.1 unless other machines must reach it")
 	instances := fs.Int("instances", 3, "controller-manager instances competing for the leader lease (none runs when --controllers switches every controller off)")
+	allowRemote := fs.Bool("insecure-allow-unauthenticated-remote", false, "with no --token, serve on an --addr other machines can reach anyway: anyone who reaches it may do anything")
 	token := fs.String("token", "", "bearer token every API request must carry; with one, the API is served over HTTPS with a certificate made at start (empty: plain http, no authentication)")
 	kubeconfigPath := fs.String("kubeconfig", "", "where to write a kubeconfig for kubectl (default: a file in a new temporary directory, removed at exit)")
 	seed := fs.Uint64("seed", 1, "seed for generated names and uids, and for the injected faults")
@@ -55,6 +58,9 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	if opts.Nodes > nodesim.MaxNodes {
 		return usageError{fmt.Sprintf("--nodes must be between 0 and %d, got %d", nodesim.MaxNodes, opts.Nodes)}
+	}
+	if err := checkExposure(*addr, *token, *allowRemote); err != nil {
+		return usageError{err.Error()}
 	}
 	var injected faults.Set
 	injected, err = faults.Parse(*faultList)
@@ -142,6 +148,28 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 		err = nil
 	}
 	return err
+}
+
+// checkExposure refuses to serve without authentication on an address
+// other machines can reach (any but a loopback IP or "localhost"), unless
+// allowRemote says it is meant: kube-apiserver removed its insecure port
+// (--insecure-port, gone in v1.20) because an unauthenticated API on a
+// reachable address hands the cluster, and every secret in it, to anyone
+// on the network.
+func checkExposure(addr, token string, allowRemote bool) error {
+	if token != "" || allowRemote {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--addr %q: %v", addr, err)
+	}
+	if ip, err := netip.ParseAddr(host); err == nil && ip.IsLoopback() || host == "localhost" {
+		return nil
+	}
+	return fmt.Errorf("--addr %s can be reached from other machines, and without --token anyone who reaches it may do anything "+
+		"(kube-apiserver removed its unauthenticated insecure port for this reason): set --token, listen on 127.0.0.1, "+
+		"or pass --insecure-allow-unauthenticated-remote if that is really meant", addr)
 }
 
 // runStopped runs p with a context already ended, so that it releases

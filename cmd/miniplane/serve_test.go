@@ -287,3 +287,38 @@ func TestServeCPUProfile(t *testing.T) {
 	require.ErrorContains(t, err, "--cpuprofile: ")
 	assert.NotContains(t, stdout.String(), "serving the Kubernetes API")
 }
+
+// TestServeRefusesAnOpenDoor: without a token, serve listens only where
+// other machines cannot reach it, unless told that it is meant.
+func TestServeRefusesAnOpenDoor(t *testing.T) {
+	tests := []struct {
+		addr, token string
+		allow       bool
+		wantErr     bool
+	}{
+		{addr: "127.0.0.1:8080"},
+		{addr: "[::1]:8080"},
+		{addr: "localhost:8080"},
+		{addr: "0.0.0.0:8080", wantErr: true},
+		{addr: ":8080", wantErr: true},
+		{addr: "10.1.2.3:8080", wantErr: true},
+		{addr: "[::]:8080", wantErr: true},
+		{addr: "example.com:8080", wantErr: true},
+		{addr: "0.0.0.0:8080", token: "s3cret"},
+		{addr: "0.0.0.0:8080", allow: true},
+	}
+	for _, tt := range tests {
+		err := checkExposure(tt.addr, tt.token, tt.allow)
+		if !tt.wantErr {
+			assert.NoError(t, err, tt.addr)
+			continue
+		}
+		require.Error(t, err, tt.addr)
+		assert.Contains(t, err.Error(), "--insecure-allow-unauthenticated-remote")
+		assert.Contains(t, err.Error(), "insecure port")
+	}
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"serve", "--addr", "0.0.0.0:0"}, &stdout, &stderr)
+	require.Error(t, err, "serve must refuse before it listens")
+	assert.Contains(t, err.Error(), "can be reached from other machines")
+}

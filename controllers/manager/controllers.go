@@ -5,17 +5,22 @@ import (
 	"github.com/miniplane/miniplane/controllers/endpoints"
 	"github.com/miniplane/miniplane/controllers/garbagecollector"
 	"github.com/miniplane/miniplane/controllers/replication"
+	"github.com/miniplane/miniplane/controllers/rootcacertpublisher"
+	"github.com/miniplane/miniplane/controllers/serviceaccount"
 )
 
 // DefaultDescriptors registers kube-controller-manager's controllers that
 // miniplane has, in the order they are built and started: the replication
-// controller, the endpoints controller and the garbage collector. These run
-// under leader election (Instance): in one instance at a time.
+// controller, the endpoints controller, the garbage collector, the service
+// account controller and the root CA certificate publisher. These run under
+// leader election (Instance): in one instance at a time.
 func DefaultDescriptors() []Descriptor {
 	return []Descriptor{
 		{Name: ReplicationController, Init: initReplication},
 		{Name: Endpoint, Init: initEndpoints},
 		{Name: GarbageCollector, Init: initGarbageCollector},
+		{Name: ServiceAccount, Init: initServiceAccount},
+		{Name: RootCACertificatePublisher, Init: initRootCACertPublisher},
 	}
 }
 
@@ -47,4 +52,20 @@ func initGarbageCollector(ic InitContext) (Controller, int, error) {
 		Recorder: ic.recorder("garbage-collector-controller"),
 	})
 	return c, ic.Options.ConcurrentGCSyncs, err
+}
+
+// initServiceAccount builds the service account controller, with one worker
+// as kube-controller-manager runs it.
+func initServiceAccount(ic InitContext) (Controller, int, error) {
+	c, err := serviceaccount.New(serviceaccount.Config{Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger})
+	return c, 1, err
+}
+
+// initRootCACertPublisher builds the root CA publisher over
+// Options.RootCA, with one worker as kube-controller-manager runs it.
+func initRootCACertPublisher(ic InitContext) (Controller, int, error) {
+	c, err := rootcacertpublisher.New(rootcacertpublisher.Config{
+		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger, RootCA: ic.Options.RootCA,
+	})
+	return c, 1, err
 }

@@ -239,5 +239,8 @@ const (
 	ReplicationController = "replicationcontroller"
 	Endpoint              = "endpoint"
 	GarbageCollector      = "garbagecollector"
-	NodeSim               = "nodesim"
+	ServiceAccount        = "serviceaccount"
+	// RootCACertificatePublisher keeps kube-root-ca.crt in every namespace.
+	RootCACertificatePublisher = "root-ca-certificate-publisher"
+	NodeSim                    = "nodesim"
 )

@@ -39,6 +39,11 @@ type Options struct {
 	Scheduler string
 	// LeaderElection configures how an Instance is elected.
 	LeaderElection LeaderElectionOptions
+	// RootCA is the PEM CA bundle the root CA certificate publisher puts in
+	// every namespace's kube-root-ca.crt (kube-controller-manager's
+	// --root-ca-file); empty: rootcacertpublisher.PlaceholderCA. serve
+	// sets its serving CA when it speaks TLS. No flag sets it.
+	RootCA []byte
 	// ReplicationWithoutExpectations plants a known bug, for testing the
 	// simulator itself: the replication controller is built with
 	// replication.Config.WithoutExpectations. No flag sets it.

@@ -103,6 +103,7 @@ func fullPodSpec() api.PodSpec {
 		DNSPolicy:                     api.DNSClusterFirst,
 		NodeSelector:                  map[string]string{"kubernetes.io/os": "linux"},
 		ServiceAccountName:            "default",
+		DeprecatedServiceAccount:      "default",
 		NodeName:                      "node-1",
 		Hostname:                      "web-1",
 		Subdomain:                     "web",
