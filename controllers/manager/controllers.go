@@ -9,11 +9,13 @@ import (
 
 // DefaultDescriptors registers kube-controller-manager's controllers that
 // miniplane has, in the order they are built and started: the replication
-// controller, the endpoints controller and the garbage collector. These run
+// controller, the replica set controller (the same controller, for
+// apps/v1 ReplicaSets), the endpoints controller and the garbage collector. These run
 // under leader election (Instance): in one instance at a time.
 func DefaultDescriptors() []Descriptor {
 	return []Descriptor{
 		{Name: ReplicationController, Init: initReplication},
+		{Name: ReplicaSet, Init: initReplicaSet},
 		{Name: Endpoint, Init: initEndpoints},
 		{Name: GarbageCollector, Init: initGarbageCollector},
 	}
@@ -31,6 +33,14 @@ func initReplication(ic InitContext) (Controller, int, error) {
 		Recorder: ic.recorder("replication-controller"), WithoutExpectations: ic.Options.ReplicationWithoutExpectations,
 	})
 	return c, ic.Options.ConcurrentRCSyncs, err
+}
+
+func initReplicaSet(ic InitContext) (Controller, int, error) {
+	c, err := replication.NewReplicaSet(replication.Config{
+		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
+		Recorder: ic.recorder("replicaset-controller"), WithoutExpectations: ic.Options.ReplicationWithoutExpectations,
+	})
+	return c, ic.Options.ConcurrentRSSyncs, err
 }
 
 func initEndpoints(ic InitContext) (Controller, int, error) {
