@@ -49,8 +49,10 @@ type faultyClient struct {
 	podUpdateErr error
 	// podDeleteErr, if set, fails every pod delete.
 	podDeleteErr error
-	// getRC, if set, rewrites the replication controllers Get returns.
+	// getRC and getRS, if set, rewrite the replication controllers and
+	// replica sets Get returns.
 	getRC func(*api.ReplicationController) *api.ReplicationController
+	getRS func(*api.ReplicaSet) *api.ReplicaSet
 	// afterWrite, if set, runs after each successful pod create or delete,
 	// before the call returns: a seam to let the informers run between a
 	// sync's writes.
@@ -117,16 +119,23 @@ func (f *faultyClient) Update(ctx context.Context, obj api.Object, opts ...clien
 }
 
 func (f *faultyClient) UpdateStatus(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
-	if _, ok := obj.(*api.ReplicationController); ok {
+	switch obj.(type) {
+	case *api.ReplicationController, *api.ReplicaSet:
 		f.mu.Lock()
 		f.statusUpdates++
 		f.mu.Unlock()
 	}
 	out, err := f.Server.UpdateStatus(ctx, obj, opts...)
-	if rc, ok := out.(*api.ReplicationController); ok {
-		st := rc.Status
+	switch o := out.(type) {
+	case *api.ReplicationController:
+		st := o.Status
 		f.note(err, "status rc %s replicas=%d fullyLabeled=%d ready=%d available=%d observedGeneration=%d conditions=%d",
-			api.KeyOf(&rc.Metadata), st.Replicas, st.FullyLabeledReplicas, st.ReadyReplicas, st.AvailableReplicas,
+			api.KeyOf(&o.Metadata), st.Replicas, st.FullyLabeledReplicas, st.ReadyReplicas, st.AvailableReplicas,
+			st.ObservedGeneration, len(st.Conditions))
+	case *api.ReplicaSet:
+		st := o.Status
+		f.note(err, "status rs %s replicas=%d fullyLabeled=%d ready=%d available=%d observedGeneration=%d conditions=%d",
+			api.KeyOf(&o.Metadata), st.Replicas, st.FullyLabeledReplicas, st.ReadyReplicas, st.AvailableReplicas,
 			st.ObservedGeneration, len(st.Conditions))
 	}
 	return out, err
@@ -155,10 +164,13 @@ func (f *faultyClient) Delete(ctx context.Context, resource, namespace, name str
 func (f *faultyClient) Get(ctx context.Context, resource, namespace, name string, opts client.GetOptions) (api.Object, error) {
 	obj, err := f.Server.Get(ctx, resource, namespace, name, opts)
 	f.mu.Lock()
-	hook := f.getRC
+	hook, hookRS := f.getRC, f.getRS
 	f.mu.Unlock()
 	if rc, ok := obj.(*api.ReplicationController); ok && err == nil && hook != nil {
 		return hook(rc), nil
+	}
+	if rs, ok := obj.(*api.ReplicaSet); ok && err == nil && hookRS != nil {
+		return hookRS(rs), nil
 	}
 	return obj, err
 }
@@ -181,9 +193,17 @@ type harness struct {
 	c      *Controller
 	pods   client.Typed[*api.Pod]
 	rcs    client.Typed[*api.ReplicationController]
+	rss    client.Typed[*api.ReplicaSet]
 }
 
+// newHarness returns a harness around a replication controller (New).
 func newHarness(t testing.TB, burst int, withRecorder bool, mutate ...func(*Config)) *harness {
+	t.Helper()
+	return newHarnessOf(t, rcKind(), burst, withRecorder, mutate...)
+}
+
+// newHarnessOf returns a harness around the controller of kind k.
+func newHarnessOf(t testing.TB, k kind, burst int, withRecorder bool, mutate ...func(*Config)) *harness {
 	t.Helper()
 	clk := clock.NewFake(t0)
 	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2))})
@@ -195,7 +215,7 @@ func newHarness(t testing.TB, burst int, withRecorder bool, mutate ...func(*Conf
 	}
 	var rec *record.EventRecorder
 	if withRecorder {
-		rec = record.NewEventRecorder(srv, clk, "replication-controller", "test")
+		rec = record.NewEventRecorder(srv, clk, k.name+"-controller", "test")
 	}
 	cfg := Config{
 		Client: cl, Factory: informer.NewFactory(srv, "", clk, log), Clock: clk, Logger: log,
@@ -204,10 +224,11 @@ func newHarness(t testing.TB, burst int, withRecorder bool, mutate ...func(*Conf
 	for _, m := range mutate {
 		m(&cfg)
 	}
-	c, err := New(cfg)
+	c, err := newController(cfg, k)
 	require.NoError(t, err)
 	h := &harness{t: t, ctx: t.Context(), clk: clk, srv: srv, client: cl, c: c,
-		pods: client.For[*api.Pod](srv), rcs: client.For[*api.ReplicationController](srv)}
+		pods: client.For[*api.Pod](srv), rcs: client.For[*api.ReplicationController](srv),
+		rss: client.For[*api.ReplicaSet](srv)}
 	h.syncInformers()
 	require.True(t, c.HasSynced())
 	return h
