@@ -191,6 +191,7 @@ type harness struct {
 	srv    *apiserver.Server
 	client *faultyClient
 	c      *Controller
+	cfg    Config // c's
 	pods   client.Typed[*api.Pod]
 	rcs    client.Typed[*api.ReplicationController]
 	rss    client.Typed[*api.ReplicaSet]
@@ -226,7 +227,7 @@ func newHarnessOf(t testing.TB, k kind, burst int, withRecorder bool, mutate ...
 	}
 	c, err := newController(cfg, k)
 	require.NoError(t, err)
-	h := &harness{t: t, ctx: t.Context(), clk: clk, srv: srv, client: cl, c: c,
+	h := &harness{t: t, ctx: t.Context(), clk: clk, srv: srv, client: cl, c: c, cfg: cfg,
 		pods: client.For[*api.Pod](srv), rcs: client.For[*api.ReplicationController](srv),
 		rss: client.For[*api.ReplicaSet](srv)}
 	h.syncInformers()

@@ -577,3 +577,47 @@ func TestReplicaSetPodFromTemplate(t *testing.T) {
 	pod.Metadata.Labels["x"] = "y"
 	assert.NotContains(t, rs.Spec.Template.Metadata.Labels, "x", "shares nothing")
 }
+
+// TestBothFrontEndsOnOneFactory: the replication and replica set
+// controllers built on one informer factory share the pod index, and each
+// keeps to its own kind: an RC and a ReplicaSet whose selectors both match
+// each other's pods own theirs only, and neither adopts the other's.
+func TestBothFrontEndsOnOneFactory(t *testing.T) {
+	h := newRSHarness(t, 0, false)
+	rcs, err := New(h.cfg)
+	require.NoError(t, err)
+	step := func() bool {
+		did := h.syncInformers()
+		for rcs.ownerInformer.Reflector().Step(h.ctx) || rcs.ownerInformer.ProcessOne() {
+			did = true
+		}
+		for _, r := range []*informer.Registration{rcs.ownerReg, rcs.podReg} {
+			for r.DispatchOne() {
+				did = true
+			}
+		}
+		return rcs.ProcessOne(h.ctx) || h.c.ProcessOne(h.ctx) || did
+	}
+	rc := h.createRC("legacy", 2, func(rc *api.ReplicationController) {
+		rc.Spec.Selector = map[string]string{"app": "web"}
+		rc.Spec.Template.Metadata.Labels = rsMatching // the ReplicaSet's selector matches them too
+	})
+	rs := h.createRS("web", 3)
+	for step() {
+	}
+	assert.Len(t, h.ownedByUID(rc.Metadata.UID), 2)
+	assert.Len(t, h.ownedByUID(rs.Metadata.UID), 3)
+	assert.Len(t, h.livePods(), 5)
+	_, updates, _, _ := h.client.counts()
+	assert.Zero(t, updates, "no adoption across kinds")
+
+	// An RC-owned pod's events reach the RC only: the ReplicaSet's handler
+	// resolves only ReplicaSet references.
+	h.drainQueue()
+	p := h.ownedByUID(rc.Metadata.UID)[0].DeepCopy()
+	p.Metadata.Annotations = map[string]string{"touched": "yes"}
+	_, err = h.pods.Update(h.ctx, p)
+	require.NoError(t, err)
+	h.syncInformers()
+	assert.Empty(t, h.drainQueue())
+}
