@@ -73,6 +73,10 @@ type ReplicaSetCondition struct {
 	Message string `json:"message,omitempty" protobuf:"bytes,5,opt,name=message"`
 }
 
+// ReplicaSetReplicaFailure is the condition the replica set controller sets when it could
+// not create or delete a pod. Kubernetes: appsv1.ReplicaSetReplicaFailure.
+const ReplicaSetReplicaFailure = "ReplicaFailure"
+
 // StatefulSet runs pods with stable, ordinal identities (web-0, web-1, ...) and stable
 // storage from its volume claim templates, governed by a headless service. Kubernetes:
 // appsv1.StatefulSet.

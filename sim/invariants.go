@@ -14,8 +14,9 @@ import (
 
 // The built-in invariants, by the names violations carry. Checked at every
 // step or write: revisions-rise, watch-exactly-once, single-writer,
-// rc-no-overshoot, progress. Checked when the system is quiet with no fault
-// in force: cache-matches-store, rc-replicas, rc-status, one-controller,
+// rc-no-overshoot and rs-no-overshoot, progress. Checked when the system is
+// quiet with no fault in force: cache-matches-store, rc-replicas and
+// rs-replicas, rc-status and rs-status, one-controller,
 // endpoints-match-pods, owners-exist, and the Config's own. At the end of
 // a run: converges.
 
@@ -47,25 +48,72 @@ func (s *Sim) checkTerm(in *instance, term int64, key string, rev int64) {
 	}
 }
 
+// replicatedKind is one kind of object the replication controller keeps
+// pods for, as the invariants name it.
+type replicatedKind struct {
+	kind, resource, prefix string // prefix names its invariants: "rc", "rs"
+}
+
+// replicatedKinds are the ReplicationController and the ReplicaSet.
+func replicatedKinds() []replicatedKind {
+	return []replicatedKind{
+		{kind: "ReplicationController", resource: client.ReplicationControllers, prefix: "rc"},
+		{kind: "ReplicaSet", resource: client.ReplicaSets, prefix: "rs"},
+	}
+}
+
+// replicated is what the invariants read of a ReplicationController or a
+// ReplicaSet.
+type replicated struct {
+	meta     *api.ObjectMeta
+	replicas int32 // spec.replicas, nil read as 1
+	status   api.ReplicaSetStatus
+}
+
+// replicatedOf reads obj, a ReplicationController or a ReplicaSet.
+func replicatedOf(obj api.Object) replicated {
+	switch o := obj.(type) {
+	case *api.ReplicationController:
+		st := o.Status
+		return replicated{meta: &o.Metadata, replicas: replicasOr1(o.Spec.Replicas), status: api.ReplicaSetStatus{
+			Replicas: st.Replicas, ReadyReplicas: st.ReadyReplicas, ObservedGeneration: st.ObservedGeneration}}
+	case *api.ReplicaSet:
+		return replicated{meta: &o.Metadata, replicas: replicasOr1(o.Spec.Replicas), status: o.Status}
+	}
+	panic(fmt.Sprintf("sim: %T is not replicated", obj))
+}
+
+func replicasOr1(r *int32) int32 {
+	if r == nil {
+		return 1
+	}
+	return *r
+}
+
 // checkOvershoot enforces, after a controller creates a pod, that the pod's
-// replication controller does not own more active pods than the most
-// replicas it was ever asked for.
+// replication controller or replica set does not own more active pods than
+// the most replicas it was ever asked for.
 func (s *Sim) checkOvershoot(pod *api.Pod) {
 	ref := api.GetControllerOf(&pod.Metadata)
-	if ref == nil || ref.Kind != "ReplicationController" {
+	if ref == nil {
 		return
 	}
+	i := slices.IndexFunc(replicatedKinds(), func(k replicatedKind) bool { return k.kind == ref.Kind })
+	if i < 0 {
+		return
+	}
+	rk := replicatedKinds()[i]
 	most, known := s.maxReplicas[ref.UID]
 	if !known {
-		obj, err := s.srv.Get(context.Background(), client.ReplicationControllers, pod.Metadata.Namespace, ref.Name, client.GetOptions{})
+		obj, err := s.srv.Get(context.Background(), rk.resource, pod.Metadata.Namespace, ref.Name, client.GetOptions{})
 		if err != nil {
 			return
 		}
-		rc := obj.(*api.ReplicationController)
-		if rc.Metadata.UID != ref.UID || rc.Spec.Replicas == nil {
+		r := replicatedOf(obj)
+		if r.meta.UID != ref.UID {
 			return
 		}
-		most = *rc.Spec.Replicas
+		most = r.replicas
 		s.maxReplicas[ref.UID] = most
 	}
 	owned := 0
@@ -75,9 +123,9 @@ func (s *Sim) checkOvershoot(pod *api.Pod) {
 		}
 	}
 	if owned > int(most) {
-		s.violate("rc-no-overshoot", fmt.Sprintf("creating %s gave %s/%s %d active pods; it never asked for more than %d",
+		s.violate(rk.prefix+"-no-overshoot", fmt.Sprintf("creating %s gave %s/%s %d active pods; it never asked for more than %d",
 			pod.Metadata.Name, pod.Metadata.Namespace, ref.Name, owned, most),
-			"ReplicationController "+pod.Metadata.Namespace+"/"+ref.Name, "Pod "+api.KeyOf(&pod.Metadata))
+			rk.kind+" "+pod.Metadata.Namespace+"/"+ref.Name, "Pod "+api.KeyOf(&pod.Metadata))
 	}
 }
 
@@ -208,13 +256,10 @@ func mapDiff(want, got map[string]string) string {
 	return strings.Join(out, "; ")
 }
 
-// checkReplication: each controller owns spec.replicas active pods, its
-// status says so, and no pod has two controllers.
+// checkReplication: each replication controller and replica set owns
+// spec.replicas active pods, its status says so, and no pod has two
+// controllers.
 func (s *Sim) checkReplication(ctx context.Context) error {
-	l, err := s.srv.List(ctx, client.ReplicationControllers, "", client.ListOptions{})
-	if err != nil {
-		return err
-	}
 	pods := s.pods("")
 	owned := map[api.UID][]*api.Pod{}
 	for _, p := range pods {
@@ -231,30 +276,33 @@ func (s *Sim) checkReplication(ctx context.Context) error {
 			owned[ref.UID] = append(owned[ref.UID], p)
 		}
 	}
-	for _, o := range l.Items {
-		rc := o.(*api.ReplicationController)
-		if rc.Metadata.DeletionTimestamp != nil {
-			continue
+	for _, rk := range replicatedKinds() {
+		l, err := s.srv.List(ctx, rk.resource, "", client.ListOptions{})
+		if err != nil {
+			return err
 		}
-		key := api.KeyOf(&rc.Metadata)
-		want := int32(1)
-		if rc.Spec.Replicas != nil {
-			want = *rc.Spec.Replicas
-		}
-		have := owned[rc.Metadata.UID]
-		if int32(len(have)) != want {
-			return failedOn([]string{"ReplicationController " + key}, "rc-replicas", "%s wants %d replicas and owns %d active pods", key, want, len(have))
-		}
-		ready := int32(0)
-		for _, p := range have {
-			if api.IsPodReady(p) {
-				ready++
+		for _, o := range l.Items {
+			r := replicatedOf(o)
+			if r.meta.DeletionTimestamp != nil {
+				continue
 			}
-		}
-		st := rc.Status
-		if st.Replicas != want || st.ReadyReplicas != ready || st.ObservedGeneration != rc.Metadata.Generation {
-			return failedOn([]string{"ReplicationController " + key}, "rc-status", "%s: status says replicas=%d ready=%d observedGeneration=%d; it owns %d, %d ready, generation %d",
-				key, st.Replicas, st.ReadyReplicas, st.ObservedGeneration, want, ready, rc.Metadata.Generation)
+			key := api.KeyOf(r.meta)
+			want := r.replicas
+			have := owned[r.meta.UID]
+			if int32(len(have)) != want {
+				return failedOn([]string{rk.kind + " " + key}, rk.prefix+"-replicas", "%s wants %d replicas and owns %d active pods", key, want, len(have))
+			}
+			ready := int32(0)
+			for _, p := range have {
+				if api.IsPodReady(p) {
+					ready++
+				}
+			}
+			st := r.status
+			if st.Replicas != want || st.ReadyReplicas != ready || st.ObservedGeneration != r.meta.Generation {
+				return failedOn([]string{rk.kind + " " + key}, rk.prefix+"-status", "%s: status says replicas=%d ready=%d observedGeneration=%d; it owns %d, %d ready, generation %d",
+					key, st.Replicas, st.ReadyReplicas, st.ObservedGeneration, want, ready, r.meta.Generation)
+			}
 		}
 	}
 	return nil
@@ -323,20 +371,24 @@ func hasNamedTargetPort(svc *api.Service) bool {
 	return false
 }
 
-// checkOwners: no pod names a replication controller owner that is gone
-// (the garbage collector has caught up).
+// checkOwners: no pod names a replication controller or replica set owner
+// that is gone (the garbage collector has caught up).
 func (s *Sim) checkOwners(ctx context.Context) error {
-	l, err := s.srv.List(ctx, client.ReplicationControllers, "", client.ListOptions{})
-	if err != nil {
-		return err
-	}
 	live := map[api.UID]bool{}
-	for _, o := range l.Items {
-		live[o.GetObjectMeta().UID] = true
+	kinds := map[string]bool{}
+	for _, rk := range replicatedKinds() {
+		kinds[rk.kind] = true
+		l, err := s.srv.List(ctx, rk.resource, "", client.ListOptions{})
+		if err != nil {
+			return err
+		}
+		for _, o := range l.Items {
+			live[o.GetObjectMeta().UID] = true
+		}
 	}
 	for _, p := range s.pods("") {
 		for _, ref := range p.Metadata.OwnerReferences {
-			if ref.Kind == "ReplicationController" && !live[ref.UID] {
+			if kinds[ref.Kind] && !live[ref.UID] {
 				return failedOn([]string{"Pod " + api.KeyOf(&p.Metadata), ref.Kind + " " + p.Metadata.Namespace + "/" + ref.Name}, "owners-exist", "pod %s is owned by %s %s (uid %s), which is gone",
 					api.KeyOf(&p.Metadata), ref.Kind, ref.Name, ref.UID)
 			}

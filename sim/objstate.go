@@ -24,8 +24,8 @@ type ObjState struct {
 	Phase string `json:"phase,omitempty"`
 	Ready *bool  `json:"ready,omitempty"`
 	Owner string `json:"owner,omitempty"`
-	// ReplicationController: spec.replicas, status.replicas and
-	// status.readyReplicas.
+	// ReplicationController and ReplicaSet: spec.replicas, status.replicas
+	// and status.readyReplicas.
 	Desired *int32 `json:"desired,omitempty"`
 	Current *int32 `json:"current,omitempty"`
 	ReadyN  *int32 `json:"readyReplicas,omitempty"`
@@ -69,6 +69,9 @@ func stateOf(obj api.Object) ObjState {
 			}
 		}
 	case *api.ReplicationController:
+		st.Desired = o.Spec.Replicas
+		st.Current, st.ReadyN = &o.Status.Replicas, &o.Status.ReadyReplicas
+	case *api.ReplicaSet:
 		st.Desired = o.Spec.Replicas
 		st.Current, st.ReadyN = &o.Status.Replicas, &o.Status.ReadyReplicas
 	case *api.Endpoints:

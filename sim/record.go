@@ -67,8 +67,10 @@ func (c *recordingClient) wrote(kind string, obj api.Object, key string) {
 	if pod, ok := obj.(*api.Pod); ok && kind == "create" {
 		s.checkOvershoot(pod)
 	}
-	if rc, ok := obj.(*api.ReplicationController); ok && rc.Spec.Replicas != nil {
-		s.maxReplicas[rc.Metadata.UID] = max(s.maxReplicas[rc.Metadata.UID], *rc.Spec.Replicas)
+	switch obj.(type) {
+	case *api.ReplicationController, *api.ReplicaSet:
+		r := replicatedOf(obj)
+		s.maxReplicas[r.meta.UID] = max(s.maxReplicas[r.meta.UID], r.replicas)
 	}
 }
 

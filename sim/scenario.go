@@ -26,6 +26,7 @@ func Scenarios() []Scenario {
 	return []Scenario{
 		{Name: "default", Description: "three replication controllers and two services; scaling, a pod crash, a leader crash, a deletion and a new controller", Setup: defaultScenario},
 		{Name: "small", Description: "one replication controller and its service, scaled once", Setup: smallScenario},
+		{Name: "replicasets", Description: "a replica set with a set-based selector that adopts two orphans, and a replication controller beside it; scaling, a pod crash, a leader crash and a cascading deletion", Setup: replicaSetScenario},
 	}
 }
 
@@ -107,6 +108,42 @@ func smallScenario(s *Sim, d time.Duration) {
 	})
 }
 
+func replicaSetScenario(s *Sim, d time.Duration) {
+	r := s.Rand()
+	nWeb := 2 + r.Int32N(3)
+	s.userAction(0, d, "create service web, two orphan pods and controller api", func(ctx context.Context) error {
+		return s.createAll(ctx, NewService("default", "web", "web"),
+			newOrphan("default", "orphan-a"), newOrphan("default", "orphan-b"),
+			NewReplicationController("default", "api", 1))
+	})
+	s.userAction(10*time.Second, d, fmt.Sprintf("create replica set web of %d, which adopts the orphans", nWeb), func(ctx context.Context) error {
+		return s.createAll(ctx, NewReplicaSet("default", "web", nWeb))
+	})
+	scaleWeb := 1 + r.Int32N(5)
+	s.userAction(time.Minute, d, fmt.Sprintf("scale replica set web to %d", scaleWeb), func(ctx context.Context) error {
+		return s.ScaleReplicaSet(ctx, "default", "web", scaleWeb)
+	})
+	s.userAction(90*time.Second, d, "crash a pod", func(ctx context.Context) error {
+		if err := s.Inject(ctx, PodCrash); err != nil {
+			s.record(Event{Actor: "user", Kind: "action", Detail: "no pod to crash: " + err.Error()})
+		}
+		return nil
+	})
+	s.userAction(2*time.Minute, d, "crash the leader", func(context.Context) error {
+		if l := s.Leader(); l != "" {
+			s.Crash(l, 15*time.Second)
+		}
+		return nil
+	})
+	s.userAction(3*time.Minute, d, "scale replica set web to 4", func(ctx context.Context) error {
+		return s.ScaleReplicaSet(ctx, "default", "web", 4)
+	})
+	s.userAction(4*time.Minute, d, "delete replica set web", func(ctx context.Context) error {
+		_, err := s.user.Delete(ctx, client.ReplicaSets, "default", "web", api.DeleteOptions{})
+		return err
+	})
+}
+
 func (s *Sim) createAll(ctx context.Context, objs ...api.Object) error {
 	for _, o := range objs {
 		if _, err := s.user.Create(ctx, o); err != nil {
@@ -130,6 +167,64 @@ func (s *Sim) Scale(ctx context.Context, namespace, name string, replicas int32)
 		if !apierrors.IsConflict(err) {
 			return err
 		}
+	}
+}
+
+// ScaleReplicaSet sets a replica set's spec.replicas as its user would:
+// read, change, write, again on a conflict.
+func (s *Sim) ScaleReplicaSet(ctx context.Context, namespace, name string, replicas int32) error {
+	for {
+		obj, err := s.user.Get(ctx, client.ReplicaSets, namespace, name, client.GetOptions{})
+		if err != nil {
+			return err
+		}
+		rs := obj.DeepCopyObject().(*api.ReplicaSet)
+		rs.Spec.Replicas = &replicas
+		_, err = s.user.Update(ctx, rs)
+		if !apierrors.IsConflict(err) {
+			return err
+		}
+	}
+}
+
+// NewReplicaSet returns a replica set of replicas pods labelled
+// app=<name>, tier=front, whose selector is app=<name> and tier in (front,
+// edge), and no canary label.
+func NewReplicaSet(namespace, name string, replicas int32) *api.ReplicaSet {
+	labels := map[string]string{"app": name, "tier": "front"}
+	return &api.ReplicaSet{
+		TypeMeta: api.TypeMeta{APIVersion: "apps/v1", Kind: "ReplicaSet"},
+		Metadata: api.ObjectMeta{Namespace: namespace, Name: name},
+		Spec: api.ReplicaSetSpec{
+			Replicas: &replicas,
+			Selector: &api.LabelSelector{
+				MatchLabels: map[string]string{"app": name},
+				MatchExpressions: []api.LabelSelectorRequirement{
+					{Key: "tier", Operator: api.LabelSelectorOpIn, Values: []string{"front", "edge"}},
+					{Key: "canary", Operator: api.LabelSelectorOpDoesNotExist},
+				},
+			},
+			Template: api.PodTemplateSpec{
+				Metadata: api.ObjectMeta{Labels: labels},
+				Spec: api.PodSpec{Containers: []api.Container{{
+					Name: "app", Image: "registry.example/" + name + ":1",
+					Ports: []api.ContainerPort{{ContainerPort: 8080}},
+				}}},
+			},
+		},
+	}
+}
+
+// newOrphan returns a pod without an owner that NewReplicaSet(namespace,
+// "web", ...) selects: an edge pod.
+func newOrphan(namespace, name string) *api.Pod {
+	return &api.Pod{
+		TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		Metadata: api.ObjectMeta{Namespace: namespace, Name: name, Labels: map[string]string{"app": "web", "tier": "edge"}},
+		Spec: api.PodSpec{Containers: []api.Container{{
+			Name: "app", Image: "registry.example/web:1",
+			Ports: []api.ContainerPort{{ContainerPort: 8080}},
+		}}},
 	}
 }
 

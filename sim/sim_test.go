@@ -136,6 +136,35 @@ func TestSweepAllFaults(t *testing.T) {
 	}
 }
 
+// TestSweepReplicaSets sweeps the replicasets scenario with every fault
+// on: the replica set controller keeps every invariant the replication
+// controller does (rs-replicas, rs-status, rs-no-overshoot, owners-exist).
+func TestSweepReplicaSets(t *testing.T) {
+	seeds := uint64(40)
+	if testing.Short() {
+		seeds = 10
+	}
+	for seed := uint64(1); seed <= seeds; seed++ {
+		res := mustRun(t, sim.Config{Seed: seed, Faults: sim.AllFaults}, "replicasets", 10*time.Minute)
+		if res.Violation != nil {
+			t.Fatalf("seed %d:\n%s", seed, res.Violation.Report())
+		}
+	}
+}
+
+// TestPlantedBugIsFoundInAReplicaSet: the planted bug, in the replica set
+// controller, breaks rs-no-overshoot.
+func TestPlantedBugIsFoundInAReplicaSet(t *testing.T) {
+	for seed := uint64(1); seed <= 10; seed++ {
+		res := mustRun(t, sim.Config{Seed: seed, Faults: sim.AllFaults, ReplicationWithoutExpectations: true}, "replicasets", 10*time.Minute)
+		if res.Violation != nil && res.Violation.Invariant == "rs-no-overshoot" {
+			assert.Contains(t, res.Violation.Trace[len(res.Violation.Trace)-2], `"actor":"m`, "a controller's write")
+			return
+		}
+	}
+	t.Fatal("no seed of 1..10 broke rs-no-overshoot")
+}
+
 // TestSweepMany is README's figure: go test ./sim -run SweepMany -sweep 10000
 // (or, with the wall time, miniplane sim --seeds 1..10000).
 func TestSweepMany(t *testing.T) {
@@ -197,18 +226,20 @@ func TestViolationCarriesTheTestsReplayLine(t *testing.T) {
 func TestGoldenTraces(t *testing.T) {
 	tests := []struct {
 		file      string
+		scenario  string
 		seed      uint64
 		instances int
 		faults    sim.FaultSet
 	}{
-		{"small-seed1-one-instance-nofaults.jsonl", 1, 1, 0},
-		{"small-seed2-allfaults.jsonl", 2, 3, sim.AllFaults},
+		{"small-seed1-one-instance-nofaults.jsonl", "small", 1, 1, 0},
+		{"small-seed2-allfaults.jsonl", "small", 2, 3, sim.AllFaults},
+		{"replicasets-seed1-one-instance-nofaults.jsonl", "replicasets", 1, 1, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			var trace bytes.Buffer
 			cfg := sim.Config{Seed: tt.seed, Instances: tt.instances, Faults: tt.faults, Trace: &trace, FaultEvery: 5 * time.Second}
-			res := mustRun(t, cfg, "small", time.Minute)
+			res := mustRun(t, cfg, tt.scenario, time.Minute)
 			require.Nil(t, res.Violation)
 			path := filepath.Join("testdata", tt.file)
 			if *update {

@@ -11,12 +11,14 @@ import (
 
 // DefaultDescriptors registers kube-controller-manager's controllers that
 // miniplane has, in the order they are built and started: the replication
-// controller, the endpoints controller, the garbage collector, the service
-// account controller and the root CA certificate publisher. These run under
-// leader election (Instance): in one instance at a time.
+// controller, the replica set controller (the same controller, for
+// apps/v1 ReplicaSets), the endpoints controller, the garbage collector,
+// the service account controller and the root CA certificate publisher.
+// These run under leader election (Instance): in one instance at a time.
 func DefaultDescriptors() []Descriptor {
 	return []Descriptor{
 		{Name: ReplicationController, Init: initReplication},
+		{Name: ReplicaSet, Init: initReplicaSet},
 		{Name: Endpoint, Init: initEndpoints},
 		{Name: GarbageCollector, Init: initGarbageCollector},
 		{Name: ServiceAccount, Init: initServiceAccount},
@@ -36,6 +38,14 @@ func initReplication(ic InitContext) (Controller, int, error) {
 		Recorder: ic.recorder("replication-controller"), WithoutExpectations: ic.Options.ReplicationWithoutExpectations,
 	})
 	return c, ic.Options.ConcurrentRCSyncs, err
+}
+
+func initReplicaSet(ic InitContext) (Controller, int, error) {
+	c, err := replication.NewReplicaSet(replication.Config{
+		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
+		Recorder: ic.recorder("replicaset-controller"), WithoutExpectations: ic.Options.ReplicationWithoutExpectations,
+	})
+	return c, ic.Options.ConcurrentRSSyncs, err
 }
 
 func initEndpoints(ic InitContext) (Controller, int, error) {

@@ -53,8 +53,11 @@ func TestOptionsFlagsAndValidation(t *testing.T) {
 		want    func(o manager.Options) bool
 	}{
 		{name: "defaults", want: func(o manager.Options) bool {
-			return len(o.Controllers) == 1 && o.Controllers[0] == "*" && o.ConcurrentRCSyncs == 5 && o.ConcurrentEndpointSyncs == 5
+			return len(o.Controllers) == 1 && o.Controllers[0] == "*" && o.ConcurrentRCSyncs == 5 && o.ConcurrentEndpointSyncs == 5 &&
+				o.ConcurrentRSSyncs == 5
 		}},
+		{name: "replica set workers", args: []string{"--concurrent-replicaset-syncs=2"}, want: func(o manager.Options) bool { return o.ConcurrentRSSyncs == 2 }},
+		{name: "zero replica set workers", args: []string{"--concurrent-replicaset-syncs=0"}, wantErr: "--concurrent-replicaset-syncs must be at least 1, got 0"},
 		{name: "list", args: []string{"--controllers=a, -b"}, want: func(o manager.Options) bool {
 			return len(o.Controllers) == 2 && o.Controllers[0] == "a" && o.Controllers[1] == "-b"
 		}},
@@ -259,7 +262,7 @@ func TestClientForGivesEachControllerItsOwnClient(t *testing.T) {
 		synctest.Wait() // every goroutine of the bubble has run until it blocked
 		cancel()
 		require.NoError(t, <-done)
-		assert.Equal(t, []string{manager.ReplicationController, manager.Endpoint, manager.GarbageCollector,
+		assert.Equal(t, []string{manager.ReplicationController, manager.ReplicaSet, manager.Endpoint, manager.GarbageCollector,
 			manager.ServiceAccount, manager.RootCACertificatePublisher}, asked, "each built once")
 		assert.Equal(t, map[string]int{"Pod": 1, "Event": 1}, clients[manager.ReplicationController].snapshot())
 		assert.Empty(t, clients[manager.Endpoint].snapshot())

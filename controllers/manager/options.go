@@ -20,10 +20,11 @@ type Options struct {
 	// "-name" to switch it off; for each controller the first entry that
 	// names it (or "*") decides.
 	Controllers []string
-	// ConcurrentRCSyncs and ConcurrentEndpointSyncs are the worker counts
-	// of the replication and endpoints controllers; ConcurrentGCSyncs of
-	// the garbage collector.
+	// ConcurrentRCSyncs, ConcurrentRSSyncs and ConcurrentEndpointSyncs are
+	// the worker counts of the replication, replica set and endpoints
+	// controllers; ConcurrentGCSyncs of the garbage collector.
 	ConcurrentRCSyncs       int
+	ConcurrentRSSyncs       int
 	ConcurrentEndpointSyncs int
 	ConcurrentGCSyncs       int
 	// EndpointUpdatesBatchPeriod delays endpoint syncs after pod changes so
@@ -45,8 +46,8 @@ type Options struct {
 	// sets its serving CA when it speaks TLS. No flag sets it.
 	RootCA []byte
 	// ReplicationWithoutExpectations plants a known bug, for testing the
-	// simulator itself: the replication controller is built with
-	// replication.Config.WithoutExpectations. No flag sets it.
+	// simulator itself: the replication and replica set controllers are
+	// built with replication.Config.WithoutExpectations. No flag sets it.
 	ReplicationWithoutExpectations bool
 }
 
@@ -108,6 +109,7 @@ func DefaultOptions() Options {
 	return Options{
 		Controllers:             []string{"*"},
 		ConcurrentRCSyncs:       5,
+		ConcurrentRSSyncs:       5,
 		ConcurrentEndpointSyncs: 5,
 		ConcurrentGCSyncs:       20,
 		Nodes:                   3,
@@ -130,6 +132,7 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 		return nil
 	})
 	fs.IntVar(&o.ConcurrentRCSyncs, "concurrent-rc-syncs", o.ConcurrentRCSyncs, "replication controllers synced at once")
+	fs.IntVar(&o.ConcurrentRSSyncs, "concurrent-replicaset-syncs", o.ConcurrentRSSyncs, "replica sets synced at once")
 	fs.IntVar(&o.ConcurrentEndpointSyncs, "concurrent-endpoint-syncs", o.ConcurrentEndpointSyncs, "services whose endpoints are synced at once")
 	fs.IntVar(&o.ConcurrentGCSyncs, "concurrent-gc-syncs", o.ConcurrentGCSyncs, "garbage collector workers")
 	fs.DurationVar(&o.EndpointUpdatesBatchPeriod, "endpoint-updates-batch-period", o.EndpointUpdatesBatchPeriod, "how long the endpoints controller waits after a pod change so that bursts make one write")
@@ -168,6 +171,7 @@ func (o Options) Validate(known []string) error {
 		min  int
 	}{
 		{"--concurrent-rc-syncs", o.ConcurrentRCSyncs, 1},
+		{"--concurrent-replicaset-syncs", o.ConcurrentRSSyncs, 1},
 		{"--concurrent-endpoint-syncs", o.ConcurrentEndpointSyncs, 1},
 		{"--concurrent-gc-syncs", o.ConcurrentGCSyncs, 1},
 		{"--nodes", o.Nodes, 0},

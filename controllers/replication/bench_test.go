@@ -33,12 +33,13 @@ func BenchmarkCreatePod(b *testing.B) {
 	h := newHarness(b, 0, true)
 	h.createRC("web", 0)
 	h.syncInformers()
-	rc, err := h.c.rcs.Namespace("default").Get("web")
+	rc, err := h.c.owners.Namespace("default").Get("web")
 	require.NoError(b, err)
+	v := h.c.kind.view(rc)
 	s := new(scratch)
 	b.ReportAllocs()
 	for b.Loop() {
-		require.NoError(b, h.c.createPod(h.ctx, "default/web", rc, s))
+		require.NoError(b, h.c.createPod(h.ctx, "default/web", &v, s))
 	}
 }
 

@@ -21,13 +21,6 @@ import (
 	"github.com/miniplane/miniplane/informer"
 )
 
-// controllerKind is the kind a pod's controller reference names when this
-// controller owns it.
-const (
-	controllerKind       = "ReplicationController"
-	controllerAPIVersion = "v1"
-)
-
 // statusUpdateRetries is how many times a failed status write is retried,
 // each after a fresh GET, before the sync gives up and requeues.
 const statusUpdateRetries = 1
@@ -46,14 +39,17 @@ type Client interface {
 type Config struct {
 	// Client carries every write and the uncached recheck before adoption.
 	Client Client
-	// Factory gives the shared pod and replication controller informers.
+	// Factory gives the shared informers of pods and of the kind managed.
 	Factory *informer.Factory
 	// Clock times expectations, minReadySeconds and the queue.
 	Clock clock.Clock
-	// Logger is named "replication" by New; nil means no logs.
+	// Logger is named "replication" by New, "replicaset" by
+	// NewReplicaSet; nil means no logs.
 	Logger *zap.Logger
 	// Recorder, if set, receives SuccessfulCreate, SuccessfulDelete,
-	// FailedCreate and FailedDelete events about the controllers.
+	// FailedCreate and FailedDelete events about the objects managed
+	// (Kubernetes reports them as "replication-controller" and
+	// "replicaset-controller").
 	Recorder *record.EventRecorder
 	// BurstReplicas caps the creates or deletes of one sync; 0 means
 	// DefaultBurstReplicas.
@@ -70,10 +66,13 @@ type Config struct {
 	Observer loop.Observer
 }
 
-// Controller is the replication controller: it keeps, for every
-// ReplicationController, spec.replicas active pods matching its selector,
-// and reports what it sees in status. See the package documentation.
+// Controller is the replication controller, or the replica set controller:
+// it keeps, for every ReplicationController (New) or ReplicaSet
+// (NewReplicaSet), spec.replicas active pods matching its selector, and
+// reports what it sees in status. See the package documentation.
 type Controller struct {
+	// kind is the front-end: the kind managed, and its adapter.
+	kind     kind
 	client   Client
 	clock    clock.Clock
 	log      *zap.Logger
@@ -82,11 +81,12 @@ type Controller struct {
 	// withoutExpectations is Config.WithoutExpectations: the planted bug.
 	withoutExpectations bool
 
-	rcs  informer.Lister[*api.ReplicationController]
-	pods informer.Lister[*api.Pod]
+	// owners lists the kind's objects (of kind.resource), as cached.
+	owners informer.Lister[api.Object]
+	pods   informer.Lister[*api.Pod]
 
-	podInformer, rcInformer *informer.Informer
-	podReg, rcReg           *informer.Registration
+	podInformer, ownerInformer *informer.Informer
+	podReg, ownerReg           *informer.Registration
 
 	// expectations guard against acting twice on one gap; they are keyed
 	// like the queue.
@@ -105,16 +105,26 @@ type Controller struct {
 	keys        keyTable
 }
 
-// New returns a controller whose handlers are registered on cfg.Factory's
-// pod and replication controller informers. It starts nothing.
-func New(cfg Config) (*Controller, error) {
+// New returns the replication controller, whose handlers are registered on
+// cfg.Factory's pod and replication controller informers. It starts
+// nothing.
+func New(cfg Config) (*Controller, error) { return newController(cfg, rcKind()) }
+
+// NewReplicaSet returns the replica set controller, whose handlers are
+// registered on cfg.Factory's pod and replica set informers: the same
+// controller as New's, for the apps/v1 kind with a set-based selector. It
+// starts nothing.
+func NewReplicaSet(cfg Config) (*Controller, error) { return newController(cfg, rsKind()) }
+
+// newController returns the controller of the kind k.
+func newController(cfg Config, k kind) (*Controller, error) {
 	switch {
 	case cfg.Client == nil:
-		return nil, errors.New("replication: Config.Client is required")
+		return nil, fmt.Errorf("%s: Config.Client is required", k.name)
 	case cfg.Factory == nil:
-		return nil, errors.New("replication: Config.Factory is required")
+		return nil, fmt.Errorf("%s: Config.Factory is required", k.name)
 	case cfg.Clock == nil:
-		return nil, errors.New("replication: Config.Clock is required")
+		return nil, fmt.Errorf("%s: Config.Clock is required", k.name)
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -125,15 +135,16 @@ func New(cfg Config) (*Controller, error) {
 		burst = DefaultBurstReplicas
 	}
 	c := &Controller{
+		kind:                k,
 		client:              cfg.Client,
 		clock:               cfg.Clock,
-		log:                 log.Named("replication"),
+		log:                 log.Named(k.name),
 		recorder:            cfg.Recorder,
 		burst:               burst,
 		withoutExpectations: cfg.WithoutExpectations,
 		expectations:        NewExpectations(cfg.Clock),
 		queue: workqueue.New(workqueue.Config[string]{
-			Name: "replicationmanager", Clock: cfg.Clock, RateLimiter: cfg.RateLimiter, Metrics: true,
+			Name: k.queue, Clock: cfg.Clock, RateLimiter: cfg.RateLimiter, Metrics: true,
 		}),
 	}
 	c.podInformer = cfg.Factory.ForResource(client.Pods)
@@ -141,13 +152,12 @@ func New(cfg Config) (*Controller, error) {
 	if err := addPodIndexes(c.podInformer.Indexer(), &c.indexValues); err != nil {
 		return nil, err
 	}
-	c.rcInformer = cfg.Factory.ForResource(client.ReplicationControllers)
-	c.rcs = informer.NewLister[*api.ReplicationController](c.rcInformer,
-		apierrors.GroupResource{Resource: client.ReplicationControllers})
-	c.rcReg = c.rcInformer.AddEventHandler(informer.HandlerFuncs{
-		AddFunc:    func(obj api.Object, _ bool) { c.addRC(obj) },
-		UpdateFunc: c.updateRC,
-		DeleteFunc: c.deleteRC,
+	c.ownerInformer = cfg.Factory.ForResource(k.resource)
+	c.owners = informer.NewLister[api.Object](c.ownerInformer, apierrors.GroupResource{Resource: k.resource})
+	c.ownerReg = c.ownerInformer.AddEventHandler(informer.HandlerFuncs{
+		AddFunc:    func(obj api.Object, _ bool) { c.addOwner(obj) },
+		UpdateFunc: c.updateOwner,
+		DeleteFunc: c.deleteOwner,
 	}, 0)
 	c.podReg = c.podInformer.AddEventHandler(informer.HandlerFuncs{
 		AddFunc:    func(obj api.Object, _ bool) { c.addPod(obj) },
@@ -156,11 +166,11 @@ func New(cfg Config) (*Controller, error) {
 	}, 0)
 	var err error
 	c.loop, err = loop.New(loop.Config{
-		Name: "replication", Queue: c.queue, Sync: c.sync, Logger: c.log, Observer: cfg.Observer, Clock: cfg.Clock,
-		Informers: []*informer.Informer{c.rcInformer, c.podInformer},
+		Name: k.name, Queue: c.queue, Sync: c.sync, Logger: c.log, Observer: cfg.Observer, Clock: cfg.Clock,
+		Informers: []*informer.Informer{c.ownerInformer, c.podInformer},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("replication: %w", err)
+		return nil, fmt.Errorf("%s: %w", k.name, err)
 	}
 	return c, nil
 }
@@ -169,7 +179,8 @@ func New(cfg Config) (*Controller, error) {
 func (c *Controller) Queue() *workqueue.Queue[string] { return c.queue }
 
 // Outstanding returns the pod creations and deletions the controller has
-// issued for the ReplicationController with key ("namespace/name") but not
+// issued for the ReplicationController or ReplicaSet with key
+// ("namespace/name") but not
 // yet seen through its pod informer, and whether it waits for any record at
 // all. It only reads: for narrating a run and for tests.
 func (c *Controller) Outstanding(key string) (creations, deletions int, ok bool) {
@@ -178,7 +189,7 @@ func (c *Controller) Outstanding(key string) (creations, deletions int, ok bool)
 
 // HasSynced reports whether both of the controller's handlers have been
 // handed their informers' initial lists.
-func (c *Controller) HasSynced() bool { return c.rcReg.HasSynced() && c.podReg.HasSynced() }
+func (c *Controller) HasSynced() bool { return c.ownerReg.HasSynced() && c.podReg.HasSynced() }
 
 // ProcessOne is the controller's step: if ctx is not done and a key is
 // ready in the queue, it syncs it and returns true; otherwise it returns
@@ -194,35 +205,33 @@ func (c *Controller) Run(ctx context.Context, workers int) { c.loop.Run(ctx, wor
 
 // ---- event handlers ----
 
-func (c *Controller) enqueue(rc *api.ReplicationController) {
-	c.queue.Add(c.keys.keyOf(&rc.Metadata))
+// The handlers of the kind's informer read only metadata: they are the
+// same for both kinds. Kubernetes: addRS, updateRS, deleteRS.
+
+func (c *Controller) enqueue(obj api.Object) {
+	c.queue.Add(c.keys.keyOf(obj.GetObjectMeta()))
 }
 
-func (c *Controller) addRC(obj api.Object) {
-	rc := obj.(*api.ReplicationController)
-	c.enqueue(rc)
-}
+func (c *Controller) addOwner(obj api.Object) { c.enqueue(obj) }
 
-// updateRC enqueues on every update, status-only ones too: expectations,
+// updateOwner enqueues on every update, status-only ones too: expectations,
 // not the handler, keep that from causing churn. A changed UID means the
-// controller was deleted and recreated under the same name while the watch
+// object was deleted and recreated under the same name while the watch
 // was away: the old one is handled as deleted first.
-func (c *Controller) updateRC(oldObj, newObj api.Object) {
-	old, cur := oldObj.(*api.ReplicationController), newObj.(*api.ReplicationController)
-	if old.Metadata.UID != cur.Metadata.UID {
-		c.deleteRC(informer.DeletedFinalStateUnknown{Key: api.KeyOf(&old.Metadata), Obj: old})
+func (c *Controller) updateOwner(old, cur api.Object) {
+	if oldMeta := old.GetObjectMeta(); oldMeta.UID != cur.GetObjectMeta().UID {
+		c.deleteOwner(informer.DeletedFinalStateUnknown{Key: api.KeyOf(oldMeta), Obj: old})
 	}
 	c.enqueue(cur)
 }
 
-func (c *Controller) deleteRC(obj any) {
+func (c *Controller) deleteOwner(obj any) {
 	o, _ := informer.DeletedObject(obj)
-	rc, ok := o.(*api.ReplicationController)
-	if !ok {
+	if o == nil {
 		c.log.Warn("delete of an unexpected object", zap.Any("object", obj))
 		return
 	}
-	key := api.KeyOf(&rc.Metadata)
+	key := api.KeyOf(o.GetObjectMeta())
 	c.expectations.Delete(key)
 	c.queue.Add(key)
 }
@@ -238,19 +247,19 @@ func (c *Controller) addPod(obj api.Object) {
 		return
 	}
 	if ref := controllerRefOf(&pod.Metadata); ref != nil {
-		rc := c.resolveControllerRef(pod.Metadata.Namespace, ref)
-		if rc == nil {
+		owner := c.resolveControllerRef(pod.Metadata.Namespace, ref)
+		if owner == nil {
 			return
 		}
-		key := c.keys.keyOf(&rc.Metadata)
+		key := c.keys.keyOf(owner.GetObjectMeta())
 		c.expectations.CreationObserved(key)
 		c.queue.Add(key)
 		return
 	}
 	// An orphan: wake the controllers that may adopt it. Their
 	// expectations are not lowered: they did not create it.
-	for _, rc := range c.podControllers(pod) {
-		c.enqueue(rc)
+	for _, owner := range c.podControllers(pod) {
+		c.enqueue(owner)
 	}
 }
 
@@ -276,26 +285,28 @@ func (c *Controller) updatePod(oldObj, newObj api.Object) {
 	curRef, oldRef := controllerRefOf(&cur.Metadata), controllerRefOf(&old.Metadata)
 	refChanged := !sameRef(curRef, oldRef)
 	if refChanged && oldRef != nil {
-		if rc := c.resolveControllerRef(old.Metadata.Namespace, oldRef); rc != nil {
-			c.enqueue(rc)
+		if owner := c.resolveControllerRef(old.Metadata.Namespace, oldRef); owner != nil {
+			c.enqueue(owner)
 		}
 	}
 	if curRef != nil {
-		rc := c.resolveControllerRef(cur.Metadata.Namespace, curRef)
-		if rc == nil {
+		owner := c.resolveControllerRef(cur.Metadata.Namespace, curRef)
+		if owner == nil {
 			return
 		}
-		c.enqueue(rc)
+		c.enqueue(owner)
 		// The pod may become available minReadySeconds from now; look
 		// again then (one second late, to be past the boundary).
-		if !api.IsPodReady(old) && api.IsPodReady(cur) && rc.Spec.MinReadySeconds > 0 {
-			c.queue.AddAfter(c.keys.keyOf(&rc.Metadata), time.Duration(rc.Spec.MinReadySeconds)*time.Second+time.Second)
+		if !api.IsPodReady(old) && api.IsPodReady(cur) {
+			if v := c.kind.view(owner); v.minReadySeconds > 0 {
+				c.queue.AddAfter(c.keys.keyOf(v.meta), time.Duration(v.minReadySeconds)*time.Second+time.Second)
+			}
 		}
 		return
 	}
 	if labelsChanged || refChanged {
-		for _, rc := range c.podControllers(cur) {
-			c.enqueue(rc)
+		for _, owner := range c.podControllers(cur) {
+			c.enqueue(owner)
 		}
 	}
 }
@@ -314,11 +325,11 @@ func (c *Controller) deletePod(obj any) {
 	if ref == nil {
 		return
 	}
-	rc := c.resolveControllerRef(pod.Metadata.Namespace, ref)
-	if rc == nil {
+	owner := c.resolveControllerRef(pod.Metadata.Namespace, ref)
+	if owner == nil {
 		return
 	}
-	key := c.keys.keyOf(&rc.Metadata)
+	key := c.keys.keyOf(owner.GetObjectMeta())
 	c.expectations.DeletionObserved(key, api.KeyOf(&pod.Metadata))
 	c.queue.Add(key)
 }
@@ -354,31 +365,31 @@ func equalBool(a, b *bool) bool {
 	return *a == *b
 }
 
-// resolveControllerRef returns the cached controller a controller
-// reference names, or nil if it names another kind, no such controller is
-// cached, or the cached one has another UID (a namesake, not the owner).
-func (c *Controller) resolveControllerRef(namespace string, ref *api.OwnerReference) *api.ReplicationController {
-	if ref.Kind != controllerKind {
+// resolveControllerRef returns the cached object a controller reference
+// names, or nil if it names another kind, no such object is cached, or the
+// cached one has another UID (a namesake, not the owner).
+func (c *Controller) resolveControllerRef(namespace string, ref *api.OwnerReference) api.Object {
+	if ref.Kind != c.kind.kindName {
 		return nil
 	}
-	rc, err := c.rcs.Namespace(namespace).Get(ref.Name)
-	if err != nil || rc.Metadata.UID != ref.UID {
+	owner, err := c.owners.Namespace(namespace).Get(ref.Name)
+	if err != nil || owner.GetObjectMeta().UID != ref.UID {
 		return nil
 	}
-	return rc
+	return owner
 }
 
-// podControllers returns the cached controllers in the pod's namespace
-// whose selector matches its labels. A pod without labels, and a
-// controller with an empty selector, match nothing.
-func (c *Controller) podControllers(pod *api.Pod) []*api.ReplicationController {
+// podControllers returns the cached objects in the pod's namespace whose
+// selector matches its labels. A pod without labels, and an object with an
+// empty or invalid selector, match nothing.
+func (c *Controller) podControllers(pod *api.Pod) []api.Object {
 	if len(pod.Metadata.Labels) == 0 {
 		return nil
 	}
-	var out []*api.ReplicationController
-	for _, rc := range c.rcs.Namespace(pod.Metadata.Namespace).List(api.Selector{}) {
-		if len(rc.Spec.Selector) > 0 && matchesSet(rc.Spec.Selector, pod.Metadata.Labels) {
-			out = append(out, rc)
+	var out []api.Object
+	for _, owner := range c.owners.Namespace(pod.Metadata.Namespace).List(api.Selector{}) {
+		if v := c.kind.view(owner); !v.selectsNothing() && v.matches(pod.Metadata.Labels) {
+			out = append(out, owner)
 		}
 	}
 	return out
@@ -386,9 +397,9 @@ func (c *Controller) podControllers(pod *api.Pod) []*api.ReplicationController {
 
 // ---- sync ----
 
-// sync reconciles one controller: observe (cache, expectations), decide
-// (the pure functions of manage.go, rank.go and status.go), act (writes
-// through the Client). The order of its steps matters; see the package
+// sync reconciles one object: observe (cache, expectations), decide (the
+// pure functions of manage.go, rank.go and status.go), act (writes through
+// the Client). The order of its steps matters; see the package
 // documentation.
 func (c *Controller) sync(ctx context.Context, key string) error {
 	namespace, name, err := api.SplitKey(key)
@@ -396,7 +407,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		c.log.Error("bad key", zap.String("key", key), zap.Error(err))
 		return nil // retrying cannot fix it
 	}
-	rc, err := c.rcs.Namespace(namespace).Get(name)
+	obj, err := c.owners.Namespace(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
 		c.expectations.Delete(key)
 		return nil
@@ -404,6 +415,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
+	v := c.kind.view(obj)
 	// Read the expectations before listing pods: a pod created after the
 	// list but before the check would otherwise make the sync see the
 	// expectations met and a pod missing, and create one too many.
@@ -412,10 +424,18 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	}
 	needsSync := c.expectations.Satisfied(key)
 
-	if len(rc.Spec.Selector) == 0 {
-		// The apiserver defaults and requires a selector; one that
-		// selects everything would claim every pod of the namespace.
-		c.log.Error("controller has an empty selector; not syncing", zap.String("key", key))
+	if v.selectsNothing() {
+		// The apiserver requires a selector; one that selects everything
+		// would claim every pod of the namespace.
+		c.log.Error("empty selector; not syncing", zap.String("key", key))
+		return nil
+	}
+	var buf [4]api.LabelPair // a selector's pairs: most have one or two
+	sel, err := v.matcher(buf[:0])
+	if err != nil {
+		// Only a selector the server would have refused; retrying cannot
+		// fix it (Kubernetes logs it and stops too).
+		c.log.Error("invalid selector; not syncing", zap.String("key", key), zap.Error(err))
 		return nil
 	}
 	s, _ := c.scratches.Get().(*scratch)
@@ -426,50 +446,52 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		s.reset()
 		c.scratches.Put(s)
 	}()
-	active, allOwned, err := c.claimablePods(rc, s)
+	active, allOwned, err := c.claimablePods(v.meta, s)
 	if err != nil {
 		return err
 	}
-	owned, err := c.claimPods(ctx, rc, active, allOwned)
+	owned, err := c.claimPods(ctx, &v, &sel, active, allOwned)
 	if err != nil {
 		return err
 	}
 
 	var manageErr error
-	if needsSync && rc.Metadata.DeletionTimestamp == nil {
-		manageErr = c.manageReplicas(ctx, key, rc, owned, s)
+	if needsSync && v.meta.DeletionTimestamp == nil {
+		manageErr = c.manageReplicas(ctx, key, &v, owned, s)
 	}
 
 	now := c.clock.Now()
-	status := CalculateStatus(rc, owned, manageErr, now)
-	updated, err := c.updateStatus(ctx, rc, status)
+	status := calculateStatus(&v, c.kind.status(obj), owned, manageErr, now)
+	updated, err := c.updateStatus(ctx, &v, status)
 	if err != nil {
 		return err
 	}
 	// The last line of defence against a missed ready transition: while
 	// pods are ready but not yet available, look again when they may be.
-	if manageErr == nil && updated.Spec.MinReadySeconds > 0 &&
-		updated.Status.ReadyReplicas == replicasOf(updated) &&
-		updated.Status.AvailableReplicas != replicasOf(updated) {
-		c.queue.AddAfter(key, time.Duration(updated.Spec.MinReadySeconds)*time.Second)
+	if manageErr == nil {
+		u := c.kind.view(updated)
+		if st := c.kind.status(updated); u.minReadySeconds > 0 &&
+			st.ReadyReplicas == u.replicas && st.AvailableReplicas != u.replicas {
+			c.queue.AddAfter(key, time.Duration(u.minReadySeconds)*time.Second)
+		}
 	}
 	return manageErr
 }
 
 // manageReplicas creates or deletes pods to close the gap between owned
-// (the active pods rc owns) and spec.replicas, at most the burst at a time,
+// (the active pods v owns) and spec.replicas, at most the burst at a time,
 // recording expectations before it writes. s is the sync's scratch.
-func (c *Controller) manageReplicas(ctx context.Context, key string, rc *api.ReplicationController, owned []*api.Pod, s *scratch) error {
-	create, del := Diff(len(owned), replicasOf(rc), c.burst)
+func (c *Controller) manageReplicas(ctx context.Context, key string, v *rsView, owned []*api.Pod, s *scratch) error {
+	create, del := Diff(len(owned), v.replicas, c.burst)
 	switch {
 	case create > 0:
 		c.log.Info("too few replicas, creating", zap.String("key", key),
-			zap.Int32("want", replicasOf(rc)), zap.Int("have", len(owned)), zap.Int("creating", create))
+			zap.Int32("want", v.replicas), zap.Int("have", len(owned)), zap.Int("creating", create))
 		// Expect before writing: the creations may be observed before
 		// the create calls even return.
 		c.expectations.ExpectCreations(key, create)
 		successes, err := SlowStart(create, SlowStartInitialBatchSize, func() error {
-			return c.createPod(ctx, key, rc, s)
+			return c.createPod(ctx, key, v, s)
 		})
 		// Creates that failed or were never attempted will never be
 		// observed: stop waiting for them.
@@ -479,9 +501,9 @@ func (c *Controller) manageReplicas(ctx context.Context, key string, rc *api.Rep
 		return err
 	case del > 0:
 		c.log.Info("too many replicas, deleting", zap.String("key", key),
-			zap.Int32("want", replicasOf(rc)), zap.Int("have", len(owned)), zap.Int("deleting", del))
+			zap.Int32("want", v.replicas), zap.Int("have", len(owned)), zap.Int("deleting", del))
 		rankedAt := c.clock.Now()
-		victims := PodsToDelete(owned, c.relatedPods(rc), del, rankedAt)
+		victims := PodsToDelete(owned, c.relatedPods(v), del, rankedAt)
 		// Formatted once for every deletion's event.
 		rankedAtText := ""
 		if c.recorder != nil {
@@ -494,7 +516,7 @@ func (c *Controller) manageReplicas(ctx context.Context, key string, rc *api.Rep
 		c.expectations.ExpectDeletions(key, podKeys)
 		var first error
 		for i, p := range victims {
-			if err := c.deletePodFor(ctx, key, rc, p, rankedAtText, s); err != nil {
+			if err := c.deletePodFor(ctx, key, v, p, rankedAtText, s); err != nil {
 				// This deletion will not be observed (or already was).
 				c.expectations.DeletionObserved(key, podKeys[i])
 				if !apierrors.IsNotFound(err) && first == nil {
@@ -507,25 +529,27 @@ func (c *Controller) manageReplicas(ctx context.Context, key string, rc *api.Rep
 	return nil
 }
 
-// relatedPods returns the pods of every controller that shares rc's
-// controller owner (rc included), found by their selectors, each pod once:
-// the pods whose nodes count for doubling up in the deletion ranking. An rc
-// without a controller owner (the usual case) has none, so co-location
-// does not rank its pods, as in Kubernetes (getIndirectlyRelatedPods).
-func (c *Controller) relatedPods(rc *api.ReplicationController) []*api.Pod {
-	owner := controllerRefOf(&rc.Metadata)
+// relatedPods returns the pods of every object of the kind that shares v's
+// controller owner (v included; for a ReplicaSet, its Deployment's other
+// ReplicaSets), found by their selectors, each pod once: the pods whose
+// nodes count for doubling up in the deletion ranking. An object without a
+// controller owner (the usual RC) has none, so co-location does not rank
+// its pods, as in Kubernetes (getIndirectlyRelatedPods).
+func (c *Controller) relatedPods(v *rsView) []*api.Pod {
+	owner := controllerRefOf(v.meta)
 	if owner == nil {
 		return nil
 	}
-	ns := rc.Metadata.Namespace
+	ns := v.meta.Namespace
 	seen := map[api.UID]bool{}
 	var out []*api.Pod
-	for _, other := range c.rcs.Namespace(ns).List(api.Selector{}) {
-		if ref := controllerRefOf(&other.Metadata); ref == nil || ref.UID != owner.UID {
+	for _, other := range c.owners.Namespace(ns).List(api.Selector{}) {
+		if ref := controllerRefOf(other.GetObjectMeta()); ref == nil || ref.UID != owner.UID {
 			continue
 		}
-		sel := api.SelectorFromSet(other.Spec.Selector)
-		if sel.Empty() {
+		ov := c.kind.view(other)
+		sel, err := ov.selector()
+		if err != nil || ov.selectsNothing() {
 			continue // selects nothing, as an invalid selector upstream
 		}
 		for _, p := range c.pods.Namespace(ns).List(sel) {
@@ -538,14 +562,14 @@ func (c *Controller) relatedPods(rc *api.ReplicationController) []*api.Pod {
 	return out
 }
 
-// createPod creates one pod from rc's template, owned by rc, whose key is
-// key. Its SuccessfulCreate event carries the expectations as they were
-// just before the create (expectationAnnotations), written in s.
-func (c *Controller) createPod(ctx context.Context, key string, rc *api.ReplicationController, s *scratch) error {
+// createPod creates one pod from v's template, owned by v's object, whose
+// key is key. Its SuccessfulCreate event carries the expectations as they
+// were just before the create (expectationAnnotations), written in s.
+func (c *Controller) createPod(ctx context.Context, key string, v *rsView, s *scratch) error {
 	// The pod is built for this create, in one allocation with its owner
 	// reference, and handed over to the Client, which stores it rather than
-	// a copy (see fill for what it shares with rc).
-	pod, err := newPod(rc)
+	// a copy (see newPod for what it shares with the object).
+	pod, err := c.kind.newPod(v)
 	if err == nil {
 		facts := c.expectationAnnotations(s, key)
 		var created api.Object
@@ -555,22 +579,22 @@ func (c *Controller) createPod(ctx context.Context, key string, rc *api.Replicat
 			if ce := c.log.Check(zap.DebugLevel, "created pod"); ce != nil {
 				ce.Write(zap.String("pod", api.KeyOf(&p.Metadata)))
 			}
-			c.annotatedEvent(ctx, rc, facts, api.EventTypeNormal, ReasonSuccessfulCreate, "Created pod: %s", p.Metadata.Name)
+			c.annotatedEvent(ctx, v, facts, api.EventTypeNormal, ReasonSuccessfulCreate, "Created pod: %s", p.Metadata.Name)
 			return nil
 		}
 		if apierrors.HasStatusCause(err, api.NamespaceTerminatingCause) {
-			return nil // the namespace is going, and the controller with it: nothing to do
+			return nil // the namespace is going, and the object with it: nothing to do
 		}
 	}
-	c.event(ctx, rc, api.EventTypeWarning, ReasonFailedCreate, "Error creating: %v", err)
+	c.event(ctx, v, api.EventTypeWarning, ReasonFailedCreate, "Error creating: %v", err)
 	return err
 }
 
-// deletePodFor deletes one of rc's pods. NotFound is returned as is (the
+// deletePodFor deletes one of v's pods. NotFound is returned as is (the
 // caller does not count it as a failure) and gets no event. Its event's
 // annotations are written in s, with rankedAt, the time PodsToDelete ranked
 // at in RFC 3339.
-func (c *Controller) deletePodFor(ctx context.Context, key string, rc *api.ReplicationController, pod *api.Pod, rankedAt string, s *scratch) error {
+func (c *Controller) deletePodFor(ctx context.Context, key string, v *rsView, pod *api.Pod, rankedAt string, s *scratch) error {
 	facts := c.expectationAnnotations(s, key)
 	if facts != nil {
 		facts[AnnotationRankedAt] = rankedAt
@@ -578,12 +602,12 @@ func (c *Controller) deletePodFor(ctx context.Context, key string, rc *api.Repli
 	_, err := c.client.Delete(ctx, client.Pods, pod.Metadata.Namespace, pod.Metadata.Name, api.DeleteOptions{})
 	switch {
 	case err == nil:
-		c.annotatedEvent(ctx, rc, facts, api.EventTypeNormal, ReasonSuccessfulDelete, "Deleted pod: %s", pod.Metadata.Name)
+		c.annotatedEvent(ctx, v, facts, api.EventTypeNormal, ReasonSuccessfulDelete, "Deleted pod: %s", pod.Metadata.Name)
 		return nil
 	case apierrors.IsNotFound(err):
 		return err
 	}
-	c.event(ctx, rc, api.EventTypeWarning, ReasonFailedDelete, "Error deleting: %v", err)
+	c.event(ctx, v, api.EventTypeWarning, ReasonFailedDelete, "Error deleting: %v", err)
 	return fmt.Errorf("unable to delete pod %s: %w", pod.Metadata.Name, err)
 }
 
@@ -591,7 +615,21 @@ func (c *Controller) deletePodFor(ctx context.Context, key string, rc *api.Repli
 // annotations and spec, in rc's namespace, named "<rc name>-<random>" by
 // the server, with rc as its controller. The pod shares nothing with rc.
 func PodFromTemplate(rc *api.ReplicationController) (*api.Pod, error) {
-	pod, err := newPod(rc)
+	k := rcKind()
+	v := k.view(rc)
+	pod, err := k.newPod(&v)
+	if err != nil {
+		return nil, err
+	}
+	return pod.DeepCopy(), nil
+}
+
+// ReplicaSetPodFromTemplate is PodFromTemplate for a ReplicaSet: the pod
+// has rs as its controller (kind ReplicaSet, apiVersion apps/v1).
+func ReplicaSetPodFromTemplate(rs *api.ReplicaSet) (*api.Pod, error) {
+	k := rsKind()
+	v := k.view(rs)
+	pod, err := k.newPod(&v)
 	if err != nil {
 		return nil, err
 	}
@@ -607,31 +645,31 @@ type ownerRef struct {
 	controller, blocks bool
 }
 
-// newPod returns PodFromTemplate's pod but sharing the template's
-// labels and annotations with rc, a cached object that nobody changes: the
+// newPod returns PodFromTemplate's pod but sharing the template's labels
+// and annotations with v's object, a cached object that nobody changes: the
 // pod's spec is its own (the server's defaults may fill it in), its maps
 // are not. createPod hands it over to the Client (client.Handover), whose
 // server changes no labels or annotations: 100 pods of one controller
 // share one labels map, and each pod costs one copy of the spec.
-func newPod(rc *api.ReplicationController) (*api.Pod, error) {
-	t := rc.Spec.Template
+func (k kind) newPod(v *rsView) (*api.Pod, error) {
+	t := v.template
 	if t == nil {
-		return nil, errors.New("replication: controller has no pod template")
+		return nil, fmt.Errorf("%s: %s has no pod template", k.name, k.kindName)
 	}
 	if len(t.Metadata.Labels) == 0 {
-		return nil, errors.New("replication: unable to create pods, no labels")
+		return nil, fmt.Errorf("%s: unable to create pods, no labels", k.name)
 	}
 	ref := &ownerRef{controller: true, blocks: true}
 	ref.refs[0] = api.OwnerReference{
-		APIVersion: controllerAPIVersion, Kind: controllerKind,
-		Name: rc.Metadata.Name, UID: rc.Metadata.UID,
+		APIVersion: k.apiVersion, Kind: k.kindName,
+		Name: v.meta.Name, UID: v.meta.UID,
 		Controller: &ref.controller, BlockOwnerDeletion: &ref.blocks,
 	}
 	pod := &api.Pod{
 		TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		Metadata: api.ObjectMeta{
-			GenerateName:    rc.Metadata.Name + "-",
-			Namespace:       rc.Metadata.Namespace,
+			GenerateName:    v.meta.Name + "-",
+			Namespace:       v.meta.Namespace,
 			Labels:          t.Metadata.Labels,
 			Annotations:     t.Metadata.Annotations,
 			OwnerReferences: ref.refs[:],
@@ -641,33 +679,34 @@ func newPod(rc *api.ReplicationController) (*api.Pod, error) {
 	return pod, nil
 }
 
-// controllerRef is the owner reference that makes rc a pod's controller.
-func controllerRef(rc *api.ReplicationController) api.OwnerReference {
+// controllerRef is the owner reference that makes the object of meta,
+// of kind k, a pod's controller.
+func (k kind) controllerRef(meta *api.ObjectMeta) api.OwnerReference {
 	yes := true
 	block := true
 	return api.OwnerReference{
-		APIVersion: controllerAPIVersion, Kind: controllerKind,
-		Name: rc.Metadata.Name, UID: rc.Metadata.UID,
+		APIVersion: k.apiVersion, Kind: k.kindName,
+		Name: meta.Name, UID: meta.UID,
 		Controller: &yes, BlockOwnerDeletion: &block,
 	}
 }
 
 // Annotations on the SuccessfulCreate and SuccessfulDelete events: the
-// creations and deletions the controller still waited for, for the RC, just
-// before it made that create or delete (so the pod it names counts among
-// them). A reader that asked the controller later would get a later answer:
-// the informer may have seen the pod meanwhile. The demo narrates these.
-// A SuccessfulDelete event also carries the time the controller ranked its
-// pods at (PodsToDelete's now): ages are compared in log2 buckets, so the
-// same pods can rank differently a moment later.
+// creations and deletions the controller still waited for, for the object,
+// just before it made that create or delete (so the pod it names counts
+// among them). A reader that asked the controller later would get a later
+// answer: the informer may have seen the pod meanwhile. The demo narrates
+// these. A SuccessfulDelete event also carries the time the controller
+// ranked its pods at (PodsToDelete's now): ages are compared in log2
+// buckets, so the same pods can rank differently a moment later.
 const (
 	AnnotationExpectedCreations = "replication.miniplane.io/expected-creations"
 	AnnotationExpectedDeletions = "replication.miniplane.io/expected-deletions"
 	AnnotationRankedAt          = "replication.miniplane.io/ranked-at"
 )
 
-// expectationAnnotations reads the expectations of the RC with key now,
-// into s.facts, which it empties first and returns (nil without a
+// expectationAnnotations reads the expectations of the object with key
+// now, into s.facts, which it empties first and returns (nil without a
 // recorder). The map is the sync's, reused for each of its events: the
 // recorder copies the annotations it keeps, and most events of a burst are
 // dropped by its spam filter, so a map per event would be garbage at once.
@@ -685,82 +724,74 @@ func (c *Controller) expectationAnnotations(s *scratch, key string) map[string]s
 	return s.facts
 }
 
-// event records an event when the controller has a recorder. A failure to
-// record is logged, not returned: events are best effort.
-func (c *Controller) event(ctx context.Context, rc *api.ReplicationController, typ, reason, format string, args ...any) {
-	c.annotatedEvent(ctx, rc, nil, typ, reason, format, args...)
+// event records an event about v's object when the controller has a
+// recorder. A failure to record is logged, not returned: events are best
+// effort.
+func (c *Controller) event(ctx context.Context, v *rsView, typ, reason, format string, args ...any) {
+	c.annotatedEvent(ctx, v, nil, typ, reason, format, args...)
 }
 
 // annotatedEvent is event with annotations on the Event.
-func (c *Controller) annotatedEvent(ctx context.Context, rc *api.ReplicationController, annotations map[string]string, typ, reason, format string, args ...any) {
+func (c *Controller) annotatedEvent(ctx context.Context, v *rsView, annotations map[string]string, typ, reason, format string, args ...any) {
 	if c.recorder == nil {
 		return
 	}
-	obj := rc
-	if obj.Kind == "" {
-		// A shallow copy with the kind: the recorder reads the object's
-		// type and metadata and keeps none of it.
-		cp := *rc
-		cp.TypeMeta = api.TypeMeta{APIVersion: controllerAPIVersion, Kind: controllerKind}
-		obj = &cp
-	}
-	if err := c.recorder.AnnotatedEventf(ctx, obj, annotations, typ, reason, format, args...); err != nil {
+	// The recorder reads the object's type and metadata and keeps none of
+	// it.
+	if err := c.recorder.AnnotatedEventf(ctx, c.kind.typed(v.obj), annotations, typ, reason, format, args...); err != nil {
 		c.log.Debug("recording event failed", zap.String("reason", reason), zap.Error(err))
 	}
 }
 
-// updateStatus writes status to rc unless nothing would change, retrying
-// once on a fresh copy of rc, and returns the controller as written.
-func (c *Controller) updateStatus(ctx context.Context, rc *api.ReplicationController, status api.ReplicationControllerStatus) (*api.ReplicationController, error) {
-	if !StatusNeedsUpdate(rc, status) {
-		return rc, nil
+// updateStatus writes status to v's object unless nothing would change,
+// retrying once on a fresh copy, and returns the object as written.
+func (c *Controller) updateStatus(ctx context.Context, v *rsView, status api.ReplicaSetStatus) (api.Object, error) {
+	if !statusNeedsUpdate(c.kind.status(v.obj), v.meta.Generation, status) {
+		return v.obj, nil
 	}
-	status.ObservedGeneration = rc.Metadata.Generation
-	cur := rc
+	status.ObservedGeneration = v.meta.Generation
+	cur := v.obj
 	for i := 0; ; i++ {
 		// A shallow copy is enough: status is this sync's own, and the
 		// Client neither changes nor keeps what it is given.
-		next := *cur
-		next.Status = status
-		written, err := c.client.UpdateStatus(ctx, &next)
+		written, err := c.client.UpdateStatus(ctx, c.kind.withStatus(cur, status))
 		if err == nil {
-			return written.(*api.ReplicationController), nil
+			return written, nil
 		}
 		if i >= statusUpdateRetries {
 			return nil, err
 		}
-		fresh, getErr := c.client.Get(ctx, client.ReplicationControllers, rc.Metadata.Namespace, rc.Metadata.Name, client.GetOptions{})
+		fresh, getErr := c.client.Get(ctx, c.kind.resource, v.meta.Namespace, v.meta.Name, client.GetOptions{})
 		if getErr != nil {
 			return nil, getErr
 		}
-		cur = fresh.(*api.ReplicationController)
+		cur = fresh
 	}
 }
 
 // ---- claiming: adoption and release ----
 
-// claimPods returns the pods of active that rc owns after this sync's
-// adoptions and releases (Kubernetes: PodControllerRefManager.ClaimPods):
+// claimPods returns the pods of active that v's object owns after this
+// sync's adoptions and releases (Kubernetes:
+// PodControllerRefManager.ClaimPods), sel being v's selector:
 //
 //   - a pod controlled by another object is left alone;
-//   - a pod controlled by rc is kept while the selector matches it, and
-//     released (its reference to rc removed) when it no longer does, unless
-//     rc is being deleted;
+//   - a pod controlled by the object is kept while the selector matches
+//     it, and released (its reference to the object removed) when it no
+//     longer does, unless the object is being deleted;
 //   - an orphan that the selector matches is adopted (a controller
-//     reference to rc added), unless rc or the pod is being deleted, and
-//     only after an uncached read has confirmed that rc still exists with
-//     the same UID and is not being deleted.
+//     reference to the object added), unless the object or the pod is
+//     being deleted, and only after an uncached read has confirmed that
+//     the object still exists with the same UID and is not being deleted.
 //
 // Errors of adoptions and releases are joined and returned, so that the
 // sync is retried; a pod that has vanished is not an error.
 //
 // The owned pods are filtered into active's array, in order, whose rest is
 // cleared: the caller hands over active. allOwned says that every pod of
-// active has a controller reference with rc's UID (claimablePods): their
-// references are not read again.
-func (c *Controller) claimPods(ctx context.Context, rc *api.ReplicationController, active []*api.Pod, allOwned bool) ([]*api.Pod, error) {
-	var buf [4]api.LabelPair // a selector's pairs: most have one or two
-	sel := newLabelMatcher(buf[:0], rc.Spec.Selector)
+// active has a controller reference with the object's UID
+// (claimablePods): their references are not read again.
+func (c *Controller) claimPods(ctx context.Context, v *rsView, sel *labelMatcher, active []*api.Pod, allOwned bool) ([]*api.Pod, error) {
 	matches := func(p *api.Pod) bool { return sel.matches(p.Metadata.Labels) }
 	var (
 		owned   = active[:0]
@@ -770,16 +801,17 @@ func (c *Controller) claimPods(ctx context.Context, rc *api.ReplicationControlle
 	)
 	canAdopt := func() error {
 		if !checked {
-			checked, adoptOK = true, c.recheck(ctx, rc)
+			checked, adoptOK = true, c.recheck(ctx, v)
 		}
 		return adoptOK
 	}
-	beingDeleted := rc.Metadata.DeletionTimestamp != nil
+	uid := v.meta.UID
+	beingDeleted := v.meta.DeletionTimestamp != nil
 	for _, p := range active {
 		controlled := allOwned
 		if !allOwned {
 			ref := controllerRefOf(&p.Metadata) // read only: no copy
-			if ref != nil && ref.UID != rc.Metadata.UID {
+			if ref != nil && ref.UID != uid {
 				continue // another controller's pod
 			}
 			controlled = ref != nil
@@ -791,7 +823,7 @@ func (c *Controller) claimPods(ctx context.Context, rc *api.ReplicationControlle
 			if beingDeleted {
 				continue
 			}
-			if err := c.release(ctx, rc, p); err != nil {
+			if err := c.release(ctx, v, p); err != nil {
 				errs = append(errs, err)
 			}
 		case beingDeleted || !matches(p) || p.Metadata.DeletionTimestamp != nil:
@@ -801,7 +833,7 @@ func (c *Controller) claimPods(ctx context.Context, rc *api.ReplicationControlle
 				errs = append(errs, fmt.Errorf("can't adopt pod %s: %w", api.KeyOf(&p.Metadata), err))
 				continue
 			}
-			adopted, err := c.adopt(ctx, rc, p)
+			adopted, err := c.adopt(ctx, v, p)
 			switch {
 			case err == nil:
 				owned = append(owned, adopted)
@@ -814,34 +846,34 @@ func (c *Controller) claimPods(ctx context.Context, rc *api.ReplicationControlle
 	return owned, errors.Join(errs...)
 }
 
-// recheck reads rc from the server, not the cache, and refuses adoption if
-// it is gone, has been replaced (another UID) or is being deleted: a pod
-// adopted by a dying controller would be deleted with it.
-func (c *Controller) recheck(ctx context.Context, rc *api.ReplicationController) error {
-	obj, err := c.client.Get(ctx, client.ReplicationControllers, rc.Metadata.Namespace, rc.Metadata.Name, client.GetOptions{})
+// recheck reads v's object from the server, not the cache, and refuses
+// adoption if it is gone, has been replaced (another UID) or is being
+// deleted: a pod adopted by a dying controller would be deleted with it.
+func (c *Controller) recheck(ctx context.Context, v *rsView) error {
+	obj, err := c.client.Get(ctx, c.kind.resource, v.meta.Namespace, v.meta.Name, client.GetOptions{})
 	if err != nil {
 		return fmt.Errorf("can't recheck deletionTimestamp: %w", err)
 	}
-	fresh := obj.(*api.ReplicationController)
-	if fresh.Metadata.UID != rc.Metadata.UID {
-		return fmt.Errorf("original %s is gone: got uid %s, wanted %s", api.KeyOf(&rc.Metadata), fresh.Metadata.UID, rc.Metadata.UID)
+	fresh := obj.GetObjectMeta()
+	if fresh.UID != v.meta.UID {
+		return fmt.Errorf("original %s is gone: got uid %s, wanted %s", api.KeyOf(v.meta), fresh.UID, v.meta.UID)
 	}
-	if fresh.Metadata.DeletionTimestamp != nil {
-		return fmt.Errorf("%s has just been deleted at %s", api.KeyOf(&rc.Metadata), fresh.Metadata.DeletionTimestamp.Time)
+	if fresh.DeletionTimestamp != nil {
+		return fmt.Errorf("%s has just been deleted at %s", api.KeyOf(v.meta), fresh.DeletionTimestamp.Time)
 	}
 	return nil
 }
 
-// adopt makes rc the controller of pod: a reference to rc that is already
-// there (as a plain owner) becomes the controller reference; otherwise one
-// is added next to the pod's other owners. The update is conditional on the
-// cached resourceVersion and the pod's UID.
-func (c *Controller) adopt(ctx context.Context, rc *api.ReplicationController, pod *api.Pod) (*api.Pod, error) {
+// adopt makes v's object the controller of pod: a reference to it that is
+// already there (as a plain owner) becomes the controller reference;
+// otherwise one is added next to the pod's other owners. The update is
+// conditional on the cached resourceVersion and the pod's UID.
+func (c *Controller) adopt(ctx context.Context, v *rsView, pod *api.Pod) (*api.Pod, error) {
 	next := pod.DeepCopy()
-	ref := controllerRef(rc)
+	ref := c.kind.controllerRef(v.meta)
 	replaced := false
 	for i := range next.Metadata.OwnerReferences {
-		if next.Metadata.OwnerReferences[i].UID == rc.Metadata.UID {
+		if next.Metadata.OwnerReferences[i].UID == v.meta.UID {
 			next.Metadata.OwnerReferences[i] = ref
 			replaced = true
 		}
@@ -853,16 +885,16 @@ func (c *Controller) adopt(ctx context.Context, rc *api.ReplicationController, p
 	if err != nil {
 		return nil, fmt.Errorf("adopting pod %s: %w", api.KeyOf(&pod.Metadata), err)
 	}
-	c.log.Info("adopted pod", zap.String("rc", api.KeyOf(&rc.Metadata)), zap.String("pod", api.KeyOf(&pod.Metadata)))
+	c.log.Info("adopted pod", zap.String("owner", api.KeyOf(v.meta)), zap.String("pod", api.KeyOf(&pod.Metadata)))
 	return written.(*api.Pod), nil
 }
 
-// release removes rc's references from pod. A pod that vanished or can no
-// longer be updated (Invalid) needs no release.
-func (c *Controller) release(ctx context.Context, rc *api.ReplicationController, pod *api.Pod) error {
+// release removes v's object's references from pod. A pod that vanished or
+// can no longer be updated (Invalid) needs no release.
+func (c *Controller) release(ctx context.Context, v *rsView, pod *api.Pod) error {
 	next := pod.DeepCopy()
 	next.Metadata.OwnerReferences = slices.DeleteFunc(next.Metadata.OwnerReferences, func(r api.OwnerReference) bool {
-		return r.UID == rc.Metadata.UID
+		return r.UID == v.meta.UID
 	})
 	if len(next.Metadata.OwnerReferences) == 0 {
 		next.Metadata.OwnerReferences = nil
@@ -872,7 +904,7 @@ func (c *Controller) release(ctx context.Context, rc *api.ReplicationController,
 		return fmt.Errorf("releasing pod %s: %w", api.KeyOf(&pod.Metadata), err)
 	}
 	if err == nil {
-		c.log.Info("released pod", zap.String("rc", api.KeyOf(&rc.Metadata)), zap.String("pod", api.KeyOf(&pod.Metadata)))
+		c.log.Info("released pod", zap.String("owner", api.KeyOf(v.meta)), zap.String("pod", api.KeyOf(&pod.Metadata)))
 	}
 	return nil
 }

@@ -49,8 +49,10 @@ type faultyClient struct {
 	podUpdateErr error
 	// podDeleteErr, if set, fails every pod delete.
 	podDeleteErr error
-	// getRC, if set, rewrites the replication controllers Get returns.
+	// getRC and getRS, if set, rewrite the replication controllers and
+	// replica sets Get returns.
 	getRC func(*api.ReplicationController) *api.ReplicationController
+	getRS func(*api.ReplicaSet) *api.ReplicaSet
 	// afterWrite, if set, runs after each successful pod create or delete,
 	// before the call returns: a seam to let the informers run between a
 	// sync's writes.
@@ -117,16 +119,23 @@ func (f *faultyClient) Update(ctx context.Context, obj api.Object, opts ...clien
 }
 
 func (f *faultyClient) UpdateStatus(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
-	if _, ok := obj.(*api.ReplicationController); ok {
+	switch obj.(type) {
+	case *api.ReplicationController, *api.ReplicaSet:
 		f.mu.Lock()
 		f.statusUpdates++
 		f.mu.Unlock()
 	}
 	out, err := f.Server.UpdateStatus(ctx, obj, opts...)
-	if rc, ok := out.(*api.ReplicationController); ok {
-		st := rc.Status
+	switch o := out.(type) {
+	case *api.ReplicationController:
+		st := o.Status
 		f.note(err, "status rc %s replicas=%d fullyLabeled=%d ready=%d available=%d observedGeneration=%d conditions=%d",
-			api.KeyOf(&rc.Metadata), st.Replicas, st.FullyLabeledReplicas, st.ReadyReplicas, st.AvailableReplicas,
+			api.KeyOf(&o.Metadata), st.Replicas, st.FullyLabeledReplicas, st.ReadyReplicas, st.AvailableReplicas,
+			st.ObservedGeneration, len(st.Conditions))
+	case *api.ReplicaSet:
+		st := o.Status
+		f.note(err, "status rs %s replicas=%d fullyLabeled=%d ready=%d available=%d observedGeneration=%d conditions=%d",
+			api.KeyOf(&o.Metadata), st.Replicas, st.FullyLabeledReplicas, st.ReadyReplicas, st.AvailableReplicas,
 			st.ObservedGeneration, len(st.Conditions))
 	}
 	return out, err
@@ -155,10 +164,13 @@ func (f *faultyClient) Delete(ctx context.Context, resource, namespace, name str
 func (f *faultyClient) Get(ctx context.Context, resource, namespace, name string, opts client.GetOptions) (api.Object, error) {
 	obj, err := f.Server.Get(ctx, resource, namespace, name, opts)
 	f.mu.Lock()
-	hook := f.getRC
+	hook, hookRS := f.getRC, f.getRS
 	f.mu.Unlock()
 	if rc, ok := obj.(*api.ReplicationController); ok && err == nil && hook != nil {
 		return hook(rc), nil
+	}
+	if rs, ok := obj.(*api.ReplicaSet); ok && err == nil && hookRS != nil {
+		return hookRS(rs), nil
 	}
 	return obj, err
 }
@@ -179,11 +191,20 @@ type harness struct {
 	srv    *apiserver.Server
 	client *faultyClient
 	c      *Controller
+	cfg    Config // c's
 	pods   client.Typed[*api.Pod]
 	rcs    client.Typed[*api.ReplicationController]
+	rss    client.Typed[*api.ReplicaSet]
 }
 
+// newHarness returns a harness around a replication controller (New).
 func newHarness(t testing.TB, burst int, withRecorder bool, mutate ...func(*Config)) *harness {
+	t.Helper()
+	return newHarnessOf(t, rcKind(), burst, withRecorder, mutate...)
+}
+
+// newHarnessOf returns a harness around the controller of kind k.
+func newHarnessOf(t testing.TB, k kind, burst int, withRecorder bool, mutate ...func(*Config)) *harness {
 	t.Helper()
 	clk := clock.NewFake(t0)
 	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2))})
@@ -195,7 +216,7 @@ func newHarness(t testing.TB, burst int, withRecorder bool, mutate ...func(*Conf
 	}
 	var rec *record.EventRecorder
 	if withRecorder {
-		rec = record.NewEventRecorder(srv, clk, "replication-controller", "test")
+		rec = record.NewEventRecorder(srv, clk, k.name+"-controller", "test")
 	}
 	cfg := Config{
 		Client: cl, Factory: informer.NewFactory(srv, "", clk, log), Clock: clk, Logger: log,
@@ -204,10 +225,11 @@ func newHarness(t testing.TB, burst int, withRecorder bool, mutate ...func(*Conf
 	for _, m := range mutate {
 		m(&cfg)
 	}
-	c, err := New(cfg)
+	c, err := newController(cfg, k)
 	require.NoError(t, err)
-	h := &harness{t: t, ctx: t.Context(), clk: clk, srv: srv, client: cl, c: c,
-		pods: client.For[*api.Pod](srv), rcs: client.For[*api.ReplicationController](srv)}
+	h := &harness{t: t, ctx: t.Context(), clk: clk, srv: srv, client: cl, c: c, cfg: cfg,
+		pods: client.For[*api.Pod](srv), rcs: client.For[*api.ReplicationController](srv),
+		rss: client.For[*api.ReplicaSet](srv)}
 	h.syncInformers()
 	require.True(t, c.HasSynced())
 	return h
@@ -219,7 +241,7 @@ func (h *harness) syncInformers() bool {
 	did := false
 	for progress := true; progress; {
 		progress = false
-		for _, inf := range []*informer.Informer{h.c.rcInformer, h.c.podInformer} {
+		for _, inf := range []*informer.Informer{h.c.ownerInformer, h.c.podInformer} {
 			for inf.Reflector().Step(h.ctx) {
 				progress = true
 			}
@@ -227,7 +249,7 @@ func (h *harness) syncInformers() bool {
 				progress = true
 			}
 		}
-		for _, r := range []*informer.Registration{h.c.rcReg, h.c.podReg} {
+		for _, r := range []*informer.Registration{h.c.ownerReg, h.c.podReg} {
 			for r.DispatchOne() {
 				progress = true
 			}
@@ -568,7 +590,7 @@ func TestSlowStartWithFailures(t *testing.T) {
 	add, _, _ := h.c.expectations.Get("default/web")
 	assert.Equal(t, 5, add, "failed and skipped creates are not expected")
 	rc := h.getRC("web")
-	cond := GetCondition(rc.Status, api.ReplicationControllerReplicaFailure)
+	cond := GetCondition(rcKind().status(rc), api.ReplicaSetReplicaFailure)
 	require.NotNil(t, cond)
 	assert.Equal(t, ReasonFailedCreate, cond.Reason)
 	assert.Contains(t, cond.Message, errQuota.Error())
@@ -590,7 +612,7 @@ func TestSlowStartWithFailures(t *testing.T) {
 	h.clk.Step(time.Minute)
 	h.settle()
 	assert.Len(t, h.livePods(), 20)
-	assert.Nil(t, GetCondition(h.getRC("web").Status, api.ReplicationControllerReplicaFailure))
+	assert.Nil(t, GetCondition(rcKind().status(h.getRC("web")), api.ReplicaSetReplicaFailure))
 }
 
 func TestExpectationsReadBeforePodList(t *testing.T) {
@@ -608,7 +630,7 @@ func TestExpectationsReadBeforePodList(t *testing.T) {
 	// expectations (satisfied). Because the pods are listed after that
 	// read, the sync sees it and creates nothing; listing first would
 	// have missed it and created one too many.
-	h.createPod("late", map[string]string{"app": "web"}, controllerRef(rc))
+	h.createPod("late", map[string]string{"app": "web"}, rcKind().controllerRef(&rc.Metadata))
 	h.c.expectations.afterSatisfied = func() { h.syncInformers() }
 	h.syncOnce()
 	h.c.expectations.afterSatisfied = nil
@@ -646,7 +668,7 @@ func TestTombstonesEnqueueTheOwner(t *testing.T) {
 
 	// A tombstone of the controller itself forgets its expectations.
 	h.c.expectations.ExpectCreations("default/web", 3)
-	h.c.deleteRC(informer.DeletedFinalStateUnknown{Key: "default/web", Obj: rc})
+	h.c.deleteOwner(informer.DeletedFinalStateUnknown{Key: "default/web", Obj: rc})
 	_, _, ok := h.c.expectations.Get("default/web")
 	assert.False(t, ok, "expectations forgotten")
 	assert.Equal(t, []string{"default/web"}, h.drainQueue())
@@ -689,7 +711,7 @@ func TestAdoptionAndOrphaning(t *testing.T) {
 	for _, p := range owned {
 		ref := api.GetControllerOf(&p.Metadata)
 		require.NotNil(t, ref)
-		assert.Equal(t, controllerRef(rc), *ref)
+		assert.Equal(t, rcKind().controllerRef(&rc.Metadata), *ref)
 	}
 
 	// Relabelled away: released, and replaced.
@@ -726,16 +748,16 @@ func TestAdoptionOwnerReferences(t *testing.T) {
 			name:   "no owners: adopted",
 			owners: func(*api.ReplicationController) []api.OwnerReference { return nil },
 			want: func(rc *api.ReplicationController) []api.OwnerReference {
-				return []api.OwnerReference{controllerRef(rc)}
+				return []api.OwnerReference{rcKind().controllerRef(&rc.Metadata)}
 			},
 		},
 		{
 			name: "us as a plain owner: becomes the controller",
 			owners: func(rc *api.ReplicationController) []api.OwnerReference {
-				return []api.OwnerReference{{APIVersion: "v1", Kind: controllerKind, Name: rc.Metadata.Name, UID: rc.Metadata.UID, Controller: &no}}
+				return []api.OwnerReference{{APIVersion: "v1", Kind: "ReplicationController", Name: rc.Metadata.Name, UID: rc.Metadata.UID, Controller: &no}}
 			},
 			want: func(rc *api.ReplicationController) []api.OwnerReference {
-				return []api.OwnerReference{controllerRef(rc)}
+				return []api.OwnerReference{rcKind().controllerRef(&rc.Metadata)}
 			},
 		},
 		{
@@ -744,7 +766,7 @@ func TestAdoptionOwnerReferences(t *testing.T) {
 				return []api.OwnerReference{{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "ss", UID: "ss-uid"}}
 			},
 			want: func(rc *api.ReplicationController) []api.OwnerReference {
-				return []api.OwnerReference{{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "ss", UID: "ss-uid"}, controllerRef(rc)}
+				return []api.OwnerReference{{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "ss", UID: "ss-uid"}, rcKind().controllerRef(&rc.Metadata)}
 			},
 		},
 		{
@@ -752,13 +774,13 @@ func TestAdoptionOwnerReferences(t *testing.T) {
 			owners: func(rc *api.ReplicationController) []api.OwnerReference {
 				return []api.OwnerReference{
 					{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "ss", UID: "ss-uid", Controller: &yes},
-					{APIVersion: "v1", Kind: controllerKind, Name: rc.Metadata.Name, UID: rc.Metadata.UID},
+					{APIVersion: "v1", Kind: "ReplicationController", Name: rc.Metadata.Name, UID: rc.Metadata.UID},
 				}
 			},
 			want: func(rc *api.ReplicationController) []api.OwnerReference {
 				return []api.OwnerReference{
 					{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "ss", UID: "ss-uid", Controller: &yes},
-					{APIVersion: "v1", Kind: controllerKind, Name: rc.Metadata.Name, UID: rc.Metadata.UID},
+					{APIVersion: "v1", Kind: "ReplicationController", Name: rc.Metadata.Name, UID: rc.Metadata.UID},
 				}
 			},
 		},
@@ -784,7 +806,7 @@ func TestOtherControllersPodsLeftAlone(t *testing.T) {
 	h := newHarness(t, 0, false)
 	yes := true
 	foreign := h.createPod("foreign", map[string]string{"app": "web"},
-		api.OwnerReference{APIVersion: "v1", Kind: controllerKind, Name: "someone-else", UID: "other-uid", Controller: &yes})
+		api.OwnerReference{APIVersion: "v1", Kind: "ReplicationController", Name: "someone-else", UID: "other-uid", Controller: &yes})
 	rc := h.createRC("web", 2)
 	h.settle()
 	assert.Len(t, h.ownedBy(rc), 2, "two pods created beside the foreign one")
@@ -974,7 +996,7 @@ func TestUIDChangeOnUpdateForgetsExpectations(t *testing.T) {
 	h.c.expectations.ExpectCreations("default/web", 1)
 	cur := old.DeepCopy()
 	cur.Metadata.UID = "a-new-uid"
-	h.c.updateRC(old, cur) // a delete and re-create the watch missed
+	h.c.updateOwner(old, cur) // a delete and re-create the watch missed
 	_, _, ok := h.c.expectations.Get("default/web")
 	assert.False(t, ok)
 	assert.Equal(t, []string{"default/web"}, h.drainQueue())
@@ -992,9 +1014,9 @@ func TestPodHandlersEnqueue(t *testing.T) {
 	b := h.createRC("b", 0, withApp("b"))
 	h.settle()
 	refTo := func(rc *api.ReplicationController) []api.OwnerReference {
-		return []api.OwnerReference{controllerRef(rc)}
+		return []api.OwnerReference{rcKind().controllerRef(&rc.Metadata)}
 	}
-	stale := controllerRef(a)
+	stale := rcKind().controllerRef(&a.Metadata)
 	stale.UID = "gone-uid"
 	pod := func(rv string, app string, refs []api.OwnerReference, mutate ...func(*api.Pod)) *api.Pod {
 		p := &api.Pod{Metadata: api.ObjectMeta{Namespace: "default", Name: "p", ResourceVersion: rv, OwnerReferences: refs}}
@@ -1046,7 +1068,7 @@ func TestDeletionTimestampCountsAsDeletion(t *testing.T) {
 	h.settle()
 	const key = "default/web"
 	p := &api.Pod{Metadata: api.ObjectMeta{Namespace: "default", Name: "p", ResourceVersion: "1",
-		Labels: map[string]string{"app": "web"}, OwnerReferences: []api.OwnerReference{controllerRef(rc)}}}
+		Labels: map[string]string{"app": "web"}, OwnerReferences: []api.OwnerReference{rcKind().controllerRef(&rc.Metadata)}}}
 	now := api.NewTime(t0)
 	dying := p.DeepCopy()
 	dying.Metadata.ResourceVersion = "2"
@@ -1271,7 +1293,7 @@ func TestDeleteFailures(t *testing.T) {
 			_, _, deletes, _ := h.client.counts()
 			assert.Equal(t, 2, deletes, "both deletes attempted")
 			assert.True(t, h.c.expectations.Satisfied("default/web"), "deletions that did not happen are not awaited")
-			cond := GetCondition(h.getRC("web").Status, api.ReplicationControllerReplicaFailure)
+			cond := GetCondition(rcKind().status(h.getRC("web")), api.ReplicaSetReplicaFailure)
 			assert.Equal(t, tt.wantCondition, cond != nil, "ReplicaFailure condition")
 			if cond != nil {
 				assert.Equal(t, ReasonFailedDelete, cond.Reason)
@@ -1365,7 +1387,7 @@ func TestPodFromTemplate(t *testing.T) {
 	assert.Equal(t, rc.Spec.Template.Metadata.Labels, pod.Metadata.Labels)
 	assert.Equal(t, rc.Spec.Template.Metadata.Annotations, pod.Metadata.Annotations)
 	assert.Equal(t, rc.Spec.Template.Spec, pod.Spec)
-	assert.Equal(t, []api.OwnerReference{controllerRef(rc)}, pod.Metadata.OwnerReferences)
+	assert.Equal(t, []api.OwnerReference{rcKind().controllerRef(&rc.Metadata)}, pod.Metadata.OwnerReferences)
 	ref := pod.Metadata.OwnerReferences[0]
 	assert.Equal(t, "v1", ref.APIVersion)
 	assert.Equal(t, "ReplicationController", ref.Kind)
@@ -1512,7 +1534,8 @@ func TestLaterPodVersionsDoNotKeepTheFirst(t *testing.T) {
 			Spec:     api.PodSpec{Containers: []api.Container{{Name: "app", Image: "nginx"}}},
 		}},
 	}
-	first, err := newPod(rc)
+	v := rcKind().view(rc)
+	first, err := rcKind().newPod(&v)
 	require.NoError(t, err)
 	later := *first // a status write's new version: a copy of the struct, sharing the rest
 	gone := weak.Make(first)

@@ -6,7 +6,8 @@ import (
 	"github.com/miniplane/miniplane/api"
 )
 
-// labelMatcher answers api.MatchesLabelPairs(pairs, labels) for the pods
+// labelMatcher answers api.MatchesLabelPairs(pairs, labels), or
+// sel.Matches(labels) for a selector with set-based requirements, for the pods
 // of one sync, remembering its last answer by labels map: the pods of a
 // controller share its template's labels map (newPod), which later
 // versions keep, so a sync that checks a hundred pods looks their labels
@@ -15,7 +16,10 @@ import (
 // map it answered for alive, so that no other map can take its address
 // while the matcher compares addresses. A matcher lives for one sync.
 type labelMatcher struct {
-	pairs   []api.LabelPair
+	pairs []api.LabelPair
+	// sel, if set, is the selector matched instead of pairs: a ReplicaSet's
+	// with matchExpressions.
+	sel     *api.Selector
 	last    map[string]string
 	lastPtr uintptr // the address of last's map, valid while last is set
 	result  bool
@@ -29,6 +33,9 @@ func newLabelMatcher(buf []api.LabelPair, set map[string]string) labelMatcher {
 // matches reports whether labels hold every pair of the matcher's set.
 func (m *labelMatcher) matches(labels map[string]string) bool {
 	if labels == nil { // no map to tell apart: a nil map holds no label
+		if m.sel != nil {
+			return m.sel.Matches(nil) // NotIn and DoesNotExist match no labels
+		}
 		return len(m.pairs) == 0
 	}
 	ptr := reflect.ValueOf(labels).Pointer()
@@ -36,6 +43,10 @@ func (m *labelMatcher) matches(labels map[string]string) bool {
 		return m.result
 	}
 	m.last, m.lastPtr = labels, ptr
-	m.result = api.MatchesLabelPairs(m.pairs, labels)
+	if m.sel != nil {
+		m.result = m.sel.Matches(labels)
+	} else {
+		m.result = api.MatchesLabelPairs(m.pairs, labels)
+	}
 	return m.result
 }

@@ -61,9 +61,9 @@ func controllerRefOf(meta *api.ObjectMeta) *api.OwnerReference {
 	return nil
 }
 
-// claimablePods returns, in key order, the active pods of rc's namespace
-// that claimPods may keep, release or adopt: those whose controller
-// reference has rc's UID, and the orphans. It is the namespace's active
+// claimablePods returns, in key order, the active pods of the namespace of
+// the object of meta (rc) that claimPods may keep, release or adopt: those
+// whose controller reference has rc's UID, and the orphans. It is the namespace's active
 // pods minus other controllers' pods, which claiming leaves alone, read
 // through the indexes so that a sync costs O(own pods + orphans). The pods
 // are held in s's lists, valid until s is released.
@@ -72,10 +72,10 @@ func controllerRefOf(meta *api.ObjectMeta) *api.OwnerReference {
 // index, so that each has a controller reference with rc's UID and claimPods
 // need not look: the orphans' list was empty, and rc's UID, made by the
 // server, holds no "/" and so is no namespace's orphan value.
-func (c *Controller) claimablePods(rc *api.ReplicationController, s *scratch) (active []*api.Pod, allOwned bool, err error) {
+func (c *Controller) claimablePods(meta *api.ObjectMeta, s *scratch) (active []*api.Pod, allOwned bool, err error) {
 	x := c.podInformer.Indexer()
-	ns := rc.Metadata.Namespace
-	uid := string(rc.Metadata.UID)
+	ns := meta.Namespace
+	uid := string(meta.UID)
 	s.own, err = informer.AppendByIndexOf(s.own[:0], x, podControllerIndex, uid)
 	if err != nil {
 		return nil, false, err

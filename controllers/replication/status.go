@@ -20,10 +20,10 @@ const (
 	ReasonSuccessfulDelete = "SuccessfulDelete"
 )
 
-// CalculateStatus returns the status rc should have, given its active owned
-// pods (claimed before this sync created or deleted any), the error of
-// this sync's create or delete step (nil if none or if it did not run), and
-// the time now:
+// CalculateStatus returns the status the view's object should have, given
+// its status now (cur), its active owned pods (claimed before this sync
+// created or deleted any), the error of this sync's create or delete step
+// (nil if none or if it did not run), and the time now:
 //
 //   - replicas counts the pods; fullyLabeledReplicas those whose labels
 //     include all of the template's; readyReplicas the ready ones;
@@ -35,14 +35,10 @@ const (
 //
 // observedGeneration is left as it was: it is set when the status is
 // written. Kubernetes: calculateStatus in pkg/controller/replicaset.
-func CalculateStatus(rc *api.ReplicationController, pods []*api.Pod, manageErr error, now time.Time) api.ReplicationControllerStatus {
-	status := *rc.Status.DeepCopy()
-	var templateLabels map[string]string
-	if rc.Spec.Template != nil {
-		templateLabels = rc.Spec.Template.Metadata.Labels
-	}
+func calculateStatus(v *rsView, cur api.ReplicaSetStatus, pods []*api.Pod, manageErr error, now time.Time) api.ReplicaSetStatus {
+	status := cur
 	var buf [4]api.LabelPair // the template's labels, read once
-	full := newLabelMatcher(buf[:0], templateLabels)
+	full := newLabelMatcher(buf[:0], v.templateLabels())
 	var fully, ready, available int32
 	for _, p := range pods {
 		if full.matches(p.Metadata.Labels) {
@@ -52,7 +48,7 @@ func CalculateStatus(rc *api.ReplicationController, pods []*api.Pod, manageErr e
 		// every pod of its controller.
 		if c := readyCondition(p); c != nil && c.Status == api.ConditionTrue {
 			ready++
-			if availableAt(c, rc.Spec.MinReadySeconds, now) {
+			if availableAt(c, v.minReadySeconds, now) {
 				available++
 			}
 		}
@@ -62,21 +58,21 @@ func CalculateStatus(rc *api.ReplicationController, pods []*api.Pod, manageErr e
 	status.ReadyReplicas = ready
 	status.AvailableReplicas = available
 
-	failure := GetCondition(status, api.ReplicationControllerReplicaFailure)
+	failure := GetCondition(status, api.ReplicaSetReplicaFailure)
 	switch {
 	case manageErr != nil && failure == nil:
 		reason := ""
-		if diff := len(pods) - int(replicasOf(rc)); diff < 0 {
+		if diff := len(pods) - int(v.replicas); diff < 0 {
 			reason = ReasonFailedCreate
 		} else if diff > 0 {
 			reason = ReasonFailedDelete
 		}
-		SetCondition(&status, api.ReplicationControllerCondition{
-			Type: api.ReplicationControllerReplicaFailure, Status: api.ConditionTrue,
+		SetCondition(&status, api.ReplicaSetCondition{
+			Type: api.ReplicaSetReplicaFailure, Status: api.ConditionTrue,
 			LastTransitionTime: api.NewTime(now), Reason: reason, Message: manageErr.Error(),
 		})
 	case manageErr == nil && failure != nil:
-		RemoveCondition(&status, api.ReplicationControllerReplicaFailure)
+		RemoveCondition(&status, api.ReplicaSetReplicaFailure)
 	}
 	return status
 }
@@ -112,21 +108,21 @@ func readyCondition(pod *api.Pod) *api.PodCondition {
 	return nil
 }
 
-// StatusNeedsUpdate reports whether writing status to rc would change
-// anything: a field differs, or rc's generation is not yet observed.
-// Kubernetes skips the write under the same test (updateReplicaSetStatus).
-func StatusNeedsUpdate(rc *api.ReplicationController, status api.ReplicationControllerStatus) bool {
-	cur := rc.Status
+// statusNeedsUpdate reports whether writing status over cur, the status of
+// an object at generation, would change anything: a field differs, or the
+// generation is not yet observed. Kubernetes skips the write under the same
+// test (updateReplicaSetStatus).
+func statusNeedsUpdate(cur api.ReplicaSetStatus, generation int64, status api.ReplicaSetStatus) bool {
 	return cur.Replicas != status.Replicas ||
 		cur.FullyLabeledReplicas != status.FullyLabeledReplicas ||
 		cur.ReadyReplicas != status.ReadyReplicas ||
 		cur.AvailableReplicas != status.AvailableReplicas ||
-		cur.ObservedGeneration != rc.Metadata.Generation ||
+		cur.ObservedGeneration != generation ||
 		!reflect.DeepEqual(cur.Conditions, status.Conditions)
 }
 
 // GetCondition returns the condition of type t, or nil.
-func GetCondition(status api.ReplicationControllerStatus, t api.ReplicationControllerConditionType) *api.ReplicationControllerCondition {
+func GetCondition(status api.ReplicaSetStatus, t string) *api.ReplicaSetCondition {
 	for i := range status.Conditions {
 		if status.Conditions[i].Type == t {
 			return &status.Conditions[i]
@@ -137,30 +133,31 @@ func GetCondition(status api.ReplicationControllerStatus, t api.ReplicationContr
 
 // SetCondition puts c in status, replacing a condition of its type; it
 // changes nothing when one with the same status and reason is there, so
-// the first transition time and message are kept.
-func SetCondition(status *api.ReplicationControllerStatus, c api.ReplicationControllerCondition) {
+// the first transition time and message are kept. The conditions are
+// copied before any change: status may share them with a cached object.
+func SetCondition(status *api.ReplicaSetStatus, c api.ReplicaSetCondition) {
 	cur := GetCondition(*status, c.Type)
 	if cur != nil && cur.Status == c.Status && cur.Reason == c.Reason {
 		return
 	}
 	RemoveCondition(status, c.Type)
-	status.Conditions = append(status.Conditions, c)
+	status.Conditions = append(slices.Clip(status.Conditions), c)
 }
 
-// RemoveCondition removes the condition of type t, if any.
-func RemoveCondition(status *api.ReplicationControllerStatus, t api.ReplicationControllerConditionType) {
-	status.Conditions = slices.DeleteFunc(status.Conditions, func(c api.ReplicationControllerCondition) bool {
-		return c.Type == t
-	})
-	if len(status.Conditions) == 0 {
+// RemoveCondition removes the condition of type t, if any, without
+// changing the list status had (it may be a cached object's).
+func RemoveCondition(status *api.ReplicaSetStatus, t string) {
+	if GetCondition(*status, t) == nil {
+		return
+	}
+	kept := make([]api.ReplicaSetCondition, 0, len(status.Conditions)-1)
+	for _, c := range status.Conditions {
+		if c.Type != t {
+			kept = append(kept, c)
+		}
+	}
+	status.Conditions = kept
+	if len(kept) == 0 {
 		status.Conditions = nil
 	}
-}
-
-// replicasOf returns spec.replicas; nil means 1, the server's default.
-func replicasOf(rc *api.ReplicationController) int32 {
-	if rc.Spec.Replicas == nil {
-		return 1
-	}
-	return *rc.Spec.Replicas
 }

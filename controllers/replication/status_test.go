@@ -24,6 +24,30 @@ func testRC(replicas int32, minReady int32) *api.ReplicationController {
 	}
 }
 
+// testRS is testRC's ReplicaSet: the same selector, as matchLabels.
+func testRS(replicas int32, minReady int32) *api.ReplicaSet {
+	rc := testRC(replicas, minReady)
+	return &api.ReplicaSet{
+		Metadata: rc.Metadata,
+		Spec: api.ReplicaSetSpec{
+			Replicas: rc.Spec.Replicas, MinReadySeconds: minReady,
+			Selector: &api.LabelSelector{MatchLabels: rc.Spec.Selector},
+			Template: *rc.Spec.Template,
+		},
+	}
+}
+
+// calculateStatusOf is calculateStatus for obj, a ReplicationController or
+// a ReplicaSet, from its own status.
+func calculateStatusOf(obj api.Object, pods []*api.Pod, manageErr error, now time.Time) api.ReplicaSetStatus {
+	k := rcKind()
+	if _, ok := obj.(*api.ReplicaSet); ok {
+		k = rsKind()
+	}
+	v := k.view(obj)
+	return calculateStatus(&v, k.status(obj), pods, manageErr, now)
+}
+
 func labels(l map[string]string) podOpt { return func(p *api.Pod) { p.Metadata.Labels = l } }
 
 func TestCalculateStatus(t *testing.T) {
@@ -35,26 +59,26 @@ func TestCalculateStatus(t *testing.T) {
 		replicas int32
 		minReady int32
 		pods     []*api.Pod
-		want     api.ReplicationControllerStatus
+		want     api.ReplicaSetStatus
 	}{
 		{
 			name: "no pods", replicas: 1,
-			want: api.ReplicationControllerStatus{},
+			want: api.ReplicaSetStatus{},
 		},
 		{
 			name: "fully and partly labelled", replicas: 2,
 			pods: []*api.Pod{newTestPod("a", labels(full)), newTestPod("b", labels(partial))},
-			want: api.ReplicationControllerStatus{Replicas: 2, FullyLabeledReplicas: 1},
+			want: api.ReplicaSetStatus{Replicas: 2, FullyLabeledReplicas: 1},
 		},
 		{
 			name: "pending pod is neither ready nor available", replicas: 1,
 			pods: []*api.Pod{newTestPod("a", labels(full), phase(api.PodPending))},
-			want: api.ReplicationControllerStatus{Replicas: 1, FullyLabeledReplicas: 1},
+			want: api.ReplicaSetStatus{Replicas: 1, FullyLabeledReplicas: 1},
 		},
 		{
 			name: "ready without minReadySeconds is available", replicas: 1,
 			pods: []*api.Pod{newTestPod("a", labels(full), readySince(now))},
-			want: api.ReplicationControllerStatus{Replicas: 1, FullyLabeledReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1},
+			want: api.ReplicaSetStatus{Replicas: 1, FullyLabeledReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1},
 		},
 		{
 			name: "not ready, ready recently, ready long ago with minReadySeconds 3600", replicas: 3, minReady: 3600,
@@ -63,17 +87,17 @@ func TestCalculateStatus(t *testing.T) {
 				newTestPod("b", labels(full), readySince(now.Add(-time.Minute))),
 				newTestPod("c", labels(full), readySince(now.Add(-2*time.Hour))),
 			},
-			want: api.ReplicationControllerStatus{Replicas: 3, FullyLabeledReplicas: 3, ReadyReplicas: 2, AvailableReplicas: 1},
+			want: api.ReplicaSetStatus{Replicas: 3, FullyLabeledReplicas: 3, ReadyReplicas: 2, AvailableReplicas: 1},
 		},
 		{
 			name: "ready exactly minReadySeconds ago is not yet available", replicas: 1, minReady: 60,
 			pods: []*api.Pod{newTestPod("a", labels(full), readySince(now.Add(-time.Minute)))},
-			want: api.ReplicationControllerStatus{Replicas: 1, FullyLabeledReplicas: 1, ReadyReplicas: 1},
+			want: api.ReplicaSetStatus{Replicas: 1, FullyLabeledReplicas: 1, ReadyReplicas: 1},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := CalculateStatus(testRC(tt.replicas, tt.minReady), tt.pods, nil, now)
+			got := calculateStatusOf(testRC(tt.replicas, tt.minReady), tt.pods, nil, now)
 			assert.Equal(t, tt.want, got)
 		})
 	}
@@ -82,8 +106,8 @@ func TestCalculateStatus(t *testing.T) {
 func TestCalculateStatusConditions(t *testing.T) {
 	now := t0
 	earlier := api.NewTime(now.Add(-time.Hour))
-	existing := api.ReplicationControllerCondition{
-		Type: api.ReplicationControllerReplicaFailure, Status: api.ConditionTrue,
+	existing := api.ReplicaSetCondition{
+		Type: api.ReplicaSetReplicaFailure, Status: api.ConditionTrue,
 		LastTransitionTime: earlier, Reason: ReasonFailedCreate, Message: "first error",
 	}
 	errQuota := errors.New("quota exceeded")
@@ -91,33 +115,33 @@ func TestCalculateStatusConditions(t *testing.T) {
 		name      string
 		replicas  int32
 		pods      int
-		existing  []api.ReplicationControllerCondition
+		existing  []api.ReplicaSetCondition
 		manageErr error
-		want      []api.ReplicationControllerCondition
+		want      []api.ReplicaSetCondition
 	}{
 		{
 			name: "create error sets FailedCreate", replicas: 2, pods: 0, manageErr: errQuota,
-			want: []api.ReplicationControllerCondition{{
-				Type: api.ReplicationControllerReplicaFailure, Status: api.ConditionTrue,
+			want: []api.ReplicaSetCondition{{
+				Type: api.ReplicaSetReplicaFailure, Status: api.ConditionTrue,
 				LastTransitionTime: api.NewTime(now), Reason: ReasonFailedCreate, Message: "quota exceeded",
 			}},
 		},
 		{
 			name: "delete error sets FailedDelete", replicas: 0, pods: 2, manageErr: errQuota,
-			want: []api.ReplicationControllerCondition{{
-				Type: api.ReplicationControllerReplicaFailure, Status: api.ConditionTrue,
+			want: []api.ReplicaSetCondition{{
+				Type: api.ReplicaSetReplicaFailure, Status: api.ConditionTrue,
 				LastTransitionTime: api.NewTime(now), Reason: ReasonFailedDelete, Message: "quota exceeded",
 			}},
 		},
 		{
 			name: "success removes the condition", replicas: 1, pods: 1,
-			existing: []api.ReplicationControllerCondition{existing},
+			existing: []api.ReplicaSetCondition{existing},
 			want:     nil,
 		},
 		{
 			name: "an existing condition is kept on a new error", replicas: 0, pods: 2,
-			existing: []api.ReplicationControllerCondition{existing}, manageErr: errQuota,
-			want: []api.ReplicationControllerCondition{existing},
+			existing: []api.ReplicaSetCondition{existing}, manageErr: errQuota,
+			want: []api.ReplicaSetCondition{existing},
 		},
 		{
 			name: "success without a condition stays without", replicas: 1, pods: 1,
@@ -126,13 +150,13 @@ func TestCalculateStatusConditions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rc := testRC(tt.replicas, 0)
+			rc := testRS(tt.replicas, 0)
 			rc.Status.Conditions = tt.existing
 			var pods []*api.Pod
 			for i := range tt.pods {
 				pods = append(pods, newTestPod(string(rune('a'+i))))
 			}
-			got := CalculateStatus(rc, pods, tt.manageErr, now)
+			got := calculateStatusOf(rc, pods, tt.manageErr, now)
 			assert.Equal(t, tt.want, got.Conditions)
 			if len(tt.existing) > 0 {
 				assert.Equal(t, existing, rc.Status.Conditions[0], "the cached controller is not changed")
@@ -142,58 +166,58 @@ func TestCalculateStatusConditions(t *testing.T) {
 }
 
 func TestConditionHelpers(t *testing.T) {
-	cond := func(typ api.ReplicationControllerConditionType, reason string) api.ReplicationControllerCondition {
-		return api.ReplicationControllerCondition{Type: typ, Status: api.ConditionTrue, Reason: reason}
+	cond := func(typ string, reason string) api.ReplicaSetCondition {
+		return api.ReplicaSetCondition{Type: typ, Status: api.ConditionTrue, Reason: reason}
 	}
-	const other api.ReplicationControllerConditionType = "Other"
-	fail := api.ReplicationControllerReplicaFailure
+	const other string = "Other"
+	fail := api.ReplicaSetReplicaFailure
 	tests := []struct {
 		name  string
-		start []api.ReplicationControllerCondition
-		apply func(*api.ReplicationControllerStatus)
-		want  []api.ReplicationControllerCondition
+		start []api.ReplicaSetCondition
+		apply func(*api.ReplicaSetStatus)
+		want  []api.ReplicaSetCondition
 	}{
 		{
 			name:  "set the first",
-			apply: func(s *api.ReplicationControllerStatus) { SetCondition(s, cond(fail, "A")) },
-			want:  []api.ReplicationControllerCondition{cond(fail, "A")},
+			apply: func(s *api.ReplicaSetStatus) { SetCondition(s, cond(fail, "A")) },
+			want:  []api.ReplicaSetCondition{cond(fail, "A")},
 		},
 		{
 			name:  "set appends another type",
-			start: []api.ReplicationControllerCondition{cond(other, "X")},
-			apply: func(s *api.ReplicationControllerStatus) { SetCondition(s, cond(fail, "A")) },
-			want:  []api.ReplicationControllerCondition{cond(other, "X"), cond(fail, "A")},
+			start: []api.ReplicaSetCondition{cond(other, "X")},
+			apply: func(s *api.ReplicaSetStatus) { SetCondition(s, cond(fail, "A")) },
+			want:  []api.ReplicaSetCondition{cond(other, "X"), cond(fail, "A")},
 		},
 		{
 			name:  "set overwrites the same type with another reason",
-			start: []api.ReplicationControllerCondition{cond(fail, "A")},
-			apply: func(s *api.ReplicationControllerStatus) { SetCondition(s, cond(fail, "B")) },
-			want:  []api.ReplicationControllerCondition{cond(fail, "B")},
+			start: []api.ReplicaSetCondition{cond(fail, "A")},
+			apply: func(s *api.ReplicaSetStatus) { SetCondition(s, cond(fail, "B")) },
+			want:  []api.ReplicaSetCondition{cond(fail, "B")},
 		},
 		{
 			name:  "set with the same status and reason changes nothing",
-			start: []api.ReplicationControllerCondition{{Type: fail, Status: api.ConditionTrue, Reason: "A", Message: "old"}},
-			apply: func(s *api.ReplicationControllerStatus) {
-				SetCondition(s, api.ReplicationControllerCondition{Type: fail, Status: api.ConditionTrue, Reason: "A", Message: "new"})
+			start: []api.ReplicaSetCondition{{Type: fail, Status: api.ConditionTrue, Reason: "A", Message: "old"}},
+			apply: func(s *api.ReplicaSetStatus) {
+				SetCondition(s, api.ReplicaSetCondition{Type: fail, Status: api.ConditionTrue, Reason: "A", Message: "new"})
 			},
-			want: []api.ReplicationControllerCondition{{Type: fail, Status: api.ConditionTrue, Reason: "A", Message: "old"}},
+			want: []api.ReplicaSetCondition{{Type: fail, Status: api.ConditionTrue, Reason: "A", Message: "old"}},
 		},
 		{
 			name:  "remove",
-			start: []api.ReplicationControllerCondition{cond(other, "X"), cond(fail, "A")},
-			apply: func(s *api.ReplicationControllerStatus) { RemoveCondition(s, fail) },
-			want:  []api.ReplicationControllerCondition{cond(other, "X")},
+			start: []api.ReplicaSetCondition{cond(other, "X"), cond(fail, "A")},
+			apply: func(s *api.ReplicaSetStatus) { RemoveCondition(s, fail) },
+			want:  []api.ReplicaSetCondition{cond(other, "X")},
 		},
 		{
 			name:  "remove the last leaves nil",
-			start: []api.ReplicationControllerCondition{cond(fail, "A")},
-			apply: func(s *api.ReplicationControllerStatus) { RemoveCondition(s, fail) },
+			start: []api.ReplicaSetCondition{cond(fail, "A")},
+			apply: func(s *api.ReplicaSetStatus) { RemoveCondition(s, fail) },
 			want:  nil,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := api.ReplicationControllerStatus{Conditions: tt.start}
+			s := api.ReplicaSetStatus{Conditions: tt.start}
 			tt.apply(&s)
 			assert.Equal(t, tt.want, s.Conditions)
 		})
@@ -201,32 +225,29 @@ func TestConditionHelpers(t *testing.T) {
 }
 
 func TestStatusNeedsUpdate(t *testing.T) {
-	rc := testRC(2, 0)
-	rc.Status = api.ReplicationControllerStatus{Replicas: 2, ReadyReplicas: 1, ObservedGeneration: 1}
-	same := rc.Status
+	cur := api.ReplicaSetStatus{Replicas: 2, ReadyReplicas: 1, ObservedGeneration: 1}
+	same := cur
 	tests := []struct {
 		name       string
 		generation int64
-		status     api.ReplicationControllerStatus
+		status     api.ReplicaSetStatus
 		want       bool
 	}{
 		{"identical and observed", 1, same, false},
 		{"new generation", 2, same, true},
-		{"replicas differ", 1, api.ReplicationControllerStatus{Replicas: 3, ReadyReplicas: 1, ObservedGeneration: 1}, true},
-		{"ready differs", 1, api.ReplicationControllerStatus{Replicas: 2, ObservedGeneration: 1}, true},
-		{"condition differs", 1, api.ReplicationControllerStatus{Replicas: 2, ReadyReplicas: 1, ObservedGeneration: 1,
-			Conditions: []api.ReplicationControllerCondition{{Type: api.ReplicationControllerReplicaFailure}}}, true},
+		{"replicas differ", 1, api.ReplicaSetStatus{Replicas: 3, ReadyReplicas: 1, ObservedGeneration: 1}, true},
+		{"ready differs", 1, api.ReplicaSetStatus{Replicas: 2, ObservedGeneration: 1}, true},
+		{"condition differs", 1, api.ReplicaSetStatus{Replicas: 2, ReadyReplicas: 1, ObservedGeneration: 1,
+			Conditions: []api.ReplicaSetCondition{{Type: api.ReplicaSetReplicaFailure}}}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := rc.DeepCopy()
-			r.Metadata.Generation = tt.generation
-			assert.Equal(t, tt.want, StatusNeedsUpdate(r, tt.status))
+			assert.Equal(t, tt.want, statusNeedsUpdate(cur, tt.generation, tt.status))
 		})
 	}
 }
 
-// TestCalculateStatusCountsAsThePlainWay checks CalculateStatus's ready
+// TestCalculateStatusCountsAsThePlainWay checks calculateStatus's ready
 // and available counts, which walk each pod's conditions once, against
 // the plain way (api.IsPodReady, then the Ready condition read again for
 // availability), on random pods from a seeded source: conditions in any
@@ -270,7 +291,7 @@ func TestCalculateStatusCountsAsThePlainWay(t *testing.T) {
 			assert.Equal(t, plainAvailable(p, rc.Spec.MinReadySeconds, t0), IsPodAvailable(p, rc.Spec.MinReadySeconds, t0), "case %d, pod %d", i, j)
 			pods = append(pods, p)
 		}
-		got := CalculateStatus(rc, pods, nil, t0)
+		got := calculateStatusOf(rc, pods, nil, t0)
 		require.Equal(t, ready, got.ReadyReplicas, "case %d", i)
 		require.Equal(t, available, got.AvailableReplicas, "case %d", i)
 	}
