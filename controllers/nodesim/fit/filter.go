@@ -21,9 +21,9 @@ const (
 
 // The filters' reasons, worded as kube-scheduler v1.32's plugins word them.
 const (
-	ReasonUnschedulable = "node(s) were unschedulable"                     // NodeUnschedulable
+	ReasonUnschedulable = "node(s) were unschedulable"                        // NodeUnschedulable
 	ReasonNodeAffinity  = "node(s) didn't match Pod's node affinity/selector" // NodeAffinity
-	ReasonTooManyPods   = "Too many pods"                                  // NodeResourcesFit
+	ReasonTooManyPods   = "Too many pods"                                     // NodeResourcesFit
 )
 
 // Pod is a pod as the filters see it: its spec and its requests, worked

@@ -49,6 +49,13 @@ func parseQuantity(s string, milli int64) (n int64, ok bool) {
 	return q.Int64(), true
 }
 
+// IsQuantity reports whether s is a non-negative quantity in Kubernetes'
+// syntax.
+func IsQuantity(s string) bool {
+	_, ok := parseQuantity(s, 1)
+	return ok && (s == "" || s[0] != '-')
+}
+
 // scale returns the multiplier a quantity suffix stands for, as base**exp.
 func scale(suffix string) (base, exp int64, ok bool) {
 	switch suffix {

@@ -107,7 +107,9 @@ func isScalar(name string) bool {
 	return false
 }
 
-func hasSuffix(s, suffix string) bool { return len(s) >= len(suffix) && s[len(s)-len(suffix):] == suffix }
+func hasSuffix(s, suffix string) bool {
+	return len(s) >= len(suffix) && s[len(s)-len(suffix):] == suffix
+}
 
 // PodRequests is what a pod asks its node for, as kube-scheduler computes
 // it (resourcehelper.PodRequests): per resource, the larger of its
