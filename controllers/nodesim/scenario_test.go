@@ -230,6 +230,7 @@ func TestEnsureNodesCreatesNodes(t *testing.T) {
 // passes ReadyDelay after it starts.
 func withReadinessProbe(p *api.Pod) {
 	p.Spec.Containers[0].ReadinessProbe = &api.Probe{ProbeHandler: api.ProbeHandler{HTTPGet: &api.HTTPGetAction{Path: "/healthz", Port: api.FromInt(8080)}}}
+	p.Spec.Containers[0].Ports = []api.ContainerPort{{ContainerPort: 8080}}
 }
 
 func TestPodLifecycleFollowsTheClock(t *testing.T) {
