@@ -25,8 +25,9 @@
 //     terminating pod with grace 0 once TerminationDelay has passed. As a
 //     real kubelet does, it counts a container without a readiness probe as
 //     ready as soon as it runs, so such a pod goes Running and Ready in one
-//     status write; a pod with a readiness probe becomes Ready ReadyDelay
-//     after it starts (its probe is not run, only timed).
+//     status write; a pod whose readiness probe cannot fail (to a port its
+//     container declares) becomes Ready ReadyDelay after it starts. Any
+//     other probe is run, on the life path (probe.go).
 //   - the node lifecycle controller: pods on a node that is down (NodeDown)
 //     are marked not ready at once and, after EvictionTimeout, are marked
 //     Failed with reason NodeLost — the pre-taint-manager behaviour, chosen
