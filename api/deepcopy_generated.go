@@ -1168,6 +1168,8 @@ func (in *PodSpec) DeepCopyInto(out *PodSpec) {
 	out.NodeSelector = maps.Clone(in.NodeSelector)
 	out.Tolerations = deepCopySlice(in.Tolerations, (*Toleration).DeepCopyInto)
 	out.Priority = clonePtr(in.Priority)
+	out.Affinity = in.Affinity.DeepCopy()
+	out.Overhead = maps.Clone(in.Overhead)
 }
 
 // DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
@@ -1176,6 +1178,55 @@ func (in *PodSpec) DeepCopy() *PodSpec {
 		return nil
 	}
 	out := new(PodSpec)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *Affinity) DeepCopyInto(out *Affinity) {
+	*out = *in
+	out.NodeAffinity = in.NodeAffinity.DeepCopy()
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *Affinity) DeepCopy() *Affinity {
+	if in == nil {
+		return nil
+	}
+	out := new(Affinity)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *NodeAffinity) DeepCopyInto(out *NodeAffinity) {
+	*out = *in
+	out.RequiredDuringSchedulingIgnoredDuringExecution = in.RequiredDuringSchedulingIgnoredDuringExecution.DeepCopy()
+	out.PreferredDuringSchedulingIgnoredDuringExecution = deepCopySlice(in.PreferredDuringSchedulingIgnoredDuringExecution, (*PreferredSchedulingTerm).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *NodeAffinity) DeepCopy() *NodeAffinity {
+	if in == nil {
+		return nil
+	}
+	out := new(NodeAffinity)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *PreferredSchedulingTerm) DeepCopyInto(out *PreferredSchedulingTerm) {
+	*out = *in
+	in.Preference.DeepCopyInto(&out.Preference)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *PreferredSchedulingTerm) DeepCopy() *PreferredSchedulingTerm {
+	if in == nil {
+		return nil
+	}
+	out := new(PreferredSchedulingTerm)
 	in.DeepCopyInto(out)
 	return out
 }
@@ -1190,6 +1241,7 @@ func (in *Container) DeepCopyInto(out *Container) {
 	in.Resources.DeepCopyInto(&out.Resources)
 	out.LivenessProbe = in.LivenessProbe.DeepCopy()
 	out.ReadinessProbe = in.ReadinessProbe.DeepCopy()
+	out.StartupProbe = in.StartupProbe.DeepCopy()
 }
 
 // DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.

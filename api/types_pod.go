@@ -33,7 +33,7 @@ type PodTemplateSpec struct {
 	Spec PodSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
 }
 
-// PodSpec is the desired state of a pod. Kubernetes: corev1.PodSpec (volumes, affinity,
+// PodSpec is the desired state of a pod. Kubernetes: corev1.PodSpec (volumes, pod affinity,
 // security contexts and many more are not modeled).
 type PodSpec struct {
 	// InitContainers run one after another, each to completion, before Containers start.
@@ -72,6 +72,40 @@ type PodSpec struct {
 	// Priority is resolved from PriorityClassName at admission; higher is more important.
 	// Its upstream Go tag says "bytes"; the wire type follows generated.proto (int32).
 	Priority *int32 `json:"priority,omitempty" protobuf:"varint,25,opt,name=priority"`
+	// Affinity holds the pod's scheduling constraints: node affinity only (pod affinity and
+	// anti-affinity are not modeled).
+	Affinity *Affinity `json:"affinity,omitempty" protobuf:"bytes,18,opt,name=affinity"`
+	// Overhead is what running the pod costs beyond its containers (set from its
+	// RuntimeClass): the scheduler adds it to the pod's requests.
+	// Its upstream Go tag says "opt"; the label follows generated.proto (a map, repeated).
+	Overhead ResourceList `json:"overhead,omitempty" protobuf:"bytes,32,rep,name=overhead" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+}
+
+// Affinity is a pod's scheduling constraints. Kubernetes: corev1.Affinity (podAffinity and
+// podAntiAffinity are not modeled).
+type Affinity struct {
+	// NodeAffinity constrains the nodes the pod may be scheduled onto, by their labels and
+	// name.
+	NodeAffinity *NodeAffinity `json:"nodeAffinity,omitempty" protobuf:"bytes,1,opt,name=nodeAffinity"`
+}
+
+// NodeAffinity is a pod's rules about nodes. Kubernetes: corev1.NodeAffinity.
+type NodeAffinity struct {
+	// RequiredDuringSchedulingIgnoredDuringExecution must match a node for the pod to be
+	// scheduled there; a node that stops matching later keeps the pod.
+	RequiredDuringSchedulingIgnoredDuringExecution *NodeSelector `json:"requiredDuringSchedulingIgnoredDuringExecution,omitempty" protobuf:"bytes,1,opt,name=requiredDuringSchedulingIgnoredDuringExecution"`
+	// PreferredDuringSchedulingIgnoredDuringExecution are weighted preferences; miniplane's
+	// scheduler keeps them but does not score by them.
+	PreferredDuringSchedulingIgnoredDuringExecution []PreferredSchedulingTerm `json:"preferredDuringSchedulingIgnoredDuringExecution,omitempty" protobuf:"bytes,2,rep,name=preferredDuringSchedulingIgnoredDuringExecution"`
+}
+
+// PreferredSchedulingTerm is a weighted node preference. Kubernetes:
+// corev1.PreferredSchedulingTerm.
+type PreferredSchedulingTerm struct {
+	// Weight, 1 to 100, is added to a node's score when it matches Preference.
+	Weight int32 `json:"weight" protobuf:"varint,1,opt,name=weight"`
+	// Preference is the term a node should match.
+	Preference NodeSelectorTerm `json:"preference" protobuf:"bytes,2,opt,name=preference"`
 }
 
 // Container is one container of a pod. Kubernetes: corev1.Container.
@@ -95,6 +129,9 @@ type Container struct {
 	LivenessProbe *Probe `json:"livenessProbe,omitempty" protobuf:"bytes,10,opt,name=livenessProbe"`
 	// ReadinessProbe failing takes the pod out of its Services' endpoints.
 	ReadinessProbe *Probe `json:"readinessProbe,omitempty" protobuf:"bytes,11,opt,name=readinessProbe"`
+	// StartupProbe, until it succeeds, holds back the liveness and readiness probes; failing
+	// it makes the kubelet restart the container.
+	StartupProbe *Probe `json:"startupProbe,omitempty" protobuf:"bytes,22,opt,name=startupProbe"`
 	// ImagePullPolicy says when the kubelet pulls the image.
 	ImagePullPolicy PullPolicy `json:"imagePullPolicy,omitempty" protobuf:"bytes,14,opt,name=imagePullPolicy"`
 }

@@ -103,6 +103,7 @@ func defaultContainer(c *api.Container) {
 	}
 	defaultProbe(c.LivenessProbe)
 	defaultProbe(c.ReadinessProbe)
+	defaultProbe(c.StartupProbe)
 }
 
 // imageTag returns the tag of an image reference: "1.25" for "nginx:1.25",
@@ -201,6 +202,29 @@ func validatePodSpec(errs apierrors.FieldErrors, s *api.PodSpec, p fieldPath) ap
 	if s.PriorityClassName != "" {
 		errs = validateNameField(errs, s.PriorityClassName, nameIsDNSSubdomain, p.child("priorityClassName"))
 	}
+	if s.Affinity != nil && s.Affinity.NodeAffinity != nil {
+		errs = validateNodeAffinity(errs, s.Affinity.NodeAffinity, p.child("affinity").child("nodeAffinity"))
+	}
+	if len(s.Overhead) > 0 {
+		errs = validateResourceQuantities(errs, s.Overhead, p.child("overhead"))
+	}
+	return errs
+}
+
+// validateNodeAffinity checks a pod's node affinity: the required selector
+// as any node selector, each preference's weight and term. Kubernetes:
+// validateNodeAffinity.
+func validateNodeAffinity(errs apierrors.FieldErrors, na *api.NodeAffinity, p fieldPath) apierrors.FieldErrors {
+	if na.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		errs = validateNodeSelector(errs, na.RequiredDuringSchedulingIgnoredDuringExecution, p.child("requiredDuringSchedulingIgnoredDuringExecution"))
+	}
+	for i, term := range na.PreferredDuringSchedulingIgnoredDuringExecution {
+		at := p.child("preferredDuringSchedulingIgnoredDuringExecution").index(i)
+		if term.Weight <= 0 || term.Weight > 100 {
+			errs = append(errs, Invalid(at.child("weight").path(), term.Weight, "must be in the range 1-100"))
+		}
+		errs = validateNodeSelectorTerm(errs, term.Preference, at.child("preference"))
+	}
 	return errs
 }
 
@@ -251,6 +275,12 @@ func validateContainers(errs apierrors.FieldErrors, containers []api.Container, 
 		if c.ReadinessProbe != nil {
 			errs = validateProbe(errs, c.ReadinessProbe, at.child("readinessProbe"))
 		}
+		if c.StartupProbe != nil {
+			errs = validateProbe(errs, c.StartupProbe, at.child("startupProbe"))
+			if c.StartupProbe.SuccessThreshold != 1 {
+				errs = append(errs, Invalid(at.child("startupProbe").child("successThreshold").path(), c.StartupProbe.SuccessThreshold, "must be 1"))
+			}
+		}
 	}
 	// Regular containers run together, so their host ports must all differ.
 	for i := range containers {
@@ -277,6 +307,9 @@ func validateInitContainers(errs apierrors.FieldErrors, inits, regular []api.Con
 		}
 		if c.ReadinessProbe != nil {
 			errs = append(errs, Forbidden(at.child("readinessProbe").path(), "may not be set for init containers without restartPolicy=Always"))
+		}
+		if c.StartupProbe != nil {
+			errs = append(errs, Forbidden(at.child("startupProbe").path(), "may not be set for init containers without restartPolicy=Always"))
 		}
 	}
 	return errs

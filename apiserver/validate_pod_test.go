@@ -214,6 +214,40 @@ func TestValidatePod(t *testing.T) {
 		{name: "liveness success threshold", change: func(p *api.Pod) { p.Spec.Containers[0].LivenessProbe.SuccessThreshold = 2 },
 			want:   "spec.containers[0].livenessProbe.successThreshold: Invalid value: 2: must be 1",
 			causes: []cause{{invalid, "spec.containers[0].livenessProbe.successThreshold"}}},
+		{name: "negative probe period", change: func(p *api.Pod) { p.Spec.Containers[0].ReadinessProbe.PeriodSeconds = -1 },
+			want:   "spec.containers[0].readinessProbe.periodSeconds: Invalid value: -1: must be greater than or equal to 0",
+			causes: []cause{{invalid, "spec.containers[0].readinessProbe.periodSeconds"}}},
+		{name: "negative failure threshold", change: func(p *api.Pod) { p.Spec.Containers[0].LivenessProbe.FailureThreshold = -3 },
+			want:   "spec.containers[0].livenessProbe.failureThreshold: Invalid value: -3: must be greater than or equal to 0",
+			causes: []cause{{invalid, "spec.containers[0].livenessProbe.failureThreshold"}}},
+		{name: "startup success threshold", change: func(p *api.Pod) {
+			p.Spec.Containers[0].StartupProbe = &api.Probe{ProbeHandler: api.ProbeHandler{Exec: &api.ExecAction{Command: []string{"true"}}},
+				TimeoutSeconds: 1, PeriodSeconds: 10, SuccessThreshold: 3, FailureThreshold: 30}
+		},
+			want:   "spec.containers[0].startupProbe.successThreshold: Invalid value: 3: must be 1",
+			causes: []cause{{invalid, "spec.containers[0].startupProbe.successThreshold"}}},
+		{name: "init container with startup probe", change: func(p *api.Pod) {
+			p.Spec.InitContainers[0].StartupProbe = p.Spec.Containers[0].ReadinessProbe
+		},
+			want:   "spec.initContainers[0].startupProbe: Forbidden: may not be set for init containers without restartPolicy=Always",
+			causes: []cause{{forbidden, "spec.initContainers[0].startupProbe"}}},
+		{name: "node affinity without terms", change: func(p *api.Pod) {
+			p.Spec.Affinity = &api.Affinity{NodeAffinity: &api.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &api.NodeSelector{}}}
+		},
+			want:   "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms: Required value: must have at least one node selector term",
+			causes: []cause{{required, "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"}}},
+		{name: "node affinity bad operator", change: func(p *api.Pod) {
+			p.Spec.Affinity = &api.Affinity{NodeAffinity: &api.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &api.NodeSelector{
+				NodeSelectorTerms: []api.NodeSelectorTerm{{MatchExpressions: []api.NodeSelectorRequirement{{Key: "zone", Operator: "Near", Values: []string{"a"}}}}}}}}
+		},
+			want:   `spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator: Invalid value: "Near": not a valid selector operator`,
+			causes: []cause{{invalid, "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator"}}},
+		{name: "node affinity preference weight", change: func(p *api.Pod) {
+			p.Spec.Affinity = &api.Affinity{NodeAffinity: &api.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []api.PreferredSchedulingTerm{
+				{Weight: 0, Preference: api.NodeSelectorTerm{MatchExpressions: []api.NodeSelectorRequirement{{Key: "zone", Operator: "Exists"}}}}}}}
+		},
+			want:   "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: Invalid value: 0: must be in the range 1-100",
+			causes: []cause{{invalid, "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight"}}},
 		{name: "toleration without key must be Exists", change: func(p *api.Pod) { p.Spec.Tolerations[1].Key = "" },
 			want:   "spec.tolerations[1].operator: Invalid value: \"\": operator must be Exists when `key` is empty, which means \"match all values and all keys\"",
 			causes: []cause{{invalid, "spec.tolerations[1].operator"}}},

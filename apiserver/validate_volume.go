@@ -227,19 +227,26 @@ func validateNodeSelector(errs apierrors.FieldErrors, ns *api.NodeSelector, p fi
 		return append(errs, Required(tp.path(), "must have at least one node selector term"))
 	}
 	for i, t := range ns.NodeSelectorTerms {
-		for j, r := range t.MatchExpressions {
-			errs = validateNodeSelectorRequirement(errs, r, tp.index(i).child("matchExpressions").index(j))
+		errs = validateNodeSelectorTerm(errs, t, tp.index(i))
+	}
+	return errs
+}
+
+// validateNodeSelectorTerm checks one term's label and field requirements.
+// Kubernetes: ValidateNodeSelectorTerm.
+func validateNodeSelectorTerm(errs apierrors.FieldErrors, t api.NodeSelectorTerm, p fieldPath) apierrors.FieldErrors {
+	for j, r := range t.MatchExpressions {
+		errs = validateNodeSelectorRequirement(errs, r, p.child("matchExpressions").index(j))
+	}
+	for j, r := range t.MatchFields {
+		rp := p.child("matchFields").index(j)
+		if r.Key != "metadata.name" {
+			errs = append(errs, Invalid(rp.child("key").path(), r.Key, "not a valid field selector key"))
 		}
-		for j, r := range t.MatchFields {
-			rp := tp.index(i).child("matchFields").index(j)
-			if r.Key != "metadata.name" {
-				errs = append(errs, Invalid(rp.child("key").path(), r.Key, "not a valid field selector key"))
-			}
-			if (r.Operator == "In" || r.Operator == "NotIn") && len(r.Values) != 1 {
-				errs = append(errs, Required(rp.child("values").path(), "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"))
-			} else if r.Operator != "In" && r.Operator != "NotIn" {
-				errs = append(errs, Invalid(rp.child("operator").path(), r.Operator, "not a valid selector operator"))
-			}
+		if (r.Operator == "In" || r.Operator == "NotIn") && len(r.Values) != 1 {
+			errs = append(errs, Required(rp.child("values").path(), "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"))
+		} else if r.Operator != "In" && r.Operator != "NotIn" {
+			errs = append(errs, Invalid(rp.child("operator").path(), r.Operator, "not a valid selector operator"))
 		}
 	}
 	return errs

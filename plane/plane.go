@@ -109,6 +109,7 @@ func New(cfg Config) (*Plane, error) {
 		return record.NewEventRecorder(p.srv, cfg.Clock, component, host)
 	}
 	nc.Nodes = opts.Nodes
+	nc.NodeCPU, nc.NodeMemory = opts.NodeCPU, opts.NodeMemory
 	nc.Scheduler = opts.Scheduler
 	nc.NodeLeases = true // the API server has their namespace (SystemNamespaces)
 	if p.nodes, err = nodesim.New(nc); err != nil {

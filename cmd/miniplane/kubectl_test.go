@@ -319,3 +319,29 @@ func TestKubectlContainerLives(t *testing.T) {
 	eventually(t, "loop backs off", func() bool { return strings.Contains(k.ok("", "get", "pod", "loop"), "CrashLoopBackOff") })
 	assert.Equal(t, "run\n", k.ok("", "logs", "loop", "--previous"))
 }
+
+// TestKubectlSchedulerFits: a pod asking for more cpu than any node has
+// stays Pending, and kubectl describe shows the scheduler's reason.
+func TestKubectlSchedulerFits(t *testing.T) {
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		t.Skip("kubectl is not installed")
+	}
+	opts := manager.DefaultOptions()
+	opts.Nodes = 1
+	p := planetest.Start(t, plane.Config{Listen: "127.0.0.1:0", Options: &opts, Seed: 1,
+		NodeSim: nodesim.Config{StartDelay: 200 * time.Millisecond, ReadyDelay: 200 * time.Millisecond}})
+	kcPath, remove, err := writeKubeconfig(filepath.Join(t.TempDir(), "kubeconfig"), kubeconfig(p.URL(), nil, ""))
+	require.NoError(t, err)
+	t.Cleanup(remove)
+	k := newKubectl(t, kcPath)
+	eventually(t, "the node is registered", func() bool { return p.Nodes().HasSynced() && p.IsReady() })
+
+	k.ok("", "run", "huge", "--image=nginx", "--overrides", `{"spec":{"containers":[{"name":"huge","image":"nginx","resources":{"requests":{"cpu":"1000"}}}]}}`)
+	eventually(t, "huge is found unschedulable", func() bool {
+		return strings.Contains(k.ok("", "describe", "pod", "huge"), "FailedScheduling")
+	})
+	describe := k.ok("", "describe", "pod", "huge")
+	assert.Contains(t, describe, "Pending")
+	assert.Contains(t, describe, "0/1 nodes are available: 1 Insufficient cpu.")
+	assert.Contains(t, describe, "default-scheduler")
+}

@@ -34,6 +34,10 @@ type Options struct {
 	// none (nodesim still schedules pods onto nodes created through the
 	// API).
 	Nodes int
+	// NodeCPU and NodeMemory are each simulated node's capacity, which is
+	// also its allocatable (quantities: "4", "16Gi"); "" means nodesim's
+	// defaults.
+	NodeCPU, NodeMemory string
 	// Scheduler is who binds pending pods: nodesim.SchedulerBuiltin
 	// (nodesim's scheduler; also "") or nodesim.SchedulerNone (another scheduler,
 	// a real kube-scheduler; nodesim's kubelets still run what it binds).
@@ -113,6 +117,8 @@ func DefaultOptions() Options {
 		ConcurrentEndpointSyncs: 5,
 		ConcurrentGCSyncs:       20,
 		Nodes:                   3,
+		NodeCPU:                 nodesim.DefaultNodeCPU,
+		NodeMemory:              nodesim.DefaultNodeMemory,
 		Scheduler:               nodesim.SchedulerBuiltin,
 		LeaderElection: LeaderElectionOptions{
 			LeaderElect:       true,
@@ -137,6 +143,8 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.ConcurrentGCSyncs, "concurrent-gc-syncs", o.ConcurrentGCSyncs, "garbage collector workers")
 	fs.DurationVar(&o.EndpointUpdatesBatchPeriod, "endpoint-updates-batch-period", o.EndpointUpdatesBatchPeriod, "how long the endpoints controller waits after a pod change so that bursts make one write")
 	fs.IntVar(&o.Nodes, "nodes", o.Nodes, "simulated nodes the nodesim controller registers")
+	fs.StringVar(&o.NodeCPU, "node-cpu", o.NodeCPU, "each simulated node's cpu capacity and allocatable, a quantity such as 4 or 3500m")
+	fs.StringVar(&o.NodeMemory, "node-memory", o.NodeMemory, "each simulated node's memory capacity and allocatable, a quantity such as 16Gi")
 	fs.StringVar(&o.Scheduler, "scheduler", o.Scheduler, "who binds pending pods: 'builtin' (nodesim's scheduler) or 'none' (another scheduler, such as kube-scheduler; the simulated kubelets still run the pods it binds)")
 	le := &o.LeaderElection
 	fs.BoolVar(&le.LeaderElect, "leader-elect", le.LeaderElect, "run the controllers only while this instance holds the leader lease")
@@ -179,6 +187,9 @@ func (o Options) Validate(known []string) error {
 		if n.v < n.min {
 			return fmt.Errorf("%s must be at least %d, got %d", n.flag, n.min, n.v)
 		}
+	}
+	if err := nodesim.CheckNodeSize(o.NodeCPU, o.NodeMemory); err != nil {
+		return err
 	}
 	if o.Scheduler != "" && o.Scheduler != nodesim.SchedulerBuiltin && o.Scheduler != nodesim.SchedulerNone {
 		return fmt.Errorf("--scheduler must be %q or %q, got %q", nodesim.SchedulerBuiltin, nodesim.SchedulerNone, o.Scheduler)

@@ -19,6 +19,7 @@ import (
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/loop"
 	"github.com/miniplane/miniplane/controllers/nodesim/container"
+	"github.com/miniplane/miniplane/controllers/nodesim/fit"
 	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/informer"
 )
@@ -44,6 +45,8 @@ const (
 	DefaultNodes           = 3
 	DefaultNodeNamePrefix  = "node-"
 	DefaultPodsPerNode     = 110
+	DefaultNodeCPU         = "4"
+	DefaultNodeMemory      = "16Gi"
 	DefaultStartDelay      = time.Second
 	DefaultReadyDelay      = time.Second
 	DefaultEvictionTimeout = 30 * time.Second
@@ -94,6 +97,10 @@ type Config struct {
 	// PodsPerNode is each node's pod capacity (status.allocatable.pods);
 	// default 110, Kubernetes' default max-pods.
 	PodsPerNode int
+	// NodeCPU and NodeMemory are each node's cpu and memory, as quantities
+	// (default "4" and "16Gi"): its capacity, and its allocatable too (no
+	// reservation for the system is simulated).
+	NodeCPU, NodeMemory string
 	// StartDelay is how long a bound pod stays Pending before its
 	// containers run, and how long a crashed container takes to restart.
 	StartDelay time.Duration
@@ -174,11 +181,12 @@ type Controller struct {
 	// the handler (nodeLocked).
 	nodeGen uint64
 	// nodeList is the node cache's list as of the node handler's last
-	// delivery, nil when a node event has come since, and nodeCaps their
-	// capacities; slotBuf is the scheduler's scratch space. See nodesLocked.
+	// delivery, nil when a node event has come since, and nodeFits the
+	// filters' view of each (without its pods); fitBuf is the scheduler's
+	// scratch space. See nodesLocked.
 	nodeList []*api.Node
-	nodeCaps []int
-	slotBuf  []nodeSlot
+	nodeFits []fit.Node
+	fitBuf   []fit.Node
 	// load is a heap of the ready nodes by pod count (nodeIPs.pods), then
 	// name; loadOK false means it is to be rebuilt, and loadGen counts the
 	// rebuilds: a node's record points at its entry of the heap built at
@@ -186,6 +194,10 @@ type Controller struct {
 	load    loadHeap
 	loadOK  bool
 	loadGen uint64
+	// loadLeftOut counts the nodes the heap leaves out (keepsPodsOff):
+	// a pod with tolerations might go there, so it takes the slow path
+	// while there are any (placedByCount).
+	loadLeftOut int
 
 	// leased holds the nodes whose Lease nodesim has written (guarded by
 	// mu); leaseWake wakes runNodeLeases when a node is added (leases.go).
@@ -226,6 +238,11 @@ type podState struct {
 	// has not shown the binding yet, so that it counts against that
 	// node's capacity; "" if none (slots.go).
 	assumed string
+	// req is what the pod requests (fit.PodRequests), as counted against
+	// the node it is counted on; nil when it requests nothing. A pod's
+	// requests do not change, so it is worked out when the pod is first
+	// counted somewhere.
+	req *fit.Resource
 	// pod is the pod as the handler last delivered it; nil when it
 	// delivered its deletion, or nothing yet. A sync reads it instead of
 	// the cache when it is sure to be the cache's (keptPodLocked).
@@ -293,6 +310,9 @@ func New(cfg Config) (*Controller, error) {
 	}
 	if _, ok := cfg.Client.(Updater); cfg.NodeLeases && !ok {
 		return nil, errors.New("nodesim: Config.NodeLeases needs a Client that can update objects (Updater)")
+	}
+	if err := CheckNodeSize(cfg.NodeCPU, cfg.NodeMemory); err != nil {
+		return nil, fmt.Errorf("nodesim: %w", err)
 	}
 	if cfg.Nodes > MaxNodes {
 		return nil, fmt.Errorf("nodesim: %d nodes: at most %d pod ranges fit in 10.244.0.0-10.255.255.0", cfg.Nodes, MaxNodes)
@@ -411,10 +431,27 @@ func withDefaults(cfg Config) Config {
 	if cfg.PodsPerNode == 0 {
 		cfg.PodsPerNode = DefaultPodsPerNode
 	}
+	if cfg.NodeCPU == "" {
+		cfg.NodeCPU = DefaultNodeCPU
+	}
+	if cfg.NodeMemory == "" {
+		cfg.NodeMemory = DefaultNodeMemory
+	}
 	cfg.StartDelay = durationOr(cfg.StartDelay, DefaultStartDelay)
 	cfg.ReadyDelay = durationOr(cfg.ReadyDelay, DefaultReadyDelay)
 	cfg.EvictionTimeout = durationOr(cfg.EvictionTimeout, DefaultEvictionTimeout)
 	return cfg
+}
+
+// CheckNodeSize reports a node cpu or memory that is not a quantity
+// ("" stands for the default).
+func CheckNodeSize(cpu, memory string) error {
+	for _, q := range []struct{ flag, v string }{{"--node-cpu", cpu}, {"--node-memory", memory}} {
+		if q.v != "" && !fit.IsQuantity(q.v) {
+			return fmt.Errorf("%s: %q is not a quantity (such as 4, 500m or 16Gi)", q.flag, q.v)
+		}
+	}
+	return nil
 }
 
 // durationOr is d, or def when d is zero, or 0 when d is negative.

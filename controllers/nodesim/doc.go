@@ -8,21 +8,26 @@
 // a node down.
 //
 // It mirrors three Kubernetes pieces, each reduced to its essentials:
-//   - kube-scheduler: a pending pod is bound (pods/binding) to the ready,
-//     schedulable (not cordoned: spec.unschedulable) node with the fewest
-//     pods that still has room and matches its nodeSelector, ties by name; when none fits the pod stays Pending
-//     with PodScheduled=False reason Unschedulable and a FailedScheduling
-//     event, and is tried again when a pod finishes or goes away or a node
-//     changes. Taints, tolerations, affinity and resource requests are not
-//     modelled: only the pod count limits a node.
+//   - kube-scheduler: a pending pod is bound (pods/binding) to the node
+//     with the fewest pods, ties by name, among those that pass
+//     kube-scheduler's default filters (package fit: cordons, NoSchedule
+//     and NoExecute taints, a down node's unreachable or not-ready taint,
+//     nodeSelector and required node affinity, the pod count and resource
+//     requests); when none fits the pod stays Pending with
+//     PodScheduled=False reason Unschedulable and a FailedScheduling event
+//     worded as kube-scheduler's, and is tried again when a pod finishes or
+//     goes away or a node changes, and after 5 minutes. A pod that
+//     requests nothing and asks for no node takes a fast path
+//     (leastloaded.go). NoExecute taints do not evict running pods.
 //   - the kubelet: it accepts a bound pod at once (phase Pending, hostIP,
 //     containers ContainerCreating), starts its containers after StartDelay
 //     (phase Running, pod IP), restarts crashed containers, and deletes a
 //     terminating pod with grace 0 once TerminationDelay has passed. As a
 //     real kubelet does, it counts a container without a readiness probe as
 //     ready as soon as it runs, so such a pod goes Running and Ready in one
-//     status write; a pod with a readiness probe becomes Ready ReadyDelay
-//     after it starts (its probe is not run, only timed).
+//     status write; a pod whose readiness probe cannot fail (to a port its
+//     container declares) becomes Ready ReadyDelay after it starts. Any
+//     other probe is run, on the life path (probe.go).
 //   - the node lifecycle controller: pods on a node that is down (NodeDown)
 //     are marked not ready at once and, after EvictionTimeout, are marked
 //     Failed with reason NodeLost — the pre-taint-manager behaviour, chosen
@@ -79,7 +84,8 @@
 // and pod IPs.
 //
 // The package imports api, client, informer, controllers/workqueue,
-// controllers/loop, controllers/nodesim/container, clock and zap. Controller is safe for concurrent use: one mutex
+// controllers/loop, controllers/nodesim/container, controllers/nodesim/fit,
+// clock and zap. Controller is safe for concurrent use: one mutex
 // guards its in-memory state, and the workqueue guarantees that a pod's key
 // is synced by one worker at a time.
 package nodesim

@@ -9,6 +9,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/client/record"
+	"github.com/miniplane/miniplane/controllers/nodesim/fit"
 )
 
 // errRangeFull says a node's pod range has no address left.
@@ -95,6 +96,8 @@ type nodeIPs struct {
 	pods    int
 	load    *loadEntry
 	loadGen uint64
+	// requested is what those pods request in all (podState.req).
+	requested fit.Resource
 	// events is the node's kubelet's event recorder, when each has its
 	// own (kubeletRecorderLocked).
 	events *record.EventRecorder

@@ -131,7 +131,7 @@ func TestRunNodeLeasesOnTheClock(t *testing.T) {
 		renewed := func(node string) time.Time { return e.lease(node).Spec.RenewTime.Time }
 		assert.True(t, renewed("node-0").Equal(epoch), "at start: %v", renewed("node-0"))
 
-		_, err := e.srv.Create(e.ctx, newNode("late", 5, 110, epoch))
+		_, err := e.srv.Create(e.ctx, newNode("late", 5, 110, DefaultNodeCPU, DefaultNodeMemory, epoch))
 		require.NoError(t, err)
 		e.settle() // the node handler sees it and wakes the loop
 		synctest.Wait()

@@ -1,11 +1,13 @@
 package nodesim
 
+import "github.com/miniplane/miniplane/controllers/nodesim/fit"
+
 // The scheduler's fast path. chooseNode looks at every node, which for a
 // pod without a nodeSelector means O(nodes) work per pod under the
 // controller's mutex: at 1,000 nodes and 100,000 pods, the scheduler alone
 // would serialize the kubelets behind it. For such a pod the answer is the
 // ready node with the fewest pods, ties by name, provided it has room; a
-// heap of the ready nodes ordered that way gives it in O(1), and a change
+// heap of the ready, uncordoned and untainted nodes ordered that way gives it in O(1), and a change
 // of one node's count costs O(log nodes). When the least loaded node is
 // full (the cluster is full, or capacities differ) or the pod has a
 // nodeSelector, the scheduler falls back to chooseNode, which also says
@@ -107,16 +109,18 @@ func (c *Controller) ensureLoadLocked() {
 	if c.loadOK {
 		return
 	}
-	nodes, caps := c.nodesLocked()
+	nodes, static := c.nodesLocked()
 	c.load = c.load[:0]
 	c.loadOK = true
 	c.loadGen++
+	c.loadLeftOut = 0
 	for i, n := range nodes {
-		if down, _ := c.nodeDownLocked(n); down || n.Spec.Unschedulable {
+		if down, _ := c.nodeDownLocked(n); keepsPodsOff(n, down) {
+			c.loadLeftOut++
 			continue
 		}
 		rec := c.nodeIPsLocked(n.Metadata.Name)
-		e := &loadEntry{name: n.Metadata.Name, rank: i, pods: rec.pods, capacity: caps[i]}
+		e := &loadEntry{name: n.Metadata.Name, rank: i, pods: rec.pods, capacity: static[i].AllowedPods}
 		rec.load, rec.loadGen = e, c.loadGen
 		c.load = append(c.load, e)
 	}
@@ -131,9 +135,17 @@ func (c *Controller) ensureLoadLocked() {
 func (c *Controller) invalidateLoadLocked() { c.loadOK = false }
 
 // addPodsOnLocked changes the pod count of rec's node by delta (+1 or -1;
-// never below 0), keeping the heap in order.
-func (c *Controller) addPodsOnLocked(rec *nodeIPs, delta int) {
+// never below 0), and what its pods request by req (nil: nothing), keeping
+// the heap in order.
+func (c *Controller) addPodsOnLocked(rec *nodeIPs, delta int, req *fit.Resource) {
 	rec.pods = max(rec.pods+delta, 0)
+	if req != nil {
+		if delta > 0 {
+			rec.requested.Add(req)
+		} else {
+			rec.requested.Sub(req)
+		}
+	}
 	if e := rec.load; e != nil && c.loadOK && rec.loadGen == c.loadGen {
 		e.pods = rec.pods
 		c.load.fix(e.index)

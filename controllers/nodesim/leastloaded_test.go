@@ -7,15 +7,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/controllers/nodesim/fit"
 )
 
-// TestLeastLoadedAgreesWithChooseNode moves node pod counts at random, takes
+// TestLeastLoadedAgreesWithSchedule moves node pod counts at random, takes
 // nodes down and brings them up, and checks after every change that the
-// scheduler's fast path names the node chooseNode would, or defers to it,
+// scheduler's fast path names the node fit.Schedule would, or defers to it,
 // and that the heap is in order. Twelve nodes, so that names order
 // node-10 before node-2: the heap breaks ties by rank, which must be the
 // names' order, not the numbers'.
-func TestLeastLoadedAgreesWithChooseNode(t *testing.T) {
+func TestLeastLoadedAgreesWithSchedule(t *testing.T) {
 	e := newEnv(t, Config{Nodes: 12, PodsPerNode: 4})
 	c := e.c
 	r := rand.New(rand.NewPCG(3, 3))
@@ -30,10 +31,10 @@ func TestLeastLoadedAgreesWithChooseNode(t *testing.T) {
 		c.mu.Lock()
 		switch op := r.IntN(10); {
 		case op < 4:
-			c.addPodsOnLocked(c.nodeIPsLocked(name), 1)
+			c.addPodsOnLocked(c.nodeIPsLocked(name), 1, nil)
 		case op < 9:
 			if c.podsOnLocked(name) > 0 {
-				c.addPodsOnLocked(c.nodeIPsLocked(name), -1)
+				c.addPodsOnLocked(c.nodeIPsLocked(name), -1, nil)
 			}
 		default:
 			if _, down := c.down[name]; down {
@@ -44,12 +45,12 @@ func TestLeastLoadedAgreesWithChooseNode(t *testing.T) {
 			c.invalidateLoadLocked()
 		}
 		fast, ok := c.leastLoadedLocked()
-		want, wantOK, _ := chooseNode(c.nodeSlotsLocked(pod))
+		want, wantOK, _ := fit.Schedule(fit.NewPod(&pod.Spec), c.fitNodesLocked())
 		requireHeapOrdered(t, c.load, i)
 		c.mu.Unlock()
 		if ok {
 			fastAnswers++
-			require.True(t, wantOK, "step %d: the fast path found a node chooseNode did not", i)
+			require.True(t, wantOK, "step %d: the fast path found a node fit.Schedule did not", i)
 			require.Equal(t, want, fast, "step %d", i)
 		}
 	}
@@ -86,15 +87,15 @@ func BenchmarkSchedulerCount(b *testing.B) {
 	defer c.mu.Unlock()
 	for _, n := range names {
 		for range 50 {
-			c.addPodsOnLocked(c.nodeIPsLocked(n), 1)
+			c.addPodsOnLocked(c.nodeIPsLocked(n), 1, nil)
 		}
 	}
 	i := 0
 	for b.Loop() {
 		name, ok := c.leastLoadedLocked()
 		require.True(b, ok)
-		c.addPodsOnLocked(c.nodeIPsLocked(name), 1)
-		c.addPodsOnLocked(c.nodeIPsLocked(names[i%len(names)]), -1)
+		c.addPodsOnLocked(c.nodeIPsLocked(name), 1, nil)
+		c.addPodsOnLocked(c.nodeIPsLocked(names[i%len(names)]), -1, nil)
 		i++
 	}
 }

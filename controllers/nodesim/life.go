@@ -76,6 +76,7 @@ type containerLife struct {
 	started      time.Time         // when the current run started
 	finished     time.Time         // when the last run ended
 	printed      int               // lines of the current run's output in its log
+	told         time.Time         // the probes' events up to this time are told
 }
 
 func (l *podLife) clone() *podLife {
@@ -90,7 +91,7 @@ func (l *podLife) clone() *podLife {
 func (c *Controller) kindOfLocked(pod *api.Pod) podKind {
 	for i := range pod.Spec.Containers {
 		ct := &pod.Spec.Containers[i]
-		if len(ct.Command) > 0 || len(ct.Args) > 0 {
+		if len(ct.Command) > 0 || len(ct.Args) > 0 || needsLife(ct) {
 			return kindLife
 		}
 		if ct.Image != c.lastImage || !c.lastImageSet {
@@ -173,6 +174,7 @@ func stepLife(pod *api.Pod, life *podLife, f lifeFacts) lifeStep {
 	if st.HostIP == "" && f.HostIP != "" {
 		st.HostIP, st.HostIPs = f.HostIP, []api.HostIP{{IP: f.HostIP}}
 	}
+	f.PodIP = st.PodIP // the probes' address
 	statuses := make([]api.ContainerStatus, len(pod.Spec.Containers))
 	var unready []string
 	for i := range pod.Spec.Containers {
@@ -340,7 +342,7 @@ func (s *lifeStep) ensureImage(ct *api.Container, cs *api.ContainerStatus, m *co
 // start starts a run of the container: created, started, running.
 func (s *lifeStep) start(pod *api.Pod, ct *api.Container, cs *api.ContainerStatus, m *containerLife, f lifeFacts) {
 	now := f.Now
-	m.started, m.printed = now, 0
+	m.started, m.printed, m.told = now, 0, now
 	cs.ContainerID = containerID(pod.Metadata.UID, ct.Name, cs.RestartCount)
 	cs.Image, cs.ImageID = ct.Image, imageID(ct.Image)
 	cs.State = api.ContainerState{Running: &api.ContainerStateRunning{StartedAt: api.NewTime(now)}}
@@ -366,10 +368,30 @@ func (s *lifeStep) live(ct *api.Container, cs *api.ContainerStatus, m *container
 		}
 		s.logs = append(s.logs, logAdd{container: ct.Name, id: cs.ContainerID, restart: cs.RestartCount, at: at, text: out[m.printed].Text})
 	}
-	switch end := m.started.Add(m.run.Duration); {
+	end := m.started.Add(m.run.Duration)
+	var probes probeOutcome
+	probed := hasProbes(ct)
+	if probed {
+		until := now
+		if !m.run.Forever && end.Before(until) {
+			until = end // no probe runs after the container exits
+		}
+		probes = runProbes(ct, &m.run, m.started, until, f.PodIP)
+		for _, e := range probes.events {
+			if e.at.After(m.told) {
+				s.event(e.typ, e.reason, e.message)
+			}
+		}
+		m.told = until
+	}
+	switch {
 	case f.CrashRequested:
 		s.logs = append(s.logs, logAdd{container: ct.Name, id: cs.ContainerID, restart: cs.RestartCount, at: now, text: simulatedTag + "container " + ct.Name + " exited with code 1 (a crash was injected)"})
 		s.exit(cs, m, 1, now)
+		return
+	case !probes.killAt.IsZero():
+		s.event(api.EventTypeNormal, "Killing", "Container "+ct.Name+" failed "+probes.killedBy+" probe, will be restarted")
+		s.exit(cs, m, exitKilled, probes.killAt)
 		return
 	case m.run.Forever:
 	case !end.After(now):
@@ -379,13 +401,21 @@ func (s *lifeStep) live(ct *api.Container, cs *api.ContainerStatus, m *container
 		s.due(end)
 	}
 	ready := f.WantReady == nil || *f.WantReady
-	if ct.ReadinessProbe != nil && f.WantReady == nil {
-		at := m.started.Add(f.ReadyDelay)
-		ready = !at.After(now)
-		s.due(at)
+	if probed {
+		cs.Started = ptr(probes.started)
+		if f.WantReady == nil {
+			ready = probes.started && probes.ready
+		}
+		if !probes.next.IsZero() {
+			s.due(probes.next)
+		}
 	}
 	cs.Ready = ready
 }
+
+// exitKilled is the exit code of a container the kubelet killed: 128 +
+// SIGKILL.
+const exitKilled = 137
 
 // exit ends the container's run at with code.
 func (s *lifeStep) exit(cs *api.ContainerStatus, m *containerLife, code int32, at time.Time) {

@@ -21,7 +21,7 @@ func (c *Controller) NodeName(i int) string { return c.cfg.NodeNamePrefix + strc
 func (c *Controller) EnsureNodes(ctx context.Context) error {
 	now := c.clock.Now()
 	for i := range c.cfg.Nodes {
-		n := newNode(c.NodeName(i), i, c.cfg.PodsPerNode, now)
+		n := newNode(c.NodeName(i), i, c.cfg.PodsPerNode, c.cfg.NodeCPU, c.cfg.NodeMemory, now)
 		_, err := c.client.Create(ctx, n)
 		switch {
 		case apierrors.IsAlreadyExists(err):
@@ -34,9 +34,10 @@ func (c *Controller) EnsureNodes(ctx context.Context) error {
 	return nil
 }
 
-// newNode is the simulated node with index i, as its kubelet registers it.
-func newNode(name string, i, pods int, now time.Time) *api.Node {
-	resources := api.ResourceList{api.ResourceCPU: "4", api.ResourceMemory: "16Gi", api.ResourcePods: strconv.Itoa(pods)}
+// newNode is the simulated node with index i, as its kubelet registers it:
+// cpu, memory and pods its capacity and its allocatable alike.
+func newNode(name string, i, pods int, cpu, memory string, now time.Time) *api.Node {
+	resources := api.ResourceList{api.ResourceCPU: cpu, api.ResourceMemory: memory, api.ResourcePods: strconv.Itoa(pods)}
 	alloc := make(api.ResourceList, len(resources))
 	for k, v := range resources {
 		alloc[k] = v

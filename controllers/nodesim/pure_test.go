@@ -15,55 +15,6 @@ import (
 
 var epoch = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
-func TestChooseNode(t *testing.T) {
-	tests := []struct {
-		name     string
-		nodes    []nodeSlot
-		want     string
-		wantOK   bool
-		whyMatch string
-	}{
-		{"fewest pods wins", []nodeSlot{{Name: "a", Pods: 3, Capacity: 10, Ready: true}, {Name: "b", Pods: 1, Capacity: 10, Ready: true}, {Name: "c", Pods: 2, Capacity: 10, Ready: true}}, "b", true, ""},
-		{"tie broken by name, whatever the input order", []nodeSlot{{Name: "c", Pods: 1, Capacity: 10, Ready: true}, {Name: "a", Pods: 1, Capacity: 10, Ready: true}, {Name: "b", Pods: 1, Capacity: 10, Ready: true}}, "a", true, ""},
-		{"full node skipped", []nodeSlot{{Name: "a", Pods: 2, Capacity: 2, Ready: true}, {Name: "b", Pods: 5, Capacity: 10, Ready: true}}, "b", true, ""},
-		{"down node skipped", []nodeSlot{{Name: "a", Pods: 0, Capacity: 10, Ready: false}, {Name: "b", Pods: 5, Capacity: 10, Ready: true}}, "b", true, ""},
-		{"all full", []nodeSlot{{Name: "a", Pods: 2, Capacity: 2, Ready: true}, {Name: "b", Pods: 2, Capacity: 2, Ready: true}}, "", false, "0/2 nodes are available: 2 Too many pods."},
-		{"full and down", []nodeSlot{{Name: "a", Pods: 2, Capacity: 2, Ready: true}, {Name: "b", Pods: 0, Capacity: 2, Ready: false}}, "", false, "0/2 nodes are available: 1 Too many pods, 1 node(s) were not ready."},
-		{"no nodes", nil, "", false, "no nodes available to schedule pods"},
-		{"cordoned node skipped", []nodeSlot{{Name: "a", Pods: 0, Capacity: 10, Ready: true, Cordoned: true}, {Name: "b", Pods: 5, Capacity: 10, Ready: true}}, "b", true, ""},
-		{"cordoned, down and full", []nodeSlot{{Name: "a", Pods: 0, Capacity: 10, Ready: false, Cordoned: true}, {Name: "b", Pods: 0, Capacity: 2, Ready: false},
-			{Name: "c", Pods: 2, Capacity: 2, Ready: true}}, "", false,
-			"0/3 nodes are available: 1 Too many pods, 1 node(s) were not ready, 1 node(s) were unschedulable."},
-		{"nodeSelector mismatch skipped", []nodeSlot{{Name: "a", Pods: 0, Capacity: 10, Ready: true, Mismatch: true}, {Name: "b", Pods: 5, Capacity: 10, Ready: true}}, "b", true, ""},
-		{"nothing matches", []nodeSlot{{Name: "a", Pods: 0, Capacity: 10, Ready: true, Mismatch: true}, {Name: "b", Pods: 2, Capacity: 2, Ready: true}}, "", false,
-			"0/2 nodes are available: 1 Too many pods, 1 node(s) didn't match Pod's node affinity/selector."},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, ok, why := chooseNode(tt.nodes)
-			assert.Equal(t, tt.want, got)
-			assert.Equal(t, tt.wantOK, ok)
-			assert.Equal(t, tt.whyMatch, why)
-		})
-	}
-}
-
-func TestChooseNodeSpreads(t *testing.T) {
-	nodes := []nodeSlot{{Name: "node-0", Pods: 0, Capacity: 110, Ready: true}, {Name: "node-1", Pods: 0, Capacity: 110, Ready: true}, {Name: "node-2", Pods: 0, Capacity: 110, Ready: true}}
-	var order []string
-	for range 10 {
-		name, ok, _ := chooseNode(nodes)
-		require.True(t, ok)
-		order = append(order, name)
-		for i := range nodes {
-			if nodes[i].Name == name {
-				nodes[i].Pods++
-			}
-		}
-	}
-	assert.Equal(t, []string{"node-0", "node-1", "node-2", "node-0", "node-1", "node-2", "node-0", "node-1", "node-2", "node-0"}, order)
-}
-
 func TestNextPodIP(t *testing.T) {
 	full := map[string]bool{}
 	for i := 2; i <= 254; i++ {

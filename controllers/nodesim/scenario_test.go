@@ -21,6 +21,7 @@ import (
 	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/loop"
+	"github.com/miniplane/miniplane/controllers/nodesim/fit"
 	"github.com/miniplane/miniplane/informer"
 )
 
@@ -98,18 +99,30 @@ func (e *env) checkCounts() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	want := map[string]int{}
+	wantReq := map[string]fit.Resource{}
+	count := func(node string, req *fit.Resource) {
+		want[node]++
+		r := wantReq[node]
+		r.Add(req)
+		wantReq[node] = r
+	}
 	for key, st := range c.state {
 		require.Equal(e.t, key, st.key, "an entry holds its own key")
 		require.False(e.t, st.dropped, "an entry in state is not dropped")
 		require.False(e.t, st.empty(), "an entry that holds nothing is dropped")
 		if st.bound.holds {
-			want[st.bound.node]++
+			count(st.bound.node, st.req)
 		}
 		if st.assumed != "" && st.bound.node == "" {
-			want[st.assumed]++
+			count(st.assumed, st.req)
 		}
 	}
 	require.Equal(e.t, want, podsOn(c), "the nodes' pod counts")
+	for name, rec := range c.ips {
+		w := wantReq[name]
+		require.Equal(e.t, [3]int64{w.MilliCPU, w.Memory, w.EphemeralStorage},
+			[3]int64{rec.requested.MilliCPU, rec.requested.Memory, rec.requested.EphemeralStorage}, "what %s's pods request", name)
+	}
 	if !c.loadOK {
 		return
 	}
@@ -217,6 +230,7 @@ func TestEnsureNodesCreatesNodes(t *testing.T) {
 // passes ReadyDelay after it starts.
 func withReadinessProbe(p *api.Pod) {
 	p.Spec.Containers[0].ReadinessProbe = &api.Probe{ProbeHandler: api.ProbeHandler{HTTPGet: &api.HTTPGetAction{Path: "/healthz", Port: api.FromInt(8080)}}}
+	p.Spec.Containers[0].Ports = []api.ContainerPort{{ContainerPort: 8080}}
 }
 
 func TestPodLifecycleFollowsTheClock(t *testing.T) {
@@ -306,7 +320,7 @@ func TestCapacityRespected(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, api.ConditionFalse, cond.Status)
 	assert.Equal(t, reasonUnschedulable, cond.Reason)
-	assert.Equal(t, "0/1 nodes are available: 1 Too many pods.", cond.Message)
+	assert.Equal(t, "0/1 nodes are available: 1 Too many pods. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.", cond.Message)
 	events, _, err := client.For[*api.Event](e.srv).List(e.ctx, "default", client.ListOptions{})
 	require.NoError(t, err)
 	reasons := map[string]bool{}
@@ -643,7 +657,7 @@ func TestNodeSelectorRespected(t *testing.T) {
 	assert.Empty(t, e.pod("nowhere").Spec.NodeName)
 	cond, ok := conditionOf(e.pod("nowhere"), api.PodScheduled)
 	require.True(t, ok)
-	assert.Equal(t, "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.", cond.Message)
+	assert.Equal(t, "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.", cond.Message)
 }
 
 // TestCordonedNodeTakesNoPods cordons nodes as kubectl cordon and drain do
@@ -671,7 +685,7 @@ func TestCordonedNodeTakesNoPods(t *testing.T) {
 	assert.Empty(t, e.pod("c").Spec.NodeName)
 	cond, ok := conditionOf(e.pod("c"), api.PodScheduled)
 	require.True(t, ok)
-	assert.Equal(t, "0/2 nodes are available: 2 node(s) were unschedulable.", cond.Message)
+	assert.Equal(t, "0/2 nodes are available: 2 node(s) were unschedulable. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.", cond.Message)
 
 	cordon("node-0", false)
 	assert.Equal(t, "node-0", e.pod("c").Spec.NodeName, "retried once a node is uncordoned")

@@ -1,86 +1,86 @@
 package nodesim
 
 import (
-	"fmt"
-	"slices"
-	"strings"
+	"time"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/controllers/nodesim/fit"
 )
 
-// selectorFits reports whether a node's labels satisfy a pod's nodeSelector.
-func selectorFits(nodeSelector, labels map[string]string) bool {
-	for k, v := range nodeSelector {
-		if got, ok := labels[k]; !ok || got != v {
-			return false
-		}
+// unschedulableFlush is how long a pod no node could take waits before the
+// scheduler tries it again without any event to prompt it: kube-scheduler
+// moves a pod that has sat in its unschedulable queue for
+// podMaxInUnschedulablePodsDuration (5 minutes) back to be tried.
+const unschedulableFlush = 5 * time.Minute
+
+// staticFitNode is the filters' view of a node from the node object alone
+// (fit.Node without its pods), made once per node list (nodesLocked).
+func (c *Controller) staticFitNode(n *api.Node) fit.Node {
+	alloc := n.Status.Allocatable
+	if len(alloc) == 0 {
+		alloc = n.Status.Capacity
 	}
-	return true
+	return fit.Node{
+		Name: n.Metadata.Name, Labels: n.Metadata.Labels, Unschedulable: n.Spec.Unschedulable,
+		Taints: n.Spec.Taints, Allocatable: fit.ResourceOf(alloc), AllowedPods: c.nodeCapacity(n),
+	}
 }
 
-// nodeSlot is what the scheduler knows of one node when it places a pod.
-type nodeSlot struct {
-	Name     string
-	Pods     int  // pods bound to it (or assumed bound) that have not finished
-	Capacity int  // the most pods it takes: status.allocatable["pods"]
-	Ready    bool // Ready condition True, not taken down
-	Cordoned bool // spec.unschedulable: kubectl cordon (or drain) took it out of scheduling
-	Mismatch bool // its labels do not satisfy the pod's nodeSelector
-}
-
-// chooseNode picks the node a pending pod goes to: among the ready,
-// uncordoned nodes with room, the one with the fewest pods, ties broken by
-// name, so pods spread evenly and the choice does not depend on input
-// order. ok is false when no node fits; why then says, in the scheduler's
-// words, why not, giving each node the first reason kube-scheduler's
-// filters would (NodeUnschedulable runs first).
-func chooseNode(nodes []nodeSlot) (name string, ok bool, why string) {
-	var best *nodeSlot
-	full, cordoned, notReady, mismatch := 0, 0, 0, 0
-	for i := range nodes {
-		n := &nodes[i]
-		switch {
-		case n.Cordoned:
-			cordoned++
-			continue
-		case !n.Ready:
-			notReady++
-			continue
-		case n.Mismatch:
-			mismatch++
-			continue
-		case n.Pods >= n.Capacity:
-			full++
-			continue
-		}
-		if best == nil || n.Pods < best.Pods || (n.Pods == best.Pods && n.Name < best.Name) {
-			best = n
+// keepsPodsOff reports whether the heap of the fast path leaves a node out:
+// it is down, cordoned, or has a taint that keeps pods off (NoSchedule or
+// NoExecute), so that only a pod with the right toleration may go there.
+func keepsPodsOff(n *api.Node, down bool) bool {
+	if down || n.Spec.Unschedulable {
+		return true
+	}
+	for i := range n.Spec.Taints {
+		if e := n.Spec.Taints[i].Effect; e == api.TaintEffectNoSchedule || e == api.TaintEffectNoExecute {
+			return true
 		}
 	}
-	if best != nil {
-		return best.Name, true, ""
-	}
-	return "", false, unschedulableMessage(len(nodes), full, cordoned, notReady, mismatch)
+	return false
 }
 
-// unschedulableMessage is the FailedScheduling message, shaped like
-// kube-scheduler's "0/3 nodes are available: 3 Too many pods.", reasons
-// sorted as it sorts them.
-func unschedulableMessage(total, full, cordoned, notReady, mismatch int) string {
-	var reasons []string
-	if full > 0 {
-		reasons = append(reasons, fmt.Sprintf("%d Too many pods", full))
+// lifecycleTaint is the taint the node lifecycle controller puts on a node
+// that is down: unreachable when its Ready condition is Unknown (NodeDown,
+// a kubelet that stopped posting), not-ready when it is False.
+func lifecycleTaint(n *api.Node) api.Taint {
+	key := fit.TaintNodeUnreachable
+	for _, cond := range n.Status.Conditions {
+		if cond.Type == api.NodeReady && cond.Status == api.ConditionFalse {
+			key = fit.TaintNodeNotReady
+		}
 	}
-	if cordoned > 0 {
-		reasons = append(reasons, fmt.Sprintf("%d node(s) were unschedulable", cordoned))
+	return api.Taint{Key: key, Effect: api.TaintEffectNoSchedule}
+}
+
+// fitNodesLocked is the scheduler's view of every node, in name order:
+// what each is (nodesLocked), what its unfinished pods and the pods
+// assumed there request (nodeIPs), and the node lifecycle's taint on the
+// nodes that are down. The slice is reused by the next call.
+func (c *Controller) fitNodesLocked() []fit.Node {
+	nodes, static := c.nodesLocked()
+	out := append(c.fitBuf[:0], static...)
+	c.fitBuf = out // fit.Schedule is done with it before mu is let go
+	for i, n := range nodes {
+		if rec := c.ips[n.Metadata.Name]; rec != nil {
+			out[i].Pods, out[i].Requested = rec.pods, rec.requested
+		}
+		if down, _ := c.nodeDownLocked(n); down {
+			out[i].Taints = append(append([]api.Taint(nil), n.Spec.Taints...), lifecycleTaint(n))
+		}
 	}
-	if notReady > 0 {
-		reasons = append(reasons, fmt.Sprintf("%d node(s) were not ready", notReady))
-	}
-	if mismatch > 0 {
-		reasons = append(reasons, fmt.Sprintf("%d node(s) didn't match Pod's node affinity/selector", mismatch))
-	}
-	slices.Sort(reasons)
-	if total == 0 {
-		return "no nodes available to schedule pods"
-	}
-	return fmt.Sprintf("0/%d nodes are available: %s.", total, strings.Join(reasons, ", "))
+	return out
+}
+
+// placedByCount reports whether where a pod may go depends on nothing but
+// the nodes' pod counts, so that the fast path (leastLoadedLocked) may
+// place it: it requests nothing, has no nodeSelector or required node
+// affinity, and tolerates nothing the nodes outside the heap carry (it has
+// no tolerations, or every node is in the heap).
+func (c *Controller) placedByCount(pod *api.Pod, req *fit.Resource) bool {
+	s := &pod.Spec
+	return req == nil && len(s.NodeSelector) == 0 &&
+		(s.Affinity == nil || s.Affinity.NodeAffinity == nil || s.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil) &&
+		(len(s.Tolerations) == 0 || c.loadLeftOut == 0)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/controllers/nodesim/fit"
 )
 
 // schedule binds a pending pod to a node, or marks it Unschedulable.
@@ -17,18 +18,19 @@ func (c *Controller) schedule(ctx context.Context, key string, st *podState, pod
 	if pod.Metadata.DeletionTimestamp != nil || finished(pod) {
 		return nil
 	}
+	req := fit.PodRequests(&pod.Spec)
 	c.mu.Lock()
-	node, ok := "", false
-	if len(pod.Spec.NodeSelector) == 0 {
+	node, ok, why := "", false, ""
+	c.ensureLoadLocked() // counts the nodes the heap leaves out, which placedByCount reads
+	if c.placedByCount(pod, req) {
 		node, ok = c.leastLoadedLocked()
 	}
-	why := ""
 	if !ok {
-		node, ok, why = chooseNode(c.nodeSlotsLocked(pod))
+		node, ok, why = fit.Schedule(&fit.Pod{Spec: &pod.Spec, Requests: req}, c.fitNodesLocked())
 	}
 	if ok {
 		st = c.liveLocked(key, st)
-		c.setAssumedLocked(st, node) // counts against the node until the cache shows the binding
+		c.setAssumedLocked(st, node, req) // counts against the node until the cache shows the binding
 		if st.ips == nil {
 			// The kubelet's first sync of the pod finds its node's record
 			// here rather than by name (nodeLocked checks the name).
@@ -41,6 +43,9 @@ func (c *Controller) schedule(ctx context.Context, key string, st *podState, pod
 	c.mu.Unlock()
 
 	if !ok {
+		// Tried again at any event that may make room or change a node,
+		// and, failing those, after a while (unschedulableFlush).
+		c.queue.AddAfter(key, unschedulableFlush)
 		if cond, has := conditionOf(pod, api.PodScheduled); has && cond.Status == api.ConditionFalse &&
 			cond.Reason == reasonUnschedulable && cond.Message == why {
 			return nil // said so already
@@ -72,27 +77,6 @@ func (c *Controller) schedule(ctx context.Context, key string, st *podState, pod
 	}
 	c.eventMessage(ctx, c.rec, pod, api.EventTypeNormal, "Scheduled", "Successfully assigned "+key+" to "+node)
 	return nil
-}
-
-// nodeSlotsLocked is the scheduler's view of the nodes for pod, in name
-// order: how many unfinished pods each has (bindings as the pod handler
-// delivered them, plus assumed ones), its capacity, whether it takes pods,
-// and whether it fits the pod's nodeSelector. The slice is reused by the
-// next call.
-func (c *Controller) nodeSlotsLocked(pod *api.Pod) []nodeSlot {
-	nodes, caps := c.nodesLocked()
-	slots := slices.Grow(c.slotBuf[:0], len(nodes))[:len(nodes)]
-	c.slotBuf = slots // chooseNode is done with it before mu is let go
-	for i, n := range nodes {
-		down, _ := c.nodeDownLocked(n)
-		slots[i] = nodeSlot{
-			Name: n.Metadata.Name, Pods: c.podsOnLocked(n.Metadata.Name), Capacity: caps[i],
-			Ready:    !down,
-			Cordoned: n.Spec.Unschedulable,
-			Mismatch: !selectorFits(pod.Spec.NodeSelector, n.Metadata.Labels),
-		}
-	}
-	return slots
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/controllers/nodesim/fit"
 	"github.com/miniplane/miniplane/informer"
 )
 
@@ -99,10 +100,10 @@ func (c *Controller) observePodLocked(key string, st *podState, p *api.Pod) {
 			old := st.bound
 			st.bound = boundPod{}
 			if old.holds {
-				c.addPodsOnLocked(c.countedLocked(st, old.node), -1)
+				c.addPodsOnLocked(c.countedLocked(st, old.node), -1, st.req)
 			}
 			if st.assumed != "" {
-				c.addPodsOnLocked(c.countedLocked(st, st.assumed), 1) // counted again, as the cache no longer shows it bound
+				c.addPodsOnLocked(c.countedLocked(st, st.assumed), 1, st.req) // counted again, as the cache no longer shows it bound
 			}
 		}
 		if st.empty() {
@@ -131,22 +132,26 @@ func (c *Controller) observePodLocked(key string, st *podState, p *api.Pod) {
 		to = st.bound.node
 	}
 	if from != to {
+		if from == "" {
+			st.req = fit.PodRequests(&p.Spec) // first counted: bound by another scheduler, or by its creator
+		}
 		if from != "" {
-			c.addPodsOnLocked(c.countedLocked(st, from), -1)
+			c.addPodsOnLocked(c.countedLocked(st, from), -1, st.req)
 		}
 		if to != "" {
-			c.addPodsOnLocked(c.countedLocked(st, to), 1)
+			c.addPodsOnLocked(c.countedLocked(st, to), 1, st.req)
 		}
 	}
 }
 
 // setAssumedLocked records that the scheduler bound the pod, whose state
-// is st, to node, ahead of the cache.
-func (c *Controller) setAssumedLocked(st *podState, node string) {
+// is st and whose requests are req, to node, ahead of the cache.
+func (c *Controller) setAssumedLocked(st *podState, node string, req *fit.Resource) {
 	c.deleteAssumedLocked(st)
 	st.assumed = node
 	if st.bound.node == "" {
-		c.addPodsOnLocked(c.countedLocked(st, node), 1)
+		st.req = req
+		c.addPodsOnLocked(c.countedLocked(st, node), 1, req)
 	}
 }
 
@@ -159,24 +164,25 @@ func (c *Controller) deleteAssumedLocked(st *podState) {
 	node := st.assumed
 	st.assumed = ""
 	if st.bound.node == "" {
-		c.addPodsOnLocked(c.countedLocked(st, node), -1)
+		c.addPodsOnLocked(c.countedLocked(st, node), -1, st.req)
 	}
 }
 
-// nodesLocked is the node cache's list, in name order, and the nodes' pod
-// capacities, without sorting the cache for every pod: the list is kept
-// until the node handler delivers a change, or the cache's size shows one
-// the handler has not delivered yet.
-func (c *Controller) nodesLocked() ([]*api.Node, []int) {
+// nodesLocked is the node cache's list, in name order, and the filters'
+// view of each node (its pod capacity, allocatable resources, labels and
+// taints, without its pods), without sorting the cache for every pod: the
+// list is kept until the node handler delivers a change, or the cache's
+// size shows one the handler has not delivered yet.
+func (c *Controller) nodesLocked() ([]*api.Node, []fit.Node) {
 	if c.nodeList == nil || len(c.nodeList) != c.nodeInf.Indexer().Len() {
 		c.invalidateLoadLocked()
 		c.nodeList = c.nodes.List(api.Selector{})
-		c.nodeCaps = make([]int, len(c.nodeList))
+		c.nodeFits = make([]fit.Node, len(c.nodeList))
 		for i, n := range c.nodeList {
-			c.nodeCaps[i] = c.nodeCapacity(n)
+			c.nodeFits[i] = c.staticFitNode(n)
 		}
 	}
-	return c.nodeList, c.nodeCaps
+	return c.nodeList, c.nodeFits
 }
 
 // nodesChanged drops the scheduler's node list: a node came, changed or went.

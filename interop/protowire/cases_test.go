@@ -90,6 +90,10 @@ func fullContainer(name string) api.Container {
 			ProbeHandler:        api.ProbeHandler{TCPSocket: &api.TCPSocketAction{Port: api.FromString("http")}},
 			InitialDelaySeconds: 1,
 		},
+		StartupProbe: &api.Probe{
+			ProbeHandler:     api.ProbeHandler{HTTPGet: &api.HTTPGetAction{Path: "/started", Port: api.FromInt(80)}},
+			FailureThreshold: 30, PeriodSeconds: 10,
+		},
 		ImagePullPolicy: api.PullIfNotPresent,
 	}
 }
@@ -114,6 +118,16 @@ func fullPodSpec() api.PodSpec {
 		},
 		PriorityClassName: "high",
 		Priority:          ptr(int32(1000)),
+		Affinity: &api.Affinity{NodeAffinity: &api.NodeAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: &api.NodeSelector{NodeSelectorTerms: []api.NodeSelectorTerm{{
+				MatchExpressions: []api.NodeSelectorRequirement{{Key: "zone", Operator: "In", Values: []string{"a", "b"}}},
+				MatchFields:      []api.NodeSelectorRequirement{{Key: "metadata.name", Operator: "NotIn", Values: []string{"node-9"}}},
+			}}},
+			PreferredDuringSchedulingIgnoredDuringExecution: []api.PreferredSchedulingTerm{{
+				Weight: 10, Preference: api.NodeSelectorTerm{MatchExpressions: []api.NodeSelectorRequirement{{Key: "disk", Operator: "Exists"}}},
+			}},
+		}},
+		Overhead: api.ResourceList{"cpu": "250m", "memory": "120Mi"},
 	}
 }
 

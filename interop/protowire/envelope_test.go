@@ -152,7 +152,7 @@ func TestTagsMatchUpstream(t *testing.T) {
 		"ListMeta.remainingItemCount": true, "DeleteOptions.propagationPolicy": true,
 		"EventSeries.count": true, "EventSeries.lastObservedTime": true,
 		"NodeSpec.podCIDRs": true, "NodeSpec.taints": true, "PodSpec.tolerations": true,
-		"PodSpec.priority": true, "PodStatus.qosClass": true,
+		"PodSpec.priority": true, "PodSpec.overhead": true, "PodStatus.qosClass": true,
 		"ServiceSpec.clusterIPs": true, "ServiceSpec.ipFamilies": true,
 		"PersistentVolumeSpec.mountOptions": true, "StorageClass.mountOptions": true,
 		"CSIDriverSpec.podInfoOnMount": true, "CSIDriverSpec.volumeLifecycleModes": true, "CSIDriverSpec.storageCapacity": true,

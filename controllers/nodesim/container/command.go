@@ -15,8 +15,11 @@ import (
 //
 //   - a simple command: echo WORDS (prints WORDS), sleep N (N seconds, or
 //     N with a suffix s, m, h or d, several summed, "infinity" for ever),
-//     exit N, true, false or ":"; a path ("/bin/echo") counts by its last
-//     element;
+//     exit N, true, false or ":"; touch FILE... and rm [-f] FILE..., which
+//     make and remove files in the container's simulated filesystem (which
+//     holds only the files its command touched), cat FILE... (prints
+//     nothing of a file that exists, fails on one that does not) and test
+//     -e/-f FILE; a path ("/bin/echo") counts by its last element;
 //   - sh -c SCRIPT (also bash, ash, and their /bin paths), where SCRIPT
 //     is simple commands joined by ";", newlines, "&&" and "||", with the
 //     shell's quoting ('single', "double", backslash) and # comments.
@@ -40,11 +43,38 @@ type Run struct {
 	Duration time.Duration
 	// ExitCode is the code it exits with, 0 to 255.
 	ExitCode int32
+	// Files are the changes its command makes to its files (touch, rm), in
+	// order; an exec probe reads them (Exec).
+	Files []FileChange
 	// Why says, when the run is Forever because the simulator does not
 	// know what the command does, why it runs until stopped: the kubelet
 	// writes it in the container's log. "" for a command the grammar
 	// understands (sleep infinity).
 	Why string
+}
+
+// FileChange is a file made (Exists) or removed At an offset from the
+// start of a run.
+type FileChange struct {
+	At     time.Duration
+	Path   string
+	Exists bool
+}
+
+// FilesAt returns the files that exist d into the run, by path.
+func (r *Run) FilesAt(d time.Duration) map[string]bool {
+	files := map[string]bool{}
+	for _, c := range r.Files {
+		if c.At > d {
+			break
+		}
+		if c.Exists {
+			files[c.Path] = true
+		} else {
+			delete(files, c.Path)
+		}
+	}
+	return files
 }
 
 // Line is one line a run prints, At its offset from the start of the run.
@@ -69,9 +99,42 @@ func Plan(command, args []string) Run {
 		if err != nil {
 			return Run{Forever: true, Why: fmt.Sprintf("cannot simulate the script %q: %v; it runs until the container is stopped", argv[2], err)}
 		}
-		return execute(list)
+		return execute(list, map[string]bool{})
 	}
-	return execute([]simple{{argv: argv}})
+	return execute([]simple{{argv: argv}}, map[string]bool{})
+}
+
+// Exec runs argv, as an exec probe runs it in a container whose files are
+// files (FilesAt), and returns its exit code and what it printed (lines
+// joined by newlines). A command the grammar does not know, or that does
+// not end by itself, counts as passing: as with Plan, what the simulator
+// cannot run is taken to do what it is there for.
+func Exec(argv []string, files map[string]bool) (code int32, output string) {
+	if len(argv) == 0 {
+		return 0, ""
+	}
+	fs := make(map[string]bool, len(files))
+	for k, v := range files {
+		fs[k] = v
+	}
+	var r Run
+	if isShell(argv[0]) && len(argv) >= 3 && argv[1] == "-c" {
+		list, err := parseScript(argv[2])
+		if err != nil {
+			return 0, ""
+		}
+		r = execute(list, fs)
+	} else {
+		r = execute([]simple{{argv: argv}}, fs)
+	}
+	texts := make([]string, len(r.Output))
+	for i, l := range r.Output {
+		texts[i] = l.Text
+	}
+	if r.Forever {
+		return 0, strings.Join(texts, "\n")
+	}
+	return r.ExitCode, strings.Join(texts, "\n")
 }
 
 // isShell reports whether name is a shell the grammar reads sh -c of.
@@ -92,8 +155,9 @@ type simple struct {
 
 // execute runs a list of simple commands as a shell runs them: a command
 // after && runs only if the status so far is 0, after || only if it is
-// not, after ; always; exit ends the list.
-func execute(list []simple) Run {
+// not, after ; always; exit ends the list. files are the files that exist,
+// changed as the commands touch and remove them.
+func execute(list []simple, files map[string]bool) Run {
 	var r Run
 	var at time.Duration
 	var status int32
@@ -117,6 +181,42 @@ func execute(list []simple) Run {
 			status = 0
 		case "true", ":":
 			status = 0
+		case "touch":
+			for _, f := range args {
+				files[f] = true
+				r.Files = append(r.Files, FileChange{At: at, Path: f, Exists: true})
+			}
+			status = 0
+		case "rm":
+			status = 0
+			force := len(args) > 0 && (args[0] == "-f" || args[0] == "-rf" || args[0] == "-fr")
+			if force || len(args) > 0 && args[0] == "--" {
+				args = args[1:]
+			}
+			for _, f := range args {
+				if !files[f] {
+					if !force {
+						r.Output = append(r.Output, Line{At: at, Text: "rm: can't remove '" + f + "': No such file or directory"})
+						status = 1
+					}
+					continue
+				}
+				delete(files, f)
+				r.Files = append(r.Files, FileChange{At: at, Path: f, Exists: false})
+			}
+		case "cat":
+			status = 0
+			for _, f := range args {
+				if !files[f] {
+					r.Output = append(r.Output, Line{At: at, Text: "cat: can't open '" + f + "': No such file or directory"})
+					status = 1
+				}
+			}
+		case "test":
+			status = 1
+			if len(args) == 2 && (args[0] == "-e" || args[0] == "-f") && files[args[1]] {
+				status = 0
+			}
 		case "false":
 			status = 1
 		case "sleep":

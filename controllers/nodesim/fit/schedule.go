@@ -1,0 +1,91 @@
+package fit
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// The preemption plugin's words for a node where evicting pods would not
+// help: its filter failure was unresolvable, or (every pod having the same
+// priority in miniplane) no pod there has a lower priority to evict.
+const (
+	ReasonPreemptionNotHelpful = "Preemption is not helpful for scheduling"
+	ReasonNoPreemptionVictims  = "No preemption victims found for incoming pod"
+)
+
+// NoNodesMessage is the scheduler's message when there are no nodes at all.
+// Kubernetes: ErrNoNodesAvailable.
+const NoNodesMessage = "no nodes available to schedule pods"
+
+// Schedule picks the node for pod among nodes: of those that fit, the one
+// with the fewest pods, ties broken by name, so that pods spread evenly
+// and the choice does not depend on the order of nodes. When none fits, ok
+// is false and why is kube-scheduler's message (Message).
+func Schedule(pod *Pod, nodes []Node) (name string, ok bool, why string) {
+	var best *Node
+	var statuses []Status
+	for i := range nodes {
+		n := &nodes[i]
+		st := Filter(pod, n)
+		if !st.Fits() {
+			statuses = append(statuses, st)
+			continue
+		}
+		if best == nil || n.Pods < best.Pods || n.Pods == best.Pods && n.Name < best.Name {
+			best = n
+		}
+	}
+	if best != nil {
+		return best.Name, true, ""
+	}
+	return "", false, Message(len(nodes), statuses)
+}
+
+// Message is the FailedScheduling message for a pod that fits none of
+// numNodes nodes, whose verdicts are statuses: kube-scheduler's FitError
+// — "0/N nodes are available:", then each reason with how many nodes gave
+// it, sorted as strings — followed by the DefaultPreemption postfilter's
+// own FitError after "preemption:".
+func Message(numNodes int, statuses []Status) string {
+	if numNodes == 0 {
+		return NoNodesMessage
+	}
+	filter := map[string]int{}
+	preemption := map[string]int{}
+	for _, st := range statuses {
+		for _, r := range st.Reasons {
+			filter[r]++
+		}
+		if st.Unresolvable {
+			preemption[ReasonPreemptionNotHelpful]++
+		} else {
+			preemption[ReasonNoPreemptionVictims]++
+		}
+	}
+	var b strings.Builder
+	available := "0/" + strconv.Itoa(numNodes) + " nodes are available:"
+	b.WriteString(available)
+	writeHistogram(&b, filter)
+	b.WriteString(" preemption: ")
+	b.WriteString(available)
+	writeHistogram(&b, preemption)
+	return b.String()
+}
+
+// writeHistogram writes " <count> <reason>, ... ." with the entries
+// sorted as strings, as kube-scheduler's sortReasonsHistogram does (so
+// "10 ..." sorts before "2 ...").
+func writeHistogram(b *strings.Builder, counts map[string]int) {
+	if len(counts) == 0 {
+		return
+	}
+	entries := make([]string, 0, len(counts))
+	for reason, n := range counts {
+		entries = append(entries, strconv.Itoa(n)+" "+reason)
+	}
+	sort.Strings(entries)
+	b.WriteString(" ")
+	b.WriteString(strings.Join(entries, ", "))
+	b.WriteString(".")
+}

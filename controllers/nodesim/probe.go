@@ -1,0 +1,238 @@
+package nodesim
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/controllers/nodesim/container"
+)
+
+// The kubelet's probes, simulated on the life path. Each probe of a
+// container is tried at its start plus initialDelaySeconds, then every
+// periodSeconds; the startup probe first, and the liveness and readiness
+// probes once it has passed (from then, or their own initial delay if
+// later). A probe passes or fails by the probe rule:
+//
+//   - exec: its command runs by the command grammar (container.Exec)
+//     against the files the container's own command has touched and
+//     removed by then, so `cat /tmp/healthy` passes while a
+//     `touch /tmp/healthy; sleep 30; rm -f /tmp/healthy` keeps the file;
+//   - httpGet and tcpSocket: pass when the port is one the container
+//     declares (by number, or a name its ports give), and are refused
+//     otherwise.
+//
+// failureThreshold failures in a row of the startup or liveness probe kill
+// the container (exit code 137), which the restart policy and back-off
+// then restart; successThreshold passes in a row of the readiness probe
+// make it ready, failureThreshold failures unready. timeoutSeconds has
+// nothing to time: a simulated probe answers at once.
+
+// probeOutcome is what a container's probes have done from its start
+// until a moment.
+type probeOutcome struct {
+	started bool // the startup probe has passed, or there is none
+	ready   bool // by the readiness probe (true without one, once started)
+	// killAt is when failing probes killed the container (zero if not),
+	// and killedBy the probe ("liveness" or "startup").
+	killAt   time.Time
+	killedBy string
+	events   []timedEvent // Unhealthy events, in time order
+	next     time.Time    // the next probe after the moment; zero if none
+}
+
+// timedEvent is an event the kubelet records at a time.
+type timedEvent struct {
+	at time.Time
+	kubeletEvent
+}
+
+// hasProbes reports whether a container has a probe the life path runs.
+func hasProbes(ct *api.Container) bool {
+	return ct.LivenessProbe != nil || ct.StartupProbe != nil || ct.ReadinessProbe != nil
+}
+
+// needsLife reports whether a container's probes need the life path: a
+// liveness or startup probe, or a readiness probe that can fail (exec, or
+// a port the container does not declare). A readiness probe that always
+// passes is only timed, on the fast path (ReadyDelay).
+func needsLife(ct *api.Container) bool {
+	if ct.LivenessProbe != nil || ct.StartupProbe != nil {
+		return true
+	}
+	p := ct.ReadinessProbe
+	if p == nil {
+		return false
+	}
+	switch {
+	case p.Exec != nil:
+		return true
+	case p.HTTPGet != nil:
+		return !declaresPort(ct, p.HTTPGet.Port)
+	case p.TCPSocket != nil:
+		return !declaresPort(ct, p.TCPSocket.Port)
+	}
+	return false
+}
+
+// declaresPort reports whether port (a number or a name) is one of the
+// container's ports.
+func declaresPort(ct *api.Container, port api.IntOrString) bool {
+	for _, cp := range ct.Ports {
+		if port.Type == api.String && cp.Name != "" && cp.Name == port.StrVal ||
+			port.Type != api.String && cp.ContainerPort == port.IntVal {
+			return true
+		}
+	}
+	return false
+}
+
+// probeCheck tries one probe d into the container's run: whether it
+// passes, and the kubelet's words when it does not.
+func probeCheck(p *api.Probe, ct *api.Container, run *container.Run, d time.Duration, podIP string) (bool, string) {
+	switch {
+	case p.Exec != nil:
+		code, out := container.Exec(p.Exec.Command, run.FilesAt(d))
+		return code == 0, out
+	case p.HTTPGet != nil:
+		if declaresPort(ct, p.HTTPGet.Port) {
+			return true, ""
+		}
+		addr := podIP + ":" + portText(p.HTTPGet.Port)
+		scheme := "http"
+		if p.HTTPGet.Scheme == "HTTPS" {
+			scheme = "https"
+		}
+		return false, `Get "` + scheme + "://" + addr + p.HTTPGet.Path + `": dial tcp ` + addr + ": connect: connection refused"
+	case p.TCPSocket != nil:
+		if declaresPort(ct, p.TCPSocket.Port) {
+			return true, ""
+		}
+		return false, "dial tcp " + podIP + ":" + portText(p.TCPSocket.Port) + ": connect: connection refused"
+	}
+	return true, ""
+}
+
+func portText(p api.IntOrString) string {
+	if p.Type == api.String {
+		return p.StrVal
+	}
+	return strconv.Itoa(int(p.IntVal))
+}
+
+// probeTimes are a probe's times: first, then every period.
+type probeTimes struct {
+	first  time.Time
+	period time.Duration
+}
+
+func timesOf(p *api.Probe, from time.Time) probeTimes {
+	period := time.Duration(max(p.PeriodSeconds, 1)) * time.Second
+	return probeTimes{first: from.Add(time.Duration(max(p.InitialDelaySeconds, 0)) * time.Second), period: period}
+}
+
+// runProbes works out what the probes of ct, whose run is run and which
+// started at started, have done by now. It is pure.
+func runProbes(ct *api.Container, run *container.Run, started, now time.Time, podIP string) probeOutcome {
+	var o probeOutcome
+	check := func(p *api.Probe, t time.Time) (bool, string) {
+		return probeCheck(p, ct, run, t.Sub(started), podIP)
+	}
+	due := func(t time.Time) {
+		if o.next.IsZero() || t.Before(o.next) {
+			o.next = t
+		}
+	}
+	fail := func(t time.Time, which, msg string) {
+		o.events = append(o.events, timedEvent{t, kubeletEvent{api.EventTypeWarning, "Unhealthy", which + " probe failed: " + msg}})
+	}
+	// The startup probe.
+	startedAt := started
+	if p := ct.StartupProbe; p != nil {
+		ts, failures := timesOf(p, started), int32(0)
+		for t := ts.first; ; t = t.Add(ts.period) {
+			if t.After(now) {
+				due(t)
+				return o
+			}
+			ok, msg := check(p, t)
+			if ok {
+				startedAt = t
+				break
+			}
+			fail(t, "Startup", msg)
+			if failures++; failures >= max(p.FailureThreshold, 1) {
+				o.killAt, o.killedBy = t, "startup"
+				return o
+			}
+		}
+	}
+	o.started = true
+	// The liveness probe: until it kills the container, or now.
+	end := now
+	if p := ct.LivenessProbe; p != nil {
+		ts, failures := timesOf(p, started), int32(0)
+		if ts.first.Before(startedAt) {
+			ts.first = startedAt
+		}
+		for t := ts.first; ; t = t.Add(ts.period) {
+			if t.After(now) {
+				due(t)
+				break
+			}
+			ok, msg := check(p, t)
+			if ok {
+				failures = 0
+				continue
+			}
+			fail(t, "Liveness", msg)
+			if failures++; failures >= max(p.FailureThreshold, 1) {
+				o.killAt, o.killedBy, end = t, "liveness", t
+				o.next = time.Time{}
+				break
+			}
+		}
+	}
+	// The readiness probe, until the container is killed or now.
+	o.ready = true
+	if p := ct.ReadinessProbe; p != nil {
+		o.ready = false
+		ts := timesOf(p, started)
+		if ts.first.Before(startedAt) {
+			ts.first = startedAt
+		}
+		var passes, failures int32
+		for t := ts.first; ; t = t.Add(ts.period) {
+			if t.After(end) {
+				if o.killAt.IsZero() {
+					due(t)
+				}
+				break
+			}
+			ok, msg := check(p, t)
+			if ok {
+				passes, failures = passes+1, 0
+				if passes >= max(p.SuccessThreshold, 1) {
+					o.ready = true
+				}
+				continue
+			}
+			fail(t, "Readiness", msg)
+			passes, failures = 0, failures+1
+			if failures >= max(p.FailureThreshold, 1) {
+				o.ready = false
+			}
+		}
+	}
+	sortEvents(o.events)
+	return o
+}
+
+// sortEvents orders events by time, stably: the probes' events interleave.
+func sortEvents(evs []timedEvent) {
+	for i := 1; i < len(evs); i++ {
+		for j := i; j > 0 && evs[j].at.Before(evs[j-1].at); j-- {
+			evs[j], evs[j-1] = evs[j-1], evs[j]
+		}
+	}
+}
