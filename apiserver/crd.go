@@ -449,6 +449,9 @@ func unstructuredScale(sc *api.CustomResourceSubresourceScale) *scaleHooks {
 // customColumns are the table columns of a custom kind: Name, the
 // definition's printer columns, Age — or Name and Age alone.
 func customColumns(v *api.CustomResourceDefinitionVersion) []Column {
+	if len(v.AdditionalPrinterColumns) == 0 {
+		return []Column{nameColumn, ageColumn}
+	}
 	cols := []Column{nameColumn}
 	for _, c := range v.AdditionalPrinterColumns {
 		path := c.JSONPath
@@ -458,7 +461,7 @@ func customColumns(v *api.CustomResourceDefinitionVersion) []Column {
 			Cell: func(o api.Object) any { return customCell(o.(*api.Unstructured), path, typ) },
 		})
 	}
-	return append(cols, ageColumn)
+	return cols
 }
 
 // customCell is one printer column's value of u: the value at path, a date
