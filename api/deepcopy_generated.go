@@ -7,6 +7,7 @@
 package api
 
 import (
+	"encoding/json"
 	"maps"
 	"slices"
 )
@@ -623,6 +624,246 @@ func (in *ServiceAccountList) DeepCopy() *ServiceAccountList {
 		return nil
 	}
 	out := new(ServiceAccountList)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// Types of types_crd.go.
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *CustomResourceDefinition) DeepCopyInto(out *CustomResourceDefinition) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	in.Spec.DeepCopyInto(&out.Spec)
+	in.Status.DeepCopyInto(&out.Status)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *CustomResourceDefinition) DeepCopy() *CustomResourceDefinition {
+	if in == nil {
+		return nil
+	}
+	out := new(CustomResourceDefinition)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject returns in.DeepCopy() as an Object.
+func (in *CustomResourceDefinition) DeepCopyObject() Object {
+	if c := in.DeepCopy(); c != nil {
+		return c
+	}
+	return nil
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *CustomResourceDefinitionList) DeepCopyInto(out *CustomResourceDefinitionList) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	out.Items = deepCopySlice(in.Items, (*CustomResourceDefinition).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *CustomResourceDefinitionList) DeepCopy() *CustomResourceDefinitionList {
+	if in == nil {
+		return nil
+	}
+	out := new(CustomResourceDefinitionList)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *CustomResourceDefinitionSpec) DeepCopyInto(out *CustomResourceDefinitionSpec) {
+	*out = *in
+	in.Names.DeepCopyInto(&out.Names)
+	out.Versions = deepCopySlice(in.Versions, (*CustomResourceDefinitionVersion).DeepCopyInto)
+	out.Conversion = clonePtr(in.Conversion)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *CustomResourceDefinitionSpec) DeepCopy() *CustomResourceDefinitionSpec {
+	if in == nil {
+		return nil
+	}
+	out := new(CustomResourceDefinitionSpec)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *CustomResourceDefinitionNames) DeepCopyInto(out *CustomResourceDefinitionNames) {
+	*out = *in
+	out.ShortNames = slices.Clone(in.ShortNames)
+	out.Categories = slices.Clone(in.Categories)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *CustomResourceDefinitionNames) DeepCopy() *CustomResourceDefinitionNames {
+	if in == nil {
+		return nil
+	}
+	out := new(CustomResourceDefinitionNames)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *CustomResourceDefinitionVersion) DeepCopyInto(out *CustomResourceDefinitionVersion) {
+	*out = *in
+	out.DeprecationWarning = clonePtr(in.DeprecationWarning)
+	out.Schema = in.Schema.DeepCopy()
+	out.Subresources = in.Subresources.DeepCopy()
+	out.AdditionalPrinterColumns = slices.Clone(in.AdditionalPrinterColumns)
+	out.SelectableFields = slices.Clone(in.SelectableFields)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *CustomResourceDefinitionVersion) DeepCopy() *CustomResourceDefinitionVersion {
+	if in == nil {
+		return nil
+	}
+	out := new(CustomResourceDefinitionVersion)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *CustomResourceValidation) DeepCopyInto(out *CustomResourceValidation) {
+	*out = *in
+	out.OpenAPIV3Schema = in.OpenAPIV3Schema.DeepCopy()
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *CustomResourceValidation) DeepCopy() *CustomResourceValidation {
+	if in == nil {
+		return nil
+	}
+	out := new(CustomResourceValidation)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *CustomResourceSubresources) DeepCopyInto(out *CustomResourceSubresources) {
+	*out = *in
+	out.Status = clonePtr(in.Status)
+	out.Scale = in.Scale.DeepCopy()
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *CustomResourceSubresources) DeepCopy() *CustomResourceSubresources {
+	if in == nil {
+		return nil
+	}
+	out := new(CustomResourceSubresources)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *CustomResourceSubresourceScale) DeepCopyInto(out *CustomResourceSubresourceScale) {
+	*out = *in
+	out.LabelSelectorPath = clonePtr(in.LabelSelectorPath)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *CustomResourceSubresourceScale) DeepCopy() *CustomResourceSubresourceScale {
+	if in == nil {
+		return nil
+	}
+	out := new(CustomResourceSubresourceScale)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *JSONSchemaProps) DeepCopyInto(out *JSONSchemaProps) {
+	*out = *in
+	out.Default = slices.Clone(in.Default)
+	out.Maximum = clonePtr(in.Maximum)
+	out.Minimum = clonePtr(in.Minimum)
+	out.MaxLength = clonePtr(in.MaxLength)
+	out.MinLength = clonePtr(in.MinLength)
+	out.MaxItems = clonePtr(in.MaxItems)
+	out.MinItems = clonePtr(in.MinItems)
+	out.MultipleOf = clonePtr(in.MultipleOf)
+	out.Enum = deepCopySlice(in.Enum, func(in, out *json.RawMessage) { *out = slices.Clone(*in) })
+	out.MaxProperties = clonePtr(in.MaxProperties)
+	out.MinProperties = clonePtr(in.MinProperties)
+	out.Required = slices.Clone(in.Required)
+	out.Items = in.Items.DeepCopy()
+	out.AllOf = deepCopySlice(in.AllOf, (*JSONSchemaProps).DeepCopyInto)
+	out.OneOf = deepCopySlice(in.OneOf, (*JSONSchemaProps).DeepCopyInto)
+	out.AnyOf = deepCopySlice(in.AnyOf, (*JSONSchemaProps).DeepCopyInto)
+	out.Not = in.Not.DeepCopy()
+	out.Properties = deepCopyMap(in.Properties, func(v JSONSchemaProps) JSONSchemaProps { return *v.DeepCopy() })
+	out.AdditionalProperties = in.AdditionalProperties.DeepCopy()
+	out.Example = slices.Clone(in.Example)
+	out.XPreserveUnknownFields = clonePtr(in.XPreserveUnknownFields)
+	out.XListMapKeys = slices.Clone(in.XListMapKeys)
+	out.XListType = clonePtr(in.XListType)
+	out.XMapType = clonePtr(in.XMapType)
+	out.XValidations = deepCopySlice(in.XValidations, (*ValidationRule).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *JSONSchemaProps) DeepCopy() *JSONSchemaProps {
+	if in == nil {
+		return nil
+	}
+	out := new(JSONSchemaProps)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *JSONSchemaPropsOrBool) DeepCopyInto(out *JSONSchemaPropsOrBool) {
+	*out = *in
+	out.Schema = in.Schema.DeepCopy()
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *JSONSchemaPropsOrBool) DeepCopy() *JSONSchemaPropsOrBool {
+	if in == nil {
+		return nil
+	}
+	out := new(JSONSchemaPropsOrBool)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ValidationRule) DeepCopyInto(out *ValidationRule) {
+	*out = *in
+	out.Reason = clonePtr(in.Reason)
+	out.OptionalOldSelf = clonePtr(in.OptionalOldSelf)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ValidationRule) DeepCopy() *ValidationRule {
+	if in == nil {
+		return nil
+	}
+	out := new(ValidationRule)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *CustomResourceDefinitionStatus) DeepCopyInto(out *CustomResourceDefinitionStatus) {
+	*out = *in
+	out.Conditions = slices.Clone(in.Conditions)
+	in.AcceptedNames.DeepCopyInto(&out.AcceptedNames)
+	out.StoredVersions = slices.Clone(in.StoredVersions)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *CustomResourceDefinitionStatus) DeepCopy() *CustomResourceDefinitionStatus {
+	if in == nil {
+		return nil
+	}
+	out := new(CustomResourceDefinitionStatus)
 	in.DeepCopyInto(out)
 	return out
 }
@@ -2438,6 +2679,33 @@ func (in *TopologySelectorLabelRequirement) DeepCopy() *TopologySelectorLabelReq
 	out := new(TopologySelectorLabelRequirement)
 	in.DeepCopyInto(out)
 	return out
+}
+
+// Types of unstructured.go.
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *Unstructured) DeepCopyInto(out *Unstructured) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	in.Content.DeepCopyInto(&out.Content)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *Unstructured) DeepCopy() *Unstructured {
+	if in == nil {
+		return nil
+	}
+	out := new(Unstructured)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject returns in.DeepCopy() as an Object.
+func (in *Unstructured) DeepCopyObject() Object {
+	if c := in.DeepCopy(); c != nil {
+		return c
+	}
+	return nil
 }
 
 // Types of watch.go.

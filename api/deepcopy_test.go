@@ -37,6 +37,7 @@ func allTopLevelTypes() []reflect.Type {
 		PodDisruptionBudget{}, PodDisruptionBudgetList{},
 		ReplicaSet{}, ReplicaSetList{}, Deployment{}, DeploymentList{},
 		StatefulSet{}, StatefulSetList{},
+		CustomResourceDefinition{}, CustomResourceDefinitionList{}, Unstructured{},
 		Scale{}, Binding{}, Status{}, DeleteOptions{}, WatchEvent{},
 	}
 	types := make([]reflect.Type, len(values))
@@ -55,6 +56,7 @@ func allObjects() []Object {
 		&ConfigMap{}, &Secret{}, &ServiceAccount{},
 		&PersistentVolume{}, &PersistentVolumeClaim{}, &StorageClass{}, &CSINode{}, &CSIDriver{},
 		&CSIStorageCapacity{}, &VolumeAttachment{}, &PodDisruptionBudget{}, &ReplicaSet{}, &StatefulSet{}, &Deployment{},
+		&CustomResourceDefinition{}, &Unstructured{},
 	}
 }
 
@@ -63,6 +65,7 @@ var (
 	microTimeType   = reflect.TypeFor[MicroTime]()
 	intOrStringType = reflect.TypeFor[IntOrString]()
 	rawMessageType  = reflect.TypeFor[json.RawMessage]()
+	jsonObjectType  = reflect.TypeFor[JSONObject]()
 )
 
 // filler sets every field it reaches to a distinct non-zero value: strings "s<n>", numbers
@@ -71,11 +74,14 @@ var (
 type filler struct {
 	t *testing.T
 	n int
+	// active counts the structs being filled by type: a recursive type
+	// (JSONSchemaProps) is filled one level deep, its inner copies left zero.
+	active map[reflect.Type]int
 }
 
 func newFilled(t *testing.T, typ reflect.Type) reflect.Value {
 	ptr := reflect.New(typ)
-	(&filler{t: t}).fill(ptr.Elem())
+	(&filler{t: t, active: map[reflect.Type]int{}}).fill(ptr.Elem())
 	return ptr
 }
 
@@ -103,6 +109,11 @@ func (f *filler) fill(v reflect.Value) {
 	case rawMessageType:
 		v.SetBytes(fmt.Appendf(nil, `{"n":%d}`, f.next()))
 		return
+	case jsonObjectType:
+		v.Set(reflect.ValueOf(JSONObject{
+			"spec": map[string]any{"n": int64(f.next()), "list": []any{"s", 1.5, true, nil, map[string]any{"k": "v"}}},
+		}))
+		return
 	}
 	switch v.Kind() {
 	case reflect.String:
@@ -113,6 +124,8 @@ func (f *filler) fill(v reflect.Value) {
 		v.SetInt(int64(f.next()))
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		v.SetUint(uint64(f.next() % 100))
+	case reflect.Float32, reflect.Float64:
+		v.SetFloat(float64(f.next()) + 0.5)
 	case reflect.Pointer:
 		p := reflect.New(v.Type().Elem())
 		f.fill(p.Elem())
@@ -134,6 +147,11 @@ func (f *filler) fill(v reflect.Value) {
 		}
 		v.Set(m)
 	case reflect.Struct:
+		if f.active[v.Type()] > 0 {
+			return // recursive: one level is enough
+		}
+		f.active[v.Type()]++
+		defer func() { f.active[v.Type()]-- }()
 		for i := range v.NumField() {
 			field := v.Type().Field(i)
 			if !field.IsExported() {
@@ -167,6 +185,8 @@ func mutate(v reflect.Value) {
 		v.SetInt(v.Int() + 1000)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		v.SetUint(v.Uint() + 1)
+	case reflect.Float32, reflect.Float64:
+		v.SetFloat(v.Float() + 1)
 	case reflect.Pointer:
 		if !v.IsNil() {
 			mutate(v.Elem())
@@ -176,6 +196,9 @@ func mutate(v reflect.Value) {
 			mutate(v.Index(i))
 		}
 	case reflect.Map:
+		if v.IsNil() {
+			return // the zero inner level of a recursive type
+		}
 		for _, key := range v.MapKeys() {
 			value := reflect.New(v.Type().Elem()).Elem()
 			value.Set(v.MapIndex(key))

@@ -124,6 +124,9 @@ func (s *Server) create(obj api.Object, opts writeOptions) (api.Object, error) {
 			if ce := s.log.Check(zap.DebugLevel, "created"); ce != nil {
 				ce.Write(zap.String("resource", k.gr.String()), zap.String("key", api.KeyOf(m)), zap.Int64("rev", rec.ModRev))
 			}
+			if crd, ok := rec.Value.(*api.CustomResourceDefinition); ok {
+				s.crdWritten(crd)
+			}
 			return k.out(rec.Value), nil
 		}
 		if !errors.Is(err, store.ErrExists) {

@@ -233,6 +233,10 @@ func checkNamespaceDeletable(k *kind, name string) error {
 
 // release gives back what a deleted object held outside the store.
 func (s *Server) release(obj api.Object) {
+	if crd, ok := obj.(*api.CustomResourceDefinition); ok {
+		s.crdRemoved(crd)
+		return
+	}
 	if svc, ok := obj.(*api.Service); ok && svc.Spec.ClusterIP != "" && svc.Spec.ClusterIP != api.ClusterIPNone {
 		s.ips.release(svc.Spec.ClusterIP)
 	}

@@ -90,7 +90,13 @@ type kind struct {
 	storage    *kind
 	toStored   func(api.Object) api.Object
 	fromStored func(api.Object) api.Object
+
+	// custom is set on the kinds CustomResourceDefinitions add (crd.go).
+	custom *customInfo
 }
+
+// crdResource names the CustomResourceDefinitions resource.
+const crdResource = "customresourcedefinitions.apiextensions.k8s.io"
 
 // servedAs returns stored served once more, as kindName in apiVersion under
 // gr, with objects of newObj's type that toStored and fromStored convert
@@ -280,6 +286,17 @@ func newKinds() []*kind {
 		}, defaultServiceAccount, validateServiceAccount, validateServiceAccountUpdate),
 	}
 	kinds = append(kinds, schedulingKinds()...)
+	kinds = append(kinds, typed(&kind{
+		gr: apierrors.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}, kind: "CustomResourceDefinition",
+		apiVersion: "apiextensions.k8s.io/v1", shortNames: []string{"crd", "crds"}, categories: []string{"api-extensions"},
+		newObj: func() api.Object { return &api.CustomResourceDefinition{} },
+		status: statusOf(func(o *api.CustomResourceDefinition) *api.CustomResourceDefinitionStatus { return &o.Status }), resetStatusOnCreate: true,
+		columns: []Column{nameColumn,
+			{Name: "Created At", Type: "date", Description: "The time the definition was created.",
+				Cell: func(o api.Object) any {
+					return o.GetObjectMeta().CreationTimestamp.UTC().Format("2006-01-02T15:04:05Z")
+				}}},
+	}, defaultCRD, validateCRD, validateCRDUpdate))
 	return append(kinds, events, eventsV1(events))
 }
 

@@ -44,6 +44,17 @@ type ResourceInfo struct {
 	Columns []Column
 	// New returns an empty object of the kind.
 	New func() api.Object
+	// JSONOnly says the resource is served in JSON only, as kube-apiserver
+	// serves custom resources: a protobuf body gets 415 and a protobuf
+	// Accept is answered in JSON. CustomResourceDefinitions too, here.
+	JSONOnly bool
+	// Schema is a custom resource's structural schema (its OpenAPI
+	// document's); nil for built-in kinds, whose schemas come from their Go
+	// types.
+	Schema *api.JSONSchemaProps
+	// ListKind is a custom resource's list kind ("WidgetList"); empty for
+	// built-in kinds, whose list kind is their kind + "List".
+	ListKind string
 	// StoredAs, when not empty, names (as Name does) the resource whose
 	// stored objects this one serves in another group or version:
 	// events.k8s.io/v1 events are core/v1 events. A client that wants each
@@ -95,6 +106,9 @@ func (s *Server) Resources() []ResourceInfo {
 	for _, k := range s.served {
 		out = append(out, k.info())
 	}
+	for _, k := range s.customSorted() {
+		out = append(out, k.info())
+	}
 	slices.SortFunc(out, func(a, b ResourceInfo) int {
 		if a.Group != b.Group {
 			if a.Group < b.Group {
@@ -117,8 +131,8 @@ func (s *Server) Resources() []ResourceInfo {
 // Client call takes (its plural, or plural.group), and false when the server
 // does not serve it.
 func (s *Server) Resource(resource string) (ResourceInfo, bool) {
-	k, ok := s.byName[resource]
-	if !ok {
+	k, err := s.kindFor(resource)
+	if err != nil {
 		return ResourceInfo{}, false
 	}
 	return k.info(), true
@@ -144,6 +158,12 @@ func (k *kind) info() ResourceInfo {
 	if r.Singular == "" {
 		r.Singular = strings.TrimSuffix(k.gr.Resource, "s")
 	}
+	if k.custom != nil {
+		r.JSONOnly, r.Schema, r.ListKind = true, k.custom.schema, k.custom.listKind
+	}
+	if k.gr.String() == crdResource {
+		r.JSONOnly = true
+	}
 	if st := k.stored(); st != k {
 		r.StoredAs = st.gr.String()
 	}
@@ -154,8 +174,8 @@ func (k *kind) info() ResourceInfo {
 // namespace; 0 for a resource the server does not serve. Resources that
 // share a stored kind count the same objects.
 func (s *Server) Count(resource string) int {
-	k, ok := s.byName[resource]
-	if !ok {
+	k, err := s.kindFor(resource)
+	if err != nil {
 		return 0
 	}
 	n := 0

@@ -84,6 +84,13 @@ type Server struct {
 	byType        map[reflect.Type]*kind // every kind served, by the Go type of its objects
 	bookmarkEvery time.Duration
 
+	// customMu serializes changes to custom, the served custom kinds
+	// (crd.go): a snapshot read without a lock and replaced whole. epoch
+	// counts the replacements.
+	customMu sync.Mutex
+	custom   atomic.Pointer[customKinds]
+	epoch    atomic.Uint64
+
 	// randMu guards rand.
 	randMu sync.Mutex
 	// lastStamp is the time stampTime last gave out.
@@ -229,6 +236,9 @@ func (s *Server) Compact(rev int64) error { return s.store.Compact(rev) }
 func (s *Server) kindFor(resource string) (*kind, error) {
 	k, ok := s.byName[resource]
 	if !ok {
+		k = s.customLookup(resource)
+	}
+	if k == nil {
 		return nil, apierrors.NewWithReason(api.StatusReasonNotFound,
 			fmt.Sprintf("the server could not find the requested resource (%s)", resource), nil)
 	}
@@ -242,6 +252,14 @@ func (s *Server) kindOf(obj api.Object) (*kind, error) {
 		return nil, apierrors.NewBadRequest("no object given")
 	}
 	k, ok := s.byType[reflect.TypeOf(obj)]
+	if u, isCustom := obj.(*api.Unstructured); isCustom {
+		if c := s.custom.Load(); c != nil {
+			k, ok = c.byType[u.TypeMeta]
+		}
+		if !ok {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("no matches for kind %q in version %q", u.Kind, u.APIVersion))
+		}
+	}
 	if !ok {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("the server does not serve objects of type %T", obj))
 	}

@@ -3,7 +3,6 @@ package apiserver
 import (
 	"context"
 	"errors"
-	"maps"
 	"reflect"
 	"slices"
 	"time"
@@ -157,8 +156,8 @@ func (s *Server) Sweep() int {
 // namespace once nothing is left.
 func (s *Server) sweepNamespace(key string, ns *api.Namespace, now time.Time) int {
 	done := 0
-	for _, resource := range slices.Sorted(maps.Keys(s.kinds)) {
-		k := s.kinds[resource]
+	for _, k := range s.storedKinds() {
+		resource := k.gr.String()
 		if !k.namespaced {
 			continue
 		}
@@ -197,7 +196,7 @@ func (s *Server) sweepNamespace(key string, ns *api.Namespace, now time.Time) in
 
 // anyLeft reports whether any object is still stored in the namespace.
 func (s *Server) anyLeft(namespace string) bool {
-	for _, k := range s.kinds {
+	for _, k := range s.storedKinds() {
 		if !k.namespaced {
 			continue
 		}

@@ -85,6 +85,16 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 			if opts.ManagedFields != nil {
 				next.GetObjectMeta().ManagedFields = opts.ManagedFields
 			}
+			if k.custom != nil {
+				// A custom resource's status is pruned, defaulted and
+				// validated as a whole object, on a copy of its own: the
+				// rest of next is shared with the stored object.
+				next = next.DeepCopyObject()
+				k.defaults(next)
+				if errs := k.custom.checkStatus(next); len(errs) > 0 {
+					return nil, apierrors.NewInvalid(k.gr.Group, k.kind, m.Name, errs)
+				}
+			}
 		} else {
 			next, err = s.prepareUpdate(k, in, old)
 			if err != nil {
@@ -141,6 +151,9 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 		rec, err := s.store.Update(cur.Key, next, cur.ModRev)
 		if err == nil {
 			s.releaseReplaced(old, next)
+			if crd, ok := rec.Value.(*api.CustomResourceDefinition); ok {
+				s.crdWritten(crd)
+			}
 			return k.out(rec.Value), nil
 		}
 		undo()

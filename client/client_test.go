@@ -36,6 +36,7 @@ func TestResourceOfNamesTheConstants(t *testing.T) {
 		{&api.PodDisruptionBudget{}, client.PodDisruptionBudgets},
 		{&api.ReplicaSet{}, client.ReplicaSets},
 		{&api.StatefulSet{}, client.StatefulSets},
+		{&api.CustomResourceDefinition{}, client.CustomResourceDefinitions},
 		{&api.Deployment{}, client.Deployments},
 		{(*api.Pod)(nil), client.Pods},
 		{&api.Scale{}, ""},

@@ -74,7 +74,7 @@ func verbsOf(gv *groupVersion) []string {
 // discoveryGroups are every group version discovery lists: the Server's,
 // then the reviews', ordered by group (core first).
 func (h *Handler) discoveryGroups() []*groupVersion {
-	all := slices.Concat(h.groups, h.reviews)
+	all := slices.Concat(h.currentRoutes().groups, h.reviews)
 	slices.SortStableFunc(all, func(a, b *groupVersion) int {
 		switch {
 		case a.group == b.group:

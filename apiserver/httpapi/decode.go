@@ -186,6 +186,37 @@ func (h *Handler) decodeInto(w http.ResponseWriter, q url.Values, body []byte, o
 	if err != nil {
 		return apierrors.NewBadRequest("the request body does not decode as " + wantKind + ": " + jsonErrorText(err))
 	}
+	if u, ok := obj.(*api.Unstructured); ok {
+		return h.checkUnknownFields(w, validation, u, wantKind, wantAPIVersion)
+	}
+	return nil
+}
+
+// checkUnknownFields applies fieldValidation to the fields a custom
+// resource's schema does not name, which the server prunes: Strict refuses
+// them with kube-apiserver's message, Warn (the default) warns of each,
+// Ignore lets them go.
+func (h *Handler) checkUnknownFields(w http.ResponseWriter, validation string, u *api.Unstructured, wantKind, wantAPIVersion string) error {
+	if u.TypeMeta == (api.TypeMeta{}) {
+		u.TypeMeta = api.TypeMeta{Kind: wantKind, APIVersion: wantAPIVersion}
+	}
+	if validation == "Ignore" {
+		return nil
+	}
+	unknown := h.srv.UnknownFields(u)
+	if len(unknown) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(unknown))
+	for i, f := range unknown {
+		msgs[i] = fmt.Sprintf("unknown field %q", f)
+	}
+	if validation == "Strict" {
+		return apierrors.NewBadRequest("strict decoding error: " + strings.Join(msgs, ", "))
+	}
+	for _, m := range msgs {
+		addWarning(w, m)
+	}
 	return nil
 }
 
@@ -244,7 +275,7 @@ func (h *Handler) checkTypeMeta(tm typeMeta, wantKind, wantAPIVersion string) er
 	if tm.Kind == "" && tm.APIVersion == "" {
 		return nil
 	}
-	if tm.Kind != "" && tm.APIVersion != "" && !h.kinds[typeMeta{Kind: tm.Kind, APIVersion: tm.APIVersion}] {
+	if tm.Kind != "" && tm.APIVersion != "" && !h.currentRoutes().kinds[typeMeta{Kind: tm.Kind, APIVersion: tm.APIVersion}] {
 		return apierrors.NewBadRequest(fmt.Sprintf("no kind %q is registered for version %q", tm.Kind, tm.APIVersion))
 	}
 	if (tm.Kind != "" && tm.Kind != wantKind) || (tm.APIVersion != "" && tm.APIVersion != wantAPIVersion) {

@@ -57,7 +57,8 @@ func TestAggregatedDiscovery(t *testing.T) {
 			"/serviceaccounts":   "ServiceAccount Namespaced [sa]" + all,
 			"/persistentvolumes": "PersistentVolume Cluster [pv]" + all, "/persistentvolumeclaims": "PersistentVolumeClaim Namespaced [pvc]" + all,
 		}},
-		{"/apis", []string{"apps", "authentication.k8s.io", "authorization.k8s.io", "coordination.k8s.io", "events.k8s.io", "policy", "storage.k8s.io"}, map[string]string{
+		{"/apis", []string{"apiextensions.k8s.io", "apps", "authentication.k8s.io", "authorization.k8s.io", "coordination.k8s.io", "events.k8s.io", "policy", "storage.k8s.io"}, map[string]string{
+			"apiextensions.k8s.io/customresourcedefinitions": "CustomResourceDefinition Cluster [crd,crds]" + all,
 			"apps/deployments":                              "Deployment Namespaced [deploy]" + all,
 			"apps/replicasets":                              "ReplicaSet Namespaced [rs]" + all,
 			"apps/statefulsets":                             "StatefulSet Namespaced [sts]" + all,
@@ -108,6 +109,8 @@ func checkDiscoveryResource(t *testing.T, r discoveryResource) {
 	switch r.Resource {
 	case "pods", "replicationcontrollers", "services", "deployments", "replicasets", "statefulsets":
 		assert.Equal(t, []string{"all"}, r.Categories, r.Resource)
+	case "customresourcedefinitions":
+		assert.Equal(t, []string{"api-extensions"}, r.Categories, r.Resource)
 	default:
 		assert.Empty(t, r.Categories, r.Resource)
 	}
@@ -157,6 +160,8 @@ func TestLegacyDiscovery(t *testing.T) {
 		}},
 		{"apis", "/apis", func(t *testing.T, b []byte) {
 			assert.JSONEq(t, `{"kind":"APIGroupList","apiVersion":"v1","groups":[
+				{"name":"apiextensions.k8s.io","versions":[{"groupVersion":"apiextensions.k8s.io/v1","version":"v1"}],
+				 "preferredVersion":{"groupVersion":"apiextensions.k8s.io/v1","version":"v1"}},
 				{"name":"apps","versions":[{"groupVersion":"apps/v1","version":"v1"}],
 				 "preferredVersion":{"groupVersion":"apps/v1","version":"v1"}},
 				{"name":"authentication.k8s.io","versions":[{"groupVersion":"authentication.k8s.io/v1","version":"v1"}],

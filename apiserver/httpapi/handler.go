@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -42,6 +43,12 @@ type Backend interface {
 	Evict(ctx context.Context, eviction *api.Eviction) (*api.Pod, error)
 	DeleteCollection(ctx context.Context, resource, namespace string, listOpts client.ListOptions, opts api.DeleteOptions) (*client.List, error)
 	Store() apiserver.StoreReader
+	// ResourceEpoch moves when the served resources change (a
+	// CustomResourceDefinition established or removed).
+	ResourceEpoch() uint64
+	// UnknownFields names the fields of a custom resource its schema
+	// prunes, for fieldValidation.
+	UnknownFields(obj api.Object) []string
 }
 
 var _ Backend = (*apiserver.Server)(nil)
@@ -93,19 +100,14 @@ type Handler struct {
 	// fields computes the managedFields of a create from the typed object.
 	fields patch.FieldTracker
 
-	// groups are the served group versions, core first; byPath finds a
-	// group version by its path prefix ("api/v1", "apis/coordination.k8s.io/v1").
-	groups []*groupVersion
-	byPath map[string]*groupVersion
 	// reviews are the review APIs' group versions (auth.go): in byPath and
 	// discovery, but not Server resources.
 	reviews []*groupVersion
-	// kinds are the kinds a request body may name: the served resources',
-	// their subresources' and requestKinds.
-	kinds map[typeMeta]bool
-	// openapi returns the OpenAPI documents of groups (openapi.go), built
-	// on the first call: most handlers in tests never serve them.
-	openapi func() (*openAPISpecs, error)
+	// rt is the routes of the Server's resources as they were at its
+	// ResourceEpoch; rtMu serializes their rebuilding when a
+	// CustomResourceDefinition changes the set (see currentRoutes).
+	rt   atomic.Pointer[routes]
+	rtMu sync.Mutex
 
 	// mu guards closed and the Add side of watches: a watch starts only
 	// while the handler is open, so Shutdown's Wait sees every watch.
@@ -113,6 +115,77 @@ type Handler struct {
 	closed  bool
 	done    chan struct{} // closed by Shutdown
 	watches sync.WaitGroup
+}
+
+// routes are what the served resources decide: paths, discovery, the kinds
+// a body may name and the OpenAPI documents. One value is never changed;
+// a change of the served set makes a new one.
+type routes struct {
+	epoch uint64
+	// groups are the served group versions, core first; byPath finds a
+	// group version by its path prefix ("api/v1", "apis/coordination.k8s.io/v1").
+	groups []*groupVersion
+	byPath map[string]*groupVersion
+	// kinds are the kinds a request body may name: the served resources',
+	// their subresources' and requestKinds.
+	kinds map[typeMeta]bool
+	// openapi returns the OpenAPI documents of groups (openapi.go), built
+	// on the first call: most handlers in tests never serve them.
+	openapi func() (*openAPISpecs, error)
+}
+
+// currentRoutes returns the routes of the resources served now: the ones
+// last built, unless the Server's ResourceEpoch moved since. The built-in
+// resources' requests pay one atomic load for it.
+func (h *Handler) currentRoutes() *routes {
+	epoch := h.srv.ResourceEpoch()
+	if rt := h.rt.Load(); rt != nil && rt.epoch == epoch {
+		return rt
+	}
+	h.rtMu.Lock()
+	defer h.rtMu.Unlock()
+	if rt := h.rt.Load(); rt != nil && rt.epoch == epoch {
+		return rt
+	}
+	rt := h.buildRoutes(epoch)
+	h.rt.Store(rt)
+	return rt
+}
+
+// buildRoutes builds the routes of the Server's resources at epoch.
+func (h *Handler) buildRoutes(epoch uint64) *routes {
+	rt := &routes{epoch: epoch, byPath: make(map[string]*groupVersion), kinds: make(map[typeMeta]bool)}
+	for _, r := range h.srv.Resources() {
+		path := "api/" + r.Version
+		if r.Group != "" {
+			path = "apis/" + r.Group + "/" + r.Version
+		}
+		gv := rt.byPath[path]
+		if gv == nil {
+			gv = &groupVersion{group: r.Group, version: r.Version, path: path, byName: make(map[string]apiserver.ResourceInfo)}
+			rt.byPath[path] = gv
+			rt.groups = append(rt.groups, gv) // Resources is sorted by group: core comes first
+		}
+		gv.resources = append(gv.resources, r)
+		gv.byName[r.Resource] = r
+		rt.kinds[typeMeta{Kind: r.Kind, APIVersion: r.APIVersion()}] = true
+		rt.kinds[typeMeta{Kind: "DeleteOptions", APIVersion: r.APIVersion()}] = true
+		for _, sub := range subresourcesOf(r) {
+			rt.kinds[typeMeta{Kind: sub.kind.Kind, APIVersion: sub.kind.apiVersion()}] = true
+		}
+	}
+	for _, gv := range h.reviews {
+		rt.byPath[gv.path] = gv
+		for _, r := range gv.resources {
+			rt.kinds[typeMeta{Kind: r.Kind, APIVersion: r.APIVersion()}] = true
+		}
+	}
+	for _, tm := range requestKinds {
+		rt.kinds[tm] = true
+	}
+	groups := rt.groups
+	rt.openapi = sync.OnceValues(func() (*openAPISpecs, error) { return newOpenAPISpecs(groups) })
+	return rt
 }
 
 // groupVersion is one served API group version and its resources.
@@ -141,8 +214,6 @@ func New(cfg Config) (*Handler, error) {
 		extra: cfg.Metrics, logs: cfg.Logs,
 		metrics:   newMetrics(),
 		encodings: newEncodings(encodingCacheSize),
-		byPath:    make(map[string]*groupVersion),
-		kinds:     make(map[typeMeta]bool),
 		done:      make(chan struct{}),
 	}
 	if h.log == nil {
@@ -153,36 +224,8 @@ func New(cfg Config) (*Handler, error) {
 	if h.health, err = h.newHealthChecks(cfg.HealthChecks, cfg.ReadyChecks); err != nil {
 		return nil, err
 	}
-	for _, r := range cfg.Server.Resources() {
-		path := "api/" + r.Version
-		if r.Group != "" {
-			path = "apis/" + r.Group + "/" + r.Version
-		}
-		gv := h.byPath[path]
-		if gv == nil {
-			gv = &groupVersion{group: r.Group, version: r.Version, path: path, byName: make(map[string]apiserver.ResourceInfo)}
-			h.byPath[path] = gv
-			h.groups = append(h.groups, gv) // Resources is sorted by group: core comes first
-		}
-		gv.resources = append(gv.resources, r)
-		gv.byName[r.Resource] = r
-		h.kinds[typeMeta{Kind: r.Kind, APIVersion: r.APIVersion()}] = true
-		h.kinds[typeMeta{Kind: "DeleteOptions", APIVersion: r.APIVersion()}] = true
-		for _, sub := range subresourcesOf(r) {
-			h.kinds[typeMeta{Kind: sub.kind.Kind, APIVersion: sub.kind.apiVersion()}] = true
-		}
-	}
 	h.reviews = reviewGroups()
-	for _, gv := range h.reviews {
-		h.byPath[gv.path] = gv
-		for _, r := range gv.resources {
-			h.kinds[typeMeta{Kind: r.Kind, APIVersion: r.APIVersion()}] = true
-		}
-	}
-	for _, tm := range requestKinds {
-		h.kinds[tm] = true
-	}
-	h.openapi = sync.OnceValues(func() (*openAPISpecs, error) { return newOpenAPISpecs(h.groups) })
+	h.currentRoutes()
 	return h, nil
 }
 

@@ -149,6 +149,7 @@ func TestKubectl(t *testing.T) {
 		assert.Equal(t, []string{"NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"}, rows[0])
 		assert.ElementsMatch(t, [][]string{
 			{"endpoints", "ep", "v1", "true", "Endpoints"},
+			{"customresourcedefinitions", "crd,crds", "apiextensions.k8s.io/v1", "false", "CustomResourceDefinition"},
 			{"events", "ev", "v1", "true", "Event"},
 			{"namespaces", "ns", "v1", "false", "Namespace"},
 			{"nodes", "no", "v1", "false", "Node"},

@@ -54,9 +54,9 @@ func (h *Handler) RouteOf(r *http.Request) (Route, bool) {
 	var gv *groupVersion
 	switch {
 	case len(segs) >= 2 && segs[0] == "api":
-		gv, segs = h.byPath["api/"+segs[1]], segs[2:]
+		gv, segs = h.currentRoutes().byPath["api/"+segs[1]], segs[2:]
 	case len(segs) >= 3 && segs[0] == "apis":
-		gv, segs = h.byPath["apis/"+segs[1]+"/"+segs[2]], segs[3:]
+		gv, segs = h.currentRoutes().byPath["apis/"+segs[1]+"/"+segs[2]], segs[3:]
 	}
 	if gv == nil || len(segs) == 0 {
 		return Route{}, false

@@ -208,6 +208,15 @@ func openAPIDocOf(gv *groupVersion) (*openAPIDoc, error) {
 		Paths:   make(map[string]openAPIPathItem),
 	}
 	for _, r := range gv.resources {
+		if r.Schema != nil {
+			name, err := b.customDefinition(r)
+			if err != nil {
+				return nil, err
+			}
+			path, item := objectPath(gv, r, name)
+			doc.Paths[path] = item
+			continue
+		}
 		name, err := b.definition(reflect.TypeOf(r.New()).Elem())
 		if err != nil {
 			return nil, err
@@ -346,7 +355,7 @@ func convertAll(list []*schema, f func(*schema)) []*schema {
 // serveOpenAPI answers /openapi/v2, /openapi/v3 and /openapi/v3/{group
 // version path}; rest is the path after "openapi/".
 func (h *Handler) serveOpenAPI(w http.ResponseWriter, r *http.Request, rest string) {
-	specs, err := h.openapi()
+	specs, err := h.currentRoutes().openapi()
 	if err != nil {
 		writeError(w, apierrors.NewInternalError(err))
 		return

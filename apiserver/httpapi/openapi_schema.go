@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
 )
 
 // This file builds OpenAPI schemas from package api's Go types by
@@ -280,6 +282,11 @@ func specialShape(t reflect.Type) (shape, bool) {
 		}}, true
 	case reflect.TypeFor[api.Quantity]():
 		return shape{schema: (*schemaBuilder).quantityRef}, true
+	case reflect.TypeFor[api.JSONSchemaPropsOrBool]():
+		// A schema or a boolean: free JSON, as JSON values are.
+		return shape{schema: func(b *schemaBuilder) *schema {
+			return &schema{Type: "object", PreserveUnknownFields: true, Description: b.docs[t.Name()]}
+		}}, true
 	case reflect.TypeFor[json.RawMessage]():
 		return shape{schema: func(*schemaBuilder) *schema {
 			return &schema{Type: "object", PreserveUnknownFields: true}
@@ -307,4 +314,55 @@ func (b *schemaBuilder) special(t reflect.Type, sh shape) (string, error) {
 	}
 	b.defs[sh.definition], b.from[sh.definition] = sh.schema(b), t
 	return sh.definition, nil
+}
+
+// customDefinition adds the definition of a custom resource, from its
+// CustomResourceDefinition's schema, and returns its name, which is
+// kube-apiserver's: the group reversed, the version and the kind
+// ("com.example.demo.v1.Widget"). apiVersion, kind and metadata are the
+// ones every kind has.
+func (b *schemaBuilder) customDefinition(r apiserver.ResourceInfo) (string, error) {
+	labels := strings.Split(r.Group, ".")
+	slices.Reverse(labels)
+	name := strings.Join(labels, ".") + "." + r.Version + "." + r.Kind
+	meta, err := b.definition(reflect.TypeFor[api.ObjectMeta]())
+	if err != nil {
+		return "", err
+	}
+	def := customSchema(r.Schema)
+	if def.Properties == nil {
+		def.Properties = map[string]*schema{}
+	}
+	def.Type = "object"
+	def.Properties["apiVersion"] = &schema{Type: "string", Description: apiDocs["TypeMeta.APIVersion"]}
+	def.Properties["kind"] = &schema{Type: "string", Description: apiDocs["TypeMeta.Kind"]}
+	def.Properties["metadata"] = &schema{AllOf: []*schema{{Ref: meta}}, Description: "Standard object's metadata."}
+	def.GVK = []groupVersionKind{{Group: r.Group, Version: r.Version, Kind: r.Kind}}
+	b.defs[name] = def
+	return name, nil
+}
+
+// customSchema is a structural schema as an OpenAPI schema: the parts
+// explain and validation read.
+func customSchema(s *api.JSONSchemaProps) *schema {
+	out := &schema{
+		Type: s.Type, Format: s.Format, Description: s.Description, Required: slices.Clone(s.Required),
+		PreserveUnknownFields: s.XPreserveUnknownFields != nil && *s.XPreserveUnknownFields,
+	}
+	if len(s.Default) > 0 {
+		out.Default = slices.Clone(s.Default)
+	}
+	if len(s.Properties) > 0 {
+		out.Properties = make(map[string]*schema, len(s.Properties))
+		for k, p := range s.Properties {
+			out.Properties[k] = customSchema(&p)
+		}
+	}
+	if s.Items != nil {
+		out.Items = customSchema(s.Items)
+	}
+	if ap := s.AdditionalProperties; ap != nil && ap.Schema != nil {
+		out.AdditionalProperties = customSchema(ap.Schema)
+	}
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -18,6 +19,13 @@ import (
 
 // serveResource answers a request on a resource path.
 func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, req resourceRequest) {
+	if req.info.JSONOnly {
+		var err error
+		if r, err = jsonOnly(r); err != nil {
+			writeError(w, err)
+			return
+		}
+	}
 	var err error
 	switch req.sub {
 	case "":
@@ -38,6 +46,23 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, req reso
 	if err != nil {
 		writeError(w, err)
 	}
+}
+
+// jsonOnly prepares a request on a resource served in JSON only (custom
+// resources and their definitions, as kube-apiserver serves custom
+// resources): a protobuf body is refused with 415, and an Accept that
+// prefers protobuf is answered in JSON, as client-go then expects.
+func jsonOnly(r *http.Request) (*http.Request, error) {
+	if f, err := bodyFormat(r); err == nil && f == formatProtobuf && r.ContentLength != 0 {
+		return nil, apierrors.NewUnsupportedMediaType("the body of the request was in an unknown format - accepted media types include: application/json, application/merge-patch+json, application/json-patch+json")
+	}
+	accept := r.Header.Get("Accept")
+	if !strings.Contains(accept, protobuf.MediaType) {
+		return r, nil
+	}
+	r = r.Clone(r.Context())
+	r.Header.Set("Accept", strings.ReplaceAll(accept, protobuf.MediaType, "application/json"))
+	return r, nil
 }
 
 func (h *Handler) serveMain(w http.ResponseWriter, r *http.Request, req resourceRequest) error {
@@ -424,6 +449,9 @@ func (h *Handler) writeList(w http.ResponseWriter, out output, info apiserver.Re
 		return nil
 	}
 	apiVersion, kind := info.APIVersion(), info.Kind+"List"
+	if info.ListKind != "" {
+		kind = info.ListKind
+	}
 	if out.partial {
 		apiVersion, kind = partialAPIVersion(out.partialVersion), "PartialObjectMetadataList"
 	}

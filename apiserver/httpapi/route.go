@@ -52,7 +52,7 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request, info *requestInf
 	var gv *groupVersion
 	switch {
 	case len(segs) >= 2 && segs[0] == "api":
-		gv, segs = h.byPath["api/"+segs[1]], segs[2:]
+		gv, segs = h.currentRoutes().byPath["api/"+segs[1]], segs[2:]
 	case len(segs) == 2 && segs[0] == "apis":
 		info.resource = "discovery"
 		if h.onlyGet(w, r) {
@@ -60,7 +60,7 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request, info *requestInf
 		}
 		return
 	case len(segs) >= 3 && segs[0] == "apis":
-		gv, segs = h.byPath["apis/"+segs[1]+"/"+segs[2]], segs[3:]
+		gv, segs = h.currentRoutes().byPath["apis/"+segs[1]+"/"+segs[2]], segs[3:]
 	}
 	if gv == nil {
 		writeError(w, h.notFoundFor(path))

@@ -261,6 +261,9 @@ func declaredPrinter(cols []apiserver.Column) printer {
 			switch {
 			case c.Cell != nil:
 				cells[i] = c.Cell(o)
+				if t, ok := cells[i].(api.Time); ok { // a custom date column: its age
+					cells[i] = age(t, now)
+				}
 			case c.Name == "Name":
 				cells[i] = m.Name
 			case c.Name == "Age":

@@ -87,7 +87,7 @@ func (h *Handler) notFoundFor(path string) error {
 	if !ok {
 		return notFoundPath()
 	}
-	for _, gv := range h.byPath {
+	for _, gv := range h.currentRoutes().byPath {
 		if info, served := gv.byName[gr.Resource]; served && info.Group == gr.Group {
 			return notFoundPath()
 		}

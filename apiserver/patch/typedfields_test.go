@@ -158,6 +158,12 @@ func TestTypedTrackCreateMatchesJSON(t *testing.T) {
 	var tr FieldTracker
 	for _, ti := range api.RegisteredTypes() {
 		t.Run(ti.Group+"/"+ti.Kind, func(t *testing.T) {
+			if ti.Kind == "CustomResourceDefinition" {
+				// JSON only, with a recursive schema type and free JSON
+				// values the random filler does not make; its fields are
+				// tracked by the JSON walk, which kubectl's tests drive.
+				t.Skip("the random filler does not fill JSONSchemaProps")
+			}
 			empty := newOfKind(t, ti)
 			requireSameEntries(t, jsonTrackCreate(t, ti.Kind, empty, "m"), mustTypedCreate(t, &tr, ti.Kind, empty, "m"))
 
@@ -356,6 +362,12 @@ func TestTypedTrackUpdateMatchesJSON(t *testing.T) {
 	}
 	for _, ti := range api.RegisteredTypes() {
 		t.Run(ti.Group+"/"+ti.Kind, func(t *testing.T) {
+			if ti.Kind == "CustomResourceDefinition" {
+				// JSON only, with a recursive schema type and free JSON
+				// values the random filler does not make; its fields are
+				// tracked by the JSON walk, which kubectl's tests drive.
+				t.Skip("the random filler does not fill JSONSchemaProps")
+			}
 			for seed := range uint64(30) {
 				r := rand.New(rand.NewPCG(seed, 11))
 				old := newOfKind(t, ti)

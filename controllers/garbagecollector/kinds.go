@@ -25,6 +25,7 @@ func servedKinds() []kindInfo {
 		{kind: "CSINode", group: "storage.k8s.io", resource: client.CSINodes},
 		{kind: "CSIStorageCapacity", group: "storage.k8s.io", resource: client.CSIStorageCapacities, namespaced: true},
 		{kind: "ConfigMap", resource: client.ConfigMaps, namespaced: true},
+		{kind: "CustomResourceDefinition", group: "apiextensions.k8s.io", resource: client.CustomResourceDefinitions},
 		{kind: "Deployment", group: "apps", resource: client.Deployments, namespaced: true},
 		{kind: "Endpoints", resource: client.Endpoints, namespaced: true},
 		{kind: "Event", resource: client.Events, namespaced: true},
@@ -52,7 +53,10 @@ func servedKinds() []kindInfo {
 func DefaultResources() []string {
 	var out []string
 	for _, k := range servedKinds() {
-		if k.resource != client.Events {
+		// Nor CustomResourceDefinitions: nothing here owns one, and a
+		// collector that watched them would step the simulator's recorded
+		// runs differently.
+		if k.resource != client.Events && k.resource != client.CustomResourceDefinitions {
 			out = append(out, k.resource)
 		}
 	}

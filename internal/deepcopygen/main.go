@@ -198,6 +198,9 @@ func (p *pkg) holdsReferences(t ast.Expr) (bool, error) {
 		if !ok {
 			return false, fmt.Errorf("type %s: not declared in the package", t.Name)
 		}
+		if p.handCopied(t) {
+			return true, nil
+		}
 		if refs, ok := p.refs[t.Name]; ok {
 			return refs, nil
 		}
@@ -246,6 +249,14 @@ func underlyingOfExternal(t *ast.SelectorExpr) (ast.Expr, error) {
 	return parser.ParseExpr(src)
 }
 
+// handCopied reports whether t names a type of the package whose DeepCopy
+// and DeepCopyInto are written by hand: the generator copies a value of it
+// by calling them and never looks inside it (api.JSONObject holds free JSON
+// values, which no generated copy can name).
+func (p *pkg) handCopied(t *ast.Ident) bool {
+	return p.types[t.Name] != nil && p.methods[t.Name+".DeepCopyInto"] && p.methods[t.Name+".DeepCopy"]
+}
+
 // structWithReferences returns the struct type of t when t names a struct
 // of the package that holds references: one with its own DeepCopyInto.
 func (p *pkg) structWithReferences(t ast.Expr) *ast.StructType {
@@ -272,6 +283,12 @@ func (p *pkg) copyOf(t ast.Expr, x string) (string, error) {
 	}
 	switch t := t.(type) {
 	case *ast.Ident:
+		if p.handCopied(t) {
+			if _, isStruct := p.types[t.Name].expr.(*ast.StructType); isStruct {
+				return fmt.Sprintf("*%s.DeepCopy()", x), nil
+			}
+			return x + ".DeepCopy()", nil
+		}
 		if p.structWithReferences(t) != nil {
 			return fmt.Sprintf("*%s.DeepCopy()", x), nil // x is a variable: a map value
 		}
@@ -308,6 +325,9 @@ func (p *pkg) copyOf(t ast.Expr, x string) (string, error) {
 			return "", err
 		}
 		e := types.ExprString(elem)
+		if strings.HasPrefix(e, "json.") {
+			p.imports["encoding/json"] = true
+		}
 		return fmt.Sprintf("deepCopySlice(%s, func(in, out *%s) { *out = %s })", x, e, inner), nil
 	case *ast.MapType:
 		if refs, err := p.holdsReferences(t.Key); err != nil || refs {
@@ -333,7 +353,7 @@ func (p *pkg) copyOf(t ast.Expr, x string) (string, error) {
 // copyInto returns the statement that makes out's field f, of type t, a
 // copy of in's after `*out = *in`, or "" when that assignment copied it.
 func (p *pkg) copyInto(t ast.Expr, f string) (string, error) {
-	if p.structWithReferences(t) != nil {
+	if id, ok := t.(*ast.Ident); (ok && p.handCopied(id)) || p.structWithReferences(t) != nil {
 		return fmt.Sprintf("in.%s.DeepCopyInto(&out.%s)", f, f), nil
 	}
 	c, err := p.copyOf(t, "in."+f)
@@ -354,7 +374,7 @@ func (p *pkg) copied() (map[string]bool, error) {
 		switch t := t.(type) {
 		case *ast.Ident:
 			td := p.types[t.Name]
-			if td == nil || copied[t.Name] {
+			if td == nil || copied[t.Name] || p.handCopied(t) {
 				return
 			}
 			if refs, err := p.holdsReferences(t); err != nil || !refs {

@@ -197,6 +197,8 @@ func definitionName(doc string) string {
 		return "io.k8s.apimachinery.pkg.util.intstr." + typ
 	case "resource":
 		return "io.k8s.apimachinery.pkg.api.resource." + typ
+	case "apiextensionsv1":
+		return "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1." + typ
 	}
 	if gv := groupVersionAlias.FindStringSubmatch(pkg); gv != nil {
 		return "io.k8s.api." + gv[1] + "." + gv[2] + "." + typ

@@ -1,0 +1,52 @@
+package schema
+
+import (
+	"github.com/miniplane/miniplane/api"
+)
+
+// Default sets, in obj (the top-level fields of a custom resource but apiVersion, kind and
+// metadata), every missing field whose schema has a default, and every null one whose
+// schema is not nullable, to a copy of the default, at every depth: in objects, list items
+// and map values. Kubernetes: structuraldefaulting.Default, which runs after pruning, on
+// create, on update and on read.
+func Default(obj map[string]any, s *api.JSONSchemaProps) {
+	defaultObject(obj, s)
+}
+
+func defaultObject(m map[string]any, s *api.JSONSchemaProps) {
+	for k, ps := range s.Properties {
+		v, ok := m[k]
+		if len(ps.Default) > 0 && (!ok || (v == nil && !ps.Nullable)) {
+			if d, err := api.DecodeJSONValue(ps.Default); err == nil {
+				m[k] = d
+			}
+		}
+	}
+	for k, v := range m {
+		if ps, ok := s.Properties[k]; ok {
+			defaultValue(v, &ps)
+		} else if ap := s.AdditionalProperties; ap != nil && ap.Schema != nil {
+			defaultValue(v, ap.Schema)
+		}
+	}
+}
+
+func defaultValue(v any, s *api.JSONSchemaProps) {
+	switch v := v.(type) {
+	case map[string]any:
+		defaultObject(v, s)
+	case []any:
+		if s.Items == nil {
+			return
+		}
+		for i, e := range v {
+			if e == nil && len(s.Items.Default) > 0 && !s.Items.Nullable {
+				if d, err := api.DecodeJSONValue(s.Items.Default); err == nil {
+					v[i] = d
+				}
+				continue
+			}
+			defaultValue(e, s.Items)
+		}
+	}
+}

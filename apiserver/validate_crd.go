@@ -1,0 +1,291 @@
+package apiserver
+
+// CustomResourceDefinitions: defaulting and validation. Kubernetes:
+// k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation
+// (ValidateCustomResourceDefinition and its update) and the v1 defaults.
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
+)
+
+var crdMeta = metaRules{name: nameIsDNSSubdomain}
+
+// defaultCRD fills what the v1 API defaults: singular and listKind from the kind, the
+// conversion strategy None.
+func defaultCRD(c *api.CustomResourceDefinition) {
+	n := &c.Spec.Names
+	if n.Singular == "" {
+		n.Singular = strings.ToLower(n.Kind)
+	}
+	if n.ListKind == "" && n.Kind != "" {
+		n.ListKind = n.Kind + "List"
+	}
+	if c.Spec.Conversion == nil {
+		c.Spec.Conversion = &api.CustomResourceConversion{Strategy: "None"}
+	}
+	for i := range c.Spec.Versions {
+		v := &c.Spec.Versions[i]
+		for j := range v.AdditionalPrinterColumns {
+			if v.AdditionalPrinterColumns[j].Type == "" {
+				v.AdditionalPrinterColumns[j].Type = "string"
+			}
+		}
+	}
+}
+
+func validateCRD(c *api.CustomResourceDefinition) apierrors.FieldErrors {
+	errs := validateObjectMeta(nil, &c.Metadata, crdMeta, metadataPath)
+	return validateCRDSpec(errs, c)
+}
+
+func validateCRDUpdate(c, old *api.CustomResourceDefinition) apierrors.FieldErrors {
+	errs := validateObjectMetaUpdate(nil, &c.Metadata, &old.Metadata, metadataPath)
+	errs = validateCRDSpec(errs, c)
+	if c.Spec.Group != old.Spec.Group {
+		errs = append(errs, Invalid(NewPath("spec", "group"), c.Spec.Group, msgImmutable))
+	}
+	if c.Spec.Names.Plural != old.Spec.Names.Plural && old.Spec.Names.Plural != "" {
+		errs = append(errs, Invalid(NewPath("spec", "names", "plural"), c.Spec.Names.Plural, msgImmutable))
+	}
+	if c.Spec.Scope != old.Spec.Scope {
+		errs = append(errs, Invalid(NewPath("spec", "scope"), c.Spec.Scope, msgImmutable))
+	}
+	return errs
+}
+
+func validateCRDSpec(errs apierrors.FieldErrors, c *api.CustomResourceDefinition) apierrors.FieldErrors {
+	spec := &c.Spec
+	sp := NewPath("spec")
+	if c.Metadata.Name != spec.Names.Plural+"."+spec.Group {
+		errs = append(errs, Invalid(NewPath("metadata", "name"), c.Metadata.Name, `must be spec.names.plural+"."+spec.group`))
+	}
+	switch {
+	case spec.Group == "":
+		errs = append(errs, Required(sp.Child("group"), ""))
+	case len(dns1123SubdomainMsgs(spec.Group)) > 0:
+		errs = append(errs, Invalid(sp.Child("group"), spec.Group, strings.Join(dns1123SubdomainMsgs(spec.Group), ",")))
+	case len(strings.Split(spec.Group, ".")) < 2:
+		errs = append(errs, Invalid(sp.Child("group"), spec.Group, "should be a domain with at least one dot"))
+	}
+	errs = validateCRDNames(errs, &spec.Names, sp.Child("names"))
+	switch spec.Scope {
+	case "":
+		errs = append(errs, Required(sp.Child("scope"), ""))
+	case api.ClusterScoped, api.NamespaceScoped:
+	default:
+		errs = append(errs, NotSupported(sp.Child("scope"), spec.Scope, string(api.ClusterScoped), string(api.NamespaceScoped)))
+	}
+	if spec.Conversion != nil && spec.Conversion.Strategy != "None" {
+		errs = append(errs, NotSupported(sp.Child("conversion").Child("strategy"), spec.Conversion.Strategy, "None"))
+	}
+	if spec.PreserveUnknownFields {
+		errs = append(errs, Invalid(sp.Child("preserveUnknownFields"), true, "cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead"))
+	}
+	vp := sp.Child("versions")
+	if len(spec.Versions) == 0 {
+		return append(errs, Invalid(vp, spec.Versions, "must have exactly one version marked as storage version"))
+	}
+	storage, served := 0, 0
+	seen := map[string]bool{}
+	for i := range spec.Versions {
+		v := &spec.Versions[i]
+		p := vp.Index(i)
+		if v.Storage {
+			storage++
+		}
+		if v.Served {
+			served++
+		}
+		if seen[v.Name] {
+			errs = append(errs, Invalid(p.Child("name"), v.Name, "must appear only once"))
+		}
+		seen[v.Name] = true
+		if v.Name == "" {
+			errs = append(errs, Required(p.Child("name"), ""))
+		} else if msgs := dns1035LabelMsgs(v.Name); len(msgs) > 0 {
+			errs = append(errs, Invalid(p.Child("name"), v.Name, strings.Join(msgs, ",")))
+		}
+		errs = validateCRDVersion(errs, v, p)
+	}
+	if storage != 1 {
+		errs = append(errs, Invalid(vp, versionNames(spec.Versions), "must have exactly one version marked as storage version"))
+	}
+	if served == 0 {
+		errs = append(errs, Invalid(vp, versionNames(spec.Versions), "must have at least one version marked as served"))
+	}
+	return errs
+}
+
+// versionNames is the bad value of the version-count errors, readable where Kubernetes
+// prints the whole list in Go syntax.
+func versionNames(vs []api.CustomResourceDefinitionVersion) string {
+	names := make([]string, len(vs))
+	for i, v := range vs {
+		names[i] = v.Name
+	}
+	return "[" + strings.Join(names, " ") + "]"
+}
+
+func validateCRDNames(errs apierrors.FieldErrors, n *api.CustomResourceDefinitionNames, p Path) apierrors.FieldErrors {
+	dns := func(field, value string, prefix string) {
+		if value == "" {
+			return
+		}
+		if msgs := dns1035LabelMsgs(strings.ToLower(value)); len(msgs) > 0 || (prefix == "" && value != strings.ToLower(value)) {
+			if len(msgs) == 0 {
+				msgs = dns1035LabelMsgs(value)
+			}
+			errs = append(errs, Invalid(p.Child(field), value, prefix+strings.Join(msgs, ",")))
+		}
+	}
+	dns("plural", n.Plural, "")
+	dns("singular", n.Singular, "")
+	dns("kind", n.Kind, "may have mixed case, but should otherwise match: ")
+	dns("listKind", n.ListKind, "may have mixed case, but should otherwise match: ")
+	for i, s := range n.ShortNames {
+		if msgs := dns1035LabelMsgs(s); len(msgs) > 0 {
+			errs = append(errs, Invalid(p.Child("shortNames").Index(i), s, strings.Join(msgs, ",")))
+		}
+	}
+	for i, c := range n.Categories {
+		if msgs := dns1035LabelMsgs(c); len(msgs) > 0 {
+			errs = append(errs, Invalid(p.Child("categories").Index(i), c, strings.Join(msgs, ",")))
+		}
+	}
+	if n.Plural == "" {
+		errs = append(errs, Required(p.Child("plural"), ""))
+	}
+	if n.Singular == "" {
+		errs = append(errs, Required(p.Child("singular"), ""))
+	}
+	if n.Kind == "" {
+		errs = append(errs, Required(p.Child("kind"), ""))
+	}
+	if n.ListKind == "" {
+		errs = append(errs, Required(p.Child("listKind"), ""))
+	}
+	if n.Kind != "" && n.Kind == n.ListKind {
+		errs = append(errs, Invalid(p.Child("listKind"), n.ListKind, "kind and listKind may not be the same"))
+	}
+	return errs
+}
+
+func validateCRDVersion(errs apierrors.FieldErrors, v *api.CustomResourceDefinitionVersion, p Path) apierrors.FieldErrors {
+	if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+		errs = append(errs, Required(p.Child("schema").Child("openAPIV3Schema"), "schemas are required"))
+	} else {
+		root := v.Schema.OpenAPIV3Schema
+		sp := p.Child("schema").Child("openAPIV3Schema")
+		if root.Type != "object" {
+			errs = append(errs, Invalid(sp.Child("type"), root.Type, "must be object at the root"))
+		}
+		errs = validateStructural(errs, root, sp, true)
+	}
+	if v.DeprecationWarning != nil && !v.Deprecated {
+		errs = append(errs, Invalid(p.Child("deprecationWarning"), *v.DeprecationWarning, "can only be set for deprecated versions"))
+	}
+	if sub := v.Subresources; sub != nil && sub.Scale != nil {
+		sc := sub.Scale
+		sp := p.Child("subresources").Child("scale")
+		if !validSpecPath(sc.SpecReplicasPath, ".spec") {
+			errs = append(errs, Invalid(sp.Child("specReplicasPath"), sc.SpecReplicasPath, "should be a json path under .spec"))
+		}
+		if !validSpecPath(sc.StatusReplicasPath, ".status") {
+			errs = append(errs, Invalid(sp.Child("statusReplicasPath"), sc.StatusReplicasPath, "should be a json path under .status"))
+		}
+		if sc.LabelSelectorPath != nil && !validSpecPath(*sc.LabelSelectorPath, ".spec") && !validSpecPath(*sc.LabelSelectorPath, ".status") {
+			errs = append(errs, Invalid(sp.Child("labelSelectorPath"), *sc.LabelSelectorPath, "should be a json path under either .spec or .status"))
+		}
+	}
+	cols := map[string]bool{}
+	for i, c := range v.AdditionalPrinterColumns {
+		cp := p.Child("additionalPrinterColumns").Index(i)
+		if c.Name == "" {
+			errs = append(errs, Required(cp.Child("name"), ""))
+		} else if cols[c.Name] {
+			errs = append(errs, Duplicate(cp.Child("name"), c.Name))
+		}
+		cols[c.Name] = true
+		if !slices.Contains([]string{"integer", "number", "string", "boolean", "date"}, c.Type) {
+			errs = append(errs, NotSupported(cp.Child("type"), c.Type, "integer", "number", "string", "boolean", "date"))
+		}
+		if c.JSONPath == "" {
+			errs = append(errs, Required(cp.Child("JSONPath"), ""))
+		} else if simpleJSONPath(c.JSONPath) == nil {
+			errs = append(errs, Invalid(cp.Child("JSONPath"), c.JSONPath, "miniplane understands only field paths such as .spec.replicas"))
+		}
+	}
+	for i, f := range v.SelectableFields {
+		if simpleJSONPath(f.JSONPath) == nil {
+			errs = append(errs, Invalid(p.Child("selectableFields").Index(i).Child("jsonPath"), f.JSONPath, "must be a simple field path"))
+		}
+	}
+	return errs
+}
+
+func validSpecPath(path, under string) bool {
+	return strings.HasPrefix(path, under+".") && simpleJSONPath(path) != nil
+}
+
+var schemaTypes = []string{"array", "boolean", "integer", "number", "object", "string"}
+
+// validateStructural checks the rules of a structural schema that pruning, defaulting
+// and validation rely on: a type everywhere but where x-kubernetes-int-or-string or
+// x-kubernetes-preserve-unknown-fields stands in for one, items for arrays, no
+// additionalProperties beside properties, list-map keys on list-type map. Kubernetes:
+// structuralschema.ValidateStructural, with its messages.
+func validateStructural(errs apierrors.FieldErrors, s *api.JSONSchemaProps, p Path, root bool) apierrors.FieldErrors {
+	switch {
+	case s.Type == "" && !s.XIntOrString && !(s.XPreserveUnknownFields != nil && *s.XPreserveUnknownFields) && !root:
+		errs = append(errs, Required(p.Child("type"), "must not be empty for specified object fields"))
+	case s.Type != "" && !slices.Contains(schemaTypes, s.Type):
+		errs = append(errs, NotSupported(p.Child("type"), s.Type, schemaTypes...))
+	}
+	if s.Type == "array" && s.Items == nil {
+		errs = append(errs, Required(p.Child("items"), "must be specified"))
+	}
+	if len(s.Properties) > 0 && s.AdditionalProperties != nil && (s.AdditionalProperties.Schema != nil || s.AdditionalProperties.Allows) {
+		errs = append(errs, Forbidden(p.Child("additionalProperties"), "additionalProperties and properties are mutual exclusive"))
+	}
+	if s.UniqueItems {
+		errs = append(errs, Forbidden(p.Child("uniqueItems"), "uniqueItems cannot be set to true since the runtime complexity becomes quadratic"))
+	}
+	if s.Pattern != "" {
+		if _, err := compilePattern(s.Pattern); err != nil {
+			errs = append(errs, Invalid(p.Child("pattern"), s.Pattern, "must be a valid regular expression, but isn't: "+err.Error()))
+		}
+	}
+	if lt := s.XListType; lt != nil {
+		switch *lt {
+		case "atomic", "set":
+		case "map":
+			if len(s.XListMapKeys) == 0 {
+				errs = append(errs, Required(p.Child("x-kubernetes-list-map-keys"), "must not be empty if x-kubernetes-list-type is map"))
+			}
+		default:
+			errs = append(errs, NotSupported(p.Child("x-kubernetes-list-type"), *lt, "atomic", "map", "set"))
+		}
+	}
+	for _, name := range sortedKeys(s.Properties) {
+		ps := s.Properties[name]
+		if root && (name == "metadata") && len(ps.Properties) > 0 {
+			for _, f := range sortedKeys(ps.Properties) {
+				if f != "name" && f != "generateName" {
+					errs = append(errs, Forbidden(p.Child("properties").Key("metadata").Child("properties").Key(f), "must not be specified"))
+				}
+			}
+		}
+		errs = validateStructural(errs, &ps, p.Child("properties").Key(name), false)
+	}
+	if s.Items != nil {
+		errs = validateStructural(errs, s.Items, p.Child("items"), false)
+	}
+	if ap := s.AdditionalProperties; ap != nil && ap.Schema != nil {
+		errs = validateStructural(errs, ap.Schema, p.Child("additionalProperties"), false)
+	}
+	return errs
+}
