@@ -256,6 +256,12 @@ func copyDeploymentAnnotations(d *api.Deployment, rs *api.ReplicaSet) bool {
 // changed. newRS's map must be its own. Kubernetes:
 // SetNewReplicaSetAnnotations.
 func SetNewReplicaSetAnnotations(d *api.Deployment, newRS *api.ReplicaSet, newRevision string, exists bool) bool {
+	return setNewReplicaSetAnnotations(d, newRS, newRevision, exists, maxRevHistoryLengthInChars)
+}
+
+// setNewReplicaSetAnnotations is SetNewReplicaSetAnnotations with the
+// revision history bounded to historyLimit characters.
+func setNewReplicaSetAnnotations(d *api.Deployment, newRS *api.ReplicaSet, newRevision string, exists bool, historyLimit int) bool {
 	changed := copyDeploymentAnnotations(d, newRS)
 	oldRevision, had := newRS.Metadata.Annotations[RevisionAnnotation]
 	oldRev, err := strconv.ParseInt(oldRevision, 10, 64)
@@ -283,11 +289,11 @@ func SetNewReplicaSetAnnotations(d *api.Deployment, newRS *api.ReplicaSet, newRe
 		} else {
 			total := len(history) + len(oldRevision) + 1
 			start := 0
-			for total > maxRevHistoryLengthInChars && start < len(olds) {
+			for total > historyLimit && start < len(olds) {
 				total -= len(olds[start]) + 1
 				start++
 			}
-			if total <= maxRevHistoryLengthInChars {
+			if total <= historyLimit {
 				newRS.Metadata.Annotations[RevisionHistoryAnnotation] = strings.Join(append(olds[start:], oldRevision), ",")
 			}
 		}

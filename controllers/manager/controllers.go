@@ -2,6 +2,7 @@ package manager
 
 import (
 	"github.com/miniplane/miniplane/client/record"
+	"github.com/miniplane/miniplane/controllers/deployment"
 	"github.com/miniplane/miniplane/controllers/endpoints"
 	"github.com/miniplane/miniplane/controllers/garbagecollector"
 	"github.com/miniplane/miniplane/controllers/replication"
@@ -9,11 +10,13 @@ import (
 
 // DefaultDescriptors registers kube-controller-manager's controllers that
 // miniplane has, in the order they are built and started: the replication
-// controller, the endpoints controller and the garbage collector. These run
+// controller, the deployment controller, the endpoints controller and the
+// garbage collector. These run
 // under leader election (Instance): in one instance at a time.
 func DefaultDescriptors() []Descriptor {
 	return []Descriptor{
 		{Name: ReplicationController, Init: initReplication},
+		{Name: Deployment, Init: initDeployment},
 		{Name: Endpoint, Init: initEndpoints},
 		{Name: GarbageCollector, Init: initGarbageCollector},
 	}
@@ -31,6 +34,14 @@ func initReplication(ic InitContext) (Controller, int, error) {
 		Recorder: ic.recorder("replication-controller"), WithoutExpectations: ic.Options.ReplicationWithoutExpectations,
 	})
 	return c, ic.Options.ConcurrentRCSyncs, err
+}
+
+func initDeployment(ic InitContext) (Controller, int, error) {
+	c, err := deployment.New(deployment.Config{
+		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
+		Recorder: ic.recorder("deployment-controller"),
+	})
+	return c, ic.Options.ConcurrentDeploymentSyncs, err
 }
 
 func initEndpoints(ic InitContext) (Controller, int, error) {

@@ -237,6 +237,7 @@ func (m *Manager) Health() []Health {
 // names them (nodesim is miniplane's own).
 const (
 	ReplicationController = "replicationcontroller"
+	Deployment            = "deployment"
 	Endpoint              = "endpoint"
 	GarbageCollector      = "garbagecollector"
 	NodeSim               = "nodesim"
