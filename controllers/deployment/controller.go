@@ -359,8 +359,12 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	d := cached.DeepCopy() // this sync's own: decisions write into it
+	return c.syncDeployment(ctx, cached.DeepCopy())
+}
 
+// syncDeployment reconciles d, the sync's own copy: decisions write into
+// it.
+func (c *Controller) syncDeployment(ctx context.Context, d *api.Deployment) error {
 	if d.Spec.Selector != nil && len(d.Spec.Selector.MatchLabels) == 0 && len(d.Spec.Selector.MatchExpressions) == 0 {
 		c.event(ctx, d, api.EventTypeWarning, "SelectingAll", "This deployment is selecting all pods. A non-empty selector is required.")
 		if d.Status.ObservedGeneration < d.Metadata.Generation {
