@@ -275,10 +275,10 @@ func TestScaleDuringRollout(t *testing.T) {
 	h.update("web", func(d *api.Deployment) { d.Spec.Replicas = i32(20) })
 	h.settle()
 	sets = h.sets()
-	// 11 sized for max 13 become 23: 8 → 14 and 3 → 5 by their shares
-	// (rounded), and the leftover 4 to the largest, 8 → 18.
-	assert.Equal(t, int32(18), *sets[0].Spec.Replicas)
-	assert.Equal(t, int32(5), *sets[1].Spec.Replicas)
+	// 13 sized for max 13 become 23: 8 → 14 and 5 → 9 by their shares,
+	// rounded.
+	assert.Equal(t, int32(14), *sets[0].Spec.Replicas)
+	assert.Equal(t, int32(9), *sets[1].Spec.Replicas)
 	for _, s := range sets {
 		assert.Equal(t, "20", s.Metadata.Annotations[DesiredReplicasAnnotation])
 		assert.Equal(t, "23", s.Metadata.Annotations[MaxReplicasAnnotation])
