@@ -67,6 +67,9 @@ func (c *recordingClient) wrote(kind string, obj api.Object, key string) {
 	if pod, ok := obj.(*api.Pod); ok && kind == "create" {
 		s.checkOvershoot(pod)
 	}
+	if rs, ok := obj.(*api.ReplicaSet); ok {
+		s.checkDeploymentWrite(c.actor, kind, rs)
+	}
 	if rc, ok := obj.(*api.ReplicationController); ok && rc.Spec.Replicas != nil {
 		s.maxReplicas[rc.Metadata.UID] = max(s.maxReplicas[rc.Metadata.UID], *rc.Spec.Replicas)
 	}
