@@ -102,37 +102,48 @@
 //
 // # Upstream tests ported
 //
-// As tables of the pure functions: deployment_util_test.go's
-// TestResolveFenceposts, TestNewRSNewReplicas, TestMaxUnavailable,
-// TestMaxSurge (via TestResolveFenceposts' cases through MaxSurge),
-// TestFindNewReplicaSet, TestFindOldReplicaSets, TestEqualIgnoreHash,
-// TestDeploymentComplete, TestDeploymentProgressing, TestDeploymentTimedOut,
-// TestAnnotationUtils (SetNewReplicaSetAnnotations, revisions),
-// TestReplicaSetAnnotationsNeedUpdate, TestGetReplicaCountForReplicaSets,
-// TestGetAvailableReplicaCountForReplicaSets, TestSetDeploymentCondition
-// and TestRemoveDeploymentCondition, TestIsSaturated; sync_test.go's
-// TestScale (ProportionalScale), TestDeploymentController_cleanupDeployment
-// (RevisionHistoryToDelete), TestGetReplicaSetFraction (GetProportion);
-// rolling_test.go's TestDeploymentController_reconcileNewReplicaSet,
-// _reconcileOldReplicaSets, _cleanupUnhealthyReplicas,
-// _scaleDownOldReplicaSetsForRollingUpdate; recreate_test.go's
-// TestOldPodsRunning and TestScaleDownOldReplicaSets; progress_test.go's
-// TestRequeueStuckDeployment and TestSyncRolloutStatus; sync_test.go's
-// TestSyncDeploymentStatus via CalculateStatus; hash_test.go's stability
-// of the hash. deployment_controller_test.go's scenarios (create a new set,
-// adopt, orphan, no sync on a paused deployment's template change,
-// selecting-all, pods of a Recreate deployment) run against the real API
-// server in controller_test.go.
+// As tables of the pure functions (upstream name → test here):
+// deployment_util_test.go's TestResolveFenceposts, TestMaxUnavailable,
+// TestNewRSNewReplicas, TestEqualIgnoreHash, TestDeploymentComplete,
+// TestDeploymentProgressing, TestDeploymentTimedOut and TestAnnotationUtils
+// under their own names; TestFindNewReplicaSet and TestFindOldReplicaSets
+// → TestFindNewAndOldReplicaSets; TestGetReplicaCountForReplicaSets and
+// TestGetAvailableReplicaCountForReplicaSets → TestReplicaCounts;
+// TestReplicaSetAnnotationsNeedUpdate and IsSaturated's cases →
+// TestReplicasAnnotations; TestSetDeploymentCondition and
+// TestRemoveDeploymentCondition → TestSetDeploymentCondition; MaxSurge's
+// cases → TestMaxSurge. rolling_test.go's _reconcileNewReplicaSet,
+// _reconcileOldReplicaSets, _cleanupUnhealthyReplicas and
+// _scaleDownOldReplicaSetsForRollingUpdate → TestReconcileNewReplicaSet,
+// TestReconcileOldReplicaSets, TestCleanupUnhealthyReplicas,
+// TestScaleDownOldReplicaSetsForRollingUpdate. sync_test.go's TestScale
+// (every case) → TestScale, its getReplicaSetFraction cases →
+// TestGetProportion, _cleanupDeployment and _cleanupDeploymentOrder →
+// TestRevisionHistoryToDelete, TestSyncDeploymentStatus →
+// TestCalculateStatus. recreate_test.go's TestOldPodsRunning and
+// TestScaleDownOldReplicaSets → TestOldPodsRunning, TestScaleDownForRecreate.
+// progress_test.go's TestRequeueStuckDeployment and TestSyncRolloutStatus
+// → TestRequeueStuckDeployment, TestRolloutStatus. hash_test.go →
+// TestComputeHash (stability, not upstream's strings).
 //
-// Not ported, and why: TestGetNewRC's and the rollback tests (rollbackTo
-// is extensions/v1beta1 only); TestGetPodTemplateSpecHash's and
-// TestPodTemplateEqualIgnoreHash's exact hash strings (the hash is not
-// upstream's, see above); migrate and label-pods-with-hash tests (no
-// pre-hash sets to migrate); the tests of upstream's fake-clientset action
-// lists (the controller is tested by its writes to a real server here);
-// the in-place update tests (rolling_inplace.go, an alpha feature after
-// v1.32); TestReplicaSetsByRevision-style sort tests are folded into the
-// cleanup tables.
+// deployment_controller_test.go's scenarios run against the real API
+// server (controller_test.go): a new deployment creates its set
+// (TestCreateRollOutAndRollBack), adoption and orphaning
+// (TestAdoptAndRelease), a paused deployment's template change starts no
+// rollout (TestPausedDeploymentDoesNotRollOut), the selecting-all
+// deployment (TestSelectingAll), and a Recreate deployment waiting for its
+// pods (TestRecreate). They play the replica set controller by writing the
+// sets' status.
+//
+// Not ported, and why: the rollback tests (spec.rollbackTo is
+// extensions/v1beta1 only; kubectl rolls back by patching the template);
+// TestGetPodTemplateSpecHash's exact hash strings (the hash is not
+// upstream's, see above); the migrate and label-pods-with-hash tests (no
+// pre-hash sets to migrate); the assertions on upstream's fake-clientset
+// action lists (here the writes land on a real server and the tests read
+// the result); the in-place update tests (rolling_inplace.go,
+// recreate_inplace.go: after v1.32); TestPodTemplateEqualIgnoreHash's
+// protobuf-semantics cases (templates are compared by their JSON here).
 //
 // # Concurrency
 //

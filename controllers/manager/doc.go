@@ -6,7 +6,8 @@
 // It mirrors cmd/kube-controller-manager/app: a registry of named
 // controllers with init functions, the --controllers flag (`*`, `name`,
 // `-name`, first match wins), per-controller worker counts
-// (--concurrent-rc-syncs, --concurrent-endpoint-syncs), the --leader-elect
+// (--concurrent-rc-syncs, --concurrent-deployment-syncs,
+// --concurrent-endpoint-syncs), the --leader-elect
 // flags, and a health check per controller.
 //
 // A Manager only runs the controllers it is given. An Instance is one
