@@ -228,7 +228,7 @@ func TestNewRefusesABadConfig(t *testing.T) {
 	}{
 		{"negative instances", plane.Config{Instances: -1}, "Instances must be at least 1, got -1"},
 		{"unelected and several", plane.Config{Instances: 2, Options: options(func(o *manager.Options) { o.LeaderElection.LeaderElect = false })}, "run 1 instance, not 2"},
-		{"unknown controller", plane.Config{Options: options(func(o *manager.Options) { o.Controllers = []string{"deployment"} })}, `"deployment" is not a known controller`},
+		{"unknown controller", plane.Config{Options: options(func(o *manager.Options) { o.Controllers = []string{"statefulset"} })}, `"statefulset" is not a known controller`},
 		{"too many nodes", plane.Config{Options: options(func(o *manager.Options) { o.Nodes = 100000 })}, "--nodes must be between 0 and"},
 		{"unknown scheduler", plane.Config{Options: options(func(o *manager.Options) { o.Scheduler = "volcano" })}, `--scheduler must be "builtin" or "none"`},
 		{"fault rate", plane.Config{Faults: faults.All, FaultRate: 2}, "FaultRate must be in [0, 1], got 2"},

@@ -58,7 +58,7 @@ type Config struct {
 	// be quiet (default 10m).
 	ConvergeWithin time.Duration
 	// Controllers are built, besides the controller manager's own
-	// (manager.DefaultDescriptors: the replication, endpoints and garbage
+	// (manager.DefaultDescriptors: the replication, deployment, endpoints and garbage
 	// collector controllers, with their event recorders), by each
 	// instance each time it starts leading.
 	Controllers []ControllerFunc

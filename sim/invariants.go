@@ -14,10 +14,11 @@ import (
 
 // The built-in invariants, by the names violations carry. Checked at every
 // step or write: revisions-rise, watch-exactly-once, single-writer,
-// rc-no-overshoot and rs-no-overshoot, progress. Checked when the system is
-// quiet with no fault in force: cache-matches-store, rc-replicas and
-// rs-replicas, rc-status and rs-status, one-controller,
-// endpoints-match-pods, owners-exist, and the Config's own. At the end of
+// rc-no-overshoot and rs-no-overshoot, deployment-surge, progress. Checked
+// when the system is quiet with no fault in force: cache-matches-store,
+// rc-replicas and rs-replicas, rc-status and rs-status, one-controller,
+// endpoints-match-pods, owners-exist, deployment-rollout (deployments.go),
+// and the Config's own. At the end of
 // a run: converges.
 
 // noteTerm records that in started leading with term: a term belongs to
@@ -189,7 +190,7 @@ func failedOn(objects []string, name, format string, args ...any) error {
 // addresses of its pods, and the Config's own invariants. It returns the
 // first that fails.
 func (s *Sim) Check(ctx context.Context) error {
-	checks := []func(context.Context) error{s.checkCaches, s.checkReplication, s.checkEndpoints, s.checkOwners}
+	checks := []func(context.Context) error{s.checkCaches, s.checkReplication, s.checkEndpoints, s.checkOwners, s.checkDeployments}
 	for _, check := range checks {
 		if err := check(ctx); err != nil {
 			return err

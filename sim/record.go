@@ -67,6 +67,9 @@ func (c *recordingClient) wrote(kind string, obj api.Object, key string) {
 	if pod, ok := obj.(*api.Pod); ok && kind == "create" {
 		s.checkOvershoot(pod)
 	}
+	if rs, ok := obj.(*api.ReplicaSet); ok {
+		s.checkDeploymentWrite(c.actor, kind, rs)
+	}
 	switch obj.(type) {
 	case *api.ReplicationController, *api.ReplicaSet:
 		r := replicatedOf(obj)

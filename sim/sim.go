@@ -66,6 +66,9 @@ type Sim struct {
 	lastTermBy   *instance
 	termOwner    map[int64]*instance
 	maxReplicas  map[api.UID]int32
+	// rsReplicas is each replica set's spec.replicas as the deployment
+	// controller last wrote it (deployment-surge).
+	rsReplicas map[api.UID]int32
 
 	cands []candidate
 }
@@ -97,6 +100,7 @@ func New(ctx context.Context, cfg Config) (*Sim, error) {
 		userRand:    rand.New(rand.NewPCG(cfg.Seed, 3)),
 		termOwner:   map[int64]*instance{},
 		maxReplicas: map[api.UID]int32{},
+		rsReplicas:  map[api.UID]int32{},
 	}
 	s.instantAt = s.clock.Now()
 	srv, err := apiserver.New(apiserver.Config{

@@ -2,6 +2,7 @@ package manager
 
 import (
 	"github.com/miniplane/miniplane/client/record"
+	"github.com/miniplane/miniplane/controllers/deployment"
 	"github.com/miniplane/miniplane/controllers/endpoints"
 	"github.com/miniplane/miniplane/controllers/garbagecollector"
 	"github.com/miniplane/miniplane/controllers/replication"
@@ -12,13 +13,15 @@ import (
 // DefaultDescriptors registers kube-controller-manager's controllers that
 // miniplane has, in the order they are built and started: the replication
 // controller, the replica set controller (the same controller, for
-// apps/v1 ReplicaSets), the endpoints controller, the garbage collector,
-// the service account controller and the root CA certificate publisher.
-// These run under leader election (Instance): in one instance at a time.
+// apps/v1 ReplicaSets), the deployment controller, the endpoints
+// controller, the garbage collector, the service account controller and
+// the root CA certificate publisher. These run under leader election
+// (Instance): in one instance at a time.
 func DefaultDescriptors() []Descriptor {
 	return []Descriptor{
 		{Name: ReplicationController, Init: initReplication},
 		{Name: ReplicaSet, Init: initReplicaSet},
+		{Name: Deployment, Init: initDeployment},
 		{Name: Endpoint, Init: initEndpoints},
 		{Name: GarbageCollector, Init: initGarbageCollector},
 		{Name: ServiceAccount, Init: initServiceAccount},
@@ -46,6 +49,14 @@ func initReplicaSet(ic InitContext) (Controller, int, error) {
 		Recorder: ic.recorder("replicaset-controller"), WithoutExpectations: ic.Options.ReplicationWithoutExpectations,
 	})
 	return c, ic.Options.ConcurrentRSSyncs, err
+}
+
+func initDeployment(ic InitContext) (Controller, int, error) {
+	c, err := deployment.New(deployment.Config{
+		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
+		Recorder: ic.recorder("deployment-controller"),
+	})
+	return c, ic.Options.ConcurrentDeploymentSyncs, err
 }
 
 func initEndpoints(ic InitContext) (Controller, int, error) {

@@ -6,7 +6,7 @@
 // It mirrors cmd/kube-controller-manager/app: a registry of named
 // controllers with init functions, the --controllers flag (`*`, `name`,
 // `-name`, first match wins), per-controller worker counts
-// (--concurrent-rc-syncs, --concurrent-replicaset-syncs,
+// (--concurrent-rc-syncs, --concurrent-replicaset-syncs, --concurrent-deployment-syncs,
 // --concurrent-endpoint-syncs), the --leader-elect
 // flags, and a health check per controller.
 //

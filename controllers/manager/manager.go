@@ -238,6 +238,7 @@ func (m *Manager) Health() []Health {
 const (
 	ReplicationController = "replicationcontroller"
 	ReplicaSet            = "replicaset"
+	Deployment            = "deployment"
 	Endpoint              = "endpoint"
 	GarbageCollector      = "garbagecollector"
 	ServiceAccount        = "serviceaccount"

@@ -27,6 +27,9 @@ type Options struct {
 	ConcurrentRSSyncs       int
 	ConcurrentEndpointSyncs int
 	ConcurrentGCSyncs       int
+	// ConcurrentDeploymentSyncs is the deployment controller's worker
+	// count.
+	ConcurrentDeploymentSyncs int
 	// EndpointUpdatesBatchPeriod delays endpoint syncs after pod changes so
 	// bursts coalesce (kube's --endpoint-updates-batch-period); 0: none.
 	EndpointUpdatesBatchPeriod time.Duration
@@ -111,15 +114,16 @@ func (o LeaderElectionOptions) Validate() error {
 // DefaultOptions returns kube-controller-manager's defaults.
 func DefaultOptions() Options {
 	return Options{
-		Controllers:             []string{"*"},
-		ConcurrentRCSyncs:       5,
-		ConcurrentRSSyncs:       5,
-		ConcurrentEndpointSyncs: 5,
-		ConcurrentGCSyncs:       20,
-		Nodes:                   3,
-		NodeCPU:                 nodesim.DefaultNodeCPU,
-		NodeMemory:              nodesim.DefaultNodeMemory,
-		Scheduler:               nodesim.SchedulerBuiltin,
+		Controllers:               []string{"*"},
+		ConcurrentRCSyncs:         5,
+		ConcurrentRSSyncs:         5,
+		ConcurrentEndpointSyncs:   5,
+		ConcurrentGCSyncs:         20,
+		ConcurrentDeploymentSyncs: 5,
+		Nodes:                     3,
+		NodeCPU:                   nodesim.DefaultNodeCPU,
+		NodeMemory:                nodesim.DefaultNodeMemory,
+		Scheduler:                 nodesim.SchedulerBuiltin,
 		LeaderElection: LeaderElectionOptions{
 			LeaderElect:       true,
 			LeaseDuration:     election.DefaultLeaseDuration,
@@ -141,6 +145,7 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.ConcurrentRSSyncs, "concurrent-replicaset-syncs", o.ConcurrentRSSyncs, "replica sets synced at once")
 	fs.IntVar(&o.ConcurrentEndpointSyncs, "concurrent-endpoint-syncs", o.ConcurrentEndpointSyncs, "services whose endpoints are synced at once")
 	fs.IntVar(&o.ConcurrentGCSyncs, "concurrent-gc-syncs", o.ConcurrentGCSyncs, "garbage collector workers")
+	fs.IntVar(&o.ConcurrentDeploymentSyncs, "concurrent-deployment-syncs", o.ConcurrentDeploymentSyncs, "deployments synced at once")
 	fs.DurationVar(&o.EndpointUpdatesBatchPeriod, "endpoint-updates-batch-period", o.EndpointUpdatesBatchPeriod, "how long the endpoints controller waits after a pod change so that bursts make one write")
 	fs.IntVar(&o.Nodes, "nodes", o.Nodes, "simulated nodes the nodesim controller registers")
 	fs.StringVar(&o.NodeCPU, "node-cpu", o.NodeCPU, "each simulated node's cpu capacity and allocatable, a quantity such as 4 or 3500m")
@@ -182,6 +187,7 @@ func (o Options) Validate(known []string) error {
 		{"--concurrent-replicaset-syncs", o.ConcurrentRSSyncs, 1},
 		{"--concurrent-endpoint-syncs", o.ConcurrentEndpointSyncs, 1},
 		{"--concurrent-gc-syncs", o.ConcurrentGCSyncs, 1},
+		{"--concurrent-deployment-syncs", o.ConcurrentDeploymentSyncs, 1},
 		{"--nodes", o.Nodes, 0},
 	} {
 		if n.v < n.min {

@@ -1,0 +1,168 @@
+package deployment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"go.uber.org/zap"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
+)
+
+// Claim is what ClaimReplicaSet decides for one replica set.
+type Claim int
+
+// The outcomes of ClaimReplicaSet.
+const (
+	// Ignore: another controller's set, or an orphan not to adopt (now).
+	Ignore Claim = iota
+	// Keep: the deployment controls the set and its selector matches it.
+	Keep
+	// Release: the deployment controls the set but no longer selects it.
+	Release
+	// Adopt: an orphan the deployment selects.
+	Adopt
+)
+
+// ClaimReplicaSet decides what deployment d does with rs, given whether d's
+// selector matches rs's labels. A deployment being deleted neither adopts
+// nor releases; a set being deleted is not adopted. Kubernetes:
+// BaseControllerRefManager.ClaimObject.
+func ClaimReplicaSet(d *api.Deployment, rs *api.ReplicaSet, matches bool) Claim {
+	dying := d.Metadata.DeletionTimestamp != nil
+	if ref := api.GetControllerOf(&rs.Metadata); ref != nil {
+		switch {
+		case ref.UID != d.Metadata.UID:
+			return Ignore
+		case matches:
+			return Keep
+		case dying:
+			return Ignore
+		}
+		return Release
+	}
+	if dying || !matches || rs.Metadata.DeletionTimestamp != nil {
+		return Ignore
+	}
+	return Adopt
+}
+
+// claimReplicaSets returns the sets of d's namespace that d controls after
+// adopting the orphans its selector matches and releasing the sets it no
+// longer matches. Adoption waits for an uncached read confirming that d
+// still exists, with its UID, and is not being deleted. Errors are joined;
+// a set that vanished is not one. Kubernetes: getReplicaSetsForDeployment
+// and ReplicaSetControllerRefManager.ClaimReplicaSets.
+func (c *Controller) claimReplicaSets(ctx context.Context, d *api.Deployment) ([]*api.ReplicaSet, error) {
+	sel, err := api.LabelSelectorAsSelector(d.Spec.Selector)
+	if err != nil {
+		return nil, fmt.Errorf("deployment %s has invalid label selector: %w", api.KeyOf(&d.Metadata), err)
+	}
+	var (
+		owned   []*api.ReplicaSet
+		errs    []error
+		checked bool
+		adoptOK error
+	)
+	for _, rs := range c.rss.Namespace(d.Metadata.Namespace).List(api.Selector{}) {
+		switch ClaimReplicaSet(d, rs, sel.Matches(rs.Metadata.Labels)) {
+		case Keep:
+			owned = append(owned, rs)
+		case Release:
+			if err := c.release(ctx, d, rs); err != nil {
+				errs = append(errs, err)
+			}
+		case Adopt:
+			if !checked {
+				checked, adoptOK = true, c.recheck(ctx, d)
+			}
+			if adoptOK != nil {
+				errs = append(errs, fmt.Errorf("can't adopt ReplicaSet %s: %w", api.KeyOf(&rs.Metadata), adoptOK))
+				continue
+			}
+			adopted, err := c.adopt(ctx, d, rs)
+			switch {
+			case err == nil:
+				owned = append(owned, adopted)
+			case !apierrors.IsNotFound(err):
+				errs = append(errs, err)
+			}
+		}
+	}
+	return owned, errors.Join(errs...)
+}
+
+// recheck reads d from the server, not the cache, and refuses adoption if
+// it is gone, replaced or being deleted. Kubernetes:
+// RecheckDeletionTimestamp.
+func (c *Controller) recheck(ctx context.Context, d *api.Deployment) error {
+	obj, err := c.client.Get(ctx, client.Deployments, d.Metadata.Namespace, d.Metadata.Name, client.GetOptions{})
+	if err != nil {
+		return err
+	}
+	fresh := obj.GetObjectMeta()
+	if fresh.UID != d.Metadata.UID {
+		return fmt.Errorf("original Deployment %s is gone: got uid %s, wanted %s", api.KeyOf(&d.Metadata), fresh.UID, d.Metadata.UID)
+	}
+	if fresh.DeletionTimestamp != nil {
+		return fmt.Errorf("%s has just been deleted at %s", api.KeyOf(&d.Metadata), fresh.DeletionTimestamp.Time)
+	}
+	return nil
+}
+
+// controllerRef is the owner reference that makes d a set's controller.
+// Kubernetes: metav1.NewControllerRef.
+func controllerRef(d *api.Deployment) api.OwnerReference {
+	yes, block := true, true
+	return api.OwnerReference{
+		APIVersion: controllerAPIVersion, Kind: controllerKind, Name: d.Metadata.Name, UID: d.Metadata.UID,
+		Controller: &yes, BlockOwnerDeletion: &block,
+	}
+}
+
+// adopt makes d the controller of rs, with an update conditional on the
+// cached resourceVersion (Kubernetes patches, with the UID as a
+// precondition).
+func (c *Controller) adopt(ctx context.Context, d *api.Deployment, rs *api.ReplicaSet) (*api.ReplicaSet, error) {
+	next := rs.DeepCopy()
+	ref := controllerRef(d)
+	replaced := false
+	for i := range next.Metadata.OwnerReferences {
+		if next.Metadata.OwnerReferences[i].UID == d.Metadata.UID {
+			next.Metadata.OwnerReferences[i], replaced = ref, true
+		}
+	}
+	if !replaced {
+		next.Metadata.OwnerReferences = append(next.Metadata.OwnerReferences, ref)
+	}
+	written, err := c.client.Update(ctx, next)
+	if err != nil {
+		return nil, fmt.Errorf("adopting ReplicaSet %s: %w", api.KeyOf(&rs.Metadata), err)
+	}
+	c.log.Info("adopted replica set", zap.String("deployment", api.KeyOf(&d.Metadata)), zap.String("replicaSet", rs.Metadata.Name))
+	return written.(*api.ReplicaSet), nil
+}
+
+// release removes d's references from rs. A set that vanished or can no
+// longer be updated needs no release.
+func (c *Controller) release(ctx context.Context, d *api.Deployment, rs *api.ReplicaSet) error {
+	next := rs.DeepCopy()
+	next.Metadata.OwnerReferences = slices.DeleteFunc(next.Metadata.OwnerReferences, func(r api.OwnerReference) bool {
+		return r.UID == d.Metadata.UID
+	})
+	if len(next.Metadata.OwnerReferences) == 0 {
+		next.Metadata.OwnerReferences = nil
+	}
+	_, err := c.client.Update(ctx, next)
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsInvalid(err) {
+		return fmt.Errorf("releasing ReplicaSet %s: %w", api.KeyOf(&rs.Metadata), err)
+	}
+	if err == nil {
+		c.log.Info("released replica set", zap.String("deployment", api.KeyOf(&d.Metadata)), zap.String("replicaSet", rs.Metadata.Name))
+	}
+	return nil
+}
