@@ -28,8 +28,8 @@ type Snapshot struct {
 	Current  int64 `json:"current"`
 	// Nodes are sorted by name; pods bound to no node are under a node
 	// named "" (unscheduled), last.
-	Nodes []NodeView  `json:"nodes"`
-	Pods  PodCounts   `json:"pods"`
+	Nodes []NodeView `json:"nodes"`
+	Pods  PodCounts  `json:"pods"`
 	// Workloads, each with its pods (by their controller
 	// ownerReference): Deployments with their ReplicaSets, newest
 	// first; the ReplicaSets no Deployment controls; replication
@@ -37,9 +37,9 @@ type Snapshot struct {
 	Deployments            []DeploymentView `json:"deployments"`
 	ReplicaSets            []ReplicaSetView `json:"replicaSets"`
 	ReplicationControllers []RCView         `json:"replicationControllers"`
-	Services               []ServiceView  `json:"services"`
-	Lease                  *LeaseView     `json:"lease,omitempty"`
-	Instances              []InstanceView `json:"instances"`
+	Services               []ServiceView    `json:"services"`
+	Lease                  *LeaseView       `json:"lease,omitempty"`
+	Instances              []InstanceView   `json:"instances"`
 }
 
 // PodCounts counts pods as `kubectl get pods` shows them.
