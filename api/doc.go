@@ -22,7 +22,8 @@
 //   - Label selectors ([ParseSelector], [SelectorFromSet]) and field selectors
 //     ([ParseFieldSelector]), with Kubernetes' syntax, canonical form and matching rules.
 //   - A few helpers every controller needs: [KeyOf], [SplitKey], [GetControllerOf],
-//     [IsPodReady] and [IsPodActive].
+//     [IsPodReady] and [IsPodActive]; and kubectl's reading of a pod, [PodStatusReason]
+//     and [PodReadiness], which the API server's Table and the browser view both print.
 //
 // # What it mirrors
 //

@@ -1,13 +1,19 @@
 // Package ui serves miniplane's browser view at /ui/: the cluster as it is
-// (nodes and their pods, replication controllers, services and their
-// endpoints, the leader Lease, every controller's workqueue), as it was at
+// (nodes and their pods; workloads grouped by their controller
+// ownerReferences — Deployments holding their ReplicaSets, newest revision
+// first, with their conditions and rollout status, each ReplicaSet or
+// replication controller holding its pods; services and their endpoints,
+// the leader Lease, every controller's workqueue), as it was at
 // any revision still in the store's history window, and the loop as a
 // timeline of store writes — who wrote what, the diff, and for a
 // controller's write the reconcile that made it and the watch event that
 // started that reconcile.
 //
 // It has no Kubernetes counterpart; it is what `kubectl get -w` and a
-// controller's logs would show together, drawn for a learner.
+// controller's logs would show together, drawn for a learner. Pods are
+// counted by the STATUS column `kubectl get pods` prints
+// (api.PodStatusReason, which the API server's Table prints too), and a
+// rollout reads as `kubectl rollout status` would print it.
 //
 // The server side is JSON under /ui/api/ (see Handler's routes) and a
 // stream of timeline rows as server-sent events; the page is plain ES

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/miniplane/miniplane/api"
@@ -27,53 +28,74 @@ type Snapshot struct {
 	Current  int64 `json:"current"`
 	// Nodes are sorted by name; pods bound to no node are under a node
 	// named "" (unscheduled), last.
-	Nodes                  []NodeView     `json:"nodes"`
-	Pods                   PodCounts      `json:"pods"`
-	ReplicationControllers []RCView       `json:"replicationControllers"`
-	Services               []ServiceView  `json:"services"`
-	Lease                  *LeaseView     `json:"lease,omitempty"`
-	Instances              []InstanceView `json:"instances"`
+	Nodes []NodeView `json:"nodes"`
+	Pods  PodCounts  `json:"pods"`
+	// Workloads, each with its pods (by their controller
+	// ownerReference): Deployments with their ReplicaSets, newest
+	// first; the ReplicaSets no Deployment controls; replication
+	// controllers.
+	Deployments            []DeploymentView `json:"deployments"`
+	ReplicaSets            []ReplicaSetView `json:"replicaSets"`
+	ReplicationControllers []RCView         `json:"replicationControllers"`
+	Services               []ServiceView    `json:"services"`
+	Lease                  *LeaseView       `json:"lease,omitempty"`
+	Instances              []InstanceView   `json:"instances"`
 }
 
-// PodCounts counts pods by what the page colours them by.
+// PodCounts counts pods as `kubectl get pods` shows them.
 type PodCounts struct {
-	Total       int `json:"total"`
-	Ready       int `json:"ready"`
-	Running     int `json:"running"` // running but not ready
-	Pending     int `json:"pending"`
-	Terminating int `json:"terminating"`
-	Done        int `json:"done"` // Succeeded or Failed
+	Total int `json:"total"`
+	// Ready counts the pods whose Ready condition is True (kubectl's
+	// READY column reads n/n).
+	Ready int `json:"ready"`
+	// Status counts the pods by kubectl's STATUS column
+	// (api.PodStatusReason): Running, Pending, ContainerCreating,
+	// Completed, Error, CrashLoopBackOff, ImagePullBackOff, Terminating, ...
+	Status map[string]int `json:"status"`
 }
 
-// Pod states, one letter each in NodeView.Grid.
+// Pod states, one letter each in a PodGroup's Grid: the colour a pod is
+// drawn in.
 const (
-	stateReady       = 'R'
-	stateRunning     = 'r'
-	statePending     = 'P'
+	stateReady       = 'R' // running and ready
+	stateRunning     = 'r' // running, not ready
+	statePending     = 'P' // not running yet, on its way (Pending, ContainerCreating, Init:0/1)
+	stateFailing     = 'F' // stuck or failed: CrashLoopBackOff, ImagePullBackOff, Error, ...
 	stateTerminating = 'T'
-	stateDone        = 'D'
+	stateDone        = 'D' // Succeeded: Completed
 )
 
-// NodeView is one node and the pods bound to it.
-type NodeView struct {
-	Name  string    `json:"name"`
-	Ready bool      `json:"ready"`
-	Pods  PodCounts `json:"counts"`
-	// Grid has one letter per pod, in name order: R ready, r running not
-	// ready, P pending, T terminating, D done (see podState).
+// PodGroup is pods drawn together: a node's, or a workload's.
+type PodGroup struct {
+	Counts PodCounts `json:"counts"`
+	// Grid has one letter per pod, in name order (see the state
+	// constants: R ready, r running, P pending, F failing, T terminating,
+	// D done).
 	Grid string `json:"grid"`
-	// Listed are the first maxListedPods pods by name, with Grid's order.
+	// Listed are the first maxListedPods pods by name, in Grid's order.
 	Listed []PodView `json:"listed"`
 }
 
-// PodView is one pod.
+// NodeView is one node and the pods bound to it.
+type NodeView struct {
+	Name  string `json:"name"`
+	Ready bool   `json:"ready"`
+	PodGroup
+}
+
+// PodView is one pod, with the columns of `kubectl get pods -o wide`
+// that fit.
 type PodView struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
 	Phase     string `json:"phase"`
-	Ready     bool   `json:"ready"`
-	State     string `json:"state"`
-	IP        string `json:"ip,omitempty"`
+	// Status is kubectl's STATUS column.
+	Status   string `json:"status"`
+	Ready    bool   `json:"ready"`
+	Restarts int64  `json:"restarts,omitempty"`
+	State    string `json:"state"`
+	IP       string `json:"ip,omitempty"`
+	Node     string `json:"node,omitempty"`
 }
 
 // RCView is one replication controller.
@@ -87,6 +109,10 @@ type RCView struct {
 	// latest spec.
 	Generation int64 `json:"generation"`
 	Observed   int64 `json:"observed"`
+	// Images are the template's containers' images.
+	Images []string `json:"images"`
+	// Pods are the pods it controls.
+	Pods PodGroup `json:"pods"`
 }
 
 // ServiceView is one service with its endpoints.
@@ -167,22 +193,17 @@ func (h *Handler) Snapshot(ctx context.Context, rev int64) (*Snapshot, error) {
 		return l.Items, nil
 	}
 	s := &Snapshot{Revision: rev, Oldest: oldest, Current: current}
-	nodes, err := list(client.Nodes)
-	if err != nil {
-		return nil, err
+	var err error
+	var objs [5][]api.Object
+	for i, resource := range []string{client.Nodes, client.Pods, client.Deployments, client.ReplicaSets, client.ReplicationControllers} {
+		if objs[i], err = list(resource); err != nil {
+			return nil, err
+		}
 	}
-	pods, err := list(client.Pods)
-	if err != nil {
-		return nil, err
-	}
-	s.Nodes, s.Pods = nodeViews(nodes, pods)
-	rcs, err := list(client.ReplicationControllers)
-	if err != nil {
-		return nil, err
-	}
-	for _, o := range rcs {
-		s.ReplicationControllers = append(s.ReplicationControllers, rcView(o.(*api.ReplicationController)))
-	}
+	nodes, pods, deployments, replicaSets, rcs := objs[0], objs[1], objs[2], objs[3], objs[4]
+	read := readPods(pods)
+	s.Nodes, s.Pods = nodeViews(nodes, read)
+	s.Deployments, s.ReplicaSets, s.ReplicationControllers = workloadViews(deployments, replicaSets, rcs, read)
 	svcs, err := list(client.Services)
 	if err != nil {
 		return nil, err
@@ -214,9 +235,6 @@ func (h *Handler) Snapshot(ctx context.Context, rev int64) (*Snapshot, error) {
 	if s.Instances == nil {
 		s.Instances = []InstanceView{}
 	}
-	if s.ReplicationControllers == nil {
-		s.ReplicationControllers = []RCView{}
-	}
 	return s, nil
 }
 
@@ -227,13 +245,47 @@ func (h *Handler) oldestNow() int64 {
 	return oldest
 }
 
-// podState is a pod's letter in a node's grid.
-func podState(p *api.Pod) rune {
+// podInfo is one pod as read once for every group it is drawn in.
+type podInfo struct {
+	pod *api.Pod
+	// status is kubectl's STATUS; state the pod's letter in a grid.
+	status string
+	state  rune
+	ready  bool
+}
+
+// readPods reads each pod's status and state once.
+func readPods(pods []api.Object) []podInfo {
+	out := make([]podInfo, len(pods))
+	for i, o := range pods {
+		p := o.(*api.Pod)
+		status := api.PodStatusReason(p)
+		out[i] = podInfo{pod: p, status: status, state: podState(p, status), ready: api.IsPodReady(p)}
+	}
+	return out
+}
+
+// view is the pod as the page lists it.
+func (p *podInfo) view() PodView {
+	_, _, restarts := api.PodReadiness(p.pod)
+	return PodView{
+		Namespace: p.pod.Metadata.Namespace, Name: p.pod.Metadata.Name, Phase: string(p.pod.Status.Phase),
+		Status: p.status, Ready: p.ready, Restarts: restarts, State: string(p.state),
+		IP: p.pod.Status.PodIP, Node: p.pod.Spec.NodeName,
+	}
+}
+
+// podState is a pod's colour: terminating, done (Succeeded) or failing
+// (Failed, or a STATUS that says a container is stuck), else ready,
+// running or pending by its phase and readiness.
+func podState(p *api.Pod, status string) rune {
 	switch {
 	case p.Metadata.DeletionTimestamp != nil:
 		return stateTerminating
-	case p.Status.Phase == api.PodSucceeded || p.Status.Phase == api.PodFailed:
+	case p.Status.Phase == api.PodSucceeded:
 		return stateDone
+	case p.Status.Phase == api.PodFailed || !onItsWay(status):
+		return stateFailing
 	case api.IsPodReady(p):
 		return stateReady
 	case p.Status.Phase == api.PodRunning:
@@ -242,64 +294,81 @@ func podState(p *api.Pod) rune {
 	return statePending
 }
 
-// count adds one pod in state to c.
-func (c *PodCounts) count(state rune) {
-	c.Total++
-	switch state {
-	case stateReady:
-		c.Ready++
-	case stateRunning:
-		c.Running++
-	case statePending:
-		c.Pending++
-	case stateTerminating:
-		c.Terminating++
-	case stateDone:
-		c.Done++
+// onItsWay says whether a STATUS is one a healthy pod shows on its way to
+// running or while it runs; any other (CrashLoopBackOff, ErrImagePull,
+// ImagePullBackOff, Error, OOMKilled, Init:Error, ...) means it is stuck.
+func onItsWay(status string) bool {
+	switch status {
+	case string(api.PodPending), string(api.PodRunning), "ContainerCreating", "PodInitializing", "NotReady", "Completed":
+		return true
 	}
+	n, ok := strings.CutPrefix(status, "Init:")
+	return ok && n != "" && n[0] >= '0' && n[0] <= '9' // Init:1/2
+}
+
+// add counts one pod in c.
+func (c *PodCounts) add(p *podInfo) {
+	c.Total++
+	if p.ready {
+		c.Ready++
+	}
+	c.Status[p.status]++
+}
+
+// groupBuilder gathers a PodGroup from pods added in name order.
+type groupBuilder struct {
+	group PodGroup
+	grid  []byte
+}
+
+func newGroup() *groupBuilder {
+	return &groupBuilder{group: PodGroup{Counts: PodCounts{Status: map[string]int{}}, Listed: []PodView{}}}
+}
+
+func (b *groupBuilder) add(p *podInfo) {
+	b.group.Counts.add(p)
+	b.grid = append(b.grid, byte(p.state))
+	if len(b.group.Listed) < maxListedPods {
+		b.group.Listed = append(b.group.Listed, p.view())
+	}
+}
+
+func (b *groupBuilder) done() PodGroup {
+	b.group.Grid = string(b.grid)
+	return b.group
 }
 
 // nodeViews groups pods (in key order, so by namespace and name) under
 // their nodes; pods on no node, or on a node that does not exist, go
-// under a last entry named "".
-func nodeViews(nodes, pods []api.Object) ([]NodeView, PodCounts) {
+// under a last entry named "". It returns the nodes and the counts of
+// every pod.
+func nodeViews(nodes []api.Object, pods []podInfo) ([]NodeView, PodCounts) {
 	views := make([]NodeView, 0, len(nodes)+1)
+	groups := make([]*groupBuilder, 0, len(nodes)+1)
 	index := make(map[string]int, len(nodes)+1)
 	for _, o := range nodes {
 		n := o.(*api.Node)
 		index[n.Metadata.Name] = len(views)
-		views = append(views, NodeView{Name: n.Metadata.Name, Ready: nodeReady(n), Listed: []PodView{}})
+		views = append(views, NodeView{Name: n.Metadata.Name, Ready: nodeReady(n)})
+		groups = append(groups, newGroup())
 	}
-	grids := make([][]byte, len(views)+1)
-	var total PodCounts
-	for _, o := range pods {
-		p := o.(*api.Pod)
-		i, ok := index[p.Spec.NodeName]
+	total := PodCounts{Status: map[string]int{}}
+	for i := range pods {
+		p := &pods[i]
+		at, ok := index[p.pod.Spec.NodeName]
 		if !ok {
-			i, ok = index[""]
-			if !ok {
-				i = len(views)
-				index[""] = i
-				views = append(views, NodeView{Listed: []PodView{}})
+			if at, ok = index[""]; !ok {
+				at = len(views)
+				index[""] = at
+				views = append(views, NodeView{})
+				groups = append(groups, newGroup())
 			}
 		}
-		state := podState(p)
-		v := &views[i]
-		v.Pods.count(state)
-		total.count(state)
-		if i >= len(grids) {
-			grids = append(grids, nil)
-		}
-		grids[i] = append(grids[i], byte(state))
-		if len(v.Listed) < maxListedPods {
-			v.Listed = append(v.Listed, PodView{
-				Namespace: p.Metadata.Namespace, Name: p.Metadata.Name, Phase: string(p.Status.Phase),
-				Ready: api.IsPodReady(p), State: string(state), IP: p.Status.PodIP,
-			})
-		}
+		groups[at].add(p)
+		total.add(p)
 	}
 	for i := range views {
-		views[i].Grid = string(grids[i])
+		views[i].PodGroup = groups[i].done()
 	}
 	return views, total
 }
@@ -311,18 +380,6 @@ func nodeReady(n *api.Node) bool {
 		}
 	}
 	return false
-}
-
-func rcView(rc *api.ReplicationController) RCView {
-	desired := int32(1)
-	if rc.Spec.Replicas != nil {
-		desired = *rc.Spec.Replicas
-	}
-	return RCView{
-		Namespace: rc.Metadata.Namespace, Name: rc.Metadata.Name, Desired: desired,
-		Current: rc.Status.Replicas, Ready: rc.Status.ReadyReplicas,
-		Generation: rc.Metadata.Generation, Observed: rc.Status.ObservedGeneration,
-	}
 }
 
 // serviceViews pairs each service with its Endpoints of the same name.

@@ -52,7 +52,7 @@ func TestSnapshotShowsTheClusterAtARevision(t *testing.T) {
 	assert.Equal(t, c.rev(), now.Revision)
 	assert.Equal(t, c.rev(), now.Current)
 	assert.Equal(t, int64(1), now.Oldest)
-	assert.Equal(t, PodCounts{Total: 5, Ready: 3, Running: 1, Pending: 1}, now.Pods)
+	assert.Equal(t, PodCounts{Total: 5, Ready: 3, Status: map[string]int{"Running": 4, "Pending": 1}}, now.Pods, "counted as kubectl prints STATUS: a running pod not ready is Running")
 	require.Len(t, now.Nodes, 3, "two nodes and the unscheduled pods")
 	assert.Equal(t, "node-0", now.Nodes[0].Name)
 	assert.True(t, now.Nodes[0].Ready)
@@ -60,7 +60,12 @@ func TestSnapshotShowsTheClusterAtARevision(t *testing.T) {
 	assert.Equal(t, "Rr", now.Nodes[1].Grid)
 	assert.Equal(t, "", now.Nodes[2].Name)
 	assert.Equal(t, "P", now.Nodes[2].Grid)
-	assert.Equal(t, []RCView{{Namespace: "default", Name: "web", Desired: 5, Generation: 2}}, now.ReplicationControllers)
+	require.Len(t, now.ReplicationControllers, 1)
+	web := now.ReplicationControllers[0]
+	assert.Equal(t, RCView{Namespace: "default", Name: "web", Desired: 5, Generation: 2, Images: []string{"nginx"}}, RCView{
+		Namespace: web.Namespace, Name: web.Name, Desired: web.Desired, Generation: web.Generation, Images: web.Images})
+	assert.Equal(t, "RRrRP", web.Pods.Grid, "its pods, by name")
+	assert.Equal(t, 5, web.Pods.Counts.Total)
 	require.Len(t, now.Services, 1)
 	assert.Equal(t, []AddressView{{IP: "10.0.0.1", Pod: "web-a"}, {IP: "10.0.0.2", Pod: "web-b"}}, now.Services[0].Ready)
 	assert.Equal(t, []AddressView{{IP: "10.0.0.3", Pod: "web-c"}}, now.Services[0].NotReady)

@@ -60,10 +60,8 @@ func TestTenThousandPodsRenderQuickly(t *testing.T) {
 	// Fetch and draw the snapshot again, as the page does after each write.
 	ms := eval[float64](t, b, `(async () => {
 		const { fetchSnapshot } = await import('./data.js');
-		const { renderCluster } = await import('./render.js');
-		const $ = (id) => document.getElementById(id);
-		const page = { nodes: $('nodes'), podSummary: $('pod-summary'), rcs: $('rcs').tBodies[0],
-			services: $('services'), lease: $('lease'), queues: $('queues').tBodies[0] };
+		const { pageElements, renderCluster } = await import('./render.js');
+		const page = pageElements(document);
 		const times = [];
 		for (let i = 0; i < 5; i++) {
 			const t0 = performance.now();

@@ -73,8 +73,8 @@ var printers = map[apierrors.GroupResource]printer{
 			col("Readiness Gates", "string", "The readiness gates of the pod.", 1)},
 		cells: func(o api.Object, now time.Time) []any {
 			p := o.(*api.Pod)
-			ready, total, restarts := podReadiness(p)
-			return []any{p.Metadata.Name, fmt.Sprintf("%d/%d", ready, total), podStatusReason(p), restarts,
+			ready, total, restarts := api.PodReadiness(p)
+			return []any{p.Metadata.Name, fmt.Sprintf("%d/%d", ready, total), api.PodStatusReason(p), restarts,
 				age(p.Metadata.CreationTimestamp, now), orNone(p.Status.PodIP), orNone(p.Spec.NodeName), "<none>", "<none>"}
 		},
 	},

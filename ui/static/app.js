@@ -2,13 +2,10 @@
 // of state a view needs — which revision is shown, and whether it follows
 // the newest.
 import { ApiError, fetchSnapshot, fetchTimeline, fetchDiff, follow } from './data.js';
-import { renderCluster, renderDiff, renderNotice, timelineRow } from './render.js';
+import { pageElements, renderCluster, renderDiff, renderNotice, timelineRow } from './render.js';
 
 const $ = (id) => document.getElementById(id);
-const page = {
-  nodes: $('nodes'), podSummary: $('pod-summary'), rcs: $('rcs').tBodies[0], services: $('services'),
-  lease: $('lease'), queues: $('queues').tBodies[0],
-};
+const page = pageElements(document);
 const slider = $('revision');
 const timeline = $('timeline').tBodies[0];
 const MAX_ROWS = 500; // rows kept on the page; older ones are a click away
