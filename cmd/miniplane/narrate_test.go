@@ -118,7 +118,7 @@ func TestNarratorTellsInRevisionOrderWithReportsBesideTheirWrites(t *testing.T) 
 		"kubelet node-1 pod web-a is ready at 10.244.1.2",
 	}, x.lines())
 	assert.True(t, x.n.told(16), "the Events told early still move the revision on")
-	assert.Equal(t, 1, x.n.count(replication.ReasonSuccessfulCreate), "told once")
+	assert.Equal(t, 1, x.n.count("", replication.ReasonSuccessfulCreate), "told once")
 }
 
 // TestNarratorGivesUpOnAReportThatDoesNotCome: a write whose Event never
