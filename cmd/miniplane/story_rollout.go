@@ -56,7 +56,7 @@ func (s *story) rollout(ctx context.Context) error {
 	if err := s.waitFor(ctx, "deployment shop to roll out", s.rolledOut(ctx)); err != nil {
 		return err
 	}
-	s.pause(ctx, time.Second)
+	s.pause(ctx, 500*time.Millisecond)
 
 	s.plain("Now a new version. 25%% of %d replicas: the surge rounds up to 1 (at most %d pods),", shopReplicas, shopReplicas+1)
 	s.plain("unavailability rounds down to 1 (at least %d available). The controller grows the", shopReplicas-1)
@@ -71,7 +71,7 @@ func (s *story) rollout(ctx context.Context) error {
 	if err := s.waitFor(ctx, "deployment shop to roll out "+shopNext, s.rolledOut(ctx)); err != nil {
 		return err
 	}
-	s.pause(ctx, time.Second)
+	s.pause(ctx, 500*time.Millisecond)
 
 	s.plain("Roll back. kubectl rollout undo is kubectl's own work, not a controller's: it")
 	s.plain("finds the replica set of the previous revision, copies its pod template back into")
