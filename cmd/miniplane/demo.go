@@ -123,6 +123,7 @@ func demo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error {
 		s.chapter("Still serving. Try:")
 		s.plain("kubectl --server %s get pods,rc,svc,endpoints -o wide", p.URL())
 		s.plain("kubectl --server %s get lease -n kube-system", p.URL())
+		s.plain("kubectl --server %s rollout history deployment shop", p.URL())
 		if u := uiURL(p, page); u != "" {
 			s.plain("open %s", u)
 		}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/controllers/deployment"
 	"github.com/miniplane/miniplane/controllers/replication"
 	"github.com/miniplane/miniplane/plane"
 )
@@ -57,6 +59,24 @@ func TestDemoTellsEveryChapter(t *testing.T) {
 		"From the crash to the new leader's first write:",
 		"6. Delete the ReplicationController",
 		"deleted replicationcontroller web (cascade: background)",
+		"7. Roll out a new version",
+		"created deployment shop: 4 replicas of nginx:1.27",
+		"deployment-controller  created replica set shop-",
+		"deployment-controller  Scaled up replica set shop-",
+		"from 0 to 4 (max surge 1 → at most 5 pods, 0 now; max unavailable 1 → at least 3 available, 0 now)",
+		"replicaset-controller  Created pod: shop-",
+		"deployment shop Progressing=True (NewReplicaSetCreated)",
+		"deployment shop Available=True (MinimumReplicasAvailable)",
+		"set image deployment/shop shop=nginx:1.28",
+		"(revision 2, pod-template-hash ",
+		"deployment-controller  Scaled down replica set shop-",
+		"deployment shop Progressing=True (ReplicaSetUpdated)",
+		"rollout undo deployment/shop: copied the pod template of replica set shop-",
+		"is the new one again: revision 3 (was 1, revision-history 1)",
+		"deployment shop is at revision 3",
+		"combined from similar events",
+		"deployment shop: ",
+		"now revision 3",
 		"Summary (",
 		"store revision",
 	} {
@@ -66,6 +86,8 @@ func TestDemoTellsEveryChapter(t *testing.T) {
 	assert.Empty(t, stderr.String(), "no log lines unless -v")
 	assert.Equal(t, 2, strings.Count(out, "holds lease kube-controller-manager"), "one leader, then one after the failover")
 	assert.Equal(t, 2, strings.Count(out, "holds lease"), "the kubelets' node Leases are heartbeats, not elections: not told")
+	assert.Equal(t, 3, strings.Count(out, "deployment shop Progressing=True (NewReplicaSetAvailable)"), "created, rolled out, rolled back")
+	assert.Equal(t, 2, strings.Count(out, "deployment-controller  created replica set shop-"), "the rollback makes no third set")
 }
 
 // TestDemoKeepRunningServesUntilSignalled: with --keep-running the demo
@@ -102,6 +124,10 @@ type demoRun struct {
 	out    string
 	err    error
 	events map[string]map[string]string // message -> annotations, for SuccessfulCreate and SuccessfulDelete
+	// scales are the deployment controller's ScalingReplicaSet events:
+	// message (less the combined prefix) -> annotations. A combined event
+	// holds its last bump only.
+	scales map[string]map[string]string
 }
 
 // runDemos runs a demo per seed, parallel at a time (each waits seconds for
@@ -118,6 +144,7 @@ func runDemos(t *testing.T, seeds []uint64, parallel int) []demoRun {
 			r := &runs[i]
 			r.seed = seed
 			r.events = map[string]map[string]string{}
+			r.scales = map[string]map[string]string{}
 			r.err = demo(context.Background(), demoOptions{seed: seed, inspect: func(p *plane.Plane) {
 				evs, _, err := client.For[*api.Event](p.Server()).List(context.Background(), "default", client.ListOptions{})
 				if err != nil {
@@ -125,8 +152,11 @@ func runDemos(t *testing.T, seeds []uint64, parallel int) []demoRun {
 					return
 				}
 				for _, e := range evs {
-					if e.Reason == replication.ReasonSuccessfulCreate || e.Reason == replication.ReasonSuccessfulDelete {
+					switch e.Reason {
+					case replication.ReasonSuccessfulCreate, replication.ReasonSuccessfulDelete:
 						r.events[e.Message] = e.Metadata.Annotations
+					case deployment.ReasonScalingReplicaSet:
+						r.scales[strings.TrimPrefix(e.Message, combinedPrefix)] = e.Metadata.Annotations
 					}
 				}
 			}}, &out, io.Discard)
@@ -143,7 +173,9 @@ var (
 	// rcLine is a replication controller's create or delete, with figures.
 	rcLine    = regexp.MustCompile(`^((?:Created|Deleted) pod: (\S+)) \(expectations: (\d+) creations, (\d+) deletions not yet observed\)$`)
 	scheduled = regexp.MustCompile(`^Successfully assigned default/(\S+) to (\S+)$`)
-	kubeletOn = regexp.MustCompile(`^(?:pod )?(web-\w+)[: ]`)
+	kubeletOn = regexp.MustCompile(`^(?:pod )?((?:web|shop)-[\w-]+)[: ]`)
+	// scaleLine is a deployment controller's resize, with its figures.
+	scaleLine = regexp.MustCompile(`^(Scaled (up|down) replica set (\S+) from (\d+) to (\d+)) \(max surge (\d+) → at most (\d+) pods, (\d+) now; max unavailable (\d+) → at least (\d+) available, (\d+) now\)$`)
 )
 
 // TestDemoNarratesWhatTheComponentsRecorded runs the demo at --pace 0 on
@@ -219,8 +251,8 @@ func TestDemoNarratesWhatTheComponentsRecorded(t *testing.T) {
 			assert.Equal(t, len(r.events), told, "each event told once")
 			var deleted []string
 			for _, l := range lines {
-				if name, ok := strings.CutPrefix(l[1], "Deleted pod: "); ok {
-					deleted = append(deleted, strings.Fields(name)[0])
+				if name, ok := strings.CutPrefix(l[1], "Deleted pod: web-"); ok {
+					deleted = append(deleted, "web-"+strings.Fields(name)[0])
 				}
 			}
 			assert.Contains(t, r.out, "scale-down removed first, as the controller ranked them: "+strings.Join(deleted, ", ")+"\n")
@@ -263,10 +295,16 @@ func TestDemoNarratesWhatTheComponentsRecorded(t *testing.T) {
 				case strings.HasPrefix(l[1], "pulled the plug"), strings.HasPrefix(l[1], "brought"):
 					want = "you (power switch)"
 				default:
-					assert.Regexp(t, `^(created|scaled|deleted) `, l[1], "kubectl only writes through the API")
+					assert.Regexp(t, `^(created|scaled|deleted|set image|rollout undo) `, l[1], "kubectl only writes through the API")
 				}
 				assert.Equal(t, want, l[0], l[1])
 			}
+		})
+	}
+	for _, r := range runs {
+		t.Run(fmt.Sprintf("seed %d rollout", r.seed), func(t *testing.T) {
+			require.NoError(t, r.err)
+			checkRollout(t, r)
 		})
 	}
 	for seed, runs := range createdBySeed {
@@ -275,4 +313,71 @@ func TestDemoNarratesWhatTheComponentsRecorded(t *testing.T) {
 		}
 	}
 	assert.NotEqual(t, createdBySeed[1][0], createdBySeed[2][0], "another seed, other names")
+}
+
+// checkRollout checks the rollout chapter's narration: every resize of a
+// replica set is told with the figures the deployment controller recorded
+// on its event (where the store still holds them: a combined event keeps
+// its last bump only), and those figures explain it — a set grows within
+// replicas + maxSurge, shrinks no further than replicas − maxUnavailable
+// allows; a set is told made before it is scaled, and scaled before the
+// replica set controller makes its pods.
+func checkRollout(t *testing.T, r demoRun) {
+	var lines []string
+	for _, m := range narrated.FindAllStringSubmatch(r.out, -1) {
+		lines = append(lines, m[2])
+	}
+	// index is the first line from line `from` on that starts with prefix.
+	index := func(from int, prefix string) int {
+		i := slices.IndexFunc(lines[from:], func(l string) bool { return strings.HasPrefix(l, prefix) })
+		if i < 0 {
+			return i
+		}
+		return from + i
+	}
+	scales, checked := 0, 0
+	for i, l := range lines {
+		if !strings.HasPrefix(l, "Scaled ") {
+			continue
+		}
+		m := scaleLine.FindStringSubmatch(l)
+		require.NotNil(t, m, "line %d %q: a rolling update's scale gives its figures", i, l)
+		scales++
+		n := func(i int) int {
+			v, err := strconv.Atoi(m[i])
+			require.NoError(t, err)
+			return v
+		}
+		from, to, maxSurge, atMost, pods, maxUnavailable, atLeast, available := n(4), n(5), n(6), n(7), n(8), n(9), n(10), n(11)
+		assert.Equal(t, shopReplicas+maxSurge, atMost, "line %d %q", i, l)
+		assert.Equal(t, shopReplicas-maxUnavailable, atLeast, "line %d %q", i, l)
+		if m[2] == "up" {
+			assert.LessOrEqual(t, pods+to-from, atMost, "line %d %q: grown within the surge", i, l)
+		} else {
+			assert.LessOrEqual(t, from-to, pods-atLeast, "line %d %q: shrunk within the unavailability allowed", i, l)
+		}
+		if facts, ok := r.scales[m[1]]; ok {
+			why, ok := deployment.FencepostsOf(facts)
+			require.True(t, ok, "line %d %q: the event carries its figures", i, l)
+			assert.Equal(t, []int{maxSurge, pods, maxUnavailable, available},
+				[]int{int(why.MaxSurge), int(why.Pods), int(why.MaxUnavailable), int(why.Available)},
+				"line %d %q: the figures the controller recorded when it acted", i, l)
+			checked++
+		}
+		if from == 0 {
+			assert.Greater(t, index(i, "Created pod: "+m[3]+"-"), i, "%s: scaled from 0, then its pods made", m[3])
+		}
+	}
+	made := 0
+	for i, l := range lines {
+		if rs, ok := strings.CutPrefix(l, "created replica set "); ok {
+			rs = strings.Fields(rs)[0]
+			assert.Greater(t, index(0, "Scaled up replica set "+rs+" from 0 "), i, "%s: made, then scaled", rs)
+			made++
+		}
+	}
+	assert.Equal(t, 2, made, "two templates, two sets: the rollback reuses the first")
+	assert.GreaterOrEqual(t, scales, 3*2, "a creation, then at least two scales each way per rollout")
+	assert.GreaterOrEqual(t, checked, 9, "the nine events before the recorder combines them")
+	assert.Contains(t, r.out, "is the new one again: revision 3 (was 1, revision-history 1)")
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/controllers/deployment"
 	"github.com/miniplane/miniplane/controllers/replication"
 )
 
@@ -34,7 +35,8 @@ import (
 //
 // Every figure a line shows comes from the object the component wrote: the
 // replication controller's expectations from the annotations of its Event,
-// written when it acted; a kubelet's node from the pod's binding, told
+// written when it acted, and so the deployment controller's surge and
+// unavailability figures; a kubelet's node from the pod's binding, told
 // before; who made a pod not ready from its Ready condition's reason.
 type narrator struct {
 	out   io.Writer
@@ -57,11 +59,33 @@ type narrator struct {
 	now func() time.Time
 
 	pods    map[string]*podMemo // by key: what was last told of each pod
-	rcs     map[string]bool     // RCs that exist and are not being deleted, by key
+	owners  map[string]bool     // pod owners (RCs, replica sets) that exist and are not being deleted, by ownerKey
+	rss     map[string]*rsMemo  // replica sets, by key
+	deploys map[string]*deployMemo
 	eps     map[string]string
 	holder  map[string]string
 	nodeUp  map[string]bool
-	reasons map[string]int // events told, by reason
+	reasons map[string]int // events told, by reason and by component + " " + reason
+	// combined counts, by reason, the events told from the bumps of an
+	// event the recorder had combined from similar ones (client-go's
+	// aggregation).
+	combined map[string]int
+}
+
+// ownerKey names a pod's possible controller for owners.
+func ownerKey(kind, namespace, name string) string { return kind + "/" + namespace + "/" + name }
+
+// rsMemo is what the narrator last told of a replica set.
+type rsMemo struct {
+	replicas, available int32
+	revision            string
+}
+
+// deployMemo is what the narrator last told of a deployment: its revision
+// and each condition's status and reason.
+type deployMemo struct {
+	revision   string
+	conditions map[string]string
 }
 
 // podMemo is what the narrator last told of a pod.
@@ -124,14 +148,17 @@ const gapTimeout = time.Second
 func newNarrator(out io.Writer, color bool, start time.Time) *narrator {
 	return &narrator{
 		out: out, color: color, start: start,
-		changed: make(chan struct{}),
-		now:     time.Now,
-		pods:    map[string]*podMemo{},
-		rcs:     map[string]bool{},
-		eps:     map[string]string{},
-		holder:  map[string]string{},
-		nodeUp:  map[string]bool{},
-		reasons: map[string]int{},
+		changed:  make(chan struct{}),
+		now:      time.Now,
+		pods:     map[string]*podMemo{},
+		owners:   map[string]bool{},
+		rss:      map[string]*rsMemo{},
+		deploys:  map[string]*deployMemo{},
+		eps:      map[string]string{},
+		holder:   map[string]string{},
+		nodeUp:   map[string]bool{},
+		reasons:  map[string]int{},
+		combined: map[string]int{},
 	}
 }
 
@@ -211,7 +238,7 @@ func (n *narrator) sayLocked(at time.Time, actor, format string, a ...any) {
 
 func actorColour(actor string) string {
 	switch {
-	case strings.HasPrefix(actor, "replication"):
+	case strings.HasPrefix(actor, "replica"), strings.HasPrefix(actor, "deployment"):
 		return ansiCyan
 	case strings.HasPrefix(actor, "endpoint"):
 		return ansiGreen
@@ -241,11 +268,23 @@ func (n *narrator) told(rev int64) bool {
 	return n.next > rev
 }
 
-// count returns how many events with the reason the narrator has told.
-func (n *narrator) count(reason string) int {
+// count returns how many events with the reason the narrator has told,
+// recorded by component if it is not "".
+func (n *narrator) count(component, reason string) int {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if component != "" {
+		reason = component + " " + reason
+	}
 	return n.reasons[reason]
+}
+
+// combinedEvents returns how many of the events with the reason told were
+// bumps of a combined event.
+func (n *narrator) combinedEvents(reason string) int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.combined[reason]
 }
 
 func (n *narrator) pushLocked(l *line) {
@@ -274,18 +313,26 @@ func (n *narrator) releaseLocked() {
 		if !due {
 			break
 		}
+		var report *line
 		if top.phase == phaseEvent && !top.told {
 			if want, ok := n.reportOf(top.ev); ok {
-				if report := n.findReport(want); report != nil {
-					n.observeLocked(report.at, report.ev)
-					report.told = true
-				} else if n.now().Sub(top.at) < gapTimeout {
+				if report = n.findReport(want); report == nil && n.now().Sub(top.at) < gapTimeout {
 					break // the report is on its way
+				}
+				if report != nil {
+					report.told = true
+					if !want.after {
+						n.observeLocked(report.at, report.ev)
+						report = nil
+					}
 				}
 			}
 		}
 		heap.Pop(&n.pending)
 		n.tellLocked(top)
+		if report != nil { // the write's own line comes first
+			n.observeLocked(report.at, report.ev)
+		}
 		told = true
 	}
 	if told {
@@ -307,13 +354,19 @@ func (n *narrator) tellLocked(l *line) {
 }
 
 // report is the Event a component writes about one of its writes: its
-// reason, the name of the object it is about, and how its message starts.
+// reason, the name of the object it is about, and how its message starts;
+// after, if the write has a line of its own that comes first.
 type report struct {
 	reason, involved, message string
+	after                     bool
 }
 
-// reportOf says which Event will report the pod write ev, if one will.
+// reportOf says which Event will report the pod or replica set write ev,
+// if one will.
 func (n *narrator) reportOf(ev client.WatchEvent) (report, bool) {
+	if rs, ok := ev.Object.(*api.ReplicaSet); ok {
+		return n.rsReportOf(ev.Type, rs)
+	}
 	p, ok := ev.Object.(*api.Pod)
 	if !ok || ev.Type == api.WatchDeleted {
 		return report{}, false
@@ -324,34 +377,75 @@ func (n *narrator) reportOf(ev client.WatchEvent) (report, bool) {
 		m = &podMemo{}
 	}
 	owner := ""
-	if ref := api.GetControllerOf(&p.Metadata); ref != nil && ref.Kind == "ReplicationController" && n.rcs[p.Metadata.Namespace+"/"+ref.Name] {
-		owner = ref.Name // a live RC: its controller reports what it does to the pod
+	if ref := api.GetControllerOf(&p.Metadata); ref != nil && n.owners[ownerKey(ref.Kind, p.Metadata.Namespace, ref.Name)] {
+		owner = ref.Name // a live RC or replica set: its controller reports what it does to the pod
 	}
 	switch {
 	case ev.Type == api.WatchAdded && owner != "":
-		return report{replication.ReasonSuccessfulCreate, owner, "Created pod: " + name}, true
+		return report{reason: replication.ReasonSuccessfulCreate, involved: owner, message: "Created pod: " + name}, true
 	case p.Metadata.DeletionTimestamp != nil && !m.terminating && owner != "":
-		return report{replication.ReasonSuccessfulDelete, owner, "Deleted pod: " + name}, true
+		return report{reason: replication.ReasonSuccessfulDelete, involved: owner, message: "Deleted pod: " + name}, true
 	case p.Spec.NodeName != "" && m.node == "":
-		return report{"Scheduled", name, "Successfully assigned "}, true
+		return report{reason: "Scheduled", involved: name, message: "Successfully assigned "}, true
 	case p.Status.Phase == api.PodFailed && !m.failed && p.Status.Reason == "NodeLost":
-		return report{"NodeLost", name, ""}, true
+		return report{reason: "NodeLost", involved: name, message: ""}, true
 	case p.Status.Phase == api.PodRunning && !m.running:
-		return report{"Started", name, "Started containers"}, true
+		return report{reason: "Started", involved: name, message: "Started containers"}, true
 	case podCrashed(p) && !m.crashed:
-		return report{"BackOff", name, "Container exited"}, true
+		return report{reason: "BackOff", involved: name, message: "Container exited"}, true
 	case m.crashed && !podCrashed(p) && p.Status.Phase == api.PodRunning:
-		return report{"Started", name, "Restarted containers"}, true
+		return report{reason: "Started", involved: name, message: "Restarted containers"}, true
 	}
 	return report{}, false
 }
 
-// findReport returns the pending Event that is want, if it has arrived.
+// rsReportOf says which Event will report a replica set write: the
+// deployment controller's ScalingReplicaSet, when it made the set or
+// changed its size. A set it makes has a line of its own, told first.
+func (n *narrator) rsReportOf(typ string, rs *api.ReplicaSet) (report, bool) {
+	ref := api.GetControllerOf(&rs.Metadata)
+	if ref == nil || ref.Kind != "Deployment" || typ == api.WatchDeleted {
+		return report{}, false
+	}
+	to := replicasOf(rs)
+	var from int32
+	if m := n.rss[api.KeyOf(&rs.Metadata)]; m != nil {
+		from = m.replicas
+	} else if typ != api.WatchAdded {
+		return report{}, false // a set the narrator has not seen made: it cannot say from what
+	}
+	op := "up"
+	switch {
+	case to == from:
+		return report{}, false
+	case to < from:
+		op = "down"
+	}
+	return report{reason: deployment.ReasonScalingReplicaSet, involved: ref.Name,
+		message: fmt.Sprintf("Scaled %s replica set %s from %d to %d", op, rs.Metadata.Name, from, to),
+		after:   typ == api.WatchAdded}, true
+}
+
+func replicasOf(rs *api.ReplicaSet) int32 {
+	if rs.Spec.Replicas == nil {
+		return 1
+	}
+	return *rs.Spec.Replicas
+}
+
+// combinedPrefix starts the message of an event the recorder combined from
+// similar ones (client-go's EventAggregator): from the tenth different
+// message of one reason about one object within ten minutes, it bumps one
+// event instead of creating more.
+const combinedPrefix = "(combined from similar events): "
+
+// findReport returns the pending Event that is want, if it has arrived: a
+// new Event, or a bump of one (a combined event's, or a repeat's).
 func (n *narrator) findReport(want report) *line {
 	for _, l := range n.pending {
 		e, ok := l.ev.Object.(*api.Event)
-		if l.phase == phaseEvent && !l.told && ok && l.ev.Type == api.WatchAdded && e.Reason == want.reason &&
-			e.InvolvedObject.Name == want.involved && strings.HasPrefix(e.Message, want.message) {
+		if l.phase == phaseEvent && !l.told && ok && l.ev.Type != api.WatchDeleted && e.Reason == want.reason &&
+			e.InvolvedObject.Name == want.involved && strings.HasPrefix(strings.TrimPrefix(e.Message, combinedPrefix), want.message) {
 			return l
 		}
 	}
@@ -481,7 +575,9 @@ func (n *narrator) arrived(at time.Time, evs []client.WatchEvent) {
 func (n *narrator) observeLocked(at time.Time, ev client.WatchEvent) {
 	switch o := ev.Object.(type) {
 	case *api.Event:
-		if ev.Type == api.WatchAdded {
+		// A Modified Event is a bump: the recorder saw it again (or, for
+		// a combined event, a similar one).
+		if ev.Type != api.WatchDeleted {
 			n.event(at, o)
 		}
 	case *api.Pod:
@@ -493,7 +589,12 @@ func (n *narrator) observeLocked(at time.Time, ev client.WatchEvent) {
 	case *api.Node:
 		n.nodeStatus(at, ev.Type, o)
 	case *api.ReplicationController:
-		n.rcs[api.KeyOf(&o.Metadata)] = ev.Type != api.WatchDeleted && o.Metadata.DeletionTimestamp == nil
+		n.owners[ownerKey("ReplicationController", o.Metadata.Namespace, o.Metadata.Name)] = ev.Type != api.WatchDeleted && o.Metadata.DeletionTimestamp == nil
+	case *api.ReplicaSet:
+		n.owners[ownerKey("ReplicaSet", o.Metadata.Namespace, o.Metadata.Name)] = ev.Type != api.WatchDeleted && o.Metadata.DeletionTimestamp == nil
+		n.replicaSet(at, ev.Type, o)
+	case *api.Deployment:
+		n.deployment(at, ev.Type, o)
 	}
 }
 
@@ -505,10 +606,17 @@ func (n *narrator) event(at time.Time, e *api.Event) {
 		actor = e.ReportingController
 	}
 	n.reasons[e.Reason]++
+	n.reasons[actor+" "+e.Reason]++
+	msg, combined := strings.CutPrefix(e.Message, combinedPrefix)
+	if combined {
+		n.combined[e.Reason]++
+	}
 	podKey := e.InvolvedObject.Namespace + "/" + e.InvolvedObject.Name
 	switch e.Reason {
 	case replication.ReasonSuccessfulCreate, replication.ReasonSuccessfulDelete:
-		n.sayLocked(at, actor, "%s%s", e.Message, expectationsNote(e))
+		n.sayLocked(at, actor, "%s%s", msg, expectationsNote(e))
+	case deployment.ReasonScalingReplicaSet:
+		n.sayLocked(at, actor, "%s%s", msg, fencepostsNote(e))
 	case "Scheduled", "FailedScheduling":
 		n.sayLocked(at, "scheduler", "%s", e.Message)
 	case "FailedCreate", "FailedDelete", "LeaderElection":
@@ -536,6 +644,92 @@ func expectationsNote(e *api.Event) string {
 		return ""
 	}
 	return fmt.Sprintf(" (expectations: %s creations, %s deletions not yet observed)", add, del)
+}
+
+// fencepostsNote reads the figures the deployment controller decided a
+// rolling update's step with, from its event; "" if it recorded none.
+func fencepostsNote(e *api.Event) string {
+	f, ok := deployment.FencepostsOf(e.Metadata.Annotations)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf(" (max surge %d → at most %d pods, %d now; max unavailable %d → at least %d available, %d now)",
+		f.MaxSurge, f.MaxPods(), f.Pods, f.MaxUnavailable, f.MinAvailable(), f.Available)
+}
+
+// replicaSet tells a deployment's replica set made, given a revision, or
+// its available replicas changing; its resizes are told by the
+// deployment controller's events, beside them (rsReportOf).
+func (n *narrator) replicaSet(at time.Time, typ string, rs *api.ReplicaSet) {
+	key := api.KeyOf(&rs.Metadata)
+	name := rs.Metadata.Name
+	if typ == api.WatchDeleted {
+		delete(n.rss, key)
+		n.sayLocked(at, "apiserver", "replica set %s is gone", name)
+		return
+	}
+	m := n.rss[key]
+	revision := rs.Metadata.Annotations[deployment.RevisionAnnotation]
+	ref := api.GetControllerOf(&rs.Metadata)
+	byDeployment := ref != nil && ref.Kind == "Deployment"
+	switch {
+	case m == nil:
+		m = &rsMemo{}
+		n.rss[key] = m
+		if byDeployment {
+			n.sayLocked(at, "deployment-controller", "created replica set %s (revision %s, pod-template-hash %s): %s",
+				name, revision, rs.Metadata.Labels[deployment.PodTemplateHashLabel], images(rs.Spec.Template.Spec))
+		}
+	case byDeployment && revision != m.revision:
+		history := ""
+		if h := rs.Metadata.Annotations[deployment.RevisionHistoryAnnotation]; h != "" {
+			history = ", revision-history " + h
+		}
+		n.sayLocked(at, "deployment-controller", "replica set %s is the new one again: revision %s (was %s%s)", name, revision, m.revision, history)
+	}
+	m.revision = revision
+	m.replicas = replicasOf(rs)
+	if avail := rs.Status.AvailableReplicas; avail != m.available && rs.Status.ObservedGeneration > 0 {
+		m.available = avail
+		n.sayLocked(at, "replicaset-controller", "replica set %s: %d of %d available", name, avail, rs.Status.Replicas)
+	}
+}
+
+// images lists a pod template's container images.
+func images(spec api.PodSpec) string {
+	var out []string
+	for _, c := range spec.Containers {
+		out = append(out, c.Image)
+	}
+	return strings.Join(out, ", ")
+}
+
+// deployment tells a deployment's revision and conditions changing:
+// the deployment controller's writes (the user's are told by the script).
+func (n *narrator) deployment(at time.Time, typ string, d *api.Deployment) {
+	key := api.KeyOf(&d.Metadata)
+	if typ == api.WatchDeleted {
+		delete(n.deploys, key)
+		return
+	}
+	m := n.deploys[key]
+	if m == nil {
+		m = &deployMemo{conditions: map[string]string{}}
+		n.deploys[key] = m
+	}
+	name := d.Metadata.Name
+	if rev := d.Metadata.Annotations[deployment.RevisionAnnotation]; rev != m.revision {
+		m.revision = rev
+		n.sayLocked(at, "deployment-controller", "deployment %s is at revision %s", name, rev)
+	}
+	for _, c := range d.Status.Conditions {
+		state := string(c.Status) + " " + c.Reason
+		if m.conditions[c.Type] == state {
+			continue
+		}
+		m.conditions[c.Type] = state
+		n.sayLocked(at, "deployment-controller", "deployment %s %s=%s (%s): %s", name, c.Type, c.Status, c.Reason, c.Message)
+	}
 }
 
 // pod tells a pod becoming ready or not ready, failing, or going away.

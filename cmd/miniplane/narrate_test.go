@@ -12,6 +12,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/controllers/deployment"
 	"github.com/miniplane/miniplane/controllers/replication"
 )
 
@@ -118,7 +119,7 @@ func TestNarratorTellsInRevisionOrderWithReportsBesideTheirWrites(t *testing.T) 
 		"kubelet node-1 pod web-a is ready at 10.244.1.2",
 	}, x.lines())
 	assert.True(t, x.n.told(16), "the Events told early still move the revision on")
-	assert.Equal(t, 1, x.n.count(replication.ReasonSuccessfulCreate), "told once")
+	assert.Equal(t, 1, x.n.count("", replication.ReasonSuccessfulCreate), "told once")
 }
 
 // TestNarratorGivesUpOnAReportThatDoesNotCome: a write whose Event never
@@ -176,4 +177,74 @@ func TestPodRankFacts(t *testing.T) {
 	assert.Equal(t, "ready since 12:00:04, 0 restarts, created 12:00:02, uid 01234567…", podRankFacts(p))
 	p.Status.Conditions[0].Status = api.ConditionFalse
 	assert.Equal(t, "not ready, 0 restarts, created 12:00:02, uid 01234567…", podRankFacts(p))
+}
+
+// shopRS is replica set name of the deployment shop, asking for replicas.
+func shopRS(name, revision string, replicas int32) *api.ReplicaSet {
+	yes := true
+	return &api.ReplicaSet{
+		Metadata: api.ObjectMeta{Namespace: "default", Name: name, UID: api.UID("uid-" + name),
+			Labels:          map[string]string{deployment.PodTemplateHashLabel: strings.TrimPrefix(name, "shop-")},
+			Annotations:     map[string]string{deployment.RevisionAnnotation: revision},
+			OwnerReferences: []api.OwnerReference{{Kind: "Deployment", Name: "shop", UID: "d-uid", Controller: &yes}}},
+		Spec: api.ReplicaSetSpec{Replicas: &replicas, Template: api.PodTemplateSpec{
+			Spec: api.PodSpec{Containers: []api.Container{{Name: "shop", Image: "nginx:1.27"}}}}},
+	}
+}
+
+// scaling is the deployment controller's ScalingReplicaSet event, with the
+// figures it decided with.
+func scaling(name, message string, why deployment.Fenceposts) *api.Event {
+	return &api.Event{
+		Metadata:       api.ObjectMeta{Namespace: "default", Name: name, Annotations: why.Annotations()},
+		InvolvedObject: api.ObjectReference{Namespace: "default", Kind: "Deployment", Name: "shop"},
+		Reason:         deployment.ReasonScalingReplicaSet, Message: message,
+		Source: api.EventSource{Component: "deployment-controller"},
+	}
+}
+
+// TestNarratorTellsARollout: a replica set the deployment controller makes
+// is told with its revision, then the ScalingReplicaSet event that reports
+// it with the figures the controller decided with, before the pods the
+// replica set controller makes meanwhile; a resize is told by its event,
+// found also when it is a bump of a combined one; a set made the new one
+// again by a rollback is told with its new revision; the deployment's
+// conditions are told as they change.
+func TestNarratorTellsARollout(t *testing.T) {
+	x := newNarration(1)
+	why := deployment.Fenceposts{Replicas: 4, MaxSurge: 1, MaxUnavailable: 1, Pods: 4, Available: 4}
+	pod := func(name string) *api.Pod {
+		yes := true
+		return &api.Pod{Metadata: api.ObjectMeta{Namespace: "default", Name: name,
+			OwnerReferences: []api.OwnerReference{{Kind: "ReplicaSet", Name: "shop-v2", Controller: &yes}}}}
+	}
+	shop := &api.Deployment{Metadata: api.ObjectMeta{Namespace: "default", Name: "shop",
+		Annotations: map[string]string{deployment.RevisionAnnotation: "2"}}}
+	shop.Status.Conditions = []api.DeploymentCondition{{Type: api.DeploymentProgressing, Status: api.ConditionTrue,
+		Reason: deployment.NewReplicaSetReason, Message: `Created new replica set "shop-v2"`}}
+	x.n.rss["default/shop-v1"] = &rsMemo{replicas: 4, available: 4, revision: "1"}
+	x.deliver(
+		at(1, api.WatchAdded, shopRS("shop-v2", "2", 1)),
+		at(2, api.WatchAdded, pod("shop-v2-a")), // the replica set controller, before the report
+		at(3, api.WatchAdded, scaling("e1", "Scaled up replica set shop-v2 from 0 to 1", why)),
+		at(4, api.WatchAdded, event(replication.ReasonSuccessfulCreate, "shop-v2", "Created pod: shop-v2-a", nil)),
+		at(5, api.WatchModified, shop),
+	)
+	why.Pods = 5
+	x.deliver(
+		at(6, api.WatchModified, shopRS("shop-v1", "1", 3)),
+		at(7, api.WatchModified, scaling("e2", combinedPrefix+"Scaled down replica set shop-v1 from 4 to 3", why)),
+		at(8, api.WatchModified, shopRS("shop-v1", "3", 3)),
+	)
+	assert.Equal(t, []string{
+		"deployment-controller created replica set shop-v2 (revision 2, pod-template-hash v2): nginx:1.27",
+		"deployment-controller Scaled up replica set shop-v2 from 0 to 1 (max surge 1 → at most 5 pods, 4 now; max unavailable 1 → at least 3 available, 4 now)",
+		"kubelet Created pod: shop-v2-a",
+		"deployment-controller deployment shop is at revision 2",
+		`deployment-controller deployment shop Progressing=True (NewReplicaSetCreated): Created new replica set "shop-v2"`,
+		"deployment-controller Scaled down replica set shop-v1 from 4 to 3 (max surge 1 → at most 5 pods, 5 now; max unavailable 1 → at least 3 available, 4 now)",
+		"deployment-controller replica set shop-v1 is the new one again: revision 3 (was 1)",
+	}, x.lines())
+	assert.Equal(t, 1, x.n.combinedEvents(deployment.ReasonScalingReplicaSet))
+	assert.Equal(t, 2, x.n.count("deployment-controller", deployment.ReasonScalingReplicaSet))
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/controllers/deployment"
 	"github.com/miniplane/miniplane/controllers/replication"
 	"github.com/miniplane/miniplane/plane"
 )
@@ -32,6 +33,8 @@ type storyStats struct {
 	oldLeader    string
 	newLeader    string
 	deletedFirst []string // the pods the scale-down removed, in the order the controller deleted them
+	shopRevision string   // the deployment's revision after the rollback
+	shopRollback string   // the replica set the rollback made new again
 }
 
 const (
@@ -171,6 +174,7 @@ func (s *story) run(ctx context.Context) error {
 		{"4. Things break: a container crashes, then a node goes down", s.crash},
 		{"5. The leading controller manager dies; another takes the lease", s.failover},
 		{"6. Delete the ReplicationController; the garbage collector cleans up", s.cleanup},
+		{"7. Roll out a new version: a Deployment's rolling update, step by step, and a rollback", s.rollout},
 	}
 	for _, st := range steps {
 		s.chapter("%s", st.title)
@@ -518,9 +522,17 @@ func (s *story) cleanup(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	return s.waitFor(ctx, "the pods to be gone", func() (bool, error) {
+	return s.waitFor(ctx, "the pods and their endpoints to be gone", func() (bool, error) {
 		pods, _, err := client.For[*api.Pod](s.c).List(ctx, demoNS, client.ListOptions{LabelSelector: "app=web"})
-		return len(pods) == 0, err
+		if err != nil || len(pods) > 0 {
+			return false, err
+		}
+		ep, err := client.For[*api.Endpoints](s.c).Get(ctx, demoNS, demoName)
+		if err != nil {
+			return false, err
+		}
+		ready, notReady := endpointIPs(ep)
+		return len(ready)+len(notReady) == 0, nil
 	})
 }
 
@@ -532,15 +544,22 @@ func (s *story) summary(ctx context.Context, elapsed time.Duration) error {
 	}
 	s.chapter("Summary (%.1fs)", elapsed.Seconds())
 	s.plain("pods created by the replication controller: %d; deleted by it: %d; by the garbage collector: the rest",
-		s.n.count("SuccessfulCreate"), s.n.count("SuccessfulDelete"))
+		s.n.count("replication-controller", replication.ReasonSuccessfulCreate), s.n.count("replication-controller", replication.ReasonSuccessfulDelete))
 	s.plain("scale-down removed first, as the controller ranked them: %s", strings.Join(s.stats.deletedFirst, ", "))
 	if s.stats.newLeader != "" {
 		s.plain("leader %s crashed; %s took over, first write %.1fs after the crash (lease %s)",
 			s.stats.oldLeader, s.stats.newLeader, s.stats.failover.Seconds(), s.p.Options().LeaderElection.LeaseDuration)
 	}
+	if s.stats.shopRevision != "" {
+		s.plain("deployment %s: %d replica set scales (ScalingReplicaSet); the replica set controller created %d pods",
+			shopName, s.n.count("deployment-controller", deployment.ReasonScalingReplicaSet), s.n.count("replicaset-controller", replication.ReasonSuccessfulCreate))
+		s.plain("and deleted %d; rolled back to replica set %s, now revision %s",
+			s.n.count("replicaset-controller", replication.ReasonSuccessfulDelete), s.stats.shopRollback, s.stats.shopRevision)
+	}
 	s.plain("store revision %d: every write, by anyone, moved it by exactly one", s.p.Server().Store().Rev())
 	s.plain("")
-	s.plain("Read next: controllers/replication (expectations, ranking), controllers/endpoints,")
+	s.plain("Read next: controllers/replication (expectations, ranking), controllers/deployment")
+	s.plain("(rolling.go: ReconcileNewReplicaSet, ReconcileOldReplicaSets), controllers/endpoints,")
 	s.plain("election (the write guard), and sim: replay any run, faults included, from a seed.")
 	s.plain("Run it again with --keep-running and point kubectl at it.")
 	return nil

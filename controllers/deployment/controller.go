@@ -366,7 +366,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 // it.
 func (c *Controller) syncDeployment(ctx context.Context, d *api.Deployment) error {
 	if d.Spec.Selector != nil && len(d.Spec.Selector.MatchLabels) == 0 && len(d.Spec.Selector.MatchExpressions) == 0 {
-		c.event(ctx, d, api.EventTypeWarning, "SelectingAll", "This deployment is selecting all pods. A non-empty selector is required.")
+		c.event(ctx, d, nil, api.EventTypeWarning, "SelectingAll", "This deployment is selecting all pods. A non-empty selector is required.")
 		if d.Status.ObservedGeneration < d.Metadata.Generation {
 			d.Status.ObservedGeneration = d.Metadata.Generation
 			_, _ = c.client.UpdateStatus(ctx, d)
@@ -433,7 +433,8 @@ func (c *Controller) writeMeta(ctx context.Context, d *api.Deployment) error {
 
 // scaleReplicaSet applies one Scale: it writes the set's new size and its
 // desired- and max-replicas annotations when either differs, and records a
-// ScalingReplicaSet event when the size changed. It returns the set as
+// ScalingReplicaSet event when the size changed, annotated with the
+// scale's Fenceposts if it has them. It returns the set as
 // written (rs when nothing was written) and whether the size changed.
 // Kubernetes: scaleReplicaSet.
 func (c *Controller) scaleReplicaSet(ctx context.Context, d *api.Deployment, s Scale) (*api.ReplicaSet, bool, error) {
@@ -453,7 +454,11 @@ func (c *Controller) scaleReplicaSet(ctx context.Context, d *api.Deployment, s S
 	}
 	out := written.(*api.ReplicaSet)
 	if sizeChanged {
-		c.event(ctx, d, api.EventTypeNormal, "ScalingReplicaSet", fmt.Sprintf("Scaled %s replica set %s from %d to %d", s.Op, out.Metadata.Name, from, s.To))
+		var why map[string]string
+		if s.Why != nil {
+			why = s.Why.Annotations()
+		}
+		c.event(ctx, d, why, api.EventTypeNormal, ReasonScalingReplicaSet, fmt.Sprintf("Scaled %s replica set %s from %d to %d", s.Op, out.Metadata.Name, from, s.To))
 		c.log.Info("scaled replica set", zap.String("deployment", api.KeyOf(&d.Metadata)),
 			zap.String("replicaSet", out.Metadata.Name), zap.Int32("from", from), zap.Int32("to", s.To))
 	}
@@ -481,15 +486,15 @@ func (c *Controller) applyScales(ctx context.Context, d *api.Deployment, scales 
 	return scaled, nil
 }
 
-// event records an event about d when the controller has a recorder; a
-// failure to record is logged only.
-func (c *Controller) event(ctx context.Context, d *api.Deployment, typ, reason, msg string) {
+// event records an event about d, with annotations (nil for none), when
+// the controller has a recorder; a failure to record is logged only.
+func (c *Controller) event(ctx context.Context, d *api.Deployment, annotations map[string]string, typ, reason, msg string) {
 	if c.recorder == nil {
 		return
 	}
 	obj := *d // shallow: the recorder reads the kind and metadata only
 	obj.TypeMeta = api.TypeMeta{APIVersion: controllerAPIVersion, Kind: controllerKind}
-	if err := c.recorder.Event(ctx, &obj, typ, reason, msg); err != nil {
+	if err := c.recorder.AnnotatedEventf(ctx, &obj, annotations, typ, reason, "%s", msg); err != nil {
 		c.log.Debug("recording event failed", zap.String("reason", reason), zap.Error(err))
 	}
 }

@@ -178,6 +178,20 @@ func (h *harness) events() []string {
 	return out
 }
 
+// eventAnnotations returns the annotations of the event with message.
+func (h *harness) eventAnnotations(message string) map[string]string {
+	h.t.Helper()
+	all, _, err := client.For[*api.Event](h.srv).List(h.ctx, "default", client.ListOptions{})
+	require.NoError(h.t, err)
+	for _, e := range all {
+		if e.Message == message {
+			return e.Metadata.Annotations
+		}
+	}
+	h.t.Fatalf("no event %q", message)
+	return nil
+}
+
 func condition(d *api.Deployment, typ string) api.DeploymentCondition {
 	if c := GetCondition(d.Status, typ); c != nil {
 		return *c
@@ -237,6 +251,13 @@ func TestCreateRollOutAndRollBack(t *testing.T) {
 	assert.Equal(t, "2", d.Metadata.Annotations[RevisionAnnotation])
 	assert.Equal(t, int32(4), d.Status.UpdatedReplicas)
 	assert.Contains(t, h.events(), "ScalingReplicaSet: Scaled down replica set "+first.Metadata.Name+" from 4 to 3")
+	why, ok := FencepostsOf(h.eventAnnotations("Scaled down replica set " + first.Metadata.Name + " from 4 to 3"))
+	require.True(t, ok, "a rolling update's scale carries its figures")
+	assert.Equal(t, Fenceposts{Replicas: 4, MaxSurge: 1, MaxUnavailable: 1, Pods: 5, Available: 4}, why,
+		"decided with the new set at 1, not yet available, and the 4 old pods available")
+	why, ok = FencepostsOf(h.eventAnnotations("Scaled up replica set " + second.Metadata.Name + " from 0 to 1"))
+	require.True(t, ok, "so does the new set's creation")
+	assert.Equal(t, Fenceposts{Replicas: 4, MaxSurge: 1, MaxUnavailable: 1, Pods: 4, Available: 4}, why)
 
 	// kubectl rollout undo: the old template is back, and its set becomes
 	// the new one with the next revision.

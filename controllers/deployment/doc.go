@@ -95,6 +95,11 @@
 //     resourceVersion, where Kubernetes patches.
 //   - A failed scale-down in reconcileOldReplicaSets fails the sync and is
 //     retried; upstream swallows it and goes on to the status.
+//   - A ScalingReplicaSet event that a rolling update's step decided
+//     carries, as annotations, the figures it was decided with
+//     (Fenceposts: maxSurge and maxUnavailable resolved, the pods asked
+//     for and available), for a reader that must tell why (the demo's
+//     narrator); the message is upstream's.
 //   - Equal replica sets are ordered by name where upstream's sorts are
 //     unstable, so that a simulated run writes in one order.
 //   - extensions/v1beta1's spec.rollbackTo (rollback.go) does not exist in

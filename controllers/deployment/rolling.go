@@ -9,20 +9,30 @@ import (
 
 // ReconcileNewReplicaSet plans the new set's resize in a rolling update:
 // down to replicas if it is larger, else up as far as NewRSNewReplicas
-// allows. Kubernetes: reconcileNewReplicaSet.
+// allows. The scale's Why is RollingFenceposts of allRSs. Kubernetes:
+// reconcileNewReplicaSet.
 func ReconcileNewReplicaSet(allRSs []*api.ReplicaSet, newRS *api.ReplicaSet, d *api.Deployment) ([]Scale, error) {
 	want := desiredReplicas(d)
+	why := RollingFenceposts(d, allRSs)
 	switch cur := specReplicas(newRS); {
 	case cur == want:
 		return nil, nil
 	case cur > want:
-		return scaleTo(newRS, want), nil
+		return because(scaleTo(newRS, want), why), nil
 	}
 	n, err := NewRSNewReplicas(d, allRSs, newRS)
 	if err != nil {
 		return nil, err
 	}
-	return scaleTo(newRS, n), nil
+	return because(scaleTo(newRS, n), why), nil
+}
+
+// because returns plan with why as the reason of each of its scales.
+func because(plan []Scale, why Fenceposts) []Scale {
+	for i := range plan {
+		plan[i].Why = &why
+	}
+	return plan
 }
 
 // ReconcileOldReplicaSets plans the old sets' scale-downs in a rolling
@@ -31,7 +41,8 @@ func ReconcileNewReplicaSet(allRSs []*api.ReplicaSet, newRS *api.ReplicaSet, d *
 // go); unhealthy old replicas go first (CleanupUnhealthyReplicas), then
 // available ones while more than minAvailable are available
 // (ScaleDownOldReplicaSetsForRollingUpdate). oldRSs are the active old
-// sets. Kubernetes: reconcileOldReplicaSets.
+// sets. Each scale's Why is RollingFenceposts of allRSs, as they were
+// before any of the plan. Kubernetes: reconcileOldReplicaSets.
 func ReconcileOldReplicaSets(allRSs, oldRSs []*api.ReplicaSet, newRS *api.ReplicaSet, d *api.Deployment) []Scale {
 	if ReplicaCount(oldRSs) == 0 {
 		return nil // nothing left to scale down
@@ -44,12 +55,13 @@ func ReconcileOldReplicaSets(allRSs, oldRSs []*api.ReplicaSet, newRS *api.Replic
 	}
 	// Unhealthy replicas first: they would otherwise block the rollout
 	// (kubernetes#16737), and deleting them costs no availability.
+	why := RollingFenceposts(d, allRSs)
 	cleaned, plan, _, ok := CleanupUnhealthyReplicas(oldRSs, d, maxScaledDown)
 	if !ok {
-		return plan
+		return because(plan, why)
 	}
 	more, _ := ScaleDownOldReplicaSetsForRollingUpdate(append(cleaned, newRS), cleaned, d)
-	return append(plan, more...)
+	return because(append(plan, more...), why)
 }
 
 // CleanupUnhealthyReplicas plans scaling the old sets, oldest first, down

@@ -23,6 +23,9 @@ type Scale struct {
 	RS *api.ReplicaSet
 	To int32
 	Op string
+	// Why, for a step of a rolling update, is the figures it was decided
+	// with; its ScalingReplicaSet event carries them. Nil otherwise.
+	Why *Fenceposts
 }
 
 // scaleTo plans resizing rs to n, nothing when it has that size already.
@@ -393,12 +396,16 @@ func (c *Controller) getNewReplicaSet(ctx context.Context, d *api.Deployment, rs
 			SetCondition(&d.Status, NewCondition(api.DeploymentProgressing, api.ConditionFalse, FailedRSCreateReason, msg, now))
 			_ = c.writeStatus(ctx, d) // the create's failure is the one to report
 		}
-		c.event(ctx, d, api.EventTypeWarning, FailedRSCreateReason, msg)
+		c.event(ctx, d, nil, api.EventTypeWarning, FailedRSCreateReason, msg)
 		return nil, err
 	}
 	rs := created.(*api.ReplicaSet)
 	if !alreadyExists && size > 0 {
-		c.event(ctx, d, api.EventTypeNormal, "ScalingReplicaSet", fmt.Sprintf("Scaled up replica set %s from 0 to %d", rs.Metadata.Name, size))
+		var why map[string]string
+		if IsRollingUpdate(d) { // sized by NewRSNewReplicas, within the surge
+			why = RollingFenceposts(d, oldRSs).Annotations()
+		}
+		c.event(ctx, d, why, api.EventTypeNormal, ReasonScalingReplicaSet, fmt.Sprintf("Scaled up replica set %s from 0 to %d", rs.Metadata.Name, size))
 	}
 	if SetDeploymentRevision(d, newRevision) {
 		if err := c.writeMeta(ctx, d); err != nil {
