@@ -377,7 +377,6 @@ func (c *Controller) syncDeployment(ctx context.Context, d *api.Deployment) erro
 	if err != nil {
 		return err
 	}
-	podMap := c.podMap(d, rsList)
 
 	if d.Metadata.DeletionTimestamp != nil {
 		return c.syncStatusOnly(ctx, d, rsList)
@@ -397,7 +396,9 @@ func (c *Controller) syncDeployment(ctx context.Context, d *api.Deployment) erro
 	}
 	switch d.Spec.Strategy.Type {
 	case api.RecreateDeploymentStrategyType:
-		return c.rolloutRecreate(ctx, d, rsList, podMap)
+		// Only Recreate reads the pods: podMap lists the namespace's, a
+		// cost upstream pays on every sync of every deployment.
+		return c.rolloutRecreate(ctx, d, rsList, c.podMap(d, rsList))
 	case api.RollingUpdateDeploymentStrategyType:
 		return c.rolloutRolling(ctx, d, rsList)
 	}
