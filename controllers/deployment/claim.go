@@ -53,8 +53,10 @@ func ClaimReplicaSet(d *api.Deployment, rs *api.ReplicaSet, matches bool) Claim 
 
 // claimReplicaSets returns the sets of d's namespace that d controls after
 // adopting the orphans its selector matches and releasing the sets it no
-// longer matches. Adoption waits for an uncached read confirming that d
-// still exists, with its UID, and is not being deleted. Errors are joined;
+// longer matches, reading only the sets claimableReplicaSets returns (the
+// others are another controller's, which ClaimReplicaSet ignores).
+// Adoption waits for an uncached read confirming that d still exists, with
+// its UID, and is not being deleted. Errors are joined;
 // a set that vanished is not one. Kubernetes: getReplicaSetsForDeployment
 // and ReplicaSetControllerRefManager.ClaimReplicaSets.
 func (c *Controller) claimReplicaSets(ctx context.Context, d *api.Deployment) ([]*api.ReplicaSet, error) {
@@ -68,7 +70,7 @@ func (c *Controller) claimReplicaSets(ctx context.Context, d *api.Deployment) ([
 		checked bool
 		adoptOK error
 	)
-	for _, rs := range c.rss.Namespace(d.Metadata.Namespace).List(api.Selector{}) {
+	for _, rs := range c.claimableReplicaSets(d, true) {
 		switch ClaimReplicaSet(d, rs, sel.Matches(rs.Metadata.Labels)) {
 		case Keep:
 			owned = append(owned, rs)

@@ -69,6 +69,8 @@ type Controller struct {
 	deployments informer.Lister[*api.Deployment]
 	rss         informer.Lister[*api.ReplicaSet]
 	pods        informer.Lister[*api.Pod]
+	// rsInformer holds rsControllerIndex.
+	rsInformer *informer.Informer
 
 	informers []*informer.Informer
 	regs      []*informer.Registration
@@ -103,6 +105,10 @@ func New(cfg Config) (*Controller, error) {
 	rsInf := cfg.Factory.ForResource(client.ReplicaSets)
 	podInf := cfg.Factory.ForResource(client.Pods)
 	c.informers = []*informer.Informer{dInf, rsInf, podInf}
+	c.rsInformer = rsInf
+	if err := addReplicaSetIndex(rsInf.Indexer()); err != nil {
+		return nil, err
+	}
 	c.deployments = informer.NewLister[*api.Deployment](dInf, apierrors.GroupResource{Group: "apps", Resource: client.Deployments})
 	c.rss = informer.NewLister[*api.ReplicaSet](rsInf, apierrors.GroupResource{Group: "apps", Resource: client.ReplicaSets})
 	c.pods = informer.NewLister[*api.Pod](podInf, apierrors.GroupResource{Resource: client.Pods})
@@ -308,13 +314,7 @@ func (c *Controller) deploymentsFor(rs *api.ReplicaSet) []*api.Deployment {
 // ownedReplicaSets returns the cached sets of d's namespace that d
 // controls, whether or not its selector still matches them.
 func (c *Controller) ownedReplicaSets(d *api.Deployment) []*api.ReplicaSet {
-	var out []*api.ReplicaSet
-	for _, rs := range c.rss.Namespace(d.Metadata.Namespace).List(api.Selector{}) {
-		if ref := api.GetControllerOf(&rs.Metadata); ref != nil && ref.UID == d.Metadata.UID {
-			out = append(out, rs)
-		}
-	}
-	return out
+	return c.claimableReplicaSets(d, false)
 }
 
 // podMap returns the pods d's selector matches, grouped by the set of
@@ -377,7 +377,6 @@ func (c *Controller) syncDeployment(ctx context.Context, d *api.Deployment) erro
 	if err != nil {
 		return err
 	}
-	podMap := c.podMap(d, rsList)
 
 	if d.Metadata.DeletionTimestamp != nil {
 		return c.syncStatusOnly(ctx, d, rsList)
@@ -397,7 +396,9 @@ func (c *Controller) syncDeployment(ctx context.Context, d *api.Deployment) erro
 	}
 	switch d.Spec.Strategy.Type {
 	case api.RecreateDeploymentStrategyType:
-		return c.rolloutRecreate(ctx, d, rsList, podMap)
+		// Only Recreate reads the pods: podMap lists the namespace's, a
+		// cost upstream pays on every sync of every deployment.
+		return c.rolloutRecreate(ctx, d, rsList, c.podMap(d, rsList))
 	case api.RollingUpdateDeploymentStrategyType:
 		return c.rolloutRolling(ctx, d, rsList)
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/informer"
+	"github.com/miniplane/miniplane/store"
 )
 
 // The issue's figure is 1,000 replication controllers of 100 replicas on
@@ -41,11 +42,12 @@ var benchRCs = flag.Int("rcs", 10, "replication controllers (and services, and n
 // writes a heap profile once every pod is Ready: the heap near its peak.
 var benchHeapProfile = flag.String("heapprofile", "", "write a heap profile to this file when BenchmarkControlPlaneScale has every pod Ready")
 
-// benchPhaseProfile, if set, is where BenchmarkControlPlaneScale writes the
-// CPU profile of each phase it takes for the cost table: PREFIX-up.pprof
-// and PREFIX-down.pprof (go test -cpuprofile would take the profiler from
-// the table, and mixes both phases).
-var benchPhaseProfile = flag.String("phaseprofile", "", "write the CPU profile of each phase of BenchmarkControlPlaneScale to PREFIX-up.pprof and PREFIX-down.pprof")
+// benchPhaseProfile, if set, is where the scale benchmarks write the CPU
+// profile of each phase they take for the cost table: PREFIX-up.pprof and
+// PREFIX-down.pprof (BenchmarkControlPlaneScale), PREFIX-create.pprof and
+// PREFIX-rollout.pprof (BenchmarkDeploymentRollout). go test -cpuprofile
+// would take the profiler from the table, and mixes the phases.
+var benchPhaseProfile = flag.String("phaseprofile", "", "write the CPU profile of each phase of the scale benchmarks to PREFIX-<phase>.pprof (up, down, create, rollout)")
 
 // BenchmarkControlPlaneScale brings up -rcs replication controllers of 100
 // replicas, each behind a Service, on as many simulated nodes, from an
@@ -63,92 +65,10 @@ func BenchmarkControlPlaneScale(b *testing.B) {
 	n := *benchRCs
 	for b.Loop() {
 		ctx := context.Background()
-		clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-		srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 1)), HistoryLimit: 100_000})
-		require.NoError(b, err)
-		opts := manager.DefaultOptions()
-		opts.Nodes = n
-		factory := informer.NewFactory(srv, "", clk, nil)
-		byController := &writeCounts{}
-		descriptors := append(manager.DefaultDescriptors(), manager.NodeSimDescriptors()...)
-		for i := range descriptors {
-			descriptors[i].Init = byController.counting(descriptors[i].Name, descriptors[i].Init)
-		}
-		m, err := manager.New(manager.InitContext{Client: srv, Binder: srv, Factory: factory, Clock: clk, Options: opts, Instance: "bench"}, descriptors)
-		require.NoError(b, err)
-		built, err := m.Build()
-		require.NoError(b, err)
-		var queues []*workqueue.Queue[string]
-		for _, c := range built {
-			if q, ok := c.(interface {
-				Queue() *workqueue.Queue[string]
-			}); ok {
-				queues = append(queues, q.Queue())
-			}
-		}
-		idle := func() bool {
-			for _, q := range queues {
-				if q.Len() > 0 {
-					return false
-				}
-			}
-			return true
-		}
-		runCtx, cancel := context.WithCancel(ctx)
-		done := make(chan error, 1)
-		go func() { done <- m.Run(runCtx) }()
-		go srv.Run(runCtx)
+		p := newBenchPlane(b, n)
+		srv := p.srv
 
-		peak := newPeakHeap()
-		go peak.run()
-		activity, err := srv.Store().Watch("", 0)
-		require.NoError(b, err)
-		writes := map[string]int{}           // by resource
-		buf, _, err := activity.Poll(nil, 0) // nothing yet: the buffer's type
-		require.NoError(b, err)
-		// quiet returns once no write has landed for a millisecond of real
-		// time and no controller has work ready: the controllers have done
-		// what they can at this virtual time, so moving the clock on does
-		// not outrun them (on a loaded machine a millisecond without writes
-		// alone happens while work is still queued).
-		//
-		// It is the benchmark's own work, inside the figures: one timer for
-		// all its waits, not one per write seen, and no assertion per poll.
-		quiet := func() {
-			lull := time.NewTimer(time.Millisecond) // wallclock: pacing virtual time against real work
-			defer lull.Stop()
-			for {
-				select {
-				case <-activity.Ready():
-					evs, _, err := activity.Poll(buf[:0], 0)
-					if err != nil {
-						b.Fatal(err)
-					}
-					buf = evs
-					for _, ev := range evs {
-						writes[resourceOf(ev.Key)]++
-					}
-				case <-lull.C:
-					if idle() {
-						return
-					}
-				}
-				lull.Reset(time.Millisecond)
-			}
-		}
-		steps := 0 // of the fake clock
-		settle := func(want int32) time.Duration {
-			start := time.Now() // wallclock: the figure is wall time
-			for quiet(); !settled(b, srv, n, want); quiet() {
-				clk.Step(500 * time.Millisecond)
-				steps++
-			}
-			return time.Since(start) // wallclock: the figure is wall time
-		}
-
-		var profile cpuShares
-		profiling := profile.start() == nil
-		start, startCPU, startAlloc := time.Now(), cpuTime(), readAllocs() // wallclock: the figure is wall time
+		up := p.startPhase("up")
 		for i := range n {
 			name := fmt.Sprintf("app-%04d", i)
 			labels := map[string]string{"app": name}
@@ -167,73 +87,213 @@ func BenchmarkControlPlaneScale(b *testing.B) {
 			})
 			require.NoError(b, err)
 		}
-		up := time.Since(start) + settle(replicas) // wallclock
-		upCPU, upAlloc := cpuTime()-startCPU, readAllocs().minus(startAlloc)
-		var upShares map[string]int64
-		if profiling {
-			upShares, err = profile.stop()
-			require.NoError(b, err)
-			writePhaseProfile(b, "up", &profile)
-		}
-		upWrites, upStore, upSyncs := byController.snapshot(), sum(writes), syncsOf(m)
+		p.settle(func() bool { return settled(b, srv, n, replicas) })
+		// The benchmark's own writes: a Service and an RC per app.
+		upCost := up.end(n*replicas, 2*n)
 		if *benchHeapProfile != "" {
 			writeHeapProfile(b, *benchHeapProfile)
 		}
-		if profiling {
-			profile = cpuShares{}
-			require.NoError(b, profile.start())
-		}
+
+		down := p.startPhase("down")
 		for i := range n {
 			_, err := srv.UpdateScale(ctx, "default", &api.Scale{Metadata: api.ObjectMeta{Name: fmt.Sprintf("app-%04d", i)}, Spec: api.ScaleSpec{Replicas: replicas / 2}})
 			require.NoError(b, err)
 		}
-		downCPU := cpuTime()
-		down := settle(replicas / 2)
-		downCPU = cpuTime() - downCPU
-		var downShares map[string]int64
-		if profiling {
-			downShares, err = profile.stop()
-			require.NoError(b, err)
-			writePhaseProfile(b, "down", &profile)
-		}
-		downWrites, downStore, downSyncs := byController.snapshot(), sum(writes), syncsOf(m)
+		p.settle(func() bool { return settled(b, srv, n, replicas/2) })
+		downCost := down.end(n*replicas/2, n) // a scale of each
 
-		peakBytes := peak.end()
-		cancel()
-		activity.Stop()
-		require.NoError(b, <-done)
-		b.ReportMetric(up.Seconds(), "s-up")
-		b.ReportMetric(down.Seconds(), "s-scale-to-50")
-		b.ReportMetric(upCPU.Seconds(), "cpu-s-up")
-		b.ReportMetric(downCPU.Seconds(), "cpu-s-scale-to-50")
+		peakBytes := p.stop()
+		b.ReportMetric(upCost.wall.Seconds(), "s-up")
+		b.ReportMetric(downCost.wall.Seconds(), "s-scale-to-50")
+		b.ReportMetric(upCost.cpu.Seconds(), "cpu-s-up")
+		b.ReportMetric(downCost.cpu.Seconds(), "cpu-s-scale-to-50")
 		b.ReportMetric(float64(peakBytes)/(1<<20), "MiB-peak-heap")
 		// Allocation does not depend on the machine's load, as time does.
-		b.ReportMetric(float64(upAlloc.bytes)/float64(n*replicas), "alloc-B/pod-up")
-		b.ReportMetric(float64(upAlloc.objects)/float64(n*replicas), "allocs/pod-up")
-		b.ReportMetric(float64(upAlloc.gcs), "gc-cycles-up")
+		b.ReportMetric(float64(upCost.alloc.bytes)/float64(n*replicas), "alloc-B/pod-up")
+		b.ReportMetric(float64(upCost.alloc.objects)/float64(n*replicas), "allocs/pod-up")
+		b.ReportMetric(float64(upCost.alloc.gcs), "gc-cycles-up")
 		b.ReportMetric(float64(n*replicas), "pods")
-		b.ReportMetric(float64(steps), "clock-steps")
+		b.ReportMetric(float64(p.steps), "clock-steps")
 		for _, res := range []string{"pods", "events", "endpoints", "replicationcontrollers"} {
-			b.ReportMetric(float64(writes[res])/float64(n*replicas), res+"-writes/pod")
+			b.ReportMetric(float64(p.writes[res])/float64(n*replicas), res+"-writes/pod")
 		}
-		if profiling {
-			// The benchmark's own writes: a Service and an RC per app,
-			// then a scale of each.
-			up := phaseCost{pods: n * replicas, cpu: upCPU, shares: upShares, writes: upWrites, storeWrites: upStore - 2*n, syncs: upSyncs}
-			dn := phaseCost{pods: n * replicas / 2, cpu: downCPU, shares: downShares,
-				writes: downWrites.minus(upWrites), storeWrites: downStore - upStore - n, syncs: minus(downSyncs, upSyncs)}
+		if upCost.shares != nil && downCost.shares != nil {
 			// Printed, not logged: the testing package cuts a
 			// benchmark's log to ten lines.
-			fmt.Print(costTable(up, dn))
+			fmt.Print(costTable(upCost, downCost))
 		}
 	}
 }
 
+// benchPlane is the control plane the scale benchmarks run: an API server
+// on a fake clock with every controller of the manager and nodesim's nodes,
+// each controller's writes counted at its client, and a watch on the whole
+// store that counts every write by resource. Its peak heap is sampled from
+// newBenchPlane to stop.
+type benchPlane struct {
+	b            *testing.B
+	srv          *apiserver.Server
+	clk          *clock.Fake
+	m            *manager.Manager
+	byController *writeCounts
+	queues       []*workqueue.Queue[string]
+	activity     *store.Watcher[api.Object]
+	buf          []store.Event[api.Object]
+	writes       map[string]int // every store write seen so far, by resource
+	steps        int            // of the fake clock
+	peak         *peakHeap
+	cancel       context.CancelFunc
+	done         chan error
+}
+
+// newBenchPlane builds and starts the control plane with nodes simulated
+// nodes.
+func newBenchPlane(b *testing.B, nodes int) *benchPlane {
+	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 1)), HistoryLimit: 100_000})
+	require.NoError(b, err)
+	opts := manager.DefaultOptions()
+	opts.Nodes = nodes
+	factory := informer.NewFactory(srv, "", clk, nil)
+	p := &benchPlane{b: b, srv: srv, clk: clk, byController: &writeCounts{}, writes: map[string]int{}, done: make(chan error, 1)}
+	descriptors := append(manager.DefaultDescriptors(), manager.NodeSimDescriptors()...)
+	for i := range descriptors {
+		descriptors[i].Init = p.byController.counting(descriptors[i].Name, descriptors[i].Init)
+	}
+	p.m, err = manager.New(manager.InitContext{Client: srv, Binder: srv, Factory: factory, Clock: clk, Options: opts, Instance: "bench"}, descriptors)
+	require.NoError(b, err)
+	built, err := p.m.Build()
+	require.NoError(b, err)
+	for _, c := range built {
+		if q, ok := c.(interface {
+			Queue() *workqueue.Queue[string]
+		}); ok {
+			p.queues = append(p.queues, q.Queue())
+		}
+	}
+	var runCtx context.Context
+	runCtx, p.cancel = context.WithCancel(context.Background())
+	go func() { p.done <- p.m.Run(runCtx) }()
+	go srv.Run(runCtx)
+
+	p.peak = newPeakHeap()
+	go p.peak.run()
+	p.activity, err = srv.Store().Watch("", 0)
+	require.NoError(b, err)
+	p.buf, _, err = p.activity.Poll(nil, 0) // nothing yet: the buffer's type
+	require.NoError(b, err)
+	return p
+}
+
+// idle reports whether no controller has work ready.
+func (p *benchPlane) idle() bool {
+	for _, q := range p.queues {
+		if q.Len() > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// quiet returns once no write has landed for a millisecond of real
+// time and no controller has work ready: the controllers have done
+// what they can at this virtual time, so moving the clock on does
+// not outrun them (on a loaded machine a millisecond without writes
+// alone happens while work is still queued).
+//
+// It is the benchmark's own work, inside the figures: one timer for
+// all its waits, not one per write seen, and no assertion per poll.
+func (p *benchPlane) quiet() {
+	lull := time.NewTimer(time.Millisecond) // wallclock: pacing virtual time against real work
+	defer lull.Stop()
+	for {
+		select {
+		case <-p.activity.Ready():
+			evs, _, err := p.activity.Poll(p.buf[:0], 0)
+			if err != nil {
+				p.b.Fatal(err)
+			}
+			p.buf = evs
+			for _, ev := range evs {
+				p.writes[resourceOf(ev.Key)]++
+			}
+		case <-lull.C:
+			if p.idle() {
+				return
+			}
+		}
+		lull.Reset(time.Millisecond)
+	}
+}
+
+// settle steps the fake clock by half a second at each lull until done.
+func (p *benchPlane) settle(done func() bool) {
+	for p.quiet(); !done(); p.quiet() {
+		p.clk.Step(500 * time.Millisecond)
+		p.steps++
+	}
+}
+
+// stop stops the control plane and returns the peak heap in use it saw,
+// in bytes.
+func (p *benchPlane) stop() uint64 {
+	peakBytes := p.peak.end()
+	p.cancel()
+	p.activity.Stop()
+	require.NoError(p.b, <-p.done)
+	return peakBytes
+}
+
+// phaseRun is a phase being measured: what the counters read at its start.
+type phaseRun struct {
+	p         *benchPlane
+	name      string
+	profile   cpuShares
+	profiling bool
+	wall      time.Time
+	cpu       time.Duration
+	alloc     allocs
+	writes    writeSnapshot
+	store     int
+	syncs     map[string]int
+}
+
+// startPhase starts measuring a phase named name, and its CPU profile
+// (none when go test -cpuprofile holds the profiler).
+func (p *benchPlane) startPhase(name string) *phaseRun {
+	r := &phaseRun{p: p, name: name, writes: p.byController.snapshot(), store: sum(p.writes), syncs: syncsOf(p.m)}
+	r.profiling = r.profile.start() == nil
+	r.wall, r.cpu, r.alloc = time.Now(), cpuTime(), readAllocs() // wallclock: the figure is wall time
+	return r
+}
+
+// end ends the phase and returns its cost over pods (created, removed or
+// replaced); own is how many of the store's writes in the phase were the
+// benchmark's own, left out of the store's count. It writes the phase's
+// CPU profile where -phaseprofile says.
+func (r *phaseRun) end(pods, own int) phaseCost {
+	p := r.p
+	c := phaseCost{name: r.name, pods: pods, wall: time.Since(r.wall), cpu: cpuTime() - r.cpu, alloc: readAllocs().minus(r.alloc)} // wallclock
+	if r.profiling {
+		var err error
+		c.shares, err = r.profile.stop()
+		require.NoError(p.b, err)
+		writePhaseProfile(p.b, r.name, &r.profile)
+	}
+	c.writes = p.byController.snapshot().minus(r.writes)
+	c.storeWrites = sum(p.writes) - r.store - own
+	c.syncs = minus(syncsOf(p.m), r.syncs)
+	return c
+}
+
 // phaseCost is what one phase of the benchmark cost.
 type phaseCost struct {
-	pods        int              // pods created (up) or removed (scale-down)
+	name        string           // as in the profile's file name: up, down, create, rollout
+	pods        int              // pods created, removed or replaced
+	wall        time.Duration    // real time
 	cpu         time.Duration    // user+system CPU time of the process
-	shares      map[string]int64 // CPU nanoseconds sampled, by component
+	alloc       allocs           // heap allocation
+	shares      map[string]int64 // CPU nanoseconds sampled, by component; nil unprofiled
 	writes      writeSnapshot    // writes by controller
 	storeWrites int              // every write to the store, but the benchmark's own
 	syncs       map[string]int   // keys handed to a worker, by queue
@@ -265,7 +325,7 @@ func minus(a, b map[string]int) map[string]int {
 // somewhat short of getrusage's.
 func costTable(up, down phaseCost) string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "cost per pod, by component   %10s %10s   %10s %10s\n", "up CPU-µs", "writes", "down CPU-µs", "writes")
+	fmt.Fprintf(&sb, "cost per pod, by component   %10s %10s   %10s %10s\n", up.name+" CPU-µs", "writes", down.name+" CPU-µs", "writes")
 	perPod := func(ns int64, pods int) float64 { return float64(ns) / 1e3 / float64(pods) }
 	writesOf := func(p phaseCost, comp string) string {
 		switch comp {
@@ -277,10 +337,15 @@ func costTable(up, down phaseCost) string {
 			// few events behind the clients' at a phase's end: not below 0.
 			return fmt.Sprintf("%.2f", float64(max(p.storeWrites-p.writes.total(), 0))/float64(p.pods))
 		}
-		if w, ok := p.writes[controllerOf[comp]]; ok {
-			return fmt.Sprintf("%.2f", float64(sum(w))/float64(p.pods))
+		ctls, ok := controllersOf[comp]
+		if !ok {
+			return ""
 		}
-		return ""
+		n := 0
+		for _, ctl := range ctls {
+			n += sum(p.writes[ctl])
+		}
+		return fmt.Sprintf("%.2f", float64(n)/float64(p.pods))
 	}
 	var upSum, downSum int64
 	for _, comp := range components {
@@ -294,7 +359,7 @@ func costTable(up, down phaseCost) string {
 	for _, p := range []struct {
 		name string
 		c    phaseCost
-	}{{"up", up}, {"down", down}} {
+	}{{up.name, up}, {down.name, down}} {
 		fmt.Fprintf(&sb, "  %s syncs per pod by queue:", p.name)
 		for _, q := range slices.Sorted(maps.Keys(p.c.syncs)) {
 			fmt.Fprintf(&sb, " %s %.2f", q, float64(p.c.syncs[q])/float64(p.c.pods))
@@ -311,12 +376,15 @@ func costTable(up, down phaseCost) string {
 	return sb.String()
 }
 
-// controllerOf is the manager's name of each controller component.
-var controllerOf = map[string]string{
-	compReplication: manager.ReplicationController,
-	compEndpoints:   manager.Endpoint,
-	compGC:          manager.GarbageCollector,
-	compNodeSim:     manager.NodeSim,
+// controllersOf names, in the manager's names, the controllers of each
+// controller component: the replication package runs both the replication
+// controller and the replica set controller.
+var controllersOf = map[string][]string{
+	compReplication: {manager.ReplicationController, manager.ReplicaSet},
+	compDeployment:  {manager.Deployment},
+	compEndpoints:   {manager.Endpoint},
+	compGC:          {manager.GarbageCollector},
+	compNodeSim:     {manager.NodeSim},
 }
 
 func sum(m map[string]int) int {

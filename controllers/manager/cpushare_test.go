@@ -33,7 +33,8 @@ const (
 	compRecorder    = "event-recorder" // record.EventRecorder: client-go's record, in Kubernetes
 	compInformer    = "informer"
 	compWorkqueue   = "workqueue"
-	compReplication = "replication"
+	compReplication = "replication" // the replication and replica set controllers
+	compDeployment  = "deployment"
 	compEndpoints   = "endpoints"
 	compGC          = "garbagecollector"
 	compNodeSim     = "nodesim"
@@ -42,7 +43,7 @@ const (
 	modulePath      = "github.com/miniplane/miniplane/"
 )
 
-var components = []string{compStore, compAPIServer, compRecorder, compInformer, compWorkqueue, compReplication, compEndpoints, compGC, compNodeSim, compGoGC, compOther}
+var components = []string{compStore, compAPIServer, compRecorder, compInformer, compWorkqueue, compReplication, compDeployment, compEndpoints, compGC, compNodeSim, compGoGC, compOther}
 
 // componentPrefixes maps a function-name prefix to the component whose
 // code it is; the first that matches counts. Packages not listed (api, the standard library, zap, the
@@ -57,6 +58,7 @@ var componentPrefixes = []struct{ prefix, component string }{
 	{modulePath + "informer.", compInformer},
 	{modulePath + "controllers/workqueue.", compWorkqueue},
 	{modulePath + "controllers/replication.", compReplication},
+	{modulePath + "controllers/deployment.", compDeployment},
 	{modulePath + "controllers/endpoints.", compEndpoints},
 	{modulePath + "controllers/garbagecollector.", compGC},
 	{modulePath + "controllers/nodesim.", compNodeSim},

@@ -531,16 +531,28 @@ func (c *Controller) manageReplicas(ctx context.Context, key string, v *rsView, 
 
 // relatedPods returns the pods of every object of the kind that shares v's
 // controller owner (v included; for a ReplicaSet, its Deployment's other
-// ReplicaSets), found by their selectors, each pod once: the pods whose
+// ReplicaSets) that its selector matches, each pod once: the pods whose
 // nodes count for doubling up in the deletion ranking. An object without a
 // controller owner (the usual RC) has none, so co-location does not rank
 // its pods, as in Kubernetes (getIndirectlyRelatedPods).
+//
+// The pods are read through podControllerIndex, each sibling's own and the
+// namespace's orphans, not by listing the namespace's pods per sibling as
+// upstream does: that list is every pod of the namespace, and a rollout
+// scales its sets down once per step. The one difference: a pod that
+// another controller owns and a sibling's selector matches (overlapping
+// selectors, which Kubernetes calls a user error) is not counted.
 func (c *Controller) relatedPods(v *rsView) []*api.Pod {
 	owner := controllerRefOf(v.meta)
 	if owner == nil {
 		return nil
 	}
 	ns := v.meta.Namespace
+	x := c.podInformer.Indexer()
+	orphans, err := informer.ByIndexOf[*api.Pod](x, podControllerIndex, orphanIndexValue(ns))
+	if err != nil {
+		return nil // the index is added by New: a broken invariant, ranked without co-location
+	}
 	seen := map[api.UID]bool{}
 	var out []*api.Pod
 	for _, other := range c.owners.Namespace(ns).List(api.Selector{}) {
@@ -552,10 +564,13 @@ func (c *Controller) relatedPods(v *rsView) []*api.Pod {
 		if err != nil || ov.selectsNothing() {
 			continue // selects nothing, as an invalid selector upstream
 		}
-		for _, p := range c.pods.Namespace(ns).List(sel) {
-			if !seen[p.Metadata.UID] {
-				seen[p.Metadata.UID] = true
-				out = append(out, p)
+		own, _ := informer.ByIndexOf[*api.Pod](x, podControllerIndex, string(other.GetObjectMeta().UID))
+		for _, pods := range [][]*api.Pod{own, orphans} {
+			for _, p := range pods {
+				if p.Metadata.Namespace == ns && !seen[p.Metadata.UID] && sel.Matches(p.Metadata.Labels) {
+					seen[p.Metadata.UID] = true
+					out = append(out, p)
+				}
 			}
 		}
 	}
