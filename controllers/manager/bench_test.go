@@ -28,7 +28,6 @@ import (
 	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/informer"
-	"github.com/miniplane/miniplane/store"
 )
 
 // The figure is 1,000 replication controllers of 100 replicas on
@@ -137,13 +136,18 @@ type benchPlane struct {
 	m            *manager.Manager
 	byController *writeCounts
 	queues       []*workqueue.Queue[string]
-	activity     *store.Watcher[api.Object]
-	buf          []store.Event[api.Object]
-	writes       map[string]int // every store write seen so far, by resource
-	steps        int            // of the fake clock
-	peak         *peakHeap
-	cancel       context.CancelFunc
-	done         chan error
+	// The store's watch of every write, kept as its methods, since this
+	// package may not import store (DESIGN.md, "Packages and imports"):
+	// ready is its Ready, poll counts the pending writes by resource into
+	// writes, stopWatch stops it.
+	ready     func() <-chan struct{}
+	poll      func() error
+	stopWatch func()
+	writes    map[string]int // every store write seen so far, by resource
+	steps     int            // of the fake clock
+	peak      *peakHeap
+	cancel    context.CancelFunc
+	done      chan error
 }
 
 // newBenchPlane builds and starts the control plane with nodes simulated
@@ -178,10 +182,22 @@ func newBenchPlane(b *testing.B, nodes int) *benchPlane {
 
 	p.peak = newPeakHeap()
 	go p.peak.run()
-	p.activity, err = srv.Store().Watch("", 0)
+	activity, err := srv.Store().Watch("", 0)
 	require.NoError(b, err)
-	p.buf, _, err = p.activity.Poll(nil, 0) // nothing yet: the buffer's type
+	buf, _, err := activity.Poll(nil, 0) // nothing yet: the buffer's type
 	require.NoError(b, err)
+	p.ready, p.stopWatch = activity.Ready, activity.Stop
+	p.poll = func() error {
+		evs, _, err := activity.Poll(buf[:0], 0)
+		if err != nil {
+			return err
+		}
+		buf = evs
+		for _, ev := range evs {
+			p.writes[resourceOf(ev.Key)]++
+		}
+		return nil
+	}
 	return p
 }
 
@@ -208,14 +224,9 @@ func (p *benchPlane) quiet() {
 	defer lull.Stop()
 	for {
 		select {
-		case <-p.activity.Ready():
-			evs, _, err := p.activity.Poll(p.buf[:0], 0)
-			if err != nil {
+		case <-p.ready():
+			if err := p.poll(); err != nil {
 				p.b.Fatal(err)
-			}
-			p.buf = evs
-			for _, ev := range evs {
-				p.writes[resourceOf(ev.Key)]++
 			}
 		case <-lull.C:
 			if p.idle() {
@@ -239,7 +250,7 @@ func (p *benchPlane) settle(done func() bool) {
 func (p *benchPlane) stop() uint64 {
 	peakBytes := p.peak.end()
 	p.cancel()
-	p.activity.Stop()
+	p.stopWatch()
 	require.NoError(p.b, <-p.done)
 	return peakBytes
 }
