@@ -753,3 +753,38 @@ func TestFailedWriteKeepsTheDelayedWake(t *testing.T) {
 	assert.Equal(t, api.PodRunning, p.Status.Phase, "started StartDelay after it was first seen")
 	assert.True(t, api.IsPodReady(p))
 }
+
+// conflictBindOnce refuses the first binding with 409 Conflict before it is
+// applied, as the simulator's Conflict fault does: the pod is not bound.
+type conflictBindOnce struct {
+	Binder
+	failed bool
+}
+
+func (b *conflictBindOnce) Bind(ctx context.Context, namespace, name, node string) (*api.Pod, error) {
+	if !b.failed {
+		b.failed = true
+		return nil, apierrors.NewConflict(apierrors.GroupResource{Resource: "pods/binding"}, name, "injected")
+	}
+	return b.Binder.Bind(ctx, namespace, name, node)
+}
+
+// TestRefusedBindingIsRetried: a binding refused with a Conflict is tried
+// again after the queue's backoff, as kube-scheduler puts a pod whose
+// binding failed back in its queue unless its cache shows it bound
+// (handleSchedulingFailure). A Conflict does not prove someone else bound
+// it, and no delivery would come to say so.
+func TestRefusedBindingIsRetried(t *testing.T) {
+	e := newEnv(t, Config{})
+	b := &conflictBindOnce{Binder: e.c.binder}
+	e.c.binder = b
+	e.createPod("web")
+	e.settle()
+	require.True(t, b.failed, "the first binding was refused")
+	assert.Empty(t, e.pod("web").Spec.NodeName)
+
+	e.advance(10 * time.Millisecond) // the rate-limited retry
+	assert.NotEmpty(t, e.pod("web").Spec.NodeName, "bound on the retry")
+	e.advance(time.Second)
+	assert.Equal(t, api.PodRunning, e.pod("web").Status.Phase)
+}
