@@ -60,8 +60,8 @@ func TestDeploymentInvariants(t *testing.T) {
 // SweepDeployments -deploymentseeds 1000.
 func TestSweepDeployments(t *testing.T) {
 	seeds := uint64(*deploymentSeeds)
-	if testing.Short() {
-		seeds = 20
+	if testing.Short() || raceDetector {
+		seeds = 20 // 200 take minutes of CPU under the race detector
 	}
 	groups := uint64(runtime.GOMAXPROCS(0))
 	for g := range groups {
