@@ -21,10 +21,15 @@ const (
 	DefaultWriteFaultRate = 0.05
 	DefaultFaultEvery     = 20 * time.Second
 	// DefaultConvergeWithin bounds the virtual time from the end of the
-	// faults to quiescence. It is longer than the replication
-	// controller's five-minute expectations timeout, the slowest
-	// self-healing path there is.
-	DefaultConvergeWithin = 10 * time.Minute
+	// faults to quiescence. The slowest path there is takes the
+	// replication controller's five-minute expectations timeout, then
+	// the deployment controller's progress check: a sync that finds a
+	// rollout under way queues the deployment again a second past its
+	// progress deadline (600s by default) from the Progressing
+	// condition's last update, as upstream's requeueStuckDeployment does,
+	// and that delayed key stays queued even when the rollout completes
+	// first.
+	DefaultConvergeWithin = 20 * time.Minute
 )
 
 // Epoch is the virtual time every run starts at.
@@ -55,7 +60,7 @@ type Config struct {
 	// (default 20s).
 	FaultEvery time.Duration
 	// ConvergeWithin bounds how long after the last fault the system must
-	// be quiet (default 10m).
+	// be quiet (default 20m).
 	ConvergeWithin time.Duration
 	// Controllers are built, besides the controller manager's own
 	// (manager.DefaultDescriptors: the replication, deployment, endpoints and garbage

@@ -2,9 +2,12 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"time"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/controllers/deployment"
 )
@@ -30,6 +33,13 @@ import (
 // the deployment's revision annotation is it; and once the status says
 // the rollout is complete (DeploymentComplete, generation observed), every
 // other set is at 0 replicas.
+//
+// deployment-complete, checked when quiet: a deployment that is not paused
+// nor being deleted, and none of whose pods the scheduler has found no
+// room for, has finished its rollout and says so — its new set at
+// spec.replicas, every other set at 0, and a status of the current
+// generation with replicas, updatedReplicas and availableReplicas all at
+// spec.replicas. Nothing in a quiet system is left to move it further.
 
 // checkDeploymentWrite checks deployment-surge after a write of rs by
 // actor.
@@ -124,6 +134,9 @@ func (s *Sim) checkDeployments(ctx context.Context) error {
 			seen[rev] = rs.Metadata.Name
 		}
 		if newRS == nil {
+			if err := s.checkDeploymentComplete(ctx, d, sets, nil); err != nil {
+				return failedOn(objects, "deployment-complete", "%s: %v", key, err)
+			}
 			continue
 		}
 		newRev, _ := deployment.Revision(&newRS.Metadata)
@@ -133,14 +146,144 @@ func (s *Sim) checkDeployments(ctx context.Context) error {
 		if got := d.Metadata.Annotations[deployment.RevisionAnnotation]; got != itoa(int32(newRev)) {
 			return failedOn(objects, "deployment-rollout", "%s: revision %q, its new replica set's %d", key, got, newRev)
 		}
-		if !deployment.DeploymentComplete(d, &d.Status) {
-			continue
-		}
-		for _, rs := range sets {
-			if rs.Metadata.UID != newRS.Metadata.UID && rs.Spec.Replicas != nil && *rs.Spec.Replicas != 0 {
-				return failedOn(objects, "deployment-rollout", "%s: complete, but old replica set %s wants %d replicas", key, rs.Metadata.Name, *rs.Spec.Replicas)
+		if deployment.DeploymentComplete(d, &d.Status) {
+			for _, rs := range sets {
+				if rs.Metadata.UID != newRS.Metadata.UID && rs.Spec.Replicas != nil && *rs.Spec.Replicas != 0 {
+					return failedOn(objects, "deployment-rollout", "%s: complete, but old replica set %s wants %d replicas", key, rs.Metadata.Name, *rs.Spec.Replicas)
+				}
 			}
+		}
+		if err := s.checkDeploymentComplete(ctx, d, sets, newRS); err != nil {
+			return failedOn(objects, "deployment-complete", "%s: %v", key, err)
 		}
 	}
 	return nil
+}
+
+// checkDeploymentComplete checks deployment-complete for d, whose sets
+// and new set are given.
+func (s *Sim) checkDeploymentComplete(ctx context.Context, d *api.Deployment, sets []*api.ReplicaSet, newRS *api.ReplicaSet) error {
+	if d.Spec.Paused {
+		return nil
+	}
+	unschedulable, err := s.hasUnschedulablePod(ctx, d.Metadata.Namespace, sets)
+	if err != nil || unschedulable {
+		return err
+	}
+	want := int32(1)
+	if d.Spec.Replicas != nil {
+		want = *d.Spec.Replicas
+	}
+	if newRS == nil {
+		return fmt.Errorf("no replica set has its template")
+	}
+	for _, rs := range sets {
+		got := int32(1)
+		if rs.Spec.Replicas != nil {
+			got = *rs.Spec.Replicas
+		}
+		switch {
+		case rs.Metadata.UID == newRS.Metadata.UID && got != want:
+			return fmt.Errorf("its new replica set %s wants %d replicas, not %d", rs.Metadata.Name, got, want)
+		case rs.Metadata.UID != newRS.Metadata.UID && got != 0:
+			return fmt.Errorf("old replica set %s still wants %d replicas", rs.Metadata.Name, got)
+		}
+	}
+	st := d.Status
+	if st.ObservedGeneration < d.Metadata.Generation {
+		return fmt.Errorf("status of generation %d, not %d", st.ObservedGeneration, d.Metadata.Generation)
+	}
+	if st.Replicas != want || st.UpdatedReplicas != want || st.AvailableReplicas != want {
+		return fmt.Errorf("status says %d replicas, %d updated, %d available; spec.replicas is %d",
+			st.Replicas, st.UpdatedReplicas, st.AvailableReplicas, want)
+	}
+	return nil
+}
+
+// hasUnschedulablePod reports whether a pod that one of sets controls is
+// marked unschedulable (PodScheduled False): then the rollout may wait for
+// room that never comes, and deployment-complete does not judge it.
+func (s *Sim) hasUnschedulablePod(ctx context.Context, namespace string, sets []*api.ReplicaSet) (bool, error) {
+	uids := make(map[api.UID]bool, len(sets))
+	for _, rs := range sets {
+		uids[rs.Metadata.UID] = true
+	}
+	l, err := s.srv.List(ctx, client.Pods, namespace, client.ListOptions{})
+	if err != nil {
+		return false, err
+	}
+	for _, o := range l.Items {
+		p := o.(*api.Pod)
+		ref := api.GetControllerOf(&p.Metadata)
+		if ref == nil || !uids[ref.UID] || p.Spec.NodeName != "" {
+			continue
+		}
+		for _, c := range p.Status.Conditions {
+			if c.Type == api.PodScheduled && c.Status == api.ConditionFalse {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// deploymentScenario creates deployment web of 5 nginx:1 pods, sets image
+// nginx:2 at 20s, scales it to 9 at 21s, mid-rollout, sets nginx:3 at 40s
+// and rolls back to nginx:1 at 60s: at the end its first set is its new
+// set again, at revision 4, with 9 pods.
+func deploymentScenario(s *Sim, d time.Duration) {
+	s.userAction(0, d, "create deployment web of 5 nginx:1", func(ctx context.Context) error {
+		return s.createAll(ctx, NewDeployment("default", "web", 5, "nginx:1"))
+	})
+	image := func(img string) func(*api.Deployment) {
+		return func(d *api.Deployment) { d.Spec.Template.Spec.Containers[0].Image = img }
+	}
+	s.userAction(20*time.Second, d, "set web's image to nginx:2", func(ctx context.Context) error {
+		return s.changeDeployment(ctx, "default", "web", image("nginx:2"))
+	})
+	s.userAction(21*time.Second, d, "scale web to 9", func(ctx context.Context) error {
+		return s.changeDeployment(ctx, "default", "web", func(d *api.Deployment) { d.Spec.Replicas = new(int32(9)) })
+	})
+	s.userAction(40*time.Second, d, "set web's image to nginx:3", func(ctx context.Context) error {
+		return s.changeDeployment(ctx, "default", "web", image("nginx:3"))
+	})
+	s.userAction(time.Minute, d, "roll web back to nginx:1", func(ctx context.Context) error {
+		return s.changeDeployment(ctx, "default", "web", image("nginx:1"))
+	})
+}
+
+// changeDeployment changes a deployment as its user would: read, change,
+// write, again on a conflict.
+func (s *Sim) changeDeployment(ctx context.Context, namespace, name string, change func(*api.Deployment)) error {
+	for {
+		obj, err := s.user.Get(ctx, client.Deployments, namespace, name, client.GetOptions{})
+		if err != nil {
+			return err
+		}
+		d := obj.(*api.Deployment).DeepCopy()
+		change(d)
+		_, err = s.user.Update(ctx, d)
+		if !apierrors.IsConflict(err) {
+			return err
+		}
+	}
+}
+
+// NewDeployment returns a RollingUpdate deployment (the defaults: 25%
+// surge and unavailable) of replicas pods labelled app=<name>, one
+// container running image.
+func NewDeployment(namespace, name string, replicas int32, image string) *api.Deployment {
+	labels := map[string]string{"app": name}
+	return &api.Deployment{
+		TypeMeta: api.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+		Metadata: api.ObjectMeta{Namespace: namespace, Name: name},
+		Spec: api.DeploymentSpec{
+			Replicas: &replicas,
+			Selector: &api.LabelSelector{MatchLabels: labels},
+			Template: api.PodTemplateSpec{
+				Metadata: api.ObjectMeta{Labels: labels},
+				Spec:     api.PodSpec{Containers: []api.Container{{Name: name, Image: image}}},
+			},
+		},
+	}
 }

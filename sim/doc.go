@@ -50,8 +50,9 @@
 // the system is quiet and no fault is in force: every cache equals the
 // store; every replication controller owns spec.replicas active pods and
 // says so in its status; no pod has two controllers or a vanished owner;
-// every service's Endpoints list exactly its pods' addresses; and the
-// invariants a test adds. After the last fault, the system must be quiet
+// every service's Endpoints list exactly its pods' addresses; every
+// deployment has finished its rollout (unless paused, or waiting for room
+// no node has); and the invariants a test adds. After the last fault, the system must be quiet
 // within Config.ConvergeWithin. The first violation stops the run (see
 // Violation).
 //

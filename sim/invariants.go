@@ -17,7 +17,8 @@ import (
 // rc-no-overshoot and rs-no-overshoot, deployment-surge, progress. Checked
 // when the system is quiet with no fault in force: cache-matches-store,
 // rc-replicas and rs-replicas, rc-status and rs-status, one-controller,
-// endpoints-match-pods, owners-exist, deployment-rollout (deployments.go),
+// endpoints-match-pods, owners-exist, deployment-rollout and
+// deployment-complete (deployments.go),
 // and the Config's own. At the end of
 // a run: converges.
 

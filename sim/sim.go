@@ -484,7 +484,7 @@ func (s *Sim) busyWith() string {
 			return
 		}
 		if at, ok := c.queue.NextDelayed(); ok {
-			what = append(what, fmt.Sprintf("%s retries in %v", actorOf(in, c.name), at.Add(-skewOf(in)).Sub(now)))
+			what = append(what, fmt.Sprintf("%s has a key due in %v", actorOf(in, c.name), at.Add(-skewOf(in)).Sub(now)))
 		}
 	})
 	s.eachInformer(func(in *instance, ni *namedInformer) {

@@ -26,8 +26,9 @@ import (
 )
 
 var (
-	update = flag.Bool("update", false, "rewrite the golden traces under testdata")
-	sweep  = flag.Int("sweep", 0, "run the default scenario with all faults over this many seeds (README's figure)")
+	update          = flag.Bool("update", false, "rewrite the golden traces under testdata")
+	sweep           = flag.Int("sweep", 0, "run the default scenario with all faults over this many seeds (README's figure)")
+	deploymentSeeds = flag.Int("deploymentseeds", 200, "how many seeds TestSweepDeployments runs with all faults")
 )
 
 // helperEnv makes the test binary print one run's fingerprint and exit:

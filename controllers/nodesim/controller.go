@@ -540,6 +540,28 @@ func (c *Controller) retryUnschedulable() {
 
 // sync moves the pod under key one step: schedule it, or act as its kubelet.
 func (c *Controller) sync(ctx context.Context, key string) error {
+	err := c.syncPod(ctx, key)
+	if err != nil {
+		c.lostWake(key)
+	}
+	return err
+}
+
+// lostWake forgets the delayed add the kubelet last asked for the pod
+// (kubeletState.due): the loop retries a failed sync with AddRateLimited,
+// and the queue keeps one ready time per key, the earliest, so the retry
+// has taken that add's place. The retry's sync asks for it again.
+func (c *Controller) lostWake(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st := c.state[key]; st != nil {
+		st.due = time.Time{}
+	}
+}
+
+// syncPod is one sync of the pod with key: the scheduler's, or the
+// kubelet's once the pod is bound.
+func (c *Controller) syncPod(ctx context.Context, key string) error {
 	if _, _, err := api.SplitKey(key); err != nil {
 		return nil // not a pod key: nothing will ever make it one
 	}

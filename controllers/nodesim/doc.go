@@ -59,7 +59,8 @@
 //
 // Every timed transition is a delayed add of the pod's key to the
 // controller's workqueue, on the injected clock, asked for once per due
-// time. The delivery of the kubelet's own status write is not queued when
+// time — and again after a failed sync, whose rate-limited retry takes its
+// place (the queue keeps one ready time per key). The delivery of the kubelet's own status write is not queued when
 // the sync it would cause has nothing to do (kubelet.go, foresee): a real
 // kubelet's pod config takes a change of status alone for a reconcile, not
 // an update that syncs the pod (checkAndUpdatePod).

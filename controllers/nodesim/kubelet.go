@@ -121,14 +121,11 @@ func (c *Controller) runPod(ctx context.Context, key string, st *podState, pod *
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
-		if apierrors.IsConflict(err) {
-			// The cache is behind the pod: the newer version is on its way
-			// to the pod handler, which queues the pod again. Retrying now
-			// would fail the same way, and a rate-limited retry would make
-			// the pod wait on the queue's backoff for nothing.
-			c.log.Debug("stale pod; waiting for the newer version", zap.String("pod", key), zap.Stringer("action", act))
-			return nil
-		}
+		// A Conflict too is retried after the queue's backoff, as the
+		// kubelet's status manager writes a status again at its next sync
+		// whatever failed: when the cache is behind, the newer version's
+		// delivery queues the pod sooner, but a refused write says
+		// nothing, and no delivery would come to wake the pod.
 		return fmt.Errorf("nodesim: %s %s: %w", act, key, err)
 	}
 	// What the kubelet remembers of the write, the lines it logs and the

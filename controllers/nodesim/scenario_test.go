@@ -711,3 +711,80 @@ func TestSameStepsSameResult(t *testing.T) {
 	require.Len(t, first, 3)
 	assert.Equal(t, first, second)
 }
+
+// failStatusOnce fails the first status write of the pod named pod with a
+// server error, before it is applied, as the simulator's ServerError fault
+// does.
+type failStatusOnce struct {
+	Client
+	pod    string
+	failed bool
+}
+
+func (c *failStatusOnce) UpdateStatus(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
+	if p, ok := obj.(*api.Pod); ok && p.Metadata.Name == c.pod && !c.failed {
+		c.failed = true
+		return nil, apierrors.NewInternalError(fmt.Errorf("injected"))
+	}
+	return c.Client.UpdateStatus(ctx, obj, opts...)
+}
+
+// TestFailedWriteKeepsTheDelayedWake: a kubelet write that fails while the
+// pod waits on time (accepted, its containers due to start in StartDelay)
+// is retried with the queue's backoff, and the queue keeps one ready time
+// per key, the earliest: the retry replaces the delayed add of the start.
+// The retry's sync must ask for it again, or the pod stays Pending for good.
+func TestFailedWriteKeepsTheDelayedWake(t *testing.T) {
+	e := newEnv(t, Config{})
+	fc := &failStatusOnce{Client: e.c.client, pod: "web"}
+	e.c.client = fc
+	e.createPod("web")
+	e.settle()
+	require.True(t, fc.failed, "the accept was refused")
+	assert.Empty(t, e.pod("web").Status.HostIP)
+
+	e.advance(10 * time.Millisecond) // the rate-limited retry
+	p := e.pod("web")
+	require.NotEmpty(t, p.Status.HostIP, "accepted on the retry")
+	assert.Equal(t, api.PodPending, p.Status.Phase)
+
+	e.advance(time.Second)
+	p = e.pod("web")
+	assert.Equal(t, api.PodRunning, p.Status.Phase, "started StartDelay after it was first seen")
+	assert.True(t, api.IsPodReady(p))
+}
+
+// conflictBindOnce refuses the first binding with 409 Conflict before it is
+// applied, as the simulator's Conflict fault does: the pod is not bound.
+type conflictBindOnce struct {
+	Binder
+	failed bool
+}
+
+func (b *conflictBindOnce) Bind(ctx context.Context, namespace, name, node string) (*api.Pod, error) {
+	if !b.failed {
+		b.failed = true
+		return nil, apierrors.NewConflict(apierrors.GroupResource{Resource: "pods/binding"}, name, "injected")
+	}
+	return b.Binder.Bind(ctx, namespace, name, node)
+}
+
+// TestRefusedBindingIsRetried: a binding refused with a Conflict is tried
+// again after the queue's backoff, as kube-scheduler puts a pod whose
+// binding failed back in its queue unless its cache shows it bound
+// (handleSchedulingFailure). A Conflict does not prove someone else bound
+// it, and no delivery would come to say so.
+func TestRefusedBindingIsRetried(t *testing.T) {
+	e := newEnv(t, Config{})
+	b := &conflictBindOnce{Binder: e.c.binder}
+	e.c.binder = b
+	e.createPod("web")
+	e.settle()
+	require.True(t, b.failed, "the first binding was refused")
+	assert.Empty(t, e.pod("web").Spec.NodeName)
+
+	e.advance(10 * time.Millisecond) // the rate-limited retry
+	assert.NotEmpty(t, e.pod("web").Spec.NodeName, "bound on the retry")
+	e.advance(time.Second)
+	assert.Equal(t, api.PodRunning, e.pod("web").Status.Phase)
+}

@@ -67,9 +67,15 @@ func (c *Controller) schedule(ctx context.Context, key string, st *podState, pod
 		c.mu.Lock()
 		c.deleteAssumedLocked(st) // a no-op if the handler has seen the binding, or forget has run
 		c.mu.Unlock()
-		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
-			return nil // gone, or bound by someone else: the cache will tell
+		if apierrors.IsNotFound(err) {
+			return nil // gone: the cache will tell
 		}
+		// Tried again after the queue's backoff, a Conflict too, as
+		// kube-scheduler puts a pod whose binding failed back in its
+		// queue (handleSchedulingFailure): a Conflict may say another
+		// scheduler bound it, and then the retry finds it bound in the
+		// cache, but a refused write says nothing, and no delivery would
+		// come to wake the pod.
 		return err
 	}
 	if ce := c.log.Check(zap.InfoLevel, "bound"); ce != nil {
