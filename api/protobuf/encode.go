@@ -2,6 +2,7 @@ package protobuf
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -164,6 +165,8 @@ func (e *encoder) appendValue(b, tag []byte, c *codec, v reflect.Value) ([]byte,
 		return protowire.AppendVarint(b, uint64(v.Int())), nil
 	case kindUint:
 		return protowire.AppendVarint(b, v.Uint()), nil
+	case kindFloat:
+		return protowire.AppendFixed64(b, math.Float64bits(v.Float())), nil
 	case kindString:
 		return protowire.AppendString(b, v.String()), nil
 	case kindBytes:

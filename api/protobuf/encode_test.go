@@ -188,7 +188,7 @@ func TestMarshalLongLengths(t *testing.T) {
 // TestMarshalErrors covers values and types the codec refuses to encode.
 func TestMarshalErrors(t *testing.T) {
 	type floaty struct {
-		F float64 `protobuf:"bytes,1,opt,name=f"`
+		F float32 `protobuf:"bytes,1,opt,name=f"`
 	}
 	type duplicate struct {
 		A string `protobuf:"bytes,1,opt,name=a"`
@@ -201,7 +201,7 @@ func TestMarshalErrors(t *testing.T) {
 		a string `protobuf:"bytes,1,opt,name=a"`
 	}
 	type badWire struct {
-		A string `protobuf:"fixed64,1,opt,name=a"`
+		A string `protobuf:"fixed32,1,opt,name=a"`
 	}
 	type badNumber struct {
 		A string `protobuf:"bytes,0,opt,name=a"`
@@ -227,11 +227,11 @@ func TestMarshalErrors(t *testing.T) {
 		in      any
 		wantErr string
 	}{
-		{name: "float", in: &floaty{}, wantErr: "float64 has no protobuf encoding"},
+		{name: "float32", in: &floaty{}, wantErr: "float32 has no protobuf encoding"},
 		{name: "duplicate number", in: &duplicate{}, wantErr: "share number 1"},
 		{name: "map with int keys", in: &intKeys{}, wantErr: "map key type int is not a string"},
 		{name: "unexported tagged field", in: &unexported{a: "x"}, wantErr: "unexported field"},
-		{name: "wire type k8s.io/api never uses", in: &badWire{}, wantErr: `wire type "fixed64"`},
+		{name: "wire type Kubernetes never uses", in: &badWire{}, wantErr: `wire type "fixed32"`},
 		{name: "field number 0", in: &badNumber{}, wantErr: "not a valid field number"},
 		{name: "field number above 2^29-1", in: &hugeNumber{}, wantErr: "not a valid field number"},
 		{name: "tag without number", in: &noNumber{}, wantErr: "want wire type and field number"},
