@@ -287,9 +287,9 @@ type ExternalDocumentation struct {
 // Only the schema form is structural. Kubernetes: apiextensionsv1.JSONSchemaPropsOrArray.
 type JSONSchemaPropsOrArray struct {
 	// Schema is the schema form.
-	Schema *JSONSchemaProps `json:"-" protobuf:"bytes,1,opt,name=schema"`
+	Schema *JSONSchemaProps `protobuf:"bytes,1,opt,name=schema"`
 	// JSONSchemas is the array form; when set, it is what JSON shows.
-	JSONSchemas []JSONSchemaProps `json:"-" protobuf:"bytes,2,rep,name=jSONSchemas"`
+	JSONSchemas []JSONSchemaProps `protobuf:"bytes,2,rep,name=jSONSchemas"`
 }
 
 // MarshalJSON writes the array when there is one, else the schema (null when neither).
@@ -326,9 +326,9 @@ func (s *JSONSchemaPropsOrArray) UnmarshalJSON(b []byte) error {
 // apiextensionsv1.JSONSchemaPropsOrBool.
 type JSONSchemaPropsOrBool struct {
 	// Allows is the boolean form; with a Schema it is true.
-	Allows bool `json:"-" protobuf:"varint,1,opt,name=allows"`
+	Allows bool `protobuf:"varint,1,opt,name=allows"`
 	// Schema is the schema form.
-	Schema *JSONSchemaProps `json:"-" protobuf:"bytes,2,opt,name=schema"`
+	Schema *JSONSchemaProps `protobuf:"bytes,2,opt,name=schema"`
 }
 
 // MarshalJSON writes the schema, or the boolean when there is none.
@@ -359,9 +359,9 @@ func (s *JSONSchemaPropsOrBool) UnmarshalJSON(b []byte) error {
 // apiextensionsv1.JSONSchemaPropsOrStringArray.
 type JSONSchemaPropsOrStringArray struct {
 	// Schema is the schema form.
-	Schema *JSONSchemaProps `json:"-" protobuf:"bytes,1,opt,name=schema"`
+	Schema *JSONSchemaProps `protobuf:"bytes,1,opt,name=schema"`
 	// Property is the list form; when set, it is what JSON shows.
-	Property []string `json:"-" protobuf:"bytes,2,rep,name=property"`
+	Property []string `protobuf:"bytes,2,rep,name=property"`
 }
 
 // MarshalJSON writes the list when there is one, else the schema (null when neither).
@@ -424,7 +424,7 @@ type ValidationRule struct {
 // apiextensionsv1.CustomResourceDefinitionStatus.
 type CustomResourceDefinitionStatus struct {
 	// Conditions are NamesAccepted and Established.
-	Conditions []CustomResourceDefinitionCondition `json:"conditions,omitempty" protobuf:"bytes,1,rep,name=conditions"`
+	Conditions []CustomResourceDefinitionCondition `json:"conditions" protobuf:"bytes,1,rep,name=conditions"`
 	// AcceptedNames are the names the kind is served under.
 	AcceptedNames CustomResourceDefinitionNames `json:"acceptedNames" protobuf:"bytes,2,opt,name=acceptedNames"`
 	// StoredVersions are every version objects were ever stored in.
