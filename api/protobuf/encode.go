@@ -231,7 +231,8 @@ func (e *encoder) appendMap(b []byte, f *field, fv reflect.Value) ([]byte, error
 		e.keys = e.keys[:base]
 		return b, nil
 	}
-	// Any other map: slower, and allocates, but k8s.io/api's maps all take the path above.
+	// Any other map (a schema's properties, of messages): slower, and allocates; the maps
+	// of k8s.io/api's kinds all take the path above.
 	keys := fv.MapKeys()
 	slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(a.String(), b.String()) })
 	valTag := protowire.AppendTag(nil, 2, f.val.wireType())

@@ -373,3 +373,31 @@ func TestMarshalEmptyMessage(t *testing.T) {
 		putEncoder(new(encoder)) // a pooled encoder with no buffer
 	}
 }
+
+// testSchema has the two shapes a CustomResourceDefinition's schema adds: a double and a
+// map with message values.
+type testSchema struct {
+	Max   *float64              `protobuf:"fixed64,1,opt,name=max"`
+	Props map[string]testEnvVar `protobuf:"bytes,2,rep,name=props" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+}
+
+// TestDoublesAndMessageMaps checks a double as a little-endian fixed64 and a map of
+// messages as gogo writes it (entries in key order, the value message always present),
+// both ways.
+func TestDoublesAndMessageMaps(t *testing.T) {
+	in := &testSchema{Max: new(1.5), Props: map[string]testEnvVar{"b": {Name: "B"}, "a": {}}}
+	want := "09 00 00 00 00 00 00 f8 3f" +
+		" 12 09 0a 01 61 12 04 0a 00 12 00" +
+		" 12 0a 0a 01 62 12 05 0a 01 42 12 00"
+	got, err := Marshal(in)
+	require.NoError(t, err)
+	assert.Equal(t, hex.EncodeToString(h(t, want)), hex.EncodeToString(got))
+
+	var back testSchema
+	require.NoError(t, Unmarshal(got, &back))
+	assert.Equal(t, in, &back)
+
+	var wrong testSchema
+	err = Unmarshal(h(t, "08 01"), &wrong) // a varint where the double is
+	assert.ErrorIs(t, err, ErrMalformed)
+}
