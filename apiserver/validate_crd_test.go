@@ -40,7 +40,10 @@ func TestValidateCRD(t *testing.T) {
 			`spec.versions[0].schema.openAPIV3Schema: Required value: schemas are required`},
 		{"scope", func(c *api.CustomResourceDefinition) { c.Spec.Scope = "Global" },
 			`spec.scope: Unsupported value: "Global": supported values: "Cluster", "Namespaced"`},
-		{"plural", func(c *api.CustomResourceDefinition) { c.Spec.Names.Plural = "Widgets"; c.Metadata.Name = "Widgets.demo.example.com" },
+		{"plural", func(c *api.CustomResourceDefinition) {
+			c.Spec.Names.Plural = "Widgets"
+			c.Metadata.Name = "Widgets.demo.example.com"
+		},
 			`spec.names.plural: Invalid value: "Widgets": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')`},
 		{"untyped property", func(c *api.CustomResourceDefinition) {
 			c.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties = map[string]api.JSONSchemaProps{"spec": {}}
