@@ -780,6 +780,7 @@ func (in *CustomResourceSubresourceScale) DeepCopy() *CustomResourceSubresourceS
 // DeepCopyInto copies in into out; out shares nothing mutable with in.
 func (in *JSONSchemaProps) DeepCopyInto(out *JSONSchemaProps) {
 	*out = *in
+	out.Ref = clonePtr(in.Ref)
 	out.Default = slices.Clone(in.Default)
 	out.Maximum = clonePtr(in.Maximum)
 	out.Minimum = clonePtr(in.Minimum)
@@ -799,6 +800,11 @@ func (in *JSONSchemaProps) DeepCopyInto(out *JSONSchemaProps) {
 	out.Not = in.Not.DeepCopy()
 	out.Properties = deepCopyMap(in.Properties, func(v JSONSchemaProps) JSONSchemaProps { return *v.DeepCopy() })
 	out.AdditionalProperties = in.AdditionalProperties.DeepCopy()
+	out.PatternProperties = deepCopyMap(in.PatternProperties, func(v JSONSchemaProps) JSONSchemaProps { return *v.DeepCopy() })
+	out.Dependencies = deepCopyMap(in.Dependencies, func(v JSONSchemaPropsOrStringArray) JSONSchemaPropsOrStringArray { return *v.DeepCopy() })
+	out.AdditionalItems = in.AdditionalItems.DeepCopy()
+	out.Definitions = deepCopyMap(in.Definitions, func(v JSONSchemaProps) JSONSchemaProps { return *v.DeepCopy() })
+	out.ExternalDocs = clonePtr(in.ExternalDocs)
 	out.Example = slices.Clone(in.Example)
 	out.XPreserveUnknownFields = clonePtr(in.XPreserveUnknownFields)
 	out.XListMapKeys = slices.Clone(in.XListMapKeys)
@@ -818,6 +824,23 @@ func (in *JSONSchemaProps) DeepCopy() *JSONSchemaProps {
 }
 
 // DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *JSONSchemaPropsOrArray) DeepCopyInto(out *JSONSchemaPropsOrArray) {
+	*out = *in
+	out.Schema = in.Schema.DeepCopy()
+	out.JSONSchemas = deepCopySlice(in.JSONSchemas, (*JSONSchemaProps).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *JSONSchemaPropsOrArray) DeepCopy() *JSONSchemaPropsOrArray {
+	if in == nil {
+		return nil
+	}
+	out := new(JSONSchemaPropsOrArray)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
 func (in *JSONSchemaPropsOrBool) DeepCopyInto(out *JSONSchemaPropsOrBool) {
 	*out = *in
 	out.Schema = in.Schema.DeepCopy()
@@ -829,6 +852,23 @@ func (in *JSONSchemaPropsOrBool) DeepCopy() *JSONSchemaPropsOrBool {
 		return nil
 	}
 	out := new(JSONSchemaPropsOrBool)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *JSONSchemaPropsOrStringArray) DeepCopyInto(out *JSONSchemaPropsOrStringArray) {
+	*out = *in
+	out.Schema = in.Schema.DeepCopy()
+	out.Property = slices.Clone(in.Property)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *JSONSchemaPropsOrStringArray) DeepCopy() *JSONSchemaPropsOrStringArray {
+	if in == nil {
+		return nil
+	}
+	out := new(JSONSchemaPropsOrStringArray)
 	in.DeepCopyInto(out)
 	return out
 }

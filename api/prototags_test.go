@@ -13,7 +13,7 @@ import (
 
 // protoTag is a parsed `protobuf:"..."` struct tag, e.g. "bytes,2,rep,name=containers".
 type protoTag struct {
-	wire   string // "varint" or "bytes"; the only wire types the api types use
+	wire   string // "varint", "bytes" or "fixed64"; the only wire types the api types use
 	number int
 	label  string // "opt" or "rep"
 	name   string
@@ -44,7 +44,8 @@ func parseProtoTag(tag string) (protoTag, error) {
 
 // wantWire returns the wire type and label a field of Go type typ must have: a pointer is
 // its element, a slice or map is repeated (except []byte, which is one bytes field), a map
-// entry is a message, integers and bools are varints, and strings and structs are bytes.
+// entry is a message, integers and bools are varints, a float64 is a fixed64 (a proto
+// double), and strings and structs are bytes.
 func wantWire(typ reflect.Type) (wire, label string) {
 	label = "opt"
 	if typ.Kind() == reflect.Map {
@@ -60,6 +61,8 @@ func wantWire(typ reflect.Type) (wire, label string) {
 	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		return "varint", label
+	case reflect.Float64:
+		return "fixed64", label
 	default:
 		return "bytes", label
 	}
@@ -67,7 +70,8 @@ func wantWire(typ reflect.Type) (wire, label string) {
 
 // checkProtoTags returns the problems with the protobuf tags of struct type typ: a field
 // other than TypeMeta without a tag (or TypeMeta with one), a malformed tag, a wire type or
-// label that does not fit the Go type, a name that differs from the JSON name, a map without
+// label that does not fit the Go type, a name that differs from the JSON name (camel-cased
+// where it is not a proto identifier, see protoName), a map without
 // protobuf_key and protobuf_val, or two fields with one number.
 func checkProtoTags(typ reflect.Type) []string {
 	var problems []string
@@ -99,7 +103,7 @@ func checkProtoTags(typ reflect.Type) []string {
 		if wire, label := wantWire(field.Type); pt.wire != wire || pt.label != label {
 			report(field, "tag %q: a %s is %s,%s", tag, field.Type, wire, label)
 		}
-		if jsonName != "" && pt.name != jsonName {
+		if jsonName != "" && pt.name != protoName(jsonName) {
 			report(field, "tag %q: name %q differs from the JSON name %q", tag, pt.name, jsonName)
 		}
 		if other, dup := numbers[pt.number]; dup {
@@ -118,6 +122,17 @@ func checkProtoTags(typ reflect.Type) []string {
 		}
 	}
 	return problems
+}
+
+// protoName is the name go-to-protobuf gives a field whose JSON name is not a proto
+// identifier: "$ref" is ref, "x-kubernetes-list-type" xKubernetesListType. Other names are
+// kept.
+func protoName(jsonName string) string {
+	words := strings.FieldsFunc(jsonName, func(r rune) bool { return r == '-' || r == '$' })
+	for i := 1; i < len(words); i++ {
+		words[i] = strings.ToUpper(words[i][:1]) + words[i][1:]
+	}
+	return strings.Join(words, "")
 }
 
 // protoStructs returns every struct type reachable from the top-level types, except Time
@@ -158,13 +173,10 @@ func protoStructs() []reflect.Type {
 }
 
 // jsonOnly are the kinds served in JSON only, as kube-apiserver serves custom resources:
-// CustomResourceDefinitions (whose schemas hold free JSON the codec does not carry) and
 // custom resources themselves. The HTTP front answers them in JSON whatever the client
 // accepts, and refuses a protobuf body of them with 415.
 var jsonOnly = map[reflect.Type]bool{
-	reflect.TypeFor[CustomResourceDefinition]():     true,
-	reflect.TypeFor[CustomResourceDefinitionList](): true,
-	reflect.TypeFor[Unstructured]():                 true,
+	reflect.TypeFor[Unstructured](): true,
 }
 
 // TestProtobufTags requires every struct reachable from the served kinds to carry protobuf

@@ -46,7 +46,8 @@ type ResourceInfo struct {
 	New func() api.Object
 	// JSONOnly says the resource is served in JSON only, as kube-apiserver
 	// serves custom resources: a protobuf body gets 415 and a protobuf
-	// Accept is answered in JSON. CustomResourceDefinitions too, here.
+	// Accept is answered in JSON. CustomResourceDefinitions, built in to
+	// apiextensions-apiserver, are served in both.
 	JSONOnly bool
 	// Schema is a custom resource's structural schema (its OpenAPI
 	// document's); nil for built-in kinds, whose schemas come from their Go
@@ -160,9 +161,6 @@ func (k *kind) info() ResourceInfo {
 	}
 	if k.custom != nil {
 		r.JSONOnly, r.Schema, r.ListKind = true, k.custom.schema, k.custom.listKind
-	}
-	if k.gr.String() == crdResource {
-		r.JSONOnly = true
 	}
 	if st := k.stored(); st != k {
 		r.StoredAs = st.gr.String()

@@ -184,6 +184,10 @@ func validateCRDVersion(errs apierrors.FieldErrors, v *api.CustomResourceDefinit
 			errs = append(errs, Invalid(sp.Child("type"), root.Type, "must be object at the root"))
 		}
 		errs = validateStructural(errs, root, sp, true)
+		if hasSchemaURL(root) {
+			// Refused by structuralschema.NewStructural, not by a field's rule.
+			errs = append(errs, Invalid(sp, "", "OpenAPIV3Schema 'schema' is not supported"))
+		}
 	}
 	if v.DeprecationWarning != nil && !v.Deprecated {
 		errs = append(errs, Invalid(p.Child("deprecationWarning"), *v.DeprecationWarning, "can only be set for deprecated versions"))
@@ -245,9 +249,10 @@ func validateStructural(errs apierrors.FieldErrors, s *api.JSONSchemaProps, p Pa
 	case s.Type != "" && !slices.Contains(schemaTypes, s.Type):
 		errs = append(errs, NotSupported(p.Child("type"), s.Type, schemaTypes...))
 	}
-	if s.Type == "array" && s.Items == nil {
+	if s.Type == "array" && s.ItemSchema() == nil {
 		errs = append(errs, Required(p.Child("items"), "must be specified"))
 	}
+	errs = validateUnsupported(errs, s, p)
 	if len(s.Properties) > 0 && s.AdditionalProperties != nil && (s.AdditionalProperties.Schema != nil || s.AdditionalProperties.Allows) {
 		errs = append(errs, Forbidden(p.Child("additionalProperties"), "additionalProperties and properties are mutual exclusive"))
 	}
@@ -281,11 +286,56 @@ func validateStructural(errs apierrors.FieldErrors, s *api.JSONSchemaProps, p Pa
 		}
 		errs = validateStructural(errs, &ps, p.Child("properties").Key(name), false)
 	}
-	if s.Items != nil {
-		errs = validateStructural(errs, s.Items, p.Child("items"), false)
+	if items := s.ItemSchema(); items != nil {
+		errs = validateStructural(errs, items, p.Child("items"), false)
 	}
 	if ap := s.AdditionalProperties; ap != nil && ap.Schema != nil {
 		errs = validateStructural(errs, ap.Schema, p.Child("additionalProperties"), false)
 	}
 	return errs
+}
+
+// validateUnsupported refuses the JSON Schema a structural schema may not use, with
+// apiextensions-apiserver's messages (validation.go, ValidateCustomResourceDefinitionOpenAPISchema).
+func validateUnsupported(errs apierrors.FieldErrors, s *api.JSONSchemaProps, p Path) apierrors.FieldErrors {
+	if s.ID != "" {
+		errs = append(errs, Forbidden(p.Child("id"), "id is not supported"))
+	}
+	if s.AdditionalItems != nil {
+		errs = append(errs, Forbidden(p.Child("additionalItems"), "additionalItems is not supported"))
+	}
+	if len(s.PatternProperties) != 0 {
+		errs = append(errs, Forbidden(p.Child("patternProperties"), "patternProperties is not supported"))
+	}
+	if len(s.Definitions) != 0 {
+		errs = append(errs, Forbidden(p.Child("definitions"), "definitions is not supported"))
+	}
+	if s.Dependencies != nil {
+		errs = append(errs, Forbidden(p.Child("dependencies"), "dependencies is not supported"))
+	}
+	if s.Ref != nil {
+		errs = append(errs, Forbidden(p.Child("$ref"), "$ref is not supported"))
+	}
+	if s.Items != nil && len(s.Items.JSONSchemas) != 0 {
+		errs = append(errs, Forbidden(p.Child("items"), "items must be a schema object and not an array"))
+	}
+	return errs
+}
+
+// hasSchemaURL reports whether s, or a schema validateStructural walks under it, sets
+// $schema.
+func hasSchemaURL(s *api.JSONSchemaProps) bool {
+	if s.Schema != "" {
+		return true
+	}
+	for _, ps := range s.Properties {
+		if hasSchemaURL(&ps) {
+			return true
+		}
+	}
+	if items := s.ItemSchema(); items != nil && hasSchemaURL(items) {
+		return true
+	}
+	ap := s.AdditionalProperties
+	return ap != nil && ap.Schema != nil && hasSchemaURL(ap.Schema)
 }

@@ -48,6 +48,19 @@ func TestValidateCRD(t *testing.T) {
 		{"untyped property", func(c *api.CustomResourceDefinition) {
 			c.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties = map[string]api.JSONSchemaProps{"spec": {}}
 		}, `spec.versions[0].schema.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields`},
+		{"patternProperties", func(c *api.CustomResourceDefinition) {
+			c.Spec.Versions[0].Schema.OpenAPIV3Schema.PatternProperties = map[string]api.JSONSchemaProps{"^x": {Type: "string"}}
+		}, `spec.versions[0].schema.openAPIV3Schema.patternProperties: Forbidden: patternProperties is not supported`},
+		{"$ref", func(c *api.CustomResourceDefinition) {
+			c.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties = map[string]api.JSONSchemaProps{"spec": {Type: "object", Ref: new("#/x")}}
+		}, `spec.versions[0].schema.openAPIV3Schema.properties[spec].$ref: Forbidden: $ref is not supported`},
+		{"items as an array", func(c *api.CustomResourceDefinition) {
+			c.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties = map[string]api.JSONSchemaProps{"list": {Type: "array",
+				Items: &api.JSONSchemaPropsOrArray{JSONSchemas: []api.JSONSchemaProps{{Type: "string"}}}}}
+		}, `spec.versions[0].schema.openAPIV3Schema.properties[list].items: Forbidden: items must be a schema object and not an array`},
+		{"$schema", func(c *api.CustomResourceDefinition) {
+			c.Spec.Versions[0].Schema.OpenAPIV3Schema.Schema = "http://json-schema.org/draft-04/schema#"
+		}, `spec.versions[0].schema.openAPIV3Schema: Invalid value: "": OpenAPIV3Schema 'schema' is not supported`},
 		{"scale path", func(c *api.CustomResourceDefinition) {
 			c.Spec.Versions[0].Subresources = &api.CustomResourceSubresources{Scale: &api.CustomResourceSubresourceScale{SpecReplicasPath: ".replicas", StatusReplicasPath: ".status.replicas"}}
 		}, `spec.versions[0].subresources.scale.specReplicasPath: Invalid value: ".replicas": should be a json path under .spec`},

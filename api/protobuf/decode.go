@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"time"
 
@@ -141,6 +142,14 @@ func (d *decoder) value(c *codec, typ protowire.Type, b []byte, v reflect.Value)
 			return 0, protowire.ParseError(n)
 		}
 		setVarint(c.kind, v, x)
+		return n, nil
+	}
+	if typ == protowire.Fixed64Type {
+		x, n := protowire.ConsumeFixed64(b)
+		if n < 0 {
+			return 0, protowire.ParseError(n)
+		}
+		v.SetFloat(math.Float64frombits(x))
 		return n, nil
 	}
 	s, n := protowire.ConsumeBytes(b)

@@ -19,7 +19,8 @@
 // accepted on decode); maps as repeated {key = 1, value = 2} entries sorted by key. A field
 // without a protobuf tag is not on the wire: TypeMeta, embedded in every kind, has none, so
 // objects carry no apiVersion or kind inside the message (the envelope names them). The
-// wire type comes from the Go type (integers and bools varint, everything else bytes), as
+// wire type comes from the Go type (integers and bools varint, float64 fixed64 as a proto
+// double, everything else bytes), as
 // go-to-protobuf derives the .proto from Go types; upstream's tags misstate it in places
 // (PodSpec.priority, an int32, is tagged "bytes"), so only the tag's number and name count.
 //
@@ -41,7 +42,11 @@
 //     On decode the raw bytes must be JSON, since that is what the field holds in miniplane
 //     and what it serves; an empty raw decodes to nil. (A protobuf watch event's object is an
 //     enveloped protobuf object, not JSON: read watch events with [UnmarshalWatchEvent], not
-//     by decoding into api.WatchEvent.)
+//     by decoding into api.WatchEvent.) apiextensions' JSON {bytes raw = 1}, the free JSON
+//     values of a CustomResourceDefinition's schema, is the same message.
+//
+// Maps with message values (a schema's properties) are written as gogo writes them: one
+// entry per key in key order, the value message always present.
 //
 // Decoding skips unknown fields, accepts invalid UTF-8 in strings (as Kubernetes does), and
 // returns an error wrapping [ErrMalformed] for anything else it cannot read: a wrong wire

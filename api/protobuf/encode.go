@@ -2,6 +2,7 @@ package protobuf
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -164,6 +165,8 @@ func (e *encoder) appendValue(b, tag []byte, c *codec, v reflect.Value) ([]byte,
 		return protowire.AppendVarint(b, uint64(v.Int())), nil
 	case kindUint:
 		return protowire.AppendVarint(b, v.Uint()), nil
+	case kindFloat:
+		return protowire.AppendFixed64(b, math.Float64bits(v.Float())), nil
 	case kindString:
 		return protowire.AppendString(b, v.String()), nil
 	case kindBytes:
@@ -228,7 +231,8 @@ func (e *encoder) appendMap(b []byte, f *field, fv reflect.Value) ([]byte, error
 		e.keys = e.keys[:base]
 		return b, nil
 	}
-	// Any other map: slower, and allocates, but k8s.io/api's maps all take the path above.
+	// Any other map (a schema's properties, of messages): slower, and allocates; the maps
+	// of k8s.io/api's kinds all take the path above.
 	keys := fv.MapKeys()
 	slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(a.String(), b.String()) })
 	valTag := protowire.AppendTag(nil, 2, f.val.wireType())

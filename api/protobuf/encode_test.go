@@ -188,7 +188,7 @@ func TestMarshalLongLengths(t *testing.T) {
 // TestMarshalErrors covers values and types the codec refuses to encode.
 func TestMarshalErrors(t *testing.T) {
 	type floaty struct {
-		F float64 `protobuf:"bytes,1,opt,name=f"`
+		F float32 `protobuf:"bytes,1,opt,name=f"`
 	}
 	type duplicate struct {
 		A string `protobuf:"bytes,1,opt,name=a"`
@@ -201,7 +201,7 @@ func TestMarshalErrors(t *testing.T) {
 		a string `protobuf:"bytes,1,opt,name=a"`
 	}
 	type badWire struct {
-		A string `protobuf:"fixed64,1,opt,name=a"`
+		A string `protobuf:"fixed32,1,opt,name=a"`
 	}
 	type badNumber struct {
 		A string `protobuf:"bytes,0,opt,name=a"`
@@ -227,11 +227,11 @@ func TestMarshalErrors(t *testing.T) {
 		in      any
 		wantErr string
 	}{
-		{name: "float", in: &floaty{}, wantErr: "float64 has no protobuf encoding"},
+		{name: "float32", in: &floaty{}, wantErr: "float32 has no protobuf encoding"},
 		{name: "duplicate number", in: &duplicate{}, wantErr: "share number 1"},
 		{name: "map with int keys", in: &intKeys{}, wantErr: "map key type int is not a string"},
 		{name: "unexported tagged field", in: &unexported{a: "x"}, wantErr: "unexported field"},
-		{name: "wire type k8s.io/api never uses", in: &badWire{}, wantErr: `wire type "fixed64"`},
+		{name: "wire type Kubernetes never uses", in: &badWire{}, wantErr: `wire type "fixed32"`},
 		{name: "field number 0", in: &badNumber{}, wantErr: "not a valid field number"},
 		{name: "field number above 2^29-1", in: &hugeNumber{}, wantErr: "not a valid field number"},
 		{name: "tag without number", in: &noNumber{}, wantErr: "want wire type and field number"},
@@ -372,4 +372,32 @@ func TestMarshalEmptyMessage(t *testing.T) {
 		assert.Empty(t, got)
 		putEncoder(new(encoder)) // a pooled encoder with no buffer
 	}
+}
+
+// testSchema has the two shapes a CustomResourceDefinition's schema adds: a double and a
+// map with message values.
+type testSchema struct {
+	Max   *float64              `protobuf:"fixed64,1,opt,name=max"`
+	Props map[string]testEnvVar `protobuf:"bytes,2,rep,name=props" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+}
+
+// TestDoublesAndMessageMaps checks a double as a little-endian fixed64 and a map of
+// messages as gogo writes it (entries in key order, the value message always present),
+// both ways.
+func TestDoublesAndMessageMaps(t *testing.T) {
+	in := &testSchema{Max: new(1.5), Props: map[string]testEnvVar{"b": {Name: "B"}, "a": {}}}
+	want := "09 00 00 00 00 00 00 f8 3f" +
+		" 12 09 0a 01 61 12 04 0a 00 12 00" +
+		" 12 0a 0a 01 62 12 05 0a 01 42 12 00"
+	got, err := Marshal(in)
+	require.NoError(t, err)
+	assert.Equal(t, hex.EncodeToString(h(t, want)), hex.EncodeToString(got))
+
+	var back testSchema
+	require.NoError(t, Unmarshal(got, &back))
+	assert.Equal(t, in, &back)
+
+	var wrong testSchema
+	err = Unmarshal(h(t, "08 01"), &wrong) // a varint where the double is
+	assert.ErrorIs(t, err, ErrMalformed)
 }

@@ -21,6 +21,7 @@ const (
 	kindBool        kind = iota + 1 // varint 0 or 1
 	kindInt                         // any signed integer kind: varint of the sign-extended value
 	kindUint                        // any unsigned integer kind: varint
+	kindFloat                       // float64: fixed64, a proto double
 	kindString                      // string or a string-kinded named type (an enum such as api.PodPhase)
 	kindBytes                       // []byte
 	kindMessage                     // a struct with its own plan
@@ -59,6 +60,8 @@ func (c *codec) wireType() protowire.Type {
 	switch c.kind {
 	case kindBool, kindInt, kindUint:
 		return protowire.VarintType
+	case kindFloat:
+		return protowire.Fixed64Type
 	default:
 		return protowire.BytesType
 	}
@@ -259,6 +262,8 @@ func (b *builder) value(t reflect.Type) (codec, error) {
 		return codec{kind: kindInt, typ: t}, nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		return codec{kind: kindUint, typ: t}, nil
+	case reflect.Float64:
+		return codec{kind: kindFloat, typ: t}, nil
 	case reflect.String:
 		return codec{kind: kindString, typ: t}, nil
 	case reflect.Slice:
@@ -313,15 +318,16 @@ func (b *builder) mapValue(sf reflect.StructField, t reflect.Type) (codec, error
 // field number and the name. The wire type and opt/rep are read from the field's Go type
 // instead, as go-to-protobuf generates the .proto from Go types: upstream's tags are wrong
 // in places (PodSpec.priority, an int32 written as a varint, is tagged "bytes"; a
-// ResourceList is tagged "opt"), and the generated code follows the Go type. The wire type
-// must still be one that k8s.io/api uses, to catch typos.
+// ResourceList is tagged "opt"; JSONSchemaProps tags its doubles and bools "bytes"), and
+// the generated code follows the Go type. The wire type must still be one that upstream's
+// generated.proto files use, to catch typos.
 func parseTag(tag string) (num protowire.Number, name string, err error) {
 	parts := strings.Split(tag, ",")
 	if len(parts) < 2 {
 		return 0, "", fmt.Errorf("protobuf tag %q: want wire type and field number", tag)
 	}
-	if parts[0] != "varint" && parts[0] != "bytes" {
-		return 0, "", fmt.Errorf("protobuf tag %q: wire type %q is not varint or bytes, the only two k8s.io/api uses", tag, parts[0])
+	if parts[0] != "varint" && parts[0] != "bytes" && parts[0] != "fixed64" {
+		return 0, "", fmt.Errorf("protobuf tag %q: wire type %q is not varint, bytes or fixed64, the only three Kubernetes' types use", tag, parts[0])
 	}
 	n, err := strconv.ParseInt(parts[1], 10, 32)
 	if err != nil || !protowire.Number(n).IsValid() {

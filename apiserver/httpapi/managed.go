@@ -122,9 +122,22 @@ func (h *Handler) trackSubresource(info apiserver.ResourceInfo, sub string, cur,
 }
 
 // withStatusOf returns a copy of cur with obj's status: what a status
-// update leaves stored.
+// update leaves stored. A custom resource's status is its top-level
+// "status" field, as it is to the Server.
 func withStatusOf(cur, obj api.Object) api.Object {
 	c := cur.DeepCopyObject()
+	if u, ok := c.(*api.Unstructured); ok {
+		st, ok := obj.(*api.Unstructured).Content["status"]
+		switch {
+		case !ok:
+			delete(u.Content, "status")
+		case u.Content == nil:
+			u.Content = api.JSONObject{"status": st}
+		default:
+			u.Content["status"] = st
+		}
+		return u
+	}
 	reflect.ValueOf(c).Elem().FieldByName("Status").Set(reflect.ValueOf(obj).Elem().FieldByName("Status"))
 	return c
 }

@@ -282,8 +282,10 @@ func specialShape(t reflect.Type) (shape, bool) {
 		}}, true
 	case reflect.TypeFor[api.Quantity]():
 		return shape{schema: (*schemaBuilder).quantityRef}, true
-	case reflect.TypeFor[api.JSONSchemaPropsOrBool]():
-		// A schema or a boolean: free JSON, as JSON values are.
+	case reflect.TypeFor[api.JSONSchemaPropsOrBool](), reflect.TypeFor[api.JSONSchemaPropsOrArray](),
+		reflect.TypeFor[api.JSONSchemaPropsOrStringArray]():
+		// A schema or a boolean, an array of schemas or of strings: free JSON, as
+		// JSON values are.
 		return shape{schema: func(b *schemaBuilder) *schema {
 			return &schema{Type: "object", PreserveUnknownFields: true, Description: b.docs[t.Name()]}
 		}}, true
@@ -358,8 +360,8 @@ func customSchema(s *api.JSONSchemaProps) *schema {
 			out.Properties[k] = customSchema(&p)
 		}
 	}
-	if s.Items != nil {
-		out.Items = customSchema(s.Items)
+	if items := s.ItemSchema(); items != nil {
+		out.Items = customSchema(items)
 	}
 	if ap := s.AdditionalProperties; ap != nil && ap.Schema != nil {
 		out.AdditionalProperties = customSchema(ap.Schema)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -407,4 +408,46 @@ func FuzzProtobufRequest(f *testing.F) {
 			t.Fatalf("%s %s: refused with %d but the store changed", method, path, rec.Code)
 		}
 	})
+}
+
+// TestProtobufCustomResourceDefinitions checks that a definition travels in protobuf both
+// ways, as apiextensions-apiserver serves it, while the custom resources it adds stay JSON
+// only: a protobuf body is 415 and a protobuf Accept is answered in JSON.
+func TestProtobufCustomResourceDefinitions(t *testing.T) {
+	f := newFixture(t, nil)
+	const crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+	size := api.JSONSchemaProps{Type: "string", Enum: []json.RawMessage{json.RawMessage(`"small"`), json.RawMessage(`"large"`)},
+		Default: json.RawMessage(`"small"`)}
+	replicas := api.JSONSchemaProps{Type: "integer", Minimum: new(0.0), Maximum: new(10.0)}
+	crd := &api.CustomResourceDefinition{
+		Metadata: api.ObjectMeta{Name: "widgets.demo.example.com"},
+		Spec: api.CustomResourceDefinitionSpec{
+			Group: "demo.example.com", Scope: api.NamespaceScoped,
+			Names: api.CustomResourceDefinitionNames{Plural: "widgets", Kind: "Widget"},
+			Versions: []api.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true,
+				Schema: &api.CustomResourceValidation{OpenAPIV3Schema: &api.JSONSchemaProps{Type: "object",
+					Properties: map[string]api.JSONSchemaProps{"spec": {Type: "object",
+						Properties: map[string]api.JSONSchemaProps{"size": size, "replicas": replicas}}}}}}},
+		},
+	}
+	rec := f.do(t, protoRequest(t, "POST", crds, "apiextensions.k8s.io/v1", "CustomResourceDefinition", crd))
+	require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
+	var created api.CustomResourceDefinition
+	unwrap(t, rec, "apiextensions.k8s.io/v1", "CustomResourceDefinition", &created)
+	assert.Equal(t, crd.Spec.Versions[0].Schema, created.Spec.Versions[0].Schema, "the schema comes back as sent")
+
+	rec = f.do(t, request{method: "GET", path: crds, header: map[string]string{"Accept": acceptProtobuf}})
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	var list api.CustomResourceDefinitionList
+	unwrap(t, rec, "apiextensions.k8s.io/v1", "CustomResourceDefinitionList", &list)
+	require.Len(t, list.Items, 1)
+	assert.Equal(t, created.Spec, list.Items[0].Spec)
+	assert.Equal(t, []string{"v1"}, list.Items[0].Status.StoredVersions, "established in the same write")
+
+	widgets := "/apis/demo.example.com/v1/namespaces/default/widgets"
+	rec = f.do(t, protoRequest(t, "POST", widgets, "demo.example.com/v1", "Widget", &api.Lease{Metadata: api.ObjectMeta{Name: "w"}}))
+	assert.Equal(t, http.StatusUnsupportedMediaType, rec.Code, rec.Body.String())
+	rec = f.do(t, request{method: "GET", path: widgets, header: map[string]string{"Accept": acceptProtobuf}})
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	assert.Equal(t, "application/json", rec.Header().Get("Content-Type"))
 }

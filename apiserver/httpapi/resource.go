@@ -49,8 +49,8 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, req reso
 }
 
 // jsonOnly prepares a request on a resource served in JSON only (custom
-// resources and their definitions, as kube-apiserver serves custom
-// resources): a protobuf body is refused with 415, and an Accept that
+// resources, as kube-apiserver serves them; their definitions are served in
+// protobuf too): a protobuf body is refused with 415, and an Accept that
 // prefers protobuf is answered in JSON, as client-go then expects.
 func jsonOnly(r *http.Request) (*http.Request, error) {
 	if f, err := bodyFormat(r); err == nil && f == formatProtobuf && r.ContentLength != 0 {

@@ -36,17 +36,18 @@ func defaultValue(v any, s *api.JSONSchemaProps) {
 	case map[string]any:
 		defaultObject(v, s)
 	case []any:
-		if s.Items == nil {
+		items := s.ItemSchema()
+		if items == nil {
 			return
 		}
 		for i, e := range v {
-			if e == nil && len(s.Items.Default) > 0 && !s.Items.Nullable {
-				if d, err := api.DecodeJSONValue(s.Items.Default); err == nil {
+			if e == nil && len(items.Default) > 0 && !items.Nullable {
+				if d, err := api.DecodeJSONValue(items.Default); err == nil {
 					v[i] = d
 				}
 				continue
 			}
-			defaultValue(e, s.Items)
+			defaultValue(e, items)
 		}
 	}
 }

@@ -61,9 +61,9 @@ func prune(v any, s *api.JSONSchemaProps, p string, pruned *[]string) {
 			pruneObject(v, s, p, false, pruned)
 		}
 	case []any:
-		if s.Items != nil {
+		if items := s.ItemSchema(); items != nil {
 			for i, e := range v {
-				prune(e, s.Items, index(p, i), pruned)
+				prune(e, items, index(p, i), pruned)
 			}
 		}
 	}

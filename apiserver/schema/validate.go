@@ -218,9 +218,9 @@ func (v *validator) array(a []any, s *api.JSONSchemaProps, p string) {
 	if s.MinItems != nil && int64(len(a)) < *s.MinItems {
 		v.invalid(p, len(a), fmt.Sprintf("%s in body should have at least %d items", p, *s.MinItems))
 	}
-	if s.Items != nil {
+	if items := s.ItemSchema(); items != nil {
 		for i, e := range a {
-			v.value(e, s.Items, index(p, i))
+			v.value(e, items, index(p, i))
 		}
 	}
 	switch listType(s) {

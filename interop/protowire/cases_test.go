@@ -481,6 +481,109 @@ func fullStatefulSet(name string) api.StatefulSet {
 }
 
 // fullCases returns, for every top-level type, an object with every modeled field set.
+// fullSchema sets every field of JSONSchemaProps, each once in a form JSON can carry (JSON
+// holds one arm of each either-or type, so the array form of items and the boolean form
+// of additionalItems sit in nested schemas). The raw JSON values are compact, as
+// encoding/json writes them and so as the JSON-built upstream object holds them.
+func fullSchema() *api.JSONSchemaProps {
+	leaf := func(typ string) api.JSONSchemaProps {
+		return api.JSONSchemaProps{Type: typ, Description: typ + " leaf"}
+	}
+	return &api.JSONSchemaProps{
+		ID: "https://example.com/widget", Schema: "http://json-schema.org/draft-04/schema#", Ref: ptr("#/definitions/widget"),
+		Description: "A widget.", Type: "object", Format: "widget", Title: "Widget",
+		Default:          json.RawMessage(`{"size":"small","replicas":1}`),
+		Maximum:          ptr(10.5),
+		ExclusiveMaximum: true,
+		Minimum:          ptr(-1.25),
+		ExclusiveMinimum: true,
+		MaxLength:        ptr(int64(63)), MinLength: ptr(int64(0)),
+		Pattern:  "^[a-z]+$",
+		MaxItems: ptr(int64(5)), MinItems: ptr(int64(1)), UniqueItems: true,
+		MultipleOf:    ptr(0.5),
+		Enum:          []json.RawMessage{json.RawMessage(`"small"`), json.RawMessage(`3`), json.RawMessage(`{"k":[true,false]}`)},
+		MaxProperties: ptr(int64(20)), MinProperties: ptr(int64(-3)),
+		Required: []string{"spec", "metadata"},
+		Items:    &api.JSONSchemaPropsOrArray{Schema: ptr(leaf("string"))},
+		AllOf: []api.JSONSchemaProps{
+			{Type: "array", Items: &api.JSONSchemaPropsOrArray{JSONSchemas: []api.JSONSchemaProps{leaf("string"), leaf("integer")}}},
+			{AdditionalItems: &api.JSONSchemaPropsOrBool{Allows: false}},
+		},
+		OneOf: []api.JSONSchemaProps{{Required: []string{"a"}}, {Required: []string{"b"}}},
+		AnyOf: []api.JSONSchemaProps{{MinLength: ptr(int64(2))}},
+		Not:   &api.JSONSchemaProps{Pattern: "^x"},
+		Properties: map[string]api.JSONSchemaProps{
+			"spec":   {Type: "object", Properties: map[string]api.JSONSchemaProps{"size": leaf("string")}},
+			"status": {Type: "object", XPreserveUnknownFields: ptr(true)},
+			"":       {},
+		},
+		AdditionalProperties: &api.JSONSchemaPropsOrBool{Allows: true, Schema: ptr(leaf("integer"))},
+		PatternProperties:    map[string]api.JSONSchemaProps{"^x-": leaf("string"), "^y-": {}},
+		Dependencies: map[string]api.JSONSchemaPropsOrStringArray{
+			"a": {Property: []string{"b", "c"}},
+			"d": {Schema: &api.JSONSchemaProps{Required: []string{"e"}}},
+		},
+		AdditionalItems: &api.JSONSchemaPropsOrBool{Allows: true, Schema: ptr(leaf("boolean"))},
+		Definitions:     map[string]api.JSONSchemaProps{"widget": leaf("object"), "gadget": leaf("array")},
+		ExternalDocs:    &api.ExternalDocumentation{Description: "more", URL: "https://example.com/docs"},
+		Example:         json.RawMessage(`{"spec":{"size":"large"}}`),
+		Nullable:        true,
+
+		XPreserveUnknownFields: ptr(false),
+		XEmbeddedResource:      true,
+		XIntOrString:           true,
+		XListMapKeys:           []string{"name", "port"},
+		XListType:              ptr("map"),
+		XMapType:               ptr("granular"),
+		XValidations: []api.ValidationRule{
+			{
+				Rule: "self.replicas <= 10", Message: "too many", MessageExpression: "'too many: ' + string(self.replicas)",
+				Reason: ptr("FieldValueInvalid"), FieldPath: ".replicas", OptionalOldSelf: ptr(true),
+			},
+			{Rule: "self == oldSelf", OptionalOldSelf: ptr(false)},
+		},
+	}
+}
+
+func fullCRD(plural string) api.CustomResourceDefinition {
+	names := api.CustomResourceDefinitionNames{
+		Plural: plural, Singular: "widget", ShortNames: []string{"wd", "wdg"}, Kind: "Widget", ListKind: "WidgetList",
+		Categories: []string{"all", "demo"},
+	}
+	return api.CustomResourceDefinition{
+		Metadata: fullObjectMeta(plural + ".demo.example.com"),
+		Spec: api.CustomResourceDefinitionSpec{
+			Group: "demo.example.com", Names: names, Scope: api.NamespaceScoped,
+			Versions: []api.CustomResourceDefinitionVersion{
+				{
+					Name: "v1", Served: true, Storage: true, Deprecated: true, DeprecationWarning: ptr("use v2"),
+					Schema: &api.CustomResourceValidation{OpenAPIV3Schema: fullSchema()},
+					Subresources: &api.CustomResourceSubresources{
+						Status: &api.CustomResourceSubresourceStatus{},
+						Scale:  &api.CustomResourceSubresourceScale{SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.replicas", LabelSelectorPath: ptr(".status.selector")},
+					},
+					AdditionalPrinterColumns: []api.CustomResourceColumnDefinition{
+						{Name: "Size", Type: "string", Format: "byte", Description: "the size", Priority: 1, JSONPath: ".spec.size"},
+						{Name: "Replicas", Type: "integer", JSONPath: ".spec.replicas"},
+					},
+					SelectableFields: []api.SelectableField{{JSONPath: ".spec.size"}},
+				},
+				{Name: "v1beta1", Served: false, Storage: false, Schema: &api.CustomResourceValidation{}},
+			},
+			Conversion:            &api.CustomResourceConversion{Strategy: "None"},
+			PreserveUnknownFields: true,
+		},
+		Status: api.CustomResourceDefinitionStatus{
+			Conditions: []api.CustomResourceDefinitionCondition{
+				{Type: api.CRDNamesAccepted, Status: api.ConditionTrue, LastTransitionTime: created, Reason: "NoConflicts", Message: "no conflicts found"},
+				{Type: api.CRDEstablished, Status: api.ConditionFalse},
+			},
+			AcceptedNames:  names,
+			StoredVersions: []string{"v1beta1", "v1"},
+		},
+	}
+}
+
 func fullCases() map[string]any {
 	return map[string]any{
 		"Pod":                   ptr(fullPod("web-1")),
@@ -526,12 +629,15 @@ func fullCases() map[string]any {
 		"PodDisruptionBudget":  ptr(fullPodDisruptionBudget("web")),
 		"PodDisruptionBudgetList": &api.PodDisruptionBudgetList{Metadata: fullListMeta(),
 			Items: []api.PodDisruptionBudget{fullPodDisruptionBudget("a")}},
-		"Deployment":      ptr(fullDeployment("web")),
-		"DeploymentList":  &api.DeploymentList{Metadata: fullListMeta(), Items: []api.Deployment{fullDeployment("a")}},
-		"ReplicaSet":      ptr(fullReplicaSet("web")),
-		"ReplicaSetList":  &api.ReplicaSetList{Metadata: fullListMeta(), Items: []api.ReplicaSet{fullReplicaSet("a")}},
-		"StatefulSet":     ptr(fullStatefulSet("db")),
-		"StatefulSetList": &api.StatefulSetList{Metadata: fullListMeta(), Items: []api.StatefulSet{fullStatefulSet("a")}},
+		"Deployment":               ptr(fullDeployment("web")),
+		"DeploymentList":           &api.DeploymentList{Metadata: fullListMeta(), Items: []api.Deployment{fullDeployment("a")}},
+		"ReplicaSet":               ptr(fullReplicaSet("web")),
+		"ReplicaSetList":           &api.ReplicaSetList{Metadata: fullListMeta(), Items: []api.ReplicaSet{fullReplicaSet("a")}},
+		"StatefulSet":              ptr(fullStatefulSet("db")),
+		"StatefulSetList":          &api.StatefulSetList{Metadata: fullListMeta(), Items: []api.StatefulSet{fullStatefulSet("a")}},
+		"CustomResourceDefinition": ptr(fullCRD("widgets")),
+		"CustomResourceDefinitionList": &api.CustomResourceDefinitionList{Metadata: fullListMeta(),
+			Items: []api.CustomResourceDefinition{fullCRD("widgets"), fullCRD("gadgets")}},
 		"Scale": &api.Scale{
 			Metadata: fullObjectMeta("web"),
 			Spec:     api.ScaleSpec{Replicas: 5},
@@ -616,6 +722,9 @@ func specialCases() map[string]any {
 		"empty watch event":                    &api.WatchEvent{},
 		"pod template with empty containers":   &api.ReplicationController{Spec: api.ReplicationControllerSpec{Template: &api.PodTemplateSpec{Spec: api.PodSpec{Containers: []api.Container{{}}}}}},
 		"probe with an empty handler":          &api.Pod{Spec: api.PodSpec{Containers: []api.Container{{Name: "c", LivenessProbe: &api.Probe{}}}}},
+		"empty definition":                     &api.CustomResourceDefinition{},
+		"definition with empty schemas":        &api.CustomResourceDefinition{Spec: api.CustomResourceDefinitionSpec{Versions: []api.CustomResourceDefinitionVersion{{Schema: &api.CustomResourceValidation{OpenAPIV3Schema: &api.JSONSchemaProps{Items: &api.JSONSchemaPropsOrArray{Schema: &api.JSONSchemaProps{}}, AdditionalProperties: &api.JSONSchemaPropsOrBool{}, Properties: map[string]api.JSONSchemaProps{"e": {}}}}}}}},
+		"schema numbers at their limits":       &api.CustomResourceDefinition{Spec: api.CustomResourceDefinitionSpec{Versions: []api.CustomResourceDefinitionVersion{{Schema: &api.CustomResourceValidation{OpenAPIV3Schema: &api.JSONSchemaProps{Maximum: ptr(1.7976931348623157e308), Minimum: ptr(-5e-324), MultipleOf: ptr(0.0), MaxLength: ptr(int64(-9223372036854775808))}}}}}},
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -19,12 +20,23 @@ import (
 	"github.com/miniplane/miniplane/api/protobuf"
 )
 
+// clientScheme is client-go's scheme with apiextensions.k8s.io/v1 added, as the
+// apiextensions clientset's scheme has it.
+func clientScheme(t *testing.T) *runtime.Scheme {
+	s := runtime.NewScheme()
+	require.NoError(t, scheme.AddToScheme(s))
+	require.NoError(t, apiextensionsv1.AddToScheme(s))
+	return s
+}
+
 // TestEnvelopeDecodesWithApimachinery decodes our MarshalObject output of every full case
-// with apimachinery's own protobuf serializer and client-go's scheme, as a client does: it
+// with apimachinery's own protobuf serializer and client-go's scheme (with apiextensions
+// added), as a client does: it
 // must find the right kind and the same object. It then compares our bytes with the
 // serializer's encoding of the upstream object, less the unmodeled zero fields.
 func TestEnvelopeDecodesWithApimachinery(t *testing.T) {
-	serializer := k8sprotobuf.NewSerializer(scheme.Scheme, scheme.Scheme)
+	s := clientScheme(t)
+	serializer := k8sprotobuf.NewSerializer(s, s)
 	for name, obj := range fullCases() {
 		k := kindOf(t, obj)
 		if k.apiVersion == "" {
@@ -157,6 +169,20 @@ func TestTagsMatchUpstream(t *testing.T) {
 		"PersistentVolumeSpec.mountOptions": true, "StorageClass.mountOptions": true,
 		"CSIDriverSpec.podInfoOnMount": true, "CSIDriverSpec.volumeLifecycleModes": true, "CSIDriverSpec.storageCapacity": true,
 		"CSIStorageCapacity.storageClassName": true, "RollingUpdateStatefulSetStrategy.maxUnavailable": true,
+		// apiextensions-apiserver tags every JSONSchemaProps field "bytes"; its
+		// generated.proto has bools, int64s and doubles, and maps for these two.
+		"JSONSchemaProps.maximum": true, "JSONSchemaProps.exclusiveMaximum": true,
+		"JSONSchemaProps.minimum": true, "JSONSchemaProps.exclusiveMinimum": true,
+		"JSONSchemaProps.maxLength": true, "JSONSchemaProps.minLength": true,
+		"JSONSchemaProps.maxItems": true, "JSONSchemaProps.minItems": true,
+		"JSONSchemaProps.uniqueItems": true, "JSONSchemaProps.multipleOf": true,
+		"JSONSchemaProps.maxProperties": true, "JSONSchemaProps.minProperties": true,
+		"JSONSchemaProps.nullable": true, "JSONSchemaProps.x-kubernetes-preserve-unknown-fields": true,
+		"JSONSchemaProps.x-kubernetes-embedded-resource": true, "JSONSchemaProps.x-kubernetes-int-or-string": true,
+		"JSONSchemaProps.dependencies": true, "JSONSchemaProps.definitions": true,
+		"CustomResourceDefinitionStatus.conditions": true, "CustomResourceDefinitionNames.shortNames": true,
+		"ValidationRule.optionalOldSelf": true, "CustomResourceColumnDefinition.priority": true,
+		"CustomResourceSubresourceScale.specReplicasPath": true, "CustomResourceConversion.strategy": true,
 	}
 	special := map[reflect.Type]bool{
 		reflect.TypeFor[api.Time]():         true,

@@ -18,6 +18,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/miniplane/miniplane/api"
@@ -39,7 +40,9 @@ type kind struct {
 	theirs           func() message
 }
 
-// kinds lists every kind miniplane serves, its list, and the other top-level bodies.
+// kinds lists every kind miniplane serves in protobuf (every built-in one: custom resources
+// are JSON only), its list, and the other top-level bodies. CustomResourceDefinitions are
+// checked against k8s.io/apiextensions-apiserver's types.
 var kinds = []kind{
 	{"v1", "Pod", reflect.TypeFor[api.Pod](), func() message { return &corev1.Pod{} }},
 	{"v1", "PodList", reflect.TypeFor[api.PodList](), func() message { return &corev1.PodList{} }},
@@ -85,6 +88,8 @@ var kinds = []kind{
 	{"apps/v1", "ReplicaSetList", reflect.TypeFor[api.ReplicaSetList](), func() message { return &appsv1.ReplicaSetList{} }},
 	{"apps/v1", "StatefulSet", reflect.TypeFor[api.StatefulSet](), func() message { return &appsv1.StatefulSet{} }},
 	{"apps/v1", "StatefulSetList", reflect.TypeFor[api.StatefulSetList](), func() message { return &appsv1.StatefulSetList{} }},
+	{"apiextensions.k8s.io/v1", "CustomResourceDefinition", reflect.TypeFor[api.CustomResourceDefinition](), func() message { return &apiextensionsv1.CustomResourceDefinition{} }},
+	{"apiextensions.k8s.io/v1", "CustomResourceDefinitionList", reflect.TypeFor[api.CustomResourceDefinitionList](), func() message { return &apiextensionsv1.CustomResourceDefinitionList{} }},
 	{"autoscaling/v1", "Scale", reflect.TypeFor[api.Scale](), func() message { return &autoscalingv1.Scale{} }},
 	{"v1", "Binding", reflect.TypeFor[api.Binding](), func() message { return &corev1.Binding{} }},
 	{"v1", "Status", reflect.TypeFor[api.Status](), func() message { return &metav1.Status{} }},
