@@ -20,10 +20,14 @@ build_dir=${KCM_BUILD_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/miniplane-realk8s}
 kube_version=v1.32.13 # keep in step with kcm/go.mod
 
 # kcm_controllers are the controllers the real controller manager runs, under
-# kube-controller-manager's names; serve_all_off switches every one of
-# miniplane's off (serve's --controllers takes the same names). With every
-# controller off serve runs no controller-manager instance at all.
-kcm_controllers=replicationcontroller,replicaset,deployment,endpoint,garbagecollector,serviceaccount,root-ca-certificate-publisher
+# kube-controller-manager v1.32's names (it still takes the older ones,
+# "replicationcontroller", "deployment" and so on, as aliases, but knows the
+# root CA publisher only as root-ca-certificate-publisher-controller or
+# root-ca-cert-publisher); serve_all_off switches every one of miniplane's
+# off (serve's --controllers takes the older names, and
+# root-ca-certificate-publisher). With every controller off serve runs no
+# controller-manager instance at all.
+kcm_controllers=replicationcontroller-controller,replicaset-controller,deployment-controller,endpoints-controller,garbage-collector-controller,serviceaccount-controller,root-ca-certificate-publisher-controller
 serve_all_off=-replicationcontroller,-replicaset,-deployment,-endpoint,-garbagecollector,-serviceaccount,-root-ca-certificate-publisher
 
 case $content_type in

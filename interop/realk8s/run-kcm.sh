@@ -159,7 +159,7 @@ run_step deploy-set-image "k set image deployment/web2 nginx=nginx:1.28 && $roll
 	'd_serving 3 nginx:1.28' \
 	'echo "rollout status ok; $(d_summary nginx:1.28)"'
 run_step deploy-undo "k rollout undo deployment/web2 && $rollout" \
-	'd_serving 3 nginx:1.27 && [[ $(d_field "{.metadata.annotations.deployment\.kubernetes\.io/revision}") == 3 ]]' \
+	'd_serving 3 nginx:1.27 && [[ $(d_field "{.metadata.annotations.deployment\.kubernetes\.io/revision}") == 3 && $(d_sets | wc -l) == 2 ]]' \
 	'echo "back to $(d_field "{.spec.template.spec.containers[0].image}"), deployment revision $(d_field "{.metadata.annotations.deployment\.kubernetes\.io/revision}"); $(d_summary nginx:1.27)"'
 run_step deploy-scale "k scale deployment web2 --replicas=5 && $rollout" \
 	'd_serving 5 nginx:1.27 && [[ $(d_field "{.status.availableReplicas}") == 5 ]]' \
