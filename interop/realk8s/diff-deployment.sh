@@ -244,7 +244,21 @@ paste -d'|' <(awk '{printf "%-4s %2d -> %2d\n", $2, $3, $4}' "$work/run-miniplan
 	awk -F'|' 'BEGIN { printf "  %-18s %-18s\n", "miniplane", "kube-controller-manager" }
 		{ printf "  %-18s %-18s %s\n", $1, $2, ($1 == $2 ? "" : "<- differs") }'
 
+# The decisions both runs made from the same observed state (the last one
+# before the write): there the two controllers must agree.
+echo
+echo "--- the same state before a decision in both runs:"
+awk -F' [|] ' 'FNR == NR { split($1, d, " "); mp[$2] = d[2] " " d[3] " -> " d[4]; next }
+	{ split($1, d, " "); k = d[2] " " d[3] " -> " d[4]
+	  if ($2 in mp) { same++; printf "  %-24s miniplane %-14s kcm %-14s %s\n", $2, mp[$2], k, (mp[$2] == k ? "same" : "DIFFERENT"); if (mp[$2] != k) differ++ } }
+	END { if (!same) print "  (none)"; exit differ > 0 }' "$work/run-miniplane/decisions" "$work/run-kcm/decisions"
+shared=$?
+
 verdict=0
+if ((shared)); then
+	echo "the two controllers decided differently from the same observed state"
+	verdict=1
+fi
 for mode in miniplane kcm; do
 	if [[ $(awk '{print $2, $3, $4}' "$work/run-$mode/decisions") != $(awk '{print $1, $2, $3}' "$work/run-$mode/events") ]]; then
 		echo "$mode: its events do not say what its ReplicaSet writes did"
