@@ -41,6 +41,13 @@ type kind struct {
 	// resetStatusOnCreate: create ignores the status the client sent (pods,
 	// replication controllers, services), as Kubernetes' strategies do.
 	resetStatusOnCreate bool
+	// statusTakesAnnotations: a status update also stores the client's
+	// metadata.annotations. Kubernetes' status strategy for Deployments
+	// resets only spec and labels, and the deployment controller relies on
+	// it: it writes the deployment.kubernetes.io/revision annotation with
+	// UpdateStatus (sync.go, getNewReplicaSet), which kubectl rollout undo
+	// then reads back.
+	statusTakesAnnotations bool
 	// shallowCopy returns a new object whose top-level struct is a copy of
 	// obj's (see the function shallowCopy); set by typed.
 	shallowCopy func(obj api.Object) api.Object

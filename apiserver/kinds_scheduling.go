@@ -92,7 +92,7 @@ func schedulingKinds() []*kind {
 			gr: apierrors.GroupResource{Group: "apps", Resource: "deployments"}, kind: "Deployment", apiVersion: "apps/v1", namespaced: true,
 			shortNames: []string{"deploy"}, categories: []string{"all"},
 			newObj: func() api.Object { return &api.Deployment{} }, resetStatusOnCreate: true,
-			status:  statusOf(func(o *api.Deployment) *api.DeploymentStatus { return &o.Status }),
+			status: statusOf(func(o *api.Deployment) *api.DeploymentStatus { return &o.Status }), statusTakesAnnotations: true,
 			columns: deploymentColumns,
 			scale: &scaleHooks{
 				replicas: func(o api.Object) *int32 { return o.(*api.Deployment).Spec.Replicas },

@@ -135,3 +135,61 @@ func TestSchedulingKindsServerRules(t *testing.T) {
 		assert.Equal(t, "b", l.Items[0].GetObjectMeta().Name)
 	})
 }
+
+// TestStatusUpdateAnnotations checks which kinds' status updates store the
+// client's annotations: a Deployment's do, as kube-apiserver's status
+// strategy resets only spec and labels there (KCM's deployment controller
+// writes its revision annotation with UpdateStatus, and kubectl rollout
+// undo reads it back); a ReplicaSet's keep the stored ones. Labels and
+// spec stay as stored either way, and the generation does not move.
+func TestStatusUpdateAnnotations(t *testing.T) {
+	const rev = "deployment.kubernetes.io/revision"
+	web := &api.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
+	three := int32(3)
+	for _, tc := range []struct {
+		name      string
+		obj       api.Object
+		setStatus func(api.Object) // changes the status, or not
+		want      map[string]string
+	}{
+		{
+			name:      "deployment: annotation and status",
+			obj:       &api.Deployment{Metadata: api.ObjectMeta{Name: "d1", Namespace: "default"}, Spec: api.DeploymentSpec{Replicas: &three, Selector: web, Template: webTemplate()}},
+			setStatus: func(o api.Object) { o.(*api.Deployment).Status.ObservedGeneration = 1 },
+			want:      map[string]string{rev: "1"},
+		},
+		{
+			name:      "deployment: annotation alone",
+			obj:       &api.Deployment{Metadata: api.ObjectMeta{Name: "d2", Namespace: "default"}, Spec: api.DeploymentSpec{Replicas: &three, Selector: web, Template: webTemplate()}},
+			setStatus: func(api.Object) {},
+			want:      map[string]string{rev: "1"},
+		},
+		{
+			name:      "replicaset: the stored annotations stay",
+			obj:       &api.ReplicaSet{Metadata: api.ObjectMeta{Name: "rs1", Namespace: "default"}, Spec: api.ReplicaSetSpec{Replicas: &three, Selector: web, Template: webTemplate()}},
+			setStatus: func(o api.Object) { o.(*api.ReplicaSet).Status.ObservedGeneration = 1 },
+			want:      nil,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, _ := newServer(t)
+			created, err := s.Create(ctx, tc.obj)
+			require.NoError(t, err)
+			in := created.DeepCopyObject()
+			m := in.GetObjectMeta()
+			m.Annotations = map[string]string{rev: "1"}
+			m.Labels = map[string]string{"changed": "by-status"}
+			tc.setStatus(in)
+
+			updated, err := s.UpdateStatus(ctx, in)
+			require.NoError(t, err)
+			um := updated.GetObjectMeta()
+			assert.Equal(t, tc.want, um.Annotations)
+			assert.Empty(t, um.Labels["changed"], "a status update keeps the stored labels")
+			assert.Equal(t, created.GetObjectMeta().Generation, um.Generation, "a status update is not a spec change")
+			if tc.want != nil {
+				assert.NotEqual(t, created.GetObjectMeta().ResourceVersion, um.ResourceVersion, "the annotation was written")
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"errors"
+	"maps"
 	"reflect"
 	"slices"
 	"time"
@@ -85,6 +86,11 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 			if opts.ManagedFields != nil {
 				next.GetObjectMeta().ManagedFields = opts.ManagedFields
 			}
+			if k.statusTakesAnnotations {
+				// next's metadata is its own copy (with, take): replace the
+				// map, never change the stored object's.
+				next.GetObjectMeta().Annotations = maps.Clone(m.Annotations)
+			}
 			if k.custom != nil {
 				// A custom resource's status is pruned, defaulted and
 				// validated as a whole object, on a copy of its own: the
@@ -111,7 +117,8 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 		nm.ResourceVersion = om.ResourceVersion
 		var unchanged bool
 		if status && opts.ManagedFields == nil {
-			unchanged = k.status.same(next, old) // nothing else of old was replaced
+			unchanged = k.status.same(next, old) && // nothing else of old was replaced
+				(!k.statusTakesAnnotations || maps.Equal(nm.Annotations, om.Annotations))
 		} else {
 			unchanged = k.equal(next, old)
 		}

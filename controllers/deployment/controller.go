@@ -421,8 +421,10 @@ func (c *Controller) writeStatus(ctx context.Context, d *api.Deployment) error {
 
 // writeMeta writes d's metadata and spec (its revision annotation), as
 // writeStatus does its status. Kubernetes writes the annotation with the
-// status (its status strategy keeps metadata changes); here UpdateStatus
-// changes the status alone.
+// status (its status strategy keeps annotation changes), and miniplane's
+// API server now stores a Deployment's annotations from a status update
+// too (for KCM's controller); this controller still writes them with a
+// main update of their own.
 func (c *Controller) writeMeta(ctx context.Context, d *api.Deployment) error {
 	written, err := c.client.Update(ctx, d)
 	if err != nil {

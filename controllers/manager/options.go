@@ -137,7 +137,11 @@ func DefaultOptions() Options {
 
 // AddFlags registers the options' flags on fs, with o's values as defaults.
 func (o *Options) AddFlags(fs *flag.FlagSet) {
-	fs.Func("controllers", "comma-separated controllers to run: '*' for all on by default, 'name' to enable one, '-name' to disable one (first match wins)", func(v string) error {
+	var known []string
+	for _, d := range DefaultDescriptors() {
+		known = append(known, d.Name)
+	}
+	fs.Func("controllers", "comma-separated controllers to run: '*' for all on by default, 'name' to enable one, '-name' to disable one (first match wins); known: "+strings.Join(known, ", "), func(v string) error {
 		o.Controllers = splitList(v)
 		return nil
 	})

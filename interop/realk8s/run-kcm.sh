@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # run-kcm.sh runs Kubernetes' own kube-controller-manager v1.32, unmodified,
 # against `miniplane serve` with miniplane's controllers switched off, and
-# drives it with kubectl through a replication controller's life. It prints
-# one PASS, FAIL or SKIP line per step and exits 1 if any step failed.
+# drives it with kubectl through a replication controller's life and a
+# Deployment's (create, set image, undo, scale, delete). It prints one PASS,
+# FAIL or SKIP line per step and exits 1 if any step failed.
 #
 # Not part of CI: the first build of the controller manager takes about five
 # minutes on two cores (later runs reuse the build directory and Go's cache).
@@ -10,91 +11,13 @@
 #   interop/realk8s/run-kcm.sh                        # KCM's default client: protobuf
 #   KCM_CONTENT_TYPE=json interop/realk8s/run-kcm.sh  # a JSON comparison run only: --kube-api-content-type=application/json
 #
-# Settings (environment):
-#   KCM_CONTENT_TYPE  protobuf (default: no flag, KCM's own default) or json
-#   STEP_TIMEOUT      seconds each step may wait (default 60)
-#   KCM_BUILD_DIR     where kcm/ is built (default ~/.cache/miniplane-realk8s)
-#   KCM_BIN           a kube-controller-manager to run instead of building one
-#   KEEP_WORK=1       keep the temporary directory (logs, kubeconfig) after the run
-#   KEEP_GOING=1      run every step after a failure too (each may then wait
-#                     STEP_TIMEOUT), instead of skipping them
+# Settings (environment): KCM_CONTENT_TYPE, STEP_TIMEOUT, KCM_BUILD_DIR,
+# KCM_BIN, KEEP_WORK, KEEP_GOING; kcm-lib.sh says what each does.
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/../.." && pwd) # the main module
-content_type=${KCM_CONTENT_TYPE:-protobuf}
-step_timeout=${STEP_TIMEOUT:-60}
-build_dir=${KCM_BUILD_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/miniplane-realk8s}
-kube_version=v1.32.13 # keep in step with kcm/go.mod
-
-case $content_type in
-protobuf) content_flag=() ;; # the default: KCM's stock settings, the run that counts
-json) content_flag=(--kube-api-content-type=application/json) ;; # a JSON comparison run only, to tell a protobuf failure from any other; it proves nothing of stock clients
-*)
-	echo "run-kcm.sh: KCM_CONTENT_TYPE must be protobuf or json, got '$content_type'" >&2
-	exit 2
-	;;
-esac
-command -v kubectl >/dev/null || {
-	echo "run-kcm.sh: kubectl is not on PATH" >&2
-	exit 2
-}
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/realk8s.XXXXXX")
-serve_pid=
-kcm_pid=
-
-# cleanup stops what this script started, by pid, and removes its files.
-cleanup() {
-	local pid
-	for pid in $kcm_pid $serve_pid; do
-		if kill -0 "$pid" 2>/dev/null; then
-			kill -TERM "$pid" 2>/dev/null
-			for _ in $(seq 50); do
-				kill -0 "$pid" 2>/dev/null || break
-				sleep 0.1
-			done
-			kill -KILL "$pid" 2>/dev/null
-			wait "$pid" 2>/dev/null
-		fi
-	done
-	if [[ ${KEEP_WORK:-} == 1 ]]; then
-		echo "run-kcm.sh: logs kept in $work" >&2
-	else
-		rm -rf "$work"
-	fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-failed=0
-skipping=0
-
-# pass, fail and skip print a step's line; after a failure the later steps,
-# which build on it, are skipped rather than each waiting out its timeout,
-# unless KEEP_GOING=1.
-pass() { printf 'PASS %-22s %s\n' "$1" "$2"; }
-fail() {
-	printf 'FAIL %-22s %s\n' "$1" "$2"
-	failed=1
-	[[ ${KEEP_GOING:-} == 1 ]] || skipping=1
-}
-skip() { printf 'SKIP %-22s %s\n' "$1" "after an earlier failure"; }
-
-# wait_for polls a condition (a shell command) every half second until it
-# holds or step_timeout seconds pass.
-wait_for() {
-	local deadline=$((SECONDS + step_timeout))
-	while ((SECONDS < deadline)); do
-		if eval "$1" >/dev/null 2>&1; then
-			return 0
-		fi
-		sleep 0.5
-	done
-	return 1
-}
-
-k() { kubectl --kubeconfig "$work/kubeconfig" --cache-dir "$work/kube-cache" --request-timeout=10s "$@"; }
+# shellcheck source=kcm-lib.sh
+source "$here/kcm-lib.sh"
 
 # The objects the steps look at.
 ready_replicas() { k get rc web -o 'jsonpath={.status.readyReplicas}' 2>/dev/null; }
@@ -124,103 +47,54 @@ serving_n() {
 	eps=$(endpoint_ips)
 	[[ $(count "$pods") == "$want" && "$pods" == "$eps" ]]
 }
-state() { echo "readyReplicas=$(ready_replicas) pods=[$(live_pods | xargs)] endpoints=[$(endpoint_ips)]"; }
+rc_state() { echo "readyReplicas=$(ready_replicas) pods=[$(live_pods | xargs)] endpoints=[$(endpoint_ips)]"; }
 
-# kcm_hint is the first line of the controller manager's log that says what
-# went wrong, if any.
-kcm_hint() {
-	grep -m1 -E '^E[0-9]{4}|Unsupported Media Type|unable to|failed' "$work/kcm.log" 2>/dev/null | cut -c1-300
+# The Deployment web2's objects: its ReplicaSets, one a line: name,
+# revision, spec.replicas, readyReplicas, image, controller (kind/name).
+d_sets() {
+	k get rs -l app=web2 -o 'jsonpath={range .items[*]}{.metadata.name} {.metadata.annotations.deployment\.kubernetes\.io/revision} {.spec.replicas} {.status.readyReplicas} {.spec.template.spec.containers[0].image} {.metadata.ownerReferences[?(@.controller==true)].kind}/{.metadata.ownerReferences[?(@.controller==true)].name}{"\n"}{end}' 2>/dev/null |
+		awk '{ if (NF == 5) { $6 = $5; $5 = $4; $4 = 0 } print }' # readyReplicas is omitted when 0
+}
+d_pods() { # web2's pods not being deleted: name, image, controller (kind/name)
+	k get pods -l app=web2 -o 'jsonpath={range .items[*]}{.metadata.name} {.spec.containers[0].image} {.metadata.ownerReferences[?(@.controller==true)].kind}/{.metadata.ownerReferences[?(@.controller==true)].name} {.metadata.deletionTimestamp}{"\n"}{end}' 2>/dev/null |
+		awk 'NF == 3'
+}
+d_field() { k get deployment web2 -o "jsonpath=$1" 2>/dev/null; }
+# d_serving holds when web2 has n pods of image, all owned by the one set of
+# that image, which its Deployment owns, that set wants n and has n ready,
+# and every other set wants 0.
+d_serving() {
+	local n=$1 image=$2 sets pods
+	sets=$(d_sets)
+	pods=$(d_pods)
+	[[ $(awk -v i="$image" -v n="$n" '$5 == i && $3 == n && $4 == n && $6 == "Deployment/web2"' <<<"$sets" | wc -l) == 1 ]] || return 1
+	[[ -z $(awk -v i="$image" '$5 != i && $3 != 0' <<<"$sets") ]] || return 1
+	local rs
+	rs=$(awk -v i="$image" '$5 == i {print $1}' <<<"$sets")
+	[[ $(awk -v i="$image" -v o="ReplicaSet/$rs" '$2 == i && $3 == o' <<<"$pods" | wc -l) == "$n" ]] || return 1
+	[[ $(wc -l <<<"$pods") == "$n" ]]
+}
+d_state() {
+	echo "deployment: $(d_field '{.spec.template.spec.containers[0].image} rev={.metadata.annotations.deployment\.kubernetes\.io/revision} available={.status.availableReplicas}/{.spec.replicas}'); sets: [$(d_sets | paste -sd ';')]; pods: [$(d_pods | paste -sd ';')]"
+}
+state() { if [[ ${stage:-rc} == rc ]]; then rc_state; else d_state; fi; }
+d_summary() { # "set NAME (rev R) N pods of IMAGE, old sets at 0: ..."
+	local image=$1 sets
+	sets=$(d_sets)
+	awk -v i="$image" '$5 == i {printf "%s (rev %s, %s) has %s ready; ", $1, $2, $5, $4}
+		$5 != i {printf "%s (rev %s, %s) at %s; ", $1, $2, $5, $3}' <<<"$sets"
+	echo "pods: $(d_pods | awk '{print $1}' | xargs)"
 }
 
-# --- build ---------------------------------------------------------------
+# --- the controller manager, the API server -----------------------------------
 
-step=build-kcm
-if [[ -n ${KCM_BIN:-} ]]; then
-	kcm=$KCM_BIN
-	pass "$step" "using KCM_BIN=$kcm"
-else
-	kcm=$build_dir/kube-controller-manager
-	mkdir -p "$build_dir"
-	start=$SECONDS
-	# go.sum is made here, not committed: tidy again whenever go.mod changed.
-	if ! cmp -s "$here/kcm/go.mod" "$build_dir/go.mod.src" || [[ ! -f $build_dir/go.sum ]]; then
-		cp "$here/kcm/go.mod" "$build_dir/go.mod"
-		cp "$here/kcm/go.mod" "$build_dir/go.mod.src"
-		rm -f "$build_dir/go.sum"
-	fi
-	cp "$here/kcm/main.go" "$build_dir/main.go"
-	ldflags="-X k8s.io/component-base/version.gitVersion=$kube_version -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=32 -X k8s.io/component-base/version.gitTreeState=clean"
-	if (cd "$build_dir" && { [[ -f go.sum ]] || go mod tidy; } && go build -ldflags "$ldflags" -o "$kcm" .) >"$work/build.log" 2>&1; then
-		pass "$step" "k8s.io/kubernetes $kube_version from the module proxy in $((SECONDS - start))s: $("$kcm" --version 2>&1)"
-	else
-		fail "$step" "see below"
-		tail -20 "$work/build.log" >&2
-		exit 1
-	fi
-fi
-
-# --- miniplane serve, its controllers off -----------------------------------
-
-step=serve-ready
-if ! (cd "$root" && go build -o "$work/miniplane" ./cmd/miniplane) >"$work/build-miniplane.log" 2>&1; then
-	fail "$step" "building miniplane failed"
-	cat "$work/build-miniplane.log" >&2
-	exit 1
-fi
-# The simulated kubelets and scheduler (nodesim) keep running: they bind and
-# start the pods the real controller manager creates. Port 0: the kernel
-# picks a free one, and serve prints it.
-"$work/miniplane" serve --addr=127.0.0.1:0 --nodes=3 \
-	--controllers=-replicationcontroller,-endpoint,-garbagecollector \
-	--leader-elect-resource-name=miniplane-controller-manager \
-	>"$work/serve.out" 2>"$work/serve.log" &
-serve_pid=$!
-if wait_for "grep -q '^ready: ' '$work/serve.out'"; then
-	url=$(sed -n 's/.*serving the Kubernetes API on \(http:[^ ]*\).*/\1/p' "$work/serve.out")
-	pass "$step" "$url: $(grep '^ready: ' "$work/serve.out")"
-else
-	fail "$step" "no ready line within ${step_timeout}s: $(tr '\n' ' ' <"$work/serve.out")"
-	cat "$work/serve.log" >&2
-	exit 1
-fi
-
-cat >"$work/kubeconfig" <<EOF
-apiVersion: v1
-kind: Config
-clusters:
-- name: miniplane
-  cluster:
-    server: $url
-users:
-- name: kube-controller-manager
-  user: {}
-contexts:
-- name: miniplane
-  context:
-    cluster: miniplane
-    user: kube-controller-manager
-current-context: miniplane
-EOF
-
-# --- the real kube-controller-manager --------------------------------------
-
-"$kcm" --kubeconfig="$work/kubeconfig" \
-	--controllers=replicationcontroller,endpoint,garbagecollector \
-	--leader-elect=true --use-service-account-credentials=false \
-	--secure-port=0 "${content_flag[@]}" --v=2 \
-	>"$work/kcm.log" 2>&1 &
-kcm_pid=$!
-
-step=kcm-leads
-holder() { k get lease -n kube-system kube-controller-manager -o 'jsonpath={.spec.holderIdentity}' 2>/dev/null; }
-start=$SECONDS
-if wait_for '[[ -n $(holder) ]]'; then
-	pass "$step" "kube-system/kube-controller-manager held by $(holder) (content type: $content_type) [$((SECONDS - start))s]"
-elif ! kill -0 "$kcm_pid" 2>/dev/null; then
-	fail "$step" "kube-controller-manager exited: $(kcm_hint)"
-else
-	fail "$step" "no lease within ${step_timeout}s: $(kcm_hint)"
-fi
+build_kcm
+build_miniplane
+# Every controller of miniplane's that the real controller manager runs is
+# off: serve starts no controller-manager instance, only the API server and
+# nodesim (passed a lease name of its own anyway).
+start_serve serve-ready --controllers="$serve_all_off" --leader-elect-resource-name=miniplane-controller-manager
+start_kcm kcm-leads
 
 # step runs one step: its name, what it does (a command, run once unless it
 # is empty), what must then hold (a condition, waited for), and what to say.
@@ -244,6 +118,17 @@ run_step() {
 	fi
 }
 
+# The controllers that make what every namespace needs: the default
+# ServiceAccount (without it miniplane's ServiceAccount admission refuses
+# every pod, after waiting 2 s for it) and the root CA ConfigMap.
+run_step serviceaccount-default "" \
+	'k get serviceaccount default -n default && k get serviceaccount default -n kube-system' \
+	'echo "the serviceaccount controller made default in default and kube-system"'
+run_step root-ca-published "" \
+	'k get configmap kube-root-ca.crt -n default && k get configmap kube-root-ca.crt -n kube-system' \
+	'echo "kube-root-ca.crt in default and kube-system (ca.crt: $(k get configmap kube-root-ca.crt -n default -o "jsonpath={.data.ca\.crt}" | wc -c) bytes: serve is plain http, KCM has no CA to publish)"'
+
+stage=rc
 run_step create-rc-and-service "k apply -f '$root/examples/web.yaml'" \
 	'[[ $(count "$(live_pods | xargs)") == 3 ]]' \
 	'echo "3 pods owned by $(owners | xargs): $(live_pods | xargs)"'
@@ -261,6 +146,32 @@ run_step delete-rc-gc "k delete rc web --cascade=background --wait=false" \
 run_step endpoints-empty "" '[[ -z $(endpoint_ips) ]] && k get endpoints web' \
 	'echo "the Service web has no addresses left"'
 
+# A Deployment's life: the deployment controller makes and scales the
+# ReplicaSets, the replicaset controller their pods, the garbage collector
+# deletes them when the Deployment goes. `rollout status` is kubectl's own
+# verdict; the conditions then check the sets and pods behind it.
+stage=deployment
+rollout="kw rollout status deployment/web2 --timeout=${step_timeout}s"
+run_step deploy-create "k create deployment web2 --image=nginx:1.27 --replicas=3 && $rollout" \
+	'd_serving 3 nginx:1.27' \
+	'echo "rollout status ok; $(d_sets | awk "{print \$1\" owned by \"\$6}") owns $(d_pods | awk "{print \$1}" | xargs)"'
+run_step deploy-set-image "k set image deployment/web2 nginx=nginx:1.28 && $rollout" \
+	'd_serving 3 nginx:1.28' \
+	'echo "rollout status ok; $(d_summary nginx:1.28)"'
+run_step deploy-undo "k rollout undo deployment/web2 && $rollout" \
+	'd_serving 3 nginx:1.27 && [[ $(d_field "{.metadata.annotations.deployment\.kubernetes\.io/revision}") == 3 && $(d_sets | wc -l) == 2 ]]' \
+	'echo "back to $(d_field "{.spec.template.spec.containers[0].image}"), deployment revision $(d_field "{.metadata.annotations.deployment\.kubernetes\.io/revision}"); $(d_summary nginx:1.27)"'
+run_step deploy-scale "k scale deployment web2 --replicas=5 && $rollout" \
+	'd_serving 5 nginx:1.27 && [[ $(d_field "{.status.availableReplicas}") == 5 ]]' \
+	'echo "5 available: $(d_pods | awk "{print \$1}" | xargs)"'
+run_step deploy-delete-gc "k delete deployment web2 --cascade=background --wait=false" \
+	'! k get deployment web2 && [[ -z $(d_sets) && -z $(k get pods -l app=web2 -o name 2>/dev/null) ]]' \
+	'echo "the garbage collector deleted both ReplicaSets and every pod"'
+
+# Errors in the controller manager's log are worth reading even when every
+# step passed: a controller that failed to start says so only there.
+kcm_errors=$(grep -cE '^E[0-9]{4}' "$work/kcm.log")
+echo "kcm.log: $kcm_errors error lines; controllers started: $(grep -oE 'Started controller" controller="[^"]+"' "$work/kcm.log" | sed 's/.*controller="//; s/"$//' | sort -u | xargs)"
 if ((failed)); then
 	{
 		echo "--- the kube-controller-manager log's last errors and warnings (KEEP_WORK=1 keeps all of it):"
