@@ -184,7 +184,7 @@ func BenchmarkControlPlaneScale(b *testing.B) {
 			require.NoError(b, profile.start())
 		}
 		for i := range n {
-			_, err := srv.UpdateScale(ctx, "default", &api.Scale{Metadata: api.ObjectMeta{Name: fmt.Sprintf("app-%04d", i)}, Spec: api.ScaleSpec{Replicas: replicas / 2}})
+			_, err := srv.UpdateScale(ctx, client.ReplicationControllers, "default", &api.Scale{Metadata: api.ObjectMeta{Name: fmt.Sprintf("app-%04d", i)}, Spec: api.ScaleSpec{Replicas: replicas / 2}})
 			require.NoError(b, err)
 		}
 		downCPU := cpuTime()

@@ -98,7 +98,7 @@ func TestControlLoop(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, nodes, 3, "nodesim registered its nodes")
 
-	_, err = srv.UpdateScale(ctx, "default", &api.Scale{Metadata: api.ObjectMeta{Name: "web"}, Spec: api.ScaleSpec{Replicas: 1}})
+	_, err = srv.UpdateScale(ctx, client.ReplicationControllers, "default", &api.Scale{Metadata: api.ObjectMeta{Name: "web"}, Spec: api.ScaleSpec{Replicas: 1}})
 	require.NoError(t, err)
 	until("scaled to 1", func() bool { return readyPods() == 1 && addresses() == 1 })
 	until("status says 1", func() bool {
