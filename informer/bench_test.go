@@ -1,7 +1,7 @@
 package informer_test
 
-// Benchmarks of the informer pipeline, comparable with client-go's figures
-// in the reference (informer-and-workqueue.md §4.3). Run:
+// Benchmarks of the informer pipeline, comparable with client-go's figures.
+// Run:
 //
 //	go test -run='^$' -bench=. -benchtime=3x -count=3 ./informer/
 //
