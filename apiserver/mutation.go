@@ -21,13 +21,16 @@ import (
 // every reader, so nobody may change it, the server included. Like
 // client-go's cache mutation detector (KUBE_CACHE_MUTATION_DETECTOR), it is
 // for tests and the simulator (Config.CheckMutations): it keeps the
-// protobuf encoding of every object the store takes, when the store takes
-// it, and compares the object with it when the server hands it out again
-// (Get, List, a watch), when a write replaces or deletes it, and on demand
-// (Server.CheckMutations) — which the simulator asks after every step and
-// planetest at a test's cleanup. Every version still in the store's history
-// window is kept, as a watcher or a read at an older revision may be handed
-// it; a version that left the window is dropped.
+// fingerprint (encode) of every object the store takes, when the store
+// takes it, and compares the object with it when Get hands it out again,
+// when a write replaces or deletes it, and on demand (CheckMutations, and
+// CheckSomeMutations a few at a time) — which the simulator asks after
+// every step that wrote and planetest at a test's cleanup. Lists and
+// watches hand out many objects at once and are left to those checks: an
+// encoding per object listed or delivered would cost more than the rest of
+// a simulated run. Every version still in the store's history window is
+// kept, as a watcher or a read at an older revision may be handed it; a
+// version that left the window is dropped.
 
 // mutationCheck is the record of what every stored version looked like.
 // mu guards everything below it; the store calls stored under its own lock
@@ -39,6 +42,11 @@ type mutationCheck struct {
 	// byObj holds an entry per stored version still tracked, by its
 	// pointer: a version is one object, never stored twice.
 	byObj map[api.Object]*mutEntry
+	// order holds the same entries in the order they were stored, and
+	// next is where a partial check (checkSome) goes on from: the order,
+	// unlike a map's, is the same on every run of one simulation.
+	order []*mutEntry
+	next  int
 	// current is the live version of each object, by mutKey.
 	current map[string]*mutEntry
 	// failures are the mutations found by a check that could not return
@@ -92,8 +100,10 @@ func (m *mutationCheck) stored(obj api.Object, rev int64) {
 		// The same object stored again: the writer kept one it had
 		// handed over, or the server changed a stored one and wrote it.
 		m.failLocked(m.diffLocked(old))
+		old.goneAt = rev
 	}
 	m.byObj[obj], m.current[key] = e, e
+	m.order = append(m.order, e)
 	if prev != nil && prev.obj != obj {
 		prev.goneAt = rev
 		m.failLocked(m.diffLocked(prev))
@@ -132,24 +142,46 @@ func (m *mutationCheck) failLocked(err error) {
 	m.failures = append(m.failures, err)
 }
 
-// check compares every tracked version with its encoding, drops those
-// whose replacement is older than oldest (the oldest revision the store's
-// history still holds), and returns every mutation found since the last
-// check.
-func (m *mutationCheck) check(oldest int64) error {
+// check compares n tracked versions with their fingerprints, going on from
+// where the last partial check stopped (n ≤ 0: every version), and returns
+// every mutation found since the last check. Coming round to the first
+// version again, it drops those replaced before oldest (the oldest revision
+// the store's history still holds).
+func (m *mutationCheck) check(oldest int64, n int) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for obj, e := range m.byObj {
-		if e.goneAt != 0 && e.goneAt < oldest {
-			delete(m.byObj, obj)
-			continue
+	if n <= 0 || n > len(m.order) {
+		n = len(m.order)
+	}
+	for range n {
+		if m.next >= len(m.order) {
+			m.pruneLocked(oldest)
+			if len(m.order) == 0 {
+				break
+			}
 		}
-		m.failLocked(m.diffLocked(e))
+		m.failLocked(m.diffLocked(m.order[m.next]))
+		m.next++
 	}
 	errs := m.failures
 	m.failures = nil
 	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) }) // map order must not show
 	return errors.Join(slices.Compact(errs)...)
+}
+
+// pruneLocked drops the versions replaced before oldest and starts the
+// round again.
+func (m *mutationCheck) pruneLocked(oldest int64) {
+	m.order = slices.DeleteFunc(m.order, func(e *mutEntry) bool {
+		if e.goneAt != 0 && e.goneAt < oldest {
+			if m.byObj[e.obj] == e {
+				delete(m.byObj, e.obj)
+			}
+			return true
+		}
+		return false
+	})
+	m.next = 0
 }
 
 // diffLocked returns a *MutationError if e's object no longer encodes as it
@@ -253,12 +285,19 @@ func diffJSON(path string, a, b any, out *[]string) {
 
 // CheckMutations compares every object the store holds, and every older
 // version still in its history, with what it was when stored, and returns
-// the mutations found since the last call, each a *MutationError (joined).
-// It returns nil when Config.CheckMutations is off.
-func (s *Server) CheckMutations() error {
+// the mutations found since the last check, each a *MutationError
+// (joined). It returns nil when Config.CheckMutations is off.
+func (s *Server) CheckMutations() error { return s.CheckSomeMutations(0) }
+
+// CheckSomeMutations is CheckMutations for the next n stored versions only,
+// in the order they were stored, taking up where its last call stopped and
+// coming round again: a check after every step of a simulation that costs
+// n encodings rather than one per stored object. A mutation found on a
+// read or a write since the last check is returned too.
+func (s *Server) CheckSomeMutations(n int) error {
 	if s.mut == nil {
 		return nil
 	}
 	st := s.store.Stats()
-	return s.mut.check(st.Rev - int64(st.History))
+	return s.mut.check(st.Rev-int64(st.History), n)
 }

@@ -74,9 +74,6 @@ func (s *Server) List(_ context.Context, resource, namespace string, opts client
 		read, more, err := s.store.Range(prefix, store.ListOptions{Rev: rev, Limit: chunk, After: after}, func(r store.Record[api.Object]) bool {
 			last = r.Key
 			if f.matches(r.Value) {
-				if s.mut != nil {
-					s.mut.read(r.Value)
-				}
 				out.Items = append(out.Items, k.out(r.Value))
 			}
 			return true

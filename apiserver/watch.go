@@ -64,9 +64,6 @@ func (s *Server) Watch(_ context.Context, resource, namespace string, opts clien
 		}
 		for _, r := range res.Records {
 			if f.matches(r.Value) {
-				if s.mut != nil {
-					s.mut.read(r.Value)
-				}
 				w.initial = append(w.initial, client.WatchEvent{Type: api.WatchAdded, Object: k.out(r.Value)})
 			}
 		}
@@ -180,9 +177,6 @@ func (w *watch) transform(ev store.Event[api.Object]) (client.WatchEvent, bool) 
 	typ, obj := w.decide(ev)
 	if obj == nil {
 		return client.WatchEvent{}, false
-	}
-	if w.s.mut != nil {
-		w.s.mut.read(obj)
 	}
 	return client.WatchEvent{Type: typ, Object: w.k.out(obj)}, true
 }

@@ -80,8 +80,9 @@ func New(cfg Config) (*Plane, error) {
 	p := &Plane{cfg: cfg, clock: cfg.Clock, log: cfg.Logger, ready: make(chan struct{}), registered: make(chan struct{})}
 	p.srv, err = apiserver.New(apiserver.Config{
 		Clock: cfg.Clock, Rand: rand.New(rand.NewPCG(cfg.Seed, 0x6d696e69)), SystemNamespaces: true,
-		Names:  apiserver.NewSeededNames(cfg.Seed), // the same pod names for one seed, whatever the goroutines' timing
-		Logger: cfg.Logger.Named("apiserver"),
+		Names:          apiserver.NewSeededNames(cfg.Seed), // the same pod names for one seed, whatever the goroutines' timing
+		Logger:         cfg.Logger.Named("apiserver"),
+		CheckMutations: cfg.CheckMutations,
 	})
 	if err != nil {
 		return nil, err

@@ -82,6 +82,12 @@ type Config struct {
 	// planetest.Replay(t, seed) gives it.
 	Replay func(seed uint64) string
 
+	// SkipMutationCheck turns off the check, after every step, that no
+	// object the store holds was changed in place (apiserver's
+	// Config.CheckMutations; a change is the violation
+	// "objects-immutable"), for a sweep that would rather be fast.
+	SkipMutationCheck bool
+
 	// ReplicationWithoutExpectations plants a known bug for testing the
 	// simulator itself: the replication controllers are built with
 	// replication.Config.WithoutExpectations (through
