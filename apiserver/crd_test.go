@@ -111,12 +111,12 @@ func TestCustomResourceLifecycle(t *testing.T) {
 	assert.Equal(t, int64(2), w.Metadata.Generation)
 	assert.Equal(t, map[string]any{"replicas": int64(2)}, w.Content["status"])
 
-	scale, err := s.GetScaleOf(ctx, "widgets.demo.example.com", "default", "w")
+	scale, err := s.GetScale(ctx, "widgets.demo.example.com", "default", "w")
 	require.NoError(t, err)
 	assert.Equal(t, int32(3), scale.Spec.Replicas)
 	assert.Equal(t, int32(2), scale.Status.Replicas)
 	scale.Spec.Replicas = 7
-	_, err = s.UpdateScaleOf(ctx, "widgets", "default", scale)
+	_, err = s.UpdateScale(ctx, "widgets", "default", scale)
 	require.NoError(t, err)
 	got, err = s.Get(ctx, "widgets", "default", "w", client.GetOptions{})
 	require.NoError(t, err)

@@ -81,7 +81,7 @@ func TestDryRunWritesStoreNothing(t *testing.T) {
 		{
 			name: "scale returns the new replicas",
 			write: func(s *apiserver.Server) (api.Object, error) {
-				return s.UpdateScale(ctx, "default", &api.Scale{Metadata: api.ObjectMeta{Name: "frontend"}, Spec: api.ScaleSpec{Replicas: 7}}, dry)
+				return s.UpdateScale(ctx, client.ReplicationControllers, "default", &api.Scale{Metadata: api.ObjectMeta{Name: "frontend"}, Spec: api.ScaleSpec{Replicas: 7}}, dry)
 			},
 			check: func(t *testing.T, got api.Object) { assert.Equal(t, int32(7), got.(*api.Scale).Spec.Replicas) },
 		},
@@ -208,13 +208,13 @@ func TestSubresourceManagedFields(t *testing.T) {
 	s, _ := newServer(t)
 	created, err := s.Create(ctx, rc("default", "frontend", 2))
 	require.NoError(t, err)
-	_, err = s.UpdateScale(ctx, "default", &api.Scale{Metadata: api.ObjectMeta{Name: "frontend"}, Spec: api.ScaleSpec{Replicas: 3}}, client.WriteOptions{ManagedFields: mf})
+	_, err = s.UpdateScale(ctx, client.ReplicationControllers, "default", &api.Scale{Metadata: api.ObjectMeta{Name: "frontend"}, Spec: api.ScaleSpec{Replicas: 3}}, client.WriteOptions{ManagedFields: mf})
 	require.NoError(t, err)
 	got, err := client.For[*api.ReplicationController](s).Get(ctx, "default", "frontend")
 	require.NoError(t, err)
 	assert.Equal(t, mf, got.Metadata.ManagedFields)
 
-	_, err = s.UpdateScale(ctx, "default", &api.Scale{Metadata: api.ObjectMeta{Name: "frontend"}, Spec: api.ScaleSpec{Replicas: 4}})
+	_, err = s.UpdateScale(ctx, client.ReplicationControllers, "default", &api.Scale{Metadata: api.ObjectMeta{Name: "frontend"}, Spec: api.ScaleSpec{Replicas: 4}})
 	require.NoError(t, err)
 	got, err = client.For[*api.ReplicationController](s).Get(ctx, "default", "frontend")
 	require.NoError(t, err)

@@ -104,23 +104,23 @@ func TestSchedulingKindsServerRules(t *testing.T) {
 		t.Run(tc.resource+": scale subresource", func(t *testing.T) {
 			_, err := s.Create(ctx, tc.obj)
 			require.NoError(t, err)
-			sc, err := s.GetScaleOf(ctx, tc.resource, "default", "web")
+			sc, err := s.GetScale(ctx, tc.resource, "default", "web")
 			require.NoError(t, err)
 			assert.Equal(t, int32(2), sc.Spec.Replicas)
 			assert.Equal(t, "app=web", sc.Status.Selector)
 			sc.Spec.Replicas = 5
-			_, err = s.UpdateScaleOf(ctx, tc.resource, "default", sc, client.WriteOptions{})
+			_, err = s.UpdateScale(ctx, tc.resource, "default", sc, client.WriteOptions{})
 			require.NoError(t, err)
 			got, err := s.Get(ctx, tc.resource, "default", "web", client.GetOptions{})
 			require.NoError(t, err)
 			assert.Equal(t, int64(2), got.GetObjectMeta().Generation, "scaling changes the spec")
 			sc.Spec.Replicas, sc.Metadata.ResourceVersion = -1, ""
-			_, err = s.UpdateScaleOf(ctx, tc.resource, "default", sc, client.WriteOptions{})
+			_, err = s.UpdateScale(ctx, tc.resource, "default", sc, client.WriteOptions{})
 			assert.True(t, apierrors.IsInvalid(err), "%v", err)
 		})
 	}
 	t.Run("no scale subresource on a pdb", func(t *testing.T) {
-		_, err := s.GetScaleOf(ctx, client.PodDisruptionBudgets, "default", "web")
+		_, err := s.GetScale(ctx, client.PodDisruptionBudgets, "default", "web")
 		assert.True(t, apierrors.IsNotFound(err), "%v", err)
 	})
 	t.Run("list with a label selector", func(t *testing.T) {

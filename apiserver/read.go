@@ -39,6 +39,9 @@ func (s *Server) Get(_ context.Context, resource, namespace, name string, opts c
 	if err != nil {
 		return nil, apierrors.NewNotFound(k.gr, name)
 	}
+	if s.mut != nil {
+		s.mut.read(rec.Value)
+	}
 	return k.out(rec.Value), nil
 }
 

@@ -63,6 +63,11 @@ type Config struct {
 	// no wait. A wait blocks the caller, so the simulator, which steps
 	// everything from one goroutine, must not set it.
 	DefaultServiceAccountWait time.Duration
+	// CheckMutations turns on the mutation check of stored objects
+	// (Server.CheckMutations, mutation.go): for tests and the simulator,
+	// where it costs an encoding per write and per object handed out; the
+	// live binary leaves it off.
+	CheckMutations bool
 }
 
 // initialNamespaces names the namespaces New creates, in order.
@@ -101,6 +106,9 @@ type Server struct {
 	shared sharedPieces
 	rand   *rand.Rand
 	names  *SeededNames // nil: names come from rand
+
+	// mut is the mutation check (Config.CheckMutations); nil when off.
+	mut *mutationCheck
 
 	ips ipAllocator // service cluster IPs
 	// kubeSvc is the kubernetes Service the server keeps, once published.
@@ -155,6 +163,9 @@ func New(cfg Config) (*Server, error) {
 	if s.bookmarkEvery <= 0 {
 		s.bookmarkEvery = DefaultBookmarkInterval
 	}
+	if cfg.CheckMutations {
+		s.mut = newMutationCheck(s.log.Named("mutation-check"))
+	}
 	s.store = store.NewStamped(store.Options{HistoryLimit: cfg.HistoryLimit}, s.stampWrite)
 	for _, k := range newKinds() {
 		s.register(k)
@@ -194,6 +205,9 @@ func (s *Server) stampWrite(obj api.Object, rev int64) {
 	if _, ok := obj.(*api.Namespace); ok {
 		s.openNS.changed()
 	}
+	if s.mut != nil {
+		s.mut.stored(obj, rev)
+	}
 }
 
 // deleteKey removes key from the store if it is still at rev; every
@@ -205,6 +219,9 @@ func (s *Server) deleteKey(key string, rev int64) (store.Record[api.Object], err
 	rec, err := s.store.Delete(key, rev)
 	if _, ok := rec.Value.(*api.Namespace); ok && err == nil {
 		s.openNS.changed()
+	}
+	if s.mut != nil && err == nil {
+		s.mut.deleted(rec.Value, s.store.Rev())
 	}
 	return rec, err
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
@@ -19,12 +20,17 @@ var epoch = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 var ctx = context.Background()
 
-// newServer returns a server on a fake clock with a fixed seed.
+// newServer returns a server on a fake clock with a fixed seed. A test's
+// server checks that nothing changed a stored object (the server itself
+// included), and fails the test at cleanup if something did; a benchmark's
+// does not pay for the check.
 func newServer(t testing.TB) (*apiserver.Server, *clock.Fake) {
 	t.Helper()
 	clk := clock.NewFake(epoch)
-	s, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2))})
+	_, test := t.(*testing.T)
+	s, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2)), CheckMutations: test})
 	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, s.CheckMutations(), "a stored object was changed") })
 	return s, clk
 }
 

@@ -2,11 +2,12 @@ package apiserver
 
 // Pieces of stored objects shared between the objects written in the same
 // second, as managedFields are (stamps): a stored object is never changed
-// (client.Client's contract, STYLE rule 10), so every object that would
-// hold an equal piece may hold the same one. Each memory keeps the last
-// piece made; writes in one second ask for equal ones, so one piece serves
-// a whole second of a scale-up or scale-down. Nothing a client reads
-// changes: the values are those each write made for itself before.
+// (client.Client's contract; DESIGN.md, "Contracts every package keeps"),
+// so every object that would hold an equal piece may hold the same one.
+// Each memory keeps the last piece made; writes in one second ask for equal
+// ones, so one piece serves a whole second of a scale-up or scale-down.
+// Nothing a client reads changes: the values are those each write made for
+// itself before.
 
 import (
 	"sync/atomic"

@@ -23,17 +23,12 @@ type scaleHooks struct {
 	status func(api.Object) (replicas int32, selector string)
 }
 
-// GetScale returns the scale subresource of a replication controller
-// (autoscaling/v1 Scale): desired replicas, observed replicas, and the
-// selector as a string.
-func (s *Server) GetScale(ctx context.Context, namespace, name string) (*api.Scale, error) {
-	return s.GetScaleOf(ctx, client.ReplicationControllers, namespace, name)
-}
-
-// GetScaleOf returns the scale subresource of an object of resource
-// (replicationcontrollers, replicasets, statefulsets); NotFound for a
-// resource without one.
-func (s *Server) GetScaleOf(_ context.Context, resource, namespace, name string) (*api.Scale, error) {
+// GetScale returns the scale subresource (autoscaling/v1 Scale) of an
+// object of resource (client.ReplicationControllers, ReplicaSets,
+// StatefulSets): desired replicas, observed replicas, and the selector as a
+// string; NotFound for a resource without one. The resource comes first, as
+// in client-go's scale client (Scales(ns).Get(ctx, resource, name)).
+func (s *Server) GetScale(_ context.Context, resource, namespace, name string) (*api.Scale, error) {
 	k, err := s.scaledKind(resource)
 	if err != nil {
 		return nil, err
@@ -72,17 +67,12 @@ func scaleOf(k *kind, obj api.Object) *api.Scale {
 	}
 }
 
-// UpdateScale sets a replication controller's spec.replicas from a Scale,
+// UpdateScale sets the spec.replicas of an object of resource
+// (client.ReplicationControllers, ReplicaSets, StatefulSets) from a Scale,
 // conditionally on the Scale's resourceVersion when it has one, and returns
-// the new Scale. Nothing else of the controller changes. Options qualify the
+// the new Scale. Nothing else of the object changes. Options qualify the
 // write (client.DryRun, client.WithManagedFields).
-func (s *Server) UpdateScale(ctx context.Context, namespace string, scale *api.Scale, opts ...client.WriteOption) (*api.Scale, error) {
-	return s.UpdateScaleOf(ctx, client.ReplicationControllers, namespace, scale, opts...)
-}
-
-// UpdateScaleOf is UpdateScale for an object of resource
-// (replicationcontrollers, replicasets, statefulsets).
-func (s *Server) UpdateScaleOf(_ context.Context, resource, namespace string, scale *api.Scale, opts ...client.WriteOption) (*api.Scale, error) {
+func (s *Server) UpdateScale(_ context.Context, resource, namespace string, scale *api.Scale, opts ...client.WriteOption) (*api.Scale, error) {
 	o := client.NewWriteOptions(opts...)
 	k, err := s.scaledKind(resource)
 	if err != nil {

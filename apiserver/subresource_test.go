@@ -19,7 +19,7 @@ import (
 func TestScaleSubresource(t *testing.T) {
 	s, _ := newServer(t)
 	cur := createRC(t, s)
-	sc, err := s.GetScale(ctx, "default", "web")
+	sc, err := s.GetScale(ctx, client.ReplicationControllers, "default", "web")
 	require.NoError(t, err)
 	assert.Equal(t, &api.Scale{
 		TypeMeta: api.TypeMeta{APIVersion: "autoscaling/v1", Kind: "Scale"},
@@ -53,7 +53,7 @@ func TestScaleSubresource(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			before := s.Store().Rev()
 			in := &api.Scale{Metadata: api.ObjectMeta{Name: "web", ResourceVersion: tt.rv}, Spec: api.ScaleSpec{Replicas: tt.replicas}}
-			got, err := s.UpdateScale(ctx, "default", in)
+			got, err := s.UpdateScale(ctx, client.ReplicationControllers, "default", in)
 			if tt.wantErr != nil {
 				require.True(t, tt.wantErr(err), "got %v", err)
 				if tt.wantMsg != "" {

@@ -1,7 +1,7 @@
 package informer_test
 
-// Benchmarks of the informer pipeline, comparable with client-go's figures
-// in the reference (informer-and-workqueue.md §4.3). Run:
+// Benchmarks of the informer pipeline, comparable with client-go's figures.
+// Run:
 //
 //	go test -run='^$' -bench=. -benchtime=3x -count=3 ./informer/
 //
@@ -23,13 +23,14 @@ import (
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/informer"
+	"github.com/miniplane/miniplane/internal/testenv"
 )
 
 // benchServer returns a server on a fake clock holding n pods in 100
 // namespaces, with a history window big enough for the benchmark's writes.
 func benchServer(b *testing.B, n int) (*apiserver.Server, *clock.Fake) {
 	b.Helper()
-	clk := clock.NewFake(epoch)
+	clk := clock.NewFake(testenv.Epoch())
 	s, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2)), HistoryLimit: 2*n + 1000})
 	require.NoError(b, err)
 	for ns := range min(n, 100) {
@@ -147,7 +148,7 @@ func BenchmarkCreateUntilSeen(b *testing.B) {
 		b.Run(fmt.Sprintf("pods=%d", n), func(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
-				clk := clock.NewFake(epoch)
+				clk := clock.NewFake(testenv.Epoch())
 				s, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2)), HistoryLimit: 2 * n})
 				require.NoError(b, err)
 				inf := informer.New(informer.Source{Client: s, Resource: client.Pods}, informer.Config{Clock: clk})

@@ -3,25 +3,19 @@ package informer_test
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"strconv"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.uber.org/zap"
-	"go.uber.org/zap/zaptest"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/informer"
+	"github.com/miniplane/miniplane/internal/testenv"
 )
-
-// epoch is the fake clock's start in every test.
-var epoch = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 var ctx = context.Background()
 
@@ -35,20 +29,14 @@ type env struct {
 	inf *informer.Informer
 }
 
-// newEnv starts nothing. cfg's Clock and Rand are filled in.
+// newEnv starts nothing. cfg's Clock and Rand are filled in
+// (testenv.NewServer).
 func newEnv(t *testing.T, cfg apiserver.Config) *env {
 	t.Helper()
-	clk := clock.NewFake(epoch)
-	cfg.Clock, cfg.Rand = clk, rand.New(rand.NewPCG(1, 2))
-	srv, err := apiserver.New(cfg)
-	require.NoError(t, err)
+	srv, clk := testenv.NewServer(t, cfg)
 	lw := newFaultyLW(informer.Source{Client: srv, Resource: client.Pods})
-	inf := informer.New(lw, informer.Config{Clock: clk, Logger: testLogger(t)})
+	inf := informer.New(lw, informer.Config{Clock: clk, Logger: testenv.Logger(t)})
 	return &env{t: t, clk: clk, srv: srv, lw: lw, inf: inf}
-}
-
-func testLogger(t *testing.T) *zap.Logger {
-	return zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
 }
 
 // pod returns a minimal valid pod.
@@ -97,24 +85,11 @@ func (e *env) rev() string { return strconv.FormatInt(e.srv.Store().Rev(), 10) }
 // up to date and the notifications queued, not dispatched.
 func (e *env) pump(regs ...*informer.Registration) {
 	e.t.Helper()
-	for range 10_000 {
-		progressed := false
-		for e.inf.Reflector().Step(ctx) {
-			progressed = true
-		}
-		for e.inf.ProcessOne() {
-			progressed = true
-		}
-		for _, r := range regs {
-			for r.DispatchOne() {
-				progressed = true
-			}
-		}
-		if !progressed {
-			return
-		}
+	steps := []func() bool{func() bool { return e.inf.Reflector().Step(ctx) }, e.inf.ProcessOne}
+	for _, r := range regs {
+		steps = append(steps, r.DispatchOne)
 	}
-	e.t.Fatal("pump: the steps never ran out of work")
+	testenv.Settle(e.t, 0, steps...)
 }
 
 // drain dispatches everything pending for regs.

@@ -2,7 +2,6 @@ package informer_test
 
 import (
 	"context"
-	"math/rand/v2"
 	"sync"
 	"testing"
 	"time"
@@ -13,8 +12,8 @@ import (
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/client"
-	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/informer"
+	"github.com/miniplane/miniplane/internal/testenv"
 )
 
 // newFactory returns a factory over a server holding pods default/a and
@@ -22,14 +21,12 @@ import (
 // fake clock that never moves.
 func newFactory(t *testing.T, namespace string) (*informer.Factory, *apiserver.Server) {
 	t.Helper()
-	clk := clock.NewFake(epoch)
-	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2))})
-	require.NoError(t, err)
+	srv, clk := testenv.NewServer(t, apiserver.Config{})
 	for _, name := range []string{"a", "b"} {
 		_, err := client.For[*api.Pod](srv).Create(ctx, pod("default", name, nil))
 		require.NoError(t, err)
 	}
-	return informer.NewFactory(srv, namespace, clk, testLogger(t)), srv
+	return informer.NewFactory(srv, namespace, clk, testenv.Logger(t)), srv
 }
 
 // startFactory starts f on a context that the returned stop cancels; stop

@@ -16,6 +16,7 @@ import (
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/informer"
+	"github.com/miniplane/miniplane/internal/testenv"
 )
 
 // Live tests poll a condition for at most this long; a correct run takes
@@ -473,7 +474,7 @@ func TestRunLiveResyncsOnTheClock(t *testing.T) {
 	require.Eventually(t, func() bool { return reg.HasSynced() && other.HasSynced() }, eventually, tick)
 	require.Eventually(t, func() bool { return e.clk.Waiters() == 1 }, eventually, tick, "the resync timer is set")
 	next, _ := e.clk.NextDeadline()
-	assert.Equal(t, epoch.Add(5*time.Second), next)
+	assert.Equal(t, testenv.Epoch().Add(5*time.Second), next)
 
 	e.clk.Step(5 * time.Second)
 	require.Eventually(t, func() bool { return h.Len() == 2 }, eventually, tick)

@@ -12,6 +12,7 @@ import (
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/informer"
+	"github.com/miniplane/miniplane/internal/testenv"
 )
 
 // scriptLW is a ListerWatcher that lists a fixed list and then plays a
@@ -108,7 +109,7 @@ func BenchmarkInformerPodLifecycle(b *testing.B) {
 	for b.Loop() {
 		b.StopTimer()
 		inf := informer.New(&scriptLW{list: list, script: script}, informer.Config{
-			Clock:    clock.NewFake(epoch),
+			Clock:    clock.NewFake(testenv.Epoch()),
 			Indexers: map[string]informer.IndexFunc{"owner": byOwner, "label": byLabel, "node": byNode},
 		})
 		regs := make([]*informer.Registration, 4)

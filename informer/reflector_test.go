@@ -17,6 +17,7 @@ import (
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/informer"
+	"github.com/miniplane/miniplane/internal/testenv"
 )
 
 // errDown is what a failing API server answers.
@@ -441,7 +442,7 @@ func TestReflectorRunWaitsWhileTheSinkIsFull(t *testing.T) {
 	// all n of them, up to 256 per step.
 	lw := replayLW{ListerWatcher: e.lw, rv: before}
 	sink := &fullSink{fullAt: 300, waiting: make(chan struct{}), room: make(chan struct{})}
-	r := informer.NewReflector(lw, sink, e.clk, testLogger(t))
+	r := informer.NewReflector(lw, sink, e.clk, testenv.Logger(t))
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan struct{})

@@ -67,6 +67,12 @@ type Config struct {
 	// Token, when set, is the bearer token every API request must carry
 	// (httpapi.Config.Token).
 	Token string
+
+	// CheckMutations makes the API server check that nothing changes a
+	// stored object in place (apiserver.Config.CheckMutations;
+	// Server().CheckMutations reports what did). planetest turns it on;
+	// serve and demo leave it off, as it costs an encoding per write.
+	CheckMutations bool
 }
 
 // withDefaults fills in the zero fields and checks the rest.

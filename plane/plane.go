@@ -89,8 +89,9 @@ func New(cfg Config) (*Plane, error) {
 		// "default" in every namespace, and a pod create waits for it as
 		// long as kube-apiserver's lookup retries.
 		ServiceAccounts: true, DefaultServiceAccountWait: 2 * time.Second,
-		Names:  apiserver.NewSeededNames(cfg.Seed), // the same pod names for one seed, whatever the goroutines' timing
-		Logger: cfg.Logger.Named("apiserver"),
+		Names:          apiserver.NewSeededNames(cfg.Seed), // the same pod names for one seed, whatever the goroutines' timing
+		Logger:         cfg.Logger.Named("apiserver"),
+		CheckMutations: cfg.CheckMutations,
 	})
 	if err != nil {
 		return nil, err

@@ -162,10 +162,10 @@ func TestKillLeaderFailsOver(t *testing.T) {
 		assert.GreaterOrEqual(t, time.Since(killedAt), fastElection.LeaseDuration-fastElection.RetryPeriod, "the lease is waited out")
 
 		// The new leader writes once it has work: scale the RC up.
-		scale, err := p.Server().GetScale(context.Background(), "default", "web")
+		scale, err := p.Server().GetScale(context.Background(), client.ReplicationControllers, "default", "web")
 		require.NoError(t, err)
 		scale.Spec.Replicas = 2
-		_, err = p.Server().UpdateScale(context.Background(), "default", scale)
+		_, err = p.Server().UpdateScale(context.Background(), client.ReplicationControllers, "default", scale)
 		require.NoError(t, err)
 		waitFor(t, "the new leader's first write", func() bool { _, ok := p.FirstWriteAfter(killedAt); return ok })
 		writes = p.Writes()

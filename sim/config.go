@@ -10,8 +10,8 @@ import (
 
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
+	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/election"
-	"github.com/miniplane/miniplane/informer"
 )
 
 // Defaults of Config.
@@ -62,11 +62,15 @@ type Config struct {
 	// ConvergeWithin bounds how long after the last fault the system must
 	// be quiet (default 20m).
 	ConvergeWithin time.Duration
-	// Controllers are built, besides the controller manager's own
-	// (manager.DefaultDescriptors: the replication, deployment, endpoints and garbage
-	// collector controllers, with their event recorders), by each
-	// instance each time it starts leading.
-	Controllers []ControllerFunc
+	// Controllers are registered as the controller manager's own are
+	// (manager.DefaultDescriptors: the replication, replica set, deployment,
+	// endpoints, garbage collector and service account controllers, with their event recorders), and each
+	// instance builds them after those each time it starts leading. Init
+	// gets the instance's name, informer factory and clock, and a Client
+	// whose writes go through the fault injection, the leader's guard and
+	// the trace; the simulator steps the controller (ProcessOne) instead
+	// of running it, so the worker count Init returns is not used.
+	Controllers []manager.Descriptor
 	// Invariants are checked, besides the built-in ones, whenever the
 	// system is quiet and no fault is in force.
 	Invariants []Invariant
@@ -82,6 +86,12 @@ type Config struct {
 	// test sets the `go test -run` line of its seed, as
 	// planetest.Replay(t, seed) gives it.
 	Replay func(seed uint64) string
+
+	// SkipMutationCheck turns off the check, after every step, that no
+	// object the store holds was changed in place (apiserver's
+	// Config.CheckMutations; a change is the violation
+	// "objects-immutable"), for a sweep that would rather be fast.
+	SkipMutationCheck bool
 
 	// ReplicationWithoutExpectations plants a known bug for testing the
 	// simulator itself: the replication controllers are built with
@@ -111,35 +121,6 @@ func (c Config) withDefaults() Config {
 		c.Logger = zap.NewNop()
 	}
 	return c
-}
-
-// Controller is what the simulator steps: every controller package's
-// *Controller satisfies it, and so must a controller author's.
-type Controller interface {
-	// ProcessOne does one unit of work, if there is one ready, and
-	// reports whether it did.
-	ProcessOne(ctx context.Context) bool
-	// HasSynced reports whether the controller's handlers have been
-	// handed their informers' initial lists; the simulator steps it only
-	// then, as Run would.
-	HasSynced() bool
-}
-
-// ControllerContext is what a ControllerFunc builds a controller with: the
-// instance's informer factory and clock, and a Client whose writes go
-// through the fault injection, the leader's guard and the trace.
-type ControllerContext struct {
-	Instance string
-	Client   client.Client
-	Factory  *informer.Factory
-	Clock    clock.Clock
-	Logger   *zap.Logger
-}
-
-// ControllerFunc builds one controller for an instance's term.
-type ControllerFunc struct {
-	Name string
-	New  func(cc ControllerContext) (Controller, error)
 }
 
 // Invariant is a condition on the whole system, checked when it is quiet.

@@ -58,8 +58,10 @@
 //
 // # For controller authors
 //
-// Config.Controllers adds a controller, built like the built-in ones from
-// an informer factory, a clock and a Client, to every instance; New,
+// Config.Controllers adds a controller to every instance, registered as
+// the built-in ones are (a manager.Descriptor, whose Init gets an informer
+// factory, a clock and a Client) and satisfying the same
+// manager.Controller, whose ProcessOne the simulator steps; New,
 // Step, RunFor, RunUntilQuiet, Inject, Check and Config.Invariants drive
 // and judge the run. See the package example.
 //

@@ -9,6 +9,8 @@ import (
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/controllers/loop"
+	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/informer"
 	"github.com/miniplane/miniplane/sim"
@@ -21,24 +23,38 @@ const agentLabel = "agent-for"
 // written the way a first controller often is: it counts the agents in
 // its cache and creates one when it sees none. With checkLive it asks the
 // API server before creating, which is the fix.
+//
+// It is a manager.Controller, as the built-in controllers are: its
+// loop.Loop gives it ProcessOne, the step the simulator takes, and Run,
+// which the live controller manager would call.
 type agentController struct {
 	client    client.Client
 	nodes     informer.Lister[*api.Node]
 	pods      informer.Lister[*api.Pod]
 	queue     *workqueue.Queue[string]
+	loop      *loop.Loop
 	regs      []*informer.Registration
 	checkLive bool
 }
 
-func agentControllerFunc(checkLive bool) sim.ControllerFunc {
-	return sim.ControllerFunc{Name: "agents", New: func(cc sim.ControllerContext) (sim.Controller, error) {
-		nodeInf, podInf := cc.Factory.ForResource(client.Nodes), cc.Factory.ForResource(client.Pods)
+// agentDescriptor registers the controller, as manager.DefaultDescriptors
+// registers the built-in ones.
+func agentDescriptor(checkLive bool) manager.Descriptor {
+	return manager.Descriptor{Name: "agents", Init: func(ic manager.InitContext) (manager.Controller, int, error) {
+		nodeInf, podInf := ic.Factory.ForResource(client.Nodes), ic.Factory.ForResource(client.Pods)
 		c := &agentController{
-			client:    cc.Client,
+			client:    ic.Client,
 			nodes:     informer.NewLister[*api.Node](nodeInf, apierrors.GroupResource{Resource: client.Nodes}),
 			pods:      informer.NewLister[*api.Pod](podInf, apierrors.GroupResource{Resource: client.Pods}),
-			queue:     workqueue.New(workqueue.Config[string]{Name: "agents", Clock: cc.Clock}),
+			queue:     workqueue.New(workqueue.Config[string]{Name: "agents", Clock: ic.Clock}),
 			checkLive: checkLive,
+		}
+		var err error
+		c.loop, err = loop.New(loop.Config{
+			Name: "agents", Queue: c.queue, Sync: c.sync, Informers: []*informer.Informer{nodeInf, podInf}, Logger: ic.Logger,
+		})
+		if err != nil {
+			return nil, 0, err
 		}
 		node := func(obj api.Object) { c.queue.Add(obj.GetObjectMeta().Name) }
 		agent := func(obj api.Object) {
@@ -61,7 +77,7 @@ func agentControllerFunc(checkLive bool) sim.ControllerFunc {
 					}
 				},
 			}, 0))
-		return c, nil
+		return c, 1, nil
 	}}
 }
 
@@ -77,19 +93,9 @@ func (c *agentController) HasSynced() bool {
 // Queue lets the simulator see whether the controller has work.
 func (c *agentController) Queue() *workqueue.Queue[string] { return c.queue }
 
-func (c *agentController) ProcessOne(ctx context.Context) bool {
-	node, ok, _ := c.queue.TryGet()
-	if !ok {
-		return false
-	}
-	defer c.queue.Done(node)
-	if err := c.sync(ctx, node); err != nil {
-		c.queue.AddRateLimited(node)
-		return true
-	}
-	c.queue.Forget(node)
-	return true
-}
+func (c *agentController) ProcessOne(ctx context.Context) bool { return c.loop.ProcessOne(ctx) }
+
+func (c *agentController) Run(ctx context.Context, workers int) { c.loop.Run(ctx, workers) }
 
 func (c *agentController) sync(ctx context.Context, node string) error {
 	if _, err := c.nodes.Get(node); apierrors.IsNotFound(err) {
@@ -152,7 +158,7 @@ func runAgents(seed uint64, checkLive bool) error {
 		Seed:        seed,
 		Faults:      sim.FaultSet(0).With(sim.StaleCache),
 		FaultEvery:  10 * time.Second,
-		Controllers: []sim.ControllerFunc{agentControllerFunc(checkLive)},
+		Controllers: []manager.Descriptor{agentDescriptor(checkLive)},
 		Invariants:  []sim.Invariant{oneAgentPerNode},
 	})
 	if err != nil {

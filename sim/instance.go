@@ -21,16 +21,6 @@ import (
 // Its controllers' own informers are added when it leads (adoptInformers).
 func gcResources() []string { return garbagecollector.DefaultResources() }
 
-// asSimController is a built-in controller as the simulator steps it: all
-// of the manager's have ProcessOne.
-func asSimController(c manager.Controller) Controller {
-	sc, ok := c.(Controller)
-	if !ok {
-		panic(fmt.Sprintf("sim: controller %T has no ProcessOne", c))
-	}
-	return sc
-}
-
 // electorStream is the first of the random streams the electors draw
 // their jitter from, one per incarnation.
 const electorStream = 1 << 32
@@ -67,7 +57,7 @@ type idleState struct {
 // ctrlState is one controller built for one term.
 type ctrlState struct {
 	name    string
-	c       Controller
+	c       manager.Controller
 	queue   *workqueue.Queue[string] // nil when the controller does not show its queue
 	started bool                     // synced, and its start-up work done
 }
@@ -204,36 +194,35 @@ func (s *Sim) build(in *instance, term int64) {
 	// trace, and the simulator steps them instead of running them.
 	opts := manager.DefaultOptions()
 	opts.ReplicationWithoutExpectations = s.cfg.ReplicationWithoutExpectations
-	descriptors := manager.DefaultDescriptors()
-	m, err := manager.New(manager.InitContext{
+	ic := manager.InitContext{
 		ClientFor: cl, Factory: in.factory, Clock: in.clock, Logger: log, Options: opts, Instance: in.name,
-	}, descriptors)
-	if err != nil {
-		panic(fmt.Sprintf("sim: the controller manager's default options are invalid: %v", err))
 	}
-	built, err := m.Build()
-	if err != nil {
+	add := func(descriptors []manager.Descriptor) error {
+		m, err := manager.New(ic, descriptors)
+		if err != nil {
+			return err
+		}
+		built, err := m.Build()
+		for _, d := range descriptors {
+			c, ok := built[d.Name]
+			if !ok {
+				continue // switched off (DisabledByDefault), or its build failed
+			}
+			st := &ctrlState{name: d.Name, c: c}
+			if q, ok := c.(interface {
+				Queue() *workqueue.Queue[string]
+			}); ok {
+				st.queue = q.Queue()
+			}
+			in.ctrls = append(in.ctrls, st)
+		}
+		return err
+	}
+	if err := add(manager.DefaultDescriptors()); err != nil {
 		panic(fmt.Sprintf("sim: building the controllers: %v", err)) // the built-ins' configs are fixed and valid
 	}
-	add := func(name string, c Controller) {
-		st := &ctrlState{name: name, c: c}
-		if q, ok := c.(interface {
-			Queue() *workqueue.Queue[string]
-		}); ok {
-			st.queue = q.Queue()
-		}
-		in.ctrls = append(in.ctrls, st)
-	}
-	for _, d := range descriptors {
-		add(d.Name, asSimController(built[d.Name]))
-	}
-	for _, cf := range s.cfg.Controllers {
-		c, err := cf.New(ControllerContext{Instance: in.name, Client: cl(cf.Name), Factory: in.factory, Clock: in.clock, Logger: log})
-		if err != nil {
-			s.violate("controller-builds", fmt.Sprintf("%s: building %s: %v", in.name, cf.Name, err))
-			continue
-		}
-		add(cf.Name, c)
+	if err := add(s.cfg.Controllers); err != nil {
+		s.violate("controller-builds", fmt.Sprintf("%s: %v", in.name, err))
 	}
 	s.adoptInformers(in)
 	for _, ni := range in.informers {

@@ -184,14 +184,14 @@ func failedOn(objects []string, name, format string, args ...any) error {
 	return &invariantError{name: name, detail: fmt.Sprintf(format, args...), objects: objects}
 }
 
-// Check checks the invariants that hold when the system is quiet: every
-// cache equals the store, every replication controller owns exactly
+// Check checks the invariants that hold when the system is quiet: no
+// stored object was changed in place, every cache equals the store, every replication controller owns exactly
 // spec.replicas active pods and says so in its status, no pod has two
 // controllers or an owner that is gone, every service's Endpoints list the
 // addresses of its pods, and the Config's own invariants. It returns the
 // first that fails.
 func (s *Sim) Check(ctx context.Context) error {
-	checks := []func(context.Context) error{s.checkCaches, s.checkReplication, s.checkEndpoints, s.checkOwners, s.checkDeployments}
+	checks := []func(context.Context) error{s.checkMutations, s.checkCaches, s.checkReplication, s.checkEndpoints, s.checkOwners, s.checkDeployments}
 	for _, check := range checks {
 		if err := check(ctx); err != nil {
 			return err
@@ -201,6 +201,16 @@ func (s *Sim) Check(ctx context.Context) error {
 		if err := inv.Check(ctx, s); err != nil {
 			return failed(inv.Name, "%v", err)
 		}
+	}
+	return nil
+}
+
+// checkMutations checks that no object the store holds, nor any older
+// version in its history, was changed in place since it was stored
+// (DESIGN.md, "Contracts every package keeps").
+func (s *Sim) checkMutations(context.Context) error {
+	if err := s.srv.CheckMutations(); err != nil {
+		return failed("objects-immutable", "%v", err)
 	}
 	return nil
 }

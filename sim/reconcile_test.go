@@ -13,18 +13,20 @@ import (
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/controllers/loop"
 	"github.com/miniplane/miniplane/controllers/loop/looptest"
+	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/sim"
 )
 
-// configPerServiceFunc builds, for each controller-manager term, a
+// configPerService builds, for each controller-manager term, a
 // controller written only as a reconcile function and its watches
 // (loop.NewController over looptest.ConfigPerService).
-var configPerServiceFunc = sim.ControllerFunc{Name: "config-per-service", New: func(cc sim.ControllerContext) (sim.Controller, error) {
-	r := looptest.NewConfigPerService(cc.Client, cc.Factory)
-	return loop.NewController(loop.ControllerConfig{
-		Name: "config-per-service", Factory: cc.Factory, Clock: cc.Clock, Logger: cc.Logger,
+var configPerService = manager.Descriptor{Name: "config-per-service", Init: func(ic manager.InitContext) (manager.Controller, int, error) {
+	r := looptest.NewConfigPerService(ic.Client, ic.Factory)
+	c, err := loop.NewController(loop.ControllerConfig{
+		Name: "config-per-service", Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
 		Reconcile: r.Reconcile, Watches: r.Watches(),
 	})
+	return c, 1, err
 }}
 
 // everyServiceHasItsConfig is the controller's promise, checked when the
@@ -60,7 +62,7 @@ func TestReconcilerInSeedSweep(t *testing.T) {
 				Seed:        seed,
 				Faults:      sim.FaultSet(0).With(sim.Conflict).With(sim.ServerError).With(sim.StaleCache).With(sim.WatchClose).With(sim.Crash),
 				FaultEvery:  5 * time.Second,
-				Controllers: []sim.ControllerFunc{configPerServiceFunc},
+				Controllers: []manager.Descriptor{configPerService},
 				Invariants:  []sim.Invariant{everyServiceHasItsConfig},
 			})
 			require.NoError(t, err)

@@ -105,6 +105,7 @@ func New(ctx context.Context, cfg Config) (*Sim, error) {
 	s.instantAt = s.clock.Now()
 	srv, err := apiserver.New(apiserver.Config{
 		Clock: s.clock, Rand: rand.New(rand.NewPCG(cfg.Seed, 4)), Logger: cfg.Logger.Named("apiserver"),
+		CheckMutations: !cfg.SkipMutationCheck,
 	})
 	if err != nil {
 		return nil, err
@@ -227,14 +228,28 @@ func (s *Sim) Step(ctx context.Context) (bool, error) {
 		} else {
 			s.instantAt, s.instantN = now, 0
 		}
-		if rev := s.srv.Store().Rev(); rev < s.lastRev {
+		rev := s.srv.Store().Rev()
+		if rev < s.lastRev {
 			s.violate("revisions-rise", fmt.Sprintf("store revision went from %d to %d", s.lastRev, rev))
-		} else {
-			s.lastRev = rev
 		}
+		if rev > s.lastRev {
+			// After a step that wrote: a few stored objects, in turn, and
+			// any the write replaced; all of them when the system is quiet
+			// (Check). Checking every one every step would cost many times
+			// the run.
+			if err := s.srv.CheckSomeMutations(mutationChecksPerWrite); err != nil {
+				s.violate("objects-immutable", err.Error())
+			}
+		}
+		s.lastRev = max(s.lastRev, rev)
 	}
 	return did, s.Err()
 }
+
+// mutationChecksPerWrite is how many stored objects Step compares with
+// their fingerprints after a step that wrote (apiserver's
+// CheckSomeMutations).
+const mutationChecksPerWrite = 4
 
 func (s *Sim) step(ctx context.Context) bool {
 	now := s.clock.Now()

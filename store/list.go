@@ -76,7 +76,7 @@ func (s *Store[V]) snapshot(rev int64) (*stateTree[V], int64, []event[V], error)
 		rev = s.rev
 	}
 	// The events after rev are copied: compaction clears the slots it drops.
-	later := s.hist.appendFrom(nil, s.histIndexLocked(rev+1))
+	later := s.hist.AppendFrom(nil, s.histIndexLocked(rev+1))
 	return s.tree.Clone(), rev, later, nil
 }
 

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 
 	"github.com/google/btree"
+
+	"github.com/miniplane/miniplane/internal/ring"
 )
 
 // DefaultHistoryLimit is the history window when Options.HistoryLimit is 0.
@@ -76,7 +78,11 @@ type Store[V any] struct {
 	// compaction). Invariant: hist holds exactly the events of revisions
 	// histBase()..rev, where histBase() = max(compactRev, 2).
 	compactRev int64
-	hist       histRing[V]
+	// hist is the history log, oldest first: writes push at the back and
+	// compaction drops from the front, so the window slides along one
+	// array instead of being copied whenever it is full (100,000 events
+	// in the control-plane benchmark).
+	hist ring.Ring[event[V]]
 	// parked are the watchers waiting for news (see Watcher.Ready), each
 	// with its own wake channel: a write closes the channels of those whose
 	// prefix holds its key and tells the others, through their skip, that
@@ -135,7 +141,7 @@ type Stats struct {
 func (s *Store[V]) Stats() Stats {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return Stats{Rev: s.rev, CompactRev: s.compactRev, Keys: s.tree.Len(), History: s.hist.len(), Watchers: int(s.watchers.Load())}
+	return Stats{Rev: s.rev, CompactRev: s.compactRev, Keys: s.tree.Len(), History: s.hist.Len(), Watchers: int(s.watchers.Load())}
 }
 
 // Create stores value under key at a new revision. It fails with ErrExists if
@@ -207,8 +213,8 @@ func (s *Store[V]) Delete(key string, expectedRev int64) (Record[V], error) {
 // already applied ev to the tree.
 func (s *Store[V]) commitLocked(ev event[V]) {
 	s.rev++
-	s.hist.push(ev)
-	if s.hist.len() > s.limit {
+	s.hist.Push(ev)
+	if s.hist.Len() > s.limit {
 		s.compactLocked(s.rev - int64(s.limit) + 1)
 	}
 	if len(s.parked) == 0 {
@@ -262,8 +268,8 @@ func (s *Store[V]) Get(key string, rev int64) (Record[V], error) {
 	}
 	if rev != 0 && rev < s.rev {
 		// The first write to key after rev holds, as prev, the state at rev.
-		for i := s.histIndexLocked(rev + 1); i < s.hist.len(); i++ {
-			if ev := s.hist.at(i); ev.key() == key {
+		for i := s.histIndexLocked(rev + 1); i < s.hist.Len(); i++ {
+			if ev := s.hist.At(i); ev.key() == key {
 				if ev.prev == nil {
 					return Record[V]{}, fmt.Errorf("%w: %q at revision %d", ErrNotFound, key, rev)
 				}
@@ -315,7 +321,7 @@ func (s *Store[V]) Compact(rev int64) error {
 // compactLocked makes rev the oldest readable revision. rev must be in
 // (s.compactRev, s.rev].
 func (s *Store[V]) compactLocked(rev int64) {
-	s.hist.drop(s.histIndexLocked(rev))
+	s.hist.Drop(s.histIndexLocked(rev))
 	s.compactRev = rev
 }
 
@@ -327,5 +333,5 @@ func (s *Store[V]) histBaseLocked() int64 { return max(s.compactRev, 2) }
 // clamped to [0, len(s.hist)].
 func (s *Store[V]) histIndexLocked(rev int64) int {
 	i := rev - s.histBaseLocked()
-	return int(min(max(i, 0), int64(s.hist.len())))
+	return int(min(max(i, 0), int64(s.hist.Len())))
 }

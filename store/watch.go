@@ -96,8 +96,8 @@ func (w *Watcher[V]) Poll(dst []Event[V], limit int) (events []Event[V], progres
 	base := s.histBaseLocked()
 	i := s.histIndexLocked(w.next)
 	w.scratch = w.scratch[:0]
-	for ; i < s.hist.len() && (limit <= 0 || len(w.scratch) < limit); i++ {
-		if ev := s.hist.at(i); strings.HasPrefix(ev.key(), w.prefix) {
+	for ; i < s.hist.Len() && (limit <= 0 || len(w.scratch) < limit); i++ {
+		if ev := s.hist.At(i); strings.HasPrefix(ev.key(), w.prefix) {
 			w.scratch = append(w.scratch, revEvent[V]{rev: base + int64(i), ev: ev})
 		}
 	}

@@ -37,8 +37,8 @@ type Backend interface {
 	Resources() []apiserver.ResourceInfo
 	Count(resource string) int
 	BookmarkInterval() time.Duration
-	GetScaleOf(ctx context.Context, resource, namespace, name string) (*api.Scale, error)
-	UpdateScaleOf(ctx context.Context, resource, namespace string, scale *api.Scale, opts ...client.WriteOption) (*api.Scale, error)
+	GetScale(ctx context.Context, resource, namespace, name string) (*api.Scale, error)
+	UpdateScale(ctx context.Context, resource, namespace string, scale *api.Scale, opts ...client.WriteOption) (*api.Scale, error)
 	Bind(ctx context.Context, namespace, name, node string) (*api.Pod, error)
 	Evict(ctx context.Context, eviction *api.Eviction) (*api.Pod, error)
 	DeleteCollection(ctx context.Context, resource, namespace string, listOpts client.ListOptions, opts api.DeleteOptions) (*client.List, error)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/apiserver/httpapi"
 	"github.com/miniplane/miniplane/clock"
+	"github.com/miniplane/miniplane/internal/testenv"
 )
 
 // fixture is a Handler over a fresh server on a fake clock, holding a pod
@@ -29,9 +29,7 @@ type fixture struct {
 
 func newFixture(t testing.TB, mutate func(*httpapi.Config)) *fixture {
 	t.Helper()
-	clk := clock.NewFake(epoch)
-	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2))})
-	require.NoError(t, err)
+	srv, clk := testenv.NewServer(t, apiserver.Config{}) // the mutation check on: the handler hands decoded bodies over
 	cfg := httpapi.Config{Server: srv, Clock: clk}
 	if mutate != nil {
 		mutate(&cfg)

@@ -117,7 +117,7 @@ func (p *patchRequest) try(r *http.Request) (int, any, error) {
 	ctx := r.Context()
 	req := p.req
 	if req.sub == "scale" {
-		cur, err := p.h.srv.GetScaleOf(ctx, req.info.GroupResource().String(), req.namespace, req.name)
+		cur, err := p.h.srv.GetScale(ctx, req.info.GroupResource().String(), req.namespace, req.name)
 		if err != nil {
 			return 0, nil, err
 		}
@@ -139,7 +139,7 @@ func (p *patchRequest) try(r *http.Request) (int, any, error) {
 				return 0, nil, err
 			}
 		}
-		out, err := p.h.srv.UpdateScaleOf(ctx, req.info.GroupResource().String(), req.namespace, &sc, opts)
+		out, err := p.h.srv.UpdateScale(ctx, req.info.GroupResource().String(), req.namespace, &sc, opts)
 		return http.StatusOK, out, err
 	}
 

@@ -258,7 +258,7 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, req resourc
 	}
 	switch req.verb {
 	case "get":
-		sc, err := h.srv.GetScaleOf(ctx, req.info.GroupResource().String(), req.namespace, req.name)
+		sc, err := h.srv.GetScale(ctx, req.info.GroupResource().String(), req.namespace, req.name)
 		if err != nil {
 			return err
 		}
@@ -287,7 +287,7 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, req resourc
 				return err
 			}
 		}
-		updated, err := h.srv.UpdateScaleOf(ctx, req.info.GroupResource().String(), req.namespace, &sc, opts)
+		updated, err := h.srv.UpdateScale(ctx, req.info.GroupResource().String(), req.namespace, &sc, opts)
 		if err != nil {
 			return err
 		}

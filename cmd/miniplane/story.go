@@ -382,12 +382,12 @@ func (s *story) stableRanking(ctx context.Context, pods []*api.Pod) ([]*api.Pod,
 func (s *story) setReplicas(ctx context.Context, n int32) error {
 	return s.act(youKubectl, func() (string, error) {
 		for range 5 { // a conflict means the RC moved under us; read and retry
-			scale, err := s.p.Server().GetScale(ctx, demoNS, demoName)
+			scale, err := s.p.Server().GetScale(ctx, client.ReplicationControllers, demoNS, demoName)
 			if err != nil {
 				return "", fmt.Errorf("demo: reading the scale: %w", err)
 			}
 			scale.Spec.Replicas = n
-			if _, err = s.p.Server().UpdateScale(ctx, demoNS, scale); err == nil {
+			if _, err = s.p.Server().UpdateScale(ctx, client.ReplicationControllers, demoNS, scale); err == nil {
 				return fmt.Sprintf("scaled replicationcontroller web to %d", n), nil
 			}
 			if !apierrors.IsConflict(err) {

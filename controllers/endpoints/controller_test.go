@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"sync"
 	"testing"
@@ -22,9 +21,8 @@ import (
 	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/informer"
+	"github.com/miniplane/miniplane/internal/testenv"
 )
-
-var epoch = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 // recordingClient is the controller's Client over a real server: it
 // records every write, and fails writes while failWith is set.
@@ -118,9 +116,7 @@ type env struct {
 
 func newEnv(t testing.TB, mutate ...func(*Config)) *env {
 	t.Helper()
-	clk := clock.NewFake(epoch)
-	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2))})
-	require.NoError(t, err)
+	srv, clk := testenv.NewServer(t, apiserver.Config{})
 	e := &env{t: t, ctx: context.Background(), srv: srv, clk: clk, client: &recordingClient{srv: srv}}
 	e.start(mutate...)
 	return e
@@ -293,9 +289,7 @@ func summary(ep *api.Endpoints) []subsetIPs {
 }
 
 func TestNewRequiresItsDependencies(t *testing.T) {
-	clk := clock.NewFake(epoch)
-	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2))})
-	require.NoError(t, err)
+	srv, clk := testenv.NewServer(t, apiserver.Config{})
 	f := informer.NewFactory(srv, "", clk, nil)
 	tests := []struct {
 		name string
@@ -836,11 +830,9 @@ func TestFailedWriteRetriedWithEvent(t *testing.T) {
 // caches, deletes a leftover, follows a new service, and returns when its
 // context ends.
 func TestRunDeletesOrphansAndStops(t *testing.T) {
-	clk := clock.NewFake(epoch)
-	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2))})
-	require.NoError(t, err)
+	srv, clk := testenv.NewServer(t, apiserver.Config{})
 	ctx := context.Background()
-	_, err = srv.Create(ctx, &api.Endpoints{Metadata: api.ObjectMeta{Namespace: "default", Name: "orphan"}})
+	_, err := srv.Create(ctx, &api.Endpoints{Metadata: api.ObjectMeta{Namespace: "default", Name: "orphan"}})
 	require.NoError(t, err)
 	log := zaptest.NewLogger(t)
 	f := informer.NewFactory(srv, "", clk, log)

@@ -34,9 +34,9 @@ type podTrigger struct {
 	at   time.Time
 	// pod is the version read if it may serve, else nil. A later sync
 	// that lists the same pointer lists the same pod, as cached objects
-	// are immutable (STYLE rule 10), and the state holding it keeps it
-	// from being freed and its address reused: that sync reads nothing
-	// of it again. It keeps a replaced version alive until the service's
+	// are immutable (DESIGN.md, "Contracts every package keeps"), and
+	// the state holding it keeps it from being freed and its address
+	// reused: that sync reads nothing of it again. It keeps a replaced version alive until the service's
 	// next sync, which a change of a serving pod queues; a pod that does
 	// not serve (being created, or terminating) is not kept, as it may
 	// change many times before the next sync: it is read again.

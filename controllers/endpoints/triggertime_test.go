@@ -14,10 +14,11 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/internal/testenv"
 )
 
 func TestNextTriggerTime(t *testing.T) {
-	t0 := epoch
+	t0 := testenv.Epoch()
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 	svc := testService()
 	svc.Metadata.CreationTimestamp = api.NewTime(at(0))
@@ -107,7 +108,7 @@ func TestTriggerTrackerMatchesTheModel(t *testing.T) {
 	for seed := range uint64(50) {
 		r := rand.New(rand.NewPCG(seed, 7))
 		svc := testService()
-		svc.Metadata.CreationTimestamp = api.NewTime(epoch)
+		svc.Metadata.CreationTimestamp = api.NewTime(testenv.Epoch())
 		tracker := &triggerTracker{states: map[string]*trackedService{}}
 		var model triggerModel
 		live := map[string]*api.Pod{}
@@ -121,7 +122,7 @@ func TestTriggerTrackerMatchesTheModel(t *testing.T) {
 					delete(live, name)
 				default:
 					opts := []podOpt{func(p *api.Pod) {
-						p.Status.Conditions[0].LastTransitionTime = api.NewTime(epoch.Add(time.Duration(r.IntN(20)) * time.Second))
+						p.Status.Conditions[0].LastTransitionTime = api.NewTime(testenv.Epoch().Add(time.Duration(r.IntN(20)) * time.Second))
 					}}
 					if r.IntN(3) == 0 {
 						opts = append(opts, terminating())
@@ -175,7 +176,7 @@ func TestLastChangeTriggerTimeAnnotation(t *testing.T) {
 	e.createPod("default", "a", "10.1.0.1", true, webLabels)
 	e.settle()
 	ann := func() map[string]string { return e.endpoints("default", "web").Metadata.Annotations }
-	assert.Equal(t, epoch.Format(time.RFC3339Nano), ann()[AnnotationLastChangeTriggerTime])
+	assert.Equal(t, testenv.Epoch().Format(time.RFC3339Nano), ann()[AnnotationLastChangeTriggerTime])
 
 	e.clk.Step(10 * time.Second)
 	obj, err := e.srv.Get(e.ctx, client.Pods, "default", "a", client.GetOptions{})
@@ -186,7 +187,7 @@ func TestLastChangeTriggerTimeAnnotation(t *testing.T) {
 	_, err = e.srv.UpdateStatus(e.ctx, p)
 	require.NoError(t, err)
 	e.settle()
-	assert.Equal(t, epoch.Add(10*time.Second).Format(time.RFC3339Nano), ann()[AnnotationLastChangeTriggerTime])
+	assert.Equal(t, testenv.Epoch().Add(10*time.Second).Format(time.RFC3339Nano), ann()[AnnotationLastChangeTriggerTime])
 
 	obj, err = e.srv.Get(e.ctx, client.Services, "default", "web", client.GetOptions{})
 	require.NoError(t, err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/internal/testenv"
 )
 
 func owner(uid api.UID, s OwnerState) Owner {
@@ -65,7 +66,7 @@ func TestDecideDependent(t *testing.T) {
 }
 
 func TestStateOf(t *testing.T) {
-	ts := api.NewTime(epoch)
+	ts := api.NewTime(testenv.Epoch())
 	ref := api.OwnerReference{Kind: "ReplicationController", Name: "web", UID: "u1"}
 	rc := func(uid api.UID, deleting bool, finalizers ...string) api.Object {
 		o := &api.ReplicationController{Metadata: api.ObjectMeta{Name: "web", UID: uid, Finalizers: finalizers}}

@@ -2,14 +2,10 @@ package garbagecollector
 
 import (
 	"context"
-	"math/rand/v2"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.uber.org/zap"
-	"go.uber.org/zap/zaptest"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
@@ -18,9 +14,8 @@ import (
 	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/informer"
+	"github.com/miniplane/miniplane/internal/testenv"
 )
-
-var epoch = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 // env is a collector over a real API server and real informers, on a fake
 // clock; nothing runs unless a test steps it.
@@ -106,10 +101,8 @@ func newEnv(t *testing.T) *env {
 // recorder.
 func newEnvWith(t *testing.T, withRecorder bool) *env {
 	t.Helper()
-	clk := clock.NewFake(epoch)
-	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2))})
-	require.NoError(t, err)
-	log := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
+	srv, clk := testenv.NewServer(t, apiserver.Config{})
+	log := testenv.Logger(t)
 	rc := &recordingClient{Server: srv}
 	f := informer.NewFactory(srv, "", clk, log)
 	cfg := Config{Client: rc, Factory: f, Clock: clk, Logger: log}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/internal/testenv"
 )
 
 var (
@@ -21,7 +22,7 @@ func testRC(uid api.UID, finalizers ...string) *api.ReplicationController {
 		Metadata: api.ObjectMeta{Namespace: "default", Name: "rc-" + string(uid), UID: uid, Finalizers: finalizers},
 	}
 	if len(finalizers) > 0 {
-		ts := api.NewTime(epoch)
+		ts := api.NewTime(testenv.Epoch())
 		rc.Metadata.DeletionTimestamp = &ts
 	}
 	return rc
@@ -204,7 +205,7 @@ func TestUnchangedForGraph(t *testing.T) {
 	aNoBlock.BlockOwnerDeletion = &no
 	deleting := func(finalizers ...string) func(*api.Pod) {
 		return func(p *api.Pod) {
-			ts := api.NewTime(epoch)
+			ts := api.NewTime(testenv.Epoch())
 			p.Metadata.DeletionTimestamp, p.Metadata.Finalizers = &ts, finalizers
 		}
 	}

@@ -11,13 +11,14 @@ import (
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
+	"github.com/miniplane/miniplane/internal/testenv"
 )
 
 // TestServedKindsAreTheServers: the collector knows every stored kind the
 // server serves, and no other, so a kind registered in the apiserver and
 // forgotten here fails.
 func TestServedKindsAreTheServers(t *testing.T) {
-	srv, err := apiserver.New(apiserver.Config{Clock: clock.NewFake(epoch), Rand: rand.New(rand.NewPCG(1, 2))})
+	srv, err := apiserver.New(apiserver.Config{Clock: clock.NewFake(testenv.Epoch()), Rand: rand.New(rand.NewPCG(1, 2))})
 	require.NoError(t, err)
 	stored := 0
 	for _, r := range srv.Resources() {

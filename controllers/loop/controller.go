@@ -77,10 +77,11 @@ type ControllerConfig struct {
 
 // Controller is a controller made of a reconcile function and its watches:
 // it owns the queue, the handlers that fill it and the Loop that drains it.
-// It satisfies controllers/manager's Controller (Run, HasSynced) and the
-// simulator's (ProcessOne, HasSynced), so a ControllerFunc may return it;
-// Queue lets the simulator see whether it has work. Kubernetes:
-// controller-runtime's builder.ControllerManagedBy(mgr).For(...).Owns(...).
+// It satisfies controllers/manager's Controller (Run, ProcessOne,
+// HasSynced), so a manager.Descriptor's Init may return it to the manager
+// or the simulator; Queue lets the simulator see whether it has work.
+// Kubernetes: controller-runtime's
+// builder.ControllerManagedBy(mgr).For(...).Owns(...).
 type Controller struct {
 	loop  *Loop
 	queue *workqueue.Queue[string]

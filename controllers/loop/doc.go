@@ -35,6 +35,25 @@
 // context is pooled (TestNoAllocationPerReconcile checks it, and
 // BenchmarkProcessOne measures it).
 //
+// # Which to use
+//
+// Both give a controller the one interface the controller manager runs and
+// the simulator steps (controllers/manager.Controller: Run, ProcessOne,
+// HasSynced); register either with a manager.Descriptor.
+//
+//   - NewController, first: when the work is "reconcile the object this key
+//     names" and the keys follow from watched objects (their own key, their
+//     owners', or any function of the object). It makes the queue and the
+//     handlers, so the controller is its Reconcile function and its Watches
+//     (looptest.ConfigPerService is the whole example).
+//   - New, a bare Loop: when the controller must own its handlers or its
+//     queue, because they do more than map an object to keys —
+//     expectations observed in the handlers (replication), batched or
+//     delayed adds (endpoints, nodesim), a graph built from the events
+//     (garbagecollector) — or it needs OnSynced, Alongside or Quiet. The
+//     controller keeps its *Loop and forwards ProcessOne and Run to it,
+//     and answers HasSynced from its own registrations.
+//
 // Imports: api, client, informer, controllers/workqueue, clock and zap,
 // as the controllers' row of (DESIGN.md, "Packages and imports") allows.
 // Concurrency: a Loop's methods are safe for concurrent use; Sync is called

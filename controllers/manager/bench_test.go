@@ -95,7 +95,7 @@ func BenchmarkControlPlaneScale(b *testing.B) {
 
 		down := p.startPhase("down")
 		for i := range n {
-			_, err := srv.UpdateScale(ctx, "default", &api.Scale{Metadata: api.ObjectMeta{Name: fmt.Sprintf("app-%04d", i)}, Spec: api.ScaleSpec{Replicas: replicas / 2}})
+			_, err := srv.UpdateScale(ctx, client.ReplicationControllers, "default", &api.Scale{Metadata: api.ObjectMeta{Name: fmt.Sprintf("app-%04d", i)}, Spec: api.ScaleSpec{Replicas: replicas / 2}})
 			require.NoError(b, err)
 		}
 		p.settle(func() bool { return settled(b, srv, n, replicas/2) })

@@ -230,7 +230,7 @@ func (c *cluster) createRC(t testing.TB, name string, replicas int32) {
 
 func (c *cluster) scale(t testing.TB, name string, replicas int32) {
 	t.Helper()
-	_, err := c.srv.UpdateScale(context.Background(), "default", &api.Scale{Metadata: api.ObjectMeta{Name: name}, Spec: api.ScaleSpec{Replicas: replicas}})
+	_, err := c.srv.UpdateScale(context.Background(), client.ReplicationControllers, "default", &api.Scale{Metadata: api.ObjectMeta{Name: name}, Spec: api.ScaleSpec{Replicas: replicas}})
 	require.NoError(t, err)
 }
 

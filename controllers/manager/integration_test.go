@@ -99,7 +99,7 @@ func TestControlLoop(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, nodes, 3, "nodesim registered its nodes")
 
-	_, err = srv.UpdateScale(ctx, "default", &api.Scale{Metadata: api.ObjectMeta{Name: "web"}, Spec: api.ScaleSpec{Replicas: 1}})
+	_, err = srv.UpdateScale(ctx, client.ReplicationControllers, "default", &api.Scale{Metadata: api.ObjectMeta{Name: "web"}, Spec: api.ScaleSpec{Replicas: 1}})
 	require.NoError(t, err)
 	until("scaled to 1", func() bool { return readyPods() == 1 && addresses() == 1 })
 	until("status says 1", func() bool {
@@ -291,12 +291,12 @@ func TestReplicaSetControlLoop(t *testing.T) {
 	}
 
 	for _, n := range []int32{5, 2} {
-		_, err = srv.UpdateScaleOf(ctx, client.ReplicaSets, "default", &api.Scale{Metadata: api.ObjectMeta{Name: "web"}, Spec: api.ScaleSpec{Replicas: n}})
+		_, err = srv.UpdateScale(ctx, client.ReplicaSets, "default", &api.Scale{Metadata: api.ObjectMeta{Name: "web"}, Spec: api.ScaleSpec{Replicas: n}})
 		require.NoError(t, err)
 		until(fmt.Sprintf("scaled to %d", n), func() bool { return readyOwned() == int(n) })
 		until(fmt.Sprintf("status says %d", n), statusIs(n))
 	}
-	scale, err := srv.GetScaleOf(ctx, client.ReplicaSets, "default", "web")
+	scale, err := srv.GetScale(ctx, client.ReplicaSets, "default", "web")
 	require.NoError(t, err)
 	assert.Equal(t, int32(2), scale.Status.Replicas)
 

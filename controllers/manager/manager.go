@@ -15,14 +15,22 @@ import (
 	"github.com/miniplane/miniplane/informer"
 )
 
-// Controller is what the manager runs: every controller package's
-// *Controller satisfies it.
+// Controller is the one interface of a controller: the manager runs it
+// (Run) in the live plane, and the simulator steps it (ProcessOne) from one
+// goroutine (DESIGN.md, "Determinism", rule 4). Every controller package's
+// *Controller satisfies it, and so do controllers/loop's Loop-backed
+// Controller and any controller built on a loop.Loop, which give both
+// methods from one sync function.
 type Controller interface {
 	// Run works until ctx is done with the given number of workers, and
 	// returns once they have all stopped.
 	Run(ctx context.Context, workers int)
-	// HasSynced reports whether the controller's informers have been
-	// handed their initial lists.
+	// ProcessOne does one unit of work, if one is ready and ctx is not
+	// done, and reports whether it did.
+	ProcessOne(ctx context.Context) bool
+	// HasSynced reports whether the controller's handlers have been
+	// handed their informers' initial lists; the simulator steps a
+	// controller only then, as Run starts its workers only then.
 	HasSynced() bool
 }
 
@@ -56,7 +64,9 @@ type InitContext struct {
 // Run.
 type InitFunc func(ic InitContext) (c Controller, workers int, err error)
 
-// Descriptor registers a controller with the manager.
+// Descriptor registers a controller: with the manager
+// (DefaultDescriptors), or with the simulator (sim.Config.Controllers),
+// which builds it through the same Init for each term an instance leads.
 type Descriptor struct {
 	Name              string
 	Init              InitFunc

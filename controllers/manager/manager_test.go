@@ -128,6 +128,9 @@ func (f *fakeController) Run(ctx context.Context, workers int) {
 	<-ctx.Done()
 }
 
+// ProcessOne has nothing to do: the manager never steps a controller.
+func (f *fakeController) ProcessOne(context.Context) bool { return false }
+
 func (f *fakeController) HasSynced() bool { return f.reg.HasSynced() }
 
 // TestRunBuildsStartsAndStops: enabled controllers are built in order and

@@ -104,6 +104,7 @@ func (c *Controller) renewNodeLease(ctx context.Context, upd Updater, n *api.Nod
 	if !ok {
 		return fmt.Errorf("got a %T, not a Lease", got)
 	}
+	l = l.DeepCopy() // what Get returns is the stored Lease, shared with every reader
 	c.setNodeLease(l, n)
 	_, err = upd.Update(ctx, l)
 	return err

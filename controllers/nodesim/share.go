@@ -22,15 +22,16 @@ import (
 // took 768.
 //
 // What makes the sharing safe: nothing changes a stored status in place
-// (the contract of the store's objects, STYLE rule 10, which the server
-// keeps too: it changes a handed-over object only in its top-level
-// struct), and nodesim changes only its scratch block (ownStatus copies the
-// conditions and container statuses there before a builder changes them,
-// and a builder replaces a pointer, never writes through it). A piece is
-// shared only when it is == to the one asked for, field by field, so a
-// shared status is identical to one made anew; TestPublishedStatusEqual
-// holds them equal, and TestPublishedStatusOwnsNoScratch checks that
-// nothing published points into the scratch block.
+// (the contract of the store's objects, DESIGN.md, "Contracts every package
+// keeps", which the server keeps too: it changes a handed-over object only
+// in its top-level struct), and nodesim changes only its scratch block
+// (ownStatus copies the conditions and container statuses there before a
+// builder changes them, and a builder replaces a pointer, never writes
+// through it). A piece is shared only when it is == to the one asked for,
+// field by field, so a shared status is identical to one made anew;
+// TestPublishedStatusEqual holds them equal, and
+// TestPublishedStatusOwnsNoScratch checks that nothing published points
+// into the scratch block.
 
 // statusShare hands out the immutable pieces of published statuses
 // (newStatusShare makes one); a nil *statusShare shares nothing (every piece is

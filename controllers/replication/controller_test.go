@@ -327,7 +327,7 @@ func (h *harness) ownedBy(rc *api.ReplicationController) []*api.Pod {
 
 func (h *harness) scale(name string, replicas int32) {
 	h.t.Helper()
-	_, err := h.srv.UpdateScale(h.ctx, "default", &api.Scale{
+	_, err := h.srv.UpdateScale(h.ctx, client.ReplicationControllers, "default", &api.Scale{
 		Metadata: api.ObjectMeta{Name: name, Namespace: "default"},
 		Spec:     api.ScaleSpec{Replicas: replicas},
 	})

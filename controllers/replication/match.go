@@ -12,9 +12,10 @@ import (
 // controller share its template's labels map (newPod), which later
 // versions keep, so a sync that checks a hundred pods looks their labels
 // up once rather than a hundred times. Maps read from the cache are
-// immutable (STYLE rule 10), so one map gives one answer; last keeps the
-// map it answered for alive, so that no other map can take its address
-// while the matcher compares addresses. A matcher lives for one sync.
+// immutable (DESIGN.md, "Contracts every package keeps"), so one map gives
+// one answer; last keeps the map it answered for alive, so that no other
+// map can take its address while the matcher compares addresses. A matcher
+// lives for one sync.
 type labelMatcher struct {
 	pairs []api.LabelPair
 	// sel, if set, is the selector matched instead of pairs: a ReplicaSet's

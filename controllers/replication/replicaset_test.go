@@ -91,7 +91,7 @@ func (h *harness) ownedByUID(uid api.UID) []*api.Pod {
 
 func (h *harness) scaleRS(name string, replicas int32) {
 	h.t.Helper()
-	_, err := h.srv.UpdateScaleOf(h.ctx, client.ReplicaSets, "default", &api.Scale{
+	_, err := h.srv.UpdateScale(h.ctx, client.ReplicaSets, "default", &api.Scale{
 		Metadata: api.ObjectMeta{Name: name, Namespace: "default"},
 		Spec:     api.ScaleSpec{Replicas: replicas},
 	})

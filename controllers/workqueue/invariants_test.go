@@ -20,8 +20,8 @@ func (q *Queue[T]) checkInvariants() error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	queued := map[T]bool{}
-	for i := range q.queue.len() {
-		e := q.queue.buf[(q.queue.head+i)&(len(q.queue.buf)-1)]
+	for i := range q.queue.Len() {
+		e := q.queue.At(i)
 		if queued[e.item] {
 			return fmt.Errorf("%v is queued twice", e.item)
 		}
@@ -139,7 +139,7 @@ func (q *Queue[T]) checkInvariants() error {
 		return fmt.Errorf("%d items are flagged delayed, %d entries are pending", delayedN, q.delayed.len())
 	}
 	if q.shuttingDown && !q.drainedClosed && q.drained != nil &&
-		q.queue.len() == 0 && q.processing == 0 && q.delayed.len() == 0 {
+		q.queue.Len() == 0 && q.processing == 0 && q.delayed.len() == 0 {
 		return fmt.Errorf("drained but the drain channel is open")
 	}
 	return nil

@@ -8,10 +8,10 @@ package workqueue
 func (q *Queue[T]) Peek() (item T, ok bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.queue.len() == 0 {
+	if q.queue.Len() == 0 {
 		return item, false
 	}
-	return q.queue.buf[q.queue.head].item, true
+	return q.queue.At(0).item, true
 }
 
 // Holds reports whether item is waiting, in flight or delayed: whether the

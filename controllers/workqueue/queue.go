@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/miniplane/miniplane/clock"
+	"github.com/miniplane/miniplane/internal/ring"
 )
 
 // Config configures a Queue.
@@ -58,7 +59,7 @@ type Queue[T comparable] struct {
 	freeStates []uint32
 	// queue is the order in which waiting items are handed out: by the add
 	// that made each one waiting.
-	queue fifo[queued[T]]
+	queue ring.Ring[queued[T]]
 	// processing counts the items with the processing flag.
 	processing int
 	// flights is a slab of the in-flight items: each owns the slot its
@@ -284,7 +285,7 @@ func (q *Queue[T]) addHeldLocked(item T, slot uint32, now time.Duration) {
 		}
 		return
 	}
-	q.queue.push(queued[T]{item: item, state: slot, added: now})
+	q.queue.Push(queued[T]{item: item, state: slot, added: now})
 	q.cond.Signal()
 }
 
@@ -316,7 +317,7 @@ func (q *Queue[T]) Get() (item T, shutdown bool) {
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for q.queue.len() == 0 {
+	for q.queue.Len() == 0 {
 		if q.finishedLocked() {
 			return item, true
 		}
@@ -338,7 +339,7 @@ func (q *Queue[T]) TryGet() (item T, ok, shutdown bool) {
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.queue.len() == 0 {
+	if q.queue.Len() == 0 {
 		return item, false, q.finishedLocked()
 	}
 	return q.popLocked(now), true, false
@@ -347,13 +348,13 @@ func (q *Queue[T]) TryGet() (item T, ok, shutdown bool) {
 // finishedLocked reports whether Get must return shutdown: the queue is
 // shutting down and holds nothing to hand out, now or later.
 func (q *Queue[T]) finishedLocked() bool {
-	return q.shuttingDown && q.queue.len() == 0 && q.delayed.len() == 0
+	return q.shuttingDown && q.queue.Len() == 0 && q.delayed.len() == 0
 }
 
 // popLocked moves the head of the queue to processing and returns it; the
 // queue must not be empty. now is the time of the Get, with metrics.
 func (q *Queue[T]) popLocked(now time.Duration) T {
-	e := q.queue.pop()
+	e := q.queue.Pop()
 	q.processing++
 	var slot uint32
 	if n := len(q.freeFlights); n > 0 {
@@ -436,7 +437,7 @@ func (q *Queue[T]) Done(item T) {
 	switch {
 	case s.word&dirty != 0:
 		s.word = dirty | s.word&(delayed|releasing)
-		q.queue.push(queued[T]{item: item, state: f.state, added: f.added})
+		q.queue.Push(queued[T]{item: item, state: f.state, added: f.added})
 		q.cond.Signal()
 	case s.word&delayed != 0:
 		s.word = delayed | s.word&releasing // held for its ready time only
@@ -488,7 +489,7 @@ func (q *Queue[T]) releaseLocked(item T, slot uint32) {
 func (q *Queue[T]) Len() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return q.queue.len()
+	return q.queue.Len()
 }
 
 // ShuttingDown reports whether ShutDown or ShutDownWithDrain has been called.
@@ -564,7 +565,7 @@ func (q *Queue[T]) checkDrainedLocked() {
 	if q.drained == nil || q.drainedClosed || !q.shuttingDown {
 		return
 	}
-	if q.queue.len() == 0 && q.processing == 0 && q.delayed.len() == 0 {
+	if q.queue.Len() == 0 && q.processing == 0 && q.delayed.len() == 0 {
 		close(q.drained)
 		q.drainedClosed = true
 	}

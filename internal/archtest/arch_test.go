@@ -73,11 +73,23 @@ var testOnly = []string{testify, zap + "/zaptest"}
 // in-process server to run against.
 var serverImporters = []string{"cmd", "sim", "controllers/manager", "plane"}
 
+// testenv is the test scaffolding under internal/: only _test.go files may
+// import it, and it imports what the tests of an informer or a controller
+// may (an in-process server, a factory, zaptest), not only the standard
+// library as the rest of internal/ does.
+const testenv = "internal/testenv"
+
+// testenvRule is what testenv imports, as a test file would.
+var testenvRule = rule{local: []string{"api", "client", "informer"}, thirdParty: []string{zap}}
+
 // check returns why pkg (a directory relative to the module root) may not
 // import path, or "" if it may. test says the import is in a _test.go file.
 func check(pkg, path string, test bool) string {
 	top, _, _ := strings.Cut(pkg, "/")
 	r, ok := rules[top]
+	if pkg == testenv {
+		r, test = testenvRule, true
+	}
 	if !ok {
 		return fmt.Sprintf("package %s is not in the table of DESIGN.md's \"Packages and imports\"; add a row there and to archtest's rules", pkg)
 	}
@@ -85,6 +97,8 @@ func check(pkg, path string, test bool) string {
 		switch {
 		case local == top || strings.HasPrefix(local, top+"/"):
 			return ""
+		case local == testenv && !test && pkg != testenv:
+			return fmt.Sprintf("%s may not import %s outside its tests: it is test scaffolding", pkg, local)
 		case local == "internal" || strings.HasPrefix(local, "internal/"):
 			return ""
 		case local == "clock":
@@ -165,6 +179,14 @@ func TestCheckerCatchesViolations(t *testing.T) {
 		{pkg: "cmd/miniplane", path: "k8s.io/client-go/kubernetes", allowed: false},
 		{pkg: "clock", path: module + "/store", allowed: false},
 		{pkg: "newtop", path: "fmt", allowed: false},
+		{pkg: "controllers/endpoints", path: module + "/internal/testenv", test: true, allowed: true},
+		{pkg: "informer", path: module + "/internal/testenv", test: true, allowed: true},
+		{pkg: "controllers/endpoints", path: module + "/internal/testenv", allowed: false},
+		{pkg: "internal/testenv", path: module + "/apiserver", allowed: true},
+		{pkg: "internal/testenv", path: module + "/informer", allowed: true},
+		{pkg: "internal/testenv", path: "go.uber.org/zap/zaptest", allowed: true},
+		{pkg: "internal/testenv", path: module + "/controllers", allowed: false},
+		{pkg: "internal/ring", path: module + "/apiserver", allowed: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.pkg+" imports "+tt.path, func(t *testing.T) {

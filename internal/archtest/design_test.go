@@ -106,13 +106,15 @@ func TestDesignTableIsArchtestsRules(t *testing.T) {
 // quotes may be escaped inside a string literal.
 var citation = regexp.MustCompile(`DESIGN\.md(?:'s)?,? \\?"([^"\\]+)\\?"(?:, rule (\d+))?`)
 
-// TestCitationsOfDesignResolve checks that every mention of DESIGN.md in
-// the module's Go files names a section the document has, and a rule that
-// section numbers, so that a reader who follows one finds it.
-func TestCitationsOfDesignResolve(t *testing.T) {
-	doc := readDesign(t)
+// walkGo calls fn with the path and source of every Go file under the
+// repository root (the nested modules included, testdata and dot
+// directories not), with comment lines joined so that a citation may wrap
+// onto the next one, and returns how many files it read. It skips this
+// file, which talks about citations rather than making them.
+func walkGo(t *testing.T, fn func(path, src string)) int {
+	t.Helper()
 	root := filepath.Join("..", "..")
-	cited := 0
+	files := 0
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -124,14 +126,27 @@ func TestCitationsOfDesignResolve(t *testing.T) {
 			return nil
 		}
 		if !strings.HasSuffix(path, ".go") || filepath.Base(path) == "design_test.go" && filepath.Base(filepath.Dir(path)) == "archtest" {
-			return nil // this file talks about citations rather than making them
+			return nil
 		}
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return err
 		}
-		// A citation may wrap onto the next comment line.
-		src := strings.ReplaceAll(string(b), "\n// ", " ")
+		files++
+		fn(path, strings.ReplaceAll(string(b), "\n// ", " "))
+		return nil
+	})
+	require.NoError(t, err)
+	return files
+}
+
+// TestCitationsOfDesignResolve checks that every mention of DESIGN.md in
+// the module's Go files names a section the document has, and a rule that
+// section numbers, so that a reader who follows one finds it.
+func TestCitationsOfDesignResolve(t *testing.T) {
+	doc := readDesign(t)
+	cited := 0
+	walkGo(t, func(path, src string) {
 		mentions := strings.Count(src, "DESIGN.md")
 		found := citation.FindAllStringSubmatch(src, -1)
 		if len(found) != mentions {
@@ -152,10 +167,88 @@ func TestCitationsOfDesignResolve(t *testing.T) {
 				}
 			}
 		}
-		return nil
 	})
-	require.NoError(t, err)
 	assert.Positive(t, cited, "no citation found: is the walk rooted right?")
+}
+
+var (
+	// mdMention is a Markdown file named in Go source (DESIGN.md,
+	// interop/README.md, notes.md §4.3).
+	mdMention = regexp.MustCompile(`[A-Za-z0-9_][A-Za-z0-9_./-]*\.md\b`)
+	// docRule is a rule or section of a document cited by its bare name,
+	// as in STYLE rule 10 or README §3.
+	docRule = regexp.MustCompile(`\b([A-Z][A-Z0-9_]+),? (?:rule|section|§) ?\d+`)
+	// url is a web address, whose .md files are not the repository's.
+	url = regexp.MustCompile(`https?://\S+`)
+)
+
+// foreignDocs returns the documents src cites that are not in the
+// repository: a Markdown file named by a path that resolves neither from
+// the repository's root nor from dir (the citing file's directory, both
+// relative to the root), and a rule of a document named without a path
+// (STYLE rule 10) whose NAME.md is not at the root. exists reports whether
+// a path relative to the root names a file.
+func foreignDocs(src, dir string, exists func(path string) bool) []string {
+	src = url.ReplaceAllString(src, "")
+	var out []string
+	for _, name := range mdMention.FindAllString(src, -1) {
+		if !exists(filepath.Clean(name)) && !exists(filepath.Join(dir, name)) {
+			out = append(out, name)
+		}
+	}
+	for _, m := range docRule.FindAllStringSubmatch(src, -1) {
+		if !exists(m[1] + ".md") {
+			out = append(out, m[0])
+		}
+	}
+	return out
+}
+
+// TestForeignDocsFindsCitationsOutsideTheRepo checks the scanner the test
+// below relies on.
+func TestForeignDocsFindsCitationsOutsideTheRepo(t *testing.T) {
+	files := map[string]bool{"DESIGN.md": true, "README.md": true, "interop/README.md": true}
+	exists := func(path string) bool { return files[path] }
+	tests := []struct {
+		name, src, dir string
+		want           []string
+	}{
+		{name: "design section", src: `(DESIGN.md, "Determinism", rule 4)`},
+		{name: "nested readme from the root", src: "see interop/README.md", dir: "sim"},
+		{name: "nested readme from beside it", src: "see README.md", dir: "interop/stock"},
+		{name: "style rule", src: "immutable (STYLE rule 10), so", want: []string{"STYLE rule 10"}},
+		{name: "style file", src: "as STYLE.md says", want: []string{"STYLE.md"}},
+		{name: "style file's rule", src: "(STYLE.md, rule 19)", want: []string{"STYLE.md"}},
+		{name: "notes elsewhere", src: "(informer-and-workqueue.md §4.3)", want: []string{"informer-and-workqueue.md"}},
+		{name: "readme section", src: "README §3"},
+		{name: "a web page", src: "https://github.com/kubernetes/community/blob/master/CONTRIBUTING.md"},
+		{name: "a rule of no document", src: "every rule here is a DNS rule"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, foreignDocs(tt.src, tt.dir, exists))
+		})
+	}
+}
+
+// TestCitationsStayInTheRepo checks that the Go files cite only documents
+// the repository has: a comment that sends the reader to a file they
+// cannot open (the house style's own notes, a reference outside the
+// repository) is a dead link. Cite DESIGN.md's section instead, or nothing.
+func TestCitationsStayInTheRepo(t *testing.T) {
+	root := filepath.Join("..", "..")
+	exists := func(path string) bool {
+		fi, err := os.Stat(filepath.Join(root, path))
+		return err == nil && !fi.IsDir()
+	}
+	files := walkGo(t, func(path, src string) {
+		rel, err := filepath.Rel(root, filepath.Dir(path))
+		require.NoError(t, err)
+		for _, doc := range foreignDocs(src, rel, exists) {
+			t.Errorf("%s cites %q, which is not in the repository: cite (DESIGN.md, \"Section\") or nothing", path, doc)
+		}
+	})
+	assert.Positive(t, files, "no Go file found: is the walk rooted right?")
 }
 
 // TestSectionFindsHeadingsAndStopsAtTheNext checks the parser the two tests

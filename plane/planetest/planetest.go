@@ -30,9 +30,14 @@ import (
 // ready. When the test ends it stops the plane and waits for every
 // goroutine the plane started; an error Run returns fails the test then.
 // A plane that cannot be built, or whose Run ends before it is ready,
-// fails the test at once.
+// fails the test at once. In a test (not a benchmark) the API server checks
+// that nothing changed a stored object in place (plane.Config.CheckMutations),
+// and a change fails the test when it ends, naming the object and fields.
 func Start(tb testing.TB, cfg plane.Config) *plane.Plane {
 	tb.Helper()
+	if _, bench := tb.(*testing.B); !bench {
+		cfg.CheckMutations = true
+	}
 	p, err := plane.New(cfg)
 	if err != nil {
 		tb.Fatalf("planetest: %v", err)
@@ -57,6 +62,9 @@ func Start(tb testing.TB, cfg plane.Config) *plane.Plane {
 	tb.Cleanup(func() {
 		if err := stop(); err != nil {
 			tb.Errorf("planetest: stopping the plane: %v", err)
+		}
+		if err := p.Server().CheckMutations(); err != nil {
+			tb.Errorf("planetest: %v", err)
 		}
 	})
 	return p
