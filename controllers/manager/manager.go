@@ -253,6 +253,6 @@ const (
 	GarbageCollector      = "garbagecollector"
 	ServiceAccount        = "serviceaccount"
 	// RootCACertificatePublisher keeps kube-root-ca.crt in every namespace.
-	RootCACertificatePublisher = "root-ca-certificate-publisher"
+	RootCACertificatePublisher = "root-ca-cert-publisher"
 	NodeSim                    = "nodesim"
 )

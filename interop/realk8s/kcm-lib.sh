@@ -24,11 +24,11 @@ kube_version=v1.32.13 # keep in step with kcm/go.mod
 # "replicationcontroller", "deployment" and so on, as aliases, but knows the
 # root CA publisher only as root-ca-certificate-publisher-controller or
 # root-ca-cert-publisher); serve_all_off switches every one of miniplane's
-# off (serve's --controllers takes the older names, and
-# root-ca-certificate-publisher). With every controller off serve runs no
+# off (serve's --controllers takes the older names, the root CA publisher's
+# alias root-ca-cert-publisher among them). With every controller off serve runs no
 # controller-manager instance at all.
 kcm_controllers=replicationcontroller-controller,replicaset-controller,deployment-controller,endpoints-controller,garbage-collector-controller,serviceaccount-controller,root-ca-certificate-publisher-controller
-serve_all_off=-replicationcontroller,-replicaset,-deployment,-endpoint,-garbagecollector,-serviceaccount,-root-ca-certificate-publisher
+serve_all_off=-replicationcontroller,-replicaset,-deployment,-endpoint,-garbagecollector,-serviceaccount,-root-ca-cert-publisher
 
 case $content_type in
 protobuf) content_flag=() ;; # the default: KCM's stock settings, the run that counts
