@@ -48,6 +48,10 @@ type kind struct {
 	// UpdateStatus (sync.go, getNewReplicaSet), which kubectl rollout undo
 	// then reads back.
 	statusTakesAnnotations bool
+	// uidBeforeDefaults: create draws the object's uid before defaulting
+	// it, because the defaults use it (a Job's generated selector), as
+	// kube-apiserver fills the system fields before PrepareForCreate.
+	uidBeforeDefaults bool
 	// shallowCopy returns a new object whose top-level struct is a copy of
 	// obj's (see the function shallowCopy); set by typed.
 	shallowCopy func(obj api.Object) api.Object
@@ -293,6 +297,7 @@ func newKinds() []*kind {
 		}, defaultServiceAccount, validateServiceAccount, validateServiceAccountUpdate),
 	}
 	kinds = append(kinds, schedulingKinds()...)
+	kinds = append(kinds, batchKinds()...)
 	kinds = append(kinds, typed(&kind{
 		gr: apierrors.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}, kind: "CustomResourceDefinition",
 		apiVersion: "apiextensions.k8s.io/v1", shortNames: []string{"crd", "crds"}, categories: []string{"api-extensions"},

@@ -249,6 +249,7 @@ const (
 	ReplicationController = "replicationcontroller"
 	ReplicaSet            = "replicaset"
 	Deployment            = "deployment"
+	Job                   = "job"
 	Endpoint              = "endpoint"
 	GarbageCollector      = "garbagecollector"
 	ServiceAccount        = "serviceaccount"
