@@ -116,11 +116,16 @@ func TestDifferentSeedsGiveDifferentTraces(t *testing.T) {
 }
 
 // TestSweepAllFaults is the normal run's sweep: 200 seeds of the default
-// scenario with every fault on, and every invariant must hold.
+// scenario with every fault on, and every invariant must hold (60 under the
+// race detector, which multiplies the CPU of each run by about ten and is
+// after data races, not seeds).
 func TestSweepAllFaults(t *testing.T) {
 	seeds := uint64(200)
-	if testing.Short() {
+	switch {
+	case testing.Short():
 		seeds = 20
+	case raceDetector:
+		seeds = 60
 	}
 	// Runs share nothing: one group of seeds per processor.
 	groups := uint64(runtime.GOMAXPROCS(0))
@@ -142,7 +147,7 @@ func TestSweepAllFaults(t *testing.T) {
 // controller does (rs-replicas, rs-status, rs-no-overshoot, owners-exist).
 func TestSweepReplicaSets(t *testing.T) {
 	seeds := uint64(40)
-	if testing.Short() {
+	if testing.Short() || raceDetector {
 		seeds = 10
 	}
 	for seed := uint64(1); seed <= seeds; seed++ {
