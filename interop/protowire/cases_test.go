@@ -452,6 +452,26 @@ func fullReplicaSet(name string) api.ReplicaSet {
 			Conditions: []api.ReplicaSetCondition{{Type: "ReplicaFailure", Status: api.ConditionFalse, LastTransitionTime: created, Reason: "r", Message: "m"}}}}
 }
 
+func fullJob(name string) api.Job {
+	return api.Job{Metadata: fullObjectMeta(name),
+		Spec: api.JobSpec{Parallelism: ptr(int32(2)), Completions: ptr(int32(4)), ActiveDeadlineSeconds: ptr(int64(600)),
+			PodFailurePolicy: &api.PodFailurePolicy{Rules: []api.PodFailurePolicyRule{
+				{Action: "FailJob", OnExitCodes: &api.PodFailurePolicyOnExitCodesRequirement{ContainerName: ptr("main"), Operator: "In", Values: []int32{1, 42}}},
+				{Action: "Ignore", OnPodConditions: []api.PodFailurePolicyOnPodConditionsPattern{{Type: "DisruptionTarget", Status: api.ConditionTrue}}}}},
+			SuccessPolicy: &api.SuccessPolicy{Rules: []api.SuccessPolicyRule{{SucceededIndexes: ptr("0-2"), SucceededCount: ptr(int32(2))}}},
+			BackoffLimit:  ptr(int32(6)), BackoffLimitPerIndex: ptr(int32(1)), MaxFailedIndexes: ptr(int32(2)),
+			Selector: fullLabelSelector(), ManualSelector: ptr(true),
+			Template:                api.PodTemplateSpec{Metadata: fullObjectMeta(""), Spec: fullPodSpec()},
+			TTLSecondsAfterFinished: ptr(int32(100)), CompletionMode: ptr("Indexed"), Suspend: ptr(false),
+			PodReplacementPolicy: ptr("Failed"), ManagedBy: ptr("kubernetes.io/job-controller")},
+		Status: api.JobStatus{
+			Conditions: []api.JobCondition{{Type: "Complete", Status: api.ConditionTrue, LastProbeTime: created, LastTransitionTime: created, Reason: "CompletionsReached", Message: "m"}},
+			StartTime:  &created, CompletionTime: &created, Active: 1, Succeeded: 2, Failed: 3, Terminating: ptr(int32(1)),
+			CompletedIndexes: "0-1", FailedIndexes: ptr("3"),
+			UncountedTerminatedPods: &api.UncountedTerminatedPods{Succeeded: []api.UID{"u1"}, Failed: []api.UID{"u2"}},
+			Ready:                   ptr(int32(1))}}
+}
+
 func fullDeployment(name string) api.Deployment {
 	return api.Deployment{Metadata: fullObjectMeta(name),
 		Spec: api.DeploymentSpec{Replicas: ptr(int32(3)), MinReadySeconds: 5, Selector: fullLabelSelector(),
@@ -629,6 +649,8 @@ func fullCases() map[string]any {
 		"PodDisruptionBudget":  ptr(fullPodDisruptionBudget("web")),
 		"PodDisruptionBudgetList": &api.PodDisruptionBudgetList{Metadata: fullListMeta(),
 			Items: []api.PodDisruptionBudget{fullPodDisruptionBudget("a")}},
+		"Job":                      ptr(fullJob("pi")),
+		"JobList":                  &api.JobList{Metadata: fullListMeta(), Items: []api.Job{fullJob("a")}},
 		"Deployment":               ptr(fullDeployment("web")),
 		"DeploymentList":           &api.DeploymentList{Metadata: fullListMeta(), Items: []api.Deployment{fullDeployment("a")}},
 		"ReplicaSet":               ptr(fullReplicaSet("web")),

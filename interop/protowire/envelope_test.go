@@ -183,6 +183,11 @@ func TestTagsMatchUpstream(t *testing.T) {
 		"CustomResourceDefinitionStatus.conditions": true, "CustomResourceDefinitionNames.shortNames": true,
 		"ValidationRule.optionalOldSelf": true, "CustomResourceColumnDefinition.priority": true,
 		"CustomResourceSubresourceScale.specReplicasPath": true, "CustomResourceConversion.strategy": true,
+		// batch/v1's Go tags say "opt" for lists generated.proto repeats, and
+		// "req" for fields proto2 marks required; the wire is generated.proto's.
+		"PodFailurePolicy.rules": true, "SuccessPolicy.rules": true, "PodFailurePolicyRule.onPodConditions": true,
+		"PodFailurePolicyRule.action": true, "PodFailurePolicyOnExitCodesRequirement.operator": true,
+		"PodFailurePolicyOnPodConditionsPattern.type": true, "PodFailurePolicyOnPodConditionsPattern.status": true,
 	}
 	special := map[reflect.Type]bool{
 		reflect.TypeFor[api.Time]():         true,

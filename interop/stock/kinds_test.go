@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
@@ -523,6 +524,23 @@ func schedulingKindCases() []kindCase {
 			strategicOK: func(t *testing.T, rs *appsv1.ReplicaSet) {
 				require.Len(t, rs.Spec.Template.Spec.Containers, 1, "containers merge by name")
 				assert.Equal(t, "nginx:1.28", rs.Spec.Template.Spec.Containers[0].Image)
+			},
+		},
+		crud[*batchv1.Job, *batchv1.JobList]{
+			gvr: batchv1.SchemeGroupVersion.WithResource("jobs"), namespaced: true,
+			client: func(cs kubernetes.Interface, ns string) typedClient[*batchv1.Job, *batchv1.JobList] {
+				return cs.BatchV1().Jobs(ns)
+			},
+			fresh: func(name, ns string) *batchv1.Job {
+				t := *template.DeepCopy()
+				t.Spec.RestartPolicy = corev1.RestartPolicyNever
+				return &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+					Spec: batchv1.JobSpec{Suspend: ptr.To(true), Template: t}}
+			},
+			strategic: `{"metadata":{"labels":{"team":"batch"}}}`,
+			strategicOK: func(t *testing.T, j *batchv1.Job) {
+				assert.Equal(t, "batch", j.Labels["team"])
+				assert.NotNil(t, j.Spec.Selector, "defaulted: the generated selector")
 			},
 		},
 		crud[*appsv1.Deployment, *appsv1.DeploymentList]{

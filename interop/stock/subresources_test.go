@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -45,6 +46,7 @@ func subresourceCases() []subresourceCase {
 		{"policy/v1 poddisruptionbudgets/status", testPodDisruptionBudgetStatus},
 		{"apps/v1 replicasets/status", testReplicaSetStatus},
 		{"apps/v1 deployments/status", testDeploymentStatus},
+		{"batch/v1 jobs/status", testJobStatus},
 		{"apps/v1 deployments/scale", testDeploymentScale},
 		{"apps/v1 statefulsets/status", testStatefulSetStatus},
 		{"apps/v1 replicasets/scale", testReplicaSetScale},
@@ -131,6 +133,17 @@ func testDeploymentStatus(t *testing.T, cs kubernetes.Interface) {
 	}, func(t *testing.T, d *appsv1.Deployment) {
 		assert.Equal(t, int32(1), d.Status.UpdatedReplicas)
 		assert.Equal(t, int32(0), *d.Spec.Replicas, "a status update kept the spec")
+	})
+}
+
+func testJobStatus(t *testing.T, cs kubernetes.Interface) {
+	j := schedulingCase[*batchv1.Job](t, "jobs").fresh("status-job", metav1.NamespaceDefault)
+	checkStatusUpdate(t, cs.BatchV1().Jobs(metav1.NamespaceDefault), j, func(j *batchv1.Job) {
+		j.Status.Active = 1
+		j.Spec.Parallelism = ptr.To[int32](7)
+	}, func(t *testing.T, j *batchv1.Job) {
+		assert.Equal(t, int32(1), j.Status.Active)
+		assert.Equal(t, int32(1), *j.Spec.Parallelism, "a status update kept the spec")
 	})
 }
 
