@@ -476,6 +476,303 @@ func (in *DeploymentStatus) DeepCopy() *DeploymentStatus {
 	return out
 }
 
+// Types of types_batch.go.
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *Job) DeepCopyInto(out *Job) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	in.Spec.DeepCopyInto(&out.Spec)
+	in.Status.DeepCopyInto(&out.Status)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *Job) DeepCopy() *Job {
+	if in == nil {
+		return nil
+	}
+	out := new(Job)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject returns in.DeepCopy() as an Object.
+func (in *Job) DeepCopyObject() Object {
+	if c := in.DeepCopy(); c != nil {
+		return c
+	}
+	return nil
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *JobList) DeepCopyInto(out *JobList) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	out.Items = deepCopySlice(in.Items, (*Job).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *JobList) DeepCopy() *JobList {
+	if in == nil {
+		return nil
+	}
+	out := new(JobList)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *PodFailurePolicyOnExitCodesRequirement) DeepCopyInto(out *PodFailurePolicyOnExitCodesRequirement) {
+	*out = *in
+	out.ContainerName = clonePtr(in.ContainerName)
+	out.Values = slices.Clone(in.Values)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *PodFailurePolicyOnExitCodesRequirement) DeepCopy() *PodFailurePolicyOnExitCodesRequirement {
+	if in == nil {
+		return nil
+	}
+	out := new(PodFailurePolicyOnExitCodesRequirement)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *PodFailurePolicyRule) DeepCopyInto(out *PodFailurePolicyRule) {
+	*out = *in
+	out.OnExitCodes = in.OnExitCodes.DeepCopy()
+	out.OnPodConditions = slices.Clone(in.OnPodConditions)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *PodFailurePolicyRule) DeepCopy() *PodFailurePolicyRule {
+	if in == nil {
+		return nil
+	}
+	out := new(PodFailurePolicyRule)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *PodFailurePolicy) DeepCopyInto(out *PodFailurePolicy) {
+	*out = *in
+	out.Rules = deepCopySlice(in.Rules, (*PodFailurePolicyRule).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *PodFailurePolicy) DeepCopy() *PodFailurePolicy {
+	if in == nil {
+		return nil
+	}
+	out := new(PodFailurePolicy)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *SuccessPolicy) DeepCopyInto(out *SuccessPolicy) {
+	*out = *in
+	out.Rules = deepCopySlice(in.Rules, (*SuccessPolicyRule).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *SuccessPolicy) DeepCopy() *SuccessPolicy {
+	if in == nil {
+		return nil
+	}
+	out := new(SuccessPolicy)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *SuccessPolicyRule) DeepCopyInto(out *SuccessPolicyRule) {
+	*out = *in
+	out.SucceededIndexes = clonePtr(in.SucceededIndexes)
+	out.SucceededCount = clonePtr(in.SucceededCount)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *SuccessPolicyRule) DeepCopy() *SuccessPolicyRule {
+	if in == nil {
+		return nil
+	}
+	out := new(SuccessPolicyRule)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *JobSpec) DeepCopyInto(out *JobSpec) {
+	*out = *in
+	out.Parallelism = clonePtr(in.Parallelism)
+	out.Completions = clonePtr(in.Completions)
+	out.ActiveDeadlineSeconds = clonePtr(in.ActiveDeadlineSeconds)
+	out.PodFailurePolicy = in.PodFailurePolicy.DeepCopy()
+	out.SuccessPolicy = in.SuccessPolicy.DeepCopy()
+	out.BackoffLimit = clonePtr(in.BackoffLimit)
+	out.BackoffLimitPerIndex = clonePtr(in.BackoffLimitPerIndex)
+	out.MaxFailedIndexes = clonePtr(in.MaxFailedIndexes)
+	out.Selector = in.Selector.DeepCopy()
+	out.ManualSelector = clonePtr(in.ManualSelector)
+	in.Template.DeepCopyInto(&out.Template)
+	out.TTLSecondsAfterFinished = clonePtr(in.TTLSecondsAfterFinished)
+	out.CompletionMode = clonePtr(in.CompletionMode)
+	out.Suspend = clonePtr(in.Suspend)
+	out.PodReplacementPolicy = clonePtr(in.PodReplacementPolicy)
+	out.ManagedBy = clonePtr(in.ManagedBy)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *JobSpec) DeepCopy() *JobSpec {
+	if in == nil {
+		return nil
+	}
+	out := new(JobSpec)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *JobStatus) DeepCopyInto(out *JobStatus) {
+	*out = *in
+	out.Conditions = slices.Clone(in.Conditions)
+	out.StartTime = clonePtr(in.StartTime)
+	out.CompletionTime = clonePtr(in.CompletionTime)
+	out.Terminating = clonePtr(in.Terminating)
+	out.FailedIndexes = clonePtr(in.FailedIndexes)
+	out.UncountedTerminatedPods = in.UncountedTerminatedPods.DeepCopy()
+	out.Ready = clonePtr(in.Ready)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *JobStatus) DeepCopy() *JobStatus {
+	if in == nil {
+		return nil
+	}
+	out := new(JobStatus)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *UncountedTerminatedPods) DeepCopyInto(out *UncountedTerminatedPods) {
+	*out = *in
+	out.Succeeded = slices.Clone(in.Succeeded)
+	out.Failed = slices.Clone(in.Failed)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *UncountedTerminatedPods) DeepCopy() *UncountedTerminatedPods {
+	if in == nil {
+		return nil
+	}
+	out := new(UncountedTerminatedPods)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *JobTemplateSpec) DeepCopyInto(out *JobTemplateSpec) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	in.Spec.DeepCopyInto(&out.Spec)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *JobTemplateSpec) DeepCopy() *JobTemplateSpec {
+	if in == nil {
+		return nil
+	}
+	out := new(JobTemplateSpec)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *CronJob) DeepCopyInto(out *CronJob) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	in.Spec.DeepCopyInto(&out.Spec)
+	in.Status.DeepCopyInto(&out.Status)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *CronJob) DeepCopy() *CronJob {
+	if in == nil {
+		return nil
+	}
+	out := new(CronJob)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject returns in.DeepCopy() as an Object.
+func (in *CronJob) DeepCopyObject() Object {
+	if c := in.DeepCopy(); c != nil {
+		return c
+	}
+	return nil
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *CronJobList) DeepCopyInto(out *CronJobList) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	out.Items = deepCopySlice(in.Items, (*CronJob).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *CronJobList) DeepCopy() *CronJobList {
+	if in == nil {
+		return nil
+	}
+	out := new(CronJobList)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *CronJobSpec) DeepCopyInto(out *CronJobSpec) {
+	*out = *in
+	out.TimeZone = clonePtr(in.TimeZone)
+	out.StartingDeadlineSeconds = clonePtr(in.StartingDeadlineSeconds)
+	out.Suspend = clonePtr(in.Suspend)
+	in.JobTemplate.DeepCopyInto(&out.JobTemplate)
+	out.SuccessfulJobsHistoryLimit = clonePtr(in.SuccessfulJobsHistoryLimit)
+	out.FailedJobsHistoryLimit = clonePtr(in.FailedJobsHistoryLimit)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *CronJobSpec) DeepCopy() *CronJobSpec {
+	if in == nil {
+		return nil
+	}
+	out := new(CronJobSpec)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *CronJobStatus) DeepCopyInto(out *CronJobStatus) {
+	*out = *in
+	out.Active = slices.Clone(in.Active)
+	out.LastScheduleTime = clonePtr(in.LastScheduleTime)
+	out.LastSuccessfulTime = clonePtr(in.LastSuccessfulTime)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *CronJobStatus) DeepCopy() *CronJobStatus {
+	if in == nil {
+		return nil
+	}
+	out := new(CronJobStatus)
+	in.DeepCopyInto(out)
+	return out
+}
+
 // Types of types_binding.go.
 
 // DeepCopyInto copies in into out; out shares nothing mutable with in.

@@ -37,6 +37,7 @@ func allTopLevelTypes() []reflect.Type {
 		PodDisruptionBudget{}, PodDisruptionBudgetList{},
 		ReplicaSet{}, ReplicaSetList{}, Deployment{}, DeploymentList{},
 		StatefulSet{}, StatefulSetList{},
+		Job{}, JobList{}, CronJob{}, CronJobList{},
 		CustomResourceDefinition{}, CustomResourceDefinitionList{}, Unstructured{},
 		Scale{}, Binding{}, Status{}, DeleteOptions{}, WatchEvent{},
 	}
@@ -56,6 +57,7 @@ func allObjects() []Object {
 		&ConfigMap{}, &Secret{}, &ServiceAccount{},
 		&PersistentVolume{}, &PersistentVolumeClaim{}, &StorageClass{}, &CSINode{}, &CSIDriver{},
 		&CSIStorageCapacity{}, &VolumeAttachment{}, &PodDisruptionBudget{}, &ReplicaSet{}, &StatefulSet{}, &Deployment{},
+		&Job{}, &CronJob{},
 		&CustomResourceDefinition{}, &Unstructured{},
 	}
 }

@@ -62,6 +62,7 @@ func registeredTypes() map[reflect.Type]TypeInfo {
 		typeOf[*Deployment]():               {Group: "apps", Version: "v1", Kind: "Deployment", Resource: "deployments", Namespaced: true},
 		typeOf[*ReplicaSet]():               {Group: "apps", Version: "v1", Kind: "ReplicaSet", Resource: "replicasets", Namespaced: true},
 		typeOf[*StatefulSet]():              {Group: "apps", Version: "v1", Kind: "StatefulSet", Resource: "statefulsets", Namespaced: true},
+		typeOf[*Job]():                      {Group: "batch", Version: "v1", Kind: "Job", Resource: "jobs", Namespaced: true},
 		typeOf[*CustomResourceDefinition](): {Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition", Resource: "customresourcedefinitions"},
 	}
 }

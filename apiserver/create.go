@@ -88,6 +88,9 @@ func (s *Server) create(obj api.Object, opts writeOptions) (api.Object, error) {
 	if generated {
 		key, m.Name = s.generateKey(k, m.Namespace, m.GenerateName)
 	}
+	if k.uidBeforeDefaults {
+		m.UID = s.newUID()
+	}
 	k.defaults(in)
 	if errs := k.validate(in); len(errs) > 0 && !opts.ownWrite {
 		// The stored kind names the invalid object, whichever version the
@@ -103,7 +106,10 @@ func (s *Server) create(obj api.Object, opts writeOptions) (api.Object, error) {
 		if _, err := s.store.Get(k.key(m.Namespace, m.Name), 0); err == nil && !generated {
 			return nil, apierrors.NewAlreadyExists(k.gr, m.Name)
 		}
-		m.UID, m.CreationTimestamp = s.newUID(), s.now()
+		if !k.uidBeforeDefaults {
+			m.UID = s.newUID()
+		}
+		m.CreationTimestamp = s.now()
 		return k.out(in), nil
 	}
 
@@ -117,7 +123,9 @@ func (s *Server) create(obj api.Object, opts writeOptions) (api.Object, error) {
 		m.Name = key[len(key)-len(m.Name):]
 	}
 	for attempt := 1; ; attempt++ {
-		m.UID = s.newUID()
+		if !k.uidBeforeDefaults {
+			m.UID = s.newUID()
+		}
 		m.CreationTimestamp = s.now()
 		rec, err := s.store.Create(key, in)
 		if err == nil {

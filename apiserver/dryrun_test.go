@@ -139,11 +139,11 @@ var declaredColumns = map[string][]string{
 func TestResources(t *testing.T) {
 	s, _ := newServer(t)
 	all := s.Resources()
-	require.Len(t, all, 24)
+	require.Len(t, all, 25)
 	assert.Equal(t, "configmaps", all[0].Resource, "core group first, sorted by name")
 	assert.Equal(t, "customresourcedefinitions", all[12].Resource, "named groups after core, sorted by group")
 	assert.Equal(t, "deployments", all[13].Resource)
-	assert.Equal(t, apierrors.GroupResource{Group: "events.k8s.io", Resource: "events"}, all[17].GroupResource())
+	assert.Equal(t, apierrors.GroupResource{Group: "events.k8s.io", Resource: "events"}, all[18].GroupResource())
 	assert.Equal(t, apierrors.GroupResource{Group: "storage.k8s.io", Resource: "volumeattachments"}, all[len(all)-1].GroupResource())
 
 	tests := []struct {

@@ -41,6 +41,10 @@ type kind struct {
 	// resetStatusOnCreate: create ignores the status the client sent (pods,
 	// replication controllers, services), as Kubernetes' strategies do.
 	resetStatusOnCreate bool
+	// uidBeforeDefaults: create draws the object's uid before defaulting
+	// it, because the defaults use it (a Job's generated selector), as
+	// kube-apiserver fills the system fields before PrepareForCreate.
+	uidBeforeDefaults bool
 	// shallowCopy returns a new object whose top-level struct is a copy of
 	// obj's (see the function shallowCopy); set by typed.
 	shallowCopy func(obj api.Object) api.Object
@@ -286,6 +290,7 @@ func newKinds() []*kind {
 		}, defaultServiceAccount, validateServiceAccount, validateServiceAccountUpdate),
 	}
 	kinds = append(kinds, schedulingKinds()...)
+	kinds = append(kinds, batchKinds()...)
 	kinds = append(kinds, typed(&kind{
 		gr: apierrors.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}, kind: "CustomResourceDefinition",
 		apiVersion: "apiextensions.k8s.io/v1", shortNames: []string{"crd", "crds"}, categories: []string{"api-extensions"},

@@ -30,6 +30,7 @@ const (
 	VolumeAttachments      = "volumeattachments"
 	PodDisruptionBudgets   = "poddisruptionbudgets"
 	Deployments            = "deployments"
+	Jobs                   = "jobs"
 	ReplicaSets            = "replicasets"
 	StatefulSets           = "statefulsets"
 	// CustomResourceDefinitions add kinds at run time; their objects are

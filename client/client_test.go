@@ -38,6 +38,7 @@ func TestResourceOfNamesTheConstants(t *testing.T) {
 		{&api.StatefulSet{}, client.StatefulSets},
 		{&api.CustomResourceDefinition{}, client.CustomResourceDefinitions},
 		{&api.Deployment{}, client.Deployments},
+		{&api.Job{}, client.Jobs},
 		{(*api.Pod)(nil), client.Pods},
 		{&api.Scale{}, ""},
 		{nil, ""},

@@ -57,11 +57,12 @@ func TestAggregatedDiscovery(t *testing.T) {
 			"/serviceaccounts":   "ServiceAccount Namespaced [sa]" + all,
 			"/persistentvolumes": "PersistentVolume Cluster [pv]" + all, "/persistentvolumeclaims": "PersistentVolumeClaim Namespaced [pvc]" + all,
 		}},
-		{"/apis", []string{"apiextensions.k8s.io", "apps", "authentication.k8s.io", "authorization.k8s.io", "coordination.k8s.io", "events.k8s.io", "policy", "storage.k8s.io"}, map[string]string{
+		{"/apis", []string{"apiextensions.k8s.io", "apps", "authentication.k8s.io", "authorization.k8s.io", "batch", "coordination.k8s.io", "events.k8s.io", "policy", "storage.k8s.io"}, map[string]string{
 			"apiextensions.k8s.io/customresourcedefinitions": "CustomResourceDefinition Cluster [crd,crds]" + all,
 			"apps/deployments":                              "Deployment Namespaced [deploy]" + all,
 			"apps/replicasets":                              "ReplicaSet Namespaced [rs]" + all,
 			"apps/statefulsets":                             "StatefulSet Namespaced [sts]" + all,
+			"batch/jobs":                                    "Job Namespaced []" + all,
 			"policy/poddisruptionbudgets":                   "PodDisruptionBudget Namespaced [pdb]" + all,
 			"storage.k8s.io/storageclasses":                 "StorageClass Cluster [sc]" + all,
 			"storage.k8s.io/csinodes":                       "CSINode Cluster []" + all,
@@ -107,7 +108,7 @@ func TestAggregatedDiscovery(t *testing.T) {
 func checkDiscoveryResource(t *testing.T, r discoveryResource) {
 	t.Helper()
 	switch r.Resource {
-	case "pods", "replicationcontrollers", "services", "deployments", "replicasets", "statefulsets":
+	case "pods", "replicationcontrollers", "services", "deployments", "replicasets", "statefulsets", "jobs":
 		assert.Equal(t, []string{"all"}, r.Categories, r.Resource)
 	case "customresourcedefinitions":
 		assert.Equal(t, []string{"api-extensions"}, r.Categories, r.Resource)
@@ -127,6 +128,8 @@ func checkDiscoveryResource(t *testing.T, r discoveryResource) {
 		assert.Equal(t, []string{"scale autoscaling/v1 Scale [get patch update]", "status apps/v1 ReplicaSet [get patch update]"}, subs)
 	case "statefulsets":
 		assert.Equal(t, []string{"scale autoscaling/v1 Scale [get patch update]", "status apps/v1 StatefulSet [get patch update]"}, subs)
+	case "jobs":
+		assert.Equal(t, []string{"status batch/v1 Job [get patch update]"}, subs)
 	case "persistentvolumes", "persistentvolumeclaims", "poddisruptionbudgets", "volumeattachments":
 		assert.Len(t, subs, 1, r.Resource)
 		assert.Contains(t, subs[0], "status ", r.Resource)
@@ -168,6 +171,8 @@ func TestLegacyDiscovery(t *testing.T) {
 				 "preferredVersion":{"groupVersion":"authentication.k8s.io/v1","version":"v1"}},
 				{"name":"authorization.k8s.io","versions":[{"groupVersion":"authorization.k8s.io/v1","version":"v1"}],
 				 "preferredVersion":{"groupVersion":"authorization.k8s.io/v1","version":"v1"}},
+				{"name":"batch","versions":[{"groupVersion":"batch/v1","version":"v1"}],
+				 "preferredVersion":{"groupVersion":"batch/v1","version":"v1"}},
 				{"name":"coordination.k8s.io","versions":[{"groupVersion":"coordination.k8s.io/v1","version":"v1"}],
 				 "preferredVersion":{"groupVersion":"coordination.k8s.io/v1","version":"v1"}},
 				{"name":"events.k8s.io","versions":[{"groupVersion":"events.k8s.io/v1","version":"v1"}],

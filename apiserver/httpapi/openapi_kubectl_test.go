@@ -12,18 +12,17 @@ import (
 	"github.com/miniplane/miniplane/clock"
 )
 
-// jobManifest is of a kind whose group miniplane does not serve.
-const jobManifest = `apiVersion: batch/v1
-kind: Job
+// hpaManifest is of a kind whose group miniplane does not serve.
+const hpaManifest = `apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
 metadata:
   name: web
 spec:
-  template:
-    spec:
-      restartPolicy: Never
-      containers:
-      - name: nginx
-        image: nginx:1.27
+  maxReplicas: 3
+  scaleTargetRef:
+    apiVersion: apps/v1
+    kind: Deployment
+    name: web
 `
 
 // listManifest is a v1 List, which kubectl validates itself against
@@ -121,8 +120,8 @@ func TestKubectlOpenAPI(t *testing.T) {
 	t.Run("apply an unserved kind", func(t *testing.T) {
 		before := stored()
 		for _, verb := range []string{"apply", "create"} {
-			errOut := k.fails(jobManifest, verb, "-f", "-")
-			assert.Contains(t, errOut, `no matches for kind "Job" in version "batch/v1"`, verb)
+			errOut := k.fails(hpaManifest, verb, "-f", "-")
+			assert.Contains(t, errOut, `no matches for kind "HorizontalPodAutoscaler" in version "autoscaling/v2"`, verb)
 			assert.NotContains(t, errOut, "--validate=false", "the documents downloaded and validated")
 		}
 		assert.Equal(t, before, stored(), "nothing stored")

@@ -208,3 +208,53 @@ func nodeAddress(n *api.Node, t api.NodeAddressType) string {
 	}
 	return "<none>"
 }
+
+// jobStatus is kubectl's STATUS of a job: Complete, Failed, Terminating,
+// Suspended, FailureTarget or Running, in that order of precedence.
+func jobStatus(j *api.Job) string {
+	has := func(typ string) bool {
+		for _, c := range j.Status.Conditions {
+			if c.Type == typ && c.Status == api.ConditionTrue {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case has(api.JobComplete):
+		return "Complete"
+	case has(api.JobFailed):
+		return "Failed"
+	case j.Metadata.DeletionTimestamp != nil:
+		return "Terminating"
+	case has(api.JobSuspended):
+		return "Suspended"
+	case has(api.JobFailureTarget):
+		return "FailureTarget"
+	}
+	return "Running"
+}
+
+// jobCompletions is kubectl's COMPLETIONS: succeeded/completions, or for a
+// work queue (no completions) succeeded/1, "of parallelism" when above 1.
+func jobCompletions(j *api.Job) string {
+	if j.Spec.Completions != nil {
+		return fmt.Sprintf("%d/%d", j.Status.Succeeded, *j.Spec.Completions)
+	}
+	if p := j.Spec.Parallelism; p != nil && *p > 1 {
+		return fmt.Sprintf("%d/1 of %d", j.Status.Succeeded, *p)
+	}
+	return fmt.Sprintf("%d/1", j.Status.Succeeded)
+}
+
+// jobDuration is kubectl's DURATION: from the start time to completion, or
+// to now while the job has not completed; empty before it started.
+func jobDuration(j *api.Job, now time.Time) string {
+	switch {
+	case j.Status.StartTime == nil:
+		return ""
+	case j.Status.CompletionTime == nil:
+		return humanDuration(now.Sub(j.Status.StartTime.Time))
+	}
+	return humanDuration(j.Status.CompletionTime.Sub(j.Status.StartTime.Time))
+}

@@ -128,6 +128,25 @@ var printers = map[apierrors.GroupResource]printer{
 			return []any{e.Metadata.Name, endpointsText(e.Subsets, 3), age(e.Metadata.CreationTimestamp, now)}
 		},
 	},
+	{Group: "batch", Resource: client.Jobs}: {
+		columns: []column{nameColumn,
+			col("Status", "string", "Status of the job.", 0),
+			col("Completions", "string", "The number of pods which reached phase Succeeded. The value increases monotonically for a given spec. However, it may decrease in reaction to scale down of elastic indexed jobs.", 0),
+			col("Duration", "string", "Time required to complete the job.", 0),
+			ageColumn,
+			col("Containers", "string", "Names of each container in the template.", 1),
+			col("Images", "string", "Images referenced by each container in the template.", 1),
+			col("Selector", "string", "A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors", 1)},
+		cells: func(o api.Object, now time.Time) []any {
+			j := o.(*api.Job)
+			var names, images []string
+			for _, c := range j.Spec.Template.Spec.Containers {
+				names, images = append(names, c.Name), append(images, c.Image)
+			}
+			return []any{j.Metadata.Name, jobStatus(j), jobCompletions(j), jobDuration(j, now), age(j.Metadata.CreationTimestamp, now),
+				strings.Join(names, ","), strings.Join(images, ","), api.FormatLabelSelector(j.Spec.Selector)}
+		},
+	},
 	{Group: "coordination.k8s.io", Resource: client.Leases}: {
 		columns: []column{nameColumn, col("Holder", "string", "The holder of the lease.", 0), ageColumn},
 		cells: func(o api.Object, now time.Time) []any {

@@ -25,7 +25,7 @@ var kubernetesResources = map[string][]string{
 	"authentication.k8s.io":        {"selfsubjectreviews", "tokenreviews"},
 	"authorization.k8s.io":         {"localsubjectaccessreviews", "selfsubjectaccessreviews", "selfsubjectrulesreviews", "subjectaccessreviews"},
 	"autoscaling":                  {"horizontalpodautoscalers"},
-	"batch":                        {"cronjobs", "jobs"},
+	"batch":                        {"cronjobs"},
 	"certificates.k8s.io":          {"certificatesigningrequests"},
 	"coordination.k8s.io":          {"leases"},
 	"discovery.k8s.io":             {"endpointslices"},

@@ -86,7 +86,7 @@ func schemas() map[string]*schema {
 	conditionsOnly := object(map[string]*fieldMeta{"conditions": byType()})
 	metaOnly := object(map[string]*fieldMeta{"metadata": nested(objectMeta)})
 	// replicated is a kind with a pod template and status conditions
-	// (apps/v1 Deployment, ReplicaSet and StatefulSet).
+	// (apps/v1 Deployment, ReplicaSet and StatefulSet, batch/v1 Job).
 	replicated := object(map[string]*fieldMeta{
 		"metadata": nested(objectMeta),
 		"spec": nested(object(map[string]*fieldMeta{
@@ -156,6 +156,7 @@ func schemas() map[string]*schema {
 		"Deployment":  replicated,
 		"ReplicaSet":  replicated,
 		"StatefulSet": replicated,
+		"Job":         replicated,
 		"ServiceAccount": object(map[string]*fieldMeta{
 			"metadata": nested(objectMeta),
 			"secrets":  mergeBy("name", nil),

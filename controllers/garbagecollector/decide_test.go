@@ -152,6 +152,7 @@ func TestKindOfRef(t *testing.T) {
 		{"apps/v1", "ReplicaSet", client.ReplicaSets, true},
 		{"v1", "ReplicaSet", "", false},
 		{"apps/v1", "Deployment", client.Deployments, true},
+		{"batch/v1", "Job", client.Jobs, true},
 		{"autoscaling/v2", "HorizontalPodAutoscaler", "", false},
 		{"apps/v1", "Pod", "", false},
 	} {
