@@ -239,6 +239,7 @@ const (
 	ReplicationController = "replicationcontroller"
 	ReplicaSet            = "replicaset"
 	Deployment            = "deployment"
+	CronJob               = "cronjob"
 	Endpoint              = "endpoint"
 	GarbageCollector      = "garbagecollector"
 	ServiceAccount        = "serviceaccount"
