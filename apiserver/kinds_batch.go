@@ -63,5 +63,7 @@ var cronJobColumns = []Column{nameColumn,
 	containersColumn(func(o api.Object) *api.PodTemplateSpec { return &o.(*api.CronJob).Spec.JobTemplate.Spec.Template }),
 	imagesColumn(func(o api.Object) *api.PodTemplateSpec { return &o.(*api.CronJob).Spec.JobTemplate.Spec.Template }),
 	{Name: "Selector", Type: "string", Priority: 1, Description: "A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors",
-		Cell: func(o api.Object) any { return api.FormatLabelSelector(o.(*api.CronJob).Spec.JobTemplate.Spec.Selector) }},
+		Cell: func(o api.Object) any {
+			return api.FormatLabelSelector(o.(*api.CronJob).Spec.JobTemplate.Spec.Selector)
+		}},
 }

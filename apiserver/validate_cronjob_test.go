@@ -71,7 +71,7 @@ func TestValidateCronJob(t *testing.T) {
 			cj.Spec.SuccessfulJobsHistoryLimit = ptr(int32(-1))
 			cj.Spec.FailedJobsHistoryLimit = ptr(int32(-2))
 		},
-			want: `[spec.startingDeadlineSeconds: Invalid value: -1: must be greater than or equal to 0, spec.successfulJobsHistoryLimit: Invalid value: -1: must be greater than or equal to 0, spec.failedJobsHistoryLimit: Invalid value: -2: must be greater than or equal to 0]`,
+			want:   `[spec.startingDeadlineSeconds: Invalid value: -1: must be greater than or equal to 0, spec.successfulJobsHistoryLimit: Invalid value: -1: must be greater than or equal to 0, spec.failedJobsHistoryLimit: Invalid value: -2: must be greater than or equal to 0]`,
 			causes: []cause{{invalid, "spec.startingDeadlineSeconds"}, {invalid, "spec.successfulJobsHistoryLimit"}, {invalid, "spec.failedJobsHistoryLimit"}}},
 		{name: "restartPolicy Always", change: func(cj *api.CronJob) { cj.Spec.JobTemplate.Spec.Template.Spec.RestartPolicy = api.RestartPolicyAlways },
 			want:   `spec.jobTemplate.spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"`,

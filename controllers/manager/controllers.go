@@ -6,6 +6,7 @@ import (
 	"github.com/miniplane/miniplane/controllers/deployment"
 	"github.com/miniplane/miniplane/controllers/endpoints"
 	"github.com/miniplane/miniplane/controllers/garbagecollector"
+	"github.com/miniplane/miniplane/controllers/job"
 	"github.com/miniplane/miniplane/controllers/replication"
 	"github.com/miniplane/miniplane/controllers/rootcacertpublisher"
 	"github.com/miniplane/miniplane/controllers/serviceaccount"
@@ -14,8 +15,8 @@ import (
 // DefaultDescriptors registers kube-controller-manager's controllers that
 // miniplane has, in the order they are built and started: the replication
 // controller, the replica set controller (the same controller, for
-// apps/v1 ReplicaSets), the deployment controller, the cronjob
-// controller, the endpoints
+// apps/v1 ReplicaSets), the deployment controller, the job controller, the
+// cronjob controller, the endpoints
 // controller, the garbage collector, the service account controller and
 // the root CA certificate publisher. These run under leader election
 // (Instance): in one instance at a time.
@@ -24,6 +25,7 @@ func DefaultDescriptors() []Descriptor {
 		{Name: ReplicationController, Init: initReplication},
 		{Name: ReplicaSet, Init: initReplicaSet},
 		{Name: Deployment, Init: initDeployment},
+		{Name: Job, Init: initJob},
 		{Name: CronJob, Init: initCronJob},
 		{Name: Endpoint, Init: initEndpoints},
 		{Name: GarbageCollector, Init: initGarbageCollector},
@@ -60,6 +62,14 @@ func initDeployment(ic InitContext) (Controller, int, error) {
 		Recorder: ic.recorder("deployment-controller"),
 	})
 	return c, ic.Options.ConcurrentDeploymentSyncs, err
+}
+
+func initJob(ic InitContext) (Controller, int, error) {
+	c, err := job.New(job.Config{
+		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
+		Recorder: ic.recorder("job-controller"),
+	})
+	return c, ic.Options.ConcurrentJobSyncs, err
 }
 
 func initCronJob(ic InitContext) (Controller, int, error) {

@@ -239,6 +239,7 @@ const (
 	ReplicationController = "replicationcontroller"
 	ReplicaSet            = "replicaset"
 	Deployment            = "deployment"
+	Job                   = "job"
 	CronJob               = "cronjob"
 	Endpoint              = "endpoint"
 	GarbageCollector      = "garbagecollector"

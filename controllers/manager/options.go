@@ -30,6 +30,8 @@ type Options struct {
 	// ConcurrentDeploymentSyncs is the deployment controller's worker
 	// count.
 	ConcurrentDeploymentSyncs int
+	// ConcurrentJobSyncs is the job controller's worker count.
+	ConcurrentJobSyncs int
 	// ConcurrentCronJobSyncs is the cronjob controller's worker count.
 	ConcurrentCronJobSyncs int
 	// EndpointUpdatesBatchPeriod delays endpoint syncs after pod changes so
@@ -122,6 +124,7 @@ func DefaultOptions() Options {
 		ConcurrentEndpointSyncs:   5,
 		ConcurrentGCSyncs:         20,
 		ConcurrentDeploymentSyncs: 5,
+		ConcurrentJobSyncs:        5,
 		ConcurrentCronJobSyncs:    5,
 		Nodes:                     3,
 		NodeCPU:                   nodesim.DefaultNodeCPU,
@@ -149,6 +152,7 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.ConcurrentEndpointSyncs, "concurrent-endpoint-syncs", o.ConcurrentEndpointSyncs, "services whose endpoints are synced at once")
 	fs.IntVar(&o.ConcurrentGCSyncs, "concurrent-gc-syncs", o.ConcurrentGCSyncs, "garbage collector workers")
 	fs.IntVar(&o.ConcurrentDeploymentSyncs, "concurrent-deployment-syncs", o.ConcurrentDeploymentSyncs, "deployments synced at once")
+	fs.IntVar(&o.ConcurrentJobSyncs, "concurrent-job-syncs", o.ConcurrentJobSyncs, "jobs synced at once")
 	fs.IntVar(&o.ConcurrentCronJobSyncs, "concurrent-cron-job-syncs", o.ConcurrentCronJobSyncs, "cron jobs synced at once")
 	fs.DurationVar(&o.EndpointUpdatesBatchPeriod, "endpoint-updates-batch-period", o.EndpointUpdatesBatchPeriod, "how long the endpoints controller waits after a pod change so that bursts make one write")
 	fs.IntVar(&o.Nodes, "nodes", o.Nodes, "simulated nodes the nodesim controller registers")
@@ -192,6 +196,7 @@ func (o Options) Validate(known []string) error {
 		{"--concurrent-endpoint-syncs", o.ConcurrentEndpointSyncs, 1},
 		{"--concurrent-gc-syncs", o.ConcurrentGCSyncs, 1},
 		{"--concurrent-deployment-syncs", o.ConcurrentDeploymentSyncs, 1},
+		{"--concurrent-job-syncs", o.ConcurrentJobSyncs, 1},
 		{"--concurrent-cron-job-syncs", o.ConcurrentCronJobSyncs, 1},
 		{"--nodes", o.Nodes, 0},
 	} {
