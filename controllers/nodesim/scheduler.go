@@ -67,6 +67,9 @@ func (c *Controller) schedule(ctx context.Context, key string, st *podState, pod
 		c.mu.Lock()
 		c.deleteAssumedLocked(st) // a no-op if the handler has seen the binding, or forget has run
 		c.mu.Unlock()
+		if apierrors.IsConflict(err) {
+			c.queue.AddAfter(key, conflictRecheck)
+		}
 		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
 			return nil // gone, or bound by someone else: the cache will tell
 		}
