@@ -30,7 +30,7 @@ func TestCronJobWithKubectl(t *testing.T) {
 	assert.Regexp(t, `hello\s+\*/1 \* \* \* \*\s+<none>\s+False\s+0\s+<none>\s+\d+s`, out)
 	out = k.ok("get", "cronjobs", "-o", "wide")
 	assert.Regexp(t, `CONTAINERS\s+IMAGES\s+SELECTOR`, out)
-	assert.Regexp(t, `hello\s+busybox\s+busybox\s+<none>`, out)
+	assert.Regexp(t, `\d+s\s+hello\s+busybox\s+<none>`, out)
 	out = k.ok("get", "all")
 	assert.Contains(t, out, "cronjob.batch/hello")
 
