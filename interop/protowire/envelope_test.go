@@ -157,6 +157,9 @@ func TestTagsMatchUpstream(t *testing.T) {
 		"PersistentVolumeSpec.mountOptions": true, "StorageClass.mountOptions": true,
 		"CSIDriverSpec.podInfoOnMount": true, "CSIDriverSpec.volumeLifecycleModes": true, "CSIDriverSpec.storageCapacity": true,
 		"CSIStorageCapacity.storageClassName": true, "RollingUpdateStatefulSetStrategy.maxUnavailable": true,
+		"PodFailurePolicy.rules": true, "PodFailurePolicyRule.action": true, "PodFailurePolicyRule.onPodConditions": true,
+		"PodFailurePolicyOnExitCodesRequirement.operator": true, "PodFailurePolicyOnPodConditionsPattern.type": true,
+		"PodFailurePolicyOnPodConditionsPattern.status": true, "SuccessPolicy.rules": true,
 	}
 	special := map[reflect.Type]bool{
 		reflect.TypeFor[api.Time]():         true,

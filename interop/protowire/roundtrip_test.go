@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -79,6 +80,8 @@ var kinds = []kind{
 	{"storage.k8s.io/v1", "VolumeAttachmentList", reflect.TypeFor[api.VolumeAttachmentList](), func() message { return &storagev1.VolumeAttachmentList{} }},
 	{"policy/v1", "PodDisruptionBudget", reflect.TypeFor[api.PodDisruptionBudget](), func() message { return &policyv1.PodDisruptionBudget{} }},
 	{"policy/v1", "PodDisruptionBudgetList", reflect.TypeFor[api.PodDisruptionBudgetList](), func() message { return &policyv1.PodDisruptionBudgetList{} }},
+	{"batch/v1", "CronJob", reflect.TypeFor[api.CronJob](), func() message { return &batchv1.CronJob{} }},
+	{"batch/v1", "CronJobList", reflect.TypeFor[api.CronJobList](), func() message { return &batchv1.CronJobList{} }},
 	{"apps/v1", "Deployment", reflect.TypeFor[api.Deployment](), func() message { return &appsv1.Deployment{} }},
 	{"apps/v1", "DeploymentList", reflect.TypeFor[api.DeploymentList](), func() message { return &appsv1.DeploymentList{} }},
 	{"apps/v1", "ReplicaSet", reflect.TypeFor[api.ReplicaSet](), func() message { return &appsv1.ReplicaSet{} }},
