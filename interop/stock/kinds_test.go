@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
@@ -508,6 +509,26 @@ func schedulingKindCases() []kindCase {
 			fresh: func(name, ns string) *policyv1.PodDisruptionBudget {
 				return &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
 					Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: ptr.To(intstr.FromString("50%")), Selector: web}}
+			},
+		},
+		crud[*batchv1.CronJob, *batchv1.CronJobList]{
+			gvr: batchv1.SchemeGroupVersion.WithResource("cronjobs"), namespaced: true,
+			client: func(cs kubernetes.Interface, ns string) typedClient[*batchv1.CronJob, *batchv1.CronJobList] {
+				return cs.BatchV1().CronJobs(ns)
+			},
+			fresh: func(name, ns string) *batchv1.CronJob {
+				spec := podSpec()
+				spec.RestartPolicy = corev1.RestartPolicyOnFailure
+				return &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+					Spec: batchv1.CronJobSpec{Schedule: "*/5 * * * *", Suspend: ptr.To(true),
+						JobTemplate: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: spec}}}}}
+			},
+			strategic: `{"spec":{"jobTemplate":{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:1.28"}]}}}}}}`,
+			strategicOK: func(t *testing.T, cj *batchv1.CronJob) {
+				containers := cj.Spec.JobTemplate.Spec.Template.Spec.Containers
+				require.Len(t, containers, 1, "containers merge by name")
+				assert.Equal(t, "nginx:1.28", containers[0].Image)
+				assert.Equal(t, batchv1.AllowConcurrent, cj.Spec.ConcurrencyPolicy, "defaulted")
 			},
 		},
 		crud[*appsv1.ReplicaSet, *appsv1.ReplicaSetList]{

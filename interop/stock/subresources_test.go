@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -45,6 +46,7 @@ func subresourceCases() []subresourceCase {
 		{"policy/v1 poddisruptionbudgets/status", testPodDisruptionBudgetStatus},
 		{"apps/v1 replicasets/status", testReplicaSetStatus},
 		{"apps/v1 deployments/status", testDeploymentStatus},
+		{"batch/v1 cronjobs/status", testCronJobStatus},
 		{"apps/v1 deployments/scale", testDeploymentScale},
 		{"apps/v1 statefulsets/status", testStatefulSetStatus},
 		{"apps/v1 replicasets/scale", testReplicaSetScale},
@@ -131,6 +133,18 @@ func testDeploymentStatus(t *testing.T, cs kubernetes.Interface) {
 	}, func(t *testing.T, d *appsv1.Deployment) {
 		assert.Equal(t, int32(1), d.Status.UpdatedReplicas)
 		assert.Equal(t, int32(0), *d.Spec.Replicas, "a status update kept the spec")
+	})
+}
+
+func testCronJobStatus(t *testing.T, cs kubernetes.Interface) {
+	cj := schedulingCase[*batchv1.CronJob](t, "cronjobs").fresh("status-cj", metav1.NamespaceDefault)
+	checkStatusUpdate(t, cs.BatchV1().CronJobs(metav1.NamespaceDefault), cj, func(cj *batchv1.CronJob) {
+		now := metav1.Now()
+		cj.Status.LastScheduleTime = &now
+		cj.Spec.Schedule = "@hourly"
+	}, func(t *testing.T, cj *batchv1.CronJob) {
+		assert.NotNil(t, cj.Status.LastScheduleTime)
+		assert.Equal(t, "*/5 * * * *", cj.Spec.Schedule, "a status update kept the spec")
 	})
 }
 
