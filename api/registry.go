@@ -63,6 +63,7 @@ func registeredTypes() map[reflect.Type]TypeInfo {
 		typeOf[*ReplicaSet]():               {Group: "apps", Version: "v1", Kind: "ReplicaSet", Resource: "replicasets", Namespaced: true},
 		typeOf[*StatefulSet]():              {Group: "apps", Version: "v1", Kind: "StatefulSet", Resource: "statefulsets", Namespaced: true},
 		typeOf[*Job]():                      {Group: "batch", Version: "v1", Kind: "Job", Resource: "jobs", Namespaced: true},
+		typeOf[*CronJob]():                  {Group: "batch", Version: "v1", Kind: "CronJob", Resource: "cronjobs", Namespaced: true},
 		typeOf[*CustomResourceDefinition](): {Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition", Resource: "customresourcedefinitions"},
 	}
 }

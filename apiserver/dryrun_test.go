@@ -132,6 +132,7 @@ var declaredColumns = map[string][]string{
 	"replicasets":                 {"Name", "Desired", "Current", "Ready", "Age", "Containers", "Images", "Selector"},
 	"statefulsets.apps":           {"Name", "Ready", "Age", "Containers", "Images"},
 	"customresourcedefinitions":   {"Name", "Created At"},
+	"cronjobs":                    {"Name", "Schedule", "Timezone", "Suspend", "Active", "Last Schedule", "Age", "Containers", "Images", "Selector"},
 }
 
 // TestResources checks the descriptions the HTTP front routes and
@@ -139,11 +140,11 @@ var declaredColumns = map[string][]string{
 func TestResources(t *testing.T) {
 	s, _ := newServer(t)
 	all := s.Resources()
-	require.Len(t, all, 25)
+	require.Len(t, all, 26)
 	assert.Equal(t, "configmaps", all[0].Resource, "core group first, sorted by name")
 	assert.Equal(t, "customresourcedefinitions", all[12].Resource, "named groups after core, sorted by group")
 	assert.Equal(t, "deployments", all[13].Resource)
-	assert.Equal(t, apierrors.GroupResource{Group: "events.k8s.io", Resource: "events"}, all[18].GroupResource())
+	assert.Equal(t, apierrors.GroupResource{Group: "events.k8s.io", Resource: "events"}, all[19].GroupResource())
 	assert.Equal(t, apierrors.GroupResource{Group: "storage.k8s.io", Resource: "volumeattachments"}, all[len(all)-1].GroupResource())
 
 	tests := []struct {
@@ -172,6 +173,7 @@ func TestResources(t *testing.T) {
 		{"poddisruptionbudgets.policy", apiserver.ResourceInfo{Resource: "poddisruptionbudgets", Singular: "poddisruptionbudget", Group: "policy", Version: "v1", Kind: "PodDisruptionBudget", Namespaced: true, HasStatus: true, ShortNames: []string{"pdb"}}, "policy/v1", ""},
 		{"replicasets", apiserver.ResourceInfo{Resource: "replicasets", Singular: "replicaset", Group: "apps", Version: "v1", Kind: "ReplicaSet", Namespaced: true, HasStatus: true, HasScale: true, ShortNames: []string{"rs"}, Categories: []string{"all"}}, "apps/v1", ""},
 		{"statefulsets.apps", apiserver.ResourceInfo{Resource: "statefulsets", Singular: "statefulset", Group: "apps", Version: "v1", Kind: "StatefulSet", Namespaced: true, HasStatus: true, HasScale: true, ShortNames: []string{"sts"}, Categories: []string{"all"}}, "apps/v1", ""},
+		{"cronjobs", apiserver.ResourceInfo{Resource: "cronjobs", Singular: "cronjob", Group: "batch", Version: "v1", Kind: "CronJob", Namespaced: true, HasStatus: true, ShortNames: []string{"cj"}, Categories: []string{"all"}}, "batch/v1", ""},
 		{"events.events.k8s.io", apiserver.ResourceInfo{Resource: "events", Singular: "event", Group: "events.k8s.io", Version: "v1", Kind: "Event", Namespaced: true, ShortNames: []string{"ev"}, StoredAs: "events"}, "events.k8s.io/v1", "*api.EventsV1Event"},
 	}
 	for _, tt := range tests {

@@ -31,6 +31,7 @@ const (
 	PodDisruptionBudgets   = "poddisruptionbudgets"
 	Deployments            = "deployments"
 	Jobs                   = "jobs"
+	CronJobs               = "cronjobs"
 	ReplicaSets            = "replicasets"
 	StatefulSets           = "statefulsets"
 	// CustomResourceDefinitions add kinds at run time; their objects are

@@ -39,6 +39,7 @@ func TestResourceOfNamesTheConstants(t *testing.T) {
 		{&api.CustomResourceDefinition{}, client.CustomResourceDefinitions},
 		{&api.Deployment{}, client.Deployments},
 		{&api.Job{}, client.Jobs},
+		{&api.CronJob{}, client.CronJobs},
 		{(*api.Pod)(nil), client.Pods},
 		{&api.Scale{}, ""},
 		{nil, ""},

@@ -62,6 +62,7 @@ func TestAggregatedDiscovery(t *testing.T) {
 			"apps/deployments":                              "Deployment Namespaced [deploy]" + all,
 			"apps/replicasets":                              "ReplicaSet Namespaced [rs]" + all,
 			"apps/statefulsets":                             "StatefulSet Namespaced [sts]" + all,
+			"batch/cronjobs":                                "CronJob Namespaced [cj]" + all,
 			"batch/jobs":                                    "Job Namespaced []" + all,
 			"policy/poddisruptionbudgets":                   "PodDisruptionBudget Namespaced [pdb]" + all,
 			"storage.k8s.io/storageclasses":                 "StorageClass Cluster [sc]" + all,
@@ -108,7 +109,7 @@ func TestAggregatedDiscovery(t *testing.T) {
 func checkDiscoveryResource(t *testing.T, r discoveryResource) {
 	t.Helper()
 	switch r.Resource {
-	case "pods", "replicationcontrollers", "services", "deployments", "replicasets", "statefulsets", "jobs":
+	case "pods", "replicationcontrollers", "services", "deployments", "replicasets", "statefulsets", "jobs", "cronjobs":
 		assert.Equal(t, []string{"all"}, r.Categories, r.Resource)
 	case "customresourcedefinitions":
 		assert.Equal(t, []string{"api-extensions"}, r.Categories, r.Resource)
@@ -130,6 +131,8 @@ func checkDiscoveryResource(t *testing.T, r discoveryResource) {
 		assert.Equal(t, []string{"scale autoscaling/v1 Scale [get patch update]", "status apps/v1 StatefulSet [get patch update]"}, subs)
 	case "jobs":
 		assert.Equal(t, []string{"status batch/v1 Job [get patch update]"}, subs)
+	case "cronjobs":
+		assert.Equal(t, []string{"status batch/v1 CronJob [get patch update]"}, subs)
 	case "persistentvolumes", "persistentvolumeclaims", "poddisruptionbudgets", "volumeattachments":
 		assert.Len(t, subs, 1, r.Resource)
 		assert.Contains(t, subs[0], "status ", r.Resource)

@@ -170,6 +170,7 @@ func TestKubectl(t *testing.T) {
 			{"persistentvolumes", "pv", "v1", "false", "PersistentVolume"},
 			{"deployments", "deploy", "apps/v1", "true", "Deployment"},
 			{"replicasets", "rs", "apps/v1", "true", "ReplicaSet"},
+			{"cronjobs", "cj", "batch/v1", "true", "CronJob"},
 			{"jobs", "batch/v1", "true", "Job"},
 			{"statefulsets", "sts", "apps/v1", "true", "StatefulSet"},
 			{"poddisruptionbudgets", "pdb", "policy/v1", "true", "PodDisruptionBudget"},

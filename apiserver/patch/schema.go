@@ -157,6 +157,22 @@ func schemas() map[string]*schema {
 		"ReplicaSet":  replicated,
 		"StatefulSet": replicated,
 		"Job":         replicated,
+		// A cron job's pod template is one level down, in its job template;
+		// status.active is atomic.
+		"CronJob": object(map[string]*fieldMeta{
+			"metadata": nested(objectMeta),
+			"spec": nested(object(map[string]*fieldMeta{
+				"jobTemplate": nested(object(map[string]*fieldMeta{
+					"metadata": nested(objectMeta),
+					"spec": nested(object(map[string]*fieldMeta{
+						"template": nested(object(map[string]*fieldMeta{
+							"metadata": nested(objectMeta),
+							"spec":     nested(podSpec),
+						})),
+					})),
+				})),
+			})),
+		}),
 		"ServiceAccount": object(map[string]*fieldMeta{
 			"metadata": nested(objectMeta),
 			"secrets":  mergeBy("name", nil),

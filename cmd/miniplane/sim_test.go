@@ -44,7 +44,10 @@ func TestSimCommand(t *testing.T) {
 		{name: "a sweep", args: []string{"sim", "--seeds", "1..3", "--duration", "2m"}, wantLast: regexp.MustCompile(`^seeds=1..3 runs=3 violations=0 steps=\d+ `)},
 		{name: "a sweep, one at a time", args: []string{"sim", "--seeds", "4..5", "--duration", "2m", "--parallel", "1"}, wantLast: regexp.MustCompile(`^seeds=4..5 runs=2 violations=0 steps=\d+ `)},
 		{name: "a sweep with the planted bug", args: []string{"sim", "--seeds", "1..4", "--plant-bug"}, wantErr: "an invariant was violated",
-			wantOut: []string{"VIOLATION seed=1 ", "VIOLATION seed=2 ", "replay: miniplane sim --seed 3 "}, wantLast: regexp.MustCompile(`^seeds=1..4 runs=4 violations=4 `)},
+			// Which seeds the planted bug trips shifts with the seeded step
+			// order, which every new controller changes; seed 1 is pinned by
+			// the case below.
+			wantOut: []string{"VIOLATION seed=1 ", "replay: miniplane sim --seed 1 "}, wantLast: regexp.MustCompile(`^seeds=1..4 runs=4 violations=[1-4] `)},
 		{name: "no parallelism", args: []string{"sim", "--seeds", "1..2", "--parallel", "0"}, wantUsage: true, wantErr: "--parallel must be at least 1, not 0"},
 		{name: "a planted bug is a violation", args: []string{"sim", "--plant-bug", "--seed", "1"}, wantErr: "an invariant was violated",
 			wantOut:  []string{"VIOLATION seed=1 step=", "invariant=rc-no-overshoot", "last trace lines:", `"kind":"violation"`, "replay: miniplane sim --seed 1 --duration 10m0s --faults all --scenario default --plant-bug"},

@@ -154,6 +154,7 @@ func TestKindOfRef(t *testing.T) {
 		{"v1", "ReplicaSet", "", false},
 		{"apps/v1", "Deployment", client.Deployments, true},
 		{"batch/v1", "Job", client.Jobs, true},
+		{"batch/v1", "CronJob", client.CronJobs, true},
 		{"autoscaling/v2", "HorizontalPodAutoscaler", "", false},
 		{"apps/v1", "Pod", "", false},
 	} {

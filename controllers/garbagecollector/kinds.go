@@ -26,6 +26,7 @@ func servedKinds() []kindInfo {
 		{kind: "CSIStorageCapacity", group: "storage.k8s.io", resource: client.CSIStorageCapacities, namespaced: true},
 		{kind: "ConfigMap", resource: client.ConfigMaps, namespaced: true},
 		{kind: "CustomResourceDefinition", group: "apiextensions.k8s.io", resource: client.CustomResourceDefinitions},
+		{kind: "CronJob", group: "batch", resource: client.CronJobs, namespaced: true},
 		{kind: "Deployment", group: "apps", resource: client.Deployments, namespaced: true},
 		{kind: "Endpoints", resource: client.Endpoints, namespaced: true},
 		{kind: "Event", resource: client.Events, namespaced: true},

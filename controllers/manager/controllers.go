@@ -2,6 +2,7 @@ package manager
 
 import (
 	"github.com/miniplane/miniplane/client/record"
+	"github.com/miniplane/miniplane/controllers/cronjob"
 	"github.com/miniplane/miniplane/controllers/deployment"
 	"github.com/miniplane/miniplane/controllers/endpoints"
 	"github.com/miniplane/miniplane/controllers/garbagecollector"
@@ -14,7 +15,8 @@ import (
 // DefaultDescriptors registers kube-controller-manager's controllers that
 // miniplane has, in the order they are built and started: the replication
 // controller, the replica set controller (the same controller, for
-// apps/v1 ReplicaSets), the deployment controller, the job controller, the endpoints
+// apps/v1 ReplicaSets), the deployment controller, the job controller, the
+// cronjob controller, the endpoints
 // controller, the garbage collector, the service account controller and
 // the root CA certificate publisher. These run under leader election
 // (Instance): in one instance at a time.
@@ -24,6 +26,7 @@ func DefaultDescriptors() []Descriptor {
 		{Name: ReplicaSet, Init: initReplicaSet},
 		{Name: Deployment, Init: initDeployment},
 		{Name: Job, Init: initJob},
+		{Name: CronJob, Init: initCronJob},
 		{Name: Endpoint, Init: initEndpoints},
 		{Name: GarbageCollector, Init: initGarbageCollector},
 		{Name: ServiceAccount, Init: initServiceAccount},
@@ -67,6 +70,14 @@ func initJob(ic InitContext) (Controller, int, error) {
 		Recorder: ic.recorder("job-controller"),
 	})
 	return c, ic.Options.ConcurrentJobSyncs, err
+}
+
+func initCronJob(ic InitContext) (Controller, int, error) {
+	c, err := cronjob.New(cronjob.Config{
+		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
+		Recorder: ic.recorder("cronjob-controller"),
+	})
+	return c, ic.Options.ConcurrentCronJobSyncs, err
 }
 
 func initEndpoints(ic InitContext) (Controller, int, error) {

@@ -7,7 +7,7 @@
 // controllers with init functions, the --controllers flag (`*`, `name`,
 // `-name`, first match wins), per-controller worker counts
 // (--concurrent-rc-syncs, --concurrent-replicaset-syncs, --concurrent-deployment-syncs,
-// --concurrent-endpoint-syncs), the --leader-elect
+// --concurrent-cron-job-syncs, --concurrent-endpoint-syncs), the --leader-elect
 // flags, and a health check per controller.
 //
 // A Manager only runs the controllers it is given. An Instance is one

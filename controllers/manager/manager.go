@@ -250,6 +250,7 @@ const (
 	ReplicaSet            = "replicaset"
 	Deployment            = "deployment"
 	Job                   = "job"
+	CronJob               = "cronjob"
 	Endpoint              = "endpoint"
 	GarbageCollector      = "garbagecollector"
 	ServiceAccount        = "serviceaccount"

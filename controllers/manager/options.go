@@ -32,6 +32,8 @@ type Options struct {
 	ConcurrentDeploymentSyncs int
 	// ConcurrentJobSyncs is the job controller's worker count.
 	ConcurrentJobSyncs int
+	// ConcurrentCronJobSyncs is the cronjob controller's worker count.
+	ConcurrentCronJobSyncs int
 	// EndpointUpdatesBatchPeriod delays endpoint syncs after pod changes so
 	// bursts coalesce (kube's --endpoint-updates-batch-period); 0: none.
 	EndpointUpdatesBatchPeriod time.Duration
@@ -123,6 +125,7 @@ func DefaultOptions() Options {
 		ConcurrentGCSyncs:         20,
 		ConcurrentDeploymentSyncs: 5,
 		ConcurrentJobSyncs:        5,
+		ConcurrentCronJobSyncs:    5,
 		Nodes:                     3,
 		NodeCPU:                   nodesim.DefaultNodeCPU,
 		NodeMemory:                nodesim.DefaultNodeMemory,
@@ -154,6 +157,7 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.ConcurrentGCSyncs, "concurrent-gc-syncs", o.ConcurrentGCSyncs, "garbage collector workers")
 	fs.IntVar(&o.ConcurrentDeploymentSyncs, "concurrent-deployment-syncs", o.ConcurrentDeploymentSyncs, "deployments synced at once")
 	fs.IntVar(&o.ConcurrentJobSyncs, "concurrent-job-syncs", o.ConcurrentJobSyncs, "jobs synced at once")
+	fs.IntVar(&o.ConcurrentCronJobSyncs, "concurrent-cron-job-syncs", o.ConcurrentCronJobSyncs, "cron jobs synced at once")
 	fs.DurationVar(&o.EndpointUpdatesBatchPeriod, "endpoint-updates-batch-period", o.EndpointUpdatesBatchPeriod, "how long the endpoints controller waits after a pod change so that bursts make one write")
 	fs.IntVar(&o.Nodes, "nodes", o.Nodes, "simulated nodes the nodesim controller registers")
 	fs.StringVar(&o.NodeCPU, "node-cpu", o.NodeCPU, "each simulated node's cpu capacity and allocatable, a quantity such as 4 or 3500m")
@@ -197,6 +201,7 @@ func (o Options) Validate(known []string) error {
 		{"--concurrent-gc-syncs", o.ConcurrentGCSyncs, 1},
 		{"--concurrent-deployment-syncs", o.ConcurrentDeploymentSyncs, 1},
 		{"--concurrent-job-syncs", o.ConcurrentJobSyncs, 1},
+		{"--concurrent-cron-job-syncs", o.ConcurrentCronJobSyncs, 1},
 		{"--nodes", o.Nodes, 0},
 	} {
 		if n.v < n.min {

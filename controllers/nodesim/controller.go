@@ -602,7 +602,18 @@ func (c *Controller) syncPod(ctx context.Context, key string) error {
 		}
 		return c.schedule(ctx, key, st, pod)
 	}
-	return c.runPod(ctx, key, st, pod)
+	err := c.runPod(ctx, key, st, pod)
+	if err != nil {
+		// The loop retries the key with its backoff, and the queue keeps
+		// the earlier of two ready times: a later time the kubelet had
+		// asked for is gone, so the retry must ask again.
+		c.mu.Lock()
+		if s, ok := c.state[key]; ok {
+			s.due = time.Time{}
+		}
+		c.mu.Unlock()
+	}
+	return err
 }
 
 // A sync reads the pod the handler last delivered (podState.pod) instead

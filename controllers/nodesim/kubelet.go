@@ -15,6 +15,14 @@ import (
 	"github.com/miniplane/miniplane/client/record"
 )
 
+// conflictRecheck is when a pod whose write met a Conflict is looked at
+// again, in case no newer version comes: a write can be refused with 409
+// without the pod having changed (the simulator's Conflict fault, an
+// apiserver precondition), and then no event would ever queue it. A newer
+// version that does come queues it sooner; the later add is then a no-op
+// sync.
+const conflictRecheck = time.Second
+
 // runPod is the kubelet (and the node lifecycle controller) for one pod
 // bound to a node: observe the pod and its node, decide, act.
 // st is the pod's state as sync looked it up (nil if none).

@@ -465,6 +465,9 @@ func (c *Controller) runLife(ctx context.Context, key string, st *podState, pod 
 		cp := *pod
 		cp.Status = step.status
 		if _, err := c.client.UpdateStatus(ctx, &cp, client.Handover()); err != nil {
+			if apierrors.IsConflict(err) {
+				c.queue.AddAfter(key, conflictRecheck)
+			}
 			if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
 				return nil // gone, or the cache is behind: the handler queues the pod again
 			}

@@ -484,6 +484,33 @@ func fullDeployment(name string) api.Deployment {
 			CollisionCount: ptr(int32(1))}}
 }
 
+// fullJobSpec sets every field of a job's spec, for the job template of a
+// cron job.
+func fullJobSpec() api.JobSpec {
+	return api.JobSpec{Parallelism: ptr(int32(2)), Completions: ptr(int32(4)), ActiveDeadlineSeconds: ptr(int64(60)),
+		PodFailurePolicy: &api.PodFailurePolicy{Rules: []api.PodFailurePolicyRule{
+			{Action: "FailJob", OnExitCodes: &api.PodFailurePolicyOnExitCodesRequirement{ContainerName: ptr("app"), Operator: "In", Values: []int32{1, 42}}},
+			{Action: "Ignore", OnPodConditions: []api.PodFailurePolicyOnPodConditionsPattern{{Type: "DisruptionTarget", Status: api.ConditionTrue}}},
+		}},
+		SuccessPolicy: &api.SuccessPolicy{Rules: []api.SuccessPolicyRule{{SucceededIndexes: ptr("0-2"), SucceededCount: ptr(int32(2))}}},
+		BackoffLimit:  ptr(int32(6)), BackoffLimitPerIndex: ptr(int32(1)), MaxFailedIndexes: ptr(int32(2)),
+		Selector: fullLabelSelector(), ManualSelector: ptr(true),
+		Template:                api.PodTemplateSpec{Metadata: fullObjectMeta(""), Spec: fullPodSpec()},
+		TTLSecondsAfterFinished: ptr(int32(100)), CompletionMode: ptr("Indexed"), Suspend: ptr(true),
+		PodReplacementPolicy: ptr("Failed"), ManagedBy: ptr("kubernetes.io/job-controller")}
+}
+
+func fullCronJob(name string) api.CronJob {
+	return api.CronJob{Metadata: fullObjectMeta(name),
+		Spec: api.CronJobSpec{Schedule: "*/5 * * * *", TimeZone: ptr("Europe/Paris"), StartingDeadlineSeconds: ptr(int64(30)),
+			ConcurrencyPolicy: "Forbid", Suspend: ptr(true),
+			JobTemplate:                api.JobTemplateSpec{Metadata: fullObjectMeta(""), Spec: fullJobSpec()},
+			SuccessfulJobsHistoryLimit: ptr(int32(3)), FailedJobsHistoryLimit: ptr(int32(1))},
+		Status: api.CronJobStatus{
+			Active:           []api.ObjectReference{{Kind: "Job", Namespace: "default", Name: name + "-1", UID: "u1", APIVersion: "batch/v1", ResourceVersion: "7", FieldPath: "spec"}},
+			LastScheduleTime: &created, LastSuccessfulTime: &created}}
+}
+
 func fullStatefulSet(name string) api.StatefulSet {
 	return api.StatefulSet{Metadata: fullObjectMeta(name),
 		Spec: api.StatefulSetSpec{Replicas: ptr(int32(3)), Selector: fullLabelSelector(),
@@ -649,6 +676,8 @@ func fullCases() map[string]any {
 		"PodDisruptionBudget":  ptr(fullPodDisruptionBudget("web")),
 		"PodDisruptionBudgetList": &api.PodDisruptionBudgetList{Metadata: fullListMeta(),
 			Items: []api.PodDisruptionBudget{fullPodDisruptionBudget("a")}},
+		"CronJob":                  ptr(fullCronJob("hello")),
+		"CronJobList":              &api.CronJobList{Metadata: fullListMeta(), Items: []api.CronJob{fullCronJob("a")}},
 		"Job":                      ptr(fullJob("pi")),
 		"JobList":                  &api.JobList{Metadata: fullListMeta(), Items: []api.Job{fullJob("a")}},
 		"Deployment":               ptr(fullDeployment("web")),

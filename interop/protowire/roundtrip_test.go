@@ -85,6 +85,8 @@ var kinds = []kind{
 	{"policy/v1", "PodDisruptionBudgetList", reflect.TypeFor[api.PodDisruptionBudgetList](), func() message { return &policyv1.PodDisruptionBudgetList{} }},
 	{"batch/v1", "Job", reflect.TypeFor[api.Job](), func() message { return &batchv1.Job{} }},
 	{"batch/v1", "JobList", reflect.TypeFor[api.JobList](), func() message { return &batchv1.JobList{} }},
+	{"batch/v1", "CronJob", reflect.TypeFor[api.CronJob](), func() message { return &batchv1.CronJob{} }},
+	{"batch/v1", "CronJobList", reflect.TypeFor[api.CronJobList](), func() message { return &batchv1.CronJobList{} }},
 	{"apps/v1", "Deployment", reflect.TypeFor[api.Deployment](), func() message { return &appsv1.Deployment{} }},
 	{"apps/v1", "DeploymentList", reflect.TypeFor[api.DeploymentList](), func() message { return &appsv1.DeploymentList{} }},
 	{"apps/v1", "ReplicaSet", reflect.TypeFor[api.ReplicaSet](), func() message { return &appsv1.ReplicaSet{} }},

@@ -511,6 +511,26 @@ func schedulingKindCases() []kindCase {
 					Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: ptr.To(intstr.FromString("50%")), Selector: web}}
 			},
 		},
+		crud[*batchv1.CronJob, *batchv1.CronJobList]{
+			gvr: batchv1.SchemeGroupVersion.WithResource("cronjobs"), namespaced: true,
+			client: func(cs kubernetes.Interface, ns string) typedClient[*batchv1.CronJob, *batchv1.CronJobList] {
+				return cs.BatchV1().CronJobs(ns)
+			},
+			fresh: func(name, ns string) *batchv1.CronJob {
+				spec := podSpec()
+				spec.RestartPolicy = corev1.RestartPolicyOnFailure
+				return &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+					Spec: batchv1.CronJobSpec{Schedule: "*/5 * * * *", Suspend: ptr.To(true),
+						JobTemplate: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: spec}}}}}
+			},
+			strategic: `{"spec":{"jobTemplate":{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:1.28"}]}}}}}}`,
+			strategicOK: func(t *testing.T, cj *batchv1.CronJob) {
+				containers := cj.Spec.JobTemplate.Spec.Template.Spec.Containers
+				require.Len(t, containers, 1, "containers merge by name")
+				assert.Equal(t, "nginx:1.28", containers[0].Image)
+				assert.Equal(t, batchv1.AllowConcurrent, cj.Spec.ConcurrencyPolicy, "defaulted")
+			},
+		},
 		crud[*appsv1.ReplicaSet, *appsv1.ReplicaSetList]{
 			gvr: appsv1.SchemeGroupVersion.WithResource("replicasets"), namespaced: true,
 			client: func(cs kubernetes.Interface, ns string) typedClient[*appsv1.ReplicaSet, *appsv1.ReplicaSetList] {

@@ -47,6 +47,7 @@ func subresourceCases() []subresourceCase {
 		{"apps/v1 replicasets/status", testReplicaSetStatus},
 		{"apps/v1 deployments/status", testDeploymentStatus},
 		{"batch/v1 jobs/status", testJobStatus},
+		{"batch/v1 cronjobs/status", testCronJobStatus},
 		{"apps/v1 deployments/scale", testDeploymentScale},
 		{"apps/v1 statefulsets/status", testStatefulSetStatus},
 		{"apps/v1 replicasets/scale", testReplicaSetScale},
@@ -144,6 +145,18 @@ func testJobStatus(t *testing.T, cs kubernetes.Interface) {
 	}, func(t *testing.T, j *batchv1.Job) {
 		assert.Equal(t, int32(1), j.Status.Active)
 		assert.Equal(t, int32(1), *j.Spec.Parallelism, "a status update kept the spec")
+	})
+}
+
+func testCronJobStatus(t *testing.T, cs kubernetes.Interface) {
+	cj := schedulingCase[*batchv1.CronJob](t, "cronjobs").fresh("status-cj", metav1.NamespaceDefault)
+	checkStatusUpdate(t, cs.BatchV1().CronJobs(metav1.NamespaceDefault), cj, func(cj *batchv1.CronJob) {
+		now := metav1.Now()
+		cj.Status.LastScheduleTime = &now
+		cj.Spec.Schedule = "@hourly"
+	}, func(t *testing.T, cj *batchv1.CronJob) {
+		assert.NotNil(t, cj.Status.LastScheduleTime)
+		assert.Equal(t, "*/5 * * * *", cj.Spec.Schedule, "a status update kept the spec")
 	})
 }
 

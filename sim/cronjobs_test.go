@@ -1,0 +1,100 @@
+package sim_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/sim"
+)
+
+// TestCronJobHour runs an hour of a "*/5 * * * *" cron job on the
+// simulator's clock: it creates twelve jobs, one per five minutes, each
+// named for its minute, in a fraction of a second of wall time.
+func TestCronJobHour(t *testing.T) {
+	s, err := sim.New(t.Context(), sim.Config{Seed: 1})
+	require.NoError(t, err)
+	start := s.Clock().Now()
+	s.At(0, func(ctx context.Context) {
+		keep := int32(100)
+		cj := &api.CronJob{Metadata: api.ObjectMeta{Namespace: "default", Name: "tick"}}
+		cj.Spec.Schedule = "*/5 * * * *"
+		cj.Spec.SuccessfulJobsHistoryLimit, cj.Spec.FailedJobsHistoryLimit = &keep, &keep
+		cj.Spec.JobTemplate.Spec.Template.Spec = api.PodSpec{RestartPolicy: api.RestartPolicyNever,
+			Containers: []api.Container{{Name: "tick", Image: "busybox", Command: []string{"echo", "tick"}}}}
+		_, err := s.Client().Create(ctx, cj)
+		require.NoError(t, err)
+	})
+	wall := time.Now()
+	require.NoError(t, s.RunFor(t.Context(), time.Hour+time.Second))
+	elapsed := time.Since(wall)
+
+	jobs, _, err := client.For[*api.Job](s.Server()).List(t.Context(), "default", client.ListOptions{})
+	require.NoError(t, err)
+	// The first run is at the first five-minute boundary after the start.
+	first := start.Truncate(5 * time.Minute).Add(5 * time.Minute)
+	var names, want []string
+	for _, j := range jobs {
+		names = append(names, j.Metadata.Name)
+	}
+	for at := first; !at.After(start.Add(time.Hour)); at = at.Add(5 * time.Minute) {
+		want = append(want, "tick-"+api.FromInt(int(at.Unix()/60)).String())
+	}
+	assert.Len(t, want, 12)
+	assert.ElementsMatch(t, want, names)
+	t.Logf("an hour of schedule in %v", elapsed)
+	assert.Less(t, elapsed, 3*time.Second, "virtual time, not wall time")
+}
+
+// TestCronJobWithJobController runs an hour of the same schedule with the
+// defaults: the job controller runs each job's pod to completion, and the
+// cron job sees them finish and keeps the three newest successful jobs.
+func TestCronJobWithJobController(t *testing.T) {
+	t.Skip("blocked on the job controller (branch jobs): at 00:15:01 it makes a second pod for the third job, " +
+		"after the first succeeded, and deletes it; the deleted pod, never bound, keeps its " +
+		"batch.kubernetes.io/job-tracking finalizer, so the job stays at SuccessCriteriaMet and never Complete")
+	s, err := sim.New(t.Context(), sim.Config{Seed: 1})
+	require.NoError(t, err)
+	start := s.Clock().Now()
+	s.At(0, func(ctx context.Context) {
+		cj := &api.CronJob{Metadata: api.ObjectMeta{Namespace: "default", Name: "tick"}}
+		cj.Spec.Schedule = "*/5 * * * *"
+		cj.Spec.JobTemplate.Spec.Template.Spec = api.PodSpec{RestartPolicy: api.RestartPolicyNever,
+			Containers: []api.Container{{Name: "tick", Image: "busybox", Command: []string{"echo", "tick"}}}}
+		_, err := s.Client().Create(ctx, cj)
+		require.NoError(t, err)
+	})
+	require.NoError(t, s.RunFor(t.Context(), time.Hour+time.Minute))
+
+	jobs, _, err := client.For[*api.Job](s.Server()).List(t.Context(), "default", client.ListOptions{})
+	require.NoError(t, err)
+	last := start.Truncate(5 * time.Minute).Add(5 * time.Minute)
+	for last.Add(5 * time.Minute).Before(start.Add(time.Hour + time.Minute)) {
+		last = last.Add(5 * time.Minute)
+	}
+	var names []string
+	for _, j := range jobs {
+		names = append(names, j.Metadata.Name)
+		assert.True(t, slices.ContainsFunc(j.Status.Conditions, func(c api.JobCondition) bool {
+			return c.Type == api.JobComplete && c.Status == api.ConditionTrue
+		}), "%s completed", j.Metadata.Name)
+	}
+	var want []string
+	for i := range 3 {
+		want = append(want, "tick-"+api.FromInt(int(last.Add(-time.Duration(i)*5*time.Minute).Unix()/60)).String())
+	}
+	assert.ElementsMatch(t, want, names, "the three newest successful jobs are kept")
+
+	cj, err := client.For[*api.CronJob](s.Server()).Get(t.Context(), "default", "tick")
+	require.NoError(t, err)
+	assert.Empty(t, cj.Status.Active)
+	require.NotNil(t, cj.Status.LastScheduleTime)
+	assert.True(t, cj.Status.LastScheduleTime.Equal(last))
+	assert.NotNil(t, cj.Status.LastSuccessfulTime)
+}
