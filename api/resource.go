@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 )
 
 // Well-known resource names, the keys of a [ResourceList]. Kubernetes: corev1.ResourceName.
@@ -80,4 +81,51 @@ func (q *Quantity) UnmarshalJSON(data []byte) error {
 	}
 	*q = Quantity(s)
 	return nil
+}
+
+// QuantityScale returns the multiplier a quantity suffix stands for, as
+// base**exp: "m" is 10**-3, "Ki" is 2**10, "e6" is 10**6. Kubernetes:
+// resource.Quantity's suffixer. The API server's validation and the
+// scheduler's arithmetic both read suffixes through it.
+func QuantityScale(suffix string) (base, exp int64, ok bool) {
+	switch suffix {
+	case "":
+		return 10, 0, true
+	case "n":
+		return 10, -9, true
+	case "u":
+		return 10, -6, true
+	case "m":
+		return 10, -3, true
+	case "k":
+		return 10, 3, true
+	case "M":
+		return 10, 6, true
+	case "G":
+		return 10, 9, true
+	case "T":
+		return 10, 12, true
+	case "P":
+		return 10, 15, true
+	case "E":
+		return 10, 18, true
+	case "Ki":
+		return 2, 10, true
+	case "Mi":
+		return 2, 20, true
+	case "Gi":
+		return 2, 30, true
+	case "Ti":
+		return 2, 40, true
+	case "Pi":
+		return 2, 50, true
+	case "Ei":
+		return 2, 60, true
+	}
+	if len(suffix) > 1 && (suffix[0] == 'e' || suffix[0] == 'E') {
+		if e, err := strconv.ParseInt(suffix[1:], 10, 32); err == nil {
+			return 10, e, true
+		}
+	}
+	return 0, 0, false
 }

@@ -564,55 +564,10 @@ func parseQuantity(s string) (quantity, string) {
 			return q, msgQuantityFormat
 		}
 	}
-	if _, _, ok := quantityScale(q.suffix); !ok {
+	if _, _, ok := api.QuantityScale(q.suffix); !ok {
 		return q, msgQuantitySuffix
 	}
 	return q, ""
-}
-
-// quantityScale returns the multiplier a quantity suffix stands for, as
-// base**exp: "m" is 10**-3, "Ki" is 2**10, "e6" is 10**6.
-func quantityScale(suffix string) (base, exp int64, ok bool) {
-	switch suffix {
-	case "":
-		return 10, 0, true
-	case "n":
-		return 10, -9, true
-	case "u":
-		return 10, -6, true
-	case "m":
-		return 10, -3, true
-	case "k":
-		return 10, 3, true
-	case "M":
-		return 10, 6, true
-	case "G":
-		return 10, 9, true
-	case "T":
-		return 10, 12, true
-	case "P":
-		return 10, 15, true
-	case "E":
-		return 10, 18, true
-	case "Ki":
-		return 2, 10, true
-	case "Mi":
-		return 2, 20, true
-	case "Gi":
-		return 2, 30, true
-	case "Ti":
-		return 2, 40, true
-	case "Pi":
-		return 2, 50, true
-	case "Ei":
-		return 2, 60, true
-	}
-	if len(suffix) > 1 && (suffix[0] == 'e' || suffix[0] == 'E') {
-		if e, err := strconv.ParseInt(suffix[1:], 10, 32); err == nil {
-			return 10, e, true
-		}
-	}
-	return 0, 0, false
 }
 
 // value returns q exactly; only called for a quantity parseQuantity accepted.
@@ -628,7 +583,7 @@ func (q quantity) value() *big.Rat {
 	if !ok {
 		r = new(big.Rat)
 	}
-	base, exp, _ := quantityScale(q.suffix)
+	base, exp, _ := api.QuantityScale(q.suffix)
 	scale := new(big.Int).Exp(big.NewInt(base), big.NewInt(max(exp, -exp)), nil)
 	if exp < 0 {
 		r.Quo(r, new(big.Rat).SetInt(scale))
@@ -669,7 +624,7 @@ func (q quantity) nanos() (int64, bool) {
 			pow10--
 		}
 	}
-	base, exp, _ := quantityScale(q.suffix)
+	base, exp, _ := api.QuantityScale(q.suffix)
 	if base == 10 {
 		pow10 += exp
 	} else {

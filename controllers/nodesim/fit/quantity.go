@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/miniplane/miniplane/api"
 )
 
 // parseQuantity returns a quantity in Kubernetes' syntax ("500m", "1.5",
@@ -56,46 +58,13 @@ func IsQuantity(s string) bool {
 	return ok && (s == "" || s[0] != '-')
 }
 
-// scale returns the multiplier a quantity suffix stands for, as base**exp.
+// scale is api.QuantityScale with a decimal exponent ("e7") bounded to
+// ±30, so that the arithmetic below stays small for any text the API
+// server let through.
 func scale(suffix string) (base, exp int64, ok bool) {
-	switch suffix {
-	case "":
-		return 10, 0, true
-	case "n":
-		return 10, -9, true
-	case "u":
-		return 10, -6, true
-	case "m":
-		return 10, -3, true
-	case "k":
-		return 10, 3, true
-	case "M":
-		return 10, 6, true
-	case "G":
-		return 10, 9, true
-	case "T":
-		return 10, 12, true
-	case "P":
-		return 10, 15, true
-	case "E":
-		return 10, 18, true
-	case "Ki":
-		return 2, 10, true
-	case "Mi":
-		return 2, 20, true
-	case "Gi":
-		return 2, 30, true
-	case "Ti":
-		return 2, 40, true
-	case "Pi":
-		return 2, 50, true
-	case "Ei":
-		return 2, 60, true
+	base, exp, ok = api.QuantityScale(suffix)
+	if !ok || (base == 10 && (exp < -30 || exp > 30)) {
+		return 0, 0, false
 	}
-	if len(suffix) > 1 && (suffix[0] == 'e' || suffix[0] == 'E') {
-		if e, err := strconv.ParseInt(suffix[1:], 10, 32); err == nil && e >= -30 && e <= 30 {
-			return 10, e, true
-		}
-	}
-	return 0, 0, false
+	return base, exp, true
 }
