@@ -56,9 +56,6 @@ func TestCronJobHour(t *testing.T) {
 // defaults: the job controller runs each job's pod to completion, and the
 // cron job sees them finish and keeps the three newest successful jobs.
 func TestCronJobWithJobController(t *testing.T) {
-	t.Skip("blocked on the job controller (branch jobs): at 00:15:01 it makes a second pod for the third job, " +
-		"after the first succeeded, and deletes it; the deleted pod, never bound, keeps its " +
-		"batch.kubernetes.io/job-tracking finalizer, so the job stays at SuccessCriteriaMet and never Complete")
 	s, err := sim.New(t.Context(), sim.Config{Seed: 1})
 	require.NoError(t, err)
 	start := s.Clock().Now()

@@ -75,6 +75,10 @@ type Controller struct {
 	// and not yet seen in the pod informer: a sync waits for them, so that
 	// a stale cache never makes it create a pod twice.
 	expectations *replication.Expectations
+	// recorded holds, per job key, the uids a status write put in
+	// uncountedTerminatedPods before their finalizers went: a sync waits
+	// until the job cache shows them (recordings).
+	recorded *recordings
 
 	// queue holds the keys ("namespace/name") of jobs to sync.
 	queue *workqueue.Queue[string]
@@ -99,6 +103,7 @@ func New(cfg Config) (*Controller, error) {
 	c := &Controller{
 		client: cfg.Client, clock: cfg.Clock, log: log.Named("job"), recorder: cfg.Recorder,
 		expectations: replication.NewExpectations(cfg.Clock),
+		recorded:     newRecordings(cfg.Clock),
 		queue: workqueue.New(workqueue.Config[string]{
 			Name: "job", Clock: cfg.Clock, RateLimiter: cfg.RateLimiter, Metrics: true,
 		}),
@@ -115,6 +120,7 @@ func New(cfg Config) (*Controller, error) {
 			DeleteFunc: func(obj any) {
 				if o, _ := informer.DeletedObject(obj); o != nil {
 					c.expectations.Delete(informer.KeyOf(o))
+					c.recorded.Delete(informer.KeyOf(o))
 					c.enqueue(o)
 				}
 			},
@@ -126,8 +132,16 @@ func New(cfg Config) (*Controller, error) {
 					c.queue.Add(key)
 				}
 			},
-			UpdateFunc: func(_, cur api.Object) {
-				if key, ok := ownerKey(cur.(*api.Pod)); ok {
+			UpdateFunc: func(old, cur api.Object) {
+				p := cur.(*api.Pod)
+				if key, ok := ownerKey(p); ok {
+					// A deletion the job asked for shows first as the
+					// deletionTimestamp; the pod may stay long after (its
+					// finalizer is removed by a sync that must not wait
+					// for it). Kubernetes: updatePod calls deletePod.
+					if p.Metadata.DeletionTimestamp != nil && old.(*api.Pod).Metadata.DeletionTimestamp == nil {
+						c.expectations.DeletionObserved(key, informer.KeyOf(p))
+					}
 					c.queue.Add(key)
 				}
 			},
@@ -210,6 +224,9 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if !c.expectations.Satisfied(key) {
 		return nil // the next pod event brings the key back
 	}
+	if !c.recorded.Seen(key, &job.Status) {
+		return nil // the job's cache is behind our last status write; its update brings the key back
+	}
 	pods := c.podsOf(job)
 	d := Decide(job, pods, c.clock.Now())
 	return c.act(ctx, key, job, d)
@@ -257,6 +274,8 @@ func (c *Controller) act(ctx context.Context, key string, job *api.Job, d Decisi
 		if err := c.writeStatus(ctx, job, d.Status); err != nil {
 			return err
 		}
+		u := d.Status.UncountedTerminatedPods
+		c.recorded.Expect(key, append(slices.Clone(u.Succeeded), u.Failed...))
 		statusChanged = false
 	}
 	for _, p := range d.RemoveFinalizer {
