@@ -27,6 +27,14 @@
 //	indexed_job_utils.go   calculateSucceededIndexes, firstPendingIndexes, succeededIndexesToString
 //	                                                  decide.go      completedIndexes, missingIndexes, formatIndexes
 //	job_controller.go  podTemplate (with the index)   controller.go  NewPod
+//	job_controller.go  finalizerExpectations          recorded.go    the uids a status write counted,
+//	                                                  waited for in the job cache (see below)
+//
+// Where it differs: upstream waits only for the pod cache to show a
+// counted pod's finalizer gone; here a sync also waits for the job cache
+// to show the status write that counted it (recorded.go), because a pod
+// cache newer than the job cache made the job controller ask for a second
+// pod of a finished job (found by the simulator, sim/cronjobs_test.go).
 //
 // Left out: successPolicy, backoffLimitPerIndex and maxFailedIndexes (the
 // fields are served and validated, not acted on), onPodConditions rules
