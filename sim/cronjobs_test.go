@@ -14,12 +14,11 @@ import (
 	"github.com/miniplane/miniplane/sim"
 )
 
-// TestCronJobHour runs an hour of a "*/5 * * * *" cron job on the
-// simulator's clock: it creates twelve jobs, one per five minutes, each
-// named for its minute, in a fraction of a second of wall time.
-func TestCronJobHour(t *testing.T) {
-	s, err := sim.New(t.Context(), sim.Config{Seed: 1})
-	require.NoError(t, err)
+// cronHour runs an hour of a "*/5 * * * *" CronJob that keeps every Job,
+// and returns the Jobs' names and the run's start.
+func cronHour(tb testing.TB) ([]string, time.Time) {
+	s, err := sim.New(tb.Context(), sim.Config{Seed: 1})
+	require.NoError(tb, err)
 	start := s.Clock().Now()
 	s.At(0, func(ctx context.Context) {
 		keep := int32(100)
@@ -29,27 +28,40 @@ func TestCronJobHour(t *testing.T) {
 		cj.Spec.JobTemplate.Spec.Template.Spec = api.PodSpec{RestartPolicy: api.RestartPolicyNever,
 			Containers: []api.Container{{Name: "tick", Image: "busybox", Command: []string{"echo", "tick"}}}}
 		_, err := s.Client().Create(ctx, cj)
-		require.NoError(t, err)
+		require.NoError(tb, err)
 	})
-	wall := time.Now()
-	require.NoError(t, s.RunFor(t.Context(), time.Hour+time.Second))
-	elapsed := time.Since(wall)
-
-	jobs, _, err := client.For[*api.Job](s.Server()).List(t.Context(), "default", client.ListOptions{})
-	require.NoError(t, err)
-	// The first run is at the first five-minute boundary after the start.
-	first := start.Truncate(5 * time.Minute).Add(5 * time.Minute)
-	var names, want []string
+	require.NoError(tb, s.RunFor(tb.Context(), time.Hour+time.Second))
+	jobs, _, err := client.For[*api.Job](s.Server()).List(tb.Context(), "default", client.ListOptions{})
+	require.NoError(tb, err)
+	var names []string
 	for _, j := range jobs {
 		names = append(names, j.Metadata.Name)
 	}
+	return names, start
+}
+
+// TestCronJobHour: an hour of a "*/5 * * * *" CronJob, in virtual time,
+// creates its 12 Jobs, named after their scheduled minute.
+func TestCronJobHour(t *testing.T) {
+	names, start := cronHour(t)
+	// The first run is at the first five-minute boundary after the start.
+	first := start.Truncate(5 * time.Minute).Add(5 * time.Minute)
+	var want []string
 	for at := first; !at.After(start.Add(time.Hour)); at = at.Add(5 * time.Minute) {
 		want = append(want, "tick-"+api.FromInt(int(at.Unix()/60)).String())
 	}
 	assert.Len(t, want, 12)
 	assert.ElementsMatch(t, want, names)
-	t.Logf("an hour of schedule in %v", elapsed)
-	assert.Less(t, elapsed, 3*time.Second, "virtual time, not wall time")
+}
+
+// BenchmarkCronJobHour is the wall time of that virtual hour: go test
+// ./sim -run '^$' -bench CronJobHour.
+func BenchmarkCronJobHour(b *testing.B) {
+	for b.Loop() {
+		if names, _ := cronHour(b); len(names) != 12 {
+			b.Fatalf("%d jobs in an hour, want 12", len(names))
+		}
+	}
 }
 
 // TestCronJobWithJobController runs an hour of the same schedule with the
