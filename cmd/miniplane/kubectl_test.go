@@ -307,8 +307,9 @@ func TestKubectlContainerLives(t *testing.T) {
 	assert.Contains(t, k.ok("", "get", "pod", "hello"), "Completed")
 	assert.Equal(t, "hello\n", k.ok("", "logs", "hello"))
 	describe := k.ok("", "describe", "pod", "hello")
-	assert.Contains(t, describe, "default-scheduler")
-	assert.Contains(t, describe, `Pulling image "busybox"`)
+	for _, want := range []string{"Scheduled", "default-scheduler", `Pulling image "busybox"`, "Pulled", "Created", "Started"} {
+		assert.Contains(t, describe, want, "describe pod's events")
+	}
 
 	k.ok("", "run", "bad", "--image=busybox", "--restart=Never", "--", "sh", "-c", "exit 3")
 	eventually(t, "bad fails", func() bool { return phase("bad") == "Failed" })
