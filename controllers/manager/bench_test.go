@@ -201,10 +201,11 @@ func newBenchPlane(b *testing.B, nodes int) *benchPlane {
 	return p
 }
 
-// idle reports whether no controller has work ready.
+// idle reports whether no controller has work ready or in hand (a sync
+// still running when the clock moves sees time jump under it).
 func (p *benchPlane) idle() bool {
 	for _, q := range p.queues {
-		if q.Len() > 0 {
+		if q.Len() > 0 || q.Metrics().InFlight > 0 {
 			return false
 		}
 	}
@@ -240,6 +241,25 @@ func (p *benchPlane) quiet() {
 // settle steps the fake clock by half a second at each lull until done.
 func (p *benchPlane) settle(done func() bool) {
 	for p.quiet(); !done(); p.quiet() {
+		p.clk.Step(500 * time.Millisecond)
+		p.steps++
+	}
+}
+
+// settleWithin is settle for a state that says what it still lacks (why
+// returns "" once there), bounded: a phase not done after limit of virtual
+// time fails the benchmark with that account, rather than stepping the
+// clock until the test binary's timeout.
+func (p *benchPlane) settleWithin(limit time.Duration, why func() string) {
+	start := p.clk.Now()
+	for p.quiet(); ; p.quiet() {
+		w := why()
+		if w == "" {
+			return
+		}
+		if p.clk.Now().Sub(start) > limit {
+			p.b.Fatalf("not settled after %v of virtual time: %s", limit, w)
+		}
 		p.clk.Step(500 * time.Millisecond)
 		p.steps++
 	}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -69,7 +70,7 @@ func BenchmarkDeploymentRollout(b *testing.B) {
 			})
 			require.NoError(b, err)
 		}
-		p.settle(func() bool { return rolledOut(b, srv, n, replicas, rolloutImageOld, 1) })
+		p.settleWithin(time.Hour, func() string { return notRolledOut(b, srv, n, replicas, rolloutImageOld, 1) })
 		createCost := create.end(pods, n) // a Deployment each
 
 		rollout := p.startPhase("rollout")
@@ -81,7 +82,7 @@ func BenchmarkDeploymentRollout(b *testing.B) {
 			_, err = srv.Update(ctx, d)
 			require.NoError(b, err)
 		}
-		p.settle(func() bool { return rolledOut(b, srv, n, replicas, rolloutImageNew, 2) })
+		p.settleWithin(time.Hour, func() string { return notRolledOut(b, srv, n, replicas, rolloutImageNew, 2) })
 		rolloutCost := rollout.end(pods, n) // an image change each
 
 		peakBytes := p.stop()
@@ -102,19 +103,32 @@ func BenchmarkDeploymentRollout(b *testing.B) {
 	}
 }
 
-// rolledOut reports whether each of the n deployments has completed its
+// notRolledOut says what keeps the n deployments from having completed
+// their rollout ("" once they have): each must have completed its
 // rollout to image: its status observes its generation and counts
 // replicas pods, all updated, ready and available; its Available condition
 // is True and its Progressing condition says the new replica set is
 // available. Of its sets (sets each), the one with image has replicas
 // ready pods and the others none; and the namespace holds exactly
 // n×replicas pods, none terminating, each Ready and running image.
-func rolledOut(b *testing.B, srv *apiserver.Server, n int, replicas int32, image string, sets int) bool {
+func notRolledOut(b *testing.B, srv *apiserver.Server, n int, replicas int32, image string, sets int) string {
 	ctx := context.Background()
+	list, err := srv.List(ctx, client.Pods, "default", client.ListOptions{ResourceVersion: "0"})
+	require.NoError(b, err)
+	if len(list.Items) != n*int(replicas) {
+		return fmt.Sprintf("%d pods, want %d", len(list.Items), n*int(replicas))
+	}
+	for _, obj := range list.Items {
+		pod := obj.(*api.Pod)
+		if pod.Metadata.DeletionTimestamp != nil || pod.Spec.Containers[0].Image != image || !podReady(pod) {
+			return fmt.Sprintf("pod %s on %q: deleting %v, %s, phase %s, conditions %+v", pod.Metadata.Name, pod.Spec.NodeName,
+				pod.Metadata.DeletionTimestamp != nil, pod.Spec.Containers[0].Image, pod.Status.Phase, pod.Status.Conditions)
+		}
+	}
 	ds, _, err := client.For[*api.Deployment](srv).List(ctx, "default", client.ListOptions{})
 	require.NoError(b, err)
 	if len(ds) != n {
-		return false
+		return fmt.Sprintf("%d deployments, want %d", len(ds), n)
 	}
 	for _, d := range ds {
 		s := d.Status
@@ -122,13 +136,13 @@ func rolledOut(b *testing.B, srv *apiserver.Server, n int, replicas int32, image
 			s.ReadyReplicas != replicas || s.AvailableReplicas != replicas || s.UnavailableReplicas != 0 ||
 			!hasCondition(s.Conditions, api.DeploymentAvailable, api.ConditionTrue, "") ||
 			!hasCondition(s.Conditions, api.DeploymentProgressing, api.ConditionTrue, "NewReplicaSetAvailable") {
-			return false
+			return fmt.Sprintf("deployment %s at generation %d: status %+v", d.Metadata.Name, d.Metadata.Generation, s)
 		}
 	}
 	rss, _, err := client.For[*api.ReplicaSet](srv).List(ctx, "default", client.ListOptions{})
 	require.NoError(b, err)
 	if len(rss) != n*sets {
-		return false
+		return fmt.Sprintf("%d replica sets, want %d", len(rss), n*sets)
 	}
 	for _, rs := range rss {
 		want := int32(0)
@@ -137,21 +151,10 @@ func rolledOut(b *testing.B, srv *apiserver.Server, n int, replicas int32, image
 		}
 		if rs.Spec.Replicas == nil || *rs.Spec.Replicas != want || rs.Status.Replicas != want || rs.Status.ReadyReplicas != want ||
 			rs.Status.AvailableReplicas != want || rs.Status.ObservedGeneration != rs.Metadata.Generation {
-			return false
+			return fmt.Sprintf("replica set %s (generation %d) wants %d: spec %v, status %+v", rs.Metadata.Name, rs.Metadata.Generation, want, rs.Spec.Replicas, rs.Status)
 		}
 	}
-	list, err := srv.List(ctx, client.Pods, "default", client.ListOptions{ResourceVersion: "0"})
-	require.NoError(b, err)
-	if len(list.Items) != n*int(replicas) {
-		return false
-	}
-	for _, obj := range list.Items {
-		pod := obj.(*api.Pod)
-		if pod.Metadata.DeletionTimestamp != nil || pod.Spec.Containers[0].Image != image || !podReady(pod) {
-			return false
-		}
-	}
-	return true
+	return ""
 }
 
 // hasCondition reports whether conds holds a condition of type typ with
