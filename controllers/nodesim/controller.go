@@ -271,9 +271,6 @@ type kubeletState struct {
 	ips  *nodeIPs
 	addr netip.Addr
 	want *bool // SetPodReady's override; see podFacts.WantReady
-	// due is when the pod's key is queued to come back (AddAfter), as
-	// the kubelet last asked; it asks again only for another time.
-	due time.Time
 	// ownRV is the resourceVersion of the kubelet's last write, when the
 	// sync its delivery would queue has nothing to do (foresee):
 	// the pod handler does not queue that version. "" when none.
@@ -538,30 +535,9 @@ func (c *Controller) retryUnschedulable() {
 	}
 }
 
-// sync moves the pod under key one step: schedule it, or act as its kubelet.
+// sync moves the pod under key one step: schedule it, or act as its
+// kubelet once it is bound.
 func (c *Controller) sync(ctx context.Context, key string) error {
-	err := c.syncPod(ctx, key)
-	if err != nil {
-		c.lostWake(key)
-	}
-	return err
-}
-
-// lostWake forgets the delayed add the kubelet last asked for the pod
-// (kubeletState.due): the loop retries a failed sync with AddRateLimited,
-// and the queue keeps one ready time per key, the earliest, so the retry
-// has taken that add's place. The retry's sync asks for it again.
-func (c *Controller) lostWake(key string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if st := c.state[key]; st != nil {
-		st.due = time.Time{}
-	}
-}
-
-// syncPod is one sync of the pod with key: the scheduler's, or the
-// kubelet's once the pod is bound.
-func (c *Controller) syncPod(ctx context.Context, key string) error {
 	if _, _, err := api.SplitKey(key); err != nil {
 		return nil // not a pod key: nothing will ever make it one
 	}
@@ -602,18 +578,7 @@ func (c *Controller) syncPod(ctx context.Context, key string) error {
 		}
 		return c.schedule(ctx, key, st, pod)
 	}
-	err := c.runPod(ctx, key, st, pod)
-	if err != nil {
-		// The loop retries the key with its backoff, and the queue keeps
-		// the earlier of two ready times: a later time the kubelet had
-		// asked for is gone, so the retry must ask again.
-		c.mu.Lock()
-		if s, ok := c.state[key]; ok {
-			s.due = time.Time{}
-		}
-		c.mu.Unlock()
-	}
-	return err
+	return c.runPod(ctx, key, st, pod)
 }
 
 // A sync reads the pod the handler last delivered (podState.pod) instead

@@ -63,10 +63,9 @@ func (c *Controller) runPod(ctx context.Context, key string, st *podState, pod *
 	if act == actStart && st.kind == kindLife {
 		act = actAccept // a pod on the life path starts there, once accepted
 	}
-	requeue := wait > 0 && st.requeue(now, now.Add(wait))
 	c.mu.Unlock()
-	if requeue {
-		c.queue.AddAfter(key, wait)
+	if wait > 0 {
+		c.queue.AddAfter(key, wait) // the queue keeps the earlier of two times
 	}
 	if st.kind == kindLife && pod.Metadata.DeletionTimestamp != nil && !facts.NodeDown {
 		c.tellKilling(ctx, key, pod, krec)
@@ -140,10 +139,14 @@ func (c *Controller) runPod(ctx context.Context, key string, st *podState, pod *
 	// sync it foresees are one lock hold; then it tells the story.
 	c.mu.Lock()
 	c.afterWriteLocked(st, cp, act, now)
+	var next time.Duration
 	if w, ok := written.(*api.Pod); ok {
-		c.foreseeLocked(st, w, node, rec, now)
+		next = c.foreseeLocked(st, w, node, rec, now)
 	}
 	c.mu.Unlock()
+	if next > 0 {
+		c.queue.AddAfter(key, next)
+	}
 	c.tell(ctx, krec, key, cp, act)
 	return nil
 }
@@ -169,34 +172,32 @@ func (c *Controller) observeLocked(st *kubeletState, pod *api.Pod, node *api.Nod
 }
 
 // foresee spares the sync that the delivery of the kubelet's own
-// write, written, would queue, when that sync could do nothing: decide
-// would find nothing to do now, and either nothing waiting on time or, the
-// stage being the one it had, a time the queue already holds. It then does
-// now what that sync would have remembered (observeLocked) and notes the
-// written version, whose delivery the pod handler does not queue. When the
-// stage is new the sync would have dated it at its own time, later than
-// now; that date is read only by a decision that waits on time, so it may
-// be now only when none does. Its caller holds mu.
-func (c *Controller) foreseeLocked(st *podState, written *api.Pod, node *api.Node, rec *nodeIPs, now time.Time) {
+// write, written, would queue, when that sync could do nothing now: decide
+// would find no action, and either nothing waiting on time or, the stage
+// being the one it had, a time to come back at, which foresee returns for
+// its caller to ask the queue for (AddAfter) once mu is released, as that
+// sync would have. It then does now what that sync would have remembered
+// (observeLocked) and notes the written version, whose delivery the pod
+// handler does not queue. When the stage is new the sync would have dated
+// it at its own time, later than now; that date is read only by a decision
+// that waits on time, so it may be now only when none does. Its caller
+// holds mu.
+func (c *Controller) foreseeLocked(st *podState, written *api.Pod, node *api.Node, rec *nodeIPs, now time.Time) time.Duration {
 	if st.kind == kindLife {
-		return // the life path's syncs are not foreseen: every write is synced
+		return 0 // the life path's syncs are not foreseen: every write is synced
 	}
 	if ip := written.Status.PodIP; ip != "" && !st.addr.IsValid() {
-		return // the sync would claim the address
+		return 0 // the sync would claim the address
 	}
 	next := st.kubeletState
 	was := next.stage
 	act, wait := decide(written, c.observeLocked(&next, written, node, rec, now))
-	switch {
-	case act != actNone:
-		return
-	case wait > 0 && next.stage != was:
-		return
-	case wait > 0 && next.requeue(now, now.Add(wait)):
-		return
+	if act != actNone || (wait > 0 && next.stage != was) {
+		return 0
 	}
 	st.kubeletState = next
 	st.ownRV = written.Metadata.ResourceVersion
+	return wait
 }
 
 // carrier is what carries one write: for a status write, a shallow copy
@@ -345,18 +346,6 @@ func (c *Controller) terminationDelay(pod *api.Pod) time.Duration {
 		grace = *g
 	}
 	return min(time.Duration(grace)*time.Second, maxTerminationDelay)
-}
-
-// requeue reports whether the pod's key must be queued to come back at
-// due, and if so notes that it is. It need not when its key is pending
-// already at due or earlier: the workqueue keeps the earlier of two times,
-// and the sync then decides again. Its caller holds mu.
-func (st *kubeletState) requeue(now, due time.Time) bool {
-	if st.due.After(now) && !due.Before(st.due) {
-		return false
-	}
-	st.due = due
-	return true
 }
 
 // stateLocked returns the pod's state, making it if it has none.

@@ -491,10 +491,9 @@ func (c *Controller) runLife(ctx context.Context, key string, st *podState, pod 
 			st.logs.addText(l.container, l.id, l.restart, l.at, uint32(len(step.life.texts)-1))
 		}
 	}
-	requeue := step.wait > 0 && st.requeue(now, now.Add(step.wait))
 	c.mu.Unlock()
-	if requeue {
-		c.queue.AddAfter(key, step.wait)
+	if step.wait > 0 {
+		c.queue.AddAfter(key, step.wait) // the queue keeps the earlier of two times
 	}
 	if ce := c.log.Check(zap.DebugLevel, "kubelet life"); ce != nil {
 		ce.Write(zap.String("pod", key), zap.Bool("wrote", step.write), zap.Duration("next", step.wait))

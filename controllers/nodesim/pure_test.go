@@ -379,34 +379,6 @@ func TestStatusBufReused(t *testing.T) {
 	}
 }
 
-// TestRequeue: the kubelet asks the queue to bring a pod back only when no
-// earlier or equal time is pending, mirroring the workqueue, which keeps the
-// earlier of two.
-func TestRequeue(t *testing.T) {
-	now := epoch.Add(10 * time.Second)
-	at := func(d time.Duration) time.Time { return now.Add(d) }
-	for _, tt := range []struct {
-		name    string
-		pending time.Time // st.due before
-		due     time.Time
-		want    bool
-		after   time.Time // st.due after
-	}{
-		{"nothing pending", time.Time{}, at(time.Second), true, at(time.Second)},
-		{"the same time pending", at(time.Second), at(time.Second), false, at(time.Second)},
-		{"an earlier time pending", at(time.Second), at(2 * time.Second), false, at(time.Second)},
-		{"a later time pending", at(2 * time.Second), at(time.Second), true, at(time.Second)},
-		{"the pending time came: it fired", now, at(time.Second), true, at(time.Second)},
-		{"the pending time passed", at(-time.Second), at(time.Second), true, at(time.Second)},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			st := kubeletState{due: tt.pending}
-			assert.Equal(t, tt.want, st.requeue(now, tt.due))
-			assert.Equal(t, tt.after, st.due)
-		})
-	}
-}
-
 // TestPodNodeNameIndex: a pod is indexed by its node, each node's values
 // made once; an unbound pod, or another kind, by nothing.
 func TestPodNodeNameIndex(t *testing.T) {

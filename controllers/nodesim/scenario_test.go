@@ -754,6 +754,36 @@ func TestFailedWriteKeepsTheDelayedWake(t *testing.T) {
 	assert.True(t, api.IsPodReady(p))
 }
 
+// TestWakeOutlivesAnEarlierRetry: the queue keeps one ready time per key,
+// the earliest, so while a failed sync's retry is pending (5 ms) a later
+// sync's delayed add of the start (StartDelay) is merged into it. When the
+// retry comes, its sync must ask for the start again, though the kubelet
+// asked for that very time before: a kubelet that remembered what it had
+// asked, rather than what the queue holds, left the pod Pending for good
+// (seen as TestControlLoop's third pod never starting on a loaded CI).
+func TestWakeOutlivesAnEarlierRetry(t *testing.T) {
+	e := newEnv(t, Config{})
+	fc := &failStatusOnce{Client: e.c.client, pod: "web"}
+	e.c.client = fc
+	e.createPod("web")
+	e.settle()
+	require.True(t, fc.failed, "the accept was refused; its retry is pending")
+
+	// Before the retry, a change to the pod queues it at once: this sync
+	// accepts it and asks to come back at StartDelay.
+	p := e.pod("web").DeepCopy() // the server's copy is shared: never changed in place
+	p.Metadata.Labels["touched"] = "yes"
+	_, err := client.For[*api.Pod](e.srv).Update(e.ctx, p)
+	require.NoError(t, err)
+	e.settle()
+	require.NotEmpty(t, e.pod("web").Status.HostIP, "accepted by the sync the change queued")
+
+	e.advance(10 * time.Millisecond) // the retry: nothing to do but wait
+	assert.Equal(t, api.PodPending, e.pod("web").Status.Phase)
+	e.advance(time.Second)
+	assert.Equal(t, api.PodRunning, e.pod("web").Status.Phase, "started StartDelay after it was accepted")
+}
+
 // conflictBindOnce refuses the first binding with 409 Conflict before it is
 // applied, as the simulator's Conflict fault does: the pod is not bound.
 type conflictBindOnce struct {
