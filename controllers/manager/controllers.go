@@ -10,6 +10,7 @@ import (
 	"github.com/miniplane/miniplane/controllers/replication"
 	"github.com/miniplane/miniplane/controllers/rootcacertpublisher"
 	"github.com/miniplane/miniplane/controllers/serviceaccount"
+	"github.com/miniplane/miniplane/controllers/ttlafterfinished"
 )
 
 // DefaultDescriptors registers kube-controller-manager's controllers that
@@ -27,6 +28,7 @@ func DefaultDescriptors() []Descriptor {
 		{Name: Deployment, Init: initDeployment},
 		{Name: Job, Init: initJob},
 		{Name: CronJob, Init: initCronJob},
+		{Name: TTLAfterFinished, Init: initTTLAfterFinished},
 		{Name: Endpoint, Init: initEndpoints},
 		{Name: GarbageCollector, Init: initGarbageCollector},
 		{Name: ServiceAccount, Init: initServiceAccount},
@@ -78,6 +80,11 @@ func initCronJob(ic InitContext) (Controller, int, error) {
 		Recorder: ic.recorder("cronjob-controller"),
 	})
 	return c, ic.Options.ConcurrentCronJobSyncs, err
+}
+
+func initTTLAfterFinished(ic InitContext) (Controller, int, error) {
+	c, err := ttlafterfinished.New(ttlafterfinished.Config{Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger})
+	return c, ic.Options.ConcurrentTTLAfterFinishedSyncs, err
 }
 
 func initEndpoints(ic InitContext) (Controller, int, error) {

@@ -251,9 +251,11 @@ const (
 	Deployment            = "deployment"
 	Job                   = "job"
 	CronJob               = "cronjob"
-	Endpoint              = "endpoint"
-	GarbageCollector      = "garbagecollector"
-	ServiceAccount        = "serviceaccount"
+	// TTLAfterFinished deletes finished jobs whose TTL ran out.
+	TTLAfterFinished = "ttl-after-finished"
+	Endpoint         = "endpoint"
+	GarbageCollector = "garbagecollector"
+	ServiceAccount   = "serviceaccount"
 	// RootCACertificatePublisher keeps kube-root-ca.crt in every namespace.
 	RootCACertificatePublisher = "root-ca-cert-publisher"
 	NodeSim                    = "nodesim"
