@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/miniplane/miniplane/controllers/nodesim"
+	"github.com/miniplane/miniplane/controllers/podgc"
 	"github.com/miniplane/miniplane/election"
 )
 
@@ -37,6 +38,9 @@ type Options struct {
 	// ConcurrentTTLAfterFinishedSyncs is the ttl-after-finished
 	// controller's worker count.
 	ConcurrentTTLAfterFinishedSyncs int
+	// TerminatedPodGCThreshold is how many terminated pods the podgc
+	// controller keeps; 0 keeps them all.
+	TerminatedPodGCThreshold int
 	// EndpointUpdatesBatchPeriod delays endpoint syncs after pod changes so
 	// bursts coalesce (kube's --endpoint-updates-batch-period); 0: none.
 	EndpointUpdatesBatchPeriod time.Duration
@@ -130,6 +134,7 @@ func DefaultOptions() Options {
 		ConcurrentJobSyncs:              5,
 		ConcurrentCronJobSyncs:          5,
 		ConcurrentTTLAfterFinishedSyncs: 5,
+		TerminatedPodGCThreshold:        podgc.DefaultTerminatedPodThreshold,
 		Nodes:                           3,
 		NodeCPU:                         nodesim.DefaultNodeCPU,
 		NodeMemory:                      nodesim.DefaultNodeMemory,
@@ -162,6 +167,7 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.ConcurrentDeploymentSyncs, "concurrent-deployment-syncs", o.ConcurrentDeploymentSyncs, "deployments synced at once")
 	fs.IntVar(&o.ConcurrentJobSyncs, "concurrent-job-syncs", o.ConcurrentJobSyncs, "jobs synced at once")
 	fs.IntVar(&o.ConcurrentCronJobSyncs, "concurrent-cron-job-syncs", o.ConcurrentCronJobSyncs, "cron jobs synced at once")
+	fs.IntVar(&o.TerminatedPodGCThreshold, "terminated-pod-gc-threshold", o.TerminatedPodGCThreshold, "terminated pods kept before the pod garbage collector deletes the oldest; 0 keeps them all")
 	fs.IntVar(&o.ConcurrentTTLAfterFinishedSyncs, "concurrent-ttl-after-finished-syncs", o.ConcurrentTTLAfterFinishedSyncs, "finished jobs checked for their TTL at once")
 	fs.DurationVar(&o.EndpointUpdatesBatchPeriod, "endpoint-updates-batch-period", o.EndpointUpdatesBatchPeriod, "how long the endpoints controller waits after a pod change so that bursts make one write")
 	fs.IntVar(&o.Nodes, "nodes", o.Nodes, "simulated nodes the nodesim controller registers")
@@ -208,6 +214,7 @@ func (o Options) Validate(known []string) error {
 		{"--concurrent-job-syncs", o.ConcurrentJobSyncs, 1},
 		{"--concurrent-cron-job-syncs", o.ConcurrentCronJobSyncs, 1},
 		{"--concurrent-ttl-after-finished-syncs", o.ConcurrentTTLAfterFinishedSyncs, 1},
+		{"--terminated-pod-gc-threshold", o.TerminatedPodGCThreshold, 0},
 		{"--nodes", o.Nodes, 0},
 	} {
 		if n.v < n.min {
