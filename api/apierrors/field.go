@@ -31,6 +31,7 @@ var causeWords = map[api.CauseType]string{
 	api.CauseTypeFieldValueForbidden:    "Forbidden",
 	api.CauseTypeFieldValueTooLong:      "Too long",
 	api.CauseTypeFieldValueTooMany:      "Too many",
+	api.CauseTypeInternal:               "Internal error",
 }
 
 // Body is the error without its field: "Invalid value: -1: must be greater
