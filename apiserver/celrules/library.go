@@ -85,7 +85,7 @@ func listsLibrary() cel.EnvOption {
 // library is a cel.Library of compile options alone.
 type library struct{ opts []cel.EnvOption }
 
-func (l library) CompileOptions() []cel.EnvOption  { return l.opts }
+func (l library) CompileOptions() []cel.EnvOption     { return l.opts }
 func (l library) ProgramOptions() []cel.ProgramOption { return nil }
 
 func listIsSorted(v ref.Val) ref.Val {

@@ -427,11 +427,15 @@ func (it *iterator) Next() ref.Val {
 	return v
 }
 
-func (it *iterator) Type() ref.Type                            { return types.IteratorType }
-func (it *iterator) Value() any                                { return nil }
-func (it *iterator) Equal(ref.Val) ref.Val                     { return types.False }
-func (it *iterator) ConvertToNative(reflect.Type) (any, error) { return nil, fmt.Errorf("an iterator converts to nothing") }
-func (it *iterator) ConvertToType(ref.Type) ref.Val            { return types.NewErr("an iterator converts to nothing") }
+func (it *iterator) Type() ref.Type        { return types.IteratorType }
+func (it *iterator) Value() any            { return nil }
+func (it *iterator) Equal(ref.Val) ref.Val { return types.False }
+func (it *iterator) ConvertToNative(reflect.Type) (any, error) {
+	return nil, fmt.Errorf("an iterator converts to nothing")
+}
+func (it *iterator) ConvertToType(ref.Type) ref.Val {
+	return types.NewErr("an iterator converts to nothing")
+}
 
 func sortedKeys(m map[string]any) []string {
 	keys := make([]string, 0, len(m))
