@@ -51,15 +51,16 @@ func (e FieldError) Body() string {
 func (e FieldError) Error() string { return e.Field + ": " + e.Body() }
 
 // formatValue prints a bad value the way Kubernetes does: strings quoted,
-// numbers and booleans bare, pointers followed, anything else in Go syntax.
+// numbers and booleans bare, pointers followed, anything else in Go syntax;
+// nil is the string "null", quoted.
 func formatValue(v any) string {
 	if v == nil {
-		return "null"
+		return `"null"`
 	}
 	rv := reflect.ValueOf(v)
 	if rv.Kind() == reflect.Pointer {
 		if rv.IsNil() {
-			return "null"
+			return `"null"`
 		}
 		v = rv.Elem().Interface()
 	}

@@ -320,6 +320,7 @@ func (k *compilation) programOptions() []cel.ProgramOption {
 		cel.EvalOptions(cel.OptOptimize, cel.OptTrackCost),
 		cel.CostLimit(k.c.perCallLimit()),
 		cel.CostTrackerOptions(interpreter.PresenceTestHasCost(false)),
+		cel.CostTracking(runtimeCost{}),
 	}
 }
 
@@ -520,8 +521,4 @@ func (e *estimator) EstimateSize(n checker.AstNode) *checker.SizeEstimate {
 		}
 	}
 	return &checker.SizeEstimate{Min: 0, Max: uint64(t.maxElements)}
-}
-
-func (e *estimator) EstimateCallCost(function, overloadID string, target *checker.AstNode, args []checker.AstNode) *checker.CallEstimate {
-	return nil
 }
