@@ -161,8 +161,8 @@ type itemsNode struct {
 	t    *types.Type
 }
 
-func (n *itemsNode) Path() []string                       { return n.path }
-func (n *itemsNode) Type() *types.Type                    { return n.t }
+func (n *itemsNode) Path() []string                      { return n.path }
+func (n *itemsNode) Type() *types.Type                   { return n.t }
 func (n *itemsNode) ComputedSize() *checker.SizeEstimate { return nil }
 
 // runtimeCost counts the library functions' costs at run time, as
