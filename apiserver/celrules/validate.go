@@ -26,16 +26,23 @@ import (
 //
 // and on the object itself the field is "<nil>". Kubernetes: Validator.Validate.
 func (v *Validator) Validate(obj, old map[string]any) apierrors.FieldErrors {
+	errs, _ := v.validate(obj, old, RuntimeCostBudget)
+	return errs
+}
+
+// validate is Validate within budget; it returns what is left of it
+// (below zero when it ran out).
+func (v *Validator) validate(obj, old map[string]any, budget int64) (apierrors.FieldErrors, int64) {
 	if v == nil {
-		return nil
+		return nil, budget
 	}
 	var oldVal any
 	if old != nil {
 		oldVal = old
 	}
-	r := run{budget: RuntimeCostBudget}
+	r := run{budget: budget}
 	r.node(v.root, "", obj, oldVal)
-	return r.errs
+	return r.errs, r.budget
 }
 
 // run is one Validate call's state.
