@@ -1,6 +1,7 @@
 package celrules
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"regexp"
@@ -53,7 +54,22 @@ type Compiler struct {
 	once sync.Once
 	base *cel.Env // nil when building it failed, with err saying why
 	err  error
+
+	// mu guards recent: the last schemas compiled, by path and JSON, so
+	// that a definition's validation, its kind's registration and its
+	// status update compile its rules once. Validators are immutable.
+	mu     sync.Mutex
+	recent map[string]compiled
 }
+
+// compiled is one Compile's result.
+type compiled struct {
+	v    *Validator
+	errs apierrors.FieldErrors
+}
+
+// maxRecent bounds the compiled schemas kept.
+const maxRecent = 32
 
 func (c *Compiler) baseEnv() (*cel.Env, error) {
 	c.once.Do(func() {
@@ -101,9 +117,10 @@ func (r *compiledRule) optionalOldSelf() bool {
 
 // compilation is one Compile call's state.
 type compilation struct {
-	c       *Compiler
-	env     *cel.Env // the base with the schema's object types
-	objects map[string]*declType
+	c        *Compiler
+	env      *cel.Env // the base environment
+	provider *provider
+	objects  map[string]*declType
 	errs    apierrors.FieldErrors
 	total   uint64
 	// expensive are the costliest rules' paths (at most 4, above 1% of the
@@ -127,6 +144,28 @@ func (c *Compiler) Compile(root *api.JSONSchemaProps, path string) (*Validator, 
 	if !hasRules(root) {
 		return nil, nil
 	}
+	b, err := json.Marshal(root)
+	if err != nil {
+		return c.compile(root, path)
+	}
+	key := path + "\x00" + string(b)
+	c.mu.Lock()
+	r, ok := c.recent[key]
+	c.mu.Unlock()
+	if ok {
+		return r.v, r.errs
+	}
+	v, errs := c.compile(root, path)
+	c.mu.Lock()
+	if len(c.recent) >= maxRecent || c.recent == nil {
+		c.recent = map[string]compiled{}
+	}
+	c.recent[key] = compiled{v: v, errs: errs}
+	c.mu.Unlock()
+	return v, errs
+}
+
+func (c *Compiler) compile(root *api.JSONSchemaProps, path string) (*Validator, apierrors.FieldErrors) {
 	if errs := checkRuleShapes(nil, root, path); len(errs) > 0 {
 		return nil, errs
 	}
@@ -136,11 +175,8 @@ func (c *Compiler) Compile(root *api.JSONSchemaProps, path string) (*Validator, 
 	}
 	objects := map[string]*declType{}
 	rootType := declTypeOf(root, "selfType", true, objects)
-	env, err := base.Extend(cel.CustomTypeProvider(&provider{Provider: base.CELTypeProvider(), objects: objects}))
-	if err != nil {
-		return nil, apierrors.FieldErrors{{Type: api.CauseTypeInternal, Field: path, Detail: err.Error()}}
-	}
-	k := &compilation{c: c, env: env, objects: objects}
+	prov := &provider{Provider: base.CELTypeProvider(), objects: objects}
+	k := &compilation{c: c, env: base, provider: prov, objects: objects}
 	one := uint64(1)
 	n := k.node(root, rootType, path, &one, "")
 	if k.total > StaticEstimatedCRDCostLimit {
@@ -222,11 +258,20 @@ func (k *compilation) node(s *api.JSONSchemaProps, t *declType, p string, cardin
 
 // rules compiles the rules of one node.
 func (k *compilation) rules(s *api.JSONSchemaProps, t *declType, p string, cardinality *uint64, uncorrelatable string) []compiledRule {
-	env, err := k.env.Extend(cel.Variable(selfVar, t.cel), cel.Variable(oldSelfVar, t.cel))
-	optEnv, optErr := k.env.Extend(cel.Variable(selfVar, t.cel), cel.Variable(oldSelfVar, cel.OptionalType(t.cel)))
-	if err != nil || optErr != nil {
-		k.errs = append(k.errs, apierrors.FieldError{Type: api.CauseTypeInternal, Field: p + ".x-kubernetes-validations", Detail: fmt.Sprint(err, optErr)})
-		return nil
+	// One environment per node and kind of oldSelf: extending one costs
+	// more than compiling a rule in it.
+	envs := map[bool]*cel.Env{}
+	envFor := func(optional bool) (*cel.Env, error) {
+		if e := envs[optional]; e != nil {
+			return e, nil
+		}
+		old := t.cel
+		if optional {
+			old = cel.OptionalType(t.cel)
+		}
+		e, err := k.env.Extend(cel.CustomTypeProvider(k.provider), cel.Variable(selfVar, t.cel), cel.Variable(oldSelfVar, old))
+		envs[optional] = e
+		return e, err
 	}
 	est := &estimator{root: t}
 	card := uint64(maxRequestSizeBytes / (t.minSize + 1))
@@ -236,9 +281,10 @@ func (k *compilation) rules(s *api.JSONSchemaProps, t *declType, p string, cardi
 	out := make([]compiledRule, 0, len(s.XValidations))
 	for i, r := range s.XValidations {
 		rp := fmt.Sprintf("%s.x-kubernetes-validations[%d]", p, i)
-		e := env
-		if r.OptionalOldSelf != nil && *r.OptionalOldSelf {
-			e = optEnv
+		e, err := envFor(r.OptionalOldSelf != nil && *r.OptionalOldSelf)
+		if err != nil {
+			k.errs = append(k.errs, apierrors.FieldError{Type: api.CauseTypeInternal, Field: p + ".x-kubernetes-validations", Detail: err.Error()})
+			return nil
 		}
 		cr, ok := k.rule(e, est, s, r, rp, card)
 		if !ok {
