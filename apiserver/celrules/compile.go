@@ -55,7 +55,7 @@ type Compiler struct {
 	base *cel.Env // nil when building it failed, with err saying why
 	err  error
 
-	// mu guards recent: the last schemas compiled, by path and JSON, so
+	// mu guards recent: the last schemas compiled, by their JSON, so
 	// that a definition's validation, its kind's registration and its
 	// status update compile its rules once. Validators are immutable.
 	mu     sync.Mutex
@@ -148,21 +148,38 @@ func (c *Compiler) Compile(root *api.JSONSchemaProps, path string) (*Validator, 
 	if err != nil {
 		return c.compile(root, path)
 	}
-	key := path + "\x00" + string(b)
+	key := string(b)
 	c.mu.Lock()
 	r, ok := c.recent[key]
 	c.mu.Unlock()
-	if ok {
-		return r.v, r.errs
+	if !ok {
+		r.v, r.errs = c.compile(root, rootMark)
+		c.mu.Lock()
+		if len(c.recent) >= maxRecent || c.recent == nil {
+			c.recent = map[string]compiled{}
+		}
+		c.recent[key] = r
+		c.mu.Unlock()
 	}
-	v, errs := c.compile(root, path)
-	c.mu.Lock()
-	if len(c.recent) >= maxRecent || c.recent == nil {
-		c.recent = map[string]compiled{}
+	return r.v, atPath(r.errs, path)
+}
+
+// rootMark stands for the schema's path in the errors kept, which are
+// shared by every path the schema is compiled at.
+const rootMark = "\x00"
+
+// atPath returns errs with rootMark replaced by path.
+func atPath(errs apierrors.FieldErrors, path string) apierrors.FieldErrors {
+	if len(errs) == 0 {
+		return nil
 	}
-	c.recent[key] = compiled{v: v, errs: errs}
-	c.mu.Unlock()
-	return v, errs
+	out := make(apierrors.FieldErrors, len(errs))
+	for i, e := range errs {
+		e.Field = strings.ReplaceAll(e.Field, rootMark, path)
+		e.Detail = strings.ReplaceAll(e.Detail, rootMark, path)
+		out[i] = e
+	}
+	return out
 }
 
 func (c *Compiler) compile(root *api.JSONSchemaProps, path string) (*Validator, apierrors.FieldErrors) {
