@@ -121,8 +121,8 @@ type compilation struct {
 	env      *cel.Env // the base environment
 	provider *provider
 	objects  map[string]*declType
-	errs    apierrors.FieldErrors
-	total   uint64
+	errs     apierrors.FieldErrors
+	total    uint64
 	// expensive are the costliest rules' paths (at most 4, above 1% of the
 	// CRD limit), named when the total is over it.
 	expensive []ruleCost
