@@ -285,6 +285,18 @@ func validateStructural(errs apierrors.FieldErrors, s *api.JSONSchemaProps, p Pa
 		errs = append(errs, Required(p.Child("items"), "must be specified"))
 	}
 	errs = validateUnsupported(errs, s, p)
+	for i := range s.AllOf {
+		errs = forbidNestedRules(errs, &s.AllOf[i], p.Child("allOf").Index(i))
+	}
+	for i := range s.AnyOf {
+		errs = forbidNestedRules(errs, &s.AnyOf[i], p.Child("anyOf").Index(i))
+	}
+	for i := range s.OneOf {
+		errs = forbidNestedRules(errs, &s.OneOf[i], p.Child("oneOf").Index(i))
+	}
+	if s.Not != nil {
+		errs = forbidNestedRules(errs, s.Not, p.Child("not"))
+	}
 	if len(s.Properties) > 0 && s.AdditionalProperties != nil && (s.AdditionalProperties.Schema != nil || s.AdditionalProperties.Allows) {
 		errs = append(errs, Forbidden(p.Child("additionalProperties"), "additionalProperties and properties are mutual exclusive"))
 	}
@@ -323,6 +335,37 @@ func validateStructural(errs apierrors.FieldErrors, s *api.JSONSchemaProps, p Pa
 	}
 	if ap := s.AdditionalProperties; ap != nil && ap.Schema != nil {
 		errs = validateStructural(errs, ap.Schema, p.Child("additionalProperties"), false)
+	}
+	return errs
+}
+
+// forbidNestedRules refuses CEL rules in a value validation (allOf, anyOf,
+// oneOf, not) and under it, as ValidateStructural does for definitions.
+func forbidNestedRules(errs apierrors.FieldErrors, s *api.JSONSchemaProps, p Path) apierrors.FieldErrors {
+	if len(s.XValidations) > 0 {
+		errs = append(errs, Forbidden(p.Child("x-kubernetes-validations"), "must be empty to be structural"))
+	}
+	for _, name := range sortedKeys(s.Properties) {
+		ps := s.Properties[name]
+		errs = forbidNestedRules(errs, &ps, p.Child("properties").Key(name))
+	}
+	if items := s.ItemSchema(); items != nil {
+		errs = forbidNestedRules(errs, items, p.Child("items"))
+	}
+	if ap := s.AdditionalProperties; ap != nil && ap.Schema != nil {
+		errs = forbidNestedRules(errs, ap.Schema, p.Child("additionalProperties"))
+	}
+	for i := range s.AllOf {
+		errs = forbidNestedRules(errs, &s.AllOf[i], p.Child("allOf").Index(i))
+	}
+	for i := range s.AnyOf {
+		errs = forbidNestedRules(errs, &s.AnyOf[i], p.Child("anyOf").Index(i))
+	}
+	for i := range s.OneOf {
+		errs = forbidNestedRules(errs, &s.OneOf[i], p.Child("oneOf").Index(i))
+	}
+	if s.Not != nil {
+		errs = forbidNestedRules(errs, s.Not, p.Child("not"))
 	}
 	return errs
 }
