@@ -107,6 +107,8 @@ type compiledRule struct {
 	prog        cel.Program
 	msg         cel.Program // nil without messageExpression
 	usesOldSelf bool
+	// maxCost is the rule's estimated cost, once.
+	maxCost uint64
 	// fieldPath is src.FieldPath normalized ("spec.x[key]"), or "".
 	fieldPath string
 }
@@ -347,6 +349,7 @@ func (k *compilation) rule(env *cel.Env, est *estimator, s *api.JSONSchemaProps,
 		k.errs = append(k.errs, apierrors.FieldError{Type: api.CauseTypeInternal, Field: rp + ".rule", Detail: "cost estimation failed: " + err.Error()})
 		return cr, false
 	}
+	cr.maxCost = cost.Max
 	k.observe(rp+".rule", "estimated rule cost", mulGuard(cost.Max, card))
 	if r.MessageExpression != "" {
 		ast, iss := env.Compile(r.MessageExpression)
