@@ -576,8 +576,8 @@ func (e *estimator) EstimateSize(n checker.AstNode) *checker.SizeEstimate {
 			// Kubernetes sizes a map's keys as its plain string type: 0.
 			return &checker.SizeEstimate{Min: 0, Max: 0}
 		default:
-			f, ok := t.fields[step]
-			if !ok {
+			f := t.field(step)
+			if f == nil {
 				return nil
 			}
 			t = f.t

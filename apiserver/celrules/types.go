@@ -252,11 +252,24 @@ func (p *provider) FindStructFieldType(name, field string) (*types.FieldType, bo
 	if !ok {
 		return p.Provider.FindStructFieldType(name, field)
 	}
-	f, ok := t.fields[field]
-	if !ok {
+	f := t.field(field)
+	if f == nil {
 		return nil, false
 	}
 	return &types.FieldType{Type: f.t.cel}, true
+}
+
+// field returns an object's field by CEL name; a reserved word names its
+// escaped field too (self.namespace is self.__namespace__), as Kubernetes
+// v1.31 and later read it.
+func (t *declType) field(name string) *declField {
+	if f, ok := t.fields[name]; ok {
+		return f
+	}
+	if slices.Contains(celReserved, name) {
+		return t.fields["__"+name+"__"]
+	}
+	return nil
 }
 
 // NewValue refuses to build schema objects: a rule reads them, never makes one.

@@ -265,7 +265,7 @@ func TestValidationExpressions(t *testing.T) {
 			schema: objectOf("namespace", integerType, "if", integerType, "self", integerType, "int", integerType,
 				"dot.dot", integerType, "dash-dash", integerType, "slash/slash", integerType, "double__underscore", integerType, "0leading", integerType),
 			obj: `{"namespace":1,"if":2,"self":3,"int":4,"dot.dot":5,"dash-dash":6,"slash/slash":7,"double__underscore":8,"0leading":9}`,
-			valid: []string{"self.__namespace__ == 1", "self.__if__ == 2", "self.self == 3", "self.int == 4",
+			valid: []string{"self.__namespace__ == 1", "self.namespace == 1", "self.__if__ == 2", "self.if == 2", "self.self == 3", "self.int == 4",
 				"self.dot__dot__dot == 5", "self.dash__dash__dash == 6", "self.slash__slash__slash == 7",
 				"self.double__underscores__underscore == 8"},
 			errors: map[string]string{"self.true == 1": "mismatched input 'true' expecting IDENTIFIER",

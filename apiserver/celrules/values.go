@@ -115,8 +115,8 @@ func (o *objectVal) entry(k string) (string, *declType, bool) {
 	if o.t.kind == mapKind {
 		return k, o.t.elem, true
 	}
-	f, ok := o.t.fields[k]
-	if !ok {
+	f := o.t.field(k)
+	if f == nil {
 		return "", nil, false
 	}
 	return f.jsonName, f.t, true
