@@ -285,18 +285,7 @@ func validateStructural(errs apierrors.FieldErrors, s *api.JSONSchemaProps, p Pa
 		errs = append(errs, Required(p.Child("items"), "must be specified"))
 	}
 	errs = validateUnsupported(errs, s, p)
-	for i := range s.AllOf {
-		errs = forbidNestedRules(errs, &s.AllOf[i], p.Child("allOf").Index(i))
-	}
-	for i := range s.AnyOf {
-		errs = forbidNestedRules(errs, &s.AnyOf[i], p.Child("anyOf").Index(i))
-	}
-	for i := range s.OneOf {
-		errs = forbidNestedRules(errs, &s.OneOf[i], p.Child("oneOf").Index(i))
-	}
-	if s.Not != nil {
-		errs = forbidNestedRules(errs, s.Not, p.Child("not"))
-	}
+	errs = forbidRulesIn(errs, s, p)
 	if len(s.Properties) > 0 && s.AdditionalProperties != nil && (s.AdditionalProperties.Schema != nil || s.AdditionalProperties.Allows) {
 		errs = append(errs, Forbidden(p.Child("additionalProperties"), "additionalProperties and properties are mutual exclusive"))
 	}
@@ -355,6 +344,12 @@ func forbidNestedRules(errs apierrors.FieldErrors, s *api.JSONSchemaProps, p Pat
 	if ap := s.AdditionalProperties; ap != nil && ap.Schema != nil {
 		errs = forbidNestedRules(errs, ap.Schema, p.Child("additionalProperties"))
 	}
+	return forbidRulesIn(errs, s, p)
+}
+
+// forbidRulesIn refuses CEL rules in s's value validations (allOf, anyOf,
+// oneOf, not).
+func forbidRulesIn(errs apierrors.FieldErrors, s *api.JSONSchemaProps, p Path) apierrors.FieldErrors {
 	for i := range s.AllOf {
 		errs = forbidNestedRules(errs, &s.AllOf[i], p.Child("allOf").Index(i))
 	}

@@ -97,11 +97,7 @@ func listIsSorted(v ref.Val) ref.Val {
 	for it := l.Iterator(); it.HasNext() == types.True; {
 		next := it.Next()
 		if prev != nil {
-			c, ok := prev.(traits.Comparer)
-			if !ok {
-				return types.MaybeNoSuchOverloadErr(prev)
-			}
-			cmp := c.Compare(next)
+			cmp := compare(prev, next)
 			if types.IsError(cmp) {
 				return cmp
 			}
@@ -112,6 +108,15 @@ func listIsSorted(v ref.Val) ref.Val {
 		prev = next
 	}
 	return types.True
+}
+
+// compare is a.Compare(b), or an error when a cannot be ordered.
+func compare(a, b ref.Val) ref.Val {
+	c, ok := a.(traits.Comparer)
+	if !ok {
+		return types.MaybeNoSuchOverloadErr(a)
+	}
+	return c.Compare(b)
 }
 
 func listSum(v ref.Val, zero ref.Val) ref.Val {
@@ -154,11 +159,7 @@ func listExtreme(want types.Int) func(ref.Val) ref.Val {
 				best = next
 				continue
 			}
-			c, ok := next.(traits.Comparer)
-			if !ok {
-				return types.MaybeNoSuchOverloadErr(next)
-			}
-			cmp := c.Compare(best)
+			cmp := compare(next, best)
 			if types.IsError(cmp) {
 				return cmp
 			}
