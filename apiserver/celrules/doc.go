@@ -19,6 +19,7 @@
 // timestamp, duration and bytes. Values are wrapped lazily: a rule reads only
 // the fields it names.
 //
-// It imports cel-go, api, api/apierrors and the standard library. A Compiler
-// and a Validator are immutable once built and safe for concurrent use.
+// It imports cel-go, api, api/apierrors and the standard library. A
+// Compiler is safe for concurrent use (its CEL environment is built once,
+// its recent results kept under a mutex); a Validator is immutable.
 package celrules
