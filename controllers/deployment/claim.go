@@ -13,30 +13,36 @@ import (
 	"github.com/miniplane/miniplane/client"
 )
 
-// Claim is what ClaimReplicaSet decides for one replica set.
+// Claim is what ClaimObject decides for one object.
 type Claim int
 
-// The outcomes of ClaimReplicaSet.
+// The outcomes of ClaimObject.
 const (
-	// Ignore: another controller's set, or an orphan not to adopt (now).
+	// Ignore: another controller's object, or an orphan not to adopt (now).
 	Ignore Claim = iota
-	// Keep: the deployment controls the set and its selector matches it.
+	// Keep: the controller controls the object and its selector matches it.
 	Keep
-	// Release: the deployment controls the set but no longer selects it.
+	// Release: the controller controls the object but no longer selects it.
 	Release
-	// Adopt: an orphan the deployment selects.
+	// Adopt: an orphan the controller selects.
 	Adopt
 )
 
 // ClaimReplicaSet decides what deployment d does with rs, given whether d's
-// selector matches rs's labels. A deployment being deleted neither adopts
-// nor releases; a set being deleted is not adopted. Kubernetes:
-// BaseControllerRefManager.ClaimObject.
+// selector matches rs's labels: ClaimObject of their metadata.
 func ClaimReplicaSet(d *api.Deployment, rs *api.ReplicaSet, matches bool) Claim {
-	dying := d.Metadata.DeletionTimestamp != nil
-	if ref := api.GetControllerOf(&rs.Metadata); ref != nil {
+	return ClaimObject(&d.Metadata, &rs.Metadata, matches)
+}
+
+// ClaimObject decides what a controller (owner) does with an object (obj),
+// given whether the controller's selector matches obj's labels. A
+// controller being deleted neither adopts nor releases; an object being
+// deleted is not adopted. Kubernetes: BaseControllerRefManager.ClaimObject.
+func ClaimObject(owner, obj *api.ObjectMeta, matches bool) Claim {
+	dying := owner.DeletionTimestamp != nil
+	if ref := api.GetControllerOf(obj); ref != nil {
 		switch {
-		case ref.UID != d.Metadata.UID:
+		case ref.UID != owner.UID:
 			return Ignore
 		case matches:
 			return Keep
@@ -45,7 +51,7 @@ func ClaimReplicaSet(d *api.Deployment, rs *api.ReplicaSet, matches bool) Claim 
 		}
 		return Release
 	}
-	if dying || !matches || rs.Metadata.DeletionTimestamp != nil {
+	if dying || !matches || obj.DeletionTimestamp != nil {
 		return Ignore
 	}
 	return Adopt

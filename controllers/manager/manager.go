@@ -249,6 +249,7 @@ const (
 	ReplicationController = "replicationcontroller"
 	ReplicaSet            = "replicaset"
 	Deployment            = "deployment"
+	DaemonSet             = "daemonset"
 	Job                   = "job"
 	CronJob               = "cronjob"
 	Endpoint              = "endpoint"

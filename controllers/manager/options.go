@@ -30,6 +30,9 @@ type Options struct {
 	// ConcurrentDeploymentSyncs is the deployment controller's worker
 	// count.
 	ConcurrentDeploymentSyncs int
+	// ConcurrentDaemonSetSyncs is the daemon set controller's worker
+	// count.
+	ConcurrentDaemonSetSyncs int
 	// ConcurrentJobSyncs is the job controller's worker count.
 	ConcurrentJobSyncs int
 	// ConcurrentCronJobSyncs is the cronjob controller's worker count.
@@ -124,6 +127,7 @@ func DefaultOptions() Options {
 		ConcurrentEndpointSyncs:   5,
 		ConcurrentGCSyncs:         20,
 		ConcurrentDeploymentSyncs: 5,
+		ConcurrentDaemonSetSyncs:  2,
 		ConcurrentJobSyncs:        5,
 		ConcurrentCronJobSyncs:    5,
 		Nodes:                     3,
@@ -156,6 +160,7 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.ConcurrentEndpointSyncs, "concurrent-endpoint-syncs", o.ConcurrentEndpointSyncs, "services whose endpoints are synced at once")
 	fs.IntVar(&o.ConcurrentGCSyncs, "concurrent-gc-syncs", o.ConcurrentGCSyncs, "garbage collector workers")
 	fs.IntVar(&o.ConcurrentDeploymentSyncs, "concurrent-deployment-syncs", o.ConcurrentDeploymentSyncs, "deployments synced at once")
+	fs.IntVar(&o.ConcurrentDaemonSetSyncs, "concurrent-daemonset-syncs", o.ConcurrentDaemonSetSyncs, "daemon sets synced at once")
 	fs.IntVar(&o.ConcurrentJobSyncs, "concurrent-job-syncs", o.ConcurrentJobSyncs, "jobs synced at once")
 	fs.IntVar(&o.ConcurrentCronJobSyncs, "concurrent-cron-job-syncs", o.ConcurrentCronJobSyncs, "cron jobs synced at once")
 	fs.DurationVar(&o.EndpointUpdatesBatchPeriod, "endpoint-updates-batch-period", o.EndpointUpdatesBatchPeriod, "how long the endpoints controller waits after a pod change so that bursts make one write")
@@ -200,6 +205,7 @@ func (o Options) Validate(known []string) error {
 		{"--concurrent-endpoint-syncs", o.ConcurrentEndpointSyncs, 1},
 		{"--concurrent-gc-syncs", o.ConcurrentGCSyncs, 1},
 		{"--concurrent-deployment-syncs", o.ConcurrentDeploymentSyncs, 1},
+		{"--concurrent-daemonset-syncs", o.ConcurrentDaemonSetSyncs, 1},
 		{"--concurrent-job-syncs", o.ConcurrentJobSyncs, 1},
 		{"--concurrent-cron-job-syncs", o.ConcurrentCronJobSyncs, 1},
 		{"--nodes", o.Nodes, 0},
