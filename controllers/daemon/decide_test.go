@@ -407,7 +407,7 @@ func TestAddDaemonTolerations(t *testing.T) {
 func TestPinToNode(t *testing.T) {
 	pref := []api.PreferredSchedulingTerm{{Weight: 1, Preference: api.NodeSelectorTerm{MatchExpressions: []api.NodeSelectorRequirement{{Key: "a", Operator: "Exists"}}}}}
 	in := &api.Affinity{NodeAffinity: &api.NodeAffinity{
-		RequiredDuringSchedulingIgnoredDuringExecution: &api.NodeSelector{NodeSelectorTerms: []api.NodeSelectorTerm{{MatchExpressions: []api.NodeSelectorRequirement{{Key: "color", Operator: "In", Values: []string{"blue"}}}}}},
+		RequiredDuringSchedulingIgnoredDuringExecution:  &api.NodeSelector{NodeSelectorTerms: []api.NodeSelectorTerm{{MatchExpressions: []api.NodeSelectorRequirement{{Key: "color", Operator: "In", Values: []string{"blue"}}}}}},
 		PreferredDuringSchedulingIgnoredDuringExecution: pref}}
 	out := PinToNode(in, "node-1")
 	assert.Equal(t, []api.NodeSelectorTerm{{MatchFields: []api.NodeSelectorRequirement{{Key: "metadata.name", Operator: "In", Values: []string{"node-1"}}}}},
