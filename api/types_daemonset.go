@@ -129,8 +129,10 @@ type ControllerRevision struct {
 	// Metadata is the revision's identity.
 	Metadata ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Data is the serialized state, JSON; for a DaemonSet, a strategic merge patch that
-	// replaces spec.template. Required, and cannot change after creation.
-	Data json.RawMessage `json:"data,omitempty" protobuf:"bytes,2,opt,name=data"`
+	// replaces spec.template. Required, and cannot change after creation. Without
+	// omitempty, as upstream's RawExtension is always written: null in JSON, an empty
+	// message in protobuf.
+	Data json.RawMessage `json:"data" protobuf:"bytes,2,opt,name=data"`
 	// Revision orders the revisions of one controller; the newest is the highest.
 	Revision int64 `json:"revision" protobuf:"varint,3,opt,name=revision"`
 }

@@ -118,7 +118,7 @@ var apiDocs = map[string]string{
 	"ContainerStatus.Started":                                  "Started is whether the container passed its startup probe (or has none and runs).",
 	"ContainerStatus.State":                                    "State is the current state.",
 	"ControllerRevision":                                       "ControllerRevision is an immutable snapshot of a controller's state at one revision: a DaemonSet (or StatefulSet) keeps one per pod template it has run, for rollout history and undo. Kubernetes: appsv1.ControllerRevision.",
-	"ControllerRevision.Data":                                  "Data is the serialized state, JSON; for a DaemonSet, a strategic merge patch that replaces spec.template. Required, and cannot change after creation.",
+	"ControllerRevision.Data":                                  "Data is the serialized state, JSON; for a DaemonSet, a strategic merge patch that replaces spec.template. Required, and cannot change after creation. Without omitempty, as upstream's RawExtension is always written: null in JSON, an empty message in protobuf.",
 	"ControllerRevision.Metadata":                              "Metadata is the revision's identity.",
 	"ControllerRevision.Revision":                              "Revision orders the revisions of one controller; the newest is the highest.",
 	"ControllerRevisionList":                                   "ControllerRevisionList is a list of controller revisions. Kubernetes: appsv1.ControllerRevisionList.",
