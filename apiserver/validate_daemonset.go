@@ -9,7 +9,6 @@ package apiserver
 
 import (
 	"bytes"
-	"reflect"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
@@ -95,10 +94,7 @@ func validateDaemonSetUpdateStrategy(errs apierrors.FieldErrors, st *api.DaemonS
 func validateDaemonSetUpdate(ds, old *api.DaemonSet) apierrors.FieldErrors {
 	errs := validateDaemonSet(ds)
 	errs = validateObjectMetaUpdate(errs, &ds.Metadata, &old.Metadata, metadataPath)
-	if !reflect.DeepEqual(ds.Spec.Selector, old.Spec.Selector) {
-		errs = append(errs, Invalid(pathAt("spec").child("selector").path(), ds.Spec.Selector, msgImmutable))
-	}
-	return errs
+	return validateSelectorUnchanged(errs, ds.Spec.Selector, old.Spec.Selector)
 }
 
 // defaultControllerRevision: a controller revision has no defaults.

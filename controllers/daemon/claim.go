@@ -87,21 +87,9 @@ func (c *Controller) setOwner(ctx context.Context, ds *api.DaemonSet, o api.Obje
 }
 
 // recheck reads ds from the server, not the cache, and refuses adoption if
-// it is gone, replaced or being deleted. Kubernetes:
-// RecheckDeletionTimestamp.
+// it is gone, replaced or being deleted.
 func (c *Controller) recheck(ctx context.Context, ds *api.DaemonSet) error {
-	obj, err := c.client.Get(ctx, client.DaemonSets, ds.Metadata.Namespace, ds.Metadata.Name, client.GetOptions{})
-	if err != nil {
-		return err
-	}
-	fresh := obj.GetObjectMeta()
-	if fresh.UID != ds.Metadata.UID {
-		return fmt.Errorf("original DaemonSet %s is gone: got uid %s, wanted %s", api.KeyOf(&ds.Metadata), fresh.UID, ds.Metadata.UID)
-	}
-	if fresh.DeletionTimestamp != nil {
-		return fmt.Errorf("%s has just been deleted at %s", api.KeyOf(&ds.Metadata), fresh.DeletionTimestamp.Time)
-	}
-	return nil
+	return deployment.RecheckOwner(ctx, c.client, client.DaemonSets, controllerKind, &ds.Metadata)
 }
 
 // claimPods returns the pods ds controls, adopting and releasing as claim

@@ -17,6 +17,7 @@ import (
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
+	"github.com/miniplane/miniplane/controllers/deployment"
 	"github.com/miniplane/miniplane/controllers/loop"
 	"github.com/miniplane/miniplane/controllers/replication"
 	"github.com/miniplane/miniplane/controllers/workqueue"
@@ -445,13 +446,9 @@ func NewPod(ds *api.DaemonSet, template *api.PodTemplateSpec, node string) *api.
 }
 
 // controllerRef is the owner reference that makes ds a pod's or a
-// revision's controller. Kubernetes: metav1.NewControllerRef.
+// revision's controller.
 func controllerRef(ds *api.DaemonSet) api.OwnerReference {
-	yes, block := true, true
-	return api.OwnerReference{
-		APIVersion: controllerAPIVersion, Kind: controllerKind, Name: ds.Metadata.Name, UID: ds.Metadata.UID,
-		Controller: &yes, BlockOwnerDeletion: &block,
-	}
+	return deployment.NewControllerRef(controllerAPIVersion, controllerKind, &ds.Metadata)
 }
 
 // writeStatus writes st if it differs from ds's, with observedGeneration

@@ -105,29 +105,46 @@ func (c *Controller) claimReplicaSets(ctx context.Context, d *api.Deployment) ([
 }
 
 // recheck reads d from the server, not the cache, and refuses adoption if
-// it is gone, replaced or being deleted. Kubernetes:
-// RecheckDeletionTimestamp.
+// it is gone, replaced or being deleted.
 func (c *Controller) recheck(ctx context.Context, d *api.Deployment) error {
-	obj, err := c.client.Get(ctx, client.Deployments, d.Metadata.Namespace, d.Metadata.Name, client.GetOptions{})
+	return RecheckOwner(ctx, c.client, client.Deployments, controllerKind, &d.Metadata)
+}
+
+// Getter reads one object from the server.
+type Getter interface {
+	Get(ctx context.Context, resource, namespace, name string, opts client.GetOptions) (api.Object, error)
+}
+
+// RecheckOwner reads the controller owner (of kind, served as resource)
+// from the server, not the cache, and refuses adoption if it is gone,
+// replaced or being deleted. Kubernetes: RecheckDeletionTimestamp.
+func RecheckOwner(ctx context.Context, g Getter, resource, kind string, owner *api.ObjectMeta) error {
+	obj, err := g.Get(ctx, resource, owner.Namespace, owner.Name, client.GetOptions{})
 	if err != nil {
 		return err
 	}
 	fresh := obj.GetObjectMeta()
-	if fresh.UID != d.Metadata.UID {
-		return fmt.Errorf("original Deployment %s is gone: got uid %s, wanted %s", api.KeyOf(&d.Metadata), fresh.UID, d.Metadata.UID)
+	if fresh.UID != owner.UID {
+		return fmt.Errorf("original %s %s is gone: got uid %s, wanted %s", kind, api.KeyOf(owner), fresh.UID, owner.UID)
 	}
 	if fresh.DeletionTimestamp != nil {
-		return fmt.Errorf("%s has just been deleted at %s", api.KeyOf(&d.Metadata), fresh.DeletionTimestamp.Time)
+		return fmt.Errorf("%s has just been deleted at %s", api.KeyOf(owner), fresh.DeletionTimestamp.Time)
 	}
 	return nil
 }
 
 // controllerRef is the owner reference that makes d a set's controller.
-// Kubernetes: metav1.NewControllerRef.
 func controllerRef(d *api.Deployment) api.OwnerReference {
+	return NewControllerRef(controllerAPIVersion, controllerKind, &d.Metadata)
+}
+
+// NewControllerRef is the owner reference that makes the object owner
+// (of apiVersion and kind) another's controller, blocking its deletion.
+// Kubernetes: metav1.NewControllerRef.
+func NewControllerRef(apiVersion, kind string, owner *api.ObjectMeta) api.OwnerReference {
 	yes, block := true, true
 	return api.OwnerReference{
-		APIVersion: controllerAPIVersion, Kind: controllerKind, Name: d.Metadata.Name, UID: d.Metadata.UID,
+		APIVersion: apiVersion, Kind: kind, Name: owner.Name, UID: owner.UID,
 		Controller: &yes, BlockOwnerDeletion: &block,
 	}
 }
