@@ -109,9 +109,9 @@ func daemonSetScenario(s *Sim, d time.Duration) {
 }
 
 // addNodeLike registers a node called name with the capacity and status of
-// the first simulated node and a pod range of its own (cidr), as its
-// kubelet would on joining; nodesim then schedules onto it and runs its
-// pods.
+// the first simulated node, Ready (the first may be down), and a pod range
+// of its own (cidr), as its kubelet would on joining; nodesim then
+// schedules onto it and runs its pods.
 func (s *Sim) addNodeLike(ctx context.Context, name, cidr string) error {
 	obj, err := s.user.Get(ctx, client.Nodes, "", s.nodes.NodeName(0), client.GetOptions{})
 	if err != nil {
@@ -119,7 +119,7 @@ func (s *Sim) addNodeLike(ctx context.Context, name, cidr string) error {
 	}
 	like := obj.(*api.Node)
 	n := &api.Node{TypeMeta: like.TypeMeta, Metadata: api.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}},
-		Spec: api.NodeSpec{PodCIDR: cidr, PodCIDRs: []string{cidr}}, Status: *like.Status.DeepCopy()}
+		Spec: api.NodeSpec{PodCIDR: cidr, PodCIDRs: []string{cidr}}}
 	created, err := s.user.Create(ctx, n)
 	if err != nil {
 		return err
@@ -127,6 +127,9 @@ func (s *Sim) addNodeLike(ctx context.Context, name, cidr string) error {
 	withStatus := created.(*api.Node).DeepCopy()
 	withStatus.Status = *like.Status.DeepCopy()
 	withStatus.Status.Addresses = nil
+	now := api.NewTime(s.clock.Now())
+	withStatus.Status.Conditions = []api.NodeCondition{{Type: api.NodeReady, Status: api.ConditionTrue, LastHeartbeatTime: now, LastTransitionTime: now,
+		Reason: "KubeletReady", Message: "kubelet is posting ready status"}}
 	_, err = s.user.UpdateStatus(ctx, withStatus)
 	return err
 }
