@@ -46,3 +46,20 @@ func TestDaemonSetInvariants(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepDaemonSets sweeps the daemonsets scenario with every fault on:
+// every invariant holds, daemonset-complete included (150 seeds held when
+// it was written; a node-down fault once left the joining node's copied
+// status not ready, and its pod unscheduled, for good).
+func TestSweepDaemonSets(t *testing.T) {
+	seeds := uint64(60)
+	if testing.Short() || raceDetector {
+		seeds = 10
+	}
+	for seed := uint64(1); seed <= seeds; seed++ {
+		res := mustRun(t, sim.Config{Seed: seed, Faults: sim.AllFaults}, "daemonsets", daemonSetsFor)
+		if res.Violation != nil {
+			t.Fatalf("seed %d:\n%s", seed, res.Violation.Report())
+		}
+	}
+}
