@@ -116,6 +116,16 @@ type DaemonSetCondition struct {
 	Message string `json:"message,omitempty" protobuf:"bytes,5,opt,name=message"`
 }
 
+// DaemonSetTemplateGenerationAnnotation is the annotation in which the API server keeps a
+// daemon set's template generation: 1 at creation, raised by one at each change of the
+// template. Kubernetes keeps it in its internal spec.templateGeneration and writes it out
+// under this name in apps/v1. Kubernetes: appsv1.DeprecatedTemplateGeneration.
+const DaemonSetTemplateGenerationAnnotation = "deprecated.daemonset.template.generation"
+
+// DaemonSetTemplateGenerationLabel labels a daemon set's pods with the template generation
+// they were made from. Kubernetes: extensions.DaemonSetTemplateGenerationKey.
+const DaemonSetTemplateGenerationLabel = "pod-template-generation"
+
 // DaemonSetUniqueLabelKey labels a daemon set's pods and ControllerRevisions with the
 // hash that names the revision they belong to. Kubernetes:
 // appsv1.DefaultDaemonSetUniqueLabelKey (ControllerRevisionHashLabelKey).

@@ -9,6 +9,9 @@ package apiserver
 
 import (
 	"bytes"
+	"maps"
+	"reflect"
+	"strconv"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
@@ -120,4 +123,43 @@ func validateControllerRevisionUpdate(cr, old *api.ControllerRevision) apierrors
 		errs = append(errs, Invalid(NewPath("data"), cr.Data, msgImmutable))
 	}
 	return errs
+}
+
+// templateGeneration is the template generation m's annotation holds, 0
+// when it holds none.
+func templateGeneration(m *api.ObjectMeta) int64 {
+	n, err := strconv.ParseInt(m.Annotations[api.DaemonSetTemplateGenerationAnnotation], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// setTemplateGeneration writes gen into m's annotations, on a copy of the
+// map: the caller's may be shared.
+func setTemplateGeneration(m *api.ObjectMeta, gen int64) {
+	a := maps.Clone(m.Annotations)
+	if a == nil {
+		a = map[string]string{}
+	}
+	a[api.DaemonSetTemplateGenerationAnnotation] = strconv.FormatInt(gen, 10)
+	m.Annotations = a
+}
+
+// stampTemplateGeneration sets a daemon set's template generation as
+// kube-apiserver's strategy does: on create (old nil) what the client
+// sent, at least 1; on update old's, raised by one when the template
+// changed, whatever the client sent. Kubernetes: the daemon set strategy's
+// PrepareForCreate and PrepareForUpdate, and the apps/v1 conversion that
+// shows spec.templateGeneration as the annotation.
+func stampTemplateGeneration(ds, old *api.DaemonSet) {
+	if old == nil {
+		setTemplateGeneration(&ds.Metadata, max(1, templateGeneration(&ds.Metadata)))
+		return
+	}
+	gen := templateGeneration(&old.Metadata)
+	if !reflect.DeepEqual(ds.Spec.Template, old.Spec.Template) {
+		gen++
+	}
+	setTemplateGeneration(&ds.Metadata, gen)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -418,12 +419,16 @@ func (c *Controller) act(ctx context.Context, key string, ds *api.DaemonSet, d D
 }
 
 // podTemplate is ds's template as its pods run it: with the daemon
-// tolerations and the revision's hash label. Kubernetes: CreatePodTemplate.
+// tolerations, the template generation's label and the revision's hash
+// label. Kubernetes: CreatePodTemplate.
 func podTemplate(ds *api.DaemonSet, hash string) api.PodTemplateSpec {
 	t := *ds.Spec.Template.DeepCopy()
 	AddDaemonTolerations(&t.Spec)
 	if t.Metadata.Labels == nil {
 		t.Metadata.Labels = map[string]string{}
+	}
+	if gen := TemplateGeneration(ds); gen != nil {
+		t.Metadata.Labels[api.DaemonSetTemplateGenerationLabel] = strconv.FormatInt(*gen, 10)
 	}
 	if hash != "" {
 		t.Metadata.Labels[api.DaemonSetUniqueLabelKey] = hash

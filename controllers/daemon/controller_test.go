@@ -231,6 +231,7 @@ func TestNodesComeAndGo(t *testing.T) {
 	assert.Equal(t, "foo-", p.Metadata.GenerateName)
 	assert.Equal(t, ds.Metadata.UID, api.GetControllerOf(&p.Metadata).UID)
 	assert.Len(t, p.Spec.Tolerations, 6, "the daemon tolerations")
+	assert.Equal(t, "1", p.Metadata.Labels["pod-template-generation"], "the API server's template generation")
 	assert.Equal(t, "metadata.name", p.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms[0].MatchFields[0].Key)
 
 	h.addNode("node-2", nil)
@@ -282,6 +283,9 @@ func TestRollingUpdateAndRollback(t *testing.T) {
 	h.setImage("foo/bar")
 	h.converge()
 	assert.Equal(t, map[string]int64{first: 3, second: 2}, h.revisions(), "the old revision is renumbered, not copied")
+	for _, p := range h.podList() {
+		assert.Equal(t, "3", p.Metadata.Labels["pod-template-generation"], "the third template, though the first revision")
+	}
 	assert.Equal(t, map[string][]string{"node-0": {first}, "node-1": {first}, "node-2": {first}}, h.podsOnNodes())
 
 	next := h.get().DeepCopy()

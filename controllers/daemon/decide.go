@@ -151,12 +151,29 @@ func TargetNode(pod *api.Pod) (string, bool) {
 	return "", false
 }
 
-// IsPodUpdated reports whether pod runs ds's current revision: its
-// controller-revision-hash label is hash. Kubernetes: IsPodUpdated
-// (without the deprecated template generation, which miniplane does not
-// stamp).
-func IsPodUpdated(pod *api.Pod, hash string) bool {
+// IsPodUpdated reports whether pod runs ds's current template: its
+// controller-revision-hash label is hash, or its pod-template-generation
+// label is generation (nil for none). Kubernetes: IsPodUpdated.
+func IsPodUpdated(pod *api.Pod, hash string, generation *int64) bool {
+	if generation != nil && pod.Metadata.Labels[api.DaemonSetTemplateGenerationLabel] == strconv.FormatInt(*generation, 10) {
+		return true
+	}
 	return hash != "" && pod.Metadata.Labels[api.DaemonSetUniqueLabelKey] == hash
+}
+
+// TemplateGeneration is the template generation the API server keeps in
+// ds's annotation, nil when there is none or it does not parse.
+// Kubernetes: GetTemplateGeneration.
+func TemplateGeneration(ds *api.DaemonSet) *int64 {
+	v, ok := ds.Metadata.Annotations[api.DaemonSetTemplateGenerationAnnotation]
+	if !ok {
+		return nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return nil
+	}
+	return &n
 }
 
 // State is what a decision is made from: the daemon set, every node, the
@@ -292,11 +309,12 @@ func podsShouldBeOnNode(s *State, node *api.Node, d *Decision) {
 		// Surging: keep the oldest new pod and the oldest old pod, and the
 		// old one only while it is ready and the new one is not available.
 		var oldestNew, oldestOld *api.Pod
+		gen := TemplateGeneration(ds)
 		for _, p := range running {
 			switch {
-			case IsPodUpdated(p, s.Hash) && oldestNew == nil:
+			case IsPodUpdated(p, s.Hash, gen) && oldestNew == nil:
 				oldestNew = p
-			case !IsPodUpdated(p, s.Hash) && oldestOld == nil:
+			case !IsPodUpdated(p, s.Hash, gen) && oldestOld == nil:
 				oldestOld = p
 			default:
 				d.Delete = append(d.Delete, p)
@@ -401,13 +419,14 @@ func RollingUpdate(s *State) Decision {
 	}
 	available := func(p *api.Pod) bool { return replication.IsPodAvailable(p, ds.Spec.MinReadySeconds, s.Now) }
 	names := sortedKeys(byNode)
+	gen := TemplateGeneration(ds)
 	var d Decision
 
 	if maxSurge == 0 {
 		unavailable := 0
 		var replace, candidates []*api.Pod
 		for _, name := range names {
-			newPod, oldPod, ok := updatedPodsOnNode(byNode[name], s.Hash)
+			newPod, oldPod, ok := updatedPodsOnNode(byNode[name], s.Hash, gen)
 			switch {
 			case !ok, oldPod == nil && newPod == nil, oldPod != nil && newPod != nil:
 				unavailable++ // Manage will sort the node out
@@ -431,7 +450,7 @@ func RollingUpdate(s *State) Decision {
 	var allowedNew, candidateNew []string
 	var shouldNotRun []*api.Pod
 	for _, name := range names {
-		newPod, oldPod, ok := updatedPodsOnNode(byNode[name], s.Hash)
+		newPod, oldPod, ok := updatedPodsOnNode(byNode[name], s.Hash, gen)
 		if !ok {
 			surge++
 			continue
@@ -475,12 +494,12 @@ func RollingUpdate(s *State) Decision {
 // updatedPodsOnNode returns the node's one new and one old pod, ignoring
 // pods being deleted, and false when there are more of either. Kubernetes:
 // findUpdatedPodsOnNode.
-func updatedPodsOnNode(pods []*api.Pod, hash string) (newPod, oldPod *api.Pod, ok bool) {
+func updatedPodsOnNode(pods []*api.Pod, hash string, gen *int64) (newPod, oldPod *api.Pod, ok bool) {
 	for _, p := range pods {
 		if p.Metadata.DeletionTimestamp != nil {
 			continue
 		}
-		if IsPodUpdated(p, hash) {
+		if IsPodUpdated(p, hash, gen) {
 			if newPod != nil {
 				return nil, nil, false
 			}
@@ -502,6 +521,7 @@ func Status(s *State) api.DaemonSetStatus {
 	ds := s.DS
 	st := ds.Status
 	var desired, current, misscheduled, ready, updated, available int32
+	gen := TemplateGeneration(ds)
 	for _, node := range s.Nodes {
 		shouldRun, _ := ShouldRun(node, ds)
 		pods := s.PodsByNode[node.Metadata.Name]
@@ -525,7 +545,7 @@ func Status(s *State) api.DaemonSetStatus {
 				available++
 			}
 		}
-		if IsPodUpdated(p, s.Hash) {
+		if IsPodUpdated(p, s.Hash, gen) {
 			updated++
 		}
 	}

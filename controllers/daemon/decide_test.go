@@ -426,3 +426,32 @@ func TestPinToNode(t *testing.T) {
 	_, ok = TargetNode(&api.Pod{})
 	assert.False(t, ok)
 }
+
+// TestIsPodUpdated ports TestIsPodUpdated: a pod is of the current
+// template by its revision hash or, for pods made before hashes, by its
+// template generation.
+func TestIsPodUpdated(t *testing.T) {
+	withGen := func(p *api.Pod, gen string) *api.Pod {
+		p.Metadata.Labels[api.DaemonSetTemplateGenerationLabel] = gen
+		return p
+	}
+	tests := []struct {
+		name string
+		pod  *api.Pod
+		hash string
+		gen  *int64
+		want bool
+	}{
+		{"the hash", pod("p", "n", "new", true, 0), "new", nil, true},
+		{"another hash", pod("p", "n", "old", true, 0), "new", nil, false},
+		{"the generation, another hash", withGen(pod("p", "n", "old", true, 0), "3"), "new", ptr(int64(3)), true},
+		{"another generation, the hash", withGen(pod("p", "n", "new", true, 0), "2"), "new", ptr(int64(3)), true},
+		{"another generation and hash", withGen(pod("p", "n", "old", true, 0), "2"), "new", ptr(int64(3)), false},
+		{"no hash to match", pod("p", "n", "", true, 0), "", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, IsPodUpdated(tt.pod, tt.hash, tt.gen))
+		})
+	}
+}

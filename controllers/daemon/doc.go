@@ -14,10 +14,12 @@
 // RollingUpdate deletes at most maxUnavailable old pods at once, or with
 // maxSurge starts new pods beside old ones and deletes each old pod once
 // its successor is available; OnDelete waits for someone to delete the
-// old pods. Each template the set has run is a ControllerRevision named
-// "<ds>-<hash>" holding a strategic merge patch that replaces
-// spec.template (what `kubectl rollout undo` sends back), and each pod is
-// labelled controller-revision-hash with its revision's hash; going back
+// old pods. Pods are labelled with the template generation the API server
+// keeps in the set's deprecated.daemonset.template.generation annotation
+// (pod-template-generation). Each template the set has run is a
+// ControllerRevision named "<ds>-<hash>" holding a strategic merge patch
+// that replaces spec.template (what `kubectl rollout undo` sends back), and
+// each pod is labelled controller-revision-hash with its revision's hash; going back
 // to an old template renumbers its revision rather than making a new one,
 // and old revisions beyond revisionHistoryLimit that no pod runs are
 // deleted. Orphan pods and revisions the selector matches are adopted,
@@ -76,17 +78,12 @@
 // (TestUpdateNode/TestUpdatePodChangeControllerRef's handler tables: here
 // every node change that alters ShouldRun enqueues), the
 // hostNetwork/NetworkUnavailable toleration (pods have no hostNetwork),
-// the template-generation tests (below), and TestStoreDaemonSetStatus's
-// retry loop (a failed status write fails the sync, which the queue
-// retries).
+// and TestStoreDaemonSetStatus's retry loop (a failed status write fails
+// the sync, which the queue retries). TestIsPodUpdated is ported whole.
 //
 // Where it differs: upstream leaves a pod bound to a node that no longer
 // exists to the pod garbage collector; miniplane runs no podgc, so Manage
-// deletes it. The deprecated template generation (the
-// deprecated.daemonset.template.generation annotation and the
-// pod-template-generation label) is not stamped; IsPodUpdated goes by the
-// hash alone, as upstream does for a set without the annotation. The
-// revision hash is deployment.ComputeHash (FNV over the template's JSON),
+// deletes it. The revision hash is deployment.ComputeHash (FNV over the template's JSON),
 // not upstream's hash of a deep print, so names differ from a real
 // cluster's while following the same rule. Node readiness is not a
 // predicate (as upstream); the simulated scheduler still places pods by
