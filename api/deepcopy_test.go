@@ -37,6 +37,7 @@ func allTopLevelTypes() []reflect.Type {
 		PodDisruptionBudget{}, PodDisruptionBudgetList{},
 		ReplicaSet{}, ReplicaSetList{}, Deployment{}, DeploymentList{},
 		StatefulSet{}, StatefulSetList{},
+		DaemonSet{}, DaemonSetList{}, ControllerRevision{}, ControllerRevisionList{},
 		Job{}, JobList{}, CronJob{}, CronJobList{},
 		CustomResourceDefinition{}, CustomResourceDefinitionList{}, Unstructured{},
 		Scale{}, Binding{}, Status{}, DeleteOptions{}, WatchEvent{},
@@ -57,7 +58,7 @@ func allObjects() []Object {
 		&ConfigMap{}, &Secret{}, &ServiceAccount{},
 		&PersistentVolume{}, &PersistentVolumeClaim{}, &StorageClass{}, &CSINode{}, &CSIDriver{},
 		&CSIStorageCapacity{}, &VolumeAttachment{}, &PodDisruptionBudget{}, &ReplicaSet{}, &StatefulSet{}, &Deployment{},
-		&Job{}, &CronJob{},
+		&DaemonSet{}, &ControllerRevision{}, &Job{}, &CronJob{},
 		&CustomResourceDefinition{}, &Unstructured{},
 	}
 }

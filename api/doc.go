@@ -10,8 +10,8 @@
 //     kinds kube-scheduler lists and watches, which no controller here acts on:
 //     [PersistentVolume], [PersistentVolumeClaim], [StorageClass], [CSINode], [CSIDriver],
 //     [CSIStorageCapacity], [VolumeAttachment], [PodDisruptionBudget], [ReplicaSet] and
-//     [StatefulSet]; the workloads' [Deployment] and batch/v1 [Job], and [CronJob]
-//     (its type only, served once its kind is registered); each with its XxxList, plus the [Scale]
+//     [StatefulSet]; the workloads' [Deployment], [DaemonSet] with its [ControllerRevision]s,
+//     batch/v1 [Job] and [CronJob]; each with its XxxList, plus the [Scale]
 //     and [Binding] subresource bodies, [Status] (the shape of every API error),
 //     [DeleteOptions] and [WatchEvent].
 //   - The [Object] interface that the store, informers and controllers handle kinds through.

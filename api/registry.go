@@ -62,6 +62,8 @@ func registeredTypes() map[reflect.Type]TypeInfo {
 		typeOf[*Deployment]():               {Group: "apps", Version: "v1", Kind: "Deployment", Resource: "deployments", Namespaced: true},
 		typeOf[*ReplicaSet]():               {Group: "apps", Version: "v1", Kind: "ReplicaSet", Resource: "replicasets", Namespaced: true},
 		typeOf[*StatefulSet]():              {Group: "apps", Version: "v1", Kind: "StatefulSet", Resource: "statefulsets", Namespaced: true},
+		typeOf[*DaemonSet]():                {Group: "apps", Version: "v1", Kind: "DaemonSet", Resource: "daemonsets", Namespaced: true},
+		typeOf[*ControllerRevision]():       {Group: "apps", Version: "v1", Kind: "ControllerRevision", Resource: "controllerrevisions", Namespaced: true},
 		typeOf[*Job]():                      {Group: "batch", Version: "v1", Kind: "Job", Resource: "jobs", Namespaced: true},
 		typeOf[*CronJob]():                  {Group: "batch", Version: "v1", Kind: "CronJob", Resource: "cronjobs", Namespaced: true},
 		typeOf[*CustomResourceDefinition](): {Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition", Resource: "customresourcedefinitions"},

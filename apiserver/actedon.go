@@ -14,6 +14,7 @@ var actedOnBy = map[string]string{
 	"replicasets":            "replicaset",
 	"deployments":            "deployment",
 	"statefulsets":           "statefulset",
+	"daemonsets":             "daemonset",
 	"jobs":                   "job",
 	"cronjobs":               "cronjob",
 	"services":               "endpoint",

@@ -92,6 +92,9 @@ func (s *Server) create(obj api.Object, opts writeOptions) (api.Object, error) {
 		m.UID = s.newUID()
 	}
 	k.defaults(in)
+	if ds, ok := in.(*api.DaemonSet); ok {
+		stampTemplateGeneration(ds, nil)
+	}
 	if errs := k.validate(in); len(errs) > 0 && !opts.ownWrite {
 		// The stored kind names the invalid object, whichever version the
 		// request used, as kube-apiserver validates its internal form.

@@ -128,6 +128,8 @@ var declaredColumns = map[string][]string{
 	"csistoragecapacities":        {"Name", "StorageClassName", "Capacity"},
 	"volumeattachments":           {"Name", "Attacher", "PV", "Node", "Attached", "Age"},
 	"poddisruptionbudgets.policy": {"Name", "Min Available", "Max Unavailable", "Allowed Disruptions", "Age"},
+	"daemonsets":                  {"Name", "Desired", "Current", "Ready", "Up-to-date", "Available", "Node Selector", "Age", "Containers", "Images", "Selector"},
+	"controllerrevisions":         {"Name", "Controller", "Revision", "Age"},
 	"deployments":                 {"Name", "Ready", "Up-to-date", "Available", "Age", "Containers", "Images", "Selector"},
 	"replicasets":                 {"Name", "Desired", "Current", "Ready", "Age", "Containers", "Images", "Selector"},
 	"statefulsets.apps":           {"Name", "Ready", "Age", "Containers", "Images"},
@@ -140,11 +142,12 @@ var declaredColumns = map[string][]string{
 func TestResources(t *testing.T) {
 	s, _ := newServer(t)
 	all := s.Resources()
-	require.Len(t, all, 26)
+	require.Len(t, all, 28)
 	assert.Equal(t, "configmaps", all[0].Resource, "core group first, sorted by name")
 	assert.Equal(t, "customresourcedefinitions", all[12].Resource, "named groups after core, sorted by group")
-	assert.Equal(t, "deployments", all[13].Resource)
-	assert.Equal(t, apierrors.GroupResource{Group: "events.k8s.io", Resource: "events"}, all[19].GroupResource())
+	assert.Equal(t, "controllerrevisions", all[13].Resource)
+	assert.Equal(t, "deployments", all[15].Resource)
+	assert.Equal(t, apierrors.GroupResource{Group: "events.k8s.io", Resource: "events"}, all[21].GroupResource())
 	assert.Equal(t, apierrors.GroupResource{Group: "storage.k8s.io", Resource: "volumeattachments"}, all[len(all)-1].GroupResource())
 
 	tests := []struct {
@@ -173,6 +176,8 @@ func TestResources(t *testing.T) {
 		{"poddisruptionbudgets.policy", apiserver.ResourceInfo{Resource: "poddisruptionbudgets", Singular: "poddisruptionbudget", Group: "policy", Version: "v1", Kind: "PodDisruptionBudget", Namespaced: true, HasStatus: true, ShortNames: []string{"pdb"}, ActedOnBy: "disruption"}, "policy/v1", ""},
 		{"replicasets", apiserver.ResourceInfo{Resource: "replicasets", Singular: "replicaset", Group: "apps", Version: "v1", Kind: "ReplicaSet", Namespaced: true, HasStatus: true, HasScale: true, ShortNames: []string{"rs"}, Categories: []string{"all"}, ActedOnBy: "replicaset"}, "apps/v1", ""},
 		{"statefulsets.apps", apiserver.ResourceInfo{Resource: "statefulsets", Singular: "statefulset", Group: "apps", Version: "v1", Kind: "StatefulSet", Namespaced: true, HasStatus: true, HasScale: true, ShortNames: []string{"sts"}, Categories: []string{"all"}, ActedOnBy: "statefulset"}, "apps/v1", ""},
+		{"daemonsets", apiserver.ResourceInfo{Resource: "daemonsets", Singular: "daemonset", Group: "apps", Version: "v1", Kind: "DaemonSet", Namespaced: true, HasStatus: true, ShortNames: []string{"ds"}, Categories: []string{"all"}, ActedOnBy: "daemonset"}, "apps/v1", ""},
+		{"controllerrevisions", apiserver.ResourceInfo{Resource: "controllerrevisions", Singular: "controllerrevision", Group: "apps", Version: "v1", Kind: "ControllerRevision", Namespaced: true}, "apps/v1", ""},
 		{"cronjobs", apiserver.ResourceInfo{Resource: "cronjobs", Singular: "cronjob", Group: "batch", Version: "v1", Kind: "CronJob", Namespaced: true, HasStatus: true, ShortNames: []string{"cj"}, Categories: []string{"all"}, ActedOnBy: "cronjob"}, "batch/v1", ""},
 		{"events.events.k8s.io", apiserver.ResourceInfo{Resource: "events", Singular: "event", Group: "events.k8s.io", Version: "v1", Kind: "Event", Namespaced: true, ShortNames: []string{"ev"}, StoredAs: "events"}, "events.k8s.io/v1", "*api.EventsV1Event"},
 	}

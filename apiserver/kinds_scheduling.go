@@ -104,6 +104,18 @@ func schedulingKinds() []*kind {
 			},
 		}, defaultDeployment, validateDeployment, validateDeploymentUpdate),
 		typed(&kind{
+			gr: apierrors.GroupResource{Group: "apps", Resource: "daemonsets"}, kind: "DaemonSet", apiVersion: "apps/v1", namespaced: true,
+			shortNames: []string{"ds"}, categories: []string{"all"},
+			newObj: func() api.Object { return &api.DaemonSet{} }, resetStatusOnCreate: true,
+			status: statusOf(func(o *api.DaemonSet) *api.DaemonSetStatus { return &o.Status }), statusTakesAnnotations: true,
+			columns: daemonSetColumns,
+		}, defaultDaemonSet, validateDaemonSet, validateDaemonSetUpdate),
+		typed(&kind{
+			gr: apierrors.GroupResource{Group: "apps", Resource: "controllerrevisions"}, kind: "ControllerRevision", apiVersion: "apps/v1", namespaced: true,
+			newObj:  func() api.Object { return &api.ControllerRevision{} },
+			columns: controllerRevisionColumns,
+		}, defaultControllerRevision, validateControllerRevision, validateControllerRevisionUpdate),
+		typed(&kind{
 			gr: apierrors.GroupResource{Group: "apps", Resource: "statefulsets"}, kind: "StatefulSet", apiVersion: "apps/v1", namespaced: true,
 			shortNames: []string{"sts"}, categories: []string{"all"},
 			newObj: func() api.Object { return &api.StatefulSet{} }, resetStatusOnCreate: true,
@@ -307,6 +319,45 @@ var (
 			Cell: func(o api.Object) any { return api.FormatLabelSelector(o.(*api.Deployment).Spec.Selector) }},
 	}
 
+	daemonSetColumns = []Column{nameColumn,
+		{Name: "Desired", Type: "integer", Description: "The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod). More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/",
+			Cell: func(o api.Object) any { return int64(o.(*api.DaemonSet).Status.DesiredNumberScheduled) }},
+		{Name: "Current", Type: "integer", Description: "The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod. More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/",
+			Cell: func(o api.Object) any { return int64(o.(*api.DaemonSet).Status.CurrentNumberScheduled) }},
+		{Name: "Ready", Type: "integer", Description: "numberReady is the number of nodes that should be running the daemon pod and have one or more of the daemon pod running with a Ready Condition.",
+			Cell: func(o api.Object) any { return int64(o.(*api.DaemonSet).Status.NumberReady) }},
+		{Name: "Up-to-date", Type: "integer", Description: "The total number of nodes that are running updated daemon pod",
+			Cell: func(o api.Object) any { return int64(o.(*api.DaemonSet).Status.UpdatedNumberScheduled) }},
+		{Name: "Available", Type: "integer", Description: "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)",
+			Cell: func(o api.Object) any { return int64(o.(*api.DaemonSet).Status.NumberAvailable) }},
+		{Name: "Node Selector", Type: "string", Description: "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node. More info: https://kubernetes.io/docs/concepts/configuration/assign-pod-node/",
+			Cell: func(o api.Object) any { return formatLabels(o.(*api.DaemonSet).Spec.Template.Spec.NodeSelector) }},
+		ageColumn,
+		containersColumn(func(o api.Object) *api.PodTemplateSpec { return &o.(*api.DaemonSet).Spec.Template }),
+		imagesColumn(func(o api.Object) *api.PodTemplateSpec { return &o.(*api.DaemonSet).Spec.Template }),
+		{Name: "Selector", Type: "string", Priority: 1, Description: "A label query over pods that are managed by the daemon set. Must match in order to be controlled. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors",
+			Cell: func(o api.Object) any { return api.FormatLabelSelector(o.(*api.DaemonSet).Spec.Selector) }},
+	}
+
+	controllerRevisionColumns = []Column{nameColumn,
+		{Name: "Controller", Type: "string", Description: "Controller of the object",
+			Cell: func(o api.Object) any {
+				ref := api.GetControllerOf(&o.(*api.ControllerRevision).Metadata)
+				if ref == nil {
+					return "<none>"
+				}
+				// kubectl's formatResourceName: the group kind, lower case.
+				kind := ref.Kind
+				if group, _, grouped := strings.Cut(ref.APIVersion, "/"); grouped {
+					kind += "." + group
+				}
+				return strings.ToLower(kind) + "/" + ref.Name
+			}},
+		{Name: "Revision", Type: "string", Description: "Revision indicates the revision of the state represented by Data.",
+			Cell: func(o api.Object) any { return o.(*api.ControllerRevision).Revision }},
+		ageColumn,
+	}
+
 	replicaSetColumns = []Column{nameColumn,
 		{Name: "Desired", Type: "integer", Description: "Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller/#what-is-a-replicationcontroller",
 			Cell: func(o api.Object) any { return int64(deref(o.(*api.ReplicaSet).Spec.Replicas)) }},
@@ -418,4 +469,13 @@ func intOrStringOrNA(v *api.IntOrString) string {
 		return v.StrVal
 	}
 	return fmt.Sprint(v.IntVal)
+}
+
+// formatLabels is a label set as kubectl prints it: "k=v,..." in key
+// order, "<none>" when empty. Kubernetes: labels.FormatLabels.
+func formatLabels(set map[string]string) string {
+	if len(set) == 0 {
+		return "<none>"
+	}
+	return api.SelectorFromSet(set).String()
 }

@@ -90,6 +90,11 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 				// next's metadata is its own copy (with, take): replace the
 				// map, never change the stored object's.
 				next.GetObjectMeta().Annotations = maps.Clone(m.Annotations)
+				if ds, ok := next.(*api.DaemonSet); ok {
+					// The template generation is the spec's, which a
+					// status update keeps.
+					stampTemplateGeneration(ds, old.(*api.DaemonSet))
+				}
 			}
 			if k.custom != nil {
 				// A custom resource's status is pruned, defaulted and
@@ -207,6 +212,9 @@ func (s *Server) prepareUpdate(k *kind, in, old api.Object) (api.Object, error) 
 	m.Generation = om.Generation
 	if k.spec != nil && !reflect.DeepEqual(k.spec(in), k.spec(old)) {
 		m.Generation++
+	}
+	if ds, ok := in.(*api.DaemonSet); ok {
+		stampTemplateGeneration(ds, old.(*api.DaemonSet))
 	}
 	return in, nil
 }

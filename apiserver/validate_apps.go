@@ -46,10 +46,7 @@ func validateReplicaSet(rs *api.ReplicaSet) apierrors.FieldErrors {
 func validateReplicaSetUpdate(rs, old *api.ReplicaSet) apierrors.FieldErrors {
 	errs := validateReplicaSet(rs)
 	errs = validateObjectMetaUpdate(errs, &rs.Metadata, &old.Metadata, metadataPath)
-	if !reflect.DeepEqual(rs.Spec.Selector, old.Spec.Selector) {
-		errs = append(errs, Invalid(pathAt("spec").child("selector").path(), rs.Spec.Selector, msgImmutable))
-	}
-	return errs
+	return validateSelectorUnchanged(errs, rs.Spec.Selector, old.Spec.Selector)
 }
 
 // The StatefulSet enumerations, as apps/v1 spells them.
@@ -289,8 +286,14 @@ func intOrPercentValue(v api.IntOrString) int {
 func validateDeploymentUpdate(d, old *api.Deployment) apierrors.FieldErrors {
 	errs := validateDeployment(d)
 	errs = validateObjectMetaUpdate(errs, &d.Metadata, &old.Metadata, metadataPath)
-	if !reflect.DeepEqual(d.Spec.Selector, old.Spec.Selector) {
-		errs = append(errs, Invalid(pathAt("spec").child("selector").path(), d.Spec.Selector, msgImmutable))
+	return validateSelectorUnchanged(errs, d.Spec.Selector, old.Spec.Selector)
+}
+
+// validateSelectorUnchanged refuses a change of spec.selector, which
+// apps/v1 made immutable.
+func validateSelectorUnchanged(errs apierrors.FieldErrors, sel, old *api.LabelSelector) apierrors.FieldErrors {
+	if !reflect.DeepEqual(sel, old) {
+		errs = append(errs, Invalid(pathAt("spec").child("selector").path(), sel, msgImmutable))
 	}
 	return errs
 }

@@ -30,6 +30,8 @@ const (
 	VolumeAttachments      = "volumeattachments"
 	PodDisruptionBudgets   = "poddisruptionbudgets"
 	Deployments            = "deployments"
+	DaemonSets             = "daemonsets"
+	ControllerRevisions    = "controllerrevisions"
 	Jobs                   = "jobs"
 	CronJobs               = "cronjobs"
 	ReplicaSets            = "replicasets"

@@ -38,6 +38,8 @@ func TestResourceOfNamesTheConstants(t *testing.T) {
 		{&api.StatefulSet{}, client.StatefulSets},
 		{&api.CustomResourceDefinition{}, client.CustomResourceDefinitions},
 		{&api.Deployment{}, client.Deployments},
+		{&api.DaemonSet{}, client.DaemonSets},
+		{&api.ControllerRevision{}, client.ControllerRevisions},
 		{&api.Job{}, client.Jobs},
 		{&api.CronJob{}, client.CronJobs},
 		{(*api.Pod)(nil), client.Pods},

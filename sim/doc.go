@@ -52,7 +52,8 @@
 // says so in its status; no pod has two controllers or a vanished owner;
 // every service's Endpoints list exactly its pods' addresses; every
 // deployment has finished its rollout (unless paused, or waiting for room
-// no node has); and the invariants a test adds. After the last fault, the system must be quiet
+// no node has); every daemon set runs one pod of its current template on
+// each node that should run one, and says so; and the invariants a test adds. After the last fault, the system must be quiet
 // within Config.ConvergeWithin. The first violation stops the run (see
 // Violation).
 //

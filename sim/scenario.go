@@ -27,6 +27,7 @@ func Scenarios() []Scenario {
 		{Name: "default", Description: "three replication controllers and two services; scaling, a pod crash, a leader crash, a deletion and a new controller", Setup: defaultScenario},
 		{Name: "small", Description: "one replication controller and its service, scaled once", Setup: smallScenario},
 		{Name: "replicasets", Description: "a replica set with a set-based selector that adopts two orphans, and a replication controller beside it; scaling, a pod crash, a leader crash and a cascading deletion", Setup: replicaSetScenario},
+		{Name: "daemonsets", Description: "a daemon set on every node rolled out to a new image, a node added mid-rollout, and rolled back to its first template", Setup: daemonSetScenario},
 		{Name: "deployments", Description: "a deployment of 5 rolled out to a new image, scaled to 9 mid-rollout, rolled out again and rolled back to its first template", Setup: deploymentScenario},
 	}
 }

@@ -60,6 +60,8 @@ func TestAggregatedDiscovery(t *testing.T) {
 		{"/apis", []string{"apiextensions.k8s.io", "apps", "authentication.k8s.io", "authorization.k8s.io", "batch", "coordination.k8s.io", "events.k8s.io", "policy", "storage.k8s.io"}, map[string]string{
 			"apiextensions.k8s.io/customresourcedefinitions": "CustomResourceDefinition Cluster [crd,crds]" + all,
 			"apps/deployments":                              "Deployment Namespaced [deploy]" + all,
+			"apps/daemonsets":                               "DaemonSet Namespaced [ds]" + all,
+			"apps/controllerrevisions":                      "ControllerRevision Namespaced []" + all,
 			"apps/replicasets":                              "ReplicaSet Namespaced [rs]" + all,
 			"apps/statefulsets":                             "StatefulSet Namespaced [sts]" + all,
 			"batch/cronjobs":                                "CronJob Namespaced [cj]" + all,
@@ -109,7 +111,7 @@ func TestAggregatedDiscovery(t *testing.T) {
 func checkDiscoveryResource(t *testing.T, r discoveryResource) {
 	t.Helper()
 	switch r.Resource {
-	case "pods", "replicationcontrollers", "services", "deployments", "replicasets", "statefulsets", "jobs", "cronjobs":
+	case "pods", "replicationcontrollers", "services", "deployments", "daemonsets", "replicasets", "statefulsets", "jobs", "cronjobs":
 		assert.Equal(t, []string{"all"}, r.Categories, r.Resource)
 	case "customresourcedefinitions":
 		assert.Equal(t, []string{"api-extensions"}, r.Categories, r.Resource)
@@ -129,6 +131,8 @@ func checkDiscoveryResource(t *testing.T, r discoveryResource) {
 		assert.Equal(t, []string{"scale autoscaling/v1 Scale [get patch update]", "status apps/v1 ReplicaSet [get patch update]"}, subs)
 	case "statefulsets":
 		assert.Equal(t, []string{"scale autoscaling/v1 Scale [get patch update]", "status apps/v1 StatefulSet [get patch update]"}, subs)
+	case "daemonsets":
+		assert.Equal(t, []string{"status apps/v1 DaemonSet [get patch update]"}, subs)
 	case "jobs":
 		assert.Equal(t, []string{"status batch/v1 Job [get patch update]"}, subs)
 	case "cronjobs":
@@ -136,7 +140,7 @@ func checkDiscoveryResource(t *testing.T, r discoveryResource) {
 	case "persistentvolumes", "persistentvolumeclaims", "poddisruptionbudgets", "volumeattachments":
 		assert.Len(t, subs, 1, r.Resource)
 		assert.Contains(t, subs[0], "status ", r.Resource)
-	case "storageclasses", "csinodes", "csidrivers", "csistoragecapacities":
+	case "storageclasses", "controllerrevisions", "csinodes", "csidrivers", "csistoragecapacities":
 		assert.Empty(t, subs, r.Resource)
 	case "pods":
 		assert.Equal(t, []string{"binding /v1 Binding [create]", "eviction policy/v1 Eviction [create]", "log /v1 Pod [get]", "status /v1 Pod [get patch update]"}, subs)

@@ -41,6 +41,8 @@ func FuzzRequest(f *testing.F) {
 		{"POST", "/api/v1/namespaces/default/pods/web/eviction", "application/json", `{"metadata":{"name":"web"},"deleteOptions":{"gracePeriodSeconds":0}}`},
 		{"POST", "/apis/events.k8s.io/v1/namespaces/default/events", "application/json", v1EventJSON},
 		{"GET", "/apis/events.k8s.io/v1/events?fieldSelector=regarding.name%3Dweb", "", ""},
+		{"POST", "/apis/apps/v1/namespaces/default/daemonsets", "application/json", `{"metadata":{"name":"agent"},"spec":{"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"i"}]}},"updateStrategy":{"rollingUpdate":{"maxUnavailable":"10%","maxSurge":0}}}}`},
+		{"POST", "/apis/apps/v1/namespaces/default/controllerrevisions", "application/json", `{"metadata":{"name":"agent-1"},"data":{"spec":{"template":{"$patch":"replace"}}},"revision":1}`},
 		{"GET", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/x", "", ""},
 		{"GET", "/api/v1/namespaces/default/pods/../../../version", "", ""},
 		{"GET", "/openapi/v3/api/v1", "", ""},

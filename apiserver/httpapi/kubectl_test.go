@@ -168,6 +168,8 @@ func TestKubectl(t *testing.T) {
 			{"subjectaccessreviews", "authorization.k8s.io/v1", "false", "SubjectAccessReview"},
 			{"persistentvolumeclaims", "pvc", "v1", "true", "PersistentVolumeClaim"},
 			{"persistentvolumes", "pv", "v1", "false", "PersistentVolume"},
+			{"controllerrevisions", "apps/v1", "true", "ControllerRevision"},
+			{"daemonsets", "ds", "apps/v1", "true", "DaemonSet"},
 			{"deployments", "deploy", "apps/v1", "true", "Deployment"},
 			{"replicasets", "rs", "apps/v1", "true", "ReplicaSet"},
 			{"cronjobs", "cj", "batch/v1", "true", "CronJob"},

@@ -25,7 +25,7 @@ var serverFields = map[string]bool{
 var statusKinds = map[string]bool{
 	"Pod": true, "ReplicationController": true, "Service": true, "Node": true, "Namespace": true,
 	"PersistentVolume": true, "PersistentVolumeClaim": true, "VolumeAttachment": true,
-	"PodDisruptionBudget": true, "ReplicaSet": true, "StatefulSet": true, "Deployment": true,
+	"PodDisruptionBudget": true, "ReplicaSet": true, "StatefulSet": true, "Deployment": true, "DaemonSet": true,
 	"Job": true, "CronJob": true,
 }
 

@@ -86,7 +86,7 @@ func schemas() map[string]*schema {
 	conditionsOnly := object(map[string]*fieldMeta{"conditions": byType()})
 	metaOnly := object(map[string]*fieldMeta{"metadata": nested(objectMeta)})
 	// replicated is a kind with a pod template and status conditions
-	// (apps/v1 Deployment, ReplicaSet and StatefulSet, batch/v1 Job).
+	// (apps/v1 Deployment, DaemonSet, ReplicaSet and StatefulSet, batch/v1 Job).
 	replicated := object(map[string]*fieldMeta{
 		"metadata": nested(objectMeta),
 		"spec": nested(object(map[string]*fieldMeta{
@@ -153,10 +153,13 @@ func schemas() map[string]*schema {
 			"metadata": nested(objectMeta),
 			"status":   nested(conditionsOnly),
 		}),
-		"Deployment":  replicated,
-		"ReplicaSet":  replicated,
-		"StatefulSet": replicated,
-		"Job":         replicated,
+		"Deployment": replicated,
+		"DaemonSet":  replicated,
+		// A revision's data is free JSON, replaced whole.
+		"ControllerRevision": metaOnly,
+		"ReplicaSet":         replicated,
+		"StatefulSet":        replicated,
+		"Job":                replicated,
 		// A cron job's pod template is one level down, in its job template;
 		// status.active is atomic.
 		"CronJob": object(map[string]*fieldMeta{

@@ -21,7 +21,7 @@ func newOfKind(t *testing.T, ti api.TypeInfo) api.Object {
 		&api.Lease{}, &api.Event{}, &api.Namespace{}, &api.EventsV1Event{},
 		&api.ConfigMap{}, &api.Secret{}, &api.ServiceAccount{},
 		&api.PersistentVolume{}, &api.PersistentVolumeClaim{}, &api.StorageClass{}, &api.CSINode{}, &api.CSIDriver{},
-		&api.CSIStorageCapacity{}, &api.VolumeAttachment{}, &api.PodDisruptionBudget{}, &api.ReplicaSet{}, &api.StatefulSet{}, &api.Deployment{}, &api.Job{}, &api.CronJob{},
+		&api.CSIStorageCapacity{}, &api.VolumeAttachment{}, &api.PodDisruptionBudget{}, &api.ReplicaSet{}, &api.StatefulSet{}, &api.Deployment{}, &api.DaemonSet{}, &api.ControllerRevision{}, &api.Job{}, &api.CronJob{},
 	} {
 		if got, ok := api.TypeInfoOf(o); ok && got.Group == ti.Group && got.Kind == ti.Kind {
 			return o

@@ -13,30 +13,36 @@ import (
 	"github.com/miniplane/miniplane/client"
 )
 
-// Claim is what ClaimReplicaSet decides for one replica set.
+// Claim is what ClaimObject decides for one object.
 type Claim int
 
-// The outcomes of ClaimReplicaSet.
+// The outcomes of ClaimObject.
 const (
-	// Ignore: another controller's set, or an orphan not to adopt (now).
+	// Ignore: another controller's object, or an orphan not to adopt (now).
 	Ignore Claim = iota
-	// Keep: the deployment controls the set and its selector matches it.
+	// Keep: the controller controls the object and its selector matches it.
 	Keep
-	// Release: the deployment controls the set but no longer selects it.
+	// Release: the controller controls the object but no longer selects it.
 	Release
-	// Adopt: an orphan the deployment selects.
+	// Adopt: an orphan the controller selects.
 	Adopt
 )
 
 // ClaimReplicaSet decides what deployment d does with rs, given whether d's
-// selector matches rs's labels. A deployment being deleted neither adopts
-// nor releases; a set being deleted is not adopted. Kubernetes:
-// BaseControllerRefManager.ClaimObject.
+// selector matches rs's labels: ClaimObject of their metadata.
 func ClaimReplicaSet(d *api.Deployment, rs *api.ReplicaSet, matches bool) Claim {
-	dying := d.Metadata.DeletionTimestamp != nil
-	if ref := api.GetControllerOf(&rs.Metadata); ref != nil {
+	return ClaimObject(&d.Metadata, &rs.Metadata, matches)
+}
+
+// ClaimObject decides what a controller (owner) does with an object (obj),
+// given whether the controller's selector matches obj's labels. A
+// controller being deleted neither adopts nor releases; an object being
+// deleted is not adopted. Kubernetes: BaseControllerRefManager.ClaimObject.
+func ClaimObject(owner, obj *api.ObjectMeta, matches bool) Claim {
+	dying := owner.DeletionTimestamp != nil
+	if ref := api.GetControllerOf(obj); ref != nil {
 		switch {
-		case ref.UID != d.Metadata.UID:
+		case ref.UID != owner.UID:
 			return Ignore
 		case matches:
 			return Keep
@@ -45,7 +51,7 @@ func ClaimReplicaSet(d *api.Deployment, rs *api.ReplicaSet, matches bool) Claim 
 		}
 		return Release
 	}
-	if dying || !matches || rs.Metadata.DeletionTimestamp != nil {
+	if dying || !matches || obj.DeletionTimestamp != nil {
 		return Ignore
 	}
 	return Adopt
@@ -99,29 +105,46 @@ func (c *Controller) claimReplicaSets(ctx context.Context, d *api.Deployment) ([
 }
 
 // recheck reads d from the server, not the cache, and refuses adoption if
-// it is gone, replaced or being deleted. Kubernetes:
-// RecheckDeletionTimestamp.
+// it is gone, replaced or being deleted.
 func (c *Controller) recheck(ctx context.Context, d *api.Deployment) error {
-	obj, err := c.client.Get(ctx, client.Deployments, d.Metadata.Namespace, d.Metadata.Name, client.GetOptions{})
+	return RecheckOwner(ctx, c.client, client.Deployments, controllerKind, &d.Metadata)
+}
+
+// Getter reads one object from the server.
+type Getter interface {
+	Get(ctx context.Context, resource, namespace, name string, opts client.GetOptions) (api.Object, error)
+}
+
+// RecheckOwner reads the controller owner (of kind, served as resource)
+// from the server, not the cache, and refuses adoption if it is gone,
+// replaced or being deleted. Kubernetes: RecheckDeletionTimestamp.
+func RecheckOwner(ctx context.Context, g Getter, resource, kind string, owner *api.ObjectMeta) error {
+	obj, err := g.Get(ctx, resource, owner.Namespace, owner.Name, client.GetOptions{})
 	if err != nil {
 		return err
 	}
 	fresh := obj.GetObjectMeta()
-	if fresh.UID != d.Metadata.UID {
-		return fmt.Errorf("original Deployment %s is gone: got uid %s, wanted %s", api.KeyOf(&d.Metadata), fresh.UID, d.Metadata.UID)
+	if fresh.UID != owner.UID {
+		return fmt.Errorf("original %s %s is gone: got uid %s, wanted %s", kind, api.KeyOf(owner), fresh.UID, owner.UID)
 	}
 	if fresh.DeletionTimestamp != nil {
-		return fmt.Errorf("%s has just been deleted at %s", api.KeyOf(&d.Metadata), fresh.DeletionTimestamp.Time)
+		return fmt.Errorf("%s has just been deleted at %s", api.KeyOf(owner), fresh.DeletionTimestamp.Time)
 	}
 	return nil
 }
 
 // controllerRef is the owner reference that makes d a set's controller.
-// Kubernetes: metav1.NewControllerRef.
 func controllerRef(d *api.Deployment) api.OwnerReference {
+	return NewControllerRef(controllerAPIVersion, controllerKind, &d.Metadata)
+}
+
+// NewControllerRef is the owner reference that makes the object owner
+// (of apiVersion and kind) another's controller, blocking its deletion.
+// Kubernetes: metav1.NewControllerRef.
+func NewControllerRef(apiVersion, kind string, owner *api.ObjectMeta) api.OwnerReference {
 	yes, block := true, true
 	return api.OwnerReference{
-		APIVersion: controllerAPIVersion, Kind: controllerKind, Name: d.Metadata.Name, UID: d.Metadata.UID,
+		APIVersion: apiVersion, Kind: kind, Name: owner.Name, UID: owner.UID,
 		Controller: &yes, BlockOwnerDeletion: &block,
 	}
 }

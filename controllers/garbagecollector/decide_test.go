@@ -153,6 +153,8 @@ func TestKindOfRef(t *testing.T) {
 		{"apps/v1", "ReplicaSet", client.ReplicaSets, true},
 		{"v1", "ReplicaSet", "", false},
 		{"apps/v1", "Deployment", client.Deployments, true},
+		{"apps/v1", "DaemonSet", client.DaemonSets, true},
+		{"apps/v1", "ControllerRevision", client.ControllerRevisions, true},
 		{"batch/v1", "Job", client.Jobs, true},
 		{"batch/v1", "CronJob", client.CronJobs, true},
 		{"autoscaling/v2", "HorizontalPodAutoscaler", "", false},

@@ -28,6 +28,8 @@ func servedKinds() []kindInfo {
 		{kind: "CustomResourceDefinition", group: "apiextensions.k8s.io", resource: client.CustomResourceDefinitions},
 		{kind: "CronJob", group: "batch", resource: client.CronJobs, namespaced: true},
 		{kind: "Deployment", group: "apps", resource: client.Deployments, namespaced: true},
+		{kind: "DaemonSet", group: "apps", resource: client.DaemonSets, namespaced: true},
+		{kind: "ControllerRevision", group: "apps", resource: client.ControllerRevisions, namespaced: true},
 		{kind: "Endpoints", resource: client.Endpoints, namespaced: true},
 		{kind: "Event", resource: client.Events, namespaced: true},
 		{kind: "Job", group: "batch", resource: client.Jobs, namespaced: true},

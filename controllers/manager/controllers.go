@@ -3,6 +3,7 @@ package manager
 import (
 	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/controllers/cronjob"
+	"github.com/miniplane/miniplane/controllers/daemon"
 	"github.com/miniplane/miniplane/controllers/deployment"
 	"github.com/miniplane/miniplane/controllers/endpoints"
 	"github.com/miniplane/miniplane/controllers/garbagecollector"
@@ -17,8 +18,8 @@ import (
 // DefaultDescriptors registers kube-controller-manager's controllers that
 // miniplane has, in the order they are built and started: the replication
 // controller, the replica set controller (the same controller, for
-// apps/v1 ReplicaSets), the deployment controller, the job controller, the
-// cronjob controller, the endpoints
+// apps/v1 ReplicaSets), the deployment controller, the daemon set
+// controller, the job controller, the cronjob controller, the endpoints
 // controller, the garbage collector, the service account controller and
 // the root CA certificate publisher. These run under leader election
 // (Instance): in one instance at a time.
@@ -27,6 +28,7 @@ func DefaultDescriptors() []Descriptor {
 		{Name: ReplicationController, Init: initReplication},
 		{Name: ReplicaSet, Init: initReplicaSet},
 		{Name: Deployment, Init: initDeployment},
+		{Name: DaemonSet, Init: initDaemonSet},
 		{Name: Job, Init: initJob},
 		{Name: CronJob, Init: initCronJob},
 		{Name: TTLAfterFinished, Init: initTTLAfterFinished},
@@ -66,6 +68,14 @@ func initDeployment(ic InitContext) (Controller, int, error) {
 		Recorder: ic.recorder("deployment-controller"),
 	})
 	return c, ic.Options.ConcurrentDeploymentSyncs, err
+}
+
+func initDaemonSet(ic InitContext) (Controller, int, error) {
+	c, err := daemon.New(daemon.Config{
+		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
+		Recorder: ic.recorder("daemonset-controller"),
+	})
+	return c, ic.Options.ConcurrentDaemonSetSyncs, err
 }
 
 func initJob(ic InitContext) (Controller, int, error) {

@@ -253,6 +253,7 @@ const (
 	ReplicationController = "replicationcontroller"
 	ReplicaSet            = "replicaset"
 	Deployment            = "deployment"
+	DaemonSet             = "daemonset"
 	Job                   = "job"
 	CronJob               = "cronjob"
 	// TTLAfterFinished deletes finished jobs whose TTL ran out.

@@ -31,6 +31,9 @@ type Options struct {
 	// ConcurrentDeploymentSyncs is the deployment controller's worker
 	// count.
 	ConcurrentDeploymentSyncs int
+	// ConcurrentDaemonSetSyncs is the daemon set controller's worker
+	// count.
+	ConcurrentDaemonSetSyncs int
 	// ConcurrentJobSyncs is the job controller's worker count.
 	ConcurrentJobSyncs int
 	// ConcurrentCronJobSyncs is the cronjob controller's worker count.
@@ -131,6 +134,7 @@ func DefaultOptions() Options {
 		ConcurrentEndpointSyncs:         5,
 		ConcurrentGCSyncs:               20,
 		ConcurrentDeploymentSyncs:       5,
+		ConcurrentDaemonSetSyncs:        2,
 		ConcurrentJobSyncs:              5,
 		ConcurrentCronJobSyncs:          5,
 		ConcurrentTTLAfterFinishedSyncs: 5,
@@ -165,6 +169,7 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.ConcurrentEndpointSyncs, "concurrent-endpoint-syncs", o.ConcurrentEndpointSyncs, "services whose endpoints are synced at once")
 	fs.IntVar(&o.ConcurrentGCSyncs, "concurrent-gc-syncs", o.ConcurrentGCSyncs, "garbage collector workers")
 	fs.IntVar(&o.ConcurrentDeploymentSyncs, "concurrent-deployment-syncs", o.ConcurrentDeploymentSyncs, "deployments synced at once")
+	fs.IntVar(&o.ConcurrentDaemonSetSyncs, "concurrent-daemonset-syncs", o.ConcurrentDaemonSetSyncs, "daemon sets synced at once")
 	fs.IntVar(&o.ConcurrentJobSyncs, "concurrent-job-syncs", o.ConcurrentJobSyncs, "jobs synced at once")
 	fs.IntVar(&o.ConcurrentCronJobSyncs, "concurrent-cron-job-syncs", o.ConcurrentCronJobSyncs, "cron jobs synced at once")
 	fs.IntVar(&o.TerminatedPodGCThreshold, "terminated-pod-gc-threshold", o.TerminatedPodGCThreshold, "terminated pods kept before the pod garbage collector deletes the oldest; 0 keeps them all")
@@ -211,6 +216,7 @@ func (o Options) Validate(known []string) error {
 		{"--concurrent-endpoint-syncs", o.ConcurrentEndpointSyncs, 1},
 		{"--concurrent-gc-syncs", o.ConcurrentGCSyncs, 1},
 		{"--concurrent-deployment-syncs", o.ConcurrentDeploymentSyncs, 1},
+		{"--concurrent-daemonset-syncs", o.ConcurrentDaemonSetSyncs, 1},
 		{"--concurrent-job-syncs", o.ConcurrentJobSyncs, 1},
 		{"--concurrent-cron-job-syncs", o.ConcurrentCronJobSyncs, 1},
 		{"--concurrent-ttl-after-finished-syncs", o.ConcurrentTTLAfterFinishedSyncs, 1},

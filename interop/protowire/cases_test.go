@@ -484,6 +484,23 @@ func fullDeployment(name string) api.Deployment {
 			CollisionCount: ptr(int32(1))}}
 }
 
+func fullDaemonSet(name string) api.DaemonSet {
+	return api.DaemonSet{Metadata: fullObjectMeta(name),
+		Spec: api.DaemonSetSpec{Selector: fullLabelSelector(), MinReadySeconds: 5,
+			Template: api.PodTemplateSpec{Metadata: fullObjectMeta(""), Spec: fullPodSpec()},
+			UpdateStrategy: api.DaemonSetUpdateStrategy{Type: "RollingUpdate", RollingUpdate: &api.RollingUpdateDaemonSet{
+				MaxUnavailable: ptr(api.IntOrString{Type: api.Int, IntVal: 1}), MaxSurge: ptr(api.IntOrString{Type: api.String, StrVal: "0%"})}},
+			RevisionHistoryLimit: ptr(int32(4))},
+		Status: api.DaemonSetStatus{CurrentNumberScheduled: 3, NumberMisscheduled: 1, DesiredNumberScheduled: 3, NumberReady: 2,
+			ObservedGeneration: 4, UpdatedNumberScheduled: 2, NumberAvailable: 1, NumberUnavailable: 2, CollisionCount: ptr(int32(1)),
+			Conditions: []api.DaemonSetCondition{{Type: "Unknown", Status: api.ConditionTrue, LastTransitionTime: created, Reason: "R", Message: "m"}}}}
+}
+
+func fullControllerRevision(name string) api.ControllerRevision {
+	return api.ControllerRevision{Metadata: fullObjectMeta(name),
+		Data: json.RawMessage(`{"spec":{"template":{"$patch":"replace","metadata":{"labels":{"app":"agent"}}}}}`), Revision: 3}
+}
+
 // fullJobSpec sets every field of a job's spec, for the job template of a
 // cron job.
 func fullJobSpec() api.JobSpec {
@@ -676,12 +693,17 @@ func fullCases() map[string]any {
 		"PodDisruptionBudget":  ptr(fullPodDisruptionBudget("web")),
 		"PodDisruptionBudgetList": &api.PodDisruptionBudgetList{Metadata: fullListMeta(),
 			Items: []api.PodDisruptionBudget{fullPodDisruptionBudget("a")}},
-		"CronJob":                  ptr(fullCronJob("hello")),
-		"CronJobList":              &api.CronJobList{Metadata: fullListMeta(), Items: []api.CronJob{fullCronJob("a")}},
-		"Job":                      ptr(fullJob("pi")),
-		"JobList":                  &api.JobList{Metadata: fullListMeta(), Items: []api.Job{fullJob("a")}},
-		"Deployment":               ptr(fullDeployment("web")),
-		"DeploymentList":           &api.DeploymentList{Metadata: fullListMeta(), Items: []api.Deployment{fullDeployment("a")}},
+		"CronJob":            ptr(fullCronJob("hello")),
+		"CronJobList":        &api.CronJobList{Metadata: fullListMeta(), Items: []api.CronJob{fullCronJob("a")}},
+		"Job":                ptr(fullJob("pi")),
+		"JobList":            &api.JobList{Metadata: fullListMeta(), Items: []api.Job{fullJob("a")}},
+		"Deployment":         ptr(fullDeployment("web")),
+		"DeploymentList":     &api.DeploymentList{Metadata: fullListMeta(), Items: []api.Deployment{fullDeployment("a")}},
+		"DaemonSet":          ptr(fullDaemonSet("agent")),
+		"DaemonSetList":      &api.DaemonSetList{Metadata: fullListMeta(), Items: []api.DaemonSet{fullDaemonSet("a")}},
+		"ControllerRevision": ptr(fullControllerRevision("agent-5d4b8c")),
+		"ControllerRevisionList": &api.ControllerRevisionList{Metadata: fullListMeta(),
+			Items: []api.ControllerRevision{fullControllerRevision("a")}},
 		"ReplicaSet":               ptr(fullReplicaSet("web")),
 		"ReplicaSetList":           &api.ReplicaSetList{Metadata: fullListMeta(), Items: []api.ReplicaSet{fullReplicaSet("a")}},
 		"StatefulSet":              ptr(fullStatefulSet("db")),

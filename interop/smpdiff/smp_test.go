@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
@@ -213,8 +214,15 @@ func TestStrategicMergePatchMatchesApimachinery(t *testing.T) {
 			original: `{"metadata":{"labels":{"app":"frontend"},"annotations":{"k":"old"}},"spec":{"template":{"spec":{"containers":[{"name":"php","image":"php","env":[{"name":"A","value":"1"},{"name":"B","value":"2"}],"ports":[{"containerPort":80},{"containerPort":8080}]},{"name":"sidecar","image":"busybox"}]}}}}`,
 			patch:    `{"metadata":{"labels":null,"annotations":{"k":"new"}},"spec":{"template":{"spec":{"$setElementOrder/containers":[{"name":"php"}],"containers":[{"name":"php","$setElementOrder/env":[{"name":"B"}],"$setElementOrder/ports":[{"containerPort":8080}],"env":[{"name":"B","value":"3"},{"$patch":"delete","name":"A"}],"ports":[{"containerPort":8080},{"$patch":"delete","containerPort":80}]},{"$patch":"delete","name":"sidecar"}]}}}}`,
 		},
+		{
+			name:     "kubectl rollout undo of a daemon set: a revision's data replaces the template",
+			kind:     "DaemonSet",
+			original: `{"metadata":{"name":"agent"},"spec":{"minReadySeconds":5,"template":{"metadata":{"labels":{"app":"agent"},"annotations":{"a":"1"}},"spec":{"containers":[{"name":"agent","image":"fluentd:2","env":[{"name":"X","value":"1"}]},{"name":"sidecar","image":"s"}]}}}}`,
+			patch:    `{"spec":{"template":{"$patch":"replace","metadata":{"labels":{"app":"agent"}},"spec":{"containers":[{"image":"fluentd:1","name":"agent"}]}}}}`,
+		},
 	}
 	structs := map[string]any{
+		"DaemonSet":             &appsv1.DaemonSet{},
 		"Pod":                   &corev1.Pod{},
 		"ServiceAccount":        &corev1.ServiceAccount{},
 		"Service":               &corev1.Service{},

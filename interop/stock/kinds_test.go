@@ -579,6 +579,32 @@ func schedulingKindCases() []kindCase {
 				assert.Equal(t, appsv1.RollingUpdateDeploymentStrategyType, d.Spec.Strategy.Type, "defaulted")
 			},
 		},
+		crud[*appsv1.DaemonSet, *appsv1.DaemonSetList]{
+			gvr: appsv1.SchemeGroupVersion.WithResource("daemonsets"), namespaced: true,
+			client: func(cs kubernetes.Interface, ns string) typedClient[*appsv1.DaemonSet, *appsv1.DaemonSetList] {
+				return cs.AppsV1().DaemonSets(ns)
+			},
+			fresh: func(name, ns string) *appsv1.DaemonSet {
+				return &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+					Spec: appsv1.DaemonSetSpec{Selector: web, Template: template}}
+			},
+			strategic: `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:1.28"}]}}}}`,
+			strategicOK: func(t *testing.T, ds *appsv1.DaemonSet) {
+				require.Len(t, ds.Spec.Template.Spec.Containers, 1, "containers merge by name")
+				assert.Equal(t, "nginx:1.28", ds.Spec.Template.Spec.Containers[0].Image)
+				assert.Equal(t, appsv1.RollingUpdateDaemonSetStrategyType, ds.Spec.UpdateStrategy.Type, "defaulted")
+			},
+		},
+		crud[*appsv1.ControllerRevision, *appsv1.ControllerRevisionList]{
+			gvr: appsv1.SchemeGroupVersion.WithResource("controllerrevisions"), namespaced: true,
+			client: func(cs kubernetes.Interface, ns string) typedClient[*appsv1.ControllerRevision, *appsv1.ControllerRevisionList] {
+				return cs.AppsV1().ControllerRevisions(ns)
+			},
+			fresh: func(name, ns string) *appsv1.ControllerRevision {
+				return &appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+					Data: runtime.RawExtension{Raw: []byte(`{"spec":{"template":{"$patch":"replace"}}}`)}, Revision: 1}
+			},
+		},
 		crud[*appsv1.StatefulSet, *appsv1.StatefulSetList]{
 			gvr: appsv1.SchemeGroupVersion.WithResource("statefulsets"), namespaced: true,
 			client: func(cs kubernetes.Interface, ns string) typedClient[*appsv1.StatefulSet, *appsv1.StatefulSetList] {

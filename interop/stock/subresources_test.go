@@ -46,6 +46,7 @@ func subresourceCases() []subresourceCase {
 		{"policy/v1 poddisruptionbudgets/status", testPodDisruptionBudgetStatus},
 		{"apps/v1 replicasets/status", testReplicaSetStatus},
 		{"apps/v1 deployments/status", testDeploymentStatus},
+		{"apps/v1 daemonsets/status", testDaemonSetStatus},
 		{"batch/v1 jobs/status", testJobStatus},
 		{"batch/v1 cronjobs/status", testCronJobStatus},
 		{"apps/v1 deployments/scale", testDeploymentScale},
@@ -134,6 +135,17 @@ func testDeploymentStatus(t *testing.T, cs kubernetes.Interface) {
 	}, func(t *testing.T, d *appsv1.Deployment) {
 		assert.Equal(t, int32(1), d.Status.UpdatedReplicas)
 		assert.Equal(t, int32(0), *d.Spec.Replicas, "a status update kept the spec")
+	})
+}
+
+func testDaemonSetStatus(t *testing.T, cs kubernetes.Interface) {
+	ds := schedulingCase[*appsv1.DaemonSet](t, "daemonsets").fresh("status-ds", metav1.NamespaceDefault)
+	checkStatusUpdate(t, cs.AppsV1().DaemonSets(metav1.NamespaceDefault), ds, func(ds *appsv1.DaemonSet) {
+		ds.Status.DesiredNumberScheduled, ds.Status.NumberMisscheduled = 5, 1
+		ds.Spec.MinReadySeconds = 7
+	}, func(t *testing.T, ds *appsv1.DaemonSet) {
+		assert.Equal(t, int32(1), ds.Status.NumberMisscheduled)
+		assert.Equal(t, int32(0), ds.Spec.MinReadySeconds, "a status update kept the spec")
 	})
 }
 

@@ -1,0 +1,229 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"go.uber.org/zap"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/controllers/deployment"
+)
+
+// claim returns the objects of ds's namespace that ds controls after
+// adopting the orphans its selector matches and releasing the ones it no
+// longer matches (deployment.ClaimObject decides). Adoption waits for an
+// uncached read confirming that ds still exists, with its UID, and is not
+// being deleted. Kubernetes: the ControllerRefManager's ClaimPods and
+// ClaimControllerRevisions.
+func claim[T api.Object](ctx context.Context, c *Controller, ds *api.DaemonSet, objs []T) ([]T, error) {
+	sel, err := api.LabelSelectorAsSelector(ds.Spec.Selector)
+	if err != nil {
+		return nil, fmt.Errorf("daemon set %s has invalid label selector: %w", api.KeyOf(&ds.Metadata), err)
+	}
+	var (
+		owned   []T
+		errs    []error
+		checked bool
+		adoptOK error
+	)
+	for _, o := range objs {
+		m := o.GetObjectMeta()
+		switch deployment.ClaimObject(&ds.Metadata, m, sel.Matches(m.Labels)) {
+		case deployment.Keep:
+			owned = append(owned, o)
+		case deployment.Release:
+			if err := c.setOwner(ctx, ds, o, false); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsInvalid(err) {
+				errs = append(errs, err)
+			}
+		case deployment.Adopt:
+			if !checked {
+				checked, adoptOK = true, c.recheck(ctx, ds)
+			}
+			if adoptOK != nil {
+				errs = append(errs, fmt.Errorf("can't adopt %s: %w", api.KeyOf(m), adoptOK))
+				continue
+			}
+			err := c.setOwner(ctx, ds, o, true)
+			switch {
+			case err == nil:
+				owned = append(owned, o)
+			case !apierrors.IsNotFound(err):
+				errs = append(errs, err)
+			}
+		}
+	}
+	return owned, errors.Join(errs...)
+}
+
+// setOwner adopts o for ds (makes ds its controller) or releases it
+// (removes ds's references), with an update conditional on the cached
+// resourceVersion. Kubernetes patches, with the UID as a precondition.
+func (c *Controller) setOwner(ctx context.Context, ds *api.DaemonSet, o api.Object, adopt bool) error {
+	next := o.DeepCopyObject()
+	m := next.GetObjectMeta()
+	m.OwnerReferences = slices.DeleteFunc(slices.Clone(m.OwnerReferences), func(r api.OwnerReference) bool {
+		return r.UID == ds.Metadata.UID
+	})
+	if adopt {
+		m.OwnerReferences = append(m.OwnerReferences, controllerRef(ds))
+	}
+	if len(m.OwnerReferences) == 0 {
+		m.OwnerReferences = nil
+	}
+	if _, err := c.client.Update(ctx, next); err != nil {
+		return err
+	}
+	verb := "released"
+	if adopt {
+		verb = "adopted"
+	}
+	c.log.Info(verb, zap.String("daemonSet", api.KeyOf(&ds.Metadata)), zap.String("object", api.KeyOf(m)))
+	return nil
+}
+
+// recheck reads ds from the server, not the cache, and refuses adoption if
+// it is gone, replaced or being deleted.
+func (c *Controller) recheck(ctx context.Context, ds *api.DaemonSet) error {
+	return deployment.RecheckOwner(ctx, c.client, client.DaemonSets, controllerKind, &ds.Metadata)
+}
+
+// claimPods returns the pods ds controls, adopting and releasing as claim
+// does. Kubernetes: getDaemonPods.
+func (c *Controller) claimPods(ctx context.Context, ds *api.DaemonSet) ([]*api.Pod, error) {
+	return claim(ctx, c, ds, c.pods.Namespace(ds.Metadata.Namespace).List(api.Selector{}))
+}
+
+// history claims ds's revisions and makes the current one exist, numbered
+// above the old ones, with its duplicates folded into it. Kubernetes:
+// controlledHistories, constructHistory, snapshot and dedupCurHistories.
+func (c *Controller) history(ctx context.Context, ds *api.DaemonSet) (History, error) {
+	revisions, err := claim(ctx, c, ds, c.revisions.Namespace(ds.Metadata.Namespace).List(api.Selector{}))
+	if err != nil {
+		return History{}, err
+	}
+	h, err := DecideHistory(ds, revisions)
+	if err != nil {
+		return h, err
+	}
+	for _, r := range h.Label {
+		if _, err := c.client.Update(ctx, r); err != nil {
+			return h, err
+		}
+	}
+	if h.Create != nil {
+		cur, err := c.snapshot(ctx, ds, h.Create)
+		if err != nil {
+			return h, err
+		}
+		h.Current = cur
+	}
+	if h.Renumber != nil {
+		if _, err := c.client.Update(ctx, h.Renumber); err != nil {
+			return h, err
+		}
+	}
+	if len(h.Duplicates) > 0 {
+		if err := c.foldDuplicates(ctx, ds, h); err != nil {
+			return h, err
+		}
+	}
+	return h, nil
+}
+
+// snapshot creates revision cr. A revision of the same name that records
+// another template is a hash collision: the daemon set's collisionCount is
+// raised, which renames the next attempt, and the sync fails to retry.
+// Kubernetes: snapshot.
+func (c *Controller) snapshot(ctx context.Context, ds *api.DaemonSet, cr *api.ControllerRevision) (*api.ControllerRevision, error) {
+	created, err := c.client.Create(ctx, cr)
+	if err == nil {
+		return created.(*api.ControllerRevision), nil
+	}
+	if !apierrors.IsAlreadyExists(err) {
+		return nil, err
+	}
+	obj, getErr := c.client.Get(ctx, client.ControllerRevisions, cr.Metadata.Namespace, cr.Metadata.Name, client.GetOptions{})
+	if getErr != nil {
+		return nil, getErr
+	}
+	existing := obj.(*api.ControllerRevision)
+	if Match(ds, existing) {
+		return existing, nil
+	}
+	obj, getErr = c.client.Get(ctx, client.DaemonSets, ds.Metadata.Namespace, ds.Metadata.Name, client.GetOptions{})
+	if getErr != nil {
+		return nil, getErr
+	}
+	fresh := obj.(*api.DaemonSet).DeepCopy()
+	if !equalCount(fresh.Status.CollisionCount, ds.Status.CollisionCount) {
+		return nil, fmt.Errorf("found a stale collision count of DaemonSet %q while processing; will retry until it is updated", ds.Metadata.Name)
+	}
+	n := int32(0)
+	if fresh.Status.CollisionCount != nil {
+		n = *fresh.Status.CollisionCount
+	}
+	n++
+	fresh.Status.CollisionCount = &n
+	if _, err := c.client.UpdateStatus(ctx, fresh); err != nil {
+		return nil, err
+	}
+	c.log.Info("hash collision: collisionCount raised", zap.String("daemonSet", api.KeyOf(&ds.Metadata)), zap.Int32("collisionCount", n))
+	return nil, err
+}
+
+func equalCount(a, b *int32) bool {
+	return (a == nil && b == nil) || (a != nil && b != nil && *a == *b)
+}
+
+// foldDuplicates relabels the pods of h's duplicate revisions with the
+// current revision's hash, then deletes the duplicates. Kubernetes:
+// dedupCurHistories.
+func (c *Controller) foldDuplicates(ctx context.Context, ds *api.DaemonSet, h History) error {
+	keepHash := h.Current.Metadata.Labels[api.DaemonSetUniqueLabelKey]
+	pods, err := c.claimPods(ctx, ds)
+	if err != nil {
+		return err
+	}
+	for _, dup := range h.Duplicates {
+		dupHash := dup.Metadata.Labels[api.DaemonSetUniqueLabelKey]
+		for _, p := range pods {
+			if p.Metadata.Labels[api.DaemonSetUniqueLabelKey] != dupHash {
+				continue
+			}
+			next := p.DeepCopy()
+			next.Metadata.Labels[api.DaemonSetUniqueLabelKey] = keepHash
+			if _, err := c.client.Update(ctx, next); err != nil {
+				return err
+			}
+		}
+		if _, err := c.client.Delete(ctx, client.ControllerRevisions, dup.Metadata.Namespace, dup.Metadata.Name, api.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+// cleanupHistory deletes the old revisions beyond the history limit that
+// no pod runs. Kubernetes: cleanupHistory.
+func (c *Controller) cleanupHistory(ctx context.Context, ds *api.DaemonSet, old []*api.ControllerRevision, pods []*api.Pod) error {
+	live := map[string]bool{}
+	for _, ps := range podsByNode(pods, true) {
+		for _, p := range ps {
+			if h := p.Metadata.Labels[api.DaemonSetUniqueLabelKey]; h != "" {
+				live[h] = true
+			}
+		}
+	}
+	var errs []error
+	for _, r := range RevisionsToDelete(ds, old, live) {
+		if _, err := c.client.Delete(ctx, client.ControllerRevisions, r.Metadata.Namespace, r.Metadata.Name, api.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
