@@ -92,7 +92,7 @@ func declaresPort(ct *api.Container, port api.IntOrString) bool {
 func probeCheck(p *api.Probe, ct *api.Container, run *container.Run, d time.Duration, podIP string) (bool, string) {
 	switch {
 	case p.Exec != nil:
-		code, out := container.Exec(p.Exec.Command, run.FilesAt(d))
+		code, out := run.Exec(p.Exec.Command, d)
 		return code == 0, out
 	case p.HTTPGet != nil:
 		if declaresPort(ct, p.HTTPGet.Port) {
