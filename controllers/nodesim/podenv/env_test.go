@@ -62,20 +62,23 @@ func resourceRef(res, divisor string) *api.EnvVarSource {
 	return &api.EnvVarSource{ResourceFieldRef: &api.ResourceFieldSelector{Resource: res, Divisor: api.Quantity(divisor)}}
 }
 
+// ev is a variable.
+func ev(name, value string) container.EnvVar { return container.EnvVar{Name: name, Value: value} }
+
 func ref(name string) api.LocalObjectReference { return api.LocalObjectReference{Name: name} }
 
 func yes() *bool { b := true; return &b }
 
 // kubernetesVars are the master service's variables.
 var masterVars = []container.EnvVar{
-	{"KUBERNETES_PORT", "tcp://10.96.0.1:443"},
-	{"KUBERNETES_PORT_443_TCP", "tcp://10.96.0.1:443"},
-	{"KUBERNETES_PORT_443_TCP_ADDR", "10.96.0.1"},
-	{"KUBERNETES_PORT_443_TCP_PORT", "443"},
-	{"KUBERNETES_PORT_443_TCP_PROTO", "tcp"},
-	{"KUBERNETES_SERVICE_HOST", "10.96.0.1"},
-	{"KUBERNETES_SERVICE_PORT", "443"},
-	{"KUBERNETES_SERVICE_PORT_HTTPS", "443"},
+	ev("KUBERNETES_PORT", "tcp://10.96.0.1:443"),
+	ev("KUBERNETES_PORT_443_TCP", "tcp://10.96.0.1:443"),
+	ev("KUBERNETES_PORT_443_TCP_ADDR", "10.96.0.1"),
+	ev("KUBERNETES_PORT_443_TCP_PORT", "443"),
+	ev("KUBERNETES_PORT_443_TCP_PROTO", "tcp"),
+	ev("KUBERNETES_SERVICE_HOST", "10.96.0.1"),
+	ev("KUBERNETES_SERVICE_PORT", "443"),
+	ev("KUBERNETES_SERVICE_PORT_HTTPS", "443"),
 }
 
 // TestVariables ports the scenarios of the kubelet's
@@ -90,30 +93,30 @@ func TestVariables(t *testing.T) {
 		wantErr    string
 	}{
 		{name: "no service links: only the master service", pod: testPod(false, []api.EnvVar{{Name: "FOO", Value: "BAR"}}, nil),
-			want: append([]container.EnvVar{{"FOO", "BAR"}}, masterVars...)},
+			want: append([]container.EnvVar{ev("FOO", "BAR")}, masterVars...)},
 		{name: "the master service in default", ns: "default", pod: testPod(true, nil, nil), want: masterVars},
 		{name: "service links of the namespace, its own kubernetes winning", pod: testPod(true, []api.EnvVar{
 			{Name: "FOO", Value: "BAR"}, {Name: "TEST_SERVICE_HOST", Value: "mine"}}, nil),
 			want: []container.EnvVar{
-				{"FOO", "BAR"}, {"TEST_SERVICE_HOST", "mine"},
-				{"DNS_UDP_PORT", "udp://1.2.3.5:53"},
-				{"DNS_UDP_PORT_53_TCP", "tcp://1.2.3.5:53"}, {"DNS_UDP_PORT_53_TCP_ADDR", "1.2.3.5"}, {"DNS_UDP_PORT_53_TCP_PORT", "53"}, {"DNS_UDP_PORT_53_TCP_PROTO", "tcp"},
-				{"DNS_UDP_PORT_53_UDP", "udp://1.2.3.5:53"}, {"DNS_UDP_PORT_53_UDP_ADDR", "1.2.3.5"}, {"DNS_UDP_PORT_53_UDP_PORT", "53"}, {"DNS_UDP_PORT_53_UDP_PROTO", "udp"},
-				{"DNS_UDP_SERVICE_HOST", "1.2.3.5"}, {"DNS_UDP_SERVICE_PORT", "53"}, {"DNS_UDP_SERVICE_PORT_DNS", "53"}, {"DNS_UDP_SERVICE_PORT_DNS_TCP", "53"},
-				{"KUBERNETES_PORT", "tcp://1.2.3.6:8086"}, {"KUBERNETES_PORT_8086_TCP", "tcp://1.2.3.6:8086"}, {"KUBERNETES_PORT_8086_TCP_ADDR", "1.2.3.6"},
-				{"KUBERNETES_PORT_8086_TCP_PORT", "8086"}, {"KUBERNETES_PORT_8086_TCP_PROTO", "tcp"},
-				{"KUBERNETES_SERVICE_HOST", "1.2.3.6"}, {"KUBERNETES_SERVICE_PORT", "8086"},
-				{"TEST_PORT", "tcp://1.2.3.3:8083"}, {"TEST_PORT_8083_TCP", "tcp://1.2.3.3:8083"}, {"TEST_PORT_8083_TCP_ADDR", "1.2.3.3"},
-				{"TEST_PORT_8083_TCP_PORT", "8083"}, {"TEST_PORT_8083_TCP_PROTO", "tcp"}, {"TEST_SERVICE_PORT", "8083"},
+				ev("FOO", "BAR"), ev("TEST_SERVICE_HOST", "mine"),
+				ev("DNS_UDP_PORT", "udp://1.2.3.5:53"),
+				ev("DNS_UDP_PORT_53_TCP", "tcp://1.2.3.5:53"), ev("DNS_UDP_PORT_53_TCP_ADDR", "1.2.3.5"), ev("DNS_UDP_PORT_53_TCP_PORT", "53"), ev("DNS_UDP_PORT_53_TCP_PROTO", "tcp"),
+				ev("DNS_UDP_PORT_53_UDP", "udp://1.2.3.5:53"), ev("DNS_UDP_PORT_53_UDP_ADDR", "1.2.3.5"), ev("DNS_UDP_PORT_53_UDP_PORT", "53"), ev("DNS_UDP_PORT_53_UDP_PROTO", "udp"),
+				ev("DNS_UDP_SERVICE_HOST", "1.2.3.5"), ev("DNS_UDP_SERVICE_PORT", "53"), ev("DNS_UDP_SERVICE_PORT_DNS", "53"), ev("DNS_UDP_SERVICE_PORT_DNS_TCP", "53"),
+				ev("KUBERNETES_PORT", "tcp://1.2.3.6:8086"), ev("KUBERNETES_PORT_8086_TCP", "tcp://1.2.3.6:8086"), ev("KUBERNETES_PORT_8086_TCP_ADDR", "1.2.3.6"),
+				ev("KUBERNETES_PORT_8086_TCP_PORT", "8086"), ev("KUBERNETES_PORT_8086_TCP_PROTO", "tcp"),
+				ev("KUBERNETES_SERVICE_HOST", "1.2.3.6"), ev("KUBERNETES_SERVICE_PORT", "8086"),
+				ev("TEST_PORT", "tcp://1.2.3.3:8083"), ev("TEST_PORT_8083_TCP", "tcp://1.2.3.3:8083"), ev("TEST_PORT_8083_TCP_ADDR", "1.2.3.3"),
+				ev("TEST_PORT_8083_TCP_PORT", "8083"), ev("TEST_PORT_8083_TCP_PROTO", "tcp"), ev("TEST_SERVICE_PORT", "8083"),
 			}},
 		{name: "expansion of earlier variables and services", pod: testPod(false, []api.EnvVar{
 			{Name: "A", Value: "a"}, {Name: "B", Value: "$(A)-$(KUBERNETES_SERVICE_HOST)-$(LATER)-$$(A)"}, {Name: "LATER", Value: "late"}}, nil),
-			want: append([]container.EnvVar{{"A", "a"}, {"B", "a-10.96.0.1-$(LATER)-$(A)"}, {"LATER", "late"}}, masterVars...)},
+			want: append([]container.EnvVar{ev("A", "a"), ev("B", "a-10.96.0.1-$(LATER)-$(A)"), ev("LATER", "late")}, masterVars...)},
 		{name: "envFrom with a prefix, invalid keys skipped, env overrides", pod: testPod(false, []api.EnvVar{{Name: "p_REPLACE_ME", Value: "from-env"}},
 			[]api.EnvFromSource{{Prefix: "p_", ConfigMapRef: &api.ConfigMapEnvSource{LocalObjectReference: ref("cfg")}}, {SecretRef: &api.SecretEnvSource{LocalObjectReference: ref("sec")}}}),
-			want: append([]container.EnvVar{{"p_1bad", "x"}, {"p_REPLACE_ME", "from-env"}, {"p_level", "very"}, {"p_type", "charm"}, {"password", "s3cr3t"}, {"user", "admin"}}, masterVars...)},
+			want: append([]container.EnvVar{ev("p_1bad", "x"), ev("p_REPLACE_ME", "from-env"), ev("p_level", "very"), ev("p_type", "charm"), ev("password", "s3cr3t"), ev("user", "admin")}, masterVars...)},
 		{name: "envFrom invalid keys", pod: testPod(false, nil, []api.EnvFromSource{{ConfigMapRef: &api.ConfigMapEnvSource{LocalObjectReference: ref("cfg")}}}),
-			want: append([]container.EnvVar{{"REPLACE_ME", "from-cfg"}, {"level", "very"}, {"type", "charm"}}, masterVars...),
+			want: append([]container.EnvVar{ev("REPLACE_ME", "from-cfg"), ev("level", "very"), ev("type", "charm")}, masterVars...),
 			wantEvents: []Event{{api.EventTypeWarning, "InvalidEnvironmentVariableNames",
 				"Keys [1bad] from the EnvFrom configMap test1/cfg were skipped since they are considered invalid environment variable names."}}},
 		{name: "envFrom of a missing optional source", pod: testPod(false, nil, []api.EnvFromSource{{SecretRef: &api.SecretEnvSource{LocalObjectReference: ref("nope"), Optional: yes()}}}),
@@ -126,7 +129,7 @@ func TestVariables(t *testing.T) {
 			{Name: "OPT", ValueFrom: &api.EnvVarSource{SecretKeyRef: &api.SecretKeySelector{LocalObjectReference: ref("sec"), Key: "nope", Optional: yes()}}},
 			{Name: "OPT2", ValueFrom: &api.EnvVarSource{ConfigMapKeyRef: &api.ConfigMapKeySelector{LocalObjectReference: ref("nope"), Key: "k", Optional: yes()}}},
 		}, nil),
-			want: append([]container.EnvVar{{"LEVEL", "very"}, {"PASS", "s3cr3t"}}, masterVars...)},
+			want: append([]container.EnvVar{ev("LEVEL", "very"), ev("PASS", "s3cr3t")}, masterVars...)},
 		{name: "missing configmap key", pod: testPod(false, []api.EnvVar{
 			{Name: "X", ValueFrom: &api.EnvVarSource{ConfigMapKeyRef: &api.ConfigMapKeySelector{LocalObjectReference: ref("cfg"), Key: "nope"}}}}, nil),
 			wantErr: "couldn't find key nope in ConfigMap test1/cfg"},
@@ -150,9 +153,9 @@ func TestVariables(t *testing.T) {
 			{Name: "POD_IP", ValueFrom: fieldRef("status.podIP")},
 			{Name: "POD_IPS", ValueFrom: fieldRef("status.podIPs")},
 		}, nil),
-			want: append([]container.EnvVar{{"POD_NAME", "dapi-test-pod"}, {"POD_NAMESPACE", "test1"}, {"POD_UID", "uid-1"}, {"APP", "web"},
-				{"BUILD", "two\nlines"}, {"MISSING_LABEL", ""}, {"NODE", "node-0"}, {"SA", "default"}, {"HOST_IP", "192.168.0.2"},
-				{"HOST_IPS", "192.168.0.2,fd00::2"}, {"POD_IP", "10.244.0.5"}, {"POD_IPS", "10.244.0.5,fd00::5"}}, masterVars...)},
+			want: append([]container.EnvVar{ev("POD_NAME", "dapi-test-pod"), ev("POD_NAMESPACE", "test1"), ev("POD_UID", "uid-1"), ev("APP", "web"),
+				ev("BUILD", "two\nlines"), ev("MISSING_LABEL", ""), ev("NODE", "node-0"), ev("SA", "default"), ev("HOST_IP", "192.168.0.2"),
+				ev("HOST_IPS", "192.168.0.2,fd00::2"), ev("POD_IP", "10.244.0.5"), ev("POD_IPS", "10.244.0.5,fd00::5")}, masterVars...)},
 		{name: "downward API resources", pod: testPod(false, []api.EnvVar{
 			{Name: "CPU_LIMIT", ValueFrom: resourceRef("limits.cpu", "")},
 			{Name: "CPU_LIMIT_M", ValueFrom: resourceRef("limits.cpu", "1m")},
@@ -161,8 +164,8 @@ func TestVariables(t *testing.T) {
 			{Name: "CPU_REQUEST", ValueFrom: resourceRef("requests.cpu", "1m")},
 			{Name: "STORAGE_LIMIT", ValueFrom: resourceRef("limits.ephemeral-storage", "")},
 		}, nil),
-			want: append([]container.EnvVar{{"CPU_LIMIT", "1"}, {"CPU_LIMIT_M", "250"}, {"MEM_LIMIT_MI", "64"}, {"MEM_LIMIT", "67108864"},
-				{"CPU_REQUEST", "0"}, {"STORAGE_LIMIT", "0"}}, masterVars...)},
+			want: append([]container.EnvVar{ev("CPU_LIMIT", "1"), ev("CPU_LIMIT_M", "250"), ev("MEM_LIMIT_MI", "64"), ev("MEM_LIMIT", "67108864"),
+				ev("CPU_REQUEST", "0"), ev("STORAGE_LIMIT", "0")}, masterVars...)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.ns != "" {
@@ -190,7 +193,7 @@ func TestResourceLimitFallsBackToAllocatable(t *testing.T) {
 	pod.Spec.Containers[0].Resources = api.ResourceRequirements{}
 	vars, _, err := Variables(pod, &pod.Spec.Containers[0], testSources())
 	require.NoError(t, err)
-	assert.Equal(t, []container.EnvVar{{"CPU", "4"}, {"MEM", "16"}}, vars[:2])
+	assert.Equal(t, []container.EnvVar{ev("CPU", "4"), ev("MEM", "16")}, vars[:2])
 }
 
 func TestStart(t *testing.T) {
@@ -203,10 +206,10 @@ func TestStart(t *testing.T) {
 	assert.Equal(t, []string{"/bin/echo", "hello 443 $(NOPE) $(GREETING)"}, st.Command)
 	assert.Equal(t, []string{"mine"}, st.Args)
 	env := st.Input.Env
-	assert.Equal(t, container.EnvVar{"PATH", DefaultPath}, env[0])
-	assert.Equal(t, container.EnvVar{"HOSTNAME", "mine"}, env[1], "the container's HOSTNAME replaces the runtime's in its place")
-	assert.Equal(t, container.EnvVar{"GREETING", "hello"}, env[2])
-	assert.Equal(t, container.EnvVar{"HOME", "/root"}, env[len(env)-1])
+	assert.Equal(t, ev("PATH", DefaultPath), env[0])
+	assert.Equal(t, ev("HOSTNAME", "mine"), env[1], "the container's HOSTNAME replaces the runtime's in its place")
+	assert.Equal(t, ev("GREETING", "hello"), env[2])
+	assert.Equal(t, ev("HOME", "/root"), env[len(env)-1])
 }
 
 func TestHostname(t *testing.T) {

@@ -13,7 +13,9 @@ import (
 
 func modeOf(m int32) *int32 { return &m }
 
-func vol(name string, src api.VolumeSource) api.Volume { return api.Volume{Name: name, VolumeSource: src} }
+func vol(name string, src api.VolumeSource) api.Volume {
+	return api.Volume{Name: name, VolumeSource: src}
+}
 
 // volumePod is testPod with volumes; its container mounts each volume at
 // /v/<name>.
