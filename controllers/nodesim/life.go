@@ -217,7 +217,7 @@ func stepLife(pod *api.Pod, life *podLife, f lifeFacts) lifeStep {
 		st.HostIP, st.HostIPs = f.HostIP, []api.HostIP{{IP: f.HostIP}}
 	}
 	f.PodIP = st.PodIP // the probes' address
-	view := *pod // the pod as the containers see it: its status so far
+	view := *pod       // the pod as the containers see it: its status so far
 	view.Status = st
 	mounted := s.mount(&view, f)
 	statuses := make([]api.ContainerStatus, len(pod.Spec.Containers))
