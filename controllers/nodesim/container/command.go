@@ -17,18 +17,26 @@ import (
 //
 //   - a simple command: echo WORDS (prints WORDS), sleep N (N seconds, or
 //     N with a suffix s, m, h or d, several summed, "infinity" for ever),
-//     exit N, true, false or ":"; touch FILE... and rm [-f] FILE..., which
-//     make and remove files in the container's simulated filesystem (which
-//     holds only the files its command touched), cat FILE... (prints
-//     nothing of a file that exists, fails on one that does not) and test
-//     -e/-f FILE; a path ("/bin/echo") counts by its last element;
+//     exit N, true, false or ":"; env and printenv [NAME...] (the
+//     environment the kubelet handed it, Input.Env; under sh also SHLVL
+//     and PWD); cat FILE... (prints the files), ls [-1aA] [PATH...] (one
+//     name a line, sorted); touch FILE... and rm [-f] FILE..., which make
+//     and remove files; test (or [) -e/-f/-d/-s FILE; and agnhost
+//     mounttest with --fs_type, --new_file_0644 (0666, 0660, 0777),
+//     --file_mode, --file_perm, --file_owner and --file_content=PATH,
+//     printed as agnhost prints them. The files are the container's
+//     simulated filesystem: its mounted volumes (Input.FS) and the files
+//     its commands made. A path ("/bin/echo") counts by its last element;
 //   - sh -c SCRIPT (also bash, ash, and their /bin paths), where SCRIPT
 //     is simple commands joined by ";", newlines, "&&" and "||", with the
-//     shell's quoting ('single', "double", backslash) and # comments.
+//     shell's quoting ('single', "double", backslash), # comments, and
+//     $NAME and ${NAME} replaced by the variable's value (split into words
+//     at blanks outside double quotes).
 //
 // Anything else — no command at all (the image's own command runs), a
-// command the grammar does not know, or a script it cannot parse (pipes,
-// redirections, variables, substitutions, globs, loops) — is not an error:
+// command or option the grammar does not know, or a script it cannot
+// parse (pipes, redirections, $? and other special parameters, ${A:-b},
+// substitutions, globs, loops) — is not an error:
 // the container runs until it is stopped, as a server does, and its log
 // says why.
 
