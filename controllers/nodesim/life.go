@@ -649,7 +649,7 @@ func (c *Controller) sources(ns string, node *api.Node) podenv.Sources {
 			s, err := secrets.Get(name)
 			return s, err == nil
 		},
-		Services:    c.services.List(api.Selector{}),
+		Services:    func() []*api.Service { return c.services.List(api.Selector{}) },
 		Allocatable: alloc,
 	}
 }

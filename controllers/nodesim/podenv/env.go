@@ -21,9 +21,9 @@ type Sources struct {
 	// false when there is none.
 	ConfigMap func(name string) (*api.ConfigMap, bool)
 	Secret    func(name string) (*api.Secret, bool)
-	// Services are the cluster's services (the kubelet's service lister
+	// Services returns the cluster's services (the kubelet's service lister
 	// lists them all), in any order.
-	Services []*api.Service
+	Services func() []*api.Service
 	// Allocatable is the node's allocatable resources: the limit of a
 	// container that sets none, for the downward API.
 	Allocatable api.ResourceList
@@ -75,7 +75,7 @@ func (o *ordered) remove(k string) {
 // names); or a ConfigError. Kubernetes: makeEnvironmentVariables.
 func Variables(pod *api.Pod, ct *api.Container, src Sources) ([]container.EnvVar, []Event, error) {
 	links := pod.Spec.EnableServiceLinks == nil || *pod.Spec.EnableServiceLinks
-	serviceEnv := serviceVariables(pod.Metadata.Namespace, links, src.Services)
+	serviceEnv := serviceVariables(pod.Metadata.Namespace, links, src.Services())
 	ns := pod.Metadata.Namespace
 	env := newOrdered()
 	var events []Event

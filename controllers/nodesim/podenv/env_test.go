@@ -17,8 +17,7 @@ func service(ns, name, ip string, ports ...api.ServicePort) *api.Service {
 func tcp(port int32) api.ServicePort { return api.ServicePort{Port: port, Protocol: api.ProtocolTCP} }
 
 // testSources holds a ConfigMap "cfg" and a Secret "sec" in the pod's
-// namespace, the services of Kubernetes' TestMakeEnvironmentVariables, and
-// a node of 4 cpus and 16Gi.
+// namespace, services, and a node of 4 cpus and 16Gi.
 func testSources() Sources {
 	cms := map[string]*api.ConfigMap{
 		"cfg": {Data: map[string]string{"level": "very", "type": "charm", "1bad": "x", "REPLACE_ME": "from-cfg"}},
@@ -27,19 +26,22 @@ func testSources() Sources {
 		"sec": {Data: map[string][]byte{"password": []byte("s3cr3t"), "user": []byte("admin")}},
 	}
 	return Sources{
-		ConfigMap: func(name string) (*api.ConfigMap, bool) { cm, ok := cms[name]; return cm, ok },
-		Secret:    func(name string) (*api.Secret, bool) { s, ok := secrets[name]; return s, ok },
-		Services: []*api.Service{
-			service("default", "kubernetes", "10.96.0.1", api.ServicePort{Name: "https", Port: 443, Protocol: api.ProtocolTCP}),
-			service("test1", "test", "1.2.3.3", tcp(8083)),
-			service("test1", "kubernetes", "1.2.3.6", tcp(8086)), // a namespace's own "kubernetes" wins
-			service("test1", "headless", api.ClusterIPNone, tcp(80)),
-			service("test1", "no-ip", "", tcp(80)),
-			service("test1", "dns-udp", "1.2.3.5", api.ServicePort{Name: "dns", Port: 53, Protocol: api.ProtocolUDP}, api.ServicePort{Name: "dns-tcp", Port: 53, Protocol: api.ProtocolTCP}),
-			service("other", "not-here", "1.2.3.8", tcp(8088)),
-		},
+		ConfigMap:   func(name string) (*api.ConfigMap, bool) { cm, ok := cms[name]; return cm, ok },
+		Secret:      func(name string) (*api.Secret, bool) { s, ok := secrets[name]; return s, ok },
+		Services:    func() []*api.Service { return services },
 		Allocatable: api.ResourceList{api.ResourceCPU: "4", api.ResourceMemory: "16Gi"},
 	}
+}
+
+// services are those of Kubernetes' TestMakeEnvironmentVariables, and more.
+var services = []*api.Service{
+	service("default", "kubernetes", "10.96.0.1", api.ServicePort{Name: "https", Port: 443, Protocol: api.ProtocolTCP}),
+	service("test1", "test", "1.2.3.3", tcp(8083)),
+	service("test1", "kubernetes", "1.2.3.6", tcp(8086)), // a namespace's own "kubernetes" wins
+	service("test1", "headless", api.ClusterIPNone, tcp(80)),
+	service("test1", "no-ip", "", tcp(80)),
+	service("test1", "dns-udp", "1.2.3.5", api.ServicePort{Name: "dns", Port: 53, Protocol: api.ProtocolUDP}, api.ServicePort{Name: "dns-tcp", Port: 53, Protocol: api.ProtocolTCP}),
+	service("other", "not-here", "1.2.3.8", tcp(8088)),
 }
 
 func testPod(links bool, env []api.EnvVar, from []api.EnvFromSource) *api.Pod {
