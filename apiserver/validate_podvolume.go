@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/miniplane/miniplane/api"
@@ -171,23 +172,20 @@ func validateProjected(errs apierrors.FieldErrors, pr *api.ProjectedVolumeSource
 			errs = append(errs, Forbidden(at.path(), "may not specify more than 1 volume type per source"))
 			continue
 		}
+		keys := func(field, name string, items []api.KeyToPath) {
+			if name == "" {
+				errs = append(errs, Required(at.child(field).child("name").path(), ""))
+			}
+			errs = validateKeyToPaths(errs, items, at.child(field).child("items"))
+			for j, it := range items {
+				seen(at.child(field).child("items").index(j).child("path"), it.Path)
+			}
+		}
 		switch {
 		case src.Secret != nil:
-			if src.Secret.Name == "" {
-				errs = append(errs, Required(at.child("secret").child("name").path(), ""))
-			}
-			errs = validateKeyToPaths(errs, src.Secret.Items, at.child("secret").child("items"))
-			for j, it := range src.Secret.Items {
-				seen(at.child("secret").child("items").index(j).child("path"), it.Path)
-			}
+			keys("secret", src.Secret.Name, src.Secret.Items)
 		case src.ConfigMap != nil:
-			if src.ConfigMap.Name == "" {
-				errs = append(errs, Required(at.child("configMap").child("name").path(), ""))
-			}
-			errs = validateKeyToPaths(errs, src.ConfigMap.Items, at.child("configMap").child("items"))
-			for j, it := range src.ConfigMap.Items {
-				seen(at.child("configMap").child("items").index(j).child("path"), it.Path)
-			}
+			keys("configMap", src.ConfigMap.Name, src.ConfigMap.Items)
 		case src.DownwardAPI != nil:
 			errs = validateDownwardFiles(errs, src.DownwardAPI.Items, at.child("downwardAPI").child("items"))
 			for j, it := range src.DownwardAPI.Items {
@@ -419,7 +417,7 @@ func validateVolumeMounts(errs apierrors.FieldErrors, mounts []api.VolumeMount, 
 		at := p.index(i)
 		if m.Name == "" {
 			errs = append(errs, Required(at.child("name").path(), ""))
-		} else if !volumeNamed(vols, m.Name) {
+		} else if !slices.ContainsFunc(vols, func(v api.Volume) bool { return v.Name == m.Name }) {
 			errs = append(errs, NotFound(at.child("name").path(), m.Name))
 		}
 		if m.MountPath == "" {
@@ -437,13 +435,4 @@ func validateVolumeMounts(errs apierrors.FieldErrors, mounts []api.VolumeMount, 
 		}
 	}
 	return errs
-}
-
-func volumeNamed(vols []api.Volume, name string) bool {
-	for i := range vols {
-		if vols[i].Name == name {
-			return true
-		}
-	}
-	return false
 }

@@ -1,65 +1,37 @@
 package main
 
 import (
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
-	"github.com/miniplane/miniplane/controllers/manager"
-	"github.com/miniplane/miniplane/controllers/nodesim"
-	"github.com/miniplane/miniplane/plane"
-	"github.com/miniplane/miniplane/plane/planetest"
 )
 
-// The pods of the official task "Configure a Pod to Use a ConfigMap"
-// (kubernetes.io/docs/tasks/configure-pod-container/configure-pod-configmap/),
-// as it writes them.
-const (
-	configMapTaskEnvPod = `apiVersion: v1
-kind: Pod
-metadata:
-  name: dapi-test-pod
-spec:
-  containers:
-    - name: test-container
-      image: registry.k8s.io/busybox
-      command: [ "/bin/sh", "-c", "env" ]
+// taskPod is a pod of the official task "Configure a Pod to Use a
+// ConfigMap" (kubernetes.io/docs/tasks/configure-pod-container/configure-pod-configmap/),
+// as it writes its pods: a busybox container whose lines after its image are
+// container, then the spec's lines after the containers, spec.
+func taskPod(name, container, spec string) string {
+	return "apiVersion: v1\nkind: Pod\nmetadata:\n  name: " + name + "\nspec:\n  containers:\n" +
+		"    - name: test-container\n      image: registry.k8s.io/busybox\n" + container + spec + "  restartPolicy: Never\n"
+}
+
+// The task's pods.
+var (
+	configMapTaskEnvPod = taskPod("dapi-test-pod", `      command: [ "/bin/sh", "-c", "env" ]
       env:
         - name: SPECIAL_LEVEL_KEY
           valueFrom:
             configMapKeyRef:
               name: special-config
               key: special.how
-  restartPolicy: Never
-`
-	configMapTaskEnvFromPod = `apiVersion: v1
-kind: Pod
-metadata:
-  name: dapi-envfrom-pod
-spec:
-  containers:
-    - name: test-container
-      image: registry.k8s.io/busybox
-      command: [ "/bin/sh", "-c", "env" ]
+`, ``)
+	configMapTaskEnvFromPod = taskPod("dapi-envfrom-pod", `      command: [ "/bin/sh", "-c", "env" ]
       envFrom:
       - configMapRef:
           name: special-config-2
-  restartPolicy: Never
-`
-	configMapTaskCommandPod = `apiVersion: v1
-kind: Pod
-metadata:
-  name: dapi-command-pod
-spec:
-  containers:
-    - name: test-container
-      image: registry.k8s.io/busybox
-      command: [ "/bin/echo", "$(SPECIAL_LEVEL_KEY) $(SPECIAL_TYPE_KEY)" ]
+`, ``)
+	configMapTaskCommandPod = taskPod("dapi-command-pod", `      command: [ "/bin/echo", "$(SPECIAL_LEVEL_KEY) $(SPECIAL_TYPE_KEY)" ]
       env:
         - name: SPECIAL_LEVEL_KEY
           valueFrom:
@@ -71,64 +43,36 @@ spec:
             configMapKeyRef:
               name: special-config-2
               key: SPECIAL_TYPE
-  restartPolicy: Never
-`
-	configMapTaskVolumePod = `apiVersion: v1
-kind: Pod
-metadata:
-  name: dapi-volume-pod
-spec:
-  containers:
-    - name: test-container
-      image: registry.k8s.io/busybox
-      command: [ "/bin/sh", "-c", "ls /etc/config/" ]
+`, ``)
+	configMapTaskVolumePod = taskPod("dapi-volume-pod", `      command: [ "/bin/sh", "-c", "ls /etc/config/" ]
       volumeMounts:
       - name: config-volume
         mountPath: /etc/config
-  volumes:
+`, `  volumes:
     - name: config-volume
       configMap:
         name: special-config-2
-  restartPolicy: Never
-`
-	configMapTaskPathPod = `apiVersion: v1
-kind: Pod
-metadata:
-  name: dapi-path-pod
-spec:
-  containers:
-    - name: test-container
-      image: registry.k8s.io/busybox
-      command: [ "/bin/sh","-c","cat /etc/config/keys" ]
+`)
+	configMapTaskPathPod = taskPod("dapi-path-pod", `      command: [ "/bin/sh","-c","cat /etc/config/keys" ]
       volumeMounts:
       - name: config-volume
         mountPath: /etc/config
-  volumes:
+`, `  volumes:
     - name: config-volume
       configMap:
         name: special-config-2
         items:
         - key: SPECIAL_LEVEL
           path: keys
-  restartPolicy: Never
-`
-	configMapTaskMissingKeyPod = `apiVersion: v1
-kind: Pod
-metadata:
-  name: dapi-missing-pod
-spec:
-  containers:
-    - name: test-container
-      image: registry.k8s.io/busybox
-      command: [ "/bin/sh", "-c", "env" ]
+`)
+	configMapTaskMissingKeyPod = taskPod("dapi-missing-pod", `      command: [ "/bin/sh", "-c", "env" ]
       env:
         - name: LOG_LEVEL
           valueFrom:
             configMapKeyRef:
               name: special-config
               key: nope
-  restartPolicy: Never
-`
+`, ``)
 )
 
 // TestKubectlConfigMapTask walks the official task "Configure a Pod to Use
@@ -137,19 +81,7 @@ spec:
 // logs; and a missing key holds a pod back with
 // CreateContainerConfigError, as the task warns.
 func TestKubectlConfigMapTask(t *testing.T) {
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		t.Skip("kubectl is not installed")
-	}
-	opts := manager.DefaultOptions()
-	opts.Nodes = 1
-	p := planetest.Start(t, plane.Config{
-		Listen: "127.0.0.1:0", Options: &opts, Seed: 1,
-		NodeSim: nodesim.Config{StartDelay: 200 * time.Millisecond, ReadyDelay: 200 * time.Millisecond},
-	})
-	kcPath, remove, err := writeKubeconfig(filepath.Join(t.TempDir(), "kubeconfig"), kubeconfig(p.URL(), nil, ""))
-	require.NoError(t, err)
-	t.Cleanup(remove)
-	k := newKubectl(t, kcPath)
+	p, k := kubectlOnOneNode(t)
 	eventually(t, "the node is registered", func() bool { return p.Nodes().HasSynced() && p.IsReady() })
 	succeeded := func(name string) {
 		t.Helper()
