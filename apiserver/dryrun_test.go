@@ -154,7 +154,7 @@ func TestResources(t *testing.T) {
 		goType     string
 	}{
 		{"pods", apiserver.ResourceInfo{Resource: "pods", Singular: "pod", Version: "v1", Kind: "Pod", Namespaced: true, HasStatus: true, HasBinding: true, HasEviction: true, ShortNames: []string{"po"}, Categories: []string{"all"}}, "v1", ""},
-		{"replicationcontrollers", apiserver.ResourceInfo{Resource: "replicationcontrollers", Singular: "replicationcontroller", Version: "v1", Kind: "ReplicationController", Namespaced: true, HasStatus: true, HasScale: true, ShortNames: []string{"rc"}, Categories: []string{"all"}}, "v1", ""},
+		{"replicationcontrollers", apiserver.ResourceInfo{Resource: "replicationcontrollers", Singular: "replicationcontroller", Version: "v1", Kind: "ReplicationController", Namespaced: true, HasStatus: true, HasScale: true, ShortNames: []string{"rc"}, Categories: []string{"all"}, ActedOnBy: "replicationcontroller"}, "v1", ""},
 		{"endpoints", apiserver.ResourceInfo{Resource: "endpoints", Singular: "endpoints", Version: "v1", Kind: "Endpoints", Namespaced: true, ShortNames: []string{"ep"}}, "v1", ""},
 		{"nodes", apiserver.ResourceInfo{Resource: "nodes", Singular: "node", Version: "v1", Kind: "Node", HasStatus: true, ShortNames: []string{"no"}}, "v1", ""},
 		{"leases", apiserver.ResourceInfo{Resource: "leases", Singular: "lease", Group: "coordination.k8s.io", Version: "v1", Kind: "Lease", Namespaced: true}, "coordination.k8s.io/v1", ""},
@@ -163,17 +163,17 @@ func TestResources(t *testing.T) {
 		{"configmaps", apiserver.ResourceInfo{Resource: "configmaps", Singular: "configmap", Version: "v1", Kind: "ConfigMap", Namespaced: true, ShortNames: []string{"cm"}}, "v1", ""},
 		{"secrets", apiserver.ResourceInfo{Resource: "secrets", Singular: "secret", Version: "v1", Kind: "Secret", Namespaced: true}, "v1", ""},
 		{"serviceaccounts", apiserver.ResourceInfo{Resource: "serviceaccounts", Singular: "serviceaccount", Version: "v1", Kind: "ServiceAccount", Namespaced: true, ShortNames: []string{"sa"}}, "v1", ""},
-		{"persistentvolumes", apiserver.ResourceInfo{Resource: "persistentvolumes", Singular: "persistentvolume", Version: "v1", Kind: "PersistentVolume", HasStatus: true, ShortNames: []string{"pv"}}, "v1", ""},
-		{"persistentvolumeclaims", apiserver.ResourceInfo{Resource: "persistentvolumeclaims", Singular: "persistentvolumeclaim", Version: "v1", Kind: "PersistentVolumeClaim", Namespaced: true, HasStatus: true, ShortNames: []string{"pvc"}}, "v1", ""},
+		{"persistentvolumes", apiserver.ResourceInfo{Resource: "persistentvolumes", Singular: "persistentvolume", Version: "v1", Kind: "PersistentVolume", HasStatus: true, ShortNames: []string{"pv"}, ActedOnBy: "persistentvolume-binder"}, "v1", ""},
+		{"persistentvolumeclaims", apiserver.ResourceInfo{Resource: "persistentvolumeclaims", Singular: "persistentvolumeclaim", Version: "v1", Kind: "PersistentVolumeClaim", Namespaced: true, HasStatus: true, ShortNames: []string{"pvc"}, ActedOnBy: "persistentvolume-binder"}, "v1", ""},
 		{"storageclasses", apiserver.ResourceInfo{Resource: "storageclasses", Singular: "storageclass", Group: "storage.k8s.io", Version: "v1", Kind: "StorageClass", ShortNames: []string{"sc"}}, "storage.k8s.io/v1", ""},
 		{"csinodes.storage.k8s.io", apiserver.ResourceInfo{Resource: "csinodes", Singular: "csinode", Group: "storage.k8s.io", Version: "v1", Kind: "CSINode"}, "storage.k8s.io/v1", ""},
 		{"csidrivers", apiserver.ResourceInfo{Resource: "csidrivers", Singular: "csidriver", Group: "storage.k8s.io", Version: "v1", Kind: "CSIDriver"}, "storage.k8s.io/v1", ""},
 		{"csistoragecapacities", apiserver.ResourceInfo{Resource: "csistoragecapacities", Singular: "csistoragecapacity", Group: "storage.k8s.io", Version: "v1", Kind: "CSIStorageCapacity", Namespaced: true}, "storage.k8s.io/v1", ""},
 		{"volumeattachments", apiserver.ResourceInfo{Resource: "volumeattachments", Singular: "volumeattachment", Group: "storage.k8s.io", Version: "v1", Kind: "VolumeAttachment", HasStatus: true}, "storage.k8s.io/v1", ""},
-		{"poddisruptionbudgets.policy", apiserver.ResourceInfo{Resource: "poddisruptionbudgets", Singular: "poddisruptionbudget", Group: "policy", Version: "v1", Kind: "PodDisruptionBudget", Namespaced: true, HasStatus: true, ShortNames: []string{"pdb"}}, "policy/v1", ""},
-		{"replicasets", apiserver.ResourceInfo{Resource: "replicasets", Singular: "replicaset", Group: "apps", Version: "v1", Kind: "ReplicaSet", Namespaced: true, HasStatus: true, HasScale: true, ShortNames: []string{"rs"}, Categories: []string{"all"}}, "apps/v1", ""},
-		{"statefulsets.apps", apiserver.ResourceInfo{Resource: "statefulsets", Singular: "statefulset", Group: "apps", Version: "v1", Kind: "StatefulSet", Namespaced: true, HasStatus: true, HasScale: true, ShortNames: []string{"sts"}, Categories: []string{"all"}}, "apps/v1", ""},
-		{"cronjobs", apiserver.ResourceInfo{Resource: "cronjobs", Singular: "cronjob", Group: "batch", Version: "v1", Kind: "CronJob", Namespaced: true, HasStatus: true, ShortNames: []string{"cj"}, Categories: []string{"all"}}, "batch/v1", ""},
+		{"poddisruptionbudgets.policy", apiserver.ResourceInfo{Resource: "poddisruptionbudgets", Singular: "poddisruptionbudget", Group: "policy", Version: "v1", Kind: "PodDisruptionBudget", Namespaced: true, HasStatus: true, ShortNames: []string{"pdb"}, ActedOnBy: "disruption"}, "policy/v1", ""},
+		{"replicasets", apiserver.ResourceInfo{Resource: "replicasets", Singular: "replicaset", Group: "apps", Version: "v1", Kind: "ReplicaSet", Namespaced: true, HasStatus: true, HasScale: true, ShortNames: []string{"rs"}, Categories: []string{"all"}, ActedOnBy: "replicaset"}, "apps/v1", ""},
+		{"statefulsets.apps", apiserver.ResourceInfo{Resource: "statefulsets", Singular: "statefulset", Group: "apps", Version: "v1", Kind: "StatefulSet", Namespaced: true, HasStatus: true, HasScale: true, ShortNames: []string{"sts"}, Categories: []string{"all"}, ActedOnBy: "statefulset"}, "apps/v1", ""},
+		{"cronjobs", apiserver.ResourceInfo{Resource: "cronjobs", Singular: "cronjob", Group: "batch", Version: "v1", Kind: "CronJob", Namespaced: true, HasStatus: true, ShortNames: []string{"cj"}, Categories: []string{"all"}, ActedOnBy: "cronjob"}, "batch/v1", ""},
 		{"events.events.k8s.io", apiserver.ResourceInfo{Resource: "events", Singular: "event", Group: "events.k8s.io", Version: "v1", Kind: "Event", Namespaced: true, ShortNames: []string{"ev"}, StoredAs: "events"}, "events.k8s.io/v1", "*api.EventsV1Event"},
 	}
 	for _, tt := range tests {

@@ -27,6 +27,10 @@ type ResourceInfo struct {
 	Namespaced bool
 	// HasStatus says the resource has the status subresource.
 	HasStatus bool
+	// ActedOnBy names the kube-controller-manager controller that acts on
+	// the resource's objects in Kubernetes ("deployment"); empty for data
+	// and for what the API server or the nodes act on (actedon.go).
+	ActedOnBy string
 	// HasScale says the resource has the scale subresource (autoscaling/v1 Scale).
 	HasScale bool
 	// HasBinding says the resource has the binding subresource (pods).
@@ -155,6 +159,7 @@ func (k *kind) info() ResourceInfo {
 		Singular:    k.singular,
 		Columns:     slices.Clone(k.columns),
 		New:         k.newObj,
+		ActedOnBy:   actedOnBy[k.gr.Resource],
 	}
 	if r.Singular == "" {
 		r.Singular = strings.TrimSuffix(k.gr.Resource, "s")

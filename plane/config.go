@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"go.uber.org/zap"
 
@@ -134,4 +135,23 @@ func EnabledControllers(opts manager.Options) []string {
 		}
 	}
 	return on
+}
+
+// idleControllers returns httpapi.Config.Idle for a plane of instances
+// controller-manager instances running opts' controllers: why a
+// kube-controller-manager controller does not act here, or "".
+func idleControllers(opts manager.Options, instances int) func(string) string {
+	on := EnabledControllers(opts)
+	known := ControllerNames()
+	return func(name string) string {
+		switch {
+		case !slices.Contains(known, name):
+			return `miniplane has none; see DESIGN.md, "Deliberately left out"`
+		case !slices.Contains(on, name):
+			return "it is switched off: serve --controllers"
+		case instances == 0:
+			return "no controller-manager instance runs"
+		}
+		return ""
+	}
 }

@@ -139,6 +139,7 @@ func New(cfg Config) (*Plane, error) {
 	p.http, err = httpapi.New(httpapi.Config{
 		Server: p.srv, Clock: cfg.Clock, Logger: cfg.Logger.Named("http"), Token: cfg.Token,
 		ReadyChecks: p.checks, Metrics: p.WriteMetrics, Logs: nodeLogs{p.nodes},
+		Idle: idleControllers(opts, len(p.insts)),
 	})
 	if err != nil {
 		return nil, err

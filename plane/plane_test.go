@@ -344,3 +344,41 @@ func TestSchedulerNoneLeavesBindingToAnother(t *testing.T) {
 		})
 	})
 }
+
+// TestCreationSaysWhenNothingActs: creating an object whose Kubernetes
+// controller does not run here answers with a Warning that says so and
+// why (kubectl prints it); one whose controller runs answers without.
+func TestCreationSaysWhenNothingActs(t *testing.T) {
+	const sts = `{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"db"},"spec":{"selector":{"matchLabels":{"app":"db"}},"serviceName":"db","template":{"metadata":{"labels":{"app":"db"}},"spec":{"containers":[{"name":"db","image":"postgres:16"}]}}}}`
+	const deploy = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"nginx"}]}}}}`
+	const cm = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cfg"}}`
+	for _, tt := range []struct {
+		name        string
+		controllers []string
+		path, body  string
+		want        string
+	}{
+		{"a kind miniplane has no controller for", nil, "/apis/apps/v1/namespaces/default/statefulsets", sts,
+			`299 - "nothing acts on this StatefulSet: kube-controller-manager's \"statefulset\" controller does not run here (miniplane has none; see DESIGN.md, \"Deliberately left out\")"`},
+		{"a controller switched off", []string{"-deployment", "*"}, "/apis/apps/v1/namespaces/default/deployments", deploy,
+			`299 - "nothing acts on this Deployment: kube-controller-manager's \"deployment\" controller does not run here (it is switched off: serve --controllers)"`},
+		{"a controller that runs", nil, "/apis/apps/v1/namespaces/default/deployments", deploy, ""},
+		{"data, which no controller acts on", nil, "/api/v1/namespaces/default/configmaps", cm, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := plane.New(plane.Config{Options: options(func(o *manager.Options) {
+				if tt.controllers != nil {
+					o.Controllers = tt.controllers
+				}
+			})})
+			require.NoError(t, err)
+			resp, err := (&http.Client{Transport: p.Transport()}).Post(p.Host()+tt.path, "application/json", strings.NewReader(tt.body))
+			require.NoError(t, err)
+			b, err := io.ReadAll(resp.Body)
+			require.NoError(t, err)
+			resp.Body.Close()
+			require.Equal(t, http.StatusCreated, resp.StatusCode, string(b))
+			assert.Equal(t, tt.want, resp.Header.Get("Warning"))
+		})
+	}
+}

@@ -60,6 +60,9 @@ type ctrlState struct {
 	c       manager.Controller
 	queue   *workqueue.Queue[string] // nil when the controller does not show its queue
 	started bool                     // synced, and its start-up work done
+	// periodic: its delayed keys are a timer's (Descriptor.Periodic),
+	// not work left to do.
+	periodic bool
 }
 
 // instance is one controller manager: its own clock view, informers,
@@ -208,7 +211,7 @@ func (s *Sim) build(in *instance, term int64) {
 			if !ok {
 				continue // switched off (DisabledByDefault), or its build failed
 			}
-			st := &ctrlState{name: d.Name, c: c}
+			st := &ctrlState{name: d.Name, c: c, periodic: d.Periodic}
 			if q, ok := c.(interface {
 				Queue() *workqueue.Queue[string]
 			}); ok {

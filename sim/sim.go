@@ -405,7 +405,7 @@ func (s *Sim) next(periodic, timed bool) (time.Time, bool) {
 	}
 	consider(s.srv.NextSweep())
 	s.eachController(func(in *instance, c *ctrlState) {
-		if c.queue == nil {
+		if c.queue == nil || c.periodic && !periodic {
 			return
 		}
 		if at, ok := c.queue.NextDelayed(); ok {
@@ -495,7 +495,7 @@ func (s *Sim) busyWith() string {
 		what = append(what, "grace periods until "+at.Sub(now).String())
 	}
 	s.eachController(func(in *instance, c *ctrlState) {
-		if c.queue == nil {
+		if c.queue == nil || c.periodic {
 			return
 		}
 		if at, ok := c.queue.NextDelayed(); ok {

@@ -82,6 +82,12 @@ type Config struct {
 	// ping and etcd, and before /readyz's shutdown. Names must be unique.
 	HealthChecks []HealthChecker
 	ReadyChecks  []HealthChecker
+	// Idle, when set, says why the named kube-controller-manager
+	// controller does not act on this server's objects ("miniplane has
+	// none"), or "" when it does. The creation of an object whose
+	// controller is idle (ResourceInfo.ActedOnBy) carries a Warning that
+	// says so, which kubectl prints. nil: every controller is taken to run.
+	Idle func(controller string) string
 }
 
 // Handler serves the Kubernetes API over HTTP. Create it with New; it is
@@ -93,6 +99,7 @@ type Handler struct {
 	token   string
 	extra   func(io.Writer)
 	logs    LogSource
+	idle    func(controller string) string
 	health  healthChecks
 	metrics *metrics
 	// encodings is shared by the watch streams (see encodings).
@@ -211,7 +218,7 @@ func New(cfg Config) (*Handler, error) {
 	}
 	h := &Handler{
 		srv: cfg.Server, clock: cfg.Clock, log: cfg.Logger, token: cfg.Token,
-		extra: cfg.Metrics, logs: cfg.Logs,
+		extra: cfg.Metrics, logs: cfg.Logs, idle: cfg.Idle,
 		metrics:   newMetrics(),
 		encodings: newEncodings(encodingCacheSize),
 		done:      make(chan struct{}),

@@ -207,6 +207,7 @@ func (p *patchRequest) applyCreate(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
+	p.h.warnIdle(p.w, req.info)
 	return http.StatusCreated, withTypeMeta(req.info, out), nil
 }
 

@@ -114,6 +114,7 @@ func (h *Handler) serveMain(w http.ResponseWriter, r *http.Request, req resource
 		if err != nil {
 			return err
 		}
+		h.warnIdle(w, req.info)
 		return h.writeWritten(w, http.StatusCreated, out, req.info, created)
 	case "update":
 		out, err := negotiate(r, false)

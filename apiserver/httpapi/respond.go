@@ -3,12 +3,14 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/api/protobuf"
+	"github.com/miniplane/miniplane/apiserver"
 )
 
 // contentTypeJSON is set on every JSON answer: kubectl picks its decoder by
@@ -90,6 +92,18 @@ func writeValue(w http.ResponseWriter, code int, f format, apiVersion, kind stri
 		return
 	}
 	writeRaw(w, code, f.contentType(false), b)
+}
+
+// warnIdle warns, at the creation of an object of info's resource, that
+// nothing will act on it when the controller that would is idle here
+// (Config.Idle): "created" alone would promise what never comes.
+func (h *Handler) warnIdle(w http.ResponseWriter, info apiserver.ResourceInfo) {
+	if h.idle == nil || info.ActedOnBy == "" {
+		return
+	}
+	if why := h.idle(info.ActedOnBy); why != "" {
+		addWarning(w, fmt.Sprintf("nothing acts on this %s: kube-controller-manager's %q controller does not run here (%s)", info.Kind, info.ActedOnBy, why))
+	}
 }
 
 // addWarning adds a Warning header, which kubectl prints on stderr as

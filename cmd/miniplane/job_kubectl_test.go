@@ -22,9 +22,25 @@ spec:
         command: ["sh", "-c", "exit 1"]
 `
 
+const shortLivedJob = `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: short-lived
+spec:
+  ttlSecondsAfterFinished: 2
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: main
+        image: busybox
+        command: ["echo", "done"]
+`
+
 // TestJobWithKubectl runs Jobs with the real kubectl against serve: one that
 // succeeds (wait, logs, get), one that fails past its backoff limit (with
-// the failure back-off: 10s then 20s), and a delete that takes the pods.
+// the failure back-off: 10s then 20s), a delete that takes the pods, and
+// one deleted with its pod by the ttl-after-finished controller once done.
 func TestJobWithKubectl(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs serve and kubectl for about a minute")
@@ -43,6 +59,13 @@ func TestJobWithKubectl(t *testing.T) {
 	assert.Equal(t, "SuccessCriteriaMet=True Complete=True", strings.TrimSpace(conds))
 	pods := k.ok("get", "pods", "-l", "job-name=hello", "-o", `jsonpath={range .items[*]}{.status.phase} {.metadata.finalizers}{"\n"}{end}`)
 	assert.Equal(t, "Succeeded \n", pods, "one pod, its tracking finalizer removed once counted")
+
+	k.ok("create", "-f", k.file("short.yaml", shortLivedJob))
+	assert.Contains(t, k.ok("wait", "--for=delete", "job/short-lived", "--timeout=60s"), "job.batch/short-lived condition met",
+		"the ttl-after-finished controller deletes it 2s after it completed")
+	eventually(t, "short-lived's pod deleted with it", func() bool {
+		return k.get("get", "pods", "-l", "job-name=short-lived", "-o", "name") == ""
+	})
 
 	k.ok("create", "-f", k.file("fails.yaml", failingJob))
 	assert.Contains(t, k.ok("wait", "--for=condition=failed", "job/fails", "--timeout=90s"), "condition met")

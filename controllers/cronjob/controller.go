@@ -70,7 +70,8 @@ type Controller struct {
 	// queue holds the keys ("namespace/name") of cron jobs to sync, some
 	// waiting for their next schedule time.
 	queue *workqueue.Queue[string]
-	loop  *loop.Loop
+
+	*loop.Loop // HasSynced, ProcessOne and Run: a manager.Controller
 }
 
 // New returns a controller whose handlers are registered on cfg.Factory's
@@ -130,8 +131,9 @@ func New(cfg Config) (*Controller, error) {
 		}, 0),
 	}
 	var err error
-	c.loop, err = loop.New(loop.Config{
-		Name: "cronjob", Queue: c.queue, Sync: c.sync, Logger: c.log,
+	c.Loop, err = loop.New(loop.Config{
+		Registrations: c.regs,
+		Name:          "cronjob", Queue: c.queue, Sync: c.sync, Logger: c.log,
 		Observer: cfg.Observer, Clock: cfg.Clock, Informers: c.informers,
 	})
 	if err != nil {
@@ -139,29 +141,6 @@ func New(cfg Config) (*Controller, error) {
 	}
 	return c, nil
 }
-
-// Queue returns the controller's work queue, for the simulator and tests.
-func (c *Controller) Queue() *workqueue.Queue[string] { return c.queue }
-
-// HasSynced reports whether the controller's handlers have been handed
-// their informers' initial lists.
-func (c *Controller) HasSynced() bool {
-	for _, r := range c.regs {
-		if !r.HasSynced() {
-			return false
-		}
-	}
-	return true
-}
-
-// ProcessOne is the controller's step: if ctx is not done and a key is
-// ready, it syncs it and returns true; otherwise it returns false at once.
-func (c *Controller) ProcessOne(ctx context.Context) bool { return c.loop.ProcessOne(ctx) }
-
-// Run waits for the informers' handlers to sync, then runs workers
-// goroutines that sync keys until ctx is done, and returns once they have
-// exited. It does not start the informers: the factory's owner does.
-func (c *Controller) Run(ctx context.Context, workers int) { c.loop.Run(ctx, workers) }
 
 // ---- event handlers: they queue keys and call nothing ----
 

@@ -83,10 +83,11 @@ type Controller struct {
 	informers []*informer.Informer     // pods, services, endpoints
 	regs      []*informer.Registration // this controller's handlers, same order
 
-	queue    *workqueue.Queue[string]
-	loop     *loop.Loop
-	stale    *staleTracker
-	triggers *triggerTracker
+	queue *workqueue.Queue[string]
+
+	*loop.Loop // HasSynced, ProcessOne and Run: a manager.Controller
+	stale      *staleTracker
+	triggers   *triggerTracker
 	// packers holds *packer for syncs to reuse: a sync packs every pod of
 	// its service, and the scratch space would otherwise be garbage each
 	// time.
@@ -180,8 +181,9 @@ func New(cfg Config) (*Controller, error) {
 		}, 0),
 	}
 	var err error
-	c.loop, err = loop.New(loop.Config{
-		Name: "endpoints", Queue: c.queue, Sync: c.sync, Logger: c.log, Observer: cfg.Observer, Clock: cfg.Clock,
+	c.Loop, err = loop.New(loop.Config{
+		Registrations: c.regs,
+		Name:          "endpoints", Queue: c.queue, Sync: c.sync, Logger: c.log, Observer: cfg.Observer, Clock: cfg.Clock,
 		Informers: c.informers, OnSynced: c.EnqueueLeftovers,
 		// A key failing MaxRetries times is dropped until its service or
 		// pods change. A stale cache (errStaleCache wraps loop.ErrWait) is
@@ -195,20 +197,6 @@ func New(cfg Config) (*Controller, error) {
 		return nil, fmt.Errorf("endpoints.New: %w", err)
 	}
 	return c, nil
-}
-
-// Queue returns the controller's work queue of service keys.
-func (c *Controller) Queue() *workqueue.Queue[string] { return c.queue }
-
-// HasSynced reports whether the controller's handlers have been handed the
-// initial lists of pods, services and endpoints.
-func (c *Controller) HasSynced() bool {
-	for _, r := range c.regs {
-		if !r.HasSynced() {
-			return false
-		}
-	}
-	return true
 }
 
 // Registrations returns the controller's handler registrations on the pod,
@@ -229,18 +217,6 @@ func (c *Controller) EnqueueLeftovers() {
 		c.queue.Add(api.KeyOf(&ep.Metadata))
 	}
 }
-
-// ProcessOne is the controller's step: if ctx is not done and a service
-// key is ready, it syncs it and returns true; otherwise it returns false at
-// once.
-func (c *Controller) ProcessOne(ctx context.Context) bool { return c.loop.ProcessOne(ctx) }
-
-// Run waits until the controller's handlers have synced, queues the
-// leftover Endpoints, and runs workers goroutines that sync service keys
-// until ctx is done. It then shuts the queue down and returns once every
-// worker has exited; no sync starts after ctx is done, so a controller
-// whose leadership ended stops writing.
-func (c *Controller) Run(ctx context.Context, workers int) { c.loop.Run(ctx, workers) }
 
 // onEndpointsUpdate queues the service of Endpoints the cache has just
 // changed, if a sync found the cache stale and waits for it to catch up.

@@ -83,7 +83,7 @@ type ControllerConfig struct {
 // Kubernetes: controller-runtime's
 // builder.ControllerManagedBy(mgr).For(...).Owns(...).
 type Controller struct {
-	loop  *Loop
+	*Loop // Queue, HasSynced, ProcessOne and Run
 	queue *workqueue.Queue[string]
 	regs  []*informer.Registration
 }
@@ -144,36 +144,16 @@ func NewController(cfg ControllerConfig) (*Controller, error) {
 		}, w.Resync))
 	}
 	l, err := New(Config{
-		Name: cfg.Name, Queue: c.queue, Sync: cfg.Reconcile, Informers: informers, Logger: log.Named(cfg.Name),
+		Name: cfg.Name, Queue: c.queue, Sync: cfg.Reconcile, Informers: informers, Registrations: c.regs, Logger: log.Named(cfg.Name),
 		MaxRetries: cfg.MaxRetries, Observer: cfg.Observer, Clock: cfg.Clock,
 	})
 	if err != nil {
 		return nil, err
 	}
-	c.loop = l
+	c.Loop = l
 	return c, nil
 }
-
-// Queue returns the controller's work queue.
-func (c *Controller) Queue() *workqueue.Queue[string] { return c.queue }
 
 // Registrations returns the controller's handler registrations, one per
 // Watch, in order.
 func (c *Controller) Registrations() []*informer.Registration { return slices.Clone(c.regs) }
-
-// HasSynced reports whether every handler has been handed its informer's
-// initial list.
-func (c *Controller) HasSynced() bool {
-	for _, r := range c.regs {
-		if !r.HasSynced() {
-			return false
-		}
-	}
-	return true
-}
-
-// ProcessOne is the controller's step (Loop.ProcessOne).
-func (c *Controller) ProcessOne(ctx context.Context) bool { return c.loop.ProcessOne(ctx) }
-
-// Run runs the controller until ctx is done (Loop.Run).
-func (c *Controller) Run(ctx context.Context, workers int) { c.loop.Run(ctx, workers) }

@@ -47,6 +47,9 @@ type Config struct {
 	// Informers are those whose handlers Run waits for before its workers
 	// start (Informer.WaitForHandlers).
 	Informers []*informer.Informer
+	// Registrations are the controller's own handlers: HasSynced reports
+	// whether each has been handed its informer's initial list.
+	Registrations []*informer.Registration
 	// Logger receives the loop's lines (starting, stopped, failures), as is:
 	// name it after the controller. Nil logs nothing.
 	Logger *zap.Logger
@@ -111,6 +114,18 @@ func (l *Loop) Name() string { return l.cfg.Name }
 
 // Queue returns the loop's queue.
 func (l *Loop) Queue() *workqueue.Queue[string] { return l.cfg.Queue }
+
+// HasSynced reports whether every one of Config.Registrations has been
+// handed its informer's initial list. With HasSynced, ProcessOne and Run,
+// a controller that embeds its *Loop is a manager.Controller.
+func (l *Loop) HasSynced() bool {
+	for _, r := range l.cfg.Registrations {
+		if !r.HasSynced() {
+			return false
+		}
+	}
+	return true
+}
 
 // ProcessOne is the controller's step: if ctx is not done and a key is
 // ready, it syncs the key, settles it with the queue and returns true;

@@ -7,9 +7,11 @@ import (
 	"github.com/miniplane/miniplane/controllers/endpoints"
 	"github.com/miniplane/miniplane/controllers/garbagecollector"
 	"github.com/miniplane/miniplane/controllers/job"
+	"github.com/miniplane/miniplane/controllers/podgc"
 	"github.com/miniplane/miniplane/controllers/replication"
 	"github.com/miniplane/miniplane/controllers/rootcacertpublisher"
 	"github.com/miniplane/miniplane/controllers/serviceaccount"
+	"github.com/miniplane/miniplane/controllers/ttlafterfinished"
 )
 
 // DefaultDescriptors registers kube-controller-manager's controllers that
@@ -27,6 +29,8 @@ func DefaultDescriptors() []Descriptor {
 		{Name: Deployment, Init: initDeployment},
 		{Name: Job, Init: initJob},
 		{Name: CronJob, Init: initCronJob},
+		{Name: TTLAfterFinished, Init: initTTLAfterFinished},
+		{Name: PodGC, Init: initPodGC, Periodic: true},
 		{Name: Endpoint, Init: initEndpoints},
 		{Name: GarbageCollector, Init: initGarbageCollector},
 		{Name: ServiceAccount, Init: initServiceAccount},
@@ -78,6 +82,20 @@ func initCronJob(ic InitContext) (Controller, int, error) {
 		Recorder: ic.recorder("cronjob-controller"),
 	})
 	return c, ic.Options.ConcurrentCronJobSyncs, err
+}
+
+func initTTLAfterFinished(ic InitContext) (Controller, int, error) {
+	c, err := ttlafterfinished.New(ttlafterfinished.Config{Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger})
+	return c, ic.Options.ConcurrentTTLAfterFinishedSyncs, err
+}
+
+// initPodGC builds the pod garbage collector, which sweeps on one worker.
+func initPodGC(ic InitContext) (Controller, int, error) {
+	c, err := podgc.New(podgc.Config{
+		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
+		TerminatedPodThreshold: ic.Options.TerminatedPodGCThreshold,
+	})
+	return c, 1, err
 }
 
 func initEndpoints(ic InitContext) (Controller, int, error) {

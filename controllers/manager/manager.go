@@ -71,6 +71,10 @@ type Descriptor struct {
 	Name              string
 	Init              InitFunc
 	DisabledByDefault bool
+	// Periodic says the controller queues its work on a timer whatever
+	// happens (podgc's sweep every 20s): the simulator counts its delayed
+	// keys as periodic, as lease renewals, not as work left to do.
+	Periodic bool
 }
 
 // Health is what the manager knows of one controller.
@@ -251,9 +255,14 @@ const (
 	Deployment            = "deployment"
 	Job                   = "job"
 	CronJob               = "cronjob"
-	Endpoint              = "endpoint"
-	GarbageCollector      = "garbagecollector"
-	ServiceAccount        = "serviceaccount"
+	// TTLAfterFinished deletes finished jobs whose TTL ran out.
+	TTLAfterFinished = "ttl-after-finished"
+	// PodGC deletes orphaned, unscheduled terminating and excess
+	// terminated pods.
+	PodGC            = "podgc"
+	Endpoint         = "endpoint"
+	GarbageCollector = "garbagecollector"
+	ServiceAccount   = "serviceaccount"
 	// RootCACertificatePublisher keeps kube-root-ca.crt in every namespace.
 	RootCACertificatePublisher = "root-ca-cert-publisher"
 	NodeSim                    = "nodesim"

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/miniplane/miniplane/controllers/nodesim"
+	"github.com/miniplane/miniplane/controllers/podgc"
 	"github.com/miniplane/miniplane/election"
 )
 
@@ -34,6 +35,12 @@ type Options struct {
 	ConcurrentJobSyncs int
 	// ConcurrentCronJobSyncs is the cronjob controller's worker count.
 	ConcurrentCronJobSyncs int
+	// ConcurrentTTLAfterFinishedSyncs is the ttl-after-finished
+	// controller's worker count.
+	ConcurrentTTLAfterFinishedSyncs int
+	// TerminatedPodGCThreshold is how many terminated pods the podgc
+	// controller keeps; 0 keeps them all.
+	TerminatedPodGCThreshold int
 	// EndpointUpdatesBatchPeriod delays endpoint syncs after pod changes so
 	// bursts coalesce (kube's --endpoint-updates-batch-period); 0: none.
 	EndpointUpdatesBatchPeriod time.Duration
@@ -118,18 +125,20 @@ func (o LeaderElectionOptions) Validate() error {
 // DefaultOptions returns kube-controller-manager's defaults.
 func DefaultOptions() Options {
 	return Options{
-		Controllers:               []string{"*"},
-		ConcurrentRCSyncs:         5,
-		ConcurrentRSSyncs:         5,
-		ConcurrentEndpointSyncs:   5,
-		ConcurrentGCSyncs:         20,
-		ConcurrentDeploymentSyncs: 5,
-		ConcurrentJobSyncs:        5,
-		ConcurrentCronJobSyncs:    5,
-		Nodes:                     3,
-		NodeCPU:                   nodesim.DefaultNodeCPU,
-		NodeMemory:                nodesim.DefaultNodeMemory,
-		Scheduler:                 nodesim.SchedulerBuiltin,
+		Controllers:                     []string{"*"},
+		ConcurrentRCSyncs:               5,
+		ConcurrentRSSyncs:               5,
+		ConcurrentEndpointSyncs:         5,
+		ConcurrentGCSyncs:               20,
+		ConcurrentDeploymentSyncs:       5,
+		ConcurrentJobSyncs:              5,
+		ConcurrentCronJobSyncs:          5,
+		ConcurrentTTLAfterFinishedSyncs: 5,
+		TerminatedPodGCThreshold:        podgc.DefaultTerminatedPodThreshold,
+		Nodes:                           3,
+		NodeCPU:                         nodesim.DefaultNodeCPU,
+		NodeMemory:                      nodesim.DefaultNodeMemory,
+		Scheduler:                       nodesim.SchedulerBuiltin,
 		LeaderElection: LeaderElectionOptions{
 			LeaderElect:       true,
 			LeaseDuration:     election.DefaultLeaseDuration,
@@ -158,6 +167,8 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.ConcurrentDeploymentSyncs, "concurrent-deployment-syncs", o.ConcurrentDeploymentSyncs, "deployments synced at once")
 	fs.IntVar(&o.ConcurrentJobSyncs, "concurrent-job-syncs", o.ConcurrentJobSyncs, "jobs synced at once")
 	fs.IntVar(&o.ConcurrentCronJobSyncs, "concurrent-cron-job-syncs", o.ConcurrentCronJobSyncs, "cron jobs synced at once")
+	fs.IntVar(&o.TerminatedPodGCThreshold, "terminated-pod-gc-threshold", o.TerminatedPodGCThreshold, "terminated pods kept before the pod garbage collector deletes the oldest; 0 keeps them all")
+	fs.IntVar(&o.ConcurrentTTLAfterFinishedSyncs, "concurrent-ttl-after-finished-syncs", o.ConcurrentTTLAfterFinishedSyncs, "finished jobs checked for their TTL at once")
 	fs.DurationVar(&o.EndpointUpdatesBatchPeriod, "endpoint-updates-batch-period", o.EndpointUpdatesBatchPeriod, "how long the endpoints controller waits after a pod change so that bursts make one write")
 	fs.IntVar(&o.Nodes, "nodes", o.Nodes, "simulated nodes the nodesim controller registers")
 	fs.StringVar(&o.NodeCPU, "node-cpu", o.NodeCPU, "each simulated node's cpu capacity and allocatable, a quantity such as 4 or 3500m")
@@ -202,6 +213,8 @@ func (o Options) Validate(known []string) error {
 		{"--concurrent-deployment-syncs", o.ConcurrentDeploymentSyncs, 1},
 		{"--concurrent-job-syncs", o.ConcurrentJobSyncs, 1},
 		{"--concurrent-cron-job-syncs", o.ConcurrentCronJobSyncs, 1},
+		{"--concurrent-ttl-after-finished-syncs", o.ConcurrentTTLAfterFinishedSyncs, 1},
+		{"--terminated-pod-gc-threshold", o.TerminatedPodGCThreshold, 0},
 		{"--nodes", o.Nodes, 0},
 	} {
 		if n.v < n.min {

@@ -46,7 +46,8 @@ type Controller struct {
 	informers  []*informer.Informer     // namespaces, service accounts
 	regs       []*informer.Registration // this controller's handlers, same order
 	queue      *workqueue.Queue[string] // namespace names
-	loop       *loop.Loop
+
+	*loop.Loop // HasSynced, ProcessOne and Run: a manager.Controller
 	// wanted are the accounts every namespace gets: DefaultName.
 	// Kubernetes: ServiceAccountsControllerOptions.ServiceAccounts.
 	wanted []string
@@ -97,8 +98,9 @@ func New(cfg Config) (*Controller, error) {
 		}, 0),
 	}
 	var err error
-	c.loop, err = loop.New(loop.Config{
-		Name: "serviceaccount", Queue: c.queue, Sync: c.sync, Logger: c.log,
+	c.Loop, err = loop.New(loop.Config{
+		Registrations: c.regs,
+		Name:          "serviceaccount", Queue: c.queue, Sync: c.sync, Logger: c.log,
 		Observer: cfg.Observer, Clock: cfg.Clock, Informers: c.informers,
 	})
 	if err != nil {
@@ -106,30 +108,6 @@ func New(cfg Config) (*Controller, error) {
 	}
 	return c, nil
 }
-
-// Queue returns the controller's work queue of namespace names.
-func (c *Controller) Queue() *workqueue.Queue[string] { return c.queue }
-
-// HasSynced reports whether the controller's handlers have been handed the
-// initial lists of namespaces and service accounts.
-func (c *Controller) HasSynced() bool {
-	for _, r := range c.regs {
-		if !r.HasSynced() {
-			return false
-		}
-	}
-	return true
-}
-
-// ProcessOne is the controller's step: if ctx is not done and a namespace
-// is ready, it syncs it and returns true; otherwise it returns false at
-// once.
-func (c *Controller) ProcessOne(ctx context.Context) bool { return c.loop.ProcessOne(ctx) }
-
-// Run waits until the controller's handlers have synced and runs workers
-// goroutines that sync namespaces until ctx is done; it returns once they
-// have exited.
-func (c *Controller) Run(ctx context.Context, workers int) { c.loop.Run(ctx, workers) }
 
 // sync creates the accounts namespace lacks. Kubernetes: syncNamespace.
 func (c *Controller) sync(ctx context.Context, namespace string) error {
