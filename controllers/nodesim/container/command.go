@@ -31,12 +31,14 @@ import (
 //     is simple commands joined by ";", newlines, "&&" and "||", with the
 //     shell's quoting ('single', "double", backslash), # comments, and
 //     $NAME and ${NAME} replaced by the variable's value (split into words
-//     at blanks outside double quotes).
+//     at blanks outside double quotes), and NAME=VALUE words before a
+//     command setting its environment (not the shell's: $NAME in the same
+//     script does not see them).
 //
 // Anything else — no command at all (the image's own command runs), a
 // command or option the grammar does not know, or a script it cannot
 // parse (pipes, redirections, $? and other special parameters, ${A:-b},
-// substitutions, globs, loops) — is not an error:
+// substitutions, globs, loops, assignments alone) — is not an error:
 // the container runs until it is stopped, as a server does, and its log
 // says why.
 
@@ -179,8 +181,9 @@ func isShell(name string) bool {
 // simple is a simple command and the operator before it: "" for the
 // first, ";" (or a newline), "&&" or "||".
 type simple struct {
-	op   string
-	argv []string
+	op     string
+	argv   []string
+	assign []EnvVar // NAME=VALUE words before it: its environment's, not the shell's
 }
 
 // shell runs simple commands as a shell runs them, keeping what they print
@@ -191,6 +194,9 @@ type shell struct {
 	// over in.FS.
 	files  map[string]bool
 	script bool // run by sh -c: the shell's own variables are in env
+	// assign are the variables the running command's NAME=VALUE words
+	// set in its environment.
+	assign []EnvVar
 	r      Run
 	at     time.Duration
 	// partial is printed text not yet ended by a newline.
@@ -302,7 +308,9 @@ func (sh *shell) execute(list []simple) Run {
 			}
 			return sh.end(status)
 		default:
+			sh.assign = s.assign
 			code, ok := sh.builtin(name, args)
+			sh.assign = nil
 			if !ok {
 				return sh.forever(fmt.Sprintf(
 					"%q is not a command the simulator runs (it runs echo, sleep, exit, true, false, env, cat, ls, touch, rm and test, alone or joined by ;, && and || in sh -c): it runs until the container is stopped",
@@ -421,6 +429,14 @@ func (sh *shell) env(name string, args []string) int32 {
 	vars := sh.in.Env
 	if sh.script {
 		vars = append(slices.Clip(vars), shellVars...)
+	}
+	for _, a := range sh.assign {
+		if i := slices.IndexFunc(vars, func(v EnvVar) bool { return v.Name == a.Name }); i >= 0 {
+			vars = slices.Clone(vars)
+			vars[i] = a
+		} else {
+			vars = append(slices.Clip(vars), a)
+		}
 	}
 	if name == "printenv" && len(args) > 0 {
 		var status int32
@@ -676,10 +692,18 @@ func parseScript(s string, lookup func(string) (string, bool)) ([]simple, error)
 			}
 			return fmt.Errorf("syntax error near %q", next)
 		}
-		if strings.Contains(words[0], "=") {
-			return errors.New("variable assignments are not simulated")
+		var assign []EnvVar
+		for len(words) > 0 {
+			name, value, ok := strings.Cut(words[0], "=")
+			if !ok || !isName(name) {
+				break
+			}
+			assign, words = append(assign, EnvVar{name, value}), words[1:]
 		}
-		list = append(list, simple{op: op, argv: words})
+		if len(words) == 0 {
+			return errors.New("variable assignments are not simulated, but before a command")
+		}
+		list = append(list, simple{op: op, argv: words, assign: assign})
 		words, op, pending = nil, next, next == "&&" || next == "||"
 		return nil
 	}
@@ -815,4 +839,17 @@ func expandAt(s string, lookup func(string) (string, bool)) (value string, n int
 		return "$", 1, nil
 	}
 	return "", 0, fmt.Errorf("%q expansions are not simulated", s[:2])
+}
+
+// isName reports whether s is a shell variable's name.
+func isName(s string) bool {
+	if s == "" || '0' <= s[0] && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c != '_' && !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
 }

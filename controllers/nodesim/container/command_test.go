@@ -61,7 +61,7 @@ func TestPlanRunsUntilStopped(t *testing.T) {
 		{"loop", []string{"sh", "-c", "while true; do echo hi; sleep 1; done"}, nil},
 		{"unterminated", []string{"sh", "-c", "echo 'a"}, nil},
 		{"dangling and", []string{"sh", "-c", "echo a &&"}, nil},
-		{"assignment", []string{"sh", "-c", "A=1 echo a"}, nil},
+		{"assignment alone", []string{"sh", "-c", "A=1; echo a"}, nil},
 		{"shell without -c", []string{"sh"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -141,6 +141,8 @@ func TestPlanIn(t *testing.T) {
 		{"test -d of a file", []string{"test", "-d", "/etc/config/a"}, nil, 1, false},
 		{"variables", []string{"sh", "-c", `echo $A "$A" ${B}x $NOPE. $`}, lines("one two one two bx . $"), 0, false},
 		{"unquoted variable splits", []string{"sh", "-c", `test -e $A`}, nil, 1, false},
+		{"assignments before a command", []string{"sh", "-c", `TEST_VAR=wrong echo "test-value"; B=new C=c printenv B C; B=x echo $B`}, lines("test-value", "new", "c", "b"), 0, false},
+		{"assignments in env", []string{"sh", "-c", "A=1 Z=2 env"}, lines("PATH=/bin", "A=1", "B=b", "SHLVL=1", "PWD=/", "Z=2"), 0, false},
 		{"mounttest content", []string{"agnhost", "mounttest", "--file_content=/etc/config/a"}, lines(`content of file "/etc/config/a": alpha`), 0, false},
 		{"mounttest mode and perm", []string{"/agnhost", "mounttest", "--file_mode=/etc/secret/pass", "--file_perm=/etc/config", "--fs_type=/etc/secret"},
 			lines(`mount type of "/etc/secret": 61267`, `mode of file "/etc/secret/pass": -r--------`, `perms of file "/etc/config": -rwxrwxrwx`), 0, false},
