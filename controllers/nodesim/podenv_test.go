@@ -118,3 +118,81 @@ func TestMissingKeyIsACreateContainerConfigError(t *testing.T) {
 	require.Len(t, evs, 4)
 	assert.Contains(t, evs[2], "kubelet/node-0 Pulled: Successfully pulled image", "the image is pulled before the config is made")
 }
+
+// TestConformanceOutputs runs pods shaped as Kubernetes' conformance tests
+// for ConfigMap, Secret and downward API volumes and env write them
+// (test/e2e/common/storage, test/e2e/common/node), and checks their logs
+// hold the lines those tests look for.
+func TestConformanceOutputs(t *testing.T) {
+	agnhost := "registry.k8s.io/e2e-test-images/agnhost:2.53"
+	for _, tc := range []struct {
+		name  string
+		image string
+		args  []string
+		pod   func(*api.Pod)
+		want  []string
+	}{
+		{"configMap volume with defaultMode", agnhost,
+			[]string{"mounttest", "--file_content=/etc/configmap-volume/data-1", "--file_mode=/etc/configmap-volume/data-1"},
+			func(p *api.Pod) {
+				p.Spec.Volumes = []api.Volume{{Name: "configmap-volume", VolumeSource: api.VolumeSource{ConfigMap: &api.ConfigMapVolumeSource{
+					LocalObjectReference: api.LocalObjectReference{Name: "cm"}, DefaultMode: ptr(int32(0o400))}}}}
+				p.Spec.Containers[0].VolumeMounts = []api.VolumeMount{{Name: "configmap-volume", MountPath: "/etc/configmap-volume"}}
+			},
+			[]string{`content of file "/etc/configmap-volume/data-1": value-1`, `mode of file "/etc/configmap-volume/data-1": -r--------`}},
+		{"secret volume", agnhost,
+			[]string{"mounttest", "--file_content=/etc/secret-volume/data-1", "--file_mode=/etc/secret-volume/data-1"},
+			func(p *api.Pod) {
+				p.Spec.Volumes = []api.Volume{{Name: "secret-volume", VolumeSource: api.VolumeSource{Secret: &api.SecretVolumeSource{SecretName: "sec"}}}}
+				p.Spec.Containers[0].VolumeMounts = []api.VolumeMount{{Name: "secret-volume", MountPath: "/etc/secret-volume"}}
+			},
+			[]string{`content of file "/etc/secret-volume/data-1": value-1`, `mode of file "/etc/secret-volume/data-1": -rw-r--r--`}},
+		{"downward API volume", agnhost,
+			[]string{"mounttest", "--file_content=/etc/podinfo/podname"},
+			func(p *api.Pod) {
+				p.Spec.Volumes = []api.Volume{{Name: "podinfo", VolumeSource: api.VolumeSource{DownwardAPI: &api.DownwardAPIVolumeSource{
+					Items: []api.DownwardAPIVolumeFile{{Path: "podname", FieldRef: &api.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.name"}}}}}}}
+				p.Spec.Containers[0].VolumeMounts = []api.VolumeMount{{Name: "podinfo", MountPath: "/etc/podinfo"}}
+			},
+			[]string{`content of file "/etc/podinfo/podname": p`}},
+		{"emptyDir on tmpfs", agnhost,
+			[]string{"mounttest", "--fs_type=/test-volume", "--new_file_0644=/test-volume/test-file", "--file_perm=/test-volume/test-file"},
+			func(p *api.Pod) {
+				p.Spec.Volumes = []api.Volume{{Name: "test-volume", VolumeSource: api.VolumeSource{EmptyDir: &api.EmptyDirVolumeSource{Medium: "Memory"}}}}
+				p.Spec.Containers[0].VolumeMounts = []api.VolumeMount{{Name: "test-volume", MountPath: "/test-volume"}}
+			},
+			[]string{`mount type of "/test-volume": tmpfs`, `content of file "/test-volume/test-file": mount-tester new file`, `perms of file "/test-volume/test-file": -rw-r--r--`}},
+		{"downward API env", "busybox", []string{"sh", "-c", "env"},
+			func(p *api.Pod) {
+				p.Spec.Containers[0].Env = []api.EnvVar{
+					{Name: "POD_NAME", ValueFrom: &api.EnvVarSource{FieldRef: &api.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.name"}}},
+					{Name: "POD_NAMESPACE", ValueFrom: &api.EnvVarSource{FieldRef: &api.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.namespace"}}},
+					{Name: "POD_IP", ValueFrom: &api.EnvVarSource{FieldRef: &api.ObjectFieldSelector{APIVersion: "v1", FieldPath: "status.podIP"}}},
+					{Name: "CPU_LIMIT", ValueFrom: &api.EnvVarSource{ResourceFieldRef: &api.ResourceFieldSelector{Resource: "limits.cpu"}}},
+				}
+			},
+			[]string{"POD_NAME=p", "POD_NAMESPACE=default", "POD_IP=10.244.0.2", "CPU_LIMIT=4"}},
+		{"expansion in the command", "busybox", []string{"sh", "-c", `TEST_VAR=wrong echo "$(TEST_VAR)"`},
+			func(p *api.Pod) { p.Spec.Containers[0].Env = []api.EnvVar{{Name: "TEST_VAR", Value: "test-value"}} },
+			[]string{"test-value"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := lifeEnv(t)
+			e.createConfigMap("cm", map[string]string{"data-1": "value-1"})
+			_, err := client.For[*api.Secret](e.srv).Create(e.ctx, &api.Secret{Metadata: api.ObjectMeta{Namespace: "default", Name: "sec"},
+				Data: map[string][]byte{"data-1": []byte("value-1")}})
+			require.NoError(t, err)
+			e.createPod("p", func(p *api.Pod) {
+				p.Spec.RestartPolicy = api.RestartPolicyNever
+				p.Spec.Containers[0].Image, p.Spec.Containers[0].Args = tc.image, tc.args
+			}, tc.pod)
+			e.settle()
+			e.advance(time.Second)
+			require.Equal(t, api.PodSucceeded, e.pod("p").Status.Phase)
+			log := e.logText("p", false)
+			for _, want := range tc.want {
+				assert.Contains(t, log, want)
+			}
+		})
+	}
+}
