@@ -14,7 +14,8 @@ import (
 // probes once it has passed (from then, or their own initial delay if
 // later). A probe passes or fails by the probe rule:
 //
-//   - exec: its command runs by the command grammar (container.Exec)
+//   - exec: its command runs by the command grammar (container.Run.Exec),
+//     in the container's files and environment
 //     against the files the container's own command has touched and
 //     removed by then, so `cat /tmp/healthy` passes while a
 //     `touch /tmp/healthy; sleep 30; rm -f /tmp/healthy` keeps the file;

@@ -133,12 +133,6 @@ func (r *Run) Exec(argv []string, d time.Duration) (code int32, output string) {
 	return execIn(argv, r.FilesAt(d), r.in)
 }
 
-// Exec runs argv in a container whose touched files are files and whose
-// environment and volumes are empty; see Run.Exec.
-func Exec(argv []string, files map[string]bool) (code int32, output string) {
-	return execIn(argv, files, Input{})
-}
-
 func execIn(argv []string, files map[string]bool, in Input) (code int32, output string) {
 	if len(argv) == 0 {
 		return 0, ""
