@@ -15,7 +15,7 @@ import (
 // later). A probe passes or fails by the probe rule:
 //
 //   - exec: its command runs by the command grammar (container.Run.Exec),
-//     in the container's files and environment
+//     in the container's environment and volumes, and
 //     against the files the container's own command has touched and
 //     removed by then, so `cat /tmp/healthy` passes while a
 //     `touch /tmp/healthy; sleep 30; rm -f /tmp/healthy` keeps the file;
