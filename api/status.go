@@ -128,6 +128,8 @@ const (
 	CauseTypeFieldValueTooLong CauseType = "FieldValueTooLong"
 	// CauseTypeFieldValueTooMany: the list has more items than allowed.
 	CauseTypeFieldValueTooMany CauseType = "FieldValueTooMany"
+	// CauseTypeInternal: the server failed while checking the value.
+	CauseTypeInternal CauseType = "InternalError"
 	// CauseTypeUnexpectedServerResponse: the server's response could not be understood.
 	CauseTypeUnexpectedServerResponse CauseType = "UnexpectedServerResponse"
 	// CauseTypeResourceVersionTooLarge: the requested resource version is newer than the

@@ -31,6 +31,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/apiserver/celrules"
 	"github.com/miniplane/miniplane/apiserver/schema"
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/store"
@@ -294,23 +295,28 @@ func (s *Server) customKind(crd *api.CustomResourceDefinition) *kind {
 		schema.Prune(u.Content, root)
 		schema.Default(u.Content, root)
 	}
+	rules, errs := s.rules.Compile(root, "")
+	if len(errs) > 0 {
+		// The definition's validation compiled them: only a change of
+		// the compiler between two versions of miniplane gets here.
+		s.log.Warn("CEL validation rules do not compile; they are not run", zap.String("crd", crd.Metadata.Name), zap.Error(errs))
+	}
 	k.validate = func(o api.Object) apierrors.FieldErrors {
 		u := o.(*api.Unstructured)
 		errs := validateObjectMeta(nil, &u.Metadata, metaRules, metadataPath)
-		return append(errs, schema.Validate(u.Content, root)...)
+		return validateContent(errs, u, nil, root, rules)
 	}
 	k.validateUpdate = func(o, old api.Object) apierrors.FieldErrors {
 		u := o.(*api.Unstructured)
 		errs := validateObjectMetaUpdate(nil, &u.Metadata, &old.(*api.Unstructured).Metadata, metadataPath)
 		errs = validateObjectMeta(errs, &u.Metadata, metaRules, metadataPath)
-		return append(errs, schema.Validate(u.Content, root)...)
+		return validateContent(errs, u, old.(*api.Unstructured), root, rules)
 	}
 	if hasStatus {
 		k.status = unstructuredStatus()
 		k.resetStatusOnCreate = true
-		k.custom.checkStatus = func(o api.Object) apierrors.FieldErrors {
-			u := o.(*api.Unstructured)
-			return schema.Validate(u.Content, root)
+		k.custom.checkStatus = func(o, old api.Object) apierrors.FieldErrors {
+			return validateContent(nil, o.(*api.Unstructured), old.(*api.Unstructured), root, rules)
 		}
 	}
 	if v.Subresources != nil && v.Subresources.Scale != nil {
@@ -342,9 +348,60 @@ type customInfo struct {
 	listKind string
 	// crd is the definition's name.
 	crd string
-	// checkStatus validates what a status update stores; nil without a
-	// status subresource.
-	checkStatus func(api.Object) apierrors.FieldErrors
+	// checkStatus validates what a status update stores against the
+	// stored object; nil without a status subresource.
+	checkStatus func(o, old api.Object) apierrors.FieldErrors
+}
+
+// validateContent appends to errs the schema's errors for u's content and,
+// when the schema has CEL rules and nothing blocks them, the rules' errors
+// (old is the stored object on update, else nil). Kubernetes: the custom
+// resource strategy's Validate and ValidateUpdate.
+func validateContent(errs apierrors.FieldErrors, u, old *api.Unstructured, root *api.JSONSchemaProps, rules *celrules.Validator) apierrors.FieldErrors {
+	errs = append(errs, schema.Validate(u.Content, root)...)
+	if rules == nil {
+		return errs
+	}
+	if blocksRules(errs) {
+		return append(errs, apierrors.FieldError{Type: api.CauseTypeFieldValueInvalid, Field: "<nil>",
+			Detail: "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"})
+	}
+	var oldView map[string]any
+	if old != nil {
+		oldView = ruleView(old)
+	}
+	return append(errs, rules.Validate(ruleView(u), oldView)...)
+}
+
+// blocksRules reports whether errs hold an error that keeps the CEL rules
+// from running: a wrong type, a missing field, an unsupported value, one
+// too long or too many. Kubernetes: hasBlockingErr.
+func blocksRules(errs apierrors.FieldErrors) bool {
+	for _, e := range errs {
+		switch e.Type {
+		case api.CauseTypeFieldValueNotSupported, api.CauseTypeFieldValueRequired, api.CauseTypeFieldValueTooLong, api.CauseTypeFieldValueTooMany:
+			return true
+		case api.CauseTypeFieldValueInvalid:
+			if strings.Contains(e.Detail, " must be of type ") {
+				return true // kube-openapi's type errors are TypeInvalid
+			}
+		}
+	}
+	return false
+}
+
+// ruleView is the object a rule's self sees at the root: the content with
+// apiVersion, kind and metadata's name and generateName. The content's
+// values are shared, never changed.
+func ruleView(u *api.Unstructured) map[string]any {
+	v := make(map[string]any, len(u.Content)+3)
+	for k, e := range u.Content {
+		v[k] = e
+	}
+	v["apiVersion"] = u.APIVersion
+	v["kind"] = u.Kind
+	v["metadata"] = map[string]any{"name": u.Metadata.Name, "generateName": u.Metadata.GenerateName}
+	return v
 }
 
 func scalarString(v any) string {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/apiserver/celrules"
 )
 
 // kind describes one resource the server serves: its names, its scope, and
@@ -188,7 +189,7 @@ var (
 
 // newKinds returns every kind the server serves: the stored kinds, then the
 // kinds that serve a stored one in another group or version.
-func newKinds() []*kind {
+func newKinds(rules *celrules.Compiler) []*kind {
 	events := typed(&kind{
 		gr: apierrors.GroupResource{Resource: "events"}, kind: "Event", apiVersion: "v1", namespaced: true, shortNames: []string{"ev"},
 		newObj:     func() api.Object { return &api.Event{} },
@@ -308,7 +309,10 @@ func newKinds() []*kind {
 				Cell: func(o api.Object) any {
 					return o.GetObjectMeta().CreationTimestamp.UTC().Format("2006-01-02T15:04:05Z")
 				}}},
-	}, defaultCRD, validateCRD, validateCRDUpdate))
+	}, defaultCRD, func(c *api.CustomResourceDefinition) apierrors.FieldErrors { return validateCRD(c, rules) },
+		func(c, old *api.CustomResourceDefinition) apierrors.FieldErrors {
+			return validateCRDUpdate(c, old, rules)
+		}))
 	return append(kinds, events, eventsV1(events))
 }
 

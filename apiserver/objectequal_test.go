@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver/celrules"
 )
 
 // TestEqualObjectsAreDeepEqual checks each typed object equality against
@@ -48,7 +49,7 @@ func TestObjectEqual(t *testing.T) {
 		{resource: "configmaps", a: &api.ConfigMap{Data: map[string]string{"a": "b"}}, b: &api.ConfigMap{Data: map[string]string{"a": "b"}}, want: true},
 	}
 	kinds := map[string]*kind{}
-	for _, k := range newKinds() {
+	for _, k := range newKinds(&celrules.Compiler{}) {
 		kinds[k.gr.String()] = k
 	}
 	for _, tt := range tests {

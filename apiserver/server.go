@@ -17,6 +17,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/apiserver/celrules"
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/store"
@@ -95,6 +96,9 @@ type Server struct {
 	customMu sync.Mutex
 	custom   atomic.Pointer[customKinds]
 	epoch    atomic.Uint64
+	// rules compiles the definitions' CEL validation rules, for their
+	// validation and for the kinds they serve.
+	rules *celrules.Compiler
 
 	// randMu guards rand.
 	randMu sync.Mutex
@@ -167,7 +171,8 @@ func New(cfg Config) (*Server, error) {
 		s.mut = newMutationCheck(s.log.Named("mutation-check"))
 	}
 	s.store = store.NewStamped(store.Options{HistoryLimit: cfg.HistoryLimit}, s.stampWrite)
-	for _, k := range newKinds() {
+	s.rules = &celrules.Compiler{}
+	for _, k := range newKinds(s.rules) {
 		s.register(k)
 	}
 	for _, name := range initialNamespaces(cfg.SystemNamespaces) {

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver/celrules"
 )
 
 // specByName is the plain way to find an object's spec, which kind.spec
@@ -23,7 +24,7 @@ func specByName(obj api.Object) any {
 // TestKindSpec checks that every kind's spec accessor finds what a lookup
 // by name finds: the object's own Spec field, or nothing.
 func TestKindSpec(t *testing.T) {
-	for _, k := range newKinds() {
+	for _, k := range newKinds(&celrules.Compiler{}) {
 		t.Run(k.gr.String(), func(t *testing.T) {
 			obj := k.stored().newObj()
 			want := specByName(obj)

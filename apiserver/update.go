@@ -97,7 +97,7 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 				// rest of next is shared with the stored object.
 				next = next.DeepCopyObject()
 				k.defaults(next)
-				if errs := k.custom.checkStatus(next); len(errs) > 0 {
+				if errs := k.custom.checkStatus(next, old); len(errs) > 0 {
 					return nil, apierrors.NewInvalid(k.gr.Group, k.kind, m.Name, errs)
 				}
 			}

@@ -5,11 +5,13 @@ package apiserver
 // (ValidateCustomResourceDefinition and its update) and the v1 defaults.
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/apiserver/celrules"
 )
 
 var crdMeta = metaRules{name: nameIsDNSSubdomain}
@@ -37,14 +39,15 @@ func defaultCRD(c *api.CustomResourceDefinition) {
 	}
 }
 
-func validateCRD(c *api.CustomResourceDefinition) apierrors.FieldErrors {
+// validateCRD checks a new definition; rules compiles its schemas' CEL rules.
+func validateCRD(c *api.CustomResourceDefinition, rules *celrules.Compiler) apierrors.FieldErrors {
 	errs := validateObjectMeta(nil, &c.Metadata, crdMeta, metadataPath)
-	return validateCRDSpec(errs, c)
+	return validateCRDSpec(errs, c, rules)
 }
 
-func validateCRDUpdate(c, old *api.CustomResourceDefinition) apierrors.FieldErrors {
+func validateCRDUpdate(c, old *api.CustomResourceDefinition, rules *celrules.Compiler) apierrors.FieldErrors {
 	errs := validateObjectMetaUpdate(nil, &c.Metadata, &old.Metadata, metadataPath)
-	errs = validateCRDSpec(errs, c)
+	errs = validateCRDSpec(errs, c, rules)
 	if c.Spec.Group != old.Spec.Group {
 		errs = append(errs, Invalid(NewPath("spec", "group"), c.Spec.Group, msgImmutable))
 	}
@@ -57,7 +60,7 @@ func validateCRDUpdate(c, old *api.CustomResourceDefinition) apierrors.FieldErro
 	return errs
 }
 
-func validateCRDSpec(errs apierrors.FieldErrors, c *api.CustomResourceDefinition) apierrors.FieldErrors {
+func validateCRDSpec(errs apierrors.FieldErrors, c *api.CustomResourceDefinition, rules *celrules.Compiler) apierrors.FieldErrors {
 	spec := &c.Spec
 	sp := NewPath("spec")
 	if c.Metadata.Name != spec.Names.Plural+"."+spec.Group {
@@ -89,6 +92,12 @@ func validateCRDSpec(errs apierrors.FieldErrors, c *api.CustomResourceDefinition
 	if len(spec.Versions) == 0 {
 		return append(errs, Invalid(vp, spec.Versions, "must have exactly one version marked as storage version"))
 	}
+	// Identical schemas are one schema, at spec.validation, as the
+	// conversion to the internal version moves them there.
+	shared := identicalSchemas(spec.Versions)
+	if shared {
+		errs = validateCRDSchema(errs, spec.Versions[0].Schema.OpenAPIV3Schema, sp.Child("validation").Child("openAPIV3Schema"), rules)
+	}
 	storage, served := 0, 0
 	seen := map[string]bool{}
 	for i := range spec.Versions {
@@ -109,7 +118,7 @@ func validateCRDSpec(errs apierrors.FieldErrors, c *api.CustomResourceDefinition
 		} else if msgs := dns1035LabelMsgs(v.Name); len(msgs) > 0 {
 			errs = append(errs, Invalid(p.Child("name"), v.Name, strings.Join(msgs, ",")))
 		}
-		errs = validateCRDVersion(errs, v, p)
+		errs = validateCRDVersion(errs, v, p, shared, rules)
 	}
 	if storage != 1 {
 		errs = append(errs, Invalid(vp, versionNames(spec.Versions), "must have exactly one version marked as storage version"))
@@ -174,20 +183,43 @@ func validateCRDNames(errs apierrors.FieldErrors, n *api.CustomResourceDefinitio
 	return errs
 }
 
-func validateCRDVersion(errs apierrors.FieldErrors, v *api.CustomResourceDefinitionVersion, p Path) apierrors.FieldErrors {
-	if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+// identicalSchemas reports whether every version has the same schema.
+// Kubernetes: hasIdenticalPerVersionSchema.
+func identicalSchemas(vs []api.CustomResourceDefinitionVersion) bool {
+	for _, v := range vs {
+		if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil || !reflect.DeepEqual(v.Schema, vs[0].Schema) {
+			return false
+		}
+	}
+	return len(vs) > 0
+}
+
+// validateCRDSchema checks one schema at sp: structural, then its CEL rules
+// compile within their cost budget.
+func validateCRDSchema(errs apierrors.FieldErrors, root *api.JSONSchemaProps, sp Path, rules *celrules.Compiler) apierrors.FieldErrors {
+	before := len(errs)
+	if root.Type != "object" {
+		errs = append(errs, Invalid(sp.Child("type"), root.Type, "must be object at the root"))
+	}
+	errs = validateStructural(errs, root, sp, true)
+	if hasSchemaURL(root) {
+		// Refused by structuralschema.NewStructural, not by a field's rule.
+		errs = append(errs, Invalid(sp, "", "OpenAPIV3Schema 'schema' is not supported"))
+	}
+	if len(errs) > before {
+		// Kubernetes compiles rules only against a schema that is sound.
+		return errs
+	}
+	_, ruleErrs := rules.Compile(root, string(sp))
+	return append(errs, ruleErrs...)
+}
+
+func validateCRDVersion(errs apierrors.FieldErrors, v *api.CustomResourceDefinitionVersion, p Path, shared bool, rules *celrules.Compiler) apierrors.FieldErrors {
+	switch {
+	case v.Schema == nil || v.Schema.OpenAPIV3Schema == nil:
 		errs = append(errs, Required(p.Child("schema").Child("openAPIV3Schema"), "schemas are required"))
-	} else {
-		root := v.Schema.OpenAPIV3Schema
-		sp := p.Child("schema").Child("openAPIV3Schema")
-		if root.Type != "object" {
-			errs = append(errs, Invalid(sp.Child("type"), root.Type, "must be object at the root"))
-		}
-		errs = validateStructural(errs, root, sp, true)
-		if hasSchemaURL(root) {
-			// Refused by structuralschema.NewStructural, not by a field's rule.
-			errs = append(errs, Invalid(sp, "", "OpenAPIV3Schema 'schema' is not supported"))
-		}
+	case !shared:
+		errs = validateCRDSchema(errs, v.Schema.OpenAPIV3Schema, p.Child("schema").Child("openAPIV3Schema"), rules)
 	}
 	if v.DeprecationWarning != nil && !v.Deprecated {
 		errs = append(errs, Invalid(p.Child("deprecationWarning"), *v.DeprecationWarning, "can only be set for deprecated versions"))
@@ -253,6 +285,7 @@ func validateStructural(errs apierrors.FieldErrors, s *api.JSONSchemaProps, p Pa
 		errs = append(errs, Required(p.Child("items"), "must be specified"))
 	}
 	errs = validateUnsupported(errs, s, p)
+	errs = forbidRulesIn(errs, s, p)
 	if len(s.Properties) > 0 && s.AdditionalProperties != nil && (s.AdditionalProperties.Schema != nil || s.AdditionalProperties.Allows) {
 		errs = append(errs, Forbidden(p.Child("additionalProperties"), "additionalProperties and properties are mutual exclusive"))
 	}
@@ -291,6 +324,43 @@ func validateStructural(errs apierrors.FieldErrors, s *api.JSONSchemaProps, p Pa
 	}
 	if ap := s.AdditionalProperties; ap != nil && ap.Schema != nil {
 		errs = validateStructural(errs, ap.Schema, p.Child("additionalProperties"), false)
+	}
+	return errs
+}
+
+// forbidNestedRules refuses CEL rules in a value validation (allOf, anyOf,
+// oneOf, not) and under it, as ValidateStructural does for definitions.
+func forbidNestedRules(errs apierrors.FieldErrors, s *api.JSONSchemaProps, p Path) apierrors.FieldErrors {
+	if len(s.XValidations) > 0 {
+		errs = append(errs, Forbidden(p.Child("x-kubernetes-validations"), "must be empty to be structural"))
+	}
+	for _, name := range sortedKeys(s.Properties) {
+		ps := s.Properties[name]
+		errs = forbidNestedRules(errs, &ps, p.Child("properties").Key(name))
+	}
+	if items := s.ItemSchema(); items != nil {
+		errs = forbidNestedRules(errs, items, p.Child("items"))
+	}
+	if ap := s.AdditionalProperties; ap != nil && ap.Schema != nil {
+		errs = forbidNestedRules(errs, ap.Schema, p.Child("additionalProperties"))
+	}
+	return forbidRulesIn(errs, s, p)
+}
+
+// forbidRulesIn refuses CEL rules in s's value validations (allOf, anyOf,
+// oneOf, not).
+func forbidRulesIn(errs apierrors.FieldErrors, s *api.JSONSchemaProps, p Path) apierrors.FieldErrors {
+	for i := range s.AllOf {
+		errs = forbidNestedRules(errs, &s.AllOf[i], p.Child("allOf").Index(i))
+	}
+	for i := range s.AnyOf {
+		errs = forbidNestedRules(errs, &s.AnyOf[i], p.Child("anyOf").Index(i))
+	}
+	for i := range s.OneOf {
+		errs = forbidNestedRules(errs, &s.OneOf[i], p.Child("oneOf").Index(i))
+	}
+	if s.Not != nil {
+		errs = forbidNestedRules(errs, s.Not, p.Child("not"))
 	}
 	return errs
 }

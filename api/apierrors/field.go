@@ -31,6 +31,7 @@ var causeWords = map[api.CauseType]string{
 	api.CauseTypeFieldValueForbidden:    "Forbidden",
 	api.CauseTypeFieldValueTooLong:      "Too long",
 	api.CauseTypeFieldValueTooMany:      "Too many",
+	api.CauseTypeInternal:               "Internal error",
 }
 
 // Body is the error without its field: "Invalid value: -1: must be greater
@@ -50,15 +51,16 @@ func (e FieldError) Body() string {
 func (e FieldError) Error() string { return e.Field + ": " + e.Body() }
 
 // formatValue prints a bad value the way Kubernetes does: strings quoted,
-// numbers and booleans bare, pointers followed, anything else in Go syntax.
+// numbers and booleans bare, pointers followed, anything else in Go syntax;
+// nil is the string "null", quoted.
 func formatValue(v any) string {
 	if v == nil {
-		return "null"
+		return `"null"`
 	}
 	rv := reflect.ValueOf(v)
 	if rv.Kind() == reflect.Pointer {
 		if rv.IsNil() {
-			return "null"
+			return `"null"`
 		}
 		v = rv.Elem().Interface()
 	}

@@ -32,6 +32,8 @@ const (
 	// the Kubernetes protobuf codec, and apiserver/httpapi's list encoder are built on; the
 	// rest of google.golang.org/protobuf is not needed.
 	protowire = "google.golang.org/protobuf/encoding/protowire"
+	// cel is the CEL evaluator Kubernetes uses, for custom resources' validation rules.
+	cel = "github.com/google/cel-go"
 )
 
 // rule says what the packages under one top-level directory may import,
@@ -50,7 +52,7 @@ var rules = map[string]rule{
 	"api":         {thirdParty: []string{protowire}},
 	"store":       {thirdParty: []string{btree}},
 	"client":      {local: []string{"api"}},
-	"apiserver":   {local: []string{"api", "store", "client"}, thirdParty: []string{zap, protowire}},
+	"apiserver":   {local: []string{"api", "store", "client"}, thirdParty: []string{zap, protowire, cel}},
 	"informer":    {local: []string{"api", "client"}, thirdParty: []string{zap}},
 	"election":    {local: []string{"api", "client"}, thirdParty: []string{zap}},
 	"controllers": {local: []string{"api", "client", "apiserver", "informer", "election"}, thirdParty: []string{zap}},
