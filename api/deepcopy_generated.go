@@ -1903,6 +1903,9 @@ func (in *PodSpec) DeepCopyInto(out *PodSpec) {
 	out.Tolerations = deepCopySlice(in.Tolerations, (*Toleration).DeepCopyInto)
 	out.Priority = clonePtr(in.Priority)
 	out.Affinity = in.Affinity.DeepCopy()
+	out.Volumes = deepCopySlice(in.Volumes, (*Volume).DeepCopyInto)
+	out.AutomountServiceAccountToken = clonePtr(in.AutomountServiceAccountToken)
+	out.EnableServiceLinks = clonePtr(in.EnableServiceLinks)
 	out.Overhead = maps.Clone(in.Overhead)
 }
 
@@ -1971,8 +1974,10 @@ func (in *Container) DeepCopyInto(out *Container) {
 	out.Command = slices.Clone(in.Command)
 	out.Args = slices.Clone(in.Args)
 	out.Ports = slices.Clone(in.Ports)
-	out.Env = slices.Clone(in.Env)
+	out.EnvFrom = deepCopySlice(in.EnvFrom, (*EnvFromSource).DeepCopyInto)
+	out.Env = deepCopySlice(in.Env, (*EnvVar).DeepCopyInto)
 	in.Resources.DeepCopyInto(&out.Resources)
+	out.VolumeMounts = slices.Clone(in.VolumeMounts)
 	out.LivenessProbe = in.LivenessProbe.DeepCopy()
 	out.ReadinessProbe = in.ReadinessProbe.DeepCopy()
 	out.StartupProbe = in.StartupProbe.DeepCopy()
@@ -1984,6 +1989,22 @@ func (in *Container) DeepCopy() *Container {
 		return nil
 	}
 	out := new(Container)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *EnvVar) DeepCopyInto(out *EnvVar) {
+	*out = *in
+	out.ValueFrom = in.ValueFrom.DeepCopy()
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *EnvVar) DeepCopy() *EnvVar {
+	if in == nil {
+		return nil
+	}
+	out := new(EnvVar)
 	in.DeepCopyInto(out)
 	return out
 }
@@ -2124,6 +2145,349 @@ func (in *ContainerState) DeepCopy() *ContainerState {
 		return nil
 	}
 	out := new(ContainerState)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// Types of types_podvolume.go.
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *EnvVarSource) DeepCopyInto(out *EnvVarSource) {
+	*out = *in
+	out.FieldRef = clonePtr(in.FieldRef)
+	out.ResourceFieldRef = clonePtr(in.ResourceFieldRef)
+	out.ConfigMapKeyRef = in.ConfigMapKeyRef.DeepCopy()
+	out.SecretKeyRef = in.SecretKeyRef.DeepCopy()
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *EnvVarSource) DeepCopy() *EnvVarSource {
+	if in == nil {
+		return nil
+	}
+	out := new(EnvVarSource)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ConfigMapKeySelector) DeepCopyInto(out *ConfigMapKeySelector) {
+	*out = *in
+	out.Optional = clonePtr(in.Optional)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ConfigMapKeySelector) DeepCopy() *ConfigMapKeySelector {
+	if in == nil {
+		return nil
+	}
+	out := new(ConfigMapKeySelector)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *SecretKeySelector) DeepCopyInto(out *SecretKeySelector) {
+	*out = *in
+	out.Optional = clonePtr(in.Optional)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *SecretKeySelector) DeepCopy() *SecretKeySelector {
+	if in == nil {
+		return nil
+	}
+	out := new(SecretKeySelector)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *EnvFromSource) DeepCopyInto(out *EnvFromSource) {
+	*out = *in
+	out.ConfigMapRef = in.ConfigMapRef.DeepCopy()
+	out.SecretRef = in.SecretRef.DeepCopy()
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *EnvFromSource) DeepCopy() *EnvFromSource {
+	if in == nil {
+		return nil
+	}
+	out := new(EnvFromSource)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ConfigMapEnvSource) DeepCopyInto(out *ConfigMapEnvSource) {
+	*out = *in
+	out.Optional = clonePtr(in.Optional)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ConfigMapEnvSource) DeepCopy() *ConfigMapEnvSource {
+	if in == nil {
+		return nil
+	}
+	out := new(ConfigMapEnvSource)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *SecretEnvSource) DeepCopyInto(out *SecretEnvSource) {
+	*out = *in
+	out.Optional = clonePtr(in.Optional)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *SecretEnvSource) DeepCopy() *SecretEnvSource {
+	if in == nil {
+		return nil
+	}
+	out := new(SecretEnvSource)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *Volume) DeepCopyInto(out *Volume) {
+	*out = *in
+	in.VolumeSource.DeepCopyInto(&out.VolumeSource)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *Volume) DeepCopy() *Volume {
+	if in == nil {
+		return nil
+	}
+	out := new(Volume)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *VolumeSource) DeepCopyInto(out *VolumeSource) {
+	*out = *in
+	out.EmptyDir = in.EmptyDir.DeepCopy()
+	out.Secret = in.Secret.DeepCopy()
+	out.DownwardAPI = in.DownwardAPI.DeepCopy()
+	out.ConfigMap = in.ConfigMap.DeepCopy()
+	out.Projected = in.Projected.DeepCopy()
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *VolumeSource) DeepCopy() *VolumeSource {
+	if in == nil {
+		return nil
+	}
+	out := new(VolumeSource)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *EmptyDirVolumeSource) DeepCopyInto(out *EmptyDirVolumeSource) {
+	*out = *in
+	out.SizeLimit = clonePtr(in.SizeLimit)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *EmptyDirVolumeSource) DeepCopy() *EmptyDirVolumeSource {
+	if in == nil {
+		return nil
+	}
+	out := new(EmptyDirVolumeSource)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *KeyToPath) DeepCopyInto(out *KeyToPath) {
+	*out = *in
+	out.Mode = clonePtr(in.Mode)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *KeyToPath) DeepCopy() *KeyToPath {
+	if in == nil {
+		return nil
+	}
+	out := new(KeyToPath)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *SecretVolumeSource) DeepCopyInto(out *SecretVolumeSource) {
+	*out = *in
+	out.Items = deepCopySlice(in.Items, (*KeyToPath).DeepCopyInto)
+	out.DefaultMode = clonePtr(in.DefaultMode)
+	out.Optional = clonePtr(in.Optional)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *SecretVolumeSource) DeepCopy() *SecretVolumeSource {
+	if in == nil {
+		return nil
+	}
+	out := new(SecretVolumeSource)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ConfigMapVolumeSource) DeepCopyInto(out *ConfigMapVolumeSource) {
+	*out = *in
+	out.Items = deepCopySlice(in.Items, (*KeyToPath).DeepCopyInto)
+	out.DefaultMode = clonePtr(in.DefaultMode)
+	out.Optional = clonePtr(in.Optional)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ConfigMapVolumeSource) DeepCopy() *ConfigMapVolumeSource {
+	if in == nil {
+		return nil
+	}
+	out := new(ConfigMapVolumeSource)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *DownwardAPIVolumeSource) DeepCopyInto(out *DownwardAPIVolumeSource) {
+	*out = *in
+	out.Items = deepCopySlice(in.Items, (*DownwardAPIVolumeFile).DeepCopyInto)
+	out.DefaultMode = clonePtr(in.DefaultMode)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *DownwardAPIVolumeSource) DeepCopy() *DownwardAPIVolumeSource {
+	if in == nil {
+		return nil
+	}
+	out := new(DownwardAPIVolumeSource)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *DownwardAPIVolumeFile) DeepCopyInto(out *DownwardAPIVolumeFile) {
+	*out = *in
+	out.FieldRef = clonePtr(in.FieldRef)
+	out.ResourceFieldRef = clonePtr(in.ResourceFieldRef)
+	out.Mode = clonePtr(in.Mode)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *DownwardAPIVolumeFile) DeepCopy() *DownwardAPIVolumeFile {
+	if in == nil {
+		return nil
+	}
+	out := new(DownwardAPIVolumeFile)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ProjectedVolumeSource) DeepCopyInto(out *ProjectedVolumeSource) {
+	*out = *in
+	out.Sources = deepCopySlice(in.Sources, (*VolumeProjection).DeepCopyInto)
+	out.DefaultMode = clonePtr(in.DefaultMode)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ProjectedVolumeSource) DeepCopy() *ProjectedVolumeSource {
+	if in == nil {
+		return nil
+	}
+	out := new(ProjectedVolumeSource)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *VolumeProjection) DeepCopyInto(out *VolumeProjection) {
+	*out = *in
+	out.Secret = in.Secret.DeepCopy()
+	out.DownwardAPI = in.DownwardAPI.DeepCopy()
+	out.ConfigMap = in.ConfigMap.DeepCopy()
+	out.ServiceAccountToken = in.ServiceAccountToken.DeepCopy()
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *VolumeProjection) DeepCopy() *VolumeProjection {
+	if in == nil {
+		return nil
+	}
+	out := new(VolumeProjection)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *SecretProjection) DeepCopyInto(out *SecretProjection) {
+	*out = *in
+	out.Items = deepCopySlice(in.Items, (*KeyToPath).DeepCopyInto)
+	out.Optional = clonePtr(in.Optional)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *SecretProjection) DeepCopy() *SecretProjection {
+	if in == nil {
+		return nil
+	}
+	out := new(SecretProjection)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ConfigMapProjection) DeepCopyInto(out *ConfigMapProjection) {
+	*out = *in
+	out.Items = deepCopySlice(in.Items, (*KeyToPath).DeepCopyInto)
+	out.Optional = clonePtr(in.Optional)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ConfigMapProjection) DeepCopy() *ConfigMapProjection {
+	if in == nil {
+		return nil
+	}
+	out := new(ConfigMapProjection)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *DownwardAPIProjection) DeepCopyInto(out *DownwardAPIProjection) {
+	*out = *in
+	out.Items = deepCopySlice(in.Items, (*DownwardAPIVolumeFile).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *DownwardAPIProjection) DeepCopy() *DownwardAPIProjection {
+	if in == nil {
+		return nil
+	}
+	out := new(DownwardAPIProjection)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ServiceAccountTokenProjection) DeepCopyInto(out *ServiceAccountTokenProjection) {
+	*out = *in
+	out.ExpirationSeconds = clonePtr(in.ExpirationSeconds)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ServiceAccountTokenProjection) DeepCopy() *ServiceAccountTokenProjection {
+	if in == nil {
+		return nil
+	}
+	out := new(ServiceAccountTokenProjection)
 	in.DeepCopyInto(out)
 	return out
 }

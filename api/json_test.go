@@ -215,7 +215,7 @@ func TestZeroValuesEncodeLikeKubernetes(t *testing.T) {
 }
 
 // TestUnknownFieldsAreIgnored decodes a pod carrying fields miniplane does not model
-// (selfLink, volumes, securityContext, ...) without error, keeping the modeled ones.
+// (selfLink, securityContext, terminationMessagePath, ...) without error, keeping the modeled ones.
 func TestUnknownFieldsAreIgnored(t *testing.T) {
 	input := `{
 		"apiVersion": "v1", "kind": "Pod",
@@ -224,9 +224,8 @@ func TestUnknownFieldsAreIgnored(t *testing.T) {
 		},
 		"spec": {
 			"containers": [{"name": "c", "image": "nginx", "terminationMessagePath": "/dev/termination-log",
-				"volumeMounts": [{"name": "data", "mountPath": "/data"}]}],
-			"volumes": [{"name": "data", "emptyDir": {}}],
-			"securityContext": {}, "enableServiceLinks": true
+				"volumeDevices": [{"name": "data", "devicePath": "/dev/xvda"}]}],
+			"securityContext": {"runAsUser": 1000}, "hostNetwork": true
 		},
 		"status": {"phase": "Pending", "nominatedNodeName": "node-9"}
 	}`
@@ -239,7 +238,8 @@ func TestUnknownFieldsAreIgnored(t *testing.T) {
 	encoded, err := json.Marshal(&pod)
 	require.NoError(t, err)
 	assert.NotContains(t, string(encoded), "selfLink")
-	assert.NotContains(t, string(encoded), "volumes")
+	assert.NotContains(t, string(encoded), "volumeDevices")
+	assert.NotContains(t, string(encoded), "runAsUser")
 }
 
 // genericJSON decodes data into maps, slices and float64s for a field-by-field comparison

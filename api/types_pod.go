@@ -33,7 +33,7 @@ type PodTemplateSpec struct {
 	Spec PodSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
 }
 
-// PodSpec is the desired state of a pod. Kubernetes: corev1.PodSpec (volumes, pod affinity,
+// PodSpec is the desired state of a pod. Kubernetes: corev1.PodSpec (persistent volumes, pod affinity,
 // security contexts and many more are not modeled).
 type PodSpec struct {
 	// InitContainers run one after another, each to completion, before Containers start.
@@ -75,6 +75,13 @@ type PodSpec struct {
 	// Affinity holds the pod's scheduling constraints: node affinity only (pod affinity and
 	// anti-affinity are not modeled).
 	Affinity *Affinity `json:"affinity,omitempty" protobuf:"bytes,18,opt,name=affinity"`
+	// Volumes are the pod's volumes, which its containers mount (VolumeMounts).
+	Volumes []Volume `json:"volumes,omitempty" protobuf:"bytes,1,rep,name=volumes"`
+	// AutomountServiceAccountToken says whether the service account's token is mounted.
+	AutomountServiceAccountToken *bool `json:"automountServiceAccountToken,omitempty" protobuf:"varint,21,opt,name=automountServiceAccountToken"`
+	// EnableServiceLinks says whether the kubelet hands the containers variables naming the
+	// Services of the pod's namespace, as Docker links did; default true.
+	EnableServiceLinks *bool `json:"enableServiceLinks,omitempty" protobuf:"varint,30,opt,name=enableServiceLinks"`
 	// Overhead is what running the pod costs beyond its containers (set from its
 	// RuntimeClass): the scheduler adds it to the pod's requests.
 	// Its upstream Go tag says "opt"; the label follows generated.proto (a map, repeated).
@@ -120,11 +127,15 @@ type Container struct {
 	Args []string `json:"args,omitempty" protobuf:"bytes,4,rep,name=args"`
 	// Ports are informational, but give names that a Service's targetPort can refer to.
 	Ports []ContainerPort `json:"ports,omitempty" protobuf:"bytes,6,rep,name=ports"`
+	// EnvFrom sets a variable for each key of ConfigMaps and Secrets; Env overrides them.
+	EnvFrom []EnvFromSource `json:"envFrom,omitempty" protobuf:"bytes,19,rep,name=envFrom"`
 	// Env sets environment variables.
 	Env []EnvVar `json:"env,omitempty" protobuf:"bytes,7,rep,name=env"`
 	// Resources are the compute resources requested and capped. Encoded as {} when empty,
 	// as in Kubernetes.
 	Resources ResourceRequirements `json:"resources,omitempty" protobuf:"bytes,8,opt,name=resources"`
+	// VolumeMounts mount the pod's volumes into the container's filesystem.
+	VolumeMounts []VolumeMount `json:"volumeMounts,omitempty" protobuf:"bytes,9,rep,name=volumeMounts"`
 	// LivenessProbe failing makes the kubelet restart the container.
 	LivenessProbe *Probe `json:"livenessProbe,omitempty" protobuf:"bytes,10,opt,name=livenessProbe"`
 	// ReadinessProbe failing takes the pod out of its Services' endpoints.
@@ -148,12 +159,14 @@ type ContainerPort struct {
 	Protocol Protocol `json:"protocol,omitempty" protobuf:"bytes,4,opt,name=protocol"`
 }
 
-// EnvVar is one environment variable. Kubernetes: corev1.EnvVar (valueFrom is not modeled).
+// EnvVar is one environment variable. Kubernetes: corev1.EnvVar.
 type EnvVar struct {
 	// Name of the variable.
 	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
-	// Value of the variable.
+	// Value of the variable; $(VAR) refers to a variable defined before it.
 	Value string `json:"value,omitempty" protobuf:"bytes,2,opt,name=value"`
+	// ValueFrom is where the value comes from, when Value is empty.
+	ValueFrom *EnvVarSource `json:"valueFrom,omitempty" protobuf:"bytes,3,opt,name=valueFrom"`
 }
 
 // ResourceRequirements are a container's resource requests (what the scheduler reserves)

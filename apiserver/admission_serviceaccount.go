@@ -32,8 +32,9 @@ const mirrorPodAnnotation = "kubernetes.io/config.mirror"
 // controller may not have made it yet in a namespace just created), a
 // missing "default" is waited for, up to Config.DefaultServiceAccountWait;
 // another account is looked up once. Kubernetes then mounts the account's
-// token as the projected volume kube-api-access-xxxxx; miniplane's pods
-// have no volumes (DESIGN.md, "Deliberately left out"), so it does not.
+// token as the projected volume kube-api-access-xxxxx; miniplane adds no
+// volume, and the simulated kubelet mounts the account's files itself
+// (DESIGN.md, "Deliberately left out").
 // Mirror pods (a static pod's, annotated kubernetes.io/config.mirror) are
 // left alone, as in Kubernetes.
 func (s *Server) admitServiceAccount(ctx context.Context, pod *api.Pod) error {

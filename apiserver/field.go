@@ -72,3 +72,8 @@ func TooLong(p Path, max int) apierrors.FieldError {
 	return apierrors.FieldError{Type: api.CauseTypeFieldValueTooLong, Field: string(p),
 		Detail: fmt.Sprintf("may not be more than %d bytes", max)}
 }
+
+// NotFound: the value names something that does not exist.
+func NotFound(p Path, value any) apierrors.FieldError {
+	return apierrors.FieldError{Type: api.CauseTypeFieldValueNotFound, Field: string(p), BadValue: value}
+}

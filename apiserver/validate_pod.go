@@ -78,6 +78,7 @@ func defaultPodSpec(s *api.PodSpec) {
 	if s.SchedulerName == "" {
 		s.SchedulerName = DefaultSchedulerName
 	}
+	defaultVolumes(s)
 	for i := range s.InitContainers {
 		defaultContainer(&s.InitContainers[i])
 	}
@@ -181,7 +182,14 @@ func validatePodSpec(errs apierrors.FieldErrors, s *api.PodSpec, p fieldPath) ap
 	} else {
 		errs = validateNonNegative(errs, *s.TerminationGracePeriodSeconds, p.child("terminationGracePeriodSeconds"))
 	}
+	errs = validateVolumes(errs, s.Volumes, p.child("volumes"))
 	errs = validateContainers(errs, s.Containers, p.child("containers"))
+	for i := range s.Containers {
+		errs = validateVolumeMounts(errs, s.Containers[i].VolumeMounts, s.Volumes, p.child("containers").index(i).child("volumeMounts"))
+	}
+	for i := range s.InitContainers {
+		errs = validateVolumeMounts(errs, s.InitContainers[i].VolumeMounts, s.Volumes, p.child("initContainers").index(i).child("volumeMounts"))
+	}
 	errs = validateInitContainers(errs, s.InitContainers, s.Containers, p.child("initContainers"))
 	errs = validateRestartPolicy(errs, s.RestartPolicy, p.child("restartPolicy"))
 	errs = validateDNSPolicy(errs, s.DNSPolicy, p.child("dnsPolicy"))
@@ -367,6 +375,7 @@ func validateContainerCommon(errs apierrors.FieldErrors, c *api.Container, p fie
 		errs = append(errs, Required(p.child("image").path(), ""))
 	}
 	errs = validateContainerPorts(errs, c.Ports, p.child("ports"))
+	errs = validateEnvFrom(errs, c.EnvFrom, p.child("envFrom"))
 	errs = validateEnv(errs, c.Env, p.child("env"))
 	errs = validatePullPolicy(errs, c.ImagePullPolicy, p.child("imagePullPolicy"))
 	return validateResources(errs, &c.Resources, p.child("resources"))
@@ -416,14 +425,23 @@ func validateEnv(errs apierrors.FieldErrors, env []api.EnvVar, p fieldPath) apie
 		name := env[i].Name
 		if name == "" {
 			errs = append(errs, Required(p.index(i).child("name").path(), ""))
-			continue
+		} else {
+			errs = validateEnvName(errs, name, p.index(i).child("name"))
 		}
-		for j := 0; j < len(name); j++ {
-			if c := name[j]; c < ' ' || c > '~' || c == '=' {
-				errs = append(errs, Invalid(p.index(i).child("name").path(), name,
-					"a valid environment variable name must consist only of printable ASCII characters other than '='"))
-				break
-			}
+		if env[i].ValueFrom != nil {
+			errs = validateValueFrom(errs, &env[i], p.index(i).child("valueFrom"))
+		}
+	}
+	return errs
+}
+
+// validateEnvName checks an environment variable's name (or an envFrom
+// prefix): any printable ASCII but '='.
+func validateEnvName(errs apierrors.FieldErrors, name string, p fieldPath) apierrors.FieldErrors {
+	for j := 0; j < len(name); j++ {
+		if c := name[j]; c < ' ' || c > '~' || c == '=' {
+			return append(errs, Invalid(p.path(), name,
+				"a valid environment variable name must consist only of printable ASCII characters other than '='"))
 		}
 	}
 	return errs

@@ -84,10 +84,10 @@ func TestDefaultPod(t *testing.T) {
 	defaultPod(again)
 	assert.Equal(t, pod, again)
 	kept := &api.Pod{Spec: api.PodSpec{RestartPolicy: api.RestartPolicyNever, DNSPolicy: api.DNSDefault,
-		SchedulerName: "mine", TerminationGracePeriodSeconds: ptrTo(int64(5))}}
+		SchedulerName: "mine", TerminationGracePeriodSeconds: ptrTo(int64(5)), EnableServiceLinks: ptrTo(false)}}
 	defaultPod(kept)
 	assert.Equal(t, api.PodSpec{RestartPolicy: api.RestartPolicyNever, DNSPolicy: api.DNSDefault,
-		SchedulerName: "mine", TerminationGracePeriodSeconds: ptrTo(int64(5))}, kept.Spec)
+		SchedulerName: "mine", TerminationGracePeriodSeconds: ptrTo(int64(5)), EnableServiceLinks: ptrTo(false)}, kept.Spec)
 }
 
 func TestValidatePod(t *testing.T) {

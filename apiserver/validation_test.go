@@ -27,6 +27,7 @@ const (
 	notSupported = api.CauseTypeFieldValueNotSupported
 	forbidden    = api.CauseTypeFieldValueForbidden
 	tooLong      = api.CauseTypeFieldValueTooLong
+	notFound     = api.CauseTypeFieldValueNotFound
 )
 
 // assertErrors checks errs against the exact message Kubernetes would give

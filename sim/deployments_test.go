@@ -23,13 +23,15 @@ const rolloutFor = 90 * time.Second
 const sweepFaults = sim.AllFaults &^ (1 << sim.StaleCache)
 
 // TestDeploymentInvariants runs the deployments scenario under several
-// seeds, without and with faults: deployment-surge, deployment-rollout and
-// deployment-complete hold, and the deployment ends on its first set, at
-// full size.
+// seeds, without and with faults (all but StaleCache, for the reason
+// TestSweepDeployments gives: seed 3 holds the replica set informer back
+// at 40s and the surge bound breaks, as it can upstream):
+// deployment-surge, deployment-rollout and deployment-complete hold, and
+// the deployment ends on its first set, at full size.
 func TestDeploymentInvariants(t *testing.T) {
 	sc, err := sim.ScenarioByName("deployments")
 	require.NoError(t, err)
-	for _, faults := range []sim.FaultSet{0, sim.AllFaults} {
+	for _, faults := range []sim.FaultSet{0, sweepFaults} {
 		for seed := uint64(1); seed <= 3; seed++ {
 			t.Run(fmt.Sprintf("seed%d-faults%v", seed, faults != 0), func(t *testing.T) {
 				s, err := sim.New(t.Context(), sim.Config{Seed: seed, Faults: faults})

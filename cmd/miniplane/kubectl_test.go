@@ -80,6 +80,25 @@ func (k *kubectl) fails(stdin string, args ...string) string {
 	return errOut
 }
 
+// kubectlOnOneNode starts a plane of one node, whose pods start and turn
+// ready within 200ms, and a kubectl with its kubeconfig; it skips the test
+// when kubectl is not installed.
+func kubectlOnOneNode(t *testing.T) (*plane.Plane, *kubectl) {
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		t.Skip("kubectl is not installed")
+	}
+	opts := manager.DefaultOptions()
+	opts.Nodes = 1
+	p := planetest.Start(t, plane.Config{
+		Listen: "127.0.0.1:0", Options: &opts, Seed: 1,
+		NodeSim: nodesim.Config{StartDelay: 200 * time.Millisecond, ReadyDelay: 200 * time.Millisecond},
+	})
+	kcPath, remove, err := writeKubeconfig(filepath.Join(t.TempDir(), "kubeconfig"), kubeconfig(p.URL(), nil, ""))
+	require.NoError(t, err)
+	t.Cleanup(remove)
+	return p, newKubectl(t, kcPath)
+}
+
 var exportLine = regexp.MustCompile(`(?m)^  export KUBECONFIG=(\S+)\n  kubectl get pods,rc,svc -A$`)
 
 // TestServeTokenOverHTTPS: with --token, serve speaks HTTPS with a
@@ -218,19 +237,7 @@ spec:
 // simulated kubelet's log of a container, -f printing the lines a
 // readiness failure and a crash add, and --previous after the restart.
 func TestKubectlLogs(t *testing.T) {
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		t.Skip("kubectl is not installed")
-	}
-	opts := manager.DefaultOptions()
-	opts.Nodes = 1
-	p := planetest.Start(t, plane.Config{
-		Listen: "127.0.0.1:0", Options: &opts, Seed: 1,
-		NodeSim: nodesim.Config{StartDelay: 200 * time.Millisecond, ReadyDelay: 200 * time.Millisecond},
-	})
-	kcPath, remove, err := writeKubeconfig(filepath.Join(t.TempDir(), "kubeconfig"), kubeconfig(p.URL(), nil, ""))
-	require.NoError(t, err)
-	t.Cleanup(remove)
-	k := newKubectl(t, kcPath)
+	p, k := kubectlOnOneNode(t)
 	pods := client.For[*api.Pod](p.Server())
 	pod := func() *api.Pod {
 		got, err := pods.Get(context.Background(), "default", "web")
@@ -284,19 +291,7 @@ func TestKubectlLogs(t *testing.T) {
 // with the real kubectl: a pod that echoes and completes, one that exits 3,
 // and a crash loop whose previous run kubectl logs --previous shows.
 func TestKubectlContainerLives(t *testing.T) {
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		t.Skip("kubectl is not installed")
-	}
-	opts := manager.DefaultOptions()
-	opts.Nodes = 1
-	p := planetest.Start(t, plane.Config{
-		Listen: "127.0.0.1:0", Options: &opts, Seed: 1,
-		NodeSim: nodesim.Config{StartDelay: 200 * time.Millisecond, ReadyDelay: 200 * time.Millisecond},
-	})
-	kcPath, remove, err := writeKubeconfig(filepath.Join(t.TempDir(), "kubeconfig"), kubeconfig(p.URL(), nil, ""))
-	require.NoError(t, err)
-	t.Cleanup(remove)
-	k := newKubectl(t, kcPath)
+	p, k := kubectlOnOneNode(t)
 	phase := func(name string) string {
 		return k.ok("", "get", "pod", name, "-o", "jsonpath={.status.phase}")
 	}
@@ -324,17 +319,7 @@ func TestKubectlContainerLives(t *testing.T) {
 // TestKubectlSchedulerFits: a pod asking for more cpu than any node has
 // stays Pending, and kubectl describe shows the scheduler's reason.
 func TestKubectlSchedulerFits(t *testing.T) {
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		t.Skip("kubectl is not installed")
-	}
-	opts := manager.DefaultOptions()
-	opts.Nodes = 1
-	p := planetest.Start(t, plane.Config{Listen: "127.0.0.1:0", Options: &opts, Seed: 1,
-		NodeSim: nodesim.Config{StartDelay: 200 * time.Millisecond, ReadyDelay: 200 * time.Millisecond}})
-	kcPath, remove, err := writeKubeconfig(filepath.Join(t.TempDir(), "kubeconfig"), kubeconfig(p.URL(), nil, ""))
-	require.NoError(t, err)
-	t.Cleanup(remove)
-	k := newKubectl(t, kcPath)
+	p, k := kubectlOnOneNode(t)
 	eventually(t, "the node is registered", func() bool { return p.Nodes().HasSynced() && p.IsReady() })
 
 	k.ok("", "run", "huge", "--image=nginx", "--overrides", `{"spec":{"containers":[{"name":"huge","image":"nginx","resources":{"requests":{"cpu":"1000"}}}]}}`)

@@ -151,6 +151,13 @@ type Controller struct {
 	podReg, nodeReg *informer.Registration
 	pods            informer.Lister[*api.Pod]
 	nodes           informer.Lister[*api.Node]
+	// configMaps, secrets and services are what a kubelet reads to hand a
+	// container its environment and volumes (podenv).
+	configMaps informer.Lister[*api.ConfigMap]
+	secrets    informer.Lister[*api.Secret]
+	services   informer.Lister[*api.Service]
+	// readInfs are their informers, whose caches HasSynced waits for.
+	readInfs []*informer.Informer
 
 	// mu guards the maps below, and the podStates in state (with the
 	// containers' logs they hold).
@@ -340,6 +347,11 @@ func New(cfg Config) (*Controller, error) {
 		return nil, err
 	}
 	c.pods = informer.NewLister[*api.Pod](c.podInf, apierrors.GroupResource{Resource: client.Pods})
+	cmInf, secretInf, svcInf := cfg.Factory.ForResource(client.ConfigMaps), cfg.Factory.ForResource(client.Secrets), cfg.Factory.ForResource(client.Services)
+	c.readInfs = []*informer.Informer{cmInf, secretInf, svcInf}
+	c.configMaps = informer.NewLister[*api.ConfigMap](cmInf, apierrors.GroupResource{Resource: client.ConfigMaps})
+	c.secrets = informer.NewLister[*api.Secret](secretInf, apierrors.GroupResource{Resource: client.Secrets})
+	c.services = informer.NewLister[*api.Service](svcInf, apierrors.GroupResource{Resource: client.Services})
 	c.nodes = informer.NewLister[*api.Node](c.nodeInf, apierrors.GroupResource{Resource: client.Nodes})
 	c.podReg = c.podInf.AddEventHandler(informer.HandlerFuncs{
 		AddFunc: func(obj api.Object, _ bool) {
@@ -394,7 +406,7 @@ func New(cfg Config) (*Controller, error) {
 	var err error
 	c.loop, err = loop.New(loop.Config{
 		Name: "nodesim", Queue: c.queue, Sync: c.sync, Logger: c.log, Observer: cfg.Observer, Clock: cfg.Clock,
-		Informers: []*informer.Informer{c.podInf, c.nodeInf}, Alongside: alongside,
+		Informers: []*informer.Informer{c.podInf, c.nodeInf, cmInf, secretInf, svcInf}, Alongside: alongside,
 		StartFields: []zap.Field{zap.String("scheduler", c.cfg.Scheduler), zap.Bool("nodeLeases", c.cfg.NodeLeases)},
 		// A simulated kubelet's failed write (a conflict, a fault the
 		// simulator injected) is routine: retried for ever, logged at
@@ -466,8 +478,16 @@ func durationOr(d, def time.Duration) time.Duration {
 func (c *Controller) Queue() *workqueue.Queue[string] { return c.queue }
 
 // HasSynced reports whether the pod and node handlers have been handed the
-// informers' initial lists.
-func (c *Controller) HasSynced() bool { return c.podReg.HasSynced() && c.nodeReg.HasSynced() }
+// informers' initial lists, and the ConfigMap, Secret and Service caches
+// hold theirs.
+func (c *Controller) HasSynced() bool {
+	for _, inf := range c.readInfs {
+		if !inf.HasSynced() {
+			return false
+		}
+	}
+	return c.podReg.HasSynced() && c.nodeReg.HasSynced()
+}
 
 // ProcessOne is the controller's step: unless ctx is done, it syncs one
 // ready pod key and reports whether there was one.

@@ -84,9 +84,15 @@
 // same second (share.go): a stored status owns only its container statuses
 // and pod IPs.
 //
+// A pod on the life path has its volumes mounted before its containers
+// start, and each container is handed its environment and files
+// (package podenv) from the ConfigMap, Secret and Service caches; a
+// missing one holds it back (FailedMount, CreateContainerConfigError) and
+// is tried again every 10s.
+//
 // The package imports api, client, informer, controllers/workqueue,
 // controllers/loop, controllers/nodesim/container, controllers/nodesim/fit,
-// clock and zap. Controller is safe for concurrent use: one mutex
+// controllers/nodesim/podenv, clock and zap. Controller is safe for concurrent use: one mutex
 // guards its in-memory state, and the workqueue guarantees that a pod's key
 // is synced by one worker at a time.
 package nodesim

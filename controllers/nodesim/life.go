@@ -14,6 +14,7 @@ import (
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/controllers/nodesim/container"
+	"github.com/miniplane/miniplane/controllers/nodesim/podenv"
 )
 
 // A pod whose containers run the image's own command from an image that
@@ -56,6 +57,11 @@ const pullErrorShown = time.Second
 type podLife struct {
 	containers []containerLife
 	killed     bool // Killing told, for a pod being deleted
+	// vols are the contents of the pod's volumes once the kubelet has
+	// mounted them (podenv.Volumes): no container starts before. nil
+	// until then; mountRetry is when a failed mount is tried again.
+	vols       map[string]container.FS
+	mountRetry time.Time
 	// texts are the lines the containers printed, which their logs'
 	// logText entries index; only appended to, and shared by clones.
 	texts []string
@@ -77,6 +83,7 @@ type containerLife struct {
 	finished     time.Time         // when the last run ended
 	printed      int               // lines of the current run's output in its log
 	told         time.Time         // the probes' events up to this time are told
+	configRetry  time.Time         // when a start that failed for its config is tried again
 }
 
 func (l *podLife) clone() *podLife {
@@ -89,6 +96,9 @@ func (l *podLife) clone() *podLife {
 // last image asked about is kept, so that the pods of a workload ask it
 // once. Its caller holds mu.
 func (c *Controller) kindOfLocked(pod *api.Pod) podKind {
+	if readsConfig(pod) {
+		return kindLife
+	}
 	for i := range pod.Spec.Containers {
 		ct := &pod.Spec.Containers[i]
 		if len(ct.Command) > 0 || len(ct.Args) > 0 || needsLife(ct) {
@@ -103,6 +113,30 @@ func (c *Controller) kindOfLocked(pod *api.Pod) podKind {
 		}
 	}
 	return kindPlain
+}
+
+// readsConfig reports whether pod reads ConfigMaps or Secrets, for its
+// volumes or its containers' environment: their absence holds it back
+// (FailedMount, CreateContainerConfigError), which only the life path
+// shows.
+func readsConfig(pod *api.Pod) bool {
+	for i := range pod.Spec.Volumes {
+		if pod.Spec.Volumes[i].EmptyDir == nil {
+			return true
+		}
+	}
+	for i := range pod.Spec.Containers {
+		ct := &pod.Spec.Containers[i]
+		if len(ct.EnvFrom) > 0 {
+			return true
+		}
+		for _, e := range ct.Env {
+			if e.ValueFrom != nil && (e.ValueFrom.ConfigMapKeyRef != nil || e.ValueFrom.SecretKeyRef != nil) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // newLife is the kubelet's memory of pod before it has done anything.
@@ -123,7 +157,15 @@ type lifeFacts struct {
 	CrashRequested       bool
 	WantReady            *bool
 	HostIP, PodIP        string
+	// Sources are what the kubelet reads to hand the containers their
+	// environment and volumes.
+	Sources podenv.Sources
 }
+
+// configRetryAfter is how long the kubelet waits before it tries again to
+// mount a pod's volumes or start a container whose ConfigMap or Secret is
+// missing: the pod worker's back-off period (backOffPeriod).
+const configRetryAfter = 10 * time.Second
 
 // kubeletEvent is an event the kubelet records about the pod.
 type kubeletEvent struct{ typ, reason, message string }
@@ -175,6 +217,9 @@ func stepLife(pod *api.Pod, life *podLife, f lifeFacts) lifeStep {
 		st.HostIP, st.HostIPs = f.HostIP, []api.HostIP{{IP: f.HostIP}}
 	}
 	f.PodIP = st.PodIP // the probes' address
+	view := *pod       // the pod as the containers see it: its status so far
+	view.Status = st
+	mounted := s.mount(&view, f)
 	statuses := make([]api.ContainerStatus, len(pod.Spec.Containers))
 	var unready []string
 	for i := range pod.Spec.Containers {
@@ -186,8 +231,8 @@ func stepLife(pod *api.Pod, life *podLife, f lifeFacts) lifeStep {
 				cs = old
 			}
 		}
-		if i < len(s.life.containers) {
-			s.stepContainer(pod, ct, &cs, &s.life.containers[i], f)
+		if i < len(s.life.containers) && mounted {
+			s.stepContainer(&view, ct, &cs, &s.life.containers[i], f)
 		}
 		statuses[i] = cs
 		if !cs.Ready {
@@ -217,6 +262,30 @@ func stepLife(pod *api.Pod, life *podLife, f lifeFacts) lifeStep {
 		s.wait = s.next.Sub(now)
 	}
 	return s
+}
+
+// mount sets up the pod's volumes if they are not yet (the kubelet's
+// volume manager, which every container waits for), and reports whether
+// they are. A volume whose ConfigMap or Secret is missing fails with a
+// FailedMount event, tried again every configRetryAfter.
+func (s *lifeStep) mount(pod *api.Pod, f lifeFacts) bool {
+	l := s.life
+	if l.vols != nil {
+		return true
+	}
+	if f.Now.Before(l.mountRetry) {
+		s.due(l.mountRetry)
+		return false
+	}
+	vols, err := podenv.Volumes(pod, f.Sources)
+	if err != nil {
+		s.event(api.EventTypeWarning, "FailedMount", err.Error())
+		l.mountRetry = f.Now.Add(configRetryAfter)
+		s.due(l.mountRetry)
+		return false
+	}
+	l.vols = vols
+	return true
 }
 
 // stepContainer moves one container (ct, its status cs and the kubelet's
@@ -255,6 +324,11 @@ func (s *lifeStep) stepContainer(pod *api.Pod, ct *api.Container, cs *api.Contai
 			s.due(m.crashBackoff.Due(finished))
 			return
 		}
+		started, ok := s.configure(pod, ct, cs, m, f)
+		if !ok {
+			cs.LastTerminationState = api.ContainerState{Terminated: t}
+			return
+		}
 		m.crashBackoff = m.crashBackoff.Next(finished, now)
 		cs.LastTerminationState = api.ContainerState{Terminated: t}
 		cs.RestartCount++
@@ -264,10 +338,35 @@ func (s *lifeStep) stepContainer(pod *api.Pod, ct *api.Container, cs *api.Contai
 		} else {
 			s.event(api.EventTypeNormal, "Pulled", fmt.Sprintf("Container image %q already present on machine", ct.Image))
 		}
-		s.start(pod, ct, cs, m, f)
+		s.start(pod, ct, cs, m, f, started)
 	default:
-		s.start(pod, ct, cs, m, f)
+		if started, ok := s.configure(pod, ct, cs, m, f); ok {
+			s.start(pod, ct, cs, m, f, started)
+		}
 	}
+}
+
+// configure works out what the kubelet hands the container as it starts
+// it (podenv.Start), and reports whether it can: a ConfigMap, Secret or
+// key its environment needs that is missing leaves it waiting with
+// CreateContainerConfigError and a Failed event, tried again every
+// configRetryAfter. Kubernetes: startContainer's generateContainerConfig.
+func (s *lifeStep) configure(pod *api.Pod, ct *api.Container, cs *api.ContainerStatus, m *containerLife, f lifeFacts) (podenv.Started, bool) {
+	if f.Now.Before(m.configRetry) {
+		s.due(m.configRetry)
+		return podenv.Started{}, false
+	}
+	started, err := podenv.Start(pod, ct, s.life.vols, f.Sources)
+	if err != nil {
+		s.event(api.EventTypeWarning, "Failed", "Error: "+err.Error())
+		cs.State = api.ContainerState{Waiting: &api.ContainerStateWaiting{Reason: container.ReasonCreateContainerConfigError, Message: err.Error()}}
+		cs.Ready, cs.Started = false, ptr(false)
+		m.configRetry = f.Now.Add(configRetryAfter)
+		s.due(m.configRetry)
+		return podenv.Started{}, false
+	}
+	m.configRetry = time.Time{}
+	return started, true
 }
 
 // ensureImage is the image manager (EnsureImageExists) for one container:
@@ -339,10 +438,15 @@ func (s *lifeStep) ensureImage(ct *api.Container, cs *api.ContainerStatus, m *co
 	return true
 }
 
-// start starts a run of the container: created, started, running.
-func (s *lifeStep) start(pod *api.Pod, ct *api.Container, cs *api.ContainerStatus, m *containerLife, f lifeFacts) {
+// start starts a run of the container, handed started: created, started,
+// running.
+func (s *lifeStep) start(pod *api.Pod, ct *api.Container, cs *api.ContainerStatus, m *containerLife, f lifeFacts, started podenv.Started) {
 	now := f.Now
 	m.started, m.printed, m.told = now, 0, now
+	m.run = container.PlanIn(started.Command, started.Args, started.Input)
+	for _, e := range started.Events {
+		s.event(e.Type, e.Reason, e.Message)
+	}
 	cs.ContainerID = containerID(pod.Metadata.UID, ct.Name, cs.RestartCount)
 	cs.Image, cs.ImageID = ct.Image, imageID(ct.Image)
 	cs.State = api.ContainerState{Running: &api.ContainerStateRunning{StartedAt: api.NewTime(now)}}
@@ -460,6 +564,7 @@ func (c *Controller) runLife(ctx context.Context, key string, st *podState, pod 
 	step := stepLife(pod, life, lifeFacts{
 		Now: now, PullTime: c.cfg.StartDelay, ReadyDelay: c.cfg.ReadyDelay,
 		CrashRequested: f.CrashRequested, WantReady: f.WantReady, HostIP: hostIP, PodIP: podIP,
+		Sources: c.sources(pod.Metadata.Namespace, node),
 	})
 	if step.write {
 		cp := *pod
@@ -523,5 +628,28 @@ func (c *Controller) tellKilling(ctx context.Context, key string, pod *api.Pod, 
 		if cs.State.Running != nil {
 			c.eventMessage(ctx, krec, pod, api.EventTypeNormal, "Killing", "Stopping container "+cs.Name)
 		}
+	}
+}
+
+// sources are what the kubelet of node reads for a pod of namespace ns:
+// the caches' ConfigMaps, Secrets and Services, and the node's
+// allocatable resources.
+func (c *Controller) sources(ns string, node *api.Node) podenv.Sources {
+	var alloc api.ResourceList
+	if node != nil {
+		alloc = node.Status.Allocatable
+	}
+	cms, secrets := c.configMaps.Namespace(ns), c.secrets.Namespace(ns)
+	return podenv.Sources{
+		ConfigMap: func(name string) (*api.ConfigMap, bool) {
+			cm, err := cms.Get(name)
+			return cm, err == nil
+		},
+		Secret: func(name string) (*api.Secret, bool) {
+			s, err := secrets.Get(name)
+			return s, err == nil
+		},
+		Services:    func() []*api.Service { return c.services.List(api.Selector{}) },
+		Allocatable: alloc,
 	}
 }

@@ -14,7 +14,8 @@ import (
 // probes once it has passed (from then, or their own initial delay if
 // later). A probe passes or fails by the probe rule:
 //
-//   - exec: its command runs by the command grammar (container.Exec)
+//   - exec: its command runs by the command grammar (container.Run.Exec),
+//     in the container's environment and volumes, and
 //     against the files the container's own command has touched and
 //     removed by then, so `cat /tmp/healthy` passes while a
 //     `touch /tmp/healthy; sleep 30; rm -f /tmp/healthy` keeps the file;
@@ -92,7 +93,7 @@ func declaresPort(ct *api.Container, port api.IntOrString) bool {
 func probeCheck(p *api.Probe, ct *api.Container, run *container.Run, d time.Duration, podIP string) (bool, string) {
 	switch {
 	case p.Exec != nil:
-		code, out := container.Exec(p.Exec.Command, run.FilesAt(d))
+		code, out := run.Exec(p.Exec.Command, d)
 		return code == 0, out
 	case p.HTTPGet != nil:
 		if declaresPort(ct, p.HTTPGet.Port) {

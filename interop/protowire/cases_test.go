@@ -73,7 +73,17 @@ func fullContainer(name string) api.Container {
 			{Name: "http", HostPort: 8080, ContainerPort: 80, Protocol: api.ProtocolTCP},
 			{Name: "dns", HostPort: 0, ContainerPort: 53, Protocol: api.ProtocolUDP},
 		},
-		Env: []api.EnvVar{{Name: "MODE", Value: "prod"}, {Name: "EMPTY", Value: ""}},
+		EnvFrom: []api.EnvFromSource{
+			{Prefix: "CFG_", ConfigMapRef: &api.ConfigMapEnvSource{LocalObjectReference: api.LocalObjectReference{Name: "cfg"}, Optional: ptr(true)}},
+			{SecretRef: &api.SecretEnvSource{LocalObjectReference: api.LocalObjectReference{Name: "sec"}, Optional: ptr(false)}},
+		},
+		Env: []api.EnvVar{{Name: "MODE", Value: "prod"}, {Name: "EMPTY", Value: ""},
+			{Name: "POD", ValueFrom: &api.EnvVarSource{FieldRef: &api.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.name"}}},
+			{Name: "CPU", ValueFrom: &api.EnvVarSource{ResourceFieldRef: &api.ResourceFieldSelector{ContainerName: name, Resource: "limits.cpu", Divisor: "1m"}}},
+			{Name: "LEVEL", ValueFrom: &api.EnvVarSource{ConfigMapKeyRef: &api.ConfigMapKeySelector{LocalObjectReference: api.LocalObjectReference{Name: "cfg"}, Key: "level", Optional: ptr(true)}}},
+			{Name: "PASS", ValueFrom: &api.EnvVarSource{SecretKeyRef: &api.SecretKeySelector{LocalObjectReference: api.LocalObjectReference{Name: "sec"}, Key: "pass", Optional: ptr(false)}}},
+		},
+		VolumeMounts: []api.VolumeMount{{Name: "config", ReadOnly: true, MountPath: "/etc/config", SubPath: "sub"}},
 		Resources: api.ResourceRequirements{
 			Limits:   api.ResourceList{"cpu": "2", "memory": "1Gi", "ephemeral-storage": "10G"},
 			Requests: api.ResourceList{"cpu": "500m", "memory": "128Mi", "pods": "1"},
@@ -127,7 +137,32 @@ func fullPodSpec() api.PodSpec {
 				Weight: 10, Preference: api.NodeSelectorTerm{MatchExpressions: []api.NodeSelectorRequirement{{Key: "disk", Operator: "Exists"}}},
 			}},
 		}},
-		Overhead: api.ResourceList{"cpu": "250m", "memory": "120Mi"},
+		Overhead:                     api.ResourceList{"cpu": "250m", "memory": "120Mi"},
+		AutomountServiceAccountToken: ptr(false),
+		EnableServiceLinks:           ptr(true),
+		Volumes:                      fullVolumes(),
+	}
+}
+
+func fullVolumes() []api.Volume {
+	items := []api.KeyToPath{{Key: "level", Path: "dir/level", Mode: ptr(int32(0o400))}}
+	files := []api.DownwardAPIVolumeFile{
+		{Path: "labels", FieldRef: &api.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.labels"}, Mode: ptr(int32(0o444)),
+			ResourceFieldRef: &api.ResourceFieldSelector{ContainerName: "web", Resource: "limits.memory", Divisor: "1Mi"}},
+	}
+	cm := api.LocalObjectReference{Name: "cfg"}
+	return []api.Volume{
+		{Name: "scratch", VolumeSource: api.VolumeSource{EmptyDir: &api.EmptyDirVolumeSource{Medium: "Memory", SizeLimit: ptr(api.Quantity("64Mi"))},
+			Secret:      &api.SecretVolumeSource{SecretName: "sec", Items: items, DefaultMode: ptr(int32(0o644)), Optional: ptr(true)},
+			DownwardAPI: &api.DownwardAPIVolumeSource{Items: files, DefaultMode: ptr(int32(0o644))},
+			ConfigMap:   &api.ConfigMapVolumeSource{LocalObjectReference: cm, Items: items, DefaultMode: ptr(int32(0o600)), Optional: ptr(false)},
+			Projected: &api.ProjectedVolumeSource{DefaultMode: ptr(int32(0o440)), Sources: []api.VolumeProjection{{
+				Secret:              &api.SecretProjection{LocalObjectReference: api.LocalObjectReference{Name: "sec"}, Items: items, Optional: ptr(true)},
+				DownwardAPI:         &api.DownwardAPIProjection{Items: files},
+				ConfigMap:           &api.ConfigMapProjection{LocalObjectReference: cm, Items: items, Optional: ptr(false)},
+				ServiceAccountToken: &api.ServiceAccountTokenProjection{Audience: "api", ExpirationSeconds: ptr(int64(3600)), Path: "token"},
+			}}},
+		}},
 	}
 }
 

@@ -165,6 +165,7 @@ func TestTagsMatchUpstream(t *testing.T) {
 		"EventSeries.count": true, "EventSeries.lastObservedTime": true,
 		"NodeSpec.podCIDRs": true, "NodeSpec.taints": true, "PodSpec.tolerations": true,
 		"PodSpec.priority": true, "PodSpec.overhead": true, "PodStatus.qosClass": true,
+		"SecretVolumeSource.defaultMode": true, "ServiceAccountTokenProjection.audience": true,
 		"ServiceSpec.clusterIPs": true, "ServiceSpec.ipFamilies": true,
 		"PersistentVolumeSpec.mountOptions": true, "StorageClass.mountOptions": true,
 		"CSIDriverSpec.podInfoOnMount": true, "CSIDriverSpec.volumeLifecycleModes": true, "CSIDriverSpec.storageCapacity": true,

@@ -77,6 +77,7 @@ var (
 	microTimeType    = reflect.TypeFor[api.MicroTime]()
 	intOrStringType  = reflect.TypeFor[api.IntOrString]()
 	resourceListType = reflect.TypeFor[api.ResourceList]()
+	quantityType     = reflect.TypeFor[api.Quantity]()
 	rawMessageType   = reflect.TypeFor[json.RawMessage]()
 	typeMetaType     = reflect.TypeFor[api.TypeMeta]()
 
@@ -160,6 +161,9 @@ func (c *choices) fill(v reflect.Value) {
 		return
 	case rawMessageType:
 		v.Set(reflect.ValueOf(c.rawJSON()))
+		return
+	case quantityType:
+		v.SetString(c.quantity()) // never empty: upstream writes a zero quantity as "0"
 		return
 	}
 	switch v.Kind() {

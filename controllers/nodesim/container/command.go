@@ -3,8 +3,10 @@ package container
 import (
 	"errors"
 	"fmt"
+	iofs "io/fs"
 	"math"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,18 +17,28 @@ import (
 //
 //   - a simple command: echo WORDS (prints WORDS), sleep N (N seconds, or
 //     N with a suffix s, m, h or d, several summed, "infinity" for ever),
-//     exit N, true, false or ":"; touch FILE... and rm [-f] FILE..., which
-//     make and remove files in the container's simulated filesystem (which
-//     holds only the files its command touched), cat FILE... (prints
-//     nothing of a file that exists, fails on one that does not) and test
-//     -e/-f FILE; a path ("/bin/echo") counts by its last element;
+//     exit N, true, false or ":"; env and printenv [NAME...] (the
+//     environment the kubelet handed it, Input.Env; under sh also SHLVL
+//     and PWD); cat FILE... (prints the files), ls [-1aA] [PATH...] (one
+//     name a line, sorted); touch FILE... and rm [-f] FILE..., which make
+//     and remove files; test (or [) -e/-f/-d/-s FILE; and agnhost
+//     mounttest with --fs_type, --new_file_0644 (0666, 0660, 0777),
+//     --file_mode, --file_perm, --file_owner and --file_content=PATH,
+//     printed as agnhost prints them. The files are the container's
+//     simulated filesystem: its mounted volumes (Input.FS) and the files
+//     its commands made. A path ("/bin/echo") counts by its last element;
 //   - sh -c SCRIPT (also bash, ash, and their /bin paths), where SCRIPT
 //     is simple commands joined by ";", newlines, "&&" and "||", with the
-//     shell's quoting ('single', "double", backslash) and # comments.
+//     shell's quoting ('single', "double", backslash), # comments, and
+//     $NAME and ${NAME} replaced by the variable's value (split into words
+//     at blanks outside double quotes), and NAME=VALUE words before a
+//     command setting its environment (not the shell's: $NAME in the same
+//     script does not see them).
 //
 // Anything else — no command at all (the image's own command runs), a
-// command the grammar does not know, or a script it cannot parse (pipes,
-// redirections, variables, substitutions, globs, loops) — is not an error:
+// command or option the grammar does not know, or a script it cannot
+// parse (pipes, redirections, $? and other special parameters, ${A:-b},
+// substitutions, globs, loops, assignments alone) — is not an error:
 // the container runs until it is stopped, as a server does, and its log
 // says why.
 
@@ -46,6 +58,8 @@ type Run struct {
 	// Files are the changes its command makes to its files (touch, rm), in
 	// order; an exec probe reads them (Exec).
 	Files []FileChange
+	// in is what the kubelet handed the run, which its exec probes see.
+	in Input
 	// Why says, when the run is Forever because the simulator does not
 	// know what the command does, why it runs until stopped: the kubelet
 	// writes it in the container's log. "" for a command the grammar
@@ -61,18 +75,15 @@ type FileChange struct {
 	Exists bool
 }
 
-// FilesAt returns the files that exist d into the run, by path.
+// FilesAt returns the files the run has made (true) or removed (false) d
+// into it, by path.
 func (r *Run) FilesAt(d time.Duration) map[string]bool {
 	files := map[string]bool{}
 	for _, c := range r.Files {
 		if c.At > d {
 			break
 		}
-		if c.Exists {
-			files[c.Path] = true
-		} else {
-			delete(files, c.Path)
-		}
+		files[c.Path] = c.Exists
 	}
 	return files
 }
@@ -87,29 +98,42 @@ type Line struct {
 // stopped (sleep 1e9 is for ever in practice, and sums must not overflow).
 const maxRun = 100 * 365 * 24 * time.Hour
 
-// Plan returns what a run of a container with command and args does.
-func Plan(command, args []string) Run {
+// Plan returns what a run of a container with command and args does,
+// with an empty environment and filesystem.
+func Plan(command, args []string) Run { return PlanIn(command, args, Input{}) }
+
+// PlanIn returns what a run of a container with command and args does when
+// the kubelet hands it in (its environment and volumes). The command and
+// args are taken as the kubelet hands them to the runtime, their $(VAR)
+// references already expanded (package podenv).
+func PlanIn(command, args []string, in Input) Run {
 	argv := make([]string, 0, len(command)+len(args))
 	argv = append(append(argv, command...), args...)
 	if len(argv) == 0 {
 		return Run{Forever: true, Why: "no command given: the image's own command runs until the container is stopped, as a server does (no process runs in miniplane, so it prints nothing)"}
 	}
+	sh := newShell(in, map[string]bool{})
 	if isShell(argv[0]) && len(argv) >= 3 && argv[1] == "-c" {
-		list, err := parseScript(argv[2])
+		list, err := parseScript(argv[2], sh.lookup)
 		if err != nil {
-			return Run{Forever: true, Why: fmt.Sprintf("cannot simulate the script %q: %v; it runs until the container is stopped", argv[2], err)}
+			return Run{Forever: true, Why: fmt.Sprintf("cannot simulate the script %q: %v; it runs until the container is stopped", argv[2], err), in: in}
 		}
-		return execute(list, map[string]bool{})
+		sh.script = true
+		return sh.execute(list)
 	}
-	return execute([]simple{{argv: argv}}, map[string]bool{})
+	return sh.execute([]simple{{argv: argv}})
 }
 
-// Exec runs argv, as an exec probe runs it in a container whose files are
-// files (FilesAt), and returns its exit code and what it printed (lines
-// joined by newlines). A command the grammar does not know, or that does
-// not end by itself, counts as passing: as with Plan, what the simulator
-// cannot run is taken to do what it is there for.
-func Exec(argv []string, files map[string]bool) (code int32, output string) {
+// Exec runs argv, as an exec probe runs it d into the run r (in the files
+// as they are then: FilesAt), and returns its exit code and what it
+// printed. A command the grammar does not know, or that does not end by
+// itself, counts as passing: as with Plan, what the simulator cannot run is
+// taken to do what it is there for.
+func (r *Run) Exec(argv []string, d time.Duration) (code int32, output string) {
+	return execIn(argv, r.FilesAt(d), r.in)
+}
+
+func execIn(argv []string, files map[string]bool, in Input) (code int32, output string) {
 	if len(argv) == 0 {
 		return 0, ""
 	}
@@ -117,15 +141,17 @@ func Exec(argv []string, files map[string]bool) (code int32, output string) {
 	for k, v := range files {
 		fs[k] = v
 	}
+	sh := newShell(in, fs)
 	var r Run
 	if isShell(argv[0]) && len(argv) >= 3 && argv[1] == "-c" {
-		list, err := parseScript(argv[2])
+		list, err := parseScript(argv[2], sh.lookup)
 		if err != nil {
 			return 0, ""
 		}
-		r = execute(list, fs)
+		sh.script = true
+		r = sh.execute(list)
 	} else {
-		r = execute([]simple{{argv: argv}}, fs)
+		r = sh.execute([]simple{{argv: argv}})
 	}
 	texts := make([]string, len(r.Output))
 	for i, l := range r.Output {
@@ -149,17 +175,103 @@ func isShell(name string) bool {
 // simple is a simple command and the operator before it: "" for the
 // first, ";" (or a newline), "&&" or "||".
 type simple struct {
-	op   string
-	argv []string
+	op     string
+	argv   []string
+	assign []EnvVar // NAME=VALUE words before it: its environment's, not the shell's
+}
+
+// shell runs simple commands as a shell runs them, keeping what they print
+// and the files they touch.
+type shell struct {
+	in Input
+	// files are the files the commands made (true) or removed (false),
+	// over in.FS.
+	files  map[string]bool
+	script bool // run by sh -c: the shell's own variables are in env
+	// assign are the variables the running command's NAME=VALUE words
+	// set in its environment.
+	assign []EnvVar
+	r      Run
+	at     time.Duration
+	// partial is printed text not yet ended by a newline.
+	partial strings.Builder
+}
+
+func newShell(in Input, files map[string]bool) *shell {
+	return &shell{in: in, files: files}
+}
+
+// lookup is a variable's value for the script's $NAME: the container's
+// environment, and what sh sets itself.
+func (sh *shell) lookup(name string) (string, bool) {
+	if v, ok := sh.in.lookup(name); ok {
+		return v, true
+	}
+	for _, v := range shellVars {
+		if v.Name == name {
+			return v.Value, true
+		}
+	}
+	return "", false
+}
+
+// print writes text to the run's output: each newline ends a line, at the
+// current time; text after the last one waits for the next newline (or the
+// end of the run).
+func (sh *shell) print(text string) {
+	for {
+		i := strings.IndexByte(text, '\n')
+		if i < 0 {
+			sh.partial.WriteString(text)
+			return
+		}
+		sh.partial.WriteString(text[:i])
+		sh.r.Output = append(sh.r.Output, Line{At: sh.at, Text: sh.partial.String()})
+		sh.partial.Reset()
+		text = text[i+1:]
+	}
+}
+
+// flush ends the output's last line, if text waits.
+func (sh *shell) flush() {
+	if sh.partial.Len() > 0 {
+		sh.print("\n")
+	}
+}
+
+// exists reports whether the file p is there: made by a command, or
+// mounted and not removed.
+func (sh *shell) exists(p string) (File, bool) {
+	if made, ok := sh.files[p]; ok {
+		if !made {
+			return File{}, false
+		}
+		if f, ok := sh.in.FS[p]; ok {
+			return f, true
+		}
+		return File{Mode: 0o644}, true
+	}
+	return sh.in.FS.Lookup(p)
+}
+
+// end ends the run with status.
+func (sh *shell) end(status int32) Run {
+	sh.flush()
+	sh.r.Duration, sh.r.ExitCode = sh.at, status
+	sh.r.in = sh.in
+	return sh.r
+}
+
+// forever ends the run as one that does not end by itself.
+func (sh *shell) forever(why string) Run {
+	sh.flush()
+	return Run{Output: sh.r.Output, Files: sh.r.Files, Forever: true, Why: why, in: sh.in}
 }
 
 // execute runs a list of simple commands as a shell runs them: a command
 // after && runs only if the status so far is 0, after || only if it is
-// not, after ; always; exit ends the list. files are the files that exist,
-// changed as the commands touch and remove them.
-func execute(list []simple, files map[string]bool) Run {
-	var r Run
-	var at time.Duration
+// not, after ; always; exit ends the list.
+func (sh *shell) execute(list []simple) Run {
 	var status int32
 	for i, s := range list {
 		if i > 0 && (s.op == "&&" && status != 0 || s.op == "||" && status == 0) {
@@ -167,90 +279,349 @@ func execute(list []simple, files map[string]bool) Run {
 		}
 		name, args := path.Base(s.argv[0]), s.argv[1:]
 		switch name {
-		case "echo":
-			newline := true
-			if len(args) > 0 && args[0] == "-n" {
-				args, newline = args[1:], false
-			}
-			text := strings.Join(args, " ")
-			if newline || text != "" {
-				for _, l := range strings.Split(text, "\n") {
-					r.Output = append(r.Output, Line{At: at, Text: l})
-				}
-			}
-			status = 0
-		case "true", ":":
-			status = 0
-		case "touch":
-			for _, f := range args {
-				files[f] = true
-				r.Files = append(r.Files, FileChange{At: at, Path: f, Exists: true})
-			}
-			status = 0
-		case "rm":
-			status = 0
-			force := len(args) > 0 && (args[0] == "-f" || args[0] == "-rf" || args[0] == "-fr")
-			if force || len(args) > 0 && args[0] == "--" {
-				args = args[1:]
-			}
-			for _, f := range args {
-				if !files[f] {
-					if !force {
-						r.Output = append(r.Output, Line{At: at, Text: "rm: can't remove '" + f + "': No such file or directory"})
-						status = 1
-					}
-					continue
-				}
-				delete(files, f)
-				r.Files = append(r.Files, FileChange{At: at, Path: f, Exists: false})
-			}
-		case "cat":
-			status = 0
-			for _, f := range args {
-				if !files[f] {
-					r.Output = append(r.Output, Line{At: at, Text: "cat: can't open '" + f + "': No such file or directory"})
-					status = 1
-				}
-			}
-		case "test":
-			status = 1
-			if len(args) == 2 && (args[0] == "-e" || args[0] == "-f") && files[args[1]] {
-				status = 0
-			}
-		case "false":
-			status = 1
 		case "sleep":
 			d, err := sleepFor(args)
 			switch {
 			case err != nil:
-				r.Output = append(r.Output, Line{At: at, Text: "sleep: " + err.Error()})
+				sh.print("sleep: " + err.Error() + "\n")
 				status = 1
-			case d < 0 || d > maxRun-at:
-				return Run{Output: r.Output, Forever: true}
+			case d < 0 || d > maxRun-sh.at:
+				return sh.forever("")
 			default:
-				at += d
+				sh.at += d
 				status = 0
 			}
 		case "exit":
 			if len(args) > 0 {
 				n, err := strconv.ParseInt(args[0], 10, 64)
 				if err != nil {
-					r.Output = append(r.Output, Line{At: at, Text: "exit: " + args[0] + ": numeric argument required"})
+					sh.print("exit: " + args[0] + ": numeric argument required\n")
 					n = 2
 				}
 				status = int32(n & 0xff)
 			}
-			r.Duration, r.ExitCode = at, status
-			return r
+			return sh.end(status)
 		default:
-			return Run{Output: r.Output, Forever: true, Why: fmt.Sprintf(
-				"%q is not a command the simulator runs (it runs echo, sleep, exit, true and false, alone or joined by ;, && and || in sh -c): it runs until the container is stopped",
-				strings.Join(s.argv, " "))}
+			sh.assign = s.assign
+			code, ok := sh.builtin(name, args)
+			sh.assign = nil
+			if !ok {
+				return sh.forever(fmt.Sprintf(
+					"%q is not a command the simulator runs (it runs echo, sleep, exit, true, false, env, cat, ls, touch, rm and test, alone or joined by ;, && and || in sh -c): it runs until the container is stopped",
+					strings.Join(s.argv, " ")))
+			}
+			status = code
 		}
 	}
-	r.Duration, r.ExitCode = at, status
-	return r
+	return sh.end(status)
 }
+
+// builtin runs a command that takes no time, and reports whether it knows
+// it.
+func (sh *shell) builtin(name string, args []string) (status int32, ok bool) {
+	switch name {
+	case "echo":
+		newline := true
+		if len(args) > 0 && args[0] == "-n" {
+			args, newline = args[1:], false
+		}
+		text := strings.Join(args, " ")
+		if newline {
+			text += "\n"
+		}
+		sh.print(text)
+	case "true", ":":
+	case "false":
+		return 1, true
+	case "env", "printenv":
+		return sh.env(name, args), true
+	case "touch":
+		for _, f := range args {
+			f = resolve(f)
+			sh.files[f] = true
+			sh.r.Files = append(sh.r.Files, FileChange{At: sh.at, Path: f, Exists: true})
+		}
+	case "rm":
+		force := len(args) > 0 && (args[0] == "-f" || args[0] == "-rf" || args[0] == "-fr")
+		if force || len(args) > 0 && args[0] == "--" {
+			args = args[1:]
+		}
+		for _, f := range args {
+			p := resolve(f)
+			if _, there := sh.exists(p); !there {
+				if !force {
+					sh.print("rm: can't remove '" + f + "': No such file or directory\n")
+					status = 1
+				}
+				continue
+			}
+			sh.files[p] = false
+			sh.r.Files = append(sh.r.Files, FileChange{At: sh.at, Path: p, Exists: false})
+		}
+	case "cat":
+		for _, f := range args {
+			file, there := sh.exists(resolve(f))
+			switch {
+			case !there:
+				sh.print("cat: can't open '" + f + "': No such file or directory\n")
+				status = 1
+			case file.IsDir():
+				sh.print("cat: read error: Is a directory\n")
+				status = 1
+			default:
+				sh.print(file.Data)
+			}
+		}
+	case "ls":
+		return sh.ls(args)
+	case "test", "[":
+		if name == "[" && len(args) > 0 && args[len(args)-1] == "]" {
+			args = args[:len(args)-1]
+		}
+		status = 1
+		if len(args) == 2 {
+			f, there := sh.exists(resolve(args[1]))
+			switch args[0] {
+			case "-e":
+				status = boolStatus(there)
+			case "-f":
+				status = boolStatus(there && !f.IsDir())
+			case "-d":
+				status = boolStatus(there && f.IsDir())
+			case "-s":
+				status = boolStatus(there && len(f.Data) > 0)
+			}
+		}
+	case "agnhost", "mounttest":
+		if name == "agnhost" {
+			if len(args) == 0 || args[0] != "mounttest" {
+				return 0, false
+			}
+			args = args[1:]
+		}
+		return sh.mounttest(args)
+	default:
+		return 0, false
+	}
+	return status, true
+}
+
+func boolStatus(b bool) int32 {
+	if b {
+		return 0
+	}
+	return 1
+}
+
+// shellVars are the variables busybox sh adds to the environment of the
+// commands it runs.
+var shellVars = []EnvVar{{"SHLVL", "1"}, {"PWD", "/"}}
+
+// env prints the environment (env), or the values of the variables named
+// (printenv NAME...).
+func (sh *shell) env(name string, args []string) int32 {
+	vars := sh.in.Env
+	if sh.script {
+		vars = append(slices.Clip(vars), shellVars...)
+	}
+	for _, a := range sh.assign {
+		if i := slices.IndexFunc(vars, func(v EnvVar) bool { return v.Name == a.Name }); i >= 0 {
+			vars = slices.Clone(vars)
+			vars[i] = a
+		} else {
+			vars = append(slices.Clip(vars), a)
+		}
+	}
+	if name == "printenv" && len(args) > 0 {
+		var status int32
+		for _, a := range args {
+			v, ok := lookupIn(vars, a)
+			if !ok {
+				status = 1
+				continue
+			}
+			sh.print(v + "\n")
+		}
+		return status
+	}
+	for _, v := range vars {
+		sh.print(v.Name + "=" + v.Value + "\n")
+	}
+	return 0
+}
+
+func lookupIn(vars []EnvVar, name string) (string, bool) {
+	for i := len(vars) - 1; i >= 0; i-- {
+		if vars[i].Name == name {
+			return vars[i].Value, true
+		}
+	}
+	return "", false
+}
+
+// ls lists directories (one name a line, sorted, as busybox ls prints when
+// its output is not a terminal) and names files; with several operands,
+// each directory's list follows a "DIR:" header. -1, -a and -A are taken
+// (the kubelet's hidden ..data entries are not simulated); other options
+// are not, and the command then counts as unknown.
+func (sh *shell) ls(args []string) (int32, bool) {
+	var operands []string
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") && len(a) > 1 {
+			if strings.Trim(a[1:], "1aA") != "" {
+				return 0, false
+			}
+			continue
+		}
+		operands = append(operands, a)
+	}
+	if len(operands) == 0 {
+		operands = []string{"."}
+	}
+	var status int32
+	var files, dirs []string
+	for _, op := range operands {
+		f, there := sh.exists(resolve(op))
+		switch {
+		case !there:
+			sh.print("ls: " + op + ": No such file or directory\n")
+			status = 1
+		case f.IsDir():
+			dirs = append(dirs, op)
+		default:
+			files = append(files, op)
+		}
+	}
+	slices.Sort(files)
+	slices.Sort(dirs)
+	for _, f := range files {
+		sh.print(f + "\n")
+	}
+	for i, d := range dirs {
+		if len(operands) > 1 {
+			if i > 0 || len(files) > 0 {
+				sh.print("\n")
+			}
+			sh.print(d + ":\n")
+		}
+		for _, name := range sh.list(resolve(d)) {
+			sh.print(name + "\n")
+		}
+	}
+	return status, true
+}
+
+// list is the entries of directory dir: mounted and made ones, less the
+// removed ones.
+func (sh *shell) list(dir string) []string {
+	names := sh.in.FS.List(dir)
+	for p, made := range sh.files {
+		if path.Dir(p) != dir || p == "/" {
+			continue
+		}
+		name := path.Base(p)
+		i, found := slices.BinarySearch(names, name)
+		switch {
+		case made && !found:
+			names = slices.Insert(names, i, name)
+		case !made && found:
+			names = slices.Delete(names, i, i+1)
+		}
+	}
+	return names
+}
+
+// mounttest is agnhost's mounttest, which Kubernetes' volume conformance
+// tests run: --fs_type, --new_file_0644 (0666, 0660, 0777), --file_mode,
+// --file_perm, --file_owner and --file_content, done in that order,
+// printed as agnhost prints them. Other flags (--file_content_in_loop) are
+// not simulated.
+func (sh *shell) mounttest(args []string) (int32, bool) {
+	flags := map[string]string{}
+	for _, a := range args {
+		k, v, ok := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !ok || !strings.HasPrefix(a, "-") {
+			return 0, false
+		}
+		switch k {
+		case "fs_type", "new_file_0644", "new_file_0666", "new_file_0660", "new_file_0777", "file_mode", "file_perm", "file_owner", "file_content":
+			flags[k] = v
+		default:
+			return 0, false
+		}
+	}
+	var status int32
+	stat := func(p string) (File, bool) {
+		f, ok := sh.exists(resolve(p))
+		if !ok {
+			sh.print(fmt.Sprintf("error from Stat(%q): stat %s: no such file or directory\n", p, p))
+			status = 1
+		}
+		return f, ok
+	}
+	content := func(p string) {
+		f, ok := sh.exists(resolve(p))
+		if !ok {
+			sh.print(fmt.Sprintf("error reading file content for %q: open %s: no such file or directory\n", p, p))
+			status = 1
+			return
+		}
+		sh.print(fmt.Sprintf("content of file %q: %v\n", p, f.Data))
+	}
+	if p := flags["fs_type"]; p != "" {
+		if f, ok := stat(p); ok {
+			if f.Tmpfs {
+				sh.print(fmt.Sprintf("mount type of %q: tmpfs\n", p))
+			} else {
+				sh.print(fmt.Sprintf("mount type of %q: %v\n", p, ext4Magic))
+			}
+		}
+	}
+	for _, perm := range []string{"0644", "0666", "0660", "0777"} {
+		if p := flags["new_file_"+perm]; p != "" {
+			mode, _ := strconv.ParseUint(perm, 8, 32)
+			abs := resolve(p)
+			if sh.in.FS == nil {
+				sh.in.FS = FS{}
+			}
+			fs := make(FS, len(sh.in.FS)+1)
+			for k, v := range sh.in.FS {
+				fs[k] = v
+			}
+			fs.Put(abs, File{Data: mountTestContent, Mode: iofs.FileMode(mode)})
+			sh.in.FS = fs
+			sh.files[abs] = true
+			sh.r.Files = append(sh.r.Files, FileChange{At: sh.at, Path: abs, Exists: true})
+			content(p)
+		}
+	}
+	if p := flags["file_mode"]; p != "" {
+		if f, ok := stat(p); ok {
+			sh.print(fmt.Sprintf("mode of file %q: %v\n", p, f.Mode))
+		}
+	}
+	if p := flags["file_perm"]; p != "" {
+		if f, ok := stat(p); ok {
+			sh.print(fmt.Sprintf("perms of file %q: %v\n", p, f.Mode.Perm()))
+		}
+	}
+	if p := flags["file_owner"]; p != "" {
+		if _, ok := stat(p); ok {
+			sh.print(fmt.Sprintf("owner UID of %q: 0\nowner GID of %q: 0\n", p, p))
+		}
+	}
+	if p := flags["file_content"]; p != "" {
+		content(p)
+	}
+	return status, true
+}
+
+// mountTestContent is what agnhost mounttest writes in a new file.
+const mountTestContent = "mount-tester new file\n"
+
+// ext4Magic is the filesystem type agnhost prints for a volume not on a
+// tmpfs (the node's disk, as statfs reports ext4).
+const ext4Magic = 61267
 
 // sleepFor returns how long sleep args sleeps (the sum of its arguments,
 // as GNU and busybox sleep take them), -1 for ever.
@@ -289,8 +660,9 @@ func sleepFor(args []string) (time.Duration, error) {
 }
 
 // parseScript splits an sh -c script into its simple commands, or says
-// why it cannot.
-func parseScript(s string) ([]simple, error) {
+// why it cannot. $NAME and ${NAME} are replaced by lookup's value (empty
+// when unset); unquoted, the value is split into words at blanks.
+func parseScript(s string, lookup func(string) (string, bool)) ([]simple, error) {
 	var (
 		list    []simple
 		words   []string
@@ -314,10 +686,18 @@ func parseScript(s string) ([]simple, error) {
 			}
 			return fmt.Errorf("syntax error near %q", next)
 		}
-		if strings.Contains(words[0], "=") {
-			return errors.New("variable assignments are not simulated")
+		var assign []EnvVar
+		for len(words) > 0 {
+			name, value, ok := strings.Cut(words[0], "=")
+			if !ok || !isName(name) {
+				break
+			}
+			assign, words = append(assign, EnvVar{name, value}), words[1:]
 		}
-		list = append(list, simple{op: op, argv: words})
+		if len(words) == 0 {
+			return errors.New("variable assignments are not simulated, but before a command")
+		}
+		list = append(list, simple{op: op, argv: words, assign: assign})
 		words, op, pending = nil, next, next == "&&" || next == "||"
 		return nil
 	}
@@ -335,7 +715,14 @@ func parseScript(s string) ([]simple, error) {
 			i++
 			for ; i < len(s) && s[i] != '"'; i++ {
 				switch c := s[i]; {
-				case c == '$' || c == '`':
+				case c == '$':
+					v, n, err := expandAt(s[i:], lookup)
+					if err != nil {
+						return nil, err
+					}
+					word.WriteString(v)
+					i += n - 1
+				case c == '`':
 					return nil, fmt.Errorf("%q expansions are not simulated", string(c))
 				case c == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`\n", s[i+1]) >= 0:
 					i++
@@ -374,7 +761,28 @@ func parseScript(s string) ([]simple, error) {
 				return nil, err
 			}
 			i++
-		case strings.IndexByte("|&<>()$`{}*?[]~!", ch) >= 0:
+		case ch == '$':
+			v, n, err := expandAt(s[i:], lookup)
+			if err != nil {
+				return nil, err
+			}
+			i += n - 1
+			if n == 1 { // a lone $
+				word.WriteByte('$')
+				inWord = true
+				continue
+			}
+			for j, field := range strings.Fields(v) {
+				if j > 0 || strings.IndexByte(" \t\n", v[0]) >= 0 {
+					endWord()
+				}
+				word.WriteString(field)
+				inWord = true
+			}
+			if v != "" && strings.IndexByte(" \t\n", v[len(v)-1]) >= 0 {
+				endWord()
+			}
+		case strings.IndexByte("|&<>()`{}*?[]~!", ch) >= 0:
 			return nil, fmt.Errorf("%q is not simulated", string(ch))
 		default:
 			word.WriteByte(ch)
@@ -390,4 +798,52 @@ func parseScript(s string) ([]simple, error) {
 		return nil, fmt.Errorf("syntax error: nothing after %q", op)
 	}
 	return list, nil
+}
+
+// expandAt reads the expansion at the start of s ("$NAME" or "${NAME}"):
+// its value and how many bytes it takes. A "$" not followed by a name is
+// itself (one byte); the shell's other expansions are not simulated.
+func expandAt(s string, lookup func(string) (string, bool)) (value string, n int, err error) {
+	if len(s) < 2 {
+		return "$", 1, nil
+	}
+	isName := func(c byte, first bool) bool {
+		return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || !first && '0' <= c && c <= '9'
+	}
+	switch c := s[1]; {
+	case c == '{':
+		end := strings.IndexByte(s, '}')
+		if end < 0 {
+			return "", 0, errors.New("unterminated ${")
+		}
+		name := s[2:end]
+		if name == "" || !isName(name[0], true) || strings.IndexFunc(name, func(r rune) bool { return r > 127 || !isName(byte(r), false) }) >= 0 {
+			return "", 0, fmt.Errorf("${%s} is not simulated", name)
+		}
+		v, _ := lookup(name)
+		return v, end + 1, nil
+	case isName(c, true):
+		end := 2
+		for end < len(s) && isName(s[end], false) {
+			end++
+		}
+		v, _ := lookup(s[1:end])
+		return v, end, nil
+	case c == ' ' || c == '\t' || c == '\n' || c == '"' || c == ';':
+		return "$", 1, nil
+	}
+	return "", 0, fmt.Errorf("%q expansions are not simulated", s[:2])
+}
+
+// isName reports whether s is a shell variable's name.
+func isName(s string) bool {
+	if s == "" || '0' <= s[0] && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c != '_' && !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
 }

@@ -53,11 +53,15 @@ func TestPlanRunsUntilStopped(t *testing.T) {
 		{"a server", []string{"nginx", "-g", "daemon off;"}, nil},
 		{"unknown in script", []string{"sh", "-c", "echo a; myserver --port 80"}, nil},
 		{"pipe", []string{"sh", "-c", "echo a | grep a"}, nil},
-		{"variable", []string{"sh", "-c", "echo $HOME"}, nil},
+		{"special parameter", []string{"sh", "-c", "echo $?"}, nil},
+		{"command substitution", []string{"sh", "-c", "echo $(date)"}, nil},
+		{"bad braces", []string{"sh", "-c", "echo ${A:-b}"}, nil},
+		{"ls option", []string{"ls", "-R", "/"}, nil},
+		{"agnhost other", []string{"agnhost", "netexec"}, nil},
 		{"loop", []string{"sh", "-c", "while true; do echo hi; sleep 1; done"}, nil},
 		{"unterminated", []string{"sh", "-c", "echo 'a"}, nil},
 		{"dangling and", []string{"sh", "-c", "echo a &&"}, nil},
-		{"assignment", []string{"sh", "-c", "A=1 echo a"}, nil},
+		{"assignment alone", []string{"sh", "-c", "A=1; echo a"}, nil},
 		{"shell without -c", []string{"sh"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -70,11 +74,14 @@ func TestPlanRunsUntilStopped(t *testing.T) {
 }
 
 func FuzzPlan(f *testing.F) {
-	for _, s := range []string{"echo a; sleep 5 && exit 3 || true", `echo "x" 'y' \z`, "sleep 1e300", "exit -1", "sleep inf", "a &&& b", "#"} {
+	for _, s := range []string{"echo a; sleep 5 && exit 3 || true", `echo "x" 'y' \z`, "sleep 1e300", "exit -1", "sleep inf", "a &&& b", "#",
+		"echo $A${B} \"$A\" $; env", "ls /etc /etc/config/a; cat /etc/config/a", "ls -1a /; printenv A Z", "echo ${", "agnhost mounttest --file_mode=/etc/config/a"} {
 		f.Add(s)
 	}
+	in := testInput()
 	f.Fuzz(func(t *testing.T, script string) {
-		for _, r := range []Run{Plan([]string{"sh", "-c", script}, nil), Plan([]string{"sleep"}, []string{script}), Plan(nil, []string{"exit", script})} {
+		for _, r := range []Run{PlanIn([]string{"sh", "-c", script}, nil, in), Plan([]string{"sleep"}, []string{script}), Plan(nil, []string{"exit", script}),
+			PlanIn([]string{"ls"}, []string{script}, in), PlanIn([]string{"cat"}, []string{script}, in)} {
 			if r.ExitCode < 0 || r.ExitCode > 255 || r.Duration < 0 || r.Duration > maxRun {
 				t.Fatalf("%q: %+v", script, r)
 			}
@@ -88,4 +95,80 @@ func FuzzPlan(f *testing.F) {
 			}
 		}
 	})
+}
+
+// testInput is an environment and a filesystem as the kubelet hands them:
+// a ConfigMap's keys at /etc/config, a secret file of mode 0400 on a tmpfs.
+func testInput() Input {
+	fs := FS{}
+	fs.Put("/etc/config", Dir(0o777))
+	fs.Put("/etc/config/a", File{Data: "alpha", Mode: 0o644})
+	fs.Put("/etc/config/b", File{Data: "line 1\nline 2\n", Mode: 0o644})
+	fs.Put("/etc/secret/pass", File{Data: "s3cr3t", Mode: 0o400, Tmpfs: true})
+	fs.Put("/scratch", Dir(0o777))
+	return Input{Env: []EnvVar{{"PATH", "/bin"}, {"A", "one two"}, {"B", "b"}}, FS: fs}
+}
+
+func TestPlanIn(t *testing.T) {
+	lines := func(texts ...string) []Line {
+		ls := make([]Line, len(texts))
+		for i, text := range texts {
+			ls[i] = Line{Text: text}
+		}
+		return ls
+	}
+	for _, tc := range []struct {
+		name        string
+		command     []string
+		wantOutput  []Line
+		wantCode    int32
+		wantForever bool
+	}{
+		{"env", []string{"env"}, lines("PATH=/bin", "A=one two", "B=b"), 0, false},
+		{"env in sh adds the shell's variables", []string{"sh", "-c", "env"}, lines("PATH=/bin", "A=one two", "B=b", "SHLVL=1", "PWD=/"), 0, false},
+		{"printenv", []string{"printenv", "B", "NOPE", "A"}, lines("b", "one two"), 1, false},
+		{"cat joins partial lines", []string{"sh", "-c", "cat /etc/config/a; echo; cat /etc/config/a /etc/config/a"}, lines("alpha", "alphaalpha"), 0, false},
+		{"cat of lines", []string{"cat", "/etc/config/b"}, lines("line 1", "line 2"), 0, false},
+		{"cat missing", []string{"cat", "/etc/nope"}, lines("cat: can't open '/etc/nope': No such file or directory"), 1, false},
+		{"cat a directory", []string{"cat", "/etc/config"}, lines("cat: read error: Is a directory"), 1, false},
+		{"ls a directory", []string{"ls", "/etc/config/"}, lines("a", "b"), 0, false},
+		{"ls the root", []string{"ls", "-1", "/"}, lines("etc", "scratch"), 0, false},
+		{"ls several", []string{"ls", "/etc/secret", "/etc/config/a", "/etc"}, lines("/etc/config/a", "", "/etc:", "config", "secret", "", "/etc/secret:", "pass"), 0, false},
+		{"ls missing", []string{"ls", "/nope"}, lines("ls: /nope: No such file or directory"), 1, false},
+		{"ls an empty dir", []string{"ls", "/scratch"}, nil, 0, false},
+		{"touch then ls", []string{"sh", "-c", "touch /scratch/x && ls /scratch && rm /etc/config/a && ls /etc/config"}, lines("x", "b"), 0, false},
+		{"test -d", []string{"sh", "-c", "test -d /etc/config && test -f /etc/config/a && ! true"}, nil, 0, true},
+		{"test -d of a file", []string{"test", "-d", "/etc/config/a"}, nil, 1, false},
+		{"variables", []string{"sh", "-c", `echo $A "$A" ${B}x $NOPE. $`}, lines("one two one two bx . $"), 0, false},
+		{"unquoted variable splits", []string{"sh", "-c", `test -e $A`}, nil, 1, false},
+		{"assignments before a command", []string{"sh", "-c", `TEST_VAR=wrong echo "test-value"; B=new C=c printenv B C; B=x echo $B`}, lines("test-value", "new", "c", "b"), 0, false},
+		{"assignments in env", []string{"sh", "-c", "A=1 Z=2 env"}, lines("PATH=/bin", "A=1", "B=b", "SHLVL=1", "PWD=/", "Z=2"), 0, false},
+		{"mounttest content", []string{"agnhost", "mounttest", "--file_content=/etc/config/a"}, lines(`content of file "/etc/config/a": alpha`), 0, false},
+		{"mounttest mode and perm", []string{"/agnhost", "mounttest", "--file_mode=/etc/secret/pass", "--file_perm=/etc/config", "--fs_type=/etc/secret"},
+			lines(`mount type of "/etc/secret": 61267`, `mode of file "/etc/secret/pass": -r--------`, `perms of file "/etc/config": -rwxrwxrwx`), 0, false},
+		{"mounttest tmpfs", []string{"mounttest", "--fs_type=/etc/secret/pass"}, lines(`mount type of "/etc/secret/pass": tmpfs`), 0, false},
+		{"mounttest new file", []string{"agnhost", "mounttest", "--new_file_0644=/scratch/f", "--file_perm=/scratch/f"},
+			lines(`content of file "/scratch/f": mount-tester new file`, "", `perms of file "/scratch/f": -rw-r--r--`), 0, false},
+		{"mounttest missing", []string{"agnhost", "mounttest", "--file_content=/nope"},
+			lines(`error reading file content for "/nope": open /nope: no such file or directory`), 1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := PlanIn(tc.command[:1], tc.command[1:], testInput())
+			assert.Equal(t, tc.wantOutput, r.Output)
+			assert.Equal(t, tc.wantForever, r.Forever, r.Why)
+			assert.Equal(t, tc.wantCode, r.ExitCode)
+		})
+	}
+}
+
+func TestExecSeesTheVolumes(t *testing.T) {
+	r := PlanIn([]string{"sh", "-c", "sleep 10; rm /etc/config/a; sleep infinity"}, nil, testInput())
+	code, _ := r.Exec([]string{"cat", "/etc/config/a"}, 5*time.Second)
+	assert.Equal(t, int32(0), code, "mounted and not yet removed")
+	code, out := r.Exec([]string{"cat", "/etc/config/a"}, 15*time.Second)
+	assert.Equal(t, int32(1), code)
+	assert.Equal(t, "cat: can't open '/etc/config/a': No such file or directory", out)
+	code, out = r.Exec([]string{"sh", "-c", "echo $B"}, 0)
+	assert.Equal(t, int32(0), code)
+	assert.Equal(t, "b", out)
 }

@@ -4,7 +4,10 @@
 // rule), and Kubernetes' restart rules — which exits are restarted
 // (ShouldRestart), the kubelet's back-off between restarts and between pulls
 // (Backoff), the reason a run ended with (TerminatedReason) and the phase
-// its containers give a pod (Phase).
+// its containers give a pod (Phase). A run sees what the kubelet handed
+// the container (Input: its environment and the simulated filesystem of
+// its volumes, FS), which `env`, `cat`, `ls` and agnhost's mounttest
+// print, as Kubernetes' volume conformance tests read them.
 //
 // Nothing runs: a container's run is worked out from its command before it
 // starts, so a simulated pod's life is a pure function of its spec and the

@@ -86,6 +86,9 @@ const (
 	ReasonImagePullBackOff  = "ImagePullBackOff"
 	ReasonErrImageNeverPull = "ErrImageNeverPull"
 	ReasonInvalidImageName  = "InvalidImageName"
+	// ReasonCreateContainerConfigError: the kubelet cannot make the
+	// container's environment (a ConfigMap, Secret or key is missing).
+	ReasonCreateContainerConfigError = "CreateContainerConfigError"
 )
 
 // TerminatedReason is the reason of a run that exited with exitCode, as

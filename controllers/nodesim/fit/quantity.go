@@ -68,3 +68,9 @@ func scale(suffix string) (base, exp int64, ok bool) {
 	}
 	return base, exp, true
 }
+
+// Units returns the quantity s as a count of units of 1/milli of its own
+// unit, rounded up (milli 1000: millicores; 1: bytes), as
+// resource.Quantity's MilliValue and Value do. ok is false for text that is
+// not a quantity.
+func Units(s string, milli int64) (n int64, ok bool) { return parseQuantity(s, milli) }

@@ -1,0 +1,315 @@
+package podenv
+
+import (
+	"fmt"
+	iofs "io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/controllers/nodesim/container"
+)
+
+// MountError is why a volume of the pod cannot be set up: a ConfigMap or
+// Secret it needs is missing. Error gives the kubelet's FailedMount
+// event message.
+type MountError struct{ Volume, Message string }
+
+func (e *MountError) Error() string {
+	return fmt.Sprintf("MountVolume.SetUp failed for volume %q : %s", e.Volume, e.Message)
+}
+
+// ServiceAccountDir is where the kubelet mounts the service account's
+// token, the cluster's CA and the pod's namespace.
+const ServiceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount"
+
+// TokenPlaceholder is what the simulated token file holds: no token is
+// issued in miniplane (there is no token controller nor TokenRequest), so
+// the file says so instead of holding a JWT. %s/%s are the pod's namespace
+// and service account.
+const TokenPlaceholder = "miniplane-simulated-token:system:serviceaccount:%s:%s"
+
+// serviceAccountVolume names the volume of the service account token in
+// a Volumes result: not a valid volume name, so no pod's volume has it.
+const serviceAccountVolume = "kube-api-access (simulated)"
+
+// Volumes returns the contents of each volume of pod, by name, each an FS
+// rooted at the volume's directory; or a MountError for the first volume
+// that cannot be set up. Unless the pod opts out
+// (automountServiceAccountToken: false), it includes the service account
+// volume that kube-apiserver's admission would add as
+// kube-api-access-xxxxx (miniplane's admission adds none: see DESIGN.md,
+// "Deliberately left out"). Kubernetes: each volume plugin's SetUpAt
+// payload (configmap.MakePayload, secret.MakePayload,
+// downwardapi.CollectData, projected's collectData, emptyDir).
+func Volumes(pod *api.Pod, src Sources) (map[string]container.FS, error) {
+	vols := make(map[string]container.FS, len(pod.Spec.Volumes)+1)
+	for i := range pod.Spec.Volumes {
+		v := &pod.Spec.Volumes[i]
+		fs, err := volumeFS(pod, &v.VolumeSource, src)
+		if err != nil {
+			return nil, &MountError{Volume: v.Name, Message: err.Error()}
+		}
+		vols[v.Name] = fs
+	}
+	if pod.Spec.AutomountServiceAccountToken == nil || *pod.Spec.AutomountServiceAccountToken {
+		vols[serviceAccountVolume] = tokenFS(pod, src)
+	}
+	return vols, nil
+}
+
+// payload is a volume's files by path relative to its root.
+type payload map[string]container.File
+
+func volumeFS(pod *api.Pod, v *api.VolumeSource, src Sources) (container.FS, error) {
+	var (
+		files payload
+		err   error
+		tmpfs bool
+	)
+	switch {
+	case v.ConfigMap != nil:
+		files, err = configMapPayload(v.ConfigMap.Name, v.ConfigMap.Items, mode(v.ConfigMap.DefaultMode), isTrue(v.ConfigMap.Optional), src)
+	case v.Secret != nil:
+		tmpfs = true
+		files, err = secretPayload(v.Secret.SecretName, v.Secret.Items, mode(v.Secret.DefaultMode), isTrue(v.Secret.Optional), src)
+	case v.DownwardAPI != nil:
+		files, err = downwardPayload(pod, v.DownwardAPI.Items, mode(v.DownwardAPI.DefaultMode), src)
+	case v.Projected != nil:
+		tmpfs = true
+		files, err = projectedPayload(pod, v.Projected, src)
+	case v.EmptyDir != nil:
+		tmpfs = v.EmptyDir.Medium == "Memory"
+	}
+	if err != nil {
+		return nil, err
+	}
+	root := container.Dir(0o777)
+	root.Tmpfs = tmpfs
+	fs := container.FS{"/": root}
+	for _, p := range sortedKeys(files) {
+		f := files[p]
+		f.Tmpfs = tmpfs
+		fs.Put(p, f)
+	}
+	return fs, nil
+}
+
+// mode is a volume's default file mode: the API server defaults it to
+// 0644.
+func mode(m *int32) iofs.FileMode {
+	if m == nil {
+		return 0o644
+	}
+	return iofs.FileMode(*m) & iofs.ModePerm
+}
+
+func itemMode(m *int32, def iofs.FileMode) iofs.FileMode {
+	if m == nil {
+		return def
+	}
+	return iofs.FileMode(*m) & iofs.ModePerm
+}
+
+// keyPayload is a ConfigMap's or Secret's keys as files: every key at its
+// own name, or only items' keys at their paths; a key items names that is
+// missing fails unless the source is optional. Kubernetes:
+// configmap.MakePayload, secret.MakePayload.
+func keyPayload(data map[string]string, items []api.KeyToPath, def iofs.FileMode, optional bool, missingKey string) (payload, error) {
+	files := payload{}
+	if len(items) == 0 {
+		for k, v := range data {
+			files[k] = container.File{Data: v, Mode: def}
+		}
+		return files, nil
+	}
+	for _, it := range items {
+		v, ok := data[it.Key]
+		if !ok {
+			if optional {
+				continue
+			}
+			return nil, fmt.Errorf(missingKey, it.Key)
+		}
+		files[it.Path] = container.File{Data: v, Mode: itemMode(it.Mode, def)}
+	}
+	return files, nil
+}
+
+func configMapPayload(name string, items []api.KeyToPath, def iofs.FileMode, optional bool, src Sources) (payload, error) {
+	cm, ok := src.ConfigMap(name)
+	if !ok {
+		if optional {
+			return payload{}, nil
+		}
+		return nil, fmt.Errorf("configmap %q not found", name)
+	}
+	data := make(map[string]string, len(cm.Data)+len(cm.BinaryData))
+	for k, v := range cm.Data {
+		data[k] = v
+	}
+	for k, v := range cm.BinaryData {
+		data[k] = string(v)
+	}
+	return keyPayload(data, items, def, optional, "configmap references non-existent config key: %s")
+}
+
+func secretPayload(name string, items []api.KeyToPath, def iofs.FileMode, optional bool, src Sources) (payload, error) {
+	s, ok := src.Secret(name)
+	if !ok {
+		if optional {
+			return payload{}, nil
+		}
+		return nil, fmt.Errorf("secret %q not found", name)
+	}
+	data := make(map[string]string, len(s.Data))
+	for k, v := range s.Data {
+		data[k] = string(v)
+	}
+	return keyPayload(data, items, def, optional, "references non-existent secret key: %s")
+}
+
+// downwardPayload is a downward API volume's files: each item's pod field
+// or container resource. Kubernetes: downwardapi.CollectData.
+func downwardPayload(pod *api.Pod, items []api.DownwardAPIVolumeFile, def iofs.FileMode, src Sources) (payload, error) {
+	files := payload{}
+	var errs []string
+	for _, it := range items {
+		var (
+			v   string
+			err error
+		)
+		switch {
+		case it.FieldRef != nil:
+			v, err = fieldValue(pod, it.FieldRef.FieldPath)
+		case it.ResourceFieldRef != nil:
+			v, err = resourceValue(pod, nil, it.ResourceFieldRef, src.Allocatable)
+		}
+		if err != nil {
+			errs = append(errs, err.Error())
+			continue
+		}
+		files[path.Clean(it.Path)] = container.File{Data: v, Mode: itemMode(it.Mode, def)}
+	}
+	if err := aggregate(errs); err != nil {
+		return nil, err
+	}
+	return files, nil
+}
+
+// projectedPayload is a projected volume's sources, merged. Kubernetes:
+// projected's collectData, whose errors are aggregated.
+func projectedPayload(pod *api.Pod, p *api.ProjectedVolumeSource, src Sources) (payload, error) {
+	def := mode(p.DefaultMode)
+	files := payload{}
+	var errs []string
+	for _, s := range p.Sources {
+		var (
+			part payload
+			err  error
+		)
+		switch {
+		case s.ConfigMap != nil:
+			part, err = configMapPayload(s.ConfigMap.Name, s.ConfigMap.Items, def, isTrue(s.ConfigMap.Optional), src)
+		case s.Secret != nil:
+			part, err = secretPayload(s.Secret.Name, s.Secret.Items, def, isTrue(s.Secret.Optional), src)
+		case s.DownwardAPI != nil:
+			part, err = downwardPayload(pod, s.DownwardAPI.Items, def, src)
+		case s.ServiceAccountToken != nil:
+			part = payload{s.ServiceAccountToken.Path: {Data: token(pod), Mode: def}}
+		}
+		if err != nil {
+			errs = append(errs, err.Error())
+			continue
+		}
+		for k, f := range part {
+			files[k] = f
+		}
+	}
+	if err := aggregate(errs); err != nil {
+		return nil, err
+	}
+	return files, nil
+}
+
+// aggregate is errors as utilerrors.NewAggregate prints them: one alone,
+// several in brackets.
+func aggregate(errs []string) error {
+	switch len(errs) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("%s", errs[0])
+	}
+	return fmt.Errorf("[%s]", strings.Join(errs, ", "))
+}
+
+func token(pod *api.Pod) string {
+	return fmt.Sprintf(TokenPlaceholder, pod.Metadata.Namespace, pod.Spec.ServiceAccountName)
+}
+
+// tokenFS is the service account volume: token, ca.crt (from the
+// namespace's kube-root-ca.crt, when it exists) and namespace.
+func tokenFS(pod *api.Pod, src Sources) container.FS {
+	root := container.Dir(0o777)
+	root.Tmpfs = true
+	fs := container.FS{"/": root}
+	fs.Put("token", container.File{Data: token(pod), Mode: 0o644, Tmpfs: true})
+	fs.Put("namespace", container.File{Data: pod.Metadata.Namespace, Mode: 0o644, Tmpfs: true})
+	if cm, ok := src.ConfigMap("kube-root-ca.crt"); ok {
+		if ca, ok := cm.Data["ca.crt"]; ok {
+			fs.Put("ca.crt", container.File{Data: ca, Mode: 0o644, Tmpfs: true})
+		}
+	}
+	return fs
+}
+
+// Mount is the filesystem of container ct: each of its volume mounts (and
+// the service account volume, unless it mounts something there itself)
+// with the volume's files, or those under its subPath. A subPath that is
+// not in the volume is made an empty directory, as the kubelet makes it.
+func Mount(ct *api.Container, vols map[string]container.FS) container.FS {
+	fs := container.FS{}
+	mounts := append([]api.VolumeMount(nil), ct.VolumeMounts...)
+	if _, ok := vols[serviceAccountVolume]; ok && !mountsAt(mounts, ServiceAccountDir) {
+		mounts = append(mounts, api.VolumeMount{Name: serviceAccountVolume, MountPath: ServiceAccountDir})
+	}
+	// Shallower mounts first, so that a deeper one lays over them.
+	sort.SliceStable(mounts, func(i, j int) bool {
+		return strings.Count(path.Clean(mounts[i].MountPath), "/") < strings.Count(path.Clean(mounts[j].MountPath), "/")
+	})
+	for _, m := range mounts {
+		vol, ok := vols[m.Name]
+		if !ok {
+			continue
+		}
+		at := path.Clean("/" + m.MountPath)
+		sub := path.Clean("/" + m.SubPath)
+		top, ok := vol[sub]
+		if !ok {
+			top = container.Dir(0o755)
+		}
+		fs.Put(at, top)
+		if !top.IsDir() {
+			continue
+		}
+		for _, p := range sortedKeys(vol) {
+			rel, ok := strings.CutPrefix(p, sub)
+			if !ok || rel == "" || sub != "/" && rel[0] != '/' {
+				continue
+			}
+			fs.Put(path.Join(at, rel), vol[p])
+		}
+	}
+	return fs
+}
+
+func mountsAt(mounts []api.VolumeMount, dir string) bool {
+	for _, m := range mounts {
+		if path.Clean(m.MountPath) == dir {
+			return true
+		}
+	}
+	return false
+}

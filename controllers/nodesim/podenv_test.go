@@ -1,0 +1,198 @@
+package nodesim
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/client"
+)
+
+func (e *env) createConfigMap(name string, data map[string]string) {
+	e.t.Helper()
+	_, err := client.For[*api.ConfigMap](e.srv).Create(e.ctx, &api.ConfigMap{Metadata: api.ObjectMeta{Namespace: "default", Name: name}, Data: data})
+	require.NoError(e.t, err)
+	e.settle()
+}
+
+// specialConfig is the ConfigMap of the task "Configure a Pod to Use a
+// ConfigMap".
+var specialConfig = map[string]string{"SPECIAL_LEVEL": "very", "SPECIAL_TYPE": "charm"}
+
+func configVolume(name string) func(*api.Pod) {
+	return func(p *api.Pod) {
+		p.Spec.Volumes = []api.Volume{{Name: "config-volume", VolumeSource: api.VolumeSource{ConfigMap: &api.ConfigMapVolumeSource{
+			LocalObjectReference: api.LocalObjectReference{Name: name}}}}}
+		p.Spec.Containers[0].VolumeMounts = []api.VolumeMount{{Name: "config-volume", MountPath: "/etc/config"}}
+	}
+}
+
+func envFromKey(variable, cm, key string) func(*api.Pod) {
+	return func(p *api.Pod) {
+		p.Spec.Containers[0].Env = append(p.Spec.Containers[0].Env, api.EnvVar{Name: variable, ValueFrom: &api.EnvVarSource{
+			ConfigMapKeyRef: &api.ConfigMapKeySelector{LocalObjectReference: api.LocalObjectReference{Name: cm}, Key: key}}})
+	}
+}
+
+func TestContainerShowsItsEnvironmentAndVolumes(t *testing.T) {
+	e := lifeEnv(t)
+	_, err := client.For[*api.Service](e.srv).Create(e.ctx, &api.Service{Metadata: api.ObjectMeta{Namespace: "default", Name: "kubernetes"},
+		Spec: api.ServiceSpec{ClusterIP: "10.96.0.1", Ports: []api.ServicePort{{Name: "https", Port: 443, Protocol: api.ProtocolTCP, TargetPort: api.FromInt(6443)}}}})
+	require.NoError(t, err)
+	e.createConfigMap("special-config", specialConfig)
+	e.createPod("dapi-test-pod", command(api.RestartPolicyNever, "busybox", "/bin/sh", "-c", "env; ls /etc/config/; cat /etc/config/SPECIAL_LEVEL"),
+		configVolume("special-config"), envFromKey("SPECIAL_LEVEL_KEY", "special-config", "SPECIAL_LEVEL"))
+	e.settle()
+	e.advance(time.Second)
+	p := e.pod("dapi-test-pod")
+	require.Equal(t, api.PodSucceeded, p.Status.Phase)
+	assert.Equal(t, []string{
+		"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+		"HOSTNAME=dapi-test-pod",
+		"SPECIAL_LEVEL_KEY=very",
+		"KUBERNETES_PORT=tcp://10.96.0.1:443",
+		"KUBERNETES_PORT_443_TCP=tcp://10.96.0.1:443",
+		"KUBERNETES_PORT_443_TCP_ADDR=10.96.0.1",
+		"KUBERNETES_PORT_443_TCP_PORT=443",
+		"KUBERNETES_PORT_443_TCP_PROTO=tcp",
+		"KUBERNETES_SERVICE_HOST=10.96.0.1",
+		"KUBERNETES_SERVICE_PORT=443",
+		"KUBERNETES_SERVICE_PORT_HTTPS=443",
+		"HOME=/root",
+		"SHLVL=1",
+		"PWD=/",
+		"SPECIAL_LEVEL",
+		"SPECIAL_TYPE",
+		"very",
+	}, e.logText("dapi-test-pod", false))
+}
+
+func TestMissingConfigMapHoldsThePodBack(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		mutate     func(*api.Pod)
+		argv       []string
+		wantReason string
+		wantEvent  string
+	}{
+		{"a volume's ConfigMap: FailedMount", configVolume("special-config"), []string{"cat", "/etc/config/SPECIAL_LEVEL"}, "ContainerCreating",
+			`kubelet/node-0 FailedMount: MountVolume.SetUp failed for volume "config-volume" : configmap "special-config" not found`},
+		{"a variable's ConfigMap: CreateContainerConfigError", envFromKey("LEVEL", "special-config", "SPECIAL_LEVEL"), []string{"printenv", "LEVEL"}, "CreateContainerConfigError",
+			`kubelet/node-0 Failed: Error: configmap "special-config" not found`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := lifeEnv(t)
+			e.createPod("p", command(api.RestartPolicyNever, "busybox", tc.argv...), tc.mutate)
+			e.settle()
+			e.advance(2 * time.Second)
+			p := e.pod("p")
+			assert.Equal(t, api.PodPending, p.Status.Phase)
+			require.NotNil(t, status0(p).State.Waiting)
+			assert.Equal(t, tc.wantReason, status0(p).State.Waiting.Reason)
+			assert.Contains(t, e.events("p"), tc.wantEvent)
+
+			e.createConfigMap("special-config", specialConfig)
+			e.advance(10 * time.Second) // the kubelet tries again, then pulls
+			e.advance(time.Second)
+			assert.Equal(t, api.PodSucceeded, e.pod("p").Status.Phase)
+			assert.Equal(t, []string{"very"}, e.logText("p", false))
+		})
+	}
+}
+
+func TestMissingKeyIsACreateContainerConfigError(t *testing.T) {
+	e := lifeEnv(t)
+	e.createConfigMap("special-config", specialConfig)
+	e.createPod("p", command(api.RestartPolicyNever, "busybox", "env"), envFromKey("X", "special-config", "NOPE"))
+	e.settle()
+	e.advance(2 * time.Second)
+	w := status0(e.pod("p")).State.Waiting
+	require.NotNil(t, w)
+	assert.Equal(t, "CreateContainerConfigError", w.Reason)
+	assert.Equal(t, "couldn't find key NOPE in ConfigMap default/special-config", w.Message)
+	assert.Contains(t, e.events("p"), "kubelet/node-0 Failed: Error: couldn't find key NOPE in ConfigMap default/special-config")
+	evs := e.events("p")
+	require.Len(t, evs, 4)
+	assert.Contains(t, evs[2], "kubelet/node-0 Pulled: Successfully pulled image", "the image is pulled before the config is made")
+}
+
+// TestConformanceOutputs runs pods shaped as Kubernetes' conformance tests
+// for ConfigMap, Secret and downward API volumes and env write them
+// (test/e2e/common/storage, test/e2e/common/node), and checks their logs
+// hold the lines those tests look for.
+func TestConformanceOutputs(t *testing.T) {
+	agnhost := "registry.k8s.io/e2e-test-images/agnhost:2.53"
+	for _, tc := range []struct {
+		name  string
+		image string
+		args  []string
+		pod   func(*api.Pod)
+		want  []string
+	}{
+		{"configMap volume with defaultMode", agnhost,
+			[]string{"mounttest", "--file_content=/etc/configmap-volume/data-1", "--file_mode=/etc/configmap-volume/data-1"},
+			func(p *api.Pod) {
+				p.Spec.Volumes = []api.Volume{{Name: "configmap-volume", VolumeSource: api.VolumeSource{ConfigMap: &api.ConfigMapVolumeSource{
+					LocalObjectReference: api.LocalObjectReference{Name: "cm"}, DefaultMode: ptr(int32(0o400))}}}}
+				p.Spec.Containers[0].VolumeMounts = []api.VolumeMount{{Name: "configmap-volume", MountPath: "/etc/configmap-volume"}}
+			},
+			[]string{`content of file "/etc/configmap-volume/data-1": value-1`, `mode of file "/etc/configmap-volume/data-1": -r--------`}},
+		{"secret volume", agnhost,
+			[]string{"mounttest", "--file_content=/etc/secret-volume/data-1", "--file_mode=/etc/secret-volume/data-1"},
+			func(p *api.Pod) {
+				p.Spec.Volumes = []api.Volume{{Name: "secret-volume", VolumeSource: api.VolumeSource{Secret: &api.SecretVolumeSource{SecretName: "sec"}}}}
+				p.Spec.Containers[0].VolumeMounts = []api.VolumeMount{{Name: "secret-volume", MountPath: "/etc/secret-volume"}}
+			},
+			[]string{`content of file "/etc/secret-volume/data-1": value-1`, `mode of file "/etc/secret-volume/data-1": -rw-r--r--`}},
+		{"downward API volume", agnhost,
+			[]string{"mounttest", "--file_content=/etc/podinfo/podname"},
+			func(p *api.Pod) {
+				p.Spec.Volumes = []api.Volume{{Name: "podinfo", VolumeSource: api.VolumeSource{DownwardAPI: &api.DownwardAPIVolumeSource{
+					Items: []api.DownwardAPIVolumeFile{{Path: "podname", FieldRef: &api.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.name"}}}}}}}
+				p.Spec.Containers[0].VolumeMounts = []api.VolumeMount{{Name: "podinfo", MountPath: "/etc/podinfo"}}
+			},
+			[]string{`content of file "/etc/podinfo/podname": p`}},
+		{"emptyDir on tmpfs", agnhost,
+			[]string{"mounttest", "--fs_type=/test-volume", "--new_file_0644=/test-volume/test-file", "--file_perm=/test-volume/test-file"},
+			func(p *api.Pod) {
+				p.Spec.Volumes = []api.Volume{{Name: "test-volume", VolumeSource: api.VolumeSource{EmptyDir: &api.EmptyDirVolumeSource{Medium: "Memory"}}}}
+				p.Spec.Containers[0].VolumeMounts = []api.VolumeMount{{Name: "test-volume", MountPath: "/test-volume"}}
+			},
+			[]string{`mount type of "/test-volume": tmpfs`, `content of file "/test-volume/test-file": mount-tester new file`, `perms of file "/test-volume/test-file": -rw-r--r--`}},
+		{"downward API env", "busybox", []string{"sh", "-c", "env"},
+			func(p *api.Pod) {
+				p.Spec.Containers[0].Env = []api.EnvVar{
+					{Name: "POD_NAME", ValueFrom: &api.EnvVarSource{FieldRef: &api.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.name"}}},
+					{Name: "POD_NAMESPACE", ValueFrom: &api.EnvVarSource{FieldRef: &api.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.namespace"}}},
+					{Name: "POD_IP", ValueFrom: &api.EnvVarSource{FieldRef: &api.ObjectFieldSelector{APIVersion: "v1", FieldPath: "status.podIP"}}},
+					{Name: "CPU_LIMIT", ValueFrom: &api.EnvVarSource{ResourceFieldRef: &api.ResourceFieldSelector{Resource: "limits.cpu"}}},
+				}
+			},
+			[]string{"POD_NAME=p", "POD_NAMESPACE=default", "POD_IP=10.244.0.2", "CPU_LIMIT=4"}},
+		{"expansion in the command", "busybox", []string{"sh", "-c", `TEST_VAR=wrong echo "$(TEST_VAR)"`},
+			func(p *api.Pod) { p.Spec.Containers[0].Env = []api.EnvVar{{Name: "TEST_VAR", Value: "test-value"}} },
+			[]string{"test-value"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := lifeEnv(t)
+			e.createConfigMap("cm", map[string]string{"data-1": "value-1"})
+			_, err := client.For[*api.Secret](e.srv).Create(e.ctx, &api.Secret{Metadata: api.ObjectMeta{Namespace: "default", Name: "sec"},
+				Data: map[string][]byte{"data-1": []byte("value-1")}})
+			require.NoError(t, err)
+			e.createPod("p", func(p *api.Pod) {
+				p.Spec.RestartPolicy = api.RestartPolicyNever
+				p.Spec.Containers[0].Image, p.Spec.Containers[0].Args = tc.image, tc.args
+			}, tc.pod)
+			e.settle()
+			e.advance(time.Second)
+			require.Equal(t, api.PodSucceeded, e.pod("p").Status.Phase)
+			log := e.logText("p", false)
+			for _, want := range tc.want {
+				assert.Contains(t, log, want)
+			}
+		})
+	}
+}
