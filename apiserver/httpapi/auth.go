@@ -238,7 +238,7 @@ type answeredReview struct {
 
 // review decodes a review request and answers it.
 func (h *Handler) review(w http.ResponseWriter, r *http.Request, res apiserver.ResourceInfo) (answeredReview, error) {
-	out, err := negotiate(r, false)
+	out, err := negotiateReview(r)
 	if err != nil {
 		return answeredReview{}, err
 	}
