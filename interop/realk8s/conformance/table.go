@@ -19,13 +19,16 @@ var verdicts = []string{verdictPassed, verdictFailed, verdictCannot, verdictNotR
 // verdict is a test's row in the table: its verdict and why. A passed test
 // is passed whatever the notes say (run warns about such a note); a test the
 // notes say cannot pass is "cannot pass" whether it failed or was not run;
-// a failure's why is the note's cause, else its message's first line.
+// a failure's why, or why a test not run is expected to fail, is the note's
+// cause, else the failure message's first line.
 func verdict(r result, ran bool, n note, noted bool) (string, string) {
 	switch {
 	case ran && r.State == "passed":
 		return verdictPassed, ""
 	case noted && n.Cannot:
 		return verdictCannot, n.Text
+	case (!ran || r.State == "skipped") && noted:
+		return verdictNotRun, n.Text
 	case !ran || r.State == "skipped":
 		return verdictNotRun, r.Message
 	case noted:
