@@ -110,6 +110,27 @@ func reviewCases() []kindCase {
 			},
 		},
 		review{
+			gvr: authorizationv1.SchemeGroupVersion.WithResource("localsubjectaccessreviews"),
+			create: func(t *testing.T, cs kubernetes.Interface) {
+				// What the conformance test "SubjectReview API operations" asks.
+				ctx := boundedContext(t)
+				reviews := cs.AuthorizationV1().LocalSubjectAccessReviews(metav1.NamespaceDefault)
+				got, err := reviews.Create(ctx, &authorizationv1.LocalSubjectAccessReview{
+					ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespaceDefault},
+					Spec: authorizationv1.SubjectAccessReviewSpec{User: "e2e", Groups: []string{"system:authenticated"}, UID: "u1",
+						ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: metav1.NamespaceDefault, Verb: "list", Version: "v1", Resource: "configmaps"}},
+				}, metav1.CreateOptions{})
+				require.NoError(t, err)
+				assert.True(t, got.Status.Allowed, "miniplane does no authorization")
+				assert.Equal(t, metav1.NamespaceDefault, got.Namespace)
+				assert.Equal(t, "u1", got.Spec.UID)
+
+				_, err = reviews.Create(ctx, &authorizationv1.LocalSubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{User: "e2e",
+					ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: "other", Verb: "list", Resource: "configmaps"}}}, metav1.CreateOptions{})
+				assert.True(t, apierrors.IsInvalid(err), "a review of another namespace: want invalid, got %v", err)
+			},
+		},
+		review{
 			gvr: authorizationv1.SchemeGroupVersion.WithResource("selfsubjectrulesreviews"),
 			create: func(t *testing.T, cs kubernetes.Interface) {
 				got, err := cs.AuthorizationV1().SelfSubjectRulesReviews().Create(boundedContext(t), &authorizationv1.SelfSubjectRulesReview{
