@@ -20,6 +20,8 @@ import (
 // `kubectl auth can-i`): create is its only verb, and nothing is stored.
 type review struct {
 	gvr schema.GroupVersionResource
+	// namespace is where a namespaced review is posted.
+	namespace string
 	// create sends reviews through the typed client and checks the answers.
 	create func(t *testing.T, cs kubernetes.Interface)
 }
@@ -31,6 +33,9 @@ func (r review) run(t *testing.T, p *planetest.Plane, cs kubernetes.Interface, v
 	r.create(t, cs)
 	// The typed client sent protobuf and was answered in it.
 	path := "/apis/" + r.gvr.Group + "/" + r.gvr.Version + "/" + r.gvr.Resource
+	if r.namespace != "" {
+		path = "/apis/" + r.gvr.Group + "/" + r.gvr.Version + "/namespaces/" + r.namespace + "/" + r.gvr.Resource
+	}
 	var posts int
 	for _, req := range p.Requests() {
 		if req.Path == path {
@@ -110,7 +115,8 @@ func reviewCases() []kindCase {
 			},
 		},
 		review{
-			gvr: authorizationv1.SchemeGroupVersion.WithResource("localsubjectaccessreviews"),
+			gvr:       authorizationv1.SchemeGroupVersion.WithResource("localsubjectaccessreviews"),
+			namespace: metav1.NamespaceDefault,
 			create: func(t *testing.T, cs kubernetes.Interface) {
 				// What the conformance test "SubjectReview API operations" asks.
 				ctx := boundedContext(t)
