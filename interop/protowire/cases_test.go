@@ -285,7 +285,9 @@ func fullNamespace(name string) api.Namespace {
 	return api.Namespace{
 		Metadata: fullObjectMeta(name),
 		Spec:     api.NamespaceSpec{Finalizers: []string{api.FinalizerKubernetes}},
-		Status:   api.NamespaceStatus{Phase: api.NamespaceTerminating},
+		Status: api.NamespaceStatus{Phase: api.NamespaceTerminating, Conditions: []api.NamespaceCondition{
+			{Type: "NamespaceDeletionContentFailure", Status: api.ConditionTrue, LastTransitionTime: created, Reason: "ContentDeletionFailed", Message: "some content could not be deleted"},
+		}},
 	}
 }
 
