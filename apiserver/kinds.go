@@ -331,6 +331,13 @@ func podFields(o api.Object) map[string]string {
 
 func eventFields(o api.Object) map[string]string {
 	e := o.(*api.Event)
+	// source is the deprecated source's component or, when an event has
+	// none (events.k8s.io writers set only reportingController), its
+	// reporting controller: Kubernetes' EventToSelectableFields.
+	source := e.Source.Component
+	if source == "" {
+		source = e.ReportingController
+	}
 	return map[string]string{
 		"involvedObject.kind":            e.InvolvedObject.Kind,
 		"involvedObject.namespace":       e.InvolvedObject.Namespace,
@@ -341,7 +348,7 @@ func eventFields(o api.Object) map[string]string {
 		"involvedObject.fieldPath":       e.InvolvedObject.FieldPath,
 		"reason":                         e.Reason,
 		"reportingComponent":             e.ReportingController,
-		"source":                         e.Source.Component,
+		"source":                         source,
 		"type":                           e.Type,
 	}
 }
