@@ -248,7 +248,10 @@ func newKinds() []*kind {
 		typed(&kind{
 			gr: apierrors.GroupResource{Resource: "services"}, kind: "Service", apiVersion: "v1", namespaced: true, shortNames: []string{"svc"}, categories: []string{"all"},
 			newObj: func() api.Object { return &api.Service{} },
-			status: statusOf(func(o *api.Service) *api.ServiceStatus { return &o.Status }), resetStatusOnCreate: true,
+			// kube-apiserver's service status strategy resets only the spec:
+			// a status patch's annotations are stored with it (conformance:
+			// "should complete a service status lifecycle").
+			status: statusOf(func(o *api.Service) *api.ServiceStatus { return &o.Status }), resetStatusOnCreate: true, statusTakesAnnotations: true,
 		}, defaultService, validateService, validateServiceUpdate),
 		typed(&kind{
 			gr: apierrors.GroupResource{Resource: "endpoints"}, kind: "Endpoints", apiVersion: "v1", namespaced: true, singular: "endpoints", shortNames: []string{"ep"},

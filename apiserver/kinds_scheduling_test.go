@@ -140,8 +140,8 @@ func TestSchedulingKindsServerRules(t *testing.T) {
 // client's annotations: a Deployment's do, as kube-apiserver's status
 // strategy resets only spec and labels there (KCM's deployment controller
 // writes its revision annotation with UpdateStatus, and kubectl rollout
-// undo reads it back), and a Namespace's, whose strategy resets only the
-// spec; a ReplicaSet's keep the stored ones. Labels and
+// undo reads it back), and a Namespace's and a Service's, whose strategies
+// reset only the spec; a ReplicaSet's keep the stored ones. Labels and
 // spec stay as stored either way, and the generation does not move.
 func TestStatusUpdateAnnotations(t *testing.T) {
 	const rev = "deployment.kubernetes.io/revision"
@@ -170,6 +170,14 @@ func TestStatusUpdateAnnotations(t *testing.T) {
 			obj:  &api.Namespace{Metadata: api.ObjectMeta{Name: "ns1"}},
 			setStatus: func(o api.Object) {
 				o.(*api.Namespace).Status.Conditions = []api.NamespaceCondition{{Type: "StatusPatch", Status: api.ConditionTrue, Reason: "E2E"}}
+			},
+			want: map[string]string{rev: "1"},
+		},
+		{
+			name: "service: annotation and status",
+			obj:  &api.Service{Metadata: api.ObjectMeta{Name: "svc1", Namespace: "default"}, Spec: api.ServiceSpec{Ports: []api.ServicePort{{Port: 80}}}},
+			setStatus: func(o api.Object) {
+				o.(*api.Service).Status.LoadBalancer.Ingress = []api.LoadBalancerIngress{{IP: "203.0.113.1"}}
 			},
 			want: map[string]string{rev: "1"},
 		},
