@@ -140,8 +140,9 @@ func TestSchedulingKindsServerRules(t *testing.T) {
 // client's annotations: a Deployment's do, as kube-apiserver's status
 // strategy resets only spec and labels there (KCM's deployment controller
 // writes its revision annotation with UpdateStatus, and kubectl rollout
-// undo reads it back), and a Namespace's and a Service's, whose strategies
-// reset only the spec; a ReplicaSet's keep the stored ones. Labels and
+// undo reads it back), and a Namespace's, a Service's, a Job's and a
+// CronJob's, whose strategies reset only the spec; a ReplicaSet's keep the
+// stored ones. Labels and
 // spec stay as stored either way, and the generation does not move.
 func TestStatusUpdateAnnotations(t *testing.T) {
 	const rev = "deployment.kubernetes.io/revision"
@@ -180,6 +181,16 @@ func TestStatusUpdateAnnotations(t *testing.T) {
 				o.(*api.Service).Status.LoadBalancer.Ingress = []api.LoadBalancerIngress{{IP: "203.0.113.1"}}
 			},
 			want: map[string]string{rev: "1"},
+		},
+		{
+			name: "cronjob: annotation and status",
+			obj: func() api.Object {
+				tmpl := webTemplate()
+				tmpl.Spec.RestartPolicy = api.RestartPolicyNever
+				return &api.CronJob{Metadata: api.ObjectMeta{Name: "cj1", Namespace: "default"}, Spec: api.CronJobSpec{Schedule: "*/1 * * * *", JobTemplate: api.JobTemplateSpec{Spec: api.JobSpec{Template: tmpl}}}}
+			}(),
+			setStatus: func(o api.Object) { o.(*api.CronJob).Status.LastScheduleTime = ptr(api.NewTime(epoch)) },
+			want:      map[string]string{rev: "1"},
 		},
 		{
 			name:      "replicaset: the stored annotations stay",
