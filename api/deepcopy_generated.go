@@ -2261,6 +2261,7 @@ func (in *ServicePort) DeepCopy() *ServicePort {
 func (in *ServiceStatus) DeepCopyInto(out *ServiceStatus) {
 	*out = *in
 	in.LoadBalancer.DeepCopyInto(&out.LoadBalancer)
+	out.Conditions = slices.Clone(in.Conditions)
 }
 
 // DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.

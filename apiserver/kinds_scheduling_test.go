@@ -179,6 +179,7 @@ func TestStatusUpdateAnnotations(t *testing.T) {
 			obj:  &api.Service{Metadata: api.ObjectMeta{Name: "svc1", Namespace: "default"}, Spec: api.ServiceSpec{Ports: []api.ServicePort{{Port: 80}}}},
 			setStatus: func(o api.Object) {
 				o.(*api.Service).Status.LoadBalancer.Ingress = []api.LoadBalancerIngress{{IP: "203.0.113.1"}}
+				o.(*api.Service).Status.Conditions = []api.Condition{{Type: "StatusUpdate", Status: api.ConditionTrue, Reason: "E2E", Message: "Set from e2e test"}}
 			},
 			want: map[string]string{rev: "1"},
 		},
@@ -213,6 +214,9 @@ func TestStatusUpdateAnnotations(t *testing.T) {
 			require.NoError(t, err)
 			um := updated.GetObjectMeta()
 			assert.Equal(t, tc.want, um.Annotations)
+			if svc, ok := updated.(*api.Service); ok {
+				assert.Len(t, svc.Status.Conditions, 1, "a service's status conditions are stored")
+			}
 			assert.Empty(t, um.Labels["changed"], "a status update keeps the stored labels")
 			assert.Equal(t, created.GetObjectMeta().Generation, um.Generation, "a status update is not a spec change")
 			if tc.want != nil {

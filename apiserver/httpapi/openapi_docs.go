@@ -857,6 +857,7 @@ var apiDocs = map[string]string{
 	"ServiceSpec.SessionAffinity":                     "SessionAffinity is None or ClientIP; default None.",
 	"ServiceSpec.Type":                                "Type is how the service is exposed; default ClusterIP.",
 	"ServiceStatus":                                   "ServiceStatus is the observed state of a service. Kubernetes: corev1.ServiceStatus.",
+	"ServiceStatus.Conditions":                        "Conditions are the current observations of the service's state, written through the status subresource by whoever provides it (a load balancer controller); nothing in miniplane sets them.",
 	"ServiceStatus.LoadBalancer":                      "LoadBalancer holds the external addresses of a LoadBalancer service.",
 	"StatefulSet":                                     "StatefulSet runs pods with stable, ordinal identities (web-0, web-1, ...) and stable storage from its volume claim templates, governed by a headless service. Kubernetes: appsv1.StatefulSet.",
 	"StatefulSet.Metadata":                            "Metadata is the stateful set's identity.",

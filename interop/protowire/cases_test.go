@@ -201,7 +201,9 @@ func fullService(name string) api.Service {
 		},
 		Status: api.ServiceStatus{LoadBalancer: api.LoadBalancerStatus{Ingress: []api.LoadBalancerIngress{
 			{IP: "203.0.113.5", Hostname: "lb.example.com"},
-		}}},
+		}}, Conditions: []api.Condition{
+			{Type: "LoadBalancerReady", Status: api.ConditionTrue, ObservedGeneration: 2, LastTransitionTime: created, Reason: "Provisioned", Message: "the load balancer is up"},
+		}},
 	}
 }
 
