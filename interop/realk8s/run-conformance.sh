@@ -93,7 +93,7 @@ list_tests() {
 # recording the report of a run when one is given (with its focus, skip
 # and wall time).
 table() {
-	(cd "$root/interop" && go run ./realk8s/conformance -list "$list" -dir "$here" "$@")
+	(cd "$root/interop" && go run ./realk8s/conformance -list "$list" -dir "$here" -table "$here/CONFORMANCE.md" "$@")
 }
 
 case ${1:-} in

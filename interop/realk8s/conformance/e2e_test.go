@@ -17,7 +17,7 @@ import (
 )
 
 // fastConformance are [Conformance] tests that passed against serve in
-// run-conformance.sh's runs (CONFORMANCE.md) within seconds each: what
+// run-conformance.sh's runs (interop/realk8s/CONFORMANCE.md) within seconds each: what
 // TestConformanceFastSubset runs. They need no CRD and no webhook.
 var fastConformance = []string{
 	"[sig-api-machinery] server version should find the server version [Conformance]",

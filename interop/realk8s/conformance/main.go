@@ -1,17 +1,19 @@
 // Command conformance turns the Ginkgo JSON reports of Kubernetes' e2e.test
 // into what run-conformance.sh prints and commits: a PASS or FAIL line per
 // test run, a summary, the results kept across runs, and the table
-// CONFORMANCE.md of every [Conformance] test of the suite.
+// interop/realk8s/CONFORMANCE.md of every [Conformance] test of the suite.
 //
-//	conformance -list LIST.json -dir interop/realk8s \
+//	conformance -list LIST.json -dir interop/realk8s -table TABLE \
 //	    [-report RUN.json -focus F -skip S -wall SECONDS]
 //
 // LIST.json is the report of `e2e.test --ginkgo.dry-run
 // --ginkgo.focus='\[Conformance\]'`: the suite's conformance tests. RUN.json
 // is a real run's report; its results replace those of the same tests in
 // DIR/conformance-results.tsv, the run is added to DIR/conformance-runs.tsv,
-// and DIR/CONFORMANCE.md is written again from the list, the results and
-// DIR/conformance-notes.tsv. Without -report the table is only rewritten.
+// and the Markdown table TABLE (run-conformance.sh passes
+// interop/realk8s/CONFORMANCE.md) is written again from the list, the
+// results and DIR/conformance-notes.tsv. Without -report the table is only
+// rewritten.
 //
 // conformance-notes.tsv is written by hand, one test a line:
 // NAME<TAB>cannot<TAB>WHY (the test's source shows it cannot pass without a
@@ -46,22 +48,22 @@ const (
 	resultsFile = "conformance-results.tsv"
 	runsFile    = "conformance-runs.tsv"
 	notesFile   = "conformance-notes.tsv"
-	tableFile   = "CONFORMANCE.md"
 )
 
 func run(args []string, stdout io.Writer, now time.Time) error {
 	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
 	list := fs.String("list", "", "the dry run's JSON report: every [Conformance] test of the suite")
 	report := fs.String("report", "", "a run's JSON report (optional)")
-	dir := fs.String("dir", ".", "where the results, runs, notes and CONFORMANCE.md are")
+	dir := fs.String("dir", ".", "where the results, runs and notes are")
+	table := fs.String("table", "", "the Markdown table to write")
 	focus := fs.String("focus", "", "the run's --ginkgo.focus, for the runs table")
 	skip := fs.String("skip", "", "the run's --ginkgo.skip, for the runs table")
 	wall := fs.Int("wall", 0, "the run's wall time in seconds, for the runs table")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *list == "" {
-		return errors.New("-list is required")
+	if *list == "" || *table == "" {
+		return errors.New("-list and -table are required")
 	}
 	all, err := readSpecs(*list)
 	if err != nil {
@@ -112,7 +114,7 @@ func run(args []string, stdout io.Writer, now time.Time) error {
 		}
 	}
 	md := renderTable(names, results, notes, runs)
-	return os.WriteFile(filepath.Join(*dir, tableFile), []byte(md), 0o644)
+	return os.WriteFile(*table, []byte(md), 0o644)
 }
 
 // spec is the part of a Ginkgo SpecReport (ginkgo/v2/types) read here.

@@ -63,7 +63,7 @@ func TestRunRecordsAReportAndWritesTheTable(t *testing.T) {
 
 	var out strings.Builder
 	now := time.Date(2026, 11, 29, 7, 0, 0, 0, time.UTC)
-	require.NoError(t, run([]string{"-list", list, "-report", report, "-dir", dir, "-focus", "sig-apps", "-wall", "400"}, &out, now))
+	require.NoError(t, run([]string{"-list", list, "-report", report, "-dir", dir, "-table", filepath.Join(dir, "table"), "-focus", "sig-apps", "-wall", "400"}, &out, now))
 
 	assert.Equal(t, `FAIL  300s `+webhook+`
            runs a webhook server in a pod (apimachinery/webhook.go:100)
@@ -78,7 +78,7 @@ summary: 1 passed, 2 failed, 0 skipped
 	assert.Equal(t, result{Name: jobStatus, State: "failed", Seconds: 61, Date: "2026-11-29", Message: `jobs.batch "x" not found`}, results[jobStatus])
 	assert.NotContains(t, results, version, "a spec the focus skipped is no result")
 
-	md, err := os.ReadFile(filepath.Join(dir, tableFile))
+	md, err := os.ReadFile(filepath.Join(dir, "table"))
 	require.NoError(t, err)
 	for _, want := range []string{
 		"1 of 4 [Conformance] tests pass; 1 cannot pass without a container runtime, pod network or exec; 1 fail; 1 not run.",
@@ -98,7 +98,7 @@ summary: 1 passed, 2 failed, 0 skipped
 		it([]string{"[sig-apps] Job"}, "should apply changes to a job status [Conformance]", "passed", 3*time.Second, ""),
 	})
 	out.Reset()
-	require.NoError(t, run([]string{"-list", list, "-report", again, "-dir", dir, "-wall", "20"}, &out, now))
+	require.NoError(t, run([]string{"-list", list, "-report", again, "-dir", dir, "-table", filepath.Join(dir, "table"), "-wall", "20"}, &out, now))
 	results, err = readResults(filepath.Join(dir, resultsFile))
 	require.NoError(t, err)
 	assert.Equal(t, "passed", results[jobStatus].State)
@@ -119,7 +119,7 @@ func TestRunWarnsAboutNotesThatDoNotHold(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, notesFile), []byte(
 		jobDelete+"\tcannot\tneeds exec\n[sig-apps] Gone [Conformance]\tcause\tx\n"), 0o644))
 	var out strings.Builder
-	require.NoError(t, run([]string{"-list", list, "-report", report, "-dir", dir}, &out, time.Unix(0, 0)))
+	require.NoError(t, run([]string{"-list", list, "-report", report, "-dir", dir, "-table", filepath.Join(dir, "table")}, &out, time.Unix(0, 0)))
 	assert.Contains(t, out.String(), "warning: conformance-notes.tsv says this test cannot pass, but it passed: "+jobDelete)
 	assert.Contains(t, out.String(), "warning: conformance-notes.tsv names a test the suite does not have: [sig-apps] Gone [Conformance]")
 }

@@ -48,7 +48,7 @@ func sig(name string) string {
 	return "other"
 }
 
-// renderTable writes CONFORMANCE.md: the summary per SIG, the runs, and a
+// renderTable writes the table (interop/realk8s/CONFORMANCE.md): the summary per SIG, the runs, and a
 // row per test under its SIG.
 func renderTable(names map[string]string, results map[string]result, notes map[string]note, runs []runRow) string {
 	type row struct{ name, source, verdict, why, secs string }
