@@ -1681,6 +1681,7 @@ func (in *Namespace) DeepCopyInto(out *Namespace) {
 	*out = *in
 	in.Metadata.DeepCopyInto(&out.Metadata)
 	in.Spec.DeepCopyInto(&out.Spec)
+	in.Status.DeepCopyInto(&out.Status)
 }
 
 // DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
@@ -1730,6 +1731,22 @@ func (in *NamespaceSpec) DeepCopy() *NamespaceSpec {
 		return nil
 	}
 	out := new(NamespaceSpec)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *NamespaceStatus) DeepCopyInto(out *NamespaceStatus) {
+	*out = *in
+	out.Conditions = slices.Clone(in.Conditions)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *NamespaceStatus) DeepCopy() *NamespaceStatus {
+	if in == nil {
+		return nil
+	}
+	out := new(NamespaceStatus)
 	in.DeepCopyInto(out)
 	return out
 }
@@ -2764,6 +2781,7 @@ func (in *ServicePort) DeepCopy() *ServicePort {
 func (in *ServiceStatus) DeepCopyInto(out *ServiceStatus) {
 	*out = *in
 	in.LoadBalancer.DeepCopyInto(&out.LoadBalancer)
+	out.Conditions = slices.Clone(in.Conditions)
 }
 
 // DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.

@@ -40,6 +40,26 @@ const FinalizerKubernetes = "kubernetes"
 type NamespaceStatus struct {
 	// Phase is Active or Terminating.
 	Phase NamespacePhase `json:"phase,omitempty" protobuf:"bytes,1,opt,name=phase"`
+	// Conditions are the latest observations of the namespace's state: the
+	// namespace controller's NamespaceDeletion* conditions while it empties
+	// a terminating namespace, or any a client writes through the status
+	// subresource.
+	Conditions []NamespaceCondition `json:"conditions,omitempty" protobuf:"bytes,2,rep,name=conditions"`
+}
+
+// NamespaceCondition is one observation of a namespace's state.
+// Kubernetes: corev1.NamespaceCondition.
+type NamespaceCondition struct {
+	// Type names the fact: NamespaceDeletionDiscoveryFailure and the like.
+	Type string `json:"type" protobuf:"bytes,1,opt,name=type"`
+	// Status is True, False or Unknown.
+	Status ConditionStatus `json:"status" protobuf:"bytes,2,opt,name=status"`
+	// LastTransitionTime is when Status last changed.
+	LastTransitionTime Time `json:"lastTransitionTime,omitempty" protobuf:"bytes,4,opt,name=lastTransitionTime"`
+	// Reason is a CamelCase reason for the last transition.
+	Reason string `json:"reason,omitempty" protobuf:"bytes,5,opt,name=reason"`
+	// Message is a human-readable account of the last transition.
+	Message string `json:"message,omitempty" protobuf:"bytes,6,opt,name=message"`
 }
 
 // NamespacePhase is a namespace's lifecycle phase. Kubernetes: corev1.NamespacePhase.

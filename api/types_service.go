@@ -78,6 +78,10 @@ type ServicePort struct {
 type ServiceStatus struct {
 	// LoadBalancer holds the external addresses of a LoadBalancer service.
 	LoadBalancer LoadBalancerStatus `json:"loadBalancer,omitempty" protobuf:"bytes,1,opt,name=loadBalancer"`
+	// Conditions are the current observations of the service's state,
+	// written through the status subresource by whoever provides it (a
+	// load balancer controller); nothing in miniplane sets them.
+	Conditions []Condition `json:"conditions,omitempty" protobuf:"bytes,2,rep,name=conditions"`
 }
 
 // LoadBalancerStatus lists a load balancer's addresses. Kubernetes:

@@ -21,7 +21,8 @@ import (
 //     deletes it again with grace 0; a later delete may shorten the period;
 //   - an object with finalizers is only marked, and is removed by the update
 //     that removes its last finalizer;
-//   - the propagation policy (opts, else the kind's default: Orphan for
+//   - the propagation policy (opts, else the one an earlier delete recorded
+//     in the object's finalizers, else the kind's default: Orphan for
 //     replication controllers as in Kubernetes' v1 API, Background for the
 //     rest) is recorded for the garbage collector: Orphan adds the "orphan"
 //     finalizer, Foreground "foregroundDeletion".
@@ -57,7 +58,7 @@ func (s *Server) Delete(_ context.Context, resource, namespace, name string, opt
 		if slices.Contains(opts.DryRun, api.DryRunAll) {
 			return k.out(old), nil
 		}
-		next, remove := s.planDelete(k, old, policy, opts.GracePeriodSeconds)
+		next, remove := s.planDelete(k, old, policyOf(k, policy, old.GetObjectMeta().Finalizers), opts.GracePeriodSeconds)
 		if remove {
 			_, err = s.deleteKey(key, cur.ModRev)
 			if err == nil {
@@ -178,8 +179,28 @@ func gcFinalizers(finalizers []string, policy api.DeletionPropagation) []string 
 	return out
 }
 
-// propagation resolves a delete's policy: opts.PropagationPolicy, or the
-// deprecated opts.OrphanDependents, or the kind's default.
+// policyOf is the policy a delete applies to an object with the given
+// finalizers: the one its options name (policy), else the one an earlier
+// delete recorded in its finalizers — a kubelet's delete with grace 0 of a
+// pod deleted in the foreground keeps it in the foreground — else the
+// kind's default. Kubernetes: shouldOrphanDependents and
+// shouldDeleteDependents in the generic registry's store.
+func policyOf(k *kind, policy api.DeletionPropagation, finalizers []string) api.DeletionPropagation {
+	switch {
+	case policy != "":
+		return policy
+	case slices.Contains(finalizers, api.FinalizerOrphanDependents):
+		return api.DeletePropagationOrphan
+	case slices.Contains(finalizers, api.FinalizerDeleteDependents):
+		return api.DeletePropagationForeground
+	case k.defaultPropagation != "":
+		return k.defaultPropagation
+	}
+	return api.DeletePropagationBackground
+}
+
+// propagation resolves a delete's explicit policy: opts.PropagationPolicy,
+// or the deprecated opts.OrphanDependents; "" when opts name none.
 func propagation(k *kind, opts api.DeleteOptions) (api.DeletionPropagation, error) {
 	if opts.PropagationPolicy != nil && opts.OrphanDependents != nil {
 		return "", apierrors.NewInvalid("meta.k8s.io", "DeleteOptions", "", apierrors.FieldErrors{
@@ -200,10 +221,8 @@ func propagation(k *kind, opts api.DeleteOptions) (api.DeletionPropagation, erro
 		return api.DeletePropagationOrphan, nil
 	case opts.OrphanDependents != nil:
 		return api.DeletePropagationBackground, nil
-	case k.defaultPropagation != "":
-		return k.defaultPropagation, nil
 	}
-	return api.DeletePropagationBackground, nil
+	return "", nil
 }
 
 // checkPreconditions enforces a delete's uid and resourceVersion

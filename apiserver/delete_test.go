@@ -174,6 +174,45 @@ func TestPropagationPolicy(t *testing.T) {
 	}
 }
 
+// TestSecondDeleteKeepsTheRecordedPolicy: a delete that names no policy
+// keeps the one an earlier delete recorded in the finalizers, as the
+// kubelet's grace-0 delete of a pod deleted in the foreground does
+// (conformance: the garbage collector "should not be blocked by dependency
+// circle"); one that names a policy replaces it.
+func TestSecondDeleteKeepsTheRecordedPolicy(t *testing.T) {
+	tests := []struct {
+		name           string
+		first, second  api.DeleteOptions
+		wantFinalizers []string
+	}{
+		{name: "foreground, then the kubelet's grace 0",
+			first:          api.DeleteOptions{PropagationPolicy: ptr(api.DeletePropagationForeground)},
+			second:         api.DeleteOptions{GracePeriodSeconds: ptr(int64(0))},
+			wantFinalizers: []string{"foregroundDeletion"}},
+		{name: "orphan, then no options",
+			first:          api.DeleteOptions{PropagationPolicy: ptr(api.DeletePropagationOrphan)},
+			wantFinalizers: []string{"orphan"}},
+		{name: "foreground, then orphan",
+			first:          api.DeleteOptions{PropagationPolicy: ptr(api.DeletePropagationForeground)},
+			second:         api.DeleteOptions{PropagationPolicy: ptr(api.DeletePropagationOrphan)},
+			wantFinalizers: []string{"orphan"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := newServer(t)
+			boundPod(t, s, "p", nil)
+			pods := client.For[*api.Pod](s)
+			_, err := pods.Delete(ctx, "default", "p", tt.first)
+			require.NoError(t, err)
+			_, err = pods.Delete(ctx, "default", "p", tt.second)
+			require.NoError(t, err)
+			stored, err := pods.Get(ctx, "default", "p")
+			require.NoError(t, err, "a pod with a finalizer stays")
+			assert.Equal(t, tt.wantFinalizers, stored.Metadata.Finalizers)
+		})
+	}
+}
+
 func TestPodsDeleteInBackgroundByDefault(t *testing.T) {
 	s, _ := newServer(t)
 	_, err := s.Create(ctx, pod("default", "p", nil))

@@ -311,6 +311,9 @@ func TestEventsV1FieldSelectors(t *testing.T) {
 		{"reportingController=kubelet", []string{"pulled"}},
 		{"reason!=Pulled", []string{"scheduled"}},
 		{"source=kubelet", []string{"pulled"}},
+		// With no deprecatedSource, source is the reporting controller
+		// (conformance: Events API "can be fetched, patched, deleted, and listed").
+		{"source=default-scheduler", []string{"scheduled"}},
 		{"type=Warning", []string{"pulled"}},
 		{"metadata.name=scheduled", []string{"scheduled"}},
 	}
@@ -325,4 +328,10 @@ func TestEventsV1FieldSelectors(t *testing.T) {
 			assert.Equal(t, tt.want, names)
 		})
 	}
+	t.Run("core/v1 source=default-scheduler", func(t *testing.T) {
+		items, _, err := core.List(ctx, "default", client.ListOptions{FieldSelector: "source=default-scheduler"})
+		require.NoError(t, err)
+		require.Len(t, items, 1)
+		assert.Equal(t, "scheduled", items[0].Metadata.Name)
+	})
 }

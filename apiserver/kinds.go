@@ -200,7 +200,11 @@ func newKinds(rules *celrules.Compiler) []*kind {
 		typed(&kind{
 			gr: apierrors.GroupResource{Resource: "namespaces"}, kind: "Namespace", apiVersion: "v1", shortNames: []string{"ns"},
 			newObj: func() api.Object { return &api.Namespace{} },
-			status: statusOf(func(o *api.Namespace) *api.NamespaceStatus { return &o.Status }),
+			// kube-apiserver's namespace status strategy resets only the
+			// spec: a status patch's annotations are stored with it
+			// (conformance: "should apply changes to a namespace status").
+			// Its labels are too there, but not yet here.
+			status: statusOf(func(o *api.Namespace) *api.NamespaceStatus { return &o.Status }), statusTakesAnnotations: true,
 			fields: func(o api.Object) map[string]string {
 				return map[string]string{"status.phase": string(o.(*api.Namespace).Status.Phase)}
 			},
@@ -245,7 +249,10 @@ func newKinds(rules *celrules.Compiler) []*kind {
 		typed(&kind{
 			gr: apierrors.GroupResource{Resource: "services"}, kind: "Service", apiVersion: "v1", namespaced: true, shortNames: []string{"svc"}, categories: []string{"all"},
 			newObj: func() api.Object { return &api.Service{} },
-			status: statusOf(func(o *api.Service) *api.ServiceStatus { return &o.Status }), resetStatusOnCreate: true,
+			// kube-apiserver's service status strategy resets only the spec:
+			// a status patch's annotations are stored with it (conformance:
+			// "should complete a service status lifecycle").
+			status: statusOf(func(o *api.Service) *api.ServiceStatus { return &o.Status }), resetStatusOnCreate: true, statusTakesAnnotations: true,
 		}, defaultService, validateService, validateServiceUpdate),
 		typed(&kind{
 			gr: apierrors.GroupResource{Resource: "endpoints"}, kind: "Endpoints", apiVersion: "v1", namespaced: true, singular: "endpoints", shortNames: []string{"ep"},
@@ -331,6 +338,13 @@ func podFields(o api.Object) map[string]string {
 
 func eventFields(o api.Object) map[string]string {
 	e := o.(*api.Event)
+	// source is the deprecated source's component or, when an event has
+	// none (events.k8s.io writers set only reportingController), its
+	// reporting controller: Kubernetes' EventToSelectableFields.
+	source := e.Source.Component
+	if source == "" {
+		source = e.ReportingController
+	}
 	return map[string]string{
 		"involvedObject.kind":            e.InvolvedObject.Kind,
 		"involvedObject.namespace":       e.InvolvedObject.Namespace,
@@ -341,7 +355,7 @@ func eventFields(o api.Object) map[string]string {
 		"involvedObject.fieldPath":       e.InvolvedObject.FieldPath,
 		"reason":                         e.Reason,
 		"reportingComponent":             e.ReportingController,
-		"source":                         e.Source.Component,
+		"source":                         source,
 		"type":                           e.Type,
 	}
 }

@@ -16,13 +16,16 @@ func batchKinds() []*kind {
 			gr: apierrors.GroupResource{Group: "batch", Resource: "jobs"}, kind: "Job", apiVersion: "batch/v1", namespaced: true,
 			categories: []string{"all"}, uidBeforeDefaults: true,
 			newObj: func() api.Object { return &api.Job{} }, resetStatusOnCreate: true,
-			status: statusOf(func(o *api.Job) *api.JobStatus { return &o.Status }),
+			// The Job and CronJob status strategies reset only the spec: a
+			// status patch's annotations are stored with it (conformance:
+			// "should support CronJob API operations").
+			status: statusOf(func(o *api.Job) *api.JobStatus { return &o.Status }), statusTakesAnnotations: true,
 		}, defaultJob, validateJob, validateJobUpdate),
 		typed(&kind{
 			gr: apierrors.GroupResource{Group: "batch", Resource: "cronjobs"}, kind: "CronJob", apiVersion: "batch/v1", namespaced: true,
 			shortNames: []string{"cj"}, categories: []string{"all"},
 			newObj: func() api.Object { return &api.CronJob{} }, resetStatusOnCreate: true,
-			status:  statusOf(func(o *api.CronJob) *api.CronJobStatus { return &o.Status }),
+			status: statusOf(func(o *api.CronJob) *api.CronJobStatus { return &o.Status }), statusTakesAnnotations: true,
 			columns: cronJobColumns,
 		}, defaultCronJob, validateCronJob, validateCronJobUpdate),
 	}

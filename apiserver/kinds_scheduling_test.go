@@ -140,7 +140,9 @@ func TestSchedulingKindsServerRules(t *testing.T) {
 // client's annotations: a Deployment's do, as kube-apiserver's status
 // strategy resets only spec and labels there (KCM's deployment controller
 // writes its revision annotation with UpdateStatus, and kubectl rollout
-// undo reads it back); a ReplicaSet's keep the stored ones. Labels and
+// undo reads it back), and a Namespace's, a Service's, a Job's and a
+// CronJob's, whose strategies reset only the spec; a ReplicaSet's keep the
+// stored ones. Labels and
 // spec stay as stored either way, and the generation does not move.
 func TestStatusUpdateAnnotations(t *testing.T) {
 	const rev = "deployment.kubernetes.io/revision"
@@ -165,6 +167,33 @@ func TestStatusUpdateAnnotations(t *testing.T) {
 			want:      map[string]string{rev: "1"},
 		},
 		{
+			name: "namespace: annotation and status",
+			obj:  &api.Namespace{Metadata: api.ObjectMeta{Name: "ns1"}},
+			setStatus: func(o api.Object) {
+				o.(*api.Namespace).Status.Conditions = []api.NamespaceCondition{{Type: "StatusPatch", Status: api.ConditionTrue, Reason: "E2E"}}
+			},
+			want: map[string]string{rev: "1"},
+		},
+		{
+			name: "service: annotation and status",
+			obj:  &api.Service{Metadata: api.ObjectMeta{Name: "svc1", Namespace: "default"}, Spec: api.ServiceSpec{Ports: []api.ServicePort{{Port: 80}}}},
+			setStatus: func(o api.Object) {
+				o.(*api.Service).Status.LoadBalancer.Ingress = []api.LoadBalancerIngress{{IP: "203.0.113.1"}}
+				o.(*api.Service).Status.Conditions = []api.Condition{{Type: "StatusUpdate", Status: api.ConditionTrue, Reason: "E2E", Message: "Set from e2e test"}}
+			},
+			want: map[string]string{rev: "1"},
+		},
+		{
+			name: "cronjob: annotation and status",
+			obj: func() api.Object {
+				tmpl := webTemplate()
+				tmpl.Spec.RestartPolicy = api.RestartPolicyNever
+				return &api.CronJob{Metadata: api.ObjectMeta{Name: "cj1", Namespace: "default"}, Spec: api.CronJobSpec{Schedule: "*/1 * * * *", JobTemplate: api.JobTemplateSpec{Spec: api.JobSpec{Template: tmpl}}}}
+			}(),
+			setStatus: func(o api.Object) { o.(*api.CronJob).Status.LastScheduleTime = ptr(api.NewTime(epoch)) },
+			want:      map[string]string{rev: "1"},
+		},
+		{
 			name:      "replicaset: the stored annotations stay",
 			obj:       &api.ReplicaSet{Metadata: api.ObjectMeta{Name: "rs1", Namespace: "default"}, Spec: api.ReplicaSetSpec{Replicas: &three, Selector: web, Template: webTemplate()}},
 			setStatus: func(o api.Object) { o.(*api.ReplicaSet).Status.ObservedGeneration = 1 },
@@ -185,6 +214,9 @@ func TestStatusUpdateAnnotations(t *testing.T) {
 			require.NoError(t, err)
 			um := updated.GetObjectMeta()
 			assert.Equal(t, tc.want, um.Annotations)
+			if svc, ok := updated.(*api.Service); ok {
+				assert.Len(t, svc.Status.Conditions, 1, "a service's status conditions are stored")
+			}
 			assert.Empty(t, um.Labels["changed"], "a status update keeps the stored labels")
 			assert.Equal(t, created.GetObjectMeta().Generation, um.Generation, "a status update is not a spec change")
 			if tc.want != nil {

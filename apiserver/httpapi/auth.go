@@ -17,7 +17,8 @@ import (
 // SelfSubjectRulesReview, `kubectl auth can-i`); a component serving its own
 // port (the real kube-scheduler and kube-controller-manager, with delegated
 // authentication and authorization) asks who a bearer token is
-// (TokenReview) and what a user may do (SubjectAccessReview). Nothing is
+// (TokenReview) and what a user may do (SubjectAccessReview, or
+// LocalSubjectAccessReview for one namespace, posted in it). Nothing is
 // stored: each POST is answered with the object sent, its status filled in.
 // miniplane does no authorization, so every action is allowed; the only
 // authentication is the optional bearer token.
@@ -46,6 +47,7 @@ func reviewGroups() []*groupVersion {
 			{Resource: "tokenreviews", Singular: "tokenreview", Kind: "TokenReview"},
 		}},
 		{group: "authorization.k8s.io", version: "v1", resources: []apiserver.ResourceInfo{
+			{Resource: "localsubjectaccessreviews", Singular: "localsubjectaccessreview", Kind: "LocalSubjectAccessReview", Namespaced: true},
 			{Resource: "selfsubjectaccessreviews", Singular: "selfsubjectaccessreview", Kind: "SelfSubjectAccessReview"},
 			{Resource: "selfsubjectrulesreviews", Singular: "selfsubjectrulesreview", Kind: "SelfSubjectRulesReview"},
 			{Resource: "subjectaccessreviews", Singular: "subjectaccessreview", Kind: "SubjectAccessReview"},
@@ -211,8 +213,12 @@ type userInfo struct {
 // with a body of the resource's kind in JSON or protobuf, answered in the
 // format Accept asks for.
 func (h *Handler) serveReview(w http.ResponseWriter, r *http.Request, gv *groupVersion, segs []string, info *requestInfo) {
+	namespace := ""
+	if len(segs) == 3 && segs[0] == "namespaces" {
+		namespace, segs = segs[1], segs[2:]
+	}
 	res, ok := gv.byName[segs[0]]
-	if !ok || len(segs) > 1 {
+	if !ok || len(segs) > 1 || res.Namespaced != (namespace != "") {
 		writeError(w, notFoundPath())
 		return
 	}
@@ -221,7 +227,7 @@ func (h *Handler) serveReview(w http.ResponseWriter, r *http.Request, gv *groupV
 		writeError(w, apierrors.NewMethodNotSupported(res.GroupResource(), methodVerb(r.Method)))
 		return
 	}
-	out, err := h.review(w, r, res)
+	out, err := h.review(w, r, res, namespace)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -236,9 +242,10 @@ type answeredReview struct {
 	review any
 }
 
-// review decodes a review request and answers it.
-func (h *Handler) review(w http.ResponseWriter, r *http.Request, res apiserver.ResourceInfo) (answeredReview, error) {
-	out, err := negotiate(r, false)
+// review decodes a review request and answers it; namespace is the path's,
+// for a namespaced review.
+func (h *Handler) review(w http.ResponseWriter, r *http.Request, res apiserver.ResourceInfo, namespace string) (answeredReview, error) {
+	out, err := negotiateReview(r)
 	if err != nil {
 		return answeredReview{}, err
 	}
@@ -269,6 +276,15 @@ func (h *Handler) review(w http.ResponseWriter, r *http.Request, res apiserver.R
 	case "SubjectAccessReview":
 		var sar subjectAccessReview
 		if err := h.decodeBody(w, r, body, &sar, res.Kind, res.APIVersion()); err != nil {
+			return answeredReview{}, err
+		}
+		rev, err = subjectReview(&sar, res)
+	case "LocalSubjectAccessReview":
+		var sar subjectAccessReview
+		if err := h.decodeBody(w, r, body, &sar, res.Kind, res.APIVersion()); err != nil {
+			return answeredReview{}, err
+		}
+		if err := checkObjectPath(&sar.Metadata, res, namespace, ""); err != nil {
 			return answeredReview{}, err
 		}
 		rev, err = subjectReview(&sar, res)
@@ -317,12 +333,25 @@ func attributesErrors(ra *resourceAttributes, nra *nonResourceAttributes) apierr
 // subjectReview answers a component asking whether a user may do
 // something (delegated authorization): yes, always, once the spec is valid
 // (Kubernetes' ValidateSubjectAccessReviewSpec: one kind of attributes, and
-// a user or a group).
+// a user or a group). A LocalSubjectAccessReview's attributes must also
+// name its own namespace and no path (ValidateLocalSubjectAccessReview;
+// its rule that the metadata hold nothing but the namespace is not
+// checked).
 func subjectReview(rev *subjectAccessReview, res apiserver.ResourceInfo) (any, error) {
 	errs := attributesErrors(rev.Spec.ResourceAttributes, rev.Spec.NonResourceAttributes)
 	if rev.Spec.User == "" && len(rev.Spec.Groups) == 0 {
 		errs = append(errs, apierrors.FieldError{Type: api.CauseTypeFieldValueInvalid,
 			Field: "spec.user", BadValue: "", Detail: "at least one of user or group must be specified"})
+	}
+	if res.Namespaced {
+		if ra := rev.Spec.ResourceAttributes; ra != nil && ra.Namespace != rev.Metadata.Namespace {
+			errs = append(errs, apierrors.FieldError{Type: api.CauseTypeFieldValueInvalid,
+				Field: "spec.resourceAttributes.namespace", BadValue: ra.Namespace, Detail: "must match metadata.namespace"})
+		}
+		if nra := rev.Spec.NonResourceAttributes; nra != nil {
+			errs = append(errs, apierrors.FieldError{Type: api.CauseTypeFieldValueInvalid,
+				Field: "spec.nonResourceAttributes", BadValue: fmt.Sprintf("%+v", *nra), Detail: "disallowed on this kind of request"})
+		}
 	}
 	if len(errs) > 0 {
 		return nil, apierrors.NewInvalid(res.Group, res.Kind, "", errs)

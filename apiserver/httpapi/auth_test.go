@@ -36,6 +36,9 @@ func TestReviews(t *testing.T) {
 		tr   = "/apis/authentication.k8s.io/v1/tokenreviews"
 	)
 	bearer := map[string]string{"Authorization": "Bearer s3cret"}
+	lsar := func(ns string) string {
+		return "/apis/authorization.k8s.io/v1/namespaces/" + ns + "/localsubjectaccessreviews"
+	}
 	tests := []struct {
 		name     string
 		token    string
@@ -80,6 +83,31 @@ func TestReviews(t *testing.T) {
 			want: `{"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","metadata":{"creationTimestamp":null},
 				"spec":{"user":"alice","groups":["dev"],"nonResourceAttributes":{"path":"/metrics","verb":"get"}},
 				"status":{"allowed":true,"reason":"miniplane does no authorization"}}`},
+		{name: "a namespace's review (conformance: SubjectReview API operations)", req: request{method: "POST", path: lsar("e2e"),
+			body: `{"apiVersion":"authorization.k8s.io/v1","kind":"LocalSubjectAccessReview","metadata":{"namespace":"e2e"},"spec":{"user":"e2e","groups":["system:authenticated"],"uid":"u1","resourceAttributes":{"namespace":"e2e","verb":"list","version":"v1","resource":"configmaps"}}}`},
+			wantCode: 201,
+			want: `{"apiVersion":"authorization.k8s.io/v1","kind":"LocalSubjectAccessReview","metadata":{"namespace":"e2e","creationTimestamp":null},
+				"spec":{"resourceAttributes":{"namespace":"e2e","verb":"list","version":"v1","resource":"configmaps"},"user":"e2e","groups":["system:authenticated"],"uid":"u1"},
+				"status":{"allowed":true,"reason":"miniplane does no authorization"}}`},
+		{name: "a namespace's review takes the path's namespace", req: request{method: "POST", path: lsar("e2e"),
+			body: `{"spec":{"user":"e2e","resourceAttributes":{"namespace":"e2e","verb":"get","resource":"pods"}}}`},
+			wantCode: 201,
+			want: `{"apiVersion":"authorization.k8s.io/v1","kind":"LocalSubjectAccessReview","metadata":{"namespace":"e2e","creationTimestamp":null},
+				"spec":{"resourceAttributes":{"namespace":"e2e","verb":"get","resource":"pods"},"user":"e2e"},
+				"status":{"allowed":true,"reason":"miniplane does no authorization"}}`},
+		{name: "a namespace's review of another namespace", req: request{method: "POST", path: lsar("e2e"),
+			body: `{"spec":{"user":"e2e","resourceAttributes":{"namespace":"other","verb":"get","resource":"pods"}}}`}, wantCode: 422,
+			want: `LocalSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes.namespace: Invalid value: "other": must match metadata.namespace`},
+		{name: "a namespace's review of a path", req: request{method: "POST", path: lsar("e2e"),
+			body: `{"spec":{"user":"e2e","nonResourceAttributes":{"path":"/healthz","verb":"get"}}}`}, wantCode: 422,
+			want: `LocalSubjectAccessReview.authorization.k8s.io "" is invalid: spec.nonResourceAttributes: Invalid value: "{Path:/healthz Verb:get}": disallowed on this kind of request`},
+		{name: "a namespace's review sent to another namespace", req: request{method: "POST", path: lsar("e2e"),
+			body: `{"metadata":{"namespace":"other"},"spec":{"user":"e2e","resourceAttributes":{"namespace":"other","verb":"get","resource":"pods"}}}`}, wantCode: 400,
+			want: "the namespace of the provided object (other) does not match the namespace sent on the request (e2e)"},
+		{name: "a namespace's review outside a namespace", req: request{method: "POST", path: "/apis/authorization.k8s.io/v1/localsubjectaccessreviews", body: `{}`}, wantCode: 404,
+			want: "the server could not find the requested resource"},
+		{name: "a cluster review in a namespace", req: request{method: "POST", path: "/apis/authorization.k8s.io/v1/namespaces/e2e/subjectaccessreviews", body: `{}`}, wantCode: 404,
+			want: "the server could not find the requested resource"},
 		{name: "a subject access review names nobody", req: request{method: "POST", path: sar,
 			body: `{"spec":{"resourceAttributes":{"verb":"get","resource":"pods"}}}`}, wantCode: 422,
 			want: `SubjectAccessReview.authorization.k8s.io "" is invalid: spec.user: Invalid value: "": at least one of user or group must be specified`},
@@ -112,6 +140,14 @@ func TestReviews(t *testing.T) {
 		{name: "no body", req: request{method: "POST", path: ssar}, wantCode: 400, want: "a SelfSubjectAccessReview needs a body"},
 		{name: "YAML", req: request{method: "POST", path: ssar, body: "spec: {}", header: map[string]string{"Content-Type": "application/yaml"}}, wantCode: 415,
 			want: `the body of the request was in an unsupported format "application/yaml": this server takes application/json and application/vnd.kubernetes.protobuf`},
+		{name: "as a Table (conformance: a backend that does not implement metadata)", req: request{method: "POST", path: ssar,
+			body:   `{"spec":{"nonResourceAttributes":{"path":"/","verb":"get"}}}`,
+			header: map[string]string{"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}}, wantCode: 406,
+			want: "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf"},
+		{name: "as a Table among others", req: request{method: "POST", path: ssr, body: `{}`,
+			header: map[string]string{"Accept": "application/json;as=Table;v=v1beta1;g=meta.k8s.io, application/json"}}, wantCode: 201,
+			want: `{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview","metadata":{"creationTimestamp":null},
+				"status":{"userInfo":{"username":"system:anonymous","groups":["system:unauthenticated"]}}}`},
 		{name: "GET", req: request{path: ssar}, wantCode: 405, want: `get is not supported on resources of kind "selfsubjectaccessreviews.authorization.k8s.io"`},
 		{name: "a name", req: request{method: "POST", path: ssar + "/mine", body: `{}`}, wantCode: 404, want: "the server could not find the requested resource"},
 		{name: "another version", req: request{method: "POST", path: "/apis/authentication.k8s.io/v1beta1/selfsubjectreviews", body: `{}`}, wantCode: 404,
@@ -143,20 +179,24 @@ func TestReviewsInLegacyDiscovery(t *testing.T) {
 	var l struct {
 		GroupVersion string `json:"groupVersion"`
 		Resources    []struct {
-			Name  string   `json:"name"`
-			Kind  string   `json:"kind"`
-			Verbs []string `json:"verbs"`
+			Name       string   `json:"name"`
+			Namespaced bool     `json:"namespaced"`
+			Kind       string   `json:"kind"`
+			Verbs      []string `json:"verbs"`
 		} `json:"resources"`
 	}
 	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &l))
 	assert.Equal(t, "authorization.k8s.io/v1", l.GroupVersion)
-	require.Len(t, l.Resources, 3)
-	assert.Equal(t, "selfsubjectaccessreviews", l.Resources[0].Name)
-	assert.Equal(t, "SelfSubjectAccessReview", l.Resources[0].Kind)
-	assert.Equal(t, []string{"create"}, l.Resources[0].Verbs)
-	assert.Equal(t, "selfsubjectrulesreviews", l.Resources[1].Name)
-	assert.Equal(t, "subjectaccessreviews", l.Resources[2].Name)
-	assert.Equal(t, []string{"create"}, l.Resources[2].Verbs)
+	require.Len(t, l.Resources, 4)
+	assert.Equal(t, "localsubjectaccessreviews", l.Resources[0].Name)
+	assert.True(t, l.Resources[0].Namespaced)
+	assert.Equal(t, "selfsubjectaccessreviews", l.Resources[1].Name)
+	assert.Equal(t, "SelfSubjectAccessReview", l.Resources[1].Kind)
+	assert.False(t, l.Resources[1].Namespaced)
+	assert.Equal(t, []string{"create"}, l.Resources[1].Verbs)
+	assert.Equal(t, "selfsubjectrulesreviews", l.Resources[2].Name)
+	assert.Equal(t, "subjectaccessreviews", l.Resources[3].Name)
+	assert.Equal(t, []string{"create"}, l.Resources[3].Verbs)
 
 	rec = f.do(t, request{path: "/openapi/v3"})
 	require.Equal(t, http.StatusOK, rec.Code)

@@ -151,7 +151,7 @@ func (h *Handler) decodeInto(w http.ResponseWriter, q url.Values, body []byte, o
 	if trimmed[0] != '{' {
 		return apierrors.NewBadRequest("the request body is not a JSON object")
 	}
-	if o, ok := obj.(interface{ GetTypeMeta() *api.TypeMeta }); ok && *o.GetTypeMeta() == (api.TypeMeta{}) {
+	if o, ok := obj.(interface{ GetTypeMeta() *api.TypeMeta }); ok && *o.GetTypeMeta() == (api.TypeMeta{}) && !checksDuplicates(q) {
 		if done, err := h.decodeTypedInto(q, trimmed, obj, o.GetTypeMeta(), wantKind, wantAPIVersion); done {
 			return err
 		}
@@ -172,13 +172,18 @@ func (h *Handler) decodeInto(w http.ResponseWriter, q url.Values, body []byte, o
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.DisallowUnknownFields()
 	err := dec.Decode(obj) // trailing data was refused with the type meta above
-	if field, ok := unknownField(err); ok {
-		switch validation {
-		case "Strict":
-			return apierrors.NewBadRequest(fmt.Sprintf("strict decoding error: unknown field %q", field))
-		case "", "Warn":
-			addWarning(w, fmt.Sprintf("unknown field %q", field))
+	_, unknown := unknownField(err)
+	if _, custom := obj.(*api.Unstructured); !custom && validation != "Ignore" && (unknown || checksDuplicates(q)) {
+		if errs := strictErrors(trimmed, reflect.TypeOf(obj)); len(errs) > 0 {
+			if validation == "Strict" {
+				return apierrors.NewBadRequest("strict decoding error: " + strings.Join(errs, ", "))
+			}
+			for _, e := range errs {
+				addWarning(w, e)
+			}
 		}
+	}
+	if unknown {
 		// Decode again from scratch, dropping the unknown fields.
 		reflect.ValueOf(obj).Elem().SetZero()
 		err = json.Unmarshal(trimmed, obj)
@@ -190,6 +195,17 @@ func (h *Handler) decodeInto(w http.ResponseWriter, q url.Values, body []byte, o
 		return h.checkUnknownFields(w, validation, u, wantKind, wantAPIVersion)
 	}
 	return nil
+}
+
+// checksDuplicates reports whether a request's body is checked for
+// duplicate fields: when its fieldValidation is Strict or Warn, as kubectl
+// sends it. kube-apiserver checks every body, Warn being the default; here
+// a body with no fieldValidation is walked for strict errors only when it
+// has an unknown field, so that the common write decodes in one pass, and
+// its duplicates alone go unwarned.
+func checksDuplicates(q url.Values) bool {
+	v := q.Get("fieldValidation")
+	return v == "Strict" || v == "Warn"
 }
 
 // checkUnknownFields applies fieldValidation to the fields a custom

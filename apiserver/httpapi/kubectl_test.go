@@ -163,6 +163,7 @@ func TestKubectl(t *testing.T) {
 			{"events", "ev", "events.k8s.io/v1", "true", "Event"},
 			{"selfsubjectreviews", "authentication.k8s.io/v1", "false", "SelfSubjectReview"},
 			{"tokenreviews", "authentication.k8s.io/v1", "false", "TokenReview"},
+			{"localsubjectaccessreviews", "authorization.k8s.io/v1", "true", "LocalSubjectAccessReview"},
 			{"selfsubjectaccessreviews", "authorization.k8s.io/v1", "false", "SelfSubjectAccessReview"},
 			{"selfsubjectrulesreviews", "authorization.k8s.io/v1", "false", "SelfSubjectRulesReview"},
 			{"subjectaccessreviews", "authorization.k8s.io/v1", "false", "SubjectAccessReview"},

@@ -57,6 +57,28 @@ var jsonOutput = output{}
 // answers it 406 too), nor are YAML and CBOR; a header naming only what is
 // not served gets 406.
 func negotiate(r *http.Request, list bool) (output, error) {
+	return negotiateAs(r, list, true)
+}
+
+// reviewNotAcceptable is kube-apiserver's message when nothing the request
+// accepts can be served (k8s.io/apiserver's negotiation errNotAcceptable,
+// listing its serializers).
+const reviewNotAcceptable = "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf"
+
+// negotiateReview is negotiate for a review (SelfSubjectAccessReview and
+// the like): kube-apiserver's review storage has no Table convertor, so
+// its negotiation passes over as=Table, and answers 406 when nothing else
+// is accepted.
+func negotiateReview(r *http.Request) (output, error) {
+	out, err := negotiateAs(r, false, false)
+	if err != nil {
+		return output{}, apierrors.NewNotAcceptable(reviewNotAcceptable)
+	}
+	return out, nil
+}
+
+// negotiateAs is negotiate, with as=Table taken only when tables is set.
+func negotiateAs(r *http.Request, list, tables bool) (output, error) {
 	accept := r.Header.Get("Accept")
 	if accept == "" {
 		return jsonOutput, nil
@@ -82,7 +104,7 @@ func negotiate(r *http.Request, list bool) (output, error) {
 		case as == partialKind && metaV1:
 			out.partial, out.partialVersion = true, mt.params["v"]
 			return out, nil
-		case as == "Table" && metaV1 && out.format == formatJSON:
+		case as == "Table" && metaV1 && out.format == formatJSON && tables:
 			include := queryOf(r).Get("includeObject")
 			switch include {
 			case "":

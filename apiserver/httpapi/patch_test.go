@@ -52,6 +52,17 @@ func TestPatch(t *testing.T) {
 				assert.Equal(t, "nginx:1.28", c.Image)
 				assert.Len(t, c.Ports, 1)
 			}},
+		{name: "a namespace's status patch takes its annotations (conformance: should apply changes to a namespace status)",
+			req: patchReq("/api/v1/namespaces/default/status", mergePatch,
+				`{"metadata":{"annotations":{"e2e-patched-ns-status":"default"}},"status":{"conditions":[{"type":"StatusPatch","status":"True","reason":"E2E","message":"Patched by an e2e test"}]}}`),
+			wantCode: 200,
+			check: func(t *testing.T, f *fixture) {
+				ns, err := client.For[*api.Namespace](f.srv).Get(ctx, "", "default")
+				require.NoError(t, err)
+				assert.Equal(t, "default", ns.Metadata.Annotations["e2e-patched-ns-status"])
+				assert.Equal(t, []api.NamespaceCondition{{Type: "StatusPatch", Status: api.ConditionTrue, Reason: "E2E", Message: "Patched by an e2e test"}}, ns.Status.Conditions)
+				assert.Equal(t, api.NamespaceActive, ns.Status.Phase)
+			}},
 		{name: "status patch changes only status", req: patchReq(pod+"/status", mergePatch, `{"metadata":{"labels":{"x":"y"}},"status":{"phase":"Running"}}`), wantCode: 200,
 			check: func(t *testing.T, f *fixture) {
 				p := getPod(t, f)
@@ -112,7 +123,7 @@ func TestPatchErrors(t *testing.T) {
 		{"name changed", patchReq(pod, mergePatch, `{"metadata":{"name":"other"}}`), 400, api.StatusReasonBadRequest, "does not match the name on the URL"},
 		{"kind changed", patchReq(pod, mergePatch, `{"kind":"Service"}`), 400, api.StatusReasonBadRequest, `kind "Service"`},
 		{"stale resourceVersion", patchReq(pod, mergePatch, `{"metadata":{"resourceVersion":"2","labels":{"a":"b"}}}`), 409, api.StatusReasonConflict, "the object has been modified"},
-		{"strict unknown field", patchReq(pod+"?fieldValidation=Strict", mergePatch, `{"spec":{"hostNetwork":true}}`), 400, api.StatusReasonBadRequest, `unknown field "hostNetwork"`},
+		{"strict unknown field", patchReq(pod+"?fieldValidation=Strict", mergePatch, `{"spec":{"hostNetwork":true}}`), 400, api.StatusReasonBadRequest, `strict decoding error: unknown field "spec.hostNetwork"`},
 		{"apply body not JSON", patchReq(pod+"?fieldManager=m", applyPatch, "kind: Pod\n"), 415, api.StatusReasonUnsupportedMediaType, ""},
 		{"bad field manager", patchReq(pod+"?fieldManager=%00", mergePatch, `{}`), 400, api.StatusReasonBadRequest, "fieldManager"},
 		{"status patch of a kind without status", patchReq("/api/v1/namespaces/default/endpoints/x/status", mergePatch, `{}`), 404, api.StatusReasonNotFound, ""},

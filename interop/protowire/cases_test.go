@@ -236,7 +236,9 @@ func fullService(name string) api.Service {
 		},
 		Status: api.ServiceStatus{LoadBalancer: api.LoadBalancerStatus{Ingress: []api.LoadBalancerIngress{
 			{IP: "203.0.113.5", Hostname: "lb.example.com"},
-		}}},
+		}}, Conditions: []api.Condition{
+			{Type: "LoadBalancerReady", Status: api.ConditionTrue, ObservedGeneration: 2, LastTransitionTime: created, Reason: "Provisioned", Message: "the load balancer is up"},
+		}},
 	}
 }
 
@@ -320,7 +322,9 @@ func fullNamespace(name string) api.Namespace {
 	return api.Namespace{
 		Metadata: fullObjectMeta(name),
 		Spec:     api.NamespaceSpec{Finalizers: []string{api.FinalizerKubernetes}},
-		Status:   api.NamespaceStatus{Phase: api.NamespaceTerminating},
+		Status: api.NamespaceStatus{Phase: api.NamespaceTerminating, Conditions: []api.NamespaceCondition{
+			{Type: "NamespaceDeletionContentFailure", Status: api.ConditionTrue, LastTransitionTime: created, Reason: "ContentDeletionFailed", Message: "some content could not be deleted"},
+		}},
 	}
 }
 

@@ -20,6 +20,8 @@ import (
 // `kubectl auth can-i`): create is its only verb, and nothing is stored.
 type review struct {
 	gvr schema.GroupVersionResource
+	// namespace is where a namespaced review is posted.
+	namespace string
 	// create sends reviews through the typed client and checks the answers.
 	create func(t *testing.T, cs kubernetes.Interface)
 }
@@ -31,6 +33,9 @@ func (r review) run(t *testing.T, p *planetest.Plane, cs kubernetes.Interface, v
 	r.create(t, cs)
 	// The typed client sent protobuf and was answered in it.
 	path := "/apis/" + r.gvr.Group + "/" + r.gvr.Version + "/" + r.gvr.Resource
+	if r.namespace != "" {
+		path = "/apis/" + r.gvr.Group + "/" + r.gvr.Version + "/namespaces/" + r.namespace + "/" + r.gvr.Resource
+	}
 	var posts int
 	for _, req := range p.Requests() {
 		if req.Path == path {
@@ -107,6 +112,28 @@ func reviewCases() []kindCase {
 					NonResourceAttributes: &authorizationv1.NonResourceAttributes{Path: "/metrics", Verb: "get"},
 				}}, metav1.CreateOptions{})
 				assert.True(t, apierrors.IsInvalid(err), "a review of nobody: want invalid, got %v", err)
+			},
+		},
+		review{
+			gvr:       authorizationv1.SchemeGroupVersion.WithResource("localsubjectaccessreviews"),
+			namespace: metav1.NamespaceDefault,
+			create: func(t *testing.T, cs kubernetes.Interface) {
+				// What the conformance test "SubjectReview API operations" asks.
+				ctx := boundedContext(t)
+				reviews := cs.AuthorizationV1().LocalSubjectAccessReviews(metav1.NamespaceDefault)
+				got, err := reviews.Create(ctx, &authorizationv1.LocalSubjectAccessReview{
+					ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespaceDefault},
+					Spec: authorizationv1.SubjectAccessReviewSpec{User: "e2e", Groups: []string{"system:authenticated"}, UID: "u1",
+						ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: metav1.NamespaceDefault, Verb: "list", Version: "v1", Resource: "configmaps"}},
+				}, metav1.CreateOptions{})
+				require.NoError(t, err)
+				assert.True(t, got.Status.Allowed, "miniplane does no authorization")
+				assert.Equal(t, metav1.NamespaceDefault, got.Namespace)
+				assert.Equal(t, "u1", got.Spec.UID)
+
+				_, err = reviews.Create(ctx, &authorizationv1.LocalSubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{User: "e2e",
+					ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: "other", Verb: "list", Resource: "configmaps"}}}, metav1.CreateOptions{})
+				assert.True(t, apierrors.IsInvalid(err), "a review of another namespace: want invalid, got %v", err)
 			},
 		},
 		review{
