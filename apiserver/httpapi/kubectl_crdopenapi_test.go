@@ -104,7 +104,7 @@ func TestKubectlCustomResourceOpenAPI(t *testing.T) {
 		pattern string
 	}{
 		{[]string{"e2e-test-foos"}, `(?s)DESCRIPTION:.*Foo CRD for Testing.*FIELDS:.*apiVersion.*<string>.*APIVersion defines.*spec.*<Object>.*Specification of Foo`},
-		{[]string{"e2e-test-foos.metadata"}, `(?s)DESCRIPTION:.*Standard object's metadata.*FIELDS:.*creationTimestamp.*<string>`},
+		{[]string{"e2e-test-foos.metadata"}, `(?s)DESCRIPTION:.*Standard object's metadata.*FIELDS:.*creationTimestamp.*<string>.*CreationTimestamp is a timestamp`},
 		{[]string{"e2e-test-foos.spec.bars"}, `(?s)(FIELD|RESOURCE):.*bars.*<\[\]Object>.*DESCRIPTION:.*List of Bars and their specs.*FIELDS:.*bazs.*<\[\]string>.*List of Bazs.*name.*<string>.*Name of Bar`},
 	} {
 		assert.Regexp(t, regexp.MustCompile(c.pattern), k.ok("", append([]string{"explain"}, c.args...)...))
