@@ -77,3 +77,55 @@ func TestKubectlCustomResourceVersions(t *testing.T) {
 	assert.Contains(t, k.fails("", "get", "--raw", "/apis/demo.example.com/v2/namespaces/default/gadgets"), "NotFound")
 	k.ok("", "delete", "crd", "gadgets.demo.example.com")
 }
+
+// portsCRDYAML has a list of type map keyed by containerPort and protocol,
+// as the FieldValidation conformance tests' definition.
+const portsCRDYAML = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: sockets.demo.example.com
+spec:
+  group: demo.example.com
+  scope: Cluster
+  names: {plural: sockets, singular: socket, kind: Socket}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              foo: {type: string}
+              ports:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [containerPort, protocol]
+                items:
+                  type: object
+                  required: [containerPort, protocol]
+                  properties:
+                    containerPort: {type: integer}
+                    protocol: {type: string}
+                    name: {type: string}
+`
+
+// TestKubectlCustomResourceServerSideApply applies custom resources on
+// the server: created, then merged with another manager's fields (a list
+// of type map merges by key), and refused on a conflict.
+func TestKubectlCustomResourceServerSideApply(t *testing.T) {
+	ts := newTestServer(t, clock.Real{}, nil)
+	k := newKubectl(t, ts.url)
+	k.ok(portsCRDYAML, "apply", "-f", "-")
+	const head = "apiVersion: demo.example.com/v1\nkind: Socket\nmetadata:\n  name: s\n"
+	assert.Equal(t, "socket.demo.example.com/s serverside-applied\n",
+		k.ok(head+"spec:\n  foo: a\n  ports:\n  - {containerPort: 80, protocol: TCP, name: web}\n", "apply", "--server-side", "--field-manager=one", "-f", "-"))
+	k.ok(head+"spec:\n  ports:\n  - {containerPort: 53, protocol: UDP, name: dns}\n", "apply", "--server-side", "--field-manager=two", "-f", "-")
+	assert.Equal(t, "a web dns", k.ok("", "get", "socket", "s", "-o",
+		`jsonpath={.spec.foo} {.spec.ports[?(@.containerPort==80)].name} {.spec.ports[?(@.containerPort==53)].name}`), "merged by key")
+	assert.Contains(t, k.fails(head+"spec:\n  foo: b\n", "apply", "--server-side", "--field-manager=two", "-f", "-"),
+		`conflict with "one": .spec.foo`)
+}

@@ -188,7 +188,7 @@ func (p *patchRequest) try(r *http.Request) (int, any, error) {
 // applied configuration becomes a new object.
 func (p *patchRequest) applyCreate(r *http.Request) (int, any, error) {
 	req := p.req
-	created, err := patch.ServerSideApply(req.info.Kind, nil, p.body, p.manager, p.force, p.h.clock.Now())
+	created, err := p.serverSideApply(req.info.Kind, nil)
 	if err != nil {
 		return 0, nil, patchStatus(err, req.info, req.name)
 	}
@@ -211,6 +211,17 @@ func (p *patchRequest) applyCreate(r *http.Request) (int, any, error) {
 	return http.StatusCreated, withTypeMeta(req.info, out), nil
 }
 
+// serverSideApply applies the request's configuration to live, an object
+// of kind in JSON (nil to create one); a custom resource merges by its
+// schema's list types.
+func (p *patchRequest) serverSideApply(kind string, live []byte) ([]byte, error) {
+	if info := p.req.info; info.Schema != nil && kind == info.Kind {
+		c := patch.Custom{Schema: info.Schema, HasStatus: info.HasStatus}
+		return patch.ServerSideApplyCustom(c, kind, live, p.body, p.manager, p.force, p.h.clock.Now())
+	}
+	return patch.ServerSideApply(kind, live, p.body, p.manager, p.force, p.h.clock.Now())
+}
+
 // patchInto applies the request's patch to cur's JSON and decodes the
 // result into into, which must keep the kind and apiVersion.
 func (p *patchRequest) patchInto(cur any, kind string, into any, wantKind, wantAPIVersion string) error {
@@ -220,7 +231,7 @@ func (p *patchRequest) patchInto(cur any, kind string, into any, wantKind, wantA
 	}
 	var patched []byte
 	if p.patchType == applyPatchType {
-		patched, err = patch.ServerSideApply(kind, orig, p.body, p.manager, p.force, p.h.clock.Now())
+		patched, err = p.serverSideApply(kind, orig)
 	} else {
 		patched, err = patch.Apply(p.patchType, kind, orig, p.body)
 	}
