@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver/schema"
 )
 
 // versionKinds returns the kinds that serve crd: its storage version's
@@ -14,6 +15,7 @@ import (
 func (s *Server) versionKinds(crd *api.CustomResourceDefinition) []*kind {
 	storage := storageVersion(crd)
 	stored := s.customKind(crd, storage)
+	stored.fromStored = defaultsOnRead(stored, nil)
 	out := []*kind{stored}
 	for i := range crd.Spec.Versions {
 		v := &crd.Spec.Versions[i]
@@ -29,8 +31,45 @@ func (s *Server) versionKinds(crd *api.CustomResourceDefinition) []*kind {
 		}
 		// out sets the served apiVersion on the copy; the stored
 		// object's content is shared, never changed.
-		k.fromStored = stored.shallowCopy
+		k.fromStored = defaultsOnRead(k, stored.shallowCopy)
 		out = append(out, k)
 	}
 	return out
+}
+
+// defaultsOnRead returns how k shows a stored object when its schema has
+// defaults: a deep copy with them set, as kube-apiserver defaults what it
+// reads from storage, so that an object stored before a default was added
+// reads with it. Otherwise it returns plain (nil: the stored object itself).
+func defaultsOnRead(k *kind, plain func(api.Object) api.Object) func(api.Object) api.Object {
+	root := k.custom.schema
+	if !hasDefault(root) {
+		return plain
+	}
+	return func(o api.Object) api.Object {
+		c := o.DeepCopyObject().(*api.Unstructured)
+		if c.Content != nil {
+			schema.Default(c.Content, root)
+		}
+		return c
+	}
+}
+
+// hasDefault reports whether s or any schema in it has a default.
+func hasDefault(s *api.JSONSchemaProps) bool {
+	if s == nil {
+		return false
+	}
+	if len(s.Default) > 0 {
+		return true
+	}
+	for _, p := range s.Properties {
+		if hasDefault(&p) {
+			return true
+		}
+	}
+	if ap := s.AdditionalProperties; ap != nil && hasDefault(ap.Schema) {
+		return true
+	}
+	return hasDefault(s.ItemSchema())
 }
