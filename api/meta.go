@@ -57,8 +57,9 @@ type ObjectMeta struct {
 	// Generation counts changes to the desired state (spec); the apiserver bumps it, and
 	// controllers report the generation they acted on in status.observedGeneration.
 	Generation int64 `json:"generation,omitempty" protobuf:"varint,7,opt,name=generation"`
-	// CreationTimestamp is set by the apiserver on create. Zero encodes as null, as in
-	// Kubernetes (omitempty does not omit a struct).
+	// CreationTimestamp is a timestamp representing the server time when this object was
+	// created: the apiserver sets it on create. Zero encodes as null, as in Kubernetes
+	// (omitempty does not omit a struct).
 	CreationTimestamp Time `json:"creationTimestamp,omitempty" protobuf:"bytes,8,opt,name=creationTimestamp"`
 	// DeletionTimestamp is set when deletion has been requested but the object is still
 	// held by finalizers or a graceful termination. Once set it is never unset.

@@ -39,9 +39,9 @@ import (
 
 // customKinds is one immutable snapshot of the served custom kinds.
 type customKinds struct {
-	byName map[string]*kind       // by plural.group, and by plural when no other kind holds it
+	byName map[string]*kind       // by plural.group, and by plural when no other kind holds it; other versions by plural.version.group
 	byType map[api.TypeMeta]*kind // by apiVersion and kind
-	byCRD  map[string]*kind       // by the definition's name
+	byCRD  map[string][]*kind     // by the definition's name: its storage version's kind, then its other served versions'
 	sorted []*kind                // by group, then resource
 }
 
@@ -73,7 +73,12 @@ func (s *Server) storedKinds() []*kind {
 	for _, name := range slices.Sorted(maps.Keys(s.kinds)) {
 		out = append(out, s.kinds[name])
 	}
-	return append(out, s.customSorted()...)
+	for _, k := range s.customSorted() {
+		if k.storage == nil {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // crdWritten acts on a definition just stored: it registers (or updates)
@@ -145,11 +150,11 @@ func (s *Server) registerCRD(crd *api.CustomResourceDefinition) string {
 		return ""
 	}
 	old := s.custom.Load()
-	next := &customKinds{byName: map[string]*kind{}, byType: map[api.TypeMeta]*kind{}, byCRD: map[string]*kind{}}
+	next := &customKinds{byName: map[string]*kind{}, byType: map[api.TypeMeta]*kind{}, byCRD: map[string][]*kind{}}
 	if old != nil {
-		for name, k := range old.byCRD {
+		for name, ks := range old.byCRD {
 			if name != crd.Metadata.Name {
-				next.add(name, k, s)
+				next.add(name, ks, s)
 			}
 		}
 	}
@@ -160,33 +165,48 @@ func (s *Server) registerCRD(crd *api.CustomResourceDefinition) string {
 	if other := next.byName[gr.String()]; other != nil {
 		return fmt.Sprintf("%q is already in use", crd.Spec.Names.Plural)
 	}
-	k := s.customKind(crd)
-	if other := next.byType[api.TypeMeta{APIVersion: k.apiVersion, Kind: k.kind}]; other != nil {
-		return fmt.Sprintf("%q is already in use", crd.Spec.Names.Kind)
+	ks := s.versionKinds(crd)
+	for _, k := range ks {
+		if other := next.byType[api.TypeMeta{APIVersion: k.apiVersion, Kind: k.kind}]; other != nil {
+			return fmt.Sprintf("%q is already in use", crd.Spec.Names.Kind)
+		}
 	}
-	next.add(crd.Metadata.Name, k, s)
+	next.add(crd.Metadata.Name, ks, s)
 	next.sort()
 	s.custom.Store(next)
 	s.epoch.Add(1)
 	return ""
 }
 
-func (c *customKinds) add(crdName string, k *kind, s *Server) {
-	c.byCRD[crdName] = k
-	c.byName[k.gr.String()] = k
+// add adds a definition's kinds: ks[0] serves its storage version and is
+// named by plural.group (and plural), the others by plural.version.group.
+func (c *customKinds) add(crdName string, ks []*kind, s *Server) {
+	c.byCRD[crdName] = ks
+	for _, k := range ks {
+		c.byType[api.TypeMeta{APIVersion: k.apiVersion, Kind: k.kind}] = k
+		c.byName[k.info().Name()] = k
+		c.sorted = append(c.sorted, k)
+	}
+	k := ks[0]
 	if _, taken := s.byName[k.gr.Resource]; !taken {
 		if _, taken := c.byName[k.gr.Resource]; !taken {
 			c.byName[k.gr.Resource] = k
 		}
 	}
-	c.byType[api.TypeMeta{APIVersion: k.apiVersion, Kind: k.kind}] = k
-	c.sorted = append(c.sorted, k)
 }
 
 func (c *customKinds) sort() {
-	slices.SortFunc(c.sorted, func(a, b *kind) int { return strings.Compare(a.gr.String(), b.gr.String()) })
+	slices.SortFunc(c.sorted, func(a, b *kind) int {
+		if n := strings.Compare(a.gr.String(), b.gr.String()); n != 0 {
+			return n
+		}
+		return strings.Compare(a.apiVersion, b.apiVersion)
+	})
 	// A plural alone names the first kind in order that holds it.
 	for _, k := range c.sorted {
+		if k.storage != nil {
+			continue
+		}
 		if cur := c.byName[k.gr.Resource]; cur != nil && cur != k && cur.gr.String() > k.gr.String() {
 			c.byName[k.gr.Resource] = k
 		}
@@ -199,14 +219,14 @@ func (s *Server) crdRemoved(crd *api.CustomResourceDefinition) {
 	s.customMu.Lock()
 	old := s.custom.Load()
 	var gone *kind
-	if old != nil {
-		gone = old.byCRD[crd.Metadata.Name]
+	if old != nil && len(old.byCRD[crd.Metadata.Name]) > 0 {
+		gone = old.byCRD[crd.Metadata.Name][0]
 	}
 	if gone != nil {
-		next := &customKinds{byName: map[string]*kind{}, byType: map[api.TypeMeta]*kind{}, byCRD: map[string]*kind{}}
-		for name, k := range old.byCRD {
+		next := &customKinds{byName: map[string]*kind{}, byType: map[api.TypeMeta]*kind{}, byCRD: map[string][]*kind{}}
+		for name, ks := range old.byCRD {
 			if name != crd.Metadata.Name {
-				next.add(name, k, s)
+				next.add(name, ks, s)
 			}
 		}
 		next.sort()
@@ -229,7 +249,7 @@ func (s *Server) crdRemoved(crd *api.CustomResourceDefinition) {
 	s.log.Debug("custom resource definition removed", zap.String("name", crd.Metadata.Name), zap.Int("objects", len(res.Records)))
 }
 
-// storageVersion returns crd's storage version, the one version served.
+// storageVersion returns crd's storage version.
 func storageVersion(crd *api.CustomResourceDefinition) *api.CustomResourceDefinitionVersion {
 	for i := range crd.Spec.Versions {
 		if crd.Spec.Versions[i].Storage {
@@ -239,10 +259,9 @@ func storageVersion(crd *api.CustomResourceDefinition) *api.CustomResourceDefini
 	return &crd.Spec.Versions[0]
 }
 
-// customKind builds the kind of crd's storage version: its strategy is the
+// customKind builds the kind of crd's version v: its strategy is the
 // custom resource strategy, its rules the version's schema.
-func (s *Server) customKind(crd *api.CustomResourceDefinition) *kind {
-	v := storageVersion(crd)
+func (s *Server) customKind(crd *api.CustomResourceDefinition, v *api.CustomResourceDefinitionVersion) *kind {
 	apiVersion := crd.Spec.Group + "/" + v.Name
 	kindName := crd.Spec.Names.Kind
 	var root *api.JSONSchemaProps

@@ -100,8 +100,16 @@ func (r ResourceInfo) GroupResource() apierrors.GroupResource {
 
 // Name returns the name Client calls take for the resource, which tells
 // apart resources of one plural in several groups: "pods",
-// "leases.coordination.k8s.io", "events.events.k8s.io".
-func (r ResourceInfo) Name() string { return r.GroupResource().String() }
+// "leases.coordination.k8s.io", "events.events.k8s.io". A custom
+// resource's version other than its storage version is named as kubectl
+// names a resource in one version: "widgets.v1beta1.demo.example.com".
+func (r ResourceInfo) Name() string {
+	gr := r.GroupResource().String()
+	if r.StoredAs == gr {
+		return r.Resource + "." + r.Version + "." + r.Group
+	}
+	return gr
+}
 
 // Resources returns every resource the server serves, sorted by group and
 // then by resource name. A stored kind served in several groups is listed

@@ -74,13 +74,14 @@ func verbsOf(gv *groupVersion) []string {
 }
 
 // discoveryGroups are every group version discovery lists: the Server's,
-// then the reviews', ordered by group (core first).
+// then the reviews', ordered by group (core first), and a group's versions
+// by Kubernetes' version priority (the preferred one first).
 func (h *Handler) discoveryGroups() []*groupVersion {
 	all := slices.Concat(h.currentRoutes().groups, h.reviews)
 	slices.SortStableFunc(all, func(a, b *groupVersion) int {
 		switch {
 		case a.group == b.group:
-			return 0
+			return compareVersionPriority(a.version, b.version)
 		case a.group == "":
 			return -1
 		case b.group == "":

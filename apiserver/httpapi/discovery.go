@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/miniplane/miniplane/api/apierrors"
@@ -176,9 +177,14 @@ func (h *Handler) serveRootDiscovery(w http.ResponseWriter, r *http.Request, cor
 			if (gv.group == "") != core {
 				continue
 			}
+			v := discoveryVersion{Version: gv.version, Freshness: "Current", Resources: discoveryResources(gv)}
+			if n := len(list.Items); n > 0 && list.Items[n-1].Metadata.Name == gv.group {
+				list.Items[n-1].Versions = append(list.Items[n-1].Versions, v)
+				continue
+			}
 			var g discoveryGroup
 			g.Metadata.Name = gv.group
-			g.Versions = []discoveryVersion{{Version: gv.version, Freshness: "Current", Resources: discoveryResources(gv)}}
+			g.Versions = []discoveryVersion{v}
 			list.Items = append(list.Items, g)
 		}
 		writeJSONAs(w, ct, list)
@@ -191,31 +197,98 @@ func (h *Handler) serveRootDiscovery(w http.ResponseWriter, r *http.Request, cor
 		})
 		return
 	}
-	list := apiGroupList{Kind: "APIGroupList", APIVersion: "v1", Groups: []apiGroup{}}
-	for _, gv := range h.discoveryGroups() {
-		if gv.group != "" {
-			list.Groups = append(list.Groups, groupOf(gv))
-		}
-	}
-	writeJSON(w, http.StatusOK, list)
+	writeJSON(w, http.StatusOK, apiGroupList{Kind: "APIGroupList", APIVersion: "v1", Groups: namedGroups(h.discoveryGroups())})
 }
 
-func groupOf(gv *groupVersion) apiGroup {
-	v := groupVersionForDiscovery{GroupVersion: gv.groupVersion(), Version: gv.version}
-	return apiGroup{Name: gv.group, Versions: []groupVersionForDiscovery{v}, PreferredVersion: v}
+// namedGroups returns the named groups of gvs (sorted as discoveryGroups
+// sorts them), each with its versions and the first as the preferred one.
+func namedGroups(gvs []*groupVersion) []apiGroup {
+	out := []apiGroup{}
+	for _, gv := range gvs {
+		if gv.group == "" {
+			continue
+		}
+		v := groupVersionForDiscovery{GroupVersion: gv.groupVersion(), Version: gv.version}
+		if n := len(out); n > 0 && out[n-1].Name == gv.group {
+			out[n-1].Versions = append(out[n-1].Versions, v)
+			continue
+		}
+		out = append(out, apiGroup{Name: gv.group, Versions: []groupVersionForDiscovery{v}, PreferredVersion: v})
+	}
+	return out
 }
 
 // serveGroup answers /apis/{group}.
 func (h *Handler) serveGroup(w http.ResponseWriter, group string) {
-	for _, gv := range h.discoveryGroups() {
-		if gv.group == group && group != "" {
-			g := groupOf(gv)
+	for _, g := range namedGroups(h.discoveryGroups()) {
+		if g.Name == group {
 			g.Kind, g.APIVersion = "APIGroup", "v1"
 			writeJSON(w, http.StatusOK, g)
 			return
 		}
 	}
 	writeError(w, notFoundPath())
+}
+
+// compareVersionPriority orders two versions of a group as Kubernetes
+// does (version.CompareKubeAwareVersionStrings, highest first): GA before
+// beta before alpha, a higher major then a higher minor first, and any
+// version not of the form v1, v2beta1, v1alpha3 last, alphabetically.
+func compareVersionPriority(a, b string) int {
+	ka, kb := parseKubeVersion(a), parseKubeVersion(b)
+	switch {
+	case !ka.ok && !kb.ok:
+		return strings.Compare(a, b)
+	case !ka.ok:
+		return 1
+	case !kb.ok:
+		return -1
+	case ka.level != kb.level:
+		return kb.level - ka.level
+	case ka.major != kb.major:
+		return kb.major - ka.major
+	}
+	return kb.minor - ka.minor
+}
+
+// kubeVersion is a version of the form v<major>[(alpha|beta)<minor>];
+// level is 2 for GA, 1 for beta and 0 for alpha.
+type kubeVersion struct {
+	ok                  bool
+	level, major, minor int
+}
+
+func parseKubeVersion(v string) kubeVersion {
+	rest, ok := strings.CutPrefix(v, "v")
+	if !ok {
+		return kubeVersion{}
+	}
+	i := 0
+	for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+		i++
+	}
+	major, err := strconv.Atoi(rest[:i])
+	if err != nil || major == 0 || rest[0] == '0' {
+		return kubeVersion{}
+	}
+	kv := kubeVersion{ok: true, level: 2, major: major}
+	if rest = rest[i:]; rest == "" {
+		return kv
+	}
+	switch {
+	case strings.HasPrefix(rest, "beta"):
+		kv.level, rest = 1, rest[len("beta"):]
+	case strings.HasPrefix(rest, "alpha"):
+		kv.level, rest = 0, rest[len("alpha"):]
+	default:
+		return kubeVersion{}
+	}
+	minor, err := strconv.Atoi(rest)
+	if err != nil || minor == 0 || rest[0] == '0' {
+		return kubeVersion{}
+	}
+	kv.minor = minor
+	return kv
 }
 
 func discoveryResources(gv *groupVersion) []discoveryResource {

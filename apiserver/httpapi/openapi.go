@@ -327,6 +327,8 @@ func (s *schema) convert(f func(*schema)) *schema {
 	c := *s
 	c.AllOf = convertAll(s.AllOf, f)
 	c.OneOf = convertAll(s.OneOf, f)
+	c.AnyOf = convertAll(s.AnyOf, f)
+	c.Not = s.Not.convert(f)
 	c.Items = s.Items.convert(f)
 	c.AdditionalProperties = s.AdditionalProperties.convert(f)
 	if s.Properties != nil {

@@ -640,7 +640,7 @@ var apiDocs = map[string]string{
 	"ObjectFieldSelector.FieldPath":                        "FieldPath is the path of the field.",
 	"ObjectMeta":                                           "ObjectMeta is the metadata every persisted object carries: identity (namespace, name, UID), version (resourceVersion, generation), lifecycle (creation and deletion timestamps, finalizers), labels and annotations, and the owners garbage collection follows. Kubernetes: metav1.ObjectMeta.",
 	"ObjectMeta.Annotations":                               "Annotations are non-identifying key/value pairs for tools and controllers.",
-	"ObjectMeta.CreationTimestamp":                         "CreationTimestamp is set by the apiserver on create. Zero encodes as null, as in Kubernetes (omitempty does not omit a struct).",
+	"ObjectMeta.CreationTimestamp":                         "CreationTimestamp is a timestamp representing the server time when this object was created: the apiserver sets it on create. Zero encodes as null, as in Kubernetes (omitempty does not omit a struct).",
 	"ObjectMeta.DeletionGracePeriodSeconds":                "DeletionGracePeriodSeconds is the grace period granted when DeletionTimestamp was set.",
 	"ObjectMeta.DeletionTimestamp":                         "DeletionTimestamp is set when deletion has been requested but the object is still held by finalizers or a graceful termination. Once set it is never unset.",
 	"ObjectMeta.Finalizers":                                "Finalizers must all be removed before a deleted object is really removed.",

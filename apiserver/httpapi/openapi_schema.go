@@ -4,11 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"slices"
 	"strings"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
 )
 
 // This file builds OpenAPI schemas from package api's Go types by
@@ -45,6 +43,38 @@ type schema struct {
 	GVK []groupVersionKind `json:"x-kubernetes-group-version-kind,omitempty"`
 	// PreserveUnknownFields marks a value whose content has no schema.
 	PreserveUnknownFields bool `json:"x-kubernetes-preserve-unknown-fields,omitempty"`
+
+	// What a custom resource's structural schema may say beyond the above,
+	// published as kube-apiserver publishes it (its structural schema's
+	// ToKubeOpenAPI); the api types' schemas never use them.
+	Title            string            `json:"title,omitempty"`
+	Nullable         bool              `json:"nullable,omitempty"`
+	AnyOf            []*schema         `json:"anyOf,omitempty"`
+	Not              *schema           `json:"not,omitempty"`
+	Enum             []json.RawMessage `json:"enum,omitempty"`
+	Pattern          string            `json:"pattern,omitempty"`
+	Maximum          *float64          `json:"maximum,omitempty"`
+	ExclusiveMaximum bool              `json:"exclusiveMaximum,omitempty"`
+	Minimum          *float64          `json:"minimum,omitempty"`
+	ExclusiveMinimum bool              `json:"exclusiveMinimum,omitempty"`
+	MultipleOf       *float64          `json:"multipleOf,omitempty"`
+	MaxLength        *int64            `json:"maxLength,omitempty"`
+	MinLength        *int64            `json:"minLength,omitempty"`
+	MaxItems         *int64            `json:"maxItems,omitempty"`
+	MinItems         *int64            `json:"minItems,omitempty"`
+	UniqueItems      bool              `json:"uniqueItems,omitempty"`
+	MaxProperties    *int64            `json:"maxProperties,omitempty"`
+	MinProperties    *int64            `json:"minProperties,omitempty"`
+	EmbeddedResource bool              `json:"x-kubernetes-embedded-resource,omitempty"`
+	IntOrString      bool              `json:"x-kubernetes-int-or-string,omitempty"`
+	ListMapKeys      []string          `json:"x-kubernetes-list-map-keys,omitempty"`
+	ListType         *string           `json:"x-kubernetes-list-type,omitempty"`
+	MapType          *string           `json:"x-kubernetes-map-type,omitempty"`
+	Validations      json.RawMessage   `json:"x-kubernetes-validations,omitempty"`
+
+	// v2, on a custom resource's definition, is its form in /openapi/v2,
+	// which kube-apiserver builds apart (customV2).
+	v2 *schema
 }
 
 // quantityDefinition is the definition ResourceList values refer to.
@@ -316,55 +346,4 @@ func (b *schemaBuilder) special(t reflect.Type, sh shape) (string, error) {
 	}
 	b.defs[sh.definition], b.from[sh.definition] = sh.schema(b), t
 	return sh.definition, nil
-}
-
-// customDefinition adds the definition of a custom resource, from its
-// CustomResourceDefinition's schema, and returns its name, which is
-// kube-apiserver's: the group reversed, the version and the kind
-// ("com.example.demo.v1.Widget"). apiVersion, kind and metadata are the
-// ones every kind has.
-func (b *schemaBuilder) customDefinition(r apiserver.ResourceInfo) (string, error) {
-	labels := strings.Split(r.Group, ".")
-	slices.Reverse(labels)
-	name := strings.Join(labels, ".") + "." + r.Version + "." + r.Kind
-	meta, err := b.definition(reflect.TypeFor[api.ObjectMeta]())
-	if err != nil {
-		return "", err
-	}
-	def := customSchema(r.Schema)
-	if def.Properties == nil {
-		def.Properties = map[string]*schema{}
-	}
-	def.Type = "object"
-	def.Properties["apiVersion"] = &schema{Type: "string", Description: apiDocs["TypeMeta.APIVersion"]}
-	def.Properties["kind"] = &schema{Type: "string", Description: apiDocs["TypeMeta.Kind"]}
-	def.Properties["metadata"] = &schema{AllOf: []*schema{{Ref: meta}}, Description: "Standard object's metadata."}
-	def.GVK = []groupVersionKind{{Group: r.Group, Version: r.Version, Kind: r.Kind}}
-	b.defs[name] = def
-	return name, nil
-}
-
-// customSchema is a structural schema as an OpenAPI schema: the parts
-// explain and validation read.
-func customSchema(s *api.JSONSchemaProps) *schema {
-	out := &schema{
-		Type: s.Type, Format: s.Format, Description: s.Description, Required: slices.Clone(s.Required),
-		PreserveUnknownFields: s.XPreserveUnknownFields != nil && *s.XPreserveUnknownFields,
-	}
-	if len(s.Default) > 0 {
-		out.Default = slices.Clone(s.Default)
-	}
-	if len(s.Properties) > 0 {
-		out.Properties = make(map[string]*schema, len(s.Properties))
-		for k, p := range s.Properties {
-			out.Properties[k] = customSchema(&p)
-		}
-	}
-	if items := s.ItemSchema(); items != nil {
-		out.Items = customSchema(items)
-	}
-	if ap := s.AdditionalProperties; ap != nil && ap.Schema != nil {
-		out.AdditionalProperties = customSchema(ap.Schema)
-	}
-	return out
 }

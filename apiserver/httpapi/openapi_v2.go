@@ -70,6 +70,9 @@ func newSwaggerDoc() *swaggerDoc {
 // there must be the same schema; the kinds it is the schema of add up.
 func (d *swaggerDoc) add(doc *openAPIDoc) error {
 	for name, s := range doc.Components.Schemas {
+		if s.v2 != nil {
+			s = s.v2
+		}
 		s = swaggerSchema(s)
 		old, ok := d.Definitions[name]
 		if !ok {

@@ -1,12 +1,17 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"mime"
 	"net/http"
 	"net/url"
+	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
@@ -73,6 +78,11 @@ func (h *Handler) servePatch(w http.ResponseWriter, r *http.Request, req resourc
 	body, err := readBody(r)
 	if err != nil {
 		return err
+	}
+	if patchType == applyPatchType && req.info.Schema != nil {
+		if body, err = h.customApplyBody(w, q, req.info, body); err != nil {
+			return err
+		}
 	}
 	// Each attempt decodes the object it writes afresh, for that write
 	// alone: the server may keep it rather than copy it.
@@ -188,7 +198,7 @@ func (p *patchRequest) try(r *http.Request) (int, any, error) {
 // applied configuration becomes a new object.
 func (p *patchRequest) applyCreate(r *http.Request) (int, any, error) {
 	req := p.req
-	created, err := patch.ServerSideApply(req.info.Kind, nil, p.body, p.manager, p.force, p.h.clock.Now())
+	created, err := p.serverSideApply(req.info.Kind, nil)
 	if err != nil {
 		return 0, nil, patchStatus(err, req.info, req.name)
 	}
@@ -211,6 +221,17 @@ func (p *patchRequest) applyCreate(r *http.Request) (int, any, error) {
 	return http.StatusCreated, withTypeMeta(req.info, out), nil
 }
 
+// serverSideApply applies the request's configuration to live, an object
+// of kind in JSON (nil to create one); a custom resource merges by its
+// schema's list types.
+func (p *patchRequest) serverSideApply(kind string, live []byte) ([]byte, error) {
+	if info := p.req.info; info.Schema != nil && kind == info.Kind {
+		c := patch.Custom{Schema: info.Schema, HasStatus: info.HasStatus}
+		return patch.ServerSideApplyCustom(c, kind, live, p.body, p.manager, p.force, p.h.clock.Now())
+	}
+	return patch.ServerSideApply(kind, live, p.body, p.manager, p.force, p.h.clock.Now())
+}
+
 // patchInto applies the request's patch to cur's JSON and decodes the
 // result into into, which must keep the kind and apiVersion.
 func (p *patchRequest) patchInto(cur any, kind string, into any, wantKind, wantAPIVersion string) error {
@@ -220,7 +241,7 @@ func (p *patchRequest) patchInto(cur any, kind string, into any, wantKind, wantA
 	}
 	var patched []byte
 	if p.patchType == applyPatchType {
-		patched, err = patch.ServerSideApply(kind, orig, p.body, p.manager, p.force, p.h.clock.Now())
+		patched, err = p.serverSideApply(kind, orig)
 	} else {
 		patched, err = patch.Apply(p.patchType, kind, orig, p.body)
 	}
@@ -252,4 +273,74 @@ func patchStatus(err error, info apiserver.ResourceInfo, name string) error {
 	}
 	st.Details.Name, st.Details.Group, st.Details.Kind = name, info.Group, info.Resource
 	return &apierrors.StatusError{Status: st}
+}
+
+// customApplyBody is a server-side apply body for a custom resource as
+// kube-apiserver reads one: YAML made JSON, a key set twice and a field
+// the schema does not declare refused under fieldValidation=Strict (in the
+// words of sigs.k8s.io/yaml and structured-merge-diff) and warned of under
+// Warn.
+func (h *Handler) customApplyBody(w http.ResponseWriter, q url.Values, info apiserver.ResourceInfo, body []byte) ([]byte, error) {
+	validation := q.Get("fieldValidation")
+	if trimmed := bytes.TrimSpace(body); len(trimmed) > 0 && trimmed[0] != '{' {
+		js, dups, err := patch.YAMLToJSON(body)
+		if err != nil {
+			return nil, apierrors.NewBadRequest("error converting YAML to JSON: " + err.Error())
+		}
+		if len(dups) > 0 {
+			switch validation {
+			case "Strict":
+				return nil, apierrors.NewBadRequest("error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  " + strings.Join(dups, "\n  "))
+			case "", "Warn":
+				for _, d := range dups {
+					addWarning(w, d)
+				}
+			}
+		}
+		body = js
+	}
+	if validation != "Strict" && validation != "Warn" {
+		return body, nil
+	}
+	var raw map[string]any
+	var obj api.Unstructured
+	if json.Unmarshal(body, &raw) != nil || json.Unmarshal(body, &obj) != nil {
+		return body, nil // the apply itself says what is wrong
+	}
+	var unknown []string
+	if meta, ok := raw["metadata"].(map[string]any); ok {
+		for _, k := range slices.Sorted(maps.Keys(meta)) {
+			if !isObjectMetaField(k) {
+				unknown = append(unknown, "metadata."+k)
+			}
+		}
+	}
+	unknown = append(unknown, h.srv.UnknownFields(&obj)...)
+	if len(unknown) == 0 {
+		return body, nil
+	}
+	msgs := make([]string, len(unknown))
+	for i, f := range unknown {
+		msgs[i] = "." + f + ": field not declared in schema"
+	}
+	if validation == "Warn" {
+		for _, m := range msgs {
+			addWarning(w, m)
+		}
+		return body, nil
+	}
+	return nil, apierrors.NewBadRequest(fmt.Sprintf("failed to create typed patch object (%s, Kind=%s): %s",
+		info.APIVersion(), info.Kind, strings.Join(msgs, "\n")))
+}
+
+// isObjectMetaField reports whether name is the JSON name of one of
+// ObjectMeta's fields.
+func isObjectMetaField(name string) bool {
+	t := reflect.TypeFor[api.ObjectMeta]()
+	for i := range t.NumField() {
+		if n, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); n == name {
+			return true
+		}
+	}
+	return false
 }

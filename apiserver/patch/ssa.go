@@ -35,6 +35,16 @@ import (
 // merge patch keys of schema.go (one key per list, where Kubernetes lists some with two,
 // such as a port's containerPort and protocol), and nulls in applied mean "not set".
 func ServerSideApply(kind string, live, applied []byte, manager string, force bool, now time.Time) ([]byte, error) {
+	s, ok := kindSchemas[kind]
+	if !ok {
+		return nil, badRequest("", "server-side apply is not supported for kind %s", quoteKind(kind))
+	}
+	return serverSideApply(s, statusKinds[kind], kind, live, applied, manager, force, now)
+}
+
+// serverSideApply is ServerSideApply of a kind whose fields s describes; with
+// hasStatus, status is a subresource the apply leaves alone.
+func serverSideApply(s *schema, hasStatus bool, kind string, live, applied []byte, manager string, force bool, now time.Time) ([]byte, error) {
 	if manager == "" {
 		return nil, badRequest("", "a server-side apply needs a fieldManager: "+
 			"PATCH requests of type %s must include one", ApplyPatchType)
@@ -42,18 +52,17 @@ func ServerSideApply(kind string, live, applied []byte, manager string, force bo
 	if err := validateManager(manager); err != nil {
 		return nil, err
 	}
-	s, ok := kindSchemas[kind]
-	if !ok {
-		return nil, badRequest("", "server-side apply is not supported for kind %s", quoteKind(kind))
-	}
 	cfg, perr := decodeApplied(applied, s)
 	if perr != nil {
 		return nil, perr
 	}
 	newSet := fieldsOf(cfg, s, kind, true)
+	if hasStatus {
+		newSet.remove([]string{fieldElement("status")}) // a custom kind's: fieldsOf knows the built-in ones
+	}
 	if live == nil {
 		obj := deepCopy(cfg, nil).(map[string]any)
-		if statusKinds[kind] {
+		if hasStatus {
 			delete(obj, "status")
 		}
 		entry := &managedEntry{
@@ -115,7 +124,7 @@ func ServerSideApply(kind string, live, applied []byte, manager string, force bo
 			delete(meta, k)
 		}
 	}
-	if statusKinds[kind] {
+	if hasStatus {
 		delete(patchObj, "status")
 	}
 	merged, perr := mergeMap(obj, patchObj, s, "")
