@@ -4,6 +4,7 @@ import (
 	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/controllers/cronjob"
 	"github.com/miniplane/miniplane/controllers/deployment"
+	"github.com/miniplane/miniplane/controllers/disruption"
 	"github.com/miniplane/miniplane/controllers/endpoints"
 	"github.com/miniplane/miniplane/controllers/garbagecollector"
 	"github.com/miniplane/miniplane/controllers/job"
@@ -18,7 +19,7 @@ import (
 // miniplane has, in the order they are built and started: the replication
 // controller, the replica set controller (the same controller, for
 // apps/v1 ReplicaSets), the deployment controller, the job controller, the
-// cronjob controller, the endpoints
+// cronjob controller, the disruption controller, the endpoints
 // controller, the garbage collector, the service account controller and
 // the root CA certificate publisher. These run under leader election
 // (Instance): in one instance at a time.
@@ -31,6 +32,7 @@ func DefaultDescriptors() []Descriptor {
 		{Name: CronJob, Init: initCronJob},
 		{Name: TTLAfterFinished, Init: initTTLAfterFinished},
 		{Name: PodGC, Init: initPodGC, Periodic: true},
+		{Name: Disruption, Init: initDisruption},
 		{Name: Endpoint, Init: initEndpoints},
 		{Name: GarbageCollector, Init: initGarbageCollector},
 		{Name: ServiceAccount, Init: initServiceAccount},
@@ -94,6 +96,16 @@ func initPodGC(ic InitContext) (Controller, int, error) {
 	c, err := podgc.New(podgc.Config{
 		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
 		TerminatedPodThreshold: ic.Options.TerminatedPodGCThreshold,
+	})
+	return c, 1, err
+}
+
+// initDisruption builds the disruption controller, with one worker as
+// kube-controller-manager runs it.
+func initDisruption(ic InitContext) (Controller, int, error) {
+	c, err := disruption.New(disruption.Config{
+		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
+		Recorder: ic.recorder("controllermanager"),
 	})
 	return c, 1, err
 }
