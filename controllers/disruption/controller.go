@@ -64,6 +64,9 @@ type Controller struct {
 	deployments informer.Lister[*api.Deployment]
 	sets        informer.Lister[*api.StatefulSet]
 
+	informers []*informer.Informer
+	regs      []*informer.Registration
+
 	// queue holds the keys ("namespace/name") of budgets to sync.
 	queue *workqueue.Queue[string]
 
@@ -107,7 +110,8 @@ func New(cfg Config) (*Controller, error) {
 			c.queue.Add(key)
 		}
 	}
-	regs := []*informer.Registration{
+	c.informers = []*informer.Informer{pdbInf, podInf, rcInf, rsInf, dInf, ssInf}
+	c.regs = []*informer.Registration{
 		pdbInf.AddEventHandler(informer.HandlerFuncs{
 			AddFunc:    func(obj api.Object, _ bool) { c.queue.Add(informer.KeyOf(obj)) },
 			UpdateFunc: func(_, cur api.Object) { c.queue.Add(informer.KeyOf(cur)) },
@@ -129,10 +133,10 @@ func New(cfg Config) (*Controller, error) {
 	}
 	var err error
 	c.Loop, err = loop.New(loop.Config{
-		Registrations: regs,
+		Registrations: c.regs,
 		Name:          "disruption", Queue: c.queue, Sync: c.sync, Logger: c.log,
 		Observer: cfg.Observer, Clock: cfg.Clock,
-		Informers: []*informer.Informer{pdbInf, podInf, rcInf, rsInf, dInf, ssInf},
+		Informers: c.informers,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("disruption: %w", err)
