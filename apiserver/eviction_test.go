@@ -106,7 +106,9 @@ func TestEvictConsultsTheBudget(t *testing.T) {
 	st := func(allowed, current, desired int32) api.PodDisruptionBudgetStatus {
 		return api.PodDisruptionBudgetStatus{DisruptionsAllowed: allowed, CurrentHealthy: current, DesiredHealthy: desired, ExpectedPods: current, ObservedGeneration: 1}
 	}
-	cause := func(msg string) []api.StatusCause { return []api.StatusCause{{Type: api.DisruptionBudgetCause, Message: msg}} }
+	cause := func(msg string) []api.StatusCause {
+		return []api.StatusCause{{Type: api.DisruptionBudgetCause, Message: msg}}
+	}
 	for _, tt := range []struct {
 		name        string
 		pod         podState
