@@ -18,7 +18,7 @@ import (
 // when the system is quiet with no fault in force: cache-matches-store,
 // rc-replicas and rs-replicas, rc-status and rs-status, one-controller,
 // endpoints-match-pods, owners-exist, deployment-rollout and
-// deployment-complete (deployments.go),
+// deployment-complete (deployments.go), budget-status (budgets.go),
 // and the Config's own. At the end of
 // a run: converges.
 
@@ -191,7 +191,7 @@ func failedOn(objects []string, name, format string, args ...any) error {
 // addresses of its pods, and the Config's own invariants. It returns the
 // first that fails.
 func (s *Sim) Check(ctx context.Context) error {
-	checks := []func(context.Context) error{s.checkMutations, s.checkCaches, s.checkReplication, s.checkEndpoints, s.checkOwners, s.checkDeployments}
+	checks := []func(context.Context) error{s.checkMutations, s.checkCaches, s.checkReplication, s.checkEndpoints, s.checkOwners, s.checkDeployments, s.checkBudgets}
 	for _, check := range checks {
 		if err := check(ctx); err != nil {
 			return err
