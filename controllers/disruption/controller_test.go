@@ -322,3 +322,57 @@ func TestSpecChangeIsObserved(t *testing.T) {
 	assert.Equal(t, [4]int32{2, 3, 1, 3}, h.status())
 	assert.Equal(t, updated.GetObjectMeta().Generation, h.budget().Status.ObservedGeneration)
 }
+
+// TestCustomResourceScale ports TestScaleResource and
+// TestScaleFinderNoResource: a percentage budget over pods a custom
+// resource controls counts the replicas its scale subresource names; a
+// custom kind without one fails the sync safe with upstream's message.
+func TestCustomResourceScale(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		scale     bool
+		wantState [4]int32
+		wantMsg   string
+	}{
+		{"with a scale subresource", true, [4]int32{1, 10, 9, 10}, ""},
+		{"without one", false, [4]int32{0, 0, 0, 0}, "widgets.demo.example.com does not implement the scale subresource"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t)
+			v := api.CustomResourceDefinitionVersion{Name: "v1", Served: true, Storage: true,
+				Schema: &api.CustomResourceValidation{OpenAPIV3Schema: &api.JSONSchemaProps{Type: "object", XPreserveUnknownFields: ptr(true)}}}
+			if tt.scale {
+				v.Subresources = &api.CustomResourceSubresources{Scale: &api.CustomResourceSubresourceScale{
+					SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.replicas"}}
+			}
+			h.create(&api.CustomResourceDefinition{
+				Metadata: api.ObjectMeta{Name: "widgets.demo.example.com"},
+				Spec: api.CustomResourceDefinitionSpec{Group: "demo.example.com", Scope: api.NamespaceScoped,
+					Names: api.CustomResourceDefinitionNames{Plural: "widgets", Kind: "Widget"}, Versions: []api.CustomResourceDefinitionVersion{v}},
+			})
+			w := &api.Unstructured{}
+			require.NoError(t, w.UnmarshalJSON([]byte(`{"apiVersion":"demo.example.com/v1","kind":"Widget","metadata":{"name":"w","namespace":"default"},"spec":{"replicas":10}}`)))
+			owner := h.create(w)
+			h.create(newBudget(func(s *api.PodDisruptionBudgetSpec) { s.MaxUnavailable = pct("10%") }))
+			for i := range 10 {
+				p := pod(fmt.Sprintf("w-%d", i), true, "")
+				p.Spec.Containers = []api.Container{{Name: "c", Image: "nginx"}}
+				m := owner.GetObjectMeta()
+				p.Metadata.OwnerReferences = []api.OwnerReference{{APIVersion: "demo.example.com/v1", Kind: "Widget", Name: m.Name, UID: m.UID, Controller: ptr(true)}}
+				created := h.create(p).(*api.Pod).DeepCopy()
+				created.Status = pod("", true, "").Status
+				_, err := h.srv.UpdateStatus(h.ctx, created)
+				require.NoError(t, err)
+			}
+			h.settle()
+			if tt.wantMsg == "" {
+				assert.Equal(t, tt.wantState, h.status())
+				return
+			}
+			c := api.FindStatusCondition(h.budget().Status.Conditions, api.DisruptionAllowedCondition)
+			require.NotNil(t, c)
+			assert.Equal(t, api.SyncFailedReason, c.Reason)
+			assert.Equal(t, tt.wantMsg, c.Message)
+		})
+	}
+}
