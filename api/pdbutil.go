@@ -92,11 +92,10 @@ func DisruptionConditionUpToDate(pdb *PodDisruptionBudget) bool {
 	return c.Status == ConditionFalse && c.Reason == InsufficientPodsReason
 }
 
-// BudgetSelects reports whether pdb selects pods labelled labels, as a
-// pod's events and the eviction subresource find its budgets: an invalid,
-// missing or empty selector selects nothing here. Kubernetes: the PDB
-// lister's GetPodPodDisruptionBudgets and EvictionREST's
-// getPodDisruptionBudgets.
+// BudgetSelects reports whether pdb guards pods labelled labels against
+// eviction: an invalid, missing or empty selector guards nothing here (the
+// disruption controller, by policy/v1's rule, counts every pod for an empty
+// one). Kubernetes: EvictionREST's getPodDisruptionBudgets.
 func BudgetSelects(pdb *PodDisruptionBudget, labels map[string]string) bool {
 	if pdb.Spec.Selector == nil {
 		return false

@@ -31,7 +31,7 @@ func (s *Sim) checkBudgets(ctx context.Context) error {
 		}
 		var selected []*api.Pod
 		for _, p := range s.pods(pdb.Metadata.Namespace) {
-			if api.BudgetSelects(pdb, p.Metadata.Labels) {
+			if disruption.Selects(pdb, p.Metadata.Labels) {
 				selected = append(selected, p)
 			}
 		}

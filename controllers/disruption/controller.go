@@ -148,11 +148,24 @@ func New(cfg Config) (*Controller, error) {
 // a pod's change wakes that budget only, as upstream's getPdbForPod does.
 func (c *Controller) budgetOf(p *api.Pod) (string, bool) {
 	for _, pdb := range c.pdbs.Namespace(p.Metadata.Namespace).List(api.Selector{}) {
-		if api.BudgetSelects(pdb, p.Metadata.Labels) {
+		if Selects(pdb, p.Metadata.Labels) {
 			return informer.KeyOf(pdb), true
 		}
 	}
 	return "", false
+}
+
+// Selects reports whether pdb counts pods labelled labels: an empty
+// selector selects every pod of the namespace (policy/v1's rule), a missing
+// or invalid one none. The eviction subresource is stricter
+// (api.BudgetSelects). Kubernetes: the policy/v1 lister's
+// GetPodPodDisruptionBudgets and getPodsForPdb.
+func Selects(pdb *api.PodDisruptionBudget, labels map[string]string) bool {
+	if pdb.Spec.Selector == nil {
+		return false
+	}
+	sel, err := api.LabelSelectorAsSelector(pdb.Spec.Selector)
+	return err == nil && sel.Matches(labels)
 }
 
 // sync reconciles one budget's status. A failure other than a conflict

@@ -183,6 +183,13 @@ func TestSyncFollowsThePods(t *testing.T) {
 		require.NotNil(t, c)
 		assert.Equal(t, api.InsufficientPodsReason, c.Reason)
 	})
+	t.Run("an empty selector counts every pod of the namespace (TestNoSelector)", func(t *testing.T) {
+		h := newHarness(t)
+		h.create(newBudget(func(s *api.PodDisruptionBudgetSpec) { s.MinAvailable = intOr(3); s.Selector = &api.LabelSelector{} }))
+		assert.Equal(t, [4]int32{0, 0, 3, 0}, h.status())
+		h.addPods("web", 1, true, nil)
+		assert.Equal(t, [4]int32{0, 1, 3, 1}, h.status())
+	})
 	t.Run("percentage over a ReplicationController (TestReplicationController)", func(t *testing.T) {
 		h := newHarness(t)
 		owner := h.create(rc("web", 3))

@@ -239,25 +239,27 @@ func TestFailSafe(t *testing.T) {
 	assert.Equal(t, int32(2), pdb.Status.DisruptionsAllowed, "the budget it was given is not changed")
 }
 
-// TestBudgetSelects ports TestInvalidSelectors and the lister's rule: a
-// missing, empty or invalid selector selects no pod for its events and
-// evictions.
-func TestBudgetSelects(t *testing.T) {
+// TestSelects ports TestNoSelector and TestInvalidSelectors: the
+// controller counts every pod for an empty selector and none for a missing
+// or invalid one; the eviction subresource lets no empty selector guard a
+// pod.
+func TestSelects(t *testing.T) {
 	labels := map[string]string{"app": "web"}
 	for _, tt := range []struct {
-		name string
-		sel  *api.LabelSelector
-		want bool
+		name                   string
+		sel                    *api.LabelSelector
+		wantCounted, wantGuard bool
 	}{
-		{"matching labels", &api.LabelSelector{MatchLabels: labels}, true},
-		{"other labels", &api.LabelSelector{MatchLabels: map[string]string{"app": "db"}}, false},
-		{"no selector", nil, false},
-		{"an empty selector", &api.LabelSelector{}, false},
-		{"an invalid operator", &api.LabelSelector{MatchExpressions: []api.LabelSelectorRequirement{{Key: "app", Operator: "Bogus"}}}, false},
+		{"matching labels", &api.LabelSelector{MatchLabels: labels}, true, true},
+		{"other labels", &api.LabelSelector{MatchLabels: map[string]string{"app": "db"}}, false, false},
+		{"no selector", nil, false, false},
+		{"an empty selector", &api.LabelSelector{}, true, false},
+		{"an invalid operator", &api.LabelSelector{MatchExpressions: []api.LabelSelectorRequirement{{Key: "app", Operator: "Bogus"}}}, false, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			pdb := &api.PodDisruptionBudget{Spec: api.PodDisruptionBudgetSpec{Selector: tt.sel}}
-			assert.Equal(t, tt.want, api.BudgetSelects(pdb, labels))
+			assert.Equal(t, tt.wantCounted, Selects(pdb, labels), "counted by the controller")
+			assert.Equal(t, tt.wantGuard, api.BudgetSelects(pdb, labels), "guarded against eviction")
 		})
 	}
 }

@@ -20,7 +20,7 @@
 //	Kubernetes                                   miniplane
 //	disruption.go  NewDisruptionController, addDB/updateDB/removeDB, addPod/updatePod/deletePod
 //	                                             controller.go  New, the handlers
-//	disruption.go  getPdbForPod                  controller.go  budgetOf; api.BudgetSelects
+//	disruption.go  getPdbForPod, getPodsForPdb   controller.go  budgetOf, Selects, podsOf
 //	disruption.go  sync, trySync, failSafe       controller.go  sync, trySync; decide.go FailSafe
 //	disruption.go  finders, getPodReplicationController, getPodDeployment, getPodReplicaSet,
 //	               getPodStatefulSet, getScaleController
