@@ -19,10 +19,11 @@ import (
 // miniplane has, in the order they are built and started: the replication
 // controller, the replica set controller (the same controller, for
 // apps/v1 ReplicaSets), the deployment controller, the job controller, the
-// cronjob controller, the disruption controller, the endpoints
-// controller, the garbage collector, the service account controller and
-// the root CA certificate publisher. These run under leader election
-// (Instance): in one instance at a time.
+// cronjob controller, the ttl-after-finished controller, the pod garbage
+// collector, the disruption controller, the endpoints controller, the
+// garbage collector, the service account controller and the root CA
+// certificate publisher. These run under leader election (Instance): in
+// one instance at a time.
 func DefaultDescriptors() []Descriptor {
 	return []Descriptor{
 		{Name: ReplicationController, Init: initReplication},
