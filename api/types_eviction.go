@@ -2,9 +2,9 @@ package api
 
 // Eviction asks the apiserver to evict a pod: the body of a POST to
 // /api/v1/namespaces/<ns>/pods/<name>/eviction, which `kubectl drain` sends for every pod on
-// the node it drains. Kubernetes first checks the PodDisruptionBudgets that select the pod
-// and refuses an eviction that would break one (429 TooManyRequests); miniplane serves no
-// PodDisruptionBudgets, so an eviction is the pod's delete with DeleteOptions. Kubernetes:
+// the node it drains. The PodDisruptionBudget that selects the pod is checked first: an
+// eviction that would break it is refused with 429 TooManyRequests, one it allows is recorded
+// in the budget's status and is then the pod's delete with DeleteOptions. Kubernetes:
 // policyv1.Eviction (apiVersion policy/v1).
 type Eviction struct {
 	TypeMeta `json:",inline"`

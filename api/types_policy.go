@@ -2,9 +2,8 @@ package api
 
 // PodDisruptionBudget limits how many of a set of pods voluntary disruptions (evictions,
 // drains) may take down at once: at least MinAvailable stay, or at most MaxUnavailable go.
-// The scheduler's preemption reads it to prefer victims whose budgets allow it. miniplane
-// stores and serves budgets; no disruption controller fills their status, and the eviction
-// subresource does not consult them. Kubernetes: policyv1.PodDisruptionBudget.
+// The disruption controller keeps its status, and the eviction subresource refuses an
+// eviction it does not allow. Kubernetes: policyv1.PodDisruptionBudget.
 type PodDisruptionBudget struct {
 	TypeMeta `json:",inline"`
 	// Metadata is the budget's identity.

@@ -352,6 +352,7 @@ func TestCreationSaysWhenNothingActs(t *testing.T) {
 	const sts = `{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"db"},"spec":{"selector":{"matchLabels":{"app":"db"}},"serviceName":"db","template":{"metadata":{"labels":{"app":"db"}},"spec":{"containers":[{"name":"db","image":"postgres:16"}]}}}}`
 	const deploy = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"nginx"}]}}}}`
 	const cm = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cfg"}}`
+	const pdb = `{"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"web"},"spec":{"minAvailable":1,"selector":{"matchLabels":{"app":"web"}}}}`
 	for _, tt := range []struct {
 		name        string
 		controllers []string
@@ -363,6 +364,9 @@ func TestCreationSaysWhenNothingActs(t *testing.T) {
 		{"a controller switched off", []string{"-deployment", "*"}, "/apis/apps/v1/namespaces/default/deployments", deploy,
 			`299 - "nothing acts on this Deployment: kube-controller-manager's \"deployment\" controller does not run here (it is switched off: serve --controllers)"`},
 		{"a controller that runs", nil, "/apis/apps/v1/namespaces/default/deployments", deploy, ""},
+		{"a budget, which the disruption controller keeps", nil, "/apis/policy/v1/namespaces/default/poddisruptionbudgets", pdb, ""},
+		{"a budget with the disruption controller off", []string{"-disruption", "*"}, "/apis/policy/v1/namespaces/default/poddisruptionbudgets", pdb,
+			`299 - "nothing acts on this PodDisruptionBudget: kube-controller-manager's \"disruption\" controller does not run here (it is switched off: serve --controllers)"`},
 		{"data, which no controller acts on", nil, "/api/v1/namespaces/default/configmaps", cm, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

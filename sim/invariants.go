@@ -19,7 +19,7 @@ import (
 // rc-replicas and rs-replicas, rc-status and rs-status, one-controller,
 // endpoints-match-pods, owners-exist, deployment-rollout and
 // deployment-complete (deployments.go), daemonset-one-per-node and
-// daemonset-complete (daemonsets.go),
+// daemonset-complete (daemonsets.go), budget-status (budgets.go),
 // and the Config's own. At the end of
 // a run: converges.
 
@@ -192,7 +192,7 @@ func failedOn(objects []string, name, format string, args ...any) error {
 // addresses of its pods, and the Config's own invariants. It returns the
 // first that fails.
 func (s *Sim) Check(ctx context.Context) error {
-	checks := []func(context.Context) error{s.checkMutations, s.checkCaches, s.checkReplication, s.checkEndpoints, s.checkOwners, s.checkDeployments, s.checkDaemonSets}
+	checks := []func(context.Context) error{s.checkMutations, s.checkCaches, s.checkReplication, s.checkEndpoints, s.checkOwners, s.checkDeployments, s.checkDaemonSets, s.checkBudgets}
 	for _, check := range checks {
 		if err := check(ctx); err != nil {
 			return err

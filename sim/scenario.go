@@ -26,7 +26,7 @@ func Scenarios() []Scenario {
 	return []Scenario{
 		{Name: "default", Description: "three replication controllers and two services; scaling, a pod crash, a leader crash, a deletion and a new controller", Setup: defaultScenario},
 		{Name: "small", Description: "one replication controller and its service, scaled once", Setup: smallScenario},
-		{Name: "replicasets", Description: "a replica set with a set-based selector that adopts two orphans, and a replication controller beside it; scaling, a pod crash, a leader crash and a cascading deletion", Setup: replicaSetScenario},
+		{Name: "replicasets", Description: "a replica set with a set-based selector that adopts two orphans, with a disruption budget, and a replication controller beside it; scaling, a pod crash, a leader crash and a cascading deletion", Setup: replicaSetScenario},
 		{Name: "daemonsets", Description: "a daemon set on every node rolled out to a new image, a node added mid-rollout, and rolled back to its first template", Setup: daemonSetScenario},
 		{Name: "deployments", Description: "a deployment of 5 rolled out to a new image, scaled to 9 mid-rollout, rolled out again and rolled back to its first template", Setup: deploymentScenario},
 	}
@@ -118,8 +118,8 @@ func replicaSetScenario(s *Sim, d time.Duration) {
 			newOrphan("default", "orphan-a"), newOrphan("default", "orphan-b"),
 			NewReplicationController("default", "api", 1))
 	})
-	s.userAction(10*time.Second, d, fmt.Sprintf("create replica set web of %d, which adopts the orphans", nWeb), func(ctx context.Context) error {
-		return s.createAll(ctx, NewReplicaSet("default", "web", nWeb))
+	s.userAction(10*time.Second, d, fmt.Sprintf("create replica set web of %d, which adopts the orphans, and its disruption budget", nWeb), func(ctx context.Context) error {
+		return s.createAll(ctx, NewReplicaSet("default", "web", nWeb), newBudget("default", "web"))
 	})
 	scaleWeb := 1 + r.Int32N(5)
 	s.userAction(time.Minute, d, fmt.Sprintf("scale replica set web to %d", scaleWeb), func(ctx context.Context) error {
@@ -144,6 +144,19 @@ func replicaSetScenario(s *Sim, d time.Duration) {
 		_, err := s.user.Delete(ctx, client.ReplicaSets, "default", "web", api.DeleteOptions{})
 		return err
 	})
+}
+
+// newBudget is a PodDisruptionBudget over the pods labelled app=app that
+// lets one of them be unavailable, counted against their controller's
+// replicas.
+func newBudget(namespace, app string) *api.PodDisruptionBudget {
+	return &api.PodDisruptionBudget{
+		Metadata: api.ObjectMeta{Namespace: namespace, Name: app},
+		Spec: api.PodDisruptionBudgetSpec{
+			MaxUnavailable: &api.IntOrString{Type: api.Int, IntVal: 1},
+			Selector:       &api.LabelSelector{MatchLabels: map[string]string{"app": app}},
+		},
+	}
 }
 
 func (s *Sim) createAll(ctx context.Context, objs ...api.Object) error {

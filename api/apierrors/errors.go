@@ -259,6 +259,12 @@ func NewTooLargeResourceVersion(requested, current int64) *StatusError {
 	})
 }
 
+// NewTimeoutError: the operation did not finish in time and may be retried
+// after retryAfterSeconds (504 Timeout). Kubernetes: errors.NewTimeoutError.
+func NewTimeoutError(message string, retryAfterSeconds int32) *StatusError {
+	return newStatusError(api.StatusReasonTimeout, "Timeout: "+message, &api.StatusDetails{RetryAfterSeconds: retryAfterSeconds})
+}
+
 // NewInternalError: the server failed (500).
 func NewInternalError(err error) *StatusError {
 	return newStatusError(api.StatusReasonInternalError,

@@ -161,13 +161,13 @@ func TestEvictionHTTP(t *testing.T) {
 		gone     bool
 	}{
 		{name: "evicted", req: request{method: "POST", path: path, body: body("web", `,"deleteOptions":{"gracePeriodSeconds":30}`)},
-			wantCode: http.StatusCreated, wantMsg: "evicted: this server serves no PodDisruptionBudgets, so every eviction is allowed", gone: true},
+			wantCode: http.StatusCreated, wantMsg: "", gone: true},
 		{name: "without kind or namespace", req: request{method: "POST", path: path, body: `{"metadata":{"name":"web"}}`},
-			wantCode: http.StatusCreated, wantMsg: "evicted: this server serves no PodDisruptionBudgets, so every eviction is allowed", gone: true},
+			wantCode: http.StatusCreated, wantMsg: "", gone: true},
 		{name: "dry run", req: request{method: "POST", path: path + "?dryRun=All", body: body("web", "")},
-			wantCode: http.StatusCreated, wantMsg: "evicted: this server serves no PodDisruptionBudgets, so every eviction is allowed"},
+			wantCode: http.StatusCreated, wantMsg: ""},
 		{name: "dry run in the body", req: request{method: "POST", path: path, body: body("web", `,"deleteOptions":{"dryRun":["All"]}`)},
-			wantCode: http.StatusCreated, wantMsg: "evicted: this server serves no PodDisruptionBudgets, so every eviction is allowed"},
+			wantCode: http.StatusCreated, wantMsg: ""},
 		{name: "unknown dry run", req: request{method: "POST", path: path, body: body("web", `,"deleteOptions":{"dryRun":["Some"]}`)},
 			wantCode: http.StatusBadRequest, wantMsg: `deleteOptions.dryRun "Some" is not supported: the only value is "All"`},
 		{name: "names another pod", req: request{method: "POST", path: path, body: body("other", "")},

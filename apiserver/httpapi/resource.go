@@ -377,9 +377,7 @@ func (h *Handler) serveEviction(w http.ResponseWriter, r *http.Request, req reso
 	if _, err := h.srv.Evict(r.Context(), &ev); err != nil {
 		return err
 	}
-	st := successStatus()
-	st.Message = "evicted: this server serves no PodDisruptionBudgets, so every eviction is allowed"
-	writeStatus(w, http.StatusCreated, out.format, st)
+	writeStatus(w, http.StatusCreated, out.format, successStatus()) // kube-apiserver's, without a message
 	return nil
 }
 

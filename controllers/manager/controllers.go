@@ -5,6 +5,7 @@ import (
 	"github.com/miniplane/miniplane/controllers/cronjob"
 	"github.com/miniplane/miniplane/controllers/daemon"
 	"github.com/miniplane/miniplane/controllers/deployment"
+	"github.com/miniplane/miniplane/controllers/disruption"
 	"github.com/miniplane/miniplane/controllers/endpoints"
 	"github.com/miniplane/miniplane/controllers/garbagecollector"
 	"github.com/miniplane/miniplane/controllers/job"
@@ -19,10 +20,12 @@ import (
 // miniplane has, in the order they are built and started: the replication
 // controller, the replica set controller (the same controller, for
 // apps/v1 ReplicaSets), the deployment controller, the daemon set
-// controller, the job controller, the cronjob controller, the endpoints
-// controller, the garbage collector, the service account controller and
-// the root CA certificate publisher. These run under leader election
-// (Instance): in one instance at a time.
+// controller, the job controller, the
+// cronjob controller, the ttl-after-finished controller, the pod garbage
+// collector, the disruption controller, the endpoints controller, the
+// garbage collector, the service account controller and the root CA
+// certificate publisher. These run under leader election (Instance): in
+// one instance at a time.
 func DefaultDescriptors() []Descriptor {
 	return []Descriptor{
 		{Name: ReplicationController, Init: initReplication},
@@ -33,6 +36,7 @@ func DefaultDescriptors() []Descriptor {
 		{Name: CronJob, Init: initCronJob},
 		{Name: TTLAfterFinished, Init: initTTLAfterFinished},
 		{Name: PodGC, Init: initPodGC, Periodic: true},
+		{Name: Disruption, Init: initDisruption},
 		{Name: Endpoint, Init: initEndpoints},
 		{Name: GarbageCollector, Init: initGarbageCollector},
 		{Name: ServiceAccount, Init: initServiceAccount},
@@ -104,6 +108,16 @@ func initPodGC(ic InitContext) (Controller, int, error) {
 	c, err := podgc.New(podgc.Config{
 		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
 		TerminatedPodThreshold: ic.Options.TerminatedPodGCThreshold,
+	})
+	return c, 1, err
+}
+
+// initDisruption builds the disruption controller, with one worker as
+// kube-controller-manager runs it.
+func initDisruption(ic InitContext) (Controller, int, error) {
+	c, err := disruption.New(disruption.Config{
+		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
+		Recorder: ic.recorder("controllermanager"),
 	})
 	return c, 1, err
 }

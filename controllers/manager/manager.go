@@ -260,7 +260,9 @@ const (
 	TTLAfterFinished = "ttl-after-finished"
 	// PodGC deletes orphaned, unscheduled terminating and excess
 	// terminated pods.
-	PodGC            = "podgc"
+	PodGC = "podgc"
+	// Disruption keeps PodDisruptionBudgets' status.
+	Disruption       = "disruption"
 	Endpoint         = "endpoint"
 	GarbageCollector = "garbagecollector"
 	ServiceAccount   = "serviceaccount"
