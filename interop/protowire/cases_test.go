@@ -317,6 +317,19 @@ func fullServiceAccount(name string) api.ServiceAccount {
 	}
 }
 
+func fullResourceQuota(name string) api.ResourceQuota {
+	return api.ResourceQuota{
+		Metadata: fullObjectMeta(name),
+		Spec: api.ResourceQuotaSpec{
+			Hard:   api.ResourceList{"pods": "10", "requests.cpu": "2"},
+			Scopes: []string{api.ScopeNotTerminating},
+			ScopeSelector: &api.ScopeSelector{MatchExpressions: []api.ScopedResourceSelectorRequirement{
+				{ScopeName: api.ScopePriorityClass, Operator: "In", Values: []string{"high", "low"}}}},
+		},
+		Status: api.ResourceQuotaStatus{Hard: api.ResourceList{"pods": "10"}, Used: api.ResourceList{"pods": "3"}},
+	}
+}
+
 func fullStatus() api.Status {
 	return api.Status{
 		Metadata: fullListMeta(),
@@ -655,6 +668,9 @@ func fullCases() map[string]any {
 		"Secret":         ptr(fullSecret("tls")),
 		"SecretList":     &api.SecretList{Metadata: fullListMeta(), Items: []api.Secret{fullSecret("a"), fullSecret("b")}},
 		"ServiceAccount": ptr(fullServiceAccount("builder")),
+		"ResourceQuota":  ptr(fullResourceQuota("compute")),
+		"ResourceQuotaList": &api.ResourceQuotaList{Metadata: fullListMeta(),
+			Items: []api.ResourceQuota{fullResourceQuota("a"), fullResourceQuota("b")}},
 		"ServiceAccountList": &api.ServiceAccountList{Metadata: fullListMeta(),
 			Items: []api.ServiceAccount{fullServiceAccount("a"), fullServiceAccount("default")}},
 		"PersistentVolume":      ptr(fullPersistentVolume("pv0")),
