@@ -1743,6 +1743,7 @@ func (in *PodSpec) DeepCopyInto(out *PodSpec) {
 	out.InitContainers = deepCopySlice(in.InitContainers, (*Container).DeepCopyInto)
 	out.Containers = deepCopySlice(in.Containers, (*Container).DeepCopyInto)
 	out.TerminationGracePeriodSeconds = clonePtr(in.TerminationGracePeriodSeconds)
+	out.ActiveDeadlineSeconds = clonePtr(in.ActiveDeadlineSeconds)
 	out.NodeSelector = maps.Clone(in.NodeSelector)
 	out.Tolerations = deepCopySlice(in.Tolerations, (*Toleration).DeepCopyInto)
 	out.Priority = clonePtr(in.Priority)

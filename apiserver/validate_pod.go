@@ -7,6 +7,7 @@ package apiserver
 // pkg/apis/core/validation.
 
 import (
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -180,6 +181,9 @@ func validatePodSpec(errs apierrors.FieldErrors, s *api.PodSpec, p fieldPath) ap
 		errs = append(errs, Required(p.child("terminationGracePeriodSeconds").path(), ""))
 	} else {
 		errs = validateNonNegative(errs, *s.TerminationGracePeriodSeconds, p.child("terminationGracePeriodSeconds"))
+	}
+	if d := s.ActiveDeadlineSeconds; d != nil && (*d < 1 || *d > math.MaxInt32) {
+		errs = append(errs, Invalid(p.child("activeDeadlineSeconds").path(), *d, "must be between 1 and 2147483647, inclusive"))
 	}
 	errs = validateContainers(errs, s.Containers, p.child("containers"))
 	errs = validateInitContainers(errs, s.InitContainers, s.Containers, p.child("initContainers"))

@@ -684,6 +684,7 @@ var apiDocs = map[string]string{
 	"PodList.Items":                                        "Items are the pods.",
 	"PodList.Metadata":                                     "Metadata holds the revision the list was read at.",
 	"PodSpec":                                              "PodSpec is the desired state of a pod. Kubernetes: corev1.PodSpec (volumes, pod affinity, security contexts and many more are not modeled).",
+	"PodSpec.ActiveDeadlineSeconds":                        "ActiveDeadlineSeconds bounds how long the pod may run, from its start; a pod with it set is in a quota's Terminating scope.",
 	"PodSpec.Affinity":                                     "Affinity holds the pod's scheduling constraints: node affinity only (pod affinity and anti-affinity are not modeled).",
 	"PodSpec.Containers":                                   "Containers run together for the life of the pod. Encoded even when empty, as in Kubernetes.",
 	"PodSpec.DNSPolicy":                                    "DNSPolicy says how the pod's DNS is configured; default ClusterFirst.",

@@ -104,6 +104,7 @@ func fullPodSpec() api.PodSpec {
 		Containers:                    []api.Container{fullContainer("web"), fullContainer("sidecar")},
 		RestartPolicy:                 api.RestartPolicyAlways,
 		TerminationGracePeriodSeconds: ptr(int64(30)),
+		ActiveDeadlineSeconds:         ptr(int64(600)),
 		DNSPolicy:                     api.DNSClusterFirst,
 		NodeSelector:                  map[string]string{"kubernetes.io/os": "linux"},
 		ServiceAccountName:            "default",
