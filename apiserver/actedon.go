@@ -15,6 +15,7 @@ var actedOnBy = map[string]string{
 	"deployments":            "deployment",
 	"statefulsets":           "statefulset",
 	"jobs":                   "job",
+	"resourcequotas":         "resourcequota",
 	"cronjobs":               "cronjob",
 	"services":               "endpoint",
 	"poddisruptionbudgets":   "disruption",

@@ -164,7 +164,7 @@ func TestResources(t *testing.T) {
 		{"configmaps", apiserver.ResourceInfo{Resource: "configmaps", Singular: "configmap", Version: "v1", Kind: "ConfigMap", Namespaced: true, ShortNames: []string{"cm"}}, "v1", ""},
 		{"secrets", apiserver.ResourceInfo{Resource: "secrets", Singular: "secret", Version: "v1", Kind: "Secret", Namespaced: true}, "v1", ""},
 		{"serviceaccounts", apiserver.ResourceInfo{Resource: "serviceaccounts", Singular: "serviceaccount", Version: "v1", Kind: "ServiceAccount", Namespaced: true, ShortNames: []string{"sa"}}, "v1", ""},
-		{"resourcequotas", apiserver.ResourceInfo{Resource: "resourcequotas", Singular: "resourcequota", Version: "v1", Kind: "ResourceQuota", Namespaced: true, HasStatus: true, ShortNames: []string{"quota"}}, "v1", ""},
+		{"resourcequotas", apiserver.ResourceInfo{Resource: "resourcequotas", Singular: "resourcequota", Version: "v1", Kind: "ResourceQuota", Namespaced: true, HasStatus: true, ShortNames: []string{"quota"}, ActedOnBy: "resourcequota"}, "v1", ""},
 		{"persistentvolumes", apiserver.ResourceInfo{Resource: "persistentvolumes", Singular: "persistentvolume", Version: "v1", Kind: "PersistentVolume", HasStatus: true, ShortNames: []string{"pv"}, ActedOnBy: "persistentvolume-binder"}, "v1", ""},
 		{"persistentvolumeclaims", apiserver.ResourceInfo{Resource: "persistentvolumeclaims", Singular: "persistentvolumeclaim", Version: "v1", Kind: "PersistentVolumeClaim", Namespaced: true, HasStatus: true, ShortNames: []string{"pvc"}, ActedOnBy: "persistentvolume-binder"}, "v1", ""},
 		{"storageclasses", apiserver.ResourceInfo{Resource: "storageclasses", Singular: "storageclass", Group: "storage.k8s.io", Version: "v1", Kind: "StorageClass", ShortNames: []string{"sc"}}, "storage.k8s.io/v1", ""},
