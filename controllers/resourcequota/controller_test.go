@@ -5,8 +5,13 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/informer"
+	"github.com/miniplane/miniplane/internal/testenv"
 )
 
 // Kubernetes: TestSyncResourceQuota (pkg/controller/resourcequota), its
@@ -60,4 +65,58 @@ func TestNeedsSync(t *testing.T) {
 		Status: api.ResourceQuotaStatus{Hard: api.ResourceList{"pods": "2"}, Used: api.ResourceList{"pods": "0"}}}), "counted")
 	assert.True(t, needsSync(&api.ResourceQuota{Spec: api.ResourceQuotaSpec{Hard: api.ResourceList{"pods": "3"}},
 		Status: api.ResourceQuotaStatus{Hard: hard, Used: api.ResourceList{"pods": "0"}}}), "hard changed")
+}
+
+// TestSyncAgainstServer: a new quota is counted, a deleted pod given
+// back, and the full recount after the resync period on the fake clock
+// repairs a used that was written wrong meanwhile.
+func TestSyncAgainstServer(t *testing.T) {
+	ctx := t.Context()
+	srv, clk := testenv.NewServer(t, apiserver.Config{})
+	f := informer.NewFactory(srv, "", clk, testenv.Logger(t))
+	c, err := New(Config{Client: srv, Factory: f, Clock: clk, Logger: testenv.Logger(t)})
+	require.NoError(t, err)
+	settle := func() {
+		steps := []func() bool{func() bool { return c.ProcessOne(ctx) }}
+		for _, inf := range f.Informers() {
+			steps = append(steps, func() bool { return inf.Reflector().Step(ctx) || inf.ProcessOne() })
+		}
+		for _, r := range c.Registrations() {
+			steps = append(steps, r.DispatchOne)
+		}
+		testenv.Settle(t, 0, steps...)
+	}
+	used := func() api.ResourceList {
+		q, err := client.For[*api.ResourceQuota](srv).Get(ctx, "default", "q")
+		require.NoError(t, err)
+		return q.Status.Used
+	}
+	for _, name := range []string{"a", "b"} {
+		_, err := srv.Create(ctx, &api.Pod{Metadata: api.ObjectMeta{Namespace: "default", Name: name},
+			Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}})
+		require.NoError(t, err)
+	}
+	_, err = srv.Create(ctx, &api.ResourceQuota{Metadata: api.ObjectMeta{Namespace: "default", Name: "q"},
+		Spec: api.ResourceQuotaSpec{Hard: api.ResourceList{"pods": "5", "resourcequotas": "1"}}})
+	require.NoError(t, err)
+	settle()
+	assert.Equal(t, api.ResourceList{"pods": "2", "resourcequotas": "1"}, used())
+
+	zero := int64(0)
+	_, err = srv.Delete(ctx, client.Pods, "default", "a", api.DeleteOptions{GracePeriodSeconds: &zero})
+	require.NoError(t, err)
+	settle()
+	assert.Equal(t, api.ResourceList{"pods": "1", "resourcequotas": "1"}, used())
+
+	q, err := client.For[*api.ResourceQuota](srv).Get(ctx, "default", "q")
+	require.NoError(t, err)
+	wrong := q.DeepCopy()
+	wrong.Status.Used = api.ResourceList{"pods": "4", "resourcequotas": "1"}
+	_, err = srv.UpdateStatus(ctx, wrong)
+	require.NoError(t, err)
+	settle()
+	assert.Equal(t, "4", used()["pods"], "a status write queues no recount")
+	clk.Step(DefaultResync)
+	settle()
+	assert.Equal(t, "1", used()["pods"], "the resync recounts")
 }
