@@ -43,6 +43,28 @@ type charge struct {
 // same request, so a burst of creates cannot overshoot) and must end with
 // done. A namespace without quotas costs one list and no lock.
 func (s *Server) admitQuota(k *kind, obj api.Object) (*quotaCharge, error) {
+	return s.chargeQuota(k, obj, quota.Usage(k.gr.Group, k.gr.Resource, obj, s.now().Time))
+}
+
+// admitQuotaUpdate is admitQuota for an update of old to obj: what it
+// charges is what the update grows (a Service turned NodePort adds its
+// node ports), and an update that grows nothing is admitted unchecked, as
+// kube-apiserver's quota admission does.
+func (s *Server) admitQuotaUpdate(k *kind, obj, old api.Object) (*quotaCharge, error) {
+	if !s.resourceQuotas || !k.namespaced {
+		return nil, nil
+	}
+	now := s.now().Time
+	grown := quota.Grown(quota.Usage(k.gr.Group, k.gr.Resource, obj, now), quota.Usage(k.gr.Group, k.gr.Resource, old, now))
+	if len(grown) == 0 {
+		return nil, nil
+	}
+	return s.chargeQuota(k, obj, grown)
+}
+
+// chargeQuota checks usage, what obj adds, against the quotas of obj's
+// namespace, as admitQuota says.
+func (s *Server) chargeQuota(k *kind, obj api.Object, usage api.ResourceList) (*quotaCharge, error) {
 	m := obj.GetObjectMeta()
 	quotas := s.kinds[client.ResourceQuotas]
 	if !s.resourceQuotas || !k.namespaced || m.Namespace == "" {
@@ -59,7 +81,6 @@ func (s *Server) admitQuota(k *kind, obj api.Object) (*quotaCharge, error) {
 		return nil, apierrors.NewInternalError(err)
 	}
 	qc := &quotaCharge{s: s}
-	usage := quota.Usage(k.gr.Group, k.gr.Resource, obj, s.now().Time)
 	for _, r := range res.Records {
 		q := r.Value.(*api.ResourceQuota)
 		if err := checkQuota(q, obj, usage); err != "" {

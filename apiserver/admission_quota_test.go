@@ -105,3 +105,30 @@ func TestQuotaAdmissionBurstCannotOvershoot(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, `pods "c" is forbidden: exceeded quota: q, requested: pods=1, used: pods=2, limited: pods=2`, err.Error())
 }
+
+// An update is charged what it grows: a Service turned NodePort takes a
+// node port, refused when none is left; an update that grows nothing
+// passes whatever the quota says.
+func TestQuotaAdmissionOfUpdates(t *testing.T) {
+	s := newQuotaServer(t, api.ResourceList{"services.nodeports": "1", "services": "1"}, api.ResourceList{"services.nodeports": "0", "services": "0"})
+	svc := &api.Service{Metadata: api.ObjectMeta{Namespace: "default", Name: "web"},
+		Spec: api.ServiceSpec{Selector: map[string]string{"app": "web"}, Ports: []api.ServicePort{{Name: "http", Port: 80}, {Name: "https", Port: 443}}}}
+	created, err := s.Create(ctx, svc)
+	require.NoError(t, err)
+
+	labelled := created.(*api.Service).DeepCopy()
+	labelled.Metadata.Labels = map[string]string{"tier": "front"}
+	_, err = s.Update(ctx, labelled)
+	require.NoError(t, err, "an update that grows nothing is admitted though services is at its hard")
+
+	cur, err := client.For[*api.Service](s).Get(ctx, "default", "web")
+	require.NoError(t, err)
+	nodePort := cur.DeepCopy()
+	nodePort.Spec.Type = api.ServiceTypeNodePort
+	_, err = s.Update(ctx, nodePort)
+	require.Error(t, err)
+	assert.Equal(t, `services "web" is forbidden: exceeded quota: q, requested: services.nodeports=2, used: services.nodeports=0, limited: services.nodeports=1`, err.Error())
+	q, err := client.For[*api.ResourceQuota](s).Get(ctx, "default", "q")
+	require.NoError(t, err)
+	assert.Equal(t, api.ResourceList{"services.nodeports": "0", "services": "1"}, q.Status.Used)
+}

@@ -189,3 +189,20 @@ func PrettyPrint(l api.ResourceList) string {
 	}
 	return strings.Join(parts, ",")
 }
+
+// Grown returns what b adds to a: for each name whose value in b is above
+// a's (a missing name is zero), the difference. Kubernetes: an update's
+// usage, SubtractWithNonNegativeResult then RemoveZeros.
+func Grown(b, a api.ResourceList) api.ResourceList {
+	out := api.ResourceList{}
+	for k, v := range b {
+		old, ok := a[k]
+		if !ok {
+			old = "0"
+		}
+		if d := new(big.Rat).Sub(value(v), value(old)); d.Sign() > 0 {
+			out[k] = Format(d, v)
+		}
+	}
+	return out
+}
