@@ -1916,6 +1916,7 @@ func (in *PodSpec) DeepCopyInto(out *PodSpec) {
 	out.InitContainers = deepCopySlice(in.InitContainers, (*Container).DeepCopyInto)
 	out.Containers = deepCopySlice(in.Containers, (*Container).DeepCopyInto)
 	out.TerminationGracePeriodSeconds = clonePtr(in.TerminationGracePeriodSeconds)
+	out.ActiveDeadlineSeconds = clonePtr(in.ActiveDeadlineSeconds)
 	out.NodeSelector = maps.Clone(in.NodeSelector)
 	out.Tolerations = deepCopySlice(in.Tolerations, (*Toleration).DeepCopyInto)
 	out.Priority = clonePtr(in.Priority)
@@ -2586,6 +2587,118 @@ func (in *PodDisruptionBudgetStatus) DeepCopy() *PodDisruptionBudgetStatus {
 		return nil
 	}
 	out := new(PodDisruptionBudgetStatus)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// Types of types_quota.go.
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ResourceQuota) DeepCopyInto(out *ResourceQuota) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	in.Spec.DeepCopyInto(&out.Spec)
+	in.Status.DeepCopyInto(&out.Status)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ResourceQuota) DeepCopy() *ResourceQuota {
+	if in == nil {
+		return nil
+	}
+	out := new(ResourceQuota)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject returns in.DeepCopy() as an Object.
+func (in *ResourceQuota) DeepCopyObject() Object {
+	if c := in.DeepCopy(); c != nil {
+		return c
+	}
+	return nil
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ResourceQuotaSpec) DeepCopyInto(out *ResourceQuotaSpec) {
+	*out = *in
+	out.Hard = maps.Clone(in.Hard)
+	out.Scopes = slices.Clone(in.Scopes)
+	out.ScopeSelector = in.ScopeSelector.DeepCopy()
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ResourceQuotaSpec) DeepCopy() *ResourceQuotaSpec {
+	if in == nil {
+		return nil
+	}
+	out := new(ResourceQuotaSpec)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ScopeSelector) DeepCopyInto(out *ScopeSelector) {
+	*out = *in
+	out.MatchExpressions = deepCopySlice(in.MatchExpressions, (*ScopedResourceSelectorRequirement).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ScopeSelector) DeepCopy() *ScopeSelector {
+	if in == nil {
+		return nil
+	}
+	out := new(ScopeSelector)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ScopedResourceSelectorRequirement) DeepCopyInto(out *ScopedResourceSelectorRequirement) {
+	*out = *in
+	out.Values = slices.Clone(in.Values)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ScopedResourceSelectorRequirement) DeepCopy() *ScopedResourceSelectorRequirement {
+	if in == nil {
+		return nil
+	}
+	out := new(ScopedResourceSelectorRequirement)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ResourceQuotaStatus) DeepCopyInto(out *ResourceQuotaStatus) {
+	*out = *in
+	out.Hard = maps.Clone(in.Hard)
+	out.Used = maps.Clone(in.Used)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ResourceQuotaStatus) DeepCopy() *ResourceQuotaStatus {
+	if in == nil {
+		return nil
+	}
+	out := new(ResourceQuotaStatus)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ResourceQuotaList) DeepCopyInto(out *ResourceQuotaList) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	out.Items = deepCopySlice(in.Items, (*ResourceQuota).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ResourceQuotaList) DeepCopy() *ResourceQuotaList {
+	if in == nil {
+		return nil
+	}
+	out := new(ResourceQuotaList)
 	in.DeepCopyInto(out)
 	return out
 }

@@ -45,6 +45,9 @@ type PodSpec struct {
 	RestartPolicy RestartPolicy `json:"restartPolicy,omitempty" protobuf:"bytes,3,opt,name=restartPolicy"`
 	// TerminationGracePeriodSeconds is how long containers get to stop after SIGTERM.
 	TerminationGracePeriodSeconds *int64 `json:"terminationGracePeriodSeconds,omitempty" protobuf:"varint,4,opt,name=terminationGracePeriodSeconds"`
+	// ActiveDeadlineSeconds bounds how long the pod may run, from its start; a pod
+	// with it set is in a quota's Terminating scope.
+	ActiveDeadlineSeconds *int64 `json:"activeDeadlineSeconds,omitempty" protobuf:"varint,5,opt,name=activeDeadlineSeconds"`
 	// DNSPolicy says how the pod's DNS is configured; default ClusterFirst.
 	DNSPolicy DNSPolicy `json:"dnsPolicy,omitempty" protobuf:"bytes,6,opt,name=dnsPolicy"`
 	// NodeSelector restricts scheduling to nodes whose labels include all of these.

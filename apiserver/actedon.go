@@ -16,6 +16,7 @@ var actedOnBy = map[string]string{
 	"statefulsets":           "statefulset",
 	"daemonsets":             "daemonset",
 	"jobs":                   "job",
+	"resourcequotas":         "resourcequota",
 	"cronjobs":               "cronjob",
 	"services":               "endpoint",
 	"poddisruptionbudgets":   "disruption",

@@ -104,6 +104,12 @@ func (s *Server) create(obj api.Object, opts writeOptions) (api.Object, error) {
 	if err != nil {
 		return nil, err
 	}
+	charge, err := s.admitQuota(sk, in)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	defer charge.done()
 	if opts.DryRun {
 		release()
 		if _, err := s.store.Get(k.key(m.Namespace, m.Name), 0); err == nil && !generated {
@@ -138,6 +144,7 @@ func (s *Server) create(obj api.Object, opts writeOptions) (api.Object, error) {
 			if crd, ok := rec.Value.(*api.CustomResourceDefinition); ok {
 				s.crdWritten(crd)
 			}
+			charge.commit()
 			return k.out(rec.Value), nil
 		}
 		if !errors.Is(err, store.ErrExists) {

@@ -119,6 +119,7 @@ var declaredColumns = map[string][]string{
 	"configmaps":      {"Name", "Data", "Age"},
 	"secrets":         {"Name", "Type", "Data", "Age"},
 	"serviceaccounts": {"Name", "Secrets", "Age"},
+	"resourcequotas":  {"Name", "Age", "Request", "Limit"},
 	"persistentvolumes": {"Name", "Capacity", "Access Modes", "Reclaim Policy", "Status", "Claim", "StorageClass",
 		"VolumeAttributesClass", "Reason", "Age", "VolumeMode"},
 	"persistentvolumeclaims":      {"Name", "Status", "Volume", "Capacity", "Access Modes", "StorageClass", "VolumeAttributesClass", "Age", "VolumeMode"},
@@ -142,12 +143,12 @@ var declaredColumns = map[string][]string{
 func TestResources(t *testing.T) {
 	s, _ := newServer(t)
 	all := s.Resources()
-	require.Len(t, all, 28)
+	require.Len(t, all, 29)
 	assert.Equal(t, "configmaps", all[0].Resource, "core group first, sorted by name")
-	assert.Equal(t, "customresourcedefinitions", all[12].Resource, "named groups after core, sorted by group")
-	assert.Equal(t, "controllerrevisions", all[13].Resource)
-	assert.Equal(t, "deployments", all[15].Resource)
-	assert.Equal(t, apierrors.GroupResource{Group: "events.k8s.io", Resource: "events"}, all[21].GroupResource())
+	assert.Equal(t, "customresourcedefinitions", all[13].Resource, "named groups after core, sorted by group")
+	assert.Equal(t, "controllerrevisions", all[14].Resource)
+	assert.Equal(t, "deployments", all[16].Resource)
+	assert.Equal(t, apierrors.GroupResource{Group: "events.k8s.io", Resource: "events"}, all[22].GroupResource())
 	assert.Equal(t, apierrors.GroupResource{Group: "storage.k8s.io", Resource: "volumeattachments"}, all[len(all)-1].GroupResource())
 
 	tests := []struct {
@@ -166,6 +167,7 @@ func TestResources(t *testing.T) {
 		{"configmaps", apiserver.ResourceInfo{Resource: "configmaps", Singular: "configmap", Version: "v1", Kind: "ConfigMap", Namespaced: true, ShortNames: []string{"cm"}}, "v1", ""},
 		{"secrets", apiserver.ResourceInfo{Resource: "secrets", Singular: "secret", Version: "v1", Kind: "Secret", Namespaced: true}, "v1", ""},
 		{"serviceaccounts", apiserver.ResourceInfo{Resource: "serviceaccounts", Singular: "serviceaccount", Version: "v1", Kind: "ServiceAccount", Namespaced: true, ShortNames: []string{"sa"}}, "v1", ""},
+		{"resourcequotas", apiserver.ResourceInfo{Resource: "resourcequotas", Singular: "resourcequota", Version: "v1", Kind: "ResourceQuota", Namespaced: true, HasStatus: true, ShortNames: []string{"quota"}, ActedOnBy: "resourcequota"}, "v1", ""},
 		{"persistentvolumes", apiserver.ResourceInfo{Resource: "persistentvolumes", Singular: "persistentvolume", Version: "v1", Kind: "PersistentVolume", HasStatus: true, ShortNames: []string{"pv"}, ActedOnBy: "persistentvolume-binder"}, "v1", ""},
 		{"persistentvolumeclaims", apiserver.ResourceInfo{Resource: "persistentvolumeclaims", Singular: "persistentvolumeclaim", Version: "v1", Kind: "PersistentVolumeClaim", Namespaced: true, HasStatus: true, ShortNames: []string{"pvc"}, ActedOnBy: "persistentvolume-binder"}, "v1", ""},
 		{"storageclasses", apiserver.ResourceInfo{Resource: "storageclasses", Singular: "storageclass", Group: "storage.k8s.io", Version: "v1", Kind: "StorageClass", ShortNames: []string{"sc"}}, "storage.k8s.io/v1", ""},

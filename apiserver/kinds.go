@@ -303,6 +303,12 @@ func newKinds(rules *celrules.Compiler) []*kind {
 					Cell: func(o api.Object) any { return int64(len(o.(*api.ServiceAccount).Secrets)) }},
 				ageColumn},
 		}, defaultServiceAccount, validateServiceAccount, validateServiceAccountUpdate),
+		typed(&kind{
+			gr: apierrors.GroupResource{Resource: "resourcequotas"}, kind: "ResourceQuota", apiVersion: "v1", namespaced: true, shortNames: []string{"quota"},
+			newObj: func() api.Object { return &api.ResourceQuota{} }, resetStatusOnCreate: true,
+			status:  statusOf(func(o *api.ResourceQuota) *api.ResourceQuotaStatus { return &o.Status }),
+			columns: resourceQuotaColumns,
+		}, defaultResourceQuota, validateResourceQuota, validateResourceQuotaUpdate),
 	}
 	kinds = append(kinds, schedulingKinds()...)
 	kinds = append(kinds, batchKinds()...)

@@ -58,6 +58,13 @@ type Config struct {
 	// controller made it, and a bare Server (most of this module's tests)
 	// runs no controller. The live plane and `serve` turn it on.
 	ServiceAccounts bool
+	// ResourceQuotas turns on kube-apiserver's ResourceQuota admission for
+	// creates (admitQuota): a create that would take a quota's used past
+	// its hard is refused, and an admitted one is charged to the quota at
+	// once. kube-apiserver always runs it; here it is a choice because a
+	// quota is counted only once the resourcequota controller ran, which a
+	// bare Server does not run. The live plane and `serve` turn it on.
+	ResourceQuotas bool
 	// DefaultServiceAccountWait is how long, with ServiceAccounts, a pod
 	// create waits for its namespace's "default" account to appear, as
 	// kube-apiserver retries that lookup (ten times, 100-200ms apart); 0:
@@ -118,7 +125,12 @@ type Server struct {
 	// kubeSvc is the kubernetes Service the server keeps, once published.
 	kubeSvc kubernetesService
 	// serviceAccounts and defaultAccountWait are Config's.
-	serviceAccounts    bool
+	serviceAccounts bool
+	// resourceQuotas is Config's; quotaMu serializes the quota admission of
+	// creates from check to charge (admitQuota), so that two creates are
+	// never both checked against the same used.
+	resourceQuotas     bool
+	quotaMu            sync.Mutex
 	defaultAccountWait time.Duration
 	// openNS caches which namespaces are open for creates; every namespace
 	// write must reach openNS.changed (stampWrite, deleteKey).
@@ -159,6 +171,7 @@ func New(cfg Config) (*Server, error) {
 		sweepWake:     make(chan struct{}),
 
 		serviceAccounts:    cfg.ServiceAccounts,
+		resourceQuotas:     cfg.ResourceQuotas,
 		defaultAccountWait: cfg.DefaultServiceAccountWait,
 	}
 	if s.log == nil {

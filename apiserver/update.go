@@ -61,6 +61,8 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 	key := k.key(ns, m.Name)
 	// wantRV is the client's precondition; the loop reuses in, so keep it.
 	wantRV, wantUID := m.ResourceVersion, m.UID
+	var charge *quotaCharge // what an update that grows usage adds to quotas
+	defer func() { charge.done() }()
 	for {
 		cur, err := s.store.Get(key, 0)
 		if err != nil {
@@ -117,6 +119,11 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 					return nil, err
 				}
 			}
+			charge.done()
+			if charge, err = s.admitQuotaUpdate(k, next, old); err != nil {
+				undo()
+				return nil, err
+			}
 		}
 		nm := next.GetObjectMeta()
 		nm.ResourceVersion = om.ResourceVersion
@@ -162,6 +169,7 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 		// one key string in the store's tree and history.
 		rec, err := s.store.Update(cur.Key, next, cur.ModRev)
 		if err == nil {
+			charge.commit()
 			s.releaseReplaced(old, next)
 			if crd, ok := rec.Value.(*api.CustomResourceDefinition); ok {
 				s.crdWritten(crd)

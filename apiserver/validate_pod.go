@@ -7,6 +7,7 @@ package apiserver
 // pkg/apis/core/validation.
 
 import (
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -183,6 +184,9 @@ func validatePodSpec(errs apierrors.FieldErrors, s *api.PodSpec, p fieldPath) ap
 		errs = validateNonNegative(errs, *s.TerminationGracePeriodSeconds, p.child("terminationGracePeriodSeconds"))
 	}
 	errs = validateVolumes(errs, s.Volumes, p.child("volumes"))
+	if d := s.ActiveDeadlineSeconds; d != nil && (*d < 1 || *d > math.MaxInt32) {
+		errs = append(errs, Invalid(p.child("activeDeadlineSeconds").path(), *d, "must be between 1 and 2147483647, inclusive"))
+	}
 	errs = validateContainers(errs, s.Containers, p.child("containers"))
 	for i := range s.Containers {
 		errs = validateVolumeMounts(errs, s.Containers[i].VolumeMounts, s.Volumes, p.child("containers").index(i).child("volumeMounts"))

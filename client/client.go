@@ -21,6 +21,7 @@ const (
 	ConfigMaps             = "configmaps"
 	Secrets                = "secrets"
 	ServiceAccounts        = "serviceaccounts"
+	ResourceQuotas         = "resourcequotas"
 	PersistentVolumes      = "persistentvolumes"
 	PersistentVolumeClaims = "persistentvolumeclaims"
 	StorageClasses         = "storageclasses"

@@ -26,6 +26,7 @@ func TestResourceOfNamesTheConstants(t *testing.T) {
 		{&api.ConfigMap{}, client.ConfigMaps},
 		{&api.Secret{}, client.Secrets},
 		{&api.ServiceAccount{}, client.ServiceAccounts},
+		{&api.ResourceQuota{}, client.ResourceQuotas},
 		{&api.PersistentVolume{}, client.PersistentVolumes},
 		{&api.PersistentVolumeClaim{}, client.PersistentVolumeClaims},
 		{&api.StorageClass{}, client.StorageClasses},

@@ -54,7 +54,7 @@ func TestAggregatedDiscovery(t *testing.T) {
 			"/services": "Service Namespaced [svc]" + all, "/endpoints": "Endpoints Namespaced [ep]" + all, "/nodes": "Node Cluster [no]" + all,
 			"/namespaces": "Namespace Cluster [ns]" + all, "/events": "Event Namespaced [ev]" + all,
 			"/configmaps": "ConfigMap Namespaced [cm]" + all, "/secrets": "Secret Namespaced []" + all,
-			"/serviceaccounts":   "ServiceAccount Namespaced [sa]" + all,
+			"/serviceaccounts": "ServiceAccount Namespaced [sa]" + all, "/resourcequotas": "ResourceQuota Namespaced [quota]" + all,
 			"/persistentvolumes": "PersistentVolume Cluster [pv]" + all, "/persistentvolumeclaims": "PersistentVolumeClaim Namespaced [pvc]" + all,
 		}},
 		{"/apis", []string{"apiextensions.k8s.io", "apps", "authentication.k8s.io", "authorization.k8s.io", "batch", "coordination.k8s.io", "events.k8s.io", "policy", "storage.k8s.io"}, map[string]string{

@@ -159,6 +159,7 @@ func TestKubectl(t *testing.T) {
 			{"configmaps", "cm", "v1", "true", "ConfigMap"},
 			{"secrets", "v1", "true", "Secret"},
 			{"serviceaccounts", "sa", "v1", "true", "ServiceAccount"},
+			{"resourcequotas", "quota", "v1", "true", "ResourceQuota"},
 			{"leases", "coordination.k8s.io/v1", "true", "Lease"},
 			{"events", "ev", "events.k8s.io/v1", "true", "Event"},
 			{"selfsubjectreviews", "authentication.k8s.io/v1", "false", "SelfSubjectReview"},

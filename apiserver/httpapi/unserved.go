@@ -17,7 +17,7 @@ import (
 // instead of kube-apiserver's bare "could not find the requested resource",
 // which reads like a typo of theirs.
 var kubernetesResources = map[string][]string{
-	"":                             {"bindings", "componentstatuses", "configmaps", "endpoints", "events", "limitranges", "namespaces", "nodes", "persistentvolumeclaims", "persistentvolumes", "pods", "podtemplates", "replicationcontrollers", "resourcequotas", "secrets", "serviceaccounts", "services"},
+	"":                             {"bindings", "componentstatuses", "configmaps", "endpoints", "events", "limitranges", "namespaces", "nodes", "persistentvolumeclaims", "persistentvolumes", "pods", "podtemplates", "replicationcontrollers", "secrets", "serviceaccounts", "services"},
 	"admissionregistration.k8s.io": {"mutatingwebhookconfigurations", "validatingadmissionpolicies", "validatingadmissionpolicybindings", "validatingwebhookconfigurations"},
 	"apiextensions.k8s.io":         {"customresourcedefinitions"},
 	"apiregistration.k8s.io":       {"apiservices"},

@@ -26,7 +26,7 @@ var statusKinds = map[string]bool{
 	"Pod": true, "ReplicationController": true, "Service": true, "Node": true, "Namespace": true,
 	"PersistentVolume": true, "PersistentVolumeClaim": true, "VolumeAttachment": true,
 	"PodDisruptionBudget": true, "ReplicaSet": true, "StatefulSet": true, "Deployment": true, "DaemonSet": true,
-	"Job": true, "CronJob": true,
+	"Job": true, "CronJob": true, "ResourceQuota": true,
 }
 
 // managedEntry is one element of metadata.managedFields: the fields one manager owns

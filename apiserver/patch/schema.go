@@ -136,6 +136,7 @@ func schemas() map[string]*schema {
 		"Scale":            metaOnly,
 		"ConfigMap":        metaOnly,
 		"Secret":           metaOnly,
+		"ResourceQuota":    metaOnly,
 		"PersistentVolume": metaOnly,
 		"PersistentVolumeClaim": object(map[string]*fieldMeta{
 			"metadata": nested(objectMeta),

@@ -32,6 +32,7 @@ func servedKinds() []kindInfo {
 		{kind: "ControllerRevision", group: "apps", resource: client.ControllerRevisions, namespaced: true},
 		{kind: "Endpoints", resource: client.Endpoints, namespaced: true},
 		{kind: "Event", resource: client.Events, namespaced: true},
+		{kind: "ResourceQuota", resource: client.ResourceQuotas, namespaced: true},
 		{kind: "Job", group: "batch", resource: client.Jobs, namespaced: true},
 		{kind: "Lease", group: "coordination.k8s.io", resource: client.Leases, namespaced: true},
 		{kind: "Namespace", resource: client.Namespaces},

@@ -11,6 +11,7 @@ import (
 	"github.com/miniplane/miniplane/controllers/job"
 	"github.com/miniplane/miniplane/controllers/podgc"
 	"github.com/miniplane/miniplane/controllers/replication"
+	"github.com/miniplane/miniplane/controllers/resourcequota"
 	"github.com/miniplane/miniplane/controllers/rootcacertpublisher"
 	"github.com/miniplane/miniplane/controllers/serviceaccount"
 	"github.com/miniplane/miniplane/controllers/ttlafterfinished"
@@ -22,7 +23,8 @@ import (
 // apps/v1 ReplicaSets), the deployment controller, the daemon set
 // controller, the job controller, the
 // cronjob controller, the ttl-after-finished controller, the pod garbage
-// collector, the disruption controller, the endpoints controller, the
+// collector, the disruption controller, the resourcequota controller, the
+// endpoints controller, the
 // garbage collector, the service account controller and the root CA
 // certificate publisher. These run under leader election (Instance): in
 // one instance at a time.
@@ -41,6 +43,7 @@ func DefaultDescriptors() []Descriptor {
 		{Name: GarbageCollector, Init: initGarbageCollector},
 		{Name: ServiceAccount, Init: initServiceAccount},
 		{Name: RootCACertificatePublisher, Init: initRootCACertPublisher},
+		{Name: ResourceQuota, Init: initResourceQuota, Periodic: true},
 	}
 }
 
@@ -96,6 +99,12 @@ func initCronJob(ic InitContext) (Controller, int, error) {
 		Recorder: ic.recorder("cronjob-controller"),
 	})
 	return c, ic.Options.ConcurrentCronJobSyncs, err
+}
+
+func initResourceQuota(ic InitContext) (Controller, int, error) {
+	c, err := resourcequota.New(resourcequota.Config{Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock,
+		Resync: ic.Options.ResourceQuotaSyncPeriod, Logger: ic.Logger})
+	return c, ic.Options.ConcurrentResourceQuotaSyncs, err
 }
 
 func initTTLAfterFinished(ic InitContext) (Controller, int, error) {

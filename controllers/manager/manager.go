@@ -256,6 +256,8 @@ const (
 	DaemonSet             = "daemonset"
 	Job                   = "job"
 	CronJob               = "cronjob"
+	// ResourceQuota keeps each ResourceQuota's status.used.
+	ResourceQuota = "resourcequota"
 	// TTLAfterFinished deletes finished jobs whose TTL ran out.
 	TTLAfterFinished = "ttl-after-finished"
 	// PodGC deletes orphaned, unscheduled terminating and excess

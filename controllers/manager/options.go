@@ -10,6 +10,7 @@ import (
 
 	"github.com/miniplane/miniplane/controllers/nodesim"
 	"github.com/miniplane/miniplane/controllers/podgc"
+	"github.com/miniplane/miniplane/controllers/resourcequota"
 	"github.com/miniplane/miniplane/election"
 )
 
@@ -38,6 +39,11 @@ type Options struct {
 	ConcurrentJobSyncs int
 	// ConcurrentCronJobSyncs is the cronjob controller's worker count.
 	ConcurrentCronJobSyncs int
+	// ConcurrentResourceQuotaSyncs is the resourcequota controller's
+	// worker count.
+	ConcurrentResourceQuotaSyncs int
+	// ResourceQuotaSyncPeriod is how often every quota is recounted.
+	ResourceQuotaSyncPeriod time.Duration
 	// ConcurrentTTLAfterFinishedSyncs is the ttl-after-finished
 	// controller's worker count.
 	ConcurrentTTLAfterFinishedSyncs int
@@ -138,6 +144,8 @@ func DefaultOptions() Options {
 		ConcurrentJobSyncs:              5,
 		ConcurrentCronJobSyncs:          5,
 		ConcurrentTTLAfterFinishedSyncs: 5,
+		ConcurrentResourceQuotaSyncs:    5,
+		ResourceQuotaSyncPeriod:         resourcequota.DefaultResync,
 		TerminatedPodGCThreshold:        podgc.DefaultTerminatedPodThreshold,
 		Nodes:                           3,
 		NodeCPU:                         nodesim.DefaultNodeCPU,
@@ -173,6 +181,8 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.ConcurrentJobSyncs, "concurrent-job-syncs", o.ConcurrentJobSyncs, "jobs synced at once")
 	fs.IntVar(&o.ConcurrentCronJobSyncs, "concurrent-cron-job-syncs", o.ConcurrentCronJobSyncs, "cron jobs synced at once")
 	fs.IntVar(&o.TerminatedPodGCThreshold, "terminated-pod-gc-threshold", o.TerminatedPodGCThreshold, "terminated pods kept before the pod garbage collector deletes the oldest; 0 keeps them all")
+	fs.IntVar(&o.ConcurrentResourceQuotaSyncs, "concurrent-resource-quota-syncs", o.ConcurrentResourceQuotaSyncs, "resource quotas recounted at once")
+	fs.DurationVar(&o.ResourceQuotaSyncPeriod, "resource-quota-sync-period", o.ResourceQuotaSyncPeriod, "how often every resource quota is recounted in full")
 	fs.IntVar(&o.ConcurrentTTLAfterFinishedSyncs, "concurrent-ttl-after-finished-syncs", o.ConcurrentTTLAfterFinishedSyncs, "finished jobs checked for their TTL at once")
 	fs.DurationVar(&o.EndpointUpdatesBatchPeriod, "endpoint-updates-batch-period", o.EndpointUpdatesBatchPeriod, "how long the endpoints controller waits after a pod change so that bursts make one write")
 	fs.IntVar(&o.Nodes, "nodes", o.Nodes, "simulated nodes the nodesim controller registers")
@@ -220,6 +230,7 @@ func (o Options) Validate(known []string) error {
 		{"--concurrent-job-syncs", o.ConcurrentJobSyncs, 1},
 		{"--concurrent-cron-job-syncs", o.ConcurrentCronJobSyncs, 1},
 		{"--concurrent-ttl-after-finished-syncs", o.ConcurrentTTLAfterFinishedSyncs, 1},
+		{"--concurrent-resource-quota-syncs", o.ConcurrentResourceQuotaSyncs, 1},
 		{"--terminated-pod-gc-threshold", o.TerminatedPodGCThreshold, 0},
 		{"--nodes", o.Nodes, 0},
 	} {

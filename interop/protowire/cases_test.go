@@ -114,6 +114,7 @@ func fullPodSpec() api.PodSpec {
 		Containers:                    []api.Container{fullContainer("web"), fullContainer("sidecar")},
 		RestartPolicy:                 api.RestartPolicyAlways,
 		TerminationGracePeriodSeconds: ptr(int64(30)),
+		ActiveDeadlineSeconds:         ptr(int64(600)),
 		DNSPolicy:                     api.DNSClusterFirst,
 		NodeSelector:                  map[string]string{"kubernetes.io/os": "linux"},
 		ServiceAccountName:            "default",
@@ -353,6 +354,19 @@ func fullServiceAccount(name string) api.ServiceAccount {
 		Secrets:                      []api.ObjectReference{fullObjectReference(), {Name: "builder-token"}},
 		ImagePullSecrets:             []api.LocalObjectReference{{Name: "registry"}, {Name: "mirror"}},
 		AutomountServiceAccountToken: ptr(false),
+	}
+}
+
+func fullResourceQuota(name string) api.ResourceQuota {
+	return api.ResourceQuota{
+		Metadata: fullObjectMeta(name),
+		Spec: api.ResourceQuotaSpec{
+			Hard:   api.ResourceList{"pods": "10", "requests.cpu": "2"},
+			Scopes: []string{api.ScopeNotTerminating},
+			ScopeSelector: &api.ScopeSelector{MatchExpressions: []api.ScopedResourceSelectorRequirement{
+				{ScopeName: api.ScopePriorityClass, Operator: "In", Values: []string{"high", "low"}}}},
+		},
+		Status: api.ResourceQuotaStatus{Hard: api.ResourceList{"pods": "10"}, Used: api.ResourceList{"pods": "3"}},
 	}
 }
 
@@ -711,6 +725,9 @@ func fullCases() map[string]any {
 		"Secret":         ptr(fullSecret("tls")),
 		"SecretList":     &api.SecretList{Metadata: fullListMeta(), Items: []api.Secret{fullSecret("a"), fullSecret("b")}},
 		"ServiceAccount": ptr(fullServiceAccount("builder")),
+		"ResourceQuota":  ptr(fullResourceQuota("compute")),
+		"ResourceQuotaList": &api.ResourceQuotaList{Metadata: fullListMeta(),
+			Items: []api.ResourceQuota{fullResourceQuota("a"), fullResourceQuota("b")}},
 		"ServiceAccountList": &api.ServiceAccountList{Metadata: fullListMeta(),
 			Items: []api.ServiceAccount{fullServiceAccount("a"), fullServiceAccount("default")}},
 		"PersistentVolume":      ptr(fullPersistentVolume("pv0")),

@@ -67,6 +67,8 @@ var kinds = []kind{
 	{"v1", "SecretList", reflect.TypeFor[api.SecretList](), func() message { return &corev1.SecretList{} }},
 	{"v1", "ServiceAccount", reflect.TypeFor[api.ServiceAccount](), func() message { return &corev1.ServiceAccount{} }},
 	{"v1", "ServiceAccountList", reflect.TypeFor[api.ServiceAccountList](), func() message { return &corev1.ServiceAccountList{} }},
+	{"v1", "ResourceQuota", reflect.TypeFor[api.ResourceQuota](), func() message { return &corev1.ResourceQuota{} }},
+	{"v1", "ResourceQuotaList", reflect.TypeFor[api.ResourceQuotaList](), func() message { return &corev1.ResourceQuotaList{} }},
 	{"v1", "PersistentVolume", reflect.TypeFor[api.PersistentVolume](), func() message { return &corev1.PersistentVolume{} }},
 	{"v1", "PersistentVolumeList", reflect.TypeFor[api.PersistentVolumeList](), func() message { return &corev1.PersistentVolumeList{} }},
 	{"v1", "PersistentVolumeClaim", reflect.TypeFor[api.PersistentVolumeClaim](), func() message { return &corev1.PersistentVolumeClaim{} }},

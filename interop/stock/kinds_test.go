@@ -377,6 +377,16 @@ func storedKindCases() []kindCase {
 				assert.Nil(t, s.StringData, "and never returned")
 			},
 		},
+		crud[*corev1.ResourceQuota, *corev1.ResourceQuotaList]{
+			gvr: corev1.SchemeGroupVersion.WithResource("resourcequotas"), namespaced: true,
+			client: func(cs kubernetes.Interface, ns string) typedClient[*corev1.ResourceQuota, *corev1.ResourceQuotaList] {
+				return cs.CoreV1().ResourceQuotas(ns)
+			},
+			fresh: func(name, ns string) *corev1.ResourceQuota {
+				return &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+					Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{"pods": resource.MustParse("10")}}}
+			},
+		},
 		crud[*corev1.ServiceAccount, *corev1.ServiceAccountList]{
 			gvr: corev1.SchemeGroupVersion.WithResource("serviceaccounts"), namespaced: true,
 			client: func(cs kubernetes.Interface, ns string) typedClient[*corev1.ServiceAccount, *corev1.ServiceAccountList] {

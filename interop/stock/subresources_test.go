@@ -42,6 +42,7 @@ func subresourceCases() []subresourceCase {
 		{"v1 namespaces/status", testNamespaceStatus},
 		{"v1 persistentvolumes/status", testPersistentVolumeStatus},
 		{"v1 persistentvolumeclaims/status", testPersistentVolumeClaimStatus},
+		{"v1 resourcequotas/status", testResourceQuotaStatus},
 		{"storage.k8s.io/v1 volumeattachments/status", testVolumeAttachmentStatus},
 		{"policy/v1 poddisruptionbudgets/status", testPodDisruptionBudgetStatus},
 		{"apps/v1 replicasets/status", testReplicaSetStatus},
@@ -92,6 +93,19 @@ func testPersistentVolumeClaimStatus(t *testing.T, cs kubernetes.Interface) {
 	}, func(t *testing.T, c *corev1.PersistentVolumeClaim) {
 		assert.Equal(t, corev1.ClaimBound, c.Status.Phase)
 		assert.Equal(t, "1Gi", ptr.To(c.Status.Capacity[corev1.ResourceStorage]).String())
+	})
+}
+
+func testResourceQuotaStatus(t *testing.T, cs kubernetes.Interface) {
+	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "status-quota", Namespace: metav1.NamespaceDefault},
+		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("10")}}}
+	checkStatusUpdate(t, cs.CoreV1().ResourceQuotas(metav1.NamespaceDefault), q, func(q *corev1.ResourceQuota) {
+		q.Status.Hard = corev1.ResourceList{corev1.ResourcePods: resource.MustParse("10")}
+		q.Status.Used = corev1.ResourceList{corev1.ResourcePods: resource.MustParse("3")}
+		q.Spec.Hard = corev1.ResourceList{corev1.ResourcePods: resource.MustParse("99")}
+	}, func(t *testing.T, q *corev1.ResourceQuota) {
+		assert.Equal(t, "3", ptr.To(q.Status.Used[corev1.ResourcePods]).String())
+		assert.Equal(t, "10", ptr.To(q.Spec.Hard[corev1.ResourcePods]).String(), "a status update kept the spec")
 	})
 }
 
