@@ -47,6 +47,7 @@ func EventuallyOn(tb T, clk clock.Clock, cond func() error, timeout time.Duratio
 			return
 		}
 		if clk.Since(start) >= timeout {
+			complain(tb.Name(), err.Error())
 			tb.Fatalf("not true after %v: %v\nseed %d; replay it with:\n\t%s", timeout, err, seed, ReplayCommand(tb, seed))
 			return
 		}
@@ -129,6 +130,7 @@ func (j *Judge) Report() {
 		b.WriteString("\n\t")
 		b.WriteString(v.String())
 	}
+	complain(j.tb.Name(), b.String())
 	fmt.Fprintf(&b, "\nreplay it with:\n\t%s", ReplayCommand(j.tb, j.seed))
 	j.tb.Errorf("%s", b.String())
 }

@@ -2,10 +2,12 @@
 // plane needs to judge a run: the -miniplane.seed flag and Seed, Sweep over
 // many seeds, Eventually in virtual time, and a Judge of invariants; each
 // failure says its seed and the exact `go test -run ...` command that
-// replays it. It imports the standard library and clock only.
+// replays it, and on failure the fault trace's lines that matter (see
+// Start).
 //
 // Concurrency: Judge is safe for concurrent use; the functions keep no
-// state but the flag, which only flag.Parse writes.
+// state but the flag, which only flag.Parse writes, and the fault traces of
+// the planes Start started, under a mutex.
 package planetest
 
 import (
