@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -65,9 +66,9 @@ func complain(name, text string) {
 }
 
 // report writes the trace to a file that outlives the test (t.TempDir
-// would not) and returns what a failed test prints of it: the file's path
-// and the last TraceLines lines that name an object the failure named, or
-// the last faults when none does.
+// would not; see keep) and returns what a failed test prints of it: the
+// file's path and the last TraceLines lines that name an object the
+// failure named, or the last faults when none does.
 func (f *faultTrace) report(test string, seed int64) string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -103,19 +104,17 @@ func (f *faultTrace) report(test string, seed int64) string {
 	return b.String()
 }
 
-// keep writes trace to a new file in the system's temporary directory,
-// named after the test and seed, and returns its path.
+// keep writes trace to the file named after the test and seed in the
+// directory miniplane-faults of the system's temporary directory, and
+// returns its path. One test and seed always get one path, so a test run
+// again overwrites its trace rather than adding one.
 func keep(trace []byte, test string, seed int64) (string, error) {
-	name := unsafeInPath.ReplaceAllString(test, "_")
-	f, err := os.CreateTemp("", fmt.Sprintf("miniplane-faults-%s-seed%d-*.jsonl", name, seed))
-	if err != nil {
+	dir := filepath.Join(os.TempDir(), "miniplane-faults")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	if _, err := f.Write(trace); err != nil {
-		f.Close()
-		return "", err
-	}
-	return f.Name(), f.Close()
+	path := filepath.Join(dir, fmt.Sprintf("%s.seed%d.jsonl", unsafeInPath.ReplaceAllString(test, "_"), seed))
+	return path, os.WriteFile(path, trace, 0o644)
 }
 
 var unsafeInPath = regexp.MustCompile(`[^A-Za-z0-9._=-]+`)

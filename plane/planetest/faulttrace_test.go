@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -76,7 +77,7 @@ func TestFailedSeedPrintsItsFaults(t *testing.T) {
 			m := regexp.MustCompile(`the whole fault trace \(one JSON line per request and per fault\): (\S+)`).FindStringSubmatch(logs)
 			require.NotNil(t, m, logs)
 			t.Cleanup(func() { os.Remove(m[1]) })
-			assert.Contains(t, m[1], "miniplane-faults-TestInner_seed=4-seed4-")
+			assert.Equal(t, filepath.Join(os.TempDir(), "miniplane-faults", "TestInner_seed=4.seed4.jsonl"), m[1])
 			b, err := os.ReadFile(m[1])
 			require.NoError(t, err)
 			assert.Contains(t, string(b), `"fault":"conflict"`)
