@@ -37,7 +37,7 @@
 //
 // The package lives in a module of its own because it imports client-go
 // and controller-runtime, which miniplane's main module does not; it
-// imports plane, plane/planetest and apiserver/faults from it.
+// imports plane, plane/planetest and clock from it.
 //
 // Concurrency: the functions are safe for concurrent use. The package's one
 // piece of state is the Once that installs the error-handler fix.
