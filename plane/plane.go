@@ -43,6 +43,7 @@ type Plane struct {
 	api       http.Handler
 	handler   http.Handler
 	transport *inmem.Transport
+	direct    *inmem.Transport // the API without the fault injector
 	faults    *faults.Injector
 	nodes     *nodesim.Controller
 	nodeF     *informer.Factory
@@ -157,6 +158,7 @@ func New(cfg Config) (*Plane, error) {
 	}
 	p.handler = http.HandlerFunc(p.serveHTTP)
 	p.transport = inmem.NewTransport(p.handler)
+	p.direct = inmem.NewTransport(p.http)
 	return p, nil
 }
 
@@ -174,6 +176,13 @@ func (p *Plane) Handler() http.Handler { return p.handler }
 // goroutine of its own, streaming watches (apiserver/httpapi/inmem). It
 // ignores the request's host: pair it with Host.
 func (p *Plane) Transport() http.RoundTripper { return p.transport }
+
+// DirectTransport serves the Kubernetes API in memory as Transport does,
+// but never through the fault injector: a test's own clients set up and
+// judge through it in their own types (client-go's corev1, say) while the
+// controller under test meets the faults through Transport. Its requests
+// are not in the fault trace. Pair it with Host.
+func (p *Plane) DirectTransport() http.RoundTripper { return p.direct }
 
 // Host is the base URL for clients of Transport, as client-go's
 // rest.Config{Host: p.Host(), Transport: p.Transport()}.

@@ -273,7 +273,8 @@ func TestHandleMountsBesideTheAPI(t *testing.T) {
 }
 
 // TestFaultsStrikeHTTPNotTheServer: with faults configured, requests
-// through the transport meet them; the in-process Server does not.
+// through the transport meet them; the in-process Server and the direct
+// transport do not.
 func TestFaultsStrikeHTTPNotTheServer(t *testing.T) {
 	p, err := plane.New(plane.Config{Faults: faults.SetOf(faults.Error), FaultRate: 1})
 	require.NoError(t, err)
@@ -281,6 +282,10 @@ func TestFaultsStrikeHTTPNotTheServer(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusInternalServerError, resp.StatusCode)
+	resp, err = (&http.Client{Transport: p.DirectTransport()}).Get(p.Host() + "/api/v1/namespaces/default/pods")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
 	_, _, err = client.For[*api.Pod](p.Server()).List(context.Background(), "default", client.ListOptions{})
 	assert.NoError(t, err)
 	var m strings.Builder

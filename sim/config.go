@@ -84,7 +84,7 @@ type Config struct {
 	// Replay, if set, gives the command that replays a run of seed: a
 	// Violation carries it. `miniplane sim` sets its own command line; a
 	// test sets the `go test -run` line of its seed, as
-	// planetest.Replay(t, seed) gives it.
+	// planetest.ReplayCommand(t, seed) gives it.
 	Replay func(seed uint64) string
 
 	// SkipMutationCheck turns off the check, after every step, that no

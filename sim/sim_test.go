@@ -220,7 +220,7 @@ func TestPlantedBugIsFound(t *testing.T) {
 // own.
 func TestViolationCarriesTheTestsReplayLine(t *testing.T) {
 	cfg := sim.Config{Seed: 1, Faults: sim.AllFaults, ReplicationWithoutExpectations: true,
-		Replay: func(seed uint64) string { return planetest.Replay(t, int64(seed)) }}
+		Replay: func(seed uint64) string { return planetest.ReplayCommand(t, int64(seed)) }}
 	res := mustRun(t, cfg, "default", 10*time.Minute)
 	require.NotNil(t, res.Violation, "seed 1 finds the planted bug")
 	assert.Equal(t, `go test -run '^TestViolationCarriesTheTestsReplayLine$' ./sim/ -miniplane.seed=1`, res.Violation.Replay)

@@ -24,7 +24,10 @@
 // sequence of requests, not on goroutine timing: each request draws from a
 // generator of its own, seeded from the seed, its stream (client, verb,
 // resource, namespace, name, selectors) and its position in that stream
-// (see Injector). What a draw means against the store is read when the
+// (see Injector). The client is ClientOf the User-Agent: client-go's
+// default one names the binary and the platform, which ClientOf drops, so
+// a seed found by one build of a test replays in another build, renamed or
+// for another platform. What a draw means against the store is read when the
 // fault strikes: a stale read takes the drawn fraction of the revisions
 // it may be served at then, and strikes only if there is one. Delays
 // (Latency, Lag) run on the injected clock, so in a testing/synctest

@@ -71,7 +71,8 @@ type Config struct {
 // use.
 //
 // Draws: every request on a resource belongs to a stream, named by its
-// client (User-Agent), verb, resource and subresource, namespace, name,
+// client (ClientOf its User-Agent, which does not depend on the binary's
+// name or platform), verb, resource and subresource, namespace, name,
 // and label and field selectors. The n-th request of a stream draws from
 // its own PCG generator, seeded with the key New took from Config.Rand
 // mixed with a hash of the stream's name and with n, and always draws the
@@ -131,12 +132,13 @@ func New(cfg Config) (*Injector, error) {
 func (in *Injector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	route, ok := in.next.RouteOf(r)
 	if !ok {
-		in.trace.request(Event{Time: in.now(), Client: r.UserAgent(), Verb: strings.ToLower(r.Method), Key: r.URL.Path, Revision: in.srv.Store().Rev()})
+		in.trace.request(Event{Time: in.now(), Client: ClientOf(r.UserAgent()), Verb: strings.ToLower(r.Method), Key: r.URL.Path, Revision: in.srv.Store().Rev()})
 		in.next.ServeHTTP(w, r)
 		return
 	}
 	q := r.URL.Query()
-	ev := Event{Time: in.now(), Client: r.UserAgent(), Verb: route.Verb, Resource: resourceOf(route), Key: keyOf(route), Revision: in.srv.Store().Rev()}
+	ev := Event{Time: in.now(), Client: ClientOf(r.UserAgent()), Verb: route.Verb, Resource: resourceOf(route), Key: keyOf(route),
+		Selector: selectorOf(q), Revision: in.srv.Store().Rev()}
 	in.trace.request(ev)
 	p := in.plan(in.draw(streamOf(ev.Client, route, q)), route, q)
 
@@ -303,6 +305,19 @@ func staleFloor(route httpapi.Route, q url.Values) (int64, bool) {
 func streamOf(cl string, route httpapi.Route, q url.Values) string {
 	return strings.Join([]string{cl, route.Verb, resourceOf(route), route.Namespace, route.Name,
 		q.Get("labelSelector"), q.Get("fieldSelector")}, "\x00")
+}
+
+// selectorOf is a request's label and field selectors as the trace shows
+// them: "run-for=job-0", "fields: metadata.name=x", both joined by "; ".
+func selectorOf(q url.Values) string {
+	var parts []string
+	if l := q.Get("labelSelector"); l != "" {
+		parts = append(parts, l)
+	}
+	if f := q.Get("fieldSelector"); f != "" {
+		parts = append(parts, "fields: "+f)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // resourceOf names a route's resource as the trace does: "pods",

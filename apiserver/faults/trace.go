@@ -14,7 +14,7 @@ import (
 type Event struct {
 	// Time is the injected clock's time.
 	Time time.Time `json:"time"`
-	// Client is the request's User-Agent.
+	// Client is the request's client: ClientOf its User-Agent.
 	Client string `json:"client"`
 	// Verb is the Kubernetes verb (get, list, watch, create, update,
 	// patch, delete, deletecollection), or the lower-case HTTP method of a
@@ -28,6 +28,9 @@ type Event struct {
 	// "namespace/" for a collection in a namespace, "" across namespaces;
 	// the URL path when the request is not on a resource.
 	Key string `json:"key"`
+	// Selector is the request's label selector and field selector
+	// ("fields: ..."), when it has them.
+	Selector string `json:"selector,omitempty"`
 	// Revision is the store's revision when the line was written, or the
 	// revision a stale read was served at.
 	Revision int64 `json:"revision"`

@@ -297,7 +297,7 @@ func (q *Queue[T]) newStateLocked() uint32 {
 		q.freeStates = q.freeStates[:n-1]
 		return slot
 	}
-	if len(q.states) == math.MaxUint32 {
+	if uint64(len(q.states)) == math.MaxUint32 {
 		panic("workqueue: more than 2^32-1 items held")
 	}
 	q.states = append(q.states, itemState{})

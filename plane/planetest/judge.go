@@ -47,7 +47,8 @@ func EventuallyOn(tb T, clk clock.Clock, cond func() error, timeout time.Duratio
 			return
 		}
 		if clk.Since(start) >= timeout {
-			tb.Fatalf("not true after %v: %v\nseed %d; replay it with:\n\t%s", timeout, err, seed, Replay(tb, seed))
+			complain(tb.Name(), err.Error())
+			tb.Fatalf("not true after %v: %v\nseed %d; replay it with:\n\t%s", timeout, err, seed, ReplayCommand(tb, seed))
 			return
 		}
 		t := clk.NewTimer(min(interval, timeout-clk.Since(start)))
@@ -129,6 +130,7 @@ func (j *Judge) Report() {
 		b.WriteString("\n\t")
 		b.WriteString(v.String())
 	}
-	fmt.Fprintf(&b, "\nreplay it with:\n\t%s", Replay(j.tb, j.seed))
+	complain(j.tb.Name(), b.String())
+	fmt.Fprintf(&b, "\nreplay it with:\n\t%s", ReplayCommand(j.tb, j.seed))
 	j.tb.Errorf("%s", b.String())
 }

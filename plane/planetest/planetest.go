@@ -15,12 +15,14 @@
 // waiting for it (cancel an informer factory's context before its
 // Shutdown).
 //
-// The package imports plane and the standard library only.
+// The package imports plane, apiserver/faults (the trace's lines), clock
+// and the standard library.
 package planetest
 
 import (
 	"context"
 	"errors"
+	"io"
 	"testing"
 
 	"github.com/miniplane/miniplane/plane"
@@ -33,14 +35,35 @@ import (
 // fails the test at once. In a test (not a benchmark) the API server checks
 // that nothing changed a stored object in place (plane.Config.CheckMutations),
 // and a change fails the test when it ends, naming the object and fields.
+//
+// With faults on (cfg.Faults), Start keeps the injector's trace in memory
+// (besides cfg.FaultTrace, if set); when the test fails, it writes the
+// whole trace to a file that outlives the test and logs the file's path
+// and the trace's last lines on the objects the failure names — the
+// objects named in what Eventually and Judge said — so that a failed seed
+// shows the faults that struck them without opting in.
 func Start(tb testing.TB, cfg plane.Config) *plane.Plane {
 	tb.Helper()
 	if _, bench := tb.(*testing.B); !bench {
 		cfg.CheckMutations = true
 	}
+	var trace *faultTrace
+	if _, bench := tb.(*testing.B); !bench && cfg.Faults != 0 {
+		trace = &faultTrace{}
+		if cfg.FaultTrace != nil {
+			cfg.FaultTrace = io.MultiWriter(cfg.FaultTrace, trace)
+		} else {
+			cfg.FaultTrace = trace
+		}
+	}
 	p, err := plane.New(cfg)
 	if err != nil {
 		tb.Fatalf("planetest: %v", err)
+	}
+	if trace != nil {
+		traces.Lock()
+		traces.byTest[tb.Name()] = trace
+		traces.Unlock()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -65,6 +88,17 @@ func Start(tb testing.TB, cfg plane.Config) *plane.Plane {
 		}
 		if err := p.Server().CheckMutations(); err != nil {
 			tb.Errorf("planetest: %v", err)
+		}
+		if trace == nil {
+			return
+		}
+		traces.Lock()
+		if traces.byTest[tb.Name()] == trace {
+			delete(traces.byTest, tb.Name())
+		}
+		traces.Unlock()
+		if tb.Failed() {
+			tb.Logf("%s", trace.report(tb.Name(), SeedOf(tb)))
 		}
 	})
 	return p

@@ -2,10 +2,12 @@
 // plane needs to judge a run: the -miniplane.seed flag and Seed, Sweep over
 // many seeds, Eventually in virtual time, and a Judge of invariants; each
 // failure says its seed and the exact `go test -run ...` command that
-// replays it. It imports the standard library and clock only.
+// replays it, and on failure the fault trace's lines that matter (see
+// Start).
 //
 // Concurrency: Judge is safe for concurrent use; the functions keep no
-// state but the flag, which only flag.Parse writes.
+// state but the flag, which only flag.Parse writes, and the fault traces of
+// the planes Start started, under a mutex.
 package planetest
 
 import (
@@ -77,7 +79,7 @@ func Seed(tb T) int64 {
 	}
 	tb.Cleanup(func() {
 		if tb.Failed() {
-			tb.Logf("failed with seed %d; replay it with:\n\t%s", seed, Replay(tb, seed))
+			tb.Logf("failed with seed %d; replay it with:\n\t%s", seed, ReplayCommand(tb, seed))
 		}
 	})
 	return seed
@@ -100,7 +102,7 @@ func SeedOf(tb T) int64 {
 	return DefaultSeed
 }
 
-// Replay returns the command that runs tb again, alone, with seed:
+// ReplayCommand returns the command that runs tb again, alone, with seed:
 //
 //	go test -run '^TestName$/^seed=17$' ./pkg/ -miniplane.seed=17
 //
@@ -111,8 +113,8 @@ func SeedOf(tb T) int64 {
 // root. When the module is nested in another (as interop/ is in
 // miniplane), the command starts by changing into it from the outer
 // module's root: `cd interop && go test ...`.
-func Replay(tb T, seed int64) string {
-	return ReplayIn(cwd(), tb.Name(), seed)
+func ReplayCommand(tb T, seed int64) string {
+	return ReplayCommandIn(cwd(), tb.Name(), seed)
 }
 
 // cwd is the directory the test runs in: its package's.
@@ -124,8 +126,8 @@ func cwd() string {
 	return dir
 }
 
-// ReplayIn is Replay for a test named name whose package is in dir.
-func ReplayIn(dir, name string, seed int64) string {
+// ReplayCommandIn is ReplayCommand for a test named name whose package is in dir.
+func ReplayCommandIn(dir, name string, seed int64) string {
 	pkg, cd := "./", ""
 	if root, ok := moduleRoot(dir); ok {
 		if rel, err := filepath.Rel(root, dir); err == nil && rel != "." {

@@ -24,9 +24,9 @@ func TestRunPattern(t *testing.T) {
 	}
 }
 
-// TestReplayIn builds a module with a nested module in a temporary
+// TestReplayCommandIn builds a module with a nested module in a temporary
 // directory and checks the command for tests in each.
-func TestReplayIn(t *testing.T) {
+func TestReplayCommandIn(t *testing.T) {
 	root := t.TempDir()
 	for _, dir := range []string{"pkg/sub", "interop/examples/clientgo"} {
 		require.NoError(t, os.MkdirAll(filepath.Join(root, dir), 0o755))
@@ -49,15 +49,15 @@ func TestReplayIn(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, ReplayIn(filepath.Join(root, tt.dir), tt.test, tt.seed))
+			assert.Equal(t, tt.want, ReplayCommandIn(filepath.Join(root, tt.dir), tt.test, tt.seed))
 		})
 	}
 }
 
-// TestReplayNamesThisPackage checks that Replay finds the package from
+// TestReplayNamesThisPackage checks that ReplayCommand finds the package from
 // the directory go test runs the test in.
 func TestReplayNamesThisPackage(t *testing.T) {
-	assert.Equal(t, "go test -run '^TestReplayNamesThisPackage$' ./plane/planetest/ -miniplane.seed=9", Replay(t, 9))
+	assert.Equal(t, "go test -run '^TestReplayNamesThisPackage$' ./plane/planetest/ -miniplane.seed=9", ReplayCommand(t, 9))
 }
 
 func TestSeedValue(t *testing.T) {

@@ -24,7 +24,7 @@ type SweepResult struct {
 // Sweep runs body once per seed, each time as the subtest "seed=N" of tb:
 // over the seeds 1 to n, or, when -miniplane.seed is given, over that one
 // seed alone. A seed's subtest that fails logs the seed and the command
-// that replays it (see Replay); when any failed, tb fails too with the
+// that replays it (see ReplayCommand); when any failed, tb fails too with the
 // list of failed seeds and the first one's replay command.
 //
 // Seeds run one after the other; body may call t.Parallel to run them
@@ -47,7 +47,7 @@ func Sweep[R Runner[R]](tb R, n int, body func(t R, seed int64)) SweepResult {
 				mu.Lock()
 				res.Failed = append(res.Failed, seed)
 				mu.Unlock()
-				t.Logf("failed with seed %d; replay it with:\n\t%s", seed, Replay(t, seed))
+				t.Logf("failed with seed %d; replay it with:\n\t%s", seed, ReplayCommand(t, seed))
 			})
 			body(t, seed)
 		})
@@ -55,7 +55,7 @@ func Sweep[R Runner[R]](tb R, n int, body func(t R, seed int64)) SweepResult {
 	mu.Lock()
 	defer mu.Unlock()
 	if len(res.Failed) > 0 {
-		tb.Errorf("%s; replay the first with:\n\t%s", summary(res), ReplayIn(cwd(), tb.Name()+"/"+fmt.Sprintf("seed=%d", res.Failed[0]), res.Failed[0]))
+		tb.Errorf("%s; replay the first with:\n\t%s", summary(res), ReplayCommandIn(cwd(), tb.Name()+"/"+fmt.Sprintf("seed=%d", res.Failed[0]), res.Failed[0]))
 	}
 	return SweepResult{Ran: res.Ran, Failed: append([]int64(nil), res.Failed...)}
 }

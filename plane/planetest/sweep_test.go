@@ -82,3 +82,42 @@ func TestSweepOnTestingT(t *testing.T) {
 		assert.Equal(t, []string{"TestSweepOnTestingT/seed=1", "TestSweepOnTestingT/seed=2", "TestSweepOnTestingT/seed=3"}, names)
 	}
 }
+
+// TestReplayCountsFailedRuns replays a seed whose body fails on every
+// third run, and one whose body always passes: Replay counts the failed
+// runs, names each run's subtest, and says whether the runs agreed.
+func TestReplayCountsFailedRuns(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		failEvery  int
+		wantFailed int
+		wantStable bool
+	}{
+		{"flaky", 3, 3, false},
+		{"always fails", 1, 10, true},
+		{"never fails", 0, 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake("TestOuter")
+			var res ReplayResult
+			runs := 0
+			f.run(func() {
+				res = Replay(f, 7, 10, func(t *fakeT, seed int64) {
+					runs++
+					assert.Equal(t, int64(7), seed)
+					assert.Equal(t, int64(7), SeedOf(t))
+					if tc.failEvery > 0 && runs%tc.failEvery == 0 {
+						t.Errorf("run %d failed", runs)
+					}
+				})
+			})
+			assert.Equal(t, ReplayResult{Seed: 7, Runs: 10, Failed: tc.wantFailed}, res)
+			assert.Equal(t, tc.wantStable, res.Stable())
+			assert.Equal(t, tc.wantFailed > 0, f.Failed())
+			assert.Contains(t, f.allLogs(), fmt.Sprintf("seed 7 failed %d of 10 runs", tc.wantFailed))
+			require.Len(t, f.subs, 1)
+			require.Len(t, f.subs[0].subs, 10)
+			assert.Equal(t, "TestOuter/seed=7/run=10", f.subs[0].subs[9].Name())
+		})
+	}
+}
