@@ -32,6 +32,7 @@ func allTopLevelTypes() []reflect.Type {
 		StorageClass{}, StorageClassList{},
 		CSINode{}, CSINodeList{},
 		CSIDriver{}, CSIDriverList{},
+		EndpointSlice{}, EndpointSliceList{},
 		CSIStorageCapacity{}, CSIStorageCapacityList{},
 		VolumeAttachment{}, VolumeAttachmentList{},
 		PodDisruptionBudget{}, PodDisruptionBudgetList{},
@@ -56,7 +57,7 @@ func allObjects() []Object {
 		&EventsV1Event{}, &Eviction{},
 		&ConfigMap{}, &Secret{}, &ServiceAccount{},
 		&PersistentVolume{}, &PersistentVolumeClaim{}, &StorageClass{}, &CSINode{}, &CSIDriver{},
-		&CSIStorageCapacity{}, &VolumeAttachment{}, &PodDisruptionBudget{}, &ReplicaSet{}, &StatefulSet{}, &Deployment{},
+		&EndpointSlice{}, &CSIStorageCapacity{}, &VolumeAttachment{}, &PodDisruptionBudget{}, &ReplicaSet{}, &StatefulSet{}, &Deployment{},
 		&Job{}, &CronJob{},
 		&CustomResourceDefinition{}, &Unstructured{},
 	}

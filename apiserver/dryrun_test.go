@@ -132,6 +132,7 @@ var declaredColumns = map[string][]string{
 	"replicasets":                 {"Name", "Desired", "Current", "Ready", "Age", "Containers", "Images", "Selector"},
 	"statefulsets.apps":           {"Name", "Ready", "Age", "Containers", "Images"},
 	"customresourcedefinitions":   {"Name", "Created At"},
+	"endpointslices":              {"Name", "AddressType", "Ports", "Endpoints", "Age"},
 	"cronjobs":                    {"Name", "Schedule", "Timezone", "Suspend", "Active", "Last Schedule", "Age", "Containers", "Images", "Selector"},
 }
 
@@ -140,11 +141,11 @@ var declaredColumns = map[string][]string{
 func TestResources(t *testing.T) {
 	s, _ := newServer(t)
 	all := s.Resources()
-	require.Len(t, all, 26)
+	require.Len(t, all, 27)
 	assert.Equal(t, "configmaps", all[0].Resource, "core group first, sorted by name")
 	assert.Equal(t, "customresourcedefinitions", all[12].Resource, "named groups after core, sorted by group")
 	assert.Equal(t, "deployments", all[13].Resource)
-	assert.Equal(t, apierrors.GroupResource{Group: "events.k8s.io", Resource: "events"}, all[19].GroupResource())
+	assert.Equal(t, apierrors.GroupResource{Group: "events.k8s.io", Resource: "events"}, all[20].GroupResource())
 	assert.Equal(t, apierrors.GroupResource{Group: "storage.k8s.io", Resource: "volumeattachments"}, all[len(all)-1].GroupResource())
 
 	tests := []struct {
@@ -174,6 +175,7 @@ func TestResources(t *testing.T) {
 		{"replicasets", apiserver.ResourceInfo{Resource: "replicasets", Singular: "replicaset", Group: "apps", Version: "v1", Kind: "ReplicaSet", Namespaced: true, HasStatus: true, HasScale: true, ShortNames: []string{"rs"}, Categories: []string{"all"}, ActedOnBy: "replicaset"}, "apps/v1", ""},
 		{"statefulsets.apps", apiserver.ResourceInfo{Resource: "statefulsets", Singular: "statefulset", Group: "apps", Version: "v1", Kind: "StatefulSet", Namespaced: true, HasStatus: true, HasScale: true, ShortNames: []string{"sts"}, Categories: []string{"all"}, ActedOnBy: "statefulset"}, "apps/v1", ""},
 		{"cronjobs", apiserver.ResourceInfo{Resource: "cronjobs", Singular: "cronjob", Group: "batch", Version: "v1", Kind: "CronJob", Namespaced: true, HasStatus: true, ShortNames: []string{"cj"}, Categories: []string{"all"}, ActedOnBy: "cronjob"}, "batch/v1", ""},
+		{"endpointslices", apiserver.ResourceInfo{Resource: "endpointslices", Singular: "endpointslice", Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSlice", Namespaced: true}, "discovery.k8s.io/v1", ""},
 		{"events.events.k8s.io", apiserver.ResourceInfo{Resource: "events", Singular: "event", Group: "events.k8s.io", Version: "v1", Kind: "Event", Namespaced: true, ShortNames: []string{"ev"}, StoredAs: "events"}, "events.k8s.io/v1", "*api.EventsV1Event"},
 	}
 	for _, tt := range tests {

@@ -297,6 +297,7 @@ func newKinds(rules *celrules.Compiler) []*kind {
 				ageColumn},
 		}, defaultServiceAccount, validateServiceAccount, validateServiceAccountUpdate),
 	}
+	kinds = append(kinds, endpointSliceKind())
 	kinds = append(kinds, schedulingKinds()...)
 	kinds = append(kinds, batchKinds()...)
 	kinds = append(kinds, typed(&kind{

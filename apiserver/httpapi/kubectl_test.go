@@ -160,6 +160,7 @@ func TestKubectl(t *testing.T) {
 			{"secrets", "v1", "true", "Secret"},
 			{"serviceaccounts", "sa", "v1", "true", "ServiceAccount"},
 			{"leases", "coordination.k8s.io/v1", "true", "Lease"},
+			{"endpointslices", "discovery.k8s.io/v1", "true", "EndpointSlice"},
 			{"events", "ev", "events.k8s.io/v1", "true", "Event"},
 			{"selfsubjectreviews", "authentication.k8s.io/v1", "false", "SelfSubjectReview"},
 			{"tokenreviews", "authentication.k8s.io/v1", "false", "TokenReview"},

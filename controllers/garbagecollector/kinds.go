@@ -29,6 +29,7 @@ func servedKinds() []kindInfo {
 		{kind: "CronJob", group: "batch", resource: client.CronJobs, namespaced: true},
 		{kind: "Deployment", group: "apps", resource: client.Deployments, namespaced: true},
 		{kind: "Endpoints", resource: client.Endpoints, namespaced: true},
+		{kind: "EndpointSlice", group: "discovery.k8s.io", resource: client.EndpointSlices, namespaced: true},
 		{kind: "Event", resource: client.Events, namespaced: true},
 		{kind: "Job", group: "batch", resource: client.Jobs, namespaced: true},
 		{kind: "Lease", group: "coordination.k8s.io", resource: client.Leases, namespaced: true},
