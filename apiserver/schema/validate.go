@@ -213,7 +213,7 @@ func (v *validator) object(m map[string]any, s *api.JSONSchemaProps, p string, r
 
 func (v *validator) array(a []any, s *api.JSONSchemaProps, p string) {
 	if s.MaxItems != nil && int64(len(a)) > *s.MaxItems {
-	// apiextensions reports a too-long list without its length (kube-openapi gives it the list, not a count).
+		// apiextensions reports a too-long list without its length (kube-openapi gives it the list, not a count).
 		v.add(api.CauseTypeFieldValueTooMany, p, nil, fmt.Sprintf("must have at most %d items", *s.MaxItems))
 	}
 	if s.MinItems != nil && int64(len(a)) < *s.MinItems {
