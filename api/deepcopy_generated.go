@@ -1361,6 +1361,127 @@ func (in *ControllerRevisionList) DeepCopy() *ControllerRevisionList {
 	return out
 }
 
+// Types of types_discovery.go.
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *EndpointSlice) DeepCopyInto(out *EndpointSlice) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	out.Endpoints = deepCopySlice(in.Endpoints, (*Endpoint).DeepCopyInto)
+	out.Ports = deepCopySlice(in.Ports, (*EndpointSlicePort).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *EndpointSlice) DeepCopy() *EndpointSlice {
+	if in == nil {
+		return nil
+	}
+	out := new(EndpointSlice)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject returns in.DeepCopy() as an Object.
+func (in *EndpointSlice) DeepCopyObject() Object {
+	if c := in.DeepCopy(); c != nil {
+		return c
+	}
+	return nil
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *EndpointSliceList) DeepCopyInto(out *EndpointSliceList) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	out.Items = deepCopySlice(in.Items, (*EndpointSlice).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *EndpointSliceList) DeepCopy() *EndpointSliceList {
+	if in == nil {
+		return nil
+	}
+	out := new(EndpointSliceList)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *Endpoint) DeepCopyInto(out *Endpoint) {
+	*out = *in
+	out.Addresses = slices.Clone(in.Addresses)
+	in.Conditions.DeepCopyInto(&out.Conditions)
+	out.Hostname = clonePtr(in.Hostname)
+	out.TargetRef = clonePtr(in.TargetRef)
+	out.DeprecatedTopology = maps.Clone(in.DeprecatedTopology)
+	out.NodeName = clonePtr(in.NodeName)
+	out.Zone = clonePtr(in.Zone)
+	out.Hints = in.Hints.DeepCopy()
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *Endpoint) DeepCopy() *Endpoint {
+	if in == nil {
+		return nil
+	}
+	out := new(Endpoint)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *EndpointConditions) DeepCopyInto(out *EndpointConditions) {
+	*out = *in
+	out.Ready = clonePtr(in.Ready)
+	out.Serving = clonePtr(in.Serving)
+	out.Terminating = clonePtr(in.Terminating)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *EndpointConditions) DeepCopy() *EndpointConditions {
+	if in == nil {
+		return nil
+	}
+	out := new(EndpointConditions)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *EndpointHints) DeepCopyInto(out *EndpointHints) {
+	*out = *in
+	out.ForZones = slices.Clone(in.ForZones)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *EndpointHints) DeepCopy() *EndpointHints {
+	if in == nil {
+		return nil
+	}
+	out := new(EndpointHints)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *EndpointSlicePort) DeepCopyInto(out *EndpointSlicePort) {
+	*out = *in
+	out.Name = clonePtr(in.Name)
+	out.Protocol = clonePtr(in.Protocol)
+	out.Port = clonePtr(in.Port)
+	out.AppProtocol = clonePtr(in.AppProtocol)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *EndpointSlicePort) DeepCopy() *EndpointSlicePort {
+	if in == nil {
+		return nil
+	}
+	out := new(EndpointSlicePort)
+	in.DeepCopyInto(out)
+	return out
+}
+
 // Types of types_endpoints.go.
 
 // DeepCopyInto copies in into out; out shares nothing mutable with in.

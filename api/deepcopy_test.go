@@ -33,6 +33,7 @@ func allTopLevelTypes() []reflect.Type {
 		StorageClass{}, StorageClassList{},
 		CSINode{}, CSINodeList{},
 		CSIDriver{}, CSIDriverList{},
+		EndpointSlice{}, EndpointSliceList{},
 		CSIStorageCapacity{}, CSIStorageCapacityList{},
 		VolumeAttachment{}, VolumeAttachmentList{},
 		PodDisruptionBudget{}, PodDisruptionBudgetList{},
@@ -58,7 +59,7 @@ func allObjects() []Object {
 		&EventsV1Event{}, &Eviction{},
 		&ConfigMap{}, &Secret{}, &ServiceAccount{}, &ResourceQuota{},
 		&PersistentVolume{}, &PersistentVolumeClaim{}, &StorageClass{}, &CSINode{}, &CSIDriver{},
-		&CSIStorageCapacity{}, &VolumeAttachment{}, &PodDisruptionBudget{}, &ReplicaSet{}, &StatefulSet{}, &Deployment{},
+		&EndpointSlice{}, &CSIStorageCapacity{}, &VolumeAttachment{}, &PodDisruptionBudget{}, &ReplicaSet{}, &StatefulSet{}, &Deployment{},
 		&DaemonSet{}, &ControllerRevision{}, &Job{}, &CronJob{},
 		&CustomResourceDefinition{}, &Unstructured{},
 	}

@@ -6,7 +6,7 @@
 //   - The object metadata every kind carries: [TypeMeta], [ObjectMeta], [ListMeta],
 //     [OwnerReference], [ObjectReference], and the [Time] and [MicroTime] timestamps.
 //   - The kinds miniplane serves: [Pod], [ReplicationController], [Service], [Endpoints],
-//     [Node], [Lease], [Event], [Namespace], [ConfigMap], [Secret], [ServiceAccount] and [ResourceQuota]; the
+//     [Node], [EndpointSlice], [Lease], [Event], [Namespace], [ConfigMap], [Secret], [ServiceAccount] and [ResourceQuota]; the
 //     kinds kube-scheduler lists and watches, which no controller here acts on:
 //     [PersistentVolume], [PersistentVolumeClaim], [StorageClass], [CSINode], [CSIDriver],
 //     [CSIStorageCapacity], [VolumeAttachment], [PodDisruptionBudget], [ReplicaSet] and
@@ -28,7 +28,7 @@
 //
 // # What it mirrors
 //
-// The types follow k8s.io/api (core/v1, coordination/v1, autoscaling/v1, events/v1,
+// The types follow k8s.io/api (core/v1, discovery/v1, coordination/v1, autoscaling/v1, events/v1,
 // policy/v1) and k8s.io/apimachinery (meta/v1, labels, fields): JSON names and omitempty behaviour
 // match, so JSON produced by kubectl or the kube-apiserver decodes into these types and
 // encodes back unchanged, for every field the types model. Fields miniplane does not model

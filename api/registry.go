@@ -50,6 +50,7 @@ func registeredTypes() map[reflect.Type]TypeInfo {
 		typeOf[*Secret]():                   {Version: "v1", Kind: "Secret", Resource: "secrets", Namespaced: true},
 		typeOf[*ServiceAccount]():           {Version: "v1", Kind: "ServiceAccount", Resource: "serviceaccounts", Namespaced: true},
 		typeOf[*ResourceQuota]():            {Version: "v1", Kind: "ResourceQuota", Resource: "resourcequotas", Namespaced: true},
+		typeOf[*EndpointSlice]():            {Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSlice", Resource: "endpointslices", Namespaced: true},
 		typeOf[*Lease]():                    {Group: "coordination.k8s.io", Version: "v1", Kind: "Lease", Resource: "leases", Namespaced: true},
 		typeOf[*EventsV1Event]():            {Group: "events.k8s.io", Version: "v1", Kind: "Event", Resource: "events", Namespaced: true},
 		typeOf[*PersistentVolume]():         {Version: "v1", Kind: "PersistentVolume", Resource: "persistentvolumes"},

@@ -135,6 +135,7 @@ var declaredColumns = map[string][]string{
 	"replicasets":                 {"Name", "Desired", "Current", "Ready", "Age", "Containers", "Images", "Selector"},
 	"statefulsets.apps":           {"Name", "Ready", "Age", "Containers", "Images"},
 	"customresourcedefinitions":   {"Name", "Created At"},
+	"endpointslices":              {"Name", "AddressType", "Ports", "Endpoints", "Age"},
 	"cronjobs":                    {"Name", "Schedule", "Timezone", "Suspend", "Active", "Last Schedule", "Age", "Containers", "Images", "Selector"},
 }
 
@@ -143,12 +144,12 @@ var declaredColumns = map[string][]string{
 func TestResources(t *testing.T) {
 	s, _ := newServer(t)
 	all := s.Resources()
-	require.Len(t, all, 29)
+	require.Len(t, all, 30)
 	assert.Equal(t, "configmaps", all[0].Resource, "core group first, sorted by name")
 	assert.Equal(t, "customresourcedefinitions", all[13].Resource, "named groups after core, sorted by group")
 	assert.Equal(t, "controllerrevisions", all[14].Resource)
 	assert.Equal(t, "deployments", all[16].Resource)
-	assert.Equal(t, apierrors.GroupResource{Group: "events.k8s.io", Resource: "events"}, all[22].GroupResource())
+	assert.Equal(t, apierrors.GroupResource{Group: "events.k8s.io", Resource: "events"}, all[23].GroupResource())
 	assert.Equal(t, apierrors.GroupResource{Group: "storage.k8s.io", Resource: "volumeattachments"}, all[len(all)-1].GroupResource())
 
 	tests := []struct {
@@ -181,6 +182,7 @@ func TestResources(t *testing.T) {
 		{"daemonsets", apiserver.ResourceInfo{Resource: "daemonsets", Singular: "daemonset", Group: "apps", Version: "v1", Kind: "DaemonSet", Namespaced: true, HasStatus: true, ShortNames: []string{"ds"}, Categories: []string{"all"}, ActedOnBy: "daemonset"}, "apps/v1", ""},
 		{"controllerrevisions", apiserver.ResourceInfo{Resource: "controllerrevisions", Singular: "controllerrevision", Group: "apps", Version: "v1", Kind: "ControllerRevision", Namespaced: true}, "apps/v1", ""},
 		{"cronjobs", apiserver.ResourceInfo{Resource: "cronjobs", Singular: "cronjob", Group: "batch", Version: "v1", Kind: "CronJob", Namespaced: true, HasStatus: true, ShortNames: []string{"cj"}, Categories: []string{"all"}, ActedOnBy: "cronjob"}, "batch/v1", ""},
+		{"endpointslices", apiserver.ResourceInfo{Resource: "endpointslices", Singular: "endpointslice", Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSlice", Namespaced: true}, "discovery.k8s.io/v1", ""},
 		{"events.events.k8s.io", apiserver.ResourceInfo{Resource: "events", Singular: "event", Group: "events.k8s.io", Version: "v1", Kind: "Event", Namespaced: true, ShortNames: []string{"ev"}, StoredAs: "events"}, "events.k8s.io/v1", "*api.EventsV1Event"},
 	}
 	for _, tt := range tests {

@@ -310,6 +310,7 @@ func newKinds(rules *celrules.Compiler) []*kind {
 			columns: resourceQuotaColumns,
 		}, defaultResourceQuota, validateResourceQuota, validateResourceQuotaUpdate),
 	}
+	kinds = append(kinds, endpointSliceKind())
 	kinds = append(kinds, schedulingKinds()...)
 	kinds = append(kinds, batchKinds()...)
 	kinds = append(kinds, typed(&kind{

@@ -15,8 +15,8 @@ import (
 // endpoint reconciler of pkg/controlplane/reconcilers); so does Server
 // once PublishKubernetesService is called.
 const (
-	// KubernetesServiceName is the Service's and its Endpoints' name, in
-	// namespace "default".
+	// KubernetesServiceName is the Service's, its Endpoints' and its
+	// EndpointSlice's name, in namespace "default".
 	KubernetesServiceName = "kubernetes"
 	// KubernetesServicePort is its port, named "https".
 	KubernetesServicePort = 443
@@ -38,11 +38,11 @@ type kubernetesService struct {
 // PublishKubernetesService creates the Service default/kubernetes — the
 // first IP of the service range, port 443 named https, targeting addr's
 // port, labelled component=apiserver, provider=kubernetes — and its
-// Endpoints naming addr, and keeps them: deleted, Sweep creates them
+// Endpoints and EndpointSlice naming addr, and keeps them: deleted, Sweep creates them
 // again. kube-apiserver runs this as a post-start hook on its advertised
 // address; `miniplane serve` passes the loopback address it listens on,
 // which kube-apiserver's Endpoints validation would refuse (it never
-// advertises loopback): the server writes its own Endpoints past that one
+// advertises loopback): the server writes its own Endpoints and slice past that one
 // check. Call it once, before serving; the IP is held back from other
 // services from then on.
 func (s *Server) PublishKubernetesService(addr netip.AddrPort) {
@@ -60,7 +60,8 @@ func (s *Server) kubernetesServiceKey(key string) bool {
 	kept := s.kubeSvc.addr.IsValid()
 	s.kubeSvc.mu.Unlock()
 	return kept && (key == s.kinds[client.Services].key("default", KubernetesServiceName) ||
-		key == s.kinds[client.Endpoints].key("default", KubernetesServiceName))
+		key == s.kinds[client.Endpoints].key("default", KubernetesServiceName) ||
+		key == s.kinds["endpointslices.discovery.k8s.io"].key("default", KubernetesServiceName))
 }
 
 // noteKubernetesServiceGone has Sweep put back the kubernetes Service or
@@ -76,10 +77,13 @@ func (s *Server) noteKubernetesServiceGone(key string) {
 	}
 }
 
-// ensureKubernetesService creates whichever of the Service and Endpoints
-// is missing; it returns how many it created. Kubernetes:
-// CreateOrUpdateMasterServiceIfNeeded and the endpoint reconciler (which
-// also rewrite a changed Service or Endpoints: not done here).
+// ensureKubernetesService creates whichever of the Service, Endpoints and
+// EndpointSlice is missing; it returns how many it created. Kubernetes:
+// CreateOrUpdateMasterServiceIfNeeded and the endpoint reconciler, whose
+// EndpointsAdapter writes the slice beside the Endpoints, named as the
+// service and labelled kubernetes.io/service-name, with no managed-by label
+// (so no endpointslice controller claims it). They also rewrite a changed
+// Service, Endpoints or slice: not done here.
 func (s *Server) ensureKubernetesService() int {
 	s.kubeSvc.mu.Lock()
 	addr := s.kubeSvc.addr
@@ -105,8 +109,9 @@ func (s *Server) ensureKubernetesService() int {
 			Ports:     []api.EndpointPort{{Name: "https", Port: int32(addr.Port()), Protocol: api.ProtocolTCP}},
 		}},
 	}
+	slice := kubernetesEndpointSlice(addr)
 	made := 0
-	for _, obj := range []api.Object{svc, ep} {
+	for _, obj := range []api.Object{svc, ep, slice} {
 		m := obj.GetObjectMeta()
 		k, _ := s.kindOf(obj)
 		if _, err := s.store.Get(k.key(m.Namespace, m.Name), 0); err == nil {
@@ -119,4 +124,23 @@ func (s *Server) ensureKubernetesService() int {
 		made++
 	}
 	return made
+}
+
+// kubernetesEndpointSlice is the slice kube-apiserver's EndpointsAdapter
+// derives from the kubernetes Endpoints: one ready endpoint at addr, the
+// https port. Kubernetes: endpointSliceFromEndpoints in
+// pkg/controlplane/reconcilers.
+func kubernetesEndpointSlice(addr netip.AddrPort) *api.EndpointSlice {
+	addrType := api.AddressTypeIPv4
+	if addr.Addr().Is6() && !addr.Addr().Is4In6() {
+		addrType = api.AddressTypeIPv6
+	}
+	ready, name, tcp, port := true, "https", api.ProtocolTCP, int32(addr.Port())
+	return &api.EndpointSlice{
+		Metadata: api.ObjectMeta{Namespace: "default", Name: KubernetesServiceName,
+			Labels: map[string]string{"kubernetes.io/service-name": KubernetesServiceName}},
+		AddressType: addrType,
+		Endpoints:   []api.Endpoint{{Addresses: []string{addr.Addr().String()}, Conditions: api.EndpointConditions{Ready: &ready}}},
+		Ports:       []api.EndpointSlicePort{{Name: &name, Protocol: &tcp, Port: &port}},
+	}
 }

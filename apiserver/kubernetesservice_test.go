@@ -12,16 +12,17 @@ import (
 )
 
 // TestKubernetesService: published, the kubernetes Service has the first
-// IP of the range and targets the API server's port, its Endpoints name
-// the API server (a loopback address, which the server writes past
-// validation), no other service gets the IP, and each comes back after a
-// delete at the next Sweep.
+// IP of the range and targets the API server's port, its Endpoints and
+// EndpointSlice name the API server (a loopback address, which the server
+// writes past validation), no other service gets the IP, and each comes
+// back after a delete at the next Sweep.
 func TestKubernetesService(t *testing.T) {
 	s, _ := newServer(t)
 	s.PublishKubernetesService(netip.MustParseAddrPort("127.0.0.1:8080"))
 
 	svcs := client.For[*api.Service](s)
 	eps := client.For[*api.Endpoints](s)
+	slices := client.For[*api.EndpointSlice](s)
 	check := func(t *testing.T) {
 		t.Helper()
 		svc, err := svcs.Get(ctx, "default", "kubernetes")
@@ -37,6 +38,13 @@ func TestKubernetesService(t *testing.T) {
 			Addresses: []api.EndpointAddress{{IP: "127.0.0.1"}},
 			Ports:     []api.EndpointPort{{Name: "https", Port: 8080, Protocol: api.ProtocolTCP}},
 		}}, ep.Subsets)
+		slice, err := slices.Get(ctx, "default", "kubernetes")
+		require.NoError(t, err)
+		assert.Equal(t, map[string]string{"kubernetes.io/service-name": "kubernetes"}, slice.Metadata.Labels)
+		ready, name, tcp, port := true, "https", api.ProtocolTCP, int32(8080)
+		assert.Equal(t, api.AddressTypeIPv4, slice.AddressType)
+		assert.Equal(t, []api.Endpoint{{Addresses: []string{"127.0.0.1"}, Conditions: api.EndpointConditions{Ready: &ready}}}, slice.Endpoints)
+		assert.Equal(t, []api.EndpointSlicePort{{Name: &name, Protocol: &tcp, Port: &port}}, slice.Ports)
 	}
 	check(t)
 
@@ -49,10 +57,12 @@ func TestKubernetesService(t *testing.T) {
 	require.NoError(t, err)
 	_, err = s.Delete(ctx, client.Endpoints, "default", "kubernetes", api.DeleteOptions{})
 	require.NoError(t, err)
+	_, err = s.Delete(ctx, client.EndpointSlices, "default", "kubernetes", api.DeleteOptions{})
+	require.NoError(t, err)
 	at, ok := s.NextSweep()
 	require.True(t, ok, "a sweep is due to put them back")
 	assert.False(t, at.After(epoch))
-	assert.Equal(t, 2, s.Sweep())
+	assert.Equal(t, 3, s.Sweep())
 	check(t)
 	assert.Equal(t, 0, s.Sweep(), "nothing more to do")
 }

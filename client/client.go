@@ -15,6 +15,7 @@ const (
 	ReplicationControllers = "replicationcontrollers"
 	Services               = "services"
 	Endpoints              = "endpoints"
+	EndpointSlices         = "endpointslices"
 	Nodes                  = "nodes"
 	Leases                 = "leases"
 	Events                 = "events"

@@ -19,6 +19,7 @@ func TestResourceOfNamesTheConstants(t *testing.T) {
 		{&api.ReplicationController{}, client.ReplicationControllers},
 		{&api.Service{}, client.Services},
 		{&api.Endpoints{}, client.Endpoints},
+		{&api.EndpointSlice{}, client.EndpointSlices},
 		{&api.Node{}, client.Nodes},
 		{&api.Lease{}, client.Leases},
 		{&api.Event{}, client.Events},

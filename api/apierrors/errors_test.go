@@ -60,11 +60,15 @@ func TestInvalidCarriesOneCausePerField(t *testing.T) {
 		{Type: api.CauseTypeFieldValueInvalid, Field: "spec.replicas", BadValue: int32(-1), Detail: "must be greater than or equal to 0"},
 		{Type: api.CauseTypeFieldValueNotSupported, Field: "spec.template.spec.restartPolicy", BadValue: "Never", Detail: `supported values: "Always"`},
 		{Type: api.CauseTypeFieldValueInvalid, Field: "metadata.labels[a b]", BadValue: "x", Detail: "bad"},
+		{Type: api.CauseTypeFieldValueTooMany, Field: "endpoints", BadValue: 1001, Detail: "must have at most 1000 items"},
+		{Type: api.CauseTypeFieldValueTooMany, Field: "spec.tags", Detail: "must have at most 2 items"},
 	})
 	assert.Equal(t, &api.StatusDetails{Name: "web", Kind: "ReplicationController", Causes: []api.StatusCause{
 		{Type: api.CauseTypeFieldValueInvalid, Message: "Invalid value: -1: must be greater than or equal to 0", Field: "spec.replicas"},
 		{Type: api.CauseTypeFieldValueNotSupported, Message: `Unsupported value: "Never": supported values: "Always"`, Field: "spec.template.spec.restartPolicy"},
 		{Type: api.CauseTypeFieldValueInvalid, Message: `Invalid value: "x": bad`, Field: "metadata.labels[a b]"},
+		{Type: api.CauseTypeFieldValueTooMany, Message: "Too many: 1001: must have at most 1000 items", Field: "endpoints"},
+		{Type: api.CauseTypeFieldValueTooMany, Message: "Too many: must have at most 2 items", Field: "spec.tags"},
 	}}, err.Status.Details)
 }
 

@@ -41,6 +41,11 @@ func (e FieldError) Body() string {
 	switch e.Type {
 	case api.CauseTypeFieldValueInvalid, api.CauseTypeFieldValueDuplicate, api.CauseTypeFieldValueNotSupported, api.CauseTypeFieldValueNotFound:
 		s += ": " + formatValue(e.BadValue)
+	case api.CauseTypeFieldValueTooMany:
+		// Kubernetes' field.TooMany prints the actual count when it knows it.
+		if e.BadValue != nil {
+			s += ": " + formatValue(e.BadValue)
+		}
 	}
 	if e.Detail != "" {
 		s += ": " + e.Detail

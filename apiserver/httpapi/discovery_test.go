@@ -57,7 +57,7 @@ func TestAggregatedDiscovery(t *testing.T) {
 			"/serviceaccounts": "ServiceAccount Namespaced [sa]" + all, "/resourcequotas": "ResourceQuota Namespaced [quota]" + all,
 			"/persistentvolumes": "PersistentVolume Cluster [pv]" + all, "/persistentvolumeclaims": "PersistentVolumeClaim Namespaced [pvc]" + all,
 		}},
-		{"/apis", []string{"apiextensions.k8s.io", "apps", "authentication.k8s.io", "authorization.k8s.io", "batch", "coordination.k8s.io", "events.k8s.io", "policy", "storage.k8s.io"}, map[string]string{
+		{"/apis", []string{"apiextensions.k8s.io", "apps", "authentication.k8s.io", "authorization.k8s.io", "batch", "coordination.k8s.io", "discovery.k8s.io", "events.k8s.io", "policy", "storage.k8s.io"}, map[string]string{
 			"apiextensions.k8s.io/customresourcedefinitions": "CustomResourceDefinition Cluster [crd,crds]" + all,
 			"apps/deployments":                               "Deployment Namespaced [deploy]" + all,
 			"apps/daemonsets":                                "DaemonSet Namespaced [ds]" + all,
@@ -79,6 +79,7 @@ func TestAggregatedDiscovery(t *testing.T) {
 			"authorization.k8s.io/subjectaccessreviews":      "SubjectAccessReview Cluster [] [create]",
 			"authentication.k8s.io/tokenreviews":             "TokenReview Cluster [] [create]",
 			"coordination.k8s.io/leases":                     "Lease Namespaced []" + all,
+			"discovery.k8s.io/endpointslices":                "EndpointSlice Namespaced []" + all,
 			"events.k8s.io/events":                           "Event Namespaced [ev]" + all,
 		}},
 	}
@@ -141,7 +142,7 @@ func checkDiscoveryResource(t *testing.T, r discoveryResource) {
 	case "persistentvolumes", "persistentvolumeclaims", "poddisruptionbudgets", "volumeattachments":
 		assert.Len(t, subs, 1, r.Resource)
 		assert.Contains(t, subs[0], "status ", r.Resource)
-	case "storageclasses", "controllerrevisions", "csinodes", "csidrivers", "csistoragecapacities":
+	case "storageclasses", "controllerrevisions", "csinodes", "csidrivers", "csistoragecapacities", "endpointslices":
 		assert.Empty(t, subs, r.Resource)
 	case "pods":
 		assert.Equal(t, []string{"binding /v1 Binding [create]", "eviction policy/v1 Eviction [create]", "log /v1 Pod [get]", "status /v1 Pod [get patch update]"}, subs)
@@ -183,6 +184,8 @@ func TestLegacyDiscovery(t *testing.T) {
 				 "preferredVersion":{"groupVersion":"batch/v1","version":"v1"}},
 				{"name":"coordination.k8s.io","versions":[{"groupVersion":"coordination.k8s.io/v1","version":"v1"}],
 				 "preferredVersion":{"groupVersion":"coordination.k8s.io/v1","version":"v1"}},
+				{"name":"discovery.k8s.io","versions":[{"groupVersion":"discovery.k8s.io/v1","version":"v1"}],
+				 "preferredVersion":{"groupVersion":"discovery.k8s.io/v1","version":"v1"}},
 				{"name":"events.k8s.io","versions":[{"groupVersion":"events.k8s.io/v1","version":"v1"}],
 				 "preferredVersion":{"groupVersion":"events.k8s.io/v1","version":"v1"}},
 				{"name":"policy","versions":[{"groupVersion":"policy/v1","version":"v1"}],

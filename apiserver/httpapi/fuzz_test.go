@@ -28,6 +28,8 @@ func FuzzRequest(f *testing.F) {
 		{"GET", "/api/v1/namespaces/default/pods?limit=1&continue=abc", "", ""},
 		{"GET", "/api/v1/namespaces/default/pods/web?resourceVersion=99999", "", ""},
 		{"POST", "/api/v1/namespaces/default/pods", "application/json", newPodJSON},
+		{"POST", "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices", "application/json",
+			`{"metadata":{"name":"web-1"},"addressType":"IPv4","endpoints":[{"addresses":["10.0.0.1"],"conditions":{"ready":true},"hints":{"forZones":[{"name":"a"}]}}],"ports":[{"name":"http","port":80}]}`},
 		{"POST", "/api/v1/namespaces/default/pods?fieldValidation=Strict&dryRun=All", "application/json", `{"metadata":{"name":"x"},"spec":{"containers":[{"name":"c","image":"i","ports":[{"containerPort":"80"}]}]}}`},
 		{"POST", "/api/v1/namespaces", "application/json", `{"kind":"Namespace","apiVersion":"v1","metadata":{"name":"a"}}`},
 		{"PUT", "/api/v1/namespaces/default/pods/web", "application/json", `{"metadata":{"name":"web","resourceVersion":"1"}}`},

@@ -161,6 +161,7 @@ func TestKubectl(t *testing.T) {
 			{"serviceaccounts", "sa", "v1", "true", "ServiceAccount"},
 			{"resourcequotas", "quota", "v1", "true", "ResourceQuota"},
 			{"leases", "coordination.k8s.io/v1", "true", "Lease"},
+			{"endpointslices", "discovery.k8s.io/v1", "true", "EndpointSlice"},
 			{"events", "ev", "events.k8s.io/v1", "true", "Event"},
 			{"selfsubjectreviews", "authentication.k8s.io/v1", "false", "SelfSubjectReview"},
 			{"tokenreviews", "authentication.k8s.io/v1", "false", "TokenReview"},
@@ -228,6 +229,17 @@ func TestKubectl(t *testing.T) {
 		rows = columns(k.ok("", "get", "po", "web"))
 		require.Len(t, rows, 2)
 		assert.Equal(t, "web", rows[1][0])
+	})
+	t.Run("endpointslices", func(t *testing.T) {
+		slice := `{"apiVersion":"discovery.k8s.io/v1","kind":"EndpointSlice","metadata":{"name":"web-x1"},"addressType":"IPv4",` +
+			`"endpoints":[{"addresses":["10.244.0.5"]},{"addresses":["10.244.0.6"]}],"ports":[{"name":"http","port":8080}]}`
+		assert.Equal(t, "endpointslice.discovery.k8s.io/web-x1 created\n", k.ok(slice, "create", "-f", "-"))
+		rows := columns(k.ok("", "get", "endpointslices"))
+		require.Len(t, rows, 2)
+		assert.Equal(t, []string{"NAME", "ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE"}, rows[0])
+		assert.Equal(t, []string{"web-x1", "IPv4", "8080", "10.244.0.5,10.244.0.6"}, rows[1][:4])
+		assert.Contains(t, k.fails(strings.Replace(slice, `"IPv4"`, `"IPv6"`, 1), "replace", "-f", "-"),
+			`addressType: Invalid value: "IPv6": field is immutable`)
 	})
 	t.Run("get -o wide", func(t *testing.T) {
 		rows := columns(k.ok("", "get", "pods", "-o", "wide"))

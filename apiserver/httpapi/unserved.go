@@ -28,7 +28,6 @@ var kubernetesResources = map[string][]string{
 	"batch":                        {"cronjobs"},
 	"certificates.k8s.io":          {"certificatesigningrequests"},
 	"coordination.k8s.io":          {"leases"},
-	"discovery.k8s.io":             {"endpointslices"},
 	"events.k8s.io":                {"events"},
 	"flowcontrol.apiserver.k8s.io": {"flowschemas", "prioritylevelconfigurations"},
 	"networking.k8s.io":            {"ingressclasses", "ingresses", "networkpolicies"},

@@ -131,6 +131,7 @@ func schemas() map[string]*schema {
 			"status":   nested(conditionsOnly),
 		}),
 		"Endpoints":        metaOnly,
+		"EndpointSlice":    metaOnly,
 		"Lease":            metaOnly,
 		"Event":            metaOnly,
 		"Scale":            metaOnly,

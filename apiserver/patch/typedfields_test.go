@@ -18,7 +18,7 @@ func newOfKind(t *testing.T, ti api.TypeInfo) api.Object {
 	t.Helper()
 	for _, o := range []api.Object{
 		&api.Pod{}, &api.ReplicationController{}, &api.Service{}, &api.Endpoints{}, &api.Node{},
-		&api.Lease{}, &api.Event{}, &api.Namespace{}, &api.EventsV1Event{},
+		&api.Lease{}, &api.Event{}, &api.Namespace{}, &api.EventsV1Event{}, &api.EndpointSlice{},
 		&api.ConfigMap{}, &api.Secret{}, &api.ServiceAccount{}, &api.ResourceQuota{},
 		&api.PersistentVolume{}, &api.PersistentVolumeClaim{}, &api.StorageClass{}, &api.CSINode{}, &api.CSIDriver{},
 		&api.CSIStorageCapacity{}, &api.VolumeAttachment{}, &api.PodDisruptionBudget{}, &api.ReplicaSet{}, &api.StatefulSet{}, &api.Deployment{}, &api.DaemonSet{}, &api.ControllerRevision{}, &api.Job{}, &api.CronJob{},

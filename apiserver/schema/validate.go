@@ -189,7 +189,7 @@ func (v *validator) object(m map[string]any, s *api.JSONSchemaProps, p string, r
 		}
 	}
 	if s.MaxProperties != nil && int64(len(m)) > *s.MaxProperties {
-		v.add(api.CauseTypeFieldValueTooMany, p, len(m), fmt.Sprintf("must have at most %d items", *s.MaxProperties))
+		v.add(api.CauseTypeFieldValueTooMany, p, nil, fmt.Sprintf("must have at most %d items", *s.MaxProperties))
 	}
 	if s.MinProperties != nil && int64(len(m)) < *s.MinProperties {
 		v.invalid(p, len(m), fmt.Sprintf("%s in body should have at least %d properties", p, *s.MinProperties))
@@ -213,7 +213,8 @@ func (v *validator) object(m map[string]any, s *api.JSONSchemaProps, p string, r
 
 func (v *validator) array(a []any, s *api.JSONSchemaProps, p string) {
 	if s.MaxItems != nil && int64(len(a)) > *s.MaxItems {
-		v.add(api.CauseTypeFieldValueTooMany, p, len(a), fmt.Sprintf("must have at most %d items", *s.MaxItems))
+		// apiextensions reports a too-long list without its length (kube-openapi gives it the list, not a count).
+		v.add(api.CauseTypeFieldValueTooMany, p, nil, fmt.Sprintf("must have at most %d items", *s.MaxItems))
 	}
 	if s.MinItems != nil && int64(len(a)) < *s.MinItems {
 		v.invalid(p, len(a), fmt.Sprintf("%s in body should have at least %d items", p, *s.MinItems))

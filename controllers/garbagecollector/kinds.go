@@ -31,6 +31,7 @@ func servedKinds() []kindInfo {
 		{kind: "DaemonSet", group: "apps", resource: client.DaemonSets, namespaced: true},
 		{kind: "ControllerRevision", group: "apps", resource: client.ControllerRevisions, namespaced: true},
 		{kind: "Endpoints", resource: client.Endpoints, namespaced: true},
+		{kind: "EndpointSlice", group: "discovery.k8s.io", resource: client.EndpointSlices, namespaced: true},
 		{kind: "Event", resource: client.Events, namespaced: true},
 		{kind: "ResourceQuota", resource: client.ResourceQuotas, namespaced: true},
 		{kind: "Job", group: "batch", resource: client.Jobs, namespaced: true},

@@ -299,6 +299,25 @@ func fullLease(name string) api.Lease {
 	}
 }
 
+func fullEndpointSlice(name string) api.EndpointSlice {
+	tcp := api.ProtocolTCP
+	return api.EndpointSlice{
+		Metadata:    fullObjectMeta(name),
+		AddressType: api.AddressTypeIPv4,
+		Endpoints: []api.Endpoint{{
+			Addresses:  []string{"10.244.1.5"},
+			Conditions: api.EndpointConditions{Ready: ptr(true), Serving: ptr(true), Terminating: ptr(false)},
+			Hostname:   ptr("web-0"),
+			TargetRef: &api.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: "default", Name: "web-0", UID: "u-web-0",
+				ResourceVersion: "42", FieldPath: "spec.containers{web}"},
+			DeprecatedTopology: map[string]string{"kubernetes.io/hostname": "node-1"},
+			NodeName:           ptr("node-1"), Zone: ptr("zone-a"),
+			Hints: &api.EndpointHints{ForZones: []api.ForZone{{Name: "zone-a"}}},
+		}},
+		Ports: []api.EndpointSlicePort{{Name: ptr("http"), Protocol: &tcp, Port: ptr(int32(8080)), AppProtocol: ptr("http")}},
+	}
+}
+
 func fullEvent(name string) api.Event {
 	return api.Event{
 		Metadata:            fullObjectMeta(name),
@@ -708,24 +727,26 @@ func fullCases() map[string]any {
 		"ReplicationController": ptr(fullReplicationController("web")),
 		"ReplicationControllerList": &api.ReplicationControllerList{Metadata: fullListMeta(),
 			Items: []api.ReplicationController{fullReplicationController("web")}},
-		"Service":        ptr(fullService("web")),
-		"ServiceList":    &api.ServiceList{Metadata: fullListMeta(), Items: []api.Service{fullService("web"), fullService("db")}},
-		"Endpoints":      ptr(fullEndpoints("web")),
-		"EndpointsList":  &api.EndpointsList{Metadata: fullListMeta(), Items: []api.Endpoints{fullEndpoints("web")}},
-		"Node":           ptr(fullNode("node-1")),
-		"NodeList":       &api.NodeList{Metadata: fullListMeta(), Items: []api.Node{fullNode("node-1"), fullNode("node-2")}},
-		"Lease":          ptr(fullLease("kube-controller-manager")),
-		"LeaseList":      &api.LeaseList{Metadata: fullListMeta(), Items: []api.Lease{fullLease("a"), fullLease("b")}},
-		"Event":          ptr(fullEvent("web-1.17d1")),
-		"EventList":      &api.EventList{Metadata: fullListMeta(), Items: []api.Event{fullEvent("web-1.17d1")}},
-		"Namespace":      ptr(fullNamespace("team")),
-		"NamespaceList":  &api.NamespaceList{Metadata: fullListMeta(), Items: []api.Namespace{fullNamespace("team"), fullNamespace("default")}},
-		"ConfigMap":      ptr(fullConfigMap("app")),
-		"ConfigMapList":  &api.ConfigMapList{Metadata: fullListMeta(), Items: []api.ConfigMap{fullConfigMap("a"), fullConfigMap("b")}},
-		"Secret":         ptr(fullSecret("tls")),
-		"SecretList":     &api.SecretList{Metadata: fullListMeta(), Items: []api.Secret{fullSecret("a"), fullSecret("b")}},
-		"ServiceAccount": ptr(fullServiceAccount("builder")),
-		"ResourceQuota":  ptr(fullResourceQuota("compute")),
+		"Service":           ptr(fullService("web")),
+		"ServiceList":       &api.ServiceList{Metadata: fullListMeta(), Items: []api.Service{fullService("web"), fullService("db")}},
+		"Endpoints":         ptr(fullEndpoints("web")),
+		"EndpointsList":     &api.EndpointsList{Metadata: fullListMeta(), Items: []api.Endpoints{fullEndpoints("web")}},
+		"Node":              ptr(fullNode("node-1")),
+		"NodeList":          &api.NodeList{Metadata: fullListMeta(), Items: []api.Node{fullNode("node-1"), fullNode("node-2")}},
+		"EndpointSlice":     ptr(fullEndpointSlice("web-abc12")),
+		"EndpointSliceList": &api.EndpointSliceList{Metadata: fullListMeta(), Items: []api.EndpointSlice{fullEndpointSlice("web-abc12")}},
+		"Lease":             ptr(fullLease("kube-controller-manager")),
+		"LeaseList":         &api.LeaseList{Metadata: fullListMeta(), Items: []api.Lease{fullLease("a"), fullLease("b")}},
+		"Event":             ptr(fullEvent("web-1.17d1")),
+		"EventList":         &api.EventList{Metadata: fullListMeta(), Items: []api.Event{fullEvent("web-1.17d1")}},
+		"Namespace":         ptr(fullNamespace("team")),
+		"NamespaceList":     &api.NamespaceList{Metadata: fullListMeta(), Items: []api.Namespace{fullNamespace("team"), fullNamespace("default")}},
+		"ConfigMap":         ptr(fullConfigMap("app")),
+		"ConfigMapList":     &api.ConfigMapList{Metadata: fullListMeta(), Items: []api.ConfigMap{fullConfigMap("a"), fullConfigMap("b")}},
+		"Secret":            ptr(fullSecret("tls")),
+		"SecretList":        &api.SecretList{Metadata: fullListMeta(), Items: []api.Secret{fullSecret("a"), fullSecret("b")}},
+		"ServiceAccount":    ptr(fullServiceAccount("builder")),
+		"ResourceQuota":     ptr(fullResourceQuota("compute")),
 		"ResourceQuotaList": &api.ResourceQuotaList{Metadata: fullListMeta(),
 			Items: []api.ResourceQuota{fullResourceQuota("a"), fullResourceQuota("b")}},
 		"ServiceAccountList": &api.ServiceAccountList{Metadata: fullListMeta(),

@@ -169,6 +169,9 @@ func TestTagsMatchUpstream(t *testing.T) {
 		"ServiceSpec.clusterIPs": true, "ServiceSpec.ipFamilies": true,
 		"PersistentVolumeSpec.mountOptions": true, "StorageClass.mountOptions": true,
 		"CSIDriverSpec.podInfoOnMount": true, "CSIDriverSpec.volumeLifecycleModes": true, "CSIDriverSpec.storageCapacity": true,
+		"EndpointSlice.addressType": true, "Endpoint.deprecatedTopology": true, "EndpointHints.forZones": true, "ForZone.name": true,
+		"EndpointConditions.ready": true, "EndpointConditions.serving": true, "EndpointConditions.terminating": true,
+		"EndpointPort.name": true, "EndpointPort.protocol": true, "EndpointPort.port": true, "EndpointPort.appProtocol": true,
 		"CSIStorageCapacity.storageClassName": true, "RollingUpdateStatefulSetStrategy.maxUnavailable": true,
 		// apiextensions-apiserver tags every JSONSchemaProps field "bytes"; its
 		// generated.proto has bools, int64s and doubles, and maps for these two.

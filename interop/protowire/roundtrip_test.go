@@ -17,6 +17,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -55,6 +56,8 @@ var kinds = []kind{
 	{"v1", "EndpointsList", reflect.TypeFor[api.EndpointsList](), func() message { return &corev1.EndpointsList{} }},
 	{"v1", "Node", reflect.TypeFor[api.Node](), func() message { return &corev1.Node{} }},
 	{"v1", "NodeList", reflect.TypeFor[api.NodeList](), func() message { return &corev1.NodeList{} }},
+	{"discovery.k8s.io/v1", "EndpointSlice", reflect.TypeFor[api.EndpointSlice](), func() message { return &discoveryv1.EndpointSlice{} }},
+	{"discovery.k8s.io/v1", "EndpointSliceList", reflect.TypeFor[api.EndpointSliceList](), func() message { return &discoveryv1.EndpointSliceList{} }},
 	{"coordination.k8s.io/v1", "Lease", reflect.TypeFor[api.Lease](), func() message { return &coordinationv1.Lease{} }},
 	{"coordination.k8s.io/v1", "LeaseList", reflect.TypeFor[api.LeaseList](), func() message { return &coordinationv1.LeaseList{} }},
 	{"v1", "Event", reflect.TypeFor[api.Event](), func() message { return &corev1.Event{} }},

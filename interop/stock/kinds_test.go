@@ -15,6 +15,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -348,6 +349,20 @@ func storedKindCases() []kindCase {
 				return &coordinationv1.Lease{
 					ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
 					Spec:       coordinationv1.LeaseSpec{HolderIdentity: ptr.To("stock-1"), LeaseDurationSeconds: ptr.To[int32](15)},
+				}
+			},
+		},
+		crud[*discoveryv1.EndpointSlice, *discoveryv1.EndpointSliceList]{
+			gvr: discoveryv1.SchemeGroupVersion.WithResource("endpointslices"), namespaced: true,
+			client: func(cs kubernetes.Interface, ns string) typedClient[*discoveryv1.EndpointSlice, *discoveryv1.EndpointSliceList] {
+				return cs.DiscoveryV1().EndpointSlices(ns)
+			},
+			fresh: func(name, ns string) *discoveryv1.EndpointSlice {
+				return &discoveryv1.EndpointSlice{
+					ObjectMeta:  metav1.ObjectMeta{Name: name, Namespace: ns},
+					AddressType: discoveryv1.AddressTypeIPv4,
+					Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{"10.244.1.5"}, Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)}}},
+					Ports:       []discoveryv1.EndpointPort{{Name: ptr.To("http"), Port: ptr.To[int32](8080)}},
 				}
 			},
 		},
