@@ -49,7 +49,9 @@ func (l *lockedTrace) Write(p []byte) (int, error) {
 // bubble, on virtual time.
 func TestSharedInformerConvergesUnderFaults(t *testing.T) {
 	struck := map[faults.Kind]int64{}
-	for _, seed := range []uint64{1, 2, 3} {
+	// Few of an informer's requests may be served stale (a list at
+	// resourceVersion "0"): 3 seeds in 30 strike one; 16 is one of them.
+	for _, seed := range []uint64{1, 2, 16} {
 		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				srv, h := newHandler(t)
