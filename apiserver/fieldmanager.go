@@ -20,6 +20,9 @@ type writeOptions struct {
 	// kubernetes Endpoints, which may name a loopback address): the
 	// kind's validation is skipped.
 	ownWrite bool
+	// finalize marks a write through a namespace's finalize subresource,
+	// the one that may change its spec.finalizers.
+	finalize bool
 }
 
 // writeOptionsOf gathers a write's options.

@@ -10,6 +10,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/store"
 )
@@ -177,35 +179,90 @@ func (s *Server) sweepNamespace(key string, ns *api.Namespace, now time.Time) in
 		}
 	}
 	s.dropGrace(key)
-	if s.anyLeft(ns.Metadata.Name) {
+	left := s.remainsIn(ns.Metadata.Name)
+	done += s.writeNamespaceConditions(ns.Metadata.Name, left)
+	if !left.empty() {
 		s.graceMu.Lock()
 		s.setGraceLocked(key, now.Add(namespaceRecheck))
 		s.graceMu.Unlock()
 		return done
 	}
-	rec, err := s.store.Get(key, 0)
-	if err != nil {
-		return done
+	// Empty: take the "kubernetes" finalizer off, through the finalize
+	// subresource as the namespace controller does. The write deletes the
+	// namespace unless another finalizer holds it.
+	for {
+		rec, err := s.store.Get(key, 0)
+		if err != nil {
+			return done
+		}
+		cur := rec.Value.(*api.Namespace)
+		if cur.Metadata.DeletionTimestamp == nil || !slices.Contains(cur.Spec.Finalizers, api.FinalizerKubernetes) {
+			return done
+		}
+		next := cur.DeepCopy()
+		next.Spec.Finalizers = slices.DeleteFunc(next.Spec.Finalizers, func(f string) bool { return f == api.FinalizerKubernetes })
+		_, err = s.FinalizeNamespace(context.Background(), next)
+		if err == nil {
+			s.log.Debug("namespace empty: finalized", zap.String("namespace", ns.Metadata.Name))
+			return done + 1
+		}
+		if !apierrors.IsConflict(err) {
+			return done
+		}
 	}
-	if _, err := s.deleteKey(key, rec.ModRev); err == nil {
-		s.log.Debug("namespace empty: removed", zap.String("namespace", ns.Metadata.Name))
-		done++
-	}
-	return done
 }
 
-// anyLeft reports whether any object is still stored in the namespace.
-func (s *Server) anyLeft(namespace string) bool {
+// remainsIn counts what is still stored in a namespace: objects per
+// resource, and objects per finalizer that holds them.
+func (s *Server) remainsIn(namespace string) namespaceRemains {
+	left := namespaceRemains{byResource: map[string]int{}, byFinalizer: map[string]int{}}
 	for _, k := range s.storedKinds() {
 		if !k.namespaced {
 			continue
 		}
-		res, err := s.store.List(k.prefix(namespace), store.ListOptions{Limit: 1})
-		if err == nil && len(res.Records) > 0 {
-			return true
+		res, err := s.store.List(k.prefix(namespace), store.ListOptions{})
+		if err != nil || len(res.Records) == 0 {
+			continue
+		}
+		left.byResource[k.gr.Resource+"."+k.gr.Group] += len(res.Records)
+		for _, r := range res.Records {
+			for _, f := range r.Value.GetObjectMeta().Finalizers {
+				left.byFinalizer[f]++
+			}
 		}
 	}
-	return false
+	if len(left.byResource) == 0 {
+		left.byResource = nil
+	}
+	if len(left.byFinalizer) == 0 {
+		left.byFinalizer = nil
+	}
+	return left
+}
+
+// writeNamespaceConditions stores the deletion conditions for what is left
+// in a terminating namespace, when they changed; it returns the writes made.
+func (s *Server) writeNamespaceConditions(name string, left namespaceRemains) int {
+	for {
+		rec, err := s.store.Get(s.byName[client.Namespaces].key("", name), 0)
+		if err != nil {
+			return 0
+		}
+		cur := rec.Value.(*api.Namespace)
+		conds := namespaceConditions(cur.Status.Conditions, left, s.now())
+		if reflect.DeepEqual(conds, cur.Status.Conditions) {
+			return 0
+		}
+		next := cur.DeepCopy()
+		next.Status.Conditions = conds
+		_, err = s.UpdateStatus(context.Background(), next)
+		if err == nil {
+			return 1
+		}
+		if !apierrors.IsConflict(err) {
+			return 0
+		}
+	}
 }
 
 // Run sweeps whenever a grace period or namespace check comes due, on the

@@ -109,7 +109,7 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 				}
 			}
 		} else {
-			next, err = s.prepareUpdate(k, in, old)
+			next, err = s.prepareUpdate(k, in, old, opts.finalize)
 			if err != nil {
 				return nil, err
 			}
@@ -150,7 +150,7 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 			nm.ManagedFields = s.stamp(nm.ManagedFields, opts.fieldManager, sub, k.apiVersion)
 		}
 
-		if nm.DeletionTimestamp != nil && len(nm.Finalizers) == 0 && graceOver(nm, s.clock.Now()) {
+		if s.goneAfterUpdate(next) {
 			if _, err := s.deleteKey(key, cur.ModRev); err == nil {
 				s.dropGrace(key)
 				s.release(old)
@@ -190,8 +190,12 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 // prepareUpdate turns the client's object into the one to store over old:
 // status and the server's metadata fields come from old, the per-kind
 // defaults and update validation run, and generation follows the spec.
-func (s *Server) prepareUpdate(k *kind, in, old api.Object) (api.Object, error) {
+func (s *Server) prepareUpdate(k *kind, in, old api.Object, finalize bool) (api.Object, error) {
 	m, om := in.GetObjectMeta(), old.GetObjectMeta()
+	var sentFinalizers []string
+	if ns, ok := in.(*api.Namespace); ok {
+		sentFinalizers = ns.Spec.Finalizers
+	}
 	*in.GetTypeMeta() = *old.GetTypeMeta()
 	if k.status != nil {
 		k.status.keep(in, old)
@@ -204,6 +208,7 @@ func (s *Server) prepareUpdate(k *kind, in, old api.Object) (api.Object, error) 
 		keepClusterIP(svc, old.(*api.Service))
 	}
 	k.defaults(in)
+	keepNamespaceFinalizers(in, old, finalize, sentFinalizers)
 	errs := k.validateUpdate(in, old)
 	if om.DeletionTimestamp != nil {
 		for _, f := range m.Finalizers {

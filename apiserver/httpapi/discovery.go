@@ -142,6 +142,9 @@ func subresourcesOf(r apiserver.ResourceInfo) []subresource {
 	if r.Resource == client.Pods {
 		out = append(out, subresource{"log", self, []string{"get"}}) // logs.go
 	}
+	if r.Resource == client.Namespaces && r.Group == "" {
+		out = append(out, subresource{"finalize", self, []string{"update"}})
+	}
 	if r.HasScale {
 		out = append(out, subresource{"scale", groupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}, subresourceVerbs})
 	}

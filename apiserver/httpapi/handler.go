@@ -41,6 +41,7 @@ type Backend interface {
 	UpdateScale(ctx context.Context, resource, namespace string, scale *api.Scale, opts ...client.WriteOption) (*api.Scale, error)
 	Bind(ctx context.Context, namespace, name, node string) (*api.Pod, error)
 	Evict(ctx context.Context, eviction *api.Eviction) (*api.Pod, error)
+	FinalizeNamespace(ctx context.Context, ns *api.Namespace, opts ...client.WriteOption) (*api.Namespace, error)
 	DeleteCollection(ctx context.Context, resource, namespace string, listOpts client.ListOptions, opts api.DeleteOptions) (*client.List, error)
 	Store() apiserver.StoreReader
 	// ResourceEpoch moves when the served resources change (a

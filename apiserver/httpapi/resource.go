@@ -40,6 +40,8 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, req reso
 		err = h.serveEviction(w, r, req)
 	case "log":
 		err = h.serveLog(w, r, req)
+	case "finalize":
+		err = h.serveFinalize(w, r, req)
 	case "exec", "attach", "portforward", "proxy":
 		err = h.serveConnect(w, r, req)
 	}
@@ -241,6 +243,28 @@ func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request, req resour
 	default: // patch (checkVerb allows nothing else)
 		return h.servePatch(w, r, req)
 	}
+}
+
+// serveFinalize answers PUT on a namespace's finalize subresource, the
+// one write that changes its spec.finalizers.
+func (h *Handler) serveFinalize(w http.ResponseWriter, r *http.Request, req resourceRequest) error {
+	out, err := negotiate(r, false)
+	if err != nil {
+		return err
+	}
+	obj, opts, err := h.decodeObject(w, r, req)
+	if err != nil {
+		return err
+	}
+	ns, ok := obj.(*api.Namespace)
+	if !ok {
+		return apierrors.NewBadRequest("the body of a finalize request must be a Namespace")
+	}
+	updated, err := h.srv.FinalizeNamespace(r.Context(), ns, opts)
+	if err != nil {
+		return err
+	}
+	return h.writeObject(w, http.StatusOK, out, req.info, updated)
 }
 
 // scaleKind and scaleAPIVersion are the scale subresource's kind.

@@ -224,6 +224,8 @@ func hasSub(info apiserver.ResourceInfo, sub string) bool {
 		return info.HasEviction
 	case "log":
 		return info.Resource == client.Pods && info.Group == ""
+	case "finalize":
+		return info.Resource == client.Namespaces && info.Group == ""
 	}
 	return isConnect(info, sub)
 }
@@ -243,6 +245,8 @@ func checkVerb(req resourceRequest) error {
 		ok = req.verb == "get" || req.verb == "update" || req.verb == "patch"
 	case "binding", "eviction":
 		ok = req.verb == "create"
+	case "finalize":
+		ok = req.verb == "update"
 	case "log":
 		ok = req.verb == "get"
 	}
