@@ -349,15 +349,27 @@ func minus(a, b map[string]int) map[string]int {
 }
 
 // costTable is the cost per pod by component of each phase: CPU
-// microseconds from the profile and writes, per pod created (up) and per
-// pod removed (scale-down). The controllers' writes are counted at their
+// microseconds from the profile and writes, per pod the phase created,
+// removed or replaced. The controllers' writes are counted at their
 // clients; the API server's are the store's writes no controller made (a
 // pod removed when its grace period ends). The sampled CPU total falls
 // somewhat short of getrusage's.
-func costTable(up, down phaseCost) string {
+func costTable(phases ...phaseCost) string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "cost per pod, by component   %10s %10s   %10s %10s\n", up.name+" CPU-µs", "writes", down.name+" CPU-µs", "writes")
-	perPod := func(ns int64, pods int) float64 { return float64(ns) / 1e3 / float64(pods) }
+	row := func(label string, cells func(p phaseCost) (string, string)) {
+		fmt.Fprintf(&sb, "  %-26s", label)
+		for _, p := range phases {
+			cpu, writes := cells(p)
+			fmt.Fprintf(&sb, " %10s %10s  ", cpu, writes)
+		}
+		sb.WriteString("\n")
+	}
+	fmt.Fprintf(&sb, "%-28s", "cost per pod, by component")
+	for _, p := range phases {
+		fmt.Fprintf(&sb, " %10s %10s  ", p.name+" CPU-µs", "writes")
+	}
+	sb.WriteString("\n")
+	perPod := func(ns int64, p phaseCost) string { return fmt.Sprintf("%.1f", float64(ns)/1e3/float64(p.pods)) }
 	writesOf := func(p phaseCost, comp string) string {
 		switch comp {
 		case compStore:
@@ -378,28 +390,27 @@ func costTable(up, down phaseCost) string {
 		}
 		return fmt.Sprintf("%.2f", float64(n)/float64(p.pods))
 	}
-	var upSum, downSum int64
 	for _, comp := range components {
-		upSum += up.shares[comp]
-		downSum += down.shares[comp]
-		fmt.Fprintf(&sb, "  %-26s %10.1f %10s   %10.1f %10s\n", comp,
-			perPod(up.shares[comp], up.pods), writesOf(up, comp), perPod(down.shares[comp], down.pods), writesOf(down, comp))
+		row(comp, func(p phaseCost) (string, string) { return perPod(p.shares[comp], p), writesOf(p, comp) })
 	}
-	fmt.Fprintf(&sb, "  %-26s %10.1f %10s   %10.1f %10s\n", "sampled total", perPod(upSum, up.pods), "", perPod(downSum, down.pods), "")
-	fmt.Fprintf(&sb, "  %-26s %10.1f %10s   %10.1f %10s\n", "getrusage user+sys", perPod(up.cpu.Nanoseconds(), up.pods), "", perPod(down.cpu.Nanoseconds(), down.pods), "")
-	for _, p := range []struct {
-		name string
-		c    phaseCost
-	}{{up.name, up}, {down.name, down}} {
+	row("sampled total", func(p phaseCost) (string, string) {
+		var total int64
+		for _, comp := range components {
+			total += p.shares[comp]
+		}
+		return perPod(total, p), ""
+	})
+	row("getrusage user+sys", func(p phaseCost) (string, string) { return perPod(p.cpu.Nanoseconds(), p), "" })
+	for _, p := range phases {
 		fmt.Fprintf(&sb, "  %s syncs per pod by queue:", p.name)
-		for _, q := range slices.Sorted(maps.Keys(p.c.syncs)) {
-			fmt.Fprintf(&sb, " %s %.2f", q, float64(p.c.syncs[q])/float64(p.c.pods))
+		for _, q := range slices.Sorted(maps.Keys(p.syncs)) {
+			fmt.Fprintf(&sb, " %s %.2f", q, float64(p.syncs[q])/float64(p.pods))
 		}
 		sb.WriteString("\n")
 		fmt.Fprintf(&sb, "  %s writes per pod by controller and resource:", p.name)
-		for _, ctl := range slices.Sorted(maps.Keys(p.c.writes)) {
-			for _, res := range slices.Sorted(maps.Keys(p.c.writes[ctl])) {
-				fmt.Fprintf(&sb, " %s/%s %.2f", ctl, res, float64(p.c.writes[ctl][res])/float64(p.c.pods))
+		for _, ctl := range slices.Sorted(maps.Keys(p.writes)) {
+			for _, res := range slices.Sorted(maps.Keys(p.writes[ctl])) {
+				fmt.Fprintf(&sb, " %s/%s %.2f", ctl, res, float64(p.writes[ctl][res])/float64(p.pods))
 			}
 		}
 		sb.WriteString("\n")
@@ -415,6 +426,7 @@ var controllersOf = map[string][]string{
 	compDeployment:  {manager.Deployment},
 	compEndpoints:   {manager.Endpoint},
 	compGC:          {manager.GarbageCollector},
+	compJob:         {manager.Job},
 	compNodeSim:     {manager.NodeSim},
 }
 

@@ -37,13 +37,14 @@ const (
 	compDeployment  = "deployment"
 	compEndpoints   = "endpoints"
 	compGC          = "garbagecollector"
+	compJob         = "job" // the job controller
 	compNodeSim     = "nodesim"
 	compGoGC        = "go-gc" // the Go runtime's garbage collector
 	compOther       = "other" // the scheduler, the benchmark's own polling, the rest
 	modulePath      = "github.com/miniplane/miniplane/"
 )
 
-var components = []string{compStore, compAPIServer, compRecorder, compInformer, compWorkqueue, compReplication, compDeployment, compEndpoints, compGC, compNodeSim, compGoGC, compOther}
+var components = []string{compStore, compAPIServer, compRecorder, compInformer, compWorkqueue, compReplication, compDeployment, compEndpoints, compGC, compJob, compNodeSim, compGoGC, compOther}
 
 // componentPrefixes maps a function-name prefix to the component whose
 // code it is; the first that matches counts. Packages not listed (api, the standard library, zap, the
@@ -61,6 +62,7 @@ var componentPrefixes = []struct{ prefix, component string }{
 	{modulePath + "controllers/deployment.", compDeployment},
 	{modulePath + "controllers/endpoints.", compEndpoints},
 	{modulePath + "controllers/garbagecollector.", compGC},
+	{modulePath + "controllers/job.", compJob},
 	{modulePath + "controllers/nodesim.", compNodeSim},
 }
 
