@@ -26,7 +26,9 @@ type Config[T comparable] struct {
 }
 
 // Queue is a work queue of keys: client-go's rate-limiting, delaying work
-// queue in one type. See the package documentation for its guarantees. Create
+// queue in one type. See the package documentation for its guarantees; the
+// same contract written plainly, the version to read first, is model in
+// reference_test.go, which TestAgainstModel holds this one to. Create
 // one with New; the zero value is not usable. All methods are safe for
 // concurrent use.
 type Queue[T comparable] struct {
