@@ -10,6 +10,7 @@ import (
 	"github.com/miniplane/miniplane/controllers/garbagecollector"
 	"github.com/miniplane/miniplane/controllers/job"
 	"github.com/miniplane/miniplane/controllers/podgc"
+	"github.com/miniplane/miniplane/controllers/tainteviction"
 	"github.com/miniplane/miniplane/controllers/replication"
 	"github.com/miniplane/miniplane/controllers/resourcequota"
 	"github.com/miniplane/miniplane/controllers/rootcacertpublisher"
@@ -38,6 +39,7 @@ func DefaultDescriptors() []Descriptor {
 		{Name: CronJob, Init: initCronJob},
 		{Name: TTLAfterFinished, Init: initTTLAfterFinished},
 		{Name: PodGC, Init: initPodGC, Periodic: true},
+		{Name: TaintEviction, Init: initTaintEviction},
 		{Name: Disruption, Init: initDisruption},
 		{Name: Endpoint, Init: initEndpoints},
 		{Name: GarbageCollector, Init: initGarbageCollector},
@@ -117,6 +119,15 @@ func initPodGC(ic InitContext) (Controller, int, error) {
 	c, err := podgc.New(podgc.Config{
 		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
 		TerminatedPodThreshold: ic.Options.TerminatedPodGCThreshold,
+	})
+	return c, 1, err
+}
+
+// initTaintEviction builds the taint eviction controller, with one worker.
+func initTaintEviction(ic InitContext) (Controller, int, error) {
+	c, err := tainteviction.New(tainteviction.Config{
+		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
+		Recorder: ic.recorder("taint-eviction-controller"),
 	})
 	return c, 1, err
 }

@@ -263,6 +263,9 @@ const (
 	// PodGC deletes orphaned, unscheduled terminating and excess
 	// terminated pods.
 	PodGC = "podgc"
+	// TaintEviction deletes the pods a node's NoExecute taints no longer
+	// let stay.
+	TaintEviction = "taint-eviction-controller"
 	// Disruption keeps PodDisruptionBudgets' status.
 	Disruption       = "disruption"
 	Endpoint         = "endpoint"

@@ -18,7 +18,8 @@
 //     worded as kube-scheduler's, and is tried again when a pod finishes or
 //     goes away or a node changes, and after 5 minutes. A pod that
 //     requests nothing and asks for no node takes a fast path
-//     (leastloaded.go). NoExecute taints do not evict running pods.
+//     (leastloaded.go). NoExecute taints evict running pods through
+//     controllers/tainteviction, as kube-controller-manager's do.
 //   - the kubelet: it accepts a bound pod at once (phase Pending, hostIP,
 //     containers ContainerCreating), starts its containers after StartDelay
 //     (phase Running, pod IP), restarts crashed containers, and deletes a
