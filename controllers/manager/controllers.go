@@ -10,11 +10,11 @@ import (
 	"github.com/miniplane/miniplane/controllers/garbagecollector"
 	"github.com/miniplane/miniplane/controllers/job"
 	"github.com/miniplane/miniplane/controllers/podgc"
-	"github.com/miniplane/miniplane/controllers/tainteviction"
 	"github.com/miniplane/miniplane/controllers/replication"
 	"github.com/miniplane/miniplane/controllers/resourcequota"
 	"github.com/miniplane/miniplane/controllers/rootcacertpublisher"
 	"github.com/miniplane/miniplane/controllers/serviceaccount"
+	"github.com/miniplane/miniplane/controllers/tainteviction"
 	"github.com/miniplane/miniplane/controllers/ttlafterfinished"
 )
 

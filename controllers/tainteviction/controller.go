@@ -142,7 +142,9 @@ func (c *Controller) nodeChanged(old, node *api.Node) {
 }
 
 // sameTaint compares what a toleration matches of a taint.
-func sameTaint(a, b api.Taint) bool { return a.Key == b.Key && a.Value == b.Value && a.Effect == b.Effect }
+func sameTaint(a, b api.Taint) bool {
+	return a.Key == b.Key && a.Value == b.Value && a.Effect == b.Effect
+}
 
 // sync handles one key: a node's queues its pods; a pod's decides and acts.
 func (c *Controller) sync(ctx context.Context, key string) error {

@@ -99,4 +99,3 @@ func (m *model) step(d time.Duration) {
 		m.delayed = m.delayed[1:]
 	}
 }
-
