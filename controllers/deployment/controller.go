@@ -69,7 +69,7 @@ type Controller struct {
 	deployments informer.Lister[*api.Deployment]
 	rss         informer.Lister[*api.ReplicaSet]
 	pods        informer.Lister[*api.Pod]
-	// rsInformer holds rsControllerIndex.
+	// rsInformer holds informer.ControllerIndex.
 	rsInformer *informer.Informer
 
 	informers []*informer.Informer
@@ -107,7 +107,7 @@ func New(cfg Config) (*Controller, error) {
 	podInf := cfg.Factory.ForResource(client.Pods)
 	c.informers = []*informer.Informer{dInf, rsInf, podInf}
 	c.rsInformer = rsInf
-	if err := addReplicaSetIndex(rsInf.Indexer()); err != nil {
+	if err := informer.AddControllerIndex(rsInf.Indexer()); err != nil {
 		return nil, err
 	}
 	c.deployments = informer.NewLister[*api.Deployment](dInf, apierrors.GroupResource{Group: "apps", Resource: client.Deployments})

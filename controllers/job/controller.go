@@ -68,6 +68,9 @@ type Controller struct {
 
 	jobs informer.Lister[*api.Job]
 	pods informer.Lister[*api.Pod]
+	// podIndex is the pod cache, with informer.ControllerIndex: a sync
+	// reads its job's pods, not every pod of the namespace.
+	podIndex *informer.Indexer
 
 	informers []*informer.Informer
 	regs      []*informer.Registration
@@ -112,6 +115,10 @@ func New(cfg Config) (*Controller, error) {
 	jobInf := cfg.Factory.ForResource(client.Jobs)
 	podInf := cfg.Factory.ForResource(client.Pods)
 	c.informers = []*informer.Informer{jobInf, podInf}
+	if err := informer.AddControllerIndex(podInf.Indexer()); err != nil {
+		return nil, fmt.Errorf("job: %w", err)
+	}
+	c.podIndex = podInf.Indexer()
 	c.jobs = informer.NewLister[*api.Job](jobInf, apierrors.GroupResource{Group: "batch", Resource: client.Jobs})
 	c.pods = informer.NewLister[*api.Pod](podInf, apierrors.GroupResource{Resource: client.Pods})
 	c.regs = []*informer.Registration{
@@ -220,8 +227,8 @@ func (c *Controller) podsOf(job *api.Job) []*api.Pod {
 		return nil
 	}
 	var out []*api.Pod
-	for _, p := range c.pods.Namespace(job.Metadata.Namespace).List(sel) {
-		if ref := api.GetControllerOf(&p.Metadata); ref != nil && ref.UID == job.Metadata.UID {
+	for _, p := range informer.Controlled[*api.Pod](c.podIndex, job.Metadata.Namespace, job.Metadata.UID, false) {
+		if sel.Matches(p.Metadata.Labels) {
 			out = append(out, p)
 		}
 	}
