@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"go.uber.org/zap"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/controllers/deployment"
+	"github.com/miniplane/miniplane/informer"
 )
 
 // claim returns the objects of ds's namespace that ds controls after
@@ -93,9 +95,13 @@ func (c *Controller) recheck(ctx context.Context, ds *api.DaemonSet) error {
 }
 
 // claimPods returns the pods ds controls, adopting and releasing as claim
-// does. Kubernetes: getDaemonPods.
+// does. It reads, through the controller index, ds's pods and its
+// namespace's orphans, in key order: the namespace's other pods are other
+// controllers', which claim leaves alone. Kubernetes: getDaemonPods.
 func (c *Controller) claimPods(ctx context.Context, ds *api.DaemonSet) ([]*api.Pod, error) {
-	return claim(ctx, c, ds, c.pods.Namespace(ds.Metadata.Namespace).List(api.Selector{}))
+	pods := informer.Controlled[*api.Pod](c.podIndex, ds.Metadata.Namespace, ds.Metadata.UID, true)
+	slices.SortFunc(pods, func(a, b *api.Pod) int { return strings.Compare(a.Metadata.Name, b.Metadata.Name) })
+	return claim(ctx, c, ds, pods)
 }
 
 // history claims ds's revisions and makes the current one exist, numbered

@@ -86,6 +86,7 @@ type Controller struct {
 	sets      informer.Lister[*api.DaemonSet]
 	revisions informer.Lister[*api.ControllerRevision]
 	pods      informer.Lister[*api.Pod]
+	podIndex  *informer.Indexer // the pod cache, with informer.ControllerIndex
 	nodes     informer.Lister[*api.Node]
 
 	informers []*informer.Informer
@@ -135,6 +136,10 @@ func New(cfg Config) (*Controller, error) {
 	c.sets = informer.NewLister[*api.DaemonSet](dsInf, apps(client.DaemonSets))
 	c.revisions = informer.NewLister[*api.ControllerRevision](crInf, apps(client.ControllerRevisions))
 	c.pods = informer.NewLister[*api.Pod](podInf, apierrors.GroupResource{Resource: client.Pods})
+	if err := informer.AddControllerIndex(podInf.Indexer()); err != nil {
+		return nil, fmt.Errorf("daemon: %w", err)
+	}
+	c.podIndex = podInf.Indexer()
 	c.nodes = informer.NewLister[*api.Node](nodeInf, apierrors.GroupResource{Resource: client.Nodes})
 	c.regs = []*informer.Registration{
 		dsInf.AddEventHandler(informer.HandlerFuncs{

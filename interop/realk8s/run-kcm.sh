@@ -77,7 +77,13 @@ d_serving() {
 d_state() {
 	echo "deployment: $(d_field '{.spec.template.spec.containers[0].image} rev={.metadata.annotations.deployment\.kubernetes\.io/revision} available={.status.availableReplicas}/{.spec.replicas}'); sets: [$(d_sets | paste -sd ';')]; pods: [$(d_pods | paste -sd ';')]"
 }
-state() { if [[ ${stage:-rc} == rc ]]; then rc_state; else d_state; fi; }
+state() {
+	case ${stage:-rc} in
+	rc) rc_state ;;
+	deployment) d_state ;;
+	*) k get jobs,ds,pods -o wide 2>&1 | tr '\n' ';' | cut -c1-400 ;;
+	esac
+}
 d_summary() { # "set NAME (rev R) N pods of IMAGE, old sets at 0: ..."
 	local image=$1 sets
 	sets=$(d_sets)
@@ -167,6 +173,37 @@ run_step deploy-scale "k scale deployment web2 --replicas=5 && $rollout" \
 run_step deploy-delete-gc "k delete deployment web2 --cascade=background --wait=false" \
 	'! k get deployment web2 && [[ -z $(d_sets) && -z $(k get pods -l app=web2 -o name 2>/dev/null) ]]' \
 	'echo "the garbage collector deleted both ReplicaSets and every pod"'
+
+# The workload controllers: a Job runs its pod to completion (the simulated
+# kubelet runs `echo`, and `kubectl logs` reads what it printed), a Job made
+# from a CronJob by kubectl does too, a finished Job with a zero TTL is
+# deleted by the ttl-after-finished controller, a DaemonSet puts a pod on
+# each of the three nodes, and a NoExecute taint on one node makes the taint
+# eviction controller delete the DaemonSet's pod there (its pods tolerate
+# only the not-ready and unreachable taints), which the daemonset
+# controller then does not put back.
+stage=workloads
+job_field() { k get job "$1" -o "jsonpath=$2" 2>/dev/null; }
+ds_pods() { k get pods -l app=agent -o 'jsonpath={range .items[*]}{.spec.nodeName} {.metadata.deletionTimestamp}{"\n"}{end}' 2>/dev/null | awk 'NF == 1 {print $1}' | sort | xargs; }
+first_node=$(k get nodes -o 'jsonpath={.items[0].metadata.name}' 2>/dev/null)
+run_step job-complete "k create job hello --image=busybox -- echo hello from a job" \
+	'[[ $(job_field hello "{.status.succeeded}") == 1 ]] && k wait --for=condition=complete job/hello --timeout=1s' \
+	'echo "complete; kubectl logs job/hello: $(k logs job/hello 2>&1 | tail -1)"'
+run_step cronjob-manual "k create cronjob tick --image=busybox --schedule='*/5 * * * *' -- echo tick && k create job tick-now --from=cronjob/tick" \
+	'[[ $(job_field tick-now "{.status.succeeded}") == 1 ]]' \
+	'echo "the job made from the cronjob completed; owner $(job_field tick-now "{.metadata.ownerReferences[0].kind}")"'
+run_step job-ttl "k apply -f - <<<'{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"brief\"},\"spec\":{\"ttlSecondsAfterFinished\":0,\"template\":{\"spec\":{\"restartPolicy\":\"Never\",\"containers\":[{\"name\":\"c\",\"image\":\"busybox\",\"command\":[\"true\"]}]}}}}'" \
+	'! k get job brief' \
+	'echo "the finished job was deleted after its zero TTL"'
+run_step daemonset-fills-nodes "k apply -f - <<<'{\"apiVersion\":\"apps/v1\",\"kind\":\"DaemonSet\",\"metadata\":{\"name\":\"agent\"},\"spec\":{\"selector\":{\"matchLabels\":{\"app\":\"agent\"}},\"template\":{\"metadata\":{\"labels\":{\"app\":\"agent\"}},\"spec\":{\"containers\":[{\"name\":\"a\",\"image\":\"nginx\"}]}}}}' && kw rollout status ds/agent --timeout=${step_timeout}s" \
+	'[[ $(count "$(ds_pods)") == 3 ]]' \
+	'echo "one pod on each of $(ds_pods)"'
+run_step taint-evicts "k taint node '$first_node' evict=now:NoExecute" \
+	'[[ $(count "$(ds_pods)") == 2 && " $(ds_pods) " != *" $first_node "* ]]' \
+	'echo "the pod on $first_node was evicted and not put back; left on $(ds_pods)"'
+run_step workloads-delete "k taint node '$first_node' evict- && k delete ds agent --wait=false && k delete job hello tick-now --wait=false && k delete cronjob tick" \
+	'[[ -z $(k get pods -l app=agent -o name 2>/dev/null) && -z $(k get jobs -o name 2>/dev/null) ]]' \
+	'echo "the garbage collector deleted the daemonset and jobs pods"'
 
 # Errors in the controller manager's log are worth reading even when every
 # step passed: a controller that failed to start says so only there.
