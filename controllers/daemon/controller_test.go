@@ -18,6 +18,7 @@ import (
 	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/informer"
+	"github.com/miniplane/miniplane/internal/testenv"
 )
 
 // harness runs the controller against the real API server on a fake
@@ -55,25 +56,7 @@ func newHarness(t *testing.T) *harness {
 }
 
 func (h *harness) syncInformers() bool {
-	did := false
-	for progress := true; progress; {
-		progress = false
-		for _, inf := range h.c.informers {
-			for inf.Reflector().Step(h.ctx) {
-				progress = true
-			}
-			for inf.ProcessOne() {
-				progress = true
-			}
-		}
-		for _, r := range h.c.regs {
-			for r.DispatchOne() {
-				progress = true
-			}
-		}
-		did = did || progress
-	}
-	return did
+	return testenv.SyncInformers(h.ctx, h.c.informers...)
 }
 
 // settle runs informers and controller until nothing is left to do now.

@@ -17,6 +17,7 @@ import (
 	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/informer"
+	"github.com/miniplane/miniplane/internal/testenv"
 )
 
 // harness runs the controller against the real API server on a fake
@@ -48,24 +49,7 @@ func newHarness(t *testing.T) *harness {
 
 // settle runs informers and controller until nothing is left to do now.
 func (h *harness) settle() {
-	for {
-		progress := false
-		for _, inf := range h.c.informers {
-			for inf.Reflector().Step(h.ctx) {
-				progress = true
-			}
-			for inf.ProcessOne() {
-				progress = true
-			}
-		}
-		for _, r := range h.c.regs {
-			for r.DispatchOne() {
-				progress = true
-			}
-		}
-		if !progress && !h.c.ProcessOne(h.ctx) {
-			return
-		}
+	for testenv.SyncInformers(h.ctx, h.c.informers...) || h.c.ProcessOne(h.ctx) {
 	}
 }
 

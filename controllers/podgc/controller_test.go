@@ -16,6 +16,7 @@ import (
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/informer"
+	"github.com/miniplane/miniplane/internal/testenv"
 )
 
 // statuses records the pod statuses written through it.
@@ -55,22 +56,7 @@ func newHarness(t *testing.T, threshold int) *harness {
 
 // settle brings the caches up to date, then runs the syncs that are due.
 func (h *harness) settle() {
-	for progress := true; progress; {
-		progress = false
-		for _, inf := range h.f.Informers() {
-			for inf.Reflector().Step(h.ctx) || inf.ProcessOne() {
-				progress = true
-			}
-		}
-		for _, r := range h.c.regs {
-			for r.DispatchOne() {
-				progress = true
-			}
-		}
-		for h.c.ProcessOne(h.ctx) {
-			progress = true
-		}
-	}
+	testenv.SettleController(h.t, h.ctx, h.f, h.c)
 }
 
 func (h *harness) advance(d time.Duration) {

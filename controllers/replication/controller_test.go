@@ -29,6 +29,7 @@ import (
 	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/informer"
+	"github.com/miniplane/miniplane/internal/testenv"
 )
 
 // faultyClient is the real apiserver with counted writes and injectable
@@ -238,25 +239,7 @@ func newHarnessOf(t testing.TB, k kind, burst int, withRecorder bool, mutate ...
 // syncInformers delivers everything the server has to the caches and the
 // controller's handlers, without syncing any controller.
 func (h *harness) syncInformers() bool {
-	did := false
-	for progress := true; progress; {
-		progress = false
-		for _, inf := range []*informer.Informer{h.c.ownerInformer, h.c.podInformer} {
-			for inf.Reflector().Step(h.ctx) {
-				progress = true
-			}
-			for inf.ProcessOne() {
-				progress = true
-			}
-		}
-		for _, r := range []*informer.Registration{h.c.ownerReg, h.c.podReg} {
-			for r.DispatchOne() {
-				progress = true
-			}
-		}
-		did = did || progress
-	}
-	return did
+	return testenv.SyncInformers(h.ctx, h.c.ownerInformer, h.c.podInformer)
 }
 
 // settle runs informers and controller until nothing is left to do now.

@@ -15,6 +15,7 @@ import (
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/informer"
+	"github.com/miniplane/miniplane/internal/testenv"
 )
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -108,22 +109,7 @@ func newHarness(t *testing.T) *harness {
 
 // settle runs informer, handler and sync steps until none has work.
 func (h *harness) settle() {
-	for progress := true; progress; {
-		progress = false
-		for _, inf := range h.f.Informers() {
-			for inf.Reflector().Step(h.ctx) || inf.ProcessOne() {
-				progress = true
-			}
-		}
-		for _, r := range h.c.Registrations() {
-			for r.DispatchOne() {
-				progress = true
-			}
-		}
-		for h.c.ProcessOne(h.ctx) {
-			progress = true
-		}
-	}
+	testenv.SettleController(h.t, h.ctx, h.f, h.c)
 }
 
 func (h *harness) advance(d time.Duration) {
