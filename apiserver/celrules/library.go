@@ -15,9 +15,9 @@ import (
 
 // envOptions are the CEL environment of validation rules, as Kubernetes v1.32
 // builds its base environment (environment.MustBaseEnvSet) less the
-// authorizer, quantity, IP, CIDR and format libraries: cel-go's standard
-// functions and macros, optional types, the string and set extensions,
-// two-variable comprehensions, and Kubernetes' list, regex and URL libraries.
+// authorizer, quantity and format libraries: cel-go's standard functions and
+// macros, optional types, the string and set extensions, two-variable
+// comprehensions, and Kubernetes' list, regex, URL, IP and CIDR libraries.
 func envOptions() []cel.EnvOption {
 	return []cel.EnvOption{
 		cel.HomogeneousAggregateLiterals(),
@@ -37,6 +37,8 @@ func envOptions() []cel.EnvOption {
 		listsLibrary(),
 		regexLibrary(),
 		urlLibrary(),
+		ipLibrary(),
+		cidrLibrary(),
 	}
 }
 
