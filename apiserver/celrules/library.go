@@ -15,9 +15,10 @@ import (
 
 // envOptions are the CEL environment of validation rules, as Kubernetes v1.32
 // builds its base environment (environment.MustBaseEnvSet) less the
-// authorizer, quantity and format libraries: cel-go's standard functions and
-// macros, optional types, the string and set extensions, two-variable
-// comprehensions, and Kubernetes' list, regex, URL, IP and CIDR libraries.
+// authorizer and format libraries: cel-go's standard functions and macros,
+// optional types, the string and set extensions, two-variable
+// comprehensions, and Kubernetes' list, regex, URL, IP, CIDR and quantity
+// libraries.
 func envOptions() []cel.EnvOption {
 	return []cel.EnvOption{
 		cel.HomogeneousAggregateLiterals(),
@@ -39,6 +40,7 @@ func envOptions() []cel.EnvOption {
 		urlLibrary(),
 		ipLibrary(),
 		cidrLibrary(),
+		quantityLibrary(),
 	}
 }
 
