@@ -3,75 +3,20 @@ package celrules
 import (
 	"fmt"
 	"net/netip"
-	"reflect"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 )
 
-// ipType and cidrType are the types of ip(string) and cidr(string).
+// ipKind and cidrKind are the types of ip(string) and cidr(string).
 // Kubernetes: apiservercel.IPType and CIDRType.
 var (
-	ipType   = cel.ObjectType("net.IP")
-	cidrType = cel.ObjectType("net.CIDR")
+	ipKind = &libKind[netip.Addr]{t: cel.ObjectType("net.IP"), name: "IP",
+		str: netip.Addr.String, equal: func(a, b netip.Addr) bool { return a == b }}
+	cidrKind = &libKind[netip.Prefix]{t: cel.ObjectType("net.CIDR"), name: "CIDR",
+		str: netip.Prefix.String, equal: func(a, b netip.Prefix) bool { return a == b }}
 )
-
-// ipVal is a parsed IP address.
-type ipVal struct{ a netip.Addr }
-
-func (v ipVal) ConvertToNative(t reflect.Type) (any, error) {
-	if reflect.TypeOf(v.a).AssignableTo(t) {
-		return v.a, nil
-	}
-	return nil, fmt.Errorf("type conversion error from 'IP' to '%v'", t)
-}
-
-func (v ipVal) ConvertToType(t ref.Type) ref.Val {
-	switch t {
-	case types.StringType:
-		return types.String(v.a.String())
-	case types.TypeType:
-		return ipType
-	}
-	return types.NewErr("type conversion error from '%s' to '%s'", ipType, t)
-}
-
-func (v ipVal) Equal(other ref.Val) ref.Val {
-	o, ok := other.(ipVal)
-	return types.Bool(ok && o.a == v.a)
-}
-
-func (v ipVal) Type() ref.Type { return ipType }
-func (v ipVal) Value() any     { return v.a }
-
-// cidrVal is a parsed CIDR: an address and a prefix length.
-type cidrVal struct{ p netip.Prefix }
-
-func (v cidrVal) ConvertToNative(t reflect.Type) (any, error) {
-	if reflect.TypeOf(v.p).AssignableTo(t) {
-		return v.p, nil
-	}
-	return nil, fmt.Errorf("type conversion error from 'CIDR' to '%v'", t)
-}
-
-func (v cidrVal) ConvertToType(t ref.Type) ref.Val {
-	switch t {
-	case types.StringType:
-		return types.String(v.p.String())
-	case types.TypeType:
-		return cidrType
-	}
-	return types.NewErr("type conversion error from '%s' to '%s'", cidrType, t)
-}
-
-func (v cidrVal) Equal(other ref.Val) ref.Val {
-	o, ok := other.(cidrVal)
-	return types.Bool(ok && o.p == v.p)
-}
-
-func (v cidrVal) Type() ref.Type { return cidrType }
-func (v cidrVal) Value() any     { return v.p }
 
 // parseIP parses an address as the IP library does: no zone, and no
 // IPv4-mapped IPv6 address.
@@ -108,23 +53,16 @@ func parseCIDR(s string) (netip.Prefix, error) {
 // isGlobalUnicast. Kubernetes: library/ip.go.
 func ipLibrary() cel.EnvOption {
 	is := func(name string, f func(netip.Addr) bool) cel.EnvOption {
-		return cel.Function(name, cel.MemberOverload("ip_"+name, []*cel.Type{ipType}, cel.BoolType,
-			cel.UnaryBinding(func(v ref.Val) ref.Val {
-				ip, ok := v.(ipVal)
-				if !ok {
-					return types.MaybeNoSuchOverloadErr(v)
-				}
-				return types.Bool(f(ip.a))
-			})))
+		return ipKind.member(name, "ip_"+name, cel.BoolType, func(a netip.Addr) ref.Val { return types.Bool(f(a)) })
 	}
 	return cel.Lib(library{opts: []cel.EnvOption{
-		cel.Function("ip", cel.Overload("string_to_ip", []*cel.Type{cel.StringType}, ipType,
+		cel.Function("ip", cel.Overload("string_to_ip", []*cel.Type{cel.StringType}, ipKind.t,
 			cel.UnaryBinding(func(v ref.Val) ref.Val {
 				a, err := parseIP(string(v.(types.String)))
 				if err != nil {
 					return types.WrapErr(err)
 				}
-				return ipVal{a: a}
+				return ipKind.of(a)
 			}))),
 		cel.Function("isIP", cel.Overload("is_ip", []*cel.Type{cel.StringType}, cel.BoolType,
 			cel.UnaryBinding(func(v ref.Val) ref.Val {
@@ -140,19 +78,13 @@ func ipLibrary() cel.EnvOption {
 				}
 				return types.Bool(a.String() == s)
 			}))),
-		cel.Function("string", cel.Overload("ip_to_string", []*cel.Type{ipType}, cel.StringType,
-			cel.UnaryBinding(func(v ref.Val) ref.Val { return v.ConvertToType(types.StringType) }))),
-		cel.Function("family", cel.MemberOverload("ip_family", []*cel.Type{ipType}, cel.IntType,
-			cel.UnaryBinding(func(v ref.Val) ref.Val {
-				ip, ok := v.(ipVal)
-				if !ok {
-					return types.MaybeNoSuchOverloadErr(v)
-				}
-				if ip.a.Is4() {
-					return types.Int(4)
-				}
-				return types.Int(6)
-			}))),
+		ipKind.toString("ip_to_string"),
+		ipKind.member("family", "ip_family", cel.IntType, func(a netip.Addr) ref.Val {
+			if a.Is4() {
+				return types.Int(4)
+			}
+			return types.Int(6)
+		}),
 		is("isUnspecified", netip.Addr.IsUnspecified),
 		is("isLoopback", netip.Addr.IsLoopback),
 		is("isLinkLocalMulticast", netip.Addr.IsLinkLocalMulticast),
@@ -167,19 +99,19 @@ func ipLibrary() cel.EnvOption {
 // library/cidr.go.
 func cidrLibrary() cel.EnvOption {
 	member := func(name string, arg *cel.Type, result *cel.Type, f func(netip.Prefix, ref.Val) ref.Val) cel.FunctionOpt {
-		return cel.MemberOverload("cidr_"+name+"_"+arg.String(), []*cel.Type{cidrType, arg}, result,
+		return cel.MemberOverload("cidr_"+name+"_"+arg.String(), []*cel.Type{cidrKind.t, arg}, result,
 			cel.BinaryBinding(func(c, x ref.Val) ref.Val {
-				cv, ok := c.(cidrVal)
-				if !ok {
-					return types.MaybeNoSuchOverloadErr(c)
+				p, err := unwrap[netip.Prefix](c)
+				if err != nil {
+					return err
 				}
-				return f(cv.p, x)
+				return f(p, x)
 			}))
 	}
 	containsIP := func(p netip.Prefix, x ref.Val) ref.Val {
 		switch x := x.(type) {
-		case ipVal:
-			return types.Bool(p.Contains(x.a))
+		case libVal[netip.Addr]:
+			return types.Bool(p.Contains(x.v))
 		case types.String:
 			a, err := parseIP(string(x))
 			if err != nil {
@@ -192,8 +124,8 @@ func cidrLibrary() cel.EnvOption {
 	containsCIDR := func(p netip.Prefix, x ref.Val) ref.Val {
 		var q netip.Prefix
 		switch x := x.(type) {
-		case cidrVal:
-			q = x.p
+		case libVal[netip.Prefix]:
+			q = x.v
 		case types.String:
 			var err error
 			if q, err = parseCIDR(string(x)); err != nil {
@@ -205,39 +137,31 @@ func cidrLibrary() cel.EnvOption {
 		return types.Bool(p.Addr().Is4() == q.Addr().Is4() && q.Bits() >= p.Bits() && p.Contains(q.Addr()))
 	}
 	unary := func(name string, result *cel.Type, f func(netip.Prefix) ref.Val) cel.EnvOption {
-		return cel.Function(name, cel.MemberOverload("cidr_"+name, []*cel.Type{cidrType}, result,
-			cel.UnaryBinding(func(v ref.Val) ref.Val {
-				c, ok := v.(cidrVal)
-				if !ok {
-					return types.MaybeNoSuchOverloadErr(v)
-				}
-				return f(c.p)
-			})))
+		return cidrKind.member(name, "cidr_"+name, result, f)
 	}
 	return cel.Lib(library{opts: []cel.EnvOption{
-		cel.Function("cidr", cel.Overload("string_to_cidr", []*cel.Type{cel.StringType}, cidrType,
+		cel.Function("cidr", cel.Overload("string_to_cidr", []*cel.Type{cel.StringType}, cidrKind.t,
 			cel.UnaryBinding(func(v ref.Val) ref.Val {
 				p, err := parseCIDR(string(v.(types.String)))
 				if err != nil {
 					return types.WrapErr(err)
 				}
-				return cidrVal{p: p}
+				return cidrKind.of(p)
 			}))),
 		cel.Function("isCIDR", cel.Overload("is_cidr", []*cel.Type{cel.StringType}, cel.BoolType,
 			cel.UnaryBinding(func(v ref.Val) ref.Val {
 				_, err := parseCIDR(string(v.(types.String)))
 				return types.Bool(err == nil)
 			}))),
-		cel.Function("string", cel.Overload("cidr_to_string", []*cel.Type{cidrType}, cel.StringType,
-			cel.UnaryBinding(func(v ref.Val) ref.Val { return v.ConvertToType(types.StringType) }))),
+		cidrKind.toString("cidr_to_string"),
 		cel.Function("containsIP",
-			member("contains_ip", ipType, cel.BoolType, containsIP),
+			member("contains_ip", ipKind.t, cel.BoolType, containsIP),
 			member("contains_ip", cel.StringType, cel.BoolType, containsIP)),
 		cel.Function("containsCIDR",
-			member("contains_cidr", cidrType, cel.BoolType, containsCIDR),
+			member("contains_cidr", cidrKind.t, cel.BoolType, containsCIDR),
 			member("contains_cidr", cel.StringType, cel.BoolType, containsCIDR)),
-		unary("ip", ipType, func(p netip.Prefix) ref.Val { return ipVal{a: p.Addr()} }),
-		unary("masked", cidrType, func(p netip.Prefix) ref.Val { return cidrVal{p: p.Masked()} }),
+		unary("ip", ipKind.t, func(p netip.Prefix) ref.Val { return ipKind.of(p.Addr()) }),
+		unary("masked", cidrKind.t, func(p netip.Prefix) ref.Val { return cidrKind.of(p.Masked()) }),
 		unary("prefixLength", cel.IntType, func(p netip.Prefix) ref.Val { return types.Int(p.Bits()) }),
 	}})
 }

@@ -1,9 +1,7 @@
 package celrules
 
 import (
-	"fmt"
 	"math/big"
-	"reflect"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
@@ -12,35 +10,11 @@ import (
 	"github.com/miniplane/miniplane/api/quota"
 )
 
-// quantityType is the type of quantity(string). Kubernetes:
+// quantityKind is the type of quantity(string), whose values are exact
+// and equal by value (quantity('1k') == quantity('1000')). Kubernetes:
 // apiservercel.QuantityType.
-var quantityType = cel.ObjectType("kubernetes.Quantity")
-
-// quantityVal is a parsed quantity, exactly.
-type quantityVal struct{ r *big.Rat }
-
-func (v quantityVal) ConvertToNative(t reflect.Type) (any, error) {
-	if reflect.TypeOf(v.r).AssignableTo(t) {
-		return v.r, nil
-	}
-	return nil, fmt.Errorf("type conversion error from 'Quantity' to '%v'", t)
-}
-
-func (v quantityVal) ConvertToType(t ref.Type) ref.Val {
-	if t == types.TypeType {
-		return quantityType
-	}
-	return types.NewErr("type conversion error from '%s' to '%s'", quantityType, t)
-}
-
-// Equal compares values: quantity('1k') == quantity('1000').
-func (v quantityVal) Equal(other ref.Val) ref.Val {
-	o, ok := other.(quantityVal)
-	return types.Bool(ok && o.r.Cmp(v.r) == 0)
-}
-
-func (v quantityVal) Type() ref.Type { return quantityType }
-func (v quantityVal) Value() any     { return v.r }
+var quantityKind = &libKind[*big.Rat]{t: cel.ObjectType("kubernetes.Quantity"), name: "Quantity",
+	equal: func(a, b *big.Rat) bool { return a.Cmp(b) == 0 }}
 
 // errQuantityFormat is resource.ParseQuantity's answer to text that is not
 // a quantity.
@@ -52,27 +26,20 @@ const errQuantityFormat = "quantities must match the regular expression '^([+-]?
 // isLessThan and compareTo. Kubernetes: library/quantity.go.
 func quantityLibrary() cel.EnvOption {
 	unary := func(name string, result *cel.Type, f func(*big.Rat) ref.Val) cel.EnvOption {
-		return cel.Function(name, cel.MemberOverload("quantity_"+name, []*cel.Type{quantityType}, result,
-			cel.UnaryBinding(func(v ref.Val) ref.Val {
-				q, ok := v.(quantityVal)
-				if !ok {
-					return types.MaybeNoSuchOverloadErr(v)
-				}
-				return f(q.r)
-			})))
+		return quantityKind.member(name, "quantity_"+name, result, f)
 	}
 	binary := func(name string, arg, result *cel.Type, f func(a, b *big.Rat) ref.Val) cel.FunctionOpt {
-		return cel.MemberOverload("quantity_"+name+"_"+arg.String(), []*cel.Type{quantityType, arg}, result,
+		return cel.MemberOverload("quantity_"+name+"_"+arg.String(), []*cel.Type{quantityKind.t, arg}, result,
 			cel.BinaryBinding(func(a, b ref.Val) ref.Val {
-				q, ok := a.(quantityVal)
-				if !ok {
-					return types.MaybeNoSuchOverloadErr(a)
+				q, err := unwrap[*big.Rat](a)
+				if err != nil {
+					return err
 				}
 				switch b := b.(type) {
-				case quantityVal:
-					return f(q.r, b.r)
+				case libVal[*big.Rat]:
+					return f(q, b.v)
 				case types.Int:
-					return f(q.r, new(big.Rat).SetInt64(int64(b)))
+					return f(q, new(big.Rat).SetInt64(int64(b)))
 				}
 				return types.MaybeNoSuchOverloadErr(b)
 			}))
@@ -84,16 +51,16 @@ func quantityLibrary() cel.EnvOption {
 		return r.Num().Int64(), true
 	}
 	arith := func(op func(z, a, b *big.Rat) *big.Rat) func(a, b *big.Rat) ref.Val {
-		return func(a, b *big.Rat) ref.Val { return quantityVal{r: op(new(big.Rat), a, b)} }
+		return func(a, b *big.Rat) ref.Val { return quantityKind.of(op(new(big.Rat), a, b)) }
 	}
 	return cel.Lib(library{opts: []cel.EnvOption{
-		cel.Function("quantity", cel.Overload("string_to_quantity", []*cel.Type{cel.StringType}, quantityType,
+		cel.Function("quantity", cel.Overload("string_to_quantity", []*cel.Type{cel.StringType}, quantityKind.t,
 			cel.UnaryBinding(func(v ref.Val) ref.Val {
 				r, ok := quota.Parse(string(v.(types.String)))
 				if !ok {
 					return types.NewErr("%s", errQuantityFormat)
 				}
-				return quantityVal{r: r}
+				return quantityKind.of(r)
 			}))),
 		cel.Function("isQuantity", cel.Overload("is_quantity_string", []*cel.Type{cel.StringType}, cel.BoolType,
 			cel.UnaryBinding(func(v ref.Val) ref.Val {
@@ -113,15 +80,15 @@ func quantityLibrary() cel.EnvOption {
 			f, _ := r.Float64()
 			return types.Double(f)
 		}),
-		cel.Function("add", binary("add", quantityType, quantityType, arith((*big.Rat).Add)),
-			binary("add", cel.IntType, quantityType, arith((*big.Rat).Add))),
-		cel.Function("sub", binary("sub", quantityType, quantityType, arith((*big.Rat).Sub)),
-			binary("sub", cel.IntType, quantityType, arith((*big.Rat).Sub))),
-		cel.Function("isGreaterThan", binary("is_greater_than", quantityType, cel.BoolType,
+		cel.Function("add", binary("add", quantityKind.t, quantityKind.t, arith((*big.Rat).Add)),
+			binary("add", cel.IntType, quantityKind.t, arith((*big.Rat).Add))),
+		cel.Function("sub", binary("sub", quantityKind.t, quantityKind.t, arith((*big.Rat).Sub)),
+			binary("sub", cel.IntType, quantityKind.t, arith((*big.Rat).Sub))),
+		cel.Function("isGreaterThan", binary("is_greater_than", quantityKind.t, cel.BoolType,
 			func(a, b *big.Rat) ref.Val { return types.Bool(a.Cmp(b) > 0) })),
-		cel.Function("isLessThan", binary("is_less_than", quantityType, cel.BoolType,
+		cel.Function("isLessThan", binary("is_less_than", quantityKind.t, cel.BoolType,
 			func(a, b *big.Rat) ref.Val { return types.Bool(a.Cmp(b) < 0) })),
-		cel.Function("compareTo", binary("compare_to", quantityType, cel.IntType,
+		cel.Function("compareTo", binary("compare_to", quantityKind.t, cel.IntType,
 			func(a, b *big.Rat) ref.Val { return types.Int(a.Cmp(b)) })),
 	}})
 }
