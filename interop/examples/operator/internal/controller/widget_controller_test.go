@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -203,10 +202,7 @@ func TestWidgetSchema(t *testing.T) {
 // the point), so it runs only as TestSweepFindsTheBug's child, or to
 // replay one seed.
 func TestBuggySweep(t *testing.T) {
-	if _, replay := planetest.FlagSeed(); !replay && os.Getenv(inproc.BuggySweep) == "" {
-		t.Skip("fails by design; TestSweepFindsTheBug runs it in a child process")
-	}
-	planetest.Sweep(t, 50, func(t *testing.T, seed int64) { runOperator(t, seed, faults.All, true) })
+	inproc.RunBuggySweep(t, 50, func(t *testing.T, seed int64) { runOperator(t, seed, faults.All, true) })
 }
 
 // TestSweepFindsTheBug runs TestBuggySweep in a child test process and
@@ -224,13 +220,5 @@ func TestSweepFindsTheBug(t *testing.T) {
 // TestFixedPasses200Seeds sweeps the fixed reconciler over 200 seeds with
 // every fault on.
 func TestFixedPasses200Seeds(t *testing.T) {
-	n := 200
-	if testing.Short() {
-		n = 20
-	}
-	start := time.Now() // wallclock: the figure is wall time
-	res := planetest.Sweep(t, n, func(t *testing.T, seed int64) { runOperator(t, seed, faults.All, false) })
-	elapsed := time.Since(start) // wallclock
-	assert.Empty(t, res.Failed)
-	t.Logf("fixed operator: %d seeds in %v: %.1f seeds/s", len(res.Ran), elapsed.Round(time.Millisecond), float64(len(res.Ran))/elapsed.Seconds())
+	inproc.RunFixedSweep(t, "fixed operator", func(t *testing.T, seed int64) { runOperator(t, seed, faults.All, false) })
 }
