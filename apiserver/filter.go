@@ -26,11 +26,25 @@ func newFilter(k *kind, labelSelector, fieldSelector string) (filter, error) {
 		return f, apierrors.NewBadRequest(err.Error())
 	}
 	for _, r := range f.fields.Requirements() {
-		if r.Field != "metadata.name" && r.Field != "metadata.namespace" && !slices.Contains(k.fieldNames, r.Field) {
+		if !k.selectable(r.Field) {
 			return f, apierrors.NewBadRequest("field label not supported: " + r.Field)
 		}
 	}
 	return f, nil
+}
+
+// selectable reports whether a field selector may name field: the name,
+// the namespace (of a custom kind, only a namespaced one's, as
+// apiextensions-apiserver's ConvertFieldLabel has it) and the kind's own
+// fields.
+func (k *kind) selectable(field string) bool {
+	switch field {
+	case "metadata.name":
+		return true
+	case "metadata.namespace":
+		return k.custom == nil || k.namespaced
+	}
+	return slices.Contains(k.fieldNames, field)
 }
 
 // everything reports whether the filter lets every object through.

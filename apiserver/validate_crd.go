@@ -5,6 +5,8 @@ package apiserver
 // (ValidateCustomResourceDefinition and its update) and the v1 defaults.
 
 import (
+	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -255,12 +257,117 @@ func validateCRDVersion(errs apierrors.FieldErrors, v *api.CustomResourceDefinit
 			errs = append(errs, Invalid(cp.Child("JSONPath"), c.JSONPath, "miniplane understands only field paths such as .spec.replicas"))
 		}
 	}
-	for i, f := range v.SelectableFields {
-		if simpleJSONPath(f.JSONPath) == nil {
-			errs = append(errs, Invalid(p.Child("selectableFields").Index(i).Child("jsonPath"), f.JSONPath, "must be a simple field path"))
-		}
+	if v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
+		errs = validateSelectableFields(errs, v.SelectableFields, v.Schema.OpenAPIV3Schema, p.Child("selectableFields"))
 	}
 	return errs
+}
+
+// maxSelectableFields is how many distinct selectable fields a version
+// may have. Kubernetes: validation.MaxSelectableFields.
+const maxSelectableFields = 8
+
+// validateSelectableFields checks a version's selectable fields against its
+// schema: each a field path without array notation to a string, boolean or
+// integer field outside metadata, none twice, at most eight. Kubernetes:
+// ValidateCustomResourceSelectableFields.
+func validateSelectableFields(errs apierrors.FieldErrors, fields []api.SelectableField, root *api.JSONSchemaProps, p Path) apierrors.FieldErrors {
+	seen := map[Path]bool{}
+	for i, f := range fields {
+		fp := p.Index(i).Child("jsonPath")
+		if f.JSONPath == "" {
+			errs = append(errs, Required(fp, ""))
+			continue
+		}
+		path, found, err := schemaFieldPath(f.JSONPath, root)
+		if err != nil {
+			errs = append(errs, Invalid(fp, f.JSONPath, "is an invalid path: "+err.Error()))
+			continue
+		}
+		if path == "metadata" || strings.HasPrefix(string(path), "metadata.") || strings.HasPrefix(string(path), "metadata[") {
+			errs = append(errs, Invalid(fp, f.JSONPath, "must not point to fields in metadata"))
+		}
+		if found == nil || (found.Type != "string" && found.Type != "boolean" && found.Type != "integer") {
+			errs = append(errs, Invalid(fp, f.JSONPath, "must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed."))
+		}
+		if seen[path] {
+			errs = append(errs, Duplicate(fp, f.JSONPath))
+		}
+		seen[path] = true
+	}
+	if len(seen) > maxSelectableFields {
+		errs = append(errs, apierrors.FieldError{Type: api.CauseTypeFieldValueTooMany, Field: string(p), BadValue: len(seen),
+			Detail: fmt.Sprintf("must have at most %d items", maxSelectableFields)})
+	}
+	return errs
+}
+
+// schemaFieldPath follows a JSON path of field names (".spec.color") through
+// a schema: a name is a property where the schema has properties, else a
+// key of its additionalProperties. It returns the path as errors write it
+// and the schema it ends at, or an error in Kubernetes' words.
+// Kubernetes: cel.ValidFieldPath without array notation.
+func schemaFieldPath(jsonPath string, schema *api.JSONSchemaProps) (Path, *api.JSONSchemaProps, error) {
+	var path Path
+	tokens := fieldPathTokens(jsonPath)
+	for i := 0; i < len(tokens); i++ {
+		switch tokens[i] {
+		case "[":
+			return "", nil, errors.New("array notation is not allowed")
+		case ".":
+			i++
+			if i == len(tokens) {
+				return "", nil, errors.New("unexpected end of JSON path")
+			}
+			name := tokens[i]
+			switch {
+			case schema.Properties != nil:
+				next, ok := schema.Properties[name]
+				if !ok {
+					return "", nil, errors.New("does not refer to a valid field")
+				}
+				path, schema = path.Child(name), &next
+			case schema.AdditionalProperties != nil:
+				path, schema = path.Key(name), schema.AdditionalProperties.Schema
+				if schema == nil {
+					schema = &api.JSONSchemaProps{} // values of any kind: nothing below
+				}
+			default:
+				return "", nil, errors.New("does not refer to a valid field")
+			}
+		default:
+			return "", nil, fmt.Errorf("expected [ or . but got: %s", tokens[i])
+		}
+	}
+	return path, schema, nil
+}
+
+// fieldPathTokens splits a JSON path into ".", "[", "]" and the text
+// between them, a single-quoted string being one token.
+func fieldPathTokens(s string) []string {
+	var out []string
+	for len(s) > 0 {
+		if s[0] == '\'' {
+			end := len(s)
+			for i := 1; i < len(s); i++ {
+				if s[i] == '\'' && s[i-1] != '\\' {
+					end = i + 1
+					break
+				}
+			}
+			out, s = append(out, s[:end]), s[end:]
+			continue
+		}
+		i := strings.IndexAny(s, ".[]")
+		switch {
+		case i == 0:
+			i = 1
+		case i < 0:
+			i = len(s)
+		}
+		out, s = append(out, s[:i]), s[i:]
+	}
+	return out
 }
 
 func validSpecPath(path, under string) bool {

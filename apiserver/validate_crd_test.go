@@ -164,3 +164,70 @@ func TestValidateCRDRules(t *testing.T) {
 		})
 	}
 }
+
+// TestValidateCRDSelectableFields: a version's selectableFields are field
+// paths, without array notation, to a string, boolean or integer field of
+// its schema outside metadata, none twice and at most eight, refused in
+// apiextensions-apiserver's words. Kubernetes: the selectableFields cases
+// of TestValidateCustomResourceDefinition.
+func TestValidateCRDSelectableFields(t *testing.T) {
+	const schema = `{"type":"object","properties":{
+	  "metadata":{"type":"object","properties":{"name":{"type":"string"}}},
+	  "spec":{"type":"object","properties":{
+	    "color":{"type":"string","enum":["red","blue"]}, "when":{"type":"string","format":"date-time"},
+	    "size":{"type":"integer"}, "on":{"type":"boolean"}, "ratio":{"type":"number"},
+	    "labels":{"type":"object","additionalProperties":{"type":"string"}},
+	    "tags":{"type":"array","items":{"type":"string"}}, "nested":{"type":"object","properties":{"a":{"type":"string"}}},
+	    "f0":{"type":"string"},"f1":{"type":"string"},"f2":{"type":"string"},"f3":{"type":"string"},
+	    "f4":{"type":"string"},"f5":{"type":"string"},"f6":{"type":"string"},"f7":{"type":"string"},"f8":{"type":"string"}}}}}`
+	const p = "spec.versions[0].selectableFields"
+	for _, tc := range []struct {
+		name  string
+		paths []string
+		want  []string
+	}{
+		{"valid", []string{".spec.color", ".spec.when", ".spec.size", ".spec.on", ".spec.labels.app", ".spec.nested.a"}, nil},
+		{"empty", []string{""}, []string{p + "[0].jsonPath: Required value"}},
+		{"not a field", []string{".spec.shade"}, []string{p + `[0].jsonPath: Invalid value: ".spec.shade": is an invalid path: does not refer to a valid field`}},
+		{"no leading dot", []string{"spec.color"}, []string{p + `[0].jsonPath: Invalid value: "spec.color": is an invalid path: expected [ or . but got: spec`}},
+		{"trailing dot", []string{".spec."}, []string{p + `[0].jsonPath: Invalid value: ".spec.": is an invalid path: unexpected end of JSON path`}},
+		{"array notation", []string{".spec['color']"}, []string{p + `[0].jsonPath: Invalid value: ".spec['color']": is an invalid path: array notation is not allowed`}},
+		{"into a list", []string{".spec.tags.x"}, []string{p + `[0].jsonPath: Invalid value: ".spec.tags.x": is an invalid path: does not refer to a valid field`}},
+		{"a number", []string{".spec.ratio"}, []string{p + `[0].jsonPath: Invalid value: ".spec.ratio": must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.`}},
+		{"an object", []string{".spec.nested"}, []string{p + `[0].jsonPath: Invalid value: ".spec.nested": must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.`}},
+		{"metadata", []string{".metadata.name"}, []string{p + `[0].jsonPath: Invalid value: ".metadata.name": must not point to fields in metadata`}},
+		{"duplicate", []string{".spec.color", ".spec.size", ".spec.color"}, []string{p + `[2].jsonPath: Duplicate value: ".spec.color"`}},
+		{"eight", []string{".spec.f0", ".spec.f1", ".spec.f2", ".spec.f3", ".spec.f4", ".spec.f5", ".spec.f6", ".spec.f7"}, nil},
+		{"nine", []string{".spec.f0", ".spec.f1", ".spec.f2", ".spec.f3", ".spec.f4", ".spec.f5", ".spec.f6", ".spec.f7", ".spec.f8"},
+			[]string{p + ": Too many: 9: must have at most 8 items"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := validCRD()
+			require.NoError(t, json.Unmarshal([]byte(schema), c.Spec.Versions[0].Schema.OpenAPIV3Schema))
+			for _, path := range tc.paths {
+				c.Spec.Versions[0].SelectableFields = append(c.Spec.Versions[0].SelectableFields, api.SelectableField{JSONPath: path})
+			}
+			defaultCRD(c)
+			var got []string
+			for _, e := range validateCRD(c, &celrules.Compiler{}) {
+				got = append(got, e.Error())
+			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// FuzzSchemaFieldPath: a selectable field's path, whatever it is, is
+// followed or refused without a panic.
+func FuzzSchemaFieldPath(f *testing.F) {
+	for _, s := range []string{".spec.color", ".spec['a.b']", "spec", ".", "..", ".spec.labels.x", ".'", "[", ".spec.tags[0]"} {
+		f.Add(s)
+	}
+	root := &api.JSONSchemaProps{Type: "object", Properties: map[string]api.JSONSchemaProps{"spec": {Type: "object", Properties: map[string]api.JSONSchemaProps{
+		"color":  {Type: "string"},
+		"labels": {Type: "object", AdditionalProperties: &api.JSONSchemaPropsOrBool{Allows: true}},
+	}}}}
+	f.Fuzz(func(t *testing.T, path string) {
+		_, _, _ = schemaFieldPath(path, root)
+	})
+}

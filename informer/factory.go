@@ -53,6 +53,16 @@ func (f *Factory) ForResource(resource string) *Informer {
 	return i
 }
 
+// Unshared returns a new informer of a resource, with the factory's
+// client, namespace, clock and logger, that the factory neither keeps nor
+// starts: for a caller that runs it, and stops it, itself (the garbage
+// collector's informers of custom resources, which go with their
+// definition). Kubernetes' collector makes such monitors too.
+func (f *Factory) Unshared(resource string) *Informer {
+	return New(Source{Client: f.client, Resource: resource, Namespace: f.namespace},
+		Config{Clock: f.clock, Logger: f.log.Named(resource)})
+}
+
 // Informers returns the informers made so far, by resource, in name order.
 func (f *Factory) Informers() []*Informer {
 	f.mu.Lock()

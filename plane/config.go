@@ -29,6 +29,13 @@ type Config struct {
 	// none.
 	Logger *zap.Logger
 
+	// CRDs are CustomResourceDefinition files, or directories of them, to
+	// install before New returns, each established (ReadCRDs says what is
+	// read: envtest's CRDDirectoryPaths). A file that does not parse, or a
+	// definition the API server refuses, fails New with the file's name
+	// and kube-apiserver's message.
+	CRDs []string
+
 	// Options are kube-controller-manager's settings, with its flag names
 	// (manager.Options.AddFlags): which controllers run (--controllers),
 	// their worker counts, the number of simulated nodes (--nodes; 0

@@ -97,6 +97,9 @@ func New(cfg Config) (*Plane, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := installCRDs(p.srv, cfg.CRDs); err != nil {
+		return nil, fmt.Errorf("plane: CRDs: %w", err)
+	}
 
 	p.nodeF = informer.NewFactory(p.srv, "", cfg.Clock, cfg.Logger.Named("nodesim-informers"))
 	nc := cfg.NodeSim

@@ -197,6 +197,7 @@ func (s *Sim) build(in *instance, term int64) {
 	// trace, and the simulator steps them instead of running them.
 	opts := manager.DefaultOptions()
 	opts.ReplicationWithoutExpectations = s.cfg.ReplicationWithoutExpectations
+	opts.GCCustomResources = false // the collector is stepped here, and its monitors need Run
 	ic := manager.InitContext{
 		ClientFor: cl, Factory: in.factory, Clock: in.clock, Logger: log, Options: opts, Instance: in.name,
 	}

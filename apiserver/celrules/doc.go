@@ -19,7 +19,8 @@
 // timestamp, duration and bytes. Values are wrapped lazily: a rule reads only
 // the fields it names.
 //
-// It imports cel-go, api, api/apierrors and the standard library. A
+// It imports cel-go, api, api/apierrors, api/quota (quantities) and the
+// standard library. A
 // Compiler is safe for concurrent use (its CEL environment is built once,
 // its recent results kept under a mutex); a Validator is immutable.
 package celrules

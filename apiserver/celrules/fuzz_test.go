@@ -20,6 +20,7 @@ func FuzzRules(f *testing.F) {
 	f.Add(typed, "self.d < timestamp('2020-01-01T00:00:00Z') || self.b == b'x' || self.io == 1", "", "", `{"d":"garbage","b":"!!","io":[1]}`, "")
 	f.Add(typed, "self.m.all(k, self.m[k].sum() > 0.0) && self.e.kind == 'Pod'", "", ".m['x']", `{"m":{"x":[1,2.5]},"e":{"kind":3}}`, "")
 	f.Add(typed, "url(self.s).getHost() == '' && self.s.find('[') == '' && [1,2].isSorted()", "", "", `{"s":"::"}`, "")
+	f.Add(typed, "isIP(self.s) || cidr(self.s).containsIP(self.s) || quantity(self.s).add(1).isInteger()", "", "", `{"s":"10.0.0.0/8"}`, "")
 	f.Add(`{"type":"object","properties":{"x":{"type":"array","items":{"type":"integer"}}}}`, "self.x.max() > 0", "", "", `{"x":[]}`, `{"x":null}`)
 	c := &Compiler{}
 	f.Fuzz(func(t *testing.T, schemaJSON, rule, msgExpr, fieldPath, objJSON, oldJSON string) {

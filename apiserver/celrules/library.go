@@ -1,9 +1,7 @@
 package celrules
 
 import (
-	"fmt"
 	"net/url"
-	"reflect"
 	"regexp"
 
 	"github.com/google/cel-go/cel"
@@ -15,9 +13,10 @@ import (
 
 // envOptions are the CEL environment of validation rules, as Kubernetes v1.32
 // builds its base environment (environment.MustBaseEnvSet) less the
-// authorizer, quantity, IP, CIDR and format libraries: cel-go's standard
-// functions and macros, optional types, the string and set extensions,
-// two-variable comprehensions, and Kubernetes' list, regex and URL libraries.
+// authorizer and format libraries: cel-go's standard functions and macros,
+// optional types, the string and set extensions, two-variable
+// comprehensions, and Kubernetes' list, regex, URL, IP, CIDR and quantity
+// libraries.
 func envOptions() []cel.EnvOption {
 	return []cel.EnvOption{
 		cel.HomogeneousAggregateLiterals(),
@@ -37,6 +36,9 @@ func envOptions() []cel.EnvOption {
 		listsLibrary(),
 		regexLibrary(),
 		urlLibrary(),
+		ipLibrary(),
+		cidrLibrary(),
+		quantityLibrary(),
 	}
 }
 
@@ -236,56 +238,25 @@ func findAll(s, re, limit ref.Val) ref.Val {
 	return types.DefaultTypeAdapter.NativeToValue(r.FindAllString(string(str), int(n)))
 }
 
-// urlType is the type of url(string). Kubernetes: apiservercel.URLType.
-var urlType = cel.ObjectType("kubernetes.URL")
-
-// urlVal is a parsed URL.
-type urlVal struct{ u *url.URL }
-
-func (v urlVal) ConvertToNative(t reflect.Type) (any, error) {
-	if reflect.TypeOf(v.u).AssignableTo(t) {
-		return v.u, nil
-	}
-	return nil, fmt.Errorf("type conversion error from 'URL' to '%v'", t)
+// urlKind is the type of url(string). Kubernetes: apiservercel.URLType.
+var urlKind = &libKind[*url.URL]{
+	t: cel.ObjectType("kubernetes.URL"), name: "URL",
+	str:   (*url.URL).String,
+	equal: func(a, b *url.URL) bool { return a.String() == b.String() },
 }
-
-func (v urlVal) ConvertToType(t ref.Type) ref.Val {
-	switch t {
-	case types.StringType:
-		return types.String(v.u.String())
-	case types.TypeType:
-		return urlType
-	}
-	return types.NewErr("type conversion error from '%s' to '%s'", urlType, t)
-}
-
-func (v urlVal) Equal(other ref.Val) ref.Val {
-	o, ok := other.(urlVal)
-	return types.Bool(ok && o.u.String() == v.u.String())
-}
-
-func (v urlVal) Type() ref.Type { return urlType }
-func (v urlVal) Value() any     { return v.u }
 
 // urlLibrary is Kubernetes' URL library: url(string), isURL(string) and the
 // URL's getScheme, getHost, getHostname, getPort, getEscapedPath and getQuery.
 // Kubernetes: library/urls.go.
 func urlLibrary() cel.EnvOption {
 	getter := func(name string, f func(*url.URL) ref.Val, result *cel.Type) cel.EnvOption {
-		return cel.Function(name, cel.MemberOverload("url_"+name, []*cel.Type{urlType}, result,
-			cel.UnaryBinding(func(v ref.Val) ref.Val {
-				u, ok := v.(urlVal)
-				if !ok {
-					return types.MaybeNoSuchOverloadErr(v)
-				}
-				return f(u.u)
-			})))
+		return urlKind.member(name, "url_"+name, result, f)
 	}
 	str := func(f func(*url.URL) string) func(*url.URL) ref.Val {
 		return func(u *url.URL) ref.Val { return types.String(f(u)) }
 	}
 	return cel.Lib(library{opts: []cel.EnvOption{
-		cel.Function("url", cel.Overload("string_to_url", []*cel.Type{cel.StringType}, urlType,
+		cel.Function("url", cel.Overload("string_to_url", []*cel.Type{cel.StringType}, urlKind.t,
 			cel.UnaryBinding(func(v ref.Val) ref.Val {
 				s := string(v.(types.String))
 				if _, err := url.ParseRequestURI(s); err != nil {
@@ -295,7 +266,7 @@ func urlLibrary() cel.EnvOption {
 				if err != nil {
 					return types.NewErr("URL parse error during conversion from string: %v", err)
 				}
-				return urlVal{u: u}
+				return urlKind.of(u)
 			}))),
 		cel.Function("isURL", cel.Overload("is_url_string", []*cel.Type{cel.StringType}, cel.BoolType,
 			cel.UnaryBinding(func(v ref.Val) ref.Val {

@@ -12,14 +12,15 @@ import (
 // clients send one (kubectl sends JSON; client-go's REST client sends what
 // it is given), to JSON. It reads the block YAML a Kubernetes object is
 // written in: mappings, sequences ("- " items, mappings inside them),
-// plain, single- and double-quoted scalars, comments, and flow values that
-// are JSON. dups names each key set twice in one mapping as goyaml's
+// plain, single- and double-quoted scalars (over several lines too), block
+// scalars (`|`, `>`, with `-` or `+` chomping: what controller-gen writes
+// descriptions in), comments, and flow values that are JSON. dups names each key set twice in one mapping as goyaml's
 // strict decoding does (`line 9: key "foo" already set in map`); the last
-// value wins. Anchors, tags, multi-line scalars and multiple documents are
-// refused with an error. Kubernetes: sigs.k8s.io/yaml's YAMLToJSONStrict.
+// value wins. Anchors, tags and multiple documents are refused with an
+// error. Kubernetes: sigs.k8s.io/yaml's YAMLToJSONStrict.
 func YAMLToJSON(body []byte) (out []byte, dups []string, err error) {
-	y := &yamlReader{}
-	for i, text := range strings.Split(strings.ReplaceAll(string(body), "\r\n", "\n"), "\n") {
+	y := &yamlReader{raw: strings.Split(strings.ReplaceAll(string(body), "\r\n", "\n"), "\n")}
+	for i, text := range y.raw {
 		trimmed := strings.TrimSpace(text)
 		if trimmed == "" || strings.HasPrefix(trimmed, "#") || (trimmed == "---" && len(y.lines) == 0) {
 			continue
@@ -49,7 +50,8 @@ type yamlLine struct {
 }
 
 type yamlReader struct {
-	lines []yamlLine
+	raw   []string   // the body's lines, for block scalars
+	lines []yamlLine // the lines that are not blank or comments
 	pos   int
 	dups  []string
 }
@@ -126,10 +128,13 @@ func (y *yamlReader) mapping(indent int) (any, error) {
 		}
 		y.pos++
 		var v any
-		if value == "" {
+		switch {
+		case value == "":
 			v, err = y.child(indent, true)
-		} else {
-			v, err = scalar(value, l.num)
+		case blockHeader.MatchString(value):
+			v = y.blockScalar(value, l.num, indent)
+		default:
+			v, err = scalar(y.continued(value, indent), l.num)
 		}
 		if err != nil {
 			return nil, err
@@ -137,6 +142,87 @@ func (y *yamlReader) mapping(indent int) (any, error) {
 		m[name] = v
 	}
 	return m, nil
+}
+
+// blockHeader matches a block scalar's header: literal or folded, with
+// its chomping indicator, and a comment.
+var blockHeader = regexp.MustCompile(`^[|>][-+]?( +#.*)?$`)
+
+// blockScalar reads the block scalar whose header ends line num (1-based),
+// a value of a key at column indent: the raw lines after it that are blank
+// or indented deeper, without the first one's indentation. A literal
+// scalar keeps their line breaks, a folded one joins lines with a space
+// (a blank line is a line break); the chomping indicator says what is
+// kept of the final line breaks: one (clip), none (-) or all (+).
+func (y *yamlReader) blockScalar(header string, num, indent int) string {
+	var lines []string
+	blockIndent := -1
+	last := num
+	for i := num; i < len(y.raw); i++ {
+		text := strings.TrimRight(y.raw[i], " ")
+		if text == "" {
+			lines = append(lines, "")
+			continue
+		}
+		in := len(text) - len(strings.TrimLeft(text, " "))
+		if in <= indent {
+			break
+		}
+		if blockIndent < 0 {
+			blockIndent = in
+		}
+		lines = append(lines, text[min(in, blockIndent):])
+		last = i + 1
+	}
+	for y.pos < len(y.lines) && y.lines[y.pos].num <= last {
+		y.pos++
+	}
+	trailing := 0
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines, trailing = lines[:len(lines)-1], trailing+1
+	}
+	var b strings.Builder
+	for i, line := range lines {
+		switch {
+		case i == 0:
+		case header[0] == '|' || line == "":
+			b.WriteByte('\n')
+		case lines[i-1] == "": // the blank line was the break
+		case strings.HasPrefix(line, " ") || strings.HasPrefix(lines[i-1], " "):
+			b.WriteByte('\n') // more indented lines are not folded
+		default:
+			b.WriteByte(' ')
+		}
+		b.WriteString(line)
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	switch {
+	case strings.HasPrefix(header[1:], "-"):
+	case strings.HasPrefix(header[1:], "+"):
+		b.WriteString(strings.Repeat("\n", trailing+1))
+	default:
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// continued returns the scalar value of a key at column indent with the
+// lines that continue it, indented deeper, folded in with a space: a plain
+// or quoted scalar may span lines. A plain scalar's continuation holding
+// "key: " is not one: the mapping then refuses it, as YAML does.
+func (y *yamlReader) continued(value string, indent int) string {
+	quoted := value[0] == '"' || value[0] == '\''
+	for y.pos < len(y.lines) && y.lines[y.pos].indent > indent {
+		text := strings.TrimSpace(y.lines[y.pos].text)
+		if _, _, isKey := splitKey(text); isKey && !quoted {
+			break
+		}
+		value += " " + text
+		y.pos++
+	}
+	return value
 }
 
 // child reads the value of a key or item with nothing after it: the lines

@@ -41,6 +41,11 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	faultRate := fs.Float64("fault-rate", faults.DefaultRate, "with --faults, the chance of each one striking a request it applies to, in (0, 1]")
 	faultTrace := fs.String("fault-trace", "", "with --faults, write every request and fault as one JSON line to `FILE`")
 	verbose := fs.Bool("v", false, "log what every component does (structured, to stderr)")
+	var crds []string
+	fs.Func("crds", "install the CustomResourceDefinitions of `PATH`, a file or a directory of .yaml, .yml and .json files (as envtest's CRDDirectoryPaths), before serving; repeat for more", func(path string) error {
+		crds = append(crds, path)
+		return nil
+	})
 	cpuProfile := fs.String("cpuprofile", "", "profile serve's CPU from start to shutdown and write the profile (pprof format) to `FILE` on shutdown")
 	opts := manager.DefaultOptions()
 	opts.AddFlags(fs)
@@ -87,7 +92,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	cfg := plane.Config{
 		Listen: *addr, Token: *token, Instances: *instances, Options: &opts, Seed: *seed,
 		Clock: clock.Real{}, Logger: newLogger(stderr, *verbose), ReleaseOnCancel: true,
-		Faults: injected, FaultRate: *faultRate,
+		Faults: injected, FaultRate: *faultRate, CRDs: crds,
 	}
 	if *faultTrace != "" && injected != 0 {
 		f, err := os.Create(*faultTrace)

@@ -322,3 +322,39 @@ func TestServeRefusesAnOpenDoor(t *testing.T) {
 	require.Error(t, err, "serve must refuse before it listens")
 	assert.Contains(t, err.Error(), "can be reached from other machines")
 }
+
+// TestServeInstallsCRDs: serve --crds serves the definitions of a
+// directory from the start, and refuses to start on a bad one, naming it.
+func TestServeInstallsCRDs(t *testing.T) {
+	const crd = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.demo.example.com
+spec:
+  group: demo.example.com
+  names: {"kind": "Widget", "plural": "widgets"}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+`
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "widgets.yaml"), []byte(crd), 0o600))
+	url, _, stop := startServe(t, "--crds", dir)
+	resp, err := http.Get(url + "/apis/demo.example.com/v1/namespaces/default/widgets")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode, "the definition is served")
+	require.NoError(t, stop())
+
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte(strings.ReplaceAll(crd, "storage: true", "storage: false")), 0o600))
+	var stdout, stderr bytes.Buffer
+	err = run([]string{"serve", "--addr=127.0.0.1:0", "--crds", bad}, &stdout, &stderr)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), bad+`: CustomResourceDefinition.apiextensions.k8s.io "widgets.demo.example.com" is invalid: spec.versions: Invalid value:`)
+}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 
 	"go.uber.org/zap"
 
@@ -47,6 +49,11 @@ type Config struct {
 	Resources []string
 	// Observer, if set, is told of every sync (loop.Observer).
 	Observer loop.Observer
+	// CustomResources: also graph the objects of every established
+	// CustomResourceDefinition, following them as they come and go
+	// (monitors.go). It needs Run: a collector only stepped graphs the
+	// built-in kinds.
+	CustomResources bool
 }
 
 // Controller is the garbage collector. Kubernetes: GarbageCollector with
@@ -63,6 +70,18 @@ type Controller struct {
 
 	informers     []*informer.Informer
 	registrations []*informer.Registration
+
+	// With Config.CustomResources: the definitions' informer and handler,
+	// the factory the monitors' informers come from, and crdsChanged, a
+	// pending signal that a definition changed (buffered, one).
+	factory     *informer.Factory
+	crds        *informer.Informer
+	crdReg      *informer.Registration
+	crdsChanged chan struct{}
+	// monMu guards monitors, by resource. It is taken before the graph's
+	// mutex, never after.
+	monMu    sync.Mutex
+	monitors map[string]*monitor
 }
 
 // conflictRetries bounds how often a read-modify-write is retried in place
@@ -103,27 +122,27 @@ func New(cfg Config) (*Controller, error) {
 		}
 		inf := cfg.Factory.ForResource(res)
 		kind := &k // one per resource, shared by the nodes of its objects
-		reg := inf.AddEventHandler(informer.HandlerFuncs{
-			AddFunc: func(obj api.Object, _ bool) { c.enqueue(c.graph.observe(kind, obj)) },
-			UpdateFunc: func(old, obj api.Object) {
-				if !unchangedForGraph(old.GetObjectMeta(), obj.GetObjectMeta()) {
-					c.enqueue(c.graph.observe(kind, obj))
-				}
-			},
-			DeleteFunc: func(obj any) {
-				if o, _ := informer.DeletedObject(obj); o != nil {
-					c.enqueue(c.graph.remove(o))
-				}
-			},
-		}, 0)
+		reg := inf.AddEventHandler(c.handler(kind), 0)
 		c.watched[res] = true
 		c.informers = append(c.informers, inf)
 		c.registrations = append(c.registrations, reg)
 	}
+	waitFor := c.informers
+	if cfg.CustomResources {
+		c.factory, c.crdsChanged, c.monitors = cfg.Factory, make(chan struct{}, 1), make(map[string]*monitor)
+		c.crds = cfg.Factory.ForResource(client.CustomResourceDefinitions)
+		changed := func(api.Object) { c.definitionsChanged() }
+		c.crdReg = c.crds.AddEventHandler(informer.HandlerFuncs{
+			AddFunc:    func(obj api.Object, _ bool) { changed(obj) },
+			UpdateFunc: func(_, obj api.Object) { changed(obj) },
+			DeleteFunc: func(any) { c.definitionsChanged() },
+		}, 0)
+		waitFor = append(slices.Clone(waitFor), c.crds)
+	}
 	var err error
 	c.loop, err = loop.New(loop.Config{
 		Name: "garbagecollector", Queue: c.queue, Sync: c.sync, Logger: c.log, Observer: cfg.Observer, Clock: cfg.Clock,
-		Informers: c.informers,
+		Informers: waitFor,
 		// An owner the live read finds but the informer does not show yet
 		// is retried with backoff like any failure, but it is routine.
 		Quiet: func(err error) bool { return errors.Is(err, errNotShownYet) },
@@ -132,6 +151,23 @@ func New(cfg Config) (*Controller, error) {
 		return nil, fmt.Errorf("garbagecollector: %w", err)
 	}
 	return c, nil
+}
+
+// handler graphs the objects of kind that an informer shows.
+func (c *Controller) handler(kind *kindInfo) informer.HandlerFuncs {
+	return informer.HandlerFuncs{
+		AddFunc: func(obj api.Object, _ bool) { c.enqueue(c.graph.observe(kind, obj)) },
+		UpdateFunc: func(old, obj api.Object) {
+			if !unchangedForGraph(old.GetObjectMeta(), obj.GetObjectMeta()) {
+				c.enqueue(c.graph.observe(kind, obj))
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if o, _ := informer.DeletedObject(obj); o != nil {
+				c.enqueue(c.graph.remove(o))
+			}
+		},
+	}
 }
 
 func (c *Controller) enqueue(keys []string) {
@@ -151,7 +187,7 @@ func (c *Controller) HasSynced() bool {
 			return false
 		}
 	}
-	return true
+	return c.crdReg == nil || c.crdReg.HasSynced()
 }
 
 // ProcessOne is the collector's step: unless ctx is done, it syncs one
@@ -162,7 +198,18 @@ func (c *Controller) ProcessOne(ctx context.Context) bool { return c.loop.Proces
 // goroutines syncing work items until ctx is done; it shuts the queue down
 // and returns once they have all exited. Kubernetes runs 20
 // (--concurrent-gc-syncs).
-func (c *Controller) Run(ctx context.Context, workers int) { c.loop.Run(ctx, workers) }
+// With Config.CustomResources it also follows the definitions, and stops
+// its monitors before it returns.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	if c.crds == nil {
+		c.loop.Run(ctx, workers)
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { c.runMonitors(ctx) })
+	c.loop.Run(ctx, workers)
+	wg.Wait()
+}
 
 func (c *Controller) sync(ctx context.Context, key string) error {
 	if uid, ok := strings.CutPrefix(key, deletePrefix); ok {

@@ -37,10 +37,16 @@
 // owner's name, never on a cache), decides with the pure functions of
 // decide.go, and acts with uid- and resourceVersion-guarded writes.
 //
-// Simplifications against Kubernetes: the kinds are the ones this server
-// serves, known statically (kinds.go), so there is no discovery, and a
+// Custom resources (Config.CustomResources, monitors.go): the collector
+// watches CustomResourceDefinitions and runs an informer of its own per
+// established definition, stopped when the definition goes, as
+// Kubernetes' collector follows discovery; owners of a custom kind are
+// resolved through the definitions seen so far.
+//
+// Simplifications against Kubernetes: the built-in kinds are the ones this
+// server serves, known statically (kinds.go), so there is no discovery, and a
 // reference to any other kind is treated as an owner that exists (the
-// dependent is left alone); there is no absent-owner cache (every decision
+// dependent is left alone) until a definition of it is established; there is no absent-owner cache (every decision
 // reads its owners live); an object the server no longer has but the cache
 // still shows stays in the graph until the informer's delete notification
 // (Kubernetes drops it at once with a virtual delete event).

@@ -2,6 +2,8 @@ package garbagecollector
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sync"
 	"testing"
 
@@ -101,11 +103,18 @@ func newEnv(t *testing.T) *env {
 // recorder.
 func newEnvWith(t *testing.T, withRecorder bool) *env {
 	t.Helper()
+	return newEnvConfig(t, Config{}, withRecorder)
+}
+
+// newEnvConfig makes an env whose collector has base's optional settings.
+func newEnvConfig(t *testing.T, base Config, withRecorder bool) *env {
+	t.Helper()
 	srv, clk := testenv.NewServer(t, apiserver.Config{})
 	log := testenv.Logger(t)
 	rc := &recordingClient{Server: srv}
 	f := informer.NewFactory(srv, "", clk, log)
-	cfg := Config{Client: rc, Factory: f, Clock: clk, Logger: log}
+	cfg := base
+	cfg.Client, cfg.Factory, cfg.Clock, cfg.Logger = rc, f, clk, log
 	if withRecorder {
 		cfg.Recorder = record.NewEventRecorder(srv, clk, "garbage-collector", "test")
 	}
@@ -146,6 +155,20 @@ func (e *env) settleHolding(held func(resource string) bool) {
 			}
 			for r.DispatchOne() {
 				progress = true
+			}
+		}
+		if e.gc.crds != nil {
+			infs, regs := e.gc.syncStepped(e.ctx)
+			for _, inf := range infs {
+				progress = inf.Reflector().Step(e.ctx) || progress
+				for inf.ProcessOne() {
+					progress = true
+				}
+			}
+			for _, r := range regs {
+				for r.DispatchOne() {
+					progress = true
+				}
 			}
 		}
 		progress = e.gc.ProcessOne(e.ctx) || progress
@@ -230,4 +253,18 @@ func plainRef(owner api.Object) api.OwnerReference {
 	r := ref(owner)
 	r.Controller = nil
 	return r
+}
+
+// syncStepped is for the tests that step the collector: a monitor for each
+// established definition, not run, and the informers to step, the
+// definitions' first.
+func (c *Controller) syncStepped(ctx context.Context) ([]*informer.Informer, []*informer.Registration) {
+	c.syncMonitors(ctx, false)
+	c.monMu.Lock()
+	defer c.monMu.Unlock()
+	infs, regs := []*informer.Informer{c.crds}, []*informer.Registration{c.crdReg}
+	for _, res := range slices.Sorted(maps.Keys(c.monitors)) {
+		infs, regs = append(infs, c.monitors[res].inf), append(regs, c.monitors[res].reg)
+	}
+	return infs, regs
 }

@@ -52,10 +52,13 @@ type graph struct {
 	// kinds holds one kindInfo per kind that virtual nodes' identities
 	// name. Entries are never changed or removed.
 	kinds map[kindInfo]*kindInfo
+	// custom resolves references to custom kinds, besides the built-in
+	// ones; it has a lock of its own.
+	custom *customKinds
 }
 
 func newGraph() *graph {
-	return &graph{nodes: make(map[api.UID]*node), kinds: make(map[kindInfo]*kindInfo)}
+	return &graph{nodes: make(map[api.UID]*node), kinds: make(map[kindInfo]*kindInfo), custom: &customKinds{}}
 }
 
 // kindLocked returns the graph's interned k.
@@ -148,10 +151,15 @@ func (g *graph) remove(obj api.Object) []string {
 	if n == nil || n.virtual {
 		return nil
 	}
+	return g.removeLocked(n)
+}
+
+// removeLocked is remove of the observed node n.
+func (g *graph) removeLocked(n *node) []string {
 	keys := g.relinkLocked(n, n.owners, nil)
 	n.owners = nil
 	if len(n.dependents) == 0 {
-		delete(g.nodes, m.UID)
+		delete(g.nodes, n.id.uid)
 		return keys
 	}
 	// Dependents still name it: keep it as a virtual node until they drop
@@ -232,15 +240,71 @@ func sameEdges(a, b []api.OwnerReference) bool {
 // virtualIdentityLocked is the identity of an owner known only from a reference
 // of dependent: in the dependent's namespace when its kind is namespaced.
 func (g *graph) virtualIdentityLocked(dependent identity, ref api.OwnerReference) identity {
-	k, ok := kindOfRef(ref.APIVersion, ref.Kind)
+	k, ok := g.custom.lookup(ref.APIVersion, ref.Kind)
 	if !ok {
-		k = kindInfo{kind: ref.Kind}
+		k = kindInfo{kind: ref.Kind, group: groupOf(ref.APIVersion)}
 	}
 	id := identity{kind: g.kindLocked(k), name: ref.Name, uid: ref.UID}
-	if k.namespaced {
+	if k.namespaced || !ok {
+		// A kind not (yet) served is kept in the dependent's namespace:
+		// adoptKind clears it if the kind turns out cluster-scoped.
 		id.namespace = dependent.namespace
 	}
 	return id
+}
+
+// adoptKind gives the virtual owners of a kind not served so far — their
+// kind has its group and name but no resource — the kind k, now served,
+// and returns the work keys to verify them: an owner named before its
+// definition was established is then read live like any other.
+func (g *graph) adoptKind(k kindInfo) []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	p := g.kindLocked(k)
+	var adopted []*node
+	for _, n := range g.nodes {
+		if n.virtual && n.id.kind.resource == "" && n.id.kind.kind == k.kind && n.id.kind.group == k.group {
+			adopted = append(adopted, n)
+		}
+	}
+	var keys []string
+	for _, n := range sortedNodes(nodeSet(adopted)) {
+		n.id.kind = p
+		if !k.namespaced {
+			n.id.namespace = ""
+		}
+		keys = append(keys, deleteKey(n.id.uid))
+	}
+	return keys
+}
+
+// removeKind removes every observed node of the kind k points to, as if
+// its informer had shown each deleted, and returns the work keys that
+// calls for: the collector stops watching a kind whose definition went,
+// with every object of it.
+func (g *graph) removeKind(k *kindInfo) []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var gone []*node
+	for _, n := range g.nodes {
+		if !n.virtual && n.id.kind == k {
+			gone = append(gone, n)
+		}
+	}
+	var keys []string
+	for _, n := range sortedNodes(nodeSet(gone)) {
+		keys = append(keys, g.removeLocked(n)...)
+	}
+	return keys
+}
+
+// nodeSet returns the nodes as a set by UID.
+func nodeSet(nodes []*node) map[api.UID]*node {
+	out := make(map[api.UID]*node, len(nodes))
+	for _, n := range nodes {
+		out[n.id.uid] = n
+	}
+	return out
 }
 
 // sortedNodes returns the nodes of set by namespace, name and UID.

@@ -274,13 +274,13 @@ func TestGraphNodesShareTheirKind(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, wantRC, *snap("a").id.kind, "a virtual owner's kind is its reference's")
 	assert.Same(t, snap("a").id.kind, snap("b").id.kind, "owners of one kind share it")
-	assert.Equal(t, kindInfo{kind: "Widget"}, *snap("w").id.kind, "a kind the server does not serve")
+	assert.Equal(t, kindInfo{kind: "Widget", group: "example.com"}, *snap("w").id.kind, "a kind the server does not serve")
 	assert.Same(t, &podKind, snap("p1").id.kind, "an observed node keeps its observer's kind")
 
 	g.observe(&rcKind, rcA) // the owner shows up: its node takes the observer's kind
 	assert.Same(t, &rcKind, snap("a").id.kind)
 	g.remove(rcB) // never observed: nothing changes
 	assert.Equal(t, wantRC, *snap("b").id.kind, "shared kinds are never changed")
-	assert.Equal(t, map[kindInfo]*kindInfo{wantRC: snap("b").id.kind, {kind: "Widget"}: snap("w").id.kind}, g.kinds)
+	assert.Equal(t, map[kindInfo]*kindInfo{wantRC: snap("b").id.kind, {kind: "Widget", group: "example.com"}: snap("w").id.kind}, g.kinds)
 	require.Empty(t, g.check())
 }

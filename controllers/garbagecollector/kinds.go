@@ -2,6 +2,7 @@ package garbagecollector
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/miniplane/miniplane/client"
 )
@@ -82,14 +83,57 @@ func kindByResource(resource string) (kindInfo, bool) {
 // kindOfRef returns the kind an owner reference names, matched by kind and
 // API group; false for a kind the server does not serve.
 func kindOfRef(apiVersion, kind string) (kindInfo, bool) {
-	group := ""
-	if g, _, found := strings.Cut(apiVersion, "/"); found {
-		group = g
-	}
+	group := groupOf(apiVersion)
 	for _, k := range servedKinds() {
 		if k.kind == kind && k.group == group {
 			return k, true
 		}
 	}
 	return kindInfo{}, false
+}
+
+// groupOf returns the API group of an apiVersion ("" for "v1").
+func groupOf(apiVersion string) string {
+	if g, _, found := strings.Cut(apiVersion, "/"); found {
+		return g
+	}
+	return ""
+}
+
+// customKinds is the collector's table of the custom kinds it has
+// followed, by API group and kind (Kubernetes' collector resolves owner
+// references through discovery's REST mapper). An entry is replaced when
+// a definition of the same group and kind is established again, and never
+// removed: an owner of a kind no longer served is then read live and
+// found absent, as it is (a definition's removal deletes its objects).
+// The zero value is empty and ready.
+type customKinds struct {
+	// mu guards byGroupKind. It is taken after the graph's mutex, never
+	// before.
+	mu          sync.Mutex
+	byGroupKind map[groupKind]kindInfo
+}
+
+type groupKind struct{ group, kind string }
+
+// set records k as the kind its group and kind name.
+func (c *customKinds) set(k kindInfo) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byGroupKind == nil {
+		c.byGroupKind = make(map[groupKind]kindInfo)
+	}
+	c.byGroupKind[groupKind{k.group, k.kind}] = k
+}
+
+// lookup returns the kind an owner reference names: a served built-in
+// kind, or a custom kind followed so far.
+func (c *customKinds) lookup(apiVersion, kind string) (kindInfo, bool) {
+	if k, ok := kindOfRef(apiVersion, kind); ok {
+		return k, true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k, ok := c.byGroupKind[groupKind{groupOf(apiVersion), kind}]
+	return k, ok
 }

@@ -87,7 +87,7 @@ func (c *Controller) attemptToDelete(ctx context.Context, uid api.UID) error {
 
 // ownerState reads the owner ref names live and classifies it.
 func (c *Controller) ownerState(ctx context.Context, dependent api.Object, dep identity, ref api.OwnerReference) (OwnerState, error) {
-	k, ok := kindOfRef(ref.APIVersion, ref.Kind)
+	k, ok := c.graph.custom.lookup(ref.APIVersion, ref.Kind)
 	if !ok {
 		return OwnerUnknown, nil
 	}
@@ -128,7 +128,7 @@ func (c *Controller) verifyVirtual(ctx context.Context, n snapshot) error {
 		return err
 	}
 	if obj != nil {
-		if c.watched[n.id.kind.resource] {
+		if c.watches(n.id.kind.resource) {
 			return errNotShownYet
 		}
 		return nil

@@ -153,7 +153,8 @@ func initEndpoints(ic InitContext) (Controller, int, error) {
 func initGarbageCollector(ic InitContext) (Controller, int, error) {
 	c, err := garbagecollector.New(garbagecollector.Config{
 		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
-		Recorder: ic.recorder("garbage-collector-controller"),
+		Recorder:        ic.recorder("garbage-collector-controller"),
+		CustomResources: ic.Options.GCCustomResources,
 	})
 	return c, ic.Options.ConcurrentGCSyncs, err
 }

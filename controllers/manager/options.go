@@ -29,6 +29,12 @@ type Options struct {
 	ConcurrentRSSyncs       int
 	ConcurrentEndpointSyncs int
 	ConcurrentGCSyncs       int
+	// GCCustomResources makes the garbage collector follow
+	// CustomResourceDefinitions and collect custom resources by their
+	// ownerReferences, as kube-controller-manager's does through
+	// discovery. The simulator, which steps the collector rather than
+	// running it, turns it off.
+	GCCustomResources bool
 	// ConcurrentDeploymentSyncs is the deployment controller's worker
 	// count.
 	ConcurrentDeploymentSyncs int
@@ -139,6 +145,7 @@ func DefaultOptions() Options {
 		ConcurrentRSSyncs:               5,
 		ConcurrentEndpointSyncs:         5,
 		ConcurrentGCSyncs:               20,
+		GCCustomResources:               true,
 		ConcurrentDeploymentSyncs:       5,
 		ConcurrentDaemonSetSyncs:        2,
 		ConcurrentJobSyncs:              5,

@@ -3,13 +3,11 @@ package clientgo
 import (
 	"context"
 	"fmt"
-	"os"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -104,10 +102,7 @@ func runners(t *testing.T, srv *apiserver.Server, name string) int {
 // the point), so it runs only as TestSweepFindsTheBug's child, or to
 // replay one seed.
 func TestBuggySweep(t *testing.T) {
-	if _, replay := planetest.FlagSeed(); !replay && os.Getenv(inproc.BuggySweep) == "" {
-		t.Skip("fails by design; TestSweepFindsTheBug runs it in a child process")
-	}
-	planetest.Sweep(t, 50, func(t *testing.T, seed int64) { runController(t, seed, faults.All, true) })
+	inproc.RunBuggySweep(t, 50, func(t *testing.T, seed int64) { runController(t, seed, faults.All, true) })
 }
 
 // TestSweepFindsTheBug runs TestBuggySweep in a child test process and
@@ -126,15 +121,7 @@ func TestSweepFindsTheBug(t *testing.T) {
 // seeds with every fault on: each seed ends with one runner pod per
 // ConfigMap.
 func TestFixedPasses200Seeds(t *testing.T) {
-	n := 200
-	if testing.Short() {
-		n = 20
-	}
-	start := time.Now() // wallclock: the figure is wall time
-	res := planetest.Sweep(t, n, func(t *testing.T, seed int64) { runController(t, seed, faults.All, false) })
-	elapsed := time.Since(start) // wallclock
-	assert.Empty(t, res.Failed)
-	t.Logf("fixed client-go controller: %d seeds in %v: %.1f seeds/s", len(res.Ran), elapsed.Round(time.Millisecond), float64(len(res.Ran))/elapsed.Seconds())
+	inproc.RunFixedSweep(t, "fixed client-go controller", func(t *testing.T, seed int64) { runController(t, seed, faults.All, false) })
 }
 
 // TestBugNeedsStaleReads sweeps the planted bug with every fault but

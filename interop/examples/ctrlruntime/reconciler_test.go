@@ -3,7 +3,6 @@ package ctrlruntime
 import (
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"testing"
 	"testing/synctest"
@@ -113,10 +112,7 @@ func addKey(t *testing.T, srv *apiserver.Server, name string, round int) {
 // the point), so it runs only as TestSweepFindsTheBug's child, or to
 // replay one seed.
 func TestBuggySweep(t *testing.T) {
-	if _, replay := planetest.FlagSeed(); !replay && os.Getenv(inproc.BuggySweep) == "" {
-		t.Skip("fails by design; TestSweepFindsTheBug runs it in a child process")
-	}
-	planetest.Sweep(t, 50, func(t *testing.T, seed int64) { runReconciler(t, seed, faults.All, true) })
+	inproc.RunBuggySweep(t, 50, func(t *testing.T, seed int64) { runReconciler(t, seed, faults.All, true) })
 }
 
 // TestSweepFindsTheBug runs TestBuggySweep in a child test process and
@@ -141,13 +137,5 @@ func TestBugNeedsConflicts(t *testing.T) {
 // TestFixedPasses200Seeds sweeps the fixed KeyCounter over 200 seeds
 // with every fault on.
 func TestFixedPasses200Seeds(t *testing.T) {
-	n := 200
-	if testing.Short() {
-		n = 20
-	}
-	start := time.Now() // wallclock: the figure is wall time
-	res := planetest.Sweep(t, n, func(t *testing.T, seed int64) { runReconciler(t, seed, faults.All, false) })
-	elapsed := time.Since(start) // wallclock
-	assert.Empty(t, res.Failed)
-	t.Logf("fixed controller-runtime reconciler: %d seeds in %v: %.1f seeds/s", len(res.Ran), elapsed.Round(time.Millisecond), float64(len(res.Ran))/elapsed.Seconds())
+	inproc.RunFixedSweep(t, "fixed controller-runtime reconciler", func(t *testing.T, seed int64) { runReconciler(t, seed, faults.All, false) })
 }

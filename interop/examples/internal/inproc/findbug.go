@@ -8,9 +8,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/miniplane/miniplane/plane/planetest"
 )
 
 // BuggySweep is the environment variable that lets an example's
@@ -57,4 +60,32 @@ func child(t *testing.T, args ...string) (string, error) {
 	}
 	out, err := cmd.CombinedOutput()
 	return string(out), err
+}
+
+// RunBuggySweep is an example's TestBuggySweep: it sweeps body, the run
+// of the planted bug, over seeds. The sweep fails by design, so it runs
+// only as SweepFindsTheBug's child (with BuggySweep set), or to replay
+// one seed; otherwise it skips.
+func RunBuggySweep(t *testing.T, seeds int, body func(t *testing.T, seed int64)) {
+	t.Helper()
+	if _, replay := planetest.FlagSeed(); !replay && os.Getenv(BuggySweep) == "" {
+		t.Skip("fails by design; TestSweepFindsTheBug runs it in a child process")
+	}
+	planetest.Sweep(t, seeds, body)
+}
+
+// RunFixedSweep is an example's TestFixedPasses200Seeds: it sweeps body,
+// the run of the fixed controller, over 200 seeds (20 with -short),
+// checks that every seed passed, and logs the wall-clock rate under what.
+func RunFixedSweep(t *testing.T, what string, body func(t *testing.T, seed int64)) {
+	t.Helper()
+	n := 200
+	if testing.Short() {
+		n = 20
+	}
+	start := time.Now() // wallclock: the figure is wall time
+	res := planetest.Sweep(t, n, body)
+	elapsed := time.Since(start) // wallclock
+	assert.Empty(t, res.Failed)
+	t.Logf("%s: %d seeds in %v: %.1f seeds/s", what, len(res.Ran), elapsed.Round(time.Millisecond), float64(len(res.Ran))/elapsed.Seconds())
 }
