@@ -218,7 +218,8 @@ func (s *Server) prepareUpdate(k *kind, in, old api.Object) (api.Object, error) 
 		return nil, apierrors.NewInvalid(sk.gr.Group, sk.kind, m.Name, errs)
 	}
 	m.Generation = om.Generation
-	if k.spec != nil && !reflect.DeepEqual(k.spec(in), k.spec(old)) {
+	if k.spec != nil && !reflect.DeepEqual(k.spec(in), k.spec(old)) ||
+		k.generationFields != nil && !reflect.DeepEqual(k.generationFields(in), k.generationFields(old)) {
 		m.Generation++
 	}
 	if ds, ok := in.(*api.DaemonSet); ok {
