@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -75,7 +74,7 @@ type Controller struct {
 	queue    *workqueue.Queue[string]
 
 	*loop.Loop // HasSynced, ProcessOne and Run: a manager.Controller
-	written    *writeTracker
+	written    *WriteTracker
 	triggers   *triggerTracker
 }
 
@@ -111,7 +110,7 @@ func New(cfg Config) (*Controller, error) {
 		slices: informer.NewLister[*api.EndpointSlice](sliceInf,
 			apierrors.GroupResource{Group: "discovery.k8s.io", Resource: client.EndpointSlices}),
 		queue:    workqueue.New(workqueue.Config[string]{Name: "endpoint_slice", Clock: cfg.Clock}),
-		written:  &writeTracker{byService: map[string]map[api.UID]int64{}},
+		written:  NewWriteTracker(),
 		triggers: &triggerTracker{byService: map[string]triggerState{}},
 	}
 	enqueue := func(obj api.Object) { c.queue.Add(api.KeyOf(obj.GetObjectMeta())) }
@@ -139,14 +138,14 @@ func New(cfg Config) (*Controller, error) {
 		// Any change to a slice of the controller's queues its service: a
 		// slice changed or deleted by someone else is put right, and one
 		// the controller wrote shows the cache has caught up with the
-		// write (writeTracker). Kubernetes queues only the former and
+		// write (WriteTracker). Kubernetes queues only the former and
 		// retries the latter with backoff.
 		sliceInf.AddEventHandler(informer.HandlerFuncs{
 			AddFunc:    func(obj api.Object, _ bool) { c.onSlice(obj) },
 			UpdateFunc: func(oldObj, newObj api.Object) { c.onSlice(oldObj); c.onSlice(newObj) },
 			DeleteFunc: func(obj any) {
 				if o := deleted(obj); o != nil {
-					c.written.gone(o.GetObjectMeta())
+					c.written.Gone(o.GetObjectMeta())
 					c.onSlice(o)
 				}
 			},
@@ -216,7 +215,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if apierrors.IsNotFound(err) {
 		// Its slices are the garbage collector's: they name the service
 		// as their owner.
-		c.written.forget(key)
+		c.written.Forget(key)
 		c.triggers.forget(key)
 		return nil
 	}
@@ -238,7 +237,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 			existing = append(existing, s)
 		}
 	}
-	if c.written.stale(key, existing) {
+	if c.written.Stale(key, existing) {
 		return fmt.Errorf("%w: the EndpointSlices of %s in the cache are older than this controller's last writes", errStaleCache, key)
 	}
 	triggeredAt := c.triggers.compute(key, svc, pods)
@@ -279,7 +278,7 @@ func (c *Controller) apply(ctx context.Context, key string, svc *api.Service, ch
 				}
 				return fmt.Errorf("failed to create EndpointSlice for Service %s: %w", key, err)
 			}
-			c.written.wrote(key, created.GetObjectMeta())
+			c.written.Wrote(key, created.GetObjectMeta())
 			c.log.Info("created endpointslice", zap.String("service", key), zap.String("slice", created.GetObjectMeta().Name))
 		}
 	}
@@ -289,7 +288,7 @@ func (c *Controller) apply(ctx context.Context, key string, svc *api.Service, ch
 		if err != nil {
 			return fmt.Errorf("failed to update %s EndpointSlice for Service %s: %w", s.Metadata.Name, key, err)
 		}
-		c.written.wrote(key, updated.GetObjectMeta())
+		c.written.Wrote(key, updated.GetObjectMeta())
 		c.log.Info("updated endpointslice", zap.String("service", key), zap.String("slice", s.Metadata.Name))
 	}
 	for _, s := range ch.Delete {
@@ -297,7 +296,7 @@ func (c *Controller) apply(ctx context.Context, key string, svc *api.Service, ch
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("failed to delete %s EndpointSlice for Service %s: %w", s.Metadata.Name, key, err)
 		}
-		c.written.deleted(key, s.Metadata.UID)
+		c.written.Deleted(key, s.Metadata.UID)
 		c.log.Info("deleted endpointslice", zap.String("service", key), zap.String("slice", s.Metadata.Name))
 	}
 	return nil
@@ -338,75 +337,3 @@ func cmpOr(a, b int) int {
 // up with the controller's own writes. It wraps loop.ErrWait: the slice
 // handler queues the service again when the cache moves.
 var errStaleCache = fmt.Errorf("endpointslice cache is out of date (%w)", loop.ErrWait)
-
-// writeTracker remembers, per service, the generation of each slice the
-// controller last wrote (deletedGeneration for one it deleted), so that a
-// sync acting on a cache that does not show those writes yet writes
-// nothing: reconciling from it would create slices twice or undo a write.
-// Kubernetes: EndpointSliceTracker and its StaleSlices.
-type writeTracker struct {
-	// mu guards byService: service key → slice UID → generation written.
-	mu        sync.Mutex
-	byService map[string]map[api.UID]int64
-}
-
-const deletedGeneration = -1
-
-func (t *writeTracker) wrote(key string, m *api.ObjectMeta) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.byService[key] == nil {
-		t.byService[key] = map[api.UID]int64{}
-	}
-	t.byService[key][m.UID] = m.Generation
-}
-
-func (t *writeTracker) deleted(key string, uid api.UID) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.byService[key] == nil {
-		t.byService[key] = map[api.UID]int64{}
-	}
-	t.byService[key][uid] = deletedGeneration
-}
-
-// gone forgets a slice the cache saw deleted, by whoever deleted it.
-func (t *writeTracker) gone(m *api.ObjectMeta) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if key := m.Namespace + "/" + m.Labels[LabelServiceName]; t.byService[key] != nil {
-		delete(t.byService[key], m.UID)
-	}
-}
-
-func (t *writeTracker) forget(key string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	delete(t.byService, key)
-}
-
-// stale reports whether the cached slices of a service miss a write of the
-// controller: a slice it wrote is absent or older, or one it deleted is
-// still there. A deletion the cache shows is forgotten.
-func (t *writeTracker) stale(key string, cached []*api.EndpointSlice) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	want := t.byService[key]
-	present := map[api.UID]bool{}
-	for _, s := range cached {
-		present[s.Metadata.UID] = true
-		if g, ok := want[s.Metadata.UID]; ok && (g == deletedGeneration || g > s.Metadata.Generation) {
-			return true
-		}
-	}
-	for uid, g := range want {
-		if g == deletedGeneration && !present[uid] {
-			delete(want, uid)
-			continue
-		}
-		if !present[uid] {
-			return true
-		}
-	}
-	return false
-}

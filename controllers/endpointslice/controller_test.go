@@ -198,7 +198,7 @@ func TestSlicesKeptAgainstOtherWriters(t *testing.T) {
 	assert.Equal(t, []string{"10.0.0.1 TTF"}, addresses(got[0]))
 }
 
-// writeTracker: a cache that does not show the controller's writes is
+// WriteTracker: a cache that does not show the controller's writes is
 // stale; one that does is not; a deletion counts until the cache shows it.
 func TestWriteTrackerStale(t *testing.T) {
 	slice := func(uid string, gen int64) *api.EndpointSlice {
@@ -220,8 +220,8 @@ func TestWriteTrackerStale(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w := &writeTracker{byService: map[string]map[api.UID]int64{"ns/svc": tt.wrote}}
-			assert.Equal(t, tt.stale, w.stale("ns/svc", tt.cached))
+			w := &WriteTracker{byService: map[string]map[api.UID]int64{"ns/svc": tt.wrote}}
+			assert.Equal(t, tt.stale, w.Stale("ns/svc", tt.cached))
 		})
 	}
 }

@@ -51,7 +51,7 @@
 // slice this controller manages queues its service, so that a slice
 // changed or deleted by someone else is put right. After a write, a sync
 // that finds the cache older than the write (by the slices' generations)
-// writes nothing and waits for the slice event (writeTracker).
+// writes nothing and waits for the slice event (WriteTracker).
 //
 // A deleted service's slices are left to the garbage collector; an
 // ExternalName service, and one without a selector, get none from this

@@ -142,7 +142,7 @@ func reconcileAddressType(d Desired, addressType api.AddressType, existing []*ap
 			toDelete = append(toDelete, s) // an older service's of the same name
 			continue
 		}
-		k := portsKey(s.Ports)
+		k := PortsKey(s.Ports)
 		existingByPorts[k] = append(existingByPorts[k], s)
 	}
 
@@ -154,7 +154,7 @@ func reconcileAddressType(d Desired, addressType api.AddressType, existing []*ap
 			continue
 		}
 		ports := endpointPorts(svc, pod)
-		k := portsKey(ports)
+		k := PortsKey(ports)
 		if desiredByPorts[k] == nil {
 			desiredByPorts[k] = &endpointSet{}
 			portsOf[k] = ports
@@ -246,7 +246,7 @@ func reconcilePorts(d Desired, existing []*api.EndpointSlice, desired *endpointS
 				continue
 			}
 			kept = append(kept, *want)
-			changed = changed || !endpointsEqualBeyondKey(want, ep)
+			changed = changed || !EndpointsEqualBeyondKey(want, ep)
 		}
 		labels, labelsChanged := sliceLabels(s, d.Service, d.ControllerName)
 		switch {
@@ -401,9 +401,9 @@ func endpointPorts(svc *api.Service, pod *api.Pod) []api.EndpointSlicePort {
 	return ports
 }
 
-// portsKey identifies a set of slice ports whatever their order.
+// PortsKey identifies a set of slice ports whatever their order.
 // Kubernetes: endpointsliceutil.NewPortMapKey.
-func portsKey(ports []api.EndpointSlicePort) string {
+func PortsKey(ports []api.EndpointSlicePort) string {
 	keys := make([]string, 0, len(ports))
 	str := func(p *string) string {
 		if p == nil {
@@ -496,10 +496,10 @@ func isPlaceholder(s, placeholder *api.EndpointSlice) bool {
 		s.AddressType == placeholder.AddressType && len(s.Endpoints) == 0 && len(s.Ports) == 0
 }
 
-// endpointsEqualBeyondKey reports whether two endpoints with the same key
-// (endpointKey) are equal in what the key leaves out: conditions, node,
+// EndpointsEqualBeyondKey reports whether two endpoints with the same key
+// (EndpointKey) are equal in what the key leaves out: conditions, node,
 // zone, hints and target. Kubernetes: EndpointsEqualBeyondHash.
-func endpointsEqualBeyondKey(a, b *api.Endpoint) bool {
+func EndpointsEqualBeyondKey(a, b *api.Endpoint) bool {
 	eq := func(x, y *string) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
 	eqb := func(x, y *bool) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
 	return eq(a.NodeName, b.NodeName) && eq(a.Zone, b.Zone) &&
@@ -509,11 +509,11 @@ func endpointsEqualBeyondKey(a, b *api.Endpoint) bool {
 		(a.TargetRef == nil) == (b.TargetRef == nil) && (a.TargetRef == nil || *a.TargetRef == *b.TargetRef)
 }
 
-// endpointKey identifies an endpoint across slices: its addresses (in any
+// EndpointKey identifies an endpoint across slices: its addresses (in any
 // order), hostname and target's namespace and name. Conditions and
 // topology are left out so that they change in place. Kubernetes:
 // hashEndpoint.
-func endpointKey(ep *api.Endpoint) string {
+func EndpointKey(ep *api.Endpoint) string {
 	addrs := slices.Sorted(slices.Values(ep.Addresses))
 	var host, ns, name string
 	if ep.Hostname != nil {
@@ -538,7 +538,7 @@ func (s *endpointSet) insert(ep api.Endpoint) {
 	if s.byKey == nil {
 		s.byKey = map[string]*api.Endpoint{}
 	}
-	k := endpointKey(&ep)
+	k := EndpointKey(&ep)
 	if _, dup := s.byKey[k]; !dup {
 		s.keys = append(s.keys, k)
 	}
@@ -549,7 +549,7 @@ func (s *endpointSet) len() int { return len(s.byKey) }
 
 // take removes and returns the desired endpoint with ep's key, nil if none.
 func (s *endpointSet) take(ep *api.Endpoint) *api.Endpoint {
-	k := endpointKey(ep)
+	k := EndpointKey(ep)
 	want := s.byKey[k]
 	delete(s.byKey, k)
 	return want
