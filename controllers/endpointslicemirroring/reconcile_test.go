@@ -202,4 +202,3 @@ func TestShouldMirror(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) { assert.Equal(t, tt.mirror, ShouldMirror(tt.ep)) })
 	}
 }
-
