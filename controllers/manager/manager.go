@@ -264,10 +264,15 @@ const (
 	// terminated pods.
 	PodGC = "podgc"
 	// Disruption keeps PodDisruptionBudgets' status.
-	Disruption       = "disruption"
-	Endpoint         = "endpoint"
-	GarbageCollector = "garbagecollector"
-	ServiceAccount   = "serviceaccount"
+	Disruption = "disruption"
+	Endpoint   = "endpoint"
+	// EndpointSlice keeps the EndpointSlices of selector services.
+	EndpointSlice = "endpointslice"
+	// EndpointSliceMirroring mirrors selectorless services' Endpoints
+	// into EndpointSlices.
+	EndpointSliceMirroring = "endpointslice-mirroring"
+	GarbageCollector       = "garbagecollector"
+	ServiceAccount         = "serviceaccount"
 	// RootCACertificatePublisher keeps kube-root-ca.crt in every namespace.
 	RootCACertificatePublisher = "root-ca-cert-publisher"
 	NodeSim                    = "nodesim"
