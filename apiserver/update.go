@@ -118,6 +118,11 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 				if undo, err = s.allocate(k, svc); err != nil {
 					return nil, err
 				}
+			} else if ok {
+				// It may newly need node ports (it was ClusterIP).
+				if undo, err = s.allocateNodePorts(k, svc, nodePortsOf(old.(*api.Service))); err != nil {
+					return nil, err
+				}
 			}
 			charge.done()
 			if charge, err = s.admitQuotaUpdate(k, next, old); err != nil {
@@ -202,6 +207,7 @@ func (s *Server) prepareUpdate(k *kind, in, old api.Object) (api.Object, error) 
 	m.DeletionGracePeriodSeconds = om.DeletionGracePeriodSeconds
 	if svc, ok := in.(*api.Service); ok {
 		keepClusterIP(svc, old.(*api.Service))
+		keepNodePorts(svc, old.(*api.Service))
 	}
 	k.defaults(in)
 	errs := k.validateUpdate(in, old)
@@ -229,13 +235,23 @@ func (s *Server) prepareUpdate(k *kind, in, old api.Object) (api.Object, error) 
 }
 
 // releaseReplaced gives back what an update took away from an object: the
-// cluster IP of a service that became ExternalName.
+// cluster IP of a service that became ExternalName, the node ports of one
+// that became ClusterIP or dropped a port.
 func (s *Server) releaseReplaced(old, next api.Object) {
 	o, ok := old.(*api.Service)
-	if !ok || next.(*api.Service).Spec.ClusterIP == o.Spec.ClusterIP {
+	if !ok {
 		return
 	}
-	s.release(old)
+	n := next.(*api.Service)
+	if n.Spec.ClusterIP != o.Spec.ClusterIP && o.Spec.ClusterIP != "" && o.Spec.ClusterIP != api.ClusterIPNone {
+		s.ips.release(o.Spec.ClusterIP)
+	}
+	kept := nodePortsOf(n)
+	for p := range nodePortsOf(o) {
+		if !kept[p] {
+			s.nodePorts.release(p)
+		}
+	}
 }
 
 // keepClusterIP carries a service's allocated cluster IP into an update that
