@@ -264,42 +264,16 @@ func (c *Controller) zone(name string) (string, bool) {
 	return node.Metadata.Labels[LabelZone], true
 }
 
-// apply makes the writes Reconcile decided: creates (none while the
-// service is being deleted, which would race the garbage collector),
-// updates, deletes. Kubernetes: Reconciler.finalize.
+// apply makes the writes Reconcile decided, with the trigger time set:
+// creates (none while the service is being deleted, which would race the
+// garbage collector), updates, deletes. Kubernetes: Reconciler.finalize.
 func (c *Controller) apply(ctx context.Context, key string, svc *api.Service, ch Changes, triggeredAt time.Time) error {
-	if svc.Metadata.DeletionTimestamp == nil {
-		for _, s := range ch.Create {
-			setTriggerTime(s, triggeredAt)
-			created, err := c.client.Create(ctx, s, client.Handover())
-			if err != nil {
-				if apierrors.HasStatusCause(err, api.NamespaceTerminatingCause) {
-					return nil // the namespace takes the service with it
-				}
-				return fmt.Errorf("failed to create EndpointSlice for Service %s: %w", key, err)
-			}
-			c.written.Wrote(key, created.GetObjectMeta())
-			c.log.Info("created endpointslice", zap.String("service", key), zap.String("slice", created.GetObjectMeta().Name))
-		}
-	}
-	for _, s := range ch.Update {
+	for _, s := range slices.Concat(ch.Create, ch.Update) {
 		setTriggerTime(s, triggeredAt)
-		updated, err := c.client.Update(ctx, s, client.Handover())
-		if err != nil {
-			return fmt.Errorf("failed to update %s EndpointSlice for Service %s: %w", s.Metadata.Name, key, err)
-		}
-		c.written.Wrote(key, updated.GetObjectMeta())
-		c.log.Info("updated endpointslice", zap.String("service", key), zap.String("slice", s.Metadata.Name))
 	}
-	for _, s := range ch.Delete {
-		_, err := c.client.Delete(ctx, client.EndpointSlices, s.Metadata.Namespace, s.Metadata.Name, api.DeleteOptions{})
-		if err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("failed to delete %s EndpointSlice for Service %s: %w", s.Metadata.Name, key, err)
-		}
-		c.written.Deleted(key, s.Metadata.UID)
-		c.log.Info("deleted endpointslice", zap.String("service", key), zap.String("slice", s.Metadata.Name))
-	}
-	return nil
+	return c.written.Apply(ctx, c.client, c.log, "Service "+key, key, Writes{
+		Create: ch.Create, Update: ch.Update, Delete: ch.Delete, NoCreates: svc.Metadata.DeletionTimestamp != nil,
+	})
 }
 
 // setTriggerTime sets or clears the last-change-trigger-time annotation of

@@ -1,10 +1,62 @@
 package endpointslice
 
 import (
+	"context"
+	"fmt"
 	"sync"
 
+	"go.uber.org/zap"
+
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 )
+
+// Writes are the slice writes a reconcile decided for one owner.
+type Writes struct {
+	Create, Update, Delete []*api.EndpointSlice
+	// NoCreates skips the creates: the owner is being deleted, and slices
+	// created now would race the garbage collector.
+	NoCreates bool
+}
+
+// Apply makes w through c — creates, updates, deletes, in that order —
+// recording each in the tracker under key; owner names the object in
+// errors ("Service ns/name"). It stops at the first failure. A create
+// refused because the namespace is terminating ends it without error.
+// Kubernetes: the finalize of both reconcilers.
+func (t *WriteTracker) Apply(ctx context.Context, c Client, log *zap.Logger, owner, key string, w Writes) error {
+	if !w.NoCreates {
+		for _, s := range w.Create {
+			created, err := c.Create(ctx, s, client.Handover())
+			if err != nil {
+				if apierrors.HasStatusCause(err, api.NamespaceTerminatingCause) {
+					return nil // the namespace takes the owner with it
+				}
+				return fmt.Errorf("failed to create EndpointSlice for %s: %w", owner, err)
+			}
+			t.Wrote(key, created.GetObjectMeta())
+			log.Info("created endpointslice", zap.String("for", owner), zap.String("slice", created.GetObjectMeta().Name))
+		}
+	}
+	for _, s := range w.Update {
+		updated, err := c.Update(ctx, s, client.Handover())
+		if err != nil {
+			return fmt.Errorf("failed to update %s EndpointSlice for %s: %w", s.Metadata.Name, owner, err)
+		}
+		t.Wrote(key, updated.GetObjectMeta())
+		log.Info("updated endpointslice", zap.String("for", owner), zap.String("slice", s.Metadata.Name))
+	}
+	for _, s := range w.Delete {
+		_, err := c.Delete(ctx, client.EndpointSlices, s.Metadata.Namespace, s.Metadata.Name, api.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("failed to delete %s EndpointSlice for %s: %w", s.Metadata.Name, owner, err)
+		}
+		t.Deleted(key, s.Metadata.UID)
+		log.Info("deleted endpointslice", zap.String("for", owner), zap.String("slice", s.Metadata.Name))
+	}
+	return nil
+}
 
 // WriteTracker remembers, per service, the generation of each slice the
 // controller last wrote (deletedGeneration for one it deleted), so that a

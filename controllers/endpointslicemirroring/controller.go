@@ -27,13 +27,9 @@ const (
 	MaxRetries     = 15
 )
 
-// Client is what the controller writes through: EndpointSlices only.
-// client.Client and *apiserver.Server satisfy it.
-type Client interface {
-	Create(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error)
-	Update(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error)
-	Delete(ctx context.Context, resource, namespace, name string, opts api.DeleteOptions) (api.Object, error)
-}
+// Client is what the controller writes through: EndpointSlices only, as
+// package endpointslice's.
+type Client = endpointslice.Client
 
 // Config configures a Controller. Client, Factory and Clock are required.
 type Config struct {
@@ -222,36 +218,9 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 // apply makes the writes: creates (none while the Endpoints are being
 // deleted), updates, deletes. Kubernetes: reconciler.finalize.
 func (c *Controller) apply(ctx context.Context, key string, ep *api.Endpoints, ch Changes) error {
-	if ep != nil && ep.Metadata.DeletionTimestamp == nil {
-		for _, s := range ch.Create {
-			created, err := c.client.Create(ctx, s, client.Handover())
-			if err != nil {
-				if apierrors.HasStatusCause(err, api.NamespaceTerminatingCause) {
-					return nil
-				}
-				return fmt.Errorf("failed to create EndpointSlice for Endpoints %s: %w", key, err)
-			}
-			c.written.Wrote(key, created.GetObjectMeta())
-			c.log.Info("created mirrored endpointslice", zap.String("endpoints", key), zap.String("slice", created.GetObjectMeta().Name))
-		}
-	}
-	for _, s := range ch.Update {
-		updated, err := c.client.Update(ctx, s, client.Handover())
-		if err != nil {
-			return fmt.Errorf("failed to update %s EndpointSlice for Endpoints %s: %w", s.Metadata.Name, key, err)
-		}
-		c.written.Wrote(key, updated.GetObjectMeta())
-		c.log.Info("updated mirrored endpointslice", zap.String("endpoints", key), zap.String("slice", s.Metadata.Name))
-	}
-	for _, s := range ch.Delete {
-		_, err := c.client.Delete(ctx, client.EndpointSlices, s.Metadata.Namespace, s.Metadata.Name, api.DeleteOptions{})
-		if err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("failed to delete %s EndpointSlice for Endpoints %s: %w", s.Metadata.Name, key, err)
-		}
-		c.written.Deleted(key, s.Metadata.UID)
-		c.log.Info("deleted mirrored endpointslice", zap.String("endpoints", key), zap.String("slice", s.Metadata.Name))
-	}
-	return nil
+	return c.written.Apply(ctx, c.client, c.log, "Endpoints "+key, key, endpointslice.Writes{
+		Create: ch.Create, Update: ch.Update, Delete: ch.Delete, NoCreates: ep == nil || ep.Metadata.DeletionTimestamp != nil,
+	})
 }
 
 func (c *Controller) warn(ctx context.Context, ep *api.Endpoints, reason, format string, args ...any) {
