@@ -197,7 +197,8 @@ func admissionName(m *api.ObjectMeta) string {
 }
 
 // allocate takes the resources a new object holds outside the store: a
-// service's cluster IP. It returns the undo for a create that then fails.
+// service's cluster IP and node ports. It returns the undo for a create
+// that then fails.
 func (s *Server) allocate(k *kind, obj api.Object) (release func(), err error) {
 	svc, ok := obj.(*api.Service)
 	if !ok || svc.Spec.Type == api.ServiceTypeExternalName || svc.Spec.ClusterIP == api.ClusterIPNone {
@@ -215,5 +216,10 @@ func (s *Server) allocate(k *kind, obj api.Object) (release func(), err error) {
 	}
 	svc.Spec.ClusterIPs = []string{svc.Spec.ClusterIP}
 	ip := svc.Spec.ClusterIP
-	return func() { s.ips.release(ip) }, nil
+	releasePorts, err := s.allocateNodePorts(k, svc, nil)
+	if err != nil {
+		s.ips.release(ip)
+		return nil, err
+	}
+	return func() { s.ips.release(ip); releasePorts() }, nil
 }

@@ -256,8 +256,15 @@ func (s *Server) release(obj api.Object) {
 		s.crdRemoved(crd)
 		return
 	}
-	if svc, ok := obj.(*api.Service); ok && svc.Spec.ClusterIP != "" && svc.Spec.ClusterIP != api.ClusterIPNone {
+	svc, ok := obj.(*api.Service)
+	if !ok {
+		return
+	}
+	if svc.Spec.ClusterIP != "" && svc.Spec.ClusterIP != api.ClusterIPNone {
 		s.ips.release(svc.Spec.ClusterIP)
+	}
+	for p := range nodePortsOf(svc) {
+		s.nodePorts.release(p)
 	}
 }
 

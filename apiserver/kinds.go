@@ -59,6 +59,9 @@ type kind struct {
 	// spec returns a pointer to obj's Spec field, whose changes raise
 	// metadata.generation; nil for a kind without one. Set by typed.
 	spec func(obj api.Object) any
+	// generationFields, for a kind without a spec whose generation still
+	// moves (EndpointSlice), returns what its generation follows.
+	generationFields func(obj api.Object) any
 	// equal reports whether two objects of the kind are equal, as
 	// reflect.DeepEqual would (see objectEqual); update's no-op check.
 	// Set by typed.

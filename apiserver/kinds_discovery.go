@@ -13,11 +13,28 @@ import (
 // endpointslice and endpointslice-mirroring controllers write and the
 // API server keeps for the kubernetes Service.
 func endpointSliceKind() *kind {
-	return typed(&kind{
+	k := typed(&kind{
 		gr: apierrors.GroupResource{Group: "discovery.k8s.io", Resource: "endpointslices"}, kind: "EndpointSlice", apiVersion: "discovery.k8s.io/v1", namespaced: true,
 		newObj:  func() api.Object { return &api.EndpointSlice{} },
 		columns: endpointSliceColumns,
 	}, defaultEndpointSlice, validateEndpointSlice, validateEndpointSliceUpdate)
+	// A slice's generation moves when anything but its metadata does, or
+	// its labels do: the endpointslice controller tells its own writes
+	// from older ones by it. Kubernetes: endpointSliceStrategy's
+	// PrepareForUpdate.
+	k.generationFields = func(o api.Object) any {
+		s := o.(*api.EndpointSlice)
+		return sliceGenerationFields{s.AddressType, s.Endpoints, s.Ports, s.Metadata.Labels}
+	}
+	return k
+}
+
+// sliceGenerationFields are what a slice's generation follows.
+type sliceGenerationFields struct {
+	addressType api.AddressType
+	endpoints   []api.Endpoint
+	ports       []api.EndpointSlicePort
+	labels      map[string]string
 }
 
 // endpointSliceColumns are kubectl's columns for a slice, as Kubernetes'

@@ -121,7 +121,8 @@ type Server struct {
 	// mut is the mutation check (Config.CheckMutations); nil when off.
 	mut *mutationCheck
 
-	ips ipAllocator // service cluster IPs
+	ips       ipAllocator   // service cluster IPs
+	nodePorts portAllocator // service node ports
 	// kubeSvc is the kubernetes Service the server keeps, once published.
 	kubeSvc kubernetesService
 	// serviceAccounts and defaultAccountWait are Config's.

@@ -118,6 +118,11 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 				if undo, err = s.allocate(k, svc); err != nil {
 					return nil, err
 				}
+			} else if ok {
+				// It may newly need node ports (it was ClusterIP).
+				if undo, err = s.allocateNodePorts(k, svc, nodePortsOf(old.(*api.Service))); err != nil {
+					return nil, err
+				}
 			}
 			charge.done()
 			if charge, err = s.admitQuotaUpdate(k, next, old); err != nil {
@@ -206,6 +211,7 @@ func (s *Server) prepareUpdate(k *kind, in, old api.Object, finalize bool) (api.
 	m.DeletionGracePeriodSeconds = om.DeletionGracePeriodSeconds
 	if svc, ok := in.(*api.Service); ok {
 		keepClusterIP(svc, old.(*api.Service))
+		keepNodePorts(svc, old.(*api.Service))
 	}
 	k.defaults(in)
 	keepNamespaceFinalizers(in, old, finalize, sentFinalizers)
@@ -223,7 +229,8 @@ func (s *Server) prepareUpdate(k *kind, in, old api.Object, finalize bool) (api.
 		return nil, apierrors.NewInvalid(sk.gr.Group, sk.kind, m.Name, errs)
 	}
 	m.Generation = om.Generation
-	if k.spec != nil && !reflect.DeepEqual(k.spec(in), k.spec(old)) {
+	if k.spec != nil && !reflect.DeepEqual(k.spec(in), k.spec(old)) ||
+		k.generationFields != nil && !reflect.DeepEqual(k.generationFields(in), k.generationFields(old)) {
 		m.Generation++
 	}
 	if ds, ok := in.(*api.DaemonSet); ok {
@@ -233,13 +240,23 @@ func (s *Server) prepareUpdate(k *kind, in, old api.Object, finalize bool) (api.
 }
 
 // releaseReplaced gives back what an update took away from an object: the
-// cluster IP of a service that became ExternalName.
+// cluster IP of a service that became ExternalName, the node ports of one
+// that became ClusterIP or dropped a port.
 func (s *Server) releaseReplaced(old, next api.Object) {
 	o, ok := old.(*api.Service)
-	if !ok || next.(*api.Service).Spec.ClusterIP == o.Spec.ClusterIP {
+	if !ok {
 		return
 	}
-	s.release(old)
+	n := next.(*api.Service)
+	if n.Spec.ClusterIP != o.Spec.ClusterIP && o.Spec.ClusterIP != "" && o.Spec.ClusterIP != api.ClusterIPNone {
+		s.ips.release(o.Spec.ClusterIP)
+	}
+	kept := nodePortsOf(n)
+	for p := range nodePortsOf(o) {
+		if !kept[p] {
+			s.nodePorts.release(p)
+		}
+	}
 }
 
 // keepClusterIP carries a service's allocated cluster IP into an update that

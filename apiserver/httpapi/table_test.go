@@ -81,7 +81,7 @@ func TestTables(t *testing.T) {
 		{"/api/v1/namespaces/default/replicationcontrollers", []string{"Name", "Desired", "Current", "Ready", "Age", "+Containers", "+Images", "+Selector"},
 			[]any{"frontend", 2.0, 0.0, 0.0, "3m10s", "php", "php:8.3-apache", "app=frontend"}},
 		{"/api/v1/namespaces/default/services", []string{"Name", "Type", "Cluster-IP", "External-IP", "Port(s)", "Age", "+Selector"},
-			[]any{"frontend", "NodePort", "10.96.0.1", "<none>", "80/TCP,443:30443/TCP", "3m10s", "app=frontend"}},
+			[]any{"frontend", "NodePort", "10.96.0.1", "<none>", "80:30000/TCP,443:30443/TCP", "3m10s", "app=frontend"}},
 		{"/api/v1/namespaces/default/endpoints", []string{"Name", "Endpoints", "Age"},
 			[]any{"frontend", "10.244.0.1:80,10.244.0.2:80,10.244.0.3:80 + 1 more...", "3m10s"}},
 		{"/apis/coordination.k8s.io/v1/namespaces/kube-system/leases", []string{"Name", "Holder", "Age"}, []any{"lock", "cm-1", "3m10s"}},

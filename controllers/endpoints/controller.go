@@ -248,7 +248,7 @@ func (c *Controller) onPodAdd(obj api.Object) {
 
 func (c *Controller) onPodUpdate(oldObj, newObj api.Object) {
 	old, cur := oldObj.(*api.Pod), newObj.(*api.Pod)
-	c.enqueueServices(func(dst []string) []string { return servicesToUpdate(old, cur, c.podServices, dst) })
+	c.enqueueServices(func(dst []string) []string { return ServicesToUpdate(old, cur, c.podServices, dst) })
 }
 
 func (c *Controller) onPodDelete(obj any) {
@@ -274,13 +274,13 @@ func (c *Controller) enqueueServices(services func(dst []string) []string) {
 	c.keyBuffers.Put(keys)
 }
 
-// servicesToUpdate returns the services a pod update concerns, sorted:
+// ServicesToUpdate returns the services a pod update concerns, sorted:
 // none if nothing endpoint-relevant changed; the services of the new labels
 // if only the pod changed; if only the labels changed, the services that
 // gained or lost the pod; if both, the services of old and new labels.
 // Kubernetes: GetServicesToUpdateOnPodChange. memberships appends a pod's
-// services to a list, as servicesToUpdate appends its answer to dst.
-func servicesToUpdate(oldPod, newPod *api.Pod, memberships func(*api.Pod, []string) []string, dst []string) []string {
+// services to a list, as ServicesToUpdate appends its answer to dst.
+func ServicesToUpdate(oldPod, newPod *api.Pod, memberships func(*api.Pod, []string) []string, dst []string) []string {
 	if oldPod.Metadata.ResourceVersion == newPod.Metadata.ResourceVersion {
 		return dst // a resync: nothing changed
 	}

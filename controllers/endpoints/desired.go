@@ -34,12 +34,12 @@ const (
 // maxCapacity in the endpoints controller.
 const MaxEndpointsPerObject = 1000
 
-// shouldPodBeInEndpoints reports whether a pod selected by a service may
+// ShouldPodBeInEndpoints reports whether a pod selected by a service may
 // appear in its Endpoints at all: it has an IP, it has not finished
 // (Succeeded or Failed), and it is not being deleted unless the service
 // publishes not-ready addresses (which then covers terminating pods too).
 // Kubernetes: endpointutil.ShouldPodBeInEndpoints.
-func shouldPodBeInEndpoints(pod *api.Pod, includeTerminating bool) bool {
+func ShouldPodBeInEndpoints(pod *api.Pod, includeTerminating bool) bool {
 	if pod.Status.PodIP == "" && len(pod.Status.PodIPs) == 0 {
 		return false
 	}
@@ -54,7 +54,7 @@ func shouldPodBeInEndpoints(pod *api.Pod, includeTerminating bool) bool {
 // It is what a sync reads of a pod that changed, to tell whether the
 // change can move the service's Endpoints (nextTriggerTime).
 func mayServe(svc *api.Service, family api.IPFamily, pod *api.Pod) bool {
-	if !shouldPodBeInEndpoints(pod, svc.Spec.PublishNotReadyAddresses) {
+	if !ShouldPodBeInEndpoints(pod, svc.Spec.PublishNotReadyAddresses) {
 		return false
 	}
 	_, _, ok := podIPFor(family, pod)
@@ -140,14 +140,14 @@ func podAddressIn(svc *api.Service, pod *api.Pod, ip string, ref *api.ObjectRefe
 		*node = pod.Spec.NodeName
 		addr.NodeName = node
 	}
-	addr.Hostname = podHostname(svc, pod)
+	addr.Hostname = PodHostname(svc, pod)
 	return addr
 }
 
-// podHostname is the hostname of a pod's address in a service's
+// PodHostname is the hostname of a pod's address in a service's
 // Endpoints: a pod named into a headless service's DNS zone by its
 // subdomain gets a hostname record there.
-func podHostname(svc *api.Service, pod *api.Pod) string {
+func PodHostname(svc *api.Service, pod *api.Pod) string {
 	if pod.Spec.Hostname != "" && pod.Spec.Subdomain == svc.Metadata.Name &&
 		pod.Metadata.Namespace == svc.Metadata.Namespace {
 		return pod.Spec.Hostname
@@ -160,7 +160,7 @@ func podHostname(svc *api.Service, pod *api.Pod) string {
 // the address: the endpoints controller checks every selected pod on
 // every sync, and most syncs change nothing.
 func isPodAddress(a *api.EndpointAddress, svc *api.Service, pod *api.Pod, ip string) bool {
-	if a.IP != ip || a.Hostname != podHostname(svc, pod) {
+	if a.IP != ip || a.Hostname != PodHostname(svc, pod) {
 		return false
 	}
 	if node := pod.Spec.NodeName; (a.NodeName == nil) != (node == "") || (a.NodeName != nil && *a.NodeName != node) {
@@ -171,11 +171,11 @@ func isPodAddress(a *api.EndpointAddress, svc *api.Service, pod *api.Pod, ip str
 		r.UID == pod.Metadata.UID && r.APIVersion == "" && r.FieldPath == ""
 }
 
-// findPort resolves a service port's targetPort on one pod: a number is
+// FindPort resolves a service port's targetPort on one pod: a number is
 // itself; a name is the containerPort of the pod's container port of that
 // name and the service port's protocol. ok is false when the pod has no
 // such port. Kubernetes: podutil.FindPort.
-func findPort(pod *api.Pod, sp *api.ServicePort) (port int32, ok bool) {
+func FindPort(pod *api.Pod, sp *api.ServicePort) (port int32, ok bool) {
 	if sp.TargetPort.Type == api.Int {
 		return sp.TargetPort.IntVal, true
 	}
@@ -250,7 +250,7 @@ func (p *packer) collect(svc *api.Service, pods []*api.Pod) {
 	clear(p.resolved)
 	noPortIndex := -1
 	for _, pod := range pods {
-		if !shouldPodBeInEndpoints(pod, publish) {
+		if !ShouldPodBeInEndpoints(pod, publish) {
 			continue
 		}
 		ip, parsed, ok := podIPFor(family, pod)
@@ -268,7 +268,7 @@ func (p *packer) collect(svc *api.Service, pods []*api.Pod) {
 		a := -1 // the pod's address, added once it serves a port
 		for i := range svc.Spec.Ports {
 			sp := &svc.Spec.Ports[i]
-			number, ok := findPort(pod, sp)
+			number, ok := FindPort(pod, sp)
 			if !ok {
 				continue // this pod does not serve this port; it may serve others
 			}

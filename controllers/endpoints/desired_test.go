@@ -564,9 +564,9 @@ func TestServicesToUpdate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, servicesToUpdate(tt.old, tt.new, memberships, nil))
+			assert.Equal(t, tt.want, ServicesToUpdate(tt.old, tt.new, memberships, nil))
 			dst := []string{"queued/before"}
-			assert.Equal(t, append(dst, tt.want...), servicesToUpdate(tt.old, tt.new, memberships, dst), "appended to dst")
+			assert.Equal(t, append(dst, tt.want...), ServicesToUpdate(tt.old, tt.new, memberships, dst), "appended to dst")
 		})
 	}
 }

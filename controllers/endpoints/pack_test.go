@@ -160,7 +160,7 @@ func desiredModel(svc *api.Service, pods []*api.Pod) []api.EndpointSubset {
 	publish := svc.Spec.PublishNotReadyAddresses
 	var pieces []api.EndpointSubset
 	for _, pod := range pods {
-		if !shouldPodBeInEndpoints(pod, publish) {
+		if !ShouldPodBeInEndpoints(pod, publish) {
 			continue
 		}
 		ip, _, ok := podIPFor(serviceIPFamily(svc), pod)
@@ -177,7 +177,7 @@ func desiredModel(svc *api.Service, pods []*api.Pod) []api.EndpointSubset {
 			continue
 		}
 		for i := range svc.Spec.Ports {
-			if n, ok := findPort(pod, &svc.Spec.Ports[i]); ok {
+			if n, ok := FindPort(pod, &svc.Spec.Ports[i]); ok {
 				s := *piece.DeepCopy()
 				s.Ports = []api.EndpointPort{endpointPort(&svc.Spec.Ports[i], n)}
 				pieces = append(pieces, s)

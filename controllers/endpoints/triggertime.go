@@ -88,7 +88,7 @@ func nextTriggerTime(prev triggerState, known bool, svc *api.Service, pods []*ap
 			j++
 			continue
 		}
-		p := podTrigger{name: pod.Metadata.Name, at: podTriggerTime(pod), mayServe: mayServe(svc, family, pod)}
+		p := podTrigger{name: pod.Metadata.Name, at: PodTriggerTime(pod), mayServe: mayServe(svc, family, pod)}
 		if p.mayServe {
 			p.pod = pod
 		}
@@ -128,9 +128,9 @@ func nextTriggerTime(prev triggerState, known bool, svc *api.Service, pods []*ap
 	return earliest, next, moved
 }
 
-// podTriggerTime is when the pod's Ready condition last changed; zero if it
+// PodTriggerTime is when the pod's Ready condition last changed; zero if it
 // has none. It reads the conditions in place: every sync reads every pod's.
-func podTriggerTime(pod *api.Pod) time.Time {
+func PodTriggerTime(pod *api.Pod) time.Time {
 	cs := pod.Status.Conditions
 	for i := range cs {
 		if cs[i].Type == api.PodReady {

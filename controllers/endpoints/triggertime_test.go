@@ -70,7 +70,7 @@ func (m *triggerModel) next(known bool, svc *api.Service, pods []*api.Pod) time.
 	next := triggerModel{service: svc.Metadata.CreationTimestamp.Time, at: map[string]time.Time{}}
 	var earliest time.Time
 	for _, p := range pods {
-		at := podTriggerTime(p)
+		at := PodTriggerTime(p)
 		next.at[p.Metadata.Name] = at
 		if at.After(m.at[p.Metadata.Name]) {
 			earliest = minNonZero(earliest, at)

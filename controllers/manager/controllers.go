@@ -7,6 +7,8 @@ import (
 	"github.com/miniplane/miniplane/controllers/deployment"
 	"github.com/miniplane/miniplane/controllers/disruption"
 	"github.com/miniplane/miniplane/controllers/endpoints"
+	"github.com/miniplane/miniplane/controllers/endpointslice"
+	"github.com/miniplane/miniplane/controllers/endpointslicemirroring"
 	"github.com/miniplane/miniplane/controllers/garbagecollector"
 	"github.com/miniplane/miniplane/controllers/job"
 	"github.com/miniplane/miniplane/controllers/podgc"
@@ -42,6 +44,8 @@ func DefaultDescriptors() []Descriptor {
 		{Name: TaintEviction, Init: initTaintEviction},
 		{Name: Disruption, Init: initDisruption},
 		{Name: Endpoint, Init: initEndpoints},
+		{Name: EndpointSlice, Init: initEndpointSlice},
+		{Name: EndpointSliceMirroring, Init: initEndpointSliceMirroring},
 		{Name: GarbageCollector, Init: initGarbageCollector},
 		{Name: ServiceAccount, Init: initServiceAccount},
 		{Name: RootCACertificatePublisher, Init: initRootCACertPublisher},
@@ -148,6 +152,22 @@ func initEndpoints(ic InitContext) (Controller, int, error) {
 		Recorder: ic.recorder("endpoint-controller"), BatchPeriod: ic.Options.EndpointUpdatesBatchPeriod,
 	})
 	return c, ic.Options.ConcurrentEndpointSyncs, err
+}
+
+func initEndpointSlice(ic InitContext) (Controller, int, error) {
+	c, err := endpointslice.New(endpointslice.Config{
+		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
+		Recorder: ic.recorder("endpoint-slice-controller"), MaxEndpointsPerSlice: ic.Options.MaxEndpointsPerSlice,
+	})
+	return c, ic.Options.ConcurrentServiceEndpointSyncs, err
+}
+
+func initEndpointSliceMirroring(ic InitContext) (Controller, int, error) {
+	c, err := endpointslicemirroring.New(endpointslicemirroring.Config{
+		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
+		Recorder: ic.recorder("endpoint-slice-mirroring-controller"), MaxEndpointsPerSubset: ic.Options.MirroringMaxEndpointsPerSubset,
+	})
+	return c, ic.Options.MirroringConcurrentServiceEndpointSyncs, err
 }
 
 func initGarbageCollector(ic InitContext) (Controller, int, error) {

@@ -267,10 +267,15 @@ const (
 	// let stay.
 	TaintEviction = "taint-eviction-controller"
 	// Disruption keeps PodDisruptionBudgets' status.
-	Disruption       = "disruption"
-	Endpoint         = "endpoint"
-	GarbageCollector = "garbagecollector"
-	ServiceAccount   = "serviceaccount"
+	Disruption = "disruption"
+	Endpoint   = "endpoint"
+	// EndpointSlice keeps the EndpointSlices of selector services.
+	EndpointSlice = "endpointslice"
+	// EndpointSliceMirroring mirrors selectorless services' Endpoints
+	// into EndpointSlices.
+	EndpointSliceMirroring = "endpointslice-mirroring"
+	GarbageCollector       = "garbagecollector"
+	ServiceAccount         = "serviceaccount"
 	// RootCACertificatePublisher keeps kube-root-ca.crt in every namespace.
 	RootCACertificatePublisher = "root-ca-cert-publisher"
 	NodeSim                    = "nodesim"

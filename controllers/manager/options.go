@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/miniplane/miniplane/controllers/endpointslice"
+	"github.com/miniplane/miniplane/controllers/endpointslicemirroring"
 	"github.com/miniplane/miniplane/controllers/nodesim"
 	"github.com/miniplane/miniplane/controllers/podgc"
 	"github.com/miniplane/miniplane/controllers/resourcequota"
@@ -35,6 +37,15 @@ type Options struct {
 	// discovery. The simulator, which steps the collector rather than
 	// running it, turns it off.
 	GCCustomResources bool
+	// ConcurrentServiceEndpointSyncs is the endpointslice controller's
+	// worker count; MaxEndpointsPerSlice bounds its slices (1 to 1000).
+	ConcurrentServiceEndpointSyncs int
+	MaxEndpointsPerSlice           int
+	// MirroringConcurrentServiceEndpointSyncs is the endpointslice-mirroring
+	// controller's worker count; MirroringMaxEndpointsPerSubset bounds the
+	// addresses it mirrors from one Endpoints subset (1 to 1000).
+	MirroringConcurrentServiceEndpointSyncs int
+	MirroringMaxEndpointsPerSubset          int
 	// ConcurrentDeploymentSyncs is the deployment controller's worker
 	// count.
 	ConcurrentDeploymentSyncs int
@@ -140,24 +151,28 @@ func (o LeaderElectionOptions) Validate() error {
 // DefaultOptions returns kube-controller-manager's defaults.
 func DefaultOptions() Options {
 	return Options{
-		Controllers:                     []string{"*"},
-		ConcurrentRCSyncs:               5,
-		ConcurrentRSSyncs:               5,
-		ConcurrentEndpointSyncs:         5,
-		ConcurrentGCSyncs:               20,
-		GCCustomResources:               true,
-		ConcurrentDeploymentSyncs:       5,
-		ConcurrentDaemonSetSyncs:        2,
-		ConcurrentJobSyncs:              5,
-		ConcurrentCronJobSyncs:          5,
-		ConcurrentTTLAfterFinishedSyncs: 5,
-		ConcurrentResourceQuotaSyncs:    5,
-		ResourceQuotaSyncPeriod:         resourcequota.DefaultResync,
-		TerminatedPodGCThreshold:        podgc.DefaultTerminatedPodThreshold,
-		Nodes:                           3,
-		NodeCPU:                         nodesim.DefaultNodeCPU,
-		NodeMemory:                      nodesim.DefaultNodeMemory,
-		Scheduler:                       nodesim.SchedulerBuiltin,
+		Controllers:                             []string{"*"},
+		ConcurrentRCSyncs:                       5,
+		ConcurrentRSSyncs:                       5,
+		ConcurrentEndpointSyncs:                 5,
+		ConcurrentGCSyncs:                       20,
+		GCCustomResources:                       true,
+		ConcurrentServiceEndpointSyncs:          endpointslice.DefaultWorkers,
+		MaxEndpointsPerSlice:                    endpointslice.DefaultMaxEndpointsPerSlice,
+		MirroringConcurrentServiceEndpointSyncs: endpointslicemirroring.DefaultWorkers,
+		MirroringMaxEndpointsPerSubset:          endpointslicemirroring.DefaultMaxEndpointsPerSubset,
+		ConcurrentDeploymentSyncs:               5,
+		ConcurrentDaemonSetSyncs:                2,
+		ConcurrentJobSyncs:                      5,
+		ConcurrentCronJobSyncs:                  5,
+		ConcurrentTTLAfterFinishedSyncs:         5,
+		ConcurrentResourceQuotaSyncs:            5,
+		ResourceQuotaSyncPeriod:                 resourcequota.DefaultResync,
+		TerminatedPodGCThreshold:                podgc.DefaultTerminatedPodThreshold,
+		Nodes:                                   3,
+		NodeCPU:                                 nodesim.DefaultNodeCPU,
+		NodeMemory:                              nodesim.DefaultNodeMemory,
+		Scheduler:                               nodesim.SchedulerBuiltin,
 		LeaderElection: LeaderElectionOptions{
 			LeaderElect:       true,
 			LeaseDuration:     election.DefaultLeaseDuration,
@@ -182,6 +197,10 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.ConcurrentRCSyncs, "concurrent-rc-syncs", o.ConcurrentRCSyncs, "replication controllers synced at once")
 	fs.IntVar(&o.ConcurrentRSSyncs, "concurrent-replicaset-syncs", o.ConcurrentRSSyncs, "replica sets synced at once")
 	fs.IntVar(&o.ConcurrentEndpointSyncs, "concurrent-endpoint-syncs", o.ConcurrentEndpointSyncs, "services whose endpoints are synced at once")
+	fs.IntVar(&o.ConcurrentServiceEndpointSyncs, "concurrent-service-endpoint-syncs", o.ConcurrentServiceEndpointSyncs, "services whose endpoint slices are synced at once")
+	fs.IntVar(&o.MaxEndpointsPerSlice, "max-endpoints-per-slice", o.MaxEndpointsPerSlice, "the most endpoints the endpointslice controller puts in one slice (1 to 1000)")
+	fs.IntVar(&o.MirroringConcurrentServiceEndpointSyncs, "mirroring-concurrent-service-endpoint-syncs", o.MirroringConcurrentServiceEndpointSyncs, "selectorless services whose Endpoints are mirrored to slices at once")
+	fs.IntVar(&o.MirroringMaxEndpointsPerSubset, "mirroring-max-endpoints-per-subset", o.MirroringMaxEndpointsPerSubset, "the most addresses of one Endpoints subset mirrored to a slice (1 to 1000)")
 	fs.IntVar(&o.ConcurrentGCSyncs, "concurrent-gc-syncs", o.ConcurrentGCSyncs, "garbage collector workers")
 	fs.IntVar(&o.ConcurrentDeploymentSyncs, "concurrent-deployment-syncs", o.ConcurrentDeploymentSyncs, "deployments synced at once")
 	fs.IntVar(&o.ConcurrentDaemonSetSyncs, "concurrent-daemonset-syncs", o.ConcurrentDaemonSetSyncs, "daemon sets synced at once")
@@ -232,6 +251,10 @@ func (o Options) Validate(known []string) error {
 		{"--concurrent-replicaset-syncs", o.ConcurrentRSSyncs, 1},
 		{"--concurrent-endpoint-syncs", o.ConcurrentEndpointSyncs, 1},
 		{"--concurrent-gc-syncs", o.ConcurrentGCSyncs, 1},
+		{"--concurrent-service-endpoint-syncs", o.ConcurrentServiceEndpointSyncs, 1},
+		{"--max-endpoints-per-slice", o.MaxEndpointsPerSlice, 1},
+		{"--mirroring-concurrent-service-endpoint-syncs", o.MirroringConcurrentServiceEndpointSyncs, 1},
+		{"--mirroring-max-endpoints-per-subset", o.MirroringMaxEndpointsPerSubset, 1},
 		{"--concurrent-deployment-syncs", o.ConcurrentDeploymentSyncs, 1},
 		{"--concurrent-daemonset-syncs", o.ConcurrentDaemonSetSyncs, 1},
 		{"--concurrent-job-syncs", o.ConcurrentJobSyncs, 1},
@@ -244,6 +267,14 @@ func (o Options) Validate(known []string) error {
 		if n.v < n.min {
 			return fmt.Errorf("%s must be at least %d, got %d", n.flag, n.min, n.v)
 		}
+	}
+	// kube-controller-manager's EndpointSliceControllerOptions and
+	// EndpointSliceMirroringControllerOptions bound these from above too.
+	if o.MaxEndpointsPerSlice > endpointslice.MaxEndpointsPerSliceLimit {
+		return fmt.Errorf("--max-endpoints-per-slice must not be more than %d, but got %d", endpointslice.MaxEndpointsPerSliceLimit, o.MaxEndpointsPerSlice)
+	}
+	if o.MirroringMaxEndpointsPerSubset > endpointslicemirroring.DefaultMaxEndpointsPerSubset {
+		return fmt.Errorf("--mirroring-max-endpoints-per-subset must not be more than %d, but got %d", endpointslicemirroring.DefaultMaxEndpointsPerSubset, o.MirroringMaxEndpointsPerSubset)
 	}
 	if err := nodesim.CheckNodeSize(o.NodeCPU, o.NodeMemory); err != nil {
 		return err

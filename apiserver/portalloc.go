@@ -1,0 +1,216 @@
+package apiserver
+
+import (
+	"fmt"
+	"maps"
+	"sync"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
+)
+
+// serviceNodePortRange is where node ports come from: kube-apiserver's
+// default --service-node-port-range, 30000-32767.
+var serviceNodePortRange = portRange{base: 30000, size: 2768}
+
+// portRange is the ports base to base+size-1.
+type portRange struct {
+	base, size int32
+}
+
+func (r portRange) contains(p int32) bool { return p >= r.base && p < r.base+r.size }
+
+func (r portRange) String() string { return fmt.Sprintf("%d-%d", r.base, r.base+r.size-1) }
+
+// portAllocator hands out service node ports: sequentially from the bottom
+// of its range (Kubernetes draws them at random; sequential keeps a run
+// reproducible), never the same one twice while it is held. The zero value
+// allocates from serviceNodePortRange. Kubernetes: portallocator.
+type portAllocator struct {
+	// mu guards next and used.
+	mu   sync.Mutex
+	r    portRange
+	next int32 // offset where the search for a free port starts
+	used map[int32]bool
+}
+
+func (a *portAllocator) rangeLocked() portRange {
+	if a.r.size == 0 {
+		a.r = serviceNodePortRange
+	}
+	if a.used == nil {
+		a.used = make(map[int32]bool)
+	}
+	return a.r
+}
+
+// allocate returns a free port and marks it used.
+func (a *portAllocator) allocate() (int32, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	r := a.rangeLocked()
+	for i := int32(0); i < r.size; i++ {
+		p := r.base + (a.next+i)%r.size
+		if !a.used[p] {
+			a.used[p] = true
+			a.next = (p - r.base + 1) % r.size
+			return p, nil
+		}
+	}
+	return 0, fmt.Errorf("range is full")
+}
+
+// reserve marks a client-chosen port used, or says why it cannot be, in
+// kube-apiserver's words.
+func (a *portAllocator) reserve(p int32) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	r := a.rangeLocked()
+	switch {
+	case !r.contains(p):
+		return fmt.Errorf("provided port is not in the valid range. The range of valid ports is %s", r)
+	case a.used[p]:
+		return fmt.Errorf("provided port is already allocated")
+	}
+	a.used[p] = true
+	return nil
+}
+
+// release returns a port to the pool; a port not held is ignored.
+func (a *portAllocator) release(p int32) {
+	a.mu.Lock()
+	delete(a.used, p)
+	a.mu.Unlock()
+}
+
+// needsNodePorts reports whether a service of this type exposes node
+// ports. Kubernetes: needsNodePort (allocateLoadBalancerNodePorts, which
+// miniplane does not serve, is taken as true).
+func needsNodePorts(svc *api.Service) bool {
+	return svc.Spec.Type == api.ServiceTypeNodePort || svc.Spec.Type == api.ServiceTypeLoadBalancer
+}
+
+// nodePortsOf returns the node ports a service holds.
+func nodePortsOf(svc *api.Service) map[int32]bool {
+	held := map[int32]bool{}
+	for _, p := range svc.Spec.Ports {
+		if p.NodePort != 0 {
+			held[p.NodePort] = true
+		}
+	}
+	return held
+}
+
+// allocateNodePorts gives svc's ports the node ports its type needs: a
+// port's chosen nodePort is reserved (refused with kube-apiserver's
+// message when taken or out of range), an unset one allocated. Ports
+// already held (by the version an update replaces) stay held; a number
+// given to two ports (say TCP and UDP) is taken once. It returns the undo.
+// Kubernetes: the service REST's allocateNodePorts and initNodePorts.
+func (s *Server) allocateNodePorts(k *kind, svc *api.Service, held map[int32]bool) (undo func(), err error) {
+	var taken []int32
+	undo = func() {
+		for _, p := range taken {
+			s.nodePorts.release(p)
+		}
+	}
+	if !needsNodePorts(svc) {
+		return undo, nil
+	}
+	mine := maps.Clone(held)
+	if mine == nil {
+		mine = map[int32]bool{}
+	}
+	for i := range svc.Spec.Ports {
+		sp := &svc.Spec.Ports[i]
+		switch {
+		case sp.NodePort != 0 && mine[sp.NodePort]:
+			continue
+		case sp.NodePort != 0:
+			if err := s.nodePorts.reserve(sp.NodePort); err != nil {
+				undo()
+				return nil, apierrors.NewInvalid(k.gr.Group, k.kind, svc.Metadata.Name, apierrors.FieldErrors{
+					Invalid(NewPath("spec", "ports").Index(i).Child("nodePort"), sp.NodePort, err.Error())})
+			}
+		default:
+			p, err := s.nodePorts.allocate()
+			if err != nil {
+				undo()
+				return nil, apierrors.NewInternalError(fmt.Errorf("failed to allocate a nodePort: %w", err))
+			}
+			sp.NodePort = p
+		}
+		taken = append(taken, sp.NodePort)
+		mine[sp.NodePort] = true
+	}
+	return undo, nil
+}
+
+// keepNodePorts carries an update's node ports over from the version it
+// replaces: a port left without one takes the old port's of the same
+// number and protocol (kubectl apply never sends them), and a service that
+// stops needing node ports drops the ones it had, unless the client
+// changed them. Kubernetes: patchAllocatedValues and
+// dropTypeDependentFields.
+func keepNodePorts(svc, old *api.Service) {
+	typ := svc.Spec.Type
+	if typ == "" {
+		typ = api.ServiceTypeClusterIP
+	}
+	if typ == api.ServiceTypeNodePort || typ == api.ServiceTypeLoadBalancer {
+		if !needsNodePorts(old) {
+			return
+		}
+		for i := range svc.Spec.Ports {
+			sp := &svc.Spec.Ports[i]
+			if sp.NodePort != 0 {
+				continue
+			}
+			for _, op := range old.Spec.Ports {
+				if op.Port == sp.Port && protocolOrTCP(op.Protocol) == protocolOrTCP(sp.Protocol) {
+					sp.NodePort = op.NodePort
+					break
+				}
+			}
+		}
+		return
+	}
+	if !needsNodePorts(old) || !sameNodePorts(svc, old) {
+		return
+	}
+	ports := make([]api.ServicePort, len(svc.Spec.Ports))
+	copy(ports, svc.Spec.Ports)
+	for i := range ports {
+		ports[i].NodePort = 0
+	}
+	svc.Spec.Ports = ports
+}
+
+// sameNodePorts reports whether every port of svc has the node port of the
+// old port of the same number and protocol (or none where there is none).
+// Kubernetes: sameNodePorts.
+func sameNodePorts(svc, old *api.Service) bool {
+	for _, sp := range svc.Spec.Ports {
+		if sp.NodePort == 0 {
+			continue
+		}
+		found := false
+		for _, op := range old.Spec.Ports {
+			if op.Port == sp.Port && protocolOrTCP(op.Protocol) == protocolOrTCP(sp.Protocol) {
+				found = op.NodePort == sp.NodePort
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+func protocolOrTCP(p api.Protocol) api.Protocol {
+	if p == "" {
+		return api.ProtocolTCP
+	}
+	return p
+}
