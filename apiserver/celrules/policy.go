@@ -459,5 +459,5 @@ func (v *lazyVariables) ConvertToType(t ref.Type) ref.Val {
 	return types.NewErr("variables cannot be converted to %v", t)
 }
 func (v *lazyVariables) Equal(other ref.Val) ref.Val { return types.Bool(v == other) }
-func (v *lazyVariables) Type() ref.Type               { return types.NewObjectType(variablesType) }
-func (v *lazyVariables) Value() any                   { return v }
+func (v *lazyVariables) Type() ref.Type              { return types.NewObjectType(variablesType) }
+func (v *lazyVariables) Value() any                  { return v }
