@@ -129,12 +129,16 @@ func TestPolicyAdmission(t *testing.T) {
 				p.Spec.Validations[0].Expression = "!variables.big"
 			})},
 		{name: "Warn", policy: maxReplicasPolicy(), obj: deploymentOf("default", "web", 6, nil),
-			binding:  binding(func(b *api.ValidatingAdmissionPolicyBinding) { b.Spec.ValidationActions = []string{api.ValidationActionWarn} }),
+			binding: binding(func(b *api.ValidatingAdmissionPolicyBinding) {
+				b.Spec.ValidationActions = []string{api.ValidationActionWarn}
+			}),
 			wantWarn: []string{"Validation failed for ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-binding': failed expression: object.spec.replicas <= 5"}},
 		{name: "Audit admits", policy: maxReplicasPolicy(), obj: deploymentOf("default", "web", 6, nil),
-			binding: binding(func(b *api.ValidatingAdmissionPolicyBinding) { b.Spec.ValidationActions = []string{api.ValidationActionAudit} })},
+			binding: binding(func(b *api.ValidatingAdmissionPolicyBinding) {
+				b.Spec.ValidationActions = []string{api.ValidationActionAudit}
+			})},
 		{name: "an evaluation error fails closed", binding: binding(), obj: deploymentOf("default", "web", 1, nil),
-			policy: maxReplicasPolicy(func(p *api.ValidatingAdmissionPolicy) { p.Spec.Validations[0].Expression = "object.spec.nope == 1" }),
+			policy:  maxReplicasPolicy(func(p *api.ValidatingAdmissionPolicy) { p.Spec.Validations[0].Expression = "object.spec.nope == 1" }),
 			wantErr: `deployments.apps "web" is forbidden: ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-binding' denied request: expression 'object.spec.nope == 1' resulted in error: no such key: nope`, wantCode: 422},
 		{name: "an evaluation error with Ignore", binding: binding(), obj: deploymentOf("default", "web", 1, nil),
 			policy: maxReplicasPolicy(func(p *api.ValidatingAdmissionPolicy) {
@@ -152,13 +156,17 @@ func TestPolicyAdmission(t *testing.T) {
 			}),
 			wantErr: `deployments.apps "web" is forbidden: ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-binding' denied request: failed expression: object.spec.replicas <= int(params.data.max)`, wantCode: 422},
 		{name: "params not found, Deny", obj: deploymentOf("default", "web", 1, nil),
-			policy: maxReplicasPolicy(func(p *api.ValidatingAdmissionPolicy) { p.Spec.ParamKind = &api.ParamKind{APIVersion: "v1", Kind: "ConfigMap"} }),
+			policy: maxReplicasPolicy(func(p *api.ValidatingAdmissionPolicy) {
+				p.Spec.ParamKind = &api.ParamKind{APIVersion: "v1", Kind: "ConfigMap"}
+			}),
 			binding: binding(func(b *api.ValidatingAdmissionPolicyBinding) {
 				b.Spec.ParamRef = &api.ParamRef{Name: "limits", ParameterNotFoundAction: ptrTo(api.ParameterNotFoundDeny)}
 			}),
 			wantErr: "deployments.apps \"web\" is forbidden: ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-binding' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction", wantCode: 422},
 		{name: "params not found, Allow", obj: deploymentOf("default", "web", 6, nil),
-			policy: maxReplicasPolicy(func(p *api.ValidatingAdmissionPolicy) { p.Spec.ParamKind = &api.ParamKind{APIVersion: "v1", Kind: "ConfigMap"} }),
+			policy: maxReplicasPolicy(func(p *api.ValidatingAdmissionPolicy) {
+				p.Spec.ParamKind = &api.ParamKind{APIVersion: "v1", Kind: "ConfigMap"}
+			}),
 			binding: binding(func(b *api.ValidatingAdmissionPolicyBinding) {
 				b.Spec.ParamRef = &api.ParamRef{Name: "limits", ParameterNotFoundAction: ptrTo(api.ParameterNotFoundAllow)}
 			})},
@@ -339,6 +347,5 @@ func TestPolicyDefaults(t *testing.T) {
 	assert.Equal(t, int32(443), *h.ClientConfig.Service.Port)
 	assert.Equal(t, api.ReinvocationNever, *h.ReinvocationPolicy)
 }
-
 
 func ptrTo[T any](v T) *T { return &v }

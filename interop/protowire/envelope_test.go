@@ -200,7 +200,7 @@ func TestTagsMatchUpstream(t *testing.T) {
 		"ValidatingAdmissionPolicySpec.paramKind": true, "ValidatingAdmissionPolicySpec.matchConstraints": true,
 		"ValidatingAdmissionPolicyBindingSpec.policyName": true, "ValidatingAdmissionPolicyBindingSpec.paramRef": true,
 		"ValidatingAdmissionPolicyBindingSpec.matchResources": true,
-		"ValidatingWebhook.matchConditions": true, "MutatingWebhook.matchConditions": true,
+		"ValidatingWebhook.matchConditions":                   true, "MutatingWebhook.matchConditions": true,
 	}
 	special := map[reflect.Type]bool{
 		reflect.TypeFor[api.Time]():         true,
