@@ -694,21 +694,17 @@ func validateMutatingWebhookConfiguration(c *api.MutatingWebhookConfiguration, r
 // checked only when they changed, as kube-apiserver keeps stored
 // expressions valid.
 func validateValidatingWebhookConfigurationUpdate(c, old *api.ValidatingWebhookConfiguration, rules *celrules.Compiler) apierrors.FieldErrors {
-	errs := validateObjectMetaUpdate(nil, &c.Metadata, &old.Metadata, metadataPath)
-	errs = append(errs, validateObjectMeta(nil, &c.Metadata, admissionMeta, metadataPath)...)
-	hooks := validatingHooks(c)
-	ignore := sameConditions(hooks, validatingHooks(old))
-	for i := range hooks {
-		hooks[i].ignoreMatchConditions = ignore
-	}
-	return validateWebhooks(errs, hooks, rules)
+	return validateWebhooksUpdate(&c.Metadata, &old.Metadata, validatingHooks(c), validatingHooks(old), rules)
 }
 
 func validateMutatingWebhookConfigurationUpdate(c, old *api.MutatingWebhookConfiguration, rules *celrules.Compiler) apierrors.FieldErrors {
-	errs := validateObjectMetaUpdate(nil, &c.Metadata, &old.Metadata, metadataPath)
-	errs = append(errs, validateObjectMeta(nil, &c.Metadata, admissionMeta, metadataPath)...)
-	hooks := mutatingHooks(c)
-	ignore := sameConditions(hooks, mutatingHooks(old))
+	return validateWebhooksUpdate(&c.Metadata, &old.Metadata, mutatingHooks(c), mutatingHooks(old), rules)
+}
+
+func validateWebhooksUpdate(m, oldMeta *api.ObjectMeta, hooks, old []webhookFields, rules *celrules.Compiler) apierrors.FieldErrors {
+	errs := validateObjectMetaUpdate(nil, m, oldMeta, metadataPath)
+	errs = validateObjectMeta(errs, m, admissionMeta, metadataPath)
+	ignore := sameConditions(hooks, old)
 	for i := range hooks {
 		hooks[i].ignoreMatchConditions = ignore
 	}
