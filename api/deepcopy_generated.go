@@ -167,6 +167,442 @@ func (in *StatusDetails) DeepCopy() *StatusDetails {
 	return out
 }
 
+// Types of types_admission.go.
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ValidatingAdmissionPolicy) DeepCopyInto(out *ValidatingAdmissionPolicy) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	in.Spec.DeepCopyInto(&out.Spec)
+	in.Status.DeepCopyInto(&out.Status)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ValidatingAdmissionPolicy) DeepCopy() *ValidatingAdmissionPolicy {
+	if in == nil {
+		return nil
+	}
+	out := new(ValidatingAdmissionPolicy)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject returns in.DeepCopy() as an Object.
+func (in *ValidatingAdmissionPolicy) DeepCopyObject() Object {
+	if c := in.DeepCopy(); c != nil {
+		return c
+	}
+	return nil
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ValidatingAdmissionPolicyList) DeepCopyInto(out *ValidatingAdmissionPolicyList) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	out.Items = deepCopySlice(in.Items, (*ValidatingAdmissionPolicy).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ValidatingAdmissionPolicyList) DeepCopy() *ValidatingAdmissionPolicyList {
+	if in == nil {
+		return nil
+	}
+	out := new(ValidatingAdmissionPolicyList)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ValidatingAdmissionPolicyStatus) DeepCopyInto(out *ValidatingAdmissionPolicyStatus) {
+	*out = *in
+	out.TypeChecking = in.TypeChecking.DeepCopy()
+	out.Conditions = slices.Clone(in.Conditions)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ValidatingAdmissionPolicyStatus) DeepCopy() *ValidatingAdmissionPolicyStatus {
+	if in == nil {
+		return nil
+	}
+	out := new(ValidatingAdmissionPolicyStatus)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *TypeChecking) DeepCopyInto(out *TypeChecking) {
+	*out = *in
+	out.ExpressionWarnings = slices.Clone(in.ExpressionWarnings)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *TypeChecking) DeepCopy() *TypeChecking {
+	if in == nil {
+		return nil
+	}
+	out := new(TypeChecking)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ValidatingAdmissionPolicySpec) DeepCopyInto(out *ValidatingAdmissionPolicySpec) {
+	*out = *in
+	out.ParamKind = clonePtr(in.ParamKind)
+	out.MatchConstraints = in.MatchConstraints.DeepCopy()
+	out.Validations = deepCopySlice(in.Validations, (*Validation).DeepCopyInto)
+	out.FailurePolicy = clonePtr(in.FailurePolicy)
+	out.AuditAnnotations = slices.Clone(in.AuditAnnotations)
+	out.MatchConditions = slices.Clone(in.MatchConditions)
+	out.Variables = slices.Clone(in.Variables)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ValidatingAdmissionPolicySpec) DeepCopy() *ValidatingAdmissionPolicySpec {
+	if in == nil {
+		return nil
+	}
+	out := new(ValidatingAdmissionPolicySpec)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *Validation) DeepCopyInto(out *Validation) {
+	*out = *in
+	out.Reason = clonePtr(in.Reason)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *Validation) DeepCopy() *Validation {
+	if in == nil {
+		return nil
+	}
+	out := new(Validation)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ValidatingAdmissionPolicyBinding) DeepCopyInto(out *ValidatingAdmissionPolicyBinding) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	in.Spec.DeepCopyInto(&out.Spec)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ValidatingAdmissionPolicyBinding) DeepCopy() *ValidatingAdmissionPolicyBinding {
+	if in == nil {
+		return nil
+	}
+	out := new(ValidatingAdmissionPolicyBinding)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject returns in.DeepCopy() as an Object.
+func (in *ValidatingAdmissionPolicyBinding) DeepCopyObject() Object {
+	if c := in.DeepCopy(); c != nil {
+		return c
+	}
+	return nil
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ValidatingAdmissionPolicyBindingList) DeepCopyInto(out *ValidatingAdmissionPolicyBindingList) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	out.Items = deepCopySlice(in.Items, (*ValidatingAdmissionPolicyBinding).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ValidatingAdmissionPolicyBindingList) DeepCopy() *ValidatingAdmissionPolicyBindingList {
+	if in == nil {
+		return nil
+	}
+	out := new(ValidatingAdmissionPolicyBindingList)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ValidatingAdmissionPolicyBindingSpec) DeepCopyInto(out *ValidatingAdmissionPolicyBindingSpec) {
+	*out = *in
+	out.ParamRef = in.ParamRef.DeepCopy()
+	out.MatchResources = in.MatchResources.DeepCopy()
+	out.ValidationActions = slices.Clone(in.ValidationActions)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ValidatingAdmissionPolicyBindingSpec) DeepCopy() *ValidatingAdmissionPolicyBindingSpec {
+	if in == nil {
+		return nil
+	}
+	out := new(ValidatingAdmissionPolicyBindingSpec)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ParamRef) DeepCopyInto(out *ParamRef) {
+	*out = *in
+	out.Selector = in.Selector.DeepCopy()
+	out.ParameterNotFoundAction = clonePtr(in.ParameterNotFoundAction)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ParamRef) DeepCopy() *ParamRef {
+	if in == nil {
+		return nil
+	}
+	out := new(ParamRef)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *MatchResources) DeepCopyInto(out *MatchResources) {
+	*out = *in
+	out.NamespaceSelector = in.NamespaceSelector.DeepCopy()
+	out.ObjectSelector = in.ObjectSelector.DeepCopy()
+	out.ResourceRules = deepCopySlice(in.ResourceRules, (*NamedRuleWithOperations).DeepCopyInto)
+	out.ExcludeResourceRules = deepCopySlice(in.ExcludeResourceRules, (*NamedRuleWithOperations).DeepCopyInto)
+	out.MatchPolicy = clonePtr(in.MatchPolicy)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *MatchResources) DeepCopy() *MatchResources {
+	if in == nil {
+		return nil
+	}
+	out := new(MatchResources)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *NamedRuleWithOperations) DeepCopyInto(out *NamedRuleWithOperations) {
+	*out = *in
+	out.ResourceNames = slices.Clone(in.ResourceNames)
+	in.RuleWithOperations.DeepCopyInto(&out.RuleWithOperations)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *NamedRuleWithOperations) DeepCopy() *NamedRuleWithOperations {
+	if in == nil {
+		return nil
+	}
+	out := new(NamedRuleWithOperations)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *RuleWithOperations) DeepCopyInto(out *RuleWithOperations) {
+	*out = *in
+	out.Operations = slices.Clone(in.Operations)
+	in.Rule.DeepCopyInto(&out.Rule)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *RuleWithOperations) DeepCopy() *RuleWithOperations {
+	if in == nil {
+		return nil
+	}
+	out := new(RuleWithOperations)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *Rule) DeepCopyInto(out *Rule) {
+	*out = *in
+	out.APIGroups = slices.Clone(in.APIGroups)
+	out.APIVersions = slices.Clone(in.APIVersions)
+	out.Resources = slices.Clone(in.Resources)
+	out.Scope = clonePtr(in.Scope)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *Rule) DeepCopy() *Rule {
+	if in == nil {
+		return nil
+	}
+	out := new(Rule)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ValidatingWebhookConfiguration) DeepCopyInto(out *ValidatingWebhookConfiguration) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	out.Webhooks = deepCopySlice(in.Webhooks, (*ValidatingWebhook).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ValidatingWebhookConfiguration) DeepCopy() *ValidatingWebhookConfiguration {
+	if in == nil {
+		return nil
+	}
+	out := new(ValidatingWebhookConfiguration)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject returns in.DeepCopy() as an Object.
+func (in *ValidatingWebhookConfiguration) DeepCopyObject() Object {
+	if c := in.DeepCopy(); c != nil {
+		return c
+	}
+	return nil
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ValidatingWebhookConfigurationList) DeepCopyInto(out *ValidatingWebhookConfigurationList) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	out.Items = deepCopySlice(in.Items, (*ValidatingWebhookConfiguration).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ValidatingWebhookConfigurationList) DeepCopy() *ValidatingWebhookConfigurationList {
+	if in == nil {
+		return nil
+	}
+	out := new(ValidatingWebhookConfigurationList)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *MutatingWebhookConfiguration) DeepCopyInto(out *MutatingWebhookConfiguration) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	out.Webhooks = deepCopySlice(in.Webhooks, (*MutatingWebhook).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *MutatingWebhookConfiguration) DeepCopy() *MutatingWebhookConfiguration {
+	if in == nil {
+		return nil
+	}
+	out := new(MutatingWebhookConfiguration)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject returns in.DeepCopy() as an Object.
+func (in *MutatingWebhookConfiguration) DeepCopyObject() Object {
+	if c := in.DeepCopy(); c != nil {
+		return c
+	}
+	return nil
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *MutatingWebhookConfigurationList) DeepCopyInto(out *MutatingWebhookConfigurationList) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	out.Items = deepCopySlice(in.Items, (*MutatingWebhookConfiguration).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *MutatingWebhookConfigurationList) DeepCopy() *MutatingWebhookConfigurationList {
+	if in == nil {
+		return nil
+	}
+	out := new(MutatingWebhookConfigurationList)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ValidatingWebhook) DeepCopyInto(out *ValidatingWebhook) {
+	*out = *in
+	in.ClientConfig.DeepCopyInto(&out.ClientConfig)
+	out.Rules = deepCopySlice(in.Rules, (*RuleWithOperations).DeepCopyInto)
+	out.FailurePolicy = clonePtr(in.FailurePolicy)
+	out.MatchPolicy = clonePtr(in.MatchPolicy)
+	out.NamespaceSelector = in.NamespaceSelector.DeepCopy()
+	out.ObjectSelector = in.ObjectSelector.DeepCopy()
+	out.SideEffects = clonePtr(in.SideEffects)
+	out.TimeoutSeconds = clonePtr(in.TimeoutSeconds)
+	out.AdmissionReviewVersions = slices.Clone(in.AdmissionReviewVersions)
+	out.MatchConditions = slices.Clone(in.MatchConditions)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ValidatingWebhook) DeepCopy() *ValidatingWebhook {
+	if in == nil {
+		return nil
+	}
+	out := new(ValidatingWebhook)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *MutatingWebhook) DeepCopyInto(out *MutatingWebhook) {
+	*out = *in
+	in.ClientConfig.DeepCopyInto(&out.ClientConfig)
+	out.Rules = deepCopySlice(in.Rules, (*RuleWithOperations).DeepCopyInto)
+	out.FailurePolicy = clonePtr(in.FailurePolicy)
+	out.MatchPolicy = clonePtr(in.MatchPolicy)
+	out.NamespaceSelector = in.NamespaceSelector.DeepCopy()
+	out.ObjectSelector = in.ObjectSelector.DeepCopy()
+	out.SideEffects = clonePtr(in.SideEffects)
+	out.TimeoutSeconds = clonePtr(in.TimeoutSeconds)
+	out.AdmissionReviewVersions = slices.Clone(in.AdmissionReviewVersions)
+	out.ReinvocationPolicy = clonePtr(in.ReinvocationPolicy)
+	out.MatchConditions = slices.Clone(in.MatchConditions)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *MutatingWebhook) DeepCopy() *MutatingWebhook {
+	if in == nil {
+		return nil
+	}
+	out := new(MutatingWebhook)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *WebhookClientConfig) DeepCopyInto(out *WebhookClientConfig) {
+	*out = *in
+	out.URL = clonePtr(in.URL)
+	out.Service = in.Service.DeepCopy()
+	out.CABundle = slices.Clone(in.CABundle)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *WebhookClientConfig) DeepCopy() *WebhookClientConfig {
+	if in == nil {
+		return nil
+	}
+	out := new(WebhookClientConfig)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ServiceReference) DeepCopyInto(out *ServiceReference) {
+	*out = *in
+	out.Path = clonePtr(in.Path)
+	out.Port = clonePtr(in.Port)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ServiceReference) DeepCopy() *ServiceReference {
+	if in == nil {
+		return nil
+	}
+	out := new(ServiceReference)
+	in.DeepCopyInto(out)
+	return out
+}
+
 // Types of types_apps.go.
 
 // DeepCopyInto copies in into out; out shares nothing mutable with in.

@@ -42,6 +42,10 @@ func allTopLevelTypes() []reflect.Type {
 		DaemonSet{}, DaemonSetList{}, ControllerRevision{}, ControllerRevisionList{},
 		Job{}, JobList{}, CronJob{}, CronJobList{},
 		CustomResourceDefinition{}, CustomResourceDefinitionList{}, Unstructured{},
+		ValidatingAdmissionPolicy{}, ValidatingAdmissionPolicyList{},
+		ValidatingAdmissionPolicyBinding{}, ValidatingAdmissionPolicyBindingList{},
+		ValidatingWebhookConfiguration{}, ValidatingWebhookConfigurationList{},
+		MutatingWebhookConfiguration{}, MutatingWebhookConfigurationList{},
 		Scale{}, Binding{}, Status{}, DeleteOptions{}, WatchEvent{},
 	}
 	types := make([]reflect.Type, len(values))
@@ -62,6 +66,8 @@ func allObjects() []Object {
 		&EndpointSlice{}, &CSIStorageCapacity{}, &VolumeAttachment{}, &PodDisruptionBudget{}, &ReplicaSet{}, &StatefulSet{}, &Deployment{},
 		&DaemonSet{}, &ControllerRevision{}, &Job{}, &CronJob{},
 		&CustomResourceDefinition{}, &Unstructured{},
+		&ValidatingAdmissionPolicy{}, &ValidatingAdmissionPolicyBinding{},
+		&ValidatingWebhookConfiguration{}, &MutatingWebhookConfiguration{},
 	}
 }
 

@@ -11,7 +11,9 @@
 //     [PersistentVolume], [PersistentVolumeClaim], [StorageClass], [CSINode], [CSIDriver],
 //     [CSIStorageCapacity], [VolumeAttachment], [PodDisruptionBudget], [ReplicaSet] and
 //     [StatefulSet]; the workloads' [Deployment], [DaemonSet] with its [ControllerRevision]s,
-//     batch/v1 [Job] and [CronJob]; each with its XxxList, plus the [Scale]
+//     batch/v1 [Job] and [CronJob]; admissionregistration.k8s.io/v1's
+//     [ValidatingAdmissionPolicy], [ValidatingAdmissionPolicyBinding],
+//     [ValidatingWebhookConfiguration] and [MutatingWebhookConfiguration]; each with its XxxList, plus the [Scale]
 //     and [Binding] subresource bodies, [Status] (the shape of every API error),
 //     [DeleteOptions] and [WatchEvent].
 //   - The [Object] interface that the store, informers and controllers handle kinds through.

@@ -71,7 +71,8 @@ func wantWire(typ reflect.Type) (wire, label string) {
 // checkProtoTags returns the problems with the protobuf tags of struct type typ: a field
 // other than TypeMeta without a tag (or TypeMeta with one), a malformed tag, a wire type or
 // label that does not fit the Go type, a name that differs from the JSON name (camel-cased
-// where it is not a proto identifier, see protoName), a map without
+// where it is not a proto identifier, see protoName; or capitalized, see
+// upstreamCapitalized), a map without
 // protobuf_key and protobuf_val, or two fields with one number.
 func checkProtoTags(typ reflect.Type) []string {
 	var problems []string
@@ -103,7 +104,7 @@ func checkProtoTags(typ reflect.Type) []string {
 		if wire, label := wantWire(field.Type); pt.wire != wire || pt.label != label {
 			report(field, "tag %q: a %s is %s,%s", tag, field.Type, wire, label)
 		}
-		if jsonName != "" && pt.name != protoName(jsonName) {
+		if jsonName != "" && pt.name != protoName(jsonName) && !upstreamCapitalized(pt.name, jsonName) {
 			report(field, "tag %q: name %q differs from the JSON name %q", tag, pt.name, jsonName)
 		}
 		if other, dup := numbers[pt.number]; dup {
@@ -133,6 +134,14 @@ func protoName(jsonName string) string {
 		words[i] = strings.ToUpper(words[i][:1]) + words[i][1:]
 	}
 	return strings.Join(words, "")
+}
+
+// upstreamCapitalized reports whether name is jsonName with its first letter
+// upper-cased, as admissionregistration's generated.proto names a few fields
+// ("Expression", "Webhooks"): the wire goes by number, the name is kept as
+// k8s.io/api tags it.
+func upstreamCapitalized(name, jsonName string) bool {
+	return jsonName != "" && name == strings.ToUpper(jsonName[:1])+jsonName[1:]
 }
 
 // protoStructs returns every struct type reachable from the top-level types, except Time

@@ -100,6 +100,10 @@ func (s *Server) create(obj api.Object, opts writeOptions) (api.Object, error) {
 		// request used, as kube-apiserver validates its internal form.
 		return nil, apierrors.NewInvalid(sk.gr.Group, sk.kind, m.Name, errs)
 	}
+	if err := s.admitPolicies(admissionRequest{k: sk, operation: api.OperationCreate, name: m.Name, ns: m.Namespace,
+		obj: in, dryRun: opts.DryRun, ctx: opts.ctx}); err != nil {
+		return nil, err
+	}
 	release, err := s.allocate(k, in)
 	if err != nil {
 		return nil, err

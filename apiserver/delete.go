@@ -28,7 +28,7 @@ import (
 //     finalizer, Foreground "foregroundDeletion".
 //
 // Preconditions on uid and resourceVersion that do not hold get Conflict.
-func (s *Server) Delete(_ context.Context, resource, namespace, name string, opts api.DeleteOptions) (api.Object, error) {
+func (s *Server) Delete(ctx context.Context, resource, namespace, name string, opts api.DeleteOptions) (api.Object, error) {
 	k, err := s.kindFor(resource)
 	if err != nil {
 		return nil, err
@@ -53,6 +53,10 @@ func (s *Server) Delete(_ context.Context, resource, namespace, name string, opt
 		}
 		old := cur.Value
 		if err := checkPreconditions(k, name, old.GetObjectMeta(), opts.Preconditions); err != nil {
+			return nil, err
+		}
+		if err := s.admitPolicies(admissionRequest{k: k, operation: api.OperationDelete, name: name, ns: namespace,
+			old: old, dryRun: slices.Contains(opts.DryRun, api.DryRunAll), ctx: ctx}); err != nil {
 			return nil, err
 		}
 		if slices.Contains(opts.DryRun, api.DryRunAll) {

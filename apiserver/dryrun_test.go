@@ -124,6 +124,7 @@ var declaredColumns = map[string][]string{
 		"VolumeAttributesClass", "Reason", "Age", "VolumeMode"},
 	"persistentvolumeclaims":      {"Name", "Status", "Volume", "Capacity", "Access Modes", "StorageClass", "VolumeAttributesClass", "Age", "VolumeMode"},
 	"storageclasses":              {"Name", "Provisioner", "ReclaimPolicy", "VolumeBindingMode", "AllowVolumeExpansion", "Age"},
+	"validatingadmissionpolicies": {"Name", "Validations", "ParamKind", "Age"},
 	"csinodes.storage.k8s.io":     {"Name", "Drivers", "Age"},
 	"csidrivers":                  {"Name", "AttachRequired", "PodInfoOnMount", "StorageCapacity", "TokenRequests", "RequiresRepublish", "Modes", "Age"},
 	"csistoragecapacities":        {"Name", "StorageClassName", "Capacity"},
@@ -144,12 +145,13 @@ var declaredColumns = map[string][]string{
 func TestResources(t *testing.T) {
 	s, _ := newServer(t)
 	all := s.Resources()
-	require.Len(t, all, 30)
+	require.Len(t, all, 34)
 	assert.Equal(t, "configmaps", all[0].Resource, "core group first, sorted by name")
-	assert.Equal(t, "customresourcedefinitions", all[13].Resource, "named groups after core, sorted by group")
-	assert.Equal(t, "controllerrevisions", all[14].Resource)
-	assert.Equal(t, "deployments", all[16].Resource)
-	assert.Equal(t, apierrors.GroupResource{Group: "events.k8s.io", Resource: "events"}, all[23].GroupResource())
+	assert.Equal(t, "mutatingwebhookconfigurations", all[13].Resource, "named groups after core, sorted by group")
+	assert.Equal(t, "customresourcedefinitions", all[17].Resource)
+	assert.Equal(t, "controllerrevisions", all[18].Resource)
+	assert.Equal(t, "deployments", all[20].Resource)
+	assert.Equal(t, apierrors.GroupResource{Group: "events.k8s.io", Resource: "events"}, all[27].GroupResource())
 	assert.Equal(t, apierrors.GroupResource{Group: "storage.k8s.io", Resource: "volumeattachments"}, all[len(all)-1].GroupResource())
 
 	tests := []struct {
@@ -182,6 +184,7 @@ func TestResources(t *testing.T) {
 		{"daemonsets", apiserver.ResourceInfo{Resource: "daemonsets", Singular: "daemonset", Group: "apps", Version: "v1", Kind: "DaemonSet", Namespaced: true, HasStatus: true, ShortNames: []string{"ds"}, Categories: []string{"all"}, ActedOnBy: "daemonset"}, "apps/v1", ""},
 		{"controllerrevisions", apiserver.ResourceInfo{Resource: "controllerrevisions", Singular: "controllerrevision", Group: "apps", Version: "v1", Kind: "ControllerRevision", Namespaced: true}, "apps/v1", ""},
 		{"cronjobs", apiserver.ResourceInfo{Resource: "cronjobs", Singular: "cronjob", Group: "batch", Version: "v1", Kind: "CronJob", Namespaced: true, HasStatus: true, ShortNames: []string{"cj"}, Categories: []string{"all"}, ActedOnBy: "cronjob"}, "batch/v1", ""},
+		{"validatingadmissionpolicies", apiserver.ResourceInfo{Resource: "validatingadmissionpolicies", Singular: "validatingadmissionpolicy", Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingAdmissionPolicy", HasStatus: true, Categories: []string{"api-extensions"}}, "admissionregistration.k8s.io/v1", ""},
 		{"endpointslices", apiserver.ResourceInfo{Resource: "endpointslices", Singular: "endpointslice", Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSlice", Namespaced: true}, "discovery.k8s.io/v1", ""},
 		{"events.events.k8s.io", apiserver.ResourceInfo{Resource: "events", Singular: "event", Group: "events.k8s.io", Version: "v1", Kind: "Event", Namespaced: true, ShortNames: []string{"ev"}, StoredAs: "events"}, "events.k8s.io/v1", "*api.EventsV1Event"},
 	}

@@ -31,6 +31,10 @@ type ResourceInfo struct {
 	// the resource's objects in Kubernetes ("deployment"); empty for data
 	// and for what the API server or the nodes act on (actedon.go).
 	ActedOnBy string
+	// NotCalled, when set, is the warning a create of this resource
+	// answers because kube-apiserver would act on it and miniplane does
+	// not: webhook configurations, whose webhooks are never called.
+	NotCalled string
 	// HasScale says the resource has the scale subresource (autoscaling/v1 Scale).
 	HasScale bool
 	// HasBinding says the resource has the binding subresource (pods).
@@ -168,6 +172,7 @@ func (k *kind) info() ResourceInfo {
 		Columns:     slices.Clone(k.columns),
 		New:         k.newObj,
 		ActedOnBy:   actedOnBy[k.gr.Resource],
+		NotCalled:   notCalled[k.gr.Resource],
 	}
 	if r.Singular == "" {
 		r.Singular = strings.TrimSuffix(k.gr.Resource, "s")

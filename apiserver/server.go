@@ -106,6 +106,9 @@ type Server struct {
 	// rules compiles the definitions' CEL validation rules, for their
 	// validation and for the kinds they serve.
 	rules *celrules.Compiler
+	// policies keeps the ValidatingAdmissionPolicies compiled for
+	// admission (admission_policy.go).
+	policies policyCache
 
 	// randMu guards rand.
 	randMu sync.Mutex

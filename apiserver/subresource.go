@@ -72,7 +72,7 @@ func scaleOf(k *kind, obj api.Object) *api.Scale {
 // conditionally on the Scale's resourceVersion when it has one, and returns
 // the new Scale. Nothing else of the object changes. Options qualify the
 // write (client.DryRun, client.WithManagedFields).
-func (s *Server) UpdateScale(_ context.Context, resource, namespace string, scale *api.Scale, opts ...client.WriteOption) (*api.Scale, error) {
+func (s *Server) UpdateScale(ctx context.Context, resource, namespace string, scale *api.Scale, opts ...client.WriteOption) (*api.Scale, error) {
 	o := client.NewWriteOptions(opts...)
 	k, err := s.scaledKind(resource)
 	if err != nil {
@@ -106,6 +106,10 @@ func (s *Server) UpdateScale(_ context.Context, resource, namespace string, scal
 		nm.Generation++
 		if o.ManagedFields != nil {
 			nm.ManagedFields = o.ManagedFields
+		}
+		if err := s.admitPolicies(admissionRequest{k: k, operation: api.OperationUpdate, name: name, ns: namespace, subresource: "scale",
+			obj: scaleOf(k, next), old: scaleOf(k, cur), dryRun: o.DryRun, ctx: ctx}); err != nil {
+			return nil, err
 		}
 		if o.DryRun {
 			return scaleOf(k, next), nil

@@ -130,6 +130,15 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 				return nil, err
 			}
 		}
+		sub := ""
+		if status {
+			sub = "status"
+		}
+		if err := s.admitPolicies(admissionRequest{k: k, operation: api.OperationUpdate, name: m.Name, ns: ns, subresource: sub,
+			obj: next, old: old, dryRun: opts.DryRun, ctx: opts.ctx}); err != nil {
+			undo()
+			return nil, err
+		}
 		nm := next.GetObjectMeta()
 		nm.ResourceVersion = om.ResourceVersion
 		var unchanged bool
@@ -148,10 +157,6 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 			return k.out(next), nil
 		}
 		if opts.fieldManager != "" {
-			sub := ""
-			if status {
-				sub = "status"
-			}
 			nm.ManagedFields = s.stamp(nm.ManagedFields, opts.fieldManager, sub, k.apiVersion)
 		}
 

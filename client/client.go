@@ -41,6 +41,11 @@ const (
 	// CustomResourceDefinitions add kinds at run time; their objects are
 	// api.Unstructured, named by plural.group ("widgets.demo.example.com").
 	CustomResourceDefinitions = "customresourcedefinitions"
+	// The admissionregistration.k8s.io/v1 resources.
+	ValidatingAdmissionPolicies       = "validatingadmissionpolicies"
+	ValidatingAdmissionPolicyBindings = "validatingadmissionpolicybindings"
+	ValidatingWebhookConfigurations   = "validatingwebhookconfigurations"
+	MutatingWebhookConfigurations     = "mutatingwebhookconfigurations"
 	// EventsK8sIO is events.k8s.io/v1 Events: the objects of Events, stored
 	// once and shown in the newer version (api.EventsV1Event).
 	EventsK8sIO = "events.events.k8s.io"

@@ -298,3 +298,15 @@ func HasStatusCause(err error, t api.CauseType) bool {
 	}
 	return false
 }
+
+// WithReason returns e with its reason and code replaced by reason's (500
+// for a reason without a code), as kube-apiserver's policy admission turns
+// its Forbidden refusal into the reason a validation names.
+func (e *StatusError) WithReason(reason api.StatusReason) *StatusError {
+	code, ok := statusCodes[reason]
+	if !ok {
+		code = http.StatusInternalServerError
+	}
+	e.Status.Reason, e.Status.Code = reason, code
+	return e
+}

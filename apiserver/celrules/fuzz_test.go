@@ -52,3 +52,45 @@ func decodeObject(s string) (map[string]any, bool) {
 	m, ok := v.(map[string]any)
 	return m, ok
 }
+
+// FuzzPolicy compiles any policy expressions (a match condition, a
+// variable, a validation and its message expression) and evaluates them on
+// any object, old object and parameters: nothing may panic.
+func FuzzPolicy(f *testing.F) {
+	f.Add("object.metadata.name != 'x'", "object.spec.replicas", "variables.v <= 5", "'over: ' + string(variables.v)", `{"metadata":{"name":"a"},"spec":{"replicas":6}}`, "", `{"data":{"max":"3"}}`)
+	f.Add("has(object.spec)", "params.data.max", "int(variables.v) > oldObject.spec.replicas", "", `{"spec":{}}`, `{"spec":{"replicas":1.5}}`, `{}`)
+	f.Add("request.operation == 'CREATE'", "[1, 2].map(x, x * 2)", "variables.v.all(x, x > 0) && namespaceObject == null", "string(variables.v)", `{}`, "", "")
+	c := &Compiler{}
+	f.Fuzz(func(t *testing.T, cond, variable, expr, msgExpr, objJSON, oldJSON, paramsJSON string) {
+		spec := api.ValidatingAdmissionPolicySpec{
+			ParamKind:       &api.ParamKind{APIVersion: "v1", Kind: "ConfigMap"},
+			MatchConditions: []api.MatchCondition{{Name: "c", Expression: cond}},
+			Variables:       []api.Variable{{Name: "v", Expression: variable}},
+			Validations:     []api.Validation{{Expression: expr, MessageExpression: msgExpr}},
+		}
+		p, errs := c.CompilePolicy(&spec)
+		for _, e := range errs {
+			_ = e.Error()
+		}
+		if p == nil {
+			return
+		}
+		obj, ok := decodeObject(objJSON)
+		if !ok {
+			return
+		}
+		in := PolicyInput{Object: obj, Request: map[string]any{"operation": "CREATE"}}
+		if old, ok := decodeObject(oldJSON); ok {
+			in.OldObject = old
+		}
+		if params, ok := decodeObject(paramsJSON); ok {
+			in.Params = params
+		}
+		if _, err := p.Matches(in); err != nil {
+			_ = err.Error()
+		}
+		for _, f := range p.Validate(in) {
+			_ = f.Message
+		}
+	})
+}

@@ -57,8 +57,12 @@ func TestAggregatedDiscovery(t *testing.T) {
 			"/serviceaccounts": "ServiceAccount Namespaced [sa]" + all, "/resourcequotas": "ResourceQuota Namespaced [quota]" + all,
 			"/persistentvolumes": "PersistentVolume Cluster [pv]" + all, "/persistentvolumeclaims": "PersistentVolumeClaim Namespaced [pvc]" + all,
 		}},
-		{"/apis", []string{"apiextensions.k8s.io", "apps", "authentication.k8s.io", "authorization.k8s.io", "batch", "coordination.k8s.io", "discovery.k8s.io", "events.k8s.io", "policy", "storage.k8s.io"}, map[string]string{
-			"apiextensions.k8s.io/customresourcedefinitions": "CustomResourceDefinition Cluster [crd,crds]" + all,
+		{"/apis", []string{"admissionregistration.k8s.io", "apiextensions.k8s.io", "apps", "authentication.k8s.io", "authorization.k8s.io", "batch", "coordination.k8s.io", "discovery.k8s.io", "events.k8s.io", "policy", "storage.k8s.io"}, map[string]string{
+			"apiextensions.k8s.io/customresourcedefinitions":                 "CustomResourceDefinition Cluster [crd,crds]" + all,
+			"admissionregistration.k8s.io/validatingadmissionpolicies":       "ValidatingAdmissionPolicy Cluster []" + all,
+			"admissionregistration.k8s.io/validatingadmissionpolicybindings": "ValidatingAdmissionPolicyBinding Cluster []" + all,
+			"admissionregistration.k8s.io/validatingwebhookconfigurations":   "ValidatingWebhookConfiguration Cluster []" + all,
+			"admissionregistration.k8s.io/mutatingwebhookconfigurations":     "MutatingWebhookConfiguration Cluster []" + all,
 			"apps/deployments":                               "Deployment Namespaced [deploy]" + all,
 			"apps/daemonsets":                                "DaemonSet Namespaced [ds]" + all,
 			"apps/controllerrevisions":                       "ControllerRevision Namespaced []" + all,
@@ -115,7 +119,8 @@ func checkDiscoveryResource(t *testing.T, r discoveryResource) {
 	switch r.Resource {
 	case "pods", "replicationcontrollers", "services", "deployments", "daemonsets", "replicasets", "statefulsets", "jobs", "cronjobs":
 		assert.Equal(t, []string{"all"}, r.Categories, r.Resource)
-	case "customresourcedefinitions":
+	case "customresourcedefinitions", "validatingadmissionpolicies", "validatingadmissionpolicybindings",
+		"validatingwebhookconfigurations", "mutatingwebhookconfigurations":
 		assert.Equal(t, []string{"api-extensions"}, r.Categories, r.Resource)
 	default:
 		assert.Empty(t, r.Categories, r.Resource)
@@ -172,6 +177,8 @@ func TestLegacyDiscovery(t *testing.T) {
 		}},
 		{"apis", "/apis", func(t *testing.T, b []byte) {
 			assert.JSONEq(t, `{"kind":"APIGroupList","apiVersion":"v1","groups":[
+				{"name":"admissionregistration.k8s.io","versions":[{"groupVersion":"admissionregistration.k8s.io/v1","version":"v1"}],
+				 "preferredVersion":{"groupVersion":"admissionregistration.k8s.io/v1","version":"v1"}},
 				{"name":"apiextensions.k8s.io","versions":[{"groupVersion":"apiextensions.k8s.io/v1","version":"v1"}],
 				 "preferredVersion":{"groupVersion":"apiextensions.k8s.io/v1","version":"v1"}},
 				{"name":"apps","versions":[{"groupVersion":"apps/v1","version":"v1"}],

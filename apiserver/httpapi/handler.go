@@ -294,6 +294,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Body != nil {
 		r.Body = http.MaxBytesReader(rw, r.Body, MaxBodyBytes)
 	}
+	if r.Method != http.MethodGet {
+		// The Server's warnings (a policy bound with Warn) become
+		// Warning headers, as kube-apiserver's are.
+		r = r.WithContext(client.WithWarnings(r.Context(), func(text string) { addWarning(rw, text) }))
+	}
 	h.route(rw, r, &info)
 }
 

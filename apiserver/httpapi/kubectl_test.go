@@ -150,6 +150,10 @@ func TestKubectl(t *testing.T) {
 		assert.ElementsMatch(t, [][]string{
 			{"endpoints", "ep", "v1", "true", "Endpoints"},
 			{"customresourcedefinitions", "crd,crds", "apiextensions.k8s.io/v1", "false", "CustomResourceDefinition"},
+			{"validatingadmissionpolicies", "admissionregistration.k8s.io/v1", "false", "ValidatingAdmissionPolicy"},
+			{"validatingadmissionpolicybindings", "admissionregistration.k8s.io/v1", "false", "ValidatingAdmissionPolicyBinding"},
+			{"validatingwebhookconfigurations", "admissionregistration.k8s.io/v1", "false", "ValidatingWebhookConfiguration"},
+			{"mutatingwebhookconfigurations", "admissionregistration.k8s.io/v1", "false", "MutatingWebhookConfiguration"},
 			{"events", "ev", "v1", "true", "Event"},
 			{"namespaces", "ns", "v1", "false", "Namespace"},
 			{"nodes", "no", "v1", "false", "Node"},

@@ -98,6 +98,9 @@ func writeValue(w http.ResponseWriter, code int, f format, apiVersion, kind stri
 // nothing will act on it when the controller that would is idle here
 // (Config.Idle): "created" alone would promise what never comes.
 func (h *Handler) warnIdle(w http.ResponseWriter, info apiserver.ResourceInfo) {
+	if info.NotCalled != "" {
+		addWarning(w, info.NotCalled)
+	}
 	if h.idle == nil || info.ActedOnBy == "" {
 		return
 	}

@@ -27,6 +27,7 @@ var statusKinds = map[string]bool{
 	"PersistentVolume": true, "PersistentVolumeClaim": true, "VolumeAttachment": true,
 	"PodDisruptionBudget": true, "ReplicaSet": true, "StatefulSet": true, "Deployment": true, "DaemonSet": true,
 	"Job": true, "CronJob": true, "ResourceQuota": true,
+	"ValidatingAdmissionPolicy": true,
 }
 
 // managedEntry is one element of metadata.managedFields: the fields one manager owns

@@ -84,6 +84,11 @@ func schemas() map[string]*schema {
 		"hostIPs":    mergeBy("ip", nil),
 	})
 	conditionsOnly := object(map[string]*fieldMeta{"conditions": byType()})
+	// A webhook configuration's webhooks and their match conditions merge by name.
+	webhooks := object(map[string]*fieldMeta{
+		"metadata": nested(objectMeta),
+		"webhooks": mergeBy("name", object(map[string]*fieldMeta{"matchConditions": mergeBy("name", nil)})),
+	})
 	metaOnly := object(map[string]*fieldMeta{"metadata": nested(objectMeta)})
 	// replicated is a kind with a pod template and status conditions
 	// (apps/v1 Deployment, DaemonSet, ReplicaSet and StatefulSet, batch/v1 Job).
@@ -182,5 +187,16 @@ func schemas() map[string]*schema {
 			"metadata": nested(objectMeta),
 			"secrets":  mergeBy("name", nil),
 		}),
+		"ValidatingAdmissionPolicy": object(map[string]*fieldMeta{
+			"metadata": nested(objectMeta),
+			"spec": nested(object(map[string]*fieldMeta{
+				"matchConditions": mergeBy("name", nil),
+				"variables":       mergeBy("name", nil),
+			})),
+			"status": nested(conditionsOnly),
+		}),
+		"ValidatingAdmissionPolicyBinding": metaOnly,
+		"ValidatingWebhookConfiguration":   webhooks,
+		"MutatingWebhookConfiguration":     webhooks,
 	}
 }

@@ -49,6 +49,10 @@ func servedKinds() []kindInfo {
 		{kind: "Service", resource: client.Services, namespaced: true},
 		{kind: "ServiceAccount", resource: client.ServiceAccounts, namespaced: true},
 		{kind: "StatefulSet", group: "apps", resource: client.StatefulSets, namespaced: true},
+		{kind: "ValidatingAdmissionPolicy", group: "admissionregistration.k8s.io", resource: client.ValidatingAdmissionPolicies},
+		{kind: "ValidatingAdmissionPolicyBinding", group: "admissionregistration.k8s.io", resource: client.ValidatingAdmissionPolicyBindings},
+		{kind: "ValidatingWebhookConfiguration", group: "admissionregistration.k8s.io", resource: client.ValidatingWebhookConfigurations},
+		{kind: "MutatingWebhookConfiguration", group: "admissionregistration.k8s.io", resource: client.MutatingWebhookConfigurations},
 		{kind: "StorageClass", group: "storage.k8s.io", resource: client.StorageClasses},
 		{kind: "VolumeAttachment", group: "storage.k8s.io", resource: client.VolumeAttachments},
 	}

@@ -2,6 +2,7 @@ package protowire
 
 import (
 	"encoding/json"
+	"maps"
 	"reflect"
 	"testing"
 	"time"
@@ -721,7 +722,8 @@ func fullCRD(plural string) api.CustomResourceDefinition {
 }
 
 func fullCases() map[string]any {
-	return map[string]any{
+	cases := admissionFullCases()
+	maps.Copy(cases, map[string]any{
 		"Pod":                   ptr(fullPod("web-1")),
 		"PodList":               &api.PodList{Metadata: fullListMeta(), Items: []api.Pod{fullPod("web-1"), fullPod("web-2")}},
 		"ReplicationController": ptr(fullReplicationController("web")),
@@ -797,7 +799,8 @@ func fullCases() map[string]any {
 		"Status":        ptr(fullStatus()),
 		"DeleteOptions": ptr(fullDeleteOptions()),
 		"WatchEvent":    &api.WatchEvent{Type: api.WatchModified, Object: json.RawMessage(`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"web-1"}}`)},
-	}
+	})
+	return cases
 }
 
 // specialCases aims one object at each special shape and at zero values, which gogo

@@ -192,6 +192,15 @@ func TestTagsMatchUpstream(t *testing.T) {
 		"PodFailurePolicy.rules": true, "SuccessPolicy.rules": true, "PodFailurePolicyRule.onPodConditions": true,
 		"PodFailurePolicyRule.action": true, "PodFailurePolicyOnExitCodesRequirement.operator": true,
 		"PodFailurePolicyOnPodConditionsPattern.type": true, "PodFailurePolicyOnPodConditionsPattern.status": true,
+		// admissionregistration/v1's Go tags say "rep" for single fields and
+		// "opt" for the webhooks' repeated matchConditions; generated.proto
+		// has them optional and repeated.
+		"ParamKind.apiVersion": true, "ParamKind.kind": true, "Rule.scope": true,
+		"ParamRef.name": true, "ParamRef.namespace": true, "ParamRef.selector": true, "ParamRef.parameterNotFoundAction": true,
+		"ValidatingAdmissionPolicySpec.paramKind": true, "ValidatingAdmissionPolicySpec.matchConstraints": true,
+		"ValidatingAdmissionPolicyBindingSpec.policyName": true, "ValidatingAdmissionPolicyBindingSpec.paramRef": true,
+		"ValidatingAdmissionPolicyBindingSpec.matchResources": true,
+		"ValidatingWebhook.matchConditions":                   true, "MutatingWebhook.matchConditions": true,
 	}
 	special := map[reflect.Type]bool{
 		reflect.TypeFor[api.Time]():         true,

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/encoding/protowire"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -104,6 +105,14 @@ var kinds = []kind{
 	{"apps/v1", "StatefulSetList", reflect.TypeFor[api.StatefulSetList](), func() message { return &appsv1.StatefulSetList{} }},
 	{"apiextensions.k8s.io/v1", "CustomResourceDefinition", reflect.TypeFor[api.CustomResourceDefinition](), func() message { return &apiextensionsv1.CustomResourceDefinition{} }},
 	{"apiextensions.k8s.io/v1", "CustomResourceDefinitionList", reflect.TypeFor[api.CustomResourceDefinitionList](), func() message { return &apiextensionsv1.CustomResourceDefinitionList{} }},
+	{"admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy", reflect.TypeFor[api.ValidatingAdmissionPolicy](), func() message { return &admissionregistrationv1.ValidatingAdmissionPolicy{} }},
+	{"admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyList", reflect.TypeFor[api.ValidatingAdmissionPolicyList](), func() message { return &admissionregistrationv1.ValidatingAdmissionPolicyList{} }},
+	{"admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBinding", reflect.TypeFor[api.ValidatingAdmissionPolicyBinding](), func() message { return &admissionregistrationv1.ValidatingAdmissionPolicyBinding{} }},
+	{"admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBindingList", reflect.TypeFor[api.ValidatingAdmissionPolicyBindingList](), func() message { return &admissionregistrationv1.ValidatingAdmissionPolicyBindingList{} }},
+	{"admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration", reflect.TypeFor[api.ValidatingWebhookConfiguration](), func() message { return &admissionregistrationv1.ValidatingWebhookConfiguration{} }},
+	{"admissionregistration.k8s.io/v1", "ValidatingWebhookConfigurationList", reflect.TypeFor[api.ValidatingWebhookConfigurationList](), func() message { return &admissionregistrationv1.ValidatingWebhookConfigurationList{} }},
+	{"admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration", reflect.TypeFor[api.MutatingWebhookConfiguration](), func() message { return &admissionregistrationv1.MutatingWebhookConfiguration{} }},
+	{"admissionregistration.k8s.io/v1", "MutatingWebhookConfigurationList", reflect.TypeFor[api.MutatingWebhookConfigurationList](), func() message { return &admissionregistrationv1.MutatingWebhookConfigurationList{} }},
 	{"autoscaling/v1", "Scale", reflect.TypeFor[api.Scale](), func() message { return &autoscalingv1.Scale{} }},
 	{"v1", "Binding", reflect.TypeFor[api.Binding](), func() message { return &corev1.Binding{} }},
 	{"v1", "Status", reflect.TypeFor[api.Status](), func() message { return &metav1.Status{} }},

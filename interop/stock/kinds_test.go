@@ -418,7 +418,7 @@ func storedKindCases() []kindCase {
 				assert.Equal(t, []corev1.ObjectReference{{Name: "b"}, {Name: "a"}}, sa.Secrets, "secrets merge by name")
 			},
 		},
-	}, schedulingKindCases()...)
+	}, append(schedulingKindCases(), admissionKindCases()...)...)
 }
 
 // schedulingCase returns the case of resource among schedulingKindCases,

@@ -45,6 +45,7 @@ func subresourceCases() []subresourceCase {
 		{"v1 resourcequotas/status", testResourceQuotaStatus},
 		{"storage.k8s.io/v1 volumeattachments/status", testVolumeAttachmentStatus},
 		{"policy/v1 poddisruptionbudgets/status", testPodDisruptionBudgetStatus},
+		{"admissionregistration.k8s.io/v1 validatingadmissionpolicies/status", testValidatingAdmissionPolicyStatus},
 		{"apps/v1 replicasets/status", testReplicaSetStatus},
 		{"apps/v1 deployments/status", testDeploymentStatus},
 		{"apps/v1 daemonsets/status", testDaemonSetStatus},
