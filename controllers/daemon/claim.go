@@ -12,6 +12,7 @@ import (
 	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/controllers/deployment"
+	"github.com/miniplane/miniplane/controllers/history"
 )
 
 // claim returns the objects of ds's namespace that ds controls after
@@ -98,13 +99,13 @@ func (c *Controller) claimPods(ctx context.Context, ds *api.DaemonSet) ([]*api.P
 	return claim(ctx, c, ds, c.pods.Namespace(ds.Metadata.Namespace).List(api.Selector{}))
 }
 
-// history claims ds's revisions and makes the current one exist, numbered
+// revisionHistory claims ds's revisions and makes the current one exist, numbered
 // above the old ones, with its duplicates folded into it. Kubernetes:
 // controlledHistories, constructHistory, snapshot and dedupCurHistories.
-func (c *Controller) history(ctx context.Context, ds *api.DaemonSet) (History, error) {
+func (c *Controller) revisionHistory(ctx context.Context, ds *api.DaemonSet) (history.History, error) {
 	revisions, err := claim(ctx, c, ds, c.revisions.Namespace(ds.Metadata.Namespace).List(api.Selector{}))
 	if err != nil {
-		return History{}, err
+		return history.History{}, err
 	}
 	h, err := DecideHistory(ds, revisions)
 	if err != nil {
@@ -183,7 +184,7 @@ func equalCount(a, b *int32) bool {
 // foldDuplicates relabels the pods of h's duplicate revisions with the
 // current revision's hash, then deletes the duplicates. Kubernetes:
 // dedupCurHistories.
-func (c *Controller) foldDuplicates(ctx context.Context, ds *api.DaemonSet, h History) error {
+func (c *Controller) foldDuplicates(ctx context.Context, ds *api.DaemonSet, h history.History) error {
 	keepHash := h.Current.Metadata.Labels[api.DaemonSetUniqueLabelKey]
 	pods, err := c.claimPods(ctx, ds)
 	if err != nil {

@@ -284,7 +284,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		// Its revisions may be going; its status cannot be counted.
 		return nil
 	}
-	hist, err := c.history(ctx, ds)
+	hist, err := c.revisionHistory(ctx, ds)
 	if err != nil {
 		return err
 	}
