@@ -4,7 +4,8 @@
 // back, is named "<parent>-<hash>", and is numbered above every older one;
 // going back to an old template renumbers its revision rather than making
 // a new one, and old revisions beyond the parent's revisionHistoryLimit are
-// deleted. The functions here are pure: they decide, the controllers write.
+// deleted. The functions here are pure but Create: they decide, the controllers
+// write.
 //
 // It mirrors kube-controller-manager's pkg/controller/history
 // (controller_history.go: ControllerRevisionName, NewControllerRevision,
@@ -15,17 +16,20 @@
 // the template's JSON), not upstream's hash of the revision's data, so
 // names differ from a real cluster's while following the same rule.
 //
-// It may import api and controllers/deployment (ComputeHash,
-// NewControllerRef). It holds no state.
+// It may import api, client and controllers/deployment (ComputeHash).
+// It holds no state; Create is its one write.
 package history
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/controllers/deployment"
 )
 
@@ -242,4 +246,47 @@ func ToDelete(p Parent, old []*api.ControllerRevision, live func(*api.Controller
 		toKill--
 	}
 	return out
+}
+
+// Writer is what Create writes through. client.Client and
+// *apiserver.Server satisfy it.
+type Writer interface {
+	Get(ctx context.Context, resource, namespace, name string, opts client.GetOptions) (api.Object, error)
+	Create(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error)
+}
+
+// Create creates the revision of p's current template numbered revision.
+// A revision of that name recording another template is a hash collision:
+// the collision count is raised, which renames the revision, until a name
+// is free or records the template. It returns the revision and the
+// collision count the parent's status should carry. Kubernetes:
+// realHistory.CreateControllerRevision.
+func Create(ctx context.Context, w Writer, p Parent, revision int64) (*api.ControllerRevision, *int32, error) {
+	count := p.CollisionCount
+	for {
+		p.CollisionCount = count
+		cr, err := Snapshot(p, revision)
+		if err != nil {
+			return nil, count, err
+		}
+		created, err := w.Create(ctx, cr)
+		if err == nil {
+			return created.(*api.ControllerRevision), count, nil
+		}
+		if !apierrors.IsAlreadyExists(err) {
+			return nil, count, err
+		}
+		obj, err := w.Get(ctx, client.ControllerRevisions, cr.Metadata.Namespace, cr.Metadata.Name, client.GetOptions{})
+		if err != nil {
+			return nil, count, err
+		}
+		if existing := obj.(*api.ControllerRevision); bytes.Equal(existing.Data, cr.Data) {
+			return existing, count, nil
+		}
+		n := int32(1)
+		if count != nil {
+			n = *count + 1
+		}
+		count = &n
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/miniplane/miniplane/controllers/resourcequota"
 	"github.com/miniplane/miniplane/controllers/rootcacertpublisher"
 	"github.com/miniplane/miniplane/controllers/serviceaccount"
+	"github.com/miniplane/miniplane/controllers/statefulset"
 	"github.com/miniplane/miniplane/controllers/ttlafterfinished"
 )
 
@@ -21,7 +22,7 @@ import (
 // miniplane has, in the order they are built and started: the replication
 // controller, the replica set controller (the same controller, for
 // apps/v1 ReplicaSets), the deployment controller, the daemon set
-// controller, the job controller, the
+// controller, the stateful set controller, the job controller, the
 // cronjob controller, the ttl-after-finished controller, the pod garbage
 // collector, the disruption controller, the resourcequota controller, the
 // endpoints controller, the
@@ -34,6 +35,7 @@ func DefaultDescriptors() []Descriptor {
 		{Name: ReplicaSet, Init: initReplicaSet},
 		{Name: Deployment, Init: initDeployment},
 		{Name: DaemonSet, Init: initDaemonSet},
+		{Name: StatefulSet, Init: initStatefulSet},
 		{Name: Job, Init: initJob},
 		{Name: CronJob, Init: initCronJob},
 		{Name: TTLAfterFinished, Init: initTTLAfterFinished},
@@ -83,6 +85,14 @@ func initDaemonSet(ic InitContext) (Controller, int, error) {
 		Recorder: ic.recorder("daemonset-controller"),
 	})
 	return c, ic.Options.ConcurrentDaemonSetSyncs, err
+}
+
+func initStatefulSet(ic InitContext) (Controller, int, error) {
+	c, err := statefulset.New(statefulset.Config{
+		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
+		Recorder: ic.recorder("statefulset-controller"),
+	})
+	return c, ic.Options.ConcurrentStatefulSetSyncs, err
 }
 
 func initJob(ic InitContext) (Controller, int, error) {

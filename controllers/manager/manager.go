@@ -254,6 +254,7 @@ const (
 	ReplicaSet            = "replicaset"
 	Deployment            = "deployment"
 	DaemonSet             = "daemonset"
+	StatefulSet           = "statefulset"
 	Job                   = "job"
 	CronJob               = "cronjob"
 	// ResourceQuota keeps each ResourceQuota's status.used.
