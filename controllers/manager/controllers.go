@@ -9,6 +9,7 @@ import (
 	"github.com/miniplane/miniplane/controllers/endpoints"
 	"github.com/miniplane/miniplane/controllers/garbagecollector"
 	"github.com/miniplane/miniplane/controllers/job"
+	"github.com/miniplane/miniplane/controllers/persistentvolume"
 	"github.com/miniplane/miniplane/controllers/podgc"
 	"github.com/miniplane/miniplane/controllers/replication"
 	"github.com/miniplane/miniplane/controllers/resourcequota"
@@ -24,7 +25,7 @@ import (
 // apps/v1 ReplicaSets), the deployment controller, the daemon set
 // controller, the stateful set controller, the job controller, the
 // cronjob controller, the ttl-after-finished controller, the pod garbage
-// collector, the disruption controller, the resourcequota controller, the
+// collector, the persistent volume binder, the disruption controller, the resourcequota controller, the
 // endpoints controller, the
 // garbage collector, the service account controller and the root CA
 // certificate publisher. These run under leader election (Instance): in
@@ -40,6 +41,7 @@ func DefaultDescriptors() []Descriptor {
 		{Name: CronJob, Init: initCronJob},
 		{Name: TTLAfterFinished, Init: initTTLAfterFinished},
 		{Name: PodGC, Init: initPodGC, Periodic: true},
+		{Name: PersistentVolumeBinder, Init: initPersistentVolumeBinder},
 		{Name: Disruption, Init: initDisruption},
 		{Name: Endpoint, Init: initEndpoints},
 		{Name: GarbageCollector, Init: initGarbageCollector},
@@ -127,6 +129,17 @@ func initPodGC(ic InitContext) (Controller, int, error) {
 	c, err := podgc.New(podgc.Config{
 		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
 		TerminatedPodThreshold: ic.Options.TerminatedPodGCThreshold,
+	})
+	return c, 1, err
+}
+
+// initPersistentVolumeBinder builds the persistent volume binder and its
+// simulated provisioner, with one worker so that two claims never race
+// for one volume.
+func initPersistentVolumeBinder(ic InitContext) (Controller, int, error) {
+	c, err := persistentvolume.New(persistentvolume.Config{
+		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
+		Recorder: ic.recorder("persistentvolume-controller"),
 	})
 	return c, 1, err
 }

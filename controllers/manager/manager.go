@@ -264,6 +264,9 @@ const (
 	// PodGC deletes orphaned, unscheduled terminating and excess
 	// terminated pods.
 	PodGC = "podgc"
+	// PersistentVolumeBinder binds claims to volumes, provisioning those
+	// of the simulated provisioner.
+	PersistentVolumeBinder = "persistentvolume-binder"
 	// Disruption keeps PodDisruptionBudgets' status.
 	Disruption       = "disruption"
 	Endpoint         = "endpoint"
