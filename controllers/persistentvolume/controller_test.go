@@ -97,4 +97,3 @@ func TestBindsThroughTheAPIServer(t *testing.T) {
 	_, err = volumes.Get(ctx, "", pv.Metadata.Name)
 	assert.True(t, apierrors.IsNotFound(err), "the provisioned volume goes with its claim: %v", err)
 }
-
