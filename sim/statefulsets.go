@@ -8,6 +8,7 @@ import (
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/controllers/persistentvolume"
 	"github.com/miniplane/miniplane/controllers/statefulset"
 )
 
@@ -44,13 +45,15 @@ func (s *Sim) checkStatefulSetCreate(pod *api.Pod) {
 	}
 }
 
-// statefulSetScenario creates stateful set web of 3 (nginx:1, a claim
-// template www), sets image nginx:2 at 20s, scales it to 2 at 40s and
+// statefulSetScenario creates the default storage class, whose
+// provisioner the persistentvolume-binder simulates, and stateful set web
+// of 3 (nginx:1, a claim template www, so that each pod waits for its
+// claim to be bound), sets image nginx:2 at 20s, scales it to 2 at 40s and
 // rolls back to nginx:1 at 50s: at the end web-0 and web-1 run the first
 // template.
 func statefulSetScenario(s *Sim, d time.Duration) {
-	s.userAction(0, d, "create stateful set web of 3 on nginx:1", func(ctx context.Context) error {
-		return s.createAll(ctx, NewStatefulSet("default", "web", "nginx:1", 3))
+	s.userAction(0, d, "create the default storage class and stateful set web of 3 on nginx:1", func(ctx context.Context) error {
+		return s.createAll(ctx, NewDefaultStorageClass(), NewStatefulSet("default", "web", "nginx:1", 3))
 	})
 	image := func(img string) func(*api.StatefulSet) {
 		return func(set *api.StatefulSet) { set.Spec.Template.Spec.Containers[0].Image = img }
@@ -108,5 +111,15 @@ func NewStatefulSet(namespace, name, image string, replicas int32) *api.Stateful
 				},
 			}},
 		},
+	}
+}
+
+// NewDefaultStorageClass returns the storage class a cluster's installer
+// makes the default: "standard", of the simulated provisioner.
+func NewDefaultStorageClass() *api.StorageClass {
+	return &api.StorageClass{
+		TypeMeta:    api.TypeMeta{APIVersion: "storage.k8s.io/v1", Kind: "StorageClass"},
+		Metadata:    api.ObjectMeta{Name: "standard", Annotations: map[string]string{"storageclass.kubernetes.io/is-default-class": "true"}},
+		Provisioner: persistentvolume.Provisioner,
 	}
 }

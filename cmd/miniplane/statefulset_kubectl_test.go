@@ -36,10 +36,13 @@ spec:
 
 // TestStatefulSetWithKubectl runs a StatefulSet's life with the real
 // kubectl against `miniplane serve`: apply (no warning that nothing acts),
-// rollout status, pods web-0 and web-1 with their claims and hostnames
+// rollout status, pods web-0 and web-1 with their claims (provisioned
+// and Bound by the persistentvolume-binder) and hostnames
 // (their order is controllers/statefulset's and the sim's to check), set image,
 // rollout history, scale, rollout undo, and a cascading delete that takes
-// the pods and revisions (the claims stay, as whenDeleted Retain says).
+// the pods and revisions (the claims stay, as whenDeleted Retain says);
+// then a pod on a claim of no class stays Pending with the scheduler's
+// message, and its claim with FailedBinding.
 func TestStatefulSetWithKubectl(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a live control plane and kubectl")
@@ -72,7 +75,10 @@ func TestStatefulSetWithKubectl(t *testing.T) {
 	assert.Regexp(t, `web\s+2/2`, out)
 	assert.Equal(t, "web-0=nginx:1 web-1=nginx:1", strings.TrimSpace(podImages()))
 	assert.Equal(t, "web-1", k.get("get", "pod", "web-1", "-o", "jsonpath={.spec.hostname}"))
-	assert.Equal(t, "www-web-0 www-web-1", k.get("get", "pvc", "-o", `jsonpath={range .items[*]}{.metadata.name} {end}`))
+	assert.Equal(t, "www-web-0=Bound=standard www-web-1=Bound=standard",
+		k.get("get", "pvc", "-o", `jsonpath={range .items[*]}{.metadata.name}={.status.phase}={.spec.storageClassName} {end}`), "provisioned and bound")
+	out = k.ok("get", "pv")
+	assert.Regexp(t, `pvc-[0-9a-f-]+\s+1Gi\s+RWO\s+Delete\s+Bound\s+default/www-web-0\s+standard`, out)
 
 	out = k.ok("set", "image", "sts/web", "nginx=nginx:2")
 	assert.Contains(t, out, "statefulset.apps/web image updated")
@@ -104,5 +110,41 @@ func TestStatefulSetWithKubectl(t *testing.T) {
 		return k.get("get", "pods,controllerrevisions", "-l", "app=web", "-o", "name") == ""
 	})
 	assert.Equal(t, "www-web-0 www-web-1 www-web-2", k.get("get", "pvc", "-o", `jsonpath={range .items[*]}{.metadata.name} {end}`), "claims retained")
+
+	k.ok("apply", "-f", k.file("bare.yaml", bareClaimAndPod))
+	eventually(t, "the pod waits for its claim", func() bool {
+		return strings.Contains(k.get("get", "pod", "waiter", "-o", "jsonpath={.status.conditions[0].message}"),
+			"0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims.")
+	})
+	assert.Equal(t, "Pending", k.get("get", "pvc", "bare", "-o", "jsonpath={.status.phase}"))
+	out = k.ok("describe", "pvc", "bare")
+	assert.Contains(t, out, "no persistent volumes available for this claim and no storage class is set")
 	require.NoError(t, stop())
 }
+
+// bareClaimAndPod is a claim of no class, which nothing provisions, and a
+// pod that mounts it.
+const bareClaimAndPod = `apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: bare
+spec:
+  storageClassName: ""
+  accessModes: [ReadWriteOnce]
+  resources:
+    requests:
+      storage: 1Gi
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: waiter
+spec:
+  containers:
+  - name: c
+    image: nginx
+  volumes:
+  - name: data
+    persistentVolumeClaim:
+      claimName: bare
+`
