@@ -267,3 +267,31 @@ func setOwner(ctx context.Context, w OwnerWriter, ref api.OwnerReference, o api.
 	log.Info(verb, zap.String(ref.Kind, ref.Name), zap.String("object", api.KeyOf(m)))
 	return nil
 }
+
+// ControllerKeys are the keys ("namespace/name") of the controllers of
+// kind and apiVersion to sync for a change of the objects metas: the one
+// each names as its controller, or, for an orphan not being deleted, each
+// controller of its namespace (listed by list) whose selector (read by
+// selector) selects it, as one may adopt it. Kubernetes: the addPod,
+// updatePod, addHistory and updateHistory handlers of the daemon set and
+// stateful set controllers.
+func ControllerKeys[T api.Object](apiVersion, kind string, list func(namespace string) []T, selector func(T) *api.LabelSelector, metas ...*api.ObjectMeta) []string {
+	var keys []string
+	for _, m := range metas {
+		if ref := api.GetControllerOf(m); ref != nil {
+			if ref.Kind == kind && ref.APIVersion == apiVersion {
+				keys = append(keys, m.Namespace+"/"+ref.Name)
+			}
+			continue
+		}
+		if m.DeletionTimestamp != nil {
+			continue
+		}
+		for _, owner := range list(m.Namespace) {
+			if sel, err := api.LabelSelectorAsSelector(selector(owner)); err == nil && !sel.Empty() && sel.Matches(m.Labels) {
+				keys = append(keys, api.KeyOf(owner.GetObjectMeta()))
+			}
+		}
+	}
+	return keys
+}

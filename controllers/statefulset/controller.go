@@ -113,7 +113,7 @@ func New(cfg Config) (*Controller, error) {
 		UpdateFunc: func(old, cur api.Object) { c.enqueueFor(old.GetObjectMeta(), cur.GetObjectMeta()) },
 		DeleteFunc: func(obj any) {
 			if o, _ := informer.DeletedObject(obj); o != nil {
-				c.enqueueOwner(o.GetObjectMeta())
+				c.enqueueFor(o.GetObjectMeta())
 			}
 		},
 	}
@@ -154,38 +154,14 @@ func New(cfg Config) (*Controller, error) {
 
 func (c *Controller) enqueue(obj api.Object) { c.queue.Add(informer.KeyOf(obj)) }
 
-// ownerKey is the key of the stateful set that controls m, if one does.
-func ownerKey(m *api.ObjectMeta) (string, bool) {
-	ref := api.GetControllerOf(m)
-	if ref == nil || ref.Kind != controllerKind || ref.APIVersion != controllerAPIVersion {
-		return "", false
-	}
-	return m.Namespace + "/" + ref.Name, true
-}
-
-func (c *Controller) enqueueOwner(m *api.ObjectMeta) {
-	if key, ok := ownerKey(m); ok {
-		c.queue.Add(key)
-	}
-}
-
-// enqueueFor enqueues the set that controls each of metas, or, for an
-// orphan, every set of its namespace that selects it (one may adopt it).
-// Kubernetes: addPod, updatePod, getPodStatefulSets.
+// enqueueFor enqueues the set that controls each of metas, or, for
+// an orphan, every set of its namespace that selects it
+// (deployment.ControllerKeys).
 func (c *Controller) enqueueFor(metas ...*api.ObjectMeta) {
-	for _, m := range metas {
-		if api.GetControllerOf(m) != nil {
-			c.enqueueOwner(m)
-			continue
-		}
-		if m.DeletionTimestamp != nil {
-			continue
-		}
-		for _, set := range c.sets.Namespace(m.Namespace).List(api.Selector{}) {
-			if sel, err := api.LabelSelectorAsSelector(set.Spec.Selector); err == nil && !sel.Empty() && sel.Matches(m.Labels) {
-				c.enqueue(set)
-			}
-		}
+	list := func(ns string) []*api.StatefulSet { return c.sets.Namespace(ns).List(api.Selector{}) }
+	selector := func(o *api.StatefulSet) *api.LabelSelector { return o.Spec.Selector }
+	for _, key := range deployment.ControllerKeys(controllerAPIVersion, controllerKind, list, selector, metas...) {
+		c.queue.Add(key)
 	}
 }
 
