@@ -148,6 +148,12 @@ func decide(s *State) Decision {
 	set := s.Set
 	dc := &decider{s: s, monotonic: set.Spec.PodManagementPolicy != Parallel, terminated: map[string]bool{}}
 	dc.d.Status = initialStatus(s)
+	for _, p := range s.Pods {
+		// availableReplicas changes when a ready pod's minReadySeconds end.
+		if !isRunningAndAvailable(p, set.Spec.MinReadySeconds, s.Now) {
+			dc.recheck(p)
+		}
+	}
 	start, replicaCount := StartOrdinal(set), Replicas(set)
 	replicas := make([]*api.Pod, replicaCount)
 	var condemned []*api.Pod
@@ -332,7 +338,6 @@ func (dc *decider) processReplica(p *api.Pod) (stop bool) {
 		return true
 	}
 	if !isRunningAndAvailable(p, s.Set.Spec.MinReadySeconds, s.Now) && dc.monotonic {
-		dc.recheck(p)
 		return true
 	}
 	if !IdentityMatches(s.Set, p) {
@@ -376,7 +381,6 @@ func (dc *decider) processCondemned(p, firstUnhealthy *api.Pod) (stop bool) {
 		return true
 	}
 	if !isRunningAndAvailable(p, dc.s.Set.Spec.MinReadySeconds, dc.s.Now) && dc.monotonic && p != firstUnhealthy {
-		dc.recheck(p)
 		return true
 	}
 	dc.deletePod(p)

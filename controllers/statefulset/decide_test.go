@@ -2,6 +2,7 @@ package statefulset
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -129,4 +130,19 @@ func TestNewPodsTakeTheirRevision(t *testing.T) {
 	assert.Equal(t, int32(3), d.Status.Replicas)
 	assert.Equal(t, int32(2), d.Status.CurrentReplicas)
 	assert.Equal(t, int32(1), d.Status.UpdatedReplicas)
+}
+
+// TestMinReadySecondsRechecks: a ready pod not yet available holds
+// OrderedReady back and asks for a sync when its minReadySeconds end.
+// Kubernetes: TestStatefulSetAvailability.
+func TestMinReadySecondsRechecks(t *testing.T) {
+	set := newSet(2)
+	set.Spec.MinReadySeconds = 10
+	s := stateOf(set, []podAt{{0, "r2", api.PodRunning, false, false}})
+	s.Pods[0].Status.Conditions[0].LastTransitionTime = api.Time{Time: now.Add(-4 * time.Second)}
+	d := Decide(s)
+	assert.Empty(t, d.Actions, "web-1 waits for web-0 to be available")
+	assert.Equal(t, 7*time.Second, d.RecheckAfter)
+	assert.Equal(t, int32(1), d.Status.ReadyReplicas)
+	assert.Equal(t, int32(0), d.Status.AvailableReplicas)
 }
