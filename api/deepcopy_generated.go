@@ -2850,6 +2850,7 @@ func (in *VolumeSource) DeepCopyInto(out *VolumeSource) {
 	out.DownwardAPI = in.DownwardAPI.DeepCopy()
 	out.ConfigMap = in.ConfigMap.DeepCopy()
 	out.Projected = in.Projected.DeepCopy()
+	out.PersistentVolumeClaim = clonePtr(in.PersistentVolumeClaim)
 }
 
 // DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.

@@ -127,6 +127,18 @@ type VolumeSource struct {
 	ConfigMap *ConfigMapVolumeSource `json:"configMap,omitempty" protobuf:"bytes,19,opt,name=configMap"`
 	// Projected fills the volume from several sources.
 	Projected *ProjectedVolumeSource `json:"projected,omitempty" protobuf:"bytes,26,opt,name=projected"`
+	// PersistentVolumeClaim mounts the volume bound to a claim of the pod's namespace
+	// (simulated nodes mount an empty directory).
+	PersistentVolumeClaim *PersistentVolumeClaimVolumeSource `json:"persistentVolumeClaim,omitempty" protobuf:"bytes,10,opt,name=persistentVolumeClaim"`
+}
+
+// PersistentVolumeClaimVolumeSource names a claim whose volume a pod mounts. Kubernetes:
+// corev1.PersistentVolumeClaimVolumeSource.
+type PersistentVolumeClaimVolumeSource struct {
+	// ClaimName is the claim's name, in the pod's namespace.
+	ClaimName string `json:"claimName" protobuf:"bytes,1,opt,name=claimName"`
+	// ReadOnly mounts the volume read-only.
+	ReadOnly bool `json:"readOnly,omitempty" protobuf:"varint,2,opt,name=readOnly"`
 }
 
 // EmptyDirVolumeSource is an empty directory. Kubernetes: corev1.EmptyDirVolumeSource.

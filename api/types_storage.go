@@ -1,7 +1,8 @@
 package api
 
 // The storage.k8s.io/v1 kinds kube-scheduler's volume plugins read. miniplane stores and
-// serves them; no CSI driver, provisioner or attach-detach controller acts on them here.
+// serves them; the persistentvolume-binder reads StorageClasses (its simulated provisioner
+// serves miniplane.io/simulated); no CSI driver or attach-detach controller acts on them here.
 
 // StorageClass describes a class of dynamically provisioned volumes: the provisioner that
 // makes them and its parameters. It is cluster-scoped and has no spec: its fields are

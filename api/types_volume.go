@@ -2,8 +2,9 @@ package api
 
 // PersistentVolume is a piece of storage in the cluster, provisioned by an administrator or
 // dynamically through a StorageClass, that a PersistentVolumeClaim binds to. It is
-// cluster-scoped. miniplane stores and serves it for kube-scheduler's volume plugins; no
-// controller binds, provisions or recycles volumes here. Kubernetes: corev1.PersistentVolume.
+// cluster-scoped. The persistentvolume-binder binds it to claims, and its simulated
+// provisioner makes volumes for claims of its class; nothing mounts them. Kubernetes:
+// corev1.PersistentVolume.
 type PersistentVolume struct {
 	TypeMeta `json:",inline"`
 	// Metadata is the volume's identity.
@@ -239,9 +240,8 @@ type PersistentVolumeStatus struct {
 	LastPhaseTransitionTime *Time `json:"lastPhaseTransitionTime,omitempty" protobuf:"bytes,4,opt,name=lastPhaseTransitionTime"`
 }
 
-// PersistentVolumeClaim is a user's request for storage, bound to one PersistentVolume. No
-// controller binds or provisions claims in miniplane: it stores and serves them for
-// kube-scheduler's volume plugins. Kubernetes: corev1.PersistentVolumeClaim.
+// PersistentVolumeClaim is a user's request for storage, bound to one PersistentVolume by
+// the persistentvolume-binder. Kubernetes: corev1.PersistentVolumeClaim.
 type PersistentVolumeClaim struct {
 	TypeMeta `json:",inline"`
 	// Metadata is the claim's identity.

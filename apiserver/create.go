@@ -71,6 +71,15 @@ func (s *Server) create(obj api.Object, opts writeOptions) (api.Object, error) {
 			return nil, err
 		}
 	}
+	if pvc, ok := in.(*api.PersistentVolumeClaim); ok {
+		ctx := opts.ctx
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		if err := s.admitDefaultStorageClass(ctx, pvc); err != nil {
+			return nil, err
+		}
+	}
 	if p, ok := in.(*api.Pod); ok {
 		p.Status.Phase = api.PodPending // every pod starts Pending, as Kubernetes' pod strategy sets it
 	}

@@ -51,6 +51,11 @@ type Config struct {
 	// so that runs recorded before (golden traces, seeded names) keep their
 	// revisions and uids: each namespace takes a revision and draws a uid.
 	SystemNamespaces bool
+	// DefaultStorageClass makes New create the StorageClass "standard",
+	// annotated as the default and provisioned by DefaultProvisioner, as a
+	// cluster's installer does; off, there is none (the simulator's runs
+	// keep their revisions).
+	DefaultStorageClass bool
 	// ServiceAccounts turns on kube-apiserver's ServiceAccount admission
 	// for pod creates (admitServiceAccount): the account defaults to
 	// "default" and must exist. kube-apiserver always runs it; here it is a
@@ -196,6 +201,11 @@ func New(cfg Config) (*Server, error) {
 		ns := &api.Namespace{Metadata: api.ObjectMeta{Name: name}}
 		if _, err := s.create(ns, writeOptions{}); err != nil {
 			return nil, fmt.Errorf("apiserver: creating namespace %s: %w", name, err)
+		}
+	}
+	if cfg.DefaultStorageClass {
+		if _, err := s.create(newDefaultStorageClass(), writeOptions{}); err != nil {
+			return nil, fmt.Errorf("apiserver: creating the default storage class: %w", err)
 		}
 	}
 	return s, nil

@@ -30,7 +30,7 @@ func defaultVolumes(s *api.PodSpec) {
 	}
 	for i := range s.Volumes {
 		v := &s.Volumes[i].VolumeSource
-		if v.EmptyDir == nil && v.Secret == nil && v.DownwardAPI == nil && v.ConfigMap == nil && v.Projected == nil {
+		if v.EmptyDir == nil && v.Secret == nil && v.DownwardAPI == nil && v.ConfigMap == nil && v.Projected == nil && v.PersistentVolumeClaim == nil {
 			v.EmptyDir = &api.EmptyDirVolumeSource{}
 		}
 		switch {
@@ -139,6 +139,9 @@ func validatePodVolumeSource(errs apierrors.FieldErrors, v *api.VolumeSource, p 
 	}
 	if v.Projected != nil && one("projected") {
 		errs = validateProjected(errs, v.Projected, p.child("projected"))
+	}
+	if v.PersistentVolumeClaim != nil && one("persistentVolumeClaim") && v.PersistentVolumeClaim.ClaimName == "" {
+		errs = append(errs, Required(p.child("persistentVolumeClaim").child("claimName").path(), ""))
 	}
 	return errs
 }

@@ -84,7 +84,7 @@ func New(cfg Config) (*Plane, error) {
 	}
 	p := &Plane{cfg: cfg, clock: cfg.Clock, log: cfg.Logger, ready: make(chan struct{}), registered: make(chan struct{})}
 	p.srv, err = apiserver.New(apiserver.Config{
-		Clock: cfg.Clock, Rand: rand.New(rand.NewPCG(cfg.Seed, 0x6d696e69)), SystemNamespaces: true,
+		Clock: cfg.Clock, Rand: rand.New(rand.NewPCG(cfg.Seed, 0x6d696e69)), SystemNamespaces: true, DefaultStorageClass: true,
 		// Pods run as a service account that must exist, as on a cluster;
 		// the controller manager's serviceaccount controller makes
 		// "default" in every namespace, and a pod create waits for it as

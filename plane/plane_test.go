@@ -228,7 +228,7 @@ func TestNewRefusesABadConfig(t *testing.T) {
 	}{
 		{"negative instances", plane.Config{Instances: -1}, "Instances must be at least 1, got -1"},
 		{"unelected and several", plane.Config{Instances: 2, Options: options(func(o *manager.Options) { o.LeaderElection.LeaderElect = false })}, "run 1 instance, not 2"},
-		{"unknown controller", plane.Config{Options: options(func(o *manager.Options) { o.Controllers = []string{"statefulset"} })}, `"statefulset" is not a known controller`},
+		{"unknown controller", plane.Config{Options: options(func(o *manager.Options) { o.Controllers = []string{"attachdetach"} })}, `"attachdetach" is not a known controller`},
 		{"too many nodes", plane.Config{Options: options(func(o *manager.Options) { o.Nodes = 100000 })}, "--nodes must be between 0 and"},
 		{"unknown scheduler", plane.Config{Options: options(func(o *manager.Options) { o.Scheduler = "volcano" })}, `--scheduler must be "builtin" or "none"`},
 		{"fault rate", plane.Config{Faults: faults.All, FaultRate: 2}, "FaultRate must be in [0, 1], got 2"},
@@ -354,7 +354,7 @@ func TestSchedulerNoneLeavesBindingToAnother(t *testing.T) {
 // controller does not run here answers with a Warning that says so and
 // why (kubectl prints it); one whose controller runs answers without.
 func TestCreationSaysWhenNothingActs(t *testing.T) {
-	const sts = `{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"db"},"spec":{"selector":{"matchLabels":{"app":"db"}},"serviceName":"db","template":{"metadata":{"labels":{"app":"db"}},"spec":{"containers":[{"name":"db","image":"postgres:16"}]}}}}`
+	const pv = `{"apiVersion":"v1","kind":"PersistentVolume","metadata":{"name":"disk"},"spec":{"capacity":{"storage":"1Gi"},"accessModes":["ReadWriteOnce"],"hostPath":{"path":"/data"}}}`
 	const deploy = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"nginx"}]}}}}`
 	const cm = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cfg"}}`
 	const pdb = `{"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"web"},"spec":{"minAvailable":1,"selector":{"matchLabels":{"app":"web"}}}}`
@@ -364,8 +364,8 @@ func TestCreationSaysWhenNothingActs(t *testing.T) {
 		path, body  string
 		want        string
 	}{
-		{"a kind miniplane has no controller for", nil, "/apis/apps/v1/namespaces/default/statefulsets", sts,
-			`299 - "nothing acts on this StatefulSet: kube-controller-manager's \"statefulset\" controller does not run here (miniplane has none; see DESIGN.md, \"Deliberately left out\")"`},
+		{"a volume with the binder off", []string{"-persistentvolume-binder", "*"}, "/api/v1/persistentvolumes", pv,
+			`299 - "nothing acts on this PersistentVolume: kube-controller-manager's \"persistentvolume-binder\" controller does not run here (it is switched off: serve --controllers)"`},
 		{"a controller switched off", []string{"-deployment", "*"}, "/apis/apps/v1/namespaces/default/deployments", deploy,
 			`299 - "nothing acts on this Deployment: kube-controller-manager's \"deployment\" controller does not run here (it is switched off: serve --controllers)"`},
 		{"a controller that runs", nil, "/apis/apps/v1/namespaces/default/deployments", deploy, ""},

@@ -46,7 +46,8 @@
 // with (so, in store order, terms never go back, and two leaders' writes
 // never interleave), and no two instances share a term; a replication
 // controller never owns more active pods than the most replicas it was
-// asked for. Checked whenever
+// asked for; an OrderedReady stateful set's pod is created only while the
+// pods of every lower ordinal are Ready. Checked whenever
 // the system is quiet and no fault is in force: every cache equals the
 // store; every replication controller owns spec.replicas active pods and
 // says so in its status; no pod has two controllers or a vanished owner;

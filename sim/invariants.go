@@ -14,7 +14,8 @@ import (
 
 // The built-in invariants, by the names violations carry. Checked at every
 // step or write: revisions-rise, watch-exactly-once, single-writer,
-// rc-no-overshoot and rs-no-overshoot, deployment-surge, progress. Checked
+// rc-no-overshoot and rs-no-overshoot, deployment-surge,
+// statefulset-ordered (statefulsets.go), progress. Checked
 // when the system is quiet with no fault in force: cache-matches-store,
 // rc-replicas and rs-replicas, rc-status and rs-status, one-controller,
 // endpoints-match-pods, owners-exist, deployment-rollout and

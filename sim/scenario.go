@@ -29,6 +29,7 @@ func Scenarios() []Scenario {
 		{Name: "replicasets", Description: "a replica set with a set-based selector that adopts two orphans, with a disruption budget, and a replication controller beside it; scaling, a pod crash, a leader crash and a cascading deletion", Setup: replicaSetScenario},
 		{Name: "daemonsets", Description: "a daemon set on every node rolled out to a new image, a node added mid-rollout, and rolled back to its first template", Setup: daemonSetScenario},
 		{Name: "deployments", Description: "a deployment of 5 rolled out to a new image, scaled to 9 mid-rollout, rolled out again and rolled back to its first template", Setup: deploymentScenario},
+		{Name: "statefulsets", Description: "a stateful set of 3 with a claim template rolled out to a new image, scaled to 2 and rolled back to its first template", Setup: statefulSetScenario},
 	}
 }
 

@@ -123,7 +123,7 @@ func New(ctx context.Context, cfg Config) (*Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.nodeInfs = informersOf(nodeFactory, "nodesim", []string{client.Nodes, client.Pods, client.ConfigMaps, client.Secrets, client.Services})
+	s.nodeInfs = informersOf(nodeFactory, "nodesim", []string{client.Nodes, client.Pods, client.ConfigMaps, client.Secrets, client.Services, client.PersistentVolumeClaims})
 	s.nodeCtrl = &ctrlState{name: "nodesim", c: s.nodes, queue: s.nodes.Queue()}
 	if err := s.nodes.EnsureNodes(ctx); err != nil {
 		return nil, err

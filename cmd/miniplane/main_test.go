@@ -32,7 +32,7 @@ func TestRunCommandLine(t *testing.T) {
 		{name: "serve bad flag", args: []string{"serve", "--port=1"}, wantUsage: true, wantErr: "flag provided but not defined: -port"},
 		{name: "serve unknown fault", args: []string{"serve", "--faults=gone,flood"}, wantUsage: true, wantErr: `--faults: faults: unknown fault "flood" in "gone,flood"`},
 		{name: "serve fault rate out of range", args: []string{"serve", "--faults=all", "--fault-rate=1.5"}, wantUsage: true, wantErr: "--fault-rate must be in (0, 1], got 1.5"},
-		{name: "serve unknown controller", args: []string{"serve", "--controllers=statefulset"}, wantUsage: true, wantErr: `--controllers: "statefulset" is not a known controller`},
+		{name: "serve unknown controller", args: []string{"serve", "--controllers=attachdetach"}, wantUsage: true, wantErr: `--controllers: "attachdetach" is not a known controller`},
 		{name: "serve renew deadline too long", args: []string{"serve", "--leader-elect-renew-deadline=20s"}, wantUsage: true, wantErr: "--leader-elect-lease-duration (15s) must be greater than --leader-elect-renew-deadline (20s)"},
 		{name: "serve negative nodes", args: []string{"serve", "--nodes=-1"}, wantUsage: true, wantErr: "--nodes must be at least 0, got -1"},
 		{name: "serve too many nodes", args: []string{"serve", "--nodes=4000"}, wantUsage: true, wantErr: "--nodes must be between 0 and 3072, got 4000"},

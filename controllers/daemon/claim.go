@@ -13,85 +13,18 @@ import (
 	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/controllers/deployment"
+	"github.com/miniplane/miniplane/controllers/history"
 	"github.com/miniplane/miniplane/informer"
 )
 
-// claim returns the objects of ds's namespace that ds controls after
-// adopting the orphans its selector matches and releasing the ones it no
-// longer matches (deployment.ClaimObject decides). Adoption waits for an
-// uncached read confirming that ds still exists, with its UID, and is not
-// being deleted. Kubernetes: the ControllerRefManager's ClaimPods and
-// ClaimControllerRevisions.
+// claim returns the objects of ds's namespace that ds controls, adopting
+// and releasing as deployment.ClaimAll does.
 func claim[T api.Object](ctx context.Context, c *Controller, ds *api.DaemonSet, objs []T) ([]T, error) {
 	sel, err := api.LabelSelectorAsSelector(ds.Spec.Selector)
 	if err != nil {
 		return nil, fmt.Errorf("daemon set %s has invalid label selector: %w", api.KeyOf(&ds.Metadata), err)
 	}
-	var (
-		owned   []T
-		errs    []error
-		checked bool
-		adoptOK error
-	)
-	for _, o := range objs {
-		m := o.GetObjectMeta()
-		switch deployment.ClaimObject(&ds.Metadata, m, sel.Matches(m.Labels)) {
-		case deployment.Keep:
-			owned = append(owned, o)
-		case deployment.Release:
-			if err := c.setOwner(ctx, ds, o, false); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsInvalid(err) {
-				errs = append(errs, err)
-			}
-		case deployment.Adopt:
-			if !checked {
-				checked, adoptOK = true, c.recheck(ctx, ds)
-			}
-			if adoptOK != nil {
-				errs = append(errs, fmt.Errorf("can't adopt %s: %w", api.KeyOf(m), adoptOK))
-				continue
-			}
-			err := c.setOwner(ctx, ds, o, true)
-			switch {
-			case err == nil:
-				owned = append(owned, o)
-			case !apierrors.IsNotFound(err):
-				errs = append(errs, err)
-			}
-		}
-	}
-	return owned, errors.Join(errs...)
-}
-
-// setOwner adopts o for ds (makes ds its controller) or releases it
-// (removes ds's references), with an update conditional on the cached
-// resourceVersion. Kubernetes patches, with the UID as a precondition.
-func (c *Controller) setOwner(ctx context.Context, ds *api.DaemonSet, o api.Object, adopt bool) error {
-	next := o.DeepCopyObject()
-	m := next.GetObjectMeta()
-	m.OwnerReferences = slices.DeleteFunc(slices.Clone(m.OwnerReferences), func(r api.OwnerReference) bool {
-		return r.UID == ds.Metadata.UID
-	})
-	if adopt {
-		m.OwnerReferences = append(m.OwnerReferences, controllerRef(ds))
-	}
-	if len(m.OwnerReferences) == 0 {
-		m.OwnerReferences = nil
-	}
-	if _, err := c.client.Update(ctx, next); err != nil {
-		return err
-	}
-	verb := "released"
-	if adopt {
-		verb = "adopted"
-	}
-	c.log.Info(verb, zap.String("daemonSet", api.KeyOf(&ds.Metadata)), zap.String("object", api.KeyOf(m)))
-	return nil
-}
-
-// recheck reads ds from the server, not the cache, and refuses adoption if
-// it is gone, replaced or being deleted.
-func (c *Controller) recheck(ctx context.Context, ds *api.DaemonSet) error {
-	return deployment.RecheckOwner(ctx, c.client, client.DaemonSets, controllerKind, &ds.Metadata)
+	return deployment.ClaimAll(ctx, c.client, client.DaemonSets, controllerRef(ds), &ds.Metadata, sel, objs, c.log)
 }
 
 // claimPods returns the pods ds controls, adopting and releasing as claim
@@ -104,13 +37,13 @@ func (c *Controller) claimPods(ctx context.Context, ds *api.DaemonSet) ([]*api.P
 	return claim(ctx, c, ds, pods)
 }
 
-// history claims ds's revisions and makes the current one exist, numbered
+// revisionHistory claims ds's revisions and makes the current one exist, numbered
 // above the old ones, with its duplicates folded into it. Kubernetes:
 // controlledHistories, constructHistory, snapshot and dedupCurHistories.
-func (c *Controller) history(ctx context.Context, ds *api.DaemonSet) (History, error) {
+func (c *Controller) revisionHistory(ctx context.Context, ds *api.DaemonSet) (history.History, error) {
 	revisions, err := claim(ctx, c, ds, c.revisions.Namespace(ds.Metadata.Namespace).List(api.Selector{}))
 	if err != nil {
-		return History{}, err
+		return history.History{}, err
 	}
 	h, err := DecideHistory(ds, revisions)
 	if err != nil {
@@ -189,7 +122,7 @@ func equalCount(a, b *int32) bool {
 // foldDuplicates relabels the pods of h's duplicate revisions with the
 // current revision's hash, then deletes the duplicates. Kubernetes:
 // dedupCurHistories.
-func (c *Controller) foldDuplicates(ctx context.Context, ds *api.DaemonSet, h History) error {
+func (c *Controller) foldDuplicates(ctx context.Context, ds *api.DaemonSet, h history.History) error {
 	keepHash := h.Current.Metadata.Labels[api.DaemonSetUniqueLabelKey]
 	pods, err := c.claimPods(ctx, ds)
 	if err != nil {

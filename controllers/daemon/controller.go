@@ -227,22 +227,13 @@ func (c *Controller) enqueueOwner(m *api.ObjectMeta) {
 }
 
 // enqueueFor enqueues the daemon set that controls each of metas, or, for
-// an orphan, every daemon set of its namespace that selects it (one may
-// adopt it). Kubernetes: addPod, updatePod, addHistory, updateHistory.
+// an orphan, every daemon set of its namespace that selects it
+// (deployment.ControllerKeys).
 func (c *Controller) enqueueFor(metas ...*api.ObjectMeta) {
-	for _, m := range metas {
-		if api.GetControllerOf(m) != nil {
-			c.enqueueOwner(m)
-			continue
-		}
-		if m.DeletionTimestamp != nil {
-			continue
-		}
-		for _, ds := range c.sets.Namespace(m.Namespace).List(api.Selector{}) {
-			if sel, err := api.LabelSelectorAsSelector(ds.Spec.Selector); err == nil && !sel.Empty() && sel.Matches(m.Labels) {
-				c.enqueue(ds)
-			}
-		}
+	list := func(ns string) []*api.DaemonSet { return c.sets.Namespace(ns).List(api.Selector{}) }
+	selector := func(o *api.DaemonSet) *api.LabelSelector { return o.Spec.Selector }
+	for _, key := range deployment.ControllerKeys(controllerAPIVersion, controllerKind, list, selector, metas...) {
+		c.queue.Add(key)
 	}
 }
 
@@ -289,7 +280,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		// Its revisions may be going; its status cannot be counted.
 		return nil
 	}
-	hist, err := c.history(ctx, ds)
+	hist, err := c.revisionHistory(ctx, ds)
 	if err != nil {
 		return err
 	}

@@ -47,16 +47,17 @@
 //	update.go  rollingUpdate, findUpdatedPodsOnNode, updatedDesiredNodeCounts
 //	                                                decide.go      RollingUpdate, updatedPodsOnNode
 //	update.go  constructHistory, dedupCurHistories, snapshot, getPatch, Match, cleanupHistory
-//	                                                history.go     DecideHistory, Snapshot, Patch, Match,
-//	                                                               RevisionsToDelete; claim.go history
+//	                                                history.go     DecideHistory, Match, RevisionsToDelete
+//	                                                               (over controllers/history); claim.go
+//	                                                               revisionHistory, snapshot
 //	util/daemonset_util.go  AddOrUpdateDaemonPodTolerations, ReplaceDaemonSetPodNodeNameNodeAffinity,
 //	                        GetTargetNodeName, IsPodUpdated, SurgeCount, UnavailableCount
 //	                                                decide.go      AddDaemonTolerations, PinToNode,
 //	                                                               TargetNode, IsPodUpdated, surgeCount, ...
 //	history/controller_history.go  ControllerRevisionName
-//	                                                history.go     RevisionName
+//	                                                controllers/history  Name
 //	controller_ref_manager.go  ClaimPods, ClaimControllerRevisions
-//	                                                claim.go       claim (deployment.ClaimObject decides)
+//	                                                claim.go       claim (deployment.ClaimAll)
 //
 // Upstream's tests, ported as tables of plain values (decide_test.go) or
 // run against the API server on a fake clock (controller_test.go):
@@ -89,8 +90,8 @@
 // their pin.
 //
 // It may import api, client, informer and its controllers siblings (loop,
-// workqueue, replication's Expectations and IsPodAvailable, deployment's
-// ComputeHash and ClaimObject, nodesim/fit's predicates); writes go through
+// workqueue, history, replication's Expectations and IsPodAvailable,
+// deployment's ComputeHash and ClaimAll, nodesim/fit's predicates); writes go through
 // its Client only. Concurrency: handlers only queue keys; syncs run from
 // the loop's workers, never two at once for one key; the failed-pod
 // back-off is guarded by its mutex.

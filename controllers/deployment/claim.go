@@ -191,3 +191,107 @@ func (c *Controller) release(ctx context.Context, d *api.Deployment, rs *api.Rep
 	}
 	return nil
 }
+
+// OwnerWriter is what ClaimAll reads and writes through.
+type OwnerWriter interface {
+	Getter
+	Update(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error)
+}
+
+// ClaimAll returns the objs that the controller owner (served as resource,
+// made controller by ref) controls after adopting the orphans sel matches
+// and releasing the ones it no longer matches (ClaimObject decides), each
+// with an update conditional on the cached resourceVersion. Adoption waits
+// for an uncached read confirming that owner still exists, with its UID,
+// and is not being deleted. Errors are joined; an object that vanished is
+// not one. Kubernetes: the ControllerRefManager's ClaimPods and
+// ClaimControllerRevisions.
+func ClaimAll[T api.Object](ctx context.Context, w OwnerWriter, resource string, ref api.OwnerReference, owner *api.ObjectMeta, sel api.Selector, objs []T, log *zap.Logger) ([]T, error) {
+	var (
+		owned   []T
+		errs    []error
+		checked bool
+		adoptOK error
+	)
+	for _, o := range objs {
+		m := o.GetObjectMeta()
+		switch ClaimObject(owner, m, sel.Matches(m.Labels)) {
+		case Keep:
+			owned = append(owned, o)
+		case Release:
+			if err := setOwner(ctx, w, ref, o, false, log); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsInvalid(err) {
+				errs = append(errs, err)
+			}
+		case Adopt:
+			if !checked {
+				checked, adoptOK = true, RecheckOwner(ctx, w, resource, ref.Kind, owner)
+			}
+			if adoptOK != nil {
+				errs = append(errs, fmt.Errorf("can't adopt %s: %w", api.KeyOf(m), adoptOK))
+				continue
+			}
+			err := setOwner(ctx, w, ref, o, true, log)
+			switch {
+			case err == nil:
+				owned = append(owned, o)
+			case !apierrors.IsNotFound(err):
+				errs = append(errs, err)
+			}
+		}
+	}
+	return owned, errors.Join(errs...)
+}
+
+// setOwner adopts o (makes ref its controller) or releases it (removes the
+// references to ref's object). Kubernetes patches, with the UID as a
+// precondition.
+func setOwner(ctx context.Context, w OwnerWriter, ref api.OwnerReference, o api.Object, adopt bool, log *zap.Logger) error {
+	next := o.DeepCopyObject()
+	m := next.GetObjectMeta()
+	m.OwnerReferences = slices.DeleteFunc(slices.Clone(m.OwnerReferences), func(r api.OwnerReference) bool {
+		return r.UID == ref.UID
+	})
+	if adopt {
+		m.OwnerReferences = append(m.OwnerReferences, ref)
+	}
+	if len(m.OwnerReferences) == 0 {
+		m.OwnerReferences = nil
+	}
+	if _, err := w.Update(ctx, next); err != nil {
+		return err
+	}
+	verb := "released"
+	if adopt {
+		verb = "adopted"
+	}
+	log.Info(verb, zap.String(ref.Kind, ref.Name), zap.String("object", api.KeyOf(m)))
+	return nil
+}
+
+// ControllerKeys are the keys ("namespace/name") of the controllers of
+// kind and apiVersion to sync for a change of the objects metas: the one
+// each names as its controller, or, for an orphan not being deleted, each
+// controller of its namespace (listed by list) whose selector (read by
+// selector) selects it, as one may adopt it. Kubernetes: the addPod,
+// updatePod, addHistory and updateHistory handlers of the daemon set and
+// stateful set controllers.
+func ControllerKeys[T api.Object](apiVersion, kind string, list func(namespace string) []T, selector func(T) *api.LabelSelector, metas ...*api.ObjectMeta) []string {
+	var keys []string
+	for _, m := range metas {
+		if ref := api.GetControllerOf(m); ref != nil {
+			if ref.Kind == kind && ref.APIVersion == apiVersion {
+				keys = append(keys, m.Namespace+"/"+ref.Name)
+			}
+			continue
+		}
+		if m.DeletionTimestamp != nil {
+			continue
+		}
+		for _, owner := range list(m.Namespace) {
+			if sel, err := api.LabelSelectorAsSelector(selector(owner)); err == nil && !sel.Empty() && sel.Matches(m.Labels) {
+				keys = append(keys, api.KeyOf(owner.GetObjectMeta()))
+			}
+		}
+	}
+	return keys
+}

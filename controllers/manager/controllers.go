@@ -11,11 +11,13 @@ import (
 	"github.com/miniplane/miniplane/controllers/endpointslicemirroring"
 	"github.com/miniplane/miniplane/controllers/garbagecollector"
 	"github.com/miniplane/miniplane/controllers/job"
+	"github.com/miniplane/miniplane/controllers/persistentvolume"
 	"github.com/miniplane/miniplane/controllers/podgc"
 	"github.com/miniplane/miniplane/controllers/replication"
 	"github.com/miniplane/miniplane/controllers/resourcequota"
 	"github.com/miniplane/miniplane/controllers/rootcacertpublisher"
 	"github.com/miniplane/miniplane/controllers/serviceaccount"
+	"github.com/miniplane/miniplane/controllers/statefulset"
 	"github.com/miniplane/miniplane/controllers/tainteviction"
 	"github.com/miniplane/miniplane/controllers/ttlafterfinished"
 )
@@ -24,9 +26,9 @@ import (
 // miniplane has, in the order they are built and started: the replication
 // controller, the replica set controller (the same controller, for
 // apps/v1 ReplicaSets), the deployment controller, the daemon set
-// controller, the job controller, the
+// controller, the stateful set controller, the job controller, the
 // cronjob controller, the ttl-after-finished controller, the pod garbage
-// collector, the disruption controller, the resourcequota controller, the
+// collector, the persistent volume binder, the disruption controller, the resourcequota controller, the
 // endpoints controller, the
 // garbage collector, the service account controller and the root CA
 // certificate publisher. These run under leader election (Instance): in
@@ -37,11 +39,13 @@ func DefaultDescriptors() []Descriptor {
 		{Name: ReplicaSet, Init: initReplicaSet},
 		{Name: Deployment, Init: initDeployment},
 		{Name: DaemonSet, Init: initDaemonSet},
+		{Name: StatefulSet, Init: initStatefulSet},
 		{Name: Job, Init: initJob},
 		{Name: CronJob, Init: initCronJob},
 		{Name: TTLAfterFinished, Init: initTTLAfterFinished},
 		{Name: PodGC, Init: initPodGC, Periodic: true},
 		{Name: TaintEviction, Init: initTaintEviction},
+		{Name: PersistentVolumeBinder, Init: initPersistentVolumeBinder},
 		{Name: Disruption, Init: initDisruption},
 		{Name: Endpoint, Init: initEndpoints},
 		{Name: EndpointSlice, Init: initEndpointSlice},
@@ -91,6 +95,14 @@ func initDaemonSet(ic InitContext) (Controller, int, error) {
 	return c, ic.Options.ConcurrentDaemonSetSyncs, err
 }
 
+func initStatefulSet(ic InitContext) (Controller, int, error) {
+	c, err := statefulset.New(statefulset.Config{
+		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
+		Recorder: ic.recorder("statefulset-controller"),
+	})
+	return c, ic.Options.ConcurrentStatefulSetSyncs, err
+}
+
 func initJob(ic InitContext) (Controller, int, error) {
 	c, err := job.New(job.Config{
 		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
@@ -132,6 +144,17 @@ func initTaintEviction(ic InitContext) (Controller, int, error) {
 	c, err := tainteviction.New(tainteviction.Config{
 		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
 		Recorder: ic.recorder("taint-eviction-controller"),
+	})
+	return c, 1, err
+}
+
+// initPersistentVolumeBinder builds the persistent volume binder and its
+// simulated provisioner, with one worker so that two claims never race
+// for one volume.
+func initPersistentVolumeBinder(ic InitContext) (Controller, int, error) {
+	c, err := persistentvolume.New(persistentvolume.Config{
+		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
+		Recorder: ic.recorder("persistentvolume-controller"),
 	})
 	return c, 1, err
 }

@@ -7,7 +7,7 @@
 // controllers with init functions, the --controllers flag (`*`, `name`,
 // `-name`, first match wins), per-controller worker counts
 // (--concurrent-rc-syncs, --concurrent-replicaset-syncs, --concurrent-deployment-syncs,
-// --concurrent-daemonset-syncs, --concurrent-job-syncs,
+// --concurrent-daemonset-syncs, --concurrent-statefulset-syncs, --concurrent-job-syncs,
 // --concurrent-cron-job-syncs, --concurrent-endpoint-syncs), the --leader-elect
 // flags, and a health check per controller.
 //

@@ -254,6 +254,7 @@ const (
 	ReplicaSet            = "replicaset"
 	Deployment            = "deployment"
 	DaemonSet             = "daemonset"
+	StatefulSet           = "statefulset"
 	Job                   = "job"
 	CronJob               = "cronjob"
 	// ResourceQuota keeps each ResourceQuota's status.used.
@@ -266,6 +267,9 @@ const (
 	// TaintEviction deletes the pods a node's NoExecute taints no longer
 	// let stay.
 	TaintEviction = "taint-eviction-controller"
+	// PersistentVolumeBinder binds claims to volumes, provisioning those
+	// of the simulated provisioner.
+	PersistentVolumeBinder = "persistentvolume-binder"
 	// Disruption keeps PodDisruptionBudgets' status.
 	Disruption = "disruption"
 	Endpoint   = "endpoint"

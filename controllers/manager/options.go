@@ -52,6 +52,9 @@ type Options struct {
 	// ConcurrentDaemonSetSyncs is the daemon set controller's worker
 	// count.
 	ConcurrentDaemonSetSyncs int
+	// ConcurrentStatefulSetSyncs is the stateful set controller's worker
+	// count.
+	ConcurrentStatefulSetSyncs int
 	// ConcurrentJobSyncs is the job controller's worker count.
 	ConcurrentJobSyncs int
 	// ConcurrentCronJobSyncs is the cronjob controller's worker count.
@@ -163,6 +166,7 @@ func DefaultOptions() Options {
 		MirroringMaxEndpointsPerSubset:          endpointslicemirroring.DefaultMaxEndpointsPerSubset,
 		ConcurrentDeploymentSyncs:               5,
 		ConcurrentDaemonSetSyncs:                2,
+		ConcurrentStatefulSetSyncs:              5,
 		ConcurrentJobSyncs:                      5,
 		ConcurrentCronJobSyncs:                  5,
 		ConcurrentTTLAfterFinishedSyncs:         5,
@@ -204,6 +208,7 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.ConcurrentGCSyncs, "concurrent-gc-syncs", o.ConcurrentGCSyncs, "garbage collector workers")
 	fs.IntVar(&o.ConcurrentDeploymentSyncs, "concurrent-deployment-syncs", o.ConcurrentDeploymentSyncs, "deployments synced at once")
 	fs.IntVar(&o.ConcurrentDaemonSetSyncs, "concurrent-daemonset-syncs", o.ConcurrentDaemonSetSyncs, "daemon sets synced at once")
+	fs.IntVar(&o.ConcurrentStatefulSetSyncs, "concurrent-statefulset-syncs", o.ConcurrentStatefulSetSyncs, "stateful sets synced at once")
 	fs.IntVar(&o.ConcurrentJobSyncs, "concurrent-job-syncs", o.ConcurrentJobSyncs, "jobs synced at once")
 	fs.IntVar(&o.ConcurrentCronJobSyncs, "concurrent-cron-job-syncs", o.ConcurrentCronJobSyncs, "cron jobs synced at once")
 	fs.IntVar(&o.TerminatedPodGCThreshold, "terminated-pod-gc-threshold", o.TerminatedPodGCThreshold, "terminated pods kept before the pod garbage collector deletes the oldest; 0 keeps them all")
@@ -257,6 +262,7 @@ func (o Options) Validate(known []string) error {
 		{"--mirroring-max-endpoints-per-subset", o.MirroringMaxEndpointsPerSubset, 1},
 		{"--concurrent-deployment-syncs", o.ConcurrentDeploymentSyncs, 1},
 		{"--concurrent-daemonset-syncs", o.ConcurrentDaemonSetSyncs, 1},
+		{"--concurrent-statefulset-syncs", o.ConcurrentStatefulSetSyncs, 1},
 		{"--concurrent-job-syncs", o.ConcurrentJobSyncs, 1},
 		{"--concurrent-cron-job-syncs", o.ConcurrentCronJobSyncs, 1},
 		{"--concurrent-ttl-after-finished-syncs", o.ConcurrentTTLAfterFinishedSyncs, 1},

@@ -149,6 +149,7 @@ type Controller struct {
 
 	podInf, nodeInf *informer.Informer
 	podReg, nodeReg *informer.Registration
+	claimReg        *informer.Registration
 	pods            informer.Lister[*api.Pod]
 	nodes           informer.Lister[*api.Node]
 	// configMaps, secrets and services are what a kubelet reads to hand a
@@ -156,6 +157,9 @@ type Controller struct {
 	configMaps informer.Lister[*api.ConfigMap]
 	secrets    informer.Lister[*api.Secret]
 	services   informer.Lister[*api.Service]
+	// claims are what the scheduler checks a pod's persistentVolumeClaim
+	// volumes against: it binds no pod whose claim is not Bound.
+	claims informer.Lister[*api.PersistentVolumeClaim]
 	// readInfs are their informers, whose caches HasSynced waits for.
 	readInfs []*informer.Informer
 
@@ -348,7 +352,9 @@ func New(cfg Config) (*Controller, error) {
 	}
 	c.pods = informer.NewLister[*api.Pod](c.podInf, apierrors.GroupResource{Resource: client.Pods})
 	cmInf, secretInf, svcInf := cfg.Factory.ForResource(client.ConfigMaps), cfg.Factory.ForResource(client.Secrets), cfg.Factory.ForResource(client.Services)
-	c.readInfs = []*informer.Informer{cmInf, secretInf, svcInf}
+	claimInf := cfg.Factory.ForResource(client.PersistentVolumeClaims)
+	c.readInfs = []*informer.Informer{cmInf, secretInf, svcInf, claimInf}
+	c.claims = informer.NewLister[*api.PersistentVolumeClaim](claimInf, apierrors.GroupResource{Resource: client.PersistentVolumeClaims})
 	c.configMaps = informer.NewLister[*api.ConfigMap](cmInf, apierrors.GroupResource{Resource: client.ConfigMaps})
 	c.secrets = informer.NewLister[*api.Secret](secretInf, apierrors.GroupResource{Resource: client.Secrets})
 	c.services = informer.NewLister[*api.Service](svcInf, apierrors.GroupResource{Resource: client.Services})
@@ -399,6 +405,15 @@ func New(cfg Config) (*Controller, error) {
 			c.retryUnschedulable()
 		},
 	}, 0)
+	// A claim bound may let a pod that waits on it be scheduled.
+	c.claimReg = claimInf.AddEventHandler(informer.HandlerFuncs{
+		AddFunc: func(api.Object, bool) { c.retryUnschedulable() },
+		UpdateFunc: func(oldObj, newObj api.Object) {
+			if oldObj.(*api.PersistentVolumeClaim).Status.Phase != newObj.(*api.PersistentVolumeClaim).Status.Phase {
+				c.retryUnschedulable()
+			}
+		},
+	}, 0)
 	var alongside func(context.Context)
 	if c.cfg.NodeLeases {
 		alongside = c.runNodeLeases
@@ -406,7 +421,7 @@ func New(cfg Config) (*Controller, error) {
 	var err error
 	c.loop, err = loop.New(loop.Config{
 		Name: "nodesim", Queue: c.queue, Sync: c.sync, Logger: c.log, Observer: cfg.Observer, Clock: cfg.Clock,
-		Informers: []*informer.Informer{c.podInf, c.nodeInf, cmInf, secretInf, svcInf}, Alongside: alongside,
+		Informers: []*informer.Informer{c.podInf, c.nodeInf, cmInf, secretInf, svcInf, claimInf}, Alongside: alongside,
 		StartFields: []zap.Field{zap.String("scheduler", c.cfg.Scheduler), zap.Bool("nodeLeases", c.cfg.NodeLeases)},
 		// A simulated kubelet's failed write (a conflict, a fault the
 		// simulator injected) is routine: retried for ever, logged at
@@ -486,7 +501,7 @@ func (c *Controller) HasSynced() bool {
 			return false
 		}
 	}
-	return c.podReg.HasSynced() && c.nodeReg.HasSynced()
+	return c.podReg.HasSynced() && c.nodeReg.HasSynced() && c.claimReg.HasSynced()
 }
 
 // ProcessOne is the controller's step: unless ctx is done, it syncs one

@@ -22,10 +22,13 @@ func (c *Controller) schedule(ctx context.Context, key string, st *podState, pod
 	c.mu.Lock()
 	node, ok, why := "", false, ""
 	c.ensureLoadLocked() // counts the nodes the heap leaves out, which placedByCount reads
-	if c.placedByCount(pod, req) {
+	if claimWhy := c.unboundClaim(pod); claimWhy != "" {
+		nodes, _ := c.nodesLocked()
+		why = fit.PreFilterMessage(len(nodes), claimWhy)
+	} else if c.placedByCount(pod, req) {
 		node, ok = c.leastLoadedLocked()
 	}
-	if !ok {
+	if !ok && why == "" {
 		node, ok, why = fit.Schedule(&fit.Pod{Spec: &pod.Spec, Requests: req}, c.fitNodesLocked())
 	}
 	if ok {
@@ -86,3 +89,28 @@ func (c *Controller) schedule(ctx context.Context, key string, st *podState, pod
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// unboundClaim is why the VolumeBinding plugin's PreFilter turns pod away
+// before any node is tried: a claim its volumes name does not exist, or
+// is not Bound; "" when every claim is bound. Kubernetes: volumebinding's
+// PreFilter and GetPodVolumeClaims (claims of a WaitForFirstConsumer class
+// are bound at once here, so none waits for its consumer).
+func (c *Controller) unboundClaim(pod *api.Pod) string {
+	for _, v := range pod.Spec.Volumes {
+		src := v.PersistentVolumeClaim
+		if src == nil {
+			continue
+		}
+		claim, err := c.claims.Namespace(pod.Metadata.Namespace).Get(src.ClaimName)
+		if err != nil {
+			return `persistentvolumeclaim "` + src.ClaimName + `" not found`
+		}
+		if claim.Metadata.DeletionTimestamp != nil {
+			return `persistentvolumeclaim "` + src.ClaimName + `" is being deleted`
+		}
+		if claim.Status.Phase != api.ClaimBound {
+			return fit.ReasonUnboundImmediateClaims
+		}
+	}
+	return ""
+}

@@ -164,6 +164,7 @@ func fullVolumes() []api.Volume {
 				ConfigMap:           &api.ConfigMapProjection{LocalObjectReference: cm, Items: items, Optional: ptr(false)},
 				ServiceAccountToken: &api.ServiceAccountTokenProjection{Audience: "api", ExpirationSeconds: ptr(int64(3600)), Path: "token"},
 			}}},
+			PersistentVolumeClaim: &api.PersistentVolumeClaimVolumeSource{ClaimName: "data", ReadOnly: true},
 		}},
 	}
 }

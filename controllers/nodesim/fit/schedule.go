@@ -89,3 +89,20 @@ func writeHistogram(b *strings.Builder, counts map[string]int) {
 	b.WriteString(strings.Join(entries, ", "))
 	b.WriteString(".")
 }
+
+// ReasonUnboundImmediateClaims is the VolumeBinding plugin's PreFilter
+// verdict (UnschedulableAndUnresolvable) on a pod one of whose claims is
+// not bound yet. Kubernetes: volumebinding's PreFilter.
+const ReasonUnboundImmediateClaims = "pod has unbound immediate PersistentVolumeClaims"
+
+// PreFilterMessage is the FailedScheduling message for a pod a PreFilter
+// plugin turned away before any node was tried, for why: kube-scheduler's
+// FitError with its PreFilterMsg — "0/N nodes are available: why." — and
+// the preemption postfilter's, which finds no node where preempting helps.
+func PreFilterMessage(numNodes int, why string) string {
+	if numNodes == 0 {
+		return NoNodesMessage
+	}
+	available := "0/" + strconv.Itoa(numNodes) + " nodes are available:"
+	return available + " " + why + ". preemption: " + available + " " + strconv.Itoa(numNodes) + " " + ReasonPreemptionNotHelpful + "."
+}
