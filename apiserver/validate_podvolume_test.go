@@ -112,6 +112,11 @@ func TestValidatePodVolumes(t *testing.T) {
 		},
 			want:   `spec.volumes[2].downwardAPI.items[1].resourceFieldRef.divisor: Invalid value: "limits.memory": only divisor's values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei are supported with the memory resource`,
 			causes: []cause{{invalid, "spec.volumes[2].downwardAPI.items[1].resourceFieldRef.divisor"}}},
+		{name: "projected item mode too big", change: func(p *api.Pod) {
+			p.Spec.Volumes[3].Projected.Sources[0].ConfigMap.Items = []api.KeyToPath{{Key: "k", Path: "k", Mode: ptrTo(int32(0o1000))}}
+		},
+			want:   "spec.volumes[3].projected.sources[0].configMap.items[0].mode: Invalid value: 512: must be a number between 0 and 0777 (octal), both inclusive",
+			causes: []cause{{invalid, "spec.volumes[3].projected.sources[0].configMap.items[0].mode"}}},
 		{name: "token too short", change: func(p *api.Pod) {
 			p.Spec.Volumes[3].Projected.Sources[1].ServiceAccountToken.ExpirationSeconds = ptrTo(int64(60))
 		},
