@@ -62,6 +62,11 @@ type podLife struct {
 	// until then; mountRetry is when a failed mount is tried again.
 	vols       map[string]container.FS
 	mountRetry time.Time
+	// mounted is when vols were last brought up to date, and labels and
+	// annotations the pod's then (shared with the pod object, never
+	// changed): see remount.
+	mounted             time.Time
+	labels, annotations map[string]string
 	// texts are the lines the containers printed, which their logs'
 	// logText entries index; only appended to, and shared by clones.
 	texts []string
@@ -271,6 +276,7 @@ func stepLife(pod *api.Pod, life *podLife, f lifeFacts) lifeStep {
 func (s *lifeStep) mount(pod *api.Pod, f lifeFacts) bool {
 	l := s.life
 	if l.vols != nil {
+		s.remount(pod, f)
 		return true
 	}
 	if f.Now.Before(l.mountRetry) {
@@ -284,8 +290,49 @@ func (s *lifeStep) mount(pod *api.Pod, f lifeFacts) bool {
 		s.due(l.mountRetry)
 		return false
 	}
-	l.vols = vols
+	l.vols, l.mounted, l.labels, l.annotations = vols, f.Now, pod.Metadata.Labels, pod.Metadata.Annotations
 	return true
+}
+
+// syncPeriod is how often the kubelet syncs a running pod when nothing
+// else makes it (its syncFrequency, one minute by default): each sync
+// brings the files of its ConfigMap, Secret, downward API and projected
+// volumes up to date.
+const syncPeriod = time.Minute
+
+// remount brings the mounted volumes' files up to date with the objects
+// they show and the pod itself, as the kubelet's volume manager does when
+// it syncs the pod (its volume plugins all RequiresRemount): at the
+// periodic sync, and when the pod's labels or annotations change (an
+// update the kubelet's pod config passes on). The simulator's other syncs,
+// made to print a line on time, are not the kubelet's and change nothing.
+// A volume that cannot be set up now (its ConfigMap deleted) keeps the
+// files it had. Files mounted with a subPath are not updated (see live).
+func (s *lifeStep) remount(pod *api.Pod, f lifeFacts) {
+	l := s.life
+	if !podenv.Updatable(pod) {
+		return
+	}
+	due := l.mounted.Add(syncPeriod)
+	if f.Now.Before(due) && reflect.DeepEqual(l.labels, pod.Metadata.Labels) && reflect.DeepEqual(l.annotations, pod.Metadata.Annotations) {
+		s.due(due)
+		return
+	}
+	l.mounted, l.labels, l.annotations = f.Now, pod.Metadata.Labels, pod.Metadata.Annotations
+	vols := make(map[string]container.FS, len(l.vols))
+	changed := false
+	for name, old := range l.vols {
+		fs := old
+		if now, err := podenv.Volume(pod, name, f.Sources); err == nil {
+			fs = now
+		}
+		vols[name] = fs
+		changed = changed || !reflect.DeepEqual(fs, old)
+	}
+	if changed {
+		l.vols = vols
+	}
+	s.due(f.Now.Add(syncPeriod))
 }
 
 // stepContainer moves one container (ct, its status cs and the kubelet's
@@ -464,13 +511,29 @@ func (s *lifeStep) start(pod *api.Pod, ct *api.Container, cs *api.ContainerStatu
 func (s *lifeStep) live(ct *api.Container, cs *api.ContainerStatus, m *containerLife, f lifeFacts) {
 	now := f.Now
 	out := m.run.Output
+	var files container.FS // the container's files now, for the reads that follow them
 	for ; m.printed < len(out); m.printed++ {
-		at := m.started.Add(out[m.printed].At)
+		line := out[m.printed]
+		at := m.started.Add(line.At)
 		if at.After(now) {
 			s.due(at)
 			break
 		}
-		s.logs = append(s.logs, logAdd{container: ct.Name, id: cs.ContainerID, restart: cs.RestartCount, at: at, text: out[m.printed].Text})
+		if line.Reads == "" {
+			s.logs = append(s.logs, logAdd{container: ct.Name, id: cs.ContainerID, restart: cs.RestartCount, at: at, text: line.Text})
+			continue
+		}
+		text := line.Text
+		if !podenv.UnderSubPath(ct, line.Reads) {
+			if files == nil {
+				files = podenv.Mount(ct, s.life.vols)
+			}
+			file, there := files.Lookup(line.Reads)
+			text = container.ReadReport(line.Reads, file, there)
+		}
+		for _, t := range strings.Split(text, "\n") {
+			s.logs = append(s.logs, logAdd{container: ct.Name, id: cs.ContainerID, restart: cs.RestartCount, at: at, text: t})
+		}
 	}
 	end := m.started.Add(m.run.Duration)
 	var probes probeOutcome

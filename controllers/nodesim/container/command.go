@@ -23,8 +23,9 @@ import (
 //     name a line, sorted); touch FILE... and rm [-f] FILE..., which make
 //     and remove files; test (or [) -e/-f/-d/-s FILE; and agnhost
 //     mounttest with --fs_type, --new_file_0644 (0666, 0660, 0777),
-//     --file_mode, --file_perm, --file_owner and --file_content=PATH,
-//     printed as agnhost prints them. The files are the container's
+//     --file_mode, --file_perm, --file_owner, --file_content=PATH and
+//     --file_content_in_loop=PATH (with --retry_time=SECONDS and
+//     --break_on_expected_content), printed as agnhost prints them. The files are the container's
 //     simulated filesystem: its mounted volumes (Input.FS) and the files
 //     its commands made. A path ("/bin/echo") counts by its last element;
 //   - sh -c SCRIPT (also bash, ash, and their /bin paths), where SCRIPT
@@ -92,6 +93,12 @@ func (r *Run) FilesAt(d time.Duration) map[string]bool {
 type Line struct {
 	At   time.Duration
 	Text string
+	// Reads, when set, says the line is agnhost's report of reading the
+	// file at this path At then (mounttest --file_content_in_loop): Text is
+	// the report from the files the run started with, and ReadReport gives
+	// it from the files as they are when the line is printed, which the
+	// kubelet may have updated meanwhile.
+	Reads string
 }
 
 // maxRun is the longest run the simulator times: a longer one runs until
@@ -533,22 +540,33 @@ func (sh *shell) list(dir string) []string {
 
 // mounttest is agnhost's mounttest, which Kubernetes' volume conformance
 // tests run: --fs_type, --new_file_0644 (0666, 0660, 0777), --file_mode,
-// --file_perm, --file_owner and --file_content, done in that order,
-// printed as agnhost prints them. Other flags (--file_content_in_loop) are
-// not simulated.
+// --file_perm, --file_owner, --file_content and --file_content_in_loop,
+// done in that order, printed as agnhost prints them.
 func (sh *shell) mounttest(args []string) (int32, bool) {
-	flags := map[string]string{}
+	flags := map[string]string{"retry_time": "180", "break_on_expected_content": "true"}
 	for _, a := range args {
 		k, v, ok := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !ok || !strings.HasPrefix(a, "-") {
+		if !strings.HasPrefix(a, "-") {
+			return 0, false
+		}
+		switch {
+		case !ok && k == "break_on_expected_content":
+			v = "true" // a bool flag alone is true
+		case !ok:
 			return 0, false
 		}
 		switch k {
-		case "fs_type", "new_file_0644", "new_file_0666", "new_file_0660", "new_file_0777", "file_mode", "file_perm", "file_owner", "file_content":
+		case "fs_type", "new_file_0644", "new_file_0666", "new_file_0660", "new_file_0777", "file_mode", "file_perm", "file_owner", "file_content",
+			"file_content_in_loop", "retry_time", "break_on_expected_content":
 			flags[k] = v
 		default:
 			return 0, false
 		}
+	}
+	retry, err := strconv.Atoi(flags["retry_time"])
+	breakOnExpected, errB := strconv.ParseBool(flags["break_on_expected_content"])
+	if err != nil || errB != nil {
+		return 0, false // cobra refuses the flag: not simulated
 	}
 	var status int32
 	stat := func(p string) (File, bool) {
@@ -613,7 +631,52 @@ func (sh *shell) mounttest(args []string) (int32, bool) {
 	if p := flags["file_content"]; p != "" {
 		content(p)
 	}
+	if p := flags["file_content_in_loop"]; p != "" {
+		status = sh.readLoop(p, time.Duration(retry)*time.Second, breakOnExpected)
+	}
 	return status, true
+}
+
+// readLoop is mounttest's --file_content_in_loop: it reads the file at p
+// every two seconds for retry, reporting each read, and returns 1 when the
+// last read failed. With breakOnExpected it stops at the first read of
+// mountTestContent; it then takes the files as they are when the run
+// starts. Without, the reads carry their path (Line.Reads) so that what
+// they print can follow the files. Kubernetes: agnhost's testFileContent.
+func (sh *shell) readLoop(p string, retry time.Duration, breakOnExpected bool) int32 {
+	const every = 2 * time.Second
+	sh.flush()
+	var status int32
+	for start := sh.at; sh.at-start < retry; sh.at += every {
+		f, ok := sh.exists(resolve(p))
+		status = boolStatus(ok)
+		if !breakOnExpected {
+			sh.r.Output = append(sh.r.Output, Line{At: sh.at, Text: ReadReport(p, f, ok), Reads: p})
+			continue
+		}
+		sh.print(ReadReport(p, f, ok) + "\n")
+		if ok && f.Data == mountTestContent {
+			break
+		}
+		if ok {
+			sh.print("Unexpected content. Expected: " + mountTestContent + ". Retrying\n")
+		}
+	}
+	return status
+}
+
+// ReadReport is what agnhost's read loop prints of the file at p (f, if
+// it is there): its content, or the error, without the newline agnhost
+// ends it with. A content of several lines (or ending in a newline) makes
+// several.
+func ReadReport(p string, f File, there bool) string {
+	switch {
+	case !there:
+		return fmt.Sprintf("Error reading file %s: open %s: no such file or directory, retrying", p, p)
+	case f.IsDir():
+		return fmt.Sprintf("Error reading file %s: read %s: is a directory, retrying", p, p)
+	}
+	return fmt.Sprintf("content of file %q: %v", p, f.Data)
 }
 
 // mountTestContent is what agnhost mounttest writes in a new file.
