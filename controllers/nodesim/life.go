@@ -247,6 +247,13 @@ func stepLife(pod *api.Pod, life *podLife, f lifeFacts) lifeStep {
 	st.ContainerStatuses = statuses
 	st.Phase = container.Phase(pod.Spec.RestartPolicy, statuses)
 	now := f.Now
+	if deadline, ok := activeDeadline(&view); ok && st.Phase != api.PodSucceeded && st.Phase != api.PodFailed {
+		if now.Before(deadline) {
+			s.due(deadline)
+		} else {
+			s.pastDeadline(&st, now)
+		}
+	}
 	st.Conditions = setCondition(st.Conditions, api.PodInitialized, api.ConditionTrue, "", "", now)
 	st.Conditions = setCondition(st.Conditions, api.PodScheduled, api.ConditionTrue, "", "", now)
 	switch {
@@ -267,6 +274,20 @@ func stepLife(pod *api.Pod, life *podLife, f lifeFacts) lifeStep {
 		s.wait = s.next.Sub(now)
 	}
 	return s
+}
+
+// pastDeadline fails a pod active past its deadline, as deadlineStatus does
+// on the fast path: its running containers killed, their logs ended.
+func (s *lifeStep) pastDeadline(st *api.PodStatus, now time.Time) {
+	for i := range st.ContainerStatuses {
+		cs := &st.ContainerStatuses[i]
+		if cs.State.Running != nil {
+			s.logs = append(s.logs, logAdd{container: cs.Name, id: cs.ContainerID, restart: cs.RestartCount, at: now, end: true})
+		}
+		killContainer(cs, now)
+	}
+	st.Phase, st.Reason, st.Message = api.PodFailed, reasonDeadlineExceeded, messageDeadlineExceeded
+	s.event(api.EventTypeNormal, reasonDeadlineExceeded, messageDeadlineExceeded)
 }
 
 // mount sets up the pod's volumes if they are not yet (the kubelet's

@@ -212,3 +212,42 @@ func TestPlainPodsKeepTheFastPath(t *testing.T) {
 	assert.Equal(t, kindPlain, e.c.state["default/web"].kind)
 	assert.Empty(t, e.c.lives)
 }
+
+// TestActiveDeadlineFailsThePod: a pod given spec.activeDeadlineSeconds
+// after it started (the conformance test "should allow
+// activeDeadlineSeconds to be updated") is failed with DeadlineExceeded
+// once it has been active that long, on either path.
+func TestActiveDeadlineFailsThePod(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		mutate func(*api.Pod)
+	}{
+		{"fast path", func(*api.Pod) {}},
+		{"life path", command(api.RestartPolicyAlways, "busybox", "sleep", "3600")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := lifeEnv(t)
+			e.createPod("p", tc.mutate)
+			e.settle()
+			e.advance(2 * time.Second)
+			p := e.pod("p").DeepCopy()
+			require.Equal(t, api.PodRunning, p.Status.Phase)
+			deadline := int64(5)
+			p.Spec.ActiveDeadlineSeconds = &deadline
+			_, err := client.For[*api.Pod](e.srv).Update(e.ctx, p)
+			require.NoError(t, err)
+			e.settle()
+			e.advance(2 * time.Second)
+			require.Equal(t, api.PodRunning, e.pod("p").Status.Phase, "not before its deadline")
+			e.advance(2 * time.Second)
+			p = e.pod("p")
+			assert.Equal(t, api.PodFailed, p.Status.Phase)
+			assert.Equal(t, "DeadlineExceeded", p.Status.Reason)
+			assert.Equal(t, "Pod was active on the node longer than the specified deadline", p.Status.Message)
+			require.NotNil(t, status0(p).State.Terminated)
+			assert.Equal(t, int32(137), status0(p).State.Terminated.ExitCode)
+			assert.False(t, api.IsPodReady(p))
+			assert.Contains(t, e.events("p"), "kubelet/node-0 DeadlineExceeded: Pod was active on the node longer than the specified deadline")
+		})
+	}
+}

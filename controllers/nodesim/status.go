@@ -365,6 +365,39 @@ func nodeLostStatus(b *statusBuf, pod *api.Pod, now time.Time) api.PodStatus {
 	return st
 }
 
+// Reason and message of a pod failed at its active deadline. Kubernetes:
+// the kubelet's activeDeadlineHandler.
+const (
+	reasonDeadlineExceeded  = "DeadlineExceeded"
+	messageDeadlineExceeded = "Pod was active on the node longer than the specified deadline"
+)
+
+// deadlineStatus is the status of a pod active past its deadline: its
+// running containers killed (exit code 137), phase Failed, reason
+// DeadlineExceeded, not ready.
+func deadlineStatus(b *statusBuf, pod *api.Pod, now time.Time) api.PodStatus {
+	st := ownStatus(b, pod)
+	st.Phase = api.PodFailed
+	st.Reason, st.Message = reasonDeadlineExceeded, messageDeadlineExceeded
+	for i := range st.ContainerStatuses {
+		killContainer(&st.ContainerStatuses[i], now)
+	}
+	st.Conditions = withNotReady(b, pod, st.Conditions, now)
+	return st
+}
+
+// killContainer ends a container the kubelet kills at now: a running one
+// is terminated with exit code 137 (128 + SIGKILL), a waiting one without
+// a run stays as it is.
+func killContainer(cs *api.ContainerStatus, now time.Time) {
+	if r := cs.State.Running; r != nil {
+		cs.State = api.ContainerState{Terminated: &api.ContainerStateTerminated{
+			ExitCode: exitKilled, Reason: reasonError, StartedAt: r.StartedAt, FinishedAt: api.NewTime(now), ContainerID: cs.ContainerID,
+		}}
+	}
+	cs.Ready, cs.Started = false, ptr(false)
+}
+
 // crashedStatus is the status of a running pod whose containers just exited
 // with code 1. With restartPolicy Never the pod is finished: phase Failed.
 // Otherwise the kubelet will restart them, so each container's restartCount
