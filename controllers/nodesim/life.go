@@ -56,7 +56,8 @@ const pullErrorShown = time.Second
 // keeps it once its write is done.
 type podLife struct {
 	containers []containerLife
-	killed     bool // Killing told, for a pod being deleted
+	inits      []containerLife // one per init container of its spec
+	killed     bool            // Killing told, for a pod being deleted
 	// vols are the contents of the pod's volumes once the kubelet has
 	// mounted them (podenv.Volumes): no container starts before. nil
 	// until then; mountRetry is when a failed mount is tried again.
@@ -94,6 +95,7 @@ type containerLife struct {
 func (l *podLife) clone() *podLife {
 	c := *l
 	c.containers = append([]containerLife(nil), l.containers...)
+	c.inits = append([]containerLife(nil), l.inits...)
 	return &c
 }
 
@@ -101,7 +103,7 @@ func (l *podLife) clone() *podLife {
 // last image asked about is kept, so that the pods of a workload ask it
 // once. Its caller holds mu.
 func (c *Controller) kindOfLocked(pod *api.Pod) podKind {
-	if readsConfig(pod) {
+	if readsConfig(pod) || len(pod.Spec.InitContainers) > 0 {
 		return kindLife
 	}
 	for i := range pod.Spec.Containers {
@@ -146,10 +148,14 @@ func readsConfig(pod *api.Pod) bool {
 
 // newLife is the kubelet's memory of pod before it has done anything.
 func newLife(pod *api.Pod, images container.Images) *podLife {
-	l := &podLife{containers: make([]containerLife, len(pod.Spec.Containers))}
+	l := &podLife{containers: make([]containerLife, len(pod.Spec.Containers)), inits: make([]containerLife, len(pod.Spec.InitContainers))}
 	for i, ct := range pod.Spec.Containers {
 		l.containers[i].run = container.Plan(ct.Command, ct.Args)
 		l.containers[i].pull, l.containers[i].pullErr = images.Pull(ct.Image)
+	}
+	for i, ct := range pod.Spec.InitContainers {
+		l.inits[i].run = container.Plan(ct.Command, ct.Args)
+		l.inits[i].pull, l.inits[i].pullErr = images.Pull(ct.Image)
 	}
 	return l
 }
@@ -225,27 +231,33 @@ func stepLife(pod *api.Pod, life *podLife, f lifeFacts) lifeStep {
 	view := *pod       // the pod as the containers see it: its status so far
 	view.Status = st
 	mounted := s.mount(&view, f)
+	inits, incomplete, initFailed := s.stepInits(&view, st.InitContainerStatuses, mounted, f)
+	initialized := len(incomplete) == 0
 	statuses := make([]api.ContainerStatus, len(pod.Spec.Containers))
 	var unready []string
 	for i := range pod.Spec.Containers {
 		ct := &pod.Spec.Containers[i]
-		cs := api.ContainerStatus{Name: ct.Name, Image: ct.Image, Started: ptr(false),
-			State: api.ContainerState{Waiting: &api.ContainerStateWaiting{Reason: container.ReasonContainerCreating}}}
-		for _, old := range st.ContainerStatuses {
-			if old.Name == ct.Name {
-				cs = old
-			}
-		}
-		if i < len(s.life.containers) && mounted {
+		cs := statusOf(st.ContainerStatuses, ct, !initialized)
+		if i < len(s.life.containers) && mounted && initialized {
 			s.stepContainer(&view, ct, &cs, &s.life.containers[i], f)
+		}
+		if w := cs.State.Waiting; w != nil && w.Reason == container.ReasonContainerCreating && !initialized {
+			cs.State.Waiting = &api.ContainerStateWaiting{Reason: container.ReasonPodInitializing} // as the kubelet accepted it
 		}
 		statuses[i] = cs
 		if !cs.Ready {
 			unready = append(unready, ct.Name)
 		}
 	}
-	st.ContainerStatuses = statuses
-	st.Phase = container.Phase(pod.Spec.RestartPolicy, statuses)
+	st.ContainerStatuses, st.InitContainerStatuses = statuses, inits
+	switch {
+	case initFailed:
+		st.Phase = api.PodFailed
+	case !initialized:
+		st.Phase = api.PodPending
+	default:
+		st.Phase = container.Phase(pod.Spec.RestartPolicy, statuses)
+	}
 	now := f.Now
 	if deadline, ok := activeDeadline(&view); ok && st.Phase != api.PodSucceeded && st.Phase != api.PodFailed {
 		if now.Before(deadline) {
@@ -254,7 +266,12 @@ func stepLife(pod *api.Pod, life *podLife, f lifeFacts) lifeStep {
 			s.pastDeadline(&st, now)
 		}
 	}
-	st.Conditions = setCondition(st.Conditions, api.PodInitialized, api.ConditionTrue, "", "", now)
+	if initialized {
+		st.Conditions = setCondition(st.Conditions, api.PodInitialized, api.ConditionTrue, "", "", now)
+	} else {
+		st.Conditions = setCondition(st.Conditions, api.PodInitialized, api.ConditionFalse, reasonContainersNotInitialized,
+			"containers with incomplete status: ["+strings.Join(incomplete, " ")+"]", now)
+	}
 	st.Conditions = setCondition(st.Conditions, api.PodScheduled, api.ConditionTrue, "", "", now)
 	switch {
 	case st.Phase == api.PodSucceeded || st.Phase == api.PodFailed:
@@ -274,6 +291,66 @@ func stepLife(pod *api.Pod, life *podLife, f lifeFacts) lifeStep {
 		s.wait = s.next.Sub(now)
 	}
 	return s
+}
+
+// reasonContainersNotInitialized is the Initialized condition's reason
+// while an init container has not completed.
+const reasonContainersNotInitialized = "ContainersNotInitialized"
+
+// statusOf is container ct's status among statuses, or the one it starts
+// with: waiting, ContainerCreating, or PodInitializing while the pod has
+// init containers to run first.
+func statusOf(statuses []api.ContainerStatus, ct *api.Container, initializing bool) api.ContainerStatus {
+	for _, old := range statuses {
+		if old.Name == ct.Name {
+			return old
+		}
+	}
+	reason := container.ReasonContainerCreating
+	if initializing {
+		reason = container.ReasonPodInitializing
+	}
+	return api.ContainerStatus{Name: ct.Name, Image: ct.Image, Started: ptr(false),
+		State: api.ContainerState{Waiting: &api.ContainerStateWaiting{Reason: reason}}}
+}
+
+// stepInits moves the pod's init containers on, as the kubelet runs them:
+// one at a time in order, each once the one before has completed (exited
+// 0), restarted when it fails unless the pod's restartPolicy is Never
+// (OnFailure for them under Always). It returns their statuses, the names
+// of those not completed (none: the pod is initialized) and whether one
+// failed for good, which fails the pod. A completed init container is
+// ready. Kubernetes: computePodActions' init container step
+// (findNextInitContainerToRun) and getPhase's pending init containers.
+func (s *lifeStep) stepInits(pod *api.Pod, old []api.ContainerStatus, mounted bool, f lifeFacts) (statuses []api.ContainerStatus, incomplete []string, failed bool) {
+	inits := pod.Spec.InitContainers
+	if len(inits) == 0 {
+		return nil, nil, false
+	}
+	view := *pod // the restart policy the init containers follow
+	if view.Spec.RestartPolicy != api.RestartPolicyNever {
+		view.Spec.RestartPolicy = api.RestartPolicyOnFailure
+	}
+	completed := func(cs *api.ContainerStatus) bool {
+		return cs.State.Terminated != nil && cs.State.Terminated.ExitCode == 0
+	}
+	statuses = make([]api.ContainerStatus, len(inits))
+	for i := range inits {
+		ct := &inits[i]
+		cs := statusOf(old, ct, true)
+		if len(incomplete) == 0 && !failed && mounted && i < len(s.life.inits) && !completed(&cs) {
+			s.stepContainer(&view, ct, &cs, &s.life.inits[i], f)
+		}
+		cs.Ready = completed(&cs)
+		if !cs.Ready {
+			incomplete = append(incomplete, ct.Name)
+		}
+		if t := cs.State.Terminated; t != nil && t.ExitCode != 0 && view.Spec.RestartPolicy == api.RestartPolicyNever {
+			failed = true
+		}
+		statuses[i] = cs
+	}
+	return statuses, incomplete, failed
 }
 
 // pastDeadline fails a pod active past its deadline, as deadlineStatus does

@@ -251,3 +251,76 @@ func TestActiveDeadlineFailsThePod(t *testing.T) {
 		})
 	}
 }
+
+// TestInitContainers runs pods shaped as Kubernetes' InitContainer
+// conformance tests (test/e2e/common/node/init_container.go): the init
+// containers run one after the other before the app containers, which
+// wait PodInitializing meanwhile; one that fails is restarted unless the
+// pod's restartPolicy is Never, which fails the pod.
+func TestInitContainers(t *testing.T) {
+	inits := func(policy api.RestartPolicy, init1, init2 string, app ...string) func(*api.Pod) {
+		return func(p *api.Pod) {
+			p.Spec.RestartPolicy = policy
+			p.Spec.InitContainers = []api.Container{
+				{Name: "init1", Image: "busybox", Command: []string{init1}},
+				{Name: "init2", Image: "busybox", Command: []string{init2}},
+			}
+			p.Spec.Containers[0].Image, p.Spec.Containers[0].Command = "busybox", app
+		}
+	}
+	for _, tc := range []struct {
+		name          string
+		pod           func(*api.Pod)
+		after         time.Duration
+		wantPhase     api.PodPhase
+		wantInit      api.ConditionStatus
+		wantMessage   string
+		wantInitCodes []int32 // -1: not terminated
+		wantRestarts  int32   // of init1
+		wantAppWaits  bool
+	}{
+		{"RestartNever: all succeed", inits(api.RestartPolicyNever, "/bin/true", "/bin/true", "/bin/true"), 3 * time.Second,
+			api.PodSucceeded, api.ConditionTrue, "", []int32{0, 0}, 0, false},
+		{"RestartAlways: the app runs", inits(api.RestartPolicyAlways, "/bin/true", "/bin/true"), 3 * time.Second,
+			api.PodRunning, api.ConditionTrue, "", []int32{0, 0}, 0, false},
+		{"RestartAlways: a failing init container is restarted", inits(api.RestartPolicyAlways, "/bin/false", "/bin/true"), 60 * time.Second,
+			api.PodPending, api.ConditionFalse, "containers with incomplete status: [init1 init2]", []int32{-1, -1}, 3, true},
+		{"RestartNever: a failing init container fails the pod", inits(api.RestartPolicyNever, "/bin/true", "/bin/false", "/bin/true"), 3 * time.Second,
+			api.PodFailed, api.ConditionFalse, "containers with incomplete status: [init2]", []int32{0, 1}, 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := lifeEnv(t)
+			e.createPod("p", tc.pod)
+			e.settle()
+			for d := time.Duration(0); d < tc.after; d += time.Second {
+				e.advance(time.Second)
+			}
+			p := e.pod("p")
+			assert.Equal(t, tc.wantPhase, p.Status.Phase)
+			c, ok := conditionOf(p, api.PodInitialized)
+			require.True(t, ok)
+			assert.Equal(t, tc.wantInit, c.Status)
+			assert.Equal(t, tc.wantMessage, c.Message)
+			require.Len(t, p.Status.InitContainerStatuses, 2)
+			for i, want := range tc.wantInitCodes {
+				cs := p.Status.InitContainerStatuses[i]
+				if want < 0 {
+					assert.Nil(t, cs.State.Terminated, cs.Name)
+					continue
+				}
+				require.NotNil(t, cs.State.Terminated, cs.Name)
+				assert.Equal(t, want, cs.State.Terminated.ExitCode, cs.Name)
+				assert.Equal(t, want == 0, cs.Ready, cs.Name)
+			}
+			assert.Equal(t, tc.wantRestarts, p.Status.InitContainerStatuses[0].RestartCount)
+			if tc.wantAppWaits {
+				require.NotNil(t, status0(p).State.Waiting)
+				assert.Equal(t, "PodInitializing", status0(p).State.Waiting.Reason)
+				if tc.wantInitCodes[1] < 0 {
+					require.NotNil(t, p.Status.InitContainerStatuses[1].State.Waiting)
+					assert.Equal(t, "PodInitializing", p.Status.InitContainerStatuses[1].State.Waiting.Reason)
+				}
+			}
+		})
+	}
+}
