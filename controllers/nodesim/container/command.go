@@ -20,7 +20,8 @@ import (
 //     exit N, true, false or ":"; env and printenv [NAME...] (the
 //     environment the kubelet handed it, Input.Env; under sh also SHLVL
 //     and PWD); cat FILE... (prints the files), ls [-1aA] [PATH...] (one
-//     name a line, sorted); touch FILE... and rm [-f] FILE..., which make
+//     name a line, sorted); hexdump -C FILE... (bytes in hex and ASCII,
+//     sixteen a line); touch FILE... and rm [-f] FILE..., which make
 //     and remove files; test (or [) -e/-f/-d/-s FILE; and agnhost
 //     mounttest with --fs_type, --new_file_0644 (0666, 0660, 0777),
 //     --file_mode, --file_perm, --file_owner, --file_content=PATH and
@@ -314,7 +315,7 @@ func (sh *shell) execute(list []simple) Run {
 			sh.assign = nil
 			if !ok {
 				return sh.forever(fmt.Sprintf(
-					"%q is not a command the simulator runs (it runs echo, sleep, exit, true, false, env, cat, ls, touch, rm and test, alone or joined by ;, && and || in sh -c): it runs until the container is stopped",
+					"%q is not a command the simulator runs (it runs echo, sleep, exit, true, false, env, cat, ls, touch, rm, test, hexdump -C and agnhost mounttest, alone or joined by ;, && and || in sh -c): it runs until the container is stopped",
 					strings.Join(s.argv, " ")))
 			}
 			status = code
@@ -381,6 +382,19 @@ func (sh *shell) builtin(name string, args []string) (status int32, ok bool) {
 		}
 	case "ls":
 		return sh.ls(args)
+	case "hexdump":
+		if len(args) == 0 || args[0] != "-C" {
+			return 0, false
+		}
+		for _, f := range args[1:] {
+			file, there := sh.exists(resolve(f))
+			if !there || file.IsDir() {
+				sh.print("hexdump: " + f + ": No such file or directory\n")
+				status = 1
+				continue
+			}
+			sh.print(hexdumpC(file.Data))
+		}
 	case "test", "[":
 		if name == "[" && len(args) > 0 && args[len(args)-1] == "]" {
 			args = args[:len(args)-1]
@@ -677,6 +691,48 @@ func ReadReport(p string, f File, there bool) string {
 		return fmt.Sprintf("Error reading file %s: read %s: is a directory, retrying", p, p)
 	}
 	return fmt.Sprintf("content of file %q: %v", p, f.Data)
+}
+
+// hexdumpC is data as hexdump -C prints it: each line the offset, sixteen
+// bytes in hex (a gap after the eighth) and as ASCII ('.' for what is not
+// printable); a line equal to the one before is "*", once; last, the
+// length.
+func hexdumpC(data string) string {
+	var b strings.Builder
+	prev, starred := "", false
+	for off := 0; off < len(data); off += 16 {
+		chunk := data[off:min(off+16, len(data))]
+		if chunk == prev && len(chunk) == 16 {
+			if !starred {
+				b.WriteString("*\n")
+				starred = true
+			}
+			continue
+		}
+		prev, starred = chunk, false
+		fmt.Fprintf(&b, "%08x  ", off)
+		for i := 0; i < 16; i++ {
+			if i < len(chunk) {
+				fmt.Fprintf(&b, "%02x ", chunk[i])
+			} else {
+				b.WriteString("   ")
+			}
+			if i == 7 {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteString(" |")
+		for i := 0; i < len(chunk); i++ {
+			if c := chunk[i]; c >= 0x20 && c < 0x7f {
+				b.WriteByte(c)
+			} else {
+				b.WriteByte('.')
+			}
+		}
+		b.WriteString("|\n")
+	}
+	fmt.Fprintf(&b, "%08x\n", len(data))
+	return b.String()
 }
 
 // mountTestContent is what agnhost mounttest writes in a new file.

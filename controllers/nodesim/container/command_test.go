@@ -1,6 +1,7 @@
 package container
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -201,6 +202,26 @@ func TestMounttestReadLoop(t *testing.T) {
 			assert.False(t, r.Forever, r.Why)
 			assert.Equal(t, tc.wantDuration, r.Duration)
 			assert.Equal(t, tc.wantCode, r.ExitCode)
+		})
+	}
+}
+
+func TestHexdumpC(t *testing.T) {
+	for _, tc := range []struct {
+		name, data, want string
+	}{
+		{"the conformance test's binary data", "\xde\xca\xfe\xba\xd0\xfe\xff",
+			"00000000  de ca fe ba d0 fe ff                              |.......|\n00000007\n"},
+		{"empty", "", "00000000\n"},
+		{"a full line and text", "0123456789abcdefhi",
+			"00000000  30 31 32 33 34 35 36 37  38 39 61 62 63 64 65 66  |0123456789abcdef|\n" +
+				"00000010  68 69                                             |hi|\n00000012\n"},
+		{"repeated lines are starred", strings.Repeat("a", 48) + "b",
+			"00000000  61 61 61 61 61 61 61 61  61 61 61 61 61 61 61 61  |aaaaaaaaaaaaaaaa|\n*\n" +
+				"00000030  62                                                |b|\n00000031\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, hexdumpC(tc.data))
 		})
 	}
 }
