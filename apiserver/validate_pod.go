@@ -382,6 +382,12 @@ func validateContainerCommon(errs apierrors.FieldErrors, c *api.Container, p fie
 	errs = validateEnvFrom(errs, c.EnvFrom, p.child("envFrom"))
 	errs = validateEnv(errs, c.Env, p.child("env"))
 	errs = validatePullPolicy(errs, c.ImagePullPolicy, p.child("imagePullPolicy"))
+	switch c.TerminationMessagePolicy {
+	case "", api.TerminationMessageReadFile, api.TerminationMessageFallbackToLogsOnError: // empty is File: not defaulted here
+	default:
+		errs = append(errs, NotSupported(p.child("terminationMessagePolicy").path(), c.TerminationMessagePolicy,
+			string(api.TerminationMessageReadFile), string(api.TerminationMessageFallbackToLogsOnError)))
+	}
 	return validateResources(errs, &c.Resources, p.child("resources"))
 }
 

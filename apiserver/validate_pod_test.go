@@ -141,6 +141,12 @@ func TestValidatePod(t *testing.T) {
 			causes: []cause{{invalid, "spec.containers[0].ports[0].name"}}},
 		{name: "port name twice", change: func(p *api.Pod) { p.Spec.Containers[0].Ports[1].Name = "http" },
 			want: `spec.containers[0].ports[1].name: Duplicate value: "http"`, causes: []cause{{duplicate, "spec.containers[0].ports[1].name"}}},
+		{name: "termination message from the logs", change: func(p *api.Pod) {
+			p.Spec.Containers[0].TerminationMessagePolicy = api.TerminationMessageFallbackToLogsOnError
+		}},
+		{name: "bad terminationMessagePolicy", change: func(p *api.Pod) { p.Spec.Containers[0].TerminationMessagePolicy = "Never" },
+			want:   `spec.containers[0].terminationMessagePolicy: Unsupported value: "Never": supported values: "File", "FallbackToLogsOnError"`,
+			causes: []cause{{notSupported, "spec.containers[0].terminationMessagePolicy"}}},
 		{name: "bad restartPolicy", change: func(p *api.Pod) { p.Spec.RestartPolicy = "Sometimes" },
 			want:   `spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"`,
 			causes: []cause{{notSupported, "spec.restartPolicy"}}},

@@ -652,15 +652,15 @@ func (s *lifeStep) live(ct *api.Container, cs *api.ContainerStatus, m *container
 	switch {
 	case f.CrashRequested:
 		s.logs = append(s.logs, logAdd{container: ct.Name, id: cs.ContainerID, restart: cs.RestartCount, at: now, text: simulatedTag + "container " + ct.Name + " exited with code 1 (a crash was injected)"})
-		s.exit(cs, m, 1, now)
+		s.exit(ct, cs, m, 1, now)
 		return
 	case !probes.killAt.IsZero():
 		s.event(api.EventTypeNormal, "Killing", "Container "+ct.Name+" failed "+probes.killedBy+" probe, will be restarted")
-		s.exit(cs, m, exitKilled, probes.killAt)
+		s.exit(ct, cs, m, exitKilled, probes.killAt)
 		return
 	case m.run.Forever:
 	case !end.After(now):
-		s.exit(cs, m, m.run.ExitCode, end)
+		s.exit(ct, cs, m, m.run.ExitCode, end)
 		return
 	default:
 		s.due(end)
@@ -683,14 +683,57 @@ func (s *lifeStep) live(ct *api.Container, cs *api.ContainerStatus, m *container
 const exitKilled = 137
 
 // exit ends the container's run at with code.
-func (s *lifeStep) exit(cs *api.ContainerStatus, m *containerLife, code int32, at time.Time) {
+func (s *lifeStep) exit(ct *api.Container, cs *api.ContainerStatus, m *containerLife, code int32, at time.Time) {
 	cs.State = api.ContainerState{Terminated: &api.ContainerStateTerminated{
 		ExitCode: code, Reason: container.TerminatedReason(code),
+		Message:   terminationMessage(ct, &m.run, code, at.Sub(m.started)),
 		StartedAt: api.NewTime(m.started), FinishedAt: api.NewTime(at), ContainerID: cs.ContainerID,
 	}}
 	cs.Ready, cs.Started = false, ptr(false)
 	m.finished = at
 	s.logs = append(s.logs, logAdd{container: cs.Name, id: cs.ContainerID, restart: cs.RestartCount, at: at, end: true})
+}
+
+// Limits of a termination message. Kubernetes:
+// kubecontainer.MaxContainerTerminationMessageLength and
+// MaxContainerTerminationMessageLog{Lines,Length}.
+const (
+	maxTerminationMessage     = 4096
+	maxTerminationLogLines    = 80
+	maxTerminationLogMessage  = 2048
+	defaultTerminationMessage = "/dev/termination-log"
+)
+
+// terminationMessage is the message of a container's run that ended
+// after ran with code: what its termination message file holds then (its
+// first 4096 bytes), or, under FallbackToLogsOnError, when that is empty
+// and the run failed, the last 80 lines the run printed (their first 2048
+// bytes). Kubernetes: getTerminationMessage and
+// readLastStringFromContainerLogs.
+func terminationMessage(ct *api.Container, run *container.Run, code int32, ran time.Duration) string {
+	p := ct.TerminationMessagePath
+	if p == "" {
+		p = defaultTerminationMessage
+	}
+	msg, _ := run.FileAtEnd(p)
+	if len(msg) > maxTerminationMessage {
+		msg = msg[:maxTerminationMessage]
+	}
+	if msg != "" || code == 0 || ct.TerminationMessagePolicy != api.TerminationMessageFallbackToLogsOnError {
+		return msg
+	}
+	var lines []string
+	for _, l := range run.Output {
+		if l.At <= ran {
+			lines = append(lines, l.Text)
+		}
+	}
+	lines = lines[max(0, len(lines)-maxTerminationLogLines):]
+	msg = strings.Join(lines, "\n")
+	if len(msg) > maxTerminationLogMessage {
+		msg = msg[:maxTerminationLogMessage]
+	}
+	return msg
 }
 
 // onLifePath reports whether a sync of pod, whose kubelet memory is st,

@@ -324,3 +324,41 @@ func TestInitContainers(t *testing.T) {
 		})
 	}
 }
+
+// TestTerminationMessage runs the containers of Kubernetes' conformance
+// tests "should report termination message ..." (test/e2e/common/node/
+// runtime.go) and checks the message of their terminated state.
+func TestTerminationMessage(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		script    string
+		path      string
+		policy    api.TerminationMessagePolicy
+		wantPhase api.PodPhase
+		want      string
+	}{
+		{"from a file at a non-default path", "/bin/echo -n DONE > /dev/termination-custom-log", "/dev/termination-custom-log", "",
+			api.PodSucceeded, "DONE"},
+		{"from the log when the file is empty and the container failed", "/bin/echo -n DONE; /bin/false", "/dev/termination-log",
+			api.TerminationMessageFallbackToLogsOnError, api.PodFailed, "DONE"},
+		{"empty when it succeeded", "/bin/echo -n DONE; /bin/true", "/dev/termination-log",
+			api.TerminationMessageFallbackToLogsOnError, api.PodSucceeded, ""},
+		{"from the file when it succeeded", "/bin/echo -n OK > /dev/termination-log; /bin/echo DONE; /bin/true", "/dev/termination-log",
+			api.TerminationMessageFallbackToLogsOnError, api.PodSucceeded, "OK"},
+		{"not from the log under File", "/bin/echo -n DONE; /bin/false", "", "", api.PodFailed, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := lifeEnv(t)
+			e.createPod("p", command(api.RestartPolicyNever, "busybox", "/bin/sh", "-c", tc.script), func(p *api.Pod) {
+				p.Spec.Containers[0].TerminationMessagePath = tc.path
+				p.Spec.Containers[0].TerminationMessagePolicy = tc.policy
+			})
+			e.settle()
+			e.advance(time.Second)
+			p := e.pod("p")
+			require.Equal(t, tc.wantPhase, p.Status.Phase)
+			require.NotNil(t, status0(p).State.Terminated)
+			assert.Equal(t, tc.want, status0(p).State.Terminated.Message)
+		})
+	}
+}

@@ -35,11 +35,12 @@ import (
 //     $NAME and ${NAME} replaced by the variable's value (split into words
 //     at blanks outside double quotes), and NAME=VALUE words before a
 //     command setting its environment (not the shell's: $NAME in the same
-//     script does not see them).
+//     script does not see them), and "> FILE" or ">> FILE" after a
+//     command sending what it prints to the file.
 //
 // Anything else — no command at all (the image's own command runs), a
 // command or option the grammar does not know, or a script it cannot
-// parse (pipes, redirections, $? and other special parameters, ${A:-b},
+// parse (pipes, other redirections, $? and other special parameters, ${A:-b},
 // substitutions, globs, loops, assignments alone) — is not an error:
 // the container runs until it is stopped, as a server does, and its log
 // says why.
@@ -186,6 +187,10 @@ type simple struct {
 	op     string
 	argv   []string
 	assign []EnvVar // NAME=VALUE words before it: its environment's, not the shell's
+	// redirect is the file its output goes to (> FILE), appended to with
+	// appendTo (>> FILE); "" for the log.
+	redirect string
+	appendTo bool
 }
 
 // shell runs simple commands as a shell runs them, keeping what they print
@@ -203,6 +208,9 @@ type shell struct {
 	at     time.Duration
 	// partial is printed text not yet ended by a newline.
 	partial strings.Builder
+	// capture, when set, takes what the running command prints instead
+	// of the log: its output is redirected to a file.
+	capture *strings.Builder
 }
 
 func newShell(in Input, files map[string]bool) *shell {
@@ -227,6 +235,10 @@ func (sh *shell) lookup(name string) (string, bool) {
 // current time; text after the last one waits for the next newline (or the
 // end of the run).
 func (sh *shell) print(text string) {
+	if sh.capture != nil {
+		sh.capture.WriteString(text)
+		return
+	}
 	for {
 		i := strings.IndexByte(text, '\n')
 		if i < 0 {
@@ -311,8 +323,20 @@ func (sh *shell) execute(list []simple) Run {
 			return sh.end(status)
 		default:
 			sh.assign = s.assign
+			if s.redirect != "" {
+				sh.capture = &strings.Builder{}
+			}
 			code, ok := sh.builtin(name, args)
 			sh.assign = nil
+			if out := sh.capture; out != nil {
+				sh.capture = nil
+				p := resolve(s.redirect)
+				data := out.String()
+				if old, there := sh.exists(p); there && s.appendTo {
+					data = old.Data + data
+				}
+				sh.write(p, File{Data: data, Mode: 0o644})
+			}
 			if !ok {
 				return sh.forever(fmt.Sprintf(
 					"%q is not a command the simulator runs (it runs echo, sleep, exit, true, false, env, cat, ls, touch, rm, test, hexdump -C and agnhost mounttest, alone or joined by ;, && and || in sh -c): it runs until the container is stopped",
@@ -612,18 +636,7 @@ func (sh *shell) mounttest(args []string) (int32, bool) {
 	for _, perm := range []string{"0644", "0666", "0660", "0777"} {
 		if p := flags["new_file_"+perm]; p != "" {
 			mode, _ := strconv.ParseUint(perm, 8, 32)
-			abs := resolve(p)
-			if sh.in.FS == nil {
-				sh.in.FS = FS{}
-			}
-			fs := make(FS, len(sh.in.FS)+1)
-			for k, v := range sh.in.FS {
-				fs[k] = v
-			}
-			fs.Put(abs, File{Data: mountTestContent, Mode: iofs.FileMode(mode)})
-			sh.in.FS = fs
-			sh.files[abs] = true
-			sh.r.Files = append(sh.r.Files, FileChange{At: sh.at, Path: abs, Exists: true})
+			sh.write(resolve(p), File{Data: mountTestContent, Mode: iofs.FileMode(mode)})
 			content(p)
 		}
 	}
@@ -735,6 +748,40 @@ func hexdumpC(data string) string {
 	return b.String()
 }
 
+// write makes the file at the clean absolute path p: in a copy of the
+// filesystem the run was handed (shared, never changed), and among the
+// files the run made.
+func (sh *shell) write(p string, f File) {
+	fs := make(FS, len(sh.in.FS)+1)
+	for k, v := range sh.in.FS {
+		fs[k] = v
+	}
+	fs.Put(p, f)
+	sh.in.FS = fs
+	sh.files[p] = true
+	sh.r.Files = append(sh.r.Files, FileChange{At: sh.at, Path: p, Exists: true})
+}
+
+// FileAtEnd returns the content of the file at p when the run ends: one
+// it was handed or made, unless it removed it. The kubelet reads a
+// container's termination message file so.
+func (r *Run) FileAtEnd(p string) (string, bool) {
+	p = resolve(p)
+	for i := len(r.Files) - 1; i >= 0; i-- {
+		if r.Files[i].Path == p {
+			if !r.Files[i].Exists {
+				return "", false
+			}
+			break
+		}
+	}
+	f, ok := r.in.FS.Lookup(p)
+	if !ok || f.IsDir() {
+		return "", false
+	}
+	return f.Data, true
+}
+
 // mountTestContent is what agnhost mounttest writes in a new file.
 const mountTestContent = "mount-tester new file\n"
 
@@ -789,16 +836,28 @@ func parseScript(s string, lookup func(string) (string, bool)) ([]simple, error)
 		inWord  bool
 		op      string
 		pending bool // an operator was read and wants a command after it
+		// redirect is the command's > or >> target; redirecting says the
+		// next word is it.
+		redirect    string
+		appendTo    bool
+		redirecting bool
 	)
 	endWord := func() {
 		if inWord {
-			words = append(words, word.String())
+			if redirecting {
+				redirect, redirecting = word.String(), false
+			} else {
+				words = append(words, word.String())
+			}
 			word.Reset()
 			inWord = false
 		}
 	}
 	endCommand := func(next string) error {
 		endWord()
+		if redirecting {
+			return fmt.Errorf("syntax error: no file after %q", ">")
+		}
 		if len(words) == 0 {
 			if next == ";" && !pending && op != "&&" && op != "||" {
 				return nil // an empty line, or a trailing ;
@@ -816,8 +875,9 @@ func parseScript(s string, lookup func(string) (string, bool)) ([]simple, error)
 		if len(words) == 0 {
 			return errors.New("variable assignments are not simulated, but before a command")
 		}
-		list = append(list, simple{op: op, argv: words, assign: assign})
+		list = append(list, simple{op: op, argv: words, assign: assign, redirect: redirect, appendTo: appendTo})
 		words, op, pending = nil, next, next == "&&" || next == "||"
+		redirect, appendTo = "", false
 		return nil
 	}
 	for i := 0; i < len(s); i++ {
@@ -901,6 +961,12 @@ func parseScript(s string, lookup func(string) (string, bool)) ([]simple, error)
 			if v != "" && strings.IndexByte(" \t\n", v[len(v)-1]) >= 0 {
 				endWord()
 			}
+		case ch == '>' && !redirecting && redirect == "" && !(inWord && isDigits(word.String())):
+			endWord()
+			redirecting, appendTo = true, i+1 < len(s) && s[i+1] == '>'
+			if appendTo {
+				i++
+			}
 		case strings.IndexByte("|&<>()`{}*?[]~!", ch) >= 0:
 			return nil, fmt.Errorf("%q is not simulated", string(ch))
 		default:
@@ -909,7 +975,7 @@ func parseScript(s string, lookup func(string) (string, bool)) ([]simple, error)
 		}
 	}
 	endWord()
-	if len(words) > 0 {
+	if len(words) > 0 || redirecting {
 		if err := endCommand(";"); err != nil {
 			return nil, err
 		}
@@ -952,6 +1018,12 @@ func expandAt(s string, lookup func(string) (string, bool)) (value string, n int
 		return "$", 1, nil
 	}
 	return "", 0, fmt.Errorf("%q expansions are not simulated", s[:2])
+}
+
+// isDigits reports whether s is a number, as the file descriptor of a
+// redirection ("2>") is, which the grammar does not take.
+func isDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
 // isName reports whether s is a shell variable's name.

@@ -243,3 +243,38 @@ func TestReadReport(t *testing.T) {
 		})
 	}
 }
+
+func TestRedirection(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		script      string
+		file        string
+		wantOutput  []string
+		wantFile    string
+		wantThere   bool
+		wantForever bool
+	}{
+		{"echo -n to a file", "/bin/echo -n DONE > /dev/termination-log", "/dev/termination-log", nil, "DONE", true, false},
+		{"then to the log", "/bin/echo -n OK > /dev/termination-log; /bin/echo DONE; /bin/true", "/dev/termination-log", []string{"DONE"}, "OK", true, false},
+		{"appended", "echo a >/tmp/f; echo b >> /tmp/f", "/tmp/f", nil, "a\nb\n", true, false},
+		{"overwritten", "echo a > /tmp/f; echo b>/tmp/f", "/tmp/f", nil, "b\n", true, false},
+		{"removed", "echo a > /tmp/f; rm /tmp/f", "/tmp/f", nil, "", false, false},
+		{"cat of a made file", "echo hi > /tmp/f && cat /tmp/f", "/tmp/f", []string{"hi"}, "hi\n", true, false},
+		{"a handed file", "true", "/etc/config/a", nil, "alpha", true, false},
+		{"a file descriptor is not simulated", "echo a 2> /tmp/f", "/tmp/f", nil, "", false, true},
+		{"no file", "echo a >", "/tmp/f", nil, "", false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := PlanIn([]string{"/bin/sh", "-c"}, []string{tc.script}, testInput())
+			var out []string
+			for _, l := range r.Output {
+				out = append(out, l.Text)
+			}
+			assert.Equal(t, tc.wantOutput, out)
+			assert.Equal(t, tc.wantForever, r.Forever, r.Why)
+			data, there := r.FileAtEnd(tc.file)
+			assert.Equal(t, tc.wantThere, there)
+			assert.Equal(t, tc.wantFile, data)
+		})
+	}
+}
