@@ -9,8 +9,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/api/quota"
 	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/api/quota"
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/store"
 )
