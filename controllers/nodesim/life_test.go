@@ -292,6 +292,12 @@ func TestInitContainers(t *testing.T) {
 			e := lifeEnv(t)
 			e.createPod("p", tc.pod)
 			e.settle()
+			accepted := e.pod("p")
+			require.Len(t, accepted.Status.InitContainerStatuses, 2)
+			for _, cs := range append(accepted.Status.InitContainerStatuses, accepted.Status.ContainerStatuses...) {
+				require.NotNil(t, cs.State.Waiting, cs.Name)
+				assert.Equal(t, "PodInitializing", cs.State.Waiting.Reason, "%s, as the kubelet accepts the pod", cs.Name)
+			}
 			for d := time.Duration(0); d < tc.after; d += time.Second {
 				e.advance(time.Second)
 			}

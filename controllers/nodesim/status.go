@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/controllers/nodesim/container"
 )
 
 // Reasons the simulated kubelet and node lifecycle write into pod status.
@@ -266,8 +267,12 @@ func acceptedStatus(b *statusBuf, pod *api.Pod, hostIP string, now time.Time) ap
 	withStartTime(b, &st, now)
 	n := len(pod.Spec.Containers)
 	b.containers, b.waiting, b.no = sized(b.containers, n), sized(b.waiting, n), false
+	reason := container.ReasonContainerCreating
+	if len(pod.Spec.InitContainers) > 0 {
+		reason = container.ReasonPodInitializing // the init containers run first (life.go)
+	}
 	for i, c := range pod.Spec.Containers {
-		b.waiting[i] = api.ContainerStateWaiting{Reason: "ContainerCreating"}
+		b.waiting[i] = api.ContainerStateWaiting{Reason: reason}
 		b.containers[i] = api.ContainerStatus{
 			Name: c.Name, Image: c.Image,
 			State:   api.ContainerState{Waiting: &b.waiting[i]},
@@ -275,7 +280,18 @@ func acceptedStatus(b *statusBuf, pod *api.Pod, hostIP string, now time.Time) ap
 		}
 	}
 	st.ContainerStatuses = b.containers
-	st.Conditions = setCondition(st.Conditions, api.PodInitialized, api.ConditionTrue, "", "", now)
+	if len(pod.Spec.InitContainers) == 0 {
+		st.Conditions = setCondition(st.Conditions, api.PodInitialized, api.ConditionTrue, "", "", now)
+	} else {
+		names := make([]string, len(pod.Spec.InitContainers))
+		st.InitContainerStatuses = make([]api.ContainerStatus, len(pod.Spec.InitContainers))
+		for i, c := range pod.Spec.InitContainers {
+			names[i] = c.Name
+			st.InitContainerStatuses[i] = statusOf(nil, &c, true)
+		}
+		st.Conditions = setCondition(st.Conditions, api.PodInitialized, api.ConditionFalse, reasonContainersNotInitialized,
+			"containers with incomplete status: ["+strings.Join(names, " ")+"]", now)
+	}
 	st.Conditions = setCondition(st.Conditions, api.PodScheduled, api.ConditionTrue, "", "", now)
 	st.Conditions = withNotReady(b, pod, st.Conditions, now)
 	return st
