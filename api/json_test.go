@@ -215,7 +215,7 @@ func TestZeroValuesEncodeLikeKubernetes(t *testing.T) {
 }
 
 // TestUnknownFieldsAreIgnored decodes a pod carrying fields miniplane does not model
-// (selfLink, securityContext, terminationMessagePath, ...) without error, keeping the modeled ones.
+// (selfLink, securityContext, volumeDevices, ...) without error, keeping the modeled ones.
 func TestUnknownFieldsAreIgnored(t *testing.T) {
 	input := `{
 		"apiVersion": "v1", "kind": "Pod",
@@ -223,7 +223,7 @@ func TestUnknownFieldsAreIgnored(t *testing.T) {
 			"name": "web", "namespace": "default", "selfLink": "/api/v1/namespaces/default/pods/web"
 		},
 		"spec": {
-			"containers": [{"name": "c", "image": "nginx", "terminationMessagePath": "/dev/termination-log",
+			"containers": [{"name": "c", "image": "nginx", "stdin": true,
 				"volumeDevices": [{"name": "data", "devicePath": "/dev/xvda"}]}],
 			"securityContext": {"runAsUser": 1000}, "hostNetwork": true
 		},
@@ -240,6 +240,7 @@ func TestUnknownFieldsAreIgnored(t *testing.T) {
 	assert.NotContains(t, string(encoded), "selfLink")
 	assert.NotContains(t, string(encoded), "volumeDevices")
 	assert.NotContains(t, string(encoded), "runAsUser")
+	assert.NotContains(t, string(encoded), "stdin")
 }
 
 // genericJSON decodes data into maps, slices and float64s for a field-by-field comparison

@@ -148,7 +148,28 @@ type Container struct {
 	StartupProbe *Probe `json:"startupProbe,omitempty" protobuf:"bytes,22,opt,name=startupProbe"`
 	// ImagePullPolicy says when the kubelet pulls the image.
 	ImagePullPolicy PullPolicy `json:"imagePullPolicy,omitempty" protobuf:"bytes,14,opt,name=imagePullPolicy"`
+	// TerminationMessagePath is the file whose content the kubelet takes as
+	// the terminated state's message when the container exits; empty is
+	// /dev/termination-log.
+	TerminationMessagePath string `json:"terminationMessagePath,omitempty" protobuf:"bytes,13,opt,name=terminationMessagePath"`
+	// TerminationMessagePolicy is File (the message is the file's) or
+	// FallbackToLogsOnError (the log's last lines when the file is empty
+	// and the container failed); empty is File.
+	TerminationMessagePolicy TerminationMessagePolicy `json:"terminationMessagePolicy,omitempty" protobuf:"bytes,20,opt,name=terminationMessagePolicy"`
 }
+
+// TerminationMessagePolicy says where a terminated container's message
+// comes from. Kubernetes: corev1.TerminationMessagePolicy.
+type TerminationMessagePolicy string
+
+// Termination message policies.
+const (
+	// TerminationMessageReadFile takes the message from the file only.
+	TerminationMessageReadFile TerminationMessagePolicy = "File"
+	// TerminationMessageFallbackToLogsOnError takes the log's tail when the
+	// file is empty and the container exited with an error.
+	TerminationMessageFallbackToLogsOnError TerminationMessagePolicy = "FallbackToLogsOnError"
+)
 
 // ContainerPort is a port a container listens on. Kubernetes: corev1.ContainerPort.
 type ContainerPort struct {

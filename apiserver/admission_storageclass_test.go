@@ -55,5 +55,3 @@ func TestDefaultStorageClassAdmission(t *testing.T) {
 		})
 	}
 }
-
-func ptrTo[T any](v T) *T { return &v }

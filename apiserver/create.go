@@ -10,6 +10,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/api/quota"
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/store"
 )
@@ -82,6 +83,7 @@ func (s *Server) create(obj api.Object, opts writeOptions) (api.Object, error) {
 	}
 	if p, ok := in.(*api.Pod); ok {
 		p.Status.Phase = api.PodPending // every pod starts Pending, as Kubernetes' pod strategy sets it
+		p.Status.QOSClass = quota.QOSClass(p)
 	}
 	if ns, ok := in.(*api.Namespace); ok {
 		// Every namespace is born Active and held by the "kubernetes"

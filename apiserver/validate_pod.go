@@ -382,6 +382,12 @@ func validateContainerCommon(errs apierrors.FieldErrors, c *api.Container, p fie
 	errs = validateEnvFrom(errs, c.EnvFrom, p.child("envFrom"))
 	errs = validateEnv(errs, c.Env, p.child("env"))
 	errs = validatePullPolicy(errs, c.ImagePullPolicy, p.child("imagePullPolicy"))
+	switch c.TerminationMessagePolicy {
+	case "", api.TerminationMessageReadFile, api.TerminationMessageFallbackToLogsOnError: // empty is File: not defaulted here
+	default:
+		errs = append(errs, NotSupported(p.child("terminationMessagePolicy").path(), c.TerminationMessagePolicy,
+			string(api.TerminationMessageReadFile), string(api.TerminationMessageFallbackToLogsOnError)))
+	}
 	return validateResources(errs, &c.Resources, p.child("resources"))
 }
 
@@ -672,6 +678,15 @@ func validatePodUpdate(p, old *api.Pod) apierrors.FieldErrors {
 	if len(p.Spec.InitContainers) != len(old.Spec.InitContainers) {
 		return append(errs, Forbidden(spec.child("initContainers").path(), "pod updates may not add or remove containers"))
 	}
+	// spec.activeDeadlineSeconds may be set where it was not, or lowered.
+	switch d, was := p.Spec.ActiveDeadlineSeconds, old.Spec.ActiveDeadlineSeconds; {
+	case d == nil && was != nil:
+		return append(errs, Invalid(spec.child("activeDeadlineSeconds").path(), nil, "must not update from a positive integer to nil value"))
+	case d != nil && (*d < 0 || *d > math.MaxInt32):
+		return append(errs, Invalid(spec.child("activeDeadlineSeconds").path(), *d, "must be between 0 and 2147483647, inclusive"))
+	case d != nil && was != nil && *was < *d:
+		return append(errs, Invalid(spec.child("activeDeadlineSeconds").path(), *d, "must be less than or equal to previous value"))
+	}
 	if !onlyAddedTolerations(p.Spec.Tolerations, old.Spec.Tolerations) {
 		errs = append(errs, Forbidden(spec.child("tolerations").path(), "existing toleration can not be modified except its tolerationSeconds"))
 	}
@@ -683,6 +698,7 @@ func validatePodUpdate(p, old *api.Pod) apierrors.FieldErrors {
 	munged.Containers = withImagesOf(p.Spec.Containers, old.Spec.Containers)
 	munged.InitContainers = withImagesOf(p.Spec.InitContainers, old.Spec.InitContainers)
 	munged.Tolerations = old.Spec.Tolerations
+	munged.ActiveDeadlineSeconds = old.Spec.ActiveDeadlineSeconds
 	if !semanticEqual(reflect.ValueOf(&munged).Elem(), reflect.ValueOf(&old.Spec).Elem()) {
 		errs = append(errs, Forbidden(spec.path(), "pod updates may not change fields other than "+updatablePodSpecFields))
 	}

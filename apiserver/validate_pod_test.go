@@ -141,6 +141,12 @@ func TestValidatePod(t *testing.T) {
 			causes: []cause{{invalid, "spec.containers[0].ports[0].name"}}},
 		{name: "port name twice", change: func(p *api.Pod) { p.Spec.Containers[0].Ports[1].Name = "http" },
 			want: `spec.containers[0].ports[1].name: Duplicate value: "http"`, causes: []cause{{duplicate, "spec.containers[0].ports[1].name"}}},
+		{name: "termination message from the logs", change: func(p *api.Pod) {
+			p.Spec.Containers[0].TerminationMessagePolicy = api.TerminationMessageFallbackToLogsOnError
+		}},
+		{name: "bad terminationMessagePolicy", change: func(p *api.Pod) { p.Spec.Containers[0].TerminationMessagePolicy = "Never" },
+			want:   `spec.containers[0].terminationMessagePolicy: Unsupported value: "Never": supported values: "File", "FallbackToLogsOnError"`,
+			causes: []cause{{notSupported, "spec.containers[0].terminationMessagePolicy"}}},
 		{name: "bad restartPolicy", change: func(p *api.Pod) { p.Spec.RestartPolicy = "Sometimes" },
 			want:   `spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"`,
 			causes: []cause{{notSupported, "spec.restartPolicy"}}},
@@ -278,6 +284,10 @@ func TestValidatePod(t *testing.T) {
 	}
 }
 
+func withDeadline(seconds int64) func(*api.Pod) {
+	return func(p *api.Pod) { p.Spec.ActiveDeadlineSeconds = &seconds }
+}
+
 func TestValidatePodUpdate(t *testing.T) {
 	const forbiddenSpec = "spec: Forbidden: pod updates may not change fields other than " +
 		"`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`," +
@@ -285,6 +295,7 @@ func TestValidatePodUpdate(t *testing.T) {
 		"`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"
 	for _, tc := range []struct {
 		name   string
+		before func(*api.Pod) // the old pod, if not validPod
 		change func(*api.Pod)
 		want   string
 		causes []cause
@@ -324,9 +335,20 @@ func TestValidatePodUpdate(t *testing.T) {
 		},
 			want:   "[spec.containers[0].image: Required value, " + forbiddenSpec + "]",
 			causes: []cause{{required, "spec.containers[0].image"}, {forbidden, "spec"}}},
+		{name: "deadline set", change: func(p *api.Pod) { p.Spec.ActiveDeadlineSeconds = ptrTo(int64(5)) }},
+		{name: "deadline lowered", before: withDeadline(10), change: func(p *api.Pod) { p.Spec.ActiveDeadlineSeconds = ptrTo(int64(5)) }},
+		{name: "deadline raised", before: withDeadline(10), change: func(p *api.Pod) { p.Spec.ActiveDeadlineSeconds = ptrTo(int64(20)) },
+			want:   "spec.activeDeadlineSeconds: Invalid value: 20: must be less than or equal to previous value",
+			causes: []cause{{invalid, "spec.activeDeadlineSeconds"}}},
+		{name: "deadline removed", before: withDeadline(10), change: func(p *api.Pod) { p.Spec.ActiveDeadlineSeconds = nil },
+			want:   `spec.activeDeadlineSeconds: Invalid value: "null": must not update from a positive integer to nil value`,
+			causes: []cause{{invalid, "spec.activeDeadlineSeconds"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			old := validPod()
+			if tc.before != nil {
+				tc.before(old)
+			}
 			defaultPod(old)
 			pod := old.DeepCopy()
 			tc.change(pod)

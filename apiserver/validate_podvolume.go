@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"math/big"
 	"path"
 	"slices"
 	"strings"
@@ -337,13 +338,78 @@ func validateResourceFieldRef(errs apierrors.FieldErrors, r *api.ResourceFieldSe
 	case !known && !strings.HasPrefix(r.Resource, "limits.hugepages-") && !strings.HasPrefix(r.Resource, "requests.hugepages-"):
 		errs = append(errs, NotSupported(p.child("resource").path(), r.Resource, resourceFields...))
 	}
-	if r.Divisor != "" {
-		q, problem := parseQuantity(string(r.Divisor))
-		if problem != "" || q.isZero() || q.negative {
-			errs = append(errs, Invalid(p.child("divisor").path(), r.Divisor, ("only divisor's values 1m and 1 are supported with the cpu resource; for memory, 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei")))
+	return validateDivisor(errs, r.Resource, string(r.Divisor), p)
+}
+
+// validateDivisor checks a resourceFieldRef's divisor: unset (or zero) is
+// 1, else it must be one the resource allows, after the quantity is made
+// canonical ("1000m" is "1"). The invalid value reported is the resource's
+// name, as Kubernetes reports it. Kubernetes:
+// validateContainerResourceDivisor.
+func validateDivisor(errs apierrors.FieldErrors, resource, divisor string, p fieldPath) apierrors.FieldErrors {
+	if divisor == "" {
+		return errs
+	}
+	q, problem := parseQuantity(divisor)
+	if problem == "" && q.isZero() {
+		return errs
+	}
+	var what string
+	switch {
+	case resource == "limits.cpu" || resource == "requests.cpu":
+		if problem == "" && canonicalDivisor(q, true) {
+			return errs
+		}
+		return append(errs, Invalid(p.child("divisor").path(), resource, "only divisor's values 1m and 1 are supported with the cpu resource"))
+	case resource == "limits.memory" || resource == "requests.memory":
+		what = "memory"
+	case resource == "limits.ephemeral-storage" || resource == "requests.ephemeral-storage":
+		what = "local ephemeral storage"
+	case strings.HasPrefix(resource, "limits.hugepages-") || strings.HasPrefix(resource, "requests.hugepages-"):
+		what = "hugepages"
+	default:
+		return errs
+	}
+	if problem == "" && canonicalDivisor(q, false) {
+		return errs
+	}
+	return append(errs, Invalid(p.child("divisor").path(), resource, "only divisor's values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei are supported with the "+what+" resource"))
+}
+
+// canonicalDivisor reports whether q, written canonically, is one of the
+// divisors Kubernetes allows: 1m (cpu only) and 1 in any format; 1k to 1E
+// written in decimal SI (no suffix or an SI one); 1Ki to 1Ei written with
+// a binary suffix. A decimal exponent writes all but 1 as "1e3", which is
+// not allowed. Kubernetes: the divisor sets of validation.go, matched
+// against Quantity.String.
+func canonicalDivisor(q quantity, cpu bool) bool {
+	v := q.value()
+	is := func(base, exp int64) bool {
+		return v.Cmp(new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(base), big.NewInt(exp), nil))) == 0
+	}
+	if is(10, 0) {
+		return true
+	}
+	base, _, _ := api.QuantityScale(q.suffix)
+	switch {
+	case q.suffix != "" && (q.suffix[0] == 'e' || q.suffix[0] == 'E'):
+		return false
+	case base == 2:
+		for exp := int64(10); exp <= 60; exp += 10 {
+			if !cpu && is(2, exp) {
+				return true
+			}
+		}
+		return false
+	case cpu:
+		return v.Cmp(big.NewRat(1, 1000)) == 0
+	}
+	for exp := int64(3); exp <= 18; exp += 3 {
+		if is(10, exp) {
+			return true
 		}
 	}
-	return errs
+	return false
 }
 
 // validateEnvFrom checks a container's envFrom: one source each, a

@@ -87,6 +87,36 @@ func TestValidatePodVolumes(t *testing.T) {
 		},
 			want:   "spec.volumes[2].downwardAPI.items[1].resourceFieldRef.containerName: Required value",
 			causes: []cause{{required, "spec.volumes[2].downwardAPI.items[1].resourceFieldRef.containerName"}}},
+		{name: "zero divisor is unset", change: func(p *api.Pod) { p.Spec.Volumes[2].DownwardAPI.Items[1].ResourceFieldRef.Divisor = "0" }},
+		{name: "cpu divisor 1000m is 1", change: func(p *api.Pod) { p.Spec.Volumes[2].DownwardAPI.Items[1].ResourceFieldRef.Divisor = "1000m" }},
+		{name: "memory divisor 1Mi", change: func(p *api.Pod) {
+			r := p.Spec.Volumes[2].DownwardAPI.Items[1].ResourceFieldRef
+			r.Resource, r.Divisor = "limits.memory", "1Mi"
+		}},
+		{name: "memory divisor 1000 is 1k", change: func(p *api.Pod) {
+			r := p.Spec.Volumes[2].DownwardAPI.Items[1].ResourceFieldRef
+			r.Resource, r.Divisor = "requests.memory", "1000"
+		}},
+		{name: "cpu divisor 1k", change: func(p *api.Pod) { p.Spec.Volumes[2].DownwardAPI.Items[1].ResourceFieldRef.Divisor = "1k" },
+			want:   `spec.volumes[2].downwardAPI.items[1].resourceFieldRef.divisor: Invalid value: "limits.cpu": only divisor's values 1m and 1 are supported with the cpu resource`,
+			causes: []cause{{invalid, "spec.volumes[2].downwardAPI.items[1].resourceFieldRef.divisor"}}},
+		{name: "memory divisor 1m", change: func(p *api.Pod) {
+			r := p.Spec.Volumes[2].DownwardAPI.Items[1].ResourceFieldRef
+			r.Resource, r.Divisor = "limits.memory", "1m"
+		},
+			want:   `spec.volumes[2].downwardAPI.items[1].resourceFieldRef.divisor: Invalid value: "limits.memory": only divisor's values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei are supported with the memory resource`,
+			causes: []cause{{invalid, "spec.volumes[2].downwardAPI.items[1].resourceFieldRef.divisor"}}},
+		{name: "memory divisor 1e3 is not canonical", change: func(p *api.Pod) {
+			r := p.Spec.Volumes[2].DownwardAPI.Items[1].ResourceFieldRef
+			r.Resource, r.Divisor = "limits.memory", "1e3"
+		},
+			want:   `spec.volumes[2].downwardAPI.items[1].resourceFieldRef.divisor: Invalid value: "limits.memory": only divisor's values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei are supported with the memory resource`,
+			causes: []cause{{invalid, "spec.volumes[2].downwardAPI.items[1].resourceFieldRef.divisor"}}},
+		{name: "projected item mode too big", change: func(p *api.Pod) {
+			p.Spec.Volumes[3].Projected.Sources[0].ConfigMap.Items = []api.KeyToPath{{Key: "k", Path: "k", Mode: ptrTo(int32(0o1000))}}
+		},
+			want:   "spec.volumes[3].projected.sources[0].configMap.items[0].mode: Invalid value: 512: must be a number between 0 and 0777 (octal), both inclusive",
+			causes: []cause{{invalid, "spec.volumes[3].projected.sources[0].configMap.items[0].mode"}}},
 		{name: "token too short", change: func(p *api.Pod) {
 			p.Spec.Volumes[3].Projected.Sources[1].ServiceAccountToken.ExpirationSeconds = ptrTo(int64(60))
 		},

@@ -102,8 +102,8 @@ type fieldPath struct {
 }
 
 // maxPathSteps is enough for the deepest path any validator builds below its
-// root, e.g. template.spec.containers[0].livenessProbe.httpGet.port.
-const maxPathSteps = 8
+// root, e.g. volumes[0].projected.sources[0].secret.items[0].mode (nine).
+const maxPathSteps = 12
 
 type pathStep struct {
 	kind  byte   // '.' a child field, '[' a list index, 'k' a map key

@@ -109,3 +109,31 @@ func TestSelects(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, Selects(tc.q, tc.obj)) })
 	}
 }
+
+// TestQOSClass ports the cases of Kubernetes' qos_test.go that miniplane's
+// pods can carry.
+func TestQOSClass(t *testing.T) {
+	ct := func(requests, limits api.ResourceList) api.Container {
+		return api.Container{Name: "c", Resources: api.ResourceRequirements{Requests: requests, Limits: limits}}
+	}
+	both := func(cpu, mem string) api.ResourceList {
+		return api.ResourceList{api.ResourceCPU: cpu, api.ResourceMemory: mem}
+	}
+	for _, tc := range []struct {
+		name       string
+		containers []api.Container
+		want       api.PodQOSClass
+	}{
+		{"nothing asked", []api.Container{ct(nil, nil)}, api.PodQOSBestEffort},
+		{"zero requests", []api.Container{ct(both("0", "0"), nil)}, api.PodQOSBestEffort},
+		{"requests equal limits", []api.Container{ct(both("100m", "100Mi"), both("0.1", "100Mi"))}, api.PodQOSGuaranteed},
+		{"two guaranteed", []api.Container{ct(both("1", "1Gi"), both("1", "1Gi")), ct(both("2", "1G"), both("2", "1G"))}, api.PodQOSGuaranteed},
+		{"requests below limits", []api.Container{ct(both("100m", "100Mi"), both("200m", "100Mi"))}, api.PodQOSBurstable},
+		{"only a cpu limit", []api.Container{ct(nil, api.ResourceList{api.ResourceCPU: "1"})}, api.PodQOSBurstable},
+		{"one best effort beside a guaranteed", []api.Container{ct(both("1", "1Gi"), both("1", "1Gi")), ct(nil, nil)}, api.PodQOSBurstable},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, QOSClass(&api.Pod{Spec: api.PodSpec{Containers: tc.containers}}))
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package quota
 
 import (
+	"math/big"
 	"slices"
 
 	"github.com/miniplane/miniplane/api"
@@ -84,4 +85,48 @@ func isBestEffort(pod *api.Pod) bool {
 		}
 	}
 	return true
+}
+
+// QOSClass is pod's quality-of-service class, which kube-apiserver sets in
+// its status when it is created: BestEffort when no container asks for or
+// caps cpu or memory; Guaranteed when every container caps both and the
+// pod's requests of each equal its limits; else Burstable. Kubernetes:
+// qos.ComputePodQOS.
+func QOSClass(pod *api.Pod) api.PodQOSClass {
+	if isBestEffort(pod) {
+		return api.PodQOSBestEffort
+	}
+	requests, limits := map[string]*big.Rat{}, map[string]*big.Rat{}
+	guaranteed := true
+	for _, cs := range [][]api.Container{pod.Spec.Containers, pod.Spec.InitContainers} {
+		for _, c := range cs {
+			for _, name := range []string{api.ResourceCPU, api.ResourceMemory} {
+				if v, ok := c.Resources.Requests[name]; ok && value(v).Sign() > 0 {
+					requests[name] = sum(requests[name], value(v))
+				}
+				v, ok := c.Resources.Limits[name]
+				if !ok || value(v).Sign() <= 0 {
+					guaranteed = false
+					continue
+				}
+				limits[name] = sum(limits[name], value(v))
+			}
+		}
+	}
+	for name, r := range requests {
+		if l, ok := limits[name]; !ok || l.Cmp(r) != 0 {
+			guaranteed = false
+		}
+	}
+	if guaranteed && len(requests) == len(limits) {
+		return api.PodQOSGuaranteed
+	}
+	return api.PodQOSBurstable
+}
+
+func sum(a, b *big.Rat) *big.Rat {
+	if a == nil {
+		return new(big.Rat).Set(b)
+	}
+	return new(big.Rat).Add(a, b)
 }

@@ -101,6 +101,8 @@ var apiDocs = map[string]string{
 	"Container.ReadinessProbe":                                 "ReadinessProbe failing takes the pod out of its Services' endpoints.",
 	"Container.Resources":                                      "Resources are the compute resources requested and capped. Encoded as {} when empty, as in Kubernetes.",
 	"Container.StartupProbe":                                   "StartupProbe, until it succeeds, holds back the liveness and readiness probes; failing it makes the kubelet restart the container.",
+	"Container.TerminationMessagePath":                         "TerminationMessagePath is the file whose content the kubelet takes as the terminated state's message when the container exits; empty is /dev/termination-log.",
+	"Container.TerminationMessagePolicy":                       "TerminationMessagePolicy is File (the message is the file's) or FallbackToLogsOnError (the log's last lines when the file is empty and the container failed); empty is File.",
 	"Container.VolumeMounts":                                   "VolumeMounts mount the pod's volumes into the container's filesystem.",
 	"ContainerPort":                                            "ContainerPort is a port a container listens on. Kubernetes: corev1.ContainerPort.",
 	"ContainerPort.ContainerPort":                              "ContainerPort is the port number in the pod's network namespace.",

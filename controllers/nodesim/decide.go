@@ -21,9 +21,10 @@ const (
 	actNodeNotReady         // node down: Ready False
 	actNodeLost             // node down past the eviction timeout: Failed, NodeLost
 	actConfirmDelete        // terminating: containers stopped, delete with grace 0
+	actDeadline             // active past spec.activeDeadlineSeconds: containers killed, Failed, DeadlineExceeded
 )
 
-var actionNames = [...]string{"none", "accept", "start", "ready", "probe-fail", "crash", "restart", "node-not-ready", "node-lost", "confirm-delete"}
+var actionNames = [...]string{"none", "accept", "start", "ready", "probe-fail", "crash", "restart", "node-not-ready", "node-lost", "confirm-delete", "deadline"}
 
 func (a action) String() string { return actionNames[a] }
 
@@ -80,12 +81,42 @@ func (s stage) String() string {
 
 // decide says what happens next to a pod bound to a simulated node: the
 // action due now (actNone if none) and, when something will be due later,
-// how long until then (0 when nothing is waiting on time).
+// how long until then (0 when nothing is waiting on time). A pod active
+// past its deadline is failed before anything else happens to it.
 func decide(pod *api.Pod, f podFacts) (action, time.Duration) {
 	switch pod.Status.Phase {
 	case api.PodSucceeded, api.PodFailed:
 		return actNone, 0 // finished: nothing runs any more
 	}
+	deadline, ok := activeDeadline(pod)
+	if !ok || f.NodeDown || pod.Metadata.DeletionTimestamp != nil {
+		return decideRest(pod, f)
+	}
+	left := deadline.Sub(f.Now)
+	if left <= 0 {
+		return actDeadline, 0
+	}
+	act, wait := decideRest(pod, f)
+	if act == actNone && (wait == 0 || left < wait) {
+		wait = left
+	}
+	return act, wait
+}
+
+// activeDeadline is when the pod has been active on its node longer than
+// its spec.activeDeadlineSeconds allow, counted from its status.startTime;
+// false when it has no deadline or has not started. Kubernetes: the
+// kubelet's activeDeadlineHandler.pastActiveDeadline.
+func activeDeadline(pod *api.Pod) (time.Time, bool) {
+	d, start := pod.Spec.ActiveDeadlineSeconds, pod.Status.StartTime
+	if d == nil || start == nil {
+		return time.Time{}, false
+	}
+	return start.Time.Add(time.Duration(*d) * time.Second), true
+}
+
+// decideRest is decide for a pod within its deadline.
+func decideRest(pod *api.Pod, f podFacts) (action, time.Duration) {
 	// due reports whether d has passed since t, and otherwise how long is left.
 	due := func(t time.Time, d time.Duration) (bool, time.Duration) {
 		left := t.Add(d).Sub(f.Now)

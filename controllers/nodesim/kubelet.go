@@ -121,6 +121,8 @@ func (c *Controller) runPod(ctx context.Context, key string, st *podState, pod *
 		status = nodeNotReadyStatus(b, pod, now)
 	case actNodeLost:
 		status = nodeLostStatus(b, pod, now)
+	case actDeadline:
+		status = deadlineStatus(b, pod, now)
 	}
 	cp := cr.carry(pod, b.publish(&pod.Status, status))
 	written, err := c.client.UpdateStatus(ctx, cp, cr.handover()...)
@@ -311,6 +313,9 @@ func (c *Controller) tell(ctx context.Context, krec *record.EventRecorder, key s
 	case actNodeLost:
 		c.log.Info("pod failed: node lost", zap.String("pod", key), zap.String("node", pod.Spec.NodeName))
 		c.event(ctx, krec, pod, api.EventTypeWarning, reasonNodeLost, "Node %s is unresponsive", pod.Spec.NodeName)
+	case actDeadline:
+		c.log.Info("pod failed: active deadline", zap.String("pod", key))
+		c.eventMessage(ctx, krec, pod, api.EventTypeNormal, reasonDeadlineExceeded, messageDeadlineExceeded)
 	}
 }
 

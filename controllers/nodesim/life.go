@@ -56,12 +56,18 @@ const pullErrorShown = time.Second
 // keeps it once its write is done.
 type podLife struct {
 	containers []containerLife
-	killed     bool // Killing told, for a pod being deleted
+	inits      []containerLife // one per init container of its spec
+	killed     bool            // Killing told, for a pod being deleted
 	// vols are the contents of the pod's volumes once the kubelet has
 	// mounted them (podenv.Volumes): no container starts before. nil
 	// until then; mountRetry is when a failed mount is tried again.
 	vols       map[string]container.FS
 	mountRetry time.Time
+	// mounted is when vols were last brought up to date, and labels and
+	// annotations the pod's then (shared with the pod object, never
+	// changed): see remount.
+	mounted             time.Time
+	labels, annotations map[string]string
 	// texts are the lines the containers printed, which their logs'
 	// logText entries index; only appended to, and shared by clones.
 	texts []string
@@ -89,6 +95,7 @@ type containerLife struct {
 func (l *podLife) clone() *podLife {
 	c := *l
 	c.containers = append([]containerLife(nil), l.containers...)
+	c.inits = append([]containerLife(nil), l.inits...)
 	return &c
 }
 
@@ -96,7 +103,7 @@ func (l *podLife) clone() *podLife {
 // last image asked about is kept, so that the pods of a workload ask it
 // once. Its caller holds mu.
 func (c *Controller) kindOfLocked(pod *api.Pod) podKind {
-	if readsConfig(pod) {
+	if readsConfig(pod) || len(pod.Spec.InitContainers) > 0 {
 		return kindLife
 	}
 	for i := range pod.Spec.Containers {
@@ -141,10 +148,14 @@ func readsConfig(pod *api.Pod) bool {
 
 // newLife is the kubelet's memory of pod before it has done anything.
 func newLife(pod *api.Pod, images container.Images) *podLife {
-	l := &podLife{containers: make([]containerLife, len(pod.Spec.Containers))}
+	l := &podLife{containers: make([]containerLife, len(pod.Spec.Containers)), inits: make([]containerLife, len(pod.Spec.InitContainers))}
 	for i, ct := range pod.Spec.Containers {
 		l.containers[i].run = container.Plan(ct.Command, ct.Args)
 		l.containers[i].pull, l.containers[i].pullErr = images.Pull(ct.Image)
+	}
+	for i, ct := range pod.Spec.InitContainers {
+		l.inits[i].run = container.Plan(ct.Command, ct.Args)
+		l.inits[i].pull, l.inits[i].pullErr = images.Pull(ct.Image)
 	}
 	return l
 }
@@ -220,29 +231,47 @@ func stepLife(pod *api.Pod, life *podLife, f lifeFacts) lifeStep {
 	view := *pod       // the pod as the containers see it: its status so far
 	view.Status = st
 	mounted := s.mount(&view, f)
+	inits, incomplete, initFailed := s.stepInits(&view, st.InitContainerStatuses, mounted, f)
+	initialized := len(incomplete) == 0
 	statuses := make([]api.ContainerStatus, len(pod.Spec.Containers))
 	var unready []string
 	for i := range pod.Spec.Containers {
 		ct := &pod.Spec.Containers[i]
-		cs := api.ContainerStatus{Name: ct.Name, Image: ct.Image, Started: ptr(false),
-			State: api.ContainerState{Waiting: &api.ContainerStateWaiting{Reason: container.ReasonContainerCreating}}}
-		for _, old := range st.ContainerStatuses {
-			if old.Name == ct.Name {
-				cs = old
-			}
-		}
-		if i < len(s.life.containers) && mounted {
+		cs := statusOf(st.ContainerStatuses, ct, !initialized)
+		if i < len(s.life.containers) && mounted && initialized {
 			s.stepContainer(&view, ct, &cs, &s.life.containers[i], f)
+		}
+		if w := cs.State.Waiting; w != nil && w.Reason == container.ReasonContainerCreating && !initialized {
+			cs.State.Waiting = &api.ContainerStateWaiting{Reason: container.ReasonPodInitializing} // as the kubelet accepted it
 		}
 		statuses[i] = cs
 		if !cs.Ready {
 			unready = append(unready, ct.Name)
 		}
 	}
-	st.ContainerStatuses = statuses
-	st.Phase = container.Phase(pod.Spec.RestartPolicy, statuses)
+	st.ContainerStatuses, st.InitContainerStatuses = statuses, inits
+	switch {
+	case initFailed:
+		st.Phase = api.PodFailed
+	case !initialized:
+		st.Phase = api.PodPending
+	default:
+		st.Phase = container.Phase(pod.Spec.RestartPolicy, statuses)
+	}
 	now := f.Now
-	st.Conditions = setCondition(st.Conditions, api.PodInitialized, api.ConditionTrue, "", "", now)
+	if deadline, ok := activeDeadline(&view); ok && st.Phase != api.PodSucceeded && st.Phase != api.PodFailed {
+		if now.Before(deadline) {
+			s.due(deadline)
+		} else {
+			s.pastDeadline(&st, now)
+		}
+	}
+	if initialized {
+		st.Conditions = setCondition(st.Conditions, api.PodInitialized, api.ConditionTrue, "", "", now)
+	} else {
+		st.Conditions = setCondition(st.Conditions, api.PodInitialized, api.ConditionFalse, reasonContainersNotInitialized,
+			"containers with incomplete status: ["+strings.Join(incomplete, " ")+"]", now)
+	}
 	st.Conditions = setCondition(st.Conditions, api.PodScheduled, api.ConditionTrue, "", "", now)
 	switch {
 	case st.Phase == api.PodSucceeded || st.Phase == api.PodFailed:
@@ -264,6 +293,80 @@ func stepLife(pod *api.Pod, life *podLife, f lifeFacts) lifeStep {
 	return s
 }
 
+// reasonContainersNotInitialized is the Initialized condition's reason
+// while an init container has not completed.
+const reasonContainersNotInitialized = "ContainersNotInitialized"
+
+// statusOf is container ct's status among statuses, or the one it starts
+// with: waiting, ContainerCreating, or PodInitializing while the pod has
+// init containers to run first.
+func statusOf(statuses []api.ContainerStatus, ct *api.Container, initializing bool) api.ContainerStatus {
+	for _, old := range statuses {
+		if old.Name == ct.Name {
+			return old
+		}
+	}
+	reason := container.ReasonContainerCreating
+	if initializing {
+		reason = container.ReasonPodInitializing
+	}
+	return api.ContainerStatus{Name: ct.Name, Image: ct.Image, Started: ptr(false),
+		State: api.ContainerState{Waiting: &api.ContainerStateWaiting{Reason: reason}}}
+}
+
+// stepInits moves the pod's init containers on, as the kubelet runs them:
+// one at a time in order, each once the one before has completed (exited
+// 0), restarted when it fails unless the pod's restartPolicy is Never
+// (OnFailure for them under Always). It returns their statuses, the names
+// of those not completed (none: the pod is initialized) and whether one
+// failed for good, which fails the pod. A completed init container is
+// ready. Kubernetes: computePodActions' init container step
+// (findNextInitContainerToRun) and getPhase's pending init containers.
+func (s *lifeStep) stepInits(pod *api.Pod, old []api.ContainerStatus, mounted bool, f lifeFacts) (statuses []api.ContainerStatus, incomplete []string, failed bool) {
+	inits := pod.Spec.InitContainers
+	if len(inits) == 0 {
+		return nil, nil, false
+	}
+	view := *pod // the restart policy the init containers follow
+	if view.Spec.RestartPolicy != api.RestartPolicyNever {
+		view.Spec.RestartPolicy = api.RestartPolicyOnFailure
+	}
+	completed := func(cs *api.ContainerStatus) bool {
+		return cs.State.Terminated != nil && cs.State.Terminated.ExitCode == 0
+	}
+	statuses = make([]api.ContainerStatus, len(inits))
+	for i := range inits {
+		ct := &inits[i]
+		cs := statusOf(old, ct, true)
+		if len(incomplete) == 0 && !failed && mounted && i < len(s.life.inits) && !completed(&cs) {
+			s.stepContainer(&view, ct, &cs, &s.life.inits[i], f)
+		}
+		cs.Ready = completed(&cs)
+		if !cs.Ready {
+			incomplete = append(incomplete, ct.Name)
+		}
+		if t := cs.State.Terminated; t != nil && t.ExitCode != 0 && view.Spec.RestartPolicy == api.RestartPolicyNever {
+			failed = true
+		}
+		statuses[i] = cs
+	}
+	return statuses, incomplete, failed
+}
+
+// pastDeadline fails a pod active past its deadline, as deadlineStatus does
+// on the fast path: its running containers killed, their logs ended.
+func (s *lifeStep) pastDeadline(st *api.PodStatus, now time.Time) {
+	for i := range st.ContainerStatuses {
+		cs := &st.ContainerStatuses[i]
+		if cs.State.Running != nil {
+			s.logs = append(s.logs, logAdd{container: cs.Name, id: cs.ContainerID, restart: cs.RestartCount, at: now, end: true})
+		}
+		killContainer(cs, now)
+	}
+	st.Phase, st.Reason, st.Message = api.PodFailed, reasonDeadlineExceeded, messageDeadlineExceeded
+	s.event(api.EventTypeNormal, reasonDeadlineExceeded, messageDeadlineExceeded)
+}
+
 // mount sets up the pod's volumes if they are not yet (the kubelet's
 // volume manager, which every container waits for), and reports whether
 // they are. A volume whose ConfigMap or Secret is missing fails with a
@@ -271,6 +374,7 @@ func stepLife(pod *api.Pod, life *podLife, f lifeFacts) lifeStep {
 func (s *lifeStep) mount(pod *api.Pod, f lifeFacts) bool {
 	l := s.life
 	if l.vols != nil {
+		s.remount(pod, f)
 		return true
 	}
 	if f.Now.Before(l.mountRetry) {
@@ -284,8 +388,49 @@ func (s *lifeStep) mount(pod *api.Pod, f lifeFacts) bool {
 		s.due(l.mountRetry)
 		return false
 	}
-	l.vols = vols
+	l.vols, l.mounted, l.labels, l.annotations = vols, f.Now, pod.Metadata.Labels, pod.Metadata.Annotations
 	return true
+}
+
+// syncPeriod is how often the kubelet syncs a running pod when nothing
+// else makes it (its syncFrequency, one minute by default): each sync
+// brings the files of its ConfigMap, Secret, downward API and projected
+// volumes up to date.
+const syncPeriod = time.Minute
+
+// remount brings the mounted volumes' files up to date with the objects
+// they show and the pod itself, as the kubelet's volume manager does when
+// it syncs the pod (its volume plugins all RequiresRemount): at the
+// periodic sync, and when the pod's labels or annotations change (an
+// update the kubelet's pod config passes on). The simulator's other syncs,
+// made to print a line on time, are not the kubelet's and change nothing.
+// A volume that cannot be set up now (its ConfigMap deleted) keeps the
+// files it had. Files mounted with a subPath are not updated (see live).
+func (s *lifeStep) remount(pod *api.Pod, f lifeFacts) {
+	l := s.life
+	if !podenv.Updatable(pod) {
+		return
+	}
+	due := l.mounted.Add(syncPeriod)
+	if f.Now.Before(due) && reflect.DeepEqual(l.labels, pod.Metadata.Labels) && reflect.DeepEqual(l.annotations, pod.Metadata.Annotations) {
+		s.due(due)
+		return
+	}
+	l.mounted, l.labels, l.annotations = f.Now, pod.Metadata.Labels, pod.Metadata.Annotations
+	vols := make(map[string]container.FS, len(l.vols))
+	changed := false
+	for name, old := range l.vols {
+		fs := old
+		if now, err := podenv.Volume(pod, name, f.Sources); err == nil {
+			fs = now
+		}
+		vols[name] = fs
+		changed = changed || !reflect.DeepEqual(fs, old)
+	}
+	if changed {
+		l.vols = vols
+	}
+	s.due(f.Now.Add(syncPeriod))
 }
 
 // stepContainer moves one container (ct, its status cs and the kubelet's
@@ -464,13 +609,29 @@ func (s *lifeStep) start(pod *api.Pod, ct *api.Container, cs *api.ContainerStatu
 func (s *lifeStep) live(ct *api.Container, cs *api.ContainerStatus, m *containerLife, f lifeFacts) {
 	now := f.Now
 	out := m.run.Output
+	var files container.FS // the container's files now, for the reads that follow them
 	for ; m.printed < len(out); m.printed++ {
-		at := m.started.Add(out[m.printed].At)
+		line := out[m.printed]
+		at := m.started.Add(line.At)
 		if at.After(now) {
 			s.due(at)
 			break
 		}
-		s.logs = append(s.logs, logAdd{container: ct.Name, id: cs.ContainerID, restart: cs.RestartCount, at: at, text: out[m.printed].Text})
+		if line.Reads == "" {
+			s.logs = append(s.logs, logAdd{container: ct.Name, id: cs.ContainerID, restart: cs.RestartCount, at: at, text: line.Text})
+			continue
+		}
+		text := line.Text
+		if !podenv.UnderSubPath(ct, line.Reads) {
+			if files == nil {
+				files = podenv.Mount(ct, s.life.vols)
+			}
+			file, there := files.Lookup(line.Reads)
+			text = container.ReadReport(line.Reads, file, there)
+		}
+		for _, t := range strings.Split(text, "\n") {
+			s.logs = append(s.logs, logAdd{container: ct.Name, id: cs.ContainerID, restart: cs.RestartCount, at: at, text: t})
+		}
 	}
 	end := m.started.Add(m.run.Duration)
 	var probes probeOutcome
@@ -491,15 +652,15 @@ func (s *lifeStep) live(ct *api.Container, cs *api.ContainerStatus, m *container
 	switch {
 	case f.CrashRequested:
 		s.logs = append(s.logs, logAdd{container: ct.Name, id: cs.ContainerID, restart: cs.RestartCount, at: now, text: simulatedTag + "container " + ct.Name + " exited with code 1 (a crash was injected)"})
-		s.exit(cs, m, 1, now)
+		s.exit(ct, cs, m, 1, now)
 		return
 	case !probes.killAt.IsZero():
 		s.event(api.EventTypeNormal, "Killing", "Container "+ct.Name+" failed "+probes.killedBy+" probe, will be restarted")
-		s.exit(cs, m, exitKilled, probes.killAt)
+		s.exit(ct, cs, m, exitKilled, probes.killAt)
 		return
 	case m.run.Forever:
 	case !end.After(now):
-		s.exit(cs, m, m.run.ExitCode, end)
+		s.exit(ct, cs, m, m.run.ExitCode, end)
 		return
 	default:
 		s.due(end)
@@ -522,14 +683,57 @@ func (s *lifeStep) live(ct *api.Container, cs *api.ContainerStatus, m *container
 const exitKilled = 137
 
 // exit ends the container's run at with code.
-func (s *lifeStep) exit(cs *api.ContainerStatus, m *containerLife, code int32, at time.Time) {
+func (s *lifeStep) exit(ct *api.Container, cs *api.ContainerStatus, m *containerLife, code int32, at time.Time) {
 	cs.State = api.ContainerState{Terminated: &api.ContainerStateTerminated{
 		ExitCode: code, Reason: container.TerminatedReason(code),
+		Message:   terminationMessage(ct, &m.run, code, at.Sub(m.started)),
 		StartedAt: api.NewTime(m.started), FinishedAt: api.NewTime(at), ContainerID: cs.ContainerID,
 	}}
 	cs.Ready, cs.Started = false, ptr(false)
 	m.finished = at
 	s.logs = append(s.logs, logAdd{container: cs.Name, id: cs.ContainerID, restart: cs.RestartCount, at: at, end: true})
+}
+
+// Limits of a termination message. Kubernetes:
+// kubecontainer.MaxContainerTerminationMessageLength and
+// MaxContainerTerminationMessageLog{Lines,Length}.
+const (
+	maxTerminationMessage     = 4096
+	maxTerminationLogLines    = 80
+	maxTerminationLogMessage  = 2048
+	defaultTerminationMessage = "/dev/termination-log"
+)
+
+// terminationMessage is the message of a container's run that ended
+// after ran with code: what its termination message file holds then (its
+// first 4096 bytes), or, under FallbackToLogsOnError, when that is empty
+// and the run failed, the last 80 lines the run printed (their first 2048
+// bytes). Kubernetes: getTerminationMessage and
+// readLastStringFromContainerLogs.
+func terminationMessage(ct *api.Container, run *container.Run, code int32, ran time.Duration) string {
+	p := ct.TerminationMessagePath
+	if p == "" {
+		p = defaultTerminationMessage
+	}
+	msg, _ := run.FileAtEnd(p)
+	if len(msg) > maxTerminationMessage {
+		msg = msg[:maxTerminationMessage]
+	}
+	if msg != "" || code == 0 || ct.TerminationMessagePolicy != api.TerminationMessageFallbackToLogsOnError {
+		return msg
+	}
+	var lines []string
+	for _, l := range run.Output {
+		if l.At <= ran {
+			lines = append(lines, l.Text)
+		}
+	}
+	lines = lines[max(0, len(lines)-maxTerminationLogLines):]
+	msg = strings.Join(lines, "\n")
+	if len(msg) > maxTerminationLogMessage {
+		msg = msg[:maxTerminationLogMessage]
+	}
+	return msg
 }
 
 // onLifePath reports whether a sync of pod, whose kubelet memory is st,

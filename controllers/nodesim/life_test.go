@@ -212,3 +212,159 @@ func TestPlainPodsKeepTheFastPath(t *testing.T) {
 	assert.Equal(t, kindPlain, e.c.state["default/web"].kind)
 	assert.Empty(t, e.c.lives)
 }
+
+// TestActiveDeadlineFailsThePod: a pod given spec.activeDeadlineSeconds
+// after it started (the conformance test "should allow
+// activeDeadlineSeconds to be updated") is failed with DeadlineExceeded
+// once it has been active that long, on either path.
+func TestActiveDeadlineFailsThePod(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		mutate func(*api.Pod)
+	}{
+		{"fast path", func(*api.Pod) {}},
+		{"life path", command(api.RestartPolicyAlways, "busybox", "sleep", "3600")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := lifeEnv(t)
+			e.createPod("p", tc.mutate)
+			e.settle()
+			e.advance(2 * time.Second)
+			p := e.pod("p").DeepCopy()
+			require.Equal(t, api.PodRunning, p.Status.Phase)
+			deadline := int64(5)
+			p.Spec.ActiveDeadlineSeconds = &deadline
+			_, err := client.For[*api.Pod](e.srv).Update(e.ctx, p)
+			require.NoError(t, err)
+			e.settle()
+			e.advance(2 * time.Second)
+			require.Equal(t, api.PodRunning, e.pod("p").Status.Phase, "not before its deadline")
+			e.advance(2 * time.Second)
+			p = e.pod("p")
+			assert.Equal(t, api.PodFailed, p.Status.Phase)
+			assert.Equal(t, "DeadlineExceeded", p.Status.Reason)
+			assert.Equal(t, "Pod was active on the node longer than the specified deadline", p.Status.Message)
+			require.NotNil(t, status0(p).State.Terminated)
+			assert.Equal(t, int32(137), status0(p).State.Terminated.ExitCode)
+			assert.False(t, api.IsPodReady(p))
+			assert.Contains(t, e.events("p"), "kubelet/node-0 DeadlineExceeded: Pod was active on the node longer than the specified deadline")
+		})
+	}
+}
+
+// TestInitContainers runs pods shaped as Kubernetes' InitContainer
+// conformance tests (test/e2e/common/node/init_container.go): the init
+// containers run one after the other before the app containers, which
+// wait PodInitializing meanwhile; one that fails is restarted unless the
+// pod's restartPolicy is Never, which fails the pod.
+func TestInitContainers(t *testing.T) {
+	inits := func(policy api.RestartPolicy, init1, init2 string, app ...string) func(*api.Pod) {
+		return func(p *api.Pod) {
+			p.Spec.RestartPolicy = policy
+			p.Spec.InitContainers = []api.Container{
+				{Name: "init1", Image: "busybox", Command: []string{init1}},
+				{Name: "init2", Image: "busybox", Command: []string{init2}},
+			}
+			p.Spec.Containers[0].Image, p.Spec.Containers[0].Command = "busybox", app
+		}
+	}
+	for _, tc := range []struct {
+		name          string
+		pod           func(*api.Pod)
+		after         time.Duration
+		wantPhase     api.PodPhase
+		wantInit      api.ConditionStatus
+		wantMessage   string
+		wantInitCodes []int32 // -1: not terminated
+		wantRestarts  int32   // of init1
+		wantAppWaits  bool
+	}{
+		{"RestartNever: all succeed", inits(api.RestartPolicyNever, "/bin/true", "/bin/true", "/bin/true"), 3 * time.Second,
+			api.PodSucceeded, api.ConditionTrue, "", []int32{0, 0}, 0, false},
+		{"RestartAlways: the app runs", inits(api.RestartPolicyAlways, "/bin/true", "/bin/true"), 3 * time.Second,
+			api.PodRunning, api.ConditionTrue, "", []int32{0, 0}, 0, false},
+		{"RestartAlways: a failing init container is restarted", inits(api.RestartPolicyAlways, "/bin/false", "/bin/true"), 60 * time.Second,
+			api.PodPending, api.ConditionFalse, "containers with incomplete status: [init1 init2]", []int32{-1, -1}, 3, true},
+		{"RestartNever: a failing init container fails the pod", inits(api.RestartPolicyNever, "/bin/true", "/bin/false", "/bin/true"), 3 * time.Second,
+			api.PodFailed, api.ConditionFalse, "containers with incomplete status: [init2]", []int32{0, 1}, 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := lifeEnv(t)
+			e.createPod("p", tc.pod)
+			e.settle()
+			accepted := e.pod("p")
+			require.Len(t, accepted.Status.InitContainerStatuses, 2)
+			for _, cs := range append(accepted.Status.InitContainerStatuses, accepted.Status.ContainerStatuses...) {
+				require.NotNil(t, cs.State.Waiting, cs.Name)
+				assert.Equal(t, "PodInitializing", cs.State.Waiting.Reason, "%s, as the kubelet accepts the pod", cs.Name)
+			}
+			for d := time.Duration(0); d < tc.after; d += time.Second {
+				e.advance(time.Second)
+			}
+			p := e.pod("p")
+			assert.Equal(t, tc.wantPhase, p.Status.Phase)
+			c, ok := conditionOf(p, api.PodInitialized)
+			require.True(t, ok)
+			assert.Equal(t, tc.wantInit, c.Status)
+			assert.Equal(t, tc.wantMessage, c.Message)
+			require.Len(t, p.Status.InitContainerStatuses, 2)
+			for i, want := range tc.wantInitCodes {
+				cs := p.Status.InitContainerStatuses[i]
+				if want < 0 {
+					assert.Nil(t, cs.State.Terminated, cs.Name)
+					continue
+				}
+				require.NotNil(t, cs.State.Terminated, cs.Name)
+				assert.Equal(t, want, cs.State.Terminated.ExitCode, cs.Name)
+				assert.Equal(t, want == 0, cs.Ready, cs.Name)
+			}
+			assert.Equal(t, tc.wantRestarts, p.Status.InitContainerStatuses[0].RestartCount)
+			if tc.wantAppWaits {
+				require.NotNil(t, status0(p).State.Waiting)
+				assert.Equal(t, "PodInitializing", status0(p).State.Waiting.Reason)
+				if tc.wantInitCodes[1] < 0 {
+					require.NotNil(t, p.Status.InitContainerStatuses[1].State.Waiting)
+					assert.Equal(t, "PodInitializing", p.Status.InitContainerStatuses[1].State.Waiting.Reason)
+				}
+			}
+		})
+	}
+}
+
+// TestTerminationMessage runs the containers of Kubernetes' conformance
+// tests "should report termination message ..." (test/e2e/common/node/
+// runtime.go) and checks the message of their terminated state.
+func TestTerminationMessage(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		script    string
+		path      string
+		policy    api.TerminationMessagePolicy
+		wantPhase api.PodPhase
+		want      string
+	}{
+		{"from a file at a non-default path", "/bin/echo -n DONE > /dev/termination-custom-log", "/dev/termination-custom-log", "",
+			api.PodSucceeded, "DONE"},
+		{"from the log when the file is empty and the container failed", "/bin/echo -n DONE; /bin/false", "/dev/termination-log",
+			api.TerminationMessageFallbackToLogsOnError, api.PodFailed, "DONE"},
+		{"empty when it succeeded", "/bin/echo -n DONE; /bin/true", "/dev/termination-log",
+			api.TerminationMessageFallbackToLogsOnError, api.PodSucceeded, ""},
+		{"from the file when it succeeded", "/bin/echo -n OK > /dev/termination-log; /bin/echo DONE; /bin/true", "/dev/termination-log",
+			api.TerminationMessageFallbackToLogsOnError, api.PodSucceeded, "OK"},
+		{"not from the log under File", "/bin/echo -n DONE; /bin/false", "", "", api.PodFailed, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := lifeEnv(t)
+			e.createPod("p", command(api.RestartPolicyNever, "busybox", "/bin/sh", "-c", tc.script), func(p *api.Pod) {
+				p.Spec.Containers[0].TerminationMessagePath = tc.path
+				p.Spec.Containers[0].TerminationMessagePolicy = tc.policy
+			})
+			e.settle()
+			e.advance(time.Second)
+			p := e.pod("p")
+			require.Equal(t, tc.wantPhase, p.Status.Phase)
+			require.NotNil(t, status0(p).State.Terminated)
+			assert.Equal(t, tc.want, status0(p).State.Terminated.Message)
+		})
+	}
+}

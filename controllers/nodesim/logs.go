@@ -343,10 +343,14 @@ func logWriteLocked(pl *podLogs, pod *api.Pod, act action, now time.Time) {
 			if t := cs.State.Terminated; t != nil {
 				pl.add(cs.Name, t.ContainerID, cs.RestartCount, now, true, logCrashed)
 			}
+		case actDeadline:
+			if t := cs.State.Terminated; t != nil && t.ExitCode == exitKilled {
+				pl.add(cs.Name, t.ContainerID, cs.RestartCount, now, true, logStopped)
+			}
 		}
 	}
-	if act == actNodeLost {
-		pl.end() // the kubelet is gone: nothing more will be written
+	if act == actNodeLost || act == actDeadline {
+		pl.end() // the kubelet is gone, or the pod is over: nothing more will be written
 	}
 }
 

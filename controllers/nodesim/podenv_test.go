@@ -18,6 +18,17 @@ func (e *env) createConfigMap(name string, data map[string]string) {
 	e.settle()
 }
 
+func (e *env) updateConfigMap(name string, data map[string]string) {
+	e.t.Helper()
+	cm, err := client.For[*api.ConfigMap](e.srv).Get(e.ctx, "default", name)
+	require.NoError(e.t, err)
+	cm = cm.DeepCopy()
+	cm.Data = data
+	_, err = client.For[*api.ConfigMap](e.srv).Update(e.ctx, cm)
+	require.NoError(e.t, err)
+	e.settle()
+}
+
 // specialConfig is the ConfigMap of the task "Configure a Pod to Use a
 // ConfigMap".
 var specialConfig = map[string]string{"SPECIAL_LEVEL": "very", "SPECIAL_TYPE": "charm"}
@@ -193,6 +204,76 @@ func TestConformanceOutputs(t *testing.T) {
 			for _, want := range tc.want {
 				assert.Contains(t, log, want)
 			}
+		})
+	}
+}
+
+// TestUpdatesAreReflectedInVolumes runs agnhost's read loop, as the
+// conformance tests "updates should be reflected in volume" run it, and
+// changes what the volume shows: the kubelet brings the file up to date at
+// its next periodic sync for a ConfigMap or Secret, at once for the pod's
+// own labels, and never under a subPath.
+func TestUpdatesAreReflectedInVolumes(t *testing.T) {
+	agnhost := "registry.k8s.io/e2e-test-images/agnhost:2.53"
+	mount := func(source api.VolumeSource, subPath string) func(*api.Pod) {
+		return func(p *api.Pod) {
+			p.Spec.Volumes = []api.Volume{{Name: "v", VolumeSource: source}}
+			p.Spec.Containers[0].VolumeMounts = []api.VolumeMount{{Name: "v", MountPath: "/etc/v", SubPath: subPath}}
+		}
+	}
+	cmVolume := api.VolumeSource{ConfigMap: &api.ConfigMapVolumeSource{LocalObjectReference: api.LocalObjectReference{Name: "cm"}}}
+	for _, tc := range []struct {
+		name   string
+		pod    func(*api.Pod)
+		file   string
+		update func(e *env)
+		wait   time.Duration // after the update, before the new content shows
+		before string
+		after  string
+	}{
+		{"configMap at the next sync", mount(cmVolume, ""), "/etc/v/data-1",
+			func(e *env) { e.updateConfigMap("cm", map[string]string{"data-1": "value-2"}) }, syncPeriod,
+			`content of file "/etc/v/data-1": value-1`, `content of file "/etc/v/data-1": value-2`},
+		{"configMap key deleted", mount(cmVolume, ""), "/etc/v/data-1",
+			func(e *env) { e.updateConfigMap("cm", map[string]string{"data-3": "value-3"}) }, syncPeriod,
+			`content of file "/etc/v/data-1": value-1`, "Error reading file /etc/v/data-1: open /etc/v/data-1: no such file or directory, retrying"},
+		{"labels at once", mount(api.VolumeSource{DownwardAPI: &api.DownwardAPIVolumeSource{Items: []api.DownwardAPIVolumeFile{
+			{Path: "labels", FieldRef: &api.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.labels"}}}}}, ""), "/etc/v/labels",
+			func(e *env) {
+				p := e.pod("p").DeepCopy()
+				p.Metadata.Labels = map[string]string{"key3": "value3"}
+				_, err := client.For[*api.Pod](e.srv).Update(e.ctx, p)
+				require.NoError(e.t, err)
+				e.settle()
+			}, 2 * time.Second,
+			`content of file "/etc/v/labels": app="p"`, `content of file "/etc/v/labels": key3="value3"`},
+		{"not under a subPath", mount(cmVolume, "data-1"), "/etc/v",
+			func(e *env) { e.updateConfigMap("cm", map[string]string{"data-1": "value-2"}) }, syncPeriod,
+			`content of file "/etc/v": value-1`, `content of file "/etc/v": value-1`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := lifeEnv(t)
+			e.createConfigMap("cm", map[string]string{"data-1": "value-1"})
+			e.createPod("p", func(p *api.Pod) {
+				p.Metadata.Labels = map[string]string{"app": "p"}
+				p.Spec.Containers[0].Image = agnhost
+				p.Spec.Containers[0].Args = []string{"mounttest", "--break_on_expected_content=false", "--retry_time=600", "--file_content_in_loop=" + tc.file}
+			}, tc.pod)
+			e.settle()
+			e.advance(3 * time.Second)
+			log := e.logText("p", false)
+			require.NotEmpty(t, log)
+			assert.Equal(t, tc.before, log[len(log)-1])
+			tc.update(e)
+			if tc.wait > 2*time.Second {
+				e.advance(2 * time.Second)
+				log = e.logText("p", false)
+				assert.Equal(t, tc.before, log[len(log)-1], "not before the kubelet's next sync")
+			}
+			e.advance(tc.wait)
+			e.advance(2 * time.Second)
+			log = e.logText("p", false)
+			assert.Equal(t, tc.after, log[len(log)-1])
 		})
 	}
 }

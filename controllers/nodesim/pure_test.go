@@ -93,6 +93,10 @@ func TestDecide(t *testing.T) {
 		p.Spec.Containers[0].ReadinessProbe = &api.Probe{PeriodSeconds: 1}
 		return p
 	}
+	deadline := func(seconds int64, p *api.Pod) *api.Pod {
+		p.Spec.ActiveDeadlineSeconds = &seconds
+		return p
+	}
 
 	tests := []struct {
 		name     string
@@ -122,6 +126,12 @@ func TestDecide(t *testing.T) {
 		{"node down: not ready pod waits for eviction", testPod(api.PodRunning, false), at(down, 10*sec), actNone, 20 * sec},
 		{"node down: pending pod is not started", testPod(api.PodPending, false), at(down, 10*sec), actNone, 20 * sec},
 		{"node down past timeout: node lost", testPod(api.PodRunning, false), at(down, 30*sec), actNodeLost, 0},
+		{"deadline: ready pod waits for it", deadline(5, testPod(api.PodRunning, true)), at(base, 2*sec), actNone, 3 * sec},
+		{"deadline: probed pod waits for the sooner", deadline(5, probed(testPod(api.PodRunning, false))), at(base, sec), actNone, sec},
+		{"deadline: sooner than the probe", deadline(1, probed(testPod(api.PodRunning, false))), at(base, 500*time.Millisecond), actNone, 500 * time.Millisecond},
+		{"deadline passed: failed", deadline(5, testPod(api.PodRunning, true)), at(base, 5*sec), actDeadline, 0},
+		{"deadline before the start: none", deadline(5, testPod(api.PodPending, false)), at(base, 400*time.Millisecond), actAccept, 600 * time.Millisecond},
+		{"deadline of a terminating pod: deletion goes on", deadline(1, terminating(testPod(api.PodRunning, true))), at(base, sec), actConfirmDelete, 0},
 		{"node down: terminating pod not confirmed", terminating(testPod(api.PodRunning, false)), at(down, 10*sec), actNone, 20 * sec},
 	}
 	for _, tt := range tests {

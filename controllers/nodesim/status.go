@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/controllers/nodesim/container"
 )
 
 // Reasons the simulated kubelet and node lifecycle write into pod status.
@@ -266,8 +267,12 @@ func acceptedStatus(b *statusBuf, pod *api.Pod, hostIP string, now time.Time) ap
 	withStartTime(b, &st, now)
 	n := len(pod.Spec.Containers)
 	b.containers, b.waiting, b.no = sized(b.containers, n), sized(b.waiting, n), false
+	reason := container.ReasonContainerCreating
+	if len(pod.Spec.InitContainers) > 0 {
+		reason = container.ReasonPodInitializing // the init containers run first (life.go)
+	}
 	for i, c := range pod.Spec.Containers {
-		b.waiting[i] = api.ContainerStateWaiting{Reason: "ContainerCreating"}
+		b.waiting[i] = api.ContainerStateWaiting{Reason: reason}
 		b.containers[i] = api.ContainerStatus{
 			Name: c.Name, Image: c.Image,
 			State:   api.ContainerState{Waiting: &b.waiting[i]},
@@ -275,7 +280,18 @@ func acceptedStatus(b *statusBuf, pod *api.Pod, hostIP string, now time.Time) ap
 		}
 	}
 	st.ContainerStatuses = b.containers
-	st.Conditions = setCondition(st.Conditions, api.PodInitialized, api.ConditionTrue, "", "", now)
+	if len(pod.Spec.InitContainers) == 0 {
+		st.Conditions = setCondition(st.Conditions, api.PodInitialized, api.ConditionTrue, "", "", now)
+	} else {
+		names := make([]string, len(pod.Spec.InitContainers))
+		st.InitContainerStatuses = make([]api.ContainerStatus, len(pod.Spec.InitContainers))
+		for i, c := range pod.Spec.InitContainers {
+			names[i] = c.Name
+			st.InitContainerStatuses[i] = statusOf(nil, &c, true)
+		}
+		st.Conditions = setCondition(st.Conditions, api.PodInitialized, api.ConditionFalse, reasonContainersNotInitialized,
+			"containers with incomplete status: ["+strings.Join(names, " ")+"]", now)
+	}
 	st.Conditions = setCondition(st.Conditions, api.PodScheduled, api.ConditionTrue, "", "", now)
 	st.Conditions = withNotReady(b, pod, st.Conditions, now)
 	return st
@@ -363,6 +379,39 @@ func nodeLostStatus(b *statusBuf, pod *api.Pod, now time.Time) api.PodStatus {
 	}
 	st.Conditions = withNotReady(b, pod, st.Conditions, now)
 	return st
+}
+
+// Reason and message of a pod failed at its active deadline. Kubernetes:
+// the kubelet's activeDeadlineHandler.
+const (
+	reasonDeadlineExceeded  = "DeadlineExceeded"
+	messageDeadlineExceeded = "Pod was active on the node longer than the specified deadline"
+)
+
+// deadlineStatus is the status of a pod active past its deadline: its
+// running containers killed (exit code 137), phase Failed, reason
+// DeadlineExceeded, not ready.
+func deadlineStatus(b *statusBuf, pod *api.Pod, now time.Time) api.PodStatus {
+	st := ownStatus(b, pod)
+	st.Phase = api.PodFailed
+	st.Reason, st.Message = reasonDeadlineExceeded, messageDeadlineExceeded
+	for i := range st.ContainerStatuses {
+		killContainer(&st.ContainerStatuses[i], now)
+	}
+	st.Conditions = withNotReady(b, pod, st.Conditions, now)
+	return st
+}
+
+// killContainer ends a container the kubelet kills at now: a running one
+// is terminated with exit code 137 (128 + SIGKILL), a waiting one without
+// a run stays as it is.
+func killContainer(cs *api.ContainerStatus, now time.Time) {
+	if r := cs.State.Running; r != nil {
+		cs.State = api.ContainerState{Terminated: &api.ContainerStateTerminated{
+			ExitCode: exitKilled, Reason: reasonError, StartedAt: r.StartedAt, FinishedAt: api.NewTime(now), ContainerID: cs.ContainerID,
+		}}
+	}
+	cs.Ready, cs.Started = false, ptr(false)
 }
 
 // crashedStatus is the status of a running pod whose containers just exited

@@ -105,7 +105,8 @@ func fullContainer(name string) api.Container {
 			ProbeHandler:     api.ProbeHandler{HTTPGet: &api.HTTPGetAction{Path: "/started", Port: api.FromInt(80)}},
 			FailureThreshold: 30, PeriodSeconds: 10,
 		},
-		ImagePullPolicy: api.PullIfNotPresent,
+		ImagePullPolicy:        api.PullIfNotPresent,
+		TerminationMessagePath: "/dev/termination-log", TerminationMessagePolicy: api.TerminationMessageFallbackToLogsOnError,
 	}
 }
 

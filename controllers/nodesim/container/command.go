@@ -20,11 +20,13 @@ import (
 //     exit N, true, false or ":"; env and printenv [NAME...] (the
 //     environment the kubelet handed it, Input.Env; under sh also SHLVL
 //     and PWD); cat FILE... (prints the files), ls [-1aA] [PATH...] (one
-//     name a line, sorted); touch FILE... and rm [-f] FILE..., which make
+//     name a line, sorted); hexdump -C FILE... (bytes in hex and ASCII,
+//     sixteen a line); touch FILE... and rm [-f] FILE..., which make
 //     and remove files; test (or [) -e/-f/-d/-s FILE; and agnhost
 //     mounttest with --fs_type, --new_file_0644 (0666, 0660, 0777),
-//     --file_mode, --file_perm, --file_owner and --file_content=PATH,
-//     printed as agnhost prints them. The files are the container's
+//     --file_mode, --file_perm, --file_owner, --file_content=PATH and
+//     --file_content_in_loop=PATH (with --retry_time=SECONDS and
+//     --break_on_expected_content), printed as agnhost prints them. The files are the container's
 //     simulated filesystem: its mounted volumes (Input.FS) and the files
 //     its commands made. A path ("/bin/echo") counts by its last element;
 //   - sh -c SCRIPT (also bash, ash, and their /bin paths), where SCRIPT
@@ -33,11 +35,12 @@ import (
 //     $NAME and ${NAME} replaced by the variable's value (split into words
 //     at blanks outside double quotes), and NAME=VALUE words before a
 //     command setting its environment (not the shell's: $NAME in the same
-//     script does not see them).
+//     script does not see them), and "> FILE" or ">> FILE" after a
+//     command sending what it prints to the file.
 //
 // Anything else — no command at all (the image's own command runs), a
 // command or option the grammar does not know, or a script it cannot
-// parse (pipes, redirections, $? and other special parameters, ${A:-b},
+// parse (pipes, other redirections, $? and other special parameters, ${A:-b},
 // substitutions, globs, loops, assignments alone) — is not an error:
 // the container runs until it is stopped, as a server does, and its log
 // says why.
@@ -92,6 +95,12 @@ func (r *Run) FilesAt(d time.Duration) map[string]bool {
 type Line struct {
 	At   time.Duration
 	Text string
+	// Reads, when set, says the line is agnhost's report of reading the
+	// file at this path At then (mounttest --file_content_in_loop): Text is
+	// the report from the files the run started with, and ReadReport gives
+	// it from the files as they are when the line is printed, which the
+	// kubelet may have updated meanwhile.
+	Reads string
 }
 
 // maxRun is the longest run the simulator times: a longer one runs until
@@ -178,6 +187,10 @@ type simple struct {
 	op     string
 	argv   []string
 	assign []EnvVar // NAME=VALUE words before it: its environment's, not the shell's
+	// redirect is the file its output goes to (> FILE), appended to with
+	// appendTo (>> FILE); "" for the log.
+	redirect string
+	appendTo bool
 }
 
 // shell runs simple commands as a shell runs them, keeping what they print
@@ -195,6 +208,9 @@ type shell struct {
 	at     time.Duration
 	// partial is printed text not yet ended by a newline.
 	partial strings.Builder
+	// capture, when set, takes what the running command prints instead
+	// of the log: its output is redirected to a file.
+	capture *strings.Builder
 }
 
 func newShell(in Input, files map[string]bool) *shell {
@@ -219,6 +235,10 @@ func (sh *shell) lookup(name string) (string, bool) {
 // current time; text after the last one waits for the next newline (or the
 // end of the run).
 func (sh *shell) print(text string) {
+	if sh.capture != nil {
+		sh.capture.WriteString(text)
+		return
+	}
 	for {
 		i := strings.IndexByte(text, '\n')
 		if i < 0 {
@@ -303,11 +323,23 @@ func (sh *shell) execute(list []simple) Run {
 			return sh.end(status)
 		default:
 			sh.assign = s.assign
+			if s.redirect != "" {
+				sh.capture = &strings.Builder{}
+			}
 			code, ok := sh.builtin(name, args)
 			sh.assign = nil
+			if out := sh.capture; out != nil {
+				sh.capture = nil
+				p := resolve(s.redirect)
+				data := out.String()
+				if old, there := sh.exists(p); there && s.appendTo {
+					data = old.Data + data
+				}
+				sh.write(p, File{Data: data, Mode: 0o644})
+			}
 			if !ok {
 				return sh.forever(fmt.Sprintf(
-					"%q is not a command the simulator runs (it runs echo, sleep, exit, true, false, env, cat, ls, touch, rm and test, alone or joined by ;, && and || in sh -c): it runs until the container is stopped",
+					"%q is not a command the simulator runs (it runs echo, sleep, exit, true, false, env, cat, ls, touch, rm, test, hexdump -C and agnhost mounttest, alone or joined by ;, && and || in sh -c): it runs until the container is stopped",
 					strings.Join(s.argv, " ")))
 			}
 			status = code
@@ -374,6 +406,19 @@ func (sh *shell) builtin(name string, args []string) (status int32, ok bool) {
 		}
 	case "ls":
 		return sh.ls(args)
+	case "hexdump":
+		if len(args) == 0 || args[0] != "-C" {
+			return 0, false
+		}
+		for _, f := range args[1:] {
+			file, there := sh.exists(resolve(f))
+			if !there || file.IsDir() {
+				sh.print("hexdump: " + f + ": No such file or directory\n")
+				status = 1
+				continue
+			}
+			sh.print(hexdumpC(file.Data))
+		}
 	case "test", "[":
 		if name == "[" && len(args) > 0 && args[len(args)-1] == "]" {
 			args = args[:len(args)-1]
@@ -533,22 +578,33 @@ func (sh *shell) list(dir string) []string {
 
 // mounttest is agnhost's mounttest, which Kubernetes' volume conformance
 // tests run: --fs_type, --new_file_0644 (0666, 0660, 0777), --file_mode,
-// --file_perm, --file_owner and --file_content, done in that order,
-// printed as agnhost prints them. Other flags (--file_content_in_loop) are
-// not simulated.
+// --file_perm, --file_owner, --file_content and --file_content_in_loop,
+// done in that order, printed as agnhost prints them.
 func (sh *shell) mounttest(args []string) (int32, bool) {
-	flags := map[string]string{}
+	flags := map[string]string{"retry_time": "180", "break_on_expected_content": "true"}
 	for _, a := range args {
 		k, v, ok := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !ok || !strings.HasPrefix(a, "-") {
+		if !strings.HasPrefix(a, "-") {
+			return 0, false
+		}
+		switch {
+		case !ok && k == "break_on_expected_content":
+			v = "true" // a bool flag alone is true
+		case !ok:
 			return 0, false
 		}
 		switch k {
-		case "fs_type", "new_file_0644", "new_file_0666", "new_file_0660", "new_file_0777", "file_mode", "file_perm", "file_owner", "file_content":
+		case "fs_type", "new_file_0644", "new_file_0666", "new_file_0660", "new_file_0777", "file_mode", "file_perm", "file_owner", "file_content",
+			"file_content_in_loop", "retry_time", "break_on_expected_content":
 			flags[k] = v
 		default:
 			return 0, false
 		}
+	}
+	retry, err := strconv.Atoi(flags["retry_time"])
+	breakOnExpected, errB := strconv.ParseBool(flags["break_on_expected_content"])
+	if err != nil || errB != nil {
+		return 0, false // cobra refuses the flag: not simulated
 	}
 	var status int32
 	stat := func(p string) (File, bool) {
@@ -580,18 +636,7 @@ func (sh *shell) mounttest(args []string) (int32, bool) {
 	for _, perm := range []string{"0644", "0666", "0660", "0777"} {
 		if p := flags["new_file_"+perm]; p != "" {
 			mode, _ := strconv.ParseUint(perm, 8, 32)
-			abs := resolve(p)
-			if sh.in.FS == nil {
-				sh.in.FS = FS{}
-			}
-			fs := make(FS, len(sh.in.FS)+1)
-			for k, v := range sh.in.FS {
-				fs[k] = v
-			}
-			fs.Put(abs, File{Data: mountTestContent, Mode: iofs.FileMode(mode)})
-			sh.in.FS = fs
-			sh.files[abs] = true
-			sh.r.Files = append(sh.r.Files, FileChange{At: sh.at, Path: abs, Exists: true})
+			sh.write(resolve(p), File{Data: mountTestContent, Mode: iofs.FileMode(mode)})
 			content(p)
 		}
 	}
@@ -613,7 +658,128 @@ func (sh *shell) mounttest(args []string) (int32, bool) {
 	if p := flags["file_content"]; p != "" {
 		content(p)
 	}
+	if p := flags["file_content_in_loop"]; p != "" {
+		status = sh.readLoop(p, time.Duration(retry)*time.Second, breakOnExpected)
+	}
 	return status, true
+}
+
+// readLoop is mounttest's --file_content_in_loop: it reads the file at p
+// every two seconds for retry, reporting each read, and returns 1 when the
+// last read failed. With breakOnExpected it stops at the first read of
+// mountTestContent; it then takes the files as they are when the run
+// starts. Without, the reads carry their path (Line.Reads) so that what
+// they print can follow the files. Kubernetes: agnhost's testFileContent.
+func (sh *shell) readLoop(p string, retry time.Duration, breakOnExpected bool) int32 {
+	const every = 2 * time.Second
+	sh.flush()
+	var status int32
+	for start := sh.at; sh.at-start < retry; sh.at += every {
+		f, ok := sh.exists(resolve(p))
+		status = boolStatus(ok)
+		if !breakOnExpected {
+			sh.r.Output = append(sh.r.Output, Line{At: sh.at, Text: ReadReport(p, f, ok), Reads: p})
+			continue
+		}
+		sh.print(ReadReport(p, f, ok) + "\n")
+		if ok && f.Data == mountTestContent {
+			break
+		}
+		if ok {
+			sh.print("Unexpected content. Expected: " + mountTestContent + ". Retrying\n")
+		}
+	}
+	return status
+}
+
+// ReadReport is what agnhost's read loop prints of the file at p (f, if
+// it is there): its content, or the error, without the newline agnhost
+// ends it with. A content of several lines (or ending in a newline) makes
+// several.
+func ReadReport(p string, f File, there bool) string {
+	switch {
+	case !there:
+		return fmt.Sprintf("Error reading file %s: open %s: no such file or directory, retrying", p, p)
+	case f.IsDir():
+		return fmt.Sprintf("Error reading file %s: read %s: is a directory, retrying", p, p)
+	}
+	return fmt.Sprintf("content of file %q: %v", p, f.Data)
+}
+
+// hexdumpC is data as hexdump -C prints it: each line the offset, sixteen
+// bytes in hex (a gap after the eighth) and as ASCII ('.' for what is not
+// printable); a line equal to the one before is "*", once; last, the
+// length.
+func hexdumpC(data string) string {
+	var b strings.Builder
+	prev, starred := "", false
+	for off := 0; off < len(data); off += 16 {
+		chunk := data[off:min(off+16, len(data))]
+		if chunk == prev && len(chunk) == 16 {
+			if !starred {
+				b.WriteString("*\n")
+				starred = true
+			}
+			continue
+		}
+		prev, starred = chunk, false
+		fmt.Fprintf(&b, "%08x  ", off)
+		for i := 0; i < 16; i++ {
+			if i < len(chunk) {
+				fmt.Fprintf(&b, "%02x ", chunk[i])
+			} else {
+				b.WriteString("   ")
+			}
+			if i == 7 {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteString(" |")
+		for i := 0; i < len(chunk); i++ {
+			if c := chunk[i]; c >= 0x20 && c < 0x7f {
+				b.WriteByte(c)
+			} else {
+				b.WriteByte('.')
+			}
+		}
+		b.WriteString("|\n")
+	}
+	fmt.Fprintf(&b, "%08x\n", len(data))
+	return b.String()
+}
+
+// write makes the file at the clean absolute path p: in a copy of the
+// filesystem the run was handed (shared, never changed), and among the
+// files the run made.
+func (sh *shell) write(p string, f File) {
+	fs := make(FS, len(sh.in.FS)+1)
+	for k, v := range sh.in.FS {
+		fs[k] = v
+	}
+	fs.Put(p, f)
+	sh.in.FS = fs
+	sh.files[p] = true
+	sh.r.Files = append(sh.r.Files, FileChange{At: sh.at, Path: p, Exists: true})
+}
+
+// FileAtEnd returns the content of the file at p when the run ends: one
+// it was handed or made, unless it removed it. The kubelet reads a
+// container's termination message file so.
+func (r *Run) FileAtEnd(p string) (string, bool) {
+	p = resolve(p)
+	for i := len(r.Files) - 1; i >= 0; i-- {
+		if r.Files[i].Path == p {
+			if !r.Files[i].Exists {
+				return "", false
+			}
+			break
+		}
+	}
+	f, ok := r.in.FS.Lookup(p)
+	if !ok || f.IsDir() {
+		return "", false
+	}
+	return f.Data, true
 }
 
 // mountTestContent is what agnhost mounttest writes in a new file.
@@ -670,16 +836,28 @@ func parseScript(s string, lookup func(string) (string, bool)) ([]simple, error)
 		inWord  bool
 		op      string
 		pending bool // an operator was read and wants a command after it
+		// redirect is the command's > or >> target; redirecting says the
+		// next word is it.
+		redirect    string
+		appendTo    bool
+		redirecting bool
 	)
 	endWord := func() {
 		if inWord {
-			words = append(words, word.String())
+			if redirecting {
+				redirect, redirecting = word.String(), false
+			} else {
+				words = append(words, word.String())
+			}
 			word.Reset()
 			inWord = false
 		}
 	}
 	endCommand := func(next string) error {
 		endWord()
+		if redirecting {
+			return fmt.Errorf("syntax error: no file after %q", ">")
+		}
 		if len(words) == 0 {
 			if next == ";" && !pending && op != "&&" && op != "||" {
 				return nil // an empty line, or a trailing ;
@@ -697,8 +875,9 @@ func parseScript(s string, lookup func(string) (string, bool)) ([]simple, error)
 		if len(words) == 0 {
 			return errors.New("variable assignments are not simulated, but before a command")
 		}
-		list = append(list, simple{op: op, argv: words, assign: assign})
+		list = append(list, simple{op: op, argv: words, assign: assign, redirect: redirect, appendTo: appendTo})
 		words, op, pending = nil, next, next == "&&" || next == "||"
+		redirect, appendTo = "", false
 		return nil
 	}
 	for i := 0; i < len(s); i++ {
@@ -782,6 +961,12 @@ func parseScript(s string, lookup func(string) (string, bool)) ([]simple, error)
 			if v != "" && strings.IndexByte(" \t\n", v[len(v)-1]) >= 0 {
 				endWord()
 			}
+		case ch == '>' && !redirecting && redirect == "" && !(inWord && isDigits(word.String())):
+			endWord()
+			redirecting, appendTo = true, i+1 < len(s) && s[i+1] == '>'
+			if appendTo {
+				i++
+			}
 		case strings.IndexByte("|&<>()`{}*?[]~!", ch) >= 0:
 			return nil, fmt.Errorf("%q is not simulated", string(ch))
 		default:
@@ -790,7 +975,7 @@ func parseScript(s string, lookup func(string) (string, bool)) ([]simple, error)
 		}
 	}
 	endWord()
-	if len(words) > 0 {
+	if len(words) > 0 || redirecting {
 		if err := endCommand(";"); err != nil {
 			return nil, err
 		}
@@ -833,6 +1018,12 @@ func expandAt(s string, lookup func(string) (string, bool)) (value string, n int
 		return "$", 1, nil
 	}
 	return "", 0, fmt.Errorf("%q expansions are not simulated", s[:2])
+}
+
+// isDigits reports whether s is a number, as the file descriptor of a
+// redirection ("2>") is, which the grammar does not take.
+func isDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
 // isName reports whether s is a shell variable's name.

@@ -1,6 +1,7 @@
 package container
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -14,29 +15,29 @@ func TestPlan(t *testing.T) {
 		command, args []string
 		want          Run
 	}{
-		{"echo", []string{"echo", "hello"}, nil, Run{Output: lines(Line{0, "hello"})}},
-		{"echo in args", nil, []string{"echo", "hello", "world"}, Run{Output: lines(Line{0, "hello world"})}},
-		{"path", []string{"/bin/echo"}, []string{"hi"}, Run{Output: lines(Line{0, "hi"})}},
+		{"echo", []string{"echo", "hello"}, nil, Run{Output: lines(Line{At: 0, Text: "hello"})}},
+		{"echo in args", nil, []string{"echo", "hello", "world"}, Run{Output: lines(Line{At: 0, Text: "hello world"})}},
+		{"path", []string{"/bin/echo"}, []string{"hi"}, Run{Output: lines(Line{At: 0, Text: "hi"})}},
 		{"sleep", []string{"sleep", "30"}, nil, Run{Duration: 30 * time.Second}},
 		{"sleep units", []string{"sleep", "1m", "0.5"}, nil, Run{Duration: 60500 * time.Millisecond}},
 		{"sleep infinity", []string{"sleep", "infinity"}, nil, Run{Forever: true}},
-		{"sleep bad", []string{"sleep", "x"}, nil, Run{Output: lines(Line{0, "sleep: invalid number 'x'"}), ExitCode: 1}},
+		{"sleep bad", []string{"sleep", "x"}, nil, Run{Output: lines(Line{At: 0, Text: "sleep: invalid number 'x'"}), ExitCode: 1}},
 		{"exit", []string{"exit", "3"}, nil, Run{ExitCode: 3}},
 		{"exit wraps", []string{"exit", "300"}, nil, Run{ExitCode: 44}},
 		{"true", []string{"true"}, nil, Run{}},
 		{"false", []string{"false"}, nil, Run{ExitCode: 1}},
 		{"sh -c", []string{"sh", "-c", "echo a; sleep 5; echo b"}, nil,
-			Run{Output: lines(Line{0, "a"}, Line{5 * time.Second, "b"}), Duration: 5 * time.Second}},
+			Run{Output: lines(Line{At: 0, Text: "a"}, Line{At: 5 * time.Second, Text: "b"}), Duration: 5 * time.Second}},
 		{"/bin/sh -c in args", []string{"/bin/sh"}, []string{"-c", "sleep 2 && exit 3"}, Run{Duration: 2 * time.Second, ExitCode: 3}},
 		{"and skips", []string{"sh", "-c", "false && echo no"}, nil, Run{ExitCode: 1}},
-		{"or runs", []string{"sh", "-c", "false || echo yes"}, nil, Run{Output: lines(Line{0, "yes"})}},
-		{"and-or", []string{"sh", "-c", "false && echo no || echo yes"}, nil, Run{Output: lines(Line{0, "yes"})}},
-		{"exit stops", []string{"sh", "-c", "echo a; exit 7; echo b"}, nil, Run{Output: lines(Line{0, "a"}), ExitCode: 7}},
-		{"last status", []string{"sh", "-c", "echo a; false"}, nil, Run{Output: lines(Line{0, "a"}), ExitCode: 1}},
-		{"quotes", []string{"sh", "-c", `echo "a  b" 'c;d' e\;f # comment`}, nil, Run{Output: lines(Line{0, "a  b c;d e;f"})}},
-		{"newlines", []string{"sh", "-c", "echo a\nexit 2\n"}, nil, Run{Output: lines(Line{0, "a"}), ExitCode: 2}},
+		{"or runs", []string{"sh", "-c", "false || echo yes"}, nil, Run{Output: lines(Line{At: 0, Text: "yes"})}},
+		{"and-or", []string{"sh", "-c", "false && echo no || echo yes"}, nil, Run{Output: lines(Line{At: 0, Text: "yes"})}},
+		{"exit stops", []string{"sh", "-c", "echo a; exit 7; echo b"}, nil, Run{Output: lines(Line{At: 0, Text: "a"}), ExitCode: 7}},
+		{"last status", []string{"sh", "-c", "echo a; false"}, nil, Run{Output: lines(Line{At: 0, Text: "a"}), ExitCode: 1}},
+		{"quotes", []string{"sh", "-c", `echo "a  b" 'c;d' e\;f # comment`}, nil, Run{Output: lines(Line{At: 0, Text: "a  b c;d e;f"})}},
+		{"newlines", []string{"sh", "-c", "echo a\nexit 2\n"}, nil, Run{Output: lines(Line{At: 0, Text: "a"}), ExitCode: 2}},
 		{"empty script", []string{"sh", "-c", ""}, nil, Run{}},
-		{"sleep forever in script", []string{"sh", "-c", "echo up; sleep infinity"}, nil, Run{Output: lines(Line{0, "up"}), Forever: true}},
+		{"sleep forever in script", []string{"sh", "-c", "echo up; sleep infinity"}, nil, Run{Output: lines(Line{At: 0, Text: "up"}), Forever: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, Plan(tc.command, tc.args))
@@ -171,4 +172,109 @@ func TestExecSeesTheVolumes(t *testing.T) {
 	code, out = r.Exec([]string{"sh", "-c", "echo $B"}, 0)
 	assert.Equal(t, int32(0), code)
 	assert.Equal(t, "b", out)
+}
+
+func TestMounttestReadLoop(t *testing.T) {
+	const s = time.Second
+	a := `content of file "/etc/config/a": alpha`
+	for _, tc := range []struct {
+		name         string
+		args         []string
+		wantOutput   []Line
+		wantDuration time.Duration
+		wantCode     int32
+	}{
+		{"reads every two seconds until the retry time", []string{"--break_on_expected_content=false", "--retry_time=5", "--file_content_in_loop=/etc/config/a"},
+			[]Line{{At: 0, Text: a, Reads: "/etc/config/a"}, {At: 2 * s, Text: a, Reads: "/etc/config/a"}, {At: 4 * s, Text: a, Reads: "/etc/config/a"}}, 6 * s, 0},
+		{"a missing file fails the last read", []string{"--break_on_expected_content=false", "--retry_time=2", "--file_content_in_loop=/etc/nope"},
+			[]Line{{At: 0, Text: "Error reading file /etc/nope: open /etc/nope: no such file or directory, retrying", Reads: "/etc/nope"}}, 2 * s, 1},
+		{"no retry time reads nothing", []string{"--retry_time=0", "--file_content_in_loop=/etc/config/a"}, nil, 0, 0},
+		{"breaks on the new file's content", []string{"--new_file_0644=/scratch/f", "--file_content_in_loop=/scratch/f"},
+			[]Line{{At: 0, Text: `content of file "/scratch/f": mount-tester new file`}, {At: 0, Text: ""},
+				{At: 0, Text: `content of file "/scratch/f": mount-tester new file`}, {At: 0, Text: ""}}, 0, 0},
+		{"unexpected content retries until the default retry time", []string{"--break_on_expected_content", "--retry_time=3", "--file_content_in_loop=/etc/config/a"},
+			[]Line{{At: 0, Text: a}, {At: 0, Text: "Unexpected content. Expected: mount-tester new file"}, {At: 0, Text: ". Retrying"},
+				{At: 2 * s, Text: a}, {At: 2 * s, Text: "Unexpected content. Expected: mount-tester new file"}, {At: 2 * s, Text: ". Retrying"}}, 4 * s, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := PlanIn([]string{"/agnhost"}, append([]string{"mounttest"}, tc.args...), testInput())
+			assert.Equal(t, tc.wantOutput, r.Output)
+			assert.False(t, r.Forever, r.Why)
+			assert.Equal(t, tc.wantDuration, r.Duration)
+			assert.Equal(t, tc.wantCode, r.ExitCode)
+		})
+	}
+}
+
+func TestHexdumpC(t *testing.T) {
+	for _, tc := range []struct {
+		name, data, want string
+	}{
+		{"the conformance test's binary data", "\xde\xca\xfe\xba\xd0\xfe\xff",
+			"00000000  de ca fe ba d0 fe ff                              |.......|\n00000007\n"},
+		{"empty", "", "00000000\n"},
+		{"a full line and text", "0123456789abcdefhi",
+			"00000000  30 31 32 33 34 35 36 37  38 39 61 62 63 64 65 66  |0123456789abcdef|\n" +
+				"00000010  68 69                                             |hi|\n00000012\n"},
+		{"repeated lines are starred", strings.Repeat("a", 48) + "b",
+			"00000000  61 61 61 61 61 61 61 61  61 61 61 61 61 61 61 61  |aaaaaaaaaaaaaaaa|\n*\n" +
+				"00000030  62                                                |b|\n00000031\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, hexdumpC(tc.data))
+		})
+	}
+}
+
+func TestReadReport(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		f     File
+		there bool
+		want  string
+	}{
+		{"content", File{Data: "value-1"}, true, `content of file "/v/data-1": value-1`},
+		{"lines", File{Data: "a\nb\n"}, true, "content of file \"/v/data-1\": a\nb\n"},
+		{"missing", File{}, false, "Error reading file /v/data-1: open /v/data-1: no such file or directory, retrying"},
+		{"directory", Dir(0o755), true, "Error reading file /v/data-1: read /v/data-1: is a directory, retrying"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, ReadReport("/v/data-1", tc.f, tc.there))
+		})
+	}
+}
+
+func TestRedirection(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		script      string
+		file        string
+		wantOutput  []string
+		wantFile    string
+		wantThere   bool
+		wantForever bool
+	}{
+		{"echo -n to a file", "/bin/echo -n DONE > /dev/termination-log", "/dev/termination-log", nil, "DONE", true, false},
+		{"then to the log", "/bin/echo -n OK > /dev/termination-log; /bin/echo DONE; /bin/true", "/dev/termination-log", []string{"DONE"}, "OK", true, false},
+		{"appended", "echo a >/tmp/f; echo b >> /tmp/f", "/tmp/f", nil, "a\nb\n", true, false},
+		{"overwritten", "echo a > /tmp/f; echo b>/tmp/f", "/tmp/f", nil, "b\n", true, false},
+		{"removed", "echo a > /tmp/f; rm /tmp/f", "/tmp/f", nil, "", false, false},
+		{"cat of a made file", "echo hi > /tmp/f && cat /tmp/f", "/tmp/f", []string{"hi"}, "hi\n", true, false},
+		{"a handed file", "true", "/etc/config/a", nil, "alpha", true, false},
+		{"a file descriptor is not simulated", "echo a 2> /tmp/f", "/tmp/f", nil, "", false, true},
+		{"no file", "echo a >", "/tmp/f", nil, "", false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := PlanIn([]string{"/bin/sh", "-c"}, []string{tc.script}, testInput())
+			var out []string
+			for _, l := range r.Output {
+				out = append(out, l.Text)
+			}
+			assert.Equal(t, tc.wantOutput, out)
+			assert.Equal(t, tc.wantForever, r.Forever, r.Why)
+			data, there := r.FileAtEnd(tc.file)
+			assert.Equal(t, tc.wantThere, there)
+			assert.Equal(t, tc.wantFile, data)
+		})
+	}
 }

@@ -82,6 +82,9 @@ const (
 	ReasonError             = "Error"
 	ReasonCrashLoopBackOff  = "CrashLoopBackOff"
 	ReasonContainerCreating = "ContainerCreating"
+	// ReasonPodInitializing: the container waits for the pod's init
+	// containers to complete.
+	ReasonPodInitializing   = "PodInitializing"
 	ReasonErrImagePull      = "ErrImagePull"
 	ReasonImagePullBackOff  = "ImagePullBackOff"
 	ReasonErrImageNeverPull = "ErrImageNeverPull"

@@ -59,6 +59,55 @@ func Volumes(pod *api.Pod, src Sources) (map[string]container.FS, error) {
 	return vols, nil
 }
 
+// Volume returns the contents of pod's volume name as Volumes does, from
+// the objects as they are now: the kubelet's remount of it.
+func Volume(pod *api.Pod, name string, src Sources) (container.FS, error) {
+	if name == serviceAccountVolume {
+		return tokenFS(pod, src), nil
+	}
+	for i := range pod.Spec.Volumes {
+		if v := &pod.Spec.Volumes[i]; v.Name == name {
+			fs, err := volumeFS(pod, &v.VolumeSource, src)
+			if err != nil {
+				return nil, &MountError{Volume: v.Name, Message: err.Error()}
+			}
+			return fs, nil
+		}
+	}
+	return nil, &MountError{Volume: name, Message: "no such volume"}
+}
+
+// Updatable reports whether a volume of pod shows something that can
+// change while it runs: a ConfigMap, a Secret, or the pod's own fields
+// (downwardAPI, projected). The service account volume shows the
+// namespace's kube-root-ca.crt, which changes only with the cluster's CA,
+// and counts only through its projected twin.
+func Updatable(pod *api.Pod) bool {
+	for i := range pod.Spec.Volumes {
+		v := &pod.Spec.Volumes[i].VolumeSource
+		if v.ConfigMap != nil || v.Secret != nil || v.DownwardAPI != nil || v.Projected != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// UnderSubPath reports whether the file p of container ct lies in a
+// volume mounted with a subPath, which the kubelet bind-mounts once and
+// never updates.
+func UnderSubPath(ct *api.Container, p string) bool {
+	p = path.Clean("/" + p)
+	under := false
+	depth := -1
+	for _, m := range ct.VolumeMounts {
+		at := path.Clean("/" + m.MountPath)
+		if (p == at || strings.HasPrefix(p, at+"/") || at == "/") && strings.Count(at, "/") > depth {
+			under, depth = m.SubPath != "", strings.Count(at, "/")
+		}
+	}
+	return under
+}
+
 // payload is a volume's files by path relative to its root.
 type payload map[string]container.File
 

@@ -177,3 +177,61 @@ func TestMountSubPathAndServiceAccount(t *testing.T) {
 		})
 	}
 }
+
+func TestUnderSubPath(t *testing.T) {
+	ct := &api.Container{VolumeMounts: []api.VolumeMount{
+		{Name: "a", MountPath: "/etc/a"},
+		{Name: "b", MountPath: "/etc/a/b", SubPath: "sub"},
+		{Name: "c", MountPath: "/etc/resolv.conf", SubPath: "key"},
+	}}
+	for _, tc := range []struct {
+		path string
+		want bool
+	}{
+		{"/etc/a/x", false},
+		{"/etc/a/b", true},
+		{"/etc/a/b/x", true},
+		{"/etc/a/bx", false},
+		{"/etc/resolv.conf", true},
+		{"etc/resolv.conf", true},
+		{"/other", false},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			assert.Equal(t, tc.want, UnderSubPath(ct, tc.path))
+		})
+	}
+}
+
+func TestVolumeIsRemountedFromTheObjectsNow(t *testing.T) {
+	cmVol := vol("cm", api.VolumeSource{ConfigMap: &api.ConfigMapVolumeSource{LocalObjectReference: api.LocalObjectReference{Name: "c"}}})
+	for _, tc := range []struct {
+		name          string
+		vols          []api.Volume
+		volume        string
+		data          map[string]string
+		wantUpdatable bool
+		wantFile      string
+		wantErr       string
+	}{
+		{"a configMap's new value", []api.Volume{cmVol}, "cm", map[string]string{"k": "new"}, true, "new", ""},
+		{"a configMap gone", []api.Volume{cmVol}, "cm", nil, true, "", `MountVolume.SetUp failed for volume "cm" : configmap "c" not found`},
+		{"an emptyDir only", []api.Volume{vol("scratch", api.VolumeSource{EmptyDir: &api.EmptyDirVolumeSource{}})}, "scratch", nil, false, "", ""},
+		{"no such volume", []api.Volume{cmVol}, "nope", map[string]string{"k": "new"}, true, "", `MountVolume.SetUp failed for volume "nope" : no such volume`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := volumePod(tc.vols...)
+			assert.Equal(t, tc.wantUpdatable, Updatable(pod))
+			src := Sources{ConfigMap: func(name string) (*api.ConfigMap, bool) {
+				return &api.ConfigMap{Data: tc.data}, tc.data != nil && name == "c"
+			}}
+			fs, err := Volume(pod, tc.volume, src)
+			if tc.wantErr != "" {
+				require.EqualError(t, err, tc.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			got, _ := file(fs, "k")
+			assert.Equal(t, tc.wantFile, got)
+		})
+	}
+}
