@@ -2046,6 +2046,8 @@ func (in *PodSpec) DeepCopyInto(out *PodSpec) {
 	out.AutomountServiceAccountToken = clonePtr(in.AutomountServiceAccountToken)
 	out.EnableServiceLinks = clonePtr(in.EnableServiceLinks)
 	out.Overhead = maps.Clone(in.Overhead)
+	out.RuntimeClassName = clonePtr(in.RuntimeClassName)
+	out.PreemptionPolicy = clonePtr(in.PreemptionPolicy)
 }
 
 // DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
@@ -2708,6 +2710,50 @@ func (in *PodDisruptionBudgetStatus) DeepCopy() *PodDisruptionBudgetStatus {
 		return nil
 	}
 	out := new(PodDisruptionBudgetStatus)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// Types of types_priorityclass.go.
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *PriorityClass) DeepCopyInto(out *PriorityClass) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	out.PreemptionPolicy = clonePtr(in.PreemptionPolicy)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *PriorityClass) DeepCopy() *PriorityClass {
+	if in == nil {
+		return nil
+	}
+	out := new(PriorityClass)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject returns in.DeepCopy() as an Object.
+func (in *PriorityClass) DeepCopyObject() Object {
+	if c := in.DeepCopy(); c != nil {
+		return c
+	}
+	return nil
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *PriorityClassList) DeepCopyInto(out *PriorityClassList) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	out.Items = deepCopySlice(in.Items, (*PriorityClass).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *PriorityClassList) DeepCopy() *PriorityClassList {
+	if in == nil {
+		return nil
+	}
+	out := new(PriorityClassList)
 	in.DeepCopyInto(out)
 	return out
 }

@@ -41,6 +41,7 @@ func allTopLevelTypes() []reflect.Type {
 		StatefulSet{}, StatefulSetList{},
 		DaemonSet{}, DaemonSetList{}, ControllerRevision{}, ControllerRevisionList{},
 		Job{}, JobList{}, CronJob{}, CronJobList{},
+		PriorityClass{}, PriorityClassList{},
 		CustomResourceDefinition{}, CustomResourceDefinitionList{}, Unstructured{},
 		Scale{}, Binding{}, Status{}, DeleteOptions{}, WatchEvent{},
 	}
@@ -61,6 +62,7 @@ func allObjects() []Object {
 		&PersistentVolume{}, &PersistentVolumeClaim{}, &StorageClass{}, &CSINode{}, &CSIDriver{},
 		&EndpointSlice{}, &CSIStorageCapacity{}, &VolumeAttachment{}, &PodDisruptionBudget{}, &ReplicaSet{}, &StatefulSet{}, &Deployment{},
 		&DaemonSet{}, &ControllerRevision{}, &Job{}, &CronJob{},
+		&PriorityClass{},
 		&CustomResourceDefinition{}, &Unstructured{},
 	}
 }

@@ -71,6 +71,11 @@ func (s *Server) create(obj api.Object, opts writeOptions) (api.Object, error) {
 			return nil, err
 		}
 	}
+	if p, ok := in.(*api.Pod); ok && s.priorityClasses {
+		if err := s.admitPriority(p); err != nil {
+			return nil, err
+		}
+	}
 	if p, ok := in.(*api.Pod); ok {
 		p.Status.Phase = api.PodPending // every pod starts Pending, as Kubernetes' pod strategy sets it
 	}
@@ -99,6 +104,11 @@ func (s *Server) create(obj api.Object, opts writeOptions) (api.Object, error) {
 		// The stored kind names the invalid object, whichever version the
 		// request used, as kube-apiserver validates its internal form.
 		return nil, apierrors.NewInvalid(sk.gr.Group, sk.kind, m.Name, errs)
+	}
+	if pc, ok := in.(*api.PriorityClass); ok {
+		if err := s.admitPriorityClass(pc, true); err != nil {
+			return nil, err
+		}
 	}
 	release, err := s.allocate(k, in)
 	if err != nil {

@@ -38,6 +38,7 @@ const (
 	CronJobs               = "cronjobs"
 	ReplicaSets            = "replicasets"
 	StatefulSets           = "statefulsets"
+	PriorityClasses        = "priorityclasses"
 	// CustomResourceDefinitions add kinds at run time; their objects are
 	// api.Unstructured, named by plural.group ("widgets.demo.example.com").
 	CustomResourceDefinitions = "customresourcedefinitions"

@@ -38,6 +38,7 @@ func TestResourceOfNamesTheConstants(t *testing.T) {
 		{&api.PodDisruptionBudget{}, client.PodDisruptionBudgets},
 		{&api.ReplicaSet{}, client.ReplicaSets},
 		{&api.StatefulSet{}, client.StatefulSets},
+		{&api.PriorityClass{}, client.PriorityClasses},
 		{&api.CustomResourceDefinition{}, client.CustomResourceDefinitions},
 		{&api.Deployment{}, client.Deployments},
 		{&api.DaemonSet{}, client.DaemonSets},

@@ -147,6 +147,7 @@ func schemas() map[string]*schema {
 		"CSIDriver":          metaOnly,
 		"CSIStorageCapacity": metaOnly,
 		"VolumeAttachment":   metaOnly,
+		"PriorityClass":      metaOnly,
 		"CSINode": object(map[string]*fieldMeta{
 			"metadata": nested(objectMeta),
 			"spec":     nested(object(map[string]*fieldMeta{"drivers": mergeBy("name", nil)})),

@@ -42,6 +42,7 @@ func servedKinds() []kindInfo {
 		{kind: "PersistentVolumeClaim", resource: client.PersistentVolumeClaims, namespaced: true},
 		{kind: "Pod", resource: client.Pods, namespaced: true},
 		{kind: "PodDisruptionBudget", group: "policy", resource: client.PodDisruptionBudgets, namespaced: true},
+		{kind: "PriorityClass", group: "scheduling.k8s.io", resource: client.PriorityClasses},
 		{kind: "ReplicaSet", group: "apps", resource: client.ReplicaSets, namespaced: true},
 		{kind: "ReplicationController", resource: client.ReplicationControllers, namespaced: true},
 		{kind: "Secret", resource: client.Secrets, namespaced: true},

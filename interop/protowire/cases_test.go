@@ -129,6 +129,8 @@ func fullPodSpec() api.PodSpec {
 		},
 		PriorityClassName: "high",
 		Priority:          ptr(int32(1000)),
+		PreemptionPolicy:  ptr(api.PreemptNever),
+		RuntimeClassName:  ptr("gvisor"),
 		Affinity: &api.Affinity{NodeAffinity: &api.NodeAffinity{
 			RequiredDuringSchedulingIgnoredDuringExecution: &api.NodeSelector{NodeSelectorTerms: []api.NodeSelectorTerm{{
 				MatchExpressions: []api.NodeSelectorRequirement{{Key: "zone", Operator: "In", Values: []string{"a", "b"}}},
@@ -589,6 +591,11 @@ func fullJobSpec() api.JobSpec {
 		PodReplacementPolicy: ptr("Failed"), ManagedBy: ptr("kubernetes.io/job-controller")}
 }
 
+func fullPriorityClass(name string) api.PriorityClass {
+	return api.PriorityClass{Metadata: fullObjectMeta(name), Value: 1000, GlobalDefault: true,
+		Description: "for the web tier", PreemptionPolicy: ptr(api.PreemptLowerPriority)}
+}
+
 func fullCronJob(name string) api.CronJob {
 	return api.CronJob{Metadata: fullObjectMeta(name),
 		Spec: api.CronJobSpec{Schedule: "*/5 * * * *", TimeZone: ptr("Europe/Paris"), StartingDeadlineSeconds: ptr(int64(30)),
@@ -770,6 +777,8 @@ func fullCases() map[string]any {
 		"PodDisruptionBudget":  ptr(fullPodDisruptionBudget("web")),
 		"PodDisruptionBudgetList": &api.PodDisruptionBudgetList{Metadata: fullListMeta(),
 			Items: []api.PodDisruptionBudget{fullPodDisruptionBudget("a")}},
+		"PriorityClass":      ptr(fullPriorityClass("high")),
+		"PriorityClassList":  &api.PriorityClassList{Metadata: fullListMeta(), Items: []api.PriorityClass{fullPriorityClass("a")}},
 		"CronJob":            ptr(fullCronJob("hello")),
 		"CronJobList":        &api.CronJobList{Metadata: fullListMeta(), Items: []api.CronJob{fullCronJob("a")}},
 		"Job":                ptr(fullJob("pi")),

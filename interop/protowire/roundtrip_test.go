@@ -19,6 +19,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -92,6 +93,8 @@ var kinds = []kind{
 	{"batch/v1", "JobList", reflect.TypeFor[api.JobList](), func() message { return &batchv1.JobList{} }},
 	{"batch/v1", "CronJob", reflect.TypeFor[api.CronJob](), func() message { return &batchv1.CronJob{} }},
 	{"batch/v1", "CronJobList", reflect.TypeFor[api.CronJobList](), func() message { return &batchv1.CronJobList{} }},
+	{"scheduling.k8s.io/v1", "PriorityClass", reflect.TypeFor[api.PriorityClass](), func() message { return &schedulingv1.PriorityClass{} }},
+	{"scheduling.k8s.io/v1", "PriorityClassList", reflect.TypeFor[api.PriorityClassList](), func() message { return &schedulingv1.PriorityClassList{} }},
 	{"apps/v1", "Deployment", reflect.TypeFor[api.Deployment](), func() message { return &appsv1.Deployment{} }},
 	{"apps/v1", "DeploymentList", reflect.TypeFor[api.DeploymentList](), func() message { return &appsv1.DeploymentList{} }},
 	{"apps/v1", "DaemonSet", reflect.TypeFor[api.DaemonSet](), func() message { return &appsv1.DaemonSet{} }},

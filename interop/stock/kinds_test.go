@@ -18,6 +18,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -418,7 +419,24 @@ func storedKindCases() []kindCase {
 				assert.Equal(t, []corev1.ObjectReference{{Name: "b"}, {Name: "a"}}, sa.Secrets, "secrets merge by name")
 			},
 		},
-	}, schedulingKindCases()...)
+	}, append(schedulingKindCases(), admissionKindCases()...)...)
+}
+
+// admissionKindCases are the kinds kube-apiserver's admission steps read
+// when a pod is created.
+func admissionKindCases() []kindCase {
+	return []kindCase{
+		crud[*schedulingv1.PriorityClass, *schedulingv1.PriorityClassList]{
+			gvr: schedulingv1.SchemeGroupVersion.WithResource("priorityclasses"),
+			client: func(cs kubernetes.Interface, _ string) typedClient[*schedulingv1.PriorityClass, *schedulingv1.PriorityClassList] {
+				return cs.SchedulingV1().PriorityClasses()
+			},
+			fresh: func(name, _ string) *schedulingv1.PriorityClass {
+				return &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Value: 1000, Description: "for tests",
+					PreemptionPolicy: ptr.To(corev1.PreemptNever)}
+			},
+		},
+	}
 }
 
 // schedulingCase returns the case of resource among schedulingKindCases,

@@ -1,0 +1,36 @@
+package apiserver
+
+import (
+	"github.com/miniplane/miniplane/api"
+)
+
+// admissionKinds returns the kinds kube-apiserver's own admission steps
+// read when a pod is created: PriorityClasses (the Priority step). No
+// controller acts on them; the API server does, at each pod create.
+func admissionKinds() []*kind {
+	return []*kind{
+		typed(&kind{
+			gr: priorityClassResource, kind: "PriorityClass",
+			apiVersion: "scheduling.k8s.io/v1", shortNames: []string{"pc"}, singular: "priorityclass",
+			newObj:  func() api.Object { return &api.PriorityClass{} },
+			columns: priorityClassColumns,
+		}, defaultPriorityClass, validatePriorityClass, validatePriorityClassUpdate),
+	}
+}
+
+// The columns of kubectl's tables for these kinds, as Kubernetes'
+// pkg/printers/internalversion prints them.
+var priorityClassColumns = []Column{nameColumn,
+	{Name: "Value", Type: "integer", Description: "value represents the integer value of this priority class. This is the actual priority that pods receive when they have the name of this class in their pod spec.",
+		Cell: func(o api.Object) any { return int64(o.(*api.PriorityClass).Value) }},
+	{Name: "Global-Default", Type: "boolean", Description: "globalDefault specifies whether this PriorityClass should be considered as the default priority for pods that do not have any priority class. Only one PriorityClass can be marked as `globalDefault`. However, if more than one PriorityClasses exists with their `globalDefault` field set to true, the smallest value of such global default PriorityClasses will be used as the default priority.",
+		Cell: func(o api.Object) any { return o.(*api.PriorityClass).GlobalDefault }},
+	ageColumn,
+	{Name: "PreemptionPolicy", Type: "string", Priority: 1, Description: "preemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset.",
+		Cell: func(o api.Object) any {
+			if p := o.(*api.PriorityClass).PreemptionPolicy; p != nil {
+				return string(*p)
+			}
+			return ""
+		}},
+}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestPriorityClassesWithKubectl drives PriorityClasses and the Priority
+// admission step with the real kubectl against `miniplane serve`: the two
+// system classes are there from the start, a class is created and listed
+// with kube-apiserver's columns, a pod naming it gets its priority, a pod
+// naming a missing class and a second default class are refused with
+// kube-apiserver's messages and nothing stored.
+func TestPriorityClassesWithKubectl(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a live control plane and kubectl")
+	}
+	url, _, _ := startServe(t)
+	k := newKubectlSession(t, url)
+	eventually(t, "ready", func() bool { return k.get("get", "--raw", "/readyz") == "ok" })
+
+	out := k.ok("get", "pc")
+	assert.Regexp(t, `NAME\s+VALUE\s+GLOBAL-DEFAULT\s+AGE`, out)
+	assert.Regexp(t, `system-cluster-critical\s+2000000000\s+false`, out)
+	assert.Regexp(t, `system-node-critical\s+2000001000\s+false`, out)
+
+	assert.Contains(t, k.ok("create", "priorityclass", "high", "--value=1000", "--description=for the web tier"),
+		"priorityclass.scheduling.k8s.io/high created")
+	assert.Regexp(t, `high\s+1000\s+false\s+\S+\s+PreemptLowerPriority`, k.ok("get", "pc", "high", "-o", "wide"))
+	assert.Regexp(t, `Description:\s+for the web tier`, k.ok("describe", "pc", "high"))
+
+	k.ok("create", "-f", k.file("pod.yaml", `apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec:
+  priorityClassName: high
+  containers: [{name: web, image: nginx}]
+`))
+	assert.Equal(t, "1000 PreemptLowerPriority", k.get("get", "pod", "web", "-o", "jsonpath={.spec.priority} {.spec.preemptionPolicy}"))
+	k.ok("run", "plain", "--image=nginx")
+	assert.Equal(t, "0", k.get("get", "pod", "plain", "-o", "jsonpath={.spec.priority}"), "no class and no default: priority 0")
+
+	out, err := k.run(nil, "create", "-f", k.file("missing.yaml", `apiVersion: v1
+kind: Pod
+metadata: {name: lost}
+spec:
+  priorityClassName: missing
+  containers: [{name: web, image: nginx}]
+`))
+	require.Error(t, err)
+	assert.Contains(t, out, `pods "lost" is forbidden: no PriorityClass with name missing was found`)
+	_, err = k.run(nil, "get", "pod", "lost")
+	assert.Error(t, err, "a refused pod is not stored")
+
+	assert.Contains(t, k.ok("create", "priorityclass", "normal", "--value=10", "--global-default"), "created")
+	out, err = k.run(nil, "create", "priorityclass", "other", "--value=20", "--global-default")
+	require.Error(t, err)
+	assert.Contains(t, out, `priorityclasses.scheduling.k8s.io "other" is forbidden: PriorityClass normal is already marked as default. Only one default can exist`)
+	k.ok("run", "defaulted", "--image=nginx")
+	assert.Equal(t, "normal 10", k.get("get", "pod", "defaulted", "-o", "jsonpath={.spec.priorityClassName} {.spec.priority}"))
+
+	out, err = k.run(nil, "create", "priorityclass", "system-mine", "--value=5")
+	require.Error(t, err)
+	assert.Contains(t, out, `metadata.name: Forbidden: priority class names with 'system-' prefix are reserved for system use only. error: system-mine is not a known system priority class`)
+	out, err = k.run(nil, "patch", "pc", "high", "-p", `{"value":2000}`)
+	require.Error(t, err)
+	assert.Contains(t, out, `value: Forbidden: may not be changed in an update.`)
+}
