@@ -2290,6 +2290,50 @@ func (in *ContainerState) DeepCopy() *ContainerState {
 	return out
 }
 
+// Types of types_podtemplate.go.
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *PodTemplate) DeepCopyInto(out *PodTemplate) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	in.Template.DeepCopyInto(&out.Template)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *PodTemplate) DeepCopy() *PodTemplate {
+	if in == nil {
+		return nil
+	}
+	out := new(PodTemplate)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject returns in.DeepCopy() as an Object.
+func (in *PodTemplate) DeepCopyObject() Object {
+	if c := in.DeepCopy(); c != nil {
+		return c
+	}
+	return nil
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *PodTemplateList) DeepCopyInto(out *PodTemplateList) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	out.Items = deepCopySlice(in.Items, (*PodTemplate).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *PodTemplateList) DeepCopy() *PodTemplateList {
+	if in == nil {
+		return nil
+	}
+	out := new(PodTemplateList)
+	in.DeepCopyInto(out)
+	return out
+}
+
 // Types of types_podvolume.go.
 
 // DeepCopyInto copies in into out; out shares nothing mutable with in.

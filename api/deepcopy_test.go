@@ -42,6 +42,7 @@ func allTopLevelTypes() []reflect.Type {
 		DaemonSet{}, DaemonSetList{}, ControllerRevision{}, ControllerRevisionList{},
 		Job{}, JobList{}, CronJob{}, CronJobList{},
 		PriorityClass{}, PriorityClassList{},
+		PodTemplate{}, PodTemplateList{},
 		CustomResourceDefinition{}, CustomResourceDefinitionList{}, Unstructured{},
 		Scale{}, Binding{}, Status{}, DeleteOptions{}, WatchEvent{},
 	}
@@ -62,7 +63,7 @@ func allObjects() []Object {
 		&PersistentVolume{}, &PersistentVolumeClaim{}, &StorageClass{}, &CSINode{}, &CSIDriver{},
 		&EndpointSlice{}, &CSIStorageCapacity{}, &VolumeAttachment{}, &PodDisruptionBudget{}, &ReplicaSet{}, &StatefulSet{}, &Deployment{},
 		&DaemonSet{}, &ControllerRevision{}, &Job{}, &CronJob{},
-		&PriorityClass{},
+		&PriorityClass{}, &PodTemplate{},
 		&CustomResourceDefinition{}, &Unstructured{},
 	}
 }

@@ -2,13 +2,25 @@ package apiserver
 
 import (
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 )
 
 // admissionKinds returns the kinds kube-apiserver's own admission steps
 // read when a pod is created: PriorityClasses (the Priority step). No
-// controller acts on them; the API server does, at each pod create.
+// controller acts on them; the API server does, at each pod create. And
+// PodTemplates, which nothing here reads: a template stored for others.
 func admissionKinds() []*kind {
+	podTemplate := func(o api.Object) *api.PodTemplateSpec { return &o.(*api.PodTemplate).Template }
 	return []*kind{
+		typed(&kind{
+			gr: apierrors.GroupResource{Resource: "podtemplates"}, kind: "PodTemplate", apiVersion: "v1", namespaced: true,
+			newObj: func() api.Object { return &api.PodTemplate{} },
+			// kubectl prints no AGE for pod templates, and their containers and
+			// images without -o wide.
+			columns: []Column{nameColumn, unwide(containersColumn(podTemplate)), unwide(imagesColumn(podTemplate)),
+				{Name: "Pod Labels", Type: "string", Description: "The labels for the pod template.",
+					Cell: func(o api.Object) any { return formatLabels(podTemplate(o).Metadata.Labels) }}},
+		}, defaultPodTemplate, validatePodTemplate, validatePodTemplateUpdate),
 		typed(&kind{
 			gr: priorityClassResource, kind: "PriorityClass",
 			apiVersion: "scheduling.k8s.io/v1", shortNames: []string{"pc"}, singular: "priorityclass",
@@ -16,6 +28,12 @@ func admissionKinds() []*kind {
 			columns: priorityClassColumns,
 		}, defaultPriorityClass, validatePriorityClass, validatePriorityClassUpdate),
 	}
+}
+
+// unwide is c shown without -o wide.
+func unwide(c Column) Column {
+	c.Priority = 0
+	return c
 }
 
 // The columns of kubectl's tables for these kinds, as Kubernetes'

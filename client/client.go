@@ -39,6 +39,7 @@ const (
 	ReplicaSets            = "replicasets"
 	StatefulSets           = "statefulsets"
 	PriorityClasses        = "priorityclasses"
+	PodTemplates           = "podtemplates"
 	// CustomResourceDefinitions add kinds at run time; their objects are
 	// api.Unstructured, named by plural.group ("widgets.demo.example.com").
 	CustomResourceDefinitions = "customresourcedefinitions"

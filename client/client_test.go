@@ -39,6 +39,7 @@ func TestResourceOfNamesTheConstants(t *testing.T) {
 		{&api.ReplicaSet{}, client.ReplicaSets},
 		{&api.StatefulSet{}, client.StatefulSets},
 		{&api.PriorityClass{}, client.PriorityClasses},
+		{&api.PodTemplate{}, client.PodTemplates},
 		{&api.CustomResourceDefinition{}, client.CustomResourceDefinitions},
 		{&api.Deployment{}, client.Deployments},
 		{&api.DaemonSet{}, client.DaemonSets},

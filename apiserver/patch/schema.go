@@ -148,6 +148,13 @@ func schemas() map[string]*schema {
 		"CSIStorageCapacity": metaOnly,
 		"VolumeAttachment":   metaOnly,
 		"PriorityClass":      metaOnly,
+		"PodTemplate": object(map[string]*fieldMeta{
+			"metadata": nested(objectMeta),
+			"template": nested(object(map[string]*fieldMeta{
+				"metadata": nested(objectMeta),
+				"spec":     nested(podSpec),
+			})),
+		}),
 		"CSINode": object(map[string]*fieldMeta{
 			"metadata": nested(objectMeta),
 			"spec":     nested(object(map[string]*fieldMeta{"drivers": mergeBy("name", nil)})),

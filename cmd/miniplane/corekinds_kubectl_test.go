@@ -68,3 +68,46 @@ spec:
 	require.Error(t, err)
 	assert.Contains(t, out, `value: Forbidden: may not be changed in an update.`)
 }
+
+// TestPodTemplatesWithKubectl stores a PodTemplate with the real kubectl
+// and reads it back with kube-apiserver's columns, patches it, describes it,
+// and is refused an invalid one with nothing stored.
+func TestPodTemplatesWithKubectl(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a live control plane and kubectl")
+	}
+	url, _, _ := startServe(t)
+	k := newKubectlSession(t, url)
+	eventually(t, "ready", func() bool { return k.get("get", "--raw", "/readyz") == "ok" })
+
+	assert.Contains(t, k.ok("create", "-f", k.file("pt.yaml", `apiVersion: v1
+kind: PodTemplate
+metadata: {name: web}
+template:
+  metadata: {labels: {app: web, tier: front}}
+  spec:
+    containers: [{name: nginx, image: "nginx:1.27"}]
+`)), "podtemplate/web created")
+	out := k.ok("get", "podtemplates")
+	assert.Regexp(t, `NAME\s+CONTAINERS\s+IMAGES\s+POD LABELS\n`, out)
+	assert.Regexp(t, `web\s+nginx\s+nginx:1\.27\s+app=web,tier=front`, out)
+	assert.Equal(t, "Always", k.get("get", "podtemplate", "web", "-o", "jsonpath={.template.spec.restartPolicy}"), "the pod spec is defaulted")
+
+	k.ok("patch", "podtemplate", "web", "-p", `{"template":{"spec":{"containers":[{"name":"sidecar","image":"busybox"}]}}}`)
+	assert.Equal(t, "sidecar nginx", k.get("get", "podtemplate", "web", "-o", "jsonpath={.template.spec.containers[*].name}"),
+		"a strategic merge patch merges containers by name")
+	assert.Regexp(t, `Name:\s+sidecar`, k.ok("describe", "podtemplate", "web"), "kubectl describes a template generically")
+
+	out, err := k.run(nil, "create", "-f", k.file("bad.yaml", `apiVersion: v1
+kind: PodTemplate
+metadata: {name: bad}
+template:
+  spec:
+    containers: [{name: nginx}]
+`))
+	require.Error(t, err)
+	assert.Contains(t, out, `PodTemplate "bad" is invalid: template.spec.containers[0].image: Required value`)
+	_, err = k.run(nil, "get", "podtemplate", "bad")
+	assert.Error(t, err, "a refused template is not stored")
+	assert.Contains(t, k.ok("delete", "podtemplates", "--all"), `podtemplate "web" deleted`)
+}

@@ -41,6 +41,7 @@ func servedKinds() []kindInfo {
 		{kind: "PersistentVolume", resource: client.PersistentVolumes},
 		{kind: "PersistentVolumeClaim", resource: client.PersistentVolumeClaims, namespaced: true},
 		{kind: "Pod", resource: client.Pods, namespaced: true},
+		{kind: "PodTemplate", resource: client.PodTemplates, namespaced: true},
 		{kind: "PodDisruptionBudget", group: "policy", resource: client.PodDisruptionBudgets, namespaced: true},
 		{kind: "PriorityClass", group: "scheduling.k8s.io", resource: client.PriorityClasses},
 		{kind: "ReplicaSet", group: "apps", resource: client.ReplicaSets, namespaced: true},

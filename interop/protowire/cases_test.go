@@ -591,6 +591,10 @@ func fullJobSpec() api.JobSpec {
 		PodReplacementPolicy: ptr("Failed"), ManagedBy: ptr("kubernetes.io/job-controller")}
 }
 
+func fullPodTemplate(name string) api.PodTemplate {
+	return api.PodTemplate{Metadata: fullObjectMeta(name), Template: api.PodTemplateSpec{Metadata: fullObjectMeta(""), Spec: fullPodSpec()}}
+}
+
 func fullPriorityClass(name string) api.PriorityClass {
 	return api.PriorityClass{Metadata: fullObjectMeta(name), Value: 1000, GlobalDefault: true,
 		Description: "for the web tier", PreemptionPolicy: ptr(api.PreemptLowerPriority)}
@@ -777,6 +781,8 @@ func fullCases() map[string]any {
 		"PodDisruptionBudget":  ptr(fullPodDisruptionBudget("web")),
 		"PodDisruptionBudgetList": &api.PodDisruptionBudgetList{Metadata: fullListMeta(),
 			Items: []api.PodDisruptionBudget{fullPodDisruptionBudget("a")}},
+		"PodTemplate":        ptr(fullPodTemplate("web")),
+		"PodTemplateList":    &api.PodTemplateList{Metadata: fullListMeta(), Items: []api.PodTemplate{fullPodTemplate("a")}},
 		"PriorityClass":      ptr(fullPriorityClass("high")),
 		"PriorityClassList":  &api.PriorityClassList{Metadata: fullListMeta(), Items: []api.PriorityClass{fullPriorityClass("a")}},
 		"CronJob":            ptr(fullCronJob("hello")),

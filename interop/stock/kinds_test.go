@@ -436,6 +436,20 @@ func admissionKindCases() []kindCase {
 					PreemptionPolicy: ptr.To(corev1.PreemptNever)}
 			},
 		},
+		crud[*corev1.PodTemplate, *corev1.PodTemplateList]{
+			gvr: corev1.SchemeGroupVersion.WithResource("podtemplates"), namespaced: true,
+			client: func(cs kubernetes.Interface, ns string) typedClient[*corev1.PodTemplate, *corev1.PodTemplateList] {
+				return cs.CoreV1().PodTemplates(ns)
+			},
+			fresh: func(name, ns string) *corev1.PodTemplate {
+				return &corev1.PodTemplate{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+					Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}}, Spec: podSpec()}}
+			},
+			strategic: `{"template":{"spec":{"containers":[{"name":"sidecar","image":"busybox"}]}}}`,
+			strategicOK: func(t *testing.T, pt *corev1.PodTemplate) {
+				assert.Len(t, pt.Template.Spec.Containers, 2, "containers merge by name")
+			},
+		},
 	}
 }
 
