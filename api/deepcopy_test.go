@@ -43,6 +43,7 @@ func allTopLevelTypes() []reflect.Type {
 		Job{}, JobList{}, CronJob{}, CronJobList{},
 		PriorityClass{}, PriorityClassList{},
 		PodTemplate{}, PodTemplateList{},
+		LimitRange{}, LimitRangeList{},
 		CustomResourceDefinition{}, CustomResourceDefinitionList{}, Unstructured{},
 		Scale{}, Binding{}, Status{}, DeleteOptions{}, WatchEvent{},
 	}
@@ -63,7 +64,7 @@ func allObjects() []Object {
 		&PersistentVolume{}, &PersistentVolumeClaim{}, &StorageClass{}, &CSINode{}, &CSIDriver{},
 		&EndpointSlice{}, &CSIStorageCapacity{}, &VolumeAttachment{}, &PodDisruptionBudget{}, &ReplicaSet{}, &StatefulSet{}, &Deployment{},
 		&DaemonSet{}, &ControllerRevision{}, &Job{}, &CronJob{},
-		&PriorityClass{}, &PodTemplate{},
+		&PriorityClass{}, &PodTemplate{}, &LimitRange{},
 		&CustomResourceDefinition{}, &Unstructured{},
 	}
 }

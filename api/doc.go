@@ -6,7 +6,7 @@
 //   - The object metadata every kind carries: [TypeMeta], [ObjectMeta], [ListMeta],
 //     [OwnerReference], [ObjectReference], and the [Time] and [MicroTime] timestamps.
 //   - The kinds miniplane serves: [Pod], [ReplicationController], [Service], [Endpoints],
-//     [Node], [EndpointSlice], [Lease], [Event], [Namespace], [ConfigMap], [Secret], [ServiceAccount], [ResourceQuota] and [PodTemplate]; the
+//     [Node], [EndpointSlice], [Lease], [Event], [Namespace], [ConfigMap], [Secret], [ServiceAccount], [ResourceQuota], [LimitRange] and [PodTemplate]; the
 //     kinds kube-scheduler lists and watches, which no controller here acts on:
 //     [PersistentVolume], [PersistentVolumeClaim], [StorageClass], [CSINode], [CSIDriver],
 //     [CSIStorageCapacity], [VolumeAttachment], [PodDisruptionBudget], [ReplicaSet] and

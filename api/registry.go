@@ -69,6 +69,7 @@ func registeredTypes() map[reflect.Type]TypeInfo {
 		typeOf[*Job]():                      {Group: "batch", Version: "v1", Kind: "Job", Resource: "jobs", Namespaced: true},
 		typeOf[*CronJob]():                  {Group: "batch", Version: "v1", Kind: "CronJob", Resource: "cronjobs", Namespaced: true},
 		typeOf[*PodTemplate]():              {Version: "v1", Kind: "PodTemplate", Resource: "podtemplates", Namespaced: true},
+		typeOf[*LimitRange]():               {Version: "v1", Kind: "LimitRange", Resource: "limitranges", Namespaced: true},
 		typeOf[*PriorityClass]():            {Group: "scheduling.k8s.io", Version: "v1", Kind: "PriorityClass", Resource: "priorityclasses"},
 		typeOf[*CustomResourceDefinition](): {Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition", Resource: "customresourcedefinitions"},
 	}

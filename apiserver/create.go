@@ -76,6 +76,9 @@ func (s *Server) create(obj api.Object, opts writeOptions) (api.Object, error) {
 			return nil, err
 		}
 	}
+	if err := s.admitLimitRanges(sk, in); err != nil {
+		return nil, err
+	}
 	if p, ok := in.(*api.Pod); ok {
 		p.Status.Phase = api.PodPending // every pod starts Pending, as Kubernetes' pod strategy sets it
 	}

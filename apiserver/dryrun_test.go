@@ -136,6 +136,7 @@ var declaredColumns = map[string][]string{
 	"statefulsets.apps":           {"Name", "Ready", "Age", "Containers", "Images"},
 	"customresourcedefinitions":   {"Name", "Created At"},
 	"endpointslices":              {"Name", "AddressType", "Ports", "Endpoints", "Age"},
+	"limitranges":                 {"Name", "Created At"},
 	"podtemplates":                {"Name", "Containers", "Images", "Pod Labels"},
 	"priorityclasses":             {"Name", "Value", "Global-Default", "Age", "PreemptionPolicy"},
 	"cronjobs":                    {"Name", "Schedule", "Timezone", "Suspend", "Active", "Last Schedule", "Age", "Containers", "Images", "Selector"},
@@ -146,12 +147,12 @@ var declaredColumns = map[string][]string{
 func TestResources(t *testing.T) {
 	s, _ := newServer(t)
 	all := s.Resources()
-	require.Len(t, all, 32)
+	require.Len(t, all, 33)
 	assert.Equal(t, "configmaps", all[0].Resource, "core group first, sorted by name")
-	assert.Equal(t, "customresourcedefinitions", all[14].Resource, "named groups after core, sorted by group")
-	assert.Equal(t, "controllerrevisions", all[15].Resource)
-	assert.Equal(t, "deployments", all[17].Resource)
-	assert.Equal(t, apierrors.GroupResource{Group: "events.k8s.io", Resource: "events"}, all[24].GroupResource())
+	assert.Equal(t, "customresourcedefinitions", all[15].Resource, "named groups after core, sorted by group")
+	assert.Equal(t, "controllerrevisions", all[16].Resource)
+	assert.Equal(t, "deployments", all[18].Resource)
+	assert.Equal(t, apierrors.GroupResource{Group: "events.k8s.io", Resource: "events"}, all[25].GroupResource())
 	assert.Equal(t, apierrors.GroupResource{Group: "storage.k8s.io", Resource: "volumeattachments"}, all[len(all)-1].GroupResource())
 
 	tests := []struct {
@@ -185,6 +186,7 @@ func TestResources(t *testing.T) {
 		{"controllerrevisions", apiserver.ResourceInfo{Resource: "controllerrevisions", Singular: "controllerrevision", Group: "apps", Version: "v1", Kind: "ControllerRevision", Namespaced: true}, "apps/v1", ""},
 		{"cronjobs", apiserver.ResourceInfo{Resource: "cronjobs", Singular: "cronjob", Group: "batch", Version: "v1", Kind: "CronJob", Namespaced: true, HasStatus: true, ShortNames: []string{"cj"}, Categories: []string{"all"}, ActedOnBy: "cronjob"}, "batch/v1", ""},
 		{"endpointslices", apiserver.ResourceInfo{Resource: "endpointslices", Singular: "endpointslice", Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSlice", Namespaced: true}, "discovery.k8s.io/v1", ""},
+		{"limitranges", apiserver.ResourceInfo{Resource: "limitranges", Singular: "limitrange", Version: "v1", Kind: "LimitRange", Namespaced: true, ShortNames: []string{"limits"}}, "v1", ""},
 		{"podtemplates", apiserver.ResourceInfo{Resource: "podtemplates", Singular: "podtemplate", Version: "v1", Kind: "PodTemplate", Namespaced: true}, "v1", ""},
 		{"priorityclasses", apiserver.ResourceInfo{Resource: "priorityclasses", Singular: "priorityclass", Group: "scheduling.k8s.io", Version: "v1", Kind: "PriorityClass", ShortNames: []string{"pc"}}, "scheduling.k8s.io/v1", ""},
 		{"events.events.k8s.io", apiserver.ResourceInfo{Resource: "events", Singular: "event", Group: "events.k8s.io", Version: "v1", Kind: "Event", Namespaced: true, ShortNames: []string{"ev"}, StoredAs: "events"}, "events.k8s.io/v1", "*api.EventsV1Event"},

@@ -6,12 +6,22 @@ import (
 )
 
 // admissionKinds returns the kinds kube-apiserver's own admission steps
-// read when a pod is created: PriorityClasses (the Priority step). No
+// read when a pod is created: PriorityClasses (the Priority step) and
+// LimitRanges (the LimitRanger step). No
 // controller acts on them; the API server does, at each pod create. And
 // PodTemplates, which nothing here reads: a template stored for others.
 func admissionKinds() []*kind {
 	podTemplate := func(o api.Object) *api.PodTemplateSpec { return &o.(*api.PodTemplate).Template }
 	return []*kind{
+		typed(&kind{
+			gr: apierrors.GroupResource{Resource: "limitranges"}, kind: "LimitRange", apiVersion: "v1", namespaced: true, shortNames: []string{"limits"},
+			newObj: func() api.Object { return &api.LimitRange{} },
+			columns: []Column{nameColumn,
+				{Name: "Created At", Type: "date", Description: "Creation timestamp of the limit range.",
+					Cell: func(o api.Object) any {
+						return o.GetObjectMeta().CreationTimestamp.UTC().Format("2006-01-02T15:04:05Z")
+					}}},
+		}, defaultLimitRange, validateLimitRange, validateLimitRangeUpdate),
 		typed(&kind{
 			gr: apierrors.GroupResource{Resource: "podtemplates"}, kind: "PodTemplate", apiVersion: "v1", namespaced: true,
 			newObj: func() api.Object { return &api.PodTemplate{} },

@@ -40,6 +40,7 @@ const (
 	StatefulSets           = "statefulsets"
 	PriorityClasses        = "priorityclasses"
 	PodTemplates           = "podtemplates"
+	LimitRanges            = "limitranges"
 	// CustomResourceDefinitions add kinds at run time; their objects are
 	// api.Unstructured, named by plural.group ("widgets.demo.example.com").
 	CustomResourceDefinitions = "customresourcedefinitions"

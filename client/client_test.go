@@ -40,6 +40,7 @@ func TestResourceOfNamesTheConstants(t *testing.T) {
 		{&api.StatefulSet{}, client.StatefulSets},
 		{&api.PriorityClass{}, client.PriorityClasses},
 		{&api.PodTemplate{}, client.PodTemplates},
+		{&api.LimitRange{}, client.LimitRanges},
 		{&api.CustomResourceDefinition{}, client.CustomResourceDefinitions},
 		{&api.Deployment{}, client.Deployments},
 		{&api.DaemonSet{}, client.DaemonSets},

@@ -56,6 +56,7 @@ func TestAggregatedDiscovery(t *testing.T) {
 			"/configmaps": "ConfigMap Namespaced [cm]" + all, "/secrets": "Secret Namespaced []" + all,
 			"/serviceaccounts": "ServiceAccount Namespaced [sa]" + all, "/resourcequotas": "ResourceQuota Namespaced [quota]" + all,
 			"/podtemplates":      "PodTemplate Namespaced []" + all,
+			"/limitranges":       "LimitRange Namespaced [limits]" + all,
 			"/persistentvolumes": "PersistentVolume Cluster [pv]" + all, "/persistentvolumeclaims": "PersistentVolumeClaim Namespaced [pvc]" + all,
 		}},
 		{"/apis", []string{"apiextensions.k8s.io", "apps", "authentication.k8s.io", "authorization.k8s.io", "batch", "coordination.k8s.io", "discovery.k8s.io", "events.k8s.io", "policy", "scheduling.k8s.io", "storage.k8s.io"}, map[string]string{
@@ -144,7 +145,7 @@ func checkDiscoveryResource(t *testing.T, r discoveryResource) {
 	case "persistentvolumes", "persistentvolumeclaims", "poddisruptionbudgets", "volumeattachments":
 		assert.Len(t, subs, 1, r.Resource)
 		assert.Contains(t, subs[0], "status ", r.Resource)
-	case "storageclasses", "priorityclasses", "podtemplates", "controllerrevisions", "csinodes", "csidrivers", "csistoragecapacities", "endpointslices":
+	case "storageclasses", "priorityclasses", "podtemplates", "limitranges", "controllerrevisions", "csinodes", "csidrivers", "csistoragecapacities", "endpointslices":
 		assert.Empty(t, subs, r.Resource)
 	case "pods":
 		assert.Equal(t, []string{"binding /v1 Binding [create]", "eviction policy/v1 Eviction [create]", "log /v1 Pod [get]", "status /v1 Pod [get patch update]"}, subs)

@@ -184,6 +184,7 @@ func TestKubectl(t *testing.T) {
 			{"csistoragecapacities", "storage.k8s.io/v1", "true", "CSIStorageCapacity"},
 			{"storageclasses", "sc", "storage.k8s.io/v1", "false", "StorageClass"},
 			{"podtemplates", "v1", "true", "PodTemplate"},
+			{"limitranges", "limits", "v1", "true", "LimitRange"},
 			{"priorityclasses", "pc", "scheduling.k8s.io/v1", "false", "PriorityClass"},
 			{"volumeattachments", "storage.k8s.io/v1", "false", "VolumeAttachment"},
 		}, rows[1:])

@@ -148,6 +148,7 @@ func schemas() map[string]*schema {
 		"CSIStorageCapacity": metaOnly,
 		"VolumeAttachment":   metaOnly,
 		"PriorityClass":      metaOnly,
+		"LimitRange":         metaOnly,
 		"PodTemplate": object(map[string]*fieldMeta{
 			"metadata": nested(objectMeta),
 			"template": nested(object(map[string]*fieldMeta{

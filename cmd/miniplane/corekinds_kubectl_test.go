@@ -111,3 +111,39 @@ template:
 	assert.Error(t, err, "a refused template is not stored")
 	assert.Contains(t, k.ok("delete", "podtemplates", "--all"), `podtemplate "web" deleted`)
 }
+
+// TestLimitRangesWithKubectl creates a LimitRange with the real kubectl,
+// sees a pod without resources given its defaults by the LimitRanger step,
+// and has a pod above its max refused with kube-apiserver's message and
+// nothing stored.
+func TestLimitRangesWithKubectl(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a live control plane and kubectl")
+	}
+	url, _, _ := startServe(t)
+	k := newKubectlSession(t, url)
+	eventually(t, "ready", func() bool { return k.get("get", "--raw", "/readyz") == "ok" })
+
+	assert.Contains(t, k.ok("create", "-f", k.file("lr.yaml", `apiVersion: v1
+kind: LimitRange
+metadata: {name: limits}
+spec:
+  limits:
+  - type: Container
+    max: {cpu: "2"}
+    default: {cpu: 500m, memory: 256Mi}
+    defaultRequest: {cpu: 250m, memory: 128Mi}
+`)), "limitrange/limits created")
+	assert.Regexp(t, `NAME\s+CREATED AT\nlimits\s+\d{4}-`, k.ok("get", "limits"))
+	assert.Regexp(t, `Container\s+cpu\s+-\s+2\s+250m\s+500m`, k.ok("describe", "limitrange", "limits"))
+
+	k.ok("run", "web", "--image=nginx")
+	assert.Equal(t, `{"limits":{"cpu":"500m","memory":"256Mi"},"requests":{"cpu":"250m","memory":"128Mi"}}`,
+		k.get("get", "pod", "web", "-o", "jsonpath={.spec.containers[0].resources}"))
+
+	out, err := k.run(nil, "run", "big", "--image=nginx", `--overrides={"spec":{"containers":[{"name":"big","image":"nginx","resources":{"limits":{"cpu":"3"}}}]}}`)
+	require.Error(t, err)
+	assert.Contains(t, out, `pods "big" is forbidden: maximum cpu usage per Container is 2, but limit is 3`)
+	_, err = k.run(nil, "get", "pod", "big")
+	assert.Error(t, err, "a refused pod is not stored")
+}

@@ -35,6 +35,7 @@ func servedKinds() []kindInfo {
 		{kind: "Event", resource: client.Events, namespaced: true},
 		{kind: "ResourceQuota", resource: client.ResourceQuotas, namespaced: true},
 		{kind: "Job", group: "batch", resource: client.Jobs, namespaced: true},
+		{kind: "LimitRange", resource: client.LimitRanges, namespaced: true},
 		{kind: "Lease", group: "coordination.k8s.io", resource: client.Leases, namespaced: true},
 		{kind: "Namespace", resource: client.Namespaces},
 		{kind: "Node", resource: client.Nodes},

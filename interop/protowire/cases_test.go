@@ -591,6 +591,13 @@ func fullJobSpec() api.JobSpec {
 		PodReplacementPolicy: ptr("Failed"), ManagedBy: ptr("kubernetes.io/job-controller")}
 }
 
+func fullLimitRange(name string) api.LimitRange {
+	return api.LimitRange{Metadata: fullObjectMeta(name), Spec: api.LimitRangeSpec{Limits: []api.LimitRangeItem{{
+		Type: api.LimitTypeContainer, Max: api.ResourceList{"cpu": "2"}, Min: api.ResourceList{"cpu": "100m"},
+		Default: api.ResourceList{"cpu": "500m"}, DefaultRequest: api.ResourceList{"cpu": "250m"}, MaxLimitRequestRatio: api.ResourceList{"cpu": "4"},
+	}}}}
+}
+
 func fullPodTemplate(name string) api.PodTemplate {
 	return api.PodTemplate{Metadata: fullObjectMeta(name), Template: api.PodTemplateSpec{Metadata: fullObjectMeta(""), Spec: fullPodSpec()}}
 }
@@ -781,6 +788,8 @@ func fullCases() map[string]any {
 		"PodDisruptionBudget":  ptr(fullPodDisruptionBudget("web")),
 		"PodDisruptionBudgetList": &api.PodDisruptionBudgetList{Metadata: fullListMeta(),
 			Items: []api.PodDisruptionBudget{fullPodDisruptionBudget("a")}},
+		"LimitRange":         ptr(fullLimitRange("limits")),
+		"LimitRangeList":     &api.LimitRangeList{Metadata: fullListMeta(), Items: []api.LimitRange{fullLimitRange("a")}},
 		"PodTemplate":        ptr(fullPodTemplate("web")),
 		"PodTemplateList":    &api.PodTemplateList{Metadata: fullListMeta(), Items: []api.PodTemplate{fullPodTemplate("a")}},
 		"PriorityClass":      ptr(fullPriorityClass("high")),

@@ -93,6 +93,8 @@ var kinds = []kind{
 	{"batch/v1", "JobList", reflect.TypeFor[api.JobList](), func() message { return &batchv1.JobList{} }},
 	{"batch/v1", "CronJob", reflect.TypeFor[api.CronJob](), func() message { return &batchv1.CronJob{} }},
 	{"batch/v1", "CronJobList", reflect.TypeFor[api.CronJobList](), func() message { return &batchv1.CronJobList{} }},
+	{"v1", "LimitRange", reflect.TypeFor[api.LimitRange](), func() message { return &corev1.LimitRange{} }},
+	{"v1", "LimitRangeList", reflect.TypeFor[api.LimitRangeList](), func() message { return &corev1.LimitRangeList{} }},
 	{"v1", "PodTemplate", reflect.TypeFor[api.PodTemplate](), func() message { return &corev1.PodTemplate{} }},
 	{"v1", "PodTemplateList", reflect.TypeFor[api.PodTemplateList](), func() message { return &corev1.PodTemplateList{} }},
 	{"scheduling.k8s.io/v1", "PriorityClass", reflect.TypeFor[api.PriorityClass](), func() message { return &schedulingv1.PriorityClass{} }},

@@ -436,6 +436,16 @@ func admissionKindCases() []kindCase {
 					PreemptionPolicy: ptr.To(corev1.PreemptNever)}
 			},
 		},
+		crud[*corev1.LimitRange, *corev1.LimitRangeList]{
+			gvr: corev1.SchemeGroupVersion.WithResource("limitranges"), namespaced: true,
+			client: func(cs kubernetes.Interface, ns string) typedClient[*corev1.LimitRange, *corev1.LimitRangeList] {
+				return cs.CoreV1().LimitRanges(ns)
+			},
+			fresh: func(name, ns string) *corev1.LimitRange {
+				return &corev1.LimitRange{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{{
+					Type: corev1.LimitTypePersistentVolumeClaim, Max: corev1.ResourceList{"storage": resource.MustParse("10Gi")}}}}}
+			},
+		},
 		crud[*corev1.PodTemplate, *corev1.PodTemplateList]{
 			gvr: corev1.SchemeGroupVersion.WithResource("podtemplates"), namespaced: true,
 			client: func(cs kubernetes.Interface, ns string) typedClient[*corev1.PodTemplate, *corev1.PodTemplateList] {
