@@ -76,9 +76,6 @@ func (s *Server) create(obj api.Object, opts writeOptions) (api.Object, error) {
 			return nil, err
 		}
 	}
-	if err := s.admitLimitRanges(sk, in); err != nil {
-		return nil, err
-	}
 	if p, ok := in.(*api.Pod); ok {
 		p.Status.Phase = api.PodPending // every pod starts Pending, as Kubernetes' pod strategy sets it
 	}
@@ -102,6 +99,12 @@ func (s *Server) create(obj api.Object, opts writeOptions) (api.Object, error) {
 	k.defaults(in)
 	if ds, ok := in.(*api.DaemonSet); ok {
 		stampTemplateGeneration(ds, nil)
+	}
+	// LimitRanger sees the pod defaulted (a limit without a request
+	// already requested), as kube-apiserver decodes and defaults a body
+	// before its admission.
+	if err := s.admitLimitRanges(sk, in); err != nil {
+		return nil, err
 	}
 	if errs := k.validate(in); len(errs) > 0 && !opts.ownWrite {
 		// The stored kind names the invalid object, whichever version the

@@ -14,12 +14,7 @@ import (
 // naming a missing class and a second default class are refused with
 // kube-apiserver's messages and nothing stored.
 func TestPriorityClassesWithKubectl(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a live control plane and kubectl")
-	}
-	url, _, _ := startServe(t)
-	k := newKubectlSession(t, url)
-	eventually(t, "ready", func() bool { return k.get("get", "--raw", "/readyz") == "ok" })
+	k := readyServe(t)
 
 	out := k.ok("get", "pc")
 	assert.Regexp(t, `NAME\s+VALUE\s+GLOBAL-DEFAULT\s+AGE`, out)
@@ -73,12 +68,7 @@ spec:
 // and reads it back with kube-apiserver's columns, patches it, describes it,
 // and is refused an invalid one with nothing stored.
 func TestPodTemplatesWithKubectl(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a live control plane and kubectl")
-	}
-	url, _, _ := startServe(t)
-	k := newKubectlSession(t, url)
-	eventually(t, "ready", func() bool { return k.get("get", "--raw", "/readyz") == "ok" })
+	k := readyServe(t)
 
 	assert.Contains(t, k.ok("create", "-f", k.file("pt.yaml", `apiVersion: v1
 kind: PodTemplate
@@ -117,12 +107,7 @@ template:
 // and has a pod above its max refused with kube-apiserver's message and
 // nothing stored.
 func TestLimitRangesWithKubectl(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a live control plane and kubectl")
-	}
-	url, _, _ := startServe(t)
-	k := newKubectlSession(t, url)
-	eventually(t, "ready", func() bool { return k.get("get", "--raw", "/readyz") == "ok" })
+	k := readyServe(t)
 
 	assert.Contains(t, k.ok("create", "-f", k.file("lr.yaml", `apiVersion: v1
 kind: LimitRange
@@ -146,4 +131,17 @@ spec:
 	assert.Contains(t, out, `pods "big" is forbidden: maximum cpu usage per Container is 2, but limit is 3`)
 	_, err = k.run(nil, "get", "pod", "big")
 	assert.Error(t, err, "a refused pod is not stored")
+}
+
+// readyServe starts `miniplane serve` and returns a kubectl session on it
+// once it is ready; it skips the test in -short mode.
+func readyServe(t *testing.T) *kubectlSession {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs a live control plane and kubectl")
+	}
+	url, _, _ := startServe(t)
+	k := newKubectlSession(t, url)
+	eventually(t, "ready", func() bool { return k.get("get", "--raw", "/readyz") == "ok" })
+	return k
 }
