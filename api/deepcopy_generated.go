@@ -2231,6 +2231,86 @@ func (in *LeaseSpec) DeepCopy() *LeaseSpec {
 	return out
 }
 
+// Types of types_limitrange.go.
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *LimitRange) DeepCopyInto(out *LimitRange) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	in.Spec.DeepCopyInto(&out.Spec)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *LimitRange) DeepCopy() *LimitRange {
+	if in == nil {
+		return nil
+	}
+	out := new(LimitRange)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject returns in.DeepCopy() as an Object.
+func (in *LimitRange) DeepCopyObject() Object {
+	if c := in.DeepCopy(); c != nil {
+		return c
+	}
+	return nil
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *LimitRangeList) DeepCopyInto(out *LimitRangeList) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	out.Items = deepCopySlice(in.Items, (*LimitRange).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *LimitRangeList) DeepCopy() *LimitRangeList {
+	if in == nil {
+		return nil
+	}
+	out := new(LimitRangeList)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *LimitRangeSpec) DeepCopyInto(out *LimitRangeSpec) {
+	*out = *in
+	out.Limits = deepCopySlice(in.Limits, (*LimitRangeItem).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *LimitRangeSpec) DeepCopy() *LimitRangeSpec {
+	if in == nil {
+		return nil
+	}
+	out := new(LimitRangeSpec)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *LimitRangeItem) DeepCopyInto(out *LimitRangeItem) {
+	*out = *in
+	out.Max = maps.Clone(in.Max)
+	out.Min = maps.Clone(in.Min)
+	out.Default = maps.Clone(in.Default)
+	out.DefaultRequest = maps.Clone(in.DefaultRequest)
+	out.MaxLimitRequestRatio = maps.Clone(in.MaxLimitRequestRatio)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *LimitRangeItem) DeepCopy() *LimitRangeItem {
+	if in == nil {
+		return nil
+	}
+	out := new(LimitRangeItem)
+	in.DeepCopyInto(out)
+	return out
+}
+
 // Types of types_namespace.go.
 
 // DeepCopyInto copies in into out; out shares nothing mutable with in.
@@ -2482,6 +2562,8 @@ func (in *PodSpec) DeepCopyInto(out *PodSpec) {
 	out.AutomountServiceAccountToken = clonePtr(in.AutomountServiceAccountToken)
 	out.EnableServiceLinks = clonePtr(in.EnableServiceLinks)
 	out.Overhead = maps.Clone(in.Overhead)
+	out.RuntimeClassName = clonePtr(in.RuntimeClassName)
+	out.PreemptionPolicy = clonePtr(in.PreemptionPolicy)
 }
 
 // DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
@@ -2720,6 +2802,50 @@ func (in *ContainerState) DeepCopy() *ContainerState {
 		return nil
 	}
 	out := new(ContainerState)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// Types of types_podtemplate.go.
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *PodTemplate) DeepCopyInto(out *PodTemplate) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	in.Template.DeepCopyInto(&out.Template)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *PodTemplate) DeepCopy() *PodTemplate {
+	if in == nil {
+		return nil
+	}
+	out := new(PodTemplate)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject returns in.DeepCopy() as an Object.
+func (in *PodTemplate) DeepCopyObject() Object {
+	if c := in.DeepCopy(); c != nil {
+		return c
+	}
+	return nil
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *PodTemplateList) DeepCopyInto(out *PodTemplateList) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	out.Items = deepCopySlice(in.Items, (*PodTemplate).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *PodTemplateList) DeepCopy() *PodTemplateList {
+	if in == nil {
+		return nil
+	}
+	out := new(PodTemplateList)
 	in.DeepCopyInto(out)
 	return out
 }
@@ -3145,6 +3271,50 @@ func (in *PodDisruptionBudgetStatus) DeepCopy() *PodDisruptionBudgetStatus {
 		return nil
 	}
 	out := new(PodDisruptionBudgetStatus)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// Types of types_priorityclass.go.
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *PriorityClass) DeepCopyInto(out *PriorityClass) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	out.PreemptionPolicy = clonePtr(in.PreemptionPolicy)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *PriorityClass) DeepCopy() *PriorityClass {
+	if in == nil {
+		return nil
+	}
+	out := new(PriorityClass)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject returns in.DeepCopy() as an Object.
+func (in *PriorityClass) DeepCopyObject() Object {
+	if c := in.DeepCopy(); c != nil {
+		return c
+	}
+	return nil
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *PriorityClassList) DeepCopyInto(out *PriorityClassList) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	out.Items = deepCopySlice(in.Items, (*PriorityClass).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *PriorityClassList) DeepCopy() *PriorityClassList {
+	if in == nil {
+		return nil
+	}
+	out := new(PriorityClassList)
 	in.DeepCopyInto(out)
 	return out
 }

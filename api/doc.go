@@ -6,14 +6,16 @@
 //   - The object metadata every kind carries: [TypeMeta], [ObjectMeta], [ListMeta],
 //     [OwnerReference], [ObjectReference], and the [Time] and [MicroTime] timestamps.
 //   - The kinds miniplane serves: [Pod], [ReplicationController], [Service], [Endpoints],
-//     [Node], [EndpointSlice], [Lease], [Event], [Namespace], [ConfigMap], [Secret], [ServiceAccount] and [ResourceQuota]; the
+//     [Node], [EndpointSlice], [Lease], [Event], [Namespace], [ConfigMap], [Secret], [ServiceAccount], [ResourceQuota], [LimitRange] and [PodTemplate]; the
 //     kinds kube-scheduler lists and watches, which no controller here acts on:
 //     [PersistentVolume], [PersistentVolumeClaim], [StorageClass], [CSINode], [CSIDriver],
 //     [CSIStorageCapacity], [VolumeAttachment], [PodDisruptionBudget], [ReplicaSet] and
 //     [StatefulSet]; the workloads' [Deployment], [DaemonSet] with its [ControllerRevision]s,
 //     batch/v1 [Job] and [CronJob]; admissionregistration.k8s.io/v1's
 //     [ValidatingAdmissionPolicy], [ValidatingAdmissionPolicyBinding],
-//     [ValidatingWebhookConfiguration] and [MutatingWebhookConfiguration]; each with its XxxList, plus the [Scale]
+//     [ValidatingWebhookConfiguration] and [MutatingWebhookConfiguration]; the
+//     scheduling.k8s.io/v1 [PriorityClass] that admission resolves pods'
+//     priority from; each with its XxxList, plus the [Scale]
 //     and [Binding] subresource bodies, [Status] (the shape of every API error),
 //     [DeleteOptions] and [WatchEvent].
 //   - The [Object] interface that the store, informers and controllers handle kinds through.
@@ -31,7 +33,7 @@
 // # What it mirrors
 //
 // The types follow k8s.io/api (core/v1, discovery/v1, coordination/v1, autoscaling/v1, events/v1,
-// policy/v1) and k8s.io/apimachinery (meta/v1, labels, fields): JSON names and omitempty behaviour
+// policy/v1, scheduling/v1) and k8s.io/apimachinery (meta/v1, labels, fields): JSON names and omitempty behaviour
 // match, so JSON produced by kubectl or the kube-apiserver decodes into these types and
 // encodes back unchanged, for every field the types model. Fields miniplane does not model
 // (volumes, affinity, securityContext, ...) are dropped on decode without error. Each type

@@ -73,6 +73,9 @@ func registeredTypes() map[reflect.Type]TypeInfo {
 		typeOf[*ValidatingAdmissionPolicyBinding](): {Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingAdmissionPolicyBinding", Resource: "validatingadmissionpolicybindings"},
 		typeOf[*ValidatingWebhookConfiguration]():   {Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingWebhookConfiguration", Resource: "validatingwebhookconfigurations"},
 		typeOf[*MutatingWebhookConfiguration]():     {Group: "admissionregistration.k8s.io", Version: "v1", Kind: "MutatingWebhookConfiguration", Resource: "mutatingwebhookconfigurations"},
+		typeOf[*PodTemplate]():                      {Version: "v1", Kind: "PodTemplate", Resource: "podtemplates", Namespaced: true},
+		typeOf[*LimitRange]():                       {Version: "v1", Kind: "LimitRange", Resource: "limitranges", Namespaced: true},
+		typeOf[*PriorityClass]():                    {Group: "scheduling.k8s.io", Version: "v1", Kind: "PriorityClass", Resource: "priorityclasses"},
 	}
 }
 

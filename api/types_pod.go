@@ -89,6 +89,12 @@ type PodSpec struct {
 	// RuntimeClass): the scheduler adds it to the pod's requests.
 	// Its upstream Go tag says "opt"; the label follows generated.proto (a map, repeated).
 	Overhead ResourceList `json:"overhead,omitempty" protobuf:"bytes,32,rep,name=overhead" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// RuntimeClassName names the node.k8s.io RuntimeClass the pod runs with; the
+	// RuntimeClass admission step copies its overhead and scheduling into the pod.
+	RuntimeClassName *string `json:"runtimeClassName,omitempty" protobuf:"bytes,29,opt,name=runtimeClassName"`
+	// PreemptionPolicy is resolved from PriorityClassName at admission, as Priority is:
+	// whether the pod may preempt pods of lower priority.
+	PreemptionPolicy *PreemptionPolicy `json:"preemptionPolicy,omitempty" protobuf:"bytes,31,opt,name=preemptionPolicy"`
 }
 
 // Affinity is a pod's scheduling constraints. Kubernetes: corev1.Affinity (podAffinity and

@@ -81,6 +81,11 @@ func (s *Server) create(obj api.Object, opts writeOptions) (api.Object, error) {
 			return nil, err
 		}
 	}
+	if p, ok := in.(*api.Pod); ok && s.priorityClasses {
+		if err := s.admitPriority(p); err != nil {
+			return nil, err
+		}
+	}
 	if p, ok := in.(*api.Pod); ok {
 		p.Status.Phase = api.PodPending // every pod starts Pending, as Kubernetes' pod strategy sets it
 		p.Status.QOSClass = quota.QOSClass(p)
@@ -106,10 +111,21 @@ func (s *Server) create(obj api.Object, opts writeOptions) (api.Object, error) {
 	if ds, ok := in.(*api.DaemonSet); ok {
 		stampTemplateGeneration(ds, nil)
 	}
+	// LimitRanger sees the pod defaulted (a limit without a request
+	// already requested), as kube-apiserver decodes and defaults a body
+	// before its admission.
+	if err := s.admitLimitRanges(sk, in); err != nil {
+		return nil, err
+	}
 	if errs := k.validate(in); len(errs) > 0 && !opts.ownWrite {
 		// The stored kind names the invalid object, whichever version the
 		// request used, as kube-apiserver validates its internal form.
 		return nil, apierrors.NewInvalid(sk.gr.Group, sk.kind, m.Name, errs)
+	}
+	if pc, ok := in.(*api.PriorityClass); ok {
+		if err := s.admitPriorityClass(pc, true); err != nil {
+			return nil, err
+		}
 	}
 	if err := s.admitPolicies(admissionRequest{k: sk, operation: api.OperationCreate, name: m.Name, ns: m.Namespace,
 		obj: in, dryRun: opts.DryRun, ctx: opts.ctx}); err != nil {

@@ -137,6 +137,9 @@ var declaredColumns = map[string][]string{
 	"statefulsets.apps":           {"Name", "Ready", "Age", "Containers", "Images"},
 	"customresourcedefinitions":   {"Name", "Created At"},
 	"endpointslices":              {"Name", "AddressType", "Ports", "Endpoints", "Age"},
+	"limitranges":                 {"Name", "Created At"},
+	"podtemplates":                {"Name", "Containers", "Images", "Pod Labels"},
+	"priorityclasses":             {"Name", "Value", "Global-Default", "Age", "PreemptionPolicy"},
 	"cronjobs":                    {"Name", "Schedule", "Timezone", "Suspend", "Active", "Last Schedule", "Age", "Containers", "Images", "Selector"},
 }
 
@@ -145,13 +148,13 @@ var declaredColumns = map[string][]string{
 func TestResources(t *testing.T) {
 	s, _ := newServer(t)
 	all := s.Resources()
-	require.Len(t, all, 34)
+	require.Len(t, all, 37)
 	assert.Equal(t, "configmaps", all[0].Resource, "core group first, sorted by name")
-	assert.Equal(t, "mutatingwebhookconfigurations", all[13].Resource, "named groups after core, sorted by group")
-	assert.Equal(t, "customresourcedefinitions", all[17].Resource)
-	assert.Equal(t, "controllerrevisions", all[18].Resource)
-	assert.Equal(t, "deployments", all[20].Resource)
-	assert.Equal(t, apierrors.GroupResource{Group: "events.k8s.io", Resource: "events"}, all[27].GroupResource())
+	assert.Equal(t, "mutatingwebhookconfigurations", all[15].Resource, "named groups after core, sorted by group")
+	assert.Equal(t, "customresourcedefinitions", all[19].Resource)
+	assert.Equal(t, "controllerrevisions", all[20].Resource)
+	assert.Equal(t, "deployments", all[22].Resource)
+	assert.Equal(t, apierrors.GroupResource{Group: "events.k8s.io", Resource: "events"}, all[29].GroupResource())
 	assert.Equal(t, apierrors.GroupResource{Group: "storage.k8s.io", Resource: "volumeattachments"}, all[len(all)-1].GroupResource())
 
 	tests := []struct {
@@ -186,6 +189,9 @@ func TestResources(t *testing.T) {
 		{"cronjobs", apiserver.ResourceInfo{Resource: "cronjobs", Singular: "cronjob", Group: "batch", Version: "v1", Kind: "CronJob", Namespaced: true, HasStatus: true, ShortNames: []string{"cj"}, Categories: []string{"all"}, ActedOnBy: "cronjob"}, "batch/v1", ""},
 		{"validatingadmissionpolicies", apiserver.ResourceInfo{Resource: "validatingadmissionpolicies", Singular: "validatingadmissionpolicy", Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingAdmissionPolicy", HasStatus: true, Categories: []string{"api-extensions"}}, "admissionregistration.k8s.io/v1", ""},
 		{"endpointslices", apiserver.ResourceInfo{Resource: "endpointslices", Singular: "endpointslice", Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSlice", Namespaced: true}, "discovery.k8s.io/v1", ""},
+		{"limitranges", apiserver.ResourceInfo{Resource: "limitranges", Singular: "limitrange", Version: "v1", Kind: "LimitRange", Namespaced: true, ShortNames: []string{"limits"}}, "v1", ""},
+		{"podtemplates", apiserver.ResourceInfo{Resource: "podtemplates", Singular: "podtemplate", Version: "v1", Kind: "PodTemplate", Namespaced: true}, "v1", ""},
+		{"priorityclasses", apiserver.ResourceInfo{Resource: "priorityclasses", Singular: "priorityclass", Group: "scheduling.k8s.io", Version: "v1", Kind: "PriorityClass", ShortNames: []string{"pc"}}, "scheduling.k8s.io/v1", ""},
 		{"events.events.k8s.io", apiserver.ResourceInfo{Resource: "events", Singular: "event", Group: "events.k8s.io", Version: "v1", Kind: "Event", Namespaced: true, ShortNames: []string{"ev"}, StoredAs: "events"}, "events.k8s.io/v1", "*api.EventsV1Event"},
 	}
 	for _, tt := range tests {

@@ -317,6 +317,7 @@ func newKinds(rules *celrules.Compiler) []*kind {
 	kinds = append(kinds, schedulingKinds()...)
 	kinds = append(kinds, batchKinds()...)
 	kinds = append(kinds, admissionKinds(rules)...)
+	kinds = append(kinds, podAdmissionKinds()...)
 	kinds = append(kinds, typed(&kind{
 		gr: apierrors.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}, kind: "CustomResourceDefinition",
 		apiVersion: "apiextensions.k8s.io/v1", shortNames: []string{"crd", "crds"}, categories: []string{"api-extensions"},

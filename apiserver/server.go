@@ -70,6 +70,16 @@ type Config struct {
 	// quota is counted only once the resourcequota controller ran, which a
 	// bare Server does not run. The live plane and `serve` turn it on.
 	ResourceQuotas bool
+	// PriorityClasses turns on kube-apiserver's Priority admission for pod
+	// creates (admitPriority): spec.priority and spec.preemptionPolicy are
+	// resolved from the pod's PriorityClass, or the global default, and a
+	// missing class is refused. New then creates the two system classes
+	// (system-node-critical, system-cluster-critical), as kube-apiserver's
+	// post-start hook does. kube-apiserver always does both; here it is a
+	// choice so that runs recorded before (golden traces, seeded uids) keep
+	// their revisions, and pods their shape. The live plane and `serve`
+	// turn it on.
+	PriorityClasses bool
 	// DefaultServiceAccountWait is how long, with ServiceAccounts, a pod
 	// create waits for its namespace's "default" account to appear, as
 	// kube-apiserver retries that lookup (ten times, 100-200ms apart); 0:
@@ -139,6 +149,7 @@ type Server struct {
 	// creates from check to charge (admitQuota), so that two creates are
 	// never both checked against the same used.
 	resourceQuotas     bool
+	priorityClasses    bool // Config's
 	quotaMu            sync.Mutex
 	defaultAccountWait time.Duration
 	// openNS caches which namespaces are open for creates; every namespace
@@ -181,6 +192,7 @@ func New(cfg Config) (*Server, error) {
 
 		serviceAccounts:    cfg.ServiceAccounts,
 		resourceQuotas:     cfg.ResourceQuotas,
+		priorityClasses:    cfg.PriorityClasses,
 		defaultAccountWait: cfg.DefaultServiceAccountWait,
 	}
 	if s.log == nil {
@@ -206,6 +218,11 @@ func New(cfg Config) (*Server, error) {
 	if cfg.DefaultStorageClass {
 		if _, err := s.create(newDefaultStorageClass(), writeOptions{}); err != nil {
 			return nil, fmt.Errorf("apiserver: creating the default storage class: %w", err)
+		}
+	}
+	if cfg.PriorityClasses {
+		if err := s.createSystemPriorityClasses(); err != nil {
+			return nil, err
 		}
 	}
 	return s, nil

@@ -218,6 +218,9 @@ func (s *Server) prepareUpdate(k *kind, in, old api.Object, finalize bool) (api.
 		keepClusterIP(svc, old.(*api.Service))
 		keepNodePorts(svc, old.(*api.Service))
 	}
+	if p, ok := in.(*api.Pod); ok {
+		keepPriority(p, old.(*api.Pod))
+	}
 	k.defaults(in)
 	keepNamespaceFinalizers(in, old, finalize, sentFinalizers)
 	errs := k.validateUpdate(in, old)
@@ -232,6 +235,11 @@ func (s *Server) prepareUpdate(k *kind, in, old api.Object, finalize bool) (api.
 	if len(errs) > 0 {
 		sk := k.stored() // as on create: the stored kind names the object
 		return nil, apierrors.NewInvalid(sk.gr.Group, sk.kind, m.Name, errs)
+	}
+	if pc, ok := in.(*api.PriorityClass); ok {
+		if err := s.admitPriorityClass(pc, false); err != nil {
+			return nil, err
+		}
 	}
 	m.Generation = om.Generation
 	if k.spec != nil && !reflect.DeepEqual(k.spec(in), k.spec(old)) ||

@@ -214,6 +214,9 @@ func validatePodSpec(errs apierrors.FieldErrors, s *api.PodSpec, p fieldPath) ap
 	if s.PriorityClassName != "" {
 		errs = validateNameField(errs, s.PriorityClassName, nameIsDNSSubdomain, p.child("priorityClassName"))
 	}
+	if s.PreemptionPolicy != nil {
+		errs = validatePreemptionPolicy(errs, s.PreemptionPolicy, p.child("preemptionPolicy").path())
+	}
 	if s.Affinity != nil && s.Affinity.NodeAffinity != nil {
 		errs = validateNodeAffinity(errs, s.Affinity.NodeAffinity, p.child("affinity").child("nodeAffinity"))
 	}

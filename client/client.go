@@ -38,6 +38,9 @@ const (
 	CronJobs               = "cronjobs"
 	ReplicaSets            = "replicasets"
 	StatefulSets           = "statefulsets"
+	PriorityClasses        = "priorityclasses"
+	PodTemplates           = "podtemplates"
+	LimitRanges            = "limitranges"
 	// CustomResourceDefinitions add kinds at run time; their objects are
 	// api.Unstructured, named by plural.group ("widgets.demo.example.com").
 	CustomResourceDefinitions = "customresourcedefinitions"

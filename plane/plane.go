@@ -89,7 +89,7 @@ func New(cfg Config) (*Plane, error) {
 		// the controller manager's serviceaccount controller makes
 		// "default" in every namespace, and a pod create waits for it as
 		// long as kube-apiserver's lookup retries.
-		ServiceAccounts: true, ResourceQuotas: true, DefaultServiceAccountWait: 2 * time.Second,
+		ServiceAccounts: true, ResourceQuotas: true, PriorityClasses: true, DefaultServiceAccountWait: 2 * time.Second,
 		Names:          apiserver.NewSeededNames(cfg.Seed), // the same pod names for one seed, whatever the goroutines' timing
 		Logger:         cfg.Logger.Named("apiserver"),
 		CheckMutations: cfg.CheckMutations,

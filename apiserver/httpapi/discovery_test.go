@@ -55,9 +55,11 @@ func TestAggregatedDiscovery(t *testing.T) {
 			"/namespaces": "Namespace Cluster [ns]" + all, "/events": "Event Namespaced [ev]" + all,
 			"/configmaps": "ConfigMap Namespaced [cm]" + all, "/secrets": "Secret Namespaced []" + all,
 			"/serviceaccounts": "ServiceAccount Namespaced [sa]" + all, "/resourcequotas": "ResourceQuota Namespaced [quota]" + all,
+			"/podtemplates":      "PodTemplate Namespaced []" + all,
+			"/limitranges":       "LimitRange Namespaced [limits]" + all,
 			"/persistentvolumes": "PersistentVolume Cluster [pv]" + all, "/persistentvolumeclaims": "PersistentVolumeClaim Namespaced [pvc]" + all,
 		}},
-		{"/apis", []string{"admissionregistration.k8s.io", "apiextensions.k8s.io", "apps", "authentication.k8s.io", "authorization.k8s.io", "batch", "coordination.k8s.io", "discovery.k8s.io", "events.k8s.io", "policy", "storage.k8s.io"}, map[string]string{
+		{"/apis", []string{"admissionregistration.k8s.io", "apiextensions.k8s.io", "apps", "authentication.k8s.io", "authorization.k8s.io", "batch", "coordination.k8s.io", "discovery.k8s.io", "events.k8s.io", "policy", "scheduling.k8s.io", "storage.k8s.io"}, map[string]string{
 			"apiextensions.k8s.io/customresourcedefinitions":                 "CustomResourceDefinition Cluster [crd,crds]" + all,
 			"admissionregistration.k8s.io/validatingadmissionpolicies":       "ValidatingAdmissionPolicy Cluster []" + all,
 			"admissionregistration.k8s.io/validatingadmissionpolicybindings": "ValidatingAdmissionPolicyBinding Cluster []" + all,
@@ -85,6 +87,7 @@ func TestAggregatedDiscovery(t *testing.T) {
 			"coordination.k8s.io/leases":                     "Lease Namespaced []" + all,
 			"discovery.k8s.io/endpointslices":                "EndpointSlice Namespaced []" + all,
 			"events.k8s.io/events":                           "Event Namespaced [ev]" + all,
+			"scheduling.k8s.io/priorityclasses":              "PriorityClass Cluster [pc]" + all,
 		}},
 	}
 	for _, tt := range tests {
@@ -147,7 +150,7 @@ func checkDiscoveryResource(t *testing.T, r discoveryResource) {
 	case "persistentvolumes", "persistentvolumeclaims", "poddisruptionbudgets", "volumeattachments":
 		assert.Len(t, subs, 1, r.Resource)
 		assert.Contains(t, subs[0], "status ", r.Resource)
-	case "storageclasses", "controllerrevisions", "csinodes", "csidrivers", "csistoragecapacities", "endpointslices":
+	case "storageclasses", "priorityclasses", "podtemplates", "limitranges", "controllerrevisions", "csinodes", "csidrivers", "csistoragecapacities", "endpointslices":
 		assert.Empty(t, subs, r.Resource)
 	case "pods":
 		assert.Equal(t, []string{"binding /v1 Binding [create]", "eviction policy/v1 Eviction [create]", "log /v1 Pod [get]", "status /v1 Pod [get patch update]"}, subs)
@@ -197,6 +200,8 @@ func TestLegacyDiscovery(t *testing.T) {
 				 "preferredVersion":{"groupVersion":"events.k8s.io/v1","version":"v1"}},
 				{"name":"policy","versions":[{"groupVersion":"policy/v1","version":"v1"}],
 				 "preferredVersion":{"groupVersion":"policy/v1","version":"v1"}},
+				{"name":"scheduling.k8s.io","versions":[{"groupVersion":"scheduling.k8s.io/v1","version":"v1"}],
+				 "preferredVersion":{"groupVersion":"scheduling.k8s.io/v1","version":"v1"}},
 				{"name":"storage.k8s.io","versions":[{"groupVersion":"storage.k8s.io/v1","version":"v1"}],
 				 "preferredVersion":{"groupVersion":"storage.k8s.io/v1","version":"v1"}}]}`, string(b))
 		}},

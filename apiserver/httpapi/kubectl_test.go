@@ -187,6 +187,9 @@ func TestKubectl(t *testing.T) {
 			{"csinodes", "storage.k8s.io/v1", "false", "CSINode"},
 			{"csistoragecapacities", "storage.k8s.io/v1", "true", "CSIStorageCapacity"},
 			{"storageclasses", "sc", "storage.k8s.io/v1", "false", "StorageClass"},
+			{"podtemplates", "v1", "true", "PodTemplate"},
+			{"limitranges", "limits", "v1", "true", "LimitRange"},
+			{"priorityclasses", "pc", "scheduling.k8s.io/v1", "false", "PriorityClass"},
 			{"volumeattachments", "storage.k8s.io/v1", "false", "VolumeAttachment"},
 		}, rows[1:])
 	})

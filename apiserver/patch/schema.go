@@ -152,6 +152,15 @@ func schemas() map[string]*schema {
 		"CSIDriver":          metaOnly,
 		"CSIStorageCapacity": metaOnly,
 		"VolumeAttachment":   metaOnly,
+		"PriorityClass":      metaOnly,
+		"LimitRange":         metaOnly,
+		"PodTemplate": object(map[string]*fieldMeta{
+			"metadata": nested(objectMeta),
+			"template": nested(object(map[string]*fieldMeta{
+				"metadata": nested(objectMeta),
+				"spec":     nested(podSpec),
+			})),
+		}),
 		"CSINode": object(map[string]*fieldMeta{
 			"metadata": nested(objectMeta),
 			"spec":     nested(object(map[string]*fieldMeta{"drivers": mergeBy("name", nil)})),

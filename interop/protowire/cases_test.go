@@ -131,6 +131,8 @@ func fullPodSpec() api.PodSpec {
 		},
 		PriorityClassName: "high",
 		Priority:          ptr(int32(1000)),
+		PreemptionPolicy:  ptr(api.PreemptNever),
+		RuntimeClassName:  ptr("gvisor"),
 		Affinity: &api.Affinity{NodeAffinity: &api.NodeAffinity{
 			RequiredDuringSchedulingIgnoredDuringExecution: &api.NodeSelector{NodeSelectorTerms: []api.NodeSelectorTerm{{
 				MatchExpressions: []api.NodeSelectorRequirement{{Key: "zone", Operator: "In", Values: []string{"a", "b"}}},
@@ -592,6 +594,22 @@ func fullJobSpec() api.JobSpec {
 		PodReplacementPolicy: ptr("Failed"), ManagedBy: ptr("kubernetes.io/job-controller")}
 }
 
+func fullLimitRange(name string) api.LimitRange {
+	return api.LimitRange{Metadata: fullObjectMeta(name), Spec: api.LimitRangeSpec{Limits: []api.LimitRangeItem{{
+		Type: api.LimitTypeContainer, Max: api.ResourceList{"cpu": "2"}, Min: api.ResourceList{"cpu": "100m"},
+		Default: api.ResourceList{"cpu": "500m"}, DefaultRequest: api.ResourceList{"cpu": "250m"}, MaxLimitRequestRatio: api.ResourceList{"cpu": "4"},
+	}}}}
+}
+
+func fullPodTemplate(name string) api.PodTemplate {
+	return api.PodTemplate{Metadata: fullObjectMeta(name), Template: api.PodTemplateSpec{Metadata: fullObjectMeta(""), Spec: fullPodSpec()}}
+}
+
+func fullPriorityClass(name string) api.PriorityClass {
+	return api.PriorityClass{Metadata: fullObjectMeta(name), Value: 1000, GlobalDefault: true,
+		Description: "for the web tier", PreemptionPolicy: ptr(api.PreemptLowerPriority)}
+}
+
 func fullCronJob(name string) api.CronJob {
 	return api.CronJob{Metadata: fullObjectMeta(name),
 		Spec: api.CronJobSpec{Schedule: "*/5 * * * *", TimeZone: ptr("Europe/Paris"), StartingDeadlineSeconds: ptr(int64(30)),
@@ -774,6 +792,12 @@ func fullCases() map[string]any {
 		"PodDisruptionBudget":  ptr(fullPodDisruptionBudget("web")),
 		"PodDisruptionBudgetList": &api.PodDisruptionBudgetList{Metadata: fullListMeta(),
 			Items: []api.PodDisruptionBudget{fullPodDisruptionBudget("a")}},
+		"LimitRange":         ptr(fullLimitRange("limits")),
+		"LimitRangeList":     &api.LimitRangeList{Metadata: fullListMeta(), Items: []api.LimitRange{fullLimitRange("a")}},
+		"PodTemplate":        ptr(fullPodTemplate("web")),
+		"PodTemplateList":    &api.PodTemplateList{Metadata: fullListMeta(), Items: []api.PodTemplate{fullPodTemplate("a")}},
+		"PriorityClass":      ptr(fullPriorityClass("high")),
+		"PriorityClassList":  &api.PriorityClassList{Metadata: fullListMeta(), Items: []api.PriorityClass{fullPriorityClass("a")}},
 		"CronJob":            ptr(fullCronJob("hello")),
 		"CronJobList":        &api.CronJobList{Metadata: fullListMeta(), Items: []api.CronJob{fullCronJob("a")}},
 		"Job":                ptr(fullJob("pi")),

@@ -172,6 +172,7 @@ func TestTagsMatchUpstream(t *testing.T) {
 		"EndpointSlice.addressType": true, "Endpoint.deprecatedTopology": true, "EndpointHints.forZones": true, "ForZone.name": true,
 		"EndpointConditions.ready": true, "EndpointConditions.serving": true, "EndpointConditions.terminating": true,
 		"EndpointPort.name": true, "EndpointPort.protocol": true, "EndpointPort.port": true, "EndpointPort.appProtocol": true,
+		"PriorityClass.value": true, "PriorityClass.globalDefault": true,
 		"CSIStorageCapacity.storageClassName": true, "RollingUpdateStatefulSetStrategy.maxUnavailable": true,
 		// apiextensions-apiserver tags every JSONSchemaProps field "bytes"; its
 		// generated.proto has bools, int64s and doubles, and maps for these two.

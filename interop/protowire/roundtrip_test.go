@@ -20,6 +20,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -93,6 +94,12 @@ var kinds = []kind{
 	{"batch/v1", "JobList", reflect.TypeFor[api.JobList](), func() message { return &batchv1.JobList{} }},
 	{"batch/v1", "CronJob", reflect.TypeFor[api.CronJob](), func() message { return &batchv1.CronJob{} }},
 	{"batch/v1", "CronJobList", reflect.TypeFor[api.CronJobList](), func() message { return &batchv1.CronJobList{} }},
+	{"v1", "LimitRange", reflect.TypeFor[api.LimitRange](), func() message { return &corev1.LimitRange{} }},
+	{"v1", "LimitRangeList", reflect.TypeFor[api.LimitRangeList](), func() message { return &corev1.LimitRangeList{} }},
+	{"v1", "PodTemplate", reflect.TypeFor[api.PodTemplate](), func() message { return &corev1.PodTemplate{} }},
+	{"v1", "PodTemplateList", reflect.TypeFor[api.PodTemplateList](), func() message { return &corev1.PodTemplateList{} }},
+	{"scheduling.k8s.io/v1", "PriorityClass", reflect.TypeFor[api.PriorityClass](), func() message { return &schedulingv1.PriorityClass{} }},
+	{"scheduling.k8s.io/v1", "PriorityClassList", reflect.TypeFor[api.PriorityClassList](), func() message { return &schedulingv1.PriorityClassList{} }},
 	{"apps/v1", "Deployment", reflect.TypeFor[api.Deployment](), func() message { return &appsv1.Deployment{} }},
 	{"apps/v1", "DeploymentList", reflect.TypeFor[api.DeploymentList](), func() message { return &appsv1.DeploymentList{} }},
 	{"apps/v1", "DaemonSet", reflect.TypeFor[api.DaemonSet](), func() message { return &appsv1.DaemonSet{} }},

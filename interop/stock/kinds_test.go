@@ -18,6 +18,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -418,7 +419,48 @@ func storedKindCases() []kindCase {
 				assert.Equal(t, []corev1.ObjectReference{{Name: "b"}, {Name: "a"}}, sa.Secrets, "secrets merge by name")
 			},
 		},
-	}, append(schedulingKindCases(), admissionKindCases()...)...)
+	}, slices.Concat(schedulingKindCases(), admissionKindCases(), podAdmissionKindCases())...)
+}
+
+// podAdmissionKindCases are the kinds kube-apiserver's admission steps read
+// when a pod is created.
+func podAdmissionKindCases() []kindCase {
+	return []kindCase{
+		crud[*schedulingv1.PriorityClass, *schedulingv1.PriorityClassList]{
+			gvr: schedulingv1.SchemeGroupVersion.WithResource("priorityclasses"),
+			client: func(cs kubernetes.Interface, _ string) typedClient[*schedulingv1.PriorityClass, *schedulingv1.PriorityClassList] {
+				return cs.SchedulingV1().PriorityClasses()
+			},
+			fresh: func(name, _ string) *schedulingv1.PriorityClass {
+				return &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Value: 1000, Description: "for tests",
+					PreemptionPolicy: ptr.To(corev1.PreemptNever)}
+			},
+		},
+		crud[*corev1.LimitRange, *corev1.LimitRangeList]{
+			gvr: corev1.SchemeGroupVersion.WithResource("limitranges"), namespaced: true,
+			client: func(cs kubernetes.Interface, ns string) typedClient[*corev1.LimitRange, *corev1.LimitRangeList] {
+				return cs.CoreV1().LimitRanges(ns)
+			},
+			fresh: func(name, ns string) *corev1.LimitRange {
+				return &corev1.LimitRange{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{{
+					Type: corev1.LimitTypePersistentVolumeClaim, Max: corev1.ResourceList{"storage": resource.MustParse("10Gi")}}}}}
+			},
+		},
+		crud[*corev1.PodTemplate, *corev1.PodTemplateList]{
+			gvr: corev1.SchemeGroupVersion.WithResource("podtemplates"), namespaced: true,
+			client: func(cs kubernetes.Interface, ns string) typedClient[*corev1.PodTemplate, *corev1.PodTemplateList] {
+				return cs.CoreV1().PodTemplates(ns)
+			},
+			fresh: func(name, ns string) *corev1.PodTemplate {
+				return &corev1.PodTemplate{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+					Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}}, Spec: podSpec()}}
+			},
+			strategic: `{"template":{"spec":{"containers":[{"name":"sidecar","image":"busybox"}]}}}`,
+			strategicOK: func(t *testing.T, pt *corev1.PodTemplate) {
+				assert.Len(t, pt.Template.Spec.Containers, 2, "containers merge by name")
+			},
+		},
+	}
 }
 
 // schedulingCase returns the case of resource among schedulingKindCases,
