@@ -40,6 +40,7 @@ func subresourceCases() []subresourceCase {
 		{"v1 services/status", testServiceStatus},
 		{"v1 nodes/status", testNodeStatus},
 		{"v1 namespaces/status", testNamespaceStatus},
+		{"v1 namespaces/finalize", testNamespaceFinalize},
 		{"v1 persistentvolumes/status", testPersistentVolumeStatus},
 		{"v1 persistentvolumeclaims/status", testPersistentVolumeClaimStatus},
 		{"v1 resourcequotas/status", testResourceQuotaStatus},
@@ -334,6 +335,27 @@ func testPodEviction(t *testing.T, cs kubernetes.Interface) {
 	eviction.Name = "no-such-pod"
 	err = pods.EvictV1(ctx, eviction)
 	assert.True(t, apierrors.IsNotFound(err), "evicting a missing pod: want not found, got %v", err)
+}
+
+// testNamespaceFinalize adds and removes a finalizer through Finalize, as
+// the conformance test "should apply a finalizer to a Namespace" does; a
+// plain Update leaves spec.finalizers as they are.
+func testNamespaceFinalize(t *testing.T, cs kubernetes.Interface) {
+	ctx := boundedContext(t)
+	nss := cs.CoreV1().Namespaces()
+	ns, err := nss.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "finalized"}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	require.Equal(t, []corev1.FinalizerName{corev1.FinalizerKubernetes}, ns.Spec.Finalizers)
+
+	ns.Spec.Finalizers = append(ns.Spec.Finalizers, "e2e.example.com/fake")
+	ns, err = nss.Finalize(ctx, ns, metav1.UpdateOptions{})
+	require.NoError(t, err, "Finalize")
+	assert.Equal(t, []corev1.FinalizerName{corev1.FinalizerKubernetes, "e2e.example.com/fake"}, ns.Spec.Finalizers)
+
+	ns.Spec.Finalizers = nil
+	ns, err = nss.Update(ctx, ns, metav1.UpdateOptions{})
+	require.NoError(t, err, "Update")
+	assert.Len(t, ns.Spec.Finalizers, 2, "a plain update keeps spec.finalizers")
 }
 
 func testPodLog(t *testing.T, cs kubernetes.Interface) {
