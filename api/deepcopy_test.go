@@ -41,6 +41,8 @@ func allTopLevelTypes() []reflect.Type {
 		StatefulSet{}, StatefulSetList{},
 		DaemonSet{}, DaemonSetList{}, ControllerRevision{}, ControllerRevisionList{},
 		Job{}, JobList{}, CronJob{}, CronJobList{},
+		Role{}, RoleList{}, RoleBinding{}, RoleBindingList{},
+		ClusterRole{}, ClusterRoleList{}, ClusterRoleBinding{}, ClusterRoleBindingList{},
 		CustomResourceDefinition{}, CustomResourceDefinitionList{}, Unstructured{},
 		Scale{}, Binding{}, Status{}, DeleteOptions{}, WatchEvent{},
 	}
@@ -61,6 +63,7 @@ func allObjects() []Object {
 		&PersistentVolume{}, &PersistentVolumeClaim{}, &StorageClass{}, &CSINode{}, &CSIDriver{},
 		&EndpointSlice{}, &CSIStorageCapacity{}, &VolumeAttachment{}, &PodDisruptionBudget{}, &ReplicaSet{}, &StatefulSet{}, &Deployment{},
 		&DaemonSet{}, &ControllerRevision{}, &Job{}, &CronJob{},
+		&Role{}, &RoleBinding{}, &ClusterRole{}, &ClusterRoleBinding{},
 		&CustomResourceDefinition{}, &Unstructured{},
 	}
 }

@@ -68,6 +68,10 @@ func registeredTypes() map[reflect.Type]TypeInfo {
 		typeOf[*ControllerRevision]():       {Group: "apps", Version: "v1", Kind: "ControllerRevision", Resource: "controllerrevisions", Namespaced: true},
 		typeOf[*Job]():                      {Group: "batch", Version: "v1", Kind: "Job", Resource: "jobs", Namespaced: true},
 		typeOf[*CronJob]():                  {Group: "batch", Version: "v1", Kind: "CronJob", Resource: "cronjobs", Namespaced: true},
+		typeOf[*Role]():                     {Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "Role", Resource: "roles", Namespaced: true},
+		typeOf[*RoleBinding]():              {Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "RoleBinding", Resource: "rolebindings", Namespaced: true},
+		typeOf[*ClusterRole]():              {Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole", Resource: "clusterroles"},
+		typeOf[*ClusterRoleBinding]():       {Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRoleBinding", Resource: "clusterrolebindings"},
 		typeOf[*CustomResourceDefinition](): {Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition", Resource: "customresourcedefinitions"},
 	}
 }

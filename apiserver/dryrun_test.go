@@ -136,6 +136,10 @@ var declaredColumns = map[string][]string{
 	"statefulsets.apps":           {"Name", "Ready", "Age", "Containers", "Images"},
 	"customresourcedefinitions":   {"Name", "Created At"},
 	"endpointslices":              {"Name", "AddressType", "Ports", "Endpoints", "Age"},
+	"roles":                       {"Name", "Created At"},
+	"clusterroles":                {"Name", "Created At"},
+	"rolebindings":                {"Name", "Role", "Age", "Users", "Groups", "ServiceAccounts"},
+	"clusterrolebindings":         {"Name", "Role", "Age", "Users", "Groups", "ServiceAccounts"},
 	"cronjobs":                    {"Name", "Schedule", "Timezone", "Suspend", "Active", "Last Schedule", "Age", "Containers", "Images", "Selector"},
 }
 
@@ -144,7 +148,7 @@ var declaredColumns = map[string][]string{
 func TestResources(t *testing.T) {
 	s, _ := newServer(t)
 	all := s.Resources()
-	require.Len(t, all, 30)
+	require.Len(t, all, 34)
 	assert.Equal(t, "configmaps", all[0].Resource, "core group first, sorted by name")
 	assert.Equal(t, "customresourcedefinitions", all[13].Resource, "named groups after core, sorted by group")
 	assert.Equal(t, "controllerrevisions", all[14].Resource)
@@ -183,6 +187,10 @@ func TestResources(t *testing.T) {
 		{"controllerrevisions", apiserver.ResourceInfo{Resource: "controllerrevisions", Singular: "controllerrevision", Group: "apps", Version: "v1", Kind: "ControllerRevision", Namespaced: true}, "apps/v1", ""},
 		{"cronjobs", apiserver.ResourceInfo{Resource: "cronjobs", Singular: "cronjob", Group: "batch", Version: "v1", Kind: "CronJob", Namespaced: true, HasStatus: true, ShortNames: []string{"cj"}, Categories: []string{"all"}, ActedOnBy: "cronjob"}, "batch/v1", ""},
 		{"endpointslices", apiserver.ResourceInfo{Resource: "endpointslices", Singular: "endpointslice", Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSlice", Namespaced: true}, "discovery.k8s.io/v1", ""},
+		{"roles", apiserver.ResourceInfo{Resource: "roles", Singular: "role", Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "Role", Namespaced: true}, "rbac.authorization.k8s.io/v1", ""},
+		{"rolebindings", apiserver.ResourceInfo{Resource: "rolebindings", Singular: "rolebinding", Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "RoleBinding", Namespaced: true}, "rbac.authorization.k8s.io/v1", ""},
+		{"clusterroles", apiserver.ResourceInfo{Resource: "clusterroles", Singular: "clusterrole", Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole"}, "rbac.authorization.k8s.io/v1", ""},
+		{"clusterrolebindings", apiserver.ResourceInfo{Resource: "clusterrolebindings", Singular: "clusterrolebinding", Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRoleBinding"}, "rbac.authorization.k8s.io/v1", ""},
 		{"events.events.k8s.io", apiserver.ResourceInfo{Resource: "events", Singular: "event", Group: "events.k8s.io", Version: "v1", Kind: "Event", Namespaced: true, ShortNames: []string{"ev"}, StoredAs: "events"}, "events.k8s.io/v1", "*api.EventsV1Event"},
 	}
 	for _, tt := range tests {

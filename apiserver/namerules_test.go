@@ -2,29 +2,16 @@ package apiserver
 
 import (
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// pathSegmentMsgs returns why name cannot be one segment of a URL path, or
-// nil. Kubernetes: path.IsValidPathSegmentName (and IsValidPathSegmentPrefix
-// for generateName). The name rules used to run it after their DNS check;
-// it is kept here as the reference that shows it had nothing to add.
-func pathSegmentMsgs(name string, prefix bool) []string {
-	var msgs []string
-	if !prefix && (name == "." || name == "..") {
-		return []string{"may not be '" + name + "'"}
-	}
-	for _, bad := range [...]string{"/", "%"} {
-		if strings.Contains(name, bad) {
-			msgs = append(msgs, "may not contain '"+bad+"'")
-		}
-	}
-	return msgs
-}
+// pathSegmentMsgs is the reference the DNS rules are held to: the name
+// rule of RBAC objects (Kubernetes: path.IsValidPathSegmentName), which the
+// DNS rules used to run after their DNS check.
+var pathSegmentMsgs = nameIsPathSegment
 
 // TestNameRulesArePathSegments checks that each name rule gives what it
 // gave when it also ran the path-segment check after its DNS check: the

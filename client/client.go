@@ -38,6 +38,10 @@ const (
 	CronJobs               = "cronjobs"
 	ReplicaSets            = "replicasets"
 	StatefulSets           = "statefulsets"
+	Roles                  = "roles"
+	RoleBindings           = "rolebindings"
+	ClusterRoles           = "clusterroles"
+	ClusterRoleBindings    = "clusterrolebindings"
 	// CustomResourceDefinitions add kinds at run time; their objects are
 	// api.Unstructured, named by plural.group ("widgets.demo.example.com").
 	CustomResourceDefinitions = "customresourcedefinitions"

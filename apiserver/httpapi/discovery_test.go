@@ -57,16 +57,20 @@ func TestAggregatedDiscovery(t *testing.T) {
 			"/serviceaccounts": "ServiceAccount Namespaced [sa]" + all, "/resourcequotas": "ResourceQuota Namespaced [quota]" + all,
 			"/persistentvolumes": "PersistentVolume Cluster [pv]" + all, "/persistentvolumeclaims": "PersistentVolumeClaim Namespaced [pvc]" + all,
 		}},
-		{"/apis", []string{"apiextensions.k8s.io", "apps", "authentication.k8s.io", "authorization.k8s.io", "batch", "coordination.k8s.io", "discovery.k8s.io", "events.k8s.io", "policy", "storage.k8s.io"}, map[string]string{
+		{"/apis", []string{"apiextensions.k8s.io", "apps", "authentication.k8s.io", "authorization.k8s.io", "batch", "coordination.k8s.io", "discovery.k8s.io", "events.k8s.io", "policy", "rbac.authorization.k8s.io", "storage.k8s.io"}, map[string]string{
 			"apiextensions.k8s.io/customresourcedefinitions": "CustomResourceDefinition Cluster [crd,crds]" + all,
-			"apps/deployments":                               "Deployment Namespaced [deploy]" + all,
-			"apps/daemonsets":                                "DaemonSet Namespaced [ds]" + all,
-			"apps/controllerrevisions":                       "ControllerRevision Namespaced []" + all,
-			"apps/replicasets":                               "ReplicaSet Namespaced [rs]" + all,
-			"apps/statefulsets":                              "StatefulSet Namespaced [sts]" + all,
-			"batch/cronjobs":                                 "CronJob Namespaced [cj]" + all,
-			"batch/jobs":                                     "Job Namespaced []" + all,
-			"policy/poddisruptionbudgets":                    "PodDisruptionBudget Namespaced [pdb]" + all,
+			"apps/deployments":            "Deployment Namespaced [deploy]" + all,
+			"apps/daemonsets":             "DaemonSet Namespaced [ds]" + all,
+			"apps/controllerrevisions":    "ControllerRevision Namespaced []" + all,
+			"apps/replicasets":            "ReplicaSet Namespaced [rs]" + all,
+			"apps/statefulsets":           "StatefulSet Namespaced [sts]" + all,
+			"batch/cronjobs":              "CronJob Namespaced [cj]" + all,
+			"batch/jobs":                  "Job Namespaced []" + all,
+			"policy/poddisruptionbudgets": "PodDisruptionBudget Namespaced [pdb]" + all,
+			"rbac.authorization.k8s.io/clusterrolebindings":  "ClusterRoleBinding Cluster []" + all,
+			"rbac.authorization.k8s.io/clusterroles":         "ClusterRole Cluster []" + all,
+			"rbac.authorization.k8s.io/rolebindings":         "RoleBinding Namespaced []" + all,
+			"rbac.authorization.k8s.io/roles":                "Role Namespaced []" + all,
 			"storage.k8s.io/storageclasses":                  "StorageClass Cluster [sc]" + all,
 			"storage.k8s.io/csinodes":                        "CSINode Cluster []" + all,
 			"storage.k8s.io/csidrivers":                      "CSIDriver Cluster []" + all,
@@ -142,7 +146,8 @@ func checkDiscoveryResource(t *testing.T, r discoveryResource) {
 	case "persistentvolumes", "persistentvolumeclaims", "poddisruptionbudgets", "volumeattachments":
 		assert.Len(t, subs, 1, r.Resource)
 		assert.Contains(t, subs[0], "status ", r.Resource)
-	case "storageclasses", "controllerrevisions", "csinodes", "csidrivers", "csistoragecapacities", "endpointslices":
+	case "storageclasses", "controllerrevisions", "csinodes", "csidrivers", "csistoragecapacities", "endpointslices",
+		"roles", "rolebindings", "clusterroles", "clusterrolebindings":
 		assert.Empty(t, subs, r.Resource)
 	case "pods":
 		assert.Equal(t, []string{"binding /v1 Binding [create]", "eviction policy/v1 Eviction [create]", "log /v1 Pod [get]", "status /v1 Pod [get patch update]"}, subs)
@@ -190,6 +195,8 @@ func TestLegacyDiscovery(t *testing.T) {
 				 "preferredVersion":{"groupVersion":"events.k8s.io/v1","version":"v1"}},
 				{"name":"policy","versions":[{"groupVersion":"policy/v1","version":"v1"}],
 				 "preferredVersion":{"groupVersion":"policy/v1","version":"v1"}},
+				{"name":"rbac.authorization.k8s.io","versions":[{"groupVersion":"rbac.authorization.k8s.io/v1","version":"v1"}],
+				 "preferredVersion":{"groupVersion":"rbac.authorization.k8s.io/v1","version":"v1"}},
 				{"name":"storage.k8s.io","versions":[{"groupVersion":"storage.k8s.io/v1","version":"v1"}],
 				 "preferredVersion":{"groupVersion":"storage.k8s.io/v1","version":"v1"}}]}`, string(b))
 		}},

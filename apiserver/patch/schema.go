@@ -147,6 +147,10 @@ func schemas() map[string]*schema {
 		"CSIDriver":          metaOnly,
 		"CSIStorageCapacity": metaOnly,
 		"VolumeAttachment":   metaOnly,
+		"Role":               metaOnly,
+		"RoleBinding":        metaOnly,
+		"ClusterRole":        metaOnly,
+		"ClusterRoleBinding": metaOnly,
 		"CSINode": object(map[string]*fieldMeta{
 			"metadata": nested(objectMeta),
 			"spec":     nested(object(map[string]*fieldMeta{"drivers": mergeBy("name", nil)})),

@@ -22,6 +22,7 @@ func newOfKind(t *testing.T, ti api.TypeInfo) api.Object {
 		&api.ConfigMap{}, &api.Secret{}, &api.ServiceAccount{}, &api.ResourceQuota{},
 		&api.PersistentVolume{}, &api.PersistentVolumeClaim{}, &api.StorageClass{}, &api.CSINode{}, &api.CSIDriver{},
 		&api.CSIStorageCapacity{}, &api.VolumeAttachment{}, &api.PodDisruptionBudget{}, &api.ReplicaSet{}, &api.StatefulSet{}, &api.Deployment{}, &api.DaemonSet{}, &api.ControllerRevision{}, &api.Job{}, &api.CronJob{},
+		&api.Role{}, &api.RoleBinding{}, &api.ClusterRole{}, &api.ClusterRoleBinding{},
 	} {
 		if got, ok := api.TypeInfoOf(o); ok && got.Group == ti.Group && got.Kind == ti.Kind {
 			return o
