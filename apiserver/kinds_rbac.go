@@ -1,10 +1,13 @@
 package apiserver
 
 import (
+	"fmt"
+
 	"strings"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/apiserver/rbac"
 )
 
 // rbacKinds are rbac.authorization.k8s.io/v1's Roles, RoleBindings,
@@ -88,4 +91,19 @@ func subjectNames(subjects []api.Subject, kind string) []string {
 		names = append(names, s.Name)
 	}
 	return names
+}
+
+// createBootstrapPolicy creates the default cluster roles and bindings.
+func (s *Server) createBootstrapPolicy() error {
+	for _, r := range rbac.BootstrapClusterRoles() {
+		if _, err := s.create(r, writeOptions{}); err != nil {
+			return fmt.Errorf("apiserver: creating cluster role %s: %w", r.Metadata.Name, err)
+		}
+	}
+	for _, b := range rbac.BootstrapClusterRoleBindings() {
+		if _, err := s.create(b, writeOptions{}); err != nil {
+			return fmt.Errorf("apiserver: creating cluster role binding %s: %w", b.Metadata.Name, err)
+		}
+	}
+	return nil
 }
