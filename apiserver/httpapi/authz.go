@@ -191,6 +191,9 @@ func requestAttributes(r *http.Request) rbac.Attributes {
 	default:
 		return a
 	}
+	if parts[0] == "" {
+		return a // "/api/v1//x": no resource to name, a path as any other
+	}
 	a.ResourceRequest = true
 	switch r.Method {
 	case http.MethodPost:
@@ -214,6 +217,9 @@ func requestAttributes(r *http.Request) rbac.Attributes {
 		}
 	}
 	a.Resource = parts[0]
+	if a.Resource == "" {
+		return rbac.Attributes{Path: r.URL.Path, Verb: strings.ToLower(r.Method)}
+	}
 	if len(parts) > 1 {
 		a.Name = parts[1]
 	}
