@@ -76,6 +76,10 @@ func registeredTypes() map[reflect.Type]TypeInfo {
 		typeOf[*PodTemplate]():                      {Version: "v1", Kind: "PodTemplate", Resource: "podtemplates", Namespaced: true},
 		typeOf[*LimitRange]():                       {Version: "v1", Kind: "LimitRange", Resource: "limitranges", Namespaced: true},
 		typeOf[*PriorityClass]():                    {Group: "scheduling.k8s.io", Version: "v1", Kind: "PriorityClass", Resource: "priorityclasses"},
+		typeOf[*Role]():                             {Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "Role", Resource: "roles", Namespaced: true},
+		typeOf[*RoleBinding]():                      {Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "RoleBinding", Resource: "rolebindings", Namespaced: true},
+		typeOf[*ClusterRole]():                      {Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole", Resource: "clusterroles"},
+		typeOf[*ClusterRoleBinding]():               {Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRoleBinding", Resource: "clusterrolebindings"},
 	}
 }
 

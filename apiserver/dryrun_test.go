@@ -140,6 +140,10 @@ var declaredColumns = map[string][]string{
 	"limitranges":                 {"Name", "Created At"},
 	"podtemplates":                {"Name", "Containers", "Images", "Pod Labels"},
 	"priorityclasses":             {"Name", "Value", "Global-Default", "Age", "PreemptionPolicy"},
+	"roles":                       {"Name", "Created At"},
+	"clusterroles":                {"Name", "Created At"},
+	"rolebindings":                {"Name", "Role", "Age", "Users", "Groups", "ServiceAccounts"},
+	"clusterrolebindings":         {"Name", "Role", "Age", "Users", "Groups", "ServiceAccounts"},
 	"cronjobs":                    {"Name", "Schedule", "Timezone", "Suspend", "Active", "Last Schedule", "Age", "Containers", "Images", "Selector"},
 }
 
@@ -148,7 +152,7 @@ var declaredColumns = map[string][]string{
 func TestResources(t *testing.T) {
 	s, _ := newServer(t)
 	all := s.Resources()
-	require.Len(t, all, 37)
+	require.Len(t, all, 41)
 	assert.Equal(t, "configmaps", all[0].Resource, "core group first, sorted by name")
 	assert.Equal(t, "mutatingwebhookconfigurations", all[15].Resource, "named groups after core, sorted by group")
 	assert.Equal(t, "customresourcedefinitions", all[19].Resource)
@@ -192,6 +196,10 @@ func TestResources(t *testing.T) {
 		{"limitranges", apiserver.ResourceInfo{Resource: "limitranges", Singular: "limitrange", Version: "v1", Kind: "LimitRange", Namespaced: true, ShortNames: []string{"limits"}}, "v1", ""},
 		{"podtemplates", apiserver.ResourceInfo{Resource: "podtemplates", Singular: "podtemplate", Version: "v1", Kind: "PodTemplate", Namespaced: true}, "v1", ""},
 		{"priorityclasses", apiserver.ResourceInfo{Resource: "priorityclasses", Singular: "priorityclass", Group: "scheduling.k8s.io", Version: "v1", Kind: "PriorityClass", ShortNames: []string{"pc"}}, "scheduling.k8s.io/v1", ""},
+		{"roles", apiserver.ResourceInfo{Resource: "roles", Singular: "role", Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "Role", Namespaced: true}, "rbac.authorization.k8s.io/v1", ""},
+		{"rolebindings", apiserver.ResourceInfo{Resource: "rolebindings", Singular: "rolebinding", Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "RoleBinding", Namespaced: true}, "rbac.authorization.k8s.io/v1", ""},
+		{"clusterroles", apiserver.ResourceInfo{Resource: "clusterroles", Singular: "clusterrole", Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole"}, "rbac.authorization.k8s.io/v1", ""},
+		{"clusterrolebindings", apiserver.ResourceInfo{Resource: "clusterrolebindings", Singular: "clusterrolebinding", Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRoleBinding"}, "rbac.authorization.k8s.io/v1", ""},
 		{"events.events.k8s.io", apiserver.ResourceInfo{Resource: "events", Singular: "event", Group: "events.k8s.io", Version: "v1", Kind: "Event", Namespaced: true, ShortNames: []string{"ev"}, StoredAs: "events"}, "events.k8s.io/v1", "*api.EventsV1Event"},
 	}
 	for _, tt := range tests {

@@ -318,16 +318,14 @@ func newKinds(rules *celrules.Compiler) []*kind {
 	kinds = append(kinds, batchKinds()...)
 	kinds = append(kinds, admissionKinds(rules)...)
 	kinds = append(kinds, podAdmissionKinds()...)
+	kinds = append(kinds, rbacKinds()...)
 	kinds = append(kinds, typed(&kind{
 		gr: apierrors.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}, kind: "CustomResourceDefinition",
 		apiVersion: "apiextensions.k8s.io/v1", shortNames: []string{"crd", "crds"}, categories: []string{"api-extensions"},
 		newObj: func() api.Object { return &api.CustomResourceDefinition{} },
 		status: statusOf(func(o *api.CustomResourceDefinition) *api.CustomResourceDefinitionStatus { return &o.Status }), resetStatusOnCreate: true,
 		columns: []Column{nameColumn,
-			{Name: "Created At", Type: "date", Description: "The time the definition was created.",
-				Cell: func(o api.Object) any {
-					return o.GetObjectMeta().CreationTimestamp.UTC().Format("2006-01-02T15:04:05Z")
-				}}},
+			{Name: "Created At", Type: "date", Description: "The time the definition was created.", Cell: createdAt}},
 	}, defaultCRD, func(c *api.CustomResourceDefinition) apierrors.FieldErrors { return validateCRD(c, rules) },
 		func(c, old *api.CustomResourceDefinition) apierrors.FieldErrors {
 			return validateCRDUpdate(c, old, rules)

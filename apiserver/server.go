@@ -86,6 +86,12 @@ type Config struct {
 	// no wait. A wait blocks the caller, so the simulator, which steps
 	// everything from one goroutine, must not set it.
 	DefaultServiceAccountWait time.Duration
+	// BootstrapPolicy makes New create kube-apiserver's default cluster
+	// roles and bindings (rbac.BootstrapClusterRoles), as its
+	// rbac/bootstrap-roles hook does at start. Off, a bare Server starts
+	// without them, so that recorded runs keep their revisions and uids;
+	// the live plane and `serve` turn it on.
+	BootstrapPolicy bool
 	// CheckMutations turns on the mutation check of stored objects
 	// (Server.CheckMutations, mutation.go): for tests and the simulator,
 	// where it costs an encoding per write and per object handed out; the
@@ -222,6 +228,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.PriorityClasses {
 		if err := s.createSystemPriorityClasses(); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.BootstrapPolicy {
+		if err := s.createBootstrapPolicy(); err != nil {
 			return nil, err
 		}
 	}

@@ -41,6 +41,10 @@ const (
 	PriorityClasses        = "priorityclasses"
 	PodTemplates           = "podtemplates"
 	LimitRanges            = "limitranges"
+	Roles                  = "roles"
+	RoleBindings           = "rolebindings"
+	ClusterRoles           = "clusterroles"
+	ClusterRoleBindings    = "clusterrolebindings"
 	// CustomResourceDefinitions add kinds at run time; their objects are
 	// api.Unstructured, named by plural.group ("widgets.demo.example.com").
 	CustomResourceDefinitions = "customresourcedefinitions"

@@ -1,6 +1,7 @@
 package plane
 
 import (
+	"crypto/ecdsa"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -75,6 +76,17 @@ type Config struct {
 	// Token, when set, is the bearer token every API request must carry
 	// (httpapi.Config.Token).
 	Token string
+	// RBAC makes the API server authorize every request with the RBAC
+	// roles and bindings (kube-apiserver's --authorization-mode=RBAC),
+	// answering 403 to what they do not allow; off, everything is allowed
+	// (AlwaysAllow), as a learner's first hour wants. It needs Token: the
+	// token's user is in system:masters, bound to cluster-admin.
+	RBAC bool
+	// ServiceAccountKey signs the service-account tokens of the
+	// TokenRequest API (`kubectl create token`); nil: a key derived from
+	// Seed, reproducible and so not secret (serve passes one made with
+	// crypto/rand).
+	ServiceAccountKey *ecdsa.PrivateKey
 
 	// CheckMutations makes the API server check that nothing changes a
 	// stored object in place (apiserver.Config.CheckMutations;

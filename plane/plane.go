@@ -19,6 +19,8 @@ import (
 	"github.com/miniplane/miniplane/apiserver/faults"
 	"github.com/miniplane/miniplane/apiserver/httpapi"
 	"github.com/miniplane/miniplane/apiserver/httpapi/inmem"
+	"github.com/miniplane/miniplane/apiserver/rbac"
+	"github.com/miniplane/miniplane/apiserver/serviceaccount"
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
@@ -89,7 +91,7 @@ func New(cfg Config) (*Plane, error) {
 		// the controller manager's serviceaccount controller makes
 		// "default" in every namespace, and a pod create waits for it as
 		// long as kube-apiserver's lookup retries.
-		ServiceAccounts: true, ResourceQuotas: true, PriorityClasses: true, DefaultServiceAccountWait: 2 * time.Second,
+		ServiceAccounts: true, ResourceQuotas: true, PriorityClasses: true, DefaultServiceAccountWait: 2 * time.Second, BootstrapPolicy: true,
 		Names:          apiserver.NewSeededNames(cfg.Seed), // the same pod names for one seed, whatever the goroutines' timing
 		Logger:         cfg.Logger.Named("apiserver"),
 		CheckMutations: cfg.CheckMutations,
@@ -140,10 +142,19 @@ func New(cfg Config) (*Plane, error) {
 	}
 
 	p.checks = p.readyChecks()
+	key := cfg.ServiceAccountKey
+	if key == nil {
+		key = serviceaccount.KeyFromSeed(rand.New(rand.NewPCG(cfg.Seed, 0x73616b)))
+	}
+	issuer, err := serviceaccount.New(serviceaccount.Config{Key: key, Clock: cfg.Clock, Client: p.srv})
+	if err != nil {
+		return nil, err
+	}
 	p.http, err = httpapi.New(httpapi.Config{
 		Server: p.srv, Clock: cfg.Clock, Logger: cfg.Logger.Named("http"), Token: cfg.Token,
 		ReadyChecks: p.checks, Metrics: p.WriteMetrics, Logs: nodeLogs{p.nodes},
-		Idle: idleControllers(opts, len(p.insts)),
+		Idle:       idleControllers(opts, len(p.insts)),
+		Authorizer: authorizer(cfg.RBAC, p.srv), ServiceAccountTokens: issuer,
 	})
 	if err != nil {
 		return nil, err
@@ -486,4 +497,13 @@ func (p *Plane) KillLeader() error {
 		return nil
 	}
 	return errors.New("plane: no leader to kill")
+}
+
+// authorizer is the HTTP front's authorizer: RBAC over the server's roles
+// and bindings, or none (AlwaysAllow).
+func authorizer(on bool, srv *apiserver.Server) httpapi.Authorizer {
+	if !on {
+		return nil
+	}
+	return rbac.New(rbac.FromClient(srv))
 }

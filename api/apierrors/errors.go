@@ -242,7 +242,10 @@ func NewMethodNotSupported(gr GroupResource, action string) *StatusError {
 // NewForbidden: the operation is not allowed on this object now (403).
 func NewForbidden(gr GroupResource, name, why string) *StatusError {
 	msg := fmt.Sprintf("%s %q is forbidden: %s", gr, name, why)
-	if name == "" {
+	switch {
+	case gr == GroupResource{}:
+		msg = "forbidden: " + why
+	case name == "":
 		msg = fmt.Sprintf("%s is forbidden: %s", gr, why)
 	}
 	return newStatusError(api.StatusReasonForbidden, msg,

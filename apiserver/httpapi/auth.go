@@ -9,6 +9,8 @@ import (
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/apiserver/rbac"
+	"github.com/miniplane/miniplane/apiserver/serviceaccount"
 )
 
 // The review APIs: a client asks the server who it is
@@ -20,8 +22,9 @@ import (
 // (TokenReview) and what a user may do (SubjectAccessReview, or
 // LocalSubjectAccessReview for one namespace, posted in it). Nothing is
 // stored: each POST is answered with the object sent, its status filled in.
-// miniplane does no authorization, so every action is allowed; the only
-// authentication is the optional bearer token.
+// The answers come from the Handler's Authorizer (authz.go), or allow
+// everything without one; authentication is the optional bearer token and
+// the service-account tokens of TokenRequest.
 
 // Users the reviews report.
 const (
@@ -188,6 +191,8 @@ type resourceRule struct {
 	Verbs     []string `json:"verbs" protobuf:"bytes,1,rep,name=verbs"`
 	APIGroups []string `json:"apiGroups" protobuf:"bytes,2,rep,name=apiGroups"`
 	Resources []string `json:"resources" protobuf:"bytes,3,rep,name=resources"`
+	// ResourceNames is the optional list of names the rule applies to.
+	ResourceNames []string `json:"resourceNames,omitempty" protobuf:"bytes,4,rep,name=resourceNames"`
 }
 
 type nonResourceRule struct {
@@ -207,6 +212,7 @@ type selfSubjectReviewStatus struct {
 
 type userInfo struct {
 	Username string   `json:"username" protobuf:"bytes,1,opt,name=username"`
+	UID      string   `json:"uid,omitempty" protobuf:"bytes,2,opt,name=uid"`
 	Groups   []string `json:"groups" protobuf:"bytes,3,rep,name=groups"`
 }
 
@@ -267,19 +273,19 @@ func (h *Handler) review(w http.ResponseWriter, r *http.Request, res apiserver.R
 		if err := h.decodeBody(w, r, body, &ssar, res.Kind, res.APIVersion()); err != nil {
 			return answeredReview{}, err
 		}
-		rev, err = accessReview(&ssar, res)
+		rev, err = h.accessReview(r, &ssar, res)
 	case "SelfSubjectRulesReview":
 		var ssrr selfSubjectRulesReview
 		if err := h.decodeBody(w, r, body, &ssrr, res.Kind, res.APIVersion()); err != nil {
 			return answeredReview{}, err
 		}
-		rev = rulesReview(&ssrr, res)
+		rev = h.rulesReview(r, &ssrr, res)
 	case "SubjectAccessReview":
 		var sar subjectAccessReview
 		if err := h.decodeBody(w, r, body, &sar, res.Kind, res.APIVersion()); err != nil {
 			return answeredReview{}, err
 		}
-		rev, err = subjectReview(&sar, res)
+		rev, err = h.subjectReview(r, &sar, res)
 	case "LocalSubjectAccessReview":
 		var sar subjectAccessReview
 		if err := h.decodeBody(w, r, body, &sar, res.Kind, res.APIVersion()); err != nil {
@@ -288,33 +294,52 @@ func (h *Handler) review(w http.ResponseWriter, r *http.Request, res apiserver.R
 		if err := checkObjectPath(&sar.Metadata, res, namespace, ""); err != nil {
 			return answeredReview{}, err
 		}
-		rev, err = subjectReview(&sar, res)
+		rev, err = h.subjectReview(r, &sar, res)
 	case "TokenReview":
 		var tr tokenReview
 		if err := h.decodeBody(w, r, body, &tr, res.Kind, res.APIVersion()); err != nil {
 			return answeredReview{}, err
 		}
-		rev, err = h.tokenReview(&tr, res)
+		rev, err = h.tokenReview(r, &tr, res)
 	default: // SelfSubjectReview
 		var ssr selfSubjectReview
 		if err := h.decodeBody(w, r, body, &ssr, res.Kind, res.APIVersion()); err != nil {
 			return answeredReview{}, err
 		}
-		rev = h.whoAmI(&ssr, res)
+		rev = h.whoAmI(r, &ssr, res)
 	}
 	return answeredReview{format: out.format, review: rev}, err
 }
 
-// accessReview answers `kubectl auth can-i`: yes, always, once the spec
-// names exactly one kind of attributes (Kubernetes'
+// accessReview answers `kubectl auth can-i`: what the authorizer says of
+// the requesting user (after impersonation, so `--as` asks for another),
+// once the spec names exactly one kind of attributes (Kubernetes'
 // ValidateSelfSubjectAccessReviewSpec).
-func accessReview(rev *selfSubjectAccessReview, res apiserver.ResourceInfo) (any, error) {
+func (h *Handler) accessReview(r *http.Request, rev *selfSubjectAccessReview, res apiserver.ResourceInfo) (any, error) {
 	if errs := attributesErrors(rev.Spec.ResourceAttributes, rev.Spec.NonResourceAttributes); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(res.Group, res.Kind, "", errs)
 	}
 	rev.TypeMeta = api.TypeMeta{APIVersion: res.APIVersion(), Kind: res.Kind}
-	rev.Status = subjectAccessReviewStatus{Allowed: true, Reason: reasonNoAuthorization}
+	rev.Status = h.decide(r, userOf(r), rev.Spec.ResourceAttributes, rev.Spec.NonResourceAttributes)
 	return rev, nil
+}
+
+// decide is an access review's answer: allowed or not, with the
+// authorizer's reason; "denied" stays false, as RBAC has no opinion on
+// what it does not allow. Without an authorizer everything is allowed.
+func (h *Handler) decide(r *http.Request, u rbac.User, ra *resourceAttributes, nra *nonResourceAttributes) subjectAccessReviewStatus {
+	if h.authz == nil {
+		return subjectAccessReviewStatus{Allowed: true, Reason: reasonNoAuthorization}
+	}
+	a := rbac.Attributes{User: u}
+	if ra != nil {
+		a.ResourceRequest, a.Verb, a.Namespace, a.APIGroup, a.APIVersion = true, ra.Verb, ra.Namespace, ra.Group, ra.Version
+		a.Resource, a.Subresource, a.Name = ra.Resource, ra.Subresource, ra.Name
+	} else {
+		a.Verb, a.Path = nra.Verb, nra.Path
+	}
+	allowed, reason := h.authz.Authorize(r.Context(), a)
+	return subjectAccessReviewStatus{Allowed: allowed, Reason: reason}
 }
 
 // attributesErrors checks that an access review names exactly one kind of
@@ -332,13 +357,14 @@ func attributesErrors(ra *resourceAttributes, nra *nonResourceAttributes) apierr
 }
 
 // subjectReview answers a component asking whether a user may do
-// something (delegated authorization): yes, always, once the spec is valid
+// something (delegated authorization): what the authorizer says of the
+// spec's user and groups, once the spec is valid
 // (Kubernetes' ValidateSubjectAccessReviewSpec: one kind of attributes, and
 // a user or a group). A LocalSubjectAccessReview's attributes must also
 // name its own namespace and no path (ValidateLocalSubjectAccessReview;
 // its rule that the metadata hold nothing but the namespace is not
 // checked).
-func subjectReview(rev *subjectAccessReview, res apiserver.ResourceInfo) (any, error) {
+func (h *Handler) subjectReview(r *http.Request, rev *subjectAccessReview, res apiserver.ResourceInfo) (any, error) {
 	errs := attributesErrors(rev.Spec.ResourceAttributes, rev.Spec.NonResourceAttributes)
 	if rev.Spec.User == "" && len(rev.Spec.Groups) == 0 {
 		errs = append(errs, apierrors.FieldError{Type: api.CauseTypeFieldValueInvalid,
@@ -358,7 +384,8 @@ func subjectReview(rev *subjectAccessReview, res apiserver.ResourceInfo) (any, e
 		return nil, apierrors.NewInvalid(res.Group, res.Kind, "", errs)
 	}
 	rev.TypeMeta = api.TypeMeta{APIVersion: res.APIVersion(), Kind: res.Kind}
-	rev.Status = subjectAccessReviewStatus{Allowed: true, Reason: reasonNoAuthorization}
+	u := rbac.User{Name: rev.Spec.User, UID: rev.Spec.UID, Groups: rev.Spec.Groups}
+	rev.Status = h.decide(r, u, rev.Spec.ResourceAttributes, rev.Spec.NonResourceAttributes)
 	return rev, nil
 }
 
@@ -366,39 +393,80 @@ func subjectReview(rev *subjectAccessReview, res apiserver.ResourceInfo) (any, e
 // authentication): the token serve was given is TokenUser, in
 // system:masters; any other token, or any token when the server takes none,
 // is not authenticated. An empty token is a 400, as kube-apiserver answers.
-func (h *Handler) tokenReview(rev *tokenReview, res apiserver.ResourceInfo) (any, error) {
+func (h *Handler) tokenReview(r *http.Request, rev *tokenReview, res apiserver.ResourceInfo) (any, error) {
 	if rev.Spec.Token == "" {
 		return nil, apierrors.NewBadRequest("token is required for TokenReview in authentication")
 	}
 	rev.TypeMeta = api.TypeMeta{APIVersion: res.APIVersion(), Kind: res.Kind}
 	rev.Status = tokenReviewStatus{}
 	if h.token != "" && subtle.ConstantTimeCompare([]byte(rev.Spec.Token), []byte(h.token)) == 1 {
+		u := tokenUser()
 		rev.Status = tokenReviewStatus{Authenticated: true, Audiences: rev.Spec.Audiences,
-			User: &userInfo{Username: TokenUser, Groups: []string{"system:masters", "system:authenticated"}}}
+			User: &userInfo{Username: u.Name, Groups: u.Groups}}
+		return rev, nil
 	}
+	if h.tokens == nil {
+		return rev, nil
+	}
+	u, audiences, ok := h.tokens.AuthenticateToken(r.Context(), rev.Spec.Token)
+	if !ok {
+		return rev, nil
+	}
+	want := rev.Spec.Audiences
+	if len(want) == 0 {
+		want = []string{APIAudience}
+	}
+	both := serviceaccount.Audiences(audiences, want)
+	if len(both) == 0 {
+		rev.Status.Error = "token audiences " + quoteList(audiences) + " is invalid for the target audiences " + quoteList(want)
+		return rev, nil
+	}
+	rev.Status = tokenReviewStatus{Authenticated: true, Audiences: both,
+		User: &userInfo{Username: u.Name, UID: u.UID, Groups: u.Groups}}
 	return rev, nil
 }
 
-// rulesReview answers `kubectl auth can-i --list`: every verb on every
-// resource and path.
-func rulesReview(rev *selfSubjectRulesReview, res apiserver.ResourceInfo) any {
+// APIAudience is the audience the API server accepts tokens for when a
+// TokenReview names none: kube-apiserver's default --api-audiences, its
+// service account issuer.
+const APIAudience = serviceaccount.DefaultIssuer
+
+// quoteList prints a list as Go's %q of a []string does.
+func quoteList(list []string) string { return fmt.Sprintf("%q", list) }
+
+// rulesReview answers `kubectl auth can-i --list`: the rules the
+// authorizer grants the requesting user in the spec's namespace, or every
+// verb on every resource and path without one. Kubernetes:
+// SelfSubjectRulesReview's REST, RBACAuthorizer.RulesFor.
+func (h *Handler) rulesReview(r *http.Request, rev *selfSubjectRulesReview, res apiserver.ResourceInfo) any {
 	rev.TypeMeta = api.TypeMeta{APIVersion: res.APIVersion(), Kind: res.Kind}
-	all := []string{"*"}
-	rev.Status = subjectRulesReviewStatus{
-		ResourceRules:    []resourceRule{{Verbs: all, APIGroups: all, Resources: all}},
-		NonResourceRules: []nonResourceRule{{Verbs: all, NonResourceURLs: all}},
+	if h.authz == nil {
+		all := []string{"*"}
+		rev.Status = subjectRulesReviewStatus{
+			ResourceRules:    []resourceRule{{Verbs: all, APIGroups: all, Resources: all}},
+			NonResourceRules: []nonResourceRule{{Verbs: all, NonResourceURLs: all}},
+		}
+		return rev
 	}
+	rules, incomplete := h.authz.Rules(r.Context(), userOf(r), rev.Spec.Namespace)
+	st := subjectRulesReviewStatus{ResourceRules: []resourceRule{}, NonResourceRules: []nonResourceRule{}, Incomplete: incomplete}
+	for _, rule := range rules {
+		if len(rule.NonResourceURLs) > 0 {
+			st.NonResourceRules = append(st.NonResourceRules, nonResourceRule{Verbs: rule.Verbs, NonResourceURLs: rule.NonResourceURLs})
+			continue
+		}
+		st.ResourceRules = append(st.ResourceRules, resourceRule{Verbs: rule.Verbs, APIGroups: rule.APIGroups, Resources: rule.Resources, ResourceNames: rule.ResourceNames})
+	}
+	rev.Status = st
 	return rev
 }
 
-// whoAmI answers `kubectl auth whoami`: the token's user when the server
-// takes a token (a request without it never gets this far), else
-// anonymous.
-func (h *Handler) whoAmI(rev *selfSubjectReview, res apiserver.ResourceInfo) any {
+// whoAmI answers `kubectl auth whoami`: the user the request acts as (its
+// token's, or whom it impersonates), anonymous when the server takes no
+// token.
+func (h *Handler) whoAmI(r *http.Request, rev *selfSubjectReview, res apiserver.ResourceInfo) any {
 	rev.TypeMeta = api.TypeMeta{APIVersion: res.APIVersion(), Kind: res.Kind}
-	rev.Status.UserInfo = userInfo{Username: anonymousUser, Groups: []string{"system:unauthenticated"}}
-	if h.token != "" {
-		rev.Status.UserInfo = userInfo{Username: TokenUser, Groups: []string{"system:masters", "system:authenticated"}}
-	}
+	u := userOf(r)
+	rev.Status.UserInfo = userInfo{Username: u.Name, UID: u.UID, Groups: u.Groups}
 	return rev
 }

@@ -302,13 +302,14 @@ func (h *Handler) checkTypeMeta(tm typeMeta, wantKind, wantAPIVersion string) er
 }
 
 // requestKinds are the kinds a request body may be besides the served
-// resources' own: the scale and binding subresources' and DeleteOptions of
+// resources' own: the scale, binding and token subresources' and DeleteOptions of
 // meta.k8s.io. DeleteOptions is also registered in every served group
 // version (New adds those), as Kubernetes registers it: client-go sends a
 // Lease's delete as coordination.k8s.io/v1 DeleteOptions.
 var requestKinds = []typeMeta{
 	{Kind: "Scale", APIVersion: scaleAPIVersion}, {Kind: "Binding", APIVersion: "v1"},
 	{Kind: "DeleteOptions", APIVersion: "meta.k8s.io/v1"},
+	{Kind: "TokenRequest", APIVersion: "authentication.k8s.io/v1"}, // serviceaccounts/{name}/token
 }
 
 // checkObjectPath fills an object's namespace and name from the path when

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +19,7 @@ import (
 	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/apiserver/patch"
+	"github.com/miniplane/miniplane/apiserver/serviceaccount"
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 )
@@ -89,6 +89,14 @@ type Config struct {
 	// controller is idle (ResourceInfo.ActedOnBy) carries a Warning that
 	// says so, which kubectl prints. nil: every controller is taken to run.
 	Idle func(controller string) string
+	// Authorizer, when set, decides every request but the public paths
+	// (kube-apiserver's --authorization-mode=RBAC) and answers the access
+	// reviews; nil allows everything (AlwaysAllow).
+	Authorizer Authorizer
+	// ServiceAccountTokens, when set, serves the TokenRequest API
+	// (serviceaccounts/{name}/token) and takes the tokens it issued as
+	// their service accounts.
+	ServiceAccountTokens *serviceaccount.Issuer
 }
 
 // Handler serves the Kubernetes API over HTTP. Create it with New; it is
@@ -101,6 +109,9 @@ type Handler struct {
 	extra   func(io.Writer)
 	logs    LogSource
 	idle    func(controller string) string
+	authz   Authorizer
+	tokens  TokenAuthenticator
+	issuer  *serviceaccount.Issuer
 	health  healthChecks
 	metrics *metrics
 	// encodings is shared by the watch streams (see encodings).
@@ -219,13 +230,16 @@ func New(cfg Config) (*Handler, error) {
 	}
 	h := &Handler{
 		srv: cfg.Server, clock: cfg.Clock, log: cfg.Logger, token: cfg.Token,
-		extra: cfg.Metrics, logs: cfg.Logs, idle: cfg.Idle,
+		extra: cfg.Metrics, logs: cfg.Logs, idle: cfg.Idle, authz: cfg.Authorizer, issuer: cfg.ServiceAccountTokens,
 		metrics:   newMetrics(),
 		encodings: newEncodings(encodingCacheSize),
 		done:      make(chan struct{}),
 	}
 	if h.log == nil {
 		h.log = zap.NewNop()
+	}
+	if h.issuer != nil {
+		h.tokens = h.issuer
 	}
 	h.log = h.log.Named("httpapi")
 	var err error
@@ -286,10 +300,23 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.metrics.observe(info, rw.code(), h.clock.Since(start))
 	}()
 
-	if h.token != "" && !isHealthPath(r.URL.Path) && !h.authorized(r) {
-		info.resource = "unauthorized"
-		writeError(rw, apierrors.NewUnauthorized("Unauthorized"))
-		return
+	if !isHealthPath(r.URL.Path) {
+		u, ok := h.authenticate(r)
+		if !ok {
+			info.resource = "unauthorized"
+			writeError(rw, apierrors.NewUnauthorized("Unauthorized"))
+			return
+		}
+		u, err := h.impersonate(r, u)
+		if err == nil {
+			err = h.authorize(r, u)
+		}
+		if err != nil {
+			info.resource = "forbidden"
+			writeError(rw, err)
+			return
+		}
+		r = r.WithContext(context.WithValue(r.Context(), userKey{}, u))
 	}
 	if r.Body != nil {
 		r.Body = http.MaxBytesReader(rw, r.Body, MaxBodyBytes)
@@ -300,12 +327,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r = r.WithContext(client.WithWarnings(r.Context(), func(text string) { addWarning(rw, text) }))
 	}
 	h.route(rw, r, &info)
-}
-
-// authorized checks the bearer token in constant time.
-func (h *Handler) authorized(r *http.Request) bool {
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(h.token)) == 1
 }
 
 // methodVerb names a request's method in metrics until routing knows the

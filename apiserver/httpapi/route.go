@@ -77,6 +77,11 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request, info *requestInf
 		h.serveReview(w, r, gv, segs, info)
 		return
 	}
+	if ns, name, ok := isTokenPath(gv, segs); ok && h.issuer != nil {
+		info.verb, info.resource = "create", "serviceaccounts/token"
+		h.serveTokenRequest(w, r, ns, name)
+		return
+	}
 	req, err := parseResourcePath(gv, segs, r)
 	if err != nil {
 		if apierrors.IsNotFound(err) {

@@ -33,7 +33,6 @@ var kubernetesResources = map[string][]string{
 	"networking.k8s.io":            {"ingressclasses", "ingresses", "networkpolicies"},
 	"node.k8s.io":                  {"runtimeclasses"},
 	"policy":                       {"poddisruptionbudgets"},
-	"rbac.authorization.k8s.io":    {"clusterrolebindings", "clusterroles", "rolebindings", "roles"},
 	"scheduling.k8s.io":            {"priorityclasses"},
 	"storage.k8s.io":               {"csidrivers", "csinodes", "csistoragecapacities", "storageclasses", "volumeattachments"},
 }

@@ -161,6 +161,10 @@ func schemas() map[string]*schema {
 				"spec":     nested(podSpec),
 			})),
 		}),
+		"Role":               metaOnly,
+		"RoleBinding":        metaOnly,
+		"ClusterRole":        metaOnly,
+		"ClusterRoleBinding": metaOnly,
 		"CSINode": object(map[string]*fieldMeta{
 			"metadata": nested(objectMeta),
 			"spec":     nested(object(map[string]*fieldMeta{"drivers": mergeBy("name", nil)})),

@@ -24,6 +24,7 @@ func newOfKind(t *testing.T, ti api.TypeInfo) api.Object {
 		&api.CSIStorageCapacity{}, &api.VolumeAttachment{}, &api.PodDisruptionBudget{}, &api.ReplicaSet{}, &api.StatefulSet{}, &api.Deployment{}, &api.DaemonSet{}, &api.ControllerRevision{}, &api.Job{}, &api.CronJob{},
 		&api.ValidatingAdmissionPolicy{}, &api.ValidatingAdmissionPolicyBinding{}, &api.ValidatingWebhookConfiguration{}, &api.MutatingWebhookConfiguration{},
 		&api.PriorityClass{}, &api.PodTemplate{}, &api.LimitRange{},
+		&api.Role{}, &api.RoleBinding{}, &api.ClusterRole{}, &api.ClusterRoleBinding{},
 	} {
 		if got, ok := api.TypeInfoOf(o); ok && got.Group == ti.Group && got.Kind == ti.Kind {
 			return o

@@ -331,3 +331,35 @@ func TestKubectlSchedulerFits(t *testing.T) {
 	assert.Contains(t, describe, "0/1 nodes are available: 1 Insufficient cpu.")
 	assert.Contains(t, describe, "default-scheduler")
 }
+
+// TestServeRBAC: with --authorization-mode=RBAC, serve's token user may do
+// everything through cluster-admin, the default service account of a
+// namespace may do nothing it was not granted, and its token from
+// `kubectl create token` is refused in kube-apiserver's words until a
+// binding grants it.
+func TestServeRBAC(t *testing.T) {
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		t.Skip("kubectl is not installed")
+	}
+	kcPath := filepath.Join(t.TempDir(), "kubeconfig")
+	_, stdout, _ := startServe(t, "--token=s3cret", "--authorization-mode=RBAC", "--kubeconfig="+kcPath)
+	m := exportLine.FindStringSubmatch(stdout.String())
+	require.NotNil(t, m, stdout.String())
+	k := newKubectl(t, m[1])
+	eventually(t, "the default service account is made", func() bool {
+		_, _, err := k.run("", "get", "serviceaccount", "default")
+		return err == nil
+	})
+	assert.Equal(t, "yes\n", k.ok("", "auth", "can-i", "create", "clusterrolebindings"))
+	out, _, _ := k.run("", "auth", "can-i", "list", "pods", "--as=system:serviceaccount:default:default")
+	assert.Equal(t, "no\n", out)
+	token := strings.TrimSpace(k.ok("", "create", "token", "default"))
+	as := func(args ...string) []string { return append([]string{"--token=" + token}, args...) }
+	assert.Contains(t, k.fails("", as("get", "pods")...),
+		`pods is forbidden: User "system:serviceaccount:default:default" cannot list resource "pods" in API group "" in the namespace "default"`)
+	k.ok("", "create", "rolebinding", "sa-view", "--clusterrole=view", "--serviceaccount=default:default")
+	eventually(t, "view is aggregated and granted", func() bool {
+		_, _, err := k.run("", as("get", "pods")...)
+		return err == nil
+	})
+}

@@ -3,6 +3,9 @@ package main
 import (
 	"cmp"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -35,6 +38,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	instances := fs.Int("instances", 3, "controller-manager instances competing for the leader lease (none runs when --controllers switches every controller off)")
 	allowRemote := fs.Bool("insecure-allow-unauthenticated-remote", false, "with no --token, serve on an --addr other machines can reach anyway: anyone who reaches it may do anything")
 	token := fs.String("token", "", "bearer token every API request must carry; with one, the API is served over HTTPS with a certificate made at start (empty: plain http, no authentication)")
+	authzMode := fs.String("authorization-mode", "AlwaysAllow", "AlwaysAllow: every request is allowed; RBAC: requests are checked against Roles, ClusterRoles and their bindings, and need --token (its user is in system:masters)")
 	kubeconfigPath := fs.String("kubeconfig", "", "where to write a kubeconfig for kubectl (default: a file in a new temporary directory, removed at exit)")
 	seed := fs.Uint64("seed", 1, "seed for generated names and uids, and for the injected faults")
 	faultList := fs.String("faults", "none", "API-layer faults to inject, drawn from --seed: all, none, or a comma-separated list of "+faults.All.String())
@@ -64,6 +68,14 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	if opts.Nodes > nodesim.MaxNodes {
 		return usageError{fmt.Sprintf("--nodes must be between 0 and %d, got %d", nodesim.MaxNodes, opts.Nodes)}
 	}
+	switch *authzMode {
+	case "AlwaysAllow", "RBAC":
+	default:
+		return usageError{fmt.Sprintf("--authorization-mode must be AlwaysAllow or RBAC, got %q", *authzMode)}
+	}
+	if *authzMode == "RBAC" && *token == "" {
+		return usageError{"--authorization-mode=RBAC needs --token: without one every request is system:anonymous, whom RBAC allows almost nothing"}
+	}
 	if err := checkExposure(*addr, *token, *allowRemote); err != nil {
 		return usageError{err.Error()}
 	}
@@ -92,7 +104,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	cfg := plane.Config{
 		Listen: *addr, Token: *token, Instances: *instances, Options: &opts, Seed: *seed,
 		Clock: clock.Real{}, Logger: newLogger(stderr, *verbose), ReleaseOnCancel: true,
-		Faults: injected, FaultRate: *faultRate, CRDs: crds,
+		Faults: injected, FaultRate: *faultRate, CRDs: crds, RBAC: *authzMode == "RBAC",
 	}
 	if *faultTrace != "" && injected != 0 {
 		f, err := os.Create(*faultTrace)
@@ -104,6 +116,9 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	if serving != nil {
 		cfg.TLS, cfg.CAPEM = serving.config, serving.caPEM
+	}
+	if cfg.ServiceAccountKey, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader); err != nil {
+		return err
 	}
 	p, err := plane.New(cfg)
 	if err != nil {

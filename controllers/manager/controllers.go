@@ -2,6 +2,7 @@ package manager
 
 import (
 	"github.com/miniplane/miniplane/client/record"
+	"github.com/miniplane/miniplane/controllers/clusterroleaggregation"
 	"github.com/miniplane/miniplane/controllers/cronjob"
 	"github.com/miniplane/miniplane/controllers/daemon"
 	"github.com/miniplane/miniplane/controllers/deployment"
@@ -30,8 +31,8 @@ import (
 // cronjob controller, the ttl-after-finished controller, the pod garbage
 // collector, the persistent volume binder, the disruption controller, the resourcequota controller, the
 // endpoints controller, the
-// garbage collector, the service account controller and the root CA
-// certificate publisher. These run under leader election (Instance): in
+// garbage collector, the service account controller, the root CA
+// certificate publisher and the clusterrole-aggregation controller. These run under leader election (Instance): in
 // one instance at a time.
 func DefaultDescriptors() []Descriptor {
 	return []Descriptor{
@@ -54,6 +55,7 @@ func DefaultDescriptors() []Descriptor {
 		{Name: ServiceAccount, Init: initServiceAccount},
 		{Name: RootCACertificatePublisher, Init: initRootCACertPublisher},
 		{Name: ResourceQuota, Init: initResourceQuota, Periodic: true},
+		{Name: ClusterRoleAggregation, Init: initClusterRoleAggregation},
 	}
 }
 
@@ -216,4 +218,11 @@ func initRootCACertPublisher(ic InitContext) (Controller, int, error) {
 		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger, RootCA: ic.Options.RootCA,
 	})
 	return c, 1, err
+}
+
+// initClusterRoleAggregation builds the clusterrole-aggregation
+// controller, with five workers as kube-controller-manager runs it.
+func initClusterRoleAggregation(ic InitContext) (Controller, int, error) {
+	c, err := clusterroleaggregation.New(clusterroleaggregation.Config{Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger})
+	return c, 5, err
 }

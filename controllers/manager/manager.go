@@ -282,5 +282,7 @@ const (
 	ServiceAccount         = "serviceaccount"
 	// RootCACertificatePublisher keeps kube-root-ca.crt in every namespace.
 	RootCACertificatePublisher = "root-ca-cert-publisher"
-	NodeSim                    = "nodesim"
+	// ClusterRoleAggregation fills aggregated cluster roles' rules.
+	ClusterRoleAggregation = "clusterrole-aggregation"
+	NodeSim                = "nodesim"
 )

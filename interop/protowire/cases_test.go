@@ -621,6 +621,37 @@ func fullCronJob(name string) api.CronJob {
 			LastScheduleTime: &created, LastSuccessfulTime: &created}}
 }
 
+func fullRules() []api.PolicyRule {
+	return []api.PolicyRule{
+		{Verbs: []string{"get", "list"}, APIGroups: []string{""}, Resources: []string{"pods", "pods/log"}, ResourceNames: []string{"web"}},
+		{Verbs: []string{"get"}, NonResourceURLs: []string{"/healthz", "/api/*"}},
+	}
+}
+
+func fullSubjects() []api.Subject {
+	return []api.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: "jane"},
+		{Kind: "ServiceAccount", Name: "default", Namespace: "default"}}
+}
+
+func fullRole(name string) api.Role {
+	return api.Role{Metadata: fullObjectMeta(name), Rules: fullRules()}
+}
+
+func fullClusterRole(name string) api.ClusterRole {
+	return api.ClusterRole{Metadata: fullObjectMeta(name), Rules: fullRules(),
+		AggregationRule: &api.AggregationRule{ClusterRoleSelectors: []api.LabelSelector{*fullLabelSelector()}}}
+}
+
+func fullRoleBinding(name string) api.RoleBinding {
+	return api.RoleBinding{Metadata: fullObjectMeta(name), Subjects: fullSubjects(),
+		RoleRef: api.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "reader"}}
+}
+
+func fullClusterRoleBinding(name string) api.ClusterRoleBinding {
+	return api.ClusterRoleBinding{Metadata: fullObjectMeta(name), Subjects: fullSubjects(),
+		RoleRef: api.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "view"}}
+}
+
 func fullStatefulSet(name string) api.StatefulSet {
 	return api.StatefulSet{Metadata: fullObjectMeta(name),
 		Spec: api.StatefulSetSpec{Replicas: ptr(int32(3)), Selector: fullLabelSelector(),
@@ -798,6 +829,15 @@ func fullCases() map[string]any {
 		"PodTemplateList":    &api.PodTemplateList{Metadata: fullListMeta(), Items: []api.PodTemplate{fullPodTemplate("a")}},
 		"PriorityClass":      ptr(fullPriorityClass("high")),
 		"PriorityClassList":  &api.PriorityClassList{Metadata: fullListMeta(), Items: []api.PriorityClass{fullPriorityClass("a")}},
+		"Role":               ptr(fullRole("reader")),
+		"RoleList":           &api.RoleList{Metadata: fullListMeta(), Items: []api.Role{fullRole("a")}},
+		"RoleBinding":        ptr(fullRoleBinding("read")),
+		"RoleBindingList":    &api.RoleBindingList{Metadata: fullListMeta(), Items: []api.RoleBinding{fullRoleBinding("a")}},
+		"ClusterRole":        ptr(fullClusterRole("view")),
+		"ClusterRoleList":    &api.ClusterRoleList{Metadata: fullListMeta(), Items: []api.ClusterRole{fullClusterRole("a")}},
+		"ClusterRoleBinding": ptr(fullClusterRoleBinding("view")),
+		"ClusterRoleBindingList": &api.ClusterRoleBindingList{Metadata: fullListMeta(),
+			Items: []api.ClusterRoleBinding{fullClusterRoleBinding("a")}},
 		"CronJob":            ptr(fullCronJob("hello")),
 		"CronJobList":        &api.CronJobList{Metadata: fullListMeta(), Items: []api.CronJob{fullCronJob("a")}},
 		"Job":                ptr(fullJob("pi")),

@@ -20,6 +20,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -100,6 +101,14 @@ var kinds = []kind{
 	{"v1", "PodTemplateList", reflect.TypeFor[api.PodTemplateList](), func() message { return &corev1.PodTemplateList{} }},
 	{"scheduling.k8s.io/v1", "PriorityClass", reflect.TypeFor[api.PriorityClass](), func() message { return &schedulingv1.PriorityClass{} }},
 	{"scheduling.k8s.io/v1", "PriorityClassList", reflect.TypeFor[api.PriorityClassList](), func() message { return &schedulingv1.PriorityClassList{} }},
+	{"rbac.authorization.k8s.io/v1", "Role", reflect.TypeFor[api.Role](), func() message { return &rbacv1.Role{} }},
+	{"rbac.authorization.k8s.io/v1", "RoleList", reflect.TypeFor[api.RoleList](), func() message { return &rbacv1.RoleList{} }},
+	{"rbac.authorization.k8s.io/v1", "RoleBinding", reflect.TypeFor[api.RoleBinding](), func() message { return &rbacv1.RoleBinding{} }},
+	{"rbac.authorization.k8s.io/v1", "RoleBindingList", reflect.TypeFor[api.RoleBindingList](), func() message { return &rbacv1.RoleBindingList{} }},
+	{"rbac.authorization.k8s.io/v1", "ClusterRole", reflect.TypeFor[api.ClusterRole](), func() message { return &rbacv1.ClusterRole{} }},
+	{"rbac.authorization.k8s.io/v1", "ClusterRoleList", reflect.TypeFor[api.ClusterRoleList](), func() message { return &rbacv1.ClusterRoleList{} }},
+	{"rbac.authorization.k8s.io/v1", "ClusterRoleBinding", reflect.TypeFor[api.ClusterRoleBinding](), func() message { return &rbacv1.ClusterRoleBinding{} }},
+	{"rbac.authorization.k8s.io/v1", "ClusterRoleBindingList", reflect.TypeFor[api.ClusterRoleBindingList](), func() message { return &rbacv1.ClusterRoleBindingList{} }},
 	{"apps/v1", "Deployment", reflect.TypeFor[api.Deployment](), func() message { return &appsv1.Deployment{} }},
 	{"apps/v1", "DeploymentList", reflect.TypeFor[api.DeploymentList](), func() message { return &appsv1.DeploymentList{} }},
 	{"apps/v1", "DaemonSet", reflect.TypeFor[api.DaemonSet](), func() message { return &appsv1.DaemonSet{} }},

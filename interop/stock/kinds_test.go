@@ -19,6 +19,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -576,6 +577,46 @@ func schedulingKindCases() []kindCase {
 			fresh: func(name, ns string) *policyv1.PodDisruptionBudget {
 				return &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
 					Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: ptr.To(intstr.FromString("50%")), Selector: web}}
+			},
+		},
+		crud[*rbacv1.Role, *rbacv1.RoleList]{
+			gvr: rbacv1.SchemeGroupVersion.WithResource("roles"), namespaced: true,
+			client: func(cs kubernetes.Interface, ns string) typedClient[*rbacv1.Role, *rbacv1.RoleList] {
+				return cs.RbacV1().Roles(ns)
+			},
+			fresh: func(name, ns string) *rbacv1.Role {
+				return &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+					Rules: []rbacv1.PolicyRule{{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"pods"}}}}
+			},
+		},
+		crud[*rbacv1.RoleBinding, *rbacv1.RoleBindingList]{
+			gvr: rbacv1.SchemeGroupVersion.WithResource("rolebindings"), namespaced: true,
+			client: func(cs kubernetes.Interface, ns string) typedClient[*rbacv1.RoleBinding, *rbacv1.RoleBindingList] {
+				return cs.RbacV1().RoleBindings(ns)
+			},
+			fresh: func(name, ns string) *rbacv1.RoleBinding {
+				return &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+					Subjects: []rbacv1.Subject{{Kind: "User", Name: "jane"}}, RoleRef: rbacv1.RoleRef{Kind: "Role", Name: "reader"}}
+			},
+		},
+		crud[*rbacv1.ClusterRole, *rbacv1.ClusterRoleList]{
+			gvr: rbacv1.SchemeGroupVersion.WithResource("clusterroles"),
+			client: func(cs kubernetes.Interface, _ string) typedClient[*rbacv1.ClusterRole, *rbacv1.ClusterRoleList] {
+				return cs.RbacV1().ClusterRoles()
+			},
+			fresh: func(name, _ string) *rbacv1.ClusterRole {
+				return &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name},
+					Rules: []rbacv1.PolicyRule{{Verbs: []string{"get"}, NonResourceURLs: []string{"/healthz"}}}}
+			},
+		},
+		crud[*rbacv1.ClusterRoleBinding, *rbacv1.ClusterRoleBindingList]{
+			gvr: rbacv1.SchemeGroupVersion.WithResource("clusterrolebindings"),
+			client: func(cs kubernetes.Interface, _ string) typedClient[*rbacv1.ClusterRoleBinding, *rbacv1.ClusterRoleBindingList] {
+				return cs.RbacV1().ClusterRoleBindings()
+			},
+			fresh: func(name, _ string) *rbacv1.ClusterRoleBinding {
+				return &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name},
+					Subjects: []rbacv1.Subject{{Kind: "Group", Name: "devs"}}, RoleRef: rbacv1.RoleRef{Kind: "ClusterRole", Name: "view"}}
 			},
 		},
 		crud[*batchv1.CronJob, *batchv1.CronJobList]{
