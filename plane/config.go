@@ -74,6 +74,11 @@ type Config struct {
 	// Server().CheckMutations reports what did). planetest turns it on;
 	// serve and demo leave it off, as it costs an encoding per write.
 	CheckMutations bool
+
+	// EtcdServers, when set, are the etcd members ("http://127.0.0.1:2379")
+	// the API server keeps its objects in (apiserver.Config.Etcd), so that
+	// they outlive the process; empty: in memory, as by default.
+	EtcdServers []string
 }
 
 // withDefaults fills in the zero fields and checks the rest.

@@ -24,6 +24,7 @@ import (
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/controllers/nodesim"
+	"github.com/miniplane/miniplane/etcdstore"
 	"github.com/miniplane/miniplane/informer"
 )
 
@@ -47,7 +48,8 @@ type Plane struct {
 	faults    *faults.Injector
 	nodes     *nodesim.Controller
 	nodeF     *informer.Factory
-	insts     []*instance // empty when every controller is off
+	etcd      *etcdstore.Client // nil: the store is in memory
+	insts     []*instance       // empty when every controller is off
 	// checks are the plane's readiness checks, in the order /readyz
 	// prints them after the API server's.
 	checks []httpapi.HealthChecker
@@ -83,7 +85,13 @@ func New(cfg Config) (*Plane, error) {
 		opts.RootCA = cfg.CAPEM // the CA clients trust is the one pods get
 	}
 	p := &Plane{cfg: cfg, clock: cfg.Clock, log: cfg.Logger, ready: make(chan struct{}), registered: make(chan struct{})}
+	if len(cfg.EtcdServers) > 0 {
+		if p.etcd, err = etcdstore.Dial(cfg.EtcdServers); err != nil {
+			return nil, fmt.Errorf("plane: %w", err)
+		}
+	}
 	p.srv, err = apiserver.New(apiserver.Config{
+		Etcd:  p.etcd,
 		Clock: cfg.Clock, Rand: rand.New(rand.NewPCG(cfg.Seed, 0x6d696e69)), SystemNamespaces: true,
 		// Pods run as a service account that must exist, as on a cluster;
 		// the controller manager's serviceaccount controller makes
@@ -95,6 +103,9 @@ func New(cfg Config) (*Plane, error) {
 		CheckMutations: cfg.CheckMutations,
 	})
 	if err != nil {
+		if p.etcd != nil {
+			_ = p.etcd.Close()
+		}
 		return nil, err
 	}
 
@@ -398,7 +409,16 @@ func (p *Plane) Run(ctx context.Context) error {
 	}
 	wg.Go(func() { p.awaitReady(ctx) })
 	wg.Wait()
-	return errors.Join(append(instErr, serveErr)...)
+	return errors.Join(append(instErr, serveErr, p.closeStore())...)
+}
+
+// closeStore stops the API server's store following etcd and closes the
+// client, once Run is done; nothing for a store in memory.
+func (p *Plane) closeStore() error {
+	if p.etcd == nil {
+		return nil
+	}
+	return errors.Join(p.srv.Close(), p.etcd.Close())
 }
 
 func (p *Plane) listener() net.Listener {

@@ -41,6 +41,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	faultRate := fs.Float64("fault-rate", faults.DefaultRate, "with --faults, the chance of each one striking a request it applies to, in (0, 1]")
 	faultTrace := fs.String("fault-trace", "", "with --faults, write every request and fault as one JSON line to `FILE`")
 	verbose := fs.Bool("v", false, "log what every component does (structured, to stderr)")
+	etcdServers := fs.String("etcd-servers", "", "comma-separated etcd members (`URL[,URL]`) to keep the objects in, as kube-apiserver's flag; empty: in memory, lost at exit")
 	cpuProfile := fs.String("cpuprofile", "", "profile serve's CPU from start to shutdown and write the profile (pprof format) to `FILE` on shutdown")
 	opts := manager.DefaultOptions()
 	opts.AddFlags(fs)
@@ -88,6 +89,9 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 		Listen: *addr, Token: *token, Instances: *instances, Options: &opts, Seed: *seed,
 		Clock: clock.Real{}, Logger: newLogger(stderr, *verbose), ReleaseOnCancel: true,
 		Faults: injected, FaultRate: *faultRate,
+	}
+	if *etcdServers != "" {
+		cfg.EtcdServers = strings.Split(*etcdServers, ",")
 	}
 	if *faultTrace != "" && injected != 0 {
 		f, err := os.Create(*faultTrace)
