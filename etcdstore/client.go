@@ -291,3 +291,27 @@ func prefixEnd(prefix string) []byte {
 	}
 	return []byte{0} // every key
 }
+
+// compactRevision returns etcd's compaction revision, which a watch from
+// before it reports: the oldest revision still readable.
+func (c *Client) compactRevision(ctx context.Context, before int64) (int64, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w, err := c.watch(ctx, []byte{0}, []byte{0}, before)
+	if err != nil {
+		return 0, err
+	}
+	defer w.Close()
+	for {
+		resp, err := w.Next()
+		if err != nil {
+			return 0, err
+		}
+		if resp.CompactRevision != 0 {
+			return int64(resp.CompactRevision), nil
+		}
+		if !resp.Created {
+			return 0, fmt.Errorf("etcd watch from revision %d: no compaction reported", before)
+		}
+	}
+}

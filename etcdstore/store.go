@@ -67,7 +67,25 @@ func Open[V any](ctx context.Context, cfg Config[V]) (*Store[V], error) {
 	}
 	s := &Store[V]{cfg: cfg, cli: cfg.Client, log: cfg.Logger, done: make(chan struct{}),
 		tick: make(chan struct{}), pending: make(map[string][]*pendingWrite[V])}
-	recs, rev, err := s.snapshot(ctx)
+	// The cache starts as far back as its history window and etcd's
+	// compaction allow, and replays etcd's history from there, so that a
+	// restarted server serves watches from the revisions it handed out.
+	cur, err := s.cli.get(ctx, rangeRequest{Key: []byte(cfg.Prefix), KeysOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("etcdstore: reading the current revision: %w", err)
+	}
+	now := int64(cur.Header.Revision)
+	limit := int64(cfg.Cache.HistoryLimit)
+	if limit <= 0 {
+		limit = store.DefaultHistoryLimit
+	}
+	from := max(1, now-limit+1)
+	recs, err := s.snapshot(ctx, from)
+	if errors.Is(err, errCompacted) {
+		if from, err = s.cli.compactRevision(ctx, from); err == nil {
+			recs, err = s.snapshot(ctx, from)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -76,12 +94,16 @@ func Open[V any](ctx context.Context, cfg Config[V]) (*Store[V], error) {
 			cfg.Stamp(r.Value, r.ModRev)
 		}
 	}
-	s.cache = store.NewAt(cfg.Cache, cfg.Stamp, rev, recs)
-	s.applied = rev
+	s.cache = store.NewAt(cfg.Cache, cfg.Stamp, from, recs)
+	s.applied = from
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	go s.follow()
+	if err := s.waitFor(ctx, now); err != nil {
+		_ = s.Close()
+		return nil, fmt.Errorf("etcdstore: replaying etcd's history: %w", err)
+	}
 	if cfg.CompactEvery > 0 {
-		go s.compactLoop(rev)
+		go s.compactLoop(now)
 	}
 	return s, nil
 }
@@ -89,18 +111,18 @@ func Open[V any](ctx context.Context, cfg Config[V]) (*Store[V], error) {
 // snapshotPage is how many keys one read of the snapshot fetches.
 const snapshotPage = 1000
 
-// snapshot reads every key under the prefix at one revision, a page at a
+// snapshot reads every key under the prefix at revision rev, a page at a
 // time, and returns them as records with their store keys.
-func (s *Store[V]) snapshot(ctx context.Context) ([]store.Record[V], int64, error) {
+func (s *Store[V]) snapshot(ctx context.Context, rev int64) ([]store.Record[V], error) {
 	var recs []store.Record[V]
-	req := rangeRequest{Key: []byte(s.cfg.Prefix), RangeEnd: prefixEnd(s.cfg.Prefix), Limit: snapshotPage}
+	req := rangeRequest{Key: []byte(s.cfg.Prefix), RangeEnd: prefixEnd(s.cfg.Prefix), Limit: snapshotPage, Revision: rev}
 	for {
 		resp, err := s.cli.get(ctx, req)
-		if err != nil {
-			return nil, 0, fmt.Errorf("etcdstore: reading %s: %w", s.cfg.Prefix, err)
+		if errors.Is(err, errCompacted) {
+			return nil, err
 		}
-		if req.Revision == 0 {
-			req.Revision = int64(resp.Header.Revision)
+		if err != nil {
+			return nil, fmt.Errorf("etcdstore: reading %s: %w", s.cfg.Prefix, err)
 		}
 		for _, kv := range resp.Kvs {
 			key, ok := s.cfg.FromEtcd(string(kv.Key))
@@ -109,12 +131,12 @@ func (s *Store[V]) snapshot(ctx context.Context) ([]store.Record[V], int64, erro
 			}
 			v, err := s.cfg.Codec.Decode(key, kv.Value)
 			if err != nil {
-				return nil, 0, fmt.Errorf("etcdstore: decoding %s: %w", kv.Key, err)
+				return nil, fmt.Errorf("etcdstore: decoding %s: %w", kv.Key, err)
 			}
 			recs = append(recs, record(key, v, kv))
 		}
 		if !resp.More || len(resp.Kvs) == 0 {
-			return recs, req.Revision, nil
+			return recs, nil
 		}
 		req.Key = append(resp.Kvs[len(resp.Kvs)-1].Key, 0)
 	}

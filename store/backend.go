@@ -25,7 +25,8 @@ const gapKey = "\x00gap"
 
 // NewAt returns a store holding recs as the state at revision rev, with no
 // history before it: reads at rev and later work, older ones fail with
-// ErrCompacted, and a watch from rev+1 on sees every later write. It is how a
+// ErrCompacted, and so does a watch from before rev+1; one from rev+1 on
+// sees every later write. It is how a
 // cache of another store (etcd) starts from that store's snapshot. Each
 // record keeps its CreateRev, ModRev and Version; keys must be unique, and
 // rev at least 1 and at least every ModRev. stamp is as NewStamped's and is
@@ -41,6 +42,8 @@ func NewAt[V any](opts Options, stamp func(value V, rev int64), rev int64, recs 
 		s.rev = rev - 1
 		s.commitLocked(gapEvent[V](rev))
 		s.compactRev = rev
+		// What was written at rev is in the state, not in history.
+		s.watchFloor = rev + 1
 	}
 	return s
 }
