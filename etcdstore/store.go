@@ -531,6 +531,13 @@ func (s *Store[V]) Watch(prefix string, fromRev int64) (*store.Watcher[V], error
 // Compact compacts etcd, then the cache, at rev: reads and watches before
 // rev then fail with store.ErrCompacted (410 Gone).
 func (s *Store[V]) Compact(rev int64) error {
+	// The cache decides what is compacted already or not yet written: its
+	// window may have moved past revisions etcd still keeps.
+	if st := s.cache.Stats(); rev <= st.CompactRev {
+		return &store.CompactedError{Rev: rev, CompactRev: st.CompactRev}
+	} else if rev > st.Rev {
+		return fmt.Errorf("%w: revision %d, current is %d", store.ErrFutureRev, rev, st.Rev)
+	}
 	ctx, cancel := s.reqCtx()
 	defer cancel()
 	if err := s.cli.compact(ctx, rev); err != nil {

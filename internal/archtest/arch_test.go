@@ -85,13 +85,22 @@ const testenv = "internal/testenv"
 // testenvRule is what testenv imports, as a test file would.
 var testenvRule = rule{local: []string{"api", "client", "informer"}, thirdParty: []string{zap}}
 
+// storetest is the store's model test, run against any store backend:
+// test scaffolding as testenv is, importing the store and testify.
+const storetest = "internal/storetest"
+
+var storetestRule = rule{local: []string{"store"}, thirdParty: []string{testify}}
+
 // check returns why pkg (a directory relative to the module root) may not
 // import path, or "" if it may. test says the import is in a _test.go file.
 func check(pkg, path string, test bool) string {
 	top, _, _ := strings.Cut(pkg, "/")
 	r, ok := rules[top]
-	if pkg == testenv {
+	switch pkg {
+	case testenv:
 		r, test = testenvRule, true
+	case storetest:
+		r, test = storetestRule, true
 	}
 	if !ok {
 		return fmt.Sprintf("package %s is not in the table of DESIGN.md's \"Packages and imports\"; add a row there and to archtest's rules", pkg)
@@ -100,7 +109,7 @@ func check(pkg, path string, test bool) string {
 		switch {
 		case local == top || strings.HasPrefix(local, top+"/"):
 			return ""
-		case local == testenv && !test && pkg != testenv:
+		case (local == testenv || local == storetest) && !test && pkg != local:
 			return fmt.Sprintf("%s may not import %s outside its tests: it is test scaffolding", pkg, local)
 		case local == "internal" || strings.HasPrefix(local, "internal/"):
 			return ""
