@@ -18,9 +18,25 @@ import (
 // func that stops it (the test stops it at its end too).
 func runPlane(t *testing.T, url string, seed uint64) (*plane.Plane, func()) {
 	t.Helper()
+	return runPlaneWith(t, plane.Config{Seed: seed, Options: planeOptions(), EtcdServers: []string{url}, ReleaseOnCancel: true})
+}
+
+// runPlaneAs is runPlane for a plane whose instances are named identity.
+func runPlaneAs(t *testing.T, url, identity string) (*plane.Plane, func()) {
+	t.Helper()
+	return runPlaneWith(t, plane.Config{Seed: 1, Options: planeOptions(), EtcdServers: []string{url}, Identity: identity, ReleaseOnCancel: true})
+}
+
+// planeOptions are the controller manager's defaults with one node.
+func planeOptions() *manager.Options {
 	opts := manager.DefaultOptions()
 	opts.Nodes = 1
-	p, err := plane.New(plane.Config{Seed: seed, Options: &opts, EtcdServers: []string{url}, ReleaseOnCancel: true})
+	return &opts
+}
+
+func runPlaneWith(t *testing.T, cfg plane.Config) (*plane.Plane, func()) {
+	t.Helper()
+	p, err := plane.New(cfg)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -104,4 +120,34 @@ func TestTwoServersSeeEachOthersWrites(t *testing.T) {
 	require.Len(t, evs, 1)
 	assert.Equal(t, api.WatchAdded, evs[0].Type)
 	assert.Equal(t, created.GetObjectMeta().ResourceVersion, evs[0].Object.GetObjectMeta().ResourceVersion)
+}
+
+// TestControllerManagersElectOneLeaderAcrossPlanes: two planes over one
+// etcd, as two serve processes, run their controller managers against one
+// Lease; while the first leads, the Lease names it, and when it stops (and
+// releases the Lease) the second's instance takes over: the second plane
+// becomes ready only then, since readiness needs a leader of its own.
+func TestControllerManagersElectOneLeaderAcrossPlanes(t *testing.T) {
+	ctx := context.Background()
+	etcd := startEtcd(t, "")
+	first, stopFirst := runPlaneAs(t, etcd.URL, "first")
+	require.Equal(t, "first_cm-1", first.Leader())
+
+	second, err := plane.New(plane.Config{Seed: 2, Options: planeOptions(), EtcdServers: []string{etcd.URL}, Identity: "second", ReleaseOnCancel: true})
+	require.NoError(t, err)
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- second.Run(runCtx) }()
+	t.Cleanup(func() { cancel(); assert.NoError(t, <-done) })
+
+	lease, err := second.Server().Get(ctx, "leases", "kube-system", "kube-controller-manager", client.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, "first_cm-1", *lease.(*api.Lease).Spec.HolderIdentity, "the second plane reads the first's Lease")
+
+	stopFirst()
+	<-second.Ready()
+	assert.Equal(t, "second_cm-1", second.Leader())
+	lease, err = second.Server().Get(ctx, "leases", "kube-system", "kube-controller-manager", client.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, "second_cm-1", *lease.(*api.Lease).Spec.HolderIdentity)
 }

@@ -135,6 +135,9 @@ func New(cfg Config) (*Plane, error) {
 	}
 	for i := range instances {
 		identity := fmt.Sprintf("cm-%d", i+1)
+		if cfg.Identity != "" {
+			identity = cfg.Identity + "_" + identity
+		}
 		in, err := manager.NewInstance(manager.InstanceConfig{
 			Client: &recordingClient{Client: p.srv, p: p, identity: identity},
 			Clock:  cfg.Clock, Logger: cfg.Logger.Named(identity), Identity: identity,

@@ -92,6 +92,9 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	if *etcdServers != "" {
 		cfg.EtcdServers = strings.Split(*etcdServers, ",")
+		// Other serve processes may share the etcd and its Lease.
+		host, _ := os.Hostname()
+		cfg.Identity = fmt.Sprintf("%s-%d", host, os.Getpid())
 	}
 	if *faultTrace != "" && injected != 0 {
 		f, err := os.Create(*faultTrace)
