@@ -396,19 +396,29 @@ func (s *Store[V]) Update(key string, value V, expectedRev int64) (store.Record[
 	defer forget()
 	ctx, cancel := s.reqCtx()
 	defer cancel()
-	resp, err := s.cli.txn(ctx, txnRequest{
-		Compare: []compare{modRevIs(ekey, expectedRev)},
-		Success: []requestOp{{RequestPut: &putRequest{Key: []byte(ekey), Value: data}}},
-		Failure: []requestOp{{RequestRange: &rangeRequest{Key: []byte(ekey), KeysOnly: true}}},
-	})
+	resp, err := s.conditional(ctx, "update", key, ekey, expectedRev, requestOp{RequestPut: &putRequest{Key: []byte(ekey), Value: data}})
 	if err != nil {
-		return store.Record[V]{}, fmt.Errorf("etcdstore: update %q: %w", key, err)
-	}
-	if !resp.Succeeded {
-		return store.Record[V]{}, failure(key, expectedRev, resp)
+		return store.Record[V]{}, err
 	}
 	rev := int64(resp.Header.Revision)
 	return s.written(ctx, key, rev, store.Record[V]{Key: key, Value: value, ModRev: rev})
+}
+
+// conditional runs op on ekey in a transaction that holds if the key's
+// ModRevision is expectedRev (modRevIs), and says why it did not hold.
+func (s *Store[V]) conditional(ctx context.Context, verb, key, ekey string, expectedRev int64, op requestOp) (*txnResponse, error) {
+	resp, err := s.cli.txn(ctx, txnRequest{
+		Compare: []compare{modRevIs(ekey, expectedRev)},
+		Success: []requestOp{op},
+		Failure: []requestOp{{RequestRange: &rangeRequest{Key: []byte(ekey), KeysOnly: true}}},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("etcdstore: %s %q: %w", verb, key, err)
+	}
+	if !resp.Succeeded {
+		return nil, failure(key, expectedRev, resp)
+	}
+	return resp, nil
 }
 
 // Delete removes key, if its ModRev is expectedRev (any, when 0).
@@ -416,16 +426,9 @@ func (s *Store[V]) Delete(key string, expectedRev int64) (store.Record[V], error
 	ekey := s.cfg.ToEtcd(key)
 	ctx, cancel := s.reqCtx()
 	defer cancel()
-	resp, err := s.cli.txn(ctx, txnRequest{
-		Compare: []compare{modRevIs(ekey, expectedRev)},
-		Success: []requestOp{{RequestDeleteRange: &deleteRangeRequest{Key: []byte(ekey), PrevKv: true}}},
-		Failure: []requestOp{{RequestRange: &rangeRequest{Key: []byte(ekey), KeysOnly: true}}},
-	})
+	resp, err := s.conditional(ctx, "delete", key, ekey, expectedRev, requestOp{RequestDeleteRange: &deleteRangeRequest{Key: []byte(ekey), PrevKv: true}})
 	if err != nil {
-		return store.Record[V]{}, fmt.Errorf("etcdstore: delete %q: %w", key, err)
-	}
-	if !resp.Succeeded {
-		return store.Record[V]{}, failure(key, expectedRev, resp)
+		return store.Record[V]{}, err
 	}
 	rev := int64(resp.Header.Revision)
 	if err := s.waitFor(ctx, rev); err != nil {
