@@ -97,6 +97,14 @@ type Config struct {
 	// where it costs an encoding per write and per object handed out; the
 	// live binary leaves it off.
 	CheckMutations bool
+	// Etcd, when set, keeps the objects in etcd instead of memory (etcd.go,
+	// DESIGN.md "The etcd backend"): etcd is the source of truth and the
+	// store serves reads and watches as etcd's watch cache. Close the
+	// Server to stop following etcd; the client stays the caller's.
+	Etcd *etcdClient
+	// CompactEvery is, with Etcd, how often etcd is compacted; 0 means
+	// DefaultCompactEvery.
+	CompactEvery time.Duration
 }
 
 // initialNamespaces names the namespaces New creates, in order.
@@ -109,9 +117,14 @@ func initialNamespaces(system bool) []string {
 
 // Server serves the resources of miniplane over a store. Create it with New.
 type Server struct {
-	clock         clock.Clock
-	log           *zap.Logger
-	store         *store.Store[api.Object]
+	clock clock.Clock
+	log   *zap.Logger
+	store store.Backend[api.Object]
+	// closeStore stops the store's background work (etcd's); nil for memory.
+	closeStore func() error
+	// byTypeMeta finds a built-in kind by apiVersion and kind, for decoding
+	// what etcd holds.
+	byTypeMeta    map[api.TypeMeta]*kind
 	kinds         map[string]*kind       // the stored kinds, by GroupResource.String()
 	served        []*kind                // every kind served, stored or not, in newKinds' order
 	byName        map[string]*kind       // every kind served, by each name a Client call may use
@@ -210,14 +223,27 @@ func New(cfg Config) (*Server, error) {
 	if cfg.CheckMutations {
 		s.mut = newMutationCheck(s.log.Named("mutation-check"))
 	}
-	s.store = store.NewStamped(store.Options{HistoryLimit: cfg.HistoryLimit}, s.stampWrite)
 	s.rules = &celrules.Compiler{}
 	for _, k := range newKinds(s.rules) {
 		s.register(k)
 	}
+	if cfg.Etcd == nil {
+		s.store = store.NewStamped(store.Options{HistoryLimit: cfg.HistoryLimit}, s.stampWrite)
+	} else {
+		es, err := s.openEtcd(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("apiserver: %w", err)
+		}
+		s.store, s.closeStore = es, es.Close
+		if err := s.reloadCRDs(); err != nil {
+			_ = es.Close()
+			return nil, err
+		}
+	}
 	for _, name := range initialNamespaces(cfg.SystemNamespaces) {
 		ns := &api.Namespace{Metadata: api.ObjectMeta{Name: name}}
-		if _, err := s.create(ns, writeOptions{}); err != nil {
+		if _, err := s.create(ns, writeOptions{}); err != nil && !(cfg.Etcd != nil && apierrors.IsAlreadyExists(err)) {
+			s.Close()
 			return nil, fmt.Errorf("apiserver: creating namespace %s: %w", name, err)
 		}
 	}
@@ -237,6 +263,31 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	return s, nil
+}
+
+// Close stops the server's store from following etcd (Config.Etcd); it
+// does nothing for a store in memory.
+func (s *Server) Close() error {
+	if s.closeStore == nil {
+		return nil
+	}
+	return s.closeStore()
+}
+
+// reloadCRDs serves the custom kinds of the definitions a restarted server
+// finds in etcd, as it does for those it writes (crdWritten).
+func (s *Server) reloadCRDs() error {
+	k := s.kinds[crdResource]
+	res, err := s.store.List(k.prefix(""), store.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("apiserver: reading CustomResourceDefinitions: %w", err)
+	}
+	for _, r := range res.Records {
+		if crd, ok := r.Value.(*api.CustomResourceDefinition); ok && crd.Metadata.DeletionTimestamp == nil {
+			s.registerCRD(crd)
+		}
+	}
+	return nil
 }
 
 // register serves k. A Client call names it by "resource.group" (its

@@ -93,6 +93,17 @@ type Config struct {
 	// Server().CheckMutations reports what did). planetest turns it on;
 	// serve and demo leave it off, as it costs an encoding per write.
 	CheckMutations bool
+
+	// EtcdServers, when set, are the etcd members ("http://127.0.0.1:2379")
+	// the API server keeps its objects in (apiserver.Config.Etcd), so that
+	// they outlive the process; empty: in memory, as by default.
+	EtcdServers []string
+	// Identity, when set, prefixes the holder identities of the plane's
+	// controller-manager instances ("<Identity>_cm-1"), as
+	// kube-controller-manager's are its hostname and a uuid: planes over
+	// one etcd then compete for one Lease as distinct holders. Empty:
+	// "cm-1", "cm-2"...
+	Identity string
 }
 
 // withDefaults fills in the zero fields and checks the rest.

@@ -26,6 +26,7 @@ import (
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/controllers/nodesim"
+	"github.com/miniplane/miniplane/etcdstore"
 	"github.com/miniplane/miniplane/informer"
 )
 
@@ -49,7 +50,8 @@ type Plane struct {
 	faults    *faults.Injector
 	nodes     *nodesim.Controller
 	nodeF     *informer.Factory
-	insts     []*instance // empty when every controller is off
+	etcd      *etcdstore.Client // nil: the store is in memory
+	insts     []*instance       // empty when every controller is off
 	// checks are the plane's readiness checks, in the order /readyz
 	// prints them after the API server's.
 	checks []httpapi.HealthChecker
@@ -85,7 +87,13 @@ func New(cfg Config) (*Plane, error) {
 		opts.RootCA = cfg.CAPEM // the CA clients trust is the one pods get
 	}
 	p := &Plane{cfg: cfg, clock: cfg.Clock, log: cfg.Logger, ready: make(chan struct{}), registered: make(chan struct{})}
+	if len(cfg.EtcdServers) > 0 {
+		if p.etcd, err = etcdstore.Dial(cfg.EtcdServers); err != nil {
+			return nil, fmt.Errorf("plane: %w", err)
+		}
+	}
 	p.srv, err = apiserver.New(apiserver.Config{
+		Etcd:  p.etcd,
 		Clock: cfg.Clock, Rand: rand.New(rand.NewPCG(cfg.Seed, 0x6d696e69)), SystemNamespaces: true, DefaultStorageClass: true,
 		// Pods run as a service account that must exist, as on a cluster;
 		// the controller manager's serviceaccount controller makes
@@ -97,6 +105,9 @@ func New(cfg Config) (*Plane, error) {
 		CheckMutations: cfg.CheckMutations,
 	})
 	if err != nil {
+		if p.etcd != nil {
+			_ = p.etcd.Close()
+		}
 		return nil, err
 	}
 	if err := installCRDs(p.srv, cfg.CRDs); err != nil {
@@ -129,6 +140,9 @@ func New(cfg Config) (*Plane, error) {
 	}
 	for i := range instances {
 		identity := fmt.Sprintf("cm-%d", i+1)
+		if cfg.Identity != "" {
+			identity = cfg.Identity + "_" + identity
+		}
 		in, err := manager.NewInstance(manager.InstanceConfig{
 			Client: &recordingClient{Client: p.srv, p: p, identity: identity},
 			Clock:  cfg.Clock, Logger: cfg.Logger.Named(identity), Identity: identity,
@@ -412,7 +426,16 @@ func (p *Plane) Run(ctx context.Context) error {
 	}
 	wg.Go(func() { p.awaitReady(ctx) })
 	wg.Wait()
-	return errors.Join(append(instErr, serveErr)...)
+	return errors.Join(append(instErr, serveErr, p.closeStore())...)
+}
+
+// closeStore stops the API server's store following etcd and closes the
+// client, once Run is done; nothing for a store in memory.
+func (p *Plane) closeStore() error {
+	if p.etcd == nil {
+		return nil
+	}
+	return errors.Join(p.srv.Close(), p.etcd.Close())
 }
 
 func (p *Plane) listener() net.Listener {

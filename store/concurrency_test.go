@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/miniplane/miniplane/internal/storetest"
 	"github.com/miniplane/miniplane/store"
 )
 
@@ -222,7 +223,7 @@ func (cw *concWatch) run(s *store.Store[string], writersDone <-chan struct{}) {
 		}
 		stalled := progress == cw.progress && len(evs) == before
 		cw.progress = progress
-		if !isClosed(writersDone) {
+		if !storetest.IsClosed(writersDone) {
 			cw.livePolls++
 			continue
 		}
@@ -286,7 +287,7 @@ func (cl *concLister) run(writersDone <-chan struct{}) {
 	cl.progress = list.Rev
 
 	prefixes := []string{"", "/registry/", "/registry/pods/", "/registry/services/shared/", "/registry/pods/w1/"}
-	for !isClosed(writersDone) {
+	for !storetest.IsClosed(writersDone) {
 		select {
 		case <-cl.w.Ready():
 		case <-writersDone:
@@ -601,7 +602,7 @@ func TestUnpolledWatcherEndsTooSlowWithoutBlockingWriters(t *testing.T) {
 	require.NoError(t, err)
 	start := s.Rev() + 1
 	ready := slow.Ready()
-	require.False(t, isClosed(ready), "nothing written yet")
+	require.False(t, storetest.IsClosed(ready), "nothing written yet")
 
 	var wg sync.WaitGroup
 	for i := range writers {
@@ -636,8 +637,8 @@ func TestUnpolledWatcherEndsTooSlowWithoutBlockingWriters(t *testing.T) {
 	require.Greater(t, st.Rev, int64(limit), "the writes overran the window")
 	assert.Equal(t, limit, st.History, "history holds the window, no more")
 	assert.Equal(t, 1, st.Watchers, "the slow watcher has not been told yet")
-	assert.True(t, isClosed(ready), "the first write woke the waiter")
-	assert.True(t, isClosed(slow.Ready()), "Ready says there is news: the end")
+	assert.True(t, storetest.IsClosed(ready), "the first write woke the waiter")
+	assert.True(t, storetest.IsClosed(slow.Ready()), "Ready says there is news: the end")
 
 	evs, progress, err := slow.Poll(nil, 0)
 	assert.Empty(t, evs)
@@ -647,7 +648,7 @@ func TestUnpolledWatcherEndsTooSlowWithoutBlockingWriters(t *testing.T) {
 	var ce *store.CompactedError
 	require.ErrorAs(t, err, &ce)
 	assert.Equal(t, store.CompactedError{Rev: start, CompactRev: st.CompactRev, Watching: true}, *ce)
-	assert.True(t, isClosed(slow.Done()), "Done closes when the watcher ends")
+	assert.True(t, storetest.IsClosed(slow.Done()), "Done closes when the watcher ends")
 	assert.Equal(t, err, slow.Err())
 	assert.Zero(t, s.Stats().Watchers)
 
@@ -703,7 +704,7 @@ func TestLiveWatchersRaceCompaction(t *testing.T) {
 	compactedLists := 0
 	readers.Go(func() {
 		// Bounded, so that it cannot starve the writers on one CPU.
-		for i := 0; i < 4*ops && !isClosed(writersDone); i++ {
+		for i := 0; i < 4*ops && !storetest.IsClosed(writersDone); i++ {
 			rev := max(1, s.Stats().CompactRev)
 			if lister.rng.IntN(2) == 0 {
 				rev = max(1, s.Rev()-lister.rng.Int64N(limit/2))
@@ -769,7 +770,7 @@ func TestLiveWatchersRaceCompaction(t *testing.T) {
 			assert.Less(t, ce.Rev, ce.CompactRev, "ErrTooSlow names a compacted revision")
 			assert.Equal(t, concFilter(history, cw.prefix, cw.start, ce.Rev-1), cw.events,
 				"everything before revision %d was delivered, and nothing else", ce.Rev)
-			assert.True(t, isClosed(cw.w.Done()))
+			assert.True(t, storetest.IsClosed(cw.w.Done()))
 		})
 	}
 	t.Run("lists", func(t *testing.T) {
@@ -836,7 +837,7 @@ func concCompactor(t *testing.T, s *store.Store[string], keep int64, writersDone
 	}
 	defer func() { w.Stop() }()
 	compactions := 0
-	for !isClosed(writersDone) {
+	for !storetest.IsClosed(writersDone) {
 		select {
 		case <-w.Ready():
 		case <-writersDone:

@@ -78,6 +78,9 @@ type Store[V any] struct {
 	// compaction). Invariant: hist holds exactly the events of revisions
 	// histBase()..rev, where histBase() = max(compactRev, 2).
 	compactRev int64
+	// watchFloor is the oldest revision a watch may start from, beyond
+	// compactRev: the first after NewAt's snapshot (0 otherwise).
+	watchFloor int64
 	// hist is the history log, oldest first: writes push at the back and
 	// compaction drops from the front, so the window slides along one
 	// array instead of being copied whenever it is full (100,000 events

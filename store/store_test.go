@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/miniplane/miniplane/internal/storetest"
 	"github.com/miniplane/miniplane/store"
 )
 
@@ -534,7 +535,7 @@ func TestWatcherReady(t *testing.T) {
 	assert.Equal(t, small.Rev(), progress)
 	_, err = small.Create("b2", "z")
 	require.NoError(t, err)
-	assert.True(t, isClosed(ready))
+	assert.True(t, storetest.IsClosed(ready))
 	got, _, err = poll(t, idle, 0)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"Created b2@10=z"}, got)

@@ -52,8 +52,8 @@ func (s *Store[V]) Watch(prefix string, fromRev int64) (*Watcher[V], error) {
 	if fromRev == 0 {
 		fromRev = s.rev + 1
 	}
-	if fromRev < s.compactRev {
-		return nil, &CompactedError{Rev: fromRev, CompactRev: s.compactRev}
+	if fromRev < s.compactRev || fromRev < s.watchFloor {
+		return nil, &CompactedError{Rev: fromRev, CompactRev: max(s.compactRev, s.watchFloor)}
 	}
 	s.watchers.Add(1)
 	return &Watcher[V]{s: s, prefix: prefix, next: fromRev, done: make(chan struct{})}, nil

@@ -50,6 +50,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 		crds = append(crds, path)
 		return nil
 	})
+	etcdServers := fs.String("etcd-servers", "", "comma-separated etcd members (`URL[,URL]`) to keep the objects in, as kube-apiserver's flag; empty: in memory, lost at exit")
 	cpuProfile := fs.String("cpuprofile", "", "profile serve's CPU from start to shutdown and write the profile (pprof format) to `FILE` on shutdown")
 	opts := manager.DefaultOptions()
 	opts.AddFlags(fs)
@@ -105,6 +106,12 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 		Listen: *addr, Token: *token, Instances: *instances, Options: &opts, Seed: *seed,
 		Clock: clock.Real{}, Logger: newLogger(stderr, *verbose), ReleaseOnCancel: true,
 		Faults: injected, FaultRate: *faultRate, CRDs: crds, RBAC: *authzMode == "RBAC",
+	}
+	if *etcdServers != "" {
+		cfg.EtcdServers = strings.Split(*etcdServers, ",")
+		// Other serve processes may share the etcd and its Lease.
+		host, _ := os.Hostname()
+		cfg.Identity = fmt.Sprintf("%s-%d", host, os.Getpid())
 	}
 	if *faultTrace != "" && injected != 0 {
 		f, err := os.Create(*faultTrace)

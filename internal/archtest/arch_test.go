@@ -51,13 +51,14 @@ type rule struct {
 var rules = map[string]rule{
 	"api":         {thirdParty: []string{protowire}},
 	"store":       {thirdParty: []string{btree}},
+	"etcdstore":   {local: []string{"store"}, thirdParty: []string{zap}},
 	"client":      {local: []string{"api"}},
-	"apiserver":   {local: []string{"api", "store", "client"}, thirdParty: []string{zap, protowire, cel}},
+	"apiserver":   {local: []string{"api", "store", "etcdstore", "client"}, thirdParty: []string{zap, protowire, cel}},
 	"informer":    {local: []string{"api", "client"}, thirdParty: []string{zap}},
 	"election":    {local: []string{"api", "client"}, thirdParty: []string{zap}},
 	"controllers": {local: []string{"api", "client", "apiserver", "informer", "election"}, thirdParty: []string{zap}},
 	"sim":         {local: []string{"api", "store", "client", "apiserver", "informer", "election", "controllers", "plane"}, thirdParty: []string{zap}},
-	"plane":       {local: []string{"api", "store", "client", "apiserver", "informer", "election", "controllers"}, thirdParty: []string{zap}},
+	"plane":       {local: []string{"api", "store", "etcdstore", "client", "apiserver", "informer", "election", "controllers"}, thirdParty: []string{zap}},
 	"ui":          {local: []string{"api", "store", "client", "apiserver", "controllers", "sim"}},
 	"cmd":         {local: []string{"api", "store", "client", "apiserver", "informer", "election", "controllers", "plane", "sim", "ui"}, thirdParty: []string{zap}},
 	"internal":    {},
@@ -84,13 +85,22 @@ const testenv = "internal/testenv"
 // testenvRule is what testenv imports, as a test file would.
 var testenvRule = rule{local: []string{"api", "client", "informer"}, thirdParty: []string{zap}}
 
+// storetest is the store's model test, run against any store backend:
+// test scaffolding as testenv is, importing the store and testify.
+const storetest = "internal/storetest"
+
+var storetestRule = rule{local: []string{"store"}, thirdParty: []string{testify}}
+
 // check returns why pkg (a directory relative to the module root) may not
 // import path, or "" if it may. test says the import is in a _test.go file.
 func check(pkg, path string, test bool) string {
 	top, _, _ := strings.Cut(pkg, "/")
 	r, ok := rules[top]
-	if pkg == testenv {
+	switch pkg {
+	case testenv:
 		r, test = testenvRule, true
+	case storetest:
+		r, test = storetestRule, true
 	}
 	if !ok {
 		return fmt.Sprintf("package %s is not in the table of DESIGN.md's \"Packages and imports\"; add a row there and to archtest's rules", pkg)
@@ -99,7 +109,7 @@ func check(pkg, path string, test bool) string {
 		switch {
 		case local == top || strings.HasPrefix(local, top+"/"):
 			return ""
-		case local == testenv && !test && pkg != testenv:
+		case (local == testenv || local == storetest) && !test && pkg != local:
 			return fmt.Sprintf("%s may not import %s outside its tests: it is test scaffolding", pkg, local)
 		case local == "internal" || strings.HasPrefix(local, "internal/"):
 			return ""

@@ -1,0 +1,168 @@
+package etcdtest
+
+import (
+	"context"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/apiserver"
+	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/clock"
+	"github.com/miniplane/miniplane/etcdstore"
+)
+
+// newServer starts an API server over the etcd at url; the test closes it.
+func newServer(t testing.TB, url string) *apiserver.Server {
+	t.Helper()
+	cli, err := etcdstore.Dial([]string{url})
+	require.NoError(t, err)
+	srv, err := apiserver.New(apiserver.Config{
+		Clock: clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
+		Rand:  rand.New(rand.NewPCG(1, 2)),
+		Etcd:  cli,
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		assert.NoError(t, srv.Close())
+		assert.NoError(t, cli.Close())
+	})
+	return srv
+}
+
+func configMap(ns, name, value string) *api.ConfigMap {
+	return &api.ConfigMap{Metadata: api.ObjectMeta{Namespace: ns, Name: name}, Data: map[string]string{"k": value}}
+}
+
+// TestRestartKeepsEveryObject: a second server over the same etcd, as after
+// a restart of serve, serves every object the first one wrote, at the same
+// resourceVersions, and its namespaces are not made twice.
+func TestRestartKeepsEveryObject(t *testing.T) {
+	ctx := context.Background()
+	etcd := startEtcd(t, "")
+	first := newServer(t, etcd.URL)
+	want := map[string]string{}
+	for i := range 20 {
+		obj, err := first.Create(ctx, configMap("default", "cm-"+strconv.Itoa(i), "v"+strconv.Itoa(i)))
+		require.NoError(t, err)
+		want[obj.GetObjectMeta().Name] = obj.GetObjectMeta().ResourceVersion
+	}
+	_, err := first.Delete(ctx, "configmaps", "default", "cm-0", api.DeleteOptions{})
+	require.NoError(t, err)
+	delete(want, "cm-0")
+	require.NoError(t, first.Close())
+
+	second := newServer(t, etcd.URL)
+	list, err := second.List(ctx, "configmaps", "default", client.ListOptions{})
+	require.NoError(t, err)
+	got := map[string]string{}
+	for _, o := range list.Items {
+		got[o.GetObjectMeta().Name] = o.GetObjectMeta().ResourceVersion
+	}
+	assert.Equal(t, want, got)
+	obj, err := second.Get(ctx, "configmaps", "default", "cm-7", client.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"k": "v7"}, obj.(*api.ConfigMap).Data)
+	nss, err := second.List(ctx, "namespaces", "", client.ListOptions{})
+	require.NoError(t, err)
+	assert.Len(t, nss.Items, 2, "default and kube-system, once each")
+}
+
+// TestWatchFromBeforeRestart: a watch from a resourceVersion the first
+// server handed out, opened on the restarted one, sees exactly the writes
+// after it, in order.
+func TestWatchFromBeforeRestart(t *testing.T) {
+	ctx := context.Background()
+	etcd := startEtcd(t, "")
+	first := newServer(t, etcd.URL)
+	start, err := first.Create(ctx, configMap("default", "a", "1"))
+	require.NoError(t, err)
+	rv := start.GetObjectMeta().ResourceVersion
+	_, err = first.Create(ctx, configMap("default", "b", "1"))
+	require.NoError(t, err)
+	require.NoError(t, first.Close())
+
+	second := newServer(t, etcd.URL)
+	next := configMap("default", "a", "2")
+	next.Metadata.ResourceVersion = rv
+	_, err = second.Update(ctx, next)
+	require.NoError(t, err)
+
+	w, err := second.Watch(ctx, "configmaps", "default", client.ListOptions{ResourceVersion: rv})
+	require.NoError(t, err)
+	defer w.Stop()
+	evs, err := w.Poll(nil, 0)
+	require.NoError(t, err)
+	var seen []string
+	for _, ev := range evs {
+		cm := ev.Object.(*api.ConfigMap)
+		seen = append(seen, ev.Type+" "+cm.Metadata.Name+"="+cm.Data["k"])
+	}
+	assert.Equal(t, []string{"ADDED b=1", "MODIFIED a=2"}, seen)
+}
+
+// TestCompactedRevisionIsGone: after compaction, a watch and a list from a
+// revision before it get 410 Gone; later ones still work.
+func TestCompactedRevisionIsGone(t *testing.T) {
+	ctx := context.Background()
+	etcd := startEtcd(t, "")
+	srv := newServer(t, etcd.URL)
+	old, err := srv.Create(ctx, configMap("default", "a", "1"))
+	require.NoError(t, err)
+	oldRV := old.GetObjectMeta().ResourceVersion
+	_, err = srv.Create(ctx, configMap("default", "b", "1"))
+	require.NoError(t, err)
+	cur, err := srv.Create(ctx, configMap("default", "c", "1"))
+	require.NoError(t, err)
+	rev, err := strconv.ParseInt(cur.GetObjectMeta().ResourceVersion, 10, 64)
+	require.NoError(t, err)
+	require.NoError(t, srv.Compact(rev))
+
+	_, err = srv.Watch(ctx, "configmaps", "default", client.ListOptions{ResourceVersion: oldRV})
+	assert.True(t, apierrors.IsGone(err), "watch from before compaction: %v", err)
+	_, err = srv.List(ctx, "configmaps", "default", client.ListOptions{ResourceVersion: oldRV, ResourceVersionMatch: client.MatchExact})
+	assert.True(t, apierrors.IsGone(err), "list at a compacted revision: %v", err)
+	list, err := srv.List(ctx, "configmaps", "default", client.ListOptions{ResourceVersion: cur.GetObjectMeta().ResourceVersion, ResourceVersionMatch: client.MatchExact})
+	require.NoError(t, err)
+	assert.Len(t, list.Items, 3)
+
+	// A restarted server starts its history at etcd's revision, and etcd
+	// itself refuses the compacted one.
+	require.NoError(t, srv.Close())
+	again := newServer(t, etcd.URL)
+	_, err = again.Watch(ctx, "configmaps", "default", client.ListOptions{ResourceVersion: oldRV})
+	assert.True(t, apierrors.IsGone(err), "watch from before compaction after restart: %v", err)
+}
+
+// TestStaleUpdateIsConflict: an update at a resourceVersion another server
+// over the same etcd has moved past is 409 Conflict, decided by etcd's
+// compare-and-swap, and nothing changes.
+func TestStaleUpdateIsConflict(t *testing.T) {
+	ctx := context.Background()
+	etcd := startEtcd(t, "")
+	one, two := newServer(t, etcd.URL), newServer(t, etcd.URL)
+	created, err := one.Create(ctx, configMap("default", "a", "1"))
+	require.NoError(t, err)
+	rv := created.GetObjectMeta().ResourceVersion
+
+	winner := configMap("default", "a", "two")
+	winner.Metadata.ResourceVersion = rv
+	_, err = two.Update(ctx, winner)
+	require.NoError(t, err)
+
+	loser := configMap("default", "a", "one")
+	loser.Metadata.ResourceVersion = rv
+	_, err = one.Update(ctx, loser)
+	require.True(t, apierrors.IsConflict(err), "a stale update: %v", err)
+	assert.Equal(t, "Operation cannot be fulfilled on configmaps \"a\": the object has been modified; please apply your changes to the latest version and try again", err.Error())
+
+	got, err := one.Get(ctx, "configmaps", "default", "a", client.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, "two", got.(*api.ConfigMap).Data["k"], "the consistent read sees the other server's write")
+}
