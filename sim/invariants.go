@@ -193,7 +193,7 @@ func failedOn(objects []string, name, format string, args ...any) error {
 // addresses of its pods, and the Config's own invariants. It returns the
 // first that fails.
 func (s *Sim) Check(ctx context.Context) error {
-	checks := []func(context.Context) error{s.checkMutations, s.checkCaches, s.checkReplication, s.checkEndpoints, s.checkOwners, s.checkDeployments, s.checkDaemonSets, s.checkBudgets}
+	checks := []func(context.Context) error{s.checkMutations, s.checkCaches, s.checkReplication, s.checkEndpoints, s.checkOwners, s.checkDeployments, s.checkDaemonSets, s.checkJobs, s.checkBudgets}
 	for _, check := range checks {
 		if err := check(ctx); err != nil {
 			return err

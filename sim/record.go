@@ -67,6 +67,7 @@ func (c *recordingClient) wrote(kind string, obj api.Object, key string) {
 	if pod, ok := obj.(*api.Pod); ok && kind == "create" {
 		s.checkOvershoot(pod)
 		s.checkStatefulSetCreate(pod)
+		s.checkJobCreate(pod)
 	}
 	if rs, ok := obj.(*api.ReplicaSet); ok {
 		s.checkDeploymentWrite(c.actor, kind, rs)

@@ -30,6 +30,7 @@ func Scenarios() []Scenario {
 		{Name: "daemonsets", Description: "a daemon set on every node rolled out to a new image, a node added mid-rollout, and rolled back to its first template", Setup: daemonSetScenario},
 		{Name: "deployments", Description: "a deployment of 5 rolled out to a new image, scaled to 9 mid-rollout, rolled out again and rolled back to its first template", Setup: deploymentScenario},
 		{Name: "statefulsets", Description: "a stateful set of 3 with a claim template rolled out to a new image, scaled to 2 and rolled back to its first template", Setup: statefulSetScenario},
+		{Name: "jobs", Description: "a job of 6 completions run 2 at a time, a job whose pods fail until its back-off limit, and a job of 4 run all at once", Setup: jobScenario},
 	}
 }
 
