@@ -1,9 +1,11 @@
 package garbagecollector
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
+	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/client"
 )
 
@@ -16,53 +18,22 @@ type kindInfo struct {
 	namespaced bool
 }
 
-// servedKinds returns the kinds this server serves, in resource order: each
-// stored kind once (events.k8s.io Events are the core Events). A test checks
-// it against the server's Resources, so a kind added there and not here
-// fails.
+// servedKinds returns the kinds this server serves, by kind name: each
+// stored kind once. They are api's registered types (api.RegisteredTypes),
+// less the views of a plural served in several groups (events.k8s.io
+// Events are the core Events, stored once): a kind added to the API is
+// collected with no line here. A test checks them against the server's
+// Resources.
 func servedKinds() []kindInfo {
-	return []kindInfo{
-		{kind: "CSIDriver", group: "storage.k8s.io", resource: client.CSIDrivers},
-		{kind: "CSINode", group: "storage.k8s.io", resource: client.CSINodes},
-		{kind: "CSIStorageCapacity", group: "storage.k8s.io", resource: client.CSIStorageCapacities, namespaced: true},
-		{kind: "ClusterRole", group: "rbac.authorization.k8s.io", resource: client.ClusterRoles},
-		{kind: "ClusterRoleBinding", group: "rbac.authorization.k8s.io", resource: client.ClusterRoleBindings},
-		{kind: "ConfigMap", resource: client.ConfigMaps, namespaced: true},
-		{kind: "CustomResourceDefinition", group: "apiextensions.k8s.io", resource: client.CustomResourceDefinitions},
-		{kind: "CronJob", group: "batch", resource: client.CronJobs, namespaced: true},
-		{kind: "Deployment", group: "apps", resource: client.Deployments, namespaced: true},
-		{kind: "DaemonSet", group: "apps", resource: client.DaemonSets, namespaced: true},
-		{kind: "ControllerRevision", group: "apps", resource: client.ControllerRevisions, namespaced: true},
-		{kind: "Endpoints", resource: client.Endpoints, namespaced: true},
-		{kind: "EndpointSlice", group: "discovery.k8s.io", resource: client.EndpointSlices, namespaced: true},
-		{kind: "Event", resource: client.Events, namespaced: true},
-		{kind: "ResourceQuota", resource: client.ResourceQuotas, namespaced: true},
-		{kind: "Job", group: "batch", resource: client.Jobs, namespaced: true},
-		{kind: "LimitRange", resource: client.LimitRanges, namespaced: true},
-		{kind: "Lease", group: "coordination.k8s.io", resource: client.Leases, namespaced: true},
-		{kind: "Namespace", resource: client.Namespaces},
-		{kind: "Node", resource: client.Nodes},
-		{kind: "PersistentVolume", resource: client.PersistentVolumes},
-		{kind: "PersistentVolumeClaim", resource: client.PersistentVolumeClaims, namespaced: true},
-		{kind: "Pod", resource: client.Pods, namespaced: true},
-		{kind: "PodTemplate", resource: client.PodTemplates, namespaced: true},
-		{kind: "PodDisruptionBudget", group: "policy", resource: client.PodDisruptionBudgets, namespaced: true},
-		{kind: "PriorityClass", group: "scheduling.k8s.io", resource: client.PriorityClasses},
-		{kind: "ReplicaSet", group: "apps", resource: client.ReplicaSets, namespaced: true},
-		{kind: "ReplicationController", resource: client.ReplicationControllers, namespaced: true},
-		{kind: "Role", group: "rbac.authorization.k8s.io", resource: client.Roles, namespaced: true},
-		{kind: "RoleBinding", group: "rbac.authorization.k8s.io", resource: client.RoleBindings, namespaced: true},
-		{kind: "Secret", resource: client.Secrets, namespaced: true},
-		{kind: "Service", resource: client.Services, namespaced: true},
-		{kind: "ServiceAccount", resource: client.ServiceAccounts, namespaced: true},
-		{kind: "StatefulSet", group: "apps", resource: client.StatefulSets, namespaced: true},
-		{kind: "ValidatingAdmissionPolicy", group: "admissionregistration.k8s.io", resource: client.ValidatingAdmissionPolicies},
-		{kind: "ValidatingAdmissionPolicyBinding", group: "admissionregistration.k8s.io", resource: client.ValidatingAdmissionPolicyBindings},
-		{kind: "ValidatingWebhookConfiguration", group: "admissionregistration.k8s.io", resource: client.ValidatingWebhookConfigurations},
-		{kind: "MutatingWebhookConfiguration", group: "admissionregistration.k8s.io", resource: client.MutatingWebhookConfigurations},
-		{kind: "StorageClass", group: "storage.k8s.io", resource: client.StorageClasses},
-		{kind: "VolumeAttachment", group: "storage.k8s.io", resource: client.VolumeAttachments},
+	var out []kindInfo
+	for _, ti := range api.RegisteredTypes() {
+		if ti.Group != "" && ti.Name != ti.Resource {
+			continue // a view of a kind stored in another group
+		}
+		out = append(out, kindInfo{kind: ti.Kind, group: ti.Group, resource: ti.Resource, namespaced: ti.Namespaced})
 	}
+	slices.SortFunc(out, func(a, b kindInfo) int { return strings.Compare(a.kind+"."+a.group, b.kind+"."+b.group) })
+	return out
 }
 
 // DefaultResources are the resources the collector watches when Config

@@ -204,8 +204,15 @@ run_step daemonset-fills-nodes "k apply -f - <<<'{\"apiVersion\":\"apps/v1\",\"k
 run_step taint-evicts "k taint node '$first_node' evict=now:NoExecute" \
 	'[[ $(count "$(ds_pods)") == 2 && " $(ds_pods) " != *" $first_node "* ]]' \
 	'echo "the pod on $first_node was evicted and not put back; left on $(ds_pods)"'
-run_step workloads-delete "k taint node '$first_node' evict- && k delete ds agent --wait=false && k delete job hello tick-now --wait=false && k delete cronjob tick" \
-	'[[ -z $(k get pods -l app=agent -o name 2>/dev/null) && -z $(k get jobs -o name 2>/dev/null) ]]' \
+sts_pods() { k get pods -l app=db -o 'jsonpath={range .items[*]}{.metadata.name}={.status.phase} {end}' 2>/dev/null; }
+run_step statefulset-in-order "k apply -f - <<<'{\"apiVersion\":\"apps/v1\",\"kind\":\"StatefulSet\",\"metadata\":{\"name\":\"db\"},\"spec\":{\"replicas\":3,\"serviceName\":\"db\",\"selector\":{\"matchLabels\":{\"app\":\"db\"}},\"template\":{\"metadata\":{\"labels\":{\"app\":\"db\"}},\"spec\":{\"containers\":[{\"name\":\"pg\",\"image\":\"postgres:16\"}]}}}}' && kw rollout status sts/db --timeout=${step_timeout}s" \
+	'[[ $(sts_pods) == "db-0=Running db-1=Running db-2=Running " ]]' \
+	'echo "rollout status ok: $(sts_pods)"'
+run_step statefulset-scale-down "k scale sts db --replicas=1" \
+	'[[ $(k get pods -l app=db -o name 2>/dev/null | xargs) == "pod/db-0" ]]' \
+	'echo "db-2 and db-1 went, from the highest ordinal; db-0 stays"'
+run_step workloads-delete "k taint node '$first_node' evict- && k delete ds agent --wait=false && k delete job hello tick-now --wait=false && k delete cronjob tick && k delete sts db --wait=false" \
+	'[[ -z $(k get pods -l app=agent -o name 2>/dev/null) && -z $(k get pods -l app=db -o name 2>/dev/null) && -z $(k get jobs -o name 2>/dev/null) ]]' \
 	'echo "the garbage collector deleted the daemonset and jobs pods"'
 
 # Errors in the controller manager's log are worth reading even when every
