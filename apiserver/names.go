@@ -7,9 +7,11 @@ import (
 )
 
 // SeededNames draws generated-name suffixes from one seeded stream per
-// prefix: the k-th name generated from "web-" is the same on every run with
-// the same seed, whatever else the server creates meanwhile and in whatever
-// order other goroutines' writes interleave. A live control plane (the
+// prefix (the Server's is the store key before the suffix: the resource,
+// the namespace and the generateName): the k-th pod generated from "web-"
+// in "default" is the same on every run with the same seed, whatever else
+// the server creates meanwhile and in whatever order other goroutines'
+// writes interleave. A live control plane (the
 // demo, serve) has goroutines racing to write, so drawing every suffix and
 // uid from one source, as Config.Rand does, names the same pods differently
 // from run to run; the simulator, which writes from one goroutine, does not
@@ -28,8 +30,8 @@ func NewSeededNames(seed uint64) *SeededNames {
 	return &SeededNames{seed: seed, streams: make(map[string]*rand.Rand)}
 }
 
-// Suffix returns the next suffix for base, drawing n characters from
-// alphabet.
+// Suffix returns the next suffix of base's stream, drawing n characters
+// from alphabet.
 func (g *SeededNames) Suffix(base, alphabet string, n int) string {
 	g.mu.Lock()
 	defer g.mu.Unlock()

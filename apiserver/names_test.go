@@ -47,7 +47,7 @@ func TestGenerateKey(t *testing.T) {
 			for range 3 {
 				var want string
 				if tt.seeded {
-					want = base + plainNames.Suffix(base, nameSuffixAlphabet, generatedSuffixLen)
+					want = base + plainNames.Suffix(k.key(tt.namespace, base), nameSuffixAlphabet, generatedSuffixLen)
 				} else {
 					suffix := make([]byte, generatedSuffixLen)
 					for i := range suffix {

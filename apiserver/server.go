@@ -474,7 +474,10 @@ func (s *Server) generateKey(k *kind, namespace, base string) (key, name string)
 	}
 	b.WriteString(base)
 	if s.names != nil {
-		b.WriteString(s.names.Suffix(base, nameSuffixAlphabet, generatedSuffixLen))
+		// The stream is the key's: one per resource, namespace and prefix,
+		// so that an EndpointSlice named from its Service ("web-") draws
+		// nothing from the stream of the pods named from their RC ("web-").
+		b.WriteString(s.names.Suffix(b.String(), nameSuffixAlphabet, generatedSuffixLen))
 	} else {
 		s.randMu.Lock()
 		for range generatedSuffixLen {
