@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 
 	"go.uber.org/zap"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
+	"github.com/miniplane/miniplane/controllers/deployment"
 	"github.com/miniplane/miniplane/controllers/loop"
 	"github.com/miniplane/miniplane/controllers/replication"
 	"github.com/miniplane/miniplane/controllers/workqueue"
@@ -34,6 +36,7 @@ const maxRetries = 15
 // Client is what the controller writes through. client.Client and
 // *apiserver.Server satisfy it.
 type Client interface {
+	Get(ctx context.Context, resource, namespace, name string, opts client.GetOptions) (api.Object, error)
 	Create(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error)
 	Update(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error)
 	UpdateStatus(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error)
@@ -135,13 +138,24 @@ func New(cfg Config) (*Controller, error) {
 		}, 0),
 		podInf.AddEventHandler(informer.HandlerFuncs{
 			AddFunc: func(obj api.Object, _ bool) {
-				if key, ok := ownerKey(obj.(*api.Pod)); ok {
+				p := obj.(*api.Pod)
+				if key, ok := ownerKey(p); ok {
 					c.expectations.CreationObserved(key)
 					c.queue.Add(key)
+					return
 				}
+				c.enqueueAdopters(p)
 			},
 			UpdateFunc: func(old, cur api.Object) {
 				p := cur.(*api.Pod)
+				if key, ok := ownerKey(old.(*api.Pod)); ok {
+					if now, still := ownerKey(p); !still || now != key {
+						c.queue.Add(key) // released or orphaned: its job counts again
+					}
+				}
+				if _, ok := ownerKey(p); !ok {
+					c.enqueueAdopters(p)
+				}
 				if key, ok := ownerKey(p); ok {
 					// A deletion the job asked for shows first as the
 					// deletionTimestamp; the pod may stay long after (its
@@ -178,6 +192,17 @@ func New(cfg Config) (*Controller, error) {
 
 func (c *Controller) enqueue(obj api.Object) { c.queue.Add(informer.KeyOf(obj)) }
 
+// enqueueAdopters queues the jobs that may adopt p, an orphan: those of
+// its namespace whose selector selects it. Kubernetes: the job
+// controller's addPod and updatePod for a pod without a controller.
+func (c *Controller) enqueueAdopters(p *api.Pod) {
+	list := func(ns string) []*api.Job { return c.jobs.Namespace(ns).List(api.Selector{}) }
+	selector := func(j *api.Job) *api.LabelSelector { return j.Spec.Selector }
+	for _, key := range deployment.ControllerKeys(controllerAPIVersion, controllerKind, list, selector, &p.Metadata) {
+		c.queue.Add(key)
+	}
+}
+
 // ownerKey is the key of the job that controls p, if one does.
 func ownerKey(p *api.Pod) (string, bool) {
 	ref := api.GetControllerOf(&p.Metadata)
@@ -213,26 +238,51 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if !c.recorded.Seen(key, &job.Status) {
 		return nil // the job's cache is behind our last status write; its update brings the key back
 	}
-	pods := c.podsOf(job)
+	pods, err := c.claimPods(ctx, job)
+	if err != nil {
+		return err
+	}
 	d := Decide(job, pods, c.clock.Now())
 	return c.act(ctx, key, job, d)
 }
 
-// podsOf are the pods job controls, by the selector and the controller
-// reference, in key order. Kubernetes: getPodsForJob (without adoption:
-// a job's pods are its own from birth).
-func (c *Controller) podsOf(job *api.Job) []*api.Pod {
+// claimPods returns the pods job controls, in key order, after adopting
+// the orphans its selector matches and releasing its pods it no longer
+// matches; an adopted pod gets the tracking finalizer, so that its end is
+// counted. Kubernetes: getPodsForJob.
+func (c *Controller) claimPods(ctx context.Context, job *api.Job) ([]*api.Pod, error) {
 	sel, err := api.LabelSelectorAsSelector(job.Spec.Selector)
 	if err != nil || sel.Empty() {
-		return nil
+		return nil, nil
 	}
-	var out []*api.Pod
-	for _, p := range informer.Controlled[*api.Pod](c.podIndex, job.Metadata.Namespace, job.Metadata.UID, false) {
-		if sel.Matches(p.Metadata.Labels) {
-			out = append(out, p)
-		}
+	candidates := informer.Controlled[*api.Pod](c.podIndex, job.Metadata.Namespace, job.Metadata.UID, true)
+	ref := api.OwnerReference{APIVersion: controllerAPIVersion, Kind: controllerKind, Name: job.Metadata.Name,
+		UID: job.Metadata.UID, Controller: ptr(true), BlockOwnerDeletion: ptr(true)}
+	pods, err := deployment.ClaimAll(ctx, adopter{c.client}, client.Jobs, ref, &job.Metadata, sel, candidates, c.log)
+	slices.SortFunc(pods, func(a, b *api.Pod) int { return strings.Compare(a.Metadata.Name, b.Metadata.Name) })
+	return pods, err
+}
+
+// adopter is the job controller's client for claiming: an adopted pod that
+// has not finished gets the tracking finalizer with its owner reference,
+// in the same update, and a released pod loses it with its reference.
+// Kubernetes: the PodControllerRefManager with finalizers that
+// getPodsForJob makes.
+type adopter struct{ Client }
+
+func (a adopter) Update(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
+	p, ok := obj.(*api.Pod)
+	if !ok {
+		return a.Client.Update(ctx, obj, opts...)
 	}
-	return out
+	tracked := slices.Contains(p.Metadata.Finalizers, api.JobTrackingFinalizer)
+	switch adopted := api.GetControllerOf(&p.Metadata) != nil; {
+	case adopted && !tracked && p.Status.Phase != api.PodSucceeded && p.Status.Phase != api.PodFailed:
+		p.Metadata.Finalizers = append(slices.Clip(p.Metadata.Finalizers), api.JobTrackingFinalizer)
+	case !adopted && tracked:
+		p.Metadata.Finalizers = slices.DeleteFunc(slices.Clone(p.Metadata.Finalizers), func(f string) bool { return f == api.JobTrackingFinalizer })
+	}
+	return a.Client.Update(ctx, obj, opts...)
 }
 
 // releaseOrphans removes the tracking finalizer from the pods a deleted job

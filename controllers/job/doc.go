@@ -36,14 +36,17 @@
 // cache newer than the job cache made the job controller ask for a second
 // pod of a finished job (found by the simulator, sim/cronjobs_test.go).
 //
+// A sync claims its pods as getPodsForJob does: an orphan its selector
+// matches is adopted (with the tracking finalizer), a pod it no longer
+// matches is released (without it), through deployment.ClaimAll.
+//
 // Left out: successPolicy, backoffLimitPerIndex and maxFailedIndexes (the
 // fields are served and validated, not acted on), onPodConditions rules
 // (no pod here gets a DisruptionTarget condition, though the rules are
-// matched), adoption of orphan pods (a job's pods are its own from birth),
-// elastic Indexed jobs, and the per-index failure annotations.
+// matched), elastic Indexed jobs, and the per-index failure annotations.
 //
 // It may import api, client, informer and its controllers siblings
-// (loop, workqueue, and replication's Expectations); writes go through
+// (loop, workqueue, replication's Expectations and deployment's claiming); writes go through
 // its Client only. Concurrency: handlers only queue keys; syncs run from
 // the loop's workers, never two at once for one key.
 package job
