@@ -109,7 +109,7 @@ func (s *Server) admitPriorityClass(pc *api.PriorityClass, create bool) error {
 // system-cluster-critical).
 func (s *Server) createSystemPriorityClasses() error {
 	for _, pc := range systemPriorityClasses() {
-		if _, err := s.create(pc, writeOptions{}); err != nil {
+		if err := s.ensure(pc); err != nil {
 			return fmt.Errorf("apiserver: creating priority class %s: %w", pc.Metadata.Name, err)
 		}
 	}

@@ -96,12 +96,12 @@ func subjectNames(subjects []api.Subject, kind string) []string {
 // createBootstrapPolicy creates the default cluster roles and bindings.
 func (s *Server) createBootstrapPolicy() error {
 	for _, r := range rbac.BootstrapClusterRoles() {
-		if _, err := s.create(r, writeOptions{}); err != nil {
+		if err := s.ensure(r); err != nil {
 			return fmt.Errorf("apiserver: creating cluster role %s: %w", r.Metadata.Name, err)
 		}
 	}
 	for _, b := range rbac.BootstrapClusterRoleBindings() {
-		if _, err := s.create(b, writeOptions{}); err != nil {
+		if err := s.ensure(b); err != nil {
 			return fmt.Errorf("apiserver: creating cluster role binding %s: %w", b.Metadata.Name, err)
 		}
 	}

@@ -242,27 +242,46 @@ func New(cfg Config) (*Server, error) {
 	}
 	for _, name := range initialNamespaces(cfg.SystemNamespaces) {
 		ns := &api.Namespace{Metadata: api.ObjectMeta{Name: name}}
-		if _, err := s.create(ns, writeOptions{}); err != nil && !(cfg.Etcd != nil && apierrors.IsAlreadyExists(err)) {
+		if err := s.ensure(ns); err != nil {
 			s.Close()
 			return nil, fmt.Errorf("apiserver: creating namespace %s: %w", name, err)
 		}
 	}
+	if err := s.createDefaults(cfg); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// createDefaults makes the objects cfg asks the server to make at start:
+// the default storage class, the system priority classes, the bootstrap
+// RBAC policy.
+func (s *Server) createDefaults(cfg Config) error {
 	if cfg.DefaultStorageClass {
-		if _, err := s.create(newDefaultStorageClass(), writeOptions{}); err != nil {
-			return nil, fmt.Errorf("apiserver: creating the default storage class: %w", err)
+		if err := s.ensure(newDefaultStorageClass()); err != nil {
+			return fmt.Errorf("apiserver: creating the default storage class: %w", err)
 		}
 	}
 	if cfg.PriorityClasses {
 		if err := s.createSystemPriorityClasses(); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if cfg.BootstrapPolicy {
-		if err := s.createBootstrapPolicy(); err != nil {
-			return nil, err
-		}
+		return s.createBootstrapPolicy()
 	}
-	return s, nil
+	return nil
+}
+
+// ensure creates obj, one of the objects the server makes at start, unless
+// it is stored already: a server over etcd restarts over what an earlier
+// one made, as kube-apiserver's post-start hooks find their objects.
+func (s *Server) ensure(obj api.Object) error {
+	if _, err := s.create(obj, writeOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	return nil
 }
 
 // Close stops the server's store from following etcd (Config.Etcd); it
