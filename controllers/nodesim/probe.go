@@ -2,6 +2,7 @@ package nodesim
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/miniplane/miniplane/api"
@@ -19,9 +20,11 @@ import (
 //     against the files the container's own command has touched and
 //     removed by then, so `cat /tmp/healthy` passes while a
 //     `touch /tmp/healthy; sleep 30; rm -f /tmp/healthy` keeps the file;
-//   - httpGet and tcpSocket: pass when the port is one the container
-//     declares (by number, or a name its ports give), and are refused
-//     otherwise.
+//   - httpGet and tcpSocket: pass when the container listens on the port:
+//     one it declares (by number, or a name its ports give), or the port
+//     its image serves when it runs the image's own command (httpd's and
+//     nginx's 80: a container need not declare a port to listen on it);
+//     they are refused otherwise.
 //
 // failureThreshold failures in a row of the startup or liveness probe kill
 // the container (exit code 137), which the restart policy and back-off
@@ -69,11 +72,33 @@ func needsLife(ct *api.Container) bool {
 	case p.Exec != nil:
 		return true
 	case p.HTTPGet != nil:
-		return !declaresPort(ct, p.HTTPGet.Port)
+		return !listens(ct, p.HTTPGet.Port)
 	case p.TCPSocket != nil:
-		return !declaresPort(ct, p.TCPSocket.Port)
+		return !listens(ct, p.TCPSocket.Port)
 	}
 	return false
+}
+
+// imagePorts are the ports well-known server images listen on when they
+// run their own command, by repository (the last path element, without
+// tag or digest).
+var imagePorts = map[string]int32{"httpd": 80, "nginx": 80}
+
+// listens reports whether the container listens on port: one it declares,
+// or its image's port when it runs the image's own command.
+func listens(ct *api.Container, port api.IntOrString) bool {
+	if declaresPort(ct, port) {
+		return true
+	}
+	if port.Type == api.String || len(ct.Command) > 0 {
+		return false
+	}
+	repo := ct.Image[strings.LastIndex(ct.Image, "/")+1:]
+	if i := strings.IndexAny(repo, ":@"); i >= 0 {
+		repo = repo[:i]
+	}
+	want, ok := imagePorts[repo]
+	return ok && want == port.IntVal
 }
 
 // declaresPort reports whether port (a number or a name) is one of the
@@ -96,7 +121,7 @@ func probeCheck(p *api.Probe, ct *api.Container, run *container.Run, d time.Dura
 		code, out := run.Exec(p.Exec.Command, d)
 		return code == 0, out
 	case p.HTTPGet != nil:
-		if declaresPort(ct, p.HTTPGet.Port) {
+		if listens(ct, p.HTTPGet.Port) {
 			return true, ""
 		}
 		addr := podIP + ":" + portText(p.HTTPGet.Port)
@@ -106,7 +131,7 @@ func probeCheck(p *api.Probe, ct *api.Container, run *container.Run, d time.Dura
 		}
 		return false, `Get "` + scheme + "://" + addr + p.HTTPGet.Path + `": dial tcp ` + addr + ": connect: connection refused"
 	case p.TCPSocket != nil:
-		if declaresPort(ct, p.TCPSocket.Port) {
+		if listens(ct, p.TCPSocket.Port) {
 			return true, ""
 		}
 		return false, "dial tcp " + podIP + ":" + portText(p.TCPSocket.Port) + ": connect: connection refused"

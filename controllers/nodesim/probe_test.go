@@ -131,3 +131,31 @@ func TestReadinessProbeFailingKeepsPodUnready(t *testing.T) {
 	}
 	assert.True(t, found, "Unhealthy event: %v", e.events("web"))
 }
+
+// TestListens: a probe's port is listened on when the container declares
+// it, or when it is the port its image serves and the image runs its own
+// command (the conformance suite's StatefulSets probe httpd's port 80
+// without declaring it).
+func TestListens(t *testing.T) {
+	port := func(n int32) api.IntOrString { return api.IntOrString{IntVal: n} }
+	tests := []struct {
+		name string
+		ct   api.Container
+		port api.IntOrString
+		want bool
+	}{
+		{name: "declared", ct: api.Container{Image: "busybox", Ports: []api.ContainerPort{{ContainerPort: 8080}}}, port: port(8080), want: true},
+		{name: "declared by name", ct: api.Container{Image: "busybox", Ports: []api.ContainerPort{{Name: "http", ContainerPort: 8080}}},
+			port: api.IntOrString{Type: api.String, StrVal: "http"}, want: true},
+		{name: "httpd's 80", ct: api.Container{Image: "registry.k8s.io/e2e-test-images/httpd:2.4.38-4"}, port: port(80), want: true},
+		{name: "nginx's 80", ct: api.Container{Image: "nginx"}, port: port(80), want: true},
+		{name: "not nginx's 81", ct: api.Container{Image: "nginx:1.27"}, port: port(81)},
+		{name: "nginx told to run something else", ct: api.Container{Image: "nginx", Command: []string{"sleep", "100"}}, port: port(80)},
+		{name: "busybox serves nothing", ct: api.Container{Image: "busybox"}, port: port(80)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, listens(&tt.ct, tt.port))
+		})
+	}
+}
