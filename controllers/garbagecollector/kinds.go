@@ -23,8 +23,9 @@ type kindInfo struct {
 // less the views of a plural served in several groups (events.k8s.io
 // Events are the core Events, stored once): a kind added to the API is
 // collected with no line here. A test checks them against the server's
-// Resources.
-func servedKinds() []kindInfo {
+// Resources. The registry never changes, so the list is made once: owner
+// references are looked up in it on every event. Callers must not change it.
+var servedKinds = sync.OnceValue(func() []kindInfo {
 	var out []kindInfo
 	for _, ti := range api.RegisteredTypes() {
 		if ti.Group != "" && ti.Name != ti.Resource {
@@ -34,7 +35,7 @@ func servedKinds() []kindInfo {
 	}
 	slices.SortFunc(out, func(a, b kindInfo) int { return strings.Compare(a.kind+"."+a.group, b.kind+"."+b.group) })
 	return out
-}
+})
 
 // DefaultResources are the resources the collector watches when Config
 // names none: all that the server serves but events, which Kubernetes'
