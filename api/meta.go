@@ -72,9 +72,9 @@ type ObjectMeta struct {
 	Annotations map[string]string `json:"annotations,omitempty" protobuf:"bytes,12,rep,name=annotations" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// OwnerReferences name the objects this one depends on; when all owners are gone the
 	// garbage collector deletes it. At most one of them is the managing controller.
-	OwnerReferences []OwnerReference `json:"ownerReferences,omitempty" protobuf:"bytes,13,rep,name=ownerReferences"`
+	OwnerReferences []OwnerReference `json:"ownerReferences,omitempty" patchStrategy:"merge" patchMergeKey:"uid" protobuf:"bytes,13,rep,name=ownerReferences"`
 	// Finalizers must all be removed before a deleted object is really removed.
-	Finalizers []string `json:"finalizers,omitempty" protobuf:"bytes,14,rep,name=finalizers"`
+	Finalizers []string `json:"finalizers,omitempty" patchStrategy:"merge" protobuf:"bytes,14,rep,name=finalizers"`
 	// ManagedFields records which field manager owns which fields, for server-side
 	// apply's conflict detection. The apiserver's HTTP front maintains it (package
 	// apiserver/patch); kubectl hides it unless asked (--show-managed-fields).

@@ -123,3 +123,21 @@ func RegisteredTypes() []TypeInfo {
 	}
 	return out
 }
+
+// GoType is a served Go type (a pointer to its struct) and where the API serves it.
+type GoType struct {
+	TypeInfo
+	// Type is the pointer type the API decodes into (*Pod).
+	Type reflect.Type
+}
+
+// RegisteredGoTypes returns every served type with its TypeInfo, in no set order: for
+// code that reads the types themselves (apiserver/patch reads their patch tags).
+func RegisteredGoTypes() []GoType {
+	infos := typeInfos()
+	out := make([]GoType, 0, len(infos))
+	for t, ti := range infos {
+		out = append(out, GoType{TypeInfo: ti, Type: t})
+	}
+	return out
+}

@@ -55,7 +55,7 @@ type ReplicaSetStatus struct {
 	// ObservedGeneration is the metadata.generation this status reflects.
 	ObservedGeneration int64 `json:"observedGeneration,omitempty" protobuf:"varint,3,opt,name=observedGeneration"`
 	// Conditions report problems, e.g. ReplicaFailure.
-	Conditions []ReplicaSetCondition `json:"conditions,omitempty" protobuf:"bytes,6,rep,name=conditions"`
+	Conditions []ReplicaSetCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,6,rep,name=conditions"`
 }
 
 // ReplicaSetCondition is one fact about a replica set. Kubernetes:
@@ -186,7 +186,7 @@ type StatefulSetStatus struct {
 	// CollisionCount disambiguates revision names.
 	CollisionCount *int32 `json:"collisionCount,omitempty" protobuf:"varint,9,opt,name=collisionCount"`
 	// Conditions are facts about the set.
-	Conditions []StatefulSetCondition `json:"conditions,omitempty" protobuf:"bytes,10,rep,name=conditions"`
+	Conditions []StatefulSetCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,10,rep,name=conditions"`
 	// AvailableReplicas counts owned pods ready for at least spec.minReadySeconds.
 	AvailableReplicas int32 `json:"availableReplicas" protobuf:"varint,11,opt,name=availableReplicas"`
 }
@@ -242,7 +242,7 @@ type DeploymentSpec struct {
 	// Template is the pod the newest replica set runs; a change starts a rollout.
 	Template PodTemplateSpec `json:"template" protobuf:"bytes,3,opt,name=template"`
 	// Strategy is how old pods are replaced by new ones.
-	Strategy DeploymentStrategy `json:"strategy,omitempty" protobuf:"bytes,4,opt,name=strategy"`
+	Strategy DeploymentStrategy `json:"strategy,omitempty" patchStrategy:"retainKeys" protobuf:"bytes,4,opt,name=strategy"`
 	// MinReadySeconds is how long a new pod must be ready, without a container crashing,
 	// before it counts as available; defaults to 0.
 	MinReadySeconds int32 `json:"minReadySeconds,omitempty" protobuf:"varint,5,opt,name=minReadySeconds"`
@@ -304,7 +304,7 @@ type DeploymentStatus struct {
 	// but not yet available, or not yet created.
 	UnavailableReplicas int32 `json:"unavailableReplicas,omitempty" protobuf:"varint,5,opt,name=unavailableReplicas"`
 	// Conditions are Available, Progressing and ReplicaFailure.
-	Conditions []DeploymentCondition `json:"conditions,omitempty" protobuf:"bytes,6,rep,name=conditions"`
+	Conditions []DeploymentCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,6,rep,name=conditions"`
 	// CollisionCount counts pod-template-hash collisions; it is hashed with the
 	// template to name the newest replica set.
 	CollisionCount *int32 `json:"collisionCount,omitempty" protobuf:"varint,8,opt,name=collisionCount"`

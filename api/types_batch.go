@@ -189,7 +189,7 @@ type JobSpec struct {
 // JobStatus is the observed state of a job. Kubernetes: batchv1.JobStatus.
 type JobStatus struct {
 	// Conditions are Suspended, FailureTarget, SuccessCriteriaMet, Complete and Failed.
-	Conditions []JobCondition `json:"conditions,omitempty" protobuf:"bytes,1,rep,name=conditions"`
+	Conditions []JobCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,1,rep,name=conditions"`
 	// StartTime is when the controller first started the job (or resumed it).
 	StartTime *Time `json:"startTime,omitempty" protobuf:"bytes,2,opt,name=startTime"`
 	// CompletionTime is when the job completed; set only on success.

@@ -113,7 +113,7 @@ type ServiceAccount struct {
 	Metadata ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Secrets are secrets of the account's namespace that pods running as it may use
 	// (legacy token secrets).
-	Secrets []ObjectReference `json:"secrets,omitempty" protobuf:"bytes,2,rep,name=secrets"`
+	Secrets []ObjectReference `json:"secrets,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,2,rep,name=secrets"`
 	// ImagePullSecrets name secrets of the namespace used to pull the images of pods
 	// that run as the account.
 	ImagePullSecrets []LocalObjectReference `json:"imagePullSecrets,omitempty" protobuf:"bytes,3,rep,name=imagePullSecrets"`

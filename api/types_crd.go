@@ -261,7 +261,7 @@ type JSONSchemaProps struct {
 	// XMapType is granular or atomic.
 	XMapType *string `json:"x-kubernetes-map-type,omitempty" protobuf:"bytes,43,opt,name=xKubernetesMapType"`
 	// XValidations are CEL rules the value must keep.
-	XValidations []ValidationRule `json:"x-kubernetes-validations,omitempty" protobuf:"bytes,44,rep,name=xKubernetesValidations"`
+	XValidations []ValidationRule `json:"x-kubernetes-validations,omitempty" patchStrategy:"merge" patchMergeKey:"rule" protobuf:"bytes,44,rep,name=xKubernetesValidations"`
 }
 
 // ItemSchema returns the schema of an array's elements: the schema form of Items, or nil

@@ -98,7 +98,7 @@ type DaemonSetStatus struct {
 	// name the newest ControllerRevision.
 	CollisionCount *int32 `json:"collisionCount,omitempty" protobuf:"varint,9,opt,name=collisionCount"`
 	// Conditions are facts about the daemon set.
-	Conditions []DaemonSetCondition `json:"conditions,omitempty" protobuf:"bytes,10,rep,name=conditions"`
+	Conditions []DaemonSetCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,10,rep,name=conditions"`
 }
 
 // DaemonSetCondition is one fact about a daemon set. Kubernetes:

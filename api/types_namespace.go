@@ -44,7 +44,7 @@ type NamespaceStatus struct {
 	// namespace controller's NamespaceDeletion* conditions while it empties
 	// a terminating namespace, or any a client writes through the status
 	// subresource.
-	Conditions []NamespaceCondition `json:"conditions,omitempty" protobuf:"bytes,2,rep,name=conditions"`
+	Conditions []NamespaceCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,2,rep,name=conditions"`
 }
 
 // NamespaceCondition is one observation of a namespace's state.

@@ -30,7 +30,7 @@ type NodeSpec struct {
 	PodCIDR string `json:"podCIDR,omitempty" protobuf:"bytes,1,opt,name=podCIDR"`
 	// PodCIDRs are all the node's pod ranges (one per IP family); the first equals PodCIDR.
 	// Its upstream Go tag says "opt"; the label follows generated.proto (repeated).
-	PodCIDRs []string `json:"podCIDRs,omitempty" protobuf:"bytes,7,rep,name=podCIDRs"`
+	PodCIDRs []string `json:"podCIDRs,omitempty" patchStrategy:"merge" protobuf:"bytes,7,rep,name=podCIDRs"`
 	// ProviderID is the cloud provider's ID for the machine.
 	ProviderID string `json:"providerID,omitempty" protobuf:"bytes,3,opt,name=providerID"`
 	// Unschedulable keeps new pods off the node (kubectl cordon).
@@ -76,9 +76,9 @@ type NodeStatus struct {
 	// Phase is deprecated in Kubernetes and usually empty.
 	Phase NodePhase `json:"phase,omitempty" protobuf:"bytes,3,opt,name=phase"`
 	// Conditions report health: Ready, MemoryPressure, DiskPressure, ...
-	Conditions []NodeCondition `json:"conditions,omitempty" protobuf:"bytes,4,rep,name=conditions"`
+	Conditions []NodeCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,4,rep,name=conditions"`
 	// Addresses are the node's reachable addresses.
-	Addresses []NodeAddress `json:"addresses,omitempty" protobuf:"bytes,5,rep,name=addresses"`
+	Addresses []NodeAddress `json:"addresses,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,5,rep,name=addresses"`
 	// DaemonEndpoints are the ports the node's daemons listen on. Encoded even when empty,
 	// as in Kubernetes.
 	DaemonEndpoints NodeDaemonEndpoints `json:"daemonEndpoints,omitempty" protobuf:"bytes,6,opt,name=daemonEndpoints"`

@@ -37,10 +37,10 @@ type PodTemplateSpec struct {
 // security contexts and many more are not modeled).
 type PodSpec struct {
 	// InitContainers run one after another, each to completion, before Containers start.
-	InitContainers []Container `json:"initContainers,omitempty" protobuf:"bytes,20,rep,name=initContainers"`
+	InitContainers []Container `json:"initContainers,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,20,rep,name=initContainers"`
 	// Containers run together for the life of the pod. Encoded even when empty, as in
 	// Kubernetes.
-	Containers []Container `json:"containers" protobuf:"bytes,2,rep,name=containers"`
+	Containers []Container `json:"containers" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,2,rep,name=containers"`
 	// RestartPolicy says when the kubelet restarts exited containers; default Always.
 	RestartPolicy RestartPolicy `json:"restartPolicy,omitempty" protobuf:"bytes,3,opt,name=restartPolicy"`
 	// TerminationGracePeriodSeconds is how long containers get to stop after SIGTERM.
@@ -79,7 +79,7 @@ type PodSpec struct {
 	// anti-affinity are not modeled).
 	Affinity *Affinity `json:"affinity,omitempty" protobuf:"bytes,18,opt,name=affinity"`
 	// Volumes are the pod's volumes, which its containers mount (VolumeMounts).
-	Volumes []Volume `json:"volumes,omitempty" protobuf:"bytes,1,rep,name=volumes"`
+	Volumes []Volume `json:"volumes,omitempty" patchStrategy:"merge,retainKeys" patchMergeKey:"name" protobuf:"bytes,1,rep,name=volumes"`
 	// AutomountServiceAccountToken says whether the service account's token is mounted.
 	AutomountServiceAccountToken *bool `json:"automountServiceAccountToken,omitempty" protobuf:"varint,21,opt,name=automountServiceAccountToken"`
 	// EnableServiceLinks says whether the kubelet hands the containers variables naming the
@@ -135,16 +135,16 @@ type Container struct {
 	// Args replace the image's command arguments.
 	Args []string `json:"args,omitempty" protobuf:"bytes,4,rep,name=args"`
 	// Ports are informational, but give names that a Service's targetPort can refer to.
-	Ports []ContainerPort `json:"ports,omitempty" protobuf:"bytes,6,rep,name=ports"`
+	Ports []ContainerPort `json:"ports,omitempty" patchStrategy:"merge" patchMergeKey:"containerPort" protobuf:"bytes,6,rep,name=ports"`
 	// EnvFrom sets a variable for each key of ConfigMaps and Secrets; Env overrides them.
 	EnvFrom []EnvFromSource `json:"envFrom,omitempty" protobuf:"bytes,19,rep,name=envFrom"`
 	// Env sets environment variables.
-	Env []EnvVar `json:"env,omitempty" protobuf:"bytes,7,rep,name=env"`
+	Env []EnvVar `json:"env,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,7,rep,name=env"`
 	// Resources are the compute resources requested and capped. Encoded as {} when empty,
 	// as in Kubernetes.
 	Resources ResourceRequirements `json:"resources,omitempty" protobuf:"bytes,8,opt,name=resources"`
 	// VolumeMounts mount the pod's volumes into the container's filesystem.
-	VolumeMounts []VolumeMount `json:"volumeMounts,omitempty" protobuf:"bytes,9,rep,name=volumeMounts"`
+	VolumeMounts []VolumeMount `json:"volumeMounts,omitempty" patchStrategy:"merge" patchMergeKey:"mountPath" protobuf:"bytes,9,rep,name=volumeMounts"`
 	// LivenessProbe failing makes the kubelet restart the container.
 	LivenessProbe *Probe `json:"livenessProbe,omitempty" protobuf:"bytes,10,opt,name=livenessProbe"`
 	// ReadinessProbe failing takes the pod out of its Services' endpoints.
@@ -280,7 +280,7 @@ type PodStatus struct {
 	// Phase is the pod's coarse place in its lifecycle.
 	Phase PodPhase `json:"phase,omitempty" protobuf:"bytes,1,opt,name=phase"`
 	// Conditions are the detailed facts: scheduled, initialized, containers ready, ready.
-	Conditions []PodCondition `json:"conditions,omitempty" protobuf:"bytes,2,rep,name=conditions"`
+	Conditions []PodCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,2,rep,name=conditions"`
 	// Message is a human-readable reason for the pod's state.
 	Message string `json:"message,omitempty" protobuf:"bytes,3,opt,name=message"`
 	// Reason is a CamelCase reason for the pod's state, e.g. "Evicted".
@@ -288,11 +288,11 @@ type PodStatus struct {
 	// HostIP is the primary IP of the node the pod runs on.
 	HostIP string `json:"hostIP,omitempty" protobuf:"bytes,5,opt,name=hostIP"`
 	// HostIPs are all IPs of the node the pod runs on; the first equals HostIP.
-	HostIPs []HostIP `json:"hostIPs,omitempty" protobuf:"bytes,16,rep,name=hostIPs"`
+	HostIPs []HostIP `json:"hostIPs,omitempty" patchStrategy:"merge" patchMergeKey:"ip" protobuf:"bytes,16,rep,name=hostIPs"`
 	// PodIP is the pod's primary IP.
 	PodIP string `json:"podIP,omitempty" protobuf:"bytes,6,opt,name=podIP"`
 	// PodIPs are all the pod's IPs; the first equals PodIP.
-	PodIPs []PodIP `json:"podIPs,omitempty" protobuf:"bytes,12,rep,name=podIPs"`
+	PodIPs []PodIP `json:"podIPs,omitempty" patchStrategy:"merge" patchMergeKey:"ip" protobuf:"bytes,12,rep,name=podIPs"`
 	// StartTime is when the kubelet accepted the pod.
 	StartTime *Time `json:"startTime,omitempty" protobuf:"bytes,7,opt,name=startTime"`
 	// InitContainerStatuses has one entry per init container.

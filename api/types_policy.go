@@ -33,7 +33,7 @@ type PodDisruptionBudgetSpec struct {
 	// MinAvailable is how many selected pods must stay available: a number or a percentage.
 	MinAvailable *IntOrString `json:"minAvailable,omitempty" protobuf:"bytes,1,opt,name=minAvailable"`
 	// Selector selects the pods; an empty one selects every pod of the namespace.
-	Selector *LabelSelector `json:"selector,omitempty" protobuf:"bytes,2,opt,name=selector"`
+	Selector *LabelSelector `json:"selector,omitempty" patchStrategy:"replace" protobuf:"bytes,2,opt,name=selector"`
 	// MaxUnavailable is how many selected pods may be unavailable: a number or a
 	// percentage.
 	MaxUnavailable *IntOrString `json:"maxUnavailable,omitempty" protobuf:"bytes,3,opt,name=maxUnavailable"`
@@ -58,5 +58,5 @@ type PodDisruptionBudgetStatus struct {
 	// ExpectedPods is the number of pods the budget counts.
 	ExpectedPods int32 `json:"expectedPods" protobuf:"varint,6,opt,name=expectedPods"`
 	// Conditions report whether disruptions are allowed (DisruptionAllowed).
-	Conditions []Condition `json:"conditions,omitempty" protobuf:"bytes,7,rep,name=conditions"`
+	Conditions []Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,7,rep,name=conditions"`
 }

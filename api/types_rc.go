@@ -56,7 +56,7 @@ type ReplicationControllerStatus struct {
 	// ObservedGeneration is the metadata.generation this status reflects.
 	ObservedGeneration int64 `json:"observedGeneration,omitempty" protobuf:"varint,3,opt,name=observedGeneration"`
 	// Conditions report problems, e.g. ReplicaFailure when pods cannot be created.
-	Conditions []ReplicationControllerCondition `json:"conditions,omitempty" protobuf:"bytes,6,rep,name=conditions"`
+	Conditions []ReplicationControllerCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,6,rep,name=conditions"`
 }
 
 // ReplicationControllerConditionType names a fact about a replication controller.

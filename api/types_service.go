@@ -28,7 +28,7 @@ type ServiceList struct {
 // ServiceSpec is the desired state of a service. Kubernetes: corev1.ServiceSpec.
 type ServiceSpec struct {
 	// Ports are the ports the service exposes.
-	Ports []ServicePort `json:"ports,omitempty" protobuf:"bytes,1,rep,name=ports"`
+	Ports []ServicePort `json:"ports,omitempty" patchStrategy:"merge" patchMergeKey:"port" protobuf:"bytes,1,rep,name=ports"`
 	// Selector picks the pods behind the service by label equality. A service without a
 	// selector gets no managed Endpoints; its endpoints are written by hand.
 	Selector map[string]string `json:"selector,omitempty" protobuf:"bytes,2,rep,name=selector" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
@@ -81,7 +81,7 @@ type ServiceStatus struct {
 	// Conditions are the current observations of the service's state,
 	// written through the status subresource by whoever provides it (a
 	// load balancer controller); nothing in miniplane sets them.
-	Conditions []Condition `json:"conditions,omitempty" protobuf:"bytes,2,rep,name=conditions"`
+	Conditions []Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,2,rep,name=conditions"`
 }
 
 // LoadBalancerStatus lists a load balancer's addresses. Kubernetes:

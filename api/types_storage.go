@@ -78,7 +78,7 @@ type CSINodeList struct {
 // CSINodeSpec lists a node's CSI drivers. Kubernetes: storagev1.CSINodeSpec.
 type CSINodeSpec struct {
 	// Drivers are the drivers on the node, with unique names.
-	Drivers []CSINodeDriver `json:"drivers" protobuf:"bytes,1,rep,name=drivers"`
+	Drivers []CSINodeDriver `json:"drivers" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,1,rep,name=drivers"`
 }
 
 // CSINodeDriver is one CSI driver on a node. Kubernetes: storagev1.CSINodeDriver.

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/apiserver/patch"
 	"github.com/miniplane/miniplane/client"
 )
 
@@ -14,13 +15,17 @@ import (
 // which client.ResourceOf reads, to the kinds the Server registers: every
 // registered type is served with the same group, version, kind, resource and
 // scope, under the name ResourceOf gives it, and every served resource is
-// registered. A kind added to one and not the other fails here.
+// registered. A kind added to one and not the other fails here. So does a
+// kind served with /status and no status field, or the reverse: patch
+// derives which kinds' status is a subresource from the types.
 func TestRegistryIsWhatTheServerServes(t *testing.T) {
 	s, _ := newServer(t)
 	type gvr struct{ group, version, kind, resource string }
 	served := map[gvr]bool{}
 	for _, ri := range s.Resources() {
 		served[gvr{ri.Group, ri.Version, ri.Kind, ri.Resource}] = ri.Namespaced
+		assert.Equal(t, ri.HasStatus, patch.StatusIsSubresource(ri.Kind),
+			"%s: patch takes a kind with a status field to have /status, as Kubernetes' kinds do", ri.Resource)
 	}
 	registered := api.RegisteredTypes()
 	require.Len(t, registered, len(served), "one registered type per served resource")

@@ -20,16 +20,6 @@ var serverFields = map[string]bool{
 	"selfLink": true,
 }
 
-// statusKinds are the kinds whose status is a subresource: a write to the object itself
-// leaves status alone, so an apply of the object neither changes nor owns it.
-var statusKinds = map[string]bool{
-	"Pod": true, "ReplicationController": true, "Service": true, "Node": true, "Namespace": true,
-	"PersistentVolume": true, "PersistentVolumeClaim": true, "VolumeAttachment": true,
-	"PodDisruptionBudget": true, "ReplicaSet": true, "StatefulSet": true, "Deployment": true, "DaemonSet": true,
-	"Job": true, "CronJob": true, "ResourceQuota": true,
-	"ValidatingAdmissionPolicy": true,
-}
-
 // managedEntry is one element of metadata.managedFields: the fields one manager owns
 // through one kind of operation. Kubernetes: metav1.ManagedFieldsEntry.
 type managedEntry struct {

@@ -1,11 +1,20 @@
 package patch
 
+import (
+	"cmp"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/miniplane/miniplane/api"
+)
+
 // This file holds the patch metadata of the kinds miniplane serves: for each list field,
-// whether a strategic merge patch merges it and by which key. It mirrors the
-// patchStrategy and patchMergeKey struct tags of k8s.io/api/core/v1,
-// k8s.io/api/coordination/v1 and k8s.io/apimachinery/pkg/apis/meta/v1 (the same
-// metadata server-side apply reads from +listType/+listMapKey markers). Fields that are
-// not listed have no strategy: maps merge, lists are replaced whole.
+// whether a strategic merge patch merges it and by which key. It is read from the
+// patchStrategy and patchMergeKey struct tags of the api types, which are k8s.io/api's and
+// k8s.io/apimachinery's (the same metadata server-side apply reads from
+// +listType/+listMapKey markers). Fields without a strategy: maps merge, lists are
+// replaced whole.
 
 // schema describes the fields of one JSON object: the ones that matter for merging. A nil
 // *schema is an object whose fields all have no strategy.
@@ -53,163 +62,92 @@ func mergeBy(key string, elem *schema) *fieldMeta {
 // mergeAsSet is a list of primitives merged as a set.
 func mergeAsSet() *fieldMeta { return &fieldMeta{merge: true} }
 
-// schemas returns the root schema of every kind. It builds a fresh table on each call;
-// Apply and ServerSideApply call schemaFor, which keeps one.
+// schemas returns the root schema of every served kind (and of autoscaling/v1 Scale, the
+// scale subresource's), read from the patchStrategy and patchMergeKey tags of the api
+// types: k8s.io/api's own tags, which interop's TestTagsMatchUpstream holds them to. Where
+// two groups serve one kind name (core and events.k8s.io Event), the core group's wins. It
+// builds a fresh table on each call; the package keeps one in kindSchemas.
 func schemas() map[string]*schema {
-	objectMeta := object(map[string]*fieldMeta{
-		"ownerReferences": mergeBy("uid", nil),
-		"finalizers":      mergeAsSet(),
+	b := schemaBuilder{built: map[reflect.Type]*schema{}}
+	types := api.RegisteredGoTypes()
+	slices.SortFunc(types, func(a, b api.GoType) int {
+		return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Kind, b.Kind))
 	})
-	container := object(map[string]*fieldMeta{
-		"ports":         mergeBy("containerPort", nil),
-		"env":           mergeBy("name", nil),
-		"volumeMounts":  mergeBy("mountPath", nil),
-		"volumeDevices": mergeBy("devicePath", nil),
-	})
-	podSpec := object(map[string]*fieldMeta{
-		"containers":                mergeBy("name", container),
-		"initContainers":            mergeBy("name", container),
-		"ephemeralContainers":       mergeBy("name", container),
-		"volumes":                   mergeBy("name", nil),
-		"imagePullSecrets":          mergeBy("name", nil),
-		"hostAliases":               mergeBy("ip", nil),
-		"topologySpreadConstraints": mergeBy("topologyKey", nil),
-		"schedulingGates":           mergeBy("name", nil),
-		"resourceClaims":            mergeBy("name", nil),
-	})
-	byType := func() *fieldMeta { return mergeBy("type", nil) }
-	podStatus := object(map[string]*fieldMeta{
-		"conditions": byType(),
-		"podIPs":     mergeBy("ip", nil),
-		"hostIPs":    mergeBy("ip", nil),
-	})
-	conditionsOnly := object(map[string]*fieldMeta{"conditions": byType()})
-	// A webhook configuration's webhooks and their match conditions merge by name.
-	webhooks := object(map[string]*fieldMeta{
-		"metadata": nested(objectMeta),
-		"webhooks": mergeBy("name", object(map[string]*fieldMeta{"matchConditions": mergeBy("name", nil)})),
-	})
-	metaOnly := object(map[string]*fieldMeta{"metadata": nested(objectMeta)})
-	// replicated is a kind with a pod template and status conditions
-	// (apps/v1 Deployment, DaemonSet, ReplicaSet and StatefulSet, batch/v1 Job).
-	replicated := object(map[string]*fieldMeta{
-		"metadata": nested(objectMeta),
-		"spec": nested(object(map[string]*fieldMeta{
-			"template": nested(object(map[string]*fieldMeta{
-				"metadata": nested(objectMeta),
-				"spec":     nested(podSpec),
-			})),
-		})),
-		"status": nested(conditionsOnly),
-	})
-	return map[string]*schema{
-		"Pod": object(map[string]*fieldMeta{
-			"metadata": nested(objectMeta),
-			"spec":     nested(podSpec),
-			"status":   nested(podStatus),
-		}),
-		"ReplicationController": object(map[string]*fieldMeta{
-			"metadata": nested(objectMeta),
-			"spec": nested(object(map[string]*fieldMeta{
-				"template": nested(object(map[string]*fieldMeta{
-					"metadata": nested(objectMeta),
-					"spec":     nested(podSpec),
-				})),
-			})),
-			"status": nested(conditionsOnly),
-		}),
-		"Service": object(map[string]*fieldMeta{
-			"metadata": nested(objectMeta),
-			"spec":     nested(object(map[string]*fieldMeta{"ports": mergeBy("port", nil)})),
-			"status":   nested(conditionsOnly),
-		}),
-		"Node": object(map[string]*fieldMeta{
-			"metadata": nested(objectMeta),
-			"spec":     nested(object(map[string]*fieldMeta{"podCIDRs": mergeAsSet()})),
-			"status": nested(object(map[string]*fieldMeta{
-				"conditions": byType(),
-				"addresses":  mergeBy("type", nil),
-			})),
-		}),
-		"Namespace": object(map[string]*fieldMeta{
-			"metadata": nested(objectMeta),
-			"status":   nested(conditionsOnly),
-		}),
-		"Endpoints":        metaOnly,
-		"EndpointSlice":    metaOnly,
-		"Lease":            metaOnly,
-		"Event":            metaOnly,
-		"Scale":            metaOnly,
-		"ConfigMap":        metaOnly,
-		"Secret":           metaOnly,
-		"ResourceQuota":    metaOnly,
-		"PersistentVolume": metaOnly,
-		"PersistentVolumeClaim": object(map[string]*fieldMeta{
-			"metadata": nested(objectMeta),
-			"status":   nested(conditionsOnly),
-		}),
-		"StorageClass":       metaOnly,
-		"CSIDriver":          metaOnly,
-		"CSIStorageCapacity": metaOnly,
-		"VolumeAttachment":   metaOnly,
-		"PriorityClass":      metaOnly,
-		"LimitRange":         metaOnly,
-		"PodTemplate": object(map[string]*fieldMeta{
-			"metadata": nested(objectMeta),
-			"template": nested(object(map[string]*fieldMeta{
-				"metadata": nested(objectMeta),
-				"spec":     nested(podSpec),
-			})),
-		}),
-		"Role":               metaOnly,
-		"RoleBinding":        metaOnly,
-		"ClusterRole":        metaOnly,
-		"ClusterRoleBinding": metaOnly,
-		"CSINode": object(map[string]*fieldMeta{
-			"metadata": nested(objectMeta),
-			"spec":     nested(object(map[string]*fieldMeta{"drivers": mergeBy("name", nil)})),
-		}),
-		"PodDisruptionBudget": object(map[string]*fieldMeta{
-			"metadata": nested(objectMeta),
-			"status":   nested(conditionsOnly),
-		}),
-		"Deployment": replicated,
-		"DaemonSet":  replicated,
-		// A revision's data is free JSON, replaced whole.
-		"ControllerRevision": metaOnly,
-		"ReplicaSet":         replicated,
-		"StatefulSet":        replicated,
-		"Job":                replicated,
-		// A cron job's pod template is one level down, in its job template;
-		// status.active is atomic.
-		"CronJob": object(map[string]*fieldMeta{
-			"metadata": nested(objectMeta),
-			"spec": nested(object(map[string]*fieldMeta{
-				"jobTemplate": nested(object(map[string]*fieldMeta{
-					"metadata": nested(objectMeta),
-					"spec": nested(object(map[string]*fieldMeta{
-						"template": nested(object(map[string]*fieldMeta{
-							"metadata": nested(objectMeta),
-							"spec":     nested(podSpec),
-						})),
-					})),
-				})),
-			})),
-		}),
-		"ServiceAccount": object(map[string]*fieldMeta{
-			"metadata": nested(objectMeta),
-			"secrets":  mergeBy("name", nil),
-		}),
-		"ValidatingAdmissionPolicy": object(map[string]*fieldMeta{
-			"metadata": nested(objectMeta),
-			"spec": nested(object(map[string]*fieldMeta{
-				"matchConditions": mergeBy("name", nil),
-				"variables":       mergeBy("name", nil),
-			})),
-			"status": nested(conditionsOnly),
-		}),
-		"ValidatingAdmissionPolicyBinding": metaOnly,
-		"ValidatingWebhookConfiguration":   webhooks,
-		"MutatingWebhookConfiguration":     webhooks,
+	out := map[string]*schema{"Scale": b.of(reflect.TypeFor[api.Scale]())}
+	for _, t := range types {
+		if _, dup := out[t.Kind]; !dup {
+			out[t.Kind] = b.of(t.Type)
+		}
+	}
+	return out
+}
+
+// schemaBuilder reads patch metadata from Go types, each type once.
+type schemaBuilder struct {
+	built map[reflect.Type]*schema
+}
+
+// of returns the schema of a value of type t (a struct, or a pointer to, slice of or map
+// of one): nil when nothing under it has a strategy.
+func (b schemaBuilder) of(t reflect.Type) *schema {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	if s, ok := b.built[t]; ok {
+		return s
+	}
+	// A recursive type (a CRD's JSONSchemaProps) meets itself while it is built: it
+	// gets the schema being filled in.
+	s := &schema{fields: map[string]*fieldMeta{}}
+	b.built[t] = s
+	b.addFields(s, t)
+	if len(s.fields) == 0 {
+		b.built[t] = nil
+		return nil
+	}
+	return s
+}
+
+// addFields adds t's fields that have a strategy, or a value with one, to s; the fields of
+// an embedded struct (TypeMeta, inlined) are t's own.
+func (b schemaBuilder) addFields(s *schema, t reflect.Type) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		if f.Anonymous && name == "" {
+			b.addFields(s, f.Type)
+			continue
+		}
+		elem := b.of(f.Type)
+		strategies := strings.Split(f.Tag.Get("patchStrategy"), ",")
+		switch {
+		case slices.Contains(strategies, "merge"):
+			s.fields[name] = &fieldMeta{merge: true, mergeKey: f.Tag.Get("patchMergeKey"), elem: elem}
+		case elem != nil:
+			s.fields[name] = nested(elem)
+		}
 	}
 }
+
+// StatusIsSubresource says a kind's status is written through its status subresource: a
+// write to the object itself leaves status alone, so an apply of the object neither
+// changes nor owns it. In Kubernetes these are the kinds with a status field (apiserver's
+// TestRegistryIsWhatTheServerServes holds that to the kinds served with /status).
+func StatusIsSubresource(kind string) bool { return statusKinds[kind] }
+
+// statusKinds are the served kinds with a status field.
+var statusKinds = func() map[string]bool {
+	kinds := map[string]bool{}
+	for _, t := range api.RegisteredGoTypes() {
+		if f, ok := t.Type.Elem().FieldByName("Status"); ok && strings.HasPrefix(f.Tag.Get("json"), "status") {
+			kinds[t.Kind] = true
+		}
+	}
+	return kinds
+}()

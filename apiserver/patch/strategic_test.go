@@ -97,11 +97,11 @@ func TestApplyStrategicMergePatch(t *testing.T) {
 			want:     `{"spec":{"containers":[{"name":"a","ports":[{"containerPort":80,"name":"http","protocol":"TCP"},{"containerPort":443}],"volumeMounts":[{"mountPath":"/d","name":"data","readOnly":true}]}]}}`,
 		},
 		{
-			name:     "initContainers and imagePullSecrets merge by name",
+			name:     "initContainers and volumes merge by name",
 			kind:     "Pod",
-			original: `{"spec":{"initContainers":[{"name":"i","image":"1"}],"imagePullSecrets":[{"name":"s1"}]}}`,
-			patch:    `{"spec":{"initContainers":[{"name":"i","image":"2"}],"imagePullSecrets":[{"name":"s2"}]}}`,
-			want:     `{"spec":{"initContainers":[{"name":"i","image":"2"}],"imagePullSecrets":[{"name":"s2"},{"name":"s1"}]}}`,
+			original: `{"spec":{"initContainers":[{"name":"i","image":"1"}],"volumes":[{"name":"v1"}]}}`,
+			patch:    `{"spec":{"initContainers":[{"name":"i","image":"2"}],"volumes":[{"name":"v2"}]}}`,
+			want:     `{"spec":{"initContainers":[{"name":"i","image":"2"}],"volumes":[{"name":"v2"},{"name":"v1"}]}}`,
 		},
 		{
 			name:     "pod status conditions merge by type",

@@ -155,7 +155,18 @@ func New(cfg Config) (*Controller, error) {
 			},
 		}, 0),
 		crInf.AddEventHandler(informer.HandlerFuncs{
-			AddFunc:    func(obj api.Object, _ bool) { c.enqueueFor(obj.GetObjectMeta()) },
+			// As Kubernetes' addHistory: a new revision with a controller is only
+			// observed (the set's next sync reads it; a revision someone adds beside
+			// the set's own must not make it sync and fold the two at once); an
+			// orphan wakes the sets that select it.
+			AddFunc: func(obj api.Object, _ bool) {
+				switch m := obj.GetObjectMeta(); {
+				case m.DeletionTimestamp != nil:
+					c.enqueueOwner(m)
+				case api.GetControllerOf(m) == nil:
+					c.enqueueFor(m)
+				}
+			},
 			UpdateFunc: func(old, cur api.Object) { c.enqueueFor(old.GetObjectMeta(), cur.GetObjectMeta()) },
 			DeleteFunc: func(obj any) {
 				if o, _ := informer.DeletedObject(obj); o != nil {

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -357,4 +358,38 @@ func TestFailedPodIsReplacedAfterBackoff(t *testing.T) {
 	h.clk.Step(2 * time.Second)
 	h.converge()
 	assert.NotEqual(t, second, h.podList()[0].Metadata.Name, "replaced once it is over")
+}
+
+// TestRevisionAddedBesideIsLeftUntilTheSetSyncs ports the sequence of the
+// conformance test "should manage the lifecycle of a ControllerRevision":
+// a client adds a second revision, with the same data and the set as its
+// controller, beside the set's own. As Kubernetes' addHistory, that only is
+// observed: both revisions stay until something else makes the set sync,
+// which then keeps the newer one.
+func TestRevisionAddedBesideIsLeftUntilTheSetSyncs(t *testing.T) {
+	h := newHarness(t)
+	h.addNode("node-0", nil)
+	h.create(newDaemonSet())
+	h.converge()
+	all, _, err := h.crs.List(h.ctx, "default", client.ListOptions{})
+	require.NoError(t, err)
+	require.Len(t, all, 1)
+	beside := all[0].DeepCopy()
+	beside.Metadata = api.ObjectMeta{
+		Name: "foo-beside", Namespace: "default", OwnerReferences: beside.Metadata.OwnerReferences,
+		Labels: maps.Clone(all[0].Metadata.Labels),
+	}
+	beside.Metadata.Labels[api.DaemonSetUniqueLabelKey] = "beside"
+	beside.Revision = all[0].Revision + 1
+	_, err = h.crs.Create(h.ctx, beside)
+	require.NoError(t, err)
+	h.settle()
+	assert.Equal(t, map[string]int64{RevisionHash(h.get()): 1, "beside": 2}, h.revisions(), "an added revision with a controller wakes nothing")
+
+	next := h.get().DeepCopy()
+	next.Metadata.Labels = map[string]string{"touched": "yes"}
+	_, err = h.sets.Update(h.ctx, next)
+	require.NoError(t, err)
+	h.converge()
+	assert.Equal(t, map[string]int64{"beside": 2}, h.revisions(), "the set's next sync keeps the newest of its current revisions")
 }

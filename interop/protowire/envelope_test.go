@@ -157,7 +157,7 @@ func nilIfEmpty(b []byte) []byte {
 // protobuf tags to name the same field number and name as upstream's. The wire type and
 // label must match too, except on the fields where upstream's Go tag contradicts its own
 // generated.proto and ours follows the .proto (the api package's test checks those against
-// the Go types).
+// the Go types). Its patchStrategy and patchMergeKey tags must be upstream's exactly.
 func TestTagsMatchUpstream(t *testing.T) {
 	// Upstream Go tags that disagree with generated.proto, by "UpstreamType.field".
 	quirks := map[string]bool{
@@ -243,6 +243,10 @@ func TestTagsMatchUpstream(t *testing.T) {
 				assert.Equal(t, numberAndName(want), numberAndName(tag), "%s.%s", ours.Name(), field.Name)
 			} else {
 				assert.Equal(t, want, tag, "%s.%s", ours.Name(), field.Name)
+			}
+			// apiserver/patch derives strategic merge and server-side apply from these.
+			for _, name := range []string{"patchStrategy", "patchMergeKey"} {
+				assert.Equal(t, up.Tag.Get(name), field.Tag.Get(name), "%s.%s's %s tag", ours.Name(), field.Name, name)
 			}
 			walk(field.Type, up.Type)
 		}
