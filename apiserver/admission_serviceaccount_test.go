@@ -3,6 +3,7 @@ package apiserver_test
 import (
 	"math/rand/v2"
 	"net/http"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -149,4 +150,101 @@ func TestServiceAccountAdmissionWaitsForDefault(t *testing.T) {
 		_, err := s.Create(ctx, p)
 		require.True(t, apierrors.IsForbidden(err), "got %v", err)
 	})
+}
+
+// TestServiceAccountTokenMount ports the scenarios of kube-apiserver's
+// ServiceAccount admission tests on the token volume (TestAutomountsAPIToken,
+// TestRespectsExistingMount, TestAutomountIsBackwardsCompatible and the
+// automount settings): which containers get the kube-api-access volume,
+// and whether the pod or the account opts out.
+func TestServiceAccountTokenMount(t *testing.T) {
+	const path = "/var/run/secrets/kubernetes.io/serviceaccount"
+	yes, no := true, false
+	type mounts map[string][]string // container → mount paths, in order
+	tests := []struct {
+		name          string
+		podAutomount  *bool
+		saAutomount   *bool
+		edit          func(*api.Pod)
+		wantVolume    bool
+		wantMounts    mounts
+		wantVolumeNum int
+	}{
+		{name: "mounted in every container by default", wantVolume: true,
+			wantMounts: mounts{"init": {path}, "app": {path}, "side": {path}}},
+		{name: "the pod opts out", podAutomount: &no, wantMounts: mounts{"init": nil, "app": nil, "side": nil}},
+		{name: "the account opts out", saAutomount: &no, wantMounts: mounts{"init": nil, "app": nil, "side": nil}},
+		{name: "the pod's yes wins over the account's no", podAutomount: &yes, saAutomount: &no, wantVolume: true,
+			wantMounts: mounts{"init": {path}, "app": {path}, "side": {path}}},
+		{name: "a container that mounts something at the path keeps it", wantVolume: true,
+			edit: func(p *api.Pod) {
+				p.Spec.Volumes = []api.Volume{{Name: "mine", VolumeSource: api.VolumeSource{EmptyDir: &api.EmptyDirVolumeSource{}}}}
+				p.Spec.Containers[0].VolumeMounts = []api.VolumeMount{{Name: "mine", MountPath: path}}
+			},
+			wantMounts: mounts{"init": {path}, "app": {path}, "side": {path}}, wantVolumeNum: 1},
+		{name: "no volume when every container mounts its own there",
+			edit: func(p *api.Pod) {
+				p.Spec.Volumes = []api.Volume{{Name: "mine", VolumeSource: api.VolumeSource{EmptyDir: &api.EmptyDirVolumeSource{}}}}
+				for _, cs := range [][]api.Container{p.Spec.InitContainers, p.Spec.Containers} {
+					for i := range cs {
+						cs[i].VolumeMounts = []api.VolumeMount{{Name: "mine", MountPath: path}}
+					}
+				}
+			},
+			wantMounts: mounts{"init": {path}, "app": {path}, "side": {path}}, wantVolumeNum: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := newAdmittingServer(t, 0)
+			_, err := s.Create(ctx, &api.ServiceAccount{Metadata: api.ObjectMeta{Namespace: "default", Name: "default"}, AutomountServiceAccountToken: tt.saAutomount})
+			require.NoError(t, err)
+			p := pod("default", "p", nil)
+			p.Spec.InitContainers = []api.Container{{Name: "init", Image: "busybox"}}
+			p.Spec.Containers = append(p.Spec.Containers, api.Container{Name: "side", Image: "busybox"})
+			p.Spec.AutomountServiceAccountToken = tt.podAutomount
+			if tt.edit != nil {
+				tt.edit(p)
+			}
+			before := p.DeepCopy()
+			got, err := s.Create(ctx, p)
+			require.NoError(t, err)
+			assert.Equal(t, before, p, "the caller's pod is not changed")
+			created := got.(*api.Pod)
+			var token *api.Volume
+			for i, v := range created.Spec.Volumes {
+				if strings.HasPrefix(v.Name, "kube-api-access-") {
+					token = &created.Spec.Volumes[i]
+				}
+			}
+			wantNum := tt.wantVolumeNum
+			if tt.wantVolume {
+				wantNum++
+				require.NotNil(t, token)
+				assert.Len(t, token.Name, len("kube-api-access-")+5)
+				require.NotNil(t, token.Projected)
+				srcs := token.Projected.Sources
+				require.Len(t, srcs, 3)
+				assert.Equal(t, "token", srcs[0].ServiceAccountToken.Path)
+				assert.Equal(t, int64(3607), *srcs[0].ServiceAccountToken.ExpirationSeconds)
+				assert.Equal(t, "kube-root-ca.crt", srcs[1].ConfigMap.Name)
+				assert.Equal(t, "metadata.namespace", srcs[2].DownwardAPI.Items[0].FieldRef.FieldPath)
+				assert.Equal(t, int32(0o644), *token.Projected.DefaultMode)
+			} else {
+				assert.Nil(t, token)
+			}
+			assert.Len(t, created.Spec.Volumes, wantNum)
+			gotMounts := mounts{}
+			for _, c := range append(created.Spec.InitContainers, created.Spec.Containers...) {
+				var paths []string
+				for _, m := range c.VolumeMounts {
+					paths = append(paths, m.MountPath)
+					if token != nil && m.Name == token.Name {
+						assert.True(t, m.ReadOnly, "%s mounts the token read-only", c.Name)
+					}
+				}
+				gotMounts[c.Name] = paths
+			}
+			assert.Equal(t, tt.wantMounts, gotMounts)
+		})
+	}
 }

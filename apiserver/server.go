@@ -492,20 +492,28 @@ func (s *Server) generateKey(k *kind, namespace, base string) (key, name string)
 		b.WriteByte('/')
 	}
 	b.WriteString(base)
-	if s.names != nil {
-		// The stream is the key's: one per resource, namespace and prefix,
-		// so that an EndpointSlice named from its Service ("web-") draws
-		// nothing from the stream of the pods named from their RC ("web-").
-		b.WriteString(s.names.Suffix(b.String(), nameSuffixAlphabet, generatedSuffixLen))
-	} else {
-		s.randMu.Lock()
-		for range generatedSuffixLen {
-			b.WriteByte(nameSuffixAlphabet[s.rand.IntN(len(nameSuffixAlphabet))])
-		}
-		s.randMu.Unlock()
-	}
+	// The stream is the key's: one per resource, namespace and prefix, so
+	// that an EndpointSlice named from its Service ("web-") draws nothing
+	// from the stream of the pods named from their RC ("web-").
+	b.WriteString(s.randomSuffix(b.String()))
 	key = b.String()
 	return key, key[len(key)-len(base)-generatedSuffixLen:]
+}
+
+// randomSuffix is a generated name's suffix: from Config.Names' stream for
+// stream when it is set, else from Config.Rand. Kubernetes:
+// names.SimpleNameGenerator.
+func (s *Server) randomSuffix(stream string) string {
+	if s.names != nil {
+		return s.names.Suffix(stream, nameSuffixAlphabet, generatedSuffixLen)
+	}
+	var b [generatedSuffixLen]byte
+	s.randMu.Lock()
+	for i := range b {
+		b[i] = nameSuffixAlphabet[s.rand.IntN(len(nameSuffixAlphabet))]
+	}
+	s.randMu.Unlock()
+	return string(b[:])
 }
 
 // now is the server's time at Kubernetes' precision for timestamps.

@@ -126,9 +126,15 @@ func (c *Controller) kindOfLocked(pod *api.Pod) podKind {
 // volumes or its containers' environment: their absence holds it back
 // (FailedMount, CreateContainerConfigError), which only the life path
 // shows.
+//
+// The service account token volume that admission adds
+// (kube-api-access-xxxxx) does not count: the plain path mounts the same
+// files (podenv.Volumes), and the namespace's kube-root-ca.crt it reads is
+// published as soon as the namespace exists.
 func readsConfig(pod *api.Pod) bool {
 	for i := range pod.Spec.Volumes {
-		if pod.Spec.Volumes[i].EmptyDir == nil {
+		v := &pod.Spec.Volumes[i]
+		if v.EmptyDir == nil && !(v.Projected != nil && strings.HasPrefix(v.Name, "kube-api-access-")) {
 			return true
 		}
 	}

@@ -368,3 +368,30 @@ func TestTerminationMessage(t *testing.T) {
 		})
 	}
 }
+
+// TestReadsConfig: what holds a pod back until its ConfigMaps and Secrets
+// exist sends it to the life path; the service account token volume that
+// admission adds to every pod does not.
+func TestReadsConfig(t *testing.T) {
+	projected := func(name string) api.Volume {
+		return api.Volume{Name: name, VolumeSource: api.VolumeSource{Projected: &api.ProjectedVolumeSource{
+			Sources: []api.VolumeProjection{{ConfigMap: &api.ConfigMapProjection{LocalObjectReference: api.LocalObjectReference{Name: "kube-root-ca.crt"}}}},
+		}}}
+	}
+	tests := []struct {
+		name    string
+		volumes []api.Volume
+		want    bool
+	}{
+		{name: "no volumes", want: false},
+		{name: "an emptyDir", volumes: []api.Volume{{Name: "scratch", VolumeSource: api.VolumeSource{EmptyDir: &api.EmptyDirVolumeSource{}}}}, want: false},
+		{name: "admission's token volume", volumes: []api.Volume{projected("kube-api-access-x7k2p")}, want: false},
+		{name: "a projected volume of the pod's own", volumes: []api.Volume{projected("config")}, want: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pod := &api.Pod{Spec: api.PodSpec{Volumes: tt.volumes, Containers: []api.Container{{Name: "app", Image: "nginx"}}}}
+			assert.Equal(t, tt.want, readsConfig(pod))
+		})
+	}
+}
