@@ -115,8 +115,17 @@ func New(cfg Config) (*Plane, error) {
 	}
 
 	p.nodeF = informer.NewFactory(p.srv, "", cfg.Clock, cfg.Logger.Named("nodesim-informers"))
+	key := cfg.ServiceAccountKey
+	if key == nil {
+		key = serviceaccount.KeyFromSeed(rand.New(rand.NewPCG(cfg.Seed, 0x73616b)))
+	}
+	issuer, err := serviceaccount.New(serviceaccount.Config{Key: key, Clock: cfg.Clock, Client: p.srv})
+	if err != nil {
+		return nil, err
+	}
 	nc := cfg.NodeSim
 	nc.Client, nc.Binder, nc.Factory, nc.Clock = p.srv, p.srv, p.nodeF, cfg.Clock
+	nc.Tokens = newKubeletTokens(p.srv, issuer, cfg.Clock).token
 	nc.Logger = cfg.Logger.Named("nodesim")
 	// Each component speaks for itself: the scheduler's events come from
 	// default-scheduler, each kubelet's from kubelet on its node.
@@ -156,14 +165,6 @@ func New(cfg Config) (*Plane, error) {
 	}
 
 	p.checks = p.readyChecks()
-	key := cfg.ServiceAccountKey
-	if key == nil {
-		key = serviceaccount.KeyFromSeed(rand.New(rand.NewPCG(cfg.Seed, 0x73616b)))
-	}
-	issuer, err := serviceaccount.New(serviceaccount.Config{Key: key, Clock: cfg.Clock, Client: p.srv})
-	if err != nil {
-		return nil, err
-	}
 	p.http, err = httpapi.New(httpapi.Config{
 		Server: p.srv, Clock: cfg.Clock, Logger: cfg.Logger.Named("http"), Token: cfg.Token,
 		ReadyChecks: p.checks, Metrics: p.WriteMetrics, Logs: nodeLogs{p.nodes},

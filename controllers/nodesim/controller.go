@@ -88,6 +88,11 @@ type Config struct {
 	// Images is the image rule's configuration (package container):
 	// images that exist or not beyond what the rule says.
 	Images container.Images
+	// Tokens, if set, issues the service account tokens the kubelets write
+	// into token volumes: one of pod's account for audience ("" for the API
+	// server's), valid for expirationSeconds, as a kubelet asks TokenRequest.
+	// nil: the token files say no token was issued (podenv.TokenPlaceholder).
+	Tokens func(pod *api.Pod, audience string, expirationSeconds int64) (string, error)
 
 	// Nodes is how many nodes EnsureNodes creates: NodeNamePrefix0, 1, ...
 	// (default 3, at most MaxNodes: node i's pod range is 10.244.i.0/24,

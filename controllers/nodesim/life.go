@@ -774,7 +774,7 @@ func (c *Controller) runLife(ctx context.Context, key string, st *podState, pod 
 	step := stepLife(pod, life, lifeFacts{
 		Now: now, PullTime: c.cfg.StartDelay, ReadyDelay: c.cfg.ReadyDelay,
 		CrashRequested: f.CrashRequested, WantReady: f.WantReady, HostIP: hostIP, PodIP: podIP,
-		Sources: c.sources(pod.Metadata.Namespace, node),
+		Sources: c.sources(pod, node),
 	})
 	if step.write {
 		cp := *pod
@@ -841,13 +841,19 @@ func (c *Controller) tellKilling(ctx context.Context, key string, pod *api.Pod, 
 	}
 }
 
-// sources are what the kubelet of node reads for a pod of namespace ns:
-// the caches' ConfigMaps, Secrets and Services, and the node's
-// allocatable resources.
-func (c *Controller) sources(ns string, node *api.Node) podenv.Sources {
+// sources are what the kubelet of node reads for pod: the caches'
+// ConfigMaps, Secrets and Services of its namespace, the node's
+// allocatable resources, and tokens of its service account
+// (Config.Tokens).
+func (c *Controller) sources(pod *api.Pod, node *api.Node) podenv.Sources {
 	var alloc api.ResourceList
 	if node != nil {
 		alloc = node.Status.Allocatable
+	}
+	ns := pod.Metadata.Namespace
+	var token func(string, int64) (string, error)
+	if c.cfg.Tokens != nil {
+		token = func(audience string, seconds int64) (string, error) { return c.cfg.Tokens(pod, audience, seconds) }
 	}
 	cms, secrets := c.configMaps.Namespace(ns), c.secrets.Namespace(ns)
 	return podenv.Sources{
@@ -861,5 +867,6 @@ func (c *Controller) sources(ns string, node *api.Node) podenv.Sources {
 		},
 		Services:    func() []*api.Service { return c.services.List(api.Selector{}) },
 		Allocatable: alloc,
+		Token:       token,
 	}
 }

@@ -27,6 +27,11 @@ type Sources struct {
 	// Allocatable is the node's allocatable resources: the limit of a
 	// container that sets none, for the downward API.
 	Allocatable api.ResourceList
+	// Token, if set, issues a token of the pod's service account for
+	// audience ("" for the API server's), valid for expirationSeconds, as a
+	// kubelet asks TokenRequest for one; nil: the files hold
+	// TokenPlaceholder.
+	Token func(audience string, expirationSeconds int64) (string, error)
 }
 
 // Event is an event the kubelet records about the pod while it works out

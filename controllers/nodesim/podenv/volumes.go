@@ -24,10 +24,9 @@ func (e *MountError) Error() string {
 // token, the cluster's CA and the pod's namespace.
 const ServiceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount"
 
-// TokenPlaceholder is what the simulated token file holds: no token is
-// issued in miniplane (there is no token controller nor TokenRequest), so
-// the file says so instead of holding a JWT. %s/%s are the pod's namespace
-// and service account.
+// TokenPlaceholder is what a token file holds when the kubelet has no way
+// to issue tokens (Sources.Token is nil): it says so instead of holding a
+// JWT. %s/%s are the pod's namespace and service account.
 const TokenPlaceholder = "miniplane-simulated-token:system:serviceaccount:%s:%s"
 
 // serviceAccountVolume names the volume of the service account token in
@@ -266,7 +265,10 @@ func projectedPayload(pod *api.Pod, p *api.ProjectedVolumeSource, src Sources) (
 		case s.DownwardAPI != nil:
 			part, err = downwardPayload(pod, s.DownwardAPI.Items, def, src)
 		case s.ServiceAccountToken != nil:
-			part = payload{s.ServiceAccountToken.Path: {Data: token(pod), Mode: def}}
+			var tok string
+			if tok, err = token(pod, s.ServiceAccountToken.Audience, s.ServiceAccountToken.ExpirationSeconds, src); err == nil {
+				part = payload{s.ServiceAccountToken.Path: {Data: tok, Mode: def}}
+			}
 		}
 		if err != nil {
 			errs = append(errs, err.Error())
@@ -294,8 +296,24 @@ func aggregate(errs []string) error {
 	return fmt.Errorf("[%s]", strings.Join(errs, ", "))
 }
 
-func token(pod *api.Pod) string {
-	return fmt.Sprintf(TokenPlaceholder, pod.Metadata.Namespace, pod.Spec.ServiceAccountName)
+// token is the content of a token file: a token of pod's account from
+// src.Token, valid for expirationSeconds (default 3600, kube-apiserver's),
+// or TokenPlaceholder. Kubernetes: the projected volume's
+// ServiceAccountToken source, which the kubelet's token manager fills
+// through TokenRequest.
+func token(pod *api.Pod, audience string, expirationSeconds *int64, src Sources) (string, error) {
+	if src.Token == nil {
+		return fmt.Sprintf(TokenPlaceholder, pod.Metadata.Namespace, pod.Spec.ServiceAccountName), nil
+	}
+	seconds := int64(3600)
+	if expirationSeconds != nil {
+		seconds = *expirationSeconds
+	}
+	tok, err := src.Token(audience, seconds)
+	if err != nil {
+		return "", fmt.Errorf("failed to fetch token: %w", err)
+	}
+	return tok, nil
 }
 
 // tokenFS is the service account volume: token, ca.crt (from the
@@ -304,7 +322,13 @@ func tokenFS(pod *api.Pod, src Sources) container.FS {
 	root := container.Dir(0o777)
 	root.Tmpfs = true
 	fs := container.FS{"/": root}
-	fs.Put("token", container.File{Data: token(pod), Mode: 0o644, Tmpfs: true})
+	// A token that cannot be issued (the account is gone) leaves the
+	// placeholder: the plain path has no way to hold the pod back.
+	tok, err := token(pod, "", nil, src)
+	if err != nil {
+		tok = fmt.Sprintf(TokenPlaceholder, pod.Metadata.Namespace, pod.Spec.ServiceAccountName)
+	}
+	fs.Put("token", container.File{Data: tok, Mode: 0o644, Tmpfs: true})
 	fs.Put("namespace", container.File{Data: pod.Metadata.Namespace, Mode: 0o644, Tmpfs: true})
 	if cm, ok := src.ConfigMap("kube-root-ca.crt"); ok {
 		if ca, ok := cm.Data["ca.crt"]; ok {

@@ -1,6 +1,8 @@
 package podenv
 
 import (
+	"errors"
+	"fmt"
 	iofs "io/fs"
 	"testing"
 
@@ -234,4 +236,33 @@ func TestVolumeIsRemountedFromTheObjectsNow(t *testing.T) {
 			assert.Equal(t, tc.wantFile, got)
 		})
 	}
+}
+
+// TestProjectedTokenComesFromSourcesToken: a serviceAccountToken source
+// holds what Sources.Token issues for its audience and lifetime (3600 s by
+// default); a token that cannot be issued fails the mount as the kubelet's
+// token manager does.
+func TestProjectedTokenComesFromSourcesToken(t *testing.T) {
+	seconds := int64(7200)
+	pod := volumePod(vol("p", api.VolumeSource{Projected: &api.ProjectedVolumeSource{Sources: []api.VolumeProjection{
+		{ServiceAccountToken: &api.ServiceAccountTokenProjection{Path: "default"}},
+		{ServiceAccountToken: &api.ServiceAccountTokenProjection{Path: "vault", Audience: "vault", ExpirationSeconds: &seconds}},
+	}}}))
+	src := testSources()
+	src.Token = func(audience string, expirationSeconds int64) (string, error) {
+		return fmt.Sprintf("jwt(%s,%d)", audience, expirationSeconds), nil
+	}
+	vols, err := Volumes(pod, src)
+	require.NoError(t, err)
+	fs := Mount(&pod.Spec.Containers[0], vols)
+	data, _ := file(fs, "/v/p/default")
+	assert.Equal(t, "jwt(,3600)", data)
+	data, _ = file(fs, "/v/p/vault")
+	assert.Equal(t, "jwt(vault,7200)", data)
+
+	src.Token = func(string, int64) (string, error) { return "", errors.New(`serviceaccounts "default" not found`) }
+	_, err = Volumes(pod, src)
+	var me *MountError
+	require.ErrorAs(t, err, &me)
+	assert.Equal(t, `MountVolume.SetUp failed for volume "p" : [failed to fetch token: serviceaccounts "default" not found, failed to fetch token: serviceaccounts "default" not found]`, me.Error())
 }
