@@ -777,3 +777,37 @@ func TestUnknownResourceIsNotFound(t *testing.T) {
 		})
 	}
 }
+
+// TestListRemainingItemCount: each page of a list without selectors says
+// how many objects remain after it, counted at the list's revision (an
+// object created meanwhile does not count), as the conformance test "API
+// chunking should return chunks of results" checks; a list with a
+// selector, whose count would mean reading every match, says nothing.
+func TestListRemainingItemCount(t *testing.T) {
+	s, _ := newServer(t)
+	for i := range 7 {
+		mustCreate(t, s, pod("default", fmt.Sprintf("p%d", i), map[string]string{"app": "web"}))
+	}
+	var remaining []int64
+	opts := client.ListOptions{Limit: 3}
+	for {
+		page, err := s.List(ctx, client.Pods, "default", opts)
+		require.NoError(t, err)
+		if page.Metadata.Continue == "" {
+			assert.Nil(t, page.Metadata.RemainingItemCount, "the last page")
+			break
+		}
+		require.NotNil(t, page.Metadata.RemainingItemCount)
+		remaining = append(remaining, *page.Metadata.RemainingItemCount)
+		if len(remaining) == 1 {
+			mustCreate(t, s, pod("default", "p9", nil)) // after the list's revision
+		}
+		opts.Continue = page.Metadata.Continue
+	}
+	assert.Equal(t, []int64{4, 1}, remaining)
+
+	page, err := s.List(ctx, client.Pods, "default", client.ListOptions{Limit: 3, LabelSelector: "app=web"})
+	require.NoError(t, err)
+	require.NotEmpty(t, page.Metadata.Continue)
+	assert.Nil(t, page.Metadata.RemainingItemCount, "with a selector")
+}

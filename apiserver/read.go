@@ -88,11 +88,30 @@ func (s *Server) List(_ context.Context, resource, namespace string, opts client
 		after = last
 		if len(out.Items) == int(limit) {
 			out.Metadata.Continue = encodeContinue(rev, strings.TrimPrefix(after, prefix))
+			out.Metadata.RemainingItemCount = s.remaining(prefix, rev, after, f)
 			break
 		}
 	}
 	out.Metadata.ResourceVersion = strconv.FormatInt(rev, 10)
 	return out, nil
+}
+
+// remaining is a page's remainingItemCount: how many objects the list
+// holds after key after, at rev. As kube-apiserver, it is given only when
+// the list selects nothing (a count of what a selector would match would
+// mean reading them all), else nil. Kubernetes: the etcd3 store's GetList.
+func (s *Server) remaining(prefix string, rev int64, after string, f filter) *int64 {
+	if !f.labels.Empty() || !f.fields.Empty() {
+		return nil
+	}
+	var n int64
+	if _, _, err := s.store.Range(prefix, store.ListOptions{Rev: rev, After: after}, func(store.Record[api.Object]) bool {
+		n++
+		return true
+	}); err != nil {
+		return nil
+	}
+	return &n
 }
 
 // listStart resolves a list's resourceVersion, match and continue options
