@@ -324,6 +324,50 @@ func TestServiceTypeChangeMovesItsClusterIP(t *testing.T) {
 	assert.Equal(t, []string{"10.96.0.2"}, back.Spec.ClusterIPs)
 }
 
+// TestServiceBecomesExternalNameKeepingItsFields: an update that changes
+// only type and externalName of a service read back whole (cluster IPs,
+// families, policies and node ports as the server set them) is accepted,
+// as kube-apiserver's dropTypeDependentFields clears them, and the address
+// and node port are given back; a cluster IP the update changes is still
+// refused.
+func TestServiceBecomesExternalNameKeepingItsFields(t *testing.T) {
+	s, _ := newServer(t)
+	svcs := client.For[*api.Service](s)
+	svc, err := svcs.Create(ctx, &api.Service{
+		Metadata: api.ObjectMeta{Namespace: "default", Name: "web"},
+		Spec: api.ServiceSpec{Type: api.ServiceTypeNodePort, Selector: map[string]string{"app": "web"}, Ports: []api.ServicePort{{Port: 80}},
+			IPFamilies: []api.IPFamily{"IPv4"}, IPFamilyPolicy: ptr(api.IPFamilyPolicySingleStack)},
+	})
+	require.NoError(t, err)
+	require.NotZero(t, svc.Spec.Ports[0].NodePort)
+
+	bad := svc.DeepCopy()
+	bad.Spec.Type, bad.Spec.ExternalName = api.ServiceTypeExternalName, "example.com"
+	bad.Spec.ClusterIP, bad.Spec.ClusterIPs = "10.96.0.9", []string{"10.96.0.9"}
+	_, err = svcs.Update(ctx, bad)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "spec.clusterIPs: Forbidden: may not be set for ExternalName services")
+
+	ext := svc.DeepCopy()
+	ext.Spec.Type, ext.Spec.ExternalName = api.ServiceTypeExternalName, "example.com"
+	ext, err = svcs.Update(ctx, ext)
+	require.NoError(t, err)
+	assert.Empty(t, ext.Spec.ClusterIP)
+	assert.Empty(t, ext.Spec.ClusterIPs)
+	assert.Empty(t, ext.Spec.IPFamilies)
+	assert.Nil(t, ext.Spec.IPFamilyPolicy)
+	assert.Nil(t, ext.Spec.InternalTrafficPolicy)
+	assert.Zero(t, ext.Spec.Ports[0].NodePort)
+
+	other, err := svcs.Create(ctx, &api.Service{
+		Metadata: api.ObjectMeta{Namespace: "default", Name: "other"},
+		Spec: api.ServiceSpec{Type: api.ServiceTypeNodePort, ClusterIP: svc.Spec.ClusterIP,
+			Ports: []api.ServicePort{{Port: 80, NodePort: svc.Spec.Ports[0].NodePort}}},
+	})
+	require.NoError(t, err, "the freed address and node port can be taken")
+	assert.Equal(t, svc.Spec.ClusterIP, other.Spec.ClusterIP)
+}
+
 // TestSeededNamesIgnoreInterleaving: with Config.Names, the k-th name
 // generated from a prefix depends only on the seed, the prefix and k, not
 // on what else was created before or between (uids, other prefixes) — so

@@ -215,6 +215,7 @@ func (s *Server) prepareUpdate(k *kind, in, old api.Object, finalize bool) (api.
 	m.DeletionTimestamp = om.DeletionTimestamp
 	m.DeletionGracePeriodSeconds = om.DeletionGracePeriodSeconds
 	if svc, ok := in.(*api.Service); ok {
+		dropTypeDependentFields(svc, old.(*api.Service))
 		keepClusterIP(svc, old.(*api.Service))
 		keepNodePorts(svc, old.(*api.Service))
 	}
@@ -269,6 +270,31 @@ func (s *Server) releaseReplaced(old, next api.Object) {
 		if !kept[p] {
 			s.nodePorts.release(p)
 		}
+	}
+}
+
+// dropTypeDependentFields clears, on an update that makes a service
+// ExternalName, what only an addressed service has, where the update left
+// it as it was (the server's doing, or the client's copy of it): the
+// cluster IPs (released once the update is stored), their families and
+// policy, and the internal traffic policy. A value the update changed
+// stays, for validation to refuse. keepNodePorts does the same for node
+// ports. Kubernetes: the service strategy's dropTypeDependentFields.
+func dropTypeDependentFields(svc, old *api.Service) {
+	if old.Spec.Type == api.ServiceTypeExternalName || svc.Spec.Type != api.ServiceTypeExternalName {
+		return
+	}
+	if svc.Spec.ClusterIP == old.Spec.ClusterIP && slices.Equal(svc.Spec.ClusterIPs, old.Spec.ClusterIPs) {
+		svc.Spec.ClusterIP, svc.Spec.ClusterIPs = "", nil
+	}
+	if slices.Equal(svc.Spec.IPFamilies, old.Spec.IPFamilies) {
+		svc.Spec.IPFamilies = nil
+	}
+	if equalPtr(svc.Spec.IPFamilyPolicy, old.Spec.IPFamilyPolicy) {
+		svc.Spec.IPFamilyPolicy = nil
+	}
+	if equalPtr(svc.Spec.InternalTrafficPolicy, old.Spec.InternalTrafficPolicy) {
+		svc.Spec.InternalTrafficPolicy = nil
 	}
 }
 
