@@ -238,3 +238,51 @@ func TestCacheRelistsAfterCompactionOvertookIt(t *testing.T) {
 	require.Len(t, evs, 1)
 	assert.Equal(t, after.GetObjectMeta().ResourceVersion, evs[0].Object.GetObjectMeta().ResourceVersion)
 }
+
+// TestRestartHandsOutNoAllocatedIPOrPort: a server restarted over the
+// same etcd rebuilds the cluster IPs and node ports in use from the stored
+// Services, as kube-apiserver's repair controllers do, so the next Service
+// gets neither an IP nor a node port another holds.
+func TestRestartHandsOutNoAllocatedIPOrPort(t *testing.T) {
+	ctx := context.Background()
+	etcd := startEtcd(t, "")
+	first := newServer(t, etcd.URL)
+	ips, ports := map[string]string{}, map[int32]string{}
+	hold := func(obj api.Object) {
+		svc := obj.(*api.Service)
+		require.NotContains(t, ips, svc.Spec.ClusterIP, "%s's cluster IP", svc.Metadata.Name)
+		ips[svc.Spec.ClusterIP] = svc.Metadata.Name
+		for _, p := range svc.Spec.Ports {
+			require.NotContains(t, ports, p.NodePort, "%s's node port", svc.Metadata.Name)
+			ports[p.NodePort] = svc.Metadata.Name
+		}
+	}
+	for _, name := range []string{"a", "b", "c"} {
+		svc, err := first.Create(ctx, nodePortService(name))
+		require.NoError(t, err)
+		hold(svc)
+	}
+	// A deleted Service's IP and port are free again.
+	gone, err := first.Get(ctx, "services", "default", "b", client.GetOptions{})
+	require.NoError(t, err)
+	_, err = first.Delete(ctx, "services", "default", "b", api.DeleteOptions{})
+	require.NoError(t, err)
+	delete(ips, gone.(*api.Service).Spec.ClusterIP)
+	delete(ports, gone.(*api.Service).Spec.Ports[0].NodePort)
+	require.NoError(t, first.Close())
+
+	second := newServer(t, etcd.URL)
+	for _, name := range []string{"d", "e", "f"} {
+		svc, err := second.Create(ctx, nodePortService(name))
+		require.NoError(t, err)
+		hold(svc)
+	}
+}
+
+func nodePortService(name string) *api.Service {
+	return &api.Service{
+		Metadata: api.ObjectMeta{Namespace: "default", Name: name},
+		Spec: api.ServiceSpec{Type: api.ServiceTypeNodePort, Selector: map[string]string{"app": name},
+			Ports: []api.ServicePort{{Name: "http", Port: 80, Protocol: api.ProtocolTCP}}},
+	}
+}
