@@ -68,7 +68,7 @@ func TestRobustness(t *testing.T) {
 	watchers := make([]*watchClient, len(servers))
 	var wg sync.WaitGroup
 	for i := range watchers {
-		watchers[i] = &watchClient{servers: servers[:], prefer: i, last: start, changed: make(chan struct{})}
+		watchers[i] = &watchClient{servers: servers[:], prefer: i, last: newLevel(start)}
 		wg.Add(1)
 		go func() { defer wg.Done(); watchers[i].run(watchCtx) }()
 	}
@@ -99,7 +99,7 @@ func TestRobustness(t *testing.T) {
 	for i := range done {
 		done[i] = make(chan struct{})
 	}
-	progress := &counter{changed: make(chan struct{})}
+	progress := newLevel(0)
 	hists := make([]*writeHistory, writers)
 	for w := range writers {
 		hists[w] = &writeHistory{ops: map[string][]writeOp{}}
@@ -117,12 +117,12 @@ func TestRobustness(t *testing.T) {
 				value := fmt.Sprintf("w%d-op%d", w, n)
 				acked := write(ctx, servers[:], w%len(servers), name, value, del)
 				hists[w].add(name, writeOp{value: value, del: del, acked: acked})
-				progress.add()
+				progress.raise(0)
 			}
 		}()
 	}
 	for f, fault := range faults {
-		progress.waitFor(writers*fault.at - writers/2)
+		progress.waitFor(int64(writers*fault.at - writers/2))
 		t.Logf("%s after %d writes", fault.name, progress.get())
 		fault.do()
 		close(done[f])
@@ -134,7 +134,7 @@ func TestRobustness(t *testing.T) {
 	require.NotEmpty(t, truth)
 	last := truth[len(truth)-1].rev
 	for _, w := range watchers {
-		w.waitFor(last)
+		w.last.waitFor(last)
 	}
 	stopWatching()
 	wg.Wait()
@@ -326,32 +326,41 @@ func finalAllowed(ops []writeOp, value string, present bool) bool {
 	return false
 }
 
-// counter counts finished writes; waitFor returns once it reaches n.
-type counter struct {
+// level is a number that only grows, which others wait on: the writes
+// done, the revision a watcher has seen.
+type level struct {
+	// mu guards n and changed; changed is closed and replaced when n grows.
 	mu      sync.Mutex
-	n       int
+	n       int64
 	changed chan struct{}
 }
 
-func (c *counter) add() {
-	c.mu.Lock()
-	c.n++
-	close(c.changed)
-	c.changed = make(chan struct{})
-	c.mu.Unlock()
+func newLevel(n int64) *level { return &level{n: n, changed: make(chan struct{})} }
+
+// raise sets the level to n, or, when n is 0, adds one.
+func (l *level) raise(n int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n == 0 {
+		n = l.n + 1
+	}
+	l.n = n
+	close(l.changed)
+	l.changed = make(chan struct{})
 }
 
-func (c *counter) get() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.n
+func (l *level) get() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.n
 }
 
-func (c *counter) waitFor(n int) {
+// waitFor returns once the level is n or more.
+func (l *level) waitFor(n int64) {
 	for {
-		c.mu.Lock()
-		got, changed := c.n, c.changed
-		c.mu.Unlock()
+		l.mu.Lock()
+		got, changed := l.n, l.changed
+		l.mu.Unlock()
 		if got >= n {
 			return
 		}
@@ -380,10 +389,8 @@ type watchClient struct {
 	servers []*apiSlot
 	prefer  int
 
-	// mu guards last and changed; changed is closed when last moves.
-	mu      sync.Mutex
-	last    int64
-	changed chan struct{}
+	// last is the revision of the last event seen.
+	last *level
 	// seen, reconnects and err belong to run until it returns.
 	seen       []seenEvent
 	reconnects int
@@ -393,7 +400,7 @@ type watchClient struct {
 func (c *watchClient) run(ctx context.Context) {
 	for ctx.Err() == nil {
 		srv, down := pick(c.servers, c.prefer)
-		w, err := srv.Watch(ctx, "configmaps", "default", client.ListOptions{ResourceVersion: strconv.FormatInt(c.lastSeen(), 10)})
+		w, err := srv.Watch(ctx, "configmaps", "default", client.ListOptions{ResourceVersion: strconv.FormatInt(c.last.get(), 10)})
 		if err != nil {
 			// The server stopped as the watch was opened; any other
 			// refusal (410 Gone above all) fails the test.
@@ -402,7 +409,7 @@ func (c *watchClient) run(ctx context.Context) {
 				continue
 			default:
 			}
-			c.err = fmt.Errorf("watch from %d: %w", c.lastSeen(), err)
+			c.err = fmt.Errorf("watch from %d: %w", c.last.get(), err)
 			return
 		}
 		moved, err := c.follow(ctx, w, down)
@@ -438,31 +445,8 @@ func (c *watchClient) follow(ctx context.Context, w client.Watcher, down <-chan 
 			cm := ev.Object.(*api.ConfigMap)
 			rev := mustRev(nil, cm)
 			c.seen = append(c.seen, seenEvent{typ: ev.Type, name: cm.Metadata.Name, value: cm.Data["k"], rev: rev})
-			c.mu.Lock()
-			c.last = rev
-			close(c.changed)
-			c.changed = make(chan struct{})
-			c.mu.Unlock()
+			c.last.raise(rev)
 		}
-	}
-}
-
-func (c *watchClient) lastSeen() int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.last
-}
-
-// waitFor returns once the watcher has seen revision rev.
-func (c *watchClient) waitFor(rev int64) {
-	for {
-		c.mu.Lock()
-		last, changed := c.last, c.changed
-		c.mu.Unlock()
-		if last >= rev {
-			return
-		}
-		<-changed
 	}
 }
 
