@@ -203,6 +203,10 @@ func (s *Store[V]) relist() error {
 		return fmt.Errorf("etcdstore: relisting: reading the current revision: %w", err)
 	}
 	rev := int64(cur.Header.Revision)
+	if rev <= s.cache.Rev() {
+		// A member that had not yet applied what it compacted: ask again.
+		return fmt.Errorf("etcdstore: relisting: etcd's revision %d is not past the cache's %d", rev, s.cache.Rev())
+	}
 	recs, err := s.snapshot(ctx, rev)
 	if err != nil {
 		return fmt.Errorf("etcdstore: relisting at %d: %w", rev, err)
