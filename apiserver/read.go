@@ -36,8 +36,12 @@ func (s *Server) Get(_ context.Context, resource, namespace, name string, opts c
 		}
 	}
 	rec, err := s.store.Get(k.key(namespace, name), 0)
-	if err != nil {
+	if errors.Is(err, store.ErrNotFound) {
 		return nil, apierrors.NewNotFound(k.gr, name)
+	}
+	if err != nil {
+		// etcd did not answer: not a claim that the object is gone.
+		return nil, apierrors.NewInternalError(err)
 	}
 	if s.mut != nil {
 		s.mut.read(rec.Value)

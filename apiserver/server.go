@@ -239,6 +239,10 @@ func New(cfg Config) (*Server, error) {
 			_ = es.Close()
 			return nil, err
 		}
+		if err := s.rebuildAllocations(); err != nil {
+			_ = es.Close()
+			return nil, err
+		}
 	}
 	for _, name := range initialNamespaces(cfg.SystemNamespaces) {
 		ns := &api.Namespace{Metadata: api.ObjectMeta{Name: name}}

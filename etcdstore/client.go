@@ -3,6 +3,7 @@ package etcdstore
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,7 +32,13 @@ type Client struct {
 // Dial returns a client of the etcd members at endpoints
 // ("http://127.0.0.1:2379"). It sends nothing: the first call finds a member
 // that answers.
-func Dial(endpoints []string) (*Client, error) {
+func Dial(endpoints []string) (*Client, error) { return DialTLS(endpoints, nil) }
+
+// DialTLS is Dial for members served over TLS (https:// endpoints): tc
+// holds the CA that signed their certificates and the client certificate
+// they ask for, as kube-apiserver's --etcd-cafile, --etcd-certfile and
+// --etcd-keyfile give them; nil is Dial's default.
+func DialTLS(endpoints []string, tc *tls.Config) (*Client, error) {
 	if len(endpoints) == 0 {
 		return nil, errors.New("etcdstore: no etcd endpoints")
 	}
@@ -40,8 +47,11 @@ func Dial(endpoints []string) (*Client, error) {
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, fmt.Errorf("etcdstore: endpoint %q is not an http(s) URL", e)
 		}
+		if tc != nil && u.Scheme != "https" {
+			return nil, fmt.Errorf("etcdstore: endpoint %q is not https, but TLS is configured", e)
+		}
 	}
-	return &Client{endpoints: endpoints, http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}, nil
+	return &Client{endpoints: endpoints, http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, TLSClientConfig: tc}}}, nil
 }
 
 // Close closes the client's idle connections.

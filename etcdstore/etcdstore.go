@@ -13,7 +13,10 @@
 // etcd's: a write outside the prefix moves the cache's revision on with a
 // placeholder (store.Store.Advance). A write returns once the cache holds
 // it; a read at revision 0 (a consistent read) first waits for the cache to
-// reach etcd's current revision.
+// reach etcd's current revision. A cache that etcd's compaction overtook
+// relists, as kube-apiserver's cacher does: a snapshot at etcd's current
+// revision replaces its state, and its watchers that missed writes end with
+// store.ErrCompacted (410 Expired).
 package etcdstore
 
 import (

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -35,6 +36,10 @@ type Store[V any] struct {
 	pending map[string][]*pendingWrite[V]
 	// failed is why the watch loop ended, once it has.
 	failed error
+
+	// relists counts the snapshots the cache took after etcd's compaction
+	// overtook it.
+	relists atomic.Int64
 }
 
 type pendingWrite[V any] struct {
@@ -89,11 +94,7 @@ func Open[V any](ctx context.Context, cfg Config[V]) (*Store[V], error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range recs {
-		if cfg.Stamp != nil {
-			cfg.Stamp(r.Value, r.ModRev)
-		}
-	}
+	s.stampAll(recs)
 	s.cache = store.NewAt(cfg.Cache, cfg.Stamp, from, recs)
 	s.applied = from
 	s.ctx, s.cancel = context.WithCancel(context.Background())
@@ -142,6 +143,17 @@ func (s *Store[V]) snapshot(ctx context.Context, rev int64) ([]store.Record[V], 
 	}
 }
 
+// stampAll stamps a snapshot's values with their revisions, as the cache
+// stamps what it is written.
+func (s *Store[V]) stampAll(recs []store.Record[V]) {
+	if s.cfg.Stamp == nil {
+		return
+	}
+	for _, r := range recs {
+		s.cfg.Stamp(r.Value, r.ModRev)
+	}
+}
+
 func record[V any](key string, v V, kv keyValue) store.Record[V] {
 	return store.Record[V]{Key: key, Value: v, CreateRev: int64(kv.CreateRevision), ModRev: int64(kv.ModRevision), Version: int64(kv.Version)}
 }
@@ -152,18 +164,21 @@ const retryEvery = 100 * time.Millisecond
 
 // follow applies etcd's writes to the cache, in revision order, until the
 // Store is closed. A watch that breaks is reopened from the next revision
-// the cache lacks; one that etcd's compaction overtook ends the Store.
+// the cache lacks; when etcd's compaction overtook the cache, the cache
+// relists (relist).
 func (s *Store[V]) follow() {
 	defer close(s.done)
 	for {
 		err := s.watchOnce()
 		if errors.Is(err, errCompacted) {
-			s.fail(fmt.Errorf("etcdstore: the watch cache fell behind etcd's compaction: %w", store.ErrCompacted))
-			return
+			err = s.relist()
 		}
 		if s.ctx.Err() != nil {
 			s.fail(ErrClosed)
 			return
+		}
+		if err == nil {
+			continue
 		}
 		s.log.Info("etcdstore: the watch broke; reopening it", zap.Error(err))
 		t := s.cfg.Clock.NewTimer(retryEvery)
@@ -173,6 +188,35 @@ func (s *Store[V]) follow() {
 		case <-t.C():
 		}
 	}
+}
+
+// relist replaces the cache's state with a snapshot of every key at etcd's
+// current revision, as kube-apiserver's cacher relists when its reflector's
+// watch is too old: the writes the cache missed are in the snapshot only, so
+// its watchers that had not seen them end with 410 Expired and their clients
+// relist in turn (store.Store.Reset).
+func (s *Store[V]) relist() error {
+	ctx, cancel := s.reqCtx()
+	defer cancel()
+	cur, err := s.cli.get(ctx, rangeRequest{Key: []byte(s.cfg.Prefix), KeysOnly: true})
+	if err != nil {
+		return fmt.Errorf("etcdstore: relisting: reading the current revision: %w", err)
+	}
+	rev := int64(cur.Header.Revision)
+	if rev <= s.cache.Rev() {
+		// A member that had not yet applied what it compacted: ask again.
+		return fmt.Errorf("etcdstore: relisting: etcd's revision %d is not past the cache's %d", rev, s.cache.Rev())
+	}
+	recs, err := s.snapshot(ctx, rev)
+	if err != nil {
+		return fmt.Errorf("etcdstore: relisting at %d: %w", rev, err)
+	}
+	s.stampAll(recs)
+	s.log.Warn("etcdstore: the watch cache fell behind etcd's compaction; relisted", zap.Int64("from", s.cache.Rev()), zap.Int64("rev", rev))
+	s.cache.Reset(rev, recs)
+	s.relists.Add(1)
+	s.advanced(rev)
+	return nil
 }
 
 // watchOnce opens a watch of every key from the cache's next revision and
@@ -357,6 +401,10 @@ func (s *Store[V]) Sync() error {
 
 // Rev returns the cache's revision.
 func (s *Store[V]) Rev() int64 { return s.cache.Rev() }
+
+// Relists returns how many times the cache relisted because etcd's
+// compaction overtook it.
+func (s *Store[V]) Relists() int64 { return s.relists.Load() }
 
 // Stats returns the cache's counters.
 func (s *Store[V]) Stats() store.Stats { return s.cache.Stats() }

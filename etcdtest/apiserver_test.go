@@ -21,10 +21,17 @@ import (
 // newServer starts an API server over the etcd at url; the test closes it.
 func newServer(t testing.TB, url string) *apiserver.Server {
 	t.Helper()
+	return newServerOn(t, url, clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)))
+}
+
+// newServerOn is newServer on clk: a server that must reconnect to etcd
+// needs a clock that moves (clock.Real), since it retries on a timer.
+func newServerOn(t testing.TB, url string, clk clock.Clock) *apiserver.Server {
+	t.Helper()
 	cli, err := etcdstore.Dial([]string{url})
 	require.NoError(t, err)
 	srv, err := apiserver.New(apiserver.Config{
-		Clock: clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
+		Clock: clk,
 		Rand:  rand.New(rand.NewPCG(1, 2)),
 		Etcd:  cli,
 	})
@@ -165,4 +172,117 @@ func TestStaleUpdateIsConflict(t *testing.T) {
 	got, err := one.Get(ctx, "configmaps", "default", "a", client.GetOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, "two", got.(*api.ConfigMap).Data["k"], "the consistent read sees the other server's write")
+}
+
+// TestCacheRelistsAfterCompactionOvertookIt: a server cut off from etcd
+// while another writes and compacts past its cache relists once it is back,
+// as kube-apiserver's cacher does: it serves the writes it missed, its
+// watchers that had not seen them end with an ERROR event carrying 410
+// Expired, a watch from before the relist is 410 Gone, and it goes on
+// serving writes and watches.
+func TestCacheRelistsAfterCompactionOvertookIt(t *testing.T) {
+	ctx := context.Background()
+	etcd := startEtcd(t, "")
+	link := startProxy(t, etcd.URL)
+	lagging, other := newServerOn(t, link.URL, clock.Real{}), newServer(t, etcd.URL)
+	before, err := lagging.Create(ctx, configMap("default", "before", "1"))
+	require.NoError(t, err)
+	oldRV := before.GetObjectMeta().ResourceVersion
+	w, err := lagging.Watch(ctx, "configmaps", "default", client.ListOptions{ResourceVersion: oldRV})
+	require.NoError(t, err)
+	defer w.Stop()
+
+	link.Cut()
+	_, err = other.Create(ctx, configMap("default", "missed", "1"))
+	require.NoError(t, err)
+	last, err := other.Create(ctx, configMap("default", "missed-too", "1"))
+	require.NoError(t, err)
+	rev, err := strconv.ParseInt(last.GetObjectMeta().ResourceVersion, 10, 64)
+	require.NoError(t, err)
+	require.NoError(t, other.Compact(rev))
+	link.Heal()
+
+	// A consistent read waits for the cache to reach etcd's revision,
+	// which only the relist gets it to.
+	got, err := lagging.Get(ctx, "configmaps", "default", "missed-too", client.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, last.GetObjectMeta().ResourceVersion, got.GetObjectMeta().ResourceVersion)
+	list, err := lagging.List(ctx, "configmaps", "default", client.ListOptions{})
+	require.NoError(t, err)
+	var names []string
+	for _, o := range list.Items {
+		names = append(names, o.GetObjectMeta().Name)
+	}
+	assert.Equal(t, []string{"before", "missed", "missed-too"}, names)
+
+	<-w.Ready()
+	evs, err := w.Poll(nil, 0)
+	require.NoError(t, err)
+	require.NotEmpty(t, evs)
+	end := evs[len(evs)-1]
+	require.Equal(t, api.WatchError, end.Type, "the watch that missed writes ends")
+	assert.Equal(t, int32(410), end.Status.Code)
+	assert.Equal(t, api.StatusReasonExpired, end.Status.Reason)
+	_, err = lagging.Watch(ctx, "configmaps", "default", client.ListOptions{ResourceVersion: oldRV})
+	assert.True(t, apierrors.IsGone(err), "a watch from before the relist: %v", err)
+
+	fresh, err := lagging.Watch(ctx, "configmaps", "default", client.ListOptions{ResourceVersion: list.Metadata.ResourceVersion})
+	require.NoError(t, err)
+	defer fresh.Stop()
+	after, err := other.Create(ctx, configMap("default", "after", "1"))
+	require.NoError(t, err)
+	_, err = lagging.Get(ctx, "configmaps", "default", "after", client.GetOptions{})
+	require.NoError(t, err)
+	evs, err = fresh.Poll(nil, 0)
+	require.NoError(t, err)
+	require.Len(t, evs, 1)
+	assert.Equal(t, after.GetObjectMeta().ResourceVersion, evs[0].Object.GetObjectMeta().ResourceVersion)
+}
+
+// TestRestartHandsOutNoAllocatedIPOrPort: a server restarted over the
+// same etcd rebuilds the cluster IPs and node ports in use from the stored
+// Services, as kube-apiserver's repair controllers do, so the next Service
+// gets neither an IP nor a node port another holds.
+func TestRestartHandsOutNoAllocatedIPOrPort(t *testing.T) {
+	ctx := context.Background()
+	etcd := startEtcd(t, "")
+	first := newServer(t, etcd.URL)
+	ips, ports := map[string]string{}, map[int32]string{}
+	hold := func(obj api.Object) {
+		svc := obj.(*api.Service)
+		require.NotContains(t, ips, svc.Spec.ClusterIP, "%s's cluster IP", svc.Metadata.Name)
+		ips[svc.Spec.ClusterIP] = svc.Metadata.Name
+		for _, p := range svc.Spec.Ports {
+			require.NotContains(t, ports, p.NodePort, "%s's node port", svc.Metadata.Name)
+			ports[p.NodePort] = svc.Metadata.Name
+		}
+	}
+	for _, name := range []string{"a", "b", "c"} {
+		svc, err := first.Create(ctx, nodePortService(name))
+		require.NoError(t, err)
+		hold(svc)
+	}
+	// A deleted Service's IP and port are free again.
+	gone, err := first.Get(ctx, "services", "default", "b", client.GetOptions{})
+	require.NoError(t, err)
+	_, err = first.Delete(ctx, "services", "default", "b", api.DeleteOptions{})
+	require.NoError(t, err)
+	delete(ips, gone.(*api.Service).Spec.ClusterIP)
+	delete(ports, gone.(*api.Service).Spec.Ports[0].NodePort)
+	require.NoError(t, first.Close())
+
+	second := newServer(t, etcd.URL)
+	for _, name := range []string{"d", "e", "f"} {
+		svc, err := second.Create(ctx, nodePortService(name))
+		require.NoError(t, err)
+		hold(svc)
+	}
+}
+
+func nodePortService(name string) *api.Service {
+	return &api.Service{
+		Metadata: api.ObjectMeta{Namespace: "default", Name: name},
+		Spec: api.ServiceSpec{Type: api.ServiceTypeNodePort, Selector: map[string]string{"app": name},
+			Ports: []api.ServicePort{{Name: "http", Port: 80, Protocol: api.ProtocolTCP}}},
+	}
 }

@@ -98,6 +98,10 @@ type Config struct {
 	// the API server keeps its objects in (apiserver.Config.Etcd), so that
 	// they outlive the process; empty: in memory, as by default.
 	EtcdServers []string
+	// EtcdTLS, when set, is how the etcd members' certificates are
+	// checked and the client certificate they ask for (serve's
+	// --etcd-cafile, --etcd-certfile, --etcd-keyfile).
+	EtcdTLS *tls.Config
 	// Identity, when set, prefixes the holder identities of the plane's
 	// controller-manager instances ("<Identity>_cm-1"), as
 	// kube-controller-manager's are its hostname and a uuid: planes over

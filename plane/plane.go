@@ -88,7 +88,7 @@ func New(cfg Config) (*Plane, error) {
 	}
 	p := &Plane{cfg: cfg, clock: cfg.Clock, log: cfg.Logger, ready: make(chan struct{}), registered: make(chan struct{})}
 	if len(cfg.EtcdServers) > 0 {
-		if p.etcd, err = etcdstore.Dial(cfg.EtcdServers); err != nil {
+		if p.etcd, err = etcdstore.DialTLS(cfg.EtcdServers, cfg.EtcdTLS); err != nil {
 			return nil, fmt.Errorf("plane: %w", err)
 		}
 	}

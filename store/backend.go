@@ -1,5 +1,11 @@
 package store
 
+import (
+	"fmt"
+
+	"github.com/google/btree"
+)
+
 // Backend is what a store offers its user: the in-memory Store itself, or a
 // store whose source of truth is elsewhere (etcd) and which serves reads and
 // watches from a Store kept as its cache. Every method means what Store's
@@ -65,4 +71,33 @@ func (s *Store[V]) Advance(rev int64) {
 func gapEvent[V any](rev int64) event[V] {
 	r := &rec[V]{key: gapKey, createRev: rev, modRev: rev, version: 1}
 	return event[V]{cur: r, prev: r}
+}
+
+// Reset replaces the whole state with recs as the state at revision rev,
+// which must be beyond the current one, and drops all history: a cache
+// whose source compacted revisions the cache had not yet seen starts again
+// from a fresh snapshot, as kube-apiserver's cacher relists. Afterwards the
+// store is as NewAt left it: reads at rev and later work, a watch from rev
+// or before fails with ErrCompacted, and every watcher that had not yet
+// seen all of rev ends with ErrCompacted on its next Poll (the writes it
+// missed are only in the snapshot), which the API server sends as 410
+// Expired.
+func (s *Store[V]) Reset(rev int64, recs []Record[V]) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if rev <= s.rev {
+		panic(fmt.Sprintf("store: Reset at revision %d, not beyond the current %d", rev, s.rev))
+	}
+	// Parked watchers are woken before the placeholder below is written, so
+	// that it moves none of their cursors past the gap.
+	s.wakeAllLocked()
+	s.tree = btree.NewG(btreeDegree, itemLess[V])
+	for _, r := range recs {
+		s.tree.ReplaceOrInsert(item[V]{r.Key, &rec[V]{key: r.Key, value: r.Value, createRev: r.CreateRev, modRev: r.ModRev, version: r.Version}})
+	}
+	s.hist.Drop(s.hist.Len())
+	s.compactRev = rev
+	s.rev = rev - 1
+	s.commitLocked(gapEvent[V](rev))
+	s.watchFloor = rev + 1
 }

@@ -674,3 +674,66 @@ func TestRangeIsASnapshotWhileItsCallbackWrites(t *testing.T) {
 		})
 	}
 }
+
+// TestResetEndsWatchersThatMissedTheGap: Reset, a cache's relist, replaces
+// the state with a snapshot at a later revision; a watcher that had not seen
+// every revision up to the snapshot's ends with ErrCompacted (410 Expired at
+// the API), one waiting for revisions after it goes on, and reads and
+// watches before the snapshot's revision are compacted.
+func TestResetEndsWatchersThatMissedTheGap(t *testing.T) {
+	tests := []struct {
+		name    string
+		from    int64 // the watcher's start revision; the store is at 4
+		wantErr bool
+	}{
+		{name: "behind", from: 3, wantErr: true},
+		{name: "caught up", from: 5, wantErr: true},
+		{name: "waiting inside the gap", from: 7, wantErr: true},
+		{name: "waiting for the snapshot's revision", from: 10, wantErr: true},
+		{name: "waiting for the first revision after it", from: 11},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newStore(t, store.Options{})
+			w, err := s.Watch("", tt.from)
+			require.NoError(t, err)
+			if tt.from <= 4 {
+				_, _, err := w.Poll(nil, 0)
+				require.NoError(t, err)
+			}
+			ready := w.Ready()
+
+			s.Reset(10, []store.Record[string]{
+				{Key: "a", Value: "a3", CreateRev: 2, ModRev: 9, Version: 3},
+				{Key: "c", Value: "c1", CreateRev: 8, ModRev: 8, Version: 1},
+			})
+			_, err = s.Create("d", "d1")
+			require.NoError(t, err)
+			<-ready
+
+			evs, _, err := w.Poll(nil, 0)
+			if tt.wantErr {
+				require.ErrorIs(t, err, store.ErrCompacted)
+				assert.Empty(t, evs)
+			} else {
+				require.NoError(t, err)
+				require.Len(t, evs, 1)
+				assert.Equal(t, int64(11), evs[0].Rev)
+			}
+
+			list, err := s.List("", store.ListOptions{Rev: 10})
+			require.NoError(t, err)
+			var keys []string
+			for _, r := range list.Records {
+				keys = append(keys, r.Key+"="+r.Value)
+			}
+			assert.Equal(t, []string{"a=a3", "c=c1"}, keys)
+			_, err = s.Get("a", 9)
+			assert.ErrorIs(t, err, store.ErrCompacted)
+			_, err = s.Watch("", 10)
+			assert.ErrorIs(t, err, store.ErrCompacted)
+			_, err = s.Watch("", 11)
+			assert.NoError(t, err)
+		})
+	}
+}

@@ -86,8 +86,10 @@ func (w *Watcher[V]) Poll(dst []Event[V], limit int) (events []Event[V], progres
 	if w.err != nil {
 		return dst, seen, w.err
 	}
-	if w.next < s.compactRev {
-		w.endLocked(&CompactedError{Rev: w.next, CompactRev: s.compactRev, Watching: true})
+	if w.next < s.compactRev || w.next < s.watchFloor {
+		// The window moved past events it had not delivered, or a Reset
+		// replaced them with a snapshot.
+		w.endLocked(&CompactedError{Rev: w.next, CompactRev: max(s.compactRev, s.watchFloor), Watching: true})
 		return dst, seen, w.err
 	}
 	// Only the matching history entries are copied under the lock (24
@@ -137,7 +139,7 @@ func (w *Watcher[V]) Ready() <-chan struct{} {
 	s := w.s
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if next <= s.rev || next < s.compactRev {
+	if next <= s.rev || next < s.compactRev || next < s.watchFloor {
 		return closed
 	}
 	// Writers hold s.mu exclusively while they close wake channels, so

@@ -262,6 +262,14 @@ func (n *narrator) Changed() <-chan struct{} {
 }
 
 // told reports whether every revision up to rev has been told.
+// toldThrough returns the revision through which every write has been
+// told: where a narration of another server over the same etcd resumes.
+func (n *narrator) toldThrough() int64 {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.next - 1
+}
+
 func (n *narrator) told(rev int64) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()

@@ -51,6 +51,10 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 		return nil
 	})
 	etcdServers := fs.String("etcd-servers", "", "comma-separated etcd members (`URL[,URL]`) to keep the objects in, as kube-apiserver's flag; empty: in memory, lost at exit")
+	var etcdFiles etcdTLSFiles
+	fs.StringVar(&etcdFiles.ca, "etcd-cafile", "", "SSL Certificate Authority `file` used to secure etcd communication (kube-apiserver's flag)")
+	fs.StringVar(&etcdFiles.cert, "etcd-certfile", "", "SSL certification `file` used to secure etcd communication (kube-apiserver's flag)")
+	fs.StringVar(&etcdFiles.key, "etcd-keyfile", "", "SSL key `file` used to secure etcd communication (kube-apiserver's flag)")
 	cpuProfile := fs.String("cpuprofile", "", "profile serve's CPU from start to shutdown and write the profile (pprof format) to `FILE` on shutdown")
 	opts := manager.DefaultOptions()
 	opts.AddFlags(fs)
@@ -106,6 +110,9 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 		Listen: *addr, Token: *token, Instances: *instances, Options: &opts, Seed: *seed,
 		Clock: clock.Real{}, Logger: newLogger(stderr, *verbose), ReleaseOnCancel: true,
 		Faults: injected, FaultRate: *faultRate, CRDs: crds, RBAC: *authzMode == "RBAC",
+	}
+	if cfg.EtcdTLS, err = etcdFiles.config(*etcdServers != ""); err != nil {
+		return err
 	}
 	if *etcdServers != "" {
 		cfg.EtcdServers = strings.Split(*etcdServers, ",")

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"io"
 	"net/http"
 	"os"
@@ -357,4 +359,59 @@ spec:
 	err = run([]string{"serve", "--addr=127.0.0.1:0", "--crds", bad}, &stdout, &stderr)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), bad+`: CustomResourceDefinition.apiextensions.k8s.io "widgets.demo.example.com" is invalid: spec.versions: Invalid value:`)
+}
+
+// TestEtcdTLSFlags: serve's --etcd-cafile, --etcd-certfile and
+// --etcd-keyfile, read into the etcd client's TLS configuration, or
+// refused as kube-apiserver's flags would not make sense.
+func TestEtcdTLSFlags(t *testing.T) {
+	st, err := newServingTLS("127.0.0.1:0", time.Now())
+	require.NoError(t, err)
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, data, 0o600))
+		return path
+	}
+	ca := write("ca.crt", st.caPEM)
+	leaf := st.config.Certificates[0]
+	keyDER, err := x509.MarshalPKCS8PrivateKey(leaf.PrivateKey)
+	require.NoError(t, err)
+	cert := write("client.crt", pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: leaf.Certificate[0]}))
+	key := write("client.key", pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}))
+	notPEM := write("junk", []byte("not a certificate"))
+
+	tests := []struct {
+		name        string
+		files       etcdTLSFiles
+		withServers bool
+		wantErr     string
+		wantCerts   int
+		wantCA      bool
+	}{
+		{name: "none", withServers: true},
+		{name: "all three", files: etcdTLSFiles{ca: ca, cert: cert, key: key}, withServers: true, wantCerts: 1, wantCA: true},
+		{name: "a CA alone", files: etcdTLSFiles{ca: ca}, withServers: true, wantCA: true},
+		{name: "without --etcd-servers", files: etcdTLSFiles{ca: ca}, wantErr: "need --etcd-servers"},
+		{name: "a certificate without its key", files: etcdTLSFiles{cert: cert}, withServers: true, wantErr: "go together"},
+		{name: "a missing CA file", files: etcdTLSFiles{ca: filepath.Join(dir, "nope")}, withServers: true, wantErr: "--etcd-cafile: open"},
+		{name: "a CA file without PEM", files: etcdTLSFiles{ca: notPEM}, withServers: true, wantErr: "no PEM certificate"},
+		{name: "a key that is not one", files: etcdTLSFiles{cert: cert, key: notPEM}, withServers: true, wantErr: "--etcd-certfile, --etcd-keyfile:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tc, err := tt.files.config(tt.withServers)
+			if tt.wantErr != "" {
+				assert.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			if tt.files == (etcdTLSFiles{}) {
+				assert.Nil(t, tc)
+				return
+			}
+			assert.Len(t, tc.Certificates, tt.wantCerts)
+			assert.Equal(t, tt.wantCA, tc.RootCAs != nil)
+		})
+	}
 }

@@ -25,6 +25,11 @@ type story struct {
 	pace  float64
 	wait  time.Duration // how long any one wait may take before the demo fails
 	stats storyStats
+	// restart, set over etcd, stops the control plane's process and
+	// starts another over the same etcd, which the story goes on with. It
+	// returns the revision the narration had told through, and leaves
+	// the narrator held.
+	restart func(context.Context) (int64, error)
 }
 
 // storyStats feed the closing summary.
@@ -35,6 +40,7 @@ type storyStats struct {
 	deletedFirst []string // the pods the scale-down removed, in the order the controller deleted them
 	shopRevision string   // the deployment's revision after the rollback
 	shopRollback string   // the replica set the rollback made new again
+	kept         int      // objects the restarted process read back from etcd
 }
 
 const (
@@ -131,6 +137,7 @@ const (
 	youKill    = "you (kill -9)"
 	youFault   = "you (fault)"
 	youPower   = "you (power switch)"
+	youRestart = "you (restart)"
 )
 
 // rev is the store's revision now.
@@ -164,20 +171,24 @@ func (s *story) catchUp(ctx context.Context) error {
 
 // run tells the whole story.
 func (s *story) run(ctx context.Context) error {
-	steps := []struct {
+	type chapter struct {
 		title string
 		do    func(context.Context) error
-	}{
-		{"1. Who runs the controllers? Three controller managers elect a leader", s.election},
-		{"2. Declare what you want: a ReplicationController and a Service", s.create},
-		{"3. Scale up to 5, then down to 2: which pods go first, and why", s.scale},
-		{"4. Things break: a container crashes, then a node goes down", s.crash},
-		{"5. The leading controller manager dies; another takes the lease", s.failover},
-		{"6. Delete the ReplicationController; the garbage collector cleans up", s.cleanup},
-		{"7. Roll out a new version: a Deployment's rolling update, step by step, and a rollback", s.rollout},
 	}
-	for _, st := range steps {
-		s.chapter("%s", st.title)
+	steps := []chapter{
+		{"Who runs the controllers? Three controller managers elect a leader", s.election},
+		{"Declare what you want: a ReplicationController and a Service", s.create},
+		{"Scale up to 5, then down to 2: which pods go first, and why", s.scale},
+		{"Things break: a container crashes, then a node goes down", s.crash},
+		{"The leading controller manager dies; another takes the lease", s.failover},
+		{"Delete the ReplicationController; the garbage collector cleans up", s.cleanup},
+	}
+	if s.restart != nil {
+		steps = append(steps, chapter{"Restart the control plane's process: etcd kept every object", s.restartPlane})
+	}
+	steps = append(steps, chapter{"Roll out a new version: a Deployment's rolling update, step by step, and a rollback", s.rollout})
+	for i, st := range steps {
+		s.chapter("%d. %s", i+1, st.title)
 		if err := st.do(ctx); err != nil {
 			return err
 		}
@@ -555,6 +566,9 @@ func (s *story) summary(ctx context.Context, elapsed time.Duration) error {
 			shopName, s.n.count("deployment-controller", deployment.ReasonScalingReplicaSet), s.n.count("replicaset-controller", replication.ReasonSuccessfulCreate))
 		s.plain("and deleted %d; rolled back to replica set %s, now revision %s",
 			s.n.count("replicaset-controller", replication.ReasonSuccessfulDelete), s.stats.shopRollback, s.stats.shopRevision)
+	}
+	if s.stats.kept > 0 {
+		s.plain("restart: the new process read back all %d objects the old one served, none lost", s.stats.kept)
 	}
 	s.plain("store revision %d: every write, by anyone, moved it by exactly one", s.p.Server().Store().Rev())
 	s.plain("")

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math/big"
 	"net"
+	"os"
 	"time"
 )
 
@@ -110,4 +111,43 @@ func mustSerial() *big.Int {
 		panic(fmt.Sprintf("crypto/rand failed: %v", err))
 	}
 	return n
+}
+
+// etcdTLSFiles are serve's --etcd-cafile, --etcd-certfile and
+// --etcd-keyfile: the CA that signed the etcd members' certificates, and
+// the client certificate and key they ask for, as kube-apiserver takes
+// them.
+type etcdTLSFiles struct{ ca, cert, key string }
+
+// config reads the files into the etcd client's TLS configuration; nil
+// when none is given. withServers says --etcd-servers is set.
+func (f etcdTLSFiles) config(withServers bool) (*tls.Config, error) {
+	if f == (etcdTLSFiles{}) {
+		return nil, nil
+	}
+	if !withServers {
+		return nil, usageError{"--etcd-cafile, --etcd-certfile and --etcd-keyfile need --etcd-servers"}
+	}
+	if (f.cert == "") != (f.key == "") {
+		return nil, usageError{"--etcd-certfile and --etcd-keyfile go together"}
+	}
+	tc := &tls.Config{MinVersion: tls.VersionTLS12}
+	if f.ca != "" {
+		pem, err := os.ReadFile(f.ca)
+		if err != nil {
+			return nil, fmt.Errorf("--etcd-cafile: %w", err)
+		}
+		tc.RootCAs = x509.NewCertPool()
+		if !tc.RootCAs.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--etcd-cafile: no PEM certificate in %s", f.ca)
+		}
+	}
+	if f.cert != "" {
+		cert, err := tls.LoadX509KeyPair(f.cert, f.key)
+		if err != nil {
+			return nil, fmt.Errorf("--etcd-certfile, --etcd-keyfile: %w", err)
+		}
+		tc.Certificates = []tls.Certificate{cert}
+	}
+	return tc, nil
 }
