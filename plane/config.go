@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -98,6 +99,15 @@ type Config struct {
 	// the API server keeps its objects in (apiserver.Config.Etcd), so that
 	// they outlive the process; empty: in memory, as by default.
 	EtcdServers []string
+	// CompactEvery is how often the API server compacts its store, at the
+	// revision it had one period before, as kube-apiserver compacts etcd
+	// (--etcd-compaction-interval, every 5 minutes): reads and watches from
+	// older resourceVersions then get 410 Gone, and a list's continue
+	// token expires. 0: the in-memory store is never compacted on a timer
+	// (its history window bounds it: the page's time travel reaches
+	// further back), and etcd is compacted every 5 minutes
+	// (apiserver.DefaultCompactEvery).
+	CompactEvery time.Duration
 	// EtcdTLS, when set, is how the etcd members' certificates are
 	// checked and the client certificate they ask for (serve's
 	// --etcd-cafile, --etcd-certfile, --etcd-keyfile).

@@ -93,7 +93,7 @@ func New(cfg Config) (*Plane, error) {
 		}
 	}
 	p.srv, err = apiserver.New(apiserver.Config{
-		Etcd:  p.etcd,
+		Etcd: p.etcd, CompactEvery: cfg.CompactEvery,
 		Clock: cfg.Clock, Rand: rand.New(rand.NewPCG(cfg.Seed, 0x6d696e69)), SystemNamespaces: true, DefaultStorageClass: true,
 		// Pods run as a service account that must exist, as on a cluster;
 		// the controller manager's serviceaccount controller makes
@@ -387,6 +387,9 @@ func (p *Plane) Run(ctx context.Context) error {
 	defer cancel(nil)
 	var wg sync.WaitGroup
 	wg.Go(func() { p.srv.Run(ctx) })
+	if p.etcd == nil && p.cfg.CompactEvery > 0 {
+		wg.Go(func() { compactEvery(ctx, p.srv, p.clock, p.cfg.CompactEvery) })
+	}
 	var serveErr error
 	if ln := p.listener(); ln != nil {
 		wg.Go(func() {
@@ -530,4 +533,27 @@ func authorizer(on bool, srv *apiserver.Server) httpapi.Authorizer {
 		return nil
 	}
 	return rbac.New(rbac.FromClient(srv))
+}
+
+// compactEvery compacts the in-memory store every period at the revision
+// it had one period before, as kube-apiserver's compactor does etcd's
+// (storage/etcd3/compact.go): what was written in the last period stays
+// readable at its revisions.
+func compactEvery(ctx context.Context, srv *apiserver.Server, clk clock.Clock, period time.Duration) {
+	var seen int64 // the revision one period ago
+	for {
+		t := clk.NewTimer(period)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C():
+		}
+		if seen > 0 {
+			// A revision the history window already dropped is compacted
+			// already: nothing to do.
+			_ = srv.Compact(seen)
+		}
+		seen = srv.Store().Rev()
+	}
 }

@@ -7,11 +7,13 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/plane"
@@ -67,5 +69,30 @@ func TestPodReadsItsServiceAccountToken(t *testing.T) {
 		require.NoError(t, json.NewDecoder(resp.Body).Decode(&got))
 		assert.True(t, got.Status.Authenticated)
 		assert.Equal(t, "system:serviceaccount:default:default", got.Status.User.Username)
+	})
+}
+
+// TestCompactEveryExpiresOldRevisions: with CompactEvery, the in-memory
+// store is compacted as kube-apiserver compacts etcd: a revision stays
+// readable for at least one period, and is gone (410) after two.
+func TestCompactEveryExpiresOldRevisions(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := planetest.Start(t, plane.Config{Seed: 1, CompactEvery: 5 * time.Minute, Options: options(func(o *manager.Options) { o.Nodes = 1 })})
+		cms := client.For[*api.ConfigMap](p.Server())
+		cm, err := cms.Create(context.Background(), &api.ConfigMap{Metadata: api.ObjectMeta{Namespace: "default", Name: "old"}})
+		require.NoError(t, err)
+		at := client.ListOptions{ResourceVersion: cm.Metadata.ResourceVersion, ResourceVersionMatch: client.MatchExact}
+		listOld := func() error {
+			_, err := p.Server().List(context.Background(), client.ConfigMaps, "default", at)
+			return err
+		}
+		<-time.After(6 * time.Minute) // virtual time: one compaction, of nothing yet
+		synctest.Wait()
+		require.NoError(t, listOld(), "still readable one period on")
+		<-time.After(5 * time.Minute) // the second compacts past the ConfigMap's revision
+		synctest.Wait()
+		err = listOld()
+		require.Error(t, err)
+		assert.True(t, apierrors.IsGone(err), "%v", err)
 	})
 }

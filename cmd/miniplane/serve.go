@@ -50,6 +50,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 		crds = append(crds, path)
 		return nil
 	})
+	compaction := fs.Duration("etcd-compaction-interval", 5*time.Minute, "how often the store is compacted, at the revision it had one interval before (kube-apiserver's flag and default; the in-memory store too): older resourceVersions then answer 410 Gone; 0: never, keeping the whole history window for the page's time travel (etcd is then compacted every 5m)")
 	etcdServers := fs.String("etcd-servers", "", "comma-separated etcd members (`URL[,URL]`) to keep the objects in, as kube-apiserver's flag; empty: in memory, lost at exit")
 	var etcdFiles etcdTLSFiles
 	fs.StringVar(&etcdFiles.ca, "etcd-cafile", "", "SSL Certificate Authority `file` used to secure etcd communication (kube-apiserver's flag)")
@@ -110,6 +111,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 		Listen: *addr, Token: *token, Instances: *instances, Options: &opts, Seed: *seed,
 		Clock: clock.Real{}, Logger: newLogger(stderr, *verbose), ReleaseOnCancel: true,
 		Faults: injected, FaultRate: *faultRate, CRDs: crds, RBAC: *authzMode == "RBAC",
+		CompactEvery: *compaction,
 	}
 	if cfg.EtcdTLS, err = etcdFiles.config(*etcdServers != ""); err != nil {
 		return err

@@ -415,3 +415,13 @@ func TestEtcdTLSFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestServeCompactsAsKubeAPIServerDoes: serve's store is compacted every
+// 5 minutes by default, kube-apiserver's --etcd-compaction-interval (the
+// plane's CompactEvery; plane's TestCompactEveryExpiresOldRevisions shows
+// what it does).
+func TestServeCompactsAsKubeAPIServerDoes(t *testing.T) {
+	var stdout, stderr strings.Builder
+	_ = runServe([]string{"--help"}, &stdout, &stderr)
+	assert.Regexp(t, `-etcd-compaction-interval duration\n[^\n]*\(default 5m0s\)\n`, stderr.String())
+}
