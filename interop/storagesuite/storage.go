@@ -22,6 +22,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -31,6 +32,7 @@ import (
 	"k8s.io/apiserver/pkg/storage"
 	"k8s.io/apiserver/pkg/storage/value"
 
+	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/store"
 )
 
@@ -49,6 +51,12 @@ type Config struct {
 	Transformer    value.Transformer
 	NewFunc        func() runtime.Object // the stored type, for bookmarks
 	ResourcePrefix string                // every key is under it, e.g. "/pods/"
+	// ProgressNotifyInterval is how often a watch that asked for progress
+	// notifications (ListOptions.ProgressNotify) gets a bookmark, as
+	// etcd's --experimental-watch-progress-notify-interval; 0: never.
+	ProgressNotifyInterval time.Duration
+	// Clock times the progress notifications; nil: clock.Real{}.
+	Clock clock.Clock
 }
 
 // Storage is storage.Interface over a Backend.
@@ -58,6 +66,8 @@ type Storage struct {
 	versioner   storage.APIObjectVersioner
 	newFunc     func() runtime.Object
 	resPrefix   string
+	progressDur time.Duration
+	clock       clock.Clock
 	mu          sync.Mutex
 	transformer value.Transformer
 	// watches are the live watches, told of RequestWatchProgress.
@@ -75,8 +85,13 @@ func New(cfg Config) (*Storage, error) {
 	if t == nil {
 		t = identity{}
 	}
+	clk := cfg.Clock
+	if clk == nil {
+		clk = clock.Real{}
+	}
 	return &Storage{b: cfg.Backend, codec: cfg.Codec, transformer: t, newFunc: cfg.NewFunc,
-		resPrefix: cfg.ResourcePrefix, watches: make(map[*watchChan]struct{})}, nil
+		resPrefix: cfg.ResourcePrefix, progressDur: cfg.ProgressNotifyInterval, clock: clk,
+		watches: make(map[*watchChan]struct{})}, nil
 }
 
 // identity is the transformer that stores data as it is.
@@ -117,8 +132,8 @@ func (s *Storage) Versioner() storage.Versioner { return s.versioner }
 // ReadinessCheck: a Storage is ready once made.
 func (s *Storage) ReadinessCheck() error { return nil }
 
-// CompactRevision is 0: kube-apiserver's compactor is not in front of it.
-func (s *Storage) CompactRevision() int64 { return 0 }
+// CompactRevision is the oldest revision the store can still read.
+func (s *Storage) CompactRevision() int64 { return s.b.Stats().CompactRev }
 
 // EnableResourceSizeEstimation is not supported: Stats counts objects only.
 func (s *Storage) EnableResourceSizeEstimation(storage.KeysFunc) error {
@@ -230,14 +245,12 @@ func (s *Storage) Get(ctx context.Context, key string, opts storage.GetOptions, 
 	return s.decode(data, out, r.ModRev)
 }
 
-// Create stores obj under key if the key is free.
+// Create stores obj under key if the key is free. A TTL is accepted and
+// has no effect: the store has no leases (docs/storage-suite.md).
 func (s *Storage) Create(ctx context.Context, key string, obj, out runtime.Object, ttl uint64) error {
 	key, err := s.prepareKey(key, false)
 	if err != nil {
 		return err
-	}
-	if ttl != 0 {
-		return errors.New("storagesuite: TTLs are not supported: miniplane's store has no leases")
 	}
 	if v, err := s.versioner.ObjectResourceVersion(obj); err == nil && v != 0 {
 		return storage.ErrResourceVersionSetOnCreate
@@ -465,10 +478,12 @@ func (s *Storage) GuaranteedUpdate(ctx context.Context, key string, destination 
 			isCurrent = true
 			continue
 		}
-		ret, ttl, err := s.updateState(orig, tryUpdate)
-		if err != nil {
+		// A TTL is accepted and has no effect: the store has no leases,
+		// and the object never expires (docs/storage-suite.md).
+		ret, _, updateErr := s.updateState(orig, tryUpdate)
+		if updateErr != nil {
 			if isCurrent {
-				return err
+				return updateErr
 			}
 			cachedRev := orig.rev
 			if orig, err = getCurrent(); err != nil {
@@ -476,12 +491,9 @@ func (s *Storage) GuaranteedUpdate(ctx context.Context, key string, destination 
 			}
 			isCurrent = true
 			if cachedRev == orig.rev {
-				return err
+				return updateErr
 			}
 			continue
-		}
-		if ttl != 0 {
-			return errors.New("storagesuite: TTLs are not supported: miniplane's store has no leases")
 		}
 		data, err := runtime.Encode(s.codec, ret)
 		if err != nil {

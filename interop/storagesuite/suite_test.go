@@ -71,7 +71,7 @@ func (f *failingTransformer) TransformFromStorage(ctx context.Context, data []by
 }
 
 const (
-	noTTL = "TTLs: miniplane's store has no leases (kube-apiserver uses TTLs only for Events)"
+	noTTL         = "TTLs: miniplane's store has no leases (kube-apiserver uses TTLs only for Events)"
 	noAggregation = "corrupt-object error aggregation is etcd3's wrapper for AllowUnsafeMalformedObjectDeletion " +
 		"(NewStoreWithUnsafeCorruptObjectDeletion), not part of storage.Interface"
 )
@@ -82,11 +82,19 @@ var suite = []suiteTest{
 		storagetesting.RunTestCreate(ctx, t, e.s, e.validate)
 	}},
 	{name: "CreateWithTTL", skip: noTTL},
-	{name: "CreateWithKeyExist", run: plain(func(ctx context.Context, t *testing.T, s *Storage) { storagetesting.RunTestCreateWithKeyExist(ctx, t, s) })},
+	{name: "CreateWithKeyExist", run: plain(func(ctx context.Context, t *testing.T, s *Storage) {
+		storagetesting.RunTestCreateWithKeyExist(ctx, t, s)
+	})},
 	{name: "Get", run: plain(func(ctx context.Context, t *testing.T, s *Storage) { storagetesting.RunTestGet(ctx, t, s) })},
-	{name: "UnconditionalDelete", run: plain(func(ctx context.Context, t *testing.T, s *Storage) { storagetesting.RunTestUnconditionalDelete(ctx, t, s) })},
-	{name: "ConditionalDelete", run: plain(func(ctx context.Context, t *testing.T, s *Storage) { storagetesting.RunTestConditionalDelete(ctx, t, s) })},
-	{name: "DeleteWithSuggestion", run: plain(func(ctx context.Context, t *testing.T, s *Storage) { storagetesting.RunTestDeleteWithSuggestion(ctx, t, s) })},
+	{name: "UnconditionalDelete", run: plain(func(ctx context.Context, t *testing.T, s *Storage) {
+		storagetesting.RunTestUnconditionalDelete(ctx, t, s)
+	})},
+	{name: "ConditionalDelete", run: plain(func(ctx context.Context, t *testing.T, s *Storage) {
+		storagetesting.RunTestConditionalDelete(ctx, t, s)
+	})},
+	{name: "DeleteWithSuggestion", run: plain(func(ctx context.Context, t *testing.T, s *Storage) {
+		storagetesting.RunTestDeleteWithSuggestion(ctx, t, s)
+	})},
 	{name: "DeleteWithSuggestionAndConflict", run: plain(func(ctx context.Context, t *testing.T, s *Storage) {
 		storagetesting.RunTestDeleteWithSuggestionAndConflict(ctx, t, s)
 	})},
@@ -99,7 +107,9 @@ var suite = []suiteTest{
 	{name: "ValidateDeletionWithOnlySuggestionValid", run: plain(func(ctx context.Context, t *testing.T, s *Storage) {
 		storagetesting.RunTestValidateDeletionWithOnlySuggestionValid(ctx, t, s)
 	})},
-	{name: "DeleteWithConflict", run: plain(func(ctx context.Context, t *testing.T, s *Storage) { storagetesting.RunTestDeleteWithConflict(ctx, t, s) })},
+	{name: "DeleteWithConflict", run: plain(func(ctx context.Context, t *testing.T, s *Storage) {
+		storagetesting.RunTestDeleteWithConflict(ctx, t, s)
+	})},
 	{name: "DeleteWithConflictAndMissingExpectedTransformOrDecodeError", run: gate(features.AllowUnsafeMalformedObjectDeletion, true, func(t *testing.T, b backend) {
 		codec := &failingCodec{Codec: apitesting.TestCodec(codecs, examplev1.SchemeGroupVersion)}
 		ctx, e := setup(t, b, codec, nil)
@@ -129,7 +139,9 @@ var suite = []suiteTest{
 		ctx, e := setup(t, b, nil, nil)
 		storagetesting.RunTestGetListNonRecursive(ctx, t, e.increaseRV, e.s)
 	}},
-	{name: "GetListRecursivePrefix", run: plain(func(ctx context.Context, t *testing.T, s *Storage) { storagetesting.RunTestGetListRecursivePrefix(ctx, t, s) })},
+	{name: "GetListRecursivePrefix", run: plain(func(ctx context.Context, t *testing.T, s *Storage) {
+		storagetesting.RunTestGetListRecursivePrefix(ctx, t, s)
+	})},
 	{name: "KeySchema", run: plain(func(ctx context.Context, t *testing.T, s *Storage) { storagetesting.RunTestKeySchema(ctx, t, s) })},
 	{name: "GetListWithErrorAggregation", skip: noAggregation},
 	{name: "GetListWithoutErrorAggregation", run: gate(features.AllowUnsafeMalformedObjectDeletion, false, func(t *testing.T, b backend) {
@@ -144,7 +156,9 @@ var suite = []suiteTest{
 	{name: "GuaranteedUpdateChecksStoredData", run: plain(func(ctx context.Context, t *testing.T, s *Storage) {
 		storagetesting.RunTestGuaranteedUpdateChecksStoredData(ctx, t, withPrefixTransformer{s})
 	})},
-	{name: "GuaranteedUpdateWithConflict", run: plain(func(ctx context.Context, t *testing.T, s *Storage) { storagetesting.RunTestGuaranteedUpdateWithConflict(ctx, t, s) })},
+	{name: "GuaranteedUpdateWithConflict", run: plain(func(ctx context.Context, t *testing.T, s *Storage) {
+		storagetesting.RunTestGuaranteedUpdateWithConflict(ctx, t, s)
+	})},
 	{name: "GuaranteedUpdateWithSuggestionAndConflict", run: plain(func(ctx context.Context, t *testing.T, s *Storage) {
 		storagetesting.RunTestGuaranteedUpdateWithSuggestionAndConflict(ctx, t, s)
 	})},
@@ -163,14 +177,18 @@ var suite = []suiteTest{
 		ctx, e := setup(t, b, nil, nil)
 		storagetesting.RunTestCompactRevision(ctx, t, e.s, e.increaseRV, e.compact)
 	}},
-	{name: "ListContinuation", run: plain(func(ctx context.Context, t *testing.T, s *Storage) { storagetesting.RunTestListContinuation(ctx, t, s, nil) })},
+	{name: "ListContinuation", run: plain(func(ctx context.Context, t *testing.T, s *Storage) {
+		storagetesting.RunTestListContinuation(ctx, t, s, nil)
+	})},
 	{name: "ListPaginationRareObject", run: plain(func(ctx context.Context, t *testing.T, s *Storage) {
 		storagetesting.RunTestListPaginationRareObject(ctx, t, s, nil)
 	})},
 	{name: "ListContinuationWithFilter", run: plain(func(ctx context.Context, t *testing.T, s *Storage) {
 		storagetesting.RunTestListContinuationWithFilter(ctx, t, s, nil)
 	})},
-	{name: "NamespaceScopedList", run: plain(func(ctx context.Context, t *testing.T, s *Storage) { storagetesting.RunTestNamespaceScopedList(ctx, t, s) })},
+	{name: "NamespaceScopedList", run: plain(func(ctx context.Context, t *testing.T, s *Storage) {
+		storagetesting.RunTestNamespaceScopedList(ctx, t, s)
+	})},
 	{name: "ListInconsistentContinuation", run: func(t *testing.T, b backend) {
 		ctx, e := setup(t, b, nil, nil)
 		storagetesting.RunTestListInconsistentContinuation(ctx, t, e.s, e.compact)
@@ -185,22 +203,36 @@ var suite = []suiteTest{
 
 	// watcher_tests.go
 	{name: "Watch", run: plain(func(ctx context.Context, t *testing.T, s *Storage) { storagetesting.RunTestWatch(ctx, t, s) })},
-	{name: "ClusterScopedWatch", run: plain(func(ctx context.Context, t *testing.T, s *Storage) { storagetesting.RunTestClusterScopedWatch(ctx, t, s) })},
-	{name: "NamespaceScopedWatch", run: plain(func(ctx context.Context, t *testing.T, s *Storage) { storagetesting.RunTestNamespaceScopedWatch(ctx, t, s) })},
-	{name: "DeleteTriggerWatch", run: plain(func(ctx context.Context, t *testing.T, s *Storage) { storagetesting.RunTestDeleteTriggerWatch(ctx, t, s) })},
+	{name: "ClusterScopedWatch", run: plain(func(ctx context.Context, t *testing.T, s *Storage) {
+		storagetesting.RunTestClusterScopedWatch(ctx, t, s)
+	})},
+	{name: "NamespaceScopedWatch", run: plain(func(ctx context.Context, t *testing.T, s *Storage) {
+		storagetesting.RunTestNamespaceScopedWatch(ctx, t, s)
+	})},
+	{name: "DeleteTriggerWatch", run: plain(func(ctx context.Context, t *testing.T, s *Storage) {
+		storagetesting.RunTestDeleteTriggerWatch(ctx, t, s)
+	})},
 	{name: "WatchFromZero", run: func(t *testing.T, b backend) {
 		ctx, e := setup(t, b, nil, nil)
 		storagetesting.RunTestWatchFromZero(ctx, t, e.s, e.compact)
 	}},
 	{name: "WatchFromNonZero", run: plain(func(ctx context.Context, t *testing.T, s *Storage) { storagetesting.RunTestWatchFromNonZero(ctx, t, s) })},
-	{name: "DelayedWatchDelivery", run: plain(func(ctx context.Context, t *testing.T, s *Storage) { storagetesting.RunTestDelayedWatchDelivery(ctx, t, s) })},
-	{name: "WatchError", run: plain(func(ctx context.Context, t *testing.T, s *Storage) { storagetesting.RunTestWatchError(ctx, t, withPrefixTransformer{s}) })},
-	{name: "WatchContextCancel", run: plain(func(ctx context.Context, t *testing.T, s *Storage) { storagetesting.RunTestWatchContextCancel(ctx, t, s) })},
+	{name: "DelayedWatchDelivery", run: plain(func(ctx context.Context, t *testing.T, s *Storage) {
+		storagetesting.RunTestDelayedWatchDelivery(ctx, t, s)
+	})},
+	{name: "WatchError", run: plain(func(ctx context.Context, t *testing.T, s *Storage) {
+		storagetesting.RunTestWatchError(ctx, t, withPrefixTransformer{s})
+	})},
+	{name: "WatchContextCancel", run: plain(func(ctx context.Context, t *testing.T, s *Storage) {
+		storagetesting.RunTestWatchContextCancel(ctx, t, s)
+	})},
 	{name: "WatcherTimeout", run: plain(func(ctx context.Context, t *testing.T, s *Storage) { storagetesting.RunTestWatcherTimeout(ctx, t, s) })},
 	{name: "WatchDeleteEventObjectHaveLatestRV", run: plain(func(ctx context.Context, t *testing.T, s *Storage) {
 		storagetesting.RunTestWatchDeleteEventObjectHaveLatestRV(ctx, t, s)
 	})},
-	{name: "WatchInitializationSignal", run: plain(func(ctx context.Context, t *testing.T, s *Storage) { storagetesting.RunTestWatchInitializationSignal(ctx, t, s) })},
+	{name: "WatchInitializationSignal", run: plain(func(ctx context.Context, t *testing.T, s *Storage) {
+		storagetesting.RunTestWatchInitializationSignal(ctx, t, s)
+	})},
 	{name: "ProgressNotify", run: func(t *testing.T, b backend) {
 		ctx, e := setup(t, b, nil, nil)
 		storagetesting.RunOptionalTestProgressNotify(ctx, t, e.s, e.increaseRV)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -47,13 +48,15 @@ type watchChan struct {
 	recursive bool
 	pred      storage.SelectionPredicate
 	// initialRev is the revision the watch starts after.
-	initialRev    int64
-	initialEvents bool // send the state at start as Added events first
-	endBookmark   bool // then a bookmark that says they are all sent
-	ctx           context.Context
-	cancel        context.CancelFunc
-	result        chan watch.Event
-	progress      chan struct{} // RequestWatchProgress was called
+	initialRev     int64
+	progressNotify bool // bookmarks every Storage.progressDur
+	initialEvents  bool // send the state at start as Added events first
+	endBookmark    bool // then a bookmark that says they are all sent
+	ctx            context.Context
+	cancel         context.CancelFunc
+	result         chan watch.Event
+	progress       chan struct{} // RequestWatchProgress was called
+	resetTimer     func()        // restarts the progress notification timer
 }
 
 // watch starts a watch of key after revision rev, as etcd3's watcher.Watch.
@@ -72,15 +75,16 @@ func (s *Storage) watch(ctx context.Context, key string, rev int64, opts storage
 		rev = cur
 	}
 	w := &watchChan{
-		s:             s,
-		key:           key,
-		recursive:     opts.Recursive,
-		pred:          opts.Predicate,
-		initialRev:    rev,
-		initialEvents: (opts.SendInitialEvents == nil && rev == 0) || (watchList && sendInitial),
-		endBookmark:   watchList && sendInitial && opts.Predicate.AllowWatchBookmarks,
-		result:        make(chan watch.Event, outgoingBuf),
-		progress:      make(chan struct{}, 1),
+		s:              s,
+		key:            key,
+		recursive:      opts.Recursive,
+		pred:           opts.Predicate,
+		initialRev:     rev,
+		progressNotify: opts.ProgressNotify && s.progressDur > 0,
+		initialEvents:  (opts.SendInitialEvents == nil && rev == 0) || (watchList && sendInitial),
+		endBookmark:    watchList && sendInitial && opts.Predicate.AllowWatchBookmarks,
+		result:         make(chan watch.Event, outgoingBuf),
+		progress:       make(chan struct{}, 1),
 	}
 	if w.pred.Empty() {
 		w.pred = storage.Everything
@@ -127,6 +131,14 @@ func (w *watchChan) run() {
 	defer bw.Stop()
 	var buf []store.Event[[]byte]
 	wantProgress := false
+	// tick is the progress notification timer; nil when not asked for.
+	var tick <-chan time.Time
+	if w.progressNotify {
+		timer := w.s.clock.NewTimer(w.s.progressDur)
+		defer timer.Stop()
+		tick = timer.C()
+		w.resetTimer = func() { timer.Reset(w.s.progressDur) }
+	}
 	for {
 		select {
 		case <-w.ctx.Done():
@@ -134,6 +146,9 @@ func (w *watchChan) run() {
 		case <-bw.Ready():
 		case <-w.progress:
 			wantProgress = true
+		case <-tick:
+			wantProgress = true
+			w.resetTimer()
 		}
 		events, progress, err := bw.Poll(buf[:0], 0)
 		for _, ev := range events {
