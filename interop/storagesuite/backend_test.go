@@ -61,24 +61,34 @@ func runWithEtcd(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	cfg := embed.NewConfig()
-	cfg.Dir = dir
-	cfg.Logger = "zap"
-	cfg.LogLevel = "error"
-	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
-	client, peer, err := freeURL(), freeURL(), nil
-	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{client}, []url.URL{client}
-	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{peer}, []url.URL{peer}
-	cfg.InitialCluster = cfg.Name + "=" + peer.String()
-	e, err := embed.StartEtcd(cfg)
+	e, url, err := startEtcd(dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	defer e.Close()
-	<-e.Server.ReadyNotify()
-	etcdURL = client.String()
+	etcdURL = url
 	return m.Run()
+}
+
+// startEtcd starts an etcd member with its data in dir, on free loopback
+// ports, and returns it and its client URL.
+func startEtcd(dir string) (*embed.Etcd, string, error) {
+	cfg := embed.NewConfig()
+	cfg.Dir = dir
+	cfg.Logger = "zap"
+	cfg.LogLevel = "error"
+	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
+	client, peer := freeURL(), freeURL()
+	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{client}, []url.URL{client}
+	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{peer}, []url.URL{peer}
+	cfg.InitialCluster = cfg.Name + "=" + peer.String()
+	e, err := embed.StartEtcd(cfg)
+	if err != nil {
+		return nil, "", err
+	}
+	<-e.Server.ReadyNotify()
+	return e, client.String(), nil
 }
 
 // freeURL returns an http URL on a loopback port free a moment ago.
@@ -124,10 +134,12 @@ func (e *env) validate(ctx context.Context, t *testing.T, key string) {
 	require.Empty(t, pod.SelfLink, "stored object has no selfLink")
 }
 
-// backend is how a test gets a fresh Backend.
+// backend is how a test gets a fresh Backend. fresh asks for one whose
+// revisions start at 1, for tests that watch from the beginning of time as
+// etcd3's, which start an etcd for each test, do.
 type backend struct {
 	name string
-	open func(t *testing.T) (Backend, storagetesting.IncreaseRVFunc)
+	open func(t *testing.T, fresh bool) (Backend, storagetesting.IncreaseRVFunc)
 }
 
 var backends = []backend{
@@ -136,7 +148,7 @@ var backends = []backend{
 }
 
 // openMemory is an empty in-memory store.
-func openMemory(t *testing.T) (Backend, storagetesting.IncreaseRVFunc) {
+func openMemory(t *testing.T, _ bool) (Backend, storagetesting.IncreaseRVFunc) {
 	b := store.New[[]byte](store.Options{})
 	var n atomic.Int64
 	return b, func(ctx context.Context, t *testing.T) int64 {
@@ -157,8 +169,15 @@ var etcdPrefixes atomic.Int64
 
 // openEtcd is an etcdstore over the package's etcd, under a prefix of its
 // own.
-func openEtcd(t *testing.T) (Backend, storagetesting.IncreaseRVFunc) {
-	cli, err := etcdstore.Dial([]string{etcdURL})
+func openEtcd(t *testing.T, fresh bool) (Backend, storagetesting.IncreaseRVFunc) {
+	url := etcdURL
+	if fresh {
+		e, u, err := startEtcd(t.TempDir())
+		require.NoError(t, err)
+		t.Cleanup(e.Close)
+		url = u
+	}
+	cli, err := etcdstore.Dial([]string{url})
 	require.NoError(t, err)
 	prefix := fmt.Sprintf("/t%d", etcdPrefixes.Add(1))
 	s, err := etcdstore.Open(context.Background(), etcdstore.Config[[]byte]{
@@ -193,13 +212,18 @@ func openEtcd(t *testing.T) (Backend, storagetesting.IncreaseRVFunc) {
 
 // setup makes a test's env on b with the suite's codec and transformer.
 func setup(t *testing.T, b backend, codec runtime.Codec, tr value.Transformer) (context.Context, *env) {
+	return setupOn(t, b, false, codec, tr)
+}
+
+// setupOn is setup on a fresh backend when fresh is set.
+func setupOn(t *testing.T, b backend, fresh bool, codec runtime.Codec, tr value.Transformer) (context.Context, *env) {
 	if codec == nil {
 		codec = apitesting.TestCodec(codecs, examplev1.SchemeGroupVersion)
 	}
 	if tr == nil {
 		tr = storagetesting.NewPrefixTransformer([]byte(transformerPrefix), false)
 	}
-	be, inc := b.open(t)
+	be, inc := b.open(t, fresh)
 	s, err := New(Config{
 		Backend:        be,
 		Codec:          codec,

@@ -244,7 +244,11 @@ var suite = []suiteTest{
 	{name: "SendInitialEventsBackwardCompatibility", run: plain(func(ctx context.Context, t *testing.T, s *Storage) {
 		storagetesting.RunSendInitialEventsBackwardCompatibility(ctx, t, s)
 	})},
-	{name: "WatchSemantics", run: plain(func(ctx context.Context, t *testing.T, s *Storage) { storagetesting.RunWatchSemantics(ctx, t, s) })},
+	{name: "WatchSemantics", run: func(t *testing.T, b backend) {
+		// It watches from resourceVersion 1: the store must be new.
+		ctx, e := setupOn(t, b, true, nil, nil)
+		storagetesting.RunWatchSemantics(ctx, t, e.s)
+	}},
 	{name: "WatchSemanticInitialEventsExtended", run: plain(func(ctx context.Context, t *testing.T, s *Storage) {
 		storagetesting.RunWatchSemanticInitialEventsExtended(ctx, t, s)
 	})},

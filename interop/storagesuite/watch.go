@@ -123,6 +123,14 @@ func (w *watchChan) run() {
 			return
 		}
 	}
+	// A watch from a resourceVersion the store has compacted away is too
+	// old, as a list at it is, even when every event after it is still
+	// kept: etcd3 cannot give the first one its previous value then, and
+	// kube-apiserver's watch cache drops the events up to the compaction.
+	if rev := w.initialRev; rev > 0 && rev < w.s.CompactRevision() {
+		w.sendError(store.ErrCompacted)
+		return
+	}
 	bw, err := w.s.b.Watch(w.key, w.initialRev+1)
 	if err != nil {
 		w.sendError(err)
