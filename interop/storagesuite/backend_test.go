@@ -108,6 +108,18 @@ type env struct {
 	// increaseRV writes a key outside the storage's prefix: the revision
 	// moves on with nothing the storage holds changing.
 	increaseRV storagetesting.IncreaseRVFunc
+	// prefix is the suite's transformer, when it is the default one.
+	prefix *storagetesting.PrefixTransformer
+}
+
+// calls is the half of etcd3's checkStorageCallsInvariants that is not
+// about etcd: a list transforms (decodes) exactly the objects it had to
+// look at. The other half counts etcd range requests, which etcd3 makes
+// page by page with growing limits and miniplane's store does not make.
+func (e *env) calls(t *testing.T, pageSize, estimatedProcessedObjects uint64) {
+	if reads := e.prefix.GetReadsAndReset(); reads != estimatedProcessedObjects {
+		t.Errorf("unexpected reads: %d, expected: %d", reads, estimatedProcessedObjects)
+	}
 }
 
 // compact compacts the backend's history at the revision rv as
@@ -220,8 +232,10 @@ func setupOn(t *testing.T, b backend, fresh bool, codec runtime.Codec, tr value.
 	if codec == nil {
 		codec = apitesting.TestCodec(codecs, examplev1.SchemeGroupVersion)
 	}
+	var prefix *storagetesting.PrefixTransformer
 	if tr == nil {
-		tr = storagetesting.NewPrefixTransformer([]byte(transformerPrefix), false)
+		prefix = storagetesting.NewPrefixTransformer([]byte(transformerPrefix), false)
+		tr = prefix
 	}
 	be, inc := b.open(t, fresh)
 	s, err := New(Config{
@@ -234,7 +248,7 @@ func setupOn(t *testing.T, b backend, fresh bool, codec runtime.Codec, tr value.
 		ProgressNotifyInterval: 200 * time.Millisecond,
 	})
 	require.NoError(t, err)
-	return context.Background(), &env{s: s, b: be, increaseRV: inc}
+	return context.Background(), &env{s: s, b: be, increaseRV: inc, prefix: prefix}
 }
 
 // withPrefixTransformer is the suite's InterfaceWithPrefixTransformer.
