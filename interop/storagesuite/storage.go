@@ -360,6 +360,60 @@ func (s *Storage) stateFromObject(obj runtime.Object) (*objState, error) {
 	return st, nil
 }
 
+// attempt is an update's or a delete's view of its key, as etcd3's
+// loops keep it: the state it works from, and whether that state was read
+// from the store rather than taken from the caller's cached object.
+type attempt struct {
+	get     func() (*objState, error)
+	state   *objState
+	current bool
+}
+
+// start takes the cached object when there is one, else reads the key.
+func (a *attempt) start(s *Storage, cached runtime.Object) error {
+	if cached == nil {
+		return a.refresh()
+	}
+	st, err := s.stateFromObject(cached)
+	a.state = st
+	return err
+}
+
+// refresh reads the key afresh.
+func (a *attempt) refresh() error {
+	st, err := a.get()
+	if err != nil {
+		return err
+	}
+	a.state, a.current = st, true
+	return nil
+}
+
+// recheck is what follows a check that failed with checkErr on the
+// state: the failure stands if the state was current or the key has not
+// changed since the cached object; otherwise again is true and the caller
+// tries with the fresh state.
+func (a *attempt) recheck(checkErr error) (again bool, err error) {
+	if a.current {
+		return false, checkErr
+	}
+	cachedRev := a.state.rev
+	if err := a.refresh(); err != nil {
+		return false, err
+	}
+	if cachedRev == a.state.rev {
+		return false, checkErr
+	}
+	return true, nil
+}
+
+// lostRace says whether a write failed because the key changed since it
+// was read: the caller reads it again and retries, as etcd3 does when its
+// transaction's comparison fails.
+func lostRace(err error) bool {
+	return errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrExists)
+}
+
 // Delete removes the object at key once preconditions and validateDeletion
 // hold for its current state, as etcd3's conditionalDelete: a cached
 // object is tried first and read afresh when a check fails on it.
@@ -374,55 +428,29 @@ func (s *Storage) Delete(ctx context.Context, key string, out runtime.Object, pr
 		return fmt.Errorf("unable to convert output object to pointer: %v", err)
 	}
 	expectUndecodable := unsafeDeletionEnabled() && opts.ExpectTransformOrDecodeError
-	getCurrent := s.currentState(ctx, key, v, false, expectUndecodable)
-	var orig *objState
-	isCurrent := false
-	if cachedExistingObject != nil && !expectUndecodable {
-		orig, err = s.stateFromObject(cachedExistingObject)
-	} else {
-		orig, err = getCurrent()
-		isCurrent = true
+	a := &attempt{get: s.currentState(ctx, key, v, false, expectUndecodable)}
+	if expectUndecodable {
+		cachedExistingObject = nil
 	}
-	if err != nil {
+	if err := a.start(s, cachedExistingObject); err != nil {
 		return err
 	}
-	// retry reads the key afresh after a check failed on a cached state:
-	// the failure stands if the key has not changed since.
-	retry := func(checkErr error) (bool, error) {
-		if isCurrent {
-			return false, checkErr
-		}
-		cachedRev := orig.rev
-		if orig, err = getCurrent(); err != nil {
-			return false, err
-		}
-		isCurrent = true
-		if cachedRev == orig.rev {
-			return false, checkErr
-		}
-		return true, nil
-	}
 	for {
-		if preconditions != nil {
-			if err := preconditions.Check(key, orig.obj); err != nil {
-				if again, err := retry(err); !again {
-					return err
-				}
-				continue
-			}
+		checkErr := preconditions.Check(key, a.state.obj)
+		if checkErr == nil {
+			checkErr = validateDeletion(ctx, a.state.obj)
 		}
-		if err := validateDeletion(ctx, orig.obj); err != nil {
-			if again, err := retry(err); !again {
+		if checkErr != nil {
+			if again, err := a.recheck(checkErr); !again {
 				return err
 			}
 			continue
 		}
-		r, err := s.b.Delete(key, orig.rev)
-		if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
-			if orig, err = getCurrent(); err != nil {
+		r, err := s.b.Delete(key, a.state.rev)
+		if lostRace(err) {
+			if err := a.refresh(); err != nil {
 				return err
 			}
-			isCurrent = true
 			continue
 		}
 		if err != nil {
@@ -432,19 +460,21 @@ func (s *Storage) Delete(ctx context.Context, key string, out runtime.Object, pr
 			return nil
 		}
 		// etcd3 stamps the deleted object with the delete's revision.
-		return s.decode(orig.data, out, s.deleteRev(r))
+		return s.decode(a.state.data, out, s.deleteRev(r))
 	}
 }
 
 // deleteRev is the revision of the delete that removed r: the store's
 // current revision right after it, which no later write has moved yet
-// in a test; the store does not return it.
+// unless another writer was quicker; store.Backend.Delete does not return
+// it (docs/storage-suite.md).
 func (s *Storage) deleteRev(store.Record[[]byte]) int64 { return s.b.Rev() }
 
 // GuaranteedUpdate applies tryUpdate to the current object at key and
 // stores the result if the key has not changed since it was read, retrying
 // on conflict, as etcd3's does; an update that changes nothing writes
-// nothing.
+// nothing. A TTL is accepted and has no effect: the store has no leases,
+// and the object never expires (docs/storage-suite.md).
 func (s *Storage) GuaranteedUpdate(ctx context.Context, key string, destination runtime.Object, ignoreNotFound bool,
 	preconditions *storage.Preconditions, tryUpdate storage.UpdateFunc, cachedExistingObject runtime.Object) error {
 	key, err := s.prepareKey(key, false)
@@ -455,43 +485,24 @@ func (s *Storage) GuaranteedUpdate(ctx context.Context, key string, destination 
 	if err != nil {
 		return fmt.Errorf("unable to convert output object to pointer: %v", err)
 	}
-	getCurrent := s.currentState(ctx, key, v, ignoreNotFound, false)
-	var orig *objState
-	isCurrent := false
-	if cachedExistingObject != nil {
-		orig, err = s.stateFromObject(cachedExistingObject)
-	} else {
-		orig, err = getCurrent()
-		isCurrent = true
-	}
-	if err != nil {
+	a := &attempt{get: s.currentState(ctx, key, v, ignoreNotFound, false)}
+	if err := a.start(s, cachedExistingObject); err != nil {
 		return err
 	}
 	for {
-		if err := preconditions.Check(key, orig.obj); err != nil {
-			if isCurrent {
+		if err := preconditions.Check(key, a.state.obj); err != nil {
+			if a.current {
 				return err
 			}
-			if orig, err = getCurrent(); err != nil {
+			if err := a.refresh(); err != nil {
 				return err
 			}
-			isCurrent = true
 			continue
 		}
-		// A TTL is accepted and has no effect: the store has no leases,
-		// and the object never expires (docs/storage-suite.md).
-		ret, _, updateErr := s.updateState(orig, tryUpdate)
+		ret, _, updateErr := s.updateState(a.state, tryUpdate)
 		if updateErr != nil {
-			if isCurrent {
-				return updateErr
-			}
-			cachedRev := orig.rev
-			if orig, err = getCurrent(); err != nil {
+			if again, err := a.recheck(updateErr); !again {
 				return err
-			}
-			isCurrent = true
-			if cachedRev == orig.rev {
-				return updateErr
 			}
 			continue
 		}
@@ -499,20 +510,19 @@ func (s *Storage) GuaranteedUpdate(ctx context.Context, key string, destination 
 		if err != nil {
 			return err
 		}
-		if !orig.stale && bytes.Equal(data, orig.data) {
+		if !a.state.stale && bytes.Equal(data, a.state.data) {
 			// Nothing changed: check against the current state, not a
 			// cached one, before answering without a write.
-			if !isCurrent {
-				if orig, err = getCurrent(); err != nil {
+			if !a.current {
+				if err := a.refresh(); err != nil {
 					return err
 				}
-				isCurrent = true
-				if !bytes.Equal(data, orig.data) {
+				if !bytes.Equal(data, a.state.data) {
 					continue
 				}
 			}
-			if !orig.stale {
-				return s.decode(orig.data, destination, orig.rev)
+			if !a.state.stale {
+				return s.decode(a.state.data, destination, a.state.rev)
 			}
 		}
 		stored, err := s.Transformer().TransformToStorage(ctx, data, authData(key))
@@ -520,16 +530,15 @@ func (s *Storage) GuaranteedUpdate(ctx context.Context, key string, destination 
 			return storage.NewInternalError(err)
 		}
 		var r store.Record[[]byte]
-		if orig.rev == 0 {
+		if a.state.rev == 0 {
 			r, err = s.b.Create(key, stored)
 		} else {
-			r, err = s.b.Update(key, stored, orig.rev)
+			r, err = s.b.Update(key, stored, a.state.rev)
 		}
-		if errors.Is(err, store.ErrExists) || errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
-			if orig, err = getCurrent(); err != nil {
+		if lostRace(err) {
+			if err := a.refresh(); err != nil {
 				return err
 			}
-			isCurrent = true
 			continue
 		}
 		if err != nil {
