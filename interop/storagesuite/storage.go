@@ -629,7 +629,7 @@ func (s *Storage) GetList(ctx context.Context, key string, opts storage.ListOpti
 			return err
 		}
 	}
-	newItem := newItemFunc(listObj, v)
+	newItem := newItemFunc(v)
 	errs := newListErrors()
 	var (
 		lastKey string
@@ -659,12 +659,11 @@ func (s *Storage) GetList(ctx context.Context, key string, opts storage.ListOpti
 		}
 		return true
 	}
-	rangePrefix := keyPrefix
 	after := ""
 	if strings.HasSuffix(continueKey, "\x00") {
 		after = strings.TrimSuffix(continueKey, "\x00")
 	}
-	gotRev, _, err := s.b.Range(rangePrefix, store.ListOptions{Rev: readRev, After: after}, visit)
+	gotRev, _, err := s.b.Range(keyPrefix, store.ListOptions{Rev: readRev, After: after}, visit)
 	if err != nil {
 		return s.listError(err, readRev, len(pred.Continue) > 0, continueKey, keyPrefix)
 	}
@@ -707,7 +706,7 @@ func (s *Storage) appendItem(ctx context.Context, r store.Record[[]byte], pred s
 }
 
 // newItemFunc makes the list's item type.
-func newItemFunc(listObj runtime.Object, v reflect.Value) func() runtime.Object {
+func newItemFunc(v reflect.Value) func() runtime.Object {
 	elem := v.Type().Elem()
 	return func() runtime.Object { return reflect.New(elem).Interface().(runtime.Object) }
 }
