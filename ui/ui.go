@@ -61,6 +61,10 @@ type Config struct {
 	// Causes, when set, knows exactly which reconcile made a write; the
 	// timeline asks it first and infers the rest (see Inferred).
 	Causes Causes
+	// Discovery, when set, says which resources are served; the page
+	// shows every custom kind it names, with its objects and their owner
+	// links (apiserver.Server).
+	Discovery Discovery
 	// Lease names the leader-election Lease to show;
 	// kube-system/kube-controller-manager when empty.
 	LeaseNamespace, LeaseName string

@@ -22,7 +22,7 @@ func mountUI(p *plane.Plane, token string) (*ui.Handler, error) {
 	}
 	opts := p.Options()
 	h, err := ui.New(ui.Config{
-		Lister: p.Server(), History: p.Server().Store(), Clock: p.Clock(),
+		Lister: p.Server(), History: p.Server().Store(), Clock: p.Clock(), Discovery: p.Server(),
 		Instances:      func() []ui.Instance { return uiInstances(p) },
 		LeaseNamespace: opts.LeaderElection.ResourceNamespace, LeaseName: opts.LeaderElection.ResourceName,
 	})
