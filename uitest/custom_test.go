@@ -1,0 +1,114 @@
+package uitest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// gadgetCRD is a definition the page knows nothing of but what discovery
+// says: its kind is in no list of the page's.
+const gadgetCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gadgets.gadgets.example.com
+spec:
+  group: gadgets.example.com
+  names:
+    kind: Gadget
+    listKind: GadgetList
+    plural: gadgets
+    singular: gadget
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size:
+                type: integer
+`
+
+// gadgetShown is the Gadget named name's row on the page, as a selector.
+func gadgetShown(name string) string {
+	return fmt.Sprintf(`document.querySelector('#custom [data-kind="Gadget"] [data-object="%s"]')`, name)
+}
+
+// TestCustomResourcesOnThePage serves a CustomResourceDefinition with
+// `serve --crds` and follows a Gadget through the page as kubectl changes
+// it: listed under its kind (learned from discovery), the ConfigMap it
+// owns linked from it, its spec change a timeline row with its diff, a
+// trip back to before the ConfigMap, and the garbage collector deleting
+// the ConfigMap through its ownerReference when the Gadget goes.
+func TestCustomResourcesOnThePage(t *testing.T) {
+	b := newBrowser(t)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "gadgets.yaml"), []byte(gadgetCRD), 0o600))
+	url, kc := serve(t, "--crds", dir)
+
+	b.run(t, chromedp.Navigate(url+"/ui/"))
+	b.waitFor(t, 10*time.Second, `document.body.dataset.ready === 'true'`)
+	b.waitFor(t, 5*time.Second, `document.querySelector('#custom [data-kind="Gadget"]')?.innerText.includes('no objects')`)
+
+	kubectlOut(t, kc, "apiVersion: gadgets.example.com/v1\nkind: Gadget\nmetadata:\n  name: big\n  namespace: default\nspec:\n  size: 1\n", "apply", "-f", "-")
+	b.waitFor(t, 5*time.Second, gadgetShown("big")+`?.dataset.owns === '0'`)
+	alone := eval[int64](t, b, `Number(document.body.dataset.revision)`)
+
+	uid := kubectlOut(t, kc, "", "get", "gadget", "big", "-o", "jsonpath={.metadata.uid}")
+	kubectlOut(t, kc, fmt.Sprintf(`apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: big-config
+  namespace: default
+  ownerReferences:
+  - apiVersion: gadgets.example.com/v1
+    kind: Gadget
+    name: big
+    uid: %s
+    controller: true
+data:
+  size: "1"
+`, uid), "apply", "-f", "-")
+	b.waitFor(t, 5*time.Second, gadgetShown("big")+`?.dataset.owns === '1'`)
+	assert.Contains(t, eval[string](t, b, gadgetShown("big")+`.innerText`), "ConfigMap big-config ★")
+
+	kubectlOut(t, kc, "", "patch", "gadget", "big", "--type=merge", "-p", `{"spec":{"size":3}}`)
+	b.waitFor(t, 5*time.Second, `document.querySelector('#timeline tr.v-MODIFIED[data-kind="Gadget"][data-name="big"]') !== null`)
+	assert.Contains(t, eval[string](t, b, `document.querySelector('#timeline tr.v-MODIFIED[data-kind="Gadget"][data-name="big"]').innerText`), "spec.size 1 → 3")
+	b.waitFor(t, 5*time.Second, gadgetShown("big")+`?.innerText.includes('generation 2')`)
+	b.noErrors(t)
+	b.screenshot(t, "custom-1-gadget-owns-configmap")
+
+	// Back in time, to before the ConfigMap: the Gadget owns nothing yet.
+	eval[chromedp.Void](t, b, fmt.Sprintf(`{
+		const s = document.getElementById('revision');
+		s.value = %d;
+		s.dispatchEvent(new Event('input'));
+	}`, alone))
+	b.waitFor(t, 5*time.Second, fmt.Sprintf(`document.body.dataset.revision === '%d' && `+gadgetShown("big")+`?.dataset.owns === '0'`, alone))
+	assert.Contains(t, eval[string](t, b, gadgetShown("big")+`.innerText`), "generation 1")
+	b.screenshot(t, "custom-2-back-in-time")
+
+	// Live again; the Gadget deleted, the garbage collector deletes what
+	// it owned.
+	b.run(t, chromedp.Click(chromedp.CSS(`#live`)))
+	kubectlOut(t, kc, "", "delete", "gadget", "big")
+	b.waitFor(t, 15*time.Second, `document.querySelector('#timeline tr.v-DELETED[data-kind="ConfigMap"][data-name="big-config"]') !== null`)
+	b.waitFor(t, 5*time.Second, gadgetShown("big")+` === null`)
+	assert.Empty(t, strings.TrimSpace(kubectlOut(t, kc, "", "get", "configmaps", "big-config", "--ignore-not-found")), "kubectl finds it gone too")
+	b.noErrors(t)
+	b.screenshot(t, "custom-3-collected")
+}
