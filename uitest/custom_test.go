@@ -1,7 +1,10 @@
 package uitest
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +14,9 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/miniplane/miniplane/sim"
+	"github.com/miniplane/miniplane/ui"
 )
 
 // gadgetCRD is a definition the page knows nothing of but what discovery
@@ -111,4 +117,40 @@ data:
 	assert.Empty(t, strings.TrimSpace(kubectlOut(t, kc, "", "get", "configmaps", "big-config", "--ignore-not-found")), "kubectl finds it gone too")
 	b.noErrors(t)
 	b.screenshot(t, "custom-3-collected")
+}
+
+// TestTraceShowsCustomResources opens the trace of the simulator's
+// "gadgets" scenario (a CustomResourceDefinition and an operator in
+// miniature) in the trace view: at its last line the cluster lists each
+// Gadget with its generation and the ConfigMap it owns, and the timeline
+// filtered to a Gadget shows its writes with their diffs; stepping back to
+// the line that created it shows it at generation 1, owning nothing yet.
+func TestTraceShowsCustomResources(t *testing.T) {
+	b := newBrowser(t)
+	sc, err := sim.ScenarioByName("gadgets")
+	require.NoError(t, err)
+	var trace bytes.Buffer
+	_, err = sim.RunScenario(context.Background(), sim.Config{Seed: 1, Trace: &trace}, sc, time.Minute)
+	require.NoError(t, err)
+	h, err := ui.NewTraceHandler(trace.Bytes())
+	require.NoError(t, err)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+
+	b.run(t, chromedp.Navigate(srv.URL+ui.TracePage))
+	b.waitFor(t, 30*time.Second, `document.body.dataset.loaded === "true"`)
+	b.run(t, chromedp.Click(chromedp.CSS(`#last`)))
+	big := `document.querySelector('#cluster [data-custom="Gadget big"]')`
+	b.waitFor(t, 5*time.Second, big+` !== null`)
+	assert.Equal(t, "Gadget default/big: generation 2 — owns [ConfigMap default/big-config]", eval[string](t, b, big+`.textContent`))
+	b.run(t, chromedp.SendKeys(chromedp.CSS(`#filter-key`), "Gadget default/big"))
+	rows := eval[string](t, b, `document.querySelector("#timeline tbody").textContent`)
+	assert.Contains(t, rows, "generation: 1 → 2", "the resize's diff")
+	b.screenshot(t, "custom-4-trace")
+
+	created := eval[int](t, b, `Number([...document.querySelectorAll("#timeline tbody tr")].find((r) => r.textContent.includes("custom: true"))?.dataset.index ?? -1)`)
+	require.GreaterOrEqual(t, created, 0, "the create's row")
+	b.run(t, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#timeline tr[data-index="%d"]`, created))))
+	b.waitFor(t, 5*time.Second, big+`?.textContent === "Gadget default/big: generation 1"`)
+	b.noErrors(t)
 }
