@@ -47,13 +47,14 @@ func GadgetDefinition() *api.CustomResourceDefinition {
 // generation it made it for. It reads Gadgets as data (api.Unstructured),
 // since a custom kind has no Go type, through the same informers as the
 // built-in kinds.
+//
+// Its embedded *loop.Loop gives it HasSynced, Queue, ProcessOne and Run:
+// the step the simulator takes, and what a live manager would call.
 type gadgetController struct {
+	*loop.Loop
 	client  client.Client
 	gadgets informer.Lister[*api.Unstructured]
 	cms     informer.Lister[*api.ConfigMap]
-	queue   *workqueue.Queue[string]
-	loop    *loop.Loop
-	regs    []*informer.Registration
 }
 
 // GadgetOperator registers the Gadget operator, as
@@ -66,22 +67,18 @@ func GadgetOperator() manager.Descriptor {
 			client:  ic.Client,
 			gadgets: informer.NewLister[*api.Unstructured](gInf, apierrors.GroupResource{Group: "gadgets.example.com", Resource: "gadgets"}),
 			cms:     informer.NewLister[*api.ConfigMap](cmInf, apierrors.GroupResource{Resource: client.ConfigMaps}),
-			queue:   workqueue.New(workqueue.Config[string]{Name: "gadgets", Clock: ic.Clock}),
 		}
-		var err error
-		if c.loop, err = loop.New(loop.Config{Name: "gadgets", Queue: c.queue, Sync: c.sync, Informers: []*informer.Informer{gInf, cmInf}, Logger: ic.Logger}); err != nil {
-			return nil, 0, err
-		}
-		enqueue := func(obj api.Object) { c.queue.Add(api.KeyOf(obj.GetObjectMeta())) }
+		queue := workqueue.New(workqueue.Config[string]{Name: "gadgets", Clock: ic.Clock})
+		enqueue := func(obj api.Object) { queue.Add(api.KeyOf(obj.GetObjectMeta())) }
 		owner := func(obj api.Object) {
 			m := obj.GetObjectMeta()
 			for _, r := range m.OwnerReferences {
 				if r.Kind == "Gadget" && r.Controller != nil && *r.Controller {
-					c.queue.Add(m.Namespace + "/" + r.Name)
+					queue.Add(m.Namespace + "/" + r.Name)
 				}
 			}
 		}
-		c.regs = append(c.regs,
+		regs := []*informer.Registration{
 			gInf.AddEventHandler(informer.HandlerFuncs{
 				AddFunc:    func(obj api.Object, _ bool) { enqueue(obj) },
 				UpdateFunc: func(_, obj api.Object) { enqueue(obj) },
@@ -93,24 +90,16 @@ func GadgetOperator() manager.Descriptor {
 						owner(o)
 					}
 				},
-			}, 0))
+			}, 0),
+		}
+		var err error
+		c.Loop, err = loop.New(loop.Config{Name: "gadgets", Queue: queue, Sync: c.sync,
+			Informers: []*informer.Informer{gInf, cmInf}, Registrations: regs, Logger: ic.Logger})
+		if err != nil {
+			return nil, 0, err
+		}
 		return c, 1, nil
 	}}
-}
-
-func (c *gadgetController) HasSynced() bool {
-	for _, r := range c.regs {
-		if !r.HasSynced() {
-			return false
-		}
-	}
-	return true
-}
-
-func (c *gadgetController) Queue() *workqueue.Queue[string]     { return c.queue }
-func (c *gadgetController) ProcessOne(ctx context.Context) bool { return c.loop.ProcessOne(ctx) }
-func (c *gadgetController) Run(ctx context.Context, workers int) {
-	c.loop.Run(ctx, workers)
 }
 
 func (c *gadgetController) sync(ctx context.Context, key string) error {

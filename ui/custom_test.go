@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"testing"
@@ -12,26 +11,16 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/sim"
 )
 
-// gadgetCRD serves Gadgets (group gadgets.example.com): a kind no list in
-// this package names, so the page can know it only from discovery.
-const gadgetCRD = `{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-  "metadata": {"name": "gadgets.gadgets.example.com"},
-  "spec": {"group": "gadgets.example.com", "scope": "Namespaced",
-    "names": {"plural": "gadgets", "kind": "Gadget"},
-    "versions": [{"name": "v1", "served": true, "storage": true,
-      "schema": {"openAPIV3Schema": {"type": "object", "properties": {
-        "spec": {"type": "object", "properties": {"size": {"type": "integer"}}}}}}}]}}`
-
-// gadget installs the Gadget definition unless installed and creates the
-// Gadget name with spec.size size, written by "gadget-operator".
+// gadget installs the simulator's Gadget definition (a kind no list in
+// this package names, so the page can know it only from discovery) unless
+// installed, and creates the Gadget name with spec.size size.
 func (c *cluster) gadget(name string, size int64) *api.Unstructured {
 	c.t.Helper()
 	if _, ok := c.srv.Resource("gadgets.gadgets.example.com"); !ok {
-		var crd api.CustomResourceDefinition
-		require.NoError(c.t, json.Unmarshal([]byte(gadgetCRD), &crd))
-		_, err := c.srv.Create(as("kubectl-client-side-apply"), &crd)
+		_, err := c.srv.Create(as("kubectl-client-side-apply"), sim.GadgetDefinition())
 		require.NoError(c.t, err)
 	}
 	out, err := c.srv.Create(as("kubectl-client-side-apply"), &api.Unstructured{

@@ -3,6 +3,7 @@ package uitest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -19,35 +20,6 @@ import (
 	"github.com/miniplane/miniplane/ui"
 )
 
-// gadgetCRD is a definition the page knows nothing of but what discovery
-// says: its kind is in no list of the page's.
-const gadgetCRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: gadgets.gadgets.example.com
-spec:
-  group: gadgets.example.com
-  names:
-    kind: Gadget
-    listKind: GadgetList
-    plural: gadgets
-    singular: gadget
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              size:
-                type: integer
-`
-
 // gadgetShown is the Gadget named name's row on the page, as a selector.
 func gadgetShown(name string) string {
 	return fmt.Sprintf(`document.querySelector('#custom [data-kind="Gadget"] [data-object="%s"]')`, name)
@@ -61,8 +33,11 @@ func gadgetShown(name string) string {
 // the ConfigMap through its ownerReference when the Gadget goes.
 func TestCustomResourcesOnThePage(t *testing.T) {
 	b := newBrowser(t)
+	// The simulator's Gadgets: a kind the page knows only from discovery.
+	crd, err := json.Marshal(sim.GadgetDefinition())
+	require.NoError(t, err)
 	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "gadgets.yaml"), []byte(gadgetCRD), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "gadgets.json"), crd, 0o600))
 	url, kc := serve(t, "--crds", dir)
 
 	b.run(t, chromedp.Navigate(url+"/ui/"))
