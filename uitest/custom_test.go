@@ -74,11 +74,7 @@ data:
 	b.screenshot(t, "custom-1-gadget-owns-configmap")
 
 	// Back in time, to before the ConfigMap: the Gadget owns nothing yet.
-	eval[chromedp.Void](t, b, fmt.Sprintf(`{
-		const s = document.getElementById('revision');
-		s.value = %d;
-		s.dispatchEvent(new Event('input'));
-	}`, alone))
+	b.travel(t, alone)
 	b.waitFor(t, 5*time.Second, fmt.Sprintf(`document.body.dataset.revision === '%d' && `+gadgetShown("big")+`?.dataset.owns === '0'`, alone))
 	assert.Contains(t, eval[string](t, b, gadgetShown("big")+`.innerText`), "generation 1")
 	b.screenshot(t, "custom-2-back-in-time")
