@@ -3,17 +3,22 @@ package ui
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/client"
 )
 
-// Discovery says which resources the server serves now: apiserver.Server's
-// Resources. The page learns the custom kinds from it, as kubectl learns
-// them from discovery, rather than from a list of its own.
-type Discovery interface {
-	Resources() []apiserver.ResourceInfo
+// CustomKind is a kind a CustomResourceDefinition serves, as discovery
+// names it (from apiserver.Server's Resources: those with a schema, in
+// their storage version). The page learns the custom kinds from
+// Config.CustomKinds, as kubectl learns them from discovery, rather than
+// from a list of its own.
+type CustomKind struct {
+	Group, Version, Kind string
+	// Resource is the name client calls take: "widgets.demo.example.com".
+	Resource   string
+	Namespaced bool
 }
 
 // CustomKindView is one kind a CustomResourceDefinition serves, and its
@@ -54,27 +59,11 @@ type LinkView struct {
 var ownableResources = []string{client.Pods, client.ConfigMaps, client.Secrets, client.Services,
 	client.Deployments, client.ReplicaSets, client.StatefulSets, client.Jobs}
 
-// customKinds returns the custom kinds served now, each once (the storage
-// version's resource; another served version stores the same objects),
-// sorted by group and resource as discovery lists them.
-func customKinds(d Discovery) []apiserver.ResourceInfo {
-	if d == nil {
-		return nil
-	}
-	var out []apiserver.ResourceInfo
-	for _, r := range d.Resources() {
-		if r.Schema != nil && r.StoredAs == "" {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// kindsOf returns the kind of each resource in resources, as d serves it.
-func kindsOf(d Discovery, resources []string) []string {
+// kindsOf returns the kind of each built-in resource in resources.
+func kindsOf(resources []string) []string {
 	byName := map[string]string{}
-	for _, r := range d.Resources() {
-		byName[r.Name()] = r.Kind
+	for _, t := range api.RegisteredTypes() {
+		byName[t.Name] = t.Kind
 	}
 	out := make([]string, len(resources))
 	for i, r := range resources {
@@ -87,7 +76,7 @@ func kindsOf(d Discovery, resources []string) []string {
 // object's owner links: objs are the objects of kinds, in order, and owned
 // the objects of the kinds ownedKinds, in order, that a custom resource
 // may own.
-func customViews(kinds []apiserver.ResourceInfo, objs [][]api.Object, ownedKinds []string, owned [][]api.Object) []CustomKindView {
+func customViews(kinds []CustomKind, objs [][]api.Object, ownedKinds []string, owned [][]api.Object) []CustomKindView {
 	// ownedBy maps an owner's uid to the links to what it owns.
 	ownedBy := map[api.UID][]LinkView{}
 	note := func(o api.Object, kind string) {
@@ -109,7 +98,7 @@ func customViews(kinds []apiserver.ResourceInfo, objs [][]api.Object, ownedKinds
 	}
 	views := make([]CustomKindView, 0, len(kinds))
 	for i, k := range kinds {
-		v := CustomKindView{Group: k.Group, Version: k.Version, Kind: k.Kind, Resource: k.Resource, Namespaced: k.Namespaced,
+		v := CustomKindView{Group: k.Group, Version: k.Version, Kind: k.Kind, Resource: strings.TrimSuffix(k.Resource, "."+k.Group), Namespaced: k.Namespaced,
 			Objects: []CustomObjectView{}}
 		for _, o := range objs[i] {
 			m := o.GetObjectMeta()
@@ -135,14 +124,17 @@ func customViews(kinds []apiserver.ResourceInfo, objs [][]api.Object, ownedKinds
 // customAt reads the custom kinds' objects, and the objects they may own,
 // with list (Snapshot's read at its revision).
 func (h *Handler) customAt(list func(resource string) ([]api.Object, error)) ([]CustomKindView, error) {
-	kinds := customKinds(h.cfg.Discovery)
+	var kinds []CustomKind
+	if h.cfg.CustomKinds != nil {
+		kinds = h.cfg.CustomKinds()
+	}
 	if len(kinds) == 0 {
 		return []CustomKindView{}, nil
 	}
 	objs := make([][]api.Object, len(kinds))
 	for i, k := range kinds {
 		var err error
-		if objs[i], err = list(k.Name()); err != nil {
+		if objs[i], err = list(k.Resource); err != nil {
 			return nil, err
 		}
 	}
@@ -153,5 +145,5 @@ func (h *Handler) customAt(list func(resource string) ([]api.Object, error)) ([]
 			return nil, err
 		}
 	}
-	return customViews(kinds, objs, kindsOf(h.cfg.Discovery, ownableResources), owned), nil
+	return customViews(kinds, objs, kindsOf(ownableResources), owned), nil
 }

@@ -3,7 +3,7 @@
 // ownerReferences — Deployments holding their ReplicaSets, newest revision
 // first, with their conditions and rollout status, each ReplicaSet or
 // replication controller holding its pods; services and their endpoints;
-// every custom kind discovery serves (Config.Discovery), its objects and
+// every custom kind discovery serves (Config.CustomKinds), its objects and
 // their owner links both ways; the leader Lease, every controller's
 // workqueue), as it was at
 // any revision still in the store's history window, and the loop as a

@@ -40,7 +40,7 @@ type Snapshot struct {
 	Services               []ServiceView    `json:"services"`
 	Lease                  *LeaseView       `json:"lease,omitempty"`
 	Instances              []InstanceView   `json:"instances"`
-	// Custom are the custom kinds served now (Config.Discovery), each
+	// Custom are the custom kinds served now (Config.CustomKinds), each
 	// with its objects at the revision and their owner links; a kind
 	// whose definition is gone now is not shown at an older revision.
 	Custom []CustomKindView `json:"custom"`
