@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/json"
 	"reflect"
+	"sync"
 
 	"github.com/miniplane/miniplane/api"
 )
@@ -35,11 +36,23 @@ type ObjState struct {
 	// Lease: its holder and transitions.
 	Holder      string `json:"holder,omitempty"`
 	Transitions *int32 `json:"transitions,omitempty"`
+	// Custom says the object is a custom resource, of a kind a
+	// CustomResourceDefinition serves; Generation is its
+	// metadata.generation. A custom resource's Owner is its controller
+	// reference, as a pod's is; so is the Owner of any object a custom
+	// resource controls (an operator's ConfigMap), so that a replay can
+	// draw what each custom resource owns.
+	Custom     bool   `json:"custom,omitempty"`
+	Generation *int64 `json:"generation,omitempty"`
 }
 
 // kindOf returns an object's kind: its Go type's name, which is the
-// Kubernetes kind for every api type.
+// Kubernetes kind for every api type, and for a custom resource (which
+// has no Go type of its own) the kind it says it is.
 func kindOf(obj api.Object) string {
+	if u, ok := obj.(*api.Unstructured); ok {
+		return u.Kind
+	}
 	t := reflect.TypeOf(obj)
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -53,7 +66,15 @@ func stateOf(obj api.Object) ObjState {
 	if m := obj.GetObjectMeta(); m.DeletionTimestamp != nil {
 		st.Deleting = true
 	}
+	if owner, ok := customOwner(obj); ok {
+		st.Owner = owner
+	}
 	switch o := obj.(type) {
+	case *api.Unstructured:
+		st.Custom = true
+		gen := o.Metadata.Generation
+		st.Generation = &gen
+		st.Owner = controllerOf(o.Metadata)
 	case *api.Pod:
 		st.Node, st.Phase = o.Spec.NodeName, string(o.Status.Phase)
 		ready := false
@@ -63,11 +84,7 @@ func stateOf(obj api.Object) ObjState {
 			}
 		}
 		st.Ready = &ready
-		for _, r := range o.Metadata.OwnerReferences {
-			if r.Controller != nil && *r.Controller {
-				st.Owner = r.Kind + " " + o.Metadata.Namespace + "/" + r.Name
-			}
-		}
+		st.Owner = controllerOf(o.Metadata)
 	case *api.ReplicationController:
 		st.Desired = o.Spec.Replicas
 		st.Current, st.ReadyN = &o.Status.Replicas, &o.Status.ReadyReplicas
@@ -90,6 +107,42 @@ func stateOf(obj api.Object) ObjState {
 		st.Transitions = o.Spec.LeaseTransitions
 	}
 	return st
+}
+
+// controllerOf names the object m's controller reference points to, as
+// a trace key ("ReplicationController default/web"); "" when none.
+func controllerOf(m api.ObjectMeta) string {
+	for _, r := range m.OwnerReferences {
+		if r.Controller != nil && *r.Controller {
+			return r.Kind + " " + m.Namespace + "/" + r.Name
+		}
+	}
+	return ""
+}
+
+// builtinKinds holds "apiVersion kind" of every api type, built once and
+// only read after.
+var builtinKinds = sync.OnceValue(func() map[string]bool {
+	out := map[string]bool{}
+	for _, t := range api.RegisteredTypes() {
+		out[t.APIVersion()+" "+t.Kind] = true
+	}
+	return out
+})
+
+// customOwner returns controllerOf obj when that controller is a custom
+// resource: its kind is no api type's.
+func customOwner(obj api.Object) (string, bool) {
+	m := obj.GetObjectMeta()
+	for _, r := range m.OwnerReferences {
+		if r.Controller != nil && *r.Controller {
+			if builtinKinds()[r.APIVersion+" "+r.Kind] {
+				return "", false
+			}
+			return controllerOf(*m), true
+		}
+	}
+	return "", false
 }
 
 func appendAddresses(out []string, addrs []api.EndpointAddress) []string {

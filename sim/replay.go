@@ -141,6 +141,20 @@ type ClusterState struct {
 	Lease       *LeaseView      `json:"lease,omitempty"`
 	Queues      []QueueView     `json:"queues"`
 	Faulted     []ComponentView `json:"faulted"`
+	// Custom are the custom resources, by key, each with what it owns.
+	Custom []CustomView `json:"custom,omitempty"`
+}
+
+// CustomView is a custom resource in a cluster snapshot: its generation,
+// its controller (Owner, a trace key) and the objects whose controller it
+// is (Owns, trace keys: "ConfigMap default/big-config").
+type CustomView struct {
+	Kind       string   `json:"kind"`
+	Namespace  string   `json:"namespace,omitempty"`
+	Name       string   `json:"name"`
+	Generation int64    `json:"generation"`
+	Owner      string   `json:"owner,omitempty"`
+	Owns       []string `json:"owns"`
 }
 
 // Replay is a trace replayed: its lines, one timeline row per line, and
@@ -361,8 +375,22 @@ func (r *replayer) snapshot() ClusterState {
 		}
 	}
 	endpoints := map[string]ObjState{}
+	owns := map[string][]string{} // owner key -> keys of what it controls, sorted
+	for _, k := range keys {
+		if o := r.objs[k]; o.Owner != "" {
+			owns[o.Owner] = append(owns[o.Owner], k)
+		}
+	}
 	for _, k := range keys {
 		o, ref := r.objs[k], must(parseRef(k))
+		if o.Custom {
+			var gen int64
+			if o.Generation != nil {
+				gen = *o.Generation
+			}
+			st.Custom = append(st.Custom, CustomView{Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name,
+				Generation: gen, Owner: o.Owner, Owns: orEmpty(owns[k])})
+		}
 		switch ref.Kind {
 		case "Pod":
 			p := PodView{Namespace: ref.Namespace, Name: ref.Name, Phase: o.Phase, Ready: deref(o.Ready), Deleting: o.Deleting, Owner: o.Owner}

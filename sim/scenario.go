@@ -3,12 +3,14 @@ package sim
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/controllers/manager"
 )
 
 // Scenario is a scripted run: what the user does, and when.
@@ -18,6 +20,11 @@ type Scenario struct {
 	// Setup schedules the user's actions (with Sim.At) that fall within
 	// the run's duration.
 	Setup func(s *Sim, duration time.Duration)
+	// Controllers are run beside the built-in ones (Config.Controllers),
+	// the scenario's own operator, and Invariants checked beside
+	// Config.Invariants: what that operator promises.
+	Controllers []manager.Descriptor
+	Invariants  []Invariant
 }
 
 // Scenarios returns the scenarios `miniplane sim --scenario` knows, the
@@ -31,6 +38,8 @@ func Scenarios() []Scenario {
 		{Name: "deployments", Description: "a deployment of 5 rolled out to a new image, scaled to 9 mid-rollout, rolled out again and rolled back to its first template", Setup: deploymentScenario},
 		{Name: "statefulsets", Description: "a stateful set of 3 with a claim template rolled out to a new image, scaled to 2 and rolled back to its first template", Setup: statefulSetScenario},
 		{Name: "jobs", Description: "a job of 6 completions run 2 at a time, a job whose pods fail until its back-off limit, and a job of 4 run all at once", Setup: jobScenario},
+		{Name: "gadgets", Description: "a CustomResourceDefinition installed and an operator in miniature keeping a ConfigMap for each of two Gadgets, which the user creates and resizes", Setup: gadgetScenario,
+			Controllers: []manager.Descriptor{GadgetOperator()}, Invariants: []Invariant{GadgetsConverged}},
 	}
 }
 
@@ -303,6 +312,8 @@ func (r Result) String() string {
 // result. The error is for what is not a violation: a bad config, or ctx
 // ending.
 func RunScenario(ctx context.Context, cfg Config, sc Scenario, duration time.Duration) (Result, error) {
+	cfg.Controllers = append(slices.Clip(cfg.Controllers), sc.Controllers...)
+	cfg.Invariants = append(slices.Clip(cfg.Invariants), sc.Invariants...)
 	s, err := New(ctx, cfg)
 	if err != nil {
 		return Result{}, err

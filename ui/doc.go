@@ -2,8 +2,10 @@
 // (nodes and their pods; workloads grouped by their controller
 // ownerReferences — Deployments holding their ReplicaSets, newest revision
 // first, with their conditions and rollout status, each ReplicaSet or
-// replication controller holding its pods; services and their endpoints,
-// the leader Lease, every controller's workqueue), as it was at
+// replication controller holding its pods; services and their endpoints;
+// every custom kind discovery serves (Config.CustomKinds), its objects and
+// their owner links both ways; the leader Lease, every controller's
+// workqueue), as it was at
 // any revision still in the store's history window, and the loop as a
 // timeline of store writes — who wrote what, the diff, and for a
 // controller's write the reconcile that made it and the watch event that

@@ -35,7 +35,14 @@ func newCluster(t testing.TB, history int) *cluster {
 	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2)), HistoryLimit: history})
 	require.NoError(t, err)
 	h, err := New(Config{
-		Lister: srv, History: srv.Store(), Clock: clk,
+		Lister: srv, History: srv.Store(), Clock: clk, CustomKinds: func() (out []CustomKind) {
+			for _, r := range srv.Resources() { // the custom ones, as cmd/miniplane picks them
+				if r.Schema != nil && r.StoredAs == "" {
+					out = append(out, CustomKind{Group: r.Group, Version: r.Version, Kind: r.Kind, Resource: r.Name(), Namespaced: r.Namespaced})
+				}
+			}
+			return out
+		},
 		Instances: func() []Instance {
 			return []Instance{{Identity: "cm-1", Leading: true, Queues: []workqueue.MetricsSnapshot{{Name: "replicationcontroller", Depth: 2, InFlight: 1, Retries: 3}}}}
 		},

@@ -40,6 +40,10 @@ type Snapshot struct {
 	Services               []ServiceView    `json:"services"`
 	Lease                  *LeaseView       `json:"lease,omitempty"`
 	Instances              []InstanceView   `json:"instances"`
+	// Custom are the custom kinds served now (Config.CustomKinds), each
+	// with its objects at the revision and their owner links; a kind
+	// whose definition is gone now is not shown at an older revision.
+	Custom []CustomKindView `json:"custom"`
 }
 
 // PodCounts counts pods as `kubectl get pods` shows them.
@@ -222,6 +226,9 @@ func (h *Handler) Snapshot(ctx context.Context, rev int64) (*Snapshot, error) {
 		if l.Metadata.Namespace == h.cfg.LeaseNamespace && l.Metadata.Name == h.cfg.LeaseName {
 			s.Lease = leaseView(l)
 		}
+	}
+	if s.Custom, err = h.customAt(list); err != nil {
+		return nil, err
 	}
 	if h.cfg.Instances != nil {
 		for _, in := range h.cfg.Instances() {

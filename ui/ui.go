@@ -61,6 +61,9 @@ type Config struct {
 	// Causes, when set, knows exactly which reconcile made a write; the
 	// timeline asks it first and infers the rest (see Inferred).
 	Causes Causes
+	// CustomKinds, when set, returns the custom kinds served now; the
+	// page shows each with its objects and their owner links.
+	CustomKinds func() []CustomKind
 	// Lease names the leader-election Lease to show;
 	// kube-system/kube-controller-manager when empty.
 	LeaseNamespace, LeaseName string

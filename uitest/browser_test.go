@@ -174,6 +174,17 @@ func (b *browser) screenshot(t *testing.T, name string) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644))
 }
 
+// travel moves the live page's revision slider to rev, as a user
+// dragging it does; the page shows that revision once it has read it.
+func (b *browser) travel(t *testing.T, rev int64) {
+	t.Helper()
+	eval[chromedp.Void](t, b, fmt.Sprintf(`{
+		const s = document.getElementById('revision');
+		s.value = %d;
+		s.dispatchEvent(new Event('input'));
+	}`, rev))
+}
+
 // eval evaluates a JavaScript expression in the page, awaiting it when
 // it is a promise.
 func eval[T any](t *testing.T, b *browser, expr string) T {

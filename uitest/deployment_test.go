@@ -151,11 +151,7 @@ func TestADeploymentAndItsRolloutOnThePage(t *testing.T) {
 	b.screenshot(t, "9-rolled-out")
 
 	// Back in time, to the middle of the rollout.
-	eval[chromedp.Void](t, b, fmt.Sprintf(`{
-		const s = document.getElementById('revision');
-		s.value = %d;
-		s.dispatchEvent(new Event('input'));
-	}`, mid))
+	b.travel(t, mid)
 	b.waitFor(t, 5*time.Second, fmt.Sprintf(`document.body.dataset.revision === '%d' && `+rsOf+`?.length === 2 && `+dep+`.dataset.rolledOut === 'false'`, mid))
 
 	// The rollout link travels to the set image write.

@@ -43,11 +43,7 @@ func TestTheLoopOnThePage(t *testing.T) {
 	b.screenshot(t, "3-five-pods")
 
 	// Back in time: the slider to the revision that showed three.
-	eval[chromedp.Void](t, b, fmt.Sprintf(`{
-		const s = document.getElementById('revision');
-		s.value = %d;
-		s.dispatchEvent(new Event('input'));
-	}`, three))
+	b.travel(t, three)
 	b.waitFor(t, 5*time.Second, fmt.Sprintf(`document.body.dataset.revision === '%d' && `+podsShown+` === 3`, three))
 	assert.Equal(t, "false", eval[string](t, b, `document.getElementById('live').getAttribute('aria-pressed')`), "travelling pauses the live view")
 	b.screenshot(t, "4-back-in-time")

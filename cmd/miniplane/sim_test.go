@@ -53,7 +53,7 @@ func TestSimCommand(t *testing.T) {
 			wantOut:  []string{"VIOLATION seed=1 step=", "invariant=rc-no-overshoot", "last trace lines:", `"kind":"violation"`, "replay: miniplane sim --seed 1 --duration 10m0s --faults all --scenario default --plant-bug"},
 			wantLast: regexp.MustCompile(`invariants=violated:rc-no-overshoot$`)},
 		{name: "unknown fault", args: []string{"sim", "--faults", "crash,gremlins"}, wantUsage: true, wantErr: `--faults: unknown fault "gremlins"`},
-		{name: "unknown scenario", args: []string{"sim", "--scenario", "nope"}, wantUsage: true, wantErr: `--scenario: unknown scenario "nope" (known: default, small, replicasets, daemonsets, deployments, statefulsets, jobs)`},
+		{name: "unknown scenario", args: []string{"sim", "--scenario", "nope"}, wantUsage: true, wantErr: `--scenario: unknown scenario "nope" (known: default, small, replicasets, daemonsets, deployments, statefulsets, jobs, gadgets)`},
 		{name: "bad seed range", args: []string{"sim", "--seeds", "9..3"}, wantUsage: true, wantErr: "--seeds: 9..3 is empty"},
 		{name: "seed range without dots", args: []string{"sim", "--seeds", "12"}, wantUsage: true, wantErr: `--seeds: want A..B, got "12"`},
 		{name: "one instance", args: []string{"sim", "--instances", "1", "--duration", "2m"}, wantOut: []string{"instances 1, faults all"}, wantLast: lastLine},

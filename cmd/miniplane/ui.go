@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/plane"
 	"github.com/miniplane/miniplane/ui"
@@ -23,6 +24,7 @@ func mountUI(p *plane.Plane, token string) (*ui.Handler, error) {
 	opts := p.Options()
 	h, err := ui.New(ui.Config{
 		Lister: p.Server(), History: p.Server().Store(), Clock: p.Clock(),
+		CustomKinds:    func() []ui.CustomKind { return customKinds(p.Server().Resources()) },
 		Instances:      func() []ui.Instance { return uiInstances(p) },
 		LeaseNamespace: opts.LeaderElection.ResourceNamespace, LeaseName: opts.LeaderElection.ResourceName,
 	})
@@ -69,4 +71,16 @@ func runPlane(ctx context.Context, p *plane.Plane, h *ui.Handler) error {
 	err := p.Run(ctx)
 	wg.Wait()
 	return err
+}
+
+// customKinds returns the custom kinds among what discovery lists, each in
+// its storage version (another served version stores the same objects).
+func customKinds(resources []apiserver.ResourceInfo) []ui.CustomKind {
+	var out []ui.CustomKind
+	for _, r := range resources {
+		if r.Schema != nil && r.StoredAs == "" {
+			out = append(out, ui.CustomKind{Group: r.Group, Version: r.Version, Kind: r.Kind, Resource: r.Name(), Namespaced: r.Namespaced})
+		}
+	}
+	return out
 }

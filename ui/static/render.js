@@ -169,6 +169,21 @@ export function renderServices(root, services) {
   if (!services.length) root.append(el('p', { class: 'none' }, 'none'));
 }
 
+// renderCustom draws each custom kind discovery names, with its objects:
+// what owns each one and what it owns, by ownerReferences (★ marks the
+// controller reference), the links the garbage collector follows.
+export function renderCustom(root, kinds) {
+  const link = (l) => el('li', { 'data-link': `${l.kind}/${l.name}` }, `${l.kind} ${l.name}${l.controller ? ' ★' : ''}`);
+  const links = (label, list) => list.length ? el('div', { class: 'links' }, el('small', {}, label), el('ul', {}, list.map(link))) : null;
+  root.replaceChildren(...(kinds || []).map((k) => el('div', { class: 'custom-kind', 'data-kind': k.kind },
+    el('strong', {}, k.kind), el('small', {}, ` ${k.resource}.${k.group}/${k.version}${k.namespaced ? '' : ' (cluster-scoped)'}`),
+    k.objects.length ? null : el('p', { class: 'none' }, 'no objects'),
+    k.objects.map((o) => el('div', { class: 'custom-object', 'data-object': o.name, 'data-owns': o.owns.length },
+      el('span', {}, o.namespace ? `${o.namespace}/${o.name}` : o.name), el('small', {}, ` generation ${o.generation}`),
+      links('owned by', o.owners), links('owns', o.owns))))));
+  if (!(kinds || []).length) root.append(el('p', { class: 'none' }, 'none: no CustomResourceDefinition is installed'));
+}
+
 // renderLease draws the leader Lease.
 export function renderLease(root, lease) {
   if (!lease) {
@@ -201,7 +216,7 @@ export function renderQueues(tbody, instances) {
 export function pageElements(doc) {
   const $ = (id) => doc.getElementById(id);
   return {
-    nodes: $('nodes'), podSummary: $('pod-summary'), workloads: $('workloads'), services: $('services'),
+    nodes: $('nodes'), podSummary: $('pod-summary'), workloads: $('workloads'), services: $('services'), custom: $('custom'),
     lease: $('lease'), queues: $('queues').tBodies[0],
   };
 }
@@ -211,6 +226,7 @@ export function renderCluster(page, snapshot) {
   renderNodes(page.nodes, snapshot, page.podSummary);
   renderWorkloads(page.workloads, snapshot);
   renderServices(page.services, snapshot.services);
+  renderCustom(page.custom, snapshot.custom);
   renderLease(page.lease, snapshot.lease);
   renderQueues(page.queues, snapshot.instances);
 }

@@ -31,19 +31,6 @@ const BuggySweep = "MINIPLANE_EXAMPLE_BUGGY_SWEEP"
 // the seed fails again.
 func SweepFindsTheBug(t *testing.T, dir string, seeds int, want ...string) {
 	t.Helper()
-	sweepFinds(t, dir, seeds, true, want...)
-}
-
-// SweepFindsTheBugUnreplayed is SweepFindsTheBug without the replay of the
-// first failed seed, for an example whose failing seeds do not yet fail
-// again every time they are replayed: the sweep must still find the bug.
-func SweepFindsTheBugUnreplayed(t *testing.T, dir string, seeds int, want ...string) {
-	t.Helper()
-	sweepFinds(t, dir, seeds, false, want...)
-}
-
-func sweepFinds(t *testing.T, dir string, seeds int, replayIt bool, want ...string) {
-	t.Helper()
 	out, err := child(t, "-test.run=^TestBuggySweep$")
 	require.Error(t, err, "the buggy sweep failed:\n%s", out)
 	for _, w := range want {
@@ -57,9 +44,6 @@ func sweepFinds(t *testing.T, dir string, seeds int, replayIt bool, want ...stri
 	require.NotNil(t, m, "a replay line in:\n%s", out)
 	assert.Equal(t, m[1], m[2])
 	t.Logf("the sweep found the bug: %s; the first is seed %s", failed, m[1])
-	if !replayIt {
-		return
-	}
 
 	again, err := child(t, "-test.run=^TestBuggySweep$/^seed="+m[1]+"$", "-miniplane.seed="+m[1])
 	require.Error(t, err, "replaying seed %s fails again:\n%s", m[1], again)
