@@ -153,7 +153,18 @@ func schemas() map[string]*schema {
 		"CSIStorageCapacity": metaOnly,
 		"VolumeAttachment":   metaOnly,
 		"PriorityClass":      metaOnly,
-		"LimitRange":         metaOnly,
+		"RuntimeClass":       metaOnly,
+		// Its conditions have no patch strategy: a list is replaced.
+		"CertificateSigningRequest": metaOnly,
+		"FlowSchema": object(map[string]*fieldMeta{
+			"metadata": nested(objectMeta),
+			"status":   nested(conditionsOnly),
+		}),
+		"PriorityLevelConfiguration": object(map[string]*fieldMeta{
+			"metadata": nested(objectMeta),
+			"status":   nested(conditionsOnly),
+		}),
+		"LimitRange": metaOnly,
 		"PodTemplate": object(map[string]*fieldMeta{
 			"metadata": nested(objectMeta),
 			"template": nested(object(map[string]*fieldMeta{
