@@ -2,6 +2,7 @@ package apiserver_test
 
 import (
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,17 +15,6 @@ import (
 	"github.com/miniplane/miniplane/clock"
 )
 
-// csrPEM is a P-256 certificate request for e2e.example.com.
-const csrPEM = `-----BEGIN CERTIFICATE REQUEST-----
-MIIBAzCBqQIBADAaMRgwFgYDVQQDEw9lMmUuZXhhbXBsZS5jb20wWTATBgcqhkjO
-PQIBBggqhkjOPQMBBwNCAARW43NOdqygcDPlV9XpNJR8E3+CFlPe/A0HJxz4d2X8
-/rMvI7hEnG/RTR5JRqdQ5k0417U65cdVPDsfbguD7oNGoC0wKwYJKoZIhvcNAQkO
-MR4wHDAaBgNVHREEEzARgg9lMmUuZXhhbXBsZS5jb20wCgYIKoZIzj0EAwIDSQAw
-RgIhAM7Xq3QBPExbwCefbX/WMHS4X4Y+a/mcf17WYo56S07mAiEA5EJEDQEAyeuR
-DpM1m0ZvoAwatXZEoqxF+xi1TDDF15s=
------END CERTIFICATE REQUEST-----
-`
-
 // TestCSRWrites drives a CertificateSigningRequest through its writes as
 // kube-apiserver's strategies allow them: the requester comes from who
 // creates it, a main update keeps spec and status, approval writes the
@@ -33,7 +23,7 @@ func TestCSRWrites(t *testing.T) {
 	s, _ := newServer(t)
 	asJane := client.WithUser(ctx, client.User{Name: "jane", UID: "u-1", Groups: []string{"devs", "system:authenticated"}})
 	obj, err := s.Create(asJane, &api.CertificateSigningRequest{Metadata: api.ObjectMeta{Name: "c"}, Spec: api.CertificateSigningRequestSpec{
-		Request: []byte(csrPEM), SignerName: "example.com/signer", Usages: []api.KeyUsage{"client auth"}, Username: "admin"},
+		Request: readFile(t, "testdata/csr.pem"), SignerName: "example.com/signer", Usages: []api.KeyUsage{"client auth"}, Username: "admin"},
 		Status: api.CertificateSigningRequestStatus{Conditions: []api.CertificateSigningRequestCondition{{Type: "Approved", Status: "True"}}}})
 	require.NoError(t, err)
 	csr := obj.(*api.CertificateSigningRequest)
@@ -103,4 +93,12 @@ func TestMandatoryFlowControl(t *testing.T) {
 	_, err = s.Update(ctx, changed)
 	require.Error(t, err, "a mandatory schema's spec is fixed")
 	assert.True(t, apierrors.IsInvalid(err))
+}
+
+// readFile returns a file of the tests' data.
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return b
 }

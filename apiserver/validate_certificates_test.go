@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -11,28 +12,21 @@ import (
 )
 
 // testCSRPEM is a P-256 certificate request for e2e.example.com, and
-// testCertPEM a certificate of the same key, made once for the tests.
-const (
-	testCSRPEM = `-----BEGIN CERTIFICATE REQUEST-----
-MIIBAzCBqQIBADAaMRgwFgYDVQQDEw9lMmUuZXhhbXBsZS5jb20wWTATBgcqhkjO
-PQIBBggqhkjOPQMBBwNCAARW43NOdqygcDPlV9XpNJR8E3+CFlPe/A0HJxz4d2X8
-/rMvI7hEnG/RTR5JRqdQ5k0417U65cdVPDsfbguD7oNGoC0wKwYJKoZIhvcNAQkO
-MR4wHDAaBgNVHREEEzARgg9lMmUuZXhhbXBsZS5jb20wCgYIKoZIzj0EAwIDSQAw
-RgIhAM7Xq3QBPExbwCefbX/WMHS4X4Y+a/mcf17WYo56S07mAiEA5EJEDQEAyeuR
-DpM1m0ZvoAwatXZEoqxF+xi1TDDF15s=
------END CERTIFICATE REQUEST-----
-`
-	testCertPEM = `-----BEGIN CERTIFICATE-----
-MIIBHzCBx6ADAgECAgEBMAoGCCqGSM49BAMCMBoxGDAWBgNVBAMTD2UyZS5leGFt
-cGxlLmNvbTAeFw0yNjAxMDEwMDAwMDBaFw0zNjAxMDEwMDAwMDBaMBoxGDAWBgNV
-BAMTD2UyZS5leGFtcGxlLmNvbTBZMBMGByqGSM49AgEGCCqGSM49AwEHA0IABFbj
-c052rKBwM+VX1ek0lHwTf4IWU978DQcnHPh3Zfz+sy8juEScb9FNHklGp1DmTTjX
-tTrlx1U8Ox9uC4Pug0YwCgYIKoZIzj0EAwIDRwAwRAIgNk64m5b++x2O1SA85vhx
-F8z8qFgwixQrGdV2AVT3Q/YCIHQGPPQ0WEzM/1lDpLj1ZbJl+861x9h1IKbSW4E9
-LJsQ
------END CERTIFICATE-----
-`
+// testCertPEM a certificate of the same key valid from 2026 to 2036, made
+// once for the tests (testdata/csr.pem, testdata/cert.pem).
+var (
+	testCSRPEM  = readTestdata("testdata/csr.pem")
+	testCertPEM = readTestdata("testdata/cert.pem")
 )
+
+// readTestdata returns a file of the tests' data as a string.
+func readTestdata(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
 
 func validCSR() *api.CertificateSigningRequest {
 	return &api.CertificateSigningRequest{Metadata: api.ObjectMeta{Name: "testcsr"}, Spec: api.CertificateSigningRequestSpec{

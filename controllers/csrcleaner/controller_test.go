@@ -1,6 +1,7 @@
 package csrcleaner
 
 import (
+	"os"
 	"testing"
 	"time"
 
@@ -15,17 +16,21 @@ import (
 	"github.com/miniplane/miniplane/internal/testenv"
 )
 
-// testCertPEM is a certificate valid from 2026-01-01 to 2036-01-01.
-const testCertPEM = `-----BEGIN CERTIFICATE-----
-MIIBHzCBx6ADAgECAgEBMAoGCCqGSM49BAMCMBoxGDAWBgNVBAMTD2UyZS5leGFt
-cGxlLmNvbTAeFw0yNjAxMDEwMDAwMDBaFw0zNjAxMDEwMDAwMDBaMBoxGDAWBgNV
-BAMTD2UyZS5leGFtcGxlLmNvbTBZMBMGByqGSM49AgEGCCqGSM49AwEHA0IABFbj
-c052rKBwM+VX1ek0lHwTf4IWU978DQcnHPh3Zfz+sy8juEScb9FNHklGp1DmTTjX
-tTrlx1U8Ox9uC4Pug0YwCgYIKoZIzj0EAwIDRwAwRAIgNk64m5b++x2O1SA85vhx
-F8z8qFgwixQrGdV2AVT3Q/YCIHQGPPQ0WEzM/1lDpLj1ZbJl+861x9h1IKbSW4E9
-LJsQ
------END CERTIFICATE-----
-`
+// testCertPEM is a certificate valid from 2026-01-01 to 2036-01-01, and
+// testCSRPEM a request: the API server's test data.
+var (
+	testCertPEM = readTestdata("../../apiserver/testdata/cert.pem")
+	testCSRPEM  = readTestdata("../../apiserver/testdata/csr.pem")
+)
+
+// readTestdata returns a file of the tests' data as a string.
+func readTestdata(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
 
 // The cases of Kubernetes' TestCleanerWithApprovedExpiredCSR
 // (pkg/controller/certificates/cleaner), against the time the sweep runs.
@@ -120,14 +125,3 @@ func createDenied(t *testing.T, srv *apiserver.Server) string {
 	require.NoError(t, err)
 	return d.Metadata.Name
 }
-
-// testCSRPEM is a P-256 certificate request for e2e.example.com.
-const testCSRPEM = `-----BEGIN CERTIFICATE REQUEST-----
-MIIBAzCBqQIBADAaMRgwFgYDVQQDEw9lMmUuZXhhbXBsZS5jb20wWTATBgcqhkjO
-PQIBBggqhkjOPQMBBwNCAARW43NOdqygcDPlV9XpNJR8E3+CFlPe/A0HJxz4d2X8
-/rMvI7hEnG/RTR5JRqdQ5k0417U65cdVPDsfbguD7oNGoC0wKwYJKoZIhvcNAQkO
-MR4wHDAaBgNVHREEEzARgg9lMmUuZXhhbXBsZS5jb20wCgYIKoZIzj0EAwIDSQAw
-RgIhAM7Xq3QBPExbwCefbX/WMHS4X4Y+a/mcf17WYo56S07mAiEA5EJEDQEAyeuR
-DpM1m0ZvoAwatXZEoqxF+xi1TDDF15s=
------END CERTIFICATE REQUEST-----
-`
