@@ -1227,6 +1227,87 @@ func (in *Binding) DeepCopy() *Binding {
 	return out
 }
 
+// Types of types_certificates.go.
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *CertificateSigningRequest) DeepCopyInto(out *CertificateSigningRequest) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	in.Spec.DeepCopyInto(&out.Spec)
+	in.Status.DeepCopyInto(&out.Status)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *CertificateSigningRequest) DeepCopy() *CertificateSigningRequest {
+	if in == nil {
+		return nil
+	}
+	out := new(CertificateSigningRequest)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject returns in.DeepCopy() as an Object.
+func (in *CertificateSigningRequest) DeepCopyObject() Object {
+	if c := in.DeepCopy(); c != nil {
+		return c
+	}
+	return nil
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *CertificateSigningRequestSpec) DeepCopyInto(out *CertificateSigningRequestSpec) {
+	*out = *in
+	out.Request = slices.Clone(in.Request)
+	out.ExpirationSeconds = clonePtr(in.ExpirationSeconds)
+	out.Usages = slices.Clone(in.Usages)
+	out.Groups = slices.Clone(in.Groups)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *CertificateSigningRequestSpec) DeepCopy() *CertificateSigningRequestSpec {
+	if in == nil {
+		return nil
+	}
+	out := new(CertificateSigningRequestSpec)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *CertificateSigningRequestStatus) DeepCopyInto(out *CertificateSigningRequestStatus) {
+	*out = *in
+	out.Conditions = slices.Clone(in.Conditions)
+	out.Certificate = slices.Clone(in.Certificate)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *CertificateSigningRequestStatus) DeepCopy() *CertificateSigningRequestStatus {
+	if in == nil {
+		return nil
+	}
+	out := new(CertificateSigningRequestStatus)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *CertificateSigningRequestList) DeepCopyInto(out *CertificateSigningRequestList) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	out.Items = deepCopySlice(in.Items, (*CertificateSigningRequest).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *CertificateSigningRequestList) DeepCopy() *CertificateSigningRequestList {
+	if in == nil {
+		return nil
+	}
+	out := new(CertificateSigningRequestList)
+	in.DeepCopyInto(out)
+	return out
+}
+
 // Types of types_config.go.
 
 // DeepCopyInto copies in into out; out shares nothing mutable with in.
@@ -2128,6 +2209,284 @@ func (in *Eviction) DeepCopyObject() Object {
 		return c
 	}
 	return nil
+}
+
+// Types of types_flowcontrol.go.
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *FlowSchema) DeepCopyInto(out *FlowSchema) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	in.Spec.DeepCopyInto(&out.Spec)
+	in.Status.DeepCopyInto(&out.Status)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *FlowSchema) DeepCopy() *FlowSchema {
+	if in == nil {
+		return nil
+	}
+	out := new(FlowSchema)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject returns in.DeepCopy() as an Object.
+func (in *FlowSchema) DeepCopyObject() Object {
+	if c := in.DeepCopy(); c != nil {
+		return c
+	}
+	return nil
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *FlowSchemaSpec) DeepCopyInto(out *FlowSchemaSpec) {
+	*out = *in
+	out.DistinguisherMethod = clonePtr(in.DistinguisherMethod)
+	out.Rules = deepCopySlice(in.Rules, (*PolicyRulesWithSubjects).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *FlowSchemaSpec) DeepCopy() *FlowSchemaSpec {
+	if in == nil {
+		return nil
+	}
+	out := new(FlowSchemaSpec)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *PolicyRulesWithSubjects) DeepCopyInto(out *PolicyRulesWithSubjects) {
+	*out = *in
+	out.Subjects = deepCopySlice(in.Subjects, (*FlowSubject).DeepCopyInto)
+	out.ResourceRules = deepCopySlice(in.ResourceRules, (*ResourcePolicyRule).DeepCopyInto)
+	out.NonResourceRules = deepCopySlice(in.NonResourceRules, (*NonResourcePolicyRule).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *PolicyRulesWithSubjects) DeepCopy() *PolicyRulesWithSubjects {
+	if in == nil {
+		return nil
+	}
+	out := new(PolicyRulesWithSubjects)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *FlowSubject) DeepCopyInto(out *FlowSubject) {
+	*out = *in
+	out.User = clonePtr(in.User)
+	out.Group = clonePtr(in.Group)
+	out.ServiceAccount = clonePtr(in.ServiceAccount)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *FlowSubject) DeepCopy() *FlowSubject {
+	if in == nil {
+		return nil
+	}
+	out := new(FlowSubject)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ResourcePolicyRule) DeepCopyInto(out *ResourcePolicyRule) {
+	*out = *in
+	out.Verbs = slices.Clone(in.Verbs)
+	out.APIGroups = slices.Clone(in.APIGroups)
+	out.Resources = slices.Clone(in.Resources)
+	out.Namespaces = slices.Clone(in.Namespaces)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ResourcePolicyRule) DeepCopy() *ResourcePolicyRule {
+	if in == nil {
+		return nil
+	}
+	out := new(ResourcePolicyRule)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *NonResourcePolicyRule) DeepCopyInto(out *NonResourcePolicyRule) {
+	*out = *in
+	out.Verbs = slices.Clone(in.Verbs)
+	out.NonResourceURLs = slices.Clone(in.NonResourceURLs)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *NonResourcePolicyRule) DeepCopy() *NonResourcePolicyRule {
+	if in == nil {
+		return nil
+	}
+	out := new(NonResourcePolicyRule)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *FlowSchemaStatus) DeepCopyInto(out *FlowSchemaStatus) {
+	*out = *in
+	out.Conditions = slices.Clone(in.Conditions)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *FlowSchemaStatus) DeepCopy() *FlowSchemaStatus {
+	if in == nil {
+		return nil
+	}
+	out := new(FlowSchemaStatus)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *FlowSchemaList) DeepCopyInto(out *FlowSchemaList) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	out.Items = deepCopySlice(in.Items, (*FlowSchema).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *FlowSchemaList) DeepCopy() *FlowSchemaList {
+	if in == nil {
+		return nil
+	}
+	out := new(FlowSchemaList)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *PriorityLevelConfiguration) DeepCopyInto(out *PriorityLevelConfiguration) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	in.Spec.DeepCopyInto(&out.Spec)
+	in.Status.DeepCopyInto(&out.Status)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *PriorityLevelConfiguration) DeepCopy() *PriorityLevelConfiguration {
+	if in == nil {
+		return nil
+	}
+	out := new(PriorityLevelConfiguration)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject returns in.DeepCopy() as an Object.
+func (in *PriorityLevelConfiguration) DeepCopyObject() Object {
+	if c := in.DeepCopy(); c != nil {
+		return c
+	}
+	return nil
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *PriorityLevelConfigurationSpec) DeepCopyInto(out *PriorityLevelConfigurationSpec) {
+	*out = *in
+	out.Limited = in.Limited.DeepCopy()
+	out.Exempt = in.Exempt.DeepCopy()
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *PriorityLevelConfigurationSpec) DeepCopy() *PriorityLevelConfigurationSpec {
+	if in == nil {
+		return nil
+	}
+	out := new(PriorityLevelConfigurationSpec)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *LimitedPriorityLevelConfiguration) DeepCopyInto(out *LimitedPriorityLevelConfiguration) {
+	*out = *in
+	out.NominalConcurrencyShares = clonePtr(in.NominalConcurrencyShares)
+	in.LimitResponse.DeepCopyInto(&out.LimitResponse)
+	out.LendablePercent = clonePtr(in.LendablePercent)
+	out.BorrowingLimitPercent = clonePtr(in.BorrowingLimitPercent)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *LimitedPriorityLevelConfiguration) DeepCopy() *LimitedPriorityLevelConfiguration {
+	if in == nil {
+		return nil
+	}
+	out := new(LimitedPriorityLevelConfiguration)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ExemptPriorityLevelConfiguration) DeepCopyInto(out *ExemptPriorityLevelConfiguration) {
+	*out = *in
+	out.NominalConcurrencyShares = clonePtr(in.NominalConcurrencyShares)
+	out.LendablePercent = clonePtr(in.LendablePercent)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ExemptPriorityLevelConfiguration) DeepCopy() *ExemptPriorityLevelConfiguration {
+	if in == nil {
+		return nil
+	}
+	out := new(ExemptPriorityLevelConfiguration)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *LimitResponse) DeepCopyInto(out *LimitResponse) {
+	*out = *in
+	out.Queuing = clonePtr(in.Queuing)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *LimitResponse) DeepCopy() *LimitResponse {
+	if in == nil {
+		return nil
+	}
+	out := new(LimitResponse)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *PriorityLevelConfigurationStatus) DeepCopyInto(out *PriorityLevelConfigurationStatus) {
+	*out = *in
+	out.Conditions = slices.Clone(in.Conditions)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *PriorityLevelConfigurationStatus) DeepCopy() *PriorityLevelConfigurationStatus {
+	if in == nil {
+		return nil
+	}
+	out := new(PriorityLevelConfigurationStatus)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *PriorityLevelConfigurationList) DeepCopyInto(out *PriorityLevelConfigurationList) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	out.Items = deepCopySlice(in.Items, (*PriorityLevelConfiguration).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *PriorityLevelConfigurationList) DeepCopy() *PriorityLevelConfigurationList {
+	if in == nil {
+		return nil
+	}
+	out := new(PriorityLevelConfigurationList)
+	in.DeepCopyInto(out)
+	return out
 }
 
 // Types of types_labelselector.go.
@@ -3713,6 +4072,84 @@ func (in *ReplicationControllerStatus) DeepCopy() *ReplicationControllerStatus {
 		return nil
 	}
 	out := new(ReplicationControllerStatus)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// Types of types_runtimeclass.go.
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *RuntimeClass) DeepCopyInto(out *RuntimeClass) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	out.Overhead = in.Overhead.DeepCopy()
+	out.Scheduling = in.Scheduling.DeepCopy()
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *RuntimeClass) DeepCopy() *RuntimeClass {
+	if in == nil {
+		return nil
+	}
+	out := new(RuntimeClass)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject returns in.DeepCopy() as an Object.
+func (in *RuntimeClass) DeepCopyObject() Object {
+	if c := in.DeepCopy(); c != nil {
+		return c
+	}
+	return nil
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *Overhead) DeepCopyInto(out *Overhead) {
+	*out = *in
+	out.PodFixed = maps.Clone(in.PodFixed)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *Overhead) DeepCopy() *Overhead {
+	if in == nil {
+		return nil
+	}
+	out := new(Overhead)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *Scheduling) DeepCopyInto(out *Scheduling) {
+	*out = *in
+	out.NodeSelector = maps.Clone(in.NodeSelector)
+	out.Tolerations = deepCopySlice(in.Tolerations, (*Toleration).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *Scheduling) DeepCopy() *Scheduling {
+	if in == nil {
+		return nil
+	}
+	out := new(Scheduling)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *RuntimeClassList) DeepCopyInto(out *RuntimeClassList) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	out.Items = deepCopySlice(in.Items, (*RuntimeClass).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *RuntimeClassList) DeepCopy() *RuntimeClassList {
+	if in == nil {
+		return nil
+	}
+	out := new(RuntimeClassList)
 	in.DeepCopyInto(out)
 	return out
 }

@@ -16,7 +16,9 @@
 //     [ValidatingWebhookConfiguration] and [MutatingWebhookConfiguration]; the
 //     scheduling.k8s.io/v1 [PriorityClass] that admission resolves pods'
 //     priority from; rbac.authorization.k8s.io/v1 [Role], [RoleBinding],
-//     [ClusterRole] and [ClusterRoleBinding]; each with its XxxList, plus the [Scale]
+//     [ClusterRole] and [ClusterRoleBinding]; node.k8s.io/v1 [RuntimeClass],
+//     certificates.k8s.io/v1 [CertificateSigningRequest], flowcontrol.apiserver.k8s.io/v1
+//     [FlowSchema] and [PriorityLevelConfiguration]; each with its XxxList, plus the [Scale]
 //     and [Binding] subresource bodies, [Status] (the shape of every API error),
 //     [DeleteOptions] and [WatchEvent].
 //   - The [Object] interface that the store, informers and controllers handle kinds through.
@@ -34,7 +36,7 @@
 // # What it mirrors
 //
 // The types follow k8s.io/api (core/v1, discovery/v1, rbac/v1, coordination/v1, autoscaling/v1, events/v1,
-// policy/v1, scheduling/v1) and k8s.io/apimachinery (meta/v1, labels, fields): JSON names and omitempty behaviour
+// policy/v1, scheduling/v1, node/v1, certificates/v1, flowcontrol/v1) and k8s.io/apimachinery (meta/v1, labels, fields): JSON names and omitempty behaviour
 // match, so JSON produced by kubectl or the kube-apiserver decodes into these types and
 // encodes back unchanged, for every field the types model. Fields miniplane does not model
 // (volumes, affinity, securityContext, ...) are dropped on decode without error. Each type

@@ -22,6 +22,9 @@ var actedOnBy = map[string]string{
 	"poddisruptionbudgets":   "disruption",
 	"persistentvolumeclaims": "persistentvolume-binder",
 	"persistentvolumes":      "persistentvolume-binder",
+	// csrapproving and csrsigning do not run here (notCalled says so);
+	// csrcleaner does.
+	"certificatesigningrequests": "csrcleaner",
 }
 
 // notCalled is, by resource, the warning at the creation of an object that
@@ -32,4 +35,7 @@ var actedOnBy = map[string]string{
 var notCalled = map[string]string{
 	"validatingwebhookconfigurations": "admission webhooks are not called here: this ValidatingWebhookConfiguration is stored and validated, but miniplane never calls its webhooks",
 	"mutatingwebhookconfigurations":   "admission webhooks are not called here: this MutatingWebhookConfiguration is stored and validated, but miniplane never calls its webhooks",
+	"certificatesigningrequests":      "certificates are not signed here: kube-controller-manager's csrapproving and csrsigning do not run in miniplane, so this CertificateSigningRequest is approved and issued only by whoever writes its approval and status",
+	"flowschemas":                     "API Priority and Fairness is not done here: this FlowSchema is stored and validated, but miniplane never classifies, queues or refuses a request by it",
+	"prioritylevelconfigurations":     "API Priority and Fairness is not done here: this PriorityLevelConfiguration is stored and validated, but miniplane never queues or refuses a request by it",
 }

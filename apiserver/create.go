@@ -86,6 +86,15 @@ func (s *Server) create(obj api.Object, opts writeOptions) (api.Object, error) {
 			return nil, err
 		}
 	}
+	if csr, ok := in.(*api.CertificateSigningRequest); ok {
+		u, ok := client.UserFrom(opts.ctx)
+		setCSRRequester(csr, u, ok)
+	}
+	if p, ok := in.(*api.Pod); ok {
+		if err := s.admitRuntimeClass(p); err != nil {
+			return nil, err
+		}
+	}
 	if p, ok := in.(*api.Pod); ok {
 		p.Status.Phase = api.PodPending // every pod starts Pending, as Kubernetes' pod strategy sets it
 		p.Status.QOSClass = quota.QOSClass(p)

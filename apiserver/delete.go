@@ -67,7 +67,7 @@ func (s *Server) Delete(ctx context.Context, resource, namespace, name string, o
 			_, err = s.deleteKey(key, cur.ModRev)
 			if err == nil {
 				s.dropGrace(key)
-				if s.kubernetesServiceKey(key) {
+				if s.kubernetesServiceKey(key) || s.mandatoryFlowControlKey(key) {
 					s.noteKubernetesServiceGone(key) // Sweep puts it back
 				}
 				s.release(old)

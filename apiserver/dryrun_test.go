@@ -144,6 +144,10 @@ var declaredColumns = map[string][]string{
 	"clusterroles":                {"Name", "Created At"},
 	"rolebindings":                {"Name", "Role", "Age", "Users", "Groups", "ServiceAccounts"},
 	"clusterrolebindings":         {"Name", "Role", "Age", "Users", "Groups", "ServiceAccounts"},
+	"runtimeclasses":              {"Name", "Handler", "Age"},
+	"certificatesigningrequests":  {"Name", "Age", "SignerName", "Requestor", "RequestedDuration", "Condition"},
+	"flowschemas":                 {"Name", "PriorityLevel", "MatchingPrecedence", "DistinguisherMethod", "Age", "MissingPL"},
+	"prioritylevelconfigurations": {"Name", "Type", "NominalConcurrencyShares", "Queues", "HandSize", "QueueLengthLimit", "Age"},
 	"cronjobs":                    {"Name", "Schedule", "Timezone", "Suspend", "Active", "Last Schedule", "Age", "Containers", "Images", "Selector"},
 }
 
@@ -152,13 +156,13 @@ var declaredColumns = map[string][]string{
 func TestResources(t *testing.T) {
 	s, _ := newServer(t)
 	all := s.Resources()
-	require.Len(t, all, 41)
+	require.Len(t, all, 45)
 	assert.Equal(t, "configmaps", all[0].Resource, "core group first, sorted by name")
 	assert.Equal(t, "mutatingwebhookconfigurations", all[15].Resource, "named groups after core, sorted by group")
 	assert.Equal(t, "customresourcedefinitions", all[19].Resource)
 	assert.Equal(t, "controllerrevisions", all[20].Resource)
 	assert.Equal(t, "deployments", all[22].Resource)
-	assert.Equal(t, apierrors.GroupResource{Group: "events.k8s.io", Resource: "events"}, all[29].GroupResource())
+	assert.Equal(t, apierrors.GroupResource{Group: "events.k8s.io", Resource: "events"}, all[30].GroupResource())
 	assert.Equal(t, apierrors.GroupResource{Group: "storage.k8s.io", Resource: "volumeattachments"}, all[len(all)-1].GroupResource())
 
 	tests := []struct {
@@ -195,6 +199,13 @@ func TestResources(t *testing.T) {
 		{"endpointslices", apiserver.ResourceInfo{Resource: "endpointslices", Singular: "endpointslice", Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSlice", Namespaced: true}, "discovery.k8s.io/v1", ""},
 		{"limitranges", apiserver.ResourceInfo{Resource: "limitranges", Singular: "limitrange", Version: "v1", Kind: "LimitRange", Namespaced: true, ShortNames: []string{"limits"}}, "v1", ""},
 		{"podtemplates", apiserver.ResourceInfo{Resource: "podtemplates", Singular: "podtemplate", Version: "v1", Kind: "PodTemplate", Namespaced: true}, "v1", ""},
+		{"runtimeclasses", apiserver.ResourceInfo{Resource: "runtimeclasses", Singular: "runtimeclass", Group: "node.k8s.io", Version: "v1", Kind: "RuntimeClass"}, "node.k8s.io/v1", ""},
+		{"certificatesigningrequests", apiserver.ResourceInfo{Resource: "certificatesigningrequests", Singular: "certificatesigningrequest", Group: "certificates.k8s.io", Version: "v1", Kind: "CertificateSigningRequest", HasStatus: true, HasApproval: true, ShortNames: []string{"csr"}, ActedOnBy: "csrcleaner",
+			NotCalled: "certificates are not signed here: kube-controller-manager's csrapproving and csrsigning do not run in miniplane, so this CertificateSigningRequest is approved and issued only by whoever writes its approval and status"}, "certificates.k8s.io/v1", ""},
+		{"flowschemas", apiserver.ResourceInfo{Resource: "flowschemas", Singular: "flowschema", Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Kind: "FlowSchema", HasStatus: true,
+			NotCalled: "API Priority and Fairness is not done here: this FlowSchema is stored and validated, but miniplane never classifies, queues or refuses a request by it"}, "flowcontrol.apiserver.k8s.io/v1", ""},
+		{"prioritylevelconfigurations", apiserver.ResourceInfo{Resource: "prioritylevelconfigurations", Singular: "prioritylevelconfiguration", Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Kind: "PriorityLevelConfiguration", HasStatus: true,
+			NotCalled: "API Priority and Fairness is not done here: this PriorityLevelConfiguration is stored and validated, but miniplane never queues or refuses a request by it"}, "flowcontrol.apiserver.k8s.io/v1", ""},
 		{"priorityclasses", apiserver.ResourceInfo{Resource: "priorityclasses", Singular: "priorityclass", Group: "scheduling.k8s.io", Version: "v1", Kind: "PriorityClass", ShortNames: []string{"pc"}}, "scheduling.k8s.io/v1", ""},
 		{"roles", apiserver.ResourceInfo{Resource: "roles", Singular: "role", Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "Role", Namespaced: true}, "rbac.authorization.k8s.io/v1", ""},
 		{"rolebindings", apiserver.ResourceInfo{Resource: "rolebindings", Singular: "rolebinding", Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "RoleBinding", Namespaced: true}, "rbac.authorization.k8s.io/v1", ""},

@@ -23,6 +23,9 @@ type writeOptions struct {
 	// finalize marks a write through a namespace's finalize subresource,
 	// the one that may change its spec.finalizers.
 	finalize bool
+	// approval marks a write through a CertificateSigningRequest's
+	// approval subresource (UpdateApproval).
+	approval bool
 }
 
 // writeOptionsOf gathers a write's options.

@@ -49,6 +49,19 @@ type kind struct {
 	// UpdateStatus (sync.go, getNewReplicaSet), which kubectl rollout undo
 	// then reads back.
 	statusTakesAnnotations bool
+	// prepareStatus, when set, is the kind's status strategy: it turns a
+	// status update's object (next, a copy of the stored one with the
+	// client's status, its own to change) into what is stored, and
+	// validates it; approval says the write is the approval subresource's,
+	// which only CertificateSigningRequests have (approval set).
+	prepareStatus func(next, old api.Object, approval bool, now api.Time) apierrors.FieldErrors
+	// approval gives the kind the approval subresource
+	// (CertificateSigningRequests): a status update through prepareStatus
+	// that may change only the conditions.
+	approval bool
+	// keepSpec: a main update keeps the stored spec, which only
+	// subresources or nothing may change (CertificateSigningRequests).
+	keepSpec bool
 	// uidBeforeDefaults: create draws the object's uid before defaulting
 	// it, because the defaults use it (a Job's generated selector), as
 	// kube-apiserver fills the system fields before PrepareForCreate.
@@ -316,6 +329,8 @@ func newKinds(rules *celrules.Compiler) []*kind {
 	kinds = append(kinds, endpointSliceKind())
 	kinds = append(kinds, schedulingKinds()...)
 	kinds = append(kinds, batchKinds()...)
+	kinds = append(kinds, runtimeClassKind(), certificateSigningRequestKind())
+	kinds = append(kinds, flowControlKinds()...)
 	kinds = append(kinds, admissionKinds(rules)...)
 	kinds = append(kinds, podAdmissionKinds()...)
 	kinds = append(kinds, rbacKinds()...)

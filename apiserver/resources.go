@@ -42,6 +42,9 @@ type ResourceInfo struct {
 	// HasEviction says the resource has the eviction subresource (pods),
 	// which takes a policy/v1 Eviction.
 	HasEviction bool
+	// HasApproval says the resource has the approval subresource
+	// (certificatesigningrequests).
+	HasApproval bool
 	// ShortNames are kubectl's abbreviations: "po".
 	ShortNames []string
 	// Categories group resources for `kubectl get all`.
@@ -166,6 +169,7 @@ func (k *kind) info() ResourceInfo {
 		HasScale:    k.scale != nil,
 		HasBinding:  k.gr == apierrors.GroupResource{Resource: client.Pods},
 		HasEviction: k.gr == apierrors.GroupResource{Resource: client.Pods},
+		HasApproval: k.approval,
 		ShortNames:  slices.Clone(k.shortNames),
 		Categories:  slices.Clone(k.categories),
 		Singular:    k.singular,

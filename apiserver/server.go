@@ -92,6 +92,15 @@ type Config struct {
 	// without them, so that recorded runs keep their revisions and uids;
 	// the live plane and `serve` turn it on.
 	BootstrapPolicy bool
+	// FlowControl makes New create the mandatory FlowSchemas and
+	// PriorityLevelConfigurations (exempt and catch-all), as
+	// kube-apiserver's priority-and-fairness configuration does at start,
+	// and Sweep put back any that is deleted. miniplane does not do
+	// priority and fairness: they are there because clients and
+	// Kubernetes' tests expect them. Off, a bare Server starts without
+	// them, so that recorded runs keep their revisions and uids; the live
+	// plane and `serve` turn it on.
+	FlowControl bool
 	// CheckMutations turns on the mutation check of stored objects
 	// (Server.CheckMutations, mutation.go): for tests and the simulator,
 	// where it costs an encoding per write and per object handed out; the
@@ -169,6 +178,7 @@ type Server struct {
 	// never both checked against the same used.
 	resourceQuotas     bool
 	priorityClasses    bool // Config's
+	flowControl        bool // Config's
 	quotaMu            sync.Mutex
 	defaultAccountWait time.Duration
 	// openNS caches which namespaces are open for creates; every namespace
@@ -212,6 +222,7 @@ func New(cfg Config) (*Server, error) {
 		serviceAccounts:    cfg.ServiceAccounts,
 		resourceQuotas:     cfg.ResourceQuotas,
 		priorityClasses:    cfg.PriorityClasses,
+		flowControl:        cfg.FlowControl,
 		defaultAccountWait: cfg.DefaultServiceAccountWait,
 	}
 	if s.log == nil {
@@ -259,8 +270,8 @@ func New(cfg Config) (*Server, error) {
 }
 
 // createDefaults makes the objects cfg asks the server to make at start:
-// the default storage class, the system priority classes, the bootstrap
-// RBAC policy.
+// the default storage class, the system priority classes, the mandatory
+// flow-control objects, the bootstrap RBAC policy.
 func (s *Server) createDefaults(cfg Config) error {
 	if cfg.DefaultStorageClass {
 		if err := s.ensure(newDefaultStorageClass()); err != nil {
@@ -272,8 +283,45 @@ func (s *Server) createDefaults(cfg Config) error {
 			return err
 		}
 	}
+	if cfg.FlowControl {
+		if err := s.ensureMandatoryFlowControl(); err != nil {
+			return err
+		}
+	}
 	if cfg.BootstrapPolicy {
 		return s.createBootstrapPolicy()
+	}
+	return nil
+}
+
+// mandatoryFlowControlKey reports whether key is a mandatory flow schema's
+// or priority level's and the server keeps them (Config.FlowControl).
+func (s *Server) mandatoryFlowControlKey(key string) bool {
+	if !s.flowControl {
+		return false
+	}
+	for _, name := range []string{"exempt", "catch-all"} {
+		if key == s.kinds["flowschemas.flowcontrol.apiserver.k8s.io"].key("", name) ||
+			key == s.kinds["prioritylevelconfigurations.flowcontrol.apiserver.k8s.io"].key("", name) {
+			return true
+		}
+	}
+	return false
+}
+
+// ensureMandatoryFlowControl creates the mandatory priority levels and flow
+// schemas that do not exist. Kubernetes: the mandatory configuration
+// ensurer of k8s.io/apiserver's flowcontrol bootstrap.
+func (s *Server) ensureMandatoryFlowControl() error {
+	for _, pl := range mandatoryPriorityLevels() {
+		if err := s.ensure(pl); err != nil {
+			return fmt.Errorf("apiserver: creating priority level %s: %w", pl.Metadata.Name, err)
+		}
+	}
+	for _, fs := range mandatoryFlowSchemas() {
+		if err := s.ensure(fs); err != nil {
+			return fmt.Errorf("apiserver: creating flow schema %s: %w", fs.Metadata.Name, err)
+		}
 	}
 	return nil
 }

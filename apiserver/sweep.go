@@ -128,6 +128,14 @@ func (s *Server) Sweep() int {
 			done += s.ensureKubernetesService()
 			continue
 		}
+		if s.mandatoryFlowControlKey(key) {
+			s.dropGrace(key)
+			if err := s.ensureMandatoryFlowControl(); err != nil {
+				s.log.Warn("putting back the mandatory flow-control objects", zap.Error(err))
+			}
+			done++
+			continue
+		}
 		rec, err := s.store.Get(key, 0)
 		if err != nil {
 			s.dropGrace(key)

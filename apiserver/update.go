@@ -35,6 +35,16 @@ func (s *Server) UpdateStatus(ctx context.Context, obj api.Object, opts ...clien
 	return s.update(obj, true, writeOptionsOf(ctx, opts))
 }
 
+// UpdateApproval replaces a CertificateSigningRequest's status conditions
+// and nothing else of its status: the approval subresource, through which
+// an approver adds Approved or Denied. Its metadata is taken as a status
+// update takes it. Kinds without it get MethodNotAllowed.
+func (s *Server) UpdateApproval(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
+	o := writeOptionsOf(ctx, opts)
+	o.approval = true
+	return s.update(obj, true, o)
+}
+
 func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Object, error) {
 	k, err := s.kindOf(obj)
 	if err != nil {
@@ -42,6 +52,9 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 	}
 	if status && k.status == nil {
 		return nil, apierrors.NewMethodNotSupported(k.gr, "update status")
+	}
+	if opts.approval && !k.approval {
+		return nil, apierrors.NewMethodNotSupported(k.gr, "update approval")
 	}
 	// A status update reads only the status of obj (withStatus copies it);
 	// any other update stores obj itself, so it works on its own copy (or
@@ -98,6 +111,14 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 					stampTemplateGeneration(ds, old.(*api.DaemonSet))
 				}
 			}
+			if k.prepareStatus != nil {
+				// The kind's status strategy changes next: on a copy of
+				// its own, the rest being shared with the stored object.
+				next = next.DeepCopyObject()
+				if errs := k.prepareStatus(next, old, opts.approval, s.now()); len(errs) > 0 {
+					return nil, apierrors.NewInvalid(k.gr.Group, k.kind, m.Name, errs)
+				}
+			}
 			if k.custom != nil {
 				// A custom resource's status is pruned, defaulted and
 				// validated as a whole object, on a copy of its own: the
@@ -133,6 +154,9 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 		sub := ""
 		if status {
 			sub = "status"
+		}
+		if opts.approval {
+			sub = "approval"
 		}
 		if err := s.admitPolicies(admissionRequest{k: k, operation: api.OperationUpdate, name: m.Name, ns: ns, subresource: sub,
 			obj: next, old: old, dryRun: opts.DryRun, ctx: opts.ctx}); err != nil {
@@ -209,6 +233,9 @@ func (s *Server) prepareUpdate(k *kind, in, old api.Object, finalize bool) (api.
 	*in.GetTypeMeta() = *old.GetTypeMeta()
 	if k.status != nil {
 		k.status.keep(in, old)
+	}
+	if k.keepSpec {
+		reflect.ValueOf(k.spec(in)).Elem().Set(reflect.ValueOf(k.spec(old)).Elem())
 	}
 	m.UID = om.UID
 	m.CreationTimestamp = om.CreationTimestamp

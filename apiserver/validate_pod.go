@@ -220,6 +220,9 @@ func validatePodSpec(errs apierrors.FieldErrors, s *api.PodSpec, p fieldPath) ap
 	if s.Affinity != nil && s.Affinity.NodeAffinity != nil {
 		errs = validateNodeAffinity(errs, s.Affinity.NodeAffinity, p.child("affinity").child("nodeAffinity"))
 	}
+	if s.RuntimeClassName != nil {
+		errs = validateNameField(errs, *s.RuntimeClassName, nameIsDNSSubdomain, p.child("runtimeClassName"))
+	}
 	if len(s.Overhead) > 0 {
 		errs = validateResourceQuantities(errs, s.Overhead, p.child("overhead"))
 	}

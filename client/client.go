@@ -45,6 +45,12 @@ const (
 	RoleBindings           = "rolebindings"
 	ClusterRoles           = "clusterroles"
 	ClusterRoleBindings    = "clusterrolebindings"
+	RuntimeClasses         = "runtimeclasses"
+	// CertificateSigningRequests are certificates.k8s.io/v1's.
+	CertificateSigningRequests = "certificatesigningrequests"
+	// The flowcontrol.apiserver.k8s.io/v1 resources.
+	FlowSchemas                 = "flowschemas"
+	PriorityLevelConfigurations = "prioritylevelconfigurations"
 	// CustomResourceDefinitions add kinds at run time; their objects are
 	// api.Unstructured, named by plural.group ("widgets.demo.example.com").
 	CustomResourceDefinitions = "customresourcedefinitions"

@@ -145,6 +145,9 @@ func subresourcesOf(r apiserver.ResourceInfo) []subresource {
 	if r.Resource == client.Namespaces && r.Group == "" {
 		out = append(out, subresource{"finalize", self, []string{"update"}})
 	}
+	if r.HasApproval {
+		out = append(out, subresource{"approval", self, subresourceVerbs})
+	}
 	if r.HasScale {
 		out = append(out, subresource{"scale", groupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}, subresourceVerbs})
 	}

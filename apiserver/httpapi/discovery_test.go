@@ -59,7 +59,7 @@ func TestAggregatedDiscovery(t *testing.T) {
 			"/limitranges":       "LimitRange Namespaced [limits]" + all,
 			"/persistentvolumes": "PersistentVolume Cluster [pv]" + all, "/persistentvolumeclaims": "PersistentVolumeClaim Namespaced [pvc]" + all,
 		}},
-		{"/apis", []string{"admissionregistration.k8s.io", "apiextensions.k8s.io", "apps", "authentication.k8s.io", "authorization.k8s.io", "batch", "coordination.k8s.io", "discovery.k8s.io", "events.k8s.io", "policy", "rbac.authorization.k8s.io", "scheduling.k8s.io", "storage.k8s.io"}, map[string]string{
+		{"/apis", []string{"admissionregistration.k8s.io", "apiextensions.k8s.io", "apps", "authentication.k8s.io", "authorization.k8s.io", "batch", "certificates.k8s.io", "coordination.k8s.io", "discovery.k8s.io", "events.k8s.io", "flowcontrol.apiserver.k8s.io", "node.k8s.io", "policy", "rbac.authorization.k8s.io", "scheduling.k8s.io", "storage.k8s.io"}, map[string]string{
 			"apiextensions.k8s.io/customresourcedefinitions":                 "CustomResourceDefinition Cluster [crd,crds]" + all,
 			"admissionregistration.k8s.io/validatingadmissionpolicies":       "ValidatingAdmissionPolicy Cluster []" + all,
 			"admissionregistration.k8s.io/validatingadmissionpolicybindings": "ValidatingAdmissionPolicyBinding Cluster []" + all,
@@ -73,25 +73,29 @@ func TestAggregatedDiscovery(t *testing.T) {
 			"batch/cronjobs":              "CronJob Namespaced [cj]" + all,
 			"batch/jobs":                  "Job Namespaced []" + all,
 			"policy/poddisruptionbudgets": "PodDisruptionBudget Namespaced [pdb]" + all,
-			"rbac.authorization.k8s.io/clusterrolebindings":  "ClusterRoleBinding Cluster []" + all,
-			"rbac.authorization.k8s.io/clusterroles":         "ClusterRole Cluster []" + all,
-			"rbac.authorization.k8s.io/rolebindings":         "RoleBinding Namespaced []" + all,
-			"rbac.authorization.k8s.io/roles":                "Role Namespaced []" + all,
-			"storage.k8s.io/storageclasses":                  "StorageClass Cluster [sc]" + all,
-			"storage.k8s.io/csinodes":                        "CSINode Cluster []" + all,
-			"storage.k8s.io/csidrivers":                      "CSIDriver Cluster []" + all,
-			"storage.k8s.io/csistoragecapacities":            "CSIStorageCapacity Namespaced []" + all,
-			"storage.k8s.io/volumeattachments":               "VolumeAttachment Cluster []" + all,
-			"authentication.k8s.io/selfsubjectreviews":       "SelfSubjectReview Cluster [] [create]",
-			"authorization.k8s.io/localsubjectaccessreviews": "LocalSubjectAccessReview Namespaced [] [create]",
-			"authorization.k8s.io/selfsubjectaccessreviews":  "SelfSubjectAccessReview Cluster [] [create]",
-			"authorization.k8s.io/selfsubjectrulesreviews":   "SelfSubjectRulesReview Cluster [] [create]",
-			"authorization.k8s.io/subjectaccessreviews":      "SubjectAccessReview Cluster [] [create]",
-			"authentication.k8s.io/tokenreviews":             "TokenReview Cluster [] [create]",
-			"coordination.k8s.io/leases":                     "Lease Namespaced []" + all,
-			"discovery.k8s.io/endpointslices":                "EndpointSlice Namespaced []" + all,
-			"events.k8s.io/events":                           "Event Namespaced [ev]" + all,
-			"scheduling.k8s.io/priorityclasses":              "PriorityClass Cluster [pc]" + all,
+			"rbac.authorization.k8s.io/clusterrolebindings":            "ClusterRoleBinding Cluster []" + all,
+			"rbac.authorization.k8s.io/clusterroles":                   "ClusterRole Cluster []" + all,
+			"rbac.authorization.k8s.io/rolebindings":                   "RoleBinding Namespaced []" + all,
+			"rbac.authorization.k8s.io/roles":                          "Role Namespaced []" + all,
+			"storage.k8s.io/storageclasses":                            "StorageClass Cluster [sc]" + all,
+			"storage.k8s.io/csinodes":                                  "CSINode Cluster []" + all,
+			"storage.k8s.io/csidrivers":                                "CSIDriver Cluster []" + all,
+			"storage.k8s.io/csistoragecapacities":                      "CSIStorageCapacity Namespaced []" + all,
+			"storage.k8s.io/volumeattachments":                         "VolumeAttachment Cluster []" + all,
+			"authentication.k8s.io/selfsubjectreviews":                 "SelfSubjectReview Cluster [] [create]",
+			"authorization.k8s.io/localsubjectaccessreviews":           "LocalSubjectAccessReview Namespaced [] [create]",
+			"authorization.k8s.io/selfsubjectaccessreviews":            "SelfSubjectAccessReview Cluster [] [create]",
+			"authorization.k8s.io/selfsubjectrulesreviews":             "SelfSubjectRulesReview Cluster [] [create]",
+			"authorization.k8s.io/subjectaccessreviews":                "SubjectAccessReview Cluster [] [create]",
+			"authentication.k8s.io/tokenreviews":                       "TokenReview Cluster [] [create]",
+			"coordination.k8s.io/leases":                               "Lease Namespaced []" + all,
+			"discovery.k8s.io/endpointslices":                          "EndpointSlice Namespaced []" + all,
+			"events.k8s.io/events":                                     "Event Namespaced [ev]" + all,
+			"certificates.k8s.io/certificatesigningrequests":           "CertificateSigningRequest Cluster [csr]" + all,
+			"flowcontrol.apiserver.k8s.io/flowschemas":                 "FlowSchema Cluster []" + all,
+			"flowcontrol.apiserver.k8s.io/prioritylevelconfigurations": "PriorityLevelConfiguration Cluster []" + all,
+			"node.k8s.io/runtimeclasses":                               "RuntimeClass Cluster []" + all,
+			"scheduling.k8s.io/priorityclasses":                        "PriorityClass Cluster [pc]" + all,
 		}},
 	}
 	for _, tt := range tests {
@@ -151,10 +155,13 @@ func checkDiscoveryResource(t *testing.T, r discoveryResource) {
 		assert.Equal(t, []string{"status batch/v1 Job [get patch update]"}, subs)
 	case "cronjobs":
 		assert.Equal(t, []string{"status batch/v1 CronJob [get patch update]"}, subs)
-	case "persistentvolumes", "persistentvolumeclaims", "poddisruptionbudgets", "volumeattachments":
+	case "certificatesigningrequests":
+		assert.Equal(t, []string{"approval certificates.k8s.io/v1 CertificateSigningRequest [get patch update]",
+			"status certificates.k8s.io/v1 CertificateSigningRequest [get patch update]"}, subs)
+	case "persistentvolumes", "persistentvolumeclaims", "poddisruptionbudgets", "volumeattachments", "flowschemas", "prioritylevelconfigurations":
 		assert.Len(t, subs, 1, r.Resource)
 		assert.Contains(t, subs[0], "status ", r.Resource)
-	case "storageclasses", "priorityclasses", "podtemplates", "limitranges", "controllerrevisions", "csinodes", "csidrivers", "csistoragecapacities", "endpointslices":
+	case "storageclasses", "priorityclasses", "runtimeclasses", "podtemplates", "limitranges", "controllerrevisions", "csinodes", "csidrivers", "csistoragecapacities", "endpointslices":
 		assert.Empty(t, subs, r.Resource)
 	case "pods":
 		assert.Equal(t, []string{"binding /v1 Binding [create]", "eviction policy/v1 Eviction [create]", "log /v1 Pod [get]", "status /v1 Pod [get patch update]"}, subs)
@@ -196,12 +203,18 @@ func TestLegacyDiscovery(t *testing.T) {
 				 "preferredVersion":{"groupVersion":"authorization.k8s.io/v1","version":"v1"}},
 				{"name":"batch","versions":[{"groupVersion":"batch/v1","version":"v1"}],
 				 "preferredVersion":{"groupVersion":"batch/v1","version":"v1"}},
+				{"name":"certificates.k8s.io","versions":[{"groupVersion":"certificates.k8s.io/v1","version":"v1"}],
+				 "preferredVersion":{"groupVersion":"certificates.k8s.io/v1","version":"v1"}},
 				{"name":"coordination.k8s.io","versions":[{"groupVersion":"coordination.k8s.io/v1","version":"v1"}],
 				 "preferredVersion":{"groupVersion":"coordination.k8s.io/v1","version":"v1"}},
 				{"name":"discovery.k8s.io","versions":[{"groupVersion":"discovery.k8s.io/v1","version":"v1"}],
 				 "preferredVersion":{"groupVersion":"discovery.k8s.io/v1","version":"v1"}},
 				{"name":"events.k8s.io","versions":[{"groupVersion":"events.k8s.io/v1","version":"v1"}],
 				 "preferredVersion":{"groupVersion":"events.k8s.io/v1","version":"v1"}},
+				{"name":"flowcontrol.apiserver.k8s.io","versions":[{"groupVersion":"flowcontrol.apiserver.k8s.io/v1","version":"v1"}],
+				 "preferredVersion":{"groupVersion":"flowcontrol.apiserver.k8s.io/v1","version":"v1"}},
+				{"name":"node.k8s.io","versions":[{"groupVersion":"node.k8s.io/v1","version":"v1"}],
+				 "preferredVersion":{"groupVersion":"node.k8s.io/v1","version":"v1"}},
 				{"name":"policy","versions":[{"groupVersion":"policy/v1","version":"v1"}],
 				 "preferredVersion":{"groupVersion":"policy/v1","version":"v1"}},
 				{"name":"rbac.authorization.k8s.io","versions":[{"groupVersion":"rbac.authorization.k8s.io/v1","version":"v1"}],

@@ -42,6 +42,7 @@ type Backend interface {
 	Bind(ctx context.Context, namespace, name, node string) (*api.Pod, error)
 	Evict(ctx context.Context, eviction *api.Eviction) (*api.Pod, error)
 	FinalizeNamespace(ctx context.Context, ns *api.Namespace, opts ...client.WriteOption) (*api.Namespace, error)
+	UpdateApproval(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error)
 	DeleteCollection(ctx context.Context, resource, namespace string, listOpts client.ListOptions, opts api.DeleteOptions) (*client.List, error)
 	Store() apiserver.StoreReader
 	// ResourceEpoch moves when the served resources change (a
@@ -316,7 +317,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(rw, err)
 			return
 		}
-		r = r.WithContext(context.WithValue(r.Context(), userKey{}, u))
+		ctx := context.WithValue(r.Context(), userKey{}, u)
+		r = r.WithContext(client.WithUser(ctx, client.User{Name: u.Name, UID: u.UID, Groups: u.Groups}))
 	}
 	if r.Body != nil {
 		r.Body = http.MaxBytesReader(rw, r.Body, MaxBodyBytes)

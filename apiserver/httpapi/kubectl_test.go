@@ -194,6 +194,10 @@ func TestKubectl(t *testing.T) {
 			{"podtemplates", "v1", "true", "PodTemplate"},
 			{"limitranges", "limits", "v1", "true", "LimitRange"},
 			{"priorityclasses", "pc", "scheduling.k8s.io/v1", "false", "PriorityClass"},
+			{"runtimeclasses", "node.k8s.io/v1", "false", "RuntimeClass"},
+			{"certificatesigningrequests", "csr", "certificates.k8s.io/v1", "false", "CertificateSigningRequest"},
+			{"flowschemas", "flowcontrol.apiserver.k8s.io/v1", "false", "FlowSchema"},
+			{"prioritylevelconfigurations", "flowcontrol.apiserver.k8s.io/v1", "false", "PriorityLevelConfiguration"},
 			{"volumeattachments", "storage.k8s.io/v1", "false", "VolumeAttachment"},
 		}, rows[1:])
 	})

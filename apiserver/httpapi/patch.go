@@ -174,12 +174,12 @@ func (p *patchRequest) try(r *http.Request) (int, any, error) {
 	}
 	p.precondition = m.ResourceVersion != curRV
 	var out api.Object
-	if req.sub == "status" {
+	if req.sub == "status" || req.sub == "approval" {
 		opts := p.opts
-		if opts.ManagedFields, err = p.h.trackSubresource(req.info, "status", cur, withStatusOf(cur, obj), p.manager); err != nil {
+		if opts.ManagedFields, err = p.h.trackSubresource(req.info, req.sub, cur, withStatusOf(cur, obj), p.manager); err != nil {
 			return 0, nil, err
 		}
-		out, err = p.h.srv.UpdateStatus(ctx, obj, opts)
+		out, err = p.h.updateStatus(ctx, req.sub, obj, opts)
 	} else {
 		if p.patchType != applyPatchType {
 			if obj, err = p.h.trackUpdate(req.info, cur, obj, p.manager); err != nil {

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -30,7 +31,7 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, req reso
 	switch req.sub {
 	case "":
 		err = h.serveMain(w, r, req)
-	case "status":
+	case "status", "approval":
 		err = h.serveStatus(w, r, req)
 	case "scale":
 		err = h.serveScale(w, r, req)
@@ -207,7 +208,9 @@ func (h *Handler) decodeObject(w http.ResponseWriter, r *http.Request, req resou
 	return obj, opts, nil
 }
 
-// serveStatus answers the status subresource: GET, PUT, PATCH.
+// serveStatus answers the status subresource, and a
+// CertificateSigningRequest's approval subresource, which reads and writes
+// the same object: GET, PUT, PATCH.
 func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request, req resourceRequest) error {
 	ctx := r.Context()
 	out, err := negotiate(r, false)
@@ -231,11 +234,11 @@ func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request, req resour
 			if err != nil {
 				return err
 			}
-			if opts.ManagedFields, err = h.trackSubresource(req.info, "status", cur, withStatusOf(cur, obj), manager); err != nil {
+			if opts.ManagedFields, err = h.trackSubresource(req.info, req.sub, cur, withStatusOf(cur, obj), manager); err != nil {
 				return err
 			}
 		}
-		updated, err := h.srv.UpdateStatus(ctx, obj, opts)
+		updated, err := h.updateStatus(ctx, req.sub, obj, opts)
 		if err != nil {
 			return err
 		}
@@ -243,6 +246,14 @@ func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request, req resour
 	default: // patch (checkVerb allows nothing else)
 		return h.servePatch(w, r, req)
 	}
+}
+
+// updateStatus writes obj through sub, "status" or "approval".
+func (h *Handler) updateStatus(ctx context.Context, sub string, obj api.Object, opts client.WriteOption) (api.Object, error) {
+	if sub == "approval" {
+		return h.srv.UpdateApproval(ctx, obj, opts)
+	}
+	return h.srv.UpdateStatus(ctx, obj, opts)
 }
 
 // serveFinalize answers PUT on a namespace's finalize subresource, the

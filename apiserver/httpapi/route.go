@@ -124,7 +124,7 @@ type resourceRequest struct {
 	info      apiserver.ResourceInfo
 	namespace string // "" across namespaces, or for cluster-scoped resources
 	name      string // "" on a collection
-	sub       string // "", "status", "scale", "binding", "eviction", "log", or a connect subresource (connect.go)
+	sub       string // "", "status", "approval", "scale", "binding", "eviction", "log", or a connect subresource (connect.go)
 }
 
 // parseResourcePath reads the segments after a group version's prefix:
@@ -221,6 +221,8 @@ func hasSub(info apiserver.ResourceInfo, sub string) bool {
 	switch sub {
 	case "status":
 		return info.HasStatus
+	case "approval":
+		return info.HasApproval
 	case "scale":
 		return info.HasScale
 	case "binding":
@@ -246,7 +248,7 @@ func checkVerb(req resourceRequest) error {
 		case "update", "patch":
 			ok = req.name != ""
 		}
-	case "status", "scale":
+	case "status", "scale", "approval":
 		ok = req.verb == "get" || req.verb == "update" || req.verb == "patch"
 	case "binding", "eviction":
 		ok = req.verb == "create"

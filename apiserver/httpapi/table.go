@@ -280,8 +280,11 @@ func declaredPrinter(cols []apiserver.Column) printer {
 			switch {
 			case c.Cell != nil:
 				cells[i] = c.Cell(o)
-				if t, ok := cells[i].(api.Time); ok { // a custom date column: its age
-					cells[i] = age(t, now)
+				switch v := cells[i].(type) {
+				case api.Time: // a custom date column: its age
+					cells[i] = age(v, now)
+				case time.Duration: // a duration, as kubectl prints one
+					cells[i] = humanDuration(v)
 				}
 			case c.Name == "Name":
 				cells[i] = m.Name

@@ -4,6 +4,7 @@ import (
 	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/controllers/clusterroleaggregation"
 	"github.com/miniplane/miniplane/controllers/cronjob"
+	"github.com/miniplane/miniplane/controllers/csrcleaner"
 	"github.com/miniplane/miniplane/controllers/daemon"
 	"github.com/miniplane/miniplane/controllers/deployment"
 	"github.com/miniplane/miniplane/controllers/disruption"
@@ -32,7 +33,8 @@ import (
 // collector, the persistent volume binder, the disruption controller, the resourcequota controller, the
 // endpoints controller, the
 // garbage collector, the service account controller, the root CA
-// certificate publisher and the clusterrole-aggregation controller. These run under leader election (Instance): in
+// certificate publisher, the clusterrole-aggregation controller and the
+// CSR cleaner. These run under leader election (Instance): in
 // one instance at a time.
 func DefaultDescriptors() []Descriptor {
 	return []Descriptor{
@@ -56,6 +58,7 @@ func DefaultDescriptors() []Descriptor {
 		{Name: RootCACertificatePublisher, Init: initRootCACertPublisher},
 		{Name: ResourceQuota, Init: initResourceQuota, Periodic: true},
 		{Name: ClusterRoleAggregation, Init: initClusterRoleAggregation},
+		{Name: CSRCleaner, Init: initCSRCleaner, Periodic: true},
 	}
 }
 
@@ -138,6 +141,12 @@ func initPodGC(ic InitContext) (Controller, int, error) {
 		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
 		TerminatedPodThreshold: ic.Options.TerminatedPodGCThreshold,
 	})
+	return c, 1, err
+}
+
+// initCSRCleaner builds the CSR cleaner, which sweeps on one worker.
+func initCSRCleaner(ic InitContext) (Controller, int, error) {
+	c, err := csrcleaner.New(csrcleaner.Config{Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger})
 	return c, 1, err
 }
 

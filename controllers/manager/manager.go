@@ -284,5 +284,7 @@ const (
 	RootCACertificatePublisher = "root-ca-cert-publisher"
 	// ClusterRoleAggregation fills aggregated cluster roles' rules.
 	ClusterRoleAggregation = "clusterrole-aggregation"
-	NodeSim                = "nodesim"
+	// CSRCleaner deletes CertificateSigningRequests once done or stale.
+	CSRCleaner = "csrcleaner"
+	NodeSim    = "nodesim"
 )

@@ -610,6 +610,49 @@ func fullPriorityClass(name string) api.PriorityClass {
 		Description: "for the web tier", PreemptionPolicy: ptr(api.PreemptLowerPriority)}
 }
 
+func fullRuntimeClass(name string) api.RuntimeClass {
+	return api.RuntimeClass{Metadata: fullObjectMeta(name), Handler: "runsc",
+		Overhead: &api.Overhead{PodFixed: api.ResourceList{"cpu": "250m", "memory": "120Mi"}},
+		Scheduling: &api.Scheduling{NodeSelector: map[string]string{"sandbox": "gvisor"},
+			Tolerations: []api.Toleration{{Key: "sandbox", Operator: api.TolerationOpEqual, Value: "gvisor", Effect: api.TaintEffectNoSchedule, TolerationSeconds: ptr(int64(60))}}}}
+}
+
+func fullCertificateSigningRequest(name string) api.CertificateSigningRequest {
+	return api.CertificateSigningRequest{Metadata: fullObjectMeta(name),
+		Spec: api.CertificateSigningRequestSpec{Request: []byte("-----BEGIN CERTIFICATE REQUEST-----\n"), SignerName: "example.com/signer",
+			ExpirationSeconds: ptr(int32(3600)), Usages: []api.KeyUsage{"digital signature", "server auth"},
+			Username: "jane", UID: "u-1", Groups: []string{"system:authenticated", "devs"}},
+		Status: api.CertificateSigningRequestStatus{Certificate: []byte("-----BEGIN CERTIFICATE-----\n"),
+			Conditions: []api.CertificateSigningRequestCondition{{Type: "Approved", Status: "True", Reason: "AutoApproved", Message: "ok",
+				LastUpdateTime: created, LastTransitionTime: created}}}}
+}
+
+func fullFlowSchema(name string) api.FlowSchema {
+	return api.FlowSchema{Metadata: fullObjectMeta(name),
+		Spec: api.FlowSchemaSpec{PriorityLevelConfiguration: api.PriorityLevelConfigurationReference{Name: "workload-low"},
+			MatchingPrecedence: 9000, DistinguisherMethod: &api.FlowDistinguisherMethod{Type: "ByNamespace"},
+			Rules: []api.PolicyRulesWithSubjects{{
+				Subjects: []api.FlowSubject{{Kind: "User", User: &api.UserSubject{Name: "jane"}},
+					{Kind: "Group", Group: &api.GroupSubject{Name: "devs"}},
+					{Kind: "ServiceAccount", ServiceAccount: &api.ServiceAccountSubject{Namespace: "ci", Name: "*"}}},
+				ResourceRules: []api.ResourcePolicyRule{{Verbs: []string{"get", "list"}, APIGroups: []string{""}, Resources: []string{"pods"},
+					ClusterScope: true, Namespaces: []string{"*"}}},
+				NonResourceRules: []api.NonResourcePolicyRule{{Verbs: []string{"get"}, NonResourceURLs: []string{"/healthz"}}}}}},
+		Status: api.FlowSchemaStatus{Conditions: []api.FlowSchemaCondition{{Type: "Dangling", Status: "False",
+			LastTransitionTime: created, Reason: "Found", Message: "the level exists"}}}}
+}
+
+func fullPriorityLevelConfiguration(name string) api.PriorityLevelConfiguration {
+	return api.PriorityLevelConfiguration{Metadata: fullObjectMeta(name),
+		Spec: api.PriorityLevelConfigurationSpec{Type: "Limited",
+			Limited: &api.LimitedPriorityLevelConfiguration{NominalConcurrencyShares: ptr(int32(30)), LendablePercent: ptr(int32(10)),
+				BorrowingLimitPercent: ptr(int32(50)),
+				LimitResponse:         api.LimitResponse{Type: "Queue", Queuing: &api.QueuingConfiguration{Queues: 64, HandSize: 6, QueueLengthLimit: 50}}},
+			Exempt: &api.ExemptPriorityLevelConfiguration{NominalConcurrencyShares: ptr(int32(0)), LendablePercent: ptr(int32(0))}},
+		Status: api.PriorityLevelConfigurationStatus{Conditions: []api.PriorityLevelConfigurationCondition{{Type: "Ready", Status: "True",
+			LastTransitionTime: created, Reason: "Fine", Message: "fine"}}}}
+}
+
 func fullCronJob(name string) api.CronJob {
 	return api.CronJob{Metadata: fullObjectMeta(name),
 		Spec: api.CronJobSpec{Schedule: "*/5 * * * *", TimeZone: ptr("Europe/Paris"), StartingDeadlineSeconds: ptr(int64(30)),
@@ -838,6 +881,16 @@ func fullCases() map[string]any {
 		"ClusterRoleBinding": ptr(fullClusterRoleBinding("view")),
 		"ClusterRoleBindingList": &api.ClusterRoleBindingList{Metadata: fullListMeta(),
 			Items: []api.ClusterRoleBinding{fullClusterRoleBinding("a")}},
+		"RuntimeClass":              ptr(fullRuntimeClass("gvisor")),
+		"RuntimeClassList":          &api.RuntimeClassList{Metadata: fullListMeta(), Items: []api.RuntimeClass{fullRuntimeClass("a")}},
+		"CertificateSigningRequest": ptr(fullCertificateSigningRequest("csr-1")),
+		"CertificateSigningRequestList": &api.CertificateSigningRequestList{Metadata: fullListMeta(),
+			Items: []api.CertificateSigningRequest{fullCertificateSigningRequest("a")}},
+		"FlowSchema":                 ptr(fullFlowSchema("workload")),
+		"FlowSchemaList":             &api.FlowSchemaList{Metadata: fullListMeta(), Items: []api.FlowSchema{fullFlowSchema("a")}},
+		"PriorityLevelConfiguration": ptr(fullPriorityLevelConfiguration("workload-low")),
+		"PriorityLevelConfigurationList": &api.PriorityLevelConfigurationList{Metadata: fullListMeta(),
+			Items: []api.PriorityLevelConfiguration{fullPriorityLevelConfiguration("a")}},
 		"CronJob":            ptr(fullCronJob("hello")),
 		"CronJobList":        &api.CronJobList{Metadata: fullListMeta(), Items: []api.CronJob{fullCronJob("a")}},
 		"Job":                ptr(fullJob("pi")),

@@ -16,9 +16,12 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	batchv1 "k8s.io/api/batch/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -101,6 +104,14 @@ var kinds = []kind{
 	{"v1", "PodTemplateList", reflect.TypeFor[api.PodTemplateList](), func() message { return &corev1.PodTemplateList{} }},
 	{"scheduling.k8s.io/v1", "PriorityClass", reflect.TypeFor[api.PriorityClass](), func() message { return &schedulingv1.PriorityClass{} }},
 	{"scheduling.k8s.io/v1", "PriorityClassList", reflect.TypeFor[api.PriorityClassList](), func() message { return &schedulingv1.PriorityClassList{} }},
+	{"node.k8s.io/v1", "RuntimeClass", reflect.TypeFor[api.RuntimeClass](), func() message { return &nodev1.RuntimeClass{} }},
+	{"node.k8s.io/v1", "RuntimeClassList", reflect.TypeFor[api.RuntimeClassList](), func() message { return &nodev1.RuntimeClassList{} }},
+	{"certificates.k8s.io/v1", "CertificateSigningRequest", reflect.TypeFor[api.CertificateSigningRequest](), func() message { return &certificatesv1.CertificateSigningRequest{} }},
+	{"certificates.k8s.io/v1", "CertificateSigningRequestList", reflect.TypeFor[api.CertificateSigningRequestList](), func() message { return &certificatesv1.CertificateSigningRequestList{} }},
+	{"flowcontrol.apiserver.k8s.io/v1", "FlowSchema", reflect.TypeFor[api.FlowSchema](), func() message { return &flowcontrolv1.FlowSchema{} }},
+	{"flowcontrol.apiserver.k8s.io/v1", "FlowSchemaList", reflect.TypeFor[api.FlowSchemaList](), func() message { return &flowcontrolv1.FlowSchemaList{} }},
+	{"flowcontrol.apiserver.k8s.io/v1", "PriorityLevelConfiguration", reflect.TypeFor[api.PriorityLevelConfiguration](), func() message { return &flowcontrolv1.PriorityLevelConfiguration{} }},
+	{"flowcontrol.apiserver.k8s.io/v1", "PriorityLevelConfigurationList", reflect.TypeFor[api.PriorityLevelConfigurationList](), func() message { return &flowcontrolv1.PriorityLevelConfigurationList{} }},
 	{"rbac.authorization.k8s.io/v1", "Role", reflect.TypeFor[api.Role](), func() message { return &rbacv1.Role{} }},
 	{"rbac.authorization.k8s.io/v1", "RoleList", reflect.TypeFor[api.RoleList](), func() message { return &rbacv1.RoleList{} }},
 	{"rbac.authorization.k8s.io/v1", "RoleBinding", reflect.TypeFor[api.RoleBinding](), func() message { return &rbacv1.RoleBinding{} }},

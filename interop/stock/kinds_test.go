@@ -420,7 +420,7 @@ func storedKindCases() []kindCase {
 				assert.Equal(t, []corev1.ObjectReference{{Name: "b"}, {Name: "a"}}, sa.Secrets, "secrets merge by name")
 			},
 		},
-	}, slices.Concat(schedulingKindCases(), admissionKindCases(), podAdmissionKindCases())...)
+	}, slices.Concat(schedulingKindCases(), admissionKindCases(), podAdmissionKindCases(), apiOnlyKindCases())...)
 }
 
 // podAdmissionKindCases are the kinds kube-apiserver's admission steps read
