@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	nodev1 "k8s.io/api/node/v1"
@@ -79,4 +80,54 @@ func csrPEM() []byte {
 		panic(err)
 	}
 	return b
+}
+
+func testCertificateSigningRequestStatus(t *testing.T, cs kubernetes.Interface) {
+	c := apiOnlyKindCases()[1].(crud[*certificatesv1.CertificateSigningRequest, *certificatesv1.CertificateSigningRequestList])
+	checkStatusUpdate(t, cs.CertificatesV1().CertificateSigningRequests(), c.fresh("status-csr", ""), func(r *certificatesv1.CertificateSigningRequest) {
+		r.Status.Conditions = []certificatesv1.CertificateSigningRequestCondition{{
+			Type: certificatesv1.CertificateFailed, Status: "True", Reason: "SignerValidationFailure", Message: "no signer",
+		}}
+	}, func(t *testing.T, r *certificatesv1.CertificateSigningRequest) {
+		require.Len(t, r.Status.Conditions, 1)
+		assert.Equal(t, certificatesv1.CertificateFailed, r.Status.Conditions[0].Type)
+	})
+}
+
+// testCertificateSigningRequestApproval approves a request through
+// /approval, as `kubectl certificate approve` does.
+func testCertificateSigningRequestApproval(t *testing.T, cs kubernetes.Interface) {
+	ctx := boundedContext(t)
+	c := apiOnlyKindCases()[1].(crud[*certificatesv1.CertificateSigningRequest, *certificatesv1.CertificateSigningRequestList])
+	client := cs.CertificatesV1().CertificateSigningRequests()
+	created, err := client.Create(ctx, c.fresh("approve-csr", ""), metav1.CreateOptions{})
+	require.NoError(t, err)
+	created.Status.Conditions = []certificatesv1.CertificateSigningRequestCondition{{
+		Type: certificatesv1.CertificateApproved, Status: "True", Reason: "KubectlApprove", Message: "approved by a test",
+	}}
+	approved, err := client.UpdateApproval(ctx, created.Name, created, metav1.UpdateOptions{})
+	require.NoError(t, err)
+	require.Len(t, approved.Status.Conditions, 1)
+	assert.Equal(t, certificatesv1.CertificateApproved, approved.Status.Conditions[0].Type)
+	assert.Equal(t, "KubectlApprove", approved.Status.Conditions[0].Reason)
+}
+
+func testFlowSchemaStatus(t *testing.T, cs kubernetes.Interface) {
+	c := apiOnlyKindCases()[2].(crud[*flowcontrolv1.FlowSchema, *flowcontrolv1.FlowSchemaList])
+	checkStatusUpdate(t, cs.FlowcontrolV1().FlowSchemas(), c.fresh("status-fs", ""), func(f *flowcontrolv1.FlowSchema) {
+		f.Status.Conditions = []flowcontrolv1.FlowSchemaCondition{{Type: "Dangling", Status: "False", Reason: "Found"}}
+	}, func(t *testing.T, f *flowcontrolv1.FlowSchema) {
+		require.Len(t, f.Status.Conditions, 1)
+		assert.Equal(t, "Found", f.Status.Conditions[0].Reason)
+	})
+}
+
+func testPriorityLevelConfigurationStatus(t *testing.T, cs kubernetes.Interface) {
+	c := apiOnlyKindCases()[3].(crud[*flowcontrolv1.PriorityLevelConfiguration, *flowcontrolv1.PriorityLevelConfigurationList])
+	checkStatusUpdate(t, cs.FlowcontrolV1().PriorityLevelConfigurations(), c.fresh("status-plc", ""), func(p *flowcontrolv1.PriorityLevelConfiguration) {
+		p.Status.Conditions = []flowcontrolv1.PriorityLevelConfigurationCondition{{Type: "Concurrency", Status: "True", Reason: "Set"}}
+	}, func(t *testing.T, p *flowcontrolv1.PriorityLevelConfiguration) {
+		require.Len(t, p.Status.Conditions, 1)
+		assert.Equal(t, "Set", p.Status.Conditions[0].Reason)
+	})
 }

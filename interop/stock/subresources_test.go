@@ -56,6 +56,10 @@ func subresourceCases() []subresourceCase {
 		{"apps/v1 statefulsets/status", testStatefulSetStatus},
 		{"apps/v1 replicasets/scale", testReplicaSetScale},
 		{"apps/v1 statefulsets/scale", testStatefulSetScale},
+		{"certificates.k8s.io/v1 certificatesigningrequests/status", testCertificateSigningRequestStatus},
+		{"certificates.k8s.io/v1 certificatesigningrequests/approval", testCertificateSigningRequestApproval},
+		{"flowcontrol.apiserver.k8s.io/v1 flowschemas/status", testFlowSchemaStatus},
+		{"flowcontrol.apiserver.k8s.io/v1 prioritylevelconfigurations/status", testPriorityLevelConfigurationStatus},
 	}
 }
 
