@@ -108,6 +108,11 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 					return nil, apierrors.NewInvalid(k.gr.Group, k.kind, m.Name, errs)
 				}
 			}
+			if k.validateStatus != nil {
+				if errs := k.validateStatus(next, old); len(errs) > 0 {
+					return nil, apierrors.NewInvalid(k.gr.Group, k.kind, m.Name, errs)
+				}
+			}
 		} else {
 			next, err = s.prepareUpdate(k, in, old, opts.finalize)
 			if err != nil {

@@ -194,6 +194,9 @@ func TestKubectl(t *testing.T) {
 			{"podtemplates", "v1", "true", "PodTemplate"},
 			{"limitranges", "limits", "v1", "true", "LimitRange"},
 			{"priorityclasses", "pc", "scheduling.k8s.io/v1", "false", "PriorityClass"},
+			{"ingresses", "ing", "networking.k8s.io/v1", "true", "Ingress"},
+			{"ingressclasses", "networking.k8s.io/v1", "false", "IngressClass"},
+			{"networkpolicies", "netpol", "networking.k8s.io/v1", "true", "NetworkPolicy"},
 			{"volumeattachments", "storage.k8s.io/v1", "false", "VolumeAttachment"},
 		}, rows[1:])
 	})

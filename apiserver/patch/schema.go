@@ -153,6 +153,9 @@ func schemas() map[string]*schema {
 		"CSIStorageCapacity": metaOnly,
 		"VolumeAttachment":   metaOnly,
 		"PriorityClass":      metaOnly,
+		"Ingress":            metaOnly,
+		"IngressClass":       metaOnly,
+		"NetworkPolicy":      metaOnly,
 		"LimitRange":         metaOnly,
 		"PodTemplate": object(map[string]*fieldMeta{
 			"metadata": nested(objectMeta),
