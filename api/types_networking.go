@@ -82,7 +82,7 @@ type IngressPortStatus struct {
 	// Port is the port number.
 	Port int32 `json:"port" protobuf:"varint,1,opt,name=port"`
 	// Protocol is TCP, UDP or SCTP.
-	Protocol Protocol `json:"protocol" protobuf:"bytes,2,opt,name=protocol,casttype=Protocol"`
+	Protocol Protocol `json:"protocol" protobuf:"bytes,2,opt,name=protocol"`
 	// Error, in CamelCase, says what went wrong with the port.
 	Error *string `json:"error,omitempty" protobuf:"bytes,3,opt,name=error"`
 }
@@ -276,7 +276,7 @@ type NetworkPolicySpec struct {
 	Egress []NetworkPolicyEgressRule `json:"egress,omitempty" protobuf:"bytes,3,rep,name=egress"`
 	// PolicyTypes are the directions governed; by default Ingress, and Egress
 	// too when the policy has egress rules.
-	PolicyTypes []PolicyType `json:"policyTypes,omitempty" protobuf:"bytes,4,rep,name=policyTypes,casttype=PolicyType"`
+	PolicyTypes []PolicyType `json:"policyTypes,omitempty" protobuf:"bytes,4,rep,name=policyTypes"`
 }
 
 // NetworkPolicyIngressRule allows traffic from some peers to some ports.
@@ -301,7 +301,7 @@ type NetworkPolicyEgressRule struct {
 // Kubernetes: networkingv1.NetworkPolicyPort.
 type NetworkPolicyPort struct {
 	// Protocol is TCP (the default), UDP or SCTP.
-	Protocol *Protocol `json:"protocol,omitempty" protobuf:"bytes,1,opt,name=protocol,casttype=k8s.io/api/core/v1.Protocol"`
+	Protocol *Protocol `json:"protocol,omitempty" protobuf:"bytes,1,opt,name=protocol"`
 	// Port is a number or a named container port; nil means every port.
 	Port *IntOrString `json:"port,omitempty" protobuf:"bytes,2,opt,name=port"`
 	// EndPort ends the range that starts at a numeric Port.

@@ -19,6 +19,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -101,6 +102,12 @@ var kinds = []kind{
 	{"v1", "PodTemplateList", reflect.TypeFor[api.PodTemplateList](), func() message { return &corev1.PodTemplateList{} }},
 	{"scheduling.k8s.io/v1", "PriorityClass", reflect.TypeFor[api.PriorityClass](), func() message { return &schedulingv1.PriorityClass{} }},
 	{"scheduling.k8s.io/v1", "PriorityClassList", reflect.TypeFor[api.PriorityClassList](), func() message { return &schedulingv1.PriorityClassList{} }},
+	{"networking.k8s.io/v1", "Ingress", reflect.TypeFor[api.Ingress](), func() message { return &networkingv1.Ingress{} }},
+	{"networking.k8s.io/v1", "IngressList", reflect.TypeFor[api.IngressList](), func() message { return &networkingv1.IngressList{} }},
+	{"networking.k8s.io/v1", "IngressClass", reflect.TypeFor[api.IngressClass](), func() message { return &networkingv1.IngressClass{} }},
+	{"networking.k8s.io/v1", "IngressClassList", reflect.TypeFor[api.IngressClassList](), func() message { return &networkingv1.IngressClassList{} }},
+	{"networking.k8s.io/v1", "NetworkPolicy", reflect.TypeFor[api.NetworkPolicy](), func() message { return &networkingv1.NetworkPolicy{} }},
+	{"networking.k8s.io/v1", "NetworkPolicyList", reflect.TypeFor[api.NetworkPolicyList](), func() message { return &networkingv1.NetworkPolicyList{} }},
 	{"rbac.authorization.k8s.io/v1", "Role", reflect.TypeFor[api.Role](), func() message { return &rbacv1.Role{} }},
 	{"rbac.authorization.k8s.io/v1", "RoleList", reflect.TypeFor[api.RoleList](), func() message { return &rbacv1.RoleList{} }},
 	{"rbac.authorization.k8s.io/v1", "RoleBinding", reflect.TypeFor[api.RoleBinding](), func() message { return &rbacv1.RoleBinding{} }},
