@@ -21,7 +21,10 @@ func networkingKinds() []*kind {
 	ingress := typed(&kind{
 		gr: networking("ingresses"), kind: "Ingress", apiVersion: "networking.k8s.io/v1", namespaced: true, shortNames: []string{"ing"}, singular: "ingress",
 		newObj: func() api.Object { return &api.Ingress{} }, resetStatusOnCreate: true,
-		status:  statusOf(func(o *api.Ingress) *api.IngressStatus { return &o.Status }),
+		// kube-apiserver's ingress status strategy resets only the spec: a
+		// status patch's annotations are stored with it (conformance:
+		// "should support creating Ingress API operations").
+		status: statusOf(func(o *api.Ingress) *api.IngressStatus { return &o.Status }), statusTakesAnnotations: true,
 		columns: ingressColumns,
 	}, defaultIngress, validateIngress, validateIngressUpdate)
 	ingress.validateStatus = func(o, old api.Object) apierrors.FieldErrors {
