@@ -50,7 +50,9 @@ func TestDefaultIngressClass(t *testing.T) {
 // TestValidateNetworkPolicyUpdate (pkg/apis/networking/validation).
 func TestValidateNetworkPolicy(t *testing.T) {
 	meta := api.ObjectMeta{Name: "bar", Namespace: "foo"}
-	withSpec := func(spec api.NetworkPolicySpec) api.NetworkPolicy { return api.NetworkPolicy{Metadata: meta, Spec: spec} }
+	withSpec := func(spec api.NetworkPolicySpec) api.NetworkPolicy {
+		return api.NetworkPolicy{Metadata: meta, Spec: spec}
+	}
 	from := func(peers ...api.NetworkPolicyPeer) api.NetworkPolicy {
 		return withSpec(api.NetworkPolicySpec{Ingress: []api.NetworkPolicyIngressRule{{From: peers}}})
 	}
@@ -113,7 +115,7 @@ func TestValidateNetworkPolicy(t *testing.T) {
 			want:   `spec.ingress[0].from[0].ipBlock.except[0]: Invalid value: "192.168.0.0/24": must be a strict subset of ` + "`cidr`",
 			causes: []cause{{invalid, "spec.ingress[0].from[0].ipBlock.except[0]"}}},
 		{name: "unknown policy type", np: withSpec(api.NetworkPolicySpec{PolicyTypes: []api.PolicyType{"foo", "bar"}}),
-			want: `[spec.policyTypes[0]: Unsupported value: "foo": supported values: "Ingress", "Egress", spec.policyTypes[1]: Unsupported value: "bar": supported values: "Ingress", "Egress"]`,
+			want:   `[spec.policyTypes[0]: Unsupported value: "foo": supported values: "Ingress", "Egress", spec.policyTypes[1]: Unsupported value: "bar": supported values: "Ingress", "Egress"]`,
 			causes: []cause{{notSupported, "spec.policyTypes[0]"}, {notSupported, "spec.policyTypes[1]"}}},
 		{name: "three policy types", np: withSpec(api.NetworkPolicySpec{PolicyTypes: []api.PolicyType{"Ingress", "Egress", "Ingress"}}),
 			want:   `spec.policyTypes: Invalid value: []networking.PolicyType{"Ingress", "Egress", "Ingress"}: may not specify more than two policyTypes`,
@@ -211,7 +213,7 @@ func TestValidateIngress(t *testing.T) {
 		{name: "host is an IP", in: ingress(func(s *api.IngressSpec) { s.Rules[0].Host = "127.0.0.1" }),
 			want: `spec.rules[0].host: Invalid value: "127.0.0.1": must be a DNS name, not an IP address`, causes: []cause{{invalid, "spec.rules[0].host"}}},
 		{name: "bad wildcard host", in: ingress(func(s *api.IngressSpec) { s.Rules[0].Host = "foo.*.bar.com" }),
-			want: `spec.rules[0].host: Invalid value: "foo.*.bar.com": a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character (e.g. '*.example.com', regex used for validation is '\*\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+			want:   `spec.rules[0].host: Invalid value: "foo.*.bar.com": a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character (e.g. '*.example.com', regex used for validation is '\*\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
 			causes: []cause{{invalid, "spec.rules[0].host"}}},
 		{name: "bad host", in: ingress(func(s *api.IngressSpec) { s.Rules[0].Host = "Foo.com" }),
 			want: `spec.rules[0].host: Invalid value: "Foo.com": ` + msgDNS1123Subdomain, causes: []cause{{invalid, "spec.rules[0].host"}}},
@@ -230,7 +232,9 @@ func TestValidateIngress(t *testing.T) {
 			want: rule0 + `.path: Invalid value: "/foo//bar": must not contain '//'`, causes: []cause{{invalid, rule0 + ".path"}}},
 		{name: "path ending in dot-dot", in: ingress(func(s *api.IngressSpec) { s.Rules = []api.IngressRule{rule("", path("/foo/..", api.PathTypePrefix))} }),
 			want: rule0 + `.path: Invalid value: "/foo/..": cannot end with '/..'`, causes: []cause{{invalid, rule0 + ".path"}}},
-		{name: "path with an encoded slash", in: ingress(func(s *api.IngressSpec) { s.Rules = []api.IngressRule{rule("", path("/foo%2fbar", api.PathTypePrefix))} }),
+		{name: "path with an encoded slash", in: ingress(func(s *api.IngressSpec) {
+			s.Rules = []api.IngressRule{rule("", path("/foo%2fbar", api.PathTypePrefix))}
+		}),
 			want: rule0 + `.path: Invalid value: "/foo%2fbar": must not contain '%2f'`, causes: []cause{{invalid, rule0 + ".path"}}},
 		{name: "relative implementation-specific path", in: ingress(func(s *api.IngressSpec) {
 			s.Rules = []api.IngressRule{rule("", path("foo", api.PathTypeImplementationSpecific))}
@@ -292,7 +296,7 @@ func TestValidateIngressStatusUpdate(t *testing.T) {
 		{name: "bad IP", lb: api.IngressLoadBalancerIngress{IP: "abcd"},
 			want: `status.loadBalancer.ingress[0].ip: Invalid value: "abcd": ` + msgInvalidIP, causes: []cause{{invalid, "status.loadBalancer.ingress[0].ip"}}},
 		{name: "IP as hostname", lb: api.IngressLoadBalancerIngress{Hostname: "127.0.0.1"},
-			want: `status.loadBalancer.ingress[0].hostname: Invalid value: "127.0.0.1": must be a DNS name, not an IP address`,
+			want:   `status.loadBalancer.ingress[0].hostname: Invalid value: "127.0.0.1": must be a DNS name, not an IP address`,
 			causes: []cause{{invalid, "status.loadBalancer.ingress[0].hostname"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
