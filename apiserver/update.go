@@ -222,6 +222,7 @@ func (s *Server) prepareUpdate(k *kind, in, old api.Object, finalize bool) (api.
 	if svc, ok := in.(*api.Service); ok {
 		keepClusterIP(svc, old.(*api.Service))
 		keepNodePorts(svc, old.(*api.Service))
+		keepHealthCheckNodePort(svc, old.(*api.Service))
 	}
 	if p, ok := in.(*api.Pod); ok {
 		keepPriority(p, old.(*api.Pod))

@@ -1234,6 +1234,8 @@ var apiDocs = map[string]string{
 	"ServiceSpec.ClusterIP":                           "ClusterIP is the virtual IP, allocated by the apiserver; ClusterIPNone makes the service headless.",
 	"ServiceSpec.ClusterIPs":                          "ClusterIPs are all the service's IPs (one per IP family); the first equals ClusterIP. Its upstream Go tag says \"opt\"; the label follows generated.proto (repeated).",
 	"ServiceSpec.ExternalName":                        "ExternalName is the DNS name an ExternalName service aliases.",
+	"ServiceSpec.ExternalTrafficPolicy":               "ExternalTrafficPolicy, Cluster or Local, is how a NodePort or LoadBalancer service routes traffic from outside; defaulted to Cluster for them.",
+	"ServiceSpec.HealthCheckNodePort":                 "HealthCheckNodePort is the node port a LoadBalancer service with ExternalTrafficPolicy Local answers health checks on, allocated from the node port range when not chosen. Its upstream Go tag says \"bytes\"; the wire type follows generated.proto (int32).",
 	"ServiceSpec.IPFamilies":                          "IPFamilies are the families of ClusterIPs, in order. Its upstream Go tag says \"opt\"; the label follows generated.proto (repeated).",
 	"ServiceSpec.IPFamilyPolicy":                      "IPFamilyPolicy is one of the IPFamilyPolicy constants.",
 	"ServiceSpec.InternalTrafficPolicy":               "InternalTrafficPolicy is one of the InternalTrafficPolicy constants.",

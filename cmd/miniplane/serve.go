@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/apiserver/faults"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/manager"
@@ -51,6 +52,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 		return nil
 	})
 	etcdServers := fs.String("etcd-servers", "", "comma-separated etcd members (`URL[,URL]`) to keep the objects in, as kube-apiserver's flag; empty: in memory, lost at exit")
+	nodePortRange := fs.String("service-node-port-range", "30000-32767", "the `A-B` (or A+N) port range NodePort and LoadBalancer services' node ports come from, as kube-apiserver's flag")
 	cpuProfile := fs.String("cpuprofile", "", "profile serve's CPU from start to shutdown and write the profile (pprof format) to `FILE` on shutdown")
 	opts := manager.DefaultOptions()
 	opts.AddFlags(fs)
@@ -59,6 +61,13 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	if err := opts.Validate(plane.ControllerNames()); err != nil {
 		return usageError{err.Error()}
+	}
+	portRange, err := apiserver.ParsePortRange(*nodePortRange)
+	switch {
+	case err != nil:
+		return usageError{fmt.Sprintf("invalid argument %q for --service-node-port-range: %v", *nodePortRange, err)}
+	case portRange.Size == 0:
+		return usageError{"--service-node-port-range must not be empty"}
 	}
 	if *instances < 1 {
 		return usageError{fmt.Sprintf("--instances must be at least 1, got %d", *instances)}
@@ -106,6 +115,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 		Listen: *addr, Token: *token, Instances: *instances, Options: &opts, Seed: *seed,
 		Clock: clock.Real{}, Logger: newLogger(stderr, *verbose), ReleaseOnCancel: true,
 		Faults: injected, FaultRate: *faultRate, CRDs: crds, RBAC: *authzMode == "RBAC",
+		ServiceNodePortRange: portRange,
 	}
 	if *etcdServers != "" {
 		cfg.EtcdServers = strings.Split(*etcdServers, ",")

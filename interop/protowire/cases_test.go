@@ -239,6 +239,8 @@ func fullService(name string) api.Service {
 			IPFamilies:               []api.IPFamily{api.IPv4Protocol, api.IPv6Protocol},
 			IPFamilyPolicy:           ptr(api.IPFamilyPolicyPreferDualStack),
 			InternalTrafficPolicy:    ptr(api.InternalTrafficPolicyLocal),
+			ExternalTrafficPolicy:    api.ExternalTrafficPolicyLocal,
+			HealthCheckNodePort:      31000,
 		},
 		Status: api.ServiceStatus{LoadBalancer: api.LoadBalancerStatus{Ingress: []api.LoadBalancerIngress{
 			{IP: "203.0.113.5", Hostname: "lb.example.com"},
