@@ -398,22 +398,10 @@ func validateNetworkPolicyUpdate(np, old *api.NetworkPolicy) apierrors.FieldErro
 func validateNetworkPolicySpec(errs apierrors.FieldErrors, spec *api.NetworkPolicySpec, p fieldPath) apierrors.FieldErrors {
 	errs = validateLabelSelector(errs, &spec.PodSelector, p.child("podSelector"))
 	for i, rule := range spec.Ingress {
-		rp := p.child("ingress").index(i)
-		for j := range rule.Ports {
-			errs = validateNetworkPolicyPort(errs, &rule.Ports[j], rp.child("ports").index(j))
-		}
-		for j := range rule.From {
-			errs = validateNetworkPolicyPeer(errs, &rule.From[j], rp.child("from").index(j))
-		}
+		errs = validateNetworkPolicyRule(errs, rule.Ports, rule.From, p.child("ingress").index(i), "from")
 	}
 	for i, rule := range spec.Egress {
-		rp := p.child("egress").index(i)
-		for j := range rule.Ports {
-			errs = validateNetworkPolicyPort(errs, &rule.Ports[j], rp.child("ports").index(j))
-		}
-		for j := range rule.To {
-			errs = validateNetworkPolicyPeer(errs, &rule.To[j], rp.child("to").index(j))
-		}
+		errs = validateNetworkPolicyRule(errs, rule.Ports, rule.To, p.child("egress").index(i), "to")
 	}
 	if len(spec.PolicyTypes) > 2 {
 		quoted := make([]string, len(spec.PolicyTypes))
@@ -427,6 +415,18 @@ func validateNetworkPolicySpec(errs apierrors.FieldErrors, spec *api.NetworkPoli
 		if t != api.PolicyTypeIngress && t != api.PolicyTypeEgress {
 			errs = append(errs, NotSupported(p.child("policyTypes").index(i).path(), t, string(api.PolicyTypeIngress), string(api.PolicyTypeEgress)))
 		}
+	}
+	return errs
+}
+
+// validateNetworkPolicyRule checks an ingress or egress rule at p: its
+// ports, and its peers, under "from" or "to".
+func validateNetworkPolicyRule(errs apierrors.FieldErrors, ports []api.NetworkPolicyPort, peers []api.NetworkPolicyPeer, p fieldPath, peersField string) apierrors.FieldErrors {
+	for j := range ports {
+		errs = validateNetworkPolicyPort(errs, &ports[j], p.child("ports").index(j))
+	}
+	for j := range peers {
+		errs = validateNetworkPolicyPeer(errs, &peers[j], p.child(peersField).index(j))
 	}
 	return errs
 }
