@@ -139,9 +139,11 @@ func protoName(jsonName string) string {
 // upstreamCapitalized reports whether name is jsonName with its first letter
 // upper-cased, as admissionregistration's generated.proto names a few fields
 // ("Expression", "Webhooks"): the wire goes by number, the name is kept as
-// k8s.io/api tags it.
+// k8s.io/api tags it. networking/v1 names IngressClassParametersReference's
+// apiGroup "aPIGroup", from its Go name APIGroup.
 func upstreamCapitalized(name, jsonName string) bool {
-	return jsonName != "" && name == strings.ToUpper(jsonName[:1])+jsonName[1:]
+	return jsonName != "" && name == strings.ToUpper(jsonName[:1])+jsonName[1:] ||
+		jsonName == "apiGroup" && name == "aPIGroup"
 }
 
 // protoStructs returns every struct type reachable from the top-level types, except Time

@@ -54,6 +54,14 @@ type ServiceSpec struct {
 	IPFamilyPolicy *string `json:"ipFamilyPolicy,omitempty" protobuf:"bytes,17,opt,name=ipFamilyPolicy"`
 	// InternalTrafficPolicy is one of the InternalTrafficPolicy constants.
 	InternalTrafficPolicy *string `json:"internalTrafficPolicy,omitempty" protobuf:"bytes,22,opt,name=internalTrafficPolicy"`
+	// ExternalTrafficPolicy, Cluster or Local, is how a NodePort or LoadBalancer
+	// service routes traffic from outside; defaulted to Cluster for them.
+	ExternalTrafficPolicy string `json:"externalTrafficPolicy,omitempty" protobuf:"bytes,11,opt,name=externalTrafficPolicy"`
+	// HealthCheckNodePort is the node port a LoadBalancer service with
+	// ExternalTrafficPolicy Local answers health checks on, allocated from the
+	// node port range when not chosen.
+	// Its upstream Go tag says "bytes"; the wire type follows generated.proto (int32).
+	HealthCheckNodePort int32 `json:"healthCheckNodePort,omitempty" protobuf:"varint,12,opt,name=healthCheckNodePort"`
 }
 
 // ServicePort is one port of a service. Kubernetes: corev1.ServicePort.
@@ -161,4 +169,9 @@ const (
 	InternalTrafficPolicyCluster = "Cluster"
 	// InternalTrafficPolicyLocal routes it only to endpoints on the client's node.
 	InternalTrafficPolicyLocal = "Local"
+	// ExternalTrafficPolicyCluster routes outside traffic to any ready endpoint.
+	ExternalTrafficPolicyCluster = "Cluster"
+	// ExternalTrafficPolicyLocal routes it only to endpoints on the node it
+	// enters, which the load balancer finds by the health check node port.
+	ExternalTrafficPolicyLocal = "Local"
 )

@@ -28,11 +28,14 @@ var actedOnBy = map[string]string{
 }
 
 // notCalled is, by resource, the warning at the creation of an object that
-// kube-apiserver itself would act on and miniplane does not: a webhook
-// configuration is stored and validated, but no webhook is ever called
-// (DESIGN.md, "Deliberately left out"). The HTTP front adds it whatever
-// runs.
+// something outside kube-controller-manager would act on and nothing here
+// does: a webhook configuration is stored and validated, but no webhook is
+// ever called; an Ingress waits for an ingress controller and a
+// NetworkPolicy for a network plugin, and miniplane has neither (DESIGN.md,
+// "Deliberately left out"). The HTTP front adds it whatever runs.
 var notCalled = map[string]string{
+	"ingresses":                       "nothing acts on this Ingress: no ingress controller runs here, so it is stored and validated but routes no traffic",
+	"networkpolicies":                 "nothing acts on this NetworkPolicy: no network plugin runs here, so it is stored and validated but enforces nothing",
 	"validatingwebhookconfigurations": "admission webhooks are not called here: this ValidatingWebhookConfiguration is stored and validated, but miniplane never calls its webhooks",
 	"mutatingwebhookconfigurations":   "admission webhooks are not called here: this MutatingWebhookConfiguration is stored and validated, but miniplane never calls its webhooks",
 	"certificatesigningrequests":      "certificates are not signed here: kube-controller-manager's csrapproving and csrsigning do not run in miniplane, so this CertificateSigningRequest is approved and issued only by whoever writes its approval and status",

@@ -61,23 +61,24 @@ func (s *Server) create(obj api.Object, opts writeOptions) (api.Object, error) {
 	if k.resetStatusOnCreate {
 		k.status.reset(in)
 	}
+	// Admission runs before the kind's defaults and validation, as
+	// kube-apiserver's mutating admission runs before its strategy.
+	ctx := opts.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	if p, ok := in.(*api.Pod); ok && s.serviceAccounts {
-		// Admission runs before the kind's defaults and validation, as
-		// kube-apiserver's mutating admission runs before its strategy.
-		ctx := opts.ctx
-		if ctx == nil {
-			ctx = context.Background()
-		}
 		if err := s.admitServiceAccount(ctx, p); err != nil {
 			return nil, err
 		}
 	}
 	if pvc, ok := in.(*api.PersistentVolumeClaim); ok {
-		ctx := opts.ctx
-		if ctx == nil {
-			ctx = context.Background()
-		}
 		if err := s.admitDefaultStorageClass(ctx, pvc); err != nil {
+			return nil, err
+		}
+	}
+	if ing, ok := in.(*api.Ingress); ok {
+		if err := s.admitDefaultIngressClass(ctx, ing); err != nil {
 			return nil, err
 		}
 	}

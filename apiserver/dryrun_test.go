@@ -140,6 +140,9 @@ var declaredColumns = map[string][]string{
 	"limitranges":                 {"Name", "Created At"},
 	"podtemplates":                {"Name", "Containers", "Images", "Pod Labels"},
 	"priorityclasses":             {"Name", "Value", "Global-Default", "Age", "PreemptionPolicy"},
+	"ingresses":                   {"Name", "Class", "Hosts", "Address", "Ports", "Age"},
+	"ingressclasses":              {"Name", "Controller", "Parameters", "Age"},
+	"networkpolicies":             {"Name", "Pod-Selector", "Age"},
 	"roles":                       {"Name", "Created At"},
 	"clusterroles":                {"Name", "Created At"},
 	"rolebindings":                {"Name", "Role", "Age", "Users", "Groups", "ServiceAccounts"},
@@ -156,7 +159,7 @@ var declaredColumns = map[string][]string{
 func TestResources(t *testing.T) {
 	s, _ := newServer(t)
 	all := s.Resources()
-	require.Len(t, all, 45)
+	require.Len(t, all, 48)
 	assert.Equal(t, "configmaps", all[0].Resource, "core group first, sorted by name")
 	assert.Equal(t, "mutatingwebhookconfigurations", all[15].Resource, "named groups after core, sorted by group")
 	assert.Equal(t, "customresourcedefinitions", all[19].Resource)
@@ -206,6 +209,11 @@ func TestResources(t *testing.T) {
 			NotCalled: "API Priority and Fairness is not done here: this FlowSchema is stored and validated, but miniplane never classifies, queues or refuses a request by it"}, "flowcontrol.apiserver.k8s.io/v1", ""},
 		{"prioritylevelconfigurations", apiserver.ResourceInfo{Resource: "prioritylevelconfigurations", Singular: "prioritylevelconfiguration", Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Kind: "PriorityLevelConfiguration", HasStatus: true,
 			NotCalled: "API Priority and Fairness is not done here: this PriorityLevelConfiguration is stored and validated, but miniplane never queues or refuses a request by it"}, "flowcontrol.apiserver.k8s.io/v1", ""},
+		{"ingresses", apiserver.ResourceInfo{Resource: "ingresses", Singular: "ingress", Group: "networking.k8s.io", Version: "v1", Kind: "Ingress", Namespaced: true, HasStatus: true, ShortNames: []string{"ing"},
+			NotCalled: "nothing acts on this Ingress: no ingress controller runs here, so it is stored and validated but routes no traffic"}, "networking.k8s.io/v1", ""},
+		{"ingressclasses", apiserver.ResourceInfo{Resource: "ingressclasses", Singular: "ingressclass", Group: "networking.k8s.io", Version: "v1", Kind: "IngressClass"}, "networking.k8s.io/v1", ""},
+		{"networkpolicies", apiserver.ResourceInfo{Resource: "networkpolicies", Singular: "networkpolicy", Group: "networking.k8s.io", Version: "v1", Kind: "NetworkPolicy", Namespaced: true, ShortNames: []string{"netpol"},
+			NotCalled: "nothing acts on this NetworkPolicy: no network plugin runs here, so it is stored and validated but enforces nothing"}, "networking.k8s.io/v1", ""},
 		{"priorityclasses", apiserver.ResourceInfo{Resource: "priorityclasses", Singular: "priorityclass", Group: "scheduling.k8s.io", Version: "v1", Kind: "PriorityClass", ShortNames: []string{"pc"}}, "scheduling.k8s.io/v1", ""},
 		{"roles", apiserver.ResourceInfo{Resource: "roles", Singular: "role", Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "Role", Namespaced: true}, "rbac.authorization.k8s.io/v1", ""},
 		{"rolebindings", apiserver.ResourceInfo{Resource: "rolebindings", Singular: "rolebinding", Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "RoleBinding", Namespaced: true}, "rbac.authorization.k8s.io/v1", ""},

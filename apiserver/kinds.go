@@ -83,6 +83,10 @@ type kind struct {
 	defaults       func(api.Object)
 	validate       func(api.Object) apierrors.FieldErrors
 	validateUpdate func(obj, old api.Object) apierrors.FieldErrors
+	// validateStatus, when set, checks a status update (Kubernetes' status
+	// strategy's ValidateUpdate); nil for kinds whose status kube-apiserver
+	// checks only as metadata.
+	validateStatus func(obj, old api.Object) apierrors.FieldErrors
 
 	// fields returns the field-selector values of an object beyond
 	// metadata.name and metadata.namespace; nil when the kind has none.
@@ -334,6 +338,7 @@ func newKinds(rules *celrules.Compiler) []*kind {
 	kinds = append(kinds, admissionKinds(rules)...)
 	kinds = append(kinds, podAdmissionKinds()...)
 	kinds = append(kinds, rbacKinds()...)
+	kinds = append(kinds, networkingKinds()...)
 	kinds = append(kinds, typed(&kind{
 		gr: apierrors.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}, kind: "CustomResourceDefinition",
 		apiVersion: "apiextensions.k8s.io/v1", shortNames: []string{"crd", "crds"}, categories: []string{"api-extensions"},

@@ -3,15 +3,76 @@ package apiserver
 import (
 	"fmt"
 	"maps"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
 )
 
-// serviceNodePortRange is where node ports come from: kube-apiserver's
-// default --service-node-port-range, 30000-32767.
+// serviceNodePortRange is where node ports come from unless
+// Config.ServiceNodePortRange says otherwise: kube-apiserver's default
+// --service-node-port-range, 30000-32767.
 var serviceNodePortRange = portRange{base: 30000, size: 2768}
+
+// PortRange is a range of ports, Base to Base+Size-1, as kube-apiserver's
+// --service-node-port-range gives it. The zero value is no range.
+// Kubernetes: apimachinery's net.PortRange.
+type PortRange struct {
+	Base, Size int
+}
+
+// String is the range as "30000-32767"; "" for no range.
+func (r PortRange) String() string {
+	if r.Size == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d-%d", r.Base, r.Base+r.Size-1)
+}
+
+// ParsePortRange reads a port range as kube-apiserver's flag does: "A-B",
+// "A+N" (A to A+N) or one port "A", no port above 65535 and the end not
+// below the start, with apimachinery's messages. An empty value is no range.
+// Kubernetes: net.PortRange.Set.
+func ParsePortRange(value string) (PortRange, error) {
+	value = strings.TrimSpace(value)
+	if value == "" {
+		return PortRange{}, nil
+	}
+	hyphen, plus := strings.Index(value, "-"), strings.Index(value, "+")
+	var low, high int
+	var err error
+	atoi := func(s string, n *int) {
+		if err == nil {
+			*n, err = strconv.Atoi(s)
+		}
+	}
+	switch {
+	case hyphen == -1 && plus == -1:
+		atoi(value, &low)
+		high = low
+	case plus == -1:
+		atoi(value[:hyphen], &low)
+		atoi(value[hyphen+1:], &high)
+	case hyphen == -1:
+		var offset int
+		atoi(value[:plus], &low)
+		atoi(value[plus+1:], &offset)
+		high = low + offset
+	default:
+		return PortRange{}, fmt.Errorf("unable to parse port range: %s", value)
+	}
+	switch {
+	case err != nil:
+		return PortRange{}, err
+	case low > 65535 || high > 65535:
+		return PortRange{}, fmt.Errorf("the port range cannot be greater than 65535: %s", value)
+	case high < low:
+		return PortRange{}, fmt.Errorf("end port cannot be less than start port: %s", value)
+	}
+	return PortRange{Base: low, Size: 1 + high - low}, nil
+}
 
 // portRange is the ports base to base+size-1.
 type portRange struct {
@@ -90,13 +151,24 @@ func needsNodePorts(svc *api.Service) bool {
 	return svc.Spec.Type == api.ServiceTypeNodePort || svc.Spec.Type == api.ServiceTypeLoadBalancer
 }
 
-// nodePortsOf returns the node ports a service holds.
+// needsHealthCheck reports whether a service has a health check node
+// port: a LoadBalancer whose external traffic stays on the node it enters.
+// Kubernetes: apiservice.NeedsHealthCheck.
+func needsHealthCheck(svc *api.Service) bool {
+	return svc.Spec.Type == api.ServiceTypeLoadBalancer && svc.Spec.ExternalTrafficPolicy == api.ExternalTrafficPolicyLocal
+}
+
+// nodePortsOf returns the node ports a service holds, its health check
+// node port included.
 func nodePortsOf(svc *api.Service) map[int32]bool {
 	held := map[int32]bool{}
 	for _, p := range svc.Spec.Ports {
 		if p.NodePort != 0 {
 			held[p.NodePort] = true
 		}
+	}
+	if needsHealthCheck(svc) && svc.Spec.HealthCheckNodePort != 0 {
+		held[svc.Spec.HealthCheckNodePort] = true
 	}
 	return held
 }
@@ -143,7 +215,49 @@ func (s *Server) allocateNodePorts(k *kind, svc *api.Service, held map[int32]boo
 		taken = append(taken, sp.NodePort)
 		mine[sp.NodePort] = true
 	}
+	if !needsHealthCheck(svc) || mine[svc.Spec.HealthCheckNodePort] {
+		return undo, nil
+	}
+	// The health check port, chosen or not, as allocHealthCheckNodePort:
+	// a refusal is an internal error there, not an invalid field.
+	if hc := svc.Spec.HealthCheckNodePort; hc != 0 {
+		if err := s.nodePorts.reserve(hc); err != nil {
+			undo()
+			return nil, apierrors.NewInternalError(fmt.Errorf("failed to allocate requested HealthCheck NodePort %d: %w", hc, err))
+		}
+	} else {
+		p, err := s.nodePorts.allocate()
+		if err != nil {
+			undo()
+			return nil, apierrors.NewInternalError(fmt.Errorf("failed to allocate a HealthCheck NodePort %d: %w", p, err))
+		}
+		svc.Spec.HealthCheckNodePort = p
+	}
+	taken = append(taken, svc.Spec.HealthCheckNodePort)
 	return undo, nil
+}
+
+// keepHealthCheckNodePort carries an update's health check node port and
+// external traffic policy over from the version it replaces, or drops them
+// when the new type has no use for them and the client left them as they
+// were. Kubernetes: patchAllocatedValues and dropTypeDependentFields.
+func keepHealthCheckNodePort(svc, old *api.Service) {
+	if !externallyAccessible(svc) && externallyAccessible(old) && svc.Spec.ExternalTrafficPolicy == old.Spec.ExternalTrafficPolicy {
+		svc.Spec.ExternalTrafficPolicy = ""
+	}
+	switch {
+	case needsHealthCheck(svc) && needsHealthCheck(old) && svc.Spec.HealthCheckNodePort == 0:
+		svc.Spec.HealthCheckNodePort = old.Spec.HealthCheckNodePort
+	case !needsHealthCheck(svc) && needsHealthCheck(old) && svc.Spec.HealthCheckNodePort == old.Spec.HealthCheckNodePort:
+		svc.Spec.HealthCheckNodePort = 0
+	}
+}
+
+// externallyAccessible reports whether a service is reached from outside
+// the cluster (miniplane does not model externalIPs). Kubernetes:
+// apiservice.ExternallyAccessible.
+func externallyAccessible(svc *api.Service) bool {
+	return svc.Spec.Type == api.ServiceTypeLoadBalancer || svc.Spec.Type == api.ServiceTypeNodePort
 }
 
 // keepNodePorts carries an update's node ports over from the version it

@@ -80,6 +80,10 @@ type Config struct {
 	// their revisions, and pods their shape. The live plane and `serve`
 	// turn it on.
 	PriorityClasses bool
+	// ServiceNodePortRange is where services' node ports come from, as
+	// kube-apiserver's --service-node-port-range; the zero range is its
+	// default, 30000-32767.
+	ServiceNodePortRange PortRange
 	// DefaultServiceAccountWait is how long, with ServiceAccounts, a pod
 	// create waits for its namespace's "default" account to appear, as
 	// kube-apiserver retries that lookup (ten times, 100-200ms apart); 0:
@@ -227,6 +231,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if s.log == nil {
 		s.log = zap.NewNop()
+	}
+	if r := cfg.ServiceNodePortRange; r.Size > 0 {
+		s.nodePorts.r = portRange{base: int32(r.Base), size: int32(r.Size)}
 	}
 	if s.bookmarkEvery <= 0 {
 		s.bookmarkEvery = DefaultBookmarkInterval

@@ -129,6 +129,11 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 					return nil, apierrors.NewInvalid(k.gr.Group, k.kind, m.Name, errs)
 				}
 			}
+			if k.validateStatus != nil {
+				if errs := k.validateStatus(next, old); len(errs) > 0 {
+					return nil, apierrors.NewInvalid(k.gr.Group, k.kind, m.Name, errs)
+				}
+			}
 		} else {
 			next, err = s.prepareUpdate(k, in, old, opts.finalize)
 			if err != nil {
@@ -245,6 +250,7 @@ func (s *Server) prepareUpdate(k *kind, in, old api.Object, finalize bool) (api.
 		dropTypeDependentFields(svc, old.(*api.Service))
 		keepClusterIP(svc, old.(*api.Service))
 		keepNodePorts(svc, old.(*api.Service))
+		keepHealthCheckNodePort(svc, old.(*api.Service))
 	}
 	if p, ok := in.(*api.Pod); ok {
 		keepPriority(p, old.(*api.Pod))

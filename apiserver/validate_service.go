@@ -33,6 +33,9 @@ func defaultService(s *api.Service) {
 			port.TargetPort = api.FromInt(int(port.Port))
 		}
 	}
+	if externallyAccessible(s) && spec.ExternalTrafficPolicy == "" {
+		spec.ExternalTrafficPolicy = api.ExternalTrafficPolicyCluster
+	}
 	if spec.InternalTrafficPolicy == nil && spec.Type != api.ServiceTypeExternalName {
 		policy := api.InternalTrafficPolicyCluster
 		spec.InternalTrafficPolicy = &policy
@@ -96,7 +99,38 @@ func validateService(s *api.Service) apierrors.FieldErrors {
 		errs = append(errs, NotSupported(p.child("type").path(), spec.Type, supportedServiceTypes[:]...))
 	}
 	errs = validateServicePortUniqueness(errs, spec, p)
+	errs = validateExternalTrafficPolicy(errs, s, p)
 	return validateInternalTrafficPolicy(errs, spec, p)
+}
+
+// validateExternalTrafficPolicy: a policy only for services reached from
+// outside, and a health check node port only for a Local LoadBalancer.
+// Kubernetes: validateServiceExternalTrafficPolicy. Its "healthCheckNodePort:
+// Required value" cannot happen here or there: the port is allocated
+// before kube-apiserver validates, and only after miniplane does.
+func validateExternalTrafficPolicy(errs apierrors.FieldErrors, s *api.Service, p fieldPath) apierrors.FieldErrors {
+	spec := &s.Spec
+	switch {
+	case !externallyAccessible(s):
+		if spec.ExternalTrafficPolicy != "" {
+			errs = append(errs, Invalid(p.child("externalTrafficPolicy").path(), spec.ExternalTrafficPolicy, "may only be set for externally-accessible services"))
+		}
+	case spec.ExternalTrafficPolicy == "":
+		errs = append(errs, Required(p.child("externalTrafficPolicy").path(), ""))
+	case spec.ExternalTrafficPolicy != api.ExternalTrafficPolicyCluster && spec.ExternalTrafficPolicy != api.ExternalTrafficPolicyLocal:
+		errs = append(errs, NotSupported(p.child("externalTrafficPolicy").path(), spec.ExternalTrafficPolicy,
+			api.ExternalTrafficPolicyCluster, api.ExternalTrafficPolicyLocal))
+	}
+	hp := p.child("healthCheckNodePort")
+	switch {
+	case !needsHealthCheck(s):
+		if spec.HealthCheckNodePort != 0 {
+			errs = append(errs, Invalid(hp.path(), spec.HealthCheckNodePort, "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"))
+		}
+	case spec.HealthCheckNodePort != 0:
+		errs = validatePortNumber(errs, spec.HealthCheckNodePort, hp)
+	}
+	return errs
 }
 
 // validateExternalName: an ExternalName service is a DNS alias, with no
@@ -284,6 +318,9 @@ func validateServiceUpdate(s, old *api.Service) apierrors.FieldErrors {
 	if old.Spec.ClusterIP != "" && s.Spec.ClusterIP != old.Spec.ClusterIP &&
 		s.Spec.Type != api.ServiceTypeExternalName && old.Spec.Type != api.ServiceTypeExternalName {
 		errs = append(errs, Invalid(pathAt("spec").child("clusterIP").path(), s.Spec.ClusterIP, msgImmutable))
+	}
+	if needsHealthCheck(old) && needsHealthCheck(s) && s.Spec.HealthCheckNodePort != old.Spec.HealthCheckNodePort {
+		errs = append(errs, Forbidden(NewPath("spec", "healthCheckNodePort"), msgImmutable))
 	}
 	return errs
 }

@@ -32,6 +32,11 @@ func TestDefaultService(t *testing.T) {
 	assert.Equal(t, api.FromInt(443), s.Spec.Ports[1].TargetPort, "no target port means the service's port")
 	assert.Equal(t, ptrTo(api.InternalTrafficPolicyCluster), s.Spec.InternalTrafficPolicy)
 	assert.Equal(t, []string{"10.96.0.10"}, s.Spec.ClusterIPs)
+	assert.Empty(t, s.Spec.ExternalTrafficPolicy, "a ClusterIP service has no external traffic policy")
+	lb := validService()
+	lb.Spec.Type = api.ServiceTypeLoadBalancer
+	defaultService(lb)
+	assert.Equal(t, api.ExternalTrafficPolicyCluster, lb.Spec.ExternalTrafficPolicy, "externally accessible: Cluster by default")
 
 	fromList := &api.Service{Spec: api.ServiceSpec{ClusterIPs: []string{"10.96.0.11", "fd00::11"}, Ports: []api.ServicePort{{Port: 53, TargetPort: api.FromString("")}}}}
 	defaultService(fromList)
@@ -135,6 +140,24 @@ func TestValidateService(t *testing.T) {
 		{name: "bad internal traffic policy", change: func(s *api.Service) { s.Spec.InternalTrafficPolicy = ptrTo("Node") },
 			want:   `spec.internalTrafficPolicy: Unsupported value: "Node": supported values: "Cluster", "Local"`,
 			causes: []cause{{notSupported, "spec.internalTrafficPolicy"}}},
+		{name: "external traffic policy on a ClusterIP service", change: func(s *api.Service) { s.Spec.ExternalTrafficPolicy = "Local" },
+			want: `spec.externalTrafficPolicy: Invalid value: "Local": may only be set for externally-accessible services`, causes: []cause{{invalid, "spec.externalTrafficPolicy"}}},
+		{name: "bad external traffic policy", change: func(s *api.Service) {
+			s.Spec.Type, s.Spec.ExternalTrafficPolicy = api.ServiceTypeNodePort, "Node"
+		},
+			want: `spec.externalTrafficPolicy: Unsupported value: "Node": supported values: "Cluster", "Local"`, causes: []cause{{notSupported, "spec.externalTrafficPolicy"}}},
+		{name: "health check port of a Local LoadBalancer", change: func(s *api.Service) {
+			s.Spec.Type, s.Spec.ExternalTrafficPolicy, s.Spec.HealthCheckNodePort = api.ServiceTypeLoadBalancer, "Local", 31000
+		}},
+		{name: "health check port out of range", change: func(s *api.Service) {
+			s.Spec.Type, s.Spec.ExternalTrafficPolicy, s.Spec.HealthCheckNodePort = api.ServiceTypeLoadBalancer, "Local", 65536
+		},
+			want: "spec.healthCheckNodePort: Invalid value: 65536: " + msgPortRange, causes: []cause{{invalid, "spec.healthCheckNodePort"}}},
+		{name: "health check port with the Cluster policy", change: func(s *api.Service) {
+			s.Spec.Type, s.Spec.HealthCheckNodePort = api.ServiceTypeLoadBalancer, 31000
+		},
+			want:   "spec.healthCheckNodePort: Invalid value: 31000: may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'",
+			causes: []cause{{invalid, "spec.healthCheckNodePort"}}},
 		{name: "external name missing", change: func(s *api.Service) { s.Spec.Type = api.ServiceTypeExternalName },
 			want: "spec.externalName: Required value", causes: []cause{{required, "spec.externalName"}}},
 		{name: "external name invalid", change: func(s *api.Service) {

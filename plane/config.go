@@ -11,6 +11,8 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/miniplane/miniplane/apiserver"
+
 	"github.com/miniplane/miniplane/apiserver/faults"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/manager"
@@ -94,6 +96,10 @@ type Config struct {
 	// Server().CheckMutations reports what did). planetest turns it on;
 	// serve and demo leave it off, as it costs an encoding per write.
 	CheckMutations bool
+
+	// ServiceNodePortRange is where services' node ports come from
+	// (apiserver.Config.ServiceNodePortRange); zero: 30000-32767.
+	ServiceNodePortRange apiserver.PortRange
 
 	// EtcdServers, when set, are the etcd members ("http://127.0.0.1:2379")
 	// the API server keeps its objects in (apiserver.Config.Etcd), so that

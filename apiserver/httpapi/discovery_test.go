@@ -59,7 +59,7 @@ func TestAggregatedDiscovery(t *testing.T) {
 			"/limitranges":       "LimitRange Namespaced [limits]" + all,
 			"/persistentvolumes": "PersistentVolume Cluster [pv]" + all, "/persistentvolumeclaims": "PersistentVolumeClaim Namespaced [pvc]" + all,
 		}},
-		{"/apis", []string{"admissionregistration.k8s.io", "apiextensions.k8s.io", "apps", "authentication.k8s.io", "authorization.k8s.io", "batch", "certificates.k8s.io", "coordination.k8s.io", "discovery.k8s.io", "events.k8s.io", "flowcontrol.apiserver.k8s.io", "node.k8s.io", "policy", "rbac.authorization.k8s.io", "scheduling.k8s.io", "storage.k8s.io"}, map[string]string{
+		{"/apis", []string{"admissionregistration.k8s.io", "apiextensions.k8s.io", "apps", "authentication.k8s.io", "authorization.k8s.io", "batch", "certificates.k8s.io", "coordination.k8s.io", "discovery.k8s.io", "events.k8s.io", "flowcontrol.apiserver.k8s.io", "networking.k8s.io", "node.k8s.io", "policy", "rbac.authorization.k8s.io", "scheduling.k8s.io", "storage.k8s.io"}, map[string]string{
 			"apiextensions.k8s.io/customresourcedefinitions":                 "CustomResourceDefinition Cluster [crd,crds]" + all,
 			"admissionregistration.k8s.io/validatingadmissionpolicies":       "ValidatingAdmissionPolicy Cluster []" + all,
 			"admissionregistration.k8s.io/validatingadmissionpolicybindings": "ValidatingAdmissionPolicyBinding Cluster []" + all,
@@ -96,6 +96,9 @@ func TestAggregatedDiscovery(t *testing.T) {
 			"flowcontrol.apiserver.k8s.io/prioritylevelconfigurations": "PriorityLevelConfiguration Cluster []" + all,
 			"node.k8s.io/runtimeclasses":                               "RuntimeClass Cluster []" + all,
 			"scheduling.k8s.io/priorityclasses":                        "PriorityClass Cluster [pc]" + all,
+			"networking.k8s.io/ingresses":                              "Ingress Namespaced [ing]" + all,
+			"networking.k8s.io/ingressclasses":                         "IngressClass Cluster []" + all,
+			"networking.k8s.io/networkpolicies":                        "NetworkPolicy Namespaced [netpol]" + all,
 		}},
 	}
 	for _, tt := range tests {
@@ -158,10 +161,10 @@ func checkDiscoveryResource(t *testing.T, r discoveryResource) {
 	case "certificatesigningrequests":
 		assert.Equal(t, []string{"approval certificates.k8s.io/v1 CertificateSigningRequest [get patch update]",
 			"status certificates.k8s.io/v1 CertificateSigningRequest [get patch update]"}, subs)
-	case "persistentvolumes", "persistentvolumeclaims", "poddisruptionbudgets", "volumeattachments", "flowschemas", "prioritylevelconfigurations":
+	case "persistentvolumes", "persistentvolumeclaims", "poddisruptionbudgets", "volumeattachments", "flowschemas", "prioritylevelconfigurations", "ingresses":
 		assert.Len(t, subs, 1, r.Resource)
 		assert.Contains(t, subs[0], "status ", r.Resource)
-	case "storageclasses", "priorityclasses", "runtimeclasses", "podtemplates", "limitranges", "controllerrevisions", "csinodes", "csidrivers", "csistoragecapacities", "endpointslices":
+	case "storageclasses", "priorityclasses", "runtimeclasses", "ingressclasses", "networkpolicies", "podtemplates", "limitranges", "controllerrevisions", "csinodes", "csidrivers", "csistoragecapacities", "endpointslices":
 		assert.Empty(t, subs, r.Resource)
 	case "pods":
 		assert.Equal(t, []string{"binding /v1 Binding [create]", "eviction policy/v1 Eviction [create]", "log /v1 Pod [get]", "status /v1 Pod [get patch update]"}, subs)
@@ -213,6 +216,8 @@ func TestLegacyDiscovery(t *testing.T) {
 				 "preferredVersion":{"groupVersion":"events.k8s.io/v1","version":"v1"}},
 				{"name":"flowcontrol.apiserver.k8s.io","versions":[{"groupVersion":"flowcontrol.apiserver.k8s.io/v1","version":"v1"}],
 				 "preferredVersion":{"groupVersion":"flowcontrol.apiserver.k8s.io/v1","version":"v1"}},
+				{"name":"networking.k8s.io","versions":[{"groupVersion":"networking.k8s.io/v1","version":"v1"}],
+				 "preferredVersion":{"groupVersion":"networking.k8s.io/v1","version":"v1"}},
 				{"name":"node.k8s.io","versions":[{"groupVersion":"node.k8s.io/v1","version":"v1"}],
 				 "preferredVersion":{"groupVersion":"node.k8s.io/v1","version":"v1"}},
 				{"name":"policy","versions":[{"groupVersion":"policy/v1","version":"v1"}],

@@ -198,6 +198,9 @@ func TestKubectl(t *testing.T) {
 			{"certificatesigningrequests", "csr", "certificates.k8s.io/v1", "false", "CertificateSigningRequest"},
 			{"flowschemas", "flowcontrol.apiserver.k8s.io/v1", "false", "FlowSchema"},
 			{"prioritylevelconfigurations", "flowcontrol.apiserver.k8s.io/v1", "false", "PriorityLevelConfiguration"},
+			{"ingresses", "ing", "networking.k8s.io/v1", "true", "Ingress"},
+			{"ingressclasses", "networking.k8s.io/v1", "false", "IngressClass"},
+			{"networkpolicies", "netpol", "networking.k8s.io/v1", "true", "NetworkPolicy"},
 			{"volumeattachments", "storage.k8s.io/v1", "false", "VolumeAttachment"},
 		}, rows[1:])
 	})

@@ -23,7 +23,7 @@ func newOfKind(t *testing.T, ti api.TypeInfo) api.Object {
 		&api.PersistentVolume{}, &api.PersistentVolumeClaim{}, &api.StorageClass{}, &api.CSINode{}, &api.CSIDriver{},
 		&api.CSIStorageCapacity{}, &api.VolumeAttachment{}, &api.PodDisruptionBudget{}, &api.ReplicaSet{}, &api.StatefulSet{}, &api.Deployment{}, &api.DaemonSet{}, &api.ControllerRevision{}, &api.Job{}, &api.CronJob{},
 		&api.ValidatingAdmissionPolicy{}, &api.ValidatingAdmissionPolicyBinding{}, &api.ValidatingWebhookConfiguration{}, &api.MutatingWebhookConfiguration{},
-		&api.PriorityClass{}, &api.RuntimeClass{}, &api.CertificateSigningRequest{}, &api.FlowSchema{}, &api.PriorityLevelConfiguration{}, &api.PodTemplate{}, &api.LimitRange{},
+		&api.PriorityClass{}, &api.RuntimeClass{}, &api.CertificateSigningRequest{}, &api.FlowSchema{}, &api.PriorityLevelConfiguration{}, &api.Ingress{}, &api.IngressClass{}, &api.NetworkPolicy{}, &api.PodTemplate{}, &api.LimitRange{},
 		&api.Role{}, &api.RoleBinding{}, &api.ClusterRole{}, &api.ClusterRoleBinding{},
 	} {
 		if got, ok := api.TypeInfoOf(o); ok && got.Group == ti.Group && got.Kind == ti.Kind {

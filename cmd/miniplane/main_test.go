@@ -38,6 +38,8 @@ func TestRunCommandLine(t *testing.T) {
 		{name: "serve too many nodes", args: []string{"serve", "--nodes=4000"}, wantUsage: true, wantErr: "--nodes must be between 0 and 3072, got 4000"},
 		{name: "serve several unelected instances", args: []string{"serve", "--leader-elect=false", "--instances=2"}, wantUsage: true, wantErr: "use --instances=1"},
 		{name: "serve no instances", args: []string{"serve", "--instances=0"}, wantUsage: true, wantErr: "--instances must be at least 1, got 0"},
+		{name: "serve bad node port range", args: []string{"serve", "--service-node-port-range=32767-30000"}, wantUsage: true, wantErr: `invalid argument "32767-30000" for --service-node-port-range: end port cannot be less than start port: 32767-30000`},
+		{name: "serve empty node port range", args: []string{"serve", "--service-node-port-range="}, wantUsage: true, wantErr: "--service-node-port-range must not be empty"},
 		{name: "serve unknown authorization mode", args: []string{"serve", "--authorization-mode=Webhook"}, wantUsage: true, wantErr: `--authorization-mode must be AlwaysAllow or RBAC, got "Webhook"`},
 		{name: "serve RBAC without a token", args: []string{"serve", "--authorization-mode=RBAC"}, wantUsage: true, wantErr: "--authorization-mode=RBAC needs --token"},
 		{name: "serve bad address", args: []string{"serve", "--addr=127.0.0.1:notaport"}, wantErr: "listening on 127.0.0.1:notaport"},

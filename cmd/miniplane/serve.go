@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/apiserver/faults"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/manager"
@@ -56,6 +57,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	fs.StringVar(&etcdFiles.ca, "etcd-cafile", "", "SSL Certificate Authority `file` used to secure etcd communication (kube-apiserver's flag)")
 	fs.StringVar(&etcdFiles.cert, "etcd-certfile", "", "SSL certification `file` used to secure etcd communication (kube-apiserver's flag)")
 	fs.StringVar(&etcdFiles.key, "etcd-keyfile", "", "SSL key `file` used to secure etcd communication (kube-apiserver's flag)")
+	nodePortRange := fs.String("service-node-port-range", "30000-32767", "the `A-B` (or A+N) port range NodePort and LoadBalancer services' node ports come from, as kube-apiserver's flag")
 	cpuProfile := fs.String("cpuprofile", "", "profile serve's CPU from start to shutdown and write the profile (pprof format) to `FILE` on shutdown")
 	opts := manager.DefaultOptions()
 	opts.AddFlags(fs)
@@ -64,6 +66,13 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	if err := opts.Validate(plane.ControllerNames()); err != nil {
 		return usageError{err.Error()}
+	}
+	portRange, err := apiserver.ParsePortRange(*nodePortRange)
+	switch {
+	case err != nil:
+		return usageError{fmt.Sprintf("invalid argument %q for --service-node-port-range: %v", *nodePortRange, err)}
+	case portRange.Size == 0:
+		return usageError{"--service-node-port-range must not be empty"}
 	}
 	if *instances < 1 {
 		return usageError{fmt.Sprintf("--instances must be at least 1, got %d", *instances)}
@@ -111,7 +120,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 		Listen: *addr, Token: *token, Instances: *instances, Options: &opts, Seed: *seed,
 		Clock: clock.Real{}, Logger: newLogger(stderr, *verbose), ReleaseOnCancel: true,
 		Faults: injected, FaultRate: *faultRate, CRDs: crds, RBAC: *authzMode == "RBAC",
-		CompactEvery: *compaction,
+		CompactEvery: *compaction, ServiceNodePortRange: portRange,
 	}
 	if cfg.EtcdTLS, err = etcdFiles.config(*etcdServers != ""); err != nil {
 		return err

@@ -239,6 +239,8 @@ func fullService(name string) api.Service {
 			IPFamilies:               []api.IPFamily{api.IPv4Protocol, api.IPv6Protocol},
 			IPFamilyPolicy:           ptr(api.IPFamilyPolicyPreferDualStack),
 			InternalTrafficPolicy:    ptr(api.InternalTrafficPolicyLocal),
+			ExternalTrafficPolicy:    api.ExternalTrafficPolicyLocal,
+			HealthCheckNodePort:      31000,
 		},
 		Status: api.ServiceStatus{LoadBalancer: api.LoadBalancerStatus{Ingress: []api.LoadBalancerIngress{
 			{IP: "203.0.113.5", Hostname: "lb.example.com"},
@@ -605,6 +607,37 @@ func fullPodTemplate(name string) api.PodTemplate {
 	return api.PodTemplate{Metadata: fullObjectMeta(name), Template: api.PodTemplateSpec{Metadata: fullObjectMeta(""), Spec: fullPodSpec()}}
 }
 
+func fullIngress(name string) api.Ingress {
+	backend := api.IngressBackend{Service: &api.IngressServiceBackend{Name: "web", Port: api.ServiceBackendPort{Number: 80}}}
+	return api.Ingress{Metadata: fullObjectMeta(name),
+		Spec: api.IngressSpec{IngressClassName: ptr("nginx"), DefaultBackend: &api.IngressBackend{
+			Resource: &api.TypedLocalObjectReference{APIGroup: ptr("k8s.example.com"), Kind: "StorageBucket", Name: "static"}},
+			TLS: []api.IngressTLS{{Hosts: []string{"a.example.com", "*.b.example.com"}, SecretName: "tls"}},
+			Rules: []api.IngressRule{{Host: "a.example.com", IngressRuleValue: api.IngressRuleValue{HTTP: &api.HTTPIngressRuleValue{
+				Paths: []api.HTTPIngressPath{{Path: "/", PathType: ptr(api.PathTypePrefix), Backend: backend},
+					{Path: "/api", PathType: ptr(api.PathTypeExact), Backend: api.IngressBackend{
+						Service: &api.IngressServiceBackend{Name: "api", Port: api.ServiceBackendPort{Name: "http"}}}}}}}}}},
+		Status: api.IngressStatus{LoadBalancer: api.IngressLoadBalancerStatus{Ingress: []api.IngressLoadBalancerIngress{
+			{IP: "192.0.2.1", Ports: []api.IngressPortStatus{{Port: 443, Protocol: api.ProtocolTCP, Error: ptr("Pending")}}},
+			{Hostname: "lb.example.com"}}}}}
+}
+
+func fullIngressClass(name string) api.IngressClass {
+	return api.IngressClass{Metadata: fullObjectMeta(name), Spec: api.IngressClassSpec{Controller: "example.com/ingress",
+		Parameters: &api.IngressClassParametersReference{APIGroup: ptr("k8s.example.com"), Kind: "Params", Name: "p",
+			Scope: ptr(api.IngressClassParametersScopeNamespace), Namespace: ptr("ops")}}}
+}
+
+func fullNetworkPolicy(name string) api.NetworkPolicy {
+	port := api.NetworkPolicyPort{Protocol: ptr(api.ProtocolUDP), Port: ptr(api.FromInt(53)), EndPort: ptr(int32(60))}
+	return api.NetworkPolicy{Metadata: fullObjectMeta(name), Spec: api.NetworkPolicySpec{PodSelector: *fullLabelSelector(),
+		Ingress: []api.NetworkPolicyIngressRule{{Ports: []api.NetworkPolicyPort{port, {Port: ptr(api.FromString("http"))}},
+			From: []api.NetworkPolicyPeer{{PodSelector: fullLabelSelector(), NamespaceSelector: fullLabelSelector()},
+				{IPBlock: &api.IPBlock{CIDR: "10.0.0.0/8", Except: []string{"10.1.0.0/16", "10.2.0.0/16"}}}}}},
+		Egress:      []api.NetworkPolicyEgressRule{{Ports: []api.NetworkPolicyPort{port}, To: []api.NetworkPolicyPeer{{NamespaceSelector: fullLabelSelector()}}}},
+		PolicyTypes: []api.PolicyType{api.PolicyTypeIngress, api.PolicyTypeEgress}}}
+}
+
 func fullPriorityClass(name string) api.PriorityClass {
 	return api.PriorityClass{Metadata: fullObjectMeta(name), Value: 1000, GlobalDefault: true,
 		Description: "for the web tier", PreemptionPolicy: ptr(api.PreemptLowerPriority)}
@@ -871,6 +904,12 @@ func fullCases() map[string]any {
 		"PodTemplate":        ptr(fullPodTemplate("web")),
 		"PodTemplateList":    &api.PodTemplateList{Metadata: fullListMeta(), Items: []api.PodTemplate{fullPodTemplate("a")}},
 		"PriorityClass":      ptr(fullPriorityClass("high")),
+		"Ingress":            ptr(fullIngress("web")),
+		"IngressList":        &api.IngressList{Metadata: fullListMeta(), Items: []api.Ingress{fullIngress("a")}},
+		"IngressClass":       ptr(fullIngressClass("nginx")),
+		"IngressClassList":   &api.IngressClassList{Metadata: fullListMeta(), Items: []api.IngressClass{fullIngressClass("a")}},
+		"NetworkPolicy":      ptr(fullNetworkPolicy("deny")),
+		"NetworkPolicyList":  &api.NetworkPolicyList{Metadata: fullListMeta(), Items: []api.NetworkPolicy{fullNetworkPolicy("a")}},
 		"PriorityClassList":  &api.PriorityClassList{Metadata: fullListMeta(), Items: []api.PriorityClass{fullPriorityClass("a")}},
 		"Role":               ptr(fullRole("reader")),
 		"RoleList":           &api.RoleList{Metadata: fullListMeta(), Items: []api.Role{fullRole("a")}},

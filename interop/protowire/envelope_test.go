@@ -174,6 +174,8 @@ func TestTagsMatchUpstream(t *testing.T) {
 		"EndpointPort.name": true, "EndpointPort.protocol": true, "EndpointPort.port": true, "EndpointPort.appProtocol": true,
 		"PriorityClass.value": true, "PriorityClass.globalDefault": true,
 		"CertificateSigningRequestSpec.usages": true, "Overhead.podFixed": true, "Scheduling.nodeSelector": true, "PolicyRulesWithSubjects.resourceRules": true, "PolicyRulesWithSubjects.nonResourceRules": true,
+		"NetworkPolicyPort.endPort": true, "NetworkPolicyPeer.ipBlock": true, "IPBlock.cidr": true, "ServiceBackendPort.number": true,
+		"ServiceSpec.healthCheckNodePort":     true,
 		"CSIStorageCapacity.storageClassName": true, "RollingUpdateStatefulSetStrategy.maxUnavailable": true,
 		// apiextensions-apiserver tags every JSONSchemaProps field "bytes"; its
 		// generated.proto has bools, int64s and doubles, and maps for these two.

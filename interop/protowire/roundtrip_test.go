@@ -22,6 +22,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	nodev1 "k8s.io/api/node/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -112,6 +113,12 @@ var kinds = []kind{
 	{"flowcontrol.apiserver.k8s.io/v1", "FlowSchemaList", reflect.TypeFor[api.FlowSchemaList](), func() message { return &flowcontrolv1.FlowSchemaList{} }},
 	{"flowcontrol.apiserver.k8s.io/v1", "PriorityLevelConfiguration", reflect.TypeFor[api.PriorityLevelConfiguration](), func() message { return &flowcontrolv1.PriorityLevelConfiguration{} }},
 	{"flowcontrol.apiserver.k8s.io/v1", "PriorityLevelConfigurationList", reflect.TypeFor[api.PriorityLevelConfigurationList](), func() message { return &flowcontrolv1.PriorityLevelConfigurationList{} }},
+	{"networking.k8s.io/v1", "Ingress", reflect.TypeFor[api.Ingress](), func() message { return &networkingv1.Ingress{} }},
+	{"networking.k8s.io/v1", "IngressList", reflect.TypeFor[api.IngressList](), func() message { return &networkingv1.IngressList{} }},
+	{"networking.k8s.io/v1", "IngressClass", reflect.TypeFor[api.IngressClass](), func() message { return &networkingv1.IngressClass{} }},
+	{"networking.k8s.io/v1", "IngressClassList", reflect.TypeFor[api.IngressClassList](), func() message { return &networkingv1.IngressClassList{} }},
+	{"networking.k8s.io/v1", "NetworkPolicy", reflect.TypeFor[api.NetworkPolicy](), func() message { return &networkingv1.NetworkPolicy{} }},
+	{"networking.k8s.io/v1", "NetworkPolicyList", reflect.TypeFor[api.NetworkPolicyList](), func() message { return &networkingv1.NetworkPolicyList{} }},
 	{"rbac.authorization.k8s.io/v1", "Role", reflect.TypeFor[api.Role](), func() message { return &rbacv1.Role{} }},
 	{"rbac.authorization.k8s.io/v1", "RoleList", reflect.TypeFor[api.RoleList](), func() message { return &rbacv1.RoleList{} }},
 	{"rbac.authorization.k8s.io/v1", "RoleBinding", reflect.TypeFor[api.RoleBinding](), func() message { return &rbacv1.RoleBinding{} }},

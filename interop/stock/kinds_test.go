@@ -17,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -420,7 +421,45 @@ func storedKindCases() []kindCase {
 				assert.Equal(t, []corev1.ObjectReference{{Name: "b"}, {Name: "a"}}, sa.Secrets, "secrets merge by name")
 			},
 		},
-	}, slices.Concat(schedulingKindCases(), admissionKindCases(), podAdmissionKindCases(), apiOnlyKindCases())...)
+	}, slices.Concat(schedulingKindCases(), admissionKindCases(), podAdmissionKindCases(), apiOnlyKindCases(), networkingKindCases())...)
+}
+
+// networkingKindCases are the networking.k8s.io kinds, stored and
+// validated with nothing acting on them.
+func networkingKindCases() []kindCase {
+	return []kindCase{
+		crud[*networkingv1.Ingress, *networkingv1.IngressList]{
+			gvr: networkingv1.SchemeGroupVersion.WithResource("ingresses"), namespaced: true,
+			client: func(cs kubernetes.Interface, ns string) typedClient[*networkingv1.Ingress, *networkingv1.IngressList] {
+				return cs.NetworkingV1().Ingresses(ns)
+			},
+			fresh: func(name, ns string) *networkingv1.Ingress {
+				return &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: networkingv1.IngressSpec{
+					DefaultBackend: &networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{Name: "web",
+						Port: networkingv1.ServiceBackendPort{Number: 80}}}}}
+			},
+		},
+		crud[*networkingv1.IngressClass, *networkingv1.IngressClassList]{
+			gvr: networkingv1.SchemeGroupVersion.WithResource("ingressclasses"),
+			client: func(cs kubernetes.Interface, _ string) typedClient[*networkingv1.IngressClass, *networkingv1.IngressClassList] {
+				return cs.NetworkingV1().IngressClasses()
+			},
+			fresh: func(name, _ string) *networkingv1.IngressClass {
+				return &networkingv1.IngressClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: networkingv1.IngressClassSpec{Controller: "example.com/ingress"}}
+			},
+		},
+		crud[*networkingv1.NetworkPolicy, *networkingv1.NetworkPolicyList]{
+			gvr: networkingv1.SchemeGroupVersion.WithResource("networkpolicies"), namespaced: true,
+			client: func(cs kubernetes.Interface, ns string) typedClient[*networkingv1.NetworkPolicy, *networkingv1.NetworkPolicyList] {
+				return cs.NetworkingV1().NetworkPolicies(ns)
+			},
+			fresh: func(name, ns string) *networkingv1.NetworkPolicy {
+				return &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: networkingv1.NetworkPolicySpec{
+					PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+					Egress:      []networkingv1.NetworkPolicyEgressRule{{To: []networkingv1.NetworkPolicyPeer{{IPBlock: &networkingv1.IPBlock{CIDR: "10.0.0.0/8"}}}}}}}
+			},
+		},
+	}
 }
 
 // podAdmissionKindCases are the kinds kube-apiserver's admission steps read

@@ -11,6 +11,7 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -46,6 +47,7 @@ func subresourceCases() []subresourceCase {
 		{"v1 resourcequotas/status", testResourceQuotaStatus},
 		{"storage.k8s.io/v1 volumeattachments/status", testVolumeAttachmentStatus},
 		{"policy/v1 poddisruptionbudgets/status", testPodDisruptionBudgetStatus},
+		{"networking.k8s.io/v1 ingresses/status", testIngressStatus},
 		{"admissionregistration.k8s.io/v1 validatingadmissionpolicies/status", testValidatingAdmissionPolicyStatus},
 		{"apps/v1 replicasets/status", testReplicaSetStatus},
 		{"apps/v1 deployments/status", testDeploymentStatus},
@@ -133,6 +135,17 @@ func testPodDisruptionBudgetStatus(t *testing.T, cs kubernetes.Interface) {
 	}, func(t *testing.T, p *policyv1.PodDisruptionBudget) {
 		assert.Equal(t, int32(1), p.Status.DisruptionsAllowed)
 		assert.Equal(t, int32(3), p.Status.ExpectedPods)
+	})
+}
+
+func testIngressStatus(t *testing.T, cs kubernetes.Interface) {
+	in := networkingKindCases()[0].(crud[*networkingv1.Ingress, *networkingv1.IngressList]).fresh("status-ing", metav1.NamespaceDefault)
+	checkStatusUpdate(t, cs.NetworkingV1().Ingresses(metav1.NamespaceDefault), in, func(in *networkingv1.Ingress) {
+		in.Status.LoadBalancer.Ingress = []networkingv1.IngressLoadBalancerIngress{{IP: "192.0.2.1"}}
+		in.Spec.IngressClassName = ptr.To("changed")
+	}, func(t *testing.T, in *networkingv1.Ingress) {
+		assert.Equal(t, "192.0.2.1", in.Status.LoadBalancer.Ingress[0].IP)
+		assert.Nil(t, in.Spec.IngressClassName, "a status update kept the spec")
 	})
 }
 
