@@ -174,6 +174,7 @@ func TestTagsMatchUpstream(t *testing.T) {
 		"EndpointPort.name": true, "EndpointPort.protocol": true, "EndpointPort.port": true, "EndpointPort.appProtocol": true,
 		"PriorityClass.value": true, "PriorityClass.globalDefault": true,
 		"CSIStorageCapacity.storageClassName": true, "RollingUpdateStatefulSetStrategy.maxUnavailable": true,
+		"GRPCAction.port": true,
 		// apiextensions-apiserver tags every JSONSchemaProps field "bytes"; its
 		// generated.proto has bools, int64s and doubles, and maps for these two.
 		"JSONSchemaProps.maximum": true, "JSONSchemaProps.exclusiveMaximum": true,
