@@ -26,24 +26,31 @@ import (
 //     mounttest with --fs_type, --new_file_0644 (0666, 0660, 0777),
 //     --file_mode, --file_perm, --file_owner, --file_content=PATH and
 //     --file_content_in_loop=PATH (with --retry_time=SECONDS and
-//     --break_on_expected_content), printed as agnhost prints them. The files are the container's
+//     --break_on_expected_content), printed as agnhost prints them; agnhost
+//     entrypoint-tester, etc-hosts and pause (agnhost.go); id [-u|-g|-G]
+//     [-n] and whoami (Input.User, named by the image's /etc/passwd);
+//     ip link add (refused without CAP_NET_ADMIN); test's comparisons (-eq,
+//     =, ...); and nonewprivs' nnp. The files are the container's
 //     simulated filesystem: its mounted volumes (Input.FS) and the files
 //     its commands made. A path ("/bin/echo") counts by its last element;
 //   - sh -c SCRIPT (also bash, ash, and their /bin paths), where SCRIPT
 //     is simple commands joined by ";", newlines, "&&" and "||", with the
 //     shell's quoting ('single', "double", backslash), # comments, and
 //     $NAME and ${NAME} replaced by the variable's value (split into words
-//     at blanks outside double quotes), and NAME=VALUE words before a
+//     at blanks outside double quotes), $(COMMAND) by what it prints, $?
+//     by the last status, and NAME=VALUE words before a
 //     command setting its environment (not the shell's: $NAME in the same
 //     script does not see them), and "> FILE" or ">> FILE" after a
-//     command sending what it prints to the file.
+//     command sending what it prints to the file. On a read-only root
+//     filesystem (Input.ReadOnlyRoot) only writable volumes take files:
+//     elsewhere touch and "> FILE" fail with "Read-only file system".
 //
 // Anything else — no command at all (the image's own command runs), a
 // command or option the grammar does not know, or a script it cannot
-// parse (pipes, other redirections, $? and other special parameters, ${A:-b},
-// substitutions, globs, loops, assignments alone) — is not an error:
-// the container runs until it is stopped, as a server does, and its log
-// says why.
+// parse (pipes, other redirections, special parameters but $?, ${A:-b},
+// nested or arithmetic substitutions, globs, loops, assignments alone) —
+// is not an error: the container runs until it is stopped, as a server
+// does, and its log says why.
 
 // Run is one run of a container, worked out from its command before it
 // starts: what it prints and when, and how it ends.
@@ -123,7 +130,8 @@ func PlanIn(command, args []string, in Input) Run {
 	}
 	sh := newShell(in, map[string]bool{})
 	if isShell(argv[0]) && len(argv) >= 3 && argv[1] == "-c" {
-		list, err := parseScript(argv[2], sh.lookup)
+		sh.name = argv[0]
+		list, err := parseScript(argv[2], sh.lookup, sh.substitute)
 		if err != nil {
 			return Run{Forever: true, Why: fmt.Sprintf("cannot simulate the script %q: %v; it runs until the container is stopped", argv[2], err), in: in}
 		}
@@ -153,7 +161,8 @@ func execIn(argv []string, files map[string]bool, in Input) (code int32, output 
 	sh := newShell(in, fs)
 	var r Run
 	if isShell(argv[0]) && len(argv) >= 3 && argv[1] == "-c" {
-		list, err := parseScript(argv[2], sh.lookup)
+		sh.name = argv[0]
+		list, err := parseScript(argv[2], sh.lookup, sh.substitute)
 		if err != nil {
 			return 0, ""
 		}
@@ -200,10 +209,12 @@ type shell struct {
 	// files are the files the commands made (true) or removed (false),
 	// over in.FS.
 	files  map[string]bool
-	script bool // run by sh -c: the shell's own variables are in env
+	script bool   // run by sh -c: the shell's own variables are in env
+	name   string // the shell's argv[0], which its errors start with
 	// assign are the variables the running command's NAME=VALUE words
-	// set in its environment.
+	// set in its environment, and argv its words.
 	assign []EnvVar
+	argv   []string
 	r      Run
 	at     time.Duration
 	// partial is printed text not yet ended by a newline.
@@ -229,6 +240,31 @@ func (sh *shell) lookup(name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// substitute runs script as $(script) runs it, in a subshell over the
+// files as they are, and returns what it printed without its trailing
+// newlines. A script that takes time or does not end is not simulated.
+func (sh *shell) substitute(script string) (string, error) {
+	files := make(map[string]bool, len(sh.files))
+	for k, v := range sh.files {
+		files[k] = v
+	}
+	sub := newShell(sh.in, files)
+	sub.name, sub.script = sh.name, true
+	list, err := parseScript(script, sub.lookup, sub.substitute)
+	if err != nil {
+		return "", err
+	}
+	r := sub.execute(list)
+	if r.Forever || r.Duration > 0 {
+		return "", fmt.Errorf("$(%s) takes time, which a substitution is not simulated to", script)
+	}
+	texts := make([]string, len(r.Output))
+	for i, l := range r.Output {
+		texts[i] = l.Text
+	}
+	return strings.TrimRight(strings.Join(texts, "\n"), "\n"), nil
 }
 
 // print writes text to the run's output: each newline ends a line, at the
@@ -297,6 +333,7 @@ func (sh *shell) execute(list []simple) Run {
 		if i > 0 && (s.op == "&&" && status != 0 || s.op == "||" && status == 0) {
 			continue // skipped: the status stays
 		}
+		s = withStatus(s, status)
 		name, args := path.Base(s.argv[0]), s.argv[1:]
 		switch name {
 		case "sleep":
@@ -322,7 +359,16 @@ func (sh *shell) execute(list []simple) Run {
 			}
 			return sh.end(status)
 		default:
-			sh.assign = s.assign
+			if s.redirect != "" && !sh.in.writable(resolve(s.redirect)) {
+				sh.print(sh.name + ": can't create " + s.redirect + ": Read-only file system\n")
+				status = 1
+				continue
+			}
+			if isAgnhost(name) && len(args) > 0 && args[0] == "pause" {
+				sh.print("Paused\n") // then waits for a signal
+				return sh.forever("")
+			}
+			sh.assign, sh.argv = s.assign, s.argv
 			if s.redirect != "" {
 				sh.capture = &strings.Builder{}
 			}
@@ -339,7 +385,7 @@ func (sh *shell) execute(list []simple) Run {
 			}
 			if !ok {
 				return sh.forever(fmt.Sprintf(
-					"%q is not a command the simulator runs (it runs echo, sleep, exit, true, false, env, cat, ls, touch, rm, test, hexdump -C and agnhost mounttest, alone or joined by ;, && and || in sh -c): it runs until the container is stopped",
+					"%q is not a command the simulator runs (it runs echo, sleep, exit, true, false, env, cat, ls, touch, rm, test, hexdump -C, id, whoami and some of agnhost's, alone or joined by ;, && and || in sh -c): it runs until the container is stopped",
 					strings.Join(s.argv, " ")))
 			}
 			status = code
@@ -369,6 +415,11 @@ func (sh *shell) builtin(name string, args []string) (status int32, ok bool) {
 		return sh.env(name, args), true
 	case "touch":
 		for _, f := range args {
+			if !sh.in.writable(resolve(f)) {
+				sh.print("touch: " + f + ": Read-only file system\n")
+				status = 1
+				continue
+			}
 			f = resolve(f)
 			sh.files[f] = true
 			sh.r.Files = append(sh.r.Files, FileChange{At: sh.at, Path: f, Exists: true})
@@ -424,6 +475,9 @@ func (sh *shell) builtin(name string, args []string) (status int32, ok bool) {
 			args = args[:len(args)-1]
 		}
 		status = 1
+		if len(args) == 3 && slices.Contains(binaryOps, args[1]) {
+			return sh.compare(args), true
+		}
 		if len(args) == 2 {
 			f, there := sh.exists(resolve(args[1]))
 			switch args[0] {
@@ -437,14 +491,24 @@ func (sh *shell) builtin(name string, args []string) (status int32, ok bool) {
 				status = boolStatus(there && len(f.Data) > 0)
 			}
 		}
-	case "agnhost", "mounttest":
-		if name == "agnhost" {
-			if len(args) == 0 || args[0] != "mounttest" {
-				return 0, false
-			}
-			args = args[1:]
-		}
+	case "mounttest":
 		return sh.mounttest(args)
+	case "agnhost", "agnhost-2":
+		return sh.agnhost(args)
+	case "id":
+		return sh.id(args)
+	case "whoami":
+		return sh.whoami(), true
+	case "ip":
+		return sh.ip(args)
+	case "nnp":
+		// nonewprivs' setuid-root program: root's uid unless no_new_privs
+		// keeps the setuid bit from taking effect.
+		euid := int64(0)
+		if sh.in.NoNewPrivs {
+			euid = sh.in.User.UID
+		}
+		sh.print("Effective uid: " + strconv.FormatInt(euid, 10) + "\n")
 	default:
 		return 0, false
 	}
@@ -828,7 +892,7 @@ func sleepFor(args []string) (time.Duration, error) {
 // parseScript splits an sh -c script into its simple commands, or says
 // why it cannot. $NAME and ${NAME} are replaced by lookup's value (empty
 // when unset); unquoted, the value is split into words at blanks.
-func parseScript(s string, lookup func(string) (string, bool)) ([]simple, error) {
+func parseScript(s string, lookup func(string) (string, bool), subst func(string) (string, error)) ([]simple, error) {
 	var (
 		list    []simple
 		words   []string
@@ -895,7 +959,7 @@ func parseScript(s string, lookup func(string) (string, bool)) ([]simple, error)
 			for ; i < len(s) && s[i] != '"'; i++ {
 				switch c := s[i]; {
 				case c == '$':
-					v, n, err := expandAt(s[i:], lookup)
+					v, n, err := expandAt(s[i:], lookup, subst)
 					if err != nil {
 						return nil, err
 					}
@@ -941,7 +1005,7 @@ func parseScript(s string, lookup func(string) (string, bool)) ([]simple, error)
 			}
 			i++
 		case ch == '$':
-			v, n, err := expandAt(s[i:], lookup)
+			v, n, err := expandAt(s[i:], lookup, subst)
 			if err != nil {
 				return nil, err
 			}
@@ -967,7 +1031,7 @@ func parseScript(s string, lookup func(string) (string, bool)) ([]simple, error)
 			if appendTo {
 				i++
 			}
-		case strings.IndexByte("|&<>()`{}*?[]~!", ch) >= 0:
+		case strings.IndexByte("|&<>()`{}*?[]~!", ch) >= 0 && !(ch == '!' && strings.HasPrefix(s[i:], "!=")): // test's != is a word
 			return nil, fmt.Errorf("%q is not simulated", string(ch))
 		default:
 			word.WriteByte(ch)
@@ -985,12 +1049,21 @@ func parseScript(s string, lookup func(string) (string, bool)) ([]simple, error)
 	return list, nil
 }
 
-// expandAt reads the expansion at the start of s ("$NAME" or "${NAME}"):
-// its value and how many bytes it takes. A "$" not followed by a name is
-// itself (one byte); the shell's other expansions are not simulated.
-func expandAt(s string, lookup func(string) (string, bool)) (value string, n int, err error) {
+// expandAt reads the expansion at the start of s ("$NAME", "${NAME}" or
+// the command substitution "$(COMMAND)", which subst runs): its value and
+// how many bytes it takes. A "$" not followed by a name is itself (one
+// byte); the shell's other expansions are not simulated.
+func expandAt(s string, lookup func(string) (string, bool), subst func(string) (string, error)) (value string, n int, err error) {
 	if len(s) < 2 {
 		return "$", 1, nil
+	}
+	if s[1] == '(' {
+		end := strings.IndexByte(s, ')')
+		if end < 0 || strings.ContainsAny(s[2:end], "()`") || strings.HasPrefix(s, "$((") {
+			return "", 0, errors.New("$(( and nested substitutions are not simulated")
+		}
+		v, err := subst(s[2:end])
+		return v, end + 1, err
 	}
 	isName := func(c byte, first bool) bool {
 		return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || !first && '0' <= c && c <= '9'
@@ -1014,10 +1087,37 @@ func expandAt(s string, lookup func(string) (string, bool)) (value string, n int
 		}
 		v, _ := lookup(s[1:end])
 		return v, end, nil
+	case c == '?':
+		return statusMark, 2, nil
 	case c == ' ' || c == '\t' || c == '\n' || c == '"' || c == ';':
 		return "$", 1, nil
 	}
 	return "", 0, fmt.Errorf("%q expansions are not simulated", s[:2])
+}
+
+// statusMark stands for $?, the status of the last command, in a parsed
+// script: the script is expanded when it is parsed, and the status is
+// known only when the command runs (withStatus).
+const statusMark = "\x00?"
+
+// withStatus is s with $? replaced by status.
+func withStatus(s simple, status int32) simple {
+	code := strconv.Itoa(int(status))
+	replace := func(w string) string { return strings.ReplaceAll(w, statusMark, code) }
+	if !strings.Contains(strings.Join(s.argv, " ")+s.redirect, statusMark) &&
+		!slices.ContainsFunc(s.assign, func(v EnvVar) bool { return strings.Contains(v.Value, statusMark) }) {
+		return s
+	}
+	argv := make([]string, len(s.argv))
+	for i, w := range s.argv {
+		argv[i] = replace(w)
+	}
+	assign := slices.Clone(s.assign)
+	for i := range assign {
+		assign[i].Value = replace(assign[i].Value)
+	}
+	s.argv, s.assign, s.redirect = argv, assign, replace(s.redirect)
+	return s
 }
 
 // isDigits reports whether s is a number, as the file descriptor of a
