@@ -24,6 +24,13 @@ func validateID(errs apierrors.FieldErrors, id *int64, p fieldPath) apierrors.Fi
 	return errs
 }
 
+// validateRunAs reports a runAsUser or runAsGroup of the security context
+// at p out of range.
+func validateRunAs(errs apierrors.FieldErrors, user, group *int64, p fieldPath) apierrors.FieldErrors {
+	errs = validateID(errs, user, p.child("runAsUser"))
+	return validateID(errs, group, p.child("runAsGroup"))
+}
+
 // validatePodSecurityContext checks the pod's security context: its ids in
 // range and its seccomp profile.
 func validatePodSecurityContext(errs apierrors.FieldErrors, sc *api.PodSecurityContext, p fieldPath) apierrors.FieldErrors {
@@ -31,8 +38,7 @@ func validatePodSecurityContext(errs apierrors.FieldErrors, sc *api.PodSecurityC
 		return errs
 	}
 	errs = validateID(errs, sc.FSGroup, p.child("fsGroup"))
-	errs = validateID(errs, sc.RunAsUser, p.child("runAsUser"))
-	errs = validateID(errs, sc.RunAsGroup, p.child("runAsGroup"))
+	errs = validateRunAs(errs, sc.RunAsUser, sc.RunAsGroup, p)
 	for i := range sc.SupplementalGroups {
 		errs = validateID(errs, &sc.SupplementalGroups[i], p.child("supplementalGroups").index(i))
 	}
@@ -47,8 +53,7 @@ func validateSecurityContext(errs apierrors.FieldErrors, sc *api.SecurityContext
 	if sc == nil {
 		return errs
 	}
-	errs = validateID(errs, sc.RunAsUser, p.child("runAsUser"))
-	errs = validateID(errs, sc.RunAsGroup, p.child("runAsGroup"))
+	errs = validateRunAs(errs, sc.RunAsUser, sc.RunAsGroup, p)
 	errs = validateSeccompProfile(errs, sc.SeccompProfile, p.child("seccompProfile"))
 	if sc.AllowPrivilegeEscalation != nil && !*sc.AllowPrivilegeEscalation {
 		// Kubernetes prints the whole context as the value, in Go syntax
