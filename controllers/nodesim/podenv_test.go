@@ -259,7 +259,9 @@ func TestConformanceOutputs(t *testing.T) {
 			},
 			[]string{"uid=1002 gid=2002 groups=2002"}},
 		{"runAsUser 65534", "busybox", []string{"sh", "-c", "test $(id -u) -eq 65534 && echo ok"},
-			func(p *api.Pod) { p.Spec.Containers[0].SecurityContext = &api.SecurityContext{RunAsUser: ptr(int64(65534))} },
+			func(p *api.Pod) {
+				p.Spec.Containers[0].SecurityContext = &api.SecurityContext{RunAsUser: ptr(int64(65534))}
+			},
 			[]string{"ok"}},
 		{"unprivileged", "busybox", []string{"sh", "-c", "ip link add dummy0 type dummy || true"},
 			func(p *api.Pod) { p.Spec.Containers[0].SecurityContext = &api.SecurityContext{Privileged: ptr(false)} },
@@ -271,7 +273,9 @@ func TestConformanceOutputs(t *testing.T) {
 			[]string{"Effective uid: 1000"}},
 		// common/node/kubelet.go and containers.go.
 		{"hostAliases in /etc/hosts", agnhost, []string{"etc-hosts"},
-			func(p *api.Pod) { p.Spec.HostAliases = []api.HostAlias{{IP: "123.45.67.89", Hostnames: []string{"foo", "bar"}}} },
+			func(p *api.Pod) {
+				p.Spec.HostAliases = []api.HostAlias{{IP: "123.45.67.89", Hostnames: []string{"foo", "bar"}}}
+			},
 			[]string{"127.0.0.1\tlocalhost", "10.244.0.2\tp", "# Entries added by HostAliases.", "123.45.67.89\tfoo\tbar"}},
 		{"the image's entrypoint with the pod's args", agnhost, []string{"entrypoint-tester", "override", "arguments"}, nil,
 			[]string{"[/agnhost entrypoint-tester override arguments]"}},

@@ -41,14 +41,17 @@ import (
 //     by the last status, and NAME=VALUE words before a
 //     command setting its environment (not the shell's: $NAME in the same
 //     script does not see them), and "> FILE" or ">> FILE" after a
-//     command sending what it prints to the file. On a read-only root
+//     command sending what it prints to the file; and if LIST; then LIST;
+//     [else LIST;] fi, nested or not, with test's [ ] and [[ ]] (and -r,
+//     -w, -x). On a read-only root
 //     filesystem (Input.ReadOnlyRoot) only writable volumes take files:
 //     elsewhere touch and "> FILE" fail with "Read-only file system".
 //
 // Anything else — no command at all (the image's own command runs), a
 // command or option the grammar does not know, or a script it cannot
 // parse (pipes, other redirections, special parameters but $?, ${A:-b},
-// nested or arithmetic substitutions, globs, loops, assignments alone) —
+// nested or arithmetic substitutions, globs, loops, elif, assignments
+// alone) —
 // is not an error: the container runs until it is stopped, as a server
 // does, and its log says why.
 
@@ -200,6 +203,12 @@ type simple struct {
 	// appendTo (>> FILE); "" for the log.
 	redirect string
 	appendTo bool
+	// kw, when set, makes this no command but a keyword of an if
+	// statement ("if", "then", "else" or "fi"); jump is where "then"
+	// goes when the condition failed (past its "else", or its "fi") and
+	// "else" goes when the branch before it ran (its "fi").
+	kw   string
+	jump int
 }
 
 // shell runs simple commands as a shell runs them, keeping what they print
@@ -329,7 +338,20 @@ func (sh *shell) forever(why string) Run {
 // not, after ; always; exit ends the list.
 func (sh *shell) execute(list []simple) Run {
 	var status int32
-	for i, s := range list {
+	for i := 0; i < len(list); i++ {
+		s := list[i]
+		switch s.kw {
+		case "then":
+			if status != 0 {
+				i, status = s.jump-1, 0 // an if without a branch taken is 0
+			}
+			continue
+		case "else":
+			i = s.jump - 1
+			continue
+		case "if", "fi":
+			continue
+		}
 		if i > 0 && (s.op == "&&" && status != 0 || s.op == "||" && status == 0) {
 			continue // skipped: the status stays
 		}
@@ -470,8 +492,8 @@ func (sh *shell) builtin(name string, args []string) (status int32, ok bool) {
 			}
 			sh.print(hexdumpC(file.Data))
 		}
-	case "test", "[":
-		if name == "[" && len(args) > 0 && args[len(args)-1] == "]" {
+	case "test", "[", "[[":
+		if end := map[string]string{"[": "]", "[[": "]]"}[name]; end != "" && len(args) > 0 && args[len(args)-1] == end {
 			args = args[:len(args)-1]
 		}
 		status = 1
@@ -489,6 +511,12 @@ func (sh *shell) builtin(name string, args []string) (status int32, ok bool) {
 				status = boolStatus(there && f.IsDir())
 			case "-s":
 				status = boolStatus(there && len(f.Data) > 0)
+			case "-r": // root reads any file; a user, one its mode lets others read
+				status = boolStatus(there && (sh.in.User.UID == 0 || f.Mode&0o004 != 0))
+			case "-w":
+				status = boolStatus(there && sh.in.writable(resolve(args[1])) && (sh.in.User.UID == 0 || f.Mode&0o002 != 0))
+			case "-x":
+				status = boolStatus(there && f.Mode&0o111 != 0)
 			}
 		}
 	case "mounttest":
@@ -928,6 +956,13 @@ func parseScript(s string, lookup func(string) (string, bool), subst func(string
 			}
 			return fmt.Errorf("syntax error near %q", next)
 		}
+		for len(words) > 0 && slices.Contains(keywords, words[0]) {
+			list = append(list, simple{kw: words[0]})
+			words, op = words[1:], ";"
+		}
+		if len(words) == 0 && redirect == "" && list != nil && list[len(list)-1].kw != "" && next == ";" {
+			return nil // a keyword alone on its line
+		}
 		var assign []EnvVar
 		for len(words) > 0 {
 			name, value, ok := strings.Cut(words[0], "=")
@@ -1031,6 +1066,10 @@ func parseScript(s string, lookup func(string) (string, bool), subst func(string
 			if appendTo {
 				i++
 			}
+		case (ch == '[' || ch == ']') && !inWord && bracketWord(s[i:]) > 0: // test's [ ], [[ ]]
+			n := bracketWord(s[i:])
+			word.WriteString(s[i : i+n])
+			inWord, i = true, i+n-1
 		case strings.IndexByte("|&<>()`{}*?[]~!", ch) >= 0 && !(ch == '!' && strings.HasPrefix(s[i:], "!=")): // test's != is a word
 			return nil, fmt.Errorf("%q is not simulated", string(ch))
 		default:
@@ -1046,7 +1085,57 @@ func parseScript(s string, lookup func(string) (string, bool), subst func(string
 	} else if pending {
 		return nil, fmt.Errorf("syntax error: nothing after %q", op)
 	}
-	return list, nil
+	return list, linkIfs(list)
+}
+
+// keywords are the shell's reserved words the grammar reads: those of if
+// statements (elif is not simulated).
+var keywords = []string{"if", "then", "else", "fi", "elif"}
+
+// bracketWord is the length of the word "[", "[[", "]" or "]]" at the
+// start of s, followed by a blank, ";" or the end; 0 if there is none.
+func bracketWord(s string) int {
+	n := 1
+	if len(s) > 1 && s[1] == s[0] {
+		n = 2
+	}
+	if len(s) == n || strings.IndexByte(" \t\n;", s[n]) >= 0 {
+		return n
+	}
+	return 0
+}
+
+// linkIfs checks the if statements of list (if COND; then LIST; [else
+// LIST;] fi, nested or not) and sets where each "then" and "else" jumps.
+func linkIfs(list []simple) error {
+	var open []int // the "if" or "then" or "else" of each statement not closed
+	for i := range list {
+		switch kw := list[i].kw; kw {
+		case "if":
+			open = append(open, i)
+		case "then", "else":
+			want := map[string]string{"then": "if", "else": "then"}[kw]
+			if len(open) == 0 || list[open[len(open)-1]].kw != want {
+				return fmt.Errorf("syntax error: unexpected %q", kw)
+			}
+			if kw == "else" {
+				list[open[len(open)-1]].jump = i + 1
+			}
+			open[len(open)-1] = i
+		case "fi":
+			if len(open) == 0 || list[open[len(open)-1]].kw == "if" {
+				return errors.New(`syntax error: unexpected "fi"`)
+			}
+			list[open[len(open)-1]].jump = i // the last then or else
+			open = open[:len(open)-1]
+		case "elif":
+			return errors.New("elif is not simulated")
+		}
+	}
+	if len(open) > 0 {
+		return errors.New(`syntax error: no "fi"`)
+	}
+	return nil
 }
 
 // expandAt reads the expansion at the start of s ("$NAME", "${NAME}" or

@@ -77,7 +77,8 @@ func TestPlanRunsUntilStopped(t *testing.T) {
 func FuzzPlan(f *testing.F) {
 	for _, s := range []string{"echo a; sleep 5 && exit 3 || true", `echo "x" 'y' \z`, "sleep 1e300", "exit -1", "sleep inf", "a &&& b", "#",
 		"echo $A${B} \"$A\" $; env", "ls /etc /etc/config/a; cat /etc/config/a", "ls -1a /; printenv A Z", "echo ${", "agnhost mounttest --file_mode=/etc/config/a",
-		"test $(id -u) -eq 0; echo $?", "echo x > /f; touch /g", "id -Gn; whoami", "agnhost entrypoint-tester $(echo a)"} {
+		"test $(id -u) -eq 0; echo $?", "echo x > /f; touch /g", "id -Gn; whoami", "agnhost entrypoint-tester $(echo a)",
+		"if [[ -r /x ]]\nthen\nexit 0\nelse\ntouch /x; sleep 5\nfi", "if true; then fi; else"} {
 		f.Add(s)
 	}
 	in := testInput()

@@ -45,6 +45,10 @@ func TestIdentityAndPrivileges(t *testing.T) {
 		{"nnp escalates", []string{"nnp"}, Input{User: User{UID: 1000}}, []string{"Effective uid: 0"}, 0},
 		{"nnp with no_new_privs", []string{"nnp"}, Input{User: User{UID: 1000}, NoNewPrivs: true}, []string{"Effective uid: 1000"}, 0},
 		{"entrypoint-tester", []string{"/agnhost-2", "entrypoint-tester", "override", "arguments"}, root, []string{"[/agnhost-2 entrypoint-tester override arguments]"}, 0},
+		{"if then else", []string{"sh", "-c", "\n\tif [[ -r /data/foo ]]\n\tthen\n\t\techo there\n\telse\n\t\ttouch /data/foo; echo made\n\tfi\n\tif [ -r /data/foo ]; then echo now; fi"},
+			readOnly, []string{"made", "now"}, 0},
+		{"if without a branch taken", []string{"sh", "-c", "if false; then echo no; fi; echo $?"}, root, []string{"0"}, 0},
+		{"nested if", []string{"sh", "-c", "if true; then if false; then echo a; else echo b; fi; else echo c; fi"}, root, []string{"b"}, 0},
 		{"etc-hosts", []string{"/agnhost", "etc-hosts"}, Input{FS: FS{"/etc/hosts": {Data: "127.0.0.1\tlocalhost\n"}}}, []string{"127.0.0.1\tlocalhost", ""}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -57,6 +61,16 @@ func TestIdentityAndPrivileges(t *testing.T) {
 			assert.Equal(t, tc.want, got)
 			assert.Equal(t, tc.wantCode, r.ExitCode)
 		})
+	}
+}
+
+// TestIfSyntaxErrors: an if statement the grammar cannot match runs until
+// stopped, its log saying why.
+func TestIfSyntaxErrors(t *testing.T) {
+	for _, script := range []string{"if true; echo a; fi", "then echo a; fi", "if true; then echo a", "fi", "if a; then b; elif c; then d; fi", "if true; then echo a; else echo b; else echo c; fi"} {
+		r := Plan([]string{"sh", "-c", script}, nil)
+		assert.True(t, r.Forever, script)
+		assert.NotEmpty(t, r.Why, script)
 	}
 }
 
