@@ -22,10 +22,9 @@ const (
 	actNodeLost             // node down past the eviction timeout: Failed, NodeLost
 	actConfirmDelete        // terminating: containers stopped, delete with grace 0
 	actDeadline             // active past spec.activeDeadlineSeconds: containers killed, Failed, DeadlineExceeded
-	actTerminated           // terminating: containers stopped, the pod terminal (Failed, or Succeeded if all exited 0)
 )
 
-var actionNames = [...]string{"none", "accept", "start", "ready", "probe-fail", "crash", "restart", "node-not-ready", "node-lost", "confirm-delete", "deadline", "terminated"}
+var actionNames = [...]string{"none", "accept", "start", "ready", "probe-fail", "crash", "restart", "node-not-ready", "node-lost", "confirm-delete", "deadline"}
 
 func (a action) String() string { return actionNames[a] }
 
@@ -87,9 +86,6 @@ func (s stage) String() string {
 func decide(pod *api.Pod, f podFacts) (action, time.Duration) {
 	switch pod.Status.Phase {
 	case api.PodSucceeded, api.PodFailed:
-		if pod.Metadata.DeletionTimestamp != nil && !f.NodeDown && pod.Spec.NodeName != "" {
-			return actConfirmDelete, 0 // kept by a finalizer: the kubelet still confirms
-		}
 		return actNone, 0 // finished: nothing runs any more
 	}
 	deadline, ok := activeDeadline(pod)
@@ -143,9 +139,7 @@ func decideRest(pod *api.Pod, f podFacts) (action, time.Duration) {
 		if ok, left := due(f.Since, f.TerminationDelay); !ok {
 			return actNone, left
 		}
-		// The containers have stopped: the status manager writes the
-		// terminal phase, then the deletion is confirmed (decide above).
-		return actTerminated, 0
+		return actConfirmDelete, 0
 	}
 	if pod.Status.Phase != api.PodRunning {
 		ok, left := due(f.Since, f.StartDelay)

@@ -123,8 +123,6 @@ func (c *Controller) runPod(ctx context.Context, key string, st *podState, pod *
 		status = nodeLostStatus(b, pod, now)
 	case actDeadline:
 		status = deadlineStatus(b, pod, now)
-	case actTerminated:
-		status = terminatedStatus(b, pod, now)
 	}
 	cp := cr.carry(pod, b.publish(&pod.Status, status))
 	written, err := c.client.UpdateStatus(ctx, cp, cr.handover()...)

@@ -343,7 +343,7 @@ func logWriteLocked(pl *podLogs, pod *api.Pod, act action, now time.Time) {
 			if t := cs.State.Terminated; t != nil {
 				pl.add(cs.Name, t.ContainerID, cs.RestartCount, now, true, logCrashed)
 			}
-		case actDeadline, actTerminated:
+		case actDeadline:
 			if t := cs.State.Terminated; t != nil && t.ExitCode == exitKilled {
 				pl.add(cs.Name, t.ContainerID, cs.RestartCount, now, true, logStopped)
 			}

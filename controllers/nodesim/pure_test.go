@@ -121,8 +121,7 @@ func TestDecide(t *testing.T) {
 		{"held not ready stays so", testPod(api.PodRunning, false), func() podFacts { f := at(base, time.Hour); f.WantReady = ptr(false); return f }(), actNone, 0},
 		{"ready now ignores ReadyDelay", probed(testPod(api.PodRunning, false)), func() podFacts { f := base; f.WantReady = ptr(true); return f }(), actReady, 0},
 		{"terminating waits", terminating(testPod(api.PodRunning, true)), at(base, 300*time.Millisecond), actNone, 700 * time.Millisecond},
-		{"terminating: containers stopped, terminal", terminating(testPod(api.PodRunning, true)), at(base, sec), actTerminated, 0},
-		{"terminating and terminal: confirmed", terminating(testPod(api.PodFailed, false)), at(base, sec), actConfirmDelete, 0},
+		{"terminating confirmed", terminating(testPod(api.PodRunning, true)), at(base, sec), actConfirmDelete, 0},
 		{"node down: ready pod made not ready", testPod(api.PodRunning, true), at(down, sec), actNodeNotReady, 29 * sec},
 		{"node down: not ready pod waits for eviction", testPod(api.PodRunning, false), at(down, 10*sec), actNone, 20 * sec},
 		{"node down: pending pod is not started", testPod(api.PodPending, false), at(down, 10*sec), actNone, 20 * sec},
@@ -132,7 +131,7 @@ func TestDecide(t *testing.T) {
 		{"deadline: sooner than the probe", deadline(1, probed(testPod(api.PodRunning, false))), at(base, 500*time.Millisecond), actNone, 500 * time.Millisecond},
 		{"deadline passed: failed", deadline(5, testPod(api.PodRunning, true)), at(base, 5*sec), actDeadline, 0},
 		{"deadline before the start: none", deadline(5, testPod(api.PodPending, false)), at(base, 400*time.Millisecond), actAccept, 600 * time.Millisecond},
-		{"deadline of a terminating pod: deletion goes on", deadline(1, terminating(testPod(api.PodRunning, true))), at(base, sec), actTerminated, 0},
+		{"deadline of a terminating pod: deletion goes on", deadline(1, terminating(testPod(api.PodRunning, true))), at(base, sec), actConfirmDelete, 0},
 		{"node down: terminating pod not confirmed", terminating(testPod(api.PodRunning, false)), at(down, 10*sec), actNone, 20 * sec},
 	}
 	for _, tt := range tests {
@@ -437,32 +436,4 @@ func TestNodeIPsRange(t *testing.T) {
 	got, err := n.rangeOf("10.244.0.0/24")
 	require.NoError(t, err)
 	assert.Equal(t, netip.MustParsePrefix("10.9.9.0/24"), got, "the range last parsed is not parsed again")
-}
-
-// TestTerminatedStatus: a pod whose deletion stopped its containers is
-// terminal whatever its restart policy, Failed unless every container
-// exited 0, so that a Job's pod failure policy can read it.
-func TestTerminatedStatus(t *testing.T) {
-	completed := testPod(api.PodRunning, true)
-	completed.Status.ContainerStatuses[0].State = api.ContainerState{Terminated: &api.ContainerStateTerminated{ExitCode: 0, Reason: "Completed"}}
-	never := testPod(api.PodRunning, true)
-	never.Spec.RestartPolicy = api.RestartPolicyNever
-	for _, tc := range []struct {
-		name string
-		pod  *api.Pod
-		want api.PodPhase
-		code int32
-	}{
-		{"running, restart Always: killed, Failed", testPod(api.PodRunning, true), api.PodFailed, exitKilled},
-		{"running, restart Never: killed, Failed", never, api.PodFailed, exitKilled},
-		{"every container exited 0: Succeeded", completed, api.PodSucceeded, 0},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			st := terminatedStatus(new(statusBuf), tc.pod, epoch.Add(time.Minute))
-			assert.Equal(t, tc.want, st.Phase)
-			require.NotNil(t, st.ContainerStatuses[0].State.Terminated)
-			assert.Equal(t, tc.code, st.ContainerStatuses[0].State.Terminated.ExitCode)
-			assert.False(t, api.IsPodReady(&api.Pod{Status: st}))
-		})
-	}
 }

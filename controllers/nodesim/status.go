@@ -402,27 +402,6 @@ func deadlineStatus(b *statusBuf, pod *api.Pod, now time.Time) api.PodStatus {
 	return st
 }
 
-// terminatedStatus is the status of a pod being deleted once the kubelet
-// has stopped its containers: the running ones killed (exit code 137),
-// and the pod terminal whatever its restart policy: Succeeded if every
-// container exited 0, Failed otherwise. The Job controller reads it before
-// the deletion is confirmed (a pod failure policy's DisruptionTarget rule).
-// Kubernetes: getPhase with podIsTerminal, written by the kubelet's
-// syncTerminatingPod.
-func terminatedStatus(b *statusBuf, pod *api.Pod, now time.Time) api.PodStatus {
-	st := ownStatus(b, pod)
-	st.Phase = api.PodSucceeded
-	for i := range st.ContainerStatuses {
-		cs := &st.ContainerStatuses[i]
-		killContainer(cs, now)
-		if t := cs.State.Terminated; t == nil || t.ExitCode != 0 {
-			st.Phase = api.PodFailed
-		}
-	}
-	st.Conditions = withNotReady(b, pod, st.Conditions, now)
-	return st
-}
-
 // killContainer ends a container the kubelet kills at now: a running one
 // is terminated with exit code 137 (128 + SIGKILL), a waiting one without
 // a run stays as it is.
