@@ -3372,6 +3372,8 @@ func (in *PodSpec) DeepCopyInto(out *PodSpec) {
 	out.Overhead = maps.Clone(in.Overhead)
 	out.RuntimeClassName = clonePtr(in.RuntimeClassName)
 	out.PreemptionPolicy = clonePtr(in.PreemptionPolicy)
+	out.SecurityContext = in.SecurityContext.DeepCopy()
+	out.HostAliases = deepCopySlice(in.HostAliases, (*HostAlias).DeepCopyInto)
 }
 
 // DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
@@ -3380,6 +3382,22 @@ func (in *PodSpec) DeepCopy() *PodSpec {
 		return nil
 	}
 	out := new(PodSpec)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *HostAlias) DeepCopyInto(out *HostAlias) {
+	*out = *in
+	out.Hostnames = slices.Clone(in.Hostnames)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *HostAlias) DeepCopy() *HostAlias {
+	if in == nil {
+		return nil
+	}
+	out := new(HostAlias)
 	in.DeepCopyInto(out)
 	return out
 }
@@ -3446,6 +3464,7 @@ func (in *Container) DeepCopyInto(out *Container) {
 	out.LivenessProbe = in.LivenessProbe.DeepCopy()
 	out.ReadinessProbe = in.ReadinessProbe.DeepCopy()
 	out.StartupProbe = in.StartupProbe.DeepCopy()
+	out.SecurityContext = in.SecurityContext.DeepCopy()
 }
 
 // DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
@@ -3513,6 +3532,7 @@ func (in *ProbeHandler) DeepCopyInto(out *ProbeHandler) {
 	out.Exec = in.Exec.DeepCopy()
 	out.HTTPGet = clonePtr(in.HTTPGet)
 	out.TCPSocket = clonePtr(in.TCPSocket)
+	out.GRPC = in.GRPC.DeepCopy()
 }
 
 // DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
@@ -3521,6 +3541,22 @@ func (in *ProbeHandler) DeepCopy() *ProbeHandler {
 		return nil
 	}
 	out := new(ProbeHandler)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *GRPCAction) DeepCopyInto(out *GRPCAction) {
+	*out = *in
+	out.Service = clonePtr(in.Service)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *GRPCAction) DeepCopy() *GRPCAction {
+	if in == nil {
+		return nil
+	}
+	out := new(GRPCAction)
 	in.DeepCopyInto(out)
 	return out
 }
@@ -3610,6 +3646,83 @@ func (in *ContainerState) DeepCopy() *ContainerState {
 		return nil
 	}
 	out := new(ContainerState)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *PodSecurityContext) DeepCopyInto(out *PodSecurityContext) {
+	*out = *in
+	out.RunAsUser = clonePtr(in.RunAsUser)
+	out.RunAsNonRoot = clonePtr(in.RunAsNonRoot)
+	out.SupplementalGroups = slices.Clone(in.SupplementalGroups)
+	out.FSGroup = clonePtr(in.FSGroup)
+	out.RunAsGroup = clonePtr(in.RunAsGroup)
+	out.SeccompProfile = in.SeccompProfile.DeepCopy()
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *PodSecurityContext) DeepCopy() *PodSecurityContext {
+	if in == nil {
+		return nil
+	}
+	out := new(PodSecurityContext)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *SecurityContext) DeepCopyInto(out *SecurityContext) {
+	*out = *in
+	out.Capabilities = in.Capabilities.DeepCopy()
+	out.Privileged = clonePtr(in.Privileged)
+	out.RunAsUser = clonePtr(in.RunAsUser)
+	out.RunAsNonRoot = clonePtr(in.RunAsNonRoot)
+	out.ReadOnlyRootFilesystem = clonePtr(in.ReadOnlyRootFilesystem)
+	out.AllowPrivilegeEscalation = clonePtr(in.AllowPrivilegeEscalation)
+	out.RunAsGroup = clonePtr(in.RunAsGroup)
+	out.SeccompProfile = in.SeccompProfile.DeepCopy()
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *SecurityContext) DeepCopy() *SecurityContext {
+	if in == nil {
+		return nil
+	}
+	out := new(SecurityContext)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *Capabilities) DeepCopyInto(out *Capabilities) {
+	*out = *in
+	out.Add = slices.Clone(in.Add)
+	out.Drop = slices.Clone(in.Drop)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *Capabilities) DeepCopy() *Capabilities {
+	if in == nil {
+		return nil
+	}
+	out := new(Capabilities)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *SeccompProfile) DeepCopyInto(out *SeccompProfile) {
+	*out = *in
+	out.LocalhostProfile = clonePtr(in.LocalhostProfile)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *SeccompProfile) DeepCopy() *SeccompProfile {
+	if in == nil {
+		return nil
+	}
+	out := new(SeccompProfile)
 	in.DeepCopyInto(out)
 	return out
 }

@@ -215,7 +215,7 @@ func TestZeroValuesEncodeLikeKubernetes(t *testing.T) {
 }
 
 // TestUnknownFieldsAreIgnored decodes a pod carrying fields miniplane does not model
-// (selfLink, securityContext, volumeDevices, ...) without error, keeping the modeled ones.
+// (selfLink, a security context's seLinuxOptions, volumeDevices, ...) without error, keeping the modeled ones.
 func TestUnknownFieldsAreIgnored(t *testing.T) {
 	input := `{
 		"apiVersion": "v1", "kind": "Pod",
@@ -225,7 +225,7 @@ func TestUnknownFieldsAreIgnored(t *testing.T) {
 		"spec": {
 			"containers": [{"name": "c", "image": "nginx", "stdin": true,
 				"volumeDevices": [{"name": "data", "devicePath": "/dev/xvda"}]}],
-			"securityContext": {"runAsUser": 1000}, "hostNetwork": true
+			"securityContext": {"seLinuxOptions": {"level": "s0:c1"}}, "hostNetwork": true
 		},
 		"status": {"phase": "Pending", "nominatedNodeName": "node-9"}
 	}`
@@ -239,7 +239,7 @@ func TestUnknownFieldsAreIgnored(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, string(encoded), "selfLink")
 	assert.NotContains(t, string(encoded), "volumeDevices")
-	assert.NotContains(t, string(encoded), "runAsUser")
+	assert.NotContains(t, string(encoded), "seLinuxOptions")
 	assert.NotContains(t, string(encoded), "stdin")
 }
 

@@ -33,8 +33,8 @@ type PodTemplateSpec struct {
 	Spec PodSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
 }
 
-// PodSpec is the desired state of a pod. Kubernetes: corev1.PodSpec (persistent volumes, pod affinity,
-// security contexts and many more are not modeled).
+// PodSpec is the desired state of a pod. Kubernetes: corev1.PodSpec (persistent volumes, pod affinity
+// and many more are not modeled).
 type PodSpec struct {
 	// InitContainers run one after another, each to completion, before Containers start.
 	InitContainers []Container `json:"initContainers,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,20,rep,name=initContainers"`
@@ -95,6 +95,20 @@ type PodSpec struct {
 	// PreemptionPolicy is resolved from PriorityClassName at admission, as Priority is:
 	// whether the pod may preempt pods of lower priority.
 	PreemptionPolicy *PreemptionPolicy `json:"preemptionPolicy,omitempty" protobuf:"bytes,31,opt,name=preemptionPolicy"`
+	// SecurityContext holds the identity and privileges every container runs with unless
+	// its own SecurityContext says otherwise.
+	SecurityContext *PodSecurityContext `json:"securityContext,omitempty" protobuf:"bytes,14,opt,name=securityContext"`
+	// HostAliases are entries the kubelet adds to the pod's /etc/hosts.
+	HostAliases []HostAlias `json:"hostAliases,omitempty" protobuf:"bytes,23,rep,name=hostAliases"`
+}
+
+// HostAlias is a line of the pod's /etc/hosts: an IP and the names it answers to.
+// Kubernetes: corev1.HostAlias.
+type HostAlias struct {
+	// IP is the address the names resolve to.
+	IP string `json:"ip" protobuf:"bytes,1,opt,name=ip"`
+	// Hostnames are the names, each a DNS-1123 subdomain.
+	Hostnames []string `json:"hostnames,omitempty" protobuf:"bytes,2,rep,name=hostnames"`
 }
 
 // Affinity is a pod's scheduling constraints. Kubernetes: corev1.Affinity (podAffinity and
@@ -162,6 +176,9 @@ type Container struct {
 	// FallbackToLogsOnError (the log's last lines when the file is empty
 	// and the container failed); empty is File.
 	TerminationMessagePolicy TerminationMessagePolicy `json:"terminationMessagePolicy,omitempty" protobuf:"bytes,20,opt,name=terminationMessagePolicy"`
+	// SecurityContext is the identity and privileges the container runs with; a field
+	// set here overrides the pod's.
+	SecurityContext *SecurityContext `json:"securityContext,omitempty" protobuf:"bytes,15,opt,name=securityContext"`
 }
 
 // TerminationMessagePolicy says where a terminated container's message
@@ -232,6 +249,18 @@ type ProbeHandler struct {
 	HTTPGet *HTTPGetAction `json:"httpGet,omitempty" protobuf:"bytes,2,opt,name=httpGet"`
 	// TCPSocket opens a TCP connection; connecting is success.
 	TCPSocket *TCPSocketAction `json:"tcpSocket,omitempty" protobuf:"bytes,3,opt,name=tcpSocket"`
+	// GRPC calls the gRPC health checking protocol's Check; SERVING is success.
+	GRPC *GRPCAction `json:"grpc,omitempty" protobuf:"bytes,4,opt,name=grpc"`
+}
+
+// GRPCAction is a gRPC health check probe. Kubernetes: corev1.GRPCAction.
+type GRPCAction struct {
+	// Port is the port number of the gRPC service.
+	// Its upstream Go tag says "bytes"; the wire type follows generated.proto (int32).
+	Port int32 `json:"port" protobuf:"varint,1,opt,name=port"`
+	// Service is the name of the service asked about (grpc.health.v1.HealthCheckRequest);
+	// empty asks about the server as a whole.
+	Service *string `json:"service" protobuf:"bytes,2,opt,name=service"`
 }
 
 // ExecAction runs a command in a container. Kubernetes: corev1.ExecAction.
@@ -527,3 +556,65 @@ const (
 	// TolerationOpEqual matches an equal value.
 	TolerationOpEqual TolerationOperator = "Equal"
 )
+
+// PodSecurityContext is the identity and privileges of a pod's processes, and
+// the ownership of its volumes. Kubernetes: corev1.PodSecurityContext (SELinux,
+// AppArmor, sysctls, Windows options and the fsGroup and supplemental groups
+// policies are not modeled).
+type PodSecurityContext struct {
+	// RunAsUser is the uid the containers' processes run as, instead of the image's.
+	RunAsUser *int64 `json:"runAsUser,omitempty" protobuf:"varint,2,opt,name=runAsUser"`
+	// RunAsNonRoot makes the kubelet refuse to start a container that would run as uid 0.
+	RunAsNonRoot *bool `json:"runAsNonRoot,omitempty" protobuf:"varint,3,opt,name=runAsNonRoot"`
+	// SupplementalGroups are groups the processes belong to besides their primary one.
+	SupplementalGroups []int64 `json:"supplementalGroups,omitempty" protobuf:"varint,4,rep,name=supplementalGroups"`
+	// FSGroup owns the pod's volumes, and the processes belong to it.
+	FSGroup *int64 `json:"fsGroup,omitempty" protobuf:"varint,5,opt,name=fsGroup"`
+	// RunAsGroup is the primary gid of the containers' processes, instead of the image's.
+	RunAsGroup *int64 `json:"runAsGroup,omitempty" protobuf:"varint,6,opt,name=runAsGroup"`
+	// SeccompProfile is the system call filter of the containers.
+	SeccompProfile *SeccompProfile `json:"seccompProfile,omitempty" protobuf:"bytes,10,opt,name=seccompProfile"`
+}
+
+// SecurityContext is the identity and privileges of one container's
+// processes; a field set here overrides the pod's. Kubernetes:
+// corev1.SecurityContext (SELinux, AppArmor, Windows options and procMount
+// are not modeled).
+type SecurityContext struct {
+	// Capabilities are added to and dropped from the runtime's default set.
+	Capabilities *Capabilities `json:"capabilities,omitempty" protobuf:"bytes,1,opt,name=capabilities"`
+	// Privileged runs the container with the host's devices and every capability.
+	Privileged *bool `json:"privileged,omitempty" protobuf:"varint,2,opt,name=privileged"`
+	// RunAsUser is the uid the processes run as.
+	RunAsUser *int64 `json:"runAsUser,omitempty" protobuf:"varint,4,opt,name=runAsUser"`
+	// RunAsNonRoot makes the kubelet refuse to start the container as uid 0.
+	RunAsNonRoot *bool `json:"runAsNonRoot,omitempty" protobuf:"varint,5,opt,name=runAsNonRoot"`
+	// ReadOnlyRootFilesystem mounts the image's filesystem read-only: only volumes are
+	// writable.
+	ReadOnlyRootFilesystem *bool `json:"readOnlyRootFilesystem,omitempty" protobuf:"varint,6,opt,name=readOnlyRootFilesystem"`
+	// AllowPrivilegeEscalation false sets no_new_privs: a setuid binary does not raise
+	// the process's privileges.
+	AllowPrivilegeEscalation *bool `json:"allowPrivilegeEscalation,omitempty" protobuf:"varint,7,opt,name=allowPrivilegeEscalation"`
+	// RunAsGroup is the primary gid of the processes.
+	RunAsGroup *int64 `json:"runAsGroup,omitempty" protobuf:"varint,8,opt,name=runAsGroup"`
+	// SeccompProfile is the container's system call filter, instead of the pod's.
+	SeccompProfile *SeccompProfile `json:"seccompProfile,omitempty" protobuf:"bytes,11,opt,name=seccompProfile"`
+}
+
+// Capabilities are Linux capabilities added to and dropped from a container's
+// default set. Kubernetes: corev1.Capabilities.
+type Capabilities struct {
+	// Add are capabilities added ("NET_ADMIN").
+	Add []string `json:"add,omitempty" protobuf:"bytes,1,rep,name=add"`
+	// Drop are capabilities dropped ("ALL" drops all).
+	Drop []string `json:"drop,omitempty" protobuf:"bytes,2,rep,name=drop"`
+}
+
+// SeccompProfile is a system call filter. Kubernetes: corev1.SeccompProfile.
+type SeccompProfile struct {
+	// Type is RuntimeDefault, Unconfined or Localhost.
+	Type string `json:"type" protobuf:"bytes,1,opt,name=type"`
+	// LocalhostProfile is the profile's path under the kubelet's seccomp directory, for
+	// type Localhost only.
+	LocalhostProfile *string `json:"localhostProfile,omitempty" protobuf:"bytes,2,opt,name=localhostProfile"`
+}

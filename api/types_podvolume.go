@@ -102,6 +102,9 @@ type VolumeMount struct {
 	MountPath string `json:"mountPath" protobuf:"bytes,3,opt,name=mountPath"`
 	// SubPath, if set, mounts that path inside the volume instead of its root.
 	SubPath string `json:"subPath,omitempty" protobuf:"bytes,4,opt,name=subPath"`
+	// SubPathExpr is SubPath with $(VAR) references to the container's environment, which
+	// the kubelet expands when it starts the container; it excludes SubPath.
+	SubPathExpr string `json:"subPathExpr,omitempty" protobuf:"bytes,6,opt,name=subPathExpr"`
 }
 
 // Volume is a named volume of a pod, which its containers mount. Kubernetes: corev1.Volume

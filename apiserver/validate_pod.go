@@ -79,6 +79,9 @@ func defaultPodSpec(s *api.PodSpec) {
 	if s.SchedulerName == "" {
 		s.SchedulerName = DefaultSchedulerName
 	}
+	if s.SecurityContext == nil {
+		s.SecurityContext = &api.PodSecurityContext{}
+	}
 	defaultVolumes(s)
 	for i := range s.InitContainers {
 		defaultContainer(&s.InitContainers[i])
@@ -226,7 +229,8 @@ func validatePodSpec(errs apierrors.FieldErrors, s *api.PodSpec, p fieldPath) ap
 	if len(s.Overhead) > 0 {
 		errs = validateResourceQuantities(errs, s.Overhead, p.child("overhead"))
 	}
-	return errs
+	errs = validatePodSecurityContext(errs, s.SecurityContext, p.child("securityContext"))
+	return validateHostAliases(errs, s.HostAliases, p.child("hostAliases"))
 }
 
 // validateNodeAffinity checks a pod's node affinity: the required selector
@@ -394,6 +398,7 @@ func validateContainerCommon(errs apierrors.FieldErrors, c *api.Container, p fie
 		errs = append(errs, NotSupported(p.child("terminationMessagePolicy").path(), c.TerminationMessagePolicy,
 			string(api.TerminationMessageReadFile), string(api.TerminationMessageFallbackToLogsOnError)))
 	}
+	errs = validateSecurityContext(errs, c.SecurityContext, p.child("securityContext"))
 	return validateResources(errs, &c.Resources, p.child("resources"))
 }
 
@@ -619,6 +624,13 @@ func validateProbe(errs apierrors.FieldErrors, probe *api.Probe, p fieldPath) ap
 			errs = append(errs, Forbidden(p.child("tcpSocket").path(), "may not specify more than 1 handler type"))
 		} else {
 			errs = validatePortNumOrName(errs, h.Port, p.child("tcpSocket").child("port"))
+		}
+	}
+	if h := probe.GRPC; h != nil {
+		if handlers++; handlers > 1 {
+			errs = append(errs, Forbidden(p.child("grpc").path(), "may not specify more than 1 handler type"))
+		} else {
+			errs = validatePortNumOrName(errs, api.IntOrString{IntVal: h.Port}, p.child("grpc").child("port"))
 		}
 	}
 	if handlers == 0 {

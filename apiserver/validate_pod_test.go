@@ -52,6 +52,7 @@ func TestDefaultPod(t *testing.T) {
 	assert.Equal(t, api.RestartPolicyAlways, s.RestartPolicy)
 	assert.Equal(t, api.DNSClusterFirst, s.DNSPolicy)
 	assert.Equal(t, "default-scheduler", s.SchedulerName)
+	assert.Equal(t, &api.PodSecurityContext{}, s.SecurityContext)
 	require.NotNil(t, s.TerminationGracePeriodSeconds)
 	assert.Equal(t, int64(30), *s.TerminationGracePeriodSeconds)
 
@@ -87,7 +88,8 @@ func TestDefaultPod(t *testing.T) {
 		SchedulerName: "mine", TerminationGracePeriodSeconds: ptrTo(int64(5)), EnableServiceLinks: ptrTo(false)}}
 	defaultPod(kept)
 	assert.Equal(t, api.PodSpec{RestartPolicy: api.RestartPolicyNever, DNSPolicy: api.DNSDefault,
-		SchedulerName: "mine", TerminationGracePeriodSeconds: ptrTo(int64(5)), EnableServiceLinks: ptrTo(false)}, kept.Spec)
+		SchedulerName: "mine", TerminationGracePeriodSeconds: ptrTo(int64(5)), EnableServiceLinks: ptrTo(false),
+		SecurityContext: &api.PodSecurityContext{}}, kept.Spec)
 }
 
 func TestValidatePod(t *testing.T) {
@@ -214,6 +216,69 @@ func TestValidatePod(t *testing.T) {
 		},
 			want:   "spec.containers[0].readinessProbe.tcpSocket: Forbidden: may not specify more than 1 handler type",
 			causes: []cause{{forbidden, "spec.containers[0].readinessProbe.tcpSocket"}}},
+		{name: "grpc probe and another handler", change: func(p *api.Pod) {
+			p.Spec.Containers[0].ReadinessProbe.GRPC = &api.GRPCAction{Port: 5000}
+		},
+			want:   "spec.containers[0].readinessProbe.grpc: Forbidden: may not specify more than 1 handler type",
+			causes: []cause{{forbidden, "spec.containers[0].readinessProbe.grpc"}}},
+		{name: "grpc probe port", change: func(p *api.Pod) {
+			p.Spec.Containers[0].ReadinessProbe.TCPSocket = nil
+			p.Spec.Containers[0].ReadinessProbe.GRPC = &api.GRPCAction{Port: 70000}
+		},
+			want:   "spec.containers[0].readinessProbe.grpc.port: Invalid value: 70000: must be between 1 and 65535, inclusive",
+			causes: []cause{{invalid, "spec.containers[0].readinessProbe.grpc.port"}}},
+		{name: "grpc probe", change: func(p *api.Pod) {
+			p.Spec.Containers[0].ReadinessProbe.TCPSocket = nil
+			p.Spec.Containers[0].ReadinessProbe.GRPC = &api.GRPCAction{Port: 5000}
+		}},
+		{name: "security contexts", change: func(p *api.Pod) {
+			p.Spec.SecurityContext = &api.PodSecurityContext{RunAsUser: ptrTo(int64(1001)), RunAsGroup: ptrTo(int64(2002)),
+				RunAsNonRoot: ptrTo(true), FSGroup: ptrTo(int64(2000)), SupplementalGroups: []int64{1234},
+				SeccompProfile: &api.SeccompProfile{Type: "RuntimeDefault"}}
+			p.Spec.Containers[0].SecurityContext = &api.SecurityContext{RunAsUser: ptrTo(int64(0)), Privileged: ptrTo(true),
+				ReadOnlyRootFilesystem: ptrTo(true), Capabilities: &api.Capabilities{Add: []string{"NET_ADMIN"}, Drop: []string{"ALL"}},
+				SeccompProfile: &api.SeccompProfile{Type: "Localhost", LocalhostProfile: ptrTo("profiles/audit.json")}}
+		}},
+		{name: "pod ids out of range", change: func(p *api.Pod) {
+			p.Spec.SecurityContext = &api.PodSecurityContext{RunAsUser: ptrTo(int64(-1)), FSGroup: ptrTo(int64(1) << 31),
+				SupplementalGroups: []int64{5, -7}}
+		},
+			want: "[spec.securityContext.fsGroup: Invalid value: 2147483648: must be between 0 and 2147483647, inclusive, " +
+				"spec.securityContext.runAsUser: Invalid value: -1: must be between 0 and 2147483647, inclusive, " +
+				"spec.securityContext.supplementalGroups[1]: Invalid value: -7: must be between 0 and 2147483647, inclusive]",
+			causes: []cause{{invalid, "spec.securityContext.fsGroup"}, {invalid, "spec.securityContext.runAsUser"},
+				{invalid, "spec.securityContext.supplementalGroups[1]"}}},
+		{name: "container group out of range", change: func(p *api.Pod) {
+			p.Spec.Containers[1].SecurityContext = &api.SecurityContext{RunAsGroup: ptrTo(int64(-2))}
+		},
+			want:   "spec.containers[1].securityContext.runAsGroup: Invalid value: -2: must be between 0 and 2147483647, inclusive",
+			causes: []cause{{invalid, "spec.containers[1].securityContext.runAsGroup"}}},
+		{name: "privileged without escalation", change: func(p *api.Pod) {
+			p.Spec.Containers[0].SecurityContext = &api.SecurityContext{Privileged: ptrTo(true), AllowPrivilegeEscalation: ptrTo(false)}
+		},
+			want:   "spec.containers[0].securityContext: Invalid value: \"allowPrivilegeEscalation: false, privileged: true\": cannot set `allowPrivilegeEscalation` to false and `privileged` to true",
+			causes: []cause{{invalid, "spec.containers[0].securityContext"}}},
+		{name: "seccomp type", change: func(p *api.Pod) {
+			p.Spec.SecurityContext = &api.PodSecurityContext{SeccompProfile: &api.SeccompProfile{Type: "Strict"}}
+		},
+			want:   `spec.securityContext.seccompProfile.type: Unsupported value: "Strict": supported values: "Localhost", "RuntimeDefault", "Unconfined"`,
+			causes: []cause{{notSupported, "spec.securityContext.seccompProfile.type"}}},
+		{name: "seccomp localhost without profile", change: func(p *api.Pod) {
+			p.Spec.Containers[0].SecurityContext = &api.SecurityContext{SeccompProfile: &api.SeccompProfile{Type: "Localhost"}}
+		},
+			want:   "spec.containers[0].securityContext.seccompProfile.localhostProfile: Required value: must be set when seccomp type is Localhost",
+			causes: []cause{{required, "spec.containers[0].securityContext.seccompProfile.localhostProfile"}}},
+		{name: "seccomp profile not localhost", change: func(p *api.Pod) {
+			p.Spec.SecurityContext = &api.PodSecurityContext{SeccompProfile: &api.SeccompProfile{Type: "RuntimeDefault", LocalhostProfile: ptrTo("a.json")}}
+		},
+			want:   `spec.securityContext.seccompProfile.localhostProfile: Invalid value: "a.json": can only be set when seccomp type is Localhost`,
+			causes: []cause{{invalid, "spec.securityContext.seccompProfile.localhostProfile"}}},
+		{name: "host aliases", change: func(p *api.Pod) {
+			p.Spec.HostAliases = []api.HostAlias{{IP: "123.45.67.89", Hostnames: []string{"foo", "bar.local"}}, {IP: "::1", Hostnames: []string{"Bad_Name"}}, {IP: "1.2.3"}}
+		},
+			want: `[spec.hostAliases[1].hostnames[0]: Invalid value: "Bad_Name": ` + msgDNS1123Subdomain +
+				`, spec.hostAliases[2].ip: Invalid value: "1.2.3": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)]`,
+			causes: []cause{{invalid, "spec.hostAliases[1].hostnames[0]"}, {invalid, "spec.hostAliases[2].ip"}}},
 		{name: "probe port", change: func(p *api.Pod) { p.Spec.Containers[0].LivenessProbe.HTTPGet.Port = api.FromInt(0) },
 			want:   "spec.containers[0].livenessProbe.httpGet.port: Invalid value: 0: must be between 1 and 65535, inclusive",
 			causes: []cause{{invalid, "spec.containers[0].livenessProbe.httpGet.port"}}},

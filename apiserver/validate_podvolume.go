@@ -479,7 +479,7 @@ func validateKeyRef(errs apierrors.FieldErrors, name, key string, p fieldPath) a
 
 // validateVolumeMounts checks a container's mounts: each names a volume of
 // the pod, at a path no other mount of the container takes, with a
-// relative subPath.
+// relative subPath or subPathExpr (not both).
 func validateVolumeMounts(errs apierrors.FieldErrors, mounts []api.VolumeMount, vols []api.Volume, p fieldPath) apierrors.FieldErrors {
 	for i := range mounts {
 		m := &mounts[i]
@@ -499,8 +499,15 @@ func validateVolumeMounts(errs apierrors.FieldErrors, mounts []api.VolumeMount, 
 				}
 			}
 		}
+		// Kubernetes names the subPath errors without the mount's index.
 		if m.SubPath != "" {
-			errs = validateLocalDescendingPath(errs, m.SubPath, at.child("subPath"))
+			errs = validateLocalDescendingPath(errs, m.SubPath, p.child("subPath"))
+		}
+		if m.SubPathExpr != "" {
+			if m.SubPath != "" {
+				errs = append(errs, Invalid(at.child("subPathExpr").path(), m.SubPathExpr, "subPathExpr and subPath are mutually exclusive"))
+			}
+			errs = validateLocalDescendingPath(errs, m.SubPathExpr, p.child("subPathExpr"))
 		}
 	}
 	return errs

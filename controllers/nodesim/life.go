@@ -108,7 +108,7 @@ func (c *Controller) kindOfLocked(pod *api.Pod) podKind {
 	}
 	for i := range pod.Spec.Containers {
 		ct := &pod.Spec.Containers[i]
-		if len(ct.Command) > 0 || len(ct.Args) > 0 || needsLife(ct) {
+		if len(ct.Command) > 0 || len(ct.Args) > 0 || needsLife(ct) || startsWithChecks(pod, ct) {
 			return kindLife
 		}
 		if ct.Image != c.lastImage || !c.lastImageSet {
@@ -120,6 +120,26 @@ func (c *Controller) kindOfLocked(pod *api.Pod) podKind {
 		}
 	}
 	return kindPlain
+}
+
+// startsWithChecks reports whether the kubelet's start of ct depends on
+// more than its image being there: a command its image's configuration
+// gives (which the grammar runs), a subPathExpr to expand, or a
+// runAsNonRoot to check; these show only on the life path.
+func startsWithChecks(pod *api.Pod, ct *api.Container) bool {
+	if _, known := container.ImageConfig(ct.Image); known {
+		return true
+	}
+	for _, m := range ct.VolumeMounts {
+		if m.SubPathExpr != "" {
+			return true
+		}
+	}
+	if sc := ct.SecurityContext; sc != nil && sc.RunAsNonRoot != nil {
+		return *sc.RunAsNonRoot
+	}
+	sc := pod.Spec.SecurityContext
+	return sc != nil && sc.RunAsNonRoot != nil && *sc.RunAsNonRoot
 }
 
 // readsConfig reports whether pod reads ConfigMaps or Secrets, for its

@@ -1,6 +1,8 @@
 package nodesim
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -130,6 +132,64 @@ func TestMissingKeyIsACreateContainerConfigError(t *testing.T) {
 	assert.Contains(t, evs[2], "kubelet/node-0 Pulled: Successfully pulled image", "the image is pulled before the config is made")
 }
 
+// TestKubeletRefusesToStart: a subPathExpr that expands to an absolute
+// path or climbs out of its volume, and a root container that must not run
+// as root, are CreateContainerConfigErrors with the kubelet's messages.
+func TestKubeletRefusesToStart(t *testing.T) {
+	subPath := func(value string) func(*api.Pod) {
+		return func(p *api.Pod) {
+			p.Spec.Volumes = []api.Volume{{Name: "workdir1", VolumeSource: api.VolumeSource{EmptyDir: &api.EmptyDirVolumeSource{}}}}
+			p.Spec.Containers[0].Env = []api.EnvVar{{Name: "POD_NAME", Value: value}}
+			p.Spec.Containers[0].VolumeMounts = []api.VolumeMount{{Name: "workdir1", MountPath: "/logscontainer", SubPathExpr: "$(POD_NAME)"}}
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		argv  []string
+		pod   func(*api.Pod)
+		image string
+		want  string
+	}{
+		{"absolute subPath", nil, subPath("/tmp"), "busybox", "error SubPath `/tmp` must not be an absolute path"},
+		{"subPath with ..", nil, subPath(".."), "busybox", "unable to provision SubPath `..`: must not contain '..'"},
+		{"subPath of an empty variable", []string{"true"}, subPath(""), "busybox", "missing value for POD_NAME"},
+		{"root image, runAsNonRoot", []string{"id", "-u"}, func(p *api.Pod) {
+			p.Spec.Containers[0].SecurityContext = &api.SecurityContext{RunAsNonRoot: ptr(true)}
+		}, "busybox", `container has runAsNonRoot and image will run as root (pod: "p_default(` + "%s" + `)", container: app)`},
+		{"runAsUser 0, runAsNonRoot", []string{"id", "-u"}, func(p *api.Pod) {
+			p.Spec.SecurityContext = &api.PodSecurityContext{RunAsNonRoot: ptr(true), RunAsUser: ptr(int64(0))}
+		}, "busybox", `container's runAsUser breaks non-root policy (pod: "p_default(` + "%s" + `)", container: app)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := lifeEnv(t)
+			e.createPod("p", func(p *api.Pod) {
+				p.Spec.RestartPolicy = api.RestartPolicyNever
+				p.Spec.Containers[0].Image, p.Spec.Containers[0].Command = tc.image, tc.argv
+			}, tc.pod)
+			e.settle()
+			e.advance(2 * time.Second)
+			p := e.pod("p")
+			w := status0(p).State.Waiting
+			require.NotNil(t, w)
+			assert.Equal(t, "CreateContainerConfigError", w.Reason)
+			want := tc.want
+			if strings.Contains(want, "%s") {
+				want = fmt.Sprintf(want, p.Metadata.UID)
+			}
+			assert.Equal(t, want, w.Message)
+		})
+	}
+	// A nonroot image passes runAsNonRoot.
+	e := lifeEnv(t)
+	e.createPod("p", command(api.RestartPolicyNever, "registry.k8s.io/e2e-test-images/nonroot:1.4", "id", "-u"), func(p *api.Pod) {
+		p.Spec.SecurityContext = &api.PodSecurityContext{RunAsNonRoot: ptr(true)}
+	})
+	e.settle()
+	e.advance(2 * time.Second)
+	require.Equal(t, api.PodSucceeded, e.pod("p").Status.Phase)
+	assert.Equal(t, []string{"1234"}, e.logText("p", false))
+}
+
 // TestConformanceOutputs runs pods shaped as Kubernetes' conformance tests
 // for ConfigMap, Secret and downward API volumes and env write them
 // (test/e2e/common/storage, test/e2e/common/node), and checks their logs
@@ -186,6 +246,48 @@ func TestConformanceOutputs(t *testing.T) {
 		{"expansion in the command", "busybox", []string{"sh", "-c", `TEST_VAR=wrong echo "$(TEST_VAR)"`},
 			func(p *api.Pod) { p.Spec.Containers[0].Env = []api.EnvVar{{Name: "TEST_VAR", Value: "test-value"}} },
 			[]string{"test-value"}},
+		// test/e2e/node/security_context.go and common/node/security_context.go.
+		{"pod runAsUser and runAsGroup", "busybox", []string{"sh", "-c", "id"},
+			func(p *api.Pod) {
+				p.Spec.SecurityContext = &api.PodSecurityContext{RunAsUser: ptr(int64(1001)), RunAsGroup: ptr(int64(2002))}
+			},
+			[]string{"uid=1001 gid=2002 groups=2002"}},
+		{"container overrides the pod", "busybox", []string{"sh", "-c", "id"},
+			func(p *api.Pod) {
+				p.Spec.SecurityContext = &api.PodSecurityContext{RunAsUser: ptr(int64(1001)), RunAsGroup: ptr(int64(2001))}
+				p.Spec.Containers[0].SecurityContext = &api.SecurityContext{RunAsUser: ptr(int64(1002)), RunAsGroup: ptr(int64(2002))}
+			},
+			[]string{"uid=1002 gid=2002 groups=2002"}},
+		{"runAsUser 65534", "busybox", []string{"sh", "-c", "test $(id -u) -eq 65534 && echo ok"},
+			func(p *api.Pod) {
+				p.Spec.Containers[0].SecurityContext = &api.SecurityContext{RunAsUser: ptr(int64(65534))}
+			},
+			[]string{"ok"}},
+		{"unprivileged", "busybox", []string{"sh", "-c", "ip link add dummy0 type dummy || true"},
+			func(p *api.Pod) { p.Spec.Containers[0].SecurityContext = &api.SecurityContext{Privileged: ptr(false)} },
+			[]string{"ip: RTNETLINK answers: Operation not permitted"}},
+		{"no privilege escalation", "registry.k8s.io/e2e-test-images/nonewprivs:1.3", nil,
+			func(p *api.Pod) {
+				p.Spec.Containers[0].SecurityContext = &api.SecurityContext{RunAsUser: ptr(int64(1000)), AllowPrivilegeEscalation: ptr(false)}
+			},
+			[]string{"Effective uid: 1000"}},
+		// common/node/kubelet.go and containers.go.
+		{"hostAliases in /etc/hosts", agnhost, []string{"etc-hosts"},
+			func(p *api.Pod) {
+				p.Spec.HostAliases = []api.HostAlias{{IP: "123.45.67.89", Hostnames: []string{"foo", "bar"}}}
+			},
+			[]string{"127.0.0.1\tlocalhost", "10.244.0.2\tp", "# Entries added by HostAliases.", "123.45.67.89\tfoo\tbar"}},
+		{"the image's entrypoint with the pod's args", agnhost, []string{"entrypoint-tester", "override", "arguments"}, nil,
+			[]string{"[/agnhost entrypoint-tester override arguments]"}},
+		// common/node/expansion.go.
+		{"subPathExpr makes its directory", "busybox", []string{"sh", "-c", "test -d /testcontainer/p;echo $?"},
+			func(p *api.Pod) {
+				p.Spec.Volumes = []api.Volume{{Name: "workdir1", VolumeSource: api.VolumeSource{EmptyDir: &api.EmptyDirVolumeSource{}}}}
+				p.Spec.Containers[0].Env = []api.EnvVar{{Name: "POD_NAME", Value: "p"}}
+				p.Spec.Containers[0].VolumeMounts = []api.VolumeMount{{Name: "workdir1", MountPath: "/logscontainer", SubPathExpr: "$(POD_NAME)"},
+					{Name: "workdir1", MountPath: "/testcontainer"}}
+			},
+			[]string{"0"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := lifeEnv(t)
@@ -193,6 +295,9 @@ func TestConformanceOutputs(t *testing.T) {
 			_, err := client.For[*api.Secret](e.srv).Create(e.ctx, &api.Secret{Metadata: api.ObjectMeta{Namespace: "default", Name: "sec"},
 				Data: map[string][]byte{"data-1": []byte("value-1")}})
 			require.NoError(t, err)
+			if tc.pod == nil {
+				tc.pod = func(*api.Pod) {}
+			}
 			e.createPod("p", func(p *api.Pod) {
 				p.Spec.RestartPolicy = api.RestartPolicyNever
 				p.Spec.Containers[0].Image, p.Spec.Containers[0].Args = tc.image, tc.args

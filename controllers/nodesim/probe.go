@@ -1,6 +1,9 @@
 package nodesim
 
 import (
+	"fmt"
+	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,11 +23,13 @@ import (
 //     against the files the container's own command has touched and
 //     removed by then, so `cat /tmp/healthy` passes while a
 //     `touch /tmp/healthy; sleep 30; rm -f /tmp/healthy` keeps the file;
-//   - httpGet and tcpSocket: pass when the container listens on the port:
-//     one it declares (by number, or a name its ports give), or the port
+//   - httpGet, tcpSocket and grpc: pass when the container listens on the
+//     port: one it declares (by number, or a name its ports give), the port
 //     its image serves when it runs the image's own command (httpd's and
-//     nginx's 80: a container need not declare a port to listen on it);
-//     they are refused otherwise.
+//     nginx's 80: a container need not declare a port to listen on it),
+//     or one its agnhost server serves (liveness's 8080,
+//     grpc-health-checking's --port and --http-port); they are refused
+//     otherwise (a grpc probe times out connecting).
 //
 // failureThreshold failures in a row of the startup or liveness probe kill
 // the container (exit code 137), which the restart policy and back-off
@@ -75,6 +80,8 @@ func needsLife(ct *api.Container) bool {
 		return !listens(ct, p.HTTPGet.Port)
 	case p.TCPSocket != nil:
 		return !listens(ct, p.TCPSocket.Port)
+	case p.GRPC != nil:
+		return !listens(ct, api.FromInt(int(p.GRPC.Port)))
 	}
 	return false
 }
@@ -87,7 +94,7 @@ var imagePorts = map[string]int32{"httpd": 80, "nginx": 80}
 // listens reports whether the container listens on port: one it declares,
 // or its image's port when it runs the image's own command.
 func listens(ct *api.Container, port api.IntOrString) bool {
-	if declaresPort(ct, port) {
+	if declaresPort(ct, port) || port.Type != api.String && slices.Contains(agnhostPorts(ct), port.IntVal) {
 		return true
 	}
 	if port.Type == api.String || len(ct.Command) > 0 {
@@ -99,6 +106,37 @@ func listens(ct *api.Container, port api.IntOrString) bool {
 	}
 	want, ok := imagePorts[repo]
 	return ok && want == port.IntVal
+}
+
+// agnhostPorts are the ports the agnhost server a container runs (its
+// command, or its image's) listens on: liveness's 8080 and
+// grpc-health-checking's --port (5000) and --http-port (8080).
+func agnhostPorts(ct *api.Container) []int32 {
+	image, _ := container.ImageConfig(ct.Image)
+	command, args := image.Argv(ct.Command, ct.Args)
+	argv := append(slices.Clip(command), args...)
+	if len(argv) < 2 || path.Base(argv[0]) != "agnhost" && path.Base(argv[0]) != "agnhost-2" {
+		return nil
+	}
+	switch argv[1] {
+	case "liveness":
+		return []int32{8080}
+	case "grpc-health-checking":
+		ports := []int32{5000, 8080}
+		for i, a := range argv[2:] {
+			for j, flag := range []string{"port", "http-port"} {
+				v, ok := strings.CutPrefix(a, "--"+flag+"=")
+				if !ok && (a == "--"+flag || a == "-"+flag) && i+3 < len(argv) {
+					v, ok = argv[i+3], true
+				}
+				if n, err := strconv.ParseInt(v, 10, 32); ok && err == nil {
+					ports[j] = int32(n)
+				}
+			}
+		}
+		return ports
+	}
+	return nil
 }
 
 // declaresPort reports whether port (a number or a name) is one of the
@@ -135,6 +173,14 @@ func probeCheck(p *api.Probe, ct *api.Container, run *container.Run, d time.Dura
 			return true, ""
 		}
 		return false, "dial tcp " + podIP + ":" + portText(p.TCPSocket.Port) + ": connect: connection refused"
+	case p.GRPC != nil:
+		if listens(ct, api.FromInt(int(p.GRPC.Port))) {
+			return true, ""
+		}
+		// The kubelet dials blocking, so a refused connection is retried
+		// until the probe's timeout.
+		return false, fmt.Sprintf("timeout: failed to connect service %q within %ds: context deadline exceeded",
+			podIP+":"+strconv.Itoa(int(p.GRPC.Port)), max(p.TimeoutSeconds, 1))
 	}
 	return true, ""
 }

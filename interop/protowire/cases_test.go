@@ -84,7 +84,8 @@ func fullContainer(name string) api.Container {
 			{Name: "LEVEL", ValueFrom: &api.EnvVarSource{ConfigMapKeyRef: &api.ConfigMapKeySelector{LocalObjectReference: api.LocalObjectReference{Name: "cfg"}, Key: "level", Optional: ptr(true)}}},
 			{Name: "PASS", ValueFrom: &api.EnvVarSource{SecretKeyRef: &api.SecretKeySelector{LocalObjectReference: api.LocalObjectReference{Name: "sec"}, Key: "pass", Optional: ptr(false)}}},
 		},
-		VolumeMounts: []api.VolumeMount{{Name: "config", ReadOnly: true, MountPath: "/etc/config", SubPath: "sub"}},
+		VolumeMounts: []api.VolumeMount{{Name: "config", ReadOnly: true, MountPath: "/etc/config", SubPath: "sub"},
+			{Name: "config", MountPath: "/var/log/app", SubPathExpr: "$(POD)"}},
 		Resources: api.ResourceRequirements{
 			Limits:   api.ResourceList{"cpu": "2", "memory": "1Gi", "ephemeral-storage": "10G"},
 			Requests: api.ResourceList{"cpu": "500m", "memory": "128Mi", "pods": "1"},
@@ -94,6 +95,7 @@ func fullContainer(name string) api.Container {
 				Exec:      &api.ExecAction{Command: []string{"cat", "/tmp/healthy"}},
 				HTTPGet:   &api.HTTPGetAction{Path: "/healthz", Port: api.FromString("http"), Host: "10.0.0.1", Scheme: "HTTPS"},
 				TCPSocket: &api.TCPSocketAction{Port: api.FromInt(80), Host: "localhost"},
+				GRPC:      &api.GRPCAction{Port: 5000, Service: ptr("web")},
 			},
 			InitialDelaySeconds: 5, TimeoutSeconds: 2, PeriodSeconds: 10, SuccessThreshold: 1, FailureThreshold: 3,
 		},
@@ -107,6 +109,12 @@ func fullContainer(name string) api.Container {
 		},
 		ImagePullPolicy:        api.PullIfNotPresent,
 		TerminationMessagePath: "/dev/termination-log", TerminationMessagePolicy: api.TerminationMessageFallbackToLogsOnError,
+		SecurityContext: &api.SecurityContext{
+			Capabilities: &api.Capabilities{Add: []string{"NET_ADMIN"}, Drop: []string{"ALL"}},
+			Privileged:   ptr(false), RunAsUser: ptr(int64(1000)), RunAsNonRoot: ptr(true), ReadOnlyRootFilesystem: ptr(true),
+			AllowPrivilegeEscalation: ptr(false), RunAsGroup: ptr(int64(3000)),
+			SeccompProfile: &api.SeccompProfile{Type: "Localhost", LocalhostProfile: ptr("profiles/audit.json")},
+		},
 	}
 }
 
@@ -146,6 +154,10 @@ func fullPodSpec() api.PodSpec {
 		AutomountServiceAccountToken: ptr(false),
 		EnableServiceLinks:           ptr(true),
 		Volumes:                      fullVolumes(),
+		SecurityContext: &api.PodSecurityContext{RunAsUser: ptr(int64(1001)), RunAsNonRoot: ptr(false),
+			SupplementalGroups: []int64{1234, 5678}, FSGroup: ptr(int64(2000)), RunAsGroup: ptr(int64(2002)),
+			SeccompProfile: &api.SeccompProfile{Type: "RuntimeDefault"}},
+		HostAliases: []api.HostAlias{{IP: "123.45.67.89", Hostnames: []string{"foo", "bar"}}},
 	}
 }
 

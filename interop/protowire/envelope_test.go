@@ -177,6 +177,7 @@ func TestTagsMatchUpstream(t *testing.T) {
 		"NetworkPolicyPort.endPort": true, "NetworkPolicyPeer.ipBlock": true, "IPBlock.cidr": true, "ServiceBackendPort.number": true,
 		"ServiceSpec.healthCheckNodePort":     true,
 		"CSIStorageCapacity.storageClassName": true, "RollingUpdateStatefulSetStrategy.maxUnavailable": true,
+		"GRPCAction.port": true,
 		// apiextensions-apiserver tags every JSONSchemaProps field "bytes"; its
 		// generated.proto has bools, int64s and doubles, and maps for these two.
 		"JSONSchemaProps.maximum": true, "JSONSchemaProps.exclusiveMaximum": true,

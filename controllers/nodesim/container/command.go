@@ -26,24 +26,34 @@ import (
 //     mounttest with --fs_type, --new_file_0644 (0666, 0660, 0777),
 //     --file_mode, --file_perm, --file_owner, --file_content=PATH and
 //     --file_content_in_loop=PATH (with --retry_time=SECONDS and
-//     --break_on_expected_content), printed as agnhost prints them. The files are the container's
+//     --break_on_expected_content), printed as agnhost prints them; agnhost
+//     entrypoint-tester, etc-hosts and pause (agnhost.go); id [-u|-g|-G]
+//     [-n] and whoami (Input.User, named by the image's /etc/passwd);
+//     ip link add (refused without CAP_NET_ADMIN); test's comparisons (-eq,
+//     =, ...); and nonewprivs' nnp. The files are the container's
 //     simulated filesystem: its mounted volumes (Input.FS) and the files
 //     its commands made. A path ("/bin/echo") counts by its last element;
 //   - sh -c SCRIPT (also bash, ash, and their /bin paths), where SCRIPT
 //     is simple commands joined by ";", newlines, "&&" and "||", with the
 //     shell's quoting ('single', "double", backslash), # comments, and
 //     $NAME and ${NAME} replaced by the variable's value (split into words
-//     at blanks outside double quotes), and NAME=VALUE words before a
+//     at blanks outside double quotes), $(COMMAND) by what it prints, $?
+//     by the last status, and NAME=VALUE words before a
 //     command setting its environment (not the shell's: $NAME in the same
 //     script does not see them), and "> FILE" or ">> FILE" after a
-//     command sending what it prints to the file.
+//     command sending what it prints to the file; and if LIST; then LIST;
+//     [else LIST;] fi, nested or not, with test's [ ] and [[ ]] (and -r,
+//     -w, -x). On a read-only root
+//     filesystem (Input.ReadOnlyRoot) only writable volumes take files:
+//     elsewhere touch and "> FILE" fail with "Read-only file system".
 //
 // Anything else — no command at all (the image's own command runs), a
 // command or option the grammar does not know, or a script it cannot
-// parse (pipes, other redirections, $? and other special parameters, ${A:-b},
-// substitutions, globs, loops, assignments alone) — is not an error:
-// the container runs until it is stopped, as a server does, and its log
-// says why.
+// parse (pipes, other redirections, special parameters but $?, ${A:-b},
+// nested or arithmetic substitutions, globs, loops, elif, assignments
+// alone) —
+// is not an error: the container runs until it is stopped, as a server
+// does, and its log says why.
 
 // Run is one run of a container, worked out from its command before it
 // starts: what it prints and when, and how it ends.
@@ -123,7 +133,8 @@ func PlanIn(command, args []string, in Input) Run {
 	}
 	sh := newShell(in, map[string]bool{})
 	if isShell(argv[0]) && len(argv) >= 3 && argv[1] == "-c" {
-		list, err := parseScript(argv[2], sh.lookup)
+		sh.name = argv[0]
+		list, err := parseScript(argv[2], sh.lookup, sh.substitute)
 		if err != nil {
 			return Run{Forever: true, Why: fmt.Sprintf("cannot simulate the script %q: %v; it runs until the container is stopped", argv[2], err), in: in}
 		}
@@ -153,7 +164,8 @@ func execIn(argv []string, files map[string]bool, in Input) (code int32, output 
 	sh := newShell(in, fs)
 	var r Run
 	if isShell(argv[0]) && len(argv) >= 3 && argv[1] == "-c" {
-		list, err := parseScript(argv[2], sh.lookup)
+		sh.name = argv[0]
+		list, err := parseScript(argv[2], sh.lookup, sh.substitute)
 		if err != nil {
 			return 0, ""
 		}
@@ -191,6 +203,12 @@ type simple struct {
 	// appendTo (>> FILE); "" for the log.
 	redirect string
 	appendTo bool
+	// kw, when set, makes this no command but a keyword of an if
+	// statement ("if", "then", "else" or "fi"); jump is where "then"
+	// goes when the condition failed (past its "else", or its "fi") and
+	// "else" goes when the branch before it ran (its "fi").
+	kw   string
+	jump int
 }
 
 // shell runs simple commands as a shell runs them, keeping what they print
@@ -200,10 +218,12 @@ type shell struct {
 	// files are the files the commands made (true) or removed (false),
 	// over in.FS.
 	files  map[string]bool
-	script bool // run by sh -c: the shell's own variables are in env
+	script bool   // run by sh -c: the shell's own variables are in env
+	name   string // the shell's argv[0], which its errors start with
 	// assign are the variables the running command's NAME=VALUE words
-	// set in its environment.
+	// set in its environment, and argv its words.
 	assign []EnvVar
+	argv   []string
 	r      Run
 	at     time.Duration
 	// partial is printed text not yet ended by a newline.
@@ -229,6 +249,31 @@ func (sh *shell) lookup(name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// substitute runs script as $(script) runs it, in a subshell over the
+// files as they are, and returns what it printed without its trailing
+// newlines. A script that takes time or does not end is not simulated.
+func (sh *shell) substitute(script string) (string, error) {
+	files := make(map[string]bool, len(sh.files))
+	for k, v := range sh.files {
+		files[k] = v
+	}
+	sub := newShell(sh.in, files)
+	sub.name, sub.script = sh.name, true
+	list, err := parseScript(script, sub.lookup, sub.substitute)
+	if err != nil {
+		return "", err
+	}
+	r := sub.execute(list)
+	if r.Forever || r.Duration > 0 {
+		return "", fmt.Errorf("$(%s) takes time, which a substitution is not simulated to", script)
+	}
+	texts := make([]string, len(r.Output))
+	for i, l := range r.Output {
+		texts[i] = l.Text
+	}
+	return strings.TrimRight(strings.Join(texts, "\n"), "\n"), nil
 }
 
 // print writes text to the run's output: each newline ends a line, at the
@@ -293,10 +338,24 @@ func (sh *shell) forever(why string) Run {
 // not, after ; always; exit ends the list.
 func (sh *shell) execute(list []simple) Run {
 	var status int32
-	for i, s := range list {
+	for i := 0; i < len(list); i++ {
+		s := list[i]
+		switch s.kw {
+		case "then":
+			if status != 0 {
+				i, status = s.jump-1, 0 // an if without a branch taken is 0
+			}
+			continue
+		case "else":
+			i = s.jump - 1
+			continue
+		case "if", "fi":
+			continue
+		}
 		if i > 0 && (s.op == "&&" && status != 0 || s.op == "||" && status == 0) {
 			continue // skipped: the status stays
 		}
+		s = withStatus(s, status)
 		name, args := path.Base(s.argv[0]), s.argv[1:]
 		switch name {
 		case "sleep":
@@ -322,7 +381,16 @@ func (sh *shell) execute(list []simple) Run {
 			}
 			return sh.end(status)
 		default:
-			sh.assign = s.assign
+			if s.redirect != "" && !sh.in.writable(resolve(s.redirect)) {
+				sh.print(sh.name + ": can't create " + s.redirect + ": Read-only file system\n")
+				status = 1
+				continue
+			}
+			if isAgnhost(name) && len(args) > 0 && args[0] == "pause" {
+				sh.print("Paused\n") // then waits for a signal
+				return sh.forever("")
+			}
+			sh.assign, sh.argv = s.assign, s.argv
 			if s.redirect != "" {
 				sh.capture = &strings.Builder{}
 			}
@@ -339,7 +407,7 @@ func (sh *shell) execute(list []simple) Run {
 			}
 			if !ok {
 				return sh.forever(fmt.Sprintf(
-					"%q is not a command the simulator runs (it runs echo, sleep, exit, true, false, env, cat, ls, touch, rm, test, hexdump -C and agnhost mounttest, alone or joined by ;, && and || in sh -c): it runs until the container is stopped",
+					"%q is not a command the simulator runs (it runs echo, sleep, exit, true, false, env, cat, ls, touch, rm, test, hexdump -C, id, whoami and some of agnhost's, alone or joined by ;, && and || in sh -c): it runs until the container is stopped",
 					strings.Join(s.argv, " ")))
 			}
 			status = code
@@ -369,6 +437,11 @@ func (sh *shell) builtin(name string, args []string) (status int32, ok bool) {
 		return sh.env(name, args), true
 	case "touch":
 		for _, f := range args {
+			if !sh.in.writable(resolve(f)) {
+				sh.print("touch: " + f + ": Read-only file system\n")
+				status = 1
+				continue
+			}
 			f = resolve(f)
 			sh.files[f] = true
 			sh.r.Files = append(sh.r.Files, FileChange{At: sh.at, Path: f, Exists: true})
@@ -419,11 +492,14 @@ func (sh *shell) builtin(name string, args []string) (status int32, ok bool) {
 			}
 			sh.print(hexdumpC(file.Data))
 		}
-	case "test", "[":
-		if name == "[" && len(args) > 0 && args[len(args)-1] == "]" {
+	case "test", "[", "[[":
+		if end := map[string]string{"[": "]", "[[": "]]"}[name]; end != "" && len(args) > 0 && args[len(args)-1] == end {
 			args = args[:len(args)-1]
 		}
 		status = 1
+		if len(args) == 3 && slices.Contains(binaryOps, args[1]) {
+			return sh.compare(args), true
+		}
 		if len(args) == 2 {
 			f, there := sh.exists(resolve(args[1]))
 			switch args[0] {
@@ -435,16 +511,32 @@ func (sh *shell) builtin(name string, args []string) (status int32, ok bool) {
 				status = boolStatus(there && f.IsDir())
 			case "-s":
 				status = boolStatus(there && len(f.Data) > 0)
+			case "-r": // root reads any file; a user, one its mode lets others read
+				status = boolStatus(there && (sh.in.User.UID == 0 || f.Mode&0o004 != 0))
+			case "-w":
+				status = boolStatus(there && sh.in.writable(resolve(args[1])) && (sh.in.User.UID == 0 || f.Mode&0o002 != 0))
+			case "-x":
+				status = boolStatus(there && f.Mode&0o111 != 0)
 			}
 		}
-	case "agnhost", "mounttest":
-		if name == "agnhost" {
-			if len(args) == 0 || args[0] != "mounttest" {
-				return 0, false
-			}
-			args = args[1:]
-		}
+	case "mounttest":
 		return sh.mounttest(args)
+	case "agnhost", "agnhost-2":
+		return sh.agnhost(args)
+	case "id":
+		return sh.id(args)
+	case "whoami":
+		return sh.whoami(), true
+	case "ip":
+		return sh.ip(args)
+	case "nnp":
+		// nonewprivs' setuid-root program: root's uid unless no_new_privs
+		// keeps the setuid bit from taking effect.
+		euid := int64(0)
+		if sh.in.NoNewPrivs {
+			euid = sh.in.User.UID
+		}
+		sh.print("Effective uid: " + strconv.FormatInt(euid, 10) + "\n")
 	default:
 		return 0, false
 	}
@@ -828,7 +920,7 @@ func sleepFor(args []string) (time.Duration, error) {
 // parseScript splits an sh -c script into its simple commands, or says
 // why it cannot. $NAME and ${NAME} are replaced by lookup's value (empty
 // when unset); unquoted, the value is split into words at blanks.
-func parseScript(s string, lookup func(string) (string, bool)) ([]simple, error) {
+func parseScript(s string, lookup func(string) (string, bool), subst func(string) (string, error)) ([]simple, error) {
 	var (
 		list    []simple
 		words   []string
@@ -864,6 +956,13 @@ func parseScript(s string, lookup func(string) (string, bool)) ([]simple, error)
 			}
 			return fmt.Errorf("syntax error near %q", next)
 		}
+		for len(words) > 0 && slices.Contains(keywords, words[0]) {
+			list = append(list, simple{kw: words[0]})
+			words, op = words[1:], ";"
+		}
+		if len(words) == 0 && redirect == "" && list != nil && list[len(list)-1].kw != "" && next == ";" {
+			return nil // a keyword alone on its line
+		}
 		var assign []EnvVar
 		for len(words) > 0 {
 			name, value, ok := strings.Cut(words[0], "=")
@@ -895,7 +994,7 @@ func parseScript(s string, lookup func(string) (string, bool)) ([]simple, error)
 			for ; i < len(s) && s[i] != '"'; i++ {
 				switch c := s[i]; {
 				case c == '$':
-					v, n, err := expandAt(s[i:], lookup)
+					v, n, err := expandAt(s[i:], lookup, subst)
 					if err != nil {
 						return nil, err
 					}
@@ -941,7 +1040,7 @@ func parseScript(s string, lookup func(string) (string, bool)) ([]simple, error)
 			}
 			i++
 		case ch == '$':
-			v, n, err := expandAt(s[i:], lookup)
+			v, n, err := expandAt(s[i:], lookup, subst)
 			if err != nil {
 				return nil, err
 			}
@@ -967,7 +1066,11 @@ func parseScript(s string, lookup func(string) (string, bool)) ([]simple, error)
 			if appendTo {
 				i++
 			}
-		case strings.IndexByte("|&<>()`{}*?[]~!", ch) >= 0:
+		case (ch == '[' || ch == ']') && !inWord && bracketWord(s[i:]) > 0: // test's [ ], [[ ]]
+			n := bracketWord(s[i:])
+			word.WriteString(s[i : i+n])
+			inWord, i = true, i+n-1
+		case strings.IndexByte("|&<>()`{}*?[]~!", ch) >= 0 && !(ch == '!' && strings.HasPrefix(s[i:], "!=")): // test's != is a word
 			return nil, fmt.Errorf("%q is not simulated", string(ch))
 		default:
 			word.WriteByte(ch)
@@ -982,15 +1085,74 @@ func parseScript(s string, lookup func(string) (string, bool)) ([]simple, error)
 	} else if pending {
 		return nil, fmt.Errorf("syntax error: nothing after %q", op)
 	}
-	return list, nil
+	return list, linkIfs(list)
 }
 
-// expandAt reads the expansion at the start of s ("$NAME" or "${NAME}"):
-// its value and how many bytes it takes. A "$" not followed by a name is
-// itself (one byte); the shell's other expansions are not simulated.
-func expandAt(s string, lookup func(string) (string, bool)) (value string, n int, err error) {
+// keywords are the shell's reserved words the grammar reads: those of if
+// statements (elif is not simulated).
+var keywords = []string{"if", "then", "else", "fi", "elif"}
+
+// bracketWord is the length of the word "[", "[[", "]" or "]]" at the
+// start of s, followed by a blank, ";" or the end; 0 if there is none.
+func bracketWord(s string) int {
+	n := 1
+	if len(s) > 1 && s[1] == s[0] {
+		n = 2
+	}
+	if len(s) == n || strings.IndexByte(" \t\n;", s[n]) >= 0 {
+		return n
+	}
+	return 0
+}
+
+// linkIfs checks the if statements of list (if COND; then LIST; [else
+// LIST;] fi, nested or not) and sets where each "then" and "else" jumps.
+func linkIfs(list []simple) error {
+	var open []int // the "if" or "then" or "else" of each statement not closed
+	for i := range list {
+		switch kw := list[i].kw; kw {
+		case "if":
+			open = append(open, i)
+		case "then", "else":
+			want := map[string]string{"then": "if", "else": "then"}[kw]
+			if len(open) == 0 || list[open[len(open)-1]].kw != want {
+				return fmt.Errorf("syntax error: unexpected %q", kw)
+			}
+			if kw == "else" {
+				list[open[len(open)-1]].jump = i + 1
+			}
+			open[len(open)-1] = i
+		case "fi":
+			if len(open) == 0 || list[open[len(open)-1]].kw == "if" {
+				return errors.New(`syntax error: unexpected "fi"`)
+			}
+			list[open[len(open)-1]].jump = i // the last then or else
+			open = open[:len(open)-1]
+		case "elif":
+			return errors.New("elif is not simulated")
+		}
+	}
+	if len(open) > 0 {
+		return errors.New(`syntax error: no "fi"`)
+	}
+	return nil
+}
+
+// expandAt reads the expansion at the start of s ("$NAME", "${NAME}" or
+// the command substitution "$(COMMAND)", which subst runs): its value and
+// how many bytes it takes. A "$" not followed by a name is itself (one
+// byte); the shell's other expansions are not simulated.
+func expandAt(s string, lookup func(string) (string, bool), subst func(string) (string, error)) (value string, n int, err error) {
 	if len(s) < 2 {
 		return "$", 1, nil
+	}
+	if s[1] == '(' {
+		end := strings.IndexByte(s, ')')
+		if end < 0 || strings.ContainsAny(s[2:end], "()`") || strings.HasPrefix(s, "$((") {
+			return "", 0, errors.New("$(( and nested substitutions are not simulated")
+		}
+		v, err := subst(s[2:end])
+		return v, end + 1, err
 	}
 	isName := func(c byte, first bool) bool {
 		return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || !first && '0' <= c && c <= '9'
@@ -1014,10 +1176,37 @@ func expandAt(s string, lookup func(string) (string, bool)) (value string, n int
 		}
 		v, _ := lookup(s[1:end])
 		return v, end, nil
+	case c == '?':
+		return statusMark, 2, nil
 	case c == ' ' || c == '\t' || c == '\n' || c == '"' || c == ';':
 		return "$", 1, nil
 	}
 	return "", 0, fmt.Errorf("%q expansions are not simulated", s[:2])
+}
+
+// statusMark stands for $?, the status of the last command, in a parsed
+// script: the script is expanded when it is parsed, and the status is
+// known only when the command runs (withStatus).
+const statusMark = "\x00?"
+
+// withStatus is s with $? replaced by status.
+func withStatus(s simple, status int32) simple {
+	code := strconv.Itoa(int(status))
+	replace := func(w string) string { return strings.ReplaceAll(w, statusMark, code) }
+	if !strings.Contains(strings.Join(s.argv, " ")+s.redirect, statusMark) &&
+		!slices.ContainsFunc(s.assign, func(v EnvVar) bool { return strings.Contains(v.Value, statusMark) }) {
+		return s
+	}
+	argv := make([]string, len(s.argv))
+	for i, w := range s.argv {
+		argv[i] = replace(w)
+	}
+	assign := slices.Clone(s.assign)
+	for i := range assign {
+		assign[i].Value = replace(assign[i].Value)
+	}
+	s.argv, s.assign, s.redirect = argv, assign, replace(s.redirect)
+	return s
 }
 
 // isDigits reports whether s is a number, as the file descriptor of a

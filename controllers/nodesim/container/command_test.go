@@ -54,8 +54,8 @@ func TestPlanRunsUntilStopped(t *testing.T) {
 		{"a server", []string{"nginx", "-g", "daemon off;"}, nil},
 		{"unknown in script", []string{"sh", "-c", "echo a; myserver --port 80"}, nil},
 		{"pipe", []string{"sh", "-c", "echo a | grep a"}, nil},
-		{"special parameter", []string{"sh", "-c", "echo $?"}, nil},
-		{"command substitution", []string{"sh", "-c", "echo $(date)"}, nil},
+		{"special parameter", []string{"sh", "-c", "echo $$"}, nil},
+		{"unknown command substitution", []string{"sh", "-c", "echo $(date)"}, nil},
 		{"bad braces", []string{"sh", "-c", "echo ${A:-b}"}, nil},
 		{"ls option", []string{"ls", "-R", "/"}, nil},
 		{"agnhost other", []string{"agnhost", "netexec"}, nil},
@@ -76,10 +76,13 @@ func TestPlanRunsUntilStopped(t *testing.T) {
 
 func FuzzPlan(f *testing.F) {
 	for _, s := range []string{"echo a; sleep 5 && exit 3 || true", `echo "x" 'y' \z`, "sleep 1e300", "exit -1", "sleep inf", "a &&& b", "#",
-		"echo $A${B} \"$A\" $; env", "ls /etc /etc/config/a; cat /etc/config/a", "ls -1a /; printenv A Z", "echo ${", "agnhost mounttest --file_mode=/etc/config/a"} {
+		"echo $A${B} \"$A\" $; env", "ls /etc /etc/config/a; cat /etc/config/a", "ls -1a /; printenv A Z", "echo ${", "agnhost mounttest --file_mode=/etc/config/a",
+		"test $(id -u) -eq 0; echo $?", "echo x > /f; touch /g", "id -Gn; whoami", "agnhost entrypoint-tester $(echo a)",
+		"if [[ -r /x ]]\nthen\nexit 0\nelse\ntouch /x; sleep 5\nfi", "if true; then fi; else"} {
 		f.Add(s)
 	}
 	in := testInput()
+	in.ReadOnlyRoot, in.User = true, User{UID: 1001, GID: 2002, Extra: []int64{5}}
 	f.Fuzz(func(t *testing.T, script string) {
 		for _, r := range []Run{PlanIn([]string{"sh", "-c", script}, nil, in), Plan([]string{"sleep"}, []string{script}), Plan(nil, []string{"exit", script}),
 			PlanIn([]string{"ls"}, []string{script}, in), PlanIn([]string{"cat"}, []string{script}, in)} {

@@ -1,5 +1,7 @@
 package container
 
+import "strings"
+
 // Input is what the kubelet hands a container when it starts it, besides
 // its command: its environment and its filesystem. Its zero value is an
 // empty environment and filesystem.
@@ -8,6 +10,35 @@ type Input struct {
 	Env []EnvVar
 	// FS is the filesystem of its mounted volumes.
 	FS FS
+	// User is who its processes run as.
+	User User
+	// ReadOnlyRoot says the image's filesystem is read-only
+	// (readOnlyRootFilesystem): only the Writable paths take writes.
+	ReadOnlyRoot bool
+	// Writable are the mount points of its writable volumes.
+	Writable []string
+	// Privileged gives its processes every capability.
+	Privileged bool
+	// CapAdd are capabilities added to the runtime's default set.
+	CapAdd []string
+	// NoNewPrivs keeps setuid programs from raising privileges
+	// (allowPrivilegeEscalation: false).
+	NoNewPrivs bool
+}
+
+// writable reports whether a write to p lands on a writable filesystem:
+// any path when the root filesystem is writable, else one under a
+// writable volume or the runtime's /dev.
+func (in *Input) writable(p string) bool {
+	if !in.ReadOnlyRoot {
+		return true
+	}
+	for _, at := range append([]string{"/dev"}, in.Writable...) {
+		if p == at || strings.HasPrefix(p, strings.TrimSuffix(at, "/")+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // EnvVar is one variable of a container's environment.

@@ -26,11 +26,19 @@ type Started struct {
 // starts it, the pod's volumes being vols (Volumes): the environment is
 // the runtime's PATH and HOSTNAME, the kubelet's variables (Variables), and
 // HOME, which the runtime adds last; a variable the container sets replaces
-// the runtime's in its place. It fails with a ConfigError when the
-// environment cannot be made. Kubernetes: generateContainerConfig with
-// ExpandContainerCommandAndArgs, and containerd's WithEnv.
+// the runtime's in its place. The command is the container's, or its
+// image's (container.Config.Argv); the files are its volumes (with each
+// subPathExpr expanded) and the kubelet's /etc/hosts once the pod has an
+// IP; its user and privileges come from the security contexts (Security).
+// It fails with a ConfigError when the environment, a subPath or the user
+// is refused. Kubernetes: generateContainerConfig with
+// ExpandContainerCommandAndArgs and makeMounts, and containerd's WithEnv.
 func Start(pod *api.Pod, ct *api.Container, vols map[string]container.FS, src Sources) (Started, error) {
 	vars, events, err := Variables(pod, ct, src)
+	if err != nil {
+		return Started{}, err
+	}
+	mounts, err := subPaths(ct, vars)
 	if err != nil {
 		return Started{}, err
 	}
@@ -39,7 +47,9 @@ func Start(pod *api.Pod, ct *api.Container, vols map[string]container.FS, src So
 		kubelet.set(v.Name, v.Value)
 	}
 	mapping := mappingOf(kubelet)
-	st := Started{Events: events, Command: expandAll(ct.Command, mapping), Args: expandAll(ct.Args, mapping)}
+	st := Started{Events: events}
+	image, _ := container.ImageConfig(ct.Image)
+	st.Command, st.Args = image.Argv(expandAll(ct.Command, mapping), expandAll(ct.Args, mapping))
 	env := []container.EnvVar{{Name: "PATH", Value: DefaultPath}, {Name: "HOSTNAME", Value: Hostname(pod)}}
 	for _, v := range vars {
 		if i := indexOf(env, v.Name); i >= 0 {
@@ -51,7 +61,14 @@ func Start(pod *api.Pod, ct *api.Container, vols map[string]container.FS, src So
 	if indexOf(env, "HOME") < 0 {
 		env = append(env, container.EnvVar{Name: "HOME", Value: "/root"})
 	}
-	st.Input = container.Input{Env: env, FS: Mount(ct, vols)}
+	fs := mount(mounts, vols)
+	if ip := pod.Status.PodIP; ip != "" {
+		fs.Put("/etc/hosts", container.File{Data: HostsFile(pod, ip), Mode: 0o644})
+	}
+	st.Input = container.Input{Env: env, FS: fs}
+	if err := Security(pod, ct, &st.Input); err != nil {
+		return Started{}, err
+	}
 	return st, nil
 }
 

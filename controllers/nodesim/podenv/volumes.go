@@ -4,6 +4,7 @@ import (
 	"fmt"
 	iofs "io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -101,7 +102,7 @@ func UnderSubPath(ct *api.Container, p string) bool {
 	for _, m := range ct.VolumeMounts {
 		at := path.Clean("/" + m.MountPath)
 		if (p == at || strings.HasPrefix(p, at+"/") || at == "/") && strings.Count(at, "/") > depth {
-			under, depth = m.SubPath != "", strings.Count(at, "/")
+			under, depth = m.SubPath != "" || m.SubPathExpr != "", strings.Count(at, "/")
 		}
 	}
 	return under
@@ -343,8 +344,22 @@ func tokenFS(pod *api.Pod, src Sources) container.FS {
 // with the volume's files, or those under its subPath. A subPath that is
 // not in the volume is made an empty directory, as the kubelet makes it.
 func Mount(ct *api.Container, vols map[string]container.FS) container.FS {
+	return mount(ct.VolumeMounts, vols)
+}
+
+// mount is the filesystem of mounts (Mount). A subPath the volume lacks,
+// which the kubelet makes in the volume, shows in the volume's other
+// mounts too.
+func mount(mounts []api.VolumeMount, vols map[string]container.FS) container.FS {
 	fs := container.FS{}
-	mounts := append([]api.VolumeMount(nil), ct.VolumeMounts...)
+	mounts = slices.Clone(mounts)
+	made := map[string][]string{} // volume name → subPaths made in it
+	for _, m := range mounts {
+		sub := path.Clean("/" + m.SubPath)
+		if _, ok := vols[m.Name][sub]; !ok && m.SubPath != "" {
+			made[m.Name] = append(made[m.Name], sub)
+		}
+	}
 	if _, ok := vols[serviceAccountVolume]; ok && !mountsAt(mounts, ServiceAccountDir) {
 		mounts = append(mounts, api.VolumeMount{Name: serviceAccountVolume, MountPath: ServiceAccountDir})
 	}
@@ -373,6 +388,11 @@ func Mount(ct *api.Container, vols map[string]container.FS) container.FS {
 				continue
 			}
 			fs.Put(path.Join(at, rel), vol[p])
+		}
+		for _, p := range made[m.Name] {
+			if rel, ok := strings.CutPrefix(p, sub); ok && rel != "" && (sub == "/" || rel[0] == '/') {
+				fs.Put(path.Join(at, rel), container.Dir(0o755))
+			}
 		}
 	}
 	return fs
