@@ -99,7 +99,7 @@ type PodSpec struct {
 	// its own SecurityContext says otherwise.
 	SecurityContext *PodSecurityContext `json:"securityContext,omitempty" protobuf:"bytes,14,opt,name=securityContext"`
 	// HostAliases are entries the kubelet adds to the pod's /etc/hosts.
-	HostAliases []HostAlias `json:"hostAliases,omitempty" protobuf:"bytes,23,rep,name=hostAliases"`
+	HostAliases []HostAlias `json:"hostAliases,omitempty" patchStrategy:"merge" patchMergeKey:"ip" protobuf:"bytes,23,rep,name=hostAliases"`
 }
 
 // HostAlias is a line of the pod's /etc/hosts: an IP and the names it answers to.
