@@ -317,7 +317,7 @@ func (s *Server) reloadCRDs() error {
 func (s *Server) register(k *kind) {
 	k.keyPrefix = "/registry/" + k.stored().gr.String() + "/"
 	s.served = append(s.served, k)
-	s.byName[k.gr.String()] = k
+	s.byName[k.info().Name()] = k
 	if _, taken := s.byName[k.gr.Resource]; !taken {
 		s.byName[k.gr.Resource] = k
 	}

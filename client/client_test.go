@@ -55,6 +55,8 @@ func TestResourceOfNamesTheConstants(t *testing.T) {
 		{&api.RoleBinding{}, client.RoleBindings},
 		{&api.ClusterRole{}, client.ClusterRoles},
 		{&api.ClusterRoleBinding{}, client.ClusterRoleBindings},
+		{&api.HorizontalPodAutoscaler{}, client.HorizontalPodAutoscalers},
+		{&api.HorizontalPodAutoscalerV1{}, client.HorizontalPodAutoscalersV1},
 		{(*api.Pod)(nil), client.Pods},
 		{&api.Scale{}, ""},
 		{nil, ""},
