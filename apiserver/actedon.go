@@ -10,18 +10,19 @@ package apiserver
 // learner's "created" is never followed by nothing, unexplained
 // (DESIGN.md, "Deliberately left out").
 var actedOnBy = map[string]string{
-	"replicationcontrollers": "replicationcontroller",
-	"replicasets":            "replicaset",
-	"deployments":            "deployment",
-	"statefulsets":           "statefulset",
-	"daemonsets":             "daemonset",
-	"jobs":                   "job",
-	"resourcequotas":         "resourcequota",
-	"cronjobs":               "cronjob",
-	"services":               "endpoint",
-	"poddisruptionbudgets":   "disruption",
-	"persistentvolumeclaims": "persistentvolume-binder",
-	"persistentvolumes":      "persistentvolume-binder",
+	"replicationcontrollers":   "replicationcontroller",
+	"replicasets":              "replicaset",
+	"deployments":              "deployment",
+	"statefulsets":             "statefulset",
+	"daemonsets":               "daemonset",
+	"jobs":                     "job",
+	"resourcequotas":           "resourcequota",
+	"cronjobs":                 "cronjob",
+	"services":                 "endpoint",
+	"poddisruptionbudgets":     "disruption",
+	"persistentvolumeclaims":   "persistentvolume-binder",
+	"persistentvolumes":        "persistentvolume-binder",
+	"horizontalpodautoscalers": "horizontalpodautoscaling",
 }
 
 // notCalled is, by resource, the warning at the creation of an object that
