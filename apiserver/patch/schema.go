@@ -148,6 +148,12 @@ func schemas() map[string]*schema {
 			"metadata": nested(objectMeta),
 			"status":   nested(conditionsOnly),
 		}),
+		// autoscaling/v2's status conditions merge by type; its metrics
+		// are atomic (v1 has neither list).
+		"HorizontalPodAutoscaler": object(map[string]*fieldMeta{
+			"metadata": nested(objectMeta),
+			"status":   nested(conditionsOnly),
+		}),
 		"StorageClass":       metaOnly,
 		"CSIDriver":          metaOnly,
 		"CSIStorageCapacity": metaOnly,
