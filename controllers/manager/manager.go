@@ -284,5 +284,8 @@ const (
 	RootCACertificatePublisher = "root-ca-cert-publisher"
 	// ClusterRoleAggregation fills aggregated cluster roles' rules.
 	ClusterRoleAggregation = "clusterrole-aggregation"
-	NodeSim                = "nodesim"
+	// HorizontalPodAutoscaling keeps autoscalers' targets within their
+	// bounds and says that no metrics can be read.
+	HorizontalPodAutoscaling = "horizontalpodautoscaling"
+	NodeSim                  = "nodesim"
 )
