@@ -81,6 +81,7 @@ func registeredTypes() map[reflect.Type]TypeInfo {
 		typeOf[*RoleBinding]():                      {Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "RoleBinding", Resource: "rolebindings", Namespaced: true},
 		typeOf[*ClusterRole]():                      {Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole", Resource: "clusterroles"},
 		typeOf[*ClusterRoleBinding]():               {Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRoleBinding", Resource: "clusterrolebindings"},
+		typeOf[*APIService]():                       {Group: "apiregistration.k8s.io", Version: "v1", Kind: "APIService", Resource: "apiservices"},
 		typeOf[*HorizontalPodAutoscaler]():          {Group: "autoscaling", Version: "v2", Kind: "HorizontalPodAutoscaler", Resource: "horizontalpodautoscalers", Namespaced: true},
 		typeOf[*HorizontalPodAutoscalerV1]():        {Group: "autoscaling", Version: "v1", Kind: "HorizontalPodAutoscaler", Resource: "horizontalpodautoscalers", Namespaced: true, Name: "horizontalpodautoscalers.v1.autoscaling"},
 	}

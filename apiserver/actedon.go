@@ -33,4 +33,5 @@ var actedOnBy = map[string]string{
 var notCalled = map[string]string{
 	"validatingwebhookconfigurations": "admission webhooks are not called here: this ValidatingWebhookConfiguration is stored and validated, but miniplane never calls its webhooks",
 	"mutatingwebhookconfigurations":   "admission webhooks are not called here: this MutatingWebhookConfiguration is stored and validated, but miniplane never calls its webhooks",
+	"apiservices":                     "API aggregation is not done here: an APIService naming a service is stored and validated, but miniplane never proxies to it",
 }

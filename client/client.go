@@ -61,6 +61,8 @@ const (
 	// same objects in autoscaling/v1 (api.HorizontalPodAutoscalerV1).
 	HorizontalPodAutoscalers   = "horizontalpodautoscalers"
 	HorizontalPodAutoscalersV1 = "horizontalpodautoscalers.v1.autoscaling"
+	// APIServices are apiregistration.k8s.io/v1 APIServices.
+	APIServices = "apiservices"
 )
 
 // Client is how the rest of miniplane talks to the API server.

@@ -57,6 +57,7 @@ func TestResourceOfNamesTheConstants(t *testing.T) {
 		{&api.ClusterRoleBinding{}, client.ClusterRoleBindings},
 		{&api.HorizontalPodAutoscaler{}, client.HorizontalPodAutoscalers},
 		{&api.HorizontalPodAutoscalerV1{}, client.HorizontalPodAutoscalersV1},
+		{&api.APIService{}, client.APIServices},
 		{(*api.Pod)(nil), client.Pods},
 		{&api.Scale{}, ""},
 		{nil, ""},

@@ -100,9 +100,10 @@ func New(cfg Config) (*Plane, error) {
 		// "default" in every namespace, and a pod create waits for it as
 		// long as kube-apiserver's lookup retries.
 		ServiceAccounts: true, ResourceQuotas: true, PriorityClasses: true, DefaultServiceAccountWait: 2 * time.Second, BootstrapPolicy: true,
-		Names:          apiserver.NewSeededNames(cfg.Seed), // the same pod names for one seed, whatever the goroutines' timing
-		Logger:         cfg.Logger.Named("apiserver"),
-		CheckMutations: cfg.CheckMutations,
+		LocalAPIServices: true,
+		Names:            apiserver.NewSeededNames(cfg.Seed), // the same pod names for one seed, whatever the goroutines' timing
+		Logger:           cfg.Logger.Named("apiserver"),
+		CheckMutations:   cfg.CheckMutations,
 	})
 	if err != nil {
 		if p.etcd != nil {

@@ -59,8 +59,9 @@ func TestAggregatedDiscovery(t *testing.T) {
 			"/limitranges":       "LimitRange Namespaced [limits]" + all,
 			"/persistentvolumes": "PersistentVolume Cluster [pv]" + all, "/persistentvolumeclaims": "PersistentVolumeClaim Namespaced [pvc]" + all,
 		}},
-		{"/apis", []string{"admissionregistration.k8s.io", "apiextensions.k8s.io", "apps", "authentication.k8s.io", "authorization.k8s.io", "autoscaling", "batch", "coordination.k8s.io", "discovery.k8s.io", "events.k8s.io", "policy", "rbac.authorization.k8s.io", "scheduling.k8s.io", "storage.k8s.io"}, map[string]string{
+		{"/apis", []string{"admissionregistration.k8s.io", "apiextensions.k8s.io", "apiregistration.k8s.io", "apps", "authentication.k8s.io", "authorization.k8s.io", "autoscaling", "batch", "coordination.k8s.io", "discovery.k8s.io", "events.k8s.io", "policy", "rbac.authorization.k8s.io", "scheduling.k8s.io", "storage.k8s.io"}, map[string]string{
 			"autoscaling/horizontalpodautoscalers":                           "HorizontalPodAutoscaler Namespaced [hpa]" + all,
+			"apiregistration.k8s.io/apiservices":                             "APIService Cluster []" + all,
 			"autoscaling/v1/horizontalpodautoscalers":                        "HorizontalPodAutoscaler Namespaced [hpa]" + all,
 			"apiextensions.k8s.io/customresourcedefinitions":                 "CustomResourceDefinition Cluster [crd,crds]" + all,
 			"admissionregistration.k8s.io/validatingadmissionpolicies":       "ValidatingAdmissionPolicy Cluster []" + all,
@@ -135,7 +136,7 @@ func checkDiscoveryResource(t *testing.T, r discoveryResource) {
 	case "pods", "replicationcontrollers", "services", "deployments", "daemonsets", "replicasets", "statefulsets", "jobs", "cronjobs", "horizontalpodautoscalers":
 		assert.Equal(t, []string{"all"}, r.Categories, r.Resource)
 	case "customresourcedefinitions", "validatingadmissionpolicies", "validatingadmissionpolicybindings",
-		"validatingwebhookconfigurations", "mutatingwebhookconfigurations":
+		"validatingwebhookconfigurations", "mutatingwebhookconfigurations", "apiservices":
 		assert.Equal(t, []string{"api-extensions"}, r.Categories, r.Resource)
 	default:
 		assert.Empty(t, r.Categories, r.Resource)
@@ -196,6 +197,8 @@ func TestLegacyDiscovery(t *testing.T) {
 				 "preferredVersion":{"groupVersion":"admissionregistration.k8s.io/v1","version":"v1"}},
 				{"name":"apiextensions.k8s.io","versions":[{"groupVersion":"apiextensions.k8s.io/v1","version":"v1"}],
 				 "preferredVersion":{"groupVersion":"apiextensions.k8s.io/v1","version":"v1"}},
+				{"name":"apiregistration.k8s.io","versions":[{"groupVersion":"apiregistration.k8s.io/v1","version":"v1"}],
+				 "preferredVersion":{"groupVersion":"apiregistration.k8s.io/v1","version":"v1"}},
 				{"name":"apps","versions":[{"groupVersion":"apps/v1","version":"v1"}],
 				 "preferredVersion":{"groupVersion":"apps/v1","version":"v1"}},
 				{"name":"authentication.k8s.io","versions":[{"groupVersion":"authentication.k8s.io/v1","version":"v1"}],

@@ -28,7 +28,7 @@ var statusKinds = map[string]bool{
 	"PodDisruptionBudget": true, "ReplicaSet": true, "StatefulSet": true, "Deployment": true, "DaemonSet": true,
 	"Job": true, "CronJob": true, "ResourceQuota": true,
 	"ValidatingAdmissionPolicy": true,
-	"HorizontalPodAutoscaler":   true,
+	"HorizontalPodAutoscaler":   true, "APIService": true,
 }
 
 // managedEntry is one element of metadata.managedFields: the fields one manager owns

@@ -154,6 +154,11 @@ func schemas() map[string]*schema {
 			"metadata": nested(objectMeta),
 			"status":   nested(conditionsOnly),
 		}),
+		// An APIService's status conditions merge by type.
+		"APIService": object(map[string]*fieldMeta{
+			"metadata": nested(objectMeta),
+			"status":   nested(conditionsOnly),
+		}),
 		"StorageClass":       metaOnly,
 		"CSIDriver":          metaOnly,
 		"CSIStorageCapacity": metaOnly,
