@@ -76,3 +76,19 @@ func TestHPABehaviorAnnotationIsTheInternalShape(t *testing.T) {
 	assert.JSONEq(t, `{"ScaleUp":{"StabilizationWindowSeconds":null,"SelectPolicy":"Max","Policies":[{"Type":"Pods","Value":4,"PeriodSeconds":15}]},"ScaleDown":null}`,
 		v1.Metadata.Annotations[HPABehaviorAnnotation])
 }
+
+// FuzzHPAFromV1 feeds the round-trip annotations, which any v1 client
+// writes, to the conversion: whatever they hold, it neither panics nor
+// keeps them.
+func FuzzHPAFromV1(f *testing.F) {
+	f.Add(`[{"type":"Pods","pods":{"metricName":"qps","targetAverageValue":"10"}}]`, `{"ScaleUp":null}`, `[{"type":""}]`, `[{"type":"AbleToScale","status":"True"}]`)
+	f.Add(`[{"type":"Object"}]`, `nope`, `[{"type":"External","external":{}}]`, `null`)
+	f.Fuzz(func(t *testing.T, metrics, behavior, current, conditions string) {
+		h := &HorizontalPodAutoscalerV1{Metadata: ObjectMeta{Annotations: map[string]string{
+			HPAMetricSpecsAnnotation: metrics, HPABehaviorAnnotation: behavior, HPAMetricStatusesAnnotation: current, HPAConditionsAnnotation: conditions}}}
+		out := HPAFromV1(h)
+		assert.Empty(t, out.Metadata.Annotations)
+		assert.NotEmpty(t, out.Spec.Metrics)
+		HPAToV1(out) // and back
+	})
+}
