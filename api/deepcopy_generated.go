@@ -12,6 +12,104 @@ import (
 	"slices"
 )
 
+// Types of convert_autoscaling.go.
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *hpaV1Metric) DeepCopyInto(out *hpaV1Metric) {
+	*out = *in
+	out.Object = in.Object.DeepCopy()
+	out.Pods = in.Pods.DeepCopy()
+	out.Resource = in.Resource.DeepCopy()
+	out.ContainerResource = in.ContainerResource.DeepCopy()
+	out.External = in.External.DeepCopy()
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *hpaV1Metric) DeepCopy() *hpaV1Metric {
+	if in == nil {
+		return nil
+	}
+	out := new(hpaV1Metric)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *hpaV1ObjectMetric) DeepCopyInto(out *hpaV1ObjectMetric) {
+	*out = *in
+	out.TargetValue = clonePtr(in.TargetValue)
+	out.CurrentValue = clonePtr(in.CurrentValue)
+	out.Selector = in.Selector.DeepCopy()
+	out.AverageValue = clonePtr(in.AverageValue)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *hpaV1ObjectMetric) DeepCopy() *hpaV1ObjectMetric {
+	if in == nil {
+		return nil
+	}
+	out := new(hpaV1ObjectMetric)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *hpaV1PodsMetric) DeepCopyInto(out *hpaV1PodsMetric) {
+	*out = *in
+	out.TargetAverageValue = clonePtr(in.TargetAverageValue)
+	out.CurrentAverageValue = clonePtr(in.CurrentAverageValue)
+	out.Selector = in.Selector.DeepCopy()
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *hpaV1PodsMetric) DeepCopy() *hpaV1PodsMetric {
+	if in == nil {
+		return nil
+	}
+	out := new(hpaV1PodsMetric)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *hpaV1ResourceMetric) DeepCopyInto(out *hpaV1ResourceMetric) {
+	*out = *in
+	out.TargetAverageUtilization = clonePtr(in.TargetAverageUtilization)
+	out.TargetAverageValue = clonePtr(in.TargetAverageValue)
+	out.CurrentAverageUtilization = clonePtr(in.CurrentAverageUtilization)
+	out.CurrentAverageValue = clonePtr(in.CurrentAverageValue)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *hpaV1ResourceMetric) DeepCopy() *hpaV1ResourceMetric {
+	if in == nil {
+		return nil
+	}
+	out := new(hpaV1ResourceMetric)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *hpaV1ExternalMetric) DeepCopyInto(out *hpaV1ExternalMetric) {
+	*out = *in
+	out.MetricSelector = in.MetricSelector.DeepCopy()
+	out.TargetValue = clonePtr(in.TargetValue)
+	out.TargetAverageValue = clonePtr(in.TargetAverageValue)
+	out.CurrentValue = clonePtr(in.CurrentValue)
+	out.CurrentAverageValue = clonePtr(in.CurrentAverageValue)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *hpaV1ExternalMetric) DeepCopy() *hpaV1ExternalMetric {
+	if in == nil {
+		return nil
+	}
+	out := new(hpaV1ExternalMetric)
+	in.DeepCopyInto(out)
+	return out
+}
+
 // Types of meta.go.
 
 // DeepCopyInto copies in into out; out shares nothing mutable with in.
@@ -603,6 +701,100 @@ func (in *ServiceReference) DeepCopy() *ServiceReference {
 	return out
 }
 
+// Types of types_apiregistration.go.
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *APIService) DeepCopyInto(out *APIService) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	in.Spec.DeepCopyInto(&out.Spec)
+	in.Status.DeepCopyInto(&out.Status)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *APIService) DeepCopy() *APIService {
+	if in == nil {
+		return nil
+	}
+	out := new(APIService)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject returns in.DeepCopy() as an Object.
+func (in *APIService) DeepCopyObject() Object {
+	if c := in.DeepCopy(); c != nil {
+		return c
+	}
+	return nil
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *APIServiceList) DeepCopyInto(out *APIServiceList) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	out.Items = deepCopySlice(in.Items, (*APIService).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *APIServiceList) DeepCopy() *APIServiceList {
+	if in == nil {
+		return nil
+	}
+	out := new(APIServiceList)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *APIServiceSpec) DeepCopyInto(out *APIServiceSpec) {
+	*out = *in
+	out.Service = in.Service.DeepCopy()
+	out.CABundle = slices.Clone(in.CABundle)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *APIServiceSpec) DeepCopy() *APIServiceSpec {
+	if in == nil {
+		return nil
+	}
+	out := new(APIServiceSpec)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *APIServiceReference) DeepCopyInto(out *APIServiceReference) {
+	*out = *in
+	out.Port = clonePtr(in.Port)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *APIServiceReference) DeepCopy() *APIServiceReference {
+	if in == nil {
+		return nil
+	}
+	out := new(APIServiceReference)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *APIServiceStatus) DeepCopyInto(out *APIServiceStatus) {
+	*out = *in
+	out.Conditions = slices.Clone(in.Conditions)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *APIServiceStatus) DeepCopy() *APIServiceStatus {
+	if in == nil {
+		return nil
+	}
+	out := new(APIServiceStatus)
+	in.DeepCopyInto(out)
+	return out
+}
+
 // Types of types_apps.go.
 
 // DeepCopyInto copies in into out; out shares nothing mutable with in.
@@ -908,6 +1100,459 @@ func (in *DeploymentStatus) DeepCopy() *DeploymentStatus {
 		return nil
 	}
 	out := new(DeploymentStatus)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// Types of types_autoscaling.go.
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *HorizontalPodAutoscaler) DeepCopyInto(out *HorizontalPodAutoscaler) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	in.Spec.DeepCopyInto(&out.Spec)
+	in.Status.DeepCopyInto(&out.Status)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *HorizontalPodAutoscaler) DeepCopy() *HorizontalPodAutoscaler {
+	if in == nil {
+		return nil
+	}
+	out := new(HorizontalPodAutoscaler)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject returns in.DeepCopy() as an Object.
+func (in *HorizontalPodAutoscaler) DeepCopyObject() Object {
+	if c := in.DeepCopy(); c != nil {
+		return c
+	}
+	return nil
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *HorizontalPodAutoscalerList) DeepCopyInto(out *HorizontalPodAutoscalerList) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	out.Items = deepCopySlice(in.Items, (*HorizontalPodAutoscaler).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *HorizontalPodAutoscalerList) DeepCopy() *HorizontalPodAutoscalerList {
+	if in == nil {
+		return nil
+	}
+	out := new(HorizontalPodAutoscalerList)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *HorizontalPodAutoscalerSpec) DeepCopyInto(out *HorizontalPodAutoscalerSpec) {
+	*out = *in
+	out.MinReplicas = clonePtr(in.MinReplicas)
+	out.Metrics = deepCopySlice(in.Metrics, (*MetricSpec).DeepCopyInto)
+	out.Behavior = in.Behavior.DeepCopy()
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *HorizontalPodAutoscalerSpec) DeepCopy() *HorizontalPodAutoscalerSpec {
+	if in == nil {
+		return nil
+	}
+	out := new(HorizontalPodAutoscalerSpec)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *MetricSpec) DeepCopyInto(out *MetricSpec) {
+	*out = *in
+	out.Object = in.Object.DeepCopy()
+	out.Pods = in.Pods.DeepCopy()
+	out.Resource = in.Resource.DeepCopy()
+	out.ContainerResource = in.ContainerResource.DeepCopy()
+	out.External = in.External.DeepCopy()
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *MetricSpec) DeepCopy() *MetricSpec {
+	if in == nil {
+		return nil
+	}
+	out := new(MetricSpec)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *HorizontalPodAutoscalerBehavior) DeepCopyInto(out *HorizontalPodAutoscalerBehavior) {
+	*out = *in
+	out.ScaleUp = in.ScaleUp.DeepCopy()
+	out.ScaleDown = in.ScaleDown.DeepCopy()
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *HorizontalPodAutoscalerBehavior) DeepCopy() *HorizontalPodAutoscalerBehavior {
+	if in == nil {
+		return nil
+	}
+	out := new(HorizontalPodAutoscalerBehavior)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *HPAScalingRules) DeepCopyInto(out *HPAScalingRules) {
+	*out = *in
+	out.StabilizationWindowSeconds = clonePtr(in.StabilizationWindowSeconds)
+	out.SelectPolicy = clonePtr(in.SelectPolicy)
+	out.Policies = slices.Clone(in.Policies)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *HPAScalingRules) DeepCopy() *HPAScalingRules {
+	if in == nil {
+		return nil
+	}
+	out := new(HPAScalingRules)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ObjectMetricSource) DeepCopyInto(out *ObjectMetricSource) {
+	*out = *in
+	in.Target.DeepCopyInto(&out.Target)
+	in.Metric.DeepCopyInto(&out.Metric)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ObjectMetricSource) DeepCopy() *ObjectMetricSource {
+	if in == nil {
+		return nil
+	}
+	out := new(ObjectMetricSource)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *PodsMetricSource) DeepCopyInto(out *PodsMetricSource) {
+	*out = *in
+	in.Metric.DeepCopyInto(&out.Metric)
+	in.Target.DeepCopyInto(&out.Target)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *PodsMetricSource) DeepCopy() *PodsMetricSource {
+	if in == nil {
+		return nil
+	}
+	out := new(PodsMetricSource)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ResourceMetricSource) DeepCopyInto(out *ResourceMetricSource) {
+	*out = *in
+	in.Target.DeepCopyInto(&out.Target)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ResourceMetricSource) DeepCopy() *ResourceMetricSource {
+	if in == nil {
+		return nil
+	}
+	out := new(ResourceMetricSource)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ContainerResourceMetricSource) DeepCopyInto(out *ContainerResourceMetricSource) {
+	*out = *in
+	in.Target.DeepCopyInto(&out.Target)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ContainerResourceMetricSource) DeepCopy() *ContainerResourceMetricSource {
+	if in == nil {
+		return nil
+	}
+	out := new(ContainerResourceMetricSource)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ExternalMetricSource) DeepCopyInto(out *ExternalMetricSource) {
+	*out = *in
+	in.Metric.DeepCopyInto(&out.Metric)
+	in.Target.DeepCopyInto(&out.Target)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ExternalMetricSource) DeepCopy() *ExternalMetricSource {
+	if in == nil {
+		return nil
+	}
+	out := new(ExternalMetricSource)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *MetricIdentifier) DeepCopyInto(out *MetricIdentifier) {
+	*out = *in
+	out.Selector = in.Selector.DeepCopy()
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *MetricIdentifier) DeepCopy() *MetricIdentifier {
+	if in == nil {
+		return nil
+	}
+	out := new(MetricIdentifier)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *MetricTarget) DeepCopyInto(out *MetricTarget) {
+	*out = *in
+	out.Value = clonePtr(in.Value)
+	out.AverageValue = clonePtr(in.AverageValue)
+	out.AverageUtilization = clonePtr(in.AverageUtilization)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *MetricTarget) DeepCopy() *MetricTarget {
+	if in == nil {
+		return nil
+	}
+	out := new(MetricTarget)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *HorizontalPodAutoscalerStatus) DeepCopyInto(out *HorizontalPodAutoscalerStatus) {
+	*out = *in
+	out.ObservedGeneration = clonePtr(in.ObservedGeneration)
+	out.LastScaleTime = clonePtr(in.LastScaleTime)
+	out.CurrentMetrics = deepCopySlice(in.CurrentMetrics, (*MetricStatus).DeepCopyInto)
+	out.Conditions = slices.Clone(in.Conditions)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *HorizontalPodAutoscalerStatus) DeepCopy() *HorizontalPodAutoscalerStatus {
+	if in == nil {
+		return nil
+	}
+	out := new(HorizontalPodAutoscalerStatus)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *MetricStatus) DeepCopyInto(out *MetricStatus) {
+	*out = *in
+	out.Object = in.Object.DeepCopy()
+	out.Pods = in.Pods.DeepCopy()
+	out.Resource = in.Resource.DeepCopy()
+	out.ContainerResource = in.ContainerResource.DeepCopy()
+	out.External = in.External.DeepCopy()
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *MetricStatus) DeepCopy() *MetricStatus {
+	if in == nil {
+		return nil
+	}
+	out := new(MetricStatus)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ObjectMetricStatus) DeepCopyInto(out *ObjectMetricStatus) {
+	*out = *in
+	in.Metric.DeepCopyInto(&out.Metric)
+	in.Current.DeepCopyInto(&out.Current)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ObjectMetricStatus) DeepCopy() *ObjectMetricStatus {
+	if in == nil {
+		return nil
+	}
+	out := new(ObjectMetricStatus)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *PodsMetricStatus) DeepCopyInto(out *PodsMetricStatus) {
+	*out = *in
+	in.Metric.DeepCopyInto(&out.Metric)
+	in.Current.DeepCopyInto(&out.Current)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *PodsMetricStatus) DeepCopy() *PodsMetricStatus {
+	if in == nil {
+		return nil
+	}
+	out := new(PodsMetricStatus)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ResourceMetricStatus) DeepCopyInto(out *ResourceMetricStatus) {
+	*out = *in
+	in.Current.DeepCopyInto(&out.Current)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ResourceMetricStatus) DeepCopy() *ResourceMetricStatus {
+	if in == nil {
+		return nil
+	}
+	out := new(ResourceMetricStatus)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ContainerResourceMetricStatus) DeepCopyInto(out *ContainerResourceMetricStatus) {
+	*out = *in
+	in.Current.DeepCopyInto(&out.Current)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ContainerResourceMetricStatus) DeepCopy() *ContainerResourceMetricStatus {
+	if in == nil {
+		return nil
+	}
+	out := new(ContainerResourceMetricStatus)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *ExternalMetricStatus) DeepCopyInto(out *ExternalMetricStatus) {
+	*out = *in
+	in.Metric.DeepCopyInto(&out.Metric)
+	in.Current.DeepCopyInto(&out.Current)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *ExternalMetricStatus) DeepCopy() *ExternalMetricStatus {
+	if in == nil {
+		return nil
+	}
+	out := new(ExternalMetricStatus)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *MetricValueStatus) DeepCopyInto(out *MetricValueStatus) {
+	*out = *in
+	out.Value = clonePtr(in.Value)
+	out.AverageValue = clonePtr(in.AverageValue)
+	out.AverageUtilization = clonePtr(in.AverageUtilization)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *MetricValueStatus) DeepCopy() *MetricValueStatus {
+	if in == nil {
+		return nil
+	}
+	out := new(MetricValueStatus)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *HorizontalPodAutoscalerV1) DeepCopyInto(out *HorizontalPodAutoscalerV1) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	in.Spec.DeepCopyInto(&out.Spec)
+	in.Status.DeepCopyInto(&out.Status)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *HorizontalPodAutoscalerV1) DeepCopy() *HorizontalPodAutoscalerV1 {
+	if in == nil {
+		return nil
+	}
+	out := new(HorizontalPodAutoscalerV1)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject returns in.DeepCopy() as an Object.
+func (in *HorizontalPodAutoscalerV1) DeepCopyObject() Object {
+	if c := in.DeepCopy(); c != nil {
+		return c
+	}
+	return nil
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *HorizontalPodAutoscalerV1List) DeepCopyInto(out *HorizontalPodAutoscalerV1List) {
+	*out = *in
+	in.Metadata.DeepCopyInto(&out.Metadata)
+	out.Items = deepCopySlice(in.Items, (*HorizontalPodAutoscalerV1).DeepCopyInto)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *HorizontalPodAutoscalerV1List) DeepCopy() *HorizontalPodAutoscalerV1List {
+	if in == nil {
+		return nil
+	}
+	out := new(HorizontalPodAutoscalerV1List)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *HorizontalPodAutoscalerSpecV1) DeepCopyInto(out *HorizontalPodAutoscalerSpecV1) {
+	*out = *in
+	out.MinReplicas = clonePtr(in.MinReplicas)
+	out.TargetCPUUtilizationPercentage = clonePtr(in.TargetCPUUtilizationPercentage)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *HorizontalPodAutoscalerSpecV1) DeepCopy() *HorizontalPodAutoscalerSpecV1 {
+	if in == nil {
+		return nil
+	}
+	out := new(HorizontalPodAutoscalerSpecV1)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *HorizontalPodAutoscalerStatusV1) DeepCopyInto(out *HorizontalPodAutoscalerStatusV1) {
+	*out = *in
+	out.ObservedGeneration = clonePtr(in.ObservedGeneration)
+	out.LastScaleTime = clonePtr(in.LastScaleTime)
+	out.CurrentCPUUtilizationPercentage = clonePtr(in.CurrentCPUUtilizationPercentage)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *HorizontalPodAutoscalerStatusV1) DeepCopy() *HorizontalPodAutoscalerStatusV1 {
+	if in == nil {
+		return nil
+	}
+	out := new(HorizontalPodAutoscalerStatusV1)
 	in.DeepCopyInto(out)
 	return out
 }

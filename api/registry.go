@@ -36,7 +36,8 @@ func (t TypeInfo) APIVersion() string {
 
 // registeredTypes is every object type the API serves, one line a kind:
 // adding a kind to the API adds it here (DESIGN.md, "How to add a kind").
-// Name is filled in by typeInfos.
+// Name is filled in by typeInfos, except for a version served beside the
+// stored one, named plural.version.group.
 func registeredTypes() map[reflect.Type]TypeInfo {
 	return map[reflect.Type]TypeInfo{
 		typeOf[*Namespace]():                        {Version: "v1", Kind: "Namespace", Resource: "namespaces"},
@@ -87,6 +88,9 @@ func registeredTypes() map[reflect.Type]TypeInfo {
 		typeOf[*RoleBinding]():                      {Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "RoleBinding", Resource: "rolebindings", Namespaced: true},
 		typeOf[*ClusterRole]():                      {Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole", Resource: "clusterroles"},
 		typeOf[*ClusterRoleBinding]():               {Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRoleBinding", Resource: "clusterrolebindings"},
+		typeOf[*APIService]():                       {Group: "apiregistration.k8s.io", Version: "v1", Kind: "APIService", Resource: "apiservices"},
+		typeOf[*HorizontalPodAutoscaler]():          {Group: "autoscaling", Version: "v2", Kind: "HorizontalPodAutoscaler", Resource: "horizontalpodautoscalers", Namespaced: true},
+		typeOf[*HorizontalPodAutoscalerV1]():        {Group: "autoscaling", Version: "v1", Kind: "HorizontalPodAutoscaler", Resource: "horizontalpodautoscalers", Namespaced: true, Name: "horizontalpodautoscalers.v1.autoscaling"},
 	}
 }
 
@@ -98,9 +102,14 @@ var typeInfos = sync.OnceValue(func() map[reflect.Type]TypeInfo {
 	infos := registeredTypes()
 	groups := map[string]int{} // plural → how many groups serve it
 	for _, ti := range infos {
-		groups[ti.Resource]++
+		if ti.Name == "" {
+			groups[ti.Resource]++
+		}
 	}
 	for t, ti := range infos {
+		if ti.Name != "" { // a version other than the stored one, named as kubectl names it
+			continue
+		}
 		ti.Name = ti.Resource
 		if groups[ti.Resource] > 1 && ti.Group != "" {
 			ti.Name += "." + ti.Group

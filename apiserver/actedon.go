@@ -10,18 +10,19 @@ package apiserver
 // learner's "created" is never followed by nothing, unexplained
 // (DESIGN.md, "Deliberately left out").
 var actedOnBy = map[string]string{
-	"replicationcontrollers": "replicationcontroller",
-	"replicasets":            "replicaset",
-	"deployments":            "deployment",
-	"statefulsets":           "statefulset",
-	"daemonsets":             "daemonset",
-	"jobs":                   "job",
-	"resourcequotas":         "resourcequota",
-	"cronjobs":               "cronjob",
-	"services":               "endpoint",
-	"poddisruptionbudgets":   "disruption",
-	"persistentvolumeclaims": "persistentvolume-binder",
-	"persistentvolumes":      "persistentvolume-binder",
+	"replicationcontrollers":   "replicationcontroller",
+	"replicasets":              "replicaset",
+	"deployments":              "deployment",
+	"statefulsets":             "statefulset",
+	"daemonsets":               "daemonset",
+	"jobs":                     "job",
+	"resourcequotas":           "resourcequota",
+	"cronjobs":                 "cronjob",
+	"services":                 "endpoint",
+	"poddisruptionbudgets":     "disruption",
+	"persistentvolumeclaims":   "persistentvolume-binder",
+	"persistentvolumes":        "persistentvolume-binder",
+	"horizontalpodautoscalers": "horizontalpodautoscaling",
 	// csrapproving and csrsigning do not run here (notCalled says so);
 	// csrcleaner does.
 	"certificatesigningrequests": "csrcleaner",
@@ -41,4 +42,5 @@ var notCalled = map[string]string{
 	"certificatesigningrequests":      "certificates are not signed here: kube-controller-manager's csrapproving and csrsigning do not run in miniplane, so this CertificateSigningRequest is approved and issued only by whoever writes its approval and status",
 	"flowschemas":                     "API Priority and Fairness is not done here: this FlowSchema is stored and validated, but miniplane never classifies, queues or refuses a request by it",
 	"prioritylevelconfigurations":     "API Priority and Fairness is not done here: this PriorityLevelConfiguration is stored and validated, but miniplane never queues or refuses a request by it",
+	"apiservices":                     "API aggregation is not done here: an APIService naming a service is stored and validated, but miniplane never proxies to it",
 }

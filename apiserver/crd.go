@@ -89,6 +89,7 @@ func (s *Server) crdWritten(crd *api.CustomResourceDefinition) {
 		return // being deleted: served until removed
 	}
 	conflict := s.registerCRD(crd)
+	defer s.syncLocalAPIServices()
 	want := crdStatus(crd, conflict, s.now())
 	if reflect.DeepEqual(want, crd.Status) {
 		return
@@ -237,6 +238,7 @@ func (s *Server) crdRemoved(crd *api.CustomResourceDefinition) {
 	if gone == nil {
 		return
 	}
+	defer s.syncLocalAPIServices()
 	res, err := s.store.List(gone.keyPrefix, store.ListOptions{})
 	if err != nil {
 		return

@@ -151,6 +151,8 @@ var declaredColumns = map[string][]string{
 	"certificatesigningrequests":  {"Name", "Age", "SignerName", "Requestor", "RequestedDuration", "Condition"},
 	"flowschemas":                 {"Name", "PriorityLevel", "MatchingPrecedence", "DistinguisherMethod", "Age", "MissingPL"},
 	"prioritylevelconfigurations": {"Name", "Type", "NominalConcurrencyShares", "Queues", "HandSize", "QueueLengthLimit", "Age"},
+	"apiservices":                 {"Name", "Service", "Available", "Age"},
+	"horizontalpodautoscalers":    {"Name", "Reference", "Targets", "MinPods", "MaxPods", "Replicas", "Age"},
 	"cronjobs":                    {"Name", "Schedule", "Timezone", "Suspend", "Active", "Last Schedule", "Age", "Containers", "Images", "Selector"},
 }
 
@@ -159,13 +161,13 @@ var declaredColumns = map[string][]string{
 func TestResources(t *testing.T) {
 	s, _ := newServer(t)
 	all := s.Resources()
-	require.Len(t, all, 48)
+	require.Len(t, all, 51)
 	assert.Equal(t, "configmaps", all[0].Resource, "core group first, sorted by name")
 	assert.Equal(t, "mutatingwebhookconfigurations", all[15].Resource, "named groups after core, sorted by group")
 	assert.Equal(t, "customresourcedefinitions", all[19].Resource)
-	assert.Equal(t, "controllerrevisions", all[20].Resource)
-	assert.Equal(t, "deployments", all[22].Resource)
-	assert.Equal(t, apierrors.GroupResource{Group: "events.k8s.io", Resource: "events"}, all[30].GroupResource())
+	assert.Equal(t, "controllerrevisions", all[21].Resource)
+	assert.Equal(t, "deployments", all[23].Resource)
+	assert.Equal(t, apierrors.GroupResource{Group: "events.k8s.io", Resource: "events"}, all[33].GroupResource())
 	assert.Equal(t, apierrors.GroupResource{Group: "storage.k8s.io", Resource: "volumeattachments"}, all[len(all)-1].GroupResource())
 
 	tests := []struct {
@@ -219,6 +221,9 @@ func TestResources(t *testing.T) {
 		{"rolebindings", apiserver.ResourceInfo{Resource: "rolebindings", Singular: "rolebinding", Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "RoleBinding", Namespaced: true}, "rbac.authorization.k8s.io/v1", ""},
 		{"clusterroles", apiserver.ResourceInfo{Resource: "clusterroles", Singular: "clusterrole", Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole"}, "rbac.authorization.k8s.io/v1", ""},
 		{"clusterrolebindings", apiserver.ResourceInfo{Resource: "clusterrolebindings", Singular: "clusterrolebinding", Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRoleBinding"}, "rbac.authorization.k8s.io/v1", ""},
+		{"apiservices", apiserver.ResourceInfo{Resource: "apiservices", Singular: "apiservice", Group: "apiregistration.k8s.io", Version: "v1", Kind: "APIService", HasStatus: true, Categories: []string{"api-extensions"},
+			NotCalled: "API aggregation is not done here: an APIService naming a service is stored and validated, but miniplane never proxies to it"}, "apiregistration.k8s.io/v1", ""},
+		{"horizontalpodautoscalers", apiserver.ResourceInfo{Resource: "horizontalpodautoscalers", Singular: "horizontalpodautoscaler", Group: "autoscaling", Version: "v2", Kind: "HorizontalPodAutoscaler", Namespaced: true, HasStatus: true, ShortNames: []string{"hpa"}, Categories: []string{"all"}, ActedOnBy: "horizontalpodautoscaling"}, "autoscaling/v2", ""},
 		{"events.events.k8s.io", apiserver.ResourceInfo{Resource: "events", Singular: "event", Group: "events.k8s.io", Version: "v1", Kind: "Event", Namespaced: true, ShortNames: []string{"ev"}, StoredAs: "events"}, "events.k8s.io/v1", "*api.EventsV1Event"},
 	}
 	for _, tt := range tests {
@@ -243,7 +248,12 @@ func TestResources(t *testing.T) {
 			assert.Equal(t, tt.want.GroupResource().String(), got.Name())
 		})
 	}
-	_, ok := s.Resource("horizontalpodautoscalers")
+	v1, ok := s.Resource(client.HorizontalPodAutoscalersV1)
+	require.True(t, ok, "autoscaling/v1 is served beside v2")
+	assert.Equal(t, "autoscaling/v1", v1.APIVersion())
+	assert.Equal(t, "horizontalpodautoscalers.autoscaling", v1.StoredAs)
+	assert.Equal(t, client.HorizontalPodAutoscalersV1, v1.Name())
+	_, ok = s.Resource("componentstatuses")
 	assert.False(t, ok)
 }
 

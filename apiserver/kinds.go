@@ -339,6 +339,8 @@ func newKinds(rules *celrules.Compiler) []*kind {
 	kinds = append(kinds, podAdmissionKinds()...)
 	kinds = append(kinds, rbacKinds()...)
 	kinds = append(kinds, networkingKinds()...)
+	kinds = append(kinds, autoscalingKinds()...)
+	kinds = append(kinds, apiServiceKind())
 	kinds = append(kinds, typed(&kind{
 		gr: apierrors.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}, kind: "CustomResourceDefinition",
 		apiVersion: "apiextensions.k8s.io/v1", shortNames: []string{"crd", "crds"}, categories: []string{"api-extensions"},

@@ -105,6 +105,11 @@ type Config struct {
 	// them, so that recorded runs keep their revisions and uids; the live
 	// plane and `serve` turn it on.
 	FlowControl bool
+	// LocalAPIServices makes the server keep a local APIService for each
+	// group version it serves, custom ones included, as kube-apiserver's
+	// aggregator does (syncLocalAPIServices). Off, as BootstrapPolicy, so
+	// that recorded runs keep their revisions; the live plane turns it on.
+	LocalAPIServices bool
 	// CheckMutations turns on the mutation check of stored objects
 	// (Server.CheckMutations, mutation.go): for tests and the simulator,
 	// where it costs an encoding per write and per object handed out; the
@@ -137,12 +142,14 @@ type Server struct {
 	closeStore func() error
 	// byTypeMeta finds a built-in kind by apiVersion and kind, for decoding
 	// what etcd holds.
-	byTypeMeta    map[api.TypeMeta]*kind
-	kinds         map[string]*kind       // the stored kinds, by GroupResource.String()
-	served        []*kind                // every kind served, stored or not, in newKinds' order
-	byName        map[string]*kind       // every kind served, by each name a Client call may use
-	byType        map[reflect.Type]*kind // every kind served, by the Go type of its objects
-	bookmarkEvery time.Duration
+	byTypeMeta map[api.TypeMeta]*kind
+	kinds      map[string]*kind // the stored kinds, by GroupResource.String()
+	served     []*kind          // every kind served, stored or not, in newKinds' order
+	byName     map[string]*kind // every kind served, by each name a Client call may use
+	// localAPIServices: Config.LocalAPIServices; set once in New.
+	localAPIServices bool
+	byType           map[reflect.Type]*kind // every kind served, by the Go type of its objects
+	bookmarkEvery    time.Duration
 
 	// customMu serializes changes to custom, the served custom kinds
 	// (crd.go): a snapshot read without a lock and replaced whole. epoch
@@ -273,6 +280,10 @@ func New(cfg Config) (*Server, error) {
 		s.Close()
 		return nil, err
 	}
+	if cfg.LocalAPIServices {
+		s.localAPIServices = true
+		s.syncLocalAPIServices()
+	}
 	return s, nil
 }
 
@@ -376,7 +387,7 @@ func (s *Server) reloadCRDs() error {
 func (s *Server) register(k *kind) {
 	k.keyPrefix = "/registry/" + k.stored().gr.String() + "/"
 	s.served = append(s.served, k)
-	s.byName[k.gr.String()] = k
+	s.byName[k.info().Name()] = k
 	if _, taken := s.byName[k.gr.Resource]; !taken {
 		s.byName[k.gr.Resource] = k
 	}

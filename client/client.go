@@ -65,6 +65,13 @@ const (
 	// EventsK8sIO is events.k8s.io/v1 Events: the objects of Events, stored
 	// once and shown in the newer version (api.EventsV1Event).
 	EventsK8sIO = "events.events.k8s.io"
+	// HorizontalPodAutoscalers are stored in autoscaling/v2
+	// (api.HorizontalPodAutoscaler); HorizontalPodAutoscalersV1 shows the
+	// same objects in autoscaling/v1 (api.HorizontalPodAutoscalerV1).
+	HorizontalPodAutoscalers   = "horizontalpodautoscalers"
+	HorizontalPodAutoscalersV1 = "horizontalpodautoscalers.v1.autoscaling"
+	// APIServices are apiregistration.k8s.io/v1 APIServices.
+	APIServices = "apiservices"
 )
 
 // Client is how the rest of miniplane talks to the API server.

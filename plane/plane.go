@@ -100,6 +100,7 @@ func New(cfg Config) (*Plane, error) {
 		// "default" in every namespace, and a pod create waits for it as
 		// long as kube-apiserver's lookup retries.
 		ServiceAccounts: true, ResourceQuotas: true, PriorityClasses: true, DefaultServiceAccountWait: 2 * time.Second, BootstrapPolicy: true, FlowControl: true,
+		LocalAPIServices: true,
 		Names:                apiserver.NewSeededNames(cfg.Seed), // the same pod names for one seed, whatever the goroutines' timing
 		Logger:               cfg.Logger.Named("apiserver"),
 		CheckMutations:       cfg.CheckMutations,

@@ -27,6 +27,9 @@ import (
 type Authorizer interface {
 	Authorize(ctx context.Context, a rbac.Attributes) (allowed bool, reason string)
 	Rules(ctx context.Context, user rbac.User, namespace string) (rules []api.PolicyRule, incomplete bool)
+	// RoleRefRules are the rules of the role a binding refers to, for the
+	// escalation check of bindings (escalation.go).
+	RoleRefRules(ctx context.Context, ref api.RoleRef, namespace string) ([]api.PolicyRule, error)
 }
 
 // TokenAuthenticator recognises bearer tokens other than the configured

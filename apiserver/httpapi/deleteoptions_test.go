@@ -27,7 +27,7 @@ func TestDeleteOptionsOfEveryGroupVersion(t *testing.T) {
 		{name: "the resource's own group version", apiVersion: "coordination.k8s.io/v1", wantCode: 200},
 		{name: "core v1", apiVersion: "v1", wantCode: 200},
 		{name: "meta.k8s.io v1", apiVersion: "meta.k8s.io/v1", wantCode: 200},
-		{name: "a group version not served", apiVersion: "autoscaling/v2", wantCode: 400, wantMsg: `no kind "DeleteOptions" is registered for version "autoscaling/v2"`},
+		{name: "a group version not served", apiVersion: "autoscaling/v2beta2", wantCode: 400, wantMsg: `no kind "DeleteOptions" is registered for version "autoscaling/v2beta2"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

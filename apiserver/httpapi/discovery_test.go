@@ -59,7 +59,10 @@ func TestAggregatedDiscovery(t *testing.T) {
 			"/limitranges":       "LimitRange Namespaced [limits]" + all,
 			"/persistentvolumes": "PersistentVolume Cluster [pv]" + all, "/persistentvolumeclaims": "PersistentVolumeClaim Namespaced [pvc]" + all,
 		}},
-		{"/apis", []string{"admissionregistration.k8s.io", "apiextensions.k8s.io", "apps", "authentication.k8s.io", "authorization.k8s.io", "batch", "certificates.k8s.io", "coordination.k8s.io", "discovery.k8s.io", "events.k8s.io", "flowcontrol.apiserver.k8s.io", "networking.k8s.io", "node.k8s.io", "policy", "rbac.authorization.k8s.io", "scheduling.k8s.io", "storage.k8s.io"}, map[string]string{
+		{"/apis", []string{"admissionregistration.k8s.io", "apiextensions.k8s.io", "apiregistration.k8s.io", "apps", "authentication.k8s.io", "authorization.k8s.io", "autoscaling", "batch", "certificates.k8s.io", "coordination.k8s.io", "discovery.k8s.io", "events.k8s.io", "flowcontrol.apiserver.k8s.io", "networking.k8s.io", "node.k8s.io", "policy", "rbac.authorization.k8s.io", "scheduling.k8s.io", "storage.k8s.io"}, map[string]string{
+			"autoscaling/horizontalpodautoscalers":                           "HorizontalPodAutoscaler Namespaced [hpa]" + all,
+			"apiregistration.k8s.io/apiservices":                             "APIService Cluster []" + all,
+			"autoscaling/v1/horizontalpodautoscalers":                        "HorizontalPodAutoscaler Namespaced [hpa]" + all,
 			"apiextensions.k8s.io/customresourcedefinitions":                 "CustomResourceDefinition Cluster [crd,crds]" + all,
 			"admissionregistration.k8s.io/validatingadmissionpolicies":       "ValidatingAdmissionPolicy Cluster []" + all,
 			"admissionregistration.k8s.io/validatingadmissionpolicybindings": "ValidatingAdmissionPolicyBinding Cluster []" + all,
@@ -113,11 +116,17 @@ func TestAggregatedDiscovery(t *testing.T) {
 			got := map[string]string{}
 			for _, g := range l.Items {
 				groups = append(groups, g.Metadata.Name)
-				require.Len(t, g.Versions, 1)
-				for _, r := range g.Versions[0].Resources {
-					sn := "[" + strings.Join(r.ShortNames, ",") + "]"
-					got[g.Metadata.Name+"/"+r.Resource] = r.ResponseKind.Kind + " " + r.Scope + " " + sn + " " + fmt.Sprint(r.Verbs)
-					checkDiscoveryResource(t, r)
+				require.NotEmpty(t, g.Versions)
+				for i, v := range g.Versions {
+					prefix := g.Metadata.Name + "/" // the preferred version's, then group/version/
+					if i > 0 {
+						prefix += v.Version + "/"
+					}
+					for _, r := range v.Resources {
+						sn := "[" + strings.Join(r.ShortNames, ",") + "]"
+						got[prefix+r.Resource] = r.ResponseKind.Kind + " " + r.Scope + " " + sn + " " + fmt.Sprint(r.Verbs)
+						checkDiscoveryResource(t, r)
+					}
 				}
 			}
 			assert.Equal(t, tt.wantGroups, groups, "in order, by group")
@@ -131,10 +140,10 @@ func TestAggregatedDiscovery(t *testing.T) {
 func checkDiscoveryResource(t *testing.T, r discoveryResource) {
 	t.Helper()
 	switch r.Resource {
-	case "pods", "replicationcontrollers", "services", "deployments", "daemonsets", "replicasets", "statefulsets", "jobs", "cronjobs":
+	case "pods", "replicationcontrollers", "services", "deployments", "daemonsets", "replicasets", "statefulsets", "jobs", "cronjobs", "horizontalpodautoscalers":
 		assert.Equal(t, []string{"all"}, r.Categories, r.Resource)
 	case "customresourcedefinitions", "validatingadmissionpolicies", "validatingadmissionpolicybindings",
-		"validatingwebhookconfigurations", "mutatingwebhookconfigurations":
+		"validatingwebhookconfigurations", "mutatingwebhookconfigurations", "apiservices":
 		assert.Equal(t, []string{"api-extensions"}, r.Categories, r.Resource)
 	default:
 		assert.Empty(t, r.Categories, r.Resource)
@@ -198,12 +207,16 @@ func TestLegacyDiscovery(t *testing.T) {
 				 "preferredVersion":{"groupVersion":"admissionregistration.k8s.io/v1","version":"v1"}},
 				{"name":"apiextensions.k8s.io","versions":[{"groupVersion":"apiextensions.k8s.io/v1","version":"v1"}],
 				 "preferredVersion":{"groupVersion":"apiextensions.k8s.io/v1","version":"v1"}},
+				{"name":"apiregistration.k8s.io","versions":[{"groupVersion":"apiregistration.k8s.io/v1","version":"v1"}],
+				 "preferredVersion":{"groupVersion":"apiregistration.k8s.io/v1","version":"v1"}},
 				{"name":"apps","versions":[{"groupVersion":"apps/v1","version":"v1"}],
 				 "preferredVersion":{"groupVersion":"apps/v1","version":"v1"}},
 				{"name":"authentication.k8s.io","versions":[{"groupVersion":"authentication.k8s.io/v1","version":"v1"}],
 				 "preferredVersion":{"groupVersion":"authentication.k8s.io/v1","version":"v1"}},
 				{"name":"authorization.k8s.io","versions":[{"groupVersion":"authorization.k8s.io/v1","version":"v1"}],
 				 "preferredVersion":{"groupVersion":"authorization.k8s.io/v1","version":"v1"}},
+				{"name":"autoscaling","versions":[{"groupVersion":"autoscaling/v2","version":"v2"},{"groupVersion":"autoscaling/v1","version":"v1"}],
+				 "preferredVersion":{"groupVersion":"autoscaling/v2","version":"v2"}},
 				{"name":"batch","versions":[{"groupVersion":"batch/v1","version":"v1"}],
 				 "preferredVersion":{"groupVersion":"batch/v1","version":"v1"}},
 				{"name":"certificates.k8s.io","versions":[{"groupVersion":"certificates.k8s.io/v1","version":"v1"}],

@@ -101,6 +101,29 @@ func TestKubectlRBAC(t *testing.T) {
 		assert.Contains(t, errOut, `configmaps is forbidden: User "system:serviceaccount:team:robot" cannot create resource "configmaps" in API group "" in the namespace "team"`)
 		k.ok("", "get", "pods", "-n", "team", "--as="+robot) // allowed: an empty list
 	})
+	t.Run("escalation", func(t *testing.T) {
+		// jane may manage roles and bindings in team, and holds the
+		// pod-reader rules there, nothing more.
+		k.ok("", "create", "role", "rbac-admin", "--verb=get,list,create,update,patch", "--resource=roles.rbac.authorization.k8s.io,rolebindings.rbac.authorization.k8s.io", "-n", "team")
+		k.ok("", "create", "rolebinding", "jane-rbac", "--role=rbac-admin", "--user=jane", "-n", "team")
+		rev := ts.srv.Store().Rev()
+		errOut := k.fails("", "create", "role", "secret-reader", "--verb=get,list", "--resource=secrets", "-n", "team", "--as=jane")
+		assert.Equal(t, `Error from server (Forbidden): roles.rbac.authorization.k8s.io "secret-reader" is forbidden: user "jane" (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held:
+{APIGroups:[""], Resources:["secrets"], Verbs:["get" "list"]}`, strings.TrimSpace(errOut))
+		errOut = k.fails("", "create", "rolebinding", "jane-admin", "--clusterrole=cluster-admin", "--user=jane", "-n", "team", "--as=jane")
+		assert.Contains(t, errOut, `rolebindings.rbac.authorization.k8s.io "jane-admin" is forbidden: user "jane" (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held:`)
+		assert.Equal(t, rev, ts.srv.Store().Rev(), "nothing stored")
+		assert.Equal(t, "role.rbac.authorization.k8s.io/pod-lister created\n",
+			k.ok("", "create", "role", "pod-lister", "--verb=list", "--resource=pods", "-n", "team", "--as=jane"), "rules jane holds")
+		assert.Equal(t, "rolebinding.rbac.authorization.k8s.io/robot-reads created\n",
+			k.ok("", "create", "rolebinding", "robot-reads", "--role=pod-reader", "--serviceaccount=team:robot", "-n", "team", "--as=jane"))
+		k.ok("", "create", "role", "escalator", "--verb=escalate,bind", "--resource=roles.rbac.authorization.k8s.io", "-n", "team")
+		k.ok("", "create", "rolebinding", "jane-escalates", "--role=escalator", "--user=jane", "-n", "team")
+		assert.Equal(t, "role.rbac.authorization.k8s.io/secret-reader created\n",
+			k.ok("", "create", "role", "secret-reader", "--verb=get,list", "--resource=secrets", "-n", "team", "--as=jane"), "escalate allows it")
+		assert.Equal(t, "rolebinding.rbac.authorization.k8s.io/jane-secrets created\n",
+			k.ok("", "create", "rolebinding", "jane-secrets", "--role=secret-reader", "--user=jane", "-n", "team", "--as=jane"), "bind allows it")
+	})
 	t.Run("a service account's token", func(t *testing.T) {
 		token := strings.TrimSpace(k.ok("", "create", "token", "robot", "-n", "team", "--duration=20m"))
 		parts := strings.Split(token, ".")

@@ -179,6 +179,8 @@ func TestKubectl(t *testing.T) {
 			{"daemonsets", "ds", "apps/v1", "true", "DaemonSet"},
 			{"deployments", "deploy", "apps/v1", "true", "Deployment"},
 			{"replicasets", "rs", "apps/v1", "true", "ReplicaSet"},
+			{"horizontalpodautoscalers", "hpa", "autoscaling/v2", "true", "HorizontalPodAutoscaler"},
+			{"apiservices", "apiregistration.k8s.io/v1", "false", "APIService"},
 			{"cronjobs", "cj", "batch/v1", "true", "CronJob"},
 			{"jobs", "batch/v1", "true", "Job"},
 			{"statefulsets", "sts", "apps/v1", "true", "StatefulSet"},

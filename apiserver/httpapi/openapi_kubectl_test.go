@@ -12,8 +12,9 @@ import (
 	"github.com/miniplane/miniplane/clock"
 )
 
-// hpaManifest is of a kind whose group miniplane does not serve.
-const hpaManifest = `apiVersion: autoscaling/v2
+// hpaManifest is of a group version miniplane does not serve (nor
+// kube-apiserver v1.32: autoscaling/v2beta2 went in v1.26).
+const hpaManifest = `apiVersion: autoscaling/v2beta2
 kind: HorizontalPodAutoscaler
 metadata:
   name: web
@@ -121,7 +122,7 @@ func TestKubectlOpenAPI(t *testing.T) {
 		before := stored()
 		for _, verb := range []string{"apply", "create"} {
 			errOut := k.fails(hpaManifest, verb, "-f", "-")
-			assert.Contains(t, errOut, `no matches for kind "HorizontalPodAutoscaler" in version "autoscaling/v2"`, verb)
+			assert.Contains(t, errOut, `no matches for kind "HorizontalPodAutoscaler" in version "autoscaling/v2beta2"`, verb)
 			assert.NotContains(t, errOut, "--validate=false", "the documents downloaded and validated")
 		}
 		assert.Equal(t, before, stored(), "nothing stored")

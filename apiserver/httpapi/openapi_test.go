@@ -262,7 +262,7 @@ func TestOpenAPIRefusals(t *testing.T) {
 		wantCode                   int
 		wantMessage                string
 	}{
-		{name: "unserved group version", path: "/openapi/v3/apis/autoscaling/v2", wantCode: http.StatusNotFound, wantMessage: "the server could not find the requested resource"},
+		{name: "unserved group version", path: "/openapi/v3/apis/autoscaling/v2beta2", wantCode: http.StatusNotFound, wantMessage: "the server could not find the requested resource"},
 		{name: "unknown version of OpenAPI", path: "/openapi/v4", wantCode: http.StatusNotFound, wantMessage: "the server could not find the requested resource"},
 		{name: "v3 in protobuf", path: "/openapi/v3/api/v1", accept: "application/com.github.proto-openapi.spec.v3.v1.0+protobuf", wantCode: http.StatusNotAcceptable,
 			wantMessage: "OpenAPI v3 documents are served as application/json only"},

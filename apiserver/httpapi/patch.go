@@ -186,7 +186,9 @@ func (p *patchRequest) try(r *http.Request) (int, any, error) {
 				return 0, nil, err
 			}
 		}
-		out, err = p.h.srv.Update(ctx, obj, p.opts)
+		if err = p.h.checkEscalation(r, obj, cur); err == nil {
+			out, err = p.h.srv.Update(ctx, obj, p.opts)
+		}
 	}
 	if err != nil {
 		return 0, nil, err
@@ -207,6 +209,9 @@ func (p *patchRequest) applyCreate(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	if err := checkObjectPath(obj.GetObjectMeta(), req.info, req.namespace, req.name); err != nil {
+		return 0, nil, err
+	}
+	if err := p.h.checkEscalation(r, obj, nil); err != nil {
 		return 0, nil, err
 	}
 	out, err := p.h.srv.Create(r.Context(), obj, p.opts)

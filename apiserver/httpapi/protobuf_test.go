@@ -238,7 +238,7 @@ func TestUnsupportedBodies(t *testing.T) {
 		{name: "protobuf without the magic", req: request{method: "POST", path: pods, body: "\x0a\x00", header: proto}, wantCode: 400, wantReason: api.StatusReasonBadRequest, wantMsg: "not a Kubernetes protobuf object"},
 		{name: "protobuf empty", req: request{method: "POST", path: pods, header: proto}, wantCode: 400, wantReason: api.StatusReasonBadRequest, wantMsg: "empty"},
 		{name: "protobuf of another kind", req: protoRequest(t, "POST", pods, "v1", "Service", &api.Service{Metadata: api.ObjectMeta{Name: "s"}}), wantCode: 400, wantReason: api.StatusReasonBadRequest, wantMsg: `kind "Service"`},
-		{name: "protobuf of an unserved kind", req: protoRequest(t, "POST", pods, "autoscaling/v2", "HorizontalPodAutoscaler", &api.Pod{}), wantCode: 400, wantReason: api.StatusReasonBadRequest, wantMsg: `no kind "HorizontalPodAutoscaler" is registered for version "autoscaling/v2"`},
+		{name: "protobuf of an unserved kind", req: protoRequest(t, "POST", pods, "autoscaling/v2beta2", "HorizontalPodAutoscaler", &api.Pod{}), wantCode: 400, wantReason: api.StatusReasonBadRequest, wantMsg: `no kind "HorizontalPodAutoscaler" is registered for version "autoscaling/v2beta2"`},
 		{name: "protobuf delete of another kind", req: protoRequest(t, "DELETE", pods+"/web", "v1", "Pod", &api.Pod{}), wantCode: 400, wantReason: api.StatusReasonBadRequest, wantMsg: "must be DeleteOptions"},
 		{name: "protobuf truncated", req: func() request {
 			r := protoRequest(t, "POST", pods, "v1", "Pod", podOf("", "cut", nil))

@@ -113,6 +113,9 @@ func (h *Handler) serveMain(w http.ResponseWriter, r *http.Request, req resource
 		if obj, err = h.trackUpdate(req.info, nil, obj, managerOf(r)); err != nil {
 			return err
 		}
+		if err := h.checkEscalation(r, obj, nil); err != nil {
+			return err
+		}
 		created, err := h.srv.Create(ctx, obj, opts)
 		if err != nil {
 			return err
@@ -134,6 +137,15 @@ func (h *Handler) serveMain(w http.ResponseWriter, r *http.Request, req resource
 				return err
 			}
 			if obj, err = h.trackUpdate(req.info, old, obj, manager); err != nil {
+				return err
+			}
+		}
+		if req.info.Group == rbacGroup && h.authz != nil {
+			old, err := h.srv.Get(ctx, req.info.Name(), req.namespace, req.name, client.GetOptions{})
+			if err != nil && !apierrors.IsNotFound(err) {
+				return err
+			}
+			if err := h.checkEscalation(r, obj, old); err != nil {
 				return err
 			}
 		}

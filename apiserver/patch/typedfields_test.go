@@ -25,8 +25,9 @@ func newOfKind(t *testing.T, ti api.TypeInfo) api.Object {
 		&api.ValidatingAdmissionPolicy{}, &api.ValidatingAdmissionPolicyBinding{}, &api.ValidatingWebhookConfiguration{}, &api.MutatingWebhookConfiguration{},
 		&api.PriorityClass{}, &api.RuntimeClass{}, &api.CertificateSigningRequest{}, &api.FlowSchema{}, &api.PriorityLevelConfiguration{}, &api.Ingress{}, &api.IngressClass{}, &api.NetworkPolicy{}, &api.PodTemplate{}, &api.LimitRange{},
 		&api.Role{}, &api.RoleBinding{}, &api.ClusterRole{}, &api.ClusterRoleBinding{},
+		&api.HorizontalPodAutoscaler{}, &api.HorizontalPodAutoscalerV1{}, &api.APIService{},
 	} {
-		if got, ok := api.TypeInfoOf(o); ok && got.Group == ti.Group && got.Kind == ti.Kind {
+		if got, ok := api.TypeInfoOf(o); ok && got.Group == ti.Group && got.Version == ti.Version && got.Kind == ti.Kind {
 			return o
 		}
 	}

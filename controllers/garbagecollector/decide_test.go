@@ -157,7 +157,8 @@ func TestKindOfRef(t *testing.T) {
 		{"apps/v1", "ControllerRevision", client.ControllerRevisions, true},
 		{"batch/v1", "Job", client.Jobs, true},
 		{"batch/v1", "CronJob", client.CronJobs, true},
-		{"autoscaling/v2", "HorizontalPodAutoscaler", "", false},
+		{"autoscaling/v2", "HorizontalPodAutoscaler", client.HorizontalPodAutoscalers, true},
+		{"v1", "ComponentStatus", "", false},
 		{"apps/v1", "Pod", "", false},
 	} {
 		t.Run(tc.apiVersion+" "+tc.kind, func(t *testing.T) {

@@ -80,7 +80,7 @@ func TestForegroundDeletionDoesNotWaitForNonBlockingDependents(t *testing.T) {
 
 func TestOwnerOfAnUnservedKindIsNeverTreatedAsAbsent(t *testing.T) {
 	e := newEnv(t)
-	e.createPod("job-pod", "", api.OwnerReference{APIVersion: "autoscaling/v2", Kind: "HorizontalPodAutoscaler", Name: "web", UID: "job-uid"})
+	e.createPod("job-pod", "", api.OwnerReference{APIVersion: "v1", Kind: "ComponentStatus", Name: "web", UID: "job-uid"})
 	e.settle()
 
 	_, ok := e.getPod("job-pod")
@@ -169,7 +169,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		{"no client", Config{Factory: f, Clock: e.clk}},
 		{"no factory", Config{Client: e.srv, Clock: e.clk}},
 		{"no clock", Config{Client: e.srv, Factory: f}},
-		{"unserved resource", Config{Client: e.srv, Factory: f, Clock: e.clk, Resources: []string{"horizontalpodautoscalers"}}},
+		{"unserved resource", Config{Client: e.srv, Factory: f, Clock: e.clk, Resources: []string{"componentstatuses"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := New(tc.cfg)

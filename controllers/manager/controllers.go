@@ -14,6 +14,7 @@ import (
 	"github.com/miniplane/miniplane/controllers/garbagecollector"
 	"github.com/miniplane/miniplane/controllers/job"
 	"github.com/miniplane/miniplane/controllers/persistentvolume"
+	"github.com/miniplane/miniplane/controllers/podautoscaler"
 	"github.com/miniplane/miniplane/controllers/podgc"
 	"github.com/miniplane/miniplane/controllers/replication"
 	"github.com/miniplane/miniplane/controllers/resourcequota"
@@ -59,6 +60,7 @@ func DefaultDescriptors() []Descriptor {
 		{Name: ResourceQuota, Init: initResourceQuota, Periodic: true},
 		{Name: ClusterRoleAggregation, Init: initClusterRoleAggregation},
 		{Name: CSRCleaner, Init: initCSRCleaner, Periodic: true},
+		{Name: HorizontalPodAutoscaling, Init: initHorizontalPodAutoscaling},
 	}
 }
 
@@ -168,6 +170,16 @@ func initPersistentVolumeBinder(ic InitContext) (Controller, int, error) {
 		Recorder: ic.recorder("persistentvolume-controller"),
 	})
 	return c, 1, err
+}
+
+// initHorizontalPodAutoscaling builds the horizontal-pod-autoscaler
+// controller, with kube-controller-manager's five workers.
+func initHorizontalPodAutoscaling(ic InitContext) (Controller, int, error) {
+	c, err := podautoscaler.New(podautoscaler.Config{
+		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
+		Recorder: ic.recorder("horizontal-pod-autoscaler"),
+	})
+	return c, 5, err
 }
 
 // initDisruption builds the disruption controller, with one worker as

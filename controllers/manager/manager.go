@@ -286,5 +286,8 @@ const (
 	ClusterRoleAggregation = "clusterrole-aggregation"
 	// CSRCleaner deletes CertificateSigningRequests once done or stale.
 	CSRCleaner = "csrcleaner"
-	NodeSim    = "nodesim"
+	// HorizontalPodAutoscaling keeps autoscalers' targets within their
+	// bounds and says that no metrics can be read.
+	HorizontalPodAutoscaling = "horizontalpodautoscaling"
+	NodeSim = "nodesim"
 )

@@ -266,7 +266,7 @@ func TestClientForGivesEachControllerItsOwnClient(t *testing.T) {
 		cancel()
 		require.NoError(t, <-done)
 		assert.Equal(t, []string{manager.ReplicationController, manager.ReplicaSet, manager.Deployment, manager.DaemonSet, manager.StatefulSet, manager.Job, manager.CronJob, manager.TTLAfterFinished, manager.PodGC, manager.TaintEviction, manager.PersistentVolumeBinder, manager.Disruption, manager.Endpoint, manager.EndpointSlice, manager.EndpointSliceMirroring, manager.GarbageCollector,
-			manager.ServiceAccount, manager.RootCACertificatePublisher, manager.ResourceQuota, manager.ClusterRoleAggregation, manager.CSRCleaner}, asked, "each built once")
+			manager.ServiceAccount, manager.RootCACertificatePublisher, manager.ResourceQuota, manager.ClusterRoleAggregation, manager.CSRCleaner, manager.HorizontalPodAutoscaling}, asked, "each built once")
 		assert.Equal(t, map[string]int{"Pod": 1, "Event": 1}, clients[manager.ReplicationController].snapshot())
 		assert.Empty(t, clients[manager.Endpoint].snapshot())
 	})

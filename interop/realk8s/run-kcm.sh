@@ -139,6 +139,10 @@ run_step create-rc-and-service "k apply -f '$root/examples/web.yaml'" \
 	'[[ $(count "$(live_pods | xargs)") == 3 ]]' \
 	'echo "3 pods owned by $(owners | xargs): $(live_pods | xargs)"'
 run_step pods-ready "" 'serving_n 3' 'echo "3 ready, the endpoints follow: $(endpoint_ips)"'
+# The endpointslice controller: the web Service's slice lists its ready pods.
+slice_ips() { k get endpointslices -l kubernetes.io/service-name=web -o 'jsonpath={range .items[*].endpoints[*]}{.addresses[0]} {end}' 2>/dev/null | xargs -n1 | sort | xargs; }
+run_step endpointslice-for-service "" '[[ -n $(slice_ips) && $(slice_ips) == "$(endpoint_ips)" ]]' \
+	'echo "slice $(k get endpointslices -l kubernetes.io/service-name=web -o name | xargs) holds $(slice_ips)"'
 run_step scale-up "k scale rc web --replicas=5" 'serving_n 5' 'echo "5 ready behind $(endpoint_ips)"'
 run_step scale-down "k scale rc web --replicas=2" 'serving_n 2' 'echo "2 left: $(live_pods | xargs), endpoints $(endpoint_ips)"'
 
@@ -214,6 +218,22 @@ run_step statefulset-scale-down "k scale sts db --replicas=1" \
 run_step workloads-delete "k taint node '$first_node' evict- && k delete ds agent --wait=false && k delete job hello tick-now --wait=false && k delete cronjob tick && k delete sts db --wait=false" \
 	'[[ -z $(k get pods -l app=agent -o name 2>/dev/null) && -z $(k get pods -l app=db -o name 2>/dev/null) && -z $(k get jobs -o name 2>/dev/null) ]]' \
 	'echo "the garbage collector deleted the daemonset and jobs pods"'
+
+# The endpointslice-mirroring controller: a selectorless Service's
+# hand-written Endpoints mirrored into a slice it manages.
+mirrored() { k get endpointslices -l kubernetes.io/service-name=ext,endpointslice.kubernetes.io/managed-by=endpointslicemirroring-controller.k8s.io -o 'jsonpath={.items[*].endpoints[*].addresses[0]}' 2>/dev/null; }
+run_step endpointslice-mirroring "k apply -f - <<<'{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":\"ext\"},\"spec\":{\"ports\":[{\"port\":80}]}}' && k apply -f - <<<'{\"apiVersion\":\"v1\",\"kind\":\"Endpoints\",\"metadata\":{\"name\":\"ext\"},\"subsets\":[{\"addresses\":[{\"ip\":\"192.0.2.7\"}],\"ports\":[{\"port\":80}]}]}'" \
+	'[[ $(mirrored) == "192.0.2.7" ]]' 'echo "mirrored into $(k get endpointslices -l kubernetes.io/service-name=ext -o name | xargs)"'
+# The clusterrole-aggregation controller: an aggregating role takes the
+# rules of the roles its selector matches.
+agg_rules() { k get clusterrole agg-parent -o 'jsonpath={.rules[*].resources[*]}' 2>/dev/null; }
+run_step clusterrole-aggregation "k apply -f - <<<'{\"apiVersion\":\"rbac.authorization.k8s.io/v1\",\"kind\":\"ClusterRole\",\"metadata\":{\"name\":\"agg-parent\"},\"aggregationRule\":{\"clusterRoleSelectors\":[{\"matchLabels\":{\"agg\":\"yes\"}}]}}' && k apply -f - <<<'{\"apiVersion\":\"rbac.authorization.k8s.io/v1\",\"kind\":\"ClusterRole\",\"metadata\":{\"name\":\"agg-child\",\"labels\":{\"agg\":\"yes\"}},\"rules\":[{\"apiGroups\":[\"\"],\"resources\":[\"configmaps\"],\"verbs\":[\"get\"]}]}'" \
+	'[[ $(agg_rules) == "configmaps" ]]' 'echo "agg-parent aggregated: $(agg_rules)"'
+# The namespace controller: a namespace deleted with objects in it is
+# emptied and removed (miniplane's API server empties namespaces itself
+# too, apiserver/sweep.go: both run here, the first to act wins).
+run_step namespace-deleted "k create namespace doomed && k create configmap c -n doomed --from-literal=a=b && k create serviceaccount s -n doomed && k delete namespace doomed --wait=false" \
+	'! k get namespace doomed >/dev/null 2>&1' 'echo "namespace doomed and its objects are gone"'
 
 # Errors in the controller manager's log are worth reading even when every
 # step passed: a controller that failed to start says so only there.
