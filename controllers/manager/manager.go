@@ -285,4 +285,7 @@ const (
 	// ClusterRoleAggregation fills aggregated cluster roles' rules.
 	ClusterRoleAggregation = "clusterrole-aggregation"
 	NodeSim                = "nodesim"
+	// Scheduler is the scheduler (controllers/scheduler), kube-scheduler's
+	// counterpart, run beside the simulated kubelets.
+	Scheduler = "scheduler"
 )

@@ -83,7 +83,6 @@ func (c *Controller) NodeDown(ctx context.Context, node string) error {
 		c.down[node] = c.clock.Now()
 	}
 	delete(c.up, node)
-	c.invalidateLoadLocked()
 	c.mu.Unlock()
 	c.log.Info("node down", zap.String("node", node))
 	c.enqueueNode(node)
@@ -99,11 +98,9 @@ func (c *Controller) NodeUp(ctx context.Context, node string) error {
 	c.mu.Lock()
 	delete(c.down, node)
 	c.up[node] = true
-	c.invalidateLoadLocked()
 	c.mu.Unlock()
 	c.log.Info("node up", zap.String("node", node))
 	c.enqueueNode(node)
-	c.retryUnschedulable()
 	return nil
 }
 

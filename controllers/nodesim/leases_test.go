@@ -78,10 +78,10 @@ func TestNodeLeasesNeedTheirNamespace(t *testing.T) {
 	assert.Empty(t, leases)
 }
 
-// TestSchedulerNone: nodesim binds nothing, but its kubelets run what
-// another scheduler binds.
-func TestSchedulerNone(t *testing.T) {
-	e := newEnv(t, Config{Nodes: 2, Scheduler: SchedulerNone})
+// TestKubeletsRunWhatAnotherBinds: without a scheduler no pod is bound,
+// and the kubelets run what another binds.
+func TestKubeletsRunWhatAnotherBinds(t *testing.T) {
+	e := newEnvWith(t, Config{Nodes: 2}, false)
 	e.createPod("web")
 	e.advance(time.Minute)
 	p := e.pod("web")
@@ -102,17 +102,6 @@ func TestSchedulerNone(t *testing.T) {
 		}
 	}
 	assert.Equal(t, api.ConditionTrue, ready)
-}
-
-func TestConfigSchedulerRefusesUnknown(t *testing.T) {
-	_, err := New(Config{Client: nil})
-	require.Error(t, err)
-	e := newEnv(t, Config{Nodes: 1})
-	cfg := e.c.cfg
-	cfg.Scheduler = "default-scheduler"
-	_, err = New(cfg)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), `"default-scheduler"`)
 }
 
 // TestRunNodeLeasesOnTheClock runs the renewal loop as Run does: Leases at

@@ -250,14 +250,6 @@ func TestStatusTransitions(t *testing.T) {
 				assert.Equal(t, reasonNodeLost, st.Reason)
 				assert.Equal(t, api.ConditionFalse, cond(st, api.PodReady).Status)
 			}},
-		{"unschedulable: PodScheduled False", testPod(api.PodPending, false),
-			func(p *api.Pod) api.PodStatus { return unschedulableStatus(new(statusBuf), p, "full", now) },
-			func(t *testing.T, st api.PodStatus) {
-				c := cond(st, api.PodScheduled)
-				assert.Equal(t, api.ConditionFalse, c.Status)
-				assert.Equal(t, reasonUnschedulable, c.Reason)
-				assert.Equal(t, "full", c.Message)
-			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

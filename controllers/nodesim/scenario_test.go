@@ -21,22 +21,28 @@ import (
 	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/loop"
-	"github.com/miniplane/miniplane/controllers/nodesim/fit"
+	"github.com/miniplane/miniplane/controllers/scheduler"
 	"github.com/miniplane/miniplane/informer"
 )
 
 // env is the controller over a real API server and real informers, on a
-// fake clock, driven step by step from the test's goroutine.
+// fake clock, driven step by step from the test's goroutine, with the
+// scheduler beside it (unless newEnvWithout made it) to bind its pods.
 type env struct {
-	t   testing.TB
-	ctx context.Context
-	clk *clock.Fake
-	srv *apiserver.Server
-	f   *informer.Factory
-	c   *Controller
+	t     testing.TB
+	ctx   context.Context
+	clk   *clock.Fake
+	srv   *apiserver.Server
+	f     *informer.Factory
+	c     *Controller
+	sched *scheduler.Controller
 }
 
-func newEnv(t testing.TB, cfg Config) *env {
+func newEnv(t testing.TB, cfg Config) *env { return newEnvWith(t, cfg, true) }
+
+// newEnvWith is newEnv, with the scheduler or without it (another binds
+// the pods).
+func newEnvWith(t testing.TB, cfg Config, withScheduler bool) *env {
 	t.Helper()
 	clk := clock.NewFake(epoch)
 	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2))})
@@ -54,6 +60,13 @@ func newEnv(t testing.TB, cfg Config) *env {
 	c, err := New(cfg)
 	require.NoError(t, err)
 	e := &env{t: t, ctx: context.Background(), clk: clk, srv: srv, f: f, c: c}
+	if withScheduler {
+		e.sched, err = scheduler.New(scheduler.Config{
+			Client: srv, Factory: f, Clock: clk, Logger: log, PodsPerNode: cfg.PodsPerNode,
+			Recorder: record.NewEventRecorder(srv, clk, scheduler.Component, ""),
+		})
+		require.NoError(t, err)
+	}
 	require.NoError(t, c.EnsureNodes(e.ctx))
 	e.settle()
 	require.True(t, c.HasSynced())
@@ -66,7 +79,7 @@ func (e *env) settle() {
 	for range 100000 {
 		if !e.step() {
 			if _, ok := e.t.(*testing.T); ok { // not in benchmarks, whose cost it would add to
-				e.checkCounts()
+				e.checkState()
 			}
 			return
 		}
@@ -83,69 +96,31 @@ func (e *env) step() bool {
 			progressed = true
 		}
 	}
-	for e.c.podReg.DispatchOne() || e.c.nodeReg.DispatchOne() {
+	for _, inf := range e.f.Informers() {
+		for _, r := range inf.Registrations() {
+			for r.DispatchOne() {
+				progressed = true
+			}
+		}
+	}
+	if e.sched != nil && e.sched.ProcessOne(e.ctx) {
 		progressed = true
 	}
 	return e.c.ProcessOne(e.ctx) || progressed
 }
 
-// checkCounts holds the scheduler's counts to a recount: each node's
-// record counts the pods seen bound there that hold a slot plus the
-// assumed ones not seen bound, and every heap entry says its node's count
-// and is the one its record points at.
-func (e *env) checkCounts() {
+// checkState holds the state to its invariants: each entry is its key's,
+// in state, and holds something.
+func (e *env) checkState() {
 	e.t.Helper()
 	c := e.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	want := map[string]int{}
-	wantReq := map[string]fit.Resource{}
-	count := func(node string, req *fit.Resource) {
-		want[node]++
-		r := wantReq[node]
-		r.Add(req)
-		wantReq[node] = r
-	}
 	for key, st := range c.state {
 		require.Equal(e.t, key, st.key, "an entry holds its own key")
 		require.False(e.t, st.dropped, "an entry in state is not dropped")
 		require.False(e.t, st.empty(), "an entry that holds nothing is dropped")
-		if st.bound.holds {
-			count(st.bound.node, st.req)
-		}
-		if st.assumed != "" && st.bound.node == "" {
-			count(st.assumed, st.req)
-		}
 	}
-	require.Equal(e.t, want, podsOn(c), "the nodes' pod counts")
-	for name, rec := range c.ips {
-		w := wantReq[name]
-		require.Equal(e.t, [3]int64{w.MilliCPU, w.Memory, w.EphemeralStorage},
-			[3]int64{rec.requested.MilliCPU, rec.requested.Memory, rec.requested.EphemeralStorage}, "what %s's pods request", name)
-	}
-	if !c.loadOK {
-		return
-	}
-	for _, entry := range c.load {
-		rec := c.ips[entry.name]
-		require.NotNil(e.t, rec, "heap entry of %s", entry.name)
-		require.Equal(e.t, rec.pods, entry.pods, "heap entry of %s", entry.name)
-		require.Same(e.t, entry, rec.load, "heap entry of %s is its record's", entry.name)
-		require.Equal(e.t, c.loadGen, rec.loadGen, "heap entry of %s", entry.name)
-		require.Same(e.t, entry, c.load[entry.index])
-	}
-}
-
-// podsOn is the nodes' pod counts that are not zero, by node. Its caller
-// holds mu.
-func podsOn(c *Controller) map[string]int {
-	m := map[string]int{}
-	for name, rec := range c.ips {
-		if rec.pods != 0 {
-			m[name] = rec.pods
-		}
-	}
-	return m
 }
 
 // advance moves the clock by d and settles.
@@ -294,49 +269,6 @@ func TestPodWithoutReadinessProbeReadyWhenItRuns(t *testing.T) {
 	assert.False(t, api.IsPodReady(p))
 }
 
-func TestTenPodsSpreadFourThreeThree(t *testing.T) {
-	e := newEnv(t, Config{})
-	for i := range 10 {
-		e.createPod("web-" + string(rune('a'+i)))
-	}
-	e.settle()
-	count := map[string]int{}
-	pods, _, err := client.For[*api.Pod](e.srv).List(e.ctx, "default", client.ListOptions{})
-	require.NoError(t, err)
-	for _, p := range pods {
-		count[p.Spec.NodeName]++
-	}
-	assert.Equal(t, map[string]int{"node-0": 4, "node-1": 3, "node-2": 3}, count)
-}
-
-func TestCapacityRespected(t *testing.T) {
-	e := newEnv(t, Config{Nodes: 1, PodsPerNode: 2})
-	e.runReady("a", "b")
-	e.createPod("c")
-	e.settle()
-	c := e.pod("c")
-	require.Empty(t, c.Spec.NodeName, "no room")
-	cond, ok := conditionOf(c, api.PodScheduled)
-	require.True(t, ok)
-	assert.Equal(t, api.ConditionFalse, cond.Status)
-	assert.Equal(t, reasonUnschedulable, cond.Reason)
-	assert.Equal(t, "0/1 nodes are available: 1 Too many pods. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.", cond.Message)
-	events, _, err := client.For[*api.Event](e.srv).List(e.ctx, "default", client.ListOptions{})
-	require.NoError(t, err)
-	reasons := map[string]bool{}
-	for _, ev := range events {
-		reasons[ev.Reason] = true
-	}
-	assert.True(t, reasons["FailedScheduling"], "FailedScheduling event")
-
-	e.deletePod("a")
-	e.settle()
-	assert.Empty(t, e.pod("c").Spec.NodeName, "a terminating pod still holds its slot")
-	e.advance(time.Second)
-	require.True(t, e.podGone("a"))
-	assert.Equal(t, "node-0", e.pod("c").Spec.NodeName, "scheduled once a pod is gone")
-}
-
 func TestGracefulDeletionConfirmedByKubelet(t *testing.T) {
 	e := newEnv(t, Config{})
 	e.runReady("web")
@@ -379,12 +311,13 @@ func TestOwnWritesNotSyncedAgain(t *testing.T) {
 		probe bool
 		syncs int
 	}{
-		// Created (bound), bound (accepted), due (started, and ready);
-		// the deliveries of accepted and started are spared.
-		{"without a readiness probe", false, 3},
+		// Bound (accepted), due (started, and ready); the deliveries of
+		// accepted and started are spared, and the pod is not synced
+		// before it is bound.
+		{"without a readiness probe", false, 2},
 		// ... due (started), started (the ready delay queued), due
 		// (ready); accepted and ready are spared.
-		{"with a readiness probe", true, 5},
+		{"with a readiness probe", true, 4},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			syncs := &syncCounter{byKey: map[string]int{}}
@@ -423,8 +356,8 @@ func TestOwnWritesNotSyncedAgain(t *testing.T) {
 	}
 }
 
-// TestGonePodsForgotten: what nodesim keeps per pod (its state, the
-// scheduler's counts, the IPs, the logs) goes with the pods, whichever of
+// TestGonePodsForgotten: what nodesim keeps per pod (its state, the IPs,
+// the logs) goes with the pods, whichever of
 // the pod handler and the sync learns of it first.
 func TestGonePodsForgotten(t *testing.T) {
 	e := newEnv(t, Config{})
@@ -437,7 +370,6 @@ func TestGonePodsForgotten(t *testing.T) {
 	for key, st := range e.c.state {
 		assert.Equal(t, key, st.key, "an entry holds its own key")
 	}
-	assert.Equal(t, map[string]int{"node-0": 1, "node-1": 1, "node-2": 1}, podsOn(e.c))
 	e.c.mu.Unlock()
 	for _, name := range []string{"web-1", "web-2", "web-3"} {
 		e.deletePod(name)
@@ -448,8 +380,7 @@ func TestGonePodsForgotten(t *testing.T) {
 	}
 	e.c.mu.Lock()
 	defer e.c.mu.Unlock()
-	assert.Empty(t, e.c.state, "no state, hence no assumed binding and no logs")
-	assert.Empty(t, podsOn(e.c))
+	assert.Empty(t, e.c.state, "no state, hence no logs")
 	for node, ips := range e.c.ips {
 		assert.Zero(t, ips.held, node)
 		ips.each(func(a netip.Addr, key string) { t.Errorf("%s: %s still held by %s", node, a, key) })
@@ -620,11 +551,15 @@ func TestRunBindsRunsAndStopsWithContext(t *testing.T) {
 	f := informer.NewFactory(srv, "", clk, log)
 	c, err := New(Config{Client: srv, Factory: f, Clock: clk, Logger: log})
 	require.NoError(t, err)
+	sched, err := scheduler.New(scheduler.Config{Client: srv, Factory: f, Clock: clk, Logger: log})
+	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	require.NoError(t, c.EnsureNodes(ctx))
 	f.Start(ctx)
 	done := make(chan struct{})
 	go func() { c.Run(ctx, 2); close(done) }()
+	schedDone := make(chan struct{})
+	go func() { sched.Run(ctx, 1); close(schedDone) }()
 
 	_, err = client.For[*api.Pod](srv).Create(ctx, &api.Pod{
 		Metadata: api.ObjectMeta{Namespace: "default", Name: "web"},
@@ -644,51 +579,10 @@ func TestRunBindsRunsAndStopsWithContext(t *testing.T) {
 
 	cancel()
 	<-done
+	<-schedDone
 	f.Shutdown()
 	assert.True(t, c.Queue().ShuttingDown())
-}
-
-func TestNodeSelectorRespected(t *testing.T) {
-	e := newEnv(t, Config{})
-	e.createPod("pinned", func(p *api.Pod) { p.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": "node-2"} })
-	e.createPod("nowhere", func(p *api.Pod) { p.Spec.NodeSelector = map[string]string{"disk": "ssd"} })
-	e.settle()
-	assert.Equal(t, "node-2", e.pod("pinned").Spec.NodeName)
-	assert.Empty(t, e.pod("nowhere").Spec.NodeName)
-	cond, ok := conditionOf(e.pod("nowhere"), api.PodScheduled)
-	require.True(t, ok)
-	assert.Equal(t, "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.", cond.Message)
-}
-
-// TestCordonedNodeTakesNoPods cordons nodes as kubectl cordon and drain do
-// (spec.unschedulable): the scheduler places pods elsewhere, says why when
-// there is nowhere, and uses the node again once it is uncordoned.
-func TestCordonedNodeTakesNoPods(t *testing.T) {
-	e := newEnv(t, Config{Nodes: 2})
-	cordon := func(name string, on bool) {
-		n := e.node(name).DeepCopy()
-		n.Spec.Unschedulable = on
-		_, err := client.For[*api.Node](e.srv).Update(e.ctx, n)
-		require.NoError(t, err)
-		e.settle()
-	}
-	cordon("node-0", true)
-	e.createPod("a")
-	e.createPod("b")
-	e.settle()
-	assert.Equal(t, "node-1", e.pod("a").Spec.NodeName)
-	assert.Equal(t, "node-1", e.pod("b").Spec.NodeName)
-
-	cordon("node-1", true)
-	e.createPod("c")
-	e.settle()
-	assert.Empty(t, e.pod("c").Spec.NodeName)
-	cond, ok := conditionOf(e.pod("c"), api.PodScheduled)
-	require.True(t, ok)
-	assert.Equal(t, "0/2 nodes are available: 2 node(s) were unschedulable. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.", cond.Message)
-
-	cordon("node-0", false)
-	assert.Equal(t, "node-0", e.pod("c").Spec.NodeName, "retried once a node is uncordoned")
+	assert.True(t, sched.Queue().ShuttingDown())
 }
 
 func TestNewRejectsIncompleteConfig(t *testing.T) {
@@ -786,35 +680,3 @@ func TestWakeOutlivesAnEarlierRetry(t *testing.T) {
 
 // conflictBindOnce refuses the first binding with 409 Conflict before it is
 // applied, as the simulator's Conflict fault does: the pod is not bound.
-type conflictBindOnce struct {
-	Binder
-	failed bool
-}
-
-func (b *conflictBindOnce) Bind(ctx context.Context, namespace, name, node string) (*api.Pod, error) {
-	if !b.failed {
-		b.failed = true
-		return nil, apierrors.NewConflict(apierrors.GroupResource{Resource: "pods/binding"}, name, "injected")
-	}
-	return b.Binder.Bind(ctx, namespace, name, node)
-}
-
-// TestRefusedBindingIsRetried: a binding refused with a Conflict is tried
-// again after the queue's backoff, as kube-scheduler puts a pod whose
-// binding failed back in its queue unless its cache shows it bound
-// (handleSchedulingFailure). A Conflict does not prove someone else bound
-// it, and no delivery would come to say so.
-func TestRefusedBindingIsRetried(t *testing.T) {
-	e := newEnv(t, Config{})
-	b := &conflictBindOnce{Binder: e.c.binder}
-	e.c.binder = b
-	e.createPod("web")
-	e.settle()
-	require.True(t, b.failed, "the first binding was refused")
-	assert.Empty(t, e.pod("web").Spec.NodeName)
-
-	e.advance(10 * time.Millisecond) // the rate-limited retry
-	assert.NotEmpty(t, e.pod("web").Spec.NodeName, "bound on the retry")
-	e.advance(time.Second)
-	assert.Equal(t, api.PodRunning, e.pod("web").Status.Phase)
-}
