@@ -35,6 +35,9 @@ type podInfo struct {
 	// requests do not change, so it is worked out when the pod is first
 	// counted somewhere.
 	req *fit.Resource
+	// ports are the host ports it holds (fit.PodHostPorts), worked out
+	// with req; nil when none.
+	ports []fit.HostPort
 }
 
 // empty reports whether p holds nothing but its key: its entry can go.
@@ -48,6 +51,8 @@ type nodeRec struct {
 	// request in all.
 	pods      int
 	requested fit.Resource
+	// ports counts the host ports those pods hold; nil until one does.
+	ports map[fit.HostPort]int
 	// load is the node's entry in the heap if it has one and the heap is
 	// the one built at loadGen (leastloaded.go).
 	load    *loadEntry
@@ -101,15 +106,15 @@ func (c *Controller) observePodLocked(key string, info *podInfo, p *api.Pod) {
 		}
 		if info.bound != "" {
 			if info.holds {
-				c.addPodsOnLocked(c.recLocked(info.bound), -1, info.req)
+				c.addPodsOnLocked(c.recLocked(info.bound), -1, info)
 			}
 			info.bound, info.holds = "", false
 			if info.assumed != "" {
-				c.addPodsOnLocked(c.recLocked(info.assumed), 1, info.req) // counted again, as the cache no longer shows it bound
+				c.addPodsOnLocked(c.recLocked(info.assumed), 1, info) // counted again, as the cache no longer shows it bound
 			}
 		}
 		if p == nil && info.assumed != "" {
-			c.addPodsOnLocked(c.recLocked(info.assumed), -1, info.req)
+			c.addPodsOnLocked(c.recLocked(info.assumed), -1, info)
 			info.assumed = ""
 		}
 		if info.empty() {
@@ -143,20 +148,21 @@ func (c *Controller) observePodLocked(key string, info *podInfo, p *api.Pod) {
 	}
 	if from != to {
 		if from == "" {
-			info.req = fit.PodRequests(&p.Spec) // first counted: bound by another scheduler, or by its creator
+			// First counted: bound by another scheduler, or by its creator.
+			info.req, info.ports = fit.PodRequests(&p.Spec), fit.PodHostPorts(&p.Spec)
 		}
 		if from != "" {
-			c.addPodsOnLocked(c.recLocked(from), -1, info.req)
+			c.addPodsOnLocked(c.recLocked(from), -1, info)
 		}
 		if to != "" {
-			c.addPodsOnLocked(c.recLocked(to), 1, info.req)
+			c.addPodsOnLocked(c.recLocked(to), 1, info)
 		}
 	}
 }
 
 // assumeLocked records that the scheduler bound the pod under key, whose
-// requests are req, to node, ahead of the cache.
-func (c *Controller) assumeLocked(key, node string, req *fit.Resource) {
+// requests are req and host ports ports, to node, ahead of the cache.
+func (c *Controller) assumeLocked(key, node string, req *fit.Resource, ports []fit.HostPort) {
 	info := c.pods[key]
 	if info == nil {
 		info = &podInfo{key: key}
@@ -165,8 +171,8 @@ func (c *Controller) assumeLocked(key, node string, req *fit.Resource) {
 	c.forgetAssumedLocked(key)
 	info.assumed = node
 	if info.bound == "" {
-		info.req = req
-		c.addPodsOnLocked(c.recLocked(node), 1, req)
+		info.req, info.ports = req, ports
+		c.addPodsOnLocked(c.recLocked(node), 1, info)
 	}
 }
 
@@ -180,7 +186,7 @@ func (c *Controller) forgetAssumedLocked(key string) {
 	node := info.assumed
 	info.assumed = ""
 	if info.bound == "" {
-		c.addPodsOnLocked(c.recLocked(node), -1, info.req)
+		c.addPodsOnLocked(c.recLocked(node), -1, info)
 	}
 	if info.empty() {
 		delete(c.pods, key)

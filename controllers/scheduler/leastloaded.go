@@ -135,15 +135,28 @@ func (c *Controller) ensureLoadLocked() {
 func (c *Controller) invalidateLoadLocked() { c.loadOK = false }
 
 // addPodsOnLocked changes the pod count of rec's node by delta (+1 or -1;
-// never below 0), and what its pods request by req (nil: nothing), keeping
-// the heap in order.
-func (c *Controller) addPodsOnLocked(rec *nodeRec, delta int, req *fit.Resource) {
+// never below 0), and what its pods request and the host ports they hold
+// by info's (nil: nothing), keeping the heap in order.
+func (c *Controller) addPodsOnLocked(rec *nodeRec, delta int, info *podInfo) {
 	rec.pods = max(rec.pods+delta, 0)
+	var req *fit.Resource
+	var ports []fit.HostPort
+	if info != nil {
+		req, ports = info.req, info.ports
+	}
 	if req != nil {
 		if delta > 0 {
 			rec.requested.Add(req)
 		} else {
 			rec.requested.Sub(req)
+		}
+	}
+	for _, p := range ports {
+		if rec.ports == nil {
+			rec.ports = make(map[fit.HostPort]int)
+		}
+		if rec.ports[p] += delta; rec.ports[p] <= 0 {
+			delete(rec.ports, p)
 		}
 	}
 	if e := rec.load; e != nil && c.loadOK && rec.loadGen == c.loadGen {

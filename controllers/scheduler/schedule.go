@@ -22,21 +22,21 @@ func (c *Controller) schedule(ctx context.Context, key string, pod *api.Pod) err
 	if pod.Metadata.DeletionTimestamp != nil || finished(pod) {
 		return nil
 	}
-	req := fit.PodRequests(&pod.Spec)
+	req, ports := fit.PodRequests(&pod.Spec), fit.PodHostPorts(&pod.Spec)
 	c.mu.Lock()
 	node, ok, why := "", false, ""
 	c.ensureLoadLocked() // counts the nodes the heap leaves out, which placedByCount reads
 	if claimWhy := c.unboundClaim(pod); claimWhy != "" {
 		nodes, _ := c.nodesLocked()
 		why = fit.PreFilterMessage(len(nodes), claimWhy)
-	} else if c.placedByCount(pod, req) {
+	} else if ports == nil && c.placedByCount(pod, req) {
 		node, ok = c.leastLoadedLocked()
 	}
 	if !ok && why == "" {
-		node, ok, why = fit.Schedule(&fit.Pod{Spec: &pod.Spec, Requests: req}, c.fitNodesLocked())
+		node, ok, why = fit.Schedule(&fit.Pod{Spec: &pod.Spec, Requests: req, HostPorts: ports}, c.fitNodesLocked())
 	}
 	if ok {
-		c.assumeLocked(key, node, req) // counts against the node until the cache shows the binding
+		c.assumeLocked(key, node, req, ports) // counts against the node until the cache shows the binding
 		delete(c.unschedulable, key)
 	} else {
 		c.unschedulable[key] = true
@@ -166,7 +166,7 @@ func (c *Controller) fitNodesLocked() []fit.Node {
 	c.fitBuf = out // fit.Schedule is done with it before mu is let go
 	for i, n := range nodes {
 		if rec := c.nodeRecs[n.Metadata.Name]; rec != nil {
-			out[i].Pods, out[i].Requested = rec.pods, rec.requested
+			out[i].Pods, out[i].Requested, out[i].UsedPorts = rec.pods, rec.requested, rec.ports
 		}
 		if !nodeReady(n) {
 			out[i].Taints = append(append([]api.Taint(nil), n.Spec.Taints...), lifecycleTaint(n))
@@ -177,7 +177,8 @@ func (c *Controller) fitNodesLocked() []fit.Node {
 
 // placedByCount reports whether where a pod may go depends on nothing but
 // the nodes' pod counts, so that the fast path (leastLoadedLocked) may
-// place it: it requests nothing, has no nodeSelector or required node
+// place it: it requests nothing (a pod that asks for a host port does not
+// come here), has no nodeSelector or required node
 // affinity, and tolerates nothing the nodes outside the heap carry (it has
 // no tolerations, or every node is in the heap).
 func (c *Controller) placedByCount(pod *api.Pod, req *fit.Resource) bool {

@@ -415,3 +415,38 @@ func toggleReady(c *Controller, name string) {
 	}
 	c.invalidateLoadLocked()
 }
+
+// TestHostPortTakenElsewhere: a pod asking for a host port another pod
+// holds on a node goes to another node, and when every node has it taken
+// it stays Pending with the NodePorts plugin's reason, resolvable (by
+// preemption), until the holder goes. Kubernetes: nodeports' TestNodePorts.
+func TestHostPortTakenElsewhere(t *testing.T) {
+	e := newEnv(t, nodesim.Config{Nodes: 2})
+	hostPort := func(port int32, proto api.Protocol) func(*api.Pod) {
+		return func(p *api.Pod) {
+			p.Spec.Containers[0].Ports = []api.ContainerPort{{ContainerPort: 80, HostPort: port, Protocol: proto}}
+		}
+	}
+	e.createPod("a", hostPort(8080, ""))
+	e.createPod("b", hostPort(8080, api.ProtocolTCP))
+	e.createPod("udp", hostPort(8080, "UDP"))
+	e.settle()
+	a, b := e.pod("a").Spec.NodeName, e.pod("b").Spec.NodeName
+	require.NotEmpty(t, a)
+	require.NotEmpty(t, b)
+	assert.NotEqual(t, a, b, "8080/TCP is taken on a's node")
+	assert.NotEmpty(t, e.pod("udp").Spec.NodeName, "another protocol is another port")
+
+	e.createPod("c", hostPort(8080, ""))
+	e.settle()
+	assert.Empty(t, e.pod("c").Spec.NodeName)
+	cond, _ := conditionOf(e.pod("c"), api.PodScheduled)
+	assert.Equal(t, "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports. "+
+		"preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.", cond.Message)
+
+	e.deletePod("a")
+	e.advance(time.Second)
+	require.True(t, e.podGone("a"))
+	e.settle()
+	assert.Equal(t, a, e.pod("c").Spec.NodeName, "a's port, once it is gone")
+}
