@@ -32,8 +32,13 @@ func (c *Controller) schedule(ctx context.Context, key string, pod *api.Pod) err
 	} else if ports == nil && c.placedByCount(pod, req) {
 		node, ok = c.leastLoadedLocked()
 	}
+	var preemption *candidate
 	if !ok && why == "" {
-		node, ok, why = fit.Schedule(&fit.Pod{Spec: &pod.Spec, Requests: req, HostPorts: ports}, c.fitNodesLocked())
+		fp := &fit.Pod{Spec: &pod.Spec, Requests: req, HostPorts: ports}
+		nodes := c.fitNodesLocked()
+		if node, ok, why = fit.Schedule(fp, nodes); !ok && len(nodes) > 0 {
+			preemption, why = c.failedAllLocked(pod, fp, nodes)
+		}
 	}
 	if ok {
 		c.assumeLocked(key, node, req, ports) // counts against the node until the cache shows the binding
@@ -44,7 +49,14 @@ func (c *Controller) schedule(ctx context.Context, key string, pod *api.Pod) err
 	c.mu.Unlock()
 
 	if !ok {
-		return c.unschedulableFound(ctx, key, pod, why)
+		nominated := ""
+		if preemption != nil {
+			if err := c.preempt(ctx, pod, preemption); err != nil {
+				return err
+			}
+			nominated = preemption.node
+		}
+		return c.unschedulableFound(ctx, key, pod, why, nominated)
 	}
 	_, err := c.binder.Bind(ctx, pod.Metadata.Namespace, pod.Metadata.Name, node)
 	if err != nil {
@@ -69,20 +81,36 @@ func (c *Controller) schedule(ctx context.Context, key string, pod *api.Pod) err
 	return nil
 }
 
+// failedAllLocked runs the preemption postfilter for pod, which fits none
+// of nodes: the candidate whose victims to evict, if preemption helps, and
+// the FailedScheduling message, kube-scheduler's FitError.
+func (c *Controller) failedAllLocked(pod *api.Pod, fp *fit.Pod, nodes []fit.Node) (*candidate, string) {
+	statuses := make([]fit.Status, len(nodes))
+	for i := range nodes {
+		statuses[i] = fit.Filter(fp, &nodes[i])
+	}
+	cand, post := c.postFilter(pod, fp, nodes, statuses)
+	return cand, fit.FitErrorMessage(len(nodes), statuses, post)
+}
+
 // unschedulableFound says why no node takes pod: a FailedScheduling event
-// and the PodScheduled condition, unless the condition says so already.
-// The pod is tried again at any event that may make room or change a
-// node, and, failing those, after a while (unschedulableFlush).
-func (c *Controller) unschedulableFound(ctx context.Context, key string, pod *api.Pod, why string) error {
+// and the PodScheduled condition, and the node preemption nominated it to
+// if it did ("" if not), unless the status says so already. The pod is
+// tried again at any event that may make room or change a node, and,
+// failing those, after a while (unschedulableFlush).
+func (c *Controller) unschedulableFound(ctx context.Context, key string, pod *api.Pod, why, nominated string) error {
 	c.queue.AddAfter(key, unschedulableFlush)
 	if cond, has := conditionOf(pod, api.PodScheduled); has && cond.Status == api.ConditionFalse &&
-		cond.Reason == reasonUnschedulable && cond.Message == why {
+		cond.Reason == reasonUnschedulable && cond.Message == why && (nominated == "" || pod.Status.NominatedNodeName == nominated) {
 		return nil // said so already
 	}
 	c.log.Info("unschedulable", zap.String("pod", key), zap.String("why", why))
 	c.event(ctx, pod, api.EventTypeWarning, "FailedScheduling", why)
 	np := pod.DeepCopy()
 	np.Status.Conditions = setCondition(np.Status.Conditions, api.PodScheduled, api.ConditionFalse, reasonUnschedulable, why, c.clock.Now())
+	if nominated != "" {
+		np.Status.NominatedNodeName = nominated
+	}
 	_, err := c.client.UpdateStatus(ctx, np)
 	if apierrors.IsNotFound(err) {
 		return nil

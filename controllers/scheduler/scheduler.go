@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strconv"
 	"sync"
@@ -176,7 +177,10 @@ func New(cfg Config) (*Controller, error) {
 			}
 		},
 		UpdateFunc: func(oldObj, newObj api.Object) {
-			if key, pending := c.observe(newObj, false); pending {
+			// A pending pod whose status alone changed (the scheduler's
+			// own write, most often) is not tried again for it, as
+			// kube-scheduler's queue ignores such an update (isPodUpdated).
+			if key, pending := c.observe(newObj, false); pending && !statusOnly(oldObj.(*api.Pod), newObj.(*api.Pod)) {
 				c.queue.Add(key)
 			}
 			if finished(newObj.(*api.Pod)) && !finished(oldObj.(*api.Pod)) {
@@ -275,6 +279,18 @@ func (c *Controller) retryUnschedulable() {
 	for _, k := range keys {
 		c.queue.Add(k)
 	}
+}
+
+// statusOnly reports whether new differs from old, both unbound, in its
+// status and resourceVersion alone.
+func statusOnly(old, new *api.Pod) bool {
+	if old.Spec.NodeName != "" || old.Metadata.DeletionTimestamp != nil {
+		return false
+	}
+	o, n := old.Metadata, new.Metadata
+	o.ResourceVersion, n.ResourceVersion = "", ""
+	o.ManagedFields, n.ManagedFields = nil, nil
+	return reflect.DeepEqual(o, n) && reflect.DeepEqual(old.Spec, new.Spec)
 }
 
 func finished(p *api.Pod) bool {
