@@ -91,12 +91,13 @@ func (e *env) settle() {
 // reports whether anything had something to do.
 func (e *env) step() bool {
 	progressed := false
-	for _, inf := range e.f.Informers() {
+	infs := e.f.Informers()
+	for _, inf := range infs {
 		for inf.Reflector().Step(e.ctx) || inf.ProcessOne() {
 			progressed = true
 		}
 	}
-	for _, inf := range e.f.Informers() {
+	for _, inf := range infs {
 		for _, r := range inf.Registrations() {
 			for r.DispatchOne() {
 				progressed = true
