@@ -7,6 +7,7 @@ import (
 	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/controllers/scheduler/fit"
+	"github.com/miniplane/miniplane/informer"
 )
 
 // The kubelet's admission of a pod bound to its node, as far as host
@@ -32,7 +33,7 @@ func (c *Controller) portsRejected(pod *api.Pod) bool {
 	if want == nil {
 		return false
 	}
-	keys, _ := c.podInf.Indexer().IndexKeys(nodeNameIndex, pod.Spec.NodeName)
+	keys, _ := c.podInf.Indexer().IndexKeys(informer.NodeNameIndex, pod.Spec.NodeName)
 	for _, k := range keys {
 		obj, ok := c.podInf.Indexer().Get(k)
 		other, _ := obj.(*api.Pod)

@@ -271,8 +271,8 @@ func New(cfg Config) (*Controller, error) {
 		leaseWake: make(chan struct{}, 1),
 		carriers:  carriers{share: newStatusShare()},
 	}
-	if err := addPodIndex(c.podInf); err != nil {
-		return nil, err
+	if err := informer.AddNodeNameIndex(c.podInf.Indexer()); err != nil {
+		return nil, fmt.Errorf("nodesim: %w", err)
 	}
 	c.pods = informer.NewLister[*api.Pod](c.podInf, apierrors.GroupResource{Resource: client.Pods})
 	cmInf, secretInf, svcInf := cfg.Factory.ForResource(client.ConfigMaps), cfg.Factory.ForResource(client.Secrets), cfg.Factory.ForResource(client.Services)

@@ -58,7 +58,7 @@
 // an update that syncs the pod (checkAndUpdatePod).
 // The decisions are pure functions (nextPodIP, decide and the status
 // builders), so a run on a fake clock is a pure function of the steps
-// taken. The pod cache has an index of pods by node, "nodesim/nodeName".
+// taken. The pod cache has an index of pods by node (informer.NodeNameIndex).
 //
 // What nodesim keeps of a pod is one entry of one map (podState): the pod
 // as the handler last delivered it, which a sync reads instead of the

@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/informer"
 )
 
 // The hooks below are how the simulator and the demo inject faults. Each
@@ -106,7 +107,7 @@ func (c *Controller) NodeUp(ctx context.Context, node string) error {
 
 // enqueueNode queues every cached pod bound to node, in key order.
 func (c *Controller) enqueueNode(node string) {
-	keys, _ := c.podInf.Indexer().IndexKeys(nodeNameIndex, node) // New added the index
+	keys, _ := c.podInf.Indexer().IndexKeys(informer.NodeNameIndex, node) // New added the index
 	for _, k := range keys {
 		c.queue.Add(k)
 	}

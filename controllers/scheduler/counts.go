@@ -1,12 +1,8 @@
 package scheduler
 
 import (
-	"fmt"
-	"sync"
-
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/controllers/scheduler/fit"
-	"github.com/miniplane/miniplane/informer"
 )
 
 // The scheduler counts each node's pods without listing them, as
@@ -224,50 +220,4 @@ func (c *Controller) nodesChanged() {
 	c.nodeList = nil
 	c.invalidateLoadLocked()
 	c.mu.Unlock()
-}
-
-// nodeIndex is this package's index on the shared pod informer: the pods
-// bound to a node, by spec.nodeName, which preemption reads. The name is
-// the package's own, so an index of that name already there was added by
-// another Controller of this package on the same factory.
-const nodeIndex = "scheduler/nodeName"
-
-// nodeNameValues makes the values of nodeIndex, each node's one-element
-// slice made once and shared: the cache indexes a pod at every change of
-// it. mu guards byNode.
-type nodeNameValues struct {
-	mu     sync.Mutex
-	byNode map[string][]string
-}
-
-func (v *nodeNameValues) podNodeName(obj api.Object) []string {
-	p, ok := obj.(*api.Pod)
-	if !ok || p.Spec.NodeName == "" {
-		return nil
-	}
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	vals, ok := v.byNode[p.Spec.NodeName]
-	if !ok {
-		if v.byNode == nil {
-			v.byNode = make(map[string][]string)
-		}
-		vals = []string{p.Spec.NodeName}
-		v.byNode[p.Spec.NodeName] = vals
-	}
-	return vals
-}
-
-// addNodeIndex adds nodeIndex to the pod informer's cache, unless an
-// earlier Controller did.
-func addNodeIndex(inf *informer.Informer) error {
-	x := inf.Indexer()
-	err := x.AddIndexers(map[string]informer.IndexFunc{nodeIndex: new(nodeNameValues).podNodeName})
-	if err == nil {
-		return nil
-	}
-	if _, exists := x.IndexKeys(nodeIndex, ""); exists == nil {
-		return nil
-	}
-	return fmt.Errorf("scheduler: index pods by node: %w", err)
 }

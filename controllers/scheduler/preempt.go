@@ -11,6 +11,7 @@ import (
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/controllers/scheduler/fit"
+	"github.com/miniplane/miniplane/informer"
 )
 
 // Preemption, as kube-scheduler's DefaultPreemption plugin does it
@@ -305,7 +306,7 @@ func (c *Controller) postFilter(pod *api.Pod, fp *fit.Pod, nodes []fit.Node, sta
 
 // podsOn lists the cached pods bound to node, in key order.
 func (c *Controller) podsOn(node string) []*api.Pod {
-	keys, _ := c.podInf.Indexer().IndexKeys(nodeIndex, node)
+	keys, _ := c.podInf.Indexer().IndexKeys(informer.NodeNameIndex, node)
 	slices.Sort(keys)
 	out := make([]*api.Pod, 0, len(keys))
 	for _, k := range keys {

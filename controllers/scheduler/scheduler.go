@@ -162,8 +162,8 @@ func New(cfg Config) (*Controller, error) {
 		nodeRecs:      make(map[string]*nodeRec),
 		unschedulable: make(map[string]bool),
 	}
-	if err := addNodeIndex(c.podInf); err != nil {
-		return nil, err
+	if err := informer.AddNodeNameIndex(c.podInf.Indexer()); err != nil {
+		return nil, fmt.Errorf("scheduler: %w", err)
 	}
 	claimInf := cfg.Factory.ForResource(client.PersistentVolumeClaims)
 	pdbInf := cfg.Factory.ForResource(client.PodDisruptionBudgets)
