@@ -24,26 +24,26 @@ func TestHostPortConflictRejectedAtAdmission(t *testing.T) {
 			p.Spec.Containers[0].Ports = []api.ContainerPort{{ContainerPort: 80, HostPort: 21017}}
 		}
 	}
-	e.createPod("holder", port("node-0"))
+	e.CreatePod("holder", port("node-0"))
 	e.settle()
 	e.advance(time.Second)
-	require.Equal(t, api.PodRunning, e.pod("holder").Status.Phase)
+	require.Equal(t, api.PodRunning, e.Pod("holder").Status.Phase)
 
-	e.createPod("late", port("node-0"))
-	e.createPod("elsewhere", port("node-1"))
+	e.CreatePod("late", port("node-0"))
+	e.CreatePod("elsewhere", port("node-1"))
 	e.settle()
-	late := e.pod("late")
+	late := e.Pod("late")
 	assert.Equal(t, api.PodFailed, late.Status.Phase)
 	assert.Equal(t, "NodePorts", late.Status.Reason)
 	assert.Equal(t, "Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports", late.Status.Message)
 	e.advance(time.Second)
-	assert.Equal(t, api.PodRunning, e.pod("elsewhere").Status.Phase)
+	assert.Equal(t, api.PodRunning, e.Pod("elsewhere").Status.Phase)
 
 	e.deletePod("holder")
 	e.advance(time.Second)
-	require.True(t, e.podGone("holder"))
-	e.createPod("again", port("node-0"))
+	require.True(t, e.PodGone("holder"))
+	e.CreatePod("again", port("node-0"))
 	e.settle()
 	e.advance(time.Second)
-	assert.Equal(t, api.PodRunning, e.pod("again").Status.Phase, "the port is free once its holder is gone")
+	assert.Equal(t, api.PodRunning, e.Pod("again").Status.Phase, "the port is free once its holder is gone")
 }

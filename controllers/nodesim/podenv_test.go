@@ -54,11 +54,11 @@ func TestContainerShowsItsEnvironmentAndVolumes(t *testing.T) {
 		Spec: api.ServiceSpec{ClusterIP: "10.96.0.1", Ports: []api.ServicePort{{Name: "https", Port: 443, Protocol: api.ProtocolTCP, TargetPort: api.FromInt(6443)}}}})
 	require.NoError(t, err)
 	e.createConfigMap("special-config", specialConfig)
-	e.createPod("dapi-test-pod", command(api.RestartPolicyNever, "busybox", "/bin/sh", "-c", "env; ls /etc/config/; cat /etc/config/SPECIAL_LEVEL"),
+	e.CreatePod("dapi-test-pod", command(api.RestartPolicyNever, "busybox", "/bin/sh", "-c", "env; ls /etc/config/; cat /etc/config/SPECIAL_LEVEL"),
 		configVolume("special-config"), envFromKey("SPECIAL_LEVEL_KEY", "special-config", "SPECIAL_LEVEL"))
 	e.settle()
 	e.advance(time.Second)
-	p := e.pod("dapi-test-pod")
+	p := e.Pod("dapi-test-pod")
 	require.Equal(t, api.PodSucceeded, p.Status.Phase)
 	assert.Equal(t, []string{
 		"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
@@ -96,10 +96,10 @@ func TestMissingConfigMapHoldsThePodBack(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := lifeEnv(t)
-			e.createPod("p", command(api.RestartPolicyNever, "busybox", tc.argv...), tc.mutate)
+			e.CreatePod("p", command(api.RestartPolicyNever, "busybox", tc.argv...), tc.mutate)
 			e.settle()
 			e.advance(2 * time.Second)
-			p := e.pod("p")
+			p := e.Pod("p")
 			assert.Equal(t, api.PodPending, p.Status.Phase)
 			require.NotNil(t, status0(p).State.Waiting)
 			assert.Equal(t, tc.wantReason, status0(p).State.Waiting.Reason)
@@ -108,7 +108,7 @@ func TestMissingConfigMapHoldsThePodBack(t *testing.T) {
 			e.createConfigMap("special-config", specialConfig)
 			e.advance(10 * time.Second) // the kubelet tries again, then pulls
 			e.advance(time.Second)
-			assert.Equal(t, api.PodSucceeded, e.pod("p").Status.Phase)
+			assert.Equal(t, api.PodSucceeded, e.Pod("p").Status.Phase)
 			assert.Equal(t, []string{"very"}, e.logText("p", false))
 		})
 	}
@@ -117,10 +117,10 @@ func TestMissingConfigMapHoldsThePodBack(t *testing.T) {
 func TestMissingKeyIsACreateContainerConfigError(t *testing.T) {
 	e := lifeEnv(t)
 	e.createConfigMap("special-config", specialConfig)
-	e.createPod("p", command(api.RestartPolicyNever, "busybox", "env"), envFromKey("X", "special-config", "NOPE"))
+	e.CreatePod("p", command(api.RestartPolicyNever, "busybox", "env"), envFromKey("X", "special-config", "NOPE"))
 	e.settle()
 	e.advance(2 * time.Second)
-	w := status0(e.pod("p")).State.Waiting
+	w := status0(e.Pod("p")).State.Waiting
 	require.NotNil(t, w)
 	assert.Equal(t, "CreateContainerConfigError", w.Reason)
 	assert.Equal(t, "couldn't find key NOPE in ConfigMap default/special-config", w.Message)
@@ -193,13 +193,13 @@ func TestConformanceOutputs(t *testing.T) {
 			_, err := client.For[*api.Secret](e.srv).Create(e.ctx, &api.Secret{Metadata: api.ObjectMeta{Namespace: "default", Name: "sec"},
 				Data: map[string][]byte{"data-1": []byte("value-1")}})
 			require.NoError(t, err)
-			e.createPod("p", func(p *api.Pod) {
+			e.CreatePod("p", func(p *api.Pod) {
 				p.Spec.RestartPolicy = api.RestartPolicyNever
 				p.Spec.Containers[0].Image, p.Spec.Containers[0].Args = tc.image, tc.args
 			}, tc.pod)
 			e.settle()
 			e.advance(time.Second)
-			require.Equal(t, api.PodSucceeded, e.pod("p").Status.Phase)
+			require.Equal(t, api.PodSucceeded, e.Pod("p").Status.Phase)
 			log := e.logText("p", false)
 			for _, want := range tc.want {
 				assert.Contains(t, log, want)
@@ -240,7 +240,7 @@ func TestUpdatesAreReflectedInVolumes(t *testing.T) {
 		{"labels at once", mount(api.VolumeSource{DownwardAPI: &api.DownwardAPIVolumeSource{Items: []api.DownwardAPIVolumeFile{
 			{Path: "labels", FieldRef: &api.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.labels"}}}}}, ""), "/etc/v/labels",
 			func(e *env) {
-				p := e.pod("p").DeepCopy()
+				p := e.Pod("p").DeepCopy()
 				p.Metadata.Labels = map[string]string{"key3": "value3"}
 				_, err := client.For[*api.Pod](e.srv).Update(e.ctx, p)
 				require.NoError(e.t, err)
@@ -254,7 +254,7 @@ func TestUpdatesAreReflectedInVolumes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := lifeEnv(t)
 			e.createConfigMap("cm", map[string]string{"data-1": "value-1"})
-			e.createPod("p", func(p *api.Pod) {
+			e.CreatePod("p", func(p *api.Pod) {
 				p.Metadata.Labels = map[string]string{"app": "p"}
 				p.Spec.Containers[0].Image = agnhost
 				p.Spec.Containers[0].Args = []string{"mounttest", "--break_on_expected_content=false", "--retry_time=600", "--file_content_in_loop=" + tc.file}

@@ -23,12 +23,14 @@ import (
 	"github.com/miniplane/miniplane/controllers/loop"
 	"github.com/miniplane/miniplane/controllers/scheduler"
 	"github.com/miniplane/miniplane/informer"
+	"github.com/miniplane/miniplane/internal/testenv"
 )
 
 // env is the controller over a real API server and real informers, on a
 // fake clock, driven step by step from the test's goroutine, with the
 // scheduler beside it (unless newEnvWithout made it) to bind its pods.
 type env struct {
+	testenv.Pods
 	t     testing.TB
 	ctx   context.Context
 	clk   *clock.Fake
@@ -60,6 +62,7 @@ func newEnvWith(t testing.TB, cfg Config, withScheduler bool) *env {
 	c, err := New(cfg)
 	require.NoError(t, err)
 	e := &env{t: t, ctx: context.Background(), clk: clk, srv: srv, f: f, c: c}
+	e.Pods = testenv.Pods{TB: t, Ctx: e.ctx, Srv: srv}
 	if withScheduler {
 		e.sched, err = scheduler.New(scheduler.Config{
 			Client: srv, Factory: f, Clock: clk, Logger: log, PodsPerNode: cfg.PodsPerNode,
@@ -130,56 +133,23 @@ func (e *env) advance(d time.Duration) {
 	e.settle()
 }
 
-func (e *env) createPod(name string, mutate ...func(*api.Pod)) {
-	e.t.Helper()
-	p := &api.Pod{
-		Metadata: api.ObjectMeta{Namespace: "default", Name: name, Labels: map[string]string{"app": "web"}},
-		Spec:     api.PodSpec{Containers: []api.Container{{Name: "app", Image: "nginx:1.27"}}},
-	}
-	for _, m := range mutate {
-		m(p)
-	}
-	_, err := client.For[*api.Pod](e.srv).Create(e.ctx, p)
-	require.NoError(e.t, err)
-}
-
-func (e *env) pod(name string) *api.Pod {
-	e.t.Helper()
-	p, err := client.For[*api.Pod](e.srv).Get(e.ctx, "default", name)
-	require.NoError(e.t, err)
-	return p
-}
-
-func (e *env) podGone(name string) bool {
-	_, err := client.For[*api.Pod](e.srv).Get(e.ctx, "default", name)
-	return apierrors.IsNotFound(err)
-}
-
 func (e *env) deletePod(name string) {
 	e.t.Helper()
-	_, err := client.For[*api.Pod](e.srv).Delete(e.ctx, "default", name, api.DeleteOptions{})
-	require.NoError(e.t, err)
+	e.DeletePod(name)
 	e.settle() // the kubelet sees it terminating now
-}
-
-func (e *env) node(name string) *api.Node {
-	e.t.Helper()
-	n, err := client.For[*api.Node](e.srv).Get(e.ctx, "", name)
-	require.NoError(e.t, err)
-	return n
 }
 
 // runReady creates pods and brings them to Ready.
 func (e *env) runReady(names ...string) {
 	e.t.Helper()
 	for _, n := range names {
-		e.createPod(n)
+		e.CreatePod(n)
 	}
 	e.settle()
 	e.advance(time.Second)
 	e.advance(time.Second)
 	for _, n := range names {
-		require.True(e.t, api.IsPodReady(e.pod(n)), "%s ready", n)
+		require.True(e.t, api.IsPodReady(e.Pod(n)), "%s ready", n)
 	}
 }
 
@@ -211,16 +181,16 @@ func withReadinessProbe(p *api.Pod) {
 
 func TestPodLifecycleFollowsTheClock(t *testing.T) {
 	e := newEnv(t, Config{})
-	e.createPod("web-1", withReadinessProbe)
+	e.CreatePod("web-1", withReadinessProbe)
 	e.settle()
-	p := e.pod("web-1")
+	p := e.Pod("web-1")
 	require.Equal(t, "node-0", p.Spec.NodeName, "bound")
 	assert.Equal(t, api.PodPending, p.Status.Phase)
 
 	e.advance(999 * time.Millisecond)
-	assert.Equal(t, api.PodPending, e.pod("web-1").Status.Phase, "not before StartDelay")
+	assert.Equal(t, api.PodPending, e.Pod("web-1").Status.Phase, "not before StartDelay")
 	e.advance(time.Millisecond)
-	p = e.pod("web-1")
+	p = e.Pod("web-1")
 	require.Equal(t, api.PodRunning, p.Status.Phase)
 	assert.Equal(t, "10.244.0.2", p.Status.PodIP)
 	assert.Equal(t, "10.0.0.1", p.Status.HostIP)
@@ -228,9 +198,9 @@ func TestPodLifecycleFollowsTheClock(t *testing.T) {
 	assert.False(t, api.IsPodReady(p))
 
 	e.advance(999 * time.Millisecond)
-	assert.False(t, api.IsPodReady(e.pod("web-1")), "not before ReadyDelay")
+	assert.False(t, api.IsPodReady(e.Pod("web-1")), "not before ReadyDelay")
 	e.advance(time.Millisecond)
-	p = e.pod("web-1")
+	p = e.Pod("web-1")
 	assert.True(t, api.IsPodReady(p))
 	assert.True(t, p.Status.ContainerStatuses[0].Ready)
 }
@@ -240,16 +210,16 @@ func TestPodLifecycleFollowsTheClock(t *testing.T) {
 // pod goes Running and Ready in one status write.
 func TestPodWithoutReadinessProbeReadyWhenItRuns(t *testing.T) {
 	e := newEnv(t, Config{})
-	e.createPod("web-1")
+	e.CreatePod("web-1")
 	e.settle()
 	w, err := e.srv.Store().Watch("/registry/pods/", 0) // from now on
 	require.NoError(t, err)
 	defer w.Stop()
 
 	e.advance(999 * time.Millisecond)
-	assert.Equal(t, api.PodPending, e.pod("web-1").Status.Phase, "not before StartDelay")
+	assert.Equal(t, api.PodPending, e.Pod("web-1").Status.Phase, "not before StartDelay")
 	e.advance(time.Millisecond)
-	p := e.pod("web-1")
+	p := e.Pod("web-1")
 	require.Equal(t, api.PodRunning, p.Status.Phase)
 	assert.Equal(t, "10.244.0.2", p.Status.PodIP)
 	assert.True(t, api.IsPodReady(p))
@@ -261,11 +231,11 @@ func TestPodWithoutReadinessProbeReadyWhenItRuns(t *testing.T) {
 	assert.Len(t, writes, 1, "one status write: Running and Ready together")
 
 	// Held not ready by SetPodReady before it starts, it starts not ready.
-	e.createPod("web-2")
+	e.CreatePod("web-2")
 	e.settle()
 	require.NoError(t, e.c.SetPodReady(e.ctx, "default", "web-2", false))
 	e.advance(time.Second)
-	p = e.pod("web-2")
+	p = e.Pod("web-2")
 	require.Equal(t, api.PodRunning, p.Status.Phase)
 	assert.False(t, api.IsPodReady(p))
 }
@@ -275,12 +245,12 @@ func TestGracefulDeletionConfirmedByKubelet(t *testing.T) {
 	e.runReady("web")
 	e.deletePod("web")
 	e.settle()
-	p := e.pod("web")
+	p := e.Pod("web")
 	require.NotNil(t, p.Metadata.DeletionTimestamp, "terminating, grace 30s")
 	e.advance(999 * time.Millisecond)
-	assert.False(t, e.podGone("web"), "not before TerminationDelay")
+	assert.False(t, e.PodGone("web"), "not before TerminationDelay")
 	e.advance(time.Millisecond)
-	assert.True(t, e.podGone("web"), "confirmed with grace 0 at TerminationDelay, no Sweep")
+	assert.True(t, e.PodGone("web"), "confirmed with grace 0 at TerminationDelay, no Sweep")
 }
 
 // syncCounter counts syncs by key (a loop.Observer).
@@ -324,35 +294,35 @@ func TestOwnWritesNotSyncedAgain(t *testing.T) {
 			syncs := &syncCounter{byKey: map[string]int{}}
 			e := newEnv(t, Config{Observer: syncs})
 			if tt.probe {
-				e.createPod("web", withReadinessProbe)
+				e.CreatePod("web", withReadinessProbe)
 			} else {
-				e.createPod("web")
+				e.CreatePod("web")
 			}
 			e.settle()
-			assert.Equal(t, api.PodPending, e.pod("web").Status.Phase)
+			assert.Equal(t, api.PodPending, e.Pod("web").Status.Phase)
 			e.advance(time.Second)
-			assert.Equal(t, api.PodRunning, e.pod("web").Status.Phase)
-			assert.Equal(t, !tt.probe, api.IsPodReady(e.pod("web")))
+			assert.Equal(t, api.PodRunning, e.Pod("web").Status.Phase)
+			assert.Equal(t, !tt.probe, api.IsPodReady(e.Pod("web")))
 			if tt.probe {
 				e.advance(999 * time.Millisecond)
-				assert.False(t, api.IsPodReady(e.pod("web")), "not before ReadyDelay")
+				assert.False(t, api.IsPodReady(e.Pod("web")), "not before ReadyDelay")
 				e.advance(time.Millisecond)
 			}
-			assert.True(t, api.IsPodReady(e.pod("web")))
+			assert.True(t, api.IsPodReady(e.Pod("web")))
 			assert.Equal(t, tt.syncs, syncs.of("default/web"))
 
 			// What happens to it next is seen as before: a crash, a
 			// restart, a deletion.
 			require.NoError(t, e.c.CrashPod(e.ctx, "default", "web"))
 			e.settle()
-			assert.False(t, api.IsPodReady(e.pod("web")))
+			assert.False(t, api.IsPodReady(e.Pod("web")))
 			e.advance(time.Second)
-			assert.Equal(t, int32(1), e.pod("web").Status.ContainerStatuses[0].RestartCount)
+			assert.Equal(t, int32(1), e.Pod("web").Status.ContainerStatuses[0].RestartCount)
 			e.advance(time.Second)
-			assert.True(t, api.IsPodReady(e.pod("web")))
+			assert.True(t, api.IsPodReady(e.Pod("web")))
 			e.deletePod("web")
 			e.advance(time.Second)
-			assert.True(t, e.podGone("web"))
+			assert.True(t, e.PodGone("web"))
 		})
 	}
 }
@@ -377,7 +347,7 @@ func TestGonePodsForgotten(t *testing.T) {
 	}
 	e.advance(time.Second)
 	for _, name := range []string{"web-1", "web-2", "web-3"} {
-		require.True(t, e.podGone(name))
+		require.True(t, e.PodGone(name))
 	}
 	e.c.mu.Lock()
 	defer e.c.mu.Unlock()
@@ -393,22 +363,22 @@ func TestTerminationDelayConfigured(t *testing.T) {
 	e.runReady("web")
 	e.deletePod("web")
 	e.advance(4 * time.Second)
-	assert.False(t, e.podGone("web"))
+	assert.False(t, e.PodGone("web"))
 	e.advance(time.Second)
-	assert.True(t, e.podGone("web"))
+	assert.True(t, e.PodGone("web"))
 }
 
 func TestCrashPodRestarts(t *testing.T) {
 	e := newEnv(t, Config{})
-	e.createPod("web", withReadinessProbe)
+	e.CreatePod("web", withReadinessProbe)
 	e.settle()
 	e.advance(time.Second)
 	e.advance(time.Second)
-	require.True(t, api.IsPodReady(e.pod("web")))
-	before := e.pod("web").Status.ContainerStatuses[0].ContainerID
+	require.True(t, api.IsPodReady(e.Pod("web")))
+	before := e.Pod("web").Status.ContainerStatuses[0].ContainerID
 	require.NoError(t, e.c.CrashPod(e.ctx, "default", "web"))
 	e.settle()
-	p := e.pod("web")
+	p := e.Pod("web")
 	assert.False(t, api.IsPodReady(p))
 	assert.Equal(t, api.PodRunning, p.Status.Phase)
 	cs := p.Status.ContainerStatuses[0]
@@ -417,35 +387,35 @@ func TestCrashPodRestarts(t *testing.T) {
 	assert.Equal(t, int32(1), cs.State.Terminated.ExitCode)
 
 	e.advance(time.Second)
-	p = e.pod("web")
+	p = e.Pod("web")
 	require.NotNil(t, p.Status.ContainerStatuses[0].State.Running, "restarted after StartDelay")
 	assert.NotEqual(t, before, p.Status.ContainerStatuses[0].ContainerID)
 	assert.False(t, api.IsPodReady(p))
 	e.advance(time.Second)
-	assert.True(t, api.IsPodReady(e.pod("web")), "ready again after ReadyDelay")
-	assert.Equal(t, int32(1), e.pod("web").Status.ContainerStatuses[0].RestartCount)
+	assert.True(t, api.IsPodReady(e.Pod("web")), "ready again after ReadyDelay")
+	assert.Equal(t, int32(1), e.Pod("web").Status.ContainerStatuses[0].RestartCount)
 
 	// Without a readiness probe, it is ready again as soon as it runs.
 	e.runReady("bare")
 	require.NoError(t, e.c.CrashPod(e.ctx, "default", "bare"))
 	e.settle()
-	assert.False(t, api.IsPodReady(e.pod("bare")))
+	assert.False(t, api.IsPodReady(e.Pod("bare")))
 	e.advance(time.Second)
-	p = e.pod("bare")
+	p = e.Pod("bare")
 	require.NotNil(t, p.Status.ContainerStatuses[0].State.Running)
 	assert.True(t, api.IsPodReady(p), "restarted and ready in one write")
 }
 
 func TestCrashPodNeverRestartFails(t *testing.T) {
 	e := newEnv(t, Config{})
-	e.createPod("job", func(p *api.Pod) { p.Spec.RestartPolicy = api.RestartPolicyNever })
+	e.CreatePod("job", func(p *api.Pod) { p.Spec.RestartPolicy = api.RestartPolicyNever })
 	e.settle()
 	e.advance(2 * time.Second)
 	require.NoError(t, e.c.CrashPod(e.ctx, "default", "job"))
 	e.settle()
-	assert.Equal(t, api.PodFailed, e.pod("job").Status.Phase)
+	assert.Equal(t, api.PodFailed, e.Pod("job").Status.Phase)
 	e.advance(time.Minute)
-	assert.Equal(t, api.PodFailed, e.pod("job").Status.Phase, "stays failed")
+	assert.Equal(t, api.PodFailed, e.Pod("job").Status.Phase, "stays failed")
 	assert.Error(t, e.c.CrashPod(e.ctx, "default", "job"), "a failed pod cannot crash")
 }
 
@@ -453,7 +423,7 @@ func TestCrashPodNeverRestartFails(t *testing.T) {
 // would crash, and only them (the demo waits on it before crashing a pod).
 func TestRunningIsWhatCrashPodAccepts(t *testing.T) {
 	e := newEnv(t, Config{})
-	e.createPod("web", func(p *api.Pod) { p.Spec.RestartPolicy = api.RestartPolicyNever })
+	e.CreatePod("web", func(p *api.Pod) { p.Spec.RestartPolicy = api.RestartPolicyNever })
 	assert.False(t, e.c.Running("default", "web"), "not yet bound")
 	assert.Error(t, e.c.CrashPod(e.ctx, "default", "web"))
 	assert.False(t, e.c.Running("default", "nope"), "no such pod")
@@ -462,7 +432,7 @@ func TestRunningIsWhatCrashPodAccepts(t *testing.T) {
 	require.True(t, e.c.Running("default", "web"))
 	require.NoError(t, e.c.CrashPod(e.ctx, "default", "web"))
 	e.settle()
-	require.Equal(t, api.PodFailed, e.pod("web").Status.Phase)
+	require.Equal(t, api.PodFailed, e.Pod("web").Status.Phase)
 	assert.False(t, e.c.Running("default", "web"), "failed")
 	assert.Error(t, e.c.CrashPod(e.ctx, "default", "web"))
 }
@@ -472,44 +442,44 @@ func TestSetPodReadyFlips(t *testing.T) {
 	e.runReady("web")
 	require.NoError(t, e.c.SetPodReady(e.ctx, "default", "web", false))
 	e.settle()
-	assert.False(t, api.IsPodReady(e.pod("web")))
+	assert.False(t, api.IsPodReady(e.Pod("web")))
 	e.advance(time.Minute)
-	assert.False(t, api.IsPodReady(e.pod("web")), "held not ready")
+	assert.False(t, api.IsPodReady(e.Pod("web")), "held not ready")
 	require.NoError(t, e.c.SetPodReady(e.ctx, "default", "web", true))
 	e.settle()
-	assert.True(t, api.IsPodReady(e.pod("web")))
+	assert.True(t, api.IsPodReady(e.Pod("web")))
 	assert.Error(t, e.c.SetPodReady(e.ctx, "default", "nope", true))
 }
 
 func TestNodeDownPodsNotReadyThenFailed(t *testing.T) {
 	e := newEnv(t, Config{Nodes: 2})
 	e.runReady("a", "b", "c") // a, c on node-0; b on node-1
-	require.Equal(t, "node-0", e.pod("a").Spec.NodeName)
-	require.Equal(t, "node-1", e.pod("b").Spec.NodeName)
+	require.Equal(t, "node-0", e.Pod("a").Spec.NodeName)
+	require.Equal(t, "node-1", e.Pod("b").Spec.NodeName)
 
 	require.NoError(t, e.c.NodeDown(e.ctx, "node-0"))
 	e.settle()
-	ready, _ := nodeReady(e.node("node-0"))
+	ready, _ := nodeReady(e.Node("node-0"))
 	assert.False(t, ready)
 	for _, n := range []string{"a", "c"} {
-		assert.False(t, api.IsPodReady(e.pod(n)), "%s on the down node", n)
-		assert.Equal(t, api.PodRunning, e.pod(n).Status.Phase)
+		assert.False(t, api.IsPodReady(e.Pod(n)), "%s on the down node", n)
+		assert.Equal(t, api.PodRunning, e.Pod(n).Status.Phase)
 	}
-	assert.True(t, api.IsPodReady(e.pod("b")), "b on the healthy node")
+	assert.True(t, api.IsPodReady(e.Pod("b")), "b on the healthy node")
 
-	e.createPod("d")
+	e.CreatePod("d")
 	e.settle()
-	assert.Equal(t, "node-1", e.pod("d").Spec.NodeName, "a down node takes no pods")
+	assert.Equal(t, "node-1", e.Pod("d").Spec.NodeName, "a down node takes no pods")
 
 	e.advance(29 * time.Second)
-	assert.Equal(t, api.PodRunning, e.pod("a").Status.Phase, "not before the eviction timeout")
+	assert.Equal(t, api.PodRunning, e.Pod("a").Status.Phase, "not before the eviction timeout")
 	e.advance(time.Second)
 	for _, n := range []string{"a", "c"} {
-		p := e.pod(n)
+		p := e.Pod(n)
 		assert.Equal(t, api.PodFailed, p.Status.Phase, n)
 		assert.Equal(t, reasonNodeLost, p.Status.Reason, n)
 	}
-	assert.Equal(t, api.PodRunning, e.pod("b").Status.Phase)
+	assert.Equal(t, api.PodRunning, e.Pod("b").Status.Phase)
 }
 
 func TestNodeUpBeforeTimeoutRecovers(t *testing.T) {
@@ -517,13 +487,13 @@ func TestNodeUpBeforeTimeoutRecovers(t *testing.T) {
 	e.runReady("a")
 	require.NoError(t, e.c.NodeDown(e.ctx, "node-0"))
 	e.advance(10 * time.Second)
-	require.False(t, api.IsPodReady(e.pod("a")))
+	require.False(t, api.IsPodReady(e.Pod("a")))
 	require.NoError(t, e.c.NodeUp(e.ctx, "node-0"))
 	e.settle()
 	e.advance(time.Second)
-	assert.True(t, api.IsPodReady(e.pod("a")))
+	assert.True(t, api.IsPodReady(e.Pod("a")))
 	e.advance(time.Minute)
-	assert.Equal(t, api.PodRunning, e.pod("a").Status.Phase, "never evicted")
+	assert.Equal(t, api.PodRunning, e.Pod("a").Status.Phase, "never evicted")
 }
 
 func TestPodIPsUniquePerNodeAndReused(t *testing.T) {
@@ -531,15 +501,15 @@ func TestPodIPsUniquePerNodeAndReused(t *testing.T) {
 	e.runReady("a", "b", "c", "d") // a, c on node-0; b, d on node-1
 	ips := map[string]string{}
 	for _, n := range []string{"a", "b", "c", "d"} {
-		ips[n] = e.pod(n).Status.PodIP
+		ips[n] = e.Pod(n).Status.PodIP
 	}
 	assert.Equal(t, map[string]string{"a": "10.244.0.2", "b": "10.244.1.2", "c": "10.244.0.3", "d": "10.244.1.3"}, ips)
 
 	e.deletePod("a")
 	e.advance(time.Second)
-	require.True(t, e.podGone("a"))
+	require.True(t, e.PodGone("a"))
 	e.runReady("e") // node-0 now has the fewest pods
-	p := e.pod("e")
+	p := e.Pod("e")
 	assert.Equal(t, "node-0", p.Spec.NodeName)
 	assert.Equal(t, "10.244.0.2", p.Status.PodIP, "a's address reused")
 }
@@ -633,18 +603,18 @@ func TestFailedWriteKeepsTheDelayedWake(t *testing.T) {
 	e := newEnv(t, Config{})
 	fc := &failStatusOnce{Client: e.c.client, pod: "web"}
 	e.c.client = fc
-	e.createPod("web")
+	e.CreatePod("web")
 	e.settle()
 	require.True(t, fc.failed, "the accept was refused")
-	assert.Empty(t, e.pod("web").Status.HostIP)
+	assert.Empty(t, e.Pod("web").Status.HostIP)
 
 	e.advance(10 * time.Millisecond) // the rate-limited retry
-	p := e.pod("web")
+	p := e.Pod("web")
 	require.NotEmpty(t, p.Status.HostIP, "accepted on the retry")
 	assert.Equal(t, api.PodPending, p.Status.Phase)
 
 	e.advance(time.Second)
-	p = e.pod("web")
+	p = e.Pod("web")
 	assert.Equal(t, api.PodRunning, p.Status.Phase, "started StartDelay after it was first seen")
 	assert.True(t, api.IsPodReady(p))
 }
@@ -660,23 +630,23 @@ func TestWakeOutlivesAnEarlierRetry(t *testing.T) {
 	e := newEnv(t, Config{})
 	fc := &failStatusOnce{Client: e.c.client, pod: "web"}
 	e.c.client = fc
-	e.createPod("web")
+	e.CreatePod("web")
 	e.settle()
 	require.True(t, fc.failed, "the accept was refused; its retry is pending")
 
 	// Before the retry, a change to the pod queues it at once: this sync
 	// accepts it and asks to come back at StartDelay.
-	p := e.pod("web").DeepCopy() // the server's copy is shared: never changed in place
+	p := e.Pod("web").DeepCopy() // the server's copy is shared: never changed in place
 	p.Metadata.Labels["touched"] = "yes"
 	_, err := client.For[*api.Pod](e.srv).Update(e.ctx, p)
 	require.NoError(t, err)
 	e.settle()
-	require.NotEmpty(t, e.pod("web").Status.HostIP, "accepted by the sync the change queued")
+	require.NotEmpty(t, e.Pod("web").Status.HostIP, "accepted by the sync the change queued")
 
 	e.advance(10 * time.Millisecond) // the retry: nothing to do but wait
-	assert.Equal(t, api.PodPending, e.pod("web").Status.Phase)
+	assert.Equal(t, api.PodPending, e.Pod("web").Status.Phase)
 	e.advance(time.Second)
-	assert.Equal(t, api.PodRunning, e.pod("web").Status.Phase, "started StartDelay after it was accepted")
+	assert.Equal(t, api.PodRunning, e.Pod("web").Status.Phase, "started StartDelay after it was accepted")
 }
 
 // conflictBindOnce refuses the first binding with 409 Conflict before it is

@@ -12,15 +12,14 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver"
-	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/loop"
 	"github.com/miniplane/miniplane/controllers/nodesim"
 	"github.com/miniplane/miniplane/controllers/scheduler/fit"
 	"github.com/miniplane/miniplane/informer"
+	"github.com/miniplane/miniplane/internal/testenv"
 )
 
 var epoch = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -29,6 +28,7 @@ var epoch = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 // nodesim's kubelets beside it to run what it binds, on a fake clock,
 // driven step by step from the test's goroutine.
 type env struct {
+	testenv.Pods
 	t     testing.TB
 	ctx   context.Context
 	clk   *clock.Fake
@@ -63,6 +63,7 @@ func newEnv(t testing.TB, nc nodesim.Config, cfg ...Config) *env {
 	c, err := New(sc)
 	require.NoError(t, err)
 	e := &env{t: t, ctx: context.Background(), clk: clk, srv: srv, f: f, c: c, nodes: nodes}
+	e.Pods = testenv.Pods{TB: t, Ctx: e.ctx, Srv: srv}
 	require.NoError(t, nodes.EnsureNodes(e.ctx))
 	e.settle()
 	require.True(t, c.HasSynced())
@@ -159,55 +160,22 @@ func (e *env) advance(d time.Duration) {
 	e.settle()
 }
 
-func (e *env) createPod(name string, mutate ...func(*api.Pod)) {
-	e.t.Helper()
-	p := &api.Pod{
-		Metadata: api.ObjectMeta{Namespace: "default", Name: name, Labels: map[string]string{"app": "web"}},
-		Spec:     api.PodSpec{Containers: []api.Container{{Name: "app", Image: "nginx:1.27"}}},
-	}
-	for _, m := range mutate {
-		m(p)
-	}
-	_, err := client.For[*api.Pod](e.srv).Create(e.ctx, p)
-	require.NoError(e.t, err)
-}
-
-func (e *env) pod(name string) *api.Pod {
-	e.t.Helper()
-	p, err := client.For[*api.Pod](e.srv).Get(e.ctx, "default", name)
-	require.NoError(e.t, err)
-	return p
-}
-
-func (e *env) podGone(name string) bool {
-	_, err := client.For[*api.Pod](e.srv).Get(e.ctx, "default", name)
-	return apierrors.IsNotFound(err)
-}
-
 func (e *env) deletePod(name string) {
 	e.t.Helper()
-	_, err := client.For[*api.Pod](e.srv).Delete(e.ctx, "default", name, api.DeleteOptions{})
-	require.NoError(e.t, err)
+	e.DeletePod(name)
 	e.settle()
-}
-
-func (e *env) node(name string) *api.Node {
-	e.t.Helper()
-	n, err := client.For[*api.Node](e.srv).Get(e.ctx, "", name)
-	require.NoError(e.t, err)
-	return n
 }
 
 // runReady creates pods and brings them to Ready.
 func (e *env) runReady(names ...string) {
 	e.t.Helper()
 	for _, n := range names {
-		e.createPod(n)
+		e.CreatePod(n)
 	}
 	e.settle()
 	e.advance(time.Second)
 	for _, n := range names {
-		require.True(e.t, api.IsPodReady(e.pod(n)), "%s ready", n)
+		require.True(e.t, api.IsPodReady(e.Pod(n)), "%s ready", n)
 	}
 }
 

@@ -35,34 +35,34 @@ func priorityClass(name string) func(*api.Pod) {
 func TestPreemptionEvictsTheLeastImportant(t *testing.T) {
 	e := newEnv(t, nodesim.Config{Nodes: 1})
 	e.withPriorityClasses()
-	e.createPod("low-1", requesting("2"), priorityClass("low"))
+	e.CreatePod("low-1", requesting("2"), priorityClass("low"))
 	e.settle()
 	e.advance(time.Second) // low-1 starts first, so it is the more important of the two
-	e.createPod("low-2", requesting("2"), priorityClass("low"))
+	e.CreatePod("low-2", requesting("2"), priorityClass("low"))
 	e.settle()
 	e.advance(time.Second)
-	e.createPod("high", requesting("2"), priorityClass("high"))
+	e.CreatePod("high", requesting("2"), priorityClass("high"))
 	e.settle()
 
-	high := e.pod("high")
+	high := e.Pod("high")
 	assert.Empty(t, high.Spec.NodeName, "bound only once its victim is gone")
 	assert.Equal(t, "node-0", high.Status.NominatedNodeName)
 	cond, _ := conditionOf(high, api.PodScheduled)
 	assert.Equal(t, "0/1 nodes are available: 1 Insufficient cpu.", cond.Message)
 
-	victim := e.pod("low-2")
+	victim := e.Pod("low-2")
 	require.NotNil(t, victim.Metadata.DeletionTimestamp, "low-2 is deleted")
 	dt, ok := conditionOf(victim, conditionDisruptionTarget)
 	require.True(t, ok)
 	assert.Equal(t, api.ConditionTrue, dt.Status)
 	assert.Equal(t, "PreemptionByScheduler", dt.Reason)
 	assert.Equal(t, "default-scheduler: preempting to accommodate a higher priority pod", dt.Message)
-	assert.Equal(t, []string{"Preempted by pod " + string(high.Metadata.UID) + " on node node-0"}, e.eventMessages("low-2", "Preempted"))
-	assert.Nil(t, e.pod("low-1").Metadata.DeletionTimestamp, "one victim is enough")
+	assert.Equal(t, []string{"Preempted by pod " + string(high.Metadata.UID) + " on node node-0"}, e.EventMessages("low-2", "Preempted"))
+	assert.Nil(t, e.Pod("low-1").Metadata.DeletionTimestamp, "one victim is enough")
 
 	e.advance(time.Second)
-	require.True(t, e.podGone("low-2"))
-	assert.Equal(t, "node-0", e.pod("high").Spec.NodeName)
+	require.True(t, e.PodGone("low-2"))
+	assert.Equal(t, "node-0", e.Pod("high").Spec.NodeName)
 }
 
 // TestPreemptionPolicyNever: a pod whose preemptionPolicy is Never evicts
@@ -73,12 +73,12 @@ func TestPreemptionPolicyNever(t *testing.T) {
 	e.withPriorityClasses()
 	_, err := e.srv.Create(e.ctx, &api.PriorityClass{Metadata: api.ObjectMeta{Name: "high-never"}, Value: 100, PreemptionPolicy: ptr(api.PreemptNever)})
 	require.NoError(t, err)
-	e.createPod("low", requesting("3"), priorityClass("low"))
+	e.CreatePod("low", requesting("3"), priorityClass("low"))
 	e.settle()
-	e.createPod("polite", requesting("3"), priorityClass("high-never"))
+	e.CreatePod("polite", requesting("3"), priorityClass("high-never"))
 	e.settle()
-	assert.Nil(t, e.pod("low").Metadata.DeletionTimestamp)
-	p := e.pod("polite")
+	assert.Nil(t, e.Pod("low").Metadata.DeletionTimestamp)
+	p := e.Pod("polite")
 	assert.Empty(t, p.Status.NominatedNodeName)
 	cond, _ := conditionOf(p, api.PodScheduled)
 	assert.Equal(t, "0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never.", cond.Message)
@@ -91,20 +91,20 @@ func TestPreemptionPolicyNever(t *testing.T) {
 func TestPreemptionNotHelpful(t *testing.T) {
 	e := newEnv(t, nodesim.Config{Nodes: 3})
 	e.withPriorityClasses()
-	n := e.node("node-2").DeepCopy()
+	n := e.Node("node-2").DeepCopy()
 	n.Spec.Unschedulable = true
 	_, err := client.For[*api.Node](e.srv).Update(e.ctx, n)
 	require.NoError(t, err)
-	e.createPod("peer", requesting("3"), priorityClass("high"), func(p *api.Pod) { p.Spec.NodeName = "node-0" })
-	e.createPod("small", requesting("1"), priorityClass("low"), func(p *api.Pod) { p.Spec.NodeName = "node-1" })
-	e.createPod("big", requesting("3500m"), priorityClass("high"), func(p *api.Pod) { p.Spec.NodeName = "node-1" })
+	e.CreatePod("peer", requesting("3"), priorityClass("high"), func(p *api.Pod) { p.Spec.NodeName = "node-0" })
+	e.CreatePod("small", requesting("1"), priorityClass("low"), func(p *api.Pod) { p.Spec.NodeName = "node-1" })
+	e.CreatePod("big", requesting("3500m"), priorityClass("high"), func(p *api.Pod) { p.Spec.NodeName = "node-1" })
 	e.settle()
-	e.createPod("high", requesting("2"), priorityClass("high"))
+	e.CreatePod("high", requesting("2"), priorityClass("high"))
 	e.settle()
-	cond, _ := conditionOf(e.pod("high"), api.PodScheduled)
+	cond, _ := conditionOf(e.Pod("high"), api.PodScheduled)
 	assert.Equal(t, "0/3 nodes are available: 1 node(s) were unschedulable, 2 Insufficient cpu. "+
 		"preemption: 0/3 nodes are available: 1 Insufficient cpu, 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.", cond.Message)
-	assert.Nil(t, e.pod("small").Metadata.DeletionTimestamp)
+	assert.Nil(t, e.Pod("small").Metadata.DeletionTimestamp)
 }
 
 // TestPreemptionRespectsBudgets: a pod a PodDisruptionBudget protects is
@@ -116,10 +116,10 @@ func TestPreemptionRespectsBudgets(t *testing.T) {
 	labelled := func(app string) func(*api.Pod) {
 		return func(p *api.Pod) { p.Metadata.Labels = map[string]string{"app": app} }
 	}
-	e.createPod("guarded", requesting("2"), priorityClass("low"), labelled("db"))
+	e.CreatePod("guarded", requesting("2"), priorityClass("low"), labelled("db"))
 	e.settle()
 	e.advance(time.Second)
-	e.createPod("free", requesting("2"), priorityClass("low"), labelled("cache"))
+	e.CreatePod("free", requesting("2"), priorityClass("low"), labelled("cache"))
 	e.settle()
 	e.advance(time.Second)
 	pdb, err := e.srv.Create(e.ctx, &api.PodDisruptionBudget{
@@ -134,10 +134,10 @@ func TestPreemptionRespectsBudgets(t *testing.T) {
 	e.settle()
 	// Without the budget, "free" (started later) would be the victim
 	// anyway: make it the more important one, so the budget decides.
-	e.createPod("high", requesting("2"), priorityClass("high"))
+	e.CreatePod("high", requesting("2"), priorityClass("high"))
 	e.settle()
-	assert.NotNil(t, e.pod("free").Metadata.DeletionTimestamp, "the unprotected pod is evicted")
-	assert.Nil(t, e.pod("guarded").Metadata.DeletionTimestamp)
+	assert.NotNil(t, e.Pod("free").Metadata.DeletionTimestamp, "the unprotected pod is evicted")
+	assert.Nil(t, e.Pod("guarded").Metadata.DeletionTimestamp)
 }
 
 // TestPickCandidate holds the choice among candidate nodes to upstream's

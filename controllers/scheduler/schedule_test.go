@@ -32,7 +32,7 @@ func (b *conflictBindOnce) Bind(ctx context.Context, namespace, name, node strin
 func TestTenPodsSpreadFourThreeThree(t *testing.T) {
 	e := newEnv(t, nodesim.Config{})
 	for i := range 10 {
-		e.createPod("web-" + string(rune('a'+i)))
+		e.CreatePod("web-" + string(rune('a'+i)))
 	}
 	e.settle()
 	count := map[string]int{}
@@ -47,9 +47,9 @@ func TestTenPodsSpreadFourThreeThree(t *testing.T) {
 func TestCapacityRespected(t *testing.T) {
 	e := newEnv(t, nodesim.Config{Nodes: 1, PodsPerNode: 2})
 	e.runReady("a", "b")
-	e.createPod("c")
+	e.CreatePod("c")
 	e.settle()
-	c := e.pod("c")
+	c := e.Pod("c")
 	require.Empty(t, c.Spec.NodeName, "no room")
 	cond, ok := conditionOf(c, api.PodScheduled)
 	require.True(t, ok)
@@ -66,20 +66,20 @@ func TestCapacityRespected(t *testing.T) {
 
 	e.deletePod("a")
 	e.settle()
-	assert.Empty(t, e.pod("c").Spec.NodeName, "a terminating pod still holds its slot")
+	assert.Empty(t, e.Pod("c").Spec.NodeName, "a terminating pod still holds its slot")
 	e.advance(time.Second)
-	require.True(t, e.podGone("a"))
-	assert.Equal(t, "node-0", e.pod("c").Spec.NodeName, "scheduled once a pod is gone")
+	require.True(t, e.PodGone("a"))
+	assert.Equal(t, "node-0", e.Pod("c").Spec.NodeName, "scheduled once a pod is gone")
 }
 
 func TestNodeSelectorRespected(t *testing.T) {
 	e := newEnv(t, nodesim.Config{})
-	e.createPod("pinned", func(p *api.Pod) { p.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": "node-2"} })
-	e.createPod("nowhere", func(p *api.Pod) { p.Spec.NodeSelector = map[string]string{"disk": "ssd"} })
+	e.CreatePod("pinned", func(p *api.Pod) { p.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": "node-2"} })
+	e.CreatePod("nowhere", func(p *api.Pod) { p.Spec.NodeSelector = map[string]string{"disk": "ssd"} })
 	e.settle()
-	assert.Equal(t, "node-2", e.pod("pinned").Spec.NodeName)
-	assert.Empty(t, e.pod("nowhere").Spec.NodeName)
-	cond, ok := conditionOf(e.pod("nowhere"), api.PodScheduled)
+	assert.Equal(t, "node-2", e.Pod("pinned").Spec.NodeName)
+	assert.Empty(t, e.Pod("nowhere").Spec.NodeName)
+	cond, ok := conditionOf(e.Pod("nowhere"), api.PodScheduled)
 	require.True(t, ok)
 	assert.Equal(t, "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.", cond.Message)
 }
@@ -90,29 +90,29 @@ func TestNodeSelectorRespected(t *testing.T) {
 func TestCordonedNodeTakesNoPods(t *testing.T) {
 	e := newEnv(t, nodesim.Config{Nodes: 2})
 	cordon := func(name string, on bool) {
-		n := e.node(name).DeepCopy()
+		n := e.Node(name).DeepCopy()
 		n.Spec.Unschedulable = on
 		_, err := client.For[*api.Node](e.srv).Update(e.ctx, n)
 		require.NoError(t, err)
 		e.settle()
 	}
 	cordon("node-0", true)
-	e.createPod("a")
-	e.createPod("b")
+	e.CreatePod("a")
+	e.CreatePod("b")
 	e.settle()
-	assert.Equal(t, "node-1", e.pod("a").Spec.NodeName)
-	assert.Equal(t, "node-1", e.pod("b").Spec.NodeName)
+	assert.Equal(t, "node-1", e.Pod("a").Spec.NodeName)
+	assert.Equal(t, "node-1", e.Pod("b").Spec.NodeName)
 
 	cordon("node-1", true)
-	e.createPod("c")
+	e.CreatePod("c")
 	e.settle()
-	assert.Empty(t, e.pod("c").Spec.NodeName)
-	cond, ok := conditionOf(e.pod("c"), api.PodScheduled)
+	assert.Empty(t, e.Pod("c").Spec.NodeName)
+	cond, ok := conditionOf(e.Pod("c"), api.PodScheduled)
 	require.True(t, ok)
 	assert.Equal(t, "0/2 nodes are available: 2 node(s) were unschedulable. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.", cond.Message)
 
 	cordon("node-0", false)
-	assert.Equal(t, "node-0", e.pod("c").Spec.NodeName, "retried once a node is uncordoned")
+	assert.Equal(t, "node-0", e.Pod("c").Spec.NodeName, "retried once a node is uncordoned")
 }
 
 // TestRefusedBindingIsRetried: a binding refused with a Conflict is tried
@@ -124,15 +124,15 @@ func TestRefusedBindingIsRetried(t *testing.T) {
 	e := newEnv(t, nodesim.Config{})
 	b := &conflictBindOnce{Binder: e.c.binder}
 	e.c.binder = b
-	e.createPod("web")
+	e.CreatePod("web")
 	e.settle()
 	require.True(t, b.failed, "the first binding was refused")
-	assert.Empty(t, e.pod("web").Spec.NodeName)
+	assert.Empty(t, e.Pod("web").Spec.NodeName)
 
 	e.advance(10 * time.Millisecond) // the rate-limited retry
-	assert.NotEmpty(t, e.pod("web").Spec.NodeName, "bound on the retry")
+	assert.NotEmpty(t, e.Pod("web").Spec.NodeName, "bound on the retry")
 	e.advance(time.Second)
-	assert.Equal(t, api.PodRunning, e.pod("web").Status.Phase)
+	assert.Equal(t, api.PodRunning, e.Pod("web").Status.Phase)
 }
 
 func requesting(cpu string) func(*api.Pod) {
@@ -141,29 +141,14 @@ func requesting(cpu string) func(*api.Pod) {
 	}
 }
 
-// schedulingEvents returns the messages of the scheduler's events of
-// reason about the pod named name.
-func (e *env) eventMessages(name, reason string) []string {
-	e.t.Helper()
-	events, _, err := client.For[*api.Event](e.srv).List(e.ctx, "default", client.ListOptions{})
-	require.NoError(e.t, err)
-	var out []string
-	for _, ev := range events {
-		if ev.InvolvedObject.Name == name && ev.Reason == reason {
-			out = append(out, ev.Message)
-		}
-	}
-	return out
-}
-
 // TestTooBigStaysPendingUntilABigNodeComes: a pod asking for more cpu than
 // any node has stays Pending, says why in its condition and an event,
 // and is scheduled once a node big enough registers.
 func TestTooBigStaysPendingUntilABigNodeComes(t *testing.T) {
 	e := newEnv(t, nodesim.Config{})
-	e.createPod("huge", requesting("1000"))
+	e.CreatePod("huge", requesting("1000"))
 	e.settle()
-	p := e.pod("huge")
+	p := e.Pod("huge")
 	require.Empty(t, p.Spec.NodeName)
 	cond, ok := conditionOf(p, api.PodScheduled)
 	require.True(t, ok)
@@ -171,18 +156,18 @@ func TestTooBigStaysPendingUntilABigNodeComes(t *testing.T) {
 	assert.Equal(t, reasonUnschedulable, cond.Reason)
 	const why = "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."
 	assert.Equal(t, why, cond.Message)
-	assert.Equal(t, []string{why}, e.eventMessages("huge", "FailedScheduling"))
+	assert.Equal(t, []string{why}, e.EventMessages("huge", "FailedScheduling"))
 
-	big := e.node("node-0").DeepCopy()
+	big := e.Node("node-0").DeepCopy()
 	big.Metadata = api.ObjectMeta{Name: "big"}
 	big.Status.Capacity = api.ResourceList{api.ResourceCPU: "1200", api.ResourceMemory: "64Gi", api.ResourcePods: "110"}
 	big.Status.Allocatable = big.Status.Capacity
 	_, err := e.srv.Create(e.ctx, big)
 	require.NoError(t, err)
 	e.settle()
-	assert.Equal(t, "big", e.pod("huge").Spec.NodeName, "retried when a node came")
+	assert.Equal(t, "big", e.Pod("huge").Spec.NodeName, "retried when a node came")
 	e.advance(time.Second)
-	assert.True(t, api.IsPodReady(e.pod("huge")))
+	assert.True(t, api.IsPodReady(e.Pod("huge")))
 }
 
 // TestRequestsAddUp: a node's pods' requests count against it until they
@@ -191,26 +176,26 @@ func TestTooBigStaysPendingUntilABigNodeComes(t *testing.T) {
 func TestRequestsAddUp(t *testing.T) {
 	e := newEnv(t, nodesim.Config{Nodes: 2})
 	for _, name := range []string{"a", "b", "c", "d"} {
-		e.createPod(name, requesting("1500m"))
+		e.CreatePod(name, requesting("1500m"))
 	}
 	e.settle()
 	for _, name := range []string{"a", "b", "c", "d"} {
-		require.NotEmpty(t, e.pod(name).Spec.NodeName, name)
+		require.NotEmpty(t, e.Pod(name).Spec.NodeName, name)
 	}
-	e.createPod("e", requesting("1500m")) // 3 cpu taken on each 4-cpu node
-	e.createPod("small", requesting("1"))
+	e.CreatePod("e", requesting("1500m")) // 3 cpu taken on each 4-cpu node
+	e.CreatePod("small", requesting("1"))
 	e.settle()
-	assert.Empty(t, e.pod("e").Spec.NodeName)
-	cond, _ := conditionOf(e.pod("e"), api.PodScheduled)
+	assert.Empty(t, e.Pod("e").Spec.NodeName)
+	cond, _ := conditionOf(e.Pod("e"), api.PodScheduled)
 	assert.Equal(t, "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.", cond.Message)
-	assert.NotEmpty(t, e.pod("small").Spec.NodeName, "what is left still fits a small pod")
+	assert.NotEmpty(t, e.Pod("small").Spec.NodeName, "what is left still fits a small pod")
 
-	node := e.pod("a").Spec.NodeName
+	node := e.Pod("a").Spec.NodeName
 	e.deletePod("a")
 	e.advance(time.Second)
-	require.True(t, e.podGone("a"))
+	require.True(t, e.PodGone("a"))
 	e.settle()
-	assert.Equal(t, node, e.pod("e").Spec.NodeName, "a's room, once it is gone")
+	assert.Equal(t, node, e.Pod("e").Spec.NodeName, "a's room, once it is gone")
 }
 
 // TestTaintedNodeSkippedUnlessTolerated: a NoSchedule taint keeps pods
@@ -219,7 +204,7 @@ func TestRequestsAddUp(t *testing.T) {
 func TestTaintedNodeSkippedUnlessTolerated(t *testing.T) {
 	e := newEnv(t, nodesim.Config{Nodes: 2})
 	for _, name := range []string{"node-0", "node-1"} {
-		n := e.node(name).DeepCopy()
+		n := e.Node(name).DeepCopy()
 		n.Spec.Taints = []api.Taint{{Key: "dedicated", Value: "gpu", Effect: api.TaintEffectNoSchedule}}
 		if name == "node-1" {
 			n.Spec.Taints[0].Value = "db"
@@ -228,23 +213,23 @@ func TestTaintedNodeSkippedUnlessTolerated(t *testing.T) {
 		require.NoError(t, err)
 	}
 	e.settle()
-	e.createPod("plain")
-	e.createPod("gpu", func(p *api.Pod) {
+	e.CreatePod("plain")
+	e.CreatePod("gpu", func(p *api.Pod) {
 		p.Spec.Tolerations = []api.Toleration{{Key: "dedicated", Operator: api.TolerationOpEqual, Value: "gpu", Effect: api.TaintEffectNoSchedule}}
 	})
 	e.settle()
-	assert.Equal(t, "node-0", e.pod("gpu").Spec.NodeName)
-	assert.Empty(t, e.pod("plain").Spec.NodeName)
-	cond, _ := conditionOf(e.pod("plain"), api.PodScheduled)
+	assert.Equal(t, "node-0", e.Pod("gpu").Spec.NodeName)
+	assert.Empty(t, e.Pod("plain").Spec.NodeName)
+	cond, _ := conditionOf(e.Pod("plain"), api.PodScheduled)
 	assert.Equal(t, "0/2 nodes are available: 1 node(s) had untolerated taint {dedicated: db}, 1 node(s) had untolerated taint {dedicated: gpu}. "+
 		"preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.", cond.Message)
 
-	n := e.node("node-1").DeepCopy() // kubectl taint nodes node-1 dedicated-
+	n := e.Node("node-1").DeepCopy() // kubectl taint nodes node-1 dedicated-
 	n.Spec.Taints = nil
 	_, err := client.For[*api.Node](e.srv).Update(e.ctx, n)
 	require.NoError(t, err)
 	e.settle()
-	assert.Equal(t, "node-1", e.pod("plain").Spec.NodeName, "retried when the taint went")
+	assert.Equal(t, "node-1", e.Pod("plain").Spec.NodeName, "retried when the taint went")
 }
 
 // TestNodeAffinityRequired: required node affinity's expressions and
@@ -260,13 +245,13 @@ func TestNodeAffinityRequired(t *testing.T) {
 			p.Spec.Affinity = &api.Affinity{NodeAffinity: &api.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &api.NodeSelector{NodeSelectorTerms: []api.NodeSelectorTerm{t}}}}
 		}
 	}
-	e.createPod("by-label", term(api.NodeSelectorRequirement{Key: "kubernetes.io/hostname", Operator: "In", Values: []string{"node-1"}}, false))
-	e.createPod("by-name", term(api.NodeSelectorRequirement{Key: "metadata.name", Operator: "In", Values: []string{"node-2"}}, true))
-	e.createPod("nowhere", term(api.NodeSelectorRequirement{Key: "disk", Operator: "Exists"}, false))
+	e.CreatePod("by-label", term(api.NodeSelectorRequirement{Key: "kubernetes.io/hostname", Operator: "In", Values: []string{"node-1"}}, false))
+	e.CreatePod("by-name", term(api.NodeSelectorRequirement{Key: "metadata.name", Operator: "In", Values: []string{"node-2"}}, true))
+	e.CreatePod("nowhere", term(api.NodeSelectorRequirement{Key: "disk", Operator: "Exists"}, false))
 	e.settle()
-	assert.Equal(t, "node-1", e.pod("by-label").Spec.NodeName)
-	assert.Equal(t, "node-2", e.pod("by-name").Spec.NodeName)
-	assert.Empty(t, e.pod("nowhere").Spec.NodeName)
+	assert.Equal(t, "node-1", e.Pod("by-label").Spec.NodeName)
+	assert.Equal(t, "node-2", e.Pod("by-name").Spec.NodeName)
+	assert.Empty(t, e.Pod("nowhere").Spec.NodeName)
 }
 
 // TestDownNodeIsTaintedForTheScheduler: a node that is down carries the
@@ -275,9 +260,9 @@ func TestDownNodeIsTaintedForTheScheduler(t *testing.T) {
 	e := newEnv(t, nodesim.Config{Nodes: 1})
 	require.NoError(t, e.nodes.NodeDown(e.ctx, "node-0"))
 	e.settle()
-	e.createPod("a")
+	e.CreatePod("a")
 	e.settle()
-	cond, _ := conditionOf(e.pod("a"), api.PodScheduled)
+	cond, _ := conditionOf(e.Pod("a"), api.PodScheduled)
 	assert.Equal(t, "0/1 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/unreachable: }. "+
 		"preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.", cond.Message)
 }
@@ -287,11 +272,11 @@ func TestDownNodeIsTaintedForTheScheduler(t *testing.T) {
 // admission would refuse it; nodesim's does not).
 func TestNodeNameBypassesTheScheduler(t *testing.T) {
 	e := newEnv(t, nodesim.Config{})
-	e.createPod("pinned", requesting("1000"), func(p *api.Pod) { p.Spec.NodeName = "node-2" })
+	e.CreatePod("pinned", requesting("1000"), func(p *api.Pod) { p.Spec.NodeName = "node-2" })
 	e.settle()
 	e.advance(time.Second)
-	assert.Equal(t, "node-2", e.pod("pinned").Spec.NodeName)
-	assert.Empty(t, e.eventMessages("pinned", "FailedScheduling"))
+	assert.Equal(t, "node-2", e.Pod("pinned").Spec.NodeName)
+	assert.Empty(t, e.EventMessages("pinned", "FailedScheduling"))
 }
 
 // TestUnschedulableRetriedPeriodically: without any event, a pod that did
@@ -300,15 +285,15 @@ func TestNodeNameBypassesTheScheduler(t *testing.T) {
 func TestUnschedulableRetriedPeriodically(t *testing.T) {
 	syncs := &syncCounter{byKey: map[string]int{}}
 	e := newEnv(t, nodesim.Config{Nodes: 1}, Config{Observer: syncs})
-	e.createPod("huge", requesting("5"))
+	e.CreatePod("huge", requesting("5"))
 	e.settle()
-	require.Empty(t, e.pod("huge").Spec.NodeName)
+	require.Empty(t, e.Pod("huge").Spec.NodeName)
 	before := syncs.of("default/huge")
 	e.advance(unschedulableFlush - time.Second)
 	assert.Equal(t, before, syncs.of("default/huge"), "not yet")
 	e.advance(time.Second)
 	assert.Equal(t, before+1, syncs.of("default/huge"), "tried again")
-	assert.Len(t, e.eventMessages("huge", "FailedScheduling"), 1, "the same verdict is not told twice")
+	assert.Len(t, e.EventMessages("huge", "FailedScheduling"), 1, "the same verdict is not told twice")
 }
 
 // TestLeastLoadedAgreesWithSchedule moves node pod counts at random, takes
@@ -427,26 +412,26 @@ func TestHostPortTakenElsewhere(t *testing.T) {
 			p.Spec.Containers[0].Ports = []api.ContainerPort{{ContainerPort: 80, HostPort: port, Protocol: proto}}
 		}
 	}
-	e.createPod("a", hostPort(8080, ""))
-	e.createPod("b", hostPort(8080, api.ProtocolTCP))
-	e.createPod("udp", hostPort(8080, "UDP"))
+	e.CreatePod("a", hostPort(8080, ""))
+	e.CreatePod("b", hostPort(8080, api.ProtocolTCP))
+	e.CreatePod("udp", hostPort(8080, "UDP"))
 	e.settle()
-	a, b := e.pod("a").Spec.NodeName, e.pod("b").Spec.NodeName
+	a, b := e.Pod("a").Spec.NodeName, e.Pod("b").Spec.NodeName
 	require.NotEmpty(t, a)
 	require.NotEmpty(t, b)
 	assert.NotEqual(t, a, b, "8080/TCP is taken on a's node")
-	assert.NotEmpty(t, e.pod("udp").Spec.NodeName, "another protocol is another port")
+	assert.NotEmpty(t, e.Pod("udp").Spec.NodeName, "another protocol is another port")
 
-	e.createPod("c", hostPort(8080, ""))
+	e.CreatePod("c", hostPort(8080, ""))
 	e.settle()
-	assert.Empty(t, e.pod("c").Spec.NodeName)
-	cond, _ := conditionOf(e.pod("c"), api.PodScheduled)
+	assert.Empty(t, e.Pod("c").Spec.NodeName)
+	cond, _ := conditionOf(e.Pod("c"), api.PodScheduled)
 	assert.Equal(t, "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports. "+
 		"preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.", cond.Message)
 
 	e.deletePod("a")
 	e.advance(time.Second)
-	require.True(t, e.podGone("a"))
+	require.True(t, e.PodGone("a"))
 	e.settle()
-	assert.Equal(t, a, e.pod("c").Spec.NodeName, "a's port, once it is gone")
+	assert.Equal(t, a, e.Pod("c").Spec.NodeName, "a's port, once it is gone")
 }
