@@ -84,20 +84,11 @@ func (e *env) settle() {
 	e.t.Fatal("never settled")
 }
 
-// step runs every informer and handler step there is, then one sync of
-// each controller, and reports whether anything had something to do.
+// step brings the informers up to date (testenv.SyncInformers), then
+// runs one sync of each controller, and reports whether anything had
+// something to do.
 func (e *env) step() bool {
-	progressed := false
-	for _, inf := range e.f.Informers() {
-		for inf.Reflector().Step(e.ctx) || inf.ProcessOne() {
-			progressed = true
-		}
-		for _, r := range inf.Registrations() {
-			for r.DispatchOne() {
-				progressed = true
-			}
-		}
-	}
+	progressed := testenv.SyncInformers(e.ctx, e.f.Informers()...)
 	if e.c.ProcessOne(e.ctx) {
 		progressed = true
 	}
