@@ -314,6 +314,10 @@ type PodStatus struct {
 	Message string `json:"message,omitempty" protobuf:"bytes,3,opt,name=message"`
 	// Reason is a CamelCase reason for the pod's state, e.g. "Evicted".
 	Reason string `json:"reason,omitempty" protobuf:"bytes,4,opt,name=reason"`
+	// NominatedNodeName is the node the scheduler preempted pods on for
+	// this pod, which it waits for while they go; it may still be bound
+	// elsewhere.
+	NominatedNodeName string `json:"nominatedNodeName,omitempty" protobuf:"bytes,11,opt,name=nominatedNodeName"`
 	// HostIP is the primary IP of the node the pod runs on.
 	HostIP string `json:"hostIP,omitempty" protobuf:"bytes,5,opt,name=hostIP"`
 	// HostIPs are all IPs of the node the pod runs on; the first equals HostIP.

@@ -364,7 +364,7 @@ func podFields(o api.Object) map[string]string {
 		"spec.serviceAccountName":  p.Spec.ServiceAccountName,
 		"status.phase":             string(p.Status.Phase),
 		"status.podIP":             p.Status.PodIP,
-		"status.nominatedNodeName": "",
+		"status.nominatedNodeName": p.Status.NominatedNodeName,
 	}
 }
 

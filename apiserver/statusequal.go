@@ -40,7 +40,7 @@ func equalPodStatus(a, b *api.PodStatus) bool {
 	if a == b {
 		return true
 	}
-	return a.Phase == b.Phase && a.Message == b.Message && a.Reason == b.Reason &&
+	return a.Phase == b.Phase && a.Message == b.Message && a.Reason == b.Reason && a.NominatedNodeName == b.NominatedNodeName &&
 		a.HostIP == b.HostIP && a.PodIP == b.PodIP && a.QOSClass == b.QOSClass &&
 		equalSlices(a.Conditions, b.Conditions, equalPodCondition) &&
 		equalSlices(a.HostIPs, b.HostIPs, func(x, y *api.HostIP) bool { return *x == *y }) &&

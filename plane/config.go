@@ -55,8 +55,8 @@ type Config struct {
 	// clean shutdown does; without it, stopping is a crash.
 	ReleaseOnCancel bool
 	// NodeSim tunes the simulated kubelets (their delays); its Client,
-	// Binder, Factory, Clock, Logger, Recorder, Nodes, Scheduler and
-	// NodeLeases are filled in.
+	// Factory, Clock, Logger, Recorders, Nodes and NodeLeases are filled
+	// in. The scheduler beside them is the plane's, on Options.Scheduler.
 	NodeSim nodesim.Config
 
 	// Faults are the API-layer faults to inject in front of the HTTP API

@@ -26,6 +26,7 @@ import (
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/controllers/nodesim"
+	"github.com/miniplane/miniplane/controllers/scheduler"
 	"github.com/miniplane/miniplane/etcdstore"
 	"github.com/miniplane/miniplane/informer"
 )
@@ -49,6 +50,7 @@ type Plane struct {
 	direct    *inmem.Transport // the API without the fault injector
 	faults    *faults.Injector
 	nodes     *nodesim.Controller
+	sched     *scheduler.Controller // nil with --scheduler=none
 	nodeF     *informer.Factory
 	etcd      *etcdstore.Client // nil: the store is in memory
 	insts     []*instance       // empty when every controller is off
@@ -100,7 +102,7 @@ func New(cfg Config) (*Plane, error) {
 		// "default" in every namespace, and a pod create waits for it as
 		// long as kube-apiserver's lookup retries.
 		ServiceAccounts: true, ResourceQuotas: true, PriorityClasses: true, DefaultServiceAccountWait: 2 * time.Second, BootstrapPolicy: true, FlowControl: true,
-		LocalAPIServices: true,
+		LocalAPIServices:     true,
 		Names:                apiserver.NewSeededNames(cfg.Seed), // the same pod names for one seed, whatever the goroutines' timing
 		Logger:               cfg.Logger.Named("apiserver"),
 		CheckMutations:       cfg.CheckMutations,
@@ -126,23 +128,32 @@ func New(cfg Config) (*Plane, error) {
 		return nil, err
 	}
 	nc := cfg.NodeSim
-	nc.Client, nc.Binder, nc.Factory, nc.Clock = p.srv, p.srv, p.nodeF, cfg.Clock
+	nc.Client, nc.Factory, nc.Clock = p.srv, p.nodeF, cfg.Clock
 	nc.Tokens = newKubeletTokens(p.srv, issuer, cfg.Clock).token
 	nc.Logger = cfg.Logger.Named("nodesim")
-	// Each component speaks for itself: the scheduler's events come from
-	// default-scheduler, each kubelet's from kubelet on its node.
+	// Each component speaks for itself: each kubelet's events come from
+	// kubelet on its node, the scheduler's from default-scheduler.
 	nc.Recorders = func(component, host string) *record.EventRecorder {
-		if host == "" {
-			host = component
-		}
 		return record.NewEventRecorder(p.srv, cfg.Clock, component, host)
 	}
 	nc.Nodes = opts.Nodes
 	nc.NodeCPU, nc.NodeMemory = opts.NodeCPU, opts.NodeMemory
-	nc.Scheduler = opts.Scheduler
 	nc.NodeLeases = true // the API server has their namespace (SystemNamespaces)
 	if p.nodes, err = nodesim.New(nc); err != nil {
 		return nil, err
+	}
+	// The scheduler runs beside the kubelets, on their informers, as
+	// kube-scheduler runs beside a cluster's kubelets; --scheduler=none
+	// leaves the pods to another (a real kube-scheduler).
+	if opts.Scheduler != scheduler.None {
+		p.sched, err = scheduler.New(scheduler.Config{
+			Client: p.srv, Factory: p.nodeF, Clock: cfg.Clock, Logger: cfg.Logger,
+			Recorder:    record.NewEventRecorder(p.srv, cfg.Clock, scheduler.Component, scheduler.Component),
+			PodsPerNode: nc.PodsPerNode,
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
 
 	instances := cfg.Instances
@@ -412,6 +423,9 @@ func (p *Plane) Run(ctx context.Context) error {
 		p.registerNodes(ctx)
 		p.nodes.Run(client.WithFieldManager(ctx, "kubelet"), NodeSimWorkers) // its writes' field manager, as the page shows them
 	})
+	if p.sched != nil {
+		wg.Go(func() { p.sched.Run(client.WithFieldManager(ctx, "kube-scheduler"), 1) })
+	}
 	var errMu sync.Mutex
 	var instErr []error
 	for _, in := range p.insts {

@@ -46,7 +46,7 @@ func (p *Plane) readyChecks() []httpapi.HealthChecker {
 // checkInformers passes once nodesim's informers have synced and handed
 // their initial lists to its handlers.
 func (p *Plane) checkInformers() error {
-	if p.nodes.HasSynced() {
+	if p.nodes.HasSynced() && (p.sched == nil || p.sched.HasSynced()) {
 		return nil
 	}
 	var unsynced []string
@@ -131,6 +131,9 @@ func (p *Plane) WriteMetrics(w io.Writer) {
 		}
 	}
 	queues = append(queues, workqueue.Labeled{Labels: `instance="nodesim"`, Metrics: p.nodes.Queue().Metrics()})
+	if p.sched != nil {
+		queues = append(queues, workqueue.Labeled{Labels: `instance="scheduler"`, Metrics: p.sched.Queue().Metrics()})
+	}
 	if err := workqueue.WritePrometheus(w, queues); err != nil {
 		p.log.Debug("writing workqueue metrics", zap.Error(err))
 	}

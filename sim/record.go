@@ -140,7 +140,7 @@ func (c *recordingClient) Delete(ctx context.Context, resource, namespace, name 
 	return out, err
 }
 
-// binder is nodesim's pods/binding writer, traced like the other writes.
+// binder is the scheduler's pods/binding writer, traced like the other writes.
 type binder struct {
 	c   *faultClient
 	rec *recordingClient

@@ -13,6 +13,7 @@ import (
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/nodesim"
+	"github.com/miniplane/miniplane/controllers/scheduler"
 	"github.com/miniplane/miniplane/informer"
 )
 
@@ -53,6 +54,7 @@ type Sim struct {
 	nodes     *nodesim.Controller
 	nodeInfs  []*namedInformer
 	nodeCtrl  *ctrlState
+	schedCtrl *ctrlState // the scheduler's, on nodesim's informers
 	watches   []*simWatch
 	user      *recordingClient
 	lastRev   int64
@@ -117,14 +119,26 @@ func New(ctx context.Context, cfg Config) (*Sim, error) {
 	nodeWrites := &recordingClient{Client: nodeClient, s: s, actor: "nodesim"}
 	nodeFactory := informer.NewFactory(nodeClient, "", s.clock, cfg.Logger.Named("nodesim"))
 	s.nodes, err = nodesim.New(nodesim.Config{
-		Client: nodeWrites, Binder: binder{nodeClient, nodeWrites}, Factory: nodeFactory,
+		Client: nodeWrites, Factory: nodeFactory,
 		Clock: s.clock, Logger: cfg.Logger, Nodes: cfg.Nodes,
 	})
 	if err != nil {
 		return nil, err
 	}
-	s.nodeInfs = informersOf(nodeFactory, "nodesim", []string{client.Nodes, client.Pods, client.ConfigMaps, client.Secrets, client.Services, client.PersistentVolumeClaims})
+	// The scheduler shares the kubelets' informers, as the plane runs it,
+	// and writes as itself.
+	schedClient := &faultClient{s: s, actor: "scheduler"}
+	schedWrites := &recordingClient{Client: schedClient, s: s, actor: "scheduler"}
+	sched, err := scheduler.New(scheduler.Config{
+		Client: schedWrites, Binder: binder{schedClient, schedWrites}, Factory: nodeFactory,
+		Clock: s.clock, Logger: cfg.Logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.nodeInfs = informersOf(nodeFactory, "nodesim", []string{client.Nodes, client.Pods, client.ConfigMaps, client.Secrets, client.Services, client.PersistentVolumeClaims, client.PodDisruptionBudgets})
 	s.nodeCtrl = &ctrlState{name: "nodesim", c: s.nodes, queue: s.nodes.Queue()}
+	s.schedCtrl = &ctrlState{name: "scheduler", c: sched, queue: sched.Queue()}
 	if err := s.nodes.EnsureNodes(ctx); err != nil {
 		return nil, err
 	}
@@ -465,10 +479,11 @@ func (s *Sim) eachInformer(fn func(in *instance, ni *namedInformer)) {
 	}
 }
 
-// eachController calls fn for nodesim (in nil), then for the controllers
+// eachController calls fn for nodesim and the scheduler (in nil), then for the controllers
 // of every up instance.
 func (s *Sim) eachController(fn func(in *instance, c *ctrlState)) {
 	fn(nil, s.nodeCtrl)
+	fn(nil, s.schedCtrl)
 	for _, in := range s.instances {
 		if in.up {
 			for _, c := range in.ctrls {

@@ -1224,6 +1224,7 @@ var apiDocs = map[string]string{
 	"PodStatus.HostIPs":                                      "HostIPs are all IPs of the node the pod runs on; the first equals HostIP.",
 	"PodStatus.InitContainerStatuses":                        "InitContainerStatuses has one entry per init container.",
 	"PodStatus.Message":                                      "Message is a human-readable reason for the pod's state.",
+	"PodStatus.NominatedNodeName":                            "NominatedNodeName is the node the scheduler preempted pods on for this pod, which it waits for while they go; it may still be bound elsewhere.",
 	"PodStatus.Phase":                                        "Phase is the pod's coarse place in its lifecycle.",
 	"PodStatus.PodIP":                                        "PodIP is the pod's primary IP.",
 	"PodStatus.PodIPs":                                       "PodIPs are all the pod's IPs; the first equals PodIP.",

@@ -15,6 +15,7 @@ import (
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/controllers/nodesim"
+	"github.com/miniplane/miniplane/controllers/scheduler"
 	"github.com/miniplane/miniplane/plane"
 	"github.com/miniplane/miniplane/plane/planetest"
 )
@@ -29,7 +30,7 @@ func TestNodeLeasesAndSchedulerNone(t *testing.T) {
 	}
 	opts := manager.DefaultOptions()
 	opts.Nodes = 2
-	opts.Scheduler = nodesim.SchedulerNone
+	opts.Scheduler = scheduler.None
 	p := planetest.Start(t, plane.Config{
 		Listen: "127.0.0.1:0", Options: &opts, Seed: 1,
 		NodeSim: nodesim.Config{StartDelay: 100 * time.Millisecond, ReadyDelay: 100 * time.Millisecond},

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/controllers/nodesim/fit"
 	"github.com/miniplane/miniplane/controllers/replication"
+	"github.com/miniplane/miniplane/controllers/scheduler/fit"
 )
 
 // The taints every daemon pod tolerates, beyond the two fit names. The

@@ -91,7 +91,7 @@
 //
 // It may import api, client, informer and its controllers siblings (loop,
 // workqueue, history, replication's Expectations and IsPodAvailable,
-// deployment's ComputeHash and ClaimAll, nodesim/fit's predicates); writes go through
+// deployment's ComputeHash and ClaimAll, scheduler/fit's predicates); writes go through
 // its Client only. Concurrency: handlers only queue keys; syncs run from
 // the loop's workers, never two at once for one key; the failed-pod
 // back-off is guarded by its mutex.

@@ -7,25 +7,46 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/controllers/nodesim"
+	"github.com/miniplane/miniplane/controllers/scheduler"
 )
 
-// NodeSimDescriptors registers the simulated kubelets and scheduler, which
-// need InitContext.Binder, for this package's tests and benchmarks: an
+// NodeSimDescriptors registers the simulated kubelets and the scheduler
+// (unless Options.Scheduler is scheduler.None), which needs
+// InitContext.Binder, for this package's tests and benchmarks: an
 // unelected Manager running append(DefaultDescriptors(),
 // NodeSimDescriptors()...) is the whole control plane at once. They are
 // not part of kube-controller-manager, and the binaries run them through
 // package plane, once per cluster and outside leader election.
 func NodeSimDescriptors() []Descriptor {
-	return []Descriptor{{Name: NodeSim, Init: initNodeSim}}
+	return []Descriptor{{Name: NodeSim, Init: initNodeSim}, {Name: Scheduler, Init: initScheduler}}
 }
 
-func initNodeSim(ic InitContext) (Controller, int, error) {
+func initScheduler(ic InitContext) (Controller, int, error) {
 	if ic.Binder == nil {
-		return nil, 0, fmt.Errorf("nodesim needs InitContext.Binder (the API server's pods/binding)")
+		return nil, 0, fmt.Errorf("the scheduler needs InitContext.Binder (the API server's pods/binding)")
 	}
-	c, err := nodesim.New(nodesim.Config{
+	c, err := scheduler.New(scheduler.Config{
 		Client: ic.Client, Binder: ic.Binder, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
-		Recorder: ic.recorder("kubelet"), Nodes: ic.Options.Nodes, Scheduler: ic.Options.Scheduler,
+		Recorder: ic.recorder(scheduler.Component),
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	if ic.Options.Scheduler == scheduler.None {
+		return idle{c}, 1, nil
+	}
+	return c, 1, nil
+}
+
+// idle is a controller that does not run: its Run waits for the end.
+type idle struct{ Controller }
+
+func (idle) Run(ctx context.Context, _ int) { <-ctx.Done() }
+
+func initNodeSim(ic InitContext) (Controller, int, error) {
+	c, err := nodesim.New(nodesim.Config{
+		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
+		Recorder: ic.recorder("kubelet"), Nodes: ic.Options.Nodes,
 	})
 	if err != nil {
 		return nil, 0, err

@@ -489,13 +489,13 @@ func TestInstanceEndsWhenControllersFailToStart(t *testing.T) {
 			opts.LeaderElection.LeaderElect = elect
 			in, err := manager.NewInstance(manager.InstanceConfig{
 				Client: srv, Clock: clk, Identity: "cm-0", Options: opts,
-				// nodesim needs a Binder, which an instance does not give.
+				// The scheduler needs a Binder, which an instance does not give.
 				Descriptors: manager.NodeSimDescriptors(),
 			})
 			require.NoError(t, err)
 			err = in.Run(context.Background())
 			require.Error(t, err)
-			assert.Contains(t, err.Error(), "nodesim needs InitContext.Binder")
+			assert.Contains(t, err.Error(), "the scheduler needs InitContext.Binder")
 			assert.Equal(t, elect, in.Elector() != nil)
 		})
 	}

@@ -289,5 +289,8 @@ const (
 	// HorizontalPodAutoscaling keeps autoscalers' targets within their
 	// bounds and says that no metrics can be read.
 	HorizontalPodAutoscaling = "horizontalpodautoscaling"
-	NodeSim = "nodesim"
+	NodeSim                  = "nodesim"
+	// Scheduler is the scheduler (controllers/scheduler), kube-scheduler's
+	// counterpart, run beside the simulated kubelets.
+	Scheduler = "scheduler"
 )

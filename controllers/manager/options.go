@@ -13,6 +13,7 @@ import (
 	"github.com/miniplane/miniplane/controllers/nodesim"
 	"github.com/miniplane/miniplane/controllers/podgc"
 	"github.com/miniplane/miniplane/controllers/resourcequota"
+	"github.com/miniplane/miniplane/controllers/scheduler"
 	"github.com/miniplane/miniplane/election"
 )
 
@@ -81,9 +82,10 @@ type Options struct {
 	// also its allocatable (quantities: "4", "16Gi"); "" means nodesim's
 	// defaults.
 	NodeCPU, NodeMemory string
-	// Scheduler is who binds pending pods: nodesim.SchedulerBuiltin
-	// (nodesim's scheduler; also "") or nodesim.SchedulerNone (another scheduler,
-	// a real kube-scheduler; nodesim's kubelets still run what it binds).
+	// Scheduler is who binds pending pods: scheduler.Builtin
+	// (controllers/scheduler; also "") or scheduler.None (another
+	// scheduler, a real kube-scheduler; nodesim's kubelets still run what
+	// it binds).
 	Scheduler string
 	// LeaderElection configures how an Instance is elected.
 	LeaderElection LeaderElectionOptions
@@ -176,7 +178,7 @@ func DefaultOptions() Options {
 		Nodes:                                   3,
 		NodeCPU:                                 nodesim.DefaultNodeCPU,
 		NodeMemory:                              nodesim.DefaultNodeMemory,
-		Scheduler:                               nodesim.SchedulerBuiltin,
+		Scheduler:                               scheduler.Builtin,
 		LeaderElection: LeaderElectionOptions{
 			LeaderElect:       true,
 			LeaseDuration:     election.DefaultLeaseDuration,
@@ -219,7 +221,7 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.Nodes, "nodes", o.Nodes, "simulated nodes the nodesim controller registers")
 	fs.StringVar(&o.NodeCPU, "node-cpu", o.NodeCPU, "each simulated node's cpu capacity and allocatable, a quantity such as 4 or 3500m")
 	fs.StringVar(&o.NodeMemory, "node-memory", o.NodeMemory, "each simulated node's memory capacity and allocatable, a quantity such as 16Gi")
-	fs.StringVar(&o.Scheduler, "scheduler", o.Scheduler, "who binds pending pods: 'builtin' (nodesim's scheduler) or 'none' (another scheduler, such as kube-scheduler; the simulated kubelets still run the pods it binds)")
+	fs.StringVar(&o.Scheduler, "scheduler", o.Scheduler, "who binds pending pods: 'builtin' (miniplane's scheduler) or 'none' (another scheduler, such as kube-scheduler; the simulated kubelets still run the pods it binds)")
 	le := &o.LeaderElection
 	fs.BoolVar(&le.LeaderElect, "leader-elect", le.LeaderElect, "run the controllers only while this instance holds the leader lease")
 	fs.DurationVar(&le.LeaseDuration, "leader-elect-lease-duration", le.LeaseDuration, "how long other instances wait, after they last saw the leader renew, before they may take the lease")
@@ -285,8 +287,8 @@ func (o Options) Validate(known []string) error {
 	if err := nodesim.CheckNodeSize(o.NodeCPU, o.NodeMemory); err != nil {
 		return err
 	}
-	if o.Scheduler != "" && o.Scheduler != nodesim.SchedulerBuiltin && o.Scheduler != nodesim.SchedulerNone {
-		return fmt.Errorf("--scheduler must be %q or %q, got %q", nodesim.SchedulerBuiltin, nodesim.SchedulerNone, o.Scheduler)
+	if o.Scheduler != "" && o.Scheduler != scheduler.Builtin && o.Scheduler != scheduler.None {
+		return fmt.Errorf("--scheduler must be %q or %q, got %q", scheduler.Builtin, scheduler.None, o.Scheduler)
 	}
 	return o.LeaderElection.Validate()
 }

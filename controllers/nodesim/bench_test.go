@@ -26,7 +26,7 @@ func BenchmarkPodLifecycle(b *testing.B) {
 	for b.Loop() {
 		name := "web-" + strconv.Itoa(i)
 		i++
-		e.createPod(name)
+		e.CreatePod(name)
 		e.settle()
 		e.advance(time.Second) // started, and Ready: no readiness probe
 		_, err := pods.Delete(e.ctx, "default", name, api.DeleteOptions{})
@@ -35,7 +35,7 @@ func BenchmarkPodLifecycle(b *testing.B) {
 		e.advance(time.Second) // the kubelet confirms the deletion
 	}
 	b.StopTimer()
-	require.True(b, e.podGone("web-0"))
+	require.True(b, e.PodGone("web-0"))
 }
 
 // BenchmarkIdleSync is one sync of a pod that is Running and Ready with
@@ -62,7 +62,7 @@ func BenchmarkIdleSyncAmongMany(b *testing.B) {
 	const n = 50000
 	e := newEnv(b, Config{Nodes: n/100 + 1, PodsPerNode: 110})
 	for i := range n {
-		e.createPod("web-" + strconv.Itoa(i))
+		e.CreatePod("web-" + strconv.Itoa(i))
 		if i%500 == 499 {
 			e.settleLong() // within the store's watch window: no relist
 		}

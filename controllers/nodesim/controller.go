@@ -19,7 +19,7 @@ import (
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/loop"
 	"github.com/miniplane/miniplane/controllers/nodesim/container"
-	"github.com/miniplane/miniplane/controllers/nodesim/fit"
+	"github.com/miniplane/miniplane/controllers/scheduler/fit"
 	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/informer"
 )
@@ -32,12 +32,6 @@ type Client interface {
 	Get(ctx context.Context, resource, namespace, name string, opts client.GetOptions) (api.Object, error)
 	UpdateStatus(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error)
 	Delete(ctx context.Context, resource, namespace, name string, opts api.DeleteOptions) (api.Object, error)
-}
-
-// Binder binds a pending pod to a node: the pods/binding subresource.
-// *apiserver.Server satisfies it.
-type Binder interface {
-	Bind(ctx context.Context, namespace, name, node string) (*api.Pod, error)
 }
 
 // Defaults of Config's knobs.
@@ -67,20 +61,16 @@ const MaxNodes = 12 * 256
 type Config struct {
 	// Client is where nodes and pod status are written. Required.
 	Client Client
-	// Binder binds pods; nil means Client, which must then implement it.
-	Binder Binder
 	// Factory gives the shared pod and node informers. Required.
 	Factory *informer.Factory
 	// Clock times every transition. Required.
 	Clock clock.Clock
 	// Logger receives structured logs; nil means none.
 	Logger *zap.Logger
-	// Recorders, if set, makes each component's event recorder, as each
-	// speaks for itself in Kubernetes (an event's source): the scheduler's
-	// (component "default-scheduler", host "") for Scheduled and
-	// FailedScheduling, and each node's kubelet's (component "kubelet",
-	// host the node's name) for the pods on it. It is called once per
-	// component and node.
+	// Recorders, if set, makes each node's kubelet's event recorder
+	// (component "kubelet", host the node's name), as each speaks for
+	// itself in Kubernetes (an event's source). It is called once per
+	// node.
 	Recorders func(component, host string) *record.EventRecorder
 	// Recorder, if set and Recorders is not, records every component's
 	// events.
@@ -126,35 +116,22 @@ type Config struct {
 	// exist. Off by default: the renewals are writes that would change
 	// every recorded run of the simulator.
 	NodeLeases bool
-	// Scheduler is SchedulerBuiltin (the default, also "") or
-	// SchedulerNone, with which nodesim binds no pod and leaves pending
-	// pods to another scheduler (a real kube-scheduler): its kubelets still
-	// run the pods bound to their nodes.
-	Scheduler string
 	// Observer, if set, is told of every sync (loop.Observer).
 	Observer loop.Observer
 }
 
-// The values of Config.Scheduler.
-const (
-	SchedulerBuiltin = "builtin"
-	SchedulerNone    = "none"
-)
-
-// Controller is the simulated scheduler, kubelets and node lifecycle.
+// Controller is the simulated kubelets and node lifecycle.
 type Controller struct {
 	cfg    Config
 	client Client
-	binder Binder
 	clock  clock.Clock
 	log    *zap.Logger
-	rec    *record.EventRecorder // the scheduler's
+	rec    *record.EventRecorder // every kubelet's, unless Config.Recorders
 	queue  *workqueue.Queue[string]
 	loop   *loop.Loop
 
 	podInf, nodeInf *informer.Informer
 	podReg, nodeReg *informer.Registration
-	claimReg        *informer.Registration
 	pods            informer.Lister[*api.Pod]
 	nodes           informer.Lister[*api.Node]
 	// configMaps, secrets and services are what a kubelet reads to hand a
@@ -162,9 +139,6 @@ type Controller struct {
 	configMaps informer.Lister[*api.ConfigMap]
 	secrets    informer.Lister[*api.Secret]
 	services   informer.Lister[*api.Service]
-	// claims are what the scheduler checks a pod's persistentVolumeClaim
-	// volumes against: it binds no pod whose claim is not Bound.
-	claims informer.Lister[*api.PersistentVolumeClaim]
 	// readInfs are their informers, whose caches HasSynced waits for.
 	readInfs []*informer.Informer
 
@@ -172,21 +146,16 @@ type Controller struct {
 	// containers' logs they hold).
 	mu sync.Mutex
 	// state is what nodesim remembers of each pod, by pod key: the pod as
-	// the pod handler last delivered it, where it saw it bound, the
-	// scheduler's binding the cache has not shown yet, and what its kubelet
-	// remembers of it, logs included. One entry holds them all, so that a
+	// the pod handler last delivered it, and what its kubelet remembers of
+	// it, logs included. One entry holds them all, so that a
 	// sync or a delivery looks the pod up once: the map holds every pod,
 	// and each lookup is a cache miss. An entry that holds nothing is
 	// dropped (podState.empty, dropLocked).
 	state map[string]*podState
 	// ips holds nodesim's record of each node, by name (ipam.go): the pod
-	// addresses it handed out there, the node as a sync last read it, and
-	// the count of pods the scheduler holds against it (nodeIPs.pods).
+	// addresses it handed out there, and the node as a sync last read it.
 	// A record is made for every node name a pod was bound to, and kept.
 	ips map[string]*nodeIPs
-	// unschedulable holds the keys of pending pods no node could take; they
-	// are tried again when capacity may have freed up.
-	unschedulable map[string]bool
 	// down holds the nodes taken down by NodeDown, with when.
 	down map[string]time.Time
 	// up holds the nodes brought back by NodeUp whose Ready status the
@@ -196,25 +165,6 @@ type Controller struct {
 	// read at the current count is the cache's while nothing waits for
 	// the handler (nodeLocked).
 	nodeGen uint64
-	// nodeList is the node cache's list as of the node handler's last
-	// delivery, nil when a node event has come since, and nodeFits the
-	// filters' view of each (without its pods); fitBuf is the scheduler's
-	// scratch space. See nodesLocked.
-	nodeList []*api.Node
-	nodeFits []fit.Node
-	fitBuf   []fit.Node
-	// load is a heap of the ready nodes by pod count (nodeIPs.pods), then
-	// name; loadOK false means it is to be rebuilt, and loadGen counts the
-	// rebuilds: a node's record points at its entry of the heap built at
-	// its loadGen. See leastloaded.go.
-	load    loadHeap
-	loadOK  bool
-	loadGen uint64
-	// loadLeftOut counts the nodes the heap leaves out (keepsPodsOff):
-	// a pod with tolerations might go there, so it takes the slow path
-	// while there are any (placedByCount).
-	loadLeftOut int
-
 	// leased holds the nodes whose Lease nodesim has written (guarded by
 	// mu); leaseWake wakes runNodeLeases when a node is added (leases.go).
 	leased    map[string]bool
@@ -241,24 +191,13 @@ type Controller struct {
 
 // podState is what nodesim remembers of one pod: its kubelet's memory of
 // it and its containers' logs, kept until a sync finds the pod gone
-// (forget); the pod as the handler last delivered it and where it saw it
-// bound, kept until the handler sees it gone; and the scheduler's binding,
-// until the handler sees it. Its fields are guarded by mu.
+// (forget); and the pod as the handler last delivered it, kept until the
+// handler sees it gone. Its fields are guarded by mu.
 type podState struct {
 	// key is the pod's key, the one string of it that the handler and
 	// the queue pass around, so that a delivery need not make another.
 	key string
 	kubeletState
-	bound boundPod // the node it is bound to, as last delivered; zero if none (slots.go)
-	// assumed is the node the scheduler bound the pod to while the cache
-	// has not shown the binding yet, so that it counts against that
-	// node's capacity; "" if none (slots.go).
-	assumed string
-	// req is what the pod requests (fit.PodRequests), as counted against
-	// the node it is counted on; nil when it requests nothing. A pod's
-	// requests do not change, so it is worked out when the pod is first
-	// counted somewhere.
-	req *fit.Resource
 	// pod is the pod as the handler last delivered it; nil when it
 	// delivered its deletion, or nothing yet. A sync reads it instead of
 	// the cache when it is sure to be the cache's (keptPodLocked).
@@ -300,7 +239,7 @@ type kubeletState struct {
 
 // empty reports whether st holds nothing but its key: its entry can go.
 func (st *podState) empty() bool {
-	return st.kubeletState == kubeletState{} && st.bound == boundPod{} && st.assumed == "" && st.pod == nil && st.logs.empty()
+	return st.kubeletState == kubeletState{} && st.pod == nil && st.logs.empty()
 }
 
 // New returns a controller whose handlers are registered on the factory's
@@ -309,18 +248,7 @@ func New(cfg Config) (*Controller, error) {
 	if cfg.Client == nil || cfg.Factory == nil || cfg.Clock == nil {
 		return nil, errors.New("nodesim: Config needs a Client, a Factory and a Clock")
 	}
-	binder := cfg.Binder
-	if binder == nil {
-		b, ok := cfg.Client.(Binder)
-		if !ok {
-			return nil, errors.New("nodesim: Config.Client cannot bind pods; set Config.Binder")
-		}
-		binder = b
-	}
 	cfg = withDefaults(cfg)
-	if cfg.Scheduler != SchedulerBuiltin && cfg.Scheduler != SchedulerNone {
-		return nil, fmt.Errorf("nodesim: Config.Scheduler %q: want %q or %q", cfg.Scheduler, SchedulerBuiltin, SchedulerNone)
-	}
 	if _, ok := cfg.Client.(Updater); cfg.NodeLeases && !ok {
 		return nil, errors.New("nodesim: Config.NodeLeases needs a Client that can update objects (Updater)")
 	}
@@ -335,45 +263,40 @@ func New(cfg Config) (*Controller, error) {
 		log = zap.NewNop()
 	}
 	c := &Controller{
-		cfg: cfg, client: cfg.Client, binder: binder, clock: cfg.Clock, log: log.Named("nodesim"), rec: cfg.Recorder,
-		queue:         workqueue.New(workqueue.Config[string]{Name: "nodesim", Clock: cfg.Clock, Metrics: true}),
-		podInf:        cfg.Factory.ForResource(client.Pods),
-		nodeInf:       cfg.Factory.ForResource(client.Nodes),
-		state:         make(map[string]*podState, presize(cfg)),
-		ips:           make(map[string]*nodeIPs),
-		unschedulable: make(map[string]bool),
-		down:          make(map[string]time.Time),
-		up:            make(map[string]bool),
-		leased:        make(map[string]bool),
-		lives:         make(map[string]*podLife),
-		leaseWake:     make(chan struct{}, 1),
-		carriers:      carriers{share: newStatusShare()},
+		cfg: cfg, client: cfg.Client, clock: cfg.Clock, log: log.Named("nodesim"), rec: cfg.Recorder,
+		queue:     workqueue.New(workqueue.Config[string]{Name: "nodesim", Clock: cfg.Clock, Metrics: true}),
+		podInf:    cfg.Factory.ForResource(client.Pods),
+		nodeInf:   cfg.Factory.ForResource(client.Nodes),
+		state:     make(map[string]*podState, presize(cfg)),
+		ips:       make(map[string]*nodeIPs),
+		down:      make(map[string]time.Time),
+		up:        make(map[string]bool),
+		leased:    make(map[string]bool),
+		lives:     make(map[string]*podLife),
+		leaseWake: make(chan struct{}, 1),
+		carriers:  carriers{share: newStatusShare()},
 	}
-	if cfg.Recorders != nil {
-		c.rec = cfg.Recorders("default-scheduler", "")
-	}
-	if err := addPodIndex(c.podInf); err != nil {
-		return nil, err
+	if err := informer.AddNodeNameIndex(c.podInf.Indexer()); err != nil {
+		return nil, fmt.Errorf("nodesim: %w", err)
 	}
 	c.pods = informer.NewLister[*api.Pod](c.podInf, apierrors.GroupResource{Resource: client.Pods})
 	cmInf, secretInf, svcInf := cfg.Factory.ForResource(client.ConfigMaps), cfg.Factory.ForResource(client.Secrets), cfg.Factory.ForResource(client.Services)
-	claimInf := cfg.Factory.ForResource(client.PersistentVolumeClaims)
-	c.readInfs = []*informer.Informer{cmInf, secretInf, svcInf, claimInf}
-	c.claims = informer.NewLister[*api.PersistentVolumeClaim](claimInf, apierrors.GroupResource{Resource: client.PersistentVolumeClaims})
+	c.readInfs = []*informer.Informer{cmInf, secretInf, svcInf}
 	c.configMaps = informer.NewLister[*api.ConfigMap](cmInf, apierrors.GroupResource{Resource: client.ConfigMaps})
 	c.secrets = informer.NewLister[*api.Secret](secretInf, apierrors.GroupResource{Resource: client.Secrets})
 	c.services = informer.NewLister[*api.Service](svcInf, apierrors.GroupResource{Resource: client.Services})
 	c.nodes = informer.NewLister[*api.Node](c.nodeInf, apierrors.GroupResource{Resource: client.Nodes})
 	c.podReg = c.podInf.AddEventHandler(informer.HandlerFuncs{
+		// A pod is the kubelets' once it is bound: until then the
+		// handler only keeps it.
 		AddFunc: func(obj api.Object, _ bool) {
-			c.queue.Add(c.observePod(obj, false))
-		},
-		UpdateFunc: func(oldObj, newObj api.Object) {
-			if key, own := c.observeUpdate(newObj); !own {
+			if key := c.observePod(obj, false); bound(obj) {
 				c.queue.Add(key)
 			}
-			if finished(newObj.(*api.Pod)) && !finished(oldObj.(*api.Pod)) {
-				c.retryUnschedulable() // a finished pod frees its slot
+		},
+		UpdateFunc: func(oldObj, newObj api.Object) {
+			if key, own := c.observeUpdate(newObj); !own && bound(newObj) {
+				c.queue.Add(key)
 			}
 		},
 		DeleteFunc: func(obj any) {
@@ -384,7 +307,6 @@ func New(cfg Config) (*Controller, error) {
 				c.observePodLocked(t.Key, c.state[t.Key], nil)
 				c.mu.Unlock()
 			}
-			c.retryUnschedulable()
 		},
 	}, 0)
 	c.nodeReg = c.nodeInf.AddEventHandler(informer.HandlerFuncs{
@@ -394,7 +316,6 @@ func New(cfg Config) (*Controller, error) {
 				c.wakeNodeLeases() // a kubelet writes its Lease once it has registered
 			}
 			c.enqueueNode(obj.GetObjectMeta().Name) // pods bound before the node was cached
-			c.retryUnschedulable()
 		},
 		UpdateFunc: func(oldObj, newObj api.Object) {
 			c.nodesChanged()
@@ -403,21 +324,8 @@ func New(cfg Config) (*Controller, error) {
 			if oldReady != newReady {
 				c.enqueueNode(newObj.GetObjectMeta().Name) // its pods' fate depends on it
 			}
-			c.retryUnschedulable()
 		},
-		DeleteFunc: func(any) {
-			c.nodesChanged()
-			c.retryUnschedulable()
-		},
-	}, 0)
-	// A claim bound may let a pod that waits on it be scheduled.
-	c.claimReg = claimInf.AddEventHandler(informer.HandlerFuncs{
-		AddFunc: func(api.Object, bool) { c.retryUnschedulable() },
-		UpdateFunc: func(oldObj, newObj api.Object) {
-			if oldObj.(*api.PersistentVolumeClaim).Status.Phase != newObj.(*api.PersistentVolumeClaim).Status.Phase {
-				c.retryUnschedulable()
-			}
-		},
+		DeleteFunc: func(any) { c.nodesChanged() },
 	}, 0)
 	var alongside func(context.Context)
 	if c.cfg.NodeLeases {
@@ -426,8 +334,8 @@ func New(cfg Config) (*Controller, error) {
 	var err error
 	c.loop, err = loop.New(loop.Config{
 		Name: "nodesim", Queue: c.queue, Sync: c.sync, Logger: c.log, Observer: cfg.Observer, Clock: cfg.Clock,
-		Informers: []*informer.Informer{c.podInf, c.nodeInf, cmInf, secretInf, svcInf, claimInf}, Alongside: alongside,
-		StartFields: []zap.Field{zap.String("scheduler", c.cfg.Scheduler), zap.Bool("nodeLeases", c.cfg.NodeLeases)},
+		Informers: []*informer.Informer{c.podInf, c.nodeInf, cmInf, secretInf, svcInf}, Alongside: alongside,
+		StartFields: []zap.Field{zap.Bool("nodeLeases", c.cfg.NodeLeases)},
 		// A simulated kubelet's failed write (a conflict, a fault the
 		// simulator injected) is routine: retried for ever, logged at
 		// Debug.
@@ -453,9 +361,6 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.NodeNamePrefix == "" {
 		cfg.NodeNamePrefix = DefaultNodeNamePrefix
-	}
-	if cfg.Scheduler == "" {
-		cfg.Scheduler = SchedulerBuiltin
 	}
 	if cfg.PodsPerNode == 0 {
 		cfg.PodsPerNode = DefaultPodsPerNode
@@ -506,7 +411,7 @@ func (c *Controller) HasSynced() bool {
 			return false
 		}
 	}
-	return c.podReg.HasSynced() && c.nodeReg.HasSynced() && c.claimReg.HasSynced()
+	return c.podReg.HasSynced() && c.nodeReg.HasSynced()
 }
 
 // ProcessOne is the controller's step: unless ctx is done, it syncs one
@@ -561,22 +466,8 @@ func (c *Controller) observe(obj api.Object, gone bool) (key string, own bool) {
 	return key, own
 }
 
-// retryUnschedulable queues every pod that found no node, in key order.
-func (c *Controller) retryUnschedulable() {
-	c.mu.Lock()
-	if len(c.unschedulable) == 0 {
-		c.mu.Unlock()
-		return // the usual case, at every pod that finishes or goes
-	}
-	keys := sortedKeys(c.unschedulable)
-	c.mu.Unlock()
-	for _, k := range keys {
-		c.queue.Add(k)
-	}
-}
-
-// sync moves the pod under key one step: schedule it, or act as its
-// kubelet once it is bound.
+// sync moves the pod under key one step, as its kubelet, once it is
+// bound.
 func (c *Controller) sync(ctx context.Context, key string) error {
 	if _, _, err := api.SplitKey(key); err != nil {
 		return nil // not a pod key: nothing will ever make it one
@@ -588,9 +479,6 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		c.forgetLocked(key, st) // the kubelet's last sync of a pod: the cache need not be asked
 		c.mu.Unlock()
 		return nil
-	}
-	if pod != nil && pod.Spec.NodeName != "" {
-		delete(c.unschedulable, key) // assumed is cleared by the pod handler, which saw the binding too
 	}
 	c.mu.Unlock()
 	if pod == nil {
@@ -607,16 +495,10 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		c.mu.Lock()
 		st = c.liveLocked(key, st)
 		st.readRV = parseRV(pod.Metadata.ResourceVersion)
-		if pod.Spec.NodeName != "" {
-			delete(c.unschedulable, key)
-		}
 		c.mu.Unlock()
 	}
 	if pod.Spec.NodeName == "" {
-		if c.cfg.Scheduler == SchedulerNone {
-			return nil // another scheduler binds it; the pod handler queues it again then
-		}
-		return c.schedule(ctx, key, st, pod)
+		return nil // the scheduler binds it; the pod handler queues it again then
 	}
 	return c.runPod(ctx, key, st, pod)
 }
@@ -715,13 +597,11 @@ func (c *Controller) forget(key string, st *podState) {
 
 // forgetLocked is forget with mu held.
 func (c *Controller) forgetLocked(key string, st *podState) {
-	delete(c.unschedulable, key)
 	if st == nil || st.dropped {
 		if st = c.state[key]; st == nil {
 			return
 		}
 	}
-	c.deleteAssumedLocked(st)
 	if n := st.ips; st.addr.IsValid() && n != nil {
 		n.free(st, key)
 	}
@@ -738,6 +618,12 @@ func (c *Controller) forgetLocked(key string, st *podState) {
 	if st.empty() {
 		c.dropLocked(st) // else the pod handler drops it when it sees the pod gone
 	}
+}
+
+// bound reports whether obj is a pod bound to a node, or not a pod.
+func bound(obj api.Object) bool {
+	p, ok := obj.(*api.Pod)
+	return !ok || p.Spec.NodeName != ""
 }
 
 func finished(p *api.Pod) bool {

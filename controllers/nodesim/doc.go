@@ -1,25 +1,17 @@
-// Package nodesim is miniplane's simulated kubelet and scheduler, in the
-// spirit of kwok (kubernetes-sigs/kwok): it creates a configurable number of
-// Node objects, binds pending pods to them, gives each pod an IP from its
-// node's range, and moves pods Pending → Running → Ready after delays on the
+// Package nodesim is miniplane's simulated kubelets and node lifecycle, in
+// the spirit of kwok (kubernetes-sigs/kwok): it creates a configurable
+// number of Node objects, gives each pod bound to one an IP from its node's
+// range, and moves pods Pending → Running → Ready after delays on the
 // injected clock. It honours graceful deletion the way a kubelet does, by
-// confirming a terminating pod's deletion (grace 0) once its containers have
-// "stopped", and it offers hooks to crash a pod, flip its readiness, or take
-// a node down.
+// confirming a terminating pod's deletion (grace 0) once its containers
+// have "stopped", and it offers hooks to crash a pod, flip its readiness,
+// or take a node down. Pods are bound to its nodes by the scheduler
+// (controllers/scheduler, kube-scheduler's counterpart) or by another
+// (a real kube-scheduler, with the plane's --scheduler=none); a pod is
+// nodesim's once it is bound. NoExecute taints evict running pods through
+// controllers/tainteviction, as kube-controller-manager's do.
 //
-// It mirrors three Kubernetes pieces, each reduced to its essentials:
-//   - kube-scheduler: a pending pod is bound (pods/binding) to the node
-//     with the fewest pods, ties by name, among those that pass
-//     kube-scheduler's default filters (package fit: cordons, NoSchedule
-//     and NoExecute taints, a down node's unreachable or not-ready taint,
-//     nodeSelector and required node affinity, the pod count and resource
-//     requests); when none fits the pod stays Pending with
-//     PodScheduled=False reason Unschedulable and a FailedScheduling event
-//     worded as kube-scheduler's, and is tried again when a pod finishes or
-//     goes away or a node changes, and after 5 minutes. A pod that
-//     requests nothing and asks for no node takes a fast path
-//     (leastloaded.go). NoExecute taints evict running pods through
-//     controllers/tainteviction, as kube-controller-manager's do.
+// It mirrors two Kubernetes pieces, each reduced to its essentials:
 //   - the kubelet: it accepts a bound pod at once (phase Pending, hostIP,
 //     containers ContainerCreating), starts its containers after StartDelay
 //     (phase Running, pod IP), restarts crashed containers, and deletes a
@@ -39,8 +31,7 @@
 //     nothing (it confirms no deletions; the API server's Sweep removes
 //     terminating pods there when their grace period ends).
 //
-// With Config.Scheduler SchedulerNone the first piece is off: another
-// scheduler binds the pods, and the kubelets run what it binds. With
+// With
 // Config.NodeLeases the kubelets also keep a Lease per node that is up in
 // kube-node-lease, renewed every 10s (leases.go), their heartbeat in
 // Kubernetes; it is off by default because every renewal is a write that
@@ -65,19 +56,15 @@
 // the sync it would cause has nothing to do (kubelet.go, foresee): a real
 // kubelet's pod config takes a change of status alone for a reconcile, not
 // an update that syncs the pod (checkAndUpdatePod).
-// The decisions are pure functions (chooseNode, nextPodIP, decide and the
-// status builders), so a run on a fake clock is a pure function of the
-// steps taken. The scheduler
-// lists no pods: the pod handler keeps each node's count (slots.go), so
-// placing a pod costs O(nodes), whatever the number of pods; the pod cache
-// has an index of pods by node, "nodesim/nodeName".
+// The decisions are pure functions (nextPodIP, decide and the status
+// builders), so a run on a fake clock is a pure function of the steps
+// taken. The pod cache has an index of pods by node (informer.NodeNameIndex).
 //
 // What nodesim keeps of a pod is one entry of one map (podState): the pod
 // as the handler last delivered it, which a sync reads instead of the
 // cache whenever that is the cache's pod (keptPodLocked), as the kubelet's
-// pod manager keeps the pods its sources delivered; where it is bound; the
-// scheduler's binding the cache has not shown yet; the kubelet's memory of
-// it; and its containers' logs. A sync looks the pod up once.
+// pod manager keeps the pods its sources delivered; the kubelet's memory
+// of it; and its containers' logs. A sync looks the pod up once.
 //
 // The statuses the kubelets write are handed over to the server
 // (client.Handover) and made of immutable pieces, shared with the pod's old
@@ -92,8 +79,8 @@
 // is tried again every 10s.
 //
 // The package imports api, client, informer, controllers/workqueue,
-// controllers/loop, controllers/nodesim/container, controllers/nodesim/fit,
-// controllers/nodesim/podenv, clock and zap. Controller is safe for concurrent use: one mutex
+// controllers/loop, controllers/nodesim/container, controllers/nodesim/podenv,
+// controllers/scheduler/fit (quantities), clock and zap. Controller is safe for concurrent use: one mutex
 // guards its in-memory state, and the workqueue guarantees that a pod's key
 // is synced by one worker at a time.
 package nodesim

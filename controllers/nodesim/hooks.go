@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/informer"
 )
 
 // The hooks below are how the simulator and the demo inject faults. Each
@@ -83,7 +84,6 @@ func (c *Controller) NodeDown(ctx context.Context, node string) error {
 		c.down[node] = c.clock.Now()
 	}
 	delete(c.up, node)
-	c.invalidateLoadLocked()
 	c.mu.Unlock()
 	c.log.Info("node down", zap.String("node", node))
 	c.enqueueNode(node)
@@ -99,17 +99,15 @@ func (c *Controller) NodeUp(ctx context.Context, node string) error {
 	c.mu.Lock()
 	delete(c.down, node)
 	c.up[node] = true
-	c.invalidateLoadLocked()
 	c.mu.Unlock()
 	c.log.Info("node up", zap.String("node", node))
 	c.enqueueNode(node)
-	c.retryUnschedulable()
 	return nil
 }
 
 // enqueueNode queues every cached pod bound to node, in key order.
 func (c *Controller) enqueueNode(node string) {
-	keys, _ := c.podInf.Indexer().IndexKeys(nodeNameIndex, node) // New added the index
+	keys, _ := c.podInf.Indexer().IndexKeys(informer.NodeNameIndex, node) // New added the index
 	for _, k := range keys {
 		c.queue.Add(k)
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/client/record"
-	"github.com/miniplane/miniplane/controllers/nodesim/fit"
 )
 
 // errRangeFull says a node's pod range has no address left.
@@ -87,17 +86,6 @@ type nodeIPs struct {
 	ready      bool
 	readySince time.Time
 	hostIP     string
-	// pods counts the pods bound to the node as the pod handler last
-	// delivered them (podState.bound) that have not finished, plus the
-	// pods assumed there not seen bound so: the pods the scheduler counts
-	// against the node, kept so that it lists no pods (slots.go). load is
-	// the node's entry in the scheduler's heap if it has one and the heap
-	// is the one built at loadGen (leastloaded.go).
-	pods    int
-	load    *loadEntry
-	loadGen uint64
-	// requested is what those pods request in all (podState.req).
-	requested fit.Resource
 	// events is the node's kubelet's event recorder, when each has its
 	// own (kubeletRecorderLocked).
 	events *record.EventRecorder

@@ -24,7 +24,7 @@ import (
 // read from their records (nodeLocked), whose readiness the record keeps
 // is the node's, and so is its host IP; that a pod a sync would take for
 // gone without asking the cache (knownGoneLocked) is not in the cache; and
-// that the scheduler's counts are a recount's (checkCounts). It returns a
+// that the state keeps its invariants (checkState). It returns a
 // trace of the pods as the API server holds them after each step, then
 // the events written.
 func keptRun(t *testing.T, seed uint64, readCache bool) (trace []string, fast, slow, gone int) {
@@ -45,9 +45,14 @@ func keptRun(t *testing.T, seed uint64, readCache bool) (trace []string, fast, s
 				inf.ProcessOne()
 			}
 		case n == 4:
-			e.c.podReg.DispatchOne()
-			e.c.nodeReg.DispatchOne()
-		case n < 7:
+			for _, inf := range e.f.Informers() {
+				for _, r := range inf.Registrations() {
+					r.DispatchOne()
+				}
+			}
+		case n == 5:
+			e.sched.ProcessOne(e.ctx)
+		case n == 6:
 			e.c.ProcessOne(e.ctx)
 		case n == 7:
 			e.clk.Step(300 * time.Millisecond)
@@ -106,7 +111,7 @@ func keptRun(t *testing.T, seed uint64, readCache bool) (trace []string, fast, s
 			require.Same(t, cached, rec.node, "seed %d: node %s kept is the cache's", seed, name)
 		}
 		e.c.mu.Unlock()
-		e.checkCounts()
+		e.checkState()
 		list, _, err := pods.List(e.ctx, "default", client.ListOptions{})
 		require.NoError(t, err)
 		step := ""

@@ -55,6 +55,10 @@ func (c *Controller) runPod(ctx context.Context, key string, st *podState, pod *
 	}
 	hip := rec.hostIPOf(node) // read under mu, as the record is
 	krec := c.kubeletRecorderLocked(rec)
+	if !facts.NodeDown && c.portsRejected(pod) {
+		c.mu.Unlock()
+		return c.rejectPorts(ctx, pod, hip, krec)
+	}
 	if onLifePath(&st.kubeletState, pod, facts) {
 		c.mu.Unlock()
 		return c.runLife(ctx, key, st, pod, node, facts, hip, krec)

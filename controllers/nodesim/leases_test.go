@@ -42,7 +42,7 @@ func TestNodeLeasesCreatedAsKubeletsDo(t *testing.T) {
 		assert.Equal(t, int32(40), *l.Spec.LeaseDurationSeconds)
 		require.NotNil(t, l.Spec.RenewTime)
 		assert.True(t, l.Spec.RenewTime.Time.Equal(epoch), "renewTime %v", l.Spec.RenewTime.Time)
-		assert.Equal(t, []api.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: name, UID: e.node(name).Metadata.UID}},
+		assert.Equal(t, []api.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: name, UID: e.Node(name).Metadata.UID}},
 			l.Metadata.OwnerReferences)
 	}
 }
@@ -78,13 +78,13 @@ func TestNodeLeasesNeedTheirNamespace(t *testing.T) {
 	assert.Empty(t, leases)
 }
 
-// TestSchedulerNone: nodesim binds nothing, but its kubelets run what
-// another scheduler binds.
-func TestSchedulerNone(t *testing.T) {
-	e := newEnv(t, Config{Nodes: 2, Scheduler: SchedulerNone})
-	e.createPod("web")
+// TestKubeletsRunWhatAnotherBinds: without a scheduler no pod is bound,
+// and the kubelets run what another binds.
+func TestKubeletsRunWhatAnotherBinds(t *testing.T) {
+	e := newEnvWith(t, Config{Nodes: 2}, false)
+	e.CreatePod("web")
 	e.advance(time.Minute)
-	p := e.pod("web")
+	p := e.Pod("web")
 	assert.Empty(t, p.Spec.NodeName)
 	assert.Equal(t, api.PodPending, p.Status.Phase)
 
@@ -92,7 +92,7 @@ func TestSchedulerNone(t *testing.T) {
 	require.NoError(t, err)
 	e.settle()
 	e.advance(DefaultStartDelay)
-	p = e.pod("web")
+	p = e.Pod("web")
 	assert.Equal(t, "node-1", p.Spec.NodeName)
 	assert.Equal(t, api.PodRunning, p.Status.Phase)
 	var ready api.ConditionStatus
@@ -102,17 +102,6 @@ func TestSchedulerNone(t *testing.T) {
 		}
 	}
 	assert.Equal(t, api.ConditionTrue, ready)
-}
-
-func TestConfigSchedulerRefusesUnknown(t *testing.T) {
-	_, err := New(Config{Client: nil})
-	require.Error(t, err)
-	e := newEnv(t, Config{Nodes: 1})
-	cfg := e.c.cfg
-	cfg.Scheduler = "default-scheduler"
-	_, err = New(cfg)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), `"default-scheduler"`)
 }
 
 // TestRunNodeLeasesOnTheClock runs the renewal loop as Run does: Leases at

@@ -28,7 +28,7 @@ func command(policy api.RestartPolicy, image string, argv ...string) func(*api.P
 
 func (e *env) logText(name string, previous bool) []string {
 	e.t.Helper()
-	l, err := e.c.ContainerLog(e.pod(name), "app", previous, 0)
+	l, err := e.c.ContainerLog(e.Pod(name), "app", previous, 0)
 	require.NoError(e.t, err)
 	var out []string
 	for _, line := range l.Lines {
@@ -56,11 +56,11 @@ func status0(p *api.Pod) api.ContainerStatus { return p.Status.ContainerStatuses
 
 func TestEchoNeverSucceeds(t *testing.T) {
 	e := lifeEnv(t)
-	e.createPod("hello", command(api.RestartPolicyNever, "busybox", "echo", "hello", "world"))
+	e.CreatePod("hello", command(api.RestartPolicyNever, "busybox", "echo", "hello", "world"))
 	e.settle()
-	assert.Equal(t, api.PodPending, e.pod("hello").Status.Phase)
+	assert.Equal(t, api.PodPending, e.Pod("hello").Status.Phase)
 	e.advance(time.Second) // pulled, started, and done
-	p := e.pod("hello")
+	p := e.Pod("hello")
 	require.Equal(t, api.PodSucceeded, p.Status.Phase)
 	term := status0(p).State.Terminated
 	require.NotNil(t, term)
@@ -77,20 +77,20 @@ func TestEchoNeverSucceeds(t *testing.T) {
 	assert.Contains(t, evs, "kubelet/node-0 Created: Created container app")
 	assert.Contains(t, evs, "kubelet/node-0 Started: Started container app")
 	e.advance(time.Hour)
-	assert.Equal(t, api.PodSucceeded, e.pod("hello").Status.Phase, "a finished pod stays so")
+	assert.Equal(t, api.PodSucceeded, e.Pod("hello").Status.Phase, "a finished pod stays so")
 }
 
 func TestExitThreeFails(t *testing.T) {
 	e := lifeEnv(t)
-	e.createPod("bad", command(api.RestartPolicyNever, "busybox", "sh", "-c", "echo failing; sleep 5; exit 3"))
+	e.CreatePod("bad", command(api.RestartPolicyNever, "busybox", "sh", "-c", "echo failing; sleep 5; exit 3"))
 	e.settle()
 	e.advance(time.Second)
-	p := e.pod("bad")
+	p := e.Pod("bad")
 	assert.Equal(t, api.PodRunning, p.Status.Phase)
 	assert.True(t, api.IsPodReady(p), "ready while it runs")
 	assert.Equal(t, []string{"failing"}, e.logText("bad", false))
 	e.advance(5 * time.Second)
-	p = e.pod("bad")
+	p = e.Pod("bad")
 	require.Equal(t, api.PodFailed, p.Status.Phase)
 	term := status0(p).State.Terminated
 	require.NotNil(t, term)
@@ -103,10 +103,10 @@ func TestExitThreeFails(t *testing.T) {
 // in between, and its previous run's log stays readable.
 func TestCrashLoopBacksOff(t *testing.T) {
 	e := lifeEnv(t)
-	e.createPod("loop", command(api.RestartPolicyAlways, "busybox", "sh", "-c", "echo oops; exit 1"))
+	e.CreatePod("loop", command(api.RestartPolicyAlways, "busybox", "sh", "-c", "echo oops; exit 1"))
 	e.settle()
 	e.advance(time.Second) // started, exited, restarted at once, exited again
-	p := e.pod("loop")
+	p := e.Pod("loop")
 	cs := status0(p)
 	assert.Equal(t, api.PodRunning, p.Status.Phase)
 	assert.Equal(t, int32(1), cs.RestartCount)
@@ -125,7 +125,7 @@ func TestCrashLoopBacksOff(t *testing.T) {
 		backoff  string
 	}{{9 * time.Second, 1, "10s"}, {time.Second, 2, "20s"}, {19 * time.Second, 2, "20s"}, {time.Second, 3, "40s"}, {40 * time.Second, 4, "1m20s"}} {
 		e.advance(step.wait)
-		cs = status0(e.pod("loop"))
+		cs = status0(e.Pod("loop"))
 		assert.Equal(t, step.restarts, cs.RestartCount, "after %v", step.wait)
 		require.NotNil(t, cs.State.Waiting)
 		assert.Contains(t, cs.State.Waiting.Message, "back-off "+step.backoff+" ")
@@ -135,10 +135,10 @@ func TestCrashLoopBacksOff(t *testing.T) {
 
 func TestMissingImageBacksOff(t *testing.T) {
 	e := lifeEnv(t)
-	e.createPod("ghost", command(api.RestartPolicyAlways, "nginx:does-not-exist"))
+	e.CreatePod("ghost", command(api.RestartPolicyAlways, "nginx:does-not-exist"))
 	e.settle()
 	e.advance(time.Second) // the pull fails
-	p := e.pod("ghost")
+	p := e.Pod("ghost")
 	assert.Equal(t, api.PodPending, p.Status.Phase)
 	w := status0(p).State.Waiting
 	require.NotNil(t, w)
@@ -146,28 +146,28 @@ func TestMissingImageBacksOff(t *testing.T) {
 	assert.Contains(t, w.Message, "not found")
 	assert.NotEmpty(t, p.Status.PodIP, "the sandbox has its IP")
 	e.advance(time.Second)
-	w = status0(e.pod("ghost")).State.Waiting
+	w = status0(e.Pod("ghost")).State.Waiting
 	require.NotNil(t, w)
 	assert.Equal(t, "ImagePullBackOff", w.Reason)
 	assert.Equal(t, `Back-off pulling image "nginx:does-not-exist"`, w.Message)
 	e.advance(9 * time.Second) // 10s after the failure: pulls again, for 1s
-	assert.Equal(t, "ImagePullBackOff", status0(e.pod("ghost")).State.Waiting.Reason)
+	assert.Equal(t, "ImagePullBackOff", status0(e.Pod("ghost")).State.Waiting.Reason)
 	e.advance(time.Second)
-	assert.Equal(t, "ErrImagePull", status0(e.pod("ghost")).State.Waiting.Reason)
+	assert.Equal(t, "ErrImagePull", status0(e.Pod("ghost")).State.Waiting.Reason)
 	evs := e.events("ghost")
 	assert.Contains(t, evs, "kubelet/node-0 Failed: Error: ErrImagePull")
 	assert.Contains(t, evs, `kubelet/node-0 BackOff: Back-off pulling image "nginx:does-not-exist"`)
 	assert.Contains(t, evs, "kubelet/node-0 Failed: Error: ImagePullBackOff")
 
-	_, err := e.c.ContainerLog(e.pod("ghost"), "app", false, 0)
+	_, err := e.c.ContainerLog(e.Pod("ghost"), "app", false, 0)
 	assert.ErrorContains(t, err, "is waiting to start: ErrImagePull")
 }
 
 func TestNeverPullPolicyWithoutTheImage(t *testing.T) {
 	e := lifeEnv(t)
-	e.createPod("local", command(api.RestartPolicyAlways, "busybx"), func(p *api.Pod) { p.Spec.Containers[0].ImagePullPolicy = api.PullNever })
+	e.CreatePod("local", command(api.RestartPolicyAlways, "busybx"), func(p *api.Pod) { p.Spec.Containers[0].ImagePullPolicy = api.PullNever })
 	e.settle()
-	w := status0(e.pod("local")).State.Waiting
+	w := status0(e.Pod("local")).State.Waiting
 	require.NotNil(t, w)
 	assert.Equal(t, "ErrImageNeverPull", w.Reason)
 	assert.Equal(t, `Container image "busybx" is not present with pull policy of Never`, w.Message)
@@ -175,10 +175,10 @@ func TestNeverPullPolicyWithoutTheImage(t *testing.T) {
 
 func TestUnknownCommandRunsUntilStopped(t *testing.T) {
 	e := lifeEnv(t)
-	e.createPod("srv", command(api.RestartPolicyAlways, "nginx", "nginx", "-g", "daemon off;"))
+	e.CreatePod("srv", command(api.RestartPolicyAlways, "nginx", "nginx", "-g", "daemon off;"))
 	e.settle()
 	e.advance(time.Second)
-	p := e.pod("srv")
+	p := e.Pod("srv")
 	assert.True(t, api.IsPodReady(p))
 	logs := e.logText("srv", false)
 	require.Len(t, logs, 1)
@@ -186,17 +186,17 @@ func TestUnknownCommandRunsUntilStopped(t *testing.T) {
 	e.deletePod("srv")
 	assert.Contains(t, e.events("srv"), "kubelet/node-0 Killing: Stopping container app")
 	e.advance(time.Second)
-	assert.True(t, e.podGone("srv"))
+	assert.True(t, e.PodGone("srv"))
 }
 
 func TestCrashPodOnLifePath(t *testing.T) {
 	e := lifeEnv(t)
-	e.createPod("sleeper", command(api.RestartPolicyOnFailure, "busybox", "sleep", "3600"))
+	e.CreatePod("sleeper", command(api.RestartPolicyOnFailure, "busybox", "sleep", "3600"))
 	e.settle()
 	e.advance(time.Second)
 	require.NoError(t, e.c.CrashPod(e.ctx, "default", "sleeper"))
 	e.settle()
-	cs := status0(e.pod("sleeper"))
+	cs := status0(e.Pod("sleeper"))
 	assert.Equal(t, int32(1), cs.RestartCount, "restarted at once, the first time")
 	require.NotNil(t, cs.State.Running)
 	assert.Equal(t, "Error", cs.LastTerminationState.Terminated.Reason)
@@ -227,10 +227,10 @@ func TestActiveDeadlineFailsThePod(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := lifeEnv(t)
-			e.createPod("p", tc.mutate)
+			e.CreatePod("p", tc.mutate)
 			e.settle()
 			e.advance(2 * time.Second)
-			p := e.pod("p").DeepCopy()
+			p := e.Pod("p").DeepCopy()
 			require.Equal(t, api.PodRunning, p.Status.Phase)
 			deadline := int64(5)
 			p.Spec.ActiveDeadlineSeconds = &deadline
@@ -238,9 +238,9 @@ func TestActiveDeadlineFailsThePod(t *testing.T) {
 			require.NoError(t, err)
 			e.settle()
 			e.advance(2 * time.Second)
-			require.Equal(t, api.PodRunning, e.pod("p").Status.Phase, "not before its deadline")
+			require.Equal(t, api.PodRunning, e.Pod("p").Status.Phase, "not before its deadline")
 			e.advance(2 * time.Second)
-			p = e.pod("p")
+			p = e.Pod("p")
 			assert.Equal(t, api.PodFailed, p.Status.Phase)
 			assert.Equal(t, "DeadlineExceeded", p.Status.Reason)
 			assert.Equal(t, "Pod was active on the node longer than the specified deadline", p.Status.Message)
@@ -290,9 +290,9 @@ func TestInitContainers(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := lifeEnv(t)
-			e.createPod("p", tc.pod)
+			e.CreatePod("p", tc.pod)
 			e.settle()
-			accepted := e.pod("p")
+			accepted := e.Pod("p")
 			require.Len(t, accepted.Status.InitContainerStatuses, 2)
 			for _, cs := range append(accepted.Status.InitContainerStatuses, accepted.Status.ContainerStatuses...) {
 				require.NotNil(t, cs.State.Waiting, cs.Name)
@@ -301,7 +301,7 @@ func TestInitContainers(t *testing.T) {
 			for d := time.Duration(0); d < tc.after; d += time.Second {
 				e.advance(time.Second)
 			}
-			p := e.pod("p")
+			p := e.Pod("p")
 			assert.Equal(t, tc.wantPhase, p.Status.Phase)
 			c, ok := conditionOf(p, api.PodInitialized)
 			require.True(t, ok)
@@ -355,13 +355,13 @@ func TestTerminationMessage(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := lifeEnv(t)
-			e.createPod("p", command(api.RestartPolicyNever, "busybox", "/bin/sh", "-c", tc.script), func(p *api.Pod) {
+			e.CreatePod("p", command(api.RestartPolicyNever, "busybox", "/bin/sh", "-c", tc.script), func(p *api.Pod) {
 				p.Spec.Containers[0].TerminationMessagePath = tc.path
 				p.Spec.Containers[0].TerminationMessagePolicy = tc.policy
 			})
 			e.settle()
 			e.advance(time.Second)
-			p := e.pod("p")
+			p := e.Pod("p")
 			require.Equal(t, tc.wantPhase, p.Status.Phase)
 			require.NotNil(t, status0(p).State.Terminated)
 			assert.Equal(t, tc.want, status0(p).State.Terminated.Message)

@@ -29,17 +29,17 @@ func logTexts(t *testing.T, l ContainerLog, first int64) []string {
 // step, when each line was written, and what the kubelet refuses.
 func TestContainerLogFollowsThePodsLife(t *testing.T) {
 	e := newEnv(t, Config{Nodes: 1, StartDelay: time.Second, ReadyDelay: 2 * time.Second})
-	e.createPod("web")
+	e.CreatePod("web")
 	e.settle()
 
-	_, err := e.c.ContainerLog(e.pod("web"), "app", false, 0)
+	_, err := e.c.ContainerLog(e.Pod("web"), "app", false, 0)
 	require.Error(t, err, "accepted, not started")
 	assert.True(t, apierrors.IsBadRequest(err))
 	assert.Equal(t, `container "app" in pod "web" is waiting to start: ContainerCreating`, err.Error())
 
 	e.advance(time.Second) // started; no readiness probe, so ready at once
 	startedAt := e.clk.Now()
-	l, err := e.c.ContainerLog(e.pod("web"), "app", false, 0)
+	l, err := e.c.ContainerLog(e.Pod("web"), "app", false, 0)
 	require.NoError(t, err)
 	assert.False(t, l.Ended)
 	require.NotNil(t, l.Changed)
@@ -49,10 +49,10 @@ func TestContainerLogFollowsThePodsLife(t *testing.T) {
 	}, logTexts(t, l, 1))
 	assert.Equal(t, startedAt.UTC(), l.Lines[0].Time, "the injected clock's time, to the nanosecond")
 
-	_, err = e.c.ContainerLog(e.pod("web"), "app", true, 0)
+	_, err = e.c.ContainerLog(e.Pod("web"), "app", true, 0)
 	require.Error(t, err)
 	assert.Equal(t, `previous terminated container "app" in pod "web" not found`, err.Error())
-	_, err = e.c.ContainerLog(e.pod("web"), "nope", false, 0)
+	_, err = e.c.ContainerLog(e.Pod("web"), "nope", false, 0)
 	assert.Equal(t, `container "nope" in pod "web" is not available`, err.Error())
 
 	changed := l.Changed
@@ -63,28 +63,28 @@ func TestContainerLogFollowsThePodsLife(t *testing.T) {
 	default:
 		t.Fatal("a follower waiting on the run was not woken by the crash")
 	}
-	l, err = e.c.ContainerLog(e.pod("web"), "app", false, 2)
+	l, err = e.c.ContainerLog(e.Pod("web"), "app", false, 2)
 	require.NoError(t, err)
 	assert.True(t, l.Ended, "the crashed run is over")
 	assert.Nil(t, l.Changed)
 	assert.Equal(t, []string{"container app exited with code 1 (a crash was injected)"}, logTexts(t, l, 3), "only the lines after seq 2")
 
 	e.advance(time.Second) // restarted
-	cur, err := e.c.ContainerLog(e.pod("web"), "app", false, 0)
+	cur, err := e.c.ContainerLog(e.Pod("web"), "app", false, 0)
 	require.NoError(t, err)
 	assert.Equal(t, []string{
 		"container app restarted (restart 1) from image nginx:1.27 on node-0, pod IP 10.244.0.2; no process runs, this log is all it writes",
 		"container app is ready: it has no readiness probe, so it is ready once running",
 	}, logTexts(t, cur, 1))
-	prev, err := e.c.ContainerLog(e.pod("web"), "app", true, 0)
+	prev, err := e.c.ContainerLog(e.Pod("web"), "app", true, 0)
 	require.NoError(t, err)
 	assert.True(t, prev.Ended)
 	assert.Len(t, prev.Lines, 3, "the run before: started, ready, exited")
 
-	pod := e.pod("web")
+	pod := e.Pod("web")
 	e.deletePod("web")
 	e.advance(time.Second)
-	require.True(t, e.podGone("web"))
+	require.True(t, e.PodGone("web"))
 	l, err = e.c.ContainerLog(pod, "app", false, 2)
 	require.NoError(t, err)
 	assert.True(t, l.Ended)
@@ -139,18 +139,18 @@ func TestContainerLogKeepsTwoRunsAndBoundedLines(t *testing.T) {
 func TestContainerLogEndsWhenTheNodeIsLost(t *testing.T) {
 	e := newEnv(t, Config{Nodes: 1, StartDelay: time.Second, EvictionTimeout: 5 * time.Second})
 	e.runReady("web")
-	l, err := e.c.ContainerLog(e.pod("web"), "app", false, 0)
+	l, err := e.c.ContainerLog(e.Pod("web"), "app", false, 0)
 	require.NoError(t, err)
 	require.False(t, l.Ended)
 	require.NoError(t, e.c.NodeDown(e.ctx, "node-0"))
 	e.advance(6 * time.Second)
-	require.Equal(t, api.PodFailed, e.pod("web").Status.Phase)
+	require.Equal(t, api.PodFailed, e.Pod("web").Status.Phase)
 	select {
 	case <-l.Changed:
 	default:
 		t.Fatal("the follower was not told the run ended")
 	}
-	l, err = e.c.ContainerLog(e.pod("web"), "app", false, 2)
+	l, err = e.c.ContainerLog(e.Pod("web"), "app", false, 2)
 	require.NoError(t, err)
 	assert.True(t, l.Ended)
 	assert.Empty(t, l.Lines)

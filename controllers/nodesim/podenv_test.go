@@ -56,11 +56,11 @@ func TestContainerShowsItsEnvironmentAndVolumes(t *testing.T) {
 		Spec: api.ServiceSpec{ClusterIP: "10.96.0.1", Ports: []api.ServicePort{{Name: "https", Port: 443, Protocol: api.ProtocolTCP, TargetPort: api.FromInt(6443)}}}})
 	require.NoError(t, err)
 	e.createConfigMap("special-config", specialConfig)
-	e.createPod("dapi-test-pod", command(api.RestartPolicyNever, "busybox", "/bin/sh", "-c", "env; ls /etc/config/; cat /etc/config/SPECIAL_LEVEL"),
+	e.CreatePod("dapi-test-pod", command(api.RestartPolicyNever, "busybox", "/bin/sh", "-c", "env; ls /etc/config/; cat /etc/config/SPECIAL_LEVEL"),
 		configVolume("special-config"), envFromKey("SPECIAL_LEVEL_KEY", "special-config", "SPECIAL_LEVEL"))
 	e.settle()
 	e.advance(time.Second)
-	p := e.pod("dapi-test-pod")
+	p := e.Pod("dapi-test-pod")
 	require.Equal(t, api.PodSucceeded, p.Status.Phase)
 	assert.Equal(t, []string{
 		"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
@@ -98,10 +98,10 @@ func TestMissingConfigMapHoldsThePodBack(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := lifeEnv(t)
-			e.createPod("p", command(api.RestartPolicyNever, "busybox", tc.argv...), tc.mutate)
+			e.CreatePod("p", command(api.RestartPolicyNever, "busybox", tc.argv...), tc.mutate)
 			e.settle()
 			e.advance(2 * time.Second)
-			p := e.pod("p")
+			p := e.Pod("p")
 			assert.Equal(t, api.PodPending, p.Status.Phase)
 			require.NotNil(t, status0(p).State.Waiting)
 			assert.Equal(t, tc.wantReason, status0(p).State.Waiting.Reason)
@@ -110,7 +110,7 @@ func TestMissingConfigMapHoldsThePodBack(t *testing.T) {
 			e.createConfigMap("special-config", specialConfig)
 			e.advance(10 * time.Second) // the kubelet tries again, then pulls
 			e.advance(time.Second)
-			assert.Equal(t, api.PodSucceeded, e.pod("p").Status.Phase)
+			assert.Equal(t, api.PodSucceeded, e.Pod("p").Status.Phase)
 			assert.Equal(t, []string{"very"}, e.logText("p", false))
 		})
 	}
@@ -119,10 +119,10 @@ func TestMissingConfigMapHoldsThePodBack(t *testing.T) {
 func TestMissingKeyIsACreateContainerConfigError(t *testing.T) {
 	e := lifeEnv(t)
 	e.createConfigMap("special-config", specialConfig)
-	e.createPod("p", command(api.RestartPolicyNever, "busybox", "env"), envFromKey("X", "special-config", "NOPE"))
+	e.CreatePod("p", command(api.RestartPolicyNever, "busybox", "env"), envFromKey("X", "special-config", "NOPE"))
 	e.settle()
 	e.advance(2 * time.Second)
-	w := status0(e.pod("p")).State.Waiting
+	w := status0(e.Pod("p")).State.Waiting
 	require.NotNil(t, w)
 	assert.Equal(t, "CreateContainerConfigError", w.Reason)
 	assert.Equal(t, "couldn't find key NOPE in ConfigMap default/special-config", w.Message)
@@ -162,13 +162,13 @@ func TestKubeletRefusesToStart(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := lifeEnv(t)
-			e.createPod("p", func(p *api.Pod) {
+			e.CreatePod("p", func(p *api.Pod) {
 				p.Spec.RestartPolicy = api.RestartPolicyNever
 				p.Spec.Containers[0].Image, p.Spec.Containers[0].Command = tc.image, tc.argv
 			}, tc.pod)
 			e.settle()
 			e.advance(2 * time.Second)
-			p := e.pod("p")
+			p := e.Pod("p")
 			w := status0(p).State.Waiting
 			require.NotNil(t, w)
 			assert.Equal(t, "CreateContainerConfigError", w.Reason)
@@ -181,12 +181,12 @@ func TestKubeletRefusesToStart(t *testing.T) {
 	}
 	// A nonroot image passes runAsNonRoot.
 	e := lifeEnv(t)
-	e.createPod("p", command(api.RestartPolicyNever, "registry.k8s.io/e2e-test-images/nonroot:1.4", "id", "-u"), func(p *api.Pod) {
+	e.CreatePod("p", command(api.RestartPolicyNever, "registry.k8s.io/e2e-test-images/nonroot:1.4", "id", "-u"), func(p *api.Pod) {
 		p.Spec.SecurityContext = &api.PodSecurityContext{RunAsNonRoot: ptr(true)}
 	})
 	e.settle()
 	e.advance(2 * time.Second)
-	require.Equal(t, api.PodSucceeded, e.pod("p").Status.Phase)
+	require.Equal(t, api.PodSucceeded, e.Pod("p").Status.Phase)
 	assert.Equal(t, []string{"1234"}, e.logText("p", false))
 }
 
@@ -298,13 +298,13 @@ func TestConformanceOutputs(t *testing.T) {
 			if tc.pod == nil {
 				tc.pod = func(*api.Pod) {}
 			}
-			e.createPod("p", func(p *api.Pod) {
+			e.CreatePod("p", func(p *api.Pod) {
 				p.Spec.RestartPolicy = api.RestartPolicyNever
 				p.Spec.Containers[0].Image, p.Spec.Containers[0].Args = tc.image, tc.args
 			}, tc.pod)
 			e.settle()
 			e.advance(time.Second)
-			require.Equal(t, api.PodSucceeded, e.pod("p").Status.Phase)
+			require.Equal(t, api.PodSucceeded, e.Pod("p").Status.Phase)
 			log := e.logText("p", false)
 			for _, want := range tc.want {
 				assert.Contains(t, log, want)
@@ -345,7 +345,7 @@ func TestUpdatesAreReflectedInVolumes(t *testing.T) {
 		{"labels at once", mount(api.VolumeSource{DownwardAPI: &api.DownwardAPIVolumeSource{Items: []api.DownwardAPIVolumeFile{
 			{Path: "labels", FieldRef: &api.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.labels"}}}}}, ""), "/etc/v/labels",
 			func(e *env) {
-				p := e.pod("p").DeepCopy()
+				p := e.Pod("p").DeepCopy()
 				p.Metadata.Labels = map[string]string{"key3": "value3"}
 				_, err := client.For[*api.Pod](e.srv).Update(e.ctx, p)
 				require.NoError(e.t, err)
@@ -359,7 +359,7 @@ func TestUpdatesAreReflectedInVolumes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := lifeEnv(t)
 			e.createConfigMap("cm", map[string]string{"data-1": "value-1"})
-			e.createPod("p", func(p *api.Pod) {
+			e.CreatePod("p", func(p *api.Pod) {
 				p.Metadata.Labels = map[string]string{"app": "p"}
 				p.Spec.Containers[0].Image = agnhost
 				p.Spec.Containers[0].Args = []string{"mounttest", "--break_on_expected_content=false", "--retry_time=600", "--file_content_in_loop=" + tc.file}

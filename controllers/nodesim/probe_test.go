@@ -84,7 +84,7 @@ func TestRunProbes(t *testing.T) {
 // container, which restarts.
 func TestLivenessProbeTutorial(t *testing.T) {
 	e := lifeEnv(t)
-	e.createPod("liveness-exec", func(p *api.Pod) {
+	e.CreatePod("liveness-exec", func(p *api.Pod) {
 		ct := &p.Spec.Containers[0]
 		ct.Name, ct.Image = "liveness", "registry.k8s.io/busybox"
 		ct.Args = []string{"/bin/sh", "-c", "touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600"}
@@ -93,15 +93,15 @@ func TestLivenessProbeTutorial(t *testing.T) {
 	})
 	e.settle()
 	e.advance(time.Second) // pulled, started
-	p := e.pod("liveness-exec")
+	p := e.Pod("liveness-exec")
 	require.NotNil(t, status0(p).State.Running)
 	assert.True(t, api.IsPodReady(p))
 	started := status0(p).State.Running.StartedAt.Time
 	// The file goes at 30s; the probes at 30s, 35s and 40s fail.
 	e.advance(started.Add(39 * time.Second).Sub(e.clk.Now()))
-	assert.Equal(t, int32(0), status0(e.pod("liveness-exec")).RestartCount, "two failures by 39s: not yet")
+	assert.Equal(t, int32(0), status0(e.Pod("liveness-exec")).RestartCount, "two failures by 39s: not yet")
 	e.advance(2 * time.Second)
-	p = e.pod("liveness-exec")
+	p = e.Pod("liveness-exec")
 	cs := status0(p)
 	assert.Equal(t, int32(1), cs.RestartCount, "killed at 40s and restarted")
 	require.NotNil(t, cs.LastTerminationState.Terminated)
@@ -123,7 +123,7 @@ func TestLivenessProbeTutorial(t *testing.T) {
 // the container does not declare is refused: the pod runs, never ready.
 func TestReadinessProbeFailingKeepsPodUnready(t *testing.T) {
 	e := lifeEnv(t)
-	e.createPod("web", func(p *api.Pod) {
+	e.CreatePod("web", func(p *api.Pod) {
 		p.Spec.Containers[0].ReadinessProbe = &api.Probe{ProbeHandler: api.ProbeHandler{TCPSocket: &api.TCPSocketAction{Port: api.FromInt(8080)}},
 			PeriodSeconds: 10, SuccessThreshold: 1, FailureThreshold: 3}
 	})
@@ -131,7 +131,7 @@ func TestReadinessProbeFailingKeepsPodUnready(t *testing.T) {
 	for range 4 {
 		e.advance(10 * time.Second)
 	}
-	p := e.pod("web")
+	p := e.Pod("web")
 	assert.Equal(t, api.PodRunning, p.Status.Phase)
 	assert.False(t, api.IsPodReady(p))
 	found := false

@@ -250,14 +250,6 @@ func TestStatusTransitions(t *testing.T) {
 				assert.Equal(t, reasonNodeLost, st.Reason)
 				assert.Equal(t, api.ConditionFalse, cond(st, api.PodReady).Status)
 			}},
-		{"unschedulable: PodScheduled False", testPod(api.PodPending, false),
-			func(p *api.Pod) api.PodStatus { return unschedulableStatus(new(statusBuf), p, "full", now) },
-			func(t *testing.T, st api.PodStatus) {
-				c := cond(st, api.PodScheduled)
-				assert.Equal(t, api.ConditionFalse, c.Status)
-				assert.Equal(t, reasonUnschedulable, c.Reason)
-				assert.Equal(t, "full", c.Message)
-			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -387,21 +379,6 @@ func TestStatusBufReused(t *testing.T) {
 		assert.Equal(t, bb.build(new(statusBuf)), got, bb.name)
 		shared.reset()
 	}
-}
-
-// TestPodNodeNameIndex: a pod is indexed by its node, each node's values
-// made once; an unbound pod, or another kind, by nothing.
-func TestPodNodeNameIndex(t *testing.T) {
-	v := new(nodeNameValues)
-	bound := func(node string) api.Object { return &api.Pod{Spec: api.PodSpec{NodeName: node}} }
-	a := v.podNodeName(bound("node-0"))
-	assert.Equal(t, []string{"node-0"}, a)
-	again := v.podNodeName(bound("node-0"))
-	assert.Equal(t, []string{"node-0"}, again)
-	assert.Same(t, &a[0], &again[0], "made once per node")
-	assert.Equal(t, []string{"node-1"}, v.podNodeName(bound("node-1")))
-	assert.Nil(t, v.podNodeName(bound("")))
-	assert.Nil(t, v.podNodeName(&api.Node{}))
 }
 
 // TestConfirmDeletionOptions: the kubelet confirms a deletion with grace 0

@@ -21,22 +21,30 @@ import (
 	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/loop"
-	"github.com/miniplane/miniplane/controllers/nodesim/fit"
+	"github.com/miniplane/miniplane/controllers/scheduler"
 	"github.com/miniplane/miniplane/informer"
+	"github.com/miniplane/miniplane/internal/testenv"
 )
 
 // env is the controller over a real API server and real informers, on a
-// fake clock, driven step by step from the test's goroutine.
+// fake clock, driven step by step from the test's goroutine, with the
+// scheduler beside it (unless newEnvWithout made it) to bind its pods.
 type env struct {
-	t   testing.TB
-	ctx context.Context
-	clk *clock.Fake
-	srv *apiserver.Server
-	f   *informer.Factory
-	c   *Controller
+	testenv.Pods
+	t     testing.TB
+	ctx   context.Context
+	clk   *clock.Fake
+	srv   *apiserver.Server
+	f     *informer.Factory
+	c     *Controller
+	sched *scheduler.Controller
 }
 
-func newEnv(t testing.TB, cfg Config) *env {
+func newEnv(t testing.TB, cfg Config) *env { return newEnvWith(t, cfg, true) }
+
+// newEnvWith is newEnv, with the scheduler or without it (another binds
+// the pods).
+func newEnvWith(t testing.TB, cfg Config, withScheduler bool) *env {
 	t.Helper()
 	clk := clock.NewFake(epoch)
 	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2))})
@@ -54,6 +62,14 @@ func newEnv(t testing.TB, cfg Config) *env {
 	c, err := New(cfg)
 	require.NoError(t, err)
 	e := &env{t: t, ctx: context.Background(), clk: clk, srv: srv, f: f, c: c}
+	e.Pods = testenv.Pods{TB: t, Ctx: e.ctx, Srv: srv}
+	if withScheduler {
+		e.sched, err = scheduler.New(scheduler.Config{
+			Client: srv, Factory: f, Clock: clk, Logger: log, PodsPerNode: cfg.PodsPerNode,
+			Recorder: record.NewEventRecorder(srv, clk, scheduler.Component, ""),
+		})
+		require.NoError(t, err)
+	}
 	require.NoError(t, c.EnsureNodes(e.ctx))
 	e.settle()
 	require.True(t, c.HasSynced())
@@ -66,7 +82,7 @@ func (e *env) settle() {
 	for range 100000 {
 		if !e.step() {
 			if _, ok := e.t.(*testing.T); ok { // not in benchmarks, whose cost it would add to
-				e.checkCounts()
+				e.checkState()
 			}
 			return
 		}
@@ -78,74 +94,37 @@ func (e *env) settle() {
 // reports whether anything had something to do.
 func (e *env) step() bool {
 	progressed := false
-	for _, inf := range e.f.Informers() {
+	infs := e.f.Informers()
+	for _, inf := range infs {
 		for inf.Reflector().Step(e.ctx) || inf.ProcessOne() {
 			progressed = true
 		}
 	}
-	for e.c.podReg.DispatchOne() || e.c.nodeReg.DispatchOne() {
+	for _, inf := range infs {
+		for _, r := range inf.Registrations() {
+			for r.DispatchOne() {
+				progressed = true
+			}
+		}
+	}
+	if e.sched != nil && e.sched.ProcessOne(e.ctx) {
 		progressed = true
 	}
 	return e.c.ProcessOne(e.ctx) || progressed
 }
 
-// checkCounts holds the scheduler's counts to a recount: each node's
-// record counts the pods seen bound there that hold a slot plus the
-// assumed ones not seen bound, and every heap entry says its node's count
-// and is the one its record points at.
-func (e *env) checkCounts() {
+// checkState holds the state to its invariants: each entry is its key's,
+// in state, and holds something.
+func (e *env) checkState() {
 	e.t.Helper()
 	c := e.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	want := map[string]int{}
-	wantReq := map[string]fit.Resource{}
-	count := func(node string, req *fit.Resource) {
-		want[node]++
-		r := wantReq[node]
-		r.Add(req)
-		wantReq[node] = r
-	}
 	for key, st := range c.state {
 		require.Equal(e.t, key, st.key, "an entry holds its own key")
 		require.False(e.t, st.dropped, "an entry in state is not dropped")
 		require.False(e.t, st.empty(), "an entry that holds nothing is dropped")
-		if st.bound.holds {
-			count(st.bound.node, st.req)
-		}
-		if st.assumed != "" && st.bound.node == "" {
-			count(st.assumed, st.req)
-		}
 	}
-	require.Equal(e.t, want, podsOn(c), "the nodes' pod counts")
-	for name, rec := range c.ips {
-		w := wantReq[name]
-		require.Equal(e.t, [3]int64{w.MilliCPU, w.Memory, w.EphemeralStorage},
-			[3]int64{rec.requested.MilliCPU, rec.requested.Memory, rec.requested.EphemeralStorage}, "what %s's pods request", name)
-	}
-	if !c.loadOK {
-		return
-	}
-	for _, entry := range c.load {
-		rec := c.ips[entry.name]
-		require.NotNil(e.t, rec, "heap entry of %s", entry.name)
-		require.Equal(e.t, rec.pods, entry.pods, "heap entry of %s", entry.name)
-		require.Same(e.t, entry, rec.load, "heap entry of %s is its record's", entry.name)
-		require.Equal(e.t, c.loadGen, rec.loadGen, "heap entry of %s", entry.name)
-		require.Same(e.t, entry, c.load[entry.index])
-	}
-}
-
-// podsOn is the nodes' pod counts that are not zero, by node. Its caller
-// holds mu.
-func podsOn(c *Controller) map[string]int {
-	m := map[string]int{}
-	for name, rec := range c.ips {
-		if rec.pods != 0 {
-			m[name] = rec.pods
-		}
-	}
-	return m
 }
 
 // advance moves the clock by d and settles.
@@ -154,56 +133,23 @@ func (e *env) advance(d time.Duration) {
 	e.settle()
 }
 
-func (e *env) createPod(name string, mutate ...func(*api.Pod)) {
-	e.t.Helper()
-	p := &api.Pod{
-		Metadata: api.ObjectMeta{Namespace: "default", Name: name, Labels: map[string]string{"app": "web"}},
-		Spec:     api.PodSpec{Containers: []api.Container{{Name: "app", Image: "nginx:1.27"}}},
-	}
-	for _, m := range mutate {
-		m(p)
-	}
-	_, err := client.For[*api.Pod](e.srv).Create(e.ctx, p)
-	require.NoError(e.t, err)
-}
-
-func (e *env) pod(name string) *api.Pod {
-	e.t.Helper()
-	p, err := client.For[*api.Pod](e.srv).Get(e.ctx, "default", name)
-	require.NoError(e.t, err)
-	return p
-}
-
-func (e *env) podGone(name string) bool {
-	_, err := client.For[*api.Pod](e.srv).Get(e.ctx, "default", name)
-	return apierrors.IsNotFound(err)
-}
-
 func (e *env) deletePod(name string) {
 	e.t.Helper()
-	_, err := client.For[*api.Pod](e.srv).Delete(e.ctx, "default", name, api.DeleteOptions{})
-	require.NoError(e.t, err)
+	e.DeletePod(name)
 	e.settle() // the kubelet sees it terminating now
-}
-
-func (e *env) node(name string) *api.Node {
-	e.t.Helper()
-	n, err := client.For[*api.Node](e.srv).Get(e.ctx, "", name)
-	require.NoError(e.t, err)
-	return n
 }
 
 // runReady creates pods and brings them to Ready.
 func (e *env) runReady(names ...string) {
 	e.t.Helper()
 	for _, n := range names {
-		e.createPod(n)
+		e.CreatePod(n)
 	}
 	e.settle()
 	e.advance(time.Second)
 	e.advance(time.Second)
 	for _, n := range names {
-		require.True(e.t, api.IsPodReady(e.pod(n)), "%s ready", n)
+		require.True(e.t, api.IsPodReady(e.Pod(n)), "%s ready", n)
 	}
 }
 
@@ -235,16 +181,16 @@ func withReadinessProbe(p *api.Pod) {
 
 func TestPodLifecycleFollowsTheClock(t *testing.T) {
 	e := newEnv(t, Config{})
-	e.createPod("web-1", withReadinessProbe)
+	e.CreatePod("web-1", withReadinessProbe)
 	e.settle()
-	p := e.pod("web-1")
+	p := e.Pod("web-1")
 	require.Equal(t, "node-0", p.Spec.NodeName, "bound")
 	assert.Equal(t, api.PodPending, p.Status.Phase)
 
 	e.advance(999 * time.Millisecond)
-	assert.Equal(t, api.PodPending, e.pod("web-1").Status.Phase, "not before StartDelay")
+	assert.Equal(t, api.PodPending, e.Pod("web-1").Status.Phase, "not before StartDelay")
 	e.advance(time.Millisecond)
-	p = e.pod("web-1")
+	p = e.Pod("web-1")
 	require.Equal(t, api.PodRunning, p.Status.Phase)
 	assert.Equal(t, "10.244.0.2", p.Status.PodIP)
 	assert.Equal(t, "10.0.0.1", p.Status.HostIP)
@@ -252,9 +198,9 @@ func TestPodLifecycleFollowsTheClock(t *testing.T) {
 	assert.False(t, api.IsPodReady(p))
 
 	e.advance(999 * time.Millisecond)
-	assert.False(t, api.IsPodReady(e.pod("web-1")), "not before ReadyDelay")
+	assert.False(t, api.IsPodReady(e.Pod("web-1")), "not before ReadyDelay")
 	e.advance(time.Millisecond)
-	p = e.pod("web-1")
+	p = e.Pod("web-1")
 	assert.True(t, api.IsPodReady(p))
 	assert.True(t, p.Status.ContainerStatuses[0].Ready)
 }
@@ -264,16 +210,16 @@ func TestPodLifecycleFollowsTheClock(t *testing.T) {
 // pod goes Running and Ready in one status write.
 func TestPodWithoutReadinessProbeReadyWhenItRuns(t *testing.T) {
 	e := newEnv(t, Config{})
-	e.createPod("web-1")
+	e.CreatePod("web-1")
 	e.settle()
 	w, err := e.srv.Store().Watch("/registry/pods/", 0) // from now on
 	require.NoError(t, err)
 	defer w.Stop()
 
 	e.advance(999 * time.Millisecond)
-	assert.Equal(t, api.PodPending, e.pod("web-1").Status.Phase, "not before StartDelay")
+	assert.Equal(t, api.PodPending, e.Pod("web-1").Status.Phase, "not before StartDelay")
 	e.advance(time.Millisecond)
-	p := e.pod("web-1")
+	p := e.Pod("web-1")
 	require.Equal(t, api.PodRunning, p.Status.Phase)
 	assert.Equal(t, "10.244.0.2", p.Status.PodIP)
 	assert.True(t, api.IsPodReady(p))
@@ -285,56 +231,13 @@ func TestPodWithoutReadinessProbeReadyWhenItRuns(t *testing.T) {
 	assert.Len(t, writes, 1, "one status write: Running and Ready together")
 
 	// Held not ready by SetPodReady before it starts, it starts not ready.
-	e.createPod("web-2")
+	e.CreatePod("web-2")
 	e.settle()
 	require.NoError(t, e.c.SetPodReady(e.ctx, "default", "web-2", false))
 	e.advance(time.Second)
-	p = e.pod("web-2")
+	p = e.Pod("web-2")
 	require.Equal(t, api.PodRunning, p.Status.Phase)
 	assert.False(t, api.IsPodReady(p))
-}
-
-func TestTenPodsSpreadFourThreeThree(t *testing.T) {
-	e := newEnv(t, Config{})
-	for i := range 10 {
-		e.createPod("web-" + string(rune('a'+i)))
-	}
-	e.settle()
-	count := map[string]int{}
-	pods, _, err := client.For[*api.Pod](e.srv).List(e.ctx, "default", client.ListOptions{})
-	require.NoError(t, err)
-	for _, p := range pods {
-		count[p.Spec.NodeName]++
-	}
-	assert.Equal(t, map[string]int{"node-0": 4, "node-1": 3, "node-2": 3}, count)
-}
-
-func TestCapacityRespected(t *testing.T) {
-	e := newEnv(t, Config{Nodes: 1, PodsPerNode: 2})
-	e.runReady("a", "b")
-	e.createPod("c")
-	e.settle()
-	c := e.pod("c")
-	require.Empty(t, c.Spec.NodeName, "no room")
-	cond, ok := conditionOf(c, api.PodScheduled)
-	require.True(t, ok)
-	assert.Equal(t, api.ConditionFalse, cond.Status)
-	assert.Equal(t, reasonUnschedulable, cond.Reason)
-	assert.Equal(t, "0/1 nodes are available: 1 Too many pods. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.", cond.Message)
-	events, _, err := client.For[*api.Event](e.srv).List(e.ctx, "default", client.ListOptions{})
-	require.NoError(t, err)
-	reasons := map[string]bool{}
-	for _, ev := range events {
-		reasons[ev.Reason] = true
-	}
-	assert.True(t, reasons["FailedScheduling"], "FailedScheduling event")
-
-	e.deletePod("a")
-	e.settle()
-	assert.Empty(t, e.pod("c").Spec.NodeName, "a terminating pod still holds its slot")
-	e.advance(time.Second)
-	require.True(t, e.podGone("a"))
-	assert.Equal(t, "node-0", e.pod("c").Spec.NodeName, "scheduled once a pod is gone")
 }
 
 func TestGracefulDeletionConfirmedByKubelet(t *testing.T) {
@@ -342,12 +245,12 @@ func TestGracefulDeletionConfirmedByKubelet(t *testing.T) {
 	e.runReady("web")
 	e.deletePod("web")
 	e.settle()
-	p := e.pod("web")
+	p := e.Pod("web")
 	require.NotNil(t, p.Metadata.DeletionTimestamp, "terminating, grace 30s")
 	e.advance(999 * time.Millisecond)
-	assert.False(t, e.podGone("web"), "not before TerminationDelay")
+	assert.False(t, e.PodGone("web"), "not before TerminationDelay")
 	e.advance(time.Millisecond)
-	assert.True(t, e.podGone("web"), "confirmed with grace 0 at TerminationDelay, no Sweep")
+	assert.True(t, e.PodGone("web"), "confirmed with grace 0 at TerminationDelay, no Sweep")
 }
 
 // syncCounter counts syncs by key (a loop.Observer).
@@ -379,52 +282,53 @@ func TestOwnWritesNotSyncedAgain(t *testing.T) {
 		probe bool
 		syncs int
 	}{
-		// Created (bound), bound (accepted), due (started, and ready);
-		// the deliveries of accepted and started are spared.
-		{"without a readiness probe", false, 3},
+		// Bound (accepted), due (started, and ready); the deliveries of
+		// accepted and started are spared, and the pod is not synced
+		// before it is bound.
+		{"without a readiness probe", false, 2},
 		// ... due (started), started (the ready delay queued), due
 		// (ready); accepted and ready are spared.
-		{"with a readiness probe", true, 5},
+		{"with a readiness probe", true, 4},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			syncs := &syncCounter{byKey: map[string]int{}}
 			e := newEnv(t, Config{Observer: syncs})
 			if tt.probe {
-				e.createPod("web", withReadinessProbe)
+				e.CreatePod("web", withReadinessProbe)
 			} else {
-				e.createPod("web")
+				e.CreatePod("web")
 			}
 			e.settle()
-			assert.Equal(t, api.PodPending, e.pod("web").Status.Phase)
+			assert.Equal(t, api.PodPending, e.Pod("web").Status.Phase)
 			e.advance(time.Second)
-			assert.Equal(t, api.PodRunning, e.pod("web").Status.Phase)
-			assert.Equal(t, !tt.probe, api.IsPodReady(e.pod("web")))
+			assert.Equal(t, api.PodRunning, e.Pod("web").Status.Phase)
+			assert.Equal(t, !tt.probe, api.IsPodReady(e.Pod("web")))
 			if tt.probe {
 				e.advance(999 * time.Millisecond)
-				assert.False(t, api.IsPodReady(e.pod("web")), "not before ReadyDelay")
+				assert.False(t, api.IsPodReady(e.Pod("web")), "not before ReadyDelay")
 				e.advance(time.Millisecond)
 			}
-			assert.True(t, api.IsPodReady(e.pod("web")))
+			assert.True(t, api.IsPodReady(e.Pod("web")))
 			assert.Equal(t, tt.syncs, syncs.of("default/web"))
 
 			// What happens to it next is seen as before: a crash, a
 			// restart, a deletion.
 			require.NoError(t, e.c.CrashPod(e.ctx, "default", "web"))
 			e.settle()
-			assert.False(t, api.IsPodReady(e.pod("web")))
+			assert.False(t, api.IsPodReady(e.Pod("web")))
 			e.advance(time.Second)
-			assert.Equal(t, int32(1), e.pod("web").Status.ContainerStatuses[0].RestartCount)
+			assert.Equal(t, int32(1), e.Pod("web").Status.ContainerStatuses[0].RestartCount)
 			e.advance(time.Second)
-			assert.True(t, api.IsPodReady(e.pod("web")))
+			assert.True(t, api.IsPodReady(e.Pod("web")))
 			e.deletePod("web")
 			e.advance(time.Second)
-			assert.True(t, e.podGone("web"))
+			assert.True(t, e.PodGone("web"))
 		})
 	}
 }
 
-// TestGonePodsForgotten: what nodesim keeps per pod (its state, the
-// scheduler's counts, the IPs, the logs) goes with the pods, whichever of
+// TestGonePodsForgotten: what nodesim keeps per pod (its state, the IPs,
+// the logs) goes with the pods, whichever of
 // the pod handler and the sync learns of it first.
 func TestGonePodsForgotten(t *testing.T) {
 	e := newEnv(t, Config{})
@@ -437,19 +341,17 @@ func TestGonePodsForgotten(t *testing.T) {
 	for key, st := range e.c.state {
 		assert.Equal(t, key, st.key, "an entry holds its own key")
 	}
-	assert.Equal(t, map[string]int{"node-0": 1, "node-1": 1, "node-2": 1}, podsOn(e.c))
 	e.c.mu.Unlock()
 	for _, name := range []string{"web-1", "web-2", "web-3"} {
 		e.deletePod(name)
 	}
 	e.advance(time.Second)
 	for _, name := range []string{"web-1", "web-2", "web-3"} {
-		require.True(t, e.podGone(name))
+		require.True(t, e.PodGone(name))
 	}
 	e.c.mu.Lock()
 	defer e.c.mu.Unlock()
-	assert.Empty(t, e.c.state, "no state, hence no assumed binding and no logs")
-	assert.Empty(t, podsOn(e.c))
+	assert.Empty(t, e.c.state, "no state, hence no logs")
 	for node, ips := range e.c.ips {
 		assert.Zero(t, ips.held, node)
 		ips.each(func(a netip.Addr, key string) { t.Errorf("%s: %s still held by %s", node, a, key) })
@@ -461,22 +363,22 @@ func TestTerminationDelayConfigured(t *testing.T) {
 	e.runReady("web")
 	e.deletePod("web")
 	e.advance(4 * time.Second)
-	assert.False(t, e.podGone("web"))
+	assert.False(t, e.PodGone("web"))
 	e.advance(time.Second)
-	assert.True(t, e.podGone("web"))
+	assert.True(t, e.PodGone("web"))
 }
 
 func TestCrashPodRestarts(t *testing.T) {
 	e := newEnv(t, Config{})
-	e.createPod("web", withReadinessProbe)
+	e.CreatePod("web", withReadinessProbe)
 	e.settle()
 	e.advance(time.Second)
 	e.advance(time.Second)
-	require.True(t, api.IsPodReady(e.pod("web")))
-	before := e.pod("web").Status.ContainerStatuses[0].ContainerID
+	require.True(t, api.IsPodReady(e.Pod("web")))
+	before := e.Pod("web").Status.ContainerStatuses[0].ContainerID
 	require.NoError(t, e.c.CrashPod(e.ctx, "default", "web"))
 	e.settle()
-	p := e.pod("web")
+	p := e.Pod("web")
 	assert.False(t, api.IsPodReady(p))
 	assert.Equal(t, api.PodRunning, p.Status.Phase)
 	cs := p.Status.ContainerStatuses[0]
@@ -485,35 +387,35 @@ func TestCrashPodRestarts(t *testing.T) {
 	assert.Equal(t, int32(1), cs.State.Terminated.ExitCode)
 
 	e.advance(time.Second)
-	p = e.pod("web")
+	p = e.Pod("web")
 	require.NotNil(t, p.Status.ContainerStatuses[0].State.Running, "restarted after StartDelay")
 	assert.NotEqual(t, before, p.Status.ContainerStatuses[0].ContainerID)
 	assert.False(t, api.IsPodReady(p))
 	e.advance(time.Second)
-	assert.True(t, api.IsPodReady(e.pod("web")), "ready again after ReadyDelay")
-	assert.Equal(t, int32(1), e.pod("web").Status.ContainerStatuses[0].RestartCount)
+	assert.True(t, api.IsPodReady(e.Pod("web")), "ready again after ReadyDelay")
+	assert.Equal(t, int32(1), e.Pod("web").Status.ContainerStatuses[0].RestartCount)
 
 	// Without a readiness probe, it is ready again as soon as it runs.
 	e.runReady("bare")
 	require.NoError(t, e.c.CrashPod(e.ctx, "default", "bare"))
 	e.settle()
-	assert.False(t, api.IsPodReady(e.pod("bare")))
+	assert.False(t, api.IsPodReady(e.Pod("bare")))
 	e.advance(time.Second)
-	p = e.pod("bare")
+	p = e.Pod("bare")
 	require.NotNil(t, p.Status.ContainerStatuses[0].State.Running)
 	assert.True(t, api.IsPodReady(p), "restarted and ready in one write")
 }
 
 func TestCrashPodNeverRestartFails(t *testing.T) {
 	e := newEnv(t, Config{})
-	e.createPod("job", func(p *api.Pod) { p.Spec.RestartPolicy = api.RestartPolicyNever })
+	e.CreatePod("job", func(p *api.Pod) { p.Spec.RestartPolicy = api.RestartPolicyNever })
 	e.settle()
 	e.advance(2 * time.Second)
 	require.NoError(t, e.c.CrashPod(e.ctx, "default", "job"))
 	e.settle()
-	assert.Equal(t, api.PodFailed, e.pod("job").Status.Phase)
+	assert.Equal(t, api.PodFailed, e.Pod("job").Status.Phase)
 	e.advance(time.Minute)
-	assert.Equal(t, api.PodFailed, e.pod("job").Status.Phase, "stays failed")
+	assert.Equal(t, api.PodFailed, e.Pod("job").Status.Phase, "stays failed")
 	assert.Error(t, e.c.CrashPod(e.ctx, "default", "job"), "a failed pod cannot crash")
 }
 
@@ -521,7 +423,7 @@ func TestCrashPodNeverRestartFails(t *testing.T) {
 // would crash, and only them (the demo waits on it before crashing a pod).
 func TestRunningIsWhatCrashPodAccepts(t *testing.T) {
 	e := newEnv(t, Config{})
-	e.createPod("web", func(p *api.Pod) { p.Spec.RestartPolicy = api.RestartPolicyNever })
+	e.CreatePod("web", func(p *api.Pod) { p.Spec.RestartPolicy = api.RestartPolicyNever })
 	assert.False(t, e.c.Running("default", "web"), "not yet bound")
 	assert.Error(t, e.c.CrashPod(e.ctx, "default", "web"))
 	assert.False(t, e.c.Running("default", "nope"), "no such pod")
@@ -530,7 +432,7 @@ func TestRunningIsWhatCrashPodAccepts(t *testing.T) {
 	require.True(t, e.c.Running("default", "web"))
 	require.NoError(t, e.c.CrashPod(e.ctx, "default", "web"))
 	e.settle()
-	require.Equal(t, api.PodFailed, e.pod("web").Status.Phase)
+	require.Equal(t, api.PodFailed, e.Pod("web").Status.Phase)
 	assert.False(t, e.c.Running("default", "web"), "failed")
 	assert.Error(t, e.c.CrashPod(e.ctx, "default", "web"))
 }
@@ -540,44 +442,44 @@ func TestSetPodReadyFlips(t *testing.T) {
 	e.runReady("web")
 	require.NoError(t, e.c.SetPodReady(e.ctx, "default", "web", false))
 	e.settle()
-	assert.False(t, api.IsPodReady(e.pod("web")))
+	assert.False(t, api.IsPodReady(e.Pod("web")))
 	e.advance(time.Minute)
-	assert.False(t, api.IsPodReady(e.pod("web")), "held not ready")
+	assert.False(t, api.IsPodReady(e.Pod("web")), "held not ready")
 	require.NoError(t, e.c.SetPodReady(e.ctx, "default", "web", true))
 	e.settle()
-	assert.True(t, api.IsPodReady(e.pod("web")))
+	assert.True(t, api.IsPodReady(e.Pod("web")))
 	assert.Error(t, e.c.SetPodReady(e.ctx, "default", "nope", true))
 }
 
 func TestNodeDownPodsNotReadyThenFailed(t *testing.T) {
 	e := newEnv(t, Config{Nodes: 2})
 	e.runReady("a", "b", "c") // a, c on node-0; b on node-1
-	require.Equal(t, "node-0", e.pod("a").Spec.NodeName)
-	require.Equal(t, "node-1", e.pod("b").Spec.NodeName)
+	require.Equal(t, "node-0", e.Pod("a").Spec.NodeName)
+	require.Equal(t, "node-1", e.Pod("b").Spec.NodeName)
 
 	require.NoError(t, e.c.NodeDown(e.ctx, "node-0"))
 	e.settle()
-	ready, _ := nodeReady(e.node("node-0"))
+	ready, _ := nodeReady(e.Node("node-0"))
 	assert.False(t, ready)
 	for _, n := range []string{"a", "c"} {
-		assert.False(t, api.IsPodReady(e.pod(n)), "%s on the down node", n)
-		assert.Equal(t, api.PodRunning, e.pod(n).Status.Phase)
+		assert.False(t, api.IsPodReady(e.Pod(n)), "%s on the down node", n)
+		assert.Equal(t, api.PodRunning, e.Pod(n).Status.Phase)
 	}
-	assert.True(t, api.IsPodReady(e.pod("b")), "b on the healthy node")
+	assert.True(t, api.IsPodReady(e.Pod("b")), "b on the healthy node")
 
-	e.createPod("d")
+	e.CreatePod("d")
 	e.settle()
-	assert.Equal(t, "node-1", e.pod("d").Spec.NodeName, "a down node takes no pods")
+	assert.Equal(t, "node-1", e.Pod("d").Spec.NodeName, "a down node takes no pods")
 
 	e.advance(29 * time.Second)
-	assert.Equal(t, api.PodRunning, e.pod("a").Status.Phase, "not before the eviction timeout")
+	assert.Equal(t, api.PodRunning, e.Pod("a").Status.Phase, "not before the eviction timeout")
 	e.advance(time.Second)
 	for _, n := range []string{"a", "c"} {
-		p := e.pod(n)
+		p := e.Pod(n)
 		assert.Equal(t, api.PodFailed, p.Status.Phase, n)
 		assert.Equal(t, reasonNodeLost, p.Status.Reason, n)
 	}
-	assert.Equal(t, api.PodRunning, e.pod("b").Status.Phase)
+	assert.Equal(t, api.PodRunning, e.Pod("b").Status.Phase)
 }
 
 func TestNodeUpBeforeTimeoutRecovers(t *testing.T) {
@@ -585,13 +487,13 @@ func TestNodeUpBeforeTimeoutRecovers(t *testing.T) {
 	e.runReady("a")
 	require.NoError(t, e.c.NodeDown(e.ctx, "node-0"))
 	e.advance(10 * time.Second)
-	require.False(t, api.IsPodReady(e.pod("a")))
+	require.False(t, api.IsPodReady(e.Pod("a")))
 	require.NoError(t, e.c.NodeUp(e.ctx, "node-0"))
 	e.settle()
 	e.advance(time.Second)
-	assert.True(t, api.IsPodReady(e.pod("a")))
+	assert.True(t, api.IsPodReady(e.Pod("a")))
 	e.advance(time.Minute)
-	assert.Equal(t, api.PodRunning, e.pod("a").Status.Phase, "never evicted")
+	assert.Equal(t, api.PodRunning, e.Pod("a").Status.Phase, "never evicted")
 }
 
 func TestPodIPsUniquePerNodeAndReused(t *testing.T) {
@@ -599,15 +501,15 @@ func TestPodIPsUniquePerNodeAndReused(t *testing.T) {
 	e.runReady("a", "b", "c", "d") // a, c on node-0; b, d on node-1
 	ips := map[string]string{}
 	for _, n := range []string{"a", "b", "c", "d"} {
-		ips[n] = e.pod(n).Status.PodIP
+		ips[n] = e.Pod(n).Status.PodIP
 	}
 	assert.Equal(t, map[string]string{"a": "10.244.0.2", "b": "10.244.1.2", "c": "10.244.0.3", "d": "10.244.1.3"}, ips)
 
 	e.deletePod("a")
 	e.advance(time.Second)
-	require.True(t, e.podGone("a"))
+	require.True(t, e.PodGone("a"))
 	e.runReady("e") // node-0 now has the fewest pods
-	p := e.pod("e")
+	p := e.Pod("e")
 	assert.Equal(t, "node-0", p.Spec.NodeName)
 	assert.Equal(t, "10.244.0.2", p.Status.PodIP, "a's address reused")
 }
@@ -620,11 +522,15 @@ func TestRunBindsRunsAndStopsWithContext(t *testing.T) {
 	f := informer.NewFactory(srv, "", clk, log)
 	c, err := New(Config{Client: srv, Factory: f, Clock: clk, Logger: log})
 	require.NoError(t, err)
+	sched, err := scheduler.New(scheduler.Config{Client: srv, Factory: f, Clock: clk, Logger: log})
+	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	require.NoError(t, c.EnsureNodes(ctx))
 	f.Start(ctx)
 	done := make(chan struct{})
 	go func() { c.Run(ctx, 2); close(done) }()
+	schedDone := make(chan struct{})
+	go func() { sched.Run(ctx, 1); close(schedDone) }()
 
 	_, err = client.For[*api.Pod](srv).Create(ctx, &api.Pod{
 		Metadata: api.ObjectMeta{Namespace: "default", Name: "web"},
@@ -644,51 +550,10 @@ func TestRunBindsRunsAndStopsWithContext(t *testing.T) {
 
 	cancel()
 	<-done
+	<-schedDone
 	f.Shutdown()
 	assert.True(t, c.Queue().ShuttingDown())
-}
-
-func TestNodeSelectorRespected(t *testing.T) {
-	e := newEnv(t, Config{})
-	e.createPod("pinned", func(p *api.Pod) { p.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": "node-2"} })
-	e.createPod("nowhere", func(p *api.Pod) { p.Spec.NodeSelector = map[string]string{"disk": "ssd"} })
-	e.settle()
-	assert.Equal(t, "node-2", e.pod("pinned").Spec.NodeName)
-	assert.Empty(t, e.pod("nowhere").Spec.NodeName)
-	cond, ok := conditionOf(e.pod("nowhere"), api.PodScheduled)
-	require.True(t, ok)
-	assert.Equal(t, "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.", cond.Message)
-}
-
-// TestCordonedNodeTakesNoPods cordons nodes as kubectl cordon and drain do
-// (spec.unschedulable): the scheduler places pods elsewhere, says why when
-// there is nowhere, and uses the node again once it is uncordoned.
-func TestCordonedNodeTakesNoPods(t *testing.T) {
-	e := newEnv(t, Config{Nodes: 2})
-	cordon := func(name string, on bool) {
-		n := e.node(name).DeepCopy()
-		n.Spec.Unschedulable = on
-		_, err := client.For[*api.Node](e.srv).Update(e.ctx, n)
-		require.NoError(t, err)
-		e.settle()
-	}
-	cordon("node-0", true)
-	e.createPod("a")
-	e.createPod("b")
-	e.settle()
-	assert.Equal(t, "node-1", e.pod("a").Spec.NodeName)
-	assert.Equal(t, "node-1", e.pod("b").Spec.NodeName)
-
-	cordon("node-1", true)
-	e.createPod("c")
-	e.settle()
-	assert.Empty(t, e.pod("c").Spec.NodeName)
-	cond, ok := conditionOf(e.pod("c"), api.PodScheduled)
-	require.True(t, ok)
-	assert.Equal(t, "0/2 nodes are available: 2 node(s) were unschedulable. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.", cond.Message)
-
-	cordon("node-0", false)
-	assert.Equal(t, "node-0", e.pod("c").Spec.NodeName, "retried once a node is uncordoned")
+	assert.True(t, sched.Queue().ShuttingDown())
 }
 
 func TestNewRejectsIncompleteConfig(t *testing.T) {
@@ -738,18 +603,18 @@ func TestFailedWriteKeepsTheDelayedWake(t *testing.T) {
 	e := newEnv(t, Config{})
 	fc := &failStatusOnce{Client: e.c.client, pod: "web"}
 	e.c.client = fc
-	e.createPod("web")
+	e.CreatePod("web")
 	e.settle()
 	require.True(t, fc.failed, "the accept was refused")
-	assert.Empty(t, e.pod("web").Status.HostIP)
+	assert.Empty(t, e.Pod("web").Status.HostIP)
 
 	e.advance(10 * time.Millisecond) // the rate-limited retry
-	p := e.pod("web")
+	p := e.Pod("web")
 	require.NotEmpty(t, p.Status.HostIP, "accepted on the retry")
 	assert.Equal(t, api.PodPending, p.Status.Phase)
 
 	e.advance(time.Second)
-	p = e.pod("web")
+	p = e.Pod("web")
 	assert.Equal(t, api.PodRunning, p.Status.Phase, "started StartDelay after it was first seen")
 	assert.True(t, api.IsPodReady(p))
 }
@@ -765,56 +630,24 @@ func TestWakeOutlivesAnEarlierRetry(t *testing.T) {
 	e := newEnv(t, Config{})
 	fc := &failStatusOnce{Client: e.c.client, pod: "web"}
 	e.c.client = fc
-	e.createPod("web")
+	e.CreatePod("web")
 	e.settle()
 	require.True(t, fc.failed, "the accept was refused; its retry is pending")
 
 	// Before the retry, a change to the pod queues it at once: this sync
 	// accepts it and asks to come back at StartDelay.
-	p := e.pod("web").DeepCopy() // the server's copy is shared: never changed in place
+	p := e.Pod("web").DeepCopy() // the server's copy is shared: never changed in place
 	p.Metadata.Labels["touched"] = "yes"
 	_, err := client.For[*api.Pod](e.srv).Update(e.ctx, p)
 	require.NoError(t, err)
 	e.settle()
-	require.NotEmpty(t, e.pod("web").Status.HostIP, "accepted by the sync the change queued")
+	require.NotEmpty(t, e.Pod("web").Status.HostIP, "accepted by the sync the change queued")
 
 	e.advance(10 * time.Millisecond) // the retry: nothing to do but wait
-	assert.Equal(t, api.PodPending, e.pod("web").Status.Phase)
+	assert.Equal(t, api.PodPending, e.Pod("web").Status.Phase)
 	e.advance(time.Second)
-	assert.Equal(t, api.PodRunning, e.pod("web").Status.Phase, "started StartDelay after it was accepted")
+	assert.Equal(t, api.PodRunning, e.Pod("web").Status.Phase, "started StartDelay after it was accepted")
 }
 
 // conflictBindOnce refuses the first binding with 409 Conflict before it is
 // applied, as the simulator's Conflict fault does: the pod is not bound.
-type conflictBindOnce struct {
-	Binder
-	failed bool
-}
-
-func (b *conflictBindOnce) Bind(ctx context.Context, namespace, name, node string) (*api.Pod, error) {
-	if !b.failed {
-		b.failed = true
-		return nil, apierrors.NewConflict(apierrors.GroupResource{Resource: "pods/binding"}, name, "injected")
-	}
-	return b.Binder.Bind(ctx, namespace, name, node)
-}
-
-// TestRefusedBindingIsRetried: a binding refused with a Conflict is tried
-// again after the queue's backoff, as kube-scheduler puts a pod whose
-// binding failed back in its queue unless its cache shows it bound
-// (handleSchedulingFailure). A Conflict does not prove someone else bound
-// it, and no delivery would come to say so.
-func TestRefusedBindingIsRetried(t *testing.T) {
-	e := newEnv(t, Config{})
-	b := &conflictBindOnce{Binder: e.c.binder}
-	e.c.binder = b
-	e.createPod("web")
-	e.settle()
-	require.True(t, b.failed, "the first binding was refused")
-	assert.Empty(t, e.pod("web").Spec.NodeName)
-
-	e.advance(10 * time.Millisecond) // the rate-limited retry
-	assert.NotEmpty(t, e.pod("web").Spec.NodeName, "bound on the retry")
-	e.advance(time.Second)
-	assert.Equal(t, api.PodRunning, e.pod("web").Status.Phase)
-}

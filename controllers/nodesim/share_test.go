@@ -20,8 +20,10 @@ type statusStep struct {
 // lifeSteps takes a pod through every status builder, at the second at.
 func lifeSteps(hostIP, podIP string, at func(int) time.Time) []statusStep {
 	return []statusStep{
-		{"unschedulable", func(b *statusBuf, p *api.Pod) api.PodStatus {
-			return unschedulableStatus(b, p, "0/1 nodes are available", at(0))
+		{"bound", func(b *statusBuf, p *api.Pod) api.PodStatus {
+			st := ownStatus(b, p) // PodScheduled, as the binding writes it
+			st.Conditions = setCondition(st.Conditions, api.PodScheduled, api.ConditionTrue, "", "", at(0))
+			return st
 		}},
 		{"accepted", func(b *statusBuf, p *api.Pod) api.PodStatus { return acceptedStatus(b, p, hostIP, at(1)) }},
 		{"started", func(b *statusBuf, p *api.Pod) api.PodStatus { return startedStatus(b, p, hostIP, podIP, at(2)) }},

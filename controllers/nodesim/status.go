@@ -15,7 +15,6 @@ const (
 	reasonContainersNotReady = "ContainersNotReady"
 	reasonNodeNotReady       = "NodeNotReady"
 	reasonNodeLost           = "NodeLost"
-	reasonUnschedulable      = "Unschedulable"
 	reasonError              = "Error"
 	reasonProbeFailed        = "ReadinessProbeFailed"
 	reasonPodCompleted       = "PodCompleted"
@@ -458,13 +457,6 @@ func restartedStatus(b *statusBuf, pod *api.Pod, now time.Time) api.PodStatus {
 		cs.Ready, cs.Started = false, ptr(true)
 	}
 	st.Conditions = withNotReady(b, pod, st.Conditions, now)
-	return st
-}
-
-// unschedulableStatus is the status of a pending pod no node can take.
-func unschedulableStatus(b *statusBuf, pod *api.Pod, message string, now time.Time) api.PodStatus {
-	st := ownStatus(b, pod)
-	st.Conditions = setCondition(st.Conditions, api.PodScheduled, api.ConditionFalse, reasonUnschedulable, message, now)
 	return st
 }
 

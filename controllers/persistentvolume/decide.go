@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/controllers/nodesim/fit"
+	"github.com/miniplane/miniplane/controllers/scheduler/fit"
 )
 
 // The annotations binding writes. Kubernetes: storagehelpers' AnnBindCompleted,

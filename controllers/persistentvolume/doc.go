@@ -32,7 +32,7 @@
 // (every change of a claim, volume or class queues what it concerns).
 //
 // It may import api, client, informer, its controllers siblings (loop,
-// workqueue) and nodesim/fit (quantities). Concurrency: handlers only
+// workqueue) and scheduler/fit (quantities). Concurrency: handlers only
 // queue keys ("claim/<ns>/<name>", "volume/<name>"); the manager runs it
 // with one worker, as kube-controller-manager runs its claim and volume
 // workers one each, so that two claims never race for one volume.

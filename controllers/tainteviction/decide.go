@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/miniplane/miniplane/api"
-	"github.com/miniplane/miniplane/controllers/nodesim/fit"
+	"github.com/miniplane/miniplane/controllers/scheduler/fit"
 )
 
 // action is what decide says to do with a pod.

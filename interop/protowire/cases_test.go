@@ -202,6 +202,7 @@ func fullPodStatus() api.PodStatus {
 		},
 		Message:               "running",
 		Reason:                "Started",
+		NominatedNodeName:     "node-2",
 		HostIP:                "192.168.1.10",
 		HostIPs:               []api.HostIP{{IP: "192.168.1.10"}, {IP: "fd00::10"}},
 		PodIP:                 "10.244.1.7",

@@ -19,5 +19,5 @@
 //
 // Everything here is a pure function of the pod, its node and the objects
 // it reads (Sources), safe for concurrent use. It imports api,
-// controllers/nodesim/container and controllers/nodesim/fit.
+// controllers/nodesim/container and controllers/scheduler/fit.
 package podenv

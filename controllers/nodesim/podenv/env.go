@@ -11,7 +11,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/controllers/nodesim/container"
-	"github.com/miniplane/miniplane/controllers/nodesim/fit"
+	"github.com/miniplane/miniplane/controllers/scheduler/fit"
 )
 
 // Sources are what the kubelet reads, besides the pod, to start its

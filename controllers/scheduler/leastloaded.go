@@ -1,6 +1,6 @@
-package nodesim
+package scheduler
 
-import "github.com/miniplane/miniplane/controllers/nodesim/fit"
+import "github.com/miniplane/miniplane/controllers/scheduler/fit"
 
 // The scheduler's fast path. chooseNode looks at every node, which for a
 // pod without a nodeSelector means O(nodes) work per pod under the
@@ -21,7 +21,7 @@ type loadEntry struct {
 	// does, without reading the names. Almost every comparison is a tie
 	// of counts, as the scheduler spreads pods evenly.
 	rank     int
-	pods     int // the node's pod count (nodeIPs.pods)
+	pods     int // the node's pod count (nodeRec.pods)
 	capacity int
 	index    int // its place in the heap
 }
@@ -104,7 +104,7 @@ func (c *Controller) leastLoadedLocked() (name string, ok bool) {
 	return top.name, true
 }
 
-// ensureLoadLocked rebuilds the heap if a node event or hook invalidated it.
+// ensureLoadLocked rebuilds the heap if a node event invalidated it.
 func (c *Controller) ensureLoadLocked() {
 	if c.loadOK {
 		return
@@ -115,11 +115,11 @@ func (c *Controller) ensureLoadLocked() {
 	c.loadGen++
 	c.loadLeftOut = 0
 	for i, n := range nodes {
-		if down, _ := c.nodeDownLocked(n); keepsPodsOff(n, down) {
+		if keepsPodsOff(n) {
 			c.loadLeftOut++
 			continue
 		}
-		rec := c.nodeIPsLocked(n.Metadata.Name)
+		rec := c.recLocked(n.Metadata.Name)
 		e := &loadEntry{name: n.Metadata.Name, rank: i, pods: rec.pods, capacity: static[i].AllowedPods}
 		rec.load, rec.loadGen = e, c.loadGen
 		c.load = append(c.load, e)
@@ -135,10 +135,15 @@ func (c *Controller) ensureLoadLocked() {
 func (c *Controller) invalidateLoadLocked() { c.loadOK = false }
 
 // addPodsOnLocked changes the pod count of rec's node by delta (+1 or -1;
-// never below 0), and what its pods request by req (nil: nothing), keeping
-// the heap in order.
-func (c *Controller) addPodsOnLocked(rec *nodeIPs, delta int, req *fit.Resource) {
+// never below 0), and what its pods request and the host ports they hold
+// by info's (nil: nothing), keeping the heap in order.
+func (c *Controller) addPodsOnLocked(rec *nodeRec, delta int, info *podInfo) {
 	rec.pods = max(rec.pods+delta, 0)
+	var req *fit.Resource
+	var ports []fit.HostPort
+	if info != nil {
+		req, ports = info.req, info.ports
+	}
 	if req != nil {
 		if delta > 0 {
 			rec.requested.Add(req)
@@ -146,27 +151,16 @@ func (c *Controller) addPodsOnLocked(rec *nodeIPs, delta int, req *fit.Resource)
 			rec.requested.Sub(req)
 		}
 	}
+	for _, p := range ports {
+		if rec.ports == nil {
+			rec.ports = make(map[fit.HostPort]int)
+		}
+		if rec.ports[p] += delta; rec.ports[p] <= 0 {
+			delete(rec.ports, p)
+		}
+	}
 	if e := rec.load; e != nil && c.loadOK && rec.loadGen == c.loadGen {
 		e.pods = rec.pods
 		c.load.fix(e.index)
 	}
-}
-
-// podsOnLocked is the pod count of node (nodeIPs.pods).
-func (c *Controller) podsOnLocked(node string) int {
-	if rec := c.ips[node]; rec != nil {
-		return rec.pods
-	}
-	return 0
-}
-
-// countedLocked is the record of node, whose count a change of the pod
-// whose state is st moves: st's own record when it is that node's, as it
-// is when the scheduler bound the pod there (schedule gives st the record),
-// so that a count change looks nothing up; else the record by name.
-func (c *Controller) countedLocked(st *podState, node string) *nodeIPs {
-	if st.ips != nil && st.ips.name == node {
-		return st.ips
-	}
-	return c.nodeIPsLocked(node)
 }

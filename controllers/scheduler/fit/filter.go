@@ -21,20 +21,64 @@ const (
 
 // The filters' reasons, worded as kube-scheduler v1.32's plugins word them.
 const (
-	ReasonUnschedulable = "node(s) were unschedulable"                        // NodeUnschedulable
-	ReasonNodeAffinity  = "node(s) didn't match Pod's node affinity/selector" // NodeAffinity
-	ReasonTooManyPods   = "Too many pods"                                     // NodeResourcesFit
+	ReasonUnschedulable = "node(s) were unschedulable"                                 // NodeUnschedulable
+	ReasonNodeAffinity  = "node(s) didn't match Pod's node affinity/selector"          // NodeAffinity
+	ReasonTooManyPods   = "Too many pods"                                              // NodeResourcesFit
+	ReasonNodePorts     = "node(s) didn't have free ports for the requested pod ports" // NodePorts
 )
 
 // Pod is a pod as the filters see it: its spec and its requests, worked
 // out once (NewPod) for all the nodes it is tried on.
 type Pod struct {
-	Spec     *api.PodSpec
-	Requests *Resource // nil: it requests nothing
+	Spec      *api.PodSpec
+	Requests  *Resource  // nil: it requests nothing
+	HostPorts []HostPort // PodHostPorts; nil: none
 }
 
 // NewPod returns the filters' view of a pod spec.
-func NewPod(spec *api.PodSpec) *Pod { return &Pod{Spec: spec, Requests: PodRequests(spec)} }
+func NewPod(spec *api.PodSpec) *Pod {
+	return &Pod{Spec: spec, Requests: PodRequests(spec), HostPorts: PodHostPorts(spec)}
+}
+
+// HostPort is a port of the node a container asks for. Every host port
+// is on all the node's addresses (hostIP 0.0.0.0, which miniplane's
+// ContainerPort does not let a pod narrow), so two of the same protocol
+// and number conflict. Kubernetes: framework.ProtocolPort.
+type HostPort struct {
+	Protocol api.Protocol
+	Port     int32
+}
+
+// PodHostPorts returns the host ports the pod's containers ask for, nil
+// if none; a port without a protocol is TCP's. Kubernetes: NodePorts'
+// getContainerPorts.
+func PodHostPorts(spec *api.PodSpec) []HostPort {
+	var out []HostPort
+	for i := range spec.Containers {
+		for _, p := range spec.Containers[i].Ports {
+			if p.HostPort <= 0 {
+				continue
+			}
+			proto := p.Protocol
+			if proto == "" {
+				proto = api.ProtocolTCP
+			}
+			out = append(out, HostPort{Protocol: proto, Port: p.HostPort})
+		}
+	}
+	return out
+}
+
+// portsConflict reports whether any of want is in use. Kubernetes:
+// NodePorts' fitsPorts.
+func portsConflict(want []HostPort, used map[HostPort]int) bool {
+	for _, p := range want {
+		if used[p] > 0 {
+			return true
+		}
+	}
+	return false
+}
 
 // Node is a node as the filters see it: what it is, and what its pods
 // already hold.
@@ -45,10 +89,11 @@ type Node struct {
 	Taints        []api.Taint // its spec's, and the node lifecycle's (not-ready, unreachable)
 	Allocatable   Resource    // what its pods may request in all
 	AllowedPods   int         // status.allocatable.pods
-	// Requested is what its unfinished pods request, and Pods how many
-	// they are.
+	// Requested is what its unfinished pods request, Pods how many they
+	// are, and UsedPorts how many of them hold each host port.
 	Requested Resource
 	Pods      int
+	UsedPorts map[HostPort]int
 }
 
 // Status is one node's verdict: nil Reasons means the pod fits.
@@ -73,6 +118,9 @@ func Filter(pod *Pod, node *Node) Status {
 	}
 	if !MatchesNodeAffinity(pod.Spec, node.Name, node.Labels) {
 		return Status{Reasons: []string{ReasonNodeAffinity}, Unresolvable: true}
+	}
+	if portsConflict(pod.HostPorts, node.UsedPorts) {
+		return Status{Reasons: []string{ReasonNodePorts}}
 	}
 	if reasons := insufficient(pod.Requests, node); len(reasons) > 0 {
 		return Status{Reasons: reasons}

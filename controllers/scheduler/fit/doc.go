@@ -13,6 +13,8 @@
 //   - NodeAffinity: the pod's nodeSelector and its required node affinity
 //     (matchExpressions with In, NotIn, Exists, DoesNotExist, Gt and Lt on
 //     the labels; matchFields on metadata.name);
+//   - NodePorts: no host port a container asks for is held by another
+//     pod on the node (same protocol and number);
 //   - NodeResourcesFit: the pod count, and cpu, memory, ephemeral-storage
 //     and extended resources requested against allocatable less what the
 //     node's unfinished pods request. A pod's requests are upstream's

@@ -43,33 +43,60 @@ func Schedule(pod *Pod, nodes []Node) (name string, ok bool, why string) {
 }
 
 // Message is the FailedScheduling message for a pod that fits none of
-// numNodes nodes, whose verdicts are statuses: kube-scheduler's FitError
-// — "0/N nodes are available:", then each reason with how many nodes gave
-// it, sorted as strings — followed by the DefaultPreemption postfilter's
-// own FitError after "preemption:".
+// numNodes nodes, whose verdicts are statuses, when no pod has a lower
+// priority to preempt: kube-scheduler's FitError (FitErrorMessage) with
+// the DefaultPreemption postfilter's own FitError after "preemption:",
+// each node "not helpful" where its failure is unresolvable, else without
+// victims.
 func Message(numNodes int, statuses []Status) string {
 	if numNodes == 0 {
 		return NoNodesMessage
 	}
+	preemption := make([]string, len(statuses))
+	for i, st := range statuses {
+		preemption[i] = ReasonNoPreemptionVictims
+		if st.Unresolvable {
+			preemption[i] = ReasonPreemptionNotHelpful
+		}
+	}
+	return FitErrorMessage(numNodes, statuses, NodesMessage(numNodes, preemption))
+}
+
+// FitErrorMessage is kube-scheduler's FitError: "0/N nodes are
+// available:", then each filter reason with how many nodes gave it,
+// sorted as strings, then the postfilter's message after "preemption: "
+// unless it is "" (preemption nominated a node).
+func FitErrorMessage(numNodes int, statuses []Status, postFilter string) string {
+	if numNodes == 0 {
+		return NoNodesMessage
+	}
 	filter := map[string]int{}
-	preemption := map[string]int{}
 	for _, st := range statuses {
 		for _, r := range st.Reasons {
 			filter[r]++
 		}
-		if st.Unresolvable {
-			preemption[ReasonPreemptionNotHelpful]++
-		} else {
-			preemption[ReasonNoPreemptionVictims]++
-		}
 	}
 	var b strings.Builder
-	available := "0/" + strconv.Itoa(numNodes) + " nodes are available:"
-	b.WriteString(available)
+	b.WriteString("0/" + strconv.Itoa(numNodes) + " nodes are available:")
 	writeHistogram(&b, filter)
-	b.WriteString(" preemption: ")
-	b.WriteString(available)
-	writeHistogram(&b, preemption)
+	if postFilter != "" {
+		b.WriteString(" preemption: ")
+		b.WriteString(postFilter)
+	}
+	return b.String()
+}
+
+// NodesMessage is "0/N nodes are available:" and the histogram of
+// reasons, one a node: the FitError the preemption postfilter returns
+// when no node is a candidate.
+func NodesMessage(numNodes int, reasons []string) string {
+	counts := map[string]int{}
+	for _, r := range reasons {
+		counts[r]++
+	}
+	var b strings.Builder
+	b.WriteString("0/" + strconv.Itoa(numNodes) + " nodes are available:")
+	writeHistogram(&b, counts)
 	return b.String()
 }
 
