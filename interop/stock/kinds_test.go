@@ -421,7 +421,7 @@ func storedKindCases() []kindCase {
 				assert.Equal(t, []corev1.ObjectReference{{Name: "b"}, {Name: "a"}}, sa.Secrets, "secrets merge by name")
 			},
 		},
-	}, slices.Concat(schedulingKindCases(), admissionKindCases(), podAdmissionKindCases(), apiOnlyKindCases(), networkingKindCases())...)
+	}, slices.Concat(schedulingKindCases(), admissionKindCases(), podAdmissionKindCases(), apiOnlyKindCases(), networkingKindCases(), autoscalingKindCases())...)
 }
 
 // networkingKindCases are the networking.k8s.io kinds, stored and

@@ -62,6 +62,11 @@ func subresourceCases() []subresourceCase {
 		{"certificates.k8s.io/v1 certificatesigningrequests/approval", testCertificateSigningRequestApproval},
 		{"flowcontrol.apiserver.k8s.io/v1 flowschemas/status", testFlowSchemaStatus},
 		{"flowcontrol.apiserver.k8s.io/v1 prioritylevelconfigurations/status", testPriorityLevelConfigurationStatus},
+		{"autoscaling/v1 horizontalpodautoscalers", testHPAv1},
+		{"autoscaling/v1 horizontalpodautoscalers/status", testHPAStatus("v1")},
+		{"autoscaling/v2 horizontalpodautoscalers/status", testHPAStatus("v2")},
+		{"apiregistration.k8s.io/v1 apiservices", testAPIServices},
+		{"apiregistration.k8s.io/v1 apiservices/status", testAPIServiceStatus},
 	}
 }
 
