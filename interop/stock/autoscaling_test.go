@@ -115,7 +115,7 @@ func testAPIServices(t *testing.T, cs kubernetes.Interface) {
 	require.NoError(t, err)
 	var got struct {
 		Spec struct {
-			Group   string `json:"group"`
+			Group   string                `json:"group"`
 			Service struct{ Name string } `json:"service"`
 		} `json:"spec"`
 	}
