@@ -88,7 +88,12 @@ func demo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error {
 		Logger: newLogger(stderr, o.verbose),
 		NodeSim: nodesim.Config{
 			StartDelay: step(500 * time.Millisecond), ReadyDelay: step(700 * time.Millisecond),
-			TerminationDelay: step(300 * time.Millisecond), EvictionTimeout: max(step(2*time.Second), time.Millisecond),
+			TerminationDelay: step(300 * time.Millisecond),
+			// At least 100 ms even with no pace: the scheduler learns that the
+			// node is down from its node cache, as kube-scheduler does, and a
+			// replacement created a millisecond after the plug is pulled
+			// could be bound there before the cache has the news.
+			EvictionTimeout: max(step(2*time.Second), 100*time.Millisecond),
 		},
 	}
 	if len(o.etcd) > 0 {
