@@ -27,7 +27,7 @@ kube_version=v1.32.13 # keep in step with kcm/go.mod
 # off (serve's --controllers takes the older names, the root CA publisher's
 # alias root-ca-cert-publisher among them). With every controller off serve runs no
 # controller-manager instance at all.
-kcm_controllers=replicationcontroller-controller,replicaset-controller,deployment-controller,endpoints-controller,garbage-collector-controller,serviceaccount-controller,root-ca-certificate-publisher-controller,job-controller,cronjob-controller,daemonset-controller,statefulset-controller,ttl-after-finished-controller,pod-garbage-collector-controller,taint-eviction-controller,namespace-controller,endpointslice-controller,endpointslice-mirroring-controller,clusterrole-aggregation-controller
+kcm_controllers=replicationcontroller-controller,replicaset-controller,deployment-controller,endpoints-controller,garbage-collector-controller,serviceaccount-controller,root-ca-certificate-publisher-controller,job-controller,cronjob-controller,daemonset-controller,statefulset-controller,ttl-after-finished-controller,pod-garbage-collector-controller,taint-eviction-controller,namespace-controller,endpointslice-controller,endpointslice-mirroring-controller,clusterrole-aggregation-controller,resourcequota-controller
 serve_all_off=-replicationcontroller,-replicaset,-deployment,-daemonset,-statefulset,-persistentvolume-binder,-job,-cronjob,-ttl-after-finished,-podgc,-taint-eviction-controller,-disruption,-resourcequota,-endpoint,-endpointslice,-endpointslice-mirroring,-garbagecollector,-serviceaccount,-root-ca-cert-publisher,-clusterrole-aggregation,-horizontalpodautoscaling
 
 case $content_type in
