@@ -12,6 +12,7 @@ import (
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/controllers/endpointslice"
 )
 
 // maxListedPods is how many pods a node lists by name in a snapshot; past
@@ -119,13 +120,28 @@ type RCView struct {
 	Pods PodGroup `json:"pods"`
 }
 
-// ServiceView is one service with its endpoints.
+// ServiceView is one service with its endpoints: the Endpoints' addresses,
+// and beside them the EndpointSlices that carry the same backends today
+// (kube-proxy reads the slices).
 type ServiceView struct {
 	Namespace string        `json:"namespace"`
 	Name      string        `json:"name"`
 	ClusterIP string        `json:"clusterIP,omitempty"`
 	Ready     []AddressView `json:"ready"`
 	NotReady  []AddressView `json:"notReady"`
+	Slices    []SliceView   `json:"slices"`
+}
+
+// SliceView is one EndpointSlice of a service: its name, who keeps it (the
+// endpointslice.kubernetes.io/managed-by label) and its endpoints counted
+// by their conditions.
+type SliceView struct {
+	Name        string `json:"name"`
+	ManagedBy   string `json:"managedBy,omitempty"`
+	Endpoints   int    `json:"endpoints"`
+	Ready       int    `json:"ready"`
+	Serving     int    `json:"serving"`
+	Terminating int    `json:"terminating"`
 }
 
 // AddressView is one endpoint address and the pod behind it.
@@ -216,7 +232,11 @@ func (h *Handler) Snapshot(ctx context.Context, rev int64) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.Services = serviceViews(svcs, eps)
+	slicesList, err := list(client.EndpointSlices)
+	if err != nil {
+		return nil, err
+	}
+	s.Services = serviceViews(svcs, eps, slicesList)
 	leases, err := list(client.Leases)
 	if err != nil {
 		return nil, err
@@ -390,16 +410,29 @@ func nodeReady(n *api.Node) bool {
 }
 
 // serviceViews pairs each service with its Endpoints of the same name.
-func serviceViews(svcs, eps []api.Object) []ServiceView {
+func serviceViews(svcs, eps, endpointSlices []api.Object) []ServiceView {
 	byKey := make(map[string]*api.Endpoints, len(eps))
 	for _, o := range eps {
 		e := o.(*api.Endpoints)
 		byKey[api.KeyOf(&e.Metadata)] = e
 	}
+	slicesOf := map[string][]SliceView{} // service key → its slices, in name order (the list's)
+	for _, o := range endpointSlices {
+		es := o.(*api.EndpointSlice)
+		svc := es.Metadata.Labels[endpointslice.LabelServiceName]
+		if svc == "" {
+			continue
+		}
+		slicesOf[es.Metadata.Namespace+"/"+svc] = append(slicesOf[es.Metadata.Namespace+"/"+svc], sliceView(es))
+	}
 	out := []ServiceView{}
 	for _, o := range svcs {
 		svc := o.(*api.Service)
-		v := ServiceView{Namespace: svc.Metadata.Namespace, Name: svc.Metadata.Name, ClusterIP: svc.Spec.ClusterIP, Ready: []AddressView{}, NotReady: []AddressView{}}
+		v := ServiceView{Namespace: svc.Metadata.Namespace, Name: svc.Metadata.Name, ClusterIP: svc.Spec.ClusterIP, Ready: []AddressView{}, NotReady: []AddressView{},
+			Slices: slicesOf[api.KeyOf(&svc.Metadata)]}
+		if v.Slices == nil {
+			v.Slices = []SliceView{}
+		}
 		if e := byKey[api.KeyOf(&svc.Metadata)]; e != nil {
 			for _, sub := range e.Subsets {
 				v.Ready = appendAddresses(v.Ready, sub.Addresses)
@@ -411,6 +444,25 @@ func serviceViews(svcs, eps []api.Object) []ServiceView {
 		out = append(out, v)
 	}
 	return out
+}
+
+// sliceView counts a slice's endpoints by their conditions; a condition
+// left unset counts as true for ready and serving, as consumers read it.
+func sliceView(es *api.EndpointSlice) SliceView {
+	v := SliceView{Name: es.Metadata.Name, ManagedBy: es.Metadata.Labels[endpointslice.LabelManagedBy], Endpoints: len(es.Endpoints)}
+	for _, e := range es.Endpoints {
+		c := e.Conditions
+		if c.Ready == nil || *c.Ready {
+			v.Ready++
+		}
+		if c.Serving == nil || *c.Serving {
+			v.Serving++
+		}
+		if c.Terminating != nil && *c.Terminating {
+			v.Terminating++
+		}
+	}
+	return v
 }
 
 func appendAddresses(dst []AddressView, addrs []api.EndpointAddress) []AddressView {

@@ -31,6 +31,18 @@ func TestSnapshotShowsTheClusterAtARevision(t *testing.T) {
 	}}}
 	_, err = c.srv.Create(as("endpoint"), ep)
 	require.NoError(t, err)
+	yes, no := true, false
+	_, err = c.srv.Create(as("endpointslice-controller"), &api.EndpointSlice{
+		Metadata: api.ObjectMeta{Name: "web-x7k2p", Namespace: "default", Labels: map[string]string{
+			"kubernetes.io/service-name": "web", "endpointslice.kubernetes.io/managed-by": "endpointslice-controller.k8s.io"}},
+		AddressType: api.AddressTypeIPv4,
+		Endpoints: []api.Endpoint{
+			{Addresses: []string{"10.0.0.1"}, Conditions: api.EndpointConditions{Ready: &yes, Serving: &yes, Terminating: &no}},
+			{Addresses: []string{"10.0.0.2"}, Conditions: api.EndpointConditions{Ready: &yes, Serving: &yes, Terminating: &no}},
+			{Addresses: []string{"10.0.0.3"}, Conditions: api.EndpointConditions{Ready: &no, Serving: &yes, Terminating: &yes}},
+		},
+	})
+	require.NoError(t, err)
 	holder := "cm-1"
 	transitions := int32(2)
 	_, err = c.srv.Create(as("cm-1"), &api.Lease{Metadata: api.ObjectMeta{Name: "kube-controller-manager", Namespace: "kube-system"},
@@ -69,6 +81,8 @@ func TestSnapshotShowsTheClusterAtARevision(t *testing.T) {
 	require.Len(t, now.Services, 1)
 	assert.Equal(t, []AddressView{{IP: "10.0.0.1", Pod: "web-a"}, {IP: "10.0.0.2", Pod: "web-b"}}, now.Services[0].Ready)
 	assert.Equal(t, []AddressView{{IP: "10.0.0.3", Pod: "web-c"}}, now.Services[0].NotReady)
+	assert.Equal(t, []SliceView{{Name: "web-x7k2p", ManagedBy: "endpointslice-controller.k8s.io", Endpoints: 3, Ready: 2, Serving: 3, Terminating: 1}},
+		now.Services[0].Slices, "the service's EndpointSlice beside its Endpoints, counted by condition")
 	require.NotNil(t, now.Lease)
 	assert.Equal(t, "cm-1", now.Lease.Holder)
 	assert.Equal(t, int32(2), now.Lease.Transitions)

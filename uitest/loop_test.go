@@ -40,6 +40,9 @@ func TestTheLoopOnThePage(t *testing.T) {
 	took := b.waitFor(t, 2*time.Second, podsShown+` === 5`)
 	t.Logf("five pods on the page %v after kubectl scale returned", took)
 	b.waitFor(t, 15*time.Second, readyPodsShown+` === 5 && document.querySelector('[data-service="web"]')?.dataset.ready === '5'`)
+	// Beside the Endpoints, the service's EndpointSlice, kept by the
+	// endpointslice controller, holds the same five.
+	b.waitFor(t, 15*time.Second, `document.querySelector('[data-service="web"] [data-slice]')?.dataset.ready === '5'`)
 	b.screenshot(t, "3-five-pods")
 
 	// Back in time: the slider to the revision that showed three.

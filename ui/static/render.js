@@ -157,15 +157,19 @@ export function renderWorkloads(root, snapshot) {
   if (!cards.length) root.append(el('p', { class: 'none' }, 'none'));
 }
 
-// renderServices draws each service with its ready and not-ready addresses.
+// renderServices draws each service with its ready and not-ready addresses
+// (its Endpoints) and, beside them, its EndpointSlices counted by condition.
 export function renderServices(root, services) {
   const addr = (a, cls) => el('li', { class: cls, title: a.pod }, a.ip, a.pod ? el('small', {}, ` ${a.pod}`) : null);
+  const slice = (sl) => el('li', { 'data-slice': sl.name, 'data-endpoints': sl.endpoints, 'data-ready': sl.ready, title: sl.managedBy || '' },
+    `EndpointSlice ${sl.name}: ${sl.endpoints} endpoints, ${sl.ready} ready` + (sl.terminating ? `, ${sl.terminating} terminating` : ''));
   root.replaceChildren(...services.map((s) => el('div', { class: 'service', 'data-service': s.name, 'data-ready': s.ready.length, 'data-not-ready': s.notReady.length },
     el('strong', {}, `${s.namespace}/${s.name}`), el('small', {}, ` ${s.clusterIP || ''}`),
     el('ul', { class: 'addresses' },
       s.ready.map((a) => addr(a, 'ready')),
       s.notReady.map((a) => addr(a, 'not-ready')),
-      s.ready.length + s.notReady.length ? null : el('li', { class: 'none' }, 'no endpoints')))));
+      s.ready.length + s.notReady.length ? null : el('li', { class: 'none' }, 'no endpoints')),
+    (s.slices || []).length ? el('ul', { class: 'slices' }, s.slices.map(slice)) : null)));
   if (!services.length) root.append(el('p', { class: 'none' }, 'none'));
 }
 
