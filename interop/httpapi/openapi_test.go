@@ -144,7 +144,7 @@ func TestOpenAPIV3WithClientGo(t *testing.T) {
 			assert.True(t, found[kind], "%s has the schema of %s", gv, kind)
 		}
 	}
-	_, err = root.GVSpec(schema.GroupVersion{Group: "autoscaling", Version: "v2"})
+	_, err = root.GVSpec(schema.GroupVersion{Group: "autoscaling", Version: "v2beta2"})
 	var notFound *openapi3.GroupVersionNotFoundError
 	assert.ErrorAs(t, err, &notFound)
 }

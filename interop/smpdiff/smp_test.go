@@ -179,10 +179,10 @@ func TestStrategicMergePatchMatchesApimachinery(t *testing.T) {
 			patch:    `{"spec":{"containers":[{"name":"log","image":"busybox","env":[{"name":"X","value":"1"}]}]}}`,
 		},
 		{
-			name:     "a changed initContainer and a new imagePullSecret",
+			name:     "a changed initContainer and a new volume",
 			kind:     "Pod",
-			original: `{"spec":{"initContainers":[{"name":"i","image":"1"}],"imagePullSecrets":[{"name":"s1"}]}}`,
-			patch:    `{"spec":{"initContainers":[{"name":"i","image":"2"}],"imagePullSecrets":[{"name":"s2"}]}}`,
+			original: `{"spec":{"initContainers":[{"name":"i","image":"1"}],"volumes":[{"name":"v1"}]}}`,
+			patch:    `{"spec":{"initContainers":[{"name":"i","image":"2"}],"volumes":[{"name":"v2"}]}}`,
 		},
 		{
 			name:     "service ports, a changed one and a new one",
