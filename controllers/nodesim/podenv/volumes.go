@@ -37,10 +37,11 @@ const serviceAccountVolume = "kube-api-access (simulated)"
 // Volumes returns the contents of each volume of pod, by name, each an FS
 // rooted at the volume's directory; or a MountError for the first volume
 // that cannot be set up. Unless the pod opts out
-// (automountServiceAccountToken: false), it includes the service account
-// volume that kube-apiserver's admission would add as
-// kube-api-access-xxxxx (miniplane's admission adds none: see DESIGN.md,
-// "Deliberately left out"). Kubernetes: each volume plugin's SetUpAt
+// (automountServiceAccountToken: false), it includes a simulated service
+// account volume, for pods that reach the kubelet without the
+// kube-api-access-xxxxx volume admission adds (ServiceAccount admission
+// off: the simulator, a bare Server); a container that mounts admission's
+// volume at ServiceAccountDir sees that one instead (Mount). Kubernetes: each volume plugin's SetUpAt
 // payload (configmap.MakePayload, secret.MakePayload,
 // downwardapi.CollectData, projected's collectData, emptyDir).
 func Volumes(pod *api.Pod, src Sources) (map[string]container.FS, error) {
