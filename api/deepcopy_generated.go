@@ -4303,6 +4303,7 @@ func (in *PodSecurityContext) DeepCopyInto(out *PodSecurityContext) {
 	out.SupplementalGroups = slices.Clone(in.SupplementalGroups)
 	out.FSGroup = clonePtr(in.FSGroup)
 	out.RunAsGroup = clonePtr(in.RunAsGroup)
+	out.Sysctls = slices.Clone(in.Sysctls)
 	out.SeccompProfile = in.SeccompProfile.DeepCopy()
 }
 

@@ -83,6 +83,11 @@ type Config struct {
 	// server's), valid for expirationSeconds, as a kubelet asks TokenRequest.
 	// nil: the token files say no token was issued (podenv.TokenPlaceholder).
 	Tokens func(pod *api.Pod, audience string, expirationSeconds int64) (string, error)
+	// AllowedUnsafeSysctls are the sysctls, besides the safe ones, the
+	// kubelets let pods set: names, or prefixes ending in "*" (the
+	// kubelet's --allowed-unsafe-sysctls). A pod setting another is
+	// rejected (SysctlForbidden).
+	AllowedUnsafeSysctls []string
 
 	// Nodes is how many nodes EnsureNodes creates: NodeNamePrefix0, 1, ...
 	// (default 3, at most MaxNodes: node i's pod range is 10.244.i.0/24,

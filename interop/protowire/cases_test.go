@@ -156,6 +156,7 @@ func fullPodSpec() api.PodSpec {
 		Volumes:                      fullVolumes(),
 		SecurityContext: &api.PodSecurityContext{RunAsUser: ptr(int64(1001)), RunAsNonRoot: ptr(false),
 			SupplementalGroups: []int64{1234, 5678}, FSGroup: ptr(int64(2000)), RunAsGroup: ptr(int64(2002)),
+			Sysctls:        []api.Sysctl{{Name: "kernel.shm_rmid_forced", Value: "1"}, {Name: "net/ipv4/ip_unprivileged_port_start", Value: "0"}},
 			SeccompProfile: &api.SeccompProfile{Type: "RuntimeDefault"}},
 		HostAliases: []api.HostAlias{{IP: "123.45.67.89", Hostnames: []string{"foo", "bar"}}},
 	}

@@ -29,7 +29,9 @@ import (
 //     --break_on_expected_content), printed as agnhost prints them; agnhost
 //     entrypoint-tester, etc-hosts and pause (agnhost.go); id [-u|-g|-G]
 //     [-n] and whoami (Input.User, named by the image's /etc/passwd);
-//     ip link add (refused without CAP_NET_ADMIN); test's comparisons (-eq,
+//     ip link add (refused without CAP_NET_ADMIN); sysctl [-n] NAME...
+//     (Input.Sysctls, else a safe sysctl's kernel default: SafeSysctls);
+//     test's comparisons (-eq,
 //     =, ...); and nonewprivs' nnp. The files are the container's
 //     simulated filesystem: its mounted volumes (Input.FS) and the files
 //     its commands made. A path ("/bin/echo") counts by its last element;
@@ -527,6 +529,8 @@ func (sh *shell) builtin(name string, args []string) (status int32, ok bool) {
 		return sh.id(args)
 	case "whoami":
 		return sh.whoami(), true
+	case "sysctl":
+		return sh.sysctl(args)
 	case "ip":
 		return sh.ip(args)
 	case "nnp":

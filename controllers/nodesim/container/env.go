@@ -1,6 +1,10 @@
 package container
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/miniplane/miniplane/api"
+)
 
 // Input is what the kubelet hands a container when it starts it, besides
 // its command: its environment and its filesystem. Its zero value is an
@@ -24,6 +28,9 @@ type Input struct {
 	// NoNewPrivs keeps setuid programs from raising privileges
 	// (allowPrivilegeEscalation: false).
 	NoNewPrivs bool
+	// Sysctls are the kernel parameters its pod set
+	// (securityContext.sysctls), which sysctl reads.
+	Sysctls []api.Sysctl
 }
 
 // writable reports whether a write to p lands on a writable filesystem:
