@@ -1785,6 +1785,7 @@ var apiDocs = map[string]string{
 	"VolumeSource.ConfigMap":                                 "ConfigMap fills the volume with a ConfigMap's keys.",
 	"VolumeSource.DownwardAPI":                               "DownwardAPI fills the volume with fields of the pod.",
 	"VolumeSource.EmptyDir":                                  "EmptyDir is a directory that starts empty and lives as long as the pod.",
+	"VolumeSource.HostPath":                                  "HostPath is a directory (or file) of the node the pod runs on, shared by every pod there that mounts it.",
 	"VolumeSource.PersistentVolumeClaim":                     "PersistentVolumeClaim mounts the volume bound to a claim of the pod's namespace (simulated nodes mount an empty directory).",
 	"VolumeSource.Projected":                                 "Projected fills the volume from several sources.",
 	"VolumeSource.Secret":                                    "Secret fills the volume with a Secret's keys.",

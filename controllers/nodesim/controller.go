@@ -161,6 +161,10 @@ type Controller struct {
 	// addresses it handed out there, and the node as a sync last read it.
 	// A record is made for every node name a pod was bound to, and kept.
 	ips map[string]*nodeIPs
+	// hostFiles holds each node's files that hostPath volumes show and
+	// write, by node name then absolute path (sharedvol.go); each FS is
+	// replaced, never changed, as syncs read it without mu.
+	hostFiles map[string]container.FS
 	// down holds the nodes taken down by NodeDown, with when.
 	down map[string]time.Time
 	// up holds the nodes brought back by NodeUp whose Ready status the

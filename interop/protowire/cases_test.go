@@ -170,7 +170,8 @@ func fullVolumes() []api.Volume {
 	}
 	cm := api.LocalObjectReference{Name: "cfg"}
 	return []api.Volume{
-		{Name: "scratch", VolumeSource: api.VolumeSource{EmptyDir: &api.EmptyDirVolumeSource{Medium: "Memory", SizeLimit: ptr(api.Quantity("64Mi"))},
+		{Name: "scratch", VolumeSource: api.VolumeSource{HostPath: &api.HostPathVolumeSource{Path: "/tmp/job-e2e/x", Type: ptr("DirectoryOrCreate")},
+			EmptyDir:    &api.EmptyDirVolumeSource{Medium: "Memory", SizeLimit: ptr(api.Quantity("64Mi"))},
 			Secret:      &api.SecretVolumeSource{SecretName: "sec", Items: items, DefaultMode: ptr(int32(0o644)), Optional: ptr(true)},
 			DownwardAPI: &api.DownwardAPIVolumeSource{Items: files, DefaultMode: ptr(int32(0o644))},
 			ConfigMap:   &api.ConfigMapVolumeSource{LocalObjectReference: cm, Items: items, DefaultMode: ptr(int32(0o600)), Optional: ptr(false)},

@@ -70,8 +70,9 @@ type Run struct {
 	Duration time.Duration
 	// ExitCode is the code it exits with, 0 to 255.
 	ExitCode int32
-	// Files are the changes its command makes to its files (touch, rm), in
-	// order; an exec probe reads them (Exec).
+	// Files are the changes its command makes to its files (touch, rm,
+	// redirects, mounttest's new files), in order; an exec probe reads them
+	// (Exec), and the kubelet carries those in a shared volume into it.
 	Files []FileChange
 	// in is what the kubelet handed the run, which its exec probes see.
 	in Input
@@ -82,12 +83,15 @@ type Run struct {
 	Why string
 }
 
-// FileChange is a file made (Exists) or removed At an offset from the
-// start of a run.
+// FileChange is a file made or written (Exists) or removed At an offset
+// from the start of a run. The kubelet carries the changes to a volume
+// shared with other containers or pods into the volume, on the clock.
 type FileChange struct {
 	At     time.Duration
 	Path   string
 	Exists bool
+	// File is the file as the change leaves it, when it Exists.
+	File File
 }
 
 // FilesAt returns the files the run has made (true) or removed (false) d
@@ -153,6 +157,41 @@ func PlanIn(command, args []string, in Input) Run {
 // taken to do what it is there for.
 func (r *Run) Exec(argv []string, d time.Duration) (code int32, output string) {
 	return execIn(argv, r.FilesAt(d), r.in)
+}
+
+// ExecWith is Exec with the container's shared volumes as the kubelet
+// holds them now, every container's writes in: under each mount point of
+// at, the files of fs (the container's filesystem as package podenv's
+// Mount gives it from the kubelet's volumes) replace those the run was
+// handed and the changes the run made there itself. The kubelet's exec
+// (pods/exec) runs commands so; what the run did elsewhere (its own root
+// filesystem) stays as Exec sees it.
+func (r *Run) ExecWith(argv []string, d time.Duration, fs FS, at []string) (code int32, output string) {
+	under := func(p string) bool {
+		return slices.ContainsFunc(at, func(m string) bool {
+			m = path.Clean("/" + m)
+			return p == m || m == "/" || strings.HasPrefix(p, m+"/")
+		})
+	}
+	files := r.FilesAt(d)
+	for p := range files {
+		if under(p) {
+			delete(files, p)
+		}
+	}
+	in := r.in
+	in.FS = make(FS, len(r.in.FS)+len(fs))
+	for p, f := range r.in.FS {
+		if !under(p) {
+			in.FS[p] = f
+		}
+	}
+	for p, f := range fs {
+		if under(p) {
+			in.FS.Put(p, f)
+		}
+	}
+	return execIn(argv, files, in)
 }
 
 func execIn(argv []string, files map[string]bool, in Input) (code int32, output string) {
@@ -445,8 +484,12 @@ func (sh *shell) builtin(name string, args []string) (status int32, ok bool) {
 				continue
 			}
 			f = resolve(f)
+			file, there := sh.exists(f)
+			if !there {
+				file = File{Mode: 0o644}
+			}
 			sh.files[f] = true
-			sh.r.Files = append(sh.r.Files, FileChange{At: sh.at, Path: f, Exists: true})
+			sh.r.Files = append(sh.r.Files, FileChange{At: sh.at, Path: f, Exists: true, File: file})
 		}
 	case "rm":
 		force := len(args) > 0 && (args[0] == "-f" || args[0] == "-rf" || args[0] == "-fr")
@@ -855,7 +898,7 @@ func (sh *shell) write(p string, f File) {
 	fs.Put(p, f)
 	sh.in.FS = fs
 	sh.files[p] = true
-	sh.r.Files = append(sh.r.Files, FileChange{At: sh.at, Path: p, Exists: true})
+	sh.r.Files = append(sh.r.Files, FileChange{At: sh.at, Path: p, Exists: true, File: f})
 }
 
 // FileAtEnd returns the content of the file at p when the run ends: one

@@ -177,6 +177,35 @@ func TestExecSeesTheVolumes(t *testing.T) {
 	assert.Equal(t, "b", out)
 }
 
+// TestFileChangesCarryTheFiles: a run's changes say what each file holds
+// after it (what the kubelet carries into a shared volume): a redirect's
+// text, touch's empty file (or the file as it was), rm's removal.
+func TestFileChangesCarryTheFiles(t *testing.T) {
+	r := PlanIn([]string{"sh", "-c", "touch /scratch/t /etc/config/a; echo hi > /scratch/f; sleep 2; echo more >> /scratch/f; rm /scratch/t"}, nil, testInput())
+	assert.Equal(t, []FileChange{
+		{Path: "/scratch/t", Exists: true, File: File{Mode: 0o644}},
+		{Path: "/etc/config/a", Exists: true, File: File{Data: "alpha", Mode: 0o644}},
+		{Path: "/scratch/f", Exists: true, File: File{Data: "hi\n", Mode: 0o644}},
+		{At: 2 * time.Second, Path: "/scratch/f", Exists: true, File: File{Data: "hi\nmore\n", Mode: 0o644}},
+		{At: 2 * time.Second, Path: "/scratch/t"},
+	}, r.Files)
+}
+
+// TestExecWithSharedVolumes: ExecWith sees, under the mount points it is
+// given, the files as the kubelet holds them now (written by another
+// container, or removed by one), and the run's own changes elsewhere.
+func TestExecWithSharedVolumes(t *testing.T) {
+	r := PlanIn([]string{"sh", "-c", "touch /scratch/mine /own; sleep infinity"}, nil, testInput())
+	now := FS{}
+	now.Put("/scratch", Dir(0o777))
+	now.Put("/scratch/theirs", File{Data: "from the other container\n", Mode: 0o644})
+	code, out := r.ExecWith([]string{"sh", "-c", "cat /scratch/theirs; ls /scratch; test -e /own"}, time.Second, now, []string{"/scratch"})
+	assert.Equal(t, int32(0), code)
+	assert.Equal(t, "from the other container\ntheirs", out, "the volume as it is now: another removed mine")
+	code, _ = r.ExecWith([]string{"cat", "/etc/config/a"}, time.Second, now, []string{"/scratch"})
+	assert.Equal(t, int32(0), code, "what lies outside the mount points is the run's")
+}
+
 func TestMounttestReadLoop(t *testing.T) {
 	const s = time.Second
 	a := `content of file "/etc/config/a": alpha`
