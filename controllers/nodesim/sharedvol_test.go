@@ -120,3 +120,49 @@ func TestHostPathSharedOnANode(t *testing.T) {
 	assert.Equal(t, api.PodSucceeded, e.Pod("second").Status.Phase, "the marker is on node-0")
 	assert.Equal(t, api.PodFailed, e.Pod("elsewhere").Status.Phase, "node-1 has no marker")
 }
+
+// TestRestartCountInAnEmptyDir: the conformance test "Container Runtime
+// blackbox test when starting a container that exits should run with the
+// expected status" counts each container's runs in a file of a memory
+// emptyDir, which persists across the container's restarts: under Always
+// it runs on after two restarts, under OnFailure it succeeds after one,
+// under Never it fails.
+func TestRestartCountInAnEmptyDir(t *testing.T) {
+	const script = `
+f=/restart-count/restartCount
+count=$(echo 'hello' >> $f ; wc -l $f | awk {'print $1'})
+if [ $count -eq 1 ]; then
+	exit 1
+fi
+if [ $count -eq 2 ]; then
+	exit 0
+fi
+while true; do sleep 1; done
+`
+	e := lifeEnv(t)
+	for _, tc := range []struct {
+		name     string
+		policy   api.RestartPolicy
+		phase    api.PodPhase
+		restarts int32
+		running  bool
+	}{
+		{"terminate-cmd-rpa", api.RestartPolicyAlways, api.PodRunning, 2, true},
+		{"terminate-cmd-rpof", api.RestartPolicyOnFailure, api.PodSucceeded, 1, false},
+		{"terminate-cmd-rpn", api.RestartPolicyNever, api.PodFailed, 0, false},
+	} {
+		e.CreatePod(tc.name, command(tc.policy, "busybox", "sh", "-c", script), func(p *api.Pod) {
+			p.Spec.Volumes = []api.Volume{{Name: "restart-count", VolumeSource: api.VolumeSource{EmptyDir: &api.EmptyDirVolumeSource{Medium: "Memory"}}}}
+			p.Spec.Containers[0].VolumeMounts = []api.VolumeMount{{Name: "restart-count", MountPath: "/restart-count"}}
+		})
+		e.settle()
+		for range 6 {
+			e.advance(10 * time.Second) // past the restart back-off
+		}
+		p := e.Pod(tc.name)
+		assert.Equal(t, tc.phase, p.Status.Phase, tc.name)
+		assert.Equal(t, tc.restarts, status0(p).RestartCount, tc.name)
+		assert.Equal(t, tc.running, status0(p).State.Running != nil, tc.name)
+		assert.Equal(t, tc.running, api.IsPodReady(p), tc.name)
+	}
+}

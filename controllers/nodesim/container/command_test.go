@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestPlan(t *testing.T) {
@@ -62,7 +63,9 @@ func TestPlanRunsUntilStopped(t *testing.T) {
 		{"loop", []string{"sh", "-c", "while true; do echo hi; sleep 1; done"}, nil},
 		{"unterminated", []string{"sh", "-c", "echo 'a"}, nil},
 		{"dangling and", []string{"sh", "-c", "echo a &&"}, nil},
-		{"assignment alone", []string{"sh", "-c", "A=1; echo a"}, nil},
+		{"assignment alone in an if", []string{"sh", "-c", "if true; then A=1; fi; echo a"}, nil},
+		{"loop that prints", []string{"sh", "-c", "while true; do echo hi; sleep 1; done"}, nil},
+		{"awk program", []string{"sh", "-c", "echo a b | awk '{n++} END {print n}'"}, nil},
 		{"shell without -c", []string{"sh"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -307,6 +310,71 @@ func TestRedirection(t *testing.T) {
 			data, there := r.FileAtEnd(tc.file)
 			assert.Equal(t, tc.wantThere, there)
 			assert.Equal(t, tc.wantFile, data)
+		})
+	}
+}
+
+// restartCounter is the script of the conformance test "Container Runtime
+// blackbox test when starting a container that exits should run with the
+// expected status" (common/node/runtime.go): it counts its runs in a file
+// of an emptyDir, fails the first, succeeds the second, runs for ever
+// after.
+const restartCounter = `
+f=/restart-count/restartCount
+count=$(echo 'hello' >> $f ; wc -l $f | awk {'print $1'})
+if [ $count -eq 1 ]; then
+	exit 1
+fi
+if [ $count -eq 2 ]; then
+	exit 0
+fi
+while true; do sleep 1; done
+`
+
+func TestRestartCounterScript(t *testing.T) {
+	in := Input{FS: FS{"/": Dir(0o755), "/restart-count": Dir(0o777)}}
+	for i, want := range []struct {
+		code    int32
+		forever bool
+	}{{1, false}, {0, false}, {0, true}, {0, true}} {
+		r := PlanIn([]string{"sh", "-c", restartCounter}, nil, in)
+		assert.Equal(t, want.code, r.ExitCode, "run %d", i+1)
+		assert.Equal(t, want.forever, r.Forever, "run %d: %s", i+1, r.Why)
+		assert.Empty(t, r.Why, "run %d", i+1)
+		assert.Empty(t, r.Output, "run %d", i+1)
+		require.Len(t, r.Files, 1)
+		assert.Equal(t, strings.Repeat("hello\n", i+1), r.Files[0].File.Data)
+		in.FS = FS{"/": Dir(0o755), "/restart-count": Dir(0o777), "/restart-count/restartCount": r.Files[0].File} // the kubelet carries it over
+	}
+}
+
+func TestPipesAndVariables(t *testing.T) {
+	for _, tc := range []struct {
+		name, script string
+		want         []string
+		code         int32
+	}{
+		{"pipe", "echo 'a b c' | awk '{print $2, $3}'", []string{"b c"}, 0},
+		{"pipe status is the last command's", "false | true", nil, 0},
+		{"wc from a pipe", "echo x > /scratch/f; echo y >> /scratch/f; cat /scratch/f | wc -l", []string{"2"}, 0},
+		{"wc of a file", "wc -c /etc/config/a", []string{"5 /etc/config/a"}, 0},
+		{"awk of a missing file", "awk '{print}' /nope", []string{"awk: can't open '/nope': No such file or directory"}, 2},
+		{"variables", "A=one; B=$A-two\necho $A $B; A=three; echo $A", []string{"one one-two", "three"}, 0},
+		{"shell variables shadow the environment", "B=x; echo $B", []string{"x"}, 0},
+		{"substitution sees what ran before", "echo 1 > /scratch/n; n=$(cat /scratch/n); echo got $n", []string{"got 1"}, 0},
+		{"substitution writes files", "c=$(echo hi >> /scratch/g; wc -l /scratch/g | awk {'print $1'}); cat /scratch/g; echo $c", []string{"hi", "1"}, 0},
+		{"braces in a word", "echo {a} x{", []string{"{a} x{"}, 0},
+		{"loop for ever", "echo up; while :; do sleep 5; done", []string{"up"}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := PlanIn([]string{"sh", "-c", tc.script}, nil, testInput())
+			assert.Empty(t, r.Why)
+			var got []string
+			for _, l := range r.Output {
+				got = append(got, l.Text)
+			}
+			assert.Equal(t, tc.want, got)
+			assert.Equal(t, tc.code, r.ExitCode)
 		})
 	}
 }
