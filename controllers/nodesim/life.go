@@ -3,6 +3,7 @@ package nodesim
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"reflect"
 	"strings"
 	"time"
@@ -627,6 +628,7 @@ func (s *lifeStep) ensureImage(ct *api.Container, cs *api.ContainerStatus, m *co
 func (s *lifeStep) start(pod *api.Pod, ct *api.Container, cs *api.ContainerStatus, m *containerLife, f lifeFacts, started podenv.Started) {
 	now := f.Now
 	m.started, m.printed, m.carried, m.told = now, 0, 0, now
+	started.Input.Start, started.Input.Seed = now, runSeed(pod, ct.Name, cs.RestartCount)
 	m.run = container.PlanIn(started.Command, started.Args, started.Input)
 	for _, e := range started.Events {
 		s.event(e.Type, e.Reason, e.Message)
@@ -641,6 +643,15 @@ func (s *lifeStep) start(pod *api.Pod, ct *api.Container, cs *api.ContainerStatu
 		s.logs = append(s.logs, logAdd{container: ct.Name, id: cs.ContainerID, restart: cs.RestartCount, at: now, text: simulatedTag + why})
 	}
 	s.live(pod, ct, cs, m, f)
+}
+
+// runSeed seeds what a run of container name in its restartth restart
+// draws at random: a hash (FNV-1a) of the pod's UID, the name and the
+// count, so that each run differs and a replay draws the same.
+func runSeed(pod *api.Pod, name string, restart int32) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s/%s/%d", pod.Metadata.UID, name, restart)
+	return h.Sum64()
 }
 
 // live moves a running container on: the lines its run has printed by

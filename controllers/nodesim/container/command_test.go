@@ -378,3 +378,30 @@ func TestPipesAndVariables(t *testing.T) {
 		})
 	}
 }
+
+// TestLogsGenerator: agnhost logs-generator prints its lines as klog does,
+// evenly over the run, drawn from the seed: the same seed draws the same.
+func TestLogsGenerator(t *testing.T) {
+	in := Input{Start: time.Date(2026, 11, 29, 16, 5, 0, 0, time.UTC), Seed: 42}
+	r := PlanIn([]string{"/agnhost"}, []string{"logs-generator", "--log-lines-total", "100", "--run-duration", "20s"}, in)
+	assert.Empty(t, r.Why)
+	assert.False(t, r.Forever)
+	assert.Equal(t, 20*time.Second, r.Duration)
+	assert.Equal(t, int32(0), r.ExitCode)
+	require.Len(t, r.Output, 100)
+	assert.Equal(t, 200*time.Millisecond, r.Output[1].At)
+	assert.Equal(t, 19800*time.Millisecond, r.Output[99].At)
+	assert.Regexp(t, `^I1129 16:05:00\.000000       1 logs_generator\.go:76\] 0 (GET|POST|PUT) /api/v1/namespaces/(kube-system|default|ns)/pods/[bcdfghjklmnpqrstvwxz2456789]{3,4} [2-5]\d\d$`, r.Output[0].Text)
+	assert.Regexp(t, `^I1129 16:05:19\.800000       1 logs_generator\.go:76\] 99 `, r.Output[99].Text)
+	kubeSystem := 0
+	for _, l := range r.Output {
+		if strings.Contains(l.Text, "/api/v1/namespaces/kube-system/") {
+			kubeSystem++
+		}
+	}
+	assert.Positive(t, kubeSystem)
+	assert.Equal(t, r, PlanIn([]string{"/agnhost"}, []string{"logs-generator", "-t=100", "-d=20s"}, in), "the same seed, the same lines")
+	in.Seed++
+	assert.NotEqual(t, r.Output, PlanIn([]string{"/agnhost"}, []string{"logs-generator", "-t", "100", "-d", "20s"}, in).Output)
+	assert.True(t, PlanIn([]string{"/agnhost"}, []string{"logs-generator", "-t", "0", "-d", "20s"}, in).Forever, "klog.Fatalf is not simulated")
+}

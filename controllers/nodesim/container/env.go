@@ -2,6 +2,7 @@ package container
 
 import (
 	"strings"
+	"time"
 
 	"github.com/miniplane/miniplane/api"
 )
@@ -31,6 +32,14 @@ type Input struct {
 	// Sysctls are the kernel parameters its pod set
 	// (securityContext.sysctls), which sysctl reads.
 	Sysctls []api.Sysctl
+	// Start is when the run starts, on the kubelet's clock: the time a
+	// program that prints the time reads.
+	Start time.Time
+	// Seed seeds what a program draws at random (agnhost logs-generator),
+	// so that a run's output is a pure function of its Input. The kubelet
+	// derives it from the pod's UID, the container's name and its restart
+	// count.
+	Seed uint64
 }
 
 // writable reports whether a write to p lands on a writable filesystem:
