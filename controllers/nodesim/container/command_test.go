@@ -81,7 +81,10 @@ func FuzzPlan(f *testing.F) {
 	for _, s := range []string{"echo a; sleep 5 && exit 3 || true", `echo "x" 'y' \z`, "sleep 1e300", "exit -1", "sleep inf", "a &&& b", "#",
 		"echo $A${B} \"$A\" $; env", "ls /etc /etc/config/a; cat /etc/config/a", "ls -1a /; printenv A Z", "echo ${", "agnhost mounttest --file_mode=/etc/config/a",
 		"test $(id -u) -eq 0; echo $?", "echo x > /f; touch /g", "id -Gn; whoami", "agnhost entrypoint-tester $(echo a)",
-		"if [[ -r /x ]]\nthen\nexit 0\nelse\ntouch /x; sleep 5\nfi", "if true; then fi; else"} {
+		"if [[ -r /x ]]\nthen\nexit 0\nelse\ntouch /x; sleep 5\nfi", "if true; then fi; else",
+		"f=/x\nc=$(echo a >> $f; wc -l $f | awk {'print $1'})\nif [ $c -eq 1 ]; then exit 1; fi\nwhile true; do sleep 1; done",
+		"echo a b | awk '{print $2}' | wc -c; A=$B; echo {$A}", "sysctl -n kernel.shm_rmid_forced | cat",
+		"agnhost logs-generator -t 3 -d 1s"} {
 		f.Add(s)
 	}
 	in := testInput()

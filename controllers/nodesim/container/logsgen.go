@@ -15,7 +15,8 @@ import (
 // "ID METHOD /api/v1/namespaces/NS/pods/NAME STATUS", the method, namespace,
 // a pod name of 3 or 4 characters and a status between 200 and 599 drawn
 // at random from a source seeded by Input.Seed. A missing or bad count or
-// duration, which agnhost refuses with klog.Fatalf, is not simulated.
+// duration, which agnhost refuses with klog.Fatalf, or more than
+// maxGeneratedLines lines, is not simulated.
 // Kubernetes: test/images/agnhost/logs-generator.
 func (sh *shell) logsGenerator(args []string) (int32, bool) {
 	var total int
@@ -45,7 +46,7 @@ func (sh *shell) logsGenerator(args []string) (int32, bool) {
 			return 0, false
 		}
 	}
-	if total <= 0 || duration <= 0 || duration > maxRun {
+	if total <= 0 || total > maxGeneratedLines || duration <= 0 || duration > maxRun {
 		return 0, false
 	}
 	rng := rand.New(rand.NewPCG(sh.in.Seed, 0x6c6f6773)) // "logs"
@@ -59,6 +60,10 @@ func (sh *shell) logsGenerator(args []string) (int32, bool) {
 	sh.at = start + time.Duration(total)*delay
 	return 0, true
 }
+
+// maxGeneratedLines is the most lines logs-generator is simulated to
+// print: a run's output is worked out, and kept, before it starts.
+const maxGeneratedLines = 100_000
 
 // logLine is logs-generator's generateLogLine.
 func logLine(rng *rand.Rand, id int) string {
