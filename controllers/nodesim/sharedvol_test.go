@@ -1,6 +1,7 @@
 package nodesim
 
 import (
+	"os"
 	"testing"
 	"time"
 
@@ -128,17 +129,8 @@ func TestHostPathSharedOnANode(t *testing.T) {
 // it runs on after two restarts, under OnFailure it succeeds after one,
 // under Never it fails.
 func TestRestartCountInAnEmptyDir(t *testing.T) {
-	const script = `
-f=/restart-count/restartCount
-count=$(echo 'hello' >> $f ; wc -l $f | awk {'print $1'})
-if [ $count -eq 1 ]; then
-	exit 1
-fi
-if [ $count -eq 2 ]; then
-	exit 0
-fi
-while true; do sleep 1; done
-`
+	script, err := os.ReadFile("container/testdata/restart-count.sh") // the test's script
+	require.NoError(t, err)
 	e := lifeEnv(t)
 	for _, tc := range []struct {
 		name     string
@@ -151,7 +143,7 @@ while true; do sleep 1; done
 		{"terminate-cmd-rpof", api.RestartPolicyOnFailure, api.PodSucceeded, 1, false},
 		{"terminate-cmd-rpn", api.RestartPolicyNever, api.PodFailed, 0, false},
 	} {
-		e.CreatePod(tc.name, command(tc.policy, "busybox", "sh", "-c", script), func(p *api.Pod) {
+		e.CreatePod(tc.name, command(tc.policy, "busybox", "sh", "-c", string(script)), func(p *api.Pod) {
 			p.Spec.Volumes = []api.Volume{{Name: "restart-count", VolumeSource: api.VolumeSource{EmptyDir: &api.EmptyDirVolumeSource{Medium: "Memory"}}}}
 			p.Spec.Containers[0].VolumeMounts = []api.VolumeMount{{Name: "restart-count", MountPath: "/restart-count"}}
 		})

@@ -1,6 +1,7 @@
 package container
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -322,17 +323,13 @@ func TestRedirection(t *testing.T) {
 // expected status" (common/node/runtime.go): it counts its runs in a file
 // of an emptyDir, fails the first, succeeds the second, runs for ever
 // after.
-const restartCounter = `
-f=/restart-count/restartCount
-count=$(echo 'hello' >> $f ; wc -l $f | awk {'print $1'})
-if [ $count -eq 1 ]; then
-	exit 1
-fi
-if [ $count -eq 2 ]; then
-	exit 0
-fi
-while true; do sleep 1; done
-`
+// testdata/restart-count.sh holds it as the test formats it (cmdScripts,
+// with the volume's path); nodesim's test runs it too.
+func restartCounter(t *testing.T) string {
+	b, err := os.ReadFile("testdata/restart-count.sh")
+	require.NoError(t, err)
+	return string(b)
+}
 
 func TestRestartCounterScript(t *testing.T) {
 	in := Input{FS: FS{"/": Dir(0o755), "/restart-count": Dir(0o777)}}
@@ -340,7 +337,7 @@ func TestRestartCounterScript(t *testing.T) {
 		code    int32
 		forever bool
 	}{{1, false}, {0, false}, {0, true}, {0, true}} {
-		r := PlanIn([]string{"sh", "-c", restartCounter}, nil, in)
+		r := PlanIn([]string{"sh", "-c", restartCounter(t)}, nil, in)
 		assert.Equal(t, want.code, r.ExitCode, "run %d", i+1)
 		assert.Equal(t, want.forever, r.Forever, "run %d: %s", i+1, r.Why)
 		assert.Empty(t, r.Why, "run %d", i+1)
