@@ -17,8 +17,9 @@ import (
 // ports as the real program does, decided by its image and argv (and its
 // environment and files), with no socket opened:
 //
-//   - agnhost serve-hostname [--port=N] [--http=false] [--close]: every
-//     path on port N (9376) answers the container's hostname;
+//   - agnhost serve-hostname [--port=N] [--http=false] [--tcp]: every
+//     path on port N (9376) answers the container's hostname (with
+//     --http=false --tcp, the hostname with no HTTP around it);
 //   - agnhost netexec [--http-port=N]: on port N (8080), /hostname and
 //     /hostName answer the hostname, /echo?msg=M[&code=C] answers M (with
 //     status C), /healthz 200 and /readyz "ok", / and any other path "NOW:
@@ -57,6 +58,8 @@ type Program struct {
 // args (Config.Argv applied) when the kubelet hands it in. A command the
 // grammar runs (Plan: sleep, echo, agnhost pause, ...) listens on no port.
 func NewProgram(image string, command, args []string, in Input) Program {
+	config, _ := ImageConfig(image)
+	command, args = config.Argv(command, args)
 	argv := append(slices.Clip(command), args...)
 	return Program{Image: image, Argv: argv, In: in, idle: PlanIn(command, args, in).Why == "" && len(argv) > 0}
 }
@@ -97,7 +100,13 @@ func (p Program) Serve(port int32, req Request) (Response, error) {
 	sub, flags := p.agnhost()
 	switch {
 	case sub == "serve-hostname":
-		if flags.int("port", 9376) != port || !flags.bool("http", true) {
+		switch {
+		case flags.int("port", 9376) != port:
+			return Response{}, ErrRefused
+		case !flags.bool("http", true) && flags.bool("tcp", false):
+			// Its TCP server writes the hostname and closes.
+			return Response{}, fmt.Errorf("malformed HTTP response %q", p.hostname())
+		case !flags.bool("http", true):
 			return Response{}, ErrRefused
 		}
 		return p.plain(req, reply(http.StatusOK, p.hostname()))
@@ -360,7 +369,7 @@ func (p Program) Ports() []int32 {
 	sub, flags := p.agnhost()
 	var ports []int32
 	switch {
-	case sub == "serve-hostname" && flags.bool("http", true):
+	case sub == "serve-hostname" && (flags.bool("http", true) || flags.bool("tcp", false)):
 		ports = append(ports, flags.int("port", 9376))
 	case sub == "netexec":
 		ports = append(ports, flags.int("http-port", 8080))
