@@ -89,7 +89,9 @@ func (c *Controller) KubeletHTTP(node *api.Node, req container.Request) (contain
 		list := api.PodList{TypeMeta: api.TypeMeta{Kind: "PodList", APIVersion: "v1"}, Items: []api.Pod{}}
 		pods, _ := informer.ByIndexOf[*api.Pod](c.podInf.Indexer(), informer.NodeNameIndex, node.Metadata.Name)
 		for _, p := range pods {
-			list.Items = append(list.Items, *p)
+			item := *p                     // a shallow copy, only encoded
+			item.TypeMeta = api.TypeMeta{} // the kubelet's items carry no kind
+			list.Items = append(list.Items, item)
 		}
 		body, err := json.Marshal(list)
 		if err != nil {
