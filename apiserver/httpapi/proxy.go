@@ -69,6 +69,7 @@ func (h *Handler) serveProxy(w http.ResponseWriter, r *http.Request, req resourc
 		return nil
 	}
 	out := ProxyRequest{Method: r.Method, Path: rest, RawQuery: r.URL.RawQuery, Header: r.Header.Clone()}
+	out.Header.Del("Authorization") // kube-apiserver's authentication filter takes it off the request
 	if out.Path == "" {
 		out.Path = "/"
 	}
@@ -95,9 +96,9 @@ func (h *Handler) serveProxy(w http.ResponseWriter, r *http.Request, req resourc
 	w.Header().Set("Content-Length", strconv.Itoa(len(resp.Body)))
 	w.WriteHeader(resp.Code)
 	if r.Method != http.MethodHead {
-		_, err = w.Write(resp.Body)
+		_, _ = w.Write(resp.Body) // the answer is under way: a client gone is not an error to write
 	}
-	return err
+	return nil
 }
 
 // proxyPath splits a proxy URL's path into the part up to and including

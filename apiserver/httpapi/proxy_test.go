@@ -194,14 +194,19 @@ func TestProxy(t *testing.T) {
 	}
 }
 
-// TestProxyHeadHasNoBody: a HEAD is sent on and its answer's body dropped.
-func TestProxyHeadHasNoBody(t *testing.T) {
+// TestProxySendsOn: a HEAD is sent on and its answer's body dropped; the
+// client's headers go with it but its credentials.
+func TestProxySendsOn(t *testing.T) {
 	f, targets := proxyFixture(t)
-	rec := f.do(t, request{method: "HEAD", path: "/api/v1/namespaces/default/pods/web/proxy/x"})
+	rec := f.do(t, request{method: "HEAD", path: "/api/v1/namespaces/default/pods/web/proxy/x",
+		header: map[string]string{"Authorization": "Bearer secret", "X-Test": "kept"}})
 	require.Equal(t, http.StatusOK, rec.Code)
 	assert.Empty(t, rec.Body.String())
 	require.NotEmpty(t, targets.got)
-	assert.Equal(t, "HEAD", targets.got[len(targets.got)-1].Method)
+	got := targets.got[len(targets.got)-1]
+	assert.Equal(t, "HEAD", got.Method)
+	assert.Equal(t, "kept", got.Header.Get("X-Test"))
+	assert.Empty(t, got.Header.Get("Authorization"))
 }
 
 // TestProxyWithoutBackend: a server without simulated nodes answers the
