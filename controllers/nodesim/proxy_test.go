@@ -34,6 +34,11 @@ func TestPodHTTP(t *testing.T) {
 	e.advance(time.Second)
 	pod := e.Pod("two")
 	require.Equal(t, api.PodRunning, pod.Status.Phase)
+	l, err := e.c.ContainerLog(pod, "hostname", false, 0)
+	require.NoError(t, err)
+	require.NotEmpty(t, l.Lines)
+	assert.Equal(t, simulatedTag+`"/agnhost serve-hostname" serves HTTP on port 9376, as the simulator's server rule answers for it (read it through pods/NAME:PORT/proxy/); it prints nothing here and runs until the container is stopped`,
+		l.Lines[0].Text, "its log says it serves, not that the simulator cannot run it")
 	for _, tc := range []struct {
 		port    int32
 		want    string

@@ -391,3 +391,19 @@ func (p Program) Ports() []int32 {
 	slices.Sort(ports)
 	return slices.Compact(ports)
 }
+
+// Listening says, for the container's log, which ports p serves HTTP on by
+// the server rule, or "" when it serves none: the real programs log lines
+// of their own, which the simulator does not print.
+func (p Program) Listening() string {
+	ports := p.Ports()
+	if len(ports) == 0 {
+		return ""
+	}
+	list := make([]string, len(ports))
+	for i, n := range ports {
+		list[i] = strconv.Itoa(int(n))
+	}
+	return fmt.Sprintf("%s serves HTTP on port %s, as the simulator's server rule answers for it (read it through pods/NAME:PORT/proxy/); it prints nothing here and runs until the container is stopped",
+		p.describe(), strings.Join(list, ", "))
+}
