@@ -640,6 +640,9 @@ func (s *lifeStep) start(pod *api.Pod, ct *api.Container, cs *api.ContainerStatu
 	s.event(api.EventTypeNormal, "Created", "Created container "+ct.Name)
 	s.event(api.EventTypeNormal, "Started", "Started container "+ct.Name)
 	if why := m.run.Why; why != "" {
+		if serving := container.NewProgram(ct.Image, started.Command, started.Args, started.Input).Listening(); serving != "" {
+			why = serving // a server the grammar does not run, whose answers the server rule gives
+		}
 		s.logs = append(s.logs, logAdd{container: ct.Name, id: cs.ContainerID, restart: cs.RestartCount, at: now, text: simulatedTag + why})
 	}
 	s.live(pod, ct, cs, m, f)
