@@ -58,18 +58,10 @@ type Controller struct {
 
 // New returns the controller, its first sweep queued. It starts nothing.
 func New(cfg Config) (*Controller, error) {
-	switch {
-	case cfg.Client == nil:
-		return nil, errors.New("csrcleaner: Config.Client is required")
-	case cfg.Factory == nil:
-		return nil, errors.New("csrcleaner: Config.Factory is required")
-	case cfg.Clock == nil:
-		return nil, errors.New("csrcleaner: Config.Clock is required")
+	if err := loop.CheckRequired("csrcleaner", cfg.Client, cfg.Factory, cfg.Clock); err != nil {
+		return nil, err
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = zap.NewNop()
-	}
+	log := loop.Logger(cfg.Logger)
 	c := &Controller{client: cfg.Client, clock: cfg.Clock, log: log.Named("csrcleaner")}
 	inf := cfg.Factory.ForResource(client.CertificateSigningRequests)
 	c.csrs = informer.NewLister[*api.CertificateSigningRequest](inf,

@@ -9,7 +9,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/clock"
-	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/informer"
 )
 
@@ -59,11 +58,8 @@ func NewPeriodic(cfg PeriodicConfig) (*Controller, error) {
 	case cfg.Sweep == nil:
 		return nil, fmt.Errorf("loop.NewPeriodic %s: PeriodicConfig.Sweep is required", cfg.Name)
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = zap.NewNop()
-	}
-	c := &Controller{queue: workqueue.New(workqueue.Config[string]{Name: cfg.Name, Clock: cfg.Clock, Metrics: true})}
+	log := Logger(cfg.Logger)
+	c := &Controller{queue: NewQueue(cfg.Name, cfg.Clock, nil)}
 	for _, inf := range cfg.Informers {
 		c.regs = append(c.regs, inf.AddEventHandler(informer.HandlerFuncs{}, 0))
 	}

@@ -62,20 +62,13 @@ type Controller struct {
 
 // New returns the controller, its first sweep queued. It starts nothing.
 func New(cfg Config) (*Controller, error) {
-	switch {
-	case cfg.Client == nil:
-		return nil, errors.New("podgc: Config.Client is required")
-	case cfg.Factory == nil:
-		return nil, errors.New("podgc: Config.Factory is required")
-	case cfg.Clock == nil:
-		return nil, errors.New("podgc: Config.Clock is required")
-	case cfg.TerminatedPodThreshold < 0:
+	if err := loop.CheckRequired("podgc", cfg.Client, cfg.Factory, cfg.Clock); err != nil {
+		return nil, err
+	}
+	if cfg.TerminatedPodThreshold < 0 {
 		return nil, errors.New("podgc: Config.TerminatedPodThreshold is negative")
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = zap.NewNop()
-	}
+	log := loop.Logger(cfg.Logger)
 	c := &Controller{
 		client: cfg.Client, clock: cfg.Clock, log: log.Named("podgc"), threshold: cfg.TerminatedPodThreshold,
 		missing: map[string]time.Time{},
