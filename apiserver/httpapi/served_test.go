@@ -22,7 +22,7 @@ import (
 type servedResource struct {
 	group, version, resource, kind string
 	namespaced                     bool
-	shortNames                     []string
+	shortNames, categories         []string
 	verbs                          []string
 	// preferred says the version is its group's preferred one, the one
 	// kubectl api-resources lists and aggregated discovery lists first.
@@ -31,6 +31,9 @@ type servedResource struct {
 
 // allVerbs are the verbs of every stored kind.
 var allVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
+
+// inAll is the categories of a kind that kubectl get all lists.
+var inAll = []string{"all"}
 
 // reviewResources are the authentication and authorization reviews: served
 // for create only and stored nowhere, so api's registry does not hold them.
@@ -55,16 +58,16 @@ var kubeAPIServerGroups = []string{"admissionregistration.k8s.io", "apiextension
 // them, written by hand: discovery must show each exactly so, whatever the
 // registry says.
 var kubeAPIServerFacts = []servedResource{
-	{version: "v1", resource: "pods", kind: "Pod", namespaced: true, shortNames: []string{"po"}, verbs: allVerbs, preferred: true},
+	{version: "v1", resource: "pods", kind: "Pod", namespaced: true, shortNames: []string{"po"}, categories: inAll, verbs: allVerbs, preferred: true},
 	{version: "v1", resource: "nodes", kind: "Node", shortNames: []string{"no"}, verbs: allVerbs, preferred: true},
-	{version: "v1", resource: "services", kind: "Service", namespaced: true, shortNames: []string{"svc"}, verbs: allVerbs, preferred: true},
+	{version: "v1", resource: "services", kind: "Service", namespaced: true, shortNames: []string{"svc"}, categories: inAll, verbs: allVerbs, preferred: true},
 	{version: "v1", resource: "secrets", kind: "Secret", namespaced: true, verbs: allVerbs, preferred: true},
-	{group: "apps", version: "v1", resource: "deployments", kind: "Deployment", namespaced: true, shortNames: []string{"deploy"}, verbs: allVerbs, preferred: true},
-	{group: "batch", version: "v1", resource: "jobs", kind: "Job", namespaced: true, verbs: allVerbs, preferred: true},
-	{group: "autoscaling", version: "v2", resource: "horizontalpodautoscalers", kind: "HorizontalPodAutoscaler", namespaced: true, shortNames: []string{"hpa"}, verbs: allVerbs, preferred: true},
-	{group: "autoscaling", version: "v1", resource: "horizontalpodautoscalers", kind: "HorizontalPodAutoscaler", namespaced: true, shortNames: []string{"hpa"}, verbs: allVerbs},
+	{group: "apps", version: "v1", resource: "deployments", kind: "Deployment", namespaced: true, shortNames: []string{"deploy"}, categories: inAll, verbs: allVerbs, preferred: true},
+	{group: "batch", version: "v1", resource: "jobs", kind: "Job", namespaced: true, categories: inAll, verbs: allVerbs, preferred: true},
+	{group: "autoscaling", version: "v2", resource: "horizontalpodautoscalers", kind: "HorizontalPodAutoscaler", namespaced: true, shortNames: []string{"hpa"}, categories: inAll, verbs: allVerbs, preferred: true},
+	{group: "autoscaling", version: "v1", resource: "horizontalpodautoscalers", kind: "HorizontalPodAutoscaler", namespaced: true, shortNames: []string{"hpa"}, categories: inAll, verbs: allVerbs},
 	{group: "events.k8s.io", version: "v1", resource: "events", kind: "Event", namespaced: true, shortNames: []string{"ev"}, verbs: allVerbs, preferred: true},
-	{group: "apiextensions.k8s.io", version: "v1", resource: "customresourcedefinitions", kind: "CustomResourceDefinition", shortNames: []string{"crd", "crds"}, verbs: allVerbs, preferred: true},
+	{group: "apiextensions.k8s.io", version: "v1", resource: "customresourcedefinitions", kind: "CustomResourceDefinition", shortNames: []string{"crd", "crds"}, categories: []string{"api-extensions"}, verbs: allVerbs, preferred: true},
 	{group: "rbac.authorization.k8s.io", version: "v1", resource: "clusterroles", kind: "ClusterRole", verbs: allVerbs, preferred: true},
 	{group: "storage.k8s.io", version: "v1", resource: "csistoragecapacities", kind: "CSIStorageCapacity", namespaced: true, verbs: allVerbs, preferred: true},
 	{group: "authorization.k8s.io", version: "v1", resource: "localsubjectaccessreviews", kind: "LocalSubjectAccessReview", namespaced: true, verbs: []string{"create"}, preferred: true},
@@ -80,7 +83,7 @@ func servedResources(t testing.TB, srv *apiserver.Server) []servedResource {
 		ri, ok := srv.Resource(ti.Name)
 		require.True(t, ok, "%s is registered and served", ti.Name)
 		out = append(out, servedResource{group: ti.Group, version: ti.Version, resource: ti.Resource, kind: ti.Kind,
-			namespaced: ti.Namespaced, shortNames: ri.ShortNames, verbs: allVerbs,
+			namespaced: ti.Namespaced, shortNames: ri.ShortNames, categories: ri.Categories, verbs: allVerbs,
 			// a version served beside the stored one is named plural.version.group
 			preferred: ti.Name != ti.Resource+"."+ti.Version+"."+ti.Group})
 	}
@@ -103,13 +106,18 @@ func (r servedResource) discoveryKey() string {
 	return r.group + "/" + r.version + "/" + r.resource
 }
 
-// discoveryValue is what TestAggregatedDiscovery reads of a resource.
+// discoveryValue is what TestAggregatedDiscovery reads of a resource:
+// "Kind Scope [shortNames] [verbs]", and " categories c,d" if it has any.
 func (r servedResource) discoveryValue() string {
 	scope := "Cluster"
 	if r.namespaced {
 		scope = "Namespaced"
 	}
-	return r.kind + " " + scope + " [" + strings.Join(r.shortNames, ",") + "] " + fmt.Sprint(r.verbs)
+	v := r.kind + " " + scope + " [" + strings.Join(r.shortNames, ",") + "] " + fmt.Sprint(r.verbs)
+	if len(r.categories) > 0 {
+		v += " categories " + strings.Join(r.categories, ",")
+	}
+	return v
 }
 
 // apiResourcesRow is the resource's row of kubectl api-resources, split on
