@@ -458,7 +458,7 @@ func (c *Controller) observe(obj api.Object, gone bool) (key string, own bool) {
 		p = nil
 	}
 	var buf [128]byte
-	k := append(append(append(buf[:0], m.Namespace...), '/'), m.Name...)
+	k := api.AppendKey(buf[:0], m.Namespace, m.Name)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	st := c.state[string(k)]
