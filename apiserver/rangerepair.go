@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/etcdstore"
 	"github.com/miniplane/miniplane/store"
@@ -61,8 +62,8 @@ type heldValue struct {
 // keys, and makes their repairs.
 func (s *Server) shareRanges(kv rangeKV) {
 	log := s.log.Named("ranges")
-	s.ips.shared = &sharedRange{kv: kv, key: serviceIPsKey, resource: "serviceipallocations", log: log}
-	s.nodePorts.shared = &sharedRange{kv: kv, key: serviceNodePortsKey, resource: "servicenodeportallocations", log: log}
+	s.ips.shared = &sharedRange{kv: kv, key: serviceIPsKey, resource: "serviceipallocations", last: -1, log: log}
+	s.nodePorts.shared = &sharedRange{kv: kv, key: serviceNodePortsKey, resource: "servicenodeportallocations", last: -1, log: log}
 	s.repairs = []*rangeRepair{
 		{
 			alloc: &s.ips.rangeAllocator, held: s.clusterIPsOf, component: "ipallocator-repair-controller",
@@ -212,14 +213,23 @@ func (s *Server) repairEvent(r *rangeRepair, svc *api.Service, reason, note, log
 	s.log.Warn(logLine)
 	now := s.clock.Now()
 	ev := &api.Event{
-		Metadata: api.ObjectMeta{Namespace: svc.Metadata.Namespace, Name: fmt.Sprintf("%s.%x", svc.Metadata.Name, now.UnixNano())},
 		InvolvedObject: api.ObjectReference{Kind: "Service", APIVersion: "v1", Namespace: svc.Metadata.Namespace, Name: svc.Metadata.Name,
 			UID: svc.Metadata.UID, ResourceVersion: svc.Metadata.ResourceVersion},
 		Reason: r.reason + reason, Message: note, Type: api.EventTypeWarning, Action: r.reason + "Allocation",
 		EventTime: api.NewMicroTime(now), ReportingController: r.component, ReportingInstance: r.component,
 	}
-	if _, err := s.Create(context.Background(), ev); err != nil {
-		s.log.Debug("recording a repair event", zap.Error(err))
+	// kube-apiserver's recorder names it <service>.<time in hex
+	// nanoseconds>; one repair's Events at one time of a fake clock take
+	// the next nanoseconds.
+	for ns := now.UnixNano(); ; ns++ {
+		ev.Metadata = api.ObjectMeta{Namespace: svc.Metadata.Namespace, Name: fmt.Sprintf("%s.%x", svc.Metadata.Name, ns)}
+		_, err := s.Create(context.Background(), ev)
+		if !apierrors.IsAlreadyExists(err) {
+			if err != nil {
+				s.log.Debug("recording a repair event", zap.Error(err))
+			}
+			return
+		}
 	}
 }
 
