@@ -52,9 +52,9 @@ func (a *ipAllocator) keep(ip netip.Addr) {
 	}
 }
 
-// allocate returns a free address and marks it used.
-func (a *ipAllocator) allocate() (string, error) {
-	i, err := a.allocateNext()
+// allocate returns a free address and marks it used (dry: not).
+func (a *ipAllocator) allocate(dry bool) (string, error) {
+	i, err := a.allocateNext(dry)
 	if err != nil {
 		return "", err
 	}
@@ -62,8 +62,8 @@ func (a *ipAllocator) allocate() (string, error) {
 }
 
 // reserve marks a client-chosen address used, or says why it cannot be, in
-// kube-apiserver's words.
-func (a *ipAllocator) reserve(s string) error {
+// kube-apiserver's words (dry: checks only).
+func (a *ipAllocator) reserve(s string, dry bool) error {
 	ip, err := netip.ParseAddr(s)
 	if err != nil {
 		return fmt.Errorf("must be a valid IP address")
@@ -72,7 +72,7 @@ func (a *ipAllocator) reserve(s string) error {
 	if !ok {
 		return fmt.Errorf("provided IP is not in the valid range. The range of valid IPs is %s", serviceCIDR)
 	}
-	switch err := a.rangeAllocator.allocate(i); {
+	switch err := a.rangeAllocator.allocate(i, dry); {
 	case errors.Is(err, errAllocated):
 		return fmt.Errorf("provided IP is already allocated")
 	case err != nil:

@@ -94,9 +94,9 @@ func newPortAllocator(r portRange) portAllocator {
 	return portAllocator{rangeAllocator: newRangeAllocator(r.String(), int(r.size)), r: r}
 }
 
-// allocate returns a free port and marks it used.
-func (a *portAllocator) allocate() (int32, error) {
-	i, err := a.allocateNext()
+// allocate returns a free port and marks it used (dry: not).
+func (a *portAllocator) allocate(dry bool) (int32, error) {
+	i, err := a.allocateNext(dry)
 	if err != nil {
 		return 0, err
 	}
@@ -104,12 +104,12 @@ func (a *portAllocator) allocate() (int32, error) {
 }
 
 // reserve marks a client-chosen port used, or says why it cannot be, in
-// kube-apiserver's words.
-func (a *portAllocator) reserve(p int32) error {
+// kube-apiserver's words (dry: checks only).
+func (a *portAllocator) reserve(p int32, dry bool) error {
 	if !a.r.contains(p) {
 		return fmt.Errorf("provided port is not in the valid range. The range of valid ports is %s", a.r)
 	}
-	switch err := a.rangeAllocator.allocate(int(p - a.r.base)); {
+	switch err := a.rangeAllocator.allocate(int(p-a.r.base), dry); {
 	case errors.Is(err, errAllocated):
 		return fmt.Errorf("provided port is already allocated")
 	case err != nil:
@@ -160,9 +160,12 @@ func nodePortsOf(svc *api.Service) map[int32]bool {
 // already held (by the version an update replaces) stay held; a number
 // given to two ports (say TCP and UDP) is taken once. It returns the undo.
 // Kubernetes: the service REST's allocateNodePorts and initNodePorts.
-func (s *Server) allocateNodePorts(k *kind, svc *api.Service, held map[int32]bool) (undo func(), err error) {
+func (s *Server) allocateNodePorts(k *kind, svc *api.Service, held map[int32]bool, dry bool) (undo func(), err error) {
 	var taken []int32
 	undo = func() {
+		if dry {
+			return
+		}
 		for _, p := range taken {
 			s.nodePorts.release(p)
 		}
@@ -180,13 +183,13 @@ func (s *Server) allocateNodePorts(k *kind, svc *api.Service, held map[int32]boo
 		case sp.NodePort != 0 && mine[sp.NodePort]:
 			continue
 		case sp.NodePort != 0:
-			if err := s.nodePorts.reserve(sp.NodePort); err != nil {
+			if err := s.nodePorts.reserve(sp.NodePort, dry); err != nil {
 				undo()
 				return nil, apierrors.NewInvalid(k.gr.Group, k.kind, svc.Metadata.Name, apierrors.FieldErrors{
 					Invalid(NewPath("spec", "ports").Index(i).Child("nodePort"), sp.NodePort, err.Error())})
 			}
 		default:
-			p, err := s.nodePorts.allocate()
+			p, err := s.nodePorts.allocate(dry)
 			if err != nil {
 				undo()
 				return nil, apierrors.NewInternalError(fmt.Errorf("failed to allocate a nodePort: %w", err))
@@ -202,12 +205,12 @@ func (s *Server) allocateNodePorts(k *kind, svc *api.Service, held map[int32]boo
 	// The health check port, chosen or not, as allocHealthCheckNodePort:
 	// a refusal is an internal error there, not an invalid field.
 	if hc := svc.Spec.HealthCheckNodePort; hc != 0 {
-		if err := s.nodePorts.reserve(hc); err != nil {
+		if err := s.nodePorts.reserve(hc, dry); err != nil {
 			undo()
 			return nil, apierrors.NewInternalError(fmt.Errorf("failed to allocate requested HealthCheck NodePort %d: %w", hc, err))
 		}
 	} else {
-		p, err := s.nodePorts.allocate()
+		p, err := s.nodePorts.allocate(dry)
 		if err != nil {
 			undo()
 			return nil, apierrors.NewInternalError(fmt.Errorf("failed to allocate a HealthCheck NodePort %d: %w", p, err))

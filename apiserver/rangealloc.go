@@ -124,12 +124,17 @@ func newRangeAllocator(spec string, size int) rangeAllocator {
 	return rangeAllocator{spec: spec, size: size, skip: -1}
 }
 
-// allocateNext takes a free offset.
-func (a *rangeAllocator) allocateNext() (int, error) {
+// allocateNext takes a free offset; dry, it only finds one, in the
+// server's copy of the bitmap, as kube-apiserver's dry-run allocator.
+func (a *rangeAllocator) allocateNext(dry bool) (int, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var got int
-	err := a.changeLocked(func() error {
+	change := a.changeLocked
+	if dry {
+		change = func(fn func() error) error { return fn() }
+	}
+	err := change(func() error {
 		i := a.used.nextFree(a.next, a.size)
 		if i == a.skip {
 			i = a.used.nextFree(i+1, a.size)
@@ -143,17 +148,27 @@ func (a *rangeAllocator) allocateNext() (int, error) {
 				return errRangeFull
 			}
 		}
-		a.used.set(i)
-		a.next, got = (i+1)%a.size, i
+		got = i
+		if !dry {
+			a.used.set(i)
+			a.next = (i + 1) % a.size
+		}
 		return nil
 	})
 	return got, err
 }
 
-// allocate takes the offset i, which is in the range.
-func (a *rangeAllocator) allocate(i int) error {
+// allocate takes the offset i, which is in the range; dry, it only checks
+// that the server's copy of the bitmap has it free.
+func (a *rangeAllocator) allocate(i int, dry bool) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if dry {
+		if a.used.has(i) {
+			return errAllocated
+		}
+		return nil
+	}
 	return a.changeLocked(func() error {
 		if a.used.has(i) {
 			return errAllocated

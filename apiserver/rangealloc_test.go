@@ -139,7 +139,8 @@ func TestBitmapBytesAreKubeAPIServers(t *testing.T) {
 // allocators in one etcd, creating Services in turn, each on a snapshot the
 // other changed since, give every Service its own cluster IP and node port;
 // a chosen IP or port the other server holds is refused with
-// kube-apiserver's 422; and what one releases the other may take.
+// kube-apiserver's 422, in a dry run too, which swaps nothing; and what one
+// releases the other may take.
 func TestSharedAllocatorsNeverHandOutOneValueTwice(t *testing.T) {
 	ctx := context.Background()
 	kv := newFakeKV()
@@ -170,6 +171,15 @@ func TestSharedAllocatorsNeverHandOutOneValueTwice(t *testing.T) {
 	assert.True(t, apierrors.IsInvalid(err), "%v", err)
 	assert.Contains(t, err.Error(), "provided port is already allocated")
 
+	// A dry run checks without swapping: refused as the real create, and
+	// allowed without taking anything.
+	swaps := kv.swaps
+	_, err = servers[1].Create(ctx, sharedService("dry-taken", first.Spec.ClusterIP, 0), client.DryRun())
+	assert.True(t, apierrors.IsInvalid(err), "%v", err)
+	_, err = servers[1].Create(ctx, sharedService("dry", "", 0), client.DryRun())
+	require.NoError(t, err)
+	assert.Equal(t, swaps, kv.swaps, "a dry run swapped the allocations")
+
 	// Deleted on servers[0], both are free on servers[1].
 	_, err = servers[0].Delete(ctx, "services", "default", first.Metadata.Name, api.DeleteOptions{})
 	require.NoError(t, err)
@@ -186,9 +196,9 @@ func TestSharedAllocatorRecoversALostReply(t *testing.T) {
 			kv := newFakeKV()
 			s := sharedServer(t, kv, testClock())
 			kv.fail, kv.applied = errors.New("connection reset"), applied
-			_, err := s.ips.allocate()
+			_, err := s.ips.allocate(false)
 			require.Error(t, err)
-			ip, err := s.ips.allocate()
+			ip, err := s.ips.allocate(false)
 			require.NoError(t, err)
 			off, _ := s.ips.offset(netip.MustParseAddr(ip))
 			want := []int{off}
@@ -206,7 +216,7 @@ func TestSharedAllocatorNeedsItsRange(t *testing.T) {
 	s, err := New(Config{Clock: testClock(), Rand: rand.New(rand.NewPCG(1, 2))})
 	require.NoError(t, err)
 	s.shareRanges(newFakeKV())
-	_, err = s.ips.allocate()
+	_, err = s.ips.allocate(false)
 	assert.EqualError(t, err, "cannot allocate resources of type serviceipallocations at this time")
 }
 
@@ -226,9 +236,9 @@ func testRepair(t *testing.T) {
 	clk := testClock()
 	s := sharedServer(t, kv, clk)
 	// A leaked IP and port: allocated, no Service stored.
-	leakedIP, err := s.ips.allocate()
+	leakedIP, err := s.ips.allocate(false)
 	require.NoError(t, err)
-	_, err = s.nodePorts.allocate()
+	_, err = s.nodePorts.allocate(false)
 	require.NoError(t, err)
 	// Two Services with one IP, and ports not in the snapshot, written past
 	// the allocators (as two servers allocating in memory did).
