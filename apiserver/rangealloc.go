@@ -129,33 +129,38 @@ func newRangeAllocator(spec string, size int) rangeAllocator {
 func (a *rangeAllocator) allocateNext(dry bool) (int, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	var got int
-	change := a.changeLocked
-	if dry {
-		change = func(fn func() error) error { return fn() }
+	if a.shared == nil || dry {
+		return a.nextLocked(dry)
 	}
-	err := change(func() error {
-		i := a.used.nextFree(a.next, a.size)
-		if i == a.skip {
-			i = a.used.nextFree(i+1, a.size)
-		}
-		if i == a.size {
-			i = a.used.nextFree(0, a.next)
-			if i == a.skip {
-				i = a.used.nextFree(i+1, a.next)
-			}
-			if i == a.next {
-				return errRangeFull
-			}
-		}
-		got = i
-		if !dry {
-			a.used.set(i)
-			a.next = (i + 1) % a.size
-		}
-		return nil
+	var got int
+	err := a.shared.change(a, func() (err error) {
+		got, err = a.nextLocked(false)
+		return err
 	})
 	return got, err
+}
+
+// nextLocked finds the first free offset from next on, wrapping around,
+// and takes it unless dry.
+func (a *rangeAllocator) nextLocked(dry bool) (int, error) {
+	i := a.used.nextFree(a.next, a.size)
+	if i == a.skip {
+		i = a.used.nextFree(i+1, a.size)
+	}
+	if i == a.size {
+		i = a.used.nextFree(0, a.next)
+		if i == a.skip {
+			i = a.used.nextFree(i+1, a.next)
+		}
+		if i == a.next {
+			return 0, errRangeFull
+		}
+	}
+	if !dry {
+		a.used.set(i)
+		a.next = (i + 1) % a.size
+	}
+	return i, nil
 }
 
 // allocate takes the offset i, which is in the range; dry, it only checks
@@ -163,19 +168,20 @@ func (a *rangeAllocator) allocateNext(dry bool) (int, error) {
 func (a *rangeAllocator) allocate(i int, dry bool) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if dry {
-		if a.used.has(i) {
-			return errAllocated
-		}
-		return nil
+	if a.shared == nil || dry {
+		return a.takeLocked(i, dry)
 	}
-	return a.changeLocked(func() error {
-		if a.used.has(i) {
-			return errAllocated
-		}
+	return a.shared.change(a, func() error { return a.takeLocked(i, false) })
+}
+
+func (a *rangeAllocator) takeLocked(i int, dry bool) error {
+	if a.used.has(i) {
+		return errAllocated
+	}
+	if !dry {
 		a.used.set(i)
-		return nil
-	})
+	}
+	return nil
 }
 
 // release gives back offset i; one not held is ignored. A release that
@@ -184,22 +190,17 @@ func (a *rangeAllocator) allocate(i int, dry bool) error {
 func (a *rangeAllocator) release(i int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	err := a.changeLocked(func() error {
+	if a.shared == nil {
+		a.used.clear(i)
+		return
+	}
+	err := a.shared.change(a, func() error {
 		a.used.clear(i)
 		return nil
 	})
 	if err != nil {
 		a.shared.log.Warn("releasing an allocation", zap.String("range", a.shared.key), zap.Int("offset", i), zap.Error(err))
 	}
-}
-
-// changeLocked applies fn to the bitmap and, when shared, stores the result
-// in etcd. Kubernetes: storage.Etcd.tryUpdate.
-func (a *rangeAllocator) changeLocked(fn func() error) error {
-	if a.shared == nil {
-		return fn()
-	}
-	return a.shared.change(a, fn)
 }
 
 // rangeKV is where shared allocators keep their snapshots: etcd, read and
