@@ -252,6 +252,9 @@ func (s *Server) allocate(k *kind, obj api.Object, dry bool) (release func(), er
 		}
 		svc.Spec.ClusterIP = ip
 	} else if err := s.ips.reserve(svc.Spec.ClusterIP, dry); err != nil {
+		if !isRefusal(err) {
+			return nil, apierrors.NewInternalError(fmt.Errorf("failed to allocate IP %s: %w", svc.Spec.ClusterIP, err))
+		}
 		return nil, apierrors.NewInvalid(k.gr.Group, k.kind, svc.Metadata.Name,
 			apierrors.FieldErrors{Invalid(NewPath("spec", "clusterIPs").Index(0), svc.Spec.ClusterIP, err.Error())})
 	}

@@ -2,7 +2,6 @@ package apiserver
 
 import (
 	"errors"
-	"fmt"
 	"net/netip"
 )
 
@@ -66,15 +65,15 @@ func (a *ipAllocator) allocate(dry bool) (string, error) {
 func (a *ipAllocator) reserve(s string, dry bool) error {
 	ip, err := netip.ParseAddr(s)
 	if err != nil {
-		return fmt.Errorf("must be a valid IP address")
+		return refusal("must be a valid IP address")
 	}
 	i, ok := a.offset(ip)
 	if !ok {
-		return fmt.Errorf("provided IP is not in the valid range. The range of valid IPs is %s", serviceCIDR)
+		return refusal("provided IP is not in the valid range. The range of valid IPs is " + serviceCIDR.String())
 	}
 	switch err := a.rangeAllocator.allocate(i, dry); {
 	case errors.Is(err, errAllocated):
-		return fmt.Errorf("provided IP is already allocated")
+		return refusal("provided IP is already allocated")
 	case err != nil:
 		return err
 	}

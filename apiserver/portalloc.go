@@ -107,11 +107,11 @@ func (a *portAllocator) allocate(dry bool) (int32, error) {
 // kube-apiserver's words (dry: checks only).
 func (a *portAllocator) reserve(p int32, dry bool) error {
 	if !a.r.contains(p) {
-		return fmt.Errorf("provided port is not in the valid range. The range of valid ports is %s", a.r)
+		return refusal("provided port is not in the valid range. The range of valid ports is " + a.r.String())
 	}
 	switch err := a.rangeAllocator.allocate(int(p-a.r.base), dry); {
 	case errors.Is(err, errAllocated):
-		return fmt.Errorf("provided port is already allocated")
+		return refusal("provided port is already allocated")
 	case err != nil:
 		return err
 	}
@@ -185,6 +185,9 @@ func (s *Server) allocateNodePorts(k *kind, svc *api.Service, held map[int32]boo
 		case sp.NodePort != 0:
 			if err := s.nodePorts.reserve(sp.NodePort, dry); err != nil {
 				undo()
+				if !isRefusal(err) {
+					return nil, apierrors.NewInternalError(fmt.Errorf("failed to allocate port %d: %w", sp.NodePort, err))
+				}
 				return nil, apierrors.NewInvalid(k.gr.Group, k.kind, svc.Metadata.Name, apierrors.FieldErrors{
 					Invalid(NewPath("spec", "ports").Index(i).Child("nodePort"), sp.NodePort, err.Error())})
 			}

@@ -21,6 +21,19 @@ var (
 	errAllocated = errors.New("already allocated")
 )
 
+// refusal is why a client's chosen value cannot be had, in
+// kube-apiserver's words: a 422 on the field, where any other allocation
+// error (etcd's) is a 500.
+type refusal string
+
+func (r refusal) Error() string { return string(r) }
+
+// isRefusal reports whether err refuses a chosen value.
+func isRefusal(err error) bool {
+	var r refusal
+	return errors.As(err, &r)
+}
+
 // bitmap is a set of offsets, bit i of words[i/64] holding offset i; words
 // grow as offsets are set. Kubernetes: allocator.AllocationBitmap, whose
 // big.Int it stores in the same bytes (see bytes).

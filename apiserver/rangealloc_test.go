@@ -224,8 +224,9 @@ func TestSharedAllocatorNeedsItsRange(t *testing.T) {
 // by no Service is freed by the third repair that finds it (one may see an
 // allocation before its Service); a Service's value missing from the
 // snapshot is put back, with a ClusterIPNotAllocated Event; two Services
-// with one IP get ClusterIPAlreadyAllocated; and the repairs run every
-// RangeRepairInterval on the server's clock.
+// with one IP get ClusterIPAlreadyAllocated; the repairs run every
+// RangeRepairInterval on the server's clock, and one with nothing to
+// repair writes nothing.
 func TestRepair(t *testing.T) {
 	synctest.Test(t, testRepair)
 }
@@ -281,4 +282,7 @@ func testRepair(t *testing.T) {
 	repair()
 	assert.Equal(t, []int{ip50}, kv.stored(t, serviceIPsKey), "freed by the third: %s", leakedIP)
 	assert.Equal(t, []int{50, 51}, kv.stored(t, serviceNodePortsKey))
+	swaps := kv.swaps
+	repair()
+	assert.Equal(t, swaps, kv.swaps, "a repair with nothing to repair writes nothing")
 }

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"maps"
@@ -141,7 +142,16 @@ func (s *Server) repairRange(r *rangeRepair) error {
 			return fmt.Errorf("listing Services: %w", err)
 		}
 		rebuilt := s.rebuildRange(r, &stored, res.Records)
-		sw, err := sh.kv.CompareAndSwap(ctx, sh.key, encodeRange(r.alloc.spec, rebuilt.bytes()), rev)
+		value := encodeRange(r.alloc.spec, rebuilt.bytes())
+		if rev != 0 && bytes.Equal(value, data) {
+			// Nothing to repair: no write, as GuaranteedUpdate skips
+			// one that changes nothing (and the revision stays).
+			r.alloc.mu.Lock()
+			r.alloc.used, sh.last = rebuilt, rev
+			r.alloc.mu.Unlock()
+			return nil
+		}
+		sw, err := sh.kv.CompareAndSwap(ctx, sh.key, value, rev)
 		if err != nil {
 			return err
 		}
