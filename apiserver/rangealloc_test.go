@@ -224,7 +224,8 @@ func TestSharedAllocatorNeedsItsRange(t *testing.T) {
 // by no Service is freed by the third repair that finds it (one may see an
 // allocation before its Service); a Service's value missing from the
 // snapshot is put back, with a ClusterIPNotAllocated Event; two Services
-// with one IP get ClusterIPAlreadyAllocated; the repairs run every
+// with one IP get ClusterIPAlreadyAllocated, values out of the range
+// ClusterIPOutOfRange and PortOutOfRange; the repairs run every
 // RangeRepairInterval on the server's clock, and one with nothing to
 // repair writes nothing.
 func TestRepair(t *testing.T) {
@@ -244,7 +245,8 @@ func testRepair(t *testing.T) {
 	// Two Services with one IP, and ports not in the snapshot, written past
 	// the allocators (as two servers allocating in memory did).
 	ra := s.kinds[client.Services]
-	for _, svc := range []*api.Service{sharedService("one", "10.96.0.50", 30050), sharedService("two", "10.96.0.50", 30051)} {
+	for _, svc := range []*api.Service{sharedService("one", "10.96.0.50", 30050), sharedService("two", "10.96.0.50", 30051),
+		sharedService("three", "10.200.0.1", 40000)} {
 		svc.Spec.ClusterIPs = []string{svc.Spec.ClusterIP}
 		_, err := s.store.Create(ra.key("default", svc.Metadata.Name), svc)
 		require.NoError(t, err)
@@ -275,6 +277,8 @@ func testRepair(t *testing.T) {
 		"one Warning PortNotAllocated: Port 30050 is not allocated; repairing",
 		"two Warning ClusterIPAlreadyAllocated: Cluster IP [IPv4]:10.96.0.50 was assigned to multiple services; please recreate service",
 		"two Warning PortNotAllocated: Port 30051 is not allocated; repairing",
+		"three Warning ClusterIPOutOfRange: Cluster IP [IPv4]:10.200.0.1 is not within the service CIDR 10.96.0.0/12; please recreate service",
+		"three Warning PortOutOfRange: Port 40000 is not within the port range 30000-32767; please recreate service",
 	}, got)
 
 	repair()
@@ -285,4 +289,21 @@ func testRepair(t *testing.T) {
 	swaps := kv.swaps
 	repair()
 	assert.Equal(t, swaps, kv.swaps, "a repair with nothing to repair writes nothing")
+}
+
+// FuzzDecodeRange: whatever etcd holds under a range key, reading it fails
+// or gives a bitmap that stores back to the same bytes, less leading zeros.
+func FuzzDecodeRange(f *testing.F) {
+	f.Add(encodeRange("10.96.0.0/12", []byte{1, 0, 3}))
+	f.Add(encodeRange("30000-32767", nil))
+	f.Add([]byte("k8s\x00garbage"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, data, err := decodeRange(b)
+		if err != nil {
+			return
+		}
+		var bm bitmap
+		bm.restore(data)
+		assert.Equal(t, new(big.Int).SetBytes(data).Bytes(), bm.bytes())
+	})
 }
