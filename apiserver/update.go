@@ -141,12 +141,12 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 			}
 			if svc, ok := next.(*api.Service); ok && svc.Spec.ClusterIP == "" {
 				// It newly needs an address (it was ExternalName).
-				if undo, err = s.allocate(k, svc); err != nil {
+				if undo, err = s.allocate(k, svc, opts.DryRun); err != nil {
 					return nil, err
 				}
 			} else if ok {
 				// It may newly need node ports (it was ClusterIP).
-				if undo, err = s.allocateNodePorts(k, svc, nodePortsOf(old.(*api.Service))); err != nil {
+				if undo, err = s.allocateNodePorts(k, svc, nodePortsOf(old.(*api.Service)), opts.DryRun); err != nil {
 					return nil, err
 				}
 			}
