@@ -99,3 +99,53 @@ func itoa(i int) string {
 	}
 	return string(b[n:])
 }
+
+// HasUnknown reports whether Prune would remove anything from obj, without changing it:
+// a reader may share an object that has nothing to prune.
+func HasUnknown(obj map[string]any, s *api.JSONSchemaProps) bool {
+	return unknownInObject(obj, s, true)
+}
+
+// unknownInObject is pruneObject's question: would it delete a field of m?
+func unknownInObject(m map[string]any, s *api.JSONSchemaProps, root bool) bool {
+	for k, v := range m {
+		if (root || s.XEmbeddedResource) && (k == "apiVersion" || k == "kind" || k == "metadata") {
+			continue
+		}
+		if ps, ok := s.Properties[k]; ok {
+			if unknownIn(v, &ps) {
+				return true
+			}
+			continue
+		}
+		if ap := s.AdditionalProperties; ap != nil && ap.Schema != nil {
+			if unknownIn(v, ap.Schema) {
+				return true
+			}
+			continue
+		}
+		if !preserves(s) && (s.AdditionalProperties == nil || !s.AdditionalProperties.Allows) {
+			return true
+		}
+	}
+	return false
+}
+
+// unknownIn is prune's question: would it delete a field inside v?
+func unknownIn(v any, s *api.JSONSchemaProps) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		if s.Type == "object" || len(s.Properties) > 0 || s.AdditionalProperties != nil {
+			return unknownInObject(v, s, false)
+		}
+	case []any:
+		if items := s.ItemSchema(); items != nil {
+			for _, e := range v {
+				if unknownIn(e, items) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

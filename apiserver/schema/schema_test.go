@@ -80,6 +80,34 @@ func TestPruneAndDefault(t *testing.T) {
 	assert.Equal(t, obj(t, `{"spec":{"size":"small","replicas":1,"free":{"kept":{"deep":1}},"labels":{"a":"b"},"ports":[{"name":"a"}]}}`), o)
 }
 
+// TestSettled: HasUnknown and LacksDefaults answer, without changing the
+// object, whether Prune and Default would change it.
+func TestSettled(t *testing.T) {
+	root := testRoot(t)
+	for _, tc := range []struct {
+		name, in       string
+		unknown, lacks bool
+	}{
+		{"settled", `{"spec":{"size":"small","replicas":2,"free":{"any":{"deep":1}},"labels":{"a":"b"},"ports":[{"name":"a"}]}}`, false, false},
+		{"unknown at the root", `{"top":1,"spec":{"replicas":1}}`, true, false},
+		{"unknown in a list item", `{"spec":{"replicas":1,"ports":[{"name":"a","junk":1}]}}`, true, false},
+		{"a default missing", `{"spec":{"size":"small"}}`, false, true},
+		{"a default over null", `{"spec":{"replicas":null}}`, false, true},
+		{"no spec, nothing to default in", `{}`, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := obj(t, tc.in)
+			before := api.JSONObject(o).DeepCopy()
+			assert.Equal(t, tc.unknown, HasUnknown(o, root), "HasUnknown")
+			assert.Equal(t, tc.lacks, LacksDefaults(o, root), "LacksDefaults")
+			assert.Equal(t, before, api.JSONObject(o), "asking changes nothing")
+			Prune(o, root)
+			Default(o, root)
+			assert.Equal(t, tc.unknown || tc.lacks, !assert.ObjectsAreEqual(before, api.JSONObject(o)), "Prune and Default change it")
+		})
+	}
+}
+
 // FuzzSchema runs pruning, defaulting and validation of any JSON value against any schema:
 // none may panic.
 func FuzzSchema(f *testing.F) {
@@ -100,9 +128,13 @@ func FuzzSchema(f *testing.F) {
 			return
 		}
 		_ = UnknownFields(m, &s)
+		settled := !HasUnknown(m, &s) && !LacksDefaults(m, &s)
+		before := api.JSONObject(m).DeepCopy()
 		Prune(m, &s)
 		Default(m, &s)
+		if settled {
+			require.Equal(t, before, api.JSONObject(m), "HasUnknown and LacksDefaults said Prune and Default change nothing")
+		}
 		_ = Validate(m, &s)
-		_ = api.JSONObject(m).DeepCopy()
 	})
 }
