@@ -49,7 +49,7 @@ func (s *Server) versionKinds(crd *api.CustomResourceDefinition) []*kind {
 // as a shallow copy for out to give k's apiVersion; only one they change is
 // copied deep, and the stored object never changes.
 func readStored(k, storage *kind) func(api.Object) api.Object {
-	stored, served := storage.custom.schema, k.custom.schema
+	stored, served := storage.custom.compiled, k.custom.compiled
 	return func(o api.Object) api.Object {
 		u := o.(*api.Unstructured)
 		same := !schema.HasUnknown(u.Content, stored) && !schema.LacksDefaults(u.Content, stored) &&

@@ -24,10 +24,10 @@ const testSchema = `{"type":"object","properties":{
     "port":{"x-kubernetes-int-or-string":true}
   }}}}`
 
-func testRoot(t testing.TB) *api.JSONSchemaProps {
+func testRoot(t testing.TB) *Schema {
 	var s api.JSONSchemaProps
 	require.NoError(t, json.Unmarshal([]byte(testSchema), &s))
-	return &s
+	return Compile(&s)
 }
 
 func obj(t testing.TB, s string) map[string]any {
@@ -115,10 +115,11 @@ func FuzzSchema(f *testing.F) {
 	f.Add(`{"type":"object","additionalProperties":{"type":"array","items":{"type":"integer","default":3}}}`, `{"a":[null,1,"x"]}`)
 	f.Add(`{"type":"object","properties":{"a":{"type":"string","pattern":"(","default":"zz"}}}`, `{"a":null}`)
 	f.Fuzz(func(t *testing.T, schemaJSON, objJSON string) {
-		var s api.JSONSchemaProps
-		if json.Unmarshal([]byte(schemaJSON), &s) != nil {
+		var props api.JSONSchemaProps
+		if json.Unmarshal([]byte(schemaJSON), &props) != nil {
 			return
 		}
+		s := Compile(&props)
 		v, err := api.DecodeJSONValue([]byte(objJSON))
 		if err != nil {
 			return
@@ -127,14 +128,14 @@ func FuzzSchema(f *testing.F) {
 		if !ok {
 			return
 		}
-		_ = UnknownFields(m, &s)
-		settled := !HasUnknown(m, &s) && !LacksDefaults(m, &s)
+		_ = UnknownFields(m, s)
+		settled := !HasUnknown(m, s) && !LacksDefaults(m, s)
 		before := api.JSONObject(m).DeepCopy()
-		Prune(m, &s)
-		Default(m, &s)
+		Prune(m, s)
+		Default(m, s)
 		if settled {
 			require.Equal(t, before, api.JSONObject(m), "HasUnknown and LacksDefaults said Prune and Default change nothing")
 		}
-		_ = Validate(m, &s)
+		_ = Validate(m, s)
 	})
 }
