@@ -193,19 +193,30 @@ func (v *validator) object(m map[string]any, s *Schema, p string, root bool) {
 	if s.MinProperties != nil && int64(len(m)) < *s.MinProperties {
 		v.invalid(p, len(m), fmt.Sprintf("%s in body should have at least %d properties", p, *s.MinProperties))
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+	// Only named fields are validated without additional properties: in
+	// the schema's order, which is the keys' sorted order.
+	keys := s.names
+	if s.additional != nil {
+		keys = make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
 	}
-	slices.Sort(keys)
+	static := s.static && p == s.path
 	for _, k := range keys {
-		if (root || s.XEmbeddedResource) && (k == "apiVersion" || k == "kind" || k == "metadata") {
+		x, ok := m[k]
+		if !ok || (root || s.XEmbeddedResource) && (k == "apiVersion" || k == "kind" || k == "metadata") {
 			continue
 		}
 		if ps, ok := s.props[k]; ok {
-			v.value(m[k], ps, join(p, k))
+			cp := ps.path
+			if !static {
+				cp = join(p, k)
+			}
+			v.value(x, ps, cp)
 		} else if s.additional != nil {
-			v.value(m[k], s.additional, join(p, k))
+			v.value(x, s.additional, join(p, k))
 		}
 	}
 }
