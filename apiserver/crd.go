@@ -368,6 +368,9 @@ type customInfo struct {
 	// compiled the same made ready to walk.
 	schema   *api.JSONSchemaProps
 	compiled *schema.Schema
+	// settled, on a storage version's kind, says that every stored object
+	// is as schema makes it, so reads return it as it is (storedSettled).
+	settled bool
 	// listKind is the kind of a list ("WidgetList").
 	listKind string
 	// crd is the definition's name.

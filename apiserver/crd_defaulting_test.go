@@ -188,21 +188,52 @@ func TestCustomResourcePrunedOnRead(t *testing.T) {
 }
 
 // TestCustomResourceReadShared: an object its schema leaves as it is is
-// read as the stored object itself, allocating no copy.
+// read as the stored object itself, allocating no copy — whether the
+// definition's schema never changed (reads do not look), or changed in a
+// way the object already meets (reads look and find nothing to do).
 func TestCustomResourceReadShared(t *testing.T) {
 	s, _ := newServer(t)
 	ctx := context.Background()
 	_, err := s.Create(ctx, decodeCRD(t, widgetCRD))
 	require.NoError(t, err)
 	created, err := s.Create(ctx, widget(t, `{"apiVersion":"demo.example.com/v1","kind":"Widget",
-		"metadata":{"name":"w","namespace":"default"},"spec":{"size":"small"}}`))
+		"metadata":{"name":"w","namespace":"default"},"spec":{"size":"small","replicas":2}}`))
 	require.NoError(t, err)
-	a, err := s.Get(ctx, "widgets", "default", "w", client.GetOptions{})
-	require.NoError(t, err)
-	b, err := s.Get(ctx, "widgets", "default", "w", client.GetOptions{})
-	require.NoError(t, err)
-	assert.Same(t, a, b)
-	assert.Same(t, created, a)
+	updateCRD := func(change func(*api.CustomResourceDefinition)) {
+		t.Helper()
+		cur, err := s.Get(ctx, "customresourcedefinitions", "", "widgets.demo.example.com", client.GetOptions{})
+		require.NoError(t, err)
+		crd := cur.(*api.CustomResourceDefinition).DeepCopy()
+		change(crd)
+		_, err = s.Update(ctx, crd)
+		require.NoError(t, err)
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(*api.CustomResourceDefinition)
+	}{
+		{"unchanged", nil},
+		{"a label on the definition", func(crd *api.CustomResourceDefinition) { crd.Metadata.Labels = map[string]string{"a": "b"} }},
+		{"a default the object has", func(crd *api.CustomResourceDefinition) {
+			spec := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"]
+			replicas := spec.Properties["replicas"]
+			replicas.Default = json.RawMessage(`3`)
+			spec.Properties["replicas"] = replicas
+			crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"] = spec
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.change != nil {
+				updateCRD(tc.change)
+			}
+			a, err := s.Get(ctx, "widgets", "default", "w", client.GetOptions{})
+			require.NoError(t, err)
+			b, err := s.Get(ctx, "widgets", "default", "w", client.GetOptions{})
+			require.NoError(t, err)
+			assert.Same(t, a, b)
+			assert.Same(t, created, a)
+		})
+	}
 }
 
 func storedContent(t *testing.T, s *apiserver.Server, resource, namespace, name string) map[string]any {

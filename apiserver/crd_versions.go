@@ -1,8 +1,11 @@
 package apiserver
 
 import (
+	"reflect"
+
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver/schema"
+	"github.com/miniplane/miniplane/store"
 )
 
 // versionKinds returns the kinds that serve crd: its storage version's
@@ -15,7 +18,10 @@ import (
 func (s *Server) versionKinds(crd *api.CustomResourceDefinition) []*kind {
 	storage := storageVersion(crd)
 	stored := s.customKind(crd, storage)
-	stored.fromStored = readStored(stored, stored)
+	stored.custom.settled = s.storedSettled(crd, stored)
+	if !stored.custom.settled {
+		stored.fromStored = readStored(stored, stored)
+	}
 	out := []*kind{stored}
 	for i := range crd.Spec.Versions {
 		v := &crd.Spec.Versions[i]
@@ -33,6 +39,30 @@ func (s *Server) versionKinds(crd *api.CustomResourceDefinition) []*kind {
 		out = append(out, k)
 	}
 	return out
+}
+
+// storedSettled reports whether every stored object of crd's storage kind
+// k is as k's schema makes it, so that reads need not look: crd serves its
+// storage version alone (an object written in another version is pruned
+// and defaulted by that version's schema), and either its kind is new with
+// no object stored yet, or the kind it replaces was settled and had the
+// same schema — so that every object was written through a kind with this
+// schema, a write racing with the replacement included. Once a definition
+// changes its storage schema, its reads look at every object (readStored).
+// Called with customMu held.
+func (s *Server) storedSettled(crd *api.CustomResourceDefinition, k *kind) bool {
+	for _, v := range crd.Spec.Versions {
+		if v.Served && !v.Storage {
+			return false
+		}
+	}
+	if c := s.custom.Load(); c != nil {
+		if ks := c.byCRD[crd.Metadata.Name]; len(ks) > 0 {
+			return ks[0].custom.settled && reflect.DeepEqual(ks[0].custom.schema, k.custom.schema)
+		}
+	}
+	res, err := s.store.List(k.keyPrefix, store.ListOptions{Limit: 1})
+	return err == nil && len(res.Records) == 0
 }
 
 // readStored returns how k shows an object read from the store, which
