@@ -58,7 +58,8 @@ func (s *Server) storedSettled(crd *api.CustomResourceDefinition, k *kind) bool 
 	}
 	if c := s.custom.Load(); c != nil {
 		if ks := c.byCRD[crd.Metadata.Name]; len(ks) > 0 {
-			return ks[0].custom.settled && reflect.DeepEqual(ks[0].custom.schema, k.custom.schema)
+			prev := ks[0]
+			return prev.custom.settled && prev.apiVersion == k.apiVersion && reflect.DeepEqual(prev.custom.schema, k.custom.schema)
 		}
 	}
 	res, err := s.store.List(k.keyPrefix, store.ListOptions{Limit: 1})
@@ -75,9 +76,10 @@ func (s *Server) storedSettled(crd *api.CustomResourceDefinition, k *kind) bool 
 // crdConversionRESTOptionsGetter (schemaCoercingDecoder, then
 // unstructuredDefaulter, then schemaCoercingConverter).
 //
-// An object the schemas leave as it is comes back itself (k is storage) or
-// as a shallow copy for out to give k's apiVersion; only one they change is
-// copied deep, and the stored object never changes.
+// An object the schemas leave as it is comes back itself (k is storage,
+// and the object was stored in its version) or as a shallow copy for out to
+// give k's apiVersion; only one they change is copied deep, and the stored
+// object never changes.
 func readStored(k, storage *kind) func(api.Object) api.Object {
 	stored, served := storage.custom.compiled, k.custom.compiled
 	return func(o api.Object) api.Object {
@@ -85,9 +87,9 @@ func readStored(k, storage *kind) func(api.Object) api.Object {
 		same := !schema.HasUnknown(u.Content, stored) && !schema.LacksDefaults(u.Content, stored) &&
 			(k == storage || !schema.HasUnknown(u.Content, served))
 		switch {
-		case same && k == storage:
+		case same && k == storage && u.APIVersion == k.apiVersion:
 			return o
-		case same:
+		case same: // out gives the copy k's apiVersion
 			return storage.shallowCopy(o)
 		}
 		c := u.DeepCopy()
