@@ -51,8 +51,8 @@ type Config struct {
 	Observer loop.Observer
 	// CustomResources: also graph the objects of every established
 	// CustomResourceDefinition, following them as they come and go
-	// (monitors.go). It needs Run: a collector only stepped graphs the
-	// built-in kinds.
+	// (monitors.go). Run follows them itself; a collector that is stepped
+	// follows them through MonitorsPending, SyncMonitors and Monitors.
 	CustomResources bool
 }
 
