@@ -24,9 +24,10 @@
 // ?verbose, ?exclude, one check by its path), Prometheus metrics, an
 // optional bearer token and a request-body limit. Pods' logs (kubectl logs)
 // come from a LogSource the binary plugs in (logs.go); the self-review APIs
-// answer kubectl auth can-i and whoami (auth.go); exec, attach,
-// port-forward and proxy get a Status saying that miniplane runs no
-// containers (connect.go).
+// answer kubectl auth can-i and whoami (auth.go); exec runs the command
+// through an Executor the binary plugs in, over a websocket (exec.go, and
+// logs stream over one too: package websocket); attach, port-forward and
+// proxy get a Status saying that miniplane runs no containers (connect.go).
 //
 // Every rule about objects (validation, defaulting, conflicts, deletion)
 // stays in apiserver: this package only translates HTTP to Server calls and

@@ -300,7 +300,13 @@ func (e *ProtocolError) Error() string { return "websocket: " + e.Reason }
 // reserved bit or opcode, and a control frame that is fragmented or over
 // 125 bytes are ProtocolErrors; a short read is io.ErrUnexpectedEOF (io.EOF
 // before the frame's first byte).
-func ReadFrame(r io.Reader, limit int) (Frame, error) {
+func ReadFrame(r io.Reader, limit int) (Frame, error) { return readFrame(r, limit, true) }
+
+// ReadServerFrame reads one frame a server sent, unmasked, as a client
+// does: what tests of a server read.
+func ReadServerFrame(r io.Reader, limit int) (Frame, error) { return readFrame(r, limit, false) }
+
+func readFrame(r io.Reader, limit int, masked bool) (Frame, error) {
 	var hdr [2]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
 		return Frame{}, err
@@ -311,8 +317,10 @@ func ReadFrame(r io.Reader, limit int) (Frame, error) {
 		return Frame{}, &ProtocolError{Code: CloseProtocolError, Reason: "reserved bits set without an extension"}
 	case f.Op > OpBinary && f.Op < OpClose || f.Op > OpPong:
 		return Frame{}, &ProtocolError{Code: CloseProtocolError, Reason: fmt.Sprintf("reserved opcode %#x", byte(f.Op))}
-	case hdr[1]&0x80 == 0:
+	case masked && hdr[1]&0x80 == 0:
 		return Frame{}, &ProtocolError{Code: CloseProtocolError, Reason: "a client's frame is not masked"}
+	case !masked && hdr[1]&0x80 != 0:
+		return Frame{}, &ProtocolError{Code: CloseProtocolError, Reason: "a server's frame is masked"}
 	}
 	n := uint64(hdr[1] & 0x7F)
 	switch n {
@@ -336,8 +344,10 @@ func ReadFrame(r io.Reader, limit int) (Frame, error) {
 		return Frame{}, &ProtocolError{Code: CloseTooBig, Reason: fmt.Sprintf("a message over %d bytes", MaxMessage)}
 	}
 	var mask [4]byte
-	if _, err := io.ReadFull(r, mask[:]); err != nil {
-		return Frame{}, unexpected(err)
+	if masked {
+		if _, err := io.ReadFull(r, mask[:]); err != nil {
+			return Frame{}, unexpected(err)
+		}
 	}
 	f.Payload = make([]byte, n)
 	if _, err := io.ReadFull(r, f.Payload); err != nil {

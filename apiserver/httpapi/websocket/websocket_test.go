@@ -69,28 +69,17 @@ type pipe struct {
 
 func (p *pipe) Write(b []byte) (int, error) { return p.out.Write(b) }
 
-// serverFrames decodes what the server wrote (unmasked frames).
+// serverFrames decodes what the server wrote.
 func serverFrames(t *testing.T, b []byte) []websocket.Frame {
 	var out []websocket.Frame
-	r := bufio.NewReader(bytes.NewReader(b))
+	r := bytes.NewReader(b)
 	for {
-		hdr, err := r.Peek(2)
-		if err != nil {
+		f, err := websocket.ReadServerFrame(r, websocket.MaxMessage)
+		if err == io.EOF {
 			return out
 		}
-		// Mask what the server sent, so that ReadFrame takes it.
-		n := int(hdr[1] & 0x7f)
-		ext := map[int]int{126: 2, 127: 8}[n]
-		raw := make([]byte, 2+ext)
-		_, err = io.ReadFull(r, raw)
 		require.NoError(t, err)
-		if ext == 2 {
-			n = int(raw[2])<<8 | int(raw[3])
-		}
-		payload := make([]byte, n)
-		_, err = io.ReadFull(r, payload)
-		require.NoError(t, err)
-		out = append(out, websocket.Frame{Fin: raw[0]&0x80 != 0, Op: websocket.Opcode(raw[0] & 0xf), Payload: payload})
+		out = append(out, f)
 	}
 }
 

@@ -73,6 +73,9 @@ type Run struct {
 	Files []FileChange
 	// in is what the kubelet handed the run, which its exec probes see.
 	in Input
+	// unknown is the command the grammar does not know that made the run
+	// Forever, or "".
+	unknown string
 	// Why says, when the run is Forever because the simulator does not
 	// know what the command does, why it runs until stopped: the kubelet
 	// writes it in the container's log. "" for a command the grammar
@@ -154,25 +157,9 @@ func (r *Run) Exec(argv []string, d time.Duration) (code int32, output string) {
 }
 
 func execIn(argv []string, files map[string]bool, in Input) (code int32, output string) {
-	if len(argv) == 0 {
+	r, _, err := runArgv(argv, files, in)
+	if err != nil {
 		return 0, ""
-	}
-	fs := make(map[string]bool, len(files))
-	for k, v := range files {
-		fs[k] = v
-	}
-	sh := newShell(in, fs)
-	var r Run
-	if isShell(argv[0]) && len(argv) >= 3 && argv[1] == "-c" {
-		sh.name = argv[0]
-		list, err := parseScript(argv[2], sh.lookup, sh.substitute)
-		if err != nil {
-			return 0, ""
-		}
-		sh.script = true
-		r = sh.execute(list)
-	} else {
-		r = sh.execute([]simple{{argv: argv}})
 	}
 	texts := make([]string, len(r.Output))
 	for i, l := range r.Output {
@@ -182,6 +169,77 @@ func execIn(argv []string, files map[string]bool, in Input) (code int32, output 
 		return 0, strings.Join(texts, "\n")
 	}
 	return r.ExitCode, strings.Join(texts, "\n")
+}
+
+// runArgv runs argv over files (made or removed over in.FS, copied first),
+// a script of sh -c parsed first, and returns the run and what it printed
+// as it printed it (the run's lines, a last line without its newline
+// kept so); the error is a script the grammar cannot parse.
+func runArgv(argv []string, files map[string]bool, in Input) (Run, string, error) {
+	if len(argv) == 0 {
+		return Run{in: in}, "", nil
+	}
+	fs := make(map[string]bool, len(files))
+	for k, v := range files {
+		fs[k] = v
+	}
+	sh := newShell(in, fs)
+	sh.raw = &strings.Builder{}
+	if isShell(argv[0]) && len(argv) >= 3 && argv[1] == "-c" {
+		sh.name = argv[0]
+		list, err := parseScript(argv[2], sh.lookup, sh.substitute)
+		if err != nil {
+			return Run{}, "", err
+		}
+		sh.script = true
+		r := sh.execute(list)
+		return r, sh.raw.String(), nil
+	}
+	r := sh.execute([]simple{{argv: argv}})
+	return r, sh.raw.String(), nil
+}
+
+// ExecResult is what a command that `kubectl exec` runs in a container
+// answers: what it wrote on its stdout and stderr, and its exit code.
+type ExecResult struct {
+	Stdout, Stderr string
+	ExitCode       int32
+}
+
+// simulated is what the simulator adds to a shell's error for a command
+// it does not run, so that nobody takes it for a missing binary.
+const simulated = "miniplane's containers are simulated: exec runs a command through the simulated kubelet's command grammar (echo, cat, ls, env, test, touch, rm, id, sh -c with ;, &&, || and if), which does not know this one"
+
+// Execute runs argv as `kubectl exec` runs it in the container d into the
+// run r, over its files as they are then (FilesAt), and returns what it
+// answers. What the grammar cannot run answers as a shell would, with the
+// simulator's word on stderr: a command it does not know exits 127 ("not
+// found"), a script it cannot parse 126. A command that does not end by
+// itself (sleep infinity) answers at once with what it printed and 0:
+// nothing waits in a simulated container. Unlike Exec (the probes'), no
+// command passes by default.
+func (r *Run) Execute(argv []string, d time.Duration) ExecResult {
+	return ExecuteIn(argv, r.FilesAt(d), r.in)
+}
+
+// ExecuteIn is Execute in a container handed in whose commands have made
+// or removed files (by path; nil for none), for a container the kubelet
+// keeps no run of.
+func ExecuteIn(argv []string, files map[string]bool, in Input) ExecResult {
+	r, printed, err := runArgv(argv, files, in)
+	if err != nil {
+		return ExecResult{Stderr: fmt.Sprintf("%s: cannot run the script: %v (%s)\n", path.Base(argv[0]), err, simulated), ExitCode: 126}
+	}
+	res := ExecResult{Stdout: printed, ExitCode: r.ExitCode}
+	if r.unknown != "" {
+		shell := "sh"
+		if isShell(argv[0]) {
+			shell = path.Base(argv[0])
+		}
+		res.Stderr = fmt.Sprintf("%s: %s: not found (%s)\n", shell, r.unknown, simulated)
+		res.ExitCode = 127
+	}
+	return res
 }
 
 // isShell reports whether name is a shell the grammar reads sh -c of.
@@ -231,6 +289,8 @@ type shell struct {
 	// capture, when set, takes what the running command prints instead
 	// of the log: its output is redirected to a file.
 	capture *strings.Builder
+	// raw, when set, keeps what goes to the log as printed, for exec.
+	raw *strings.Builder
 }
 
 func newShell(in Input, files map[string]bool) *shell {
@@ -284,6 +344,9 @@ func (sh *shell) print(text string) {
 		sh.capture.WriteString(text)
 		return
 	}
+	if sh.raw != nil {
+		sh.raw.WriteString(text)
+	}
 	for {
 		i := strings.IndexByte(text, '\n')
 		if i < 0 {
@@ -299,8 +362,9 @@ func (sh *shell) print(text string) {
 
 // flush ends the output's last line, if text waits.
 func (sh *shell) flush() {
-	if sh.partial.Len() > 0 {
-		sh.print("\n")
+	if sh.partial.Len() > 0 { // the line ends in the log, not in what was printed
+		sh.r.Output = append(sh.r.Output, Line{At: sh.at, Text: sh.partial.String()})
+		sh.partial.Reset()
 	}
 }
 
@@ -330,7 +394,7 @@ func (sh *shell) end(status int32) Run {
 // forever ends the run as one that does not end by itself.
 func (sh *shell) forever(why string) Run {
 	sh.flush()
-	return Run{Output: sh.r.Output, Files: sh.r.Files, Forever: true, Why: why, in: sh.in}
+	return Run{Output: sh.r.Output, Files: sh.r.Files, Forever: true, Why: why, in: sh.in, unknown: sh.r.unknown}
 }
 
 // execute runs a list of simple commands as a shell runs them: a command
@@ -406,6 +470,7 @@ func (sh *shell) execute(list []simple) Run {
 				sh.write(p, File{Data: data, Mode: 0o644})
 			}
 			if !ok {
+				sh.r.unknown = s.argv[0]
 				return sh.forever(fmt.Sprintf(
 					"%q is not a command the simulator runs (it runs echo, sleep, exit, true, false, env, cat, ls, touch, rm, test, hexdump -C, id, whoami and some of agnhost's, alone or joined by ;, && and || in sh -c): it runs until the container is stopped",
 					strings.Join(s.argv, " ")))

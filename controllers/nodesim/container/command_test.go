@@ -281,3 +281,34 @@ func TestRedirection(t *testing.T) {
 		})
 	}
 }
+
+func TestExecute(t *testing.T) {
+	r := PlanIn([]string{"sh", "-c", "sleep 10; touch /tmp/made; sleep infinity"}, nil, testInput())
+	for _, tc := range []struct {
+		name string
+		argv []string
+		at   time.Duration
+		want ExecResult
+	}{
+		{"echo", []string{"/bin/echo", "marco"}, 0, ExecResult{Stdout: "marco\n"}},
+		{"a volume's file", []string{"cat", "/etc/config/a"}, 0, ExecResult{Stdout: "alpha"}},
+		{"exit code", []string{"sh", "-c", "exit 3"}, 0, ExecResult{ExitCode: 3}},
+		{"the run's files, before", []string{"test", "-e", "/tmp/made"}, 5 * time.Second, ExecResult{ExitCode: 1}},
+		{"the run's files, after", []string{"test", "-e", "/tmp/made"}, 15 * time.Second, ExecResult{}},
+		{"the environment", []string{"sh", "-c", "echo $B"}, 0, ExecResult{Stdout: "b\n"}},
+		{"unknown command", []string{"curl", "http://x"}, 0, ExecResult{Stderr: "sh: curl: not found (" + simulated + ")\n", ExitCode: 127}},
+		{"unknown in a script, after output", []string{"bash", "-c", "echo a; nslookup x"}, 0, ExecResult{Stdout: "a\n", Stderr: "bash: nslookup: not found (" + simulated + ")\n", ExitCode: 127}},
+		{"a script it cannot parse", []string{"sh", "-c", "echo a | wc -l"}, 0, ExecResult{ExitCode: 126}},
+		{"does not end: answers at once", []string{"sh", "-c", "echo up; sleep infinity"}, 0, ExecResult{Stdout: "up\n"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := r.Execute(tc.argv, tc.at)
+			if tc.want.ExitCode == 126 {
+				assert.Equal(t, int32(126), got.ExitCode)
+				assert.Contains(t, got.Stderr, simulated)
+				return
+			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}

@@ -1,0 +1,316 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/apiserver/httpapi/websocket"
+	"github.com/miniplane/miniplane/client"
+)
+
+// Executor runs commands in pods' containers, as a kubelet's exec does
+// through its container runtime. kube-apiserver answers pods/{name}/exec by
+// connecting the client to the kubelet of the pod's node; miniplane's
+// containers are simulated, so whatever simulates them (the simulated
+// kubelets of controllers/nodesim, plugged in by the binary) answers what
+// the command would: see (DESIGN.md, "Simulated containers").
+type Executor interface {
+	// Exec runs argv in the named container of pod, one the pod has (the
+	// handler checked), and returns what it wrote and its exit code. It
+	// returns a *apierrors.StatusError when the container cannot run it:
+	// it is not running.
+	Exec(pod *api.Pod, container string, argv []string) (ExecResult, error)
+}
+
+// ExecResult is what a command run by exec answers.
+type ExecResult struct {
+	Stdout, Stderr []byte
+	ExitCode       int32
+}
+
+// execOptions are the query parameters of pods/{name}/exec, Kubernetes'
+// PodExecOptions.
+type execOptions struct {
+	container                  string
+	command                    []string
+	stdin, stdout, stderr, tty bool
+}
+
+// execOptionsOf reads the options, with the kubelet's check that one of the
+// streams is asked for (remotecommand's NewOptions; a terminal merges
+// stderr into stdout, so stderr is dropped with tty).
+func execOptionsOf(q map[string][]string) (execOptions, error) {
+	opts := execOptions{container: first(q["container"]), command: q["command"]}
+	for _, b := range []struct {
+		name string
+		to   *bool
+	}{{"stdin", &opts.stdin}, {"stdout", &opts.stdout}, {"stderr", &opts.stderr}, {"tty", &opts.tty}} {
+		var err error
+		if *b.to, err = boolParam(q, b.name); err != nil {
+			return opts, err
+		}
+	}
+	if len(opts.command) == 0 {
+		return opts, apierrors.NewBadRequest("you must specify at least one command for the container")
+	}
+	if !opts.stdin && !opts.stdout && !opts.stderr {
+		return opts, apierrors.NewBadRequest("you must specify at least 1 of stdin, stdout, stderr")
+	}
+	if opts.tty {
+		opts.stderr = false
+	}
+	return opts, nil
+}
+
+func first(v []string) string {
+	if len(v) == 0 {
+		return ""
+	}
+	return v[0]
+}
+
+// streamContainer picks the container a stream (exec) is for, with
+// kube-apiserver's rules and messages (streamLocation in
+// pkg/registry/core/pod): a name must be one of the pod's containers or
+// init containers; no name means the only container.
+func streamContainer(pod *api.Pod, name string) (string, error) {
+	if name != "" {
+		for _, c := range slices.Concat(pod.Spec.InitContainers, pod.Spec.Containers) {
+			if c.Name == name {
+				return name, nil
+			}
+		}
+		return "", apierrors.NewBadRequest(fmt.Sprintf("container %s is not valid for pod %s", name, pod.Metadata.Name))
+	}
+	switch len(pod.Spec.Containers) {
+	case 1:
+		return pod.Spec.Containers[0].Name, nil
+	case 0:
+		return "", apierrors.NewBadRequest(fmt.Sprintf("a container name must be specified for pod %s", pod.Metadata.Name))
+	}
+	msg := fmt.Sprintf("a container name must be specified for pod %s, choose one of: %v", pod.Metadata.Name, containerNames(pod.Spec.Containers))
+	if len(pod.Spec.InitContainers) > 0 {
+		msg += fmt.Sprintf(" or one of the init containers: %v", containerNames(pod.Spec.InitContainers))
+	}
+	return "", apierrors.NewBadRequest(msg)
+}
+
+func containerNames(cs []api.Container) []string {
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = c.Name
+	}
+	return names
+}
+
+// handshakeError is a websocket handshake's refusal as a Status.
+func handshakeError(err error) error {
+	var he *websocket.HandshakeError
+	if errors.As(err, &he) && he.Code == http.StatusForbidden {
+		return apierrors.NewForbidden(apierrors.GroupResource{Resource: client.Pods}, "", he.Message)
+	}
+	return apierrors.NewBadRequest(err.Error())
+}
+
+// serveExec answers pods/{name}/exec (kubectl exec): it finds the pod and
+// container as kube-apiserver does, then, over a websocket in one of the
+// channel protocols (kubectl 1.30 and later, and client-go's websocket
+// executor, offer v5.channel.k8s.io and v4.channel.k8s.io first), runs the
+// command through the Executor and sends what it wrote on stdout (stream
+// 1) and stderr (2), and its end on the error stream (3) as the kubelet
+// does: a Status, Success or NonZeroExitCode with the code as an ExitCode
+// cause. SPDY, the older upgrade that kubectl falls back to when the
+// websocket one fails, is refused with 400 and a message that says so.
+//
+// With stdin and a shell for command (kubectl exec -i POD -- sh), each
+// line read is run as a command of that shell until the client closes
+// stdin (v5) or the connection, or a line exits; other commands run once,
+// stdin unread.
+func (h *Handler) serveExec(w http.ResponseWriter, r *http.Request, req resourceRequest) error {
+	pod, err := client.For[*api.Pod](h.srv).Get(r.Context(), req.namespace, req.name)
+	if err != nil {
+		return err
+	}
+	opts, err := execOptionsOf(queryOf(r))
+	if err != nil {
+		return err
+	}
+	if opts.container, err = streamContainer(pod, opts.container); err != nil {
+		return err
+	}
+	if pod.Spec.NodeName == "" {
+		return apierrors.NewBadRequest(fmt.Sprintf("pod %s does not have a host assigned", req.name))
+	}
+	if h.exec == nil {
+		return errNoContainers(req.info.GroupResource(), req.name, "exec (this server runs without simulated nodes)")
+	}
+	if !websocket.IsRequest(r) {
+		if strings.HasPrefix(strings.ToUpper(r.Header.Get("Upgrade")), "SPDY/") {
+			return apierrors.NewBadRequest("miniplane serves exec over websockets only (" + websocket.ChannelV5 + ", " + websocket.ChannelV4 + "), not SPDY: use kubectl 1.30 or later, or client-go's websocket executor")
+		}
+		return apierrors.NewBadRequest("Upgrade request required")
+	}
+	protocol, err := websocket.Check(r, websocket.ChannelProtocols)
+	if err != nil {
+		return handshakeError(err)
+	}
+	conn, err := websocket.Upgrade(w, r, protocol)
+	if err != nil {
+		return nil // the connection is gone: nothing to answer on
+	}
+	defer conn.Close(websocket.CloseNormal, "")
+	s := &execStream{conn: conn, opts: opts}
+	// The kubelet sends an empty message on the first stream it writes,
+	// to tell the client the streams are up.
+	switch {
+	case opts.stdout:
+		s.send(websocket.StreamStdout, nil)
+	case opts.stderr:
+		s.send(websocket.StreamStderr, nil)
+	default:
+		s.send(websocket.StreamError, nil)
+	}
+	run := func(argv []string) (ExecResult, bool) {
+		res, err := h.exec.Exec(pod, opts.container, argv)
+		if err != nil {
+			s.status(err)
+			return res, false
+		}
+		s.output(res)
+		return res, true
+	}
+	var res ExecResult
+	ok := true
+	if opts.stdin && isShellName(opts.command) {
+		res, ok = s.lines(run)
+	} else {
+		res, ok = run(opts.command)
+	}
+	if ok {
+		s.status(exitStatus(opts.command, res.ExitCode))
+	}
+	return nil
+}
+
+// isShellName says whether command starts a shell reading its stdin:
+// sh, bash and the like without -c.
+func isShellName(command []string) bool {
+	switch path.Base(command[0]) {
+	case "sh", "bash", "ash", "dash":
+		return !slices.Contains(command[1:], "-c")
+	}
+	return false
+}
+
+// exitStatus is the kubelet's Status for a command's exit: nil for 0, else
+// NonZeroExitCode with the code as the ExitCode cause (kubelet's
+// remotecommand, with containerd's message).
+func exitStatus(command []string, code int32) error {
+	if code == 0 {
+		return nil
+	}
+	return &apierrors.StatusError{Status: api.Status{
+		Status:  api.StatusFailure,
+		Reason:  "NonZeroExitCode",
+		Message: fmt.Sprintf("command terminated with non-zero exit code: error executing command %v, exit code %d", command, code),
+		Details: &api.StatusDetails{Causes: []api.StatusCause{{Type: "ExitCode", Message: strconv.Itoa(int(code))}}},
+	}}
+}
+
+// execStream is the server's end of an exec over a websocket.
+type execStream struct {
+	conn *websocket.Conn
+	opts execOptions
+}
+
+func (s *execStream) send(stream byte, data []byte) {
+	_ = s.conn.WriteStream(stream, data) // a client gone is seen by the next read
+}
+
+// output sends what a command wrote on the streams asked for; with a
+// terminal, lines end in CRLF as a terminal's do.
+func (s *execStream) output(res ExecResult) {
+	out, errOut := res.Stdout, res.Stderr
+	if s.opts.tty {
+		out = bytes.ReplaceAll(append(out, errOut...), []byte("\n"), []byte("\r\n"))
+		errOut = nil
+	}
+	if s.opts.stdout && len(out) > 0 {
+		s.send(websocket.StreamStdout, out)
+	}
+	if s.opts.stderr && len(errOut) > 0 {
+		s.send(websocket.StreamStderr, errOut)
+	}
+}
+
+// status ends the exec on the error stream: v4 and v5 send a Status as
+// JSON, Success for nil; the older protocols only a failure's message.
+func (s *execStream) status(err error) {
+	st := api.Status{Status: api.StatusSuccess}
+	if err != nil {
+		var se *apierrors.StatusError
+		if !errors.As(err, &se) {
+			se = apierrors.NewInternalError(err)
+		}
+		st = se.Status
+		st.TypeMeta = api.TypeMeta{}
+	}
+	switch s.conn.Protocol {
+	case websocket.ChannelV5, websocket.ChannelV4, websocket.ChannelV4Base64:
+		b, _ := json.Marshal(st)
+		s.send(websocket.StreamError, b)
+	default:
+		if err != nil {
+			s.send(websocket.StreamError, []byte(st.Message))
+		}
+	}
+}
+
+// lines runs each line the client writes on stdin as a command of the
+// shell, until stdin closes or a line exits the shell; it returns the last
+// command's result.
+func (s *execStream) lines(run func([]string) (ExecResult, bool)) (ExecResult, bool) {
+	shell := s.opts.command[0]
+	var res ExecResult
+	var buf []byte
+	for {
+		m, err := s.conn.ReadStream()
+		done := err != nil || m.Closed && m.Stream == websocket.StreamStdin
+		if !done && m.Stream == websocket.StreamStdin {
+			buf = append(buf, m.Data...)
+		}
+		if done && len(buf) > 0 && buf[len(buf)-1] != '\n' {
+			buf = append(buf, '\n') // the last line, unended
+		}
+		for {
+			i := bytes.IndexByte(buf, '\n')
+			if i < 0 {
+				break
+			}
+			line := strings.TrimSpace(string(buf[:i]))
+			buf = buf[i+1:]
+			if line == "" {
+				continue
+			}
+			var ok bool
+			if res, ok = run([]string{shell, "-c", line}); !ok {
+				return res, false
+			}
+			if f := strings.Fields(line); f[0] == "exit" {
+				return res, true
+			}
+		}
+		if done {
+			return res, true
+		}
+	}
+}
