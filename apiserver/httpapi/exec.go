@@ -151,7 +151,7 @@ func (h *Handler) serveExec(w http.ResponseWriter, r *http.Request, req resource
 		return apierrors.NewBadRequest(fmt.Sprintf("pod %s does not have a host assigned", req.name))
 	}
 	if h.exec == nil {
-		return errNoContainers(req.info.GroupResource(), req.name, "exec (this server runs without simulated nodes)")
+		return errNoContainers(req.info.GroupResource(), req.name, "exec")
 	}
 	if !websocket.IsRequest(r) {
 		if strings.HasPrefix(strings.ToUpper(r.Header.Get("Upgrade")), "SPDY/") {

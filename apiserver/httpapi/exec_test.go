@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/apiserver/httpapi"
 	"github.com/miniplane/miniplane/apiserver/httpapi/websocket"
+	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 )
 
@@ -255,4 +257,29 @@ func TestPodLogWebsocket(t *testing.T) {
 		logs.add("web/app", f.clk.Now().Add(time.Second), "four", true)
 		assert.Equal(t, []string{"four\n"}, c.messages(t))
 	})
+}
+
+// TestKubectlExec drives the real kubectl: it negotiates a websocket,
+// prints the command's stdout and stderr, exits with the command's code,
+// and with -i runs each line of its stdin through the shell.
+func TestKubectlExec(t *testing.T) {
+	srv, _ := execFixture(t)
+	k := newKubectl(t, srv.url)
+	pod, err := client.For[*api.Pod](srv.srv).Get(ctx, "default", "web")
+	require.NoError(t, err)
+	running := pod.DeepCopy()
+	running.Status.Phase = api.PodRunning // kubectl checks the phase first
+	_, err = srv.srv.UpdateStatus(ctx, running)
+	require.NoError(t, err)
+
+	assert.Equal(t, "hello world\n", k.ok("", "exec", "web", "--", "echo", "hello", "world"))
+	out, errOut, err := k.run("", "exec", "web", "--", "fail", "3")
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	assert.Equal(t, 3, exit.ExitCode(), "kubectl exits with the command's code")
+	assert.Equal(t, "", out)
+	assert.Equal(t, "failing\ncommand terminated with exit code 3\n", errOut)
+	assert.Equal(t, "one\ntwo\n", k.ok("echo one\necho two\n", "exec", "-i", "web", "--", "sh"))
+	assert.Contains(t, k.fails("", "exec", "web", "-c", "nope", "--", "ls"),
+		"Error from server (BadRequest): container nope is not valid for pod web")
 }
