@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"path"
 	"slices"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/apiserver/httpapi/spdy"
 	"github.com/miniplane/miniplane/apiserver/httpapi/websocket"
 	"github.com/miniplane/miniplane/client"
 )
@@ -22,7 +24,7 @@ import (
 // connecting the client to the kubelet of the pod's node; miniplane's
 // containers are simulated, so whatever simulates them (the simulated
 // kubelets of controllers/nodesim, plugged in by the binary) answers what
-// the command would: see (DESIGN.md, "Simulated containers").
+// the command would: see (DESIGN.md, "The simulated nodes").
 type Executor interface {
 	// Exec runs argv in the named container of pod, one the pod has (the
 	// handler checked), and returns what it wrote and its exit code. It
@@ -153,22 +155,26 @@ func (h *Handler) serveExec(w http.ResponseWriter, r *http.Request, req resource
 	if h.exec == nil {
 		return errNoContainers(req.info.GroupResource(), req.name, "exec")
 	}
-	if !websocket.IsRequest(r) {
-		if strings.HasPrefix(strings.ToUpper(r.Header.Get("Upgrade")), "SPDY/") {
-			return apierrors.NewBadRequest("miniplane serves exec over websockets only (" + websocket.ChannelV5 + ", " + websocket.ChannelV4 + "), not SPDY: use kubectl 1.30 or later, or client-go's websocket executor")
+	var s *execStream
+	switch {
+	case spdy.IsRequest(r):
+		if s, err = openSPDY(w, r, opts); s == nil {
+			return err
 		}
+	case websocket.IsRequest(r):
+		protocol, err := websocket.Check(r, websocket.ChannelProtocols)
+		if err != nil {
+			return handshakeError(err)
+		}
+		conn, err := websocket.Upgrade(w, r, protocol)
+		if err != nil {
+			return nil // the connection is gone: nothing to answer on
+		}
+		s = &execStream{opts: opts, protocol: protocol, ws: conn, write: conn.WriteStream}
+	default:
 		return apierrors.NewBadRequest("Upgrade request required")
 	}
-	protocol, err := websocket.Check(r, websocket.ChannelProtocols)
-	if err != nil {
-		return handshakeError(err)
-	}
-	conn, err := websocket.Upgrade(w, r, protocol)
-	if err != nil {
-		return nil // the connection is gone: nothing to answer on
-	}
-	defer conn.Close(websocket.CloseNormal, "")
-	s := &execStream{conn: conn, opts: opts}
+	defer s.close()
 	// The kubelet sends an empty message on the first stream it writes,
 	// to tell the client the streams are up.
 	switch {
@@ -190,7 +196,7 @@ func (h *Handler) serveExec(w http.ResponseWriter, r *http.Request, req resource
 	}
 	var res ExecResult
 	ok := true
-	if opts.stdin && isShellName(opts.command) {
+	if opts.stdin && isShellName(opts.command) && s.ws != nil {
 		res, ok = s.lines(run)
 	} else {
 		res, ok = run(opts.command)
@@ -226,14 +232,33 @@ func exitStatus(command []string, code int32) error {
 	}}
 }
 
-// execStream is the server's end of an exec over a websocket.
+// execStream is the server's end of an exec, over a websocket or SPDY.
 type execStream struct {
-	conn *websocket.Conn
-	opts execOptions
+	opts     execOptions
+	protocol string
+	// write sends data on a stream (websocket's numbers); a client gone is
+	// seen by the next read.
+	write func(stream byte, data []byte) error
+	// ws is the websocket, or sp and spStreams the SPDY connection and
+	// its streams' ids by websocket number.
+	ws        *websocket.Conn
+	sp        *spdy.Conn
+	spStreams map[byte]uint32
 }
 
-func (s *execStream) send(stream byte, data []byte) {
-	_ = s.conn.WriteStream(stream, data) // a client gone is seen by the next read
+func (s *execStream) send(stream byte, data []byte) { _ = s.write(stream, data) }
+
+// close ends the exec: SPDY's streams each end with FIN, then the
+// connection closes.
+func (s *execStream) close() {
+	if s.ws != nil {
+		_ = s.ws.Close(websocket.CloseNormal, "")
+		return
+	}
+	for _, n := range slices.Sorted(maps.Keys(s.spStreams)) {
+		_ = s.sp.Write(s.spStreams[n], nil, true)
+	}
+	_ = s.sp.Close()
 }
 
 // output sends what a command wrote on the streams asked for; with a
@@ -264,7 +289,7 @@ func (s *execStream) status(err error) {
 		st = se.Status
 		st.TypeMeta = api.TypeMeta{}
 	}
-	switch s.conn.Protocol {
+	switch s.protocol {
 	case websocket.ChannelV5, websocket.ChannelV4, websocket.ChannelV4Base64:
 		b, _ := json.Marshal(st)
 		s.send(websocket.StreamError, b)
@@ -283,7 +308,7 @@ func (s *execStream) lines(run func([]string) (ExecResult, bool)) (ExecResult, b
 	var res ExecResult
 	var buf []byte
 	for {
-		m, err := s.conn.ReadStream()
+		m, err := s.ws.ReadStream()
 		done := err != nil || m.Closed && m.Stream == websocket.StreamStdin
 		if !done && m.Stream == websocket.StreamStdin {
 			buf = append(buf, m.Data...)
@@ -313,4 +338,52 @@ func (s *execStream) lines(run func([]string) (ExecResult, bool)) (ExecResult, b
 			return res, true
 		}
 	}
+}
+
+// spdyProtocols are the stream protocols served over SPDY, as the kubelet
+// serves them (v5 is websocket's).
+var spdyProtocols = []string{websocket.ChannelV4, "v3.channel.k8s.io", "v2.channel.k8s.io", websocket.ChannelV1}
+
+// openSPDY upgrades an exec to SPDY/3.1, as client-go's SPDY executor (and
+// Kubernetes' e2e framework) asks, and waits for the streams the client
+// opens, each named by its streamType header: error, and stdin, stdout,
+// stderr and resize as the options ask (remotecommand's
+// waitStreamReply). It returns nil and the error to answer when the
+// request cannot be upgraded, or nil and nil when the connection failed.
+func openSPDY(w http.ResponseWriter, r *http.Request, opts execOptions) (*execStream, error) {
+	protocol, ok := spdy.Negotiate(r, spdyProtocols)
+	if !ok {
+		return nil, apierrors.NewForbidden(apierrors.GroupResource{Resource: client.Pods}, "",
+			fmt.Sprintf("unable to upgrade: unable to negotiate protocol: client supports %v, server supports %v", r.Header.Values(spdy.HeaderProtocolVersion), spdyProtocols))
+	}
+	conn, err := spdy.Upgrade(w, r, protocol)
+	if err != nil {
+		return nil, nil
+	}
+	numbers := map[string]byte{"error": websocket.StreamError, "stdin": websocket.StreamStdin, "stdout": websocket.StreamStdout, "stderr": websocket.StreamStderr, "resize": websocket.StreamResize}
+	want := 1 // the error stream
+	for _, asked := range []bool{opts.stdin, opts.stdout, opts.stderr, opts.tty && protocol != websocket.ChannelV1 && protocol != "v2.channel.k8s.io"} {
+		if asked {
+			want++
+		}
+	}
+	s := &execStream{opts: opts, protocol: protocol, sp: conn, spStreams: map[byte]uint32{}}
+	s.write = func(stream byte, data []byte) error {
+		id, ok := s.spStreams[stream]
+		if !ok || len(data) == 0 {
+			return nil // a stream the client did not open; SPDY needs no opening message
+		}
+		return conn.Write(id, data, false)
+	}
+	for len(s.spStreams) < want {
+		st, err := conn.Accept()
+		if err != nil {
+			_ = conn.Close()
+			return nil, nil
+		}
+		if n, ok := numbers[st.Headers.Get("streamType")]; ok {
+			s.spStreams[n] = st.ID
+		}
+	}
+	return s, nil
 }
