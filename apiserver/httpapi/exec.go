@@ -130,8 +130,9 @@ func handshakeError(err error) error {
 // command through the Executor and sends what it wrote on stdout (stream
 // 1) and stderr (2), and its end on the error stream (3) as the kubelet
 // does: a Status, Success or NonZeroExitCode with the code as an ExitCode
-// cause. SPDY, the older upgrade that kubectl falls back to when the
-// websocket one fails, is refused with 400 and a message that says so.
+// cause. SPDY/3.1, the older upgrade that kubectl falls back to and the
+// only one Kubernetes' e2e framework speaks, carries the same streams
+// (openSPDY).
 //
 // With stdin and a shell for command (kubectl exec -i POD -- sh), each
 // line read is run as a command of that shell until the client closes

@@ -169,8 +169,7 @@ func TestPodExecStdin(t *testing.T) {
 }
 
 // TestPodExecRefused checks the answers before any upgrade, with
-// kube-apiserver's codes and messages; SPDY, which kubectl falls back to,
-// is refused with a message naming what is served.
+// kube-apiserver's codes and messages.
 func TestPodExecRefused(t *testing.T) {
 	srv, _ := execFixture(t)
 	const ns = "/api/v1/namespaces/default/pods/"
@@ -187,8 +186,8 @@ func TestPodExecRefused(t *testing.T) {
 		{"unknown container", ns + "web/exec?command=ls&stdout=1&container=nope", nil, 400, "container nope is not valid for pod web"},
 		{"several containers, none named", ns + "two/exec?command=ls&stdout=1", nil, 400, "a container name must be specified for pod two, choose one of: [app stopped]"},
 		{"not bound", ns + "pending/exec?command=ls&stdout=1", nil, 400, "pod pending does not have a host assigned"},
-		{"SPDY", ns + "web/exec?command=ls&stdout=1", http.Header{"Upgrade": {"SPDY/3.1"}, "Connection": {"Upgrade"}}, 400,
-			"miniplane serves exec over websockets only (v5.channel.k8s.io, v4.channel.k8s.io), not SPDY: use kubectl 1.30 or later, or client-go's websocket executor"},
+		{"SPDY without a stream protocol", ns + "web/exec?command=ls&stdout=1", http.Header{"Upgrade": {"SPDY/3.1"}, "Connection": {"Upgrade"}, "X-Stream-Protocol-Version": {"v9.channel.k8s.io"}}, 403,
+			"pods is forbidden: unable to upgrade: unable to negotiate protocol: client supports [v9.channel.k8s.io], server supports [v4.channel.k8s.io v3.channel.k8s.io v2.channel.k8s.io channel.k8s.io]"},
 		{"no upgrade", ns + "web/exec?command=ls&stdout=1", nil, 400, "Upgrade request required"},
 		{"a protocol not spoken", ns + "web/exec?command=ls&stdout=1", http.Header{"Upgrade": {"websocket"}, "Connection": {"Upgrade"},
 			"Sec-Websocket-Version": {"13"}, "Sec-Websocket-Key": {"dGhlIHNhbXBsZSBub25jZQ=="}, "Sec-Websocket-Protocol": {"v9.channel.k8s.io"}}, 403,
@@ -198,7 +197,7 @@ func TestPodExecRefused(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			req, err := http.NewRequest(http.MethodGet, srv.url+tt.path, nil)
 			require.NoError(t, err)
-			if tt.name == "SPDY" {
+			if tt.name == "SPDY without a stream protocol" {
 				req.Method = http.MethodPost
 			}
 			for k, v := range tt.header {
