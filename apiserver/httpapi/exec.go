@@ -51,7 +51,7 @@ type execOptions struct {
 // streams is asked for (remotecommand's NewOptions; a terminal merges
 // stderr into stdout, so stderr is dropped with tty).
 func execOptionsOf(q map[string][]string) (execOptions, error) {
-	opts := execOptions{container: first(q["container"]), command: q["command"]}
+	opts := execOptions{container: queryFirst(q["container"]), command: q["command"]}
 	for _, b := range []struct {
 		name string
 		to   *bool
@@ -73,7 +73,7 @@ func execOptionsOf(q map[string][]string) (execOptions, error) {
 	return opts, nil
 }
 
-func first(v []string) string {
+func queryFirst(v []string) string {
 	if len(v) == 0 {
 		return ""
 	}
@@ -136,8 +136,8 @@ func handshakeError(err error) error {
 //
 // With stdin and a shell for command (kubectl exec -i POD -- sh), each
 // line read is run as a command of that shell until the client closes
-// stdin (v5) or the connection, or a line exits; other commands run once,
-// stdin unread.
+// stdin (v5) or the connection, or a line exits (over a websocket; SPDY's
+// stdin is not read); other commands run once, stdin unread.
 func (h *Handler) serveExec(w http.ResponseWriter, r *http.Request, req resourceRequest) error {
 	pod, err := client.For[*api.Pod](h.srv).Get(r.Context(), req.namespace, req.name)
 	if err != nil {
