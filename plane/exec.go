@@ -12,7 +12,7 @@ type nodeExec struct{ nodes *nodesim.Controller }
 
 // Exec implements httpapi.Executor.
 func (n nodeExec) Exec(pod *api.Pod, container string, argv []string) (httpapi.ExecResult, error) {
-	res, err := n.nodes.Exec(pod, container, argv)
+	res, err := n.nodes.PodExec(pod, container, argv)
 	if err != nil {
 		return httpapi.ExecResult{}, err
 	}

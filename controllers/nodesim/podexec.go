@@ -9,7 +9,7 @@ import (
 	"github.com/miniplane/miniplane/controllers/nodesim/podenv"
 )
 
-// Exec runs argv in the container of pod (a pod as the API server holds
+// PodExec runs argv in the container of pod (a pod as the API server holds
 // it) as a kubelet's exec runs it through the container runtime: nothing
 // runs, so the command goes through the container model's grammar
 // (container.Run.Execute) at the injected clock's time, over the files and
@@ -17,7 +17,7 @@ import (
 // has done to its files by now. A container that is not running gets the
 // runtime's error, as a 500 InternalError Status (kube-apiserver's
 // translator reports the kubelet's errors so).
-func (c *Controller) Exec(pod *api.Pod, name string, argv []string) (container.ExecResult, error) {
+func (c *Controller) PodExec(pod *api.Pod, name string, argv []string) (container.ExecResult, error) {
 	if !containerRunning(pod, name) {
 		return container.ExecResult{}, apierrors.NewInternalError(fmt.Errorf("error executing command in container: container %q in pod %q is not running", name, pod.Metadata.Name))
 	}
