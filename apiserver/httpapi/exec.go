@@ -303,41 +303,75 @@ func (s *execStream) status(err error) {
 
 // lines runs each line the client writes on stdin as a command of the
 // shell, until stdin closes or a line exits the shell; it returns the last
-// command's result.
+// command's result. With a terminal (kubectl exec -it POD -- sh) it plays
+// the terminal's part too: it echoes what is typed (the terminal is in raw
+// mode), takes Enter's CR as the end of a line, erases on backspace, ends
+// on Ctrl-D at the start of a line, and prompts as busybox's root shell.
 func (s *execStream) lines(run func([]string) (ExecResult, bool)) (ExecResult, bool) {
 	shell := s.opts.command[0]
+	const prompt = "/ # "
+	if s.opts.tty {
+		s.send(websocket.StreamStdout, []byte(prompt))
+	}
 	var res ExecResult
-	var buf []byte
+	var line []byte
 	for {
 		m, err := s.ws.ReadStream()
 		done := err != nil || m.Closed && m.Stream == websocket.StreamStdin
+		var in []byte
 		if !done && m.Stream == websocket.StreamStdin {
-			buf = append(buf, m.Data...)
+			in = m.Data
 		}
-		if done && len(buf) > 0 && buf[len(buf)-1] != '\n' {
-			buf = append(buf, '\n') // the last line, unended
+		if done {
+			in = []byte{'\n'} // the last line, unended
 		}
-		for {
-			i := bytes.IndexByte(buf, '\n')
-			if i < 0 {
-				break
-			}
-			line := strings.TrimSpace(string(buf[:i]))
-			buf = buf[i+1:]
-			if line == "" {
-				continue
-			}
-			var ok bool
-			if res, ok = run([]string{shell, "-c", line}); !ok {
-				return res, false
-			}
-			if f := strings.Fields(line); f[0] == "exit" {
+		var echo []byte
+		for _, b := range in {
+			switch {
+			case b == '\n' || b == '\r':
+				echo = append(echo, '\r', '\n')
+				s.echo(echo)
+				echo = nil
+				cmd := strings.TrimSpace(string(line))
+				line = line[:0]
+				if cmd == "" {
+					if !done {
+						s.echo([]byte(prompt))
+					}
+					continue
+				}
+				var ok bool
+				if res, ok = run([]string{shell, "-c", cmd}); !ok {
+					return res, false
+				}
+				if f := strings.Fields(cmd); f[0] == "exit" {
+					return res, true
+				}
+				s.echo([]byte(prompt))
+			case s.opts.tty && (b == 0x7f || b == '\b'):
+				if len(line) > 0 {
+					line = line[:len(line)-1]
+					echo = append(echo, '\b', ' ', '\b')
+				}
+			case s.opts.tty && b == 0x04 && len(line) == 0: // Ctrl-D
+				s.echo(append(echo, '\r', '\n'))
 				return res, true
+			default:
+				line = append(line, b)
+				echo = append(echo, b)
 			}
 		}
+		s.echo(echo)
 		if done {
 			return res, true
 		}
+	}
+}
+
+// echo writes what a terminal shows the user: nothing without one.
+func (s *execStream) echo(b []byte) {
+	if s.opts.tty && len(b) > 0 {
+		s.send(websocket.StreamStdout, b)
 	}
 }
 

@@ -168,6 +168,25 @@ func TestPodExecStdin(t *testing.T) {
 	assert.Equal(t, [][]string{{"sh", "-c", "echo one"}, {"sh", "-c", "echo two"}, {"sh", "-c", "fail 4"}}, ex.ran)
 }
 
+// TestPodExecTerminal: with a terminal (kubectl exec -it POD -- sh) the
+// server plays the terminal's part: a prompt, the typed characters echoed
+// (backspace erasing), Enter's CR running the line, output in CRLF, and
+// Ctrl-D ending the shell with the last command's code.
+func TestPodExecTerminal(t *testing.T) {
+	srv, ex := execFixture(t)
+	c := dialWS(t, srv.url, "/api/v1/namespaces/default/pods/web/exec?stdin=1&stdout=1&tty=1&command=sh", websocket.ChannelV5)
+	require.Equal(t, http.StatusSwitchingProtocols, c.resp.StatusCode)
+	c.send(t, []byte("\x00echo hi\r"))
+	c.send(t, []byte("\x00ab\x7fc\r"))
+	c.send(t, []byte("\x00\x04"))
+	got := c.messages(t)
+	require.Len(t, got, 10)
+	assert.Equal(t, []string{"\x01", "\x01/ # ", "\x01echo hi\r\n", "\x01hi\r\n", "\x01/ # ",
+		"\x01ab\b \bc\r\n", "\x01sh: ac: not found\r\n", "\x01/ # ", "\x01\r\n"}, got[:9])
+	assert.Contains(t, got[9], `"message":"127"`)
+	assert.Equal(t, [][]string{{"sh", "-c", "echo hi"}, {"sh", "-c", "ac"}}, ex.ran)
+}
+
 // TestPodExecRefused checks the answers before any upgrade, with
 // kube-apiserver's codes and messages.
 func TestPodExecRefused(t *testing.T) {
