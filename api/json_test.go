@@ -225,7 +225,7 @@ func TestUnknownFieldsAreIgnored(t *testing.T) {
 		"spec": {
 			"containers": [{"name": "c", "image": "nginx", "stdin": true,
 				"volumeDevices": [{"name": "data", "devicePath": "/dev/xvda"}]}],
-			"securityContext": {"seLinuxOptions": {"level": "s0:c1"}}, "hostNetwork": true
+			"securityContext": {"seLinuxOptions": {"level": "s0:c1"}}, "hostIPC": true
 		},
 		"status": {"phase": "Pending", "nominatedNodeName": "node-9"}
 	}`

@@ -60,6 +60,9 @@ type PodSpec struct {
 	// NodeName is the node the pod is bound to; set by the scheduler, or by the creator to
 	// bypass scheduling.
 	NodeName string `json:"nodeName,omitempty" protobuf:"bytes,10,opt,name=nodeName"`
+	// HostNetwork puts the pod in its node's network namespace: the kubelet then hands
+	// its containers the node's /etc/hosts rather than one it manages.
+	HostNetwork bool `json:"hostNetwork,omitempty" protobuf:"varint,11,opt,name=hostNetwork"`
 	// Hostname overrides the pod's hostname (default: the pod's name).
 	Hostname string `json:"hostname,omitempty" protobuf:"bytes,16,opt,name=hostname"`
 	// Subdomain, with a headless Service of the same name, gives the pod the DNS name

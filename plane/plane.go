@@ -181,6 +181,7 @@ func New(cfg Config) (*Plane, error) {
 	p.http, err = httpapi.New(httpapi.Config{
 		Server: p.srv, Clock: cfg.Clock, Logger: cfg.Logger.Named("http"), Token: cfg.Token,
 		ReadyChecks: p.checks, Metrics: p.WriteMetrics, Logs: nodeLogs{p.nodes}, Proxy: nodeProxy{p.nodes, p.clock},
+		Exec:       nodeExec{p.nodes},
 		Idle:       idleControllers(opts, len(p.insts)),
 		Authorizer: authorizer(cfg.RBAC, p.srv), ServiceAccountTokens: issuer,
 	})

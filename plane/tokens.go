@@ -68,9 +68,13 @@ func (k *kubeletTokens) token(pod *api.Pod, audience string, expirationSeconds i
 	if !ok {
 		return "", fmt.Errorf("service account %s/%s: got a %T", pod.Metadata.Namespace, pod.Spec.ServiceAccountName, obj)
 	}
+	var node *api.Node
+	if obj, err := k.srv.Get(context.Background(), client.Nodes, "", pod.Spec.NodeName, client.GetOptions{}); err == nil {
+		node, _ = obj.(*api.Node)
+	}
 	life := time.Duration(expirationSeconds) * time.Second
 	tok, exp, err := k.issuer.Issue(serviceaccount.Request{
-		Account: sa, Pod: pod, Audiences: []string{audience}, Duration: life,
+		Account: sa, Pod: pod, Node: node, Audiences: []string{audience}, Duration: life,
 		ID: string(pod.Metadata.UID) + "-" + strconv.FormatInt(now.UnixNano(), 36),
 	})
 	if err != nil {

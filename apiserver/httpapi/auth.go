@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"crypto/subtle"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -211,9 +212,32 @@ type selfSubjectReviewStatus struct {
 }
 
 type userInfo struct {
-	Username string   `json:"username" protobuf:"bytes,1,opt,name=username"`
-	UID      string   `json:"uid,omitempty" protobuf:"bytes,2,opt,name=uid"`
-	Groups   []string `json:"groups" protobuf:"bytes,3,rep,name=groups"`
+	Username string                `json:"username" protobuf:"bytes,1,opt,name=username"`
+	UID      string                `json:"uid,omitempty" protobuf:"bytes,2,opt,name=uid"`
+	Groups   []string              `json:"groups" protobuf:"bytes,3,rep,name=groups"`
+	Extra    map[string]extraValue `json:"extra,omitempty" protobuf:"bytes,4,rep,name=extra" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+}
+
+// extraValue is one extra of a user: a list of strings in JSON, a message
+// of them (field 1) in protobuf. Kubernetes: authenticationv1.ExtraValue.
+type extraValue struct {
+	Items []string `protobuf:"bytes,1,rep,name=items"`
+}
+
+func (e extraValue) MarshalJSON() ([]byte, error) { return json.Marshal(e.Items) }
+
+func (e *extraValue) UnmarshalJSON(b []byte) error { return json.Unmarshal(b, &e.Items) }
+
+// extraOf is a user's extras as a review writes them.
+func extraOf(extra map[string][]string) map[string]extraValue {
+	if len(extra) == 0 {
+		return nil
+	}
+	out := make(map[string]extraValue, len(extra))
+	for k, v := range extra {
+		out[k] = extraValue{Items: v}
+	}
+	return out
 }
 
 // serveReview answers a request on a review resource: POST (create) only,
@@ -422,7 +446,7 @@ func (h *Handler) tokenReview(r *http.Request, rev *tokenReview, res apiserver.R
 		return rev, nil
 	}
 	rev.Status = tokenReviewStatus{Authenticated: true, Audiences: both,
-		User: &userInfo{Username: u.Name, UID: u.UID, Groups: u.Groups}}
+		User: &userInfo{Username: u.Name, UID: u.UID, Groups: u.Groups, Extra: extraOf(u.Extra)}}
 	return rev, nil
 }
 

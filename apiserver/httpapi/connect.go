@@ -13,10 +13,11 @@ import (
 // connectSubresources are the subresources through which kube-apiserver
 // connects a client to a running container or a node (kubectl exec,
 // attach, port-forward, and the proxy paths), with what kubectl calls
-// each. miniplane runs no containers, so it serves none of them; it
-// answers each with a Status that says so, rather than the "could not find
-// the requested resource" a path it does not know gets, which reads as if
-// the pod were missing.
+// each. miniplane runs no containers: exec is answered by running the
+// command through the simulated container's model (exec.go); the others
+// get a Status that says they are not supported, rather than the "could
+// not find the requested resource" a path it does not know gets, which
+// reads as if the pod were missing.
 var connectSubresources = map[string]string{
 	"exec":        "exec",
 	"attach":      "attach",

@@ -26,8 +26,11 @@
 // come from a LogSource the binary plugs in (logs.go); the self-review APIs
 // answer kubectl auth can-i and whoami (auth.go); the proxy subresources
 // of pods, services and nodes reach a ProxyBackend the binary plugs in
-// (proxy.go); exec, attach, port-forward (and proxy without a backend) get
-// a Status saying that miniplane runs no containers (connect.go).
+// (proxy.go); exec runs the command through an Executor the binary plugs
+// in, over a websocket or SPDY (exec.go; logs stream over a websocket too:
+// package websocket); attach and port-forward (and proxy and exec without
+// a backend) get a Status saying that miniplane runs no containers
+// (connect.go).
 //
 // Every rule about objects (validation, defaulting, conflicts, deletion)
 // stays in apiserver: this package only translates HTTP to Server calls and

@@ -48,7 +48,7 @@ func TestErrors(t *testing.T) {
 		{name: "already exists", req: request{method: "POST", path: pods, body: `{"metadata":{"name":"web"},"spec":{"containers":[{"name":"c","image":"i"}]}}`}, wantCode: 409, wantReason: api.StatusReasonAlreadyExists, wantMsg: `pods "web" already exists`},
 		{name: "stale resourceVersion", req: request{method: "PUT", path: pods + "/web", body: `{"metadata":{"name":"web","resourceVersion":"2"},"spec":{"containers":[{"name":"app","image":"nginx:1.27","ports":[{"containerPort":80}]}]}}`}, wantCode: 409, wantReason: api.StatusReasonConflict, wantMsg: "the object has been modified"},
 		{name: "update of a missing object", req: request{method: "PUT", path: pods + "/nope", body: `{"spec":{"containers":[{"name":"c","image":"i"}]}}`}, wantCode: 404, wantReason: api.StatusReasonNotFound},
-		{name: "unknown field under Strict", req: request{method: "POST", path: pods + "?fieldValidation=Strict", body: `{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"i"}],"hostNetwork":true}}`}, wantCode: 400, wantReason: api.StatusReasonBadRequest, wantMsg: `strict decoding error: unknown field "spec.hostNetwork"`},
+		{name: "unknown field under Strict", req: request{method: "POST", path: pods + "?fieldValidation=Strict", body: `{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"i"}],"hostIPC":true}}`}, wantCode: 400, wantReason: api.StatusReasonBadRequest, wantMsg: `strict decoding error: unknown field "spec.hostIPC"`},
 		{name: "bad fieldValidation", req: request{method: "POST", path: pods + "?fieldValidation=Loose", body: newPodJSON}, wantCode: 400, wantReason: api.StatusReasonBadRequest, wantMsg: "fieldValidation"},
 		{name: "body too large", req: request{method: "POST", path: pods, body: `{"metadata":{"name":"big","annotations":{"a":"` + strings.Repeat("x", httpapi.MaxBodyBytes) + `"}}}`}, wantCode: 413, wantReason: api.StatusReasonRequestEntityTooLarge, wantMsg: "too large"},
 		{name: "body not JSON", req: request{method: "POST", path: pods, body: "kind: Pod", header: map[string]string{"Content-Type": "application/yaml"}}, wantCode: 415, wantReason: api.StatusReasonUnsupportedMediaType, wantMsg: "application/yaml"},
@@ -106,10 +106,10 @@ func TestErrors(t *testing.T) {
 // validation (Warn) is dropped with a Warning header kubectl prints.
 func TestUnknownFieldWarning(t *testing.T) {
 	f := newFixture(t, nil)
-	rec := f.do(t, request{method: "POST", path: "/api/v1/namespaces/default/pods", body: `{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"i"}],"hostNetwork":true}}`})
+	rec := f.do(t, request{method: "POST", path: "/api/v1/namespaces/default/pods", body: `{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"i"}],"hostIPC":true}}`})
 	require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
-	assert.Equal(t, `299 - "unknown field \"spec.hostNetwork\""`, rec.Header().Get("Warning"))
-	rec = f.do(t, request{method: "POST", path: "/api/v1/namespaces/default/pods?fieldValidation=Ignore", body: `{"metadata":{"name":"q"},"spec":{"containers":[{"name":"c","image":"i"}],"hostNetwork":true}}`})
+	assert.Equal(t, `299 - "unknown field \"spec.hostIPC\""`, rec.Header().Get("Warning"))
+	rec = f.do(t, request{method: "POST", path: "/api/v1/namespaces/default/pods?fieldValidation=Ignore", body: `{"metadata":{"name":"q"},"spec":{"containers":[{"name":"c","image":"i"}],"hostIPC":true}}`})
 	require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
 	assert.Empty(t, rec.Header().Get("Warning"))
 }

@@ -80,6 +80,9 @@ type Config struct {
 	// Proxy, when set, answers what pods/{name}/proxy, services/{name}/proxy
 	// and nodes/{name}/proxy send on (proxy.go); nil answers them 405.
 	Proxy ProxyBackend
+	// Exec, when set, serves pods/{name}/exec (kubectl exec) over a
+	// websocket; nil answers 405, as there is no kubelet to run it.
+	Exec Executor
 	// HealthChecks are the caller's checks of /healthz, /livez and /readyz
 	// alike (kube-apiserver's AddHealthChecks); ReadyChecks are its checks
 	// of /readyz only (AddReadyzChecks), such as whether caches have synced
@@ -113,6 +116,7 @@ type Handler struct {
 	extra   func(io.Writer)
 	logs    LogSource
 	proxy   ProxyBackend
+	exec    Executor
 	idle    func(controller string) string
 	authz   Authorizer
 	tokens  TokenAuthenticator
@@ -235,7 +239,7 @@ func New(cfg Config) (*Handler, error) {
 	}
 	h := &Handler{
 		srv: cfg.Server, clock: cfg.Clock, log: cfg.Logger, token: cfg.Token,
-		extra: cfg.Metrics, logs: cfg.Logs, proxy: cfg.Proxy, idle: cfg.Idle, authz: cfg.Authorizer, issuer: cfg.ServiceAccountTokens,
+		extra: cfg.Metrics, logs: cfg.Logs, proxy: cfg.Proxy, exec: cfg.Exec, idle: cfg.Idle, authz: cfg.Authorizer, issuer: cfg.ServiceAccountTokens,
 		metrics:   newMetrics(),
 		encodings: newEncodings(encodingCacheSize),
 		done:      make(chan struct{}),

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/apiserver/httpapi/websocket"
 	"github.com/miniplane/miniplane/client"
 )
 
@@ -162,20 +164,45 @@ func (h *Handler) serveLog(w http.ResponseWriter, r *http.Request, req resourceR
 	if err != nil {
 		return err
 	}
-	if pod.Spec.NodeName == "" {
-		writeRaw(w, http.StatusOK, "text/plain", nil)
-		return nil
+	ws := websocket.IsRequest(r)
+	protocol := ""
+	if ws {
+		if protocol, err = websocket.Check(r, websocket.ReaderProtocols); err != nil {
+			return handshakeError(err)
+		}
 	}
-	if h.logs == nil {
-		return apierrors.NewBadRequest(fmt.Sprintf("no kubelet serves the logs of pod %s: this server runs without simulated nodes", req.name))
+	log := ContainerLog{Ended: true}
+	if pod.Spec.NodeName != "" {
+		if h.logs == nil {
+			return apierrors.NewBadRequest(fmt.Sprintf("no kubelet serves the logs of pod %s: this server runs without simulated nodes", req.name))
+		}
+		if log, err = h.logs.ContainerLog(pod, container, opts.previous, 0); err != nil {
+			return err
+		}
 	}
-	log, err := h.logs.ContainerLog(pod, container, opts.previous, 0)
-	if err != nil {
-		return err
+	// A pod not bound to a node has no log yet: an empty answer.
+	lw := &logWriter{w: w, flush: http.NewResponseController(w).Flush, opts: opts, now: h.clock.Now()}
+	ctx := r.Context()
+	if ws {
+		conn, err := websocket.Upgrade(w, r, protocol)
+		if err != nil {
+			return nil // the connection is gone: nothing to answer on
+		}
+		defer conn.Close(websocket.CloseNormal, "")
+		// As wsstream.Reader with ping: an empty message first, then a
+		// message per write; the client's close ends the stream.
+		if conn.WriteData(nil) != nil {
+			return nil
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		go func() { conn.Discard(); cancel() }()
+		lw.w, lw.flush = wsLogWriter{conn}, func() error { return nil }
+	} else {
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(http.StatusOK)
 	}
-	lw := &logWriter{w: w, opts: opts, now: h.clock.Now()}
-	w.Header().Set("Content-Type", "text/plain")
-	w.WriteHeader(http.StatusOK)
 	lines := log.Lines
 	if opts.tailLines != nil {
 		lines = lines[max(0, len(lines)-int(*opts.tailLines)):]
@@ -184,19 +211,28 @@ func (h *Handler) serveLog(w http.ResponseWriter, r *http.Request, req resourceR
 	if !opts.follow || r.Method == http.MethodHead {
 		return nil
 	}
-	h.followLog(r.Context(), lw, pod, container, opts.previous, log)
+	h.followLog(ctx, lw, pod, container, opts.previous, log)
 	return nil
+}
+
+// wsLogWriter writes a log to a websocket, a message a write.
+type wsLogWriter struct{ conn *websocket.Conn }
+
+func (w wsLogWriter) Write(p []byte) (int, error) {
+	if err := w.conn.WriteData(p); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // followLog writes a run's new lines as they come, until it ends.
 func (h *Handler) followLog(ctx context.Context, lw *logWriter, pod *api.Pod, container string, previous bool, log ContainerLog) {
-	rc := http.NewResponseController(lw.w)
 	last := int64(0)
 	if n := len(log.Lines); n > 0 {
 		last = log.Lines[n-1].Seq
 	}
 	for !log.Ended && !lw.full() {
-		_ = rc.Flush()
+		_ = lw.flush()
 		select {
 		case <-ctx.Done():
 			return
@@ -213,13 +249,14 @@ func (h *Handler) followLog(ctx context.Context, lw *logWriter, pod *api.Pod, co
 			last = log.Lines[n-1].Seq
 		}
 	}
-	_ = rc.Flush()
+	_ = lw.flush()
 }
 
 // logWriter writes log lines as options ask: only those since the start
 // point, with timestamps if asked, and no more than limitBytes in all.
 type logWriter struct {
-	w       http.ResponseWriter
+	w       io.Writer
+	flush   func() error
 	opts    logOptions
 	now     time.Time
 	written int64

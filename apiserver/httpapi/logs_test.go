@@ -210,7 +210,7 @@ func TestPodLogFollow(t *testing.T) {
 	require.NoError(t, lines.Err())
 }
 
-// TestConnectSubresources: exec, attach, port-forward and proxy get a
+// TestConnectSubresources: attach, port-forward and proxy get a
 // Status saying what miniplane does not do and why, whatever the method;
 // a missing pod is still 404.
 func TestConnectSubresources(t *testing.T) {
@@ -221,8 +221,6 @@ func TestConnectSubresources(t *testing.T) {
 		wantCode           int
 		wantMsg            string
 	}{
-		{"exec", "POST", web + "exec?command=ls&stdout=true", 405, "miniplane runs no containers: exec is not supported"},
-		{"exec over websocket", "GET", web + "exec?command=ls", 405, "miniplane runs no containers: exec is not supported"},
 		{"attach", "POST", web + "attach?stdin=true", 405, "miniplane runs no containers: attach is not supported"},
 		{"port-forward", "POST", web + "portforward?ports=80", 405, "miniplane runs no containers: port-forward is not supported"},
 		{"proxy", "GET", web + "proxy", 405, "miniplane runs no containers: proxy is not supported"},

@@ -1201,6 +1201,7 @@ var apiDocs = map[string]string{
 	"PodSpec.DeprecatedServiceAccount":                       "DeprecatedServiceAccount is a deprecated alias for ServiceAccountName: read when ServiceAccountName is empty, and kept equal to it.",
 	"PodSpec.EnableServiceLinks":                             "EnableServiceLinks says whether the kubelet hands the containers variables naming the Services of the pod's namespace, as Docker links did; default true.",
 	"PodSpec.HostAliases":                                    "HostAliases are entries the kubelet adds to the pod's /etc/hosts.",
+	"PodSpec.HostNetwork":                                    "HostNetwork puts the pod in its node's network namespace: the kubelet then hands its containers the node's /etc/hosts rather than one it manages.",
 	"PodSpec.Hostname":                                       "Hostname overrides the pod's hostname (default: the pod's name).",
 	"PodSpec.InitContainers":                                 "InitContainers run one after another, each to completion, before Containers start.",
 	"PodSpec.NodeName":                                       "NodeName is the node the pod is bound to; set by the scheduler, or by the creator to bypass scheduling.",

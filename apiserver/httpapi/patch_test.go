@@ -123,7 +123,7 @@ func TestPatchErrors(t *testing.T) {
 		{"name changed", patchReq(pod, mergePatch, `{"metadata":{"name":"other"}}`), 400, api.StatusReasonBadRequest, "does not match the name on the URL"},
 		{"kind changed", patchReq(pod, mergePatch, `{"kind":"Service"}`), 400, api.StatusReasonBadRequest, `kind "Service"`},
 		{"stale resourceVersion", patchReq(pod, mergePatch, `{"metadata":{"resourceVersion":"2","labels":{"a":"b"}}}`), 409, api.StatusReasonConflict, "the object has been modified"},
-		{"strict unknown field", patchReq(pod+"?fieldValidation=Strict", mergePatch, `{"spec":{"hostNetwork":true}}`), 400, api.StatusReasonBadRequest, `strict decoding error: unknown field "spec.hostNetwork"`},
+		{"strict unknown field", patchReq(pod+"?fieldValidation=Strict", mergePatch, `{"spec":{"hostIPC":true}}`), 400, api.StatusReasonBadRequest, `strict decoding error: unknown field "spec.hostIPC"`},
 		{"apply body not JSON", patchReq(pod+"?fieldManager=m", applyPatch, "kind: Pod\n"), 415, api.StatusReasonUnsupportedMediaType, ""},
 		{"bad field manager", patchReq(pod+"?fieldManager=%00", mergePatch, `{}`), 400, api.StatusReasonBadRequest, "fieldManager"},
 		{"status patch of a kind without status", patchReq("/api/v1/namespaces/default/endpoints/x/status", mergePatch, `{}`), 404, api.StatusReasonNotFound, ""},

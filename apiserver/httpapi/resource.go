@@ -43,7 +43,9 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, req reso
 		err = h.serveLog(w, r, req)
 	case "finalize":
 		err = h.serveFinalize(w, r, req)
-	case "exec", "attach", "portforward", "proxy":
+	case "exec":
+		err = h.serveExec(w, r, req)
+	case "attach", "portforward", "proxy":
 		err = h.serveConnect(w, r, req)
 	}
 	if err != nil {

@@ -133,6 +133,11 @@ func (h *Handler) serveTokenRequest(w http.ResponseWriter, r *http.Request, name
 		}
 		req.Pod = pod
 		ref.UID = pod.Metadata.UID
+		if pod.Spec.NodeName != "" { // kube-apiserver names the pod's node in the token too
+			if node, err := client.For[*api.Node](h.srv).Get(ctx, "", pod.Spec.NodeName); err == nil {
+				req.Node = node
+			}
+		}
 	}
 	token, exp, err := h.issuer.Issue(req)
 	if err != nil {

@@ -37,6 +37,9 @@ type User struct {
 	UID string
 	// Groups are the user's groups.
 	Groups []string
+	// Extra is what the authenticator adds about the user (a token's id,
+	// the pod and node it is bound to); the authorizer does not read it.
+	Extra map[string][]string
 }
 
 // ServiceAccountUser is the user a service account's token authenticates

@@ -93,8 +93,11 @@ func (i *Issuer) Issuer() string { return i.issuer }
 // Request is what a token is for: a service account, the audiences it may
 // be shown to, how long it lasts, and optionally the pod it is bound to.
 type Request struct {
-	Account   *api.ServiceAccount
-	Pod       *api.Pod
+	Account *api.ServiceAccount
+	Pod     *api.Pod
+	// Node is the node of Pod, when it is bound to one: kube-apiserver
+	// names it in the token too (ServiceAccountTokenPodNodeInfo).
+	Node      *api.Node
 	Audiences []string
 	Duration  time.Duration
 	// ID is the token's jti, unique per token.
@@ -117,6 +120,7 @@ type claims struct {
 type kubeClaims struct {
 	Namespace      string `json:"namespace"`
 	Pod            *ref   `json:"pod,omitempty"`
+	Node           *ref   `json:"node,omitempty"`
 	ServiceAccount ref    `json:"serviceaccount"`
 }
 
@@ -139,6 +143,9 @@ func (i *Issuer) Issue(req Request) (string, time.Time, error) {
 	}
 	if req.Pod != nil {
 		c.Kube.Pod = &ref{Name: req.Pod.Metadata.Name, UID: string(req.Pod.Metadata.UID)}
+		if req.Node != nil {
+			c.Kube.Node = &ref{Name: req.Node.Metadata.Name, UID: string(req.Node.Metadata.UID)}
+		}
 	}
 	header, err := json.Marshal(map[string]string{"alg": "ES256", "kid": i.kid})
 	if err != nil {
@@ -190,7 +197,38 @@ func (i *Issuer) AuthenticateToken(ctx context.Context, token string) (rbac.User
 			return rbac.User{}, nil, false
 		}
 	}
-	return rbac.ServiceAccountUser(ns, name, string(sa.Metadata.UID)), c.Audience, true
+	u := rbac.ServiceAccountUser(ns, name, string(sa.Metadata.UID))
+	u.Extra = extraOf(c)
+	return u, c.Audience, true
+}
+
+// The user extras a token's claims give (Kubernetes: serviceaccount's
+// NewUserInfo and the credential-id the JWT authenticator adds).
+const (
+	ExtraCredentialID = "authentication.kubernetes.io/credential-id"
+	ExtraPodName      = "authentication.kubernetes.io/pod-name"
+	ExtraPodUID       = "authentication.kubernetes.io/pod-uid"
+	ExtraNodeName     = "authentication.kubernetes.io/node-name"
+	ExtraNodeUID      = "authentication.kubernetes.io/node-uid"
+)
+
+// extraOf is the user's extras from a token's claims: its jti as
+// "JTI=...", and the pod and node it is bound to.
+func extraOf(c claims) map[string][]string {
+	extra := map[string][]string{}
+	if c.ID != "" {
+		extra[ExtraCredentialID] = []string{"JTI=" + c.ID}
+	}
+	if p := c.Kube.Pod; p != nil {
+		extra[ExtraPodName], extra[ExtraPodUID] = []string{p.Name}, []string{p.UID}
+	}
+	if n := c.Kube.Node; n != nil {
+		extra[ExtraNodeName], extra[ExtraNodeUID] = []string{n.Name}, []string{n.UID}
+	}
+	if len(extra) == 0 {
+		return nil
+	}
+	return extra
 }
 
 // verify checks a token's form, algorithm, issuer and signature, and

@@ -110,3 +110,43 @@ func FuzzAuthenticateToken(f *testing.F) {
 		assert.False(t, ok, "no forged token authenticates")
 	})
 }
+
+// TestTokenExtras: a token authenticates with the extras kube-apiserver
+// gives it, which the ServiceAccounts conformance test reads from a
+// TokenReview: its jti as the credential id, and the pod and node it is
+// bound to.
+func TestTokenExtras(t *testing.T) {
+	ctx := context.Background()
+	clk := clock.NewFake(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2))})
+	require.NoError(t, err)
+	sa, err := client.For[*api.ServiceAccount](srv).Create(ctx, &api.ServiceAccount{Metadata: api.ObjectMeta{Namespace: "default", Name: "robot"}})
+	require.NoError(t, err)
+	pod, err := client.For[*api.Pod](srv).Create(ctx, &api.Pod{Metadata: api.ObjectMeta{Namespace: "default", Name: "web"},
+		Spec: api.PodSpec{ServiceAccountName: "robot", Containers: []api.Container{{Name: "app", Image: "nginx"}}}})
+	require.NoError(t, err)
+	node := &api.Node{Metadata: api.ObjectMeta{Name: "node-0", UID: "node-uid"}}
+	issuer, err := serviceaccount.New(serviceaccount.Config{Key: serviceaccount.KeyFromSeed(rand.New(rand.NewPCG(3, 4))), Clock: clk, Client: srv})
+	require.NoError(t, err)
+	for _, tt := range []struct {
+		name string
+		req  serviceaccount.Request
+		want map[string][]string
+	}{
+		{"no jti, no pod", serviceaccount.Request{Account: sa, Duration: time.Hour}, nil},
+		{"a jti", serviceaccount.Request{Account: sa, Duration: time.Hour, ID: "abc"},
+			map[string][]string{serviceaccount.ExtraCredentialID: {"JTI=abc"}}},
+		{"bound to a pod on a node", serviceaccount.Request{Account: sa, Pod: pod, Node: node, Duration: time.Hour, ID: "abc"},
+			map[string][]string{serviceaccount.ExtraCredentialID: {"JTI=abc"},
+				serviceaccount.ExtraPodName: {"web"}, serviceaccount.ExtraPodUID: {string(pod.Metadata.UID)},
+				serviceaccount.ExtraNodeName: {"node-0"}, serviceaccount.ExtraNodeUID: {"node-uid"}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tok, _, err := issuer.Issue(tt.req)
+			require.NoError(t, err)
+			u, _, ok := issuer.AuthenticateToken(ctx, tok)
+			require.True(t, ok)
+			assert.Equal(t, tt.want, u.Extra)
+		})
+	}
+}

@@ -277,6 +277,17 @@ func TestConformanceOutputs(t *testing.T) {
 				p.Spec.HostAliases = []api.HostAlias{{IP: "123.45.67.89", Hostnames: []string{"foo", "bar"}}}
 			},
 			[]string{"127.0.0.1\tlocalhost", "10.244.0.2\tp", "# Entries added by HostAliases.", "123.45.67.89\tfoo\tbar"}},
+		{"the managed /etc/hosts", "busybox", []string{"cat", "/etc/hosts"}, nil,
+			[]string{"# Kubernetes-managed hosts file.", "127.0.0.1\tlocalhost", "::1\tlocalhost ip6-localhost ip6-loopback", "fe00::0\tip6-localnet",
+				"fe00::0\tip6-mcastprefix", "fe00::1\tip6-allnodes", "fe00::2\tip6-allrouters", "10.244.0.2\tp"}},
+		{"hostNetwork: the node's /etc/hosts", "busybox", []string{"cat", "/etc/hosts", "/etc/hostname"},
+			func(p *api.Pod) { p.Spec.HostNetwork = true },
+			[]string{"127.0.0.1\tlocalhost", "::1\tlocalhost ip6-localhost ip6-loopback", "fe00::0\tip6-localnet", "ff00::0\tip6-mcastprefix",
+				"ff02::1\tip6-allnodes", "ff02::2\tip6-allrouters", "10.0.0.1\tnode-0", "node-0"}},
+		{"ClusterFirst resolv.conf", "busybox", []string{"cat", "/etc/resolv.conf"}, nil,
+			[]string{"search default.svc.cluster.local svc.cluster.local cluster.local", "nameserver 10.96.0.10", "options ndots:5"}},
+		{"the pod's hostname", "busybox", []string{"cat", "/etc/hostname"},
+			func(p *api.Pod) { p.Spec.Hostname = "h" }, []string{"h"}},
 		{"the image's entrypoint with the pod's args", agnhost, []string{"entrypoint-tester", "override", "arguments"}, nil,
 			[]string{"[/agnhost entrypoint-tester override arguments]"}},
 		// common/node/expansion.go.

@@ -42,17 +42,6 @@ func (c *Controller) PodHTTP(pod *api.Pod, port int32, req container.Request) (c
 	return container.Response{}, fmt.Errorf("dial tcp %s: %w", addr, container.ErrRefused)
 }
 
-// containerRunning reports whether pod's status says its container name
-// runs.
-func containerRunning(pod *api.Pod, name string) bool {
-	for _, cs := range pod.Status.ContainerStatuses {
-		if cs.Name == name {
-			return cs.State.Running != nil
-		}
-	}
-	return false
-}
-
 // program is what the i-th container of pod runs, as the kubelet starts
 // it (podenv.Start): its command and environment, and its volumes once
 // the kubelet has mounted them.

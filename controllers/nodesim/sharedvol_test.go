@@ -37,7 +37,7 @@ func withData(src api.VolumeSource) func(*api.Pod) {
 // TestEmptyDirSharedBetweenContainers: a file one container writes into
 // an emptyDir is there for another container of the pod that mounts it
 // (elsewhere), from the time it was written: its exec'd commands read it
-// (Exec), as the conformance test "pod should support shared volumes
+// (PodExec), as the conformance test "pod should support shared volumes
 // between containers" reads it with cat.
 func TestEmptyDirSharedBetweenContainers(t *testing.T) {
 	e := lifeEnv(t)
@@ -56,25 +56,25 @@ func TestEmptyDirSharedBetweenContainers(t *testing.T) {
 	e.advance(time.Second)
 	p := e.Pod("shared")
 	require.Equal(t, api.PodRunning, p.Status.Phase)
-	code, out, err := e.c.Exec(p, "main", []string{"/bin/sh", "-c", "cat /usr/share/volumeshare/shareddata.txt"})
+	res, err := e.c.PodExec(p, "main", []string{"/bin/sh", "-c", "cat /usr/share/volumeshare/shareddata.txt"})
 	require.NoError(t, err)
-	assert.Equal(t, int32(1), code, "not written yet")
-	assert.Equal(t, "cat: can't open '/usr/share/volumeshare/shareddata.txt': No such file or directory", out)
+	assert.Equal(t, int32(1), res.ExitCode, "not written yet")
+	assert.Equal(t, "cat: can't open '/usr/share/volumeshare/shareddata.txt': No such file or directory\n", res.Stdout+res.Stderr)
 
 	e.advance(5 * time.Second)
 	p = e.Pod("shared")
-	code, out, err = e.c.Exec(p, "main", []string{"/bin/sh", "-c", "cat /usr/share/volumeshare/shareddata.txt"})
+	res, err = e.c.PodExec(p, "main", []string{"/bin/sh", "-c", "cat /usr/share/volumeshare/shareddata.txt"})
 	require.NoError(t, err)
-	assert.Equal(t, int32(0), code)
-	assert.Equal(t, "Hello from the busy-box sub-container", out)
-	code, _, err = e.c.Exec(p, "main", []string{"test", "-f", "/usr/share/volumeshare/shareddata.txt"})
+	assert.Equal(t, int32(0), res.ExitCode)
+	assert.Equal(t, "Hello from the busy-box sub-container\n", res.Stdout)
+	res, err = e.c.PodExec(p, "main", []string{"test", "-f", "/usr/share/volumeshare/shareddata.txt"})
 	require.NoError(t, err)
-	assert.Equal(t, int32(0), code)
+	assert.Equal(t, int32(0), res.ExitCode)
 
-	_, _, err = e.c.Exec(p, "sub", []string{"true"})
-	assert.ErrorContains(t, err, "container sub is not running in pod shared", "sub has exited")
-	_, _, err = e.c.Exec(p, "nope", []string{"true"})
-	assert.ErrorContains(t, err, "container nope is not valid for pod shared")
+	_, err = e.c.PodExec(p, "sub", []string{"true"})
+	assert.ErrorContains(t, err, `container "sub" in pod "shared" is not running`, "sub has exited")
+	_, err = e.c.PodExec(p, "nope", []string{"true"})
+	assert.ErrorContains(t, err, `container "nope" in pod "shared" is not running`)
 }
 
 // TestEmptyDirKeptAcrossRestarts: the Job fixture failOnce, restarted in

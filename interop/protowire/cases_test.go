@@ -130,6 +130,7 @@ func fullPodSpec() api.PodSpec {
 		ServiceAccountName:            "default",
 		DeprecatedServiceAccount:      "default",
 		NodeName:                      "node-1",
+		HostNetwork:                   true,
 		Hostname:                      "web-1",
 		Subdomain:                     "web",
 		SchedulerName:                 "default-scheduler",

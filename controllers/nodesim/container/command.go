@@ -78,6 +78,9 @@ type Run struct {
 	Files []FileChange
 	// in is what the kubelet handed the run, which its exec probes see.
 	in Input
+	// unknown is the command the grammar does not know that made the run
+	// Forever, or "".
+	unknown string
 	// Why says, when the run is Forever because the simulator does not
 	// know what the command does, why it runs until stopped: the kubelet
 	// writes it in the container's log. "" for a command the grammar
@@ -156,6 +159,7 @@ func (sh *shell) runScript(script string) Run {
 	for rest := script; ; {
 		list, after, err := parseScript(rest, sh.lookup, sh.substitute)
 		if err != nil {
+			sh.parseErr = err
 			return sh.forever(fmt.Sprintf("cannot simulate the script %q: %v; it runs until the container is stopped", script, err))
 		}
 		var ended *Run
@@ -178,14 +182,14 @@ func (r *Run) Exec(argv []string, d time.Duration) (code int32, output string) {
 	return execIn(argv, r.FilesAt(d), r.in)
 }
 
-// ExecWith is Exec with the container's shared volumes as the kubelet
-// holds them now, every container's writes in: under each mount point of
-// at, the files of fs (the container's filesystem as package podenv's
-// Mount gives it from the kubelet's volumes) replace those the run was
-// handed and the changes the run made there itself. The kubelet's exec
-// (pods/exec) runs commands so; what the run did elsewhere (its own root
-// filesystem) stays as Exec sees it.
-func (r *Run) ExecWith(argv []string, d time.Duration, fs FS, at []string) (code int32, output string) {
+// ExecuteWith is Execute with the container's shared volumes as the
+// kubelet holds them now, every container's writes in: under each mount
+// point of at, the files of fs (the container's filesystem as package
+// podenv's Mount gives it from the kubelet's volumes) replace those the
+// run was handed and the changes the run made there itself. The kubelet's
+// exec (pods/exec) runs commands so; what the run did elsewhere (its own
+// root filesystem) stays as Execute sees it.
+func (r *Run) ExecuteWith(argv []string, d time.Duration, fs FS, at []string) ExecResult {
 	under := func(p string) bool {
 		return slices.ContainsFunc(at, func(m string) bool {
 			m = path.Clean("/" + m)
@@ -210,25 +214,13 @@ func (r *Run) ExecWith(argv []string, d time.Duration, fs FS, at []string) (code
 			in.FS.Put(p, f)
 		}
 	}
-	return execIn(argv, files, in)
+	return ExecuteIn(argv, files, in)
 }
 
 func execIn(argv []string, files map[string]bool, in Input) (code int32, output string) {
-	if len(argv) == 0 {
+	r, _, err := runArgv(argv, files, in)
+	if err != nil {
 		return 0, ""
-	}
-	fs := make(map[string]bool, len(files))
-	for k, v := range files {
-		fs[k] = v
-	}
-	sh := newShell(in, fs)
-	var r Run
-	if isShell(argv[0]) && len(argv) >= 3 && argv[1] == "-c" {
-		sh.name = argv[0]
-		sh.script = true
-		r = sh.runScript(argv[2])
-	} else {
-		r = sh.execute([]simple{{argv: argv}})
 	}
 	texts := make([]string, len(r.Output))
 	for i, l := range r.Output {
@@ -238,6 +230,76 @@ func execIn(argv []string, files map[string]bool, in Input) (code int32, output 
 		return 0, strings.Join(texts, "\n")
 	}
 	return r.ExitCode, strings.Join(texts, "\n")
+}
+
+// runArgv runs argv over files (made or removed over in.FS, copied first),
+// a script of sh -c parsed first, and returns the run and what it printed
+// as it printed it (the run's lines, a last line without its newline
+// kept so); the error is a script the grammar cannot parse.
+func runArgv(argv []string, files map[string]bool, in Input) (Run, string, error) {
+	if len(argv) == 0 {
+		return Run{in: in}, "", nil
+	}
+	fs := make(map[string]bool, len(files))
+	for k, v := range files {
+		fs[k] = v
+	}
+	sh := newShell(in, fs)
+	sh.raw = &strings.Builder{}
+	if isShell(argv[0]) && len(argv) >= 3 && argv[1] == "-c" {
+		sh.name = argv[0]
+		sh.script = true
+		r := sh.runScript(argv[2])
+		if sh.parseErr != nil {
+			return Run{}, "", sh.parseErr
+		}
+		return r, sh.raw.String(), nil
+	}
+	r := sh.execute([]simple{{argv: argv}})
+	return r, sh.raw.String(), nil
+}
+
+// ExecResult is what a command that `kubectl exec` runs in a container
+// answers: what it wrote on its stdout and stderr, and its exit code.
+type ExecResult struct {
+	Stdout, Stderr string
+	ExitCode       int32
+}
+
+// simulated is what the simulator adds to a shell's error for a command
+// it does not run, so that nobody takes it for a missing binary.
+const simulated = "miniplane's containers are simulated: exec runs a command through the simulated kubelet's command grammar (echo, cat, ls, env, test, touch, rm, id, sysctl, wc, awk, sh -c with ;, &&, ||, | and if), which does not know this one"
+
+// Execute runs argv as `kubectl exec` runs it in the container d into the
+// run r, over its files as they are then (FilesAt), and returns what it
+// answers. What the grammar cannot run answers as a shell would, with the
+// simulator's word on stderr: a command it does not know exits 127 ("not
+// found"), a script it cannot parse 126. A command that does not end by
+// itself (sleep infinity) answers at once with what it printed and 0:
+// nothing waits in a simulated container. Unlike Exec (the probes'), no
+// command passes by default.
+func (r *Run) Execute(argv []string, d time.Duration) ExecResult {
+	return ExecuteIn(argv, r.FilesAt(d), r.in)
+}
+
+// ExecuteIn is Execute in a container handed in whose commands have made
+// or removed files (by path; nil for none), for a container the kubelet
+// keeps no run of.
+func ExecuteIn(argv []string, files map[string]bool, in Input) ExecResult {
+	r, printed, err := runArgv(argv, files, in)
+	if err != nil {
+		return ExecResult{Stderr: fmt.Sprintf("%s: cannot run the script: %v (%s)\n", path.Base(argv[0]), err, simulated), ExitCode: 126}
+	}
+	res := ExecResult{Stdout: printed, ExitCode: r.ExitCode}
+	if r.unknown != "" {
+		shell := "sh"
+		if isShell(argv[0]) {
+			shell = path.Base(argv[0])
+		}
+		res.Stderr = fmt.Sprintf("%s: %s: not found (%s)\n", shell, r.unknown, simulated)
+		res.ExitCode = 127
+	}
+	return res
 }
 
 // isShell reports whether name is a shell the grammar reads sh -c of.
@@ -293,6 +355,11 @@ type shell struct {
 	// vars are the shell's variables its script assigned (NAME=VALUE
 	// alone), which its $NAME expansions see before the environment's.
 	vars map[string]string
+	// parseErr is why runScript could not parse the script, if it could
+	// not.
+	parseErr error
+	// raw, when set, keeps what goes to the log as printed, for exec.
+	raw *strings.Builder
 }
 
 func newShell(in Input, files map[string]bool) *shell {
@@ -358,6 +425,9 @@ func (sh *shell) print(text string) {
 		sh.capture.WriteString(text)
 		return
 	}
+	if sh.raw != nil {
+		sh.raw.WriteString(text)
+	}
 	for {
 		i := strings.IndexByte(text, '\n')
 		if i < 0 {
@@ -373,8 +443,9 @@ func (sh *shell) print(text string) {
 
 // flush ends the output's last line, if text waits.
 func (sh *shell) flush() {
-	if sh.partial.Len() > 0 {
-		sh.print("\n")
+	if sh.partial.Len() > 0 { // the line ends in the log, not in what was printed
+		sh.r.Output = append(sh.r.Output, Line{At: sh.at, Text: sh.partial.String()})
+		sh.partial.Reset()
 	}
 }
 
@@ -404,7 +475,7 @@ func (sh *shell) end(status int32) Run {
 // forever ends the run as one that does not end by itself.
 func (sh *shell) forever(why string) Run {
 	sh.flush()
-	return Run{Output: sh.r.Output, Files: sh.r.Files, Forever: true, Why: why, in: sh.in}
+	return Run{Output: sh.r.Output, Files: sh.r.Files, Forever: true, Why: why, in: sh.in, unknown: sh.r.unknown}
 }
 
 // execute runs a list of simple commands as a shell runs them: a command
@@ -516,6 +587,7 @@ func (sh *shell) run(list []simple, status int32) (int32, *Run) {
 				sh.write(p, File{Data: data, Mode: 0o644})
 			}
 			if !ok {
+				sh.r.unknown = s.argv[0]
 				r := sh.forever(fmt.Sprintf(
 					"%q is not a command the simulator runs (it runs echo, sleep, exit, true, false, env, cat, ls, touch, rm, test, hexdump -C, id, whoami, sysctl, wc, awk '{print $N}' and some of agnhost's, alone or joined by ;, &&, || and | in sh -c): it runs until the container is stopped",
 					strings.Join(s.argv, " ")))

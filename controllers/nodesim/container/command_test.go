@@ -198,19 +198,19 @@ func TestFileChangesCarryTheFiles(t *testing.T) {
 	}, r.Files)
 }
 
-// TestExecWithSharedVolumes: ExecWith sees, under the mount points it is
+// TestExecuteWithSharedVolumes: ExecuteWith sees, under the mount points it is
 // given, the files as the kubelet holds them now (written by another
 // container, or removed by one), and the run's own changes elsewhere.
-func TestExecWithSharedVolumes(t *testing.T) {
+func TestExecuteWithSharedVolumes(t *testing.T) {
 	r := PlanIn([]string{"sh", "-c", "touch /scratch/mine /own; sleep infinity"}, nil, testInput())
 	now := FS{}
 	now.Put("/scratch", Dir(0o777))
 	now.Put("/scratch/theirs", File{Data: "from the other container\n", Mode: 0o644})
-	code, out := r.ExecWith([]string{"sh", "-c", "cat /scratch/theirs; ls /scratch; test -e /own"}, time.Second, now, []string{"/scratch"})
-	assert.Equal(t, int32(0), code)
-	assert.Equal(t, "from the other container\ntheirs", out, "the volume as it is now: another removed mine")
-	code, _ = r.ExecWith([]string{"cat", "/etc/config/a"}, time.Second, now, []string{"/scratch"})
-	assert.Equal(t, int32(0), code, "what lies outside the mount points is the run's")
+	res := r.ExecuteWith([]string{"sh", "-c", "cat /scratch/theirs; ls /scratch; test -e /own"}, time.Second, now, []string{"/scratch"})
+	assert.Equal(t, int32(0), res.ExitCode)
+	assert.Equal(t, "from the other container\ntheirs\n", res.Stdout, "the volume as it is now: another removed mine")
+	res = r.ExecuteWith([]string{"cat", "/etc/config/a"}, time.Second, now, []string{"/scratch"})
+	assert.Equal(t, int32(0), res.ExitCode, "what lies outside the mount points is the run's")
 }
 
 func TestMounttestReadLoop(t *testing.T) {
@@ -404,4 +404,35 @@ func TestLogsGenerator(t *testing.T) {
 	in.Seed++
 	assert.NotEqual(t, r.Output, PlanIn([]string{"/agnhost"}, []string{"logs-generator", "-t", "100", "-d", "20s"}, in).Output)
 	assert.True(t, PlanIn([]string{"/agnhost"}, []string{"logs-generator", "-t", "0", "-d", "20s"}, in).Forever, "klog.Fatalf is not simulated")
+}
+
+func TestExecute(t *testing.T) {
+	r := PlanIn([]string{"sh", "-c", "sleep 10; touch /tmp/made; sleep infinity"}, nil, testInput())
+	for _, tc := range []struct {
+		name string
+		argv []string
+		at   time.Duration
+		want ExecResult
+	}{
+		{"echo", []string{"/bin/echo", "marco"}, 0, ExecResult{Stdout: "marco\n"}},
+		{"a volume's file", []string{"cat", "/etc/config/a"}, 0, ExecResult{Stdout: "alpha"}},
+		{"exit code", []string{"sh", "-c", "exit 3"}, 0, ExecResult{ExitCode: 3}},
+		{"the run's files, before", []string{"test", "-e", "/tmp/made"}, 5 * time.Second, ExecResult{ExitCode: 1}},
+		{"the run's files, after", []string{"test", "-e", "/tmp/made"}, 15 * time.Second, ExecResult{}},
+		{"the environment", []string{"sh", "-c", "echo $B"}, 0, ExecResult{Stdout: "b\n"}},
+		{"unknown command", []string{"curl", "http://x"}, 0, ExecResult{Stderr: "sh: curl: not found (" + simulated + ")\n", ExitCode: 127}},
+		{"unknown in a script, after output", []string{"bash", "-c", "echo a; nslookup x"}, 0, ExecResult{Stdout: "a\n", Stderr: "bash: nslookup: not found (" + simulated + ")\n", ExitCode: 127}},
+		{"a script it cannot parse", []string{"sh", "-c", "echo \"unterminated"}, 0, ExecResult{ExitCode: 126}},
+		{"does not end: answers at once", []string{"sh", "-c", "echo up; sleep infinity"}, 0, ExecResult{Stdout: "up\n"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := r.Execute(tc.argv, tc.at)
+			if tc.want.ExitCode == 126 {
+				assert.Equal(t, int32(126), got.ExitCode)
+				assert.Contains(t, got.Stderr, simulated)
+				return
+			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
 }

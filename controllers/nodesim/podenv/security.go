@@ -127,12 +127,7 @@ func HostsFile(pod *api.Pod, ip string) string {
 	} else {
 		fmt.Fprintf(&b, "%s\t%s\n", ip, host)
 	}
-	if len(pod.Spec.HostAliases) > 0 {
-		b.WriteString("\n# Entries added by HostAliases.\n")
-		for _, a := range pod.Spec.HostAliases {
-			fmt.Fprintf(&b, "%s\t%s\n", a.IP, strings.Join(a.Hostnames, "\t"))
-		}
-	}
+	b.WriteString(hostAliases(pod))
 	return b.String()
 }
 

@@ -28,8 +28,8 @@ type Started struct {
 // HOME, which the runtime adds last; a variable the container sets replaces
 // the runtime's in its place. The command is the container's, or its
 // image's (container.Config.Argv); the files are its volumes (with each
-// subPathExpr expanded) and the kubelet's /etc/hosts once the pod has an
-// IP; its user and privileges come from the security contexts (Security).
+// subPathExpr expanded) and the files the kubelet and runtime write under
+// /etc (etcFiles); its user and privileges come from the security contexts (Security).
 // It fails with a ConfigError when the environment, a subPath or the user
 // is refused. Kubernetes: generateContainerConfig with
 // ExpandContainerCommandAndArgs and makeMounts, and containerd's WithEnv.
@@ -62,9 +62,7 @@ func Start(pod *api.Pod, ct *api.Container, vols map[string]container.FS, src So
 		env = append(env, container.EnvVar{Name: "HOME", Value: "/root"})
 	}
 	fs := mount(mounts, vols)
-	if ip := pod.Status.PodIP; ip != "" {
-		fs.Put("/etc/hosts", container.File{Data: HostsFile(pod, ip), Mode: 0o644})
-	}
+	etcFiles(pod, mounts, fs)
 	st.Input = container.Input{Env: env, FS: fs}
 	if err := Security(pod, ct, &st.Input); err != nil {
 		return Started{}, err

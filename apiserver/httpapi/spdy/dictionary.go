@@ -1,0 +1,36 @@
+package spdy
+
+import "encoding/binary"
+
+// dictionaryWords and dictionaryTail make the zlib dictionary of SPDY/3's
+// header blocks (draft-mbelshe-httpbis-spdy-00, section 2.6.10.1): each
+// word with its length before it as a 32-bit big-endian number, then the
+// tail as it is.
+var dictionaryWords = []string{
+	"options", "head", "post", "put", "delete", "trace", "accept", "accept-charset", "accept-encoding",
+	"accept-language", "accept-ranges", "age", "allow", "authorization", "cache-control", "connection",
+	"content-base", "content-encoding", "content-language", "content-length", "content-location",
+	"content-md5", "content-range", "content-type", "date", "etag", "expect", "expires", "from", "host",
+	"if-match", "if-modified-since", "if-none-match", "if-range", "if-unmodified-since", "last-modified",
+	"location", "max-forwards", "pragma", "proxy-authenticate", "proxy-authorization", "range", "referer",
+	"retry-after", "server", "te", "trailer", "transfer-encoding", "upgrade", "user-agent", "vary", "via",
+	"warning", "www-authenticate", "method", "get", "status", "200 OK", "version", "HTTP/1.1", "url",
+	"public", "set-cookie", "keep-alive", "origin",
+}
+
+const dictionaryTail = "100101201202205206300302303304305306307402405406407408409410411412413414415416417502504505" +
+	"203 Non-Authoritative Information204 No Content301 Moved Permanently400 Bad Request401 Unauthorized" +
+	"403 Forbidden404 Not Found500 Internal Server Error501 Not Implemented503 Service Unavailable" +
+	"Jan Feb Mar Apr May Jun Jul Aug Sept Oct Nov Dec 00:00:00 Mon, Tue, Wed, Thu, Fri, Sat, Sun, GMT" +
+	"chunked,text/html,image/png,image/jpg,image/gif,application/xml,application/xhtml+xml,text/plain," +
+	"text/javascript,publicprivatemax-age=gzip,deflate,sdchcharset=utf-8charset=iso-8859-1,utf-,*,enq=0."
+
+// dictionary returns the header blocks' zlib dictionary.
+func dictionary() []byte {
+	var d []byte
+	for _, w := range dictionaryWords {
+		d = binary.BigEndian.AppendUint32(d, uint32(len(w)))
+		d = append(d, w...)
+	}
+	return append(d, dictionaryTail...)
+}

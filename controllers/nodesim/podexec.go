@@ -1,0 +1,118 @@
+package nodesim
+
+import (
+	"fmt"
+
+	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/controllers/nodesim/container"
+	"github.com/miniplane/miniplane/controllers/nodesim/podenv"
+)
+
+// PodExec runs argv in the container of pod (a pod as the API server holds
+// it) as a kubelet's exec runs it through the container runtime: nothing
+// runs, so the command goes through the container model's grammar
+// (container.Run.Execute) at the injected clock's time, over the files and
+// environment the kubelet handed the container, what its own command has
+// done to its files by now, and its shared volumes (emptyDir, hostPath) as
+// the kubelet holds them now, every container's writes carried in
+// (container.Run.ExecuteWith). A container that is not running gets the
+// runtime's error, as a 500 InternalError Status (kube-apiserver's
+// translator reports the kubelet's errors so).
+func (c *Controller) PodExec(pod *api.Pod, name string, argv []string) (container.ExecResult, error) {
+	if !containerRunning(pod, name) {
+		return container.ExecResult{}, apierrors.NewInternalError(fmt.Errorf("error executing command in container: container %q in pod %q is not running", name, pod.Metadata.Name))
+	}
+	now := c.clock.Now()
+	c.mu.Lock()
+	var (
+		m    containerLife
+		vols map[string]container.FS
+	)
+	if l := c.lives[api.KeyOf(&pod.Metadata)]; l != nil {
+		if cl := l.find(pod, name); cl != nil {
+			m, vols = *cl, l.vols // vols is replaced, never changed, by a sync
+		}
+	}
+	c.mu.Unlock()
+	if !m.started.IsZero() {
+		d := now.Sub(m.started)
+		ct := findContainer(pod, name)
+		if vols == nil || ct == nil {
+			return m.run.Execute(argv, d), nil
+		}
+		at := make([]string, len(ct.VolumeMounts))
+		for i, vm := range ct.VolumeMounts {
+			at[i] = vm.MountPath
+		}
+		return m.run.ExecuteWith(argv, d, podenv.Mount(ct, vols), at), nil
+	}
+	// A pod on the fast path (or a container the kubelet keeps no run of):
+	// its command made no file, so it sees what the kubelet hands it.
+	in, err := c.handed(pod, name)
+	if err != nil {
+		return container.ExecResult{}, apierrors.NewInternalError(fmt.Errorf("error executing command in container: %w", err))
+	}
+	return container.ExecuteIn(argv, nil, in), nil
+}
+
+// containerRunning reports whether the status of pod has its container name running.
+func containerRunning(pod *api.Pod, name string) bool {
+	for _, statuses := range [][]api.ContainerStatus{pod.Status.ContainerStatuses, pod.Status.InitContainerStatuses} {
+		for _, cs := range statuses {
+			if cs.Name == name {
+				return cs.State.Running != nil
+			}
+		}
+	}
+	return false
+}
+
+// handed is what the kubelet hands the container name of pod when it
+// starts it: its environment and the files of its volumes.
+func (c *Controller) handed(pod *api.Pod, name string) (container.Input, error) {
+	ct := findContainer(pod, name)
+	if ct == nil {
+		return container.Input{}, fmt.Errorf("container %q not found in pod %q", name, pod.Metadata.Name)
+	}
+	node, _ := c.nodes.Get(pod.Spec.NodeName)
+	src := c.sources(pod, node)
+	vols, err := podenv.Volumes(pod, src)
+	if err != nil {
+		return container.Input{}, err
+	}
+	started, err := podenv.Start(pod, ct, vols, src)
+	if err != nil {
+		return container.Input{}, err
+	}
+	return started.Input, nil
+}
+
+// findContainer returns the container name of pod, one of its containers
+// or init containers, or nil.
+func findContainer(pod *api.Pod, name string) *api.Container {
+	for _, cts := range [][]api.Container{pod.Spec.Containers, pod.Spec.InitContainers} {
+		for i := range cts {
+			if cts[i].Name == name {
+				return &cts[i]
+			}
+		}
+	}
+	return nil
+}
+
+// find is the kubelet's memory of pod's container (or init container)
+// name; nil if there is none. The caller holds the controller's lock.
+func (l *podLife) find(pod *api.Pod, name string) *containerLife {
+	for i := range pod.Spec.Containers {
+		if pod.Spec.Containers[i].Name == name && i < len(l.containers) {
+			return &l.containers[i]
+		}
+	}
+	for i := range pod.Spec.InitContainers {
+		if pod.Spec.InitContainers[i].Name == name && i < len(l.inits) {
+			return &l.inits[i]
+		}
+	}
+	return nil
+}
