@@ -815,6 +815,9 @@ func (c *Controller) runLife(ctx context.Context, key string, st *podState, pod 
 	}
 	hostFiles := c.hostFiles[pod.Spec.NodeName]
 	c.mu.Unlock()
+	if hostFiles == nil {
+		hostFiles = nodeFiles(pod.Spec.NodeName, hostIP)
+	}
 	var podIP string
 	if pod.Status.PodIP == "" {
 		ip, err := c.allocateIP(st, key, node)
@@ -847,7 +850,7 @@ func (c *Controller) runLife(ctx context.Context, key string, st *podState, pod 
 	if kept {
 		c.lives[key] = step.life
 	}
-	c.writeHostLocked(pod.Spec.NodeName, step.hostWrites)
+	c.writeHostLocked(pod.Spec.NodeName, hostIP, step.hostWrites)
 	if f.CrashRequested {
 		st.crash = false
 	}

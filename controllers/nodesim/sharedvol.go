@@ -68,7 +68,11 @@ func (s *lifeStep) showHostPaths(pod *api.Pod, f lifeFacts) {
 		}
 		dir := path.Clean("/" + v.HostPath.Path)
 		if _, ok := f.HostFiles[dir]; !ok && !madeHere(s.hostWrites, dir) {
-			s.hostWrites = append(s.hostWrites, container.FileChange{Path: dir, Exists: true, File: container.Dir(0o755)})
+			made := container.Dir(0o755)
+			if v.HostPath.Type != nil && *v.HostPath.Type == "FileOrCreate" {
+				made = container.File{Mode: 0o644}
+			}
+			s.hostWrites = append(s.hostWrites, container.FileChange{Path: dir, Exists: true, File: made})
 		}
 		now := podenv.HostPath(f.HostFiles, dir)
 		if !reflect.DeepEqual(s.life.vols[v.Name], now) {
@@ -126,15 +130,16 @@ func applied(fs container.FS, ch container.FileChange) container.FS {
 	return out
 }
 
-// writeHostLocked makes changes (by absolute path) to the files of node,
+// writeHostLocked makes changes (by absolute path) to the files of node
+// (at hostIP),
 // a copy: the old ones may be in a sync's hands. Its caller holds mu.
-func (c *Controller) writeHostLocked(node string, changes []container.FileChange) {
+func (c *Controller) writeHostLocked(node, hostIP string, changes []container.FileChange) {
 	if len(changes) == 0 {
 		return
 	}
 	fs := c.hostFiles[node]
 	if fs == nil {
-		fs = container.FS{"/": container.Dir(0o755)}
+		fs = nodeFiles(node, hostIP)
 	}
 	for _, ch := range changes {
 		fs = applied(fs, ch)
@@ -143,4 +148,13 @@ func (c *Controller) writeHostLocked(node string, changes []container.FileChange
 		c.hostFiles = map[string]container.FS{}
 	}
 	c.hostFiles[node] = fs
+}
+
+// nodeFiles are a node's files before any pod wrote there: its own
+// /etc/hosts (podenv.NodeHostsFile), which a hostPath volume of it shows,
+// as the kubelet's KubeletManagedEtcHosts conformance test mounts it.
+func nodeFiles(node, hostIP string) container.FS {
+	fs := container.FS{"/": container.Dir(0o755)}
+	fs.Put("/etc/hosts", container.File{Data: podenv.NodeHostsFile(node, hostIP), Mode: 0o644})
+	return fs
 }

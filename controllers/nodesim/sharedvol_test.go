@@ -122,6 +122,35 @@ func TestHostPathSharedOnANode(t *testing.T) {
 	assert.Equal(t, api.PodFailed, e.Pod("elsewhere").Status.Phase, "node-1 has no marker")
 }
 
+// TestHostPathOfTheNodesHostsFile: a hostPath volume of /etc/hosts
+// (FileOrCreate) shows the node's own hosts file, as the conformance test
+// KubeletManagedEtcHosts mounts it beside the kubelet-managed one; a
+// FileOrCreate path the node lacks is made an empty file.
+func TestHostPathOfTheNodesHostsFile(t *testing.T) {
+	e := lifeEnv(t)
+	e.CreatePod("hosts", command(api.RestartPolicyNever, "busybox", "sleep", "1000"), func(p *api.Pod) {
+		p.Spec.NodeName = "node-0"
+		p.Spec.Volumes = []api.Volume{
+			{Name: "host-etc-hosts", VolumeSource: api.VolumeSource{HostPath: &api.HostPathVolumeSource{Path: "/etc/hosts", Type: ptr("FileOrCreate")}}},
+			{Name: "made", VolumeSource: api.VolumeSource{HostPath: &api.HostPathVolumeSource{Path: "/var/made.log", Type: ptr("FileOrCreate")}}},
+		}
+		p.Spec.Containers[0].VolumeMounts = []api.VolumeMount{{Name: "host-etc-hosts", MountPath: "/etc/hosts-original"}, {Name: "made", MountPath: "/log"}}
+	})
+	e.settle()
+	e.advance(time.Second)
+	p := e.Pod("hosts")
+	require.Equal(t, api.PodRunning, p.Status.Phase)
+	res, err := e.c.PodExec(p, p.Spec.Containers[0].Name, []string{"cat", "/etc/hosts-original"})
+	require.NoError(t, err)
+	assert.Equal(t, int32(0), res.ExitCode, res.Stderr)
+	assert.Contains(t, res.Stdout, "127.0.0.1\tlocalhost\n")
+	assert.Contains(t, res.Stdout, p.Status.HostIP+"\tnode-0\n", "the node's name at its IP")
+	assert.NotContains(t, res.Stdout, "Kubernetes-managed", "the node's file, not the pod's")
+	res, err = e.c.PodExec(p, p.Spec.Containers[0].Name, []string{"test", "-f", "/log"})
+	require.NoError(t, err)
+	assert.Equal(t, int32(0), res.ExitCode, "FileOrCreate makes a file")
+}
+
 // TestRestartCountInAnEmptyDir: the conformance test "Container Runtime
 // blackbox test when starting a container that exits should run with the
 // expected status" counts each container's runs in a file of a memory
