@@ -6,8 +6,7 @@ import (
 	"github.com/miniplane/miniplane/api"
 )
 
-// action is one thing the simulated kubelet (or node lifecycle controller)
-// does to a bound pod.
+// action is one thing the simulated kubelet does to a bound pod.
 type action int
 
 const (
@@ -18,13 +17,11 @@ const (
 	actProbeFail            // Ready → not ready: readiness checks fail (SetPodReady false)
 	actCrash                // containers exit with code 1 (CrashPod)
 	actRestart              // crashed containers start again; ready at once without readiness probes
-	actNodeNotReady         // node down: Ready False
-	actNodeLost             // node down past the eviction timeout: Failed, NodeLost
 	actConfirmDelete        // terminating: containers stopped, delete with grace 0
 	actDeadline             // active past spec.activeDeadlineSeconds: containers killed, Failed, DeadlineExceeded
 )
 
-var actionNames = [...]string{"none", "accept", "start", "ready", "probe-fail", "crash", "restart", "node-not-ready", "node-lost", "confirm-delete", "deadline"}
+var actionNames = [...]string{"none", "accept", "start", "ready", "probe-fail", "crash", "restart", "confirm-delete", "deadline"}
 
 func (a action) String() string { return actionNames[a] }
 
@@ -34,16 +31,17 @@ type podFacts struct {
 	// Since is when the kubelet first saw the pod in its current stage
 	// (stageOf): the delays count from it.
 	Since time.Time
-	// NodeDown says the pod's node is down, since DownSince.
-	NodeDown  bool
-	DownSince time.Time
+	// NodeDown says the pod's node is down: its kubelet does nothing
+	// (the node lifecycle controller, controllers/nodelifecycle, acts on
+	// its pods).
+	NodeDown bool
 	// WantReady overrides readiness (SetPodReady): nil lets it follow the
 	// delays, false holds the pod not ready, true makes it ready at once.
 	WantReady *bool
 	// CrashRequested says CrashPod asked for a crash not yet written.
 	CrashRequested bool
 
-	StartDelay, ReadyDelay, TerminationDelay, EvictionTimeout time.Duration
+	StartDelay, ReadyDelay, TerminationDelay time.Duration
 }
 
 // stage is the pod's place in its lifecycle as the kubelet sees it; a
@@ -123,17 +121,7 @@ func decideRest(pod *api.Pod, f podFacts) (action, time.Duration) {
 		return left <= 0, left
 	}
 	if f.NodeDown {
-		// The node's kubelet is gone: only the node lifecycle acts.
-		if ok, left := due(f.DownSince, f.EvictionTimeout); ok {
-			if pod.Metadata.DeletionTimestamp != nil {
-				return actNone, 0 // being deleted already; the grace period ends it
-			}
-			return actNodeLost, 0
-		} else if c, _ := conditionOf(pod, api.PodReady); c.Status != api.ConditionFalse && pod.Status.Phase == api.PodRunning {
-			return actNodeNotReady, left
-		} else {
-			return actNone, left
-		}
+		return actNone, 0 // the node's kubelet is gone: it does nothing until the node is up
 	}
 	if pod.Metadata.DeletionTimestamp != nil {
 		if ok, left := due(f.Since, f.TerminationDelay); !ok {

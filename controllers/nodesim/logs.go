@@ -349,8 +349,8 @@ func logWriteLocked(pl *podLogs, pod *api.Pod, act action, now time.Time) {
 			}
 		}
 	}
-	if act == actNodeLost || act == actDeadline {
-		pl.end() // the kubelet is gone, or the pod is over: nothing more will be written
+	if act == actDeadline {
+		pl.end() // the pod is over: nothing more will be written
 	}
 }
 

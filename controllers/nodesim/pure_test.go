@@ -76,7 +76,7 @@ func testPod(phase api.PodPhase, ready bool) *api.Pod {
 
 func TestDecide(t *testing.T) {
 	sec := time.Second
-	base := podFacts{Now: epoch, Since: epoch, StartDelay: sec, ReadyDelay: 2 * sec, TerminationDelay: sec, EvictionTimeout: 30 * sec}
+	base := podFacts{Now: epoch, Since: epoch, StartDelay: sec, ReadyDelay: 2 * sec, TerminationDelay: sec}
 	at := func(f podFacts, d time.Duration) podFacts { f.Now = epoch.Add(d); return f }
 	terminating := func(p *api.Pod) *api.Pod {
 		ts := api.NewTime(epoch.Add(30 * sec))
@@ -88,7 +88,7 @@ func TestDecide(t *testing.T) {
 	accepted := testPod(api.PodPending, false)
 	accepted.Status = acceptedStatus(new(statusBuf), accepted, "10.0.0.1", epoch)
 	down := base
-	down.NodeDown, down.DownSince = true, epoch
+	down.NodeDown = true
 	probed := func(p *api.Pod) *api.Pod {
 		p.Spec.Containers[0].ReadinessProbe = &api.Probe{PeriodSeconds: 1}
 		return p
@@ -122,17 +122,17 @@ func TestDecide(t *testing.T) {
 		{"ready now ignores ReadyDelay", probed(testPod(api.PodRunning, false)), func() podFacts { f := base; f.WantReady = ptr(true); return f }(), actReady, 0},
 		{"terminating waits", terminating(testPod(api.PodRunning, true)), at(base, 300*time.Millisecond), actNone, 700 * time.Millisecond},
 		{"terminating confirmed", terminating(testPod(api.PodRunning, true)), at(base, sec), actConfirmDelete, 0},
-		{"node down: ready pod made not ready", testPod(api.PodRunning, true), at(down, sec), actNodeNotReady, 29 * sec},
-		{"node down: not ready pod waits for eviction", testPod(api.PodRunning, false), at(down, 10*sec), actNone, 20 * sec},
-		{"node down: pending pod is not started", testPod(api.PodPending, false), at(down, 10*sec), actNone, 20 * sec},
-		{"node down past timeout: node lost", testPod(api.PodRunning, false), at(down, 30*sec), actNodeLost, 0},
+		{"node down: the kubelet leaves a ready pod alone", testPod(api.PodRunning, true), at(down, sec), actNone, 0},
+		{"node down: pending pod is not started", testPod(api.PodPending, false), at(down, 10*sec), actNone, 0},
+		{"node down: crashed pod is not restarted", crashedPod, at(down, sec), actNone, 0},
+		{"node down: past its deadline, nobody kills it", deadline(1, testPod(api.PodRunning, true)), at(down, 5*sec), actNone, 0},
 		{"deadline: ready pod waits for it", deadline(5, testPod(api.PodRunning, true)), at(base, 2*sec), actNone, 3 * sec},
 		{"deadline: probed pod waits for the sooner", deadline(5, probed(testPod(api.PodRunning, false))), at(base, sec), actNone, sec},
 		{"deadline: sooner than the probe", deadline(1, probed(testPod(api.PodRunning, false))), at(base, 500*time.Millisecond), actNone, 500 * time.Millisecond},
 		{"deadline passed: failed", deadline(5, testPod(api.PodRunning, true)), at(base, 5*sec), actDeadline, 0},
 		{"deadline before the start: none", deadline(5, testPod(api.PodPending, false)), at(base, 400*time.Millisecond), actAccept, 600 * time.Millisecond},
 		{"deadline of a terminating pod: deletion goes on", deadline(1, terminating(testPod(api.PodRunning, true))), at(base, sec), actConfirmDelete, 0},
-		{"node down: terminating pod not confirmed", terminating(testPod(api.PodRunning, false)), at(down, 10*sec), actNone, 20 * sec},
+		{"node down: terminating pod not confirmed", terminating(testPod(api.PodRunning, false)), at(down, 10*sec), actNone, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -234,20 +234,6 @@ func TestStatusTransitions(t *testing.T) {
 			func(t *testing.T, st api.PodStatus) {
 				assert.NotNil(t, st.ContainerStatuses[0].State.Running)
 				assert.False(t, st.ContainerStatuses[0].Ready)
-				assert.Equal(t, api.ConditionFalse, cond(st, api.PodReady).Status)
-			}},
-		{"node not ready: only Ready goes false", testPod(api.PodRunning, true),
-			func(p *api.Pod) api.PodStatus { return nodeNotReadyStatus(new(statusBuf), p, now) },
-			func(t *testing.T, st api.PodStatus) {
-				assert.Equal(t, api.ConditionFalse, cond(st, api.PodReady).Status)
-				assert.Equal(t, reasonNodeNotReady, cond(st, api.PodReady).Reason)
-				assert.Equal(t, api.ConditionTrue, cond(st, api.ContainersReady).Status)
-			}},
-		{"node lost: Failed, reason NodeLost", testPod(api.PodRunning, true),
-			func(p *api.Pod) api.PodStatus { return nodeLostStatus(new(statusBuf), p, now) },
-			func(t *testing.T, st api.PodStatus) {
-				assert.Equal(t, api.PodFailed, st.Phase)
-				assert.Equal(t, reasonNodeLost, st.Reason)
 				assert.Equal(t, api.ConditionFalse, cond(st, api.PodReady).Status)
 			}},
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/loop"
+	"github.com/miniplane/miniplane/controllers/nodelifecycle"
 	"github.com/miniplane/miniplane/controllers/scheduler"
 	"github.com/miniplane/miniplane/informer"
 	"github.com/miniplane/miniplane/internal/testenv"
@@ -28,7 +29,9 @@ import (
 
 // env is the controller over a real API server and real informers, on a
 // fake clock, driven step by step from the test's goroutine, with the
-// scheduler beside it (unless newEnvWithout made it) to bind its pods.
+// scheduler beside it (unless newEnvWith made it without) to bind its
+// pods, and the node lifecycle controller to act on the pods of a node
+// taken down.
 type env struct {
 	testenv.Pods
 	t     testing.TB
@@ -38,6 +41,7 @@ type env struct {
 	f     *informer.Factory
 	c     *Controller
 	sched *scheduler.Controller
+	life  *nodelifecycle.Controller
 }
 
 func newEnv(t testing.TB, cfg Config) *env { return newEnvWith(t, cfg, true) }
@@ -70,6 +74,8 @@ func newEnvWith(t testing.TB, cfg Config, withScheduler bool) *env {
 		})
 		require.NoError(t, err)
 	}
+	e.life, err = nodelifecycle.New(nodelifecycle.Config{Client: srv, Factory: f, Clock: clk, Logger: log})
+	require.NoError(t, err)
 	require.NoError(t, c.EnsureNodes(e.ctx))
 	e.settle()
 	require.True(t, c.HasSynced())
@@ -108,6 +114,9 @@ func (e *env) step() bool {
 		}
 	}
 	if e.sched != nil && e.sched.ProcessOne(e.ctx) {
+		progressed = true
+	}
+	if e.life.ProcessOne(e.ctx) {
 		progressed = true
 	}
 	return e.c.ProcessOne(e.ctx) || progressed
@@ -163,8 +172,7 @@ func TestEnsureNodesCreatesNodes(t *testing.T) {
 		assert.Equal(t, nodeCIDR(i), n.Spec.PodCIDR)
 		assert.Equal(t, api.ResourceList{"cpu": "4", "memory": "16Gi", "pods": "110"}, n.Status.Capacity)
 		assert.Equal(t, n.Status.Capacity, n.Status.Allocatable)
-		ready, _ := nodeReady(n)
-		assert.True(t, ready)
+		assert.True(t, nodeReady(n))
 		assert.Equal(t, api.NodeAddress{Type: api.NodeInternalIP, Address: fmt.Sprintf("10.0.0.%d", i+1)}, n.Status.Addresses[0])
 		assert.Equal(t, KubeletVersion, n.Status.NodeInfo.KubeletVersion)
 		assert.Equal(t, apiserver.GitVersion, KubeletVersion, "the kubelets match the API server's version")
@@ -459,8 +467,7 @@ func TestNodeDownPodsNotReadyThenFailed(t *testing.T) {
 
 	require.NoError(t, e.c.NodeDown(e.ctx, "node-0"))
 	e.settle()
-	ready, _ := nodeReady(e.Node("node-0"))
-	assert.False(t, ready)
+	assert.False(t, nodeReady(e.Node("node-0")))
 	for _, n := range []string{"a", "c"} {
 		assert.False(t, api.IsPodReady(e.Pod(n)), "%s on the down node", n)
 		assert.Equal(t, api.PodRunning, e.Pod(n).Status.Phase)
@@ -477,7 +484,7 @@ func TestNodeDownPodsNotReadyThenFailed(t *testing.T) {
 	for _, n := range []string{"a", "c"} {
 		p := e.Pod(n)
 		assert.Equal(t, api.PodFailed, p.Status.Phase, n)
-		assert.Equal(t, reasonNodeLost, p.Status.Reason, n)
+		assert.Equal(t, nodelifecycle.ReasonNodeLost, p.Status.Reason, n)
 	}
 	assert.Equal(t, api.PodRunning, e.Pod("b").Status.Phase)
 }

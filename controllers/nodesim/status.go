@@ -1,7 +1,6 @@
 package nodesim
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -10,11 +9,9 @@ import (
 	"github.com/miniplane/miniplane/controllers/nodesim/container"
 )
 
-// Reasons the simulated kubelet and node lifecycle write into pod status.
+// Reasons the simulated kubelet writes into pod status.
 const (
 	reasonContainersNotReady = "ContainersNotReady"
-	reasonNodeNotReady       = "NodeNotReady"
-	reasonNodeLost           = "NodeLost"
 	reasonError              = "Error"
 	reasonProbeFailed        = "ReadinessProbeFailed"
 	reasonPodCompleted       = "PodCompleted"
@@ -349,30 +346,6 @@ func markReady(st *api.PodStatus, now time.Time) {
 // False; the containers keep running.
 func probeFailedStatus(b *statusBuf, pod *api.Pod, now time.Time) api.PodStatus {
 	st := ownStatus(b, pod)
-	for i := range st.ContainerStatuses {
-		st.ContainerStatuses[i].Ready = false
-	}
-	st.Conditions = withNotReady(b, pod, st.Conditions, now)
-	return st
-}
-
-// nodeNotReadyStatus is what the node lifecycle controller writes for a pod
-// on a node that stopped reporting: only the Ready condition goes False; the
-// containers' state is unknown, so it is left alone.
-func nodeNotReadyStatus(b *statusBuf, pod *api.Pod, now time.Time) api.PodStatus {
-	st := ownStatus(b, pod)
-	st.Conditions = setCondition(st.Conditions, api.PodReady, api.ConditionFalse, reasonNodeNotReady,
-		fmt.Sprintf("node %s is not ready", pod.Spec.NodeName), now)
-	return st
-}
-
-// nodeLostStatus is the status of a pod given up on because its node stayed
-// down past the eviction timeout: phase Failed, reason NodeLost, not ready.
-func nodeLostStatus(b *statusBuf, pod *api.Pod, now time.Time) api.PodStatus {
-	st := ownStatus(b, pod)
-	st.Phase = api.PodFailed
-	st.Reason = reasonNodeLost
-	st.Message = fmt.Sprintf("Node %s which was running pod %s is unresponsive", pod.Spec.NodeName, pod.Metadata.Name)
 	for i := range st.ContainerStatuses {
 		st.ContainerStatuses[i].Ready = false
 	}
