@@ -400,3 +400,13 @@ func TestNodeIPsRange(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, netip.MustParsePrefix("10.9.9.0/24"), got, "the range last parsed is not parsed again")
 }
+
+// conditionOf returns the pod's condition of typ, if it has one.
+func conditionOf(pod *api.Pod, typ api.PodConditionType) (api.PodCondition, bool) {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == typ {
+			return c, true
+		}
+	}
+	return api.PodCondition{}, false
+}

@@ -36,16 +36,6 @@ func setCondition(conds []api.PodCondition, typ api.PodConditionType, status api
 	return append(out, api.PodCondition{Type: typ, Status: status, Reason: reason, Message: message, LastTransitionTime: api.NewTime(now)})
 }
 
-// conditionOf returns the pod's condition of typ, if it has one.
-func conditionOf(pod *api.Pod, typ api.PodConditionType) (api.PodCondition, bool) {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == typ {
-			return c, true
-		}
-	}
-	return api.PodCondition{}, false
-}
-
 // FNV-1a, 64 bits (hash/fnv's New64a), computed inline: the hash.Hash
 // and the formatting it was fed through cost allocations per pod.
 const (
