@@ -17,11 +17,12 @@ const (
 	actProbeFail            // Ready → not ready: readiness checks fail (SetPodReady false)
 	actCrash                // containers exit with code 1 (CrashPod)
 	actRestart              // crashed containers start again; ready at once without readiness probes
-	actConfirmDelete        // terminating: containers stopped, delete with grace 0
+	actStop                 // terminating: containers stopped, the pod in a terminal phase (Succeeded or Failed)
+	actConfirmDelete        // terminating and terminal: delete with grace 0
 	actDeadline             // active past spec.activeDeadlineSeconds: containers killed, Failed, DeadlineExceeded
 )
 
-var actionNames = [...]string{"none", "accept", "start", "ready", "probe-fail", "crash", "restart", "confirm-delete", "deadline"}
+var actionNames = [...]string{"none", "accept", "start", "ready", "probe-fail", "crash", "restart", "stop", "confirm-delete", "deadline"}
 
 func (a action) String() string { return actionNames[a] }
 
@@ -80,10 +81,17 @@ func (s stage) String() string {
 // decide says what happens next to a pod bound to a simulated node: the
 // action due now (actNone if none) and, when something will be due later,
 // how long until then (0 when nothing is waiting on time). A pod active
-// past its deadline is failed before anything else happens to it.
+// past its deadline is failed before anything else happens to it. A pod
+// being deleted has its containers stopped after TerminationDelay and is
+// moved to a terminal phase (actStop), then its deletion is confirmed
+// (actConfirmDelete), as the kubelet's status manager deletes a pod only
+// once it is terminal (KEP-3329).
 func decide(pod *api.Pod, f podFacts) (action, time.Duration) {
 	switch pod.Status.Phase {
 	case api.PodSucceeded, api.PodFailed:
+		if pod.Metadata.DeletionTimestamp != nil && !f.NodeDown {
+			return actConfirmDelete, 0 // nothing runs: it may go at once
+		}
 		return actNone, 0 // finished: nothing runs any more
 	}
 	deadline, ok := activeDeadline(pod)
@@ -127,7 +135,7 @@ func decideRest(pod *api.Pod, f podFacts) (action, time.Duration) {
 		if ok, left := due(f.Since, f.TerminationDelay); !ok {
 			return actNone, left
 		}
-		return actConfirmDelete, 0
+		return actStop, 0
 	}
 	if pod.Status.Phase != api.PodRunning {
 		ok, left := due(f.Since, f.StartDelay)

@@ -126,6 +126,8 @@ func (c *Controller) runPod(ctx context.Context, key string, st *podState, pod *
 		}
 	case actDeadline:
 		status = deadlineStatus(b, pod, now)
+	case actStop:
+		status = stoppedStatus(b, pod, now)
 	}
 	cp := cr.carry(pod, b.publish(&pod.Status, status))
 	written, err := c.client.UpdateStatus(ctx, cp, cr.handover()...)
@@ -310,6 +312,10 @@ func (c *Controller) tell(ctx context.Context, krec *record.EventRecorder, key s
 		c.eventMessage(ctx, krec, pod, api.EventTypeNormal, "Started", "Restarted containers")
 	case actProbeFail:
 		c.event(ctx, krec, pod, api.EventTypeWarning, "Unhealthy", "Readiness probe failed")
+	case actStop:
+		if ce := c.log.Check(zap.InfoLevel, "pod stopped"); ce != nil {
+			ce.Write(zap.String("pod", key), zap.String("phase", string(pod.Status.Phase)))
+		}
 	case actDeadline:
 		c.log.Info("pod failed: active deadline", zap.String("pod", key))
 		c.eventMessage(ctx, krec, pod, api.EventTypeNormal, reasonDeadlineExceeded, messageDeadlineExceeded)
@@ -317,8 +323,9 @@ func (c *Controller) tell(ctx context.Context, krec *record.EventRecorder, key s
 }
 
 // confirmDelete is the kubelet's last word on a terminating pod: its
-// containers have stopped, so it deletes the pod with grace 0, on condition
-// that it is still the same pod; st is its state.
+// containers have stopped and its terminal phase is written (actStop), so
+// it deletes the pod with grace 0, on condition that it is still the same
+// pod; st is its state.
 func (c *Controller) confirmDelete(ctx context.Context, key string, st *podState, pod *api.Pod, now time.Time) error {
 	cr := c.carriers.lend()
 	defer c.carriers.giveBack(cr)

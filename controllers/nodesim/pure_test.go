@@ -121,7 +121,10 @@ func TestDecide(t *testing.T) {
 		{"held not ready stays so", testPod(api.PodRunning, false), func() podFacts { f := at(base, time.Hour); f.WantReady = ptr(false); return f }(), actNone, 0},
 		{"ready now ignores ReadyDelay", probed(testPod(api.PodRunning, false)), func() podFacts { f := base; f.WantReady = ptr(true); return f }(), actReady, 0},
 		{"terminating waits", terminating(testPod(api.PodRunning, true)), at(base, 300*time.Millisecond), actNone, 700 * time.Millisecond},
-		{"terminating confirmed", terminating(testPod(api.PodRunning, true)), at(base, sec), actConfirmDelete, 0},
+		{"terminating stopped: terminal phase first", terminating(testPod(api.PodRunning, true)), at(base, sec), actStop, 0},
+		{"terminating and terminal: confirmed at once", terminating(testPod(api.PodSucceeded, false)), base, actConfirmDelete, 0},
+		{"failed pod deleted: confirmed at once", terminating(testPod(api.PodFailed, false)), base, actConfirmDelete, 0},
+		{"failed pod deleted, node down: not confirmed", terminating(testPod(api.PodFailed, false)), down, actNone, 0},
 		{"node down: the kubelet leaves a ready pod alone", testPod(api.PodRunning, true), at(down, sec), actNone, 0},
 		{"node down: pending pod is not started", testPod(api.PodPending, false), at(down, 10*sec), actNone, 0},
 		{"node down: crashed pod is not restarted", crashedPod, at(down, sec), actNone, 0},
@@ -131,7 +134,7 @@ func TestDecide(t *testing.T) {
 		{"deadline: sooner than the probe", deadline(1, probed(testPod(api.PodRunning, false))), at(base, 500*time.Millisecond), actNone, 500 * time.Millisecond},
 		{"deadline passed: failed", deadline(5, testPod(api.PodRunning, true)), at(base, 5*sec), actDeadline, 0},
 		{"deadline before the start: none", deadline(5, testPod(api.PodPending, false)), at(base, 400*time.Millisecond), actAccept, 600 * time.Millisecond},
-		{"deadline of a terminating pod: deletion goes on", deadline(1, terminating(testPod(api.PodRunning, true))), at(base, sec), actConfirmDelete, 0},
+		{"deadline of a terminating pod: deletion goes on", deadline(1, terminating(testPod(api.PodRunning, true))), at(base, sec), actStop, 0},
 		{"node down: terminating pod not confirmed", terminating(testPod(api.PodRunning, false)), at(down, 10*sec), actNone, 0},
 	}
 	for _, tt := range tests {
@@ -228,6 +231,45 @@ func TestStatusTransitions(t *testing.T) {
 				assert.Equal(t, containerID("uid-1", "app", 1), cs.ContainerID)
 				assert.NotEqual(t, containerID("uid-1", "app", 0), cs.ContainerID)
 				assert.False(t, cs.Ready)
+			}},
+		{"stopped: its server exits 0 on SIGTERM, Succeeded", testPod(api.PodRunning, true),
+			func(p *api.Pod) api.PodStatus { return stoppedStatus(new(statusBuf), p, now) },
+			func(t *testing.T, st api.PodStatus) {
+				assert.Equal(t, api.PodSucceeded, st.Phase)
+				term := st.ContainerStatuses[0].State.Terminated
+				require.NotNil(t, term)
+				assert.Equal(t, api.ContainerStateTerminated{ExitCode: 0, Reason: "Completed", StartedAt: api.NewTime(epoch),
+					FinishedAt: api.NewTime(now), ContainerID: containerID("uid-1", "app", 0)}, *term)
+				assert.False(t, st.ContainerStatuses[0].Ready)
+				assert.Equal(t, reasonPodCompleted, cond(st, api.PodReady).Reason)
+				assert.Equal(t, api.ConditionFalse, cond(st, api.ContainersReady).Status)
+			}},
+		{"stopped: a command ignores SIGTERM and is killed, Failed; DisruptionTarget kept", func() *api.Pod {
+			p := testPod(api.PodRunning, true)
+			p.Spec.Containers[0].Command = []string{"/bin/sh", "-c", "sleep 1000000"}
+			p.Status.Conditions = append(p.Status.Conditions, api.PodCondition{Type: "DisruptionTarget", Status: api.ConditionTrue, Reason: "EvictionByEvictionAPI"})
+			return p
+		}(),
+			func(p *api.Pod) api.PodStatus { return stoppedStatus(new(statusBuf), p, now) },
+			func(t *testing.T, st api.PodStatus) {
+				assert.Equal(t, api.PodFailed, st.Phase)
+				term := st.ContainerStatuses[0].State.Terminated
+				require.NotNil(t, term)
+				assert.Equal(t, int32(137), term.ExitCode)
+				assert.Equal(t, "Error", term.Reason)
+				assert.Equal(t, reasonContainersNotReady, cond(st, api.PodReady).Reason)
+				assert.Equal(t, "EvictionByEvictionAPI", cond(st, "DisruptionTarget").Reason)
+			}},
+		{"stopped before it started: status unknown, Failed", func() *api.Pod {
+			p := testPod(api.PodPending, false)
+			p.Status = acceptedStatus(new(statusBuf), p, "10.0.0.1", epoch)
+			return p
+		}(),
+			func(p *api.Pod) api.PodStatus { return stoppedStatus(new(statusBuf), p, now) },
+			func(t *testing.T, st api.PodStatus) {
+				assert.Equal(t, api.PodFailed, st.Phase)
+				assert.Equal(t, api.ContainerStateTerminated{ExitCode: 137, Reason: reasonStatusUnknown, Message: messageStatusUnknown},
+					*st.ContainerStatuses[0].State.Terminated)
 			}},
 		{"probe failed: not ready, containers keep running", testPod(api.PodRunning, true),
 			func(p *api.Pod) api.PodStatus { return probeFailedStatus(new(statusBuf), p, now) },

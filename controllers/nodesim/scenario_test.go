@@ -658,3 +658,44 @@ func TestWakeOutlivesAnEarlierRetry(t *testing.T) {
 
 // conflictBindOnce refuses the first binding with 409 Conflict before it is
 // applied, as the simulator's Conflict fault does: the pod is not bound.
+
+// TestDeletedPodEndsInATerminalPhase: a pod deleted gracefully is stopped
+// and moved to a terminal phase before the kubelet confirms its deletion
+// (KEP-3329): a finalizer keeps the object, which shows the phase its
+// containers' exits give, Succeeded for a server stopped by SIGTERM,
+// Failed for a command killed past it, and keeps others' conditions.
+func TestDeletedPodEndsInATerminalPhase(t *testing.T) {
+	tests := []struct {
+		name      string
+		command   []string
+		wantPhase api.PodPhase
+		wantCode  int32
+	}{
+		{"a server exits 0: Succeeded", nil, api.PodSucceeded, 0},
+		{"a command is killed: Failed", []string{"sleep", "3600"}, api.PodFailed, 137},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, Config{Nodes: 1})
+			e.CreatePod("web", func(p *api.Pod) {
+				p.Metadata.Finalizers = []string{"example.com/keep"}
+				p.Spec.Containers[0].Command = tt.command
+			})
+			e.settle()
+			e.advance(2 * time.Second)
+			require.Equal(t, api.PodRunning, e.Pod("web").Status.Phase)
+			_, err := e.srv.Evict(e.ctx, &api.Eviction{Metadata: api.ObjectMeta{Namespace: "default", Name: "web"}})
+			require.NoError(t, err)
+			e.settle()
+			require.Equal(t, api.PodRunning, e.Pod("web").Status.Phase, "stopping takes TerminationDelay")
+			e.advance(time.Second)
+			p := e.Pod("web")
+			assert.Equal(t, tt.wantPhase, p.Status.Phase)
+			assert.Equal(t, int64(0), *p.Metadata.DeletionGracePeriodSeconds, "deletion confirmed once terminal")
+			require.NotNil(t, p.Status.ContainerStatuses[0].State.Terminated)
+			assert.Equal(t, tt.wantCode, p.Status.ContainerStatuses[0].State.Terminated.ExitCode)
+			c, ok := conditionOf(p, "DisruptionTarget")
+			assert.True(t, ok && c.Reason == "EvictionByEvictionAPI", "the eviction's condition kept: %+v", c)
+		})
+	}
+}
