@@ -2,10 +2,11 @@
 // (kubernetes-sigs/kwok): it creates a configurable number of Node
 // objects, gives each pod bound to one an IP from its node's range, and
 // moves pods Pending → Running → Ready after delays on the injected clock.
-// It honours graceful deletion the way a kubelet does, by confirming a
-// terminating pod's deletion (grace 0) once its containers have "stopped",
-// and it offers hooks to crash a pod, flip its readiness, or take a node
-// down. Pods are bound to its nodes by the scheduler
+// It honours graceful deletion the way a kubelet does: once a terminating
+// pod's containers have "stopped" it writes the pod's terminal phase
+// (Succeeded when they all exited 0, else Failed; KEP-3329), then
+// confirms its deletion (grace 0), and it offers hooks to crash a pod,
+// flip its readiness, or take a node down. Pods are bound to its nodes by the scheduler
 // (controllers/scheduler, kube-scheduler's counterpart) or by another (a
 // real kube-scheduler, with the plane's --scheduler=none); a pod is
 // nodesim's once it is bound. NoExecute taints evict running pods through
