@@ -4303,6 +4303,7 @@ func (in *PodSecurityContext) DeepCopyInto(out *PodSecurityContext) {
 	out.SupplementalGroups = slices.Clone(in.SupplementalGroups)
 	out.FSGroup = clonePtr(in.FSGroup)
 	out.RunAsGroup = clonePtr(in.RunAsGroup)
+	out.Sysctls = slices.Clone(in.Sysctls)
 	out.SeccompProfile = in.SeccompProfile.DeepCopy()
 }
 
@@ -4537,6 +4538,7 @@ func (in *Volume) DeepCopy() *Volume {
 // DeepCopyInto copies in into out; out shares nothing mutable with in.
 func (in *VolumeSource) DeepCopyInto(out *VolumeSource) {
 	*out = *in
+	out.HostPath = in.HostPath.DeepCopy()
 	out.EmptyDir = in.EmptyDir.DeepCopy()
 	out.Secret = in.Secret.DeepCopy()
 	out.DownwardAPI = in.DownwardAPI.DeepCopy()

@@ -15,6 +15,18 @@ func KeyOf(meta *ObjectMeta) string {
 	return meta.Namespace + "/" + meta.Name
 }
 
+// AppendKey appends the key of the object named name in namespace, as KeyOf
+// makes it, to b and returns the extended slice. Into a buffer on the stack
+// (AppendKey(buf[:0], ns, name)) it makes a key that a map lookup,
+// m[string(key)], reads without allocating: for hot paths that look an
+// object up on every event.
+func AppendKey(b []byte, namespace, name string) []byte {
+	if namespace == "" {
+		return append(b, name...)
+	}
+	return append(append(append(b, namespace...), '/'), name...)
+}
+
 // IsKeyOf reports whether key is KeyOf(meta), without making the key.
 func IsKeyOf(key string, meta *ObjectMeta) bool {
 	if meta.Namespace == "" {

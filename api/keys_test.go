@@ -20,6 +20,9 @@ func TestKeyOfAndSplitKey(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Equal(t, tt.key, KeyOf(&tt.meta))
+			var buf [64]byte
+			assert.Equal(t, tt.key, string(AppendKey(buf[:0], tt.meta.Namespace, tt.meta.Name)), "AppendKey makes KeyOf's key")
+			assert.Equal(t, "x"+tt.key, string(AppendKey([]byte("x"), tt.meta.Namespace, tt.meta.Name)), "after what b holds")
 			ns, name, err := SplitKey(tt.key)
 			require.NoError(t, err)
 			assert.Equal(t, tt.namespace, ns)

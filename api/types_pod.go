@@ -563,7 +563,7 @@ const (
 
 // PodSecurityContext is the identity and privileges of a pod's processes, and
 // the ownership of its volumes. Kubernetes: corev1.PodSecurityContext (SELinux,
-// AppArmor, sysctls, Windows options and the fsGroup and supplemental groups
+// AppArmor, Windows options and the fsGroup and supplemental groups
 // policies are not modeled).
 type PodSecurityContext struct {
 	// RunAsUser is the uid the containers' processes run as, instead of the image's.
@@ -576,8 +576,22 @@ type PodSecurityContext struct {
 	FSGroup *int64 `json:"fsGroup,omitempty" protobuf:"varint,5,opt,name=fsGroup"`
 	// RunAsGroup is the primary gid of the containers' processes, instead of the image's.
 	RunAsGroup *int64 `json:"runAsGroup,omitempty" protobuf:"varint,6,opt,name=runAsGroup"`
+	// Sysctls are the namespaced kernel parameters set for the pod. The kubelet
+	// refuses a pod with a sysctl neither safe nor allowed on its node
+	// (SysctlForbidden).
+	Sysctls []Sysctl `json:"sysctls,omitempty" protobuf:"bytes,7,rep,name=sysctls"`
 	// SeccompProfile is the system call filter of the containers.
 	SeccompProfile *SeccompProfile `json:"seccompProfile,omitempty" protobuf:"bytes,10,opt,name=seccompProfile"`
+}
+
+// Sysctl is one kernel parameter set in a pod's namespaces: its name (with
+// "." or "/" between its parts, "kernel.shm_rmid_forced") and value.
+// Kubernetes: corev1.Sysctl.
+type Sysctl struct {
+	// Name is the parameter's name.
+	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
+	// Value is what it is set to.
+	Value string `json:"value" protobuf:"bytes,2,opt,name=value"`
 }
 
 // SecurityContext is the identity and privileges of one container's

@@ -120,6 +120,9 @@ type Volume struct {
 
 // VolumeSource is where a volume's contents come from. Kubernetes: corev1.VolumeSource.
 type VolumeSource struct {
+	// HostPath is a directory (or file) of the node the pod runs on, shared by every pod
+	// there that mounts it.
+	HostPath *HostPathVolumeSource `json:"hostPath,omitempty" protobuf:"bytes,1,opt,name=hostPath"`
 	// EmptyDir is a directory that starts empty and lives as long as the pod.
 	EmptyDir *EmptyDirVolumeSource `json:"emptyDir,omitempty" protobuf:"bytes,2,opt,name=emptyDir"`
 	// Secret fills the volume with a Secret's keys.

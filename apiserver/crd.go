@@ -285,7 +285,7 @@ func (s *Server) customKind(crd *api.CustomResourceDefinition, v *api.CustomReso
 		singular:   crd.Spec.Names.Singular,
 		shortNames: slices.Clone(crd.Spec.Names.ShortNames),
 		categories: slices.Clone(crd.Spec.Names.Categories),
-		custom:     &customInfo{schema: root, listKind: crd.Spec.Names.ListKind, crd: crd.Metadata.Name},
+		custom:     &customInfo{schema: root, compiled: schema.Compile(root), listKind: crd.Spec.Names.ListKind, crd: crd.Metadata.Name},
 	}
 	k.keyPrefix = "/registry/" + k.gr.String() + "/"
 	k.columns = customColumns(v)
@@ -308,13 +308,14 @@ func (s *Server) customKind(crd *api.CustomResourceDefinition, v *api.CustomReso
 		return map[string]any(c)
 	}
 	metaRules := metaRules{namespaced: k.namespaced, name: nameIsDNSSubdomain}
+	compiled := k.custom.compiled
 	k.defaults = func(o api.Object) {
 		u := o.(*api.Unstructured)
 		if u.Content == nil {
 			u.Content = api.JSONObject{}
 		}
-		schema.Prune(u.Content, root)
-		schema.Default(u.Content, root)
+		schema.Prune(u.Content, compiled)
+		schema.Default(u.Content, compiled)
 	}
 	rules, errs := s.rules.Compile(root, "")
 	if len(errs) > 0 {
@@ -325,19 +326,19 @@ func (s *Server) customKind(crd *api.CustomResourceDefinition, v *api.CustomReso
 	k.validate = func(o api.Object) apierrors.FieldErrors {
 		u := o.(*api.Unstructured)
 		errs := validateObjectMeta(nil, &u.Metadata, metaRules, metadataPath)
-		return validateContent(errs, u, nil, root, rules)
+		return validateContent(errs, u, nil, compiled, rules)
 	}
 	k.validateUpdate = func(o, old api.Object) apierrors.FieldErrors {
 		u := o.(*api.Unstructured)
 		errs := validateObjectMetaUpdate(nil, &u.Metadata, &old.(*api.Unstructured).Metadata, metadataPath)
 		errs = validateObjectMeta(errs, &u.Metadata, metaRules, metadataPath)
-		return validateContent(errs, u, old.(*api.Unstructured), root, rules)
+		return validateContent(errs, u, old.(*api.Unstructured), compiled, rules)
 	}
 	if hasStatus {
 		k.status = unstructuredStatus()
 		k.resetStatusOnCreate = true
 		k.custom.checkStatus = func(o, old api.Object) apierrors.FieldErrors {
-			return validateContent(nil, o.(*api.Unstructured), old.(*api.Unstructured), root, rules)
+			return validateContent(nil, o.(*api.Unstructured), old.(*api.Unstructured), compiled, rules)
 		}
 	}
 	if v.Subresources != nil && v.Subresources.Scale != nil {
@@ -363,8 +364,13 @@ func (s *Server) customKind(crd *api.CustomResourceDefinition, v *api.CustomReso
 
 // customInfo is what a custom kind has beyond a built-in one's strategy.
 type customInfo struct {
-	// schema is the served version's structural schema (never nil).
-	schema *api.JSONSchemaProps
+	// schema is the served version's structural schema (never nil), and
+	// compiled the same made ready to walk.
+	schema   *api.JSONSchemaProps
+	compiled *schema.Schema
+	// settled, on a storage version's kind, says that every stored object
+	// is as schema makes it, so reads return it as it is (storedSettled).
+	settled bool
 	// listKind is the kind of a list ("WidgetList").
 	listKind string
 	// crd is the definition's name.
@@ -378,7 +384,7 @@ type customInfo struct {
 // when the schema has CEL rules and nothing blocks them, the rules' errors
 // (old is the stored object on update, else nil). Kubernetes: the custom
 // resource strategy's Validate and ValidateUpdate.
-func validateContent(errs apierrors.FieldErrors, u, old *api.Unstructured, root *api.JSONSchemaProps, rules *celrules.Validator) apierrors.FieldErrors {
+func validateContent(errs apierrors.FieldErrors, u, old *api.Unstructured, root *schema.Schema, rules *celrules.Validator) apierrors.FieldErrors {
 	errs = append(errs, schema.Validate(u.Content, root)...)
 	if rules == nil {
 		return errs
@@ -599,7 +605,7 @@ func (s *Server) UnknownFields(obj api.Object) []string {
 	if k == nil {
 		return nil
 	}
-	return schema.UnknownFields(u.Content, k.custom.schema)
+	return schema.UnknownFields(u.Content, k.custom.compiled)
 }
 
 var _ = context.Background

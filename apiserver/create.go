@@ -141,7 +141,7 @@ func (s *Server) create(obj api.Object, opts writeOptions) (api.Object, error) {
 		obj: in, dryRun: opts.DryRun, ctx: opts.ctx}); err != nil {
 		return nil, err
 	}
-	release, err := s.allocate(k, in)
+	release, err := s.allocate(k, in, opts.DryRun)
 	if err != nil {
 		return nil, err
 	}
@@ -238,29 +238,37 @@ func admissionName(m *api.ObjectMeta) string {
 }
 
 // allocate takes the resources a new object holds outside the store: a
-// service's cluster IP and node ports. It returns the undo for a create
-// that then fails.
-func (s *Server) allocate(k *kind, obj api.Object) (release func(), err error) {
+// service's cluster IP and node ports (dry: checks them only). It returns
+// the undo for a create that then fails.
+func (s *Server) allocate(k *kind, obj api.Object, dry bool) (release func(), err error) {
 	svc, ok := obj.(*api.Service)
 	if !ok || svc.Spec.Type == api.ServiceTypeExternalName || svc.Spec.ClusterIP == api.ClusterIPNone {
 		return func() {}, nil
 	}
 	if svc.Spec.ClusterIP == "" {
-		ip, err := s.ips.allocate()
+		ip, err := s.ips.allocate(dry)
 		if err != nil {
 			return nil, apierrors.NewInternalError(fmt.Errorf("allocating a cluster IP: %w", err))
 		}
 		svc.Spec.ClusterIP = ip
-	} else if err := s.ips.reserve(svc.Spec.ClusterIP); err != nil {
+	} else if err := s.ips.reserve(svc.Spec.ClusterIP, dry); err != nil {
+		if !isRefusal(err) {
+			return nil, apierrors.NewInternalError(fmt.Errorf("failed to allocate IP %s: %w", svc.Spec.ClusterIP, err))
+		}
 		return nil, apierrors.NewInvalid(k.gr.Group, k.kind, svc.Metadata.Name,
 			apierrors.FieldErrors{Invalid(NewPath("spec", "clusterIPs").Index(0), svc.Spec.ClusterIP, err.Error())})
 	}
 	svc.Spec.ClusterIPs = []string{svc.Spec.ClusterIP}
 	ip := svc.Spec.ClusterIP
-	releasePorts, err := s.allocateNodePorts(k, svc, nil)
+	releasePorts, err := s.allocateNodePorts(k, svc, nil, dry)
 	if err != nil {
-		s.ips.release(ip)
+		if !dry {
+			s.ips.release(ip)
+		}
 		return nil, err
+	}
+	if dry {
+		return func() {}, nil
 	}
 	return func() { s.ips.release(ip); releasePorts() }, nil
 }

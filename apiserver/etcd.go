@@ -8,11 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"go.uber.org/zap"
-
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/protobuf"
-	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/etcdstore"
 	"github.com/miniplane/miniplane/store"
 )
@@ -188,33 +185,3 @@ func cmpOr(d, def time.Duration) time.Duration {
 
 // etcdClient is Config.Etcd's type.
 type etcdClient = etcdstore.Client
-
-// rebuildAllocations marks used the cluster IPs and node ports of the
-// Services a restarted server finds in etcd, so that it never hands out one
-// in use. kube-apiserver keeps its allocation bitmaps in etcd and its
-// repair controllers (ipallocator/controller/repair.go,
-// portallocator/controller/repair.go) rebuild them from the Services the
-// same way; miniplane keeps none, and rebuilds at start.
-func (s *Server) rebuildAllocations() error {
-	res, err := s.store.List(s.kinds[client.Services].prefix(""), store.ListOptions{})
-	if err != nil {
-		return fmt.Errorf("apiserver: reading Services: %w", err)
-	}
-	for _, r := range res.Records {
-		svc, ok := r.Value.(*api.Service)
-		if !ok {
-			continue
-		}
-		if ip := svc.Spec.ClusterIP; ip != "" && ip != api.ClusterIPNone {
-			if err := s.ips.reserve(ip); err != nil {
-				s.log.Warn("a stored Service's cluster IP", zap.String("service", svc.Metadata.Namespace+"/"+svc.Metadata.Name), zap.String("ip", ip), zap.Error(err))
-			}
-		}
-		for p := range nodePortsOf(svc) {
-			if err := s.nodePorts.reserve(p); err != nil {
-				s.log.Warn("a stored Service's node port", zap.String("service", svc.Metadata.Namespace+"/"+svc.Metadata.Name), zap.Int32("port", p), zap.Error(err))
-			}
-		}
-	}
-	return nil
-}

@@ -164,14 +164,16 @@ func (k *kind) in(obj api.Object) api.Object {
 }
 
 // out returns a stored object as k shows it: the object itself (shared and
-// immutable) for a kind served as stored, else its conversion, carrying k's
-// apiVersion and kind. nil stays nil.
+// immutable) for a kind served as stored that fromStored leaves as it is,
+// else its conversion, carrying k's apiVersion and kind. nil stays nil.
 func (k *kind) out(obj api.Object) api.Object {
 	if k.fromStored == nil || obj == nil {
 		return obj
 	}
 	c := k.fromStored(obj)
-	*c.GetTypeMeta() = api.TypeMeta{APIVersion: k.apiVersion, Kind: k.kind}
+	if c != obj {
+		*c.GetTypeMeta() = api.TypeMeta{APIVersion: k.apiVersion, Kind: k.kind}
+	}
 	return c
 }
 

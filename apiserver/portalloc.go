@@ -1,11 +1,11 @@
 package apiserver
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
@@ -83,65 +83,46 @@ func (r portRange) contains(p int32) bool { return p >= r.base && p < r.base+r.s
 
 func (r portRange) String() string { return fmt.Sprintf("%d-%d", r.base, r.base+r.size-1) }
 
-// portAllocator hands out service node ports: sequentially from the bottom
-// of its range (Kubernetes draws them at random; sequential keeps a run
-// reproducible), never the same one twice while it is held. The zero value
-// allocates from serviceNodePortRange. Kubernetes: portallocator.
+// portAllocator hands out service node ports from its range: offset 0 is
+// the range's first port. Kubernetes: portallocator.
 type portAllocator struct {
-	// mu guards next and used.
-	mu   sync.Mutex
-	r    portRange
-	next int32 // offset where the search for a free port starts
-	used map[int32]bool
+	rangeAllocator
+	r portRange
 }
 
-func (a *portAllocator) rangeLocked() portRange {
-	if a.r.size == 0 {
-		a.r = serviceNodePortRange
-	}
-	if a.used == nil {
-		a.used = make(map[int32]bool)
-	}
-	return a.r
+func newPortAllocator(r portRange) portAllocator {
+	return portAllocator{rangeAllocator: newRangeAllocator(r.String(), int(r.size)), r: r}
 }
 
-// allocate returns a free port and marks it used.
-func (a *portAllocator) allocate() (int32, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	r := a.rangeLocked()
-	for i := int32(0); i < r.size; i++ {
-		p := r.base + (a.next+i)%r.size
-		if !a.used[p] {
-			a.used[p] = true
-			a.next = (p - r.base + 1) % r.size
-			return p, nil
-		}
+// allocate returns a free port and marks it used (dry: not).
+func (a *portAllocator) allocate(dry bool) (int32, error) {
+	i, err := a.allocateNext(dry)
+	if err != nil {
+		return 0, err
 	}
-	return 0, fmt.Errorf("range is full")
+	return a.r.base + int32(i), nil
 }
 
 // reserve marks a client-chosen port used, or says why it cannot be, in
-// kube-apiserver's words.
-func (a *portAllocator) reserve(p int32) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	r := a.rangeLocked()
-	switch {
-	case !r.contains(p):
-		return fmt.Errorf("provided port is not in the valid range. The range of valid ports is %s", r)
-	case a.used[p]:
-		return fmt.Errorf("provided port is already allocated")
+// kube-apiserver's words (dry: checks only).
+func (a *portAllocator) reserve(p int32, dry bool) error {
+	if !a.r.contains(p) {
+		return refusal("provided port is not in the valid range. The range of valid ports is " + a.r.String())
 	}
-	a.used[p] = true
+	switch err := a.rangeAllocator.allocate(int(p-a.r.base), dry); {
+	case errors.Is(err, errAllocated):
+		return refusal("provided port is already allocated")
+	case err != nil:
+		return err
+	}
 	return nil
 }
 
 // release returns a port to the pool; a port not held is ignored.
 func (a *portAllocator) release(p int32) {
-	a.mu.Lock()
-	delete(a.used, p)
-	a.mu.Unlock()
+	if a.r.contains(p) {
+		a.rangeAllocator.release(int(p - a.r.base))
+	}
 }
 
 // needsNodePorts reports whether a service of this type exposes node
@@ -179,9 +160,12 @@ func nodePortsOf(svc *api.Service) map[int32]bool {
 // already held (by the version an update replaces) stay held; a number
 // given to two ports (say TCP and UDP) is taken once. It returns the undo.
 // Kubernetes: the service REST's allocateNodePorts and initNodePorts.
-func (s *Server) allocateNodePorts(k *kind, svc *api.Service, held map[int32]bool) (undo func(), err error) {
+func (s *Server) allocateNodePorts(k *kind, svc *api.Service, held map[int32]bool, dry bool) (undo func(), err error) {
 	var taken []int32
 	undo = func() {
+		if dry {
+			return
+		}
 		for _, p := range taken {
 			s.nodePorts.release(p)
 		}
@@ -199,13 +183,16 @@ func (s *Server) allocateNodePorts(k *kind, svc *api.Service, held map[int32]boo
 		case sp.NodePort != 0 && mine[sp.NodePort]:
 			continue
 		case sp.NodePort != 0:
-			if err := s.nodePorts.reserve(sp.NodePort); err != nil {
+			if err := s.nodePorts.reserve(sp.NodePort, dry); err != nil {
 				undo()
+				if !isRefusal(err) {
+					return nil, apierrors.NewInternalError(fmt.Errorf("failed to allocate port %d: %w", sp.NodePort, err))
+				}
 				return nil, apierrors.NewInvalid(k.gr.Group, k.kind, svc.Metadata.Name, apierrors.FieldErrors{
 					Invalid(NewPath("spec", "ports").Index(i).Child("nodePort"), sp.NodePort, err.Error())})
 			}
 		default:
-			p, err := s.nodePorts.allocate()
+			p, err := s.nodePorts.allocate(dry)
 			if err != nil {
 				undo()
 				return nil, apierrors.NewInternalError(fmt.Errorf("failed to allocate a nodePort: %w", err))
@@ -221,12 +208,12 @@ func (s *Server) allocateNodePorts(k *kind, svc *api.Service, held map[int32]boo
 	// The health check port, chosen or not, as allocHealthCheckNodePort:
 	// a refusal is an internal error there, not an invalid field.
 	if hc := svc.Spec.HealthCheckNodePort; hc != 0 {
-		if err := s.nodePorts.reserve(hc); err != nil {
+		if err := s.nodePorts.reserve(hc, dry); err != nil {
 			undo()
 			return nil, apierrors.NewInternalError(fmt.Errorf("failed to allocate requested HealthCheck NodePort %d: %w", hc, err))
 		}
 	} else {
-		p, err := s.nodePorts.allocate()
+		p, err := s.nodePorts.allocate(dry)
 		if err != nil {
 			undo()
 			return nil, apierrors.NewInternalError(fmt.Errorf("failed to allocate a HealthCheck NodePort %d: %w", p, err))

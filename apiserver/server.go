@@ -180,6 +180,9 @@ type Server struct {
 
 	ips       ipAllocator   // service cluster IPs
 	nodePorts portAllocator // service node ports
+	// repairs check ips and nodePorts against the Services when they are
+	// kept in etcd (rangerepair.go); nil in memory.
+	repairs []*rangeRepair
 	// kubeSvc is the kubernetes Service the server keeps, once published.
 	kubeSvc kubernetesService
 	// serviceAccounts and defaultAccountWait are Config's.
@@ -239,9 +242,11 @@ func New(cfg Config) (*Server, error) {
 	if s.log == nil {
 		s.log = zap.NewNop()
 	}
+	ports := serviceNodePortRange
 	if r := cfg.ServiceNodePortRange; r.Size > 0 {
-		s.nodePorts.r = portRange{base: int32(r.Base), size: int32(r.Size)}
+		ports = portRange{base: int32(r.Base), size: int32(r.Size)}
 	}
+	s.ips, s.nodePorts = newIPAllocator(), newPortAllocator(ports)
 	if s.bookmarkEvery <= 0 {
 		s.bookmarkEvery = DefaultBookmarkInterval
 	}
@@ -264,7 +269,12 @@ func New(cfg Config) (*Server, error) {
 			_ = es.Close()
 			return nil, err
 		}
-		if err := s.rebuildAllocations(); err != nil {
+		s.shareRanges(cfg.Etcd)
+		if err := s.repairRanges(); err != nil {
+			_ = es.Close()
+			return nil, err
+		}
+		if err := s.restoreGrace(); err != nil {
 			_ = es.Close()
 			return nil, err
 		}

@@ -3,8 +3,10 @@ package apiserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -274,8 +276,19 @@ func (s *Server) writeNamespaceConditions(name string, left namespaceRemains) in
 }
 
 // Run sweeps whenever a grace period or namespace check comes due, on the
-// server's clock, until ctx is done. The simulator calls Sweep itself.
+// server's clock, until ctx is done; over etcd it also repairs the
+// allocations every RangeRepairInterval. The simulator calls Sweep itself.
 func (s *Server) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	if s.repairs != nil {
+		wg.Go(func() { s.repairLoop(ctx) })
+	}
+	s.sweepLoop(ctx)
+	wg.Wait()
+}
+
+// sweepLoop is Run's sweeping.
+func (s *Server) sweepLoop(ctx context.Context) {
 	for {
 		// The wake channel and the time to wait for are read together, so
 		// that a deadline noted in between either is seen here or wakes
@@ -303,4 +316,24 @@ func (s *Server) Run(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// restoreGrace notes, for a server starting over etcd, the objects a
+// server before it marked for deletion with a grace period, so that Sweep
+// removes them when it ends, as noteGrace does for those this server marks:
+// the deadline is the stored deletionTimestamp, which the deletion set to
+// its time plus the grace period.
+func (s *Server) restoreGrace() error {
+	for _, k := range s.storedKinds() {
+		res, err := s.store.List(k.prefix(""), store.ListOptions{})
+		if err != nil {
+			return fmt.Errorf("apiserver: reading %s: %w", k.gr, err)
+		}
+		for _, r := range res.Records {
+			if r.Value.GetObjectMeta().DeletionTimestamp != nil {
+				s.noteGrace(r.Key, r.Value)
+			}
+		}
+	}
+	return nil
 }

@@ -124,7 +124,14 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 				// validated as a whole object, on a copy of its own: the
 				// rest of next is shared with the stored object.
 				next = next.DeepCopyObject()
-				k.defaults(next)
+				if k.storage != nil {
+					// Served in another version: kube-apiserver defaults
+					// the request by its version's schema, and takes only
+					// its status (in is this call's own conversion).
+					k.defaults(in)
+					k.status.keep(next, in)
+				}
+				k.stored().defaults(next)
 				if errs := k.custom.checkStatus(next, old); len(errs) > 0 {
 					return nil, apierrors.NewInvalid(k.gr.Group, k.kind, m.Name, errs)
 				}
@@ -141,12 +148,12 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 			}
 			if svc, ok := next.(*api.Service); ok && svc.Spec.ClusterIP == "" {
 				// It newly needs an address (it was ExternalName).
-				if undo, err = s.allocate(k, svc); err != nil {
+				if undo, err = s.allocate(k, svc, opts.DryRun); err != nil {
 					return nil, err
 				}
 			} else if ok {
 				// It may newly need node ports (it was ClusterIP).
-				if undo, err = s.allocateNodePorts(k, svc, nodePortsOf(old.(*api.Service))); err != nil {
+				if undo, err = s.allocateNodePorts(k, svc, nodePortsOf(old.(*api.Service)), opts.DryRun); err != nil {
 					return nil, err
 				}
 			}

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -273,6 +274,32 @@ func TestValidatePod(t *testing.T) {
 		},
 			want:   `spec.securityContext.seccompProfile.localhostProfile: Invalid value: "a.json": can only be set when seccomp type is Localhost`,
 			causes: []cause{{invalid, "spec.securityContext.seccompProfile.localhostProfile"}}},
+		// Kubernetes' TestValidateSysctls, and the conformance test "should
+		// reject invalid sysctls" (sysctl.go).
+		{name: "sysctls", change: func(p *api.Pod) {
+			p.Spec.SecurityContext = &api.PodSecurityContext{Sysctls: sysctls("net.foo.bar", "kernel.shmmax",
+				"net.ipv4.conf.enp3s0/200.forwarding", "net/ipv4/conf/enp3s0.200/forwarding", "kernel.msgmax", "safe-and-unsafe")}
+		}},
+		{name: "sysctl names not of a sysctl's form", change: func(p *api.Pod) {
+			p.Spec.SecurityContext = &api.PodSecurityContext{Sysctls: sysctls("i..nvalid", "_invalid", "", strings.Repeat("a", 254))}
+		},
+			want: `[spec.securityContext.sysctls[0].name: Invalid value: "i..nvalid": ` + msgSysctl +
+				`, spec.securityContext.sysctls[1].name: Invalid value: "_invalid": ` + msgSysctl +
+				`, spec.securityContext.sysctls[2].name: Required value` +
+				`, spec.securityContext.sysctls[3].name: Invalid value: "` + strings.Repeat("a", 254) + `": ` + msgSysctl + `]`,
+			causes: []cause{{invalid, "spec.securityContext.sysctls[0].name"}, {invalid, "spec.securityContext.sysctls[1].name"},
+				{required, "spec.securityContext.sysctls[2].name"}, {invalid, "spec.securityContext.sysctls[3].name"}}},
+		{name: "sysctl named twice", change: func(p *api.Pod) {
+			p.Spec.SecurityContext = &api.PodSecurityContext{Sysctls: sysctls("kernel.shmmax", "kernel.shmmax")}
+		},
+			want:   `spec.securityContext.sysctls[1].name: Duplicate value: "kernel.shmmax"`,
+			causes: []cause{{duplicate, "spec.securityContext.sysctls[1].name"}}},
+		{name: "conformance's invalid sysctls", change: func(p *api.Pod) {
+			p.Spec.SecurityContext = &api.PodSecurityContext{Sysctls: sysctls("foo-", "kernel.shmmax", "safe-and-unsafe", "bar..")}
+		},
+			want: `[spec.securityContext.sysctls[0].name: Invalid value: "foo-": ` + msgSysctl +
+				`, spec.securityContext.sysctls[3].name: Invalid value: "bar..": ` + msgSysctl + `]`,
+			causes: []cause{{invalid, "spec.securityContext.sysctls[0].name"}, {invalid, "spec.securityContext.sysctls[3].name"}}},
 		{name: "host aliases", change: func(p *api.Pod) {
 			p.Spec.HostAliases = []api.HostAlias{{IP: "123.45.67.89", Hostnames: []string{"foo", "bar.local"}}, {IP: "::1", Hostnames: []string{"Bad_Name"}}, {IP: "1.2.3"}}
 		},
@@ -421,4 +448,16 @@ func TestValidatePodUpdate(t *testing.T) {
 			assertErrors(t, validatePodUpdate(pod, old), tc.want, tc.causes)
 		})
 	}
+}
+
+// msgSysctl is what Kubernetes says of a sysctl name not of a sysctl's form.
+const msgSysctl = `must have at most 253 characters and match regex ^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$`
+
+// sysctls are sysctls of names, valued "1".
+func sysctls(names ...string) []api.Sysctl {
+	out := make([]api.Sysctl, len(names))
+	for i, n := range names {
+		out[i] = api.Sysctl{Name: n, Value: "1"}
+	}
+	return out
 }

@@ -1,12 +1,14 @@
 package apiserver
 
 // Pods' security contexts and host aliases. Kubernetes:
-// validatePodSpecSecurityContext, ValidateSecurityContext,
+// validatePodSpecSecurityContext, validateSysctls, ValidateSecurityContext,
 // validateSeccompProfileField and ValidateHostAliases in
 // pkg/apis/core/validation.
 
 import (
+	"fmt"
 	"math"
+	"regexp"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
@@ -32,7 +34,7 @@ func validateRunAs(errs apierrors.FieldErrors, user, group *int64, p fieldPath) 
 }
 
 // validatePodSecurityContext checks the pod's security context: its ids in
-// range and its seccomp profile.
+// range, its sysctls' names and its seccomp profile.
 func validatePodSecurityContext(errs apierrors.FieldErrors, sc *api.PodSecurityContext, p fieldPath) apierrors.FieldErrors {
 	if sc == nil {
 		return errs
@@ -42,6 +44,7 @@ func validatePodSecurityContext(errs apierrors.FieldErrors, sc *api.PodSecurityC
 	for i := range sc.SupplementalGroups {
 		errs = validateID(errs, &sc.SupplementalGroups[i], p.child("supplementalGroups").index(i))
 	}
+	errs = validateSysctls(errs, sc.Sysctls, p.child("sysctls"))
 	return validateSeccompProfile(errs, sc.SeccompProfile, p.child("seccompProfile"))
 }
 
@@ -113,6 +116,38 @@ func validateHostAliases(errs apierrors.FieldErrors, aliases []api.HostAlias, p 
 		for j, h := range a.Hostnames {
 			errs = validateDNS1123SubdomainField(errs, h, p.index(i).child("hostnames").index(j))
 		}
+	}
+	return errs
+}
+
+// sysctlMaxLength is the longest sysctl name, and sysctlName the form of
+// one: segments of lowercase letters, digits, '-' and '_' (starting and
+// ending with a letter or digit), separated by '.' or '/'. Kubernetes:
+// validation.SysctlMaxLength and SysctlContainSlashFmt.
+const sysctlMaxLength = 253
+
+var sysctlName = regexp.MustCompile(`^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$`)
+
+// validateSysctls reports a sysctl without a name, with a name not of a
+// sysctl's form, or named twice. Whether the kernel knows it, or it is
+// safe, is not the API's business: the kubelet refuses what its node does
+// not allow (SysctlForbidden). Kubernetes' check against hostNetwork and
+// hostIPC has nothing to check: miniplane's pods do not share the host's
+// namespaces.
+func validateSysctls(errs apierrors.FieldErrors, sysctls []api.Sysctl, p fieldPath) apierrors.FieldErrors {
+	seen := make(map[string]bool, len(sysctls))
+	for i, s := range sysctls {
+		name := p.index(i).child("name")
+		switch {
+		case s.Name == "":
+			errs = append(errs, Required(name.path(), ""))
+		case len(s.Name) > sysctlMaxLength || !sysctlName.MatchString(s.Name):
+			errs = append(errs, Invalid(name.path(), s.Name,
+				fmt.Sprintf("must have at most %d characters and match regex %s", sysctlMaxLength, sysctlName)))
+		case seen[s.Name]:
+			errs = append(errs, Duplicate(name.path(), s.Name))
+		}
+		seen[s.Name] = true
 	}
 	return errs
 }

@@ -31,10 +31,12 @@ func defaultVolumes(s *api.PodSpec) {
 	}
 	for i := range s.Volumes {
 		v := &s.Volumes[i].VolumeSource
-		if v.EmptyDir == nil && v.Secret == nil && v.DownwardAPI == nil && v.ConfigMap == nil && v.Projected == nil && v.PersistentVolumeClaim == nil {
+		if v.EmptyDir == nil && v.HostPath == nil && v.Secret == nil && v.DownwardAPI == nil && v.ConfigMap == nil && v.Projected == nil && v.PersistentVolumeClaim == nil {
 			v.EmptyDir = &api.EmptyDirVolumeSource{}
 		}
 		switch {
+		case v.HostPath != nil && v.HostPath.Type == nil:
+			v.HostPath.Type = ptr("")
 		case v.ConfigMap != nil:
 			defaultMode(&v.ConfigMap.DefaultMode)
 		case v.Secret != nil:
@@ -116,6 +118,9 @@ func validatePodVolumeSource(errs apierrors.FieldErrors, v *api.VolumeSource, p 
 	}
 	if v.EmptyDir != nil && one("emptyDir") && v.EmptyDir.Medium != "" && v.EmptyDir.Medium != "Memory" && !strings.HasPrefix(v.EmptyDir.Medium, "HugePages") {
 		errs = append(errs, NotSupported(p.child("emptyDir").child("medium").path(), v.EmptyDir.Medium, "", "Memory", "HugePages"))
+	}
+	if v.HostPath != nil && one("hostPath") {
+		errs = validateHostPath(errs, v.HostPath, p.child("hostPath"))
 	}
 	if v.Secret != nil && one("secret") {
 		at := p.child("secret")
@@ -245,6 +250,25 @@ func validateLocalPath(errs apierrors.FieldErrors, file string, p fieldPath) api
 	errs = validateLocalDescendingPath(errs, file, p)
 	if strings.HasPrefix(file, "..") {
 		errs = append(errs, Invalid(p.path(), file, "must not start with '..'"))
+	}
+	return errs
+}
+
+// hostPathTypes are the types a hostPath volume may have, sorted ("" checks
+// nothing). Kubernetes: supportedHostPathTypes.
+var hostPathTypes = []string{"", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"}
+
+// validateHostPath checks a hostPath volume: a path without a ".."
+// element, and a known type. Kubernetes: validateHostPathVolumeSource.
+func validateHostPath(errs apierrors.FieldErrors, h *api.HostPathVolumeSource, p fieldPath) apierrors.FieldErrors {
+	if h.Path == "" {
+		return append(errs, Required(p.child("path").path(), ""))
+	}
+	if slices.Contains(strings.Split(h.Path, "/"), "..") {
+		errs = append(errs, Invalid(p.child("path").path(), h.Path, "must not contain '..'"))
+	}
+	if h.Type != nil && !slices.Contains(hostPathTypes, *h.Type) {
+		errs = append(errs, NotSupported(p.child("type").path(), *h.Type, hostPathTypes...))
 	}
 	return errs
 }

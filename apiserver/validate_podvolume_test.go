@@ -45,6 +45,10 @@ func TestDefaultVolumes(t *testing.T) {
 	assert.Equal(t, ptrTo(int32(0o644)), v[3].Projected.DefaultMode)
 	assert.Equal(t, ptrTo(int64(3600)), v[3].Projected.Sources[1].ServiceAccountToken.ExpirationSeconds)
 	assert.Equal(t, &api.EmptyDirVolumeSource{}, v[4].EmptyDir, "a volume without a source is an emptyDir")
+	hp := &api.Pod{Spec: api.PodSpec{Volumes: []api.Volume{{Name: "h", VolumeSource: api.VolumeSource{HostPath: &api.HostPathVolumeSource{Path: "/data"}}}}}}
+	defaultPod(hp)
+	assert.Equal(t, &api.HostPathVolumeSource{Path: "/data", Type: ptrTo("")}, hp.Spec.Volumes[0].HostPath, "a hostPath's type defaults to \"\", no check")
+	assert.Nil(t, hp.Spec.Volumes[0].EmptyDir)
 	assert.Equal(t, "v1", p.Spec.Containers[0].Env[0].ValueFrom.FieldRef.APIVersion)
 	assert.Equal(t, ptrTo(true), p.Spec.EnableServiceLinks)
 }
@@ -64,6 +68,25 @@ func TestValidatePodVolumes(t *testing.T) {
 		{name: "two sources", change: func(p *api.Pod) { p.Spec.Volumes[1].EmptyDir = &api.EmptyDirVolumeSource{} },
 			want:   "spec.volumes[1].secret: Forbidden: may not specify more than 1 volume type",
 			causes: []cause{{forbidden, "spec.volumes[1].secret"}}},
+		{name: "hostPath", change: func(p *api.Pod) {
+			p.Spec.Volumes[4].HostPath = &api.HostPathVolumeSource{Path: "/tmp/job-e2e/x", Type: ptrTo("DirectoryOrCreate")}
+			p.Spec.Volumes[4].EmptyDir = nil
+		}},
+		{name: "hostPath and emptyDir", change: func(p *api.Pod) {
+			p.Spec.Volumes[4].HostPath, p.Spec.Volumes[4].EmptyDir = &api.HostPathVolumeSource{Path: "/data"}, &api.EmptyDirVolumeSource{}
+		},
+			want:   "spec.volumes[4].hostPath: Forbidden: may not specify more than 1 volume type",
+			causes: []cause{{forbidden, "spec.volumes[4].hostPath"}}},
+		{name: "hostPath without path", change: func(p *api.Pod) {
+			p.Spec.Volumes[4].HostPath, p.Spec.Volumes[4].EmptyDir = &api.HostPathVolumeSource{Type: ptrTo("Nope")}, nil
+		},
+			want: "spec.volumes[4].hostPath.path: Required value", causes: []cause{{required, "spec.volumes[4].hostPath.path"}}},
+		{name: "hostPath with .. and an unknown type", change: func(p *api.Pod) {
+			p.Spec.Volumes[4].HostPath, p.Spec.Volumes[4].EmptyDir = &api.HostPathVolumeSource{Path: "/data/../etc", Type: ptrTo("Dir")}, nil
+		},
+			want: `[spec.volumes[4].hostPath.path: Invalid value: "/data/../etc": must not contain '..', ` +
+				`spec.volumes[4].hostPath.type: Unsupported value: "Dir": supported values: "", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"]`,
+			causes: []cause{{invalid, "spec.volumes[4].hostPath.path"}, {notSupported, "spec.volumes[4].hostPath.type"}}},
 		{name: "configMap without name", change: func(p *api.Pod) { p.Spec.Volumes[0].ConfigMap.Name = "" },
 			want: "spec.volumes[0].configMap.name: Required value", causes: []cause{{required, "spec.volumes[0].configMap.name"}}},
 		{name: "secret without name", change: func(p *api.Pod) { p.Spec.Volumes[1].Secret.SecretName = "" },

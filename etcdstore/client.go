@@ -325,3 +325,50 @@ func (c *Client) compactRevision(ctx context.Context, before int64) (int64, erro
 		}
 	}
 }
+
+// Get returns the value of one key outside the store's prefix and its
+// ModRevision: nil and 0 when there is none. kube-apiserver's allocators
+// read their RangeAllocation keys so, past any watch cache.
+func (c *Client) Get(ctx context.Context, key string) ([]byte, int64, error) {
+	resp, err := c.get(ctx, rangeRequest{Key: []byte(key)})
+	if err != nil {
+		return nil, 0, fmt.Errorf("etcdstore: get %q: %w", key, err)
+	}
+	if len(resp.Kvs) == 0 {
+		return nil, 0, nil
+	}
+	return resp.Kvs[0].Value, int64(resp.Kvs[0].ModRevision), nil
+}
+
+// Swap is the outcome of a CompareAndSwap: Swapped and the key's new
+// ModRevision, or the value and ModRevision that made it fail.
+type Swap struct {
+	Swapped bool
+	Rev     int64  // the key's ModRevision now (0: there is no key)
+	Current []byte // when not Swapped, the key's value
+}
+
+// CompareAndSwap writes value under key if the key's ModRevision is rev (0:
+// the key does not exist), in one transaction whose failure branch reads
+// the key, as kube-apiserver's GuaranteedUpdate does for an allocator's
+// RangeAllocation.
+func (c *Client) CompareAndSwap(ctx context.Context, key string, value []byte, rev int64) (Swap, error) {
+	resp, err := c.txn(ctx, txnRequest{
+		Compare: []compare{{Target: "MOD", Key: []byte(key), Result: "EQUAL", ModRevision: rev}},
+		Success: []requestOp{{RequestPut: &putRequest{Key: []byte(key), Value: value}}},
+		Failure: []requestOp{{RequestRange: &rangeRequest{Key: []byte(key)}}},
+	})
+	if err != nil {
+		return Swap{}, fmt.Errorf("etcdstore: swap %q: %w", key, err)
+	}
+	if resp.Succeeded {
+		return Swap{Swapped: true, Rev: int64(resp.Header.Revision)}, nil
+	}
+	var out Swap
+	if len(resp.Responses) > 0 && resp.Responses[0].ResponseRange != nil {
+		if kvs := resp.Responses[0].ResponseRange.Kvs; len(kvs) > 0 {
+			out.Rev, out.Current = int64(kvs[0].ModRevision), kvs[0].Value
+		}
+	}
+	return out, nil
+}

@@ -240,9 +240,10 @@ func TestCacheRelistsAfterCompactionOvertookIt(t *testing.T) {
 }
 
 // TestRestartHandsOutNoAllocatedIPOrPort: a server restarted over the
-// same etcd rebuilds the cluster IPs and node ports in use from the stored
-// Services, as kube-apiserver's repair controllers do, so the next Service
-// gets neither an IP nor a node port another holds.
+// same etcd reads the cluster IPs and node ports in use from the
+// allocations kept there, checked against the stored Services as
+// kube-apiserver's repair controllers do, so the next Service gets neither
+// an IP nor a node port another holds.
 func TestRestartHandsOutNoAllocatedIPOrPort(t *testing.T) {
 	ctx := context.Background()
 	etcd := startEtcd(t, "")

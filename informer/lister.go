@@ -66,7 +66,7 @@ func (n NamespaceLister[T]) List(sel api.Selector) []T {
 // only to be looked up need not be allocated.
 func (n NamespaceLister[T]) Get(name string) (T, error) {
 	var buf [128]byte
-	key := append(append(append(buf[:0], n.ns...), '/'), name...)
+	key := api.AppendKey(buf[:0], n.ns, name)
 	obj, ok := n.l.indexer.getBytes(key)
 	if !ok {
 		var zero T

@@ -190,7 +190,7 @@ func New(cfg Config) (*Plane, error) {
 	p.checks = p.readyChecks()
 	p.http, err = httpapi.New(httpapi.Config{
 		Server: p.srv, Clock: cfg.Clock, Logger: cfg.Logger.Named("http"), Token: cfg.Token,
-		ReadyChecks: p.checks, Metrics: p.WriteMetrics, Logs: nodeLogs{p.nodes},
+		ReadyChecks: p.checks, Metrics: p.WriteMetrics, Logs: nodeLogs{p.nodes}, Proxy: nodeProxy{p.nodes, p.clock},
 		Idle:       idleControllers(opts, len(p.insts)),
 		Authorizer: authorizer(cfg.RBAC, p.srv), ServiceAccountTokens: issuer,
 	})

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,6 +98,37 @@ func TestGadgetScenarioHoldsUnderFaults(t *testing.T) {
 			res, err := sim.RunScenario(context.Background(), sim.Config{Seed: seed, Faults: sim.AllFaults}, sc, 2*time.Minute)
 			require.NoError(t, err)
 			assert.Nil(t, res.Violation)
+		})
+	}
+}
+
+// TestGarbageCollectorFollowsCustomResources: in the "gadgets" scenario
+// the user deletes Gadget small at one minute, and the simulated garbage
+// collector, whose monitor of Gadgets the simulator started once the
+// definition was established, deletes the ConfigMap it owned (the
+// scenario's invariant finds no ConfigMap owned by a gone Gadget).
+func TestGarbageCollectorFollowsCustomResources(t *testing.T) {
+	sc, err := sim.ScenarioByName("gadgets")
+	require.NoError(t, err)
+	for seed := uint64(1); seed <= 2; seed++ {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			var trace bytes.Buffer
+			res, err := sim.RunScenario(context.Background(), sim.Config{Seed: seed, Trace: &trace}, sc, 2*time.Minute)
+			require.NoError(t, err)
+			assert.Nil(t, res.Violation)
+			lines, err := sim.ReadTrace(bytes.NewReader(trace.Bytes()))
+			require.NoError(t, err)
+			var monitors, collected []string
+			for _, l := range lines {
+				switch {
+				case l.Kind == "monitors":
+					monitors = append(monitors, l.Detail)
+				case l.Kind == "delete" && strings.HasSuffix(l.Actor, "/garbagecollector"):
+					collected = append(collected, l.Key)
+				}
+			}
+			assert.Contains(t, monitors, "+garbagecollector/gadgets.gadgets.example.com")
+			assert.Equal(t, []string{"ConfigMap default/small-config"}, collected)
 		})
 	}
 }

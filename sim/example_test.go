@@ -202,6 +202,6 @@ func Example_staleCacheFindsABug() {
 	}
 	fmt.Printf("fixed: %d of 20 seeds fail\n", failures)
 	// Output:
-	// seed 1: one-agent-per-node: a node has 2 agents
+	// seed 2: one-agent-per-node: a node has 2 agents
 	// fixed: 0 of 20 seeds fail
 }

@@ -148,11 +148,30 @@ func (c *gadgetController) sync(ctx context.Context, key string) error {
 
 // GadgetsConverged is GadgetOperator's promise, checked when the system is
 // quiet: every Gadget has its ConfigMap, controlled by it and holding its
-// size, and its status names the generation it was made for.
+// size, and its status names the generation it was made for; and the
+// garbage collector's, which follows custom resources: no ConfigMap is
+// owned by a Gadget that is gone.
 var GadgetsConverged = Invariant{Name: "gadgets-converged", Check: func(ctx context.Context, s *Sim) error {
 	list, err := s.user.List(ctx, Gadgets, "", client.ListOptions{})
 	if err != nil {
 		return err
+	}
+	live := make(map[api.UID]bool, len(list.Items))
+	for _, obj := range list.Items {
+		live[obj.GetObjectMeta().UID] = true
+	}
+	cms, err := s.user.List(ctx, client.ConfigMaps, "", client.ListOptions{})
+	if err != nil {
+		return err
+	}
+	for _, obj := range cms.Items {
+		m := obj.GetObjectMeta()
+		for _, ref := range m.OwnerReferences {
+			if ref.Kind == "Gadget" && !live[ref.UID] {
+				return failedOn([]string{"ConfigMap " + api.KeyOf(m), "Gadget " + m.Namespace + "/" + ref.Name}, "gadgets-converged",
+					"ConfigMap %s is owned by Gadget %s (uid %s), which is gone", api.KeyOf(m), ref.Name, ref.UID)
+			}
+		}
 	}
 	for _, obj := range list.Items {
 		g := obj.(*api.Unstructured)
@@ -177,8 +196,9 @@ var GadgetsConverged = Invariant{Name: "gadgets-converged", Check: func(ctx cont
 }}
 
 // gadgetScenario installs GadgetDefinition at the start and has the user
-// create two Gadgets, grow the first and shrink the second; the scenario
-// runs GadgetOperator beside the built-in controllers.
+// create two Gadgets, grow the first, shrink the second and delete it (the
+// garbage collector deletes its ConfigMap); the scenario runs
+// GadgetOperator beside the built-in controllers.
 func gadgetScenario(s *Sim, d time.Duration) {
 	if _, err := s.srv.Create(context.Background(), GadgetDefinition()); err != nil {
 		s.violate("scenario", "installing the Gadget definition: "+err.Error())
@@ -213,4 +233,8 @@ func gadgetScenario(s *Sim, d time.Duration) {
 	})
 	s.userAction(20*time.Second, d, "grow gadget big to 3", resize("big", 3))
 	s.userAction(40*time.Second, d, "shrink gadget small to 1", resize("small", 1))
+	s.userAction(60*time.Second, d, "delete gadget small", func(ctx context.Context) error {
+		_, err := s.user.Delete(ctx, Gadgets, "default", "small", api.DeleteOptions{})
+		return err
+	})
 }

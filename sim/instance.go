@@ -3,8 +3,10 @@ package sim
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/miniplane/miniplane/client"
@@ -37,6 +39,10 @@ type namedInformer struct {
 	// idle is the state in which the reflector last had nothing to do;
 	// while the state is the same, it still has nothing (see collect).
 	idle idleState
+	// monitor marks an informer of a controller's own that comes and goes
+	// while it leads (monitoring): the garbage collector's of a custom
+	// resource.
+	monitor bool
 	// fifoMaybe and regsMaybe are false only when the FIFO, and every
 	// handler's queue, were found empty and no step has since added to
 	// them: only the reflector and Resync fill the FIFO, only a pop fills
@@ -197,7 +203,6 @@ func (s *Sim) build(in *instance, term int64) {
 	// trace, and the simulator steps them instead of running them.
 	opts := manager.DefaultOptions()
 	opts.ReplicationWithoutExpectations = s.cfg.ReplicationWithoutExpectations
-	opts.GCCustomResources = false // the collector is stepped here, and its monitors need Run
 	ic := manager.InitContext{
 		ClientFor: cl, Factory: in.factory, Clock: in.clock, Logger: log, Options: opts, Instance: in.name,
 	}
@@ -257,12 +262,14 @@ func (s *Sim) adoptInformers(in *instance) {
 	}
 }
 
-// teardown drops the instance's controllers: their handlers and queues go.
+// teardown drops the instance's controllers: their handlers and queues go,
+// and the informers of their own (monitors).
 func (s *Sim) teardown(in *instance) {
 	for _, cr := range in.ctrlRegs {
 		cr.ni.inf.RemoveEventHandler(cr.reg)
 		cr.ni.regs = slices.DeleteFunc(cr.ni.regs, func(r *informer.Registration) bool { return r == cr.reg })
 	}
+	in.informers = slices.DeleteFunc(in.informers, func(ni *namedInformer) bool { return ni.monitor })
 	for _, c := range in.ctrls {
 		if c.queue != nil {
 			c.queue.ShutDown()
@@ -293,4 +300,56 @@ func (s *Sim) startController(c *ctrlState) {
 	if ep, ok := c.c.(interface{ EnqueueLeftovers() }); ok {
 		ep.EnqueueLeftovers()
 	}
+}
+
+// monitoring is a controller with informers of its own that come and go
+// as it runs: the garbage collector, whose monitors follow the custom
+// resources that definitions add. Run syncs them in a goroutine; the
+// simulator takes a sync as a step (stepMonitors) and steps their
+// informers as it steps the factory's.
+type monitoring interface {
+	MonitorsPending() bool
+	SyncMonitors(ctx context.Context)
+	Monitors() map[string]*informer.Informer
+}
+
+// syncMonitors takes c's monitor sync and brings the instance's informers
+// in line with its monitors: a new one is stepped from now on with the
+// handler it has, a stopped one no more. It says what changed, for the
+// trace.
+func (s *Sim) syncMonitors(ctx context.Context, in *instance, c *ctrlState, m monitoring) string {
+	m.SyncMonitors(ctx)
+	now := m.Monitors()
+	var changes []string
+	kept := in.informers[:0]
+	for _, ni := range in.informers {
+		if ni.monitor && now[strings.TrimPrefix(ni.name, in.name+"/"+c.name+"/")] != ni.inf {
+			for _, r := range ni.regs {
+				ni.inf.RemoveEventHandler(r)
+			}
+			in.ctrlRegs = slices.DeleteFunc(in.ctrlRegs, func(cr ctrlReg) bool { return cr.ni == ni })
+			changes = append(changes, "-"+strings.TrimPrefix(ni.name, in.name+"/"))
+			continue
+		}
+		kept = append(kept, ni)
+	}
+	in.informers = kept
+	have := map[*informer.Informer]bool{}
+	for _, ni := range in.informers {
+		have[ni.inf] = true
+	}
+	for _, res := range slices.Sorted(maps.Keys(now)) {
+		inf := now[res]
+		if have[inf] {
+			continue
+		}
+		ni := &namedInformer{name: in.name + "/" + c.name + "/" + res, inf: inf, regs: inf.Registrations(), idle: idleState{rev: -1},
+			fifoMaybe: true, regsMaybe: true, monitor: true}
+		in.informers = append(in.informers, ni)
+		for _, r := range ni.regs {
+			in.ctrlRegs = append(in.ctrlRegs, ctrlReg{ni, r})
+		}
+		changes = append(changes, "+"+strings.TrimPrefix(ni.name, in.name+"/"))
+	}
+	return strings.Join(changes, " ")
 }

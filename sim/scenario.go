@@ -38,7 +38,7 @@ func Scenarios() []Scenario {
 		{Name: "deployments", Description: "a deployment of 5 rolled out to a new image, scaled to 9 mid-rollout, rolled out again and rolled back to its first template", Setup: deploymentScenario},
 		{Name: "statefulsets", Description: "a stateful set of 3 with a claim template rolled out to a new image, scaled to 2 and rolled back to its first template", Setup: statefulSetScenario},
 		{Name: "jobs", Description: "a job of 6 completions run 2 at a time, a job whose pods fail until its back-off limit, and a job of 4 run all at once", Setup: jobScenario},
-		{Name: "gadgets", Description: "a CustomResourceDefinition installed and an operator in miniature keeping a ConfigMap for each of two Gadgets, which the user creates and resizes", Setup: gadgetScenario,
+		{Name: "gadgets", Description: "a CustomResourceDefinition installed and an operator in miniature keeping a ConfigMap for each of two Gadgets, which the user creates, resizes and deletes (the garbage collector deletes the ConfigMap of the one deleted)", Setup: gadgetScenario,
 			Controllers: []manager.Descriptor{GadgetOperator()}, Invariants: []Invariant{GadgetsConverged}},
 	}
 }

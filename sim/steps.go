@@ -25,6 +25,7 @@ const (
 	stepSync                      // one controller work item
 	stepElect                     // one election round
 	stepSweep                     // end due grace periods
+	stepMonitors                  // a controller's sync of the informers of its own (monitoring)
 )
 
 // candidate is one step that may have work.
@@ -99,6 +100,9 @@ func (s *Sim) collectController(out []candidate, in *instance, c *ctrlState) []c
 	case c.queue == nil || c.queue.Len() > 0:
 		out = append(out, candidate{kind: stepSync, in: in, c: c})
 	}
+	if m, ok := c.c.(monitoring); ok && in != nil && c.started && m.MonitorsPending() {
+		out = append(out, candidate{kind: stepMonitors, in: in, c: c})
+	}
 	return out
 }
 
@@ -156,6 +160,9 @@ func (s *Sim) run(ctx context.Context, c candidate) bool {
 		s.record(Event{Actor: actorOf(c.in, c.c.name), Kind: "start"})
 	case stepSync:
 		return s.runSync(ctx, c.in, c.c)
+	case stepMonitors:
+		detail := s.syncMonitors(ctx, c.in, c.c, c.c.c.(monitoring))
+		s.record(Event{Actor: actorOf(c.in, c.c.name), Kind: "monitors", Detail: detail})
 	case stepElect:
 		detail := s.stepElector(ctx, c.in)
 		s.record(Event{Actor: c.in.name + "/elector", Kind: "elect", Detail: detail})

@@ -36,7 +36,8 @@ type Event struct {
 	// scenario's client), "apiserver", "fault", "sim".
 	Actor string
 	// Kind says what it did: "sync", "list", "watch", "events", "pop",
-	// "dispatch", "create", "update", "status", "bind", "delete", "fault",
+	// "dispatch", "create", "update", "status", "bind", "delete", "monitors"
+	// (the garbage collector's informers of custom resources), "fault",
 	// "heal", a fault's name, "violation", ...
 	Kind string
 	// Key is the object concerned, with its kind: "Pod default/web-1",

@@ -42,6 +42,9 @@ func isConnect(info apiserver.ResourceInfo, sub string) bool {
 // exist (as kube-apiserver, which looks the pod up first), else 405 naming
 // what miniplane does not do and why.
 func (h *Handler) serveConnect(w http.ResponseWriter, r *http.Request, req resourceRequest) error {
+	if req.sub == "proxy" && h.proxy != nil {
+		return h.serveProxy(w, r, req) // proxy.go
+	}
 	if _, err := h.srv.Get(r.Context(), req.info.Resource, req.namespace, req.name, client.GetOptions{}); err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,66 +44,25 @@ type discoveryList struct {
 // the kind, scope, verbs, short names, categories and subresources.
 func TestAggregatedDiscovery(t *testing.T) {
 	f := newFixture(t, nil)
-	const all = " [create delete deletecollection get list patch update watch]"
+	wantCore, wantNamed := map[string]string{}, map[string]string{}
+	var named []string
+	for _, r := range servedResources(t, f.srv) {
+		if r.group == "" {
+			wantCore[r.discoveryKey()] = r.discoveryValue()
+			continue
+		}
+		wantNamed[r.discoveryKey()] = r.discoveryValue()
+		if !slices.Contains(named, r.group) {
+			named = append(named, r.group)
+		}
+	}
 	tests := []struct {
 		path       string
 		wantGroups []string
 		want       map[string]string // group/resource -> "Kind scope shortNames verbs"
 	}{
-		{"/api", []string{""}, map[string]string{
-			"/pods": "Pod Namespaced [po]" + all, "/replicationcontrollers": "ReplicationController Namespaced [rc]" + all,
-			"/services": "Service Namespaced [svc]" + all, "/endpoints": "Endpoints Namespaced [ep]" + all, "/nodes": "Node Cluster [no]" + all,
-			"/namespaces": "Namespace Cluster [ns]" + all, "/events": "Event Namespaced [ev]" + all,
-			"/configmaps": "ConfigMap Namespaced [cm]" + all, "/secrets": "Secret Namespaced []" + all,
-			"/serviceaccounts": "ServiceAccount Namespaced [sa]" + all, "/resourcequotas": "ResourceQuota Namespaced [quota]" + all,
-			"/podtemplates":      "PodTemplate Namespaced []" + all,
-			"/limitranges":       "LimitRange Namespaced [limits]" + all,
-			"/persistentvolumes": "PersistentVolume Cluster [pv]" + all, "/persistentvolumeclaims": "PersistentVolumeClaim Namespaced [pvc]" + all,
-		}},
-		{"/apis", []string{"admissionregistration.k8s.io", "apiextensions.k8s.io", "apiregistration.k8s.io", "apps", "authentication.k8s.io", "authorization.k8s.io", "autoscaling", "batch", "certificates.k8s.io", "coordination.k8s.io", "discovery.k8s.io", "events.k8s.io", "flowcontrol.apiserver.k8s.io", "networking.k8s.io", "node.k8s.io", "policy", "rbac.authorization.k8s.io", "scheduling.k8s.io", "storage.k8s.io"}, map[string]string{
-			"autoscaling/horizontalpodautoscalers":                           "HorizontalPodAutoscaler Namespaced [hpa]" + all,
-			"apiregistration.k8s.io/apiservices":                             "APIService Cluster []" + all,
-			"autoscaling/v1/horizontalpodautoscalers":                        "HorizontalPodAutoscaler Namespaced [hpa]" + all,
-			"apiextensions.k8s.io/customresourcedefinitions":                 "CustomResourceDefinition Cluster [crd,crds]" + all,
-			"admissionregistration.k8s.io/validatingadmissionpolicies":       "ValidatingAdmissionPolicy Cluster []" + all,
-			"admissionregistration.k8s.io/validatingadmissionpolicybindings": "ValidatingAdmissionPolicyBinding Cluster []" + all,
-			"admissionregistration.k8s.io/validatingwebhookconfigurations":   "ValidatingWebhookConfiguration Cluster []" + all,
-			"admissionregistration.k8s.io/mutatingwebhookconfigurations":     "MutatingWebhookConfiguration Cluster []" + all,
-			"apps/deployments":            "Deployment Namespaced [deploy]" + all,
-			"apps/daemonsets":             "DaemonSet Namespaced [ds]" + all,
-			"apps/controllerrevisions":    "ControllerRevision Namespaced []" + all,
-			"apps/replicasets":            "ReplicaSet Namespaced [rs]" + all,
-			"apps/statefulsets":           "StatefulSet Namespaced [sts]" + all,
-			"batch/cronjobs":              "CronJob Namespaced [cj]" + all,
-			"batch/jobs":                  "Job Namespaced []" + all,
-			"policy/poddisruptionbudgets": "PodDisruptionBudget Namespaced [pdb]" + all,
-			"rbac.authorization.k8s.io/clusterrolebindings":            "ClusterRoleBinding Cluster []" + all,
-			"rbac.authorization.k8s.io/clusterroles":                   "ClusterRole Cluster []" + all,
-			"rbac.authorization.k8s.io/rolebindings":                   "RoleBinding Namespaced []" + all,
-			"rbac.authorization.k8s.io/roles":                          "Role Namespaced []" + all,
-			"storage.k8s.io/storageclasses":                            "StorageClass Cluster [sc]" + all,
-			"storage.k8s.io/csinodes":                                  "CSINode Cluster []" + all,
-			"storage.k8s.io/csidrivers":                                "CSIDriver Cluster []" + all,
-			"storage.k8s.io/csistoragecapacities":                      "CSIStorageCapacity Namespaced []" + all,
-			"storage.k8s.io/volumeattachments":                         "VolumeAttachment Cluster []" + all,
-			"authentication.k8s.io/selfsubjectreviews":                 "SelfSubjectReview Cluster [] [create]",
-			"authorization.k8s.io/localsubjectaccessreviews":           "LocalSubjectAccessReview Namespaced [] [create]",
-			"authorization.k8s.io/selfsubjectaccessreviews":            "SelfSubjectAccessReview Cluster [] [create]",
-			"authorization.k8s.io/selfsubjectrulesreviews":             "SelfSubjectRulesReview Cluster [] [create]",
-			"authorization.k8s.io/subjectaccessreviews":                "SubjectAccessReview Cluster [] [create]",
-			"authentication.k8s.io/tokenreviews":                       "TokenReview Cluster [] [create]",
-			"coordination.k8s.io/leases":                               "Lease Namespaced []" + all,
-			"discovery.k8s.io/endpointslices":                          "EndpointSlice Namespaced []" + all,
-			"events.k8s.io/events":                                     "Event Namespaced [ev]" + all,
-			"certificates.k8s.io/certificatesigningrequests":           "CertificateSigningRequest Cluster [csr]" + all,
-			"flowcontrol.apiserver.k8s.io/flowschemas":                 "FlowSchema Cluster []" + all,
-			"flowcontrol.apiserver.k8s.io/prioritylevelconfigurations": "PriorityLevelConfiguration Cluster []" + all,
-			"node.k8s.io/runtimeclasses":                               "RuntimeClass Cluster []" + all,
-			"scheduling.k8s.io/priorityclasses":                        "PriorityClass Cluster [pc]" + all,
-			"networking.k8s.io/ingresses":                              "Ingress Namespaced [ing]" + all,
-			"networking.k8s.io/ingressclasses":                         "IngressClass Cluster []" + all,
-			"networking.k8s.io/networkpolicies":                        "NetworkPolicy Namespaced [netpol]" + all,
-		}},
+		{"/api", []string{""}, wantCore},
+		{"/apis", named, wantNamed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
@@ -125,29 +85,31 @@ func TestAggregatedDiscovery(t *testing.T) {
 					for _, r := range v.Resources {
 						sn := "[" + strings.Join(r.ShortNames, ",") + "]"
 						got[prefix+r.Resource] = r.ResponseKind.Kind + " " + r.Scope + " " + sn + " " + fmt.Sprint(r.Verbs)
+						if len(r.Categories) > 0 {
+							got[prefix+r.Resource] += " categories " + strings.Join(r.Categories, ",")
+						}
 						checkDiscoveryResource(t, r)
 					}
 				}
 			}
 			assert.Equal(t, tt.wantGroups, groups, "in order, by group")
-			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.want, got, "what api's registry serves")
+			for _, fact := range kubeAPIServerFacts {
+				if (fact.group == "") == (tt.path == "/api") {
+					assert.Equal(t, fact.discoveryValue(), got[fact.discoveryKey()], "as kube-apiserver serves %s", fact.discoveryKey())
+				}
+			}
+			if tt.path == "/apis" {
+				assert.Subset(t, groups, kubeAPIServerGroups, "every group kube-apiserver serves")
+			}
 		})
 	}
 }
 
-// checkDiscoveryResource checks one resource of an aggregated discovery
-// document: its verbs, categories and subresources.
+// checkDiscoveryResource checks the subresources of one resource of an
+// aggregated discovery document, as kube-apiserver serves them.
 func checkDiscoveryResource(t *testing.T, r discoveryResource) {
 	t.Helper()
-	switch r.Resource {
-	case "pods", "replicationcontrollers", "services", "deployments", "daemonsets", "replicasets", "statefulsets", "jobs", "cronjobs", "horizontalpodautoscalers":
-		assert.Equal(t, []string{"all"}, r.Categories, r.Resource)
-	case "customresourcedefinitions", "validatingadmissionpolicies", "validatingadmissionpolicybindings",
-		"validatingwebhookconfigurations", "mutatingwebhookconfigurations", "apiservices":
-		assert.Equal(t, []string{"api-extensions"}, r.Categories, r.Resource)
-	default:
-		assert.Empty(t, r.Categories, r.Resource)
-	}
 	var subs []string
 	for _, s := range r.Subresources {
 		subs = append(subs, s.Subresource+" "+s.ResponseKind.Group+"/"+s.ResponseKind.Version+" "+s.ResponseKind.Kind+" "+fmt.Sprint(s.Verbs))
@@ -202,45 +164,48 @@ func TestLegacyDiscovery(t *testing.T) {
 			assert.JSONEq(t, `{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":"example.com"}]}`, string(b))
 		}},
 		{"apis", "/apis", func(t *testing.T, b []byte) {
-			assert.JSONEq(t, `{"kind":"APIGroupList","apiVersion":"v1","groups":[
-				{"name":"admissionregistration.k8s.io","versions":[{"groupVersion":"admissionregistration.k8s.io/v1","version":"v1"}],
-				 "preferredVersion":{"groupVersion":"admissionregistration.k8s.io/v1","version":"v1"}},
-				{"name":"apiextensions.k8s.io","versions":[{"groupVersion":"apiextensions.k8s.io/v1","version":"v1"}],
-				 "preferredVersion":{"groupVersion":"apiextensions.k8s.io/v1","version":"v1"}},
-				{"name":"apiregistration.k8s.io","versions":[{"groupVersion":"apiregistration.k8s.io/v1","version":"v1"}],
-				 "preferredVersion":{"groupVersion":"apiregistration.k8s.io/v1","version":"v1"}},
-				{"name":"apps","versions":[{"groupVersion":"apps/v1","version":"v1"}],
-				 "preferredVersion":{"groupVersion":"apps/v1","version":"v1"}},
-				{"name":"authentication.k8s.io","versions":[{"groupVersion":"authentication.k8s.io/v1","version":"v1"}],
-				 "preferredVersion":{"groupVersion":"authentication.k8s.io/v1","version":"v1"}},
-				{"name":"authorization.k8s.io","versions":[{"groupVersion":"authorization.k8s.io/v1","version":"v1"}],
-				 "preferredVersion":{"groupVersion":"authorization.k8s.io/v1","version":"v1"}},
-				{"name":"autoscaling","versions":[{"groupVersion":"autoscaling/v2","version":"v2"},{"groupVersion":"autoscaling/v1","version":"v1"}],
-				 "preferredVersion":{"groupVersion":"autoscaling/v2","version":"v2"}},
-				{"name":"batch","versions":[{"groupVersion":"batch/v1","version":"v1"}],
-				 "preferredVersion":{"groupVersion":"batch/v1","version":"v1"}},
-				{"name":"certificates.k8s.io","versions":[{"groupVersion":"certificates.k8s.io/v1","version":"v1"}],
-				 "preferredVersion":{"groupVersion":"certificates.k8s.io/v1","version":"v1"}},
-				{"name":"coordination.k8s.io","versions":[{"groupVersion":"coordination.k8s.io/v1","version":"v1"}],
-				 "preferredVersion":{"groupVersion":"coordination.k8s.io/v1","version":"v1"}},
-				{"name":"discovery.k8s.io","versions":[{"groupVersion":"discovery.k8s.io/v1","version":"v1"}],
-				 "preferredVersion":{"groupVersion":"discovery.k8s.io/v1","version":"v1"}},
-				{"name":"events.k8s.io","versions":[{"groupVersion":"events.k8s.io/v1","version":"v1"}],
-				 "preferredVersion":{"groupVersion":"events.k8s.io/v1","version":"v1"}},
-				{"name":"flowcontrol.apiserver.k8s.io","versions":[{"groupVersion":"flowcontrol.apiserver.k8s.io/v1","version":"v1"}],
-				 "preferredVersion":{"groupVersion":"flowcontrol.apiserver.k8s.io/v1","version":"v1"}},
-				{"name":"networking.k8s.io","versions":[{"groupVersion":"networking.k8s.io/v1","version":"v1"}],
-				 "preferredVersion":{"groupVersion":"networking.k8s.io/v1","version":"v1"}},
-				{"name":"node.k8s.io","versions":[{"groupVersion":"node.k8s.io/v1","version":"v1"}],
-				 "preferredVersion":{"groupVersion":"node.k8s.io/v1","version":"v1"}},
-				{"name":"policy","versions":[{"groupVersion":"policy/v1","version":"v1"}],
-				 "preferredVersion":{"groupVersion":"policy/v1","version":"v1"}},
-				{"name":"rbac.authorization.k8s.io","versions":[{"groupVersion":"rbac.authorization.k8s.io/v1","version":"v1"}],
-				 "preferredVersion":{"groupVersion":"rbac.authorization.k8s.io/v1","version":"v1"}},
-				{"name":"scheduling.k8s.io","versions":[{"groupVersion":"scheduling.k8s.io/v1","version":"v1"}],
-				 "preferredVersion":{"groupVersion":"scheduling.k8s.io/v1","version":"v1"}},
-				{"name":"storage.k8s.io","versions":[{"groupVersion":"storage.k8s.io/v1","version":"v1"}],
-				 "preferredVersion":{"groupVersion":"storage.k8s.io/v1","version":"v1"}}]}`, string(b))
+			type groupVersion struct{ GroupVersion, Version string }
+			type group struct {
+				Name             string
+				Versions         []groupVersion
+				PreferredVersion groupVersion
+			}
+			var l struct {
+				Kind, APIVersion string
+				Groups           []group
+			}
+			require.NoError(t, json.Unmarshal(b, &l))
+			assert.Equal(t, "APIGroupList", l.Kind)
+			assert.Equal(t, "v1", l.APIVersion)
+			var want []group // from api's registry: groups by name, the preferred version first
+			for _, r := range servedResources(t, f.srv) {
+				if r.group == "" {
+					continue
+				}
+				if len(want) == 0 || want[len(want)-1].Name != r.group {
+					want = append(want, group{Name: r.group})
+				}
+				g := &want[len(want)-1]
+				gv := groupVersion{r.group + "/" + r.version, r.version}
+				switch {
+				case slices.Contains(g.Versions, gv):
+				case r.preferred:
+					g.PreferredVersion = gv
+					g.Versions = slices.Insert(g.Versions, 0, gv)
+				default:
+					g.Versions = append(g.Versions, gv)
+				}
+			}
+			assert.Equal(t, want, l.Groups)
+			var names []string
+			for _, g := range l.Groups {
+				names = append(names, g.Name)
+				if g.Name == "autoscaling" { // as kube-apiserver v1.32 serves it
+					assert.Equal(t, group{Name: "autoscaling", Versions: []groupVersion{{"autoscaling/v2", "v2"}, {"autoscaling/v1", "v1"}},
+						PreferredVersion: groupVersion{"autoscaling/v2", "v2"}}, g)
+				}
+			}
+			assert.Subset(t, names, kubeAPIServerGroups, "every group kube-apiserver serves")
 		}},
 		{"group", "/apis/coordination.k8s.io", func(t *testing.T, b []byte) {
 			assert.JSONEq(t, `{"kind":"APIGroup","apiVersion":"v1","name":"coordination.k8s.io",

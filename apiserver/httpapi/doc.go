@@ -24,9 +24,10 @@
 // ?verbose, ?exclude, one check by its path), Prometheus metrics, an
 // optional bearer token and a request-body limit. Pods' logs (kubectl logs)
 // come from a LogSource the binary plugs in (logs.go); the self-review APIs
-// answer kubectl auth can-i and whoami (auth.go); exec, attach,
-// port-forward and proxy get a Status saying that miniplane runs no
-// containers (connect.go).
+// answer kubectl auth can-i and whoami (auth.go); the proxy subresources
+// of pods, services and nodes reach a ProxyBackend the binary plugs in
+// (proxy.go); exec, attach, port-forward (and proxy without a backend) get
+// a Status saying that miniplane runs no containers (connect.go).
 //
 // Every rule about objects (validation, defaulting, conflicts, deletion)
 // stays in apiserver: this package only translates HTTP to Server calls and

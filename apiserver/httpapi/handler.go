@@ -77,6 +77,9 @@ type Config struct {
 	// Logs, when set, serves pods/{name}/log (kubectl logs); nil answers
 	// 400 for a bound pod, as there is no kubelet to ask.
 	Logs LogSource
+	// Proxy, when set, answers what pods/{name}/proxy, services/{name}/proxy
+	// and nodes/{name}/proxy send on (proxy.go); nil answers them 405.
+	Proxy ProxyBackend
 	// HealthChecks are the caller's checks of /healthz, /livez and /readyz
 	// alike (kube-apiserver's AddHealthChecks); ReadyChecks are its checks
 	// of /readyz only (AddReadyzChecks), such as whether caches have synced
@@ -109,6 +112,7 @@ type Handler struct {
 	token   string
 	extra   func(io.Writer)
 	logs    LogSource
+	proxy   ProxyBackend
 	idle    func(controller string) string
 	authz   Authorizer
 	tokens  TokenAuthenticator
@@ -231,7 +235,7 @@ func New(cfg Config) (*Handler, error) {
 	}
 	h := &Handler{
 		srv: cfg.Server, clock: cfg.Clock, log: cfg.Logger, token: cfg.Token,
-		extra: cfg.Metrics, logs: cfg.Logs, idle: cfg.Idle, authz: cfg.Authorizer, issuer: cfg.ServiceAccountTokens,
+		extra: cfg.Metrics, logs: cfg.Logs, proxy: cfg.Proxy, idle: cfg.Idle, authz: cfg.Authorizer, issuer: cfg.ServiceAccountTokens,
 		metrics:   newMetrics(),
 		encodings: newEncodings(encodingCacheSize),
 		done:      make(chan struct{}),

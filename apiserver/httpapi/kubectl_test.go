@@ -147,64 +147,18 @@ func TestKubectl(t *testing.T) {
 		rows := columns(k.ok("", "api-resources"))
 		require.NotEmpty(t, rows)
 		assert.Equal(t, []string{"NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"}, rows[0])
-		assert.ElementsMatch(t, [][]string{
-			{"endpoints", "ep", "v1", "true", "Endpoints"},
-			{"customresourcedefinitions", "crd,crds", "apiextensions.k8s.io/v1", "false", "CustomResourceDefinition"},
-			{"validatingadmissionpolicies", "admissionregistration.k8s.io/v1", "false", "ValidatingAdmissionPolicy"},
-			{"validatingadmissionpolicybindings", "admissionregistration.k8s.io/v1", "false", "ValidatingAdmissionPolicyBinding"},
-			{"validatingwebhookconfigurations", "admissionregistration.k8s.io/v1", "false", "ValidatingWebhookConfiguration"},
-			{"mutatingwebhookconfigurations", "admissionregistration.k8s.io/v1", "false", "MutatingWebhookConfiguration"},
-			{"events", "ev", "v1", "true", "Event"},
-			{"namespaces", "ns", "v1", "false", "Namespace"},
-			{"nodes", "no", "v1", "false", "Node"},
-			{"pods", "po", "v1", "true", "Pod"},
-			{"replicationcontrollers", "rc", "v1", "true", "ReplicationController"},
-			{"services", "svc", "v1", "true", "Service"},
-			{"configmaps", "cm", "v1", "true", "ConfigMap"},
-			{"secrets", "v1", "true", "Secret"},
-			{"serviceaccounts", "sa", "v1", "true", "ServiceAccount"},
-			{"resourcequotas", "quota", "v1", "true", "ResourceQuota"},
-			{"leases", "coordination.k8s.io/v1", "true", "Lease"},
-			{"endpointslices", "discovery.k8s.io/v1", "true", "EndpointSlice"},
-			{"events", "ev", "events.k8s.io/v1", "true", "Event"},
-			{"selfsubjectreviews", "authentication.k8s.io/v1", "false", "SelfSubjectReview"},
-			{"tokenreviews", "authentication.k8s.io/v1", "false", "TokenReview"},
-			{"localsubjectaccessreviews", "authorization.k8s.io/v1", "true", "LocalSubjectAccessReview"},
-			{"selfsubjectaccessreviews", "authorization.k8s.io/v1", "false", "SelfSubjectAccessReview"},
-			{"selfsubjectrulesreviews", "authorization.k8s.io/v1", "false", "SelfSubjectRulesReview"},
-			{"subjectaccessreviews", "authorization.k8s.io/v1", "false", "SubjectAccessReview"},
-			{"persistentvolumeclaims", "pvc", "v1", "true", "PersistentVolumeClaim"},
-			{"persistentvolumes", "pv", "v1", "false", "PersistentVolume"},
-			{"controllerrevisions", "apps/v1", "true", "ControllerRevision"},
-			{"daemonsets", "ds", "apps/v1", "true", "DaemonSet"},
-			{"deployments", "deploy", "apps/v1", "true", "Deployment"},
-			{"replicasets", "rs", "apps/v1", "true", "ReplicaSet"},
-			{"horizontalpodautoscalers", "hpa", "autoscaling/v2", "true", "HorizontalPodAutoscaler"},
-			{"apiservices", "apiregistration.k8s.io/v1", "false", "APIService"},
-			{"cronjobs", "cj", "batch/v1", "true", "CronJob"},
-			{"jobs", "batch/v1", "true", "Job"},
-			{"statefulsets", "sts", "apps/v1", "true", "StatefulSet"},
-			{"poddisruptionbudgets", "pdb", "policy/v1", "true", "PodDisruptionBudget"},
-			{"clusterrolebindings", "rbac.authorization.k8s.io/v1", "false", "ClusterRoleBinding"},
-			{"clusterroles", "rbac.authorization.k8s.io/v1", "false", "ClusterRole"},
-			{"rolebindings", "rbac.authorization.k8s.io/v1", "true", "RoleBinding"},
-			{"roles", "rbac.authorization.k8s.io/v1", "true", "Role"},
-			{"csidrivers", "storage.k8s.io/v1", "false", "CSIDriver"},
-			{"csinodes", "storage.k8s.io/v1", "false", "CSINode"},
-			{"csistoragecapacities", "storage.k8s.io/v1", "true", "CSIStorageCapacity"},
-			{"storageclasses", "sc", "storage.k8s.io/v1", "false", "StorageClass"},
-			{"podtemplates", "v1", "true", "PodTemplate"},
-			{"limitranges", "limits", "v1", "true", "LimitRange"},
-			{"priorityclasses", "pc", "scheduling.k8s.io/v1", "false", "PriorityClass"},
-			{"runtimeclasses", "node.k8s.io/v1", "false", "RuntimeClass"},
-			{"certificatesigningrequests", "csr", "certificates.k8s.io/v1", "false", "CertificateSigningRequest"},
-			{"flowschemas", "flowcontrol.apiserver.k8s.io/v1", "false", "FlowSchema"},
-			{"prioritylevelconfigurations", "flowcontrol.apiserver.k8s.io/v1", "false", "PriorityLevelConfiguration"},
-			{"ingresses", "ing", "networking.k8s.io/v1", "true", "Ingress"},
-			{"ingressclasses", "networking.k8s.io/v1", "false", "IngressClass"},
-			{"networkpolicies", "netpol", "networking.k8s.io/v1", "true", "NetworkPolicy"},
-			{"volumeattachments", "storage.k8s.io/v1", "false", "VolumeAttachment"},
-		}, rows[1:])
+		var want [][]string // what api's registry serves, in the preferred versions
+		for _, r := range servedResources(t, ts.srv) {
+			if r.preferred {
+				want = append(want, r.apiResourcesRow())
+			}
+		}
+		assert.ElementsMatch(t, want, rows[1:])
+		for _, fact := range kubeAPIServerFacts {
+			if fact.preferred {
+				assert.Contains(t, rows[1:], fact.apiResourcesRow(), "as kube-apiserver serves it")
+			}
+		}
 	})
 	t.Run("create", func(t *testing.T) {
 		assert.Equal(t, "pod/web created\n", k.ok(podManifest, "create", "-f", "-"))

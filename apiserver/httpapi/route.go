@@ -194,6 +194,11 @@ func parseResourcePath(gv *groupVersion, segs []string, r *http.Request) (resour
 		if req.name == "" {
 			req.verb = "deletecollection"
 		}
+	case http.MethodOptions:
+		if req.sub != "proxy" {
+			return req, apierrors.NewMethodNotSupported(req.info.GroupResource(), "options")
+		}
+		req.verb = "options" // kube-apiserver's RequestInfo: the method, lower-cased
 	default:
 		return req, apierrors.NewMethodNotSupported(req.info.GroupResource(), strings.ToLower(r.Method))
 	}

@@ -24,10 +24,10 @@ const testSchema = `{"type":"object","properties":{
     "port":{"x-kubernetes-int-or-string":true}
   }}}}`
 
-func testRoot(t testing.TB) *api.JSONSchemaProps {
+func testRoot(t testing.TB) *Schema {
 	var s api.JSONSchemaProps
 	require.NoError(t, json.Unmarshal([]byte(testSchema), &s))
-	return &s
+	return Compile(&s)
 }
 
 func obj(t testing.TB, s string) map[string]any {
@@ -80,6 +80,34 @@ func TestPruneAndDefault(t *testing.T) {
 	assert.Equal(t, obj(t, `{"spec":{"size":"small","replicas":1,"free":{"kept":{"deep":1}},"labels":{"a":"b"},"ports":[{"name":"a"}]}}`), o)
 }
 
+// TestSettled: HasUnknown and LacksDefaults answer, without changing the
+// object, whether Prune and Default would change it.
+func TestSettled(t *testing.T) {
+	root := testRoot(t)
+	for _, tc := range []struct {
+		name, in       string
+		unknown, lacks bool
+	}{
+		{"settled", `{"spec":{"size":"small","replicas":2,"free":{"any":{"deep":1}},"labels":{"a":"b"},"ports":[{"name":"a"}]}}`, false, false},
+		{"unknown at the root", `{"top":1,"spec":{"replicas":1}}`, true, false},
+		{"unknown in a list item", `{"spec":{"replicas":1,"ports":[{"name":"a","junk":1}]}}`, true, false},
+		{"a default missing", `{"spec":{"size":"small"}}`, false, true},
+		{"a default over null", `{"spec":{"replicas":null}}`, false, true},
+		{"no spec, nothing to default in", `{}`, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := obj(t, tc.in)
+			before := api.JSONObject(o).DeepCopy()
+			assert.Equal(t, tc.unknown, HasUnknown(o, root), "HasUnknown")
+			assert.Equal(t, tc.lacks, LacksDefaults(o, root), "LacksDefaults")
+			assert.Equal(t, before, api.JSONObject(o), "asking changes nothing")
+			Prune(o, root)
+			Default(o, root)
+			assert.Equal(t, tc.unknown || tc.lacks, !assert.ObjectsAreEqual(before, api.JSONObject(o)), "Prune and Default change it")
+		})
+	}
+}
+
 // FuzzSchema runs pruning, defaulting and validation of any JSON value against any schema:
 // none may panic.
 func FuzzSchema(f *testing.F) {
@@ -87,10 +115,11 @@ func FuzzSchema(f *testing.F) {
 	f.Add(`{"type":"object","additionalProperties":{"type":"array","items":{"type":"integer","default":3}}}`, `{"a":[null,1,"x"]}`)
 	f.Add(`{"type":"object","properties":{"a":{"type":"string","pattern":"(","default":"zz"}}}`, `{"a":null}`)
 	f.Fuzz(func(t *testing.T, schemaJSON, objJSON string) {
-		var s api.JSONSchemaProps
-		if json.Unmarshal([]byte(schemaJSON), &s) != nil {
+		var props api.JSONSchemaProps
+		if json.Unmarshal([]byte(schemaJSON), &props) != nil {
 			return
 		}
+		s := Compile(&props)
 		v, err := api.DecodeJSONValue([]byte(objJSON))
 		if err != nil {
 			return
@@ -99,10 +128,14 @@ func FuzzSchema(f *testing.F) {
 		if !ok {
 			return
 		}
-		_ = UnknownFields(m, &s)
-		Prune(m, &s)
-		Default(m, &s)
-		_ = Validate(m, &s)
-		_ = api.JSONObject(m).DeepCopy()
+		_ = UnknownFields(m, s)
+		settled := !HasUnknown(m, s) && !LacksDefaults(m, s)
+		before := api.JSONObject(m).DeepCopy()
+		Prune(m, s)
+		Default(m, s)
+		if settled {
+			require.Equal(t, before, api.JSONObject(m), "HasUnknown and LacksDefaults said Prune and Default change nothing")
+		}
+		_ = Validate(m, s)
 	})
 }

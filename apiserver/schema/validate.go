@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,7 +24,7 @@ import (
 // Kubernetes: apiservervalidation.ValidateCustomResource (kube-openapi's validator, its
 // errors converted as ConvertToFieldErrors does) and the list-type checks of
 // structurallisttype.ValidateListSetsAndMaps.
-func Validate(obj map[string]any, s *api.JSONSchemaProps) apierrors.FieldErrors {
+func Validate(obj map[string]any, s *Schema) apierrors.FieldErrors {
 	v := validator{}
 	v.object(obj, s, "", true)
 	return v.errs
@@ -44,7 +43,7 @@ func (v *validator) invalid(p string, bad any, detail string) {
 }
 
 // value validates x of schema s at path p.
-func (v *validator) value(x any, s *api.JSONSchemaProps, p string) {
+func (v *validator) value(x any, s *Schema, p string) {
 	if x == nil {
 		if !s.Nullable && s.Type != "" {
 			v.invalid(p, "null", fmt.Sprintf("%s in body must be of type %s: \"null\"", p, s.Type))
@@ -68,8 +67,8 @@ func (v *validator) value(x any, s *api.JSONSchemaProps, p string) {
 	case float64:
 		v.number(x, x, s, p)
 	}
-	for i := range s.AllOf {
-		v.value(x, &s.AllOf[i], p)
+	for _, a := range s.allOf {
+		v.value(x, a, p)
 	}
 }
 
@@ -95,7 +94,7 @@ func jsonType(x any) string {
 	return "null"
 }
 
-func (v *validator) typeOK(x any, s *api.JSONSchemaProps, p string) bool {
+func (v *validator) typeOK(x any, s *Schema, p string) bool {
 	got := jsonType(x)
 	if s.XIntOrString && (got == "integer" || got == "string") {
 		return true
@@ -114,7 +113,7 @@ func (v *validator) typeOK(x any, s *api.JSONSchemaProps, p string) bool {
 // dateTime is the RFC 3339 layout of format date-time, as strfmt accepts it.
 var dateTimeLayouts = []string{time.RFC3339Nano, time.RFC3339, "2006-01-02T15:04:05Z0700", "2006-01-02T15:04:05.999999999Z0700"}
 
-func (v *validator) format(x any, s *api.JSONSchemaProps, p string) {
+func (v *validator) format(x any, s *Schema, p string) {
 	switch s.Format {
 	case "int32":
 		if n, ok := x.(int64); ok && (n < math.MinInt32 || n > math.MaxInt32) {
@@ -140,7 +139,7 @@ func (v *validator) format(x any, s *api.JSONSchemaProps, p string) {
 	}
 }
 
-func (v *validator) enum(x any, s *api.JSONSchemaProps, p string) {
+func (v *validator) enum(x any, s *Schema, p string) {
 	if len(s.Enum) == 0 {
 		return
 	}
@@ -182,7 +181,7 @@ func toFloat(x any) (float64, bool) {
 	return 0, false
 }
 
-func (v *validator) object(m map[string]any, s *api.JSONSchemaProps, p string, root bool) {
+func (v *validator) object(m map[string]any, s *Schema, p string, root bool) {
 	for _, r := range s.Required {
 		if _, ok := m[r]; !ok {
 			v.add(api.CauseTypeFieldValueRequired, join(p, r), nil, "")
@@ -194,24 +193,35 @@ func (v *validator) object(m map[string]any, s *api.JSONSchemaProps, p string, r
 	if s.MinProperties != nil && int64(len(m)) < *s.MinProperties {
 		v.invalid(p, len(m), fmt.Sprintf("%s in body should have at least %d properties", p, *s.MinProperties))
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+	// Only named fields are validated without additional properties: in
+	// the schema's order, which is the keys' sorted order.
+	keys := s.names
+	if s.additional != nil {
+		keys = make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
 	}
-	slices.Sort(keys)
+	static := s.static && p == s.path
 	for _, k := range keys {
-		if (root || s.XEmbeddedResource) && (k == "apiVersion" || k == "kind" || k == "metadata") {
+		x, ok := m[k]
+		if !ok || (root || s.XEmbeddedResource) && (k == "apiVersion" || k == "kind" || k == "metadata") {
 			continue
 		}
-		if ps, ok := s.Properties[k]; ok {
-			v.value(m[k], &ps, join(p, k))
-		} else if ap := s.AdditionalProperties; ap != nil && ap.Schema != nil {
-			v.value(m[k], ap.Schema, join(p, k))
+		if ps, ok := s.props[k]; ok {
+			cp := ps.path
+			if !static {
+				cp = join(p, k)
+			}
+			v.value(x, ps, cp)
+		} else if s.additional != nil {
+			v.value(x, s.additional, join(p, k))
 		}
 	}
 }
 
-func (v *validator) array(a []any, s *api.JSONSchemaProps, p string) {
+func (v *validator) array(a []any, s *Schema, p string) {
 	if s.MaxItems != nil && int64(len(a)) > *s.MaxItems {
 		// apiextensions reports a too-long list without its length (kube-openapi gives it the list, not a count).
 		v.add(api.CauseTypeFieldValueTooMany, p, nil, fmt.Sprintf("must have at most %d items", *s.MaxItems))
@@ -219,7 +229,7 @@ func (v *validator) array(a []any, s *api.JSONSchemaProps, p string) {
 	if s.MinItems != nil && int64(len(a)) < *s.MinItems {
 		v.invalid(p, len(a), fmt.Sprintf("%s in body should have at least %d items", p, *s.MinItems))
 	}
-	if items := s.ItemSchema(); items != nil {
+	if items := s.items; items != nil {
 		for i, e := range a {
 			v.value(e, items, index(p, i))
 		}
@@ -257,14 +267,14 @@ func (v *validator) array(a []any, s *api.JSONSchemaProps, p string) {
 	}
 }
 
-func listType(s *api.JSONSchemaProps) string {
+func listType(s *Schema) string {
 	if s.XListType == nil {
 		return ""
 	}
 	return *s.XListType
 }
 
-func (v *validator) str(x string, s *api.JSONSchemaProps, p string) {
+func (v *validator) str(x string, s *Schema, p string) {
 	n := int64(utf8.RuneCountInString(x))
 	if s.MaxLength != nil && n > *s.MaxLength {
 		v.add(api.CauseTypeFieldValueTooLong, p, x, fmt.Sprintf("may not be more than %d bytes", *s.MaxLength))
@@ -272,15 +282,14 @@ func (v *validator) str(x string, s *api.JSONSchemaProps, p string) {
 	if s.MinLength != nil && n < *s.MinLength {
 		v.invalid(p, x, fmt.Sprintf("%s in body should be at least %d chars long", p, *s.MinLength))
 	}
-	if s.Pattern != "" {
-		re, err := regexp.Compile(s.Pattern)
-		if err == nil && !re.MatchString(x) {
+	if s.pattern != nil {
+		if !s.pattern.MatchString(x) {
 			v.invalid(p, x, fmt.Sprintf("%s in body should match '%s'", p, s.Pattern))
 		}
 	}
 }
 
-func (v *validator) number(f float64, bad any, s *api.JSONSchemaProps, p string) {
+func (v *validator) number(f float64, bad any, s *Schema, p string) {
 	if s.Maximum != nil {
 		if s.ExclusiveMaximum && f >= *s.Maximum {
 			v.invalid(p, bad, fmt.Sprintf("%s in body should be less than %s", p, num(*s.Maximum)))
@@ -304,3 +313,12 @@ func (v *validator) number(f float64, bad any, s *api.JSONSchemaProps, p string)
 
 // num prints a bound as kube-openapi does: integers without a fraction.
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+func join(p, k string) string {
+	if p == "" {
+		return k
+	}
+	return p + "." + k
+}
+
+func index(p string, i int) string { return p + "[" + strconv.Itoa(i) + "]" }

@@ -2,7 +2,6 @@ package clusterroleaggregation
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"go.uber.org/zap"
@@ -50,18 +49,10 @@ type Controller struct {
 // New returns a controller whose handler is registered on cfg.Factory's
 // cluster role informer. It starts nothing.
 func New(cfg Config) (*Controller, error) {
-	switch {
-	case cfg.Client == nil:
-		return nil, errors.New("clusterroleaggregation.New: Config.Client is required")
-	case cfg.Factory == nil:
-		return nil, errors.New("clusterroleaggregation.New: Config.Factory is required")
-	case cfg.Clock == nil:
-		return nil, errors.New("clusterroleaggregation.New: Config.Clock is required")
+	if err := loop.CheckRequired("clusterroleaggregation.New", cfg.Client, cfg.Factory, cfg.Clock); err != nil {
+		return nil, err
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = zap.NewNop()
-	}
+	log := loop.Logger(cfg.Logger)
 	inf := cfg.Factory.ForResource(client.ClusterRoles)
 	c := &Controller{
 		client: cfg.Client,

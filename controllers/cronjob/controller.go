@@ -2,7 +2,6 @@ package cronjob
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -77,23 +76,13 @@ type Controller struct {
 // New returns a controller whose handlers are registered on cfg.Factory's
 // cron job and job informers. It starts nothing.
 func New(cfg Config) (*Controller, error) {
-	switch {
-	case cfg.Client == nil:
-		return nil, errors.New("cronjob: Config.Client is required")
-	case cfg.Factory == nil:
-		return nil, errors.New("cronjob: Config.Factory is required")
-	case cfg.Clock == nil:
-		return nil, errors.New("cronjob: Config.Clock is required")
+	if err := loop.CheckRequired("cronjob", cfg.Client, cfg.Factory, cfg.Clock); err != nil {
+		return nil, err
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = zap.NewNop()
-	}
+	log := loop.Logger(cfg.Logger)
 	c := &Controller{
 		client: cfg.Client, clock: cfg.Clock, log: log.Named("cronjob"), recorder: cfg.Recorder,
-		queue: workqueue.New(workqueue.Config[string]{
-			Name: "cronjob", Clock: cfg.Clock, RateLimiter: cfg.RateLimiter, Metrics: true,
-		}),
+		queue: loop.NewQueue("cronjob", cfg.Clock, cfg.RateLimiter),
 	}
 	cjInf := cfg.Factory.ForResource(client.CronJobs)
 	jobInf := cfg.Factory.ForResource(client.Jobs)

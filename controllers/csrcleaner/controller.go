@@ -17,7 +17,6 @@ import (
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/loop"
-	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/informer"
 )
 
@@ -28,9 +27,6 @@ const (
 	deniedExpiration   = time.Hour
 	pendingExpiration  = 24 * time.Hour
 )
-
-// sweepKey is the one key of the controller's queue.
-const sweepKey = "sweep"
 
 // Client is what the controller writes through. client.Client and
 // *apiserver.Server satisfy it.
@@ -56,55 +52,33 @@ type Controller struct {
 	clock  clock.Clock
 	log    *zap.Logger
 	csrs   informer.Lister[*api.CertificateSigningRequest]
-	queue  *workqueue.Queue[string]
 
-	*loop.Loop // HasSynced, ProcessOne and Run: a manager.Controller
+	*loop.Controller // Queue, HasSynced, ProcessOne and Run: a manager.Controller
 }
 
 // New returns the controller, its first sweep queued. It starts nothing.
 func New(cfg Config) (*Controller, error) {
-	switch {
-	case cfg.Client == nil:
-		return nil, errors.New("csrcleaner: Config.Client is required")
-	case cfg.Factory == nil:
-		return nil, errors.New("csrcleaner: Config.Factory is required")
-	case cfg.Clock == nil:
-		return nil, errors.New("csrcleaner: Config.Clock is required")
+	if err := loop.CheckRequired("csrcleaner", cfg.Client, cfg.Factory, cfg.Clock); err != nil {
+		return nil, err
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = zap.NewNop()
-	}
-	c := &Controller{
-		client: cfg.Client, clock: cfg.Clock, log: log.Named("csrcleaner"),
-		queue: workqueue.New(workqueue.Config[string]{Name: "csrcleaner", Clock: cfg.Clock, Metrics: true}),
-	}
+	log := loop.Logger(cfg.Logger)
+	c := &Controller{client: cfg.Client, clock: cfg.Clock, log: log.Named("csrcleaner")}
 	inf := cfg.Factory.ForResource(client.CertificateSigningRequests)
 	c.csrs = informer.NewLister[*api.CertificateSigningRequest](inf,
 		apierrors.GroupResource{Group: "certificates.k8s.io", Resource: client.CertificateSigningRequests})
-	// The sweep reads the cache only: a handler that queues nothing makes
-	// HasSynced say when it holds the initial list.
-	reg := inf.AddEventHandler(informer.HandlerFuncs{}, 0)
 	var err error
-	c.Loop, err = loop.New(loop.Config{
-		Name: "csrcleaner", Queue: c.queue, Sync: c.sync, Logger: c.log,
-		Informers: []*informer.Informer{inf}, Registrations: []*informer.Registration{reg},
-		Observer: cfg.Observer, Clock: cfg.Clock,
+	c.Controller, err = loop.NewPeriodic(loop.PeriodicConfig{
+		Name: "csrcleaner", Informers: []*informer.Informer{inf}, Clock: cfg.Clock, Period: pollingInterval,
+		Sweep: c.sweep, Logger: log, Observer: cfg.Observer,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("csrcleaner: %w", err)
 	}
-	c.queue.Add(sweepKey)
 	return c, nil
 }
 
-// sync is one sweep; the next is queued pollingInterval later, whatever
-// this one's outcome (Kubernetes: wait.UntilWithContext).
-func (c *Controller) sync(ctx context.Context, key string) error {
-	if key != sweepKey {
-		return nil
-	}
-	defer c.queue.AddAfter(sweepKey, pollingInterval)
+// sweep deletes every request past its deadline. Kubernetes: worker.
+func (c *Controller) sweep(ctx context.Context) error {
 	csrs := c.csrs.List(api.Selector{})
 	slices.SortFunc(csrs, func(a, b *api.CertificateSigningRequest) int {
 		return strings.Compare(a.Metadata.Name, b.Metadata.Name)

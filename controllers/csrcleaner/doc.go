@@ -9,13 +9,13 @@
 //   - pending (no condition at all), a day after their creation;
 //   - approved and issued with a certificate whose notAfter has passed.
 //
-// The sweep is one key ("sweep") of the controller's queue, queued again an
-// hour after each sync, so the manager and the simulator step it as any
-// controller (a Periodic descriptor). Which requests go is expired, a pure
+// It is a loop.NewPeriodic controller: the sweep is one key of its queue,
+// queued again an hour after each sweep, so the manager and the simulator
+// step it as any controller (a Periodic descriptor). Which requests go is expired, a pure
 // function of a request and the time; Kubernetes' cleaner_test.go cases are
 // ported in controller_test.go. The other certificate controllers of
 // kube-controller-manager (csrapproving, csrsigning) do not run in miniplane.
 //
-// It imports api, client, informer and the controllers' loop and
-// workqueue; its sync runs on one worker.
+// It imports api, client, informer and the controllers' loop; its sweep
+// runs on one worker.
 package csrcleaner

@@ -107,25 +107,15 @@ type Controller struct {
 // New returns a controller whose handlers are registered on cfg.Factory's
 // informers. It starts nothing.
 func New(cfg Config) (*Controller, error) {
-	switch {
-	case cfg.Client == nil:
-		return nil, errors.New("daemonset: Config.Client is required")
-	case cfg.Factory == nil:
-		return nil, errors.New("daemonset: Config.Factory is required")
-	case cfg.Clock == nil:
-		return nil, errors.New("daemonset: Config.Clock is required")
+	if err := loop.CheckRequired("daemonset", cfg.Client, cfg.Factory, cfg.Clock); err != nil {
+		return nil, err
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = zap.NewNop()
-	}
+	log := loop.Logger(cfg.Logger)
 	c := &Controller{
 		client: cfg.Client, clock: cfg.Clock, log: log.Named("daemonset"), recorder: cfg.Recorder,
 		expectations: replication.NewExpectations(cfg.Clock),
 		backoff:      &backoff{entries: map[string]backoffEntry{}},
-		queue: workqueue.New(workqueue.Config[string]{
-			Name: "daemonset", Clock: cfg.Clock, RateLimiter: cfg.RateLimiter, Metrics: true,
-		}),
+		queue:        loop.NewQueue("daemonset", cfg.Clock, cfg.RateLimiter),
 	}
 	apps := func(r string) apierrors.GroupResource { return apierrors.GroupResource{Group: "apps", Resource: r} }
 	dsInf := cfg.Factory.ForResource(client.DaemonSets)

@@ -2,7 +2,6 @@ package deployment
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -84,23 +83,13 @@ type Controller struct {
 // New returns a controller whose handlers are registered on cfg.Factory's
 // deployment, replica set and pod informers. It starts nothing.
 func New(cfg Config) (*Controller, error) {
-	switch {
-	case cfg.Client == nil:
-		return nil, errors.New("deployment: Config.Client is required")
-	case cfg.Factory == nil:
-		return nil, errors.New("deployment: Config.Factory is required")
-	case cfg.Clock == nil:
-		return nil, errors.New("deployment: Config.Clock is required")
+	if err := loop.CheckRequired("deployment", cfg.Client, cfg.Factory, cfg.Clock); err != nil {
+		return nil, err
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = zap.NewNop()
-	}
+	log := loop.Logger(cfg.Logger)
 	c := &Controller{
 		client: cfg.Client, clock: cfg.Clock, log: log.Named("deployment"), recorder: cfg.Recorder,
-		queue: workqueue.New(workqueue.Config[string]{
-			Name: "deployment", Clock: cfg.Clock, RateLimiter: cfg.RateLimiter, Metrics: true,
-		}),
+		queue: loop.NewQueue("deployment", cfg.Clock, cfg.RateLimiter),
 	}
 	dInf := cfg.Factory.ForResource(client.Deployments)
 	rsInf := cfg.Factory.ForResource(client.ReplicaSets)

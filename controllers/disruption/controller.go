@@ -2,7 +2,6 @@ package disruption
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -77,23 +76,13 @@ type Controller struct {
 // budget and pod informers (and whose listers read its workload
 // informers). It starts nothing.
 func New(cfg Config) (*Controller, error) {
-	switch {
-	case cfg.Client == nil:
-		return nil, errors.New("disruption: Config.Client is required")
-	case cfg.Factory == nil:
-		return nil, errors.New("disruption: Config.Factory is required")
-	case cfg.Clock == nil:
-		return nil, errors.New("disruption: Config.Clock is required")
+	if err := loop.CheckRequired("disruption", cfg.Client, cfg.Factory, cfg.Clock); err != nil {
+		return nil, err
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = zap.NewNop()
-	}
+	log := loop.Logger(cfg.Logger)
 	c := &Controller{
 		client: cfg.Client, clock: cfg.Clock, log: log.Named("disruption"), recorder: cfg.Recorder,
-		queue: workqueue.New(workqueue.Config[string]{
-			Name: "disruption", Clock: cfg.Clock, RateLimiter: cfg.RateLimiter, Metrics: true,
-		}),
+		queue: loop.NewQueue("disruption", cfg.Clock, cfg.RateLimiter),
 	}
 	f := cfg.Factory
 	pdbInf, podInf := f.ForResource(client.PodDisruptionBudgets), f.ForResource(client.Pods)

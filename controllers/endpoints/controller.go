@@ -2,7 +2,6 @@ package endpoints
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -108,20 +107,13 @@ type Controller struct {
 // New returns a controller whose handlers are registered on cfg.Factory's
 // pod, service and endpoints informers. It starts nothing.
 func New(cfg Config) (*Controller, error) {
-	switch {
-	case cfg.Client == nil:
-		return nil, errors.New("endpoints.New: Config.Client is required")
-	case cfg.Factory == nil:
-		return nil, errors.New("endpoints.New: Config.Factory is required")
-	case cfg.Clock == nil:
-		return nil, errors.New("endpoints.New: Config.Clock is required")
-	case cfg.BatchPeriod < 0:
+	if err := loop.CheckRequired("endpoints.New", cfg.Client, cfg.Factory, cfg.Clock); err != nil {
+		return nil, err
+	}
+	if cfg.BatchPeriod < 0 {
 		return nil, fmt.Errorf("endpoints.New: Config.BatchPeriod %v is negative", cfg.BatchPeriod)
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = zap.NewNop()
-	}
+	log := loop.Logger(cfg.Logger)
 	podInf := cfg.Factory.ForResource(client.Pods)
 	svcInf := cfg.Factory.ForResource(client.Services)
 	epInf := cfg.Factory.ForResource(client.Endpoints)
@@ -145,7 +137,7 @@ func New(cfg Config) (*Controller, error) {
 		svcIndexer:  svcInf.Indexer(),
 		labels:      labels,
 		informers:   []*informer.Informer{podInf, svcInf, epInf},
-		queue:       workqueue.New(workqueue.Config[string]{Name: "endpoint", Clock: cfg.Clock, Metrics: true}),
+		queue:       loop.NewQueue("endpoint", cfg.Clock, nil),
 		stale:       &staleTracker{entries: map[string]*staleEntry{}},
 		triggers:    &triggerTracker{states: map[string]*trackedService{}},
 		packers:     sync.Pool{New: func() any { return new(packer) }},

@@ -2,7 +2,6 @@ package endpointslice
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -81,20 +80,13 @@ type Controller struct {
 // New returns a controller whose handlers are registered on cfg.Factory's
 // informers. It starts nothing.
 func New(cfg Config) (*Controller, error) {
-	switch {
-	case cfg.Client == nil:
-		return nil, errors.New("endpointslice.New: Config.Client is required")
-	case cfg.Factory == nil:
-		return nil, errors.New("endpointslice.New: Config.Factory is required")
-	case cfg.Clock == nil:
-		return nil, errors.New("endpointslice.New: Config.Clock is required")
-	case cfg.MaxEndpointsPerSlice < 0 || cfg.MaxEndpointsPerSlice > MaxEndpointsPerSliceLimit:
+	if err := loop.CheckRequired("endpointslice.New", cfg.Client, cfg.Factory, cfg.Clock); err != nil {
+		return nil, err
+	}
+	if cfg.MaxEndpointsPerSlice < 0 || cfg.MaxEndpointsPerSlice > MaxEndpointsPerSliceLimit {
 		return nil, fmt.Errorf("endpointslice.New: Config.MaxEndpointsPerSlice %d is not within 1 to %d", cfg.MaxEndpointsPerSlice, MaxEndpointsPerSliceLimit)
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = zap.NewNop()
-	}
+	log := loop.Logger(cfg.Logger)
 	podInf := cfg.Factory.ForResource(client.Pods)
 	svcInf := cfg.Factory.ForResource(client.Services)
 	nodeInf := cfg.Factory.ForResource(client.Nodes)

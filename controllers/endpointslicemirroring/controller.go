@@ -2,7 +2,6 @@ package endpointslicemirroring
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -74,20 +73,13 @@ type Controller struct {
 // New returns a controller whose handlers are registered on cfg.Factory's
 // informers. It starts nothing.
 func New(cfg Config) (*Controller, error) {
-	switch {
-	case cfg.Client == nil:
-		return nil, errors.New("endpointslicemirroring.New: Config.Client is required")
-	case cfg.Factory == nil:
-		return nil, errors.New("endpointslicemirroring.New: Config.Factory is required")
-	case cfg.Clock == nil:
-		return nil, errors.New("endpointslicemirroring.New: Config.Clock is required")
-	case cfg.MaxEndpointsPerSubset < 0 || cfg.MaxEndpointsPerSubset > DefaultMaxEndpointsPerSubset:
+	if err := loop.CheckRequired("endpointslicemirroring.New", cfg.Client, cfg.Factory, cfg.Clock); err != nil {
+		return nil, err
+	}
+	if cfg.MaxEndpointsPerSubset < 0 || cfg.MaxEndpointsPerSubset > DefaultMaxEndpointsPerSubset {
 		return nil, fmt.Errorf("endpointslicemirroring.New: Config.MaxEndpointsPerSubset %d is not within 1 to %d", cfg.MaxEndpointsPerSubset, DefaultMaxEndpointsPerSubset)
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = zap.NewNop()
-	}
+	log := loop.Logger(cfg.Logger)
 	svcInf := cfg.Factory.ForResource(client.Services)
 	epInf := cfg.Factory.ForResource(client.Endpoints)
 	sliceInf := cfg.Factory.ForResource(client.EndpointSlices)

@@ -51,8 +51,8 @@ type Config struct {
 	Observer loop.Observer
 	// CustomResources: also graph the objects of every established
 	// CustomResourceDefinition, following them as they come and go
-	// (monitors.go). It needs Run: a collector only stepped graphs the
-	// built-in kinds.
+	// (monitors.go). Run follows them itself; a collector that is stepped
+	// follows them through MonitorsPending, SyncMonitors and Monitors.
 	CustomResources bool
 }
 
@@ -91,18 +91,10 @@ const conflictRetries = 5
 // New returns a collector that graphs the objects of cfg.Resources, with
 // its handlers registered on the factory's informers. It starts nothing.
 func New(cfg Config) (*Controller, error) {
-	switch {
-	case cfg.Client == nil:
-		return nil, errors.New("garbagecollector: Config.Client is required")
-	case cfg.Factory == nil:
-		return nil, errors.New("garbagecollector: Config.Factory is required")
-	case cfg.Clock == nil:
-		return nil, errors.New("garbagecollector: Config.Clock is required")
+	if err := loop.CheckRequired("garbagecollector", cfg.Client, cfg.Factory, cfg.Clock); err != nil {
+		return nil, err
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = zap.NewNop()
-	}
+	log := loop.Logger(cfg.Logger)
 	resources := cfg.Resources
 	if resources == nil {
 		resources = DefaultResources()
@@ -112,7 +104,7 @@ func New(cfg Config) (*Controller, error) {
 		log:      log.Named("garbagecollector"),
 		recorder: cfg.Recorder,
 		graph:    newGraph(),
-		queue:    workqueue.New(workqueue.Config[string]{Name: "garbagecollector", Clock: cfg.Clock, Metrics: true}),
+		queue:    loop.NewQueue("garbagecollector", cfg.Clock, nil),
 		watched:  make(map[string]bool, len(resources)),
 	}
 	for _, res := range resources {

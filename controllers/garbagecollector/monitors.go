@@ -147,3 +147,37 @@ func (g *graph) kind(k kindInfo) *kindInfo {
 	defer g.mu.Unlock()
 	return g.kindLocked(k)
 }
+
+// Stepped monitors, for the simulator, which runs no goroutine: it takes
+// a monitor sync as a step of its own when MonitorsPending, and steps the
+// informers Monitors returns as it steps every other.
+
+// MonitorsPending reports whether a definition changed since the monitors
+// were last synced: SyncMonitors has work. False without
+// Config.CustomResources.
+func (c *Controller) MonitorsPending() bool { return len(c.crdsChanged) > 0 }
+
+// SyncMonitors does one round of Run's monitor loop without running
+// anything: a monitor for each established definition that has none, not
+// run, and none for those that went.
+func (c *Controller) SyncMonitors(ctx context.Context) {
+	if c.crds == nil {
+		return
+	}
+	select {
+	case <-c.crdsChanged:
+	default:
+	}
+	c.syncMonitors(ctx, false)
+}
+
+// Monitors returns the monitors' informers, by resource.
+func (c *Controller) Monitors() map[string]*informer.Informer {
+	c.monMu.Lock()
+	defer c.monMu.Unlock()
+	out := make(map[string]*informer.Informer, len(c.monitors))
+	for res, m := range c.monitors {
+		out[res] = m.inf
+	}
+	return out
+}

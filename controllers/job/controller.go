@@ -95,25 +95,15 @@ type Controller struct {
 // New returns a controller whose handlers are registered on cfg.Factory's
 // job and pod informers. It starts nothing.
 func New(cfg Config) (*Controller, error) {
-	switch {
-	case cfg.Client == nil:
-		return nil, errors.New("job: Config.Client is required")
-	case cfg.Factory == nil:
-		return nil, errors.New("job: Config.Factory is required")
-	case cfg.Clock == nil:
-		return nil, errors.New("job: Config.Clock is required")
+	if err := loop.CheckRequired("job", cfg.Client, cfg.Factory, cfg.Clock); err != nil {
+		return nil, err
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = zap.NewNop()
-	}
+	log := loop.Logger(cfg.Logger)
 	c := &Controller{
 		client: cfg.Client, clock: cfg.Clock, log: log.Named("job"), recorder: cfg.Recorder,
 		expectations: replication.NewExpectations(cfg.Clock),
 		recorded:     newRecordings(cfg.Clock),
-		queue: workqueue.New(workqueue.Config[string]{
-			Name: "job", Clock: cfg.Clock, RateLimiter: cfg.RateLimiter, Metrics: true,
-		}),
+		queue:        loop.NewQueue("job", cfg.Clock, cfg.RateLimiter),
 	}
 	jobInf := cfg.Factory.ForResource(client.Jobs)
 	podInf := cfg.Factory.ForResource(client.Pods)

@@ -108,13 +108,8 @@ func NewController(cfg ControllerConfig) (*Controller, error) {
 			return nil, fmt.Errorf("loop.NewController %s: Watches[%d].Resource is required", cfg.Name, i)
 		}
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = zap.NewNop()
-	}
-	c := &Controller{queue: workqueue.New(workqueue.Config[string]{
-		Name: cfg.Name, Clock: cfg.Clock, RateLimiter: cfg.RateLimiter, Metrics: true,
-	})}
+	log := Logger(cfg.Logger)
+	c := &Controller{queue: NewQueue(cfg.Name, cfg.Clock, cfg.RateLimiter)}
 	var informers []*informer.Informer
 	for _, w := range cfg.Watches {
 		inf := cfg.Factory.ForResource(w.Resource)

@@ -37,7 +37,7 @@
 //
 // # Which to use
 //
-// Both give a controller the one interface the controller manager runs and
+// Each gives a controller the one interface the controller manager runs and
 // the simulator steps (controllers/manager.Controller: Run, ProcessOne,
 // HasSynced); register either with a manager.Descriptor.
 //
@@ -46,6 +46,11 @@
 //     owners', or any function of the object). It makes the queue and the
 //     handlers, so the controller is its Reconcile function and its Watches
 //     (looptest.ConfigPerService is the whole example).
+//   - NewPeriodic: when the work is a sweep over caches on a timer rather
+//     than a reaction to one object (podgc, csrcleaner). Its queue holds
+//     one key, SweepKey, queued at start and again Period after each
+//     sweep; the handlers it registers queue nothing and only say when the
+//     caches are synced.
 //   - New, a bare Loop: when the controller must own its handlers or its
 //     queue, because they do more than map an object to keys —
 //     expectations observed in the handlers (replication), batched or

@@ -102,10 +102,7 @@ func New(cfg Config) (*Loop, error) {
 	case cfg.Observer != nil && cfg.Clock == nil:
 		return nil, errors.New("loop.New: Config.Clock is required with an Observer")
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = zap.NewNop()
-	}
+	log := Logger(cfg.Logger)
 	return &Loop{cfg: cfg, log: log}, nil
 }
 

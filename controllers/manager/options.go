@@ -36,7 +36,7 @@ type Options struct {
 	// CustomResourceDefinitions and collect custom resources by their
 	// ownerReferences, as kube-controller-manager's does through
 	// discovery. The simulator, which steps the collector rather than
-	// running it, turns it off.
+	// running it, steps its monitors too.
 	GCCustomResources bool
 	// ConcurrentServiceEndpointSyncs is the endpointslice controller's
 	// worker count; MaxEndpointsPerSlice bounds its slices (1 to 1000).

@@ -2,10 +2,13 @@ package nodesim
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/client/record"
+	"github.com/miniplane/miniplane/controllers/nodesim/container"
 	"github.com/miniplane/miniplane/controllers/scheduler/fit"
 	"github.com/miniplane/miniplane/informer"
 )
@@ -51,12 +54,13 @@ func (c *Controller) portsRejected(pod *api.Pod) bool {
 	return false
 }
 
-// rejectPorts writes the rejection of a pod portsRejected turned away, and
-// the kubelet's event.
-func (c *Controller) rejectPorts(ctx context.Context, pod *api.Pod, hostIP string, krec *record.EventRecorder) error {
-	c.eventMessage(ctx, krec, pod, api.EventTypeWarning, reasonNodePorts, messageNodePorts)
+// reject writes the rejection of a pod the kubelet turned away at
+// admission (Failed, with reason and message), and the kubelet's event.
+// Kubernetes: kubelet.rejectPod.
+func (c *Controller) reject(ctx context.Context, pod *api.Pod, hostIP string, krec *record.EventRecorder, reason, message string) error {
+	c.eventMessage(ctx, krec, pod, api.EventTypeWarning, reason, message)
 	np := pod.DeepCopy()
-	np.Status.Phase, np.Status.Reason, np.Status.Message = api.PodFailed, reasonNodePorts, messageNodePorts
+	np.Status.Phase, np.Status.Reason, np.Status.Message = api.PodFailed, reason, message
 	np.Status.HostIP = hostIP
 	if hostIP != "" {
 		np.Status.HostIPs = []api.HostIP{{IP: hostIP}}
@@ -66,4 +70,47 @@ func (c *Controller) rejectPorts(ctx context.Context, pod *api.Pod, hostIP strin
 		return nil
 	}
 	return err
+}
+
+// reasonSysctlForbidden is the reason of a pod the kubelet refuses for a
+// sysctl its node does not allow. Kubernetes: sysctl.ForbiddenReason.
+const reasonSysctlForbidden = "SysctlForbidden"
+
+// sysctlForbidden returns, for a pending pod not yet accepted that sets a
+// sysctl neither safe (container.SafeSysctls) nor allowed by the node
+// (Config.AllowedUnsafeSysctls: names, or prefixes ending in "*"), the
+// message the kubelet rejects it with; "" if it admits it. Kubernetes: the
+// kubelet's sysctl admit handler (pkg/kubelet/sysctl, patternAllowlist).
+// Its refusal of a namespaced sysctl under hostNetwork or hostIPC has
+// nothing to refuse: miniplane's pods do not share the host's namespaces.
+func (c *Controller) sysctlForbidden(pod *api.Pod) string {
+	sc := pod.Spec.SecurityContext
+	if sc == nil || len(sc.Sysctls) == 0 || pod.Status.Phase != api.PodPending && pod.Status.Phase != "" ||
+		pod.Status.HostIP != "" || pod.Metadata.DeletionTimestamp != nil {
+		return ""
+	}
+	for _, s := range sc.Sysctls {
+		if !sysctlAllowed(container.NormalizeSysctl(s.Name), c.cfg.AllowedUnsafeSysctls) {
+			return fmt.Sprintf("Pod was rejected: forbidden sysctl: %q not allowlisted", container.NormalizeSysctl(s.Name))
+		}
+	}
+	return ""
+}
+
+// sysctlAllowed reports whether the kubelet allows a pod to set the sysctl
+// name (with dots): a safe one, or one unsafe that matches a pattern of
+// the node's.
+func sysctlAllowed(name string, unsafe []string) bool {
+	for _, s := range container.SafeSysctls {
+		if s.Name == name {
+			return true
+		}
+	}
+	for _, p := range unsafe {
+		p = container.NormalizeSysctl(p)
+		if prefix, ok := strings.CutSuffix(p, "*"); ok && strings.HasPrefix(name, prefix) || p == name {
+			return true
+		}
+	}
+	return false
 }

@@ -82,6 +82,11 @@ type Config struct {
 	// server's), valid for expirationSeconds, as a kubelet asks TokenRequest.
 	// nil: the token files say no token was issued (podenv.TokenPlaceholder).
 	Tokens func(pod *api.Pod, audience string, expirationSeconds int64) (string, error)
+	// AllowedUnsafeSysctls are the sysctls, besides the safe ones, the
+	// kubelets let pods set: names, or prefixes ending in "*" (the
+	// kubelet's --allowed-unsafe-sysctls). A pod setting another is
+	// rejected (SysctlForbidden).
+	AllowedUnsafeSysctls []string
 
 	// Nodes is how many nodes EnsureNodes creates: NodeNamePrefix0, 1, ...
 	// (default 3, at most MaxNodes: node i's pod range is 10.244.i.0/24,
@@ -152,6 +157,10 @@ type Controller struct {
 	// addresses it handed out there, and the node as a sync last read it.
 	// A record is made for every node name a pod was bound to, and kept.
 	ips map[string]*nodeIPs
+	// hostFiles holds each node's files that hostPath volumes show and
+	// write, by node name then absolute path (sharedvol.go); each FS is
+	// replaced, never changed, as syncs read it without mu.
+	hostFiles map[string]container.FS
 	// down holds the nodes taken down by NodeDown.
 	down map[string]bool
 	// up holds the nodes brought back by NodeUp whose Ready status the
@@ -442,7 +451,7 @@ func (c *Controller) observe(obj api.Object, gone bool) (key string, own bool) {
 		p = nil
 	}
 	var buf [128]byte
-	k := append(append(append(buf[:0], m.Namespace...), '/'), m.Name...)
+	k := api.AppendKey(buf[:0], m.Namespace, m.Name)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	st := c.state[string(k)]

@@ -60,7 +60,11 @@ func (c *Controller) runPod(ctx context.Context, key string, st *podState, pod *
 	krec := c.kubeletRecorderLocked(rec)
 	if !facts.NodeDown && c.portsRejected(pod) {
 		c.mu.Unlock()
-		return c.rejectPorts(ctx, pod, hip, krec)
+		return c.reject(ctx, pod, hip, krec, reasonNodePorts, messageNodePorts)
+	}
+	if msg := c.sysctlForbidden(pod); msg != "" && !facts.NodeDown {
+		c.mu.Unlock()
+		return c.reject(ctx, pod, hip, krec, reasonSysctlForbidden, msg)
 	}
 	if onLifePath(&st.kubeletState, pod, facts) {
 		c.mu.Unlock()

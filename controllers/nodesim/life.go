@@ -3,6 +3,7 @@ package nodesim
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"reflect"
 	"strings"
 	"time"
@@ -88,6 +89,7 @@ type containerLife struct {
 	started      time.Time         // when the current run started
 	finished     time.Time         // when the last run ended
 	printed      int               // lines of the current run's output in its log
+	carried      int               // changes of the current run's files carried into shared volumes (carry)
 	told         time.Time         // the probes' events up to this time are told
 	configRetry  time.Time         // when a start that failed for its config is tried again
 }
@@ -197,6 +199,9 @@ type lifeFacts struct {
 	// Sources are what the kubelet reads to hand the containers their
 	// environment and volumes.
 	Sources podenv.Sources
+	// HostFiles are the files of the pod's node that hostPath volumes
+	// show, by absolute path (shared, never changed).
+	HostFiles container.FS
 }
 
 // configRetryAfter is how long the kubelet waits before it tries again to
@@ -228,6 +233,12 @@ type lifeStep struct {
 	wait   time.Duration
 	next   time.Time
 	now    time.Time
+	// hostWrites are the changes the step makes to the node's files (its
+	// hostPath volumes'), by absolute path on the node, in order.
+	hostWrites []container.FileChange
+	// ownVols says the step's life.vols is its own copy, which it may
+	// change (the life it was handed shares its map).
+	ownVols bool
 }
 
 func (s *lifeStep) event(typ, reason, message string) {
@@ -257,6 +268,9 @@ func stepLife(pod *api.Pod, life *podLife, f lifeFacts) lifeStep {
 	view := *pod       // the pod as the containers see it: its status so far
 	view.Status = st
 	mounted := s.mount(&view, f)
+	if mounted {
+		s.showHostPaths(&view, f)
+	}
 	inits, incomplete, initFailed := s.stepInits(&view, st.InitContainerStatuses, mounted, f)
 	initialized := len(incomplete) == 0
 	statuses := make([]api.ContainerStatus, len(pod.Spec.Containers))
@@ -471,7 +485,7 @@ func (s *lifeStep) stepContainer(pod *api.Pod, ct *api.Container, cs *api.Contai
 		if m.started.IsZero() {
 			m.started = cs.State.Running.StartedAt.Time // a kubelet that forgot: to the second
 		}
-		s.live(ct, cs, m, f)
+		s.live(pod, ct, cs, m, f)
 	case cs.State.Terminated != nil || cs.State.Waiting != nil && cs.LastTerminationState.Terminated != nil:
 		t := cs.State.Terminated
 		if t == nil {
@@ -613,7 +627,8 @@ func (s *lifeStep) ensureImage(ct *api.Container, cs *api.ContainerStatus, m *co
 // running.
 func (s *lifeStep) start(pod *api.Pod, ct *api.Container, cs *api.ContainerStatus, m *containerLife, f lifeFacts, started podenv.Started) {
 	now := f.Now
-	m.started, m.printed, m.told = now, 0, now
+	m.started, m.printed, m.carried, m.told = now, 0, 0, now
+	started.Input.Start, started.Input.Seed = now, runSeed(pod, ct.Name, cs.RestartCount)
 	m.run = container.PlanIn(started.Command, started.Args, started.Input)
 	for _, e := range started.Events {
 		s.event(e.Type, e.Reason, e.Message)
@@ -625,14 +640,26 @@ func (s *lifeStep) start(pod *api.Pod, ct *api.Container, cs *api.ContainerStatu
 	s.event(api.EventTypeNormal, "Created", "Created container "+ct.Name)
 	s.event(api.EventTypeNormal, "Started", "Started container "+ct.Name)
 	if why := m.run.Why; why != "" {
+		if serving := container.NewProgram(ct.Image, started.Command, started.Args, started.Input).Listening(); serving != "" {
+			why = serving // a server the grammar does not run, whose answers the server rule gives
+		}
 		s.logs = append(s.logs, logAdd{container: ct.Name, id: cs.ContainerID, restart: cs.RestartCount, at: now, text: simulatedTag + why})
 	}
-	s.live(ct, cs, m, f)
+	s.live(pod, ct, cs, m, f)
+}
+
+// runSeed seeds what a run of container name in its restartth restart
+// draws at random: a hash (FNV-1a) of the pod's UID, the name and the
+// count, so that each run differs and a replay draws the same.
+func runSeed(pod *api.Pod, name string, restart int32) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s/%s/%d", pod.Metadata.UID, name, restart)
+	return h.Sum64()
 }
 
 // live moves a running container on: the lines its run has printed by
 // now, its exit when its run ends (or a crash asked for), its readiness.
-func (s *lifeStep) live(ct *api.Container, cs *api.ContainerStatus, m *containerLife, f lifeFacts) {
+func (s *lifeStep) live(pod *api.Pod, ct *api.Container, cs *api.ContainerStatus, m *containerLife, f lifeFacts) {
 	now := f.Now
 	out := m.run.Output
 	var files container.FS // the container's files now, for the reads that follow them
@@ -677,18 +704,23 @@ func (s *lifeStep) live(ct *api.Container, cs *api.ContainerStatus, m *container
 	}
 	switch {
 	case f.CrashRequested:
+		s.carry(pod, ct, m, now)
 		s.logs = append(s.logs, logAdd{container: ct.Name, id: cs.ContainerID, restart: cs.RestartCount, at: now, text: simulatedTag + "container " + ct.Name + " exited with code 1 (a crash was injected)"})
 		s.exit(ct, cs, m, 1, now)
 		return
 	case !probes.killAt.IsZero():
+		s.carry(pod, ct, m, probes.killAt)
 		s.event(api.EventTypeNormal, "Killing", "Container "+ct.Name+" failed "+probes.killedBy+" probe, will be restarted")
 		s.exit(ct, cs, m, exitKilled, probes.killAt)
 		return
 	case m.run.Forever:
+		s.carry(pod, ct, m, now)
 	case !end.After(now):
+		s.carry(pod, ct, m, end)
 		s.exit(ct, cs, m, m.run.ExitCode, end)
 		return
 	default:
+		s.carry(pod, ct, m, now)
 		s.due(end)
 	}
 	ready := f.WantReady == nil || *f.WantReady
@@ -781,6 +813,7 @@ func (c *Controller) runLife(ctx context.Context, key string, st *podState, pod 
 		life = newLife(pod, c.cfg.Images)
 		c.lives[key] = life
 	}
+	hostFiles := c.hostFiles[pod.Spec.NodeName]
 	c.mu.Unlock()
 	var podIP string
 	if pod.Status.PodIP == "" {
@@ -794,7 +827,7 @@ func (c *Controller) runLife(ctx context.Context, key string, st *podState, pod 
 	step := stepLife(pod, life, lifeFacts{
 		Now: now, PullTime: c.cfg.StartDelay, ReadyDelay: c.cfg.ReadyDelay,
 		CrashRequested: f.CrashRequested, WantReady: f.WantReady, HostIP: hostIP, PodIP: podIP,
-		Sources: c.sources(pod, node),
+		Sources: c.sources(pod, node), HostFiles: hostFiles,
 	})
 	if step.write {
 		cp := *pod
@@ -814,6 +847,7 @@ func (c *Controller) runLife(ctx context.Context, key string, st *podState, pod 
 	if kept {
 		c.lives[key] = step.life
 	}
+	c.writeHostLocked(pod.Spec.NodeName, step.hostWrites)
 	if f.CrashRequested {
 		st.crash = false
 	}

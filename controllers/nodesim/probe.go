@@ -28,8 +28,9 @@ import (
 //     its image serves when it runs the image's own command (httpd's and
 //     nginx's 80: a container need not declare a port to listen on it),
 //     or one its agnhost server serves (liveness's 8080,
-//     grpc-health-checking's --port and --http-port); they are refused
-//     otherwise (a grpc probe times out connecting).
+//     grpc-health-checking's --port and --http-port, and the ports of the
+//     servers the server rule models, container.Program.Ports); they are
+//     refused otherwise (a grpc probe times out connecting).
 //
 // failureThreshold failures in a row of the startup or liveness probe kill
 // the container (exit code 137), which the restart policy and back-off
@@ -109,14 +110,25 @@ func listens(ct *api.Container, port api.IntOrString) bool {
 }
 
 // agnhostPorts are the ports the agnhost server a container runs (its
-// command, or its image's) listens on: liveness's 8080 and
-// grpc-health-checking's --port (5000) and --http-port (8080).
+// command, or its image's) listens on: liveness's 8080,
+// grpc-health-checking's --port (5000) and --http-port (8080), and those
+// of the servers whose answers the server rule models
+// (container.Program.Ports: serve-hostname's 9376, netexec's 8080,
+// porter's SERVE_PORT_N, test-webserver's 80), read from the spec: an
+// environment variable counts by its literal value.
 func agnhostPorts(ct *api.Container) []int32 {
 	image, _ := container.ImageConfig(ct.Image)
 	command, args := image.Argv(ct.Command, ct.Args)
 	argv := append(slices.Clip(command), args...)
 	if len(argv) < 2 || path.Base(argv[0]) != "agnhost" && path.Base(argv[0]) != "agnhost-2" {
 		return nil
+	}
+	var env []container.EnvVar
+	for _, e := range ct.Env {
+		env = append(env, container.EnvVar{Name: e.Name, Value: e.Value})
+	}
+	if ports := container.NewProgram(ct.Image, ct.Command, ct.Args, container.Input{Env: env}).Ports(); len(ports) > 0 {
+		return ports
 	}
 	switch argv[1] {
 	case "liveness":

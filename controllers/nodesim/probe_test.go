@@ -144,8 +144,10 @@ func TestReadinessProbeFailingKeepsPodUnready(t *testing.T) {
 // TestListens: a probe's port is listened on when the container declares
 // it, or when it is the port its image serves and the image runs its own
 // command (the conformance suite's StatefulSets probe httpd's port 80
-// without declaring it).
+// without declaring it), or one its agnhost server listens on by the
+// server rule.
 func TestListens(t *testing.T) {
+	const agnhostImage = "registry.k8s.io/e2e-test-images/agnhost:2.53"
 	port := func(n int32) api.IntOrString { return api.IntOrString{IntVal: n} }
 	tests := []struct {
 		name string
@@ -161,6 +163,11 @@ func TestListens(t *testing.T) {
 		{name: "not nginx's 81", ct: api.Container{Image: "nginx:1.27"}, port: port(81)},
 		{name: "nginx told to run something else", ct: api.Container{Image: "nginx", Command: []string{"sleep", "100"}}, port: port(80)},
 		{name: "busybox serves nothing", ct: api.Container{Image: "busybox"}, port: port(80)},
+		{name: "serve-hostname's 9376", ct: api.Container{Image: agnhostImage, Args: []string{"serve-hostname"}}, port: port(9376), want: true},
+		{name: "porter's SERVE_PORT_162", ct: api.Container{Image: agnhostImage, Command: []string{"/agnhost", "porter"},
+			Env: []api.EnvVar{{Name: "SERVE_PORT_162", Value: "bar"}}}, port: port(162), want: true},
+		{name: "porter, no such variable", ct: api.Container{Image: agnhostImage, Command: []string{"/agnhost", "porter"}}, port: port(80)},
+		{name: "nautilus's test-webserver 80", ct: api.Container{Image: "registry.k8s.io/e2e-test-images/nautilus:1.7"}, port: port(80), want: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

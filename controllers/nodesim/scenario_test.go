@@ -3,16 +3,12 @@ package nodesim
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"net/netip"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/zap"
-	"go.uber.org/zap/zaptest"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
@@ -20,7 +16,7 @@ import (
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
-	"github.com/miniplane/miniplane/controllers/loop"
+	"github.com/miniplane/miniplane/controllers/loop/looptest"
 	"github.com/miniplane/miniplane/controllers/nodelifecycle"
 	"github.com/miniplane/miniplane/controllers/scheduler"
 	"github.com/miniplane/miniplane/informer"
@@ -50,10 +46,8 @@ func newEnv(t testing.TB, cfg Config) *env { return newEnvWith(t, cfg, true) }
 // the pods).
 func newEnvWith(t testing.TB, cfg Config, withScheduler bool) *env {
 	t.Helper()
-	clk := clock.NewFake(epoch)
-	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2))})
-	require.NoError(t, err)
-	log := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
+	srv, clk := testenv.NewServer(t, apiserver.Config{})
+	log := testenv.Logger(t)
 	f := informer.NewFactory(srv, "", clk, log)
 	cfg.Client, cfg.Factory, cfg.Clock, cfg.Logger = srv, f, clk, log
 	if cfg.Recorders != nil { // each component its own, as in the plane
@@ -85,41 +79,19 @@ func newEnvWith(t testing.TB, cfg Config, withScheduler bool) *env {
 // settle runs every step until none has anything to do.
 func (e *env) settle() {
 	e.t.Helper()
-	for range 100000 {
-		if !e.step() {
-			if _, ok := e.t.(*testing.T); ok { // not in benchmarks, whose cost it would add to
-				e.checkState()
-			}
-			return
-		}
+	testenv.Settle(e.t, 100_000, e.step)
+	if _, ok := e.t.(*testing.T); ok { // not in benchmarks, whose cost it would add to
+		e.checkState()
 	}
-	e.t.Fatal("never settled")
 }
 
-// step runs every informer and handler step there is, then one sync, and
-// reports whether anything had something to do.
+// step is one round of testenv.Step: the informers, then one sync of the
+// scheduler (if any) and of the kubelets.
 func (e *env) step() bool {
-	progressed := false
-	infs := e.f.Informers()
-	for _, inf := range infs {
-		for inf.Reflector().Step(e.ctx) || inf.ProcessOne() {
-			progressed = true
-		}
+	if e.sched == nil {
+		return testenv.Step(e.ctx, e.f, e.c)
 	}
-	for _, inf := range infs {
-		for _, r := range inf.Registrations() {
-			for r.DispatchOne() {
-				progressed = true
-			}
-		}
-	}
-	if e.sched != nil && e.sched.ProcessOne(e.ctx) {
-		progressed = true
-	}
-	if e.life.ProcessOne(e.ctx) {
-		progressed = true
-	}
-	return e.c.ProcessOne(e.ctx) || progressed
+	return testenv.Step(e.ctx, e.f, e.sched, e.life, e.c)
 }
 
 // checkState holds the state to its invariants: each entry is its key's,
@@ -261,26 +233,6 @@ func TestGracefulDeletionConfirmedByKubelet(t *testing.T) {
 	assert.True(t, e.PodGone("web"), "confirmed with grace 0 at TerminationDelay, no Sweep")
 }
 
-// syncCounter counts syncs by key (a loop.Observer).
-type syncCounter struct {
-	mu    sync.Mutex
-	byKey map[string]int
-}
-
-func (s *syncCounter) ReconcileStarted(info loop.Info) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.byKey[info.Key]++
-}
-
-func (s *syncCounter) ReconcileEnded(loop.Info, error, time.Duration) {}
-
-func (s *syncCounter) of(key string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.byKey[key]
-}
-
 // TestOwnWritesNotSyncedAgain: the delivery of a status write of the
 // kubelet's own is not synced when that sync would do nothing (foresee), and
 // is when it has a delay to start: the pods' lives follow the same clock.
@@ -299,7 +251,7 @@ func TestOwnWritesNotSyncedAgain(t *testing.T) {
 		{"with a readiness probe", true, 4},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			syncs := &syncCounter{byKey: map[string]int{}}
+			syncs := &looptest.SyncCounter{}
 			e := newEnv(t, Config{Observer: syncs})
 			if tt.probe {
 				e.CreatePod("web", withReadinessProbe)
@@ -317,7 +269,7 @@ func TestOwnWritesNotSyncedAgain(t *testing.T) {
 				e.advance(time.Millisecond)
 			}
 			assert.True(t, api.IsPodReady(e.Pod("web")))
-			assert.Equal(t, tt.syncs, syncs.of("default/web"))
+			assert.Equal(t, tt.syncs, syncs.Of("default/web"))
 
 			// What happens to it next is seen as before: a crash, a
 			// restart, a deletion.
@@ -522,10 +474,8 @@ func TestPodIPsUniquePerNodeAndReused(t *testing.T) {
 }
 
 func TestRunBindsRunsAndStopsWithContext(t *testing.T) {
-	clk := clock.NewFake(epoch)
-	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2))})
-	require.NoError(t, err)
-	log := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
+	srv, clk := testenv.NewServer(t, apiserver.Config{})
+	log := testenv.Logger(t)
 	f := informer.NewFactory(srv, "", clk, log)
 	c, err := New(Config{Client: srv, Factory: f, Clock: clk, Logger: log})
 	require.NoError(t, err)

@@ -2,7 +2,6 @@ package persistentvolume
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -75,21 +74,13 @@ type Controller struct {
 // New returns a controller whose handlers are registered on cfg.Factory's
 // informers. It starts nothing.
 func New(cfg Config) (*Controller, error) {
-	switch {
-	case cfg.Client == nil:
-		return nil, errors.New("persistentvolume: Config.Client is required")
-	case cfg.Factory == nil:
-		return nil, errors.New("persistentvolume: Config.Factory is required")
-	case cfg.Clock == nil:
-		return nil, errors.New("persistentvolume: Config.Clock is required")
+	if err := loop.CheckRequired("persistentvolume", cfg.Client, cfg.Factory, cfg.Clock); err != nil {
+		return nil, err
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = zap.NewNop()
-	}
+	log := loop.Logger(cfg.Logger)
 	c := &Controller{
 		client: cfg.Client, log: log.Named("persistentvolume-binder"), recorder: cfg.Recorder,
-		queue: workqueue.New(workqueue.Config[string]{Name: "persistentvolume-binder", Clock: cfg.Clock, Metrics: true}),
+		queue: loop.NewQueue("persistentvolume-binder", cfg.Clock, nil),
 	}
 	claimInf := cfg.Factory.ForResource(client.PersistentVolumeClaims)
 	volumeInf := cfg.Factory.ForResource(client.PersistentVolumes)

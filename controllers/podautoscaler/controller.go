@@ -2,7 +2,6 @@ package podautoscaler
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -62,18 +61,10 @@ type Controller struct {
 // New returns a controller whose handler is registered on cfg.Factory's
 // autoscaler informer. It starts nothing.
 func New(cfg Config) (*Controller, error) {
-	switch {
-	case cfg.Client == nil:
-		return nil, errors.New("podautoscaler.New: Config.Client is required")
-	case cfg.Factory == nil:
-		return nil, errors.New("podautoscaler.New: Config.Factory is required")
-	case cfg.Clock == nil:
-		return nil, errors.New("podautoscaler.New: Config.Clock is required")
+	if err := loop.CheckRequired("podautoscaler.New", cfg.Client, cfg.Factory, cfg.Clock); err != nil {
+		return nil, err
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = zap.NewNop()
-	}
+	log := loop.Logger(cfg.Logger)
 	inf := cfg.Factory.ForResource(client.HorizontalPodAutoscalers)
 	c := &Controller{
 		client: cfg.Client, clock: cfg.Clock, recorder: cfg.Recorder, log: log.Named("horizontal-pod-autoscaler"),

@@ -15,16 +15,12 @@ import (
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/loop"
-	"github.com/miniplane/miniplane/controllers/workqueue"
 	"github.com/miniplane/miniplane/informer"
 )
 
 // DefaultTerminatedPodThreshold is kube-controller-manager's
 // --terminated-pod-gc-threshold.
 const DefaultTerminatedPodThreshold = 12500
-
-// sweepKey is the one key of the controller's queue.
-const sweepKey = "sweep"
 
 // Client is what the controller reads and writes through. client.Client
 // and *apiserver.Server satisfy it.
@@ -57,63 +53,42 @@ type Controller struct {
 	threshold int
 	pods      informer.Lister[*api.Pod]
 	nodes     informer.Lister[*api.Node]
-	queue     *workqueue.Queue[string]
-	regs      []*informer.Registration
 	// missing is when each node pods are bound to was first seen missing
-	// from the cache; only sync, one at a time, touches it.
+	// from the cache; only sweep, one at a time, touches it.
 	missing map[string]time.Time
 
-	*loop.Loop // HasSynced, ProcessOne and Run: a manager.Controller
+	*loop.Controller // Queue, HasSynced, ProcessOne and Run: a manager.Controller
 }
 
 // New returns the controller, its first sweep queued. It starts nothing.
 func New(cfg Config) (*Controller, error) {
-	switch {
-	case cfg.Client == nil:
-		return nil, errors.New("podgc: Config.Client is required")
-	case cfg.Factory == nil:
-		return nil, errors.New("podgc: Config.Factory is required")
-	case cfg.Clock == nil:
-		return nil, errors.New("podgc: Config.Clock is required")
-	case cfg.TerminatedPodThreshold < 0:
+	if err := loop.CheckRequired("podgc", cfg.Client, cfg.Factory, cfg.Clock); err != nil {
+		return nil, err
+	}
+	if cfg.TerminatedPodThreshold < 0 {
 		return nil, errors.New("podgc: Config.TerminatedPodThreshold is negative")
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = zap.NewNop()
-	}
+	log := loop.Logger(cfg.Logger)
 	c := &Controller{
 		client: cfg.Client, clock: cfg.Clock, log: log.Named("podgc"), threshold: cfg.TerminatedPodThreshold,
-		queue:   workqueue.New(workqueue.Config[string]{Name: "podgc", Clock: cfg.Clock, Metrics: true}),
 		missing: map[string]time.Time{},
 	}
 	podInf, nodeInf := cfg.Factory.ForResource(client.Pods), cfg.Factory.ForResource(client.Nodes)
 	c.pods = informer.NewLister[*api.Pod](podInf, apierrors.GroupResource{Resource: client.Pods})
 	c.nodes = informer.NewLister[*api.Node](nodeInf, apierrors.GroupResource{Resource: client.Nodes})
-	// The sweep reads the caches only: handlers that queue nothing make
-	// HasSynced say when they hold the initial lists.
-	none := informer.HandlerFuncs{}
-	c.regs = []*informer.Registration{podInf.AddEventHandler(none, 0), nodeInf.AddEventHandler(none, 0)}
 	var err error
-	c.Loop, err = loop.New(loop.Config{
-		Name: "podgc", Queue: c.queue, Sync: c.sync, Logger: c.log,
-		Informers: []*informer.Informer{podInf, nodeInf}, Registrations: c.regs,
-		Observer: cfg.Observer, Clock: cfg.Clock,
+	c.Controller, err = loop.NewPeriodic(loop.PeriodicConfig{
+		Name: "podgc", Informers: []*informer.Informer{podInf, nodeInf}, Clock: cfg.Clock, Period: checkPeriod,
+		Sweep: c.sweep, Logger: log, Observer: cfg.Observer,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("podgc: %w", err)
 	}
-	c.queue.Add(sweepKey)
 	return c, nil
 }
 
-// sync is one sweep; the next is queued checkPeriod later, whatever this
-// one's outcome (Kubernetes: wait.UntilWithContext).
-func (c *Controller) sync(ctx context.Context, key string) error {
-	if key != sweepKey {
-		return nil
-	}
-	defer c.queue.AddAfter(sweepKey, checkPeriod)
+// sweep is one round of collection. Kubernetes: gc.
+func (c *Controller) sweep(ctx context.Context) error {
 	pods := c.pods.List(api.Selector{})
 	slices.SortFunc(pods, func(a, b *api.Pod) int { return strings.Compare(api.KeyOf(&a.Metadata), api.KeyOf(&b.Metadata)) })
 	p := plan(pods, c.nodes.List(api.Selector{}), c.clock.Now(), c.missing, c.threshold)

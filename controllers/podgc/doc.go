@@ -14,10 +14,10 @@
 //     node.kubernetes.io/out-of-service taint;
 //   - terminating pods that were never scheduled.
 //
-// The sweep is one key ("sweep") of the controller's queue, queued again
-// 20 seconds after each sync, so the manager and the simulator step it as
-// any controller. What to delete is plan, a pure function of the caches,
-// the time and the quarantine; sync observes, plans and acts. The
+// It is a loop.NewPeriodic controller: the sweep is one key of its queue,
+// queued again 20 seconds after each sweep, so the manager and the simulator
+// step it as any controller. What to delete is plan, a pure function of the
+// caches, the time and the quarantine; sweep observes, plans and acts. The
 // applicable scenarios of Kubernetes' gc_controller_test.go are ported in
 // plan_test.go (TestGCTerminated, TestGCOrphaned, TestGCUnscheduledTerminating,
 // TestGCTerminating); its metrics are not kept.

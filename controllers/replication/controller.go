@@ -118,18 +118,10 @@ func NewReplicaSet(cfg Config) (*Controller, error) { return newController(cfg, 
 
 // newController returns the controller of the kind k.
 func newController(cfg Config, k kind) (*Controller, error) {
-	switch {
-	case cfg.Client == nil:
-		return nil, fmt.Errorf("%s: Config.Client is required", k.name)
-	case cfg.Factory == nil:
-		return nil, fmt.Errorf("%s: Config.Factory is required", k.name)
-	case cfg.Clock == nil:
-		return nil, fmt.Errorf("%s: Config.Clock is required", k.name)
+	if err := loop.CheckRequired(k.name, cfg.Client, cfg.Factory, cfg.Clock); err != nil {
+		return nil, err
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = zap.NewNop()
-	}
+	log := loop.Logger(cfg.Logger)
 	burst := cfg.BurstReplicas
 	if burst <= 0 {
 		burst = DefaultBurstReplicas
@@ -143,9 +135,7 @@ func newController(cfg Config, k kind) (*Controller, error) {
 		burst:               burst,
 		withoutExpectations: cfg.WithoutExpectations,
 		expectations:        NewExpectations(cfg.Clock),
-		queue: workqueue.New(workqueue.Config[string]{
-			Name: k.queue, Clock: cfg.Clock, RateLimiter: cfg.RateLimiter, Metrics: true,
-		}),
+		queue:               loop.NewQueue(k.queue, cfg.Clock, cfg.RateLimiter),
 	}
 	c.podInformer = cfg.Factory.ForResource(client.Pods)
 	c.pods = informer.NewLister[*api.Pod](c.podInformer, apierrors.GroupResource{Resource: client.Pods})

@@ -2,7 +2,6 @@ package resourcequota
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -73,18 +72,10 @@ type counted struct {
 // New returns a controller whose handlers are registered on cfg.Factory's
 // informers of the quotas and of every Counted resource. It starts nothing.
 func New(cfg Config) (*Controller, error) {
-	switch {
-	case cfg.Client == nil:
-		return nil, errors.New("resourcequota: Config.Client is required")
-	case cfg.Factory == nil:
-		return nil, errors.New("resourcequota: Config.Factory is required")
-	case cfg.Clock == nil:
-		return nil, errors.New("resourcequota: Config.Clock is required")
+	if err := loop.CheckRequired("resourcequota", cfg.Client, cfg.Factory, cfg.Clock); err != nil {
+		return nil, err
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = zap.NewNop()
-	}
+	log := loop.Logger(cfg.Logger)
 	c := &Controller{client: cfg.Client, clock: cfg.Clock, resync: cfg.Resync, log: log.Named("resourcequota")}
 	if c.resync <= 0 {
 		c.resync = DefaultResync

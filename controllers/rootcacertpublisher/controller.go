@@ -2,7 +2,6 @@ package rootcacertpublisher
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"go.uber.org/zap"
@@ -57,18 +56,10 @@ type Controller struct {
 // New returns a controller whose handlers are registered on cfg.Factory's
 // namespace and config map informers. It starts nothing.
 func New(cfg Config) (*Controller, error) {
-	switch {
-	case cfg.Client == nil:
-		return nil, errors.New("rootcacertpublisher.New: Config.Client is required")
-	case cfg.Factory == nil:
-		return nil, errors.New("rootcacertpublisher.New: Config.Factory is required")
-	case cfg.Clock == nil:
-		return nil, errors.New("rootcacertpublisher.New: Config.Clock is required")
+	if err := loop.CheckRequired("rootcacertpublisher.New", cfg.Client, cfg.Factory, cfg.Clock); err != nil {
+		return nil, err
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = zap.NewNop()
-	}
+	log := loop.Logger(cfg.Logger)
 	rootCA := string(cfg.RootCA)
 	if rootCA == "" {
 		rootCA = PlaceholderCA

@@ -80,7 +80,7 @@ func (c *Controller) observe(obj api.Object, gone bool) (key string, pending boo
 	// The key is built in a buffer: a pod the scheduler counts has its
 	// key made once, and looking it up needs no allocation.
 	var buf [128]byte
-	k := append(append(append(buf[:0], m.Namespace...), '/'), m.Name...)
+	k := api.AppendKey(buf[:0], m.Namespace, m.Name)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	info := c.pods[string(k)]

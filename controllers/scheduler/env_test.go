@@ -2,27 +2,22 @@ package scheduler
 
 import (
 	"context"
-	"math/rand/v2"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.uber.org/zap"
-	"go.uber.org/zap/zaptest"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
-	"github.com/miniplane/miniplane/controllers/loop"
 	"github.com/miniplane/miniplane/controllers/nodesim"
 	"github.com/miniplane/miniplane/controllers/scheduler/fit"
 	"github.com/miniplane/miniplane/informer"
 	"github.com/miniplane/miniplane/internal/testenv"
 )
 
-var epoch = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+var epoch = testenv.Epoch()
 
 // env is the scheduler over a real API server and real informers, with
 // nodesim's kubelets beside it to run what it binds, on a fake clock,
@@ -43,10 +38,8 @@ type env struct {
 // filled in.
 func newEnv(t testing.TB, nc nodesim.Config, cfg ...Config) *env {
 	t.Helper()
-	clk := clock.NewFake(epoch)
-	srv, err := apiserver.New(apiserver.Config{Clock: clk, Rand: rand.New(rand.NewPCG(1, 2)), PriorityClasses: true})
-	require.NoError(t, err)
-	log := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
+	srv, clk := testenv.NewServer(t, apiserver.Config{PriorityClasses: true})
+	log := testenv.Logger(t)
 	f := informer.NewFactory(srv, "", clk, log)
 	nc.Client, nc.Factory, nc.Clock, nc.Logger = srv, f, clk, log
 	nc.Recorders = func(component, host string) *record.EventRecorder {
@@ -73,27 +66,15 @@ func newEnv(t testing.TB, nc nodesim.Config, cfg ...Config) *env {
 // settle runs every step until none has anything to do.
 func (e *env) settle() {
 	e.t.Helper()
-	for range 100000 {
-		if !e.step() {
-			if _, ok := e.t.(*testing.T); ok { // not in benchmarks, whose cost it would add to
-				e.checkCounts()
-			}
-			return
-		}
+	testenv.Settle(e.t, 100_000, e.step)
+	if _, ok := e.t.(*testing.T); ok { // not in benchmarks, whose cost it would add to
+		e.checkCounts()
 	}
-	e.t.Fatal("never settled")
 }
 
-// step brings the informers up to date (testenv.SyncInformers), then
-// runs one sync of each controller, and reports whether anything had
-// something to do.
-func (e *env) step() bool {
-	progressed := testenv.SyncInformers(e.ctx, e.f.Informers()...)
-	if e.c.ProcessOne(e.ctx) {
-		progressed = true
-	}
-	return e.nodes.ProcessOne(e.ctx) || progressed
-}
+// step is one round of testenv.Step: the informers, then one sync of the
+// scheduler and of the kubelets.
+func (e *env) step() bool { return testenv.Step(e.ctx, e.f, e.c, e.nodes) }
 
 // checkCounts holds the scheduler's counts to a recount: each node's
 // record counts the pods seen bound there that hold a slot plus the
@@ -168,24 +149,4 @@ func (e *env) runReady(names ...string) {
 	for _, n := range names {
 		require.True(e.t, api.IsPodReady(e.Pod(n)), "%s ready", n)
 	}
-}
-
-// syncCounter counts the syncs of each key.
-type syncCounter struct {
-	mu    sync.Mutex
-	byKey map[string]int
-}
-
-func (s *syncCounter) ReconcileStarted(info loop.Info) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.byKey[info.Key]++
-}
-
-func (s *syncCounter) ReconcileEnded(loop.Info, error, time.Duration) {}
-
-func (s *syncCounter) of(key string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.byKey[key]
 }

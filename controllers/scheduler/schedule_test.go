@@ -12,6 +12,7 @@ import (
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
 	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/controllers/loop/looptest"
 	"github.com/miniplane/miniplane/controllers/nodesim"
 	"github.com/miniplane/miniplane/controllers/scheduler/fit"
 )
@@ -283,16 +284,16 @@ func TestNodeNameBypassesTheScheduler(t *testing.T) {
 // not fit is tried again after unschedulableFlush, as kube-scheduler
 // flushes its unschedulable queue.
 func TestUnschedulableRetriedPeriodically(t *testing.T) {
-	syncs := &syncCounter{byKey: map[string]int{}}
+	syncs := &looptest.SyncCounter{}
 	e := newEnv(t, nodesim.Config{Nodes: 1}, Config{Observer: syncs})
 	e.CreatePod("huge", requesting("5"))
 	e.settle()
 	require.Empty(t, e.Pod("huge").Spec.NodeName)
-	before := syncs.of("default/huge")
+	before := syncs.Of("default/huge")
 	e.advance(unschedulableFlush - time.Second)
-	assert.Equal(t, before, syncs.of("default/huge"), "not yet")
+	assert.Equal(t, before, syncs.Of("default/huge"), "not yet")
 	e.advance(time.Second)
-	assert.Equal(t, before+1, syncs.of("default/huge"), "tried again")
+	assert.Equal(t, before+1, syncs.Of("default/huge"), "tried again")
 	assert.Len(t, e.EventMessages("huge", "FailedScheduling"), 1, "the same verdict is not told twice")
 }
 

@@ -56,18 +56,10 @@ type Controller struct {
 // New returns a controller whose handlers are registered on cfg.Factory's
 // namespace and service account informers. It starts nothing.
 func New(cfg Config) (*Controller, error) {
-	switch {
-	case cfg.Client == nil:
-		return nil, errors.New("serviceaccount.New: Config.Client is required")
-	case cfg.Factory == nil:
-		return nil, errors.New("serviceaccount.New: Config.Factory is required")
-	case cfg.Clock == nil:
-		return nil, errors.New("serviceaccount.New: Config.Clock is required")
+	if err := loop.CheckRequired("serviceaccount.New", cfg.Client, cfg.Factory, cfg.Clock); err != nil {
+		return nil, err
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = zap.NewNop()
-	}
+	log := loop.Logger(cfg.Logger)
 	nsInf := cfg.Factory.ForResource(client.Namespaces)
 	saInf := cfg.Factory.ForResource(client.ServiceAccounts)
 	c := &Controller{

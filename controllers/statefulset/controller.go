@@ -80,23 +80,13 @@ type Controller struct {
 // New returns a controller whose handlers are registered on cfg.Factory's
 // informers. It starts nothing.
 func New(cfg Config) (*Controller, error) {
-	switch {
-	case cfg.Client == nil:
-		return nil, errors.New("statefulset: Config.Client is required")
-	case cfg.Factory == nil:
-		return nil, errors.New("statefulset: Config.Factory is required")
-	case cfg.Clock == nil:
-		return nil, errors.New("statefulset: Config.Clock is required")
+	if err := loop.CheckRequired("statefulset", cfg.Client, cfg.Factory, cfg.Clock); err != nil {
+		return nil, err
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = zap.NewNop()
-	}
+	log := loop.Logger(cfg.Logger)
 	c := &Controller{
 		client: cfg.Client, clock: cfg.Clock, log: log.Named("statefulset"), recorder: cfg.Recorder,
-		queue: workqueue.New(workqueue.Config[string]{
-			Name: "statefulset", Clock: cfg.Clock, RateLimiter: cfg.RateLimiter, Metrics: true,
-		}),
+		queue: loop.NewQueue("statefulset", cfg.Clock, cfg.RateLimiter),
 	}
 	apps := func(r string) apierrors.GroupResource { return apierrors.GroupResource{Group: "apps", Resource: r} }
 	setInf := cfg.Factory.ForResource(client.StatefulSets)

@@ -2,7 +2,6 @@ package tainteviction
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -65,21 +64,13 @@ type Controller struct {
 
 // New returns the controller. It starts nothing.
 func New(cfg Config) (*Controller, error) {
-	switch {
-	case cfg.Client == nil:
-		return nil, errors.New("tainteviction: Config.Client is required")
-	case cfg.Factory == nil:
-		return nil, errors.New("tainteviction: Config.Factory is required")
-	case cfg.Clock == nil:
-		return nil, errors.New("tainteviction: Config.Clock is required")
+	if err := loop.CheckRequired("tainteviction", cfg.Client, cfg.Factory, cfg.Clock); err != nil {
+		return nil, err
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = zap.NewNop()
-	}
+	log := loop.Logger(cfg.Logger)
 	c := &Controller{
 		client: cfg.Client, clock: cfg.Clock, log: log.Named("tainteviction"), recorder: cfg.Recorder,
-		queue:   workqueue.New(workqueue.Config[string]{Name: "tainteviction", Clock: cfg.Clock, Metrics: true}),
+		queue:   loop.NewQueue("tainteviction", cfg.Clock, nil),
 		pending: map[string]pending{},
 	}
 	podInf, nodeInf := cfg.Factory.ForResource(client.Pods), cfg.Factory.ForResource(client.Nodes)

@@ -2,7 +2,6 @@ package ttlafterfinished
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -49,18 +48,10 @@ type Controller struct {
 // New returns a controller whose handler is registered on cfg.Factory's
 // job informer. It starts nothing.
 func New(cfg Config) (*Controller, error) {
-	switch {
-	case cfg.Client == nil:
-		return nil, errors.New("ttl-after-finished: Config.Client is required")
-	case cfg.Factory == nil:
-		return nil, errors.New("ttl-after-finished: Config.Factory is required")
-	case cfg.Clock == nil:
-		return nil, errors.New("ttl-after-finished: Config.Clock is required")
+	if err := loop.CheckRequired("ttl-after-finished", cfg.Client, cfg.Factory, cfg.Clock); err != nil {
+		return nil, err
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = zap.NewNop()
-	}
+	log := loop.Logger(cfg.Logger)
 	c := &Controller{client: cfg.Client, clock: cfg.Clock, log: log.Named("ttl-after-finished")}
 	c.jobs = informer.NewLister[*api.Job](cfg.Factory.ForResource(client.Jobs), apierrors.GroupResource{Group: "batch", Resource: client.Jobs})
 	var err error

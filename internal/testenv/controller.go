@@ -47,3 +47,19 @@ func SettleController(tb testing.TB, ctx context.Context, f *informer.Factory, c
 	tb.Helper()
 	Settle(tb, 0, func() bool { return SyncInformers(ctx, f.Informers()...) }, func() bool { return c.ProcessOne(ctx) })
 }
+
+// Step is one round of a test that runs several controllers side by side:
+// it brings f's informers up to date (SyncInformers), then runs one sync of
+// each controller in turn, and reports whether any of it had something to
+// do. Between two syncs of one controller, each of the others sees its
+// writes, as controllers running together would. Settle(tb, n, func() bool
+// { return Step(ctx, f, cs...) }) runs rounds until none does anything.
+func Step(ctx context.Context, f *informer.Factory, controllers ...Processor) bool {
+	progressed := SyncInformers(ctx, f.Informers()...)
+	for _, c := range controllers {
+		if c.ProcessOne(ctx) {
+			progressed = true
+		}
+	}
+	return progressed
+}

@@ -156,6 +156,7 @@ func fullPodSpec() api.PodSpec {
 		Volumes:                      fullVolumes(),
 		SecurityContext: &api.PodSecurityContext{RunAsUser: ptr(int64(1001)), RunAsNonRoot: ptr(false),
 			SupplementalGroups: []int64{1234, 5678}, FSGroup: ptr(int64(2000)), RunAsGroup: ptr(int64(2002)),
+			Sysctls:        []api.Sysctl{{Name: "kernel.shm_rmid_forced", Value: "1"}, {Name: "net/ipv4/ip_unprivileged_port_start", Value: "0"}},
 			SeccompProfile: &api.SeccompProfile{Type: "RuntimeDefault"}},
 		HostAliases: []api.HostAlias{{IP: "123.45.67.89", Hostnames: []string{"foo", "bar"}}},
 	}
@@ -169,7 +170,8 @@ func fullVolumes() []api.Volume {
 	}
 	cm := api.LocalObjectReference{Name: "cfg"}
 	return []api.Volume{
-		{Name: "scratch", VolumeSource: api.VolumeSource{EmptyDir: &api.EmptyDirVolumeSource{Medium: "Memory", SizeLimit: ptr(api.Quantity("64Mi"))},
+		{Name: "scratch", VolumeSource: api.VolumeSource{HostPath: &api.HostPathVolumeSource{Path: "/tmp/job-e2e/x", Type: ptr("DirectoryOrCreate")},
+			EmptyDir:    &api.EmptyDirVolumeSource{Medium: "Memory", SizeLimit: ptr(api.Quantity("64Mi"))},
 			Secret:      &api.SecretVolumeSource{SecretName: "sec", Items: items, DefaultMode: ptr(int32(0o644)), Optional: ptr(true)},
 			DownwardAPI: &api.DownwardAPIVolumeSource{Items: files, DefaultMode: ptr(int32(0o644))},
 			ConfigMap:   &api.ConfigMapVolumeSource{LocalObjectReference: cm, Items: items, DefaultMode: ptr(int32(0o600)), Optional: ptr(false)},

@@ -1,6 +1,7 @@
 // Package looptest holds ConfigPerService, a whole controller written as a
 // reconcile function and its watches for loop.NewController: the example
-// the loop's tests and the simulator's sweep run. It imports api,
+// the loop's tests and the simulator's sweep run; and SyncCounter, an
+// Observer that controllers' tests count syncs with. It imports api,
 // apiserver, informer and controllers/loop.
 package looptest
 

@@ -12,8 +12,8 @@ func isAgnhost(name string) bool { return name == "agnhost" || name == "agnhost-
 
 // agnhost runs the subcommands of agnhost, the Kubernetes e2e tests'
 // many-purpose image (test/images/agnhost), that the grammar knows:
-// mounttest; entrypoint-tester, which prints its argv as Go prints a
-// []string; etc-hosts, which prints /etc/hosts (and the newline
+// mounttest; logs-generator (logsgen.go); entrypoint-tester, which prints
+// its argv as Go prints a []string; etc-hosts, which prints /etc/hosts (and the newline
 // fmt.Println adds); and pause, which prints "Paused" and waits for a
 // signal. Its servers (liveness, grpc-health-checking, netexec, ...) are
 // not run: they count as unknown, and run until stopped.
@@ -26,6 +26,8 @@ func (sh *shell) agnhost(args []string) (int32, bool) {
 		return sh.mounttest(args[1:])
 	case "entrypoint-tester":
 		sh.print("[" + strings.Join(sh.argv, " ") + "]\n")
+	case "logs-generator":
+		return sh.logsGenerator(args[1:])
 	case "etc-hosts":
 		f, ok := sh.exists("/etc/hosts")
 		if !ok {

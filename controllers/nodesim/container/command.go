@@ -29,7 +29,9 @@ import (
 //     --break_on_expected_content), printed as agnhost prints them; agnhost
 //     entrypoint-tester, etc-hosts and pause (agnhost.go); id [-u|-g|-G]
 //     [-n] and whoami (Input.User, named by the image's /etc/passwd);
-//     ip link add (refused without CAP_NET_ADMIN); test's comparisons (-eq,
+//     ip link add (refused without CAP_NET_ADMIN); sysctl [-n] NAME...
+//     (Input.Sysctls, else a safe sysctl's kernel default: SafeSysctls);
+//     test's comparisons (-eq,
 //     =, ...); and nonewprivs' nnp. The files are the container's
 //     simulated filesystem: its mounted volumes (Input.FS) and the files
 //     its commands made. A path ("/bin/echo") counts by its last element;
@@ -40,18 +42,20 @@ import (
 //     at blanks outside double quotes), $(COMMAND) by what it prints, $?
 //     by the last status, and NAME=VALUE words before a
 //     command setting its environment (not the shell's: $NAME in the same
-//     script does not see them), and "> FILE" or ">> FILE" after a
-//     command sending what it prints to the file; and if LIST; then LIST;
-//     [else LIST;] fi, nested or not, with test's [ ] and [[ ]] (and -r,
-//     -w, -x). On a read-only root
+//     script does not see them), NAME=VALUE alone setting a shell variable
+//     (outside if statements), and "> FILE" or ">> FILE" after a
+//     command sending what it prints to the file, "|" piping it into the
+//     next (which cat, wc -l/-w/-c and awk '{print $N, ...}' read); if
+//     LIST; then LIST; [else LIST;] fi, nested or not, with test's [ ] and
+//     [[ ]] (and -r, -w, -x); and while true; do sleep N; done, which
+//     sleeps for ever. On a read-only root
 //     filesystem (Input.ReadOnlyRoot) only writable volumes take files:
 //     elsewhere touch and "> FILE" fail with "Read-only file system".
 //
 // Anything else — no command at all (the image's own command runs), a
 // command or option the grammar does not know, or a script it cannot
-// parse (pipes, other redirections, special parameters but $?, ${A:-b},
-// nested or arithmetic substitutions, globs, loops, elif, assignments
-// alone) —
+// parse (other redirections, special parameters but $?, ${A:-b},
+// nested or arithmetic substitutions, globs, other loops, elif) —
 // is not an error: the container runs until it is stopped, as a server
 // does, and its log says why.
 
@@ -68,8 +72,9 @@ type Run struct {
 	Duration time.Duration
 	// ExitCode is the code it exits with, 0 to 255.
 	ExitCode int32
-	// Files are the changes its command makes to its files (touch, rm), in
-	// order; an exec probe reads them (Exec).
+	// Files are the changes its command makes to its files (touch, rm,
+	// redirects, mounttest's new files), in order; an exec probe reads them
+	// (Exec), and the kubelet carries those in a shared volume into it.
 	Files []FileChange
 	// in is what the kubelet handed the run, which its exec probes see.
 	in Input
@@ -80,12 +85,15 @@ type Run struct {
 	Why string
 }
 
-// FileChange is a file made (Exists) or removed At an offset from the
-// start of a run.
+// FileChange is a file made or written (Exists) or removed At an offset
+// from the start of a run. The kubelet carries the changes to a volume
+// shared with other containers or pods into the volume, on the clock.
 type FileChange struct {
 	At     time.Duration
 	Path   string
 	Exists bool
+	// File is the file as the change leaves it, when it Exists.
+	File File
 }
 
 // FilesAt returns the files the run has made (true) or removed (false) d
@@ -134,14 +142,31 @@ func PlanIn(command, args []string, in Input) Run {
 	sh := newShell(in, map[string]bool{})
 	if isShell(argv[0]) && len(argv) >= 3 && argv[1] == "-c" {
 		sh.name = argv[0]
-		list, err := parseScript(argv[2], sh.lookup, sh.substitute)
-		if err != nil {
-			return Run{Forever: true, Why: fmt.Sprintf("cannot simulate the script %q: %v; it runs until the container is stopped", argv[2], err), in: in}
-		}
 		sh.script = true
-		return sh.execute(list)
+		return sh.runScript(argv[2])
 	}
 	return sh.execute([]simple{{argv: argv}})
+}
+
+// runScript runs an sh -c script: parsed a part at a time (parseScript
+// stops after a variable assignment, so that what follows is expanded
+// with the variable set), each part run as it is parsed.
+func (sh *shell) runScript(script string) Run {
+	var status int32
+	for rest := script; ; {
+		list, after, err := parseScript(rest, sh.lookup, sh.substitute)
+		if err != nil {
+			return sh.forever(fmt.Sprintf("cannot simulate the script %q: %v; it runs until the container is stopped", script, err))
+		}
+		var ended *Run
+		if status, ended = sh.run(list, status); ended != nil {
+			return *ended
+		}
+		if after == "" {
+			return sh.end(status)
+		}
+		rest = after
+	}
 }
 
 // Exec runs argv, as an exec probe runs it d into the run r (in the files
@@ -151,6 +176,41 @@ func PlanIn(command, args []string, in Input) Run {
 // taken to do what it is there for.
 func (r *Run) Exec(argv []string, d time.Duration) (code int32, output string) {
 	return execIn(argv, r.FilesAt(d), r.in)
+}
+
+// ExecWith is Exec with the container's shared volumes as the kubelet
+// holds them now, every container's writes in: under each mount point of
+// at, the files of fs (the container's filesystem as package podenv's
+// Mount gives it from the kubelet's volumes) replace those the run was
+// handed and the changes the run made there itself. The kubelet's exec
+// (pods/exec) runs commands so; what the run did elsewhere (its own root
+// filesystem) stays as Exec sees it.
+func (r *Run) ExecWith(argv []string, d time.Duration, fs FS, at []string) (code int32, output string) {
+	under := func(p string) bool {
+		return slices.ContainsFunc(at, func(m string) bool {
+			m = path.Clean("/" + m)
+			return p == m || m == "/" || strings.HasPrefix(p, m+"/")
+		})
+	}
+	files := r.FilesAt(d)
+	for p := range files {
+		if under(p) {
+			delete(files, p)
+		}
+	}
+	in := r.in
+	in.FS = make(FS, len(r.in.FS)+len(fs))
+	for p, f := range r.in.FS {
+		if !under(p) {
+			in.FS[p] = f
+		}
+	}
+	for p, f := range fs {
+		if under(p) {
+			in.FS.Put(p, f)
+		}
+	}
+	return execIn(argv, files, in)
 }
 
 func execIn(argv []string, files map[string]bool, in Input) (code int32, output string) {
@@ -165,12 +225,8 @@ func execIn(argv []string, files map[string]bool, in Input) (code int32, output 
 	var r Run
 	if isShell(argv[0]) && len(argv) >= 3 && argv[1] == "-c" {
 		sh.name = argv[0]
-		list, err := parseScript(argv[2], sh.lookup, sh.substitute)
-		if err != nil {
-			return 0, ""
-		}
 		sh.script = true
-		r = sh.execute(list)
+		r = sh.runScript(argv[2])
 	} else {
 		r = sh.execute([]simple{{argv: argv}})
 	}
@@ -229,17 +285,26 @@ type shell struct {
 	// partial is printed text not yet ended by a newline.
 	partial strings.Builder
 	// capture, when set, takes what the running command prints instead
-	// of the log: its output is redirected to a file.
+	// of the log: its output is redirected to a file, or piped.
 	capture *strings.Builder
+	// stdin is what the running command reads: the output of the command
+	// piped into it; nil when none is.
+	stdin *string
+	// vars are the shell's variables its script assigned (NAME=VALUE
+	// alone), which its $NAME expansions see before the environment's.
+	vars map[string]string
 }
 
 func newShell(in Input, files map[string]bool) *shell {
-	return &shell{in: in, files: files}
+	return &shell{in: in, files: files, vars: map[string]string{}}
 }
 
 // lookup is a variable's value for the script's $NAME: the container's
 // environment, and what sh sets itself.
 func (sh *shell) lookup(name string) (string, bool) {
+	if v, ok := sh.vars[name]; ok {
+		return v, true
+	}
 	if v, ok := sh.in.lookup(name); ok {
 		return v, true
 	}
@@ -261,13 +326,22 @@ func (sh *shell) substitute(script string) (string, error) {
 	}
 	sub := newShell(sh.in, files)
 	sub.name, sub.script = sh.name, true
-	list, err := parseScript(script, sub.lookup, sub.substitute)
-	if err != nil {
-		return "", err
+	for k, v := range sh.vars {
+		sub.vars[k] = v
 	}
-	r := sub.execute(list)
+	r := sub.runScript(script)
+	if r.Forever && r.Why != "" {
+		return "", errors.New(r.Why)
+	}
 	if r.Forever || r.Duration > 0 {
 		return "", fmt.Errorf("$(%s) takes time, which a substitution is not simulated to", script)
+	}
+	for _, ch := range r.Files { // the subshell's files are the shell's
+		if ch.Exists {
+			sh.write(ch.Path, ch.File)
+		} else {
+			sh.remove(ch.Path)
+		}
 	}
 	texts := make([]string, len(r.Output))
 	for i, l := range r.Output {
@@ -337,7 +411,21 @@ func (sh *shell) forever(why string) Run {
 // after && runs only if the status so far is 0, after || only if it is
 // not, after ; always; exit ends the list.
 func (sh *shell) execute(list []simple) Run {
-	var status int32
+	status, ended := sh.run(list, 0)
+	if ended != nil {
+		return *ended
+	}
+	return sh.end(status)
+}
+
+// run runs list as execute does, the status so far being status, and
+// returns the status after it; or the run, when the list ended it (exit,
+// or a command that does not end). A command piped into the next (|)
+// hands it what it prints as its input; the pipeline's status is its last
+// command's. NAME=VALUE alone sets a shell variable. while true; do sleep
+// N; done sleeps for ever.
+func (sh *shell) run(list []simple, status int32) (int32, *Run) {
+	var piped *string // what the command before printed into a pipe
 	for i := 0; i < len(list); i++ {
 		s := list[i]
 		switch s.kw {
@@ -349,13 +437,28 @@ func (sh *shell) execute(list []simple) Run {
 		case "else":
 			i = s.jump - 1
 			continue
-		case "if", "fi":
+		case "if", "fi", "do", "done":
 			continue
+		case "while": // only while true; do sleep N; done parses
+			r := sh.forever("")
+			return 0, &r
 		}
 		if i > 0 && (s.op == "&&" && status != 0 || s.op == "||" && status == 0) {
 			continue // skipped: the status stays
 		}
 		s = withStatus(s, status)
+		if len(s.argv) == 0 { // NAME=VALUE alone
+			for _, a := range s.assign {
+				sh.vars[a.Name] = a.Value
+			}
+			status = 0
+			continue
+		}
+		sh.stdin, piped = piped, nil
+		if s.op != "|" {
+			sh.stdin = nil
+		}
+		intoPipe := i+1 < len(list) && list[i+1].op == "|" && s.redirect == ""
 		name, args := path.Base(s.argv[0]), s.argv[1:]
 		switch name {
 		case "sleep":
@@ -365,7 +468,8 @@ func (sh *shell) execute(list []simple) Run {
 				sh.print("sleep: " + err.Error() + "\n")
 				status = 1
 			case d < 0 || d > maxRun-sh.at:
-				return sh.forever("")
+				r := sh.forever("")
+				return 0, &r
 			default:
 				sh.at += d
 				status = 0
@@ -379,7 +483,8 @@ func (sh *shell) execute(list []simple) Run {
 				}
 				status = int32(n & 0xff)
 			}
-			return sh.end(status)
+			r := sh.end(status)
+			return status, &r
 		default:
 			if s.redirect != "" && !sh.in.writable(resolve(s.redirect)) {
 				sh.print(sh.name + ": can't create " + s.redirect + ": Read-only file system\n")
@@ -388,15 +493,20 @@ func (sh *shell) execute(list []simple) Run {
 			}
 			if isAgnhost(name) && len(args) > 0 && args[0] == "pause" {
 				sh.print("Paused\n") // then waits for a signal
-				return sh.forever("")
+				r := sh.forever("")
+				return 0, &r
 			}
 			sh.assign, sh.argv = s.assign, s.argv
-			if s.redirect != "" {
+			if s.redirect != "" || intoPipe {
 				sh.capture = &strings.Builder{}
 			}
 			code, ok := sh.builtin(name, args)
-			sh.assign = nil
-			if out := sh.capture; out != nil {
+			sh.assign, sh.stdin = nil, nil
+			if out := sh.capture; out != nil && intoPipe {
+				sh.capture = nil
+				text := out.String()
+				piped = &text
+			} else if out != nil {
 				sh.capture = nil
 				p := resolve(s.redirect)
 				data := out.String()
@@ -406,14 +516,15 @@ func (sh *shell) execute(list []simple) Run {
 				sh.write(p, File{Data: data, Mode: 0o644})
 			}
 			if !ok {
-				return sh.forever(fmt.Sprintf(
-					"%q is not a command the simulator runs (it runs echo, sleep, exit, true, false, env, cat, ls, touch, rm, test, hexdump -C, id, whoami and some of agnhost's, alone or joined by ;, && and || in sh -c): it runs until the container is stopped",
+				r := sh.forever(fmt.Sprintf(
+					"%q is not a command the simulator runs (it runs echo, sleep, exit, true, false, env, cat, ls, touch, rm, test, hexdump -C, id, whoami, sysctl, wc, awk '{print $N}' and some of agnhost's, alone or joined by ;, &&, || and | in sh -c): it runs until the container is stopped",
 					strings.Join(s.argv, " ")))
+				return 0, &r
 			}
 			status = code
 		}
 	}
-	return sh.end(status)
+	return status, nil
 }
 
 // builtin runs a command that takes no time, and reports whether it knows
@@ -443,8 +554,12 @@ func (sh *shell) builtin(name string, args []string) (status int32, ok bool) {
 				continue
 			}
 			f = resolve(f)
+			file, there := sh.exists(f)
+			if !there {
+				file = File{Mode: 0o644}
+			}
 			sh.files[f] = true
-			sh.r.Files = append(sh.r.Files, FileChange{At: sh.at, Path: f, Exists: true})
+			sh.r.Files = append(sh.r.Files, FileChange{At: sh.at, Path: f, Exists: true, File: file})
 		}
 	case "rm":
 		force := len(args) > 0 && (args[0] == "-f" || args[0] == "-rf" || args[0] == "-fr")
@@ -460,10 +575,12 @@ func (sh *shell) builtin(name string, args []string) (status int32, ok bool) {
 				}
 				continue
 			}
-			sh.files[p] = false
-			sh.r.Files = append(sh.r.Files, FileChange{At: sh.at, Path: p, Exists: false})
+			sh.remove(p)
 		}
 	case "cat":
+		if len(args) == 0 && sh.stdin != nil {
+			sh.print(*sh.stdin)
+		}
 		for _, f := range args {
 			file, there := sh.exists(resolve(f))
 			switch {
@@ -527,6 +644,12 @@ func (sh *shell) builtin(name string, args []string) (status int32, ok bool) {
 		return sh.id(args)
 	case "whoami":
 		return sh.whoami(), true
+	case "sysctl":
+		return sh.sysctl(args)
+	case "wc":
+		return sh.wc(args)
+	case "awk":
+		return sh.awk(args)
 	case "ip":
 		return sh.ip(args)
 	case "nnp":
@@ -851,7 +974,13 @@ func (sh *shell) write(p string, f File) {
 	fs.Put(p, f)
 	sh.in.FS = fs
 	sh.files[p] = true
-	sh.r.Files = append(sh.r.Files, FileChange{At: sh.at, Path: p, Exists: true})
+	sh.r.Files = append(sh.r.Files, FileChange{At: sh.at, Path: p, Exists: true, File: f})
+}
+
+// remove removes the file at the clean absolute path p.
+func (sh *shell) remove(p string) {
+	sh.files[p] = false
+	sh.r.Files = append(sh.r.Files, FileChange{At: sh.at, Path: p})
 }
 
 // FileAtEnd returns the content of the file at p when the run ends: one
@@ -919,10 +1048,26 @@ func sleepFor(args []string) (time.Duration, error) {
 
 // parseScript splits an sh -c script into its simple commands, or says
 // why it cannot. $NAME and ${NAME} are replaced by lookup's value (empty
-// when unset); unquoted, the value is split into words at blanks.
-func parseScript(s string, lookup func(string) (string, bool), subst func(string) (string, error)) ([]simple, error) {
+// when unset); unquoted, the value is split into words at blanks. It stops
+// after a variable assignment alone outside if and while statements, and
+// returns the rest of the script, to be parsed once the assignment has
+// run.
+func parseScript(s string, lookup func(string) (string, bool), subst func(string) (string, error)) (list []simple, rest string, err error) {
+	list, rest, err = parseScriptPart(s, lookup, subst)
+	if err == nil {
+		err = linkIfs(list)
+	}
+	return list, rest, err
+}
+
+func parseScriptPart(s string, lookup func(string) (string, bool), subst func(string) (string, error)) ([]simple, string, error) {
 	var (
-		list    []simple
+		list  []simple
+		depth int  // if and while statements open
+		stop  bool // an assignment alone ended the part
+		// start is where the command being read starts, after a ";" or
+		// a newline at depth 0; -1 elsewhere.
+		start   = 0
 		words   []string
 		word    strings.Builder
 		inWord  bool
@@ -951,12 +1096,18 @@ func parseScript(s string, lookup func(string) (string, bool), subst func(string
 			return fmt.Errorf("syntax error: no file after %q", ">")
 		}
 		if len(words) == 0 {
-			if next == ";" && !pending && op != "&&" && op != "||" {
+			if next == ";" && !pending && op != "&&" && op != "||" && op != "|" {
 				return nil // an empty line, or a trailing ;
 			}
 			return fmt.Errorf("syntax error near %q", next)
 		}
 		for len(words) > 0 && slices.Contains(keywords, words[0]) {
+			switch words[0] {
+			case "if", "while":
+				depth++
+			case "fi", "done":
+				depth--
+			}
 			list = append(list, simple{kw: words[0]})
 			words, op = words[1:], ";"
 		}
@@ -971,11 +1122,12 @@ func parseScript(s string, lookup func(string) (string, bool), subst func(string
 			}
 			assign, words = append(assign, EnvVar{name, value}), words[1:]
 		}
-		if len(words) == 0 {
-			return errors.New("variable assignments are not simulated, but before a command")
+		if len(words) == 0 && (depth > 0 || next != ";" || redirect != "") {
+			return errors.New("variable assignments alone are simulated outside if and while statements only, ended by ; or a newline")
 		}
+		stop = len(words) == 0
 		list = append(list, simple{op: op, argv: words, assign: assign, redirect: redirect, appendTo: appendTo})
-		words, op, pending = nil, next, next == "&&" || next == "||"
+		words, op, pending = nil, next, next == "&&" || next == "||" || next == "|"
 		redirect, appendTo = "", false
 		return nil
 	}
@@ -985,7 +1137,7 @@ func parseScript(s string, lookup func(string) (string, bool), subst func(string
 		case ch == '\'':
 			j := strings.IndexByte(s[i+1:], '\'')
 			if j < 0 {
-				return nil, errors.New("unterminated quote")
+				return nil, "", errors.New("unterminated quote")
 			}
 			word.WriteString(s[i+1 : i+1+j])
 			inWord, i = true, i+1+j
@@ -996,12 +1148,12 @@ func parseScript(s string, lookup func(string) (string, bool), subst func(string
 				case c == '$':
 					v, n, err := expandAt(s[i:], lookup, subst)
 					if err != nil {
-						return nil, err
+						return nil, "", err
 					}
 					word.WriteString(v)
 					i += n - 1
 				case c == '`':
-					return nil, fmt.Errorf("%q expansions are not simulated", string(c))
+					return nil, "", fmt.Errorf("%q expansions are not simulated", string(c))
 				case c == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`\n", s[i+1]) >= 0:
 					i++
 					if s[i] != '\n' {
@@ -1012,7 +1164,7 @@ func parseScript(s string, lookup func(string) (string, bool), subst func(string
 				}
 			}
 			if i >= len(s) {
-				return nil, errors.New("unterminated quote")
+				return nil, "", errors.New("unterminated quote")
 			}
 			inWord = true
 		case ch == '\\':
@@ -1032,17 +1184,33 @@ func parseScript(s string, lookup func(string) (string, bool), subst func(string
 			i-- // the newline ends the command
 		case ch == ';' || ch == '\n':
 			if err := endCommand(";"); err != nil {
-				return nil, err
+				return nil, "", err
+			}
+			if stop {
+				return list, s[i+1:], nil
+			}
+			start = -1
+			if depth == 0 {
+				start = i + 1
 			}
 		case (ch == '&' || ch == '|') && i+1 < len(s) && s[i+1] == ch:
 			if err := endCommand(s[i : i+2]); err != nil {
-				return nil, err
+				return nil, "", err
 			}
-			i++
+			i, start = i+1, -1
+		case ch == '|':
+			if err := endCommand("|"); err != nil {
+				return nil, "", err
+			}
+			start = -1
+		case ch == '$' && strings.HasPrefix(s[i:], "$(") && start >= 0 && len(list) > 0:
+			// A substitution runs when its command does: the commands
+			// before it run first.
+			return list, s[start:], nil
 		case ch == '$':
 			v, n, err := expandAt(s[i:], lookup, subst)
 			if err != nil {
-				return nil, err
+				return nil, "", err
 			}
 			i += n - 1
 			if n == 1 { // a lone $
@@ -1070,8 +1238,11 @@ func parseScript(s string, lookup func(string) (string, bool), subst func(string
 			n := bracketWord(s[i:])
 			word.WriteString(s[i : i+n])
 			inWord, i = true, i+n-1
+		case (ch == '{' || ch == '}') && (inWord || i+1 < len(s) && strings.IndexByte(" \t\n;", s[i+1]) < 0): // in a word, not a group
+			word.WriteByte(ch)
+			inWord = true
 		case strings.IndexByte("|&<>()`{}*?[]~!", ch) >= 0 && !(ch == '!' && strings.HasPrefix(s[i:], "!=")): // test's != is a word
-			return nil, fmt.Errorf("%q is not simulated", string(ch))
+			return nil, "", fmt.Errorf("%q is not simulated", string(ch))
 		default:
 			word.WriteByte(ch)
 			inWord = true
@@ -1080,17 +1251,17 @@ func parseScript(s string, lookup func(string) (string, bool), subst func(string
 	endWord()
 	if len(words) > 0 || redirecting {
 		if err := endCommand(";"); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	} else if pending {
-		return nil, fmt.Errorf("syntax error: nothing after %q", op)
+		return nil, "", fmt.Errorf("syntax error: nothing after %q", op)
 	}
-	return list, linkIfs(list)
+	return list, "", nil
 }
 
 // keywords are the shell's reserved words the grammar reads: those of if
-// statements (elif is not simulated).
-var keywords = []string{"if", "then", "else", "fi", "elif"}
+// statements (elif is not simulated) and of while loops.
+var keywords = []string{"if", "then", "else", "fi", "elif", "while", "do", "done"}
 
 // bracketWord is the length of the word "[", "[[", "]" or "]]" at the
 // start of s, followed by a blank, ";" or the end; 0 if there is none.
@@ -1130,12 +1301,37 @@ func linkIfs(list []simple) error {
 			open = open[:len(open)-1]
 		case "elif":
 			return errors.New("elif is not simulated")
+		case "while":
+			if !foreverLoop(list[i:]) {
+				return errors.New("while loops are simulated only as while true; do sleep N; done")
+			}
 		}
 	}
 	if len(open) > 0 {
 		return errors.New(`syntax error: no "fi"`)
 	}
 	return nil
+}
+
+// foreverLoop reports whether list starts with while true (or :); do
+// sleep N; ... done, N > 0: a loop that sleeps for ever and does nothing
+// else.
+func foreverLoop(list []simple) bool {
+	if len(list) < 4 || list[1].kw != "" || len(list[1].argv) != 1 || list[1].argv[0] != "true" && list[1].argv[0] != ":" || list[2].kw != "do" {
+		return false
+	}
+	for _, s := range list[3:] {
+		switch {
+		case s.kw == "done":
+			return true
+		case s.kw != "" || len(s.argv) < 2 || s.argv[0] != "sleep" || s.redirect != "" || s.op == "|":
+			return false
+		}
+		if d, err := sleepFor(s.argv[1:]); err != nil || d == 0 {
+			return false
+		}
+	}
+	return false
 }
 
 // expandAt reads the expansion at the start of s ("$NAME", "${NAME}" or

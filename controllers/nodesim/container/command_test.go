@@ -1,11 +1,13 @@
 package container
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestPlan(t *testing.T) {
@@ -62,7 +64,9 @@ func TestPlanRunsUntilStopped(t *testing.T) {
 		{"loop", []string{"sh", "-c", "while true; do echo hi; sleep 1; done"}, nil},
 		{"unterminated", []string{"sh", "-c", "echo 'a"}, nil},
 		{"dangling and", []string{"sh", "-c", "echo a &&"}, nil},
-		{"assignment alone", []string{"sh", "-c", "A=1; echo a"}, nil},
+		{"assignment alone in an if", []string{"sh", "-c", "if true; then A=1; fi; echo a"}, nil},
+		{"loop that prints", []string{"sh", "-c", "while true; do echo hi; sleep 1; done"}, nil},
+		{"awk program", []string{"sh", "-c", "echo a b | awk '{n++} END {print n}'"}, nil},
 		{"shell without -c", []string{"sh"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -78,7 +82,10 @@ func FuzzPlan(f *testing.F) {
 	for _, s := range []string{"echo a; sleep 5 && exit 3 || true", `echo "x" 'y' \z`, "sleep 1e300", "exit -1", "sleep inf", "a &&& b", "#",
 		"echo $A${B} \"$A\" $; env", "ls /etc /etc/config/a; cat /etc/config/a", "ls -1a /; printenv A Z", "echo ${", "agnhost mounttest --file_mode=/etc/config/a",
 		"test $(id -u) -eq 0; echo $?", "echo x > /f; touch /g", "id -Gn; whoami", "agnhost entrypoint-tester $(echo a)",
-		"if [[ -r /x ]]\nthen\nexit 0\nelse\ntouch /x; sleep 5\nfi", "if true; then fi; else"} {
+		"if [[ -r /x ]]\nthen\nexit 0\nelse\ntouch /x; sleep 5\nfi", "if true; then fi; else",
+		"f=/x\nc=$(echo a >> $f; wc -l $f | awk {'print $1'})\nif [ $c -eq 1 ]; then exit 1; fi\nwhile true; do sleep 1; done",
+		"echo a b | awk '{print $2}' | wc -c; A=$B; echo {$A}", "sysctl -n kernel.shm_rmid_forced | cat",
+		"agnhost logs-generator -t 3 -d 1s"} {
 		f.Add(s)
 	}
 	in := testInput()
@@ -175,6 +182,35 @@ func TestExecSeesTheVolumes(t *testing.T) {
 	code, out = r.Exec([]string{"sh", "-c", "echo $B"}, 0)
 	assert.Equal(t, int32(0), code)
 	assert.Equal(t, "b", out)
+}
+
+// TestFileChangesCarryTheFiles: a run's changes say what each file holds
+// after it (what the kubelet carries into a shared volume): a redirect's
+// text, touch's empty file (or the file as it was), rm's removal.
+func TestFileChangesCarryTheFiles(t *testing.T) {
+	r := PlanIn([]string{"sh", "-c", "touch /scratch/t /etc/config/a; echo hi > /scratch/f; sleep 2; echo more >> /scratch/f; rm /scratch/t"}, nil, testInput())
+	assert.Equal(t, []FileChange{
+		{Path: "/scratch/t", Exists: true, File: File{Mode: 0o644}},
+		{Path: "/etc/config/a", Exists: true, File: File{Data: "alpha", Mode: 0o644}},
+		{Path: "/scratch/f", Exists: true, File: File{Data: "hi\n", Mode: 0o644}},
+		{At: 2 * time.Second, Path: "/scratch/f", Exists: true, File: File{Data: "hi\nmore\n", Mode: 0o644}},
+		{At: 2 * time.Second, Path: "/scratch/t"},
+	}, r.Files)
+}
+
+// TestExecWithSharedVolumes: ExecWith sees, under the mount points it is
+// given, the files as the kubelet holds them now (written by another
+// container, or removed by one), and the run's own changes elsewhere.
+func TestExecWithSharedVolumes(t *testing.T) {
+	r := PlanIn([]string{"sh", "-c", "touch /scratch/mine /own; sleep infinity"}, nil, testInput())
+	now := FS{}
+	now.Put("/scratch", Dir(0o777))
+	now.Put("/scratch/theirs", File{Data: "from the other container\n", Mode: 0o644})
+	code, out := r.ExecWith([]string{"sh", "-c", "cat /scratch/theirs; ls /scratch; test -e /own"}, time.Second, now, []string{"/scratch"})
+	assert.Equal(t, int32(0), code)
+	assert.Equal(t, "from the other container\ntheirs", out, "the volume as it is now: another removed mine")
+	code, _ = r.ExecWith([]string{"cat", "/etc/config/a"}, time.Second, now, []string{"/scratch"})
+	assert.Equal(t, int32(0), code, "what lies outside the mount points is the run's")
 }
 
 func TestMounttestReadLoop(t *testing.T) {
@@ -280,4 +316,92 @@ func TestRedirection(t *testing.T) {
 			assert.Equal(t, tc.wantFile, data)
 		})
 	}
+}
+
+// restartCounter is the script of the conformance test "Container Runtime
+// blackbox test when starting a container that exits should run with the
+// expected status" (common/node/runtime.go): it counts its runs in a file
+// of an emptyDir, fails the first, succeeds the second, runs for ever
+// after.
+// testdata/restart-count.sh holds it as the test formats it (cmdScripts,
+// with the volume's path); nodesim's test runs it too.
+func restartCounter(t *testing.T) string {
+	b, err := os.ReadFile("testdata/restart-count.sh")
+	require.NoError(t, err)
+	return string(b)
+}
+
+func TestRestartCounterScript(t *testing.T) {
+	in := Input{FS: FS{"/": Dir(0o755), "/restart-count": Dir(0o777)}}
+	for i, want := range []struct {
+		code    int32
+		forever bool
+	}{{1, false}, {0, false}, {0, true}, {0, true}} {
+		r := PlanIn([]string{"sh", "-c", restartCounter(t)}, nil, in)
+		assert.Equal(t, want.code, r.ExitCode, "run %d", i+1)
+		assert.Equal(t, want.forever, r.Forever, "run %d: %s", i+1, r.Why)
+		assert.Empty(t, r.Why, "run %d", i+1)
+		assert.Empty(t, r.Output, "run %d", i+1)
+		require.Len(t, r.Files, 1)
+		assert.Equal(t, strings.Repeat("hello\n", i+1), r.Files[0].File.Data)
+		in.FS = FS{"/": Dir(0o755), "/restart-count": Dir(0o777), "/restart-count/restartCount": r.Files[0].File} // the kubelet carries it over
+	}
+}
+
+func TestPipesAndVariables(t *testing.T) {
+	for _, tc := range []struct {
+		name, script string
+		want         []string
+		code         int32
+	}{
+		{"pipe", "echo 'a b c' | awk '{print $2, $3}'", []string{"b c"}, 0},
+		{"pipe status is the last command's", "false | true", nil, 0},
+		{"wc from a pipe", "echo x > /scratch/f; echo y >> /scratch/f; cat /scratch/f | wc -l", []string{"2"}, 0},
+		{"wc of a file", "wc -c /etc/config/a", []string{"5 /etc/config/a"}, 0},
+		{"awk of a missing file", "awk '{print}' /nope", []string{"awk: can't open '/nope': No such file or directory"}, 2},
+		{"variables", "A=one; B=$A-two\necho $A $B; A=three; echo $A", []string{"one one-two", "three"}, 0},
+		{"shell variables shadow the environment", "B=x; echo $B", []string{"x"}, 0},
+		{"substitution sees what ran before", "echo 1 > /scratch/n; n=$(cat /scratch/n); echo got $n", []string{"got 1"}, 0},
+		{"substitution writes files", "c=$(echo hi >> /scratch/g; wc -l /scratch/g | awk {'print $1'}); cat /scratch/g; echo $c", []string{"hi", "1"}, 0},
+		{"braces in a word", "echo {a} x{", []string{"{a} x{"}, 0},
+		{"loop for ever", "echo up; while :; do sleep 5; done", []string{"up"}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := PlanIn([]string{"sh", "-c", tc.script}, nil, testInput())
+			assert.Empty(t, r.Why)
+			var got []string
+			for _, l := range r.Output {
+				got = append(got, l.Text)
+			}
+			assert.Equal(t, tc.want, got)
+			assert.Equal(t, tc.code, r.ExitCode)
+		})
+	}
+}
+
+// TestLogsGenerator: agnhost logs-generator prints its lines as klog does,
+// evenly over the run, drawn from the seed: the same seed draws the same.
+func TestLogsGenerator(t *testing.T) {
+	in := Input{Start: time.Date(2026, 11, 29, 16, 5, 0, 0, time.UTC), Seed: 42}
+	r := PlanIn([]string{"/agnhost"}, []string{"logs-generator", "--log-lines-total", "100", "--run-duration", "20s"}, in)
+	assert.Empty(t, r.Why)
+	assert.False(t, r.Forever)
+	assert.Equal(t, 20*time.Second, r.Duration)
+	assert.Equal(t, int32(0), r.ExitCode)
+	require.Len(t, r.Output, 100)
+	assert.Equal(t, 200*time.Millisecond, r.Output[1].At)
+	assert.Equal(t, 19800*time.Millisecond, r.Output[99].At)
+	assert.Regexp(t, `^I1129 16:05:00\.000000       1 logs_generator\.go:76\] 0 (GET|POST|PUT) /api/v1/namespaces/(kube-system|default|ns)/pods/[bcdfghjklmnpqrstvwxz2456789]{3,4} [2-5]\d\d$`, r.Output[0].Text)
+	assert.Regexp(t, `^I1129 16:05:19\.800000       1 logs_generator\.go:76\] 99 `, r.Output[99].Text)
+	kubeSystem := 0
+	for _, l := range r.Output {
+		if strings.Contains(l.Text, "/api/v1/namespaces/kube-system/") {
+			kubeSystem++
+		}
+	}
+	assert.Positive(t, kubeSystem)
+	assert.Equal(t, r, PlanIn([]string{"/agnhost"}, []string{"logs-generator", "-t=100", "-d=20s"}, in), "the same seed, the same lines")
+	in.Seed++
+	assert.NotEqual(t, r.Output, PlanIn([]string{"/agnhost"}, []string{"logs-generator", "-t", "100", "-d", "20s"}, in).Output)
+	assert.True(t, PlanIn([]string{"/agnhost"}, []string{"logs-generator", "-t", "0", "-d", "20s"}, in).Forever, "klog.Fatalf is not simulated")
 }

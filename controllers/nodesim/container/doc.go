@@ -7,7 +7,9 @@
 // its containers give a pod (Phase). A run sees what the kubelet handed
 // the container (Input: its environment and the simulated filesystem of
 // its volumes, FS), which `env`, `cat`, `ls` and agnhost's mounttest
-// print, as Kubernetes' volume conformance tests read them.
+// print, as Kubernetes' volume conformance tests read them. What a
+// container's program answers over HTTP follows the server rule
+// (Program.Serve, serve.go).
 //
 // Nothing runs: a container's run is worked out from its command before it
 // starts, so a simulated pod's life is a pure function of its spec and the

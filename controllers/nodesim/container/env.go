@@ -1,6 +1,11 @@
 package container
 
-import "strings"
+import (
+	"strings"
+	"time"
+
+	"github.com/miniplane/miniplane/api"
+)
 
 // Input is what the kubelet hands a container when it starts it, besides
 // its command: its environment and its filesystem. Its zero value is an
@@ -24,6 +29,17 @@ type Input struct {
 	// NoNewPrivs keeps setuid programs from raising privileges
 	// (allowPrivilegeEscalation: false).
 	NoNewPrivs bool
+	// Sysctls are the kernel parameters its pod set
+	// (securityContext.sysctls), which sysctl reads.
+	Sysctls []api.Sysctl
+	// Start is when the run starts, on the kubelet's clock: the time a
+	// program that prints the time reads.
+	Start time.Time
+	// Seed seeds what a program draws at random (agnhost logs-generator),
+	// so that a run's output is a pure function of its Input. The kubelet
+	// derives it from the pod's UID, the container's name and its restart
+	// count.
+	Seed uint64
 }
 
 // writable reports whether a write to p lands on a writable filesystem:

@@ -21,6 +21,10 @@ var imageConfigs = map[string]Config{
 	"registry.k8s.io/e2e-test-images/agnhost": {Entrypoint: []string{"/agnhost"}, Cmd: []string{"pause"}},
 	// CMD ["nnp"]: a setuid-root program printing its effective uid.
 	"registry.k8s.io/e2e-test-images/nonewprivs": {Cmd: []string{"nnp"}},
+	// The update-demo images: agnhost's, CMD ["test-webserver"], serving
+	// the data.json they hold (serve.go).
+	"registry.k8s.io/e2e-test-images/nautilus": {Entrypoint: []string{"/agnhost"}, Cmd: []string{"test-webserver"}},
+	"registry.k8s.io/e2e-test-images/kitten":   {Entrypoint: []string{"/agnhost"}, Cmd: []string{"test-webserver"}},
 	// busybox with USER 1234.
 	"registry.k8s.io/e2e-test-images/nonroot": {UID: 1234},
 }

@@ -9,7 +9,8 @@
 // (third_party/forked/golang/expansion), the downward API's field and
 // resource values (pkg/api/v1/resource, pkg/fieldpath), and the payloads
 // of the configMap, secret, downwardAPI, projected and emptyDir volume
-// plugins (pkg/volume/...). It adds what the container runtime adds (PATH,
+// plugins (pkg/volume/...), and where a write lands in a shared emptyDir
+// or hostPath volume (Shared, HostPath). It adds what the container runtime adds (PATH,
 // HOSTNAME, HOME) so that `env` prints what a busybox container prints.
 //
 // The real kubelet hands the variables over in no particular order (a Go

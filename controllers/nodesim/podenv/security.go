@@ -40,7 +40,7 @@ func effective(pod *api.Pod, ct *api.Container) api.SecurityContext {
 // privileges, into in: the uid and gid of its security context (the
 // pod's where the container's sets none) or of its image, the pod's
 // supplementary groups and fsGroup, a read-only root filesystem,
-// privileged, added capabilities and no_new_privs. It refuses, with the
+// privileged, added capabilities, no_new_privs and the pod's sysctls. It refuses, with the
 // kubelet's message, a container that must not run as root but would.
 // Kubernetes: generateContainerConfig's verifyRunAsNonRoot, and
 // determineEffectiveSecurityContext.
@@ -68,6 +68,7 @@ func Security(pod *api.Pod, ct *api.Container, in *container.Input) error {
 		if p.FSGroup != nil {
 			u.Extra = append(u.Extra, *p.FSGroup)
 		}
+		in.Sysctls = p.Sysctls // shared with the pod, never changed
 	}
 	in.User = u
 	in.ReadOnlyRoot = isTrue(sc.ReadOnlyRootFilesystem)

@@ -407,3 +407,52 @@ func mountsAt(mounts []api.VolumeMount, dir string) bool {
 	}
 	return false
 }
+
+// Shared says where a write to the file p of container ct of pod lands
+// when p lies in a volume the kubelet shares, mounted writable: an
+// emptyDir (shared by the pod's containers, kept across their restarts)
+// or a hostPath (a directory of the node, shared by every pod there). It
+// returns the volume's name and p's path in it (under the mount's
+// subPath). The deepest mount holding p is the one written to.
+func Shared(pod *api.Pod, ct *api.Container, p string) (volume, rel string, ok bool) {
+	p = path.Clean("/" + p)
+	depth := -1
+	var mount *api.VolumeMount
+	for i := range ct.VolumeMounts {
+		m := &ct.VolumeMounts[i]
+		at := path.Clean("/" + m.MountPath)
+		if (p == at || strings.HasPrefix(p, at+"/") || at == "/") && strings.Count(at, "/") > depth {
+			mount, depth = m, strings.Count(at, "/")
+		}
+	}
+	if mount == nil || mount.ReadOnly {
+		return "", "", false
+	}
+	i := slices.IndexFunc(pod.Spec.Volumes, func(v api.Volume) bool { return v.Name == mount.Name })
+	if i < 0 || pod.Spec.Volumes[i].EmptyDir == nil && pod.Spec.Volumes[i].HostPath == nil {
+		return "", "", false
+	}
+	in, _ := strings.CutPrefix(p, path.Clean("/"+mount.MountPath))
+	return mount.Name, path.Join("/", mount.SubPath, in), true
+}
+
+// HostPath is the volume of the node's directory dir, the node's files
+// being node (by absolute path): the directory and what lies under it,
+// rooted at the volume's root. A directory the node lacks is made (the
+// DirectoryOrCreate the e2e tests ask for; the other hostPath types'
+// checks are not simulated).
+func HostPath(node container.FS, dir string) container.FS {
+	dir = path.Clean("/" + dir)
+	fs := container.FS{"/": container.Dir(0o755)}
+	if d, ok := node[dir]; ok {
+		fs["/"] = d
+	}
+	for p, f := range node {
+		if rel, ok := strings.CutPrefix(p, dir); ok && strings.HasPrefix(rel, "/") {
+			fs[rel] = f
+		} else if ok && dir == "/" && p != "/" {
+			fs[p] = f
+		}
+	}
+	return fs
+}

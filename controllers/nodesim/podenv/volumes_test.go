@@ -266,3 +266,38 @@ func TestProjectedTokenComesFromSourcesToken(t *testing.T) {
 	require.ErrorAs(t, err, &me)
 	assert.Equal(t, `MountVolume.SetUp failed for volume "p" : [failed to fetch token: serviceaccounts "default" not found, failed to fetch token: serviceaccounts "default" not found]`, me.Error())
 }
+
+func TestShared(t *testing.T) {
+	pod := &api.Pod{Spec: api.PodSpec{Volumes: []api.Volume{
+		{Name: "scratch", VolumeSource: api.VolumeSource{EmptyDir: &api.EmptyDirVolumeSource{}}},
+		{Name: "host", VolumeSource: api.VolumeSource{HostPath: &api.HostPathVolumeSource{Path: "/tmp/x"}}},
+		{Name: "cfg", VolumeSource: api.VolumeSource{ConfigMap: &api.ConfigMapVolumeSource{}}},
+	}}}
+	ct := &api.Container{VolumeMounts: []api.VolumeMount{
+		{Name: "scratch", MountPath: "/data"}, {Name: "scratch", MountPath: "/data/sub", SubPath: "a/b"},
+		{Name: "host", MountPath: "/host"}, {Name: "host", MountPath: "/ro", ReadOnly: true}, {Name: "cfg", MountPath: "/etc/cfg"},
+	}}
+	for _, tc := range []struct {
+		path, volume, rel string
+		ok                bool
+	}{
+		{"/data/foo", "scratch", "/foo", true},
+		{"/data", "scratch", "/", true},
+		{"/data/sub/f", "scratch", "/a/b/f", true},
+		{"/host/x/y", "host", "/x/y", true},
+		{"/ro/f", "", "", false},
+		{"/etc/cfg/k", "", "", false},
+		{"/tmp/f", "", "", false},
+	} {
+		volume, rel, ok := Shared(pod, ct, tc.path)
+		assert.Equal(t, []any{tc.volume, tc.rel, tc.ok}, []any{volume, rel, ok}, tc.path)
+	}
+}
+
+func TestHostPath(t *testing.T) {
+	node := container.FS{}
+	node.Put("/tmp/x/f", container.File{Data: "hi", Mode: 0o644})
+	node.Put("/tmp/xy", container.File{Data: "not under /tmp/x", Mode: 0o644})
+	assert.Equal(t, container.FS{"/": container.Dir(0o755), "/f": {Data: "hi", Mode: 0o644}}, HostPath(node, "/tmp/x"))
+	assert.Equal(t, container.FS{"/": container.Dir(0o755)}, HostPath(node, "/nope"), "a directory the node lacks is made")
+}
