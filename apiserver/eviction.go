@@ -48,8 +48,9 @@ var pdbSingular = apierrors.GroupResource{Group: "policy", Resource: "poddisrupt
 // budget when the budget's unhealthyPodEvictionPolicy is AlwaysAllow, or
 // (IfHealthyBudget, the default) while the budget has the healthy pods it
 // needs — on the condition that the pod has not changed since it was
-// read. Kubernetes: EvictionREST.Create in
-// pkg/registry/core/pod/storage/eviction.go.
+// read. Before it is deleted, the pod is given the DisruptionTarget
+// condition (markEvicted), unless the eviction is a dry run. Kubernetes:
+// EvictionREST.Create in pkg/registry/core/pod/storage/eviction.go.
 func (s *Server) Evict(ctx context.Context, eviction *api.Eviction) (*api.Pod, error) {
 	if eviction == nil {
 		return nil, apierrors.NewBadRequest("no Eviction given")
@@ -61,6 +62,15 @@ func (s *Server) Evict(ctx context.Context, eviction *api.Eviction) (*api.Pod, e
 	var opts api.DeleteOptions
 	if eviction.DeleteOptions != nil {
 		eviction.DeleteOptions.DeepCopyInto(&opts)
+	}
+	// Bad options are refused before the pod is marked (markEvicted):
+	// nothing is written.
+	k, err := s.kindFor(client.Pods)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := propagation(k, opts); err != nil {
+		return nil, err
 	}
 	pod, done, err := s.evictIgnoringBudgets(ctx, m.Namespace, m.Name, opts)
 	if err != nil || done != nil {
@@ -234,11 +244,78 @@ func violates(retryAfter int32, cause string) error {
 }
 
 func (s *Server) deletePod(ctx context.Context, pod *api.Pod, opts api.DeleteOptions) (*api.Pod, error) {
+	if !slices.Contains(opts.DryRun, api.DryRunAll) {
+		marked, err := s.markEvicted(ctx, pod.Metadata.Namespace, pod.Metadata.Name, opts.Preconditions)
+		if err != nil {
+			return nil, err
+		}
+		if hasResourceVersion(opts) {
+			// The condition's write is the eviction's own: the delete's
+			// precondition moves to the version it made.
+			opts = withResourceVersion(opts, marked.Metadata.ResourceVersion)
+		}
+	}
 	obj, err := s.Delete(ctx, client.Pods, pod.Metadata.Namespace, pod.Metadata.Name, opts)
 	if err != nil {
 		return nil, err
 	}
 	return obj.(*api.Pod), nil
+}
+
+// The DisruptionTarget condition an eviction gives the pod before deleting
+// it, as kube-apiserver does since PodDisruptionConditions (GA in 1.31):
+// a Job's podFailurePolicy can match it (onPodConditions).
+const (
+	conditionDisruptionTarget api.PodConditionType = "DisruptionTarget"
+	reasonEvictionByAPI                            = "EvictionByEvictionAPI"
+	messageEvictionByAPI                           = "Eviction API: evicting"
+)
+
+// markEvicted gives the pod, as stored now, the DisruptionTarget
+// condition (its transition time kept if it was True already), through
+// its status, after checking the eviction's preconditions against it; it
+// returns the pod written. A write that loses to another re-reads and
+// tries again. Kubernetes: addConditionAndDeletePod's update.
+func (s *Server) markEvicted(ctx context.Context, namespace, name string, pre *api.Preconditions) (*api.Pod, error) {
+	for try := 0; ; try++ {
+		obj, err := s.Get(ctx, client.Pods, namespace, name, client.GetOptions{})
+		if err != nil {
+			return nil, err
+		}
+		pod := obj.(*api.Pod)
+		if pre != nil {
+			gr := apierrors.GroupResource{Resource: "Pod"}
+			if uid := pre.UID; uid != nil && *uid != "" && *uid != pod.Metadata.UID {
+				return nil, apierrors.NewConflict(gr, name, fmt.Sprintf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *uid, pod.Metadata.UID))
+			}
+			if rv := pre.ResourceVersion; rv != nil && *rv != "" && *rv != pod.Metadata.ResourceVersion {
+				return nil, apierrors.NewConflict(gr, name, fmt.Sprintf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *rv, pod.Metadata.ResourceVersion))
+			}
+		}
+		marked := pod.DeepCopy()
+		cond := api.PodCondition{Type: conditionDisruptionTarget, Status: api.ConditionTrue, Reason: reasonEvictionByAPI,
+			Message: messageEvictionByAPI, LastTransitionTime: s.now()}
+		found := false
+		for i, c := range marked.Status.Conditions {
+			if c.Type == cond.Type {
+				if c.Status == cond.Status {
+					cond.LastTransitionTime = c.LastTransitionTime
+				}
+				marked.Status.Conditions[i], found = cond, true
+			}
+		}
+		if !found {
+			marked.Status.Conditions = append(marked.Status.Conditions, cond)
+		}
+		written, err := s.UpdateStatus(ctx, marked)
+		if apierrors.IsConflict(err) && try < evictionRetries {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return written.(*api.Pod), nil
+	}
 }
 
 func hasResourceVersion(opts api.DeleteOptions) bool {

@@ -41,9 +41,9 @@ func TestEvict(t *testing.T) {
 		{name: "a pod on no node goes at once", unbound: true, eviction: eviction("p", nil), gone: true},
 		{name: "dry run", eviction: eviction("p", &api.DeleteOptions{DryRun: []string{api.DryRunAll}}), kept: true},
 		{name: "uid precondition", eviction: eviction("p", &api.DeleteOptions{Preconditions: &api.Preconditions{UID: &otherUID}}), kept: true,
-			is: apierrors.IsConflict, wantErr: `Operation cannot be fulfilled on pods "p": Precondition failed: UID in precondition: not-the-pod, UID in object meta: `},
+			is: apierrors.IsConflict, wantErr: `Operation cannot be fulfilled on Pod "p": the UID in the precondition (not-the-pod) does not match the UID in record (`},
 		{name: "resourceVersion precondition", eviction: eviction("p", &api.DeleteOptions{Preconditions: &api.Preconditions{ResourceVersion: &staleRV}}), kept: true,
-			is: apierrors.IsConflict, wantErr: `Operation cannot be fulfilled on pods "p": Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: `},
+			is: apierrors.IsConflict, wantErr: `Operation cannot be fulfilled on Pod "p": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (`},
 		{name: "missing pod", eviction: eviction("nope", nil), kept: true,
 			is: apierrors.IsNotFound, wantErr: `pods "nope" not found`},
 		{name: "no name", eviction: eviction("", nil), kept: true,
@@ -87,6 +87,53 @@ func TestEvict(t *testing.T) {
 				assert.Equal(t, tt.wantGrace, *after.Metadata.DeletionGracePeriodSeconds)
 				assert.Equal(t, after, got)
 			}
+		})
+	}
+}
+
+// TestEvictMarksTheDisruptionTarget: an eviction gives the pod the
+// DisruptionTarget condition (EvictionByEvictionAPI) before it deletes
+// it, as kube-apiserver does since PodDisruptionConditions; a dry run
+// writes nothing, and a pod already marked keeps its transition time.
+func TestEvictMarksTheDisruptionTarget(t *testing.T) {
+	want := api.PodCondition{Type: "DisruptionTarget", Status: api.ConditionTrue, Reason: "EvictionByEvictionAPI",
+		Message: "Eviction API: evicting", LastTransitionTime: api.NewTime(epoch)}
+	target := func(p *api.Pod) *api.PodCondition {
+		for i := range p.Status.Conditions {
+			if p.Status.Conditions[i].Type == "DisruptionTarget" {
+				return &p.Status.Conditions[i]
+			}
+		}
+		return nil
+	}
+	tests := []struct {
+		name   string
+		opts   *api.DeleteOptions
+		marked *api.PodCondition // the condition before the eviction
+		want   *api.PodCondition
+	}{
+		{name: "marked, then deleted", want: &want},
+		{name: "dry run: not marked", opts: &api.DeleteOptions{DryRun: []string{api.DryRunAll}}},
+		{name: "marked already: its transition time kept", marked: &api.PodCondition{Type: "DisruptionTarget", Status: api.ConditionTrue,
+			Reason: "PreemptionByScheduler", LastTransitionTime: api.NewTime(epoch.Add(-time.Hour))},
+			want: &api.PodCondition{Type: "DisruptionTarget", Status: api.ConditionTrue, Reason: "EvictionByEvictionAPI",
+				Message: "Eviction API: evicting", LastTransitionTime: api.NewTime(epoch.Add(-time.Hour))}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := newServer(t)
+			p := boundPod(t, s, "p", nil)
+			if tt.marked != nil {
+				p = p.DeepCopy()
+				p.Status.Conditions = append(p.Status.Conditions, *tt.marked)
+				_, err := client.For[*api.Pod](s).UpdateStatus(ctx, p)
+				require.NoError(t, err)
+			}
+			_, err := s.Evict(ctx, &api.Eviction{Metadata: api.ObjectMeta{Namespace: "default", Name: "p"}, DeleteOptions: tt.opts})
+			require.NoError(t, err)
+			after, err := client.For[*api.Pod](s).Get(ctx, "default", "p")
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, target(after))
 		})
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/miniplane/miniplane/apiserver/faults"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/manager"
+	"github.com/miniplane/miniplane/controllers/nodelifecycle"
 	"github.com/miniplane/miniplane/controllers/nodesim"
 )
 
@@ -58,6 +59,10 @@ type Config struct {
 	// Factory, Clock, Logger, Recorders, Nodes and NodeLeases are filled
 	// in. The scheduler beside them is the plane's, on Options.Scheduler.
 	NodeSim nodesim.Config
+	// NodeLifecycle tunes the node lifecycle controller beside them (its
+	// eviction timeout); its Client, Factory, Clock, Logger and Recorder
+	// are filled in.
+	NodeLifecycle nodelifecycle.Config
 
 	// Faults are the API-layer faults to inject in front of the HTTP API
 	// (package apiserver/faults), for the listener and the in-memory

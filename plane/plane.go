@@ -25,6 +25,7 @@ import (
 	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/manager"
+	"github.com/miniplane/miniplane/controllers/nodelifecycle"
 	"github.com/miniplane/miniplane/controllers/nodesim"
 	"github.com/miniplane/miniplane/controllers/scheduler"
 	"github.com/miniplane/miniplane/etcdstore"
@@ -51,6 +52,7 @@ type Plane struct {
 	faults    *faults.Injector
 	nodes     *nodesim.Controller
 	sched     *scheduler.Controller // nil with --scheduler=none
+	life      *nodelifecycle.Controller
 	nodeF     *informer.Factory
 	etcd      *etcdstore.Client // nil: the store is in memory
 	insts     []*instance       // empty when every controller is off
@@ -155,6 +157,14 @@ func New(cfg Config) (*Plane, error) {
 			return nil, err
 		}
 	}
+	// The node lifecycle controller acts on the pods of a node that stops
+	// reporting, on the same informers, speaking as node-controller.
+	lc := cfg.NodeLifecycle
+	lc.Client, lc.Factory, lc.Clock, lc.Logger = p.srv, p.nodeF, cfg.Clock, cfg.Logger
+	lc.Recorder = record.NewEventRecorder(p.srv, cfg.Clock, nodelifecycle.Component, "")
+	if p.life, err = nodelifecycle.New(lc); err != nil {
+		return nil, err
+	}
 
 	instances := cfg.Instances
 	if len(EnabledControllers(opts)) == 0 {
@@ -237,8 +247,8 @@ func (p *Plane) Clock() clock.Clock { return p.clock }
 // Options are the controller manager's settings the plane runs with.
 func (p *Plane) Options() manager.Options { return *p.cfg.Options }
 
-// Nodes is the simulated kubelets and scheduler: a test or the demo
-// crashes pods and takes nodes down through it.
+// Nodes is the simulated kubelets: a test or the demo crashes pods and
+// takes nodes down through it.
 func (p *Plane) Nodes() *nodesim.Controller { return p.nodes }
 
 // NodeInformers is the simulated nodes' informer factory: a test reads
@@ -427,6 +437,7 @@ func (p *Plane) Run(ctx context.Context) error {
 	if p.sched != nil {
 		wg.Go(func() { p.sched.Run(client.WithFieldManager(ctx, "kube-scheduler"), 1) })
 	}
+	wg.Go(func() { p.life.Run(client.WithFieldManager(ctx, manager.NodeLifecycle), 1) })
 	var errMu sync.Mutex
 	var instErr []error
 	for _, in := range p.insts {

@@ -46,7 +46,7 @@ func (p *Plane) readyChecks() []httpapi.HealthChecker {
 // checkInformers passes once nodesim's informers have synced and handed
 // their initial lists to its handlers.
 func (p *Plane) checkInformers() error {
-	if p.nodes.HasSynced() && (p.sched == nil || p.sched.HasSynced()) {
+	if p.nodes.HasSynced() && (p.sched == nil || p.sched.HasSynced()) && p.life.HasSynced() {
 		return nil
 	}
 	var unsynced []string
@@ -111,7 +111,8 @@ func (p *Plane) checkControllerManager() error {
 // WriteMetrics writes, in Prometheus' text format, what /metrics adds to
 // the API server's own: the fault injector's counts, each instance's
 // election state and the workqueues of its running controllers, and the
-// simulated kubelets' queue.
+// queues of what runs once per cluster (ClusterQueues), each labelled
+// with its own name as the instance.
 func (p *Plane) WriteMetrics(w io.Writer) {
 	if p.faults != nil {
 		p.faults.WriteMetrics(w)
@@ -130,11 +131,23 @@ func (p *Plane) WriteMetrics(w io.Writer) {
 			queues = append(queues, workqueue.Labeled{Labels: fmt.Sprintf("instance=%q", in.Identity()), Metrics: m})
 		}
 	}
-	queues = append(queues, workqueue.Labeled{Labels: `instance="nodesim"`, Metrics: p.nodes.Queue().Metrics()})
-	if p.sched != nil {
-		queues = append(queues, workqueue.Labeled{Labels: `instance="scheduler"`, Metrics: p.sched.Queue().Metrics()})
+	for _, m := range p.ClusterQueues() {
+		queues = append(queues, workqueue.Labeled{Labels: fmt.Sprintf("instance=%q", m.Name), Metrics: m})
 	}
 	if err := workqueue.WritePrometheus(w, queues); err != nil {
 		p.log.Debug("writing workqueue metrics", zap.Error(err))
 	}
+}
+
+// ClusterQueues are the workqueues, now, of the components the plane runs
+// once per cluster beside the controller-manager instances: the simulated
+// kubelets' (nodesim), the scheduler's (unless --scheduler=none) and the
+// node lifecycle controller's, in that order. Each is named by its
+// component.
+func (p *Plane) ClusterQueues() []workqueue.MetricsSnapshot {
+	out := []workqueue.MetricsSnapshot{p.nodes.Queue().Metrics()}
+	if p.sched != nil {
+		out = append(out, p.sched.Queue().Metrics())
+	}
+	return append(out, p.life.Queue().Metrics())
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
+	"github.com/miniplane/miniplane/controllers/nodelifecycle"
 	"github.com/miniplane/miniplane/controllers/nodesim"
 	"github.com/miniplane/miniplane/controllers/scheduler"
 	"github.com/miniplane/miniplane/informer"
@@ -54,10 +55,12 @@ type Sim struct {
 	nodes     *nodesim.Controller
 	nodeInfs  []*namedInformer
 	nodeCtrl  *ctrlState
-	schedCtrl *ctrlState // the scheduler's, on nodesim's informers
-	watches   []*simWatch
-	user      *recordingClient
-	lastRev   int64
+	// clusterCtrls are the scheduler's and the node lifecycle
+	// controller's, on nodesim's informers.
+	clusterCtrls []*ctrlState
+	watches      []*simWatch
+	user         *recordingClient
+	lastRev      int64
 	// dirty says something the quiet-time invariants look at may have
 	// changed since they last held: a write other than a lease renewal, a
 	// grace period's end, a fault or a scripted action.
@@ -136,9 +139,23 @@ func New(ctx context.Context, cfg Config) (*Sim, error) {
 	if err != nil {
 		return nil, err
 	}
+	// So does the node lifecycle controller.
+	lifeClient := &faultClient{s: s, actor: "nodelifecycle"}
+	life, err := nodelifecycle.New(nodelifecycle.Config{
+		Client: &recordingClient{Client: lifeClient, s: s, actor: "nodelifecycle"}, Factory: nodeFactory,
+		Clock: s.clock, Logger: cfg.Logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.clusterCtrls = []*ctrlState{
+		{name: "scheduler", c: sched, queue: sched.Queue()},
+		{name: "nodelifecycle", c: life, queue: life.Queue()},
+	}
+	// The informers are listed once every handler is registered: their
+	// registrations are the dispatch steps.
 	s.nodeInfs = informersOf(nodeFactory, "nodesim", []string{client.Nodes, client.Pods, client.ConfigMaps, client.Secrets, client.Services, client.PersistentVolumeClaims, client.PodDisruptionBudgets})
 	s.nodeCtrl = &ctrlState{name: "nodesim", c: s.nodes, queue: s.nodes.Queue()}
-	s.schedCtrl = &ctrlState{name: "scheduler", c: sched, queue: sched.Queue()}
 	if err := s.nodes.EnsureNodes(ctx); err != nil {
 		return nil, err
 	}
@@ -164,7 +181,7 @@ func (s *Sim) Server() *apiserver.Server { return s.srv }
 // traced but never fail by injection.
 func (s *Sim) Client() client.Client { return s.user }
 
-// NodeSim returns the simulated kubelet and scheduler.
+// NodeSim returns the simulated kubelets.
 func (s *Sim) NodeSim() *nodesim.Controller { return s.nodes }
 
 // Clock returns the virtual clock.
@@ -479,11 +496,14 @@ func (s *Sim) eachInformer(fn func(in *instance, ni *namedInformer)) {
 	}
 }
 
-// eachController calls fn for nodesim and the scheduler (in nil), then for the controllers
-// of every up instance.
+// eachController calls fn for nodesim, the scheduler and the node
+// lifecycle controller (in nil), then for the controllers of every up
+// instance.
 func (s *Sim) eachController(fn func(in *instance, c *ctrlState)) {
 	fn(nil, s.nodeCtrl)
-	fn(nil, s.schedCtrl)
+	for _, c := range s.clusterCtrls {
+		fn(nil, c)
+	}
 	for _, in := range s.instances {
 		if in.up {
 			for _, c := range in.ctrls {

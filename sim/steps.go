@@ -74,7 +74,9 @@ func (s *Sim) collect(out []candidate, now time.Time) []candidate {
 		}
 	})
 	out = s.collectController(out, nil, s.nodeCtrl)
-	out = s.collectController(out, nil, s.schedCtrl)
+	for _, c := range s.clusterCtrls {
+		out = s.collectController(out, nil, c)
+	}
 	for _, in := range s.instances {
 		if !in.up {
 			continue
@@ -210,8 +212,8 @@ func (s *Sim) runSync(ctx context.Context, in *instance, c *ctrlState) bool {
 
 // syncKey names a built-in controller's queue key with the kind it keys:
 // the replication controller's are ReplicationControllers, the endpoints
-// controller's Services, nodesim's and the scheduler's Pods (and Nodes,
-// which have no namespace). The garbage collector's keys (uids) and other controllers'
+// controller's Services, nodesim's, the scheduler's and the node
+// lifecycle controller's Pods (and Nodes, which have no namespace). The garbage collector's keys (uids) and other controllers'
 // are left as they are.
 func syncKey(controller, key string) string {
 	switch controller {
@@ -219,7 +221,7 @@ func syncKey(controller, key string) string {
 		return "ReplicationController " + key
 	case manager.Endpoint:
 		return "Service " + key
-	case "nodesim", "scheduler":
+	case "nodesim", "scheduler", "nodelifecycle":
 		if strings.Contains(key, "/") {
 			return "Pod " + key
 		}

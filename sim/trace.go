@@ -31,7 +31,8 @@ type Event struct {
 	// T is the virtual time since the start of the run.
 	T time.Duration
 	// Actor names who acted: "m0/replicationcontroller", "m1/pods" (an informer),
-	// "m0/elector", "nodesim" (the kubelets), "scheduler", "user" (the
+	// "m0/elector", "nodesim" (the kubelets), "scheduler",
+	// "nodelifecycle" (the node lifecycle controller), "user" (the
 	// scenario's client), "apiserver", "fault", "sim".
 	Actor string
 	// Kind says what it did: "sync", "list", "watch", "events", "pop",

@@ -43,8 +43,16 @@ func newCluster(t testing.TB, history int) *cluster {
 			}
 			return out
 		},
+		// The instances as cmd/miniplane gives them: each
+		// controller-manager instance, then each component run once per
+		// cluster, its own queue.
 		Instances: func() []Instance {
-			return []Instance{{Identity: "cm-1", Leading: true, Queues: []workqueue.MetricsSnapshot{{Name: "replicationcontroller", Depth: 2, InFlight: 1, Retries: 3}}}}
+			return []Instance{
+				{Identity: "cm-1", Leading: true, Queues: []workqueue.MetricsSnapshot{{Name: "replicationcontroller", Depth: 2, InFlight: 1, Retries: 3}}},
+				{Identity: "nodesim", Leading: true, Queues: []workqueue.MetricsSnapshot{{Name: "nodesim", Depth: 1}}},
+				{Identity: "scheduler", Leading: true, Queues: []workqueue.MetricsSnapshot{{Name: "scheduler"}}},
+				{Identity: "nodelifecycle", Leading: true, Queues: []workqueue.MetricsSnapshot{{Name: "nodelifecycle", Retries: 1}}},
+			}
 		},
 	})
 	require.NoError(t, err)

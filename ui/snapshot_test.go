@@ -86,7 +86,12 @@ func TestSnapshotShowsTheClusterAtARevision(t *testing.T) {
 	require.NotNil(t, now.Lease)
 	assert.Equal(t, "cm-1", now.Lease.Holder)
 	assert.Equal(t, int32(2), now.Lease.Transitions)
-	assert.Equal(t, []InstanceView{{Identity: "cm-1", Leading: true, Queues: []QueueView{{Name: "replicationcontroller", Depth: 2, InFlight: 1, Retries: 3}}}}, now.Instances)
+	assert.Equal(t, []InstanceView{
+		{Identity: "cm-1", Leading: true, Queues: []QueueView{{Name: "replicationcontroller", Depth: 2, InFlight: 1, Retries: 3}}},
+		{Identity: "nodesim", Leading: true, Queues: []QueueView{{Name: "nodesim", Depth: 1}}},
+		{Identity: "scheduler", Leading: true, Queues: []QueueView{{Name: "scheduler"}}},
+		{Identity: "nodelifecycle", Leading: true, Queues: []QueueView{{Name: "nodelifecycle", Retries: 1}}},
+	}, now.Instances, "every controller's queue: the instances', then the kubelets', the scheduler's and the node lifecycle's")
 
 	var then Snapshot
 	require.Equal(t, http.StatusOK, c.get(fmt.Sprintf("/ui/api/snapshot?revision=%d", three), &then))

@@ -27,6 +27,12 @@ func TestTheLoopOnThePage(t *testing.T) {
 	b.run(t, chromedp.Navigate(url+"/ui/"))
 	b.waitFor(t, 10*time.Second, `document.body.dataset.ready === 'true'`)
 	b.waitFor(t, 5*time.Second, `document.querySelectorAll('.node').length === 3`)
+	// The workqueue table has every controller's queue: the controller
+	// managers', and those of the components run once per cluster.
+	b.waitFor(t, 5*time.Second, `(() => {
+		const names = [...document.querySelectorAll('#queues tbody tr td:nth-child(2)')].map(td => td.textContent);
+		return ['replicationmanager', 'nodesim', 'scheduler', 'nodelifecycle'].every(n => names.includes(n));
+	})()`)
 	b.noErrors(t)
 	b.screenshot(t, "1-empty")
 

@@ -179,7 +179,7 @@ func TestEvictionHTTP(t *testing.T) {
 		{name: "a missing pod", req: request{method: "POST", path: "/api/v1/namespaces/default/pods/nope/eviction", body: body("nope", "")},
 			wantCode: http.StatusNotFound, wantMsg: `pods "nope" not found`},
 		{name: "a stale precondition", req: request{method: "POST", path: path, body: body("web", `,"deleteOptions":{"preconditions":{"resourceVersion":"1"}}`)},
-			wantCode: http.StatusConflict, wantMsg: `Operation cannot be fulfilled on pods "web": Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: 4`},
+			wantCode: http.StatusConflict, wantMsg: `Operation cannot be fulfilled on Pod "web": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (4). The object might have been modified`},
 		{name: "not an Eviction", req: request{method: "POST", path: path, body: `{"apiVersion":"v1","kind":"Binding","metadata":{"name":"web"}}`},
 			wantCode: http.StatusBadRequest, wantMsg: `the object's kind "Binding" and apiVersion "v1" do not match the path, which takes kind "Eviction" in apiVersion "policy/v1"`},
 		{name: "policy/v1beta1", req: request{method: "POST", path: path, body: `{"apiVersion":"policy/v1beta1","kind":"Eviction","metadata":{"name":"web"}}`},

@@ -14,6 +14,7 @@ import (
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/manager"
+	"github.com/miniplane/miniplane/controllers/nodelifecycle"
 	"github.com/miniplane/miniplane/controllers/nodesim"
 	"github.com/miniplane/miniplane/election"
 	"github.com/miniplane/miniplane/plane"
@@ -89,6 +90,8 @@ func demo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error {
 		NodeSim: nodesim.Config{
 			StartDelay: step(500 * time.Millisecond), ReadyDelay: step(700 * time.Millisecond),
 			TerminationDelay: step(300 * time.Millisecond),
+		},
+		NodeLifecycle: nodelifecycle.Config{
 			// At least 100 ms even with no pace: the scheduler learns that the
 			// node is down from its node cache, as kube-scheduler does, and a
 			// replacement created a millisecond after the plug is pulled

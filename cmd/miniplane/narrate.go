@@ -15,6 +15,7 @@ import (
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/client"
 	"github.com/miniplane/miniplane/controllers/deployment"
+	"github.com/miniplane/miniplane/controllers/nodelifecycle"
 	"github.com/miniplane/miniplane/controllers/replication"
 )
 
@@ -768,7 +769,13 @@ func (n *narrator) pod(at time.Time, typ string, p *api.Pod) {
 	case p.Status.Phase == api.PodFailed:
 		if !m.failed {
 			m.failed = true
-			n.sayLocked(at, "node-lifecycle", "pod %s failed: %s (%s)", name, p.Status.Reason, p.Status.Message)
+			// The node lifecycle controller fails the pods of a lost node
+			// (NodeLost); any other failure is the pod's own kubelet's.
+			if p.Status.Reason == nodelifecycle.ReasonNodeLost {
+				n.sayLocked(at, "node-lifecycle", "pod %s failed: %s (%s)", name, p.Status.Reason, p.Status.Message)
+			} else {
+				n.sayLocked(at, "kubelet "+p.Spec.NodeName, "pod %s failed", name)
+			}
 		}
 	case ready && !was:
 		n.sayLocked(at, "kubelet "+p.Spec.NodeName, "pod %s is ready at %s", name, p.Status.PodIP)

@@ -138,6 +138,8 @@ func TestServeStartsAnswersAndStopsCleanly(t *testing.T) {
 		`workqueue_adds_total{name="replicationmanager",instance="cm-`,
 		`workqueue_depth{name="nodesim",instance="nodesim"}`,
 		`workqueue_work_duration_seconds_bucket{name="nodesim",instance="nodesim",le="+Inf"}`,
+		`workqueue_depth{name="scheduler",instance="scheduler"}`,
+		`workqueue_depth{name="nodelifecycle",instance="nodelifecycle"}`,
 	} {
 		assert.Contains(t, string(body), want)
 	}

@@ -105,6 +105,12 @@ func (s *story) rollout(ctx context.Context) error {
 	}
 	s.stats.shopRevision = got.Metadata.Annotations[deployment.RevisionAnnotation]
 	s.stats.shopRollback = from.Metadata.Name
+	// The narrator tells the writes in order, a little behind them: the
+	// count of combined events is read once it has told every write made
+	// so far.
+	if err := s.catchUp(ctx); err != nil {
+		return err
+	}
 	if n := s.n.combinedEvents(deployment.ReasonScalingReplicaSet); n > 0 {
 		s.plain("From the tenth different ScalingReplicaSet message about one deployment in ten")
 		s.plain("minutes, the event recorder bumps one event, \"(combined from similar events)\",")

@@ -41,14 +41,20 @@ func mountUI(p *plane.Plane, token string) (*ui.Handler, error) {
 }
 
 // uiInstances are the controller-manager instances and their workqueues
-// now, for the page.
+// now, for the page, then each component the plane runs once per cluster
+// (the kubelets, the scheduler, the node lifecycle controller) as an
+// instance of its own: it runs without election, so it always leads.
 func uiInstances(p *plane.Plane) []ui.Instance {
 	insts := p.Instances()
-	out := make([]ui.Instance, 0, len(insts)+1)
+	cluster := p.ClusterQueues()
+	out := make([]ui.Instance, 0, len(insts)+len(cluster))
 	for _, in := range insts {
 		out = append(out, ui.Instance{Identity: in.Identity(), Leading: in.Health().Leading, Queues: in.QueueMetrics()})
 	}
-	return append(out, ui.Instance{Identity: "nodesim", Leading: true, Queues: []workqueue.MetricsSnapshot{p.Nodes().Queue().Metrics()}})
+	for _, q := range cluster {
+		out = append(out, ui.Instance{Identity: q.Name, Leading: true, Queues: []workqueue.MetricsSnapshot{q}})
+	}
+	return out
 }
 
 // uiURL is where the page is served on p, or "" when it is not (h nil).

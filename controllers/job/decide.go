@@ -288,14 +288,15 @@ func pastDeadline(job *api.Job, st *api.JobStatus, now time.Time) bool {
 }
 
 // podFailed reports whether a pod counts as failed: it failed or, unless
-// only failed pods are replaced or the job is suspended, it is being
-// deleted before it succeeded (an orphan may never reach Failed).
-// Kubernetes: isPodFailed.
+// only failed pods are replaced (podReplacementPolicy Failed, or a pod
+// failure policy, whose rules need the pod's terminal status) or the job
+// is suspended, it is being deleted before it succeeded (an orphan may
+// never reach Failed). Kubernetes: isPodFailed, onlyReplaceFailedPods.
 func podFailed(p *api.Pod, spec *api.JobSpec) bool {
 	if p.Status.Phase == api.PodFailed {
 		return true
 	}
-	if deref(spec.PodReplacementPolicy) == api.FailedPodReplacement || deref(spec.Suspend) {
+	if deref(spec.PodReplacementPolicy) == api.FailedPodReplacement || spec.PodFailurePolicy != nil || deref(spec.Suspend) {
 		return false
 	}
 	return p.Metadata.DeletionTimestamp != nil && p.Status.Phase != api.PodSucceeded
@@ -303,8 +304,9 @@ func podFailed(p *api.Pod, spec *api.JobSpec) bool {
 
 // matchFailurePolicy returns the action of the first rule of policy that
 // matches the failed pod p ("" when none does, which counts the failure)
-// and, for FailJob, the failure's message. Only exit-code rules are matched
-// here: no pod of miniplane's nodes gets a DisruptionTarget condition.
+// and, for FailJob, the failure's message: exit-code rules, and
+// condition rules (an evicted or preempted pod has DisruptionTarget, which
+// the kubelet keeps when it writes the pod's terminal phase).
 // Kubernetes: matchPodFailurePolicy.
 func matchFailurePolicy(policy *api.PodFailurePolicy, p *api.Pod) (string, string) {
 	if policy == nil {

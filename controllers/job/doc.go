@@ -41,9 +41,8 @@
 // matches is released (without it), through deployment.ClaimAll.
 //
 // Left out: successPolicy, backoffLimitPerIndex and maxFailedIndexes (the
-// fields are served and validated, not acted on), onPodConditions rules
-// (no pod here gets a DisruptionTarget condition, though the rules are
-// matched), elastic Indexed jobs, and the per-index failure annotations.
+// fields are served and validated, not acted on), elastic Indexed jobs,
+// and the per-index failure annotations.
 //
 // It may import api, client, informer and its controllers siblings
 // (loop, workqueue, replication's Expectations and deployment's claiming); writes go through

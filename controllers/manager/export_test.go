@@ -6,19 +6,32 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/miniplane/miniplane/controllers/nodelifecycle"
 	"github.com/miniplane/miniplane/controllers/nodesim"
 	"github.com/miniplane/miniplane/controllers/scheduler"
 )
 
-// NodeSimDescriptors registers the simulated kubelets and the scheduler
-// (unless Options.Scheduler is scheduler.None), which needs
+// NodeSimDescriptors registers the simulated kubelets, the node lifecycle
+// controller and the scheduler (unless Options.Scheduler is
+// scheduler.None), which needs
 // InitContext.Binder, for this package's tests and benchmarks: an
 // unelected Manager running append(DefaultDescriptors(),
 // NodeSimDescriptors()...) is the whole control plane at once. They are
 // not part of kube-controller-manager, and the binaries run them through
 // package plane, once per cluster and outside leader election.
 func NodeSimDescriptors() []Descriptor {
-	return []Descriptor{{Name: NodeSim, Init: initNodeSim}, {Name: Scheduler, Init: initScheduler}}
+	return []Descriptor{{Name: NodeSim, Init: initNodeSim}, {Name: Scheduler, Init: initScheduler}, {Name: NodeLifecycle, Init: initNodeLifecycle}}
+}
+
+func initNodeLifecycle(ic InitContext) (Controller, int, error) {
+	c, err := nodelifecycle.New(nodelifecycle.Config{
+		Client: ic.Client, Factory: ic.Factory, Clock: ic.Clock, Logger: ic.Logger,
+		Recorder: ic.recorder(nodelifecycle.Component),
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return c, 1, nil
 }
 
 func initScheduler(ic InitContext) (Controller, int, error) {

@@ -293,4 +293,7 @@ const (
 	// Scheduler is the scheduler (controllers/scheduler), kube-scheduler's
 	// counterpart, run beside the simulated kubelets.
 	Scheduler = "scheduler"
+	// NodeLifecycle is the node lifecycle controller
+	// (controllers/nodelifecycle), run beside the simulated kubelets.
+	NodeLifecycle = "node-lifecycle-controller"
 )

@@ -36,14 +36,13 @@ type Client interface {
 
 // Defaults of Config's knobs.
 const (
-	DefaultNodes           = 3
-	DefaultNodeNamePrefix  = "node-"
-	DefaultPodsPerNode     = 110
-	DefaultNodeCPU         = "4"
-	DefaultNodeMemory      = "16Gi"
-	DefaultStartDelay      = time.Second
-	DefaultReadyDelay      = time.Second
-	DefaultEvictionTimeout = 30 * time.Second
+	DefaultNodes          = 3
+	DefaultNodeNamePrefix = "node-"
+	DefaultPodsPerNode    = 110
+	DefaultNodeCPU        = "4"
+	DefaultNodeMemory     = "16Gi"
+	DefaultStartDelay     = time.Second
+	DefaultReadyDelay     = time.Second
 	// maxTerminationDelay caps the default TerminationDelay: a simulated
 	// container stops within a second of SIGTERM, or at once with grace 0.
 	maxTerminationDelay = time.Second
@@ -112,9 +111,6 @@ type Config struct {
 	// pod's containers before it confirms the deletion with grace 0;
 	// default min(the pod's grace period, 1s).
 	TerminationDelay time.Duration
-	// EvictionTimeout is how long pods stay on a down node before they are
-	// marked Failed (NodeLost); default 30s.
-	EvictionTimeout time.Duration
 	// NodeLeases makes Run keep a Lease per node that is up, renewed every
 	// NodeLeaseRenewInterval (leases.go), as kubelets do; Client must then
 	// implement Updater, and the namespace api.NamespaceNodeLease
@@ -125,7 +121,7 @@ type Config struct {
 	Observer loop.Observer
 }
 
-// Controller is the simulated kubelets and node lifecycle.
+// Controller is the simulated kubelets.
 type Controller struct {
 	cfg    Config
 	client Client
@@ -165,8 +161,8 @@ type Controller struct {
 	// write, by node name then absolute path (sharedvol.go); each FS is
 	// replaced, never changed, as syncs read it without mu.
 	hostFiles map[string]container.FS
-	// down holds the nodes taken down by NodeDown, with when.
-	down map[string]time.Time
+	// down holds the nodes taken down by NodeDown.
+	down map[string]bool
 	// up holds the nodes brought back by NodeUp whose Ready status the
 	// node cache has not shown yet: they count as up meanwhile.
 	up map[string]bool
@@ -278,7 +274,7 @@ func New(cfg Config) (*Controller, error) {
 		nodeInf:   cfg.Factory.ForResource(client.Nodes),
 		state:     make(map[string]*podState, presize(cfg)),
 		ips:       make(map[string]*nodeIPs),
-		down:      make(map[string]time.Time),
+		down:      make(map[string]bool),
 		up:        make(map[string]bool),
 		leased:    make(map[string]bool),
 		lives:     make(map[string]*podLife),
@@ -328,10 +324,8 @@ func New(cfg Config) (*Controller, error) {
 		},
 		UpdateFunc: func(oldObj, newObj api.Object) {
 			c.nodesChanged()
-			oldReady, _ := nodeReady(oldObj.(*api.Node))
-			newReady, _ := nodeReady(newObj.(*api.Node))
-			if oldReady != newReady {
-				c.enqueueNode(newObj.GetObjectMeta().Name) // its pods' fate depends on it
+			if nodeReady(oldObj.(*api.Node)) != nodeReady(newObj.(*api.Node)) {
+				c.enqueueNode(newObj.GetObjectMeta().Name) // its kubelet stops or resumes
 			}
 		},
 		DeleteFunc: func(any) { c.nodesChanged() },
@@ -382,7 +376,6 @@ func withDefaults(cfg Config) Config {
 	}
 	cfg.StartDelay = durationOr(cfg.StartDelay, DefaultStartDelay)
 	cfg.ReadyDelay = durationOr(cfg.ReadyDelay, DefaultReadyDelay)
-	cfg.EvictionTimeout = durationOr(cfg.EvictionTimeout, DefaultEvictionTimeout)
 	return cfg
 }
 
@@ -673,39 +666,36 @@ func (c *Controller) nodeCapacity(n *api.Node) int {
 }
 
 // nodeReady reports whether a node is ready: its Ready condition is True,
-// or it has none (a node registered by hand, say with kubectl). since is
-// when the condition last changed.
-func nodeReady(n *api.Node) (ready bool, since time.Time) {
+// or it has none (a node registered by hand, say with kubectl).
+func nodeReady(n *api.Node) bool {
 	for _, cond := range n.Status.Conditions {
 		if cond.Type == api.NodeReady {
-			return cond.Status == api.ConditionTrue, cond.LastTransitionTime.Time
+			return cond.Status == api.ConditionTrue
 		}
 	}
-	return true, time.Time{}
+	return true
 }
 
-// nodeDownLocked reports whether the node is down, and since when: taken
-// down by NodeDown (the exact time), or reported not ready by its status
-// (for example by an earlier run of the simulator; the condition's time,
-// to the second).
-func (c *Controller) nodeDownLocked(n *api.Node) (bool, time.Time) {
-	ready, since := nodeReady(n)
-	return c.downLocked(n.Metadata.Name, ready, since)
+// nodeDownLocked reports whether the node's kubelet is down: taken down
+// by NodeDown, or its node reported not ready by its status (for example
+// by an earlier run of the simulator).
+func (c *Controller) nodeDownLocked(n *api.Node) bool {
+	return c.downLocked(n.Metadata.Name, nodeReady(n))
 }
 
-// downLocked is nodeDownLocked of the node name whose nodeReady is ready
-// and since: a sync has them in the node's record (nodeIPs.setNode).
-func (c *Controller) downLocked(name string, ready bool, since time.Time) (bool, time.Time) {
-	if t, ok := c.down[name]; ok {
-		return true, t
+// downLocked is nodeDownLocked of the node name whose nodeReady is ready:
+// a sync has it in the node's record (nodeIPs.setNode).
+func (c *Controller) downLocked(name string, ready bool) bool {
+	if c.down[name] {
+		return true
 	}
 	if c.up[name] {
 		if ready {
 			delete(c.up, name) // the cache has caught up
 		}
-		return false, time.Time{}
+		return false
 	}
-	return !ready, since
+	return !ready
 }
 
 // kubeletRecorderLocked returns the event recorder of the kubelet of the

@@ -6,8 +6,7 @@ import (
 	"github.com/miniplane/miniplane/api"
 )
 
-// action is one thing the simulated kubelet (or node lifecycle controller)
-// does to a bound pod.
+// action is one thing the simulated kubelet does to a bound pod.
 type action int
 
 const (
@@ -18,13 +17,12 @@ const (
 	actProbeFail            // Ready → not ready: readiness checks fail (SetPodReady false)
 	actCrash                // containers exit with code 1 (CrashPod)
 	actRestart              // crashed containers start again; ready at once without readiness probes
-	actNodeNotReady         // node down: Ready False
-	actNodeLost             // node down past the eviction timeout: Failed, NodeLost
-	actConfirmDelete        // terminating: containers stopped, delete with grace 0
+	actStop                 // terminating: containers stopped, the pod in a terminal phase (Succeeded or Failed)
+	actConfirmDelete        // terminating and terminal: delete with grace 0
 	actDeadline             // active past spec.activeDeadlineSeconds: containers killed, Failed, DeadlineExceeded
 )
 
-var actionNames = [...]string{"none", "accept", "start", "ready", "probe-fail", "crash", "restart", "node-not-ready", "node-lost", "confirm-delete", "deadline"}
+var actionNames = [...]string{"none", "accept", "start", "ready", "probe-fail", "crash", "restart", "stop", "confirm-delete", "deadline"}
 
 func (a action) String() string { return actionNames[a] }
 
@@ -34,16 +32,17 @@ type podFacts struct {
 	// Since is when the kubelet first saw the pod in its current stage
 	// (stageOf): the delays count from it.
 	Since time.Time
-	// NodeDown says the pod's node is down, since DownSince.
-	NodeDown  bool
-	DownSince time.Time
+	// NodeDown says the pod's node is down: its kubelet does nothing
+	// (the node lifecycle controller, controllers/nodelifecycle, acts on
+	// its pods).
+	NodeDown bool
 	// WantReady overrides readiness (SetPodReady): nil lets it follow the
 	// delays, false holds the pod not ready, true makes it ready at once.
 	WantReady *bool
 	// CrashRequested says CrashPod asked for a crash not yet written.
 	CrashRequested bool
 
-	StartDelay, ReadyDelay, TerminationDelay, EvictionTimeout time.Duration
+	StartDelay, ReadyDelay, TerminationDelay time.Duration
 }
 
 // stage is the pod's place in its lifecycle as the kubelet sees it; a
@@ -82,10 +81,17 @@ func (s stage) String() string {
 // decide says what happens next to a pod bound to a simulated node: the
 // action due now (actNone if none) and, when something will be due later,
 // how long until then (0 when nothing is waiting on time). A pod active
-// past its deadline is failed before anything else happens to it.
+// past its deadline is failed before anything else happens to it. A pod
+// being deleted has its containers stopped after TerminationDelay and is
+// moved to a terminal phase (actStop), then its deletion is confirmed
+// (actConfirmDelete), as the kubelet's status manager deletes a pod only
+// once it is terminal (KEP-3329).
 func decide(pod *api.Pod, f podFacts) (action, time.Duration) {
 	switch pod.Status.Phase {
 	case api.PodSucceeded, api.PodFailed:
+		if pod.Metadata.DeletionTimestamp != nil && !f.NodeDown {
+			return actConfirmDelete, 0 // nothing runs: it may go at once
+		}
 		return actNone, 0 // finished: nothing runs any more
 	}
 	deadline, ok := activeDeadline(pod)
@@ -123,23 +129,13 @@ func decideRest(pod *api.Pod, f podFacts) (action, time.Duration) {
 		return left <= 0, left
 	}
 	if f.NodeDown {
-		// The node's kubelet is gone: only the node lifecycle acts.
-		if ok, left := due(f.DownSince, f.EvictionTimeout); ok {
-			if pod.Metadata.DeletionTimestamp != nil {
-				return actNone, 0 // being deleted already; the grace period ends it
-			}
-			return actNodeLost, 0
-		} else if c, _ := conditionOf(pod, api.PodReady); c.Status != api.ConditionFalse && pod.Status.Phase == api.PodRunning {
-			return actNodeNotReady, left
-		} else {
-			return actNone, left
-		}
+		return actNone, 0 // the node's kubelet is gone: it does nothing until the node is up
 	}
 	if pod.Metadata.DeletionTimestamp != nil {
 		if ok, left := due(f.Since, f.TerminationDelay); !ok {
 			return actNone, left
 		}
-		return actConfirmDelete, 0
+		return actStop, 0
 	}
 	if pod.Status.Phase != api.PodRunning {
 		ok, left := due(f.Since, f.StartDelay)

@@ -1,39 +1,38 @@
-// Package nodesim is miniplane's simulated kubelets and node lifecycle, in
-// the spirit of kwok (kubernetes-sigs/kwok): it creates a configurable
-// number of Node objects, gives each pod bound to one an IP from its node's
-// range, and moves pods Pending → Running → Ready after delays on the
-// injected clock. It honours graceful deletion the way a kubelet does, by
-// confirming a terminating pod's deletion (grace 0) once its containers
-// have "stopped", and it offers hooks to crash a pod, flip its readiness,
-// or take a node down. Pods are bound to its nodes by the scheduler
-// (controllers/scheduler, kube-scheduler's counterpart) or by another
-// (a real kube-scheduler, with the plane's --scheduler=none); a pod is
+// Package nodesim is miniplane's simulated kubelets, in the spirit of kwok
+// (kubernetes-sigs/kwok): it creates a configurable number of Node
+// objects, gives each pod bound to one an IP from its node's range, and
+// moves pods Pending → Running → Ready after delays on the injected clock.
+// It honours graceful deletion the way a kubelet does: once a terminating
+// pod's containers have "stopped" it writes the pod's terminal phase
+// (Succeeded when they all exited 0, else Failed; KEP-3329), then
+// confirms its deletion (grace 0), and it offers hooks to crash a pod,
+// flip its readiness, or take a node down. Pods are bound to its nodes by the scheduler
+// (controllers/scheduler, kube-scheduler's counterpart) or by another (a
+// real kube-scheduler, with the plane's --scheduler=none); a pod is
 // nodesim's once it is bound. NoExecute taints evict running pods through
 // controllers/tainteviction, as kube-controller-manager's do.
 //
-// It mirrors two Kubernetes pieces, each reduced to its essentials:
-//   - the kubelet: it accepts a bound pod at once (phase Pending, hostIP,
-//     containers ContainerCreating), starts its containers after StartDelay
-//     (phase Running, pod IP), restarts crashed containers, and deletes a
-//     terminating pod with grace 0 once TerminationDelay has passed. As a
-//     real kubelet does, it counts a container without a readiness probe as
-//     ready as soon as it runs, so such a pod goes Running and Ready in one
-//     status write; a pod whose readiness probe cannot fail (to a port its
-//     container declares) becomes Ready ReadyDelay after it starts. Any
-//     other probe is run, on the life path (probe.go).
-//   - the node lifecycle controller: pods on a node that is down (NodeDown)
-//     are marked not ready at once and, after EvictionTimeout, are marked
-//     Failed with reason NodeLost — the pre-taint-manager behaviour, chosen
-//     because it is observable and final without a kubelet to confirm a
-//     deletion: the replication controller counts a Failed pod as gone and
-//     replaces it, the endpoints controller drops it, and anyone may delete
-//     it at once. While down, a node takes no new pods and its kubelet does
-//     nothing (it confirms no deletions; the API server's Sweep removes
-//     terminating pods there when their grace period ends).
+// It mirrors the kubelet, reduced to its essentials: it accepts a bound
+// pod at once (phase Pending, hostIP, containers ContainerCreating),
+// starts its containers after StartDelay (phase Running, pod IP), restarts
+// crashed containers, and deletes a terminating pod with grace 0 once
+// TerminationDelay has passed. As a real kubelet does, it counts a
+// container without a readiness probe as ready as soon as it runs, so such
+// a pod goes Running and Ready in one status write; a pod whose readiness
+// probe cannot fail (to a port its container declares) becomes Ready
+// ReadyDelay after it starts. Any other probe is run, on the life path
+// (probe.go).
 //
-// With
-// Config.NodeLeases the kubelets also keep a Lease per node that is up in
-// kube-node-lease, renewed every 10s (leases.go), their heartbeat in
+// A node taken down (NodeDown) has its Ready condition Unknown and a
+// kubelet that does nothing: it takes no new pods and confirms no
+// deletions (the API server's Sweep removes terminating pods there when
+// their grace period ends). What happens to its pods is the node lifecycle
+// controller's (controllers/nodelifecycle, run beside the kubelets):
+// marked not ready, then Failed (NodeLost). NodeUp brings the kubelet
+// back.
+//
+// With Config.NodeLeases the kubelets also keep a Lease per node that is
+// up in kube-node-lease, renewed every 10s (leases.go), their heartbeat in
 // Kubernetes; it is off by default because every renewal is a write that
 // would change the simulator's recorded runs.
 //

@@ -71,18 +71,19 @@ func (c *Controller) SetPodReady(ctx context.Context, namespace, name string, re
 	return nil
 }
 
-// NodeDown takes a node down: its Ready condition becomes Unknown, it takes
-// no new pods, its kubelet stops acting, its pods are marked not ready at
-// once and, if it is still down EvictionTimeout later, Failed with reason
-// NodeLost.
+// NodeDown takes a node down: its kubelet stops acting, and its Ready
+// condition becomes Unknown at once, as the node lifecycle controller
+// writes it once a kubelet has missed its heartbeats for
+// node-monitor-grace-period. It then takes no new pods, and the node
+// lifecycle controller (controllers/nodelifecycle) marks its pods not
+// ready and, if it is still down its eviction timeout later, Failed with
+// reason NodeLost.
 func (c *Controller) NodeDown(ctx context.Context, node string) error {
 	if err := c.setNodeReady(ctx, node, api.ConditionUnknown); err != nil {
 		return fmt.Errorf("nodesim: node %s down: %w", node, err)
 	}
 	c.mu.Lock()
-	if _, ok := c.down[node]; !ok {
-		c.down[node] = c.clock.Now()
-	}
+	c.down[node] = true
 	delete(c.up, node)
 	c.mu.Unlock()
 	c.log.Info("node down", zap.String("node", node))
@@ -91,7 +92,8 @@ func (c *Controller) NodeDown(ctx context.Context, node string) error {
 }
 
 // NodeUp brings a node taken down back: Ready True, schedulable, and its
-// kubelet resumes; pods not yet failed become ready again after ReadyDelay.
+// kubelet resumes; pods not yet failed become ready again, after
+// ReadyDelay for those with readiness probes.
 func (c *Controller) NodeUp(ctx context.Context, node string) error {
 	if err := c.setNodeReady(ctx, node, api.ConditionTrue); err != nil {
 		return fmt.Errorf("nodesim: node %s up: %w", node, err)

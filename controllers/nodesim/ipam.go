@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"time"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/client/record"
@@ -76,16 +75,15 @@ func nextPodIPIn(prefix netip.Prefix, from netip.Addr, used func(netip.Addr) boo
 type nodeIPs struct {
 	name string
 	// node is the node as the last sync that read the cache read it, at
-	// the node handler's delivery count gen (nodeLocked), and ready and
-	// readySince are nodeReady(node), worked out when it was read: every
+	// the node handler's delivery count gen (nodeLocked), and ready is
+	// nodeReady(node), worked out when it was read: every
 	// sync of a pod asks whether its node is up, and the node's
 	// conditions are then in no cache line. hostIP is hostIP(node), for
 	// the same reason: every pod's status takes it, twice.
-	node       *api.Node
-	gen        uint64
-	ready      bool
-	readySince time.Time
-	hostIP     string
+	node   *api.Node
+	gen    uint64
+	ready  bool
+	hostIP string
 	// events is the node's kubelet's event recorder, when each has its
 	// own (kubeletRecorderLocked).
 	events *record.EventRecorder
@@ -128,7 +126,7 @@ const maxOwnedBits = 8
 // delivery count gen, and whether it is ready.
 func (n *nodeIPs) setNode(node *api.Node, gen uint64) {
 	n.node, n.gen = node, gen
-	n.ready, n.readySince = nodeReady(node)
+	n.ready = nodeReady(node)
 	n.hostIP = hostIP(node)
 }
 

@@ -23,8 +23,8 @@ import (
 // sync.
 const conflictRecheck = time.Second
 
-// runPod is the kubelet (and the node lifecycle controller) for one pod
-// bound to a node: observe the pod and its node, decide, act.
+// runPod is the kubelet for one pod bound to a node: observe the pod and
+// its node, decide, act.
 // st is the pod's state as sync looked it up (nil if none).
 func (c *Controller) runPod(ctx context.Context, key string, st *podState, pod *api.Pod) error {
 	now := c.clock.Now()
@@ -50,6 +50,9 @@ func (c *Controller) runPod(ctx context.Context, key string, st *podState, pod *
 		c.claimIPLocked(st, key, pod.Spec.NodeName, ip) // e.g. after a restart of the simulator
 	}
 	facts := c.observeLocked(&st.kubeletState, pod, node, rec, now)
+	if facts.NodeDown && finished(pod) {
+		st.logs.end() // failed by the node lifecycle (NodeLost): this kubelet writes nothing more
+	}
 	if st.kind == kindUnknown {
 		st.kind = c.kindOfLocked(pod)
 	}
@@ -125,12 +128,10 @@ func (c *Controller) runPod(ctx context.Context, key string, st *podState, pod *
 		if readyOnStart(pod, facts) {
 			markReady(&status, now)
 		}
-	case actNodeNotReady:
-		status = nodeNotReadyStatus(b, pod, now)
-	case actNodeLost:
-		status = nodeLostStatus(b, pod, now)
 	case actDeadline:
 		status = deadlineStatus(b, pod, now)
+	case actStop:
+		status = stoppedStatus(b, pod, now)
 	}
 	cp := cr.carry(pod, b.publish(&pod.Status, status))
 	written, err := c.client.UpdateStatus(ctx, cp, cr.handover()...)
@@ -172,12 +173,11 @@ func (c *Controller) observeLocked(st *kubeletState, pod *api.Pod, node *api.Nod
 	if pod.Status.Phase != api.PodRunning {
 		st.crash = false // only a running pod can crash
 	}
-	down, downSince := c.recordDownLocked(node, rec)
 	return podFacts{
-		Now: now, Since: st.since, NodeDown: down, DownSince: downSince,
+		Now: now, Since: st.since, NodeDown: c.recordDownLocked(node, rec),
 		WantReady: st.want, CrashRequested: st.crash,
 		StartDelay: c.cfg.StartDelay, ReadyDelay: c.cfg.ReadyDelay,
-		TerminationDelay: c.terminationDelay(pod), EvictionTimeout: c.cfg.EvictionTimeout,
+		TerminationDelay: c.terminationDelay(pod),
 	}
 }
 
@@ -316,11 +316,10 @@ func (c *Controller) tell(ctx context.Context, krec *record.EventRecorder, key s
 		c.eventMessage(ctx, krec, pod, api.EventTypeNormal, "Started", "Restarted containers")
 	case actProbeFail:
 		c.event(ctx, krec, pod, api.EventTypeWarning, "Unhealthy", "Readiness probe failed")
-	case actNodeNotReady:
-		c.log.Info("pod not ready: node down", zap.String("pod", key), zap.String("node", pod.Spec.NodeName))
-	case actNodeLost:
-		c.log.Info("pod failed: node lost", zap.String("pod", key), zap.String("node", pod.Spec.NodeName))
-		c.event(ctx, krec, pod, api.EventTypeWarning, reasonNodeLost, "Node %s is unresponsive", pod.Spec.NodeName)
+	case actStop:
+		if ce := c.log.Check(zap.InfoLevel, "pod stopped"); ce != nil {
+			ce.Write(zap.String("pod", key), zap.String("phase", string(pod.Status.Phase)))
+		}
 	case actDeadline:
 		c.log.Info("pod failed: active deadline", zap.String("pod", key))
 		c.eventMessage(ctx, krec, pod, api.EventTypeNormal, reasonDeadlineExceeded, messageDeadlineExceeded)
@@ -328,8 +327,9 @@ func (c *Controller) tell(ctx context.Context, krec *record.EventRecorder, key s
 }
 
 // confirmDelete is the kubelet's last word on a terminating pod: its
-// containers have stopped, so it deletes the pod with grace 0, on condition
-// that it is still the same pod; st is its state.
+// containers have stopped and its terminal phase is written (actStop), so
+// it deletes the pod with grace 0, on condition that it is still the same
+// pod; st is its state.
 func (c *Controller) confirmDelete(ctx context.Context, key string, st *podState, pod *api.Pod, now time.Time) error {
 	cr := c.carriers.lend()
 	defer c.carriers.giveBack(cr)
@@ -430,11 +430,11 @@ func (c *Controller) nodeLocked(st *podState, name string) (*api.Node, *nodeIPs)
 // record, when it still holds that node (another sync may have read a
 // newer one since nodeLocked returned them): the readiness it worked out
 // when it read it.
-func (c *Controller) recordDownLocked(node *api.Node, rec *nodeIPs) (bool, time.Time) {
+func (c *Controller) recordDownLocked(node *api.Node, rec *nodeIPs) bool {
 	if rec.node != node {
 		return c.nodeDownLocked(node)
 	}
-	return c.downLocked(rec.name, rec.ready, rec.readySince)
+	return c.downLocked(rec.name, rec.ready)
 }
 
 // nodeIPsLocked returns what nodesim handed out on node, making it the

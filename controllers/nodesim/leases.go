@@ -63,7 +63,7 @@ func (c *Controller) renewNodeLeases(ctx context.Context, onlyNew bool) error {
 	var errs []error
 	for _, n := range nodes {
 		c.mu.Lock()
-		down, _ := c.nodeDownLocked(n)
+		down := c.nodeDownLocked(n)
 		skip := down || (onlyNew && c.leased[n.Metadata.Name])
 		c.mu.Unlock()
 		if skip {

@@ -49,6 +49,7 @@ const (
 	logNotReady                    // its readiness probe failed
 	logCrashed                     // it exited with code 1
 	logStopped                     // SIGTERM: it stopped, code 0
+	logKilled                      // SIGTERM ignored: killed, code 137
 	logText                        // what its command printed: texts[arg] of the pod's podLife (life.go)
 )
 
@@ -320,6 +321,8 @@ func (k logKind) text(container, image string, pod *api.Pod, restart int32) stri
 		return tag + "container " + container + " exited with code 1 (a crash was injected)"
 	case logStopped:
 		return tag + "container " + container + " got SIGTERM and exited with code 0: the pod is being deleted"
+	case logKilled:
+		return tag + "container " + container + " ignored SIGTERM and was killed (exit code 137): the pod is being deleted"
 	}
 	return tag + "?"
 }
@@ -347,10 +350,20 @@ func logWriteLocked(pl *podLogs, pod *api.Pod, act action, now time.Time) {
 			if t := cs.State.Terminated; t != nil && t.ExitCode == exitKilled {
 				pl.add(cs.Name, t.ContainerID, cs.RestartCount, now, true, logStopped)
 			}
+		case actStop:
+			// The containers that were running, stopped now: the others
+			// were told when they ended (or never ran).
+			if t := cs.State.Terminated; t != nil && t.Reason != reasonStatusUnknown && t.FinishedAt == api.NewTime(now) {
+				kind := logStopped
+				if t.ExitCode != 0 {
+					kind = logKilled
+				}
+				pl.add(cs.Name, t.ContainerID, cs.RestartCount, now, true, kind)
+			}
 		}
 	}
-	if act == actNodeLost || act == actDeadline {
-		pl.end() // the kubelet is gone, or the pod is over: nothing more will be written
+	if act == actDeadline {
+		pl.end() // the pod is over: nothing more will be written
 	}
 }
 

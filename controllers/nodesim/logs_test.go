@@ -10,6 +10,7 @@ import (
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
+	"github.com/miniplane/miniplane/controllers/nodelifecycle"
 )
 
 // logTexts returns the lines' texts without the tag, and checks that their
@@ -137,13 +138,14 @@ func TestContainerLogKeepsTwoRunsAndBoundedLines(t *testing.T) {
 // TestContainerLogEndsWhenTheNodeIsLost: the kubelet of a lost node writes
 // nothing more, so a follower is let go.
 func TestContainerLogEndsWhenTheNodeIsLost(t *testing.T) {
-	e := newEnv(t, Config{Nodes: 1, StartDelay: time.Second, EvictionTimeout: 5 * time.Second})
+	e := newEnv(t, Config{Nodes: 1, StartDelay: time.Second})
 	e.runReady("web")
 	l, err := e.c.ContainerLog(e.Pod("web"), "app", false, 0)
 	require.NoError(t, err)
 	require.False(t, l.Ended)
 	require.NoError(t, e.c.NodeDown(e.ctx, "node-0"))
-	e.advance(6 * time.Second)
+	e.settle() // the node lifecycle controller sees it go down now
+	e.advance(nodelifecycle.DefaultEvictionTimeout)
 	require.Equal(t, api.PodFailed, e.Pod("web").Status.Phase)
 	select {
 	case <-l.Changed:

@@ -76,7 +76,7 @@ func testPod(phase api.PodPhase, ready bool) *api.Pod {
 
 func TestDecide(t *testing.T) {
 	sec := time.Second
-	base := podFacts{Now: epoch, Since: epoch, StartDelay: sec, ReadyDelay: 2 * sec, TerminationDelay: sec, EvictionTimeout: 30 * sec}
+	base := podFacts{Now: epoch, Since: epoch, StartDelay: sec, ReadyDelay: 2 * sec, TerminationDelay: sec}
 	at := func(f podFacts, d time.Duration) podFacts { f.Now = epoch.Add(d); return f }
 	terminating := func(p *api.Pod) *api.Pod {
 		ts := api.NewTime(epoch.Add(30 * sec))
@@ -88,7 +88,7 @@ func TestDecide(t *testing.T) {
 	accepted := testPod(api.PodPending, false)
 	accepted.Status = acceptedStatus(new(statusBuf), accepted, "10.0.0.1", epoch)
 	down := base
-	down.NodeDown, down.DownSince = true, epoch
+	down.NodeDown = true
 	probed := func(p *api.Pod) *api.Pod {
 		p.Spec.Containers[0].ReadinessProbe = &api.Probe{PeriodSeconds: 1}
 		return p
@@ -121,18 +121,21 @@ func TestDecide(t *testing.T) {
 		{"held not ready stays so", testPod(api.PodRunning, false), func() podFacts { f := at(base, time.Hour); f.WantReady = ptr(false); return f }(), actNone, 0},
 		{"ready now ignores ReadyDelay", probed(testPod(api.PodRunning, false)), func() podFacts { f := base; f.WantReady = ptr(true); return f }(), actReady, 0},
 		{"terminating waits", terminating(testPod(api.PodRunning, true)), at(base, 300*time.Millisecond), actNone, 700 * time.Millisecond},
-		{"terminating confirmed", terminating(testPod(api.PodRunning, true)), at(base, sec), actConfirmDelete, 0},
-		{"node down: ready pod made not ready", testPod(api.PodRunning, true), at(down, sec), actNodeNotReady, 29 * sec},
-		{"node down: not ready pod waits for eviction", testPod(api.PodRunning, false), at(down, 10*sec), actNone, 20 * sec},
-		{"node down: pending pod is not started", testPod(api.PodPending, false), at(down, 10*sec), actNone, 20 * sec},
-		{"node down past timeout: node lost", testPod(api.PodRunning, false), at(down, 30*sec), actNodeLost, 0},
+		{"terminating stopped: terminal phase first", terminating(testPod(api.PodRunning, true)), at(base, sec), actStop, 0},
+		{"terminating and terminal: confirmed at once", terminating(testPod(api.PodSucceeded, false)), base, actConfirmDelete, 0},
+		{"failed pod deleted: confirmed at once", terminating(testPod(api.PodFailed, false)), base, actConfirmDelete, 0},
+		{"failed pod deleted, node down: not confirmed", terminating(testPod(api.PodFailed, false)), down, actNone, 0},
+		{"node down: the kubelet leaves a ready pod alone", testPod(api.PodRunning, true), at(down, sec), actNone, 0},
+		{"node down: pending pod is not started", testPod(api.PodPending, false), at(down, 10*sec), actNone, 0},
+		{"node down: crashed pod is not restarted", crashedPod, at(down, sec), actNone, 0},
+		{"node down: past its deadline, nobody kills it", deadline(1, testPod(api.PodRunning, true)), at(down, 5*sec), actNone, 0},
 		{"deadline: ready pod waits for it", deadline(5, testPod(api.PodRunning, true)), at(base, 2*sec), actNone, 3 * sec},
 		{"deadline: probed pod waits for the sooner", deadline(5, probed(testPod(api.PodRunning, false))), at(base, sec), actNone, sec},
 		{"deadline: sooner than the probe", deadline(1, probed(testPod(api.PodRunning, false))), at(base, 500*time.Millisecond), actNone, 500 * time.Millisecond},
 		{"deadline passed: failed", deadline(5, testPod(api.PodRunning, true)), at(base, 5*sec), actDeadline, 0},
 		{"deadline before the start: none", deadline(5, testPod(api.PodPending, false)), at(base, 400*time.Millisecond), actAccept, 600 * time.Millisecond},
-		{"deadline of a terminating pod: deletion goes on", deadline(1, terminating(testPod(api.PodRunning, true))), at(base, sec), actConfirmDelete, 0},
-		{"node down: terminating pod not confirmed", terminating(testPod(api.PodRunning, false)), at(down, 10*sec), actNone, 20 * sec},
+		{"deadline of a terminating pod: deletion goes on", deadline(1, terminating(testPod(api.PodRunning, true))), at(base, sec), actStop, 0},
+		{"node down: terminating pod not confirmed", terminating(testPod(api.PodRunning, false)), at(down, 10*sec), actNone, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -229,25 +232,50 @@ func TestStatusTransitions(t *testing.T) {
 				assert.NotEqual(t, containerID("uid-1", "app", 0), cs.ContainerID)
 				assert.False(t, cs.Ready)
 			}},
+		{"stopped: its server exits 0 on SIGTERM, Succeeded", testPod(api.PodRunning, true),
+			func(p *api.Pod) api.PodStatus { return stoppedStatus(new(statusBuf), p, now) },
+			func(t *testing.T, st api.PodStatus) {
+				assert.Equal(t, api.PodSucceeded, st.Phase)
+				term := st.ContainerStatuses[0].State.Terminated
+				require.NotNil(t, term)
+				assert.Equal(t, api.ContainerStateTerminated{ExitCode: 0, Reason: "Completed", StartedAt: api.NewTime(epoch),
+					FinishedAt: api.NewTime(now), ContainerID: containerID("uid-1", "app", 0)}, *term)
+				assert.False(t, st.ContainerStatuses[0].Ready)
+				assert.Equal(t, reasonPodCompleted, cond(st, api.PodReady).Reason)
+				assert.Equal(t, api.ConditionFalse, cond(st, api.ContainersReady).Status)
+			}},
+		{"stopped: a command ignores SIGTERM and is killed, Failed; DisruptionTarget kept", func() *api.Pod {
+			p := testPod(api.PodRunning, true)
+			p.Spec.Containers[0].Command = []string{"/bin/sh", "-c", "sleep 1000000"}
+			p.Status.Conditions = append(p.Status.Conditions, api.PodCondition{Type: "DisruptionTarget", Status: api.ConditionTrue, Reason: "EvictionByEvictionAPI"})
+			return p
+		}(),
+			func(p *api.Pod) api.PodStatus { return stoppedStatus(new(statusBuf), p, now) },
+			func(t *testing.T, st api.PodStatus) {
+				assert.Equal(t, api.PodFailed, st.Phase)
+				term := st.ContainerStatuses[0].State.Terminated
+				require.NotNil(t, term)
+				assert.Equal(t, int32(137), term.ExitCode)
+				assert.Equal(t, "Error", term.Reason)
+				assert.Equal(t, reasonContainersNotReady, cond(st, api.PodReady).Reason)
+				assert.Equal(t, "EvictionByEvictionAPI", cond(st, "DisruptionTarget").Reason)
+			}},
+		{"stopped before it started: status unknown, Failed", func() *api.Pod {
+			p := testPod(api.PodPending, false)
+			p.Status = acceptedStatus(new(statusBuf), p, "10.0.0.1", epoch)
+			return p
+		}(),
+			func(p *api.Pod) api.PodStatus { return stoppedStatus(new(statusBuf), p, now) },
+			func(t *testing.T, st api.PodStatus) {
+				assert.Equal(t, api.PodFailed, st.Phase)
+				assert.Equal(t, api.ContainerStateTerminated{ExitCode: 137, Reason: reasonStatusUnknown, Message: messageStatusUnknown},
+					*st.ContainerStatuses[0].State.Terminated)
+			}},
 		{"probe failed: not ready, containers keep running", testPod(api.PodRunning, true),
 			func(p *api.Pod) api.PodStatus { return probeFailedStatus(new(statusBuf), p, now) },
 			func(t *testing.T, st api.PodStatus) {
 				assert.NotNil(t, st.ContainerStatuses[0].State.Running)
 				assert.False(t, st.ContainerStatuses[0].Ready)
-				assert.Equal(t, api.ConditionFalse, cond(st, api.PodReady).Status)
-			}},
-		{"node not ready: only Ready goes false", testPod(api.PodRunning, true),
-			func(p *api.Pod) api.PodStatus { return nodeNotReadyStatus(new(statusBuf), p, now) },
-			func(t *testing.T, st api.PodStatus) {
-				assert.Equal(t, api.ConditionFalse, cond(st, api.PodReady).Status)
-				assert.Equal(t, reasonNodeNotReady, cond(st, api.PodReady).Reason)
-				assert.Equal(t, api.ConditionTrue, cond(st, api.ContainersReady).Status)
-			}},
-		{"node lost: Failed, reason NodeLost", testPod(api.PodRunning, true),
-			func(p *api.Pod) api.PodStatus { return nodeLostStatus(new(statusBuf), p, now) },
-			func(t *testing.T, st api.PodStatus) {
-				assert.Equal(t, api.PodFailed, st.Phase)
-				assert.Equal(t, reasonNodeLost, st.Reason)
 				assert.Equal(t, api.ConditionFalse, cond(st, api.PodReady).Status)
 			}},
 	}
@@ -413,4 +441,14 @@ func TestNodeIPsRange(t *testing.T) {
 	got, err := n.rangeOf("10.244.0.0/24")
 	require.NoError(t, err)
 	assert.Equal(t, netip.MustParsePrefix("10.9.9.0/24"), got, "the range last parsed is not parsed again")
+}
+
+// conditionOf returns the pod's condition of typ, if it has one.
+func conditionOf(pod *api.Pod, typ api.PodConditionType) (api.PodCondition, bool) {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == typ {
+			return c, true
+		}
+	}
+	return api.PodCondition{}, false
 }

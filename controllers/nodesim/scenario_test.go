@@ -17,6 +17,7 @@ import (
 	"github.com/miniplane/miniplane/client/record"
 	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/loop/looptest"
+	"github.com/miniplane/miniplane/controllers/nodelifecycle"
 	"github.com/miniplane/miniplane/controllers/scheduler"
 	"github.com/miniplane/miniplane/informer"
 	"github.com/miniplane/miniplane/internal/testenv"
@@ -24,7 +25,9 @@ import (
 
 // env is the controller over a real API server and real informers, on a
 // fake clock, driven step by step from the test's goroutine, with the
-// scheduler beside it (unless newEnvWithout made it) to bind its pods.
+// scheduler beside it (unless newEnvWith made it without) to bind its
+// pods, and the node lifecycle controller to act on the pods of a node
+// taken down.
 type env struct {
 	testenv.Pods
 	t     testing.TB
@@ -34,6 +37,7 @@ type env struct {
 	f     *informer.Factory
 	c     *Controller
 	sched *scheduler.Controller
+	life  *nodelifecycle.Controller
 }
 
 func newEnv(t testing.TB, cfg Config) *env { return newEnvWith(t, cfg, true) }
@@ -64,6 +68,8 @@ func newEnvWith(t testing.TB, cfg Config, withScheduler bool) *env {
 		})
 		require.NoError(t, err)
 	}
+	e.life, err = nodelifecycle.New(nodelifecycle.Config{Client: srv, Factory: f, Clock: clk, Logger: log})
+	require.NoError(t, err)
 	require.NoError(t, c.EnsureNodes(e.ctx))
 	e.settle()
 	require.True(t, c.HasSynced())
@@ -85,7 +91,7 @@ func (e *env) step() bool {
 	if e.sched == nil {
 		return testenv.Step(e.ctx, e.f, e.c)
 	}
-	return testenv.Step(e.ctx, e.f, e.sched, e.c)
+	return testenv.Step(e.ctx, e.f, e.sched, e.life, e.c)
 }
 
 // checkState holds the state to its invariants: each entry is its key's,
@@ -138,8 +144,7 @@ func TestEnsureNodesCreatesNodes(t *testing.T) {
 		assert.Equal(t, nodeCIDR(i), n.Spec.PodCIDR)
 		assert.Equal(t, api.ResourceList{"cpu": "4", "memory": "16Gi", "pods": "110"}, n.Status.Capacity)
 		assert.Equal(t, n.Status.Capacity, n.Status.Allocatable)
-		ready, _ := nodeReady(n)
-		assert.True(t, ready)
+		assert.True(t, nodeReady(n))
 		assert.Equal(t, api.NodeAddress{Type: api.NodeInternalIP, Address: fmt.Sprintf("10.0.0.%d", i+1)}, n.Status.Addresses[0])
 		assert.Equal(t, KubeletVersion, n.Status.NodeInfo.KubeletVersion)
 		assert.Equal(t, apiserver.GitVersion, KubeletVersion, "the kubelets match the API server's version")
@@ -414,8 +419,7 @@ func TestNodeDownPodsNotReadyThenFailed(t *testing.T) {
 
 	require.NoError(t, e.c.NodeDown(e.ctx, "node-0"))
 	e.settle()
-	ready, _ := nodeReady(e.Node("node-0"))
-	assert.False(t, ready)
+	assert.False(t, nodeReady(e.Node("node-0")))
 	for _, n := range []string{"a", "c"} {
 		assert.False(t, api.IsPodReady(e.Pod(n)), "%s on the down node", n)
 		assert.Equal(t, api.PodRunning, e.Pod(n).Status.Phase)
@@ -432,7 +436,7 @@ func TestNodeDownPodsNotReadyThenFailed(t *testing.T) {
 	for _, n := range []string{"a", "c"} {
 		p := e.Pod(n)
 		assert.Equal(t, api.PodFailed, p.Status.Phase, n)
-		assert.Equal(t, reasonNodeLost, p.Status.Reason, n)
+		assert.Equal(t, nodelifecycle.ReasonNodeLost, p.Status.Reason, n)
 	}
 	assert.Equal(t, api.PodRunning, e.Pod("b").Status.Phase)
 }
@@ -604,3 +608,44 @@ func TestWakeOutlivesAnEarlierRetry(t *testing.T) {
 
 // conflictBindOnce refuses the first binding with 409 Conflict before it is
 // applied, as the simulator's Conflict fault does: the pod is not bound.
+
+// TestDeletedPodEndsInATerminalPhase: a pod deleted gracefully is stopped
+// and moved to a terminal phase before the kubelet confirms its deletion
+// (KEP-3329): a finalizer keeps the object, which shows the phase its
+// containers' exits give, Succeeded for a server stopped by SIGTERM,
+// Failed for a command killed past it, and keeps others' conditions.
+func TestDeletedPodEndsInATerminalPhase(t *testing.T) {
+	tests := []struct {
+		name      string
+		command   []string
+		wantPhase api.PodPhase
+		wantCode  int32
+	}{
+		{"a server exits 0: Succeeded", nil, api.PodSucceeded, 0},
+		{"a command is killed: Failed", []string{"sleep", "3600"}, api.PodFailed, 137},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, Config{Nodes: 1})
+			e.CreatePod("web", func(p *api.Pod) {
+				p.Metadata.Finalizers = []string{"example.com/keep"}
+				p.Spec.Containers[0].Command = tt.command
+			})
+			e.settle()
+			e.advance(2 * time.Second)
+			require.Equal(t, api.PodRunning, e.Pod("web").Status.Phase)
+			_, err := e.srv.Evict(e.ctx, &api.Eviction{Metadata: api.ObjectMeta{Namespace: "default", Name: "web"}})
+			require.NoError(t, err)
+			e.settle()
+			require.Equal(t, api.PodRunning, e.Pod("web").Status.Phase, "stopping takes TerminationDelay")
+			e.advance(time.Second)
+			p := e.Pod("web")
+			assert.Equal(t, tt.wantPhase, p.Status.Phase)
+			assert.Equal(t, int64(0), *p.Metadata.DeletionGracePeriodSeconds, "deletion confirmed once terminal")
+			require.NotNil(t, p.Status.ContainerStatuses[0].State.Terminated)
+			assert.Equal(t, tt.wantCode, p.Status.ContainerStatuses[0].State.Terminated.ExitCode)
+			c, ok := conditionOf(p, "DisruptionTarget")
+			assert.True(t, ok && c.Reason == "EvictionByEvictionAPI", "the eviction's condition kept: %+v", c)
+		})
+	}
+}

@@ -38,8 +38,6 @@ func lifeSteps(hostIP, podIP string, at func(int) time.Time) []statusStep {
 		}},
 		{"crashed again", func(b *statusBuf, p *api.Pod) api.PodStatus { return crashedStatus(b, p, at(8)) }},
 		{"restarted", func(b *statusBuf, p *api.Pod) api.PodStatus { return restartedStatus(b, p, at(9)) }},
-		{"node not ready", func(b *statusBuf, p *api.Pod) api.PodStatus { return nodeNotReadyStatus(b, p, at(10)) }},
-		{"node lost", func(b *statusBuf, p *api.Pod) api.PodStatus { return nodeLostStatus(b, p, at(11)) }},
 	}
 }
 

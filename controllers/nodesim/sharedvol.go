@@ -23,7 +23,7 @@ import (
 // node's files (Controller.hostFiles), which every pod on the node that
 // mounts the directory sees from its next sync (showHostPaths). A run
 // already started keeps the files it started with, but for what it wrote
-// itself: only its exec'd commands (Controller.Exec) see the volumes as
+// itself: only its exec'd commands (Controller.PodExec) see the volumes as
 // they are now.
 
 // carry carries the changes the container's current run made to its files

@@ -1,7 +1,6 @@
 package nodesim
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -10,11 +9,9 @@ import (
 	"github.com/miniplane/miniplane/controllers/nodesim/container"
 )
 
-// Reasons the simulated kubelet and node lifecycle write into pod status.
+// Reasons the simulated kubelet writes into pod status.
 const (
 	reasonContainersNotReady = "ContainersNotReady"
-	reasonNodeNotReady       = "NodeNotReady"
-	reasonNodeLost           = "NodeLost"
 	reasonError              = "Error"
 	reasonProbeFailed        = "ReadinessProbeFailed"
 	reasonPodCompleted       = "PodCompleted"
@@ -37,16 +34,6 @@ func setCondition(conds []api.PodCondition, typ api.PodConditionType, status api
 		return out
 	}
 	return append(out, api.PodCondition{Type: typ, Status: status, Reason: reason, Message: message, LastTransitionTime: api.NewTime(now)})
-}
-
-// conditionOf returns the pod's condition of typ, if it has one.
-func conditionOf(pod *api.Pod, typ api.PodConditionType) (api.PodCondition, bool) {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == typ {
-			return c, true
-		}
-	}
-	return api.PodCondition{}, false
 }
 
 // FNV-1a, 64 bits (hash/fnv's New64a), computed inline: the hash.Hash
@@ -356,30 +343,6 @@ func probeFailedStatus(b *statusBuf, pod *api.Pod, now time.Time) api.PodStatus 
 	return st
 }
 
-// nodeNotReadyStatus is what the node lifecycle controller writes for a pod
-// on a node that stopped reporting: only the Ready condition goes False; the
-// containers' state is unknown, so it is left alone.
-func nodeNotReadyStatus(b *statusBuf, pod *api.Pod, now time.Time) api.PodStatus {
-	st := ownStatus(b, pod)
-	st.Conditions = setCondition(st.Conditions, api.PodReady, api.ConditionFalse, reasonNodeNotReady,
-		fmt.Sprintf("node %s is not ready", pod.Spec.NodeName), now)
-	return st
-}
-
-// nodeLostStatus is the status of a pod given up on because its node stayed
-// down past the eviction timeout: phase Failed, reason NodeLost, not ready.
-func nodeLostStatus(b *statusBuf, pod *api.Pod, now time.Time) api.PodStatus {
-	st := ownStatus(b, pod)
-	st.Phase = api.PodFailed
-	st.Reason = reasonNodeLost
-	st.Message = fmt.Sprintf("Node %s which was running pod %s is unresponsive", pod.Spec.NodeName, pod.Metadata.Name)
-	for i := range st.ContainerStatuses {
-		st.ContainerStatuses[i].Ready = false
-	}
-	st.Conditions = withNotReady(b, pod, st.Conditions, now)
-	return st
-}
-
 // Reason and message of a pod failed at its active deadline. Kubernetes:
 // the kubelet's activeDeadlineHandler.
 const (
@@ -399,6 +362,78 @@ func deadlineStatus(b *statusBuf, pod *api.Pod, now time.Time) api.PodStatus {
 	}
 	st.Conditions = withNotReady(b, pod, st.Conditions, now)
 	return st
+}
+
+// Reason and message of a container the kubelet cannot account for when
+// it stops a pod (it never ran, or was waiting to restart). Kubernetes:
+// the status manager's TerminatePod.
+const (
+	reasonStatusUnknown  = "ContainerStatusUnknown"
+	messageStatusUnknown = "The container could not be located when the pod was terminated"
+)
+
+// stoppedStatus is the status of a pod being deleted whose containers the
+// kubelet has stopped, which it writes before it confirms the deletion
+// (KEP-3329, PodDisruptionConditions): each running container terminated
+// with the code it exits with on SIGTERM (stopExitCode), any other not
+// terminated yet marked ContainerStatusUnknown with code 137 (as the
+// status manager's TerminatePod does), and the phase terminal: Succeeded
+// when every container exited 0, else Failed (the kubelet's getPhase of a
+// terminal pod, whatever its restartPolicy). Conditions others wrote
+// (DisruptionTarget) are kept. Kubernetes: generateAPIPodStatus with
+// podIsTerminal, then TerminatePod.
+func stoppedStatus(b *statusBuf, pod *api.Pod, now time.Time) api.PodStatus {
+	st := ownStatus(b, pod)
+	succeeded := len(st.ContainerStatuses) > 0
+	for i := range st.ContainerStatuses {
+		cs := &st.ContainerStatuses[i]
+		switch {
+		case cs.State.Running != nil:
+			code := stopExitCode(containerOf(pod, cs.Name))
+			cs.State = api.ContainerState{Terminated: &api.ContainerStateTerminated{
+				ExitCode: code, Reason: container.TerminatedReason(code),
+				StartedAt: cs.State.Running.StartedAt, FinishedAt: api.NewTime(now), ContainerID: cs.ContainerID,
+			}}
+		case cs.State.Terminated == nil:
+			cs.State = api.ContainerState{Terminated: &api.ContainerStateTerminated{
+				ExitCode: exitKilled, Reason: reasonStatusUnknown, Message: messageStatusUnknown,
+			}}
+		}
+		cs.Ready, cs.Started = false, ptr(false)
+		succeeded = succeeded && cs.State.Terminated.ExitCode == 0
+	}
+	if succeeded {
+		st.Phase = api.PodSucceeded
+		st.Conditions = setCondition(st.Conditions, api.ContainersReady, api.ConditionFalse, reasonPodCompleted, "", now)
+		st.Conditions = setCondition(st.Conditions, api.PodReady, api.ConditionFalse, reasonPodCompleted, "", now)
+	} else {
+		st.Phase = api.PodFailed
+		st.Conditions = withNotReady(b, pod, st.Conditions, now)
+	}
+	return st
+}
+
+// stopExitCode is the code a running container exits with when the
+// kubelet stops it (SIGTERM, then SIGKILL at the end of the grace period):
+// 0 for one that runs its image's own server, which stops cleanly on
+// SIGTERM (as nginx does); 137 (128 + SIGKILL) for one that runs a command
+// the pod gives (sh -c ..., sleep), whose process is PID 1 and has no
+// SIGTERM handler, so it ignores the signal and is killed.
+func stopExitCode(ct *api.Container) int32 {
+	if ct != nil && (len(ct.Command) > 0 || len(ct.Args) > 0) {
+		return exitKilled
+	}
+	return 0
+}
+
+// containerOf is the pod's container named name, nil if none.
+func containerOf(pod *api.Pod, name string) *api.Container {
+	for i := range pod.Spec.Containers {
+		if pod.Spec.Containers[i].Name == name {
+			return &pod.Spec.Containers[i]
+		}
+	}
+	return nil
 }
 
 // killContainer ends a container the kubelet kills at now: a running one
