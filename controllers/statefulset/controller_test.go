@@ -2,6 +2,7 @@ package statefulset
 
 import (
 	"context"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -440,4 +441,70 @@ func TestFailedPodIsRecreated(t *testing.T) {
 	require.Len(t, pods, 1)
 	assert.NotEqual(t, uid, pods[0].Metadata.UID)
 	assert.True(t, api.IsPodReady(pods[0]))
+}
+
+// TestScalingHaltsBehindAnUnhealthyPod is the e2e tests "Scaling should
+// happen in predictable order and halt if any stateful pod is unhealthy"
+// (OrderedReady) and "Burst scaling should run to completion even with
+// unhealthy pods" (Parallel), with readiness set here instead of by moving
+// the readiness probe's file away: scaling 1 to 3 while web-0 is unready
+// and 3 to 0 while every pod is unready halts under OrderedReady and runs
+// to completion under Parallel. Kubernetes: apps/statefulset.go:647, :757.
+func TestScalingHaltsBehindAnUnhealthyPod(t *testing.T) {
+	for _, tt := range []struct {
+		policy string
+		// up and down are the live pods once the scale up to 3 and the
+		// scale down to 0 have settled with every pod unready.
+		up, down []string
+	}{
+		{OrderedReady, []string{"web-0"}, []string{"web-0", "web-1", "web-2"}},
+		{Parallel, []string{"web-0", "web-1", "web-2"}, nil},
+	} {
+		t.Run(tt.policy, func(t *testing.T) {
+			h := newHarness(t)
+			set := newSet(1)
+			set.Spec.PodManagementPolicy = tt.policy
+			h.create(set)
+			h.converge()
+
+			h.setReady(false)
+			h.change(func(s *api.StatefulSet) { s.Spec.Replicas = ptr(int32(3)) })
+			h.settle()
+			assert.Equal(t, tt.up, slices.Sorted(maps.Keys(h.live())), "scale up with web-0 unready")
+			h.converge()
+			assert.Equal(t, []string{"web-0", "web-1", "web-2"}, h.created, "made in order")
+			assert.Empty(t, h.orderBroken)
+			assert.Equal(t, int32(3), h.get().Status.ReadyReplicas)
+
+			h.setReady(false)
+			h.change(func(s *api.StatefulSet) { s.Spec.Replicas = ptr(int32(0)) })
+			h.settle()
+			assert.Equal(t, tt.down, slices.Sorted(maps.Keys(h.live())), "scale down with every pod unready")
+			if tt.policy == OrderedReady {
+				h.setReady(true)
+				h.settle()
+				assert.Equal(t, []string{"web-0", "web-1"}, slices.Sorted(maps.Keys(h.live())), "ready again: from the top, one at a time")
+			}
+			h.converge()
+			assert.Empty(t, h.live())
+			assert.Equal(t, int32(0), h.get().Status.Replicas)
+		})
+	}
+}
+
+// setReady makes every pod Running and Ready or not, as a readiness probe
+// that passes or fails does.
+func (h *harness) setReady(ready bool) {
+	h.t.Helper()
+	for _, p := range h.podList() {
+		next := p.DeepCopy()
+		next.Status.Phase = api.PodRunning
+		status := api.ConditionFalse
+		if ready {
+			status = api.ConditionTrue
+		}
+		next.Status.Conditions = []api.PodCondition{{Type: api.PodReady, Status: status, LastTransitionTime: api.Time{Time: h.clk.Now()}}}
+		_, err := h.pods.UpdateStatus(h.ctx, next)
+		require.NoError(h.t, err)
+	}
 }
