@@ -409,6 +409,47 @@ func TestRollbackRenumbers(t *testing.T) {
 	assert.Equal(t, int64(3), numbers[first])
 }
 
+// TestRollingUpdateWaitsForAnUnreadyPod is the e2e test "should perform
+// rolling updates and roll backs of template modifications" with web-1's
+// readiness set here instead of by moving its probe's file away: while
+// web-1 is unready a new template replaces no pod; once it is ready again
+// the pods are replaced and the update revision becomes current; the same
+// again going back to the first template, whose revision is the update
+// revision once more. Kubernetes: apps/statefulset.go:2164 (rollbackTest).
+func TestRollingUpdateWaitsForAnUnreadyPod(t *testing.T) {
+	h := newHarness(t)
+	set := newSet(3)
+	set.Spec.UpdateStrategy.Type = RollingUpdate
+	h.create(set)
+	h.converge()
+	first := h.get().Status.CurrentRevision
+	require.Equal(t, first, h.get().Status.UpdateRevision)
+
+	for _, image := range []string{"nginx:2", "nginx:1"} { // forward, then back
+		h.setReady(false, "web-1")
+		before := h.get().Status.CurrentRevision
+		h.change(func(s *api.StatefulSet) { s.Spec.Template.Spec.Containers[0].Image = image })
+		h.settle()
+		st := h.get().Status
+		assert.NotEqual(t, st.CurrentRevision, st.UpdateRevision, "%s: a new update revision", image)
+		assert.Equal(t, before, st.CurrentRevision)
+		if image == "nginx:1" {
+			assert.Equal(t, first, st.UpdateRevision, "going back reuses the first revision")
+		}
+		assert.Equal(t, map[string]string{"web-0": before, "web-1": before, "web-2": before}, h.live(), "%s: nothing replaced while web-1 is unready", image)
+
+		h.setReady(true, "web-1")
+		h.converge()
+		st = h.get().Status
+		assert.Equal(t, st.UpdateRevision, st.CurrentRevision, "%s: the update revision is current once every pod runs it", image)
+		for _, p := range h.podList() {
+			assert.Equal(t, image, p.Spec.Containers[0].Image, p.Metadata.Name)
+			assert.Equal(t, st.UpdateRevision, revisionOf(p), p.Metadata.Name)
+		}
+	}
+	assert.Equal(t, first, h.get().Status.CurrentRevision)
+}
+
 // TestHistoryLimit: with revisionHistoryLimit 0, a revision no pod runs
 // any more is deleted. Kubernetes: TestStatefulSetControlLimitsHistory.
 func TestHistoryLimit(t *testing.T) {
@@ -492,11 +533,14 @@ func TestScalingHaltsBehindAnUnhealthyPod(t *testing.T) {
 	}
 }
 
-// setReady makes every pod Running and Ready or not, as a readiness probe
-// that passes or fails does.
-func (h *harness) setReady(ready bool) {
+// setReady makes the named pods (every pod if none is named) Running and
+// Ready or not, as a readiness probe that passes or fails does.
+func (h *harness) setReady(ready bool, names ...string) {
 	h.t.Helper()
 	for _, p := range h.podList() {
+		if len(names) > 0 && !slices.Contains(names, p.Metadata.Name) {
+			continue
+		}
 		next := p.DeepCopy()
 		next.Status.Phase = api.PodRunning
 		status := api.ConditionFalse
