@@ -15,6 +15,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/apiserver"
 	"github.com/miniplane/miniplane/apiserver/faults"
 	"github.com/miniplane/miniplane/apiserver/httpapi"
@@ -533,25 +534,44 @@ func (p *Plane) Leader() string {
 	return ""
 }
 
-// KillLeader ends the leading instance as a crash would: no release, its
-// lease left to expire, its guard closing at its renew deadline. It
-// returns once the instance has stopped; the instance does not restart.
-func (p *Plane) KillLeader() error {
+// KillLeader ends the instance that holds the controller manager's Lease
+// as a crash would: no release, its lease left to expire, its guard
+// closing at its renew deadline. It returns the instance's identity once
+// it has stopped; the instance does not restart.
+//
+// The victim is the Lease's holder, the fact the other instances wait
+// on, not the instance whose guard is open at this moment (Leader): on
+// the real clock a starved leader renews late, its guard closes for that
+// while, and for that while no instance is Leading though one holds the
+// lease. With election off, the first instance leads.
+func (p *Plane) KillLeader(ctx context.Context) (string, error) {
+	holder := ""
+	if le := p.cfg.Options.LeaderElection; le.LeaderElect {
+		lease, err := client.For[*api.Lease](p.srv).Get(ctx, le.ResourceNamespace, le.ResourceName)
+		if err != nil {
+			return "", fmt.Errorf("plane: reading the leader's lease: %w", err)
+		}
+		if lease.Spec.HolderIdentity != nil {
+			holder = *lease.Spec.HolderIdentity
+		}
+	} else if len(p.insts) > 0 {
+		holder = p.insts[0].Identity()
+	}
 	for _, in := range p.insts {
-		if !in.Health().Leading {
+		if holder == "" || in.Identity() != holder {
 			continue
 		}
 		p.mu.Lock()
 		kill := in.kill
 		p.mu.Unlock()
 		if kill == nil {
-			return errors.New("plane: KillLeader before Run")
+			return "", errors.New("plane: KillLeader before Run")
 		}
 		kill()
 		<-in.done
-		return nil
+		return holder, nil
 	}
-	return errors.New("plane: no leader to kill")
+	return "", fmt.Errorf("plane: no leader to kill (the lease's holder is %q)", holder)
 }
 
 // authorizer is the HTTP front's authorizer: RBAC over the server's roles

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/miniplane/miniplane/apiserver/faults"
 	"github.com/miniplane/miniplane/apiserver/httpapi/inmem"
 	"github.com/miniplane/miniplane/client"
+	"github.com/miniplane/miniplane/clock"
 	"github.com/miniplane/miniplane/controllers/manager"
 	"github.com/miniplane/miniplane/controllers/nodesim"
 	"github.com/miniplane/miniplane/election"
@@ -157,7 +159,9 @@ func TestKillLeaderFailsOver(t *testing.T) {
 		assert.Equal(t, old, writes[len(writes)-1].Identity)
 
 		killedAt := time.Now()
-		require.NoError(t, p.KillLeader())
+		killed, err := p.KillLeader(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, old, killed)
 		waitFor(t, "a new leader", func() bool { l := p.Leader(); return l != "" && l != old })
 		assert.GreaterOrEqual(t, time.Since(killedAt), fastElection.LeaseDuration-fastElection.RetryPeriod, "the lease is waited out")
 
@@ -174,6 +178,54 @@ func TestKillLeaderFailsOver(t *testing.T) {
 		assert.Equal(t, writes[len(writes)-1].At, first)
 	})
 }
+
+// TestKillLeaderKillsTheLeaseHolderWhileItsGuardIsClosed is the demo's
+// failover on a starved machine: the leader's next renewal is late, so its
+// guard has closed and no instance is Leading, yet it holds the lease, and
+// KillLeader kills it. The clock jumps past the renew deadline while every
+// goroutine of the bubble is blocked, as a starved process finds it when it
+// runs again.
+func TestKillLeaderKillsTheLeaseHolderWhileItsGuardIsClosed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		clk := &starvedClock{Clock: clock.Real{}}
+		p := planetest.Start(t, plane.Config{Seed: 3, Instances: 3, Clock: clk, Options: options(func(o *manager.Options) {
+			o.Nodes = 1
+			o.LeaderElection = fastElection
+		})})
+		waitFor(t, "a leader", func() bool { return p.Leader() != "" })
+		old := p.Leader()
+
+		synctest.Wait()
+		clk.starve(fastElection.RenewDeadline + time.Millisecond)
+		require.Empty(t, p.Leader(), "the leader's guard has closed: its renewal is late")
+		killed, err := p.KillLeader(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, old, killed, "the lease's holder is killed")
+		waitFor(t, "a new leader", func() bool { l := p.Leader(); return l != "" && l != old })
+	})
+}
+
+// starvedClock is a clock whose time starve moves on without firing any
+// timer: the time a process finds when it was not scheduled for a while.
+type starvedClock struct {
+	clock.Clock
+	mu    sync.Mutex
+	ahead time.Duration // guarded by mu
+}
+
+func (c *starvedClock) starve(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ahead += d
+}
+
+func (c *starvedClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.Clock.Now().Add(c.ahead)
+}
+
+func (c *starvedClock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
 
 // TestReadyChecksSayWhatIsMissing checks the readiness checks of a plane
 // that has not run: each names the part that is not ready.

@@ -312,7 +312,9 @@ func TestDemoNarratesWhatTheComponentsRecorded(t *testing.T) {
 			assert.Equal(t, runs[0], names, "seed %d names the same pods, in the same order, every run", seed)
 		}
 	}
-	assert.NotEqual(t, createdBySeed[1][0], createdBySeed[2][0], "another seed, other names")
+	if len(createdBySeed[1]) > 0 && len(createdBySeed[2]) > 0 { // a seed whose run failed above has none
+		assert.NotEqual(t, createdBySeed[1][0], createdBySeed[2][0], "another seed, other names")
+	}
 }
 
 // checkRollout checks the rollout chapter's narration: every resize of a

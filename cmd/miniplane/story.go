@@ -484,14 +484,15 @@ func (s *story) crash(ctx context.Context) error {
 }
 
 func (s *story) failover(ctx context.Context) error {
-	old := s.p.Leader()
+	var old string // the lease's holder, which KillLeader kills
 	lease := s.p.Options().LeaderElection
 	s.plain("The leader is killed without releasing its lease. The others must wait one lease")
 	s.plain("duration (%s) after the last renewal they saw; the dead leader's write guard", lease.LeaseDuration)
 	s.plain("closed %s after its last renewal, so two leaders never write at once.", lease.RenewDeadline)
 	killedAt := s.p.Clock().Now()
 	if err := s.act(youKill, func() (string, error) {
-		if err := s.p.KillLeader(); err != nil {
+		var err error
+		if old, err = s.p.KillLeader(ctx); err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("killed controller manager %s (no clean shutdown)", old), nil

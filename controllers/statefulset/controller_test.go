@@ -2,6 +2,7 @@ package statefulset
 
 import (
 	"context"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -408,6 +409,47 @@ func TestRollbackRenumbers(t *testing.T) {
 	assert.Equal(t, int64(3), numbers[first])
 }
 
+// TestRollingUpdateWaitsForAnUnreadyPod is the e2e test "should perform
+// rolling updates and roll backs of template modifications" with web-1's
+// readiness set here instead of by moving its probe's file away: while
+// web-1 is unready a new template replaces no pod; once it is ready again
+// the pods are replaced and the update revision becomes current; the same
+// again going back to the first template, whose revision is the update
+// revision once more. Kubernetes: apps/statefulset.go:2164 (rollbackTest).
+func TestRollingUpdateWaitsForAnUnreadyPod(t *testing.T) {
+	h := newHarness(t)
+	set := newSet(3)
+	set.Spec.UpdateStrategy.Type = RollingUpdate
+	h.create(set)
+	h.converge()
+	first := h.get().Status.CurrentRevision
+	require.Equal(t, first, h.get().Status.UpdateRevision)
+
+	for _, image := range []string{"nginx:2", "nginx:1"} { // forward, then back
+		h.setReady(false, "web-1")
+		before := h.get().Status.CurrentRevision
+		h.change(func(s *api.StatefulSet) { s.Spec.Template.Spec.Containers[0].Image = image })
+		h.settle()
+		st := h.get().Status
+		assert.NotEqual(t, st.CurrentRevision, st.UpdateRevision, "%s: a new update revision", image)
+		assert.Equal(t, before, st.CurrentRevision)
+		if image == "nginx:1" {
+			assert.Equal(t, first, st.UpdateRevision, "going back reuses the first revision")
+		}
+		assert.Equal(t, map[string]string{"web-0": before, "web-1": before, "web-2": before}, h.live(), "%s: nothing replaced while web-1 is unready", image)
+
+		h.setReady(true, "web-1")
+		h.converge()
+		st = h.get().Status
+		assert.Equal(t, st.UpdateRevision, st.CurrentRevision, "%s: the update revision is current once every pod runs it", image)
+		for _, p := range h.podList() {
+			assert.Equal(t, image, p.Spec.Containers[0].Image, p.Metadata.Name)
+			assert.Equal(t, st.UpdateRevision, revisionOf(p), p.Metadata.Name)
+		}
+	}
+	assert.Equal(t, first, h.get().Status.CurrentRevision)
+}
+
 // TestHistoryLimit: with revisionHistoryLimit 0, a revision no pod runs
 // any more is deleted. Kubernetes: TestStatefulSetControlLimitsHistory.
 func TestHistoryLimit(t *testing.T) {
@@ -440,4 +482,73 @@ func TestFailedPodIsRecreated(t *testing.T) {
 	require.Len(t, pods, 1)
 	assert.NotEqual(t, uid, pods[0].Metadata.UID)
 	assert.True(t, api.IsPodReady(pods[0]))
+}
+
+// TestScalingHaltsBehindAnUnhealthyPod is the e2e tests "Scaling should
+// happen in predictable order and halt if any stateful pod is unhealthy"
+// (OrderedReady) and "Burst scaling should run to completion even with
+// unhealthy pods" (Parallel), with readiness set here instead of by moving
+// the readiness probe's file away: scaling 1 to 3 while web-0 is unready
+// and 3 to 0 while every pod is unready halts under OrderedReady and runs
+// to completion under Parallel. Kubernetes: apps/statefulset.go:647, :757.
+func TestScalingHaltsBehindAnUnhealthyPod(t *testing.T) {
+	for _, tt := range []struct {
+		policy string
+		// up and down are the live pods once the scale up to 3 and the
+		// scale down to 0 have settled with every pod unready.
+		up, down []string
+	}{
+		{OrderedReady, []string{"web-0"}, []string{"web-0", "web-1", "web-2"}},
+		{Parallel, []string{"web-0", "web-1", "web-2"}, nil},
+	} {
+		t.Run(tt.policy, func(t *testing.T) {
+			h := newHarness(t)
+			set := newSet(1)
+			set.Spec.PodManagementPolicy = tt.policy
+			h.create(set)
+			h.converge()
+
+			h.setReady(false)
+			h.change(func(s *api.StatefulSet) { s.Spec.Replicas = ptr(int32(3)) })
+			h.settle()
+			assert.Equal(t, tt.up, slices.Sorted(maps.Keys(h.live())), "scale up with web-0 unready")
+			h.converge()
+			assert.Equal(t, []string{"web-0", "web-1", "web-2"}, h.created, "made in order")
+			assert.Empty(t, h.orderBroken)
+			assert.Equal(t, int32(3), h.get().Status.ReadyReplicas)
+
+			h.setReady(false)
+			h.change(func(s *api.StatefulSet) { s.Spec.Replicas = ptr(int32(0)) })
+			h.settle()
+			assert.Equal(t, tt.down, slices.Sorted(maps.Keys(h.live())), "scale down with every pod unready")
+			if tt.policy == OrderedReady {
+				h.setReady(true)
+				h.settle()
+				assert.Equal(t, []string{"web-0", "web-1"}, slices.Sorted(maps.Keys(h.live())), "ready again: from the top, one at a time")
+			}
+			h.converge()
+			assert.Empty(t, h.live())
+			assert.Equal(t, int32(0), h.get().Status.Replicas)
+		})
+	}
+}
+
+// setReady makes the named pods (every pod if none is named) Running and
+// Ready or not, as a readiness probe that passes or fails does.
+func (h *harness) setReady(ready bool, names ...string) {
+	h.t.Helper()
+	for _, p := range h.podList() {
+		if len(names) > 0 && !slices.Contains(names, p.Metadata.Name) {
+			continue
+		}
+		next := p.DeepCopy()
+		next.Status.Phase = api.PodRunning
+		status := api.ConditionFalse
+		if ready {
+			status = api.ConditionTrue
+		}
+		next.Status.Conditions = []api.PodCondition{{Type: api.PodReady, Status: status, LastTransitionTime: api.Time{Time: h.clk.Now()}}}
+		_, err := h.pods.UpdateStatus(h.ctx, next)
+		require.NoError(h.t, err)
+	}
 }

@@ -172,8 +172,16 @@ func decide(s *State) Decision {
 		}
 	}
 	slices.SortFunc(condemned, func(a, b *api.Pod) int { return Ordinal(b) - Ordinal(a) })
+	// firstUnhealthy is the lowest unhealthy pod: of the replicas, else of
+	// the condemned, lowest ordinal first. Under OrderedReady scale-down
+	// deletes an unhealthy pod only if it is that one, so a condemned pod
+	// above an unhealthy one waits (e2e: "Scaling should happen in
+	// predictable order and halt if any stateful pod is unhealthy" breaks
+	// every pod's readiness, scales to 0 and expects all three to stay).
 	var firstUnhealthy *api.Pod
-	for _, p := range append(slices.Clone(replicas), condemned...) {
+	ascending := slices.Clone(condemned)
+	slices.Reverse(ascending)
+	for _, p := range append(slices.Clone(replicas), ascending...) {
 		if !isHealthy(p) {
 			firstUnhealthy = p
 			break

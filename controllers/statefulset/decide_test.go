@@ -48,7 +48,9 @@ func stateOf(set *api.StatefulSet, pods []podAt, claims ...*api.PersistentVolume
 // succeeded pods replaced (RecreatesFailedPod, RecreatesSucceededPod),
 // rolling updates from the top with partition and maxUnavailable
 // (RollingUpdate, RollingUpdateWithPartition, RollingUpdateWithMaxUnavailable),
-// OnDelete (OnDeleteUpdate), and a claim being deleted blocking its pod.
+// OnDelete (OnDeleteUpdate), a claim being deleted blocking its pod, and
+// scaling that halts behind an unhealthy pod under OrderedReady but not
+// under Parallel (e2e apps/statefulset.go:647 and :757).
 func TestDecide(t *testing.T) {
 	running := api.PodRunning
 	withReplicas := func(n int32, f ...func(*api.StatefulSet)) *api.StatefulSet {
@@ -90,6 +92,11 @@ func TestDecide(t *testing.T) {
 		{"scale down waits for the one going", withReplicas(1), []podAt{{0, "r2", running, false, false}, {1, "r2", running, false, false}, {2, "r2", running, false, true}}, nil, nil, false},
 		{"scale down, parallel", withReplicas(1, parallel), []podAt{{0, "r2", running, false, false}, {1, "r2", running, false, false}, {2, "r2", running, false, false}}, nil, []string{"delete pod web-2", "delete pod web-1"}, false},
 		{"unhealthy condemned pod goes first", withReplicas(1), []podAt{{0, "r2", running, false, false}, {1, "r2", running, false, false}, {2, "r2", running, true, false}}, nil, []string{"delete pod web-2"}, false},
+		{"scale down halts above the lowest unhealthy condemned pod", withReplicas(1), []podAt{{0, "r2", running, false, false}, {1, "r2", running, true, false}, {2, "r2", running, true, false}}, nil, nil, false},
+		{"scale down to 0 halts while every pod is unhealthy", withReplicas(0), []podAt{{0, "r2", running, true, false}, {1, "r2", running, true, false}, {2, "r2", running, true, false}}, nil, nil, false},
+		{"scale down to 0 with every pod unhealthy, parallel", withReplicas(0, parallel), []podAt{{0, "r2", running, true, false}, {1, "r2", running, true, false}, {2, "r2", running, true, false}}, nil, []string{"delete pod web-2", "delete pod web-1", "delete pod web-0"}, false},
+		{"scale up halts behind an unhealthy pod", withReplicas(3), []podAt{{0, "r2", running, true, false}}, nil, nil, false},
+		{"scale up, parallel, past an unhealthy pod", withReplicas(3, parallel), []podAt{{0, "r2", running, true, false}}, nil, []string{"create claim www-web-1", "create pod web-1", "create claim www-web-2", "create pod web-2"}, false},
 		{"failed pod deleted", withReplicas(2), []podAt{{0, "r2", running, false, false}, {1, "r2", api.PodFailed, false, false}}, nil, []string{"delete pod web-1"}, false},
 		{"succeeded pod deleted", withReplicas(2), []podAt{{0, "r2", api.PodSucceeded, false, false}, {1, "r2", running, false, false}}, nil, []string{"delete pod web-0"}, false},
 		{"rolling update from the top", withReplicas(3), []podAt{{0, "r1", running, false, false}, {1, "r1", running, false, false}, {2, "r1", running, false, false}}, nil, []string{"delete pod web-2"}, false},
