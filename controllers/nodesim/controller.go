@@ -215,6 +215,9 @@ type podState struct {
 	// deleted says the handler's last delivery of the pod was its
 	// deletion (knownGoneLocked).
 	deleted bool
+	// execWrites are the changes exec'd commands made to the pod's shared
+	// volumes that no sync has kept yet (PodExec).
+	execWrites []volumeWrite
 }
 
 // kubeletState is the kubelet's memory of one pod.

@@ -202,6 +202,9 @@ type lifeFacts struct {
 	// HostFiles are the files of the pod's node that hostPath volumes
 	// show, by absolute path (shared, never changed).
 	HostFiles container.FS
+	// ExecWrites are the changes exec'd commands made to the pod's shared
+	// volumes since the last sync (PodExec), for the sync to keep.
+	ExecWrites []volumeWrite
 }
 
 // configRetryAfter is how long the kubelet waits before it tries again to
@@ -270,6 +273,9 @@ func stepLife(pod *api.Pod, life *podLife, f lifeFacts) lifeStep {
 	mounted := s.mount(&view, f)
 	if mounted {
 		s.showHostPaths(&view, f)
+		for _, w := range f.ExecWrites {
+			s.writeVolume(&view, w.volume, w.change)
+		}
 	}
 	inits, incomplete, initFailed := s.stepInits(&view, st.InitContainerStatuses, mounted, f)
 	initialized := len(incomplete) == 0
@@ -814,6 +820,8 @@ func (c *Controller) runLife(ctx context.Context, key string, st *podState, pod 
 		c.lives[key] = life
 	}
 	hostFiles := c.hostFiles[pod.Spec.NodeName]
+	execWrites := st.execWrites
+	st.execWrites = nil
 	c.mu.Unlock()
 	if hostFiles == nil {
 		hostFiles = nodeFiles(pod.Spec.NodeName, hostIP)
@@ -830,7 +838,7 @@ func (c *Controller) runLife(ctx context.Context, key string, st *podState, pod 
 	step := stepLife(pod, life, lifeFacts{
 		Now: now, PullTime: c.cfg.StartDelay, ReadyDelay: c.cfg.ReadyDelay,
 		CrashRequested: f.CrashRequested, WantReady: f.WantReady, HostIP: hostIP, PodIP: podIP,
-		Sources: c.sources(pod, node), HostFiles: hostFiles,
+		Sources: c.sources(pod, node), HostFiles: hostFiles, ExecWrites: execWrites,
 	})
 	if step.write {
 		cp := *pod

@@ -24,15 +24,20 @@ func (c *Controller) PodExec(pod *api.Pod, name string, argv []string) (containe
 		return container.ExecResult{}, apierrors.NewInternalError(fmt.Errorf("error executing command in container: container %q in pod %q is not running", name, pod.Metadata.Name))
 	}
 	now := c.clock.Now()
+	key := api.KeyOf(&pod.Metadata)
 	c.mu.Lock()
 	var (
-		m    containerLife
-		vols map[string]container.FS
+		m       containerLife
+		vols    map[string]container.FS
+		pending []volumeWrite
 	)
-	if l := c.lives[api.KeyOf(&pod.Metadata)]; l != nil {
+	if l := c.lives[key]; l != nil {
 		if cl := l.find(pod, name); cl != nil {
 			m, vols = *cl, l.vols // vols is replaced, never changed, by a sync
 		}
+	}
+	if st := c.state[key]; st != nil {
+		pending = st.execWrites
 	}
 	c.mu.Unlock()
 	if !m.started.IsZero() {
@@ -41,11 +46,18 @@ func (c *Controller) PodExec(pod *api.Pod, name string, argv []string) (containe
 		if vols == nil || ct == nil {
 			return m.run.Execute(argv, d), nil
 		}
-		at := make([]string, len(ct.VolumeMounts))
-		for i, vm := range ct.VolumeMounts {
+		node, _ := c.nodes.Get(pod.Spec.NodeName)
+		started, err := podenv.Start(pod, ct, withWrites(vols, pending), c.sources(pod, node))
+		if err != nil {
+			return container.ExecResult{}, apierrors.NewInternalError(fmt.Errorf("error executing command in container: %w", err))
+		}
+		at := make([]string, len(started.Mounts))
+		for i, vm := range started.Mounts {
 			at[i] = vm.MountPath
 		}
-		return m.run.ExecuteWith(argv, d, podenv.Mount(ct, vols), at), nil
+		res := m.run.ExecuteWith(argv, d, started.Input.FS, at)
+		c.keepExecWrites(pod, ct, started.Mounts, res.Files)
+		return res, nil
 	}
 	// A pod on the fast path (or a container the kubelet keeps no run of):
 	// its command made no file, so it sees what the kubelet hands it.
@@ -115,4 +127,59 @@ func (l *podLife) find(pod *api.Pod, name string) *containerLife {
 		}
 	}
 	return nil
+}
+
+// volumeWrite is a change to a file of the pod's shared volume (its path
+// in the volume).
+type volumeWrite struct {
+	volume string
+	change container.FileChange
+}
+
+// withWrites is vols with writes made: a copy, vols being shared.
+func withWrites(vols map[string]container.FS, writes []volumeWrite) map[string]container.FS {
+	if len(writes) == 0 {
+		return vols
+	}
+	out := make(map[string]container.FS, len(vols))
+	for k, fs := range vols {
+		out[k] = fs
+	}
+	for _, w := range writes {
+		out[w.volume] = applied(out[w.volume], w.change)
+	}
+	return out
+}
+
+// keepExecWrites keeps the changes an exec'd command of container ct
+// (mounted at mounts, subPathExpr expanded) made to files of the pod's
+// shared volumes (emptyDir, hostPath), as a real container's writes
+// there outlive the command: the next exec sees them at once, and the
+// pod's next sync, queued now, carries them into the volumes, where the
+// pod's other containers, and with a hostPath the node's other pods, see
+// them. What it changed elsewhere goes with it, as the simulator keeps no
+// container's root filesystem beyond its command's own writes.
+func (c *Controller) keepExecWrites(pod *api.Pod, ct *api.Container, mounts []api.VolumeMount, changes []container.FileChange) {
+	view := *ct
+	view.VolumeMounts = mounts
+	var writes []volumeWrite
+	for _, ch := range changes {
+		if name, rel, ok := podenv.Shared(pod, &view, ch.Path); ok {
+			ch.Path = rel
+			writes = append(writes, volumeWrite{volume: name, change: ch})
+		}
+	}
+	if len(writes) == 0 {
+		return
+	}
+	key := api.KeyOf(&pod.Metadata)
+	c.mu.Lock()
+	st := c.state[key]
+	if st != nil {
+		st.execWrites = append(st.execWrites, writes...)
+	}
+	c.mu.Unlock()
+	if st != nil {
+		c.queue.Add(key)
+	}
 }

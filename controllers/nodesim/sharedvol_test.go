@@ -151,6 +151,47 @@ func TestHostPathOfTheNodesHostsFile(t *testing.T) {
 	assert.Equal(t, int32(0), res.ExitCode, "FileOrCreate makes a file")
 }
 
+// TestExecWritesAreKeptInSharedVolumes: a file an exec'd command writes
+// into an emptyDir is there for the next exec at once, through another
+// mount of the volume (a subPathExpr one, as the conformance test
+// "Variable Expansion should succeed in writing subpaths in container"
+// reads it), and after the pod's next sync for its other containers; a
+// write outside the volumes is not kept.
+func TestExecWritesAreKeptInSharedVolumes(t *testing.T) {
+	e := lifeEnv(t)
+	e.CreatePod("subpaths", func(p *api.Pod) {
+		p.Metadata.Annotations = map[string]string{"mysubpath": "mypath"}
+		p.Spec.Volumes = []api.Volume{{Name: "workdir1", VolumeSource: api.VolumeSource{EmptyDir: &api.EmptyDirVolumeSource{}}}}
+		p.Spec.Containers = []api.Container{
+			{Name: "main", Image: "busybox", Command: []string{"sh", "-c", "tail -f /dev/null"},
+				Env: []api.EnvVar{{Name: "POD_NAME", Value: "foo"}, {Name: "ANNOTATION", ValueFrom: &api.EnvVarSource{FieldRef: &api.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.annotations['mysubpath']"}}}},
+				VolumeMounts: []api.VolumeMount{
+					{Name: "workdir1", MountPath: "/subpath_mount", SubPathExpr: "$(ANNOTATION)/$(POD_NAME)"},
+					{Name: "workdir1", MountPath: "/volume_mount"},
+				}},
+			{Name: "other", Image: "busybox", Command: []string{"sleep", "100000"},
+				VolumeMounts: []api.VolumeMount{{Name: "workdir1", MountPath: "/w"}}},
+		}
+	})
+	e.settle()
+	e.advance(time.Second)
+	p := e.Pod("subpaths")
+	require.Equal(t, api.PodRunning, p.Status.Phase)
+	exec := func(ct string, argv ...string) int32 {
+		res, err := e.c.PodExec(p, ct, argv)
+		require.NoError(t, err)
+		return res.ExitCode
+	}
+	require.Equal(t, int32(0), exec("main", "sh", "-c", "touch /volume_mount/mypath/foo/test.log; touch /root-file"))
+	assert.Equal(t, int32(0), exec("main", "sh", "-c", "test -f /subpath_mount/test.log"), "the next exec sees it through the subPathExpr mount")
+	assert.Equal(t, int32(1), exec("main", "test", "-f", "/root-file"), "a write outside the volumes is not kept")
+
+	e.settle()
+	p = e.Pod("subpaths")
+	assert.Equal(t, int32(0), exec("other", "test", "-f", "/w/mypath/foo/test.log"), "the other container, after the sync")
+	assert.Equal(t, int32(0), exec("main", "test", "-f", "/subpath_mount/test.log"), "still there once the sync kept it")
+}
+
 // TestRestartCountInAnEmptyDir: the conformance test "Container Runtime
 // blackbox test when starting a container that exits should run with the
 // expected status" counts each container's runs in a file of a memory

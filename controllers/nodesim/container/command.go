@@ -264,6 +264,10 @@ func runArgv(argv []string, files map[string]bool, in Input) (Run, string, error
 type ExecResult struct {
 	Stdout, Stderr string
 	ExitCode       int32
+	// Files are the changes the command made to the container's files,
+	// in order (their At is 0), for the kubelet to keep those that land
+	// in a shared volume.
+	Files []FileChange
 }
 
 // simulated is what the simulator adds to a shell's error for a command
@@ -290,7 +294,10 @@ func ExecuteIn(argv []string, files map[string]bool, in Input) ExecResult {
 	if err != nil {
 		return ExecResult{Stderr: fmt.Sprintf("%s: cannot run the script: %v (%s)\n", path.Base(argv[0]), err, simulated), ExitCode: 126}
 	}
-	res := ExecResult{Stdout: printed, ExitCode: r.ExitCode}
+	res := ExecResult{Stdout: printed, ExitCode: r.ExitCode, Files: r.Files}
+	for i := range res.Files {
+		res.Files[i].At = 0
+	}
 	if r.unknown != "" {
 		shell := "sh"
 		if isShell(argv[0]) {

@@ -20,6 +20,9 @@ type Started struct {
 	Command, Args []string
 	// Events are the events the kubelet records meanwhile.
 	Events []Event
+	// Mounts are the container's volume mounts, each subPathExpr expanded
+	// into its SubPath.
+	Mounts []api.VolumeMount
 }
 
 // Start works out what the kubelet hands container ct of pod when it
@@ -47,7 +50,7 @@ func Start(pod *api.Pod, ct *api.Container, vols map[string]container.FS, src So
 		kubelet.set(v.Name, v.Value)
 	}
 	mapping := mappingOf(kubelet)
-	st := Started{Events: events}
+	st := Started{Events: events, Mounts: mounts}
 	image, _ := container.ImageConfig(ct.Image)
 	st.Command, st.Args = image.Argv(expandAll(ct.Command, mapping), expandAll(ct.Args, mapping))
 	env := []container.EnvVar{{Name: "PATH", Value: DefaultPath}, {Name: "HOSTNAME", Value: Hostname(pod)}}
