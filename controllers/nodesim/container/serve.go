@@ -433,6 +433,14 @@ func (p Program) Ports() []int32 {
 	return slices.Compact(ports)
 }
 
+// ServesFiles reports whether what p's server answers depends on the
+// container's files as they are when asked (httpd's document root,
+// test-webserver's files), which an exec'd command may change.
+func (p Program) ServesFiles() bool {
+	sub, _ := p.agnhost()
+	return sub == "test-webserver" || sub == "" && len(p.Argv) == 0 && isHttpd(p.Image)
+}
+
 // Listening says, for the container's log, which ports p serves HTTP on by
 // the server rule, or "" when it serves none: the real programs log lines
 // of their own, which the simulator does not print.
