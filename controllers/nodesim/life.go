@@ -91,10 +91,10 @@ type containerLife struct {
 	printed      int               // lines of the current run's output in its log
 	carried      int               // changes of the current run's files carried into shared volumes (carry)
 	told         time.Time         // the probes' events up to this time are told
+	configRetry  time.Time         // when a start that failed for its config is tried again
 	// execFiles are the changes exec'd commands made to the current run's
 	// own files (ownfiles.go), At their offsets into it; only appended to.
-	execFiles   []container.FileChange
-	configRetry time.Time // when a start that failed for its config is tried again
+	execFiles []container.FileChange
 }
 
 func (l *podLife) clone() *podLife {
