@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/miniplane/miniplane/api"
+	"github.com/miniplane/miniplane/controllers/nodesim/container"
 )
 
 // TestExecTogglesHttpdReadiness is the StatefulSet conformance tests'
@@ -37,6 +38,9 @@ func TestExecTogglesHttpdReadiness(t *testing.T) {
 
 	out := exec("mv -v /usr/local/apache2/htdocs/index.html /tmp/ || true")
 	assert.Equal(t, "'/usr/local/apache2/htdocs/index.html' -> '/tmp/index.html'\n", out)
+	resp, err := e.c.PodHTTP(e.Pod("ss-0"), 80, container.Request{Method: "GET", Path: "/index.html"})
+	require.NoError(t, err)
+	assert.Equal(t, 404, resp.Code, "its server, through the proxy, answers from its files now")
 	e.settle()
 	assert.True(t, api.IsPodReady(e.Pod("ss-0")), "not before the probe's next period")
 	e.advance(time.Second)
@@ -48,6 +52,9 @@ func TestExecTogglesHttpdReadiness(t *testing.T) {
 
 	out = exec("mv -v /tmp/index.html /usr/local/apache2/htdocs/ || true")
 	assert.Equal(t, "'/tmp/index.html' -> '/usr/local/apache2/htdocs/index.html'\n", out)
+	resp, err = e.c.PodHTTP(e.Pod("ss-0"), 80, container.Request{Method: "GET", Path: "/"})
+	require.NoError(t, err)
+	assert.Equal(t, "<html><body><h1>It works!</h1></body></html>\n", string(resp.Body))
 	e.advance(time.Second)
 	assert.True(t, api.IsPodReady(e.Pod("ss-0")), "back in place: ready again")
 

@@ -245,6 +245,26 @@ func (r *Run) Exec(argv []string, d time.Duration) (code int32, output string) {
 // exec (pods/exec) runs commands so; what the run did elsewhere (its own
 // root filesystem) stays as Execute sees it.
 func (r *Run) ExecuteWith(argv []string, d time.Duration, fs FS, at []string) ExecResult {
+	files, in := r.inWith(d, fs, at)
+	return ExecuteIn(argv, files, in)
+}
+
+// ProgramWith is ProgramAt with the container's shared volumes as the
+// kubelet holds them now (fs under each mount point of at, as ExecuteWith
+// takes them): the program as its server answers a request sent now.
+func (r *Run) ProgramWith(image string, command, args []string, d time.Duration, fs FS, at []string) Program {
+	files, in := r.inWith(d, fs, at)
+	run := Run{Files: make([]FileChange, 0, len(files)), in: in}
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		run.Files = append(run.Files, FileChange{Path: p, Exists: files[p]})
+	}
+	return run.ProgramAt(image, command, args, 0)
+}
+
+// inWith is what a command run d into r sees, with fs under the mount
+// points of at (ExecuteWith): the files made or removed by then, over its
+// filesystem.
+func (r *Run) inWith(d time.Duration, fs FS, at []string) (map[string]bool, Input) {
 	under := func(p string) bool {
 		return slices.ContainsFunc(at, func(m string) bool {
 			m = path.Clean("/" + m)
@@ -269,7 +289,7 @@ func (r *Run) ExecuteWith(argv []string, d time.Duration, fs FS, at []string) Ex
 			in.FS.Put(p, f)
 		}
 	}
-	return ExecuteIn(argv, files, in)
+	return files, in
 }
 
 func execIn(argv []string, files map[string]bool, in Input) (code int32, output string) {
