@@ -14,8 +14,8 @@ import (
 // it) as a kubelet's exec runs it through the container runtime: nothing
 // runs, so the command goes through the container model's grammar
 // (container.Run.Execute) at the injected clock's time, over the files and
-// environment the kubelet handed the container, what its own command has
-// done to its files by now, and its shared volumes (emptyDir, hostPath) as
+// environment the kubelet handed the container, what its own command and
+// earlier exec'd commands have done to its files by now, and its shared volumes (emptyDir, hostPath) as
 // the kubelet holds them now, every container's writes carried in
 // (container.Run.ExecuteWith). A container that is not running gets the
 // runtime's error, as a 500 InternalError Status (kube-apiserver's
