@@ -280,6 +280,9 @@ func (p Program) webserver(req Request) (Response, error) {
 	if !ok {
 		f, ok = ImageFiles(p.Image)[name]
 	}
+	if name == "/" { // the root is there, if nothing else is
+		f, ok = Dir(0o755), true
+	}
 	switch {
 	case ok && f.IsDir():
 		return Response{}, &NotSimulated{"miniplane does not simulate test-webserver's listing of the directory " + name}
