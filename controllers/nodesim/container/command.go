@@ -145,7 +145,10 @@ func (r Run) Overlay(changes []FileChange) Run {
 }
 
 // FSAt is the container's files d into the run r: those it was handed and
-// those made by then, less those removed by then.
+// those made by then, less those removed by then. A file's content is the
+// last the run (and the execs overlaid) gave it, and a file first made
+// after d with content shows already: the run keeps one filesystem, not
+// one per moment (what a probe asks of it turns on which files exist).
 func (r *Run) FSAt(d time.Duration) FS {
 	fs := make(FS, len(r.in.FS))
 	maps.Copy(fs, r.in.FS)
