@@ -216,7 +216,8 @@ type podState struct {
 	// deletion (knownGoneLocked).
 	deleted bool
 	// execWrites are the changes exec'd commands made to the pod's shared
-	// volumes that no sync has kept yet (PodExec).
+	// volumes and its containers' own files that no sync has kept yet
+	// (PodExec).
 	execWrites []volumeWrite
 }
 

@@ -92,6 +92,9 @@ type containerLife struct {
 	carried      int               // changes of the current run's files carried into shared volumes (carry)
 	told         time.Time         // the probes' events up to this time are told
 	configRetry  time.Time         // when a start that failed for its config is tried again
+	// execFiles are the changes exec'd commands made to the current run's
+	// own files (ownfiles.go), At their offsets into it; only appended to.
+	execFiles []container.FileChange
 }
 
 func (l *podLife) clone() *podLife {
@@ -203,7 +206,8 @@ type lifeFacts struct {
 	// show, by absolute path (shared, never changed).
 	HostFiles container.FS
 	// ExecWrites are the changes exec'd commands made to the pod's shared
-	// volumes since the last sync (PodExec), for the sync to keep.
+	// volumes and its containers' own files since the last sync (PodExec),
+	// for the sync to keep.
 	ExecWrites []volumeWrite
 }
 
@@ -274,6 +278,10 @@ func stepLife(pod *api.Pod, life *podLife, f lifeFacts) lifeStep {
 	if mounted {
 		s.showHostPaths(&view, f)
 		for _, w := range f.ExecWrites {
+			if w.volume == "" {
+				s.keepOwn(&view, w)
+				continue
+			}
 			s.writeVolume(&view, w.volume, w.change)
 		}
 	}
@@ -634,6 +642,7 @@ func (s *lifeStep) ensureImage(ct *api.Container, cs *api.ContainerStatus, m *co
 func (s *lifeStep) start(pod *api.Pod, ct *api.Container, cs *api.ContainerStatus, m *containerLife, f lifeFacts, started podenv.Started) {
 	now := f.Now
 	m.started, m.printed, m.carried, m.told = now, 0, 0, now
+	m.execFiles = nil // a new run: its writable layer is new
 	started.Input.Start, started.Input.Seed = now, runSeed(pod, ct.Name, cs.RestartCount)
 	m.run = container.PlanIn(started.Command, started.Args, started.Input)
 	for _, e := range started.Events {
@@ -700,7 +709,8 @@ func (s *lifeStep) live(pod *api.Pod, ct *api.Container, cs *api.ContainerStatus
 		if !m.run.Forever && end.Before(until) {
 			until = end // no probe runs after the container exits
 		}
-		probes = runProbes(ct, &m.run, m.started, until, f.PodIP)
+		run := m.run.Overlay(m.execFiles)
+		probes = runProbes(ct, &run, m.started, until, f.PodIP)
 		for _, e := range probes.events {
 			if e.at.After(m.told) {
 				s.event(e.typ, e.reason, e.message)

@@ -2,6 +2,7 @@ package nodesim
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/api/apierrors"
@@ -13,8 +14,8 @@ import (
 // it) as a kubelet's exec runs it through the container runtime: nothing
 // runs, so the command goes through the container model's grammar
 // (container.Run.Execute) at the injected clock's time, over the files and
-// environment the kubelet handed the container, what its own command has
-// done to its files by now, and its shared volumes (emptyDir, hostPath) as
+// environment the kubelet handed the container, what its own command and
+// earlier exec'd commands have done to its files by now, and its shared volumes (emptyDir, hostPath) as
 // the kubelet holds them now, every container's writes carried in
 // (container.Run.ExecuteWith). A container that is not running gets the
 // runtime's error, as a 500 InternalError Status (kube-apiserver's
@@ -41,10 +42,14 @@ func (c *Controller) PodExec(pod *api.Pod, name string, argv []string) (containe
 	}
 	c.mu.Unlock()
 	if !m.started.IsZero() {
-		d := now.Sub(m.started)
+		// Just after now: the command sees what the container's command
+		// and the kubelet's probes did at now, and they do not see what
+		// it does (ownfiles.go).
+		d := now.Sub(m.started) + time.Nanosecond
 		ct := findContainer(pod, name)
 		if vols == nil || ct == nil {
-			return m.run.Execute(argv, d), nil
+			run := m.run.Overlay(ownFiles(m, pending, name))
+			return run.Execute(argv, d), nil
 		}
 		node, _ := c.nodes.Get(pod.Spec.NodeName)
 		started, err := podenv.Start(pod, ct, withWrites(vols, pending), c.sources(pod, node))
@@ -55,8 +60,9 @@ func (c *Controller) PodExec(pod *api.Pod, name string, argv []string) (containe
 		for i, vm := range started.Mounts {
 			at[i] = vm.MountPath
 		}
-		res := m.run.ExecuteWith(argv, d, started.Input.FS, at)
-		c.keepExecWrites(pod, ct, started.Mounts, res.Files)
+		run := m.run.Overlay(ownFiles(m, pending, name))
+		res := run.ExecuteWith(argv, d, started.Input.FS, at)
+		c.keepExecWrites(pod, ct, started.Mounts, res.Files, m.started, d)
 		return res, nil
 	}
 	// A pod on the fast path (or a container the kubelet keeps no run of):
@@ -130,10 +136,15 @@ func (l *podLife) find(pod *api.Pod, name string) *containerLife {
 }
 
 // volumeWrite is a change to a file of the pod's shared volume (its path
-// in the volume).
+// in the volume); or, with no volume, to the own files of the pod's
+// container in its run that started at started (its path in the
+// container, At its offset into the run: ownfiles.go).
 type volumeWrite struct {
 	volume string
 	change container.FileChange
+
+	container string
+	started   time.Time
 }
 
 // withWrites is vols with writes made: a copy, vols being shared.
@@ -146,7 +157,9 @@ func withWrites(vols map[string]container.FS, writes []volumeWrite) map[string]c
 		out[k] = fs
 	}
 	for _, w := range writes {
-		out[w.volume] = applied(out[w.volume], w.change)
+		if w.volume != "" { // not a container's own file
+			out[w.volume] = applied(out[w.volume], w.change)
+		}
 	}
 	return out
 }
@@ -157,9 +170,10 @@ func withWrites(vols map[string]container.FS, writes []volumeWrite) map[string]c
 // there outlive the command: the next exec sees them at once, and the
 // pod's next sync, queued now, carries them into the volumes, where the
 // pod's other containers, and with a hostPath the node's other pods, see
-// them. What it changed elsewhere goes with it, as the simulator keeps no
-// container's root filesystem beyond its command's own writes.
-func (c *Controller) keepExecWrites(pod *api.Pod, ct *api.Container, mounts []api.VolumeMount, changes []container.FileChange) {
+// them. What it changed elsewhere, in the container's own files, the
+// kubelet keeps for the container's run that started at started, the
+// command having run d into it (ownfiles.go).
+func (c *Controller) keepExecWrites(pod *api.Pod, ct *api.Container, mounts []api.VolumeMount, changes []container.FileChange, started time.Time, d time.Duration) {
 	view := *ct
 	view.VolumeMounts = mounts
 	var writes []volumeWrite
@@ -167,7 +181,10 @@ func (c *Controller) keepExecWrites(pod *api.Pod, ct *api.Container, mounts []ap
 		if name, rel, ok := podenv.Shared(pod, &view, ch.Path); ok {
 			ch.Path = rel
 			writes = append(writes, volumeWrite{volume: name, change: ch})
+			continue
 		}
+		ch.At = d
+		writes = append(writes, volumeWrite{change: ch, container: ct.Name, started: started})
 	}
 	if len(writes) == 0 {
 		return

@@ -2,6 +2,7 @@ package nodesim
 
 import (
 	"fmt"
+	"net/http"
 	"path"
 	"slices"
 	"strconv"
@@ -23,6 +24,12 @@ import (
 //     against the files the container's own command has touched and
 //     removed by then, so `cat /tmp/healthy` passes while a
 //     `touch /tmp/healthy; sleep 30; rm -f /tmp/healthy` keeps the file;
+//   - httpGet, when the container's program has an HTTP server the server
+//     rule models (container.Program.Serve): its answer on the container's
+//     files as they are then (an exec'd command's writes in), passing with
+//     a status from 200 to 399, failing with "HTTP probe failed with
+//     statuscode: N" otherwise, as the kubelet's prober words it; when the
+//     rule cannot answer, as tcpSocket;
 //   - httpGet, tcpSocket and grpc: pass when the container listens on the
 //     port: one it declares (by number, or a name its ports give), the port
 //     its image serves when it runs the image's own command (httpd's and
@@ -63,8 +70,9 @@ func hasProbes(ct *api.Container) bool {
 }
 
 // needsLife reports whether a container's probes need the life path: a
-// liveness or startup probe, or a readiness probe that can fail (exec, or
-// a port the container does not declare). A readiness probe that always
+// liveness or startup probe, or a readiness probe that can fail (exec, a
+// port the container does not declare, or an httpGet that its server
+// answers from its files, which an exec may change). A readiness probe that always
 // passes is only timed, on the fast path (ReadyDelay).
 func needsLife(ct *api.Container) bool {
 	if ct.LivenessProbe != nil || ct.StartupProbe != nil {
@@ -78,7 +86,7 @@ func needsLife(ct *api.Container) bool {
 	case p.Exec != nil:
 		return true
 	case p.HTTPGet != nil:
-		return !listens(ct, p.HTTPGet.Port)
+		return !listens(ct, p.HTTPGet.Port) || servesFiles(ct)
 	case p.TCPSocket != nil:
 		return !listens(ct, p.TCPSocket.Port)
 	case p.GRPC != nil:
@@ -171,6 +179,12 @@ func probeCheck(p *api.Probe, ct *api.Container, run *container.Run, d time.Dura
 		code, out := run.Exec(p.Exec.Command, d)
 		return code == 0, out
 	case p.HTTPGet != nil:
+		if code, ok := httpAnswer(p.HTTPGet, ct, run, d); ok {
+			if code >= http.StatusOK && code < http.StatusBadRequest {
+				return true, ""
+			}
+			return false, fmt.Sprintf("HTTP probe failed with statuscode: %d", code)
+		}
 		if listens(ct, p.HTTPGet.Port) {
 			return true, ""
 		}
@@ -195,6 +209,44 @@ func probeCheck(p *api.Probe, ct *api.Container, run *container.Run, d time.Dura
 			podIP+":"+strconv.Itoa(int(p.GRPC.Port)), max(p.TimeoutSeconds, 1))
 	}
 	return true, ""
+}
+
+// httpAnswer is the status code the server of container ct, d into its
+// run, answers the probe's request with, as the server rule gives it
+// (container.Program.Serve); false when the rule does not answer (no
+// server it models listens there, or it does not know the answer).
+func httpAnswer(get *api.HTTPGetAction, ct *api.Container, run *container.Run, d time.Duration) (int, bool) {
+	port, ok := portNumber(ct, get.Port)
+	if !ok {
+		return 0, false
+	}
+	p, query, _ := strings.Cut(get.Path, "?")
+	req := container.Request{Method: http.MethodGet, Path: p, RawQuery: query, Header: http.Header{}, TLS: get.Scheme == "HTTPS"}
+	resp, err := run.ProgramAt(ct.Image, ct.Command, ct.Args, d).Serve(port, req)
+	if err != nil {
+		return 0, false
+	}
+	return resp.Code, true
+}
+
+// servesFiles reports whether the server container ct runs answers from
+// its files (container.Program.ServesFiles).
+func servesFiles(ct *api.Container) bool {
+	return container.NewProgram(ct.Image, ct.Command, ct.Args, container.Input{}).ServesFiles()
+}
+
+// portNumber is port as a number: itself, or the container port its name
+// names.
+func portNumber(ct *api.Container, port api.IntOrString) (int32, bool) {
+	if port.Type != api.String {
+		return port.IntVal, true
+	}
+	for _, cp := range ct.Ports {
+		if cp.Name == port.StrVal {
+			return cp.ContainerPort, true
+		}
+	}
+	return 0, false
 }
 
 func portText(p api.IntOrString) string {

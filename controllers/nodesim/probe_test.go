@@ -175,3 +175,41 @@ func TestListens(t *testing.T) {
 		})
 	}
 }
+
+// TestHTTPProbeAsked: an httpGet probe is answered by the container's
+// server where the server rule models it (httpd's document root,
+// netexec's /echo), a status from 200 to 399 passing; where it does not
+// (agnhost liveness, a directory's listing), the open port decides.
+func TestHTTPProbeAsked(t *testing.T) {
+	const agnhostImage = "registry.k8s.io/e2e-test-images/agnhost:2.53"
+	const httpd = "registry.k8s.io/e2e-test-images/httpd:2.4.38-4"
+	get := func(path string, port int) *api.Probe {
+		return &api.Probe{ProbeHandler: api.ProbeHandler{HTTPGet: &api.HTTPGetAction{Path: path, Port: api.FromInt(port)}}}
+	}
+	for _, tc := range []struct {
+		name    string
+		ct      api.Container
+		probe   *api.Probe
+		wantOK  bool
+		wantMsg string
+	}{
+		{"httpd's index.html", api.Container{Image: httpd}, get("/index.html", 80), true, ""},
+		{"httpd, a page it lacks", api.Container{Image: httpd}, get("/nope.html", 80), false, "HTTP probe failed with statuscode: 404"},
+		{"netexec /echo with a code", api.Container{Image: agnhostImage, Args: []string{"netexec"}}, get("/echo?msg=x&code=503", 8080),
+			false, "HTTP probe failed with statuscode: 503"},
+		{"netexec /echo redirecting passes", api.Container{Image: agnhostImage, Args: []string{"netexec"}}, get("/echo?code=302", 8080), true, ""},
+		{"agnhost liveness: the open port", api.Container{Image: agnhostImage, Args: []string{"liveness"}}, get("/healthz", 8080), true, ""},
+		{"test-webserver's /: the open port", api.Container{Image: agnhostImage, Args: []string{"test-webserver"}}, get("/", 80), true, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := container.Input{FS: container.FS{}}
+			for p, f := range container.ImageFiles(tc.ct.Image) {
+				in.FS.Put(p, f)
+			}
+			run := container.PlanIn(tc.ct.Command, tc.ct.Args, in)
+			ok, msg := probeCheck(tc.probe, &tc.ct, &run, time.Second, "10.244.0.5")
+			assert.Equal(t, tc.wantOK, ok)
+			assert.Equal(t, tc.wantMsg, msg)
+		})
+	}
+}

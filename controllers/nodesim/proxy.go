@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/controllers/nodesim/container"
@@ -44,21 +45,42 @@ func (c *Controller) PodHTTP(pod *api.Pod, port int32, req container.Request) (c
 
 // program is what the i-th container of pod runs, as the kubelet starts
 // it (podenv.Start): its command and environment, and its volumes once
-// the kubelet has mounted them.
+// the kubelet has mounted them; with the kubelet's run of it, its own
+// files as its command and exec'd commands have left them by now.
 func (c *Controller) program(pod *api.Pod, i int) container.Program {
 	ct := &pod.Spec.Containers[i]
+	key := api.KeyOf(&pod.Metadata)
 	c.mu.Lock()
-	var vols map[string]container.FS
-	if l := c.lives[api.KeyOf(&pod.Metadata)]; l != nil {
+	var (
+		vols    map[string]container.FS
+		m       containerLife
+		pending []volumeWrite
+	)
+	if l := c.lives[key]; l != nil {
 		vols = l.vols // replaced, never changed, by a sync
+		if cl := l.find(pod, ct.Name); cl != nil {
+			m = *cl
+		}
+	}
+	if st := c.state[key]; st != nil {
+		pending = st.execWrites
 	}
 	c.mu.Unlock()
 	node, _ := c.nodes.Get(pod.Spec.NodeName)
-	started, err := podenv.Start(pod, ct, vols, c.sources(pod, node))
+	started, err := podenv.Start(pod, ct, withWrites(vols, pending), c.sources(pod, node))
 	if err != nil { // the kubelet would not have started it
 		return container.NewProgram(ct.Image, nil, nil, container.Input{})
 	}
-	return container.NewProgram(ct.Image, started.Command, started.Args, started.Input)
+	if m.started.IsZero() {
+		return container.NewProgram(ct.Image, started.Command, started.Args, started.Input)
+	}
+	at := make([]string, len(started.Mounts))
+	for i, vm := range started.Mounts {
+		at[i] = vm.MountPath
+	}
+	run := m.run.Overlay(ownFiles(m, pending, ct.Name))
+	d := c.clock.Now().Sub(m.started) + time.Nanosecond // as an exec now sees them (PodExec)
+	return run.ProgramWith(ct.Image, started.Command, started.Args, d, started.Input.FS, at)
 }
 
 // KubeletHTTP answers req sent to the kubelet of node, as far as a

@@ -156,7 +156,7 @@ func TestHostPathOfTheNodesHostsFile(t *testing.T) {
 // mount of the volume (a subPathExpr one, as the conformance test
 // "Variable Expansion should succeed in writing subpaths in container"
 // reads it), and after the pod's next sync for its other containers; a
-// write outside the volumes is not kept.
+// write outside the volumes stays in the container's own files.
 func TestExecWritesAreKeptInSharedVolumes(t *testing.T) {
 	e := lifeEnv(t)
 	e.CreatePod("subpaths", func(p *api.Pod) {
@@ -184,12 +184,14 @@ func TestExecWritesAreKeptInSharedVolumes(t *testing.T) {
 	}
 	require.Equal(t, int32(0), exec("main", "sh", "-c", "touch /volume_mount/mypath/foo/test.log; touch /root-file"))
 	assert.Equal(t, int32(0), exec("main", "sh", "-c", "test -f /subpath_mount/test.log"), "the next exec sees it through the subPathExpr mount")
-	assert.Equal(t, int32(1), exec("main", "test", "-f", "/root-file"), "a write outside the volumes is not kept")
+	assert.Equal(t, int32(0), exec("main", "test", "-f", "/root-file"), "a write outside the volumes stays in the container's own files")
 
 	e.settle()
 	p = e.Pod("subpaths")
 	assert.Equal(t, int32(0), exec("other", "test", "-f", "/w/mypath/foo/test.log"), "the other container, after the sync")
 	assert.Equal(t, int32(0), exec("main", "test", "-f", "/subpath_mount/test.log"), "still there once the sync kept it")
+	assert.Equal(t, int32(0), exec("main", "test", "-f", "/root-file"), "its own file, still there once the sync kept it")
+	assert.Equal(t, int32(1), exec("other", "test", "-f", "/root-file"), "the other container's files are its own")
 }
 
 // TestRestartCountInAnEmptyDir: the conformance test "Container Runtime

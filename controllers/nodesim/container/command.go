@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	iofs "io/fs"
+	"maps"
 	"math"
 	"path"
 	"slices"
@@ -21,8 +22,8 @@ import (
 //     environment the kubelet handed it, Input.Env; under sh also SHLVL
 //     and PWD); cat FILE... (prints the files), ls [-1aA] [PATH...] (one
 //     name a line, sorted); hexdump -C FILE... (bytes in hex and ASCII,
-//     sixteen a line); touch FILE... and rm [-f] FILE..., which make
-//     and remove files; test (or [) -e/-f/-d/-s FILE; and agnhost
+//     sixteen a line); touch FILE..., rm [-f] FILE... and mv [-fv] SRC...
+//     DST, which make, remove and move files; test (or [) -e/-f/-d/-s FILE; and agnhost
 //     mounttest with --fs_type, --new_file_0644 (0666, 0660, 0777),
 //     --file_mode, --file_perm, --file_owner, --file_content=PATH and
 //     --file_content_in_loop=PATH (with --retry_time=SECONDS and
@@ -35,7 +36,8 @@ import (
 //     =, ...); and nonewprivs' nnp. The files are the container's
 //     simulated filesystem: its mounted volumes (Input.FS) and the files
 //     its commands made. A path ("/bin/echo") counts by its last element;
-//   - sh -c SCRIPT (also bash, ash, and their /bin paths), where SCRIPT
+//   - sh [-x] -c SCRIPT (also bash, ash, and their /bin paths; -x traces
+//     each command run, "+ " and its words, on stderr), where SCRIPT
 //     is simple commands joined by ";", newlines, "&&" and "||", with the
 //     shell's quoting ('single', "double", backslash), # comments, and
 //     $NAME and ${NAME} replaced by the variable's value (split into words
@@ -112,6 +114,63 @@ func (r *Run) FilesAt(d time.Duration) map[string]bool {
 	return files
 }
 
+// Overlay is r with changes that commands exec'd into the container made
+// to its own files, each At its offset into the run (in time order): they
+// join the run's own changes in time order (the run's first at one time),
+// and the files they wrote join those it was handed. The kubelet keeps
+// them for the run, as a container's writable layer keeps them until it
+// restarts; its probes, its server and later execs see them.
+func (r Run) Overlay(changes []FileChange) Run {
+	if len(changes) == 0 {
+		return r
+	}
+	files := make([]FileChange, 0, len(r.Files)+len(changes))
+	i := 0
+	for _, ch := range changes {
+		for ; i < len(r.Files) && r.Files[i].At <= ch.At; i++ {
+			files = append(files, r.Files[i])
+		}
+		files = append(files, ch)
+	}
+	r.Files = append(files, r.Files[i:]...)
+	fs := make(FS, len(r.in.FS)+len(changes))
+	maps.Copy(fs, r.in.FS)
+	for _, ch := range changes {
+		if ch.Exists {
+			fs.Put(ch.Path, ch.File)
+		}
+	}
+	r.in.FS = fs
+	return r
+}
+
+// FSAt is the container's files d into the run r: those it was handed and
+// those made by then, less those removed by then. A file's content is the
+// last the run (and the execs overlaid) gave it, and a file first made
+// after d with content shows already: the run keeps one filesystem, not
+// one per moment (what a probe asks of it turns on which files exist).
+func (r *Run) FSAt(d time.Duration) FS {
+	fs := make(FS, len(r.in.FS))
+	maps.Copy(fs, r.in.FS)
+	for p, made := range r.FilesAt(d) {
+		if _, ok := fs[p]; made && !ok {
+			fs.Put(p, File{Mode: 0o644})
+		} else if !made {
+			delete(fs, p)
+		}
+	}
+	return fs
+}
+
+// ProgramAt is the program the container running r runs (NewProgram, with
+// image, command and args) as its servers see it d into the run: over its
+// files as they are then (FSAt).
+func (r *Run) ProgramAt(image string, command, args []string, d time.Duration) Program {
+	in := r.in
+	in.FS = r.FSAt(d)
+	return NewProgram(image, command, args, in)
+}
+
 // Line is one line a run prints, At its offset from the start of the run.
 type Line struct {
 	At   time.Duration
@@ -140,13 +199,12 @@ func PlanIn(command, args []string, in Input) Run {
 	argv := make([]string, 0, len(command)+len(args))
 	argv = append(append(argv, command...), args...)
 	if len(argv) == 0 {
-		return Run{Forever: true, Why: "no command given: the image's own command runs until the container is stopped, as a server does (no process runs in miniplane, so it prints nothing)"}
+		return Run{Forever: true, Why: "no command given: the image's own command runs until the container is stopped, as a server does (no process runs in miniplane, so it prints nothing)", in: in}
 	}
 	sh := newShell(in, map[string]bool{})
-	if isShell(argv[0]) && len(argv) >= 3 && argv[1] == "-c" {
-		sh.name = argv[0]
-		sh.script = true
-		return sh.runScript(argv[2])
+	if script, trace, ok := shellScript(argv); ok {
+		sh.name, sh.script, sh.trace = argv[0], true, trace
+		return sh.runScript(script)
 	}
 	return sh.execute([]simple{{argv: argv}})
 }
@@ -190,6 +248,26 @@ func (r *Run) Exec(argv []string, d time.Duration) (code int32, output string) {
 // exec (pods/exec) runs commands so; what the run did elsewhere (its own
 // root filesystem) stays as Execute sees it.
 func (r *Run) ExecuteWith(argv []string, d time.Duration, fs FS, at []string) ExecResult {
+	files, in := r.inWith(d, fs, at)
+	return ExecuteIn(argv, files, in)
+}
+
+// ProgramWith is ProgramAt with the container's shared volumes as the
+// kubelet holds them now (fs under each mount point of at, as ExecuteWith
+// takes them): the program as its server answers a request sent now.
+func (r *Run) ProgramWith(image string, command, args []string, d time.Duration, fs FS, at []string) Program {
+	files, in := r.inWith(d, fs, at)
+	run := Run{Files: make([]FileChange, 0, len(files)), in: in}
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		run.Files = append(run.Files, FileChange{Path: p, Exists: files[p]})
+	}
+	return run.ProgramAt(image, command, args, 0)
+}
+
+// inWith is what a command run d into r sees, with fs under the mount
+// points of at (ExecuteWith): the files made or removed by then, over its
+// filesystem.
+func (r *Run) inWith(d time.Duration, fs FS, at []string) (map[string]bool, Input) {
 	under := func(p string) bool {
 		return slices.ContainsFunc(at, func(m string) bool {
 			m = path.Clean("/" + m)
@@ -214,11 +292,11 @@ func (r *Run) ExecuteWith(argv []string, d time.Duration, fs FS, at []string) Ex
 			in.FS.Put(p, f)
 		}
 	}
-	return ExecuteIn(argv, files, in)
+	return files, in
 }
 
 func execIn(argv []string, files map[string]bool, in Input) (code int32, output string) {
-	r, _, err := runArgv(argv, files, in)
+	r, _, _, err := runArgv(argv, files, in)
 	if err != nil {
 		return 0, ""
 	}
@@ -235,28 +313,47 @@ func execIn(argv []string, files map[string]bool, in Input) (code int32, output 
 // runArgv runs argv over files (made or removed over in.FS, copied first),
 // a script of sh -c parsed first, and returns the run and what it printed
 // as it printed it (the run's lines, a last line without its newline
-// kept so); the error is a script the grammar cannot parse.
-func runArgv(argv []string, files map[string]bool, in Input) (Run, string, error) {
+// kept so), and the trace of sh -x on its stderr; the error is a script
+// the grammar cannot parse.
+func runArgv(argv []string, files map[string]bool, in Input) (r Run, printed, traced string, err error) {
 	if len(argv) == 0 {
-		return Run{in: in}, "", nil
+		return Run{in: in}, "", "", nil
 	}
 	fs := make(map[string]bool, len(files))
 	for k, v := range files {
 		fs[k] = v
 	}
 	sh := newShell(in, fs)
-	sh.raw = &strings.Builder{}
-	if isShell(argv[0]) && len(argv) >= 3 && argv[1] == "-c" {
-		sh.name = argv[0]
-		sh.script = true
-		r := sh.runScript(argv[2])
+	sh.raw, sh.stderr = &strings.Builder{}, &strings.Builder{}
+	if script, trace, ok := shellScript(argv); ok {
+		sh.name, sh.script, sh.trace = argv[0], true, trace
+		r = sh.runScript(script)
 		if sh.parseErr != nil {
-			return Run{}, "", sh.parseErr
+			return Run{}, "", "", sh.parseErr
 		}
-		return r, sh.raw.String(), nil
+		return r, sh.raw.String(), sh.stderr.String(), nil
 	}
-	r := sh.execute([]simple{{argv: argv}})
-	return r, sh.raw.String(), nil
+	r = sh.execute([]simple{{argv: argv}})
+	return r, sh.raw.String(), "", nil
+}
+
+// shellScript returns the script of argv when it is a shell's -c SCRIPT,
+// and whether -x (before -c) asks the shell to trace the commands it runs.
+func shellScript(argv []string) (script string, trace, ok bool) {
+	if len(argv) < 3 || !isShell(argv[0]) {
+		return "", false, false
+	}
+	for i := 1; i < len(argv)-1; i++ {
+		switch argv[i] {
+		case "-x":
+			trace = true
+		case "-c":
+			return argv[i+1], trace, true
+		default:
+			return "", false, false
+		}
+	}
+	return "", false, false
 }
 
 // ExecResult is what a command that `kubectl exec` runs in a container
@@ -272,7 +369,7 @@ type ExecResult struct {
 
 // simulated is what the simulator adds to a shell's error for a command
 // it does not run, so that nobody takes it for a missing binary.
-const simulated = "miniplane's containers are simulated: exec runs a command through the simulated kubelet's command grammar (echo, cat, ls, env, test, touch, rm, id, sysctl, wc, awk, sh -c with ;, &&, ||, | and if), which does not know this one"
+const simulated = "miniplane's containers are simulated: exec runs a command through the simulated kubelet's command grammar (echo, cat, ls, env, test, touch, rm, mv, id, sysctl, wc, awk, sh -c with ;, &&, ||, | and if), which does not know this one"
 
 // Execute runs argv as `kubectl exec` runs it in the container d into the
 // run r, over its files as they are then (FilesAt), and returns what it
@@ -290,11 +387,11 @@ func (r *Run) Execute(argv []string, d time.Duration) ExecResult {
 // or removed files (by path; nil for none), for a container the kubelet
 // keeps no run of.
 func ExecuteIn(argv []string, files map[string]bool, in Input) ExecResult {
-	r, printed, err := runArgv(argv, files, in)
+	r, printed, traced, err := runArgv(argv, files, in)
 	if err != nil {
 		return ExecResult{Stderr: fmt.Sprintf("%s: cannot run the script: %v (%s)\n", path.Base(argv[0]), err, simulated), ExitCode: 126}
 	}
-	res := ExecResult{Stdout: printed, ExitCode: r.ExitCode, Files: r.Files}
+	res := ExecResult{Stdout: printed, Stderr: traced, ExitCode: r.ExitCode, Files: r.Files}
 	for i := range res.Files {
 		res.Files[i].At = 0
 	}
@@ -303,7 +400,7 @@ func ExecuteIn(argv []string, files map[string]bool, in Input) ExecResult {
 		if isShell(argv[0]) {
 			shell = path.Base(argv[0])
 		}
-		res.Stderr = fmt.Sprintf("%s: %s: not found (%s)\n", shell, r.unknown, simulated)
+		res.Stderr += fmt.Sprintf("%s: %s: not found (%s)\n", shell, r.unknown, simulated)
 		res.ExitCode = 127
 	}
 	return res
@@ -367,6 +464,10 @@ type shell struct {
 	parseErr error
 	// raw, when set, keeps what goes to the log as printed, for exec.
 	raw *strings.Builder
+	// trace says the shell runs with -x: it prints each command it runs,
+	// "+ " and its words, on its stderr (stderr when set, else the log).
+	trace  bool
+	stderr *strings.Builder
 }
 
 func newShell(in Input, files map[string]bool) *shell {
@@ -525,6 +626,9 @@ func (sh *shell) run(list []simple, status int32) (int32, *Run) {
 			continue // skipped: the status stays
 		}
 		s = withStatus(s, status)
+		if sh.trace {
+			sh.traceCommand(s)
+		}
 		if len(s.argv) == 0 { // NAME=VALUE alone
 			for _, a := range s.assign {
 				sh.vars[a.Name] = a.Value
@@ -596,7 +700,7 @@ func (sh *shell) run(list []simple, status int32) (int32, *Run) {
 			if !ok {
 				sh.r.unknown = s.argv[0]
 				r := sh.forever(fmt.Sprintf(
-					"%q is not a command the simulator runs (it runs echo, sleep, exit, true, false, env, cat, ls, touch, rm, test, hexdump -C, id, whoami, sysctl, wc, awk '{print $N}' and some of agnhost's, alone or joined by ;, &&, || and | in sh -c): it runs until the container is stopped",
+					"%q is not a command the simulator runs (it runs echo, sleep, exit, true, false, env, cat, ls, touch, rm, mv, test, hexdump -C, id, whoami, sysctl, wc, awk '{print $N}' and some of agnhost's, alone or joined by ;, &&, || and | in sh -c): it runs until the container is stopped",
 					strings.Join(s.argv, " ")))
 				return 0, &r
 			}
@@ -604,6 +708,21 @@ func (sh *shell) run(list []simple, status int32) (int32, *Run) {
 		}
 	}
 	return status, nil
+}
+
+// traceCommand prints s as sh -x traces it before running it: "+ ", its
+// assignments and words.
+func (sh *shell) traceCommand(s simple) {
+	words := make([]string, 0, len(s.assign)+len(s.argv))
+	for _, a := range s.assign {
+		words = append(words, a.Name+"="+a.Value)
+	}
+	line := "+ " + strings.Join(append(words, s.argv...), " ") + "\n"
+	if sh.stderr != nil {
+		sh.stderr.WriteString(line)
+		return
+	}
+	sh.print(line)
 }
 
 // builtin runs a command that takes no time, and reports whether it knows
@@ -656,6 +775,8 @@ func (sh *shell) builtin(name string, args []string) (status int32, ok bool) {
 			}
 			sh.remove(p)
 		}
+	case "mv":
+		return sh.mv(args)
 	case "cat":
 		if len(args) == 0 && sh.stdin != nil {
 			sh.print(*sh.stdin)
@@ -1060,6 +1181,72 @@ func (sh *shell) write(p string, f File) {
 func (sh *shell) remove(p string) {
 	sh.files[p] = false
 	sh.r.Files = append(sh.r.Files, FileChange{At: sh.at, Path: p})
+}
+
+// mv moves files as busybox mv does: mv [-fv] SRC DST renames SRC to
+// DST, or into DST when DST is a directory (as it must be for several
+// sources); -v prints "'SRC' -> 'DEST'" for each file moved. A directory
+// as a source is not simulated (the command counts as unknown).
+func (sh *shell) mv(args []string) (int32, bool) {
+	verbose := false
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") && len(args[0]) > 1 {
+		if args[0] == "--" {
+			args = args[1:]
+			break
+		}
+		if strings.Trim(args[0][1:], "fv") != "" {
+			return 0, false
+		}
+		verbose = verbose || strings.Contains(args[0], "v")
+		args = args[1:]
+	}
+	if len(args) < 2 {
+		sh.print("mv: missing operand\n")
+		return 1, true
+	}
+	srcs, dst := args[:len(args)-1], args[len(args)-1]
+	for _, src := range srcs {
+		if f, ok := sh.exists(resolve(src)); ok && f.IsDir() {
+			return 0, false
+		}
+	}
+	d, there := sh.exists(resolve(dst))
+	into := there && d.IsDir()
+	if len(srcs) > 1 && !into {
+		sh.print("mv: '" + dst + "' is not a directory\n")
+		return 1, true
+	}
+	var status int32
+	for _, src := range srcs {
+		dest := dst
+		if into { // busybox's concat_path_file
+			dest = strings.TrimSuffix(dst, "/") + "/" + path.Base(resolve(src))
+		}
+		from, to := resolve(src), resolve(dest)
+		f, ok := sh.exists(from)
+		parent, dirThere := sh.exists(path.Dir(to))
+		switch {
+		case !ok:
+			sh.print("mv: can't rename '" + src + "': No such file or directory\n")
+		case !into && strings.HasSuffix(dst, "/"):
+			sh.print("mv: can't rename '" + src + "': Not a directory\n")
+		case !dirThere || !parent.IsDir():
+			sh.print("mv: can't rename '" + src + "': No such file or directory\n")
+		case !sh.in.writable(from) || !sh.in.writable(to):
+			sh.print("mv: can't rename '" + src + "': Read-only file system\n")
+		default:
+			if from != to {
+				sh.remove(from)
+				sh.write(to, f)
+			}
+			if verbose {
+				sh.print("'" + src + "' -> '" + dest + "'\n")
+			}
+			continue
+		}
+		status = 1
+	}
+	return status, true
 }
 
 // FileAtEnd returns the content of the file at p when the run ends: one

@@ -85,14 +85,15 @@ func FuzzPlan(f *testing.F) {
 		"if [[ -r /x ]]\nthen\nexit 0\nelse\ntouch /x; sleep 5\nfi", "if true; then fi; else",
 		"f=/x\nc=$(echo a >> $f; wc -l $f | awk {'print $1'})\nif [ $c -eq 1 ]; then exit 1; fi\nwhile true; do sleep 1; done",
 		"echo a b | awk '{print $2}' | wc -c; A=$B; echo {$A}", "sysctl -n kernel.shm_rmid_forced | cat",
-		"agnhost logs-generator -t 3 -d 1s"} {
+		"agnhost logs-generator -t 3 -d 1s", "mv -v /etc/config/a /scratch/ || true; mv /scratch/a /scratch/b /etc", "mv -fv /scratch /x/"} {
 		f.Add(s)
 	}
 	in := testInput()
 	in.ReadOnlyRoot, in.User = true, User{UID: 1001, GID: 2002, Extra: []int64{5}}
 	f.Fuzz(func(t *testing.T, script string) {
 		for _, r := range []Run{PlanIn([]string{"sh", "-c", script}, nil, in), Plan([]string{"sleep"}, []string{script}), Plan(nil, []string{"exit", script}),
-			PlanIn([]string{"ls"}, []string{script}, in), PlanIn([]string{"cat"}, []string{script}, in)} {
+			PlanIn([]string{"ls"}, []string{script}, in), PlanIn([]string{"cat"}, []string{script}, in), PlanIn([]string{"sh", "-x", "-c", script}, nil, in),
+			PlanIn([]string{"mv", "-v"}, []string{script, "/scratch/"}, in)} {
 			if r.ExitCode < 0 || r.ExitCode > 255 || r.Duration < 0 || r.Duration > maxRun {
 				t.Fatalf("%q: %+v", script, r)
 			}

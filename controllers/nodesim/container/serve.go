@@ -33,8 +33,10 @@ import (
 //   - agnhost test-webserver [--port=N]: on port N (80), the files of the
 //     container's filesystem by path (its volumes and what its image
 //     holds: the update-demo images' /data.json), 404 for others;
-//   - httpd running its own command: on port 80, / and /index.html
-//     answer the image's page, "It works!".
+//   - httpd running its own command: on port 80, the files under its
+//     document root as they are now (the image's index.html, "It
+//     works!", unless an exec'd command moved it away: then Apache's 404),
+//     / answering index.html.
 //
 // A port none of them listens on refuses the connection (ErrRefused); one
 // whose server the simulator does not model, or a path it does not
@@ -133,14 +135,15 @@ func (p Program) Serve(port int32, req Request) (Response, error) {
 			return Response{}, err
 		}
 		return p.plain(req, resp)
-	case sub == "" && len(p.Argv) == 0 && repository(p.Image) == "httpd":
+	case sub == "" && len(p.Argv) == 0 && isHttpd(p.Image):
 		if port != 80 {
 			return Response{}, ErrRefused
 		}
-		if req.Path != "/" && req.Path != "/index.html" {
-			return Response{}, &NotSimulated{fmt.Sprintf("miniplane simulates only httpd's default page (/), not %q", req.Path)}
+		resp, err := p.httpd(req)
+		if err != nil {
+			return Response{}, err
 		}
-		return p.plain(req, reply(http.StatusOK, httpdPage))
+		return p.plain(req, resp)
 	}
 	if p.idle {
 		return Response{}, ErrRefused
@@ -150,6 +153,40 @@ func (p Program) Serve(port int32, req Request) (Response, error) {
 
 // httpdPage is the httpd image's htdocs/index.html.
 const httpdPage = "<html><body><h1>It works!</h1></body></html>\n"
+
+// httpdRoot is httpd's DocumentRoot in its image.
+const httpdRoot = "/usr/local/apache2/htdocs"
+
+// isHttpd reports whether image is httpd's: Docker's, or the Kubernetes
+// e2e image built on it (test/images/httpd).
+func isHttpd(image string) bool {
+	r := repository(image)
+	return r == "httpd" || r == "registry.k8s.io/e2e-test-images/httpd"
+}
+
+// httpd answers as Apache httpd with its image's configuration: the files
+// under its DocumentRoot as the container's files are now (an exec'd mv
+// takes index.html away), / being its index.html, and Apache's 404 page
+// for a file that is not there. A directory's listing is not simulated.
+func (p Program) httpd(req Request) (Response, error) {
+	name := path.Clean("/" + req.Path)
+	if name == "/" {
+		name = "/index.html" // DirectoryIndex
+		if _, ok := p.In.FS.Lookup(httpdRoot + name); !ok {
+			return Response{}, &NotSimulated{"miniplane does not simulate httpd's listing of a directory without index.html"}
+		}
+	}
+	f, ok := p.In.FS.Lookup(httpdRoot + name)
+	switch {
+	case ok && f.IsDir():
+		return Response{}, &NotSimulated{"miniplane does not simulate httpd's listing of the directory " + name}
+	case ok:
+		return reply(http.StatusOK, f.Data), nil
+	}
+	resp := reply(http.StatusNotFound, "<!DOCTYPE HTML PUBLIC \"-//IETF//DTD HTML 2.0//EN\">\n<html><head>\n<title>404 Not Found</title>\n</head><body>\n<h1>Not Found</h1>\n<p>The requested URL "+name+" was not found on this server.</p>\n</body></html>\n")
+	resp.Header.Set("Content-Type", "text/html; charset=iso-8859-1")
+	return resp, nil
+}
 
 // describe names the program for a message: its argv, or its image.
 func (p Program) describe() string {
@@ -241,7 +278,10 @@ func (p Program) webserver(req Request) (Response, error) {
 	var resp Response
 	f, ok := p.In.FS.Lookup(name)
 	if !ok {
-		f, ok = imageFiles(p.Image)[name]
+		f, ok = ImageFiles(p.Image)[name]
+	}
+	if name == "/" { // the root is there, if nothing else is
+		f, ok = Dir(0o755), true
 	}
 	switch {
 	case ok && f.IsDir():
@@ -267,15 +307,19 @@ func (p Program) webserver(req Request) (Response, error) {
 // simulated servers hold.
 var contentTypes = map[string]string{".json": "application/json", ".html": "text/html; charset=utf-8", ".txt": "text/plain; charset=utf-8"}
 
-// imageFiles are the files the simulator knows an image holds, by
-// repository: the update-demo images' data.json (test/images/nautilus and
-// kitten, html/data.json copied to the image's root).
-func imageFiles(image string) map[string]File {
+// ImageFiles are the files the simulator knows an image holds, by
+// repository, which the kubelet lays under a container's volumes
+// (package podenv): the update-demo images' data.json (test/images/nautilus
+// and kitten, html/data.json copied to the image's root), and httpd's
+// document root (its htdocs/index.html) and /tmp. nil for another image.
+func ImageFiles(image string) FS {
 	switch repository(image) {
 	case "registry.k8s.io/e2e-test-images/nautilus":
-		return map[string]File{"/data.json": {Data: "{\n  \"image\": \"nautilus.jpg\"\n}\n", Mode: 0o644}}
+		return FS{"/data.json": {Data: "{\n  \"image\": \"nautilus.jpg\"\n}\n", Mode: 0o644}}
 	case "registry.k8s.io/e2e-test-images/kitten":
-		return map[string]File{"/data.json": {Data: "{\n  \"image\": \"kitten.jpg\"\n}\n", Mode: 0o644}}
+		return FS{"/data.json": {Data: "{\n  \"image\": \"kitten.jpg\"\n}\n", Mode: 0o644}}
+	case "httpd", "registry.k8s.io/e2e-test-images/httpd":
+		return FS{httpdRoot + "/index.html": {Data: httpdPage, Mode: 0o644}, "/tmp": Dir(0o1777)}
 	}
 	return nil
 }
@@ -385,11 +429,19 @@ func (p Program) Ports() []int32 {
 				ports = append(ports, int32(port))
 			}
 		}
-	case sub == "" && len(p.Argv) == 0 && repository(p.Image) == "httpd":
+	case sub == "" && len(p.Argv) == 0 && isHttpd(p.Image):
 		ports = append(ports, 80)
 	}
 	slices.Sort(ports)
 	return slices.Compact(ports)
+}
+
+// ServesFiles reports whether what p's server answers depends on the
+// container's files as they are when asked (httpd's document root,
+// test-webserver's files), which an exec'd command may change.
+func (p Program) ServesFiles() bool {
+	sub, _ := p.agnhost()
+	return sub == "test-webserver" || sub == "" && len(p.Argv) == 0 && isHttpd(p.Image)
 }
 
 // Listening says, for the container's log, which ports p serves HTTP on by

@@ -25,6 +25,8 @@ func TestServe(t *testing.T) {
 	}
 	porterEnv := env("SERVE_PORT_80", `<a href="/rewriteme">test</a>`, "SERVE_PORT_160", "foo", "SERVE_TLS_PORT_443", "tls baz")
 	get := func(p string) Request { return Request{Method: "GET", Path: p, Now: now} }
+	const e2eHttpd = "registry.k8s.io/e2e-test-images/httpd:2.4.38-4"
+	httpdIn := Input{FS: ImageFiles(e2eHttpd)}
 	tests := []struct {
 		name     string
 		prog     Program
@@ -72,8 +74,14 @@ func TestServe(t *testing.T) {
 		{name: "test-webserver, no such file", prog: NewProgram(agnhost, nil, []string{"test-webserver"}, env()), port: 80, req: get("/nope"),
 			wantCode: 404, wantBody: "404 page not found\n"},
 
-		{name: "httpd's page", prog: NewProgram("httpd:2.4", nil, nil, env()), port: 80, req: get("/"),
+		{name: "httpd's page", prog: NewProgram("httpd:2.4", nil, nil, httpdIn), port: 80, req: get("/"),
 			wantCode: 200, wantBody: "<html><body><h1>It works!</h1></body></html>\n", wantType: "text/html; charset=utf-8"},
+		{name: "the e2e httpd's index.html", prog: NewProgram(e2eHttpd, nil, nil, httpdIn), port: 80, req: get("/index.html"),
+			wantCode: 200, wantBody: "<html><body><h1>It works!</h1></body></html>\n"},
+		{name: "httpd, index.html moved away", prog: NewProgram(e2eHttpd, nil, nil, Input{FS: FS{"/usr/local/apache2/htdocs": Dir(0o755)}}), port: 80, req: get("/index.html"),
+			wantCode: 404, wantType: "text/html; charset=iso-8859-1",
+			wantBody: "<!DOCTYPE HTML PUBLIC \"-//IETF//DTD HTML 2.0//EN\">\n<html><head>\n<title>404 Not Found</title>\n</head><body>\n<h1>Not Found</h1>\n<p>The requested URL /index.html was not found on this server.</p>\n</body></html>\n"},
+		{name: "httpd, another port", prog: NewProgram(e2eHttpd, nil, nil, httpdIn), port: 8080, req: get("/"), wantErr: "connect: connection refused"},
 		{name: "sleep listens nowhere", prog: NewProgram("busybox", []string{"sleep", "3600"}, nil, env()), port: 80, req: get("/"), wantErr: "connect: connection refused"},
 		{name: "agnhost pause listens nowhere", prog: NewProgram(agnhost, []string{"/agnhost"}, []string{"pause"}, env()), port: 80, req: get("/"), wantErr: "connect: connection refused"},
 		{name: "an image the rule does not know", prog: NewProgram("myorg/app:v2", nil, nil, env()), port: 8080, req: get("/"),

@@ -1,6 +1,9 @@
 package podenv
 
 import (
+	"maps"
+	"path"
+	"slices"
 	"strings"
 
 	"github.com/miniplane/miniplane/api"
@@ -31,8 +34,9 @@ type Started struct {
 // HOME, which the runtime adds last; a variable the container sets replaces
 // the runtime's in its place. The command is the container's, or its
 // image's (container.Config.Argv); the files are its volumes (with each
-// subPathExpr expanded) and the files the kubelet and runtime write under
-// /etc (etcFiles); its user and privileges come from the security contexts (Security).
+// subPathExpr expanded), over the files the simulator knows its image
+// holds (container.ImageFiles), and the files the kubelet and runtime
+// write under /etc (etcFiles); its user and privileges come from the security contexts (Security).
 // It fails with a ConfigError when the environment, a subPath or the user
 // is refused. Kubernetes: generateContainerConfig with
 // ExpandContainerCommandAndArgs and makeMounts, and containerd's WithEnv.
@@ -65,6 +69,7 @@ func Start(pod *api.Pod, ct *api.Container, vols map[string]container.FS, src So
 		env = append(env, container.EnvVar{Name: "HOME", Value: "/root"})
 	}
 	fs := mount(mounts, vols)
+	imageFiles(ct.Image, mounts, fs)
 	etcFiles(pod, mounts, fs)
 	st.Input = container.Input{Env: env, FS: fs}
 	if err := Security(pod, ct, &st.Input); err != nil {
@@ -105,4 +110,20 @@ func Hostname(pod *api.Pod) string {
 		h = strings.TrimRight(h[:63], "-.")
 	}
 	return h
+}
+
+// imageFiles puts into fs, the files of a container of image mounted at
+// mounts, the files the simulator knows the image holds, each unless a
+// volume is mounted over it: a mount hides what the image has there.
+func imageFiles(image string, mounts []api.VolumeMount, fs container.FS) {
+	files := container.ImageFiles(image)
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		hidden := slices.ContainsFunc(mounts, func(m api.VolumeMount) bool {
+			at := path.Clean("/" + m.MountPath)
+			return p == at || at == "/" || strings.HasPrefix(p, at+"/")
+		})
+		if !hidden {
+			fs.Put(p, files[p])
+		}
+	}
 }
