@@ -46,6 +46,17 @@ func TestKubectlDebug(t *testing.T) {
 		return err == nil && strings.HasPrefix(out, "polo\n")
 	})
 
+	// A pod running its image's own command (the kubelet's fast path).
+	k.ok("", "run", "web", "--image=nginx")
+	k.ok("", "wait", "--for=condition=Ready", "pod/web", "--timeout=20s")
+	k.ok("", "debug", "web", "--image=busybox", "-c", "dbg", "--", "sleep", "1000")
+	eventually(t, "dbg in web running", func() bool {
+		out, _, err := k.run("", "get", "pod", "web", "-o", "jsonpath={.status.ephemeralContainerStatuses[0].state.running.startedAt}")
+		return err == nil && out != ""
+	})
+	assert.Equal(t, "marco\n", k.ok("", "exec", "web", "-c", "dbg", "--", "echo", "marco"))
+	assert.Equal(t, "0", k.ok("", "get", "pod", "web", "-o", "jsonpath={.status.containerStatuses[0].restartCount}"))
+
 	assert.Contains(t, k.fails("", "patch", "pod", "target", "--subresource=ephemeralcontainers", "--type=merge", "-p", `{"spec":{"ephemeralContainers":null}}`),
 		`Forbidden: existing ephemeral containers "dbg" may not be removed`)
 	assert.Contains(t, k.fails("", "patch", "pod", "target", "--type=merge", "-p", `{"spec":{"ephemeralContainers":null}}`),

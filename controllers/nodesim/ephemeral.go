@@ -1,6 +1,8 @@
 package nodesim
 
 import (
+	"time"
+
 	"github.com/miniplane/miniplane/api"
 	"github.com/miniplane/miniplane/controllers/nodesim/container"
 )
@@ -73,4 +75,25 @@ func (s *lifeStep) stepEphemerals(pod *api.Pod, old []api.ContainerStatus, runni
 		statuses[i] = cs
 	}
 	return statuses
+}
+
+// adoptedLife is the kubelet's memory of a pod on the fast path that moves
+// to the life path when an ephemeral container is added to it: its
+// running containers carry on (pulled, started when their status says,
+// what they printed by now taken as printed), and its ephemeral
+// containers start.
+func adoptedLife(pod *api.Pod, images container.Images, now time.Time) *podLife {
+	l := newLife(pod, images)
+	for i := range pod.Spec.Containers {
+		m := &l.containers[i]
+		cs := statusOf(pod.Status.ContainerStatuses, &pod.Spec.Containers[i], false)
+		if cs.State.Running == nil {
+			continue
+		}
+		m.pulled, m.started = true, cs.State.Running.StartedAt.Time
+		for line, ok := m.run.Line(m.printed); ok && !m.started.Add(line.At).After(now); line, ok = m.run.Line(m.printed) {
+			m.printed++
+		}
+	}
+	return l
 }

@@ -82,3 +82,25 @@ func TestEphemeralContainers(t *testing.T) {
 	assert.NotNil(t, ephemeralStatus(p, "debugger").State.Running, "the first still runs")
 	assert.Equal(t, []string{"debugger", "once"}, []string{p.Status.EphemeralContainerStatuses[0].Name, p.Status.EphemeralContainerStatuses[1].Name})
 }
+
+// TestEphemeralContainerInAPlainPod: a pod on the fast path (its image's
+// own command) that gets an ephemeral container moves to the life path:
+// its container carries on, not restarted, and the ephemeral one starts.
+func TestEphemeralContainerInAPlainPod(t *testing.T) {
+	e := lifeEnv(t)
+	e.CreatePod("web")
+	e.settle()
+	e.advance(time.Second)
+	before := status0(e.Pod("web"))
+	require.NotNil(t, before.State.Running)
+
+	e.addDebugger("web", "debugger", "sleep", "1000")
+	e.advance(time.Second)
+	p := e.Pod("web")
+	require.NotNil(t, ephemeralStatus(p, "debugger").State.Running)
+	assert.Equal(t, before, status0(p), "the container carries on")
+	assert.True(t, api.IsPodReady(p))
+	res, err := e.c.PodExec(p, "debugger", []string{"echo", "marco"})
+	require.NoError(t, err)
+	assert.Equal(t, "marco\n", res.Stdout)
+}
