@@ -158,3 +158,33 @@ func TestEphemeralContainersOutsideTheSubresource(t *testing.T) {
 	assertErrors(t, validatePodTemplate(tmpl), "template.spec.ephemeralContainers: Forbidden: ephemeral containers not allowed in pod template",
 		[]cause{{forbidden, "template.spec.ephemeralContainers"}})
 }
+
+// FuzzEphemeralContainersUpdate: whatever ephemeral containers a client
+// sends, the update is refused or stores exactly them (defaulted) on the
+// stored pod, never anything else of what it sent.
+func FuzzEphemeralContainersUpdate(f *testing.F) {
+	f.Add("debugger", "busybox", "web", "sh", "debugger", "")
+	f.Add("web", " image", "bogus", "", "other", "/x")
+	f.Fuzz(func(t *testing.T, name, image, target, command, oldName, subPath string) {
+		old := validPod()
+		defaultPod(old)
+		if oldName != "" {
+			old.Spec.EphemeralContainers = []api.EphemeralContainer{debugger(oldName)}
+		}
+		in := old.DeepCopy()
+		in.Spec.Containers[0].Image = "sent:2"
+		ec := api.EphemeralContainer{EphemeralContainerCommon: api.Container{Name: name, Image: image, Command: []string{command}}, TargetContainerName: target}
+		if subPath != "" {
+			ec.VolumeMounts = []api.VolumeMount{{Name: "v", MountPath: "/v", SubPath: subPath}}
+		}
+		in.Spec.EphemeralContainers = append(in.Spec.EphemeralContainers, ec)
+		next, errs := prepareEphemeralContainersUpdate(in, old)
+		if len(errs) > 0 {
+			assert.Nil(t, next)
+			return
+		}
+		assert.Equal(t, old.Spec.Containers, next.Spec.Containers)
+		assert.Len(t, next.Spec.EphemeralContainers, len(in.Spec.EphemeralContainers))
+		assert.Equal(t, name, next.Spec.EphemeralContainers[len(next.Spec.EphemeralContainers)-1].Name)
+	})
+}
