@@ -45,7 +45,7 @@ func validateEphemeralContainers(errs apierrors.FieldErrors, s *api.PodSpec, p f
 		if len(strings.TrimSpace(c.Image)) != len(c.Image) {
 			errs = append(errs, Invalid(at.child("image").path(), c.Image, "must not have leading or trailing whitespace"))
 		}
-		if containerNamed(s.Containers, c.Name) || containerNamed(s.InitContainers, c.Name) || ephemeralNamed(s.EphemeralContainers[:i], c.Name) {
+		if containerNamed(s.Containers, c.Name) || containerNamed(s.InitContainers, c.Name) || ephemeralIndex(s.EphemeralContainers[:i], c.Name) >= 0 {
 			errs = append(errs, Duplicate(at.child("name").path(), c.Name))
 		}
 		if t := ec.TargetContainerName; t != "" && !containerNamed(s.Containers, t) && !containerNamed(s.InitContainers, t) {
@@ -62,15 +62,6 @@ func validateEphemeralContainers(errs apierrors.FieldErrors, s *api.PodSpec, p f
 		}
 	}
 	return errs
-}
-
-func ephemeralNamed(ecs []api.EphemeralContainer, name string) bool {
-	for i := range ecs {
-		if ecs[i].Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // validateFieldAllowList reports, at p, each field of the struct v that is
@@ -146,6 +137,7 @@ func prepareEphemeralContainersUpdate(in, old *api.Pod) (*api.Pod, apierrors.Fie
 	return next, nil
 }
 
+// ephemeralIndex is the index of the ephemeral container name in ecs, or -1.
 func ephemeralIndex(ecs []api.EphemeralContainer, name string) int {
 	for i := range ecs {
 		if ecs[i].Name == name {
