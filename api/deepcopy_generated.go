@@ -4019,6 +4019,7 @@ func (in *PodSpec) DeepCopyInto(out *PodSpec) {
 	out.PreemptionPolicy = clonePtr(in.PreemptionPolicy)
 	out.SecurityContext = in.SecurityContext.DeepCopy()
 	out.HostAliases = deepCopySlice(in.HostAliases, (*HostAlias).DeepCopyInto)
+	out.EphemeralContainers = deepCopySlice(in.EphemeralContainers, (*EphemeralContainer).DeepCopyInto)
 }
 
 // DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
@@ -4027,6 +4028,22 @@ func (in *PodSpec) DeepCopy() *PodSpec {
 		return nil
 	}
 	out := new(PodSpec)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out; out shares nothing mutable with in.
+func (in *EphemeralContainer) DeepCopyInto(out *EphemeralContainer) {
+	*out = *in
+	in.EphemeralContainerCommon.DeepCopyInto(&out.EphemeralContainerCommon)
+}
+
+// DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.
+func (in *EphemeralContainer) DeepCopy() *EphemeralContainer {
+	if in == nil {
+		return nil
+	}
+	out := new(EphemeralContainer)
 	in.DeepCopyInto(out)
 	return out
 }
@@ -4247,6 +4264,7 @@ func (in *PodStatus) DeepCopyInto(out *PodStatus) {
 	out.StartTime = clonePtr(in.StartTime)
 	out.InitContainerStatuses = deepCopySlice(in.InitContainerStatuses, (*ContainerStatus).DeepCopyInto)
 	out.ContainerStatuses = deepCopySlice(in.ContainerStatuses, (*ContainerStatus).DeepCopyInto)
+	out.EphemeralContainerStatuses = deepCopySlice(in.EphemeralContainerStatuses, (*ContainerStatus).DeepCopyInto)
 }
 
 // DeepCopy returns a copy of in that shares nothing mutable with it, or nil if in is nil.

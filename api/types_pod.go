@@ -103,7 +103,28 @@ type PodSpec struct {
 	SecurityContext *PodSecurityContext `json:"securityContext,omitempty" protobuf:"bytes,14,opt,name=securityContext"`
 	// HostAliases are entries the kubelet adds to the pod's /etc/hosts.
 	HostAliases []HostAlias `json:"hostAliases,omitempty" patchStrategy:"merge" patchMergeKey:"ip" protobuf:"bytes,23,rep,name=hostAliases"`
+	// EphemeralContainers are debugging containers added to a running pod through
+	// its ephemeralcontainers subresource; a plain update may not change them. They are
+	// added, never removed or changed, and never restarted.
+	EphemeralContainers []EphemeralContainer `json:"ephemeralContainers,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,34,rep,name=ephemeralContainers"`
 }
+
+// EphemeralContainer is a container added to a running pod to inspect it, as kubectl debug
+// does. Kubernetes: corev1.EphemeralContainer.
+type EphemeralContainer struct {
+	// EphemeralContainerCommon is the container itself; ports, probes and resources may
+	// not be set. Its upstream Go tag says "req"; the label follows generated.proto
+	// (optional).
+	EphemeralContainerCommon `json:",inline" protobuf:"bytes,1,opt,name=ephemeralContainerCommon"`
+	// TargetContainerName names the pod's container whose process namespace the
+	// ephemeral container shares; it must be one of the pod's containers or init containers.
+	TargetContainerName string `json:"targetContainerName,omitempty" protobuf:"bytes,2,opt,name=targetContainerName"`
+}
+
+// EphemeralContainerCommon is Container under the name of its ephemeral use: upstream
+// keeps a separate type with the same fields and tags, and converts between the two,
+// as the kubelet here does by not needing to. Kubernetes: corev1.EphemeralContainerCommon.
+type EphemeralContainerCommon = Container
 
 // HostAlias is a line of the pod's /etc/hosts: an IP and the names it answers to.
 // Kubernetes: corev1.HostAlias.
@@ -335,6 +356,9 @@ type PodStatus struct {
 	InitContainerStatuses []ContainerStatus `json:"initContainerStatuses,omitempty" protobuf:"bytes,10,rep,name=initContainerStatuses"`
 	// ContainerStatuses has one entry per container.
 	ContainerStatuses []ContainerStatus `json:"containerStatuses,omitempty" protobuf:"bytes,8,rep,name=containerStatuses"`
+	// EphemeralContainerStatuses has one entry per ephemeral container the kubelet has
+	// seen.
+	EphemeralContainerStatuses []ContainerStatus `json:"ephemeralContainerStatuses,omitempty" protobuf:"bytes,13,rep,name=ephemeralContainerStatuses"`
 	// QOSClass is derived from the containers' requests and limits.
 	// Its upstream Go tag says "rep"; the label follows generated.proto (optional).
 	QOSClass PodQOSClass `json:"qosClass,omitempty" protobuf:"bytes,9,opt,name=qosClass"`

@@ -26,6 +26,9 @@ type writeOptions struct {
 	// approval marks a write through a CertificateSigningRequest's
 	// approval subresource (UpdateApproval).
 	approval bool
+	// ephemeralContainers marks a write through a pod's
+	// ephemeralcontainers subresource (UpdateEphemeralContainers).
+	ephemeralContainers bool
 }
 
 // writeOptionsOf gathers a write's options.

@@ -245,7 +245,7 @@ func newKinds(rules *celrules.Compiler) []*kind {
 			fields:       podFields,
 			fieldNames:   []string{"spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName", "status.phase", "status.podIP", "status.nominatedNodeName"},
 			graceSeconds: podGraceSeconds,
-		}, defaultPod, validatePod, validatePodUpdate),
+		}, defaultPod, validatePodCreate, validatePodUpdate),
 		typed(&kind{
 			gr: apierrors.GroupResource{Resource: "replicationcontrollers"}, kind: "ReplicationController", apiVersion: "v1", namespaced: true,
 			shortNames: []string{"rc"}, categories: []string{"all"},

@@ -47,7 +47,8 @@ func equalPodStatus(a, b *api.PodStatus) bool {
 		equalSlices(a.PodIPs, b.PodIPs, func(x, y *api.PodIP) bool { return *x == *y }) &&
 		equalPointers(a.StartTime, b.StartTime, equalTime) &&
 		equalSlices(a.InitContainerStatuses, b.InitContainerStatuses, equalContainerStatus) &&
-		equalSlices(a.ContainerStatuses, b.ContainerStatuses, equalContainerStatus)
+		equalSlices(a.ContainerStatuses, b.ContainerStatuses, equalContainerStatus) &&
+		equalSlices(a.EphemeralContainerStatuses, b.EphemeralContainerStatuses, equalContainerStatus)
 }
 
 func equalPodCondition(a, b *api.PodCondition) bool {

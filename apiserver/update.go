@@ -45,6 +45,16 @@ func (s *Server) UpdateApproval(ctx context.Context, obj api.Object, opts ...cli
 	return s.update(obj, true, o)
 }
 
+// UpdateEphemeralContainers replaces a pod's spec.ephemeralContainers and
+// nothing else: the ephemeralcontainers subresource, through which kubectl
+// debug adds a container to a running pod. Existing ephemeral containers
+// may not be removed or changed. Other kinds get MethodNotAllowed.
+func (s *Server) UpdateEphemeralContainers(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error) {
+	o := writeOptionsOf(ctx, opts)
+	o.ephemeralContainers = true
+	return s.update(obj, false, o)
+}
+
 func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Object, error) {
 	k, err := s.kindOf(obj)
 	if err != nil {
@@ -55,6 +65,9 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 	}
 	if opts.approval && !k.approval {
 		return nil, apierrors.NewMethodNotSupported(k.gr, "update approval")
+	}
+	if _, isPod := obj.(*api.Pod); opts.ephemeralContainers && !isPod {
+		return nil, apierrors.NewMethodNotSupported(k.gr, "update ephemeralcontainers")
 	}
 	// A status update reads only the status of obj (withStatus copies it);
 	// any other update stores obj itself, so it works on its own copy (or
@@ -141,6 +154,15 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 					return nil, apierrors.NewInvalid(k.gr.Group, k.kind, m.Name, errs)
 				}
 			}
+		} else if opts.ephemeralContainers {
+			pod, errs := prepareEphemeralContainersUpdate(in.(*api.Pod), old.(*api.Pod))
+			if len(errs) > 0 {
+				return nil, apierrors.NewInvalid(k.gr.Group, k.kind, m.Name, errs)
+			}
+			if opts.ManagedFields != nil {
+				pod.Metadata.ManagedFields = opts.ManagedFields
+			}
+			next = pod
 		} else {
 			next, err = s.prepareUpdate(k, in, old, opts.finalize)
 			if err != nil {
@@ -169,6 +191,9 @@ func (s *Server) update(obj api.Object, status bool, opts writeOptions) (api.Obj
 		}
 		if opts.approval {
 			sub = "approval"
+		}
+		if opts.ephemeralContainers {
+			sub = "ephemeralcontainers"
 		}
 		if err := s.admitPolicies(admissionRequest{k: k, operation: api.OperationUpdate, name: m.Name, ns: ns, subresource: sub,
 			obj: next, old: old, dryRun: opts.DryRun, ctx: opts.ctx}); err != nil {

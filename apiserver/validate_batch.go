@@ -186,6 +186,7 @@ func validateJobSpec(errs apierrors.FieldErrors, s *api.JobSpec, p fieldPath) ap
 	errs = validateAnnotations(errs, s.Template.Metadata.Annotations, tp.child("metadata").child("annotations"))
 	tspec := tp.child("spec")
 	errs = validatePodSpec(errs, &s.Template.Spec, tspec)
+	errs = forbidTemplateEphemeralContainers(errs, &s.Template.Spec, tspec)
 	rpp := tspec.child("restartPolicy").path()
 	switch policy := s.Template.Spec.RestartPolicy; {
 	case policy == api.RestartPolicyAlways || policy == "":

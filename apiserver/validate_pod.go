@@ -89,6 +89,9 @@ func defaultPodSpec(s *api.PodSpec) {
 	for i := range s.Containers {
 		defaultContainer(&s.Containers[i])
 	}
+	for i := range s.EphemeralContainers {
+		defaultContainer(&s.EphemeralContainers[i].EphemeralContainerCommon)
+	}
 }
 
 func defaultContainer(c *api.Container) {
@@ -198,6 +201,7 @@ func validatePodSpec(errs apierrors.FieldErrors, s *api.PodSpec, p fieldPath) ap
 		errs = validateVolumeMounts(errs, s.InitContainers[i].VolumeMounts, s.Volumes, p.child("initContainers").index(i).child("volumeMounts"))
 	}
 	errs = validateInitContainers(errs, s.InitContainers, s.Containers, p.child("initContainers"))
+	errs = validateEphemeralContainers(errs, s, p.child("ephemeralContainers"))
 	errs = validateRestartPolicy(errs, s.RestartPolicy, p.child("restartPolicy"))
 	errs = validateDNSPolicy(errs, s.DNSPolicy, p.child("dnsPolicy"))
 	errs = validateLabels(errs, s.NodeSelector, p.child("nodeSelector"))

@@ -31,7 +31,8 @@ func validatePodTemplate(pt *api.PodTemplate) apierrors.FieldErrors {
 func validateTemplateSpec(errs apierrors.FieldErrors, t *api.PodTemplateSpec, p fieldPath) apierrors.FieldErrors {
 	errs = validateLabels(errs, t.Metadata.Labels, p.child("labels"))
 	errs = validateAnnotations(errs, t.Metadata.Annotations, p.child("annotations"))
-	return validatePodSpec(errs, &t.Spec, p.child("spec"))
+	errs = validatePodSpec(errs, &t.Spec, p.child("spec"))
+	return forbidTemplateEphemeralContainers(errs, &t.Spec, p.child("spec"))
 }
 
 // validatePodTemplateUpdate checks an update: the template may change

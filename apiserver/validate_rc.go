@@ -75,6 +75,7 @@ func validateReplicationControllerSpec(errs apierrors.FieldErrors, s *api.Replic
 	errs = validateAnnotations(errs, t.Metadata.Annotations, tmeta.child("annotations"))
 	tspec := p.child("template").child("spec")
 	errs = validatePodSpec(errs, &t.Spec, tspec)
+	errs = forbidTemplateEphemeralContainers(errs, &t.Spec, tspec)
 	// A controller keeps its pods running; a pod that completes would be
 	// replaced forever.
 	if t.Spec.RestartPolicy != api.RestartPolicyAlways {

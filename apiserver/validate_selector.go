@@ -65,6 +65,7 @@ func validateSelectedTemplate(errs apierrors.FieldErrors, sel *api.LabelSelector
 	errs = validateAnnotations(errs, t.Metadata.Annotations, tmeta.child("annotations"))
 	tspec := tp.child("spec")
 	errs = validatePodSpec(errs, &t.Spec, tspec)
+	errs = forbidTemplateEphemeralContainers(errs, &t.Spec, tspec)
 	if t.Spec.RestartPolicy != api.RestartPolicyAlways {
 		errs = append(errs, NotSupported(tspec.child("restartPolicy").path(), t.Spec.RestartPolicy, string(api.RestartPolicyAlways)))
 	}

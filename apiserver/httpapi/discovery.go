@@ -140,6 +140,7 @@ func subresourcesOf(r apiserver.ResourceInfo) []subresource {
 		out = append(out, subresource{"eviction", groupVersionKind{Group: "policy", Version: "v1", Kind: evictionKind}, createVerbs})
 	}
 	if r.Resource == client.Pods {
+		out = append(out, subresource{"ephemeralcontainers", self, subresourceVerbs})
 		out = append(out, subresource{"log", self, []string{"get"}}) // logs.go
 	}
 	if r.Resource == client.Namespaces && r.Group == "" {

@@ -138,7 +138,7 @@ func checkDiscoveryResource(t *testing.T, r discoveryResource) {
 	case "storageclasses", "priorityclasses", "runtimeclasses", "ingressclasses", "networkpolicies", "podtemplates", "limitranges", "controllerrevisions", "csinodes", "csidrivers", "csistoragecapacities", "endpointslices":
 		assert.Empty(t, subs, r.Resource)
 	case "pods":
-		assert.Equal(t, []string{"binding /v1 Binding [create]", "eviction policy/v1 Eviction [create]", "log /v1 Pod [get]", "status /v1 Pod [get patch update]"}, subs)
+		assert.Equal(t, []string{"binding /v1 Binding [create]", "eviction policy/v1 Eviction [create]", "ephemeralcontainers /v1 Pod [get patch update]", "log /v1 Pod [get]", "status /v1 Pod [get patch update]"}, subs)
 	}
 }
 

@@ -32,7 +32,7 @@ func TestErrors(t *testing.T) {
 		{name: "an unserved resource of a served group", req: request{method: "DELETE", path: "/api/v1/namespaces/default/bindings/p"}, wantCode: 404, wantReason: api.StatusReasonNotFound, wantMsg: "miniplane does not serve bindings"},
 		{name: "unknown resource", req: request{path: "/api/v1/namespaces/default/widgets"}, wantCode: 404, wantReason: api.StatusReasonNotFound, wantMsg: "the server could not find the requested resource"},
 		{name: "namespaced object without its namespace", req: request{path: "/api/v1/pods/web"}, wantCode: 404, wantReason: api.StatusReasonNotFound},
-		{name: "unknown subresource", req: request{path: pods + "/web/ephemeralcontainers"}, wantCode: 404, wantReason: api.StatusReasonNotFound, wantMsg: "the server could not find the requested resource"},
+		{name: "unknown subresource", req: request{path: pods + "/web/resize"}, wantCode: 404, wantReason: api.StatusReasonNotFound, wantMsg: "the server could not find the requested resource"},
 		{name: "missing object", req: request{path: pods + "/nope"}, wantCode: 404, wantReason: api.StatusReasonNotFound, wantMsg: `pods "nope" not found`},
 		{name: "malformed JSON", req: request{method: "POST", path: pods, body: `{"kind":"Pod",`}, wantCode: 400, wantReason: api.StatusReasonBadRequest, wantMsg: "not valid JSON"},
 		{name: "not an object", req: request{method: "POST", path: pods, body: `[1,2]`}, wantCode: 400, wantReason: api.StatusReasonBadRequest, wantMsg: "not a JSON object"},

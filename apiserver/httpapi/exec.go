@@ -82,14 +82,12 @@ func queryFirst(v []string) string {
 
 // streamContainer picks the container a stream (exec) is for, with
 // kube-apiserver's rules and messages (streamLocation in
-// pkg/registry/core/pod): a name must be one of the pod's containers or
-// init containers; no name means the only container.
+// pkg/registry/core/pod): a name must be one of the pod's containers, init
+// containers or ephemeral containers; no name means the only container.
 func streamContainer(pod *api.Pod, name string) (string, error) {
 	if name != "" {
-		for _, c := range slices.Concat(pod.Spec.InitContainers, pod.Spec.Containers) {
-			if c.Name == name {
-				return name, nil
-			}
+		if slices.Contains(allContainerNames(pod), name) {
+			return name, nil
 		}
 		return "", apierrors.NewBadRequest(fmt.Sprintf("container %s is not valid for pod %s", name, pod.Metadata.Name))
 	}

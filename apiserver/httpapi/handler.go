@@ -43,6 +43,7 @@ type Backend interface {
 	Evict(ctx context.Context, eviction *api.Eviction) (*api.Pod, error)
 	FinalizeNamespace(ctx context.Context, ns *api.Namespace, opts ...client.WriteOption) (*api.Namespace, error)
 	UpdateApproval(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error)
+	UpdateEphemeralContainers(ctx context.Context, obj api.Object, opts ...client.WriteOption) (api.Object, error)
 	DeleteCollection(ctx context.Context, resource, namespace string, listOpts client.ListOptions, opts api.DeleteOptions) (*client.List, error)
 	Store() apiserver.StoreReader
 	// ResourceEpoch moves when the served resources change (a

@@ -131,18 +131,22 @@ func logContainer(pod *api.Pod, name string) (string, error) {
 		case 0:
 			return "", apierrors.NewBadRequest(fmt.Sprintf("a container name must be specified for pod %s", pod.Metadata.Name))
 		}
-		var names []string
-		for _, c := range slices.Concat(pod.Spec.InitContainers, pod.Spec.Containers) {
-			names = append(names, c.Name)
-		}
-		return "", apierrors.NewBadRequest(fmt.Sprintf("a container name must be specified for pod %s, choose one of: %v", pod.Metadata.Name, names))
+		return "", apierrors.NewBadRequest(fmt.Sprintf("a container name must be specified for pod %s, choose one of: %v", pod.Metadata.Name, allContainerNames(pod)))
 	}
-	for _, c := range slices.Concat(pod.Spec.InitContainers, pod.Spec.Containers) {
-		if c.Name == name {
-			return name, nil
-		}
+	if slices.Contains(allContainerNames(pod), name) {
+		return name, nil
 	}
 	return "", apierrors.NewBadRequest(fmt.Sprintf("container %s is not valid for pod %s", name, pod.Metadata.Name))
+}
+
+// allContainerNames are the names of pod's init containers, containers and
+// ephemeral containers, in that order. Kubernetes: podutil.VisitContainers.
+func allContainerNames(pod *api.Pod) []string {
+	names := containerNames(slices.Concat(pod.Spec.InitContainers, pod.Spec.Containers))
+	for _, ec := range pod.Spec.EphemeralContainers {
+		names = append(names, ec.Name)
+	}
+	return names
 }
 
 // serveLog answers GET pods/{name}/log: the pod's container log as plain

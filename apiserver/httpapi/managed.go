@@ -142,6 +142,18 @@ func withStatusOf(cur, obj api.Object) api.Object {
 	return c
 }
 
+// withSubresourceOf returns a copy of cur with what a write through sub
+// takes from obj: a pod's ephemeral containers for "ephemeralcontainers",
+// else the status.
+func withSubresourceOf(sub string, cur, obj api.Object) api.Object {
+	if sub != "ephemeralcontainers" {
+		return withStatusOf(cur, obj)
+	}
+	c := cur.DeepCopyObject().(*api.Pod)
+	c.Spec.EphemeralContainers = obj.(*api.Pod).Spec.EphemeralContainers
+	return c
+}
+
 // withReplicas returns a copy of an object with a scale subresource
 // (replication controller, replica set, stateful set) with its desired
 // replicas, spec.replicas, set: what a scale update leaves stored.

@@ -174,9 +174,9 @@ func (p *patchRequest) try(r *http.Request) (int, any, error) {
 	}
 	p.precondition = m.ResourceVersion != curRV
 	var out api.Object
-	if req.sub == "status" || req.sub == "approval" {
+	if req.sub == "status" || req.sub == "approval" || req.sub == "ephemeralcontainers" {
 		opts := p.opts
-		if opts.ManagedFields, err = p.h.trackSubresource(req.info, req.sub, cur, withStatusOf(cur, obj), p.manager); err != nil {
+		if opts.ManagedFields, err = p.h.trackSubresource(req.info, req.sub, cur, withSubresourceOf(req.sub, cur, obj), p.manager); err != nil {
 			return 0, nil, err
 		}
 		out, err = p.h.updateStatus(ctx, req.sub, obj, opts)

@@ -31,7 +31,7 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, req reso
 	switch req.sub {
 	case "":
 		err = h.serveMain(w, r, req)
-	case "status", "approval":
+	case "status", "approval", "ephemeralcontainers":
 		err = h.serveStatus(w, r, req)
 	case "scale":
 		err = h.serveScale(w, r, req)
@@ -222,9 +222,10 @@ func (h *Handler) decodeObject(w http.ResponseWriter, r *http.Request, req resou
 	return obj, opts, nil
 }
 
-// serveStatus answers the status subresource, and a
-// CertificateSigningRequest's approval subresource, which reads and writes
-// the same object: GET, PUT, PATCH.
+// serveStatus answers the status subresource, a
+// CertificateSigningRequest's approval subresource and a pod's
+// ephemeralcontainers subresource, which read and write the same object:
+// GET, PUT, PATCH.
 func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request, req resourceRequest) error {
 	ctx := r.Context()
 	out, err := negotiate(r, false)
@@ -248,7 +249,7 @@ func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request, req resour
 			if err != nil {
 				return err
 			}
-			if opts.ManagedFields, err = h.trackSubresource(req.info, req.sub, cur, withStatusOf(cur, obj), manager); err != nil {
+			if opts.ManagedFields, err = h.trackSubresource(req.info, req.sub, cur, withSubresourceOf(req.sub, cur, obj), manager); err != nil {
 				return err
 			}
 		}
@@ -262,10 +263,14 @@ func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request, req resour
 	}
 }
 
-// updateStatus writes obj through sub, "status" or "approval".
+// updateStatus writes obj through sub, "status", "approval" or
+// "ephemeralcontainers".
 func (h *Handler) updateStatus(ctx context.Context, sub string, obj api.Object, opts client.WriteOption) (api.Object, error) {
-	if sub == "approval" {
+	switch sub {
+	case "approval":
 		return h.srv.UpdateApproval(ctx, obj, opts)
+	case "ephemeralcontainers":
+		return h.srv.UpdateEphemeralContainers(ctx, obj, opts)
 	}
 	return h.srv.UpdateStatus(ctx, obj, opts)
 }

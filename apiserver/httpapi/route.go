@@ -124,7 +124,7 @@ type resourceRequest struct {
 	info      apiserver.ResourceInfo
 	namespace string // "" across namespaces, or for cluster-scoped resources
 	name      string // "" on a collection
-	sub       string // "", "status", "approval", "scale", "binding", "eviction", "log", or a connect subresource (connect.go)
+	sub       string // "", "status", "approval", "ephemeralcontainers", "scale", "binding", "eviction", "log", or a connect subresource (connect.go)
 }
 
 // parseResourcePath reads the segments after a group version's prefix:
@@ -234,7 +234,7 @@ func hasSub(info apiserver.ResourceInfo, sub string) bool {
 		return info.HasBinding
 	case "eviction":
 		return info.HasEviction
-	case "log":
+	case "log", "ephemeralcontainers":
 		return info.Resource == client.Pods && info.Group == ""
 	case "finalize":
 		return info.Resource == client.Namespaces && info.Group == ""
@@ -253,7 +253,7 @@ func checkVerb(req resourceRequest) error {
 		case "update", "patch":
 			ok = req.name != ""
 		}
-	case "status", "scale", "approval":
+	case "status", "scale", "approval", "ephemeralcontainers":
 		ok = req.verb == "get" || req.verb == "update" || req.verb == "patch"
 	case "binding", "eviction":
 		ok = req.verb == "create"

@@ -56,6 +56,11 @@ func (c *Controller) runPod(ctx context.Context, key string, st *podState, pod *
 	if st.kind == kindUnknown {
 		st.kind = c.kindOfLocked(pod)
 	}
+	if st.kind == kindPlain && len(pod.Spec.EphemeralContainers) > 0 && pod.Status.HostIP != "" &&
+		!finished(pod) && pod.Metadata.DeletionTimestamp == nil {
+		st.kind = kindLife // ephemeral containers run on the life path
+		c.lives[key] = adoptedLife(pod, c.cfg.Images, now)
+	}
 	hip := rec.hostIPOf(node) // read under mu, as the record is
 	krec := c.kubeletRecorderLocked(rec)
 	if !facts.NodeDown && c.portsRejected(pod) {

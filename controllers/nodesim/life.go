@@ -58,6 +58,7 @@ const pullErrorShown = time.Second
 type podLife struct {
 	containers []containerLife
 	inits      []containerLife // one per init container of its spec
+	ephemerals []ephemeralLife // one per ephemeral container seen (withEphemerals)
 	killed     bool            // Killing told, for a pod being deleted
 	// vols are the contents of the pod's volumes once the kubelet has
 	// mounted them (podenv.Volumes): no container starts before. nil
@@ -101,6 +102,7 @@ func (l *podLife) clone() *podLife {
 	c := *l
 	c.containers = append([]containerLife(nil), l.containers...)
 	c.inits = append([]containerLife(nil), l.inits...)
+	c.ephemerals = append([]ephemeralLife(nil), l.ephemerals...)
 	return &c
 }
 
@@ -108,7 +110,7 @@ func (l *podLife) clone() *podLife {
 // last image asked about is kept, so that the pods of a workload ask it
 // once. Its caller holds mu.
 func (c *Controller) kindOfLocked(pod *api.Pod) podKind {
-	if readsConfig(pod) || len(pod.Spec.InitContainers) > 0 {
+	if readsConfig(pod) || len(pod.Spec.InitContainers) > 0 || len(pod.Spec.EphemeralContainers) > 0 {
 		return kindLife
 	}
 	for i := range pod.Spec.Containers {
@@ -304,6 +306,7 @@ func stepLife(pod *api.Pod, life *podLife, f lifeFacts) lifeStep {
 		}
 	}
 	st.ContainerStatuses, st.InitContainerStatuses = statuses, inits
+	st.EphemeralContainerStatuses = s.stepEphemerals(&view, st.EphemeralContainerStatuses, mounted && initialized, f)
 	switch {
 	case initFailed:
 		st.Phase = api.PodFailed
@@ -676,10 +679,12 @@ func runSeed(pod *api.Pod, name string, restart int32) uint64 {
 // now, its exit when its run ends (or a crash asked for), its readiness.
 func (s *lifeStep) live(pod *api.Pod, ct *api.Container, cs *api.ContainerStatus, m *containerLife, f lifeFacts) {
 	now := f.Now
-	out := m.run.Output
 	var files container.FS // the container's files now, for the reads that follow them
-	for ; m.printed < len(out); m.printed++ {
-		line := out[m.printed]
+	for ; ; m.printed++ {
+		line, ok := m.run.Line(m.printed)
+		if !ok {
+			break
+		}
 		at := m.started.Add(line.At)
 		if at.After(now) {
 			s.due(at)
@@ -827,6 +832,10 @@ func (c *Controller) runLife(ctx context.Context, key string, st *podState, pod 
 	life := c.lives[key]
 	if life == nil {
 		life = newLife(pod, c.cfg.Images)
+		c.lives[key] = life
+	}
+	if l := life.withEphemerals(pod, c.cfg.Images); l != life {
+		life = l
 		c.lives[key] = life
 	}
 	hostFiles := c.hostFiles[pod.Spec.NodeName]

@@ -208,9 +208,11 @@ func (pl *podLogs) forget() {
 func (c *Controller) ContainerLog(pod *api.Pod, container string, previous bool, after int64) (ContainerLog, error) {
 	name := pod.Metadata.Name
 	var cs *api.ContainerStatus
-	for i := range pod.Status.ContainerStatuses {
-		if pod.Status.ContainerStatuses[i].Name == container {
-			cs = &pod.Status.ContainerStatuses[i]
+	for _, statuses := range [][]api.ContainerStatus{pod.Status.ContainerStatuses, pod.Status.InitContainerStatuses, pod.Status.EphemeralContainerStatuses} {
+		for i := range statuses {
+			if statuses[i].Name == container {
+				cs = &statuses[i]
+			}
 		}
 	}
 	if cs == nil {
@@ -273,10 +275,8 @@ func (c *Controller) ContainerLog(pod *api.Pod, container string, previous bool,
 	c.mu.Unlock()
 
 	image := ""
-	for _, ct := range pod.Spec.Containers {
-		if ct.Name == container {
-			image = ct.Image
-		}
+	if ct := findContainer(pod, container); ct != nil {
+		image = ct.Image
 	}
 	for i, e := range entries {
 		seq := first + skip + int64(i)

@@ -76,7 +76,7 @@ func (c *Controller) PodExec(pod *api.Pod, name string, argv []string) (containe
 
 // containerRunning reports whether the status of pod has its container name running.
 func containerRunning(pod *api.Pod, name string) bool {
-	for _, statuses := range [][]api.ContainerStatus{pod.Status.ContainerStatuses, pod.Status.InitContainerStatuses} {
+	for _, statuses := range [][]api.ContainerStatus{pod.Status.ContainerStatuses, pod.Status.InitContainerStatuses, pod.Status.EphemeralContainerStatuses} {
 		for _, cs := range statuses {
 			if cs.Name == name {
 				return cs.State.Running != nil
@@ -106,8 +106,8 @@ func (c *Controller) handed(pod *api.Pod, name string) (container.Input, error) 
 	return started.Input, nil
 }
 
-// findContainer returns the container name of pod, one of its containers
-// or init containers, or nil.
+// findContainer returns the container name of pod, one of its containers,
+// init containers or ephemeral containers, or nil.
 func findContainer(pod *api.Pod, name string) *api.Container {
 	for _, cts := range [][]api.Container{pod.Spec.Containers, pod.Spec.InitContainers} {
 		for i := range cts {
@@ -116,11 +116,16 @@ func findContainer(pod *api.Pod, name string) *api.Container {
 			}
 		}
 	}
+	for i := range pod.Spec.EphemeralContainers {
+		if pod.Spec.EphemeralContainers[i].Name == name {
+			return &pod.Spec.EphemeralContainers[i].EphemeralContainerCommon
+		}
+	}
 	return nil
 }
 
-// find is the kubelet's memory of pod's container (or init container)
-// name; nil if there is none. The caller holds the controller's lock.
+// find is the kubelet's memory of pod's container (or init or ephemeral
+// container) name; nil if there is none. The caller holds the controller's lock.
 func (l *podLife) find(pod *api.Pod, name string) *containerLife {
 	for i := range pod.Spec.Containers {
 		if pod.Spec.Containers[i].Name == name && i < len(l.containers) {
@@ -132,7 +137,7 @@ func (l *podLife) find(pod *api.Pod, name string) *containerLife {
 			return &l.inits[i]
 		}
 	}
-	return nil
+	return l.ephemeral(name)
 }
 
 // volumeWrite is a change to a file of the pod's shared volume (its path

@@ -130,6 +130,7 @@ func parsePackage(dir fs.FS) (*pkg, error) {
 		return nil, err
 	}
 	p := &pkg{types: map[string]*typeDecl{}, methods: map[string]bool{}, refs: map[string]bool{}, imports: map[string]bool{}}
+	aliases := map[string]string{} // alias name -> the type it names
 	fset := token.NewFileSet()
 	for _, name := range names {
 		if strings.HasSuffix(name, "_test.go") {
@@ -151,7 +152,13 @@ func parsePackage(dir fs.FS) (*pkg, error) {
 			switch d := decl.(type) {
 			case *ast.GenDecl:
 				for _, spec := range d.Specs {
-					if ts, ok := spec.(*ast.TypeSpec); ok && ts.TypeParams == nil {
+					if ts, ok := spec.(*ast.TypeSpec); ok && ts.Assign.IsValid() {
+						// An alias gets no methods of its own: its fields
+						// are copied as its target's (resolved below).
+						if id, ok := ts.Type.(*ast.Ident); ok {
+							aliases[ts.Name.Name] = id.Name
+						}
+					} else if ok && ts.TypeParams == nil {
 						td := &typeDecl{name: ts.Name.Name, file: name, expr: ts.Type}
 						p.decls = append(p.decls, td)
 						p.types[td.name] = td
@@ -162,6 +169,11 @@ func parsePackage(dir fs.FS) (*pkg, error) {
 					p.methods[recv+"."+d.Name.Name] = true
 				}
 			}
+		}
+	}
+	for alias, target := range aliases {
+		if td, ok := p.types[target]; ok {
+			p.types[alias] = td
 		}
 	}
 	if len(p.decls) == 0 {

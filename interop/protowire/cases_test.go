@@ -160,6 +160,11 @@ func fullPodSpec() api.PodSpec {
 			Sysctls:        []api.Sysctl{{Name: "kernel.shm_rmid_forced", Value: "1"}, {Name: "net/ipv4/ip_unprivileged_port_start", Value: "0"}},
 			SeccompProfile: &api.SeccompProfile{Type: "RuntimeDefault"}},
 		HostAliases: []api.HostAlias{{IP: "123.45.67.89", Hostnames: []string{"foo", "bar"}}},
+		EphemeralContainers: []api.EphemeralContainer{{
+			EphemeralContainerCommon: api.Container{Name: "debugger", Image: "busybox", Command: []string{"sh"},
+				Env: []api.EnvVar{{Name: "A", Value: "b"}}, ImagePullPolicy: api.PullIfNotPresent, TerminationMessagePolicy: api.TerminationMessageReadFile},
+			TargetContainerName: "web",
+		}},
 	}
 }
 
@@ -203,17 +208,18 @@ func fullPodStatus() api.PodStatus {
 			{Type: api.PodReady, Status: api.ConditionTrue, LastProbeTime: created, LastTransitionTime: deleted, Reason: "Ready", Message: "all containers ready"},
 			{Type: api.PodScheduled, Status: api.ConditionTrue},
 		},
-		Message:               "running",
-		Reason:                "Started",
-		NominatedNodeName:     "node-2",
-		HostIP:                "192.168.1.10",
-		HostIPs:               []api.HostIP{{IP: "192.168.1.10"}, {IP: "fd00::10"}},
-		PodIP:                 "10.244.1.7",
-		PodIPs:                []api.PodIP{{IP: "10.244.1.7"}, {IP: "fd00:10:244::7"}},
-		StartTime:             &created,
-		InitContainerStatuses: []api.ContainerStatus{status},
-		ContainerStatuses:     []api.ContainerStatus{status, {Name: "sidecar"}},
-		QOSClass:              api.PodQOSBurstable,
+		Message:                    "running",
+		Reason:                     "Started",
+		NominatedNodeName:          "node-2",
+		HostIP:                     "192.168.1.10",
+		HostIPs:                    []api.HostIP{{IP: "192.168.1.10"}, {IP: "fd00::10"}},
+		PodIP:                      "10.244.1.7",
+		PodIPs:                     []api.PodIP{{IP: "10.244.1.7"}, {IP: "fd00:10:244::7"}},
+		StartTime:                  &created,
+		InitContainerStatuses:      []api.ContainerStatus{status},
+		ContainerStatuses:          []api.ContainerStatus{status, {Name: "sidecar"}},
+		EphemeralContainerStatuses: []api.ContainerStatus{{Name: "debugger"}},
+		QOSClass:                   api.PodQOSBurstable,
 	}
 }
 

@@ -243,7 +243,11 @@ func TestTagsMatchUpstream(t *testing.T) {
 			compared++
 			want := stripCast(up.Tag.Get("protobuf"))
 			key := theirs.Name() + "." + jsonName(up)
-			if quirks[key] {
+			if up.Anonymous && !bytes.Contains([]byte(want), []byte("name=")) {
+				// An embedded message upstream tags without a name (EphemeralContainer's
+				// "bytes,1,req"); generated.proto names it, as ours does.
+				assert.Equal(t, fieldNumber(want), fieldNumber(tag), "%s.%s", ours.Name(), field.Name)
+			} else if quirks[key] {
 				assert.Equal(t, numberAndName(want), numberAndName(tag), "%s.%s", ours.Name(), field.Name)
 			} else {
 				assert.Equal(t, want, tag, "%s.%s", ours.Name(), field.Name)
@@ -304,4 +308,9 @@ func numberAndName(tag string) string {
 		}
 	}
 	return string(parts[1]) + "," + string(name)
+}
+
+// fieldNumber is a protobuf tag's field number.
+func fieldNumber(tag string) string {
+	return string(bytes.Split([]byte(tag), []byte(","))[1])
 }

@@ -35,6 +35,7 @@ func subresourceCases() []subresourceCase {
 		{"v1 pods/status", testPodStatus},
 		{"v1 pods/binding", testPodBinding},
 		{"v1 pods/eviction", testPodEviction},
+		{"v1 pods/ephemeralcontainers", testPodEphemeralContainers},
 		{"v1 pods/log", testPodLog},
 		{"v1 replicationcontrollers/scale", testScale},
 		{"v1 replicationcontrollers/status", testReplicationControllerStatus},
@@ -357,6 +358,31 @@ func testPodEviction(t *testing.T, cs kubernetes.Interface) {
 	eviction.Name = "no-such-pod"
 	err = pods.EvictV1(ctx, eviction)
 	assert.True(t, apierrors.IsNotFound(err), "evicting a missing pod: want not found, got %v", err)
+}
+
+// testPodEphemeralContainers adds an ephemeral container through
+// UpdateEphemeralContainers, which takes nothing else of the pod sent, and
+// is refused when it would remove one.
+func testPodEphemeralContainers(t *testing.T, cs kubernetes.Interface) {
+	ctx := boundedContext(t)
+	pods := cs.CoreV1().Pods(metav1.NamespaceDefault)
+	pod, err := pods.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "debugged-pod"}, Spec: podSpec()}, metav1.CreateOptions{})
+	require.NoError(t, err)
+
+	sent := pod.DeepCopy()
+	sent.Labels = map[string]string{"ignored": "yes"}
+	sent.Spec.EphemeralContainers = []corev1.EphemeralContainer{{EphemeralContainerCommon: corev1.EphemeralContainerCommon{
+		Name: "debugger", Image: "busybox", Command: []string{"sleep", "1000"}, TerminationMessagePolicy: corev1.TerminationMessageReadFile}}}
+	got, err := pods.UpdateEphemeralContainers(ctx, "debugged-pod", sent, metav1.UpdateOptions{})
+	require.NoError(t, err, "UpdateEphemeralContainers")
+	require.Len(t, got.Spec.EphemeralContainers, 1)
+	assert.Equal(t, corev1.PullAlways, got.Spec.EphemeralContainers[0].ImagePullPolicy, "defaulted")
+	assert.Empty(t, got.Labels, "only the ephemeral containers are taken")
+
+	got.Spec.EphemeralContainers = nil
+	_, err = pods.UpdateEphemeralContainers(ctx, "debugged-pod", got, metav1.UpdateOptions{})
+	assert.True(t, apierrors.IsInvalid(err), "removing one: %v", err)
+	assert.ErrorContains(t, err, `existing ephemeral containers "debugger" may not be removed`)
 }
 
 // testNamespaceFinalize adds and removes a finalizer through Finalize, as

@@ -49,8 +49,9 @@ import (
 //     command sending what it prints to the file, "|" piping it into the
 //     next (which cat, wc -l/-w/-c and awk '{print $N, ...}' read); if
 //     LIST; then LIST; [else LIST;] fi, nested or not, with test's [ ] and
-//     [[ ]] (and -r, -w, -x); and while true; do sleep N; done, which
-//     sleeps for ever. On a read-only root
+//     [[ ]] (and -r, -w, -x); and while true; do ...; done of echo and
+//     sleep N commands, which runs for ever, printing its body's lines
+//     pass after pass (Run.Line). On a read-only root
 //     filesystem (Input.ReadOnlyRoot) only writable volumes take files:
 //     elsewhere touch and "> FILE" fail with "Read-only file system".
 //
@@ -83,11 +84,38 @@ type Run struct {
 	// unknown is the command the grammar does not know that made the run
 	// Forever, or "".
 	unknown string
+	// Loop, when set, says the run is Forever in a loop that prints:
+	// Output[Loop.From:] is its first pass, repeated every Loop.Period
+	// (Line reads them).
+	Loop *Loop
 	// Why says, when the run is Forever because the simulator does not
 	// know what the command does, why it runs until stopped: the kubelet
 	// writes it in the container's log. "" for a command the grammar
 	// understands (sleep infinity).
 	Why string
+}
+
+// Loop is the printing loop a Forever run ends in (while true; do echo
+// polo; sleep 2; done).
+type Loop struct {
+	From   int           // the index in Output of the first pass's first line
+	Period time.Duration // how long one pass takes, > 0
+}
+
+// Line is the run's i-th line, counting a loop's passes after Output;
+// false when it prints no more.
+func (r *Run) Line(i int) (Line, bool) {
+	if i < len(r.Output) {
+		return r.Output[i], true
+	}
+	if r.Loop == nil || r.Loop.From >= len(r.Output) {
+		return Line{}, false
+	}
+	n := len(r.Output) - r.Loop.From
+	k := i - r.Loop.From
+	l := r.Output[r.Loop.From+k%n]
+	l.At += time.Duration(k/n) * r.Loop.Period
+	return l, true
 }
 
 // FileChange is a file made or written (Exists) or removed At an offset
@@ -618,9 +646,8 @@ func (sh *shell) run(list []simple, status int32) (int32, *Run) {
 			continue
 		case "if", "fi", "do", "done":
 			continue
-		case "while": // only while true; do sleep N; done parses
-			r := sh.forever("")
-			return 0, &r
+		case "while": // only while true; do ...; done of echo and sleep parses
+			return sh.loop(list[i+3:])
 		}
 		if i > 0 && (s.op == "&&" && status != 0 || s.op == "||" && status == 0) {
 			continue // skipped: the status stays
@@ -1569,7 +1596,7 @@ func linkIfs(list []simple) error {
 			return errors.New("elif is not simulated")
 		case "while":
 			if !foreverLoop(list[i:]) {
-				return errors.New("while loops are simulated only as while true; do sleep N; done")
+				return errors.New("while loops are simulated only as while true; do sleep N; done, with echo in the body")
 			}
 		}
 	}
@@ -1580,24 +1607,54 @@ func linkIfs(list []simple) error {
 }
 
 // foreverLoop reports whether list starts with while true (or :); do
-// sleep N; ... done, N > 0: a loop that sleeps for ever and does nothing
-// else.
+// ...; done whose body is echo and sleep N commands, at least one N > 0:
+// a loop that runs for ever, printing or not.
 func foreverLoop(list []simple) bool {
 	if len(list) < 4 || list[1].kw != "" || len(list[1].argv) != 1 || list[1].argv[0] != "true" && list[1].argv[0] != ":" || list[2].kw != "do" {
 		return false
 	}
+	sleeps := false
 	for _, s := range list[3:] {
 		switch {
 		case s.kw == "done":
-			return true
-		case s.kw != "" || len(s.argv) < 2 || s.argv[0] != "sleep" || s.redirect != "" || s.op == "|":
+			return sleeps
+		case s.kw != "" || len(s.argv) == 0 || s.redirect != "" || s.op == "|" || s.op == "&&" || s.op == "||":
+			return false
+		case s.argv[0] == "echo":
+			continue
+		case s.argv[0] != "sleep" || len(s.argv) < 2:
 			return false
 		}
-		if d, err := sleepFor(s.argv[1:]); err != nil || d == 0 {
+		d, err := sleepFor(s.argv[1:])
+		if err != nil {
 			return false
 		}
+		sleeps = sleeps || d > 0
 	}
 	return false
+}
+
+// loop runs a forever loop's body, body being what follows its do: once,
+// its lines then repeated every pass (Run.Loop). A body that prints
+// nothing just sleeps for ever.
+func (sh *shell) loop(body []simple) (int32, *Run) {
+	for i := range body {
+		if body[i].kw == "done" {
+			body = body[:i]
+			break
+		}
+	}
+	sh.flush()
+	from, start := len(sh.r.Output), sh.at
+	if _, r := sh.run(body, 0); r != nil {
+		return 0, r // a sleep past the longest run timed
+	}
+	sh.flush()
+	r := sh.forever("")
+	if len(r.Output) > from {
+		r.Loop = &Loop{From: from, Period: sh.at - start}
+	}
+	return 0, &r
 }
 
 // expandAt reads the expansion at the start of s ("$NAME", "${NAME}" or

@@ -40,11 +40,28 @@ func TestPlan(t *testing.T) {
 		{"newlines", []string{"sh", "-c", "echo a\nexit 2\n"}, nil, Run{Output: lines(Line{At: 0, Text: "a"}), ExitCode: 2}},
 		{"empty script", []string{"sh", "-c", ""}, nil, Run{}},
 		{"sleep forever in script", []string{"sh", "-c", "echo up; sleep infinity"}, nil, Run{Output: lines(Line{At: 0, Text: "up"}), Forever: true}},
+		{"loop that prints", []string{"sh", "-c", "echo up; while true; do echo polo; sleep 2; echo marco; done"}, nil,
+			Run{Output: lines(Line{At: 0, Text: "up"}, Line{At: 0, Text: "polo"}, Line{At: 2 * time.Second, Text: "marco"}), Forever: true,
+				Loop: &Loop{From: 1, Period: 2 * time.Second}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, Plan(tc.command, tc.args))
 		})
 	}
+}
+
+// TestRunLineRepeatsTheLoop: a printing loop's lines go on, pass after
+// pass, for ever.
+func TestRunLineRepeatsTheLoop(t *testing.T) {
+	r := Plan([]string{"/bin/sh", "-c", "while true; do echo polo; sleep 2; done"}, nil)
+	for i, want := range []Line{{At: 0, Text: "polo"}, {At: 2 * time.Second, Text: "polo"}, {At: 4 * time.Second, Text: "polo"}} {
+		got, ok := r.Line(i)
+		require.True(t, ok)
+		assert.Equal(t, want, got, "line %d", i)
+	}
+	once := Plan([]string{"echo", "once"}, nil)
+	_, ok := once.Line(1)
+	assert.False(t, ok, "a run without a loop prints its output only")
 }
 
 func TestPlanRunsUntilStopped(t *testing.T) {
@@ -61,11 +78,11 @@ func TestPlanRunsUntilStopped(t *testing.T) {
 		{"bad braces", []string{"sh", "-c", "echo ${A:-b}"}, nil},
 		{"ls option", []string{"ls", "-R", "/"}, nil},
 		{"agnhost other", []string{"agnhost", "netexec"}, nil},
-		{"loop", []string{"sh", "-c", "while true; do echo hi; sleep 1; done"}, nil},
+		{"loop that counts", []string{"sh", "-c", "while true; do i=$((i+1)); sleep 1; done"}, nil},
 		{"unterminated", []string{"sh", "-c", "echo 'a"}, nil},
 		{"dangling and", []string{"sh", "-c", "echo a &&"}, nil},
 		{"assignment alone in an if", []string{"sh", "-c", "if true; then A=1; fi; echo a"}, nil},
-		{"loop that prints", []string{"sh", "-c", "while true; do echo hi; sleep 1; done"}, nil},
+		{"loop that never sleeps", []string{"sh", "-c", "while true; do echo hi; done"}, nil},
 		{"awk program", []string{"sh", "-c", "echo a b | awk '{n++} END {print n}'"}, nil},
 		{"shell without -c", []string{"sh"}, nil},
 	} {
