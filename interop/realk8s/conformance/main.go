@@ -17,7 +17,7 @@
 //
 // conformance-notes.tsv is written by hand, one test a line:
 // NAME<TAB>cannot<TAB>WHY (the test's source shows it cannot pass without a
-// container runtime, a pod network or exec) or NAME<TAB>cause<TAB>WHY (the
+// container runtime or a pod network) or NAME<TAB>cause<TAB>WHY (the
 // cause of a failure, in one line, for the table instead of the first line
 // of the test's failure message).
 package main

@@ -81,7 +81,7 @@ summary: 1 passed, 2 failed, 0 skipped
 	md, err := os.ReadFile(filepath.Join(dir, "table"))
 	require.NoError(t, err)
 	for _, want := range []string{
-		"1 of 4 [Conformance] tests pass; 1 cannot pass without a container runtime, pod network or exec; 1 fail; 1 not run.",
+		"1 of 4 [Conformance] tests pass; 1 cannot pass without a container runtime or a pod network; 1 fail; 1 not run.",
 		"| sig-api-machinery | 2 | 0 | 0 | 1 | 1 |",
 		"| sig-apps | 2 | 1 | 1 | 0 | 0 |",
 		"| 2026-11-29T07:00:00Z | `sig-apps` |  | 1 | 2 | 0 | 400s |",

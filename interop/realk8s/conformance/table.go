@@ -82,7 +82,7 @@ makes it fail, is written by hand in ` + "`conformance-notes.tsv`" + ` (a "canno
 test's source). "Not run" means no run of the script has reached it yet.
 
 `)
-	fmt.Fprintf(&b, "%d of %d [Conformance] tests pass; %d cannot pass without a container runtime, pod network or exec; %d fail; %d not run.\n\n",
+	fmt.Fprintf(&b, "%d of %d [Conformance] tests pass; %d cannot pass without a container runtime or a pod network; %d fail; %d not run.\n\n",
 		total[verdictPassed], len(names), total[verdictCannot], total[verdictFailed], total[verdictNotRun])
 	b.WriteString("| SIG | tests | " + strings.Join(verdicts, " | ") + " |\n|---|---:|---:|---:|---:|---:|\n")
 	sigs := sortedKeys(bySig)
