@@ -65,12 +65,15 @@ type Controller struct {
 	recorder *record.EventRecorder
 	max      int
 
-	pods     informer.Lister[*api.Pod]
-	services informer.Lister[*api.Service]
-	nodes    informer.Lister[*api.Node]
-	slices   informer.Lister[*api.EndpointSlice]
-	regs     []*informer.Registration // pods, services, slices
-	queue    *workqueue.Queue[string]
+	// podIndexer, svcIndexer and sliceIndexer are the caches behind pods,
+	// services and slices, with the controller's indexes (index.go).
+	podIndexer, svcIndexer, sliceIndexer *informer.Indexer
+	pods                                 informer.Lister[*api.Pod]
+	services                             informer.Lister[*api.Service]
+	nodes                                informer.Lister[*api.Node]
+	slices                               informer.Lister[*api.EndpointSlice]
+	regs                                 []*informer.Registration // pods, services, slices
+	queue                                *workqueue.Queue[string]
 
 	*loop.Loop // HasSynced, ProcessOne and Run: a manager.Controller
 	written    *WriteTracker
@@ -91,14 +94,26 @@ func New(cfg Config) (*Controller, error) {
 	svcInf := cfg.Factory.ForResource(client.Services)
 	nodeInf := cfg.Factory.ForResource(client.Nodes)
 	sliceInf := cfg.Factory.ForResource(client.EndpointSlices)
+	for _, ix := range []struct {
+		inf  *informer.Informer
+		name string
+		f    informer.IndexFunc
+	}{{podInf, podLabelIndex, podIndexFunc}, {svcInf, serviceSelectorIndex, serviceIndexFunc}, {sliceInf, sliceServiceIndex, sliceIndexFunc}} {
+		if err := addIndex(ix.inf, ix.name, ix.f); err != nil {
+			return nil, err
+		}
+	}
 	c := &Controller{
-		client:   cfg.Client,
-		log:      log.Named("endpointslice"),
-		recorder: cfg.Recorder,
-		max:      cmpOr(cfg.MaxEndpointsPerSlice, DefaultMaxEndpointsPerSlice),
-		pods:     informer.NewLister[*api.Pod](podInf, apierrors.GroupResource{Resource: client.Pods}),
-		services: informer.NewLister[*api.Service](svcInf, apierrors.GroupResource{Resource: client.Services}),
-		nodes:    informer.NewLister[*api.Node](nodeInf, apierrors.GroupResource{Resource: client.Nodes}),
+		podIndexer:   podInf.Indexer(),
+		svcIndexer:   svcInf.Indexer(),
+		sliceIndexer: sliceInf.Indexer(),
+		client:       cfg.Client,
+		log:          log.Named("endpointslice"),
+		recorder:     cfg.Recorder,
+		max:          cmpOr(cfg.MaxEndpointsPerSlice, DefaultMaxEndpointsPerSlice),
+		pods:         informer.NewLister[*api.Pod](podInf, apierrors.GroupResource{Resource: client.Pods}),
+		services:     informer.NewLister[*api.Service](svcInf, apierrors.GroupResource{Resource: client.Services}),
+		nodes:        informer.NewLister[*api.Node](nodeInf, apierrors.GroupResource{Resource: client.Nodes}),
 		slices: informer.NewLister[*api.EndpointSlice](sliceInf,
 			apierrors.GroupResource{Group: "discovery.k8s.io", Resource: client.EndpointSlices}),
 		queue:    workqueue.New(workqueue.Config[string]{Name: "endpoint_slice", Clock: cfg.Clock}),
@@ -181,19 +196,6 @@ func (c *Controller) onSlice(obj api.Object) {
 	c.queue.Add(m.Namespace + "/" + m.Labels[LabelServiceName])
 }
 
-// podServices appends to dst the keys of the services whose selector picks
-// the pod, sorted. Kubernetes: GetPodServiceMemberships.
-func (c *Controller) podServices(pod *api.Pod, dst []string) []string {
-	start := len(dst)
-	for _, svc := range c.services.Namespace(pod.Metadata.Namespace).List(api.Selector{}) {
-		if svc.Spec.Selector != nil && api.SelectorFromSet(svc.Spec.Selector).Matches(pod.Metadata.Labels) {
-			dst = append(dst, api.KeyOf(&svc.Metadata))
-		}
-	}
-	slices.Sort(dst[start:])
-	return dst
-}
-
 // sync reconciles one service's slices: observe (the service, its pods,
 // its slices, the nodes' zones), decide (Reconcile), act. Kubernetes:
 // Controller.syncService.
@@ -220,11 +222,16 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if svc.Spec.Type == api.ServiceTypeExternalName || svc.Spec.Selector == nil {
 		return nil
 	}
-	pods := c.pods.Namespace(ns).List(api.SelectorFromSet(svc.Spec.Selector))
+	pods, err := c.selectedPods(ns, svc.Spec.Selector)
+	if err != nil {
+		return err
+	}
+	own, err := informer.ByIndexOf[*api.EndpointSlice](c.sliceIndexer, sliceServiceIndex, key)
+	if err != nil {
+		return err
+	}
 	var existing []*api.EndpointSlice
-	for _, s := range c.slices.Namespace(ns).List(api.SelectorFromSet(map[string]string{
-		LabelServiceName: name, LabelManagedBy: ControllerName,
-	})) {
+	for _, s := range own {
 		if s.Metadata.DeletionTimestamp == nil {
 			existing = append(existing, s)
 		}
